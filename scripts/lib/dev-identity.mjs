@@ -1,0 +1,73 @@
+// Development identity provider (DECISIONS D1): one ES256 key pair made once per checkout, whose
+// public JWKS goes into .dev.vars so `wrangler dev` trusts tokens that scripts/token.mjs signs.
+import { exportJWK, generateKeyPair, SignJWT, importJWK } from "jose";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const KEY_FILE = join(ROOT, ".dev", "idp-private.jwk.json");
+const VARS_FILE = join(ROOT, ".dev.vars");
+export const DEV_ISSUER = "https://idp.dev.local";
+export const DEV_AUDIENCE = "credential-vault";
+
+export async function ensureKey() {
+  if (existsSync(KEY_FILE)) return JSON.parse(readFileSync(KEY_FILE, "utf8"));
+  const { privateKey } = await generateKeyPair("ES256", { extractable: true });
+  const jwk = { ...(await exportJWK(privateKey)), alg: "ES256", kid: `dev-${randomBytes(4).toString("hex")}`, use: "sig" };
+  mkdirSync(dirname(KEY_FILE), { recursive: true });
+  writeFileSync(KEY_FILE, JSON.stringify(jwk), { mode: 0o600 });
+  return jwk;
+}
+
+export function publicJwks(privateJwk) {
+  const { d: _d, ...pub } = privateJwk;
+  return { keys: [pub] };
+}
+
+function readVars() {
+  if (!existsSync(VARS_FILE)) return new Map();
+  const map = new Map();
+  for (const line of readFileSync(VARS_FILE, "utf8").split("\n")) {
+    const m = /^([A-Z0-9_]+)=(.*)$/.exec(line);
+    if (m) map.set(m[1], m[2]);
+  }
+  return map;
+}
+
+/** Writes .dev.vars, keeping secrets already there and refreshing the JWKS. */
+export async function ensureDevVars() {
+  const jwk = await ensureKey();
+  const vars = readVars();
+  vars.set("IDP_JWKS", `'${JSON.stringify(publicJwks(jwk))}'`);
+  if (!vars.has("IDP_ISSUER")) vars.set("IDP_ISSUER", DEV_ISSUER);
+  if (!vars.has("IDP_AUDIENCE")) vars.set("IDP_AUDIENCE", DEV_AUDIENCE);
+  if (!vars.has("CSRF_SECRET")) vars.set("CSRF_SECRET", randomBytes(32).toString("base64url"));
+  if (!vars.has("DATA_ENCRYPTION_KEY")) vars.set("DATA_ENCRYPTION_KEY", randomBytes(32).toString("base64"));
+  if (!vars.has("APP_ORIGIN")) vars.set("APP_ORIGIN", "http://localhost:8787");
+  if (!vars.has("OUTBOUND_ALLOW_PRIVATE")) vars.set("OUTBOUND_ALLOW_PRIVATE", "true");
+  writeFileSync(VARS_FILE, [...vars].map(([k, v]) => `${k}=${v}`).join("\n") + "\n", { mode: 0o600 });
+}
+
+export async function signDevToken({ sub, email, admin = false, authAge = 0, ttl = 3600 }) {
+  const jwk = await ensureKey();
+  const vars = readVars();
+  const key = await importJWK(jwk, "ES256");
+  const now = Math.floor(Date.now() / 1000);
+  const claims = { auth_time: now - authAge, roles: admin ? ["admin"] : [] };
+  if (email) claims.email = email;
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: "ES256", kid: jwk.kid, typ: "JWT" })
+    .setSubject(sub)
+    .setIssuer(vars.get("IDP_ISSUER") ?? DEV_ISSUER)
+    .setAudience(vars.get("IDP_AUDIENCE") ?? DEV_AUDIENCE)
+    .setIssuedAt(now)
+    .setExpirationTime(now + ttl)
+    .sign(key);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await ensureDevVars();
+  console.log("development identity ready (.dev/ and .dev.vars)");
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what is missing, idempotently: npm packages, then the system packages the real
+# components need (Chromium for Browser Rendering, Dovecot for IMAP tests), then points wrangler's
+# local browser binding at Debian's Chromium (shared/recipes/local-browser.md).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+
+need=()
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v dovecot >/dev/null 2>&1 || need+=(dovecot-imapd)
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" -eq 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  else
+    echo "setup: missing system packages (${need[*]}); install them as root" >&2
+    exit 1
+  fi
+fi
+
+node scripts/lib/local-browser.mjs

@@ -1,0 +1,3 @@
+export * from "./audit-events";
+export * from "./devices";
+export * from "./passwords";

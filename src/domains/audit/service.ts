@@ -1,0 +1,33 @@
+import type { Db } from "../../db/client";
+import { auditEvents } from "../../db/schema";
+import type { RequestMeta } from "../../http/types";
+import { randomId } from "../../lib/crypto";
+
+export type AuditInput = {
+  userId: string;
+  action: string;
+  targetType?: string;
+  targetId?: string;
+  meta?: RequestMeta;
+  details?: Record<string, unknown>;
+};
+
+/** Builds the audit insert, so a caller can put it in the same D1 batch as the change it records. */
+export function auditInsert(db: Db, e: AuditInput) {
+  return db.insert(auditEvents).values({
+    id: randomId(),
+    userId: e.userId,
+    action: e.action,
+    targetType: e.targetType ?? null,
+    targetId: e.targetId ?? null,
+    ip: e.meta?.ip ?? null,
+    userAgent: e.meta?.userAgent ?? null,
+    device: e.meta?.device ?? null,
+    details: e.details ?? null,
+    createdAt: new Date().toISOString(),
+  });
+}
+
+export async function recordAudit(db: Db, e: AuditInput): Promise<void> {
+  await auditInsert(db, e);
+}

@@ -1,0 +1,65 @@
+import { and, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { passwords, type NewPasswordRow, type PasswordRow } from "../../db/schema";
+
+const live = (userId: string) => and(eq(passwords.userId, userId), isNull(passwords.deletedAt));
+
+export async function listLive(db: Db, userId: string, offset: number, limit: number): Promise<{ rows: PasswordRow[]; total: number }> {
+  const [rows, totals] = await db.batch([
+    db.select().from(passwords).where(live(userId)).orderBy(desc(passwords.createdAt), desc(passwords.id)).limit(limit).offset(offset),
+    db.select({ n: count() }).from(passwords).where(live(userId)),
+  ]);
+  return { rows, total: totals[0]?.n ?? 0 };
+}
+
+export async function findLive(db: Db, userId: string, id: string): Promise<PasswordRow | undefined> {
+  return db.select().from(passwords).where(and(live(userId), eq(passwords.id, id))).get();
+}
+
+/**
+ * Inserts only while the user holds fewer than `max` live entries. The check and the insert are
+ * one statement, so concurrent creates cannot overshoot the limit.
+ */
+export async function insertUnderLimit(db: Db, row: NewPasswordRow & { userId: string }, max: number): Promise<boolean> {
+  const result = await db.run(sql`
+    INSERT INTO passwords (id, user_id, name, website, url, username, tags, encryption_version, wrapped_item_key,
+      encrypted_data, domain_hash, name_hash, username_hash, search_tokens, strength, host, created_at, updated_at)
+    SELECT ${row.id}, ${row.userId}, ${row.name}, ${row.website ?? null}, ${row.url ?? null}, ${row.username ?? null},
+      ${JSON.stringify(row.tags ?? [])}, ${row.encryptionVersion ?? 3}, ${row.wrappedItemKey ?? null},
+      ${row.encryptedData ?? null}, ${row.domainHash ?? null}, ${row.nameHash ?? null}, ${row.usernameHash ?? null},
+      ${JSON.stringify(row.searchTokens ?? [])}, ${row.strength ?? null}, ${row.host ?? null},
+      ${row.createdAt}, ${row.updatedAt}
+    WHERE (SELECT count(*) FROM passwords WHERE user_id = ${row.userId} AND deleted_at IS NULL) < ${max}`);
+  return (result.meta.changes ?? 0) > 0;
+}
+
+export async function updateLive(db: Db, userId: string, id: string, set: Partial<NewPasswordRow>): Promise<boolean> {
+  const result = await db.update(passwords).set(set).where(and(live(userId), eq(passwords.id, id))).run();
+  return (result.meta.changes ?? 0) > 0;
+}
+
+export async function softDelete(db: Db, userId: string, id: string, at: string): Promise<boolean> {
+  const result = await db
+    .update(passwords)
+    .set({ deletedAt: at, updatedAt: at })
+    .where(and(live(userId), eq(passwords.id, id)))
+    .run();
+  return (result.meta.changes ?? 0) > 0;
+}
+
+export async function findByHosts(db: Db, userId: string, hosts: string[]) {
+  return db
+    .select({
+      id: passwords.id,
+      name: passwords.name,
+      username_hash: passwords.usernameHash,
+      url: passwords.url,
+      website: passwords.website,
+      wrapped_item_key: passwords.wrappedItemKey,
+      encrypted_data: passwords.encryptedData,
+    })
+    .from(passwords)
+    .where(and(live(userId), inArray(passwords.host, hosts)))
+    .limit(100)
+    .all();
+}

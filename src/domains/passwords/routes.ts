@@ -1,0 +1,95 @@
+import type { Context, Hono } from "hono";
+import { dbFor } from "../../db/client";
+import { route } from "../../http/route";
+import { requestMeta, type AppEnv } from "../../http/types";
+import { idParam } from "../../lib/validators";
+import {
+  CreatePasswordBody,
+  CreatePasswordResponse,
+  ListPasswordsQuery,
+  ListPasswordsResponse,
+  MatchQuery,
+  MatchResponse,
+  RevealResponse,
+  SuccessResponse,
+  UpdatePasswordBody,
+  UpdatePasswordResponse,
+} from "./schema";
+import { PasswordService } from "./service";
+
+function service(c: Context<AppEnv>) {
+  const user = c.get("user");
+  return new PasswordService(dbFor(c.env, user.id), c.get("config").MAX_PASSWORDS_PER_USER);
+}
+
+export function registerPasswordRoutes(app: Hono<AppEnv>) {
+  route(app, {
+    method: "get",
+    path: "/api/passwords/match",
+    summary: "Entries whose hostname matches a URL (browser-extension autofill)",
+    tags: ["passwords"],
+    query: MatchQuery,
+    responses: { 200: { description: "Matching entries", schema: MatchResponse } },
+    handler: async (c, { query }) => c.json({ matches: await service(c).match(c.get("user").id, query.url) }),
+  });
+
+  route(app, {
+    method: "get",
+    path: "/api/passwords",
+    summary: "List live password entries, newest first",
+    tags: ["passwords"],
+    rateLimit: ["passwords"],
+    query: ListPasswordsQuery,
+    responses: { 200: { description: "A page of entries", schema: ListPasswordsResponse } },
+    handler: async (c, { query }) => c.json(await service(c).list(c.get("user").id, query.page, query.limit)),
+  });
+
+  route(app, {
+    method: "post",
+    path: "/api/passwords",
+    summary: "Create a V3-encrypted password entry",
+    tags: ["passwords"],
+    rateLimit: ["passwords"],
+    idempotent: true,
+    body: CreatePasswordBody,
+    responses: { 201: { description: "Created", schema: CreatePasswordResponse } },
+    handler: async (c, { body }) => c.json({ success: true as const, data: await service(c).create(c.get("user").id, body) }, 201),
+  });
+
+  route(app, {
+    method: "patch",
+    path: "/api/passwords/:id",
+    summary: "Update the given fields of an entry",
+    tags: ["passwords"],
+    params: idParam,
+    body: UpdatePasswordBody,
+    responses: { 200: { description: "Updated", schema: UpdatePasswordResponse } },
+    handler: async (c, { params, body }) =>
+      c.json({ success: true as const, data: await service(c).update(c.get("user").id, params.id, body) }),
+  });
+
+  route(app, {
+    method: "delete",
+    path: "/api/passwords/:id",
+    summary: "Soft-delete an entry (it stays as a sync tombstone)",
+    tags: ["passwords"],
+    params: idParam,
+    responses: { 200: { description: "Deleted", schema: SuccessResponse } },
+    handler: async (c, { params }) => {
+      await service(c).remove(c.get("user").id, params.id);
+      return c.json({ success: true as const });
+    },
+  });
+
+  route(app, {
+    method: "post",
+    path: "/api/passwords/:id/reveal",
+    summary: "Return the entry's V3 envelope; audited with IP, device and time",
+    tags: ["passwords"],
+    rateLimit: ["password_reveal"],
+    params: idParam,
+    responses: { 200: { description: "Envelope", schema: RevealResponse } },
+    handler: async (c, { params }) =>
+      c.json({ envelope: await service(c).reveal(c.get("user").id, params.id, requestMeta(c.req)) }),
+  });
+}

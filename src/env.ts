@@ -1,0 +1,66 @@
+import { z } from "zod";
+import { AppError, ErrorCode } from "./lib/errors";
+
+/** Bindings declared in wrangler.toml (DECISIONS D12). */
+export type Bindings = {
+  DB: D1Database;
+  ATTACHMENTS: R2Bucket;
+  RATE_LIMITER: DurableObjectNamespace<import("../durable-objects/rate-limiter").RateLimiter>;
+  IDEMPOTENCY: DurableObjectNamespace<import("../durable-objects/idempotency").IdempotencyStore>;
+  RESET_QUEUE: Queue;
+  BROWSER: Fetcher;
+} & Record<string, unknown>;
+
+const base64Key32 = z.string().refine((v) => {
+  try {
+    return atob(v).length === 32;
+  } catch {
+    return false;
+  }
+}, "must be base64 of 32 bytes");
+
+const ConfigSchema = z
+  .object({
+    IDP_JWKS: z.string().min(1).optional(),
+    IDP_JWKS_URL: z.url().optional(),
+    IDP_ISSUER: z.string().min(1).optional(),
+    IDP_AUDIENCE: z.string().min(1).optional(),
+    AUTH_COOKIE: z.string().min(1).default("access_token"),
+    CSRF_SECRET: z.string().min(16, "must be at least 16 characters"),
+    DATA_ENCRYPTION_KEY: base64Key32,
+    MAX_PASSWORDS_PER_USER: z.coerce.number().int().positive().default(10_000),
+    APP_ORIGIN: z.string().optional(),
+    CORS_ORIGINS: z.string().optional(),
+    OUTBOUND_ALLOW_PRIVATE: z.string().optional(),
+    RATE_LIMIT_MULTIPLIER: z.coerce.number().min(1).default(1),
+  })
+  .refine((c) => c.IDP_JWKS || c.IDP_JWKS_URL, { message: "one of IDP_JWKS or IDP_JWKS_URL is required", path: ["IDP_JWKS"] });
+
+export type Config = z.infer<typeof ConfigSchema> & {
+  corsOrigins: string[];
+  allowPrivateOutbound: boolean;
+};
+
+const cache = new WeakMap<object, Config>();
+
+/**
+ * Parses configuration once per isolate. A missing or malformed secret fails closed: every
+ * request answers 500 and the log names the variable (never its value).
+ */
+export function loadConfig(env: Bindings): Config {
+  const hit = cache.get(env);
+  if (hit) return hit;
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const names = [...new Set(parsed.error.issues.map((i) => String(i.path[0] ?? "config")))];
+    console.error(`configuration invalid or missing: ${names.join(", ")}`);
+    throw new AppError(ErrorCode.INTERNAL_ERROR, "Service misconfigured");
+  }
+  const c = parsed.data;
+  const corsOrigins = [c.APP_ORIGIN, ...(c.CORS_ORIGINS ?? "").split(",")]
+    .map((o) => o?.trim())
+    .filter((o): o is string => !!o);
+  const config: Config = { ...c, corsOrigins, allowPrivateOutbound: c.OUTBOUND_ALLOW_PRIVATE === "true" };
+  cache.set(env, config);
+  return config;
+}

@@ -1,0 +1,69 @@
+import type { MiddlewareHandler } from "hono";
+import { getCookie } from "hono/cookie";
+import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from "jose";
+import type { Config } from "../env";
+import { AppError, ErrorCode } from "../lib/errors";
+import type { AppEnv, AuthUser } from "./types";
+
+const keySets = new Map<string, JWTVerifyGetKey>();
+
+function keySetFor(config: Config): JWTVerifyGetKey {
+  const cacheKey = config.IDP_JWKS ?? `url:${config.IDP_JWKS_URL}`;
+  let set = keySets.get(cacheKey);
+  if (!set) {
+    set = config.IDP_JWKS
+      ? createLocalJWKSet(JSON.parse(config.IDP_JWKS))
+      : createRemoteJWKSet(new URL(config.IDP_JWKS_URL!), { cacheMaxAge: 10 * 60 * 1000 });
+    keySets.set(cacheKey, set);
+  }
+  return set;
+}
+
+function bearerOrCookie(header: string | undefined, cookie: string | undefined): string | null {
+  if (header) {
+    const m = /^Bearer\s+(\S+)$/i.exec(header);
+    return m ? m[1] : null;
+  }
+  return cookie ?? null;
+}
+
+export async function verifyAccessToken(config: Config, token: string): Promise<AuthUser> {
+  const { payload } = await jwtVerify(token, keySetFor(config), {
+    algorithms: ["RS256", "ES256"],
+    issuer: config.IDP_ISSUER,
+    audience: config.IDP_AUDIENCE,
+    requiredClaims: ["sub", "exp"],
+  });
+  if (typeof payload.sub !== "string" || payload.sub.length === 0) throw new Error("no subject");
+  const roles = Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === "string") : [];
+  return {
+    id: payload.sub,
+    email: typeof payload.email === "string" ? payload.email : undefined,
+    authTime: typeof payload.auth_time === "number" ? payload.auth_time : undefined,
+    roles,
+  };
+}
+
+/** Verifies the identity provider's JWT from the Bearer header or the auth cookie (DECISIONS D1). */
+export function authenticate(): MiddlewareHandler<AppEnv> {
+  return async function authenticate(c, next) {
+    const config = c.get("config");
+    const token = bearerOrCookie(c.req.header("authorization"), getCookie(c, config.AUTH_COOKIE));
+    if (!token) throw new AppError(ErrorCode.UNAUTHORIZED, "Authentication required");
+    let user: AuthUser;
+    try {
+      user = await verifyAccessToken(config, token);
+    } catch {
+      throw new AppError(ErrorCode.UNAUTHORIZED, "Invalid or expired token");
+    }
+    c.set("user", user);
+    await next();
+  };
+}
+
+export function requireAdmin(): MiddlewareHandler<AppEnv> {
+  return async function requireAdmin(c, next) {
+    if (!c.get("user").roles.includes("admin")) throw new AppError(ErrorCode.FORBIDDEN, "Admin role required");
+    await next();
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * Every limit of the spec's Limits table, in one place. `by: "ip"` counts per client IP even for a
+ * signed-in caller (the spec says so for the admin registry); otherwise per user when authenticated
+ * and per IP when not (DECISIONS D5). `failClosed` rules refuse the request when the limiter is down.
+ */
+export type RateRule = { limit: number; windowSeconds: number; by?: "user" | "ip"; failClosed?: boolean };
+
+export const RATE_RULES = {
+  general: { limit: 100, windowSeconds: 60 },
+  auth: { limit: 10, windowSeconds: 15 * 60 },
+  reset_tasks: { limit: 5, windowSeconds: 5 * 60 },
+  twofa_enroll: { limit: 5, windowSeconds: 15 * 60 },
+  passwords: { limit: 30, windowSeconds: 60 },
+  password_reveal: { limit: 20, windowSeconds: 60, failClosed: true },
+  sync_pull: { limit: 60, windowSeconds: 60 },
+  sync_push: { limit: 30, windowSeconds: 60 },
+  sharing_create: { limit: 20, windowSeconds: 60 },
+  sharing_access: { limit: 30, windowSeconds: 60 },
+  session_share_create: { limit: 10, windowSeconds: 60 * 60 },
+  dead_man_switch_post: { limit: 10, windowSeconds: 60, failClosed: true },
+  dead_man_switch_check_in: { limit: 10, windowSeconds: 60 },
+  emergency_add: { limit: 5, windowSeconds: 60 },
+  emergency_request: { limit: 5, windowSeconds: 60 },
+  emergency_respond: { limit: 5, windowSeconds: 60 },
+  emergency_accept: { limit: 5, windowSeconds: 60 },
+  emergency_revoke: { limit: 5, windowSeconds: 60 },
+  emergency_update: { limit: 5, windowSeconds: 60 },
+  identities_create: { limit: 10, windowSeconds: 60 },
+  identities_write: { limit: 30, windowSeconds: 60 },
+  devices_register: { limit: 30, windowSeconds: 60 },
+  devices_update: { limit: 30, windowSeconds: 60 },
+  devices_revoke: { limit: 30, windowSeconds: 60 },
+  notifications_create: { limit: 30, windowSeconds: 60 },
+  notifications_clear: { limit: 30, windowSeconds: 60 },
+  admin_registry_read: { limit: 30, windowSeconds: 60, by: "ip" },
+  admin_registry_write: { limit: 10, windowSeconds: 60, by: "ip" },
+  discovery_scan: { limit: 5, windowSeconds: 60 * 60 },
+  accounts_scan: { limit: 30, windowSeconds: 60 },
+  accounts_patch: { limit: 60, windowSeconds: 60 },
+  accounts_add_to_vault: { limit: 30, windowSeconds: 60 },
+  attachments_upload: { limit: 10, windowSeconds: 60 * 60 },
+  attachments_download: { limit: 30, windowSeconds: 60 },
+  attachments_list: { limit: 30, windowSeconds: 60 },
+  attachments_delete: { limit: 30, windowSeconds: 60 },
+} as const satisfies Record<string, RateRule>;
+
+export type RateRuleName = keyof typeof RATE_RULES;

@@ -1,0 +1,124 @@
+import { zValidator } from "@hono/zod-validator";
+import type { Context, Hono, MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { z, type ZodType } from "zod";
+import { AppError, ErrorCode, zodIssues } from "../lib/errors";
+import { authenticate, requireAdmin } from "./auth";
+import { csrfProtection } from "./csrf";
+import { idempotency } from "./idempotency";
+import { rateLimit } from "./rate-limit";
+import type { RateRuleName } from "./rate-limit-rules";
+import { stepUp, type StepUpOptions } from "./step-up";
+import type { AppEnv } from "./types";
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+type Method = "get" | "post" | "patch" | "put" | "delete";
+type AnySchema = ZodType;
+type Out<S> = S extends ZodType ? z.output<S> : undefined;
+
+export type ResponseSpec = { description: string; schema?: AnySchema; contentType?: string };
+
+export type RouteDef<B extends AnySchema | undefined, Q extends AnySchema | undefined, P extends AnySchema | undefined> = {
+  method: Method;
+  path: string;
+  summary: string;
+  tags: string[];
+  /** Default true. */
+  auth?: boolean;
+  admin?: boolean;
+  /** Default true for mutating methods; the spec's exemptions pass false. */
+  csrf?: boolean;
+  rateLimit?: RateRuleName[];
+  stepUp?: StepUpOptions;
+  idempotent?: boolean;
+  bodyLimit?: number;
+  body?: B;
+  query?: Q;
+  params?: P;
+  responses: Record<number, ResponseSpec>;
+  deprecated?: boolean;
+  handler: (c: Context<AppEnv>, input: { body: Out<B>; query: Out<Q>; params: Out<P> }) => Response | Promise<Response>;
+};
+
+export type RegisteredRoute = RouteDef<AnySchema | undefined, AnySchema | undefined, AnySchema | undefined>;
+
+/** Every route, for the OpenAPI document and for telling 405 from 404. */
+export const registry: RegisteredRoute[] = [];
+
+/** The validator hook: every schema failure becomes the standard 400 body with field details. */
+function hook(result: { success: boolean; error?: unknown }) {
+  if (!result.success) {
+    throw new AppError(ErrorCode.VALIDATION_ERROR, "Request validation failed", { details: zodIssues(result.error as z.ZodError) });
+  }
+}
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+function requireJsonBody(): MiddlewareHandler<AppEnv> {
+  return async function requireJsonBody(c, next) {
+    const length = c.req.header("content-length");
+    const hasBody = (length !== undefined && length !== "0") || c.req.header("transfer-encoding") !== undefined;
+    const type = c.req.header("content-type");
+    if (hasBody && (!type || !JSON_TYPE.test(type))) {
+      throw new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, "Content-Type must be application/json");
+    }
+    await next();
+  };
+}
+
+/**
+ * Registers a route with the middleware order of DECISIONS D2: authentication, CSRF, rate limits,
+ * step-up, then the body is read (size cap, media type) and validated, then idempotency.
+ */
+export function route<B extends AnySchema | undefined = undefined, Q extends AnySchema | undefined = undefined, P extends AnySchema | undefined = undefined>(
+  app: Hono<AppEnv>,
+  def: RouteDef<B, Q, P>,
+): void {
+  registry.push(def as unknown as RegisteredRoute);
+  const chain: MiddlewareHandler<AppEnv>[] = [];
+  const mutating = def.method !== "get";
+  if (def.auth !== false) chain.push(authenticate());
+  if (def.admin) chain.push(requireAdmin());
+  if (def.auth !== false && mutating && def.csrf !== false) chain.push(csrfProtection());
+  chain.push(rateLimit(...(def.rateLimit ?? [])));
+  if (def.stepUp) chain.push(stepUp(def.stepUp));
+  if (mutating) {
+    chain.push(
+      bodyLimit({
+        maxSize: def.bodyLimit ?? DEFAULT_BODY_LIMIT,
+        onError: () => {
+          throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, "Request body too large");
+        },
+      }),
+    );
+  }
+  if (def.params) chain.push(zValidator("param", def.params as ZodType, hook) as unknown as MiddlewareHandler<AppEnv>);
+  if (def.query) chain.push(zValidator("query", def.query as ZodType, hook) as unknown as MiddlewareHandler<AppEnv>);
+  if (def.body) {
+    chain.push(requireJsonBody());
+    chain.push(zValidator("json", def.body as ZodType, hook) as unknown as MiddlewareHandler<AppEnv>);
+  }
+  if (def.idempotent) chain.push(idempotency());
+  const handler = (c: Context<AppEnv>) => {
+    const valid = c.req.valid.bind(c.req) as unknown as (t: string) => unknown;
+    return def.handler(c, {
+      body: (def.body ? valid("json") : undefined) as Out<B>,
+      query: (def.query ? valid("query") : undefined) as Out<Q>,
+      params: (def.params ? valid("param") : undefined) as Out<P>,
+    });
+  };
+  (app.on as (m: string, p: string, ...h: unknown[]) => unknown)(def.method.toUpperCase(), def.path, ...chain, handler);
+}
+
+function pathPattern(path: string): RegExp {
+  const src = path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\\?:[A-Za-z_]\w*/g, "[^/]+");
+  return new RegExp(`^${src}/?$`);
+}
+
+/** The methods registered for a concrete path, to answer 405 with an Allow header. */
+export function allowedMethods(path: string): string[] {
+  const methods = new Set<string>();
+  for (const r of registry) if (pathPattern(r.path).test(path)) methods.add(r.method.toUpperCase());
+  return [...methods];
+}

@@ -1,0 +1,11 @@
+import { buildApp } from "./app";
+import type { Bindings } from "./env";
+
+export { RateLimiter } from "../durable-objects/rate-limiter";
+export { IdempotencyStore } from "../durable-objects/idempotency";
+
+const app = buildApp();
+
+export default {
+  fetch: app.fetch,
+} satisfies ExportedHandler<Bindings>;

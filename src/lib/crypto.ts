@@ -1,0 +1,100 @@
+const enc = new TextEncoder();
+
+export function toHex(buf: ArrayBuffer | Uint8Array): string {
+  const bytes = buf instanceof Uint8Array ? buf : new Uint8Array(buf);
+  let out = "";
+  for (const b of bytes) out += b.toString(16).padStart(2, "0");
+  return out;
+}
+
+export function bytesToBase64(bytes: Uint8Array): string {
+  let bin = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(bin);
+}
+
+export function base64ToBytes(b64: string): Uint8Array {
+  const norm = b64.replace(/-/g, "+").replace(/_/g, "/");
+  const bin = atob(norm + "===".slice((norm.length + 3) % 4));
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+export const base64url = {
+  encode(bytes: Uint8Array): string {
+    return bytesToBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  },
+  decode(s: string): Uint8Array {
+    return base64ToBytes(s);
+  },
+};
+
+export async function sha256Hex(input: string | Uint8Array): Promise<string> {
+  const data = typeof input === "string" ? enc.encode(input) : input;
+  return toHex(await crypto.subtle.digest("SHA-256", data));
+}
+
+export async function hmacSha256(secret: string | Uint8Array, message: string): Promise<Uint8Array> {
+  const key = await crypto.subtle.importKey(
+    "raw",
+    typeof secret === "string" ? enc.encode(secret) : secret,
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  return new Uint8Array(await crypto.subtle.sign("HMAC", key, enc.encode(message)));
+}
+
+/** Constant-time string comparison (workerd's timingSafeEqual needs equal lengths). */
+export function timingSafeEqualStr(a: string, b: string): boolean {
+  const ab = enc.encode(a);
+  const bb = enc.encode(b);
+  if (ab.length !== bb.length) {
+    crypto.subtle.timingSafeEqual(ab, ab);
+    return false;
+  }
+  return crypto.subtle.timingSafeEqual(ab, bb);
+}
+
+export function randomId(): string {
+  return crypto.randomUUID();
+}
+
+export function randomToken(bytes = 32): string {
+  return base64url.encode(crypto.getRandomValues(new Uint8Array(bytes)));
+}
+
+export type Sealed = { kid: string; iv: string; ct: string };
+
+/**
+ * Seals server-held secrets (DECISIONS D10): AES-256-GCM under DATA_ENCRYPTION_KEY, with a key id
+ * beside the ciphertext so the key can be rotated; `aad` binds the ciphertext to its owner and purpose.
+ */
+export async function seal(keyB64: string, plaintext: string, aad: string): Promise<string> {
+  const raw = base64ToBytes(keyB64);
+  const key = await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt"]);
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const ct = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: enc.encode(aad) }, key, enc.encode(plaintext));
+  const sealed: Sealed = { kid: await keyId(raw), iv: bytesToBase64(iv), ct: bytesToBase64(new Uint8Array(ct)) };
+  return JSON.stringify(sealed);
+}
+
+export async function unseal(keyB64: string, sealedJson: string, aad: string): Promise<string> {
+  const sealed = JSON.parse(sealedJson) as Sealed;
+  const raw = base64ToBytes(keyB64);
+  if (sealed.kid !== (await keyId(raw))) throw new Error("sealed with an unknown key id");
+  const key = await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["decrypt"]);
+  const pt = await crypto.subtle.decrypt(
+    { name: "AES-GCM", iv: base64ToBytes(sealed.iv), additionalData: enc.encode(aad) },
+    key,
+    base64ToBytes(sealed.ct),
+  );
+  return new TextDecoder().decode(pt);
+}
+
+async function keyId(raw: Uint8Array): Promise<string> {
+  return (await sha256Hex(raw)).slice(0, 16);
+}

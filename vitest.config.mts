@@ -1,0 +1,39 @@
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
+import { exportJWK, generateKeyPair } from "jose";
+import { randomBytes } from "node:crypto";
+import { defineConfig } from "vitest/config";
+
+// A throwaway identity provider for the test run: the worker trusts its public key; the tests
+// sign tokens with the private one, as the real provider would.
+const { privateKey } = await generateKeyPair("ES256", { extractable: true });
+const { privateKey: rsaKey } = await generateKeyPair("RS256", { extractable: true });
+const es = { ...(await exportJWK(privateKey)), kid: "test-es256", alg: "ES256" };
+const rs = { ...(await exportJWK(rsaKey)), kid: "test-rs256", alg: "RS256" };
+const strip = (k: Record<string, unknown>) => Object.fromEntries(Object.entries(k).filter(([n]) => !["d", "p", "q", "dp", "dq", "qi"].includes(n)));
+
+export default defineConfig({
+  plugins: [
+    cloudflareTest(async () => ({
+      wrangler: { configPath: "./wrangler.toml" },
+      miniflare: {
+        bindings: {
+          IDP_JWKS: JSON.stringify({ keys: [strip(es), strip(rs)] }),
+          IDP_ISSUER: "https://idp.test",
+          IDP_AUDIENCE: "credential-vault-test",
+          CSRF_SECRET: randomBytes(32).toString("base64url"),
+          DATA_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+          APP_ORIGIN: "https://app.test",
+          CORS_ORIGINS: "chrome-extension://abcdefghijklmnop",
+          MAX_PASSWORDS_PER_USER: "25",
+          OUTBOUND_ALLOW_PRIVATE: "true",
+          TEST_IDP_KEYS: JSON.stringify({ es, rs }),
+          TEST_MIGRATIONS: await readD1Migrations("./migrations"),
+        },
+      },
+    })),
+  ],
+  test: {
+    setupFiles: ["./test/support/setup.ts"],
+    testTimeout: 30_000,
+  },
+});
