@@ -1,3 +1,4 @@
 export * from "./audit-events";
 export * from "./devices";
 export * from "./passwords";
+export * from "./notifications";
