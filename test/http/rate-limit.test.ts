@@ -84,3 +84,15 @@ describe("RateLimiter Durable Object: sliding window", () => {
     expect((await s.hit(wideOnly, 11)).allowed).toBe(false);
   });
 });
+
+describe("rate limit subject", () => {
+  it("ignores a client-written X-Forwarded-For", async () => {
+    const app = tinyApp("admin_registry_write");
+    const ip = `203.0.113.${Math.floor(Math.random() * 250)}`;
+    for (let i = 0; i < 10; i++) {
+      const res = await app.request("/op", { headers: { "cf-connecting-ip": ip, "x-forwarded-for": `10.0.0.${i}` } }, env);
+      expect(res.status).toBe(200);
+    }
+    expect((await app.request("/op", { headers: { "cf-connecting-ip": ip, "x-forwarded-for": "10.9.9.9" } }, env)).status).toBe(429);
+  });
+});
