@@ -6,6 +6,7 @@ import type { AppEnv } from "./http/types";
 import { registerAuthRoutes } from "./domains/auth/routes";
 import { registerMetaRoutes } from "./domains/meta/routes";
 import { registerPasswordRoutes } from "./domains/passwords/routes";
+import { registerSyncRoutes } from "./domains/sync/routes";
 
 const apiVersion: MiddlewareHandler<AppEnv> = async function apiVersion(c, next) {
   await next();
@@ -43,6 +44,7 @@ export function buildApp(): Hono<AppEnv> {
   );
   registerMetaRoutes(app);
   registerAuthRoutes(app);
+  registerSyncRoutes(app);
   registerPasswordRoutes(app);
   app.notFound(handleNotFound);
   app.onError(handleError);
