@@ -103,11 +103,11 @@ describe("client importers: parsing", () => {
 describe("client importers: end to end", () => {
   it("parsed credentials, encrypted on the client, go through POST /api/passwords/import", async () => {
     const { credentials, provider } = parseImport(mgr1Json);
-    const vaultKey = await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, true, ["encrypt", "wrapKey"]);
+    const vaultKey = (await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, true, ["encrypt", "wrapKey"])) as CryptoKey;
     const b64 = (b: ArrayBuffer | Uint8Array) => btoa(String.fromCharCode(...new Uint8Array(b)));
     const entries = [];
     for (const c of credentials) {
-      const itemKey = await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, true, ["encrypt"]);
+      const itemKey = (await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, true, ["encrypt"])) as CryptoKey;
       const iv = crypto.getRandomValues(new Uint8Array(12));
       const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, itemKey, new TextEncoder().encode(JSON.stringify(secretPayload(c))));
       const wrapIv = crypto.getRandomValues(new Uint8Array(12));
