@@ -42,7 +42,7 @@ export function insertStatement(db: Db, row: NewPasswordRow & { userId: string }
  * drizzle's raw `db.run(sql)` has no prepared D1 statement, so `db.batch` cannot bind it; this
  * gives it one, keeping the raw query usable both alone and inside a batch.
  */
-function batchable(db: Db, query: SQL) {
+export function batchable(db: Db, query: SQL) {
   const raw = db.run(query);
   const prepared = raw as unknown as { stmt: D1PreparedStatement; getQuery(): { sql: string } };
   prepared.stmt = (db as unknown as { $client: D1Database }).$client.prepare(prepared.getQuery().sql);

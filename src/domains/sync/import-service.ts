@@ -1,4 +1,3 @@
-import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import type { PasswordRow } from "../../db/schema";
 import type { RequestMeta } from "../../http/types";
@@ -9,6 +8,8 @@ import * as repo from "./repo";
 import { IMPORT_BATCH_SIZE, type ImportEntry } from "./schema";
 
 const DEFAULT_NAME = "Imported entry";
+/** Import batches sent to D1 per round trip; each batch still succeeds or fails on its own. */
+const BATCHES_PER_ROUND_TRIP = 10;
 
 export class ImportService {
   constructor(
@@ -23,34 +24,24 @@ export class ImportService {
    * error string and the next batch goes on.
    */
   async import(userId: string, entries: ImportEntry[], provider: string, meta: RequestMeta) {
+    const now = new Date().toISOString();
+    const batches: PasswordRow[][] = [];
+    for (let start = 0; start < entries.length; start += IMPORT_BATCH_SIZE) {
+      batches.push(entries.slice(start, start + IMPORT_BATCH_SIZE).map((e) => toRow(userId, e, now)));
+    }
+    const outcomes: (boolean | "error")[] = [];
+    for (let g = 0; g < batches.length; g += BATCHES_PER_ROUND_TRIP) {
+      outcomes.push(...(await this.storeGroup(userId, batches.slice(g, g + BATCHES_PER_ROUND_TRIP))));
+    }
     const errors: string[] = [];
     let imported = 0;
-    const now = new Date().toISOString();
-    for (let start = 0; start < entries.length; start += IMPORT_BATCH_SIZE) {
-      const batch = entries.slice(start, start + IMPORT_BATCH_SIZE);
-      const label = `Batch ${start / IMPORT_BATCH_SIZE + 1} (entries ${start + 1} to ${start + batch.length})`;
-      const rows = batch.map((e) => toRow(userId, e, now));
-      const first = rows[0]!;
-      const fits = sql`(SELECT count(*) FROM passwords WHERE user_id = ${userId} AND deleted_at IS NULL) + ${rows.length} <= ${this.maxPerUser}`;
-      const follows = sql`EXISTS (SELECT 1 FROM passwords WHERE id = ${first.id} AND user_id = ${userId})`;
-      const statements = [
-        repo.advanceClock(this.db, userId),
-        repo.insertStatement(this.db, first, this.maxPerUser, fits),
-        ...rows.slice(1).map((r) => repo.insertStatement(this.db, r, this.maxPerUser, follows)),
-      ];
-      try {
-        const out = await this.db.batch(statements as unknown as Parameters<Db["batch"]>[0]);
-        const firstResult = out[1] as { meta?: { changes?: number } };
-        if ((firstResult.meta?.changes ?? 0) === 0) {
-          errors.push(`${label}: not imported, the vault would exceed its limit of ${this.maxPerUser} entries`);
-        } else {
-          imported += rows.length;
-        }
-      } catch (err) {
-        console.error("import batch failed", err instanceof Error ? err.name : "non-error thrown");
-        errors.push(`${label}: not imported, the batch could not be stored`);
-      }
-    }
+    outcomes.forEach((ok, b) => {
+      const first = b * IMPORT_BATCH_SIZE + 1;
+      const label = `Batch ${b + 1} (entries ${first} to ${first + batches[b].length - 1})`;
+      if (ok === true) imported += batches[b].length;
+      else if (ok === false) errors.push(`${label}: not imported, the vault would exceed its limit of ${this.maxPerUser} entries`);
+      else errors.push(`${label}: not imported, the batch could not be stored`);
+    });
     await auditInsert(this.db, {
       userId,
       action: "password.import",
@@ -58,6 +49,33 @@ export class ImportService {
       details: { provider, submitted: entries.length, imported, failedBatches: errors.length },
     });
     return { success: errors.length === 0, imported, encryption_version: CURRENT_ENCRYPTION_VERSION, errors };
+  }
+
+  /**
+   * Stores several batches in one round trip. Each batch is one statement, so a batch that does not
+   * fit simply inserts nothing; should a statement fail outright, the round trip is rolled back and
+   * its batches are retried one by one, so the failure stays with its own batch.
+   */
+  private async storeGroup(userId: string, group: PasswordRow[][]): Promise<(boolean | "error")[]> {
+    const run = async (part: PasswordRow[][]) => {
+      const statements = [repo.advanceClock(this.db, userId), ...part.map((rows) => repo.bulkInsertStatement(this.db, userId, rows, this.maxPerUser))];
+      const out = (await this.db.batch(statements as unknown as Parameters<Db["batch"]>[0])) as unknown as { meta?: { changes?: number } }[];
+      return part.map((_, i) => (out[i + 1].meta?.changes ?? 0) > 0);
+    };
+    try {
+      return await run(group);
+    } catch {
+      const results: (boolean | "error")[] = [];
+      for (const rows of group) {
+        try {
+          results.push(...(await run([rows])));
+        } catch (err) {
+          console.error("import batch failed", err instanceof Error ? err.name : "non-error thrown");
+          results.push("error");
+        }
+      }
+      return results;
+    }
   }
 
   /** Every live V3 entry as a document that the import endpoint accepts back as it is. */

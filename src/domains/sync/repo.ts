@@ -2,15 +2,34 @@ import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, sql, type SQL } from 
 import type { Db } from "../../db/client";
 import { passwords, type NewPasswordRow, type PasswordRow } from "../../db/schema";
 import { advanceClock, catchUpClock, clockValue, readClock } from "../passwords/change-clock";
-import { insertStatement } from "../passwords/repo";
+import { batchable, insertStatement } from "../passwords/repo";
 
 export { advanceClock, insertStatement, readClock };
+
+/** The columns a sync change is built from. */
+const syncColumns = {
+  id: passwords.id,
+  name: passwords.name,
+  website: passwords.website,
+  url: passwords.url,
+  username: passwords.username,
+  tags: passwords.tags,
+  encryptionVersion: passwords.encryptionVersion,
+  wrappedItemKey: passwords.wrappedItemKey,
+  encryptedData: passwords.encryptedData,
+  hasTotp: passwords.hasTotp,
+  hasPasskey: passwords.hasPasskey,
+  createdAt: passwords.createdAt,
+  updatedAt: passwords.updatedAt,
+  deletedAt: passwords.deletedAt,
+};
+export type SyncRow = Pick<PasswordRow, keyof typeof syncColumns>;
 
 /**
  * A pull: the clock is brought up to now and read in the same transaction as the changes, so the
  * returned clock covers exactly the writes this snapshot contains.
  */
-export async function pull(db: Db, userId: string, sinceMs: number | null, nowMs: number): Promise<{ clock: number; rows: PasswordRow[] }> {
+export async function pull(db: Db, userId: string, sinceMs: number | null, nowMs: number): Promise<{ clock: number; rows: SyncRow[] }> {
   const where =
     sinceMs === null
       ? and(eq(passwords.userId, userId), isNull(passwords.deletedAt))
@@ -18,10 +37,16 @@ export async function pull(db: Db, userId: string, sinceMs: number | null, nowMs
   const [, clockRows, rows] = await db.batch([
     catchUpClock(db, userId, nowMs),
     readClock(db, userId),
-    db.select().from(passwords).where(where).orderBy(asc(passwords.changeSeq), asc(passwords.id)),
+    db.select(syncColumns).from(passwords).where(where).orderBy(asc(passwords.changeSeq), asc(passwords.id)),
   ]);
   return { clock: clockRows[0]?.clock ?? nowMs, rows };
 }
+
+/**
+ * `id IN (...)` with the list as one JSON parameter: D1 binds at most 100 parameters per statement,
+ * and a push names up to 100 ids besides the owner.
+ */
+const idIn = (ids: string[]) => sql`${passwords.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
 
 /** The user's rows with these ids, live or deleted. */
 export async function findMany(db: Db, userId: string, ids: string[]): Promise<PasswordRow[]> {
@@ -29,7 +54,7 @@ export async function findMany(db: Db, userId: string, ids: string[]): Promise<P
   return db
     .select()
     .from(passwords)
-    .where(and(eq(passwords.userId, userId), inArray(passwords.id, ids)))
+    .where(and(eq(passwords.userId, userId), idIn(ids)))
     .all();
 }
 
@@ -43,7 +68,7 @@ export async function idsHeldByOthers(db: Db, userId: string, ids: string[]): Pr
   const rows = await db
     .select({ id: passwords.id })
     .from(passwords)
-    .where(and(inArray(passwords.id, ids), sql`${passwords.userId} <> ${userId}`))
+    .where(and(idIn(ids), sql`${passwords.userId} <> ${userId}`))
     .all();
   return new Set(rows.map((r) => r.id));
 }
@@ -70,6 +95,44 @@ export function tombstoneStatement(db: Db, userId: string, prev: PasswordRow, de
     .update(passwords)
     .set({ deletedAt, updatedAt, changeSeq: clockValue(userId) })
     .where(sameVersion(userId, prev));
+}
+
+/**
+ * Inserts a whole import batch in one statement, so it goes in whole or not at all: the rows travel
+ * as one JSON parameter (D1 binds at most 100 per statement), and the statement inserts nothing
+ * unless all of them fit under the entry limit. Must follow `advanceClock` in the same batch.
+ */
+export function bulkInsertStatement(db: Db, userId: string, rows: PasswordRow[], max: number) {
+  const payload = JSON.stringify(
+    rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      website: r.website,
+      url: r.url,
+      tags: r.tags,
+      key: r.wrappedItemKey,
+      data: r.encryptedData,
+      dh: r.domainHash,
+      nh: r.nameHash,
+      uh: r.usernameHash,
+      st: r.searchTokens,
+      strength: r.strength,
+      host: r.host,
+      at: r.createdAt,
+    })),
+  );
+  return batchable(
+    db,
+    sql`INSERT INTO passwords (id, user_id, name, website, url, tags, encryption_version, wrapped_item_key, encrypted_data,
+      domain_hash, name_hash, username_hash, search_tokens, strength, host, created_at, updated_at, change_seq)
+    SELECT json_extract(value, '$.id'), ${userId}, json_extract(value, '$.name'), json_extract(value, '$.website'),
+      json_extract(value, '$.url'), json_extract(value, '$.tags'), 3, json_extract(value, '$.key'), json_extract(value, '$.data'),
+      json_extract(value, '$.dh'), json_extract(value, '$.nh'), json_extract(value, '$.uh'), json_extract(value, '$.st'),
+      json_extract(value, '$.strength'), json_extract(value, '$.host'), json_extract(value, '$.at'), json_extract(value, '$.at'),
+      ${clockValue(userId)}
+    FROM json_each(${payload})
+    WHERE (SELECT count(*) FROM passwords WHERE user_id = ${userId} AND deleted_at IS NULL) + ${rows.length} <= ${max}`,
+  );
 }
 
 /** Every live entry, oldest first, for export. */

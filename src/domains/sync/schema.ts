@@ -65,7 +65,26 @@ export const Mutation = z.discriminatedUnion("action", [
 ]);
 export type Mutation = z.infer<typeof Mutation>;
 
-export const SyncEntry = PasswordEntry.extend({ _deleted: z.literal(false) });
+/**
+ * A live entry as sync carries it: the spec's fields (id, name, _deleted, wrapped_item_key,
+ * encrypted_data, updated_at) plus the plaintext metadata a client lists entries by. Blind indexes
+ * stay on the server, where search runs.
+ */
+export const SyncEntry = PasswordEntry.pick({
+  id: true,
+  name: true,
+  website: true,
+  url: true,
+  username: true,
+  tags: true,
+  encryption_version: true,
+  wrapped_item_key: true,
+  encrypted_data: true,
+  has_totp: true,
+  has_passkey: true,
+  created_at: true,
+  updated_at: true,
+}).extend({ _deleted: z.literal(false) });
 export const Tombstone = z.object({ id: z.string(), _deleted: z.literal(true), deleted_at: z.string() });
 export type SyncEntry = z.infer<typeof SyncEntry>;
 export type Tombstone = z.infer<typeof Tombstone>;

@@ -2,16 +2,32 @@ import type { Db } from "../../db/client";
 import type { NewPasswordRow, PasswordRow } from "../../db/schema";
 import { ErrorCode, validationError, zodIssues } from "../../lib/errors";
 import { clockToIso } from "../passwords/change-clock";
-import { CURRENT_ENCRYPTION_VERSION, hostOf, toEntry } from "../passwords/service";
+import { CURRENT_ENCRYPTION_VERSION, hostOf, PLACEHOLDER_ENCRYPTION_VERSION } from "../passwords/service";
 import * as repo from "./repo";
+import type { SyncRow } from "./repo";
 import { Mutation, type CreateData, type MutationResult, type SyncEntry, type Tombstone, type UpdateData } from "./schema";
 
 export const CURSOR_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
 const CURSOR_MAX_FUTURE_MS = 60 * 1000;
 
-export function toChange(row: PasswordRow): SyncEntry | Tombstone {
+export function toChange(row: SyncRow): SyncEntry | Tombstone {
   if (row.deletedAt !== null) return { id: row.id, _deleted: true, deleted_at: row.deletedAt };
-  return { ...toEntry(row), _deleted: false };
+  return {
+    id: row.id,
+    name: row.name,
+    website: row.website,
+    url: row.url,
+    username: row.encryptionVersion === PLACEHOLDER_ENCRYPTION_VERSION ? row.username : null,
+    tags: row.tags,
+    encryption_version: row.encryptionVersion,
+    wrapped_item_key: row.wrappedItemKey,
+    encrypted_data: row.encryptedData,
+    has_totp: row.hasTotp,
+    has_passkey: row.hasPasskey,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+    _deleted: false,
+  };
 }
 
 type Write = { index: number; id: string; statementIndex: number; kind: "insert" | "update"; entry?: PasswordRow };
