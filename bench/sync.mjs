@@ -1,7 +1,10 @@
 // Sync bench (issue 3) against a real `wrangler dev`: a 10,000-entry vault seeded through the import
 // endpoint, then full pull (time, bytes), delta pull after 100 changes, push of 100 mutations and an
 // import of 5,000 entries. Each figure is the median of --runs runs, with the fastest and slowest.
+// Requests go through node:http with keep-alive: undici's fetch alone spends ~0.6 s reading a 7 MiB
+// body on this machine, which would measure the client rather than the service.
 //   node bench/sync.mjs [--runs 5] [--port 8730]
+import http from "node:http";
 import { parseArgs } from "node:util";
 import { fmt, signDevToken, startWorker } from "./lib/harness.mjs";
 
@@ -27,18 +30,27 @@ try {
     const token = await signDevToken({ sub, email: `${sub}@example.test` });
     const auth = { Authorization: `Bearer ${token}` };
     const { csrfToken } = await (await fetch(`${worker.base}/api/auth/csrf-token`, { headers: auth })).json();
-    const call = async (method, path, body) => {
-      const t0 = performance.now();
-      const res = await fetch(`${worker.base}${path}`, {
-        method,
-        headers: { ...auth, ...(method === "GET" ? {} : { "x-csrf-token": csrfToken, "content-type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
+    const agent = new http.Agent({ keepAlive: true });
+    const call = (method, path, body) =>
+      new Promise((resolve, reject) => {
+        const payload = body === undefined ? undefined : JSON.stringify(body);
+        const headers = { ...auth, ...(method === "GET" ? {} : { "x-csrf-token": csrfToken, "content-type": "application/json" }) };
+        const t0 = performance.now();
+        const req = http.request(`${worker.base}${path}`, { method, headers, agent }, (res) => {
+          const chunks = [];
+          res.on("data", (d) => chunks.push(d));
+          res.on("end", () => {
+            const ms = performance.now() - t0;
+            const buf = Buffer.concat(chunks);
+            const text = buf.toString("utf8");
+            if (res.statusCode !== 200) return reject(new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 300)}`));
+            resolve({ ms, bytes: buf.length, json: JSON.parse(text) });
+          });
+          res.on("error", reject);
+        });
+        req.on("error", reject);
+        req.end(payload);
       });
-      const text = await res.text();
-      const ms = performance.now() - t0;
-      if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-      return { ms, bytes: Buffer.byteLength(text), json: JSON.parse(text) };
-    };
     return { call };
   };
   const stats = (xs) => {

@@ -1,10 +1,10 @@
-import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, gt, inArray, isNotNull, isNull, lt, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { passwords, type NewPasswordRow, type PasswordRow } from "../../db/schema";
 import { advanceClock, catchUpClock, clockValue, readClock } from "../passwords/change-clock";
-import { batchable, insertStatement } from "../passwords/repo";
+import { batchable } from "../passwords/repo";
 
-export { advanceClock, insertStatement, readClock };
+export { advanceClock, readClock };
 
 /** The columns a sync change is built from. */
 const syncColumns = {
@@ -59,18 +59,18 @@ export async function findMany(db: Db, userId: string, ids: string[]): Promise<P
 }
 
 /**
- * Which of these ids another user already holds. Ids are global primary keys and clients choose
- * them on create, so this existence check is the one query that looks past the owner; it returns
- * ids only, never a row.
+ * The user's rows with these ids (live or deleted), and which of the other ids another user already
+ * holds, in one round trip. Ids are global primary keys and clients choose them on create, so the
+ * second query is the one that looks past the owner; it returns ids only, never a row.
  */
-export async function idsHeldByOthers(db: Db, userId: string, ids: string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const rows = await db
-    .select({ id: passwords.id })
-    .from(passwords)
-    .where(and(idIn(ids), sql`${passwords.userId} <> ${userId}`))
-    .all();
-  return new Set(rows.map((r) => r.id));
+export async function lookup(db: Db, userId: string, ids: string[]): Promise<{ mine: PasswordRow[]; foreign: Set<string>; liveCount: number }> {
+  if (ids.length === 0) return { mine: [], foreign: new Set(), liveCount: 0 };
+  const [mine, others, live] = await db.batch([
+    db.select().from(passwords).where(and(eq(passwords.userId, userId), idIn(ids))),
+    db.select({ id: passwords.id }).from(passwords).where(and(idIn(ids), sql`${passwords.userId} <> ${userId}`)),
+    db.select({ n: count() }).from(passwords).where(and(eq(passwords.userId, userId), isNull(passwords.deletedAt))),
+  ]);
+  return { mine, foreign: new Set(others.map((r) => r.id)), liveCount: live[0]?.n ?? 0 };
 }
 
 /** The guard of an optimistic write: the row is still the version the decision was made on. */
@@ -102,7 +102,7 @@ export function tombstoneStatement(db: Db, userId: string, prev: PasswordRow, de
  * as one JSON parameter (D1 binds at most 100 per statement), and the statement inserts nothing
  * unless all of them fit under the entry limit. Must follow `advanceClock` in the same batch.
  */
-export function bulkInsertStatement(db: Db, userId: string, rows: PasswordRow[], max: number) {
+export function bulkInsertStatement(db: Db, userId: string, rows: PasswordRow[], max: number, opts: { skipTakenIds?: boolean } = {}) {
   const payload = JSON.stringify(
     rows.map((r) => ({
       id: r.id,
@@ -119,6 +119,7 @@ export function bulkInsertStatement(db: Db, userId: string, rows: PasswordRow[],
       strength: r.strength,
       host: r.host,
       at: r.createdAt,
+      upd: r.updatedAt,
     })),
   );
   return batchable(
@@ -128,10 +129,11 @@ export function bulkInsertStatement(db: Db, userId: string, rows: PasswordRow[],
     SELECT json_extract(value, '$.id'), ${userId}, json_extract(value, '$.name'), json_extract(value, '$.website'),
       json_extract(value, '$.url'), json_extract(value, '$.tags'), 3, json_extract(value, '$.key'), json_extract(value, '$.data'),
       json_extract(value, '$.dh'), json_extract(value, '$.nh'), json_extract(value, '$.uh'), json_extract(value, '$.st'),
-      json_extract(value, '$.strength'), json_extract(value, '$.host'), json_extract(value, '$.at'), json_extract(value, '$.at'),
+      json_extract(value, '$.strength'), json_extract(value, '$.host'), json_extract(value, '$.at'), json_extract(value, '$.upd'),
       ${clockValue(userId)}
     FROM json_each(${payload})
-    WHERE (SELECT count(*) FROM passwords WHERE user_id = ${userId} AND deleted_at IS NULL) + ${rows.length} <= ${max}`,
+    WHERE (SELECT count(*) FROM passwords WHERE user_id = ${userId} AND deleted_at IS NULL) + ${rows.length} <= ${max}
+    ${opts.skipTakenIds ? sql`ON CONFLICT (id) DO NOTHING` : sql``}`,
   );
 }
 

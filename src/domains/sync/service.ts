@@ -30,7 +30,7 @@ export function toChange(row: SyncRow): SyncEntry | Tombstone {
   };
 }
 
-type Write = { index: number; id: string; statementIndex: number; kind: "insert" | "update"; entry?: PasswordRow };
+type Write = { index: number; id: string; statementIndex: number; entry?: PasswordRow };
 
 export class SyncService {
   constructor(
@@ -69,12 +69,13 @@ export class SyncService {
       return null;
     });
     const ids = [...new Set(parsed.filter((m): m is Mutation => m !== null).map((m) => m.id))];
-    const current = new Map((await repo.findMany(this.db, userId, ids)).map((r) => [r.id, r]));
-    const foreign = await repo.idsHeldByOthers(
-      this.db,
-      userId,
-      ids.filter((id) => !current.has(id)),
-    );
+    const { mine, foreign, liveCount } = await repo.lookup(this.db, userId, ids);
+    const current = new Map(mine.map((r) => [r.id, r]));
+    // New entries go in as one statement, guarded once on the entry limit; creates beyond the room
+    // left at read time fail at once (the guard still holds if the vault filled up meanwhile).
+    const room = this.maxPerUser - liveCount;
+    const bulkRows: { index: number; row: PasswordRow }[] = [];
+    let bulkSlot = -1;
 
     const statements: unknown[] = [repo.advanceClock(this.db, userId, now)];
     const writes: Write[] = [];
@@ -89,10 +90,11 @@ export class SyncService {
       if (!prev) {
         if (m.action !== "create") return fail(i, m.id, ErrorCode.NOT_FOUND, "Password entry not found");
         if (foreign.has(m.id)) return fail(i, m.id, ErrorCode.CONFLICT, "This id is not available; create the entry under a new id");
+        if (bulkRows.length >= room) return fail(i, m.id, ErrorCode.SERVICE_UNAVAILABLE, "Password limit exceeded");
         const row = newRow(userId, m.id, m.data, nowIso, stamp);
-        statements.push(repo.insertStatement(this.db, row, this.maxPerUser));
-        writes.push({ index: i, id: m.id, statementIndex: statements.length - 1, kind: "insert", entry: row });
         current.set(m.id, row);
+        if (bulkSlot < 0) bulkSlot = statements.push(null) - 1;
+        bulkRows.push({ index: i, row });
         return;
       }
       if (m.action === "create" && prev.encryptedData === m.data.encrypted_data && prev.wrappedItemKey === m.data.wrapped_item_key && prev.deletedAt === null) {
@@ -111,7 +113,7 @@ export class SyncService {
       }
       if (m.action === "delete") {
         statements.push(repo.tombstoneStatement(this.db, userId, prev, nowIso, stamp));
-        writes.push({ index: i, id: m.id, statementIndex: statements.length - 1, kind: "update" });
+        writes.push({ index: i, id: m.id, statementIndex: statements.length - 1 });
         current.set(m.id, { ...prev, deletedAt: nowIso, updatedAt: stamp });
         return;
       }
@@ -122,14 +124,33 @@ export class SyncService {
       }
       statements.push(repo.updateStatement(this.db, userId, prev, set));
       const next = { ...prev, ...set } as PasswordRow;
-      writes.push({ index: i, id: m.id, statementIndex: statements.length - 1, kind: "update", entry: m.action === "create" ? next : undefined });
+      writes.push({ index: i, id: m.id, statementIndex: statements.length - 1, entry: m.action === "create" ? next : undefined });
       current.set(m.id, next);
     });
 
+    if (bulkSlot >= 0) {
+      statements[bulkSlot] = repo.bulkInsertStatement(this.db, userId, bulkRows.map((b) => b.row), this.maxPerUser, { skipTakenIds: true });
+    }
     statements.push(repo.readClock(this.db, userId));
     const out = (await this.db.batch(statements as unknown as Parameters<Db["batch"]>[0])) as unknown as unknown[];
     const clock = (out[out.length - 1] as { clock: number }[])[0]?.clock ?? now;
 
+    if (bulkSlot >= 0) {
+      const inserted = (out[bulkSlot] as { meta?: { changes?: number } }).meta?.changes ?? 0;
+      if (inserted === bulkRows.length) {
+        for (const b of bulkRows) results[b.index] = { id: b.row.id, status: "applied", serverEntry: toChange(b.row) };
+      } else {
+        // Someone took an id (or filled the vault) between the read and the write: check row by row.
+        const stored = new Map((await repo.lookup(this.db, userId, bulkRows.map((b) => b.row.id))).mine.map((r) => [r.id, r]));
+        for (const b of bulkRows) {
+          const row = stored.get(b.row.id);
+          if (row && row.encryptedData === b.row.encryptedData) results[b.index] = { id: b.row.id, status: "applied", serverEntry: toChange(row) };
+          else if (row) results[b.index] = { id: b.row.id, status: "conflict_server_wins", serverEntry: toChange(row) };
+          else if (inserted === 0) fail(b.index, b.row.id, ErrorCode.SERVICE_UNAVAILABLE, "Password limit exceeded");
+          else fail(b.index, b.row.id, ErrorCode.CONFLICT, "This id is not available; create the entry under a new id");
+        }
+      }
+    }
     const lost: Write[] = [];
     for (const w of writes) {
       const changes = (out[w.statementIndex] as { meta?: { changes?: number } }).meta?.changes ?? 0;
@@ -137,12 +158,11 @@ export class SyncService {
       else lost.push(w);
     }
     if (lost.length > 0) {
-      // A concurrent writer got there first (or the insert hit the entry limit): report what is stored now.
+      // A concurrent writer got there first: report what is stored now.
       const fresh = new Map((await repo.findMany(this.db, userId, lost.map((w) => w.id))).map((r) => [r.id, r]));
       for (const w of lost) {
         const row = fresh.get(w.id);
         if (row) results[w.index] = { id: w.id, status: "conflict_server_wins", serverEntry: toChange(row) };
-        else if (w.kind === "insert") fail(w.index, w.id, ErrorCode.SERVICE_UNAVAILABLE, "Password limit exceeded");
         else fail(w.index, w.id, ErrorCode.NOT_FOUND, "Password entry not found");
       }
     }
