@@ -174,4 +174,22 @@ describe("sync push", () => {
     expect(full.results[0].status).toBe("applied");
     expect(await row(id)).toMatchObject({ encryption_version: 3, username: null });
   });
+
+  it("takes a full batch of 100 mutations and a pull then carries each changed entry once", async () => {
+    const user = await TestUser.create();
+    const ids = (await push(user, Array.from({ length: 20 }, () => create(undefined, {}, at(-60_000))))).results.map((r) => r.id);
+    const cursor = (await pull(user)).serverTimestamp;
+    const base = Date.now() - 30_000;
+    const mutations = Array.from({ length: 100 }, (_, k) => ({
+      action: "update",
+      id: ids[k % 20],
+      data: { name: `round ${Math.floor(k / 20)}` },
+      clientUpdatedAt: new Date(base + k).toISOString(),
+    }));
+    const body = await push(user, mutations);
+    expect(body.results.map((r) => r.status)).toEqual(Array(100).fill("applied"));
+    const delta = await pull(user, cursor);
+    expect(delta.changes).toHaveLength(20);
+    expect(new Set(delta.changes.map((c) => c.name))).toEqual(new Set(["round 4"]));
+  });
 });
