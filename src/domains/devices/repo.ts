@@ -51,15 +51,36 @@ export async function refresh(db: Db, userId: string, fingerprint: string, r: Re
  * statement. Returns "conflict" when the fingerprint was registered concurrently.
  */
 export async function insertUnderLimit(db: Db, row: DeviceRow, max: number): Promise<"inserted" | "limit" | "conflict"> {
-  const [inserted] = await db.batch([
-    db.run(sql`
-      INSERT INTO devices (id, user_id, device_fingerprint, device_name, device_type, os, browser, ip_address,
-        trust_level, is_current, last_active_at, trusted_at, created_at)
-      SELECT ${row.id}, ${row.userId}, ${row.deviceFingerprint}, ${row.deviceName}, ${row.deviceType}, ${row.os},
-        ${row.browser}, ${row.ipAddress}, ${row.trustLevel}, 1, ${row.lastActiveAt}, ${row.trustedAt}, ${row.createdAt}
-      WHERE (SELECT count(*) FROM devices WHERE user_id = ${row.userId}) < ${max}
-      ON CONFLICT (user_id, device_fingerprint) DO NOTHING`),
-    clearOtherCurrent(db, row.userId, row.deviceFingerprint),
+  // drizzle cannot batch an INSERT ... SELECT with a guard, so both statements go to D1's own batch
+  // (one transaction), the second one built by drizzle.
+  const clear = clearOtherCurrent(db, row.userId, row.deviceFingerprint).toSQL();
+  const d1 = (db as Db & { $client: D1Database }).$client;
+  const [inserted] = await d1.batch([
+    d1
+      .prepare(
+        `INSERT INTO devices (id, user_id, device_fingerprint, device_name, device_type, os, browser, ip_address,
+           trust_level, is_current, last_active_at, trusted_at, created_at)
+         SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?
+         WHERE (SELECT count(*) FROM devices WHERE user_id = ?) < ?
+         ON CONFLICT (user_id, device_fingerprint) DO NOTHING`,
+      )
+      .bind(
+        row.id,
+        row.userId,
+        row.deviceFingerprint,
+        row.deviceName,
+        row.deviceType,
+        row.os,
+        row.browser,
+        row.ipAddress,
+        row.trustLevel,
+        row.lastActiveAt,
+        row.trustedAt,
+        row.createdAt,
+        row.userId,
+        max,
+      ),
+    d1.prepare(clear.sql).bind(...clear.params),
   ]);
   if ((inserted.meta.changes ?? 0) > 0) return "inserted";
   const existing = await db
