@@ -31,7 +31,7 @@ function recoveryHash(userId: string, normalized: string): Promise<string> {
   return sha256Hex(`two_factor_recovery:${userId}:${normalized}`);
 }
 
-const secretAad = (userId: string, enrollmentId: string) => `two_factor:${userId}:${enrollmentId}`;
+export const secretAad = (userId: string, enrollmentId: string) => `two_factor:${userId}:${enrollmentId}`;
 
 export type CodeCheck = { ok: true; via: "totp" } | { ok: true; via: "recovery_code"; remaining: number } | { ok: false };
 
