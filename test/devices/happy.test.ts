@@ -95,6 +95,8 @@ describe("trusted devices: happy paths", () => {
     const res = await user.call("POST", "/api/devices", { body: { fingerprint: fingerprint() } });
     expect(res.status).toBe(201);
     expect(((await res.json()) as { device: { device_type: string; device_name: string; os: null } }).device).toMatchObject({ device_type: "desktop", device_name: "Unnamed device", os: null });
+    const named = await user.call("POST", "/api/devices", { body: { fingerprint: fingerprint(), os: "macOS", browser: "Safari" } });
+    expect(((await named.json()) as { device: { device_name: string } }).device.device_name).toBe("Safari on macOS");
   });
 
   it("renames a device and changes its trust, auditing device.updated with IP, user agent and changes", async () => {

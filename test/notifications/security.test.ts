@@ -13,6 +13,12 @@ describe("notifications: security", () => {
     expect(await (await alice.call("GET", "/api/notifications")).json()).toEqual({ notifications: [], unread_count: 0 });
   });
 
+  it("the caller's own id is accepted in whatever form the identity provider uses; a foreign non-UUID is 400", async () => {
+    const user = await TestUser.create({ sub: `idp|${crypto.randomUUID().slice(0, 8)}` });
+    expect((await user.call("POST", "/api/notifications", { body: notificationBody(user) })).status).toBe(201);
+    await expectErrorBody(await user.call("POST", "/api/notifications", { body: notificationBody(user, { user_id: "idp|someone-else" }) }), 400, "validation_failed");
+  });
+
   it("a user sees and clears only their own notifications", async () => {
     const alice = await TestUser.create();
     const bob = await TestUser.create();
