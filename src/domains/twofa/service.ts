@@ -12,7 +12,7 @@ export const RECOVERY_CODE_COUNT = 10;
 export const WRONG_CODE_LIMIT = 10;
 export const WRONG_CODE_WINDOW_MS = 15 * 60 * 1000;
 
-/** RFC 4648 base32 alphabet: ten characters carry 50 bits, and they survive being read aloud. */
+/** RFC 4648 base32 alphabet: 32 symbols, so the low five bits of each random byte pick one without bias; ten carry 50 bits. */
 const RECOVERY_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567";
 const RECOVERY_SHAPE = /^[a-z2-7]{10}$/;
 
