@@ -6,6 +6,10 @@ import type { AppEnv } from "./http/types";
 import { registerAuthRoutes } from "./domains/auth/routes";
 import { registerMetaRoutes } from "./domains/meta/routes";
 import { registerPasswordRoutes } from "./domains/passwords/routes";
+import { registerTwoFactorRoutes } from "./domains/twofa/routes";
+import { registerEntryTotpRoutes } from "./domains/entry-totp/routes";
+import { registerDeviceRoutes } from "./domains/devices/routes";
+import { registerNotificationRoutes } from "./domains/notifications/routes";
 
 const apiVersion: MiddlewareHandler<AppEnv> = async function apiVersion(c, next) {
   await next();
@@ -44,6 +48,10 @@ export function buildApp(): Hono<AppEnv> {
   registerMetaRoutes(app);
   registerAuthRoutes(app);
   registerPasswordRoutes(app);
+  registerTwoFactorRoutes(app);
+  registerEntryTotpRoutes(app);
+  registerDeviceRoutes(app);
+  registerNotificationRoutes(app);
   app.notFound(handleNotFound);
   app.onError(handleError);
   return app;

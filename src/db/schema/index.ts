@@ -2,3 +2,6 @@ export * from "./audit-events";
 export * from "./devices";
 export * from "./passwords";
 export * from "./notifications";
+export * from "./two-factor";
+export * from "./two-factor-recovery-codes";
+export * from "./password-totp";
