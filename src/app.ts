@@ -7,6 +7,10 @@ import { registerAuthRoutes } from "./domains/auth/routes";
 import { registerMetaRoutes } from "./domains/meta/routes";
 import { registerPasswordRoutes } from "./domains/passwords/routes";
 import { registerSyncRoutes } from "./domains/sync/routes";
+import { registerTwoFactorRoutes } from "./domains/twofa/routes";
+import { registerEntryTotpRoutes } from "./domains/entry-totp/routes";
+import { registerDeviceRoutes } from "./domains/devices/routes";
+import { registerNotificationRoutes } from "./domains/notifications/routes";
 
 const apiVersion: MiddlewareHandler<AppEnv> = async function apiVersion(c, next) {
   await next();
@@ -46,6 +50,10 @@ export function buildApp(): Hono<AppEnv> {
   registerAuthRoutes(app);
   registerSyncRoutes(app);
   registerPasswordRoutes(app);
+  registerTwoFactorRoutes(app);
+  registerEntryTotpRoutes(app);
+  registerDeviceRoutes(app);
+  registerNotificationRoutes(app);
   app.notFound(handleNotFound);
   app.onError(handleError);
   return app;

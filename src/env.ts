@@ -33,6 +33,8 @@ const ConfigSchema = z
     CORS_ORIGINS: z.string().optional(),
     OUTBOUND_ALLOW_PRIVATE: z.string().optional(),
     RATE_LIMIT_MULTIPLIER: z.coerce.number().min(1).default(1),
+    /** The issuer shown by authenticator apps for account 2FA (otpauth URI). */
+    TOTP_ISSUER: z.string().min(1).max(100).default("Credential Vault"),
   })
   .refine((c) => c.IDP_JWKS || c.IDP_JWKS_URL, { message: "one of IDP_JWKS or IDP_JWKS_URL is required", path: ["IDP_JWKS"] });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { TestUser } from "../support/auth";
 import { createEntry } from "../support/fixtures";
+import { zeroTrustBody } from "../support/entry-totp";
 import { at, countRows, create, envelope, pull, push, row, type Change } from "./helpers";
 
 const isIso = (s: unknown) => typeof s === "string" && new Date(s).toISOString() === s;
@@ -191,5 +192,16 @@ describe("sync push", () => {
     const delta = await pull(user, cursor);
     expect(delta.changes).toHaveLength(20);
     expect(new Set(delta.changes.map((c) => c.name))).toEqual(new Set(["round 4"]));
+  });
+
+  it("adding or removing an entry's TOTP shows in the next delta pull", async () => {
+    const user = await TestUser.create();
+    const { id } = await createEntry(user);
+    const cursor = (await pull(user)).serverTimestamp;
+    expect((await user.call("POST", `/api/passwords/${id}/totp`, { body: zeroTrustBody() })).status).toBe(201);
+    const added = await pull(user, cursor);
+    expect(added.changes).toEqual([expect.objectContaining({ id, has_totp: true })]);
+    expect((await user.call("DELETE", `/api/passwords/${id}/totp`)).status).toBe(200);
+    expect((await pull(user, added.serverTimestamp)).changes).toEqual([expect.objectContaining({ id, has_totp: false })]);
   });
 });
