@@ -18,14 +18,11 @@ export async function findLive(db: Db, userId: string, id: string): Promise<Pass
 }
 
 /**
- * The conditional insert behind every new entry: it inserts only while `guard` holds (by default,
- * while the user holds fewer than `max` live entries) and the id is free, in one statement, so
- * concurrent creates cannot overshoot the limit. The row is stamped with the user's commit clock,
- * so it must run in a batch that starts with `advanceClock`.
+ * Inserts only while the user holds fewer than `max` live entries. The check and the insert are one
+ * statement, so concurrent creates cannot overshoot the limit. The row is stamped with the user's
+ * commit clock, so it must run in a batch that starts with `advanceClock`.
  */
-export function insertStatement(db: Db, row: NewPasswordRow & { userId: string }, max: number, guard?: ReturnType<typeof sql>) {
-  const condition =
-    guard ?? sql`(SELECT count(*) FROM passwords WHERE user_id = ${row.userId} AND deleted_at IS NULL) < ${max}`;
+function insertStatement(db: Db, row: NewPasswordRow & { userId: string }, max: number) {
   return batchable(db, sql`
     INSERT INTO passwords (id, user_id, name, website, url, username, tags, encryption_version, wrapped_item_key,
       encrypted_data, domain_hash, name_hash, username_hash, search_tokens, strength, host, created_at, updated_at, change_seq)
@@ -34,8 +31,7 @@ export function insertStatement(db: Db, row: NewPasswordRow & { userId: string }
       ${row.encryptedData ?? null}, ${row.domainHash ?? null}, ${row.nameHash ?? null}, ${row.usernameHash ?? null},
       ${JSON.stringify(row.searchTokens ?? [])}, ${row.strength ?? null}, ${row.host ?? null},
       ${row.createdAt}, ${row.updatedAt}, ${clockValue(row.userId)}
-    WHERE ${condition}
-    ON CONFLICT (id) DO NOTHING`);
+    WHERE (SELECT count(*) FROM passwords WHERE user_id = ${row.userId} AND deleted_at IS NULL) < ${max}`);
 }
 
 /**
