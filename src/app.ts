@@ -6,6 +6,7 @@ import type { AppEnv } from "./http/types";
 import { registerAuthRoutes } from "./domains/auth/routes";
 import { registerMetaRoutes } from "./domains/meta/routes";
 import { registerPasswordRoutes } from "./domains/passwords/routes";
+import { registerSyncRoutes } from "./domains/sync/routes";
 import { registerTwoFactorRoutes } from "./domains/twofa/routes";
 import { registerEntryTotpRoutes } from "./domains/entry-totp/routes";
 import { registerDeviceRoutes } from "./domains/devices/routes";
@@ -47,6 +48,7 @@ export function buildApp(): Hono<AppEnv> {
   );
   registerMetaRoutes(app);
   registerAuthRoutes(app);
+  registerSyncRoutes(app);
   registerPasswordRoutes(app);
   registerTwoFactorRoutes(app);
   registerEntryTotpRoutes(app);

@@ -1,4 +1,5 @@
 import { buildApp } from "./app";
+import { purgeExpiredTombstones } from "./domains/sync/purge";
 import type { Bindings } from "./env";
 
 export { RateLimiter } from "../durable-objects/rate-limiter";
@@ -8,4 +9,7 @@ const app = buildApp();
 
 export default {
   fetch: app.fetch,
+  async scheduled(_controller, env, ctx) {
+    ctx.waitUntil(purgeExpiredTombstones(env).then((n) => console.log(`purged ${n} expired sync tombstones`)));
+  },
 } satisfies ExportedHandler<Bindings>;

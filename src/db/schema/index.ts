@@ -5,3 +5,4 @@ export * from "./notifications";
 export * from "./two-factor";
 export * from "./two-factor-recovery-codes";
 export * from "./password-totp";
+export * from "./sync-clocks";

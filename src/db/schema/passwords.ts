@@ -29,10 +29,17 @@ export const passwords = sqliteTable(
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
     deletedAt: text("deleted_at"),
+    /**
+     * The owner's commit clock (sync_clocks.clock, epoch ms) at this row's last write: the delta
+     * sync cursor. Every write to a row must set it in the same batch that advances the clock.
+     */
+    changeSeq: integer("change_seq").notNull().default(0),
   },
   (t) => [
     index("passwords_user_created").on(t.userId, t.createdAt, t.id).where(sql`deleted_at IS NULL`),
     index("passwords_user_host").on(t.userId, t.host).where(sql`deleted_at IS NULL`),
+    index("passwords_user_change").on(t.userId, t.changeSeq),
+    index("passwords_tombstone_change").on(t.changeSeq).where(sql`deleted_at IS NOT NULL`),
   ],
 );
 

@@ -1,6 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { passwords, passwordTotp, type PasswordTotpRow } from "../../db/schema";
+import { advanceClock, clockValue } from "../passwords/change-clock";
 
 const liveEntry = (userId: string, passwordId: string) =>
   and(eq(passwords.userId, userId), eq(passwords.id, passwordId), isNull(passwords.deletedAt));
@@ -20,15 +21,17 @@ export async function findEntry(db: Db, userId: string, passwordId: string): Pro
 export async function upsert(db: Db, row: PasswordTotpRow): Promise<void> {
   const { passwordId, createdAt: _createdAt, ...changes } = row;
   await db.batch([
+    advanceClock(db, row.userId),
     db.insert(passwordTotp).values(row).onConflictDoUpdate({ target: passwordTotp.passwordId, set: changes, setWhere: eq(passwordTotp.userId, row.userId) }),
-    db.update(passwords).set({ hasTotp: true, updatedAt: row.updatedAt }).where(liveEntry(row.userId, passwordId)),
+    db.update(passwords).set({ hasTotp: true, updatedAt: row.updatedAt, changeSeq: clockValue(row.userId) }).where(liveEntry(row.userId, passwordId)),
   ]);
 }
 
 export async function remove(db: Db, userId: string, passwordId: string, now: string): Promise<boolean> {
-  const [deleted] = await db.batch([
+  const [, deleted] = await db.batch([
+    advanceClock(db, userId),
     db.delete(passwordTotp).where(and(eq(passwordTotp.userId, userId), eq(passwordTotp.passwordId, passwordId))),
-    db.update(passwords).set({ hasTotp: false, updatedAt: now }).where(liveEntry(userId, passwordId)),
+    db.update(passwords).set({ hasTotp: false, updatedAt: now, changeSeq: clockValue(userId) }).where(liveEntry(userId, passwordId)),
   ]);
   return (deleted.meta.changes ?? 0) > 0;
 }

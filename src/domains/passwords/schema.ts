@@ -4,12 +4,12 @@ import { base64String, hexString, queryInt } from "../../lib/validators";
 /** D14: encrypted_data is at most 256 KB. */
 export const MAX_ENCRYPTED_DATA = 256 * 1024;
 
-const blindIndex = hexString.min(1).max(256);
-const envelopeKey = base64String.min(1).max(8192);
-const envelopeData = base64String.min(1).max(MAX_ENCRYPTED_DATA);
-const webField = z.string().trim().max(2048);
-const tags = z.array(z.string().trim().min(1).max(100)).max(50);
-const searchTokens = z.array(z.string().min(1).max(256)).max(1000);
+export const blindIndex = hexString.min(1).max(256);
+export const envelopeKey = base64String.min(1).max(8192);
+export const envelopeData = base64String.min(1).max(MAX_ENCRYPTED_DATA);
+export const webField = z.string().trim().max(2048);
+export const tags = z.array(z.string().trim().min(1).max(100)).max(50);
+export const searchTokens = z.array(z.string().min(1).max(256)).max(1000);
 
 export const CreatePasswordBody = z.object({
   name: z.string().trim().min(1).max(500),

@@ -1,0 +1,145 @@
+import type { Db } from "../../db/client";
+import type { PasswordRow } from "../../db/schema";
+import type { RequestMeta } from "../../http/types";
+import { randomId } from "../../lib/crypto";
+import { auditInsert } from "../audit/service";
+import { CURRENT_ENCRYPTION_VERSION, hostOf } from "../passwords/service";
+import * as repo from "./repo";
+import { IMPORT_BATCH_SIZE, type ImportEntry } from "./schema";
+
+const DEFAULT_NAME = "Imported entry";
+/** Import batches sent to D1 per round trip; each batch still succeeds or fails on its own. */
+const BATCHES_PER_ROUND_TRIP = 10;
+
+export class ImportService {
+  constructor(
+    private readonly db: Db,
+    private readonly maxPerUser: number,
+  ) {}
+
+  /**
+   * Imports pre-encrypted V3 entries in batches of 50. Each batch is one D1 transaction that goes in
+   * whole or not at all: its first insert checks that the whole batch fits under the entry limit,
+   * and every other insert of the batch depends on that first row existing. A failed batch adds an
+   * error string and the next batch goes on.
+   */
+  async import(userId: string, entries: ImportEntry[], provider: string, meta: RequestMeta) {
+    const now = new Date().toISOString();
+    const batches: PasswordRow[][] = [];
+    for (let start = 0; start < entries.length; start += IMPORT_BATCH_SIZE) {
+      batches.push(entries.slice(start, start + IMPORT_BATCH_SIZE).map((e) => toRow(userId, e, now)));
+    }
+    const outcomes: (boolean | "error")[] = [];
+    for (let g = 0; g < batches.length; g += BATCHES_PER_ROUND_TRIP) {
+      outcomes.push(...(await this.storeGroup(userId, batches.slice(g, g + BATCHES_PER_ROUND_TRIP))));
+    }
+    const errors: string[] = [];
+    let imported = 0;
+    outcomes.forEach((ok, b) => {
+      const first = b * IMPORT_BATCH_SIZE + 1;
+      const label = `Batch ${b + 1} (entries ${first} to ${first + batches[b].length - 1})`;
+      if (ok === true) imported += batches[b].length;
+      else if (ok === false) errors.push(`${label}: not imported, the vault would exceed its limit of ${this.maxPerUser} entries`);
+      else errors.push(`${label}: not imported, the batch could not be stored`);
+    });
+    await auditInsert(this.db, {
+      userId,
+      action: "password.import",
+      meta,
+      details: { provider, submitted: entries.length, imported, failedBatches: errors.length },
+    });
+    return { success: errors.length === 0, imported, encryption_version: CURRENT_ENCRYPTION_VERSION, errors };
+  }
+
+  /**
+   * Stores several batches in one round trip. Each batch is one statement, so a batch that does not
+   * fit simply inserts nothing; should a statement fail outright, the round trip is rolled back and
+   * its batches are retried one by one, so the failure stays with its own batch.
+   */
+  private async storeGroup(userId: string, group: PasswordRow[][]): Promise<(boolean | "error")[]> {
+    const run = async (part: PasswordRow[][]) => {
+      const statements = [repo.advanceClock(this.db, userId), ...part.map((rows) => repo.bulkInsertStatement(this.db, userId, rows, this.maxPerUser))];
+      const out = (await this.db.batch(statements as unknown as Parameters<Db["batch"]>[0])) as unknown as { meta?: { changes?: number } }[];
+      return part.map((_, i) => (out[i + 1].meta?.changes ?? 0) > 0);
+    };
+    try {
+      return await run(group);
+    } catch {
+      const results: (boolean | "error")[] = [];
+      for (const rows of group) {
+        try {
+          results.push(...(await run([rows])));
+        } catch (err) {
+          console.error("import batch failed", err instanceof Error ? err.name : "non-error thrown");
+          results.push("error");
+        }
+      }
+      return results;
+    }
+  }
+
+  /** Every live V3 entry as a document that the import endpoint accepts back as it is. */
+  async export(userId: string, meta: RequestMeta) {
+    const rows = await repo.listAllLive(this.db, userId);
+    const v3 = rows.filter((r) => r.encryptionVersion === CURRENT_ENCRYPTION_VERSION && r.wrappedItemKey && r.encryptedData);
+    const entries = v3.map((r) => ({
+      wrapped_item_key: r.wrappedItemKey!,
+      encrypted_data: r.encryptedData!,
+      domain_hash: r.domainHash,
+      name_hash: r.nameHash,
+      username_hash: r.usernameHash,
+      search_tokens: r.searchTokens,
+      encryption_version: CURRENT_ENCRYPTION_VERSION as 3,
+      name: r.name,
+      website: r.website,
+      url: r.url,
+      tags: r.tags,
+      strength: r.strength,
+    }));
+    await auditInsert(this.db, {
+      userId,
+      action: "password.export",
+      meta,
+      details: { exported: entries.length, skippedPlaceholders: rows.length - v3.length },
+    });
+    return {
+      format: "credential-vault-export" as const,
+      version: 1 as const,
+      exported_at: new Date().toISOString(),
+      provider: "generic" as const,
+      encryption_version: CURRENT_ENCRYPTION_VERSION as 3,
+      count: entries.length,
+      skipped_placeholders: rows.length - v3.length,
+      entries,
+    };
+  }
+}
+
+function toRow(userId: string, e: ImportEntry, now: string): PasswordRow {
+  return {
+    id: randomId(),
+    userId,
+    name: e.name ?? DEFAULT_NAME,
+    website: e.website ?? null,
+    url: e.url ?? null,
+    username: null,
+    tags: e.tags ?? [],
+    encryptionVersion: CURRENT_ENCRYPTION_VERSION,
+    wrappedItemKey: e.wrapped_item_key,
+    encryptedData: e.encrypted_data,
+    domainHash: e.domain_hash ?? null,
+    nameHash: e.name_hash ?? null,
+    usernameHash: e.username_hash ?? null,
+    searchTokens: e.search_tokens ?? [],
+    shareCount: 0,
+    hasTotp: false,
+    hasPasskey: false,
+    passkeyLabel: null,
+    strength: e.strength ?? null,
+    host: hostOf(e.website, e.url),
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: null,
+    changeSeq: 0,
+  };
+}
