@@ -2,3 +2,8 @@ export * from "./audit-events";
 export * from "./devices";
 export * from "./passwords";
 export * from "./notifications";
+export * from "./outbound-emails";
+export * from "./dead-man-switches";
+export * from "./dead-man-switch-recipients";
+export * from "./dead-man-switch-logs";
+export * from "./emergency-contacts";
