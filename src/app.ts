@@ -6,6 +6,8 @@ import type { AppEnv } from "./http/types";
 import { registerAuthRoutes } from "./domains/auth/routes";
 import { registerMetaRoutes } from "./domains/meta/routes";
 import { registerPasswordRoutes } from "./domains/passwords/routes";
+import { registerDeadManSwitchRoutes, signInResetsDeadManSwitch } from "./domains/dead-man-switch/routes";
+import { registerEmergencyRoutes } from "./domains/emergency/routes";
 
 const apiVersion: MiddlewareHandler<AppEnv> = async function apiVersion(c, next) {
   await next();
@@ -41,9 +43,12 @@ export function buildApp(): Hono<AppEnv> {
       maxAge: 600,
     }),
   );
+  app.use("/api/*", signInResetsDeadManSwitch);
   registerMetaRoutes(app);
   registerAuthRoutes(app);
   registerPasswordRoutes(app);
+  registerDeadManSwitchRoutes(app);
+  registerEmergencyRoutes(app);
   app.notFound(handleNotFound);
   app.onError(handleError);
   return app;

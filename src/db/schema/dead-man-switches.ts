@@ -7,6 +7,8 @@ export const deadManSwitches = sqliteTable("dead_man_switches", {
   id: text("id").primaryKey(),
   /** One switch per user. */
   userId: text("user_id").notNull().unique(),
+  /** Where email reminders go: the owner's address from their last switch update. */
+  ownerEmail: text("owner_email"),
   enabled: integer("enabled", { mode: "boolean" }).notNull(),
   inactivityDays: integer("inactivity_days").notNull(),
   notifyAtDays: text("notify_at_days", { mode: "json" }).$type<number[]>().notNull(),

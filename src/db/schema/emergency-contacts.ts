@@ -14,6 +14,8 @@ export const emergencyContacts = sqliteTable(
   {
     id: text("id").primaryKey(),
     ownerId: text("owner_id").notNull(),
+    /** The owner's address at invite time, for mail to the owner; not part of the listed record. */
+    ownerEmail: text("owner_email"),
     contactEmail: text("contact_email").notNull(),
     contactUserId: text("contact_user_id"),
     status: text("status").$type<EmergencyStatus>().notNull(),
