@@ -42,7 +42,7 @@ export class IdempotencyStore extends DurableObject {
     const row = rows[0];
     if (!row || (row.state === "in_flight" && row.created_at <= now - LEASE_MS)) {
       sql.exec("INSERT OR REPLACE INTO keys (key, fingerprint, state, response, created_at) VALUES (?, ?, 'in_flight', NULL, ?)", key, fingerprint, now);
-      await this.scheduleSweep(now);
+      await this.scheduleSweep(Date.now());
       return { state: "new" };
     }
     if (row.fingerprint !== fingerprint) return { state: "mismatch" };

@@ -13,4 +13,4 @@ cat <<TXT
   Then: curl -H "Authorization: Bearer \$TOKEN" http://localhost:${PORT}/api/auth/csrf-token
 
 TXT
-exec npx wrangler dev --port "${PORT}" --ip 127.0.0.1
+WRANGLER_SEND_METRICS=false exec npx wrangler dev --port "${PORT}" --ip 127.0.0.1

@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from "jose";
 import type { Config } from "../env";
+import { base64url } from "../lib/crypto";
 import { AppError, ErrorCode } from "../lib/errors";
 import type { AppEnv, AuthUser } from "./types";
 
@@ -27,7 +28,27 @@ function bearerOrCookie(header: string | undefined, cookie: string | undefined):
   return cookie ?? null;
 }
 
+const SEGMENT = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * Structural check of a compact JWS (RFC 7515 section 7.1) before jose sees it: jose 6 leaves a
+ * stray rejected promise behind on segments that do not decode, and a garbage token needs no
+ * crypto to be refused.
+ */
+function isCompactJws(token: string): boolean {
+  const parts = token.split(".");
+  if (parts.length !== 3 || !parts.every((p) => SEGMENT.test(p) && p.length % 4 !== 1)) return false;
+  try {
+    const header: unknown = JSON.parse(new TextDecoder().decode(base64url.decode(parts[0])));
+    JSON.parse(new TextDecoder().decode(base64url.decode(parts[1])));
+    return typeof header === "object" && header !== null;
+  } catch {
+    return false;
+  }
+}
+
 export async function verifyAccessToken(config: Config, token: string): Promise<AuthUser> {
+  if (!isCompactJws(token)) throw new Error("malformed token");
   const { payload } = await jwtVerify(token, keySetFor(config), {
     algorithms: ["RS256", "ES256"],
     issuer: config.IDP_ISSUER,

@@ -18,9 +18,13 @@ export type AppEnv = {
   };
 };
 
+/**
+ * Only `CF-Connecting-IP` is trusted: Cloudflare's edge sets it, while `X-Forwarded-For` is whatever
+ * the client wrote and would let it pick its own rate-limit bucket.
+ */
 export function requestMeta(req: { header(name: string): string | undefined }): RequestMeta {
   return {
-    ip: req.header("cf-connecting-ip") ?? req.header("x-forwarded-for")?.split(",")[0]?.trim() ?? "unknown",
+    ip: req.header("cf-connecting-ip") ?? "unknown",
     userAgent: req.header("user-agent") ?? "",
     device: req.header("x-device-fingerprint") ?? null,
   };

@@ -56,6 +56,8 @@ export function buildOpenApi(routes: RegisteredRoute[]) {
       security: r.auth === false ? [] : [{ bearer: [] }, { cookie: [] }],
     };
     if (r.deprecated) op.deprecated = true;
+    if (r.auth !== false && r.method !== "get" && r.csrf === false) op["x-csrf-exempt"] = true;
+    if (r.stepUp) op["x-step-up"] = r.stepUp;
     if (r.body) op.requestBody = { required: true, content: { "application/json": { schema: schemaOf(r.body, "input") } } };
     paths[path] = { ...(paths[path] ?? {}), [r.method]: op };
   }

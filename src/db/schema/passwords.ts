@@ -31,7 +31,7 @@ export const passwords = sqliteTable(
     deletedAt: text("deleted_at"),
   },
   (t) => [
-    index("passwords_user_created").on(t.userId, t.createdAt).where(sql`deleted_at IS NULL`),
+    index("passwords_user_created").on(t.userId, t.createdAt, t.id).where(sql`deleted_at IS NULL`),
     index("passwords_user_host").on(t.userId, t.host).where(sql`deleted_at IS NULL`),
   ],
 );

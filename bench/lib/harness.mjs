@@ -1,0 +1,78 @@
+// Shared bench harness: a real `wrangler dev` on its own port and state directory, seeding through
+// local D1, and load from wrk (installed from Debian when missing). Prints figures; asserts nothing.
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ensureDevVars, ROOT, signDevToken } from "../../scripts/lib/dev-identity.mjs";
+
+export { signDevToken };
+
+export function ensureWrk() {
+  if (spawnSync("sh", ["-c", "command -v wrk"]).status === 0) return;
+  execFileSync("sh", ["-c", "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null"], { stdio: "inherit" });
+}
+
+/** Starts wrangler dev with fresh local state and waits until /api/health answers. */
+export async function startWorker({ port, name, vars = {} }) {
+  await ensureDevVars();
+  const state = join(ROOT, "bench", "out", name);
+  rmSync(state, { recursive: true, force: true });
+  mkdirSync(state, { recursive: true });
+  const npx = (args) => execFileSync("npx", args, { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, WRANGLER_SEND_METRICS: "false" } });
+  npx(["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
+  const varArgs = Object.entries({ RATE_LIMIT_MULTIPLIER: "1000", ...vars }).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
+  const child = spawn("npx", ["wrangler", "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state, ...varArgs], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    detached: true,
+  });
+  let log = "";
+  child.stdout.on("data", (d) => (log += d));
+  child.stderr.on("data", (d) => (log += d));
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 120; i++) {
+    try {
+      if ((await fetch(`${base}/api/health`)).ok) break;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 500));
+    if (i === 119) throw new Error(`wrangler dev did not start:\n${log}`);
+  }
+  return {
+    base,
+    state,
+    /** Runs SQL against the same local D1 the worker uses. */
+    sql(file) {
+      npx(["wrangler", "d1", "execute", "DB", "--local", "--persist-to", state, "--file", file, "--yes"]);
+    },
+    stop() {
+      try {
+        process.kill(-child.pid, "SIGTERM");
+      } catch {}
+    },
+  };
+}
+
+export function writeSql(name, statements) {
+  const file = join(ROOT, "bench", "out", `${name}.sql`);
+  writeFileSync(file, statements.join(";\n") + ";\n");
+  return file;
+}
+
+const UNIT = { us: 0.001, ms: 1, s: 1000 };
+const toMs = (s) => {
+  const m = /^([\d.]+)(us|ms|s)$/.exec(s.trim());
+  return m ? Number(m[1]) * UNIT[m[2]] : NaN;
+};
+
+/** wrk with latency distribution; returns requests/s and p50/p99 in milliseconds. */
+export function wrk(url, headers, { seconds = 10, connections = 8, threads = 1 } = {}) {
+  const args = ["-t", String(threads), "-c", String(connections), "-d", `${seconds}s`, "--latency"];
+  for (const [k, v] of Object.entries(headers)) args.push("-H", `${k}: ${v}`);
+  const out = execFileSync("wrk", [...args, url], { encoding: "utf8" });
+  const pct = (p) => toMs(new RegExp(`^\\s+${p}%\\s+(\\S+)`, "m").exec(out)?.[1] ?? "");
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]), p50: pct(50), p99: pct(99), non2xx, raw: out };
+}
+
+export const fmt = (n, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : "n/a");

@@ -1,0 +1,98 @@
+import { env } from "cloudflare:test";
+import { Hono, type MiddlewareHandler } from "hono";
+import { describe, expect, it, vi } from "vitest";
+import { loadConfig } from "../../src/env";
+import { handleError } from "../../src/http/errors";
+import { rateLimit } from "../../src/http/rate-limit";
+import type { RateRuleName } from "../../src/http/rate-limit-rules";
+import type { AppEnv } from "../../src/http/types";
+
+const withConfig: MiddlewareHandler<AppEnv> = async (c, next) => {
+  c.set("config", loadConfig(c.env));
+  await next();
+};
+
+/** An environment whose limiter cannot be reached, as during a Durable Object outage. */
+const brokenEnv = {
+  ...env,
+  RATE_LIMITER: {
+    idFromName: () => ({}),
+    get: () => ({
+      hit: () => Promise.reject(new Error("limiter unreachable")),
+    }),
+  },
+};
+
+function tinyApp(...rules: RateRuleName[]) {
+  const app = new Hono<AppEnv>();
+  app.use("*", withConfig);
+  app.get("/op", rateLimit(...rules), (c) => c.text("ok"));
+  app.onError(handleError);
+  return app;
+}
+
+describe("rate limit middleware", () => {
+  it("fail-closed rules answer 503 when the limiter is unreachable", async () => {
+    const res = await tinyApp("password_reveal").request("/op", {}, brokenEnv);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ code: "SERVICE_UNAVAILABLE", status: 503 });
+    expect((await tinyApp("dead_man_switch_post").request("/op", {}, brokenEnv)).status).toBe(503);
+  });
+
+  it("other rules let the request through when the limiter is unreachable", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    expect((await tinyApp("passwords").request("/op", {}, brokenEnv)).status).toBe(200);
+    expect((await tinyApp().request("/op", {}, brokenEnv)).status).toBe(200);
+    warn.mockRestore();
+  });
+
+  it("counts unauthenticated callers per IP", async () => {
+    const app = tinyApp("admin_registry_write");
+    const ip = `198.51.100.${Math.floor(Math.random() * 250)}`;
+    for (let i = 0; i < 10; i++) expect((await app.request("/op", { headers: { "cf-connecting-ip": ip } }, env)).status).toBe(200);
+    const res = await app.request("/op", { headers: { "cf-connecting-ip": ip } }, env);
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await app.request("/op", { headers: { "cf-connecting-ip": "192.0.2.77" } }, env)).status).toBe(200);
+  });
+});
+
+describe("RateLimiter Durable Object: sliding window", () => {
+  const stub = () => env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`test:${crypto.randomUUID()}`));
+  const rule = [{ rule: "r", limit: 2, windowMs: 10_000 }];
+
+  it("allows the limit within the window, refuses the next with an exact Retry-After, then slides", async () => {
+    const s = stub();
+    const t0 = 1_000_000;
+    expect(await s.hit(rule, t0)).toEqual({ allowed: true });
+    expect(await s.hit(rule, t0 + 4_000)).toEqual({ allowed: true });
+    expect(await s.hit(rule, t0 + 5_000)).toEqual({ allowed: false, rule: "r", retryAfterSeconds: 5 });
+    expect(await s.hit(rule, t0 + 10_001)).toEqual({ allowed: true });
+    expect(await s.hit(rule, t0 + 10_500)).toEqual({ allowed: false, rule: "r", retryAfterSeconds: 4 });
+  });
+
+  it("records nothing when any rule refuses, so refused calls do not extend the window", async () => {
+    const s = stub();
+    const both = [
+      { rule: "wide", limit: 100, windowMs: 60_000 },
+      { rule: "narrow", limit: 1, windowMs: 60_000 },
+    ];
+    expect((await s.hit(both, 0)).allowed).toBe(true);
+    for (let i = 1; i <= 5; i++) expect((await s.hit(both, i)).allowed).toBe(false);
+    const wideOnly = [{ rule: "wide", limit: 2, windowMs: 60_000 }];
+    expect((await s.hit(wideOnly, 10)).allowed).toBe(true);
+    expect((await s.hit(wideOnly, 11)).allowed).toBe(false);
+  });
+});
+
+describe("rate limit subject", () => {
+  it("ignores a client-written X-Forwarded-For", async () => {
+    const app = tinyApp("admin_registry_write");
+    const ip = `203.0.113.${Math.floor(Math.random() * 250)}`;
+    for (let i = 0; i < 10; i++) {
+      const res = await app.request("/op", { headers: { "cf-connecting-ip": ip, "x-forwarded-for": `10.0.0.${i}` } }, env);
+      expect(res.status).toBe(200);
+    }
+    expect((await app.request("/op", { headers: { "cf-connecting-ip": ip, "x-forwarded-for": "10.9.9.9" } }, env)).status).toBe(429);
+  });
+});
