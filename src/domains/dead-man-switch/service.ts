@@ -229,8 +229,8 @@ export class DeadManSwitchService {
     if (owner?.secretPhraseHash && !(phrase !== undefined && (await verifyPhrase(phrase, owner.secretPhraseHash)))) {
       throw forbidden("The secret phrase is missing or wrong");
     }
+    if (!rec.userId && email) await repo.bindRecipient(this.db, rec.id, user.id, email);
     await this.db.batch([
-      ...(rec.userId || !email ? [] : [repo.bindRecipient(this.db, rec.id, user.id, email)]),
       repo.insertLog(this.db, rec.ownerId, "key_retrieved", { recipient_email: rec.recipientEmail }),
       auditInsert(this.db, { userId: user.id, action: "dead_man_switch.retrieve_key", targetType: "dead_man_switch_recipient", targetId: rec.id, meta, details: { owner_id: rec.ownerId } }),
     ]);
