@@ -12,6 +12,10 @@ import { randomId } from "../../lib/crypto";
 
 export const RECENT_LOGS = 20;
 
+export function switchQuery(db: Db, userId: string) {
+  return db.select().from(deadManSwitches).where(eq(deadManSwitches.userId, userId)).limit(1);
+}
+
 export function findSwitch(db: Db, userId: string): Promise<DeadManSwitchRow | undefined> {
   return db.select().from(deadManSwitches).where(eq(deadManSwitches.userId, userId)).get();
 }
@@ -55,13 +59,12 @@ export function deleteSwitch(db: Db, userId: string) {
   return db.delete(deadManSwitches).where(eq(deadManSwitches.userId, userId));
 }
 
+export function recipientsQuery(db: Db, ownerId: string) {
+  return db.select().from(deadManSwitchRecipients).where(eq(deadManSwitchRecipients.ownerId, ownerId)).orderBy(deadManSwitchRecipients.createdAt, deadManSwitchRecipients.id);
+}
+
 export function listRecipients(db: Db, ownerId: string): Promise<DeadManSwitchRecipientRow[]> {
-  return db
-    .select()
-    .from(deadManSwitchRecipients)
-    .where(eq(deadManSwitchRecipients.ownerId, ownerId))
-    .orderBy(deadManSwitchRecipients.createdAt, deadManSwitchRecipients.id)
-    .all();
+  return recipientsQuery(db, ownerId).all();
 }
 
 export function insertRecipient(db: Db, row: DeadManSwitchRecipientRow) {
@@ -105,8 +108,7 @@ export function recentLogs(db: Db, ownerId: string) {
     .from(deadManSwitchLogs)
     .where(eq(deadManSwitchLogs.ownerId, ownerId))
     .orderBy(desc(deadManSwitchLogs.timestamp), desc(deadManSwitchLogs.id))
-    .limit(RECENT_LOGS)
-    .all();
+    .limit(RECENT_LOGS);
 }
 
 export function deleteLogs(db: Db, ownerId: string) {

@@ -81,9 +81,8 @@ export class DeadManSwitchService {
 
   async status(user: AuthUser, now = Date.now()) {
     await applySignIn(this.db, this.timers, user, now);
-    const row = await repo.findSwitch(this.db, user.id);
+    const [[row], recipients, logs] = await this.db.batch([repo.switchQuery(this.db, user.id), repo.recipientsQuery(this.db, user.id), repo.recentLogs(this.db, user.id)]);
     if (!row) return { switch: null, recipients: [], recent_logs: [], days_remaining: null, is_warning: false };
-    const [recipients, logs] = await Promise.all([repo.listRecipients(this.db, user.id), repo.recentLogs(this.db, user.id)]);
     const status = statusAt(row, now);
     return {
       switch: toSwitch(row, now),

@@ -2,12 +2,12 @@ import { and, desc, eq, inArray, ne } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { emergencyContacts, type EmergencyContactRow, type EmergencyStatus } from "../../db/schema";
 
-export function listAsOwner(db: Db, ownerId: string): Promise<EmergencyContactRow[]> {
-  return db.select().from(emergencyContacts).where(eq(emergencyContacts.ownerId, ownerId)).orderBy(desc(emergencyContacts.createdAt)).all();
+export function listAsOwner(db: Db, ownerId: string) {
+  return db.select().from(emergencyContacts).where(eq(emergencyContacts.ownerId, ownerId)).orderBy(desc(emergencyContacts.createdAt), desc(emergencyContacts.id));
 }
 
-export function listAsContact(db: Db, contactUserId: string): Promise<EmergencyContactRow[]> {
-  return db.select().from(emergencyContacts).where(eq(emergencyContacts.contactUserId, contactUserId)).orderBy(desc(emergencyContacts.createdAt)).all();
+export function listAsContact(db: Db, contactUserId: string) {
+  return db.select().from(emergencyContacts).where(eq(emergencyContacts.contactUserId, contactUserId)).orderBy(desc(emergencyContacts.createdAt), desc(emergencyContacts.id));
 }
 
 /** A record the caller takes part in, as owner or as the contact who accepted; anything else is absent. */

@@ -42,7 +42,7 @@ export class EmergencyService {
   }
 
   async list(user: AuthUser) {
-    const [owned, contacted] = await Promise.all([repo.listAsOwner(this.db, user.id), repo.listAsContact(this.db, user.id)]);
+    const [owned, contacted] = await this.db.batch([repo.listAsOwner(this.db, user.id), repo.listAsContact(this.db, user.id)]);
     return { as_owner: owned.map(toContact), as_contact: contacted.map(toContact) };
   }
 
