@@ -34,6 +34,7 @@ describe("mailer", () => {
   });
 
   it("the http transport without its settings is a configuration error, not a silent fallback", () => {
+    expect(() => loadConfig({ ...env, MAIL_TRANSPORT: "http", MAIL_API_URL: `${base}/emails` })).toThrow("Service misconfigured");
     expect(() => mailerFor({ ...loadConfig(env), MAIL_TRANSPORT: "http" }, db)).toThrow(/MAIL_API_URL/);
   });
 });
