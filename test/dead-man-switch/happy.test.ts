@@ -1,3 +1,4 @@
+import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { TestUser } from "../support/auth";
 import { alarmAt, DAY, dmsTimer, fireAlarm, notificationsOf, outbox, rewindSwitch, setSwitch, switchRow, wrappedKey } from "../support/recovery";
@@ -29,6 +30,14 @@ async function addRecipient(owner: TestUser, email: string, key = wrappedKey()) 
 }
 
 describe("dead man's switch: configuration", () => {
+  it("documents its routes, recipients and transfers included, in the OpenAPI document", async () => {
+    const doc = (await (await SELF.fetch("https://vault.test/api/openapi.json")).json()) as { paths: Record<string, Record<string, unknown>> };
+    expect(Object.keys(doc.paths["/api/dead-man-switch"]).sort()).toEqual(["delete", "get", "post"]);
+    for (const p of ["/api/dead-man-switch/check-in", "/api/dead-man-switch/recipients", "/api/dead-man-switch/recipients/{id}", "/api/dead-man-switch/transfers", "/api/dead-man-switch/transfers/{id}/claim"]) {
+      expect(doc.paths[p], p).toBeDefined();
+    }
+  });
+
   it("reports no switch before one exists", async () => {
     const user = await TestUser.create();
     expect(await status(user)).toEqual({ switch: null, recipients: [], recent_logs: [], days_remaining: null, is_warning: false });
