@@ -110,3 +110,17 @@ describe("dead man's switch: validation and state errors", () => {
     await expectErrorBody(await user.call("POST", "/api/dead-man-switch/check-in"), 429, "RATE_LIMITED");
   });
 });
+
+describe("dead man's switch: recipient limits", () => {
+  it("ten recipients can be set up right after creating the switch; an eleventh is 422", async () => {
+    const user = await TestUser.create();
+    expect((await create(user)).status).toBe(201);
+    for (let i = 0; i < 10; i++) {
+      const res = await user.call("POST", "/api/dead-man-switch/recipients", { body: { recipient_email: `h${i}@example.test`, wrapped_recovery_key: wrappedKey() } });
+      expect(res.status).toBe(201);
+    }
+    const res = await user.call("POST", "/api/dead-man-switch/recipients", { body: { recipient_email: "h10@example.test", wrapped_recovery_key: wrappedKey() } });
+    await expectErrorBody(res, 422, "UNPROCESSABLE");
+    expect((await create(user, { inactivity_days: 40 })).status).toBe(200);
+  });
+});
