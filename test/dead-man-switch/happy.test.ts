@@ -236,4 +236,16 @@ describe("dead man's switch: the timer (idle → warning → triggered)", () => 
     const claim = await heir.call("POST", `/api/dead-man-switch/transfers/${rec.id}/claim`, { body: {} });
     expect(claim.status).toBe(404);
   });
+
+  it("an alarm that finds nothing due re-arms for the next moment; one for a vanished switch disarms", async () => {
+    const owner = await TestUser.create();
+    const sw = await createSwitch(owner);
+    expect(await fireAlarm(dmsTimer(owner.id))).toBe(true);
+    expect(await alarmAt(dmsTimer(owner.id))).toBe(Date.parse(sw.next_trigger_at as string) - 7 * DAY);
+    expect(await notificationsOf(owner.id)).toHaveLength(0);
+
+    await setSwitch(owner.id, { enabled: false });
+    expect(await fireAlarm(dmsTimer(owner.id))).toBe(true);
+    expect(await alarmAt(dmsTimer(owner.id))).toBeNull();
+  });
 });
