@@ -41,8 +41,16 @@ try {
       `INSERT INTO emergency_contacts (id,owner_id,owner_email,contact_email,contact_user_id,status,wait_hours,invite_token_hash,invite_expires_at,wrapped_access_key,invite_salt,requested_at,grant_at,granted_at,expires_at,created_at,updated_at) VALUES ${contacts.join(",")}`,
     ]),
   );
-  const status = await (await fetch(`${worker.base}/api/dead-man-switch`, { headers })).json();
-  const list = await (await fetch(`${worker.base}/api/vault/emergency`, { headers })).json();
+  // The seed takes long enough for wrangler to drop the idle keep-alive socket; one retry covers it.
+  const getJson = async (path) => {
+    try {
+      return await (await fetch(`${worker.base}${path}`, { headers })).json();
+    } catch {
+      return (await fetch(`${worker.base}${path}`, { headers })).json();
+    }
+  };
+  const status = await getJson("/api/dead-man-switch");
+  const list = await getJson("/api/vault/emergency");
   console.log(`sanity: status ${status.switch.status}, ${status.recipients.length} recipients, ${status.recent_logs.length} log lines, days_remaining ${status.days_remaining}; ${list.as_owner.length} emergency contacts`);
 
   const lua = join(ROOT, "bench", "out", "check-in.lua");
