@@ -8,6 +8,10 @@ import { registerMetaRoutes } from "./domains/meta/routes";
 import { registerPasswordRoutes } from "./domains/passwords/routes";
 import { registerDeadManSwitchRoutes, signInResetsDeadManSwitch } from "./domains/dead-man-switch/routes";
 import { registerEmergencyRoutes } from "./domains/emergency/routes";
+import { registerTwoFactorRoutes } from "./domains/twofa/routes";
+import { registerEntryTotpRoutes } from "./domains/entry-totp/routes";
+import { registerDeviceRoutes } from "./domains/devices/routes";
+import { registerNotificationRoutes } from "./domains/notifications/routes";
 
 const apiVersion: MiddlewareHandler<AppEnv> = async function apiVersion(c, next) {
   await next();
@@ -49,6 +53,10 @@ export function buildApp(): Hono<AppEnv> {
   registerPasswordRoutes(app);
   registerDeadManSwitchRoutes(app);
   registerEmergencyRoutes(app);
+  registerTwoFactorRoutes(app);
+  registerEntryTotpRoutes(app);
+  registerDeviceRoutes(app);
+  registerNotificationRoutes(app);
   app.notFound(handleNotFound);
   app.onError(handleError);
   return app;

@@ -38,6 +38,8 @@ const ConfigSchema = z
     MAIL_API_URL: z.url().optional(),
     MAIL_API_KEY: z.string().min(1).optional(),
     MAIL_FROM: z.string().min(3).optional(),
+    /** The issuer shown by authenticator apps for account 2FA (otpauth URI). */
+    TOTP_ISSUER: z.string().min(1).max(100).default("Credential Vault"),
   })
   .refine((c) => c.IDP_JWKS || c.IDP_JWKS_URL, { message: "one of IDP_JWKS or IDP_JWKS_URL is required", path: ["IDP_JWKS"] })
   .refine((c) => c.MAIL_TRANSPORT !== "http" || (c.MAIL_API_URL && c.MAIL_API_KEY && c.MAIL_FROM), {

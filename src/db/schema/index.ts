@@ -7,3 +7,6 @@ export * from "./dead-man-switches";
 export * from "./dead-man-switch-recipients";
 export * from "./dead-man-switch-logs";
 export * from "./emergency-contacts";
+export * from "./two-factor";
+export * from "./two-factor-recovery-codes";
+export * from "./password-totp";

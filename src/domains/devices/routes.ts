@@ -1,0 +1,71 @@
+import type { Context, Hono } from "hono";
+import { dbFor } from "../../db/client";
+import { route } from "../../http/route";
+import { stepUp } from "../../http/step-up";
+import { requestMeta, type AppEnv } from "../../http/types";
+import { idParam } from "../../lib/validators";
+import { DeviceListResponse, DeviceResponse, RegisterDeviceBody, SuccessResponse, UpdateDeviceBody } from "./schema";
+import { DeviceService } from "./service";
+
+function service(c: Context<AppEnv>) {
+  return new DeviceService(dbFor(c.env, c.get("user").id));
+}
+
+const raiseTrustStepUp = stepUp({ sensitive: true });
+
+export function registerDeviceRoutes(app: Hono<AppEnv>) {
+  route(app, {
+    method: "get",
+    path: "/api/devices",
+    summary: "The caller's registered devices, current first, then most recently active",
+    tags: ["devices"],
+    responses: { 200: { description: "Devices", schema: DeviceListResponse } },
+    handler: async (c) => c.json({ devices: await service(c).list(c.get("user").id) }),
+  });
+
+  route(app, {
+    method: "post",
+    path: "/api/devices",
+    summary: "Register the calling device (201), or re-register it by fingerprint (200)",
+    tags: ["devices"],
+    rateLimit: ["devices_register"],
+    body: RegisterDeviceBody,
+    responses: {
+      201: { description: "Registered as a new, trusted device", schema: DeviceResponse },
+      200: { description: "Re-registered; trust unchanged", schema: DeviceResponse },
+    },
+    handler: async (c, { body }) => {
+      const { created, device } = await service(c).register(c.get("user").id, body, requestMeta(c.req));
+      return c.json({ device }, created ? 201 : 200);
+    },
+  });
+
+  route(app, {
+    method: "patch",
+    path: "/api/devices/:id",
+    summary: "Rename a device or change its trust level; raising trust needs a recent sign-in",
+    tags: ["devices"],
+    rateLimit: ["devices_update"],
+    params: idParam,
+    body: UpdateDeviceBody,
+    responses: { 200: { description: "Updated device", schema: DeviceResponse } },
+    handler: async (c, { params, body }) => {
+      const device = await service(c).update(c.get("user").id, params.id, body, requestMeta(c.req), () => raiseTrustStepUp(c, async () => {}) as Promise<void>);
+      return c.json({ device });
+    },
+  });
+
+  route(app, {
+    method: "delete",
+    path: "/api/devices/:id",
+    summary: "Revoke a device; it registers as new next time",
+    tags: ["devices"],
+    rateLimit: ["devices_revoke"],
+    params: idParam,
+    responses: { 200: { description: "Revoked", schema: SuccessResponse } },
+    handler: async (c, { params }) => {
+      await service(c).revoke(c.get("user").id, params.id, requestMeta(c.req));
+      return c.json({ success: true as const });
+    },
+  });
+}

@@ -1,0 +1,48 @@
+import { z } from "zod";
+
+export const DEVICE_TYPES = ["desktop", "mobile", "tablet"] as const;
+export const TRUST_LEVELS = ["trusted", "recognized", "unknown"] as const;
+
+/** The fingerprint is the SHA-256 hex digest of the client's device signals (spec "Trusted device"). */
+export const Fingerprint = z
+  .string()
+  .trim()
+  .regex(/^[0-9a-fA-F]{64}$/, "must be a SHA-256 hex digest")
+  .transform((v) => v.toLowerCase());
+
+const label = z.string().trim().min(1).max(100);
+
+export const RegisterDeviceBody = z.object({
+  fingerprint: Fingerprint,
+  deviceName: label.optional(),
+  deviceType: z.enum(DEVICE_TYPES).optional(),
+  os: label.optional(),
+  browser: label.optional(),
+});
+export type RegisterDeviceInput = z.infer<typeof RegisterDeviceBody>;
+
+export const UpdateDeviceBody = z
+  .object({ deviceName: label, trustLevel: z.enum(TRUST_LEVELS) })
+  .partial()
+  .refine((b) => b.deviceName !== undefined || b.trustLevel !== undefined, { message: "deviceName or trustLevel is required" });
+export type UpdateDeviceInput = z.infer<typeof UpdateDeviceBody>;
+
+export const Device = z.object({
+  id: z.string(),
+  user_id: z.string(),
+  device_fingerprint: z.string(),
+  device_name: z.string(),
+  device_type: z.enum(DEVICE_TYPES),
+  os: z.string().nullable(),
+  browser: z.string().nullable(),
+  ip_address: z.string().nullable(),
+  trust_level: z.enum(TRUST_LEVELS),
+  is_current: z.boolean(),
+  last_active_at: z.string(),
+  trusted_at: z.string().nullable(),
+  created_at: z.string(),
+});
+
+export const DeviceResponse = z.object({ device: Device });
+export const DeviceListResponse = z.object({ devices: z.array(Device) });
+export const SuccessResponse = z.object({ success: z.literal(true) });

@@ -1,0 +1,126 @@
+import type { Db } from "../../db/client";
+import type { DeviceRow } from "../../db/schema";
+import type { RequestMeta } from "../../http/types";
+import { randomId } from "../../lib/crypto";
+import { conflict, notFound } from "../../lib/errors";
+import * as repo from "./repo";
+import type { RegisterDeviceInput, UpdateDeviceInput } from "./schema";
+import type { TrustLevel } from "./trust";
+import { deviceTypeFromUserAgent } from "./user-agent";
+
+/** Bounds the registry (and the list) per user; a user past it revokes an old device first. */
+export const MAX_DEVICES_PER_USER = 100;
+
+const TRUST_RANK: Record<TrustLevel, number> = { unknown: 0, recognized: 1, trusted: 2 };
+
+export function toDevice(row: DeviceRow) {
+  return {
+    id: row.id,
+    user_id: row.userId,
+    device_fingerprint: row.deviceFingerprint,
+    device_name: row.deviceName,
+    device_type: row.deviceType,
+    os: row.os,
+    browser: row.browser,
+    ip_address: row.ipAddress,
+    trust_level: row.trustLevel,
+    is_current: row.isCurrent,
+    last_active_at: row.lastActiveAt,
+    trusted_at: row.trustedAt,
+    created_at: row.createdAt,
+  };
+}
+
+function defaultName(input: RegisterDeviceInput): string {
+  return [input.browser, input.os].filter(Boolean).join(" on ") || "Unnamed device";
+}
+
+export class DeviceService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  async list(userId: string) {
+    return (await repo.list(this.db, userId, MAX_DEVICES_PER_USER)).map(toDevice);
+  }
+
+  /**
+   * Registers the calling device, or re-registers it (spec "States", Trusted device). The device type
+   * comes from the User-Agent by the spec's rule; the body's deviceType is used only without one.
+   */
+  async register(userId: string, input: RegisterDeviceInput, meta: RequestMeta) {
+    const now = new Date(this.clock()).toISOString();
+    const ip = meta.ip === "unknown" ? null : meta.ip;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const refreshed = await repo.refresh(this.db, userId, input.fingerprint, { os: input.os, browser: input.browser, ipAddress: ip, lastActiveAt: now });
+      if (refreshed) return { created: false, device: toDevice(refreshed) };
+      const row: DeviceRow = {
+        id: randomId(),
+        userId,
+        deviceFingerprint: input.fingerprint,
+        deviceName: input.deviceName ?? defaultName(input),
+        deviceType: meta.userAgent ? deviceTypeFromUserAgent(meta.userAgent) : (input.deviceType ?? "desktop"),
+        os: input.os ?? null,
+        browser: input.browser ?? null,
+        ipAddress: ip,
+        trustLevel: "trusted",
+        isCurrent: true,
+        lastActiveAt: now,
+        trustedAt: now,
+        createdAt: now,
+      };
+      const outcome = await repo.insertUnderLimit(this.db, row, MAX_DEVICES_PER_USER);
+      if (outcome === "inserted") return { created: true, device: toDevice(row) };
+      if (outcome === "limit") throw conflict(`At most ${MAX_DEVICES_PER_USER} devices can be registered; revoke one first`);
+    }
+    throw conflict("The device was registered concurrently; retry");
+  }
+
+  /**
+   * Renames (cosmetic) and changes trust. Raising trust calls `requireRecentAuth` first, so a
+   * stolen session on a lesser device cannot promote it without signing in again.
+   */
+  async update(userId: string, id: string, input: UpdateDeviceInput, meta: RequestMeta, requireRecentAuth: () => Promise<void>) {
+    const current = await repo.findById(this.db, userId, id);
+    if (!current) throw notFound("Device");
+    const set: Partial<DeviceRow> = {};
+    const changes: Record<string, { from: string | null; to: string }> = {};
+    if (input.deviceName !== undefined && input.deviceName !== current.deviceName) {
+      set.deviceName = input.deviceName;
+      changes.device_name = { from: current.deviceName, to: input.deviceName };
+    }
+    if (input.trustLevel !== undefined && input.trustLevel !== current.trustLevel) {
+      if (TRUST_RANK[input.trustLevel] > TRUST_RANK[current.trustLevel]) await requireRecentAuth();
+      set.trustLevel = input.trustLevel;
+      set.trustedAt = input.trustLevel === "trusted" ? new Date(this.clock()).toISOString() : null;
+      changes.trust_level = { from: current.trustLevel, to: input.trustLevel };
+    }
+    if (Object.keys(set).length === 0) return toDevice(current);
+    const updated = await repo.update(this.db, userId, id, set, {
+      userId,
+      action: "device.updated",
+      targetType: "device",
+      targetId: id,
+      meta,
+      details: { changes },
+    });
+    if (!updated) throw notFound("Device");
+    return toDevice(updated);
+  }
+
+  /** Removes the device; it appears as new when it registers again. Sessions are not ended. */
+  async revoke(userId: string, id: string, meta: RequestMeta) {
+    const current = await repo.findById(this.db, userId, id);
+    if (!current) throw notFound("Device");
+    const removed = await repo.remove(this.db, userId, id, {
+      userId,
+      action: "device.revoked",
+      targetType: "device",
+      targetId: id,
+      meta,
+      details: { changes: { removed: { device_name: current.deviceName, trust_level: current.trustLevel, device_type: current.deviceType } } },
+    });
+    if (!removed) throw notFound("Device");
+  }
+}

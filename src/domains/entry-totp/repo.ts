@@ -1,0 +1,34 @@
+import { and, eq, isNull } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { passwords, passwordTotp, type PasswordTotpRow } from "../../db/schema";
+
+const liveEntry = (userId: string, passwordId: string) =>
+  and(eq(passwords.userId, userId), eq(passwords.id, passwordId), isNull(passwords.deletedAt));
+
+/** The caller's live entry and its TOTP configuration, if any; undefined when the entry is not theirs. */
+export async function findEntry(db: Db, userId: string, passwordId: string): Promise<{ totp: PasswordTotpRow | null } | undefined> {
+  const row = await db
+    .select({ id: passwords.id, totp: passwordTotp })
+    .from(passwords)
+    .leftJoin(passwordTotp, and(eq(passwordTotp.passwordId, passwords.id), eq(passwordTotp.userId, userId)))
+    .where(liveEntry(userId, passwordId))
+    .get();
+  return row ? { totp: row.totp } : undefined;
+}
+
+/** Stores (or replaces) the configuration and marks the entry, in one transaction. */
+export async function upsert(db: Db, row: PasswordTotpRow): Promise<void> {
+  const { passwordId, createdAt: _createdAt, ...changes } = row;
+  await db.batch([
+    db.insert(passwordTotp).values(row).onConflictDoUpdate({ target: passwordTotp.passwordId, set: changes, setWhere: eq(passwordTotp.userId, row.userId) }),
+    db.update(passwords).set({ hasTotp: true, updatedAt: row.updatedAt }).where(liveEntry(row.userId, passwordId)),
+  ]);
+}
+
+export async function remove(db: Db, userId: string, passwordId: string, now: string): Promise<boolean> {
+  const [deleted] = await db.batch([
+    db.delete(passwordTotp).where(and(eq(passwordTotp.userId, userId), eq(passwordTotp.passwordId, passwordId))),
+    db.update(passwords).set({ hasTotp: false, updatedAt: now }).where(liveEntry(userId, passwordId)),
+  ]);
+  return (deleted.meta.changes ?? 0) > 0;
+}

@@ -1,0 +1,39 @@
+import type { Db } from "../../db/client";
+import { AppError, ErrorCode, validationError } from "../../lib/errors";
+import { notify, toNotification } from "./notify";
+import * as repo from "./repo";
+import { UUID, type CreateNotificationInput } from "./schema";
+
+export class NotificationService {
+  constructor(private readonly db: Db) {}
+
+  async list(userId: string, limit: number, unreadOnly: boolean) {
+    const { rows, unread } = await repo.list(this.db, userId, limit, unreadOnly);
+    return { notifications: rows.map(toNotification), unread_count: unread };
+  }
+
+  /** A client may only notify itself (spec "Authentication" 7): another user's id is 403. */
+  async create(userId: string, input: CreateNotificationInput) {
+    if (input.user_id !== userId) {
+      if (!UUID.test(input.user_id)) throw validationError("Request validation failed", [{ field: "user_id", message: "must be a UUID" }]);
+      throw new AppError(ErrorCode.FORBIDDEN, "Notifications can only be created for yourself");
+    }
+    return notify(this.db, {
+      userId,
+      type: input.type,
+      title: input.title,
+      body: input.body,
+      color: input.color,
+      icon: input.icon,
+      actionUrl: input.action_url,
+      actorId: input.actor_id,
+      actorEmail: input.actor_email,
+      actorName: input.actor_name,
+      metadata: input.metadata,
+    });
+  }
+
+  async clearAll(userId: string) {
+    return repo.clearAll(this.db, userId);
+  }
+}
