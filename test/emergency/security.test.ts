@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { expectErrorBody, signToken, TestUser } from "../support/auth";
-import { accepted, invite, inviteTokenFor, requested } from "../support/emergency";
+import { register } from "../support/devices";
+import { accepted, invite, inviteBody, inviteTokenFor, requested } from "../support/emergency";
 import { contactRow, signedInAgain } from "../support/recovery";
 
 const access = (u: TestUser, id: string) => u.call("GET", `/api/vault/emergency/access?contact_id=${encodeURIComponent(id)}`);
@@ -81,5 +82,16 @@ describe("emergency access: step-up (D3 sensitive operations)", () => {
     expect((await contactRow(contact.id))!.status).toBe("access_requested");
     const recent = new TestUser(await signToken({ sub: owner.id, email: owner.email, authAge: 200 }), owner.id, owner.email);
     expect((await recent.call("POST", "/api/vault/emergency/respond", { body: { contact_id: contact.id, action: "deny" } })).status).toBe(200);
+  });
+
+  it("from a trusted device the sensitive rule adds no age limit, while the switch's 90 s still holds", async () => {
+    const owner = await TestUser.create();
+    const { device } = await register(owner);
+    expect(device.trust_level).toBe("trusted");
+    const stale = await signedInAgain(owner, { authAge: 400 });
+    const headers = { "x-device-fingerprint": device.device_fingerprint };
+    const res = await stale.call("POST", "/api/vault/emergency", { body: inviteBody("trusted-path@example.test"), headers });
+    expect(res.status).toBe(201);
+    await expectErrorBody(await stale.call("POST", "/api/dead-man-switch", { body: {}, headers }), 401, "STEP_UP_REQUIRED");
   });
 });
