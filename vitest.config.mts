@@ -34,6 +34,7 @@ export default defineConfig({
   ],
   test: {
     setupFiles: ["./test/support/setup.ts"],
+    globalSetup: ["./test/support/mail-api-server.ts"],
     testTimeout: 30_000,
   },
 });

@@ -7,6 +7,8 @@ import { registerAuthRoutes } from "./domains/auth/routes";
 import { registerMetaRoutes } from "./domains/meta/routes";
 import { registerPasswordRoutes } from "./domains/passwords/routes";
 import { registerSyncRoutes } from "./domains/sync/routes";
+import { registerDeadManSwitchRoutes, signInResetsDeadManSwitch } from "./domains/dead-man-switch/routes";
+import { registerEmergencyRoutes } from "./domains/emergency/routes";
 import { registerTwoFactorRoutes } from "./domains/twofa/routes";
 import { registerEntryTotpRoutes } from "./domains/entry-totp/routes";
 import { registerDeviceRoutes } from "./domains/devices/routes";
@@ -46,10 +48,13 @@ export function buildApp(): Hono<AppEnv> {
       maxAge: 600,
     }),
   );
+  app.use("/api/*", signInResetsDeadManSwitch);
   registerMetaRoutes(app);
   registerAuthRoutes(app);
   registerSyncRoutes(app);
   registerPasswordRoutes(app);
+  registerDeadManSwitchRoutes(app);
+  registerEmergencyRoutes(app);
   registerTwoFactorRoutes(app);
   registerEntryTotpRoutes(app);
   registerDeviceRoutes(app);

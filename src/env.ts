@@ -9,6 +9,7 @@ export type Bindings = {
   IDEMPOTENCY: DurableObjectNamespace<import("../durable-objects/idempotency").IdempotencyStore>;
   RESET_QUEUE: Queue;
   BROWSER: Fetcher;
+  RECOVERY_TIMER: DurableObjectNamespace<import("../durable-objects/recovery-timer").RecoveryTimer>;
 } & Record<string, unknown>;
 
 const base64Key32 = z.string().refine((v) => {
@@ -33,10 +34,18 @@ const ConfigSchema = z
     CORS_ORIGINS: z.string().optional(),
     OUTBOUND_ALLOW_PRIVATE: z.string().optional(),
     RATE_LIMIT_MULTIPLIER: z.coerce.number().min(1).default(1),
+    MAIL_TRANSPORT: z.enum(["outbox", "http"]).default("outbox"),
+    MAIL_API_URL: z.url().optional(),
+    MAIL_API_KEY: z.string().min(1).optional(),
+    MAIL_FROM: z.string().min(3).optional(),
     /** The issuer shown by authenticator apps for account 2FA (otpauth URI). */
     TOTP_ISSUER: z.string().min(1).max(100).default("Credential Vault"),
   })
-  .refine((c) => c.IDP_JWKS || c.IDP_JWKS_URL, { message: "one of IDP_JWKS or IDP_JWKS_URL is required", path: ["IDP_JWKS"] });
+  .refine((c) => c.IDP_JWKS || c.IDP_JWKS_URL, { message: "one of IDP_JWKS or IDP_JWKS_URL is required", path: ["IDP_JWKS"] })
+  .refine((c) => c.MAIL_TRANSPORT !== "http" || (c.MAIL_API_URL && c.MAIL_API_KEY && c.MAIL_FROM), {
+    message: "MAIL_TRANSPORT=http needs MAIL_API_URL, MAIL_API_KEY and MAIL_FROM",
+    path: ["MAIL_API_KEY"],
+  });
 
 export type Config = z.infer<typeof ConfigSchema> & {
   corsOrigins: string[];

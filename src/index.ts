@@ -4,6 +4,7 @@ import type { Bindings } from "./env";
 
 export { RateLimiter } from "../durable-objects/rate-limiter";
 export { IdempotencyStore } from "../durable-objects/idempotency";
+export { RecoveryTimer } from "../durable-objects/recovery-timer";
 
 const app = buildApp();
 

@@ -66,8 +66,9 @@ const toMs = (s) => {
 };
 
 /** wrk with latency distribution; returns requests/s and p50/p99 in milliseconds. */
-export function wrk(url, headers, { seconds = 10, connections = 8, threads = 1 } = {}) {
+export function wrk(url, headers, { seconds = 10, connections = 8, threads = 1, script } = {}) {
   const args = ["-t", String(threads), "-c", String(connections), "-d", `${seconds}s`, "--latency"];
+  if (script) args.push("-s", script);
   for (const [k, v] of Object.entries(headers)) args.push("-H", `${k}: ${v}`);
   const out = execFileSync("wrk", [...args, url], { encoding: "utf8" });
   const pct = (p) => toMs(new RegExp(`^\\s+${p}%\\s+(\\S+)`, "m").exec(out)?.[1] ?? "");

@@ -19,6 +19,7 @@ export const RATE_RULES = {
   session_share_create: { limit: 10, windowSeconds: 60 * 60 },
   dead_man_switch_post: { limit: 10, windowSeconds: 60, failClosed: true },
   dead_man_switch_check_in: { limit: 10, windowSeconds: 60 },
+  dead_man_switch_recipients: { limit: 30, windowSeconds: 60, failClosed: true },
   emergency_add: { limit: 5, windowSeconds: 60 },
   emergency_request: { limit: 5, windowSeconds: 60 },
   emergency_respond: { limit: 5, windowSeconds: 60 },

@@ -1,0 +1,96 @@
+import { dbFor, type Db } from "../../db/client";
+import type { DeadManSwitchRow } from "../../db/schema";
+import { loadConfig, type Bindings } from "../../env";
+import { mailerFor, sendQuietly, type Mailer } from "../../lib/mailer";
+import { notify } from "../notifications/notify";
+import { CONFIRMATION_WINDOW_MS, daysRemaining, dueReminders, iso, ms, nextWake, statusAt } from "./engine";
+import * as repo from "./repo";
+
+type Ctx = { db: Db; mailer: Mailer; appOrigin: string };
+
+/**
+ * One tick of a user's switch (DECISIONS D7): send the reminders that are due, trigger when the
+ * inactivity period has run out, release held transfers when the confirmation window has passed.
+ * Returns when to wake next, or null when nothing is left to time.
+ */
+export async function runDeadManSwitchTimer(env: Bindings, userId: string, now: number): Promise<number | null> {
+  const config = loadConfig(env);
+  const db = dbFor(env, userId);
+  return tick({ db, mailer: mailerFor(config, db), appOrigin: config.APP_ORIGIN ?? "" }, userId, now);
+}
+
+async function tick(ctx: Ctx, userId: string, now: number): Promise<number | null> {
+  const row = await repo.findSwitch(ctx.db, userId);
+  if (!row || !row.enabled) return null;
+  if (row.status === "triggered") return releaseIfDue(ctx, row, now);
+  if (row.nextTriggerAt && now >= ms(row.nextTriggerAt)) return trigger(ctx, row, now);
+
+  const due = dueReminders(row, now);
+  const status = statusAt(row, now);
+  if (due.length === 0 && status === row.status) return nextWake(row);
+  const set = { remindersSent: [...row.remindersSent, ...due], status, updatedAt: iso(now) };
+  const [res] = await ctx.db.batch([
+    repo.updateSwitchIfUnchanged(ctx.db, row, set),
+    ...(due.length ? [repo.insertLog(ctx.db, userId, "reminder_sent", { days_remaining: daysRemaining(ms(row.nextTriggerAt!), now), channels: row.notifyVia }, iso(now))] : []),
+  ]);
+  if ((res.meta.changes ?? 0) === 0) return now;
+  if (due.length) await remind(ctx, row, now);
+  return nextWake({ ...row, ...set });
+}
+
+async function remind(ctx: Ctx, row: DeadManSwitchRow, now: number) {
+  const days = daysRemaining(ms(row.nextTriggerAt!), now);
+  const title = "Dead man's switch: check in";
+  const body = `Your dead man's switch triggers in ${days} day${days === 1 ? "" : "s"} (${row.nextTriggerAt}). Check in to reset it.`;
+  if (row.notifyVia.includes("push")) {
+    await notify(ctx.db, { userId: row.userId, type: "dead_man_switch_reminder", title, body, color: "warning", actionUrl: "/dead-man-switch", metadata: { days_remaining: days, next_trigger_at: row.nextTriggerAt } });
+  }
+  if (row.notifyVia.includes("email") && row.ownerEmail) {
+    await sendQuietly(ctx.mailer, { to: row.ownerEmail, subject: title, text: `${body}\n\n${ctx.appOrigin}/dead-man-switch`, kind: "dead_man_switch.reminder" });
+  }
+}
+
+async function trigger(ctx: Ctx, row: DeadManSwitchRow, now: number): Promise<number | null> {
+  const held = row.confirmationRequired;
+  const releaseAt = held ? iso(now + CONFIRMATION_WINDOW_MS) : null;
+  const set = { status: "triggered" as const, triggeredAt: iso(now), releaseAt, updatedAt: iso(now) };
+  const [res] = await ctx.db.batch([
+    repo.updateSwitchIfUnchanged(ctx.db, row, set),
+    repo.setRecipientsStatus(ctx.db, row.userId, held ? "awaiting_confirmation" : "released", held ? null : iso(now)),
+    repo.insertLog(ctx.db, row.userId, "triggered", { confirmation_required: held, release_at: releaseAt }, iso(now)),
+  ]);
+  if ((res.meta.changes ?? 0) === 0) return now;
+  const title = "Dead man's switch triggered";
+  const body = held
+    ? `Your inactivity period has run out. Your recovery keys will be released to your recipients at ${releaseAt} unless you check in before then.`
+    : "Your inactivity period has run out and your recipients can now retrieve their recovery keys. Check in to stop further access.";
+  await notify(ctx.db, { userId: row.userId, type: "dead_man_switch_triggered", title, body, color: "error", actionUrl: "/dead-man-switch", metadata: { release_at: releaseAt } });
+  if (row.ownerEmail) await sendQuietly(ctx.mailer, { to: row.ownerEmail, subject: title, text: `${body}\n\n${ctx.appOrigin}/dead-man-switch`, kind: "dead_man_switch.triggered" });
+  if (!held) await mailRecipients(ctx, row.userId);
+  return releaseAt ? ms(releaseAt) : null;
+}
+
+async function releaseIfDue(ctx: Ctx, row: DeadManSwitchRow, now: number): Promise<number | null> {
+  if (!row.releaseAt) return null;
+  if (now < ms(row.releaseAt)) return ms(row.releaseAt);
+  const [res] = await ctx.db.batch([
+    repo.updateSwitchIfUnchanged(ctx.db, row, { releaseAt: null, updatedAt: iso(now) }),
+    repo.setRecipientsStatus(ctx.db, row.userId, "released", iso(now)),
+    repo.insertLog(ctx.db, row.userId, "released", {}, iso(now)),
+  ]);
+  if ((res.meta.changes ?? 0) === 0) return now;
+  await mailRecipients(ctx, row.userId);
+  return null;
+}
+
+async function mailRecipients(ctx: Ctx, ownerId: string) {
+  for (const r of await repo.listRecipients(ctx.db, ownerId)) {
+    await sendQuietly(ctx.mailer, {
+      to: r.recipientEmail,
+      subject: "A recovery key has been released to you",
+      text: `A vault owner named you as a recipient of their dead man's switch, and it has triggered. Sign in to retrieve your recovery key:\n\n${ctx.appOrigin}/dead-man-switch/transfers`,
+      kind: "dead_man_switch.released",
+    });
+  }
+}
+

@@ -1,0 +1,217 @@
+import type { RecoveryTimers } from "../../../durable-objects/recovery-timer";
+import type { EmergencyContactRow } from "../../db/schema";
+import type { AuthUser, RequestMeta } from "../../http/types";
+import { randomId, randomToken, sha256Hex } from "../../lib/crypto";
+import { AppError, ErrorCode, conflict, forbidden, notFound } from "../../lib/errors";
+import { sendQuietly } from "../../lib/mailer";
+import { auditInsert } from "../audit/service";
+import { notify } from "../notifications/notify";
+import * as repo from "./repo";
+import type { AddInput } from "./schema";
+import { announceGrant, INVITE_TTL_MS, RETRIEVAL_WINDOW_MS, tickContact, type EmergencyCtx } from "./timer";
+
+const HOUR_MS = 60 * 60 * 1000;
+const iso = (t: number) => new Date(t).toISOString();
+const lower = (e: string | undefined) => (e ? e.trim().toLowerCase() : null);
+
+/** DECISIONS D8's contact: never the token hash, the wrapped key or the salt. */
+export function toContact(r: EmergencyContactRow) {
+  return {
+    id: r.id,
+    owner_id: r.ownerId,
+    contact_email: r.contactEmail,
+    contact_user_id: r.contactUserId,
+    status: r.status,
+    wait_hours: r.waitHours,
+    requested_at: r.requestedAt,
+    grant_at: r.grantAt,
+    granted_at: r.grantedAt,
+    expires_at: r.expiresAt,
+    created_at: r.createdAt,
+  };
+}
+
+export class EmergencyService {
+  constructor(
+    private readonly ctx: EmergencyCtx,
+    private readonly timers: RecoveryTimers,
+  ) {}
+
+  private get db() {
+    return this.ctx.db;
+  }
+
+  async list(user: AuthUser) {
+    const [owned, contacted] = await this.db.batch([repo.listAsOwner(this.db, user.id), repo.listAsContact(this.db, user.id)]);
+    return { as_owner: owned.map(toContact), as_contact: contacted.map(toContact) };
+  }
+
+  async add(user: AuthUser, input: AddInput, meta: RequestMeta, now = Date.now()) {
+    const email = lower(input.email)!;
+    if (email === lower(user.email)) throw conflict("You cannot name yourself as an emergency contact");
+    if (await repo.findLiveByEmail(this.db, user.id, email)) throw conflict("That address is already an emergency contact");
+    const token = randomToken(32);
+    const row: EmergencyContactRow = {
+      id: randomId(),
+      ownerId: user.id,
+      ownerEmail: lower(user.email),
+      contactEmail: email,
+      contactUserId: null,
+      status: "pending_invite",
+      waitHours: input.wait_hours,
+      inviteTokenHash: await sha256Hex(token),
+      inviteExpiresAt: iso(now + INVITE_TTL_MS),
+      wrappedAccessKey: input.wrapped_access_key,
+      inviteSalt: input.invite_salt,
+      requestedAt: null,
+      grantAt: null,
+      grantedAt: null,
+      expiresAt: null,
+      createdAt: iso(now),
+      updatedAt: iso(now),
+    };
+    await this.db.batch([
+      repo.insert(this.db, row),
+      auditInsert(this.db, { userId: user.id, action: "emergency_contact.add", targetType: "emergency_contact", targetId: row.id, meta, details: { email, wait_hours: row.waitHours } }),
+    ]);
+    await sendQuietly(this.ctx.mailer, {
+      to: email,
+      subject: "You have been named an emergency contact",
+      text:
+        `${user.email ?? "A vault owner"} named you as an emergency contact for their vault, with a waiting period of ${row.waitHours} hours.\n` +
+        `Accept the invitation within 7 days (until ${row.inviteExpiresAt}):\n\n${this.ctx.appOrigin}/emergency/${token}\n`,
+      kind: "emergency.invite",
+    });
+    return toContact(row);
+  }
+
+  async accept(user: AuthUser, token: string, meta: RequestMeta, now = Date.now()) {
+    const row = await repo.findByTokenHash(this.db, await sha256Hex(token));
+    if (!row || row.status === "revoked") throw notFound("Invitation");
+    if (row.ownerId === user.id) throw forbidden("You cannot accept your own invitation");
+    if (row.status !== "pending_invite") {
+      if (row.contactUserId === user.id) throw conflict("Invitation already accepted");
+      throw notFound("Invitation");
+    }
+    if (now >= Date.parse(row.inviteExpiresAt)) throw new AppError(ErrorCode.GONE, "Invitation expired");
+    if (lower(user.email) !== row.contactEmail) throw forbidden("The invitation was sent to another address");
+    const set = { status: "active" as const, contactUserId: user.id, updatedAt: iso(now) };
+    const [res] = await this.db.batch([
+      repo.transition(this.db, row.id, ["pending_invite"], set),
+      auditInsert(this.db, { userId: user.id, action: "emergency_contact.accept", targetType: "emergency_contact", targetId: row.id, meta, details: { owner_id: row.ownerId } }),
+    ]);
+    if ((res.meta.changes ?? 0) === 0) throw conflict("Invitation already answered");
+    await notify(this.db, {
+      userId: row.ownerId,
+      type: "emergency_contact_accepted",
+      title: "Emergency contact accepted",
+      body: `${row.contactEmail} accepted your emergency contact invitation.`,
+      actionUrl: "/emergency",
+      actorId: user.id,
+      actorEmail: row.contactEmail,
+      metadata: { contact_id: row.id },
+    });
+    return toContact({ ...row, ...set });
+  }
+
+  /** Contact-only: the owner gets 403 (they can see the record), anyone else 404. */
+  private async asContact(user: AuthUser, id: string) {
+    const row = await repo.findForParty(this.db, user.id, id);
+    if (!row) throw notFound("Emergency contact");
+    if (row.contactUserId !== user.id) throw forbidden("Only the emergency contact may do this");
+    return row;
+  }
+
+  /** Owner-only: the contact gets 403, anyone else 404. */
+  private async asOwner(user: AuthUser, id: string) {
+    const row = await repo.findForParty(this.db, user.id, id);
+    if (!row) throw notFound("Emergency contact");
+    if (row.ownerId !== user.id) throw forbidden("Only the vault owner may do this");
+    return row;
+  }
+
+  async request(user: AuthUser, id: string, meta: RequestMeta, now = Date.now()) {
+    const row = await this.asContact(user, id);
+    if (row.status !== "active") throw conflict(`Access cannot be requested while the record is ${row.status}`);
+    const grantAt = now + row.waitHours * HOUR_MS;
+    const set = { status: "access_requested" as const, requestedAt: iso(now), grantAt: iso(grantAt), grantedAt: null, expiresAt: null, updatedAt: iso(now) };
+    await this.timers.scheduleEmergency(row.id, grantAt);
+    const [res] = await this.db.batch([
+      repo.transition(this.db, row.id, ["active"], set),
+      auditInsert(this.db, { userId: user.id, action: "emergency_access.request", targetType: "emergency_contact", targetId: row.id, meta, details: { owner_id: row.ownerId, wait_hours: row.waitHours, grant_at: set.grantAt } }),
+    ]);
+    if ((res.meta.changes ?? 0) === 0) throw conflict("The record changed; reload it");
+    const body = `${row.contactEmail} requested emergency access to your vault. It will be granted automatically at ${set.grantAt} unless you deny it.`;
+    await notify(this.db, {
+      userId: row.ownerId,
+      type: "emergency_access_requested",
+      title: "Emergency access requested",
+      body,
+      color: "warning",
+      actionUrl: "/emergency",
+      actorId: user.id,
+      actorEmail: row.contactEmail,
+      metadata: { contact_id: row.id, grant_at: set.grantAt, wait_hours: row.waitHours },
+    });
+    if (row.ownerEmail) await sendQuietly(this.ctx.mailer, { to: row.ownerEmail, subject: "Emergency access requested", text: `${body}\n\n${this.ctx.appOrigin}/emergency`, kind: "emergency.requested" });
+    return toContact({ ...row, ...set });
+  }
+
+  async respond(user: AuthUser, id: string, action: "approve" | "deny", meta: RequestMeta, now = Date.now()) {
+    const row = await this.asOwner(user, id);
+    if (row.status !== "access_requested") throw conflict(`There is no pending request (record is ${row.status})`);
+    const set =
+      action === "approve"
+        ? { status: "access_granted" as const, grantedAt: iso(now), expiresAt: iso(now + RETRIEVAL_WINDOW_MS), updatedAt: iso(now) }
+        : { status: "access_denied" as const, updatedAt: iso(now) };
+    if (action === "approve") await this.timers.scheduleEmergency(row.id, now + RETRIEVAL_WINDOW_MS);
+    const [res] = await this.db.batch([
+      repo.updateOwned(this.db, user.id, row.id, ["access_requested"], set),
+      auditInsert(this.db, { userId: user.id, action: `emergency_access.${action}`, targetType: "emergency_contact", targetId: row.id, meta, details: { contact_id: row.id, email: row.contactEmail } }),
+    ]);
+    if ((res.meta.changes ?? 0) === 0) throw conflict("The request was answered already");
+    const updated = { ...row, ...set };
+    if (action === "approve") await announceGrant(this.ctx, updated, updated.expiresAt!, false);
+    else {
+      await this.timers.cancelEmergency(row.id);
+      if (row.contactUserId) {
+        await notify(this.db, { userId: row.contactUserId, type: "emergency_access_denied", title: "Emergency access denied", body: "The vault owner denied your emergency access request.", color: "error", actionUrl: "/emergency", actorId: user.id, metadata: { contact_id: row.id } });
+      }
+    }
+    return toContact(updated);
+  }
+
+  async updateWait(user: AuthUser, id: string, waitHours: number, meta: RequestMeta, now = Date.now()) {
+    const row = await this.asOwner(user, id);
+    if (row.status === "revoked") throw conflict("The record is revoked");
+    const set = { waitHours, updatedAt: iso(now) };
+    const [res] = await this.db.batch([
+      repo.updateOwned(this.db, user.id, row.id, ["pending_invite", "active", "access_requested", "access_granted", "access_denied", "access_expired"], set),
+      auditInsert(this.db, { userId: user.id, action: "emergency_contact.update", targetType: "emergency_contact", targetId: row.id, meta, details: { wait_hours: waitHours, previous_wait_hours: row.waitHours } }),
+    ]);
+    if ((res.meta.changes ?? 0) === 0) throw conflict("The record is revoked");
+    return toContact({ ...row, ...set });
+  }
+
+  async revoke(user: AuthUser, id: string, meta: RequestMeta, now = Date.now()) {
+    const row = await this.asOwner(user, id);
+    if (row.status !== "revoked") {
+      await this.db.batch([
+        repo.updateOwned(this.db, user.id, row.id, [row.status], { status: "revoked", updatedAt: iso(now) }),
+        auditInsert(this.db, { userId: user.id, action: "emergency_contact.revoke", targetType: "emergency_contact", targetId: row.id, meta, details: { email: row.contactEmail, previous_status: row.status } }),
+      ]);
+    }
+    await this.timers.cancelEmergency(row.id);
+  }
+
+  /** Spec: recipient only; 403 unless granted and in its window, 404 absent, 410 once the window has passed. */
+  async access(user: AuthUser, id: string, meta: RequestMeta, now = Date.now()) {
+    const found = await this.asContact(user, id);
+    if (found.status === "access_requested" || found.status === "access_granted") await tickContact(this.ctx, id, now);
+    const row = (await repo.findForParty(this.db, user.id, id)) ?? found;
+    if (row.status === "access_expired") throw new AppError(ErrorCode.GONE, "The access window has expired");
+    if (row.status !== "access_granted" || !row.expiresAt || now >= Date.parse(row.expiresAt)) throw forbidden("Access has not been granted");
+    await auditInsert(this.db, { userId: user.id, action: "emergency_access.retrieve_key", targetType: "emergency_contact", targetId: row.id, meta, details: { owner_id: row.ownerId } });
+    return { wrapped_access_key: row.wrappedAccessKey, invite_salt: row.inviteSalt };
+  }
+}

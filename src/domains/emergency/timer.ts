@@ -1,0 +1,79 @@
+import { dbFor, type Db } from "../../db/client";
+import type { EmergencyContactRow } from "../../db/schema";
+import { loadConfig, type Bindings } from "../../env";
+import { mailerFor, sendQuietly, type Mailer } from "../../lib/mailer";
+import { notify } from "../notifications/notify";
+import * as repo from "./repo";
+
+export const RETRIEVAL_WINDOW_MS = 24 * 60 * 60 * 1000;
+export const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+const iso = (t: number) => new Date(t).toISOString();
+
+export type EmergencyCtx = { db: Db; mailer: Mailer; appOrigin: string };
+
+export async function runEmergencyTimer(env: Bindings, contactId: string, now: number): Promise<number | null> {
+  const config = loadConfig(env);
+  const db = dbFor(env, contactId);
+  return tickContact({ db, mailer: mailerFor(config, db), appOrigin: config.APP_ORIGIN ?? "" }, contactId, now);
+}
+
+/**
+ * The automatic transitions (spec States): access_requested becomes access_granted when grant_at
+ * passes without a response; access_granted becomes access_expired when the 24-hour window passes.
+ * Returns when to wake next, or null. Also run inline before key retrieval, so a late alarm never
+ * decides the answer.
+ */
+export async function tickContact(ctx: EmergencyCtx, contactId: string, now: number): Promise<number | null> {
+  const row = await repo.findById(ctx.db, contactId);
+  if (!row) return null;
+  if (row.status === "access_requested" && row.grantAt) {
+    if (now < Date.parse(row.grantAt)) return Date.parse(row.grantAt);
+    const expiresAt = now + RETRIEVAL_WINDOW_MS;
+    const res = await repo.transition(ctx.db, row.id, ["access_requested"], { status: "access_granted", grantedAt: iso(now), expiresAt: iso(expiresAt), updatedAt: iso(now) });
+    if ((res.meta.changes ?? 0) === 0) return now;
+    await announceGrant(ctx, row, iso(expiresAt), true);
+    return expiresAt;
+  }
+  if (row.status === "access_granted" && row.expiresAt) {
+    if (now < Date.parse(row.expiresAt)) return Date.parse(row.expiresAt);
+    await repo.transition(ctx.db, row.id, ["access_granted"], { status: "access_expired", updatedAt: iso(now) });
+    return null;
+  }
+  return null;
+}
+
+/** Tells both sides that access has been granted (by the owner or because the wait ran out). */
+export async function announceGrant(ctx: EmergencyCtx, row: EmergencyContactRow, expiresAt: string, automatic: boolean) {
+  const how = automatic ? "the waiting period passed without a response" : "the owner approved it";
+  if (row.contactUserId) {
+    await notify(ctx.db, {
+      userId: row.contactUserId,
+      type: "emergency_access_granted",
+      title: "Emergency access granted",
+      body: `Your emergency access request was granted because ${how}. You can retrieve access until ${expiresAt}.`,
+      color: "success",
+      actionUrl: "/emergency",
+      actorId: row.ownerId,
+      metadata: { contact_id: row.id, expires_at: expiresAt },
+    });
+  }
+  await sendQuietly(ctx.mailer, {
+    to: row.contactEmail,
+    subject: "Emergency access granted",
+    text: `Your emergency access request was granted because ${how}. Sign in to retrieve access before ${expiresAt}:\n\n${ctx.appOrigin}/emergency`,
+    kind: "emergency.granted",
+  });
+  if (automatic) {
+    await notify(ctx.db, {
+      userId: row.ownerId,
+      type: "emergency_access_granted",
+      title: "Emergency access granted automatically",
+      body: `${row.contactEmail} now has emergency access to your vault: the waiting period passed without a response.`,
+      color: "warning",
+      actionUrl: "/emergency",
+      actorEmail: row.contactEmail,
+      metadata: { contact_id: row.id, expires_at: expiresAt },
+    });
+  }
+}
