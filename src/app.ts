@@ -6,6 +6,7 @@ import type { AppEnv } from "./http/types";
 import { registerAuthRoutes } from "./domains/auth/routes";
 import { registerMetaRoutes } from "./domains/meta/routes";
 import { registerPasswordRoutes } from "./domains/passwords/routes";
+import { registerSharingRoutes } from "./domains/sharing/routes";
 
 const apiVersion: MiddlewareHandler<AppEnv> = async function apiVersion(c, next) {
   await next();
@@ -44,6 +45,7 @@ export function buildApp(): Hono<AppEnv> {
   registerMetaRoutes(app);
   registerAuthRoutes(app);
   registerPasswordRoutes(app);
+  registerSharingRoutes(app);
   app.notFound(handleNotFound);
   app.onError(handleError);
   return app;
