@@ -6,6 +6,7 @@ import type { AppEnv } from "./http/types";
 import { registerAuthRoutes } from "./domains/auth/routes";
 import { registerMetaRoutes } from "./domains/meta/routes";
 import { registerPasswordRoutes } from "./domains/passwords/routes";
+import { registerSessionShareRoutes } from "./domains/session-shares/routes";
 import { registerSharingRoutes } from "./domains/sharing/routes";
 
 const apiVersion: MiddlewareHandler<AppEnv> = async function apiVersion(c, next) {
@@ -46,6 +47,7 @@ export function buildApp(): Hono<AppEnv> {
   registerAuthRoutes(app);
   registerPasswordRoutes(app);
   registerSharingRoutes(app);
+  registerSessionShareRoutes(app);
   app.notFound(handleNotFound);
   app.onError(handleError);
   return app;

@@ -7,6 +7,7 @@ export type Bindings = {
   ATTACHMENTS: R2Bucket;
   RATE_LIMITER: DurableObjectNamespace<import("../durable-objects/rate-limiter").RateLimiter>;
   IDEMPOTENCY: DurableObjectNamespace<import("../durable-objects/idempotency").IdempotencyStore>;
+  SESSION_SHARES: DurableObjectNamespace<import("../durable-objects/session-share").SessionShareRoom>;
   RESET_QUEUE: Queue;
   BROWSER: Fetcher;
 } & Record<string, unknown>;
@@ -33,6 +34,8 @@ const ConfigSchema = z
     CORS_ORIGINS: z.string().optional(),
     OUTBOUND_ALLOW_PRIVATE: z.string().optional(),
     RATE_LIMIT_MULTIPLIER: z.coerce.number().min(1).default(1),
+    /** Browser Rendering price per browser hour, in cents, for estimatedCostCents. */
+    SESSION_BROWSER_CENTS_PER_HOUR: z.coerce.number().min(0).default(9),
   })
   .refine((c) => c.IDP_JWKS || c.IDP_JWKS_URL, { message: "one of IDP_JWKS or IDP_JWKS_URL is required", path: ["IDP_JWKS"] });
 
