@@ -327,10 +327,13 @@ export class SessionShareRoom extends DurableObject<Bindings> {
         .catch(() => undefined);
     } else if (m.type === "key" && KEY_TYPES.has(String(m.event))) {
       const key = typeof m.key === "string" ? m.key.slice(0, 32) : "";
-      const text = typeof m.text === "string" ? m.text.slice(0, 4) : undefined;
+      const text = typeof m.text === "string" && m.text.length > 0 ? m.text.slice(0, 4) : undefined;
+      // As puppeteer does: a key without text (Tab, arrows) is a raw key-down, so the page's
+      // default action (focus moves, caret moves) happens without inserting anything.
+      const type = m.event === "keyDown" && !text ? "rawKeyDown" : (m.event as "keyDown");
       await this.cdp
         .send("Input.dispatchKeyEvent", {
-          type: m.event as "keyDown",
+          type,
           key,
           code: typeof m.code === "string" ? m.code.slice(0, 32) : undefined,
           text: m.event === "keyUp" ? undefined : text,

@@ -177,16 +177,19 @@ export class SessionShareService {
     await roomFor(this.env, id).end("revoked");
   }
 
-  /** A one-time WebSocket ticket: for the owner by id, for a viewer by share token. */
+  /**
+   * A one-time WebSocket ticket: for the owner by id, for a viewer by share token. `return await`
+   * because ticket() may reject at once, and workerd reports a rejection not yet awaited as unhandled.
+   */
   async ticketForOwner(user: AuthUser, id: string) {
     const row = await this.get(user, id);
-    return this.ticket(row, "owner", user.id);
+    return await this.ticket(row, "owner", user.id);
   }
 
   async ticketForViewer(user: AuthUser, token: string) {
     const row = await repo.findByTokenHash(this.db, await sha256Hex(token));
     if (!row) throw notFound("Shared session");
-    return this.ticket(row, row.ownerId === user.id ? "owner" : "viewer", user.id);
+    return await this.ticket(row, row.ownerId === user.id ? "owner" : "viewer", user.id);
   }
 
   private async ticket(row: SessionShareRow, role: "owner" | "viewer", userId: string) {
