@@ -173,8 +173,9 @@ export class SessionShareRoom extends DurableObject<Bindings> {
       this.cdp.on("Page.screencastFrame", (f: { data: string; sessionId: number; metadata: { deviceWidth: number; deviceHeight: number } }) =>
         this.onFrame(f),
       );
-      await this.startCast();
       await page.goto(s.loginUrl, { waitUntil: "load", timeout: 30_000 });
+      // Casting starts on the loaded login page, so the first frame anyone sees is the site.
+      await this.startCast();
       if (s.loginMethod === "ai_agent") {
         const row = await repo.findOwned(this.db(), s.ownerId, s.id);
         if (!row) return this.end("failed", "session share missing");

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { isoTimestamp } from "../../lib/validators";
 
+const MAX_SCHEDULE_AHEAD_MS = 7 * 24 * 60 * 60 * 1000;
+
 export const CreateSessionShareBody = z
   .object({
     accountId: z.string().min(1).max(128),
@@ -12,7 +14,12 @@ export const CreateSessionShareBody = z
     loginMethod: z.enum(["ai_agent", "manual"]).default("ai_agent"),
     viewOnly: z.boolean().optional(),
     watermarkEnabled: z.boolean().default(true),
-    scheduledStart: isoTimestamp.optional(),
+    scheduledStart: isoTimestamp
+      .refine((v) => {
+        const ahead = Date.parse(v) - Date.now();
+        return ahead > 0 && ahead <= MAX_SCHEDULE_AHEAD_MS;
+      }, "must be in the future and within 7 days")
+      .optional(),
   })
   .refine((b) => !(b.viewOnly === true && b.accessType === "full"), { message: "viewOnly contradicts accessType full", path: ["viewOnly"] });
 export type CreateSessionShareInput = z.infer<typeof CreateSessionShareBody>;

@@ -11,7 +11,6 @@ import * as repo from "./repo";
 import type { CreateSessionShareInput, PatchSessionShareInput, SessionView } from "./schema";
 
 export const TERMINAL: SessionShareStatus[] = ["revoked", "expired", "failed"];
-const MAX_SCHEDULE_AHEAD_MS = 7 * 24 * 60 * 60 * 1000;
 export const MAX_TOTAL_MINUTES = 8 * 60;
 
 export const costCents = (minutes: number, centsPerHour: number) => Math.ceil((minutes / 60) * centsPerHour);
@@ -66,13 +65,7 @@ export class SessionShareService {
     if (!entry) throw notFound("Password entry");
     const loginUrl = loginUrlOf(entry.url, entry.website, this.config.allowPrivateOutbound);
     const now = Date.now();
-    let start = now;
-    if (input.scheduledStart) {
-      start = Date.parse(input.scheduledStart);
-      if (start <= now || start - now > MAX_SCHEDULE_AHEAD_MS) {
-        throw validationError("scheduledStart must be in the future and within 7 days", [{ field: "scheduledStart", message: "out of range" }]);
-      }
-    }
+    const start = input.scheduledStart ? Date.parse(input.scheduledStart) : now;
     const id = randomId();
     const shareToken = randomToken(32);
     const accessType = input.accessType ?? (input.viewOnly === false ? "full" : "view_only");
