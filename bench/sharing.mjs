@@ -105,6 +105,7 @@ try {
   );
   const viewerToken = await signDevToken({ sub: viewerId, email: "viewer@example.test" });
   const csrf = async (token) => (await get("/api/auth/csrf-token", token)).csrfToken;
+  if (process.env.BENCH_DEBUG) console.error("device seeded");
   const ownerCsrf = await csrf(ownerToken);
   const viewerCsrf = await csrf(viewerToken);
   const timings = [];
@@ -121,7 +122,16 @@ try {
     const created = await res.json();
     if (res.status !== 201) throw new Error(`create failed ${res.status} ${JSON.stringify(created)}`);
     const tCreated = performance.now();
-    const stream = await (await fetch(`${worker.base}/api/session-shares/${created.id}/status`, { headers: { Authorization: `Bearer ${ownerToken}` } })).text();
+    if (process.env.BENCH_DEBUG) console.error("created", created.status);
+    let stream = "";
+    try {
+      const sse = await fetch(`${worker.base}/api/session-shares/${created.id}/status`, { headers: { Authorization: `Bearer ${ownerToken}` }, signal: AbortSignal.timeout(90_000) });
+      stream = await sse.text();
+    } catch {
+      console.log(`session ${i + 1}: not active within 90 s of creation (status stream gave no complete event)`);
+      await fetch(`${worker.base}/api/session-shares/${created.id}`, { method: "DELETE", headers: { Authorization: `Bearer ${ownerToken}`, "x-csrf-token": ownerCsrf } });
+      continue;
+    }
     const tActive = performance.now();
     const final = /event: complete\ndata: (.*)/.exec(stream)?.[1];
     const ticket = await (
