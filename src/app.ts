@@ -13,6 +13,8 @@ import { registerTwoFactorRoutes } from "./domains/twofa/routes";
 import { registerEntryTotpRoutes } from "./domains/entry-totp/routes";
 import { registerDeviceRoutes } from "./domains/devices/routes";
 import { registerNotificationRoutes } from "./domains/notifications/routes";
+import { registerSessionShareRoutes } from "./domains/session-shares/routes";
+import { registerSharingRoutes } from "./domains/sharing/routes";
 
 const apiVersion: MiddlewareHandler<AppEnv> = async function apiVersion(c, next) {
   await next();
@@ -59,6 +61,8 @@ export function buildApp(): Hono<AppEnv> {
   registerEntryTotpRoutes(app);
   registerDeviceRoutes(app);
   registerNotificationRoutes(app);
+  registerSharingRoutes(app);
+  registerSessionShareRoutes(app);
   app.notFound(handleNotFound);
   app.onError(handleError);
   return app;

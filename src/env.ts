@@ -7,6 +7,7 @@ export type Bindings = {
   ATTACHMENTS: R2Bucket;
   RATE_LIMITER: DurableObjectNamespace<import("../durable-objects/rate-limiter").RateLimiter>;
   IDEMPOTENCY: DurableObjectNamespace<import("../durable-objects/idempotency").IdempotencyStore>;
+  SESSION_SHARES: DurableObjectNamespace<import("../durable-objects/session-share").SessionShareRoom>;
   RESET_QUEUE: Queue;
   BROWSER: Fetcher;
   RECOVERY_TIMER: DurableObjectNamespace<import("../durable-objects/recovery-timer").RecoveryTimer>;
@@ -40,6 +41,8 @@ const ConfigSchema = z
     MAIL_FROM: z.string().min(3).optional(),
     /** The issuer shown by authenticator apps for account 2FA (otpauth URI). */
     TOTP_ISSUER: z.string().min(1).max(100).default("Credential Vault"),
+    /** Browser Rendering price per browser hour, in cents, for estimatedCostCents. */
+    SESSION_BROWSER_CENTS_PER_HOUR: z.coerce.number().min(0).default(9),
   })
   .refine((c) => c.IDP_JWKS || c.IDP_JWKS_URL, { message: "one of IDP_JWKS or IDP_JWKS_URL is required", path: ["IDP_JWKS"] })
   .refine((c) => c.MAIL_TRANSPORT !== "http" || (c.MAIL_API_URL && c.MAIL_API_KEY && c.MAIL_FROM), {

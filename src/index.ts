@@ -5,6 +5,7 @@ import type { Bindings } from "./env";
 export { RateLimiter } from "../durable-objects/rate-limiter";
 export { IdempotencyStore } from "../durable-objects/idempotency";
 export { RecoveryTimer } from "../durable-objects/recovery-timer";
+export { SessionShareRoom } from "../durable-objects/session-share";
 
 const app = buildApp();
 

@@ -11,3 +11,7 @@ export * from "./two-factor";
 export * from "./two-factor-recovery-codes";
 export * from "./password-totp";
 export * from "./sync-clocks";
+export * from "./shares";
+export * from "./sharing-keys";
+export * from "./share-view-logs";
+export * from "./session-shares";

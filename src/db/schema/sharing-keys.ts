@@ -1,0 +1,13 @@
+import { sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/** A user's sharing public key (ECDH P-256 JWK); the private half never leaves their client. */
+export const sharingKeys = sqliteTable("sharing_keys", {
+  userId: text("user_id").primaryKey(),
+  /** Lower-cased token email at registration, so an owner can find a recipient's key. */
+  email: text("email").notNull(),
+  publicKey: text("public_key").notNull(),
+  createdAt: text("created_at").notNull(),
+  updatedAt: text("updated_at").notNull(),
+});
+
+export type SharingKeyRow = typeof sharingKeys.$inferSelect;

@@ -1,0 +1,199 @@
+import type { Db } from "../../db/client";
+import type { SessionShareRow, SessionShareStatus } from "../../db/schema";
+import type { Bindings, Config } from "../../env";
+import type { AuthUser } from "../../http/types";
+import { randomId, randomToken, seal, sha256Hex } from "../../lib/crypto";
+import { AppError, ErrorCode, conflict, notFound, validationError } from "../../lib/errors";
+import { isPrivateHost } from "../../lib/outbound";
+import { credentialsAad, roomFor, type Control } from "../../../durable-objects/session-share";
+import { findLive } from "../passwords/repo";
+import * as repo from "./repo";
+import type { CreateSessionShareInput, PatchSessionShareInput, SessionView } from "./schema";
+
+export const TERMINAL: SessionShareStatus[] = ["revoked", "expired", "failed"];
+export const MAX_TOTAL_MINUTES = 8 * 60;
+
+export const costCents = (minutes: number, centsPerHour: number) => Math.ceil((minutes / 60) * centsPerHour);
+export const previewUrl = (id: string) => `/s/preview/${id}`;
+
+export function toView(row: SessionShareRow): SessionView {
+  return {
+    id: row.id,
+    status: row.status,
+    serviceName: row.serviceName,
+    loginMethod: row.loginMethod,
+    accessType: row.accessType,
+    maxViewers: row.maxViewers,
+    currentViewers: row.currentViewers,
+    watermarkEnabled: row.watermarkEnabled,
+    durationMinutes: row.durationMinutes,
+    estimatedCostCents: row.estimatedCostCents,
+    scheduledStart: row.scheduledStart,
+    expiresAt: row.expiresAt,
+    endedAt: row.endedAt,
+    createdAt: row.createdAt,
+  };
+}
+
+/** The page the browser session logs in on: the entry's url, else https://<website>. */
+function loginUrlOf(url: string | null, website: string | null, allowPrivate: boolean): string {
+  const raw = url && /^https?:\/\//i.test(url) ? url : website ? `https://${website}` : null;
+  let parsed: URL | null = null;
+  try {
+    parsed = raw ? new URL(raw) : null;
+  } catch {
+    parsed = null;
+  }
+  if (!parsed || !/^https?:$/.test(parsed.protocol)) {
+    throw new AppError(ErrorCode.UNPROCESSABLE, "The entry has no http or https login URL or website");
+  }
+  if (!allowPrivate && isPrivateHost(parsed.hostname)) {
+    throw validationError("The entry's login URL points to a private address", [{ field: "accountId", message: "login URL host is not allowed" }]);
+  }
+  return parsed.toString();
+}
+
+export class SessionShareService {
+  constructor(
+    private readonly db: Db,
+    private readonly env: Bindings,
+    private readonly config: Config,
+  ) {}
+
+  async create(user: AuthUser, input: CreateSessionShareInput) {
+    const entry = await findLive(this.db, user.id, input.accountId);
+    if (!entry) throw notFound("Password entry");
+    const loginUrl = loginUrlOf(entry.url, entry.website, this.config.allowPrivateOutbound);
+    const now = Date.now();
+    const start = input.scheduledStart ? Date.parse(input.scheduledStart) : now;
+    const id = randomId();
+    const shareToken = randomToken(32);
+    const accessType = input.accessType ?? (input.viewOnly === false ? "full" : "view_only");
+    const row: SessionShareRow = {
+      id,
+      ownerId: user.id,
+      accountId: entry.id,
+      serviceName: entry.name,
+      loginUrl,
+      tokenHash: await sha256Hex(shareToken),
+      // D10: sealed before anything else happens with them; the plaintext is not kept.
+      sealedCredentials: await seal(this.config.DATA_ENCRYPTION_KEY, JSON.stringify({ u: input.decryptedUsername, p: input.decryptedPassword }), credentialsAad(id, user.id)),
+      accessType: input.viewOnly ? "view_only" : accessType,
+      loginMethod: input.loginMethod,
+      maxViewers: input.maxViewers,
+      watermarkEnabled: input.watermarkEnabled,
+      status: input.scheduledStart ? "scheduled" : "login_in_progress",
+      currentViewers: 0,
+      durationMinutes: input.durationMinutes,
+      estimatedCostCents: costCents(input.durationMinutes, this.config.SESSION_BROWSER_CENTS_PER_HOUR),
+      scheduledStart: input.scheduledStart ? new Date(start).toISOString() : null,
+      expiresAt: new Date(start + input.durationMinutes * 60_000).toISOString(),
+      endedAt: null,
+      failureReason: null,
+      createdAt: new Date(now).toISOString(),
+      updatedAt: new Date(now).toISOString(),
+    };
+    await repo.insert(this.db, row);
+    try {
+      await roomFor(this.env, id).start({
+        id,
+        ownerId: user.id,
+        ownerEmail: user.email ?? null,
+        serviceName: row.serviceName,
+        loginUrl,
+        loginMethod: row.loginMethod,
+        accessType: row.accessType,
+        maxViewers: row.maxViewers,
+        watermarkEnabled: row.watermarkEnabled,
+        scheduledStart: row.scheduledStart,
+        expiresAt: row.expiresAt,
+      });
+    } catch (e) {
+      await repo.update(this.db, user.id, id, { status: "failed", failureReason: "browser session could not start", endedAt: new Date().toISOString() });
+      throw e;
+    }
+    return {
+      id,
+      shareToken,
+      shareUrl: `/s/${shareToken}`,
+      status: row.status,
+      estimatedCostCents: row.estimatedCostCents,
+      expiresAt: row.expiresAt,
+      serviceName: row.serviceName,
+      loginMethod: row.loginMethod,
+    };
+  }
+
+  async get(user: AuthUser, id: string) {
+    const row = await repo.findOwned(this.db, user.id, id);
+    if (!row) throw notFound("Session share");
+    return row;
+  }
+
+  async patch(user: AuthUser, id: string, input: PatchSessionShareInput) {
+    const row = await this.get(user, id);
+    if (TERMINAL.includes(row.status)) throw conflict(`The session has ended (${row.status})`);
+    if (input.action === "revoke") {
+      await roomFor(this.env, id).end("revoked");
+      return toView((await this.get(user, id))!);
+    }
+    let control: Control;
+    const set: Partial<SessionShareRow> = {};
+    if (input.action === "pause") {
+      if (row.status !== "active") throw conflict("Only an active session can be paused");
+      control = { action: "pause" };
+    } else if (input.action === "resume") {
+      if (row.status !== "paused") throw conflict("Only a paused session can be resumed");
+      control = { action: "resume" };
+    } else if (input.action === "extend") {
+      const total = row.durationMinutes + input.minutes;
+      if (total > MAX_TOTAL_MINUTES) throw validationError(`A session lasts at most ${MAX_TOTAL_MINUTES} minutes`, [{ field: "minutes", message: "too long in total" }]);
+      set.durationMinutes = total;
+      set.expiresAt = new Date(Date.parse(row.expiresAt) + input.minutes * 60_000).toISOString();
+      set.estimatedCostCents = costCents(total, this.config.SESSION_BROWSER_CENTS_PER_HOUR);
+      control = { action: "extend", expiresAt: set.expiresAt };
+    } else {
+      set.watermarkEnabled = input.watermarkEnabled;
+      control = { action: "watermark", enabled: input.watermarkEnabled };
+    }
+    try {
+      await roomFor(this.env, id).control(control);
+    } catch {
+      throw conflict("The session has ended");
+    }
+    if (Object.keys(set).length) await repo.update(this.db, user.id, id, set);
+    return toView((await this.get(user, id))!);
+  }
+
+  async remove(user: AuthUser, id: string) {
+    await this.get(user, id);
+    await roomFor(this.env, id).end("revoked");
+  }
+
+  /**
+   * A one-time WebSocket ticket: for the owner by id, for a viewer by share token. `return await`
+   * because ticket() may reject at once, and workerd reports a rejection not yet awaited as unhandled.
+   */
+  async ticketForOwner(user: AuthUser, id: string) {
+    const row = await this.get(user, id);
+    return await this.ticket(row, "owner", user.id);
+  }
+
+  async ticketForViewer(user: AuthUser, token: string) {
+    const row = await repo.findByTokenHash(this.db, await sha256Hex(token));
+    if (!row) throw notFound("Shared session");
+    return await this.ticket(row, row.ownerId === user.id ? "owner" : "viewer", user.id);
+  }
+
+  private async ticket(row: SessionShareRow, role: "owner" | "viewer", userId: string) {
+    if (TERMINAL.includes(row.status) || Date.parse(row.expiresAt) <= Date.now()) throw new AppError(ErrorCode.GONE, "The shared session has ended");
+    if (role === "viewer" && row.currentViewers >= row.maxViewers) throw conflict("The session has its maximum number of viewers");
+    let ticket: string;
+    try {
+      ticket = await roomFor(this.env, row.id).issueTicket(role, userId);
+    } catch {
+      throw new AppError(ErrorCode.GONE, "The shared session has ended");
+    }
+    return { ticket, wsUrl: `/api/session-shares/${row.id}/live?ticket=${ticket}`, accessType: role === "owner" ? "full" : row.accessType, expiresIn: 60 };
+  }
+}

@@ -1,0 +1,195 @@
+import type { Db } from "../../db/client";
+import type { NewPasswordRow, ShareRow } from "../../db/schema";
+import type { AuthUser, RequestMeta } from "../../http/types";
+import { randomId } from "../../lib/crypto";
+import { AppError, ErrorCode, conflict, forbidden, notFound, validationError } from "../../lib/errors";
+import { notificationInsert } from "../notifications/notify";
+import { findLive } from "../passwords/repo";
+import { hostOf } from "../passwords/service";
+import * as repo from "./repo";
+import type { CreateShareInput, PatchShareInput, Share, UpdateSharedAccountInput } from "./schema";
+
+export const MAX_SHARES_PER_ENTRY = 10;
+export const MAX_ACTIVE_SHARES_PER_USER = 50;
+
+const emailOf = (user: AuthUser) => user.email?.trim().toLowerCase() || null;
+
+function toShare(row: repo.ShareWithAccount, view: "owned" | "received"): Share {
+  const share: Share = {
+    id: row.id,
+    account_id: row.accountId,
+    owner_id: row.ownerId,
+    recipient_id: row.recipientId,
+    recipient_email: row.recipientEmail,
+    status: row.status,
+    permission: row.permission,
+    expires_at: row.expiresAt,
+    accepted_at: row.acceptedAt,
+    created_at: row.createdAt,
+    account: { id: row.accountId, name: row.accountName, website: row.accountWebsite, url: row.accountUrl },
+  };
+  // Only an accepted share hands over ciphertext, and only to its recipient: the item key wrapped
+  // for them by the owner's client, and the entry's current encrypted_data.
+  if (view === "received" && row.status === "active") {
+    share.invite_token_salt = row.inviteTokenSalt;
+    share.account = { ...share.account!, encrypted_data: row.accountEncryptedData, wrapped_item_key: row.wrappedVaultKeyInvite };
+  }
+  return share;
+}
+
+export class SharingService {
+  constructor(private readonly db: Db) {}
+
+  async create(user: AuthUser, input: CreateShareInput) {
+    const now = new Date().toISOString();
+    const entry = await findLive(this.db, user.id, input.accountId);
+    if (!entry) throw notFound("Password entry");
+    if (input.expiresAt && Date.parse(input.expiresAt) <= Date.now()) {
+      throw validationError("expiresAt must be in the future", [{ field: "expiresAt", message: "must be in the future" }]);
+    }
+    if (input.recipientEmail === emailOf(user)) throw conflict("You cannot share an entry with yourself");
+    if (await repo.findLiveDuplicate(this.db, user.id, entry.id, input.recipientEmail)) {
+      throw conflict("This entry is already shared with that email");
+    }
+    const row: ShareRow = {
+      id: randomId(),
+      accountId: entry.id,
+      ownerId: user.id,
+      recipientId: null,
+      recipientEmail: input.recipientEmail,
+      status: "pending",
+      permission: input.permission,
+      wrappedVaultKeyInvite: input.wrapped_vault_key_invite ?? null,
+      inviteTokenSalt: input.invite_token_salt ?? null,
+      expiresAt: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
+      acceptedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    let inserted: boolean;
+    try {
+      inserted = await repo.insertUnderLimits(this.db, row, now, MAX_SHARES_PER_ENTRY, MAX_ACTIVE_SHARES_PER_USER);
+    } catch (e) {
+      if (String((e as Error).message).includes("UNIQUE")) throw conflict("This entry is already shared with that email");
+      throw e;
+    }
+    if (!inserted) {
+      throw new AppError(ErrorCode.RATE_LIMITED, `Share limits exceeded: at most ${MAX_SHARES_PER_ENTRY} per entry and ${MAX_ACTIVE_SHARES_PER_USER} active per user`, {
+        headers: { "Retry-After": "60" },
+      });
+    }
+    return toShare({ ...row, accountName: entry.name, accountWebsite: entry.website, accountUrl: entry.url, accountEncryptedData: null }, "owned");
+  }
+
+  async list(user: AuthUser, type: "owned" | "received", accountId?: string) {
+    const now = new Date().toISOString();
+    const rows =
+      type === "owned" ? await repo.listOwned(this.db, user.id, accountId) : await repo.listReceived(this.db, user.id, emailOf(user), now, accountId);
+    const key = await repo.getKey(this.db, user.id);
+    return { shares: rows.map((r) => toShare(r, type)), setup_required: !key };
+  }
+
+  /** PATCH: the owner revokes or changes permission; the recipient accepts. Anyone else gets 404. */
+  async patch(user: AuthUser, id: string, input: PatchShareInput) {
+    const owned = await repo.findOwned(this.db, user.id, id);
+    if (owned) return toShare(await this.ownerPatch(owned, input), "owned");
+    const email = emailOf(user);
+    const now = new Date().toISOString();
+    const received = await repo.findReceived(this.db, user.id, email, id, now);
+    if (!received) throw notFound("Share");
+    if (input.permission !== undefined || input.status !== "active") throw forbidden("Only the owner can revoke a share or change its permission");
+    if (received.status === "active") return toShare(received, "received");
+    if (!email || !(await repo.accept(this.db, id, user.id, email, now))) throw notFound("Share");
+    const fresh = await repo.findReceived(this.db, user.id, email, id, now);
+    if (!fresh) throw notFound("Share");
+    return toShare(fresh, "received");
+  }
+
+  private async ownerPatch(share: repo.ShareWithAccount, input: PatchShareInput) {
+    if (input.status === "active") throw forbidden("Only the recipient can accept a share");
+    if (share.status === "revoked") throw conflict("The share is revoked; create a new one instead");
+    const now = new Date().toISOString();
+    const set: Partial<ShareRow> = { updatedAt: now };
+    if (input.permission) set.permission = input.permission;
+    if (input.status === "revoked") set.status = "revoked";
+    if (!(await repo.ownerUpdate(this.db, share, set))) throw conflict("The share changed meanwhile; reload it");
+    return { ...share, ...set };
+  }
+
+  async remove(user: AuthUser, id: string) {
+    const share = await repo.findOwned(this.db, user.id, id);
+    if (!share || !(await repo.remove(this.db, user.id, share))) throw notFound("Share");
+  }
+
+  /** The recipient's view log; password_viewed tells the owner, password_copied is only recorded. */
+  async logView(user: AuthUser, id: string, action: "password_viewed" | "password_copied", meta: RequestMeta) {
+    const now = new Date().toISOString();
+    const share = await repo.findReceived(this.db, user.id, emailOf(user), id, now);
+    if (!share || share.status !== "active" || share.recipientId !== user.id) throw notFound("Share");
+    const log = repo.viewLogInsert(this.db, {
+      id: randomId(),
+      shareId: share.id,
+      ownerId: share.ownerId,
+      recipientId: user.id,
+      action,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+      createdAt: now,
+    });
+    if (action === "password_viewed") {
+      const who = user.email ?? "A recipient";
+      const { query } = notificationInsert(this.db, {
+        userId: share.ownerId,
+        type: "share_viewed",
+        title: "Shared password viewed",
+        body: `${who} viewed the password of "${share.accountName}".`,
+        actorId: isUuid(user.id) ? user.id : null,
+        actorEmail: user.email ?? null,
+        metadata: { share_id: share.id, account_id: share.accountId, action },
+      });
+      await this.db.batch([log, query]);
+    } else {
+      await log;
+    }
+    return { success: true as const, action, logged_at: now };
+  }
+
+  async updateSharedAccount(user: AuthUser, id: string, input: UpdateSharedAccountInput) {
+    const now = new Date().toISOString();
+    const share = await repo.findReceived(this.db, user.id, emailOf(user), id, now);
+    if (!share || share.status !== "active" || share.recipientId !== user.id) throw notFound("Share");
+    if (share.permission !== "write") throw forbidden("This share is read-only");
+    const set: Partial<NewPasswordRow> = { updatedAt: now };
+    if (input.encrypted_data !== undefined) set.encryptedData = input.encrypted_data;
+    if (input.name !== undefined) set.name = input.name;
+    if (input.website !== undefined) set.website = input.website;
+    if (input.url !== undefined) set.url = input.url;
+    if (input.website !== undefined || input.url !== undefined) {
+      set.host = hostOf(input.website !== undefined ? input.website : share.accountWebsite, input.url !== undefined ? input.url : share.accountUrl);
+    }
+    if (!(await repo.updateSharedEntry(this.db, share, user.id, now, set))) {
+      throw forbidden("The share no longer grants write access");
+    }
+    return { id: share.accountId, updated_at: now };
+  }
+
+  async putKey(user: AuthUser, publicKey: object) {
+    const email = emailOf(user);
+    if (!email) throw new AppError(ErrorCode.UNPROCESSABLE, "Your sign-in token carries no email; a sharing key needs one");
+    const row = await repo.putKey(this.db, user.id, email, JSON.stringify(publicKey), new Date().toISOString());
+    return toKey(row!);
+  }
+
+  async getKey(user: AuthUser, email?: string) {
+    const row = email ? await repo.getKeyByEmail(this.db, email) : await repo.getKey(this.db, user.id);
+    if (!row) throw notFound("Sharing key");
+    return toKey(row);
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const isUuid = (s: string) => UUID.test(s);
+
+function toKey(row: { publicKey: string; createdAt: string; updatedAt: string }) {
+  return { publicKey: JSON.parse(row.publicKey) as { kty: "EC"; crv: "P-256"; x: string; y: string }, created_at: row.createdAt, updated_at: row.updatedAt };
+}

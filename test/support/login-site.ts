@@ -1,0 +1,90 @@
+import { randomBytes } from "node:crypto";
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { TestProject } from "vitest/node";
+
+/**
+ * A small website with a real login form for the session-share tests in Chromium. Accounts are
+ * registered by the tests (POST /register); /stats tells what the site saw (logins, clicks).
+ */
+export default async function loginSite(project: TestProject) {
+  const accounts = new Map<string, string>();
+  const sessions = new Map<string, string>();
+  const stats = new Map<string, { logins: number; clicks: number; failed: number }>();
+  const statOf = (u: string) => {
+    let s = stats.get(u);
+    if (!s) stats.set(u, (s = { logins: 0, clicks: 0, failed: 0 }));
+    return s;
+  };
+  const body = (req: IncomingMessage) =>
+    new Promise<string>((resolve) => {
+      let data = "";
+      req.on("data", (c) => (data += c));
+      req.on("end", () => resolve(data));
+    });
+  const userOf = (req: IncomingMessage) => {
+    const sid = /(?:^|;\s*)sid=([^;]+)/.exec(req.headers.cookie ?? "")?.[1];
+    return sid ? sessions.get(sid) : undefined;
+  };
+  const loginPage = (error = "") => `<!doctype html><html><head><title>Test site login</title></head><body>
+<h1>Sign in</h1>${error ? `<p id="error">${error}</p>` : ""}
+<form method="post" action="/login">
+<label>Username <input name="username" autocomplete="username"></label>
+<label>Password <input id="pw" name="password" type="password" autocomplete="current-password"></label>
+<button type="button" id="show" onclick="document.getElementById('pw').type='text'">Show password</button>
+<button type="submit">Sign in</button>
+</form></body></html>`;
+
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? "/", "http://x");
+    const html = (s: string, status = 200, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { "content-type": "text/html; charset=utf-8", ...headers });
+      res.end(s);
+    };
+    if (req.method === "POST" && url.pathname === "/register") {
+      const { username, password } = JSON.parse(await body(req)) as { username: string; password: string };
+      accounts.set(username, password);
+      res.writeHead(204).end();
+    } else if (url.pathname === "/stats") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(stats.get(url.searchParams.get("u") ?? "") ?? { logins: 0, clicks: 0, failed: 0 }));
+    } else if (req.method === "GET" && url.pathname === "/login") {
+      html(loginPage());
+    } else if (req.method === "POST" && url.pathname === "/login") {
+      const form = new URLSearchParams(await body(req));
+      const u = form.get("username") ?? "";
+      if (accounts.has(u) && accounts.get(u) === form.get("password")) {
+        const sid = randomBytes(16).toString("hex");
+        sessions.set(sid, u);
+        statOf(u).logins++;
+        html("", 302, { location: "/account", "set-cookie": `sid=${sid}; HttpOnly; Path=/` });
+      } else {
+        statOf(u).failed++;
+        html(loginPage("Wrong username or password"), 401);
+      }
+    } else if (url.pathname === "/account") {
+      const u = userOf(req);
+      if (!u) return html("", 302, { location: "/login" });
+      html(`<!doctype html><html><head><title>Account</title></head><body style="margin:0">
+<h1>Welcome, ${u}</h1>
+<button id="big" style="position:absolute;left:100px;top:200px;width:300px;height:120px"
+  onclick="fetch('/click',{method:'POST'}).then(()=>{document.getElementById('n').textContent=Date.now()})">Click me</button>
+<p id="n"></p></body></html>`);
+    } else if (req.method === "POST" && url.pathname === "/click") {
+      const u = userOf(req);
+      if (u) statOf(u).clicks++;
+      res.writeHead(u ? 204 : 401).end();
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  project.provide("loginSiteUrl", `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  return () => new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    loginSiteUrl: string;
+  }
+}
