@@ -40,16 +40,18 @@ describe("every protected route", () => {
   for (const [label, headers] of badTokens) {
     it(`answers 401 UNAUTHORIZED to ${label}`, async () => {
       const h = await headers();
-      for (const o of protectedOps) {
-        const res = await call(o.method, o.path, h);
-        try {
-          await expectErrorBody(res, 401, codeFor(o.path, "UNAUTHORIZED"));
-        } catch (e) {
-          throw new Error(`${o.method} ${o.path}: ${(e as Error).message}`);
-        }
-        expect(res.headers.get("api-version")).toBe("1");
-      }
-    });
+      await Promise.all(
+        protectedOps.map(async (o) => {
+          const res = await call(o.method, o.path, h);
+          try {
+            await expectErrorBody(res, 401, codeFor(o.path, "UNAUTHORIZED"));
+          } catch (e) {
+            throw new Error(`${o.method} ${o.path}: ${(e as Error).message}`);
+          }
+          expect(res.headers.get("api-version")).toBe("1");
+        }),
+      );
+    }, 120_000);
   }
 
   it("answers 403 FORBIDDEN to a mutating call without, with a foreign or with an expired CSRF token", async () => {
@@ -57,17 +59,19 @@ describe("every protected route", () => {
     const other = await TestUser.create();
     const expired = await issueCsrfToken(env.CSRF_SECRET as string, user.id, Date.now() - 13 * 60 * 60 * 1000);
     const variants: Record<string, string>[] = [{}, { "x-csrf-token": await other.csrf() }, { "x-csrf-token": expired.token }, { "x-csrf-token": "garbage" }];
-    for (const o of csrfOps) {
-      for (const v of variants) {
-        const res = await call(o.method, o.path, { authorization: `Bearer ${user.token}`, ...v });
-        try {
-          await expectErrorBody(res, 403, codeFor(o.path, "FORBIDDEN"));
-        } catch (e) {
-          throw new Error(`${o.method} ${o.path} ${JSON.stringify(Object.keys(v))}: ${(e as Error).message}`);
-        }
-      }
-    }
-  });
+    await Promise.all(
+      csrfOps.flatMap((o) =>
+        variants.map(async (v) => {
+          const res = await call(o.method, o.path, { authorization: `Bearer ${user.token}`, ...v });
+          try {
+            await expectErrorBody(res, 403, codeFor(o.path, "FORBIDDEN"));
+          } catch (e) {
+            throw new Error(`${o.method} ${o.path} ${JSON.stringify(Object.keys(v))}: ${(e as Error).message}`);
+          }
+        }),
+      ),
+    );
+  }, 120_000);
 });
 
 describe("authentication", () => {
