@@ -6,6 +6,8 @@ import type { AppEnv } from "./http/types";
 import { registerAuthRoutes } from "./domains/auth/routes";
 import { registerMetaRoutes } from "./domains/meta/routes";
 import { registerPasswordRoutes } from "./domains/passwords/routes";
+import { registerIdentityRoutes } from "./domains/identities/routes";
+import { registerAttachmentRoutes } from "./domains/attachments/routes";
 
 const apiVersion: MiddlewareHandler<AppEnv> = async function apiVersion(c, next) {
   await next();
@@ -44,6 +46,8 @@ export function buildApp(): Hono<AppEnv> {
   registerMetaRoutes(app);
   registerAuthRoutes(app);
   registerPasswordRoutes(app);
+  registerIdentityRoutes(app);
+  registerAttachmentRoutes(app);
   app.notFound(handleNotFound);
   app.onError(handleError);
   return app;

@@ -33,6 +33,10 @@ const ConfigSchema = z
     CORS_ORIGINS: z.string().optional(),
     OUTBOUND_ALLOW_PRIVATE: z.string().optional(),
     RATE_LIMIT_MULTIPLIER: z.coerce.number().min(1).default(1),
+    ALIAS_PROVIDER_A_URL: z.url().default("https://app.simplelogin.io"),
+    ALIAS_PROVIDER_B_URL: z.url().default("https://app.addy.io"),
+    ALIAS_PROVIDER_B_DOMAIN: z.string().min(1).default("anonaddy.me"),
+    ATTACHMENT_QUOTA_BYTES: z.coerce.number().int().positive().default(100 * 1024 * 1024),
   })
   .refine((c) => c.IDP_JWKS || c.IDP_JWKS_URL, { message: "one of IDP_JWKS or IDP_JWKS_URL is required", path: ["IDP_JWKS"] });
 
