@@ -13,7 +13,7 @@ const strip = (k: Record<string, unknown>) => Object.fromEntries(Object.entries(
 
 export default defineConfig({
   plugins: [
-    cloudflareTest(async () => ({
+    cloudflareTest(async ({ inject }) => ({
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
         bindings: {
@@ -28,12 +28,17 @@ export default defineConfig({
           OUTBOUND_ALLOW_PRIVATE: "true",
           TEST_IDP_KEYS: JSON.stringify({ es, rs }),
           TEST_MIGRATIONS: await readD1Migrations("./migrations"),
+          ALIAS_PROVIDER_A_URL: `${inject("aliasProviderUrl")}/a`,
+          ALIAS_PROVIDER_B_URL: `${inject("aliasProviderUrl")}/b`,
+          ALIAS_PROVIDER_B_DOMAIN: "anonaddy.test",
+          TEST_ALIAS_PROVIDER_URL: inject("aliasProviderUrl"),
         },
       },
     })),
   ],
   test: {
     setupFiles: ["./test/support/setup.ts"],
+    globalSetup: ["./test/support/alias-provider-setup.ts"],
     testTimeout: 30_000,
   },
 });
