@@ -5,6 +5,9 @@ import type { RequestMeta } from "../../http/types";
 import { randomId } from "../../lib/crypto";
 import type { ParentType } from "./schema";
 
+/** drizzle's D1 handle carries the raw binding; batches with conditional raw statements need it. */
+const d1 = (db: Db) => (db as Db & { $client: D1Database }).$client;
+
 const PARENTS = { password: passwords, note: notes, item: vaultItems } as const;
 
 /**
@@ -55,13 +58,16 @@ export async function pendingDeletes(db: Db, userId: string, limit: number): Pro
   return db.select().from(attachments).where(and(eq(attachments.userId, userId), isNotNull(attachments.deletingAt))).limit(limit).all();
 }
 
-function auditIfPresent(db: Db, row: Pick<AttachmentRow, "id" | "userId" | "parentType" | "parentId" | "size">, action: string, meta?: RequestMeta) {
+/** The audit insert as a raw statement that only fires while the attachment row exists, for D1 batches. */
+function auditIfPresent(db: Db, row: Pick<AttachmentRow, "id" | "userId" | "parentType" | "parentId" | "size">, action: string, meta?: RequestMeta): D1PreparedStatement {
   const details = JSON.stringify({ parent_type: row.parentType, parent_id: row.parentId, size: row.size });
-  return db.run(sql`
-    INSERT INTO audit_events (id, user_id, action, target_type, target_id, ip, user_agent, device, details, created_at)
-    SELECT ${randomId()}, ${row.userId}, ${action}, 'attachment', ${row.id}, ${meta?.ip ?? null}, ${meta?.userAgent ?? null},
-      ${meta?.device ?? null}, ${details}, ${new Date().toISOString()}
-    WHERE EXISTS (SELECT 1 FROM attachments WHERE id = ${row.id} AND user_id = ${row.userId})`);
+  return d1(db)
+    .prepare(
+      `INSERT INTO audit_events (id, user_id, action, target_type, target_id, ip, user_agent, device, details, created_at)
+       SELECT ?1, ?2, ?3, 'attachment', ?4, ?5, ?6, ?7, ?8, ?9
+       WHERE EXISTS (SELECT 1 FROM attachments WHERE id = ?4 AND user_id = ?2)`,
+    )
+    .bind(randomId(), row.userId, action, row.id, meta?.ip ?? null, meta?.userAgent ?? null, meta?.device ?? null, details, new Date().toISOString());
 }
 
 /**
@@ -70,17 +76,28 @@ function auditIfPresent(db: Db, row: Pick<AttachmentRow, "id" | "userId" | "pare
  * concurrent uploads cannot overshoot it. Returns false when the quota refused it.
  */
 export async function insertWithinQuota(db: Db, row: NewAttachmentRow & { userId: string; size: number }, quota: number, meta: RequestMeta): Promise<boolean> {
-  const [inserted] = await db.batch([
-    db.run(sql`
-      INSERT INTO attachments (id, user_id, parent_type, parent_id, size, r2_key, wrapped_file_key, encrypted_filename,
-        encrypted_mime_type, created_at)
-      SELECT ${row.id}, ${row.userId}, ${row.parentType}, ${row.parentId}, ${row.size}, ${row.r2Key},
-        ${JSON.stringify(row.wrappedFileKey)}, ${JSON.stringify(row.encryptedFilename)}, ${JSON.stringify(row.encryptedMimeType)},
-        ${row.createdAt}
-      WHERE (SELECT coalesce(sum(size), 0) FROM attachments WHERE user_id = ${row.userId}) + ${row.size} <= ${quota}`),
-    auditIfPresent(db, row as AttachmentRow, "attachment.upload", meta),
-  ]);
-  return ((inserted as D1Result).meta.changes ?? 0) > 0;
+  const insert = d1(db)
+    .prepare(
+      `INSERT INTO attachments (id, user_id, parent_type, parent_id, size, r2_key, wrapped_file_key, encrypted_filename,
+         encrypted_mime_type, created_at)
+       SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10
+       WHERE (SELECT coalesce(sum(size), 0) FROM attachments WHERE user_id = ?2) + ?5 <= ?11`,
+    )
+    .bind(
+      row.id,
+      row.userId,
+      row.parentType,
+      row.parentId,
+      row.size,
+      row.r2Key,
+      JSON.stringify(row.wrappedFileKey),
+      JSON.stringify(row.encryptedFilename),
+      JSON.stringify(row.encryptedMimeType),
+      row.createdAt,
+      quota,
+    );
+  const [inserted] = await d1(db).batch([insert, auditIfPresent(db, row as AttachmentRow, "attachment.upload", meta)]);
+  return (inserted.meta.changes ?? 0) > 0;
 }
 
 export async function markDeleting(db: Db, userId: string, id: string, at: string): Promise<void> {
@@ -93,8 +110,8 @@ export async function markDeleting(db: Db, userId: string, id: string, at: strin
 
 /** The last step of a delete: the audit event and the row go together. */
 export async function finishDelete(db: Db, row: AttachmentRow, meta?: RequestMeta): Promise<void> {
-  await db.batch([
+  await d1(db).batch([
     auditIfPresent(db, row, "attachment.delete", meta),
-    db.delete(attachments).where(and(eq(attachments.userId, row.userId), eq(attachments.id, row.id))),
+    d1(db).prepare("DELETE FROM attachments WHERE id = ?1 AND user_id = ?2").bind(row.id, row.userId),
   ]);
 }
