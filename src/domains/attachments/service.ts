@@ -121,20 +121,29 @@ export class AttachmentService {
       throw new AppError(ErrorCode.INTERNAL_ERROR, "Attachment content unavailable");
     }
     const head = JSON.stringify({ ...toAttachment(row), wrapped_file_key: row.wrappedFileKey });
-    const prefix = `{"attachment":${head.slice(0, -1)},"encrypted_content":"`;
     const encoder = new TextEncoder();
-    const body = object.body.pipeThrough(base64EncodeStream());
+    const prefix = encoder.encode(`{"attachment":${head.slice(0, -1)},"encrypted_content":"`);
+    const suffix = encoder.encode(`"}}`);
+    const reader = object.body.pipeThrough(base64EncodeStream()).getReader();
+    let started = false;
+    // Pull-driven, so R2 is read only as fast as the client takes the response.
     return new ReadableStream<Uint8Array>({
-      async start(controller) {
-        controller.enqueue(encoder.encode(prefix));
-        const reader = body.getReader();
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          controller.enqueue(encoder.encode(value));
+      async pull(controller) {
+        if (!started) {
+          started = true;
+          controller.enqueue(prefix);
+          return;
         }
-        controller.enqueue(encoder.encode(`"}}`));
-        controller.close();
+        const { done, value } = await reader.read();
+        if (done) {
+          controller.enqueue(suffix);
+          controller.close();
+        } else {
+          controller.enqueue(value);
+        }
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
       },
     });
   }
