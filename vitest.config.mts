@@ -29,13 +29,17 @@ export default defineConfig({
           TEST_IDP_KEYS: JSON.stringify({ es, rs }),
           TEST_MIGRATIONS: await readD1Migrations("./migrations"),
           TEST_SITE_URL: inject("loginSiteUrl"),
+          ALIAS_PROVIDER_A_URL: `${inject("aliasProviderUrl")}/a`,
+          ALIAS_PROVIDER_B_URL: `${inject("aliasProviderUrl")}/b`,
+          ALIAS_PROVIDER_B_DOMAIN: "anonaddy.test",
+          TEST_ALIAS_PROVIDER_URL: inject("aliasProviderUrl"),
         },
       },
     })),
   ],
   test: {
     setupFiles: ["./test/support/setup.ts"],
-    globalSetup: ["./test/support/mail-api-server.ts", "./test/support/login-site.ts"],
+    globalSetup: ["./test/support/mail-api-server.ts", "./test/support/login-site.ts", "./test/support/alias-provider-setup.ts"],
     testTimeout: 30_000,
   },
 });

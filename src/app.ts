@@ -15,6 +15,8 @@ import { registerDeviceRoutes } from "./domains/devices/routes";
 import { registerNotificationRoutes } from "./domains/notifications/routes";
 import { registerSessionShareRoutes } from "./domains/session-shares/routes";
 import { registerSharingRoutes } from "./domains/sharing/routes";
+import { registerIdentityRoutes } from "./domains/identities/routes";
+import { registerAttachmentRoutes } from "./domains/attachments/routes";
 
 const apiVersion: MiddlewareHandler<AppEnv> = async function apiVersion(c, next) {
   await next();
@@ -63,6 +65,8 @@ export function buildApp(): Hono<AppEnv> {
   registerNotificationRoutes(app);
   registerSharingRoutes(app);
   registerSessionShareRoutes(app);
+  registerIdentityRoutes(app);
+  registerAttachmentRoutes(app);
   app.notFound(handleNotFound);
   app.onError(handleError);
   return app;

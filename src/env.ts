@@ -43,6 +43,10 @@ const ConfigSchema = z
     TOTP_ISSUER: z.string().min(1).max(100).default("Credential Vault"),
     /** Browser Rendering price per browser hour, in cents, for estimatedCostCents. */
     SESSION_BROWSER_CENTS_PER_HOUR: z.coerce.number().min(0).default(9),
+    ALIAS_PROVIDER_A_URL: z.url().default("https://app.simplelogin.io"),
+    ALIAS_PROVIDER_B_URL: z.url().default("https://app.addy.io"),
+    ALIAS_PROVIDER_B_DOMAIN: z.string().min(1).default("anonaddy.me"),
+    ATTACHMENT_QUOTA_BYTES: z.coerce.number().int().positive().default(100 * 1024 * 1024),
   })
   .refine((c) => c.IDP_JWKS || c.IDP_JWKS_URL, { message: "one of IDP_JWKS or IDP_JWKS_URL is required", path: ["IDP_JWKS"] })
   .refine((c) => c.MAIL_TRANSPORT !== "http" || (c.MAIL_API_URL && c.MAIL_API_KEY && c.MAIL_FROM), {

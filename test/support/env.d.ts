@@ -7,6 +7,7 @@ declare global {
       TEST_MIGRATIONS: D1Migration[];
       TEST_IDP_KEYS: string;
       TEST_SITE_URL: string;
+      TEST_ALIAS_PROVIDER_URL: string;
     }
   }
 }

@@ -15,3 +15,7 @@ export * from "./shares";
 export * from "./sharing-keys";
 export * from "./share-view-logs";
 export * from "./session-shares";
+export * from "./identities";
+export * from "./attachments";
+export * from "./notes";
+export * from "./vault-items";
