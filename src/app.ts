@@ -6,6 +6,7 @@ import type { AppEnv } from "./http/types";
 import { registerAuthRoutes } from "./domains/auth/routes";
 import { registerMetaRoutes } from "./domains/meta/routes";
 import { registerPasswordRoutes } from "./domains/passwords/routes";
+import { registerRegistryRoutes } from "./domains/registry/routes";
 
 const apiVersion: MiddlewareHandler<AppEnv> = async function apiVersion(c, next) {
   await next();
@@ -44,6 +45,7 @@ export function buildApp(): Hono<AppEnv> {
   registerMetaRoutes(app);
   registerAuthRoutes(app);
   registerPasswordRoutes(app);
+  registerRegistryRoutes(app);
   app.notFound(handleNotFound);
   app.onError(handleError);
   return app;

@@ -2,3 +2,4 @@ export * from "./audit-events";
 export * from "./devices";
 export * from "./passwords";
 export * from "./notifications";
+export * from "./registry-overrides";
