@@ -22,7 +22,7 @@ export async function signToken(opts: TokenOptions = {}): Promise<string> {
   const alg = opts.alg ?? "ES256";
   const jwk = alg === "ES256" ? keys.es : keys.rs;
   const key = opts.foreignKey
-    ? (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"])).privateKey
+    ? ((await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"])) as CryptoKeyPair).privateKey
     : await importJWK(jwk, alg);
   const now = Math.floor(Date.now() / 1000);
   const claims: Record<string, unknown> = { roles: opts.admin ? ["admin"] : [] };
