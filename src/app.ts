@@ -6,6 +6,8 @@ import type { AppEnv } from "./http/types";
 import { registerAuthRoutes } from "./domains/auth/routes";
 import { registerMetaRoutes } from "./domains/meta/routes";
 import { registerPasswordRoutes } from "./domains/passwords/routes";
+import { registerIntegrationRoutes } from "./domains/integrations/routes";
+import { registerDiscoveryRoutes } from "./domains/discovery/routes";
 
 const apiVersion: MiddlewareHandler<AppEnv> = async function apiVersion(c, next) {
   await next();
@@ -44,6 +46,8 @@ export function buildApp(): Hono<AppEnv> {
   registerMetaRoutes(app);
   registerAuthRoutes(app);
   registerPasswordRoutes(app);
+  registerIntegrationRoutes(app);
+  registerDiscoveryRoutes(app);
   app.notFound(handleNotFound);
   app.onError(handleError);
   return app;
