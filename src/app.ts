@@ -7,6 +7,8 @@ import { registerAuthRoutes } from "./domains/auth/routes";
 import { registerMetaRoutes } from "./domains/meta/routes";
 import { registerPasswordRoutes } from "./domains/passwords/routes";
 import { registerRegistryRoutes } from "./domains/registry/routes";
+import { registerIntegrationRoutes } from "./domains/integrations/routes";
+import { registerDiscoveryRoutes } from "./domains/discovery/routes";
 
 const apiVersion: MiddlewareHandler<AppEnv> = async function apiVersion(c, next) {
   await next();
@@ -46,6 +48,8 @@ export function buildApp(): Hono<AppEnv> {
   registerAuthRoutes(app);
   registerPasswordRoutes(app);
   registerRegistryRoutes(app);
+  registerIntegrationRoutes(app);
+  registerDiscoveryRoutes(app);
   app.notFound(handleNotFound);
   app.onError(handleError);
   return app;

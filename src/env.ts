@@ -9,6 +9,7 @@ export type Bindings = {
   IDEMPOTENCY: DurableObjectNamespace<import("../durable-objects/idempotency").IdempotencyStore>;
   RESET_QUEUE: Queue;
   BROWSER: Fetcher;
+  TOKEN_REFRESHER: DurableObjectNamespace<import("../durable-objects/token-refresher").TokenRefresher>;
 } & Record<string, unknown>;
 
 const base64Key32 = z.string().refine((v) => {
@@ -18,6 +19,44 @@ const base64Key32 = z.string().refine((v) => {
     return false;
   }
 }, "must be base64 of 32 bytes");
+
+const optionalUrl = z.url().optional();
+
+/**
+ * Mailbox providers are configuration: endpoints, client ids and scopes per provider. A provider
+ * without its URLs and client id is "not configured" and its endpoints answer 503.
+ */
+const mailConfigShape = {
+  OAUTH_REDIRECT_BASE: optionalUrl,
+  MAILX_AUTH_URL: optionalUrl,
+  MAILX_TOKEN_URL: optionalUrl,
+  MAILX_API_URL: optionalUrl,
+  MAILX_CLIENT_ID: z.string().min(1).optional(),
+  MAILX_CLIENT_SECRET: z.string().min(1).optional(),
+  MAILX_SCOPES: z.string().default("https://www.googleapis.com/auth/gmail.readonly https://www.googleapis.com/auth/gmail.modify"),
+  MAILY_AUTH_URL: optionalUrl,
+  MAILY_TOKEN_URL: optionalUrl,
+  MAILY_API_URL: optionalUrl,
+  MAILY_CLIENT_ID: z.string().min(1).optional(),
+  MAILY_CLIENT_SECRET: z.string().min(1).optional(),
+  MAILY_SCOPES: z.string().default("offline_access User.Read Mail.ReadWrite"),
+  CODEHOST_AUTH_URL: optionalUrl,
+  CODEHOST_TOKEN_URL: optionalUrl,
+  CODEHOST_API_URL: optionalUrl,
+  CODEHOST_CLIENT_ID: z.string().min(1).optional(),
+  CODEHOST_CLIENT_SECRET: z.string().min(1).optional(),
+  CODEHOST_SCOPES: z.string().default("read:user user:email"),
+  IDP_OAUTH_AUTH_URL: optionalUrl,
+  IDP_OAUTH_TOKEN_URL: optionalUrl,
+  IDP_OAUTH_API_URL: optionalUrl,
+  IDP_OAUTH_CLIENT_ID: z.string().min(1).optional(),
+  IDP_OAUTH_CLIENT_SECRET: z.string().min(1).optional(),
+  IDP_OAUTH_SCOPES: z.string().default("openid email offline_access"),
+  /** Ports an IMAP host may be reached on; development and tests add their own. */
+  IMAP_ALLOWED_PORTS: z.string().regex(/^\d+(,\d+)*$/).default("143,993"),
+  /** DNS over HTTPS endpoint used by the outbound guard to resolve user-supplied hostnames. */
+  DOH_URL: z.url().default("https://cloudflare-dns.com/dns-query"),
+};
 
 const ConfigSchema = z
   .object({
@@ -33,6 +72,7 @@ const ConfigSchema = z
     CORS_ORIGINS: z.string().optional(),
     OUTBOUND_ALLOW_PRIVATE: z.string().optional(),
     RATE_LIMIT_MULTIPLIER: z.coerce.number().min(1).default(1),
+    ...mailConfigShape,
   })
   .refine((c) => c.IDP_JWKS || c.IDP_JWKS_URL, { message: "one of IDP_JWKS or IDP_JWKS_URL is required", path: ["IDP_JWKS"] });
 

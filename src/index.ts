@@ -3,6 +3,7 @@ import type { Bindings } from "./env";
 
 export { RateLimiter } from "../durable-objects/rate-limiter";
 export { IdempotencyStore } from "../durable-objects/idempotency";
+export { TokenRefresher } from "../durable-objects/token-refresher";
 
 const app = buildApp();
 

@@ -2,4 +2,6 @@ export * from "./audit-events";
 export * from "./devices";
 export * from "./passwords";
 export * from "./notifications";
+export * from "./mail-integrations";
+export * from "./discovered-accounts";
 export * from "./registry-overrides";
