@@ -13,7 +13,7 @@ const strip = (k: Record<string, unknown>) => Object.fromEntries(Object.entries(
 
 export default defineConfig({
   plugins: [
-    cloudflareTest(async () => ({
+    cloudflareTest(async ({ inject }) => ({
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
         bindings: {
@@ -28,12 +28,14 @@ export default defineConfig({
           OUTBOUND_ALLOW_PRIVATE: "true",
           TEST_IDP_KEYS: JSON.stringify({ es, rs }),
           TEST_MIGRATIONS: await readD1Migrations("./migrations"),
+          TEST_RESET_SITE: inject("resetSiteOrigin"),
         },
       },
     })),
   ],
   test: {
     setupFiles: ["./test/support/setup.ts"],
+    globalSetup: ["./test/support/reset-site.ts"],
     testTimeout: 30_000,
   },
 });

@@ -7,6 +7,7 @@ import { registerAuthRoutes } from "./domains/auth/routes";
 import { registerMetaRoutes } from "./domains/meta/routes";
 import { registerPasswordRoutes } from "./domains/passwords/routes";
 import { registerRegistryRoutes } from "./domains/registry/routes";
+import { registerResetRoutes } from "./domains/reset/routes";
 import { registerIntegrationRoutes } from "./domains/integrations/routes";
 import { registerDiscoveryRoutes } from "./domains/discovery/routes";
 
@@ -48,6 +49,7 @@ export function buildApp(): Hono<AppEnv> {
   registerAuthRoutes(app);
   registerPasswordRoutes(app);
   registerRegistryRoutes(app);
+  registerResetRoutes(app);
   registerIntegrationRoutes(app);
   registerDiscoveryRoutes(app);
   app.notFound(handleNotFound);

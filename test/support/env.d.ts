@@ -6,6 +6,7 @@ declare global {
     interface Env extends Bindings {
       TEST_MIGRATIONS: D1Migration[];
       TEST_IDP_KEYS: string;
+      TEST_RESET_SITE: string;
     }
   }
 }
