@@ -7,7 +7,8 @@ export type Bindings = {
   ATTACHMENTS: R2Bucket;
   RATE_LIMITER: DurableObjectNamespace<import("../durable-objects/rate-limiter").RateLimiter>;
   IDEMPOTENCY: DurableObjectNamespace<import("../durable-objects/idempotency").IdempotencyStore>;
-  RESET_QUEUE: Queue;
+  RESET_QUEUE: Queue<import("./domains/reset/consumer").ResetMessage>;
+  TASK_PROGRESS: DurableObjectNamespace<import("../durable-objects/task-progress").TaskProgress>;
   BROWSER: Fetcher;
   TOKEN_REFRESHER: DurableObjectNamespace<import("../durable-objects/token-refresher").TokenRefresher>;
 } & Record<string, unknown>;
@@ -56,6 +57,7 @@ const mailConfigShape = {
   IMAP_ALLOWED_PORTS: z.string().regex(/^\d+(,\d+)*$/).default("143,993"),
   /** DNS over HTTPS endpoint used by the outbound guard to resolve user-supplied hostnames. */
   DOH_URL: z.url().default("https://cloudflare-dns.com/dns-query"),
+  RESET_EMAIL_WAIT_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
 };
 
 const ConfigSchema = z

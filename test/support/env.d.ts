@@ -7,6 +7,7 @@ declare global {
       TEST_MIGRATIONS: D1Migration[];
       TEST_IDP_KEYS: string;
       TEST_RESET_SITE: string;
+      TEST_RESET_IMAP: string;
     }
   }
 }

@@ -5,3 +5,4 @@ export * from "./notifications";
 export * from "./mail-integrations";
 export * from "./discovered-accounts";
 export * from "./registry-overrides";
+export * from "./reset-jobs";
