@@ -1,6 +1,6 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,7 +33,8 @@ async function startDovecot(user: string, password: string) {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "reset-imap-"));
   for (const sub of ["run", "mail"]) mkdirSync(join(dir, sub), { recursive: true });
-  writeFileSync(join(dir, "users"), `${user}:{PLAIN}${password}::::::\n`);
+  chmodSync(dir, 0o755);
+  writeFileSync(join(dir, "users"), `${user}:{PLAIN}${password}::::::\n`, { mode: 0o644 });
   writeFileSync(
     join(dir, "dovecot.conf"),
     `protocols = imap
@@ -75,8 +76,8 @@ first_valid_uid = 0
   const gid = Number(execFileSync("id", ["-g", "dovecot"]).toString().trim());
   chownSync(join(dir, "mail"), uid, gid);
   execFileSync("chown", ["-R", `${uid}:${gid}`, maildir]);
-  const r = spawnSync("/usr/sbin/dovecot", ["-c", join(dir, "dovecot.conf")], { encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`dovecot failed to start: ${r.stderr}`);
+  const r = spawnSync("/usr/sbin/dovecot", ["-c", join(dir, "dovecot.conf")], { stdio: "ignore" });
+  if (r.status !== 0) throw new Error(`dovecot failed to start (exit ${r.status})`);
   for (let i = 0; i < 50; i++) {
     const up = await new Promise<boolean>((res) => {
       const s = new Socket();

@@ -65,11 +65,15 @@ async function submit(page: Page, svc: ResolvedService): Promise<void> {
   throw new FlowFailure("form vanished: no submit control");
 }
 
-/** navigate: the reset page (or the login page, then its forgot-password link). */
+/**
+ * navigate: the reset page; from a login page (it has a password field) or a page without an
+ * email field, the forgot-password link is followed.
+ */
 export async function stepNavigate(page: Page, config: Config, svc: ResolvedService, serviceUrl: string, hooks: FlowHooks): Promise<void> {
   const start = svc.known && svc.resetUrl ? svc.resetUrl : serviceUrl;
   await guardedGoto(page, config, start, "serviceUrl");
-  if (!(await firstPresent(page, svc.emailInputSelectors))) {
+  const loginForm = (await page.$$('input[type="password"]')).length > 0;
+  if (loginForm || !(await firstPresent(page, svc.emailInputSelectors))) {
     const forgot = await firstPresent(page, svc.forgotPasswordSelectors);
     if (forgot) {
       const href = await page.$eval(forgot, (a) => (a as unknown as DomLike).href ?? "");
