@@ -33,13 +33,17 @@ export default defineConfig({
           ALIAS_PROVIDER_B_URL: `${inject("aliasProviderUrl")}/b`,
           ALIAS_PROVIDER_B_DOMAIN: "anonaddy.test",
           TEST_ALIAS_PROVIDER_URL: inject("aliasProviderUrl"),
+          TEST_RESET_SITE: inject("resetSiteOrigin"),
+          TEST_RESET_IMAP: JSON.stringify(inject("resetImap")),
+          IMAP_ALLOWED_PORTS: `143,993,${inject("resetImap").port}`,
+          RESET_EMAIL_WAIT_SECONDS: "6",
         },
       },
     })),
   ],
   test: {
     setupFiles: ["./test/support/setup.ts"],
-    globalSetup: ["./test/support/mail-api-server.ts", "./test/support/login-site.ts", "./test/support/alias-provider-setup.ts"],
+    globalSetup: ["./test/support/mail-api-server.ts", "./test/support/login-site.ts", "./test/support/alias-provider-setup.ts", "./test/support/reset-site.ts"],
     testTimeout: 30_000,
   },
 });

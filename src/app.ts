@@ -17,6 +17,10 @@ import { registerSessionShareRoutes } from "./domains/session-shares/routes";
 import { registerSharingRoutes } from "./domains/sharing/routes";
 import { registerIdentityRoutes } from "./domains/identities/routes";
 import { registerAttachmentRoutes } from "./domains/attachments/routes";
+import { registerRegistryRoutes } from "./domains/registry/routes";
+import { registerResetRoutes } from "./domains/reset/routes";
+import { registerIntegrationRoutes } from "./domains/integrations/routes";
+import { registerDiscoveryRoutes } from "./domains/discovery/routes";
 
 const apiVersion: MiddlewareHandler<AppEnv> = async function apiVersion(c, next) {
   await next();
@@ -67,6 +71,10 @@ export function buildApp(): Hono<AppEnv> {
   registerSessionShareRoutes(app);
   registerIdentityRoutes(app);
   registerAttachmentRoutes(app);
+  registerRegistryRoutes(app);
+  registerResetRoutes(app);
+  registerIntegrationRoutes(app);
+  registerDiscoveryRoutes(app);
   app.notFound(handleNotFound);
   app.onError(handleError);
   return app;

@@ -8,9 +8,11 @@ export type Bindings = {
   RATE_LIMITER: DurableObjectNamespace<import("../durable-objects/rate-limiter").RateLimiter>;
   IDEMPOTENCY: DurableObjectNamespace<import("../durable-objects/idempotency").IdempotencyStore>;
   SESSION_SHARES: DurableObjectNamespace<import("../durable-objects/session-share").SessionShareRoom>;
-  RESET_QUEUE: Queue;
+  RESET_QUEUE: Queue<import("./domains/reset/consumer").ResetMessage>;
+  TASK_PROGRESS: DurableObjectNamespace<import("../durable-objects/task-progress").TaskProgress>;
   BROWSER: Fetcher;
   RECOVERY_TIMER: DurableObjectNamespace<import("../durable-objects/recovery-timer").RecoveryTimer>;
+  TOKEN_REFRESHER: DurableObjectNamespace<import("../durable-objects/token-refresher").TokenRefresher>;
 } & Record<string, unknown>;
 
 const base64Key32 = z.string().refine((v) => {
@@ -20,6 +22,45 @@ const base64Key32 = z.string().refine((v) => {
     return false;
   }
 }, "must be base64 of 32 bytes");
+
+const optionalUrl = z.url().optional();
+
+/**
+ * Mailbox providers are configuration: endpoints, client ids and scopes per provider. A provider
+ * without its URLs and client id is "not configured" and its endpoints answer 503.
+ */
+const mailConfigShape = {
+  OAUTH_REDIRECT_BASE: optionalUrl,
+  MAILX_AUTH_URL: optionalUrl,
+  MAILX_TOKEN_URL: optionalUrl,
+  MAILX_API_URL: optionalUrl,
+  MAILX_CLIENT_ID: z.string().min(1).optional(),
+  MAILX_CLIENT_SECRET: z.string().min(1).optional(),
+  MAILX_SCOPES: z.string().default("https://www.googleapis.com/auth/gmail.readonly https://www.googleapis.com/auth/gmail.modify"),
+  MAILY_AUTH_URL: optionalUrl,
+  MAILY_TOKEN_URL: optionalUrl,
+  MAILY_API_URL: optionalUrl,
+  MAILY_CLIENT_ID: z.string().min(1).optional(),
+  MAILY_CLIENT_SECRET: z.string().min(1).optional(),
+  MAILY_SCOPES: z.string().default("offline_access User.Read Mail.ReadWrite"),
+  CODEHOST_AUTH_URL: optionalUrl,
+  CODEHOST_TOKEN_URL: optionalUrl,
+  CODEHOST_API_URL: optionalUrl,
+  CODEHOST_CLIENT_ID: z.string().min(1).optional(),
+  CODEHOST_CLIENT_SECRET: z.string().min(1).optional(),
+  CODEHOST_SCOPES: z.string().default("read:user user:email"),
+  IDP_OAUTH_AUTH_URL: optionalUrl,
+  IDP_OAUTH_TOKEN_URL: optionalUrl,
+  IDP_OAUTH_API_URL: optionalUrl,
+  IDP_OAUTH_CLIENT_ID: z.string().min(1).optional(),
+  IDP_OAUTH_CLIENT_SECRET: z.string().min(1).optional(),
+  IDP_OAUTH_SCOPES: z.string().default("openid email offline_access"),
+  /** Ports an IMAP host may be reached on; development and tests add their own. */
+  IMAP_ALLOWED_PORTS: z.string().regex(/^\d+(,\d+)*$/).default("143,993"),
+  /** DNS over HTTPS endpoint used by the outbound guard to resolve user-supplied hostnames. */
+  DOH_URL: z.url().default("https://cloudflare-dns.com/dns-query"),
+  RESET_EMAIL_WAIT_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
+};
 
 const ConfigSchema = z
   .object({
@@ -35,6 +76,7 @@ const ConfigSchema = z
     CORS_ORIGINS: z.string().optional(),
     OUTBOUND_ALLOW_PRIVATE: z.string().optional(),
     RATE_LIMIT_MULTIPLIER: z.coerce.number().min(1).default(1),
+    ...mailConfigShape,
     MAIL_TRANSPORT: z.enum(["outbox", "http"]).default("outbox"),
     MAIL_API_URL: z.url().optional(),
     MAIL_API_KEY: z.string().min(1).optional(),

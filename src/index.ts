@@ -1,11 +1,14 @@
 import { buildApp } from "./app";
 import { purgeExpiredTombstones } from "./domains/sync/purge";
 import type { Bindings } from "./env";
+import { consumeResetBatch, type ResetMessage } from "./domains/reset/consumer";
 
 export { RateLimiter } from "../durable-objects/rate-limiter";
 export { IdempotencyStore } from "../durable-objects/idempotency";
 export { RecoveryTimer } from "../durable-objects/recovery-timer";
 export { SessionShareRoom } from "../durable-objects/session-share";
+export { TokenRefresher } from "../durable-objects/token-refresher";
+export { TaskProgress } from "../durable-objects/task-progress";
 
 const app = buildApp();
 
@@ -14,4 +17,5 @@ export default {
   async scheduled(_controller, env, ctx) {
     ctx.waitUntil(purgeExpiredTombstones(env).then((n) => console.log(`purged ${n} expired sync tombstones`)));
   },
-} satisfies ExportedHandler<Bindings>;
+  queue: (batch, env) => consumeResetBatch(batch as MessageBatch<ResetMessage>, env),
+} satisfies ExportedHandler<Bindings, ResetMessage>;

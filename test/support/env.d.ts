@@ -8,6 +8,8 @@ declare global {
       TEST_IDP_KEYS: string;
       TEST_SITE_URL: string;
       TEST_ALIAS_PROVIDER_URL: string;
+      TEST_RESET_SITE: string;
+      TEST_RESET_IMAP: string;
     }
   }
 }

@@ -19,3 +19,7 @@ export * from "./identities";
 export * from "./attachments";
 export * from "./notes";
 export * from "./vault-items";
+export * from "./mail-integrations";
+export * from "./discovered-accounts";
+export * from "./registry-overrides";
+export * from "./reset-jobs";

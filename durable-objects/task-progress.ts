@@ -1,0 +1,74 @@
+import { DurableObject } from "cloudflare:workers";
+
+export type TaskEvent = { event: "status" | "screenshot"; data: Record<string, unknown> };
+
+const enc = new TextEncoder();
+const frame = (e: TaskEvent) => enc.encode(`event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`);
+const TERMINAL = new Set(["completed", "failed", "cancelled"]);
+
+/**
+ * Progress of one reset task (one object per task id): fans events out to every open stream,
+ * replays the latest status to a new one (DECISIONS D14), and holds a user-supplied OTP until the
+ * flow takes it. Only the latest status is kept; screenshots are never stored.
+ */
+export class TaskProgress extends DurableObject {
+  private streams = new Set<WritableStreamDefaultWriter<Uint8Array>>();
+
+  async publish(e: TaskEvent): Promise<void> {
+    if (e.event === "status") await this.ctx.storage.put("latest", e);
+    const dead: WritableStreamDefaultWriter<Uint8Array>[] = [];
+    for (const w of this.streams) {
+      try {
+        await w.write(frame(e));
+      } catch {
+        dead.push(w);
+      }
+    }
+    for (const w of dead) this.streams.delete(w);
+    if (e.event === "status" && TERMINAL.has(String(e.data.status))) {
+      for (const w of this.streams) await w.close().catch(() => undefined);
+      this.streams.clear();
+    }
+  }
+
+  async latest(): Promise<TaskEvent | undefined> {
+    return this.ctx.storage.get<TaskEvent>("latest");
+  }
+
+  async fetch(): Promise<Response> {
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+    const writer = writable.getWriter();
+    const latest = await this.latest();
+    if (latest) writer.write(frame(latest)).catch(() => undefined);
+    if (latest && TERMINAL.has(String(latest.data.status))) writer.close().catch(() => undefined);
+    else this.streams.add(writer);
+    return new Response(readable, { headers: { "content-type": "text/event-stream", "cache-control": "no-store" } });
+  }
+
+  async putOtp(code: string): Promise<void> {
+    await this.ctx.storage.put("otp", code);
+  }
+
+  async takeOtp(): Promise<string | null> {
+    const code = (await this.ctx.storage.get<string>("otp")) ?? null;
+    if (code) await this.ctx.storage.delete("otp");
+    return code;
+  }
+}
+
+export type TaskProgressClient = {
+  publish(e: TaskEvent): Promise<void>;
+  stream(): Promise<Response>;
+  putOtp(code: string): Promise<void>;
+  takeOtp(): Promise<string | null>;
+};
+
+export function taskProgress(ns: DurableObjectNamespace<TaskProgress>, taskId: string): TaskProgressClient {
+  const stub = ns.get(ns.idFromName(taskId));
+  return {
+    publish: (e) => stub.publish(e),
+    stream: () => stub.fetch("https://task-progress/stream"),
+    putOtp: (code) => stub.putOtp(code),
+    takeOtp: () => stub.takeOtp() as Promise<string | null>,
+  };
+}

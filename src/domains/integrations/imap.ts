@@ -1,0 +1,41 @@
+import type { Config } from "../../env";
+import { seal, unseal } from "../../lib/crypto";
+import { AppError, ErrorCode } from "../../lib/errors";
+import { ImapClient, ImapError } from "../../lib/imap/client";
+import { assertPublicHost, dohResolver } from "../../lib/outbound-guard";
+
+export type ImapCredentials = { host: string; port: number; username: string; password: string; tls: boolean };
+
+const aad = (userId: string) => `mail-integration|${userId}|imap`;
+
+export const sealImap = (config: Config, userId: string, c: ImapCredentials) => seal(config.DATA_ENCRYPTION_KEY, JSON.stringify(c), aad(userId));
+export const unsealImap = async (config: Config, userId: string, secret: string) =>
+  JSON.parse(await unseal(config.DATA_ENCRYPTION_KEY, secret, aad(userId))) as ImapCredentials;
+
+/**
+ * The outbound guard for an IMAP destination (DECISIONS D12): the port must be an allowed IMAP
+ * port and the host public. Run before anything else about the request, and again before each
+ * connection, since a name's addresses can change after it was stored.
+ */
+export async function guardImapTarget(config: Config, host: string, port: number): Promise<void> {
+  const ports = config.IMAP_ALLOWED_PORTS.split(",").map(Number);
+  if (!ports.includes(port)) {
+    throw new AppError(ErrorCode.VALIDATION_ERROR, "Destination refused", { details: [{ field: "port", message: `port must be one of ${ports.join(", ")}` }] });
+  }
+  await assertPublicHost(host, "host", { allowPrivate: config.allowPrivateOutbound, resolve: dohResolver(config.DOH_URL) });
+}
+
+/** Opens a logged-in session; failures become 422 without echoing the server's words. */
+export async function openImap(config: Config, c: ImapCredentials, trace?: (line: string) => void): Promise<ImapClient> {
+  await guardImapTarget(config, c.host, c.port);
+  let client: ImapClient | undefined;
+  try {
+    client = await ImapClient.open({ host: c.host, port: c.port, tls: c.tls, trace });
+    await client.login(c.username, c.password);
+    return client;
+  } catch (err) {
+    await client?.close();
+    if (err instanceof ImapError && err.kind === "auth") throw new AppError(ErrorCode.UNPROCESSABLE, "IMAP login failed: check the username and password");
+    throw new AppError(ErrorCode.UNPROCESSABLE, "Could not connect to the IMAP server");
+  }
+}

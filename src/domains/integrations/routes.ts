@@ -1,0 +1,151 @@
+import type { Context, Hono } from "hono";
+import { getCookie } from "hono/cookie";
+import { dbFor, globalDb } from "../../db/client";
+import { verifyAccessToken } from "../../http/auth";
+import { route } from "../../http/route";
+import type { AppEnv } from "../../http/types";
+import type { OAuthProvider } from "./providers";
+import {
+  AuthUrlResponse,
+  CallbackQuery,
+  ImapConnectBody,
+  ImapConnectResponse,
+  IntegrationsResponse,
+  ProviderParam,
+  RefreshResponse,
+  SuccessResponse,
+} from "./schema";
+import { IntegrationService, redirectUri } from "./service";
+
+function service(c: Context<AppEnv>, userId?: string) {
+  const db = userId ? dbFor(c.env, userId) : globalDb(c.env);
+  return new IntegrationService(db, c.env, c.get("config"));
+}
+
+/** The signed-in caller of an unauthenticated route, if any: a state bound to someone else is refused. */
+async function optionalCaller(c: Context<AppEnv>): Promise<string | null> {
+  const config = c.get("config");
+  const header = c.req.header("authorization");
+  const token = header ? /^Bearer\s+(\S+)$/i.exec(header)?.[1] : getCookie(c, config.AUTH_COOKIE);
+  if (!token) return null;
+  try {
+    return (await verifyAccessToken(config, token)).id;
+  } catch {
+    return null;
+  }
+}
+
+const callbackPath = (provider: OAuthProvider, legacy: boolean) => (legacy ? "/api/mailx/callback" : `/api/integrations/${provider}/callback`);
+
+function registerOAuthFamily(app: Hono<AppEnv>, legacy: boolean) {
+  const base = legacy ? "/api/mailx" : "/api/integrations/:provider";
+  const tags = [legacy ? "mailx (original)" : "integrations"];
+  const provider = (params: unknown): OAuthProvider => (legacy ? "mailx" : (params as { provider: OAuthProvider }).provider);
+  const params = legacy ? undefined : ProviderParam;
+
+  route(app, {
+    method: "get",
+    path: `${base}/auth`,
+    summary: "Start the OAuth authorization code flow with PKCE; returns the provider's consent URL",
+    tags,
+    params,
+    responses: { 200: { description: "Consent URL", schema: AuthUrlResponse } },
+    handler: async (c, input) => {
+      const p = provider(input.params);
+      const userId = c.get("user").id;
+      return c.json({ authUrl: await service(c, userId).authUrl(userId, p, redirectUri(c.get("config"), c.req.url, callbackPath(p, legacy))) });
+    },
+  });
+
+  route(app, {
+    method: "get",
+    path: `${base}/callback`,
+    summary: "OAuth redirect target: authenticated by its state; stores the tokens sealed and redirects to the dashboard",
+    tags,
+    auth: false,
+    csrf: false,
+    rateLimit: ["auth"],
+    params,
+    query: CallbackQuery,
+    responses: { 302: { description: "Redirect to /dashboard?integration=<provider>&status=connected|error" } },
+    handler: async (c, input) => {
+      const p = provider(input.params);
+      const location = await service(c).callback(p, input.query, await optionalCaller(c), redirectUri(c.get("config"), c.req.url, callbackPath(p, legacy)));
+      c.header("cache-control", "no-store");
+      c.header("referrer-policy", "no-referrer");
+      return c.redirect(location, 302);
+    },
+  });
+
+  route(app, {
+    method: "post",
+    path: `${base}/disconnect`,
+    summary: "Remove the integration and its stored tokens",
+    tags,
+    params,
+    responses: { 200: { description: "Removed", schema: SuccessResponse } },
+    handler: async (c, input) => {
+      const userId = c.get("user").id;
+      await service(c, userId).disconnect(userId, provider(input.params));
+      return c.json({ success: true as const });
+    },
+  });
+
+  route(app, {
+    method: "post",
+    path: `${base}/refresh`,
+    summary: "Refresh the access token now (single flight per user)",
+    tags,
+    params,
+    responses: { 200: { description: "Refreshed", schema: RefreshResponse } },
+    handler: async (c, input) => {
+      const userId = c.get("user").id;
+      const r = await service(c, userId).refresh(userId, provider(input.params));
+      return c.json({ success: true as const, expiresAt: r.expiresAt });
+    },
+  });
+}
+
+export function registerIntegrationRoutes(app: Hono<AppEnv>) {
+  route(app, {
+    method: "post",
+    path: "/api/integrations/imap/connect",
+    summary: "Check IMAP credentials by logging in, then store them sealed",
+    tags: ["integrations"],
+    rateLimit: ["auth"],
+    body: ImapConnectBody,
+    responses: { 200: { description: "Connected", schema: ImapConnectResponse } },
+    handler: async (c, { body }) => {
+      const userId = c.get("user").id;
+      return c.json({ success: true as const, email: await service(c, userId).connectImap(userId, body) });
+    },
+  });
+
+  route(app, {
+    method: "post",
+    path: "/api/integrations/imap/disconnect",
+    summary: "Remove the IMAP integration and its stored credentials",
+    tags: ["integrations"],
+    responses: { 200: { description: "Removed", schema: SuccessResponse } },
+    handler: async (c) => {
+      const userId = c.get("user").id;
+      await service(c, userId).disconnect(userId, "imap");
+      return c.json({ success: true as const });
+    },
+  });
+
+  route(app, {
+    method: "get",
+    path: "/api/user-integrations",
+    summary: "The caller's connected mailboxes",
+    tags: ["integrations"],
+    responses: { 200: { description: "Integrations", schema: IntegrationsResponse } },
+    handler: async (c) => {
+      const userId = c.get("user").id;
+      return c.json({ integrations: await service(c, userId).list(userId) });
+    },
+  });
+
+  registerOAuthFamily(app, false);
+  registerOAuthFamily(app, true);
+}

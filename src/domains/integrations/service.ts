@@ -1,0 +1,116 @@
+import { tokenClient } from "../../../durable-objects/token-refresher";
+import type { Db } from "../../db/client";
+import type { MailIntegrationRow } from "../../db/schema";
+import type { Bindings, Config } from "../../env";
+import { randomId } from "../../lib/crypto";
+import { AppError, ErrorCode, notFound } from "../../lib/errors";
+import { guardImapTarget, openImap, sealImap, type ImapCredentials } from "./imap";
+import { buildAuthUrl, consumeState, exchangeCode, sealTokens, StateError } from "./oauth";
+import { providerConfig, type OAuthProvider } from "./providers";
+import * as repo from "./repo";
+
+export function toIntegration(row: MailIntegrationRow) {
+  return { provider: row.provider, email: row.email, connectedAt: row.connectedAt, status: row.status };
+}
+
+/** The redirect URI registered with the provider: the callback path on the service's origin. */
+export function redirectUri(config: Config, requestUrl: string, callbackPath: string): string {
+  const base = config.OAUTH_REDIRECT_BASE ?? config.APP_ORIGIN ?? new URL(requestUrl).origin;
+  return new URL(callbackPath, base).toString();
+}
+
+export class IntegrationService {
+  constructor(
+    private readonly db: Db,
+    private readonly env: Bindings,
+    private readonly config: Config,
+  ) {}
+
+  async list(userId: string) {
+    return (await repo.listIntegrations(this.db, userId)).map(toIntegration);
+  }
+
+  async authUrl(userId: string, provider: OAuthProvider, redirect: string): Promise<string> {
+    return buildAuthUrl(this.db, this.config, providerConfig(this.config, provider), userId, redirect);
+  }
+
+  /**
+   * Completes the authorization code flow. Returns the dashboard redirect of DECISIONS D8; any
+   * failure is reported there as a reason code, never with the provider's own words.
+   */
+  async callback(provider: OAuthProvider, q: { code?: string; state?: string; error?: string }, callerId: string | null, redirect: string): Promise<string> {
+    const done = (status: string, reason?: string) => {
+      const u = new URL("/dashboard", this.config.APP_ORIGIN ?? "http://localhost");
+      u.searchParams.set("integration", provider);
+      u.searchParams.set("status", status);
+      if (reason) u.searchParams.set("reason", reason);
+      return this.config.APP_ORIGIN ? u.toString() : `${u.pathname}${u.search}`;
+    };
+    if (!q.state) return done("error", "invalid_state");
+    let userId: string;
+    let verifier: string;
+    try {
+      ({ userId, verifier } = await consumeState(this.db, this.config, provider, q.state, callerId));
+    } catch (err) {
+      if (err instanceof StateError) return done("error", err.message);
+      throw err;
+    }
+    if (q.error) return done("error", q.error === "access_denied" ? "access_denied" : "provider_error");
+    if (!q.code) return done("error", "missing_code");
+    const p = providerConfig(this.config, provider);
+    let result: Awaited<ReturnType<typeof exchangeCode>>;
+    try {
+      result = await exchangeCode(p, q.code, verifier, redirect);
+    } catch {
+      return done("error", "token_exchange_failed");
+    }
+    const now = new Date().toISOString();
+    await repo.upsertIntegration(this.db, {
+      id: randomId(),
+      userId,
+      provider,
+      email: result.email,
+      status: "active",
+      secret: await sealTokens(this.config, userId, provider, result.tokens),
+      expiresAt: result.expiresAt,
+      scopes: result.scope,
+      connectedAt: now,
+      updatedAt: now,
+    });
+    return done("connected");
+  }
+
+  async disconnect(userId: string, provider: OAuthProvider | "imap"): Promise<void> {
+    await repo.deleteIntegration(this.db, userId, provider);
+  }
+
+  async refresh(userId: string, provider: OAuthProvider): Promise<{ expiresAt: string }> {
+    providerConfig(this.config, provider);
+    const r = await tokenClient(this.env, userId).token(provider, true);
+    if (r.ok) return { expiresAt: new Date(r.expiresAt).toISOString() };
+    if (r.reason === "not_connected") throw notFound("Integration");
+    if (r.reason === "unavailable") throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Provider unavailable; try again later");
+    throw new AppError(ErrorCode.UNPROCESSABLE, "The integration is disconnected; reconnect it");
+  }
+
+  async connectImap(userId: string, creds: ImapCredentials): Promise<string> {
+    await guardImapTarget(this.config, creds.host, creds.port);
+    const client = await openImap(this.config, creds);
+    await client.logout();
+    const email = (creds.username.includes("@") ? creds.username : `${creds.username}@${creds.host}`).toLowerCase();
+    const now = new Date().toISOString();
+    await repo.upsertIntegration(this.db, {
+      id: randomId(),
+      userId,
+      provider: "imap",
+      email,
+      status: "active",
+      secret: await sealImap(this.config, userId, { ...creds, host: creds.host.trim() }),
+      expiresAt: null,
+      scopes: null,
+      connectedAt: now,
+      updatedAt: now,
+    });
+    return email;
+  }
+}

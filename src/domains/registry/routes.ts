@@ -1,0 +1,68 @@
+import type { Context, Hono } from "hono";
+import { globalDb } from "../../db/client";
+import { route } from "../../http/route";
+import type { AppEnv } from "../../http/types";
+import {
+  CreateOverrideBody,
+  CreateOverrideResponse,
+  DomainParam,
+  ListOverridesQuery,
+  ListOverridesResponse,
+  OverrideResponse,
+  UpdateOverrideBody,
+} from "./schema";
+import { RegistryAdminService } from "./service";
+
+const service = (c: Context<AppEnv>) => new RegistryAdminService(globalDb(c.env));
+const BASE = "/api/admin/services/registry";
+
+export function registerRegistryRoutes(app: Hono<AppEnv>) {
+  route(app, {
+    method: "get",
+    path: BASE,
+    summary: "List service registry overrides (admin)",
+    tags: ["admin"],
+    admin: true,
+    rateLimit: ["admin_registry_read"],
+    query: ListOverridesQuery,
+    responses: { 200: { description: "Overrides, inactive ones included unless active_only=true", schema: ListOverridesResponse } },
+    handler: async (c, { query }) => c.json(await service(c).list({ search: query.search, category: query.category, activeOnly: query.active_only })),
+  });
+
+  route(app, {
+    method: "post",
+    path: BASE,
+    summary: "Create a registry override, or reactivate an inactive one with new data (admin)",
+    tags: ["admin"],
+    admin: true,
+    rateLimit: ["admin_registry_write"],
+    body: CreateOverrideBody,
+    responses: { 201: { description: "Created", schema: CreateOverrideResponse }, 409: { description: "An active override exists" } },
+    handler: async (c, { body }) => c.json({ override: await service(c).create(c.get("user").id, body), created: true as const }, 201),
+  });
+
+  route(app, {
+    method: "patch",
+    path: `${BASE}/:domain`,
+    summary: "Update the given fields of an override; null clears a field (admin)",
+    tags: ["admin"],
+    admin: true,
+    rateLimit: ["admin_registry_write"],
+    params: DomainParam,
+    body: UpdateOverrideBody,
+    responses: { 200: { description: "Updated", schema: OverrideResponse } },
+    handler: async (c, { params, body }) => c.json({ override: await service(c).update(c.get("user").id, params.domain, body) }),
+  });
+
+  route(app, {
+    method: "delete",
+    path: `${BASE}/:domain`,
+    summary: "Soft-delete an override (is_active false) (admin)",
+    tags: ["admin"],
+    admin: true,
+    rateLimit: ["admin_registry_write"],
+    params: DomainParam,
+    responses: { 200: { description: "Deactivated", schema: OverrideResponse } },
+    handler: async (c, { params }) => c.json({ override: await service(c).remove(c.get("user").id, params.domain) }),
+  });
+}

@@ -1,0 +1,132 @@
+import type { Browser, Page } from "@cloudflare/puppeteer";
+import { taskProgress, type TaskProgressClient } from "../../../durable-objects/task-progress";
+import { dbFor } from "../../db/client";
+import type { JobStep, ResetJobRow } from "../../db/schema";
+import { loadConfig, type Bindings, type Config } from "../../env";
+import { AppError } from "../../lib/errors";
+import { unsealImap } from "../integrations/imap";
+import { listIntegrations } from "../integrations/repo";
+import { resolveService, type ResolvedService } from "../registry/resolve";
+import { enterOtp, FlowFailure, launchBrowser, stepEnterEmail, stepFollowLink, stepNavigate, stepSetPassword } from "./browser-flow";
+import { sealToClient } from "./jwe";
+import { waitForResetMail } from "./mail";
+import { generatePassword, meetsRequirements } from "./password-generator";
+import * as repo from "./repo";
+
+export type ResetMessage = { jobId: string; userId: string };
+
+/** Retries with exponential backoff for failures of our side (the browser could not start). */
+class Transient extends Error {}
+
+export async function consumeResetBatch(batch: MessageBatch<ResetMessage>, env: Bindings): Promise<void> {
+  for (const msg of batch.messages) {
+    try {
+      await runResetJob(env, msg.body);
+      msg.ack();
+    } catch (err) {
+      if (err instanceof Transient) msg.retry({ delaySeconds: Math.min(300, 5 * 2 ** msg.attempts) });
+      else {
+        console.error("reset job crashed", err instanceof Error ? err.name : "error");
+        msg.ack();
+      }
+    }
+  }
+}
+
+type Ctx = { env: Bindings; config: Config; job: ResetJobRow; steps: JobStep[]; progress: TaskProgressClient };
+
+async function setStatus(ctx: Ctx, status: string, extra: Record<string, unknown> = {}) {
+  const now = new Date().toISOString();
+  const terminal = ["completed", "failed", "cancelled"].includes(status);
+  await repo.updateJob(dbFor(ctx.env, ctx.job.userId), ctx.job.userId, ctx.job.id, {
+    status,
+    steps: ctx.steps,
+    updatedAt: now,
+    ...(terminal ? { completedAt: now } : {}),
+    ...(typeof extra.error === "string" ? { error: extra.error } : {}),
+  });
+  await ctx.progress.publish({ event: "status", data: { status, ...extra } });
+}
+
+async function step<T>(ctx: Ctx, name: string, status: string, fn: () => Promise<T>): Promise<T> {
+  const s = ctx.steps.find((x) => x.name === name) as JobStep;
+  s.status = "running";
+  await setStatus(ctx, status, { step: name });
+  const t0 = Date.now();
+  try {
+    const out = await fn();
+    s.status = "completed";
+    s.duration = Date.now() - t0;
+    return out;
+  } catch (err) {
+    s.status = "failed";
+    s.duration = Date.now() - t0;
+    throw err;
+  }
+}
+
+function reasonOf(err: unknown): string {
+  if (err instanceof FlowFailure) return err.message;
+  if (err instanceof AppError) return err.details?.[0] ? `refused destination (${err.details[0].field})` : err.message;
+  if (err instanceof Error && /timeout|navigation/i.test(err.message)) return "the site did not respond in time";
+  return "the automation stopped unexpectedly";
+}
+
+export async function runResetJob(env: Bindings, m: ResetMessage): Promise<void> {
+  const config = loadConfig(env);
+  const db = dbFor(env, m.userId);
+  const job = await repo.claimJob(db, m.userId, m.jobId, new Date().toISOString());
+  if (!job) return;
+  const ctx: Ctx = { env, config, job, steps: job.steps.map((s) => ({ ...s })), progress: taskProgress(env.TASK_PROGRESS, job.id) };
+  const hooks = { screenshot: (url: string) => ctx.progress.publish({ event: "screenshot", data: { url } }) };
+  const svc = await resolveService(db, job.serviceUrl);
+  let browser: Browser | undefined;
+  try {
+    if (!job.clientPublicKey) throw new FlowFailure("no clientPublicKey to deliver the new password to");
+    const imap = (await listIntegrations(db, m.userId)).find((i) => i.provider === "imap" && i.status === "active");
+    if (!imap) throw new FlowFailure("no connected IMAP mailbox to read the reset email from");
+    const creds = await unsealImap(config, m.userId, imap.secret);
+    try {
+      browser = await launchBrowser(env);
+    } catch {
+      await repo.updateJob(db, m.userId, job.id, { status: "pending", updatedAt: new Date().toISOString() });
+      throw new Transient("browser unavailable");
+    }
+    const page: Page = await browser.newPage();
+    const requestedAt = new Date();
+    await step(ctx, "navigate", "running", () => stepNavigate(page, config, svc, job.serviceUrl, hooks));
+    await step(ctx, "enter_email", "running", () => stepEnterEmail(page, svc, job.email, hooks));
+    const found = await step(ctx, "wait_for_email", "waiting_for_email", async () => {
+      const mail = await waitForResetMail(config, creds, svc, requestedAt, Date.now() + config.RESET_EMAIL_WAIT_SECONDS * 1000);
+      if (!mail) throw new FlowFailure("no reset email arrived in time");
+      return mail;
+    });
+    await step(ctx, "follow_link", "running", async () => {
+      if (found.link) return stepFollowLink(page, config, found.link, hooks);
+      const code = found.otp ?? (await waitForUserOtp(ctx, svc));
+      await enterOtp(page, svc, code, hooks);
+    });
+    const password = generatePassword(svc.passwordRequirements);
+    if (!meetsRequirements(password, svc.passwordRequirements)) throw new FlowFailure("could not generate a password meeting the requirements");
+    await step(ctx, "set_password", "running", () => stepSetPassword(page, svc, password, hooks));
+    const sealed = await sealToClient(job.clientPublicKey, password);
+    await setStatus(ctx, "completed", { newPassword: sealed });
+  } catch (err) {
+    if (err instanceof Transient) throw err;
+    for (const s of ctx.steps) if (s.status === "pending") s.status = "skipped";
+    await setStatus(ctx, "failed", { error: reasonOf(err) });
+  } finally {
+    await browser?.close().catch(() => undefined);
+  }
+}
+
+async function waitForUserOtp(ctx: Ctx, _svc: ResolvedService): Promise<string> {
+  await setStatus(ctx, "waiting_for_otp", { step: "follow_link" });
+  const deadline = Date.now() + ctx.config.RESET_EMAIL_WAIT_SECONDS * 1000;
+  while (Date.now() < deadline) {
+    const code = await ctx.progress.takeOtp();
+    if (code) return code;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  throw new FlowFailure("no code was supplied in time");
+}

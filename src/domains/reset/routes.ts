@@ -1,0 +1,65 @@
+import type { Hono } from "hono";
+import { globalDb } from "../../db/client";
+import { route } from "../../http/route";
+import type { AppEnv } from "../../http/types";
+import { idParam } from "../../lib/validators";
+import { CreateResetTaskBody, CreateResetTaskResponse, JobResponse, OtpBody, OtpResponse, SignInDiscoveryBody, SignInDiscoveryResponse } from "./schema";
+import { createResetTask, getJob, submitOtp, taskStream } from "./service";
+import { discoverSignIn } from "./sign-in-discovery";
+
+export function registerResetRoutes(app: Hono<AppEnv>) {
+  route(app, {
+    method: "post",
+    path: "/api/sign-in-discovery",
+    summary: "Inspect a login page: sign-in methods, reset and signup URLs",
+    tags: ["reset"],
+    body: SignInDiscoveryBody,
+    responses: { 200: { description: "What the page offers", schema: SignInDiscoveryResponse }, 422: { description: "The page could not be read" } },
+    handler: async (c, { body }) => c.json(await discoverSignIn(c.get("config"), globalDb(c.env), body.url)),
+  });
+
+  route(app, {
+    method: "post",
+    path: "/api/tasks/reset",
+    summary: "Start an automated password reset (queued; follow it on the task stream)",
+    tags: ["reset"],
+    rateLimit: ["reset_tasks"],
+    body: CreateResetTaskBody,
+    responses: { 201: { description: "Task created", schema: CreateResetTaskResponse }, 422: { description: "No connected mailbox" } },
+    handler: async (c, { body }) => c.json(await createResetTask(c.env, c.get("config"), c.get("user").id, body as never), 201),
+  });
+
+  route(app, {
+    method: "get",
+    path: "/api/tasks/:id/stream",
+    summary: "Task progress as server-sent events (latest status replayed on connect)",
+    tags: ["reset"],
+    params: idParam,
+    responses: { 200: { description: "event status {status, step?, newPassword?, error?}; event screenshot {url}", contentType: "text/event-stream" } },
+    handler: async (c, { params }) => {
+      const upstream = await taskStream(c.env, c.get("user").id, params.id);
+      return new Response(upstream.body, { headers: { "content-type": "text/event-stream", "cache-control": "no-store", "x-accel-buffering": "no" } });
+    },
+  });
+
+  route(app, {
+    method: "post",
+    path: "/api/tasks/:id/otp",
+    summary: "Supply a one-time code the reset flow is waiting for",
+    tags: ["reset"],
+    params: idParam,
+    body: OtpBody,
+    responses: { 200: { description: "Whether the task could take the code", schema: OtpResponse } },
+    handler: async (c, { params, body }) => c.json(await submitOtp(c.env, c.get("user").id, params.id, body.code)),
+  });
+
+  route(app, {
+    method: "get",
+    path: "/api/jobs/:id",
+    summary: "A reset job with its steps and their durations (ms)",
+    tags: ["reset"],
+    params: idParam,
+    responses: { 200: { description: "The job", schema: JobResponse } },
+    handler: async (c, { params }) => c.json(await getJob(c.env, c.get("user").id, params.id)),
+  });
+}

@@ -1,0 +1,26 @@
+import { z } from "zod";
+
+export const SignInDiscoveryBody = z.object({ url: z.string().trim().min(1).max(2048) });
+export const SignInDiscoveryResponse = z.object({ methods: z.array(z.string()), resetUrl: z.string().nullable(), signupUrl: z.string().nullable() });
+
+import { ClientPublicKey } from "./jwe";
+
+export const CreateResetTaskBody = z.object({
+  serviceUrl: z.string().trim().min(1).max(2048),
+  email: z.email().max(320),
+  passwordId: z.string().min(1).max(128).optional(),
+  clientPublicKey: ClientPublicKey.optional(),
+});
+export const CreateResetTaskResponse = z.object({ taskId: z.string(), status: z.string() });
+export const OtpBody = z.object({ code: z.string().trim().min(1).max(32).regex(/^[A-Za-z0-9-]+$/, "must be letters, digits or dashes") });
+export const OtpResponse = z.object({ accepted: z.boolean() });
+const Step = z.object({ name: z.string(), status: z.string(), duration: z.number().int().nullable() });
+export const JobResponse = z.object({
+  id: z.string(),
+  status: z.string(),
+  service: z.string(),
+  startedAt: z.string().nullable(),
+  completedAt: z.string().nullable(),
+  steps: z.array(Step),
+  error: z.string().optional(),
+});

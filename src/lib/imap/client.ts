@@ -1,0 +1,233 @@
+import { connect } from "cloudflare:sockets";
+
+/**
+ * A minimal IMAP4rev1 client (RFC 3501) over cloudflare:sockets: LOGIN, EXAMINE, UID SEARCH and
+ * UID FETCH of BODY.PEEK[HEADER.FIELDS (...)] only. Responses are handled one at a time as they
+ * arrive, so memory is bounded by the largest single response, not by the mailbox.
+ */
+
+export class ImapError extends Error {
+  constructor(
+    message: string,
+    readonly kind: "connect" | "auth" | "protocol" | "timeout",
+  ) {
+    super(message);
+  }
+}
+
+export type ImapOptions = {
+  host: string;
+  port: number;
+  tls: boolean;
+  timeoutMs?: number;
+  /** Sees every command line sent, with LOGIN arguments redacted. */
+  trace?: (line: string) => void;
+};
+
+/** An untagged or tagged response: its text with literals cut out, and the literals in order. */
+export type ImapResponse = { text: string; literals: Uint8Array[] };
+
+const CRLF = new Uint8Array([13, 10]);
+const latin1 = new TextDecoder("latin1");
+const utf8 = new TextEncoder();
+
+function indexOfCrlf(buf: Uint8Array, from: number): number {
+  for (let i = from; i < buf.length - 1; i++) if (buf[i] === 13 && buf[i + 1] === 10) return i;
+  return -1;
+}
+
+/** RFC 3501 quoted string; CR, LF and NUL cannot be quoted and are refused by the caller's schema. */
+export function quote(s: string): string {
+  if (/[\r\n\0]/.test(s)) throw new ImapError("value cannot be sent to IMAP", "protocol");
+  return `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
+
+export class ImapClient {
+  private reader: ReadableStreamDefaultReader<Uint8Array>;
+  private writer: WritableStreamDefaultWriter<Uint8Array>;
+  private buf = new Uint8Array(0);
+  private pos = 0;
+  private tagNo = 0;
+  private closed = false;
+
+  private constructor(
+    private socket: Socket,
+    private opts: ImapOptions,
+  ) {
+    this.reader = socket.readable.getReader();
+    this.writer = socket.writable.getWriter();
+  }
+
+  static async open(opts: ImapOptions): Promise<ImapClient> {
+    let socket: Socket;
+    try {
+      socket = connect({ hostname: opts.host, port: opts.port }, { secureTransport: opts.tls ? "on" : "off", allowHalfOpen: false });
+    } catch (err) {
+      throw new ImapError(`cannot connect: ${String(err)}`, "connect");
+    }
+    const client = new ImapClient(socket, opts);
+    try {
+      await client.withTimeout(socket.opened);
+      const greeting = await client.readResponse();
+      if (!/^\* (OK|PREAUTH)\b/i.test(greeting.text)) throw new ImapError("server refused the connection", "connect");
+    } catch (err) {
+      await client.close();
+      if (err instanceof ImapError) throw err;
+      throw new ImapError("cannot connect to the IMAP server", "connect");
+    }
+    return client;
+  }
+
+  private async withTimeout<T>(p: Promise<T>): Promise<T> {
+    const ms = this.opts.timeoutMs ?? 15_000;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      return await Promise.race([
+        p,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new ImapError("IMAP server timed out", "timeout")), ms);
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async fill(): Promise<void> {
+    const { value, done } = await this.withTimeout(this.reader.read());
+    if (done || !value) throw new ImapError("connection closed by the server", "protocol");
+    const rest = this.buf.subarray(this.pos);
+    const next = new Uint8Array(rest.length + value.length);
+    next.set(rest);
+    next.set(value, rest.length);
+    this.buf = next;
+    this.pos = 0;
+  }
+
+  private async readLine(): Promise<string> {
+    for (;;) {
+      const end = indexOfCrlf(this.buf, this.pos);
+      if (end >= 0) {
+        const line = latin1.decode(this.buf.subarray(this.pos, end));
+        this.pos = end + 2;
+        return line;
+      }
+      await this.fill();
+    }
+  }
+
+  private async readBytes(n: number): Promise<Uint8Array> {
+    while (this.buf.length - this.pos < n) await this.fill();
+    const out = this.buf.slice(this.pos, this.pos + n);
+    this.pos += n;
+    return out;
+  }
+
+  /** Reads one complete response line, following `{n}` literals (RFC 3501 section 4.3). */
+  private async readResponse(): Promise<ImapResponse> {
+    let text = "";
+    const literals: Uint8Array[] = [];
+    for (;;) {
+      const line = await this.readLine();
+      const m = /\{(\d+)\+?\}$/.exec(line);
+      if (!m) return { text: text + line, literals };
+      text += line.slice(0, m.index) + `{${literals.length}}`;
+      literals.push(await this.readBytes(Number(m[1])));
+    }
+  }
+
+  /** Sends a command and passes each untagged response to `onUntagged` as it arrives. */
+  async command(cmd: string, onUntagged?: (r: ImapResponse) => void): Promise<string> {
+    const tag = `A${++this.tagNo}`;
+    this.opts.trace?.(/^LOGIN /i.test(cmd) ? "LOGIN <redacted>" : cmd);
+    await this.writer.write(utf8.encode(`${tag} ${cmd}`));
+    await this.writer.write(CRLF);
+    for (;;) {
+      const r = await this.readResponse();
+      if (r.text.startsWith(`${tag} `)) {
+        const status = r.text.slice(tag.length + 1);
+        if (/^OK\b/i.test(status)) return status;
+        throw new ImapError(`command failed: ${status.slice(0, 200)}`, /^LOGIN /i.test(cmd) ? "auth" : "protocol");
+      }
+      if (r.text.startsWith("+")) throw new ImapError("unexpected continuation request", "protocol");
+      onUntagged?.(r);
+    }
+  }
+
+  async login(username: string, password: string): Promise<void> {
+    await this.command(`LOGIN ${quote(username)} ${quote(password)}`);
+  }
+
+  /** EXAMINE: the read-only SELECT (RFC 3501 section 6.3.2), so no flag can change. */
+  async examine(mailbox: string): Promise<number> {
+    let exists = 0;
+    await this.command(`EXAMINE ${quote(mailbox)}`, (r) => {
+      const m = /^\* (\d+) EXISTS/i.exec(r.text);
+      if (m) exists = Number(m[1]);
+    });
+    return exists;
+  }
+
+  async uidSearch(criteria: string): Promise<number[]> {
+    const uids: number[] = [];
+    await this.command(`UID SEARCH ${criteria}`, (r) => {
+      if (/^\* SEARCH\b/i.test(r.text)) for (const n of r.text.slice(8).trim().split(/\s+/)) if (n) uids.push(Number(n));
+    });
+    return uids;
+  }
+
+  /**
+   * Fetches the named header fields only, with BODY.PEEK so \Seen is never set (RFC 3501 section
+   * 6.4.5). Each message is handed to `onMessage` and dropped.
+   */
+  async fetchHeaderFields(uids: number[], fields: string[], onMessage: (uid: number, headers: string) => void, chunk = 500): Promise<void> {
+    const sorted = [...uids].sort((a, b) => a - b);
+    for (let i = 0; i < sorted.length; i += chunk) {
+      const set = sequenceSet(sorted.slice(i, i + chunk));
+      await this.command(`UID FETCH ${set} (UID BODY.PEEK[HEADER.FIELDS (${fields.join(" ")})])`, (r) => {
+        if (!/^\* \d+ FETCH/i.test(r.text)) return;
+        const uid = /\bUID (\d+)/i.exec(r.text);
+        if (uid && r.literals[0]) onMessage(Number(uid[1]), latin1.decode(r.literals[0]));
+      });
+    }
+  }
+
+  async logout(): Promise<void> {
+    try {
+      await this.command("LOGOUT");
+    } catch {
+      // The server may close before the tagged OK (RFC 3501 section 6.1.3); the session ends either way.
+    }
+    await this.close();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.socket.close();
+    } catch {
+      // Already closed by the peer.
+    }
+  }
+}
+
+/** Compresses sorted UIDs into an RFC 3501 sequence set: 1:3,7,9:12. */
+export function sequenceSet(sorted: number[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
+    parts.push(i === j ? String(sorted[i]) : `${sorted[i]}:${sorted[j]}`);
+    i = j + 1;
+  }
+  return parts.join(",");
+}
+
+/** Unfolds header lines (RFC 5322 section 2.2.3) and returns the named field's value. */
+export function headerValue(headers: string, name: string): string | null {
+  const unfolded = headers.replace(/\r?\n[ \t]+/g, " ");
+  const re = new RegExp(`^${name}:[ \\t]*(.*)$`, "im");
+  const m = re.exec(unfolded);
+  return m ? m[1].trim() : null;
+}

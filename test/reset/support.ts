@@ -1,0 +1,46 @@
+import { env } from "cloudflare:test";
+import { compactDecrypt, exportJWK, generateKeyPair } from "jose";
+import type { TestUser } from "../support/auth";
+
+export const site = env.TEST_RESET_SITE;
+export const imap = JSON.parse(env.TEST_RESET_IMAP) as { port: number; user: string; password: string };
+
+export async function connectMailbox(user: TestUser): Promise<void> {
+  const res = await user.call("POST", "/api/integrations/imap/connect", { body: { host: "127.0.0.1", port: imap.port, username: imap.user, password: imap.password, tls: false } });
+  if (res.status !== 200) throw new Error(`imap connect failed: ${res.status} ${await res.text()}`);
+}
+
+export async function clientKeys() {
+  const { publicKey, privateKey } = await generateKeyPair("ECDH-ES", { crv: "P-256", extractable: true });
+  return { publicJwk: await exportJWK(publicKey), open: async (jwe: string) => new TextDecoder().decode((await compactDecrypt(jwe, privateKey)).plaintext) };
+}
+
+export type SseEvent = { event: string; data: Record<string, unknown> };
+
+/** Reads server-sent events until a terminal status or the timeout. */
+export async function readStream(res: Response, timeoutMs = 60_000): Promise<SseEvent[]> {
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const dec = new TextDecoder();
+  const events: SseEvent[] = [];
+  let buf = "";
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const { done, value } = await Promise.race([reader.read(), new Promise<{ done: true; value: undefined }>((r) => setTimeout(() => r({ done: true, value: undefined }), deadline - Date.now()))]);
+    if (done) break;
+    buf += dec.decode(value, { stream: true });
+    let i: number;
+    while ((i = buf.indexOf("\n\n")) >= 0) {
+      const chunk = buf.slice(0, i);
+      buf = buf.slice(i + 2);
+      const ev = /^event: (.*)$/m.exec(chunk)?.[1] ?? "message";
+      const data = JSON.parse(/^data: (.*)$/m.exec(chunk)?.[1] ?? "{}");
+      events.push({ event: ev, data });
+      if (ev === "status" && ["completed", "failed", "cancelled"].includes(String(data.status))) {
+        await reader.cancel().catch(() => undefined);
+        return events;
+      }
+    }
+  }
+  await reader.cancel().catch(() => undefined);
+  return events;
+}
