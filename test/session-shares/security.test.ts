@@ -1,6 +1,7 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { isPrivateHost } from "../../src/lib/outbound";
+import { loginUrlOf } from "../../src/domains/session-shares/service";
+import { AppError } from "../../src/lib/errors";
 import { expectErrorBody, TestUser } from "../support/auth";
 import { createSessionShare, openLive, registerDevice, ticket } from "../support/session-shares";
 
@@ -127,10 +128,15 @@ describe("session shares: owner-only rules and the viewer's gate", () => {
     await owner.call("DELETE", `/api/session-shares/${created.id}`);
   });
 
-  it("login URLs on private addresses are recognised in every spelling the URL parser leaves", () => {
-    for (const h of ["localhost", "a.localhost", "127.0.0.1", new URL("http://2130706433/").hostname, new URL("http://0x7f000001/").hostname, "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "[::1]", "[fd00::1]", "[fe80::1]", new URL("http://[::ffff:127.0.0.1]/").hostname]) {
-      expect(isPrivateHost(h), h).toBe(true);
+  it("login URLs pass the outbound guard: private literals and names resolving to private addresses are refused", async () => {
+    const resolve = async (host: string) => (host === "intranet.example" ? ["10.0.0.7"] : host === "split.example" ? ["93.184.216.34", "127.0.0.1"] : ["93.184.216.34"]);
+    const guard = { allowPrivate: false, resolve };
+    for (const url of ["http://localhost/", "http://2130706433/", "http://0x7f000001/", "http://169.254.169.254/latest", "http://[::ffff:127.0.0.1]/", "https://intranet.example/login", "https://split.example/"]) {
+      const err = await loginUrlOf(url, null, guard).then(() => null, (e: unknown) => e);
+      expect(err, url).toBeInstanceOf(AppError);
+      expect((err as AppError).code, url).toBe("VALIDATION_ERROR");
     }
-    for (const h of ["example.com", "8.8.8.8", "172.32.0.1", "[2606:4700::1111]"]) expect(isPrivateHost(h), h).toBe(false);
+    await expect(loginUrlOf(null, "public.example", guard)).resolves.toBe("https://public.example/");
+    await expect(loginUrlOf("https://intranet.example/login", null, { allowPrivate: true })).resolves.toBe("https://intranet.example/login");
   });
 });

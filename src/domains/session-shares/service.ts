@@ -4,7 +4,8 @@ import type { Bindings, Config } from "../../env";
 import type { AuthUser } from "../../http/types";
 import { randomId, randomToken, seal, sha256Hex } from "../../lib/crypto";
 import { AppError, ErrorCode, conflict, notFound, validationError } from "../../lib/errors";
-import { isPrivateHost } from "../../lib/outbound";
+import { guardOptions } from "../../lib/guarded-fetch";
+import { assertPublicUrl, type GuardOptions } from "../../lib/outbound-guard";
 import { credentialsAad, roomFor, type Control } from "../../../durable-objects/session-share";
 import { findLive } from "../passwords/repo";
 import * as repo from "./repo";
@@ -35,8 +36,12 @@ export function toView(row: SessionShareRow): SessionView {
   };
 }
 
-/** The page the browser session logs in on: the entry's url, else https://<website>. */
-function loginUrlOf(url: string | null, website: string | null, allowPrivate: boolean): string {
+/**
+ * The page the browser session logs in on: the entry's url, else https://<website>. It passes the
+ * same outbound guard as reset URLs (D12), so a name that resolves to a private address is refused
+ * too, not only a literal one.
+ */
+export async function loginUrlOf(url: string | null, website: string | null, guard: GuardOptions): Promise<string> {
   const raw = url && /^https?:\/\//i.test(url) ? url : website ? `https://${website}` : null;
   let parsed: URL | null = null;
   try {
@@ -47,10 +52,7 @@ function loginUrlOf(url: string | null, website: string | null, allowPrivate: bo
   if (!parsed || !/^https?:$/.test(parsed.protocol)) {
     throw new AppError(ErrorCode.UNPROCESSABLE, "The entry has no http or https login URL or website");
   }
-  if (!allowPrivate && isPrivateHost(parsed.hostname)) {
-    throw validationError("The entry's login URL points to a private address", [{ field: "accountId", message: "login URL host is not allowed" }]);
-  }
-  return parsed.toString();
+  return (await assertPublicUrl(parsed.toString(), "accountId", guard)).toString();
 }
 
 export class SessionShareService {
@@ -63,7 +65,7 @@ export class SessionShareService {
   async create(user: AuthUser, input: CreateSessionShareInput) {
     const entry = await findLive(this.db, user.id, input.accountId);
     if (!entry) throw notFound("Password entry");
-    const loginUrl = loginUrlOf(entry.url, entry.website, this.config.allowPrivateOutbound);
+    const loginUrl = await loginUrlOf(entry.url, entry.website, guardOptions(this.config));
     const now = Date.now();
     const start = input.scheduledStart ? Date.parse(input.scheduledStart) : now;
     const id = randomId();
