@@ -81,6 +81,18 @@ describe("sync push errors", () => {
     await expect(countRows(user.id)).resolves.toBe(25);
   });
 
+  it("bringing a deleted entry back counts against MAX_PASSWORDS_PER_USER", async () => {
+    const user = await TestUser.create();
+    const gone = create();
+    await push(user, [gone]);
+    await push(user, [{ action: "delete", id: gone.id, clientUpdatedAt: at(1) }]);
+    expect((await push(user, Array.from({ length: 25 }, () => create()))).results.every((r) => r.status === "applied")).toBe(true);
+    const body = await push(user, [{ action: "update", id: gone.id, data: { name: "back" }, clientUpdatedAt: at(2) }]);
+    expect(body.results[0]).toMatchObject({ status: "failed", code: "SERVICE_UNAVAILABLE" });
+    expect((await row(gone.id))?.deleted_at).not.toBeNull();
+    await expect(countRows(user.id)).resolves.toBe(25);
+  });
+
   it("push allows 30 per minute, then 429", async () => {
     const user = await TestUser.create();
     for (let i = 0; i < 30; i++) expect((await user.call("POST", "/api/passwords/sync", { body: { mutations: [] } })).status).toBe(200);

@@ -76,6 +76,7 @@ export class SyncService {
     const room = this.maxPerUser - liveCount;
     const bulkRows: { index: number; row: PasswordRow }[] = [];
     let bulkSlot = -1;
+    let restores = 0;
 
     const statements: unknown[] = [repo.advanceClock(this.db, userId, now)];
     const writes: Write[] = [];
@@ -116,6 +117,11 @@ export class SyncService {
         writes.push({ index: i, id: m.id, statementIndex: statements.length - 1 });
         current.set(m.id, { ...prev, deletedAt: nowIso, updatedAt: stamp });
         return;
+      }
+      // An update of a deleted entry brings it back, so it takes a place under the entry limit.
+      if (prev.deletedAt !== null) {
+        if (bulkRows.length + restores >= room) return fail(i, m.id, ErrorCode.SERVICE_UNAVAILABLE, "Password limit exceeded");
+        restores++;
       }
       const set = changeSet(m.data, prev, stamp);
       if ("error" in set) {
