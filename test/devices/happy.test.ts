@@ -39,6 +39,20 @@ describe("trusted devices: happy paths", () => {
     ]);
   });
 
+  it("a new device (not the first, not a re-registration) notifies the owner", async () => {
+    const user = await TestUser.create();
+    const first = await register(user);
+    const types = async () => ((await (await user.call("GET", "/api/notifications")).json()) as { notifications: { type: string; body: string; metadata: Record<string, unknown> }[] }).notifications;
+    expect(await types()).toEqual([]);
+    await register(user, { fingerprint: first.device.device_fingerprint });
+    expect(await types()).toEqual([]);
+    const second = await register(user, { deviceName: "Phone" }, { "user-agent": UA.iphone });
+    const list = await types();
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatchObject({ type: "new_device", metadata: { deviceId: second.device.id, deviceType: "mobile" } });
+    expect(list[0].body).toContain("Phone");
+  });
+
   it("re-registering by fingerprint answers 200, keeps trust and name, refreshes OS, browser, IP and activity, and becomes current", async () => {
     const user = await TestUser.create();
     const fp = fingerprint();

@@ -3,6 +3,7 @@ import type { DeviceRow } from "../../db/schema";
 import type { RequestMeta } from "../../http/types";
 import { randomId } from "../../lib/crypto";
 import { conflict, notFound } from "../../lib/errors";
+import { notify } from "../notifications/notify";
 import * as repo from "./repo";
 import type { RegisterDeviceInput, UpdateDeviceInput } from "./schema";
 import type { TrustLevel } from "./trust";
@@ -70,11 +71,38 @@ export class DeviceService {
         trustedAt: now,
         createdAt: now,
       };
+      const hadDevices = (await repo.list(this.db, userId, 1)).length > 0;
       const outcome = await repo.insertUnderLimit(this.db, row, MAX_DEVICES_PER_USER);
-      if (outcome === "inserted") return { created: true, device: toDevice(row) };
+      if (outcome === "inserted") {
+        if (hadDevices) await this.tellOwner(row);
+        return { created: true, device: toDevice(row) };
+      }
       if (outcome === "limit") throw conflict(`At most ${MAX_DEVICES_PER_USER} devices can be registered; revoke one first`);
     }
     throw conflict("The device was registered concurrently; retry");
+  }
+
+  /**
+   * A device the account has not seen before is what a stolen session looks like, so the owner hears
+   * of it on their other devices. The first device of an account is no news. The registration stands
+   * even if the notice cannot be written.
+   */
+  private async tellOwner(row: DeviceRow) {
+    const what = [row.browser, row.os].filter(Boolean).join(" on ") || row.deviceType;
+    try {
+      await notify(this.db, {
+        userId: row.userId,
+        type: "new_device",
+        title: "New device signed in",
+        body: `${row.deviceName} (${what})${row.ipAddress ? ` from ${row.ipAddress}` : ""} was registered on your account. If this was not you, revoke it and change your password.`,
+        color: "warning",
+        icon: "device",
+        actionUrl: "/settings/devices",
+        metadata: { deviceId: row.id, deviceType: row.deviceType, ipAddress: row.ipAddress },
+      });
+    } catch (err) {
+      console.error("devices: new-device notification not written", (err as Error).name);
+    }
   }
 
   /**
