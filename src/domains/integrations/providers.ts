@@ -9,6 +9,7 @@ export type ProviderConfig = {
   name: OAuthProvider;
   authUrl: string;
   tokenUrl: string;
+  revokeUrl?: string;
   apiUrl: string;
   clientId: string;
   clientSecret?: string;
@@ -34,6 +35,7 @@ export function providerConfig(config: Config, name: OAuthProvider): ProviderCon
     name,
     authUrl,
     tokenUrl,
+    revokeUrl: c[`${p}_REVOKE_URL`],
     apiUrl: apiUrl.replace(/\/$/, ""),
     clientId,
     clientSecret: c[`${p}_CLIENT_SECRET`],
