@@ -53,6 +53,7 @@ export default defineConfig({
           TEST_DISCOVERY_IMAP: JSON.stringify(inject("discoveryImap")),
           TEST_MAIL_PROVIDER_URL: inject("mailProviderUrl"),
           OAUTH_REDIRECT_BASE: "https://vault.test",
+          DOH_URL: `${inject("mailProviderUrl")}/dns-query`,
           ...providerBindings(inject("mailProviderUrl")),
           RESET_EMAIL_WAIT_SECONDS: "6",
         },

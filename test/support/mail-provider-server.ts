@@ -27,6 +27,8 @@ type Account = {
   requests: string[];
   tokenRequests: string[];
   revoked: string[];
+  /** Every token handed out, so tests can look for them where they must not be. */
+  issued: string[];
 };
 
 const rand = (n = 24) => randomBytes(n).toString("base64url");
@@ -81,6 +83,7 @@ export default async function setup(project: TestProject) {
     const refreshToken = rand();
     access.set(accessToken, a);
     refresh.set(refreshToken, a);
+    a.issued.push(accessToken, refreshToken);
     return { access_token: accessToken, refresh_token: refreshToken, expires_in: a.expiresIn, token_type: "Bearer" };
   };
 
@@ -93,7 +96,7 @@ export default async function setup(project: TestProject) {
     if (ctl) {
       if (req.method === "POST" && !ctl[1]) {
         const b = JSON.parse(body) as { provider: Provider; email: string; messages?: Omit<Msg, "id" | "unread">[]; expiresIn?: number };
-        const a: Account = { id: rand(9), provider: b.provider, email: b.email, messages: [], refresh: "ok", tokenDelayMs: 0, expiresIn: b.expiresIn ?? 3600, requests: [], tokenRequests: [], revoked: [] };
+        const a: Account = { id: rand(9), provider: b.provider, email: b.email, messages: [], refresh: "ok", tokenDelayMs: 0, expiresIn: b.expiresIn ?? 3600, requests: [], tokenRequests: [], revoked: [], issued: [] };
         a.messages = (b.messages ?? []).map((m) => ({ ...m, id: randomBytes(8).toString("hex"), unread: true }));
         accounts.set(a.id, a);
         return json(201, { id: a.id });
@@ -108,7 +111,15 @@ export default async function setup(project: TestProject) {
         return json(200, { ok: true });
       }
       const live = [...refresh.values()].filter((x) => x === a).length;
-      return json(200, { requests: a.requests, tokenRequests: a.tokenRequests, revoked: a.revoked, liveRefreshTokens: live, messages: a.messages.map((m) => ({ id: m.id, unread: m.unread })) });
+      return json(200, { requests: a.requests, tokenRequests: a.tokenRequests, revoked: a.revoked, issued: a.issued, liveRefreshTokens: live, messages: a.messages.map((m) => ({ id: m.id, unread: m.unread })) });
+    }
+
+    // DNS over HTTPS (JSON form) for the outbound guard: *.private.test is loopback, *.public.test public.
+    if (url.pathname === "/dns-query") {
+      const name = url.searchParams.get("name") ?? "";
+      const type = url.searchParams.get("type") === "AAAA" ? 28 : 1;
+      const data = name.endsWith(".private.test") ? (type === 1 ? "127.0.0.1" : "::1") : name.endsWith(".public.test") && type === 1 ? "93.184.216.34" : null;
+      return json(200, { Status: data || name.endsWith(".public.test") ? 0 : 3, Answer: data ? [{ name, type, TTL: 60, data }] : [] });
     }
 
     const [, provider, ...rest] = url.pathname.split("/") as [string, Provider, ...string[]];

@@ -22,7 +22,7 @@ export async function patchAccount(id: string, patch: { refresh?: "ok" | "invali
   await ok(await fetch(`${base}/__control/accounts/${id}`, { method: "PATCH", body: JSON.stringify(patch) }));
 }
 
-export type AccountReport = { requests: string[]; tokenRequests: string[]; revoked: string[]; liveRefreshTokens: number; messages: { id: string; unread: boolean }[] };
+export type AccountReport = { requests: string[]; tokenRequests: string[]; revoked: string[]; issued: string[]; liveRefreshTokens: number; messages: { id: string; unread: boolean }[] };
 
 export async function accountReport(id: string): Promise<AccountReport> {
   return (await (await ok(await fetch(`${base}/__control/accounts/${id}`))).json()) as AccountReport;
@@ -44,9 +44,17 @@ export async function authorize(url: URL, account: string, extra: Record<string,
   return new URL(res.headers.get("location")!);
 }
 
-/** Follows the provider's redirect into the service, as the user's browser would. */
-export async function callback(url: URL | string, user?: TestUser): Promise<{ status: number; location: URL }> {
-  const res = await SELF.fetch(url.toString(), { redirect: "manual", headers: user ? { authorization: `Bearer ${user.token}` } : {} });
+const randomIp = () => `198.51.${Math.floor(Math.random() * 256)}.${Math.floor(Math.random() * 256)}`;
+
+/**
+ * Follows the provider's redirect into the service, as the user's browser would. The callback is
+ * an authentication endpoint limited per client address (10 per 15 minutes), so each call comes
+ * from its own address unless `ip` is given.
+ */
+export async function callback(url: URL | string, user?: TestUser, ip = randomIp()): Promise<{ status: number; location: URL }> {
+  const headers: Record<string, string> = { "cf-connecting-ip": ip };
+  if (user) headers.authorization = `Bearer ${user.token}`;
+  const res = await SELF.fetch(url.toString(), { redirect: "manual", headers });
   return { status: res.status, location: new URL(res.headers.get("location") ?? "/", "https://app.test") };
 }
 
