@@ -9,6 +9,8 @@ declare module "vitest" {
   }
 }
 
+const POOL = 200;
+
 const read = (req: IncomingMessage) =>
   new Promise<string>((resolve) => {
     let data = "";
@@ -23,7 +25,10 @@ const read = (req: IncomingMessage) =>
  * GET /mailboxes/<user>/commands → {commands} (the lines the service sent in that user's sessions).
  */
 export default async function setup(project: TestProject) {
-  const dovecot = await startDovecot({ prefix: "discovery-imap-" });
+  // Dovecot re-reads its passwd-file at most once a second, so a user added mid-run may not log in
+  // yet: every mailbox user exists from the start and a test takes the next free one.
+  const pool = Array.from({ length: POOL }, () => ({ user: `box-${randomBytes(6).toString("hex")}@example.test`, password: randomBytes(12).toString("base64url") }));
+  const dovecot = await startDovecot({ prefix: "discovery-imap-", users: pool });
   const proxy = await startRecordingProxy(dovecot.port);
   const users = new Set<string>();
   const server = createServer(async (req, res) => {
@@ -34,9 +39,10 @@ export default async function setup(project: TestProject) {
       const m = /^\/mailboxes\/([^/]+)(\/commands)?$/.exec(url.pathname);
       if (req.method === "POST" && url.pathname === "/mailboxes") {
         const { messages = [] } = JSON.parse(body || "{}") as { messages?: MailSpec[] };
-        const user = `box-${randomBytes(6).toString("hex")}@example.test`;
-        const password = randomBytes(12).toString("base64url");
-        dovecot.addUser(user, password, messages);
+        const next = pool.shift();
+        if (!next) return json(503, { error: `all ${POOL} test mailboxes are taken` });
+        const { user, password } = next;
+        dovecot.replaceMessages(user, messages);
         users.add(user);
         return json(201, { user, password });
       }
