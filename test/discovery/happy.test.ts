@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { EXCLUDED_DOMAINS } from "../../src/domains/discovery/rules";
 import { TestUser } from "../support/auth";
 import { createEntry } from "../support/fixtures";
-import { patchAccount, replaceImapMessages } from "../support/mail-provider";
+import { accountReport, patchAccount, replaceImapMessages } from "../support/mail-provider";
 import { pull } from "../sync/helpers";
 import { byDomain, connectSource, FIXTURE, FIXTURE_DOMAINS, list, scan, type Source } from "./support";
 
@@ -106,6 +106,26 @@ describe("discovery scan: the rules, over each endpoint family", () => {
     expect(((await on.json()) as { account: { inVault: boolean; vaultPasswordId: string } }).account).toMatchObject({ inVault: true, vaultPasswordId: entry.id });
     const off = await user.call("PATCH", "/api/accounts", { body: { id: account.id, inVault: false } });
     expect(((await off.json()) as { account: { inVault: boolean; vaultPasswordId: null } }).account).toMatchObject({ inVault: false, vaultPasswordId: null });
+  });
+});
+
+describe("scan paging and concurrency", () => {
+  const many = (n: number) => Array.from({ length: n }, (_, i) => ({ from: `Svc <hi@svc${i}.example>`, subject: "Welcome aboard", date: "2026-01-01T00:00:00Z" }));
+
+  it("maily: follows @odata.nextLink past the first 100", async () => {
+    const user = await TestUser.create();
+    const { handle } = await connectSource(user, "maily", many(150));
+    expect((await scan(user)).stats.total).toBe(150);
+    const lists = (await accountReport(handle)).requests.filter((r) => r.startsWith("GET /v1.0/me/messages?"));
+    expect(lists.filter((r) => r.includes("%24skiptoken=100") || r.includes("$skiptoken=100"))).toHaveLength(1);
+  });
+
+  it("mailx: reads metadata ten at a time, not one by one and not all at once", async () => {
+    const user = await TestUser.create();
+    const { handle } = await connectSource(user, "mailx", many(40));
+    await patchAccount(handle, { readDelayMs: 40 });
+    expect((await scan(user)).stats.total).toBe(40);
+    expect((await accountReport(handle)).maxInFlight).toBe(10);
   });
 });
 

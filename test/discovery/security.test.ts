@@ -2,7 +2,7 @@ import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { expectErrorBody, TestUser } from "../support/auth";
 import { createEntry } from "../support/fixtures";
-import { accountReport, imapCommands } from "../support/mail-provider";
+import { accountReport, imapCommands, patchAccount } from "../support/mail-provider";
 import { connectSource, FIXTURE, list, scan } from "./support";
 
 /** Any IMAP fetch item that transfers a body, a body part or the whole message. */
@@ -66,6 +66,16 @@ describe("a scan reads metadata only (rule 2)", () => {
       expect(u.searchParams.get("$search")).toMatch(/^"subject:\\"/);
     }
     expect(requests.filter((u) => u.pathname.startsWith("/v1.0/me/messages/"))).toEqual([]);
+  });
+});
+
+describe("the bearer token stays with the provider", () => {
+  it("a Graph paging link to another origin is not followed", async () => {
+    const user = await TestUser.create();
+    const many = Array.from({ length: 150 }, (_, i) => ({ from: `Svc <hi@svc${i}.example>`, subject: "Welcome aboard", date: "2026-01-01T00:00:00Z" }));
+    const { handle } = await connectSource(user, "maily", many);
+    await patchAccount(handle, { foreignNextLink: true });
+    expect((await scan(user)).stats.total).toBe(100);
   });
 });
 

@@ -23,6 +23,12 @@ type Account = {
   /** What the token endpoint answers to a refresh grant. */
   refresh: "ok" | "invalid_grant" | "server_error";
   tokenDelayMs: number;
+  /** Delay of each message read, so concurrent reads overlap and maxInFlight shows the bound. */
+  readDelayMs: number;
+  inFlight: number;
+  maxInFlight: number;
+  /** Graph paging links point at another origin (a token-leak probe). */
+  foreignNextLink: boolean;
   expiresIn: number;
   requests: string[];
   tokenRequests: string[];
@@ -96,7 +102,7 @@ export default async function setup(project: TestProject) {
     if (ctl) {
       if (req.method === "POST" && !ctl[1]) {
         const b = JSON.parse(body) as { provider: Provider; email: string; messages?: Omit<Msg, "id" | "unread">[]; expiresIn?: number };
-        const a: Account = { id: rand(9), provider: b.provider, email: b.email, messages: [], refresh: "ok", tokenDelayMs: 0, expiresIn: b.expiresIn ?? 3600, requests: [], tokenRequests: [], revoked: [], issued: [] };
+        const a: Account = { id: rand(9), provider: b.provider, email: b.email, messages: [], refresh: "ok", tokenDelayMs: 0, readDelayMs: 0, inFlight: 0, maxInFlight: 0, foreignNextLink: false, expiresIn: b.expiresIn ?? 3600, requests: [], tokenRequests: [], revoked: [], issued: [] };
         a.messages = (b.messages ?? []).map((m) => ({ ...m, id: randomBytes(8).toString("hex"), unread: true }));
         accounts.set(a.id, a);
         return json(201, { id: a.id });
@@ -104,14 +110,16 @@ export default async function setup(project: TestProject) {
       const a = ctl[1] ? accounts.get(ctl[1]) : undefined;
       if (!a) return json(404, { error: "no such account" });
       if (req.method === "PATCH") {
-        const b = JSON.parse(body) as Partial<Pick<Account, "refresh" | "tokenDelayMs">> & { messages?: Omit<Msg, "id" | "unread">[] };
+        const b = JSON.parse(body) as Partial<Pick<Account, "refresh" | "tokenDelayMs" | "readDelayMs" | "foreignNextLink">> & { messages?: Omit<Msg, "id" | "unread">[] };
         if (b.refresh) a.refresh = b.refresh;
         if (b.tokenDelayMs !== undefined) a.tokenDelayMs = b.tokenDelayMs;
+        if (b.readDelayMs !== undefined) a.readDelayMs = b.readDelayMs;
+        if (b.foreignNextLink !== undefined) a.foreignNextLink = b.foreignNextLink;
         if (b.messages) a.messages = b.messages.map((m) => ({ ...m, id: randomBytes(8).toString("hex"), unread: true }));
         return json(200, { ok: true });
       }
       const live = [...refresh.values()].filter((x) => x === a).length;
-      return json(200, { requests: a.requests, tokenRequests: a.tokenRequests, revoked: a.revoked, issued: a.issued, liveRefreshTokens: live, messages: a.messages.map((m) => ({ id: m.id, unread: m.unread })) });
+      return json(200, { requests: a.requests, tokenRequests: a.tokenRequests, revoked: a.revoked, issued: a.issued, liveRefreshTokens: live, maxInFlight: a.maxInFlight, messages: a.messages.map((m) => ({ id: m.id, unread: m.unread })) });
     }
 
     // DNS over HTTPS (JSON form) for the outbound guard: *.private.test is loopback, *.public.test public.
@@ -199,6 +207,10 @@ export default async function setup(project: TestProject) {
         if ((JSON.parse(body) as { removeLabelIds?: string[] }).removeLabelIds?.includes("UNREAD")) msg.unread = false;
         return json(200, { id: msg.id, labelIds: msg.unread ? ["UNREAD", "INBOX"] : ["INBOX"] });
       }
+      a.inFlight++;
+      a.maxInFlight = Math.max(a.maxInFlight, a.inFlight);
+      await new Promise((r) => setTimeout(r, a.readDelayMs));
+      a.inFlight--;
       const format = url.searchParams.get("format") ?? "full";
       const labelIds = msg.unread ? ["UNREAD", "INBOX"] : ["INBOX"];
       if (format === "raw") return json(200, { id: msg.id, threadId: msg.id, labelIds, raw: Buffer.from(rfc822(msg)).toString("base64url") });
@@ -230,7 +242,7 @@ export default async function setup(project: TestProject) {
           const full: Record<string, unknown> = { subject: x.subject, from: { emailAddress: addressOf(x.from) }, receivedDateTime: new Date(x.date).toISOString(), isRead: !x.unread, body: { contentType: "text", content: x.body ?? "" } };
           return { "@odata.etag": `W/"${x.id}"`, id: x.id, ...Object.fromEntries(select.filter((k) => k in full).map((k) => [k, full[k]])) };
         };
-        const next = new URL(`http://${req.headers.host}${url.pathname}${url.search}`);
+        const next = new URL(`http://${a.foreignNextLink ? "elsewhere.invalid" : req.headers.host}${url.pathname}${url.search}`);
         next.searchParams.set("$skiptoken", String(skip + top));
         return json(200, { value: hits.slice(skip, skip + top).map(shape), ...(skip + top < hits.length ? { "@odata.nextLink": next.toString() } : {}) });
       }

@@ -18,11 +18,11 @@ export async function providerAccount(provider: Provider, email: string, message
   return ((await res.json()) as { id: string }).id;
 }
 
-export async function patchAccount(id: string, patch: { refresh?: "ok" | "invalid_grant" | "server_error"; tokenDelayMs?: number; messages?: Mail[] }) {
+export async function patchAccount(id: string, patch: { refresh?: "ok" | "invalid_grant" | "server_error"; tokenDelayMs?: number; readDelayMs?: number; foreignNextLink?: boolean; messages?: Mail[] }) {
   await ok(await fetch(`${base}/__control/accounts/${id}`, { method: "PATCH", body: JSON.stringify(patch) }));
 }
 
-export type AccountReport = { requests: string[]; tokenRequests: string[]; revoked: string[]; issued: string[]; liveRefreshTokens: number; messages: { id: string; unread: boolean }[] };
+export type AccountReport = { requests: string[]; tokenRequests: string[]; revoked: string[]; issued: string[]; liveRefreshTokens: number; maxInFlight: number; messages: { id: string; unread: boolean }[] };
 
 export async function accountReport(id: string): Promise<AccountReport> {
   return (await (await ok(await fetch(`${base}/__control/accounts/${id}`))).json()) as AccountReport;

@@ -123,6 +123,21 @@ async function* scanMailx(p: ProviderConfig, token: string, groups: string[][]):
   }
 }
 
+/**
+ * A paging link is followed with the bearer token only when it stays on the API's origin, so a
+ * response cannot send the token elsewhere; any other link ends the listing.
+ */
+function sameOrigin(link: string | undefined, apiUrl: string): string | undefined {
+  if (!link) return undefined;
+  try {
+    if (new URL(link).origin === new URL(apiUrl).origin) return link;
+  } catch {
+    // Not a URL: stop paging.
+  }
+  console.warn("provider paging link to another origin ignored");
+  return undefined;
+}
+
 /** Graph-shaped scan: one $search per phrase group, selecting only from and receivedDateTime. */
 async function* scanMaily(p: ProviderConfig, token: string, groups: string[][]): AsyncGenerator<MessageMeta> {
   const seen = new Set<string>();
@@ -138,7 +153,7 @@ async function* scanMaily(p: ProviderConfig, token: string, groups: string[][]):
         const address = m.from?.emailAddress?.address;
         if (address) yield { from: address, date: m.receivedDateTime ?? null };
       }
-      next = page["@odata.nextLink"];
+      next = sameOrigin(page["@odata.nextLink"], p.apiUrl);
     }
   }
 }
