@@ -2,7 +2,9 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { expectErrorBody, TestUser } from "../support/auth";
 import { createEntry } from "../support/fixtures";
-import { accountReport, connectOAuth, integrations, patchAccount, providerAccount } from "../support/mail-provider";
+import { loadConfig } from "../../src/env";
+import { sealImap } from "../../src/domains/integrations/imap";
+import { accountReport, connectOAuth, discoveryImap, integrations, patchAccount, providerAccount } from "../support/mail-provider";
 import { connectSource, FIXTURE, scan } from "./support";
 
 type Note = { type: string; body: string };
@@ -60,6 +62,18 @@ describe("discovery scan: errors", () => {
     const bad = await connectSource(user, "mailx");
     await connectSource(user, "imap", FIXTURE.slice(8, 9));
     await patchAccount(bad.handle, { refresh: "invalid_grant" });
+    expect((await scan(user)).accounts.map((a) => a.domain)).toEqual(["dropbox.com"]);
+  });
+
+  it("an IMAP mailbox that now refuses the login: 422 alone, skipped beside a working one", async () => {
+    const user = await TestUser.create();
+    const box = await connectSource(user, "imap");
+    // The password was changed at the mail server after connecting.
+    const secret = await sealImap(loadConfig(env), user.id, { host: "127.0.0.1", port: discoveryImap.port, username: box.email, password: "changed-since", tls: false });
+    await env.DB.prepare("UPDATE mail_integrations SET secret = ? WHERE user_id = ? AND provider = 'imap'").bind(secret, user.id).run();
+    const err = await expectErrorBody(await user.call("POST", "/api/accounts"), 422, "UNPROCESSABLE");
+    expect(err.error).toMatch(/login failed/i);
+    await connectSource(user, "maily", FIXTURE.slice(8, 9));
     expect((await scan(user)).accounts.map((a) => a.domain)).toEqual(["dropbox.com"]);
   });
 
