@@ -2,6 +2,7 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-worker
 import { exportJWK, generateKeyPair } from "jose";
 import { randomBytes } from "node:crypto";
 import { defineConfig } from "vitest/config";
+import { clientId, clientSecret, PROVIDERS } from "./test/support/mail-provider-server";
 
 // A throwaway identity provider for the test run: the worker trusts its public key; the tests
 // sign tokens with the private one, as the real provider would.
@@ -9,6 +10,19 @@ const { privateKey } = await generateKeyPair("ES256", { extractable: true });
 const { privateKey: rsaKey } = await generateKeyPair("RS256", { extractable: true });
 const es = { ...(await exportJWK(privateKey)), kid: "test-es256", alg: "ES256" };
 const rs = { ...(await exportJWK(rsaKey)), kid: "test-rs256", alg: "RS256" };
+const PREFIX = { mailx: "MAILX", maily: "MAILY", codehost: "CODEHOST", idp: "IDP_OAUTH" } as const;
+/** Every OAuth provider pointed at the local authorization and API server (test/support/mail-provider-server.ts). */
+const providerBindings = (base: string) =>
+  Object.fromEntries(
+    PROVIDERS.flatMap((p) => [
+      [`${PREFIX[p]}_AUTH_URL`, `${base}/${p}/authorize`],
+      [`${PREFIX[p]}_TOKEN_URL`, `${base}/${p}/token`],
+      [`${PREFIX[p]}_REVOKE_URL`, `${base}/${p}/revoke`],
+      [`${PREFIX[p]}_API_URL`, `${base}/${p}`],
+      [`${PREFIX[p]}_CLIENT_ID`, clientId(p)],
+      [`${PREFIX[p]}_CLIENT_SECRET`, clientSecret(p)],
+    ]),
+  );
 const strip = (k: Record<string, unknown>) => Object.fromEntries(Object.entries(k).filter(([n]) => !["d", "p", "q", "dp", "dq", "qi"].includes(n)));
 
 export default defineConfig({
@@ -35,7 +49,12 @@ export default defineConfig({
           TEST_ALIAS_PROVIDER_URL: inject("aliasProviderUrl"),
           TEST_RESET_SITE: inject("resetSiteOrigin"),
           TEST_RESET_IMAP: JSON.stringify(inject("resetImap")),
-          IMAP_ALLOWED_PORTS: `143,993,${inject("resetImap").port}`,
+          IMAP_ALLOWED_PORTS: `143,993,${inject("resetImap").port},${inject("discoveryImap").port}`,
+          TEST_DISCOVERY_IMAP: JSON.stringify(inject("discoveryImap")),
+          TEST_MAIL_PROVIDER_URL: inject("mailProviderUrl"),
+          OAUTH_REDIRECT_BASE: "https://vault.test",
+          DOH_URL: `${inject("mailProviderUrl")}/dns-query`,
+          ...providerBindings(inject("mailProviderUrl")),
           RESET_EMAIL_WAIT_SECONDS: "6",
         },
       },
@@ -43,7 +62,7 @@ export default defineConfig({
   ],
   test: {
     setupFiles: ["./test/support/setup.ts"],
-    globalSetup: ["./test/support/mail-api-server.ts", "./test/support/login-site.ts", "./test/support/alias-provider-setup.ts", "./test/support/reset-site.ts"],
+    globalSetup: ["./test/support/mail-api-server.ts", "./test/support/login-site.ts", "./test/support/alias-provider-setup.ts", "./test/support/reset-site.ts", "./test/support/discovery-mailbox.ts", "./test/support/mail-provider-server.ts"],
     testTimeout: 30_000,
   },
 });

@@ -161,17 +161,19 @@ function refuse(field: string, message: string): AppError {
 
 /**
  * Refuses a host that is, or resolves to, a non-public address. Every resolved address must be
- * public: a name with one public and one private record is refused.
+ * public: a name with one public and one private record is refused. Returns the addresses that
+ * passed (the literal itself, or what the name resolved to; empty when nothing was resolved
+ * because private destinations are allowed), so a caller can connect to exactly those.
  */
-export async function assertPublicHost(host: string, field: string, opts: GuardOptions): Promise<void> {
+export async function assertPublicHost(host: string, field: string, opts: GuardOptions): Promise<string[]> {
   const trimmed = host.trim();
   const ip = parseIp(trimmed);
   if (ip) {
     if (!opts.allowPrivate && isPrivateAddress(ip)) throw refuse(field, "address is not public");
-    return;
+    return [trimmed];
   }
   if (!HOSTNAME.test(trimmed)) throw refuse(field, "not a valid hostname or address");
-  if (opts.allowPrivate) return;
+  if (opts.allowPrivate) return [];
   if (isLocalName(trimmed)) throw refuse(field, "address is not public");
   if (!opts.resolve) throw refuse(field, "hostname cannot be resolved");
   let addresses: string[];
@@ -185,6 +187,7 @@ export async function assertPublicHost(host: string, field: string, opts: GuardO
     const parsed = parseIp(a);
     if (!parsed || isPrivateAddress(parsed)) throw refuse(field, "hostname resolves to an address that is not public");
   }
+  return addresses;
 }
 
 /** A URL must be http or https and its host public (D12). Returns the parsed URL. */

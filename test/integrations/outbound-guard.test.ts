@@ -80,13 +80,13 @@ describe("outbound guard: hosts and URLs", () => {
     await refused(assertPublicHost("nx.example.com", "host", { allowPrivate: false, resolve: async () => [] }));
     await refused(assertPublicHost("err.example.com", "host", { allowPrivate: false, resolve: async () => { throw new Error("down"); } }));
     await refused(assertPublicHost("noresolver.example.com", "host", closed));
-    await expect(assertPublicHost("imap.example.com", "host", { allowPrivate: false, resolve: async () => ["93.184.216.34", "2606:2800::1"] })).resolves.toBeUndefined();
+    await expect(assertPublicHost("imap.example.com", "host", { allowPrivate: false, resolve: async () => ["93.184.216.34", "2606:2800::1"] })).resolves.toEqual(["93.184.216.34", "2606:2800::1"]);
   });
 
   it("OUTBOUND_ALLOW_PRIVATE opens addresses but not schemes or malformed hosts", async () => {
     const open = { allowPrivate: true };
-    await expect(assertPublicHost("127.0.0.1", "host", open)).resolves.toBeUndefined();
-    await expect(assertPublicHost("localhost", "host", open)).resolves.toBeUndefined();
+    await expect(assertPublicHost("127.0.0.1", "host", open)).resolves.toEqual(["127.0.0.1"]);
+    await expect(assertPublicHost("localhost", "host", open)).resolves.toEqual([]);
     await expect(assertPublicUrl("http://127.0.0.1:8080/x", "url", open)).resolves.toBeInstanceOf(URL);
     await refused(assertPublicUrl("file:///etc/passwd", "url", open), "url");
     await refused(assertPublicUrl("gopher://127.0.0.1/", "url", open), "url");

@@ -10,6 +10,8 @@ declare global {
       TEST_ALIAS_PROVIDER_URL: string;
       TEST_RESET_SITE: string;
       TEST_RESET_IMAP: string;
+      TEST_DISCOVERY_IMAP: string;
+      TEST_MAIL_PROVIDER_URL: string;
     }
   }
 }

@@ -29,6 +29,13 @@ export const EXCLUDED_DOMAINS = new Set([
   "constantcontact.com", "sendinblue.com", "postmarkapp.com", "exacttarget.com",
 ]);
 
+/** Excluded also covers subdomains the label stripping leaves (bounces.us-east-1.amazonses.com). */
+export function isExcluded(domain: string): boolean {
+  const labels = domain.split(".");
+  for (let i = 0; i <= labels.length - 2; i++) if (EXCLUDED_DOMAINS.has(labels.slice(i).join("."))) return true;
+  return false;
+}
+
 /** The address inside a From value: the last <addr-spec>, else the first bare address. */
 export function senderAddress(from: string): string | null {
   const angle = [...from.matchAll(/<([^<>\s]+@[^<>\s]+)>/g)].pop();
@@ -46,7 +53,7 @@ export function senderDomain(from: string): string | null {
   let labels = domain.split(".");
   while (labels.length > 2 && STRIPPED_LABELS.has(labels[0])) labels = labels.slice(1);
   domain = labels.join(".");
-  if (EXCLUDED_DOMAINS.has(domain)) return null;
+  if (isExcluded(domain)) return null;
   return domain;
 }
 

@@ -1,13 +1,14 @@
 import { tokenClient } from "../../../durable-objects/token-refresher";
 import type { MailIntegrationRow } from "../../db/schema";
 import type { Bindings, Config } from "../../env";
+import { AppError } from "../../lib/errors";
 import { headerValue, quote } from "../../lib/imap/client";
 import { openImap, unsealImap } from "../integrations/imap";
 import { providerConfig, scanProvider, type MessageMeta, type OAuthProvider } from "../integrations/providers";
 import { imapCriteria, senderDomain, SUBJECT_GROUPS } from "./rules";
 
 export type DomainHit = { count: number; lastSeen: string | null };
-export type ScanOutcome = { ok: true; hits: Map<string, DomainHit> } | { ok: false; reason: "refresh_failed" | "unavailable" };
+export type ScanOutcome = { ok: true; hits: Map<string, DomainHit> } | { ok: false; reason: "refresh_failed" | "unavailable" } | { ok: false; reason: "failed"; error: AppError };
 
 function add(hits: Map<string, DomainHit>, m: MessageMeta) {
   const domain = senderDomain(m.from);
@@ -46,7 +47,15 @@ export async function scanImap(config: Config, userId: string, row: MailIntegrat
 
 /** Provider API scan; the token is refreshed first (rule 9) through the user's single-flight object. */
 export async function scanIntegration(env: Bindings, config: Config, userId: string, row: MailIntegrationRow): Promise<ScanOutcome> {
-  if (row.provider === "imap") return { ok: true, hits: await scanImap(config, userId, row) };
+  if (row.provider === "imap") {
+    // A mailbox that refuses the login or cannot be reached fails on its own; the others still scan.
+    try {
+      return { ok: true, hits: await scanImap(config, userId, row) };
+    } catch (err) {
+      if (err instanceof AppError) return { ok: false, reason: "failed", error: err };
+      throw err;
+    }
+  }
   const provider = row.provider as OAuthProvider;
   const token = await tokenClient(env, userId).token(provider, true);
   if (!token.ok) return { ok: false, reason: token.reason === "unavailable" ? "unavailable" : "refresh_failed" };

@@ -97,10 +97,12 @@ export class DiscoveryService {
     const found = new Map<string, DomainHit & { source: string }>();
     const scanned: string[] = [];
     let refreshFailed = false;
+    let failure: AppError | undefined;
     for (const integration of targets) {
       const outcome = await scanIntegration(this.env, this.config, userId, integration);
       if (!outcome.ok) {
         refreshFailed ||= outcome.reason === "refresh_failed";
+        if (outcome.reason === "failed") failure ??= outcome.error;
         continue;
       }
       scanned.push(integration.email);
@@ -115,6 +117,7 @@ export class DiscoveryService {
     }
     if (scanned.length === 0) {
       if (refreshFailed) throw new AppError(ErrorCode.UNPROCESSABLE, "The mailbox is disconnected; reconnect it and scan again");
+      if (failure) throw failure;
       throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "The mailbox provider is unavailable; try again later");
     }
 

@@ -2,7 +2,7 @@ import type { Config } from "../../env";
 import { seal, unseal } from "../../lib/crypto";
 import { AppError, ErrorCode } from "../../lib/errors";
 import { ImapClient, ImapError } from "../../lib/imap/client";
-import { assertPublicHost, dohResolver } from "../../lib/outbound-guard";
+import { assertPublicHost, dohResolver, parseIp } from "../../lib/outbound-guard";
 
 export type ImapCredentials = { host: string; port: number; username: string; password: string; tls: boolean };
 
@@ -15,22 +15,27 @@ export const unsealImap = async (config: Config, userId: string, secret: string)
 /**
  * The outbound guard for an IMAP destination (DECISIONS D12): the port must be an allowed IMAP
  * port and the host public. Run before anything else about the request, and again before each
- * connection, since a name's addresses can change after it was stored.
+ * connection, since a name's addresses can change after it was stored. Returns the address to
+ * dial: for plaintext IMAP the first IPv4 address that passed, so a second DNS answer (rebinding)
+ * cannot redirect the socket; with TLS the name itself, because cloudflare:sockets takes the
+ * certificate name from the hostname it dials and has no separate server-name option.
  */
-export async function guardImapTarget(config: Config, host: string, port: number): Promise<void> {
+export async function guardImapTarget(config: Config, host: string, port: number, tls = true): Promise<string> {
   const ports = config.IMAP_ALLOWED_PORTS.split(",").map(Number);
   if (!ports.includes(port)) {
     throw new AppError(ErrorCode.VALIDATION_ERROR, "Destination refused", { details: [{ field: "port", message: `port must be one of ${ports.join(", ")}` }] });
   }
-  await assertPublicHost(host, "host", { allowPrivate: config.allowPrivateOutbound, resolve: dohResolver(config.DOH_URL) });
+  const passed = await assertPublicHost(host, "host", { allowPrivate: config.allowPrivateOutbound, resolve: dohResolver(config.DOH_URL) });
+  if (tls) return host.trim();
+  return passed.find((a) => parseIp(a)?.version === 4) ?? host.trim();
 }
 
 /** Opens a logged-in session; failures become 422 without echoing the server's words. */
 export async function openImap(config: Config, c: ImapCredentials, trace?: (line: string) => void): Promise<ImapClient> {
-  await guardImapTarget(config, c.host, c.port);
+  const dial = await guardImapTarget(config, c.host, c.port, c.tls);
   let client: ImapClient | undefined;
   try {
-    client = await ImapClient.open({ host: c.host, port: c.port, tls: c.tls, trace });
+    client = await ImapClient.open({ host: dial, port: c.port, tls: c.tls, trace });
     await client.login(c.username, c.password);
     return client;
   } catch (err) {

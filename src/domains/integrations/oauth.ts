@@ -100,6 +100,22 @@ export async function refreshGrant(p: ProviderConfig, refreshToken: string) {
   return { accessToken: t.access_token, refreshToken: t.refresh_token ?? refreshToken, expiresAt: Date.now() + (t.expires_in ?? 3600) * 1000 };
 }
 
+/**
+ * RFC 7009 revocation, best effort: revoking the refresh token ends the grant at the provider. A
+ * failure or a slow provider never keeps the user from disconnecting.
+ */
+export async function revokeGrant(p: ProviderConfig, tokens: TokenSet): Promise<void> {
+  if (!p.revokeUrl) return;
+  const body = new URLSearchParams({ token: tokens.refreshToken ?? tokens.accessToken, token_type_hint: tokens.refreshToken ? "refresh_token" : "access_token", client_id: p.clientId });
+  if (p.clientSecret) body.set("client_secret", p.clientSecret);
+  try {
+    const res = await fetch(p.revokeUrl, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body, signal: AbortSignal.timeout(5000) });
+    await res.body?.cancel();
+  } catch {
+    console.warn(`token revocation at ${p.name} failed; the grant is deleted locally`);
+  }
+}
+
 export async function sealTokens(config: Config, userId: string, provider: string, tokens: TokenSet): Promise<string> {
   return seal(config.DATA_ENCRYPTION_KEY, JSON.stringify(tokens), secretAad(userId, provider));
 }

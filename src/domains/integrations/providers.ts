@@ -9,6 +9,7 @@ export type ProviderConfig = {
   name: OAuthProvider;
   authUrl: string;
   tokenUrl: string;
+  revokeUrl?: string;
   apiUrl: string;
   clientId: string;
   clientSecret?: string;
@@ -34,6 +35,7 @@ export function providerConfig(config: Config, name: OAuthProvider): ProviderCon
     name,
     authUrl,
     tokenUrl,
+    revokeUrl: c[`${p}_REVOKE_URL`],
     apiUrl: apiUrl.replace(/\/$/, ""),
     clientId,
     clientSecret: c[`${p}_CLIENT_SECRET`],
@@ -70,37 +72,70 @@ export type MessageMeta = { from: string; date: string | null };
 
 const GMAIL_PAGE = 500;
 const GRAPH_PAGE = 100;
+/** Metadata requests in flight at once for the Gmail-shaped scan (one request per message). */
+export const GMAIL_METADATA_CONCURRENCY = 10;
+
+/** Maps with at most `limit` calls in flight, keeping the input order. */
+async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+const gmailTerm = (phrase: string) => `subject:(${phrase.includes(" ") ? `"${phrase}"` : phrase})`;
 
 /**
- * Gmail-shaped scan: a server-side subject query, then each message's From and Date only
- * (format=metadata with metadataHeaders, so no body or other header is transferred).
+ * Gmail-shaped scan: one server-side subject query per phrase group (rule 1), then each message's
+ * From and Date only (format=metadata with metadataHeaders, so no body or other header is
+ * transferred), a bounded number at a time. A message matched by two groups is read once.
  */
 async function* scanMailx(p: ProviderConfig, token: string, groups: string[][]): AsyncGenerator<MessageMeta> {
-  const q = groups
-    .flat()
-    .map((phrase) => `subject:(${phrase.includes(" ") ? `"${phrase}"` : phrase})`)
-    .join(" OR ");
   const seen = new Set<string>();
-  let pageToken: string | undefined;
-  do {
-    const list = new URL(`${p.apiUrl}/gmail/v1/users/me/messages`);
-    list.searchParams.set("q", q);
-    list.searchParams.set("maxResults", String(GMAIL_PAGE));
-    if (pageToken) list.searchParams.set("pageToken", pageToken);
-    const page = await getJson<{ messages?: { id: string }[]; nextPageToken?: string }>(list.toString(), token);
-    for (const m of page.messages ?? []) {
-      if (seen.has(m.id)) continue;
-      seen.add(m.id);
-      const meta = await getJson<{ payload?: { headers?: { name: string; value: string }[] } }>(
-        `${p.apiUrl}/gmail/v1/users/me/messages/${encodeURIComponent(m.id)}?format=metadata&metadataHeaders=From&metadataHeaders=Date`,
-        token,
+  for (const group of groups) {
+    let pageToken: string | undefined;
+    do {
+      const list = new URL(`${p.apiUrl}/gmail/v1/users/me/messages`);
+      list.searchParams.set("q", group.map(gmailTerm).join(" OR "));
+      list.searchParams.set("maxResults", String(GMAIL_PAGE));
+      if (pageToken) list.searchParams.set("pageToken", pageToken);
+      const page = await getJson<{ messages?: { id: string }[]; nextPageToken?: string }>(list.toString(), token);
+      const fresh = (page.messages ?? []).map((m) => m.id).filter((id) => !seen.has(id) && seen.add(id));
+      const metas = await mapLimited(fresh, GMAIL_METADATA_CONCURRENCY, (id) =>
+        getJson<{ payload?: { headers?: { name: string; value: string }[] } }>(
+          `${p.apiUrl}/gmail/v1/users/me/messages/${encodeURIComponent(id)}?format=metadata&metadataHeaders=From&metadataHeaders=Date`,
+          token,
+        ),
       );
-      const header = (n: string) => meta.payload?.headers?.find((h) => h.name.toLowerCase() === n)?.value ?? null;
-      const from = header("from");
-      if (from) yield { from, date: header("date") };
-    }
-    pageToken = page.nextPageToken;
-  } while (pageToken);
+      for (const meta of metas) {
+        const header = (n: string) => meta.payload?.headers?.find((h) => h.name.toLowerCase() === n)?.value ?? null;
+        const from = header("from");
+        if (from) yield { from, date: header("date") };
+      }
+      pageToken = page.nextPageToken;
+    } while (pageToken);
+  }
+}
+
+/**
+ * A paging link is followed with the bearer token only when it stays on the API's origin, so a
+ * response cannot send the token elsewhere; any other link ends the listing.
+ */
+function sameOrigin(link: string | undefined, apiUrl: string): string | undefined {
+  if (!link) return undefined;
+  try {
+    if (new URL(link).origin === new URL(apiUrl).origin) return link;
+  } catch {
+    // Not a URL: stop paging.
+  }
+  console.warn("provider paging link to another origin ignored");
+  return undefined;
 }
 
 /** Graph-shaped scan: one $search per phrase group, selecting only from and receivedDateTime. */
@@ -118,7 +153,7 @@ async function* scanMaily(p: ProviderConfig, token: string, groups: string[][]):
         const address = m.from?.emailAddress?.address;
         if (address) yield { from: address, date: m.receivedDateTime ?? null };
       }
-      next = page["@odata.nextLink"];
+      next = sameOrigin(page["@odata.nextLink"], p.apiUrl);
     }
   }
 }

@@ -5,8 +5,8 @@ import type { Bindings, Config } from "../../env";
 import { randomId } from "../../lib/crypto";
 import { AppError, ErrorCode, notFound } from "../../lib/errors";
 import { guardImapTarget, openImap, sealImap, type ImapCredentials } from "./imap";
-import { buildAuthUrl, consumeState, exchangeCode, sealTokens, StateError } from "./oauth";
-import { providerConfig, type OAuthProvider } from "./providers";
+import { buildAuthUrl, consumeState, exchangeCode, revokeGrant, sealTokens, StateError, unsealTokens } from "./oauth";
+import { providerConfig, type OAuthProvider, type ProviderConfig } from "./providers";
 import * as repo from "./repo";
 
 export function toIntegration(row: MailIntegrationRow) {
@@ -80,7 +80,19 @@ export class IntegrationService {
     return done("connected");
   }
 
+  /** Revokes the grant at the provider (best effort), then deletes the integration and its secret. */
   async disconnect(userId: string, provider: OAuthProvider | "imap"): Promise<void> {
+    const row = await repo.findIntegration(this.db, userId, provider);
+    if (row && provider !== "imap") {
+      const tokens = await unsealTokens(this.config, userId, provider, row.secret).catch(() => null);
+      let p: ProviderConfig | null = null;
+      try {
+        p = providerConfig(this.config, provider);
+      } catch {
+        // A provider no longer configured cannot be told; the local grant is still removed.
+      }
+      if (tokens && p) await revokeGrant(p, tokens);
+    }
     await repo.deleteIntegration(this.db, userId, provider);
   }
 

@@ -1,7 +1,9 @@
 import PostalMime from "postal-mime";
-import type { Config } from "../../env";
+import { tokenClient } from "../../../durable-objects/token-refresher";
+import type { Bindings, Config } from "../../env";
 import { ImapClient } from "../../lib/imap/client";
 import { openImap, type ImapCredentials } from "../integrations/imap";
+import { providerConfig } from "../integrations/providers";
 import type { ResolvedService } from "../registry/resolve";
 
 export type FoundMail = { link: string | null; otp: string | null };
@@ -56,12 +58,34 @@ function fromQuery(patterns: string[]): string {
 
 const sinceDate = (d: Date) => `${d.getUTCDate()}-${["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][d.getUTCMonth()]}-${d.getUTCFullYear()}`;
 
+/** A connected mailx or maily mailbox read through its provider's API. */
+export type ApiMailbox = { provider: "mailx" | "maily"; apiUrl: string; accessToken: () => Promise<string> };
+
 /**
- * Watches the IMAP inbox for the reset mail: unseen messages from the service's senders that
- * arrived after the task began. Bodies are peeked (not marked read) until the right one is found,
- * which alone is then flagged \Seen. Returns null when the deadline passes.
+ * The API mailbox of a user's mailx or maily integration. Each call for a token goes through the
+ * user's TokenRefresher, so a token near expiry is refreshed (single flight) before it is used.
  */
-export async function waitForResetMail(config: Config, creds: ImapCredentials, svc: ResolvedService, since: Date, deadline: number): Promise<FoundMail | null> {
+export function apiMailbox(env: Bindings, config: Config, userId: string, provider: "mailx" | "maily"): ApiMailbox {
+  const p = providerConfig(config, provider);
+  return {
+    provider,
+    apiUrl: p.apiUrl,
+    accessToken: async () => {
+      const t = await tokenClient(env, userId).token(provider);
+      if (!t.ok) throw new Error(`mailbox token unavailable: ${t.reason}`);
+      return t.accessToken;
+    },
+  };
+}
+
+/**
+ * Watches the mailbox for the reset mail: unread messages from the service's senders that arrived
+ * after the task began. For IMAP, bodies are peeked (not marked read) until the right one is found,
+ * which alone is then flagged \Seen; for a mailx or maily mailbox the same happens over the API.
+ * Returns null when the deadline passes.
+ */
+export async function waitForResetMail(config: Config, creds: ImapCredentials | ApiMailbox, svc: ResolvedService, since: Date, deadline: number): Promise<FoundMail | null> {
+  if ("provider" in creds) return waitForApiResetMail(creds, svc, since, deadline);
   const client: ImapClient = await openImap(config, creds);
   const tried = new Set<number>();
   try {
@@ -93,4 +117,73 @@ export async function waitForResetMail(config: Config, creds: ImapCredentials, s
     await client.logout().catch(() => undefined);
     await client.close().catch(() => undefined);
   }
+}
+
+type Candidate = { id: string; receivedAt: number };
+
+async function api(m: ApiMailbox, path: string, init: RequestInit = {}): Promise<Response> {
+  const res = await fetch(`${m.apiUrl}${path}`, { ...init, headers: { ...init.headers, authorization: `Bearer ${await m.accessToken()}` } });
+  if (!res.ok) throw new Error(`mailbox API answered ${res.status}`);
+  return res;
+}
+
+/** Gmail shape: unread mail from the senders since the day before, newest first. */
+async function listMailx(m: ApiMailbox, senders: string[], since: Date): Promise<Candidate[]> {
+  const q = `is:unread after:${Math.floor(since.getTime() / 1000) - 86_400} (${senders.map((s) => `from:${s}`).join(" OR ")})`;
+  const res = await api(m, `/gmail/v1/users/me/messages?maxResults=20&q=${encodeURIComponent(q)}`);
+  const page = (await res.json()) as { messages?: { id: string }[] };
+  return (page.messages ?? []).map((x) => ({ id: x.id, receivedAt: Number.NaN }));
+}
+
+/** Graph shape: a sender search; unread and arrival time are checked on the listed metadata. */
+async function listMaily(m: ApiMailbox, senders: string[], since: Date): Promise<Candidate[]> {
+  const kql = senders.map((s) => `from:${s}`).join(" OR ");
+  const res = await api(m, `/v1.0/me/messages?$search=${encodeURIComponent(`"${kql}"`)}&$select=id,from,receivedDateTime,isRead&$top=25`);
+  const page = (await res.json()) as { value?: { id: string; isRead?: boolean; receivedDateTime?: string }[] };
+  return (page.value ?? [])
+    .filter((x) => x.isRead === false)
+    .map((x) => ({ id: x.id, receivedAt: Date.parse(x.receivedDateTime ?? "") }))
+    .filter((x) => !(x.receivedAt < since.getTime() - 120_000))
+    .sort((a, b) => b.receivedAt - a.receivedAt);
+}
+
+/** The whole message as MIME, fetched only for a candidate reset mail. */
+async function rawMessage(m: ApiMailbox, id: string): Promise<Uint8Array> {
+  const enc = encodeURIComponent(id);
+  if (m.provider === "maily") return new Uint8Array(await (await api(m, `/v1.0/me/messages/${enc}/$value`)).arrayBuffer());
+  const { raw } = (await (await api(m, `/gmail/v1/users/me/messages/${enc}?format=raw`)).json()) as { raw: string };
+  const bin = atob(raw.replace(/-/g, "+").replace(/_/g, "/"));
+  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+}
+
+/** The modify permission's one use: marking the reset mail read. */
+async function markRead(m: ApiMailbox, id: string): Promise<void> {
+  const enc = encodeURIComponent(id);
+  const json = { "content-type": "application/json" };
+  if (m.provider === "maily") await api(m, `/v1.0/me/messages/${enc}`, { method: "PATCH", headers: json, body: JSON.stringify({ isRead: true }) });
+  else await api(m, `/gmail/v1/users/me/messages/${enc}/modify`, { method: "POST", headers: json, body: JSON.stringify({ removeLabelIds: ["UNREAD"] }) });
+}
+
+async function waitForApiResetMail(m: ApiMailbox, svc: ResolvedService, since: Date, deadline: number): Promise<FoundMail | null> {
+  const senders = svc.senderPatterns.map(imapSearchTerm).filter(Boolean);
+  if (senders.length === 0) return null;
+  const tried = new Set<string>();
+  while (Date.now() < deadline) {
+    const candidates = m.provider === "maily" ? await listMaily(m, senders, since) : await listMailx(m, senders, since);
+    for (const c of candidates.filter((x) => !tried.has(x.id))) {
+      tried.add(c.id);
+      const mail = await PostalMime.parse(await rawMessage(m, c.id));
+      const sentAt = mail.date ? Date.parse(mail.date) : NaN;
+      if (Number.isFinite(sentAt) && sentAt < since.getTime() - 120_000) continue;
+      const sender = mail.from?.address?.split("@")[1]?.toLowerCase();
+      const link = extractResetLink(mail.html, mail.text, svc, sender);
+      const otp = link ? null : extractOtp(`${mail.subject ?? ""}\n${mail.text ?? ""}`, svc.otpPatterns);
+      if (link || otp) {
+        await markRead(m, c.id);
+        return { link, otp };
+      }
+    }
+    await new Promise((r) => setTimeout(r, Math.min(2000, Math.max(0, deadline - Date.now()))));
+  }
+  return null;
 }

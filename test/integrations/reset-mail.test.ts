@@ -1,0 +1,48 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/env";
+import type { ResolvedService } from "../../src/domains/registry/resolve";
+import { apiMailbox, waitForResetMail } from "../../src/domains/reset/mail";
+import { TestUser } from "../support/auth";
+import { accountReport, connectOAuth, providerAccount } from "../support/mail-provider";
+
+const svc = { domain: "github.com", senderPatterns: ["@github.com"], linkPatterns: [/github\.com\/password_reset\//], otpPatterns: [/\b(\d{6})\b/] } as unknown as ResolvedService;
+const link = "https://github.com/password_reset/tok-123";
+
+async function connected(provider: "mailx" | "maily", messages: { from: string; subject: string; date: string; body?: string }[]) {
+  const user = await TestUser.create();
+  const account = await providerAccount(provider, `${provider}-${crypto.randomUUID().slice(0, 8)}@mail.example.test`, messages);
+  await connectOAuth(user, provider, account);
+  return { mailbox: apiMailbox(env, loadConfig(env), user.id, provider), account };
+}
+
+describe("reset mail read through a connected mailx or maily mailbox", () => {
+  it.each(["mailx", "maily"] as const)("%s: finds the reset link, fetches only that message in full, marks only it read", async (provider) => {
+    const now = new Date().toISOString();
+    const { mailbox, account } = await connected(provider, [
+      { from: "Other <news@other.example>", subject: "Reset your password", date: now, body: "https://other.example/password_reset/x" },
+      { from: "GitHub <noreply@github.com>", subject: "[GitHub] Please reset your password", date: now, body: `Use this link: ${link}\n` },
+    ]);
+    const found = await waitForResetMail(loadConfig(env), mailbox, svc, new Date(Date.now() - 60_000), Date.now() + 5_000);
+    expect(found).toEqual({ link, otp: null });
+    const report = await accountReport(account);
+    const full = report.requests.filter((r) => /format=raw|\/\$value/.test(r));
+    expect(full).toHaveLength(1);
+    expect(report.messages.map((m) => m.unread)).toEqual([true, false]);
+    expect(report.requests.some((r) => (provider === "mailx" ? /POST \/gmail\/v1\/users\/me\/messages\/[^/]+\/modify/ : /PATCH \/v1\.0\/me\/messages\/[^/]+$/).test(r))).toBe(true);
+  });
+
+  it("an OTP mail yields the code", async () => {
+    const { mailbox } = await connected("maily", [{ from: "GitHub <noreply@github.com>", subject: "Your code", date: new Date().toISOString(), body: "Your verification code is 493817." }]);
+    expect(await waitForResetMail(loadConfig(env), mailbox, svc, new Date(Date.now() - 60_000), Date.now() + 5_000)).toEqual({ link: null, otp: "493817" });
+  });
+
+  it("mail older than the task is not taken, nor marked read; the wait ends with null", async () => {
+    const old = new Date(Date.now() - 3_600_000).toISOString();
+    const { mailbox, account } = await connected("mailx", [{ from: "GitHub <noreply@github.com>", subject: "Reset your password", date: old, body: link }]);
+    const t0 = Date.now();
+    expect(await waitForResetMail(loadConfig(env), mailbox, svc, new Date(), Date.now() + 2_500)).toBeNull();
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(2_400);
+    expect((await accountReport(account)).messages.map((m) => m.unread)).toEqual([true]);
+  });
+});
