@@ -28,7 +28,7 @@ describe("POST /api/tasks/reset: errors and security", () => {
   it("another user's job, stream and OTP are 404", async () => {
     const owner = await TestUser.create();
     await connectMailbox(owner);
-    const res = await owner.call("POST", "/api/tasks/reset", { body: { serviceUrl: `${site}/forgot-password`, email: "nobody@example.test" } });
+    const res = await owner.call("POST", "/api/tasks/reset", { body: { serviceUrl: `${site}/forgot-captcha`, email: "nobody@example.test" } });
     expect(res.status).toBe(201);
     const { taskId, status } = (await res.json()) as { taskId: string; status: string };
     expect(status).toBe("pending");
@@ -45,8 +45,8 @@ describe("POST /api/tasks/reset: errors and security", () => {
   it("allows 5 reset tasks per 5 minutes", async () => {
     const user = await TestUser.create();
     await connectMailbox(user);
-    for (let i = 0; i < 5; i++) expect((await user.call("POST", "/api/tasks/reset", { body: { serviceUrl: `${site}/forgot-password`, email: "nobody@example.test" } })).status).toBe(201);
-    const res = await user.call("POST", "/api/tasks/reset", { body: { serviceUrl: `${site}/forgot-password`, email: "nobody@example.test" } });
+    for (let i = 0; i < 5; i++) expect((await user.call("POST", "/api/tasks/reset", { body: { serviceUrl: `${site}/forgot-captcha`, email: "nobody@example.test" } })).status).toBe(201);
+    const res = await user.call("POST", "/api/tasks/reset", { body: { serviceUrl: `${site}/forgot-captcha`, email: "nobody@example.test" } });
     await expectErrorBody(res.clone(), 429, "RATE_LIMITED");
     expect(res.headers.get("retry-after")).toBeTruthy();
   });

@@ -11,11 +11,16 @@ import { startResetSite } from "./reset-site-lib.mjs";
 declare module "vitest" {
   export interface ProvidedContext {
     resetSiteOrigin: string;
-    resetImap: { port: number; user: string; password: string };
+    resetImap: { port: number; user: string; password: string; mailboxes: Record<string, string> };
   }
 }
 
 export const RESET_MAILBOX_USER = "reset-owner@example.test";
+/**
+ * One mailbox per test file that reads reset mail: the watcher takes any fresh mail from the
+ * site's sender, so two files sharing a mailbox could take each other's messages.
+ */
+const FILE_MAILBOXES = { chat: "reset-chat@example.test", otp: "reset-otp@example.test" };
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -29,12 +34,12 @@ async function freePort(): Promise<number> {
 }
 
 /** A private Dovecot (shared/recipes/dovecot-imap-test.conf) holding the reset mailbox. */
-async function startDovecot(user: string, password: string) {
+async function startDovecot(users: string[], password: string) {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "reset-imap-"));
   for (const sub of ["run", "mail"]) mkdirSync(join(dir, sub), { recursive: true });
   chmodSync(dir, 0o755);
-  writeFileSync(join(dir, "users"), `${user}:{PLAIN}${password}::::::\n`, { mode: 0o644 });
+  writeFileSync(join(dir, "users"), users.map((u) => `${u}:{PLAIN}${password}::::::\n`).join(""), { mode: 0o644 });
   writeFileSync(
     join(dir, "dovecot.conf"),
     `protocols = imap
@@ -70,12 +75,14 @@ service anvil {
 first_valid_uid = 0
 `,
   );
-  const maildir = join(dir, "mail", user);
-  for (const sub of ["new", "cur", "tmp"]) mkdirSync(join(maildir, sub), { recursive: true });
+  const maildirs = new Map(users.map((u) => [u, join(dir, "mail", u)]));
   const uid = Number(execFileSync("id", ["-u", "dovecot"]).toString().trim());
   const gid = Number(execFileSync("id", ["-g", "dovecot"]).toString().trim());
   chownSync(join(dir, "mail"), uid, gid);
-  execFileSync("chown", ["-R", `${uid}:${gid}`, maildir]);
+  for (const maildir of maildirs.values()) {
+    for (const sub of ["new", "cur", "tmp"]) mkdirSync(join(maildir, sub), { recursive: true });
+    execFileSync("chown", ["-R", `${uid}:${gid}`, maildir]);
+  }
   const r = spawnSync("/usr/sbin/dovecot", ["-c", join(dir, "dovecot.conf")], { stdio: "ignore" });
   if (r.status !== 0) throw new Error(`dovecot failed to start (exit ${r.status})`);
   for (let i = 0; i < 50; i++) {
@@ -90,7 +97,7 @@ first_valid_uid = 0
   }
   return {
     port,
-    maildir,
+    maildirs,
     stop() {
       const pidFile = join(dir, "run", "master.pid");
       if (existsSync(pidFile)) {
@@ -106,10 +113,10 @@ first_valid_uid = 0
 /** vitest globalSetup: the local website whose forgot-password form mails into a real Dovecot. */
 export default async function setup(project: TestProject) {
   const password = randomBytes(12).toString("base64url");
-  const dovecot = await startDovecot(RESET_MAILBOX_USER, password);
-  const site = await startResetSite({ mailboxFor: (email: string) => (email === RESET_MAILBOX_USER ? dovecot.maildir : null) });
+  const dovecot = await startDovecot([RESET_MAILBOX_USER, ...Object.values(FILE_MAILBOXES)], password);
+  const site = await startResetSite({ mailboxFor: (email: string) => dovecot.maildirs.get(email) ?? null });
   project.provide("resetSiteOrigin", site.origin);
-  project.provide("resetImap", { port: dovecot.port, user: RESET_MAILBOX_USER, password });
+  project.provide("resetImap", { port: dovecot.port, user: RESET_MAILBOX_USER, password, mailboxes: FILE_MAILBOXES });
   return async () => {
     await site.stop();
     dovecot.stop();

@@ -24,3 +24,12 @@ export const JobResponse = z.object({
   steps: z.array(Step),
   error: z.string().optional(),
 });
+
+/** DECISIONS D8 extended: `email` and `clientPublicKey` as for task creation, both optional. */
+export const ChatResetBody = z.object({
+  message: z.string().trim().min(1).max(2000),
+  serviceId: z.string().trim().min(1).max(253).optional(),
+  passwordId: z.string().min(1).max(128).optional(),
+  email: z.email().max(320).optional(),
+  clientPublicKey: ClientPublicKey.optional(),
+});
