@@ -18,8 +18,8 @@ export async function clientKeys() {
 
 export type SseEvent = { event: string; data: Record<string, unknown> };
 
-/** Reads server-sent events until a terminal status or the timeout. */
-export async function readStream(res: Response, timeoutMs = 60_000): Promise<SseEvent[]> {
+/** Reads server-sent events until a terminal status or the timeout; `onEvent` may act as each arrives. */
+export async function readStream(res: Response, timeoutMs = 60_000, onEvent?: (e: SseEvent) => Promise<void>): Promise<SseEvent[]> {
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   const dec = new TextDecoder();
   const events: SseEvent[] = [];
@@ -36,6 +36,7 @@ export async function readStream(res: Response, timeoutMs = 60_000): Promise<Sse
       const ev = /^event: (.*)$/m.exec(chunk)?.[1] ?? "message";
       const data = JSON.parse(/^data: (.*)$/m.exec(chunk)?.[1] ?? "{}");
       events.push({ event: ev, data });
+      await onEvent?.({ event: ev, data });
       if (ev === "status" && ["completed", "failed", "cancelled"].includes(String(data.status))) {
         await reader.cancel().catch(() => undefined);
         return events;

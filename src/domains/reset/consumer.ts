@@ -7,9 +7,9 @@ import { AppError } from "../../lib/errors";
 import { unsealImap } from "../integrations/imap";
 import { listIntegrations } from "../integrations/repo";
 import { resolveService, type ResolvedService } from "../registry/resolve";
-import { enterOtp, FlowFailure, launchBrowser, stepEnterEmail, stepFollowLink, stepNavigate, stepSetPassword } from "./browser-flow";
+import { asksForCode, enterOtp, FlowFailure, launchBrowser, stepEnterEmail, stepFollowLink, stepNavigate, stepSetPassword } from "./browser-flow";
 import { sealToClient } from "./jwe";
-import { waitForResetMail } from "./mail";
+import { waitForResetMail, type FoundMail } from "./mail";
 import { generatePassword, meetsRequirements } from "./password-generator";
 import * as repo from "./repo";
 
@@ -96,15 +96,13 @@ export async function runResetJob(env: Bindings, m: ResetMessage): Promise<void>
     const requestedAt = new Date();
     await step(ctx, "navigate", "running", () => stepNavigate(page, config, svc, job.serviceUrl, hooks));
     await step(ctx, "enter_email", "running", () => stepEnterEmail(page, svc, job.email, hooks));
-    const found = await step(ctx, "wait_for_email", "waiting_for_email", async () => {
-      const mail = await waitForResetMail(config, creds, svc, requestedAt, Date.now() + config.RESET_EMAIL_WAIT_SECONDS * 1000);
-      if (!mail) throw new FlowFailure("no reset email arrived in time");
-      return mail;
-    });
+    const codePage = await asksForCode(page);
+    const found = await step(ctx, "wait_for_email", codePage ? "waiting_for_otp" : "waiting_for_email", () =>
+      codePage ? mailOrUserCode(ctx, creds, svc, requestedAt) : mailOnly(ctx, creds, svc, requestedAt),
+    );
     await step(ctx, "follow_link", "running", async () => {
       if (found.link) return stepFollowLink(page, config, found.link, hooks);
-      const code = found.otp ?? (await waitForUserOtp(ctx, svc));
-      await enterOtp(page, svc, code, hooks);
+      await enterOtp(page, svc, found.otp as string, hooks);
     });
     const password = generatePassword(svc.passwordRequirements);
     if (!meetsRequirements(password, svc.passwordRequirements)) throw new FlowFailure("could not generate a password meeting the requirements");
@@ -120,13 +118,38 @@ export async function runResetJob(env: Bindings, m: ResetMessage): Promise<void>
   }
 }
 
-async function waitForUserOtp(ctx: Ctx, _svc: ResolvedService): Promise<string> {
-  await setStatus(ctx, "waiting_for_otp", { step: "follow_link" });
+type Creds = Awaited<ReturnType<typeof unsealImap>>;
+
+async function mailOnly(ctx: Ctx, creds: Creds, svc: ResolvedService, since: Date): Promise<FoundMail> {
+  const mail = await waitForResetMail(ctx.config, creds, svc, since, Date.now() + ctx.config.RESET_EMAIL_WAIT_SECONDS * 1000);
+  if (!mail) throw new FlowFailure("no reset email arrived in time");
+  return mail;
+}
+
+/**
+ * The page asks for a code: it may come by mail (the service's otp patterns) or from the user
+ * (POST /api/tasks/<id>/otp, for a code sent by text message or a mail the patterns miss).
+ * Whichever arrives first within the bound wins; the other wait is stopped.
+ */
+async function mailOrUserCode(ctx: Ctx, creds: Creds, svc: ResolvedService, since: Date): Promise<FoundMail> {
   const deadline = Date.now() + ctx.config.RESET_EMAIL_WAIT_SECONDS * 1000;
-  while (Date.now() < deadline) {
-    const code = await ctx.progress.takeOtp();
-    if (code) return code;
-    await new Promise((r) => setTimeout(r, 1000));
+  const stop = new AbortController();
+  const fromMail = waitForResetMail(ctx.config, creds, svc, since, deadline, stop.signal).then((m) => m ?? null);
+  const fromUser = (async (): Promise<FoundMail | null> => {
+    while (Date.now() < deadline && !stop.signal.aborted) {
+      const code = await ctx.progress.takeOtp();
+      if (code) return { link: null, otp: code };
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    return null;
+  })();
+  let found: FoundMail | null;
+  try {
+    found = (await Promise.race([fromMail, fromUser])) ?? (await Promise.all([fromMail, fromUser])).find((x) => x !== null) ?? null;
+  } finally {
+    stop.abort();
+    await Promise.allSettled([fromMail, fromUser]);
   }
-  throw new FlowFailure("no code was supplied in time");
+  if (!found) throw new FlowFailure("no code was supplied in time");
+  return found;
 }

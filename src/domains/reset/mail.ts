@@ -59,14 +59,15 @@ const sinceDate = (d: Date) => `${d.getUTCDate()}-${["Jan", "Feb", "Mar", "Apr",
 /**
  * Watches the IMAP inbox for the reset mail: unseen messages from the service's senders that
  * arrived after the task began. Bodies are peeked (not marked read) until the right one is found,
- * which alone is then flagged \Seen. Returns null when the deadline passes.
+ * which alone is then flagged \Seen. Returns null when the deadline passes or `signal` aborts
+ * (the user typed the code first).
  */
-export async function waitForResetMail(config: Config, creds: ImapCredentials, svc: ResolvedService, since: Date, deadline: number): Promise<FoundMail | null> {
+export async function waitForResetMail(config: Config, creds: ImapCredentials, svc: ResolvedService, since: Date, deadline: number, signal?: AbortSignal): Promise<FoundMail | null> {
   const client: ImapClient = await openImap(config, creds);
   const tried = new Set<number>();
   try {
     await client.command("SELECT INBOX");
-    while (Date.now() < deadline) {
+    while (Date.now() < deadline && !signal?.aborted) {
       const uids = await client.uidSearch(`UNSEEN SINCE ${sinceDate(new Date(since.getTime() - 86_400_000))} ${fromQuery(svc.senderPatterns)}`);
       for (const uid of uids.filter((u) => !tried.has(u)).sort((a, b) => b - a)) {
         tried.add(uid);
