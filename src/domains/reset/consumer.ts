@@ -11,40 +11,52 @@ import { asksForCode, enterOtp, FlowFailure, launchBrowser, stepEnterEmail, step
 import { sealToClient } from "./jwe";
 import { waitForResetMail, type FoundMail } from "./mail";
 import { generatePassword, meetsRequirements } from "./password-generator";
+import { claimForRun, leaseUntil, MAX_RUNS } from "./lease";
 import * as repo from "./repo";
+import { STEP_NAMES } from "./service";
 
 export type ResetMessage = { jobId: string; userId: string };
 
 /** Retries with exponential backoff for failures of our side (the browser could not start). */
 class Transient extends Error {}
+/** Another run has taken the job over (this one was presumed dead); stop without writing. */
+class LeaseLost extends Error {}
 
+const backoff = (attempts: number) => Math.min(300, 5 * 2 ** attempts);
+
+/**
+ * One message, one job. A job is run only under a lease (see lease.ts): a redelivery while the
+ * lease is live comes back when it could have expired; one after a dead worker's lease ran out
+ * takes the job over. Errors outside the flow (D1, the progress object) are retried with backoff.
+ */
 export async function consumeResetBatch(batch: MessageBatch<ResetMessage>, env: Bindings): Promise<void> {
   for (const msg of batch.messages) {
     try {
-      await runResetJob(env, msg.body);
-      msg.ack();
+      const out = await runResetJob(env, msg.body, { lastAttempt: msg.attempts >= MAX_RUNS });
+      if (out.retryAfterSeconds) msg.retry({ delaySeconds: out.retryAfterSeconds });
+      else msg.ack();
     } catch (err) {
-      if (err instanceof Transient) msg.retry({ delaySeconds: Math.min(300, 5 * 2 ** msg.attempts) });
-      else {
-        console.error("reset job crashed", err instanceof Error ? err.name : "error");
-        msg.ack();
-      }
+      if (!(err instanceof Transient)) console.error("reset job crashed", err instanceof Error ? err.name : "error");
+      msg.retry({ delaySeconds: backoff(msg.attempts) });
     }
   }
 }
 
-type Ctx = { env: Bindings; config: Config; job: ResetJobRow; steps: JobStep[]; progress: TaskProgressClient };
+type Ctx = { env: Bindings; config: Config; job: ResetJobRow; leaseId: string; steps: JobStep[]; progress: TaskProgressClient };
 
+/** Every write renews the lease; a write refused because the lease moved on stops this run. */
 async function setStatus(ctx: Ctx, status: string, extra: Record<string, unknown> = {}) {
   const now = new Date().toISOString();
   const terminal = ["completed", "failed", "cancelled"].includes(status);
-  await repo.updateJob(dbFor(ctx.env, ctx.job.userId), ctx.job.userId, ctx.job.id, {
+  const kept = await repo.updateLeased(dbFor(ctx.env, ctx.job.userId), ctx.job.userId, ctx.job.id, ctx.leaseId, {
     status,
     steps: ctx.steps,
     updatedAt: now,
+    leaseExpiresAt: terminal ? now : leaseUntil(ctx.config),
     ...(terminal ? { completedAt: now } : {}),
     ...(typeof extra.error === "string" ? { error: extra.error } : {}),
   });
+  if (!kept) throw new LeaseLost();
   await ctx.progress.publish({ event: "status", data: { status, ...extra } });
 }
 
@@ -72,12 +84,15 @@ function reasonOf(err: unknown): string {
   return "the automation stopped unexpectedly";
 }
 
-export async function runResetJob(env: Bindings, m: ResetMessage): Promise<void> {
+export async function runResetJob(env: Bindings, m: ResetMessage, opts: { lastAttempt?: boolean } = {}): Promise<{ retryAfterSeconds?: number }> {
   const config = loadConfig(env);
   const db = dbFor(env, m.userId);
-  const job = await repo.claimJob(db, m.userId, m.jobId, new Date().toISOString());
-  if (!job) return;
-  const ctx: Ctx = { env, config, job, steps: job.steps.map((s) => ({ ...s })), progress: taskProgress(env.TASK_PROGRESS, job.id) };
+  const claim = await claimForRun(env, config, db, m.userId, m.jobId);
+  if ("done" in claim) return {};
+  if ("retryAfterSeconds" in claim) return claim;
+  const { job, leaseId } = claim;
+  const steps: JobStep[] = job.runs > 1 ? STEP_NAMES.map((name) => ({ name, status: "pending", duration: null })) : job.steps.map((s) => ({ ...s }));
+  const ctx: Ctx = { env, config, job, leaseId, steps, progress: taskProgress(env.TASK_PROGRESS, job.id) };
   const hooks = { screenshot: (url: string) => ctx.progress.publish({ event: "screenshot", data: { url } }) };
   const svc = await resolveService(db, job.serviceUrl);
   let browser: Browser | undefined;
@@ -86,12 +101,17 @@ export async function runResetJob(env: Bindings, m: ResetMessage): Promise<void>
     const imap = (await listIntegrations(db, m.userId)).find((i) => i.provider === "imap" && i.status === "active");
     if (!imap) throw new FlowFailure("no connected IMAP mailbox to read the reset email from");
     const creds = await unsealImap(config, m.userId, imap.secret);
+    const t0 = Date.now();
     try {
       browser = await launchBrowser(env);
     } catch {
-      await repo.updateJob(db, m.userId, job.id, { status: "pending", updatedAt: new Date().toISOString() });
+      if (opts.lastAttempt) throw new FlowFailure("the browser could not start");
+      await repo.updateLeased(db, m.userId, job.id, leaseId, { status: "pending", leaseId: null, leaseExpiresAt: null, updatedAt: new Date().toISOString() });
       throw new Transient("browser unavailable");
     }
+    const launchMs = Date.now() - t0;
+    console.log(JSON.stringify({ msg: "reset browser launched", job: job.id, launchMs }));
+    (ctx.steps.find((s) => s.name === "navigate") as JobStep).launchMs = launchMs;
     const page: Page = await browser.newPage();
     const requestedAt = new Date();
     await step(ctx, "navigate", "running", () => stepNavigate(page, config, svc, job.serviceUrl, hooks));
@@ -111,11 +131,15 @@ export async function runResetJob(env: Bindings, m: ResetMessage): Promise<void>
     await setStatus(ctx, "completed", { newPassword: sealed });
   } catch (err) {
     if (err instanceof Transient) throw err;
+    if (err instanceof LeaseLost) return {};
     for (const s of ctx.steps) if (s.status === "pending") s.status = "skipped";
-    await setStatus(ctx, "failed", { error: reasonOf(err) });
+    await setStatus(ctx, "failed", { error: reasonOf(err) }).catch((e) => {
+      if (!(e instanceof LeaseLost)) throw e;
+    });
   } finally {
     await browser?.close().catch(() => undefined);
   }
+  return {};
 }
 
 type Creds = Awaited<ReturnType<typeof unsealImap>>;

@@ -14,7 +14,7 @@ export const CreateResetTaskBody = z.object({
 export const CreateResetTaskResponse = z.object({ taskId: z.string(), status: z.string() });
 export const OtpBody = z.object({ code: z.string().trim().min(1).max(32).regex(/^[A-Za-z0-9-]+$/, "must be letters, digits or dashes") });
 export const OtpResponse = z.object({ accepted: z.boolean() });
-const Step = z.object({ name: z.string(), status: z.string(), duration: z.number().int().nullable() });
+const Step = z.object({ name: z.string(), status: z.string(), duration: z.number().int().nullable(), launchMs: z.number().int().optional() });
 export const JobResponse = z.object({
   id: z.string(),
   status: z.string(),
