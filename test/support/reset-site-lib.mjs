@@ -2,10 +2,109 @@
 // form mails a reset link into a Maildir that Dovecot serves, the reset page checks the token and
 // the password rules, and the login proves the new password.
 import { randomBytes } from "node:crypto";
-import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
+import { createServer as createNetServer, Socket } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createNetServer();
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+    s.on("error", reject);
+  });
+}
+
+/**
+ * A private Dovecot (shared/recipes/dovecot-imap-test.conf) with one maildir per user, all with
+ * `password`; on `port`, or a free one.
+ */
+export async function startDovecot(users, password, port = 0) {
+  port ||= await freePort();
+  const dir = mkdtempSync(join(tmpdir(), "reset-imap-"));
+  for (const sub of ["run", "mail"]) mkdirSync(join(dir, sub), { recursive: true });
+  chmodSync(dir, 0o755);
+  writeFileSync(join(dir, "users"), users.map((u) => `${u}:{PLAIN}${password}::::::\n`).join(""), { mode: 0o644 });
+  writeFileSync(
+    join(dir, "dovecot.conf"),
+    `protocols = imap
+listen = 127.0.0.1
+base_dir = ${dir}/run
+state_dir = ${dir}/run
+log_path = ${dir}/dovecot.log
+ssl = no
+disable_plaintext_auth = no
+auth_mechanisms = plain login
+mail_location = maildir:${dir}/mail/%u
+default_internal_user = dovecot
+default_login_user = dovenull
+default_internal_group = dovecot
+passdb {
+  driver = passwd-file
+  args = scheme=PLAIN username_format=%u ${dir}/users
+}
+userdb {
+  driver = static
+  args = uid=dovecot gid=dovecot home=${dir}/mail/%u
+}
+service imap-login {
+  inet_listener imap {
+    port = ${port}
+  }
+}
+service anvil {
+  unix_listener anvil-auth-penalty {
+    mode = 0
+  }
+}
+first_valid_uid = 0
+`,
+  );
+  const maildirs = new Map(users.map((u) => [u, join(dir, "mail", u)]));
+  const uid = Number(execFileSync("id", ["-u", "dovecot"]).toString().trim());
+  const gid = Number(execFileSync("id", ["-g", "dovecot"]).toString().trim());
+  chownSync(join(dir, "mail"), uid, gid);
+  for (const maildir of maildirs.values()) {
+    for (const sub of ["new", "cur", "tmp"]) mkdirSync(join(maildir, sub), { recursive: true });
+    execFileSync("chown", ["-R", `${uid}:${gid}`, maildir]);
+  }
+  const r = spawnSync("/usr/sbin/dovecot", ["-c", join(dir, "dovecot.conf")], { stdio: "ignore" });
+  if (r.status !== 0) throw new Error(`dovecot failed to start (exit ${r.status})`);
+  for (let i = 0; i < 50; i++) {
+    const up = await new Promise((res) => {
+      const s = new Socket();
+      s.once("connect", () => (s.destroy(), res(true)));
+      s.once("error", () => res(false));
+      s.connect(port, "127.0.0.1");
+    }).catch(() => false);
+    if (up) break;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  return {
+    port,
+    maildirs,
+    /** Resolves once the master process has gone, so the port can be used again at once. */
+    async stop() {
+      const pidFile = join(dir, "run", "master.pid");
+      if (existsSync(pidFile)) {
+        const pid = Number(readFileSync(pidFile, "utf8").trim());
+        try {
+          process.kill(pid);
+          for (let i = 0; i < 50; i++) {
+            process.kill(pid, 0);
+            await new Promise((res) => setTimeout(res, 100));
+          }
+        } catch {}
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
 
 const page = (title, body) => `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body>${body}</body></html>`;
 

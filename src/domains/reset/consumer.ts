@@ -163,7 +163,10 @@ async function mailOrUserCode(ctx: Ctx, creds: Creds, svc: ResolvedService, sinc
     while (Date.now() < deadline && !stop.signal.aborted) {
       const code = await ctx.progress.takeOtp();
       if (code) return { link: null, otp: code };
-      await new Promise((r) => setTimeout(r, 500));
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, 500);
+        stop.signal.addEventListener("abort", () => (clearTimeout(t), r()), { once: true });
+      });
     }
     return null;
   })();
