@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from "vitest";
 import { dbFor } from "../../src/db/client";
 import type { JobStep } from "../../src/db/schema";
 import { consumeResetBatch, type ResetMessage } from "../../src/domains/reset/consumer";
-import { claimForRun, leaseMs, MAX_RUNS } from "../../src/domains/reset/lease";
+import { claimForRun, leaseMs, MAX_RUNS, QUEUE_MAX_RETRIES } from "../../src/domains/reset/lease";
 import * as repo from "../../src/domains/reset/repo";
 import { loadConfig } from "../../src/env";
 import { TestUser } from "../support/auth";
@@ -36,7 +36,9 @@ async function storedJob(userId: string, over: Partial<Parameters<typeof repo.in
 
 function deliver(body: ResetMessage, attempts = 1) {
   const msg = { id: crypto.randomUUID(), timestamp: new Date(), body, attempts, ack: vi.fn(), retry: vi.fn() };
-  return { msg, run: () => consumeResetBatch({ queue: "credential-vault-reset", messages: [msg], ackAll() {}, retryAll() {} } as unknown as MessageBatch<ResetMessage>, bindings) };
+  const queue = { send: vi.fn(async () => undefined) };
+  const run = () => consumeResetBatch({ queue: "credential-vault-reset", messages: [msg], ackAll() {}, retryAll() {} } as unknown as MessageBatch<ResetMessage>, { ...(env as object), RESET_QUEUE: queue } as never);
+  return { msg, queue, run };
 }
 
 const row = (userId: string, id: string) => repo.findJob(dbFor(bindings, userId), userId, id).then((r) => r!);
@@ -65,6 +67,17 @@ describe("reset job lease", () => {
     expect(delay).toBeGreaterThanOrEqual(89);
     expect(delay).toBeLessThanOrEqual(92);
     expect(await row(userId, id)).toMatchObject({ status: "waiting_for_email", leaseId: "live-run", runs: 1 });
+  });
+
+  it("a live lease outlasting the message's last retry is handed to a fresh message", async () => {
+    const userId = crypto.randomUUID();
+    const id = await storedJob(userId, { status: "running", steps: steps("navigate"), leaseId: "slow-run", leaseExpiresAt: new Date(Date.now() + 30_000).toISOString(), runs: 1 });
+    const { msg, queue, run } = deliver({ jobId: id, userId }, QUEUE_MAX_RETRIES + 1);
+    await run();
+    expect(msg.retry).not.toHaveBeenCalled();
+    expect(msg.ack).toHaveBeenCalledTimes(1);
+    expect(queue.send).toHaveBeenCalledWith({ jobId: id, userId }, { delaySeconds: expect.any(Number) });
+    expect(await row(userId, id)).toMatchObject({ status: "running", leaseId: "slow-run", runs: 1 });
   });
 
   it("a dead worker's expired lease is taken over and run to its end; the dead run can no longer write", async () => {

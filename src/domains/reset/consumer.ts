@@ -11,7 +11,7 @@ import { asksForCode, enterOtp, FlowFailure, launchBrowser, stepEnterEmail, step
 import { sealToClient } from "./jwe";
 import { waitForResetMail, type FoundMail } from "./mail";
 import { generatePassword, meetsRequirements } from "./password-generator";
-import { claimForRun, leaseUntil, MAX_RUNS } from "./lease";
+import { claimForRun, leaseUntil, QUEUE_MAX_RETRIES } from "./lease";
 import * as repo from "./repo";
 import { STEP_NAMES } from "./service";
 
@@ -31,10 +31,17 @@ const backoff = (attempts: number) => Math.min(300, 5 * 2 ** attempts);
  */
 export async function consumeResetBatch(batch: MessageBatch<ResetMessage>, env: Bindings): Promise<void> {
   for (const msg of batch.messages) {
+    const lastAttempt = msg.attempts > QUEUE_MAX_RETRIES;
     try {
-      const out = await runResetJob(env, msg.body, { lastAttempt: msg.attempts >= MAX_RUNS });
-      if (out.retryAfterSeconds) msg.retry({ delaySeconds: out.retryAfterSeconds });
-      else msg.ack();
+      const out = await runResetJob(env, msg.body, { lastAttempt });
+      if (!out.retryAfterSeconds) msg.ack();
+      else if (!lastAttempt) msg.retry({ delaySeconds: out.retryAfterSeconds });
+      else {
+        // A live lease outlasted this message's retries: a fresh message keeps watching the job, so
+        // a worker that dies later is still taken over. Bounded: each takeover counts a run.
+        await env.RESET_QUEUE.send(msg.body, { delaySeconds: out.retryAfterSeconds });
+        msg.ack();
+      }
     } catch (err) {
       if (!(err instanceof Transient)) console.error("reset job crashed", err instanceof Error ? err.name : "error");
       msg.retry({ delaySeconds: backoff(msg.attempts) });

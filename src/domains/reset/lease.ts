@@ -4,8 +4,10 @@ import type { ResetJobRow } from "../../db/schema";
 import type { Bindings, Config } from "../../env";
 import * as repo from "./repo";
 
-/** One delivery plus the queue's three retries (wrangler.toml `max_retries`). */
-export const MAX_RUNS = 4;
+/** wrangler.toml `[[queues.consumers]] max_retries`. */
+export const QUEUE_MAX_RETRIES = 3;
+/** One delivery plus the queue's retries. */
+export const MAX_RUNS = QUEUE_MAX_RETRIES + 1;
 /** The browser steps are bounded by their own timeouts (30 s navigation, 15 s form submits). */
 const BROWSER_STEP_MS = 60_000;
 const MARGIN_MS = 60_000;
