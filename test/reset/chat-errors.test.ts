@@ -79,6 +79,8 @@ describe("chat intent and rendering", () => {
     expect(byUrl).toMatchObject({ svc: { domain: "accounts.example.org", known: false }, serviceUrl: "https://accounts.example.org/signin?x=1", email: null });
     expect((await resolveChatTarget(db(), "intent", { message: "this one", serviceId: "github.com", email: "Me@Example.org" })).email).toBe("me@example.org");
     expect((await resolveChatTarget(db(), "intent", { message: "not githubber, gitlab" })).svc.domain).toBe("gitlab.com");
+    expect((await resolveChatTarget(db(), "intent", { message: "my X account" })).svc.known).toBe(true);
+    await expect(resolveChatTarget(db(), "intent", { message: "put it in a box for x" })).rejects.toMatchObject({ status: 400 });
   });
 
   it("the password section never carries the sealed or clear password", async () => {
@@ -89,5 +91,14 @@ describe("chat intent and rendering", () => {
     expect(out.match(/event: section\ndata: progress/g)).toHaveLength(1);
     expect(out).toContain("event: section\ndata: password\n\ndata: **New password set.**\n\n");
     expect(out.endsWith("event: section\ndata: result\n\ndata: **Completed.** Your GitHub password was reset.\n\n")).toBe(true);
+  });
+
+  it("a code page is announced in the mailbox section with where to send the code; failures end in result", async () => {
+    const svc = await resolveService(db(), "github.com");
+    const r = new ChatRenderer({ taskId: "t2", svc, serviceUrl: "https://github.com/password_reset", email: "a@b.test", waitSeconds: 120 });
+    const otp = r.status({ status: "waiting_for_otp", step: "wait_for_email" });
+    expect(otp.startsWith("event: section\ndata: gmail\n\n")).toBe(true);
+    expect(otp).toContain("`POST /api/tasks/t2/otp`");
+    expect(r.status({ status: "failed", error: "no code was supplied in time" })).toBe("event: section\ndata: result\n\ndata: **Failed:** no code was supplied in time.\n\n");
   });
 });

@@ -43,7 +43,7 @@ async function fromMessage(db: Db, message: string): Promise<{ svc: ResolvedServ
     ...BUILTIN_SERVICES.map((s) => ({ name: s.name, domain: s.domain })),
     ...(await registryRepo.activeOverrides(db)).map((o) => ({ name: o.name, domain: o.domain })),
   ].sort((a, b) => b.name.length - a.name.length);
-  const hit = names.find((n) => new RegExp(`(^|[^\\p{L}\\p{N}])${escapeRe(n.name)}($|[^\\p{L}\\p{N}])`, "iu").test(withoutEmails));
+  const hit = names.find((n) => new RegExp(`(^|[^\\p{L}\\p{N}])${escapeRe(n.name)}($|[^\\p{L}\\p{N}])`, n.name.length <= 3 ? "u" : "iu").test(withoutEmails));
   return hit ? { svc: await resolveService(db, hit.domain), url: null } : null;
 }
 
