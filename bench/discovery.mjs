@@ -98,5 +98,5 @@ try {
   }
 } finally {
   worker.stop();
-  dovecot.stop();
+  await dovecot.stop();
 }

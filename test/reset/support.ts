@@ -3,10 +3,11 @@ import { compactDecrypt, exportJWK, generateKeyPair } from "jose";
 import type { TestUser } from "../support/auth";
 
 export const site = env.TEST_RESET_SITE;
-export const imap = JSON.parse(env.TEST_RESET_IMAP) as { port: number; user: string; password: string };
+export const imap = JSON.parse(env.TEST_RESET_IMAP) as { port: number; user: string; password: string; mailboxes: { chat: string; otp: string } };
 
-export async function connectMailbox(user: TestUser): Promise<void> {
-  const res = await user.call("POST", "/api/integrations/imap/connect", { body: { host: "127.0.0.1", port: imap.port, username: imap.user, password: imap.password, tls: false } });
+/** `address` picks the Dovecot mailbox: each file that reads reset mail has its own. */
+export async function connectMailbox(user: TestUser, address = imap.user): Promise<void> {
+  const res = await user.call("POST", "/api/integrations/imap/connect", { body: { host: "127.0.0.1", port: imap.port, username: address, password: imap.password, tls: false } });
   if (res.status !== 200) throw new Error(`imap connect failed: ${res.status} ${await res.text()}`);
 }
 
@@ -17,8 +18,8 @@ export async function clientKeys() {
 
 export type SseEvent = { event: string; data: Record<string, unknown> };
 
-/** Reads server-sent events until a terminal status or the timeout. */
-export async function readStream(res: Response, timeoutMs = 60_000): Promise<SseEvent[]> {
+/** Reads server-sent events until a terminal status or the timeout; `onEvent` may act as each arrives. */
+export async function readStream(res: Response, timeoutMs = 60_000, onEvent?: (e: SseEvent) => Promise<void>): Promise<SseEvent[]> {
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   const dec = new TextDecoder();
   const events: SseEvent[] = [];
@@ -35,6 +36,7 @@ export async function readStream(res: Response, timeoutMs = 60_000): Promise<Sse
       const ev = /^event: (.*)$/m.exec(chunk)?.[1] ?? "message";
       const data = JSON.parse(/^data: (.*)$/m.exec(chunk)?.[1] ?? "{}");
       events.push({ event: ev, data });
+      await onEvent?.({ event: ev, data });
       if (ev === "status" && ["completed", "failed", "cancelled"].includes(String(data.status))) {
         await reader.cancel().catch(() => undefined);
         return events;
@@ -43,4 +45,29 @@ export async function readStream(res: Response, timeoutMs = 60_000): Promise<Sse
   }
   await reader.cancel().catch(() => undefined);
   return events;
+}
+
+export type ChatSection = { kind: string; lines: string[] };
+
+/** Reads the chat wire format (event: section, then one data line per markdown line) to the end. */
+export async function readChat(res: Response, timeoutMs = 60_000): Promise<{ sections: ChatSection[]; raw: string }> {
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const dec = new TextDecoder();
+  let raw = "";
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const { done, value } = await Promise.race([reader.read(), new Promise<{ done: true; value: undefined }>((r) => setTimeout(() => r({ done: true, value: undefined }), deadline - Date.now()))]);
+    if (done) break;
+    raw += dec.decode(value, { stream: true });
+  }
+  await reader.cancel().catch(() => undefined);
+  const sections: ChatSection[] = [];
+  for (const frame of raw.split("\n\n").filter(Boolean)) {
+    const event = /^event: (.*)$/m.exec(frame)?.[1] ?? "message";
+    const data = /^data: (.*)$/m.exec(frame)?.[1] ?? "";
+    if (event === "section") sections.push({ kind: data, lines: [] });
+    else if (sections.length) sections[sections.length - 1].lines.push(data);
+    else throw new Error(`markdown line before any section: ${data}`);
+  }
+  return { sections, raw };
 }

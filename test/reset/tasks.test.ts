@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { expectErrorBody, TestUser } from "../support/auth";
 import { clientKeys, connectMailbox, site } from "./support";
@@ -6,6 +7,19 @@ describe("POST /api/tasks/reset: errors and security", () => {
   it("422 UNPROCESSABLE without a connected mailbox", async () => {
     const user = await TestUser.create();
     await expectErrorBody(await user.call("POST", "/api/tasks/reset", { body: { serviceUrl: `${site}/forgot-password`, email: "a@example.test" } }), 422, "UNPROCESSABLE");
+  });
+
+  it("a code-host or identity-provider sign-in is not a mailbox: still 422, nothing queued", async () => {
+    const user = await TestUser.create();
+    const now = new Date().toISOString();
+    for (const provider of ["codehost", "idp"]) {
+      await env.DB.prepare("INSERT INTO mail_integrations (id, user_id, provider, email, status, secret, connected_at, updated_at) VALUES (?, ?, ?, 'a@example.test', 'active', 'sealed', ?, ?)")
+        .bind(crypto.randomUUID(), user.id, provider, now, now)
+        .run();
+    }
+    await expectErrorBody(await user.call("POST", "/api/tasks/reset", { body: { serviceUrl: `${site}/forgot-password`, email: "a@example.test" } }), 422, "UNPROCESSABLE");
+    const jobs = await env.DB.prepare("SELECT count(*) AS n FROM reset_jobs WHERE user_id = ?").bind(user.id).first<{ n: number }>();
+    expect(jobs?.n).toBe(0);
   });
 
   it("a refused URL is 400 on serviceUrl before the mailbox check (D12)", async () => {
@@ -28,7 +42,7 @@ describe("POST /api/tasks/reset: errors and security", () => {
   it("another user's job, stream and OTP are 404", async () => {
     const owner = await TestUser.create();
     await connectMailbox(owner);
-    const res = await owner.call("POST", "/api/tasks/reset", { body: { serviceUrl: `${site}/forgot-password`, email: "nobody@example.test" } });
+    const res = await owner.call("POST", "/api/tasks/reset", { body: { serviceUrl: `${site}/forgot-captcha`, email: "nobody@example.test" } });
     expect(res.status).toBe(201);
     const { taskId, status } = (await res.json()) as { taskId: string; status: string };
     expect(status).toBe("pending");
@@ -45,8 +59,8 @@ describe("POST /api/tasks/reset: errors and security", () => {
   it("allows 5 reset tasks per 5 minutes", async () => {
     const user = await TestUser.create();
     await connectMailbox(user);
-    for (let i = 0; i < 5; i++) expect((await user.call("POST", "/api/tasks/reset", { body: { serviceUrl: `${site}/forgot-password`, email: "nobody@example.test" } })).status).toBe(201);
-    const res = await user.call("POST", "/api/tasks/reset", { body: { serviceUrl: `${site}/forgot-password`, email: "nobody@example.test" } });
+    for (let i = 0; i < 5; i++) expect((await user.call("POST", "/api/tasks/reset", { body: { serviceUrl: `${site}/forgot-captcha`, email: "nobody@example.test" } })).status).toBe(201);
+    const res = await user.call("POST", "/api/tasks/reset", { body: { serviceUrl: `${site}/forgot-captcha`, email: "nobody@example.test" } });
     await expectErrorBody(res.clone(), 429, "RATE_LIMITED");
     expect(res.headers.get("retry-after")).toBeTruthy();
   });

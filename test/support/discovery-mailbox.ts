@@ -66,6 +66,6 @@ export default async function setup(project: TestProject) {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await proxy.close();
-    dovecot.stop();
+    await dovecot.stop();
   };
 }

@@ -5,10 +5,10 @@ export type Dovecot = {
   maildirOf(user: string): string;
   addUser(user: string, password: string, messages?: (MailSpec | string)[]): void;
   replaceMessages(user: string, messages: (MailSpec | string)[]): void;
-  stop(): void;
+  stop(): Promise<void>;
 };
 export function freePort(): Promise<number>;
-export function startDovecot(opts?: { users?: { user: string; password: string; messages?: (MailSpec | string)[] }[]; prefix?: string }): Promise<Dovecot>;
+export function startDovecot(opts?: { users?: { user: string; password: string; messages?: (MailSpec | string)[] }[]; prefix?: string; port?: number }): Promise<Dovecot>;
 export function rfc822(m: MailSpec): string;
 export function writeMaildir(maildir: string, messages: (MailSpec | string)[]): void;
 export function startRecordingProxy(targetPort: number): Promise<{ port: number; commandsFor(user: string): string[]; close(): Promise<void> }>;

@@ -42,8 +42,8 @@ const ids = () => ({
  * with addUser (passwd-file is re-read when it changes). Children run with stdio ignored so the
  * test runner never waits on them.
  */
-export async function startDovecot({ users = [], prefix = "imap-" } = {}) {
-  const port = await freePort();
+export async function startDovecot({ users = [], prefix = "imap-", port = 0 } = {}) {
+  port ||= await freePort();
   const dir = mkdtempSync(join(tmpdir(), prefix));
   for (const sub of ["run", "mail"]) mkdirSync(join(dir, sub), { recursive: true });
   chmodSync(dir, 0o755);
@@ -113,11 +113,17 @@ first_valid_uid = 0
       writeMaildir(maildir, messages);
       execFileSync("chown", ["-R", `${uid}:${gid}`, maildir]);
     },
-    stop() {
+    /** Resolves once the master process has gone, so the port can be used again at once. */
+    async stop() {
       const pidFile = join(dir, "run", "master.pid");
       if (existsSync(pidFile)) {
         try {
-          process.kill(Number(readFileSync(pidFile, "utf8").trim()));
+          const pid = Number(readFileSync(pidFile, "utf8").trim());
+          process.kill(pid);
+          for (let i = 0; i < 50; i++) {
+            process.kill(pid, 0);
+            await new Promise((res) => setTimeout(res, 100));
+          }
         } catch {}
       }
       rmSync(dir, { recursive: true, force: true });

@@ -33,7 +33,7 @@ function readBody(req) {
 }
 
 /** Writes one multipart (text and HTML) message into a Maildir's new/ folder, owned by dovecot. */
-export function deliverResetMail(maildir, { from, to, subject, link }) {
+export function deliverMail(maildir, { from, to, subject, text, html }) {
   for (const sub of ["new", "cur", "tmp"]) mkdirSync(join(maildir, sub), { recursive: true });
   const boundary = `b${randomBytes(8).toString("hex")}`;
   const msg = [
@@ -48,12 +48,11 @@ export function deliverResetMail(maildir, { from, to, subject, link }) {
     `--${boundary}`,
     "Content-Type: text/plain; charset=utf-8",
     "",
-    `Someone asked to reset your password. Open this link: ${link}`,
-    "Unsubscribe: https://unsubscribe.example/none",
+    text,
     `--${boundary}`,
     "Content-Type: text/html; charset=utf-8",
     "",
-    `<p>Someone asked to reset your password.</p><p><a href="https://help.example/faq">Help</a> <a href="${link.replace(/&/g, "&amp;")}">Reset your password</a></p>`,
+    html,
     `--${boundary}--`,
     "",
   ].join("\r\n");
@@ -64,6 +63,28 @@ export function deliverResetMail(maildir, { from, to, subject, link }) {
   } catch {}
 }
 
+export function deliverResetMail(maildir, { from, to, subject, link }) {
+  deliverMail(maildir, {
+    from,
+    to,
+    subject,
+    text: `Someone asked to reset your password. Open this link: ${link}\r\nUnsubscribe: https://unsubscribe.example/none`,
+    html: `<p>Someone asked to reset your password.</p><p><a href="https://help.example/faq">Help</a> <a href="${link.replace(/&/g, "&amp;")}">Reset your password</a></p>`,
+  });
+}
+
+const codePage = (flow, email, error = "") =>
+  page(
+    "Enter your code",
+    `<h1>Enter the code we sent you</h1>${error}<form method="post" action="/${flow}/verify"><input type="hidden" name="email" value="${email}"><input name="code" autocomplete="one-time-code" inputmode="numeric"><button type="submit">Continue</button></form>`,
+  );
+
+const newPasswordPage = (token) =>
+  page(
+    "Choose a new password",
+    `<form method="post" action="/reset"><input type="hidden" name="token" value="${token}"><input type="password" name="password" autocomplete="new-password"><input type="password" name="confirm" autocomplete="new-password"><button type="submit">Set password</button></form>`,
+  );
+
 /**
  * Starts the site. `mailboxFor(email)` names the Maildir for a user's address, or null for
  * addresses whose mail is lost (the no-email failure path).
@@ -71,7 +92,8 @@ export function deliverResetMail(maildir, { from, to, subject, link }) {
 export async function startResetSite({ mailboxFor, port = 0 }) {
   const users = new Map();
   const tokens = new Map();
-  const stats = { forgotRequests: 0, resets: 0, rejected: 0 };
+  const codes = new Map();
+  const stats = { forgotRequests: 0, resets: 0, rejected: 0, codesRejected: 0 };
   let origin = "";
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", origin);
@@ -89,6 +111,8 @@ export async function startResetSite({ mailboxFor, port = 0 }) {
       return json(201, { ok: true });
     }
     if (req.method === "GET" && url.pathname === "/__test/stats") return json(200, stats);
+    // The "phone" of the otp-phone flow: the code a user would read from a text message.
+    if (req.method === "GET" && url.pathname === "/__test/code") return json(200, { code: codes.get(String(url.searchParams.get("email")).toLowerCase())?.code ?? null });
     if (req.method === "GET" && url.pathname === "/login") {
       return send(200, page("Sign in", `<h1>Sign in</h1>
 <form method="post" action="/login"><input type="email" name="email" autocomplete="username webauthn"><input type="password" name="password"><button type="submit">Sign in</button></form>
@@ -126,7 +150,37 @@ export async function startResetSite({ mailboxFor, port = 0 }) {
     if (req.method === "GET" && url.pathname === "/reset") {
       const t = tokens.get(url.searchParams.get("token") ?? "");
       if (!t || t.expires < Date.now()) return send(400, page("Invalid link", "<p>This link is invalid or expired.</p>"));
-      return send(200, page("Choose a new password", `<form method="post" action="/reset"><input type="hidden" name="token" value="${url.searchParams.get("token")}"><input type="password" name="password" autocomplete="new-password"><input type="password" name="confirm" autocomplete="new-password"><button type="submit">Set password</button></form>`));
+      return send(200, newPasswordPage(url.searchParams.get("token")));
+    }
+    // Code flows: /otp mails a six-digit code; /otp-phone "texts" it (the mail only says so).
+    const codeFlow = /^\/(otp|otp-phone)\/(forgot|verify)$/.exec(url.pathname);
+    if (codeFlow && req.method === "GET" && codeFlow[2] === "forgot") {
+      return send(200, page("Forgot password", `<h1>Reset your password</h1><form method="post" action="/${codeFlow[1]}/forgot"><label>Email <input type="email" name="email"></label><button type="submit">Send code</button></form>`));
+    }
+    if (codeFlow && req.method === "POST" && codeFlow[2] === "forgot") {
+      stats.forgotRequests++;
+      const email = String((await readBody(req)).email ?? "").toLowerCase();
+      const box = users.has(email) ? mailboxFor(email) : null;
+      if (box) {
+        const code = String(100000 + (randomBytes(4).readUInt32BE() % 900000));
+        codes.set(email, { code, expires: Date.now() + 10 * 60_000 });
+        const text = codeFlow[1] === "otp" ? `Your verification code is ${code}. It expires in 10 minutes.` : "We sent a verification code to the phone number ending in 42.";
+        deliverMail(box, { from: "no-reply@localhost", to: email, subject: codeFlow[1] === "otp" ? "Your verification code" : "Password reset requested", text, html: `<p>${text}</p>` });
+      }
+      return send(200, codePage(codeFlow[1], email));
+    }
+    if (codeFlow && req.method === "POST" && codeFlow[2] === "verify") {
+      const b = await readBody(req);
+      const email = String(b.email ?? "").toLowerCase();
+      const want = codes.get(email);
+      if (!want || want.expires < Date.now() || want.code !== String(b.code ?? "").trim()) {
+        stats.codesRejected++;
+        return send(400, codePage(codeFlow[1], email, "<p class=error>That code is not right.</p>"));
+      }
+      codes.delete(email);
+      const token = randomBytes(16).toString("hex");
+      tokens.set(token, { email, expires: Date.now() + 15 * 60_000 });
+      return send(200, newPasswordPage(token));
     }
     if (req.method === "POST" && url.pathname === "/reset") {
       const b = await readBody(req);

@@ -1,6 +1,7 @@
-import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
-export type JobStep = { name: string; status: string; duration: number | null };
+/** `launchMs` (navigate only): how much of the run went into starting the browser. */
+export type JobStep = { name: string; status: string; duration: number | null; launchMs?: number };
 
 /** A password-reset task; the task id is the job id (DECISIONS D14). Nothing readable is stored. */
 export const resetJobs = sqliteTable(
@@ -18,6 +19,11 @@ export const resetJobs = sqliteTable(
     steps: text("steps", { mode: "json" }).$type<JobStep[]>().notNull(),
     startedAt: text("started_at"),
     completedAt: text("completed_at"),
+    /** The run holding the job: only it may write; another delivery may take over once it expires. */
+    leaseId: text("lease_id"),
+    leaseExpiresAt: text("lease_expires_at"),
+    /** Runs started (claims), retries after a dead worker included. */
+    runs: integer("runs").notNull().default(0),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },

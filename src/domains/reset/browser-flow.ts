@@ -103,13 +103,22 @@ export async function stepFollowLink(page: Page, config: Config, link: string, h
   if ((await page.$$('input[type="password"]')).length === 0) throw new FlowFailure("form vanished: the reset link shows no password form");
 }
 
-/** Enters a code into the page's one-time-code field, for services that mail a code instead of a link. */
+const CODE_FIELDS = ['input[autocomplete="one-time-code"]', 'input[name*="code" i]:not([type="hidden"])', 'input[id*="code" i]:not([type="hidden"])', 'input[inputmode="numeric"]'];
+
+/** After the email is sent: a page asking for a code means the reset continues with a code, not a link. */
+export async function asksForCode(page: Page): Promise<boolean> {
+  return (await firstPresent(page, CODE_FIELDS)) !== null;
+}
+
+/** Enters a code into the page's one-time-code field; the site must then offer the new-password form. */
 export async function enterOtp(page: Page, svc: ResolvedService, code: string, hooks: FlowHooks): Promise<void> {
-  const field = await firstPresent(page, ['input[autocomplete="one-time-code"]', 'input[name*="code" i]', 'input[id*="code" i]', 'input[inputmode="numeric"]']);
+  const field = await firstPresent(page, CODE_FIELDS);
   if (!field) throw new FlowFailure("form vanished: no code field");
   await page.type(field, code);
   await submit(page, svc);
   await shot(page, hooks);
+  await assertNoCaptcha(page);
+  if ((await page.$$('input[type="password"]')).length === 0) throw new FlowFailure("the site did not accept the code");
 }
 
 /** set_password: fill every password field and submit; the site must not show the form again. */

@@ -1,50 +1,69 @@
 import type { Browser, Page } from "@cloudflare/puppeteer";
 import { taskProgress, type TaskProgressClient } from "../../../durable-objects/task-progress";
-import { dbFor } from "../../db/client";
+import { dbFor, type Db } from "../../db/client";
 import type { JobStep, ResetJobRow } from "../../db/schema";
 import { loadConfig, type Bindings, type Config } from "../../env";
 import { AppError } from "../../lib/errors";
 import { unsealImap } from "../integrations/imap";
 import { listIntegrations } from "../integrations/repo";
 import { resolveService, type ResolvedService } from "../registry/resolve";
-import { enterOtp, FlowFailure, launchBrowser, stepEnterEmail, stepFollowLink, stepNavigate, stepSetPassword } from "./browser-flow";
+import { asksForCode, enterOtp, FlowFailure, launchBrowser, stepEnterEmail, stepFollowLink, stepNavigate, stepSetPassword } from "./browser-flow";
 import { sealToClient } from "./jwe";
-import { waitForResetMail } from "./mail";
+import { apiMailbox, waitForResetMail, type ApiMailbox, type FoundMail } from "./mail";
 import { generatePassword, meetsRequirements } from "./password-generator";
+import { claimForRun, leaseUntil, QUEUE_MAX_RETRIES } from "./lease";
 import * as repo from "./repo";
+import { STEP_NAMES } from "./service";
 
 export type ResetMessage = { jobId: string; userId: string };
 
 /** Retries with exponential backoff for failures of our side (the browser could not start). */
 class Transient extends Error {}
+/** Another run has taken the job over (this one was presumed dead); stop without writing. */
+class LeaseLost extends Error {}
 
+const backoff = (attempts: number) => Math.min(300, 5 * 2 ** attempts);
+
+/**
+ * One message, one job. A job is run only under a lease (see lease.ts): a redelivery while the
+ * lease is live comes back when it could have expired; one after a dead worker's lease ran out
+ * takes the job over. Errors outside the flow (D1, the progress object) are retried with backoff.
+ */
 export async function consumeResetBatch(batch: MessageBatch<ResetMessage>, env: Bindings): Promise<void> {
   for (const msg of batch.messages) {
+    const lastAttempt = msg.attempts > QUEUE_MAX_RETRIES;
     try {
-      await runResetJob(env, msg.body);
-      msg.ack();
-    } catch (err) {
-      if (err instanceof Transient) msg.retry({ delaySeconds: Math.min(300, 5 * 2 ** msg.attempts) });
+      const out = await runResetJob(env, msg.body, { lastAttempt });
+      if (!out.retryAfterSeconds) msg.ack();
+      else if (!lastAttempt) msg.retry({ delaySeconds: out.retryAfterSeconds });
       else {
-        console.error("reset job crashed", err instanceof Error ? err.name : "error");
+        // A live lease outlasted this message's retries: a fresh message keeps watching the job, so
+        // a worker that dies later is still taken over. Bounded: each takeover counts a run.
+        await env.RESET_QUEUE.send(msg.body, { delaySeconds: out.retryAfterSeconds });
         msg.ack();
       }
+    } catch (err) {
+      if (!(err instanceof Transient)) console.error("reset job crashed", err instanceof Error ? err.name : "error");
+      msg.retry({ delaySeconds: backoff(msg.attempts) });
     }
   }
 }
 
-type Ctx = { env: Bindings; config: Config; job: ResetJobRow; steps: JobStep[]; progress: TaskProgressClient };
+type Ctx = { env: Bindings; config: Config; job: ResetJobRow; leaseId: string; steps: JobStep[]; progress: TaskProgressClient };
 
+/** Every write renews the lease; a write refused because the lease moved on stops this run. */
 async function setStatus(ctx: Ctx, status: string, extra: Record<string, unknown> = {}) {
   const now = new Date().toISOString();
   const terminal = ["completed", "failed", "cancelled"].includes(status);
-  await repo.updateJob(dbFor(ctx.env, ctx.job.userId), ctx.job.userId, ctx.job.id, {
+  const kept = await repo.updateLeased(dbFor(ctx.env, ctx.job.userId), ctx.job.userId, ctx.job.id, ctx.leaseId, {
     status,
     steps: ctx.steps,
     updatedAt: now,
+    leaseExpiresAt: terminal ? now : leaseUntil(ctx.config),
     ...(terminal ? { completedAt: now } : {}),
     ...(typeof extra.error === "string" ? { error: extra.error } : {}),
   });
+  if (!kept) throw new LeaseLost();
   await ctx.progress.publish({ event: "status", data: { status, ...extra } });
 }
 
@@ -72,39 +91,43 @@ function reasonOf(err: unknown): string {
   return "the automation stopped unexpectedly";
 }
 
-export async function runResetJob(env: Bindings, m: ResetMessage): Promise<void> {
+export async function runResetJob(env: Bindings, m: ResetMessage, opts: { lastAttempt?: boolean } = {}): Promise<{ retryAfterSeconds?: number }> {
   const config = loadConfig(env);
   const db = dbFor(env, m.userId);
-  const job = await repo.claimJob(db, m.userId, m.jobId, new Date().toISOString());
-  if (!job) return;
-  const ctx: Ctx = { env, config, job, steps: job.steps.map((s) => ({ ...s })), progress: taskProgress(env.TASK_PROGRESS, job.id) };
+  const claim = await claimForRun(env, config, db, m.userId, m.jobId);
+  if ("done" in claim) return {};
+  if ("retryAfterSeconds" in claim) return claim;
+  const { job, leaseId } = claim;
+  const steps: JobStep[] = job.runs > 1 ? STEP_NAMES.map((name) => ({ name, status: "pending", duration: null })) : job.steps.map((s) => ({ ...s }));
+  const ctx: Ctx = { env, config, job, leaseId, steps, progress: taskProgress(env.TASK_PROGRESS, job.id) };
   const hooks = { screenshot: (url: string) => ctx.progress.publish({ event: "screenshot", data: { url } }) };
   const svc = await resolveService(db, job.serviceUrl);
   let browser: Browser | undefined;
   try {
     if (!job.clientPublicKey) throw new FlowFailure("no clientPublicKey to deliver the new password to");
-    const imap = (await listIntegrations(db, m.userId)).find((i) => i.provider === "imap" && i.status === "active");
-    if (!imap) throw new FlowFailure("no connected IMAP mailbox to read the reset email from");
-    const creds = await unsealImap(config, m.userId, imap.secret);
+    const creds = await mailboxFor(env, config, db, m.userId);
+    const t0 = Date.now();
     try {
       browser = await launchBrowser(env);
     } catch {
-      await repo.updateJob(db, m.userId, job.id, { status: "pending", updatedAt: new Date().toISOString() });
+      if (opts.lastAttempt) throw new FlowFailure("the browser could not start");
+      await repo.updateLeased(db, m.userId, job.id, leaseId, { status: "pending", leaseId: null, leaseExpiresAt: null, updatedAt: new Date().toISOString() });
       throw new Transient("browser unavailable");
     }
+    const launchMs = Date.now() - t0;
+    console.log(JSON.stringify({ msg: "reset browser launched", job: job.id, launchMs }));
+    (ctx.steps.find((s) => s.name === "navigate") as JobStep).launchMs = launchMs;
     const page: Page = await browser.newPage();
     const requestedAt = new Date();
     await step(ctx, "navigate", "running", () => stepNavigate(page, config, svc, job.serviceUrl, hooks));
     await step(ctx, "enter_email", "running", () => stepEnterEmail(page, svc, job.email, hooks));
-    const found = await step(ctx, "wait_for_email", "waiting_for_email", async () => {
-      const mail = await waitForResetMail(config, creds, svc, requestedAt, Date.now() + config.RESET_EMAIL_WAIT_SECONDS * 1000);
-      if (!mail) throw new FlowFailure("no reset email arrived in time");
-      return mail;
-    });
+    const codePage = await asksForCode(page);
+    const found = await step(ctx, "wait_for_email", codePage ? "waiting_for_otp" : "waiting_for_email", () =>
+      codePage ? mailOrUserCode(ctx, creds, svc, requestedAt) : mailOnly(ctx, creds, svc, requestedAt),
+    );
     await step(ctx, "follow_link", "running", async () => {
       if (found.link) return stepFollowLink(page, config, found.link, hooks);
-      const code = found.otp ?? (await waitForUserOtp(ctx, svc));
-      await enterOtp(page, svc, code, hooks);
+      await enterOtp(page, svc, found.otp as string, hooks);
     });
     const password = generatePassword(svc.passwordRequirements);
     if (!meetsRequirements(password, svc.passwordRequirements)) throw new FlowFailure("could not generate a password meeting the requirements");
@@ -113,20 +136,65 @@ export async function runResetJob(env: Bindings, m: ResetMessage): Promise<void>
     await setStatus(ctx, "completed", { newPassword: sealed });
   } catch (err) {
     if (err instanceof Transient) throw err;
+    if (err instanceof LeaseLost) return {};
     for (const s of ctx.steps) if (s.status === "pending") s.status = "skipped";
-    await setStatus(ctx, "failed", { error: reasonOf(err) });
+    await setStatus(ctx, "failed", { error: reasonOf(err) }).catch((e) => {
+      if (!(e instanceof LeaseLost)) throw e;
+    });
   } finally {
     await browser?.close().catch(() => undefined);
   }
+  return {};
 }
 
-async function waitForUserOtp(ctx: Ctx, _svc: ResolvedService): Promise<string> {
-  await setStatus(ctx, "waiting_for_otp", { step: "follow_link" });
+type Creds = Awaited<ReturnType<typeof unsealImap>> | ApiMailbox;
+
+/**
+ * The mailbox the reset mail is read from: IMAP when connected (no token to refresh), else a
+ * mailx or maily integration through its provider's API.
+ */
+async function mailboxFor(env: Bindings, config: Config, db: Db, userId: string): Promise<Creds> {
+  const active = (await listIntegrations(db, userId)).filter((i) => i.status === "active");
+  const imap = active.find((i) => i.provider === "imap");
+  if (imap) return unsealImap(config, userId, imap.secret);
+  const api = active.find((i) => i.provider === "mailx" || i.provider === "maily");
+  if (api) return apiMailbox(env, config, userId, api.provider as "mailx" | "maily");
+  throw new FlowFailure("no connected mailbox to read the reset email from");
+}
+
+async function mailOnly(ctx: Ctx, creds: Creds, svc: ResolvedService, since: Date): Promise<FoundMail> {
+  const mail = await waitForResetMail(ctx.config, creds, svc, since, Date.now() + ctx.config.RESET_EMAIL_WAIT_SECONDS * 1000);
+  if (!mail) throw new FlowFailure("no reset email arrived in time");
+  return mail;
+}
+
+/**
+ * The page asks for a code: it may come by mail (the service's otp patterns) or from the user
+ * (POST /api/tasks/<id>/otp, for a code sent by text message or a mail the patterns miss).
+ * Whichever arrives first within the bound wins; the other wait is stopped.
+ */
+async function mailOrUserCode(ctx: Ctx, creds: Creds, svc: ResolvedService, since: Date): Promise<FoundMail> {
   const deadline = Date.now() + ctx.config.RESET_EMAIL_WAIT_SECONDS * 1000;
-  while (Date.now() < deadline) {
-    const code = await ctx.progress.takeOtp();
-    if (code) return code;
-    await new Promise((r) => setTimeout(r, 1000));
+  const stop = new AbortController();
+  const fromMail = waitForResetMail(ctx.config, creds, svc, since, deadline, stop.signal).then((m) => m ?? null);
+  const fromUser = (async (): Promise<FoundMail | null> => {
+    while (Date.now() < deadline && !stop.signal.aborted) {
+      const code = await ctx.progress.takeOtp();
+      if (code) return { link: null, otp: code };
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, 500);
+        stop.signal.addEventListener("abort", () => (clearTimeout(t), r()), { once: true });
+      });
+    }
+    return null;
+  })();
+  let found: FoundMail | null;
+  try {
+    found = (await Promise.race([fromMail, fromUser])) ?? (await Promise.all([fromMail, fromUser])).find((x) => x !== null) ?? null;
+  } finally {
+    stop.abort();
+    await Promise.allSettled([fromMail, fromUser]);
   }
-  throw new FlowFailure("no code was supplied in time");
+  if (!found) throw new FlowFailure("no code was supplied in time");
+  return found;
 }

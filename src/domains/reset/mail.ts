@@ -82,15 +82,15 @@ export function apiMailbox(env: Bindings, config: Config, userId: string, provid
  * Watches the mailbox for the reset mail: unread messages from the service's senders that arrived
  * after the task began. For IMAP, bodies are peeked (not marked read) until the right one is found,
  * which alone is then flagged \Seen; for a mailx or maily mailbox the same happens over the API.
- * Returns null when the deadline passes.
+ * Returns null when the deadline passes or `signal` aborts (the user typed the code first).
  */
-export async function waitForResetMail(config: Config, creds: ImapCredentials | ApiMailbox, svc: ResolvedService, since: Date, deadline: number): Promise<FoundMail | null> {
-  if ("provider" in creds) return waitForApiResetMail(creds, svc, since, deadline);
+export async function waitForResetMail(config: Config, creds: ImapCredentials | ApiMailbox, svc: ResolvedService, since: Date, deadline: number, signal?: AbortSignal): Promise<FoundMail | null> {
+  if ("provider" in creds) return waitForApiResetMail(creds, svc, since, deadline, signal);
   const client: ImapClient = await openImap(config, creds);
   const tried = new Set<number>();
   try {
     await client.command("SELECT INBOX");
-    while (Date.now() < deadline) {
+    while (Date.now() < deadline && !signal?.aborted) {
       const uids = await client.uidSearch(`UNSEEN SINCE ${sinceDate(new Date(since.getTime() - 86_400_000))} ${fromQuery(svc.senderPatterns)}`);
       for (const uid of uids.filter((u) => !tried.has(u)).sort((a, b) => b - a)) {
         tried.add(uid);
@@ -164,11 +164,11 @@ async function markRead(m: ApiMailbox, id: string): Promise<void> {
   else await api(m, `/gmail/v1/users/me/messages/${enc}/modify`, { method: "POST", headers: json, body: JSON.stringify({ removeLabelIds: ["UNREAD"] }) });
 }
 
-async function waitForApiResetMail(m: ApiMailbox, svc: ResolvedService, since: Date, deadline: number): Promise<FoundMail | null> {
+async function waitForApiResetMail(m: ApiMailbox, svc: ResolvedService, since: Date, deadline: number, signal?: AbortSignal): Promise<FoundMail | null> {
   const senders = svc.senderPatterns.map(imapSearchTerm).filter(Boolean);
   if (senders.length === 0) return null;
   const tried = new Set<string>();
-  while (Date.now() < deadline) {
+  while (Date.now() < deadline && !signal?.aborted) {
     const candidates = m.provider === "maily" ? await listMaily(m, senders, since) : await listMailx(m, senders, since);
     for (const c of candidates.filter((x) => !tried.has(x.id))) {
       tried.add(c.id);

@@ -3,7 +3,8 @@ import { globalDb } from "../../db/client";
 import { route } from "../../http/route";
 import type { AppEnv } from "../../http/types";
 import { idParam } from "../../lib/validators";
-import { CreateResetTaskBody, CreateResetTaskResponse, JobResponse, OtpBody, OtpResponse, SignInDiscoveryBody, SignInDiscoveryResponse } from "./schema";
+import { startChatReset } from "./chat";
+import { ChatResetBody, CreateResetTaskBody, CreateResetTaskResponse, JobResponse, OtpBody, OtpResponse, SignInDiscoveryBody, SignInDiscoveryResponse } from "./schema";
 import { createResetTask, getJob, submitOtp, taskStream } from "./service";
 import { discoverSignIn } from "./sign-in-discovery";
 
@@ -27,6 +28,25 @@ export function registerResetRoutes(app: Hono<AppEnv>) {
     body: CreateResetTaskBody,
     responses: { 201: { description: "Task created", schema: CreateResetTaskResponse }, 422: { description: "No connected mailbox" } },
     handler: async (c, { body }) => c.json(await createResetTask(c.env, c.get("config"), c.get("user").id, body as never), 201),
+  });
+
+  route(app, {
+    method: "post",
+    path: "/api/chat/reset",
+    summary: "Start a password reset from a chat message; progress as markdown sections",
+    tags: ["reset"],
+    rateLimit: ["reset_tasks"],
+    body: ChatResetBody,
+    responses: {
+      200: { description: "event section (data: header | progress | gmail | captcha | password | result), then one message event per markdown line", contentType: "text/event-stream" },
+      400: { description: "No service could be identified (details on message)" },
+      404: { description: "passwordId or serviceId names nothing of the caller's" },
+      422: { description: "No connected mailbox" },
+    },
+    handler: async (c, { body }) => {
+      const stream = await startChatReset(c.env, c.get("config"), c.get("user").id, body as never);
+      return new Response(stream, { headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", "x-accel-buffering": "no" } });
+    },
   });
 
   route(app, {

@@ -14,7 +14,7 @@ export const CreateResetTaskBody = z.object({
 export const CreateResetTaskResponse = z.object({ taskId: z.string(), status: z.string() });
 export const OtpBody = z.object({ code: z.string().trim().min(1).max(32).regex(/^[A-Za-z0-9-]+$/, "must be letters, digits or dashes") });
 export const OtpResponse = z.object({ accepted: z.boolean() });
-const Step = z.object({ name: z.string(), status: z.string(), duration: z.number().int().nullable() });
+const Step = z.object({ name: z.string(), status: z.string(), duration: z.number().int().nullable(), launchMs: z.number().int().optional() });
 export const JobResponse = z.object({
   id: z.string(),
   status: z.string(),
@@ -23,4 +23,13 @@ export const JobResponse = z.object({
   completedAt: z.string().nullable(),
   steps: z.array(Step),
   error: z.string().optional(),
+});
+
+/** DECISIONS D8 extended: `email` and `clientPublicKey` as for task creation, both optional. */
+export const ChatResetBody = z.object({
+  message: z.string().trim().min(1).max(2000),
+  serviceId: z.string().trim().min(1).max(253).optional(),
+  passwordId: z.string().min(1).max(128).optional(),
+  email: z.email().max(320).optional(),
+  clientPublicKey: ClientPublicKey.optional(),
 });

@@ -13,6 +13,8 @@ export const STEP_NAMES = ["navigate", "enter_email", "wait_for_email", "follow_
 
 export type CreateTaskInput = { serviceUrl: string; email: string; passwordId?: string; clientPublicKey?: JsonWebKey };
 
+const MAILBOX_PROVIDERS = new Set(["imap", "mailx", "maily"]);
+
 /**
  * Creates a reset task. The outbound guard runs first (DECISIONS D12), then the connected-mailbox
  * check (422, D14); only then is anything written or queued.
@@ -20,7 +22,8 @@ export type CreateTaskInput = { serviceUrl: string; email: string; passwordId?: 
 export async function createResetTask(env: Bindings, config: Config, userId: string, input: CreateTaskInput) {
   const url = await assertPublicUrl(input.serviceUrl, "serviceUrl", guardOptions(config));
   const db = dbFor(env, userId);
-  const mailboxes = (await listIntegrations(db, userId)).filter((i) => i.status === "active");
+  // codehost and idp sign-ins hold no mail: only IMAP, mailx and maily can carry the reset email.
+  const mailboxes = (await listIntegrations(db, userId)).filter((i) => i.status === "active" && MAILBOX_PROVIDERS.has(i.provider));
   if (mailboxes.length === 0) throw new AppError(ErrorCode.UNPROCESSABLE, "Connect a mailbox before starting a password reset");
   const id = crypto.randomUUID();
   const now = new Date().toISOString();

@@ -1,0 +1,50 @@
+import { taskProgress } from "../../../durable-objects/task-progress";
+import type { Db } from "../../db/client";
+import type { ResetJobRow } from "../../db/schema";
+import type { Bindings, Config } from "../../env";
+import * as repo from "./repo";
+
+/** wrangler.toml `[[queues.consumers]] max_retries`. */
+export const QUEUE_MAX_RETRIES = 3;
+/** One delivery plus the queue's retries. */
+export const MAX_RUNS = QUEUE_MAX_RETRIES + 1;
+/** The browser steps are bounded by their own timeouts (30 s navigation, 15 s form submits). */
+const BROWSER_STEP_MS = 60_000;
+const MARGIN_MS = 60_000;
+
+/**
+ * How long a run may go without writing before another delivery may take the job over: the
+ * longest step (the mailbox or code wait, or a browser step) plus a margin. Every status change
+ * renews it, so only a run that stopped writing (a dead worker) loses it.
+ */
+export function leaseMs(config: Config): number {
+  return Math.max(config.RESET_EMAIL_WAIT_SECONDS * 1000, BROWSER_STEP_MS) + MARGIN_MS;
+}
+
+export const leaseUntil = (config: Config, from = Date.now()) => new Date(from + leaseMs(config)).toISOString();
+
+export type ClaimOutcome = { job: ResetJobRow; leaseId: string } | { done: true } | { retryAfterSeconds: number };
+
+/**
+ * Decides what a delivery does with its job: run it (claimed with a fresh lease), leave it (ended,
+ * absent, or ended here because it ran out of runs), or come back once a live lease could expire.
+ */
+export async function claimForRun(env: Bindings, config: Config, db: Db, userId: string, jobId: string): Promise<ClaimOutcome> {
+  const now = Date.now();
+  const lease = { id: crypto.randomUUID(), expiresAt: leaseUntil(config, now) };
+  const job = await repo.claimJob(db, userId, jobId, new Date(now).toISOString(), lease, MAX_RUNS);
+  if (job) return { job, leaseId: lease.id };
+  const row = await repo.findJob(db, userId, jobId);
+  if (!row || !(row.status === "pending" || repo.IN_FLIGHT.includes(row.status))) return { done: true };
+  const expires = row.leaseExpiresAt ? Date.parse(row.leaseExpiresAt) : 0;
+  if (row.status !== "pending" && expires > now) return { retryAfterSeconds: Math.ceil((expires - now) / 1000) + 1 };
+  if (row.runs < MAX_RUNS) return { retryAfterSeconds: 1 };
+  const error = row.status === "pending" ? "the browser could not start" : "the automation stopped unexpectedly";
+  const at = new Date().toISOString();
+  const steps = row.steps.map((s) => (s.status === "pending" || s.status === "running" ? { ...s, status: s.status === "running" ? "failed" : "skipped" } : s));
+  const ended = row.leaseId
+    ? await repo.updateLeased(db, userId, jobId, row.leaseId, { status: "failed", error, steps, completedAt: at, updatedAt: at, leaseExpiresAt: at })
+    : (await repo.updateJob(db, userId, jobId, { status: "failed", error, steps, completedAt: at, updatedAt: at }), true);
+  if (ended) await taskProgress(env.TASK_PROGRESS, jobId).publish({ event: "status", data: { status: "failed", error } });
+  return { done: true };
+}

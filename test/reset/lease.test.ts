@@ -1,0 +1,123 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it, vi } from "vitest";
+import { dbFor } from "../../src/db/client";
+import type { JobStep } from "../../src/db/schema";
+import { consumeResetBatch, type ResetMessage } from "../../src/domains/reset/consumer";
+import { claimForRun, leaseMs, MAX_RUNS, QUEUE_MAX_RETRIES } from "../../src/domains/reset/lease";
+import * as repo from "../../src/domains/reset/repo";
+import { loadConfig } from "../../src/env";
+import { TestUser } from "../support/auth";
+import { clientKeys, connectMailbox, site } from "./support";
+
+const bindings = env as never;
+const config = loadConfig(bindings);
+const names = ["navigate", "enter_email", "wait_for_email", "follow_link", "set_password"];
+const steps = (running?: string): JobStep[] => names.map((name) => ({ name, status: name === running ? "running" : "pending", duration: null }));
+const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+
+async function storedJob(userId: string, over: Partial<Parameters<typeof repo.insertJob>[1]> = {}) {
+  const id = crypto.randomUUID();
+  const now = new Date().toISOString();
+  await repo.insertJob(dbFor(bindings, userId), {
+    id,
+    userId,
+    service: "localhost",
+    serviceUrl: `${site}/forgot-captcha`,
+    email: "nobody@example.test",
+    clientPublicKey: (await clientKeys()).publicJwk as JsonWebKey,
+    status: "pending",
+    steps: steps(),
+    createdAt: now,
+    updatedAt: now,
+    ...over,
+  });
+  return id;
+}
+
+function deliver(body: ResetMessage, attempts = 1) {
+  const msg = { id: crypto.randomUUID(), timestamp: new Date(), body, attempts, ack: vi.fn(), retry: vi.fn() };
+  const queue = { send: vi.fn(async () => undefined) };
+  const run = () => consumeResetBatch({ queue: "credential-vault-reset", messages: [msg], ackAll() {}, retryAll() {} } as unknown as MessageBatch<ResetMessage>, { ...(env as object), RESET_QUEUE: queue } as never);
+  return { msg, queue, run };
+}
+
+const row = (userId: string, id: string) => repo.findJob(dbFor(bindings, userId), userId, id).then((r) => r!);
+
+describe("reset job lease", () => {
+  it("two deliveries racing for a pending job: exactly one claims it", async () => {
+    const userId = crypto.randomUUID();
+    const id = await storedJob(userId);
+    const db = dbFor(bindings, userId);
+    const outcomes = await Promise.all([claimForRun(bindings, config, db, userId, id), claimForRun(bindings, config, db, userId, id)]);
+    expect(outcomes.filter((o) => "job" in o)).toHaveLength(1);
+    expect(outcomes.filter((o) => "retryAfterSeconds" in o)).toHaveLength(1);
+    const stored = await row(userId, id);
+    expect(stored).toMatchObject({ status: "running", runs: 1 });
+    expect(Date.parse(stored.leaseExpiresAt!) - Date.now()).toBeGreaterThan(leaseMs(config) - 5_000);
+  });
+
+  it("a redelivery while the lease is live comes back when it could expire and changes nothing", async () => {
+    const userId = crypto.randomUUID();
+    const id = await storedJob(userId, { status: "waiting_for_email", steps: steps("wait_for_email"), leaseId: "live-run", leaseExpiresAt: new Date(Date.now() + 90_000).toISOString(), runs: 1 });
+    const { msg, run } = deliver({ jobId: id, userId }, 2);
+    await run();
+    expect(msg.ack).not.toHaveBeenCalled();
+    expect(msg.retry).toHaveBeenCalledTimes(1);
+    const delay = msg.retry.mock.calls[0][0].delaySeconds as number;
+    expect(delay).toBeGreaterThanOrEqual(89);
+    expect(delay).toBeLessThanOrEqual(92);
+    expect(await row(userId, id)).toMatchObject({ status: "waiting_for_email", leaseId: "live-run", runs: 1 });
+  });
+
+  it("a live lease outlasting the message's last retry is handed to a fresh message", async () => {
+    const userId = crypto.randomUUID();
+    const id = await storedJob(userId, { status: "running", steps: steps("navigate"), leaseId: "slow-run", leaseExpiresAt: new Date(Date.now() + 30_000).toISOString(), runs: 1 });
+    const { msg, queue, run } = deliver({ jobId: id, userId }, QUEUE_MAX_RETRIES + 1);
+    await run();
+    expect(msg.retry).not.toHaveBeenCalled();
+    expect(msg.ack).toHaveBeenCalledTimes(1);
+    expect(queue.send).toHaveBeenCalledWith({ jobId: id, userId }, { delaySeconds: expect.any(Number) });
+    expect(await row(userId, id)).toMatchObject({ status: "running", leaseId: "slow-run", runs: 1 });
+  });
+
+  it("a dead worker's expired lease is taken over and run to its end; the dead run can no longer write", async () => {
+    const user = await TestUser.create();
+    await connectMailbox(user);
+    const id = await storedJob(user.id, { status: "running", steps: steps("navigate"), startedAt: ago(200_000), leaseId: "dead-run", leaseExpiresAt: ago(1_000), runs: 1 });
+    const { msg, run } = deliver({ jobId: id, userId: user.id }, 2);
+    await run();
+    expect(msg.ack).toHaveBeenCalledTimes(1);
+    const stored = await row(user.id, id);
+    expect(stored).toMatchObject({ status: "failed", error: "captcha", runs: 2 });
+    expect(stored.leaseId).not.toBe("dead-run");
+    expect(stored.steps.map((s) => s.status)).toEqual(["failed", "skipped", "skipped", "skipped", "skipped"]);
+    expect(Number.isInteger(stored.steps[0].launchMs)).toBe(true);
+    expect(await repo.updateLeased(dbFor(bindings, user.id), user.id, id, "dead-run", { status: "completed" })).toBe(false);
+    expect((await row(user.id, id)).status).toBe("failed");
+    const job = (await (await user.call("GET", `/api/jobs/${id}`)).json()) as { status: string };
+    expect(job.status).toBe("failed");
+  }, 60_000);
+
+  it("a lease that expired on the last allowed run ends the job as failed", async () => {
+    const userId = crypto.randomUUID();
+    const id = await storedJob(userId, { status: "waiting_for_email", steps: steps("wait_for_email"), leaseId: "last-run", leaseExpiresAt: ago(1_000), runs: MAX_RUNS });
+    const { msg, run } = deliver({ jobId: id, userId }, 3);
+    await run();
+    expect(msg.ack).toHaveBeenCalledTimes(1);
+    const stored = await row(userId, id);
+    expect(stored).toMatchObject({ status: "failed", error: "the automation stopped unexpectedly", runs: MAX_RUNS });
+    expect(stored.steps.map((s) => s.status)).toEqual(["skipped", "skipped", "failed", "skipped", "skipped"]);
+  });
+
+  it("an ended job or an unknown one is acknowledged untouched", async () => {
+    const userId = crypto.randomUUID();
+    const id = await storedJob(userId, { status: "completed", leaseId: "done-run", leaseExpiresAt: ago(60_000), runs: 1 });
+    const ended = deliver({ jobId: id, userId }, 2);
+    await ended.run();
+    expect(ended.msg.ack).toHaveBeenCalledTimes(1);
+    expect(await row(userId, id)).toMatchObject({ status: "completed", leaseId: "done-run", runs: 1 });
+    const unknown = deliver({ jobId: crypto.randomUUID(), userId });
+    await unknown.run();
+    expect(unknown.msg.ack).toHaveBeenCalledTimes(1);
+  });
+});
