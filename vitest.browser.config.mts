@@ -11,5 +11,7 @@ export default defineConfig({
     fileParallelism: false,
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // The page works asynchronously (IndexedDB, Web Crypto, the service worker): poll patiently.
+    expect: { poll: { timeout: 10_000, interval: 100 } },
   },
 });
