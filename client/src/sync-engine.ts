@@ -7,6 +7,8 @@ import { ApiError, OfflineError, type ApiClient, type SyncChange, type SyncEntry
 import type { LocalDb, LocalEntry, PendingMutation } from "./db";
 
 export const SYNC_PERIOD_MS = 30_000;
+/** After a network failure while the browser reports a connection (it often does for a moment after reconnecting). */
+export const RETRY_MS = 2_000;
 /** The server's batch limit (spec "Limits": max 100 mutations per batch). */
 export const MAX_BATCH = 100;
 /** Serialises pushes between tabs and the service worker (Web Locks exist in both). */
@@ -106,6 +108,7 @@ export type SyncState = { phase: "idle" | "syncing" | "offline" | "error"; lastE
 /** Rule 4: every 30 s while visible and online, and on `online` and on becoming visible. */
 export class SyncEngine {
   private timer: ReturnType<typeof setInterval> | null = null;
+  private retry: ReturnType<typeof setTimeout> | undefined;
   private unsubscribe: (() => void)[] = [];
   private running: Promise<void> | null = null;
   private again = false;
@@ -135,6 +138,7 @@ export class SyncEngine {
   stop() {
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
+    clearTimeout(this.retry);
     for (const off of this.unsubscribe.splice(0)) off();
   }
 
@@ -168,8 +172,13 @@ export class SyncEngine {
       await syncOnce(this.db, this.api, this.userId);
       this.onState({ phase: "idle", lastSync: new Date().toISOString() });
     } catch (e) {
-      if (e instanceof OfflineError) this.onState({ phase: "offline" });
-      else this.onState({ phase: "error", lastError: e instanceof ApiError ? `${e.status} ${e.body.code}: ${e.message}` : String(e) });
+      if (e instanceof OfflineError) {
+        this.onState({ phase: "offline" });
+        clearTimeout(this.retry);
+        if (this.host.isOnline() && this.active) this.retry = setTimeout(() => void this.syncNow(), RETRY_MS);
+      } else {
+        this.onState({ phase: "error", lastError: e instanceof ApiError ? `${e.status} ${e.body.code}: ${e.message}` : String(e) });
+      }
     }
   }
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { decryptEntry, deriveVaultKeys, encryptEntry, queryTokens, type VaultKeys } from "../src/crypto";
 import { apiAs } from "./support/api";
-import { entryNames, fillEntry, launch, localState, newUser, screenshot, signInThroughPage, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
+import { dashboardReady, entryNames, fillEntry, launch, localState, newUser, screenshot, signInThroughPage, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
 
 // One user's day with the vault, in order: each step builds on the state the previous one left.
 const PASSPHRASE = "correct horse battery staple";
@@ -99,6 +99,7 @@ describe("web client, online and offline", () => {
 
   it("still shows the vault after a reload while offline (service worker and IndexedDB)", async () => {
     await page.reload();
+    await dashboardReady(page);
     await expect.poll(() => entryNames(page)).toEqual(["Alpha local", "Bravo", "Charlie"]);
     await waitForPending(page, 4);
     expect(await page.locator("#net-state").innerText()).toBe("Offline");

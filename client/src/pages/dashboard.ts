@@ -94,12 +94,15 @@ async function main({ session, keys }: { session: Session; keys: VaultKeys }) {
           mark.textContent = "not yet synced";
           li.append(mark);
         }
-        li.append(
+        const actions = document.createElement("span");
+        actions.className = "actions";
+        actions.append(
           button("Reveal", `Reveal ${e.name}`, () => void reveal(e)),
           button("Copy password", `Copy password of ${e.name}`, () => void copy(e)),
           button("Edit", `Edit ${e.name}`, () => void edit(e)),
           button("Delete", `Delete ${e.name}`, () => void remove(e)),
         );
+        li.append(actions);
         return li;
       }),
     );
@@ -214,6 +217,11 @@ async function main({ session, keys }: { session: Session; keys: VaultKeys }) {
     if (navigator.onLine) void engine.syncNow();
   }
 
+  function setBusy(busy: boolean) {
+    form.setAttribute("aria-busy", String(busy));
+    for (const el of Array.from(form.elements)) (el as HTMLInputElement).disabled = busy;
+  }
+
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
     $("form-error").textContent = "";
@@ -229,13 +237,17 @@ async function main({ session, keys }: { session: Session; keys: VaultKeys }) {
       tags: input("f-tags").value.split(",").map((t) => t.trim()).filter(Boolean),
     };
     const id = input("entry-id").value;
+    // The form is locked while the entry is encrypted and stored, so nothing typed meanwhile is lost.
+    setBusy(true);
     (id ? vault.update(id, v) : vault.create(v))
       .then(async () => {
         fillForm("", {});
+        setBusy(false);
         toast(id ? `Saved ${v.name.trim()}` : `Added ${v.name.trim()}`);
         await changed();
       })
       .catch((err: unknown) => {
+        setBusy(false);
         $("form-error").textContent = err instanceof Error ? err.message : String(err);
       });
   });
@@ -267,4 +279,8 @@ async function main({ session, keys }: { session: Session; keys: VaultKeys }) {
   fillForm("", {});
   await refresh();
   engine.start();
+  // Until here the form cannot submit (see dashboard.html): a native submission would put the
+  // entry's secrets in a request.
+  ($("save") as HTMLButtonElement).disabled = false;
+  document.body.dataset.ready = "true";
 }

@@ -14,6 +14,8 @@ void (async () => {
   if (current && document.cookie.includes("access_token=")) location.replace("/dashboard");
 })();
 
+const submit = form.querySelector("button") as HTMLButtonElement;
+
 form.addEventListener("submit", (ev) => {
   ev.preventDefault();
   error.textContent = "";
@@ -24,14 +26,17 @@ form.addEventListener("submit", (ev) => {
     input("passphrase").focus();
     return;
   }
-  const button = form.querySelector("button") as HTMLButtonElement;
-  button.disabled = true;
-  button.textContent = "Opening…";
+  submit.disabled = true;
+  submit.textContent = "Opening…";
   signIn(token, passphrase)
     .then(() => location.assign("/dashboard"))
     .catch((e: unknown) => {
       error.textContent = e instanceof SignInError ? e.message : `Sign-in failed: ${e instanceof Error ? e.message : String(e)}`;
-      button.disabled = false;
-      button.textContent = "Open vault";
+      submit.disabled = false;
+      submit.textContent = "Open vault";
     });
 });
+
+// The button stays disabled until the handler above is attached: a native submission would send
+// the token and the passphrase in a request.
+submit.disabled = false;

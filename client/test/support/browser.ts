@@ -22,10 +22,16 @@ export async function signInThroughPage(page: Page, token: string, passphrase: s
   await page.getByLabel("Master passphrase").fill(passphrase);
   await page.getByRole("button", { name: "Open vault" }).click();
   await page.waitForURL("**/dashboard");
+  await dashboardReady(page);
   await page.evaluate(async () => {
     await navigator.serviceWorker.ready;
     if (!navigator.serviceWorker.controller) await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
   });
+}
+
+/** The dashboard script has rendered the vault and attached its handlers. */
+export async function dashboardReady(page: Page) {
+  await page.locator("body[data-ready=true]").waitFor({ timeout: 20_000 });
 }
 
 export async function screenshot(page: Page, name: string) {
