@@ -39,8 +39,8 @@ describe("web client, online and offline", () => {
     await fillEntry(page, { name: "Alpha", website: "alpha.example", username: "alice", password: "pw-alpha-1", notes: "first" });
     await fillEntry(page, { name: "Bravo", website: "https://www.bravo.example/login", username: "bob", password: "pw-bravo-1" });
     await fillEntry(page, { name: "Delta", website: "delta.example", username: "dora", password: "pw-delta-1" });
+    await expect.poll(() => entryNames(page)).toEqual(["Alpha", "Bravo", "Delta"]);
     await waitForPending(page, 0);
-    expect(await entryNames(page)).toEqual(["Alpha", "Bravo", "Delta"]);
     await expect.poll(() => page.locator("#net-state").getAttribute("data-state")).toBe("online");
 
     const server = await api.entries();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { decryptEntry, deriveVaultKeys } from "../src/crypto";
+import { decryptEntry, deriveVaultKeys, encryptEntry } from "../src/crypto";
 import { apiAs } from "./support/api";
 import { dashboardReady, fillEntry, launch, localState, newUser, signInThroughPage, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
 
@@ -91,19 +91,29 @@ describe("service worker", () => {
   });
 
   it("pushes the queue from the worker on a vault-sync background sync, with a CSRF token, without the page", async () => {
+    const keys = await deriveVaultKeys(PASSPHRASE, user.sub);
+    await fillEntry(page, { name: "Contested", website: "contested.example", username: "cody", password: "pw-contested-1" });
     await waitForPending(page, 0);
     await context.setOffline(true);
     await fillEntry(page, { name: "Queued offline", website: "queued.example", username: "quinn", password: "pw-queued" });
-    await waitForPending(page, 1);
+    await page.getByRole("button", { name: "Edit Contested" }).click();
+    await expect.poll(() => page.getByLabel("Username", { exact: true }).inputValue()).toBe("cody");
+    await fillEntry(page, { name: "Contested locally", password: "pw-contested-local" });
+    await waitForPending(page, 2);
 
+    // Meanwhile another device renames the entry: the server's version is the newer one.
     const api = await apiAs(base, user.token);
+    const contested = (await api.entries()).get("Contested");
+    const env = await encryptEntry(keys, { username: "cody", password: "pw-contested-server", notes: "", category: "", totp: "" });
+    expect((await api.patch(`/api/passwords/${contested.id}`, { name: "Contested on server", ...env })).status).toBe(200);
     expect((await api.entries()).has("Queued offline")).toBe(false);
-    // Leave only a script-less page of the origin, so no page-side sync can run, then reconnect.
+
+    // Close the vault (no page-side sync, no pull can run), reconnect, and watch from a blank page.
     // Chromium may fire the registered sync by itself on reconnecting; the explicit dispatch below
     // makes the test independent of when it does.
-    await page.goto("/no-such-page").catch(() => undefined);
+    await page.close();
     await context.setOffline(false);
-
+    page = await context.newPage();
     const cdp = await context.newCDPSession(page);
     const registrationId = await new Promise<string>((resolve) => {
       cdp.on("ServiceWorker.workerRegistrationUpdated", (ev: { registrations: { registrationId: string; scopeURL: string; isDeleted: boolean }[] }) => {
@@ -115,10 +125,14 @@ describe("service worker", () => {
     await cdp.send("ServiceWorker.dispatchSyncEvent", { origin: base, registrationId, tag: "vault-sync", lastChance: false });
 
     await expect.poll(async () => (await api.entries()).has("Queued offline")).toBe(true);
-    const stored = (await api.entries()).get("Queued offline");
-    const keys = await deriveVaultKeys(PASSPHRASE, user.sub);
-    expect((await decryptEntry(keys, stored)).password).toBe("pw-queued");
+    const server = await api.entries();
+    expect((await decryptEntry(keys, server.get("Queued offline"))).password).toBe("pw-queued");
+    expect((await decryptEntry(keys, server.get("Contested on server"))).password).toBe("pw-contested-server");
+    expect(server.has("Contested locally")).toBe(false);
+    // Both results left the queue; the conflicted entry took the server's version locally (no pull ran).
+    await page.goto("/no-such-page");
     await expect.poll(async () => (await localState(page)).pending).toBe(0);
+    expect((await localState(page)).names).toEqual(["Contested on server", "Queued offline"]);
     await cdp.detach();
   });
 });

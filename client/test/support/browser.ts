@@ -48,6 +48,14 @@ export async function fillEntry(page: Page, e: Entry) {
   if (e.password !== undefined) await page.getByLabel("Password", { exact: true }).fill(e.password);
   if (e.notes !== undefined) await page.getByLabel("Notes", { exact: true }).fill(e.notes);
   await page.getByRole("button", { name: "Save" }).click();
+  // Saved: the form is unlocked and emptied (an error would leave the name in place).
+  await page.waitForFunction(() => {
+    const form = document.getElementById("entry-form");
+    const name = document.getElementById("f-name") as HTMLInputElement;
+    return form?.getAttribute("aria-busy") === "false" && (name.value === "" || document.getElementById("form-error")?.textContent !== "");
+  });
+  const error = await page.locator("#form-error").innerText();
+  if (error) throw new Error(`saving ${e.name} failed: ${error}`);
 }
 
 export const pendingCount = async (page: Page) => Number(await page.locator("#pending").getAttribute("data-count"));
@@ -72,7 +80,12 @@ export function localState(page: Page) {
         r.onsuccess = () => resolve(r.result);
         r.onerror = () => reject(r.error);
       });
-    const out = { entries: await count("entries"), pending: await count("pending"), metadata: await count("metadata"), caches: {} as Record<string, string[]> };
+    const names = await new Promise<string[]>((resolve, reject) => {
+      const r = db.transaction("entries").objectStore("entries").getAll();
+      r.onsuccess = () => resolve((r.result as { name: string }[]).map((e) => e.name).sort());
+      r.onerror = () => reject(r.error);
+    });
+    const out = { entries: await count("entries"), names, pending: await count("pending"), metadata: await count("metadata"), caches: {} as Record<string, string[]> };
     db.close();
     for (const name of await caches.keys()) out.caches[name] = (await (await caches.open(name)).keys()).map((k) => new URL(k.url).pathname + new URL(k.url).search);
     return out;
