@@ -21,6 +21,7 @@ beforeAll(async () => {
   keys = await deriveVaultKeys(PASSPHRASE, user.sub);
   browser = await launch();
   context = await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 900 } });
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
   page = await context.newPage();
   page.on("dialog", (d) => void d.accept());
   page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
@@ -58,7 +59,7 @@ describe("web client, online and offline", () => {
     await screenshot(page, "dashboard-online.png");
   });
 
-  it("searches by blind index and reveals through the audited endpoint", async () => {
+  it("searches by blind index, reveals through the audited endpoint and copies a password", async () => {
     await page.getByLabel("Search").fill("ali");
     await expect.poll(() => entryNames(page)).toEqual(["Alpha"]);
     await page.getByLabel("Search").fill("bravo");
@@ -68,9 +69,15 @@ describe("web client, online and offline", () => {
     await page.getByLabel("Search").fill("");
     await expect.poll(() => entryNames(page)).toEqual(["Alpha", "Bravo", "Delta"]);
 
+    const revealed = page.waitForResponse((r) => r.request().method() === "POST" && /\/api\/passwords\/[^/]+\/reveal$/.test(r.url()));
     await page.getByRole("button", { name: "Reveal Alpha" }).click();
+    expect((await revealed).status()).toBe(200);
     await expect.poll(() => page.locator('#revealed-fields dd[data-field="password"]').innerText()).toBe("pw-alpha-1");
     await page.getByRole("button", { name: "Hide" }).click();
+    expect(await page.locator("#revealed").isHidden()).toBe(true);
+
+    await page.getByRole("button", { name: "Copy password of Bravo" }).click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe("pw-bravo-1");
   });
 
   it("queues edits, a create and a delete made offline, and shows them as pending", async () => {
