@@ -166,4 +166,22 @@ describe("web client, online and offline", () => {
     await page.goto("/dashboard");
     await page.waitForURL((u) => u.pathname === "/");
   });
+
+  it("refuses a wrong passphrase, and a new sign-in rebuilds the vault from a full pull", async () => {
+    await page.goto("/");
+    await page.getByLabel("Access token").fill(user.token);
+    await page.getByLabel("Master passphrase").fill("not the passphrase");
+    await page.getByRole("button", { name: "Open vault" }).click();
+    await expect.poll(() => page.getByRole("alert").innerText()).toBe("This passphrase does not open the vault");
+    expect(new URL(page.url()).pathname).toBe("/");
+
+    await page.getByLabel("Master passphrase").fill(PASSPHRASE);
+    await page.getByRole("button", { name: "Open vault" }).click();
+    await page.waitForURL("**/dashboard");
+    await dashboardReady(page);
+    await expect.poll(() => entryNames(page)).toEqual(["Alpha server", "Bravo", "Charlie"]);
+    // Search works on entries that arrived by sync (tokens computed after decryption).
+    await page.getByLabel("Search").fill("carol");
+    await expect.poll(() => entryNames(page)).toEqual(["Charlie"]);
+  });
 });

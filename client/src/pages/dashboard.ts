@@ -54,6 +54,8 @@ async function main({ session, keys }: { session: Session; keys: VaultKeys }) {
     net.dataset.state = online ? "online" : "offline";
     net.textContent = online ? (lastState.phase === "syncing" ? "Online · syncing…" : "Online") : "Offline";
     if (lastState.phase === "error") net.textContent = `Online · sync failed (${lastState.lastError ?? "unknown error"})`;
+    // The identity provider's token expired: local data stays, sync resumes after signing in again.
+    $("signin-again").hidden = !(lastState.phase === "error" && lastState.lastError?.startsWith("401"));
     const n = await db.pendingCount(session.userId);
     const pending = $("pending");
     pending.textContent = `${n} pending ${n === 1 ? "change" : "changes"}`;
