@@ -1,8 +1,13 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { exportJWK, generateKeyPair } from "jose";
 import { randomBytes } from "node:crypto";
-import { defineConfig } from "vitest/config";
+import { mkdirSync } from "node:fs";
+import { configDefaults, defineConfig } from "vitest/config";
 import { clientId, clientSecret, PROVIDERS } from "./test/support/mail-provider-server";
+
+// wrangler.toml serves public/ as static assets; the pool refuses a missing directory, and these
+// suites do not need the built client (scripts/build-client.mjs), only the directory.
+mkdirSync("public", { recursive: true });
 
 // A throwaway identity provider for the test run: the worker trusts its public key; the tests
 // sign tokens with the private one, as the real provider would.
@@ -61,6 +66,8 @@ export default defineConfig({
     })),
   ],
   test: {
+    // The web client's suites run in Node against a real browser: vitest.browser.config.mts.
+    exclude: [...configDefaults.exclude, "client/**"],
     setupFiles: ["./test/support/setup.ts"],
     globalSetup: ["./test/support/mail-api-server.ts", "./test/support/login-site.ts", "./test/support/alias-provider-setup.ts", "./test/support/reset-site.ts", "./test/support/discovery-mailbox.ts", "./test/support/mail-provider-server.ts"],
     testTimeout: 30_000,

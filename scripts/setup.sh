@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, idempotently: npm packages, then the system packages the real
-# components need (Chromium for Browser Rendering, Dovecot for IMAP tests), then points wrangler's
-# local browser binding at Debian's Chromium (shared/recipes/local-browser.md).
+# components need (Chromium for Browser Rendering and the web client's browser tests, Dovecot for
+# IMAP tests), then points wrangler's local browser binding at Debian's Chromium
+# (shared/recipes/local-browser.md), then builds the web client into public/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,3 +24,6 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 node scripts/lib/local-browser.mjs
+
+# The web client (wrangler.toml [assets] serves public/, and the workers test pool needs it to exist).
+node scripts/build-client.mjs

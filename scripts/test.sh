@@ -1,15 +1,30 @@
 #!/usr/bin/env bash
+# Both suites: the worker's (inside workerd) and the web client's (Node + a real Chromium against
+# wrangler dev, vitest.browser.config.mts). Each writes its own JSON; the closing line sums them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 npx tsc --noEmit -p .
+npx tsc -p client
+npx tsc -p client/tsconfig.sw.json
+npx tsc -p client/test
 mkdir -p test-artifacts
+rm -f test-artifacts/vitest.json test-artifacts/vitest-browser.json
 status=0
-npx vitest run --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest.json "$@" || status=$?
+# A file filter usually names files of one suite only; the other then has nothing to run.
+filtered=()
+[ $# -gt 0 ] && filtered=(--passWithNoTests)
+npx vitest run "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest.json "$@" || status=$?
+npx vitest run -c vitest.browser.config.mts "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-browser.json "$@" || status=$?
 # A plain closing line that any CI can read.
 node -e '
-  const r = JSON.parse(require("fs").readFileSync("test-artifacts/vitest.json", "utf8"));
-  const skipped = r.numPendingTests + r.numTodoTests;
-  console.log(`Tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed` + (skipped ? `, ${skipped} skipped` : ""));
+  const fs = require("fs");
+  const t = { passed: 0, failed: 0, skipped: 0 };
+  for (const f of ["test-artifacts/vitest.json", "test-artifacts/vitest-browser.json"]) {
+    if (!fs.existsSync(f)) { console.log(`${f}: missing (that suite did not finish)`); continue; }
+    const r = JSON.parse(fs.readFileSync(f, "utf8"));
+    t.passed += r.numPassedTests; t.failed += r.numFailedTests; t.skipped += r.numPendingTests + r.numTodoTests;
+  }
+  console.log(`Tests: ${t.passed} passed, ${t.failed} failed` + (t.skipped ? `, ${t.skipped} skipped` : ""));
 ' || true
 exit $status

@@ -1,7 +1,7 @@
 // Shared bench harness: a real `wrangler dev` on its own port and state directory, seeding through
 // local D1, and load from wrk (installed from Debian when missing). Prints figures; asserts nothing.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureDevVars, ROOT, signDevToken } from "../../scripts/lib/dev-identity.mjs";
 
@@ -15,6 +15,8 @@ export function ensureWrk() {
 /** Starts wrangler dev with fresh local state and waits until /api/health answers. */
 export async function startWorker({ port, name, vars = {} }) {
   await ensureDevVars();
+  // wrangler.toml's [assets] directory must exist before wrangler dev starts.
+  if (!existsSync(join(ROOT, "public", "index.html"))) execFileSync("node", ["scripts/build-client.mjs"], { cwd: ROOT, stdio: "ignore" });
   const state = join(ROOT, "bench", "out", name);
   rmSync(state, { recursive: true, force: true });
   mkdirSync(state, { recursive: true });

@@ -1,0 +1,142 @@
+/**
+ * Client-side vault crypto (spec "Password entry", V3), Web Crypto only.
+ *
+ * Master passphrase -> PBKDF2-SHA256 (600,000 iterations, salt bound to the user id) -> 256-bit
+ * root -> HKDF-SHA256 into two independent keys: the vault key (AES-256-GCM, wraps item keys) and
+ * the index key (HMAC-SHA256, blind indexes). Both are non-extractable.
+ *
+ * Each entry has its own random AES-256-GCM item key. encrypted_data is base64(IV || ciphertext+tag)
+ * of the JSON payload under the item key; wrapped_item_key is base64(IV || wrapped key) under the
+ * vault key: the layout src/client/attachments.ts uses for its content blob, with 96-bit IVs.
+ */
+import { fromBase64, toBase64 } from "./base64";
+
+export const PBKDF2_ITERATIONS = 600_000;
+const IV_BYTES = 12;
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+export type VaultKeys = { vaultKey: CryptoKey; indexKey: CryptoKey };
+
+/** The secret part of an entry: everything that V3 keeps out of the plaintext columns. */
+export type EntrySecrets = { username: string; password: string; notes: string; category: string; totp: string };
+
+export type Envelope = { wrapped_item_key: string; encrypted_data: string };
+
+export type BlindIndexes = { name_hash: string; username_hash: string; domain_hash?: string; search_tokens: string[] };
+
+export class DecryptionError extends Error {
+  constructor() {
+    super("This entry cannot be decrypted with the current vault key");
+    this.name = "DecryptionError";
+  }
+}
+
+const bytes = (s: string) => enc.encode(s);
+
+function hex(buf: ArrayBuffer): string {
+  return [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function joinIv(iv: Uint8Array, ct: ArrayBuffer): string {
+  const out = new Uint8Array(IV_BYTES + ct.byteLength);
+  out.set(iv);
+  out.set(new Uint8Array(ct), IV_BYTES);
+  return toBase64(out);
+}
+
+function splitIv(b64: string): { iv: Uint8Array<ArrayBuffer>; body: Uint8Array<ArrayBuffer> } {
+  const all = fromBase64(b64);
+  if (all.length <= IV_BYTES) throw new DecryptionError();
+  return { iv: all.subarray(0, IV_BYTES), body: all.subarray(IV_BYTES) };
+}
+
+/**
+ * The salt only has to be unique per user and the same on every device; the user id is both, and
+ * needs no extra server state. Hashing gives it a fixed length and a domain label.
+ */
+async function saltFor(userId: string): Promise<ArrayBuffer> {
+  return crypto.subtle.digest("SHA-256", bytes(`credential-vault/vault-salt/v1|${userId}`));
+}
+
+export async function deriveVaultKeys(passphrase: string, userId: string, iterations = PBKDF2_ITERATIONS): Promise<VaultKeys> {
+  if (passphrase.length === 0) throw new Error("passphrase is empty");
+  const base = await crypto.subtle.importKey("raw", bytes(passphrase.normalize("NFKC")), "PBKDF2", false, ["deriveBits"]);
+  const root = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt: await saltFor(userId), iterations }, base, 256);
+  const hkdf = await crypto.subtle.importKey("raw", root, "HKDF", false, ["deriveKey"]);
+  const info = (label: string) => ({ name: "HKDF", hash: "SHA-256", salt: new Uint8Array(32), info: bytes(`credential-vault/${label}/v1`) });
+  const vaultKey = await crypto.subtle.deriveKey(info("vault-key"), hkdf, { name: "AES-GCM", length: 256 }, false, ["wrapKey", "unwrapKey"]);
+  const indexKey = await crypto.subtle.deriveKey(info("blind-index"), hkdf, { name: "HMAC", hash: "SHA-256", length: 256 }, false, ["sign"]);
+  return { vaultKey, indexKey };
+}
+
+export async function encryptEntry(keys: VaultKeys, secrets: EntrySecrets): Promise<Envelope> {
+  const itemKey = await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, true, ["encrypt", "decrypt"]);
+  const dataIv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
+  const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv: dataIv }, itemKey, bytes(JSON.stringify(secrets)));
+  const wrapIv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
+  const wrapped = await crypto.subtle.wrapKey("raw", itemKey, keys.vaultKey, { name: "AES-GCM", iv: wrapIv });
+  return { wrapped_item_key: joinIv(wrapIv, wrapped), encrypted_data: joinIv(dataIv, data) };
+}
+
+export async function decryptEntry(keys: VaultKeys, envelope: Envelope): Promise<EntrySecrets> {
+  try {
+    const w = splitIv(envelope.wrapped_item_key);
+    const itemKey = await crypto.subtle.unwrapKey("raw", w.body, keys.vaultKey, { name: "AES-GCM", iv: w.iv }, { name: "AES-GCM", length: 256 }, false, ["decrypt"]);
+    const d = splitIv(envelope.encrypted_data);
+    const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: d.iv }, itemKey, d.body);
+    const obj = JSON.parse(dec.decode(plain)) as Partial<Record<keyof EntrySecrets, unknown>>;
+    const str = (v: unknown) => (typeof v === "string" ? v : "");
+    return { username: str(obj.username), password: str(obj.password), notes: str(obj.notes), category: str(obj.category), totp: str(obj.totp) };
+  } catch {
+    throw new DecryptionError();
+  }
+}
+
+async function hmacHex(key: CryptoKey, label: string, value: string): Promise<string> {
+  return hex(await crypto.subtle.sign("HMAC", key, bytes(`${label}|${value}`)));
+}
+
+/** Hostname without scheme, port, path or a leading www., lower case: what domain_hash covers. */
+export function domainOf(website: string): string {
+  const s = website.trim().toLowerCase();
+  if (!s) return "";
+  try {
+    const host = new URL(/^[a-z][a-z0-9+.-]*:\/\//.test(s) ? s : `https://${s}`).hostname;
+    return host.replace(/^www\./, "");
+  } catch {
+    return s;
+  }
+}
+
+const MIN_TOKEN = 2;
+const MAX_WORD = 24;
+const MAX_TOKENS = 300;
+
+/** Lower-case words of letters and digits; a word also yields its prefixes, so "git" finds "github". */
+export function plainTokens(text: string): string[] {
+  const out = new Set<string>();
+  for (const word of text.toLowerCase().normalize("NFKC").split(/[^\p{L}\p{N}]+/u)) {
+    const w = word.slice(0, MAX_WORD);
+    for (let n = MIN_TOKEN; n <= w.length; n++) out.add(w.slice(0, n));
+  }
+  return [...out];
+}
+
+/** Blind indexes as the server's V3 columns store them: hex HMAC-SHA256 under the index key. */
+export async function blindIndexes(keys: VaultKeys, fields: { name: string; website: string; username: string }): Promise<BlindIndexes> {
+  const domain = domainOf(fields.website);
+  const words = plainTokens(`${fields.name} ${domain} ${fields.username}`).slice(0, MAX_TOKENS);
+  return {
+    name_hash: await hmacHex(keys.indexKey, "name", fields.name.trim().toLowerCase()),
+    username_hash: await hmacHex(keys.indexKey, "username", fields.username.trim().toLowerCase()),
+    ...(domain ? { domain_hash: await hmacHex(keys.indexKey, "domain", domain) } : {}),
+    search_tokens: await Promise.all(words.map((w) => hmacHex(keys.indexKey, "token", w))),
+  };
+}
+
+/** The query's words, hashed like search_tokens (whole words only: a query word is a prefix already). */
+export async function queryTokens(keys: VaultKeys, query: string): Promise<string[]> {
+  const words = query.toLowerCase().normalize("NFKC").split(/[^\p{L}\p{N}]+/u).filter((w) => w.length >= MIN_TOKEN).map((w) => w.slice(0, MAX_WORD));
+  return Promise.all([...new Set(words)].map((w) => hmacHex(keys.indexKey, "token", w)));
+}

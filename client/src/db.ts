@@ -1,0 +1,229 @@
+/**
+ * The local store (spec "Client offline behaviour" rule 3): database app-sync, version 1, with
+ * stores entries (keyed by user and id), pending (queued mutations) and metadata (per-user cursors
+ * and times, the signed-in session, the non-extractable vault keys). Used by pages and the
+ * service worker alike, so it touches nothing but indexedDB.
+ */
+import type { VaultKeys } from "./crypto";
+
+export const DB_NAME = "app-sync";
+export const DB_VERSION = 1;
+
+export type Action = "create" | "update" | "delete";
+
+/** An entry as the client keeps it: the server's sync shape plus the locally computed search tokens. */
+export type LocalEntry = {
+  userId: string;
+  id: string;
+  name: string;
+  website: string | null;
+  url: string | null;
+  tags: string[];
+  encryption_version: number;
+  wrapped_item_key: string | null;
+  encrypted_data: string | null;
+  created_at: string;
+  updated_at: string;
+  /** Hashed tokens (crypto.blindIndexes); null when the envelope changed and they must be recomputed. */
+  search_tokens: string[] | null;
+};
+
+export type MutationData = {
+  name: string;
+  website?: string | null;
+  url?: string | null;
+  tags?: string[];
+  wrapped_item_key: string;
+  encrypted_data: string;
+  encryption_version: 3;
+  name_hash: string;
+  username_hash: string;
+  domain_hash?: string | null;
+  search_tokens: string[];
+};
+
+export type PendingMutation = {
+  seq?: number;
+  userId: string;
+  action: Action;
+  entryId: string;
+  data?: MutationData;
+  clientUpdatedAt: string;
+  lastError?: string;
+};
+
+export type Session = { userId: string; email: string | null; signedInAt: string };
+
+function req<T>(r: IDBRequest<T>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error);
+  });
+}
+
+function done(tx: IDBTransaction): Promise<void> {
+  return new Promise((resolve, reject) => {
+    tx.oncomplete = () => resolve();
+    tx.onerror = () => reject(tx.error);
+    tx.onabort = () => reject(tx.error ?? new Error("transaction aborted"));
+  });
+}
+
+export function openDb(): Promise<LocalDb> {
+  return new Promise((resolve, reject) => {
+    const open = indexedDB.open(DB_NAME, DB_VERSION);
+    open.onupgradeneeded = () => {
+      const db = open.result;
+      const entries = db.createObjectStore("entries", { keyPath: ["userId", "id"] });
+      entries.createIndex("byUser", "userId");
+      const pending = db.createObjectStore("pending", { keyPath: "seq", autoIncrement: true });
+      pending.createIndex("byUser", "userId");
+      pending.createIndex("byEntry", ["userId", "entryId"], { unique: true });
+      db.createObjectStore("metadata", { keyPath: "key" });
+    };
+    open.onsuccess = () => resolve(new LocalDb(open.result));
+    open.onerror = () => reject(open.error);
+    open.onblocked = () => reject(new Error("app-sync is blocked by another tab on an older version"));
+  });
+}
+
+export class LocalDb {
+  constructor(readonly idb: IDBDatabase) {}
+
+  close() {
+    this.idb.close();
+  }
+
+  async entries(userId: string): Promise<LocalEntry[]> {
+    const tx = this.idb.transaction("entries");
+    return req(tx.objectStore("entries").index("byUser").getAll(userId) as IDBRequest<LocalEntry[]>);
+  }
+
+  async entry(userId: string, id: string): Promise<LocalEntry | undefined> {
+    return req(this.idb.transaction("entries").objectStore("entries").get([userId, id]) as IDBRequest<LocalEntry | undefined>);
+  }
+
+  /** Stores search tokens unless the entry changed since they were computed. */
+  async setTokens(userId: string, updates: { id: string; encrypted_data: string | null; tokens: string[] }[]): Promise<void> {
+    const tx = this.idb.transaction("entries", "readwrite");
+    const store = tx.objectStore("entries");
+    for (const u of updates) {
+      const now = (await req(store.get([userId, u.id]) as IDBRequest<LocalEntry | undefined>)) ?? null;
+      if (now && now.encrypted_data === u.encrypted_data) store.put({ ...now, search_tokens: u.tokens });
+    }
+    await done(tx);
+  }
+
+  async pending(userId: string): Promise<PendingMutation[]> {
+    const tx = this.idb.transaction("pending");
+    const all = await req(tx.objectStore("pending").index("byUser").getAll(userId) as IDBRequest<PendingMutation[]>);
+    return all.sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
+  }
+
+  async pendingCount(userId: string): Promise<number> {
+    return req(this.idb.transaction("pending").objectStore("pending").index("byUser").count(userId));
+  }
+
+  /**
+   * Writes a local change and queues its mutation in one transaction. One queued mutation per
+   * entry: a change folds into what is already queued (create + update stays a create, anything +
+   * delete becomes a delete, and create + delete cancels out, as the server never saw the entry).
+   */
+  async applyLocal(entry: LocalEntry | null, m: PendingMutation): Promise<void> {
+    const tx = this.idb.transaction(["entries", "pending"], "readwrite");
+    const entries = tx.objectStore("entries");
+    const pending = tx.objectStore("pending");
+    if (entry) entries.put(entry);
+    else entries.delete([m.userId, m.entryId]);
+    const prev = (await req(pending.index("byEntry").get([m.userId, m.entryId]) as IDBRequest<PendingMutation | undefined>)) ?? null;
+    if (!prev) {
+      pending.add(m);
+    } else if (prev.action === "create" && m.action === "delete") {
+      pending.delete(prev.seq!);
+    } else {
+      const action: Action = prev.action === "create" && m.action === "update" ? "create" : m.action;
+      pending.put({ ...m, seq: prev.seq, action });
+    }
+    await done(tx);
+  }
+
+  /**
+   * Settles a pushed mutation: it leaves the queue unless it changed while in flight (then the newer
+   * change stays queued and keeps the local entry). `server` is the version the local entry takes:
+   * an entry, a tombstone (remove), or undefined (keep what is there).
+   */
+  async settle(m: PendingMutation, server: LocalEntry | { tombstone: true } | undefined): Promise<void> {
+    const tx = this.idb.transaction(["entries", "pending"], "readwrite");
+    const pending = tx.objectStore("pending");
+    const now = (await req(pending.get(m.seq!) as IDBRequest<PendingMutation | undefined>)) ?? null;
+    if (now && now.clientUpdatedAt === m.clientUpdatedAt && now.action === m.action) {
+      pending.delete(m.seq!);
+      if (server && "tombstone" in server) tx.objectStore("entries").delete([m.userId, m.entryId]);
+      else if (server) tx.objectStore("entries").put(server);
+    }
+    await done(tx);
+  }
+
+  async markFailed(m: PendingMutation, error: string): Promise<void> {
+    const tx = this.idb.transaction("pending", "readwrite");
+    const store = tx.objectStore("pending");
+    const now = (await req(store.get(m.seq!) as IDBRequest<PendingMutation | undefined>)) ?? null;
+    if (now && now.clientUpdatedAt === m.clientUpdatedAt) store.put({ ...now, lastError: error });
+    await done(tx);
+  }
+
+  /**
+   * Applies a pull. Entries with a queued mutation keep their local version: the push that runs
+   * before every pull settles them. A full sync replaces every other entry of the user.
+   */
+  async applyPull(userId: string, changes: (LocalEntry | { id: string; tombstone: true })[], full: boolean, cursor: string): Promise<void> {
+    const tx = this.idb.transaction(["entries", "pending", "metadata"], "readwrite");
+    const entries = tx.objectStore("entries");
+    const queued = new Set(((await req(tx.objectStore("pending").index("byUser").getAll(userId))) as PendingMutation[]).map((p) => p.entryId));
+    const existing = new Map(((await req(entries.index("byUser").getAll(userId))) as LocalEntry[]).map((e) => [e.id, e]));
+    if (full) {
+      for (const id of existing.keys()) if (!queued.has(id)) entries.delete([userId, id]);
+    }
+    for (const c of changes) {
+      if (queued.has(c.id)) continue;
+      if ("tombstone" in c) {
+        entries.delete([userId, c.id]);
+        continue;
+      }
+      const prev = existing.get(c.id);
+      const sameEnvelope = prev && prev.encrypted_data === c.encrypted_data && prev.name === c.name && prev.website === c.website;
+      entries.put({ ...c, search_tokens: sameEnvelope ? prev.search_tokens : null });
+    }
+    const meta = tx.objectStore("metadata");
+    meta.put({ key: `cursor:${userId}`, value: cursor });
+    meta.put({ key: `lastSync:${userId}`, value: new Date().toISOString() });
+    await done(tx);
+  }
+
+  async meta<T>(key: string): Promise<T | undefined> {
+    const row = (await req(this.idb.transaction("metadata").objectStore("metadata").get(key))) as { value: T } | undefined;
+    return row?.value;
+  }
+
+  async setMeta(key: string, value: unknown): Promise<void> {
+    const tx = this.idb.transaction("metadata", "readwrite");
+    tx.objectStore("metadata").put({ key, value });
+    await done(tx);
+  }
+
+  session(): Promise<Session | undefined> {
+    return this.meta<Session>("session");
+  }
+
+  /** CryptoKeys are structured-cloneable; non-extractable ones stay non-extractable in storage. */
+  keys(userId: string): Promise<VaultKeys | undefined> {
+    return this.meta<VaultKeys>(`keys:${userId}`);
+  }
+
+  /** Logout (rule 7): every store is emptied, keys and cursors included. */
+  async clearAll(): Promise<void> {
+    const tx = this.idb.transaction(["entries", "pending", "metadata"], "readwrite");
+    for (const s of ["entries", "pending", "metadata"]) tx.objectStore(s).clear();
+    await done(tx);
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * Sign-in and sign-out for the web client (docs/decisions.md, "Issue 10").
+ *
+ * The API identity travels in the access_token cookie. In production the identity provider sets it
+ * (HTTP-only); in development the sign-in page stores a token from `npm run token` there. The vault
+ * key never leaves the browser: it is derived from the master passphrase and kept, non-extractable,
+ * in the local store until sign-out.
+ */
+import { ApiClient, ApiError } from "./api";
+import { decryptEntry, deriveVaultKeys, type VaultKeys } from "./crypto";
+import { openDb, type LocalDb, type Session } from "./db";
+
+export const AUTH_COOKIE = "access_token";
+
+export class SignInError extends Error {}
+
+type Claims = { sub?: unknown; email?: unknown; exp?: unknown };
+
+/** Reads the claims the page needs; the server verifies the signature on every request. */
+export function tokenClaims(token: string): { sub: string; email: string | null; exp: number } {
+  const part = token.trim().split(".")[1];
+  if (!part) throw new SignInError("That is not a JWT (expected three dot-separated parts)");
+  let claims: Claims;
+  try {
+    claims = JSON.parse(atob(part.replace(/-/g, "+").replace(/_/g, "/"))) as Claims;
+  } catch {
+    throw new SignInError("The token's payload is not readable JSON");
+  }
+  if (typeof claims.sub !== "string" || !claims.sub) throw new SignInError("The token has no subject (sub)");
+  if (typeof claims.exp !== "number" || claims.exp * 1000 <= Date.now()) throw new SignInError("The token has expired");
+  return { sub: claims.sub, email: typeof claims.email === "string" ? claims.email : null, exp: claims.exp };
+}
+
+function setCookie(value: string, maxAgeSeconds: number) {
+  const secure = location.protocol === "https:" ? "; Secure" : "";
+  document.cookie = `${AUTH_COOKIE}=${value}; Path=/; Max-Age=${maxAgeSeconds}; SameSite=Strict${secure}`;
+}
+
+/**
+ * Checks a passphrase against the vault: the newest V3 entry must decrypt. An empty vault accepts
+ * any passphrase, which then becomes the vault's.
+ */
+async function checkPassphrase(api: ApiClient, keys: VaultKeys) {
+  const { data } = await api.listPasswords(1, 20);
+  const sample = data.find((e) => e.encryption_version === 3 && e.wrapped_item_key && e.encrypted_data);
+  if (!sample) return;
+  try {
+    await decryptEntry(keys, { wrapped_item_key: sample.wrapped_item_key!, encrypted_data: sample.encrypted_data! });
+  } catch {
+    throw new SignInError("This passphrase does not open the vault");
+  }
+}
+
+export async function signIn(token: string, passphrase: string): Promise<Session> {
+  const claims = tokenClaims(token);
+  setCookie(token.trim(), Math.max(1, claims.exp - Math.floor(Date.now() / 1000)));
+  const api = new ApiClient();
+  try {
+    await api.csrfToken();
+  } catch (e) {
+    setCookie("", 0);
+    if (e instanceof ApiError && e.status === 401) throw new SignInError("The server refused this token");
+    throw e;
+  }
+  const keys = await deriveVaultKeys(passphrase, claims.sub);
+  await checkPassphrase(api, keys);
+  const db = await openDb();
+  try {
+    const previous = await db.session();
+    // Another user's data never stays behind a sign-in.
+    if (previous && previous.userId !== claims.sub) await db.clearAll();
+    const session: Session = { userId: claims.sub, email: claims.email, signedInAt: new Date().toISOString() };
+    await db.setMeta(`keys:${claims.sub}`, keys);
+    await db.setMeta("session", session);
+    return session;
+  } finally {
+    db.close();
+  }
+}
+
+/** The signed-in user and their keys, or null (then the page goes to sign-in). */
+export async function currentSession(db: LocalDb): Promise<{ session: Session; keys: VaultKeys } | null> {
+  const session = await db.session();
+  const keys = session ? await db.keys(session.userId) : undefined;
+  return session && keys ? { session, keys } : null;
+}
+
+/** Rule 7: clear the store, (the caller stops the timer,) and have the worker drop the sync cache. */
+export async function signOut(db: LocalDb): Promise<void> {
+  await db.clearAll();
+  setCookie("", 0);
+  await clearSyncCache();
+}
+
+export async function clearSyncCache(): Promise<void> {
+  const reg = await navigator.serviceWorker?.getRegistration();
+  const worker = navigator.serviceWorker?.controller ?? reg?.active;
+  if (!worker) return;
+  await new Promise<void>((resolve) => {
+    const channel = new MessageChannel();
+    const timeout = setTimeout(resolve, 2000);
+    channel.port1.onmessage = () => {
+      clearTimeout(timeout);
+      resolve();
+    };
+    worker.postMessage({ type: "CLEAR_SYNC_CACHE" }, [channel.port2]);
+  });
+}

@@ -1,0 +1,26 @@
+/** The API as another device of the same user sees it: Bearer token and CSRF, from Node. */
+export async function apiAs(base: string, token: string) {
+  const auth = { authorization: `Bearer ${token}` };
+  const csrfRes = await fetch(`${base}/api/auth/csrf-token`, { headers: auth });
+  if (!csrfRes.ok) throw new Error(`csrf-token: ${csrfRes.status}`);
+  const { csrfToken } = (await csrfRes.json()) as { csrfToken: string };
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { ...auth, "x-csrf-token": csrfToken, ...(body ? { "content-type": "application/json" } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  return {
+    get: (path: string) => call("GET", path),
+    post: (path: string, body?: unknown) => call("POST", path, body),
+    patch: (path: string, body: unknown) => call("PATCH", path, body),
+    /** Live entries by name. */
+    async entries(): Promise<Map<string, any>> {
+      const { status, body } = await call("GET", "/api/passwords?limit=2000");
+      if (status !== 200) throw new Error(`list: ${status}`);
+      return new Map(body.data.map((e: { name: string }) => [e.name, e]));
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT, signDevToken } from "../../../scripts/lib/dev-identity.mjs";
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+export const ARTIFACTS = join(ROOT, "test-artifacts");
+
+export function launch(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
+}
+
+export async function newUser(prefix: string) {
+  const sub = `${prefix}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+  return { sub, email: `${sub}@example.test`, token: (await signDevToken({ sub, email: `${sub}@example.test` })) as string };
+}
+
+/** Signs in through the page and waits until the service worker controls the dashboard. */
+export async function signInThroughPage(page: Page, token: string, passphrase: string) {
+  await page.goto("/");
+  await page.getByLabel("Access token").fill(token);
+  await page.getByLabel("Master passphrase").fill(passphrase);
+  await page.getByRole("button", { name: "Open vault" }).click();
+  await page.waitForURL("**/dashboard");
+  await dashboardReady(page);
+  await page.evaluate(async () => {
+    await navigator.serviceWorker.ready;
+    if (!navigator.serviceWorker.controller) await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
+  });
+}
+
+/** The dashboard script has rendered the vault and attached its handlers. */
+export async function dashboardReady(page: Page) {
+  await page.locator("body[data-ready=true]").waitFor({ timeout: 20_000 });
+}
+
+export async function screenshot(page: Page, name: string) {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, name), fullPage: true });
+}
+
+export type Entry = { name: string; website?: string; username?: string; password?: string; notes?: string };
+
+export async function fillEntry(page: Page, e: Entry) {
+  await page.getByLabel("Name", { exact: true }).fill(e.name);
+  if (e.website !== undefined) await page.getByLabel("Website", { exact: true }).fill(e.website);
+  if (e.username !== undefined) await page.getByLabel("Username", { exact: true }).fill(e.username);
+  if (e.password !== undefined) await page.getByLabel("Password", { exact: true }).fill(e.password);
+  if (e.notes !== undefined) await page.getByLabel("Notes", { exact: true }).fill(e.notes);
+  await page.getByRole("button", { name: "Save" }).click();
+  // Saved: the form is unlocked and emptied (an error would leave the name in place).
+  await page.waitForFunction(() => {
+    const form = document.getElementById("entry-form");
+    const name = document.getElementById("f-name") as HTMLInputElement;
+    return form?.getAttribute("aria-busy") === "false" && (name.value === "" || document.getElementById("form-error")?.textContent !== "");
+  });
+  const error = await page.locator("#form-error").innerText();
+  if (error) throw new Error(`saving ${e.name} failed: ${error}`);
+}
+
+export const pendingCount = async (page: Page) => Number(await page.locator("#pending").getAttribute("data-count"));
+
+export async function waitForPending(page: Page, n: number) {
+  await page.locator(`#pending[data-count="${n}"]`).waitFor({ timeout: 20_000 });
+}
+
+export const entryNames = (page: Page) => page.locator("#entries li .name").allInnerTexts();
+
+/** What the page's local store and caches hold, read inside the page. */
+export function localState(page: Page) {
+  return page.evaluate(async () => {
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const r = indexedDB.open("app-sync", 1);
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    const count = (store: string) =>
+      new Promise<number>((resolve, reject) => {
+        const r = db.transaction(store).objectStore(store).count();
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
+      });
+    const names = await new Promise<string[]>((resolve, reject) => {
+      const r = db.transaction("entries").objectStore("entries").getAll();
+      r.onsuccess = () => resolve((r.result as { name: string }[]).map((e) => e.name).sort());
+      r.onerror = () => reject(r.error);
+    });
+    const out = { entries: await count("entries"), names, pending: await count("pending"), metadata: await count("metadata"), caches: {} as Record<string, string[]> };
+    db.close();
+    for (const name of await caches.keys()) out.caches[name] = (await (await caches.open(name)).keys()).map((k) => new URL(k.url).pathname + new URL(k.url).search);
+    return out;
+  });
+}
+
+export type { Browser, BrowserContext, Page };

@@ -1,0 +1,20 @@
+import { execFileSync } from "node:child_process";
+import type {} from "vitest";
+import type { TestProject } from "vitest/node";
+import { ROOT } from "../../../scripts/lib/dev-identity.mjs";
+import { startWorker } from "../../../bench/lib/harness.mjs";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    baseUrl: string;
+  }
+}
+
+/** Builds the client fresh and starts wrangler dev on its own port and state directory. */
+export default async function setup(project: TestProject) {
+  execFileSync("node", ["scripts/build-client.mjs"], { cwd: ROOT, stdio: "inherit" });
+  const port = Number(process.env.BROWSER_TEST_PORT ?? 9711);
+  const worker = await startWorker({ port, name: "browser-suite" });
+  project.provide("baseUrl", worker.base);
+  return () => worker.stop();
+}

@@ -1,0 +1,75 @@
+// Builds the web client into public/ (served by Workers static assets, wrangler.toml [assets]).
+// Page scripts and the stylesheet get content-hashed names, so the service worker can serve them
+// cache-first without ever serving a stale bundle; the HTML (network-first) names the current ones.
+// The service worker keeps a fixed URL (/sw.js) and learns the asset list at build time.
+import { build } from "esbuild";
+import { createHash } from "node:crypto";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { basename, join, relative } from "node:path";
+import { ROOT } from "./lib/dev-identity.mjs";
+
+const SRC = join(ROOT, "client", "src");
+const STATIC = join(ROOT, "client", "static");
+const OUT = join(ROOT, "public");
+const PAGES = ["signin", "dashboard", "offline"];
+
+const started = Date.now();
+rmSync(OUT, { recursive: true, force: true });
+mkdirSync(join(OUT, "assets"), { recursive: true });
+
+const pages = await build({
+  entryPoints: PAGES.map((p) => join(SRC, "pages", `${p}.ts`)),
+  outdir: join(OUT, "assets"),
+  entryNames: "[name]-[hash]",
+  chunkNames: "chunk-[hash]",
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  target: "es2022",
+  minify: true,
+  sourcemap: false,
+  metafile: true,
+  logLevel: "warning",
+});
+
+/** Public URL of each page's entry script, by page name. */
+const scripts = {};
+for (const [file, meta] of Object.entries(pages.metafile.outputs)) {
+  if (meta.entryPoint) scripts[basename(meta.entryPoint, ".ts")] = `/${relative(OUT, join(ROOT, file)).split("\\").join("/")}`;
+}
+
+const css = readFileSync(join(STATIC, "styles.css"));
+const cssUrl = `/assets/styles-${createHash("sha256").update(css).digest("hex").slice(0, 8)}.css`;
+writeFileSync(join(OUT, cssUrl), css);
+
+/** Assets each page needs to run offline (the service worker pre-caches them with the pages). */
+const assets = [cssUrl, "/icon.svg"];
+for (const file of Object.keys(pages.metafile.outputs)) assets.push(`/${relative(OUT, join(ROOT, file)).split("\\").join("/")}`);
+
+for (const name of readdirSync(STATIC)) {
+  if (name.endsWith(".html")) {
+    const html = readFileSync(join(STATIC, name), "utf8")
+      .replaceAll("/assets/styles.css", cssUrl)
+      .replace(/\/assets\/([a-z]+)\.js/g, (m, page) => {
+        if (!scripts[page]) throw new Error(`${name}: no bundle for ${m}`);
+        return scripts[page];
+      });
+    writeFileSync(join(OUT, name), html);
+  } else if (name !== "styles.css") {
+    copyFileSync(join(STATIC, name), join(OUT, name));
+  }
+}
+
+const buildId = createHash("sha256").update(JSON.stringify(assets)).digest("hex").slice(0, 12);
+await build({
+  entryPoints: [join(SRC, "sw.ts")],
+  outfile: join(OUT, "sw.js"),
+  bundle: true,
+  format: "iife",
+  target: "es2022",
+  minify: true,
+  define: { __PRECACHE_ASSETS__: JSON.stringify(assets.sort()), __BUILD_ID__: JSON.stringify(buildId) },
+  logLevel: "warning",
+});
+
+console.log(`client built into public/ (${assets.length} assets, build ${buildId}) in ${Date.now() - started} ms`);
