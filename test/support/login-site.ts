@@ -35,6 +35,17 @@ export default async function loginSite(project: TestProject) {
 <button type="submit">Sign in</button>
 </form></body></html>`;
 
+  // The same form, but its username field matches none of the default selectors (no type, no
+  // autocomplete, a name and id without user/email/login): only a registry selector finds it.
+  const handlePage = (error = "") => `<!doctype html><html><head><title>Handle login</title></head><body>
+<h1>Sign in with your handle</h1>${error ? `<p id="error">${error}</p>` : ""}
+<form method="post" action="/login-handle">
+<label>Handle <input name="handle" id="handle" class="acct"></label>
+<label>Password <input name="password" type="password"></label>
+<button type="submit">Sign in</button>
+</form></body></html>`;
+
+  let handlePosts = 0;
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
     const html = (s: string, status = 200, headers: Record<string, string> = {}) => {
@@ -45,14 +56,20 @@ export default async function loginSite(project: TestProject) {
       const { username, password } = JSON.parse(await body(req)) as { username: string; password: string };
       accounts.set(username, password);
       res.writeHead(204).end();
+    } else if (url.pathname === "/stats/handle-posts") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ posts: handlePosts }));
     } else if (url.pathname === "/stats") {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify(stats.get(url.searchParams.get("u") ?? "") ?? { logins: 0, clicks: 0, failed: 0 }));
     } else if (req.method === "GET" && url.pathname === "/login") {
       html(loginPage());
-    } else if (req.method === "POST" && url.pathname === "/login") {
+    } else if (req.method === "GET" && url.pathname === "/login-handle") {
+      html(handlePage());
+    } else if (req.method === "POST" && (url.pathname === "/login" || url.pathname === "/login-handle")) {
+      if (url.pathname === "/login-handle") handlePosts++;
       const form = new URLSearchParams(await body(req));
-      const u = form.get("username") ?? "";
+      const u = form.get(url.pathname === "/login" ? "username" : "handle") ?? "";
       if (accounts.has(u) && accounts.get(u) === form.get("password")) {
         const sid = randomBytes(16).toString("hex");
         sessions.set(sid, u);
@@ -60,7 +77,7 @@ export default async function loginSite(project: TestProject) {
         html("", 302, { location: "/account", "set-cookie": `sid=${sid}; HttpOnly; Path=/` });
       } else {
         statOf(u).failed++;
-        html(loginPage("Wrong username or password"), 401);
+        html(url.pathname === "/login" ? loginPage("Wrong username or password") : handlePage("Wrong handle or password"), 401);
       }
     } else if (url.pathname === "/account") {
       const u = userOf(req);
