@@ -6,8 +6,9 @@ import type { TestProject } from "vitest/node";
 /**
  * A small website with a real login form for the session-share tests in Chromium. Accounts are
  * registered by the tests (POST /register); /stats tells what the site saw (logins, clicks).
+ * The worker suite starts it as a global setup; the viewer-page browser test starts its own.
  */
-export default async function loginSite(project: TestProject) {
+export async function startLoginSite(): Promise<{ url: string; close(): Promise<void> }> {
   const accounts = new Map<string, string>();
   const sessions = new Map<string, string>();
   const stats = new Map<string, { logins: number; clicks: number; failed: number }>();
@@ -96,8 +97,20 @@ export default async function loginSite(project: TestProject) {
     }
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  project.provide("loginSiteUrl", `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-  return () => new Promise<void>((resolve) => server.close(() => resolve()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+export default async function loginSite(project: TestProject) {
+  const site = await startLoginSite();
+  project.provide("loginSiteUrl", site.url);
+  return site.close;
 }
 
 declare module "vitest" {
