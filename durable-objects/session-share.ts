@@ -4,7 +4,7 @@ import { drizzle } from "drizzle-orm/d1";
 import * as schema from "../src/db/schema";
 import type { SessionShareStatus } from "../src/db/schema";
 import * as repo from "../src/domains/session-shares/repo";
-import { automatedLogin, hasVisiblePasswordField, PASSWORD_GUARD, VIEWPORT, watermarkScript } from "../src/domains/session-shares/browser";
+import { automatedLogin, hasVisiblePasswordField, NO_REGISTRY_SELECTORS, PASSWORD_GUARD, VIEWPORT, watermarkScript, type RegistrySelectors } from "../src/domains/session-shares/browser";
 import type { Bindings } from "../src/env";
 import { randomToken, unseal } from "../src/lib/crypto";
 
@@ -14,6 +14,8 @@ export type RoomConfig = {
   ownerEmail: string | null;
   serviceName: string;
   loginUrl: string;
+  /** From the service registry at creation; absent in rooms started before it was passed. */
+  selectors?: RegistrySelectors;
   loginMethod: "ai_agent" | "manual";
   accessType: "full" | "view_only";
   maxViewers: number;
@@ -180,7 +182,7 @@ export class SessionShareRoom extends DurableObject<Bindings> {
         const row = await repo.findOwned(this.db(), s.ownerId, s.id);
         if (!row) return this.end("failed", "session share missing");
         const creds = JSON.parse(await unseal(this.env.DATA_ENCRYPTION_KEY as string, row.sealedCredentials, credentialsAad(s.id, s.ownerId))) as { u: string; p: string };
-        const result = await automatedLogin(page, creds.u, creds.p);
+        const result = await automatedLogin(page, creds.u, creds.p, s.selectors ?? NO_REGISTRY_SELECTORS);
         if (!result.ok) return this.end("failed", result.reason);
       } else if (!(await this.waitForManualLogin(page))) {
         return;

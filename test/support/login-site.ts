@@ -6,8 +6,9 @@ import type { TestProject } from "vitest/node";
 /**
  * A small website with a real login form for the session-share tests in Chromium. Accounts are
  * registered by the tests (POST /register); /stats tells what the site saw (logins, clicks).
+ * The worker suite starts it as a global setup; the viewer-page browser test starts its own.
  */
-export default async function loginSite(project: TestProject) {
+export async function startLoginSite(): Promise<{ url: string; close(): Promise<void> }> {
   const accounts = new Map<string, string>();
   const sessions = new Map<string, string>();
   const stats = new Map<string, { logins: number; clicks: number; failed: number }>();
@@ -35,6 +36,17 @@ export default async function loginSite(project: TestProject) {
 <button type="submit">Sign in</button>
 </form></body></html>`;
 
+  // The same form, but its username field matches none of the default selectors (no type, no
+  // autocomplete, a name and id without user/email/login): only a registry selector finds it.
+  const handlePage = (error = "") => `<!doctype html><html><head><title>Handle login</title></head><body>
+<h1>Sign in with your handle</h1>${error ? `<p id="error">${error}</p>` : ""}
+<form method="post" action="/login-handle">
+<label>Handle <input name="handle" id="handle" class="acct"></label>
+<label>Password <input name="password" type="password"></label>
+<button type="submit">Sign in</button>
+</form></body></html>`;
+
+  let handlePosts = 0;
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
     const html = (s: string, status = 200, headers: Record<string, string> = {}) => {
@@ -45,14 +57,20 @@ export default async function loginSite(project: TestProject) {
       const { username, password } = JSON.parse(await body(req)) as { username: string; password: string };
       accounts.set(username, password);
       res.writeHead(204).end();
+    } else if (url.pathname === "/stats/handle-posts") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ posts: handlePosts }));
     } else if (url.pathname === "/stats") {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify(stats.get(url.searchParams.get("u") ?? "") ?? { logins: 0, clicks: 0, failed: 0 }));
     } else if (req.method === "GET" && url.pathname === "/login") {
       html(loginPage());
-    } else if (req.method === "POST" && url.pathname === "/login") {
+    } else if (req.method === "GET" && url.pathname === "/login-handle") {
+      html(handlePage());
+    } else if (req.method === "POST" && (url.pathname === "/login" || url.pathname === "/login-handle")) {
+      if (url.pathname === "/login-handle") handlePosts++;
       const form = new URLSearchParams(await body(req));
-      const u = form.get("username") ?? "";
+      const u = form.get(url.pathname === "/login" ? "username" : "handle") ?? "";
       if (accounts.has(u) && accounts.get(u) === form.get("password")) {
         const sid = randomBytes(16).toString("hex");
         sessions.set(sid, u);
@@ -60,7 +78,7 @@ export default async function loginSite(project: TestProject) {
         html("", 302, { location: "/account", "set-cookie": `sid=${sid}; HttpOnly; Path=/` });
       } else {
         statOf(u).failed++;
-        html(loginPage("Wrong username or password"), 401);
+        html(url.pathname === "/login" ? loginPage("Wrong username or password") : handlePage("Wrong handle or password"), 401);
       }
     } else if (url.pathname === "/account") {
       const u = userOf(req);
@@ -79,8 +97,20 @@ export default async function loginSite(project: TestProject) {
     }
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  project.provide("loginSiteUrl", `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-  return () => new Promise<void>((resolve) => server.close(() => resolve()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+export default async function loginSite(project: TestProject) {
+  const site = await startLoginSite();
+  project.provide("loginSiteUrl", site.url);
+  return site.close;
 }
 
 declare module "vitest" {

@@ -16,6 +16,7 @@ export async function apiAs(base: string, token: string) {
     get: (path: string) => call("GET", path),
     post: (path: string, body?: unknown) => call("POST", path, body),
     patch: (path: string, body: unknown) => call("PATCH", path, body),
+    delete: (path: string) => call("DELETE", path),
     /** Live entries by name. */
     async entries(): Promise<Map<string, any>> {
       const { status, body } = await call("GET", "/api/passwords?limit=2000");

@@ -10,11 +10,14 @@ declare module "vitest" {
   }
 }
 
-/** Builds the client fresh and starts wrangler dev on its own port and state directory. */
+/**
+ * Builds the client fresh and starts wrangler dev on its own port and state directory. Private
+ * destinations are allowed: the session-viewer test's share logs in to a site on 127.0.0.1.
+ */
 export default async function setup(project: TestProject) {
   execFileSync("node", ["scripts/build-client.mjs"], { cwd: ROOT, stdio: "inherit" });
   const port = Number(process.env.BROWSER_TEST_PORT ?? 9711);
-  const worker = await startWorker({ port, name: "browser-suite" });
+  const worker = await startWorker({ port, name: "browser-suite", vars: { OUTBOUND_ALLOW_PRIVATE: "true" } });
   project.provide("baseUrl", worker.base);
   return () => worker.stop();
 }

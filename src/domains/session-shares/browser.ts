@@ -68,25 +68,37 @@ async function firstVisible(page: Page, selectors: string[]) {
   return null;
 }
 
+/** What the service registry adds for the site: its own selectors are tried before the defaults. */
+export type RegistrySelectors = { username: string[]; submit: string[] };
+export const NO_REGISTRY_SELECTORS: RegistrySelectors = { username: [], submit: [] };
+
+const merged = (first: readonly string[], then: readonly string[]) => [...new Set([...first, ...then])];
+
 export async function hasVisiblePasswordField(page: Page): Promise<boolean> {
   return (await firstVisible(page, DEFAULT_SELECTORS.password)) !== null;
 }
 
 /**
  * Fills and submits the login form. Success means the site moved on and no password field is
- * left on the page; a form that comes back is a failed login.
+ * left on the page; a form that comes back is a failed login. Without a username field nothing is
+ * submitted: a password sent alone would only count as a failed sign-in at the site (and may lock
+ * the account), so the share fails with a reason that points at the registry instead.
  */
-export async function automatedLogin(page: Page, username: string, password: string): Promise<{ ok: true } | { ok: false; reason: string }> {
+export async function automatedLogin(
+  page: Page,
+  username: string,
+  password: string,
+  registry: RegistrySelectors = NO_REGISTRY_SELECTORS,
+): Promise<{ ok: true } | { ok: false; reason: string }> {
   const pass = await firstVisible(page, DEFAULT_SELECTORS.password);
   if (!pass) return { ok: false, reason: "no password field on the login page" };
-  const user = await firstVisible(page, DEFAULT_SELECTORS.username);
-  if (user) {
-    await user.click({ count: 3 });
-    await user.type(username);
-  }
+  const user = await firstVisible(page, merged(registry.username, DEFAULT_SELECTORS.username));
+  if (!user) return { ok: false, reason: "no username field on the login page" };
+  await user.click({ count: 3 });
+  await user.type(username);
   await pass.click();
   await pass.type(password);
-  const submit = await firstVisible(page, DEFAULT_SELECTORS.submit);
+  const submit = await firstVisible(page, merged(registry.submit, DEFAULT_SELECTORS.submit));
   const navigation = page.waitForNavigation({ waitUntil: "load", timeout: 20_000 }).catch(() => null);
   if (submit) await submit.click();
   else await pass.press("Enter");

@@ -7,7 +7,10 @@ import { AppError, ErrorCode, conflict, notFound, validationError } from "../../
 import { guardOptions } from "../../lib/guarded-fetch";
 import { assertPublicUrl, type GuardOptions } from "../../lib/outbound-guard";
 import { credentialsAad, roomFor, type Control } from "../../../durable-objects/session-share";
+import { normalizeHost } from "../../lib/hostname";
 import { findLive } from "../passwords/repo";
+import { resolveService } from "../registry/resolve";
+import { NO_REGISTRY_SELECTORS, type RegistrySelectors } from "./browser";
 import * as repo from "./repo";
 import type { CreateSessionShareInput, PatchSessionShareInput, SessionView } from "./schema";
 
@@ -36,13 +39,16 @@ export function toView(row: SessionShareRow): SessionView {
   };
 }
 
+const isHttpUrl = (url: string | null): url is string => !!url && /^https?:\/\//i.test(url);
+
 /**
- * The page the browser session logs in on: the entry's url, else https://<website>. It passes the
- * same outbound guard as reset URLs (D12), so a name that resolves to a private address is refused
- * too, not only a literal one.
+ * The page the browser session logs in on: the entry's url, else the registry's login_url for the
+ * entry's website, else https://<website>. It passes the same outbound guard as reset URLs (D12),
+ * so a name that resolves to a private address is refused too, not only a literal one; a registry
+ * login_url is checked the same way as one the user typed.
  */
-export async function loginUrlOf(url: string | null, website: string | null, guard: GuardOptions): Promise<string> {
-  const raw = url && /^https?:\/\//i.test(url) ? url : website ? `https://${website}` : null;
+export async function loginUrlOf(url: string | null, website: string | null, guard: GuardOptions, registryLoginUrl: string | null = null): Promise<string> {
+  const raw = isHttpUrl(url) ? url : website ? (registryLoginUrl ?? `https://${website}`) : null;
   let parsed: URL | null = null;
   try {
     parsed = raw ? new URL(raw) : null;
@@ -55,6 +61,20 @@ export async function loginUrlOf(url: string | null, website: string | null, gua
   return (await assertPublicUrl(parsed.toString(), "accountId", guard)).toString();
 }
 
+/**
+ * The registry entry for the site (built-in, admin override, or both merged) supplies the login
+ * page when the entry has only a website, and selectors tried before the defaults. A host the
+ * registry does not know adds nothing: its generic defaults are guesses the built-in selectors
+ * already cover, and a guessed /login path would be worse than the site's own front page.
+ */
+export async function loginTargetOf(db: Db, url: string | null, website: string | null, guard: GuardOptions): Promise<{ loginUrl: string; selectors: RegistrySelectors }> {
+  const host = normalizeHost(isHttpUrl(url) ? url : website);
+  const svc = host ? await resolveService(db, host) : null;
+  const known = svc && svc.source !== "generic" ? svc : null;
+  const loginUrl = await loginUrlOf(url, website, guard, known?.loginUrl ?? null);
+  return { loginUrl, selectors: known ? { username: known.emailInputSelectors, submit: known.submitSelectors } : NO_REGISTRY_SELECTORS };
+}
+
 export class SessionShareService {
   constructor(
     private readonly db: Db,
@@ -65,7 +85,7 @@ export class SessionShareService {
   async create(user: AuthUser, input: CreateSessionShareInput) {
     const entry = await findLive(this.db, user.id, input.accountId);
     if (!entry) throw notFound("Password entry");
-    const loginUrl = await loginUrlOf(entry.url, entry.website, guardOptions(this.config));
+    const { loginUrl, selectors } = await loginTargetOf(this.db, entry.url, entry.website, guardOptions(this.config));
     const now = Date.now();
     const start = input.scheduledStart ? Date.parse(input.scheduledStart) : now;
     const id = randomId();
@@ -103,6 +123,7 @@ export class SessionShareService {
         ownerEmail: user.email ?? null,
         serviceName: row.serviceName,
         loginUrl,
+        selectors,
         loginMethod: row.loginMethod,
         accessType: row.accessType,
         maxViewers: row.maxViewers,
