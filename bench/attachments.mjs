@@ -7,11 +7,10 @@
 // /proc/<pid>/status, is sampled every 5 ms while a request runs; peak minus the value just before
 // is the request's cost. The runtime figure includes the R2 simulator, so it bounds the worker's own
 // use from above.
-import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { buildSync } from "esbuild";
-import { fmt, signDevToken, startWorker } from "./lib/harness.mjs";
+import { fmt, rssKiB, signDevToken, startWorker, workerdPids } from "./lib/harness.mjs";
 import { ROOT } from "../scripts/lib/dev-identity.mjs";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "3" }, port: { type: "string", default: "8790" } } });
@@ -22,31 +21,6 @@ const MiB = 1024 * 1024;
 // so the bench encrypts exactly as a client would.
 const bundled = buildSync({ entryPoints: [join(ROOT, "src/client/attachments.ts")], bundle: true, format: "esm", write: false, platform: "neutral" });
 const client = await import(`data:text/javascript;base64,${Buffer.from(bundled.outputFiles[0].text).toString("base64")}`);
-
-/**
- * wrangler dev runs two workerd processes: a small proxy that owns our port, and the runtime that
- * executes the worker (and miniflare's R2 and D1 simulators). Both are children of the same
- * wrangler process; the runtime is the sibling of the proxy.
- */
-function workerdPids() {
-  const stat = (pid) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  const procs = readdirSync("/proc")
-    .filter((d) => /^\d+$/.test(d))
-    .flatMap((pid) => {
-      try {
-        const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-        return cmd.includes("workerd") ? [{ pid: Number(pid), ppid: Number(stat(pid)[1]), cmd }] : [];
-      } catch {
-        return [];
-      }
-    });
-  const proxy = procs.find((p) => p.cmd.includes(`127.0.0.1:${port}`));
-  const runtime = procs.find((p) => proxy && p.ppid === proxy.ppid && p.pid !== proxy.pid);
-  if (!proxy || !runtime) throw new Error("workerd processes not found");
-  return { proxy: proxy.pid, runtime: runtime.pid };
-}
-
-const rssKiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN);
 
 async function measured(pids, fn) {
   const idle = { runtime: rssKiB(pids.runtime), proxy: rssKiB(pids.proxy) };
@@ -72,7 +46,7 @@ const mem = (m) =>
 
 const worker = await startWorker({ port, name: "attachments" });
 try {
-  const pids = workerdPids();
+  const pids = workerdPids(port);
   const sub = `bench-${Date.now()}`;
   const token = await signDevToken({ sub, email: "bench@example.test" });
   const auth = { authorization: `Bearer ${token}` };

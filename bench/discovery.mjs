@@ -5,9 +5,8 @@
 // Prints wall time per scan (cold: Dovecot builds its index on first access; then --repeat warm scans) and
 // the resident memory of the workerd runtime (VmRSS from /proc, sampled every 5 ms) before, at its
 // peak during, and after the scan. Target: 10,000 messages under 10 s, memory flat as the mailbox grows.
-import { readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { fmt, signDevToken, startWorker } from "./lib/harness.mjs";
+import { fmt, rssKiB, signDevToken, startWorker, workerdPids } from "./lib/harness.mjs";
 import { rfc822, startDovecot } from "../test/support/dovecot-lib.mjs";
 
 const { values } = parseArgs({
@@ -37,25 +36,7 @@ function mailbox(total, hits) {
   });
 }
 
-function workerdRuntimePid() {
-  const stat = (pid) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  const procs = readdirSync("/proc")
-    .filter((d) => /^\d+$/.test(d))
-    .flatMap((pid) => {
-      try {
-        const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-        return cmd.includes("workerd") ? [{ pid: Number(pid), ppid: Number(stat(pid)[1]), cmd }] : [];
-      } catch {
-        return [];
-      }
-    });
-  const proxy = procs.find((p) => p.cmd.includes(`127.0.0.1:${port}`));
-  const runtime = procs.find((p) => proxy && p.ppid === proxy.ppid && p.pid !== proxy.pid);
-  if (!runtime) throw new Error("workerd runtime process not found");
-  return runtime.pid;
-}
-
-const rssMiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN) / 1024;
+const rssMiB = (pid) => rssKiB(pid) / 1024;
 
 const users = [];
 let t0 = performance.now();
@@ -65,7 +46,7 @@ console.log(`Dovecot on ${dovecot.port}; ${sizes.join(", ")} messages written as
 
 const worker = await startWorker({ port, name: "discovery", vars: { OUTBOUND_ALLOW_PRIVATE: "true", IMAP_ALLOWED_PORTS: `143,993,${dovecot.port}` } });
 try {
-  const pid = workerdRuntimePid();
+  const pid = workerdPids(port).runtime;
   console.log(`workerd runtime pid ${pid}, idle RSS ${fmt(rssMiB(pid), 1)} MiB`);
   for (const box of users) {
     const token = await signDevToken({ sub: `bench-${box.size}-${Date.now()}`, email: `owner-${box.size}@example.test` });

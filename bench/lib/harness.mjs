@@ -1,7 +1,7 @@
 // Shared bench harness: a real `wrangler dev` on its own port and state directory, seeding through
 // local D1, and load from wrk (installed from Debian when missing). Prints figures; asserts nothing.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureDevVars, ROOT, signDevToken } from "../../scripts/lib/dev-identity.mjs";
 
@@ -79,3 +79,29 @@ export function wrk(url, headers, { seconds = 10, connections = 8, threads = 1, 
 }
 
 export const fmt = (n, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : "n/a");
+
+/**
+ * wrangler dev runs two workerd processes: a small proxy that owns our port, and the runtime that
+ * executes the worker (and miniflare's R2 and D1 simulators). Both are children of the same
+ * wrangler process; the runtime is the sibling of the proxy.
+ */
+export function workerdPids(port) {
+  const stat = (pid) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  const procs = readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .flatMap((pid) => {
+      try {
+        const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+        return cmd.includes("workerd") ? [{ pid: Number(pid), ppid: Number(stat(pid)[1]), cmd }] : [];
+      } catch {
+        return [];
+      }
+    });
+  const proxy = procs.find((p) => p.cmd.includes(`127.0.0.1:${port}`));
+  const runtime = procs.find((p) => proxy && p.ppid === proxy.ppid && p.pid !== proxy.pid);
+  if (!proxy || !runtime) throw new Error("workerd processes not found");
+  return { proxy: proxy.pid, runtime: runtime.pid };
+}
+
+/** Resident memory of a process in KiB, from /proc. */
+export const rssKiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN);
