@@ -58,6 +58,20 @@ function fromQuery(patterns: string[]): string {
 
 const sinceDate = (d: Date) => `${d.getUTCDate()}-${["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][d.getUTCMonth()]}-${d.getUTCFullYear()}`;
 
+/**
+ * The reset link or code in one raw message, or null. A message dated well before the task began
+ * is an old reset mail: following its link would fail or, worse, reset with a stale token.
+ */
+async function readResetMail(raw: Uint8Array, svc: ResolvedService, since: Date): Promise<FoundMail | null> {
+  const mail = await PostalMime.parse(raw);
+  const sentAt = mail.date ? Date.parse(mail.date) : NaN;
+  if (Number.isFinite(sentAt) && sentAt < since.getTime() - 120_000) return null;
+  const sender = mail.from?.address?.split("@")[1]?.toLowerCase();
+  const link = extractResetLink(mail.html, mail.text, svc, sender);
+  const otp = link ? null : extractOtp(`${mail.subject ?? ""}\n${mail.text ?? ""}`, svc.otpPatterns);
+  return link || otp ? { link, otp } : null;
+}
+
 /** A connected mailx or maily mailbox read through its provider's API. */
 export type ApiMailbox = { provider: "mailx" | "maily"; apiUrl: string; accessToken: () => Promise<string> };
 
@@ -99,15 +113,10 @@ export async function waitForResetMail(config: Config, creds: ImapCredentials | 
           if (r.literals.length) raw = r.literals[0];
         });
         if (!raw) continue;
-        const mail = await PostalMime.parse(raw);
-        const sentAt = mail.date ? Date.parse(mail.date) : NaN;
-        if (Number.isFinite(sentAt) && sentAt < since.getTime() - 120_000) continue;
-        const sender = mail.from?.address?.split("@")[1]?.toLowerCase();
-        const link = extractResetLink(mail.html, mail.text, svc, sender);
-        const otp = link ? null : extractOtp(`${mail.subject ?? ""}\n${mail.text ?? ""}`, svc.otpPatterns);
-        if (link || otp) {
+        const found = await readResetMail(raw, svc, since);
+        if (found) {
           await client.command(`UID STORE ${uid} +FLAGS.SILENT (\\Seen)`);
-          return { link, otp };
+          return found;
         }
       }
       await new Promise((r) => setTimeout(r, Math.min(2000, Math.max(0, deadline - Date.now()))));
@@ -172,15 +181,10 @@ async function waitForApiResetMail(m: ApiMailbox, svc: ResolvedService, since: D
     const candidates = m.provider === "maily" ? await listMaily(m, senders, since) : await listMailx(m, senders, since);
     for (const c of candidates.filter((x) => !tried.has(x.id))) {
       tried.add(c.id);
-      const mail = await PostalMime.parse(await rawMessage(m, c.id));
-      const sentAt = mail.date ? Date.parse(mail.date) : NaN;
-      if (Number.isFinite(sentAt) && sentAt < since.getTime() - 120_000) continue;
-      const sender = mail.from?.address?.split("@")[1]?.toLowerCase();
-      const link = extractResetLink(mail.html, mail.text, svc, sender);
-      const otp = link ? null : extractOtp(`${mail.subject ?? ""}\n${mail.text ?? ""}`, svc.otpPatterns);
-      if (link || otp) {
+      const found = await readResetMail(await rawMessage(m, c.id), svc, since);
+      if (found) {
         await markRead(m, c.id);
-        return { link, otp };
+        return found;
       }
     }
     await new Promise((r) => setTimeout(r, Math.min(2000, Math.max(0, deadline - Date.now()))));
