@@ -116,13 +116,16 @@ export class LocalDb {
     return req(this.idb.transaction("entries").objectStore("entries").get([userId, id]) as IDBRequest<LocalEntry | undefined>);
   }
 
-  /** Stores search tokens unless the entry changed since they were computed. */
-  async setTokens(userId: string, updates: { id: string; encrypted_data: string | null; tokens: string[] }[]): Promise<void> {
+  /**
+   * Stores search tokens unless the entry changed since they were computed. The wrapped key counts
+   * too: a passphrase change keeps encrypted_data and changes only the key wrap and the index key.
+   */
+  async setTokens(userId: string, updates: { id: string; wrapped_item_key: string | null; encrypted_data: string | null; tokens: string[] }[]): Promise<void> {
     const tx = this.idb.transaction("entries", "readwrite");
     const store = tx.objectStore("entries");
     for (const u of updates) {
       const now = (await req(store.get([userId, u.id]) as IDBRequest<LocalEntry | undefined>)) ?? null;
-      if (now && now.encrypted_data === u.encrypted_data) store.put({ ...now, search_tokens: u.tokens });
+      if (now && now.encrypted_data === u.encrypted_data && now.wrapped_item_key === u.wrapped_item_key) store.put({ ...now, search_tokens: u.tokens });
     }
     await done(tx);
   }
@@ -215,7 +218,8 @@ export class LocalDb {
         continue;
       }
       const prev = existing.get(c.id);
-      const sameEnvelope = prev && prev.encrypted_data === c.encrypted_data && prev.name === c.name && prev.website === c.website;
+      // A re-wrapped key (passphrase changed elsewhere) also voids the tokens: they may be under another index key.
+      const sameEnvelope = prev && prev.encrypted_data === c.encrypted_data && prev.wrapped_item_key === c.wrapped_item_key && prev.name === c.name && prev.website === c.website;
       entries.put({ ...c, search_tokens: sameEnvelope ? prev.search_tokens : null });
     }
     const meta = tx.objectStore("metadata");

@@ -13,6 +13,21 @@ export const MIN_PASSPHRASE = 8;
 
 export class PassphraseError extends Error {}
 
+/**
+ * The last user activity is also stored, so the idle limit holds across closed tabs and restarts:
+ * the keys must not outlive it just because no dashboard was open to count.
+ */
+const activityKey = (userId: string) => `activity:${userId}`;
+
+export function recordActivity(db: LocalDb, userId: string, at: number): Promise<void> {
+  return db.setMeta(activityKey(userId), at);
+}
+
+export async function idleTooLong(db: LocalDb, userId: string): Promise<boolean> {
+  const last = await db.meta<number>(activityKey(userId));
+  return last !== undefined && Date.now() - last >= AUTO_LOCK_MS;
+}
+
 /** Lock: the keys leave the store (the caller drops the page, and with it the keys in memory). */
 export async function lockVault(db: LocalDb, userId: string, keys: VaultKeys): Promise<void> {
   // A session signed in before key checks existed gets one while the key is still at hand.

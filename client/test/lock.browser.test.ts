@@ -64,7 +64,7 @@ describe("locking the vault", () => {
       expect(await p.locator("#entries li").count()).toBe(0);
       expect(await p.getByRole("button", { name: "Lock", exact: true }).isHidden()).toBe(true);
     }
-    expect(await metaKeys(page)).toEqual(["cursor", "keycheck", "lastSync", "session"]);
+    expect(await metaKeys(page)).toEqual(["activity", "cursor", "keycheck", "lastSync", "session"]);
     // The encrypted entries stay; without the keys they are envelopes only.
     expect((await localState(page)).names).toEqual(["Alpha", "Bravo"]);
     await other.close();
@@ -110,9 +110,35 @@ describe("locking the vault", () => {
     await expect.poll(() => entryNames(page)).toEqual(["Alpha", "Bravo"]);
   });
 
-  it("signs out from the lock screen and clears everything", async () => {
-    await page.getByRole("button", { name: "Lock", exact: true }).click();
+  it("locks at the next page load when the last activity, with no dashboard open, is 15 minutes old", async () => {
+    await page.goto("/offline");
+    const moved = await page.evaluate(async () => {
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const r = indexedDB.open("app-sync", 1);
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
+      });
+      const store = () => db.transaction("metadata", "readwrite").objectStore("metadata");
+      const rows = await new Promise<{ key: string; value: unknown }[]>((resolve) => {
+        const r = store().getAll();
+        r.onsuccess = () => resolve(r.result as { key: string; value: unknown }[]);
+      });
+      const activity = rows.find((r) => r.key.startsWith("activity:"))!;
+      await new Promise((resolve) => {
+        const r = store().put({ key: activity.key, value: Date.now() - 15 * 60_000 - 1000 });
+        r.onsuccess = resolve;
+      });
+      db.close();
+      return rows.some((r) => r.key.startsWith("keys:"));
+    });
+    expect(moved).toBe(true);
+    await page.goto("/dashboard");
     await lockScreen(page).waitFor({ state: "visible" });
+    expect(await page.locator("#entries li").count()).toBe(0);
+    expect(await metaKeys(page)).not.toContain("keys");
+  });
+
+  it("signs out from the lock screen and clears everything", async () => {
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.waitForURL((u) => u.pathname === "/");
     const after = await localState(page);

@@ -11,6 +11,7 @@ const base = inject("baseUrl");
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
+let other: Page;
 let user: Awaited<ReturnType<typeof newUser>>;
 let api: Awaited<ReturnType<typeof apiAs>>;
 let oldKeys: VaultKeys;
@@ -45,6 +46,10 @@ beforeAll(async () => {
   await fillEntry(page, { name: "Charlie", website: "charlie.example", username: "carol", password: "pw-charlie" });
   await waitForPending(page, 0);
   before = await api.entries();
+  // A second device, signed in with the old passphrase before the change.
+  other = await (await browser.newContext({ baseURL: base })).newPage();
+  await signInThroughPage(other, user.token, OLD);
+  await other.locator("#entries li").nth(2).waitFor();
 });
 
 afterAll(async () => {
@@ -100,6 +105,14 @@ describe("changing the master passphrase", () => {
     expect(server.get("Alpha").search_tokens).not.toContain(oldAlice);
   });
 
+  it("tells another device still on the old key that it cannot open the entries", async () => {
+    expect(await other.locator("#foreign-key").isHidden()).toBe(true);
+    await other.getByRole("button", { name: "Sync now" }).click();
+    await expect.poll(() => other.locator("#foreign-key").innerText()).toMatch(/^3 entries cannot be opened with this device's key\. If the master passphrase was changed on another device, sign out and sign in with the new one\.$/);
+    await other.getByRole("button", { name: "Reveal Alpha" }).click();
+    await expect.poll(() => other.locator("#toast").innerText()).toBe("Cannot reveal: This entry cannot be decrypted with the current vault key");
+  });
+
   it("after signing out, the old passphrase is refused and the new one opens the vault", async () => {
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.waitForURL((u) => u.pathname === "/");
@@ -115,5 +128,6 @@ describe("changing the master passphrase", () => {
     await expect.poll(() => entryNames(page)).toEqual(["Alpha", "Bravo", "Charlie"]);
     await page.getByRole("button", { name: "Reveal Charlie" }).click();
     await expect.poll(() => page.locator('#revealed-fields dd[data-field="password"]').innerText()).toBe("pw-charlie");
+    expect(await page.locator("#foreign-key").isHidden()).toBe(true);
   });
 });

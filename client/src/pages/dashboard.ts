@@ -1,7 +1,7 @@
 import { ApiClient, ApiError, OfflineError } from "../api";
 import { decryptEntry, type EntrySecrets, type VaultKeys } from "../crypto";
 import { openDb, type LocalEntry, type Session } from "../db";
-import { lockVault } from "../passphrase";
+import { idleTooLong, lockVault, recordActivity } from "../passphrase";
 import { clearSyncCache, currentSession, signOut } from "../session";
 import { SyncEngine, syncOnce, type SyncHost, type SyncState } from "../sync-engine";
 import { Vault, type EntryInput } from "../vault";
@@ -39,6 +39,11 @@ async function boot(session: Session, keys: VaultKeys | undefined) {
       location.replace("/");
     })();
   });
+  // The idle limit also counts the time no dashboard was open.
+  if (keys && (await idleTooLong(db, session.userId))) {
+    await lockVault(db, session.userId, keys);
+    keys = undefined;
+  }
   if (keys) await main(session, keys);
   else showLockScreen(db, session.userId, (k) => main(session, k));
 }
@@ -103,7 +108,10 @@ async function main(session: Session, keys: VaultKeys) {
   }
 
   async function renderList() {
-    await vault.ensureIndexed();
+    const unreadable = await vault.ensureIndexed();
+    // Envelopes under another vault key: most likely the passphrase was changed on another device.
+    $("foreign-key").hidden = unreadable === 0;
+    $("foreign-key").textContent = `${unreadable} ${unreadable === 1 ? "entry" : "entries"} cannot be opened with this device's key. If the master passphrase was changed on another device, sign out and sign in with the new one.`;
     const query = input("search").value.trim();
     const entries = query ? await vault.search(query) : await vault.list();
     const queued = new Set((await db.pending(session.userId)).map((p) => p.entryId));
@@ -304,7 +312,10 @@ async function main(session: Session, keys: VaultKeys) {
     location.reload();
   }
   $("lock").addEventListener("click", () => void lock());
-  watchIdle(() => void lock());
+  watchIdle(
+    () => void lock(),
+    (at) => void recordActivity(db, session.userId, at),
+  );
 
   setupChangePassphrase({
     db,

@@ -15,6 +15,9 @@ export function announceKeysChanged() {
   channel?.postMessage("changed");
 }
 
+/** How stale the stored activity time may get: writing it on every key press would be wasteful. */
+const PERSIST_EVERY_MS = 60_000;
+
 const message = (e: unknown) => (e instanceof PassphraseError ? e.message : `Failed: ${e instanceof Error ? e.message : String(e)}`);
 
 export function showLockScreen(db: LocalDb, userId: string, onUnlocked: (keys: VaultKeys) => Promise<void>) {
@@ -52,11 +55,18 @@ export function showLockScreen(db: LocalDb, userId: string, onUnlocked: (keys: V
 /**
  * Calls `lock` after AUTO_LOCK_MS without a key press, click, touch, scroll or input. Activity only
  * moves a timestamp; the timer re-arms itself for the remaining time, and the check runs again when
- * the tab comes back (timers do not run while a laptop sleeps).
+ * the tab comes back (timers do not run while a laptop sleeps). The time is also persisted (see
+ * passphrase.recordActivity) for the next page load to check.
  */
-export function watchIdle(lock: () => void) {
+export function watchIdle(lock: () => void, persist: (at: number) => void) {
   let last = Date.now();
-  const touch = () => (last = Date.now());
+  let persisted = last;
+  persist(last);
+  const touch = () => {
+    last = Date.now();
+    if (last - persisted >= PERSIST_EVERY_MS) persist((persisted = last));
+  };
+  addEventListener("pagehide", () => persist(last));
   for (const ev of ["keydown", "pointerdown", "wheel", "touchstart", "input"]) document.addEventListener(ev, touch, { capture: true, passive: true });
   const check = () => {
     const left = last + AUTO_LOCK_MS - Date.now();
