@@ -45,6 +45,7 @@ async function verified(db: LocalDb, userId: string, passphrase: string): Promis
 
 export async function unlockVault(db: LocalDb, userId: string, passphrase: string): Promise<VaultKeys> {
   const keys = await verified(db, userId, passphrase);
+  await recordActivity(db, userId, Date.now());
   await db.setMeta(`keys:${userId}`, keys);
   return keys;
 }

@@ -9,6 +9,7 @@
 import { ApiClient, ApiError } from "./api";
 import { decryptEntry, deriveVaultKeys, makeKeyCheck, type VaultKeys } from "./crypto";
 import { openDb, type LocalDb, type Session } from "./db";
+import { recordActivity } from "./passphrase";
 
 export const AUTH_COOKIE = "access_token";
 
@@ -72,6 +73,8 @@ export async function signIn(token: string, passphrase: string): Promise<Session
     const session: Session = { userId: claims.sub, email: claims.email, signedInAt: new Date().toISOString() };
     await db.setMeta(`keys:${claims.sub}`, keys);
     await db.setMeta(`keycheck:${claims.sub}`, await makeKeyCheck(keys));
+    // A sign-in is activity: an idle time left from before (a lock, an expired token) must not lock the new keys.
+    await recordActivity(db, claims.sub, Date.now());
     await db.setMeta("session", session);
     return session;
   } finally {

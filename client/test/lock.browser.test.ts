@@ -7,6 +7,7 @@ const base = inject("baseUrl");
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
+let user: Awaited<ReturnType<typeof newUser>>;
 
 /** The metadata keys the page's store holds (keys:<user>, keycheck:<user>, session, …). */
 const metaKeys = (p: Page) =>
@@ -33,7 +34,7 @@ async function unlock(p: Page, passphrase: string) {
 }
 
 beforeAll(async () => {
-  const user = await newUser("lock");
+  user = await newUser("lock");
   browser = await launch();
   context = await browser.newContext({ baseURL: base });
   await context.clock.install();
@@ -136,6 +137,15 @@ describe("locking the vault", () => {
     await lockScreen(page).waitFor({ state: "visible" });
     expect(await page.locator("#entries li").count()).toBe(0);
     expect(await metaKeys(page)).not.toContain("keys");
+  });
+
+  it("a new sign-in (the token expired meanwhile) opens the vault despite the old idle time", async () => {
+    await context.clearCookies();
+    await signInThroughPage(page, user.token, PASSPHRASE);
+    expect(await lockScreen(page).isHidden()).toBe(true);
+    await expect.poll(() => entryNames(page)).toEqual(["Alpha", "Bravo"]);
+    await page.getByRole("button", { name: "Lock", exact: true }).click();
+    await lockScreen(page).waitFor({ state: "visible" });
   });
 
   it("signs out from the lock screen and clears everything", async () => {
