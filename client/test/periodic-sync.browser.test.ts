@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { deriveVaultKeys, encryptEntry, type VaultKeys } from "../src/crypto";
 import { apiAs } from "./support/api";
-import { dashboardReady, entryNames, fillEntry, launch, newUser, signInThroughPage, waitForPending, type Browser, type Page } from "./support/browser";
+import { dashboardReady, entryNames, fillEntry, launch, newUser, signInThroughPage, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
 
 // Rule 4's 30-second schedule, driven by Playwright's fake clock instead of waiting.
 const PASSPHRASE = "periodic passphrase";
 const base = inject("baseUrl");
 let browser: Browser;
 let page: Page;
+let context: BrowserContext;
 let api: Awaited<ReturnType<typeof apiAs>>;
 let keys: VaultKeys;
 let syncGets = 0;
@@ -34,7 +35,7 @@ beforeAll(async () => {
   api = await apiAs(base, user.token);
   keys = await deriveVaultKeys(PASSPHRASE, user.sub);
   browser = await launch();
-  const context = await browser.newContext({ baseURL: base });
+  context = await browser.newContext({ baseURL: base });
   // Installed before any page loads, so the dashboard's setInterval runs on the fake clock.
   await context.clock.install();
   page = await context.newPage();
@@ -84,5 +85,18 @@ describe("periodic sync (every 30 s while visible and online)", () => {
     await setVisibility("visible");
     await expect.poll(() => entryNames(page)).toEqual(["Shared v3"]);
     expect(syncGets).toBe(before + 1);
+  });
+
+  it("does not try while offline, and syncs on the online event", async () => {
+    await context.setOffline(true);
+    await expect.poll(() => page.locator("#net-state").innerText()).toBe("Offline");
+    await renameOnServer("Shared v3", "Shared v4");
+    const before = syncGets;
+    await page.clock.fastForward("00:31");
+    await page.waitForTimeout(1500);
+    expect(syncGets).toBe(before);
+
+    await context.setOffline(false);
+    await expect.poll(() => entryNames(page)).toEqual(["Shared v4"]);
   });
 });
