@@ -15,6 +15,7 @@ const current = await currentSession(db);
 // Not awaited: offline, registration waits on the failing update check, and the vault renders first.
 const registration = registerServiceWorker();
 let engine: SyncEngine | null = null;
+let stopIdle: (() => void) | null = null;
 if (!current) location.replace("/");
 else await boot(current.session, current.keys);
 
@@ -33,6 +34,7 @@ async function boot(session: Session, keys: VaultKeys | undefined) {
   $("sign-out").addEventListener("click", () => {
     void (async () => {
       engine?.stop();
+      stopIdle?.();
       // Queued changes would be lost with the store: one last push while the connection allows it.
       if (navigator.onLine) await syncOnce(db, new ApiClient(), session.userId).catch(() => undefined);
       await signOut(db);
@@ -312,7 +314,7 @@ async function main(session: Session, keys: VaultKeys) {
     location.reload();
   }
   $("lock").addEventListener("click", () => void lock());
-  watchIdle(
+  stopIdle = watchIdle(
     () => void lock(),
     (at) => void recordActivity(db, session.userId, at),
   );

@@ -58,17 +58,23 @@ export function showLockScreen(db: LocalDb, userId: string, onUnlocked: (keys: V
  * the tab comes back (timers do not run while a laptop sleeps). The time is also persisted (see
  * passphrase.recordActivity) for the next page load to check.
  */
-export function watchIdle(lock: () => void, persist: (at: number) => void) {
+export function watchIdle(lock: () => void, persist: (at: number) => void): () => void {
   let last = Date.now();
   let persisted = last;
-  persist(last);
+  let stopped = false;
+  const save = (at: number) => {
+    // After sign-out the store is empty and must stay so.
+    if (!stopped) persist(at);
+  };
+  save(last);
   const touch = () => {
     last = Date.now();
-    if (last - persisted >= PERSIST_EVERY_MS) persist((persisted = last));
+    if (last - persisted >= PERSIST_EVERY_MS) save((persisted = last));
   };
-  addEventListener("pagehide", () => persist(last));
+  addEventListener("pagehide", () => save(last));
   for (const ev of ["keydown", "pointerdown", "wheel", "touchstart", "input"]) document.addEventListener(ev, touch, { capture: true, passive: true });
   const check = () => {
+    if (stopped) return;
     const left = last + AUTO_LOCK_MS - Date.now();
     if (left <= 0) lock();
     else timer = setTimeout(check, left);
@@ -79,6 +85,10 @@ export function watchIdle(lock: () => void, persist: (at: number) => void) {
     clearTimeout(timer);
     check();
   });
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
 }
 
 export function setupChangePassphrase(opts: {
