@@ -140,3 +140,46 @@ export async function queryTokens(keys: VaultKeys, query: string): Promise<strin
   const words = query.toLowerCase().normalize("NFKC").split(/[^\p{L}\p{N}]+/u).filter((w) => w.length >= MIN_TOKEN).map((w) => w.slice(0, MAX_WORD));
   return Promise.all([...new Set(words)].map((w) => hmacHex(keys.indexKey, "token", w)));
 }
+
+const KEY_CHECK_TEXT = "credential-vault/key-check/v1";
+
+/**
+ * A value that proves a passphrase offline: an envelope (like an entry's) of a constant under a
+ * fresh item key wrapped by the vault key. Only the right vault key unwraps it; it says nothing
+ * about the passphrase beyond what any entry's envelope already does.
+ */
+export async function makeKeyCheck(keys: VaultKeys): Promise<Envelope> {
+  const itemKey = await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, true, ["encrypt", "decrypt"]);
+  const dataIv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
+  const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv: dataIv }, itemKey, bytes(KEY_CHECK_TEXT));
+  const wrapIv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
+  const wrapped = await crypto.subtle.wrapKey("raw", itemKey, keys.vaultKey, { name: "AES-GCM", iv: wrapIv });
+  return { wrapped_item_key: joinIv(wrapIv, wrapped), encrypted_data: joinIv(dataIv, data) };
+}
+
+export async function keyCheckMatches(keys: VaultKeys, check: Envelope): Promise<boolean> {
+  try {
+    const w = splitIv(check.wrapped_item_key);
+    const itemKey = await crypto.subtle.unwrapKey("raw", w.body, keys.vaultKey, { name: "AES-GCM", iv: w.iv }, { name: "AES-GCM", length: 256 }, false, ["decrypt"]);
+    const d = splitIv(check.encrypted_data);
+    return dec.decode(await crypto.subtle.decrypt({ name: "AES-GCM", iv: d.iv }, itemKey, d.body)) === KEY_CHECK_TEXT;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Moves an item key from one vault key to another without touching encrypted_data: the item key is
+ * unwrapped (extractable only for the moment it takes to wrap it again) under a fresh IV.
+ */
+export async function rewrapItemKey(from: VaultKeys, to: VaultKeys, wrappedItemKey: string): Promise<string> {
+  let itemKey: CryptoKey;
+  try {
+    const w = splitIv(wrappedItemKey);
+    itemKey = await crypto.subtle.unwrapKey("raw", w.body, from.vaultKey, { name: "AES-GCM", iv: w.iv }, { name: "AES-GCM", length: 256 }, true, ["encrypt", "decrypt"]);
+  } catch {
+    throw new DecryptionError();
+  }
+  const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
+  return joinIv(iv, await crypto.subtle.wrapKey("raw", itemKey, to.vaultKey, { name: "AES-GCM", iv }));
+}

@@ -4,7 +4,7 @@
  * and times, the signed-in session, the non-extractable vault keys). Used by pages and the
  * service worker alike, so it touches nothing but indexedDB.
  */
-import type { VaultKeys } from "./crypto";
+import type { Envelope, VaultKeys } from "./crypto";
 
 export const DB_NAME = "app-sync";
 export const DB_VERSION = 1;
@@ -87,6 +87,19 @@ export function openDb(): Promise<LocalDb> {
   });
 }
 
+/** One queued mutation per entry (see applyLocal), inside the caller's transaction. */
+async function enqueue(pending: IDBObjectStore, m: PendingMutation): Promise<void> {
+  const prev = (await req(pending.index("byEntry").get([m.userId, m.entryId]) as IDBRequest<PendingMutation | undefined>)) ?? null;
+  if (!prev) {
+    pending.add(m);
+  } else if (prev.action === "create" && m.action === "delete") {
+    pending.delete(prev.seq!);
+  } else {
+    const action: Action = prev.action === "create" && m.action === "update" ? "create" : m.action;
+    pending.put({ ...m, seq: prev.seq, action });
+  }
+}
+
 export class LocalDb {
   constructor(readonly idb: IDBDatabase) {}
 
@@ -103,13 +116,16 @@ export class LocalDb {
     return req(this.idb.transaction("entries").objectStore("entries").get([userId, id]) as IDBRequest<LocalEntry | undefined>);
   }
 
-  /** Stores search tokens unless the entry changed since they were computed. */
-  async setTokens(userId: string, updates: { id: string; encrypted_data: string | null; tokens: string[] }[]): Promise<void> {
+  /**
+   * Stores search tokens unless the entry changed since they were computed. The wrapped key counts
+   * too: a passphrase change keeps encrypted_data and changes only the key wrap and the index key.
+   */
+  async setTokens(userId: string, updates: { id: string; wrapped_item_key: string | null; encrypted_data: string | null; tokens: string[] }[]): Promise<void> {
     const tx = this.idb.transaction("entries", "readwrite");
     const store = tx.objectStore("entries");
     for (const u of updates) {
       const now = (await req(store.get([userId, u.id]) as IDBRequest<LocalEntry | undefined>)) ?? null;
-      if (now && now.encrypted_data === u.encrypted_data) store.put({ ...now, search_tokens: u.tokens });
+      if (now && now.encrypted_data === u.encrypted_data && now.wrapped_item_key === u.wrapped_item_key) store.put({ ...now, search_tokens: u.tokens });
     }
     await done(tx);
   }
@@ -135,15 +151,26 @@ export class LocalDb {
     const pending = tx.objectStore("pending");
     if (entry) entries.put(entry);
     else entries.delete([m.userId, m.entryId]);
-    const prev = (await req(pending.index("byEntry").get([m.userId, m.entryId]) as IDBRequest<PendingMutation | undefined>)) ?? null;
-    if (!prev) {
-      pending.add(m);
-    } else if (prev.action === "create" && m.action === "delete") {
-      pending.delete(prev.seq!);
-    } else {
-      const action: Action = prev.action === "create" && m.action === "update" ? "create" : m.action;
-      pending.put({ ...m, seq: prev.seq, action });
+    await enqueue(pending, m);
+    await done(tx);
+  }
+
+  /**
+   * Master passphrase change, the local half: the re-wrapped entries, their update mutations, the
+   * new keys and the new key check are written in one transaction, so the store never holds a
+   * vault key that does not open its entries.
+   */
+  async rotate(userId: string, changes: { entry: LocalEntry; mutation?: PendingMutation }[], keys: VaultKeys, keyCheck: Envelope): Promise<void> {
+    const tx = this.idb.transaction(["entries", "pending", "metadata"], "readwrite");
+    const entries = tx.objectStore("entries");
+    const pending = tx.objectStore("pending");
+    for (const c of changes) {
+      entries.put(c.entry);
+      if (c.mutation) await enqueue(pending, c.mutation);
     }
+    const meta = tx.objectStore("metadata");
+    meta.put({ key: `keys:${userId}`, value: keys });
+    meta.put({ key: `keycheck:${userId}`, value: keyCheck });
     await done(tx);
   }
 
@@ -191,7 +218,8 @@ export class LocalDb {
         continue;
       }
       const prev = existing.get(c.id);
-      const sameEnvelope = prev && prev.encrypted_data === c.encrypted_data && prev.name === c.name && prev.website === c.website;
+      // A re-wrapped key (passphrase changed elsewhere) also voids the tokens: they may be under another index key.
+      const sameEnvelope = prev && prev.encrypted_data === c.encrypted_data && prev.wrapped_item_key === c.wrapped_item_key && prev.name === c.name && prev.website === c.website;
       entries.put({ ...c, search_tokens: sameEnvelope ? prev.search_tokens : null });
     }
     const meta = tx.objectStore("metadata");
@@ -218,6 +246,18 @@ export class LocalDb {
   /** CryptoKeys are structured-cloneable; non-extractable ones stay non-extractable in storage. */
   keys(userId: string): Promise<VaultKeys | undefined> {
     return this.meta<VaultKeys>(`keys:${userId}`);
+  }
+
+  /** The offline passphrase check (crypto.makeKeyCheck), kept while the vault is locked. */
+  keyCheck(userId: string): Promise<Envelope | undefined> {
+    return this.meta<Envelope>(`keycheck:${userId}`);
+  }
+
+  /** Lock: the keys leave the store; the encrypted entries, the queue and the session stay. */
+  async dropKeys(userId: string): Promise<void> {
+    const tx = this.idb.transaction("metadata", "readwrite");
+    tx.objectStore("metadata").delete(`keys:${userId}`);
+    await done(tx);
   }
 
   /** Logout (rule 7): every store is emptied, keys and cursors included. */

@@ -7,8 +7,9 @@
  * in the local store until sign-out.
  */
 import { ApiClient, ApiError } from "./api";
-import { decryptEntry, deriveVaultKeys, type VaultKeys } from "./crypto";
+import { decryptEntry, deriveVaultKeys, makeKeyCheck, type VaultKeys } from "./crypto";
 import { openDb, type LocalDb, type Session } from "./db";
+import { recordActivity } from "./passphrase";
 
 export const AUTH_COOKIE = "access_token";
 
@@ -71,6 +72,9 @@ export async function signIn(token: string, passphrase: string): Promise<Session
     if (previous && previous.userId !== claims.sub) await db.clearAll();
     const session: Session = { userId: claims.sub, email: claims.email, signedInAt: new Date().toISOString() };
     await db.setMeta(`keys:${claims.sub}`, keys);
+    await db.setMeta(`keycheck:${claims.sub}`, await makeKeyCheck(keys));
+    // A sign-in is activity: an idle time left from before (a lock, an expired token) must not lock the new keys.
+    await recordActivity(db, claims.sub, Date.now());
     await db.setMeta("session", session);
     return session;
   } finally {
@@ -78,11 +82,13 @@ export async function signIn(token: string, passphrase: string): Promise<Session
   }
 }
 
-/** The signed-in user and their keys, or null (then the page goes to sign-in). */
-export async function currentSession(db: LocalDb): Promise<{ session: Session; keys: VaultKeys } | null> {
+/**
+ * The signed-in user, or null (then the page goes to sign-in). Without keys the vault is locked:
+ * the session and the encrypted entries stay until the passphrase opens it again.
+ */
+export async function currentSession(db: LocalDb): Promise<{ session: Session; keys: VaultKeys | undefined } | null> {
   const session = await db.session();
-  const keys = session ? await db.keys(session.userId) : undefined;
-  return session && keys ? { session, keys } : null;
+  return session ? { session, keys: await db.keys(session.userId) } : null;
 }
 
 /** Rule 7: clear the store, (the caller stops the timer,) and have the worker drop the sync cache. */

@@ -60,7 +60,7 @@ export async function pushPending(db: LocalDb, api: ApiClient, userId: string): 
         const server = serverVersion(userId, r.serverEntry);
         // Keep the locally computed search tokens: an applied create stored exactly what we sent.
         const local = server && !("tombstone" in server) ? await db.entry(userId, m.entryId) : undefined;
-        await db.settle(m, server && local && !("tombstone" in server) && local.encrypted_data === server.encrypted_data ? { ...server, search_tokens: local.search_tokens } : server);
+        await db.settle(m, server && local && !("tombstone" in server) && local.encrypted_data === server.encrypted_data && local.wrapped_item_key === server.wrapped_item_key ? { ...server, search_tokens: local.search_tokens } : server);
       } else if (r.status === "conflict_server_wins") {
         report.conflicts++;
         await db.settle(m, serverVersion(userId, r.serverEntry));

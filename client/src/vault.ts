@@ -89,24 +89,27 @@ export class Vault {
 
   /**
    * Computes the blind-index tokens of entries that came from the server (sync does not carry
-   * them). Entries this key cannot open are left unindexed.
+   * them). Entries this key cannot open are left unindexed; returns how many there are.
    */
-  async ensureIndexed(): Promise<void> {
+  async ensureIndexed(): Promise<number> {
+    let unreadable = 0;
     const stale = (await this.db.entries(this.userId)).filter((e) => e.search_tokens === null);
-    const done: { id: string; encrypted_data: string | null; tokens: string[] }[] = [];
+    const done: { id: string; wrapped_item_key: string | null; encrypted_data: string | null; tokens: string[] }[] = [];
     for (const e of stale) {
       let username = e.encryption_version === 3 ? null : "";
       if (username === null) {
         try {
           username = (await this.secrets(e)).username;
         } catch {
+          unreadable++;
           continue;
         }
       }
       const idx = await blindIndexes(this.keys, { name: e.name, website: e.website ?? e.url ?? "", username });
-      done.push({ id: e.id, encrypted_data: e.encrypted_data, tokens: idx.search_tokens });
+      done.push({ id: e.id, wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data, tokens: idx.search_tokens });
     }
     if (done.length) await this.db.setTokens(this.userId, done);
+    return unreadable;
   }
 
   /** Search by blind index: every hashed query word must be among the entry's hashed tokens. */

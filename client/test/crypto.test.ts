@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { blindIndexes, decryptEntry, DecryptionError, deriveVaultKeys, domainOf, encryptEntry, plainTokens, queryTokens } from "../src/crypto";
+import { blindIndexes, decryptEntry, DecryptionError, deriveVaultKeys, domainOf, encryptEntry, keyCheckMatches, makeKeyCheck, plainTokens, queryTokens, rewrapItemKey } from "../src/crypto";
 import { fromBase64 } from "../src/base64";
 
 // Fewer PBKDF2 rounds keep the unit tests quick; one test runs the real count.
@@ -30,6 +30,26 @@ describe("client crypto", () => {
     const bytes = fromBase64(env.encrypted_data);
     bytes[bytes.length - 1] ^= 1;
     await expect(decryptEntry(keys, { ...env, encrypted_data: btoa(String.fromCharCode(...bytes)) })).rejects.toBeInstanceOf(DecryptionError);
+  });
+
+  it("key check: only the vault key that made it matches; a tampered one matches nothing", async () => {
+    const keys = await deriveVaultKeys("correct horse battery", "user-1", FAST);
+    const check = await makeKeyCheck(keys);
+    expect(await keyCheckMatches(keys, check)).toBe(true);
+    expect(await keyCheckMatches(await deriveVaultKeys("correct horse batterx", "user-1", FAST), check)).toBe(false);
+    const bytes = fromBase64(check.encrypted_data);
+    bytes[bytes.length - 1] ^= 1;
+    expect(await keyCheckMatches(keys, { ...check, encrypted_data: btoa(String.fromCharCode(...bytes)) })).toBe(false);
+  });
+
+  it("re-wraps an item key for a new vault key without touching the encrypted data", async () => {
+    const from = await deriveVaultKeys("correct horse battery", "user-1", FAST);
+    const to = await deriveVaultKeys("a new passphrase", "user-1", FAST);
+    const env = await encryptEntry(from, secrets);
+    const moved = { ...env, wrapped_item_key: await rewrapItemKey(from, to, env.wrapped_item_key) };
+    expect(await decryptEntry(to, moved)).toEqual(secrets);
+    await expect(decryptEntry(from, moved)).rejects.toBeInstanceOf(DecryptionError);
+    await expect(rewrapItemKey(to, from, env.wrapped_item_key)).rejects.toBeInstanceOf(DecryptionError);
   });
 
   it("uses a fresh item key and IV per encryption", async () => {

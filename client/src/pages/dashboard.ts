@@ -1,23 +1,58 @@
 import { ApiClient, ApiError, OfflineError } from "../api";
 import { decryptEntry, type EntrySecrets, type VaultKeys } from "../crypto";
 import { openDb, type LocalEntry, type Session } from "../db";
-import { currentSession, signOut } from "../session";
+import { idleTooLong, lockVault, recordActivity } from "../passphrase";
+import { clearSyncCache, currentSession, signOut } from "../session";
 import { SyncEngine, syncOnce, type SyncHost, type SyncState } from "../sync-engine";
 import { Vault, type EntryInput } from "../vault";
 import { $, input, registerServiceWorker } from "./common";
+import { announceKeysChanged, setupChangePassphrase, showLockScreen, watchIdle } from "./lock";
 
 const REVEAL_HIDE_MS = 30_000;
 
 const db = await openDb();
 const current = await currentSession(db);
-if (current) await main(current);
-else location.replace("/");
+// Not awaited: offline, registration waits on the failing update check, and the vault renders first.
+const registration = registerServiceWorker();
+let engine: SyncEngine | null = null;
+let stopIdle: (() => void) | null = null;
+if (!current) location.replace("/");
+else await boot(current.session, current.keys);
 
-async function main({ session, keys }: { session: Session; keys: VaultKeys }) {
+async function requestBackgroundSync() {
+  try {
+    const bg = ((await registration) as (ServiceWorkerRegistration & { sync?: { register(tag: string): Promise<void> } }) | null)?.sync;
+    await bg?.register("vault-sync");
+  } catch {
+    // Background Sync is optional; the timer and the online event still push the queue.
+  }
+}
+
+async function boot(session: Session, keys: VaultKeys | undefined) {
+  $("user").textContent = session.email ?? session.userId;
+  // Rule 7, also from the lock screen: the queue needs no keys to be pushed.
+  $("sign-out").addEventListener("click", () => {
+    void (async () => {
+      engine?.stop();
+      stopIdle?.();
+      // Queued changes would be lost with the store: one last push while the connection allows it.
+      if (navigator.onLine) await syncOnce(db, new ApiClient(), session.userId).catch(() => undefined);
+      await signOut(db);
+      location.replace("/");
+    })();
+  });
+  // The idle limit also counts the time no dashboard was open.
+  if (keys && (await idleTooLong(db, session.userId))) {
+    await lockVault(db, session.userId, keys);
+    keys = undefined;
+  }
+  if (keys) await main(session, keys);
+  else showLockScreen(db, session.userId, (k) => main(session, k));
+}
+
+async function main(session: Session, keys: VaultKeys) {
   const api = new ApiClient();
   const vault = new Vault(db, session.userId, keys);
-  // Not awaited: offline, registration waits on the failing update check, and the vault renders first.
-  const registration = registerServiceWorker();
 
   const host: SyncHost = {
     isOnline: () => navigator.onLine,
@@ -30,7 +65,7 @@ async function main({ session, keys }: { session: Session; keys: VaultKeys }) {
   };
 
   let lastState: SyncState = { phase: "idle" };
-  const engine = new SyncEngine(db, api, session.userId, host, (s) => {
+  const sync = new SyncEngine(db, api, session.userId, host, (s) => {
     lastState = s;
     if (s.phase !== "syncing") void refresh();
     else renderStatus();
@@ -75,7 +110,10 @@ async function main({ session, keys }: { session: Session; keys: VaultKeys }) {
   }
 
   async function renderList() {
-    await vault.ensureIndexed();
+    const unreadable = await vault.ensureIndexed();
+    // Envelopes under another vault key: most likely the passphrase was changed on another device.
+    $("foreign-key").hidden = unreadable === 0;
+    $("foreign-key").textContent = `${unreadable} ${unreadable === 1 ? "entry" : "entries"} cannot be opened with this device's key. If the master passphrase was changed on another device, sign out and sign in with the new one.`;
     const query = input("search").value.trim();
     const entries = query ? await vault.search(query) : await vault.list();
     const queued = new Set((await db.pending(session.userId)).map((p) => p.entryId));
@@ -210,13 +248,8 @@ async function main({ session, keys }: { session: Session; keys: VaultKeys }) {
   /** After a local change: show it, ask for a sync now, and leave a background sync for the worker. */
   async function changed() {
     await refresh();
-    try {
-      const sync = ((await registration) as (ServiceWorkerRegistration & { sync?: { register(tag: string): Promise<void> } }) | null)?.sync;
-      await sync?.register("vault-sync");
-    } catch {
-      // Background Sync is optional; the timer and the online event still push the queue.
-    }
-    if (navigator.onLine) void engine.syncNow();
+    await requestBackgroundSync();
+    if (navigator.onLine) void sync.syncNow();
   }
 
   function setBusy(busy: boolean) {
@@ -257,7 +290,7 @@ async function main({ session, keys }: { session: Session; keys: VaultKeys }) {
   $("cancel-edit").addEventListener("click", () => fillForm("", {}));
   $("hide-revealed").addEventListener("click", hideRevealed);
   input("search").addEventListener("input", () => void renderList());
-  $("sync-now").addEventListener("click", () => void engine.syncNow());
+  $("sync-now").addEventListener("click", () => void sync.syncNow());
   window.addEventListener("offline", () => {
     lastState = { phase: "offline" };
     void renderStatus();
@@ -267,20 +300,49 @@ async function main({ session, keys }: { session: Session; keys: VaultKeys }) {
     if (ev.data?.type === "VAULT_SYNCED") void refresh();
   });
 
-  $("sign-out").addEventListener("click", () => {
-    void (async () => {
-      engine.stop();
-      // Queued changes would be lost with the store: one last push while the connection allows it.
-      if (navigator.onLine) await syncOnce(db, api, session.userId).catch(() => undefined);
-      await signOut(db);
-      location.replace("/");
-    })();
+  /** Reloading is what drops the keys from memory: nothing of this page's state survives it. */
+  let locking = false;
+  async function lock() {
+    if (locking) return;
+    locking = true;
+    sync.stop();
+    hideRevealed();
+    list.replaceChildren();
+    $("vault-view").hidden = true;
+    await lockVault(db, session.userId, keys);
+    announceKeysChanged();
+    location.reload();
+  }
+  $("lock").addEventListener("click", () => void lock());
+  stopIdle = watchIdle(
+    () => void lock(),
+    (at) => void recordActivity(db, session.userId, at),
+  );
+
+  setupChangePassphrase({
+    db,
+    userId: session.userId,
+    keys,
+    async before() {
+      if (navigator.onLine) await sync.syncNow();
+      sync.stop();
+    },
+    async after() {
+      // Cached sync responses hold envelopes under the old key; an offline pull must not bring them back.
+      await clearSyncCache();
+      await requestBackgroundSync();
+      location.reload();
+    },
+    failed: () => sync.start(),
   });
 
-  $("user").textContent = session.email ?? session.userId;
   fillForm("", {});
+  $("vault-view").hidden = false;
+  $("sync-now").hidden = false;
+  $("lock").hidden = false;
   await refresh();
-  engine.start();
+  engine = sync;
+  sync.start();
   // Until here the form cannot submit (see dashboard.html): a native submission would put the
   // entry's secrets in a request.
   ($("save") as HTMLButtonElement).disabled = false;

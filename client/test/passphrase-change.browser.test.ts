@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { decryptEntry, DecryptionError, deriveVaultKeys, queryTokens, type VaultKeys } from "../src/crypto";
+import { apiAs } from "./support/api";
+import { dashboardReady, entryNames, fillEntry, launch, localState, newUser, signInThroughPage, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
+
+// A master-passphrase change made offline: item keys re-wrapped and blind indexes recomputed in the
+// browser, queued as updates, pushed once online; then only the new passphrase opens the vault.
+const OLD = "the old master passphrase";
+const NEW = "a brand new master passphrase";
+const base = inject("baseUrl");
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let other: Page;
+let user: Awaited<ReturnType<typeof newUser>>;
+let api: Awaited<ReturnType<typeof apiAs>>;
+let oldKeys: VaultKeys;
+let newKeys: VaultKeys;
+let before: Map<string, any>;
+
+async function changePassphrase(current: string, next: string, repeat = next) {
+  await page.getByLabel("Current master passphrase").fill(current);
+  await page.getByLabel("New master passphrase").fill(next);
+  await page.getByLabel("Repeat the new passphrase").fill(repeat);
+  await page.getByRole("button", { name: "Change passphrase" }).click();
+}
+
+async function signInWith(passphrase: string) {
+  await page.goto("/");
+  await page.getByLabel("Access token").fill(user.token);
+  await page.getByLabel("Master passphrase").fill(passphrase);
+  await page.getByRole("button", { name: "Open vault" }).click();
+}
+
+beforeAll(async () => {
+  user = await newUser("rotate");
+  api = await apiAs(base, user.token);
+  [oldKeys, newKeys] = await Promise.all([deriveVaultKeys(OLD, user.sub), deriveVaultKeys(NEW, user.sub)]);
+  browser = await launch();
+  context = await browser.newContext({ baseURL: base });
+  page = await context.newPage();
+  page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
+  await signInThroughPage(page, user.token, OLD);
+  await fillEntry(page, { name: "Alpha", website: "alpha.example", username: "alice", password: "pw-alpha" });
+  await fillEntry(page, { name: "Bravo", website: "bravo.example", username: "bob", password: "pw-bravo" });
+  await fillEntry(page, { name: "Charlie", website: "charlie.example", username: "carol", password: "pw-charlie" });
+  await waitForPending(page, 0);
+  before = await api.entries();
+  // A second device, signed in with the old passphrase before the change.
+  other = await (await browser.newContext({ baseURL: base })).newPage();
+  await signInThroughPage(other, user.token, OLD);
+  await other.locator("#entries li").nth(2).waitFor();
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe("changing the master passphrase", () => {
+  it("refuses a wrong current passphrase and a mistyped repetition, changing nothing", async () => {
+    await changePassphrase("not the current one", NEW);
+    await expect.poll(() => page.locator("#cp-error").innerText()).toBe("This passphrase does not open the vault");
+    await changePassphrase(OLD, NEW, `${NEW}!`);
+    await expect.poll(() => page.locator("#cp-error").innerText()).toBe("The new passphrase and its repetition differ");
+    expect(await page.locator("#pending").getAttribute("data-count")).toBe("0");
+  });
+
+  it("re-wraps every entry offline and queues one update per entry", async () => {
+    await context.setOffline(true);
+    await expect.poll(() => page.locator("#net-state").innerText()).toBe("Offline");
+    // Done, the page reloads to drop the old keys from memory.
+    const reloaded = page.waitForEvent("load");
+    await changePassphrase(OLD, NEW);
+    await reloaded;
+    await dashboardReady(page);
+    await waitForPending(page, 3);
+    expect(await entryNames(page)).toEqual(["Alpha", "Bravo", "Charlie"]);
+    // The page now holds the new keys: local envelopes open, and search uses the new index key.
+    await page.getByRole("button", { name: "Reveal Bravo" }).click();
+    await expect.poll(() => page.locator('#revealed-fields dd[data-field="password"]').innerText()).toBe("pw-bravo");
+    await page.getByLabel("Search").fill("carol");
+    await expect.poll(() => entryNames(page)).toEqual(["Charlie"]);
+    await page.getByLabel("Search").fill("");
+
+    // The server has seen nothing yet.
+    const server = await api.entries();
+    expect(server.get("Alpha").wrapped_item_key).toBe(before.get("Alpha").wrapped_item_key);
+  });
+
+  it("pushes the re-wrapped keys and new blind indexes once online; encrypted data is untouched", async () => {
+    await context.setOffline(false);
+    await waitForPending(page, 0);
+    const server = await api.entries();
+    for (const [name, password] of [["Alpha", "pw-alpha"], ["Bravo", "pw-bravo"], ["Charlie", "pw-charlie"]] as const) {
+      const e = server.get(name);
+      expect(e.encrypted_data).toBe(before.get(name).encrypted_data);
+      expect(e.wrapped_item_key).not.toBe(before.get(name).wrapped_item_key);
+      expect((await decryptEntry(newKeys, e)).password).toBe(password);
+      await expect(decryptEntry(oldKeys, e)).rejects.toBeInstanceOf(DecryptionError);
+      expect(e.name_hash).not.toBe(before.get(name).name_hash);
+    }
+    const [newAlice] = await queryTokens(newKeys, "alice");
+    const [oldAlice] = await queryTokens(oldKeys, "alice");
+    expect(server.get("Alpha").search_tokens).toContain(newAlice);
+    expect(server.get("Alpha").search_tokens).not.toContain(oldAlice);
+  });
+
+  it("tells another device still on the old key that it cannot open the entries", async () => {
+    expect(await other.locator("#foreign-key").isHidden()).toBe(true);
+    await other.getByRole("button", { name: "Sync now" }).click();
+    await expect.poll(() => other.locator("#foreign-key").innerText()).toMatch(/^3 entries cannot be opened with this device's key\. If the master passphrase was changed on another device, sign out and sign in with the new one\.$/);
+    await other.getByRole("button", { name: "Reveal Alpha" }).click();
+    await expect.poll(() => other.locator("#toast").innerText()).toBe("Cannot reveal: This entry cannot be decrypted with the current vault key");
+  });
+
+  it("after signing out, the old passphrase is refused and the new one opens the vault", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL((u) => u.pathname === "/");
+    expect((await localState(page)).metadata).toBe(0);
+
+    await signInWith(OLD);
+    await expect.poll(() => page.getByRole("alert").innerText()).toBe("This passphrase does not open the vault");
+
+    await page.getByLabel("Master passphrase").fill(NEW);
+    await page.getByRole("button", { name: "Open vault" }).click();
+    await page.waitForURL("**/dashboard");
+    await dashboardReady(page);
+    await expect.poll(() => entryNames(page)).toEqual(["Alpha", "Bravo", "Charlie"]);
+    await page.getByRole("button", { name: "Reveal Charlie" }).click();
+    await expect.poll(() => page.locator('#revealed-fields dd[data-field="password"]').innerText()).toBe("pw-charlie");
+    expect(await page.locator("#foreign-key").isHidden()).toBe(true);
+  });
+});
