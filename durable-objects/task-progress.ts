@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { sseResponse } from "../src/http/sse";
 
 export type TaskEvent = { event: "status" | "screenshot"; data: Record<string, unknown> };
 
@@ -42,7 +43,7 @@ export class TaskProgress extends DurableObject {
     if (latest) writer.write(frame(latest)).catch(() => undefined);
     if (latest && TERMINAL.has(String(latest.data.status))) writer.close().catch(() => undefined);
     else this.streams.add(writer);
-    return new Response(readable, { headers: { "content-type": "text/event-stream", "cache-control": "no-store" } });
+    return sseResponse(readable);
   }
 
   async putOtp(code: string): Promise<void> {

@@ -9,7 +9,7 @@
  * of the JSON payload under the item key; wrapped_item_key is base64(IV || wrapped key) under the
  * vault key: the layout src/client/attachments.ts uses for its content blob, with 96-bit IVs.
  */
-import { fromBase64, toBase64 } from "./base64";
+import { fromBase64, toBase64 } from "../../src/client/base64";
 
 export const PBKDF2_ITERATIONS = 600_000;
 const IV_BYTES = 12;
@@ -70,22 +70,31 @@ export async function deriveVaultKeys(passphrase: string, userId: string, iterat
   return { vaultKey, indexKey };
 }
 
-export async function encryptEntry(keys: VaultKeys, secrets: EntrySecrets): Promise<Envelope> {
+/** An envelope: `plain` under a fresh item key, the item key wrapped by the vault key. */
+async function sealEnvelope(keys: VaultKeys, plain: Uint8Array<ArrayBuffer>): Promise<Envelope> {
   const itemKey = await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, true, ["encrypt", "decrypt"]);
   const dataIv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv: dataIv }, itemKey, bytes(JSON.stringify(secrets)));
+  const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv: dataIv }, itemKey, plain);
   const wrapIv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
   const wrapped = await crypto.subtle.wrapKey("raw", itemKey, keys.vaultKey, { name: "AES-GCM", iv: wrapIv });
   return { wrapped_item_key: joinIv(wrapIv, wrapped), encrypted_data: joinIv(dataIv, data) };
 }
 
+/** The plaintext of an envelope; throws when the vault key or the data does not match. */
+async function openEnvelope(keys: VaultKeys, envelope: Envelope): Promise<string> {
+  const w = splitIv(envelope.wrapped_item_key);
+  const itemKey = await crypto.subtle.unwrapKey("raw", w.body, keys.vaultKey, { name: "AES-GCM", iv: w.iv }, { name: "AES-GCM", length: 256 }, false, ["decrypt"]);
+  const d = splitIv(envelope.encrypted_data);
+  return dec.decode(await crypto.subtle.decrypt({ name: "AES-GCM", iv: d.iv }, itemKey, d.body));
+}
+
+export async function encryptEntry(keys: VaultKeys, secrets: EntrySecrets): Promise<Envelope> {
+  return sealEnvelope(keys, bytes(JSON.stringify(secrets)));
+}
+
 export async function decryptEntry(keys: VaultKeys, envelope: Envelope): Promise<EntrySecrets> {
   try {
-    const w = splitIv(envelope.wrapped_item_key);
-    const itemKey = await crypto.subtle.unwrapKey("raw", w.body, keys.vaultKey, { name: "AES-GCM", iv: w.iv }, { name: "AES-GCM", length: 256 }, false, ["decrypt"]);
-    const d = splitIv(envelope.encrypted_data);
-    const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: d.iv }, itemKey, d.body);
-    const obj = JSON.parse(dec.decode(plain)) as Partial<Record<keyof EntrySecrets, unknown>>;
+    const obj = JSON.parse(await openEnvelope(keys, envelope)) as Partial<Record<keyof EntrySecrets, unknown>>;
     const str = (v: unknown) => (typeof v === "string" ? v : "");
     return { username: str(obj.username), password: str(obj.password), notes: str(obj.notes), category: str(obj.category), totp: str(obj.totp) };
   } catch {
@@ -149,20 +158,12 @@ const KEY_CHECK_TEXT = "credential-vault/key-check/v1";
  * about the passphrase beyond what any entry's envelope already does.
  */
 export async function makeKeyCheck(keys: VaultKeys): Promise<Envelope> {
-  const itemKey = await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, true, ["encrypt", "decrypt"]);
-  const dataIv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv: dataIv }, itemKey, bytes(KEY_CHECK_TEXT));
-  const wrapIv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  const wrapped = await crypto.subtle.wrapKey("raw", itemKey, keys.vaultKey, { name: "AES-GCM", iv: wrapIv });
-  return { wrapped_item_key: joinIv(wrapIv, wrapped), encrypted_data: joinIv(dataIv, data) };
+  return sealEnvelope(keys, bytes(KEY_CHECK_TEXT));
 }
 
 export async function keyCheckMatches(keys: VaultKeys, check: Envelope): Promise<boolean> {
   try {
-    const w = splitIv(check.wrapped_item_key);
-    const itemKey = await crypto.subtle.unwrapKey("raw", w.body, keys.vaultKey, { name: "AES-GCM", iv: w.iv }, { name: "AES-GCM", length: 256 }, false, ["decrypt"]);
-    const d = splitIv(check.encrypted_data);
-    return dec.decode(await crypto.subtle.decrypt({ name: "AES-GCM", iv: d.iv }, itemKey, d.body)) === KEY_CHECK_TEXT;
+    return (await openEnvelope(keys, check)) === KEY_CHECK_TEXT;
   } catch {
     return false;
   }

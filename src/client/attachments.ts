@@ -6,6 +6,9 @@
  * key is wrapped with the vault key (AES-256-GCM) under a fourth IV. The content travels as one
  * base64 blob: the 12-byte IV, then the ciphertext with its tag.
  */
+import { fromBase64, toBase64 } from "./base64";
+
+export { fromBase64, toBase64 };
 
 export type CipherPart = { iv: string; ciphertext: string };
 export type ParentType = "password" | "note" | "item";
@@ -24,27 +27,6 @@ export type DecryptedAttachment = { content: Uint8Array; filename: string; mimeT
 const IV_BYTES = 12;
 const enc = new TextEncoder();
 const dec = new TextDecoder();
-
-export function toBase64(bytes: Uint8Array): string {
-  let out = "";
-  // Multiples of 3 bytes so the pieces concatenate into one valid base64 string.
-  const STEP = 3 * 8192;
-  for (let i = 0; i < bytes.length; i += STEP) {
-    out += btoa(String.fromCharCode(...bytes.subarray(i, i + STEP)));
-  }
-  return out;
-}
-
-export function fromBase64(b64: string): Uint8Array {
-  const out = new Uint8Array(Math.floor((b64.length * 3) / 4) - (b64.endsWith("==") ? 2 : b64.endsWith("=") ? 1 : 0));
-  const STEP = 4 * 8192;
-  let o = 0;
-  for (let i = 0; i < b64.length; i += STEP) {
-    const bin = atob(b64.slice(i, i + STEP));
-    for (let j = 0; j < bin.length; j++) out[o++] = bin.charCodeAt(j);
-  }
-  return out;
-}
 
 const newIv = () => crypto.getRandomValues(new Uint8Array(IV_BYTES));
 

@@ -7,6 +7,7 @@ import { startChatReset } from "./chat";
 import { ChatResetBody, CreateResetTaskBody, CreateResetTaskResponse, JobResponse, OtpBody, OtpResponse, SignInDiscoveryBody, SignInDiscoveryResponse } from "./schema";
 import { createResetTask, getJob, submitOtp, taskStream } from "./service";
 import { discoverSignIn } from "./sign-in-discovery";
+import { sseResponse } from "../../http/sse";
 
 export function registerResetRoutes(app: Hono<AppEnv>) {
   route(app, {
@@ -45,7 +46,7 @@ export function registerResetRoutes(app: Hono<AppEnv>) {
     },
     handler: async (c, { body }) => {
       const stream = await startChatReset(c.env, c.get("config"), c.get("user").id, body as never);
-      return new Response(stream, { headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", "x-accel-buffering": "no" } });
+      return sseResponse(stream);
     },
   });
 
@@ -58,7 +59,7 @@ export function registerResetRoutes(app: Hono<AppEnv>) {
     responses: { 200: { description: "event status {status, step?, newPassword?, error?}; event screenshot {url}", contentType: "text/event-stream" } },
     handler: async (c, { params }) => {
       const upstream = await taskStream(c.env, c.get("user").id, params.id);
-      return new Response(upstream.body, { headers: { "content-type": "text/event-stream", "cache-control": "no-store", "x-accel-buffering": "no" } });
+      return sseResponse(upstream.body);
     },
   });
 

@@ -19,6 +19,7 @@ import {
 } from "./schema";
 import { previewUrl, SessionShareService, TERMINAL, toView } from "./service";
 import { viewerPage } from "./viewer-page";
+import { sseResponse } from "../../http/sse";
 
 const service = (c: Context<AppEnv>) => new SessionShareService(dbFor(c.env, c.get("user").id), c.env, c.get("config"));
 
@@ -162,7 +163,5 @@ function statusStream(c: Context<AppEnv>, ownerId: string, id: string): Response
       stopped = true;
     },
   });
-  return new Response(stream, {
-    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", "x-accel-buffering": "no" },
-  });
+  return sseResponse(stream);
 }
