@@ -12,7 +12,6 @@ import * as repo from "./repo";
 import { serviceInfo } from "./rules";
 import { scanIntegration, type DomainHit } from "./scanner";
 
-const MAILBOX_PROVIDERS = ["mailx", "maily", "imap"];
 
 export function toAccount(row: DiscoveredAccountRow) {
   return {
@@ -83,7 +82,7 @@ export class DiscoveryService {
    * connected); the unified family scans every connected mailbox, or the one with `email`.
    */
   async scan(userId: string, family: Family, email?: string) {
-    const all = (await integrationsRepo.listIntegrations(this.db, userId)).filter((i) => MAILBOX_PROVIDERS.includes(i.provider) && i.status === "active");
+    const all = await integrationsRepo.listActiveMailboxes(this.db, userId);
     let targets = all;
     if (family === "original") {
       const first = all.find((i) => i.provider === "mailx") ?? all[0];

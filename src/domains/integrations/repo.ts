@@ -1,6 +1,19 @@
-import { and, eq, lt } from "drizzle-orm";
+import { and, eq, inArray, lt } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { mailIntegrations, oauthStates, type MailIntegrationRow } from "../../db/schema";
+
+/** Integrations that hold mail; codehost and idp are sign-ins only. */
+const MAILBOX_PROVIDERS = ["imap", "mailx", "maily"];
+
+/** The user's active mailboxes, oldest first: what discovery scans and a reset reads from. */
+export async function listActiveMailboxes(db: Db, userId: string): Promise<MailIntegrationRow[]> {
+  return db
+    .select()
+    .from(mailIntegrations)
+    .where(and(eq(mailIntegrations.userId, userId), eq(mailIntegrations.status, "active"), inArray(mailIntegrations.provider, MAILBOX_PROVIDERS)))
+    .orderBy(mailIntegrations.connectedAt)
+    .all();
+}
 
 export async function listIntegrations(db: Db, userId: string): Promise<MailIntegrationRow[]> {
   return db.select().from(mailIntegrations).where(eq(mailIntegrations.userId, userId)).orderBy(mailIntegrations.connectedAt).all();

@@ -2,7 +2,7 @@ import { BUILTIN_SERVICES } from "../../data/registry/services";
 import type { Db } from "../../db/client";
 import { notFound, validationError } from "../../lib/errors";
 import { normalizeHost } from "../../lib/hostname";
-import { listIntegrations } from "../integrations/repo";
+import { listActiveMailboxes } from "../integrations/repo";
 import { findLive } from "../passwords/repo";
 import * as registryRepo from "../registry/repo";
 import { resolveService, type ResolvedService } from "../registry/resolve";
@@ -81,6 +81,6 @@ export async function resolveChatTarget(db: Db, userId: string, req: ChatRequest
 
 /** Without an address in the request, the account is taken to be the connected mailbox's own. */
 async function mailboxAddress(db: Db, userId: string): Promise<string | null> {
-  const active = (await listIntegrations(db, userId)).filter((i) => i.status === "active");
-  return active.find((i) => i.provider === "imap")?.email ?? active[0]?.email ?? null;
+  const boxes = await listActiveMailboxes(db, userId);
+  return (boxes.find((i) => i.provider === "imap") ?? boxes[0])?.email ?? null;
 }

@@ -5,7 +5,7 @@ import type { JobStep, ResetJobRow } from "../../db/schema";
 import { loadConfig, type Bindings, type Config } from "../../env";
 import { AppError } from "../../lib/errors";
 import { unsealImap } from "../integrations/imap";
-import { listIntegrations } from "../integrations/repo";
+import { listActiveMailboxes } from "../integrations/repo";
 import { resolveService, type ResolvedService } from "../registry/resolve";
 import { asksForCode, enterOtp, FlowFailure, launchBrowser, stepEnterEmail, stepFollowLink, stepNavigate, stepSetPassword } from "./browser-flow";
 import { sealToClient } from "./jwe";
@@ -154,11 +154,10 @@ type Creds = Awaited<ReturnType<typeof unsealImap>> | ApiMailbox;
  * mailx or maily integration through its provider's API.
  */
 async function mailboxFor(env: Bindings, config: Config, db: Db, userId: string): Promise<Creds> {
-  const active = (await listIntegrations(db, userId)).filter((i) => i.status === "active");
-  const imap = active.find((i) => i.provider === "imap");
+  const boxes = await listActiveMailboxes(db, userId);
+  const imap = boxes.find((i) => i.provider === "imap");
   if (imap) return unsealImap(config, userId, imap.secret);
-  const api = active.find((i) => i.provider === "mailx" || i.provider === "maily");
-  if (api) return apiMailbox(env, config, userId, api.provider as "mailx" | "maily");
+  if (boxes[0]) return apiMailbox(env, config, userId, boxes[0].provider as "mailx" | "maily");
   throw new FlowFailure("no connected mailbox to read the reset email from");
 }
 

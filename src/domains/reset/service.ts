@@ -6,14 +6,12 @@ import { AppError, ErrorCode, notFound } from "../../lib/errors";
 import { assertPublicUrl } from "../../lib/outbound-guard";
 import { guardOptions } from "../../lib/guarded-fetch";
 import { normalizeHost } from "../../lib/hostname";
-import { listIntegrations } from "../integrations/repo";
+import { listActiveMailboxes } from "../integrations/repo";
 import * as repo from "./repo";
 
 export const STEP_NAMES = ["navigate", "enter_email", "wait_for_email", "follow_link", "set_password"] as const;
 
 export type CreateTaskInput = { serviceUrl: string; email: string; passwordId?: string; clientPublicKey?: JsonWebKey };
-
-const MAILBOX_PROVIDERS = new Set(["imap", "mailx", "maily"]);
 
 /**
  * Creates a reset task. The outbound guard runs first (DECISIONS D12), then the connected-mailbox
@@ -22,8 +20,7 @@ const MAILBOX_PROVIDERS = new Set(["imap", "mailx", "maily"]);
 export async function createResetTask(env: Bindings, config: Config, userId: string, input: CreateTaskInput) {
   const url = await assertPublicUrl(input.serviceUrl, "serviceUrl", guardOptions(config));
   const db = dbFor(env, userId);
-  // codehost and idp sign-ins hold no mail: only IMAP, mailx and maily can carry the reset email.
-  const mailboxes = (await listIntegrations(db, userId)).filter((i) => i.status === "active" && MAILBOX_PROVIDERS.has(i.provider));
+  const mailboxes = await listActiveMailboxes(db, userId);
   if (mailboxes.length === 0) throw new AppError(ErrorCode.UNPROCESSABLE, "Connect a mailbox before starting a password reset");
   const id = crypto.randomUUID();
   const now = new Date().toISOString();
