@@ -3,6 +3,7 @@ import type {} from "vitest";
 import type { TestProject } from "vitest/node";
 import { ROOT } from "../../../scripts/lib/dev-identity.mjs";
 import { startWorker } from "../../../bench/lib/harness.mjs";
+import { freePort } from "../../../test/support/dovecot-lib.mjs";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -16,7 +17,8 @@ declare module "vitest" {
  */
 export default async function setup(project: TestProject) {
   execFileSync("node", ["scripts/build-client.mjs"], { cwd: ROOT, stdio: "inherit" });
-  const port = Number(process.env.BROWSER_TEST_PORT ?? 9711);
+  // A free port unless one is named: several checkouts may run this suite on one machine.
+  const port = process.env.BROWSER_TEST_PORT ? Number(process.env.BROWSER_TEST_PORT) : await freePort();
   const worker = await startWorker({ port, name: "browser-suite", vars: { OUTBOUND_ALLOW_PRIVATE: "true" } });
   project.provide("baseUrl", worker.base);
   return () => worker.stop();
