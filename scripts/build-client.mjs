@@ -11,7 +11,7 @@ import { ROOT } from "./lib/dev-identity.mjs";
 const SRC = join(ROOT, "client", "src");
 const STATIC = join(ROOT, "client", "static");
 const OUT = join(ROOT, "public");
-const PAGES = ["signin", "dashboard", "offline"];
+const PAGES = ["signin", "dashboard", "offline", "keys"];
 
 const started = Date.now();
 rmSync(OUT, { recursive: true, force: true });

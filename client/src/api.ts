@@ -12,6 +12,7 @@ export const ENDPOINTS = {
   reveal: { method: "POST", path: "/api/passwords/{id}/reveal", reads: ["envelope"] },
   syncPull: { method: "GET", path: "/api/passwords/sync", query: ["since"], reads: ["changes", "serverTimestamp", "fullSyncRequired"] },
   syncPush: { method: "POST", path: "/api/passwords/sync", body: ["mutations"], reads: ["results", "serverTimestamp"] },
+  sharingKey: { method: "GET", path: "/api/sharing/public-key", query: ["email"], reads: ["publicKey"] },
 } as const;
 
 export type EndpointName = keyof typeof ENDPOINTS;
@@ -54,7 +55,9 @@ export type SyncPushResponse = { results: MutationResult[]; serverTimestamp: str
 
 export type RevealResponse = { envelope: { wrappedItemKey: string; encryptedData: string; version: number } };
 
-export type ListedEntry = { id: string; name: string; encryption_version: number; wrapped_item_key: string | null; encrypted_data: string | null };
+export type SharingKeyResponse = { publicKey: { kty: string; crv: string; x: string; y: string }; created_at: string; updated_at: string };
+
+export type ListedEntry = { id: string; name: string; website: string | null; url: string | null; encryption_version: number; wrapped_item_key: string | null; encrypted_data: string | null };
 export type ListPasswordsResponse = { data: ListedEntry[]; pagination: { page: number; limit: number; total: number } };
 
 /** The API answered with the standard error body. */
@@ -134,6 +137,11 @@ export class ApiClient {
 
   syncPull(since: string | undefined): Promise<SyncPullResponse> {
     return this.call("syncPull", { query: { since } });
+  }
+
+  /** The caller's sharing public key, or with `email` a contact's: as the server says (see contact-keys.ts). */
+  sharingKey(email?: string): Promise<SharingKeyResponse> {
+    return this.call("sharingKey", { query: { email } });
   }
 
   syncPush(mutations: WireMutation[]): Promise<SyncPushResponse> {

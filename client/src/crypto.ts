@@ -12,11 +12,26 @@
 import { fromBase64, toBase64 } from "../../src/client/base64";
 
 export const PBKDF2_ITERATIONS = 600_000;
-const IV_BYTES = 12;
+/**
+ * What the client accepts from the vault's own headers (client/src/envelope.ts): a server could
+ * otherwise hand a new device weak settings (a cheap offline guess of the passphrase from any
+ * envelope made under them) or absurd ones (a device that hangs deriving).
+ */
+export const KDF_FLOOR = PBKDF2_ITERATIONS;
+export const KDF_CEILING = 10_000_000;
+export const IV_BYTES = 12;
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-export type VaultKeys = { vaultKey: CryptoKey; indexKey: CryptoKey };
+/**
+ * `version` counts passphrase changes (1 for the first key); `iterations` are the PBKDF2 rounds it
+ * was derived with. Both travel in every key wrap (envelope.ts) so another device derives alike.
+ * Keys stored before these fields existed have neither: version 1 at the default rounds.
+ */
+export type VaultKeys = { vaultKey: CryptoKey; indexKey: CryptoKey; version?: number; iterations?: number };
+
+export const keyVersion = (keys: VaultKeys) => keys.version ?? 1;
+export const keyIterations = (keys: VaultKeys) => keys.iterations ?? PBKDF2_ITERATIONS;
 
 /** The secret part of an entry: everything that V3 keeps out of the plaintext columns. */
 export type EntrySecrets = { username: string; password: string; notes: string; category: string; totp: string };
@@ -26,10 +41,27 @@ export type Envelope = { wrapped_item_key: string; encrypted_data: string };
 export type BlindIndexes = { name_hash: string; username_hash: string; domain_hash?: string; search_tokens: string[] };
 
 export class DecryptionError extends Error {
-  constructor() {
-    super("This entry cannot be decrypted with the current vault key");
+  constructor(message = "This entry cannot be decrypted with the current vault key") {
+    super(message);
     this.name = "DecryptionError";
   }
+}
+
+/** Key-derivation settings from the server below the floor (or above the ceiling): never used. */
+export class KdfRefusedError extends Error {
+  constructor(iterations: number) {
+    super(
+      iterations < KDF_FLOOR
+        ? `The server asked for weaker key derivation (PBKDF2 with ${iterations} rounds) than this app allows (${KDF_FLOOR}). Nothing was derived or sent.`
+        : `The server asked for ${iterations} PBKDF2 rounds, more than this app accepts (${KDF_CEILING}).`,
+    );
+    this.name = "KdfRefusedError";
+  }
+}
+
+export function acceptKdf(iterations: number): number {
+  if (!Number.isSafeInteger(iterations) || iterations < KDF_FLOOR || iterations > KDF_CEILING) throw new KdfRefusedError(iterations);
+  return iterations;
 }
 
 const bytes = (s: string) => enc.encode(s);
@@ -38,14 +70,14 @@ function hex(buf: ArrayBuffer): string {
   return [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-function joinIv(iv: Uint8Array, ct: ArrayBuffer): string {
+export function joinIv(iv: Uint8Array, ct: ArrayBuffer): string {
   const out = new Uint8Array(IV_BYTES + ct.byteLength);
   out.set(iv);
   out.set(new Uint8Array(ct), IV_BYTES);
   return toBase64(out);
 }
 
-function splitIv(b64: string): { iv: Uint8Array<ArrayBuffer>; body: Uint8Array<ArrayBuffer> } {
+export function splitIv(b64: string): { iv: Uint8Array<ArrayBuffer>; body: Uint8Array<ArrayBuffer> } {
   const all = fromBase64(b64);
   if (all.length <= IV_BYTES) throw new DecryptionError();
   return { iv: all.subarray(0, IV_BYTES), body: all.subarray(IV_BYTES) };
@@ -59,7 +91,8 @@ async function saltFor(userId: string): Promise<ArrayBuffer> {
   return crypto.subtle.digest("SHA-256", bytes(`credential-vault/vault-salt/v1|${userId}`));
 }
 
-export async function deriveVaultKeys(passphrase: string, userId: string, iterations = PBKDF2_ITERATIONS): Promise<VaultKeys> {
+/** `iterations` below the floor only in unit tests; settings read from the server go through acceptKdf. */
+export async function deriveVaultKeys(passphrase: string, userId: string, iterations = PBKDF2_ITERATIONS, version = 1): Promise<VaultKeys> {
   if (passphrase.length === 0) throw new Error("passphrase is empty");
   const base = await crypto.subtle.importKey("raw", bytes(passphrase.normalize("NFKC")), "PBKDF2", false, ["deriveBits"]);
   const root = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt: await saltFor(userId), iterations }, base, 256);
@@ -67,10 +100,13 @@ export async function deriveVaultKeys(passphrase: string, userId: string, iterat
   const info = (label: string) => ({ name: "HKDF", hash: "SHA-256", salt: new Uint8Array(32), info: bytes(`credential-vault/${label}/v1`) });
   const vaultKey = await crypto.subtle.deriveKey(info("vault-key"), hkdf, { name: "AES-GCM", length: 256 }, false, ["wrapKey", "unwrapKey"]);
   const indexKey = await crypto.subtle.deriveKey(info("blind-index"), hkdf, { name: "HMAC", hash: "SHA-256", length: 256 }, false, ["sign"]);
-  return { vaultKey, indexKey };
+  return { vaultKey, indexKey, version, iterations };
 }
 
-/** An envelope: `plain` under a fresh item key, the item key wrapped by the vault key. */
+/**
+ * Version 1 envelopes (unbound: no associated data). New entries are sealed by envelope.ts; these
+ * are read only to migrate entries made before it, and made only by tests that need such entries.
+ */
 async function sealEnvelope(keys: VaultKeys, plain: Uint8Array<ArrayBuffer>): Promise<Envelope> {
   const itemKey = await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, true, ["encrypt", "decrypt"]);
   const dataIv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
@@ -80,7 +116,6 @@ async function sealEnvelope(keys: VaultKeys, plain: Uint8Array<ArrayBuffer>): Pr
   return { wrapped_item_key: joinIv(wrapIv, wrapped), encrypted_data: joinIv(dataIv, data) };
 }
 
-/** The plaintext of an envelope; throws when the vault key or the data does not match. */
 async function openEnvelope(keys: VaultKeys, envelope: Envelope): Promise<string> {
   const w = splitIv(envelope.wrapped_item_key);
   const itemKey = await crypto.subtle.unwrapKey("raw", w.body, keys.vaultKey, { name: "AES-GCM", iv: w.iv }, { name: "AES-GCM", length: 256 }, false, ["decrypt"]);
@@ -88,18 +123,30 @@ async function openEnvelope(keys: VaultKeys, envelope: Envelope): Promise<string
   return dec.decode(await crypto.subtle.decrypt({ name: "AES-GCM", iv: d.iv }, itemKey, d.body));
 }
 
-export async function encryptEntry(keys: VaultKeys, secrets: EntrySecrets): Promise<Envelope> {
+export async function encryptLegacyEntry(keys: VaultKeys, secrets: EntrySecrets): Promise<Envelope> {
   return sealEnvelope(keys, bytes(JSON.stringify(secrets)));
 }
 
-export async function decryptEntry(keys: VaultKeys, envelope: Envelope): Promise<EntrySecrets> {
+/** An entry's payload; fields missing or of another type read as "". */
+export function parseSecrets(json: string): EntrySecrets {
+  let obj: Partial<Record<keyof EntrySecrets, unknown>>;
   try {
-    const obj = JSON.parse(await openEnvelope(keys, envelope)) as Partial<Record<keyof EntrySecrets, unknown>>;
-    const str = (v: unknown) => (typeof v === "string" ? v : "");
-    return { username: str(obj.username), password: str(obj.password), notes: str(obj.notes), category: str(obj.category), totp: str(obj.totp) };
+    obj = JSON.parse(json) as typeof obj;
   } catch {
     throw new DecryptionError();
   }
+  const str = (v: unknown) => (typeof v === "string" ? v : "");
+  return { username: str(obj.username), password: str(obj.password), notes: str(obj.notes), category: str(obj.category), totp: str(obj.totp) };
+}
+
+export async function decryptLegacyEntry(keys: VaultKeys, envelope: Envelope): Promise<EntrySecrets> {
+  let json: string;
+  try {
+    json = await openEnvelope(keys, envelope);
+  } catch {
+    throw new DecryptionError();
+  }
+  return parseSecrets(json);
 }
 
 async function hmacHex(key: CryptoKey, label: string, value: string): Promise<string> {
@@ -152,35 +199,11 @@ export async function queryTokens(keys: VaultKeys, query: string): Promise<strin
 
 const KEY_CHECK_TEXT = "credential-vault/key-check/v1";
 
-/**
- * A value that proves a passphrase offline: an envelope (like an entry's) of a constant under a
- * fresh item key wrapped by the vault key. Only the right vault key unwraps it; it says nothing
- * about the passphrase beyond what any entry's envelope already does.
- */
-export async function makeKeyCheck(keys: VaultKeys): Promise<Envelope> {
-  return sealEnvelope(keys, bytes(KEY_CHECK_TEXT));
-}
-
-export async function keyCheckMatches(keys: VaultKeys, check: Envelope): Promise<boolean> {
+/** A key check stored by a version 1 client (unbound); envelope.ts makes and reads the current ones. */
+export async function legacyKeyCheckMatches(keys: VaultKeys, check: Envelope): Promise<boolean> {
   try {
     return (await openEnvelope(keys, check)) === KEY_CHECK_TEXT;
   } catch {
     return false;
   }
-}
-
-/**
- * Moves an item key from one vault key to another without touching encrypted_data: the item key is
- * unwrapped (extractable only for the moment it takes to wrap it again) under a fresh IV.
- */
-export async function rewrapItemKey(from: VaultKeys, to: VaultKeys, wrappedItemKey: string): Promise<string> {
-  let itemKey: CryptoKey;
-  try {
-    const w = splitIv(wrappedItemKey);
-    itemKey = await crypto.subtle.unwrapKey("raw", w.body, from.vaultKey, { name: "AES-GCM", iv: w.iv }, { name: "AES-GCM", length: 256 }, true, ["encrypt", "decrypt"]);
-  } catch {
-    throw new DecryptionError();
-  }
-  const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  return joinIv(iv, await crypto.subtle.wrapKey("raw", itemKey, to.vaultKey, { name: "AES-GCM", iv }));
 }

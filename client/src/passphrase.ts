@@ -3,9 +3,12 @@
  * offline: the passphrase is checked against the key check stored at sign-in, and a change is
  * queued as ordinary update mutations that the sync engine pushes later.
  */
-import { blindIndexes, decryptEntry, deriveVaultKeys, keyCheckMatches, makeKeyCheck, rewrapItemKey, type VaultKeys } from "./crypto";
+import { blindIndexes, deriveVaultKeys, keyIterations, keyVersion, PBKDF2_ITERATIONS, type Envelope, type VaultKeys } from "./crypto";
 import type { LocalDb, LocalEntry, PendingMutation } from "./db";
+import { isBound, keyCheckMatches, makeKeyCheck, openEntry, placeOf, rewrapItemKey, wrapHeader } from "./envelope";
 import { withSyncLock } from "./sync-engine";
+import { TrustStore } from "./trust";
+import { resealed, withEnvelope } from "./vault";
 
 /** Idle time after which the dashboard locks the vault. */
 export const AUTO_LOCK_MS = 15 * 60_000;
@@ -31,15 +34,21 @@ export async function idleTooLong(db: LocalDb, userId: string): Promise<boolean>
 /** Lock: the keys leave the store (the caller drops the page, and with it the keys in memory). */
 export async function lockVault(db: LocalDb, userId: string, keys: VaultKeys): Promise<void> {
   // A session signed in before key checks existed gets one while the key is still at hand.
-  if (!(await db.keyCheck(userId))) await db.setMeta(`keycheck:${userId}`, await makeKeyCheck(keys));
+  if (!(await db.keyCheck(userId))) await db.setMeta(`keycheck:${userId}`, await makeKeyCheck(keys, userId));
   await db.dropKeys(userId);
+}
+
+/** The keys a key check was made with: its header names the rounds and version (none: version 1). */
+export function keysForCheck(passphrase: string, userId: string, check: Envelope): Promise<VaultKeys> {
+  const header = isBound(check) ? wrapHeader(check.wrapped_item_key) : null;
+  return deriveVaultKeys(passphrase, userId, header?.iterations ?? PBKDF2_ITERATIONS, header?.keyVersion ?? 1);
 }
 
 async function verified(db: LocalDb, userId: string, passphrase: string): Promise<VaultKeys> {
   const check = await db.keyCheck(userId);
   if (!check) throw new PassphraseError("This device cannot check the passphrase: sign out and sign in again");
-  const keys = await deriveVaultKeys(passphrase, userId);
-  if (!(await keyCheckMatches(keys, check))) throw new PassphraseError("This passphrase does not open the vault");
+  const keys = await keysForCheck(passphrase, userId, check);
+  if (!(await keyCheckMatches(keys, userId, check))) throw new PassphraseError("This passphrase does not open the vault");
   return keys;
 }
 
@@ -60,9 +69,10 @@ export async function unlockVault(db: LocalDb, userId: string, passphrase: strin
 export async function changePassphrase(db: LocalDb, userId: string, oldKeys: VaultKeys, current: string, next: string): Promise<number> {
   if (next.length < MIN_PASSPHRASE) throw new PassphraseError(`The new passphrase needs at least ${MIN_PASSPHRASE} characters`);
   if (next === current) throw new PassphraseError("The new passphrase is the current one");
-  if (!(await db.keyCheck(userId))) await db.setMeta(`keycheck:${userId}`, await makeKeyCheck(oldKeys));
+  if (!(await db.keyCheck(userId))) await db.setMeta(`keycheck:${userId}`, await makeKeyCheck(oldKeys, userId));
   const checked = await verified(db, userId, current);
-  const newKeys = await deriveVaultKeys(next, userId);
+  // A new key version, so that a server replaying the old wraps is caught (envelope.KeyRollbackError).
+  const newKeys = await deriveVaultKeys(next, userId, Math.max(keyIterations(checked), PBKDF2_ITERATIONS), keyVersion(checked) + 1);
   return withSyncLock(async () => {
     const now = new Date().toISOString();
     const changes: { entry: LocalEntry; mutation?: PendingMutation }[] = [];
@@ -75,43 +85,30 @@ export async function changePassphrase(db: LocalDb, userId: string, oldKeys: Vau
         changes.push({ entry: { ...e, search_tokens: idx.search_tokens } });
         continue;
       }
-      let username: string;
-      let wrapped: string;
+      const env = { wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data };
+      const place = placeOf(userId, e);
       try {
-        username = (await decryptEntry(checked, { wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data })).username;
-        wrapped = await rewrapItemKey(checked, newKeys, e.wrapped_item_key);
+        // The old key is the one being replaced, so unbound entries are re-sealed bound on the way.
+        const opened = await openEntry(checked, place, env, { allowLegacy: true });
+        if (opened.legacy) {
+          changes.push(await resealed(newKeys, userId, e, opened.secrets, now));
+          continue;
+        }
+        const wrapped = await rewrapItemKey(checked, newKeys, place, e.wrapped_item_key);
+        changes.push(await withEnvelope(newKeys, userId, e, { wrapped_item_key: wrapped, encrypted_data: e.encrypted_data }, opened.secrets.username, now));
       } catch {
         unreadable.push(e.name);
-        continue;
       }
-      const idx = await blindIndexes(newKeys, { name: e.name, website, username });
-      const entry: LocalEntry = { ...e, wrapped_item_key: wrapped, search_tokens: idx.search_tokens, updated_at: now };
-      changes.push({
-        entry,
-        mutation: {
-          userId,
-          action: "update",
-          entryId: e.id,
-          clientUpdatedAt: now,
-          data: {
-            name: e.name,
-            website: e.website,
-            url: e.url,
-            tags: e.tags,
-            wrapped_item_key: wrapped,
-            encrypted_data: e.encrypted_data,
-            encryption_version: 3,
-            name_hash: idx.name_hash,
-            username_hash: idx.username_hash,
-            domain_hash: idx.domain_hash ?? null,
-            search_tokens: idx.search_tokens,
-          },
-        },
-      });
     }
     // Switching keys now would strand these entries under a passphrase that is about to be forgotten.
     if (unreadable.length) throw new PassphraseError(`Not changed: ${unreadable.length} entries cannot be opened with the current key (${unreadable.slice(0, 3).join(", ")})`);
-    await db.rotate(userId, changes, newKeys, await makeKeyCheck(newKeys));
+    await db.rotate(userId, changes, newKeys, await makeKeyCheck(newKeys, userId));
+    const trust = await TrustStore.open(userId);
+    try {
+      await trust.raise({ keyVersion: keyVersion(newKeys) });
+    } finally {
+      trust.close();
+    }
     return changes.filter((c) => c.mutation).length;
   });
 }

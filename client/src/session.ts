@@ -7,9 +7,11 @@
  * in the local store until sign-out.
  */
 import { ApiClient, ApiError } from "./api";
-import { decryptEntry, deriveVaultKeys, makeKeyCheck, type VaultKeys } from "./crypto";
+import { acceptKdf, decryptLegacyEntry, DecryptionError, deriveVaultKeys, KdfRefusedError, keyVersion, PBKDF2_ITERATIONS, type VaultKeys } from "./crypto";
 import { openDb, type LocalDb, type Session } from "./db";
+import { isBound, KeyRollbackError, LegacyRefusedError, makeKeyCheck, openEntry, placeOf, wrapHeader } from "./envelope";
 import { recordActivity } from "./passphrase";
+import { TrustStore } from "./trust";
 
 export const AUTH_COOKIE = "access_token";
 
@@ -38,17 +40,36 @@ function setCookie(value: string, maxAgeSeconds: number) {
 }
 
 /**
- * Checks a passphrase against the vault: the newest V3 entry must decrypt. An empty vault accepts
- * any passphrase, which then becomes the vault's.
+ * The vault keys for a passphrase, checked against the vault: the newest bound entry names the key
+ * version and derivation rounds in its wrap header, and must open in its place. Settings below the
+ * floor, or a key version older than this device has seen, are refused before anything is derived.
+ * A vault of unbound entries only is checked against one of them (until this device saw it bound);
+ * an empty vault accepts any passphrase, which then becomes the vault's.
  */
-async function checkPassphrase(api: ApiClient, keys: VaultKeys) {
+async function vaultKeys(api: ApiClient, trust: TrustStore, userId: string, passphrase: string): Promise<VaultKeys> {
   const { data } = await api.listPasswords(1, 20);
-  const sample = data.find((e) => e.encryption_version === 3 && e.wrapped_item_key && e.encrypted_data);
-  if (!sample) return;
+  const samples = data.flatMap((e) => (e.encryption_version === 3 && e.wrapped_item_key && e.encrypted_data ? [{ e, env: { wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data } }] : []));
+  const floor = await trust.floor();
+  const bound = samples.find((s) => isBound(s.env));
   try {
-    await decryptEntry(keys, { wrapped_item_key: sample.wrapped_item_key!, encrypted_data: sample.encrypted_data! });
-  } catch {
-    throw new SignInError("This passphrase does not open the vault");
+    if (bound) {
+      const header = wrapHeader(bound.env.wrapped_item_key);
+      if (!header) throw new SignInError("This passphrase does not open the vault");
+      if (header.keyVersion < floor.keyVersion) throw new KeyRollbackError(header.keyVersion, floor.keyVersion);
+      const keys = await deriveVaultKeys(passphrase, userId, acceptKdf(header.iterations), header.keyVersion);
+      await openEntry(keys, placeOf(userId, bound.e), bound.env);
+      return keys;
+    }
+    const keys = await deriveVaultKeys(passphrase, userId, PBKDF2_ITERATIONS, Math.max(1, floor.keyVersion));
+    if (samples[0]) {
+      if (floor.bound || floor.keyVersion > 1) throw new LegacyRefusedError();
+      await decryptLegacyEntry(keys, samples[0].env);
+    }
+    return keys;
+  } catch (e) {
+    if (e instanceof KdfRefusedError || e instanceof KeyRollbackError || e instanceof LegacyRefusedError) throw new SignInError(e.message);
+    if (e instanceof DecryptionError) throw new SignInError("This passphrase does not open the vault");
+    throw e;
   }
 }
 
@@ -63,8 +84,14 @@ export async function signIn(token: string, passphrase: string): Promise<Session
     if (e instanceof ApiError && e.status === 401) throw new SignInError("The server refused this token");
     throw e;
   }
-  const keys = await deriveVaultKeys(passphrase, claims.sub);
-  await checkPassphrase(api, keys);
+  const trust = await TrustStore.open(claims.sub);
+  let keys: VaultKeys;
+  try {
+    keys = await vaultKeys(api, trust, claims.sub, passphrase);
+    await trust.raise({ keyVersion: keyVersion(keys) });
+  } finally {
+    trust.close();
+  }
   const db = await openDb();
   try {
     const previous = await db.session();
@@ -72,7 +99,7 @@ export async function signIn(token: string, passphrase: string): Promise<Session
     if (previous && previous.userId !== claims.sub) await db.clearAll();
     const session: Session = { userId: claims.sub, email: claims.email, signedInAt: new Date().toISOString() };
     await db.setMeta(`keys:${claims.sub}`, keys);
-    await db.setMeta(`keycheck:${claims.sub}`, await makeKeyCheck(keys));
+    await db.setMeta(`keycheck:${claims.sub}`, await makeKeyCheck(keys, claims.sub));
     // A sign-in is activity: an idle time left from before (a lock, an expired token) must not lock the new keys.
     await recordActivity(db, claims.sub, Date.now());
     await db.setMeta("session", session);

@@ -2,22 +2,60 @@
  * Local vault operations: every change is encrypted, written to the local store and queued in one
  * transaction; the sync engine (or the service worker's background sync) pushes it later.
  */
-import { blindIndexes, decryptEntry, DecryptionError, domainOf, encryptEntry, queryTokens, type EntrySecrets, type VaultKeys } from "./crypto";
-import type { LocalDb, LocalEntry, MutationData } from "./db";
+import { blindIndexes, DecryptionError, domainOf, queryTokens, type EntrySecrets, type Envelope, type VaultKeys } from "./crypto";
+import type { LocalDb, LocalEntry, MutationData, PendingMutation } from "./db";
+import { isBound, KeyRollbackError, LegacyRefusedError, MisplacedEnvelopeError, openEntry, placeOf, sealEntry } from "./envelope";
+import { withSyncLock } from "./sync-engine";
 
 export type EntryInput = EntrySecrets & { name: string; website: string; url: string; tags: string[] };
+
+/** Whether this device still opens unbound (version 1) envelopes of the user's vault. */
+export type LegacyPolicy = () => Promise<boolean>;
+
+/**
+ * An existing entry with a new envelope (same plaintext metadata), its blind indexes under `keys`,
+ * and the update mutation that carries it.
+ */
+export async function withEnvelope(keys: VaultKeys, userId: string, e: LocalEntry, envelope: Envelope, username: string, now: string): Promise<{ entry: LocalEntry; mutation: PendingMutation }> {
+  const idx = await blindIndexes(keys, { name: e.name, website: e.website ?? e.url ?? "", username });
+  const data: MutationData = {
+    name: e.name,
+    website: e.website,
+    url: e.url,
+    tags: e.tags,
+    ...envelope,
+    encryption_version: 3,
+    name_hash: idx.name_hash,
+    username_hash: idx.username_hash,
+    domain_hash: idx.domain_hash ?? null,
+    search_tokens: idx.search_tokens,
+  };
+  return {
+    entry: { ...e, ...envelope, search_tokens: idx.search_tokens, updated_at: now },
+    mutation: { userId, action: "update", entryId: e.id, clientUpdatedAt: now, data },
+  };
+}
+
+/** An entry sealed again, bound to its place: the in-browser migration of unbound entries. */
+export async function resealed(keys: VaultKeys, userId: string, e: LocalEntry, secrets: EntrySecrets, now: string) {
+  return withEnvelope(keys, userId, e, await sealEntry(keys, placeOf(userId, e), secrets), secrets.username, now);
+}
 
 export class Vault {
   constructor(
     readonly db: LocalDb,
     readonly userId: string,
     private readonly keys: VaultKeys,
+    /** Unbound envelopes are refused unless this says otherwise (trust.ts: until the vault was seen fully bound). */
+    private readonly allowLegacy: LegacyPolicy = async () => false,
   ) {}
 
-  private async seal(input: EntryInput): Promise<{ data: MutationData; tokens: string[] }> {
+  private async seal(id: string, input: EntryInput): Promise<{ data: MutationData; tokens: string[] }> {
     const name = input.name.trim();
     if (!name) throw new Error("A name is required");
-    const envelope = await encryptEntry(this.keys, {
+    const website = domainOf(input.website || input.url) || null;
+    const url = input.url.trim() || null;
+    const envelope = await sealEntry(this.keys, placeOf(this.userId, { id, website, url }), {
       username: input.username,
       password: input.password,
       notes: input.notes,
@@ -27,8 +65,8 @@ export class Vault {
     const idx = await blindIndexes(this.keys, { name, website: input.website || input.url, username: input.username });
     const data: MutationData = {
       name,
-      website: domainOf(input.website || input.url) || null,
-      url: input.url.trim() || null,
+      website,
+      url,
       tags: input.tags,
       ...envelope,
       encryption_version: 3,
@@ -60,7 +98,7 @@ export class Vault {
   async create(input: EntryInput): Promise<string> {
     const id = crypto.randomUUID();
     const now = new Date().toISOString();
-    const { data, tokens } = await this.seal(input);
+    const { data, tokens } = await this.seal(id, input);
     await this.db.applyLocal(this.local(id, data, tokens, now, now), { userId: this.userId, action: "create", entryId: id, data, clientUpdatedAt: now });
     return id;
   }
@@ -70,7 +108,7 @@ export class Vault {
     const prev = await this.db.entry(this.userId, id);
     if (!prev) throw new Error("This entry is no longer in the vault");
     const now = new Date().toISOString();
-    const { data, tokens } = await this.seal(input);
+    const { data, tokens } = await this.seal(id, input);
     await this.db.applyLocal(this.local(id, data, tokens, prev.created_at, now), { userId: this.userId, action: "update", entryId: id, data, clientUpdatedAt: now });
   }
 
@@ -82,17 +120,59 @@ export class Vault {
     return (await this.db.entries(this.userId)).sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
   }
 
-  async secrets(e: Pick<LocalEntry, "wrapped_item_key" | "encrypted_data">): Promise<EntrySecrets> {
-    if (!e.wrapped_item_key || !e.encrypted_data) throw new DecryptionError();
-    return decryptEntry(this.keys, { wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data });
+  /**
+   * The secrets of a local entry, opened in its place. `envelope` may name a fresher copy of the
+   * same entry's envelope (the reveal endpoint's); it is held to the same place. An unbound entry
+   * that opens is re-sealed and queued (the migration: on first open).
+   */
+  async secrets(e: LocalEntry, envelope?: { wrapped_item_key: string; encrypted_data: string }): Promise<EntrySecrets> {
+    const env = envelope ?? (e.wrapped_item_key && e.encrypted_data ? { wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data } : null);
+    if (!env) throw new DecryptionError();
+    const opened = await openEntry(this.keys, placeOf(this.userId, e), env, { allowLegacy: await this.allowLegacy() });
+    // A fresher copy from the server is not this entry's local copy: the next pull brings it, then it migrates.
+    if (opened.legacy && (!envelope || envelope.encrypted_data === e.encrypted_data)) await this.migrateOne(e, opened.secrets);
+    return opened.secrets;
+  }
+
+  private migrateOne(e: LocalEntry, secrets: EntrySecrets): Promise<void> {
+    return withSyncLock(async () => {
+      // A pull may have replaced the entry meanwhile: only the copy that was opened is re-sealed.
+      const now = await this.db.entry(this.userId, e.id);
+      if (!now || now.encrypted_data !== e.encrypted_data || now.wrapped_item_key !== e.wrapped_item_key) return;
+      const { entry, mutation } = await resealed(this.keys, this.userId, now, secrets, new Date().toISOString());
+      await this.db.applyLocal(entry, mutation);
+    });
+  }
+
+  /** Re-seals every unbound entry this key opens; returns how many were queued. */
+  async migrate(): Promise<number> {
+    let n = 0;
+    for (const e of await this.db.entries(this.userId)) {
+      if (e.encryption_version !== 3 || !e.wrapped_item_key || !e.encrypted_data) continue;
+      if (isBound({ wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data })) continue;
+      try {
+        await this.secrets(e);
+        n++;
+      } catch {
+        // Left as it is: ensureIndexed counts it among the entries that do not open.
+      }
+    }
+    return n;
+  }
+
+  /** Entries still unbound locally (queued re-seals count as bound). */
+  async legacyCount(): Promise<number> {
+    return (await this.db.entries(this.userId)).filter((e) => e.encryption_version === 3 && e.wrapped_item_key && e.encrypted_data && !isBound({ wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data })).length;
   }
 
   /**
    * Computes the blind-index tokens of entries that came from the server (sync does not carry
-   * them). Entries this key cannot open are left unindexed; returns how many there are.
+   * them). Entries this key cannot open are left unindexed; returns how many there are, and why
+   * when the client refused them (moved, replayed or unbound envelopes) rather than lacking the key.
    */
-  async ensureIndexed(): Promise<number> {
+  async ensureIndexed(): Promise<{ unreadable: number; reasons: string[] }> {
     let unreadable = 0;
+    const reasons = new Set<string>();
     const stale = (await this.db.entries(this.userId)).filter((e) => e.search_tokens === null);
     const done: { id: string; wrapped_item_key: string | null; encrypted_data: string | null; tokens: string[] }[] = [];
     for (const e of stale) {
@@ -100,8 +180,9 @@ export class Vault {
       if (username === null) {
         try {
           username = (await this.secrets(e)).username;
-        } catch {
+        } catch (err) {
           unreadable++;
+          if (err instanceof MisplacedEnvelopeError || err instanceof KeyRollbackError || err instanceof LegacyRefusedError) reasons.add(err.message);
           continue;
         }
       }
@@ -109,7 +190,7 @@ export class Vault {
       done.push({ id: e.id, wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data, tokens: idx.search_tokens });
     }
     if (done.length) await this.db.setTokens(this.userId, done);
-    return unreadable;
+    return { unreadable, reasons: [...reasons] };
   }
 
   /** Search by blind index: every hashed query word must be among the entry's hashed tokens. */

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { blindIndexes, decryptEntry, DecryptionError, deriveVaultKeys, domainOf, encryptEntry, keyCheckMatches, makeKeyCheck, plainTokens, queryTokens, rewrapItemKey } from "../src/crypto";
+import { blindIndexes, DecryptionError, deriveVaultKeys, domainOf, plainTokens, queryTokens, type EntrySecrets, type Envelope, type VaultKeys } from "../src/crypto";
+import { keyCheckMatches, makeKeyCheck, openEntry, rewrapItemKey, sealEntry, type Place } from "../src/envelope";
 import { fromBase64 } from "../../src/client/base64";
+
+const PLACE: Place = { entryId: "entry-1", userId: "user-1", host: "example.com" };
+const encryptEntry = (keys: VaultKeys, s: EntrySecrets) => sealEntry(keys, PLACE, s);
+const decryptEntry = async (keys: VaultKeys, env: Envelope) => (await openEntry(keys, PLACE, env)).secrets;
 
 // Fewer PBKDF2 rounds keep the unit tests quick; one test runs the real count.
 const FAST = 1_000;
@@ -11,9 +16,10 @@ describe("client crypto", () => {
     const keys = await deriveVaultKeys("correct horse battery", "user-1", FAST);
     const env = await encryptEntry(keys, secrets);
     expect(await decryptEntry(keys, env)).toEqual(secrets);
-    // IV (12 bytes) then ciphertext and the 16-byte tag; the wrapped item key is 32 bytes + tag.
-    expect(fromBase64(env.wrapped_item_key).length).toBe(12 + 32 + 16);
-    expect(fromBase64(env.encrypted_data).length).toBe(12 + new TextEncoder().encode(JSON.stringify(secrets)).length + 16);
+    // Magic (4), then IV (12 bytes), ciphertext and the 16-byte tag; the wrap also has a 9-byte
+    // header (key version, KDF id, rounds) and a 32-byte key.
+    expect(fromBase64(env.wrapped_item_key).length).toBe(4 + 9 + 12 + 32 + 16);
+    expect(fromBase64(env.encrypted_data).length).toBe(4 + 12 + new TextEncoder().encode(JSON.stringify(secrets)).length + 16);
   });
 
   it("derives the same keys from the same passphrase and user on any device", async () => {
@@ -34,22 +40,23 @@ describe("client crypto", () => {
 
   it("key check: only the vault key that made it matches; a tampered one matches nothing", async () => {
     const keys = await deriveVaultKeys("correct horse battery", "user-1", FAST);
-    const check = await makeKeyCheck(keys);
-    expect(await keyCheckMatches(keys, check)).toBe(true);
-    expect(await keyCheckMatches(await deriveVaultKeys("correct horse batterx", "user-1", FAST), check)).toBe(false);
+    const check = await makeKeyCheck(keys, "user-1");
+    expect(await keyCheckMatches(keys, "user-1", check)).toBe(true);
+    expect(await keyCheckMatches(await deriveVaultKeys("correct horse batterx", "user-1", FAST), "user-1", check)).toBe(false);
     const bytes = fromBase64(check.encrypted_data);
     bytes[bytes.length - 1] ^= 1;
-    expect(await keyCheckMatches(keys, { ...check, encrypted_data: btoa(String.fromCharCode(...bytes)) })).toBe(false);
+    expect(await keyCheckMatches(keys, "user-1", { ...check, encrypted_data: btoa(String.fromCharCode(...bytes)) })).toBe(false);
   });
 
   it("re-wraps an item key for a new vault key without touching the encrypted data", async () => {
     const from = await deriveVaultKeys("correct horse battery", "user-1", FAST);
-    const to = await deriveVaultKeys("a new passphrase", "user-1", FAST);
+    const to = await deriveVaultKeys("a new passphrase", "user-1", FAST, 2);
     const env = await encryptEntry(from, secrets);
-    const moved = { ...env, wrapped_item_key: await rewrapItemKey(from, to, env.wrapped_item_key) };
+    const moved = { ...env, wrapped_item_key: await rewrapItemKey(from, to, PLACE, env.wrapped_item_key) };
+    expect(moved.encrypted_data).toBe(env.encrypted_data);
     expect(await decryptEntry(to, moved)).toEqual(secrets);
     await expect(decryptEntry(from, moved)).rejects.toBeInstanceOf(DecryptionError);
-    await expect(rewrapItemKey(to, from, env.wrapped_item_key)).rejects.toBeInstanceOf(DecryptionError);
+    await expect(rewrapItemKey(to, from, PLACE, env.wrapped_item_key)).rejects.toBeInstanceOf(DecryptionError);
   });
 
   it("uses a fresh item key and IV per encryption", async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { decryptEntry, deriveVaultKeys, encryptEntry, queryTokens, type VaultKeys } from "../src/crypto";
-import { apiAs } from "./support/api";
+import { deriveVaultKeys, queryTokens, type VaultKeys } from "../src/crypto";
+import { apiAs, openFor, sealFor } from "./support/api";
 import { dashboardReady, entryNames, fillEntry, launch, localState, newUser, screenshot, signInThroughPage, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
 
 // One user's day with the vault, in order: each step builds on the state the previous one left.
@@ -13,7 +13,7 @@ let user: Awaited<ReturnType<typeof newUser>>;
 let api: Awaited<ReturnType<typeof apiAs>>;
 let keys: VaultKeys;
 
-const open = (e: { wrapped_item_key: string; encrypted_data: string }) => decryptEntry(keys, e);
+const open = (e: { id: string; website: string | null; url: string | null; wrapped_item_key: string; encrypted_data: string }) => openFor(keys, user.sub, e);
 
 beforeAll(async () => {
   user = await newUser("browser");
@@ -125,10 +125,10 @@ describe("web client, online and offline", () => {
 
   it("pushes the queue when back online; a newer server change wins the conflict", async () => {
     // Another device changes Alpha after the offline edit: the server's version is newer.
-    const alphaId = (await api.entries()).get("Alpha").id;
-    const patched = await api.patch(`/api/passwords/${alphaId}`, {
+    const alpha = (await api.entries()).get("Alpha");
+    const patched = await api.patch(`/api/passwords/${alpha.id}`, {
       name: "Alpha server",
-      ...(await encryptEntry(keys, { username: "alice", password: "pw-alpha-server", notes: "", category: "", totp: "" })),
+      ...(await sealFor(keys, user.sub, alpha, { username: "alice", password: "pw-alpha-server" })),
     });
     expect(patched.status).toBe(200);
 

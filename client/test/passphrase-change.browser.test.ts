@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { decryptEntry, DecryptionError, deriveVaultKeys, queryTokens, type VaultKeys } from "../src/crypto";
-import { apiAs } from "./support/api";
+import { DecryptionError, deriveVaultKeys, PBKDF2_ITERATIONS, queryTokens, type VaultKeys } from "../src/crypto";
+import { apiAs, openFor } from "./support/api";
 import { dashboardReady, entryNames, fillEntry, launch, localState, newUser, signInThroughPage, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
 
 // A master-passphrase change made offline: item keys re-wrapped and blind indexes recomputed in the
@@ -35,7 +35,8 @@ async function signInWith(passphrase: string) {
 beforeAll(async () => {
   user = await newUser("rotate");
   api = await apiAs(base, user.token);
-  [oldKeys, newKeys] = await Promise.all([deriveVaultKeys(OLD, user.sub), deriveVaultKeys(NEW, user.sub)]);
+  // A change makes key version 2 (envelope.ts: the wrap header names it).
+  [oldKeys, newKeys] = await Promise.all([deriveVaultKeys(OLD, user.sub), deriveVaultKeys(NEW, user.sub, PBKDF2_ITERATIONS, 2)]);
   browser = await launch();
   context = await browser.newContext({ baseURL: base });
   page = await context.newPage();
@@ -95,8 +96,8 @@ describe("changing the master passphrase", () => {
       const e = server.get(name);
       expect(e.encrypted_data).toBe(before.get(name).encrypted_data);
       expect(e.wrapped_item_key).not.toBe(before.get(name).wrapped_item_key);
-      expect((await decryptEntry(newKeys, e)).password).toBe(password);
-      await expect(decryptEntry(oldKeys, e)).rejects.toBeInstanceOf(DecryptionError);
+      expect((await openFor(newKeys, user.sub, e)).password).toBe(password);
+      await expect(openFor(oldKeys, user.sub, e)).rejects.toBeInstanceOf(DecryptionError);
       expect(e.name_hash).not.toBe(before.get(name).name_hash);
     }
     const [newAlice] = await queryTokens(newKeys, "alice");
@@ -110,7 +111,8 @@ describe("changing the master passphrase", () => {
     await other.getByRole("button", { name: "Sync now" }).click();
     await expect.poll(() => other.locator("#foreign-key").innerText()).toMatch(/^3 entries cannot be opened with this device's key\. If the master passphrase was changed on another device, sign out and sign in with the new one\.$/);
     await other.getByRole("button", { name: "Reveal Alpha" }).click();
-    await expect.poll(() => other.locator("#toast").innerText()).toBe("Cannot reveal: This entry cannot be decrypted with the current vault key");
+    // The wrap header names the newer key version, so the device says what happened (issue 22).
+    await expect.poll(() => other.locator("#toast").innerText()).toBe("Cannot reveal: This entry is under a newer vault key (version 2): the master passphrase was changed on another device. Sign in again with the new one.");
   });
 
   it("after signing out, the old passphrase is refused and the new one opens the vault", async () => {

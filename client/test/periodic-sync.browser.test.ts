@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { deriveVaultKeys, encryptEntry, type VaultKeys } from "../src/crypto";
-import { apiAs } from "./support/api";
+import { deriveVaultKeys, type VaultKeys } from "../src/crypto";
+import { apiAs, sealFor } from "./support/api";
 import { dashboardReady, entryNames, fillEntry, launch, newUser, signInThroughPage, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
 
 // Rule 4's 30-second schedule, driven by Playwright's fake clock instead of waiting.
@@ -11,13 +11,14 @@ let page: Page;
 let context: BrowserContext;
 let api: Awaited<ReturnType<typeof apiAs>>;
 let keys: VaultKeys;
+let userId: string;
 let syncGets = 0;
 
 const isSyncGet = (r: { url(): string; method(): string }) => r.method() === "GET" && new URL(r.url()).pathname === "/api/passwords/sync";
 
 async function renameOnServer(from: string, to: string) {
-  const id = (await api.entries()).get(from).id;
-  const res = await api.patch(`/api/passwords/${id}`, { name: to, ...(await encryptEntry(keys, { username: "sam", password: `pw-${to}`, notes: "", category: "", totp: "" })) });
+  const entry = (await api.entries()).get(from);
+  const res = await api.patch(`/api/passwords/${entry.id}`, { name: to, ...(await sealFor(keys, userId, entry, { username: "sam", password: `pw-${to}` })) });
   expect(res.status).toBe(200);
 }
 
@@ -32,6 +33,7 @@ async function setVisibility(state: "visible" | "hidden") {
 
 beforeAll(async () => {
   const user = await newUser("periodic");
+  userId = user.sub;
   api = await apiAs(base, user.token);
   keys = await deriveVaultKeys(PASSPHRASE, user.sub);
   browser = await launch();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { decryptEntry, deriveVaultKeys, encryptEntry } from "../src/crypto";
-import { apiAs } from "./support/api";
+import { deriveVaultKeys } from "../src/crypto";
+import { apiAs, openFor, sealFor } from "./support/api";
 import { dashboardReady, fillEntry, launch, localState, newUser, signInThroughPage, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
 
 const PASSPHRASE = "service worker passphrase";
@@ -104,7 +104,7 @@ describe("service worker", () => {
     // Meanwhile another device renames the entry: the server's version is the newer one.
     const api = await apiAs(base, user.token);
     const contested = (await api.entries()).get("Contested");
-    const env = await encryptEntry(keys, { username: "cody", password: "pw-contested-server", notes: "", category: "", totp: "" });
+    const env = await sealFor(keys, user.sub, contested, { username: "cody", password: "pw-contested-server" });
     expect((await api.patch(`/api/passwords/${contested.id}`, { name: "Contested on server", ...env })).status).toBe(200);
     expect((await api.entries()).has("Queued offline")).toBe(false);
 
@@ -126,8 +126,8 @@ describe("service worker", () => {
 
     await expect.poll(async () => (await api.entries()).has("Queued offline")).toBe(true);
     const server = await api.entries();
-    expect((await decryptEntry(keys, server.get("Queued offline"))).password).toBe("pw-queued");
-    expect((await decryptEntry(keys, server.get("Contested on server"))).password).toBe("pw-contested-server");
+    expect((await openFor(keys, user.sub, server.get("Queued offline"))).password).toBe("pw-queued");
+    expect((await openFor(keys, user.sub, server.get("Contested on server"))).password).toBe("pw-contested-server");
     expect(server.has("Contested locally")).toBe(false);
     // Both results left the queue; the conflicted entry took the server's version locally (no pull ran).
     await page.goto("/no-such-page");

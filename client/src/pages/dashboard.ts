@@ -1,9 +1,10 @@
 import { ApiClient, ApiError, OfflineError } from "../api";
-import { decryptEntry, type EntrySecrets, type VaultKeys } from "../crypto";
+import { keyVersion, type EntrySecrets, type VaultKeys } from "../crypto";
 import { openDb, type LocalEntry, type Session } from "../db";
 import { idleTooLong, lockVault, recordActivity } from "../passphrase";
 import { clearSyncCache, currentSession, signOut } from "../session";
 import { SyncEngine, syncOnce, type SyncHost, type SyncState } from "../sync-engine";
+import { TrustStore } from "../trust";
 import { Vault, type EntryInput } from "../vault";
 import { $, input, registerServiceWorker } from "./common";
 import { announceKeysChanged, setupChangePassphrase, showLockScreen, watchIdle } from "./lock";
@@ -52,7 +53,9 @@ async function boot(session: Session, keys: VaultKeys | undefined) {
 
 async function main(session: Session, keys: VaultKeys) {
   const api = new ApiClient();
-  const vault = new Vault(db, session.userId, keys);
+  const trust = await TrustStore.open(session.userId);
+  await trust.raise({ keyVersion: keyVersion(keys) });
+  const vault = new Vault(db, session.userId, keys, async () => !(await trust.floor()).bound);
 
   const host: SyncHost = {
     isOnline: () => navigator.onLine,
@@ -110,10 +113,16 @@ async function main(session: Session, keys: VaultKeys) {
   }
 
   async function renderList() {
-    const unreadable = await vault.ensureIndexed();
-    // Envelopes under another vault key: most likely the passphrase was changed on another device.
+    await vault.migrate();
+    const { unreadable, reasons } = await vault.ensureIndexed();
+    await noteFullyBound();
+    const count = `${unreadable} ${unreadable === 1 ? "entry" : "entries"}`;
     $("foreign-key").hidden = unreadable === 0;
-    $("foreign-key").textContent = `${unreadable} ${unreadable === 1 ? "entry" : "entries"} cannot be opened with this device's key. If the master passphrase was changed on another device, sign out and sign in with the new one.`;
+    // Refused envelopes say why; the rest are under another vault key, most likely after a
+    // passphrase change on another device.
+    $("foreign-key").textContent = reasons.length
+      ? `${count} not shown. ${reasons.join(" ")}`
+      : `${count} cannot be opened with this device's key. If the master passphrase was changed on another device, sign out and sign in with the new one.`;
     const query = input("search").value.trim();
     const entries = query ? await vault.search(query) : await vault.list();
     const queued = new Set((await db.pending(session.userId)).map((p) => p.entryId));
@@ -150,6 +159,16 @@ async function main(session: Session, keys: VaultKeys) {
     $("entries-heading").textContent = query ? `Entries matching “${query}” (${entries.length})` : `Entries (${entries.length})`;
   }
 
+  /**
+   * Once every entry is bound on the server (synced, none unbound locally, nothing queued), this
+   * device refuses unbound envelopes of this vault from then on: a server can no longer serve a
+   * pre-migration blob in another entry's place.
+   */
+  async function noteFullyBound() {
+    if (!(await db.meta(`lastSync:${session.userId}`)) || (await db.pendingCount(session.userId)) > 0) return;
+    if ((await vault.legacyCount()) === 0) await trust.raise({ bound: true });
+  }
+
   async function refresh() {
     await Promise.all([renderStatus(), renderList()]);
   }
@@ -163,7 +182,7 @@ async function main(session: Session, keys: VaultKeys) {
     if (navigator.onLine && !queued) {
       try {
         const { envelope } = await api.reveal(e.id);
-        return await decryptEntry(keys, { wrapped_item_key: envelope.wrappedItemKey, encrypted_data: envelope.encryptedData });
+        return await vault.secrets(e, { wrapped_item_key: envelope.wrappedItemKey, encrypted_data: envelope.encryptedData });
       } catch (err) {
         if (!(err instanceof OfflineError) && !(err instanceof ApiError && err.status === 404)) throw err;
       }

@@ -1,3 +1,6 @@
+import type { EntrySecrets, VaultKeys } from "../../src/crypto";
+import { openEntry, placeOf, sealEntry } from "../../src/envelope";
+
 /** The API as another device of the same user sees it: Bearer token and CSRF, from Node. */
 export async function apiAs(base: string, token: string) {
   const auth = { authorization: `Bearer ${token}` };
@@ -24,4 +27,16 @@ export async function apiAs(base: string, token: string) {
       return new Map(body.data.map((e: { name: string }) => [e.name, e]));
     },
   };
+}
+
+type Placed = { id: string; website?: string | null; url?: string | null };
+
+/** An envelope as the web client seals it for this entry of this user (bound to its place). */
+export function sealFor(keys: VaultKeys, userId: string, entry: Placed, secrets: Partial<EntrySecrets>) {
+  return sealEntry(keys, placeOf(userId, entry), { username: "", password: "", notes: "", category: "", totp: "", ...secrets });
+}
+
+/** The secrets of a server entry (list or sync shape), opened in its place. */
+export async function openFor(keys: VaultKeys, userId: string, entry: Placed & { wrapped_item_key: string; encrypted_data: string }): Promise<EntrySecrets> {
+  return (await openEntry(keys, placeOf(userId, entry), entry)).secrets;
 }

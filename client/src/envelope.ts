@@ -1,0 +1,216 @@
+/**
+ * Envelopes bound to their place (docs/decisions.md, "Issue 22"): an entry's ciphertext and its
+ * item-key wrap carry AES-GCM associated data naming the entry id, the owner's user id, the
+ * envelope version and the website host, so a server that serves one entry's blob under another
+ * entry, another user or another site gets a failed tag instead of a wrong secret.
+ *
+ * Layout (base64 on the wire, as the server's columns require):
+ *   encrypted_data   = MAGIC || IV(12) || AES-GCM(item key, payload, ad = data AD)
+ *   wrapped_item_key = MAGIC || key version (u32) || KDF id (u8) || PBKDF2 rounds (u32) || IV(12)
+ *                      || AES-GCM wrap(vault key, item key, ad = wrap AD || those 9 header bytes)
+ * The header says which vault key and which derivation settings made the wrap; being in the AD,
+ * it cannot be edited without the wrap failing. Envelopes without MAGIC are version 1 (unbound,
+ * crypto.encryptLegacyEntry): read only to migrate them.
+ */
+import { fromBase64, toBase64 } from "../../src/client/base64";
+import { DecryptionError, decryptLegacyEntry, domainOf, IV_BYTES, joinIv, keyIterations, keyVersion, legacyKeyCheckMatches, parseSecrets, splitIv, type EntrySecrets, type Envelope, type VaultKeys } from "./crypto";
+
+export const ENVELOPE_VERSION = 2;
+/** "cv2:" — a legacy blob starts with a random IV, which begins like this once in 2^32. */
+const MAGIC = new Uint8Array([0x63, 0x76, 0x32, 0x3a]);
+const KDF_PBKDF2_SHA256 = 1;
+const HEADER_BYTES = 9;
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/** Where an envelope belongs. `host` is the entry's website host as domainOf gives it ("" for none). */
+export type Place = { entryId: string; userId: string; host: string };
+
+export function placeOf(userId: string, e: { id: string; website?: string | null; url?: string | null }): Place {
+  return { entryId: e.id, userId, host: domainOf(e.website || e.url || "") };
+}
+
+/** The envelope was made for another entry, user or website (or its bytes were changed). */
+export class MisplacedEnvelopeError extends DecryptionError {
+  constructor() {
+    super("This entry's encrypted data does not belong to this entry, account or website (the server may have moved it). It is not shown.");
+    this.name = "MisplacedEnvelopeError";
+  }
+}
+
+/** A key wrap older than the vault key in use: a server replaying what preceded a passphrase change. */
+export class KeyRollbackError extends DecryptionError {
+  constructor(
+    readonly offered: number,
+    readonly known: number,
+  ) {
+    super(`The server offered an older vault key (version ${offered}) than this device has already seen (version ${known}). Refused.`);
+    this.name = "KeyRollbackError";
+  }
+}
+
+/** A wrap under a newer vault key than this device holds: the passphrase was changed elsewhere. */
+export class NewerKeyError extends DecryptionError {
+  constructor(readonly offered: number) {
+    super(`This entry is under a newer vault key (version ${offered}): the master passphrase was changed on another device. Sign in again with the new one.`);
+    this.name = "NewerKeyError";
+  }
+}
+
+/** An unbound (version 1) envelope after this device saw the vault fully bound. */
+export class LegacyRefusedError extends DecryptionError {
+  constructor() {
+    super("This entry came in the old, unbound format, which this vault no longer uses on this device. It is not shown.");
+    this.name = "LegacyRefusedError";
+  }
+}
+
+export type WrapHeader = { keyVersion: number; iterations: number };
+
+function hasMagic(all: Uint8Array): boolean {
+  return all.length > MAGIC.length && MAGIC.every((b, i) => all[i] === b);
+}
+
+/** Whether an envelope is bound (version 2); unbound ones are version 1. */
+export function isBound(env: Envelope): boolean {
+  return hasMagic(fromBase64(env.wrapped_item_key)) && hasMagic(fromBase64(env.encrypted_data));
+}
+
+/** The header of a bound wrap (still unauthenticated: the wrap's tag covers it once opened). */
+export function wrapHeader(wrappedItemKey: string): WrapHeader | null {
+  const all = fromBase64(wrappedItemKey);
+  if (!hasMagic(all) || all.length < MAGIC.length + HEADER_BYTES + IV_BYTES + 1) return null;
+  const view = new DataView(all.buffer, all.byteOffset + MAGIC.length, HEADER_BYTES);
+  if (view.getUint8(4) !== KDF_PBKDF2_SHA256) return null;
+  return { keyVersion: view.getUint32(0), iterations: view.getUint32(5) };
+}
+
+function headerBytes(keys: VaultKeys): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(HEADER_BYTES);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, keyVersion(keys));
+  view.setUint8(4, KDF_PBKDF2_SHA256);
+  view.setUint32(5, keyIterations(keys));
+  return out;
+}
+
+/** JSON arrays: no separator inside an id or host can shift one field into the next. */
+const dataAd = (p: Place) => enc.encode(JSON.stringify(["credential-vault/entry-data", ENVELOPE_VERSION, p.userId, p.entryId, p.host]));
+
+function wrapAd(p: Place, header: Uint8Array): Uint8Array<ArrayBuffer> {
+  const label = enc.encode(JSON.stringify(["credential-vault/item-key", ENVELOPE_VERSION, p.userId, p.entryId, p.host]));
+  const out = new Uint8Array(label.length + header.length);
+  out.set(label);
+  out.set(header, label.length);
+  return out;
+}
+
+const withMagic = (b64: string) => {
+  const body = fromBase64(b64);
+  const out = new Uint8Array(MAGIC.length + body.length);
+  out.set(MAGIC);
+  out.set(body, MAGIC.length);
+  return toBase64(out);
+};
+
+const withoutMagic = (all: Uint8Array) => toBase64(all.subarray(MAGIC.length));
+
+async function wrapFor(keys: VaultKeys, place: Place, itemKey: CryptoKey): Promise<string> {
+  const header = headerBytes(keys);
+  const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
+  const wrapped = await crypto.subtle.wrapKey("raw", itemKey, keys.vaultKey, { name: "AES-GCM", iv, additionalData: wrapAd(place, header) });
+  const body = fromBase64(joinIv(iv, wrapped));
+  const out = new Uint8Array(MAGIC.length + HEADER_BYTES + body.length);
+  out.set(MAGIC);
+  out.set(header, MAGIC.length);
+  out.set(body, MAGIC.length + HEADER_BYTES);
+  return toBase64(out);
+}
+
+async function unwrapFor(keys: VaultKeys, place: Place, wrappedItemKey: string, extractable: boolean): Promise<CryptoKey> {
+  const header = wrapHeader(wrappedItemKey);
+  if (!header) throw new MisplacedEnvelopeError();
+  if (header.keyVersion < keyVersion(keys)) throw new KeyRollbackError(header.keyVersion, keyVersion(keys));
+  if (header.keyVersion > keyVersion(keys)) throw new NewerKeyError(header.keyVersion);
+  const all = fromBase64(wrappedItemKey);
+  const w = splitIv(toBase64(all.subarray(MAGIC.length + HEADER_BYTES)));
+  try {
+    return await crypto.subtle.unwrapKey(
+      "raw",
+      w.body,
+      keys.vaultKey,
+      { name: "AES-GCM", iv: w.iv, additionalData: wrapAd(place, all.subarray(MAGIC.length, MAGIC.length + HEADER_BYTES)) },
+      { name: "AES-GCM", length: 256 },
+      extractable,
+      ["encrypt", "decrypt"],
+    );
+  } catch {
+    // Same key version, so the vault key is the right one: what differs is the place.
+    throw new MisplacedEnvelopeError();
+  }
+}
+
+async function seal(keys: VaultKeys, place: Place, plain: Uint8Array<ArrayBuffer>): Promise<Envelope> {
+  const itemKey = await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, true, ["encrypt", "decrypt"]);
+  const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
+  const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: dataAd(place) }, itemKey, plain);
+  return { wrapped_item_key: await wrapFor(keys, place, itemKey), encrypted_data: withMagic(joinIv(iv, data)) };
+}
+
+async function open(keys: VaultKeys, place: Place, env: Envelope): Promise<string> {
+  const itemKey = await unwrapFor(keys, place, env.wrapped_item_key, false);
+  const all = fromBase64(env.encrypted_data);
+  if (!hasMagic(all)) throw new MisplacedEnvelopeError();
+  const d = splitIv(withoutMagic(all));
+  try {
+    return dec.decode(await crypto.subtle.decrypt({ name: "AES-GCM", iv: d.iv, additionalData: dataAd(place) }, itemKey, d.body));
+  } catch {
+    throw new MisplacedEnvelopeError();
+  }
+}
+
+export function sealEntry(keys: VaultKeys, place: Place, secrets: EntrySecrets): Promise<Envelope> {
+  return seal(keys, place, enc.encode(JSON.stringify(secrets)));
+}
+
+export type Opened = { secrets: EntrySecrets; legacy: boolean };
+
+/**
+ * Opens an entry's envelope in its place. An unbound (version 1) envelope opens only while
+ * `allowLegacy` holds (the device has not yet seen this vault fully migrated); the caller then
+ * re-seals it. Throws a DecryptionError whose message says why the entry is not shown.
+ */
+export async function openEntry(keys: VaultKeys, place: Place, env: Envelope, opts: { allowLegacy?: boolean } = {}): Promise<Opened> {
+  if (isBound(env)) return { secrets: parseSecrets(await open(keys, place, env)), legacy: false };
+  if (wrapHeader(env.wrapped_item_key) || hasMagic(fromBase64(env.encrypted_data))) throw new MisplacedEnvelopeError();
+  if (!opts.allowLegacy) throw new LegacyRefusedError();
+  return { secrets: await decryptLegacyEntry(keys, env), legacy: true };
+}
+
+/**
+ * Moves a bound item key to another vault key (a passphrase change) without touching
+ * encrypted_data: the item key is extractable only for the moment it takes to wrap it again.
+ */
+export async function rewrapItemKey(from: VaultKeys, to: VaultKeys, place: Place, wrappedItemKey: string): Promise<string> {
+  return wrapFor(to, place, await unwrapFor(from, place, wrappedItemKey, true));
+}
+
+const KEY_CHECK_TEXT = "credential-vault/key-check/v2";
+const keyCheckPlace = (userId: string): Place => ({ entryId: "key-check", userId, host: "" });
+
+/**
+ * A value that proves a passphrase offline: a bound envelope of a constant. Its header records the
+ * key version and rounds, so unlocking derives exactly the key in use.
+ */
+export function makeKeyCheck(keys: VaultKeys, userId: string): Promise<Envelope> {
+  return seal(keys, keyCheckPlace(userId), enc.encode(KEY_CHECK_TEXT));
+}
+
+export async function keyCheckMatches(keys: VaultKeys, userId: string, check: Envelope): Promise<boolean> {
+  if (!isBound(check)) return legacyKeyCheckMatches(keys, check);
+  try {
+    return (await open(keys, keyCheckPlace(userId), check)) === KEY_CHECK_TEXT;
+  } catch {
+    return false;
+  }
+}

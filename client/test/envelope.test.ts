@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import { acceptKdf, deriveVaultKeys, encryptLegacyEntry, KDF_FLOOR, KdfRefusedError } from "../src/crypto";
+import { isBound, KeyRollbackError, LegacyRefusedError, MisplacedEnvelopeError, NewerKeyError, openEntry, placeOf, sealEntry, wrapHeader, type Place } from "../src/envelope";
+import { fingerprint } from "../src/trust";
+import { fromBase64, toBase64 } from "../../src/client/base64";
+
+// Issue 22: envelopes bound to entry, owner, version and host; key versions; the KDF floor.
+const FAST = 1_000;
+const secrets = { username: "alice", password: "bank-secret", notes: "", category: "", totp: "" };
+const bank: Place = { entryId: "e-bank", userId: "u-alice", host: "bank.example" };
+
+describe("bound envelopes", () => {
+  it("open only in their place: another entry, owner or host fails with MisplacedEnvelopeError", async () => {
+    const keys = await deriveVaultKeys("passphrase one", "u-alice", FAST);
+    const env = await sealEntry(keys, bank, secrets);
+    expect(isBound(env)).toBe(true);
+    expect((await openEntry(keys, bank, env)).secrets).toEqual(secrets);
+    for (const other of [{ ...bank, entryId: "e-forum" }, { ...bank, userId: "u-bob" }, { ...bank, host: "attacker.example" }, { ...bank, host: "" }]) {
+      await expect(openEntry(keys, other, env)).rejects.toBeInstanceOf(MisplacedEnvelopeError);
+    }
+  });
+
+  it("binds data and wrap separately: one entry's data under another's wrap does not open", async () => {
+    const keys = await deriveVaultKeys("passphrase one", "u-alice", FAST);
+    const forumPlace = { ...bank, entryId: "e-forum", host: "forum.example" };
+    const a = await sealEntry(keys, bank, secrets);
+    const b = await sealEntry(keys, forumPlace, { ...secrets, password: "forum-pw" });
+    await expect(openEntry(keys, forumPlace, { wrapped_item_key: b.wrapped_item_key, encrypted_data: a.encrypted_data })).rejects.toBeInstanceOf(MisplacedEnvelopeError);
+    await expect(openEntry(keys, bank, { wrapped_item_key: b.wrapped_item_key, encrypted_data: a.encrypted_data })).rejects.toBeInstanceOf(MisplacedEnvelopeError);
+  });
+
+  it("places an entry by the host of its website, else its URL", () => {
+    expect(placeOf("u", { id: "e", website: "www.Bank.example", url: null })).toEqual({ entryId: "e", userId: "u", host: "bank.example" });
+    expect(placeOf("u", { id: "e", website: null, url: "https://login.bank.example/x" }).host).toBe("login.bank.example");
+    expect(placeOf("u", { id: "e" }).host).toBe("");
+  });
+
+  it("carries key version and rounds in the wrap header, which cannot be edited", async () => {
+    const keys = await deriveVaultKeys("passphrase one", "u-alice", FAST, 3);
+    const env = await sealEntry(keys, bank, secrets);
+    expect(wrapHeader(env.wrapped_item_key)).toEqual({ keyVersion: 3, iterations: FAST });
+    const bytes = fromBase64(env.wrapped_item_key);
+    new DataView(bytes.buffer, bytes.byteOffset).setUint32(4 + 5, FAST + 1);
+    await expect(openEntry(keys, bank, { ...env, wrapped_item_key: toBase64(bytes) })).rejects.toBeInstanceOf(MisplacedEnvelopeError);
+  });
+
+  it("refuses an older key version (replay) and names a newer one (passphrase changed elsewhere)", async () => {
+    const v1 = await deriveVaultKeys("old passphrase", "u-alice", FAST, 1);
+    const v2 = await deriveVaultKeys("new passphrase", "u-alice", FAST, 2);
+    const old = await sealEntry(v1, bank, secrets);
+    const rollback = await openEntry(v2, bank, old).catch((e: unknown) => e);
+    expect(rollback).toBeInstanceOf(KeyRollbackError);
+    expect((rollback as Error).message).toContain("older vault key (version 1)");
+    await expect(openEntry(v1, bank, await sealEntry(v2, bank, secrets))).rejects.toBeInstanceOf(NewerKeyError);
+  });
+
+  it("opens unbound (version 1) envelopes only when allowed, and says they are legacy", async () => {
+    const keys = await deriveVaultKeys("passphrase one", "u-alice", FAST);
+    const legacy = await encryptLegacyEntry(keys, secrets);
+    expect(isBound(legacy)).toBe(false);
+    await expect(openEntry(keys, bank, legacy)).rejects.toBeInstanceOf(LegacyRefusedError);
+    expect(await openEntry(keys, bank, legacy, { allowLegacy: true })).toEqual({ secrets, legacy: true });
+    // A bound blob with its magic stripped is not a legacy blob: the AD is still required.
+    const bound = await sealEntry(keys, bank, secrets);
+    const strip = (b64: string, n: number) => toBase64(fromBase64(b64).subarray(n));
+    await expect(openEntry(keys, bank, { wrapped_item_key: strip(bound.wrapped_item_key, 13), encrypted_data: strip(bound.encrypted_data, 4) }, { allowLegacy: true })).rejects.toThrow();
+  });
+});
+
+describe("key-derivation floor", () => {
+  it("accepts 600,000 rounds and more, refuses fewer and absurd counts", () => {
+    expect(acceptKdf(KDF_FLOOR)).toBe(600_000);
+    expect(acceptKdf(1_200_000)).toBe(1_200_000);
+    for (const bad of [1, 100_000, 599_999, 50_000_000, Number.NaN]) expect(() => acceptKdf(bad)).toThrow(KdfRefusedError);
+    expect(() => acceptKdf(1000)).toThrow(/weaker key derivation \(PBKDF2 with 1000 rounds\)/);
+  });
+});
+
+describe("key fingerprints", () => {
+  it("are six groups of five digits, stable for a key and different for another", async () => {
+    const pair = async () => (await crypto.subtle.exportKey("jwk", (await crypto.subtle.generateKey({ name: "ECDH", namedCurve: "P-256" }, true, ["deriveBits"])).publicKey)) as { kty: string; crv: string; x: string; y: string };
+    const a = await pair();
+    const fa = await fingerprint(a);
+    expect(fa).toMatch(/^\d{5}( \d{5}){5}$/);
+    // Member order and extra members (key_ops, ext) do not change it: RFC 7638's canonical input.
+    expect(await fingerprint({ y: a.y, x: a.x, crv: a.crv, kty: a.kty, ...{ ext: true } } as typeof a)).toBe(fa);
+    expect(await fingerprint(await pair())).not.toBe(fa);
+  });
+});
