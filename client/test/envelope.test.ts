@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { acceptKdf, deriveVaultKeys, encryptLegacyEntry, KDF_FLOOR, KdfRefusedError } from "../src/crypto";
 import { isBound, KeyRollbackError, LegacyRefusedError, MisplacedEnvelopeError, NewerKeyError, openEntry, placeOf, sealEntry, wrapHeader, type Place } from "../src/envelope";
-import { fingerprint } from "../src/trust";
+import type { ApiClient } from "../src/api";
+import { KeyChangedError, trustedContactKey } from "../src/contact-keys";
+import { fingerprint, type PinResult, type TrustStore } from "../src/trust";
 import { fromBase64, toBase64 } from "../../src/client/base64";
 
 // Issue 22: envelopes bound to entry, owner, version and host; key versions; the KDF floor.
@@ -85,5 +87,18 @@ describe("key fingerprints", () => {
     // Member order and extra members (key_ops, ext) do not change it: RFC 7638's canonical input.
     expect(await fingerprint({ y: a.y, x: a.x, crv: a.crv, kty: a.kty, ...{ ext: true } } as typeof a)).toBe(fa);
     expect(await fingerprint(await pair())).not.toBe(fa);
+  });
+});
+
+describe("contacts' keys for sharing and emergency access", () => {
+  const jwk = { kty: "EC", crv: "P-256", x: "x".repeat(43), y: "y".repeat(43) };
+  const api = { sharingKey: async () => ({ publicKey: jwk, created_at: "", updated_at: "" }) } as unknown as ApiClient;
+  const trustSaying = (status: PinResult["status"]) => ({ pinKey: async () => ({ status, fingerprint: "11111 22222 33333 44444 55555 66666", pinned: "99999 88888 77777 66666 55555 44444" }) }) as unknown as TrustStore;
+
+  it("hands out the pinned or first-seen key, and refuses a changed one with both fingerprints", async () => {
+    for (const status of ["new", "ok"] as const) expect((await trustedContactKey(api, trustSaying(status), "erin@example.test", "emergency")).jwk).toEqual(jwk);
+    const err = await trustedContactKey(api, trustSaying("changed"), "erin@example.test", "sharing").catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(KeyChangedError);
+    expect((err as Error).message).toContain("pinned 99999 88888 77777 66666 55555 44444, offered 11111 22222 33333 44444 55555 66666");
   });
 });

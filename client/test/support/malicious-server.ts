@@ -53,7 +53,7 @@ export async function startMaliciousServer(upstream: string): Promise<MaliciousS
       const target = rule?.url ? rule.url(new URL(incoming)) : incoming;
       const headers = new Headers();
       for (const [k, v] of Object.entries(req.headers)) if (!DROP.has(k) && v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
-      const up = await fetch(target, { method: r.method, headers, body: ["GET", "HEAD"].includes(r.method) ? undefined : body, redirect: "manual" });
+      const up = await fetch(target, { method: r.method, headers, body: ["GET", "HEAD"].includes(r.method) ? undefined : new Uint8Array(body), redirect: "manual" });
       let out: Buffer = Buffer.from(await up.arrayBuffer());
       if (rule?.json && (up.headers.get("content-type") ?? "").includes("application/json")) {
         out = Buffer.from(JSON.stringify(await rule.json(JSON.parse(out.toString("utf8")), r)));

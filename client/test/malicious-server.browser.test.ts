@@ -1,0 +1,291 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { fingerprint, type PublicJwk } from "../src/trust";
+import { apiAs } from "./support/api";
+import { dashboardReady, fillEntry, launch, newUser, screenshot, signInThroughPage, waitForPending, type Browser, type Page } from "./support/browser";
+import { fullPull, isListing, isSyncPull, startMaliciousServer, withRounds, type MaliciousServer } from "./support/malicious-server";
+
+// Issue 22: the web client against a hostile server. Real Chromium talks to the real worker through
+// a proxy that rewrites the API's answers; for each attack the page refuses or warns, and the
+// secret never reaches the page.
+const PASSPHRASE = "hostile server passphrase";
+const BANK_SECRET = "bank-secret-7f3a";
+const base = inject("baseUrl");
+let browser: Browser;
+let evil: MaliciousServer;
+
+type User = Awaited<ReturnType<typeof newUser>>;
+type Listed = { id: string; name: string; website: string | null; url: string | null; wrapped_item_key: string; encrypted_data: string };
+type Change = Listed & { _deleted: boolean };
+
+/** A browser profile (one device) that reaches the server only through the proxy. */
+async function device(user: User, passphrase = PASSPHRASE): Promise<Page> {
+  const context = await browser.newContext({ baseURL: evil.base });
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: evil.base });
+  const page = await context.newPage();
+  page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
+  await signInThroughPage(page, user.token, passphrase);
+  return page;
+}
+
+/** A user with Bank (the secret) and Forum, made through the page and synced. */
+async function userWithBank(prefix: string): Promise<{ user: User; page: Page; entries: Map<string, Listed> }> {
+  const user = await newUser(prefix);
+  const page = await device(user);
+  await fillEntry(page, { name: "Bank", website: "bank.example", username: "alice", password: BANK_SECRET });
+  await fillEntry(page, { name: "Forum", website: "forum.example", username: "alice", password: "forum-pw" });
+  await waitForPending(page, 0);
+  return { user, page, entries: (await (await apiAs(base, user.token)).entries()) as Map<string, Listed> };
+}
+
+/** Nothing of the secret in the page: not in the DOM, not in a field's value. */
+async function neverShown(page: Page, secret = BANK_SECRET) {
+  expect(await page.content()).not.toContain(secret);
+  const values = await page.locator("input, textarea").evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value));
+  expect(values.join("\n")).not.toContain(secret);
+}
+
+async function syncNow(page: Page) {
+  const pulled = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/passwords/sync" && r.request().method() === "GET");
+  await page.getByRole("button", { name: "Sync now" }).click();
+  await pulled;
+}
+
+const swap = (a: Listed, b: Listed) => (e: Change) =>
+  e.id === a.id ? { ...e, wrapped_item_key: b.wrapped_item_key, encrypted_data: b.encrypted_data } : e.id === b.id ? { ...e, wrapped_item_key: a.wrapped_item_key, encrypted_data: a.encrypted_data } : e;
+
+beforeAll(async () => {
+  evil = await startMaliciousServer(base);
+  browser = await launch();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await evil?.stop();
+});
+
+describe("a malicious server", () => {
+  it("swaps two entries' blobs: the page says they do not belong and shows neither secret", async () => {
+    const { page, entries } = await userWithBank("swap");
+    const bank = entries.get("Bank")!;
+    const forum = entries.get("Forum")!;
+    evil.rewrite({
+      when: isSyncPull,
+      url: fullPull,
+      json: (body: { changes: Change[] }) => ({ ...body, changes: body.changes.map(swap(bank, forum)), fullSyncRequired: true }),
+    });
+    evil.rewrite({
+      when: (r) => r.method === "POST" && r.path === `/api/passwords/${forum.id}/reveal`,
+      json: () => ({ envelope: { wrappedItemKey: bank.wrapped_item_key, encryptedData: bank.encrypted_data, version: 3 } }),
+    });
+    try {
+      await syncNow(page);
+      await expect.poll(() => page.locator("#foreign-key").innerText()).toMatch(/^2 entries not shown\. This entry's encrypted data does not belong to this entry, account or website/);
+      await page.getByRole("button", { name: "Reveal Forum" }).click();
+      await expect.poll(() => page.locator("#toast").innerText()).toMatch(/^Cannot reveal: This entry's encrypted data does not belong/);
+      await page.getByRole("button", { name: "Copy password of Forum" }).click();
+      await expect.poll(() => page.locator("#toast").innerText()).toMatch(/^Cannot copy: This entry's encrypted data does not belong/);
+      expect(await page.evaluate(() => navigator.clipboard.readText())).not.toContain(BANK_SECRET);
+      await page.getByRole("button", { name: "Edit Forum" }).click();
+      await expect.poll(() => page.locator("#toast").innerText()).toMatch(/^Cannot edit: This entry's encrypted data does not belong/);
+      await neverShown(page);
+      await screenshot(page, "malicious-swap.png");
+      // Nothing was re-sealed or pushed from what the server planted.
+      expect(await page.locator("#pending").getAttribute("data-count")).toBe("0");
+    } finally {
+      evil.honest();
+    }
+  });
+
+  it("moves a blob into another user's listing: that user's page cannot open it and says so", async () => {
+    const alice = await userWithBank("owner");
+    const bank = alice.entries.get("Bank")!;
+    const bob = await newUser("other");
+    const page = await device(bob);
+    await fillEntry(page, { name: "Mail", website: "mail.example", username: "bob", password: "bob-mail-pw" });
+    await waitForPending(page, 0);
+    const mail = ((await (await apiAs(base, bob.token)).entries()) as Map<string, Listed>).get("Mail")!;
+    evil.rewrite({
+      when: isSyncPull,
+      url: fullPull,
+      json: (body: { changes: Change[] }) => ({
+        ...body,
+        // Alice's Bank as it is, and her blob in place of Bob's own Mail entry.
+        changes: [...body.changes.map((e) => (e.id === mail.id ? { ...e, wrapped_item_key: bank.wrapped_item_key, encrypted_data: bank.encrypted_data } : e)), { ...bank, _deleted: false }],
+        fullSyncRequired: true,
+      }),
+    });
+    evil.rewrite({
+      when: (r) => r.method === "POST" && r.path.endsWith("/reveal"),
+      json: () => ({ envelope: { wrappedItemKey: bank.wrapped_item_key, encryptedData: bank.encrypted_data, version: 3 } }),
+    });
+    try {
+      await syncNow(page);
+      await expect.poll(() => page.locator("#foreign-key").innerText()).toMatch(/^2 entries not shown\. This entry's encrypted data does not belong/);
+      for (const name of ["Bank", "Mail"]) {
+        await page.getByRole("button", { name: `Reveal ${name}` }).click();
+        await expect.poll(() => page.locator("#toast").innerText()).toMatch(/^Cannot reveal: This entry's encrypted data does not belong/);
+      }
+      await neverShown(page);
+    } finally {
+      evil.honest();
+    }
+  });
+
+  it("downgrades the key-derivation settings: sign-in refuses them and derives nothing", async () => {
+    const { user } = await userWithBank("kdf");
+    evil.rewrite({
+      when: isListing,
+      json: (body: { data: Listed[] }) => ({ ...body, data: body.data.map((e) => ({ ...e, wrapped_item_key: withRounds(e.wrapped_item_key, 1000) })) }),
+    });
+    const context = await browser.newContext({ baseURL: evil.base });
+    const page = await context.newPage();
+    try {
+      const from = evil.seen.length;
+      await page.goto("/");
+      await page.getByLabel("Access token").fill(user.token);
+      await page.getByLabel("Master passphrase").fill(PASSPHRASE);
+      await page.getByRole("button", { name: "Open vault" }).click();
+      await expect.poll(() => page.locator("#signin-error").innerText()).toBe(
+        "The server asked for weaker key derivation (PBKDF2 with 1000 rounds) than this app allows (600000). Nothing was derived or sent.",
+      );
+      expect(new URL(page.url()).pathname).toBe("/");
+      // Nothing was sent after the listing: no write, no sync.
+      const after = evil.seen.slice(from).filter((r) => r.path.startsWith("/api/"));
+      expect(after.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /api/auth/csrf-token", "GET /api/passwords"]);
+      await screenshot(page, "malicious-kdf.png");
+    } finally {
+      evil.honest();
+      await context.close();
+    }
+  });
+
+  it("replays the key wraps from before a passphrase change: this device refuses the old key", async () => {
+    const { user, page } = await userWithBank("replay");
+    const api = await apiAs(base, user.token);
+    const oldListing = (await api.get("/api/passwords?page=1&limit=20")).body as { data: Listed[] };
+    const oldBank = oldListing.data.find((e) => e.name === "Bank")!;
+    const NEW = "a brand new passphrase";
+    const reloaded = page.waitForEvent("load");
+    await page.getByLabel("Current master passphrase").fill(PASSPHRASE);
+    await page.getByLabel("New master passphrase").fill(NEW);
+    await page.getByLabel("Repeat the new passphrase").fill(NEW);
+    await page.getByRole("button", { name: "Change passphrase" }).click();
+    await reloaded;
+    await dashboardReady(page);
+    await waitForPending(page, 0);
+
+    // Signed in with the new key, the server slips the old Bank envelope into a pull.
+    evil.rewrite({
+      when: isSyncPull,
+      url: fullPull,
+      json: (body: { changes: Change[] }) => ({ ...body, changes: body.changes.map((e) => (e.id === oldBank.id ? { ...e, wrapped_item_key: oldBank.wrapped_item_key, encrypted_data: oldBank.encrypted_data } : e)), fullSyncRequired: true }),
+    });
+    try {
+      await syncNow(page);
+      await expect.poll(() => page.locator("#foreign-key").innerText()).toBe(
+        "1 entry not shown. The server offered an older vault key (version 1) than this device has already seen (version 2). Refused.",
+      );
+      await neverShown(page);
+    } finally {
+      evil.honest();
+    }
+
+    // After signing out, the server serves the whole old vault to the old (perhaps leaked) passphrase.
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL((u) => u.pathname === "/");
+    evil.rewrite({ when: isListing, json: () => oldListing });
+    try {
+      await page.getByLabel("Access token").fill(user.token);
+      await page.getByLabel("Master passphrase").fill(PASSPHRASE);
+      await page.getByRole("button", { name: "Open vault" }).click();
+      await expect.poll(() => page.locator("#signin-error").innerText()).toBe(
+        "The server offered an older vault key (version 1) than this device has already seen (version 2). Refused.",
+      );
+      expect(new URL(page.url()).pathname).toBe("/");
+    } finally {
+      evil.honest();
+    }
+  });
+
+  it("injects URLs into an entry's fields: the page fetches none of them and the moved entry does not open", async () => {
+    const { page, entries } = await userWithBank("inject");
+    const bank = entries.get("Bank")!;
+    const beacon = (what: string) => `${evil.base}/beacon-${what}`;
+    evil.rewrite({
+      when: isSyncPull,
+      url: fullPull,
+      json: (body: { changes: Change[] }) => ({
+        ...body,
+        changes: body.changes.map((e) =>
+          e.id === bank.id ? { ...e, name: `Bank <img src="${beacon("name")}">`, website: "attacker.example", url: beacon("url"), tags: [`<img src=${beacon("tag")}>`] } : e,
+        ),
+        fullSyncRequired: true,
+      }),
+    });
+    try {
+      await syncNow(page);
+      const row = page.locator("#entries li", { hasText: "Bank <img" });
+      await expect.poll(() => row.count()).toBe(1);
+      // Shown as text, never as markup.
+      expect(await page.locator("#entries img").count()).toBe(0);
+      await expect.poll(() => page.locator("#foreign-key").innerText()).toMatch(/^1 entry not shown\. This entry's encrypted data does not belong/);
+      await row.getByRole("button", { name: /^Reveal/ }).click();
+      await expect.poll(() => page.locator("#toast").innerText()).toMatch(/^Cannot reveal: This entry's encrypted data does not belong/);
+      await page.reload();
+      await dashboardReady(page);
+      await neverShown(page);
+      expect(evil.seen.filter((r) => r.path.startsWith("/beacon"))).toEqual([]);
+    } finally {
+      evil.honest();
+    }
+  });
+
+  it("substitutes a recipient's public key: the first key is pinned, a different one is flagged and not trusted silently", async () => {
+    const erin = await newUser("erin");
+    const jwk = async (): Promise<PublicJwk> => {
+      const { kty, crv, x, y } = (await crypto.subtle.exportKey("jwk", (await crypto.subtle.generateKey({ name: "ECDH", namedCurve: "P-256" }, true, ["deriveBits"])).publicKey)) as PublicJwk;
+      return { kty, crv, x, y };
+    };
+    const [real, forged] = [await jwk(), await jwk()];
+    expect((await (await apiAs(base, erin.token)).put("/api/sharing/public-key", { publicKey: real })).status).toBe(200);
+    const dave = await newUser("dave");
+    const page = await device(dave);
+    await page.getByRole("link", { name: "Contacts' keys" }).click();
+    await page.locator("body[data-ready=true]").waitFor();
+    const check = async () => {
+      await page.getByLabel("Contact's email").fill(erin.email);
+      await page.getByRole("button", { name: "Check key" }).click();
+      await page.locator("#result:not([hidden])").waitFor();
+    };
+
+    await check();
+    expect(await page.locator("#result").getAttribute("data-status")).toBe("new");
+    expect(await page.locator("#result-fingerprint").innerText()).toBe(await fingerprint(real));
+
+    evil.rewrite({
+      when: (r) => r.method === "GET" && r.path === "/api/sharing/public-key" && r.search.includes("email="),
+      json: (body: { publicKey: PublicJwk }) => ({ ...body, publicKey: forged }),
+    });
+    try {
+      await check();
+      expect(await page.locator("#result").getAttribute("data-status")).toBe("changed");
+      const warning = page.getByRole("alert").filter({ hasText: "different key" });
+      await expect.poll(() => warning.innerText()).toContain(`Pinned: ${await fingerprint(real)}`);
+      expect(await page.locator("#result-fingerprint").innerText()).toBe(await fingerprint(forged));
+      await screenshot(page, "malicious-key-substitution.png");
+      // Checking again does not make the forged key pinned by repetition.
+      await check();
+      expect(await page.locator("#result").getAttribute("data-status")).toBe("changed");
+      // The person compared the digits with Erin (say she did reset her keys) and accepts.
+      await page.getByRole("button", { name: /trust the new key/ }).click();
+      await expect.poll(() => page.locator("#result").getAttribute("data-status")).toBe("ok");
+      await check();
+      expect(await page.locator("#result").getAttribute("data-status")).toBe("ok");
+    } finally {
+      evil.honest();
+    }
+    // The honest server's key is now the changed one for this device.
+    await check();
+    expect(await page.locator("#result").getAttribute("data-status")).toBe("changed");
+  });
+});
