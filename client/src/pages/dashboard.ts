@@ -113,7 +113,8 @@ async function main(session: Session, keys: VaultKeys) {
   }
 
   async function renderList() {
-    await vault.migrate();
+    // Re-sealed entries are queued updates: send them now rather than at the next periodic sync.
+    if ((await vault.migrate()) > 0 && navigator.onLine) void sync.syncNow();
     const { unreadable, reasons } = await vault.ensureIndexed();
     await noteFullyBound();
     const count = `${unreadable} ${unreadable === 1 ? "entry" : "entries"}`;
