@@ -2,7 +2,7 @@
  * Local vault operations: every change is encrypted, written to the local store and queued in one
  * transaction; the sync engine (or the service worker's background sync) pushes it later.
  */
-import { blindIndexes, DecryptionError, domainOf, queryTokens, type EntrySecrets, type Envelope, type VaultKeys } from "./crypto";
+import { blindIndexes, DecryptionError, domainOf, queryTokens, type BlindIndexes, type EntrySecrets, type Envelope, type VaultKeys } from "./crypto";
 import type { LocalDb, LocalEntry, MutationData, PendingMutation } from "./db";
 import { isBound, KeyRollbackError, LegacyRefusedError, MisplacedEnvelopeError, openEntry, placeOf, sealEntry } from "./envelope";
 import { withSyncLock } from "./sync-engine";
@@ -12,17 +12,10 @@ export type EntryInput = EntrySecrets & { name: string; website: string; url: st
 /** Whether this device still opens unbound (version 1) envelopes of the user's vault. */
 export type LegacyPolicy = () => Promise<boolean>;
 
-/**
- * An existing entry with a new envelope (same plaintext metadata), its blind indexes under `keys`,
- * and the update mutation that carries it.
- */
-export async function withEnvelope(keys: VaultKeys, userId: string, e: LocalEntry, envelope: Envelope, username: string, now: string): Promise<{ entry: LocalEntry; mutation: PendingMutation }> {
-  const idx = await blindIndexes(keys, { name: e.name, website: e.website ?? e.url ?? "", username });
-  const data: MutationData = {
-    name: e.name,
-    website: e.website,
-    url: e.url,
-    tags: e.tags,
+/** What a create or update sends: plaintext metadata, the envelope and the blind indexes. */
+function mutationData(meta: { name: string; website: string | null; url: string | null; tags: string[] }, envelope: Envelope, idx: BlindIndexes): MutationData {
+  return {
+    ...meta,
     ...envelope,
     encryption_version: 3,
     name_hash: idx.name_hash,
@@ -30,6 +23,15 @@ export async function withEnvelope(keys: VaultKeys, userId: string, e: LocalEntr
     domain_hash: idx.domain_hash ?? null,
     search_tokens: idx.search_tokens,
   };
+}
+
+/**
+ * An existing entry with a new envelope (same plaintext metadata), its blind indexes under `keys`,
+ * and the update mutation that carries it.
+ */
+export async function withEnvelope(keys: VaultKeys, userId: string, e: LocalEntry, envelope: Envelope, username: string, now: string): Promise<{ entry: LocalEntry; mutation: PendingMutation }> {
+  const idx = await blindIndexes(keys, { name: e.name, website: e.website ?? e.url ?? "", username });
+  const data = mutationData(e, envelope, idx);
   return {
     entry: { ...e, ...envelope, search_tokens: idx.search_tokens, updated_at: now },
     mutation: { userId, action: "update", entryId: e.id, clientUpdatedAt: now, data },
@@ -63,19 +65,7 @@ export class Vault {
       totp: input.totp,
     });
     const idx = await blindIndexes(this.keys, { name, website: input.website || input.url, username: input.username });
-    const data: MutationData = {
-      name,
-      website,
-      url,
-      tags: input.tags,
-      ...envelope,
-      encryption_version: 3,
-      name_hash: idx.name_hash,
-      username_hash: idx.username_hash,
-      domain_hash: idx.domain_hash ?? null,
-      search_tokens: idx.search_tokens,
-    };
-    return { data, tokens: idx.search_tokens };
+    return { data: mutationData({ name, website, url, tags: input.tags }, envelope, idx), tokens: idx.search_tokens };
   }
 
   private local(id: string, data: MutationData, tokens: string[], createdAt: string, now: string): LocalEntry {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { fingerprint, type PublicJwk } from "../src/trust";
 import { apiAs } from "./support/api";
-import { dashboardReady, fillEntry, launch, newUser, screenshot, signInThroughPage, waitForPending, type Browser, type Page } from "./support/browser";
+import { dashboardReady, fillEntry, launch, newUser, screenshot, signInThroughPage, submitSignIn, waitForPending, type Browser, type Page } from "./support/browser";
 import { fullPull, isListing, isSyncPull, startMaliciousServer, withRounds, type MaliciousServer } from "./support/malicious-server";
 
 // Issue 22: the web client against a hostile server. Real Chromium talks to the real worker through
@@ -142,9 +142,7 @@ describe("a malicious server", () => {
     try {
       const from = evil.seen.length;
       await page.goto("/");
-      await page.getByLabel("Access token").fill(user.token);
-      await page.getByLabel("Master passphrase").fill(PASSPHRASE);
-      await page.getByRole("button", { name: "Open vault" }).click();
+      await submitSignIn(page, user.token, PASSPHRASE);
       await expect.poll(() => page.locator("#signin-error").innerText()).toBe(
         "The server asked for weaker key derivation (PBKDF2 with 1000 rounds) than this app allows (600000). Nothing was derived or sent.",
       );
@@ -195,9 +193,7 @@ describe("a malicious server", () => {
     await page.waitForURL((u) => u.pathname === "/");
     evil.rewrite({ when: isListing, json: () => oldListing });
     try {
-      await page.getByLabel("Access token").fill(user.token);
-      await page.getByLabel("Master passphrase").fill(PASSPHRASE);
-      await page.getByRole("button", { name: "Open vault" }).click();
+      await submitSignIn(page, user.token, PASSPHRASE);
       await expect.poll(() => page.locator("#signin-error").innerText()).toBe(
         "The server offered an older vault key (version 1) than this device has already seen (version 2). Refused.",
       );

@@ -15,12 +15,17 @@ export async function newUser(prefix: string) {
   return { sub, email: `${sub}@example.test`, token: (await signDevToken({ sub, email: `${sub}@example.test` })) as string };
 }
 
-/** Signs in through the page and waits until the service worker controls the dashboard. */
-export async function signInThroughPage(page: Page, token: string, passphrase: string) {
-  await page.goto("/");
+/** Fills and submits the sign-in form of the page at "/". */
+export async function submitSignIn(page: Page, token: string, passphrase: string) {
   await page.getByLabel("Access token").fill(token);
   await page.getByLabel("Master passphrase").fill(passphrase);
   await page.getByRole("button", { name: "Open vault" }).click();
+}
+
+/** Signs in through the page and waits until the service worker controls the dashboard. */
+export async function signInThroughPage(page: Page, token: string, passphrase: string) {
+  await page.goto("/");
+  await submitSignIn(page, token, passphrase);
   await page.waitForURL("**/dashboard");
   await dashboardReady(page);
   await page.evaluate(async () => {
