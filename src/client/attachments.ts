@@ -6,7 +6,7 @@
  * key is wrapped with the vault key (AES-256-GCM) under a fourth IV. The content travels as one
  * base64 blob: the 12-byte IV, then the ciphertext with its tag.
  */
-import { fromBase64, toBase64 } from "./base64";
+import { fromBase64, toBase64 } from "../kernel/base64";
 
 export { fromBase64, toBase64 };
 

@@ -1,3 +1,4 @@
+import { normalizeHost } from "../../kernel/hostname";
 import { csvRecords, ImportFormatError } from "./csv";
 
 /** One credential read from a source file, in plaintext, ready for the client to encrypt (V3). */
@@ -19,15 +20,8 @@ export type ImportedCredential = {
 export type ParseOutput = { credentials: ImportedCredential[]; skipped: string[] };
 
 export function hostnameOf(url: string | null): string | null {
-  if (!url) return null;
-  const candidate = /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `https://${url}`;
-  try {
-    const host = new URL(candidate).hostname.toLowerCase();
-    if (!host || !host.includes(".") && host !== "localhost") return null;
-    return host.replace(/^www\./, "");
-  } catch {
-    return null;
-  }
+  const host = normalizeHost(url);
+  return host && (host.includes(".") || host === "localhost") ? host : null;
 }
 
 const clean = (v: unknown) => (typeof v === "string" ? v.trim() : v == null ? "" : String(v).trim());

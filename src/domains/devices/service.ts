@@ -1,6 +1,6 @@
 import type { Db } from "../../db/client";
 import type { DeviceRow } from "../../db/schema";
-import type { RequestMeta } from "../../http/types";
+import type { RequestMeta } from "../../kernel/context";
 import { randomId } from "../../lib/crypto";
 import { conflict, notFound } from "../../lib/errors";
 import { notify } from "../notifications/notify";

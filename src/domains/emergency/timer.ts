@@ -4,6 +4,7 @@ import { loadConfig, type Bindings } from "../../env";
 import { mailerFor, sendQuietly, type Mailer } from "../../lib/mailer";
 import { notify } from "../notifications/notify";
 import * as repo from "./repo";
+import { rowsChanged } from "../../db/d1";
 
 export const RETRIEVAL_WINDOW_MS = 24 * 60 * 60 * 1000;
 export const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -31,7 +32,7 @@ export async function tickContact(ctx: EmergencyCtx, contactId: string, now: num
     if (now < Date.parse(row.grantAt)) return Date.parse(row.grantAt);
     const expiresAt = now + RETRIEVAL_WINDOW_MS;
     const res = await repo.transition(ctx.db, row.id, ["access_requested"], { status: "access_granted", grantedAt: iso(now), expiresAt: iso(expiresAt), updatedAt: iso(now) });
-    if ((res.meta.changes ?? 0) === 0) return now;
+    if (rowsChanged(res) === 0) return now;
     await announceGrant(ctx, row, iso(expiresAt), true);
     return expiresAt;
   }

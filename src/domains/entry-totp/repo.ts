@@ -1,7 +1,8 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { passwords, passwordTotp, type PasswordTotpRow } from "../../db/schema";
-import { advanceClock, clockValue } from "../passwords/change-clock";
+import { advanceClock, clockValue } from "../../db/change-clock";
+import { rowsChanged } from "../../db/d1";
 
 const liveEntry = (userId: string, passwordId: string) =>
   and(eq(passwords.userId, userId), eq(passwords.id, passwordId), isNull(passwords.deletedAt));
@@ -33,5 +34,5 @@ export async function remove(db: Db, userId: string, passwordId: string, now: st
     db.delete(passwordTotp).where(and(eq(passwordTotp.userId, userId), eq(passwordTotp.passwordId, passwordId))),
     db.update(passwords).set({ hasTotp: false, updatedAt: now, changeSeq: clockValue(userId) }).where(liveEntry(userId, passwordId)),
   ]);
-  return (deleted.meta.changes ?? 0) > 0;
+  return rowsChanged(deleted) > 0;
 }

@@ -1,6 +1,6 @@
 import type { Db } from "../../db/client";
 import type { PasswordTotpRow } from "../../db/schema";
-import type { RequestMeta } from "../../http/types";
+import type { RequestMeta } from "../../kernel/context";
 import { seal, unseal } from "../../lib/crypto";
 import { z } from "zod";
 import { AppError, ErrorCode, notFound, validationError, zodIssues } from "../../lib/errors";

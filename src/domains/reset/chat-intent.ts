@@ -1,7 +1,7 @@
 import { BUILTIN_SERVICES } from "../../data/registry/services";
 import type { Db } from "../../db/client";
 import { notFound, validationError } from "../../lib/errors";
-import { normalizeHost } from "../../lib/hostname";
+import { normalizeHost } from "../../kernel/hostname";
 import { listActiveMailboxes } from "../integrations/repo";
 import { findLive } from "../passwords/repo";
 import * as registryRepo from "../registry/repo";

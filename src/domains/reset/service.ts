@@ -5,7 +5,7 @@ import type { Bindings, Config } from "../../env";
 import { AppError, ErrorCode, notFound } from "../../lib/errors";
 import { assertPublicUrl } from "../../lib/outbound-guard";
 import { guardOptions } from "../../lib/guarded-fetch";
-import { normalizeHost } from "../../lib/hostname";
+import { normalizeHost } from "../../kernel/hostname";
 import { listActiveMailboxes } from "../integrations/repo";
 import * as repo from "./repo";
 

@@ -19,7 +19,7 @@ import {
 } from "./schema";
 import { previewUrl, SessionShareService, TERMINAL, toView } from "./service";
 import { viewerPage } from "./viewer-page";
-import { sseResponse } from "../../http/sse";
+import { sseJsonFrame, sseResponse } from "../../kernel/sse";
 
 const service = (c: Context<AppEnv>) => new SessionShareService(dbFor(c.env, c.get("user").id), c.env, c.get("config"));
 
@@ -137,7 +137,7 @@ function statusStream(c: Context<AppEnv>, ownerId: string, id: string): Response
   let stopped = false;
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
-      const send = (event: string, data: unknown) => controller.enqueue(enc.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`));
+      const send = (event: string, data: unknown) => controller.enqueue(enc.encode(sseJsonFrame(event, data)));
       const deadline = Date.now() + STATUS_STREAM_MS;
       try {
         while (!stopped) {

@@ -1,13 +1,13 @@
 import type { Db } from "../../db/client";
 import type { SessionShareRow, SessionShareStatus } from "../../db/schema";
 import type { Bindings, Config } from "../../env";
-import type { AuthUser } from "../../http/types";
+import type { AuthUser } from "../../kernel/context";
 import { randomId, randomToken, seal, sha256Hex } from "../../lib/crypto";
 import { AppError, ErrorCode, conflict, notFound, validationError } from "../../lib/errors";
 import { guardOptions } from "../../lib/guarded-fetch";
 import { assertPublicUrl, type GuardOptions } from "../../lib/outbound-guard";
 import { credentialsAad, roomFor, type Control } from "../../../durable-objects/session-share";
-import { normalizeHost } from "../../lib/hostname";
+import { normalizeHost } from "../../kernel/hostname";
 import { findLive } from "../passwords/repo";
 import { resolveService } from "../registry/resolve";
 import { NO_REGISTRY_SELECTORS, type RegistrySelectors } from "./browser";

@@ -1,7 +1,7 @@
 import type { Db } from "../../db/client";
 import type { NewPasswordRow, PasswordRow } from "../../db/schema";
 import { ErrorCode, validationError, zodIssues } from "../../lib/errors";
-import { clockToIso } from "../passwords/change-clock";
+import { clockToIso } from "../../db/change-clock";
 import { CURRENT_ENCRYPTION_VERSION, hostOf, PLACEHOLDER_ENCRYPTION_VERSION } from "../passwords/service";
 import * as repo from "./repo";
 import type { SyncRow } from "./repo";

@@ -2,6 +2,7 @@ import { and, count, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { twoFactor, twoFactorRecoveryCodes, type TwoFactorRow } from "../../db/schema";
 import { auditInsert, type AuditInput } from "../audit/service";
+import { rowsChanged } from "../../db/d1";
 
 export async function find(db: Db, userId: string): Promise<TwoFactorRow | undefined> {
   return db.select().from(twoFactor).where(eq(twoFactor.userId, userId)).get();
@@ -61,7 +62,7 @@ export async function markStepUsed(db: Db, userId: string, enrollmentId: string,
       ),
     )
     .run();
-  return (result.meta.changes ?? 0) > 0;
+  return rowsChanged(result) > 0;
 }
 
 /** Spends a recovery code; false when it is unknown or already spent. */
@@ -71,7 +72,7 @@ export async function consumeRecoveryCode(db: Db, userId: string, codeHash: stri
     .set({ usedAt: now })
     .where(and(eq(twoFactorRecoveryCodes.userId, userId), eq(twoFactorRecoveryCodes.codeHash, codeHash), isNull(twoFactorRecoveryCodes.usedAt)))
     .run();
-  return (result.meta.changes ?? 0) > 0;
+  return rowsChanged(result) > 0;
 }
 
 export async function unusedRecoveryCodes(db: Db, userId: string): Promise<number> {

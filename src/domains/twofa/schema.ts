@@ -29,4 +29,4 @@ export const StatusResponse = z.object({
   recoveryCodesRemaining: z.number().int(),
 });
 
-export const SuccessResponse = z.object({ success: z.literal(true) });
+export { SuccessResponse } from "../../kernel/schemas";

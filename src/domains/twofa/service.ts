@@ -1,6 +1,6 @@
 import type { Db } from "../../db/client";
 import type { TwoFactorRow } from "../../db/schema";
-import type { RequestMeta } from "../../http/types";
+import type { RequestMeta } from "../../kernel/context";
 import { randomId, seal, sha256Hex, unseal } from "../../lib/crypto";
 import { AppError, ErrorCode } from "../../lib/errors";
 import { checkTotp, newTotpSecret, otpauthUri, TOTP_DEFAULTS } from "../../lib/totp";

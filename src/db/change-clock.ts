@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
-import type { Db } from "../../db/client";
-import { syncClocks } from "../../db/schema";
+import type { Db } from "./client";
+import { syncClocks } from "./schema";
 
 /**
  * The per-user commit clock behind delta sync. A write batch starts with `advanceClock` and stamps

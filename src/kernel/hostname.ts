@@ -1,7 +1,7 @@
 /**
- * Normalises a website or URL to the hostname used for matching: lower case, no `www.`, no
- * trailing dot, no port. Bare domains ("example.com") are accepted. Returns null when there is no
- * usable hostname.
+ * The one hostname normalisation, shared by the worker (matching, discovery, registry), the web
+ * client (domain_hash) and the importers: lower case, no `www.`, no trailing dot, no port. Bare
+ * domains ("example.com") are accepted. Returns null when there is no usable hostname.
  */
 export function normalizeHost(input: string | null | undefined): string | null {
   if (!input) return null;
