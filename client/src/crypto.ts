@@ -7,7 +7,7 @@
  *
  * Each entry has its own random AES-256-GCM item key. encrypted_data is base64(IV || ciphertext+tag)
  * of the JSON payload under the item key; wrapped_item_key is base64(IV || wrapped key) under the
- * vault key: the layout src/client/attachments.ts uses for its content blob, with 96-bit IVs.
+ * vault key: the layout client/src/attachments.ts uses for its content blob, with 96-bit IVs.
  */
 import { fromBase64, toBase64 } from "../../src/kernel/base64";
 import { normalizeHost } from "../../src/kernel/hostname";

@@ -1,4 +1,4 @@
-import { normalizeHost } from "../../kernel/hostname";
+import { normalizeHost } from "../../../src/kernel/hostname";
 import { csvRecords, ImportFormatError } from "./csv";
 
 /** One credential read from a source file, in plaintext, ready for the client to encrypt (V3). */

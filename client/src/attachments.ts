@@ -6,7 +6,7 @@
  * key is wrapped with the vault key (AES-256-GCM) under a fourth IV. The content travels as one
  * base64 blob: the 12-byte IV, then the ciphertext with its tag.
  */
-import { fromBase64, toBase64 } from "../kernel/base64";
+import { fromBase64, toBase64 } from "../../src/kernel/base64";
 
 export { fromBase64, toBase64 };
 
@@ -32,7 +32,7 @@ const newIv = () => crypto.getRandomValues(new Uint8Array(IV_BYTES));
 
 async function encryptPart(key: CryptoKey, plaintext: Uint8Array): Promise<CipherPart> {
   const iv = newIv();
-  const ct = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv }, key, plaintext));
+  const ct = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv }, key, plaintext as Uint8Array<ArrayBuffer>));
   return { iv: toBase64(iv), ciphertext: toBase64(ct) };
 }
 
@@ -44,7 +44,7 @@ async function decryptPart(key: CryptoKey, part: CipherPart): Promise<Uint8Array
 export async function encryptAttachment(vaultKey: CryptoKey, file: { content: Uint8Array; filename: string; mimeType: string }): Promise<EncryptedAttachment> {
   const fileKey = (await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, true, ["encrypt", "decrypt"])) as CryptoKey;
   const contentIv = newIv();
-  const ct = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv: contentIv }, fileKey, file.content));
+  const ct = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv: contentIv }, fileKey, file.content as Uint8Array<ArrayBuffer>));
   const blob = new Uint8Array(IV_BYTES + ct.length);
   blob.set(contentIv);
   blob.set(ct, IV_BYTES);
