@@ -6,7 +6,7 @@ import { conflict, notFound } from "../../lib/errors";
 import { notify } from "../notifications/notify";
 import * as repo from "./repo";
 import type { RegisterDeviceInput, UpdateDeviceInput } from "./schema";
-import type { TrustLevel } from "./trust";
+import type { TrustLevel } from "../../db/device-trust";
 import { deviceTypeFromUserAgent } from "./user-agent";
 
 /** Bounds the registry (and the list) per user; a user past it revokes an old device first. */

@@ -3,7 +3,7 @@ import type { EmergencyContactRow } from "../../db/schema";
 import type { AuthUser, RequestMeta } from "../../kernel/context";
 import { randomId, randomToken, sha256Hex } from "../../lib/crypto";
 import { AppError, ErrorCode, conflict, forbidden, notFound } from "../../lib/errors";
-import { sendQuietly } from "../../lib/mailer";
+import { sendQuietly } from "../notifications/mailer";
 import { auditInsert } from "../audit/service";
 import { notify } from "../notifications/notify";
 import * as repo from "./repo";

@@ -1,7 +1,7 @@
 import { dbFor, type Db } from "../../db/client";
 import type { EmergencyContactRow } from "../../db/schema";
 import { loadConfig, type Bindings } from "../../env";
-import { mailerFor, sendQuietly, type Mailer } from "../../lib/mailer";
+import { mailerFor, sendQuietly, type Mailer } from "../notifications/mailer";
 import { notify } from "../notifications/notify";
 import * as repo from "./repo";
 import { rowsChanged } from "../../db/d1";

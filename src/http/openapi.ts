@@ -1,6 +1,6 @@
 import { z, type ZodType } from "zod";
-import { ErrorCode } from "./errors";
-import type { RegisteredRoute } from "../http/route";
+import { ErrorCode } from "../lib/errors";
+import type { RegisteredRoute } from "./route";
 
 function schemaOf(schema: ZodType, io: "input" | "output"): Record<string, unknown> {
   const json = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as Record<string, unknown>;

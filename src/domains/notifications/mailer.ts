@@ -1,7 +1,7 @@
-import type { Db } from "../db/client";
-import { outboundEmails } from "../db/schema";
-import type { Config } from "../env";
-import { randomId } from "./crypto";
+import type { Db } from "../../db/client";
+import { outboundEmails } from "../../db/schema";
+import type { Config } from "../../env";
+import { randomId } from "../../lib/crypto";
 
 export type Mail = { to: string; subject: string; text: string; kind: string };
 

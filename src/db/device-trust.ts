@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
-import type { Db } from "../../db/client";
-import { devices } from "../../db/schema";
+import type { Db } from "./client";
+import { devices } from "./schema";
 
 export type TrustLevel = "trusted" | "recognized" | "unknown";
 
