@@ -136,7 +136,7 @@ export class EmergencyService {
     if (row.status !== "active") throw conflict(`Access cannot be requested while the record is ${row.status}`);
     const grantAt = now + row.waitHours * HOUR_MS;
     const set = { status: "access_requested" as const, requestedAt: iso(now), grantAt: iso(grantAt), grantedAt: null, expiresAt: null, updatedAt: iso(now) };
-    await this.timers.scheduleEmergency(row.id, grantAt);
+    await this.timers.scheduleEmergency(row.id, row.ownerId, grantAt);
     const [res] = await this.db.batch([
       repo.transition(this.db, row.id, ["active"], set),
       auditInsert(this.db, { userId: user.id, action: "emergency_access.request", targetType: "emergency_contact", targetId: row.id, meta, details: { owner_id: row.ownerId, wait_hours: row.waitHours, grant_at: set.grantAt } }),
@@ -165,7 +165,7 @@ export class EmergencyService {
       action === "approve"
         ? { status: "access_granted" as const, grantedAt: iso(now), expiresAt: iso(now + RETRIEVAL_WINDOW_MS), updatedAt: iso(now) }
         : { status: "access_denied" as const, updatedAt: iso(now) };
-    if (action === "approve") await this.timers.scheduleEmergency(row.id, now + RETRIEVAL_WINDOW_MS);
+    if (action === "approve") await this.timers.scheduleEmergency(row.id, row.ownerId, now + RETRIEVAL_WINDOW_MS);
     const [res] = await this.db.batch([
       repo.updateOwned(this.db, user.id, row.id, ["access_requested"], set),
       auditInsert(this.db, { userId: user.id, action: `emergency_access.${action}`, targetType: "emergency_contact", targetId: row.id, meta, details: { contact_id: row.id, email: row.contactEmail } }),

@@ -1,4 +1,4 @@
-import { dbFor, type Db } from "../../db/client";
+import { dbFor, globalDb, type Db } from "../../db/client";
 import type { EmergencyContactRow } from "../../db/schema";
 import { loadConfig, type Bindings } from "../../env";
 import { mailerFor, sendQuietly, type Mailer } from "../notifications/mailer";
@@ -13,9 +13,12 @@ const iso = (t: number) => new Date(t).toISOString();
 
 export type EmergencyCtx = { db: Db; mailer: Mailer; appOrigin: string };
 
-export async function runEmergencyTimer(env: Bindings, contactId: string, now: number): Promise<number | null> {
+/** `ownerId` is the vault owner whose records hold the contact; timers set before it was passed look it up. */
+export async function runEmergencyTimer(env: Bindings, contactId: string, ownerId: string | undefined, now: number): Promise<number | null> {
   const config = loadConfig(env);
-  const db = dbFor(env, contactId);
+  const owner = ownerId ?? (await repo.findById(globalDb(env), contactId))?.ownerId;
+  if (!owner) return null;
+  const db = dbFor(env, owner);
   return tickContact({ db, mailer: mailerFor(config, db), appOrigin: config.APP_ORIGIN ?? "" }, contactId, now);
 }
 

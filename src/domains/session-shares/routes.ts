@@ -5,7 +5,7 @@ import { route } from "../../http/route";
 import type { AppEnv } from "../../http/types";
 import { AppError, ErrorCode } from "../../lib/errors";
 import { idParam } from "../../lib/validators";
-import { roomFor } from "../../../durable-objects/session-share";
+import { roomFor } from "../../../durable-objects/session-share/room";
 import * as repo from "./repo";
 import {
   CreateSessionShareBody,
@@ -123,7 +123,7 @@ export function registerSessionShareRoutes(app: Hono<AppEnv>) {
       if (c.req.header("upgrade")?.toLowerCase() !== "websocket") throw new AppError(ErrorCode.VALIDATION_ERROR, "Expected a WebSocket upgrade");
       const row = await repo.findById(globalDb(c.env), params.id);
       if (!row) throw new AppError(ErrorCode.NOT_FOUND, "Shared session not found");
-      return roomFor(c.env, params.id).fetch(c.req.raw);
+      return roomFor(c.env.SESSION_SHARES, params.id).fetch(c.req.raw);
     },
   });
 
@@ -146,7 +146,7 @@ function statusStream(c: Context<AppEnv>, ownerId: string, id: string): Response
           const done = row.status !== "scheduled" && row.status !== "login_in_progress";
           const live = row.status === "active" || row.status === "paused";
           const preview = live ? { livePreviewUrl: previewUrl(id) } : {};
-          const viewers = live ? ((await roomFor(c.env, id).status())?.viewers ?? row.currentViewers) : row.currentViewers;
+          const viewers = live ? ((await roomFor(c.env.SESSION_SHARES, id).status())?.viewers ?? row.currentViewers) : row.currentViewers;
           send("status", { type: "status", status: row.status, currentViewers: viewers, ...preview });
           if (done || TERMINAL.includes(row.status)) {
             send("complete", { type: "complete", status: row.status, ...preview });

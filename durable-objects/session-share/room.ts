@@ -1,12 +1,10 @@
-import puppeteer, { type Browser, type CDPSession, type Page } from "@cloudflare/puppeteer";
+import puppeteer, { type Browser, type Page } from "@cloudflare/puppeteer";
 import { DurableObject } from "cloudflare:workers";
-import { drizzle } from "drizzle-orm/d1";
-import * as schema from "../src/db/schema";
-import type { SessionShareStatus } from "../src/db/schema";
-import * as repo from "../src/domains/session-shares/repo";
-import { automatedLogin, hasVisiblePasswordField, NO_REGISTRY_SELECTORS, PASSWORD_GUARD, VIEWPORT, watermarkScript, type RegistrySelectors } from "../src/domains/session-shares/browser";
-import type { Bindings } from "../src/env";
-import { randomToken, unseal } from "../src/lib/crypto";
+import { randomToken } from "../../src/lib/crypto";
+import { cdpInput } from "./input-filter";
+import { Screencast } from "./screencast";
+
+export type RoomStatus = "scheduled" | "login_in_progress" | "active" | "paused" | "revoked" | "expired" | "failed";
 
 export type RoomConfig = {
   id: string;
@@ -15,7 +13,7 @@ export type RoomConfig = {
   serviceName: string;
   loginUrl: string;
   /** From the service registry at creation; absent in rooms started before it was passed. */
-  selectors?: RegistrySelectors;
+  selectors?: { username: string[]; submit: string[] };
   loginMethod: "ai_agent" | "manual";
   accessType: "full" | "view_only";
   maxViewers: number;
@@ -23,39 +21,52 @@ export type RoomConfig = {
   scheduledStart: string | null;
   expiresAt: string;
 };
-type RoomState = RoomConfig & { status: SessionShareStatus };
+type RoomState = RoomConfig & { status: RoomStatus };
 type Role = "owner" | "viewer";
 type Client = { role: Role; userId: string };
 export type Control = { action: "pause" } | { action: "resume" } | { action: "extend"; expiresAt: string } | { action: "watermark"; enabled: boolean };
+export type RoomRecord = { status?: RoomStatus; endedAt?: string; currentViewers?: number; failureReason?: string };
+export type LoginResult = { ok: true } | { ok: false; reason: string };
 
-const TERMINAL: SessionShareStatus[] = ["revoked", "expired", "failed"];
+/**
+ * The session-share domain's part of a room, registered by the entry (src/index.ts): how the tab
+ * is prepared, how the login is done and when it is finished, and where the room's state is kept.
+ */
+export interface RoomHooks {
+  viewport: { width: number; height: number };
+  /** Runs in every document of the tab before the site's own scripts. */
+  pageGuard: string;
+  watermark(enabled: boolean, text: string): string;
+  /** Signs in with the owner's stored credentials (login method ai_agent). */
+  automatedLogin(room: RoomConfig, page: Page): Promise<LoginResult>;
+  /** A manual login is finished once this is true. */
+  loggedIn(page: Page): Promise<boolean>;
+  record(room: RoomConfig, patch: RoomRecord): Promise<void>;
+}
+
+const TERMINAL: RoomStatus[] = ["revoked", "expired", "failed"];
 const TICKET_TTL_MS = 60_000;
 /** How often the alarm wakes a live room: it keeps the browser session in use and checks expiry. */
 const TICK_MS = 30_000;
-const MAX_INPUT_BYTES = 2048;
-const MOUSE_TYPES = new Set(["mousePressed", "mouseReleased", "mouseMoved", "mouseWheel"]);
-const KEY_TYPES = new Set(["keyDown", "keyUp", "char"]);
-/** Alt, Ctrl and Meta (CDP modifier bits 1, 2, 4): shortcuts such as copy, view-source and save. */
-const BLOCKED_MODIFIERS = 1 | 2 | 4;
-
-/** Maps a stored sealed credential to its AAD, shared by the sealer (service) and this opener. */
-export const credentialsAad = (id: string, ownerId: string) => `session-share:${id}:${ownerId}`;
 
 /**
  * One live shared browser session: it owns the Browser Rendering session, logs in, relays the
- * screencast (CDP Page.startScreencast) to viewers over WebSocket, relays their input when access
- * is full, counts viewers against maxViewers, and ends the session on revoke or by alarm at expiry.
- * The credentials are unsealed only inside the login and never leave this object.
+ * screencast to viewers over WebSocket, relays their input when access is full, counts viewers
+ * against maxViewers, and ends the session on revoke or by alarm at expiry. The credentials never
+ * reach this object: the login hook holds them.
  */
-export class SessionShareRoom extends DurableObject<Bindings> {
+export abstract class SessionShareRoomBase<E extends { BROWSER: Fetcher } = { BROWSER: Fetcher }> extends DurableObject<E> {
+  protected abstract roomHooks: (env: E) => RoomHooks;
   private state?: RoomState;
   private browser?: Browser;
   private page?: Page;
-  private cdp?: CDPSession;
-  private casting = false;
-  private lastFrame?: string;
+  private cast?: Screencast;
   private readonly clients = new Map<WebSocket, Client>();
   private readonly tickets = new Map<string, Client & { exp: number }>();
+
+  private get hooks() {
+    return this.roomHooks(this.env);
+  }
 
   private async load(): Promise<RoomState | undefined> {
     this.state ??= await this.ctx.storage.get<RoomState>("state");
@@ -65,10 +76,6 @@ export class SessionShareRoom extends DurableObject<Bindings> {
   private async save(patch: Partial<RoomState>) {
     this.state = { ...this.state!, ...patch };
     await this.ctx.storage.put("state", this.state);
-  }
-
-  private db() {
-    return drizzle(this.env.DB, { schema });
   }
 
   async start(config: RoomConfig): Promise<void> {
@@ -83,7 +90,7 @@ export class SessionShareRoom extends DurableObject<Bindings> {
     this.ctx.waitUntil(this.launch());
   }
 
-  async status(): Promise<{ status: SessionShareStatus; viewers: number } | null> {
+  async status(): Promise<{ status: RoomStatus; viewers: number } | null> {
     const s = await this.load();
     return s ? { status: s.status, viewers: this.viewerCount() } : null;
   }
@@ -93,10 +100,10 @@ export class SessionShareRoom extends DurableObject<Bindings> {
     if (!s || TERMINAL.includes(s.status)) throw new Error("room ended");
     if (c.action === "pause") {
       await this.setStatus("paused");
-      await this.stopCast();
+      await this.cast?.stop();
     } else if (c.action === "resume") {
       await this.setStatus("active");
-      await this.startCast();
+      await this.cast?.start();
     } else if (c.action === "extend") {
       await this.save({ expiresAt: c.expiresAt });
       await this.scheduleTick();
@@ -123,14 +130,12 @@ export class SessionShareRoom extends DurableObject<Bindings> {
     }
     this.clients.clear();
     this.tickets.clear();
-    this.lastFrame = undefined;
     await this.ctx.storage.deleteAlarm();
     const browser = this.browser;
-    this.browser = this.page = this.cdp = undefined;
-    this.casting = false;
+    this.browser = this.page = this.cast = undefined;
     await browser?.close().catch(() => undefined);
     const now = new Date().toISOString();
-    await repo.update(this.db(), s.ownerId, s.id, { status, endedAt: now, currentViewers: 0, ...(reason ? { failureReason: reason } : {}) });
+    await this.hooks.record(s, { status, endedAt: now, currentViewers: 0, ...(reason ? { failureReason: reason } : {}) });
   }
 
   async issueTicket(role: Role, userId: string): Promise<string> {
@@ -158,31 +163,26 @@ export class SessionShareRoom extends DurableObject<Bindings> {
     await this.ctx.storage.setAlarm(Math.min(Date.parse(this.state!.expiresAt), Date.now() + TICK_MS));
   }
 
-  private async setStatus(status: SessionShareStatus) {
+  private async setStatus(status: RoomStatus) {
     await this.save({ status });
-    await repo.update(this.db(), this.state!.ownerId, this.state!.id, { status });
+    await this.hooks.record(this.state!, { status });
   }
 
   private async launch() {
     const s = this.state!;
+    const hooks = this.hooks;
     try {
       this.browser = await puppeteer.launch(this.env.BROWSER, { keep_alive: 600_000 });
       const page = (this.page = await this.browser.newPage());
-      await page.setViewport(VIEWPORT);
-      await page.evaluateOnNewDocument(PASSWORD_GUARD);
+      await page.setViewport(hooks.viewport);
+      await page.evaluateOnNewDocument(hooks.pageGuard);
       page.on("load", () => void this.applyWatermark());
-      this.cdp = await page.createCDPSession();
-      this.cdp.on("Page.screencastFrame", (f: { data: string; sessionId: number; metadata: { deviceWidth: number; deviceHeight: number } }) =>
-        this.onFrame(f),
-      );
+      this.cast = new Screencast(await page.createCDPSession(), hooks.viewport, (msg) => this.broadcastFrame(msg));
       await page.goto(s.loginUrl, { waitUntil: "load", timeout: 30_000 });
       // Casting starts on the loaded login page, so the first frame anyone sees is the site.
-      await this.startCast();
+      await this.cast.start();
       if (s.loginMethod === "ai_agent") {
-        const row = await repo.findOwned(this.db(), s.ownerId, s.id);
-        if (!row) return this.end("failed", "session share missing");
-        const creds = JSON.parse(await unseal(this.env.DATA_ENCRYPTION_KEY as string, row.sealedCredentials, credentialsAad(s.id, s.ownerId))) as { u: string; p: string };
-        const result = await automatedLogin(page, creds.u, creds.p, s.selectors ?? NO_REGISTRY_SELECTORS);
+        const result = await hooks.automatedLogin(s, page);
         if (!result.ok) return this.end("failed", result.reason);
       } else if (!(await this.waitForManualLogin(page))) {
         return;
@@ -191,41 +191,21 @@ export class SessionShareRoom extends DurableObject<Bindings> {
       await this.setStatus("active");
       await this.applyWatermark();
       this.broadcastStatus();
-      if (this.lastFrame) this.broadcastFrame(this.lastFrame);
+      if (this.cast?.lastFrame) this.broadcastFrame(this.cast.lastFrame);
     } catch (e) {
       console.error("session share login failed", s.id, e instanceof Error ? e.name : "error");
       await this.end("failed", "the browser session could not log in");
     }
   }
 
-  /** Manual login: the owner signs in through the live view; done once no password field is left. */
+  /** Manual login: the owner signs in through the live view; done once the hook says so. */
   private async waitForManualLogin(page: Page): Promise<boolean> {
     while (this.state?.status === "login_in_progress" && Date.now() < Date.parse(this.state.expiresAt)) {
       await new Promise((r) => setTimeout(r, 1000));
       if (this.page !== page) return false;
-      const stillLogin = await hasVisiblePasswordField(page).catch(() => true);
-      if (!stillLogin) return true;
+      if (await this.hooks.loggedIn(page).catch(() => false)) return true;
     }
     return false;
-  }
-
-  private async startCast() {
-    if (!this.cdp || this.casting) return;
-    this.casting = true;
-    await this.cdp.send("Page.startScreencast", { format: "jpeg", quality: 60, maxWidth: VIEWPORT.width, maxHeight: VIEWPORT.height, everyNthFrame: 1 });
-  }
-
-  private async stopCast() {
-    if (!this.cdp || !this.casting) return;
-    this.casting = false;
-    await this.cdp.send("Page.stopScreencast").catch(() => undefined);
-  }
-
-  private onFrame(f: { data: string; sessionId: number; metadata: { deviceWidth: number; deviceHeight: number } }) {
-    void this.cdp?.send("Page.screencastFrameAck", { sessionId: f.sessionId }).catch(() => undefined);
-    const msg = JSON.stringify({ type: "frame", data: f.data, width: Math.round(f.metadata.deviceWidth), height: Math.round(f.metadata.deviceHeight) });
-    this.lastFrame = msg;
-    this.broadcastFrame(msg);
   }
 
   /** Viewers see frames only once logged in and not paused; the owner also watches a login. */
@@ -263,7 +243,7 @@ export class SessionShareRoom extends DurableObject<Bindings> {
     const s = this.state;
     if (!this.page || !s) return;
     const text = `Shared by ${s.ownerEmail ?? "a vault user"} · ${s.serviceName}`;
-    await this.page.evaluate(watermarkScript(s.watermarkEnabled, text)).catch(() => undefined);
+    await this.page.evaluate(this.hooks.watermark(s.watermarkEnabled, text)).catch(() => undefined);
   }
 
   /** WebSocket upgrade, authorised by a one-time ticket from the ticket endpoint. */
@@ -288,7 +268,8 @@ export class SessionShareRoom extends DurableObject<Bindings> {
     server.addEventListener("close", gone);
     server.addEventListener("error", gone);
     await this.viewersChanged();
-    if (this.lastFrame && this.mayWatch(who)) server.send(this.lastFrame);
+    const last = this.cast?.lastFrame;
+    if (last && this.mayWatch(who)) server.send(last);
     return new Response(null, { status: 101, webSocket: client });
   }
 
@@ -296,69 +277,28 @@ export class SessionShareRoom extends DurableObject<Bindings> {
     const s = this.state;
     if (!s) return;
     this.broadcastStatus();
-    if (!TERMINAL.includes(s.status)) await repo.update(this.db(), s.ownerId, s.id, { currentViewers: this.viewerCount() });
+    if (!TERMINAL.includes(s.status)) await this.hooks.record(s, { currentViewers: this.viewerCount() });
   }
 
-  /** Input reaches the page only for full access (the owner always), and never with a modifier shortcut. */
+  /** Input reaches the page only for full access (the owner always); input-filter.ts says what passes. */
   private async onInput(who: Client, data: unknown) {
     const s = this.state;
-    if (!s || !this.cdp || typeof data !== "string" || data.length > MAX_INPUT_BYTES) return;
+    const page = this.page;
+    if (!s || !page || !this.cast) return;
     if (!this.mayWatch(who) || (who.role === "viewer" && s.accessType !== "full")) return;
-    let m: Record<string, unknown>;
-    try {
-      m = JSON.parse(data) as Record<string, unknown>;
-    } catch {
-      return;
-    }
-    const modifiers = typeof m.modifiers === "number" ? m.modifiers & 15 : 0;
-    if (modifiers & BLOCKED_MODIFIERS) return;
-    if (m.type === "mouse" && MOUSE_TYPES.has(String(m.event))) {
-      const x = clamp(m.x, VIEWPORT.width);
-      const y = clamp(m.y, VIEWPORT.height);
-      const button = ["left", "middle", "right", "none"].includes(String(m.button)) ? String(m.button) : "left";
-      await this.cdp
-        .send("Input.dispatchMouseEvent", {
-          type: m.event as "mousePressed",
-          x,
-          y,
-          button: button as "left",
-          clickCount: m.event === "mouseMoved" ? 0 : 1,
-          deltaX: m.event === "mouseWheel" ? clamp(m.deltaX, 5000, -5000) : undefined,
-          deltaY: m.event === "mouseWheel" ? clamp(m.deltaY, 5000, -5000) : undefined,
-          modifiers,
-        })
-        .catch(() => undefined);
-    } else if (m.type === "key" && KEY_TYPES.has(String(m.event))) {
-      const key = typeof m.key === "string" ? m.key.slice(0, 32) : "";
-      const text = typeof m.text === "string" && m.text.length > 0 ? m.text.slice(0, 4) : undefined;
-      // As puppeteer does: a key without text (Tab, arrows) is a raw key-down, so the page's
-      // default action (focus moves, caret moves) happens without inserting anything.
-      const type = m.event === "keyDown" && !text ? "rawKeyDown" : (m.event as "keyDown");
-      await this.cdp
-        .send("Input.dispatchKeyEvent", {
-          type,
-          key,
-          code: typeof m.code === "string" ? m.code.slice(0, 32) : undefined,
-          text: m.event === "keyUp" ? undefined : text,
-          windowsVirtualKeyCode: typeof m.keyCode === "number" ? m.keyCode : undefined,
-          modifiers,
-        })
-        .catch(() => undefined);
-    }
+    const input = cdpInput(data, this.hooks.viewport);
+    if (!input) return;
+    await this.cast.send(input.method, input.params).catch(() => undefined);
   }
-}
-
-function clamp(v: unknown, max: number, min = 0): number {
-  const n = typeof v === "number" && Number.isFinite(v) ? v : 0;
-  return Math.max(min, Math.min(max, n));
 }
 
 function errorResponse(status: number, code: string, error: string) {
   return new Response(JSON.stringify({ error, code, status }), { status, headers: { "content-type": "application/json" } });
 }
 
+export type SessionShareRoomNamespace = DurableObjectNamespace<SessionShareRoomBase>;
+
 /** The typed client the session-share service uses: one room per share id. */
-export function roomFor(env: Bindings, id: string) {
-  const ns = env.SESSION_SHARES as DurableObjectNamespace<SessionShareRoom>;
+export function roomFor(ns: SessionShareRoomNamespace, id: string) {
   return ns.get(ns.idFromName(id));
 }
