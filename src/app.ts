@@ -9,7 +9,7 @@ import { registerPasswordRoutes } from "./domains/passwords/routes";
 import { registerSyncRoutes } from "./domains/sync/routes";
 import { registerDeadManSwitchRoutes, signInResetsDeadManSwitch } from "./domains/dead-man-switch/routes";
 import { registerEmergencyRoutes } from "./domains/emergency/routes";
-import { registerTwoFactorRoutes } from "./domains/twofa/routes";
+import { registerTwoFactorRoutes } from "./domains/two-factor/routes";
 import { registerEntryTotpRoutes } from "./domains/entry-totp/routes";
 import { registerDeviceRoutes } from "./domains/devices/routes";
 import { registerNotificationRoutes } from "./domains/notifications/routes";

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { expectErrorBody, TestUser } from "../support/auth";
-import { codeFor, enroll, enrollAndConfirm, setWrongCodes, twoFactorRow } from "../support/twofa";
+import { codeFor, enroll, enrollAndConfirm, setWrongCodes, twoFactorRow } from "../support/two-factor";
 
 const FIFTEEN_MINUTES = 15 * 60 * 1000;
 

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { TestUser } from "../support/auth";
-import { codeFor, enroll, enrollAndConfirm, twoFactorRow } from "../support/twofa";
+import { codeFor, enroll, enrollAndConfirm, twoFactorRow } from "../support/two-factor";
 
 describe("account 2FA: happy paths", () => {
   it("status is not enrolled before enrollment", async () => {

@@ -20,7 +20,7 @@ export function registerTwoFactorRoutes(app: Hono<AppEnv>) {
     path: "/api/2fa/enroll",
     summary: "Start 2FA enrollment: otpauth URI, base32 secret and ten single-use recovery codes (shown once)",
     tags: ["2fa"],
-    rateLimit: ["twofa_enroll"],
+    rateLimit: ["two_factor_enroll"],
     responses: { 200: { description: "Enrollment; pending until a code is verified", schema: EnrollResponse } },
     handler: async (c) => {
       const user = c.get("user");

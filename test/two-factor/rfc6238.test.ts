@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { dbFor } from "../../src/db/client";
-import { TwoFactorService, secretAad } from "../../src/domains/twofa/service";
+import { TwoFactorService, secretAad } from "../../src/domains/two-factor/service";
 import { seal } from "../../src/lib/crypto";
 import { checkTotp, normalizeAlgorithm, totpCode } from "../../src/lib/totp";
 import { base32Encode, referenceTotp, RFC6238_SEEDS, RFC6238_VECTORS, type RefAlgorithm } from "../support/rfc6238";

@@ -4,7 +4,8 @@ import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
  * TOTP configuration of a vault entry. Zero-trust rows hold the client's ciphertext
  * (`secretEncrypted`); legacy rows hold a server-readable secret, sealed (DECISIONS D10).
  */
-export const passwordTotp = sqliteTable(
+/** Entry TOTP (one name in code: entry-totp); the SQL table keeps its first name, password_totp, so no data moves. */
+export const entryTotp = sqliteTable(
   "password_totp",
   {
     passwordId: text("password_id").primaryKey(),
@@ -21,4 +22,4 @@ export const passwordTotp = sqliteTable(
   (t) => [index("password_totp_user").on(t.userId)],
 );
 
-export type PasswordTotpRow = typeof passwordTotp.$inferSelect;
+export type EntryTotpRow = typeof entryTotp.$inferSelect;

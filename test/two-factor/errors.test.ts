@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { expectErrorBody, TestUser } from "../support/auth";
-import { codeFor, enroll, enrollAndConfirm, twoFactorRow } from "../support/twofa";
+import { codeFor, enroll, enrollAndConfirm, twoFactorRow } from "../support/two-factor";
 
 describe("account 2FA: errors", () => {
   it("a wrong code is 401 with verified: false in the standard body", async () => {
