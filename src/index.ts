@@ -2,13 +2,13 @@ import { RecoveryTimerBase, type TimerTick } from "../durable-objects/recovery-t
 import { SessionShareRoomBase } from "../durable-objects/session-share/room";
 import { TokenRefresherBase, type TokenSource } from "../durable-objects/token-refresher";
 import { buildApp } from "./app";
-import { runDeadManSwitchTimer } from "./domains/dead-man-switch/timer";
-import { runEmergencyTimer } from "./domains/emergency/timer";
-import { freshToken, type FreshToken } from "./domains/integrations/tokens";
-import type { OAuthProvider } from "./domains/integrations/providers";
-import { consumeResetBatch, type ResetMessage } from "./domains/reset/consumer";
-import { sessionShareRoomHooks } from "./domains/session-shares/room-hooks";
-import { purgeExpiredTombstones } from "./domains/sync/purge";
+import { runDeadManSwitchTimer } from "./domains/dead-man-switch";
+import { runEmergencyTimer } from "./domains/emergency";
+import { freshToken, type FreshToken } from "./domains/integrations";
+import type { OAuthProvider } from "./domains/integrations";
+import { consumeResetBatch, type ResetMessage } from "./domains/reset";
+import { sessionShareRoomHooks } from "./domains/session-shares";
+import { purgeExpiredTombstones } from "./domains/sync";
 import type { Bindings } from "./env";
 
 export { RateLimiter } from "../durable-objects/rate-limiter";

@@ -3,8 +3,8 @@ import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 /**
  * TOTP configuration of a vault entry. Zero-trust rows hold the client's ciphertext
  * (`secretEncrypted`); legacy rows hold a server-readable secret, sealed (DECISIONS D10).
+ * The SQL table keeps its first name, password_totp, so no data moves.
  */
-/** Entry TOTP (one name in code: entry-totp); the SQL table keeps its first name, password_totp, so no data moves. */
 export const entryTotp = sqliteTable(
   "password_totp",
   {

@@ -4,7 +4,7 @@ import type { DeadManSwitchRecipientRow, DeadManSwitchRow } from "../../db/schem
 import type { AuthUser, RequestMeta } from "../../kernel/context";
 import { randomId } from "../../lib/crypto";
 import { AppError, ErrorCode, conflict, forbidden, notFound, validationError } from "../../lib/errors";
-import { auditInsert } from "../audit/service";
+import { auditInsert } from "../audit";
 import { checkInFields, daysRemaining, iso, ms, nextWake, statusAt } from "./engine";
 import { hashPhrase, verifyPhrase } from "./phrase";
 import * as repo from "./repo";

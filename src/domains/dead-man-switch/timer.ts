@@ -1,8 +1,8 @@
 import { dbFor, type Db } from "../../db/client";
 import type { DeadManSwitchRow } from "../../db/schema";
 import { loadConfig, type Bindings } from "../../env";
-import { mailerFor, sendQuietly, type Mailer } from "../notifications/mailer";
-import { notify } from "../notifications/notify";
+import { mailerFor, sendQuietly, type Mailer } from "../notifications";
+import { notify } from "../notifications";
 import { CONFIRMATION_WINDOW_MS, daysRemaining, dueReminders, iso, ms, nextWake, statusAt } from "./engine";
 import * as repo from "./repo";
 import { rowsChanged } from "../../db/d1";

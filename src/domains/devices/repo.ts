@@ -1,7 +1,7 @@
 import { and, desc, eq, ne, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { devices, type DeviceRow } from "../../db/schema";
-import { auditInsert, type AuditInput } from "../audit/service";
+import { auditInsert, type AuditInput } from "../audit";
 import { rawD1, rowsChanged } from "../../db/d1";
 
 export async function list(db: Db, userId: string, max: number): Promise<DeviceRow[]> {

@@ -3,7 +3,7 @@ import type { DeviceRow } from "../../db/schema";
 import type { RequestMeta } from "../../kernel/context";
 import { randomId } from "../../lib/crypto";
 import { conflict, notFound } from "../../lib/errors";
-import { notify } from "../notifications/notify";
+import { notify } from "../notifications";
 import * as repo from "./repo";
 import type { RegisterDeviceInput, UpdateDeviceInput } from "./schema";
 import type { TrustLevel } from "../../db/device-trust";

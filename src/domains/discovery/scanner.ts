@@ -1,10 +1,10 @@
-import { tokensFor } from "../integrations/tokens";
+import { tokensFor } from "../integrations";
 import type { MailIntegrationRow } from "../../db/schema";
 import type { Bindings, Config } from "../../env";
 import { AppError } from "../../lib/errors";
 import { headerValue, quote } from "../../lib/imap/client";
-import { openImap, unsealImap } from "../integrations/imap";
-import { providerConfig, scanProvider, type MessageMeta, type OAuthProvider } from "../integrations/providers";
+import { openImap, unsealImap } from "../integrations";
+import { providerConfig, scanProvider, type MessageMeta, type OAuthProvider } from "../integrations";
 import { imapCriteria, senderDomain, SUBJECT_GROUPS } from "./rules";
 
 export type DomainHit = { count: number; lastSeen: string | null };

@@ -3,7 +3,7 @@ import { recoveryTimers } from "../../../durable-objects/recovery-timer";
 import { dbFor } from "../../db/client";
 import { route } from "../../http/route";
 import { requestMeta, type AppEnv } from "../../http/types";
-import { mailerFor } from "../notifications/mailer";
+import { mailerFor } from "../notifications";
 import { idParam } from "../../lib/validators";
 import { AcceptBody, AccessQuery, AccessResponse, AddBody, ContactResponse, ListResponse, RequestBody, RespondBody, SuccessResponse, UpdateBody } from "./schema";
 import { EmergencyService } from "./service";

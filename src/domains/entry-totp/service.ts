@@ -5,7 +5,7 @@ import { seal, unseal } from "../../lib/crypto";
 import { z } from "zod";
 import { AppError, ErrorCode, notFound, validationError, zodIssues } from "../../lib/errors";
 import { normalizeAlgorithm, remainingSeconds, totpCode } from "../../lib/totp";
-import { recordAudit } from "../audit/service";
+import { recordAudit } from "../audit";
 import * as repo from "./repo";
 import { Digits, Period, type SetTotpInput } from "./schema";
 

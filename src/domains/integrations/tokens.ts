@@ -1,7 +1,7 @@
 import { tokenClient } from "../../../durable-objects/token-refresher";
 import { dbFor } from "../../db/client";
 import { loadConfig, type Bindings } from "../../env";
-import { notify } from "../notifications/notify";
+import { notify } from "../notifications";
 import { refreshGrant, sealTokens, TokenEndpointError, unsealTokens } from "./oauth";
 import { providerConfig, type OAuthProvider } from "./providers";
 import * as repo from "./repo";

@@ -4,7 +4,7 @@ import type { RequestMeta } from "../../kernel/context";
 import { randomId } from "../../lib/crypto";
 import { AppError, ErrorCode, notFound, validationError } from "../../lib/errors";
 import { candidateHosts, normalizeHost } from "../../kernel/hostname";
-import { auditInsert } from "../audit/service";
+import { auditInsert } from "../audit";
 import * as repo from "./repo";
 import type { CreatePasswordInput, PasswordEntry, UpdatePasswordInput } from "./schema";
 

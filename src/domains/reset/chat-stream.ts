@@ -1,5 +1,5 @@
 import { parseSse, sseFrame, TERMINAL_TASK_STATUSES } from "../../kernel/sse";
-import type { ResolvedService } from "../registry/resolve";
+import type { ResolvedService } from "../registry";
 
 export type SectionKind = "header" | "progress" | "gmail" | "captcha" | "password" | "result";
 export type ChatContext = { taskId: string; svc: ResolvedService; serviceUrl: string; email: string; passwordId?: string; waitSeconds: number };

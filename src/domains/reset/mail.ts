@@ -1,10 +1,10 @@
-import { tokensFor } from "../integrations/tokens";
+import { tokensFor } from "../integrations";
 import PostalMime from "postal-mime";
 import type { Bindings, Config } from "../../env";
 import { ImapClient } from "../../lib/imap/client";
-import { openImap, type ImapCredentials } from "../integrations/imap";
-import { providerConfig } from "../integrations/providers";
-import type { ResolvedService } from "../registry/resolve";
+import { openImap, type ImapCredentials } from "../integrations";
+import { providerConfig } from "../integrations";
+import type { ResolvedService } from "../registry";
 
 export type FoundMail = { link: string | null; otp: string | null };
 

@@ -6,7 +6,7 @@ import { AppError, ErrorCode, notFound } from "../../lib/errors";
 import { assertPublicUrl } from "../../lib/outbound-guard";
 import { guardOptions } from "../../lib/guarded-fetch";
 import { normalizeHost } from "../../kernel/hostname";
-import { listActiveMailboxes } from "../integrations/repo";
+import { listActiveMailboxes } from "../integrations";
 import * as repo from "./repo";
 
 export const STEP_NAMES = ["navigate", "enter_email", "wait_for_email", "follow_link", "set_password"] as const;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { emailAddress } from "../../kernel/schemas";
 import { base64String, isoTimestamp } from "../../lib/validators";
-import { MAX_ENCRYPTED_DATA } from "../passwords/schema";
+import { MAX_ENCRYPTED_DATA } from "../passwords";
 
 const email = emailAddress(320).transform((e) => e.trim().toLowerCase());
 

@@ -2,7 +2,7 @@ import { and, asc, count, eq, gt, inArray, isNotNull, isNull, lt, sql, type SQL 
 import type { Db } from "../../db/client";
 import { passwords, type NewPasswordRow, type PasswordRow } from "../../db/schema";
 import { advanceClock, catchUpClock, clockValue, readClock } from "../../db/change-clock";
-import { batchable } from "../passwords/repo";
+import { batchable } from "../passwords";
 import { rowsChanged } from "../../db/d1";
 
 export { advanceClock, readClock };

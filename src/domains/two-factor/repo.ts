@@ -1,7 +1,7 @@
 import { and, count, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { twoFactor, twoFactorRecoveryCodes, type TwoFactorRow } from "../../db/schema";
-import { auditInsert, type AuditInput } from "../audit/service";
+import { auditInsert, type AuditInput } from "../audit";
 import { rowsChanged } from "../../db/d1";
 
 export async function find(db: Db, userId: string): Promise<TwoFactorRow | undefined> {

@@ -4,7 +4,7 @@ import type { RequestMeta } from "../../kernel/context";
 import { randomId, seal, sha256Hex, unseal } from "../../lib/crypto";
 import { AppError, ErrorCode } from "../../lib/errors";
 import { checkTotp, newTotpSecret, otpauthUri, TOTP_DEFAULTS } from "../../lib/totp";
-import { recordAudit } from "../audit/service";
+import { recordAudit } from "../audit";
 import * as repo from "./repo";
 
 export const RECOVERY_CODE_COUNT = 10;
