@@ -12,7 +12,7 @@
  * it cannot be edited without the wrap failing. Envelopes without MAGIC are version 1 (unbound,
  * crypto.encryptLegacyEntry): read only to migrate them.
  */
-import { fromBase64, toBase64 } from "../../src/client/base64";
+import { fromBase64, toBase64 } from "../../src/kernel/base64";
 import { DecryptionError, decryptLegacyEntry, domainOf, IV_BYTES, joinIv, keyIterations, keyVersion, legacyKeyCheckMatches, parseSecrets, splitIv, type EntrySecrets, type Envelope, type VaultKeys } from "./crypto";
 
 export const ENVELOPE_VERSION = 2;

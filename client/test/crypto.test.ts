@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { blindIndexes, DecryptionError, deriveVaultKeys, domainOf, plainTokens, queryTokens, type EntrySecrets, type Envelope, type VaultKeys } from "../src/crypto";
 import { keyCheckMatches, makeKeyCheck, openEntry, rewrapItemKey, sealEntry, type Place } from "../src/envelope";
-import { fromBase64 } from "../../src/client/base64";
+import { fromBase64 } from "../../src/kernel/base64";
 
 const PLACE: Place = { entryId: "entry-1", userId: "user-1", host: "example.com" };
 const encryptEntry = (keys: VaultKeys, s: EntrySecrets) => sealEntry(keys, PLACE, s);

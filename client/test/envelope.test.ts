@@ -4,7 +4,7 @@ import { isBound, KeyRollbackError, LegacyRefusedError, MisplacedEnvelopeError, 
 import type { ApiClient } from "../src/api";
 import { KeyChangedError, trustedContactKey } from "../src/contact-keys";
 import { fingerprint, type PinResult, type TrustStore } from "../src/trust";
-import { fromBase64, toBase64 } from "../../src/client/base64";
+import { fromBase64, toBase64 } from "../../src/kernel/base64";
 
 // Issue 22: envelopes bound to entry, owner, version and host; key versions; the KDF floor.
 const FAST = 1_000;
