@@ -130,7 +130,7 @@ export class SessionShareRoom extends DurableObject<Bindings> {
     this.casting = false;
     await browser?.close().catch(() => undefined);
     const now = new Date().toISOString();
-    await repo.update(this.db(), s.ownerId, s.id, { status, endedAt: now, currentViewers: 0, ...(reason ? { failureReason: reason } : {}) });
+    await repo.update(this.db(), s.ownerId, s.id, { status, endedAt: now, currentViewers: 0, sealedCredentials: repo.ERASED, ...(reason ? { failureReason: reason } : {}) });
   }
 
   async issueTicket(role: Role, userId: string): Promise<string> {
@@ -184,6 +184,8 @@ export class SessionShareRoom extends DurableObject<Bindings> {
         const creds = JSON.parse(await unseal(this.env.DATA_ENCRYPTION_KEY as string, row.sealedCredentials, credentialsAad(s.id, s.ownerId))) as { u: string; p: string };
         const result = await automatedLogin(page, creds.u, creds.p, s.selectors ?? NO_REGISTRY_SELECTORS);
         if (!result.ok) return this.end("failed", result.reason);
+        // The login is done: the site's session now lives in the browser, the password is not needed again.
+        await repo.update(this.db(), s.ownerId, s.id, { sealedCredentials: repo.ERASED });
       } else if (!(await this.waitForManualLogin(page))) {
         return;
       }

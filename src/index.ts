@@ -1,4 +1,5 @@
 import { buildApp } from "./app";
+import { purgeEndedSessionShares } from "./domains/session-shares/purge";
 import { purgeExpiredTombstones } from "./domains/sync/purge";
 import type { Bindings } from "./env";
 import { consumeResetBatch, type ResetMessage } from "./domains/reset/consumer";
@@ -16,6 +17,7 @@ export default {
   fetch: app.fetch,
   async scheduled(_controller, env, ctx) {
     ctx.waitUntil(purgeExpiredTombstones(env).then((n) => console.log(`purged ${n} expired sync tombstones`)));
+    ctx.waitUntil(purgeEndedSessionShares(env).then((n) => console.log(`purged ${n} ended session shares`)));
   },
   queue: (batch, env) => consumeResetBatch(batch as MessageBatch<ResetMessage>, env),
 } satisfies ExportedHandler<Bindings, ResetMessage>;

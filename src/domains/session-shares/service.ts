@@ -98,8 +98,12 @@ export class SessionShareService {
       serviceName: entry.name,
       loginUrl,
       tokenHash: await sha256Hex(shareToken),
-      // D10: sealed before anything else happens with them; the plaintext is not kept.
-      sealedCredentials: await seal(this.config.DATA_ENCRYPTION_KEY, JSON.stringify({ u: input.decryptedUsername, p: input.decryptedPassword }), credentialsAad(id, user.id)),
+      // D10: sealed before anything else happens with them; the plaintext is not kept. A manual
+      // share never types them, so it stores none (ERASED).
+      sealedCredentials:
+        input.loginMethod === "ai_agent"
+          ? await seal(this.config.DATA_ENCRYPTION_KEY, JSON.stringify({ u: input.decryptedUsername, p: input.decryptedPassword }), credentialsAad(id, user.id))
+          : repo.ERASED,
       accessType: input.viewOnly ? "view_only" : accessType,
       loginMethod: input.loginMethod,
       maxViewers: input.maxViewers,
@@ -132,7 +136,7 @@ export class SessionShareService {
         expiresAt: row.expiresAt,
       });
     } catch (e) {
-      await repo.update(this.db, user.id, id, { status: "failed", failureReason: "browser session could not start", endedAt: new Date().toISOString() });
+      await repo.update(this.db, user.id, id, { status: "failed", failureReason: "browser session could not start", endedAt: new Date().toISOString(), sealedCredentials: repo.ERASED });
       throw e;
     }
     return {
