@@ -5,7 +5,8 @@ import * as schema from "../src/db/schema";
 import type { SessionShareStatus } from "../src/db/schema";
 import * as repo from "../src/domains/session-shares/repo";
 import { automatedLogin, hasVisiblePasswordField, NO_REGISTRY_SELECTORS, PASSWORD_GUARD, VIEWPORT, watermarkScript, type RegistrySelectors } from "../src/domains/session-shares/browser";
-import type { Bindings } from "../src/env";
+import { hasBrowserCapacity } from "../src/db/live-browsers";
+import { loadConfig, type Bindings } from "../src/env";
 import { randomToken, unseal } from "../src/lib/crypto";
 
 export type RoomConfig = {
@@ -146,6 +147,10 @@ export class SessionShareRoom extends DurableObject<Bindings> {
     if (!s || TERMINAL.includes(s.status)) return;
     if (Date.now() >= Date.parse(s.expiresAt)) return this.end("expired");
     if (s.status === "scheduled") {
+      const config = loadConfig(this.env);
+      if (!(await hasBrowserCapacity(this.db(), s.ownerId, { perUser: config.MAX_LIVE_BROWSERS_PER_USER, global: config.MAX_LIVE_BROWSERS }))) {
+        return this.end("failed", "too many automated browsers were running at its start");
+      }
       await this.setStatus("login_in_progress");
       await this.scheduleTick();
       this.ctx.waitUntil(this.launch());

@@ -8,6 +8,7 @@ import { guardOptions } from "../../lib/guarded-fetch";
 import { normalizeHost } from "../../lib/hostname";
 import { listActiveMailboxes } from "../integrations/repo";
 import type { RequestMeta } from "../../http/types";
+import { requireBrowserCapacity } from "../../db/live-browsers";
 import { auditInsert } from "../audit/service";
 import { recordResetOutcome } from "./outcome";
 import * as repo from "./repo";
@@ -49,6 +50,7 @@ export async function createResetTask(env: Bindings, config: Config, userId: str
     createdAt: now,
     updatedAt: now,
   }, auditInsert(db, { userId, action: "reset.start", targetType: "reset_task", targetId: id, meta, details: { service } }));
+  await requireBrowserCapacity(db, userId, { perUser: config.MAX_LIVE_BROWSERS_PER_USER, global: config.MAX_LIVE_BROWSERS }, () => repo.deleteJob(db, userId, id));
   await taskProgress(env.TASK_PROGRESS, id).publish({ event: "status", data: { status: "pending" } });
   try {
     await env.RESET_QUEUE.send({ jobId: id, userId });

@@ -9,6 +9,10 @@ export async function insert(db: Db, row: SessionShareRow) {
   await db.insert(sessionShares).values(row);
 }
 
+export async function remove(db: Db, ownerId: string, id: string) {
+  await db.delete(sessionShares).where(and(eq(sessionShares.id, id), eq(sessionShares.ownerId, ownerId)));
+}
+
 export async function findOwned(db: Db, ownerId: string, id: string): Promise<SessionShareRow | undefined> {
   return db.select().from(sessionShares).where(and(eq(sessionShares.id, id), eq(sessionShares.ownerId, ownerId))).get();
 }

@@ -11,6 +11,7 @@ import { normalizeHost } from "../../lib/hostname";
 import { findLive } from "../passwords/repo";
 import { resolveService } from "../registry/resolve";
 import { NO_REGISTRY_SELECTORS, type RegistrySelectors } from "./browser";
+import { requireBrowserCapacity } from "../../db/live-browsers";
 import * as repo from "./repo";
 import type { CreateSessionShareInput, PatchSessionShareInput, SessionView } from "./schema";
 
@@ -120,6 +121,7 @@ export class SessionShareService {
       updatedAt: new Date(now).toISOString(),
     };
     await repo.insert(this.db, row);
+    await requireBrowserCapacity(this.db, user.id, { perUser: this.config.MAX_LIVE_BROWSERS_PER_USER, global: this.config.MAX_LIVE_BROWSERS }, () => repo.remove(this.db, user.id, id));
     try {
       await roomFor(this.env, id).start({
         id,
