@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { dbFor } from "../db/client";
-import { proofKey } from "../domains/devices/dpop";
-import { trustLevelOf, type ProvenKey } from "../domains/devices/trust";
+import { proofKey } from "../lib/dpop";
+import { trustLevelOf, type ProvenKey } from "../db/device-trust";
 import { accessTokenOf } from "./auth";
 import { AppError, ErrorCode } from "../lib/errors";
 import type { AppEnv } from "./types";

@@ -2,7 +2,7 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type Crypt
 import { describe, expect, it } from "vitest";
 import { expectErrorBody, TestUser } from "../support/auth";
 import { fingerprint, listDevices, register } from "../support/devices";
-import { codeFor, enrollAndConfirm } from "../support/twofa";
+import { codeFor, enrollAndConfirm } from "../support/two-factor";
 
 type DeviceKey = { privateKey: CryptoKey; jwk: JWK };
 

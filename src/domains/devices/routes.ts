@@ -4,7 +4,7 @@ import { route } from "../../http/route";
 import { provenKeyOf, stepUp } from "../../http/step-up";
 import { requestMeta, type AppEnv } from "../../http/types";
 import { idParam } from "../../lib/validators";
-import { issueNonce } from "./dpop";
+import { issueNonce } from "../../lib/dpop";
 import { DeviceListResponse, DeviceResponse, NonceResponse, RegisterDeviceBody, SuccessResponse, UpdateDeviceBody } from "./schema";
 import { DeviceService } from "./service";
 

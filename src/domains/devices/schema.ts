@@ -60,5 +60,5 @@ export const Device = z.object({
 
 export const DeviceResponse = z.object({ device: Device });
 export const DeviceListResponse = z.object({ devices: z.array(Device) });
-export const SuccessResponse = z.object({ success: z.literal(true) });
+export { SuccessResponse } from "../../kernel/schemas";
 export const NonceResponse = z.object({ nonce: z.string() });

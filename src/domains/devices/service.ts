@@ -1,13 +1,13 @@
 import type { Db } from "../../db/client";
 import type { DeviceRow } from "../../db/schema";
-import type { RequestMeta } from "../../http/types";
+import type { RequestMeta } from "../../kernel/context";
 import { calculateJwkThumbprint, type JWK } from "jose";
 import { hmacSha256, randomId, toHex } from "../../lib/crypto";
 import { AppError, conflict, ErrorCode, notFound } from "../../lib/errors";
-import { notify } from "../notifications/notify";
+import { notify } from "../notifications";
 import * as repo from "./repo";
 import type { RegisterDeviceInput, UpdateDeviceInput } from "./schema";
-import type { ProvenKey, TrustLevel } from "./trust";
+import type { ProvenKey, TrustLevel } from "../../db/device-trust";
 
 const forbidden = (message: string) => new AppError(ErrorCode.FORBIDDEN, message);
 import { deviceTypeFromUserAgent } from "./user-agent";

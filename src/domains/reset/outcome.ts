@@ -1,6 +1,6 @@
 import type { Db } from "../../db/client";
-import { auditInsert } from "../audit/service";
-import { notificationInsert } from "../notifications/notify";
+import { auditInsert } from "../audit";
+import { notificationInsert } from "../notifications";
 
 type EndedJob = { id: string; userId: string; service: string; passwordId: string | null };
 

@@ -2,7 +2,7 @@ import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../../db/client";
 import { resetJobs, type ResetJobRow } from "../../db/schema";
-import { auditDelete } from "../audit/service";
+import { auditDelete } from "../audit";
 
 /** Statuses of a job some run is working on; a lease covers them. */
 export const IN_FLIGHT = ["running", "waiting_for_email", "waiting_for_otp"];

@@ -7,7 +7,7 @@ import { startChatReset } from "./chat";
 import { ChatResetBody, CreateResetTaskBody, CreateResetTaskResponse, JobResponse, OtpBody, OtpResponse, SignInDiscoveryBody, SignInDiscoveryResponse } from "./schema";
 import { createResetTask, getJob, submitOtp, taskStream } from "./service";
 import { discoverSignIn } from "./sign-in-discovery";
-import { sseResponse } from "../../http/sse";
+import { sseResponse } from "../../kernel/sse";
 
 /** DECISIONS D17: a reset hands a third-party account to automation, so a fresh sign-in on a known device. */
 const RESET_STEP_UP = { maxAge: 300, denyUnknownDevice: true };

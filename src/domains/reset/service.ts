@@ -5,11 +5,11 @@ import type { Bindings, Config } from "../../env";
 import { AppError, ErrorCode, notFound } from "../../lib/errors";
 import { assertPublicUrl } from "../../lib/outbound-guard";
 import { guardOptions } from "../../lib/guarded-fetch";
-import { normalizeHost } from "../../lib/hostname";
-import { listActiveMailboxes } from "../integrations/repo";
+import { normalizeHost } from "../../kernel/hostname";
+import { listActiveMailboxes } from "../integrations";
 import type { RequestMeta } from "../../http/types";
 import { requireBrowserCapacity } from "../../db/live-browsers";
-import { auditInsert } from "../audit/service";
+import { auditInsert } from "../audit";
 import { recordResetOutcome } from "./outcome";
 import * as repo from "./repo";
 
