@@ -61,6 +61,10 @@ export default defineConfig({
           DOH_URL: `${inject("mailProviderUrl")}/dns-query`,
           ...providerBindings(inject("mailProviderUrl")),
           RESET_EMAIL_WAIT_SECONDS: "6",
+          // Above the reset rate limit (5 per 5 minutes), so the rate-limit tests never meet the cap.
+          MAX_LIVE_BROWSERS_PER_USER: "6",
+          // The suite's files share one local D1, so the deployment-wide cap is set out of the way.
+          MAX_LIVE_BROWSERS: "1000",
         },
       },
     })),

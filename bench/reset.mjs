@@ -57,11 +57,14 @@ try {
     vars: { OUTBOUND_ALLOW_PRIVATE: "true", IMAP_ALLOWED_PORTS: `143,993,${dovecot.port}`, RESET_EMAIL_WAIT_SECONDS: "60" },
   });
   const token = await signDevToken({ sub: `bench-reset-${randomUUID().slice(0, 8)}`, email: "owner@example.test" });
-  const auth = { Authorization: `Bearer ${token}` };
+  // DECISIONS D17: resets come from a registered device, signed in within 300 s.
+  const auth = { Authorization: `Bearer ${token}`, "x-device-fingerprint": randomBytes(32).toString("hex") };
   const { csrfToken } = await (await fetch(`${worker.base}/api/auth/csrf-token`, { headers: auth })).json();
   const post = (path, body) => fetch(`${worker.base}${path}`, { method: "POST", headers: { ...auth, "x-csrf-token": csrfToken, "content-type": "application/json" }, body: JSON.stringify(body) });
   const connected = await post("/api/integrations/imap/connect", { host: "127.0.0.1", port: dovecot.port, username: account, password: imapPassword, tls: false });
   if (connected.status !== 200) throw new Error(`imap connect: ${connected.status} ${await connected.text()}`);
+  const device = await post("/api/devices", { fingerprint: auth["x-device-fingerprint"], deviceName: "reset bench", deviceType: "desktop", os: "Linux", browser: "Chrome" });
+  if (device.status !== 201) throw new Error(`device register: ${device.status} ${await device.text()}`);
 
   console.log(`reset bench: flow ${values.flow} (${site.origin}${startPath}), ${values.runs} runs under wrangler dev`);
   const rows = [];

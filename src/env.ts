@@ -94,6 +94,10 @@ const ConfigSchema = z
     ALIAS_PROVIDER_A_URL: z.url().default("https://app.simplelogin.io"),
     ALIAS_PROVIDER_B_URL: z.url().default("https://app.addy.io"),
     ALIAS_PROVIDER_B_DOMAIN: z.string().min(1).default("anonaddy.me"),
+    /** Live browsers (resets and session shares together) one user may hold at once. */
+    MAX_LIVE_BROWSERS_PER_USER: z.coerce.number().int().min(1).default(2),
+    /** Live browsers the whole deployment runs at once (the Browser Rendering account's concurrency). */
+    MAX_LIVE_BROWSERS: z.coerce.number().int().min(1).default(10),
     ATTACHMENT_QUOTA_BYTES: z.coerce.number().int().positive().default(100 * 1024 * 1024),
   })
   .refine((c) => c.IDP_JWKS || c.IDP_JWKS_URL, { message: "one of IDP_JWKS or IDP_JWKS_URL is required", path: ["IDP_JWKS"] })

@@ -9,6 +9,7 @@ import type { OAuthProvider } from "./domains/integrations";
 import { consumeResetBatch, type ResetMessage } from "./domains/reset";
 import { sessionShareRoomHooks } from "./domains/session-shares";
 import { purgeExpiredTombstones } from "./domains/sync";
+import { purgeEndedSessionShares } from "./domains/session-shares";
 import type { Bindings } from "./env";
 
 export { RateLimiter } from "../durable-objects/rate-limiter";
@@ -42,6 +43,7 @@ export default {
   fetch: app.fetch,
   async scheduled(_controller, env, ctx) {
     ctx.waitUntil(purgeExpiredTombstones(env).then((n) => console.log(`purged ${n} expired sync tombstones`)));
+    ctx.waitUntil(purgeEndedSessionShares(env).then((n) => console.log(`purged ${n} ended session shares`)));
   },
   queue: (batch, env) => consumeResetBatch(batch as MessageBatch<ResetMessage>, env),
 } satisfies ExportedHandler<Bindings, ResetMessage>;

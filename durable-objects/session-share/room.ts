@@ -37,10 +37,13 @@ export interface RoomHooks {
   /** Runs in every document of the tab before the site's own scripts. */
   pageGuard: string;
   watermark(enabled: boolean, text: string): string;
-  /** Signs in with the owner's stored credentials (login method ai_agent). */
+  /** Signs in with the owner's stored credentials (login method ai_agent), then erases them. */
   automatedLogin(room: RoomConfig, page: Page): Promise<LoginResult>;
+  /** A scheduled room asks at its start whether the live-browser caps leave room for it. */
+  mayStart(room: RoomConfig): Promise<boolean>;
   /** A manual login is finished once this is true. */
   loggedIn(page: Page): Promise<boolean>;
+  /** Writes the room's state; a patch with `endedAt` ends the share, which erases its credentials. */
   record(room: RoomConfig, patch: RoomRecord): Promise<void>;
 }
 
@@ -151,6 +154,7 @@ export abstract class SessionShareRoomBase<E extends { BROWSER: Fetcher } = { BR
     if (!s || TERMINAL.includes(s.status)) return;
     if (Date.now() >= Date.parse(s.expiresAt)) return this.end("expired");
     if (s.status === "scheduled") {
+      if (!(await this.hooks.mayStart(s))) return this.end("failed", "too many automated browsers were running at its start");
       await this.setStatus("login_in_progress");
       await this.scheduleTick();
       this.ctx.waitUntil(this.launch());

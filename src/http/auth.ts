@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from "jose";
 import type { Config } from "../env";
@@ -65,11 +65,16 @@ export async function verifyAccessToken(config: Config, token: string): Promise<
   };
 }
 
+/** The request's access token as presented, for binding a DPoP proof to it (RFC 9449 `ath`). */
+export function accessTokenOf(c: Context<AppEnv>): string | null {
+  return bearerOrCookie(c.req.header("authorization"), getCookie(c, c.get("config").AUTH_COOKIE));
+}
+
 /** Verifies the identity provider's JWT from the Bearer header or the auth cookie (DECISIONS D1). */
 export function authenticate(): MiddlewareHandler<AppEnv> {
   return async function authenticate(c, next) {
     const config = c.get("config");
-    const token = bearerOrCookie(c.req.header("authorization"), getCookie(c, config.AUTH_COOKIE));
+    const token = accessTokenOf(c);
     if (!token) throw new AppError(ErrorCode.UNAUTHORIZED, "Authentication required");
     let user: AuthUser;
     try {

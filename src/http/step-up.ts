@@ -1,8 +1,16 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { dbFor } from "../db/client";
-import { trustLevelOf } from "../db/device-trust";
+import { proofKey } from "../lib/dpop";
+import { trustLevelOf, type ProvenKey } from "../db/device-trust";
+import { accessTokenOf } from "./auth";
 import { AppError, ErrorCode } from "../lib/errors";
 import type { AppEnv } from "./types";
+
+/** The key behind this request's `DPoP` proof header (RFC 9449), checked once and only when asked. */
+export function provenKeyOf(c: Context<AppEnv>): ProvenKey {
+  let result: Promise<string | null> | undefined;
+  return () => (result ??= proofKey(c.get("config").CSRF_SECRET, { method: c.req.method, url: c.req.url, proof: c.req.header("dpop"), accessToken: accessTokenOf(c) }));
+}
 
 /** Age limit that device trust adds to sensitive operations on recognized and unknown devices (D3). */
 export const UNTRUSTED_DEVICE_MAX_AGE = 300;
@@ -26,7 +34,7 @@ export function stepUp(opts: StepUpOptions): MiddlewareHandler<AppEnv> {
     const user = c.get("user");
     let maxAge = opts.maxAge ?? Number.POSITIVE_INFINITY;
     if (opts.sensitive || opts.denyUnknownDevice) {
-      const trust = await trustLevelOf(dbFor(c.env, user.id), user.id, c.req.header("x-device-fingerprint") ?? null);
+      const trust = await trustLevelOf(dbFor(c.env, user.id), user.id, c.req.header("x-device-fingerprint") ?? null, provenKeyOf(c));
       if (trust === "unknown" && opts.denyUnknownDevice) {
         throw new AppError(ErrorCode.FORBIDDEN, "Not allowed from an unregistered device");
       }

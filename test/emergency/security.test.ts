@@ -86,10 +86,10 @@ describe("emergency access: step-up (D3 sensitive operations)", () => {
 
   it("from a trusted device the sensitive rule adds no age limit, while the switch's 90 s still holds", async () => {
     const owner = await TestUser.create();
-    const { device } = await register(owner);
+    const { device, fingerprint: fp } = await register(owner);
     expect(device.trust_level).toBe("trusted");
     const stale = await signedInAgain(owner, { authAge: 400 });
-    const headers = { "x-device-fingerprint": device.device_fingerprint };
+    const headers = { "x-device-fingerprint": fp };
     const res = await stale.call("POST", "/api/vault/emergency", { body: inviteBody("trusted-path@example.test"), headers });
     expect(res.status).toBe(201);
     await expectErrorBody(await stale.call("POST", "/api/dead-man-switch", { body: {}, headers }), 401, "STEP_UP_REQUIRED");

@@ -85,7 +85,7 @@ describe("OAuth integrations: errors", () => {
     expect(noState.location.searchParams.get("reason")).toBe("invalid_state");
     const back = await authorize(await authUrl(user, "mailx"), await providerAccount("mailx", addr("mailx")));
     back.searchParams.delete("code");
-    expect((await callback(back)).location.searchParams.get("reason")).toBe("missing_code");
+    expect((await callback(back, user)).location.searchParams.get("reason")).toBe("missing_code");
     expect(await integrations(user)).toEqual([]);
   });
 });

@@ -16,7 +16,7 @@ describe("OAuth integrations: happy paths", () => {
     expect(url.searchParams.get("redirect_uri")).toBe(`https://vault.test/api/integrations/${provider}/callback`);
     const back = await authorize(url, account);
     expect(back.searchParams.get("code")).toBeTruthy();
-    const { status, location } = await callback(back);
+    const { status, location } = await callback(back, user);
     expect(status).toBe(302);
     expect(location.origin).toBe("https://app.test");
     expect(location.pathname).toBe("/dashboard");

@@ -4,15 +4,15 @@ import { dbFor } from "../../src/db/client";
 import { resolveChatTarget } from "../../src/domains/reset/chat-intent";
 import { ChatRenderer } from "../../src/domains/reset/chat-stream";
 import { resolveService } from "../../src/domains/registry/resolve";
-import { expectErrorBody, TestUser } from "../support/auth";
+import { expectErrorBody } from "../support/auth";
 import { createEntry } from "../support/fixtures";
-import { connectMailbox, site } from "./support";
+import { connectMailbox, imap, resetUser, site } from "./support";
 
 describe("POST /api/chat/reset: refusals before the stream", () => {
   it("another user's passwordId is 404 with the standard body", async () => {
-    const owner = await TestUser.create();
+    const owner = await resetUser();
     const { id } = await createEntry(owner, { website: "github.com" });
-    const other = await TestUser.create();
+    const other = await resetUser();
     await connectMailbox(other);
     const res = await other.call("POST", "/api/chat/reset", { body: { message: "reset it", passwordId: id } });
     expect(res.headers.get("content-type")).toMatch(/application\/json/);
@@ -21,13 +21,13 @@ describe("POST /api/chat/reset: refusals before the stream", () => {
   });
 
   it("an unknown serviceId is 404", async () => {
-    const user = await TestUser.create();
+    const user = await resetUser();
     await connectMailbox(user);
     await expectErrorBody(await user.call("POST", "/api/chat/reset", { body: { message: "reset", serviceId: "no-such-service.example" } }), 404, "NOT_FOUND");
   });
 
   it("a message naming no service is 400 on message; a missing or oversized message is 400", async () => {
-    const user = await TestUser.create();
+    const user = await resetUser();
     await connectMailbox(user);
     const err = await expectErrorBody(await user.call("POST", "/api/chat/reset", { body: { message: "please help me with my password" } }), 400, "VALIDATION_ERROR");
     expect(err.details).toEqual([{ field: "message", message: expect.stringMatching(/name the service/) }]);
@@ -37,7 +37,7 @@ describe("POST /api/chat/reset: refusals before the stream", () => {
   });
 
   it("no mailbox is 422; a refused URL is 400 on serviceUrl even without one (D12)", async () => {
-    const user = await TestUser.create();
+    const user = await resetUser();
     await expectErrorBody(await user.call("POST", "/api/chat/reset", { body: { message: "reset my github password" } }), 422, "UNPROCESSABLE");
     const err = await expectErrorBody(await user.call("POST", "/api/chat/reset", { body: { message: "reset http://u:p@example.test/login" } }), 400, "VALIDATION_ERROR");
     expect(err.details?.[0].field).toBe("serviceUrl");
@@ -46,15 +46,15 @@ describe("POST /api/chat/reset: refusals before the stream", () => {
   it("needs authentication and a CSRF token", async () => {
     const res = await SELF.fetch("https://vault.test/api/chat/reset", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ message: "github" }) });
     await expectErrorBody(res, 401, "UNAUTHORIZED");
-    const user = await TestUser.create();
+    const user = await resetUser();
     await expectErrorBody(await user.call("POST", "/api/chat/reset", { body: { message: "github" }, csrf: false }), 403, "FORBIDDEN");
   });
 
   it("shares the 5 per 5 minutes budget with POST /api/tasks/reset", async () => {
-    const user = await TestUser.create();
+    const user = await resetUser();
     await connectMailbox(user);
     const url = `${site}/forgot-captcha`;
-    for (let i = 0; i < 3; i++) expect((await user.call("POST", "/api/tasks/reset", { body: { serviceUrl: url, email: "nobody@example.test" } })).status).toBe(201);
+    for (let i = 0; i < 3; i++) expect((await user.call("POST", "/api/tasks/reset", { body: { serviceUrl: url, email: imap.user } })).status).toBe(201);
     for (let i = 0; i < 2; i++) {
       const res = await user.call("POST", "/api/chat/reset", { body: { message: `reset ${url}` } });
       expect(res.status).toBe(200);
@@ -63,7 +63,7 @@ describe("POST /api/chat/reset: refusals before the stream", () => {
     const chat = await user.call("POST", "/api/chat/reset", { body: { message: `reset ${url}` } });
     await expectErrorBody(chat.clone(), 429, "RATE_LIMITED");
     expect(chat.headers.get("retry-after")).toBeTruthy();
-    await expectErrorBody(await user.call("POST", "/api/tasks/reset", { body: { serviceUrl: url, email: "nobody@example.test" } }), 429, "RATE_LIMITED");
+    await expectErrorBody(await user.call("POST", "/api/tasks/reset", { body: { serviceUrl: url, email: imap.user } }), 429, "RATE_LIMITED");
   });
 });
 

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createEntry } from "../support/fixtures";
-import { TestUser } from "../support/auth";
-import { clientKeys, connectMailbox, imap, readChat, readStream, site, type ChatSection } from "./support";
+import { type ChatSection, clientKeys, connectMailbox, imap, readChat, readStream, resetUser, site } from "./support";
 
 const account = imap.mailboxes.chat;
 const kinds = (sections: ChatSection[]) => sections.map((s) => s.kind);
@@ -16,7 +15,7 @@ async function siteLogin(password: string): Promise<number> {
 
 describe("POST /api/chat/reset end to end (real Chromium, real Dovecot, local site)", () => {
   it("streams header, progress, mailbox watching, password and result sections; the sealed password logs in", async () => {
-    const user = await TestUser.create();
+    const user = await resetUser();
     await connectMailbox(user, account);
     const oldPassword = `Old-${crypto.randomUUID()}`;
     await siteAccount(oldPassword);
@@ -43,7 +42,7 @@ describe("POST /api/chat/reset end to end (real Chromium, real Dovecot, local si
   }, 120_000);
 
   it("passwordId: the entry's site is reset and the password section names the entry", async () => {
-    const user = await TestUser.create();
+    const user = await resetUser();
     await connectMailbox(user, account);
     await siteAccount(`Old-${crypto.randomUUID()}`);
     const { id } = await createEntry(user, { name: "Local site", website: "localhost", url: `${site}/login` });
@@ -59,7 +58,7 @@ describe("POST /api/chat/reset end to end (real Chromium, real Dovecot, local si
   }, 120_000);
 
   it("a captcha ends with the captcha section and a failed result", async () => {
-    const user = await TestUser.create();
+    const user = await resetUser();
     await connectMailbox(user, account);
     const keys = await clientKeys();
     const res = await user.call("POST", "/api/chat/reset", { body: { message: `reset ${site}/forgot-captcha for me`, clientPublicKey: keys.publicJwk } });

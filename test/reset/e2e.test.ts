@@ -1,7 +1,6 @@
-import { SELF } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { TestUser } from "../support/auth";
-import { clientKeys, connectMailbox, imap, readStream, site } from "./support";
+import { clientKeys, connectMailbox, imap, readStream, resetUser, site } from "./support";
 
 async function siteLogin(email: string, password: string): Promise<number> {
   return (await fetch(`${site}/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password }) })).status;
@@ -9,7 +8,7 @@ async function siteLogin(email: string, password: string): Promise<number> {
 
 describe("password reset end to end (real Chromium, real Dovecot, local site)", () => {
   it("resets the password, seals it to the client, and the new password logs in", async () => {
-    const user = await TestUser.create();
+    const user = await resetUser();
     await connectMailbox(user);
     const oldPassword = `Old-${crypto.randomUUID()}`;
     await fetch(`${site}/__test/users`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: imap.user, password: oldPassword }) });
@@ -38,6 +37,14 @@ describe("password reset end to end (real Chromium, real Dovecot, local site)", 
     expect(job.steps.every((s) => s.status === "completed" && Number.isInteger(s.duration) && s.duration >= 0)).toBe(true);
     expect(JSON.stringify(job)).not.toContain(newPassword);
 
+    // D17: audited start and completion; the owner is notified, and neither record holds the password.
+    const audit = await env.DB.prepare("SELECT action, details FROM audit_events WHERE user_id = ? AND target_id = ? ORDER BY created_at").bind(user.id, taskId).all<{ action: string; details: string }>();
+    expect(audit.results.map((a) => a.action)).toEqual(["reset.start", "reset.complete"]);
+    const notes = (await (await user.call("GET", "/api/notifications")).json()) as { notifications: { type: string; body: string; metadata: Record<string, unknown> }[] };
+    const note = notes.notifications.find((n) => n.type === "password_reset");
+    expect(note?.metadata).toMatchObject({ task_id: taskId, service: "localhost" });
+    expect(JSON.stringify(audit.results) + JSON.stringify(note)).not.toContain(newPassword);
+
     const replay = await readStream(await user.call("GET", `/api/tasks/${taskId}/stream`), 5_000);
     expect(replay).toHaveLength(1);
     expect(replay[0].data.status).toBe("completed");
@@ -45,7 +52,7 @@ describe("password reset end to end (real Chromium, real Dovecot, local site)", 
   }, 120_000);
 
   it("a captcha on the forgot-password form ends as failed with the reason", async () => {
-    const user = await TestUser.create();
+    const user = await resetUser();
     await connectMailbox(user);
     const keys = await clientKeys();
     const res = await user.call("POST", "/api/tasks/reset", { body: { serviceUrl: `${site}/forgot-captcha`, email: imap.user, clientPublicKey: keys.publicJwk } });
@@ -58,10 +65,10 @@ describe("password reset end to end (real Chromium, real Dovecot, local site)", 
   }, 90_000);
 
   it("no email within the bounded wait ends as failed", async () => {
-    const user = await TestUser.create();
-    await connectMailbox(user);
+    const user = await resetUser();
+    await connectMailbox(user, imap.mailboxes.silent);
     const keys = await clientKeys();
-    const res = await user.call("POST", "/api/tasks/reset", { body: { serviceUrl: `${site}/forgot-password`, email: "unknown-account@example.test", clientPublicKey: keys.publicJwk } });
+    const res = await user.call("POST", "/api/tasks/reset", { body: { serviceUrl: `${site}/forgot-password`, email: imap.mailboxes.silent, clientPublicKey: keys.publicJwk } });
     const { taskId } = (await res.json()) as { taskId: string };
     const events = await readStream(await user.call("GET", `/api/tasks/${taskId}/stream`), 60_000);
     expect(events.at(-1)?.data).toMatchObject({ status: "failed", error: "no reset email arrived in time" });

@@ -7,7 +7,7 @@ import { claimForRun, leaseMs, MAX_RUNS, QUEUE_MAX_RETRIES } from "../../src/dom
 import * as repo from "../../src/domains/reset/repo";
 import { loadConfig } from "../../src/env";
 import { TestUser } from "../support/auth";
-import { clientKeys, connectMailbox, site } from "./support";
+import { clientKeys, connectMailbox, imap, site } from "./support";
 
 const bindings = env as never;
 const config = loadConfig(bindings);
@@ -23,7 +23,7 @@ async function storedJob(userId: string, over: Partial<Parameters<typeof repo.in
     userId,
     service: "localhost",
     serviceUrl: `${site}/forgot-captcha`,
-    email: "nobody@example.test",
+    email: imap.user,
     clientPublicKey: (await clientKeys()).publicJwk as JsonWebKey,
     status: "pending",
     steps: steps(),

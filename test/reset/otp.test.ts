@@ -1,13 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { TestUser } from "../support/auth";
-import { clientKeys, connectMailbox, imap, readStream, site, type SseEvent } from "./support";
+import { clientKeys, connectMailbox, imap, readStream, resetUser, site, type SseEvent } from "./support";
 
 const account = imap.mailboxes.otp;
 const post = (path: string, body: unknown) => fetch(`${site}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 const stats = async () => (await (await fetch(`${site}/__test/stats`)).json()) as { codesRejected: number };
 
 async function start(flow: string) {
-  const user = await TestUser.create();
+  const user = await resetUser();
   await connectMailbox(user, account);
   const oldPassword = `Old-${crypto.randomUUID()}`;
   await post("/__test/users", { email: account, password: oldPassword });

@@ -1,9 +1,22 @@
 import { env } from "cloudflare:test";
 import { compactDecrypt, exportJWK, generateKeyPair } from "jose";
-import type { TestUser } from "../support/auth";
+import { TestUser, type TokenOptions } from "../support/auth";
+import { fingerprint, register } from "../support/devices";
 
 export const site = env.TEST_RESET_SITE;
-export const imap = JSON.parse(env.TEST_RESET_IMAP) as { port: number; user: string; password: string; mailboxes: { chat: string; otp: string } };
+export const imap = JSON.parse(env.TEST_RESET_IMAP) as { port: number; user: string; password: string; mailboxes: { chat: string; otp: string; silent: string } };
+
+/**
+ * A user who may start resets (DECISIONS D17): signed in just now, calling from a device they
+ * registered. `TestUser.create` options pass through (an `authAge` makes the sign-in stale).
+ */
+export async function resetUser(opts: TokenOptions = {}): Promise<TestUser> {
+  const user = await TestUser.create(opts);
+  const fp = fingerprint();
+  await register(user, { fingerprint: fp });
+  user.defaultHeaders["x-device-fingerprint"] = fp;
+  return user;
+}
 
 /** `address` picks the Dovecot mailbox: each file that reads reset mail has its own. */
 export async function connectMailbox(user: TestUser, address = imap.user): Promise<void> {

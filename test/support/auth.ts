@@ -44,6 +44,8 @@ export class TestUser {
   readonly id: string;
   readonly email: string;
   private csrfToken?: string;
+  /** Sent with every call, e.g. the `x-device-fingerprint` of a device this user registered. */
+  readonly defaultHeaders: Record<string, string> = {};
 
   constructor(
     readonly token: string,
@@ -70,7 +72,7 @@ export class TestUser {
 
   /** Calls the worker as this user; mutating calls carry a CSRF token unless told not to. */
   async call(method: string, path: string, opts: CallOptions = {}): Promise<Response> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, ...opts.headers };
+    const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, ...this.defaultHeaders, ...opts.headers };
     if (method !== "GET" && opts.csrf !== false) {
       headers["x-csrf-token"] = typeof opts.csrf === "string" ? opts.csrf : await this.csrf();
     }

@@ -15,7 +15,8 @@ export function fingerprint(): string {
 export type Device = {
   id: string;
   user_id: string;
-  device_fingerprint: string;
+  fingerprint_hint: string;
+  key_bound: boolean;
   device_name: string;
   device_type: string;
   os: string | null;
@@ -28,13 +29,15 @@ export type Device = {
   created_at: string;
 };
 
-export async function register(user: TestUser, body: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<{ status: number; device: Device }> {
+/** Registers a device; `fingerprint` is the one sent (the service never returns it). */
+export async function register(user: TestUser, body: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<{ status: number; device: Device; fingerprint: string }> {
+  const sent = { fingerprint: fingerprint(), deviceName: "Work laptop", deviceType: "desktop", os: "Linux", browser: "Chrome", ...body };
   const res = await user.call("POST", "/api/devices", {
-    body: { fingerprint: fingerprint(), deviceName: "Work laptop", deviceType: "desktop", os: "Linux", browser: "Chrome", ...body },
+    body: sent,
     headers: { "user-agent": UA.desktop, "cf-connecting-ip": "203.0.113.5", ...headers },
   });
   if (res.status !== 201 && res.status !== 200) throw new Error(`register failed: ${res.status} ${await res.text()}`);
-  return { status: res.status, device: ((await res.json()) as { device: Device }).device };
+  return { status: res.status, device: ((await res.json()) as { device: Device }).device, fingerprint: String(sent.fingerprint).toLowerCase() };
 }
 
 export async function listDevices(user: TestUser): Promise<Device[]> {

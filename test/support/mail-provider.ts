@@ -31,6 +31,9 @@ export async function accountReport(id: string): Promise<AccountReport> {
 export async function authUrl(user: TestUser, provider: Provider, legacy = false): Promise<URL> {
   const res = await user.call("GET", legacy ? "/api/mailx/auth" : `/api/integrations/${provider}/auth`);
   if (res.status !== 200) throw new Error(`auth failed: ${res.status} ${await res.text()}`);
+  // The browser keeps the flow cookie; `callback` presents it as that browser would.
+  const flow = /^(oauth_flow=[^;]+)/.exec(res.headers.get("set-cookie") ?? "")?.[1];
+  if (flow) user.defaultHeaders.cookie = flow;
   return new URL(((await res.json()) as { authUrl: string }).authUrl);
 }
 
@@ -47,13 +50,14 @@ export async function authorize(url: URL, account: string, extra: Record<string,
 const randomIp = () => `198.51.${Math.floor(Math.random() * 256)}.${Math.floor(Math.random() * 256)}`;
 
 /**
- * Follows the provider's redirect into the service, as the user's browser would. The callback is
- * an authentication endpoint limited per client address (10 per 15 minutes), so each call comes
- * from its own address unless `ip` is given.
+ * Follows the provider's redirect into the service, as the user's browser would: with the user's
+ * session cookie and the flow cookie `authUrl` kept. The callback is an authentication endpoint
+ * limited per client address (10 per 15 minutes), so each call comes from its own address unless
+ * `ip` is given.
  */
 export async function callback(url: URL | string, user?: TestUser, ip = randomIp()): Promise<{ status: number; location: URL }> {
   const headers: Record<string, string> = { "cf-connecting-ip": ip };
-  if (user) headers.authorization = `Bearer ${user.token}`;
+  if (user) headers.cookie = [`access_token=${user.token}`, user.defaultHeaders.cookie].filter(Boolean).join("; ");
   const res = await SELF.fetch(url.toString(), { redirect: "manual", headers });
   return { status: res.status, location: new URL(res.headers.get("location") ?? "/", "https://app.test") };
 }

@@ -68,7 +68,10 @@ describe("account 2FA: happy paths", () => {
   it("re-enrollment replaces the secret and the recovery codes", async () => {
     const user = await TestUser.create();
     const first = await enrollAndConfirm(user);
-    const second = await enroll(user);
+    // Replacing a confirmed enrollment takes a current code (issue 19).
+    const res = await user.call("POST", "/api/2fa/enroll", { body: { code: await codeFor(first.secret, 1) } });
+    expect(res.status).toBe(200);
+    const second = (await res.json()) as Awaited<ReturnType<typeof enroll>>;
     expect(second.secret).not.toBe(first.secret);
     const status = (await (await user.call("GET", "/api/2fa/status")).json()) as Record<string, unknown>;
     expect(status).toMatchObject({ enrolled: false, pending: true });

@@ -16,6 +16,8 @@ export const devices = sqliteTable(
     lastActiveAt: text("last_active_at").notNull(),
     trustedAt: text("trusted_at"),
     createdAt: text("created_at").notNull(),
+    /** RFC 7638 thumbprint of the device's DPoP key (RFC 9449); null for a device without one. */
+    dpopJkt: text("dpop_jkt"),
   },
   (t) => [
     uniqueIndex("devices_user_fingerprint").on(t.userId, t.deviceFingerprint),

@@ -1,3 +1,4 @@
+import { and, eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { auditEvents } from "../../db/schema";
 import type { RequestMeta } from "../../kernel/context";
@@ -26,6 +27,11 @@ export function auditInsert(db: Db, e: AuditInput) {
     details: e.details ?? null,
     createdAt: new Date().toISOString(),
   });
+}
+
+/** Only to undo, in the same breath, a change refused right after it was written with its event. */
+export function auditDelete(db: Db, userId: string, targetId: string) {
+  return db.delete(auditEvents).where(and(eq(auditEvents.userId, userId), eq(auditEvents.targetId, targetId)));
 }
 
 export async function recordAudit(db: Db, e: AuditInput): Promise<void> {

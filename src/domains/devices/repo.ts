@@ -33,11 +33,15 @@ function clearOtherCurrent(db: Db, userId: string, fingerprint: string) {
     );
 }
 
-export type Refresh = { os?: string; browser?: string; ipAddress: string | null; lastActiveAt: string };
+export async function findByFingerprint(db: Db, userId: string, fingerprint: string): Promise<DeviceRow | undefined> {
+  return db.select().from(devices).where(and(eq(devices.userId, userId), eq(devices.deviceFingerprint, fingerprint))).get();
+}
+
+export type Refresh = { os?: string; browser?: string; ipAddress: string | null; lastActiveAt: string; dpopJkt: string | null };
 
 /** Re-registration: the device becomes current, the others stop being so; trust is untouched. */
 export async function refresh(db: Db, userId: string, fingerprint: string, r: Refresh): Promise<DeviceRow | undefined> {
-  const set: Partial<DeviceRow> = { isCurrent: true, lastActiveAt: r.lastActiveAt, ipAddress: r.ipAddress };
+  const set: Partial<DeviceRow> = { isCurrent: true, lastActiveAt: r.lastActiveAt, ipAddress: r.ipAddress, dpopJkt: r.dpopJkt };
   if (r.os !== undefined) set.os = r.os;
   if (r.browser !== undefined) set.browser = r.browser;
   const [updated] = await db.batch([
@@ -60,8 +64,8 @@ export async function insertUnderLimit(db: Db, row: DeviceRow, max: number): Pro
     d1
       .prepare(
         `INSERT INTO devices (id, user_id, device_fingerprint, device_name, device_type, os, browser, ip_address,
-           trust_level, is_current, last_active_at, trusted_at, created_at)
-         SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?
+           trust_level, is_current, last_active_at, trusted_at, created_at, dpop_jkt)
+         SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?
          WHERE (SELECT count(*) FROM devices WHERE user_id = ?) < ?
          ON CONFLICT (user_id, device_fingerprint) DO NOTHING`,
       )
@@ -78,6 +82,7 @@ export async function insertUnderLimit(db: Db, row: DeviceRow, max: number): Pro
         row.lastActiveAt,
         row.trustedAt,
         row.createdAt,
+        row.dpopJkt,
         row.userId,
         max,
       ),

@@ -1,14 +1,15 @@
 import type { Context, Hono } from "hono";
 import { dbFor } from "../../db/client";
 import { route } from "../../http/route";
-import { stepUp } from "../../http/step-up";
+import { provenKeyOf, stepUp } from "../../http/step-up";
 import { requestMeta, type AppEnv } from "../../http/types";
 import { idParam } from "../../lib/validators";
-import { DeviceListResponse, DeviceResponse, RegisterDeviceBody, SuccessResponse, UpdateDeviceBody } from "./schema";
+import { issueNonce } from "../../lib/dpop";
+import { DeviceListResponse, DeviceResponse, NonceResponse, RegisterDeviceBody, SuccessResponse, UpdateDeviceBody } from "./schema";
 import { DeviceService } from "./service";
 
 function service(c: Context<AppEnv>) {
-  return new DeviceService(dbFor(c.env, c.get("user").id));
+  return new DeviceService(dbFor(c.env, c.get("user").id), c.get("config").CSRF_SECRET);
 }
 
 const raiseTrustStepUp = stepUp({ sensitive: true });
@@ -24,6 +25,20 @@ export function registerDeviceRoutes(app: Hono<AppEnv>) {
   });
 
   route(app, {
+    method: "get",
+    path: "/api/devices/dpop-nonce",
+    summary: "A server nonce for DPoP proofs (RFC 9449 section 8), also sent as the DPoP-Nonce header",
+    tags: ["devices"],
+    responses: { 200: { description: "Nonce, accepted for 300 s", schema: NonceResponse } },
+    handler: async (c) => {
+      const nonce = await issueNonce(c.get("config").CSRF_SECRET);
+      c.header("DPoP-Nonce", nonce);
+      c.header("Cache-Control", "no-store");
+      return c.json({ nonce });
+    },
+  });
+
+  route(app, {
     method: "post",
     path: "/api/devices",
     summary: "Register the calling device (201), or re-register it by fingerprint (200)",
@@ -32,10 +47,11 @@ export function registerDeviceRoutes(app: Hono<AppEnv>) {
     body: RegisterDeviceBody,
     responses: {
       201: { description: "Registered as a new, trusted device", schema: DeviceResponse },
+      403: { description: "publicKey without a DPoP proof by it, or a key-bound device without a proof by its key" },
       200: { description: "Re-registered; trust unchanged", schema: DeviceResponse },
     },
     handler: async (c, { body }) => {
-      const { created, device } = await service(c).register(c.get("user").id, body, requestMeta(c.req));
+      const { created, device } = await service(c).register(c.get("user").id, body, requestMeta(c.req), provenKeyOf(c));
       return c.json({ device }, created ? 201 : 200);
     },
   });

@@ -12,8 +12,20 @@ export const Fingerprint = z
 
 const label = z.string().trim().min(1).max(100);
 
+/** The device's DPoP key (RFC 9449): a P-256 public JWK; a private part is refused. */
+const DevicePublicKey = z
+  .object({
+    kty: z.literal("EC"),
+    crv: z.literal("P-256"),
+    x: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
+    y: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
+    d: z.undefined({ message: "must be a public key" }).optional(),
+  })
+  .transform(({ kty, crv, x, y }) => ({ kty, crv, x, y }));
+
 export const RegisterDeviceBody = z.object({
   fingerprint: Fingerprint,
+  publicKey: DevicePublicKey.optional(),
   deviceName: label.optional(),
   deviceType: z.enum(DEVICE_TYPES).optional(),
   os: label.optional(),
@@ -30,7 +42,10 @@ export type UpdateDeviceInput = z.infer<typeof UpdateDeviceBody>;
 export const Device = z.object({
   id: z.string(),
   user_id: z.string(),
-  device_fingerprint: z.string(),
+  /** A short keyed hash of the fingerprint, to tell devices apart; the fingerprint is never returned. */
+  fingerprint_hint: z.string(),
+  /** Registered with a DPoP key: counts as this device only with a proof by it. */
+  key_bound: z.boolean(),
   device_name: z.string(),
   device_type: z.enum(DEVICE_TYPES),
   os: z.string().nullable(),
@@ -46,3 +61,4 @@ export const Device = z.object({
 export const DeviceResponse = z.object({ device: Device });
 export const DeviceListResponse = z.object({ devices: z.array(Device) });
 export { SuccessResponse } from "../../kernel/schemas";
+export const NonceResponse = z.object({ nonce: z.string() });

@@ -1,12 +1,15 @@
 import type { Db } from "../../db/client";
 import type { DeviceRow } from "../../db/schema";
 import type { RequestMeta } from "../../kernel/context";
-import { randomId } from "../../lib/crypto";
-import { conflict, notFound } from "../../lib/errors";
+import { calculateJwkThumbprint, type JWK } from "jose";
+import { hmacSha256, randomId, toHex } from "../../lib/crypto";
+import { AppError, conflict, ErrorCode, notFound } from "../../lib/errors";
 import { notify } from "../notifications";
 import * as repo from "./repo";
 import type { RegisterDeviceInput, UpdateDeviceInput } from "./schema";
-import type { TrustLevel } from "../../db/device-trust";
+import type { ProvenKey, TrustLevel } from "../../db/device-trust";
+
+const forbidden = (message: string) => new AppError(ErrorCode.FORBIDDEN, message);
 import { deviceTypeFromUserAgent } from "./user-agent";
 
 /** Bounds the registry (and the list) per user; a user past it revokes an old device first. */
@@ -14,11 +17,16 @@ export const MAX_DEVICES_PER_USER = 100;
 
 const TRUST_RANK: Record<TrustLevel, number> = { unknown: 0, recognized: 1, trusted: 2 };
 
-export function toDevice(row: DeviceRow) {
+/**
+ * A device as listed. The fingerprint never leaves the server: it is what a request presents to be
+ * that device. A short keyed hash tells devices apart without being guessable from device signals.
+ */
+export async function toDevice(row: DeviceRow, hintKey: string) {
   return {
     id: row.id,
     user_id: row.userId,
-    device_fingerprint: row.deviceFingerprint,
+    fingerprint_hint: toHex(await hmacSha256(hintKey, `device-hint|${row.deviceFingerprint}`)).slice(0, 8),
+    key_bound: row.dpopJkt !== null,
     device_name: row.deviceName,
     device_type: row.deviceType,
     os: row.os,
@@ -39,23 +47,40 @@ function defaultName(input: RegisterDeviceInput): string {
 export class DeviceService {
   constructor(
     private readonly db: Db,
+    private readonly hintKey: string,
     private readonly clock: () => number = Date.now,
   ) {}
 
   async list(userId: string) {
-    return (await repo.list(this.db, userId, MAX_DEVICES_PER_USER)).map(toDevice);
+    return Promise.all((await repo.list(this.db, userId, MAX_DEVICES_PER_USER)).map((r) => toDevice(r, this.hintKey)));
+  }
+
+  /**
+   * RFC 9449 key binding. A device bound to a key is re-registered only with a proof by that key,
+   * and its key is not replaced (revoke the device to start over). A key is bound only with a proof
+   * by it, so a copied public key is worth nothing. Returns the thumbprint the device ends with.
+   */
+  private async keyFor(existing: DeviceRow | undefined, input: RegisterDeviceInput, proven: ProvenKey): Promise<string | null> {
+    if (existing?.dpopJkt && (await proven()) !== existing.dpopJkt) throw forbidden("This device is bound to a key: sign the request with it (DPoP)");
+    if (!input.publicKey) return existing?.dpopJkt ?? null;
+    const jkt = await calculateJwkThumbprint(input.publicKey as JWK);
+    if (existing?.dpopJkt && existing.dpopJkt !== jkt) throw forbidden("This device is bound to another key; revoke it to register a new one");
+    if ((await proven()) !== jkt) throw forbidden("Prove possession of publicKey with a DPoP proof signed by it");
+    return jkt;
   }
 
   /**
    * Registers the calling device, or re-registers it (spec "States", Trusted device). The device type
    * comes from the User-Agent by the spec's rule; the body's deviceType is used only without one.
    */
-  async register(userId: string, input: RegisterDeviceInput, meta: RequestMeta) {
+  async register(userId: string, input: RegisterDeviceInput, meta: RequestMeta, proven: ProvenKey) {
     const now = new Date(this.clock()).toISOString();
     const ip = meta.ip === "unknown" ? null : meta.ip;
     for (let attempt = 0; attempt < 2; attempt++) {
-      const refreshed = await repo.refresh(this.db, userId, input.fingerprint, { os: input.os, browser: input.browser, ipAddress: ip, lastActiveAt: now });
-      if (refreshed) return { created: false, device: toDevice(refreshed) };
+      const existing = await repo.findByFingerprint(this.db, userId, input.fingerprint);
+      const dpopJkt = await this.keyFor(existing, input, proven);
+      const refreshed = existing && (await repo.refresh(this.db, userId, input.fingerprint, { os: input.os, browser: input.browser, ipAddress: ip, lastActiveAt: now, dpopJkt }));
+      if (refreshed) return { created: false, device: await toDevice(refreshed, this.hintKey) };
       const row: DeviceRow = {
         id: randomId(),
         userId,
@@ -70,12 +95,13 @@ export class DeviceService {
         lastActiveAt: now,
         trustedAt: now,
         createdAt: now,
+        dpopJkt,
       };
       const hadDevices = (await repo.list(this.db, userId, 1)).length > 0;
       const outcome = await repo.insertUnderLimit(this.db, row, MAX_DEVICES_PER_USER);
       if (outcome === "inserted") {
         if (hadDevices) await this.tellOwner(row);
-        return { created: true, device: toDevice(row) };
+        return { created: true, device: await toDevice(row, this.hintKey) };
       }
       if (outcome === "limit") throw conflict(`At most ${MAX_DEVICES_PER_USER} devices can be registered; revoke one first`);
     }
@@ -124,7 +150,7 @@ export class DeviceService {
       set.trustedAt = input.trustLevel === "trusted" ? new Date(this.clock()).toISOString() : null;
       changes.trust_level = { from: current.trustLevel, to: input.trustLevel };
     }
-    if (Object.keys(set).length === 0) return toDevice(current);
+    if (Object.keys(set).length === 0) return toDevice(current, this.hintKey);
     const updated = await repo.update(this.db, userId, id, set, {
       userId,
       action: "device.updated",
@@ -134,7 +160,7 @@ export class DeviceService {
       details: { changes },
     });
     if (!updated) throw notFound("Device");
-    return toDevice(updated);
+    return toDevice(updated, this.hintKey);
   }
 
   /** Removes the device; it appears as new when it registers again. Sessions are not ended. */

@@ -1,7 +1,7 @@
 import type { Db } from "../../db/client";
 import type { Config } from "../../env";
 import { base64url } from "../../kernel/base64";
-import { hmacSha256, randomId, randomToken, seal, timingSafeEqualStr, unseal } from "../../lib/crypto";
+import { hmacSha256, randomId, randomToken, seal, sha256Hex, timingSafeEqualStr, unseal } from "../../lib/crypto";
 import { fetchAccountEmail, type OAuthProvider, type ProviderConfig } from "./providers";
 import * as repo from "./repo";
 
@@ -13,9 +13,29 @@ export type TokenSet = { accessToken: string; refreshToken: string | null };
 export const secretAad = (userId: string, provider: string) => `mail-integration|${userId}|${provider}`;
 const verifierAad = (id: string) => `oauth-verifier|${id}`;
 
-async function stateSignature(config: Config, id: string, userId: string, provider: string, exp: number): Promise<string> {
-  return base64url.encode(await hmacSha256(config.CSRF_SECRET, `oauth-state|${id}|${userId}|${provider}|${exp}`));
+/** The flow cookie's name and lifetime: it only has to outlive one consent screen. */
+export const FLOW_COOKIE = "oauth_flow";
+const FLOW_VALUE = /^[A-Za-z0-9_-]{43}$/;
+
+/** The browser's flow secret: the one it already holds, else a new one (parallel flows share it). */
+export function flowSecret(current: string | undefined): string {
+  return current && FLOW_VALUE.test(current) ? current : randomToken(32);
 }
+
+const flowHash = async (flow: string | undefined) => (flow && FLOW_VALUE.test(flow) ? sha256Hex(`oauth-flow|${flow}`) : "none");
+
+/**
+ * The state's HMAC covers the user, the provider, the expiry and the hash of the browser's flow
+ * cookie: a state is worth nothing in a browser that did not start it (login CSRF through the
+ * callback, RFC 6749 section 10.12).
+ */
+async function stateSignature(config: Config, id: string, userId: string, provider: string, exp: number, flowDigest: string): Promise<string> {
+  return base64url.encode(await hmacSha256(config.CSRF_SECRET, `oauth-state|${id}|${userId}|${provider}|${exp}|${flowDigest}`));
+}
+
+/** Only a state of the right shape is worth bouncing for a session (see the callback route). */
+export const wellFormedState = (state: string | undefined) => state !== undefined && STATE.test(state);
+const STATE = /^([0-9a-f-]{36})\.(\d{1,15})\.([A-Za-z0-9_-]{43})$/;
 
 /** RFC 7636 S256 challenge. */
 async function challengeOf(verifier: string): Promise<string> {
@@ -26,7 +46,7 @@ async function challengeOf(verifier: string): Promise<string> {
  * Starts an authorization code flow with PKCE (RFC 7636). The state is `<id>.<exp>.<hmac>`, the
  * HMAC binding it to the user and provider; the verifier stays server-side, sealed, until the callback.
  */
-export async function buildAuthUrl(db: Db, config: Config, p: ProviderConfig, userId: string, redirectUri: string): Promise<string> {
+export async function buildAuthUrl(db: Db, config: Config, p: ProviderConfig, userId: string, redirectUri: string, flow: string): Promise<string> {
   const id = randomId();
   const exp = Date.now() + STATE_TTL_MS;
   const verifier = randomToken(48);
@@ -36,7 +56,7 @@ export async function buildAuthUrl(db: Db, config: Config, p: ProviderConfig, us
   url.searchParams.set("client_id", p.clientId);
   url.searchParams.set("redirect_uri", redirectUri);
   url.searchParams.set("scope", p.scopes);
-  url.searchParams.set("state", `${id}.${exp}.${await stateSignature(config, id, userId, p.name, exp)}`);
+  url.searchParams.set("state", `${id}.${exp}.${await stateSignature(config, id, userId, p.name, exp, await flowHash(flow))}`);
   url.searchParams.set("code_challenge", await challengeOf(verifier));
   url.searchParams.set("code_challenge_method", "S256");
   url.searchParams.set("access_type", "offline");
@@ -48,19 +68,21 @@ export class StateError extends Error {}
 
 /**
  * Checks and consumes a state. Refused: malformed, forged, for another provider, expired, already
- * used, or (when the callback request is signed in) belonging to another user.
+ * used, opened in a browser without the flow cookie that started it, without a session
+ * (`session_required`), or with another user's session.
  */
-export async function consumeState(db: Db, config: Config, provider: OAuthProvider, state: string, callerId: string | null) {
-  const m = /^([0-9a-f-]{36})\.(\d{1,15})\.([A-Za-z0-9_-]{43})$/.exec(state);
+export async function consumeState(db: Db, config: Config, provider: OAuthProvider, state: string, callerId: string | null, flow: string | undefined) {
+  const m = STATE.exec(state);
   if (!m) throw new StateError("invalid_state");
   const [, id, expStr, sig] = m;
   const exp = Number(expStr);
   const row = await repo.takeState(db, id);
   if (!row) throw new StateError("invalid_state");
-  const expected = await stateSignature(config, id, row.userId, provider, exp);
+  const expected = await stateSignature(config, id, row.userId, provider, exp, await flowHash(flow));
   if (!timingSafeEqualStr(sig, expected) || row.provider !== provider || row.expiresAt !== exp) throw new StateError("invalid_state");
   if (exp < Date.now()) throw new StateError("expired_state");
-  if (callerId !== null && callerId !== row.userId) throw new StateError("invalid_state");
+  if (callerId === null) throw new StateError("session_required");
+  if (callerId !== row.userId) throw new StateError("invalid_state");
   return { userId: row.userId, verifier: await unseal(config.DATA_ENCRYPTION_KEY, row.codeVerifier, verifierAad(id)) };
 }
 

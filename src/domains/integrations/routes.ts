@@ -1,9 +1,10 @@
 import type { Context, Hono } from "hono";
-import { getCookie } from "hono/cookie";
+import { getCookie, setCookie } from "hono/cookie";
 import { dbFor, globalDb } from "../../db/client";
 import { verifyAccessToken } from "../../http/auth";
 import { route } from "../../http/route";
 import type { AppEnv } from "../../http/types";
+import { FLOW_COOKIE, flowSecret, STATE_TTL_MS, wellFormedState } from "./oauth";
 import type { OAuthProvider } from "./providers";
 import {
   AuthUrlResponse,
@@ -35,6 +36,18 @@ async function optionalCaller(c: Context<AppEnv>): Promise<string | null> {
   }
 }
 
+/**
+ * A session cookie set SameSite=Strict is withheld on the provider's cross-site redirect. One
+ * same-origin reload of the callback brings it along; the state is not looked at until then, and a
+ * second arrival without a session is refused (`session_required`).
+ */
+function resumePage(requestUrl: string): string {
+  const u = new URL(requestUrl);
+  u.searchParams.set("resumed", "1");
+  const href = `${u.pathname}${u.search}`.replaceAll("&", "&amp;").replaceAll('"', "&quot;");
+  return `<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=${href}"><title>Connecting…</title><p>Connecting your mailbox…</p>`;
+}
+
 const callbackPath = (provider: OAuthProvider, legacy: boolean) => (legacy ? "/api/mailx/callback" : `/api/integrations/${provider}/callback`);
 
 function registerOAuthFamily(app: Hono<AppEnv>, legacy: boolean) {
@@ -53,26 +66,31 @@ function registerOAuthFamily(app: Hono<AppEnv>, legacy: boolean) {
     handler: async (c, input) => {
       const p = provider(input.params);
       const userId = c.get("user").id;
-      return c.json({ authUrl: await service(c, userId).authUrl(userId, p, redirectUri(c.get("config"), c.req.url, callbackPath(p, legacy))) });
+      const flow = flowSecret(getCookie(c, FLOW_COOKIE));
+      // Lax, not Strict: it must come back on the provider's top-level redirect to the callback.
+      setCookie(c, FLOW_COOKIE, flow, { httpOnly: true, secure: true, sameSite: "Lax", path: "/api", maxAge: STATE_TTL_MS / 1000 });
+      return c.json({ authUrl: await service(c, userId).authUrl(userId, p, redirectUri(c.get("config"), c.req.url, callbackPath(p, legacy)), flow) });
     },
   });
 
   route(app, {
     method: "get",
     path: `${base}/callback`,
-    summary: "OAuth redirect target: authenticated by its state; stores the tokens sealed and redirects to the dashboard",
+    summary: "OAuth redirect target: needs the state, the flow cookie of the browser that started it and that user's session; stores the tokens sealed and redirects to the dashboard",
     tags,
     auth: false,
     csrf: false,
     rateLimit: ["auth"],
     params,
     query: CallbackQuery,
-    responses: { 302: { description: "Redirect to /dashboard?integration=<provider>&status=connected|error" } },
+    responses: { 200: { description: "Once, without a session cookie: a page reloading the callback same-site with resumed=1", contentType: "text/html" }, 302: { description: "Redirect to /dashboard?integration=<provider>&status=connected|error" } },
     handler: async (c, input) => {
       const p = provider(input.params);
-      const location = await service(c).callback(p, input.query, await optionalCaller(c), redirectUri(c.get("config"), c.req.url, callbackPath(p, legacy)));
       c.header("cache-control", "no-store");
       c.header("referrer-policy", "no-referrer");
+      const caller = await optionalCaller(c);
+      if (caller === null && !input.query.resumed && wellFormedState(input.query.state)) return c.html(resumePage(c.req.url));
+      const location = await service(c).callback(p, input.query, caller, getCookie(c, FLOW_COOKIE), redirectUri(c.get("config"), c.req.url, callbackPath(p, legacy)));
       return c.redirect(location, 302);
     },
   });

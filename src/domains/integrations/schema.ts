@@ -7,6 +7,8 @@ export const CallbackQuery = z.object({
   code: z.string().min(1).max(2048).optional(),
   state: z.string().min(1).max(512).optional(),
   error: z.string().max(256).optional(),
+  /** Set by the one same-site bounce that brings the session cookie along (see the route). */
+  resumed: z.literal("1").optional(),
 });
 
 const noControl = (v: string) => !/[\r\n\0]/.test(v);

@@ -30,15 +30,15 @@ export class IntegrationService {
     return (await repo.listIntegrations(this.db, userId)).map(toIntegration);
   }
 
-  async authUrl(userId: string, provider: OAuthProvider, redirect: string): Promise<string> {
-    return buildAuthUrl(this.db, this.config, providerConfig(this.config, provider), userId, redirect);
+  async authUrl(userId: string, provider: OAuthProvider, redirect: string, flow: string): Promise<string> {
+    return buildAuthUrl(this.db, this.config, providerConfig(this.config, provider), userId, redirect, flow);
   }
 
   /**
    * Completes the authorization code flow. Returns the dashboard redirect of DECISIONS D8; any
    * failure is reported there as a reason code, never with the provider's own words.
    */
-  async callback(provider: OAuthProvider, q: { code?: string; state?: string; error?: string }, callerId: string | null, redirect: string): Promise<string> {
+  async callback(provider: OAuthProvider, q: { code?: string; state?: string; error?: string }, callerId: string | null, flow: string | undefined, redirect: string): Promise<string> {
     const done = (status: string, reason?: string) => {
       const u = new URL("/dashboard", this.config.APP_ORIGIN ?? "http://localhost");
       u.searchParams.set("integration", provider);
@@ -50,7 +50,7 @@ export class IntegrationService {
     let userId: string;
     let verifier: string;
     try {
-      ({ userId, verifier } = await consumeState(this.db, this.config, provider, q.state, callerId));
+      ({ userId, verifier } = await consumeState(this.db, this.config, provider, q.state, callerId, flow));
     } catch (err) {
       if (err instanceof StateError) return done("error", err.message);
       throw err;

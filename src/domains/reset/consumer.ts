@@ -12,6 +12,7 @@ import { sealToClient } from "./jwe";
 import { apiMailbox, waitForResetMail, type ApiMailbox, type FoundMail } from "./mail";
 import { generatePassword, meetsRequirements } from "./password-generator";
 import { claimForRun, leaseUntil, QUEUE_MAX_RETRIES } from "./lease";
+import { recordResetOutcome } from "./outcome";
 import * as repo from "./repo";
 import { STEP_NAMES } from "./service";
 
@@ -64,6 +65,10 @@ async function setStatus(ctx: Ctx, status: string, extra: Record<string, unknown
     ...(typeof extra.error === "string" ? { error: extra.error } : {}),
   });
   if (!kept) throw new LeaseLost();
+  if (status === "completed" || status === "failed") {
+    const outcome = status === "completed" ? ({ status } as const) : ({ status, error: String(extra.error ?? "failed") } as const);
+    await recordResetOutcome(dbFor(ctx.env, ctx.job.userId), ctx.job, outcome);
+  }
   await ctx.progress.publish({ event: "status", data: { status, ...extra } });
 }
 
@@ -105,7 +110,7 @@ export async function runResetJob(env: Bindings, m: ResetMessage, opts: { lastAt
   let browser: Browser | undefined;
   try {
     if (!job.clientPublicKey) throw new FlowFailure("no clientPublicKey to deliver the new password to");
-    const creds = await mailboxFor(env, config, db, m.userId);
+    const creds = await mailboxFor(env, config, db, m.userId, job.email);
     const t0 = Date.now();
     try {
       browser = await launchBrowser(env);
@@ -150,15 +155,14 @@ export async function runResetJob(env: Bindings, m: ResetMessage, opts: { lastAt
 type Creds = Awaited<ReturnType<typeof unsealImap>> | ApiMailbox;
 
 /**
- * The mailbox the reset mail is read from: IMAP when connected (no token to refresh), else a
- * mailx or maily integration through its provider's API.
+ * The mailbox the reset mail is read from: the connected one whose address the reset was asked
+ * for (D17), through IMAP or its provider's API. Disconnected since: the run fails.
  */
-async function mailboxFor(env: Bindings, config: Config, db: Db, userId: string): Promise<Creds> {
-  const boxes = await listActiveMailboxes(db, userId);
-  const imap = boxes.find((i) => i.provider === "imap");
-  if (imap) return unsealImap(config, userId, imap.secret);
-  if (boxes[0]) return apiMailbox(env, config, userId, boxes[0].provider as "mailx" | "maily");
-  throw new FlowFailure("no connected mailbox to read the reset email from");
+async function mailboxFor(env: Bindings, config: Config, db: Db, userId: string, email: string): Promise<Creds> {
+  const box = (await listActiveMailboxes(db, userId)).find((b) => b.email.toLowerCase() === email.toLowerCase());
+  if (!box) throw new FlowFailure("the mailbox for this address is no longer connected");
+  if (box.provider === "imap") return unsealImap(config, userId, box.secret);
+  return apiMailbox(env, config, userId, box.provider as "mailx" | "maily");
 }
 
 async function mailOnly(ctx: Ctx, creds: Creds, svc: ResolvedService, since: Date): Promise<FoundMail> {

@@ -2,6 +2,7 @@ import { taskProgress } from "../../../durable-objects/task-progress";
 import type { Db } from "../../db/client";
 import type { ResetJobRow } from "../../db/schema";
 import type { Bindings, Config } from "../../env";
+import { recordResetOutcome } from "./outcome";
 import * as repo from "./repo";
 
 /** wrangler.toml `[[queues.consumers]] max_retries`. */
@@ -45,6 +46,9 @@ export async function claimForRun(env: Bindings, config: Config, db: Db, userId:
   const ended = row.leaseId
     ? await repo.updateLeased(db, userId, jobId, row.leaseId, { status: "failed", error, steps, completedAt: at, updatedAt: at, leaseExpiresAt: at })
     : (await repo.updateJob(db, userId, jobId, { status: "failed", error, steps, completedAt: at, updatedAt: at }), true);
-  if (ended) await taskProgress(env.TASK_PROGRESS, jobId).publish({ event: "status", data: { status: "failed", error } });
+  if (ended) {
+    await recordResetOutcome(db, row, { status: "failed", error });
+    await taskProgress(env.TASK_PROGRESS, jobId).publish({ event: "status", data: { status: "failed", error } });
+  }
   return { done: true };
 }

@@ -1,12 +1,21 @@
 import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../../db/client";
 import { resetJobs, type ResetJobRow } from "../../db/schema";
+import { auditDelete } from "../audit";
 
 /** Statuses of a job some run is working on; a lease covers them. */
 export const IN_FLIGHT = ["running", "waiting_for_email", "waiting_for_otp"];
 
-export async function insertJob(db: Db, row: typeof resetJobs.$inferInsert): Promise<void> {
-  await db.insert(resetJobs).values(row).run();
+/** The job and, when given, its audit event in one batch: a task exists only with its `reset.start`. */
+export async function insertJob(db: Db, row: typeof resetJobs.$inferInsert, audit?: BatchItem<"sqlite">): Promise<void> {
+  const insert = db.insert(resetJobs).values(row);
+  await (audit ? db.batch([insert, audit]) : insert.run());
+}
+
+/** Undoes a job refused right after its insert: the job and its `reset.start` go together. */
+export async function deleteJob(db: Db, userId: string, id: string): Promise<void> {
+  await db.batch([db.delete(resetJobs).where(and(eq(resetJobs.userId, userId), eq(resetJobs.id, id))), auditDelete(db, userId, id)]);
 }
 
 export async function findJob(db: Db, userId: string, id: string): Promise<ResetJobRow | undefined> {

@@ -1,13 +1,16 @@
 import type { Hono } from "hono";
 import { globalDb } from "../../db/client";
 import { route } from "../../http/route";
-import type { AppEnv } from "../../http/types";
+import { requestMeta, type AppEnv } from "../../http/types";
 import { idParam } from "../../lib/validators";
 import { startChatReset } from "./chat";
 import { ChatResetBody, CreateResetTaskBody, CreateResetTaskResponse, JobResponse, OtpBody, OtpResponse, SignInDiscoveryBody, SignInDiscoveryResponse } from "./schema";
 import { createResetTask, getJob, submitOtp, taskStream } from "./service";
 import { discoverSignIn } from "./sign-in-discovery";
 import { sseResponse } from "../../kernel/sse";
+
+/** DECISIONS D17: a reset hands a third-party account to automation, so a fresh sign-in on a known device. */
+const RESET_STEP_UP = { maxAge: 300, denyUnknownDevice: true };
 
 export function registerResetRoutes(app: Hono<AppEnv>) {
   route(app, {
@@ -26,9 +29,10 @@ export function registerResetRoutes(app: Hono<AppEnv>) {
     summary: "Start an automated password reset (queued; follow it on the task stream)",
     tags: ["reset"],
     rateLimit: ["reset_tasks"],
+    stepUp: RESET_STEP_UP,
     body: CreateResetTaskBody,
-    responses: { 201: { description: "Task created", schema: CreateResetTaskResponse }, 422: { description: "No connected mailbox" } },
-    handler: async (c, { body }) => c.json(await createResetTask(c.env, c.get("config"), c.get("user").id, body as never), 201),
+    responses: { 201: { description: "Task created", schema: CreateResetTaskResponse }, 422: { description: "email is not one of the caller's connected mailboxes" } },
+    handler: async (c, { body }) => c.json(await createResetTask(c.env, c.get("config"), c.get("user").id, body as never, requestMeta(c.req)), 201),
   });
 
   route(app, {
@@ -37,15 +41,16 @@ export function registerResetRoutes(app: Hono<AppEnv>) {
     summary: "Start a password reset from a chat message; progress as markdown sections",
     tags: ["reset"],
     rateLimit: ["reset_tasks"],
+    stepUp: RESET_STEP_UP,
     body: ChatResetBody,
     responses: {
       200: { description: "event section (data: header | progress | gmail | captcha | password | result), then one message event per markdown line", contentType: "text/event-stream" },
       400: { description: "No service could be identified (details on message)" },
       404: { description: "passwordId or serviceId names nothing of the caller's" },
-      422: { description: "No connected mailbox" },
+      422: { description: "email (or the default address) is not one of the caller's connected mailboxes" },
     },
     handler: async (c, { body }) => {
-      const stream = await startChatReset(c.env, c.get("config"), c.get("user").id, body as never);
+      const stream = await startChatReset(c.env, c.get("config"), c.get("user").id, body as never, requestMeta(c.req));
       return sseResponse(stream);
     },
   });

@@ -7,6 +7,10 @@ import { assertPublicUrl } from "../../lib/outbound-guard";
 import { guardOptions } from "../../lib/guarded-fetch";
 import { normalizeHost } from "../../kernel/hostname";
 import { listActiveMailboxes } from "../integrations";
+import type { RequestMeta } from "../../http/types";
+import { requireBrowserCapacity } from "../../db/live-browsers";
+import { auditInsert } from "../audit";
+import { recordResetOutcome } from "./outcome";
 import * as repo from "./repo";
 
 export const STEP_NAMES = ["navigate", "enter_email", "wait_for_email", "follow_link", "set_password"] as const;
@@ -15,34 +19,44 @@ export type CreateTaskInput = { serviceUrl: string; email: string; passwordId?: 
 
 /**
  * Creates a reset task. The outbound guard runs first (DECISIONS D12), then the connected-mailbox
- * check (422, D14); only then is anything written or queued.
+ * check (422, D14 and D17); only then is anything written (the job with its `reset.start` audit
+ * event) or queued.
  */
-export async function createResetTask(env: Bindings, config: Config, userId: string, input: CreateTaskInput) {
+export async function createResetTask(env: Bindings, config: Config, userId: string, input: CreateTaskInput, meta?: RequestMeta) {
   const url = await assertPublicUrl(input.serviceUrl, "serviceUrl", guardOptions(config));
   const db = dbFor(env, userId);
   const mailboxes = await listActiveMailboxes(db, userId);
   if (mailboxes.length === 0) throw new AppError(ErrorCode.UNPROCESSABLE, "Connect a mailbox before starting a password reset");
+  // D17: the reset mail must land where this user reads it; any other address would let a token
+  // holder reset an account that is not theirs.
+  const email = input.email.toLowerCase();
+  if (!mailboxes.some((m) => m.email.toLowerCase() === email)) {
+    throw new AppError(ErrorCode.UNPROCESSABLE, "email must be the address of one of your connected mailboxes");
+  }
   const id = crypto.randomUUID();
   const now = new Date().toISOString();
   const steps: JobStep[] = STEP_NAMES.map((name) => ({ name, status: "pending", duration: null }));
+  const service = normalizeHost(url.hostname) ?? url.hostname;
   await repo.insertJob(db, {
     id,
     userId,
-    service: normalizeHost(url.hostname) ?? url.hostname,
+    service,
     serviceUrl: url.toString(),
-    email: input.email,
+    email,
     passwordId: input.passwordId ?? null,
     clientPublicKey: input.clientPublicKey ?? null,
     status: "pending",
     steps,
     createdAt: now,
     updatedAt: now,
-  });
+  }, auditInsert(db, { userId, action: "reset.start", targetType: "reset_task", targetId: id, meta, details: { service } }));
+  await requireBrowserCapacity(db, userId, { perUser: config.MAX_LIVE_BROWSERS_PER_USER, global: config.MAX_LIVE_BROWSERS }, () => repo.deleteJob(db, userId, id));
   await taskProgress(env.TASK_PROGRESS, id).publish({ event: "status", data: { status: "pending" } });
   try {
     await env.RESET_QUEUE.send({ jobId: id, userId });
   } catch {
     await repo.updateJob(db, userId, id, { status: "failed", error: "could not be queued", updatedAt: new Date().toISOString() });
+    await recordResetOutcome(db, { id, userId, service, passwordId: input.passwordId ?? null }, { status: "failed", error: "could not be queued" });
     await taskProgress(env.TASK_PROGRESS, id).publish({ event: "status", data: { status: "failed", error: "could not be queued" } });
     throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "The reset queue is unavailable");
   }

@@ -1,7 +1,8 @@
 import type { Page } from "@cloudflare/puppeteer";
 import type { RoomConfig, RoomHooks } from "../../../durable-objects/session-share/room";
 import { dbFor } from "../../db/client";
-import type { Bindings } from "../../env";
+import { hasBrowserCapacity } from "../../db/live-browsers";
+import { loadConfig, type Bindings } from "../../env";
 import { unseal } from "../../lib/crypto";
 import { automatedLogin, hasVisiblePasswordField, NO_REGISTRY_SELECTORS, PASSWORD_GUARD, VIEWPORT, watermarkScript } from "./browser";
 import * as repo from "./repo";
@@ -23,11 +24,19 @@ export function sessionShareRoomHooks(env: Bindings): RoomHooks {
       const row = await repo.findOwned(dbFor(env, room.ownerId), room.ownerId, room.id);
       if (!row) return { ok: false, reason: "session share missing" };
       const creds = JSON.parse(await unseal(env.DATA_ENCRYPTION_KEY as string, row.sealedCredentials, credentialsAad(room.id, room.ownerId))) as { u: string; p: string };
-      return automatedLogin(page, creds.u, creds.p, room.selectors ?? NO_REGISTRY_SELECTORS);
+      const result = await automatedLogin(page, creds.u, creds.p, room.selectors ?? NO_REGISTRY_SELECTORS);
+      // The login is done: the site's session now lives in the browser, the password is not needed again.
+      if (result.ok) await repo.update(dbFor(env, room.ownerId), room.ownerId, room.id, { sealedCredentials: repo.ERASED });
+      return result;
+    },
+    async mayStart(room: RoomConfig) {
+      const config = loadConfig(env);
+      return hasBrowserCapacity(dbFor(env, room.ownerId), room.ownerId, { perUser: config.MAX_LIVE_BROWSERS_PER_USER, global: config.MAX_LIVE_BROWSERS });
     },
     async loggedIn(page: Page) {
       return !(await hasVisiblePasswordField(page).catch(() => true));
     },
-    record: (room, patch) => repo.update(dbFor(env, room.ownerId), room.ownerId, room.id, patch),
+    // An ended share (revoked, expired, failed) keeps no credentials.
+    record: (room, patch) => repo.update(dbFor(env, room.ownerId), room.ownerId, room.id, patch.endedAt ? { ...patch, sealedCredentials: repo.ERASED } : patch),
   };
 }

@@ -6,8 +6,9 @@ const MAX_SCHEDULE_AHEAD_MS = 7 * 24 * 60 * 60 * 1000;
 export const CreateSessionShareBody = z
   .object({
     accountId: z.string().min(1).max(128),
-    decryptedUsername: z.string().min(1).max(1024),
-    decryptedPassword: z.string().min(1).max(1024),
+    /** Needed by the automated login only: a manual share's owner signs in through the live view. */
+    decryptedUsername: z.string().min(1).max(1024).optional(),
+    decryptedPassword: z.string().min(1).max(1024).optional(),
     accessType: z.enum(["full", "view_only"]).optional(),
     durationMinutes: z.number().int().min(1).max(240).default(15),
     maxViewers: z.number().int().min(1).max(10).default(1),
@@ -21,7 +22,9 @@ export const CreateSessionShareBody = z
       }, "must be in the future and within 7 days")
       .optional(),
   })
-  .refine((b) => !(b.viewOnly === true && b.accessType === "full"), { message: "viewOnly contradicts accessType full", path: ["viewOnly"] });
+  .refine((b) => !(b.viewOnly === true && b.accessType === "full"), { message: "viewOnly contradicts accessType full", path: ["viewOnly"] })
+  .refine((b) => b.loginMethod !== "ai_agent" || b.decryptedUsername !== undefined, { message: "required for an automated login", path: ["decryptedUsername"] })
+  .refine((b) => b.loginMethod !== "ai_agent" || b.decryptedPassword !== undefined, { message: "required for an automated login", path: ["decryptedPassword"] });
 export type CreateSessionShareInput = z.infer<typeof CreateSessionShareBody>;
 
 export const PatchSessionShareBody = z.discriminatedUnion("action", [

@@ -12,6 +12,7 @@ import { normalizeHost } from "../../kernel/hostname";
 import { findLive } from "../passwords";
 import { resolveService } from "../registry";
 import { NO_REGISTRY_SELECTORS, type RegistrySelectors } from "./browser";
+import { requireBrowserCapacity } from "../../db/live-browsers";
 import * as repo from "./repo";
 import type { CreateSessionShareInput, PatchSessionShareInput, SessionView } from "./schema";
 
@@ -99,8 +100,12 @@ export class SessionShareService {
       serviceName: entry.name,
       loginUrl,
       tokenHash: await sha256Hex(shareToken),
-      // D10: sealed before anything else happens with them; the plaintext is not kept.
-      sealedCredentials: await seal(this.config.DATA_ENCRYPTION_KEY, JSON.stringify({ u: input.decryptedUsername, p: input.decryptedPassword }), credentialsAad(id, user.id)),
+      // D10: sealed before anything else happens with them; the plaintext is not kept. A manual
+      // share never types them, so it stores none (ERASED).
+      sealedCredentials:
+        input.loginMethod === "ai_agent"
+          ? await seal(this.config.DATA_ENCRYPTION_KEY, JSON.stringify({ u: input.decryptedUsername, p: input.decryptedPassword }), credentialsAad(id, user.id))
+          : repo.ERASED,
       accessType: input.viewOnly ? "view_only" : accessType,
       loginMethod: input.loginMethod,
       maxViewers: input.maxViewers,
@@ -117,6 +122,7 @@ export class SessionShareService {
       updatedAt: new Date(now).toISOString(),
     };
     await repo.insert(this.db, row);
+    await requireBrowserCapacity(this.db, user.id, { perUser: this.config.MAX_LIVE_BROWSERS_PER_USER, global: this.config.MAX_LIVE_BROWSERS }, () => repo.remove(this.db, user.id, id));
     try {
       await roomFor(this.env.SESSION_SHARES, id).start({
         id,
@@ -133,7 +139,7 @@ export class SessionShareService {
         expiresAt: row.expiresAt,
       });
     } catch (e) {
-      await repo.update(this.db, user.id, id, { status: "failed", failureReason: "browser session could not start", endedAt: new Date().toISOString() });
+      await repo.update(this.db, user.id, id, { status: "failed", failureReason: "browser session could not start", endedAt: new Date().toISOString(), sealedCredentials: repo.ERASED });
       throw e;
     }
     return {

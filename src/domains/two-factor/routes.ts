@@ -3,7 +3,7 @@ import { dbFor } from "../../db/client";
 import { route } from "../../http/route";
 import { stepUp } from "../../http/step-up";
 import { requestMeta, type AppEnv } from "../../http/types";
-import { CodeBody, EnrollResponse, StatusResponse, SuccessResponse, VerifyFailure, VerifyResponse } from "./schema";
+import { CodeBody, EnrollBody, EnrollResponse, StatusResponse, SuccessResponse, VerifyFailure, VerifyResponse } from "./schema";
 import { TwoFactorService } from "./service";
 
 function service(c: Context<AppEnv>) {
@@ -21,11 +21,15 @@ export function registerTwoFactorRoutes(app: Hono<AppEnv>) {
     summary: "Start 2FA enrollment: otpauth URI, base32 secret and ten single-use recovery codes (shown once)",
     tags: ["2fa"],
     rateLimit: ["two_factor_enroll"],
+    body: EnrollBody,
     responses: { 200: { description: "Enrollment; pending until a code is verified", schema: EnrollResponse } },
-    handler: async (c) => {
+    handler: async (c, { body }) => {
       const user = c.get("user");
       const svc = service(c);
-      if (await svc.isEnrolled(user.id)) await replaceStepUp(c, async () => {});
+      if (await svc.isEnrolled(user.id)) {
+        await replaceStepUp(c, async () => {});
+        await svc.requireCurrentCode(user.id, body.code, requestMeta(c.req));
+      }
       c.header("Cache-Control", "no-store");
       return c.json(await svc.enroll(user.id, user.email ?? user.id, requestMeta(c.req)));
     },

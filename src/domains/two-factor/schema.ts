@@ -3,6 +3,9 @@ import { z } from "zod";
 /** A TOTP code or a recovery code; anything else of a sane size is simply a wrong code (401). */
 export const CodeBody = z.object({ code: z.string().trim().min(1).max(64) });
 
+/** Replacing a confirmed enrollment needs a current code (TOTP or recovery); a first one has no body. */
+export const EnrollBody = z.object({ code: z.string().trim().min(1).max(64).optional() });
+
 export const EnrollResponse = z.object({
   qrCodeUri: z.string(),
   secret: z.string(),

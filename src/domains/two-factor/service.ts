@@ -93,6 +93,12 @@ export class TwoFactorService {
     return result.via === "recovery_code" ? { verified: true as const, recoveryCodesRemaining: result.remaining } : { verified: true as const };
   }
 
+  /** A stolen session must not swap the second factor for its own: the current one must be shown. */
+  async requireCurrentCode(userId: string, code: string | undefined, meta: RequestMeta) {
+    if (!code) throw new AppError(ErrorCode.UNAUTHORIZED, "A current code is required to replace two-factor authentication");
+    if (!(await this.check(userId, code, meta)).ok) throw new AppError(ErrorCode.UNAUTHORIZED, "Invalid or already used code");
+  }
+
   async disable(userId: string, code: string, meta: RequestMeta) {
     const result = await this.check(userId, code, meta);
     if (!result.ok) throw new AppError(ErrorCode.UNAUTHORIZED, "Invalid or already used code");

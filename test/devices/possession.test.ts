@@ -1,0 +1,101 @@
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from "jose";
+import { describe, expect, it } from "vitest";
+import { expectErrorBody, TestUser } from "../support/auth";
+import { fingerprint, listDevices, register } from "../support/devices";
+import { codeFor, enrollAndConfirm } from "../support/two-factor";
+
+type DeviceKey = { privateKey: CryptoKey; jwk: JWK };
+
+/** The key a browser makes with extractable: false; only its public half leaves the device. */
+async function deviceKey(): Promise<DeviceKey> {
+  const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: false });
+  return { privateKey, jwk: await exportJWK(publicKey) };
+}
+
+async function nonce(user: TestUser): Promise<string> {
+  const res = await user.call("GET", "/api/devices/dpop-nonce");
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as { nonce: string };
+  expect(res.headers.get("dpop-nonce")).toBe(body.nonce);
+  return body.nonce;
+}
+
+const sha256b64u = async (s: string) => btoa(String.fromCharCode(...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s))))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+
+/** RFC 9449 section 4.2 proof for one request. */
+async function proof(key: DeviceKey, user: TestUser, method: string, url: string, over: Record<string, unknown> = {}): Promise<string> {
+  const claims = { htm: method, htu: url, jti: crypto.randomUUID(), nonce: await nonce(user), ath: await sha256b64u(user.token), ...over };
+  return new SignJWT(claims).setProtectedHeader({ alg: "ES256", typ: "dpop+jwt", jwk: key.jwk }).setIssuedAt().sign(key.privateKey);
+}
+
+const EXPORT = "https://vault.test/api/passwords/export";
+
+describe("device possession (RFC 9449 DPoP) and fingerprints kept secret", () => {
+  it("a fingerprint is never returned: lists and registration carry an id and a short keyed hint", async () => {
+    const user = await TestUser.create();
+    const fp = fingerprint();
+    const res = await user.call("POST", "/api/devices", { body: { fingerprint: fp } });
+    const text = await res.text();
+    expect(text).not.toContain(fp);
+    const listed = await user.call("GET", "/api/devices");
+    const listText = await listed.text();
+    expect(listText).not.toContain(fp);
+    const [device] = (JSON.parse(listText) as { devices: Record<string, unknown>[] }).devices;
+    expect(device).not.toHaveProperty("device_fingerprint");
+    expect(device.fingerprint_hint).toMatch(/^[0-9a-f]{8}$/);
+    expect(device.fingerprint_hint).toBe((JSON.parse(text) as { device: Record<string, unknown> }).device.fingerprint_hint);
+    expect(device.key_bound).toBe(false);
+  });
+
+  it("a device with a key counts as registered only with a valid proof bound to method, URL, token and a server nonce", async () => {
+    const user = await TestUser.create();
+    const key = await deviceKey();
+    const fp = fingerprint();
+    const reg = await user.call("POST", "/api/devices", { body: { fingerprint: fp, publicKey: key.jwk }, headers: { dpop: await proof(key, user, "POST", "https://vault.test/api/devices") } });
+    expect(reg.status).toBe(201);
+    expect(((await reg.json()) as { device: { key_bound: boolean } }).device.key_bound).toBe(true);
+    const fpHeader = { "x-device-fingerprint": fp };
+    // The fingerprint alone (what a token thief could copy) is an unknown device.
+    await expectErrorBody(await user.call("GET", "/api/passwords/export", { headers: fpHeader }), 403, "FORBIDDEN");
+    expect((await user.call("GET", "/api/passwords/export", { headers: { ...fpHeader, dpop: await proof(key, user, "GET", EXPORT) } })).status).toBe(200);
+    const refused = [
+      await proof(key, user, "POST", EXPORT),
+      await proof(key, user, "GET", "https://vault.test/api/passwords"),
+      await proof(key, user, "GET", EXPORT, { nonce: "1.forged" }),
+      await proof(key, user, "GET", EXPORT, { ath: await sha256b64u("another token") }),
+      await proof(await deviceKey(), user, "GET", EXPORT),
+    ];
+    for (const dpop of refused) await expectErrorBody(await user.call("GET", "/api/passwords/export", { headers: { ...fpHeader, dpop } }), 403, "FORBIDDEN");
+  });
+
+  it("a key is registered only with a proof by it; a bound device is re-registered only with a proof by its key", async () => {
+    const user = await TestUser.create();
+    const key = await deviceKey();
+    const fp = fingerprint();
+    const url = "https://vault.test/api/devices";
+    await expectErrorBody(await user.call("POST", "/api/devices", { body: { fingerprint: fp, publicKey: key.jwk } }), 403, "FORBIDDEN");
+    expect(await listDevices(user)).toEqual([]);
+    expect((await user.call("POST", "/api/devices", { body: { fingerprint: fp, publicKey: key.jwk }, headers: { dpop: await proof(key, user, "POST", url) } })).status).toBe(201);
+    // A thief who copied the fingerprint cannot re-register it, with or without a key of their own.
+    const thief = await deviceKey();
+    await expectErrorBody(await user.call("POST", "/api/devices", { body: { fingerprint: fp } }), 403, "FORBIDDEN");
+    await expectErrorBody(await user.call("POST", "/api/devices", { body: { fingerprint: fp, publicKey: thief.jwk }, headers: { dpop: await proof(thief, user, "POST", url) } }), 403, "FORBIDDEN");
+    expect((await user.call("POST", "/api/devices", { body: { fingerprint: fp }, headers: { dpop: await proof(key, user, "POST", url) } })).status).toBe(200);
+    const [device] = await listDevices(user);
+    expect((device as unknown as { key_bound: boolean }).key_bound).toBe(true);
+    expect(await calculateJwkThumbprint(key.jwk)).not.toBe(await calculateJwkThumbprint(thief.jwk));
+    await register(user);
+  });
+
+  it("re-enrolling over a confirmed 2FA needs a current code", async () => {
+    const user = await TestUser.create();
+    const e = await enrollAndConfirm(user);
+    await expectErrorBody(await user.call("POST", "/api/2fa/enroll"), 401, "UNAUTHORIZED");
+    await expectErrorBody(await user.call("POST", "/api/2fa/enroll", { body: { code: "000000" } }), 401, "UNAUTHORIZED");
+    const status = (await (await user.call("GET", "/api/2fa/status")).json()) as { enrolled: boolean };
+    expect(status.enrolled).toBe(true);
+    const res = await user.call("POST", "/api/2fa/enroll", { body: { code: await codeFor(e.secret, 1) } });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { secret: string }).secret).not.toBe(e.secret);
+  });
+});
