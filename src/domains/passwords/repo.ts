@@ -1,6 +1,6 @@
-import { and, count, desc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { passwords, type NewPasswordRow, type PasswordRow } from "../../db/schema";
+import { liveEntries, passwords, vaultCounters, type NewPasswordRow, type PasswordRow } from "../../db/schema";
 import { advanceClock, clockValue } from "./change-clock";
 
 const live = (userId: string) => and(eq(passwords.userId, userId), isNull(passwords.deletedAt));
@@ -8,7 +8,7 @@ const live = (userId: string) => and(eq(passwords.userId, userId), isNull(passwo
 export async function listLive(db: Db, userId: string, offset: number, limit: number): Promise<{ rows: PasswordRow[]; total: number }> {
   const [rows, totals] = await db.batch([
     db.select().from(passwords).where(live(userId)).orderBy(desc(passwords.createdAt), desc(passwords.id)).limit(limit).offset(offset),
-    db.select({ n: count() }).from(passwords).where(live(userId)),
+    db.select({ n: vaultCounters.live }).from(vaultCounters).where(eq(vaultCounters.userId, userId)),
   ]);
   return { rows, total: totals[0]?.n ?? 0 };
 }
@@ -19,7 +19,8 @@ export async function findLive(db: Db, userId: string, id: string): Promise<Pass
 
 /**
  * Inserts only while the user holds fewer than `max` live entries. The check and the insert are one
- * statement, so concurrent creates cannot overshoot the limit. The row is stamped with the user's
+ * statement, and the count it reads is kept by triggers inside that same statement, so concurrent
+ * creates cannot overshoot the limit. The row is stamped with the user's
  * commit clock, so it must run in a batch that starts with `advanceClock`.
  */
 function insertStatement(db: Db, row: NewPasswordRow & { userId: string }, max: number) {
@@ -31,7 +32,7 @@ function insertStatement(db: Db, row: NewPasswordRow & { userId: string }, max: 
       ${row.encryptedData ?? null}, ${row.domainHash ?? null}, ${row.nameHash ?? null}, ${row.usernameHash ?? null},
       ${JSON.stringify(row.searchTokens ?? [])}, ${row.strength ?? null}, ${row.host ?? null},
       ${row.createdAt}, ${row.updatedAt}, ${clockValue(row.userId)}
-    WHERE (SELECT count(*) FROM passwords WHERE user_id = ${row.userId} AND deleted_at IS NULL) < ${max}`);
+    WHERE ${liveEntries(row.userId)} < ${max}`);
 }
 
 /**
@@ -45,6 +46,7 @@ export function batchable(db: Db, query: SQL) {
   return raw;
 }
 
+/** The clock bump and the guarded insert: one batch, one transaction, one round trip, no read back. */
 export async function insertUnderLimit(db: Db, row: NewPasswordRow & { userId: string }, max: number): Promise<boolean> {
   const [, result] = await db.batch([advanceClock(db, row.userId), insertStatement(db, row, max)]);
   return (result.meta.changes ?? 0) > 0;

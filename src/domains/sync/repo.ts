@@ -1,6 +1,6 @@
-import { and, asc, count, eq, gt, inArray, isNotNull, isNull, lt, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { passwords, type NewPasswordRow, type PasswordRow } from "../../db/schema";
+import { liveEntries, passwords, vaultCounters, type NewPasswordRow, type PasswordRow } from "../../db/schema";
 import { advanceClock, catchUpClock, clockValue, readClock } from "../passwords/change-clock";
 import { batchable } from "../passwords/repo";
 
@@ -68,7 +68,7 @@ export async function lookup(db: Db, userId: string, ids: string[]): Promise<{ m
   const [mine, others, live] = await db.batch([
     db.select().from(passwords).where(and(eq(passwords.userId, userId), idIn(ids))),
     db.select({ id: passwords.id }).from(passwords).where(and(idIn(ids), sql`${passwords.userId} <> ${userId}`)),
-    db.select({ n: count() }).from(passwords).where(and(eq(passwords.userId, userId), isNull(passwords.deletedAt))),
+    db.select({ n: vaultCounters.live }).from(vaultCounters).where(eq(vaultCounters.userId, userId)),
   ]);
   return { mine, foreign: new Set(others.map((r) => r.id)), liveCount: live[0]?.n ?? 0 };
 }
@@ -132,7 +132,7 @@ export function bulkInsertStatement(db: Db, userId: string, rows: PasswordRow[],
       json_extract(value, '$.strength'), json_extract(value, '$.host'), json_extract(value, '$.at'), json_extract(value, '$.upd'),
       ${clockValue(userId)}
     FROM json_each(${payload})
-    WHERE (SELECT count(*) FROM passwords WHERE user_id = ${userId} AND deleted_at IS NULL) + ${rows.length} <= ${max}
+    WHERE ${liveEntries(userId)} + ${rows.length} <= ${max}
     ${opts.skipTakenIds ? sql`ON CONFLICT (id) DO NOTHING` : sql``}`,
   );
 }
