@@ -76,7 +76,7 @@ async function session(sub) {
   // A kept-alive socket the server closed while idle (during a wrk run) fails on reuse; Node's
   // documented remedy is to send again on a fresh socket (request.reusedSocket).
   const call = (method, path, body, extra = {}) =>
-    once(method, path, body, extra).catch((err) => (err.reused && err.code === "ECONNRESET" ? once(method, path, body, extra) : Promise.reject(err)));
+    once(method, path, body, extra).catch((err) => (err.reused && (err.code === "ECONNRESET" || err.code === "EPIPE") ? once(method, path, body, extra) : Promise.reject(err)));
   const once = (method, path, body, extra) =>
     new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : JSON.stringify(body);

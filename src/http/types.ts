@@ -1,4 +1,5 @@
 import type { Bindings, Config } from "../env";
+import type { Timing } from "./server-timing";
 
 export type AuthUser = {
   id: string;
@@ -15,6 +16,8 @@ export type AppEnv = {
   Variables: {
     config: Config;
     user: AuthUser;
+    /** Present only when Server-Timing is on. */
+    timing?: Timing;
   };
 };
 

@@ -74,7 +74,38 @@ export async function softDelete(db: Db, userId: string, id: string, at: string)
   return (result.meta.changes ?? 0) > 0;
 }
 
+/**
+ * What the user's live entries look like as a whole, cheaply: the newest commit stamp of any of
+ * their rows (every write stamps one, as delta sync needs) and the live count (which a hard delete
+ * lowers). Two index reads, whatever the vault's size; the match ETag is made from it.
+ */
+function vaultVersionQuery(db: Db, userId: string) {
+  return db
+    .select({
+      seq: sql<number | null>`(SELECT ${passwords.changeSeq} FROM ${passwords} WHERE ${passwords.userId} = ${userId} ORDER BY ${passwords.changeSeq} DESC LIMIT 1)`,
+      live: sql<number | null>`(SELECT ${vaultCounters.live} FROM ${vaultCounters} WHERE ${vaultCounters.userId} = ${userId})`,
+    })
+    .from(sql`(SELECT 1)`);
+}
+
+export type VaultVersion = { seq: number | null; live: number | null };
+
+export async function vaultVersion(db: Db, userId: string): Promise<VaultVersion> {
+  return (await vaultVersionQuery(db, userId))[0];
+}
+
+/** The version and the matching entries, read in one round trip. */
+export async function versionAndHosts(db: Db, userId: string, hosts: string[]) {
+  const [version, rows] = await db.batch([vaultVersionQuery(db, userId), byHostsQuery(db, userId, hosts)]);
+  return { version: version[0], rows };
+}
+
 export async function findByHosts(db: Db, userId: string, hosts: string[]) {
+  return byHostsQuery(db, userId, hosts).all();
+}
+
+/** An equality lookup of the partial (user_id, host) index of live entries, one probe per host. */
+function byHostsQuery(db: Db, userId: string, hosts: string[]) {
   return db
     .select({
       id: passwords.id,
@@ -87,6 +118,5 @@ export async function findByHosts(db: Db, userId: string, hosts: string[]) {
     })
     .from(passwords)
     .where(and(live(userId), inArray(passwords.host, hosts)))
-    .limit(100)
-    .all();
+    .limit(100);
 }

@@ -3,6 +3,9 @@ CREATE TABLE `vault_counters` (
 	`live` integer DEFAULT 0 NOT NULL
 );
 --> statement-breakpoint
+DROP INDEX `passwords_user_change`;--> statement-breakpoint
+CREATE INDEX `passwords_user_change_id` ON `passwords` (`user_id`,`change_seq`,`id`);
+--> statement-breakpoint
 INSERT INTO `vault_counters` (`user_id`, `live`) SELECT `user_id`, count(*) FROM `passwords` WHERE `deleted_at` IS NULL GROUP BY `user_id`;
 --> statement-breakpoint
 CREATE TRIGGER `passwords_live_count_insert` AFTER INSERT ON `passwords` WHEN NEW.`deleted_at` IS NULL
