@@ -3,11 +3,10 @@
 // and full pull, so every target is a ratio of figures taken on the same machine at the same time.
 // The machine is shared, so absolute figures are noisy; read the ratios and their flatness.
 //   node bench/hot-paths.mjs [--sizes 1000,10000,100000] [--seconds 8] [--connections 10] [--runs 7] [--port 8760]
-import http from "node:http";
 import { parseArgs } from "node:util";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ensureWrk, fmt, rssKiB, signDevToken, startWorker, workerdPids, writeSql, wrk } from "./lib/harness.mjs";
+import { b64, benchEntry, benchSession, ensureWrk, fmt, hex, rssKiB, startWorker, workerdPids, writeSql, wrk } from "./lib/harness.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -23,18 +22,6 @@ const RUNS = Number(values.runs);
 const WRK = { seconds: Number(values.seconds), connections: Number(values.connections) };
 const PORT = Number(values.port);
 
-const hex = (n) => Array.from({ length: n }, () => Math.floor(Math.random() * 16).toString(16)).join("");
-const b64 = (n) => Buffer.from(Array.from({ length: n }, () => Math.floor(Math.random() * 256))).toString("base64");
-const entry = (i) => ({
-  name: `Entry ${i}`,
-  website: `site${i % 2000}.example.com`,
-  wrapped_item_key: b64(40),
-  encrypted_data: b64(300),
-  domain_hash: hex(64),
-  name_hash: hex(64),
-  username_hash: hex(64),
-  search_tokens: [hex(16), hex(16)],
-});
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 ensureWrk();
@@ -67,37 +54,7 @@ function seed(userId, n) {
   worker.sql(writeSql(`hot-paths-seed-${n}`, stmts));
 }
 
-async function session(sub) {
-  const token = await signDevToken({ sub, email: `${sub}@example.test` });
-  const auth = { Authorization: `Bearer ${token}` };
-  const { csrfToken } = await (await fetch(`${worker.base}/api/auth/csrf-token`, { headers: auth })).json();
-  const agent = new http.Agent({ keepAlive: true });
-  /** One request over a kept-alive connection; resolves with time, bytes, status, headers, JSON. */
-  // A kept-alive socket the server closed while idle (during a wrk run) fails on reuse; Node's
-  // documented remedy is to send again on a fresh socket (request.reusedSocket).
-  const call = (method, path, body, extra = {}) =>
-    once(method, path, body, extra).catch((err) => (err.reused && (err.code === "ECONNRESET" || err.code === "EPIPE") ? once(method, path, body, extra) : Promise.reject(err)));
-  const once = (method, path, body, extra) =>
-    new Promise((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const headers = { ...auth, ...extra, ...(method === "GET" ? {} : { "x-csrf-token": csrfToken, "content-type": "application/json" }) };
-      const t0 = performance.now();
-      const req = http.request(`${worker.base}${path}`, { method, headers, agent }, (res) => {
-        const chunks = [];
-        res.on("data", (d) => chunks.push(d));
-        res.on("end", () => {
-          const ms = performance.now() - t0;
-          const buf = Buffer.concat(chunks);
-          if (res.statusCode >= 400) return reject(new Error(`${method} ${path}: ${res.statusCode} ${buf.toString("utf8").slice(0, 300)}`));
-          resolve({ ms, bytes: buf.length, status: res.statusCode, headers: res.headers, json: buf.length ? JSON.parse(buf.toString("utf8")) : null });
-        });
-        res.on("error", reject);
-      });
-      req.on("error", (err) => reject(Object.assign(err, { reused: req.reusedSocket })));
-      req.end(payload);
-    });
-  return { auth, csrfToken, call };
-}
+const session = (sub) => benchSession(worker.base, sub);
 
 const row = (label, text) => console.log(`${label.padEnd(44)} ${text}`);
 const timing = (headers) => (headers["server-timing"] ? `  [${headers["server-timing"]}]` : "");
@@ -175,18 +132,18 @@ try {
     row("full pull", `${fmt(full.ms, 0)} ms  ${fmt(full.bytes / 1024 / 1024)} MiB  workerd RSS growth ${fmt(growthMiB, 1)} MiB${timing(full.headers)}`);
 
     // Create throughput (wrk POST, each request a new entry).
-    const body = JSON.stringify(entry(1));
+    const body = JSON.stringify(benchEntry(1));
     writeFileSync(
       createLua,
       `wrk.method = "POST"\nwrk.body = ${JSON.stringify(body)}\nwrk.headers["Content-Type"] = "application/json"\nwrk.headers["X-CSRF-Token"] = ${JSON.stringify(u.csrfToken)}\n`,
     );
-    const oneCreate = await u.call("POST", "/api/passwords", entry(2));
+    const oneCreate = await u.call("POST", "/api/passwords", benchEntry(2));
     const create = wrk(`${worker.base}/api/passwords`, u.auth, { ...WRK, script: createLua });
     if (create.non2xx > 0) console.log(`  (create: ${create.non2xx} non-2xx responses)`);
     row("create", `p50 ${fmt(create.p50)} ms  p99 ${fmt(create.p99)} ms  ${fmt(create.rps, 0)} req/s  = ${fmt(create.rps / trivial.rps)}x trivial${timing(oneCreate.headers)}`);
 
     // Import of 5,000 entries into this vault (runs last: it grows the vault).
-    const imp = await u.call("POST", "/api/passwords/import", { provider: "generic", entries: Array.from({ length: 5000 }, (_, i) => entry(i)) });
+    const imp = await u.call("POST", "/api/passwords/import", { provider: "generic", entries: Array.from({ length: 5000 }, (_, i) => benchEntry(i)) });
     if (imp.json.imported !== 5000) throw new Error(`import: ${JSON.stringify(imp.json).slice(0, 300)}`);
     const pushMs = median(push);
     row("push of 100 mutations (90 upd, 10 del)", `median ${fmt(pushMs)} ms`);
