@@ -1,15 +1,9 @@
 import type { Bindings, Config } from "../env";
+import type { AuthUser } from "../kernel/context";
 import type { Timing } from "./server-timing";
 
-export type AuthUser = {
-  id: string;
-  email?: string;
-  /** Seconds since the epoch of the last real sign-in (`auth_time`). */
-  authTime?: number;
-  roles: string[];
-};
-
-export type RequestMeta = { ip: string; userAgent: string; device: string | null };
+export type { AuthUser, RequestMeta } from "../kernel/context";
+export { requestMeta } from "../kernel/context";
 
 export type AppEnv = {
   Bindings: Bindings;
@@ -20,15 +14,3 @@ export type AppEnv = {
     timing?: Timing;
   };
 };
-
-/**
- * Only `CF-Connecting-IP` is trusted: Cloudflare's edge sets it, while `X-Forwarded-For` is whatever
- * the client wrote and would let it pick its own rate-limit bucket.
- */
-export function requestMeta(req: { header(name: string): string | undefined }): RequestMeta {
-  return {
-    ip: req.header("cf-connecting-ip") ?? "unknown",
-    userAgent: req.header("user-agent") ?? "",
-    device: req.header("x-device-fingerprint") ?? null,
-  };
-}

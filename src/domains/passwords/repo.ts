@@ -1,7 +1,8 @@
 import { and, desc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { liveEntries, passwords, vaultCounters, type NewPasswordRow, type PasswordRow } from "../../db/schema";
-import { advanceClock, clockValue } from "./change-clock";
+import { advanceClock, clockValue } from "../../db/change-clock";
+import { rawD1, rowsChanged } from "../../db/d1";
 
 const live = (userId: string) => and(eq(passwords.userId, userId), isNull(passwords.deletedAt));
 
@@ -42,14 +43,14 @@ function insertStatement(db: Db, row: NewPasswordRow & { userId: string }, max: 
 export function batchable(db: Db, query: SQL) {
   const raw = db.run(query);
   const prepared = raw as unknown as { stmt: D1PreparedStatement; getQuery(): { sql: string } };
-  prepared.stmt = (db as unknown as { $client: D1Database }).$client.prepare(prepared.getQuery().sql);
+  prepared.stmt = rawD1(db).prepare(prepared.getQuery().sql);
   return raw;
 }
 
 /** The clock bump and the guarded insert: one batch, one transaction, one round trip, no read back. */
 export async function insertUnderLimit(db: Db, row: NewPasswordRow & { userId: string }, max: number): Promise<boolean> {
   const [, result] = await db.batch([advanceClock(db, row.userId), insertStatement(db, row, max)]);
-  return (result.meta.changes ?? 0) > 0;
+  return rowsChanged(result) > 0;
 }
 
 export async function updateLive(db: Db, userId: string, id: string, set: Partial<NewPasswordRow>): Promise<boolean> {
@@ -60,7 +61,7 @@ export async function updateLive(db: Db, userId: string, id: string, set: Partia
       .set({ ...set, changeSeq: clockValue(userId) })
       .where(and(live(userId), eq(passwords.id, id))),
   ]);
-  return (result.meta.changes ?? 0) > 0;
+  return rowsChanged(result) > 0;
 }
 
 export async function softDelete(db: Db, userId: string, id: string, at: string): Promise<boolean> {
@@ -71,7 +72,7 @@ export async function softDelete(db: Db, userId: string, id: string, at: string)
       .set({ deletedAt: at, updatedAt: at, changeSeq: clockValue(userId) })
       .where(and(live(userId), eq(passwords.id, id))),
   ]);
-  return (result.meta.changes ?? 0) > 0;
+  return rowsChanged(result) > 0;
 }
 
 /**
