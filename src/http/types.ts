@@ -1,6 +1,6 @@
 import type { Bindings, Config } from "../env";
 import type { AuthUser } from "../kernel/context";
-import type { Timing } from "./server-timing";
+import type { Timing } from "./timing";
 
 export type { AuthUser, RequestMeta } from "../kernel/context";
 export { requestMeta } from "../kernel/context";
