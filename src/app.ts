@@ -2,7 +2,6 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import { loadConfig } from "./env";
 import { handleError, handleNotFound } from "./http/errors";
-import { serverTiming } from "./http/server-timing";
 import type { AppEnv } from "./http/types";
 import { registerAuthRoutes } from "./domains/auth";
 import { registerMetaRoutes } from "./domains/meta";
@@ -40,7 +39,7 @@ const config: MiddlewareHandler<AppEnv> = async function config(c, next) {
 
 /**
  * Middleware order: version header (outermost, so errors carry it too), configuration (fails
- * closed), CORS, Server-Timing (when configured); then each route's own chain (see http/route.ts).
+ * closed), CORS; then each route's own chain (see http/route.ts).
  */
 export function buildApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -53,11 +52,10 @@ export function buildApp(): Hono<AppEnv> {
       credentials: true,
       allowMethods: ["GET", "POST", "PATCH", "PUT", "DELETE", "OPTIONS"],
       allowHeaders: ["authorization", "content-type", "x-csrf-token", "idempotency-key", "x-device-fingerprint", "dpop"],
-      exposeHeaders: ["API-Version", "Retry-After", "WWW-Authenticate", "Idempotent-Replayed", "Deprecation", "DPoP-Nonce", "ETag", "Server-Timing"],
+      exposeHeaders: ["API-Version", "Retry-After", "WWW-Authenticate", "Idempotent-Replayed", "Deprecation", "DPoP-Nonce"],
       maxAge: 600,
     }),
   );
-  app.use("/api/*", serverTiming());
   app.use("/api/*", signInResetsDeadManSwitch);
   registerMetaRoutes(app);
   registerAuthRoutes(app);

@@ -23,4 +23,3 @@ export * from "./mail-integrations";
 export * from "./discovered-accounts";
 export * from "./registry-overrides";
 export * from "./reset-jobs";
-export * from "./vault-counters";
