@@ -10,6 +10,8 @@ npx tsc -p client/tsconfig.sw.json
 npx tsc -p client/test
 # The layering rules (.dependency-cruiser.cjs): a new crossing between layers or domains fails here.
 npx depcruise src durable-objects client/src --output-type err
+# docs/routes.md is generated from the route registry; a route added without regenerating fails here.
+node scripts/route-table.mjs --check
 mkdir -p test-artifacts
 rm -f test-artifacts/vitest.json test-artifacts/vitest-browser.json
 status=0
