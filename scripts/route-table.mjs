@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The route → file table in docs/routes.md, read from the route registry itself. `--check` exits 1
-// when the file is stale, so `npm test` catches a route added without regenerating.
+// when the file is stale, or when the README leaves out a configuration variable of src/env.ts, so
+// `npm test` catches a route or a variable added without documenting it.
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { build } from "esbuild";
@@ -20,6 +21,7 @@ export async function collectRoutes() {
   const entry = [
     `import { Hono } from "hono";`,
     `import { registry } from ${JSON.stringify(join(root, "src/http/route.ts"))};`,
+    `export { ConfigSchema } from ${JSON.stringify(join(root, "src/env.ts"))};`,
     ...modules.map((p, i) => `import * as m${i} from ${JSON.stringify(p)};`),
     `const files = ${JSON.stringify(modules.map((p) => relative(root, p)))};`,
     `export function collect() {`,
@@ -54,8 +56,9 @@ export async function collectRoutes() {
         },
       }],
     });
-    const { collect } = await import(outfile);
-    return collect().sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
+    const { collect, ConfigSchema } = await import(outfile);
+    const routes = collect().sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
+    return { routes, configKeys: Object.keys(ConfigSchema.shape) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -77,13 +80,20 @@ export function render(routes) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const routes = await collectRoutes();
+  const { routes, configKeys } = await collectRoutes();
   const text = render(routes);
   if (process.argv.includes("--check")) {
     let current = "";
     try { current = readFileSync(out, "utf8"); } catch {}
     if (current !== text) {
       console.error("docs/routes.md is stale: run `npm run routes`");
+      process.exit(1);
+    }
+    // Every configuration variable src/env.ts reads is named in the README.
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    const missing = configKeys.filter((k) => !new RegExp(`\\b${k}\\b`).test(readme));
+    if (missing.length) {
+      console.error(`README.md does not name these configuration variables: ${missing.join(", ")}`);
       process.exit(1);
     }
   } else if (process.argv.includes("--json")) {

@@ -68,7 +68,7 @@ const mailConfigShape = {
   RESET_EMAIL_WAIT_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
 };
 
-const ConfigSchema = z
+export const ConfigSchema = z
   .object({
     IDP_JWKS: z.string().min(1).optional(),
     IDP_JWKS_URL: z.url().optional(),
