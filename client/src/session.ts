@@ -41,7 +41,7 @@ function setCookie(value: string, maxAgeSeconds: number) {
  * Checks a passphrase against the vault: the newest V3 entry must decrypt. An empty vault accepts
  * any passphrase, which then becomes the vault's.
  */
-async function checkPassphrase(api: ApiClient, keys: VaultKeys) {
+export async function checkPassphrase(api: ApiClient, keys: VaultKeys) {
   const { data } = await api.listPasswords(1, 20);
   const sample = data.find((e) => e.encryption_version === 3 && e.wrapped_item_key && e.encrypted_data);
   if (!sample) return;
