@@ -116,6 +116,9 @@ describe("the browser extension", () => {
     await menu(page).locator("[role=menuitem]").first().waitFor();
     const popup = await openPopup(context);
     await popup.locator("body[data-matches='1']").waitFor();
+    await popup.getByRole("button", { name: "Generate" }).click();
+    await expect.poll(() => popup.getByLabel("Generated password").inputValue()).toHaveLength(20);
+    expect(await popup.locator("#requirements").innerText()).toContain("Default rules: 8–64 characters");
     await screenshot(popup, "extension-popup.png");
     await popup.getByRole("button", { name: "Fill Test site alice" }).click();
     await expect.poll(() => page.getByLabel("Password").inputValue()).toBe("alice-site-pass");

@@ -12,11 +12,18 @@ export type Forwarded = Request & { target: "offscreen"; appOrigin: string; toke
 
 const OFFSCREEN = "offscreen.html";
 let creating: Promise<void> | null = null;
+let offscreenOpen = false;
+let cachedSettings: Promise<{ appOrigin: string; autoLockMs: number }> | null = null;
 
-async function settings() {
-  const s = (await chrome.storage.local.get(["appOrigin", "autoLockSeconds"])) as { appOrigin?: string; autoLockSeconds?: number };
-  return { appOrigin: s.appOrigin ?? __APP_ORIGIN__, autoLockMs: (s.autoLockSeconds ?? 15 * 60) * 1000 };
+/** Read once per service-worker life and again after any change: a fill should not wait on storage. */
+function settings() {
+  cachedSettings ??= chrome.storage.local.get(["appOrigin", "autoLockSeconds"]).then((s: { appOrigin?: string; autoLockSeconds?: number }) => ({
+    appOrigin: s.appOrigin ?? __APP_ORIGIN__,
+    autoLockMs: (s.autoLockSeconds ?? 15 * 60) * 1000,
+  }));
+  return cachedSettings;
 }
+chrome.storage.onChanged.addListener(() => (cachedSettings = null));
 
 /** The web app's session: its auth cookie (HTTP-only in production), read through the cookies API. */
 async function sessionToken(appOrigin: string): Promise<string | null> {
@@ -25,19 +32,32 @@ async function sessionToken(appOrigin: string): Promise<string | null> {
 }
 
 async function ensureOffscreen() {
+  // A document being created is listed before its script listens: wait for the creation.
+  if (creating) await creating;
+  if (offscreenOpen) return;
   const open = await chrome.runtime.getContexts({ contextTypes: [chrome.runtime.ContextType.OFFSCREEN_DOCUMENT] });
-  if (open.length) return;
+  offscreenOpen = open.length > 0;
+  if (offscreenOpen) return;
   creating ??= chrome.offscreen
     .createDocument({ url: OFFSCREEN, reasons: [chrome.offscreen.Reason.WORKERS], justification: "Holds the unlocked vault keys in memory only" })
     .finally(() => (creating = null));
   await creating;
+  offscreenOpen = true;
 }
 
 async function toVault<T>(m: Request, extra: Partial<Forwarded> = {}): Promise<T> {
-  await ensureOffscreen();
-  const { appOrigin, autoLockMs } = await settings();
+  const [, { appOrigin, autoLockMs }] = await Promise.all([ensureOffscreen(), settings()]);
   const forwarded = { ...m, ...extra, target: "offscreen", appOrigin, autoLockMs, token: await sessionToken(appOrigin) } as Forwarded;
-  const reply = (await chrome.runtime.sendMessage(forwarded)) as T & { error?: string };
+  let reply: T & { error?: string };
+  try {
+    reply = await chrome.runtime.sendMessage(forwarded);
+  } catch (e) {
+    // The document is gone (closed by the browser): open it again, once.
+    if (!offscreenOpen || !String(e).includes("Receiving end does not exist")) throw e;
+    offscreenOpen = false;
+    await ensureOffscreen();
+    reply = await chrome.runtime.sendMessage(forwarded);
+  }
   if (reply && typeof reply === "object" && "error" in reply && reply.error) throw new Error(reply.error);
   return reply;
 }
@@ -63,7 +83,7 @@ async function status(): Promise<Status> {
       signedIn = false;
     }
   }
-  const vault = await toVault<{ unlocked: boolean; pending: number; lastSync: string | null }>({ type: "status" });
+  const vault = await toVault<{ unlocked: boolean; pending: number; lastSync: string | null; cached: number }>({ type: "status" });
   return { signedIn, email, appOrigin, ...vault, unlocked: signedIn && vault.unlocked };
 }
 

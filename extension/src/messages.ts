@@ -1,7 +1,7 @@
 /** Messages between the extension's parts. The service worker stamps page context onto them. */
 export type MatchItem = { id: string; name: string; username: string; hasTotp: boolean; insecure: boolean };
 
-export type Status = { signedIn: boolean; email: string | null; unlocked: boolean; appOrigin: string; pending: number; lastSync: string | null };
+export type Status = { signedIn: boolean; email: string | null; unlocked: boolean; appOrigin: string; pending: number; lastSync: string | null; cached: number };
 
 export type Credentials = { username: string; password: string; totp: string | null };
 

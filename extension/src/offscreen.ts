@@ -17,7 +17,7 @@ import { registrableDomain, verdict, type FillContext } from "./policy";
 import { currentCode } from "./totp";
 
 type Candidate = { id: string; name: string; url: string | null; wrapped_item_key: string | null; encrypted_data: string | null };
-type Unlocked = { userId: string; vault: Vault; api: ApiClient; byDomain: Map<string, LocalEntry[]>; timer: ReturnType<typeof setInterval> };
+type Unlocked = { userId: string; vault: Vault; api: ApiClient; appOrigin: string; byDomain: Map<string, LocalEntry[]>; timer: ReturnType<typeof setInterval> };
 type Submission = { url: string; username: string; password: string; offer?: SaveOffer & { id?: string } };
 
 const dbReady = openDb();
@@ -27,7 +27,9 @@ let autoLockMs = 15 * 60_000;
 /** Sign-ins typed into pages, by tab, until the next page of that tab offers to save them. */
 const submissions = new Map<number, Submission>();
 
-const token = (): Promise<string | null> => chrome.runtime.sendMessage({ type: "token" });
+/** The session as the service worker last read it (it stamps every message); asked for when there is none. */
+let lastToken: string | null = null;
+const token = async (): Promise<string | null> => lastToken ?? (lastToken = await chrome.runtime.sendMessage({ type: "token" }));
 const entryUrl = (e: Pick<LocalEntry, "url" | "website">) => e.url ?? e.website;
 
 async function reindex(s: Unlocked) {
@@ -76,7 +78,7 @@ async function unlock(passphrase: string, appOrigin: string, current: string | n
   }
   await db.setMeta("session", { userId: claims.sub, email: claims.email, signedInAt: new Date().toISOString() });
   lock();
-  const s: Unlocked = { userId: claims.sub, vault: new Vault(db, claims.sub, keys), api, byDomain: new Map(), timer: setInterval(() => void sync(s), SYNC_PERIOD_MS) };
+  const s: Unlocked = { userId: claims.sub, vault: new Vault(db, claims.sub, keys), api, appOrigin, byDomain: new Map(), timer: setInterval(() => void sync(s), SYNC_PERIOD_MS) };
   state = s;
   lastUse = Date.now();
   await reindex(s);
@@ -173,6 +175,7 @@ async function status(appOrigin: string) {
   const session = await db.session();
   return {
     unlocked: state !== null,
+    cached: state ? [...state.byDomain.values()].reduce((n, list) => n + list.length, 0) : 0,
     pending: state ? await db.pendingCount(state.userId) : 0,
     lastSync: session ? ((await db.meta<string>(`lastSync:${session.userId}`)) ?? null) : null,
     appOrigin,
@@ -181,6 +184,9 @@ async function status(appOrigin: string) {
 
 async function handle(m: Forwarded): Promise<unknown> {
   autoLockMs = m.autoLockMs;
+  lastToken = m.token;
+  // The web app's address can change in the settings; the vault follows without a new unlock.
+  if (state && state.appOrigin !== m.appOrigin) Object.assign(state, { appOrigin: m.appOrigin, api: new ApiClient(m.appOrigin, token) });
   const ctx: FillContext = { pageUrl: m.pageUrl ?? "", crossOriginFrame: m.crossOriginFrame ?? false };
   switch (m.type) {
     case "status":

@@ -1,4 +1,5 @@
 /** The toolbar popup: session and lock state, unlock, the current site's matches, lock, settings. */
+import { describe, generatePassword, requirementsFor } from "./generator";
 import type { FillReply, MatchItem, MatchReply, Request, Status } from "./messages";
 
 const send = <T>(m: Request): Promise<T> => chrome.runtime.sendMessage(m);
@@ -76,6 +77,16 @@ $<HTMLFormElement>("unlock").addEventListener("submit", async (e) => {
   if (!reply.ok) $("unlock-error").textContent = reply.error ?? "Unlock failed";
   await render();
 });
+
+async function generate() {
+  const tab = await targetTab();
+  const { service, requirements } = requirementsFor(tab?.url ?? "");
+  $("requirements").textContent = `${service ? `${service}'s rules` : "Default rules"}: ${describe(requirements)}`;
+  $<HTMLInputElement>("generated").value = generatePassword(requirements);
+}
+
+$("generate").addEventListener("click", () => void generate());
+$("copy").addEventListener("click", () => void navigator.clipboard.writeText($<HTMLInputElement>("generated").value));
 
 $("lock").addEventListener("click", async () => {
   await send({ type: "lock" });
