@@ -8,6 +8,7 @@ npx tsc --noEmit -p .
 npx tsc -p client
 npx tsc -p client/tsconfig.sw.json
 npx tsc -p client/test
+npx tsc -p extension
 mkdir -p test-artifacts
 rm -f test-artifacts/vitest.json test-artifacts/vitest-browser.json
 status=0
