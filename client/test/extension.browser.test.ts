@@ -39,6 +39,18 @@ async function openLogin(url: string) {
   return page;
 }
 
+/** The person types a sign-in the vault does not have (a new account, a changed password) and submits it. */
+async function signInByHand(username: string, password: string) {
+  await register(username, password);
+  const page = await openLogin(at("login.site.test", "/login"));
+  await menu(page).locator("[role=menuitem]").first().waitFor();
+  await page.getByLabel("Username").fill(username);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: `Welcome, ${username}` }).waitFor();
+  return { page, bar: page.locator("#credential-vault-save") };
+}
+
 /** Entries as the server holds them, with the secrets a device with the keys reads from them. */
 async function serverEntries() {
   const api = await apiAs(base, user.token);
@@ -139,7 +151,6 @@ describe("the browser extension", () => {
 
   it("offers nothing on a lookalike host", async () => {
     const page = await openLogin(at("site.test.evil.test", "/login"));
-    await menu(page).locator("[data-state]").or(menu(page)).first().waitFor();
     await expect.poll(() => menu(page).getAttribute("data-state")).toBe("ready");
     expect(await menu(page).getAttribute("data-count")).toBe("0");
     expect(await page.getByLabel("Password").inputValue()).toBe("");
@@ -183,14 +194,7 @@ describe("the browser extension", () => {
   });
 
   it("saves a new sign-in through sync, and the server holds only ciphertext", async () => {
-    await register("carol", "carol-site-pass");
-    const page = await openLogin(at("login.site.test", "/login"));
-    await menu(page).locator("[role=menuitem]").first().waitFor();
-    await page.getByLabel("Username").fill("carol");
-    await page.getByLabel("Password").fill("carol-site-pass");
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { name: "Welcome, carol" }).waitFor();
-    const bar = page.locator("#credential-vault-save");
+    const { page, bar } = await signInByHand("carol", "carol-site-pass");
     await expect.poll(() => bar.locator(".box").innerText()).toContain("Save the sign-in for login.site.test as carol?");
     await screenshot(page, "extension-save-offer.png");
     await bar.getByRole("button", { name: "Save" }).click();
@@ -206,13 +210,7 @@ describe("the browser extension", () => {
   });
 
   it("offers to update a changed password and updates the entry", async () => {
-    await register("alice", "alice-new-pass");
-    const page = await openLogin(at("login.site.test", "/login"));
-    await menu(page).locator("[role=menuitem]").first().waitFor();
-    await page.getByLabel("Username").fill("alice");
-    await page.getByLabel("Password").fill("alice-new-pass");
-    await page.getByRole("button", { name: "Sign in" }).click();
-    const bar = page.locator("#credential-vault-save");
+    const { page, bar } = await signInByHand("alice", "alice-new-pass");
     await expect.poll(() => bar.locator(".box").innerText()).toContain("Update the password of alice on login.site.test?");
     await bar.getByRole("button", { name: "Update" }).click();
     await expect.poll(() => bar.getAttribute("data-state")).toBe("saved");
