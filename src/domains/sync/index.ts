@@ -1,0 +1,3 @@
+/** The sync domain's public surface: other domains and the entry import only this file. */
+export { registerSyncRoutes } from "./routes";
+export { purgeExpiredTombstones } from "./purge";
