@@ -9,7 +9,10 @@ import type { AppEnv } from "./types";
 export function phase(name: string, mw: MiddlewareHandler<AppEnv>): MiddlewareHandler<AppEnv> {
   return async function timedPhase(c, next) {
     const timing = c.get("timing");
-    if (!timing) return mw(c, next);
+    // Awaited here, not returned: a middleware that throws before its first await hands back an
+    // already-rejected promise, and returning it leaves it without a handler for a tick, which
+    // workerd reports as an unhandled rejection.
+    if (!timing) return await mw(c, next);
     const start = performance.now();
     let open = true;
     const stop = () => {
