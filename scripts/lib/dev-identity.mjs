@@ -46,6 +46,7 @@ export async function ensureDevVars() {
   if (!vars.has("CSRF_SECRET")) vars.set("CSRF_SECRET", randomBytes(32).toString("base64url"));
   if (!vars.has("DATA_ENCRYPTION_KEY")) vars.set("DATA_ENCRYPTION_KEY", randomBytes(32).toString("base64"));
   if (!vars.has("APP_ORIGIN")) vars.set("APP_ORIGIN", "http://localhost:8787");
+  if (!vars.has("SERVER_TIMING")) vars.set("SERVER_TIMING", "true");
   if (!vars.has("OUTBOUND_ALLOW_PRIVATE")) vars.set("OUTBOUND_ALLOW_PRIVATE", "true");
   writeFileSync(VARS_FILE, [...vars].map(([k, v]) => `${k}=${v}`).join("\n") + "\n", { mode: 0o600 });
 }
