@@ -4,55 +4,15 @@
 // Requests go through node:http with keep-alive: undici's fetch alone spends ~0.6 s reading a 7 MiB
 // body on this machine, which would measure the client rather than the service.
 //   node bench/sync.mjs [--runs 5] [--port 8730]
-import http from "node:http";
 import { parseArgs } from "node:util";
-import { fmt, signDevToken, startWorker } from "./lib/harness.mjs";
+import { b64, benchEntry, benchSession, fmt, startWorker } from "./lib/harness.mjs";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "5" }, port: { type: "string", default: "8730" } } });
 const RUNS = Number(values.runs);
 
-const hex = (n) => Array.from({ length: n }, () => Math.floor(Math.random() * 16).toString(16)).join("");
-const b64 = (n) => Buffer.from(Array.from({ length: n }, () => Math.floor(Math.random() * 256))).toString("base64");
-const entry = (i) => ({
-  name: `Entry ${i}`,
-  website: `site${i % 2000}.example.com`,
-  wrapped_item_key: b64(40),
-  encrypted_data: b64(300),
-  domain_hash: hex(64),
-  name_hash: hex(64),
-  username_hash: hex(64),
-  search_tokens: [hex(16), hex(16)],
-});
-
 const worker = await startWorker({ port: Number(values.port), name: "sync" });
 try {
-  const session = async (sub) => {
-    const token = await signDevToken({ sub, email: `${sub}@example.test` });
-    const auth = { Authorization: `Bearer ${token}` };
-    const { csrfToken } = await (await fetch(`${worker.base}/api/auth/csrf-token`, { headers: auth })).json();
-    const agent = new http.Agent({ keepAlive: true });
-    const call = (method, path, body) =>
-      new Promise((resolve, reject) => {
-        const payload = body === undefined ? undefined : JSON.stringify(body);
-        const headers = { ...auth, ...(method === "GET" ? {} : { "x-csrf-token": csrfToken, "content-type": "application/json" }) };
-        const t0 = performance.now();
-        const req = http.request(`${worker.base}${path}`, { method, headers, agent }, (res) => {
-          const chunks = [];
-          res.on("data", (d) => chunks.push(d));
-          res.on("end", () => {
-            const ms = performance.now() - t0;
-            const buf = Buffer.concat(chunks);
-            const text = buf.toString("utf8");
-            if (res.statusCode !== 200) return reject(new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 300)}`));
-            resolve({ ms, bytes: buf.length, json: JSON.parse(text) });
-          });
-          res.on("error", reject);
-        });
-        req.on("error", reject);
-        req.end(payload);
-      });
-    return { call };
-  };
+  const session = (sub) => benchSession(worker.base, sub);
   const stats = (xs) => {
     const s = [...xs].sort((a, b) => a - b);
     return { median: s[Math.floor(s.length / 2)], min: s[0], max: s[s.length - 1] };
@@ -66,7 +26,7 @@ try {
   const owner = await session("bench-sync-owner");
   const seedStart = performance.now();
   for (let part = 0; part < 2; part++) {
-    const r = await owner.call("POST", "/api/passwords/import", { provider: "generic", entries: Array.from({ length: 5000 }, (_, i) => entry(part * 5000 + i)) });
+    const r = await owner.call("POST", "/api/passwords/import", { provider: "generic", entries: Array.from({ length: 5000 }, (_, i) => benchEntry(part * 5000 + i)) });
     if (r.json.imported !== 5000) throw new Error(`seed import: ${JSON.stringify(r.json).slice(0, 300)}`);
   }
   console.log(`seeded 10,000 entries through POST /api/passwords/import in ${fmt((performance.now() - seedStart) / 1000, 2)} s`);
@@ -126,7 +86,7 @@ try {
   const fresh = await session(`bench-sync-push-${Date.now()}`);
   for (let i = 0; i < RUNS; i++) {
     const stamp = new Date().toISOString();
-    const batch = Array.from({ length: 100 }, (_, k) => ({ action: "create", id: crypto.randomUUID(), clientUpdatedAt: stamp, data: { ...entry(k), encryption_version: 3 } }));
+    const batch = Array.from({ length: 100 }, (_, k) => ({ action: "create", id: crypto.randomUUID(), clientUpdatedAt: stamp, data: { ...benchEntry(k), encryption_version: 3 } }));
     const p = await fresh.call("POST", "/api/passwords/sync", { mutations: batch });
     if (p.json.results.some((r) => r.status !== "applied")) throw new Error("create push failed");
     creates.push(p.ms);
@@ -134,7 +94,7 @@ try {
   line("push of 100 creates", creates, "", 200);
 
   const imports = [];
-  const payload = { provider: "generic", entries: Array.from({ length: 5000 }, (_, i) => entry(i)) };
+  const payload = { provider: "generic", entries: Array.from({ length: 5000 }, (_, i) => benchEntry(i)) };
   const payloadBytes = Buffer.byteLength(JSON.stringify(payload));
   for (let i = 0; i < RUNS; i++) {
     const u = await session(`bench-sync-import-${Date.now()}-${i}`);

@@ -2,6 +2,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import { loadConfig } from "./env";
 import { handleError, handleNotFound } from "./http/errors";
+import { serverTiming } from "./http/server-timing";
 import type { AppEnv } from "./http/types";
 import { registerAuthRoutes } from "./domains/auth";
 import { registerMetaRoutes } from "./domains/meta";
@@ -39,7 +40,7 @@ const config: MiddlewareHandler<AppEnv> = async function config(c, next) {
 
 /**
  * Middleware order: version header (outermost, so errors carry it too), configuration (fails
- * closed), CORS; then each route's own chain (see http/route.ts).
+ * closed), CORS, Server-Timing (when configured); then each route's own chain (see http/route.ts).
  */
 export function buildApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -52,10 +53,11 @@ export function buildApp(): Hono<AppEnv> {
       credentials: true,
       allowMethods: ["GET", "POST", "PATCH", "PUT", "DELETE", "OPTIONS"],
       allowHeaders: ["authorization", "content-type", "x-csrf-token", "idempotency-key", "x-device-fingerprint", "dpop"],
-      exposeHeaders: ["API-Version", "Retry-After", "WWW-Authenticate", "Idempotent-Replayed", "Deprecation", "DPoP-Nonce"],
+      exposeHeaders: ["API-Version", "Retry-After", "WWW-Authenticate", "Idempotent-Replayed", "Deprecation", "DPoP-Nonce", "ETag", "Server-Timing"],
       maxAge: 600,
     }),
   );
+  app.use("/api/*", serverTiming());
   app.use("/api/*", signInResetsDeadManSwitch);
   registerMetaRoutes(app);
   registerAuthRoutes(app);

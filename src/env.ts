@@ -99,6 +99,8 @@ export const ConfigSchema = z
     /** Live browsers the whole deployment runs at once (the Browser Rendering account's concurrency). */
     MAX_LIVE_BROWSERS: z.coerce.number().int().min(1).default(10),
     ATTACHMENT_QUOTA_BYTES: z.coerce.number().int().positive().default(100 * 1024 * 1024),
+    /** "true" adds the Server-Timing header to API responses; off unless configured (npm start turns it on). */
+    SERVER_TIMING: z.enum(["true", "false"]).default("false"),
   })
   .refine((c) => c.IDP_JWKS || c.IDP_JWKS_URL, { message: "one of IDP_JWKS or IDP_JWKS_URL is required", path: ["IDP_JWKS"] })
   .refine((c) => c.MAIL_TRANSPORT !== "http" || (c.MAIL_API_URL && c.MAIL_API_KEY && c.MAIL_FROM), {
@@ -109,6 +111,7 @@ export const ConfigSchema = z
 export type Config = z.infer<typeof ConfigSchema> & {
   corsOrigins: string[];
   allowPrivateOutbound: boolean;
+  serverTiming: boolean;
 };
 
 const cache = new WeakMap<object, Config>();
@@ -130,7 +133,7 @@ export function loadConfig(env: Bindings): Config {
   const corsOrigins = [c.APP_ORIGIN, ...(c.CORS_ORIGINS ?? "").split(",")]
     .map((o) => o?.trim())
     .filter((o): o is string => !!o);
-  const config: Config = { ...c, corsOrigins, allowPrivateOutbound: c.OUTBOUND_ALLOW_PRIVATE === "true" };
+  const config: Config = { ...c, corsOrigins, allowPrivateOutbound: c.OUTBOUND_ALLOW_PRIVATE === "true", serverTiming: c.SERVER_TIMING === "true" };
   cache.set(env, config);
   return config;
 }

@@ -1,6 +1,7 @@
 // Shared bench harness: a real `wrangler dev` on its own port and state directory, seeding through
 // local D1, and load from wrk (installed from Debian when missing). Prints figures; asserts nothing.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
+import http from "node:http";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureDevVars, ROOT, signDevToken } from "../../scripts/lib/dev-identity.mjs";
@@ -105,3 +106,57 @@ export function workerdPids(port) {
 
 /** Resident memory of a process in KiB, from /proc. */
 export const rssKiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN);
+
+export const hex = (n) => Array.from({ length: n }, () => Math.floor(Math.random() * 16).toString(16)).join("");
+export const b64 = (n) => Buffer.from(Array.from({ length: n }, () => Math.floor(Math.random() * 256))).toString("base64");
+
+/** An import/create body shaped like a real client's V3 entry; hosts repeat every 2,000 entries. */
+export const benchEntry = (i) => ({
+  name: `Entry ${i}`,
+  website: `site${i % 2000}.example.com`,
+  wrapped_item_key: b64(40),
+  encrypted_data: b64(300),
+  domain_hash: hex(64),
+  name_hash: hex(64),
+  username_hash: hex(64),
+  search_tokens: [hex(16), hex(16)],
+});
+
+/**
+ * A signed-in user with a CSRF token and `call`, which goes through node:http with keep-alive:
+ * undici's fetch alone spends ~0.6 s reading a 7 MiB body on this machine, which would measure the
+ * client rather than the service. Resolves with time, bytes, status, headers and parsed JSON;
+ * rejects on a 4xx or 5xx.
+ */
+export async function benchSession(base, sub) {
+  const token = await signDevToken({ sub, email: `${sub}@example.test` });
+  const auth = { Authorization: `Bearer ${token}` };
+  const { csrfToken } = await (await fetch(`${base}/api/auth/csrf-token`, { headers: auth })).json();
+  const agent = new http.Agent({ keepAlive: true });
+  const once = (method, path, body, extra) =>
+    new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const headers = { ...auth, ...extra, ...(method === "GET" ? {} : { "x-csrf-token": csrfToken, "content-type": "application/json" }) };
+      const t0 = performance.now();
+      const req = http.request(`${base}${path}`, { method, headers, agent }, (res) => {
+        const chunks = [];
+        res.on("data", (d) => chunks.push(d));
+        res.on("end", () => {
+          const ms = performance.now() - t0;
+          const buf = Buffer.concat(chunks);
+          if (res.statusCode >= 400) return reject(new Error(`${method} ${path}: ${res.statusCode} ${buf.toString("utf8").slice(0, 300)}`));
+          resolve({ ms, bytes: buf.length, status: res.statusCode, headers: res.headers, json: buf.length ? JSON.parse(buf.toString("utf8")) : null });
+        });
+        res.on("error", reject);
+      });
+      req.on("error", (err) => reject(Object.assign(err, { reused: req.reusedSocket })));
+      req.end(payload);
+    });
+  // A kept-alive socket the server closed while idle (say during a wrk run) fails on reuse; Node's
+  // documented remedy is to send again on a fresh socket (request.reusedSocket).
+  const call = (method, path, body, extra = {}) =>
+    once(method, path, body, extra).catch((err) =>
+      err.reused && (err.code === "ECONNRESET" || err.code === "EPIPE") ? once(method, path, body, extra) : Promise.reject(err),
+    );
+  return { auth, csrfToken, call };
+}

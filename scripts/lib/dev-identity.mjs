@@ -49,6 +49,7 @@ export async function ensureDevVars() {
   if (!vars.has("APP_ORIGIN")) vars.set("APP_ORIGIN", "http://localhost:8787");
   // The browser extension (extension/, fixed id from its manifest key) calls the API cross-origin.
   if (!vars.has("CORS_ORIGINS")) vars.set("CORS_ORIGINS", extensionOrigin());
+  if (!vars.has("SERVER_TIMING")) vars.set("SERVER_TIMING", "true");
   if (!vars.has("OUTBOUND_ALLOW_PRIVATE")) vars.set("OUTBOUND_ALLOW_PRIVATE", "true");
   writeFileSync(VARS_FILE, [...vars].map(([k, v]) => `${k}=${v}`).join("\n") + "\n", { mode: 0o600 });
 }

@@ -6,8 +6,9 @@ import { AppError, ErrorCode, zodIssues } from "../lib/errors";
 import { authenticate, requireAdmin } from "./auth";
 import { csrfProtection } from "./csrf";
 import { idempotency } from "./idempotency";
-import { rateLimit } from "./rate-limit";
+import { rateLimit, rateLimitAlongside } from "./rate-limit";
 import type { RateRuleName } from "./rate-limit-rules";
+import { phase } from "./server-timing";
 import { stepUp, type StepUpOptions } from "./step-up";
 import type { AppEnv } from "./types";
 
@@ -30,6 +31,12 @@ export type RouteDef<B extends AnySchema | undefined, Q extends AnySchema | unde
   /** Default true for mutating methods; the spec's exemptions pass false. */
   csrf?: boolean;
   rateLimit?: RateRuleName[];
+  /**
+   * Check the rate limits alongside the handler instead of before it, for reads whose answer the
+   * check cannot change: a refused request still gets 429 and sees none of the result. Ignored
+   * for fail-closed rules, which must hold before anything runs.
+   */
+  rateLimitConcurrent?: boolean;
   stepUp?: StepUpOptions;
   idempotent?: boolean;
   bodyLimit?: number;
@@ -78,35 +85,40 @@ export function route<B extends AnySchema | undefined = undefined, Q extends Any
   registry.push(def as unknown as RegisteredRoute);
   const chain: MiddlewareHandler<AppEnv>[] = [];
   const mutating = def.method !== "get";
-  if (def.auth !== false) chain.push(authenticate());
+  if (def.auth !== false) chain.push(phase("auth", authenticate()));
   if (def.admin) chain.push(requireAdmin());
-  if (def.auth !== false && mutating && def.csrf !== false) chain.push(csrfProtection());
-  chain.push(rateLimit(...(def.rateLimit ?? [])));
-  if (def.stepUp) chain.push(stepUp(def.stepUp));
+  if (def.auth !== false && mutating && def.csrf !== false) chain.push(phase("auth", csrfProtection()));
+  chain.push((def.rateLimitConcurrent ? rateLimitAlongside : rateLimit)(...(def.rateLimit ?? [])));
+  if (def.stepUp) chain.push(phase("auth", stepUp(def.stepUp)));
   if (mutating) {
     chain.push(
-      bodyLimit({
+      phase("validation", bodyLimit({
         maxSize: def.bodyLimit ?? DEFAULT_BODY_LIMIT,
         onError: () => {
           throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, "Request body too large");
         },
-      }),
+      })),
     );
   }
-  if (def.params) chain.push(zValidator("param", def.params as ZodType, hook) as unknown as MiddlewareHandler<AppEnv>);
-  if (def.query) chain.push(zValidator("query", def.query as ZodType, hook) as unknown as MiddlewareHandler<AppEnv>);
+  const validator = (target: "param" | "query" | "json", schema: ZodType) =>
+    phase("validation", zValidator(target, schema, hook) as unknown as MiddlewareHandler<AppEnv>);
+  if (def.params) chain.push(validator("param", def.params as ZodType));
+  if (def.query) chain.push(validator("query", def.query as ZodType));
   if (def.body) {
-    chain.push(requireJsonBody());
-    chain.push(zValidator("json", def.body as ZodType, hook) as unknown as MiddlewareHandler<AppEnv>);
+    chain.push(phase("validation", requireJsonBody()));
+    chain.push(validator("json", def.body as ZodType));
   }
-  if (def.idempotent) chain.push(idempotency());
-  const handler = (c: Context<AppEnv>) => {
+  if (def.idempotent) chain.push(phase("idempotency", idempotency()));
+  const handler = async (c: Context<AppEnv>) => {
     const valid = c.req.valid.bind(c.req) as unknown as (t: string) => unknown;
-    return def.handler(c, {
-      body: (def.body ? valid("json") : undefined) as Out<B>,
-      query: (def.query ? valid("query") : undefined) as Out<Q>,
-      params: (def.params ? valid("param") : undefined) as Out<P>,
-    });
+    const run = () =>
+      def.handler(c, {
+        body: (def.body ? valid("json") : undefined) as Out<B>,
+        query: (def.query ? valid("query") : undefined) as Out<Q>,
+        params: (def.params ? valid("param") : undefined) as Out<P>,
+      });
+    const timing = c.get("timing");
+    return timing ? timing.time("app", async () => run()) : run();
   };
   (app.on as (m: string, p: string, ...h: unknown[]) => unknown)(def.method.toUpperCase(), def.path, ...chain, handler);
 }

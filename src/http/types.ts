@@ -1,5 +1,6 @@
 import type { Bindings, Config } from "../env";
 import type { AuthUser } from "../kernel/context";
+import type { Timing } from "./timing";
 
 export type { AuthUser, RequestMeta } from "../kernel/context";
 export { requestMeta } from "../kernel/context";
@@ -9,5 +10,7 @@ export type AppEnv = {
   Variables: {
     config: Config;
     user: AuthUser;
+    /** Present only when Server-Timing is on. */
+    timing?: Timing;
   };
 };

@@ -3,7 +3,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../../src/env";
 import { handleError } from "../../src/http/errors";
-import { rateLimit } from "../../src/http/rate-limit";
+import { rateLimit, rateLimitAlongside } from "../../src/http/rate-limit";
 import type { RateRuleName } from "../../src/http/rate-limit-rules";
 import type { AppEnv } from "../../src/http/types";
 
@@ -94,5 +94,47 @@ describe("rate limit subject", () => {
       expect(res.status).toBe(200);
     }
     expect((await app.request("/op", { headers: { "cf-connecting-ip": ip, "x-forwarded-for": "10.9.9.9" } }, env)).status).toBe(429);
+  });
+});
+
+describe("rate limit checked alongside a read", () => {
+  const refusingEnv = {
+    ...env,
+    RATE_LIMITER: { idFromName: () => ({}), get: () => ({ hit: async () => ({ allowed: false, rule: "general", retryAfterSeconds: 7 }) }) },
+  };
+  function alongsideApp(handler: () => Response, ...rules: RateRuleName[]) {
+    const app = new Hono<AppEnv>();
+    const ran = { count: 0 };
+    app.use("*", withConfig);
+    app.get("/read", rateLimitAlongside(...rules), () => {
+      ran.count++;
+      return handler();
+    });
+    app.onError(handleError);
+    return { app, ran };
+  }
+
+  it("a refusal still answers 429 with Retry-After, and none of the read's answer", async () => {
+    const { app, ran } = alongsideApp(() => new Response("secret result"));
+    const res = await app.request("/read", {}, refusingEnv);
+    expect(res.status).toBe(429);
+    expect(res.headers.get("retry-after")).toBe("7");
+    expect(await res.text()).not.toContain("secret result");
+    expect(ran.count).toBe(1);
+  });
+
+  it("a refusal wins over the read's own error, as it would have come first", async () => {
+    const { app } = alongsideApp(() => {
+      throw new Error("read failed");
+    });
+    expect((await app.request("/read", {}, refusingEnv)).status).toBe(429);
+  });
+
+  it("an unreachable limiter lets the read through; fail-closed rules keep the check in front", async () => {
+    const open = alongsideApp(() => new Response("ok"), "sync_pull");
+    expect((await open.app.request("/read", {}, brokenEnv)).status).toBe(200);
+    const closed = alongsideApp(() => new Response("ok"), "password_reveal");
+    expect((await closed.app.request("/read", {}, brokenEnv)).status).toBe(503);
+    expect(closed.ran.count).toBe(0);
   });
 });

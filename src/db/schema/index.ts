@@ -23,3 +23,4 @@ export * from "./mail-integrations";
 export * from "./discovered-accounts";
 export * from "./registry-overrides";
 export * from "./reset-jobs";
+export * from "./vault-counters";

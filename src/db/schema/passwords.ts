@@ -38,7 +38,7 @@ export const passwords = sqliteTable(
   (t) => [
     index("passwords_user_created").on(t.userId, t.createdAt, t.id).where(sql`deleted_at IS NULL`),
     index("passwords_user_host").on(t.userId, t.host).where(sql`deleted_at IS NULL`),
-    index("passwords_user_change").on(t.userId, t.changeSeq),
+    index("passwords_user_change_id").on(t.userId, t.changeSeq, t.id),
     index("passwords_tombstone_change").on(t.changeSeq).where(sql`deleted_at IS NOT NULL`),
   ],
 );

@@ -1,6 +1,6 @@
-import { and, count, eq, inArray, isNull } from "drizzle-orm";
+import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { discoveredAccounts, passwords, type DiscoveredAccountRow } from "../../db/schema";
+import { discoveredAccounts, passwords, vaultCounters, type DiscoveredAccountRow } from "../../db/schema";
 
 export async function listAccounts(db: Db, userId: string): Promise<DiscoveredAccountRow[]> {
   return db.select().from(discoveredAccounts).where(eq(discoveredAccounts.userId, userId)).orderBy(discoveredAccounts.serviceName).all();
@@ -35,7 +35,7 @@ export async function liveEntryExists(db: Db, userId: string, id: string): Promi
 }
 
 export async function liveCount(db: Db, userId: string): Promise<number> {
-  const r = await db.select({ n: count() }).from(passwords).where(and(eq(passwords.userId, userId), isNull(passwords.deletedAt))).get();
+  const r = await db.select({ n: vaultCounters.live }).from(vaultCounters).where(eq(vaultCounters.userId, userId)).get();
   return r?.n ?? 0;
 }
 

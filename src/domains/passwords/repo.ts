@@ -1,6 +1,6 @@
-import { and, count, desc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { passwords, type NewPasswordRow, type PasswordRow } from "../../db/schema";
+import { liveEntries, passwords, vaultCounters, type NewPasswordRow, type PasswordRow } from "../../db/schema";
 import { advanceClock, clockValue } from "../../db/change-clock";
 import { rawD1, rowsChanged } from "../../db/d1";
 
@@ -9,7 +9,7 @@ const live = (userId: string) => and(eq(passwords.userId, userId), isNull(passwo
 export async function listLive(db: Db, userId: string, offset: number, limit: number): Promise<{ rows: PasswordRow[]; total: number }> {
   const [rows, totals] = await db.batch([
     db.select().from(passwords).where(live(userId)).orderBy(desc(passwords.createdAt), desc(passwords.id)).limit(limit).offset(offset),
-    db.select({ n: count() }).from(passwords).where(live(userId)),
+    db.select({ n: vaultCounters.live }).from(vaultCounters).where(eq(vaultCounters.userId, userId)),
   ]);
   return { rows, total: totals[0]?.n ?? 0 };
 }
@@ -20,7 +20,8 @@ export async function findLive(db: Db, userId: string, id: string): Promise<Pass
 
 /**
  * Inserts only while the user holds fewer than `max` live entries. The check and the insert are one
- * statement, so concurrent creates cannot overshoot the limit. The row is stamped with the user's
+ * statement, and the count it reads is kept by triggers inside that same statement, so concurrent
+ * creates cannot overshoot the limit. The row is stamped with the user's
  * commit clock, so it must run in a batch that starts with `advanceClock`.
  */
 function insertStatement(db: Db, row: NewPasswordRow & { userId: string }, max: number) {
@@ -32,7 +33,7 @@ function insertStatement(db: Db, row: NewPasswordRow & { userId: string }, max: 
       ${row.encryptedData ?? null}, ${row.domainHash ?? null}, ${row.nameHash ?? null}, ${row.usernameHash ?? null},
       ${JSON.stringify(row.searchTokens ?? [])}, ${row.strength ?? null}, ${row.host ?? null},
       ${row.createdAt}, ${row.updatedAt}, ${clockValue(row.userId)}
-    WHERE (SELECT count(*) FROM passwords WHERE user_id = ${row.userId} AND deleted_at IS NULL) < ${max}`);
+    WHERE ${liveEntries(row.userId)} < ${max}`);
 }
 
 /**
@@ -46,6 +47,7 @@ export function batchable(db: Db, query: SQL) {
   return raw;
 }
 
+/** The clock bump and the guarded insert: one batch, one transaction, one round trip, no read back. */
 export async function insertUnderLimit(db: Db, row: NewPasswordRow & { userId: string }, max: number): Promise<boolean> {
   const [, result] = await db.batch([advanceClock(db, row.userId), insertStatement(db, row, max)]);
   return rowsChanged(result) > 0;
@@ -73,7 +75,38 @@ export async function softDelete(db: Db, userId: string, id: string, at: string)
   return rowsChanged(result) > 0;
 }
 
+/**
+ * What the user's live entries look like as a whole, cheaply: the newest commit stamp of any of
+ * their rows (every write stamps one, as delta sync needs) and the live count (which a hard delete
+ * lowers). Two index reads, whatever the vault's size; the match ETag is made from it.
+ */
+function vaultVersionQuery(db: Db, userId: string) {
+  return db
+    .select({
+      seq: sql<number | null>`(SELECT ${passwords.changeSeq} FROM ${passwords} WHERE ${passwords.userId} = ${userId} ORDER BY ${passwords.changeSeq} DESC LIMIT 1)`,
+      live: sql<number | null>`(SELECT ${vaultCounters.live} FROM ${vaultCounters} WHERE ${vaultCounters.userId} = ${userId})`,
+    })
+    .from(sql`(SELECT 1)`);
+}
+
+export type VaultVersion = { seq: number | null; live: number | null };
+
+export async function vaultVersion(db: Db, userId: string): Promise<VaultVersion> {
+  return (await vaultVersionQuery(db, userId))[0];
+}
+
+/** The version and the matching entries, read in one round trip. */
+export async function versionAndHosts(db: Db, userId: string, hosts: string[]) {
+  const [version, rows] = await db.batch([vaultVersionQuery(db, userId), byHostsQuery(db, userId, hosts)]);
+  return { version: version[0], rows };
+}
+
 export async function findByHosts(db: Db, userId: string, hosts: string[]) {
+  return byHostsQuery(db, userId, hosts).all();
+}
+
+/** An equality lookup of the partial (user_id, host) index of live entries, one probe per host. */
+function byHostsQuery(db: Db, userId: string, hosts: string[]) {
   return db
     .select({
       id: passwords.id,
@@ -86,6 +119,5 @@ export async function findByHosts(db: Db, userId: string, hosts: string[]) {
     })
     .from(passwords)
     .where(and(live(userId), inArray(passwords.host, hosts)))
-    .limit(100)
-    .all();
+    .limit(100);
 }

@@ -28,9 +28,20 @@ export function registerPasswordRoutes(app: Hono<AppEnv>) {
     path: "/api/passwords/match",
     summary: "Entries whose hostname matches a URL (browser-extension autofill)",
     tags: ["passwords"],
+    rateLimitConcurrent: true,
     query: MatchQuery,
-    responses: { 200: { description: "Matching entries", schema: MatchResponse } },
-    handler: async (c, { query }) => c.json({ matches: await service(c).match(c.get("user").id, query.url) }),
+    responses: {
+      200: { description: "Matching entries", schema: MatchResponse },
+      304: { description: "Unchanged since the ETag sent in If-None-Match" },
+    },
+    handler: async (c, { query }) => {
+      const { etag, matches } = await service(c).match(c.get("user").id, query.url, c.req.header("if-none-match"));
+      // Revalidate every time (no-cache): the answer is one user's, and may change with any write.
+      c.header("ETag", etag);
+      c.header("Cache-Control", "private, no-cache");
+      c.header("Vary", "Authorization, Cookie");
+      return matches === null ? c.body(null, 304) : c.json({ matches });
+    },
   });
 
   route(app, {

@@ -1,7 +1,7 @@
 import type { Db } from "../../db/client";
 import type { NewPasswordRow, PasswordRow } from "../../db/schema";
 import type { RequestMeta } from "../../kernel/context";
-import { randomId } from "../../lib/crypto";
+import { randomId, sha256Hex } from "../../lib/crypto";
 import { AppError, ErrorCode, notFound, validationError } from "../../lib/errors";
 import { candidateHosts, normalizeHost } from "../../kernel/hostname";
 import { auditInsert } from "../audit";
@@ -136,11 +136,20 @@ export class PasswordService {
     return { wrappedItemKey: row.wrappedItemKey, encryptedData: row.encryptedData, version: row.encryptionVersion };
   }
 
-  async match(userId: string, url: string) {
+  /**
+   * Entries for a URL's host and its parent domains, with an entity tag for revalidation (RFC 9110
+   * section 8.8.3). When the caller's If-None-Match still holds, only the vault's version is read.
+   */
+  async match(userId: string, url: string, ifNoneMatch?: string): Promise<{ etag: string; matches: MatchEntry[] | null }> {
     const host = normalizeHost(url);
     if (!host) throw validationError("url has no hostname", [{ field: "url", message: "must be a URL or hostname" }]);
-    const rows = await repo.findByHosts(this.db, userId, candidateHosts(host));
-    return rows.map((r) => ({
+    const hosts = candidateHosts(host);
+    if (ifNoneMatch !== undefined) {
+      const etag = await matchTag(userId, hosts, await repo.vaultVersion(this.db, userId));
+      if (tagMatches(ifNoneMatch, etag)) return { etag, matches: null };
+    }
+    const { version, rows } = await repo.versionAndHosts(this.db, userId, hosts);
+    const matches = rows.map((r) => ({
       id: r.id,
       name: r.name,
       username_hash: r.username_hash,
@@ -148,5 +157,22 @@ export class PasswordService {
       wrapped_item_key: r.wrapped_item_key,
       encrypted_data: r.encrypted_data,
     }));
+    return { etag: await matchTag(userId, hosts, version), matches };
   }
+}
+
+type MatchEntry = { id: string; name: string; username_hash: string | null; url: string | null; wrapped_item_key: string | null; encrypted_data: string | null };
+
+/**
+ * A weak tag (the same answer, not necessarily the same bytes) of one user's answer for these
+ * hosts at this vault version; the user is in it so a tag never validates another account's cache.
+ */
+async function matchTag(userId: string, hosts: string[], v: repo.VaultVersion) {
+  return `W/"${(await sha256Hex(`${userId}\n${hosts.join(",")}\n${v.seq ?? 0}\n${v.live ?? 0}`)).slice(0, 32)}"`;
+}
+
+/** If-None-Match uses the weak comparison (RFC 9110 section 13.1.2): "*" or any listed tag. */
+function tagMatches(header: string, etag: string) {
+  const opaque = (t: string) => t.trim().replace(/^W\//, "");
+  return header.trim() === "*" || header.split(",").some((t) => opaque(t) === opaque(etag));
 }

@@ -1,6 +1,6 @@
-import { and, asc, count, eq, gt, inArray, isNotNull, isNull, lt, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { passwords, type NewPasswordRow, type PasswordRow } from "../../db/schema";
+import { liveEntries, passwords, vaultCounters, type NewPasswordRow, type PasswordRow } from "../../db/schema";
 import { advanceClock, catchUpClock, clockValue, readClock } from "../../db/change-clock";
 import { batchable } from "../passwords";
 import { rowsChanged } from "../../db/d1";
@@ -26,21 +26,62 @@ const syncColumns = {
 };
 export type SyncRow = Pick<PasswordRow, keyof typeof syncColumns>;
 
+/** Rows per read of a pull; a pull of more streams page after page. */
+export const PULL_PAGE = 1000;
+
 /**
- * A pull: the clock is brought up to now and read in the same transaction as the changes, so the
- * returned clock covers exactly the writes this snapshot contains.
+ * One change as JSON text, built by SQLite from the stored columns in the shape of `toChange`:
+ * stored JSON (tags) is embedded as it is, never parsed and serialised again in the Worker.
  */
-export async function pull(db: Db, userId: string, sinceMs: number | null, nowMs: number): Promise<{ clock: number; rows: SyncRow[] }> {
-  const where =
-    sinceMs === null
-      ? and(eq(passwords.userId, userId), isNull(passwords.deletedAt))
-      : and(eq(passwords.userId, userId), gt(passwords.changeSeq, sinceMs));
+const changeJson = sql<string>`CASE WHEN ${passwords.deletedAt} IS NOT NULL
+  THEN json_object('id', ${passwords.id}, '_deleted', json('true'), 'deleted_at', ${passwords.deletedAt})
+  ELSE json_object('id', ${passwords.id}, 'name', ${passwords.name}, 'website', ${passwords.website}, 'url', ${passwords.url},
+    'username', CASE WHEN ${passwords.encryptionVersion} = -1 THEN ${passwords.username} END, 'tags', json(${passwords.tags}),
+    'encryption_version', ${passwords.encryptionVersion}, 'wrapped_item_key', ${passwords.wrappedItemKey},
+    'encrypted_data', ${passwords.encryptedData}, 'has_totp', json(CASE WHEN ${passwords.hasTotp} THEN 'true' ELSE 'false' END),
+    'has_passkey', json(CASE WHEN ${passwords.hasPasskey} THEN 'true' ELSE 'false' END), 'created_at', ${passwords.createdAt},
+    'updated_at', ${passwords.updatedAt}, '_deleted', json('false')) END`;
+
+export type PullRow = { seq: number; id: string; change: string };
+
+/**
+ * One page of a pull: the user's changes after `sinceMs` (or, for a full pull, every live entry)
+ * committed at or before `upto`, after the (seq, id) of the last row of the previous page. One
+ * range read of the (user_id, change_seq, id) index, in its order.
+ */
+function pageQuery(db: Db, userId: string, sinceMs: number | null, upto: number | SQL, after?: { seq: number; id: string }) {
+  return db
+    .select({ seq: passwords.changeSeq, id: passwords.id, change: changeJson })
+    .from(passwords)
+    .where(
+      and(
+        eq(passwords.userId, userId),
+        sinceMs === null ? isNull(passwords.deletedAt) : gt(passwords.changeSeq, sinceMs),
+        sql`${passwords.changeSeq} <= ${upto}`,
+        after ? sql`(${passwords.changeSeq}, ${passwords.id}) > (${after.seq}, ${after.id})` : undefined,
+      ),
+    )
+    .orderBy(asc(passwords.changeSeq), asc(passwords.id))
+    .limit(PULL_PAGE);
+}
+
+/**
+ * A pull's first page: the clock is brought up to now and read in the same transaction, and the
+ * page is bounded by it, so the returned clock covers exactly the writes this pull contains. Later
+ * pages (`pullPage`) keep that bound: a row written meanwhile is stamped above it and comes with
+ * the next pull from this cursor.
+ */
+export async function pull(db: Db, userId: string, sinceMs: number | null, nowMs: number): Promise<{ clock: number; rows: PullRow[] }> {
   const [, clockRows, rows] = await db.batch([
     catchUpClock(db, userId, nowMs),
     readClock(db, userId),
-    db.select(syncColumns).from(passwords).where(where).orderBy(asc(passwords.changeSeq), asc(passwords.id)),
+    pageQuery(db, userId, sinceMs, clockValue(userId)),
   ]);
   return { clock: clockRows[0]?.clock ?? nowMs, rows };
+}
+
+export function pullPage(db: Db, userId: string, sinceMs: number | null, clock: number, after: PullRow): Promise<PullRow[]> {
+  return pageQuery(db, userId, sinceMs, clock, after).all();
 }
 
 /**
@@ -69,7 +110,7 @@ export async function lookup(db: Db, userId: string, ids: string[]): Promise<{ m
   const [mine, others, live] = await db.batch([
     db.select().from(passwords).where(and(eq(passwords.userId, userId), idIn(ids))),
     db.select({ id: passwords.id }).from(passwords).where(and(idIn(ids), sql`${passwords.userId} <> ${userId}`)),
-    db.select({ n: count() }).from(passwords).where(and(eq(passwords.userId, userId), isNull(passwords.deletedAt))),
+    db.select({ n: vaultCounters.live }).from(vaultCounters).where(eq(vaultCounters.userId, userId)),
   ]);
   return { mine, foreign: new Set(others.map((r) => r.id)), liveCount: live[0]?.n ?? 0 };
 }
@@ -133,7 +174,7 @@ export function bulkInsertStatement(db: Db, userId: string, rows: PasswordRow[],
       json_extract(value, '$.strength'), json_extract(value, '$.host'), json_extract(value, '$.at'), json_extract(value, '$.upd'),
       ${clockValue(userId)}
     FROM json_each(${payload})
-    WHERE (SELECT count(*) FROM passwords WHERE user_id = ${userId} AND deleted_at IS NULL) + ${rows.length} <= ${max}
+    WHERE ${liveEntries(userId)} + ${rows.length} <= ${max}
     ${opts.skipTakenIds ? sql`ON CONFLICT (id) DO NOTHING` : sql``}`,
   );
 }

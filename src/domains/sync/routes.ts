@@ -29,9 +29,11 @@ export function registerSyncRoutes(app: Hono<AppEnv>) {
     summary: "Changes since a cursor (entries and tombstones); without one, or older than 30 days, every live entry",
     tags: ["sync"],
     rateLimit: ["sync_pull"],
+    rateLimitConcurrent: true,
     query: SyncPullQuery,
     responses: { 200: { description: "Changes and the next cursor", schema: SyncPullResponse } },
-    handler: async (c, { query }) => c.json(await new SyncService(dbOf(c), max(c)).pull(c.get("user").id, query.since)),
+    handler: async (c, { query }) =>
+      c.body(await new SyncService(dbOf(c), max(c)).pull(c.get("user").id, query.since), 200, { "Content-Type": "application/json" }),
   });
 
   route(app, {

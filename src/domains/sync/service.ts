@@ -38,8 +38,11 @@ export class SyncService {
     private readonly maxPerUser: number,
   ) {}
 
-  /** DECISIONS D13: a cursor older than 30 days gets the full live set; one from the future is refused. */
-  async pull(userId: string, since: string | undefined) {
+  /**
+   * DECISIONS D13: a cursor older than 30 days gets the full live set; one from the future is
+   * refused. Returns the response's JSON text, or a stream of it when it spans several pages.
+   */
+  async pull(userId: string, since: string | undefined): Promise<string | ReadableStream<Uint8Array>> {
     const now = Date.now();
     let sinceMs: number | null = null;
     if (since !== undefined) {
@@ -50,7 +53,31 @@ export class SyncService {
       if (sinceMs < now - CURSOR_MAX_AGE_MS) sinceMs = null;
     }
     const { clock, rows } = await repo.pull(this.db, userId, sinceMs, now);
-    return { changes: rows.map(toChange), serverTimestamp: clockToIso(clock), fullSyncRequired: sinceMs === null };
+    const tail = `],"serverTimestamp":${JSON.stringify(clockToIso(clock))},"fullSyncRequired":${sinceMs === null}}`;
+    const join = (page: repo.PullRow[]) => page.map((r) => r.change).join(",");
+    if (rows.length < repo.PULL_PAGE) return `{"changes":[${join(rows)}${tail}`;
+    // A large pull streams page by page, so a 100,000-entry vault is never held whole in memory.
+    const encoder = new TextEncoder();
+    let page = rows;
+    let first = true;
+    // highWaterMark 0: a page is read only when the runtime asks for the next chunk, never ahead.
+    const source: UnderlyingSource<Uint8Array> = {
+      pull: async (controller) => {
+        if (first) {
+          first = false;
+          controller.enqueue(encoder.encode(`{"changes":[${join(page)}`));
+          return;
+        }
+        if (page.length === repo.PULL_PAGE) {
+          page = await repo.pullPage(this.db, userId, sinceMs, clock, page[page.length - 1]);
+          if (page.length > 0) controller.enqueue(encoder.encode(`,${join(page)}`));
+          if (page.length === repo.PULL_PAGE) return;
+        }
+        controller.enqueue(encoder.encode(tail));
+        controller.close();
+      },
+    };
+    return new ReadableStream(source, { highWaterMark: 0 });
   }
 
   /**

@@ -1,0 +1,163 @@
+// Hot-path bench (issue 21): one `wrangler dev`, vaults of 1,000, 10,000 and 100,000 entries seeded
+// through local D1, and in one run the trivial route beside delta pull, match, create, push, import
+// and full pull, so every target is a ratio of figures taken on the same machine at the same time.
+// The machine is shared, so absolute figures are noisy; read the ratios and their flatness.
+//   node bench/hot-paths.mjs [--sizes 1000,10000,100000] [--seconds 8] [--connections 10] [--runs 7] [--port 8760]
+import { parseArgs } from "node:util";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { b64, benchEntry, benchSession, ensureWrk, fmt, hex, rssKiB, startWorker, workerdPids, writeSql, wrk } from "./lib/harness.mjs";
+
+const { values } = parseArgs({
+  options: {
+    sizes: { type: "string", default: "1000,10000,100000" },
+    seconds: { type: "string", default: "8" },
+    connections: { type: "string", default: "10" },
+    runs: { type: "string", default: "7" },
+    port: { type: "string", default: "8760" },
+  },
+});
+const SIZES = values.sizes.split(",").map(Number);
+const RUNS = Number(values.runs);
+const WRK = { seconds: Number(values.seconds), connections: Number(values.connections) };
+const PORT = Number(values.port);
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+ensureWrk();
+const worker = await startWorker({ port: PORT, name: "hot-paths", vars: { MAX_PASSWORDS_PER_USER: "1000000", SERVER_TIMING: "true" } });
+
+/** Seeds `n` entries for `userId` straight into local D1, with distinct commit-clock values. */
+function seed(userId, n) {
+  const now = Date.now() - n - 60_000;
+  const stmts = [];
+  let rows = [];
+  // One pseudo-random envelope per 100 rows keeps the SQL file small without making rows identical.
+  const key = b64(40);
+  let data = b64(300);
+  for (let i = 0; i < n; i++) {
+    if (i % 100 === 0) data = b64(300);
+    const host = `site${i % 2000}.example.com`;
+    const ts = new Date(now + i).toISOString();
+    rows.push(
+      `('${userId}-${i}','${userId}','Entry ${i}','${host}','https://${host}/login','[]',3,'${key}','${data}','${hex(64)}','${hex(64)}','${hex(64)}','[]','${host}','${ts}','${ts}',${now + i})`,
+    );
+    if (rows.length === 50 || i === n - 1) {
+      stmts.push(
+        "INSERT INTO passwords (id,user_id,name,website,url,tags,encryption_version,wrapped_item_key,encrypted_data,domain_hash,name_hash,username_hash,search_tokens,host,created_at,updated_at,change_seq) VALUES " +
+          rows.join(","),
+      );
+      rows = [];
+    }
+  }
+  stmts.push(`INSERT INTO sync_clocks (user_id, clock) VALUES ('${userId}', ${now + n})`);
+  worker.sql(writeSql(`hot-paths-seed-${n}`, stmts));
+}
+
+const session = (sub) => benchSession(worker.base, sub);
+
+const row = (label, text) => console.log(`${label.padEnd(44)} ${text}`);
+const timing = (headers) => (headers["server-timing"] ? `  [${headers["server-timing"]}]` : "");
+
+try {
+  const t0 = performance.now();
+  for (const n of SIZES) seed(`hot-${n}`, n);
+  console.log(`seeded ${SIZES.join(", ")} entries in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+
+  // The trivial route: single-request latency (sequential) and throughput (wrk) of an authenticated GET.
+  const probe = await session("hot-probe");
+  for (let i = 0; i < 20; i++) await probe.call("GET", "/api/auth/csrf-token");
+  const trivialSingle = [];
+  for (let i = 0; i < 100; i++) trivialSingle.push((await probe.call("GET", "/api/auth/csrf-token")).ms);
+  const trivialOne = median(trivialSingle);
+  wrk(`${worker.base}/api/auth/csrf-token`, probe.auth, { ...WRK, seconds: 2 });
+  const trivial = wrk(`${worker.base}/api/auth/csrf-token`, probe.auth, WRK);
+  row("trivial GET /api/auth/csrf-token", `single ${fmt(trivialOne)} ms   wrk c=${WRK.connections}: p50 ${fmt(trivial.p50)} ms  p99 ${fmt(trivial.p99)} ms  ${fmt(trivial.rps, 0)} req/s`);
+
+  const createLua = join(worker.state, "..", "hot-paths-create.lua");
+  const summary = [];
+  for (const n of SIZES) {
+    console.log(`\n--- vault of ${n.toLocaleString("en")} entries ---`);
+    const u = await session(`hot-${n}`);
+    const ids = Array.from({ length: 1000 }, (_, k) => `hot-${n}-${Math.floor((k * n) / 1000)}`);
+
+    // Delta pull of 100 changes, and the push of 100 mutations that made them.
+    const push = [];
+    const delta = [];
+    let deltaTiming = "";
+    let cursor = (await u.call("GET", `/api/passwords/sync?since=${encodeURIComponent(new Date().toISOString())}`)).json.serverTimestamp;
+    for (let r = 0; r < RUNS; r++) {
+      const stamp = new Date().toISOString();
+      const mutations = Array.from({ length: 100 }, (_, k) => {
+        const id = ids[(r * 100 + k) % ids.length];
+        return k % 10 === 9
+          ? { action: "delete", id, clientUpdatedAt: stamp }
+          : { action: "update", id, clientUpdatedAt: stamp, data: { name: `Edited ${r}.${k}`, encrypted_data: b64(300), wrapped_item_key: b64(40), encryption_version: 3 } };
+      });
+      const p = await u.call("POST", "/api/passwords/sync", { mutations });
+      const applied = p.json.results.filter((x) => x.status === "applied").length;
+      if (applied !== 100) throw new Error(`push applied ${applied} of 100`);
+      push.push(p.ms);
+      const d = await u.call("GET", `/api/passwords/sync?since=${encodeURIComponent(cursor)}`);
+      if (d.json.changes.length !== 100) throw new Error(`delta pull returned ${d.json.changes.length} changes`);
+      delta.push(d.ms);
+      deltaTiming = timing(d.headers);
+      cursor = d.json.serverTimestamp;
+    }
+    const deltaMs = median(delta);
+    row("delta pull, 100 changes", `median ${fmt(deltaMs)} ms  = ${fmt(deltaMs / trivialOne)}x trivial single${deltaTiming}`);
+
+    // Match at 10 connections, plain and revalidated (If-None-Match of the first answer's ETag).
+    const matchPath = "/api/passwords/match?url=https%3A%2F%2Flogin.site42.example.com%2Fx";
+    const first = await u.call("GET", matchPath);
+    const match = wrk(`${worker.base}${matchPath}`, u.auth, WRK);
+    row("match", `p50 ${fmt(match.p50)} ms  p99 ${fmt(match.p99)} ms  ${fmt(match.rps, 0)} req/s  p99 = ${fmt(match.p99 / trivial.p99)}x trivial  (${first.json.matches.length} matches)${timing(first.headers)}`);
+    let revalidated;
+    if (first.headers.etag) {
+      const again = await u.call("GET", matchPath, undefined, { "if-none-match": first.headers.etag });
+      revalidated = wrk(`${worker.base}${matchPath}`, { ...u.auth, "If-None-Match": first.headers.etag }, WRK);
+      row("match, If-None-Match (304)", `p50 ${fmt(revalidated.p50)} ms  p99 ${fmt(revalidated.p99)} ms  ${fmt(revalidated.rps, 0)} req/s  status ${again.status}${timing(again.headers)}`);
+    }
+
+    // Full pull: time, bytes and the growth of the runtime's resident memory while it runs.
+    const { runtime } = workerdPids(PORT);
+    const before = rssKiB(runtime);
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, rssKiB(runtime))), 5);
+    const full = await u.call("GET", "/api/passwords/sync");
+    clearInterval(sampler);
+    peak = Math.max(peak, rssKiB(runtime));
+    if (full.json.changes.length < n - 100) throw new Error(`full pull returned ${full.json.changes.length}`);
+    const growthMiB = (peak - before) / 1024;
+    row("full pull", `${fmt(full.ms, 0)} ms  ${fmt(full.bytes / 1024 / 1024)} MiB  workerd RSS growth ${fmt(growthMiB, 1)} MiB${timing(full.headers)}`);
+
+    // Create throughput (wrk POST, each request a new entry).
+    const body = JSON.stringify(benchEntry(1));
+    writeFileSync(
+      createLua,
+      `wrk.method = "POST"\nwrk.body = ${JSON.stringify(body)}\nwrk.headers["Content-Type"] = "application/json"\nwrk.headers["X-CSRF-Token"] = ${JSON.stringify(u.csrfToken)}\n`,
+    );
+    const oneCreate = await u.call("POST", "/api/passwords", benchEntry(2));
+    const create = wrk(`${worker.base}/api/passwords`, u.auth, { ...WRK, script: createLua });
+    if (create.non2xx > 0) console.log(`  (create: ${create.non2xx} non-2xx responses)`);
+    row("create", `p50 ${fmt(create.p50)} ms  p99 ${fmt(create.p99)} ms  ${fmt(create.rps, 0)} req/s  = ${fmt(create.rps / trivial.rps)}x trivial${timing(oneCreate.headers)}`);
+
+    // Import of 5,000 entries into this vault (runs last: it grows the vault).
+    const imp = await u.call("POST", "/api/passwords/import", { provider: "generic", entries: Array.from({ length: 5000 }, (_, i) => benchEntry(i)) });
+    if (imp.json.imported !== 5000) throw new Error(`import: ${JSON.stringify(imp.json).slice(0, 300)}`);
+    const pushMs = median(push);
+    row("push of 100 mutations (90 upd, 10 del)", `median ${fmt(pushMs)} ms`);
+    row("import of 5,000", `${fmt(imp.ms, 0)} ms${timing(imp.headers)}`);
+    summary.push({ n, delta: deltaMs / trivialOne, match: match.p99 / trivial.p99, create: create.rps / trivial.rps, createRps: create.rps, push: pushMs, imp: imp.ms, full: growthMiB, revalidated: revalidated?.p99 });
+  }
+
+  console.log("\nsummary (targets: delta <= 1.5x trivial single; match p99 <= 1.5x trivial p99; create >= 0.7x trivial req/s; flat across sizes; full pull growth < 50 MiB)");
+  console.log("entries    delta/trivial  match p99/trivial  create/trivial  create req/s  push 100 ms  import 5k ms  full pull MiB");
+  for (const s of summary) {
+    console.log(
+      `${String(s.n).padEnd(10)} ${fmt(s.delta).padStart(13)}  ${fmt(s.match).padStart(17)}  ${fmt(s.create).padStart(14)}  ${fmt(s.createRps, 0).padStart(12)}  ${fmt(s.push, 1).padStart(11)}  ${fmt(s.imp, 0).padStart(12)}  ${fmt(s.full, 1).padStart(13)}`,
+    );
+  }
+} finally {
+  worker.stop();
+}

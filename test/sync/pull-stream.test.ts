@@ -1,0 +1,97 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { dbFor } from "../../src/db/client";
+import { passwords } from "../../src/db/schema";
+import { PULL_PAGE } from "../../src/domains/sync/repo";
+import { SyncService, toChange } from "../../src/domains/sync/service";
+import { eq } from "drizzle-orm";
+import { TestUser } from "../support/auth";
+import { pull, type PullBody } from "./helpers";
+
+/** Seeds `n` rows straight into D1; rows 1000..1099 share one commit stamp, to straddle a page edge. */
+async function seed(userId: string, n: number, base = Date.now() - 3_600_000) {
+  const stmt = env.DB.prepare(
+    `INSERT INTO passwords (id, user_id, name, website, tags, encryption_version, wrapped_item_key, encrypted_data, created_at, updated_at, change_seq, deleted_at)
+     VALUES (?, ?, ?, 'seed.example.com', '["t"]', 3, 'k', 'd', ?, ?, ?, ?)`,
+  );
+  const rows = Array.from({ length: n }, (_, i) => {
+    const seq = i >= 1000 && i < 1100 ? base + 1000 : base + i;
+    const at = new Date(seq).toISOString();
+    return stmt.bind(`${userId}-${String(i).padStart(5, "0")}`, userId, `Seed ${i}`, at, at, seq, i % 7 === 6 ? at : null);
+  });
+  for (let i = 0; i < rows.length; i += 500) await env.DB.batch(rows.slice(i, i + 500));
+  await env.DB.prepare("INSERT INTO sync_clocks (user_id, clock) VALUES (?, ?)").bind(userId, base + n).run();
+}
+
+const text = async (body: string | ReadableStream<Uint8Array>) => (typeof body === "string" ? body : new Response(body).text());
+
+describe("sync pull, built in SQL and streamed page by page", () => {
+  it("a full pull past several pages returns every live entry once, in commit order", async () => {
+    const user = await TestUser.create();
+    const n = 2 * PULL_PAGE + 345;
+    await seed(user.id, n);
+    const res = await user.call("GET", "/api/passwords/sync");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    const body = (await res.json()) as PullBody;
+    const live = Array.from({ length: n }, (_, i) => i).filter((i) => i % 7 !== 6);
+    expect(body.fullSyncRequired).toBe(true);
+    expect(body.changes.map((c) => c.id)).toEqual(live.map((i) => `${user.id}-${String(i).padStart(5, "0")}`).sort((a, b) => {
+      const seq = (id: string) => { const i = Number(id.slice(-5)); return i >= 1000 && i < 1100 ? 1000 : i; };
+      return seq(a) - seq(b) || (a < b ? -1 : 1);
+    }));
+    expect(body.changes.every((c) => c._deleted === false && c.tags instanceof Array)).toBe(true);
+  });
+
+  it("a delta pull past a page edge carries tombstones, and its cursor then returns nothing", async () => {
+    const user = await TestUser.create();
+    const base = Date.now() - 3_600_000;
+    await seed(user.id, PULL_PAGE + 500, base);
+    const body = await pull(user, new Date(base + 200).toISOString());
+    const expected = PULL_PAGE + 500 - 201;
+    expect(body.fullSyncRequired).toBe(false);
+    expect(new Set(body.changes.map((c) => c.id)).size).toBe(expected);
+    expect(body.changes.filter((c) => c._deleted).every((c) => Object.keys(c).sort().join() === "_deleted,deleted_at,id")).toBe(true);
+    expect((await pull(user, body.serverTimestamp)).changes).toEqual([]);
+  });
+
+  it("each change is exactly what toChange makes of the stored row: placeholders, flags, tags, tombstones", async () => {
+    const user = await TestUser.create();
+    const now = Date.now() - 60_000;
+    const at = new Date(now).toISOString();
+    const insert = (id: string, v: number, username: string | null, totp: number, passkey: number, tags: string, deleted: string | null, seq: number) =>
+      env.DB.prepare(
+        `INSERT INTO passwords (id, user_id, name, website, url, username, tags, encryption_version, wrapped_item_key, encrypted_data, has_totp, has_passkey, created_at, updated_at, deleted_at, change_seq)
+         VALUES (?, ?, 'Name "quoted" \\ é', NULL, 'https://u.example', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).bind(id, user.id, username, tags, v, v === 3 ? "key" : null, v === 3 ? "data" : null, totp, passkey, at, at, deleted, seq);
+    await env.DB.batch([
+      insert(`${user.id}-a`, 3, null, 1, 0, '["x","y"]', null, now + 1),
+      insert(`${user.id}-b`, -1, "alice@example.com", 0, 1, "[]", null, now + 2),
+      insert(`${user.id}-c`, 3, "ignored", 0, 0, '["z"]', at, now + 3),
+      env.DB.prepare("INSERT INTO sync_clocks (user_id, clock) VALUES (?, ?)").bind(user.id, now + 10),
+    ]);
+    const db = dbFor(env, user.id);
+    const rows = await db.select().from(passwords).where(eq(passwords.userId, user.id)).orderBy(passwords.changeSeq).all();
+    const body = JSON.parse(await text(await new SyncService(db, 25).pull(user.id, new Date(now - 1000).toISOString())));
+    expect(body.changes).toEqual(rows.map(toChange));
+  });
+
+  it("a write made while a pull streams is not lost: the pull stops at its clock and the next delta has it", async () => {
+    const user = await TestUser.create();
+    await seed(user.id, 2 * PULL_PAGE + 100);
+    const db = dbFor(env, user.id);
+    const stream = (await new SyncService(db, 25).pull(user.id, undefined)) as ReadableStream<Uint8Array>;
+    const reader = stream.getReader();
+    const chunks: Uint8Array[] = [(await reader.read()).value!];
+    // The last page is not read yet: change an entry on it.
+    const victim = `${user.id}-${String(2 * PULL_PAGE + 51).padStart(5, "0")}`;
+    await env.DB.prepare("UPDATE sync_clocks SET clock = clock + 1 WHERE user_id = ?").bind(user.id).run();
+    await env.DB.prepare("UPDATE passwords SET name = 'Edited', change_seq = (SELECT clock FROM sync_clocks WHERE user_id = ?) WHERE id = ?").bind(user.id, victim).run();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
+    const body = JSON.parse(new TextDecoder().decode(await new Blob(chunks).arrayBuffer())) as PullBody;
+    expect(body.changes.map((c) => c.id)).not.toContain(victim);
+    expect(body.changes).toHaveLength(Array.from({ length: 2 * PULL_PAGE + 100 }, (_, i) => i).filter((i) => i % 7 !== 6).length - 1);
+    const next = await pull(user, body.serverTimestamp);
+    expect(next.changes.map((c) => [c.id, c.name])).toContainEqual([victim, "Edited"]);
+  });
+});
