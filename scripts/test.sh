@@ -8,6 +8,7 @@ npx tsc --noEmit -p .
 npx tsc -p client
 npx tsc -p client/tsconfig.sw.json
 npx tsc -p client/test
+npx tsc -p extension
 # The layering rules (.dependency-cruiser.cjs): a new crossing between layers or domains fails here.
 npx depcruise src durable-objects client/src --output-type err
 # docs/routes.md is generated from the route registry; a route added without regenerating fails here.

@@ -1,7 +1,9 @@
 /**
- * Typed client for the API endpoints the web client uses. Same-origin requests with
- * `credentials: "same-origin"`: the identity travels in the access_token cookie (docs/decisions.md,
- * "Issue 10"), so pages and the service worker call the API alike and never hold the token.
+ * Typed client for the API endpoints the web client and the browser extension use. In the web app,
+ * same-origin requests with `credentials: "same-origin"`: the identity travels in the access_token
+ * cookie (docs/decisions.md, "Issue 10"), so pages and the service worker never hold the token.
+ * The extension is another origin: it passes `bearer`, which reads the same cookie through the
+ * cookies API on every call (docs/decisions.md, "Issue 18"), and sends no cookies of its own.
  * Every call goes through ENDPOINTS, which a test checks against /api/openapi.json.
  */
 import type { MutationData } from "./db";
@@ -9,6 +11,7 @@ import type { MutationData } from "./db";
 export const ENDPOINTS = {
   csrfToken: { method: "GET", path: "/api/auth/csrf-token", reads: ["csrfToken"] },
   listPasswords: { method: "GET", path: "/api/passwords", query: ["page", "limit"], reads: ["data", "pagination"] },
+  match: { method: "GET", path: "/api/passwords/match", query: ["url"], reads: ["matches"] },
   reveal: { method: "POST", path: "/api/passwords/{id}/reveal", reads: ["envelope"] },
   syncPull: { method: "GET", path: "/api/passwords/sync", query: ["since"], reads: ["changes", "serverTimestamp", "fullSyncRequired"] },
   syncPush: { method: "POST", path: "/api/passwords/sync", body: ["mutations"], reads: ["results", "serverTimestamp"] },
@@ -57,6 +60,9 @@ export type RevealResponse = { envelope: { wrappedItemKey: string; encryptedData
 
 export type SharingKeyResponse = { publicKey: { kty: string; crv: string; x: string; y: string }; created_at: string; updated_at: string };
 
+export type MatchedEntry = { id: string; name: string; username_hash: string | null; url: string | null; wrapped_item_key: string | null; encrypted_data: string | null };
+export type MatchResponse = { matches: MatchedEntry[] };
+
 export type ListedEntry = { id: string; name: string; website: string | null; url: string | null; encryption_version: number; wrapped_item_key: string | null; encrypted_data: string | null };
 export type ListPasswordsResponse = { data: ListedEntry[]; pagination: { page: number; limit: number; total: number } };
 
@@ -88,12 +94,21 @@ function urlFor(name: EndpointName, params: Record<string, string> = {}, query: 
 export class ApiClient {
   private csrf: string | null = null;
 
-  /** `origin` is "" in pages and the worker (same origin); tests pass an absolute base. */
-  constructor(private readonly origin = "") {}
+  /**
+   * `origin` is "" in pages and the worker (same origin); tests and the extension pass an absolute
+   * base. `bearer` gives the access token for an Authorization header (the extension); without it
+   * the cookie travels.
+   */
+  constructor(
+    private readonly origin = "",
+    private readonly bearer?: () => Promise<string | null>,
+  ) {}
 
   private async call<T>(name: EndpointName, opts: { params?: Record<string, string>; query?: Record<string, string | undefined>; body?: unknown } = {}, retried = false): Promise<T> {
     const { method } = ENDPOINTS[name];
     const headers: Record<string, string> = { accept: "application/json" };
+    const token = this.bearer ? await this.bearer() : null;
+    if (token) headers.authorization = `Bearer ${token}`;
     if (method !== "GET") {
       headers["x-csrf-token"] = await this.csrfToken();
       if (opts.body !== undefined) headers["content-type"] = "application/json";
@@ -103,7 +118,7 @@ export class ApiClient {
       res = await fetch(this.origin + urlFor(name, opts.params, opts.query), {
         method,
         headers,
-        credentials: "same-origin",
+        credentials: this.bearer ? "omit" : "same-origin",
         cache: "no-store",
         body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
       });
@@ -129,6 +144,10 @@ export class ApiClient {
 
   listPasswords(page = 1, limit = 20): Promise<ListPasswordsResponse> {
     return this.call("listPasswords", { query: { page: String(page), limit: String(limit) } });
+  }
+
+  match(url: string): Promise<MatchResponse> {
+    return this.call("match", { query: { url } });
   }
 
   reveal(id: string): Promise<RevealResponse> {

@@ -46,7 +46,7 @@ function setCookie(value: string, maxAgeSeconds: number) {
  * A vault of unbound entries only is checked against one of them (until this device saw it bound);
  * an empty vault accepts any passphrase, which then becomes the vault's.
  */
-async function vaultKeys(api: ApiClient, trust: TrustStore, userId: string, passphrase: string): Promise<VaultKeys> {
+export async function vaultKeys(api: ApiClient, trust: TrustStore, userId: string, passphrase: string): Promise<VaultKeys> {
   const { data } = await api.listPasswords(1, 20);
   const samples = data.flatMap((e) => (e.encryption_version === 3 && e.wrapped_item_key && e.encrypted_data ? [{ e, env: { wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data } }] : []));
   const floor = await trust.floor();

@@ -1,5 +1,6 @@
 // Development identity provider (DECISIONS D1): one ES256 key pair made once per checkout, whose
 // public JWKS goes into .dev.vars so `wrangler dev` trusts tokens that scripts/token.mjs signs.
+import { extensionOrigin } from "./extension-id.mjs";
 import { exportJWK, generateKeyPair, SignJWT, importJWK } from "jose";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
@@ -46,6 +47,8 @@ export async function ensureDevVars() {
   if (!vars.has("CSRF_SECRET")) vars.set("CSRF_SECRET", randomBytes(32).toString("base64url"));
   if (!vars.has("DATA_ENCRYPTION_KEY")) vars.set("DATA_ENCRYPTION_KEY", randomBytes(32).toString("base64"));
   if (!vars.has("APP_ORIGIN")) vars.set("APP_ORIGIN", "http://localhost:8787");
+  // The browser extension (extension/, fixed id from its manifest key) calls the API cross-origin.
+  if (!vars.has("CORS_ORIGINS")) vars.set("CORS_ORIGINS", extensionOrigin());
   if (!vars.has("SERVER_TIMING")) vars.set("SERVER_TIMING", "true");
   if (!vars.has("OUTBOUND_ALLOW_PRIVATE")) vars.set("OUTBOUND_ALLOW_PRIVATE", "true");
   writeFileSync(VARS_FILE, [...vars].map(([k, v]) => `${k}=${v}`).join("\n") + "\n", { mode: 0o600 });

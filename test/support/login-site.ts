@@ -65,6 +65,11 @@ export async function startLoginSite(): Promise<{ url: string; close(): Promise<
       res.end(JSON.stringify(stats.get(url.searchParams.get("u") ?? "") ?? { logins: 0, clicks: 0, failed: 0 }));
     } else if (req.method === "GET" && url.pathname === "/login") {
       html(loginPage());
+    } else if (req.method === "GET" && url.pathname === "/login-otp") {
+      html(loginPage().replace('<button type="submit">', '<label>Code <input name="otp" autocomplete="one-time-code" inputmode="numeric"></label>\n<button type="submit">'));
+    } else if (req.method === "GET" && url.pathname === "/frame") {
+      // A page that embeds another (the browser-extension tests: fills into same- and cross-origin frames).
+      html(`<!doctype html><html><head><title>Framed</title></head><body><h1>Framed</h1><iframe id="inner" width="600" height="400" src="${(url.searchParams.get("src") ?? "/login").replace(/[<>"&]/g, "")}"></iframe></body></html>`);
     } else if (req.method === "GET" && url.pathname === "/login-handle") {
       html(handlePage());
     } else if (req.method === "POST" && (url.pathname === "/login" || url.pathname === "/login-handle")) {

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import type {} from "vitest";
 import type { TestProject } from "vitest/node";
 import { ROOT } from "../../../scripts/lib/dev-identity.mjs";
+import { extensionOrigin } from "../../../scripts/lib/extension-id.mjs";
 import { startWorker } from "../../../bench/lib/harness.mjs";
 import { freePort } from "../../../test/support/dovecot-lib.mjs";
 
@@ -19,7 +20,7 @@ export default async function setup(project: TestProject) {
   execFileSync("node", ["scripts/build-client.mjs"], { cwd: ROOT, stdio: "inherit" });
   // A free port unless one is named: several checkouts may run this suite on one machine.
   const port = process.env.BROWSER_TEST_PORT ? Number(process.env.BROWSER_TEST_PORT) : await freePort();
-  const worker = await startWorker({ port, name: "browser-suite", vars: { OUTBOUND_ALLOW_PRIVATE: "true" } });
+  const worker = await startWorker({ port, name: "browser-suite", vars: { OUTBOUND_ALLOW_PRIVATE: "true", CORS_ORIGINS: extensionOrigin() } });
   project.provide("baseUrl", worker.base);
   return () => worker.stop();
 }

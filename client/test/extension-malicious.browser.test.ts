@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { VaultKeys } from "../src/crypto";
+import { startLoginSite } from "../../test/support/login-site";
+import { apiAs } from "./support/api";
+import { newUser, screenshot, signInThroughPage, type BrowserContext, type Page } from "./support/browser";
+import { buildExtension, deriveVaultKeys, extensionStatus, launchWithExtension, newProfile, openPopup, seedEntries } from "./support/extension";
+import { isListing, startMaliciousServer, withRounds, type MaliciousServer, type Seen } from "./support/malicious-server";
+
+// Issue 22, the extension's part: the unpacked extension in real Chromium talks to the real worker
+// only through a proxy that rewrites the API's answers as a compromised server could. For each
+// attack the extension fills nothing it should not, and the secret never reaches the page.
+const PASSPHRASE = "extension hostile passphrase";
+const MAIL_SECRET = "dave-mail-secret-91c";
+const base = inject("baseUrl");
+let evil: MaliciousServer;
+let site: Awaited<ReturnType<typeof startLoginSite>>;
+let sitePort: string;
+let user: Awaited<ReturnType<typeof newUser>>;
+let keys: VaultKeys;
+let context: BrowserContext;
+
+type Row = { id: string; name: string; website: string | null; url: string | null; wrapped_item_key: string; encrypted_data: string };
+
+const at = (host: string, path: string) => `http://${host}:${sitePort}${path}`;
+const menu = (p: Page) => p.locator("#credential-vault-menu");
+const menuText = (p: Page) => p.locator("#credential-vault-menu .box").innerText();
+const isMatch = (r: Seen) => r.method === "GET" && r.path === "/api/passwords/match";
+const isPull = (r: Seen) => r.method === "GET" && r.path === "/api/passwords/sync";
+
+/** Every entry-shaped object in an API answer (match list, listing, sync pull), rewritten by `fn`. */
+function mapRows(body: unknown, fn: (row: Row) => Row): unknown {
+  if (Array.isArray(body)) return body.map((x) => mapRows(x, fn));
+  if (body && typeof body === "object") {
+    const o = body as Record<string, unknown>;
+    if (typeof o.id === "string" && typeof o.wrapped_item_key === "string") return fn(o as unknown as Row);
+    return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, mapRows(v, fn)]));
+  }
+  return body;
+}
+
+async function openLogin(url: string) {
+  const page = await context.newPage();
+  page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
+  await page.goto(url);
+  return page;
+}
+
+/** The extension looked, decided and offered nothing; no field holds a secret. */
+async function offersNothing(page: Page, secret: string) {
+  await expect.poll(() => menu(page).getAttribute("data-state")).toBe("ready");
+  expect(await menu(page).getAttribute("data-count")).toBe("0");
+  expect(await page.getByLabel("Password").inputValue()).toBe("");
+  expect(await page.content()).not.toContain(secret);
+}
+
+async function serverRows(): Promise<Map<string, Row>> {
+  return (await (await apiAs(base, user.token)).entries()) as Map<string, Row>;
+}
+
+beforeAll(async () => {
+  evil = await startMaliciousServer(base);
+  site = await startLoginSite();
+  sitePort = new URL(site.url).port;
+  buildExtension(evil.base);
+  user = await newUser("ext-hostile");
+  keys = await deriveVaultKeys(PASSPHRASE, user.sub);
+  await seedEntries(base, user, keys, [{ name: "Test site", website: "site.test", username: "alice", password: "alice-site-pass" }]);
+  ({ context } = await launchWithExtension(newProfile(), evil.base));
+  // The session comes from the web app, opened through the same hostile origin.
+  const app = await context.newPage();
+  await app.goto(evil.base);
+  await signInThroughPage(app, user.token, PASSPHRASE);
+  await app.close();
+});
+
+afterAll(async () => {
+  await context?.close();
+  await site?.close();
+  await evil?.stop();
+});
+
+describe("the extension against a malicious server", () => {
+  it("downgrades the key derivation at the first unlock: refused with the reason, nothing derived", async () => {
+    evil.rewrite({
+      when: isListing,
+      json: (body: { data: Row[] }) => ({ ...body, data: body.data.map((e) => ({ ...e, wrapped_item_key: withRounds(e.wrapped_item_key, 1000) })) }),
+    });
+    const popup = await openPopup(context);
+    try {
+      await popup.getByLabel("Master passphrase").fill(PASSPHRASE);
+      await popup.getByRole("button", { name: "Unlock" }).click();
+      await expect.poll(() => popup.locator("#unlock-error").innerText()).toContain("weaker key derivation (PBKDF2 with 1000 rounds)");
+      expect((await extensionStatus(popup)).unlocked).toBe(false);
+      await screenshot(popup, "extension-malicious-kdf.png");
+    } finally {
+      evil.honest();
+      await popup.close();
+    }
+    // The same unlock against the honest answer opens the vault: the refusal was the downgrade's.
+    const honest = await openPopup(context);
+    await honest.getByLabel("Master passphrase").fill(PASSPHRASE);
+    await honest.getByRole("button", { name: "Unlock" }).click();
+    await honest.locator("body[data-state=unlocked]").waitFor();
+    await expect.poll(async () => (await extensionStatus(honest)).lastSync).not.toBeNull();
+    await honest.close();
+  });
+
+  it("swaps two entries' blobs: neither is offered on either site, and honest they are", async () => {
+    // The server lies from the moment the entries exist, so no honest copy reaches the extension's cache.
+    let shop: Row | undefined;
+    let mail: Row | undefined;
+    const swap = (r: Row): Row =>
+      !shop || !mail ? r
+      : r.id === shop.id ? { ...r, wrapped_item_key: mail.wrapped_item_key, encrypted_data: mail.encrypted_data }
+      : r.id === mail.id ? { ...r, wrapped_item_key: shop.wrapped_item_key, encrypted_data: shop.encrypted_data }
+      : r;
+    evil.rewrite({ when: (r) => isMatch(r) || isPull(r) || isListing(r), json: (body) => mapRows(body, swap) });
+    await seedEntries(base, user, keys, [
+      { name: "Shop", website: "shop.test", username: "carol", password: "carol-shop-pass" },
+      { name: "Mail", website: "mail.test", username: "dave", password: MAIL_SECRET },
+    ]);
+    const rows = await serverRows();
+    shop = rows.get("Shop")!;
+    mail = rows.get("Mail")!;
+    try {
+      const page = await openLogin(at("shop.test", "/login"));
+      await offersNothing(page, MAIL_SECRET);
+      await screenshot(page, "extension-malicious-swap.png");
+      await page.close();
+      const other = await openLogin(at("mail.test", "/login"));
+      await offersNothing(other, "carol-shop-pass");
+      await other.close();
+    } finally {
+      evil.honest();
+    }
+    const page = await openLogin(at("shop.test", "/login"));
+    await menu(page).getByRole("menuitem", { name: /Shop/ }).click();
+    await expect.poll(() => page.getByLabel("Password").inputValue()).toBe("carol-shop-pass");
+    expect(await page.getByLabel("Username").inputValue()).toBe("carol");
+    await page.close();
+  });
+
+  it("points an entry at another site by rewriting its address: nothing is offered there", async () => {
+    const mail = (await serverRows()).get("Mail")!;
+    // The entry as the server now claims it: for evil.test, with its genuine blob.
+    const forged: Row = { ...mail, website: "evil.test", url: "http://evil.test/login" };
+    evil.rewrite({
+      when: (r) => isMatch(r) && r.search.includes("evil.test"),
+      json: (body: { matches: Row[] }) => ({ ...body, matches: [...body.matches, forged] }),
+    });
+    evil.rewrite({ when: (r) => isPull(r) || isListing(r), json: (body) => mapRows(body, (r) => (r.id === mail.id ? { ...r, website: forged.website, url: forged.url } : r)) });
+    try {
+      const page = await openLogin(at("evil.test", "/login"));
+      await offersNothing(page, MAIL_SECRET);
+      expect(evil.seen.some((r) => isMatch(r) && r.search.includes("evil.test"))).toBe(true);
+      await page.close();
+    } finally {
+      evil.honest();
+    }
+    // Its own site still gets it.
+    const own = await openLogin(at("mail.test", "/login"));
+    await expect.poll(() => menuText(own)).toContain("Mail");
+    await own.close();
+  });
+});

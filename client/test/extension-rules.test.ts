@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { generatePassword, requirementsFor } from "../../extension/src/generator";
+import { registrableDomain, verdict } from "../../extension/src/policy";
+
+// The extension's pure rules: where it may fill, and the generator against the registry's requirements.
+const top = (pageUrl: string) => ({ pageUrl, crossOriginFrame: false });
+
+describe("where the extension fills", () => {
+  it("compares registrable domains from the Public Suffix List", () => {
+    expect(registrableDomain("https://login.github.com/session")).toBe("github.com");
+    expect(registrableDomain("github.com.evil.example")).toBe("evil.example");
+    expect(registrableDomain("https://shop.example.co.uk/")).toBe("example.co.uk");
+    expect(registrableDomain("https://alice.github.io/")).toBe("alice.github.io");
+    expect(registrableDomain("http://127.0.0.1:8080/login")).toBe("127.0.0.1");
+  });
+
+  it("refuses a lookalike host, another site, and a cross-origin frame", () => {
+    expect(verdict(top("https://github.com.evil.example/login"), "https://github.com/login")).toBe("refuse-domain");
+    expect(verdict(top("https://github-com.example/login"), "github.com")).toBe("refuse-domain");
+    expect(verdict(top("https://bob.github.io/"), "https://alice.github.io/")).toBe("refuse-domain");
+    expect(verdict({ pageUrl: "https://github.com/login", crossOriginFrame: true }, "https://github.com/login")).toBe("refuse-frame");
+    expect(verdict(top("https://gist.github.com/"), "github.com")).toBe("fill");
+  });
+
+  it("asks before an https entry fills a plain-http page", () => {
+    expect(verdict(top("http://github.com/login"), "https://github.com/login")).toBe("confirm-insecure");
+    expect(verdict(top("http://github.com/login"), "https://github.com/login", true)).toBe("fill");
+    expect(verdict(top("http://intranet.example/"), "intranet.example")).toBe("fill");
+  });
+});
+
+describe("the generator", () => {
+  const classes = (p: string) => ({ upper: /[A-Z]/.test(p), lower: /[a-z]/.test(p), digit: /\d/.test(p), symbol: /[^A-Za-z0-9]/.test(p) });
+
+  it("honours a registry service's maximum length and character rules", () => {
+    const samsung = requirementsFor("https://account.samsung.com/signin");
+    expect(samsung.service).toBe("Samsung");
+    expect(samsung.requirements.maxLength).toBe(15);
+    for (let i = 0; i < 50; i++) {
+      const p = generatePassword(samsung.requirements);
+      expect(p.length).toBe(15);
+      expect(classes(p)).toEqual({ upper: true, lower: true, digit: true, symbol: true });
+    }
+    const facebook = requirementsFor("https://www.facebook.com/");
+    for (let i = 0; i < 50; i++) expect(classes(generatePassword(facebook.requirements)).symbol).toBe(false);
+  });
+
+  it("keeps to given symbols, leaves out disallowed characters, and reaches a minimum length", () => {
+    for (let i = 0; i < 50; i++) {
+      const p = generatePassword({ minLength: 32, maxLength: 40, requireSymbols: true, specificSymbols: "#!", disallowedChars: "aA2", requireUppercase: true, requireLowercase: true, requireNumbers: true });
+      expect(p.length).toBe(32);
+      expect(p).toMatch(/^[^aA2]+$/);
+      expect(p.replace(/[A-Za-z0-9]/g, "")).toMatch(/^[#!]+$/);
+    }
+  });
+
+  it("uses the registry's defaults for an unknown site", () => {
+    const { service, requirements } = requirementsFor("http://login.site.test:8080/login");
+    expect(service).toBeNull();
+    const p = generatePassword(requirements);
+    expect(p.length).toBe(20);
+    expect(classes(p)).toEqual({ upper: true, lower: true, digit: true, symbol: true });
+  });
+});

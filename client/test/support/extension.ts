@@ -1,0 +1,116 @@
+import { chromium, type BrowserContext, type Page, type Worker } from "playwright-core";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { createServer, type Server, type Socket, connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ROOT } from "../../../scripts/lib/dev-identity.mjs";
+import { extensionId } from "../../../scripts/lib/extension-id.mjs";
+import { apiAs } from "./api";
+import { CHROMIUM } from "./browser";
+import { blindIndexes, deriveVaultKeys, type VaultKeys } from "../../src/crypto";
+import { placeOf, sealEntry } from "../../src/envelope";
+
+export const EXTENSION_DIR = join(ROOT, "dist", "extension");
+export const EXTENSION_ID = extensionId();
+
+/** Builds dist/extension with the given web app origin. */
+export function buildExtension(appOrigin: string) {
+  execFileSync("node", ["scripts/build-extension.mjs"], { cwd: ROOT, stdio: "inherit", env: { ...process.env, EXTENSION_APP_ORIGIN: appOrigin } });
+}
+
+export const newProfile = () => mkdtempSync(join(tmpdir(), "vault-extension-"));
+
+/**
+ * Chromium's new headless mode with the unpacked extension. Every *.test host resolves to
+ * loopback, so the local login site can be reached under names with real registrable domains.
+ */
+export async function launchWithExtension(profile: string, baseURL?: string): Promise<{ context: BrowserContext; worker: Worker }> {
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    baseURL,
+    args: [
+      "--no-sandbox",
+      "--disable-dev-shm-usage",
+      `--disable-extensions-except=${EXTENSION_DIR}`,
+      `--load-extension=${EXTENSION_DIR}`,
+      "--host-resolver-rules=MAP *.test 127.0.0.1",
+    ],
+  });
+  const worker = context.serviceWorkers().find((w) => w.url().includes(EXTENSION_ID)) ?? (await context.waitForEvent("serviceworker", (w) => w.url().includes(EXTENSION_ID)));
+  return { context, worker };
+}
+
+/** The popup, opened as a page of the extension (the toolbar is not scriptable). */
+export async function openPopup(context: BrowserContext): Promise<Page> {
+  const popup = await context.newPage();
+  await popup.setViewportSize({ width: 360, height: 480 });
+  await popup.goto(`chrome-extension://${EXTENSION_ID}/popup.html`);
+  await popup.locator("body[data-state]").waitFor();
+  return popup;
+}
+
+export type ExtensionStatus = { signedIn: boolean; unlocked: boolean; pending: number; lastSync: string | null };
+
+/** What the service worker reports, asked from an extension page like the popup does. */
+export function extensionStatus(popup: Page): Promise<ExtensionStatus> {
+  return popup.evaluate(() => chrome.runtime.sendMessage({ type: "status" }));
+}
+
+/**
+ * A TCP relay in front of the worker: the extension's web app origin in the tests, so "offline"
+ * is a real refused connection while the worker keeps serving the other tests.
+ */
+export async function startRelay(target: { host: string; port: number }, port = 0) {
+  const sockets = new Set<Socket>();
+  let server: Server | null = null;
+  const listen = (p: number) =>
+    new Promise<number>((resolve) => {
+      server = createServer((client) => {
+        const upstream = connect(target.port, target.host);
+        for (const s of [client, upstream]) {
+          sockets.add(s);
+          s.on("close", () => sockets.delete(s));
+          s.on("error", () => s.destroy());
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      server.listen(p, "127.0.0.1", () => resolve((server!.address() as { port: number }).port));
+    });
+  const bound = await listen(port);
+  return {
+    url: `http://127.0.0.1:${bound}`,
+    async stop() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+      server = null;
+    },
+    resume: () => listen(bound),
+  };
+}
+
+export type Seed = { name: string; website: string; url?: string; username: string; password: string; totp?: string };
+
+/** Another device of the same user adds entries through sync: envelopes sealed in their place by the client's crypto. */
+export async function seedEntries(base: string, user: { sub: string; token: string }, keys: VaultKeys, seeds: Seed[]) {
+  const token = user.token;
+  const api = await apiAs(base, token);
+  const now = new Date().toISOString();
+  const mutations = [];
+  for (const s of seeds) {
+    const id = crypto.randomUUID();
+    const envelope = await sealEntry(keys, placeOf(user.sub, { id, website: s.website, url: s.url ?? null }), { username: s.username, password: s.password, notes: "", category: "", totp: s.totp ?? "" });
+    const idx = await blindIndexes(keys, { name: s.name, website: s.website, username: s.username });
+    mutations.push({
+      action: "create",
+      id,
+      clientUpdatedAt: now,
+      data: { name: s.name, website: s.website, url: s.url ?? null, tags: [], ...envelope, encryption_version: 3, ...idx, domain_hash: idx.domain_hash ?? null },
+    });
+  }
+  const res = await api.post("/api/passwords/sync", { mutations });
+  if (res.status !== 200 || res.body.results.some((r: { status: string }) => r.status !== "applied")) throw new Error(`seed: ${JSON.stringify(res.body)}`);
+}
+
+export { deriveVaultKeys };

@@ -1,0 +1,277 @@
+/**
+ * The extension's vault, in an offscreen document: the one context that lives as long as the
+ * browser, so the unlocked keys can stay in memory only (an MV3 service worker is stopped after 30
+ * seconds idle). The keys are non-extractable CryptoKeys in this document's memory; they are never
+ * stored. The store is the web client's (app-sync in the extension's IndexedDB) and the crypto,
+ * vault and sync engine are the web client's modules.
+ */
+import { ApiClient, OfflineError } from "../../client/src/api";
+import { domainOf, keyVersion, type EntrySecrets, type VaultKeys } from "../../client/src/crypto";
+import { openDb, type LocalEntry } from "../../client/src/db";
+import { isBound, keyCheckMatches, makeKeyCheck, openEntry, placeOf } from "../../client/src/envelope";
+import { keysForCheck } from "../../client/src/passphrase";
+import { SignInError, tokenClaims, vaultKeys } from "../../client/src/session";
+import { TrustStore } from "../../client/src/trust";
+import { SYNC_PERIOD_MS, syncOnce } from "../../client/src/sync-engine";
+import { Vault } from "../../client/src/vault";
+import type { Forwarded } from "./background";
+import type { Credentials, FillReply, MatchItem, MatchReply, SaveOffer } from "./messages";
+import { registrableDomain, verdict, type FillContext } from "./policy";
+import { currentCode } from "./totp";
+
+type Candidate = { id: string; name: string; website?: string | null; url: string | null; wrapped_item_key: string | null; encrypted_data: string | null };
+type Unlocked = { userId: string; keys: VaultKeys; vault: Vault; api: ApiClient; appOrigin: string; byDomain: Map<string, LocalEntry[]>; timer: ReturnType<typeof setInterval> };
+type Submission = { url: string; username: string; password: string; offer?: SaveOffer & { id?: string } };
+
+const dbReady = openDb();
+let state: Unlocked | null = null;
+let lastUse = Date.now();
+let autoLockMs = 15 * 60_000;
+/** Sign-ins typed into pages, by tab, until the next page of that tab offers to save them. */
+const submissions = new Map<number, Submission>();
+
+/** The session as the service worker last read it (it stamps every message); asked for when there is none. */
+let lastToken: string | null = null;
+const token = async (): Promise<string | null> => lastToken ?? (lastToken = await chrome.runtime.sendMessage({ type: "token" }));
+
+/**
+ * The address an entry may fill on: the host its envelope is bound to (the website, else the URL:
+ * envelope.ts placeOf), so a server that rewrites an entry's plaintext address cannot point it at
+ * another site without the envelope refusing to open. The stored URL adds its scheme (for the
+ * insecure-page check) only when it lies on that same site; otherwise the bare host (no scheme
+ * known, so no insecure-page prompt, as before).
+ */
+function boundUrl(e: { website?: string | null; url?: string | null }): string | null {
+  const host = domainOf(e.website || e.url || "");
+  if (!host) return null;
+  if (e.url && registrableDomain(e.url) === registrableDomain(host)) return e.url;
+  return host;
+}
+
+/**
+ * An entry's secrets with the address they vouch for, or null when its envelope does not open in
+ * its place. The synced copy is preferred; an entry the cache does not have yet is opened from the
+ * server's copy, bound envelopes only (unbound ones migrate in the web app, which re-seals them).
+ */
+async function opened(s: Unlocked, c: Candidate): Promise<{ secrets: EntrySecrets; url: string | null } | null> {
+  const local = await s.vault.db.entry(s.userId, c.id);
+  if (local) {
+    try {
+      return { secrets: await s.vault.secrets(local), url: boundUrl(local) };
+    } catch {
+      // The cached copy does not open (a server once handed it over misplaced): the server's may.
+      if (local.encrypted_data === c.encrypted_data && local.wrapped_item_key === c.wrapped_item_key) return null;
+    }
+  }
+  if (!c.wrapped_item_key || !c.encrypted_data) return null;
+  const env = { wrapped_item_key: c.wrapped_item_key, encrypted_data: c.encrypted_data };
+  if (!isBound(env)) return null;
+  try {
+    return { secrets: (await openEntry(s.keys, placeOf(s.userId, c), env)).secrets, url: boundUrl(c) };
+  } catch {
+    // Sealed under another passphrase, or moved by the server to another entry, user or site.
+    return null;
+  }
+}
+
+async function reindex(s: Unlocked) {
+  const byDomain = new Map<string, LocalEntry[]>();
+  for (const e of await s.vault.db.entries(s.userId)) {
+    const d = registrableDomain(boundUrl(e) ?? "");
+    if (d) byDomain.set(d, [...(byDomain.get(d) ?? []), e]);
+  }
+  s.byDomain = byDomain;
+}
+
+async function sync(s: Unlocked) {
+  try {
+    await syncOnce(s.vault.db, s.api, s.userId);
+  } catch (e) {
+    if (!(e instanceof OfflineError)) console.warn(`sync failed: ${String(e)}`);
+  }
+  if (state === s) await reindex(s);
+}
+
+function lock() {
+  if (state) clearInterval(state.timer);
+  state = null;
+  submissions.clear();
+}
+
+// Lock after autoLockMs without vault use (unlock, fill, save); checked every second.
+setInterval(() => {
+  if (state && Date.now() - lastUse > autoLockMs) lock();
+}, 1000);
+
+async function unlock(passphrase: string, appOrigin: string, current: string | null) {
+  if (!current) throw new SignInError(`Sign in to the web app at ${appOrigin} first`);
+  const claims = tokenClaims(current);
+  const db = await dbReady;
+  const api = new ApiClient(appOrigin, token);
+  const previous = await db.session();
+  if (previous && previous.userId !== claims.sub) await db.clearAll();
+  const check = await db.keyCheck(claims.sub);
+  let keys: VaultKeys;
+  if (check) {
+    keys = await keysForCheck(passphrase, claims.sub, check);
+    if (!(await keyCheckMatches(keys, claims.sub, check))) throw new SignInError("This passphrase does not open the vault");
+  } else {
+    // The web client's first unlock: derivation settings from the vault's newest bound entry, held
+    // to this browser's floor (KDF rounds, key version), which a server cannot lower.
+    const trust = await TrustStore.open(claims.sub);
+    try {
+      keys = await vaultKeys(api, trust, claims.sub, passphrase);
+      await trust.raise({ keyVersion: keyVersion(keys) });
+    } finally {
+      trust.close();
+    }
+    await db.setMeta(`keycheck:${claims.sub}`, await makeKeyCheck(keys, claims.sub));
+  }
+  await db.setMeta("session", { userId: claims.sub, email: claims.email, signedInAt: new Date().toISOString() });
+  lock();
+  const s: Unlocked = { userId: claims.sub, keys, vault: new Vault(db, claims.sub, keys), api, appOrigin, byDomain: new Map(), timer: setInterval(() => void sync(s), SYNC_PERIOD_MS) };
+  state = s;
+  lastUse = Date.now();
+  await reindex(s);
+  void sync(s);
+}
+
+/** Entries the server (or, offline, the cache) has for the page's host, with where they came from. */
+async function candidates(s: Unlocked, pageUrl: string): Promise<{ list: Candidate[]; source: "server" | "cache" }> {
+  try {
+    return { list: (await s.api.match(pageUrl)).matches, source: "server" };
+  } catch (e) {
+    if (!(e instanceof OfflineError)) throw e;
+    return { list: s.byDomain.get(registrableDomain(pageUrl) ?? "") ?? [], source: "cache" };
+  }
+}
+
+async function match(ctx: FillContext): Promise<MatchReply> {
+  const s = state;
+  if (!s) return { locked: true };
+  if (ctx.crossOriginFrame) return { locked: false, items: [], source: "server", refused: "refuse-frame" };
+  const { list, source } = await candidates(s, ctx.pageUrl);
+  const items: MatchItem[] = [];
+  for (const c of list) {
+    // Never decided on the server's plaintext address: only on the one the opened envelope vouches for.
+    const o = await opened(s, c);
+    if (!o) continue;
+    const v = verdict(ctx, o.url);
+    if (v !== "fill" && v !== "confirm-insecure") continue;
+    items.push({ id: c.id, name: c.name, username: o.secrets.username, hasTotp: o.secrets.totp !== "", insecure: v === "confirm-insecure" });
+  }
+  return { locked: false, items: items.sort((a, b) => a.name.localeCompare(b.name) || a.username.localeCompare(b.username)), source };
+}
+
+async function fill(ctx: FillContext, id: string, confirmed: boolean): Promise<FillReply> {
+  const s = state;
+  if (!s) return { ok: false, reason: "locked" };
+  const local = await s.vault.db.entry(s.userId, id);
+  const entry: Candidate | undefined = local ?? (await candidates(s, ctx.pageUrl)).list.find((c) => c.id === id);
+  if (!entry) return { ok: false, reason: "not-found" };
+  const o = await opened(s, entry);
+  if (!o) return { ok: false, reason: "not-found" };
+  const v = verdict(ctx, o.url, confirmed);
+  if (v !== "fill") return { ok: false, reason: v };
+  lastUse = Date.now();
+  const secrets = o.secrets;
+  const credentials: Credentials = { username: secrets.username, password: secrets.password, totp: secrets.totp ? await currentCode(secrets.totp) : null };
+  return { ok: true, credentials };
+}
+
+/** After a sign-in, on the tab's next page: save a new sign-in, or update a changed password. */
+async function saveOffer(tabId: number): Promise<SaveOffer | null> {
+  const s = state;
+  const sub = submissions.get(tabId);
+  if (!s || !sub) return null;
+  const host = new URL(sub.url).hostname;
+  for (const c of (await candidates(s, sub.url)).list) {
+    const o = await opened(s, c);
+    if (!o || verdict({ pageUrl: sub.url, crossOriginFrame: false }, o.url, true) !== "fill") continue;
+    const secrets = o.secrets;
+    if (secrets.username !== sub.username) continue;
+    if (secrets.password === sub.password) {
+      submissions.delete(tabId);
+      return null;
+    }
+    sub.offer = { kind: "update", host, username: sub.username, id: c.id };
+    return { kind: "update", host, username: sub.username };
+  }
+  sub.offer = { kind: "save", host, username: sub.username };
+  return { kind: "save", host, username: sub.username };
+}
+
+async function saveAnswer(tabId: number, accept: boolean): Promise<{ saved: boolean }> {
+  const s = state;
+  const sub = submissions.get(tabId);
+  submissions.delete(tabId);
+  if (!s || !sub?.offer || !accept) return { saved: false };
+  lastUse = Date.now();
+  const page = new URL(sub.url);
+  const id = sub.offer.id;
+  const existing = id ? await s.vault.db.entry(s.userId, id) : undefined;
+  if (id && existing) {
+    const secrets = await s.vault.secrets(existing);
+    await s.vault.update(id, { ...secrets, password: sub.password, name: existing.name, website: existing.website ?? "", url: existing.url ?? "", tags: existing.tags });
+  } else {
+    const url = `${page.origin}${page.pathname}`;
+    await s.vault.create({ name: page.hostname, website: page.hostname, url, tags: [], username: sub.username, password: sub.password, notes: "", category: "", totp: "" });
+  }
+  await sync(s);
+  return { saved: true };
+}
+
+async function status(appOrigin: string) {
+  const db = await dbReady;
+  const session = await db.session();
+  return {
+    unlocked: state !== null,
+    cached: state ? [...state.byDomain.values()].reduce((n, list) => n + list.length, 0) : 0,
+    pending: state ? await db.pendingCount(state.userId) : 0,
+    lastSync: session ? ((await db.meta<string>(`lastSync:${session.userId}`)) ?? null) : null,
+    appOrigin,
+  };
+}
+
+async function handle(m: Forwarded): Promise<unknown> {
+  autoLockMs = m.autoLockMs;
+  lastToken = m.token;
+  // The web app's address can change in the settings; the vault follows without a new unlock.
+  if (state && state.appOrigin !== m.appOrigin) Object.assign(state, { appOrigin: m.appOrigin, api: new ApiClient(m.appOrigin, token) });
+  const ctx: FillContext = { pageUrl: m.pageUrl ?? "", crossOriginFrame: m.crossOriginFrame ?? false };
+  switch (m.type) {
+    case "status":
+      return status(m.appOrigin);
+    case "unlock":
+      try {
+        await unlock(m.passphrase, m.appOrigin, m.token);
+        return { ok: true };
+      } catch (e) {
+        if (e instanceof SignInError) return { ok: false, error: e.message };
+        if (e instanceof OfflineError) return { ok: false, error: "The first unlock on this browser needs the network" };
+        throw e;
+      }
+    case "lock":
+      lock();
+      return { ok: true };
+    case "match":
+      return match(ctx);
+    case "fill":
+      return fill(ctx, m.id, m.confirmed ?? false);
+    case "submitted":
+      if (state && m.tabId !== undefined && m.password) submissions.set(m.tabId, { url: ctx.pageUrl, username: m.username, password: m.password });
+      return { ok: true };
+    case "save-offer":
+      return m.tabId === undefined ? null : saveOffer(m.tabId);
+    case "save-answer":
+      return m.tabId === undefined ? { saved: false } : saveAnswer(m.tabId, m.accept);
+    default:
+      return null;
+  }
+}
+
+chrome.runtime.onMessage.addListener((m: Forwarded, _sender, reply) => {
+  if (m?.target !== "offscreen") return false;
+  handle(m).then(reply, (e: unknown) => reply({ error: e instanceof Error ? e.message : String(e) }));
+  return true;
+});

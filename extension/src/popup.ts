@@ -1,0 +1,101 @@
+/** The toolbar popup: session and lock state, unlock, the current site's matches, lock, settings. */
+import { describe, generatePassword, requirementsFor } from "./generator";
+import type { FillReply, MatchItem, MatchReply, Request, Status } from "./messages";
+
+const send = <T>(m: Request): Promise<T> => chrome.runtime.sendMessage(m);
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+/** The tab the popup acts on: the active web page (a popup opened as a tab falls back to the last one used). */
+async function targetTab(): Promise<chrome.tabs.Tab | undefined> {
+  const web = (t: chrome.tabs.Tab) => /^https?:/.test(t.url ?? "");
+  const [active] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
+  if (active && web(active)) return active;
+  return (await chrome.tabs.query({})).filter(web).sort((a, b) => (b.lastAccessed ?? 0) - (a.lastAccessed ?? 0))[0];
+}
+
+function matchRow(tab: chrome.tabs.Tab, item: MatchItem): HTMLLIElement {
+  const li = document.createElement("li");
+  const text = document.createElement("div");
+  const name = document.createElement("div");
+  name.className = "name";
+  name.textContent = item.name;
+  const user = document.createElement("div");
+  user.className = "user";
+  user.textContent = item.username || "(no username)";
+  text.append(name, user);
+  const fill = document.createElement("button");
+  fill.className = "fill";
+  fill.type = "button";
+  fill.textContent = "Fill";
+  fill.setAttribute("aria-label", `Fill ${item.name} ${item.username}`);
+  fill.addEventListener("click", async () => {
+    const confirmed = item.insecure && confirm("This page is not secure (http) but the sign-in was saved for https. Fill anyway?");
+    if (item.insecure && !confirmed) return;
+    const reply = await send<FillReply>({ type: "fill-tab", tabId: tab.id!, id: item.id, confirmed });
+    if (reply.ok) window.close();
+    else $("insecure").textContent = `Not filled: ${reply.reason}`;
+  });
+  li.append(text, fill);
+  return li;
+}
+
+async function render() {
+  const status = await send<Status>({ type: "status" });
+  document.body.dataset.state = !status.signedIn ? "signed-out" : status.unlocked ? "unlocked" : "locked";
+  $("who").textContent = status.email ?? "";
+  $<HTMLInputElement>("app-origin").value = status.appOrigin;
+  $<HTMLAnchorElement>("open-app").href = status.appOrigin;
+  $("signed-out").hidden = status.signedIn;
+  $("unlock").hidden = !status.signedIn || status.unlocked;
+  $("vault").hidden = !status.unlocked;
+  if (!status.unlocked) {
+    if (status.signedIn) $("passphrase").focus();
+    return;
+  }
+  $("sync").textContent = `${status.pending ? `${status.pending} change(s) waiting to sync. ` : ""}${status.lastSync ? `Synced ${new Date(status.lastSync).toLocaleTimeString()}` : "Not synced yet"}`;
+  const tab = await targetTab();
+  const list = $("matches");
+  list.replaceChildren();
+  if (!tab?.url) {
+    $("site").textContent = "No web page open";
+    return;
+  }
+  $("site").textContent = new URL(tab.url).host;
+  const reply = await send<MatchReply>({ type: "match", url: tab.url });
+  const items = reply.locked ? [] : reply.items;
+  for (const item of items) list.append(matchRow(tab, item));
+  $("no-matches").hidden = items.length > 0;
+  document.body.dataset.matches = String(items.length);
+}
+
+$<HTMLFormElement>("unlock").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const input = $<HTMLInputElement>("passphrase");
+  $("unlock-error").textContent = "";
+  const reply = await send<{ ok: boolean; error?: string }>({ type: "unlock", passphrase: input.value });
+  input.value = "";
+  if (!reply.ok) $("unlock-error").textContent = reply.error ?? "Unlock failed";
+  await render();
+});
+
+async function generate() {
+  const tab = await targetTab();
+  const { service, requirements } = requirementsFor(tab?.url ?? "");
+  $("requirements").textContent = `${service ? `${service}'s rules` : "Default rules"}: ${describe(requirements)}`;
+  $<HTMLInputElement>("generated").value = generatePassword(requirements);
+}
+
+$("generate").addEventListener("click", () => void generate());
+$("copy").addEventListener("click", () => void navigator.clipboard.writeText($<HTMLInputElement>("generated").value));
+
+$("lock").addEventListener("click", async () => {
+  await send({ type: "lock" });
+  await render();
+});
+
+$("save-settings").addEventListener("click", async () => {
+  await chrome.storage.local.set({ appOrigin: new URL($<HTMLInputElement>("app-origin").value).origin });
+  await render();
+});
+
+void render();
