@@ -1,4 +1,4 @@
-import { SELF } from "cloudflare:test";
+import { SELF } from "../support/worker";
 import { describe, expect, it } from "vitest";
 import { TestUser } from "../support/auth";
 import { alarmAt, DAY, dmsTimer, fireAlarm, notificationsOf, outbox, rewindSwitch, setSwitch, switchRow, wrappedKey } from "../support/recovery";

@@ -1,4 +1,4 @@
-import { SELF } from "cloudflare:test";
+import { SELF } from "../support/worker";
 import { describe, expect, it } from "vitest";
 import { expectErrorBody, TestUser } from "../support/auth";
 import { createEntry } from "../support/fixtures";

@@ -1,4 +1,5 @@
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
+import { SELF } from "../support/worker";
 import { Hono } from "hono";
 import { describe, expect, it, vi } from "vitest";
 import { buildApp } from "../../src/app";

@@ -1,4 +1,5 @@
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
+import { SELF } from "../support/worker";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../../src/env";
 import { guardImapTarget } from "../../src/domains/integrations/imap";

@@ -1,4 +1,5 @@
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
+import { SELF } from "../support/worker";
 import { describe, expect, it } from "vitest";
 import { dbFor } from "../../src/db/client";
 import { resolveChatTarget } from "../../src/domains/reset/chat-intent";

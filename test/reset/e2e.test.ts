@@ -1,4 +1,5 @@
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
+import { SELF } from "../support/worker";
 import { describe, expect, it } from "vitest";
 import { clientKeys, connectMailbox, imap, readStream, resetUser, site } from "./support";
 

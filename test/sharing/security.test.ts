@@ -120,7 +120,7 @@ describe("entry shares: owner-only and recipient-only rules", () => {
 
   it("the view log needs no CSRF token but still needs the recipient's authentication", async () => {
     const { share } = await sharedPair();
-    const { SELF } = await import("cloudflare:test");
+    const { SELF } = await import("../support/worker");
     const res = await SELF.fetch(`https://vault.test/api/sharing/${share.id}/view`, {
       method: "POST",
       headers: { "content-type": "application/json" },

@@ -1,4 +1,5 @@
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
+import { SELF } from "./worker";
 import { importJWK, SignJWT, type JWK } from "jose";
 
 type Keys = { es: JWK & { kid: string }; rs: JWK & { kid: string } };

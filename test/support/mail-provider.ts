@@ -1,4 +1,5 @@
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
+import { SELF } from "./worker";
 import type { TestUser } from "./auth";
 
 export type Provider = "mailx" | "maily" | "codehost" | "idp";
