@@ -1,6 +1,6 @@
 // Extension bench (issue 18): time from page load to the inline fill menu being ready, with a
 // 10,000-entry vault, online (the extension asks /api/passwords/match) and offline (its delta-sync
-// cache). The vault is sealed with the web client's own crypto (client/src/crypto.ts, bundled here
+// cache). The vault is sealed with the web client's own crypto (client/src/crypto.ts and envelope.ts, bundled here
 // by esbuild), pushed through sync, pulled by the extension in Chromium's new headless mode. The
 // figure is performance.now() when the menu is ready in the page: milliseconds since navigation.
 //   node bench/extension.mjs [--runs 30] [--port 8731] [--entries 10000]
@@ -23,8 +23,15 @@ const ENTRIES = Number(values.entries);
 const PASSPHRASE = "bench passphrase";
 
 const bundled = join(ROOT, "bench", "out", "client-crypto.mjs");
-await build({ entryPoints: [join(ROOT, "client", "src", "crypto.ts")], outfile: bundled, bundle: true, format: "esm", platform: "node", logLevel: "warning" });
-const { deriveVaultKeys, encryptEntry, blindIndexes } = await import(pathToFileURL(bundled).href);
+await build({
+  stdin: { contents: `export { deriveVaultKeys, blindIndexes } from "./client/src/crypto.ts"; export { sealEntry, placeOf } from "./client/src/envelope.ts";`, resolveDir: ROOT, loader: "ts" },
+  outfile: bundled,
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  logLevel: "warning",
+});
+const { deriveVaultKeys, sealEntry, placeOf, blindIndexes } = await import(pathToFileURL(bundled).href);
 
 const site = createServer((req, res) => {
   res.writeHead(200, { "content-type": "text/html" });
@@ -52,9 +59,10 @@ try {
         // Entry 0 is the bench site's; the others spread over 2,500 domains, four accounts each.
         const website = n === 0 ? "bench.test" : `service${n % 2500}.example.com`;
         const username = `user${n}@example.test`;
-        const envelope = await encryptEntry(keys, { username, password: `pw-${n}-${crypto.randomUUID()}`, notes: "", category: "", totp: "" });
+        const id = crypto.randomUUID();
+        const envelope = await sealEntry(keys, placeOf(sub, { id, website }), { username, password: `pw-${n}-${crypto.randomUUID()}`, notes: "", category: "", totp: "" });
         const idx = await blindIndexes(keys, { name: `Entry ${n}`, website, username });
-        return { action: "create", id: crypto.randomUUID(), clientUpdatedAt: now, data: { name: `Entry ${n}`, website, tags: [], ...envelope, encryption_version: 3, ...idx, domain_hash: idx.domain_hash ?? null } };
+        return { action: "create", id, clientUpdatedAt: now, data: { name: `Entry ${n}`, website, tags: [], ...envelope, encryption_version: 3, ...idx, domain_hash: idx.domain_hash ?? null } };
       }),
     );
     const res = await fetch(`${worker.base}/api/passwords/sync`, { method: "POST", headers: { ...auth, "x-csrf-token": csrfToken, "content-type": "application/json" }, body: JSON.stringify({ mutations }) });

@@ -11,6 +11,7 @@ import { isListing, startMaliciousServer, withRounds, type MaliciousServer, type
 // attack the extension fills nothing it should not, and the secret never reaches the page.
 const PASSPHRASE = "extension hostile passphrase";
 const MAIL_SECRET = "dave-mail-secret-91c";
+const BANK_SECRET = "frank-bank-secret-5d2";
 const base = inject("baseUrl");
 let evil: MaliciousServer;
 let site: Awaited<ReturnType<typeof startLoginSite>>;
@@ -140,26 +141,54 @@ describe("the extension against a malicious server", () => {
     await page.close();
   });
 
+  it("moves another user's entry for this site into the match list: it is not offered", async () => {
+    const other = await newUser("ext-hostile-other");
+    const otherKeys = await deriveVaultKeys(PASSPHRASE, other.sub);
+    await seedEntries(base, other, otherKeys, [{ name: "Forum", website: "forum.test", username: "erin", password: "erin-forum-secret" }]);
+    const moved = ((await (await apiAs(base, other.token)).entries()) as Map<string, Row>).get("Forum")!;
+    evil.rewrite({
+      when: (r) => isMatch(r) && r.search.includes("forum.test"),
+      json: (body: { matches: Row[] }) => ({ ...body, matches: [...body.matches, moved] }),
+    });
+    try {
+      const page = await openLogin(at("forum.test", "/login"));
+      await offersNothing(page, "erin-forum-secret");
+      expect(evil.seen.some((r) => isMatch(r) && r.search.includes("forum.test"))).toBe(true);
+      await page.close();
+    } finally {
+      evil.honest();
+    }
+  });
+
   it("points an entry at another site by rewriting its address: nothing is offered there", async () => {
-    const mail = (await serverRows()).get("Mail")!;
+    await seedEntries(base, user, keys, [{ name: "Bank", website: "bank.test", username: "frank", password: BANK_SECRET }]);
+    // An honest copy in the extension's cache first (an unlock syncs), so both paths are attacked:
+    // the cached copy and the server's answer.
+    const popup = await openPopup(context);
+    const before = (await extensionStatus(popup)).cached;
+    await popup.evaluate(() => chrome.runtime.sendMessage({ type: "lock" }));
+    expect(await popup.evaluate((p) => chrome.runtime.sendMessage({ type: "unlock", passphrase: p }), PASSPHRASE)).toMatchObject({ ok: true });
+    await expect.poll(async () => (await extensionStatus(popup)).cached).toBeGreaterThan(before);
+    await popup.close();
+    const bank = (await serverRows()).get("Bank")!;
     // The entry as the server now claims it: for evil.test, with its genuine blob.
-    const forged: Row = { ...mail, website: "evil.test", url: "http://evil.test/login" };
+    const forged: Row = { ...bank, website: "evil.test", url: "http://evil.test/login" };
     evil.rewrite({
       when: (r) => isMatch(r) && r.search.includes("evil.test"),
       json: (body: { matches: Row[] }) => ({ ...body, matches: [...body.matches, forged] }),
     });
-    evil.rewrite({ when: (r) => isPull(r) || isListing(r), json: (body) => mapRows(body, (r) => (r.id === mail.id ? { ...r, website: forged.website, url: forged.url } : r)) });
+    evil.rewrite({ when: (r) => isPull(r) || isListing(r), json: (body) => mapRows(body, (r) => (r.id === bank.id ? { ...r, website: forged.website, url: forged.url } : r)) });
     try {
       const page = await openLogin(at("evil.test", "/login"));
-      await offersNothing(page, MAIL_SECRET);
+      await offersNothing(page, BANK_SECRET);
       expect(evil.seen.some((r) => isMatch(r) && r.search.includes("evil.test"))).toBe(true);
       await page.close();
     } finally {
       evil.honest();
     }
     // Its own site still gets it.
-    const own = await openLogin(at("mail.test", "/login"));
-    await expect.poll(() => menuText(own)).toContain("Mail");
+    const own = await openLogin(at("bank.test", "/login"));
+    await expect.poll(() => menuText(own)).toContain("Bank");
     await own.close();
   });
 });

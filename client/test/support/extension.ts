@@ -51,7 +51,7 @@ export async function openPopup(context: BrowserContext): Promise<Page> {
   return popup;
 }
 
-export type ExtensionStatus = { signedIn: boolean; unlocked: boolean; pending: number; lastSync: string | null };
+export type ExtensionStatus = { signedIn: boolean; unlocked: boolean; cached: number; pending: number; lastSync: string | null };
 
 /** What the service worker reports, asked from an extension page like the popup does. */
 export function extensionStatus(popup: Page): Promise<ExtensionStatus> {
