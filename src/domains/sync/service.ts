@@ -2,7 +2,7 @@ import type { Db } from "../../db/client";
 import type { NewPasswordRow, PasswordRow } from "../../db/schema";
 import { ErrorCode, validationError, zodIssues } from "../../lib/errors";
 import { clockToIso } from "../../db/change-clock";
-import { CURRENT_ENCRYPTION_VERSION, hostOf, PLACEHOLDER_ENCRYPTION_VERSION } from "../passwords";
+import { bulkInsertStatement, CURRENT_ENCRYPTION_VERSION, hostOf, PLACEHOLDER_ENCRYPTION_VERSION } from "../passwords";
 import * as repo from "./repo";
 import type { SyncRow } from "./repo";
 import { Mutation, type CreateData, type MutationResult, type SyncEntry, type Tombstone, type UpdateData } from "./schema";
@@ -162,7 +162,7 @@ export class SyncService {
     });
 
     if (bulkSlot >= 0) {
-      statements[bulkSlot] = repo.bulkInsertStatement(this.db, userId, bulkRows.map((b) => b.row), this.maxPerUser, { skipTakenIds: true });
+      statements[bulkSlot] = bulkInsertStatement(this.db, userId, bulkRows.map((b) => b.row), this.maxPerUser, { skipTakenIds: true });
     }
     statements.push(repo.readClock(this.db, userId));
     const out = (await this.db.batch(statements as unknown as Parameters<Db["batch"]>[0])) as unknown as unknown[];
