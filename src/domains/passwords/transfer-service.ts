@@ -5,7 +5,7 @@ import { randomId } from "../../lib/crypto";
 import { auditInsert } from "../audit";
 import { advanceClock } from "../../db/change-clock";
 import * as repo from "./repo";
-import { CURRENT_ENCRYPTION_VERSION, hostOf } from "./service";
+import { CURRENT_ENCRYPTION_VERSION, newEntryRow } from "./rows";
 import { IMPORT_BATCH_SIZE, type ImportEntry } from "./transfer-schema";
 
 const DEFAULT_NAME = "Imported entry";
@@ -117,30 +117,5 @@ export class ImportService {
 }
 
 function toRow(userId: string, e: ImportEntry, now: string): PasswordRow {
-  return {
-    id: randomId(),
-    userId,
-    name: e.name ?? DEFAULT_NAME,
-    website: e.website ?? null,
-    url: e.url ?? null,
-    username: null,
-    tags: e.tags ?? [],
-    encryptionVersion: CURRENT_ENCRYPTION_VERSION,
-    wrappedItemKey: e.wrapped_item_key,
-    encryptedData: e.encrypted_data,
-    domainHash: e.domain_hash ?? null,
-    nameHash: e.name_hash ?? null,
-    usernameHash: e.username_hash ?? null,
-    searchTokens: e.search_tokens ?? [],
-    shareCount: 0,
-    hasTotp: false,
-    hasPasskey: false,
-    passkeyLabel: null,
-    strength: e.strength ?? null,
-    host: hostOf(e.website, e.url),
-    createdAt: now,
-    updatedAt: now,
-    deletedAt: null,
-    changeSeq: 0,
-  };
+  return newEntryRow(userId, randomId(), { ...e, name: e.name ?? DEFAULT_NAME }, now);
 }
