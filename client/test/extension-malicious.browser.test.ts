@@ -3,7 +3,7 @@ import type { VaultKeys } from "../src/crypto";
 import { startLoginSite } from "../../test/support/login-site";
 import { apiAs } from "./support/api";
 import { newUser, screenshot, signInThroughPage, type BrowserContext, type Page } from "./support/browser";
-import { buildExtension, deriveVaultKeys, extensionStatus, launchWithExtension, newProfile, openPopup, seedEntries } from "./support/extension";
+import { buildExtension, deriveVaultKeys, extensionStatus, fillMenu, fillMenuText, launchWithExtension, newProfile, openPage, openPopup, seedEntries } from "./support/extension";
 import { isListing, startMaliciousServer, withRounds, type MaliciousServer, type Seen } from "./support/malicious-server";
 
 // Issue 22, the extension's part: the unpacked extension in real Chromium talks to the real worker
@@ -23,8 +23,8 @@ let context: BrowserContext;
 type Row = { id: string; name: string; website: string | null; url: string | null; wrapped_item_key: string; encrypted_data: string };
 
 const at = (host: string, path: string) => `http://${host}:${sitePort}${path}`;
-const menu = (p: Page) => p.locator("#credential-vault-menu");
-const menuText = (p: Page) => p.locator("#credential-vault-menu .box").innerText();
+const menu = fillMenu;
+const menuText = fillMenuText;
 const isMatch = (r: Seen) => r.method === "GET" && r.path === "/api/passwords/match";
 const isPull = (r: Seen) => r.method === "GET" && r.path === "/api/passwords/sync";
 
@@ -39,12 +39,7 @@ function mapRows(body: unknown, fn: (row: Row) => Row): unknown {
   return body;
 }
 
-async function openLogin(url: string) {
-  const page = await context.newPage();
-  page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
-  await page.goto(url);
-  return page;
-}
+const openLogin = (url: string) => openPage(context, url);
 
 /** The extension looked, decided and offered nothing; no field holds a secret. */
 async function offersNothing(page: Page, secret: string) {

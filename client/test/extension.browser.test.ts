@@ -5,7 +5,7 @@ import { startLoginSite } from "../../test/support/login-site";
 import { totpCode, TOTP_DEFAULTS } from "../../src/lib/totp";
 import { apiAs } from "./support/api";
 import { newUser, screenshot, signInThroughPage, type BrowserContext, type Page } from "./support/browser";
-import { buildExtension, deriveVaultKeys, extensionStatus, launchWithExtension, newProfile, openPopup, seedEntries, startRelay } from "./support/extension";
+import { buildExtension, deriveVaultKeys, extensionStatus, fillMenu, fillMenuText, launchWithExtension, newProfile, openPage, openPopup, seedEntries, startRelay } from "./support/extension";
 
 // The browser extension, unpacked in Chromium's new headless mode, against the real worker (behind
 // a relay that can drop the connection) and a local login site under *.test names on loopback.
@@ -21,9 +21,8 @@ let context: BrowserContext;
 let sitePort: string;
 
 const at = (host: string, path: string) => `http://${host}:${sitePort}${path}`;
-const menu = (p: Page) => p.locator("#credential-vault-menu");
-/** What the person reads in the menu (its shadow root; innerText of the host would be empty). */
-const menuText = (p: Page) => p.locator("#credential-vault-menu .box").innerText();
+const menu = fillMenu;
+const menuText = fillMenuText;
 const register = (username: string, password: string) => fetch(`${site.url}/register`, { method: "POST", body: JSON.stringify({ username, password }) });
 
 async function unlockInPopup(passphrase: string) {
@@ -33,12 +32,7 @@ async function unlockInPopup(passphrase: string) {
   return popup;
 }
 
-async function openLogin(url: string) {
-  const page = await context.newPage();
-  page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
-  await page.goto(url);
-  return page;
-}
+const openLogin = (url: string) => openPage(context, url);
 
 /** The person types a sign-in the vault does not have (a new account, a changed password) and submits it. */
 async function signInByHand(username: string, password: string) {

@@ -114,3 +114,15 @@ export async function seedEntries(base: string, user: { sub: string; token: stri
 }
 
 export { deriveVaultKeys };
+
+/** A page of the browser at `url`, its script errors in the test output. */
+export async function openPage(context: BrowserContext, url: string): Promise<Page> {
+  const page = await context.newPage();
+  page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
+  await page.goto(url);
+  return page;
+}
+
+/** The extension's inline menu beside a login field, and what the person reads in it (its shadow root). */
+export const fillMenu = (p: Page) => p.locator("#credential-vault-menu");
+export const fillMenuText = (p: Page) => p.locator("#credential-vault-menu .box").innerText();

@@ -1,6 +1,7 @@
 import type { Context, Hono } from "hono";
 import { dbFor } from "../../db/client";
 import { route } from "../../http/route";
+import { registerTransferRoutes } from "./transfer-routes";
 import { requestMeta, type AppEnv } from "../../http/types";
 import { idParam } from "../../lib/validators";
 import {
@@ -23,6 +24,7 @@ function service(c: Context<AppEnv>) {
 }
 
 export function registerPasswordRoutes(app: Hono<AppEnv>) {
+  registerTransferRoutes(app);
   route(app, {
     method: "get",
     path: "/api/passwords/match",

@@ -1,14 +1,16 @@
 import type { Db } from "../../db/client";
-import type { NewPasswordRow, PasswordRow } from "../../db/schema";
+import type { PasswordRow } from "../../db/schema";
 import type { RequestMeta } from "../../kernel/context";
 import { randomId, sha256Hex } from "../../lib/crypto";
 import { AppError, ErrorCode, notFound, validationError } from "../../lib/errors";
 import { candidateHosts, normalizeHost } from "../../kernel/hostname";
 import { auditInsert } from "../audit";
 import * as repo from "./repo";
+import { CURRENT_ENCRYPTION_VERSION, entryPatch, hostOf, newEntryRow } from "./rows";
+
+export { CURRENT_ENCRYPTION_VERSION, hostOf };
 import type { CreatePasswordInput, PasswordEntry, UpdatePasswordInput } from "./schema";
 
-export const CURRENT_ENCRYPTION_VERSION = 3;
 export const PLACEHOLDER_ENCRYPTION_VERSION = -1;
 
 export function toEntry(row: PasswordRow): PasswordEntry {
@@ -42,10 +44,6 @@ export function toEntry(row: PasswordRow): PasswordEntry {
 }
 
 /** The host an entry is matched under: its website, else its url. */
-export function hostOf(website: string | null | undefined, url: string | null | undefined): string | null {
-  return normalizeHost(website) ?? normalizeHost(url);
-}
-
 export class PasswordService {
   constructor(
     private readonly db: Db,
@@ -59,25 +57,7 @@ export class PasswordService {
 
   async create(userId: string, input: CreatePasswordInput) {
     const now = new Date().toISOString();
-    const row = {
-      id: randomId(),
-      userId,
-      name: input.name,
-      website: input.website ?? null,
-      url: input.url ?? null,
-      tags: input.tags ?? [],
-      encryptionVersion: CURRENT_ENCRYPTION_VERSION,
-      wrappedItemKey: input.wrapped_item_key,
-      encryptedData: input.encrypted_data,
-      domainHash: input.domain_hash ?? null,
-      nameHash: input.name_hash,
-      usernameHash: input.username_hash,
-      searchTokens: input.search_tokens ?? [],
-      strength: input.strength ?? null,
-      host: hostOf(input.website, input.url),
-      createdAt: now,
-      updatedAt: now,
-    };
+    const row = newEntryRow(userId, randomId(), input, now);
     if (!(await repo.insertUnderLimit(this.db, row, this.maxPerUser))) {
       throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Password limit exceeded");
     }
@@ -88,23 +68,7 @@ export class PasswordService {
     const current = await repo.findLive(this.db, userId, id);
     if (!current) throw notFound("Password entry");
     const now = new Date().toISOString();
-    const set: Partial<NewPasswordRow> = { updatedAt: now };
-    if (input.name !== undefined) set.name = input.name;
-    if (input.website !== undefined) set.website = input.website;
-    if (input.url !== undefined) set.url = input.url;
-    if (input.tags !== undefined) set.tags = input.tags;
-    if (input.wrapped_item_key !== undefined) set.wrappedItemKey = input.wrapped_item_key;
-    if (input.encrypted_data !== undefined) set.encryptedData = input.encrypted_data;
-    if (input.domain_hash !== undefined) set.domainHash = input.domain_hash;
-    if (input.name_hash !== undefined) set.nameHash = input.name_hash;
-    if (input.username_hash !== undefined) set.usernameHash = input.username_hash;
-    if (input.search_tokens !== undefined) set.searchTokens = input.search_tokens;
-    if (input.strength !== undefined) set.strength = input.strength;
-    if (input.has_passkey !== undefined) set.hasPasskey = input.has_passkey;
-    if (input.passkey_label !== undefined) set.passkeyLabel = input.passkey_label;
-    if (input.website !== undefined || input.url !== undefined) {
-      set.host = hostOf(input.website !== undefined ? input.website : current.website, input.url !== undefined ? input.url : current.url);
-    }
+    const set = entryPatch(input, current, { updatedAt: now });
     if (input.encryption_version === CURRENT_ENCRYPTION_VERSION && current.encryptionVersion !== CURRENT_ENCRYPTION_VERSION) {
       // A placeholder or legacy entry becomes V3 only with a complete envelope; its plaintext goes.
       const key = input.wrapped_item_key ?? current.wrappedItemKey;

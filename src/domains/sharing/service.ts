@@ -1,11 +1,11 @@
 import type { Db } from "../../db/client";
-import type { NewPasswordRow, ShareRow } from "../../db/schema";
+import type { ShareRow } from "../../db/schema";
 import type { AuthUser, RequestMeta } from "../../kernel/context";
 import { randomId } from "../../lib/crypto";
 import { AppError, ErrorCode, conflict, forbidden, notFound, validationError } from "../../lib/errors";
 import { notificationInsert } from "../notifications";
 import { findLive } from "../passwords";
-import { hostOf } from "../passwords";
+import { entryPatch } from "../passwords";
 import * as repo from "./repo";
 import type { CreateShareInput, PatchShareInput, Share, UpdateSharedAccountInput } from "./schema";
 
@@ -159,14 +159,7 @@ export class SharingService {
     const share = await repo.findReceived(this.db, user.id, emailOf(user), id, now);
     if (!share || share.status !== "active" || share.recipientId !== user.id) throw notFound("Share");
     if (share.permission !== "write") throw forbidden("This share is read-only");
-    const set: Partial<NewPasswordRow> = { updatedAt: now };
-    if (input.encrypted_data !== undefined) set.encryptedData = input.encrypted_data;
-    if (input.name !== undefined) set.name = input.name;
-    if (input.website !== undefined) set.website = input.website;
-    if (input.url !== undefined) set.url = input.url;
-    if (input.website !== undefined || input.url !== undefined) {
-      set.host = hostOf(input.website !== undefined ? input.website : share.accountWebsite, input.url !== undefined ? input.url : share.accountUrl);
-    }
+    const set = entryPatch(input, { website: share.accountWebsite, url: share.accountUrl }, { updatedAt: now });
     if (!(await repo.updateSharedEntry(this.db, share, user.id, now, set))) {
       throw forbidden("The share no longer grants write access");
     }

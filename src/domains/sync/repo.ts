@@ -1,8 +1,7 @@
 import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { liveEntries, passwords, vaultCounters, type NewPasswordRow, type PasswordRow } from "../../db/schema";
+import { passwords, vaultCounters, type NewPasswordRow, type PasswordRow } from "../../db/schema";
 import { advanceClock, catchUpClock, clockValue, readClock } from "../../db/change-clock";
-import { batchable } from "../passwords";
 import { rowsChanged } from "../../db/d1";
 
 export { advanceClock, readClock };
@@ -137,56 +136,6 @@ export function tombstoneStatement(db: Db, userId: string, prev: PasswordRow, de
     .update(passwords)
     .set({ deletedAt, updatedAt, changeSeq: clockValue(userId) })
     .where(sameVersion(userId, prev));
-}
-
-/**
- * Inserts a whole import batch in one statement, so it goes in whole or not at all: the rows travel
- * as one JSON parameter (D1 binds at most 100 per statement), and the statement inserts nothing
- * unless all of them fit under the entry limit. Must follow `advanceClock` in the same batch.
- */
-export function bulkInsertStatement(db: Db, userId: string, rows: PasswordRow[], max: number, opts: { skipTakenIds?: boolean } = {}) {
-  const payload = JSON.stringify(
-    rows.map((r) => ({
-      id: r.id,
-      name: r.name,
-      website: r.website,
-      url: r.url,
-      tags: r.tags,
-      key: r.wrappedItemKey,
-      data: r.encryptedData,
-      dh: r.domainHash,
-      nh: r.nameHash,
-      uh: r.usernameHash,
-      st: r.searchTokens,
-      strength: r.strength,
-      host: r.host,
-      at: r.createdAt,
-      upd: r.updatedAt,
-    })),
-  );
-  return batchable(
-    db,
-    sql`INSERT INTO passwords (id, user_id, name, website, url, tags, encryption_version, wrapped_item_key, encrypted_data,
-      domain_hash, name_hash, username_hash, search_tokens, strength, host, created_at, updated_at, change_seq)
-    SELECT json_extract(value, '$.id'), ${userId}, json_extract(value, '$.name'), json_extract(value, '$.website'),
-      json_extract(value, '$.url'), json_extract(value, '$.tags'), 3, json_extract(value, '$.key'), json_extract(value, '$.data'),
-      json_extract(value, '$.dh'), json_extract(value, '$.nh'), json_extract(value, '$.uh'), json_extract(value, '$.st'),
-      json_extract(value, '$.strength'), json_extract(value, '$.host'), json_extract(value, '$.at'), json_extract(value, '$.upd'),
-      ${clockValue(userId)}
-    FROM json_each(${payload})
-    WHERE ${liveEntries(userId)} + ${rows.length} <= ${max}
-    ${opts.skipTakenIds ? sql`ON CONFLICT (id) DO NOTHING` : sql``}`,
-  );
-}
-
-/** Every live entry, oldest first, for export. */
-export async function listAllLive(db: Db, userId: string): Promise<PasswordRow[]> {
-  return db
-    .select()
-    .from(passwords)
-    .where(and(eq(passwords.userId, userId), isNull(passwords.deletedAt)))
-    .orderBy(asc(passwords.createdAt), asc(passwords.id))
-    .all();
 }
 
 /**

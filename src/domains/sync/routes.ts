@@ -1,14 +1,8 @@
 import type { Context, Hono } from "hono";
 import { dbFor } from "../../db/client";
 import { route } from "../../http/route";
-import { requestMeta, type AppEnv } from "../../http/types";
-import { AppError, ErrorCode } from "../../lib/errors";
-import { ImportService } from "./import-service";
+import type { AppEnv } from "../../http/types";
 import {
-  ExportResponse,
-  IMPORT_BODY_LIMIT,
-  ImportBody,
-  ImportResponse,
   SyncPullQuery,
   SyncPullResponse,
   SyncPushBody,
@@ -18,9 +12,6 @@ import { SyncService } from "./service";
 
 const dbOf = (c: Context<AppEnv>) => dbFor(c.env, c.get("user").id);
 const max = (c: Context<AppEnv>) => c.get("config").MAX_PASSWORDS_PER_USER;
-
-/** When the plaintext import path was retired (RFC 9745 `Deprecation` takes an epoch-seconds date). */
-const PLAINTEXT_IMPORT_DEPRECATED_AT = Date.UTC(2025, 0, 1) / 1000;
 
 export function registerSyncRoutes(app: Hono<AppEnv>) {
   route(app, {
@@ -45,51 +36,5 @@ export function registerSyncRoutes(app: Hono<AppEnv>) {
     body: SyncPushBody,
     responses: { 200: { description: "One result per mutation, in order", schema: SyncPushResponse } },
     handler: async (c, { body }) => c.json(await new SyncService(dbOf(c), max(c)).push(c.get("user").id, body.mutations)),
-  });
-
-  route(app, {
-    method: "post",
-    path: "/api/passwords/import",
-    summary: "Import up to 5,000 pre-encrypted V3 entries in batches of 50",
-    tags: ["sync"],
-    rateLimit: ["passwords"],
-    stepUp: { maxAge: 300, sensitive: true },
-    bodyLimit: IMPORT_BODY_LIMIT,
-    idempotent: true,
-    body: ImportBody,
-    responses: { 200: { description: "How many entries went in, and one error per failed batch", schema: ImportResponse } },
-    handler: async (c, { body }) =>
-      c.json(await new ImportService(dbOf(c), max(c)).import(c.get("user").id, body.entries, body.provider, requestMeta(c.req))),
-  });
-
-  route(app, {
-    method: "get",
-    path: "/api/passwords/export",
-    summary: "Every live V3 entry's envelope and plaintext metadata, in the shape the import endpoint accepts",
-    tags: ["sync"],
-    rateLimit: ["passwords"],
-    stepUp: { sensitive: true, denyUnknownDevice: true },
-    responses: { 200: { description: "The export document", schema: ExportResponse } },
-    handler: async (c) => {
-      const doc = await new ImportService(dbOf(c), max(c)).export(c.get("user").id, requestMeta(c.req));
-      const res = c.json(doc);
-      res.headers.set("Cache-Control", "no-store");
-      res.headers.set("Content-Disposition", `attachment; filename="vault-export-${doc.exported_at.slice(0, 10)}.json"`);
-      return res;
-    },
-  });
-
-  route(app, {
-    method: "post",
-    path: "/api/integrations/import",
-    summary: "Deprecated plaintext CSV import; always 400 (use POST /api/passwords/import)",
-    tags: ["sync"],
-    deprecated: true,
-    responses: { 400: { description: "Deprecated plaintext import" } },
-    handler: () => {
-      throw new AppError(ErrorCode.VALIDATION_ERROR, "The plaintext import path is deprecated: encrypt entries on the client and use POST /api/passwords/import", {
-        headers: { Deprecation: `@${PLAINTEXT_IMPORT_DEPRECATED_AT}`, Link: '</api/passwords/import>; rel="successor-version"' },
-      });
-    },
   });
 }

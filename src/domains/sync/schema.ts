@@ -3,10 +3,6 @@ import { isoTimestamp } from "../../lib/validators";
 import { blindIndex, envelopeData, envelopeKey, PasswordEntry, searchTokens, tags, webField } from "../passwords";
 
 export const MAX_MUTATIONS = 100;
-export const MAX_IMPORT_ENTRIES = 5000;
-export const IMPORT_BATCH_SIZE = 50;
-export const IMPORT_BODY_LIMIT = 12 * 1024 * 1024;
-export const IMPORT_PROVIDERS = ["source_browser", "source_mgr_1", "source_mgr_2", "source_mgr_3", "source_mgr_4", "generic"] as const;
 
 export const SyncPullQuery = z.object({ since: isoTimestamp.optional() });
 
@@ -107,42 +103,3 @@ export const MutationResult = z.object({
 export type MutationResult = z.infer<typeof MutationResult>;
 
 export const SyncPushResponse = z.object({ results: z.array(MutationResult), serverTimestamp: z.string() });
-
-export const ImportEntry = z.object({
-  wrapped_item_key: envelopeKey,
-  encrypted_data: envelopeData,
-  domain_hash: blindIndex.nullable().optional(),
-  name_hash: blindIndex.nullable().optional(),
-  username_hash: blindIndex.nullable().optional(),
-  search_tokens: searchTokens.optional(),
-  encryption_version: z.literal(3, "only encryption version 3 is accepted").optional(),
-  name: z.string().trim().min(1).max(500).optional(),
-  website: webField.nullable().optional(),
-  url: webField.nullable().optional(),
-  tags: tags.optional(),
-  strength: z.string().max(50).nullable().optional(),
-});
-export type ImportEntry = z.infer<typeof ImportEntry>;
-
-export const ImportBody = z.object({
-  entries: z.array(ImportEntry).min(1).max(MAX_IMPORT_ENTRIES),
-  provider: z.enum(IMPORT_PROVIDERS),
-});
-
-export const ImportResponse = z.object({
-  success: z.boolean(),
-  imported: z.number().int(),
-  encryption_version: z.literal(3),
-  errors: z.array(z.string()),
-});
-
-export const ExportResponse = z.object({
-  format: z.literal("credential-vault-export"),
-  version: z.literal(1),
-  exported_at: z.string(),
-  provider: z.literal("generic"),
-  encryption_version: z.literal(3),
-  count: z.number().int(),
-  skipped_placeholders: z.number().int(),
-  entries: z.array(ImportEntry),
-});

@@ -2,7 +2,7 @@ import type { Db } from "../../db/client";
 import type { NewPasswordRow, PasswordRow } from "../../db/schema";
 import { ErrorCode, validationError, zodIssues } from "../../lib/errors";
 import { clockToIso } from "../../db/change-clock";
-import { CURRENT_ENCRYPTION_VERSION, hostOf, PLACEHOLDER_ENCRYPTION_VERSION } from "../passwords";
+import { bulkInsertStatement, CURRENT_ENCRYPTION_VERSION, entryPatch, newEntryRow, PLACEHOLDER_ENCRYPTION_VERSION } from "../passwords";
 import * as repo from "./repo";
 import type { SyncRow } from "./repo";
 import { Mutation, type CreateData, type MutationResult, type SyncEntry, type Tombstone, type UpdateData } from "./schema";
@@ -162,7 +162,7 @@ export class SyncService {
     });
 
     if (bulkSlot >= 0) {
-      statements[bulkSlot] = repo.bulkInsertStatement(this.db, userId, bulkRows.map((b) => b.row), this.maxPerUser, { skipTakenIds: true });
+      statements[bulkSlot] = bulkInsertStatement(this.db, userId, bulkRows.map((b) => b.row), this.maxPerUser, { skipTakenIds: true });
     }
     statements.push(repo.readClock(this.db, userId));
     const out = (await this.db.batch(statements as unknown as Parameters<Db["batch"]>[0])) as unknown as unknown[];
@@ -204,32 +204,7 @@ export class SyncService {
 }
 
 function newRow(userId: string, id: string, d: CreateData, createdAt: string, updatedAt: string): PasswordRow {
-  return {
-    id,
-    userId,
-    name: d.name,
-    website: d.website ?? null,
-    url: d.url ?? null,
-    username: null,
-    tags: d.tags ?? [],
-    encryptionVersion: CURRENT_ENCRYPTION_VERSION,
-    wrappedItemKey: d.wrapped_item_key,
-    encryptedData: d.encrypted_data,
-    domainHash: d.domain_hash ?? null,
-    nameHash: d.name_hash ?? null,
-    usernameHash: d.username_hash ?? null,
-    searchTokens: d.search_tokens ?? [],
-    shareCount: 0,
-    hasTotp: false,
-    hasPasskey: false,
-    passkeyLabel: null,
-    strength: d.strength ?? null,
-    host: hostOf(d.website, d.url),
-    createdAt,
-    updatedAt,
-    deletedAt: null,
-    changeSeq: 0,
-  };
+  return newEntryRow(userId, id, d, createdAt, updatedAt);
 }
 
 /**
@@ -244,20 +219,6 @@ function changeSet(d: UpdateData | CreateData, prev: PasswordRow, stamp: string)
       details: [{ field: "data.encrypted_data", message: "required for an entry that is not yet V3" }],
     };
   }
-  const set: Partial<NewPasswordRow> = { updatedAt: stamp, deletedAt: null, encryptionVersion: CURRENT_ENCRYPTION_VERSION, username: null };
-  if (d.name !== undefined) set.name = d.name;
-  if (d.wrapped_item_key !== undefined) set.wrappedItemKey = d.wrapped_item_key;
-  if (d.encrypted_data !== undefined) set.encryptedData = d.encrypted_data;
-  if (d.website !== undefined) set.website = d.website;
-  if (d.url !== undefined) set.url = d.url;
-  if (d.tags !== undefined) set.tags = d.tags;
-  if (d.name_hash !== undefined) set.nameHash = d.name_hash;
-  if (d.username_hash !== undefined) set.usernameHash = d.username_hash;
-  if (d.domain_hash !== undefined) set.domainHash = d.domain_hash;
-  if (d.search_tokens !== undefined) set.searchTokens = d.search_tokens;
-  if (d.strength !== undefined) set.strength = d.strength;
-  if (d.website !== undefined || d.url !== undefined) {
-    set.host = hostOf(d.website !== undefined ? d.website : prev.website, d.url !== undefined ? d.url : prev.url);
-  }
+  const set = entryPatch(d, prev, { updatedAt: stamp, deletedAt: null, encryptionVersion: CURRENT_ENCRYPTION_VERSION, username: null });
   return set;
 }

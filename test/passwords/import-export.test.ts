@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { expectErrorBody, TestUser } from "../support/auth";
 import { createEntry } from "../support/fixtures";
-import { countRows, importEntry, pull, registerDevice, row } from "./helpers";
+import { countRows, importEntry, pull, registerDevice, row } from "../sync/helpers";
 
 type ImportResult = { success: boolean; imported: number; encryption_version: number; errors: string[] };
 type ExportDoc = { entries: Record<string, unknown>[]; count: number; provider: string; skipped_placeholders: number };

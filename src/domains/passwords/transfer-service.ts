@@ -3,9 +3,10 @@ import type { PasswordRow } from "../../db/schema";
 import type { RequestMeta } from "../../kernel/context";
 import { randomId } from "../../lib/crypto";
 import { auditInsert } from "../audit";
-import { CURRENT_ENCRYPTION_VERSION, hostOf } from "../passwords";
+import { advanceClock } from "../../db/change-clock";
 import * as repo from "./repo";
-import { IMPORT_BATCH_SIZE, type ImportEntry } from "./schema";
+import { CURRENT_ENCRYPTION_VERSION, newEntryRow } from "./rows";
+import { IMPORT_BATCH_SIZE, type ImportEntry } from "./transfer-schema";
 
 const DEFAULT_NAME = "Imported entry";
 /** Import batches sent to D1 per round trip; each batch still succeeds or fails on its own. */
@@ -58,7 +59,7 @@ export class ImportService {
    */
   private async storeGroup(userId: string, group: PasswordRow[][]): Promise<(boolean | "error")[]> {
     const run = async (part: PasswordRow[][]) => {
-      const statements = [repo.advanceClock(this.db, userId), ...part.map((rows) => repo.bulkInsertStatement(this.db, userId, rows, this.maxPerUser))];
+      const statements = [advanceClock(this.db, userId), ...part.map((rows) => repo.bulkInsertStatement(this.db, userId, rows, this.maxPerUser))];
       const out = (await this.db.batch(statements as unknown as Parameters<Db["batch"]>[0])) as unknown as { meta?: { changes?: number } }[];
       return part.map((_, i) => (out[i + 1].meta?.changes ?? 0) > 0);
     };
@@ -116,30 +117,5 @@ export class ImportService {
 }
 
 function toRow(userId: string, e: ImportEntry, now: string): PasswordRow {
-  return {
-    id: randomId(),
-    userId,
-    name: e.name ?? DEFAULT_NAME,
-    website: e.website ?? null,
-    url: e.url ?? null,
-    username: null,
-    tags: e.tags ?? [],
-    encryptionVersion: CURRENT_ENCRYPTION_VERSION,
-    wrappedItemKey: e.wrapped_item_key,
-    encryptedData: e.encrypted_data,
-    domainHash: e.domain_hash ?? null,
-    nameHash: e.name_hash ?? null,
-    usernameHash: e.username_hash ?? null,
-    searchTokens: e.search_tokens ?? [],
-    shareCount: 0,
-    hasTotp: false,
-    hasPasskey: false,
-    passkeyLabel: null,
-    strength: e.strength ?? null,
-    host: hostOf(e.website, e.url),
-    createdAt: now,
-    updatedAt: now,
-    deletedAt: null,
-    changeSeq: 0,
-  };
+  return newEntryRow(userId, randomId(), { ...e, name: e.name ?? DEFAULT_NAME }, now);
 }
