@@ -95,7 +95,8 @@ describe("web client, online and offline", () => {
 
     await waitForPending(page, 4);
     expect(await page.locator("#pending").innerText()).toBe("4 pending changes");
-    expect(await entryNames(page)).toEqual(["Alpha local", "Bravo", "Charlie"]);
+    // The list and the status render one after the other; the person sees the list settle.
+    await expect.poll(() => entryNames(page)).toEqual(["Alpha local", "Bravo", "Charlie"]);
     await screenshot(page, "dashboard-offline-pending.png");
 
     // Nothing reached the server.

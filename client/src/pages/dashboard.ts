@@ -170,8 +170,10 @@ async function main(session: Session, keys: VaultKeys) {
     if ((await vault.legacyCount()) === 0) await trust.raise({ bound: true });
   }
 
+  /** The list first: a pending count that names a change is never shown before the list shows it. */
   async function refresh() {
-    await Promise.all([renderStatus(), renderList()]);
+    await renderList();
+    await renderStatus();
   }
 
   /**
