@@ -45,6 +45,9 @@ async function neverShown(page: Page, secret = BANK_SECRET) {
 }
 
 async function syncNow(page: Page) {
+  // A sync already under way may have asked before the test's rewrite was in place, and a press
+  // during it joins it rather than pulling again: wait until none runs, so this press pulls anew.
+  await expect.poll(() => page.locator("#net-state").innerText()).not.toContain("syncing");
   const pulled = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/passwords/sync" && r.request().method() === "GET");
   await page.getByRole("button", { name: "Sync now" }).click();
   await pulled;
