@@ -1,0 +1,1 @@
+ALTER TABLE `sharing_keys` ADD `wrapped_private_key` text;
