@@ -3,7 +3,7 @@ import { TestUser } from "../support/auth";
 import { sharedPair } from "../support/sharing";
 
 const publicJwk = async () => {
-  const jwk = await crypto.subtle.exportKey("jwk", ((await crypto.subtle.generateKey({ name: "ECDH", namedCurve: "P-256" }, true, ["deriveBits"])) as CryptoKeyPair).publicKey);
+  const jwk = (await crypto.subtle.exportKey("jwk", ((await crypto.subtle.generateKey({ name: "ECDH", namedCurve: "P-256" }, true, ["deriveBits"])) as CryptoKeyPair).publicKey)) as JsonWebKey;
   return { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y };
 };
 

@@ -1,1 +1,0 @@
-ALTER TABLE `sharing_keys` ADD `wrapped_private_key` text;
