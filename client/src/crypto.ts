@@ -177,14 +177,17 @@ export async function keyCheckMatches(keys: VaultKeys, check: Envelope): Promise
  * Moves an item key from one vault key to another without touching encrypted_data: the item key is
  * unwrapped (extractable only for the moment it takes to wrap it again) under a fresh IV.
  */
-export async function rewrapItemKey(from: VaultKeys, to: VaultKeys, wrappedItemKey: string): Promise<string> {
-  let itemKey: CryptoKey;
+async function extractableItemKey(keys: VaultKeys, wrappedItemKey: string): Promise<CryptoKey> {
   try {
     const w = splitIv(wrappedItemKey);
-    itemKey = await crypto.subtle.unwrapKey("raw", w.body, from.vaultKey, { name: "AES-GCM", iv: w.iv }, { name: "AES-GCM", length: 256 }, true, ["encrypt", "decrypt"]);
+    return await crypto.subtle.unwrapKey("raw", w.body, keys.vaultKey, { name: "AES-GCM", iv: w.iv }, { name: "AES-GCM", length: 256 }, true, ["encrypt", "decrypt"]);
   } catch {
     throw new DecryptionError();
   }
+}
+
+export async function rewrapItemKey(from: VaultKeys, to: VaultKeys, wrappedItemKey: string): Promise<string> {
+  const itemKey = await extractableItemKey(from, wrappedItemKey);
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
   return joinIv(iv, await crypto.subtle.wrapKey("raw", itemKey, to.vaultKey, { name: "AES-GCM", iv }));
 }
@@ -226,13 +229,7 @@ async function shareKek(privateKey: CryptoKey, publicKey: CryptoKey, usage: "wra
 
 /** The entry's item key (from its wrap under the vault key), wrapped for the recipient's public key. */
 export async function wrapItemKeyFor(keys: VaultKeys, wrappedItemKey: string, recipient: SharingPublicJwk): Promise<string> {
-  let itemKey: CryptoKey;
-  try {
-    const w = splitIv(wrappedItemKey);
-    itemKey = await crypto.subtle.unwrapKey("raw", w.body, keys.vaultKey, { name: "AES-GCM", iv: w.iv }, { name: "AES-GCM", length: 256 }, true, ["encrypt", "decrypt"]);
-  } catch {
-    throw new DecryptionError();
-  }
+  const itemKey = await extractableItemKey(keys, wrappedItemKey);
   const theirs = await crypto.subtle.importKey("jwk", { kty: "EC", crv: "P-256", x: recipient.x, y: recipient.y }, EC, false, []);
   const eph = await crypto.subtle.generateKey(EC, true, ["deriveBits"]);
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
