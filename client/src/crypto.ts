@@ -7,9 +7,10 @@
  *
  * Each entry has its own random AES-256-GCM item key. encrypted_data is base64(IV || ciphertext+tag)
  * of the JSON payload under the item key; wrapped_item_key is base64(IV || wrapped key) under the
- * vault key: the layout src/client/attachments.ts uses for its content blob, with 96-bit IVs.
+ * vault key: the layout client/src/attachments.ts uses for its content blob, with 96-bit IVs.
  */
-import { fromBase64, toBase64 } from "../../src/client/base64";
+import { fromBase64, toBase64 } from "../../src/kernel/base64";
+import { normalizeHost } from "../../src/kernel/hostname";
 
 export const PBKDF2_ITERATIONS = 600_000;
 const IV_BYTES = 12;
@@ -112,14 +113,7 @@ async function hmacHex(key: CryptoKey, label: string, value: string): Promise<st
 
 /** Hostname without scheme, port, path or a leading www., lower case: what domain_hash covers. */
 export function domainOf(website: string): string {
-  const s = website.trim().toLowerCase();
-  if (!s) return "";
-  try {
-    const host = new URL(/^[a-z][a-z0-9+.-]*:\/\//.test(s) ? s : `https://${s}`).hostname;
-    return host.replace(/^www\./, "");
-  } catch {
-    return s;
-  }
+  return normalizeHost(website) ?? website.trim().toLowerCase();
 }
 
 const MIN_TOKEN = 2;

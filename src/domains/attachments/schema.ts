@@ -73,4 +73,4 @@ export const AttachmentWithContent = Attachment.extend({ encrypted_content: z.st
 export const UploadResponse = z.object({ attachment: Attachment });
 export const ListResponse = z.object({ attachments: z.array(Attachment) });
 export const DownloadResponse = z.object({ attachment: AttachmentWithContent });
-export const SuccessResponse = z.object({ success: z.literal(true) });
+export { SuccessResponse } from "../../kernel/schemas";

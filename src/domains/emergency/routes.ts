@@ -3,7 +3,7 @@ import { recoveryTimers } from "../../../durable-objects/recovery-timer";
 import { dbFor } from "../../db/client";
 import { route } from "../../http/route";
 import { requestMeta, type AppEnv } from "../../http/types";
-import { mailerFor } from "../../lib/mailer";
+import { mailerFor } from "../notifications";
 import { idParam } from "../../lib/validators";
 import { AcceptBody, AccessQuery, AccessResponse, AddBody, ContactResponse, ListResponse, RequestBody, RespondBody, SuccessResponse, UpdateBody, VaultResponse } from "./schema";
 import { EmergencyService } from "./service";
@@ -11,7 +11,7 @@ import { EmergencyService } from "./service";
 function service(c: Context<AppEnv>) {
   const db = dbFor(c.env, c.get("user").id);
   const config = c.get("config");
-  return new EmergencyService({ db, mailer: mailerFor(config, db), appOrigin: config.APP_ORIGIN ?? "" }, recoveryTimers(c.env));
+  return new EmergencyService({ db, mailer: mailerFor(config, db), appOrigin: config.APP_ORIGIN ?? "" }, recoveryTimers(c.env.RECOVERY_TIMER));
 }
 
 /** DECISIONS D3/D11: adding a contact and responding are sensitive (300 s on untrusted devices). */

@@ -1,15 +1,16 @@
 import type { RecoveryTimers } from "../../../durable-objects/recovery-timer";
 import type { EmergencyContactRow } from "../../db/schema";
-import type { AuthUser, RequestMeta } from "../../http/types";
+import type { AuthUser, RequestMeta } from "../../kernel/context";
 import { randomId, randomToken, sha256Hex } from "../../lib/crypto";
 import { AppError, ErrorCode, conflict, forbidden, notFound } from "../../lib/errors";
-import { sendQuietly } from "../../lib/mailer";
-import { auditInsert } from "../audit/service";
-import { notify } from "../notifications/notify";
-import { liveEntries } from "../sync/service";
+import { sendQuietly } from "../notifications";
+import { auditInsert } from "../audit";
+import { notify } from "../notifications";
+import { liveEntries } from "../sync";
 import * as repo from "./repo";
 import type { AddInput } from "./schema";
 import { announceGrant, INVITE_TTL_MS, RETRIEVAL_WINDOW_MS, tickContact, type EmergencyCtx } from "./timer";
+import { rowsChanged } from "../../db/d1";
 
 const HOUR_MS = 60 * 60 * 1000;
 const iso = (t: number) => new Date(t).toISOString();
@@ -102,7 +103,7 @@ export class EmergencyService {
       repo.transition(this.db, row.id, ["pending_invite"], set),
       auditInsert(this.db, { userId: user.id, action: "emergency_contact.accept", targetType: "emergency_contact", targetId: row.id, meta, details: { owner_id: row.ownerId } }),
     ]);
-    if ((res.meta.changes ?? 0) === 0) throw conflict("Invitation already answered");
+    if (rowsChanged(res) === 0) throw conflict("Invitation already answered");
     await notify(this.db, {
       userId: row.ownerId,
       type: "emergency_contact_accepted",
@@ -137,12 +138,12 @@ export class EmergencyService {
     if (row.status !== "active") throw conflict(`Access cannot be requested while the record is ${row.status}`);
     const grantAt = now + row.waitHours * HOUR_MS;
     const set = { status: "access_requested" as const, requestedAt: iso(now), grantAt: iso(grantAt), grantedAt: null, expiresAt: null, updatedAt: iso(now) };
-    await this.timers.scheduleEmergency(row.id, grantAt);
+    await this.timers.scheduleEmergency(row.id, row.ownerId, grantAt);
     const [res] = await this.db.batch([
       repo.transition(this.db, row.id, ["active"], set),
       auditInsert(this.db, { userId: user.id, action: "emergency_access.request", targetType: "emergency_contact", targetId: row.id, meta, details: { owner_id: row.ownerId, wait_hours: row.waitHours, grant_at: set.grantAt } }),
     ]);
-    if ((res.meta.changes ?? 0) === 0) throw conflict("The record changed; reload it");
+    if (rowsChanged(res) === 0) throw conflict("The record changed; reload it");
     const body = `${row.contactEmail} requested emergency access to your vault. It will be granted automatically at ${set.grantAt} unless you deny it.`;
     await notify(this.db, {
       userId: row.ownerId,
@@ -166,12 +167,12 @@ export class EmergencyService {
       action === "approve"
         ? { status: "access_granted" as const, grantedAt: iso(now), expiresAt: iso(now + RETRIEVAL_WINDOW_MS), updatedAt: iso(now) }
         : { status: "access_denied" as const, updatedAt: iso(now) };
-    if (action === "approve") await this.timers.scheduleEmergency(row.id, now + RETRIEVAL_WINDOW_MS);
+    if (action === "approve") await this.timers.scheduleEmergency(row.id, row.ownerId, now + RETRIEVAL_WINDOW_MS);
     const [res] = await this.db.batch([
       repo.updateOwned(this.db, user.id, row.id, ["access_requested"], set),
       auditInsert(this.db, { userId: user.id, action: `emergency_access.${action}`, targetType: "emergency_contact", targetId: row.id, meta, details: { contact_id: row.id, email: row.contactEmail } }),
     ]);
-    if ((res.meta.changes ?? 0) === 0) throw conflict("The request was answered already");
+    if (rowsChanged(res) === 0) throw conflict("The request was answered already");
     const updated = { ...row, ...set };
     if (action === "approve") await announceGrant(this.ctx, updated, updated.expiresAt!, false);
     else {
@@ -191,7 +192,7 @@ export class EmergencyService {
       repo.updateOwned(this.db, user.id, row.id, ["pending_invite", "active", "access_requested", "access_granted", "access_denied", "access_expired"], set),
       auditInsert(this.db, { userId: user.id, action: "emergency_contact.update", targetType: "emergency_contact", targetId: row.id, meta, details: { wait_hours: waitHours, previous_wait_hours: row.waitHours } }),
     ]);
-    if ((res.meta.changes ?? 0) === 0) throw conflict("The record is revoked");
+    if (rowsChanged(res) === 0) throw conflict("The record is revoked");
     return toContact({ ...row, ...set });
   }
 

@@ -1,8 +1,9 @@
 import { z } from "zod";
+import { emailAddress } from "../../kernel/schemas";
 import { base64String, isoTimestamp } from "../../lib/validators";
-import { MAX_ENCRYPTED_DATA } from "../passwords/schema";
+import { MAX_ENCRYPTED_DATA } from "../passwords";
 
-const email = z.email().max(320).transform((e) => e.trim().toLowerCase());
+const email = emailAddress(320).transform((e) => e.trim().toLowerCase());
 
 export const CreateShareBody = z.object({
   accountId: z.string().min(1).max(128),
@@ -78,7 +79,7 @@ export type Share = z.infer<typeof Share>;
 export const CreateShareResponse = z.object({ success: z.literal(true), share: Share });
 export const ListSharesResponse = z.object({ shares: z.array(Share), setup_required: z.boolean() });
 export const ShareResponse = z.object({ success: z.literal(true), share: Share });
-export const SuccessResponse = z.object({ success: z.literal(true) });
+export { SuccessResponse } from "../../kernel/schemas";
 export const ViewLogResponse = z.object({ success: z.literal(true), action: z.string(), logged_at: z.string() });
 export const SharingKeyResponse = z.object({ publicKey: P256PublicJwk, created_at: z.string(), updated_at: z.string(), wrappedPrivateKey: z.string().nullable().optional() });
 export const ViewLogListResponse = z.object({ views: z.array(z.object({ action: z.enum(["password_viewed", "password_copied"]), logged_at: z.string() })) });

@@ -1,6 +1,6 @@
 import type { Db } from "../../db/client";
 import type { NewPasswordRow, ShareRow } from "../../db/schema";
-import type { AuthUser, RequestMeta } from "../../http/types";
+import type { AuthUser, RequestMeta } from "../../kernel/context";
 import { randomId } from "../../lib/crypto";
 import { AppError, ErrorCode, conflict, forbidden, notFound, validationError } from "../../lib/errors";
 import { notificationInsert } from "../notifications/notify";

@@ -1,8 +1,8 @@
 import type { Db } from "../../db/client";
 import type { NewPasswordRow, PasswordRow } from "../../db/schema";
 import { ErrorCode, validationError, zodIssues } from "../../lib/errors";
-import { clockToIso } from "../passwords/change-clock";
-import { CURRENT_ENCRYPTION_VERSION, hostOf, PLACEHOLDER_ENCRYPTION_VERSION } from "../passwords/service";
+import { clockToIso } from "../../db/change-clock";
+import { CURRENT_ENCRYPTION_VERSION, hostOf, PLACEHOLDER_ENCRYPTION_VERSION } from "../passwords";
 import * as repo from "./repo";
 import type { SyncRow } from "./repo";
 import { Mutation, type CreateData, type MutationResult, type SyncEntry, type Tombstone, type UpdateData } from "./schema";
