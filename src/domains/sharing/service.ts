@@ -3,9 +3,8 @@ import type { NewPasswordRow, ShareRow } from "../../db/schema";
 import type { AuthUser, RequestMeta } from "../../kernel/context";
 import { randomId } from "../../lib/crypto";
 import { AppError, ErrorCode, conflict, forbidden, notFound, validationError } from "../../lib/errors";
-import { notificationInsert } from "../notifications/notify";
-import { findLive } from "../passwords/repo";
-import { hostOf } from "../passwords/service";
+import { notificationInsert } from "../notifications";
+import { findLive, hostOf } from "../passwords";
 import * as repo from "./repo";
 import type { CreateShareInput, PatchShareInput, Share, UpdateSharedAccountInput } from "./schema";
 
