@@ -22,6 +22,7 @@ import { registerRegistryRoutes } from "./domains/registry";
 import { registerResetRoutes } from "./domains/reset";
 import { registerIntegrationRoutes } from "./domains/integrations";
 import { registerDiscoveryRoutes } from "./domains/discovery";
+import { registerAppPages } from "./http/app-pages";
 
 const apiVersion: MiddlewareHandler<AppEnv> = async function apiVersion(c, next) {
   await next();
@@ -77,6 +78,7 @@ export function buildApp(): Hono<AppEnv> {
   registerResetRoutes(app);
   registerIntegrationRoutes(app);
   registerDiscoveryRoutes(app);
+  registerAppPages(app);
   app.notFound(handleNotFound);
   app.onError(handleError);
   return app;

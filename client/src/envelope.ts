@@ -214,3 +214,30 @@ export async function keyCheckMatches(keys: VaultKeys, userId: string, check: En
     return false;
   }
 }
+
+/**
+ * An entry's item key, extractable: for wrapping it to a share recipient. Only bound envelopes are
+ * shared (unbound ones are re-sealed at unlock first), so the recipient can check the place too.
+ */
+export async function extractableItemKey(keys: VaultKeys, place: Place, wrappedItemKey: string): Promise<CryptoKey> {
+  if (!wrapHeader(wrappedItemKey)) throw new LegacyRefusedError();
+  return unwrapFor(keys, place, wrappedItemKey, true);
+}
+
+/** A shared entry's secrets, opened with the item key its share carries, in the owner's place. */
+export async function openDataWith(itemKey: CryptoKey, place: Place, encryptedData: string): Promise<EntrySecrets> {
+  const all = fromBase64(encryptedData);
+  if (!hasMagic(all)) throw new MisplacedEnvelopeError();
+  const d = splitIv(withoutMagic(all));
+  try {
+    return parseSecrets(dec.decode(await crypto.subtle.decrypt({ name: "AES-GCM", iv: d.iv, additionalData: dataAd(place) }, itemKey, d.body)));
+  } catch {
+    throw new MisplacedEnvelopeError();
+  }
+}
+
+/** New encrypted_data for a shared entry under its item key, bound to the owner's place. */
+export async function sealDataWith(itemKey: CryptoKey, place: Place, secrets: EntrySecrets): Promise<string> {
+  const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
+  return withMagic(joinIv(iv, await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: dataAd(place) }, itemKey, enc.encode(JSON.stringify(secrets)))));
+}

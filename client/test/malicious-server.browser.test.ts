@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { fingerprint, type PublicJwk } from "../src/trust";
 import { apiAs } from "./support/api";
-import { dashboardReady, fillEntry, launch, newUser, screenshot, signInThroughPage, submitSignIn, waitForPending, type Browser, type Page } from "./support/browser";
+import { dashboardReady, fillEntry, launch, newUser, screenshot, signInThroughPage, signInWithCookie, submitSignIn, waitForPending, type Browser, type Page } from "./support/browser";
 import { fullPull, isListing, isSyncPull, startMaliciousServer, withRounds, type MaliciousServer } from "./support/malicious-server";
 
 // Issue 22: the web client against a hostile server. Real Chromium talks to the real worker through
@@ -143,16 +143,16 @@ describe("a malicious server", () => {
     const context = await browser.newContext({ baseURL: evil.base });
     const page = await context.newPage();
     try {
+      await signInWithCookie(page, user.token);
       const from = evil.seen.length;
-      await page.goto("/");
-      await submitSignIn(page, user.token, PASSPHRASE);
+      await submitSignIn(page, PASSPHRASE);
       await expect.poll(() => page.locator("#signin-error").innerText()).toBe(
         "The server asked for weaker key derivation (PBKDF2 with 1000 rounds) than this app allows (600000). Nothing was derived or sent.",
       );
       expect(new URL(page.url()).pathname).toBe("/");
       // Nothing was sent after the listing: no write, no sync.
       const after = evil.seen.slice(from).filter((r) => r.path.startsWith("/api/"));
-      expect(after.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /api/auth/csrf-token", "GET /api/passwords"]);
+      expect(after.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /api/auth/session", "GET /api/passwords"]);
       await screenshot(page, "malicious-kdf.png");
     } finally {
       evil.honest();
@@ -196,7 +196,8 @@ describe("a malicious server", () => {
     await page.waitForURL((u) => u.pathname === "/");
     evil.rewrite({ when: isListing, json: () => oldListing });
     try {
-      await submitSignIn(page, user.token, PASSPHRASE);
+      await signInWithCookie(page, user.token);
+      await submitSignIn(page, PASSPHRASE);
       await expect.poll(() => page.locator("#signin-error").innerText()).toBe(
         "The server offered an older vault key (version 1) than this device has already seen (version 2). Refused.",
       );

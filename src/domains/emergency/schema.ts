@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { emailAddress } from "../../kernel/schemas";
+import { SyncEntry } from "../sync";
 
 export const WAIT_HOURS = { min: 1, max: 720 };
 const waitHours = z.number().int().min(WAIT_HOURS.min).max(WAIT_HOURS.max);
@@ -37,3 +38,5 @@ export const ContactResponse = z.object({ contact: ContactShape });
 export const ListResponse = z.object({ as_owner: z.array(ContactShape), as_contact: z.array(ContactShape) });
 export const AccessResponse = z.object({ wrapped_access_key: z.string(), invite_salt: z.string() });
 export { SuccessResponse } from "../../kernel/schemas";
+
+export const VaultResponse = z.object({ owner_email: z.string().nullable(), owner_id: z.string(), entries: z.array(SyncEntry) });

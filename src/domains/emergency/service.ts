@@ -6,6 +6,7 @@ import { AppError, ErrorCode, conflict, forbidden, notFound } from "../../lib/er
 import { sendQuietly } from "../notifications";
 import { auditInsert } from "../audit";
 import { notify } from "../notifications";
+import { liveEntries } from "../sync";
 import * as repo from "./repo";
 import type { AddInput } from "./schema";
 import { announceGrant, INVITE_TTL_MS, RETRIEVAL_WINDOW_MS, tickContact, type EmergencyCtx } from "./timer";
@@ -68,6 +69,7 @@ export class EmergencyService {
       grantAt: null,
       grantedAt: null,
       expiresAt: null,
+      vaultReadNotifiedAt: null,
       createdAt: iso(now),
       updatedAt: iso(now),
     };
@@ -206,13 +208,42 @@ export class EmergencyService {
   }
 
   /** Spec: recipient only; 403 unless granted and in its window, 404 absent, 410 once the window has passed. */
-  async access(user: AuthUser, id: string, meta: RequestMeta, now = Date.now()) {
+  private async granted(user: AuthUser, id: string, now: number) {
     const found = await this.asContact(user, id);
     if (found.status === "access_requested" || found.status === "access_granted") await tickContact(this.ctx, id, now);
     const row = (await repo.findForParty(this.db, user.id, id)) ?? found;
     if (row.status === "access_expired") throw new AppError(ErrorCode.GONE, "The access window has expired");
     if (row.status !== "access_granted" || !row.expiresAt || now >= Date.parse(row.expiresAt)) throw forbidden("Access has not been granted");
+    return row;
+  }
+
+  async access(user: AuthUser, id: string, meta: RequestMeta, now = Date.now()) {
+    const row = await this.granted(user, id, now);
     await auditInsert(this.db, { userId: user.id, action: "emergency_access.retrieve_key", targetType: "emergency_contact", targetId: row.id, meta, details: { owner_id: row.ownerId } });
     return { wrapped_access_key: row.wrappedAccessKey, invite_salt: row.inviteSalt };
+  }
+
+  /**
+   * DECISIONS D15: the owner's live entries, as a full sync pull holds them (ciphertext, wrapped
+   * item keys, blind indexes), for the contact to decrypt with the access key. Read-only; audited;
+   * the owner is notified of the first read of each access window.
+   */
+  async readVault(user: AuthUser, id: string, meta: RequestMeta, now = Date.now()) {
+    const row = await this.granted(user, id, now);
+    const entries = await liveEntries(this.db, row.ownerId);
+    await auditInsert(this.db, { userId: user.id, action: "emergency_access.read_vault", targetType: "emergency_contact", targetId: row.id, meta, details: { owner_id: row.ownerId, entries: entries.length } });
+    if (await repo.claimReadNotice(this.db, row.id, row.grantedAt ?? iso(now), iso(now))) {
+      await notify(this.db, {
+        userId: row.ownerId,
+        type: "emergency_vault_read",
+        title: "Your emergency contact opened your vault",
+        body: `${row.contactEmail} read your vault through emergency access.`,
+        color: "warning",
+        actionUrl: "/emergency",
+        actorId: user.id,
+        metadata: { contact_id: row.id },
+      });
+    }
+    return { owner_email: row.ownerEmail, owner_id: row.ownerId, entries };
   }
 }

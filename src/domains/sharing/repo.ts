@@ -200,10 +200,21 @@ export async function getKeyByEmail(db: Db, email: string) {
   return db.select().from(sharingKeys).where(eq(sharingKeys.email, email)).orderBy(desc(sharingKeys.updatedAt)).get();
 }
 
-export async function putKey(db: Db, userId: string, email: string, publicKey: string, now: string) {
+/** The owner's view log of one of their shares, newest first. */
+export async function viewLog(db: Db, ownerId: string, shareId: string) {
+  return db
+    .select({ action: shareViewLogs.action, createdAt: shareViewLogs.createdAt })
+    .from(shareViewLogs)
+    .where(and(eq(shareViewLogs.ownerId, ownerId), eq(shareViewLogs.shareId, shareId)))
+    .orderBy(desc(shareViewLogs.createdAt))
+    .limit(200)
+    .all();
+}
+
+export async function putKey(db: Db, userId: string, email: string, publicKey: string, now: string, wrappedPrivateKey: string | null) {
   await db
     .insert(sharingKeys)
-    .values({ userId, email, publicKey, createdAt: now, updatedAt: now })
-    .onConflictDoUpdate({ target: sharingKeys.userId, set: { email, publicKey, updatedAt: now } });
+    .values({ userId, email, publicKey, wrappedPrivateKey, createdAt: now, updatedAt: now })
+    .onConflictDoUpdate({ target: sharingKeys.userId, set: { email, publicKey, wrappedPrivateKey, updatedAt: now } });
   return getKey(db, userId);
 }

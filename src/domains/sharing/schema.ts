@@ -48,7 +48,7 @@ const P256PublicJwk = z.object({
   x: base64String.min(43).max(44),
   y: base64String.min(43).max(44),
 });
-export const PutSharingKeyBody = z.object({ publicKey: P256PublicJwk });
+export const PutSharingKeyBody = z.object({ publicKey: P256PublicJwk, wrappedPrivateKey: base64String.min(16).max(4096).optional() });
 export const SharingKeyQuery = z.object({ email: email.optional() });
 
 export const ShareAccount = z.object({
@@ -81,5 +81,6 @@ export const ListSharesResponse = z.object({ shares: z.array(Share), setup_requi
 export const ShareResponse = z.object({ success: z.literal(true), share: Share });
 export { SuccessResponse } from "../../kernel/schemas";
 export const ViewLogResponse = z.object({ success: z.literal(true), action: z.string(), logged_at: z.string() });
-export const SharingKeyResponse = z.object({ publicKey: P256PublicJwk, created_at: z.string(), updated_at: z.string() });
+export const SharingKeyResponse = z.object({ publicKey: P256PublicJwk, created_at: z.string(), updated_at: z.string(), wrappedPrivateKey: z.string().nullable().optional() });
+export const ViewLogListResponse = z.object({ views: z.array(z.object({ action: z.enum(["password_viewed", "password_copied"]), logged_at: z.string() })) });
 export const UpdateSharedAccountResponse = z.object({ success: z.literal(true), account: z.object({ id: z.string(), updated_at: z.string() }) });

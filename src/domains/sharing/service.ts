@@ -4,8 +4,7 @@ import type { AuthUser, RequestMeta } from "../../kernel/context";
 import { randomId } from "../../lib/crypto";
 import { AppError, ErrorCode, conflict, forbidden, notFound, validationError } from "../../lib/errors";
 import { notificationInsert } from "../notifications";
-import { findLive } from "../passwords";
-import { entryPatch } from "../passwords";
+import { entryPatch, findLive } from "../passwords";
 import * as repo from "./repo";
 import type { CreateShareInput, PatchShareInput, Share, UpdateSharedAccountInput } from "./schema";
 
@@ -166,17 +165,24 @@ export class SharingService {
     return { id: share.accountId, updated_at: now };
   }
 
-  async putKey(user: AuthUser, publicKey: object) {
+  async putKey(user: AuthUser, publicKey: object, wrappedPrivateKey?: string) {
     const email = emailOf(user);
     if (!email) throw new AppError(ErrorCode.UNPROCESSABLE, "Your sign-in token carries no email; a sharing key needs one");
-    const row = await repo.putKey(this.db, user.id, email, JSON.stringify(publicKey), new Date().toISOString());
-    return toKey(row!);
+    const row = await repo.putKey(this.db, user.id, email, JSON.stringify(publicKey), new Date().toISOString(), wrappedPrivateKey ?? null);
+    return { ...toKey(row!), wrappedPrivateKey: row!.wrappedPrivateKey };
   }
 
+  /** The caller's own key comes with its wrapped private half (for their other devices); another's never. */
   async getKey(user: AuthUser, email?: string) {
     const row = email ? await repo.getKeyByEmail(this.db, email) : await repo.getKey(this.db, user.id);
     if (!row) throw notFound("Sharing key");
-    return toKey(row);
+    return email ? toKey(row) : { ...toKey(row), wrappedPrivateKey: row.wrappedPrivateKey };
+  }
+
+  async views(user: AuthUser, id: string) {
+    const share = isUuid(id) ? await repo.findOwned(this.db, user.id, id) : undefined;
+    if (!share) throw notFound("Share");
+    return { views: (await repo.viewLog(this.db, user.id, id)).map((v) => ({ action: v.action, logged_at: v.createdAt })) };
   }
 }
 
