@@ -70,8 +70,8 @@ async function main(session: Session, keys: VaultKeys) {
   let lastState: SyncState = { phase: "idle" };
   const sync = new SyncEngine(db, api, session.userId, host, (s) => {
     lastState = s;
-    if (s.phase !== "syncing") void refresh();
-    else renderStatus();
+    renderNet();
+    void repaint(s.phase !== "syncing");
   });
 
   const form = $("entry-form") as HTMLFormElement;
@@ -86,7 +86,8 @@ async function main(session: Session, keys: VaultKeys) {
     }, 4000);
   }
 
-  async function renderStatus() {
+  /** The network line reads only memory, so it is drawn at once, ahead of any queued repaint. */
+  function renderNet() {
     const online = navigator.onLine && lastState.phase !== "offline";
     const net = $("net-state");
     net.dataset.state = online ? "online" : "offline";
@@ -94,6 +95,10 @@ async function main(session: Session, keys: VaultKeys) {
     if (lastState.phase === "error") net.textContent = `Online · sync failed (${lastState.lastError ?? "unknown error"})`;
     // The identity provider's token expired: local data stays, sync resumes after signing in again.
     $("signin-again").hidden = !(lastState.phase === "error" && lastState.lastError?.startsWith("401"));
+  }
+
+  async function renderStatus() {
+    renderNet();
     const n = await db.pendingCount(session.userId);
     const pending = $("pending");
     pending.textContent = `${n} pending ${n === 1 ? "change" : "changes"}`;
@@ -170,11 +175,30 @@ async function main(session: Session, keys: VaultKeys) {
     if ((await vault.legacyCount()) === 0) await trust.raise({ bound: true });
   }
 
-  /** The list first: a pending count that names a change is never shown before the list shows it. */
-  async function refresh() {
-    await renderList();
-    await renderStatus();
+  /**
+   * Repaints run one at a time, and a request while one runs queues one more (merged with any
+   * already queued): two overlapping paints could otherwise finish out of order, and one that read
+   * the vault before a pull would overwrite what the pull's own paint showed. The list goes first:
+   * a pending count that names a change is never shown before the list shows it.
+   */
+  let painting: Promise<void> = Promise.resolve();
+  let queued: { list: boolean; run: Promise<void> } | null = null;
+  function repaint(list: boolean): Promise<void> {
+    if (queued) {
+      queued.list ||= list;
+      return queued.run;
+    }
+    const job = { list, run: Promise.resolve() };
+    job.run = painting.then(async () => {
+      queued = null;
+      if (job.list) await renderList();
+      await renderStatus();
+    });
+    queued = job;
+    painting = job.run.catch((e: unknown) => console.error(e));
+    return job.run;
   }
+  const refresh = () => repaint(true);
 
   /**
    * The secrets of an entry. Online, an entry without queued changes is read through the reveal
@@ -270,6 +294,10 @@ async function main(session: Session, keys: VaultKeys) {
   /** After a local change: show it, ask for a sync now, and leave a background sync for the worker. */
   async function changed() {
     await refresh();
+    await pushSoon();
+  }
+
+  async function pushSoon() {
     await requestBackgroundSync();
     if (navigator.onLine) void sync.syncNow();
   }
@@ -298,10 +326,12 @@ async function main(session: Session, keys: VaultKeys) {
     setBusy(true);
     (id ? vault.update(id, v) : vault.create(v))
       .then(async () => {
+        // The form is handed back once the list and the pending count show the saved entry.
+        await refresh();
         fillForm("", {});
         setBusy(false);
         toast(id ? `Saved ${v.name.trim()}` : `Added ${v.name.trim()}`);
-        await changed();
+        await pushSoon();
       })
       .catch((err: unknown) => {
         setBusy(false);
@@ -311,13 +341,17 @@ async function main(session: Session, keys: VaultKeys) {
 
   $("cancel-edit").addEventListener("click", () => fillForm("", {}));
   $("hide-revealed").addEventListener("click", hideRevealed);
-  input("search").addEventListener("input", () => void renderList());
+  input("search").addEventListener("input", () => void refresh());
   $("sync-now").addEventListener("click", () => void sync.syncNow());
   window.addEventListener("offline", () => {
     lastState = { phase: "offline" };
-    void renderStatus();
+    renderNet();
+    void repaint(false);
   });
-  window.addEventListener("online", () => void renderStatus());
+  window.addEventListener("online", () => {
+    renderNet();
+    void repaint(false);
+  });
   navigator.serviceWorker?.addEventListener("message", (ev: MessageEvent<{ type?: string }>) => {
     if (ev.data?.type === "VAULT_SYNCED") void refresh();
   });
