@@ -107,6 +107,11 @@ export class AttachmentService {
     return (await repo.listForParent(this.db, userId, type, parentId)).map(toAttachment);
   }
 
+  /** Bytes the caller's attachments take against the quota, so a client can show it before an upload. */
+  async usage(userId: string): Promise<{ used: number; quota: number }> {
+    return { used: await repo.usedBytes(this.db, userId), quota: this.quotaBytes };
+  }
+
   /**
    * The JSON document of D8 streamed: the metadata first, then the R2 object base64-encoded as it
    * is read, so a 25 MB file is never held in the worker's memory as a whole.
