@@ -66,17 +66,19 @@ export async function buildUploadBody(
   return { parent_id: parent.id, parent_type: parent.type, ...(await encryptAttachment(vaultKey, file)) };
 }
 
+function unwrapFileKey(vaultKey: CryptoKey, wrapped: CipherPart): Promise<CryptoKey> {
+  return crypto.subtle.unwrapKey("raw", fromBase64(wrapped.ciphertext), vaultKey, { name: "AES-GCM", iv: fromBase64(wrapped.iv) }, { name: "AES-GCM", length: 256 }, false, ["decrypt"]);
+}
+
+/** The filename and MIME type alone, from a listed attachment (no content needed). */
+export async function decryptAttachmentInfo(vaultKey: CryptoKey, att: Omit<EncryptedAttachment, "encrypted_content">): Promise<{ filename: string; mimeType: string }> {
+  const fileKey = await unwrapFileKey(vaultKey, att.wrapped_file_key);
+  return { filename: dec.decode(await decryptPart(fileKey, att.encrypted_filename)), mimeType: dec.decode(await decryptPart(fileKey, att.encrypted_mime_type)) };
+}
+
 /** Unwraps the file key with the vault key, decrypts the content (IV = its first 12 bytes), then the filename and MIME type. */
 export async function decryptAttachment(vaultKey: CryptoKey, att: EncryptedAttachment): Promise<DecryptedAttachment> {
-  const fileKey = await crypto.subtle.unwrapKey(
-    "raw",
-    fromBase64(att.wrapped_file_key.ciphertext),
-    vaultKey,
-    { name: "AES-GCM", iv: fromBase64(att.wrapped_file_key.iv) },
-    { name: "AES-GCM", length: 256 },
-    false,
-    ["decrypt"],
-  );
+  const fileKey = await unwrapFileKey(vaultKey, att.wrapped_file_key);
   const blob = fromBase64(att.encrypted_content);
   const content = new Uint8Array(await crypto.subtle.decrypt({ name: "AES-GCM", iv: blob.subarray(0, IV_BYTES) }, fileKey, blob.subarray(IV_BYTES)));
   return {

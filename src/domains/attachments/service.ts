@@ -28,6 +28,7 @@ export function toAttachment(row: AttachmentRow): AttachmentView {
     created_at: row.createdAt,
     encrypted_filename: row.encryptedFilename,
     encrypted_mime_type: row.encryptedMimeType,
+    wrapped_file_key: row.wrappedFileKey,
   };
 }
 
