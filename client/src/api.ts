@@ -172,9 +172,9 @@ export class ApiClient {
   /** `origin` is "" in pages and the worker (same origin); tests pass an absolute base. */
   constructor(private readonly origin = "") {}
 
-  private async call<T>(name: EndpointName, opts: { params?: Record<string, string>; query?: Record<string, string | undefined>; body?: unknown } = {}, retried = false): Promise<T> {
+  private async call<T>(name: EndpointName, opts: { params?: Record<string, string>; query?: Record<string, string | undefined>; body?: unknown; headers?: Record<string, string> } = {}, retried = false): Promise<T> {
     const { method } = ENDPOINTS[name];
-    const headers: Record<string, string> = { ...defaultHeaders, accept: "application/json" };
+    const headers: Record<string, string> = { ...defaultHeaders, ...opts.headers, accept: "application/json" };
     if (method !== "GET") {
       headers["x-csrf-token"] = await this.csrfToken();
       if (opts.body !== undefined) headers["content-type"] = "application/json";
@@ -321,8 +321,9 @@ export class ApiClient {
     });
   }
 
-  importPasswords(entries: ImportEntry[], provider: string): Promise<ImportResponse> {
-    return this.call("importPasswords", { body: { entries, provider } });
+  /** One batch; the Idempotency-Key makes a retry of the same batch safe (remembered 1 hour). */
+  importPasswords(entries: ImportEntry[], provider: string, idempotencyKey: string): Promise<ImportResponse> {
+    return this.call("importPasswords", { body: { entries, provider }, headers: { "idempotency-key": idempotencyKey } });
   }
 
   exportPasswords(): Promise<ExportDocument> {

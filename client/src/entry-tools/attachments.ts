@@ -23,7 +23,7 @@ export function mount(root: HTMLElement, entry: EntryContext): () => void {
   const error = el("p", { id: "attachment-error", className: "error", role: "alert" });
   const upload = el("button", { type: "submit" }, "Upload");
   const form = el("form", { id: "attachment-form" }, el("label", { htmlFor: "attachment-file" }, "Attach a file (up to 25 MB)"), file, el("div", { className: "row" }, upload), progress, error);
-  root.replaceChildren(el("section", { className: "entry-tool", "aria-labelledby": "attachments-heading" }, el("h3", { id: "attachments-heading" }, "Attachments"), usage, list, form));
+  root.replaceChildren(usage, list, form);
   let quota = { used: 0, quota: 0 };
 
   function row(a: AttachmentMeta, name: string) {

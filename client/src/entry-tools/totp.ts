@@ -30,9 +30,8 @@ export function mount(root: HTMLElement, entry: EntryContext): () => void {
   let timer: ReturnType<typeof setInterval> | undefined;
   let stopped = false;
 
-  const heading = el("h3", { id: "totp-heading" }, "One-time codes (TOTP)");
-  const body = el("div");
-  root.replaceChildren(el("section", { className: "entry-tool", "aria-labelledby": "totp-heading" }, heading, body));
+  const body = el("div", { id: "totp" });
+  root.replaceChildren(body);
 
   async function load(): Promise<TotpConfig | null> {
     try {

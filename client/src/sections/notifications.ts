@@ -4,7 +4,6 @@
  * while the tab is visible, and at once when the service worker reports a push.
  */
 import type { AppNotification, NotificationList } from "../api";
-import { pushState, subscribeToPush, unsubscribeFromPush } from "../push";
 import type { AppContext } from "../shell/context";
 import { el, errorText, formatTime } from "../ui";
 
@@ -17,15 +16,12 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
   const error = el("p", { id: "notifications-error", className: "error", role: "alert" });
   const readAll = el("button", { type: "button", className: "secondary" }, "Mark all read");
   const clear = el("button", { type: "button", className: "danger" }, "Clear all");
-  const pushStatus = el("p", { id: "push-state", className: "muted" });
-  const pushToggle = el("button", { type: "button", id: "push-toggle", className: "secondary" }, "Enable push notifications");
   root.replaceChildren(
-    el("h2", {}, "Notifications"),
+    el("h1", {}, "Notifications"),
     count,
     el("div", { className: "row" }, readAll, clear),
     error,
     list,
-    el("section", { "aria-labelledby": "push-heading" }, el("h3", { id: "push-heading" }, "Push notifications"), el("p", { className: "hint" }, "Emergency access requests, dead man's switch reminders and new devices reach this browser even with no tab open."), pushStatus, pushToggle),
   );
 
   function item(n: AppNotification): HTMLLIElement {
@@ -78,24 +74,6 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     if (confirm("Delete all notifications, read and unread? This cannot be undone.")) void act(app.api.clearNotifications());
   });
 
-  async function showPush() {
-    const state = await pushState();
-    pushStatus.textContent = state === "unsupported" ? "This browser cannot receive push notifications." : state === "denied" ? "Notifications are blocked for this site in the browser's settings." : state === "subscribed" ? "On for this browser." : "Off for this browser.";
-    pushStatus.dataset.state = state;
-    pushToggle.hidden = state === "unsupported" || state === "denied";
-    pushToggle.textContent = state === "subscribed" ? "Turn off push notifications" : "Enable push notifications";
-  }
-  pushToggle.addEventListener("click", () => {
-    pushToggle.disabled = true;
-    void (async () => ((await pushState()) === "subscribed" ? unsubscribeFromPush(app.api) : subscribeToPush(app.api)))()
-      .then(() => app.toast("Push notifications updated"))
-      .catch((err: unknown) => (error.textContent = errorText(err)))
-      .finally(() => {
-        pushToggle.disabled = false;
-        void showPush();
-      });
-  });
-
   const poll = setInterval(() => {
     if (document.visibilityState === "visible") void refresh().catch(() => undefined);
   }, POLL_MS);
@@ -107,7 +85,6 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
   document.addEventListener("visibilitychange", onVisible);
 
   void refresh().catch((err: unknown) => (error.textContent = `Cannot load notifications: ${errorText(err)}`));
-  void showPush();
   return () => {
     gone = true;
     clearInterval(poll);

@@ -27,7 +27,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
   let gone = false;
   const status = el("div", { id: "twofa-status" });
   const panel = el("div");
-  root.replaceChildren(el("h2", {}, "Security"), el("section", { "aria-labelledby": "twofa-heading" }, el("h3", { id: "twofa-heading" }, "Two-factor authentication"), status, panel));
+  root.replaceChildren(el("h1", {}, "Security"), el("section", { "aria-labelledby": "twofa-heading" }, el("h2", { id: "twofa-heading" }, "Two-factor authentication"), status, panel));
 
   function codeForm(id: string, label: string, submit: string, onCode: (code: string) => Promise<void>) {
     const input = el("input", { id, inputMode: "numeric", autocomplete: "one-time-code", maxLength: 64 });
@@ -67,7 +67,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
       el("p", {}, "Scan this code with your authenticator app, then enter the code it shows."),
       qrCanvas(e.qrCodeUri, "QR code for your authenticator app"),
       el("p", { className: "muted" }, "Cannot scan? Enter this key: ", el("code", { id: "twofa-secret" }, e.secret)),
-      el("h4", {}, "Recovery codes"),
+      el("h3", {}, "Recovery codes"),
       el("p", { className: "hint" }, "Shown only now. Keep them somewhere safe: each one lets you in once if you lose the authenticator."),
       codes,
       save,

@@ -6,6 +6,7 @@
  */
 import { ApiClient } from "../api";
 import type { VaultKeys } from "../crypto";
+import { registerThisDevice } from "../device";
 import type { LocalDb, Session } from "../db";
 import { lockVault, recordActivity } from "../passphrase";
 import { SyncEngine, type SyncHost, type SyncState } from "../sync-engine";
@@ -23,6 +24,8 @@ export type ShellHooks = {
 
 export async function startShell(db: LocalDb, session: Session, keys: VaultKeys, hooks: ShellHooks) {
   const api = new ApiClient();
+  // Every call names this browser's device (x-device-fingerprint); registering refreshes it.
+  void registerThisDevice(api);
   const vault = new Vault(db, session.userId, keys);
   const toastEl = $("toast");
   const listeners = new Set<() => void>();
