@@ -23,10 +23,17 @@ export async function syncedEntry(page: Page, api: Awaited<ReturnType<typeof api
   return row as { id: string; name: string };
 }
 
-/** Reveals an entry in the vault section and waits for one of its tools. */
+/**
+ * Reveals an entry in the vault section and waits for one of its tools. An entry already open is
+ * hidden first: the reveal is asynchronous, and the old tools must not be mistaken for the new.
+ */
 export async function openEntryTool(page: Page, entryName: string, tool: string) {
-  await page.getByRole("button", { name: `Reveal ${entryName}`, exact: true }).click();
   const box = page.locator(`#entry-tools section[data-tool="${tool}"]`);
+  if (await page.locator("#revealed").isVisible()) {
+    await page.getByRole("button", { name: "Hide", exact: true }).click();
+    await box.waitFor({ state: "detached" });
+  }
+  await page.getByRole("button", { name: `Reveal ${entryName}`, exact: true }).click();
   await box.waitFor();
   return box;
 }
