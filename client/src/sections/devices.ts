@@ -17,6 +17,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
   let gone = false;
   const list = el("ul", { id: "devices", className: "cards", "aria-label": "Devices" });
   const error = el("p", { id: "devices-error", className: "error", role: "alert" });
+  root.classList.add("section");
   root.replaceChildren(el("h1", {}, "Devices"), el("p", { className: "hint" }, "Browsers and apps that signed in to your vault. Remove any you do not recognize."), error, list);
 
   function card(d: Device, mine: boolean): HTMLLIElement {

@@ -94,6 +94,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     el("div", { className: "row" }, readBtn),
     error,
   );
+  root.classList.add("section");
   root.replaceChildren(
     el("h1", {}, "Import & export"),
     el("section", { "aria-labelledby": "import-heading" }, el("h2", { id: "import-heading" }, "Import"), el("p", { className: "hint" }, "Entries are encrypted on this device before they are sent. Nothing is imported until you confirm the preview."), form, summary, table, start, progress, result),

@@ -16,6 +16,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
   const error = el("p", { id: "notifications-error", className: "error", role: "alert" });
   const readAll = el("button", { type: "button", className: "secondary" }, "Mark all read");
   const clear = el("button", { type: "button", className: "danger" }, "Clear all");
+  root.classList.add("section");
   root.replaceChildren(
     el("h1", {}, "Notifications"),
     count,

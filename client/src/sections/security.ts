@@ -27,6 +27,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
   let gone = false;
   const status = el("div", { id: "twofa-status" });
   const panel = el("div");
+  root.classList.add("section");
   root.replaceChildren(el("h1", {}, "Security"), el("section", { "aria-labelledby": "twofa-heading" }, el("h2", { id: "twofa-heading" }, "Two-factor authentication"), status, panel));
 
   function codeForm(id: string, label: string, submit: string, onCode: (code: string) => Promise<void>) {
