@@ -7,38 +7,39 @@ import type { LocalDb, LocalEntry, MutationData } from "./db";
 
 export type EntryInput = EntrySecrets & { name: string; website: string; url: string; tags: string[] };
 
+/** An entry as the server stores it under V3: the envelope, blind indexes and plaintext metadata. */
+export async function sealEntry(keys: VaultKeys, input: EntryInput): Promise<{ data: MutationData; tokens: string[] }> {
+  const name = input.name.trim();
+  if (!name) throw new Error("A name is required");
+  const envelope = await encryptEntry(keys, {
+    username: input.username,
+    password: input.password,
+    notes: input.notes,
+    category: input.category,
+    totp: input.totp,
+  });
+  const idx = await blindIndexes(keys, { name, website: input.website || input.url, username: input.username });
+  const data: MutationData = {
+    name,
+    website: domainOf(input.website || input.url) || null,
+    url: input.url.trim() || null,
+    tags: input.tags,
+    ...envelope,
+    encryption_version: 3,
+    name_hash: idx.name_hash,
+    username_hash: idx.username_hash,
+    domain_hash: idx.domain_hash ?? null,
+    search_tokens: idx.search_tokens,
+  };
+  return { data, tokens: idx.search_tokens };
+}
+
 export class Vault {
   constructor(
     readonly db: LocalDb,
     readonly userId: string,
     private readonly keys: VaultKeys,
   ) {}
-
-  private async seal(input: EntryInput): Promise<{ data: MutationData; tokens: string[] }> {
-    const name = input.name.trim();
-    if (!name) throw new Error("A name is required");
-    const envelope = await encryptEntry(this.keys, {
-      username: input.username,
-      password: input.password,
-      notes: input.notes,
-      category: input.category,
-      totp: input.totp,
-    });
-    const idx = await blindIndexes(this.keys, { name, website: input.website || input.url, username: input.username });
-    const data: MutationData = {
-      name,
-      website: domainOf(input.website || input.url) || null,
-      url: input.url.trim() || null,
-      tags: input.tags,
-      ...envelope,
-      encryption_version: 3,
-      name_hash: idx.name_hash,
-      username_hash: idx.username_hash,
-      domain_hash: idx.domain_hash ?? null,
-      search_tokens: idx.search_tokens,
-    };
-    return { data, tokens: idx.search_tokens };
-  }
 
   private local(id: string, data: MutationData, tokens: string[], createdAt: string, now: string): LocalEntry {
     return {
@@ -60,7 +61,7 @@ export class Vault {
   async create(input: EntryInput): Promise<string> {
     const id = crypto.randomUUID();
     const now = new Date().toISOString();
-    const { data, tokens } = await this.seal(input);
+    const { data, tokens } = await sealEntry(this.keys, input);
     await this.db.applyLocal(this.local(id, data, tokens, now, now), { userId: this.userId, action: "create", entryId: id, data, clientUpdatedAt: now });
     return id;
   }
@@ -70,7 +71,7 @@ export class Vault {
     const prev = await this.db.entry(this.userId, id);
     if (!prev) throw new Error("This entry is no longer in the vault");
     const now = new Date().toISOString();
-    const { data, tokens } = await this.seal(input);
+    const { data, tokens } = await sealEntry(this.keys, input);
     await this.db.applyLocal(this.local(id, data, tokens, prev.created_at, now), { userId: this.userId, action: "update", entryId: id, data, clientUpdatedAt: now });
   }
 

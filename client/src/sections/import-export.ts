@@ -10,9 +10,10 @@
  */
 import { detectProvider, ImportFormatError, parseImport, secretPayload, type ImportedCredential, type ImportProvider } from "../../../src/client/importers";
 import { ApiError, type ExportDocument, type ImportEntry } from "../api";
-import { blindIndexes, domainOf, encryptEntry, type VaultKeys } from "../crypto";
+import type { VaultKeys } from "../crypto";
 import type { AppContext } from "../shell/context";
 import { download, el, errorText } from "../ui";
+import { sealEntry } from "../vault";
 
 export const BATCH = 50;
 const MAX_ENTRIES = 5000;
@@ -41,21 +42,18 @@ function problemOf(c: ImportedCredential): string | null {
 
 async function sealCredential(keys: VaultKeys, c: ImportedCredential): Promise<ImportEntry> {
   const s = secretPayload(c);
-  const envelope = await encryptEntry(keys, { username: s.username, password: s.password, notes: s.notes, category: c.folder ?? "", totp: s.totp ?? "" });
-  const website = c.website ?? domainOf(c.url ?? "");
-  const idx = await blindIndexes(keys, { name: c.name.trim(), website, username: c.username });
-  return {
-    name: c.name.trim(),
-    website: website || null,
-    url: c.url,
+  const { data } = await sealEntry(keys, {
+    name: c.name,
+    website: c.website ?? "",
+    url: c.url ?? "",
     tags: c.tags,
-    ...envelope,
-    encryption_version: 3,
-    name_hash: idx.name_hash,
-    username_hash: idx.username_hash,
-    domain_hash: idx.domain_hash ?? null,
-    search_tokens: idx.search_tokens,
-  };
+    username: s.username,
+    password: s.password,
+    notes: s.notes,
+    category: c.folder ?? "",
+    totp: s.totp ?? "",
+  });
+  return { ...data, website: data.website ?? null, url: data.url ?? null, tags: data.tags ?? [], domain_hash: data.domain_hash ?? null, encryption_version: 3 };
 }
 
 const isOwnExport = (v: unknown): v is ExportDocument => typeof v === "object" && v !== null && (v as { format?: unknown }).format === "credential-vault-export" && Array.isArray((v as { entries?: unknown }).entries);
