@@ -1,20 +1,23 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Bindings } from "../src/env";
-import { runDeadManSwitchTimer } from "../src/domains/dead-man-switch/timer";
-import { runEmergencyTimer } from "../src/domains/emergency/timer";
 
-export type TimerTarget = { kind: "dead_man_switch"; userId: string } | { kind: "emergency"; contactId: string };
+/** `ownerId` names the vault owner whose database holds the contact (dbFor's user); older timers lack it. */
+export type TimerTarget = { kind: "dead_man_switch"; userId: string } | { kind: "emergency"; contactId: string; ownerId?: string };
+
+/** What a tick does is the domain's: it returns when to wake next, or null when nothing is left to time. */
+export type TimerTick<E> = (env: E, target: TimerTarget, now: number) => Promise<number | null>;
 
 /** If a tick fails (D1 unavailable), try again after this long rather than losing the timer. */
 const RETRY_MS = 5 * 60 * 1000;
 
 /**
  * One object per timed record (a user's switch, an emergency contact). It only remembers what it
- * times and when to wake; on each alarm the domain re-reads its state from D1, does what is due and
- * says when it next needs waking. Because every tick works from stored timestamps, a late, early or
- * repeated alarm is harmless.
+ * times and when to wake; on each alarm the tick the entry registered (src/index.ts) re-reads the
+ * state from D1, does what is due and says when it next needs waking. Because every tick works from
+ * stored timestamps, a late, early or repeated alarm is harmless.
  */
-export class RecoveryTimer extends DurableObject<Bindings> {
+export abstract class RecoveryTimerBase<E = unknown> extends DurableObject<E> {
+  protected abstract tick: TimerTick<E>;
+
   async schedule(target: TimerTarget, at: number): Promise<void> {
     await this.ctx.storage.put("target", target);
     await this.ctx.storage.setAlarm(at);
@@ -35,7 +38,7 @@ export class RecoveryTimer extends DurableObject<Bindings> {
     const now = Date.now();
     let next: number | null;
     try {
-      next = target.kind === "dead_man_switch" ? await runDeadManSwitchTimer(this.env, target.userId, now) : await runEmergencyTimer(this.env, target.contactId, now);
+      next = await this.tick(this.env, target, now);
     } catch (err) {
       console.error("recovery timer tick failed", target.kind, err instanceof Error ? err.message : "unknown error");
       next = now + RETRY_MS;
@@ -45,9 +48,7 @@ export class RecoveryTimer extends DurableObject<Bindings> {
   }
 }
 
-function stubFor(env: Bindings, name: string) {
-  return env.RECOVERY_TIMER.get(env.RECOVERY_TIMER.idFromName(name));
-}
+export type RecoveryTimerNamespace = DurableObjectNamespace<RecoveryTimerBase>;
 
 export const timerName = {
   deadManSwitch: (userId: string) => `dms:${userId}`,
@@ -55,12 +56,13 @@ export const timerName = {
 };
 
 /** The typed client the services use. */
-export function recoveryTimers(env: Bindings) {
+export function recoveryTimers(ns: RecoveryTimerNamespace) {
+  const stub = (name: string) => ns.get(ns.idFromName(name));
   return {
-    scheduleDeadManSwitch: (userId: string, at: number) => stubFor(env, timerName.deadManSwitch(userId)).schedule({ kind: "dead_man_switch", userId }, at),
-    cancelDeadManSwitch: (userId: string) => stubFor(env, timerName.deadManSwitch(userId)).cancel(),
-    scheduleEmergency: (contactId: string, at: number) => stubFor(env, timerName.emergency(contactId)).schedule({ kind: "emergency", contactId }, at),
-    cancelEmergency: (contactId: string) => stubFor(env, timerName.emergency(contactId)).cancel(),
+    scheduleDeadManSwitch: (userId: string, at: number) => stub(timerName.deadManSwitch(userId)).schedule({ kind: "dead_man_switch", userId }, at),
+    cancelDeadManSwitch: (userId: string) => stub(timerName.deadManSwitch(userId)).cancel(),
+    scheduleEmergency: (contactId: string, ownerId: string, at: number) => stub(timerName.emergency(contactId)).schedule({ kind: "emergency", contactId, ownerId }, at),
+    cancelEmergency: (contactId: string) => stub(timerName.emergency(contactId)).cancel(),
   };
 }
 

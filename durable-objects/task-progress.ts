@@ -1,11 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
-import { sseResponse } from "../src/http/sse";
+import { sseJsonFrame, sseResponse, TERMINAL_TASK_STATUSES as TERMINAL } from "../src/kernel/sse";
 
 export type TaskEvent = { event: "status" | "screenshot"; data: Record<string, unknown> };
 
 const enc = new TextEncoder();
-const frame = (e: TaskEvent) => enc.encode(`event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`);
-const TERMINAL = new Set(["completed", "failed", "cancelled"]);
+const frame = (e: TaskEvent) => enc.encode(sseJsonFrame(e.event, e.data));
 
 /**
  * Progress of one reset task (one object per task id): fans events out to every open stream,

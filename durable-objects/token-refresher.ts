@@ -1,27 +1,28 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Bindings } from "../src/env";
-import { freshToken, type FreshToken } from "../src/domains/integrations/tokens";
-import type { OAuthProvider } from "../src/domains/integrations/providers";
+
+/** How a token is obtained is the integrations domain's; the entry registers it (src/index.ts). */
+export type TokenSource<E, T> = (env: E, userId: string, provider: string, force: boolean) => Promise<T>;
 
 /**
  * One object per user. Requests for a provider's token while a refresh is in flight wait for that
  * refresh instead of starting their own (single flight), so rotating refresh tokens never race.
  */
-export class TokenRefresher extends DurableObject<Bindings> {
-  private inflight = new Map<string, Promise<FreshToken>>();
+export abstract class TokenRefresherBase<E = unknown, T = unknown> extends DurableObject<E> {
+  protected abstract source: TokenSource<E, T>;
+  private inflight = new Map<string, Promise<T>>();
 
-  async token(userId: string, provider: OAuthProvider, force: boolean): Promise<FreshToken> {
+  async token(userId: string, provider: string, force: boolean): Promise<T> {
     const running = this.inflight.get(provider);
     if (running) return running;
-    const p = freshToken(this.env, userId, provider, force).finally(() => this.inflight.delete(provider));
+    const p = this.source(this.env, userId, provider, force).finally(() => this.inflight.delete(provider));
     this.inflight.set(provider, p);
     return p;
   }
 }
 
-export function tokenClient(env: Bindings, userId: string) {
-  const stub = env.TOKEN_REFRESHER.get(env.TOKEN_REFRESHER.idFromName(`user:${userId}`));
+export function tokenClient<T, P extends string = string>(ns: DurableObjectNamespace<TokenRefresherBase>, userId: string) {
+  const stub = ns.get(ns.idFromName(`user:${userId}`));
   return {
-    token: (provider: OAuthProvider, force = false) => stub.token(userId, provider, force) as Promise<FreshToken>,
+    token: (provider: P, force = false) => stub.token(userId, provider, force) as Promise<T>,
   };
 }

@@ -8,6 +8,8 @@ npx tsc --noEmit -p .
 npx tsc -p client
 npx tsc -p client/tsconfig.sw.json
 npx tsc -p client/test
+# The layering rules (.dependency-cruiser.cjs): a new crossing between layers or domains fails here.
+npx depcruise src durable-objects client/src --output-type err
 mkdir -p test-artifacts
 rm -f test-artifacts/vitest.json test-artifacts/vitest-browser.json
 status=0

@@ -7,12 +7,13 @@ export type Bindings = {
   ATTACHMENTS: R2Bucket;
   RATE_LIMITER: DurableObjectNamespace<import("../durable-objects/rate-limiter").RateLimiter>;
   IDEMPOTENCY: DurableObjectNamespace<import("../durable-objects/idempotency").IdempotencyStore>;
-  SESSION_SHARES: DurableObjectNamespace<import("../durable-objects/session-share").SessionShareRoom>;
-  RESET_QUEUE: Queue<import("./domains/reset/consumer").ResetMessage>;
+  SESSION_SHARES: import("../durable-objects/session-share/room").SessionShareRoomNamespace;
+  /** The reset consumer's message (src/domains/reset/consumer.ts, ResetMessage). */
+  RESET_QUEUE: Queue<{ jobId: string; userId: string }>;
   TASK_PROGRESS: DurableObjectNamespace<import("../durable-objects/task-progress").TaskProgress>;
   BROWSER: Fetcher;
-  RECOVERY_TIMER: DurableObjectNamespace<import("../durable-objects/recovery-timer").RecoveryTimer>;
-  TOKEN_REFRESHER: DurableObjectNamespace<import("../durable-objects/token-refresher").TokenRefresher>;
+  RECOVERY_TIMER: import("../durable-objects/recovery-timer").RecoveryTimerNamespace;
+  TOKEN_REFRESHER: DurableObjectNamespace<import("../durable-objects/token-refresher").TokenRefresherBase>;
   /** The web client's static files (wrangler.toml [assets]). */
   ASSETS?: Fetcher;
 } & Record<string, unknown>;

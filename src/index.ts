@@ -1,14 +1,40 @@
+import { RecoveryTimerBase, type TimerTick } from "../durable-objects/recovery-timer";
+import { SessionShareRoomBase } from "../durable-objects/session-share/room";
+import { TokenRefresherBase, type TokenSource } from "../durable-objects/token-refresher";
 import { buildApp } from "./app";
-import { purgeExpiredTombstones } from "./domains/sync/purge";
+import { runDeadManSwitchTimer } from "./domains/dead-man-switch";
+import { runEmergencyTimer } from "./domains/emergency";
+import { freshToken, type FreshToken } from "./domains/integrations";
+import type { OAuthProvider } from "./domains/integrations";
+import { consumeResetBatch, type ResetMessage } from "./domains/reset";
+import { sessionShareRoomHooks } from "./domains/session-shares";
+import { purgeExpiredTombstones } from "./domains/sync";
 import type { Bindings } from "./env";
-import { consumeResetBatch, type ResetMessage } from "./domains/reset/consumer";
 
 export { RateLimiter } from "../durable-objects/rate-limiter";
 export { IdempotencyStore } from "../durable-objects/idempotency";
-export { RecoveryTimer } from "../durable-objects/recovery-timer";
-export { SessionShareRoom } from "../durable-objects/session-share";
-export { TokenRefresher } from "../durable-objects/token-refresher";
 export { TaskProgress } from "../durable-objects/task-progress";
+
+/*
+ * Durable Objects are leaves (durable-objects/): what they run that is a domain's is registered
+ * here, the one module that knows both sides.
+ */
+const recoveryTick: TimerTick<Bindings> = (env, target, now) =>
+  target.kind === "dead_man_switch" ? runDeadManSwitchTimer(env, target.userId, now) : runEmergencyTimer(env, target.contactId, target.ownerId, now);
+
+export class RecoveryTimer extends RecoveryTimerBase<Bindings> {
+  protected tick = recoveryTick;
+}
+
+const tokenSource: TokenSource<Bindings, FreshToken> = (env, userId, provider, force) => freshToken(env, userId, provider as OAuthProvider, force);
+
+export class TokenRefresher extends TokenRefresherBase<Bindings, FreshToken> {
+  protected source = tokenSource;
+}
+
+export class SessionShareRoom extends SessionShareRoomBase<Bindings> {
+  protected roomHooks = sessionShareRoomHooks;
+}
 
 const app = buildApp();
 

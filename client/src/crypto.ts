@@ -7,9 +7,10 @@
  *
  * Each entry has its own random AES-256-GCM item key. encrypted_data is base64(IV || ciphertext+tag)
  * of the JSON payload under the item key; wrapped_item_key is base64(IV || wrapped key) under the
- * vault key: the layout src/client/attachments.ts uses for its content blob, with 96-bit IVs.
+ * vault key: the layout client/src/attachments.ts uses for its content blob, with 96-bit IVs.
  */
-import { fromBase64, toBase64 } from "../../src/client/base64";
+import { fromBase64, toBase64 } from "../../src/kernel/base64";
+import { normalizeHost } from "../../src/kernel/hostname";
 
 export const PBKDF2_ITERATIONS = 600_000;
 const IV_BYTES = 12;
@@ -92,11 +93,15 @@ export async function encryptEntry(keys: VaultKeys, secrets: EntrySecrets): Prom
   return sealEnvelope(keys, bytes(JSON.stringify(secrets)));
 }
 
+function parseSecrets(json: string): EntrySecrets {
+  const obj = JSON.parse(json) as Partial<Record<keyof EntrySecrets, unknown>>;
+  const str = (v: unknown) => (typeof v === "string" ? v : "");
+  return { username: str(obj.username), password: str(obj.password), notes: str(obj.notes), category: str(obj.category), totp: str(obj.totp) };
+}
+
 export async function decryptEntry(keys: VaultKeys, envelope: Envelope): Promise<EntrySecrets> {
   try {
-    const obj = JSON.parse(await openEnvelope(keys, envelope)) as Partial<Record<keyof EntrySecrets, unknown>>;
-    const str = (v: unknown) => (typeof v === "string" ? v : "");
-    return { username: str(obj.username), password: str(obj.password), notes: str(obj.notes), category: str(obj.category), totp: str(obj.totp) };
+    return parseSecrets(await openEnvelope(keys, envelope));
   } catch {
     throw new DecryptionError();
   }
@@ -108,14 +113,7 @@ async function hmacHex(key: CryptoKey, label: string, value: string): Promise<st
 
 /** Hostname without scheme, port, path or a leading www., lower case: what domain_hash covers. */
 export function domainOf(website: string): string {
-  const s = website.trim().toLowerCase();
-  if (!s) return "";
-  try {
-    const host = new URL(/^[a-z][a-z0-9+.-]*:\/\//.test(s) ? s : `https://${s}`).hostname;
-    return host.replace(/^www\./, "");
-  } catch {
-    return s;
-  }
+  return normalizeHost(website) ?? website.trim().toLowerCase();
 }
 
 const MIN_TOKEN = 2;
@@ -173,14 +171,94 @@ export async function keyCheckMatches(keys: VaultKeys, check: Envelope): Promise
  * Moves an item key from one vault key to another without touching encrypted_data: the item key is
  * unwrapped (extractable only for the moment it takes to wrap it again) under a fresh IV.
  */
-export async function rewrapItemKey(from: VaultKeys, to: VaultKeys, wrappedItemKey: string): Promise<string> {
-  let itemKey: CryptoKey;
+async function extractableItemKey(keys: VaultKeys, wrappedItemKey: string): Promise<CryptoKey> {
   try {
     const w = splitIv(wrappedItemKey);
-    itemKey = await crypto.subtle.unwrapKey("raw", w.body, from.vaultKey, { name: "AES-GCM", iv: w.iv }, { name: "AES-GCM", length: 256 }, true, ["encrypt", "decrypt"]);
+    return await crypto.subtle.unwrapKey("raw", w.body, keys.vaultKey, { name: "AES-GCM", iv: w.iv }, { name: "AES-GCM", length: 256 }, true, ["encrypt", "decrypt"]);
   } catch {
     throw new DecryptionError();
   }
+}
+
+export async function rewrapItemKey(from: VaultKeys, to: VaultKeys, wrappedItemKey: string): Promise<string> {
+  const itemKey = await extractableItemKey(from, wrappedItemKey);
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
   return joinIv(iv, await crypto.subtle.wrapKey("raw", itemKey, to.vaultKey, { name: "AES-GCM", iv }));
+}
+
+/*
+ * Sharing (issue 15). A user's sharing key is an ECDH P-256 pair; the private half is stored
+ * wrapped by the vault key (server-side, as ciphertext, for the user's other devices). An item key
+ * shared with someone is wrapped under a key agreed between a fresh ephemeral pair and their public
+ * key (ECDH, then HKDF-SHA256), so only their private key opens it:
+ *   wrapped_vault_key_invite = base64(ephemeral public key, raw 65 bytes || IV(12) || AES-GCM wrap)
+ */
+const EC = { name: "ECDH", namedCurve: "P-256" } as const;
+const EPK_BYTES = 65;
+export type SharingPublicJwk = { kty: "EC"; crv: "P-256"; x: string; y: string };
+
+export async function unwrapSharingPrivateKey(keys: VaultKeys, wrappedPrivateKey: string): Promise<CryptoKey> {
+  try {
+    const w = splitIv(wrappedPrivateKey);
+    return await crypto.subtle.unwrapKey("pkcs8", w.body, keys.vaultKey, { name: "AES-GCM", iv: w.iv }, EC, false, ["deriveBits"]);
+  } catch {
+    throw new DecryptionError();
+  }
+}
+
+export async function makeSharingKeyPair(keys: VaultKeys): Promise<{ publicKey: SharingPublicJwk; wrappedPrivateKey: string; privateKey: CryptoKey }> {
+  const pair = await crypto.subtle.generateKey(EC, true, ["deriveBits"]);
+  const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
+  const wrappedPrivateKey = joinIv(iv, await crypto.subtle.wrapKey("pkcs8", pair.privateKey, keys.vaultKey, { name: "AES-GCM", iv }));
+  const { x, y } = await crypto.subtle.exportKey("jwk", pair.publicKey);
+  // From here on only a non-extractable copy of the private key is kept in memory.
+  return { publicKey: { kty: "EC", crv: "P-256", x: x!, y: y! }, wrappedPrivateKey, privateKey: await unwrapSharingPrivateKey(keys, wrappedPrivateKey) };
+}
+
+async function shareKek(privateKey: CryptoKey, publicKey: CryptoKey, usage: "wrapKey" | "unwrapKey"): Promise<CryptoKey> {
+  const shared = await crypto.subtle.deriveBits({ name: "ECDH", public: publicKey }, privateKey, 256);
+  const hkdf = await crypto.subtle.importKey("raw", shared, "HKDF", false, ["deriveKey"]);
+  return crypto.subtle.deriveKey({ name: "HKDF", hash: "SHA-256", salt: new Uint8Array(32), info: bytes("credential-vault/share-wrap/v1") }, hkdf, { name: "AES-GCM", length: 256 }, false, [usage]);
+}
+
+/** The entry's item key (from its wrap under the vault key), wrapped for the recipient's public key. */
+export async function wrapItemKeyFor(keys: VaultKeys, wrappedItemKey: string, recipient: SharingPublicJwk): Promise<string> {
+  const itemKey = await extractableItemKey(keys, wrappedItemKey);
+  const theirs = await crypto.subtle.importKey("jwk", { kty: "EC", crv: "P-256", x: recipient.x, y: recipient.y }, EC, false, []);
+  const eph = await crypto.subtle.generateKey(EC, true, ["deriveBits"]);
+  const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
+  const wrapped = await crypto.subtle.wrapKey("raw", itemKey, await shareKek(eph.privateKey, theirs, "wrapKey"), { name: "AES-GCM", iv });
+  const epk = new Uint8Array(await crypto.subtle.exportKey("raw", eph.publicKey));
+  const out = new Uint8Array(EPK_BYTES + IV_BYTES + wrapped.byteLength);
+  out.set(epk);
+  out.set(iv, EPK_BYTES);
+  out.set(new Uint8Array(wrapped), EPK_BYTES + IV_BYTES);
+  return toBase64(out);
+}
+
+async function unwrapSharedItemKey(privateKey: CryptoKey, wrapped: string): Promise<CryptoKey> {
+  const all = fromBase64(wrapped);
+  if (all.length <= EPK_BYTES + IV_BYTES) throw new DecryptionError();
+  const epk = await crypto.subtle.importKey("raw", all.subarray(0, EPK_BYTES), EC, false, []);
+  const kek = await shareKek(privateKey, epk, "unwrapKey");
+  const iv = all.subarray(EPK_BYTES, EPK_BYTES + IV_BYTES);
+  return crypto.subtle.unwrapKey("raw", all.subarray(EPK_BYTES + IV_BYTES), kek, { name: "AES-GCM", iv }, { name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]);
+}
+
+/** A shared entry's secrets, opened with the recipient's private key. */
+export async function openSharedEntry(privateKey: CryptoKey, wrappedForMe: string, encryptedData: string): Promise<EntrySecrets> {
+  try {
+    const itemKey = await unwrapSharedItemKey(privateKey, wrappedForMe);
+    const d = splitIv(encryptedData);
+    return parseSecrets(dec.decode(await crypto.subtle.decrypt({ name: "AES-GCM", iv: d.iv }, itemKey, d.body)));
+  } catch {
+    throw new DecryptionError();
+  }
+}
+
+/** New encrypted_data for a shared entry under the same item key (a recipient with write permission). */
+export async function sealSharedEntry(privateKey: CryptoKey, wrappedForMe: string, secrets: EntrySecrets): Promise<string> {
+  const itemKey = await unwrapSharedItemKey(privateKey, wrappedForMe);
+  const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
+  return joinIv(iv, await crypto.subtle.encrypt({ name: "AES-GCM", iv }, itemKey, bytes(JSON.stringify(secrets))));
 }

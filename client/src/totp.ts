@@ -6,7 +6,7 @@
  * IV): `secretEncrypted` = {iv, ciphertext of the wrap}. Unwrapping gives a non-extractable HMAC key,
  * so the secret bytes never sit in page memory after it is added.
  */
-import { fromBase64, toBase64 } from "../../src/client/base64";
+import { fromBase64, toBase64 } from "../../src/kernel/base64";
 
 export type TotpAlgorithm = "SHA-1" | "SHA-256" | "SHA-512";
 export type TotpSecret = { secret: Uint8Array<ArrayBuffer>; algorithm: TotpAlgorithm; digits: number; period: number; issuer?: string; account?: string };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { blindIndexes, decryptEntry, DecryptionError, deriveVaultKeys, domainOf, encryptEntry, keyCheckMatches, makeKeyCheck, plainTokens, queryTokens, rewrapItemKey } from "../src/crypto";
-import { fromBase64 } from "../../src/client/base64";
+import { fromBase64 } from "../../src/kernel/base64";
 
 // Fewer PBKDF2 rounds keep the unit tests quick; one test runs the real count.
 const FAST = 1_000;

@@ -50,7 +50,15 @@ async function activeShare(accessType: "full" | "view_only") {
   return { id, shareUrl: created.body.shareUrl as string, account };
 }
 
-type Watched = { page: Page; context: BrowserContext; traffic: string[]; sent: string[]; fingerprints: string[] };
+type Watched = {
+  page: Page;
+  context: BrowserContext;
+  traffic: string[];
+  sent: string[];
+  fingerprints: string[];
+  /** Resolves once the page has sent a WebSocket frame that matches, as Playwright reports it. */
+  sentFrame(match: (payload: string) => boolean): Promise<void>;
+};
 
 /** A signed-in tab that records everything that crosses the network: bodies, headers and WebSocket frames. */
 async function signedInPage(token: string): Promise<Watched> {
@@ -70,14 +78,27 @@ async function signedInPage(token: string): Promise<Watched> {
     traffic.push(JSON.stringify(await r.allHeaders()));
     if (r.status() !== 101) traffic.push(await r.text().catch(() => ""));
   });
+  const waiters = new Set<{ match: (payload: string) => boolean; done: () => void }>();
   page.on("websocket", (ws) => {
     ws.on("framereceived", (f) => traffic.push(String(f.payload)));
     ws.on("framesent", (f) => {
-      traffic.push(String(f.payload));
-      sent.push(String(f.payload));
+      const payload = String(f.payload);
+      traffic.push(payload);
+      sent.push(payload);
+      for (const w of waiters) if (w.match(payload)) w.done();
     });
   });
-  return { page, context, traffic, sent, fingerprints };
+  // Playwright learns of a sent frame from a DevTools event that can arrive after the frame has
+  // already gone through the worker to the site, so a test that checks `sent` right after the
+  // site saw the effect first waits here for the page's own report of the frame.
+  const sentFrame = (match: (payload: string) => boolean) =>
+    sent.some(match)
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          const w = { match, done: () => (waiters.delete(w), resolve()) };
+          waiters.add(w);
+        });
+  return { page, context, traffic, sent, fingerprints, sentFrame };
 }
 
 const REFUSED = "Not allowed from an unregistered device";
@@ -141,9 +162,12 @@ describe("the session viewer page in Chromium", () => {
     const at = await frameDrawn(w.page);
     await expect.poll(() => w.page.locator("#status").innerText()).toBe("active");
     expect(await clicks(share.account.username)).toBe(0);
+    const pressed = (m: string) => JSON.parse(m).event === "mousePressed";
+    const pressSent = w.sentFrame(pressed);
     await clickButton(w.page, at);
     await expect.poll(() => clicks(share.account.username)).toBe(1);
-    expect(w.sent.some((m) => JSON.parse(m).event === "mousePressed")).toBe(true);
+    await pressSent;
+    expect(w.sent.some(pressed)).toBe(true);
 
     expect(await w.page.content()).not.toContain(share.account.password);
     expectNoSecret(w, share.account.password);

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from "jose";
 import type { Config } from "../env";
-import { base64url } from "../lib/crypto";
+import { base64url } from "../kernel/base64";
 import { AppError, ErrorCode } from "../lib/errors";
 import type { AppEnv, AuthUser } from "./types";
 

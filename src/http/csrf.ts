@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
-import { base64url, hmacSha256, timingSafeEqualStr } from "../lib/crypto";
+import { base64url } from "../kernel/base64";
+import { hmacSha256, timingSafeEqualStr } from "../lib/crypto";
 import { AppError, ErrorCode } from "../lib/errors";
 import type { AppEnv } from "./types";
 

@@ -9,7 +9,7 @@ export const RATE_RULES = {
   general: { limit: 100, windowSeconds: 60 },
   auth: { limit: 10, windowSeconds: 15 * 60 },
   reset_tasks: { limit: 5, windowSeconds: 5 * 60 },
-  twofa_enroll: { limit: 5, windowSeconds: 15 * 60 },
+  two_factor_enroll: { limit: 5, windowSeconds: 15 * 60 },
   passwords: { limit: 30, windowSeconds: 60 },
   password_reveal: { limit: 20, windowSeconds: 60, failClosed: true },
   sync_pull: { limit: 60, windowSeconds: 60 },

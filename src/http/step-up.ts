@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { dbFor } from "../db/client";
-import { trustLevelOf } from "../domains/devices/trust";
+import { trustLevelOf } from "../db/device-trust";
 import { AppError, ErrorCode } from "../lib/errors";
 import type { AppEnv } from "./types";
 

@@ -1,14 +1,8 @@
 import type { Bindings, Config } from "../env";
+import type { AuthUser } from "../kernel/context";
 
-export type AuthUser = {
-  id: string;
-  email?: string;
-  /** Seconds since the epoch of the last real sign-in (`auth_time`). */
-  authTime?: number;
-  roles: string[];
-};
-
-export type RequestMeta = { ip: string; userAgent: string; device: string | null };
+export type { AuthUser, RequestMeta } from "../kernel/context";
+export { requestMeta } from "../kernel/context";
 
 export type AppEnv = {
   Bindings: Bindings;
@@ -17,15 +11,3 @@ export type AppEnv = {
     user: AuthUser;
   };
 };
-
-/**
- * Only `CF-Connecting-IP` is trusted: Cloudflare's edge sets it, while `X-Forwarded-For` is whatever
- * the client wrote and would let it pick its own rate-limit bucket.
- */
-export function requestMeta(req: { header(name: string): string | undefined }): RequestMeta {
-  return {
-    ip: req.header("cf-connecting-ip") ?? "unknown",
-    userAgent: req.header("user-agent") ?? "",
-    device: req.header("x-device-fingerprint") ?? null,
-  };
-}

@@ -1,3 +1,5 @@
+import { base64url, fromBase64, toBase64 } from "../kernel/base64";
+
 const enc = new TextEncoder();
 
 export function toHex(buf: ArrayBuffer | Uint8Array): string {
@@ -6,31 +8,6 @@ export function toHex(buf: ArrayBuffer | Uint8Array): string {
   for (const b of bytes) out += b.toString(16).padStart(2, "0");
   return out;
 }
-
-export function bytesToBase64(bytes: Uint8Array): string {
-  let bin = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(bin);
-}
-
-export function base64ToBytes(b64: string): Uint8Array {
-  const norm = b64.replace(/-/g, "+").replace(/_/g, "/");
-  const bin = atob(norm + "===".slice((norm.length + 3) % 4));
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
-
-export const base64url = {
-  encode(bytes: Uint8Array): string {
-    return bytesToBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-  },
-  decode(s: string): Uint8Array {
-    return base64ToBytes(s);
-  },
-};
 
 export async function sha256Hex(input: string | Uint8Array): Promise<string> {
   const data = typeof input === "string" ? enc.encode(input) : input;
@@ -74,23 +51,23 @@ export type Sealed = { kid: string; iv: string; ct: string };
  * beside the ciphertext so the key can be rotated; `aad` binds the ciphertext to its owner and purpose.
  */
 export async function seal(keyB64: string, plaintext: string, aad: string): Promise<string> {
-  const raw = base64ToBytes(keyB64);
+  const raw = fromBase64(keyB64);
   const key = await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt"]);
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const ct = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: enc.encode(aad) }, key, enc.encode(plaintext));
-  const sealed: Sealed = { kid: await keyId(raw), iv: bytesToBase64(iv), ct: bytesToBase64(new Uint8Array(ct)) };
+  const sealed: Sealed = { kid: await keyId(raw), iv: toBase64(iv), ct: toBase64(new Uint8Array(ct)) };
   return JSON.stringify(sealed);
 }
 
 export async function unseal(keyB64: string, sealedJson: string, aad: string): Promise<string> {
   const sealed = JSON.parse(sealedJson) as Sealed;
-  const raw = base64ToBytes(keyB64);
+  const raw = fromBase64(keyB64);
   if (sealed.kid !== (await keyId(raw))) throw new Error("sealed with an unknown key id");
   const key = await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["decrypt"]);
   const pt = await crypto.subtle.decrypt(
-    { name: "AES-GCM", iv: base64ToBytes(sealed.iv), additionalData: enc.encode(aad) },
+    { name: "AES-GCM", iv: fromBase64(sealed.iv), additionalData: enc.encode(aad) },
     key,
-    base64ToBytes(sealed.ct),
+    fromBase64(sealed.ct),
   );
   return new TextDecoder().decode(pt);
 }

@@ -1,16 +1,18 @@
-import type { Config } from "../env";
 import { AppError, ErrorCode } from "./errors";
 import { assertPublicUrl, dohResolver } from "./outbound-guard";
 
 const MAX_REDIRECTS = 5;
 
-export const guardOptions = (config: Config) => ({ allowPrivate: config.allowPrivateOutbound, resolve: dohResolver(config.DOH_URL) });
+/** The two settings outbound requests obey (env.ts: OUTBOUND_ALLOW_PRIVATE, DOH_URL). */
+export type OutboundConfig = { allowPrivateOutbound: boolean; DOH_URL: string };
+
+export const guardOptions = (config: OutboundConfig) => ({ allowPrivate: config.allowPrivateOutbound, resolve: dohResolver(config.DOH_URL) });
 
 /**
  * Fetches a user-supplied URL through the outbound guard (DECISIONS D12), following redirects by
  * hand so that every hop is checked again: a public page must not bounce us onto a private one.
  */
-export async function guardedFetch(config: Config, raw: string, field: string, opts: { timeoutMs?: number } = {}): Promise<{ res: Response; url: URL }> {
+export async function guardedFetch(config: OutboundConfig, raw: string, field: string, opts: { timeoutMs?: number } = {}): Promise<{ res: Response; url: URL }> {
   let url = await assertPublicUrl(raw, field, guardOptions(config));
   for (let hop = 0; ; hop++) {
     let res: Response;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { base64EncodeBytes, base64EncodeStream } from "../../src/domains/attachments/base64-stream";
-import { bytesToBase64 } from "../../src/lib/crypto";
+import { toBase64 as bytesToBase64 } from "../../src/kernel/base64";
 
 const ascii = (b: Uint8Array) => new TextDecoder().decode(b);
 const random = (n: number) => {

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { buildUploadBody, decryptAttachment, fromBase64 } from "../../src/client/attachments";
+import { buildUploadBody, decryptAttachment, fromBase64 } from "../../client/src/attachments";
 import { TestUser } from "../support/auth";
 import { createParent, encryptedBody, r2Keys, randomBytes, upload, vaultKey, type Listed } from "../support/attachments";
 

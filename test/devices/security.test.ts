@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { expectErrorBody, TestUser } from "../support/auth";
 import { fingerprint, listDevices, register } from "../support/devices";
-import { codeFor, enrollAndConfirm } from "../support/twofa";
+import { codeFor, enrollAndConfirm } from "../support/two-factor";
 
 describe("trusted devices: security", () => {
   it("another user's device is 404 for PATCH and DELETE, stays unchanged, and is not listed", async () => {

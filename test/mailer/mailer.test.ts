@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import { loadConfig } from "../../src/env";
-import { HttpApiMailer, mailerFor, OutboxMailer, sendQuietly } from "../../src/lib/mailer";
+import { HttpApiMailer, mailerFor, OutboxMailer, sendQuietly } from "../../src/domains/notifications/mailer";
 import { db, outbox } from "../support/recovery";
 
 const base = inject("mailApiUrl");

@@ -1,6 +1,6 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { SessionShareRoom } from "../../durable-objects/session-share";
+import type { SessionShareRoom } from "../../src/index";
 import { TestUser } from "../support/auth";
 import { createSessionShare, openLive, readStatusStream, registerDevice, siteAccount, siteStats, ticket } from "../support/session-shares";
 

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { dbFor } from "../../src/db/client";
 import { passwords } from "../../src/db/schema";
-import { advanceClock, clockValue } from "../../src/domains/passwords/change-clock";
+import { advanceClock, clockValue } from "../../src/db/change-clock";
 import { and, eq } from "drizzle-orm";
 import { expectErrorBody, TestUser } from "../support/auth";
 import { createEntry } from "../support/fixtures";

@@ -3,7 +3,7 @@
  * each under a per-file key wrapped by the vault key) and uploaded with a progress bar; listed with
  * their decrypted names, downloaded and decrypted, deleted. The quota and its use are shown.
  */
-import { buildUploadBody, decryptAttachment, decryptAttachmentInfo } from "../../../src/client/attachments";
+import { buildUploadBody, decryptAttachment, decryptAttachmentInfo } from "../attachments";
 import type { AttachmentMeta } from "../api";
 import type { EntryContext } from "../shell/context";
 import { el, errorText, formatBytes } from "../ui";

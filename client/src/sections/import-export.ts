@@ -1,5 +1,5 @@
 /**
- * /import-export: bring entries in from another manager (the importers in src/client/importers)
+ * /import-export: bring entries in from another manager (the importers in client/src/importers)
  * or from this vault's own export, and export the vault.
  *
  * A file is read and shown as a preview first, each row with its problem if it has one; nothing is
@@ -8,7 +8,7 @@
  * a progress bar follows the batches. The export is the server's encrypted document, which this
  * page (or POST /api/passwords/import) takes back unchanged.
  */
-import { detectProvider, ImportFormatError, parseImport, secretPayload, type ImportedCredential, type ImportProvider } from "../../../src/client/importers";
+import { detectProvider, ImportFormatError, parseImport, secretPayload, type ImportedCredential, type ImportProvider } from "../importers";
 import { ApiError, type ExportDocument, type ImportEntry } from "../api";
 import type { VaultKeys } from "../crypto";
 import type { AppContext } from "../shell/context";

@@ -29,6 +29,8 @@ export const emergencyContacts = sqliteTable(
     grantAt: text("grant_at"),
     grantedAt: text("granted_at"),
     expiresAt: text("expires_at"),
+    /** When the owner was told that the contact read the vault (DECISIONS D15: once per window). */
+    vaultReadNotifiedAt: text("vault_read_notified_at"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },

@@ -9,7 +9,7 @@ export * from "./dead-man-switch-logs";
 export * from "./emergency-contacts";
 export * from "./two-factor";
 export * from "./two-factor-recovery-codes";
-export * from "./password-totp";
+export * from "./entry-totp";
 export * from "./sync-clocks";
 export * from "./shares";
 export * from "./sharing-keys";

@@ -1,7 +1,18 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import type { PasswordRequirements } from "../../domains/registry/schema";
 
 type Strings = string[];
+
+/** The stored JSON of a service's password rules; the registry domain validates it on the way in. */
+export type StoredPasswordRequirements = {
+  minLength?: number;
+  maxLength?: number;
+  requireUppercase?: boolean;
+  requireLowercase?: boolean;
+  requireNumbers?: boolean;
+  requireSymbols?: boolean;
+  disallowedChars?: string;
+  specificSymbols?: string;
+};
 
 /** Admin overrides of the built-in service registry (spec "Service registry override"). */
 export const registryOverrides = sqliteTable(
@@ -27,7 +38,7 @@ export const registryOverrides = sqliteTable(
     submitSelectors: text("submit_selectors", { mode: "json" }).$type<Strings>(),
     submitButtonText: text("submit_button_text", { mode: "json" }).$type<Strings>(),
     skipSubmitPatterns: text("skip_submit_patterns", { mode: "json" }).$type<Strings>(),
-    passwordRequirements: text("password_requirements", { mode: "json" }).$type<PasswordRequirements>(),
+    passwordRequirements: text("password_requirements", { mode: "json" }).$type<StoredPasswordRequirements>(),
     recoveryMethod: text("recovery_method", { mode: "json" }).$type<{ primary: string; secondary?: string }>(),
     notes: text("notes"),
     isVerified: integer("is_verified", { mode: "boolean" }),

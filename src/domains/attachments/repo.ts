@@ -1,12 +1,13 @@
 import { and, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { attachments, notes, passwords, vaultItems, type AttachmentRow, type NewAttachmentRow } from "../../db/schema";
-import type { RequestMeta } from "../../http/types";
+import type { RequestMeta } from "../../kernel/context";
 import { randomId } from "../../lib/crypto";
 import type { ParentType } from "./schema";
+import { rawD1, rowsChanged } from "../../db/d1";
 
 /** drizzle's D1 handle carries the raw binding; batches with conditional raw statements need it. */
-const d1 = (db: Db) => (db as Db & { $client: D1Database }).$client;
+const d1 = rawD1;
 
 const PARENTS = { password: passwords, note: notes, item: vaultItems } as const;
 
@@ -97,7 +98,7 @@ export async function insertWithinQuota(db: Db, row: NewAttachmentRow & { userId
       quota,
     );
   const [inserted] = await d1(db).batch([insert, auditIfPresent(db, row as AttachmentRow, "attachment.upload", meta)]);
-  return (inserted.meta.changes ?? 0) > 0;
+  return rowsChanged(inserted) > 0;
 }
 
 export async function markDeleting(db: Db, userId: string, id: string, at: string): Promise<void> {

@@ -76,4 +76,4 @@ export const UploadResponse = z.object({ attachment: Attachment });
 /** `usage` (issue 16): the quota and what all of the caller's attachments take of it, in bytes. */
 export const ListResponse = z.object({ attachments: z.array(Attachment), usage: z.object({ used: z.number().int(), quota: z.number().int() }) });
 export const DownloadResponse = z.object({ attachment: AttachmentWithContent });
-export const SuccessResponse = z.object({ success: z.literal(true) });
+export { SuccessResponse } from "../../kernel/schemas";

@@ -1,6 +1,6 @@
 import type { Db } from "../../db/client";
 import type { AttachmentRow } from "../../db/schema";
-import type { RequestMeta } from "../../http/types";
+import type { RequestMeta } from "../../kernel/context";
 import { randomId } from "../../lib/crypto";
 import { AppError, ErrorCode, notFound } from "../../lib/errors";
 import { base64EncodeStream, decodeBase64 } from "./base64-stream";

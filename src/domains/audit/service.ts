@@ -1,6 +1,6 @@
 import type { Db } from "../../db/client";
 import { auditEvents } from "../../db/schema";
-import type { RequestMeta } from "../../http/types";
+import type { RequestMeta } from "../../kernel/context";
 import { randomId } from "../../lib/crypto";
 
 export type AuditInput = {

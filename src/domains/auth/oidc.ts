@@ -9,7 +9,8 @@ import { jwtVerify } from "jose";
 import type { Config } from "../../env";
 import { keySetFor, verifyAccessToken } from "../../http/auth";
 import type { AuthUser } from "../../http/types";
-import { base64url, hmacSha256, randomToken, timingSafeEqualStr } from "../../lib/crypto";
+import { base64url } from "../../kernel/base64";
+import { hmacSha256, randomToken, timingSafeEqualStr } from "../../lib/crypto";
 import { AppError, ErrorCode } from "../../lib/errors";
 
 export const FLOW_COOKIE = "oidc_flow";

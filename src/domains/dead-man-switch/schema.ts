@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { emailAddress } from "../../kernel/schemas";
 import { base64String } from "../../lib/validators";
 
 export const MIN_INACTIVITY_DAYS = 7;
@@ -24,7 +25,7 @@ export const SwitchBody = z
 export type SwitchInput = z.output<typeof SwitchBody>;
 
 export const RecipientBody = z.object({
-  recipient_email: z.email().max(254),
+  recipient_email: emailAddress(254),
   recipient_name: z.string().trim().min(1).max(200).optional(),
   wrapped_recovery_key: base64String.min(16).max(16_384),
 });
@@ -69,7 +70,7 @@ export const StatusResponse = z.object({
 });
 
 export const SaveResponse = z.object({ success: z.literal(true), switch: SwitchShape });
-export const SuccessResponse = z.object({ success: z.literal(true) });
+export { SuccessResponse } from "../../kernel/schemas";
 export const CheckInResponse = z.object({ success: z.literal(true), next_trigger_at: z.string(), days_until_trigger: z.number().int() });
 export const RecipientResponse = z.object({ recipient: RecipientShape });
 

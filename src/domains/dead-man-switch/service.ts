@@ -1,14 +1,15 @@
 import type { RecoveryTimers } from "../../../durable-objects/recovery-timer";
 import type { Db } from "../../db/client";
 import type { DeadManSwitchRecipientRow, DeadManSwitchRow } from "../../db/schema";
-import type { AuthUser, RequestMeta } from "../../http/types";
+import type { AuthUser, RequestMeta } from "../../kernel/context";
 import { randomId } from "../../lib/crypto";
 import { AppError, ErrorCode, conflict, forbidden, notFound, validationError } from "../../lib/errors";
-import { auditInsert } from "../audit/service";
+import { auditInsert } from "../audit";
 import { checkInFields, daysRemaining, iso, ms, nextWake, statusAt } from "./engine";
 import { hashPhrase, verifyPhrase } from "./phrase";
 import * as repo from "./repo";
 import type { RecipientInput, SwitchInput } from "./schema";
+import { rowsChanged } from "../../db/d1";
 
 export const DEFAULTS = { enabled: true, inactivity_days: 30, notify_at_days: [7, 3, 1], notify_via: ["email", "push"], confirmation_required: false };
 export const MAX_RECIPIENTS = 10;
@@ -126,7 +127,7 @@ export class DeadManSwitchService {
       repo.insertLog(this.db, user.id, existing ? "updated" : "created", { fields: changed }, iso(now)),
       auditInsert(this.db, { userId: user.id, action: existing ? "dead_man_switch.update" : "dead_man_switch.create", targetType: "dead_man_switch", targetId: row.id, meta, details: { fields: changed } }),
     ]);
-    if ((res.meta.changes ?? 0) === 0) throw conflict("The switch was changed concurrently; retry");
+    if (rowsChanged(res) === 0) throw conflict("The switch was changed concurrently; retry");
     if (wake === null) await this.timers.cancelDeadManSwitch(user.id);
     return { created: !existing, switch: toSwitch(row, now) };
   }
@@ -183,7 +184,7 @@ export class DeadManSwitchService {
       repo.insertLog(this.db, user.id, "recipient_added", { recipient_email: email }, iso(now)),
       auditInsert(this.db, { userId: user.id, action: "dead_man_switch.recipient_add", targetType: "dead_man_switch_recipient", targetId: rec.id, meta, details: { recipient_email: email } }),
     ]);
-    if ((res.meta.changes ?? 0) === 0) throw conflict("That address is already a recipient");
+    if (rowsChanged(res) === 0) throw conflict("That address is already a recipient");
     return toRecipient(rec);
   }
 

@@ -1,10 +1,11 @@
 import { dbFor, type Db } from "../../db/client";
 import type { DeadManSwitchRow } from "../../db/schema";
 import { loadConfig, type Bindings } from "../../env";
-import { mailerFor, sendQuietly, type Mailer } from "../../lib/mailer";
-import { notify } from "../notifications/notify";
+import { mailerFor, sendQuietly, type Mailer } from "../notifications";
+import { notify } from "../notifications";
 import { CONFIRMATION_WINDOW_MS, daysRemaining, dueReminders, iso, ms, nextWake, statusAt } from "./engine";
 import * as repo from "./repo";
+import { rowsChanged } from "../../db/d1";
 
 type Ctx = { db: Db; mailer: Mailer; appOrigin: string };
 
@@ -33,7 +34,7 @@ async function tick(ctx: Ctx, userId: string, now: number): Promise<number | nul
     repo.updateSwitchIfUnchanged(ctx.db, row, set),
     ...(due.length ? [repo.insertLog(ctx.db, userId, "reminder_sent", { days_remaining: daysRemaining(ms(row.nextTriggerAt!), now), channels: row.notifyVia }, iso(now))] : []),
   ]);
-  if ((res.meta.changes ?? 0) === 0) return now;
+  if (rowsChanged(res) === 0) return now;
   if (due.length) await remind(ctx, row, now);
   return nextWake({ ...row, ...set });
 }
@@ -59,7 +60,7 @@ async function trigger(ctx: Ctx, row: DeadManSwitchRow, now: number): Promise<nu
     repo.setRecipientsStatus(ctx.db, row.userId, held ? "awaiting_confirmation" : "released", held ? null : iso(now)),
     repo.insertLog(ctx.db, row.userId, "triggered", { confirmation_required: held, release_at: releaseAt }, iso(now)),
   ]);
-  if ((res.meta.changes ?? 0) === 0) return now;
+  if (rowsChanged(res) === 0) return now;
   const title = "Dead man's switch triggered";
   const body = held
     ? `Your inactivity period has run out. Your recovery keys will be released to your recipients at ${releaseAt} unless you check in before then.`
@@ -78,7 +79,7 @@ async function releaseIfDue(ctx: Ctx, row: DeadManSwitchRow, now: number): Promi
     repo.setRecipientsStatus(ctx.db, row.userId, "released", iso(now)),
     repo.insertLog(ctx.db, row.userId, "released", {}, iso(now)),
   ]);
-  if ((res.meta.changes ?? 0) === 0) return now;
+  if (rowsChanged(res) === 0) return now;
   await mailRecipients(ctx, row.userId);
   return null;
 }

@@ -1,7 +1,8 @@
 import { and, desc, eq, ne, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { devices, type DeviceRow } from "../../db/schema";
-import { auditInsert, type AuditInput } from "../audit/service";
+import { auditInsert, type AuditInput } from "../audit";
+import { rawD1, rowsChanged } from "../../db/d1";
 
 export async function list(db: Db, userId: string, max: number): Promise<DeviceRow[]> {
   return db
@@ -54,7 +55,7 @@ export async function insertUnderLimit(db: Db, row: DeviceRow, max: number): Pro
   // drizzle cannot batch an INSERT ... SELECT with a guard, so both statements go to D1's own batch
   // (one transaction), the second one built by drizzle.
   const clear = clearOtherCurrent(db, row.userId, row.deviceFingerprint).toSQL();
-  const d1 = (db as Db & { $client: D1Database }).$client;
+  const d1 = rawD1(db);
   const [inserted] = await d1.batch([
     d1
       .prepare(
@@ -82,7 +83,7 @@ export async function insertUnderLimit(db: Db, row: DeviceRow, max: number): Pro
       ),
     d1.prepare(clear.sql).bind(...clear.params),
   ]);
-  if ((inserted.meta.changes ?? 0) > 0) return "inserted";
+  if (rowsChanged(inserted) > 0) return "inserted";
   const existing = await db
     .select({ id: devices.id })
     .from(devices)
@@ -101,5 +102,5 @@ export async function update(db: Db, userId: string, id: string, set: Partial<De
 
 export async function remove(db: Db, userId: string, id: string, audit: AuditInput): Promise<boolean> {
   const [deleted] = await db.batch([db.delete(devices).where(and(eq(devices.userId, userId), eq(devices.id, id))), auditInsert(db, audit)]);
-  return (deleted.meta.changes ?? 0) > 0;
+  return rowsChanged(deleted) > 0;
 }

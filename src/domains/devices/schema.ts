@@ -45,4 +45,4 @@ export const Device = z.object({
 
 export const DeviceResponse = z.object({ device: Device });
 export const DeviceListResponse = z.object({ devices: z.array(Device) });
-export const SuccessResponse = z.object({ success: z.literal(true) });
+export { SuccessResponse } from "../../kernel/schemas";

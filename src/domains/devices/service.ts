@@ -1,12 +1,12 @@
 import type { Db } from "../../db/client";
 import type { DeviceRow } from "../../db/schema";
-import type { RequestMeta } from "../../http/types";
+import type { RequestMeta } from "../../kernel/context";
 import { randomId } from "../../lib/crypto";
 import { conflict, notFound } from "../../lib/errors";
-import { notify } from "../notifications/notify";
+import { notify } from "../notifications";
 import * as repo from "./repo";
 import type { RegisterDeviceInput, UpdateDeviceInput } from "./schema";
-import type { TrustLevel } from "./trust";
+import type { TrustLevel } from "../../db/device-trust";
 import { deviceTypeFromUserAgent } from "./user-agent";
 
 /** Bounds the registry (and the list) per user; a user past it revokes an old device first. */

@@ -1,10 +1,10 @@
-import { tokenClient } from "../../../durable-objects/token-refresher";
+import { tokensFor } from "../integrations";
 import type { MailIntegrationRow } from "../../db/schema";
 import type { Bindings, Config } from "../../env";
 import { AppError } from "../../lib/errors";
 import { headerValue, quote } from "../../lib/imap/client";
-import { openImap, unsealImap } from "../integrations/imap";
-import { providerConfig, scanProvider, type MessageMeta, type OAuthProvider } from "../integrations/providers";
+import { openImap, unsealImap } from "../integrations";
+import { providerConfig, scanProvider, type MessageMeta, type OAuthProvider } from "../integrations";
 import { imapCriteria, senderDomain, SUBJECT_GROUPS } from "./rules";
 
 export type DomainHit = { count: number; lastSeen: string | null };
@@ -57,7 +57,7 @@ export async function scanIntegration(env: Bindings, config: Config, userId: str
     }
   }
   const provider = row.provider as OAuthProvider;
-  const token = await tokenClient(env, userId).token(provider, true);
+  const token = await tokensFor(env, userId).token(provider, true);
   if (!token.ok) return { ok: false, reason: token.reason === "unavailable" ? "unavailable" : "refresh_failed" };
   const hits = new Map<string, DomainHit>();
   for await (const m of scanProvider(providerConfig(config, provider), token.accessToken, SUBJECT_GROUPS)) add(hits, m);

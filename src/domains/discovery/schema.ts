@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { emailAddress } from "../../kernel/schemas";
 import { queryBoolean } from "../../lib/validators";
 
 export const ListQuery = z.object({ include_dismissed: queryBoolean.optional() });
@@ -17,7 +18,7 @@ export const AccountsPatchBody = z
     path: ["body"],
   });
 
-export const AccountsScanBody = z.object({ email: z.email().max(320).optional() }).optional();
+export const AccountsScanBody = z.object({ email: emailAddress(320).optional() }).optional();
 
 const domain = z
   .string()

@@ -1,13 +1,13 @@
-import { advanceClock, clockValue } from "../passwords/change-clock";
+import { advanceClock, clockValue } from "../../db/change-clock";
 import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { discoveredAccounts, passwords, type DiscoveredAccountRow } from "../../db/schema";
 import type { Bindings, Config } from "../../env";
 import { randomId } from "../../lib/crypto";
 import { AppError, ErrorCode, notFound, validationError } from "../../lib/errors";
-import { normalizeHost } from "../../lib/hostname";
-import * as integrationsRepo from "../integrations/repo";
-import { PLACEHOLDER_ENCRYPTION_VERSION } from "../passwords/service";
+import { normalizeHost } from "../../kernel/hostname";
+import * as integrationsRepo from "../integrations";
+import { PLACEHOLDER_ENCRYPTION_VERSION } from "../passwords";
 import * as repo from "./repo";
 import { serviceInfo } from "./rules";
 import { scanIntegration, type DomainHit } from "./scanner";

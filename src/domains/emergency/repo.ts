@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, ne } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, lt, ne, or } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { emergencyContacts, type EmergencyContactRow, type EmergencyStatus } from "../../db/schema";
 
@@ -43,6 +43,20 @@ export function transition(db: Db, id: string, from: EmergencyStatus[], set: Par
     .update(emergencyContacts)
     .set(set)
     .where(and(eq(emergencyContacts.id, id), inArray(emergencyContacts.status, from)));
+}
+
+/**
+ * Claims the one "your vault was read" notification of the current access window: true for the
+ * first read after `grantedAt`, false for every later one (the WHERE decides, so two reads at once
+ * cannot both claim it).
+ */
+export async function claimReadNotice(db: Db, id: string, grantedAt: string, now: string): Promise<boolean> {
+  const done = await db
+    .update(emergencyContacts)
+    .set({ vaultReadNotifiedAt: now })
+    .where(and(eq(emergencyContacts.id, id), or(isNull(emergencyContacts.vaultReadNotifiedAt), lt(emergencyContacts.vaultReadNotifiedAt, grantedAt))))
+    .returning({ id: emergencyContacts.id });
+  return done.length > 0;
 }
 
 export function updateOwned(db: Db, ownerId: string, id: string, from: EmergencyStatus[], set: Partial<EmergencyContactRow>) {

@@ -3,15 +3,15 @@ import { recoveryTimers } from "../../../durable-objects/recovery-timer";
 import { dbFor } from "../../db/client";
 import { route } from "../../http/route";
 import { requestMeta, type AppEnv } from "../../http/types";
-import { mailerFor } from "../../lib/mailer";
+import { mailerFor } from "../notifications";
 import { idParam } from "../../lib/validators";
-import { AcceptBody, AccessQuery, AccessResponse, AddBody, ContactResponse, ListResponse, RequestBody, RespondBody, SuccessResponse, UpdateBody } from "./schema";
+import { AcceptBody, AccessQuery, AccessResponse, AddBody, ContactResponse, ListResponse, RequestBody, RespondBody, SuccessResponse, UpdateBody, VaultResponse } from "./schema";
 import { EmergencyService } from "./service";
 
 function service(c: Context<AppEnv>) {
   const db = dbFor(c.env, c.get("user").id);
   const config = c.get("config");
-  return new EmergencyService({ db, mailer: mailerFor(config, db), appOrigin: config.APP_ORIGIN ?? "" }, recoveryTimers(c.env));
+  return new EmergencyService({ db, mailer: mailerFor(config, db), appOrigin: config.APP_ORIGIN ?? "" }, recoveryTimers(c.env.RECOVERY_TIMER));
 }
 
 /** DECISIONS D3/D11: adding a contact and responding are sensitive (300 s on untrusted devices). */
@@ -47,6 +47,19 @@ export function registerEmergencyRoutes(app: Hono<AppEnv>) {
     query: AccessQuery,
     responses: { 200: { description: "Key material", schema: AccessResponse } },
     handler: async (c, { query }) => c.json(await service(c).access(c.get("user"), query.contact_id, requestMeta(c.req))),
+  });
+
+  route(app, {
+    method: "get",
+    path: "/api/vault/emergency/:id/vault",
+    summary: "The owner's vault for a contact with granted access (DECISIONS D15): ciphertext, read-only",
+    tags: ["emergency"],
+    params: idParam,
+    responses: { 200: { description: "The owner's live entries as a full sync pull holds them", schema: VaultResponse } },
+    handler: async (c, { params }) => {
+      c.header("Cache-Control", "no-store");
+      return c.json(await service(c).readVault(c.get("user"), params.id, requestMeta(c.req)));
+    },
   });
 
   route(app, {

@@ -1,11 +1,13 @@
 import { z } from "zod";
+import { emailAddress } from "../../kernel/schemas";
+import { SyncEntry } from "../sync";
 
 export const WAIT_HOURS = { min: 1, max: 720 };
 const waitHours = z.number().int().min(WAIT_HOURS.min).max(WAIT_HOURS.max);
 const opaque = (max: number) => z.string().min(1).max(max);
 
 export const AddBody = z.object({
-  email: z.email().max(254),
+  email: emailAddress(254),
   wait_hours: waitHours,
   wrapped_access_key: opaque(16_384),
   invite_salt: opaque(512),
@@ -35,4 +37,6 @@ export const ContactShape = z.object({
 export const ContactResponse = z.object({ contact: ContactShape });
 export const ListResponse = z.object({ as_owner: z.array(ContactShape), as_contact: z.array(ContactShape) });
 export const AccessResponse = z.object({ wrapped_access_key: z.string(), invite_salt: z.string() });
-export const SuccessResponse = z.object({ success: z.literal(true) });
+export { SuccessResponse } from "../../kernel/schemas";
+
+export const VaultResponse = z.object({ owner_email: z.string().nullable(), owner_id: z.string(), entries: z.array(SyncEntry) });

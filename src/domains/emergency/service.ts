@@ -1,14 +1,16 @@
 import type { RecoveryTimers } from "../../../durable-objects/recovery-timer";
 import type { EmergencyContactRow } from "../../db/schema";
-import type { AuthUser, RequestMeta } from "../../http/types";
+import type { AuthUser, RequestMeta } from "../../kernel/context";
 import { randomId, randomToken, sha256Hex } from "../../lib/crypto";
 import { AppError, ErrorCode, conflict, forbidden, notFound } from "../../lib/errors";
-import { sendQuietly } from "../../lib/mailer";
-import { auditInsert } from "../audit/service";
-import { notify } from "../notifications/notify";
+import { sendQuietly } from "../notifications";
+import { auditInsert } from "../audit";
+import { notify } from "../notifications";
+import { liveEntries } from "../sync";
 import * as repo from "./repo";
 import type { AddInput } from "./schema";
 import { announceGrant, INVITE_TTL_MS, RETRIEVAL_WINDOW_MS, tickContact, type EmergencyCtx } from "./timer";
+import { rowsChanged } from "../../db/d1";
 
 const HOUR_MS = 60 * 60 * 1000;
 const iso = (t: number) => new Date(t).toISOString();
@@ -67,6 +69,7 @@ export class EmergencyService {
       grantAt: null,
       grantedAt: null,
       expiresAt: null,
+      vaultReadNotifiedAt: null,
       createdAt: iso(now),
       updatedAt: iso(now),
     };
@@ -100,7 +103,7 @@ export class EmergencyService {
       repo.transition(this.db, row.id, ["pending_invite"], set),
       auditInsert(this.db, { userId: user.id, action: "emergency_contact.accept", targetType: "emergency_contact", targetId: row.id, meta, details: { owner_id: row.ownerId } }),
     ]);
-    if ((res.meta.changes ?? 0) === 0) throw conflict("Invitation already answered");
+    if (rowsChanged(res) === 0) throw conflict("Invitation already answered");
     await notify(this.db, {
       userId: row.ownerId,
       type: "emergency_contact_accepted",
@@ -135,12 +138,12 @@ export class EmergencyService {
     if (row.status !== "active") throw conflict(`Access cannot be requested while the record is ${row.status}`);
     const grantAt = now + row.waitHours * HOUR_MS;
     const set = { status: "access_requested" as const, requestedAt: iso(now), grantAt: iso(grantAt), grantedAt: null, expiresAt: null, updatedAt: iso(now) };
-    await this.timers.scheduleEmergency(row.id, grantAt);
+    await this.timers.scheduleEmergency(row.id, row.ownerId, grantAt);
     const [res] = await this.db.batch([
       repo.transition(this.db, row.id, ["active"], set),
       auditInsert(this.db, { userId: user.id, action: "emergency_access.request", targetType: "emergency_contact", targetId: row.id, meta, details: { owner_id: row.ownerId, wait_hours: row.waitHours, grant_at: set.grantAt } }),
     ]);
-    if ((res.meta.changes ?? 0) === 0) throw conflict("The record changed; reload it");
+    if (rowsChanged(res) === 0) throw conflict("The record changed; reload it");
     const body = `${row.contactEmail} requested emergency access to your vault. It will be granted automatically at ${set.grantAt} unless you deny it.`;
     await notify(this.db, {
       userId: row.ownerId,
@@ -164,12 +167,12 @@ export class EmergencyService {
       action === "approve"
         ? { status: "access_granted" as const, grantedAt: iso(now), expiresAt: iso(now + RETRIEVAL_WINDOW_MS), updatedAt: iso(now) }
         : { status: "access_denied" as const, updatedAt: iso(now) };
-    if (action === "approve") await this.timers.scheduleEmergency(row.id, now + RETRIEVAL_WINDOW_MS);
+    if (action === "approve") await this.timers.scheduleEmergency(row.id, row.ownerId, now + RETRIEVAL_WINDOW_MS);
     const [res] = await this.db.batch([
       repo.updateOwned(this.db, user.id, row.id, ["access_requested"], set),
       auditInsert(this.db, { userId: user.id, action: `emergency_access.${action}`, targetType: "emergency_contact", targetId: row.id, meta, details: { contact_id: row.id, email: row.contactEmail } }),
     ]);
-    if ((res.meta.changes ?? 0) === 0) throw conflict("The request was answered already");
+    if (rowsChanged(res) === 0) throw conflict("The request was answered already");
     const updated = { ...row, ...set };
     if (action === "approve") await announceGrant(this.ctx, updated, updated.expiresAt!, false);
     else {
@@ -189,7 +192,7 @@ export class EmergencyService {
       repo.updateOwned(this.db, user.id, row.id, ["pending_invite", "active", "access_requested", "access_granted", "access_denied", "access_expired"], set),
       auditInsert(this.db, { userId: user.id, action: "emergency_contact.update", targetType: "emergency_contact", targetId: row.id, meta, details: { wait_hours: waitHours, previous_wait_hours: row.waitHours } }),
     ]);
-    if ((res.meta.changes ?? 0) === 0) throw conflict("The record is revoked");
+    if (rowsChanged(res) === 0) throw conflict("The record is revoked");
     return toContact({ ...row, ...set });
   }
 
@@ -205,13 +208,42 @@ export class EmergencyService {
   }
 
   /** Spec: recipient only; 403 unless granted and in its window, 404 absent, 410 once the window has passed. */
-  async access(user: AuthUser, id: string, meta: RequestMeta, now = Date.now()) {
+  private async granted(user: AuthUser, id: string, now: number) {
     const found = await this.asContact(user, id);
     if (found.status === "access_requested" || found.status === "access_granted") await tickContact(this.ctx, id, now);
     const row = (await repo.findForParty(this.db, user.id, id)) ?? found;
     if (row.status === "access_expired") throw new AppError(ErrorCode.GONE, "The access window has expired");
     if (row.status !== "access_granted" || !row.expiresAt || now >= Date.parse(row.expiresAt)) throw forbidden("Access has not been granted");
+    return row;
+  }
+
+  async access(user: AuthUser, id: string, meta: RequestMeta, now = Date.now()) {
+    const row = await this.granted(user, id, now);
     await auditInsert(this.db, { userId: user.id, action: "emergency_access.retrieve_key", targetType: "emergency_contact", targetId: row.id, meta, details: { owner_id: row.ownerId } });
     return { wrapped_access_key: row.wrappedAccessKey, invite_salt: row.inviteSalt };
+  }
+
+  /**
+   * DECISIONS D15: the owner's live entries, as a full sync pull holds them (ciphertext, wrapped
+   * item keys, blind indexes), for the contact to decrypt with the access key. Read-only; audited;
+   * the owner is notified of the first read of each access window.
+   */
+  async readVault(user: AuthUser, id: string, meta: RequestMeta, now = Date.now()) {
+    const row = await this.granted(user, id, now);
+    const entries = await liveEntries(this.db, row.ownerId);
+    await auditInsert(this.db, { userId: user.id, action: "emergency_access.read_vault", targetType: "emergency_contact", targetId: row.id, meta, details: { owner_id: row.ownerId, entries: entries.length } });
+    if (await repo.claimReadNotice(this.db, row.id, row.grantedAt ?? iso(now), iso(now))) {
+      await notify(this.db, {
+        userId: row.ownerId,
+        type: "emergency_vault_read",
+        title: "Your emergency contact opened your vault",
+        body: `${row.contactEmail} read your vault through emergency access.`,
+        color: "warning",
+        actionUrl: "/emergency",
+        actorId: user.id,
+        metadata: { contact_id: row.id },
+      });
+    }
+    return { owner_email: row.ownerEmail, owner_id: row.ownerId, entries };
   }
 }

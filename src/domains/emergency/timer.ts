@@ -1,9 +1,10 @@
-import { dbFor, type Db } from "../../db/client";
+import { dbFor, globalDb, type Db } from "../../db/client";
 import type { EmergencyContactRow } from "../../db/schema";
 import { loadConfig, type Bindings } from "../../env";
-import { mailerFor, sendQuietly, type Mailer } from "../../lib/mailer";
-import { notify } from "../notifications/notify";
+import { mailerFor, sendQuietly, type Mailer } from "../notifications";
+import { notify } from "../notifications";
 import * as repo from "./repo";
+import { rowsChanged } from "../../db/d1";
 
 export const RETRIEVAL_WINDOW_MS = 24 * 60 * 60 * 1000;
 export const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -12,9 +13,12 @@ const iso = (t: number) => new Date(t).toISOString();
 
 export type EmergencyCtx = { db: Db; mailer: Mailer; appOrigin: string };
 
-export async function runEmergencyTimer(env: Bindings, contactId: string, now: number): Promise<number | null> {
+/** `ownerId` is the vault owner whose records hold the contact; timers set before it was passed look it up. */
+export async function runEmergencyTimer(env: Bindings, contactId: string, ownerId: string | undefined, now: number): Promise<number | null> {
   const config = loadConfig(env);
-  const db = dbFor(env, contactId);
+  const owner = ownerId ?? (await repo.findById(globalDb(env), contactId))?.ownerId;
+  if (!owner) return null;
+  const db = dbFor(env, owner);
   return tickContact({ db, mailer: mailerFor(config, db), appOrigin: config.APP_ORIGIN ?? "" }, contactId, now);
 }
 
@@ -31,7 +35,7 @@ export async function tickContact(ctx: EmergencyCtx, contactId: string, now: num
     if (now < Date.parse(row.grantAt)) return Date.parse(row.grantAt);
     const expiresAt = now + RETRIEVAL_WINDOW_MS;
     const res = await repo.transition(ctx.db, row.id, ["access_requested"], { status: "access_granted", grantedAt: iso(now), expiresAt: iso(expiresAt), updatedAt: iso(now) });
-    if ((res.meta.changes ?? 0) === 0) return now;
+    if (rowsChanged(res) === 0) return now;
     await announceGrant(ctx, row, iso(expiresAt), true);
     return expiresAt;
   }

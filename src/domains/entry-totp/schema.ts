@@ -34,4 +34,4 @@ export const TotpConfigResponse = z.object({
 });
 
 export const CodeResponse = z.object({ code: z.string(), remaining: z.number().int() });
-export const SuccessResponse = z.object({ success: z.literal(true) });
+export { SuccessResponse } from "../../kernel/schemas";

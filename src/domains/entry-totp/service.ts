@@ -1,11 +1,11 @@
 import type { Db } from "../../db/client";
-import type { PasswordTotpRow } from "../../db/schema";
-import type { RequestMeta } from "../../http/types";
+import type { EntryTotpRow } from "../../db/schema";
+import type { RequestMeta } from "../../kernel/context";
 import { seal, unseal } from "../../lib/crypto";
 import { z } from "zod";
 import { AppError, ErrorCode, notFound, validationError, zodIssues } from "../../lib/errors";
 import { normalizeAlgorithm, remainingSeconds, totpCode } from "../../lib/totp";
-import { recordAudit } from "../audit/service";
+import { recordAudit } from "../audit";
 import * as repo from "./repo";
 import { Digits, Period, type SetTotpInput } from "./schema";
 
@@ -16,7 +16,7 @@ const BASE32 = /^[A-Z2-7]+=*$/;
 const LegacyParams = z.object({ digits: Digits, period: Period });
 const legacyAad = (userId: string, passwordId: string) => `entry_totp:${userId}:${passwordId}`;
 
-export function toConfig(row: PasswordTotpRow | null) {
+export function toConfig(row: EntryTotpRow | null) {
   if (!row) return { hasTotp: false };
   const common = { algorithm: row.algorithm, digits: row.digits, period: row.period };
   return row.zeroTrust && row.secretEncrypted

@@ -1,6 +1,7 @@
 import { and, desc, eq, ne, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { identities, type IdentityRow, type NewIdentityRow } from "../../db/schema";
+import { rowsChanged } from "../../db/d1";
 
 type Status = IdentityRow["status"];
 
@@ -44,5 +45,5 @@ export async function updateUnlessNuked(db: Db, userId: string, id: string, set:
 
 export async function remove(db: Db, userId: string, id: string): Promise<boolean> {
   const result = await db.delete(identities).where(and(eq(identities.userId, userId), eq(identities.id, id))).run();
-  return (result.meta.changes ?? 0) > 0;
+  return rowsChanged(result) > 0;
 }

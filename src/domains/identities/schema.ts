@@ -57,4 +57,4 @@ export type IdentityView = z.infer<typeof Identity>;
 export const IdentityStats = z.object({ total: z.number(), active: z.number(), paused: z.number(), nuked: z.number() });
 export const ListIdentitiesResponse = z.object({ identities: z.array(Identity), stats: IdentityStats });
 export const IdentityResponse = z.object({ success: z.literal(true), identity: Identity });
-export const SuccessResponse = z.object({ success: z.literal(true) });
+export { SuccessResponse } from "../../kernel/schemas";

@@ -1,6 +1,7 @@
 import type { Db } from "../../db/client";
 import type { Config } from "../../env";
-import { base64url, hmacSha256, randomId, randomToken, seal, timingSafeEqualStr, unseal } from "../../lib/crypto";
+import { base64url } from "../../kernel/base64";
+import { hmacSha256, randomId, randomToken, seal, timingSafeEqualStr, unseal } from "../../lib/crypto";
 import { fetchAccountEmail, type OAuthProvider, type ProviderConfig } from "./providers";
 import * as repo from "./repo";
 

@@ -1,6 +1,7 @@
 import { and, eq, inArray, lt } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { mailIntegrations, oauthStates, type MailIntegrationRow } from "../../db/schema";
+import { rowsChanged } from "../../db/d1";
 
 /** Integrations that hold mail; codehost and idp are sign-ins only. */
 const MAILBOX_PROVIDERS = ["imap", "mailx", "maily"];
@@ -52,7 +53,7 @@ export async function deleteIntegration(db: Db, userId: string, provider: string
     .delete(mailIntegrations)
     .where(and(eq(mailIntegrations.userId, userId), eq(mailIntegrations.provider, provider)))
     .run();
-  return (r.meta.changes ?? 0) > 0;
+  return rowsChanged(r) > 0;
 }
 
 export async function insertState(db: Db, row: typeof oauthStates.$inferInsert): Promise<void> {

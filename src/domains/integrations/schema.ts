@@ -20,7 +20,7 @@ export const ImapConnectBody = z.object({
 });
 
 export const AuthUrlResponse = z.object({ authUrl: z.url() });
-export const SuccessResponse = z.object({ success: z.literal(true) });
+export { SuccessResponse } from "../../kernel/schemas";
 export const RefreshResponse = z.object({ success: z.literal(true), expiresAt: z.string() });
 export const ImapConnectResponse = z.object({ success: z.literal(true), email: z.string() });
 export const Integration = z.object({

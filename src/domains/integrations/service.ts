@@ -1,4 +1,4 @@
-import { tokenClient } from "../../../durable-objects/token-refresher";
+import { tokensFor } from "./tokens";
 import type { Db } from "../../db/client";
 import type { MailIntegrationRow } from "../../db/schema";
 import type { Bindings, Config } from "../../env";
@@ -98,7 +98,7 @@ export class IntegrationService {
 
   async refresh(userId: string, provider: OAuthProvider): Promise<{ expiresAt: string }> {
     providerConfig(this.config, provider);
-    const r = await tokenClient(this.env, userId).token(provider, true);
+    const r = await tokensFor(this.env, userId).token(provider, true);
     if (r.ok) return { expiresAt: new Date(r.expiresAt).toISOString() };
     if (r.reason === "not_connected") throw notFound("Integration");
     if (r.reason === "unavailable") throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Provider unavailable; try again later");

@@ -1,6 +1,7 @@
-import { globalDb } from "../../db/client";
+import { tokenClient } from "../../../durable-objects/token-refresher";
+import { dbFor } from "../../db/client";
 import { loadConfig, type Bindings } from "../../env";
-import { notify } from "../notifications/notify";
+import { notify } from "../notifications";
 import { refreshGrant, sealTokens, TokenEndpointError, unsealTokens } from "./oauth";
 import { providerConfig, type OAuthProvider } from "./providers";
 import * as repo from "./repo";
@@ -8,6 +9,9 @@ import * as repo from "./repo";
 export type FreshToken =
   | { ok: true; accessToken: string; expiresAt: number }
   | { ok: false; reason: "not_connected" | "disconnected" | "refresh_failed" | "unavailable" };
+
+/** The typed client of the user's TokenRefresher object: every token request goes through it. */
+export const tokensFor = (env: Bindings, userId: string) => tokenClient<FreshToken, OAuthProvider>(env.TOKEN_REFRESHER, userId);
 
 /** A token this close to expiry is refreshed before use. */
 const EARLY_MS = 60_000;
@@ -20,7 +24,7 @@ const EARLY_MS = 60_000;
  */
 export async function freshToken(env: Bindings, userId: string, provider: OAuthProvider, force: boolean): Promise<FreshToken> {
   const config = loadConfig(env);
-  const db = globalDb(env);
+  const db = dbFor(env, userId);
   const row = await repo.findIntegration(db, userId, provider);
   if (!row) return { ok: false, reason: "not_connected" };
   if (row.status !== "active") return { ok: false, reason: "disconnected" };
@@ -48,7 +52,7 @@ export async function freshToken(env: Bindings, userId: string, provider: OAuthP
 }
 
 async function markDisconnected(env: Bindings, userId: string, provider: string, email: string): Promise<FreshToken> {
-  const db = globalDb(env);
+  const db = dbFor(env, userId);
   const now = new Date().toISOString();
   await repo.updateIntegration(db, userId, provider, { status: "disconnected", updatedAt: now });
   await notify(db, {

@@ -2,7 +2,7 @@ import type { Hono } from "hono";
 import { z } from "zod";
 import { registry, route } from "../../http/route";
 import type { AppEnv } from "../../http/types";
-import { buildOpenApi } from "../../lib/openapi";
+import { buildOpenApi } from "../../http/openapi";
 
 export function registerMetaRoutes(app: Hono<AppEnv>) {
   route(app, {

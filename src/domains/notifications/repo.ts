@@ -1,6 +1,7 @@
 import { and, count, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { notifications, type NotificationRow } from "../../db/schema";
+import { rowsChanged } from "../../db/d1";
 
 /** Newest first; rowid breaks ties between notifications made in the same millisecond. */
 export async function list(db: Db, userId: string, limit: number, unreadOnly: boolean): Promise<{ rows: NotificationRow[]; unread: number }> {
@@ -19,7 +20,7 @@ export async function list(db: Db, userId: string, limit: number, unreadOnly: bo
 
 export async function clearAll(db: Db, userId: string): Promise<number> {
   const result = await db.delete(notifications).where(eq(notifications.userId, userId)).run();
-  return result.meta.changes ?? 0;
+  return rowsChanged(result);
 }
 
 /** Sets one notification's read flag; undefined when the caller owns no such notification. */

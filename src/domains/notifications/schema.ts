@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { emailAddress } from "../../kernel/schemas";
 import { queryBoolean, queryInt } from "../../lib/validators";
 
 /** Any RFC 4122 layout (version and variant not checked), as identity providers mint them. */
@@ -36,7 +37,7 @@ export const CreateNotificationBody = z.object({
   icon: z.string().trim().max(200).nullable().optional(),
   action_url: ActionUrl.nullable().optional(),
   actor_id: z.string().regex(UUID, "must be a UUID").nullable().optional(),
-  actor_email: z.email().max(320).nullable().optional(),
+  actor_email: emailAddress(320).nullable().optional(),
   actor_name: z.string().trim().max(200).nullable().optional(),
   metadata: Metadata.optional(),
 });

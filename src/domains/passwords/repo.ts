@@ -1,7 +1,8 @@
 import { and, count, desc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { passwords, type NewPasswordRow, type PasswordRow } from "../../db/schema";
-import { advanceClock, clockValue } from "./change-clock";
+import { advanceClock, clockValue } from "../../db/change-clock";
+import { rawD1, rowsChanged } from "../../db/d1";
 
 const live = (userId: string) => and(eq(passwords.userId, userId), isNull(passwords.deletedAt));
 
@@ -41,13 +42,13 @@ function insertStatement(db: Db, row: NewPasswordRow & { userId: string }, max: 
 export function batchable(db: Db, query: SQL) {
   const raw = db.run(query);
   const prepared = raw as unknown as { stmt: D1PreparedStatement; getQuery(): { sql: string } };
-  prepared.stmt = (db as unknown as { $client: D1Database }).$client.prepare(prepared.getQuery().sql);
+  prepared.stmt = rawD1(db).prepare(prepared.getQuery().sql);
   return raw;
 }
 
 export async function insertUnderLimit(db: Db, row: NewPasswordRow & { userId: string }, max: number): Promise<boolean> {
   const [, result] = await db.batch([advanceClock(db, row.userId), insertStatement(db, row, max)]);
-  return (result.meta.changes ?? 0) > 0;
+  return rowsChanged(result) > 0;
 }
 
 export async function updateLive(db: Db, userId: string, id: string, set: Partial<NewPasswordRow>): Promise<boolean> {
@@ -58,7 +59,7 @@ export async function updateLive(db: Db, userId: string, id: string, set: Partia
       .set({ ...set, changeSeq: clockValue(userId) })
       .where(and(live(userId), eq(passwords.id, id))),
   ]);
-  return (result.meta.changes ?? 0) > 0;
+  return rowsChanged(result) > 0;
 }
 
 export async function softDelete(db: Db, userId: string, id: string, at: string): Promise<boolean> {
@@ -69,7 +70,7 @@ export async function softDelete(db: Db, userId: string, id: string, at: string)
       .set({ deletedAt: at, updatedAt: at, changeSeq: clockValue(userId) })
       .where(and(live(userId), eq(passwords.id, id))),
   ]);
-  return (result.meta.changes ?? 0) > 0;
+  return rowsChanged(result) > 0;
 }
 
 export async function findByHosts(db: Db, userId: string, hosts: string[]) {

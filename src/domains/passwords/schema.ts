@@ -103,7 +103,7 @@ export const CreatePasswordResponse = z.object({
   }),
 });
 export const UpdatePasswordResponse = z.object({ success: z.literal(true), data: z.object({ id: z.string(), updated_at: z.string() }) });
-export const SuccessResponse = z.object({ success: z.literal(true) });
+export { SuccessResponse } from "../../kernel/schemas";
 export const RevealResponse = z.object({
   envelope: z.object({ wrappedItemKey: z.string(), encryptedData: z.string(), version: z.number().int() }),
 });

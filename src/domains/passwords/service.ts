@@ -1,10 +1,10 @@
 import type { Db } from "../../db/client";
 import type { NewPasswordRow, PasswordRow } from "../../db/schema";
-import type { RequestMeta } from "../../http/types";
+import type { RequestMeta } from "../../kernel/context";
 import { randomId } from "../../lib/crypto";
 import { AppError, ErrorCode, notFound, validationError } from "../../lib/errors";
-import { candidateHosts, normalizeHost } from "../../lib/hostname";
-import { auditInsert } from "../audit/service";
+import { candidateHosts, normalizeHost } from "../../kernel/hostname";
+import { auditInsert } from "../audit";
 import * as repo from "./repo";
 import type { CreatePasswordInput, PasswordEntry, UpdatePasswordInput } from "./schema";
 

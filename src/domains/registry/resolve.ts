@@ -2,7 +2,7 @@ import type { Db } from "../../db/client";
 import type { RegistryOverrideRow } from "../../db/schema";
 import { BUILTIN_SERVICES } from "../../data/registry/services";
 import { GENERIC_EMAIL_SELECTORS, GENERIC_FORGOT_SELECTORS, GENERIC_OTP, GENERIC_SUBMIT_SELECTORS, GENERIC_SUBMIT_TEXT, GENERIC_SUCCESS, DEFAULT_REQUIREMENTS } from "../../data/registry/build";
-import { candidateHosts, normalizeHost } from "../../lib/hostname";
+import { candidateHosts, normalizeHost } from "../../kernel/hostname";
 import { FIELD_COLUMNS, type ApiField } from "./mapping";
 import * as repo from "./repo";
 import type { BuiltinService, PasswordRequirements } from "./schema";

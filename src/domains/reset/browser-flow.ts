@@ -2,7 +2,7 @@ import puppeteer, { type Browser, type Page } from "@cloudflare/puppeteer";
 import type { Bindings, Config } from "../../env";
 import { assertPublicUrl } from "../../lib/outbound-guard";
 import { guardOptions } from "../../lib/guarded-fetch";
-import type { ResolvedService } from "../registry/resolve";
+import type { ResolvedService } from "../registry";
 
 type DomLike = { innerText?: string; value?: string; href?: string };
 

@@ -1,11 +1,11 @@
 import { BUILTIN_SERVICES } from "../../data/registry/services";
 import type { Db } from "../../db/client";
 import { notFound, validationError } from "../../lib/errors";
-import { normalizeHost } from "../../lib/hostname";
-import { listActiveMailboxes } from "../integrations/repo";
-import { findLive } from "../passwords/repo";
-import * as registryRepo from "../registry/repo";
-import { resolveService, type ResolvedService } from "../registry/resolve";
+import { normalizeHost } from "../../kernel/hostname";
+import { listActiveMailboxes } from "../integrations";
+import { findLive } from "../passwords";
+import * as registryRepo from "../registry";
+import { resolveService, type ResolvedService } from "../registry";
 
 export type ChatRequest = { message: string; serviceId?: string; passwordId?: string; email?: string };
 

@@ -1,10 +1,10 @@
-import type { ResolvedService } from "../registry/resolve";
+import { parseSse, sseFrame, TERMINAL_TASK_STATUSES } from "../../kernel/sse";
+import type { ResolvedService } from "../registry";
 
 export type SectionKind = "header" | "progress" | "gmail" | "captcha" | "password" | "result";
 export type ChatContext = { taskId: string; svc: ResolvedService; serviceUrl: string; email: string; passwordId?: string; waitSeconds: number };
 type Status = { status: string; step?: string; error?: string; newPassword?: string };
 
-const TERMINAL = new Set(["completed", "failed", "cancelled"]);
 const enc = new TextEncoder();
 
 /** Inline code that cannot be broken out of: backticks and line breaks are dropped. */
@@ -15,8 +15,8 @@ const plain = (s: string) => s.replace(/[\r\n]+/g, " ").replace(/([\\*_[\]<>#|`]
  * Wire format (docs/decisions.md, issue 6): a section starts with `event: section` whose data is its
  * kind; each markdown line that follows is its own default (`message`) event with one `data:` line.
  */
-export const sectionFrame = (kind: SectionKind) => `event: section\ndata: ${kind}\n\n`;
-export const lineFrame = (line: string) => `data: ${line.replace(/[\r\n]+/g, " ")}\n\n`;
+export const sectionFrame = (kind: SectionKind) => sseFrame("section", kind);
+export const lineFrame = (line: string) => sseFrame(null, line);
 
 const STEP_LINES: Record<string, (c: ChatContext) => string> = {
   navigate: (c) => `- Opening the password reset page of ${plain(c.svc.name)}…`,
@@ -116,14 +116,12 @@ async function* statusEvents(upstream: ReadableStream<Uint8Array>): AsyncGenerat
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return;
-      buf += dec.decode(value, { stream: true });
-      let i: number;
-      while ((i = buf.indexOf("\n\n")) >= 0) {
-        const chunk = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        if (/^event: (.*)$/m.exec(chunk)?.[1] !== "status") continue;
+      const { events, rest } = parseSse(buf + dec.decode(value, { stream: true }));
+      buf = rest;
+      for (const e of events) {
+        if (e.event !== "status") continue;
         try {
-          yield JSON.parse(/^data: (.*)$/m.exec(chunk)?.[1] ?? "{}") as Status;
+          yield JSON.parse(e.data || "{}") as Status;
         } catch {
           continue;
         }
@@ -142,7 +140,7 @@ export function chatStream(ctx: ChatContext, upstream: ReadableStream<Uint8Array
     for await (const s of statusEvents(upstream)) {
       const out = r.status(s);
       if (out) yield out;
-      if (TERMINAL.has(s.status)) return;
+      if (TERMINAL_TASK_STATUSES.has(s.status)) return;
     }
     yield r.interrupted();
   }

@@ -1,10 +1,10 @@
+import { tokensFor } from "../integrations";
 import PostalMime from "postal-mime";
-import { tokenClient } from "../../../durable-objects/token-refresher";
 import type { Bindings, Config } from "../../env";
 import { ImapClient } from "../../lib/imap/client";
-import { openImap, type ImapCredentials } from "../integrations/imap";
-import { providerConfig } from "../integrations/providers";
-import type { ResolvedService } from "../registry/resolve";
+import { openImap, type ImapCredentials } from "../integrations";
+import { providerConfig } from "../integrations";
+import type { ResolvedService } from "../registry";
 
 export type FoundMail = { link: string | null; otp: string | null };
 
@@ -85,7 +85,7 @@ export function apiMailbox(env: Bindings, config: Config, userId: string, provid
     provider,
     apiUrl: p.apiUrl,
     accessToken: async () => {
-      const t = await tokenClient(env, userId).token(provider);
+      const t = await tokensFor(env, userId).token(provider);
       if (!t.ok) throw new Error(`mailbox token unavailable: ${t.reason}`);
       return t.accessToken;
     },

@@ -1,4 +1,4 @@
-import type { PasswordRequirements } from "../registry/schema";
+import type { PasswordRequirements } from "../registry";
 
 const LOWER = "abcdefghijklmnopqrstuvwxyz";
 const UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";

@@ -7,7 +7,7 @@ import { startChatReset } from "./chat";
 import { ChatResetBody, CreateResetTaskBody, CreateResetTaskResponse, JobResponse, OtpBody, OtpResponse, SignInDiscoveryBody, SignInDiscoveryResponse } from "./schema";
 import { createResetTask, getJob, submitOtp, taskStream } from "./service";
 import { discoverSignIn } from "./sign-in-discovery";
-import { sseResponse } from "../../http/sse";
+import { sseResponse } from "../../kernel/sse";
 
 export function registerResetRoutes(app: Hono<AppEnv>) {
   route(app, {

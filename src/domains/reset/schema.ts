@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { emailAddress } from "../../kernel/schemas";
 
 export const SignInDiscoveryBody = z.object({ url: z.string().trim().min(1).max(2048) });
 export const SignInDiscoveryResponse = z.object({ methods: z.array(z.string()), resetUrl: z.string().nullable(), signupUrl: z.string().nullable() });
@@ -7,7 +8,7 @@ import { ClientPublicKey } from "./jwe";
 
 export const CreateResetTaskBody = z.object({
   serviceUrl: z.string().trim().min(1).max(2048),
-  email: z.email().max(320),
+  email: emailAddress(320),
   passwordId: z.string().min(1).max(128).optional(),
   clientPublicKey: ClientPublicKey.optional(),
 });
@@ -30,6 +31,6 @@ export const ChatResetBody = z.object({
   message: z.string().trim().min(1).max(2000),
   serviceId: z.string().trim().min(1).max(253).optional(),
   passwordId: z.string().min(1).max(128).optional(),
-  email: z.email().max(320).optional(),
+  email: emailAddress(320).optional(),
   clientPublicKey: ClientPublicKey.optional(),
 });

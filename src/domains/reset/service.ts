@@ -5,8 +5,8 @@ import type { Bindings, Config } from "../../env";
 import { AppError, ErrorCode, notFound } from "../../lib/errors";
 import { assertPublicUrl } from "../../lib/outbound-guard";
 import { guardOptions } from "../../lib/guarded-fetch";
-import { normalizeHost } from "../../lib/hostname";
-import { listActiveMailboxes } from "../integrations/repo";
+import { normalizeHost } from "../../kernel/hostname";
+import { listActiveMailboxes } from "../integrations";
 import * as repo from "./repo";
 
 export const STEP_NAMES = ["navigate", "enter_email", "wait_for_email", "follow_link", "set_password"] as const;

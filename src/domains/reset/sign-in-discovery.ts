@@ -2,7 +2,7 @@ import type { Config } from "../../env";
 import type { Db } from "../../db/client";
 import { AppError, ErrorCode } from "../../lib/errors";
 import { guardedFetch, readCapped } from "../../lib/guarded-fetch";
-import { resolveService } from "../registry/resolve";
+import { resolveService } from "../registry";
 
 export type PageFacts = {
   inputs: { type: string; name: string; autocomplete: string; id: string }[];

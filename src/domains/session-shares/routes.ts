@@ -5,7 +5,7 @@ import { route } from "../../http/route";
 import type { AppEnv } from "../../http/types";
 import { AppError, ErrorCode } from "../../lib/errors";
 import { idParam } from "../../lib/validators";
-import { roomFor } from "../../../durable-objects/session-share";
+import { roomFor } from "../../../durable-objects/session-share/room";
 import * as repo from "./repo";
 import {
   CreateSessionShareBody,
@@ -19,7 +19,7 @@ import {
 } from "./schema";
 import { previewUrl, SessionShareService, TERMINAL, toView } from "./service";
 import { viewerPage } from "./viewer-page";
-import { sseResponse } from "../../http/sse";
+import { sseJsonFrame, sseResponse } from "../../kernel/sse";
 
 const service = (c: Context<AppEnv>) => new SessionShareService(dbFor(c.env, c.get("user").id), c.env, c.get("config"));
 
@@ -123,7 +123,7 @@ export function registerSessionShareRoutes(app: Hono<AppEnv>) {
       if (c.req.header("upgrade")?.toLowerCase() !== "websocket") throw new AppError(ErrorCode.VALIDATION_ERROR, "Expected a WebSocket upgrade");
       const row = await repo.findById(globalDb(c.env), params.id);
       if (!row) throw new AppError(ErrorCode.NOT_FOUND, "Shared session not found");
-      return roomFor(c.env, params.id).fetch(c.req.raw);
+      return roomFor(c.env.SESSION_SHARES, params.id).fetch(c.req.raw);
     },
   });
 
@@ -137,7 +137,7 @@ function statusStream(c: Context<AppEnv>, ownerId: string, id: string): Response
   let stopped = false;
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
-      const send = (event: string, data: unknown) => controller.enqueue(enc.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`));
+      const send = (event: string, data: unknown) => controller.enqueue(enc.encode(sseJsonFrame(event, data)));
       const deadline = Date.now() + STATUS_STREAM_MS;
       try {
         while (!stopped) {
@@ -146,7 +146,7 @@ function statusStream(c: Context<AppEnv>, ownerId: string, id: string): Response
           const done = row.status !== "scheduled" && row.status !== "login_in_progress";
           const live = row.status === "active" || row.status === "paused";
           const preview = live ? { livePreviewUrl: previewUrl(id) } : {};
-          const viewers = live ? ((await roomFor(c.env, id).status())?.viewers ?? row.currentViewers) : row.currentViewers;
+          const viewers = live ? ((await roomFor(c.env.SESSION_SHARES, id).status())?.viewers ?? row.currentViewers) : row.currentViewers;
           send("status", { type: "status", status: row.status, currentViewers: viewers, ...preview });
           if (done || TERMINAL.includes(row.status)) {
             send("complete", { type: "complete", status: row.status, ...preview });

@@ -66,5 +66,5 @@ export const SessionView = z.object({
 export type SessionView = z.infer<typeof SessionView>;
 
 export const SessionResponse = z.object({ success: z.literal(true), session: SessionView });
-export const SuccessResponse = z.object({ success: z.literal(true) });
+export { SuccessResponse } from "../../kernel/schemas";
 export const TicketResponse = z.object({ ticket: z.string(), wsUrl: z.string(), accessType: z.string(), expiresIn: z.number().int() });

@@ -1,15 +1,16 @@
 import type { Db } from "../../db/client";
 import type { SessionShareRow, SessionShareStatus } from "../../db/schema";
 import type { Bindings, Config } from "../../env";
-import type { AuthUser } from "../../http/types";
+import type { AuthUser } from "../../kernel/context";
 import { randomId, randomToken, seal, sha256Hex } from "../../lib/crypto";
 import { AppError, ErrorCode, conflict, notFound, validationError } from "../../lib/errors";
 import { guardOptions } from "../../lib/guarded-fetch";
 import { assertPublicUrl, type GuardOptions } from "../../lib/outbound-guard";
-import { credentialsAad, roomFor, type Control } from "../../../durable-objects/session-share";
-import { normalizeHost } from "../../lib/hostname";
-import { findLive } from "../passwords/repo";
-import { resolveService } from "../registry/resolve";
+import { roomFor, type Control } from "../../../durable-objects/session-share/room";
+import { credentialsAad } from "./room-hooks";
+import { normalizeHost } from "../../kernel/hostname";
+import { findLive } from "../passwords";
+import { resolveService } from "../registry";
 import { NO_REGISTRY_SELECTORS, type RegistrySelectors } from "./browser";
 import * as repo from "./repo";
 import type { CreateSessionShareInput, PatchSessionShareInput, SessionView } from "./schema";
@@ -117,7 +118,7 @@ export class SessionShareService {
     };
     await repo.insert(this.db, row);
     try {
-      await roomFor(this.env, id).start({
+      await roomFor(this.env.SESSION_SHARES, id).start({
         id,
         ownerId: user.id,
         ownerEmail: user.email ?? null,
@@ -157,7 +158,7 @@ export class SessionShareService {
     const row = await this.get(user, id);
     if (TERMINAL.includes(row.status)) throw conflict(`The session has ended (${row.status})`);
     if (input.action === "revoke") {
-      await roomFor(this.env, id).end("revoked");
+      await roomFor(this.env.SESSION_SHARES, id).end("revoked");
       return toView((await this.get(user, id))!);
     }
     let control: Control;
@@ -180,7 +181,7 @@ export class SessionShareService {
       control = { action: "watermark", enabled: input.watermarkEnabled };
     }
     try {
-      await roomFor(this.env, id).control(control);
+      await roomFor(this.env.SESSION_SHARES, id).control(control);
     } catch {
       throw conflict("The session has ended");
     }
@@ -190,7 +191,7 @@ export class SessionShareService {
 
   async remove(user: AuthUser, id: string) {
     await this.get(user, id);
-    await roomFor(this.env, id).end("revoked");
+    await roomFor(this.env.SESSION_SHARES, id).end("revoked");
   }
 
   /**
@@ -213,7 +214,7 @@ export class SessionShareService {
     if (role === "viewer" && row.currentViewers >= row.maxViewers) throw conflict("The session has its maximum number of viewers");
     let ticket: string;
     try {
-      ticket = await roomFor(this.env, row.id).issueTicket(role, userId);
+      ticket = await roomFor(this.env.SESSION_SHARES, row.id).issueTicket(role, userId);
     } catch {
       throw new AppError(ErrorCode.GONE, "The shared session has ended");
     }

@@ -1,7 +1,8 @@
-import { advanceClock, clockValue } from "../passwords/change-clock";
+import { advanceClock, clockValue } from "../../db/change-clock";
 import { and, desc, eq, gt, isNull, ne, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { passwords, shares, shareViewLogs, sharingKeys, type ShareRow } from "../../db/schema";
+import { rawD1, rowsChanged } from "../../db/d1";
 
 /** Live for access and for limits: not revoked and not past its expiry. */
 const unexpired = (now: string) => or(isNull(shares.expiresAt), gt(shares.expiresAt, now));
@@ -98,7 +99,7 @@ function shareCountUpdate(db: Db, ownerId: string, accountId: string) {
  */
 export async function insertUnderLimits(db: Db, row: ShareRow, now: string, perEntry: number, perUser: number): Promise<boolean> {
   // drizzle's sqlite insert builder cannot guard an INSERT ... SELECT with a WHERE, so this one is raw.
-  const d1 = (db as unknown as { $client: D1Database }).$client;
+  const d1 = rawD1(db);
   const [inserted] = await d1.batch([
     d1
       .prepare(
@@ -119,7 +120,7 @@ export async function insertUnderLimits(db: Db, row: ShareRow, now: string, perE
       )
       .bind(row.accountId, row.ownerId),
   ]);
-  return (inserted.meta.changes ?? 0) > 0;
+  return rowsChanged(inserted) > 0;
 }
 
 export async function ownerUpdate(db: Db, share: ShareRow, set: Partial<ShareRow>): Promise<boolean> {
@@ -130,7 +131,7 @@ export async function ownerUpdate(db: Db, share: ShareRow, set: Partial<ShareRow
       .where(and(eq(shares.id, share.id), eq(shares.ownerId, share.ownerId), eq(shares.status, share.status))),
     shareCountUpdate(db, share.ownerId, share.accountId),
   ]);
-  return (res.meta.changes ?? 0) > 0;
+  return rowsChanged(res) > 0;
 }
 
 /** Binds the recipient; the WHERE repeats every condition so a concurrent revoke wins. */
@@ -140,7 +141,7 @@ export async function accept(db: Db, id: string, userId: string, email: string, 
     .set({ status: "active", recipientId: userId, acceptedAt: now, updatedAt: now })
     .where(and(eq(shares.id, id), eq(shares.status, "pending"), isNull(shares.recipientId), eq(shares.recipientEmail, email), ne(shares.ownerId, userId), unexpired(now)))
     .run();
-  return (res.meta.changes ?? 0) > 0;
+  return rowsChanged(res) > 0;
 }
 
 export async function remove(db: Db, ownerId: string, share: ShareRow): Promise<boolean> {
@@ -151,7 +152,7 @@ export async function remove(db: Db, ownerId: string, share: ShareRow): Promise<
     db.delete(shareViewLogs).where(and(eq(shareViewLogs.shareId, share.id), eq(shareViewLogs.ownerId, ownerId))),
     shareCountUpdate(db, ownerId, share.accountId),
   ]);
-  return (res.meta.changes ?? 0) > 0;
+  return rowsChanged(res) > 0;
 }
 
 /** The condition a recipient's access is checked against at the moment of access. */
@@ -188,7 +189,7 @@ export async function updateSharedEntry(
         ),
       ),
   ]);
-  return (res.meta.changes ?? 0) > 0;
+  return rowsChanged(res) > 0;
 }
 
 export async function getKey(db: Db, userId: string) {
@@ -199,10 +200,21 @@ export async function getKeyByEmail(db: Db, email: string) {
   return db.select().from(sharingKeys).where(eq(sharingKeys.email, email)).orderBy(desc(sharingKeys.updatedAt)).get();
 }
 
-export async function putKey(db: Db, userId: string, email: string, publicKey: string, now: string) {
+/** The owner's view log of one of their shares, newest first. */
+export async function viewLog(db: Db, ownerId: string, shareId: string) {
+  return db
+    .select({ action: shareViewLogs.action, createdAt: shareViewLogs.createdAt })
+    .from(shareViewLogs)
+    .where(and(eq(shareViewLogs.ownerId, ownerId), eq(shareViewLogs.shareId, shareId)))
+    .orderBy(desc(shareViewLogs.createdAt))
+    .limit(200)
+    .all();
+}
+
+export async function putKey(db: Db, userId: string, email: string, publicKey: string, now: string, wrappedPrivateKey: string | null) {
   await db
     .insert(sharingKeys)
-    .values({ userId, email, publicKey, createdAt: now, updatedAt: now })
-    .onConflictDoUpdate({ target: sharingKeys.userId, set: { email, publicKey, updatedAt: now } });
+    .values({ userId, email, publicKey, wrappedPrivateKey, createdAt: now, updatedAt: now })
+    .onConflictDoUpdate({ target: sharingKeys.userId, set: { email, publicKey, wrappedPrivateKey, updatedAt: now } });
   return getKey(db, userId);
 }

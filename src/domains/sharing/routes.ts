@@ -17,6 +17,7 @@ import {
   UpdateSharedAccountBody,
   UpdateSharedAccountResponse,
   ViewLogBody,
+  ViewLogListResponse,
   ViewLogResponse,
 } from "./schema";
 import { SharingService } from "./service";
@@ -66,7 +67,18 @@ export function registerSharingRoutes(app: Hono<AppEnv>) {
     rateLimit: ["sharing_access"],
     body: PutSharingKeyBody,
     responses: { 200: { description: "Registered", schema: SharingKeyResponse } },
-    handler: async (c, { body }) => c.json(await service(c).putKey(c.get("user"), body.publicKey)),
+    handler: async (c, { body }) => c.json(await service(c).putKey(c.get("user"), body.publicKey, body.wrappedPrivateKey)),
+  });
+
+  route(app, {
+    method: "get",
+    path: "/api/sharing/:id/views",
+    summary: "The owner's view log of a share (what the recipient viewed or copied, when)",
+    tags: ["sharing"],
+    rateLimit: ["sharing_access"],
+    params: idParam,
+    responses: { 200: { description: "View log, newest first", schema: ViewLogListResponse } },
+    handler: async (c, { params }) => c.json(await service(c).views(c.get("user"), params.id)),
   });
 
   route(app, {

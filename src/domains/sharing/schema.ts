@@ -1,8 +1,9 @@
 import { z } from "zod";
+import { emailAddress } from "../../kernel/schemas";
 import { base64String, isoTimestamp } from "../../lib/validators";
-import { MAX_ENCRYPTED_DATA } from "../passwords/schema";
+import { MAX_ENCRYPTED_DATA } from "../passwords";
 
-const email = z.email().max(320).transform((e) => e.trim().toLowerCase());
+const email = emailAddress(320).transform((e) => e.trim().toLowerCase());
 
 export const CreateShareBody = z.object({
   accountId: z.string().min(1).max(128),
@@ -47,7 +48,7 @@ const P256PublicJwk = z.object({
   x: base64String.min(43).max(44),
   y: base64String.min(43).max(44),
 });
-export const PutSharingKeyBody = z.object({ publicKey: P256PublicJwk });
+export const PutSharingKeyBody = z.object({ publicKey: P256PublicJwk, wrappedPrivateKey: base64String.min(16).max(4096).optional() });
 export const SharingKeyQuery = z.object({ email: email.optional() });
 
 export const ShareAccount = z.object({
@@ -78,7 +79,8 @@ export type Share = z.infer<typeof Share>;
 export const CreateShareResponse = z.object({ success: z.literal(true), share: Share });
 export const ListSharesResponse = z.object({ shares: z.array(Share), setup_required: z.boolean() });
 export const ShareResponse = z.object({ success: z.literal(true), share: Share });
-export const SuccessResponse = z.object({ success: z.literal(true) });
+export { SuccessResponse } from "../../kernel/schemas";
 export const ViewLogResponse = z.object({ success: z.literal(true), action: z.string(), logged_at: z.string() });
-export const SharingKeyResponse = z.object({ publicKey: P256PublicJwk, created_at: z.string(), updated_at: z.string() });
+export const SharingKeyResponse = z.object({ publicKey: P256PublicJwk, created_at: z.string(), updated_at: z.string(), wrappedPrivateKey: z.string().nullable().optional() });
+export const ViewLogListResponse = z.object({ views: z.array(z.object({ action: z.enum(["password_viewed", "password_copied"]), logged_at: z.string() })) });
 export const UpdateSharedAccountResponse = z.object({ success: z.literal(true), account: z.object({ id: z.string(), updated_at: z.string() }) });

@@ -1,6 +1,6 @@
 import type { Db } from "../../db/client";
 import type { NewPasswordRow, ShareRow } from "../../db/schema";
-import type { AuthUser, RequestMeta } from "../../http/types";
+import type { AuthUser, RequestMeta } from "../../kernel/context";
 import { randomId } from "../../lib/crypto";
 import { AppError, ErrorCode, conflict, forbidden, notFound, validationError } from "../../lib/errors";
 import { notificationInsert } from "../notifications/notify";
@@ -173,17 +173,24 @@ export class SharingService {
     return { id: share.accountId, updated_at: now };
   }
 
-  async putKey(user: AuthUser, publicKey: object) {
+  async putKey(user: AuthUser, publicKey: object, wrappedPrivateKey?: string) {
     const email = emailOf(user);
     if (!email) throw new AppError(ErrorCode.UNPROCESSABLE, "Your sign-in token carries no email; a sharing key needs one");
-    const row = await repo.putKey(this.db, user.id, email, JSON.stringify(publicKey), new Date().toISOString());
-    return toKey(row!);
+    const row = await repo.putKey(this.db, user.id, email, JSON.stringify(publicKey), new Date().toISOString(), wrappedPrivateKey ?? null);
+    return { ...toKey(row!), wrappedPrivateKey: row!.wrappedPrivateKey };
   }
 
+  /** The caller's own key comes with its wrapped private half (for their other devices); another's never. */
   async getKey(user: AuthUser, email?: string) {
     const row = email ? await repo.getKeyByEmail(this.db, email) : await repo.getKey(this.db, user.id);
     if (!row) throw notFound("Sharing key");
-    return toKey(row);
+    return email ? toKey(row) : { ...toKey(row), wrappedPrivateKey: row.wrappedPrivateKey };
+  }
+
+  async views(user: AuthUser, id: string) {
+    const share = isUuid(id) ? await repo.findOwned(this.db, user.id, id) : undefined;
+    if (!share) throw notFound("Share");
+    return { views: (await repo.viewLog(this.db, user.id, id)).map((v) => ({ action: v.action, logged_at: v.createdAt })) };
   }
 }
 

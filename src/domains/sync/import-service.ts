@@ -1,9 +1,9 @@
 import type { Db } from "../../db/client";
 import type { PasswordRow } from "../../db/schema";
-import type { RequestMeta } from "../../http/types";
+import type { RequestMeta } from "../../kernel/context";
 import { randomId } from "../../lib/crypto";
-import { auditInsert } from "../audit/service";
-import { CURRENT_ENCRYPTION_VERSION, hostOf } from "../passwords/service";
+import { auditInsert } from "../audit";
+import { CURRENT_ENCRYPTION_VERSION, hostOf } from "../passwords";
 import * as repo from "./repo";
 import { IMPORT_BATCH_SIZE, type ImportEntry } from "./schema";
 

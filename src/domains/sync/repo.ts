@@ -1,8 +1,9 @@
 import { and, asc, count, eq, gt, inArray, isNotNull, isNull, lt, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { passwords, type NewPasswordRow, type PasswordRow } from "../../db/schema";
-import { advanceClock, catchUpClock, clockValue, readClock } from "../passwords/change-clock";
-import { batchable } from "../passwords/repo";
+import { advanceClock, catchUpClock, clockValue, readClock } from "../../db/change-clock";
+import { batchable } from "../passwords";
+import { rowsChanged } from "../../db/d1";
 
 export { advanceClock, readClock };
 
@@ -158,5 +159,5 @@ export async function purgeTombstones(db: Db, beforeMs: number, limit: number): 
     .where(and(isNotNull(passwords.deletedAt), lt(passwords.changeSeq, beforeMs)))
     .limit(limit);
   const result = await db.delete(passwords).where(inArray(passwords.id, victims)).run();
-  return result.meta.changes ?? 0;
+  return rowsChanged(result);
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isoTimestamp } from "../../lib/validators";
-import { blindIndex, envelopeData, envelopeKey, PasswordEntry, searchTokens, tags, webField } from "../passwords/schema";
+import { blindIndex, envelopeData, envelopeKey, PasswordEntry, searchTokens, tags, webField } from "../passwords";
 
 export const MAX_MUTATIONS = 100;
 export const MAX_IMPORT_ENTRIES = 5000;

@@ -1,11 +1,17 @@
 import type { Db } from "../../db/client";
 import type { NewPasswordRow, PasswordRow } from "../../db/schema";
 import { ErrorCode, validationError, zodIssues } from "../../lib/errors";
-import { clockToIso } from "../passwords/change-clock";
-import { CURRENT_ENCRYPTION_VERSION, hostOf, PLACEHOLDER_ENCRYPTION_VERSION } from "../passwords/service";
+import { clockToIso } from "../../db/change-clock";
+import { CURRENT_ENCRYPTION_VERSION, hostOf, PLACEHOLDER_ENCRYPTION_VERSION } from "../passwords";
 import * as repo from "./repo";
 import type { SyncRow } from "./repo";
 import { Mutation, type CreateData, type MutationResult, type SyncEntry, type Tombstone, type UpdateData } from "./schema";
+
+/** A user's live entries in the shape of a full sync pull, without tombstones (DECISIONS D15). */
+export async function liveEntries(db: Db, userId: string): Promise<SyncEntry[]> {
+  const { rows } = await repo.pull(db, userId, null, Date.now());
+  return rows.map(toChange).filter((c): c is SyncEntry => !c._deleted);
+}
 
 export const CURSOR_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
 const CURSOR_MAX_FUTURE_MS = 60 * 1000;

@@ -1,0 +1,42 @@
+import { eq, sql } from "drizzle-orm";
+import type { Db } from "./client";
+import { syncClocks } from "./schema";
+
+/**
+ * The per-user commit clock behind delta sync. A write batch starts with `advanceClock` and stamps
+ * its rows with `clockValue`, so every row of one transaction carries the same, strictly greater
+ * value than any earlier transaction of that user. D1 runs a batch as one serialised transaction,
+ * so a pull that reads the clock and the changes in one batch sees exactly the writes stamped at
+ * or below the value it returns, and any later write is stamped above it.
+ *
+ * The value tracks wall time (it never falls behind the writer's clock) so that it reads as an
+ * ISO 8601 timestamp, as the spec's `serverTimestamp` must.
+ */
+export function advanceClock(db: Db, userId: string, nowMs = Date.now()) {
+  return db
+    .insert(syncClocks)
+    .values({ userId, clock: nowMs })
+    .onConflictDoUpdate({ target: syncClocks.userId, set: { clock: sql`max(${syncClocks.clock} + 1, excluded.clock)` } });
+}
+
+/**
+ * Brings the clock up to the reader's wall time without passing any committed write, so a pull's
+ * cursor stays current (and within the 30-day window) even when nothing has changed for weeks.
+ */
+export function catchUpClock(db: Db, userId: string, nowMs = Date.now()) {
+  return db
+    .insert(syncClocks)
+    .values({ userId, clock: nowMs })
+    .onConflictDoUpdate({ target: syncClocks.userId, set: { clock: sql`max(${syncClocks.clock}, excluded.clock)` } });
+}
+
+/** The clock as a scalar subquery, for stamping `change_seq` inside the batch that advanced it. */
+export function clockValue(userId: string) {
+  return sql<number>`(SELECT clock FROM sync_clocks WHERE user_id = ${userId})`;
+}
+
+export function readClock(db: Db, userId: string) {
+  return db.select({ clock: syncClocks.clock }).from(syncClocks).where(eq(syncClocks.userId, userId));
+}
+
+export const clockToIso = (clock: number) => new Date(clock).toISOString();

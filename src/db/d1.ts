@@ -1,0 +1,10 @@
+import type { Db } from "./client";
+
+/**
+ * The raw D1 binding behind a drizzle client, for the few statements drizzle cannot express
+ * (conditional inserts with `WHERE NOT EXISTS`, batches mixing raw and built statements).
+ */
+export const rawD1 = (db: Db): D1Database => (db as unknown as { $client: D1Database }).$client;
+
+/** How many rows a write touched: 0 means a guard in its WHERE did not hold (a lost race). */
+export const rowsChanged = (res: { meta: { changes?: number | null } }): number => res.meta.changes ?? 0;

@@ -1,0 +1,2 @@
+/** The entry-totp domain's public surface: other domains and the entry import only this file. */
+export { registerEntryTotpRoutes } from "./routes";

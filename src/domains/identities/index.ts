@@ -1,0 +1,2 @@
+/** The identities domain's public surface: other domains and the entry import only this file. */
+export { registerIdentityRoutes } from "./routes";

@@ -1,0 +1,4 @@
+/** The notifications domain's public surface: other domains and the entry import only this file. */
+export { registerNotificationRoutes } from "./routes";
+export { notificationInsert, notify } from "./notify";
+export { mailerFor, sendQuietly, type Mail, type Mailer } from "./mailer";

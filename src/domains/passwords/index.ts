@@ -1,0 +1,7 @@
+/** The passwords domain's public surface: other domains and the entry import only this file. */
+export { registerPasswordRoutes } from "./routes";
+export { CURRENT_ENCRYPTION_VERSION, hostOf, PLACEHOLDER_ENCRYPTION_VERSION } from "./service";
+/** The entry's wire fields, for the domains that accept entries too (sync, sharing). */
+export { blindIndex, envelopeData, envelopeKey, MAX_ENCRYPTED_DATA, PasswordEntry, searchTokens, tags, webField } from "./schema";
+/** Queries other domains may run over a user's live entries. */
+export { batchable, findLive } from "./repo";

@@ -1,0 +1,3 @@
+/** The session-shares domain's public surface: other domains and the entry import only this file. */
+export { registerSessionShareRoutes } from "./routes";
+export { sessionShareRoomHooks } from "./room-hooks";

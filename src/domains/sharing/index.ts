@@ -1,0 +1,2 @@
+/** The sharing domain's public surface: other domains and the entry import only this file. */
+export { registerSharingRoutes } from "./routes";

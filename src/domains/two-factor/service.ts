@@ -1,0 +1,138 @@
+import type { Db } from "../../db/client";
+import type { TwoFactorRow } from "../../db/schema";
+import type { RequestMeta } from "../../kernel/context";
+import { randomId, seal, sha256Hex, unseal } from "../../lib/crypto";
+import { AppError, ErrorCode } from "../../lib/errors";
+import { checkTotp, newTotpSecret, otpauthUri, TOTP_DEFAULTS } from "../../lib/totp";
+import { recordAudit } from "../audit";
+import * as repo from "./repo";
+
+export const RECOVERY_CODE_COUNT = 10;
+/** DECISIONS D14: ten wrong codes in fifteen minutes lock verification until the window passes. */
+export const WRONG_CODE_LIMIT = 10;
+export const WRONG_CODE_WINDOW_MS = 15 * 60 * 1000;
+
+/** RFC 4648 base32 alphabet: 32 symbols, so the low five bits of each random byte pick one without bias; ten carry 50 bits. */
+const RECOVERY_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567";
+const RECOVERY_SHAPE = /^[a-z2-7]{10}$/;
+
+function newRecoveryCode(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(10));
+  const chars = [...bytes].map((b) => RECOVERY_ALPHABET[b & 31]).join("");
+  return `${chars.slice(0, 5)}-${chars.slice(5)}`;
+}
+
+function normalizeRecoveryCode(input: string): string {
+  return input.toLowerCase().replace(/[\s-]/g, "");
+}
+
+/** Hashed with the owner's id so equal codes of two users never share a hash. */
+function recoveryHash(userId: string, normalized: string): Promise<string> {
+  return sha256Hex(`two_factor_recovery:${userId}:${normalized}`);
+}
+
+export const secretAad = (userId: string, enrollmentId: string) => `two_factor:${userId}:${enrollmentId}`;
+
+export type CodeCheck = { ok: true; via: "totp" } | { ok: true; via: "recovery_code"; remaining: number } | { ok: false };
+
+export class TwoFactorService {
+  constructor(
+    private readonly db: Db,
+    private readonly dataKey: string,
+    private readonly issuer: string,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  async isEnrolled(userId: string): Promise<boolean> {
+    return !!(await repo.find(this.db, userId))?.enrolledAt;
+  }
+
+  /**
+   * Starts (or restarts) enrollment: a new secret replaces any earlier one and its recovery codes at
+   * once. The enrollment stays pending until a code from the new secret is verified.
+   */
+  async enroll(userId: string, label: string, meta: RequestMeta) {
+    const secret = newTotpSecret();
+    const enrollmentId = randomId();
+    const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+    const hashes = await Promise.all(recoveryCodes.map((c) => recoveryHash(userId, normalizeRecoveryCode(c))));
+    const previous = await repo.find(this.db, userId);
+    await repo.replaceEnrollment(
+      this.db,
+      {
+        userId,
+        enrollmentId,
+        secretSealed: await seal(this.dataKey, secret, secretAad(userId, enrollmentId)),
+        createdAt: new Date(this.clock()).toISOString(),
+        enrolledAt: null,
+        lastUsedStep: null,
+        failedCount: previous?.failedCount ?? 0,
+        failedWindowStart: previous?.failedWindowStart ?? 0,
+      },
+      hashes,
+      { userId, action: previous ? "2fa.reenroll" : "2fa.enroll", meta },
+    );
+    return { qrCodeUri: otpauthUri(this.issuer, label, secret), secret, recoveryCodes };
+  }
+
+  async status(userId: string) {
+    const row = await repo.find(this.db, userId);
+    const enrolled = !!row?.enrolledAt;
+    return {
+      enrolled,
+      method: enrolled ? ("totp" as const) : null,
+      enrolledAt: row?.enrolledAt ?? null,
+      pending: !!row && !enrolled,
+      recoveryCodesRemaining: enrolled ? await repo.unusedRecoveryCodes(this.db, userId) : 0,
+    };
+  }
+
+  async verify(userId: string, code: string, meta: RequestMeta) {
+    const result = await this.check(userId, code, meta);
+    if (!result.ok) throw new AppError(ErrorCode.UNAUTHORIZED, "Invalid or already used code", { extra: { verified: false } });
+    return result.via === "recovery_code" ? { verified: true as const, recoveryCodesRemaining: result.remaining } : { verified: true as const };
+  }
+
+  async disable(userId: string, code: string, meta: RequestMeta) {
+    const result = await this.check(userId, code, meta);
+    if (!result.ok) throw new AppError(ErrorCode.UNAUTHORIZED, "Invalid or already used code");
+    await repo.remove(this.db, userId, { userId, action: "2fa.disable", meta, details: { via: result.via } });
+  }
+
+  /**
+   * Checks a TOTP code (current step plus one either side, never a step already used) or, once
+   * enrollment is confirmed, a recovery code. Each check first takes an attempt from the wrong-code
+   * window, so while the window is spent even a right code is refused (DECISIONS D14).
+   */
+  async check(userId: string, code: string, meta: RequestMeta): Promise<CodeCheck> {
+    const row = await repo.find(this.db, userId);
+    if (!row) throw new AppError(ErrorCode.UNPROCESSABLE, "Two-factor authentication is not enrolled");
+    const nowMs = this.clock();
+    if (!(await repo.reserveAttempt(this.db, userId, nowMs, WRONG_CODE_WINDOW_MS, WRONG_CODE_LIMIT))) {
+      const current = await repo.find(this.db, userId);
+      if (!current) throw new AppError(ErrorCode.UNPROCESSABLE, "Two-factor authentication is not enrolled");
+      const retryAfter = Math.max(1, Math.ceil((current.failedWindowStart + WRONG_CODE_WINDOW_MS - nowMs) / 1000));
+      throw new AppError(ErrorCode.RATE_LIMITED, "Too many wrong codes; try again later", { headers: { "Retry-After": String(retryAfter) } });
+    }
+    const now = new Date(nowMs).toISOString();
+    const result = await this.match(row, code, nowMs, now);
+    if (result.ok) await repo.releaseAttempt(this.db, userId);
+    const action = !result.ok ? "2fa.code_rejected" : result.via === "recovery_code" ? "2fa.recovery_code_used" : row.enrolledAt ? null : "2fa.enabled";
+    if (action) await recordAudit(this.db, { userId, action, meta });
+    return result;
+  }
+
+  private async match(row: TwoFactorRow, code: string, nowMs: number, now: string): Promise<CodeCheck> {
+    if (/^\d+$/.test(code)) {
+      const secret = await unseal(this.dataKey, row.secretSealed, secretAad(row.userId, row.enrollmentId));
+      const totp = await checkTotp({ secret, ...TOTP_DEFAULTS }, code, nowMs / 1000);
+      if (!totp.valid) return { ok: false };
+      const fresh = await repo.markStepUsed(this.db, row.userId, row.enrollmentId, totp.timeStep, now);
+      return fresh ? { ok: true, via: "totp" } : { ok: false };
+    }
+    const normalized = normalizeRecoveryCode(code);
+    if (!row.enrolledAt || !RECOVERY_SHAPE.test(normalized)) return { ok: false };
+    if (!(await repo.consumeRecoveryCode(this.db, row.userId, await recoveryHash(row.userId, normalized), now))) return { ok: false };
+    return { ok: true, via: "recovery_code", remaining: await repo.unusedRecoveryCodes(this.db, row.userId) };
+  }
+}

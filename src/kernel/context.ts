@@ -1,0 +1,22 @@
+/** Who is calling and from where: what services and repos see of a request (never Hono's context). */
+export type AuthUser = {
+  id: string;
+  email?: string;
+  /** Seconds since the epoch of the last real sign-in (`auth_time`). */
+  authTime?: number;
+  roles: string[];
+};
+
+export type RequestMeta = { ip: string; userAgent: string; device: string | null };
+
+/**
+ * Only `CF-Connecting-IP` is trusted: Cloudflare's edge sets it, while `X-Forwarded-For` is whatever
+ * the client wrote and would let it pick its own rate-limit bucket.
+ */
+export function requestMeta(req: { header(name: string): string | undefined }): RequestMeta {
+  return {
+    ip: req.header("cf-connecting-ip") ?? "unknown",
+    userAgent: req.header("user-agent") ?? "",
+    device: req.header("x-device-fingerprint") ?? null,
+  };
+}
