@@ -17,6 +17,27 @@ export const ENDPOINTS = {
   syncPull: { method: "GET", path: "/api/passwords/sync", query: ["since"], reads: ["changes", "serverTimestamp", "fullSyncRequired"] },
   syncPush: { method: "POST", path: "/api/passwords/sync", body: ["mutations"], reads: ["results", "serverTimestamp"] },
   sharingKey: { method: "GET", path: "/api/sharing/public-key", query: ["email"], reads: ["publicKey"] },
+  totpGet: { method: "GET", path: "/api/passwords/{id}/totp", reads: ["hasTotp", "secretEncrypted", "algorithm", "digits", "period"] },
+  totpSet: { method: "POST", path: "/api/passwords/{id}/totp", body: ["secretEncrypted", "algorithm", "digits", "period"], reads: ["success"] },
+  totpDelete: { method: "DELETE", path: "/api/passwords/{id}/totp", reads: ["success"] },
+  twofaStatus: { method: "GET", path: "/api/2fa/status", reads: ["enrolled", "method", "enrolledAt", "pending", "recoveryCodesRemaining"] },
+  twofaEnroll: { method: "POST", path: "/api/2fa/enroll", reads: ["qrCodeUri", "secret", "recoveryCodes"] },
+  twofaVerify: { method: "POST", path: "/api/2fa/verify", body: ["code"], reads: ["verified"] },
+  twofaDisable: { method: "POST", path: "/api/2fa/disable", body: ["code"], reads: ["success"] },
+  devices: { method: "GET", path: "/api/devices", reads: ["devices"] },
+  deviceRegister: { method: "POST", path: "/api/devices", body: ["fingerprint", "deviceName", "deviceType", "os", "browser"], reads: ["device"] },
+  deviceUpdate: { method: "PATCH", path: "/api/devices/{id}", body: ["deviceName", "trustLevel"], reads: ["device"] },
+  deviceRevoke: { method: "DELETE", path: "/api/devices/{id}", reads: ["success"] },
+  notifications: { method: "GET", path: "/api/notifications", query: ["limit", "unread_only"], reads: ["notifications", "unread_count"] },
+  notificationRead: { method: "PATCH", path: "/api/notifications/{id}", body: ["is_read"], reads: ["notification"] },
+  notificationsReadAll: { method: "POST", path: "/api/notifications/read", reads: ["updated"] },
+  notificationsClear: { method: "DELETE", path: "/api/notifications", reads: ["success", "deleted"] },
+  attachments: { method: "GET", path: "/api/vault/attachments", query: ["parent_id", "parent_type"], reads: ["attachments", "usage"] },
+  attachmentUpload: { method: "POST", path: "/api/vault/attachments", body: ["parent_id", "parent_type", "encrypted_content", "wrapped_file_key", "encrypted_filename", "encrypted_mime_type"], reads: ["attachment"] },
+  attachment: { method: "GET", path: "/api/vault/attachments/{id}", reads: ["attachment"] },
+  attachmentDelete: { method: "DELETE", path: "/api/vault/attachments/{id}", reads: ["success"] },
+  importPasswords: { method: "POST", path: "/api/passwords/import", body: ["entries", "provider"], reads: ["success", "imported", "errors"] },
+  exportPasswords: { method: "GET", path: "/api/passwords/export", reads: ["format", "version", "entries", "count"] },
 } as const;
 
 export type EndpointName = keyof typeof ENDPOINTS;
@@ -87,13 +108,78 @@ export class OfflineError extends Error {
 }
 
 export type EndpointDef = { method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"; path: string; query?: readonly string[]; body?: readonly string[]; reads: readonly string[] };
-type CallOptions = { params?: Record<string, string>; query?: Record<string, string | undefined>; body?: unknown };
+type CallOptions = { params?: Record<string, string>; query?: Record<string, string | undefined>; body?: unknown; headers?: Record<string, string> };
 
 function urlFor(template: string, params: Record<string, string> = {}, query: Record<string, string | undefined> = {}): string {
   const path = template.replace(/\{(\w+)\}/g, (_, k: string) => encodeURIComponent(params[k] ?? ""));
   const qs = Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined);
   return qs.length ? `${path}?${new URLSearchParams(qs)}` : path;
 }
+
+/**
+ * Headers every call carries, set once per page: `x-device-fingerprint` names this browser's
+ * registered device (DECISIONS D11), set by client/src/device.ts, the one module that knows how.
+ */
+const defaultHeaders: Record<string, string> = {};
+export function setDefaultHeader(name: string, value: string | null): void {
+  if (value === null) delete defaultHeaders[name];
+  else defaultHeaders[name] = value;
+}
+
+export type CipherPart = { iv: string; ciphertext: string };
+export type TotpConfig = { hasTotp: boolean; zeroTrust?: boolean; secretEncrypted?: CipherPart; algorithm?: string; digits?: number; period?: number };
+export type TwoFactorStatus = { enrolled: boolean; method: "totp" | null; enrolledAt: string | null; pending: boolean; recoveryCodesRemaining: number };
+export type TrustLevel = "trusted" | "recognized" | "unknown";
+export type Device = {
+  id: string;
+  device_fingerprint?: string;
+  device_name: string;
+  device_type: "desktop" | "mobile" | "tablet";
+  os: string | null;
+  browser: string | null;
+  ip_address: string | null;
+  trust_level: TrustLevel;
+  is_current: boolean;
+  last_active_at: string;
+  trusted_at: string | null;
+  created_at: string;
+};
+export type DeviceRegistration = { fingerprint: string; deviceName?: string; deviceType?: Device["device_type"]; os?: string; browser?: string };
+export type AppNotification = {
+  id: string;
+  type: string;
+  title: string;
+  body: string;
+  color: string;
+  icon: string | null;
+  action_url: string | null;
+  actor_email: string | null;
+  actor_name: string | null;
+  is_read: boolean;
+  created_at: string;
+};
+export type NotificationList = { notifications: AppNotification[]; unread_count: number };
+export type ParentType = "password" | "note" | "item";
+export type AttachmentMeta = { id: string; parent_id: string; parent_type: ParentType; size: number; created_at: string; encrypted_filename: CipherPart; encrypted_mime_type: CipherPart; wrapped_file_key: CipherPart };
+export type AttachmentUpload = { parent_id: string; parent_type: ParentType; encrypted_content: string; wrapped_file_key: CipherPart; encrypted_filename: CipherPart; encrypted_mime_type: CipherPart };
+export type AttachmentList = { attachments: AttachmentMeta[]; usage: { used: number; quota: number } };
+export type ImportEntry = {
+  /** Chosen by the client: the envelope is bound to it (the import keeps it). */
+  id?: string;
+  name: string;
+  website: string | null;
+  url: string | null;
+  tags: string[];
+  wrapped_item_key: string;
+  encrypted_data: string;
+  encryption_version: 3;
+  name_hash: string;
+  username_hash: string;
+  domain_hash: string | null;
+  search_tokens: string[];
+};
+export type ImportResponse = { success: boolean; imported: number; errors: string[] };
+export type ExportDocument = { format: string; version: number; provider: string; encryption_version: number; count: number; entries: ImportEntry[] };
 
 export class ApiClient {
   private csrf: string | null = null;
@@ -115,7 +201,7 @@ export class ApiClient {
   /** Any endpoint described like ENDPOINTS' entries (sections keep their own tables, also checked against OpenAPI). */
   async request<T>(ep: EndpointDef, opts: CallOptions = {}, retried = false): Promise<T> {
     const { method } = ep;
-    const headers: Record<string, string> = { accept: "application/json" };
+    const headers: Record<string, string> = { ...defaultHeaders, ...opts.headers, accept: "application/json" };
     const token = this.bearer ? await this.bearer() : null;
     if (token) headers.authorization = `Bearer ${token}`;
     if (method !== "GET") {
@@ -179,5 +265,111 @@ export class ApiClient {
 
   syncPush(mutations: WireMutation[]): Promise<SyncPushResponse> {
     return this.call("syncPush", { body: { mutations } });
+  }
+
+  totp(id: string): Promise<TotpConfig> {
+    return this.call("totpGet", { params: { id } });
+  }
+
+  setTotp(id: string, body: { secretEncrypted: CipherPart; algorithm: string; digits: number; period: number }): Promise<{ success: true }> {
+    return this.call("totpSet", { params: { id }, body });
+  }
+
+  deleteTotp(id: string): Promise<{ success: true }> {
+    return this.call("totpDelete", { params: { id } });
+  }
+
+  twoFactorStatus(): Promise<TwoFactorStatus> {
+    return this.call("twofaStatus");
+  }
+
+  twoFactorEnroll(): Promise<{ qrCodeUri: string; secret: string; recoveryCodes: string[] }> {
+    return this.call("twofaEnroll");
+  }
+
+  twoFactorVerify(code: string): Promise<{ verified: true; recoveryCodesRemaining?: number }> {
+    return this.call("twofaVerify", { body: { code } });
+  }
+
+  twoFactorDisable(code: string): Promise<{ success: true }> {
+    return this.call("twofaDisable", { body: { code } });
+  }
+
+  devices(): Promise<{ devices: Device[] }> {
+    return this.call("devices");
+  }
+
+  registerDevice(body: DeviceRegistration): Promise<{ device: Device }> {
+    return this.call("deviceRegister", { body });
+  }
+
+  updateDevice(id: string, body: { deviceName?: string; trustLevel?: TrustLevel }): Promise<{ device: Device }> {
+    return this.call("deviceUpdate", { params: { id }, body });
+  }
+
+  revokeDevice(id: string): Promise<{ success: true }> {
+    return this.call("deviceRevoke", { params: { id } });
+  }
+
+  notifications(limit = 50): Promise<NotificationList> {
+    return this.call("notifications", { query: { limit: String(limit), unread_only: "false" } });
+  }
+
+  markNotificationRead(id: string): Promise<{ notification: AppNotification }> {
+    return this.call("notificationRead", { params: { id }, body: { is_read: true } });
+  }
+
+  markAllNotificationsRead(): Promise<{ updated: number }> {
+    return this.call("notificationsReadAll");
+  }
+
+  clearNotifications(): Promise<{ success: true; deleted: number }> {
+    return this.call("notificationsClear");
+  }
+
+  attachments(parentId: string, parentType: ParentType = "password"): Promise<AttachmentList> {
+    return this.call("attachments", { query: { parent_id: parentId, parent_type: parentType } });
+  }
+
+  attachment(id: string): Promise<{ attachment: AttachmentMeta & { encrypted_content: string } }> {
+    return this.call("attachment", { params: { id } });
+  }
+
+  deleteAttachment(id: string): Promise<{ success: true }> {
+    return this.call("attachmentDelete", { params: { id } });
+  }
+
+  /** XMLHttpRequest, not fetch: only it reports upload progress (`onProgress(sent, total)`). */
+  async uploadAttachment(body: AttachmentUpload, onProgress: (sent: number, total: number) => void): Promise<{ attachment: AttachmentMeta }> {
+    const csrf = await this.csrfToken();
+    const { method, path } = ENDPOINTS.attachmentUpload;
+    return new Promise((resolve, reject) => {
+      const xhr = new XMLHttpRequest();
+      xhr.open(method, this.origin + path);
+      for (const [k, v] of Object.entries({ ...defaultHeaders, accept: "application/json", "content-type": "application/json", "x-csrf-token": csrf })) xhr.setRequestHeader(k, v);
+      xhr.withCredentials = true;
+      xhr.upload.onprogress = (ev) => onProgress(ev.loaded, ev.total);
+      xhr.onerror = () => reject(new OfflineError());
+      xhr.onload = () => {
+        let parsed: unknown = null;
+        try {
+          parsed = JSON.parse(xhr.responseText);
+        } catch {
+          parsed = null;
+        }
+        if (xhr.status >= 200 && xhr.status < 300) resolve(parsed as { attachment: AttachmentMeta });
+        else reject(new ApiError(xhr.status, (parsed ?? { error: xhr.statusText, code: "INTERNAL_ERROR", status: xhr.status }) as ErrorBody));
+      };
+      xhr.send(JSON.stringify(body));
+    });
+  }
+
+  /** One batch; the Idempotency-Key makes a retry of the same batch safe (remembered 1 hour). */
+  importPasswords(entries: ImportEntry[], provider: string, idempotencyKey: string): Promise<ImportResponse> {
+    return this.call("importPasswords", { body: { entries, provider }, headers: { "idempotency-key": idempotencyKey } });
+  }
+
+  exportPasswords(): Promise<ExportDocument> {
+    return this.call("exportPasswords");
   }
 }

@@ -43,6 +43,23 @@ export async function resealed(keys: VaultKeys, userId: string, e: LocalEntry, s
   return withEnvelope(keys, userId, e, await sealEntry(keys, placeOf(userId, e), secrets), secrets.username, now);
 }
 
+/** An entry as the server stores it under V3, its envelope bound to its id, owner and website. */
+export async function sealInput(keys: VaultKeys, userId: string, id: string, input: EntryInput): Promise<{ data: MutationData; tokens: string[] }> {
+  const name = input.name.trim();
+  if (!name) throw new Error("A name is required");
+  const website = domainOf(input.website || input.url) || null;
+  const url = input.url.trim() || null;
+  const envelope = await sealEntry(keys, placeOf(userId, { id, website, url }), {
+    username: input.username,
+    password: input.password,
+    notes: input.notes,
+    category: input.category,
+    totp: input.totp,
+  });
+  const idx = await blindIndexes(keys, { name, website: input.website || input.url, username: input.username });
+  return { data: mutationData({ name, website, url, tags: input.tags }, envelope, idx), tokens: idx.search_tokens };
+}
+
 export class Vault {
   constructor(
     readonly db: LocalDb,
@@ -52,20 +69,8 @@ export class Vault {
     private readonly allowLegacy: LegacyPolicy = async () => false,
   ) {}
 
-  private async seal(id: string, input: EntryInput): Promise<{ data: MutationData; tokens: string[] }> {
-    const name = input.name.trim();
-    if (!name) throw new Error("A name is required");
-    const website = domainOf(input.website || input.url) || null;
-    const url = input.url.trim() || null;
-    const envelope = await sealEntry(this.keys, placeOf(this.userId, { id, website, url }), {
-      username: input.username,
-      password: input.password,
-      notes: input.notes,
-      category: input.category,
-      totp: input.totp,
-    });
-    const idx = await blindIndexes(this.keys, { name, website: input.website || input.url, username: input.username });
-    return { data: mutationData({ name, website, url, tags: input.tags }, envelope, idx), tokens: idx.search_tokens };
+  private seal(id: string, input: EntryInput): Promise<{ data: MutationData; tokens: string[] }> {
+    return sealInput(this.keys, this.userId, id, input);
   }
 
   private local(id: string, data: MutationData, tokens: string[], createdAt: string, now: string): LocalEntry {

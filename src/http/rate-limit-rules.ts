@@ -33,6 +33,8 @@ export const RATE_RULES = {
   devices_revoke: { limit: 30, windowSeconds: 60 },
   notifications_create: { limit: 30, windowSeconds: 60 },
   notifications_clear: { limit: 30, windowSeconds: 60 },
+  // Not in the spec: marking read (issue 16); as many as a person clicking through the centre.
+  notifications_update: { limit: 60, windowSeconds: 60 },
   admin_registry_read: { limit: 30, windowSeconds: 60, by: "ip" },
   admin_registry_write: { limit: 10, windowSeconds: 60, by: "ip" },
   discovery_scan: { limit: 5, windowSeconds: 60 * 60 },

@@ -17,7 +17,7 @@ describe("attachments: happy paths", () => {
     const created = await user.call("POST", "/api/vault/attachments", { body });
     expect(created.status).toBe(201);
     const { attachment } = (await created.json()) as { attachment: Listed };
-    expect(Object.keys(attachment).sort()).toEqual(["created_at", "encrypted_filename", "encrypted_mime_type", "id", "parent_id", "parent_type", "size"]);
+    expect(Object.keys(attachment).sort()).toEqual(["created_at", "encrypted_filename", "encrypted_mime_type", "id", "parent_id", "parent_type", "size", "wrapped_file_key"]);
     expect(attachment).toMatchObject({ parent_id: parent.id, parent_type: "password", size: 12 + content.length + 16 });
     expect(attachment.encrypted_filename).toEqual(body.encrypted_filename);
 

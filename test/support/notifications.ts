@@ -11,7 +11,7 @@ export async function createNotification(user: TestUser, over: Record<string, un
   return ((await res.json()) as { notification: Record<string, unknown> & { id: string } }).notification;
 }
 
-/** The API offers no way to mark a notification read; tests set the flag as a client-side read would. */
+/** Sets the read flag in the table directly, for tests about the list rather than the PATCH route. */
 export async function markRead(id: string): Promise<void> {
   await env.DB.prepare("UPDATE notifications SET is_read = 1 WHERE id = ?").bind(id).run();
 }

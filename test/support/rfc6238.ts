@@ -4,7 +4,7 @@
  */
 const B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 
-export function base32Decode(input: string): Uint8Array {
+export function base32Decode(input: string): Uint8Array<ArrayBuffer> {
   const clean = input.replace(/=+$/, "").toUpperCase();
   const out: number[] = [];
   let bits = 0;
@@ -45,7 +45,7 @@ export async function referenceTotp(key: Uint8Array, epochSeconds: number, opts:
   const counter = BigInt(Math.floor(epochSeconds / period));
   const msg = new Uint8Array(8);
   new DataView(msg.buffer).setBigUint64(0, counter);
-  const k = await crypto.subtle.importKey("raw", key, { name: "HMAC", hash: algorithm }, false, ["sign"]);
+  const k = await crypto.subtle.importKey("raw", new Uint8Array(key), { name: "HMAC", hash: algorithm }, false, ["sign"]);
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", k, msg));
   const offset = mac[mac.length - 1] & 0x0f;
   const bin = ((mac[offset] & 0x7f) << 24) | (mac[offset + 1] << 16) | (mac[offset + 2] << 8) | mac[offset + 3];

@@ -1,4 +1,7 @@
 /** Tools shown in an entry's detail view in the vault section, one line each (/work/SHELL.md). */
 import type { EntryToolDef } from "../shell/context";
 
-export const entryTools: EntryToolDef[] = [];
+export const entryTools: EntryToolDef[] = [
+  { id: "totp", title: "One-time codes (TOTP)", load: () => import("./totp") },
+  { id: "attachments", title: "Attachments", load: () => import("./attachments") },
+];

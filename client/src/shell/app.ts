@@ -6,6 +6,7 @@
  */
 import { ApiClient } from "../api";
 import { keyVersion, type VaultKeys } from "../crypto";
+import { registerThisDevice } from "../device";
 import type { LocalDb, Session } from "../db";
 import { lockVault, recordActivity } from "../passphrase";
 import { SyncEngine, type SyncHost, type SyncState } from "../sync-engine";
@@ -24,6 +25,8 @@ export type ShellHooks = {
 
 export async function startShell(db: LocalDb, session: Session, keys: VaultKeys, hooks: ShellHooks) {
   const api = new ApiClient();
+  // Every call names this browser's device (x-device-fingerprint); registering refreshes it.
+  void registerThisDevice(api);
   const trust = await TrustStore.open(session.userId);
   await trust.raise({ keyVersion: keyVersion(keys) });
   // Unbound (version 1) envelopes open only until this device has seen the vault fully bound.

@@ -19,8 +19,11 @@ export function registerAttachmentRoutes(app: Hono<AppEnv>) {
     rateLimit: ["attachments_list"],
     query: ListQuery,
     responses: { 200: { description: "Attachments, newest first, without content", schema: ListResponse } },
-    handler: async (c, { query }) =>
-      c.json({ attachments: await service(c).list(c.get("user").id, query.parent_type, query.parent_id) }),
+    handler: async (c, { query }) => {
+      const svc = service(c);
+      const attachments = await svc.list(c.get("user").id, query.parent_type, query.parent_id);
+      return c.json({ attachments, usage: await svc.usage(c.get("user").id) });
+    },
   });
 
   route(app, {

@@ -28,6 +28,7 @@ export function toAttachment(row: AttachmentRow): AttachmentView {
     created_at: row.createdAt,
     encrypted_filename: row.encryptedFilename,
     encrypted_mime_type: row.encryptedMimeType,
+    wrapped_file_key: row.wrappedFileKey,
   };
 }
 
@@ -105,6 +106,11 @@ export class AttachmentService {
     await this.requireParent(userId, type, parentId);
     await this.finishPendingDeletes(userId);
     return (await repo.listForParent(this.db, userId, type, parentId)).map(toAttachment);
+  }
+
+  /** Bytes the caller's attachments take against the quota, so a client can show it before an upload. */
+  async usage(userId: string): Promise<{ used: number; quota: number }> {
+    return { used: await repo.usedBytes(this.db, userId), quota: this.quotaBytes };
   }
 
   /**

@@ -123,7 +123,7 @@ export class DeviceService {
         body: `${row.deviceName} (${what})${row.ipAddress ? ` from ${row.ipAddress}` : ""} was registered on your account. If this was not you, revoke it and change your password.`,
         color: "warning",
         icon: "device",
-        actionUrl: "/settings/devices",
+        actionUrl: "/devices",
         metadata: { deviceId: row.id, deviceType: row.deviceType, ipAddress: row.ipAddress },
       });
     } catch (err) {

@@ -22,3 +22,22 @@ export async function clearAll(db: Db, userId: string): Promise<number> {
   const result = await db.delete(notifications).where(eq(notifications.userId, userId)).run();
   return rowsChanged(result);
 }
+
+/** Sets one notification's read flag; undefined when the caller owns no such notification. */
+export async function setRead(db: Db, userId: string, id: string, isRead: boolean): Promise<NotificationRow | undefined> {
+  const [row] = await db
+    .update(notifications)
+    .set({ isRead })
+    .where(and(eq(notifications.userId, userId), eq(notifications.id, id)))
+    .returning();
+  return row;
+}
+
+export async function markAllRead(db: Db, userId: string): Promise<number> {
+  const result = await db
+    .update(notifications)
+    .set({ isRead: true })
+    .where(and(eq(notifications.userId, userId), eq(notifications.isRead, false)))
+    .run();
+  return result.meta.changes ?? 0;
+}

@@ -2,12 +2,16 @@ import type { Context, Hono } from "hono";
 import { dbFor } from "../../db/client";
 import { route } from "../../http/route";
 import type { AppEnv } from "../../http/types";
+import { idParam } from "../../lib/validators";
 import {
   ClearNotificationsResponse,
   CreateNotificationBody,
   CreateNotificationResponse,
   ListNotificationsQuery,
   ListNotificationsResponse,
+  MarkAllReadResponse,
+  MarkReadBody,
+  NotificationResponse,
 } from "./schema";
 import { NotificationService } from "./service";
 
@@ -36,6 +40,28 @@ export function registerNotificationRoutes(app: Hono<AppEnv>) {
     body: CreateNotificationBody,
     responses: { 201: { description: "Created", schema: CreateNotificationResponse } },
     handler: async (c, { body }) => c.json({ notification: await service(c).create(c.get("user").id, body) }, 201),
+  });
+
+  route(app, {
+    method: "post",
+    path: "/api/notifications/read",
+    summary: "Mark all of the caller's notifications read",
+    tags: ["notifications"],
+    rateLimit: ["notifications_update"],
+    responses: { 200: { description: "Marked", schema: MarkAllReadResponse } },
+    handler: async (c) => c.json({ success: true as const, updated: await service(c).markAllRead(c.get("user").id) }),
+  });
+
+  route(app, {
+    method: "patch",
+    path: "/api/notifications/:id",
+    summary: "Mark one of the caller's notifications read or unread",
+    tags: ["notifications"],
+    rateLimit: ["notifications_update"],
+    params: idParam,
+    body: MarkReadBody,
+    responses: { 200: { description: "Updated notification", schema: NotificationResponse } },
+    handler: async (c, { params, body }) => c.json({ notification: await service(c).setRead(c.get("user").id, params.id, body.is_read) }),
   });
 
   route(app, {

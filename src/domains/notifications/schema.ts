@@ -68,3 +68,7 @@ export const Notification = z.object({
 export const ListNotificationsResponse = z.object({ notifications: z.array(Notification), unread_count: z.number().int() });
 export const CreateNotificationResponse = z.object({ notification: Notification });
 export const ClearNotificationsResponse = z.object({ success: z.literal(true), deleted: z.number().int() });
+
+export const MarkReadBody = z.object({ is_read: z.boolean() });
+export const NotificationResponse = z.object({ notification: Notification });
+export const MarkAllReadResponse = z.object({ success: z.literal(true), updated: z.number().int() });

@@ -1,5 +1,5 @@
 import type { Db } from "../../db/client";
-import { AppError, ErrorCode, validationError } from "../../lib/errors";
+import { AppError, ErrorCode, notFound, validationError } from "../../lib/errors";
 import { notify, toNotification } from "./notify";
 import * as repo from "./repo";
 import { UUID, type CreateNotificationInput } from "./schema";
@@ -31,6 +31,16 @@ export class NotificationService {
       actorName: input.actor_name,
       metadata: input.metadata,
     });
+  }
+
+  async setRead(userId: string, id: string, isRead: boolean) {
+    const row = await repo.setRead(this.db, userId, id, isRead);
+    if (!row) throw notFound("Notification");
+    return toNotification(row);
+  }
+
+  async markAllRead(userId: string) {
+    return repo.markAllRead(this.db, userId);
   }
 
   async clearAll(userId: string) {

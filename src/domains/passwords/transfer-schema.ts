@@ -8,6 +8,12 @@ export const IMPORT_BODY_LIMIT = 12 * 1024 * 1024;
 export const IMPORT_PROVIDERS = ["source_browser", "source_mgr_1", "source_mgr_2", "source_mgr_3", "source_mgr_4", "generic"] as const;
 
 export const ImportEntry = z.object({
+  /**
+   * The id the entry is stored under. A client chooses it when it binds the envelope to the entry
+   * (docs/decisions.md, "Issue 16"); the export carries it so the file imports back to the same
+   * place. An id already taken is skipped, not overwritten.
+   */
+  id: z.uuid().optional(),
   wrapped_item_key: envelopeKey,
   encrypted_data: envelopeData,
   domain_hash: blindIndex.nullable().optional(),

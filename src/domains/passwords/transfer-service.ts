@@ -30,7 +30,7 @@ export class ImportService {
     for (let start = 0; start < entries.length; start += IMPORT_BATCH_SIZE) {
       batches.push(entries.slice(start, start + IMPORT_BATCH_SIZE).map((e) => toRow(userId, e, now)));
     }
-    const outcomes: (boolean | "error")[] = [];
+    const outcomes: (number | false | "error")[] = [];
     for (let g = 0; g < batches.length; g += BATCHES_PER_ROUND_TRIP) {
       outcomes.push(...(await this.storeGroup(userId, batches.slice(g, g + BATCHES_PER_ROUND_TRIP))));
     }
@@ -39,8 +39,11 @@ export class ImportService {
     outcomes.forEach((ok, b) => {
       const first = b * IMPORT_BATCH_SIZE + 1;
       const label = `Batch ${b + 1} (entries ${first} to ${first + batches[b].length - 1})`;
-      if (ok === true) imported += batches[b].length;
-      else if (ok === false) errors.push(`${label}: not imported, the vault would exceed its limit of ${this.maxPerUser} entries`);
+      if (typeof ok === "number") {
+        imported += ok;
+        const taken = batches[b].length - ok;
+        if (taken > 0) errors.push(`${label}: ${taken} ${taken === 1 ? "entry was" : "entries were"} skipped, ${taken === 1 ? "its id is" : "their ids are"} already in use (already imported?)`);
+      } else if (ok === false) errors.push(`${label}: not imported, the vault would exceed its limit of ${this.maxPerUser} entries (or all its ids are already in use)`);
       else errors.push(`${label}: not imported, the batch could not be stored`);
     });
     await auditInsert(this.db, {
@@ -57,16 +60,18 @@ export class ImportService {
    * fit simply inserts nothing; should a statement fail outright, the round trip is rolled back and
    * its batches are retried one by one, so the failure stays with its own batch.
    */
-  private async storeGroup(userId: string, group: PasswordRow[][]): Promise<(boolean | "error")[]> {
+  private async storeGroup(userId: string, group: PasswordRow[][]): Promise<(number | false | "error")[]> {
+    // A batch that does not fit inserts nothing (false); otherwise the count it inserted, short of
+    // the batch only by rows whose id was already taken (skipped, never overwritten).
     const run = async (part: PasswordRow[][]) => {
-      const statements = [advanceClock(this.db, userId), ...part.map((rows) => repo.bulkInsertStatement(this.db, userId, rows, this.maxPerUser))];
+      const statements = [advanceClock(this.db, userId), ...part.map((rows) => repo.bulkInsertStatement(this.db, userId, rows, this.maxPerUser, { skipTakenIds: true }))];
       const out = (await this.db.batch(statements as unknown as Parameters<Db["batch"]>[0])) as unknown as { meta?: { changes?: number } }[];
-      return part.map((_, i) => (out[i + 1].meta?.changes ?? 0) > 0);
+      return part.map((_, i) => out[i + 1].meta?.changes || (false as const));
     };
     try {
       return await run(group);
     } catch {
-      const results: (boolean | "error")[] = [];
+      const results: (number | false | "error")[] = [];
       for (const rows of group) {
         try {
           results.push(...(await run([rows])));
@@ -84,6 +89,7 @@ export class ImportService {
     const rows = await repo.listAllLive(this.db, userId);
     const v3 = rows.filter((r) => r.encryptionVersion === CURRENT_ENCRYPTION_VERSION && r.wrappedItemKey && r.encryptedData);
     const entries = v3.map((r) => ({
+      id: r.id,
       wrapped_item_key: r.wrappedItemKey!,
       encrypted_data: r.encryptedData!,
       domain_hash: r.domainHash,
@@ -117,5 +123,5 @@ export class ImportService {
 }
 
 function toRow(userId: string, e: ImportEntry, now: string): PasswordRow {
-  return newEntryRow(userId, randomId(), { ...e, name: e.name ?? DEFAULT_NAME }, now);
+  return newEntryRow(userId, e.id ?? randomId(), { ...e, name: e.name ?? DEFAULT_NAME }, now);
 }

@@ -1,0 +1,113 @@
+/**
+ * This browser as a trusted device (spec "Trusted device", DECISIONS D11). The one module that
+ * knows how the device is identified: the fingerprint is the SHA-256 hex digest of the spec's eight
+ * signals joined with "|", sent on every API call as `x-device-fingerprint`. Keeping it here lets
+ * a change of how a device proves itself (e.g. a DPoP key, RFC 9449) replace this file alone.
+ */
+import { setDefaultHeader, type ApiClient, type Device, type DeviceRegistration } from "./api";
+
+export type DeviceSignals = {
+  platform: string;
+  language: string;
+  cpuCores: number;
+  screen: string;
+  colorDepth: number;
+  timezone: string;
+  touchPoints: number;
+  gpu: string;
+};
+
+/** The GPU renderer string, through WEBGL_debug_renderer_info when the browser exposes it. */
+function gpuRenderer(): string {
+  try {
+    const gl = document.createElement("canvas").getContext("webgl");
+    if (!gl) return "none";
+    const ext = gl.getExtension("WEBGL_debug_renderer_info");
+    return String(gl.getParameter(ext ? ext.UNMASKED_RENDERER_WEBGL : gl.RENDERER) ?? "unknown");
+  } catch {
+    return "unknown";
+  }
+}
+
+export function deviceSignals(): DeviceSignals {
+  return {
+    platform: navigator.platform || "unknown",
+    language: navigator.language || "unknown",
+    cpuCores: navigator.hardwareConcurrency || 0,
+    screen: `${screen.width}x${screen.height}`,
+    colorDepth: screen.colorDepth || 0,
+    timezone: Intl.DateTimeFormat().resolvedOptions().timeZone || "unknown",
+    touchPoints: navigator.maxTouchPoints || 0,
+    gpu: gpuRenderer(),
+  };
+}
+
+/** In the spec's order: platform, language, cores, resolution, colour depth, timezone, touch points, GPU. */
+export async function fingerprintOf(s: DeviceSignals): Promise<string> {
+  const joined = [s.platform, s.language, s.cpuCores, s.screen, s.colorDepth, s.timezone, s.touchPoints, s.gpu].join("|");
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(joined));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The spec's rule: tablet for an iPad or an Android without Mobile; mobile for the phone markers. */
+export function deviceTypeOf(ua: string): Device["device_type"] {
+  if (/iPad/i.test(ua) || (/Android/i.test(ua) && !/Mobile/i.test(ua))) return "tablet";
+  if (/Mobile|iPhone|iPod|Android|webOS|BlackBerry|IEMobile|Opera Mini/i.test(ua)) return "mobile";
+  return "desktop";
+}
+
+function browserOf(ua: string): string {
+  for (const [re, name] of [
+    [/Edg\//, "Edge"],
+    [/OPR\//, "Opera"],
+    [/Firefox\//, "Firefox"],
+    [/(Chrome|Chromium)\//, "Chromium"],
+    [/Safari\//, "Safari"],
+  ] as const) {
+    if (re.test(ua)) return name === "Chromium" && /Chrome\//.test(ua) && !/Chromium|HeadlessChrome/.test(ua) ? "Chrome" : name;
+  }
+  return "Browser";
+}
+
+function osOf(ua: string): string {
+  if (/Windows/.test(ua)) return "Windows";
+  if (/iPhone|iPad|iPod/.test(ua)) return "iOS";
+  if (/Mac OS X/.test(ua)) return "macOS";
+  if (/Android/.test(ua)) return "Android";
+  if (/CrOS/.test(ua)) return "ChromeOS";
+  if (/Linux/.test(ua)) return "Linux";
+  return "Unknown OS";
+}
+
+export async function thisDevice(): Promise<DeviceRegistration> {
+  const ua = navigator.userAgent;
+  const browser = browserOf(ua);
+  const os = osOf(ua);
+  return { fingerprint: await fingerprintOf(deviceSignals()), deviceName: `${browser} on ${os}`, deviceType: deviceTypeOf(ua), os, browser };
+}
+
+/** Computes the fingerprint and puts it on every later API call; returns it. */
+export async function identifyDevice(): Promise<string> {
+  const fp = (await thisDevice()).fingerprint;
+  setDefaultHeader("x-device-fingerprint", fp);
+  return fp;
+}
+
+/**
+ * Registers (or re-registers) this browser. A first registration is trusted by the server; a known
+ * device keeps its trust. Offline, only the header is set: the next start registers.
+ */
+export async function registerThisDevice(api: ApiClient): Promise<Device | null> {
+  const me = await thisDevice();
+  setDefaultHeader("x-device-fingerprint", me.fingerprint);
+  try {
+    return (await api.registerDevice(me)).device;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a listed device is this browser (by the server's is_current, else the fingerprint). */
+export function isThisDevice(d: Device, fingerprint: string): boolean {
+  return d.device_fingerprint !== undefined ? d.device_fingerprint === fingerprint : d.is_current;
+}

@@ -1,0 +1,238 @@
+/**
+ * /import-export: bring entries in from another manager (the importers in client/src/importers)
+ * or from this vault's own export, and export the vault.
+ *
+ * A file is read and shown as a preview first, each row with its problem if it has one; nothing is
+ * sent until the person confirms. Entries are encrypted here (V3: envelope and blind indexes) and
+ * posted in batches of 50, each with its own Idempotency-Key so a retried batch is not stored twice;
+ * a progress bar follows the batches. The export is the server's encrypted document, which this
+ * page (or POST /api/passwords/import) takes back unchanged.
+ */
+import { detectProvider, ImportFormatError, parseImport, secretPayload, type ImportedCredential, type ImportProvider } from "../importers";
+import { ApiError, type ExportDocument, type ImportEntry } from "../api";
+import type { VaultKeys } from "../crypto";
+import type { AppContext } from "../shell/context";
+import { download, el, errorText } from "../ui";
+import { sealInput } from "../vault";
+
+export const BATCH = 50;
+const MAX_ENTRIES = 5000;
+const MAX_FILE_BYTES = 12 * 1024 * 1024;
+
+const PROVIDERS: [ImportProvider | "auto", string][] = [
+  ["auto", "Detect from the file"],
+  ["source_mgr_1", "Bitwarden (JSON or CSV)"],
+  ["source_mgr_3", "1Password (CSV)"],
+  ["source_mgr_2", "LastPass (CSV)"],
+  ["source_mgr_4", "Dashlane (CSV)"],
+  ["source_browser", "Browser export (Chrome, Firefox, Safari CSV)"],
+  ["generic", "Generic CSV or JSON (name, url, username, password)"],
+];
+
+/** A row of the preview: the credential, or why it cannot be imported. */
+type Row = { credential: ImportedCredential; problem: string | null };
+
+function problemOf(c: ImportedCredential): string | null {
+  if (!c.name.trim()) return "no name";
+  if (c.name.length > 500) return "name longer than 500 characters";
+  if ((c.url ?? "").length > 2048) return "URL longer than 2048 characters";
+  if (!c.username && !c.password && !c.notes && !c.totp) return "nothing to store (no username, password, notes or TOTP)";
+  return null;
+}
+
+/** Sealed under an id chosen here, which the import keeps: the envelope is bound to it. */
+async function sealCredential(keys: VaultKeys, userId: string, c: ImportedCredential): Promise<ImportEntry> {
+  const s = secretPayload(c);
+  const id = crypto.randomUUID();
+  const { data } = await sealInput(keys, userId, id, {
+    name: c.name,
+    website: c.website ?? "",
+    url: c.url ?? "",
+    tags: c.tags,
+    username: s.username,
+    password: s.password,
+    notes: s.notes,
+    category: c.folder ?? "",
+    totp: s.totp ?? "",
+  });
+  return { ...data, id, website: data.website ?? null, url: data.url ?? null, tags: data.tags ?? [], domain_hash: data.domain_hash ?? null, encryption_version: 3 };
+}
+
+const isOwnExport = (v: unknown): v is ExportDocument => typeof v === "object" && v !== null && (v as { format?: unknown }).format === "credential-vault-export" && Array.isArray((v as { entries?: unknown }).entries);
+
+function readOwnExport(text: string): ExportDocument | null {
+  if (!/^\s*\{/.test(text)) return null;
+  try {
+    const doc: unknown = JSON.parse(text);
+    return isOwnExport(doc) ? doc : null;
+  } catch {
+    return null;
+  }
+}
+
+export function mount(root: HTMLElement, app: AppContext): () => void {
+  let gone = false;
+  const file = el("input", { id: "import-file", type: "file", accept: ".csv,.json,text/csv,application/json" });
+  const provider = el("select", { id: "import-provider" }, ...PROVIDERS.map(([v, t]) => el("option", { value: v }, t)));
+  const readBtn = el("button", { type: "submit" }, "Preview");
+  const error = el("p", { id: "import-error", className: "error", role: "alert" });
+  const summary = el("p", { id: "import-summary", "aria-live": "polite" });
+  const table = el("table", { id: "import-preview", hidden: true });
+  const start = el("button", { type: "button", id: "import-start", hidden: true }, "Import");
+  const progress = el("progress", { id: "import-progress", max: 100, value: 0, hidden: true, "aria-label": "Import progress" });
+  const result = el("div", { id: "import-result", "aria-live": "polite" });
+  const exportBtn = el("button", { type: "button", id: "export" }, "Export the vault");
+  const exportError = el("p", { className: "error", role: "alert" });
+
+  const form = el(
+    "form",
+    { id: "import-form" },
+    el("label", { htmlFor: "import-file" }, "Export file from another password manager, or from this vault"),
+    file,
+    el("label", { htmlFor: "import-provider" }, "Format"),
+    provider,
+    el("div", { className: "row" }, readBtn),
+    error,
+  );
+  root.classList.add("section");
+  root.replaceChildren(
+    el("h1", {}, "Import & export"),
+    el("section", { "aria-labelledby": "import-heading" }, el("h2", { id: "import-heading" }, "Import"), el("p", { className: "hint" }, "Entries are encrypted on this device before they are sent. Nothing is imported until you confirm the preview."), form, summary, table, start, progress, result),
+    el("section", { "aria-labelledby": "export-heading" }, el("h2", { id: "export-heading" }, "Export"), el("p", { className: "hint" }, "Downloads every entry, still encrypted with your vault key, in a file this page can import again. It cannot be read without your master passphrase."), exportBtn, exportError),
+  );
+
+  /** What the confirmed import sends: fresh credentials to encrypt, or an export's entries as they are. */
+  let pending: { provider: string; rows: Row[] } | { provider: "generic"; sealed: ImportEntry[] } | null = null;
+
+  function showPreview(rows: Row[], skipped: string[], label: string) {
+    const ok = rows.filter((r) => !r.problem).length;
+    const bad = rows.length - ok + skipped.length;
+    summary.textContent = `${label}: ${ok} ${ok === 1 ? "entry" : "entries"} ready${bad ? `, ${bad} with problems (not imported)` : ""}.`;
+    const head = el("tr", {}, el("th", {}, "#"), el("th", {}, "Name"), el("th", {}, "Website"), el("th", {}, "Username"), el("th", {}, "Status"));
+    const body = rows.map((r, i) =>
+      el(
+        "tr",
+        { className: r.problem ? "row-error" : "", "data-status": r.problem ? "error" : "ok" },
+        el("td", {}, String(i + 1)),
+        el("td", {}, r.credential.name),
+        el("td", {}, r.credential.website ?? ""),
+        el("td", {}, r.credential.username),
+        el("td", {}, r.problem ? `Not imported: ${r.problem}` : "Ready"),
+      ),
+    );
+    const skippedRows = skipped.map((why) => el("tr", { className: "row-error", "data-status": "error" }, el("td", {}, "—"), el("td", { colSpan: 3 }, ""), el("td", {}, `Not imported: ${why}`)));
+    table.replaceChildren(el("thead", {}, head), el("tbody", {}, ...body, ...skippedRows));
+    table.hidden = false;
+    start.hidden = ok === 0;
+    start.textContent = `Import ${ok} ${ok === 1 ? "entry" : "entries"}`;
+  }
+
+  function reset() {
+    pending = null;
+    table.hidden = true;
+    start.hidden = true;
+    summary.textContent = "";
+    result.replaceChildren();
+  }
+
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    error.textContent = "";
+    reset();
+    const f = file.files?.[0];
+    if (!f) {
+      error.textContent = "Choose a file first";
+      return;
+    }
+    if (f.size > MAX_FILE_BYTES) {
+      error.textContent = "The file is larger than 12 MB";
+      return;
+    }
+    void f.text().then((text) => {
+      if (gone) return;
+      const own = readOwnExport(text);
+      if (own) {
+        pending = { provider: "generic", sealed: own.entries };
+        const rows = own.entries.map((e): Row => ({ credential: { name: e.name ?? "Imported entry", website: e.website, url: e.url, username: "(encrypted)", password: "", notes: "", totp: null, tags: e.tags ?? [], folder: null, favorite: false }, problem: e.wrapped_item_key && e.encrypted_data ? null : "no encrypted data" }));
+        showPreview(rows, [], "This vault's export");
+        return;
+      }
+      try {
+        const chosen = provider.value === "auto" ? detectProvider(text) : (provider.value as ImportProvider);
+        const parsed = parseImport(text, chosen);
+        const rows = parsed.credentials.map((c) => ({ credential: c, problem: problemOf(c) }));
+        if (rows.length + parsed.skipped.length === 0) {
+          error.textContent = "The file holds no entries";
+          return;
+        }
+        if (rows.length > MAX_ENTRIES) {
+          error.textContent = `The file holds ${rows.length} entries; at most ${MAX_ENTRIES} can be imported at once`;
+          return;
+        }
+        pending = { provider: parsed.provider, rows };
+        showPreview(rows, parsed.skipped, PROVIDERS.find(([v]) => v === parsed.provider)?.[1] ?? parsed.provider);
+      } catch (err) {
+        error.textContent = err instanceof ImportFormatError ? `This file cannot be read as that format: ${err.message}` : errorText(err);
+      }
+    });
+  });
+
+  start.addEventListener("click", () => {
+    const job = pending;
+    if (!job) return;
+    start.disabled = true;
+    readBtn.disabled = true;
+    progress.hidden = false;
+    progress.value = 0;
+    void (async () => {
+      const entries = "sealed" in job ? job.sealed.filter((e) => e.wrapped_item_key && e.encrypted_data) : await Promise.all(job.rows.filter((r) => !r.problem).map((r) => sealCredential(app.keys, app.session.userId, r.credential)));
+      let imported = 0;
+      const errors: string[] = [];
+      const run = crypto.randomUUID();
+      for (let i = 0; i < entries.length; i += BATCH) {
+        const batch = entries.slice(i, i + BATCH);
+        try {
+          const res = await app.api.importPasswords(batch, job.provider, `import-${run}-${i / BATCH}`);
+          imported += res.imported;
+          errors.push(...res.errors.map((e) => `Entries ${i + 1} to ${i + batch.length}: ${e}`));
+        } catch (err) {
+          // Step-up or the network: the rest would fail the same way, so stop and say where.
+          if (err instanceof ApiError && err.body.code === "STEP_UP_REQUIRED") errors.push("Your sign-in is too old to import: sign out, sign in again and retry");
+          else errors.push(`Entries ${i + 1} to ${i + batch.length}: ${errorText(err)}`);
+          break;
+        }
+        progress.value = Math.round(((i + batch.length) / entries.length) * 100);
+      }
+      result.replaceChildren(
+        el("p", { id: "import-done", "data-imported": String(imported) }, `Imported ${imported} of ${entries.length} ${entries.length === 1 ? "entry" : "entries"}.`),
+        ...(errors.length ? [el("ul", { className: "error" }, ...errors.map((e) => el("li", {}, e)))] : []),
+      );
+      pending = null;
+      start.hidden = true;
+      await app.sync.syncNow();
+      app.toast(`Imported ${imported} ${imported === 1 ? "entry" : "entries"}`);
+    })()
+      .catch((err: unknown) => result.replaceChildren(el("p", { className: "error" }, `Import failed: ${errorText(err)}`)))
+      .finally(() => {
+        start.disabled = false;
+        readBtn.disabled = false;
+      });
+  });
+
+  exportBtn.addEventListener("click", () => {
+    exportError.textContent = "";
+    exportBtn.disabled = true;
+    app.api
+      .exportPasswords()
+      .then((doc) => {
+        download(`credential-vault-export-${new Date().toISOString().slice(0, 10)}.json`, JSON.stringify(doc, null, 2), "application/json");
+        app.toast(`Exported ${doc.count} ${doc.count === 1 ? "entry" : "entries"}`);
+      })
+      .catch((err: unknown) => (exportError.textContent = err instanceof ApiError && err.status === 403 ? "Export is refused from an unregistered device: register this browser under Devices" : `Cannot export: ${errorText(err)}`))
+      .finally(() => (exportBtn.disabled = false));
+  });
+
+  return () => {
+    gone = true;
+  };
+}
