@@ -3,7 +3,7 @@ import { compactDecrypt, exportJWK, generateKeyPair } from "jose";
 import type { TestUser } from "../support/auth";
 
 export const site = env.TEST_RESET_SITE;
-export const imap = JSON.parse(env.TEST_RESET_IMAP) as { port: number; user: string; password: string; mailboxes: { chat: string; otp: string } };
+export const imap = JSON.parse(env.TEST_RESET_IMAP) as { port: number; user: string; password: string; mailboxes: { chat: string; otp: string; cancel: string } };
 
 /** `address` picks the Dovecot mailbox: each file that reads reset mail has its own. */
 export async function connectMailbox(user: TestUser, address = imap.user): Promise<void> {

@@ -16,7 +16,7 @@ export const RESET_MAILBOX_USER = "reset-owner@example.test";
  * One mailbox per test file that reads reset mail: the watcher takes any fresh mail from the
  * site's sender, so two files sharing a mailbox could take each other's messages.
  */
-const FILE_MAILBOXES = { chat: "reset-chat@example.test", otp: "reset-otp@example.test" };
+const FILE_MAILBOXES = { chat: "reset-chat@example.test", otp: "reset-otp@example.test", cancel: "reset-cancel@example.test" };
 
 /** vitest globalSetup: the local website whose forgot-password form mails into a real Dovecot. */
 export default async function setup(project: TestProject) {
