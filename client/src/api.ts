@@ -16,6 +16,10 @@ export const ENDPOINTS = {
 
 export type EndpointName = keyof typeof ENDPOINTS;
 
+/** One endpoint as the tables here and in feature modules describe it (checked against OpenAPI). */
+export type EndpointSpec = { readonly method: string; readonly path: string; readonly query?: readonly string[]; readonly body?: readonly string[]; readonly reads: readonly string[] };
+export type CallOptions = { params?: Record<string, string>; query?: Record<string, string | undefined>; body?: unknown };
+
 export type ErrorBody = { error: string; code: string; status: number; details?: { field: string; message: string }[] };
 
 export type SyncEntry = {
@@ -76,8 +80,8 @@ export class OfflineError extends Error {
   }
 }
 
-function urlFor(name: EndpointName, params: Record<string, string> = {}, query: Record<string, string | undefined> = {}): string {
-  const path = ENDPOINTS[name].path.replace(/\{(\w+)\}/g, (_, k: string) => encodeURIComponent(params[k] ?? ""));
+export function urlFor(ep: EndpointSpec, params: Record<string, string> = {}, query: Record<string, string | undefined> = {}): string {
+  const path = ep.path.replace(/\{(\w+)\}/g, (_, k: string) => encodeURIComponent(params[k] ?? ""));
   const qs = Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined);
   return qs.length ? `${path}?${new URLSearchParams(qs)}` : path;
 }
@@ -88,33 +92,51 @@ export class ApiClient {
   /** `origin` is "" in pages and the worker (same origin); tests pass an absolute base. */
   constructor(private readonly origin = "") {}
 
-  private async call<T>(name: EndpointName, opts: { params?: Record<string, string>; query?: Record<string, string | undefined>; body?: unknown } = {}, retried = false): Promise<T> {
-    const { method } = ENDPOINTS[name];
-    const headers: Record<string, string> = { accept: "application/json" };
+  private call<T>(name: EndpointName, opts: CallOptions = {}): Promise<T> {
+    return this.send<T>(ENDPOINTS[name], opts);
+  }
+
+  /** Any endpoint of a feature's own table; the same CSRF, errors and offline handling. */
+  async send<T>(ep: EndpointSpec, opts: CallOptions = {}): Promise<T> {
+    return (await (await this.request(ep, opts, "application/json")).json().catch(() => null)) as T;
+  }
+
+  /** An endpoint answered with text/event-stream: its body, read as it arrives. */
+  async stream(ep: EndpointSpec, opts: CallOptions & { signal?: AbortSignal } = {}): Promise<ReadableStream<Uint8Array>> {
+    const res = await this.request(ep, opts, "text/event-stream");
+    if (!res.body) throw new ApiError(res.status, { error: "empty stream", code: "INTERNAL_ERROR", status: res.status });
+    return res.body;
+  }
+
+  /** A successful response, or the error as ApiError / OfflineError. */
+  private async request(ep: EndpointSpec, opts: CallOptions & { signal?: AbortSignal }, accept: string, retried = false): Promise<Response> {
+    const { method } = ep;
+    const headers: Record<string, string> = { accept };
     if (method !== "GET") {
       headers["x-csrf-token"] = await this.csrfToken();
       if (opts.body !== undefined) headers["content-type"] = "application/json";
     }
     let res: Response;
     try {
-      res = await fetch(this.origin + urlFor(name, opts.params, opts.query), {
+      res = await fetch(this.origin + urlFor(ep, opts.params, opts.query), {
         method,
         headers,
         credentials: "same-origin",
         cache: "no-store",
+        signal: opts.signal,
         body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
       });
-    } catch {
+    } catch (e) {
+      if (opts.signal?.aborted) throw e;
       throw new OfflineError();
     }
-    const body = (await res.json().catch(() => null)) as unknown;
-    if (res.ok) return body as T;
-    const err = (body ?? { error: res.statusText, code: "INTERNAL_ERROR", status: res.status }) as ErrorBody;
+    if (res.ok) return res;
+    const err = ((await res.json().catch(() => null)) ?? { error: res.statusText, code: "INTERNAL_ERROR", status: res.status }) as ErrorBody;
     if (res.status === 503 && err.error === "offline") throw new OfflineError();
     // The token outlives a page but not 12 hours, nor a change of user: fetch a fresh one once.
     if (res.status === 403 && /csrf/i.test(err.error) && !retried) {
       this.csrf = null;
-      return this.call<T>(name, opts, true);
+      return this.request(ep, opts, accept, true);
     }
     throw new ApiError(res.status, err);
   }
