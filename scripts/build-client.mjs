@@ -13,6 +13,15 @@ const STATIC = join(ROOT, "client", "static");
 const OUT = join(ROOT, "public");
 const PAGES = ["signin", "dashboard", "offline"];
 
+/**
+ * The app shell's section paths, read from client/src/shell/sections.ts (one `path: "/x"` per
+ * line): the shell page is written at each, so Workers assets serve it there, and the service
+ * worker pre-caches each for offline navigation.
+ */
+function sectionPaths(source = readFileSync(join(SRC, "shell", "sections.ts"), "utf8")) {
+  return [...source.matchAll(/\bpath:\s*"(\/[a-z0-9-]+)"/g)].map((m) => m[1]);
+}
+
 const started = Date.now();
 rmSync(OUT, { recursive: true, force: true });
 mkdirSync(join(OUT, "assets"), { recursive: true });
@@ -55,12 +64,14 @@ for (const name of readdirSync(STATIC)) {
         return scripts[page];
       });
     writeFileSync(join(OUT, name), html);
+    // The shell (dashboard.html) also answers at every section path.
+    if (name === "dashboard.html") for (const path of sectionPaths()) writeFileSync(join(OUT, `${path.slice(1)}.html`), html);
   } else if (name !== "styles.css") {
     copyFileSync(join(STATIC, name), join(OUT, name));
   }
 }
 
-const buildId = createHash("sha256").update(JSON.stringify(assets)).digest("hex").slice(0, 12);
+const buildId = createHash("sha256").update(JSON.stringify([assets, sectionPaths()])).digest("hex").slice(0, 12);
 await build({
   entryPoints: [join(SRC, "sw.ts")],
   outfile: join(OUT, "sw.js"),
@@ -68,7 +79,10 @@ await build({
   format: "iife",
   target: "es2022",
   minify: true,
-  define: { __PRECACHE_ASSETS__: JSON.stringify(assets.sort()), __BUILD_ID__: JSON.stringify(buildId) },
+  define: {
+    __PRECACHE_ASSETS__: JSON.stringify(assets.sort()),
+    __PAGES__: JSON.stringify(["/dashboard", "/offline", ...sectionPaths()]),
+    __BUILD_ID__: JSON.stringify(buildId) },
   logLevel: "warning",
 });
 

@@ -21,6 +21,7 @@ import { registerRegistryRoutes } from "./domains/registry/routes";
 import { registerResetRoutes } from "./domains/reset/routes";
 import { registerIntegrationRoutes } from "./domains/integrations/routes";
 import { registerDiscoveryRoutes } from "./domains/discovery/routes";
+import { registerAppPages } from "./http/app-pages";
 
 const apiVersion: MiddlewareHandler<AppEnv> = async function apiVersion(c, next) {
   await next();
@@ -75,6 +76,7 @@ export function buildApp(): Hono<AppEnv> {
   registerResetRoutes(app);
   registerIntegrationRoutes(app);
   registerDiscoveryRoutes(app);
+  registerAppPages(app);
   app.notFound(handleNotFound);
   app.onError(handleError);
   return app;

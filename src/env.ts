@@ -13,6 +13,8 @@ export type Bindings = {
   BROWSER: Fetcher;
   RECOVERY_TIMER: DurableObjectNamespace<import("../durable-objects/recovery-timer").RecoveryTimer>;
   TOKEN_REFRESHER: DurableObjectNamespace<import("../durable-objects/token-refresher").TokenRefresher>;
+  /** The web client's static files (wrangler.toml [assets]). */
+  ASSETS?: Fetcher;
 } & Record<string, unknown>;
 
 const base64Key32 = z.string().refine((v) => {

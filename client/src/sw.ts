@@ -9,6 +9,8 @@ import { pushPending, withSyncLock } from "./sync-engine";
 declare const self: ServiceWorkerGlobalScope;
 declare const __PRECACHE_ASSETS__: string[];
 declare const __BUILD_ID__: string;
+/** The shell's pages: /dashboard, /offline and every section path (scripts/build-client.mjs). */
+declare const __PAGES__: string[];
 
 /** Background Sync is not in TypeScript's lib yet. */
 interface SyncEvent extends ExtendableEvent {
@@ -21,7 +23,6 @@ export const SHELL_CACHE = "app-shell-v1";
 const SYNC_CACHE_MAX = 10;
 const SHELL_CACHE_MAX = 200;
 export const SYNC_TAG = "vault-sync";
-const PAGES = ["/dashboard", "/offline"];
 const SYNC_PATH = "/api/passwords/sync";
 const STATIC = /\.(?:js|mjs|css|html|json|webmanifest|txt)$/;
 const MEDIA = /\.(?:png|jpe?g|gif|svg|webp|avif|ico|woff2?|ttf|otf)$/;
@@ -111,7 +112,7 @@ self.addEventListener("install", (event) => {
       // The pages, and the scripts and styles they need to run offline; one failure must not stop
       // the install (rule 2).
       await Promise.allSettled(
-        [...PAGES, ...__PRECACHE_ASSETS__].map(async (path) => {
+        [...__PAGES__, ...__PRECACHE_ASSETS__].map(async (path) => {
           const res = await fetch(path, { cache: "reload" });
           if (storable(res)) await cache.put(path, res);
         }),

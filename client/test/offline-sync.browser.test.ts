@@ -177,7 +177,7 @@ describe("web client, online and offline", () => {
 
     await page.getByLabel("Master passphrase").fill(PASSPHRASE);
     await page.getByRole("button", { name: "Open vault" }).click();
-    await page.waitForURL("**/dashboard");
+    await page.waitForURL("**/vault");
     await dashboardReady(page);
     await expect.poll(() => entryNames(page)).toEqual(["Alpha server", "Bravo", "Charlie"]);
     // Search works on entries that arrived by sync (tokens computed after decryption).

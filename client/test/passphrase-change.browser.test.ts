@@ -123,7 +123,7 @@ describe("changing the master passphrase", () => {
 
     await page.getByLabel("Master passphrase").fill(NEW);
     await page.getByRole("button", { name: "Open vault" }).click();
-    await page.waitForURL("**/dashboard");
+    await page.waitForURL("**/vault");
     await dashboardReady(page);
     await expect.poll(() => entryNames(page)).toEqual(["Alpha", "Bravo", "Charlie"]);
     await page.getByRole("button", { name: "Reveal Charlie" }).click();

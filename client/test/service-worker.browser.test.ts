@@ -86,7 +86,7 @@ describe("service worker", () => {
     } finally {
       await context.setOffline(false);
     }
-    await page.waitForURL((u) => u.pathname === "/dashboard");
+    await page.waitForURL((u) => u.pathname === "/vault");
     await dashboardReady(page);
   });
 

@@ -17,3 +17,23 @@ export function $(id: string): HTMLElement {
 export function input(id: string): HTMLInputElement {
   return $(id) as HTMLInputElement;
 }
+
+/** Leaves a push of the queue to the service worker (rule 6), for when this page is gone. */
+export async function requestBackgroundSync() {
+  try {
+    const reg = (await navigator.serviceWorker?.getRegistration()) as (ServiceWorkerRegistration & { sync?: { register(tag: string): Promise<void> } }) | undefined;
+    await reg?.sync?.register("vault-sync");
+  } catch {
+    // Background Sync is optional; the timer and the online event still push the queue.
+  }
+}
+
+/** An element with text, for building views without innerHTML. */
+export function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> & { dataset?: Record<string, string> } = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  const { dataset, ...rest } = props;
+  Object.assign(node, rest);
+  if (dataset) Object.assign(node.dataset, dataset);
+  node.append(...children);
+  return node;
+}

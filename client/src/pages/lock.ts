@@ -21,7 +21,8 @@ const PERSIST_EVERY_MS = 60_000;
 const message = (e: unknown) => (e instanceof PassphraseError ? e.message : `Failed: ${e instanceof Error ? e.message : String(e)}`);
 
 export function showLockScreen(db: LocalDb, userId: string, onUnlocked: (keys: VaultKeys) => Promise<void>) {
-  $("vault-view").hidden = true;
+  $("app-main").hidden = true;
+  $("app-nav").hidden = true;
   $("lock-screen").hidden = false;
   const form = $("unlock-form") as HTMLFormElement;
   const submit = $("unlock") as HTMLButtonElement;
@@ -35,6 +36,7 @@ export function showLockScreen(db: LocalDb, userId: string, onUnlocked: (keys: V
       .then(async (keys) => {
         field.value = "";
         $("lock-screen").hidden = true;
+        $("app-main").hidden = false;
         announceKeysChanged();
         await onUnlocked(keys);
       })

@@ -1,2 +1,2 @@
 // Back to the vault as soon as the connection returns.
-window.addEventListener("online", () => location.assign("/dashboard"));
+window.addEventListener("online", () => location.assign("/vault"));

@@ -4,6 +4,12 @@ import { $, input, registerServiceWorker } from "./common";
 
 void registerServiceWorker();
 
+/** Where to go after sign-in: the app path the person asked for (same origin only), else the vault. */
+function nextPath(): string {
+  const next = new URLSearchParams(location.search).get("next") ?? "";
+  return /^\/(?!\/)[^\\]*$/.test(next) ? next : "/vault";
+}
+
 const form = $("signin") as HTMLFormElement;
 const error = $("signin-error");
 
@@ -11,7 +17,7 @@ void (async () => {
   // Already signed in on this browser (keys in the local store): straight to the vault.
   const db = await openDb();
   const current = await currentSession(db).finally(() => db.close());
-  if (current && document.cookie.includes("access_token=")) location.replace("/dashboard");
+  if (current && document.cookie.includes("access_token=")) location.replace(nextPath());
 })();
 
 const submit = form.querySelector("button") as HTMLButtonElement;
@@ -29,7 +35,7 @@ form.addEventListener("submit", (ev) => {
   submit.disabled = true;
   submit.textContent = "Opening…";
   signIn(token, passphrase)
-    .then(() => location.assign("/dashboard"))
+    .then(() => location.assign(nextPath()))
     .catch((e: unknown) => {
       error.textContent = e instanceof SignInError ? e.message : `Sign-in failed: ${e instanceof Error ? e.message : String(e)}`;
       submit.disabled = false;

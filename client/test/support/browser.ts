@@ -21,7 +21,7 @@ export async function signInThroughPage(page: Page, token: string, passphrase: s
   await page.getByLabel("Access token").fill(token);
   await page.getByLabel("Master passphrase").fill(passphrase);
   await page.getByRole("button", { name: "Open vault" }).click();
-  await page.waitForURL("**/dashboard");
+  await page.waitForURL("**/vault");
   await dashboardReady(page);
   await page.evaluate(async () => {
     await navigator.serviceWorker.ready;

@@ -1,0 +1,4 @@
+/** Tools shown in an entry's detail view in the vault section, one line each (/work/SHELL.md). */
+import type { EntryToolDef } from "../shell/context";
+
+export const entryTools: EntryToolDef[] = [];

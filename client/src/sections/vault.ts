@@ -1,0 +1,246 @@
+/** The vault section (/vault): list, search, reveal, copy, add, edit, delete, and the entry tools. */
+import { ApiError, OfflineError } from "../api";
+import { decryptEntry, type EntrySecrets } from "../crypto";
+import type { LocalEntry } from "../db";
+import { entryTools } from "../entry-tools";
+import { $, el, input, requestBackgroundSync } from "../pages/common";
+import { setupChangePassphrase } from "../pages/lock";
+import { clearSyncCache } from "../session";
+import type { AppContext, EntryContext, Unmount } from "../shell/context";
+import type { EntryInput } from "../vault";
+import { VAULT_MARKUP } from "./vault-markup";
+
+const REVEAL_HIDE_MS = 30_000;
+
+export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount> {
+  const { db, session, keys, vault, api, sync, toast } = app;
+  root.innerHTML = VAULT_MARKUP;
+  const form = $("entry-form") as HTMLFormElement;
+  const list = $("entries");
+  let hideTimer: ReturnType<typeof setTimeout> | undefined;
+  let unmountTools: Unmount[] = [];
+  let gone = false;
+
+  function button(label: string, aria: string, onClick: () => void) {
+    const b = el("button", { type: "button", textContent: label, className: "secondary", onclick: onClick });
+    b.setAttribute("aria-label", aria);
+    return b;
+  }
+
+  async function renderList() {
+    const unreadable = await vault.ensureIndexed();
+    if (gone) return;
+    // Envelopes under another vault key: most likely the passphrase was changed on another device.
+    $("foreign-key").hidden = unreadable === 0;
+    $("foreign-key").textContent = `${unreadable} ${unreadable === 1 ? "entry" : "entries"} cannot be opened with this device's key. If the master passphrase was changed on another device, sign out and sign in with the new one.`;
+    const query = input("search").value.trim();
+    const entries = query ? await vault.search(query) : await vault.list();
+    const queued = new Set((await db.pending(session.userId)).map((p) => p.entryId));
+    if (gone) return;
+    list.replaceChildren(
+      ...entries.map((e) => {
+        const li = el("li", { dataset: { id: e.id } }, el("span", { className: "name", textContent: e.name }), el("span", { className: "muted", textContent: e.website ?? e.url ?? "" }));
+        if (queued.has(e.id)) li.append(el("span", { className: "pending-mark", textContent: "not yet synced" }));
+        li.append(
+          el(
+            "span",
+            { className: "actions" },
+            button("Reveal", `Reveal ${e.name}`, () => void reveal(e)),
+            button("Copy password", `Copy password of ${e.name}`, () => void copy(e)),
+            button("Edit", `Edit ${e.name}`, () => void edit(e)),
+            button("Delete", `Delete ${e.name}`, () => void remove(e)),
+          ),
+        );
+        return li;
+      }),
+    );
+    $("empty").hidden = entries.length > 0;
+    $("entries-heading").textContent = query ? `Entries matching “${query}” (${entries.length})` : `Entries (${entries.length})`;
+  }
+
+  /**
+   * The secrets of an entry. Online, an entry without queued changes is read through the reveal
+   * endpoint, so the server records the audit event; offline, or with local changes, the local copy.
+   */
+  async function secretsOf(e: LocalEntry): Promise<EntrySecrets> {
+    const queued = (await db.pending(session.userId)).some((p) => p.entryId === e.id);
+    if (navigator.onLine && !queued) {
+      try {
+        const { envelope } = await api.reveal(e.id);
+        return await decryptEntry(keys, { wrapped_item_key: envelope.wrappedItemKey, encrypted_data: envelope.encryptedData });
+      } catch (err) {
+        if (!(err instanceof OfflineError) && !(err instanceof ApiError && err.status === 404)) throw err;
+      }
+    }
+    return vault.secrets(e);
+  }
+
+  function toolsFor(e: LocalEntry, fields: EntrySecrets) {
+    for (const u of unmountTools) u();
+    unmountTools = [];
+    const box = $("entry-tools");
+    box.replaceChildren();
+    const entry: EntryContext = {
+      app,
+      id: e.id,
+      entry: e,
+      fields,
+      async save(changes) {
+        const current = (await db.entry(session.userId, e.id)) ?? e;
+        const secrets = await vault.secrets(current);
+        await vault.update(e.id, { ...secrets, name: current.name, website: current.website ?? "", url: current.url ?? "", tags: current.tags, ...changes });
+        await app.changed();
+      },
+    };
+    for (const tool of entryTools) {
+      const root = el("div");
+      box.append(el("section", { className: "entry-tool", dataset: { tool: tool.id } }, el("h4", { textContent: tool.title }), root));
+      void tool.load().then(async (m) => {
+        const u = await m.mount(root, entry);
+        if (typeof u === "function") unmountTools.push(u);
+      });
+    }
+  }
+
+  async function reveal(e: LocalEntry) {
+    try {
+      const s = await secretsOf(e);
+      const fields: [string, string][] = [
+        ["Username", s.username],
+        ["Password", s.password],
+        ["Notes", s.notes],
+        ["Category", s.category],
+        ["TOTP secret", s.totp],
+      ];
+      $("revealed-fields").replaceChildren(
+        ...fields.flatMap(([k, v]) => [el("dt", { textContent: k }), el("dd", { textContent: v || "—", dataset: { field: k.toLowerCase().split(" ")[0]! } })]),
+      );
+      $("revealed-heading").textContent = e.name;
+      $("revealed").hidden = false;
+      toolsFor(e, s);
+      clearTimeout(hideTimer);
+      hideTimer = setTimeout(hideRevealed, REVEAL_HIDE_MS);
+    } catch (err) {
+      toast(`Cannot reveal: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  function hideRevealed() {
+    clearTimeout(hideTimer);
+    for (const u of unmountTools) u();
+    unmountTools = [];
+    if (gone) return;
+    $("revealed").hidden = true;
+    $("revealed-fields").replaceChildren();
+    $("entry-tools").replaceChildren();
+  }
+
+  async function copy(e: LocalEntry) {
+    try {
+      await navigator.clipboard.writeText((await secretsOf(e)).password);
+      toast(`Password of ${e.name} copied`);
+    } catch (err) {
+      toast(`Cannot copy: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  function fillForm(id: string, v: Partial<EntryInput>) {
+    input("entry-id").value = id;
+    input("f-name").value = v.name ?? "";
+    input("f-website").value = v.website ?? "";
+    input("f-url").value = v.url ?? "";
+    input("f-username").value = v.username ?? "";
+    input("f-password").value = v.password ?? "";
+    ($("f-notes") as HTMLTextAreaElement).value = v.notes ?? "";
+    input("f-category").value = v.category ?? "";
+    input("f-totp").value = v.totp ?? "";
+    input("f-tags").value = (v.tags ?? []).join(", ");
+    $("form-heading").textContent = id ? `Edit ${v.name ?? ""}` : "Add an entry";
+    $("cancel-edit").hidden = !id;
+  }
+
+  async function edit(e: LocalEntry) {
+    try {
+      const s = await vault.secrets(e);
+      fillForm(e.id, { ...s, name: e.name, website: e.website ?? "", url: e.url ?? "", tags: e.tags });
+      input("f-name").focus();
+    } catch (err) {
+      toast(`Cannot edit: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  async function remove(e: LocalEntry) {
+    if (!confirm(`Delete ${e.name}?`)) return;
+    await vault.remove(e.id);
+    await app.changed();
+  }
+
+  function setBusy(busy: boolean) {
+    form.setAttribute("aria-busy", String(busy));
+    for (const f of Array.from(form.elements)) (f as HTMLInputElement).disabled = busy;
+  }
+
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    $("form-error").textContent = "";
+    const v: EntryInput = {
+      name: input("f-name").value,
+      website: input("f-website").value,
+      url: input("f-url").value,
+      username: input("f-username").value,
+      password: input("f-password").value,
+      notes: ($("f-notes") as HTMLTextAreaElement).value,
+      category: input("f-category").value,
+      totp: input("f-totp").value,
+      tags: input("f-tags").value.split(",").map((t) => t.trim()).filter(Boolean),
+    };
+    const id = input("entry-id").value;
+    // The form is locked while the entry is encrypted and stored, so nothing typed meanwhile is lost.
+    setBusy(true);
+    (id ? vault.update(id, v) : vault.create(v))
+      .then(async () => {
+        fillForm("", {});
+        setBusy(false);
+        toast(id ? `Saved ${v.name.trim()}` : `Added ${v.name.trim()}`);
+        await app.changed();
+      })
+      .catch((err: unknown) => {
+        setBusy(false);
+        $("form-error").textContent = err instanceof Error ? err.message : String(err);
+      });
+  });
+
+  $("cancel-edit").addEventListener("click", () => fillForm("", {}));
+  $("hide-revealed").addEventListener("click", hideRevealed);
+  input("search").addEventListener("input", () => void renderList());
+  const stopListening = app.onSynced(() => void renderList());
+
+  setupChangePassphrase({
+    db,
+    userId: session.userId,
+    keys,
+    async before() {
+      if (navigator.onLine) await sync.syncNow();
+      sync.stop();
+    },
+    async after() {
+      // Cached sync responses hold envelopes under the old key; an offline pull must not bring them back.
+      await clearSyncCache();
+      await requestBackgroundSync();
+      location.reload();
+    },
+    failed: () => sync.start(),
+  });
+
+  fillForm("", {});
+  $("vault-view").hidden = false;
+  await renderList();
+  // Until here the form cannot submit (see vault-markup.ts): a native submission would put the
+  // entry's secrets in a request.
+  ($("save") as HTMLButtonElement).disabled = false;
+  return () => {
+    hideRevealed();
+    gone = true;
+    stopListening();
+  };
+}

@@ -1,0 +1,195 @@
+/**
+ * The app shell (/work/SHELL.md): header with sync state, lock and sign-out; navigation with a
+ * section per capability; a client-side router that mounts one section at a time into #app-main.
+ * Sections are loaded on demand, and every bundle is pre-cached by the service worker, so a section
+ * whose data is in the local store opens offline.
+ */
+import { ApiClient } from "../api";
+import type { VaultKeys } from "../crypto";
+import type { LocalDb, Session } from "../db";
+import { lockVault, recordActivity } from "../passphrase";
+import { SyncEngine, type SyncHost, type SyncState } from "../sync-engine";
+import { Vault } from "../vault";
+import { $, requestBackgroundSync } from "../pages/common";
+import { announceKeysChanged, watchIdle } from "../pages/lock";
+import type { AppContext, Unmount } from "./context";
+import { resolveSection } from "./router";
+import { sections } from "./sections";
+
+export type ShellHooks = {
+  /** Set once the sync engine runs, so sign-out can stop it. */
+  started(engine: SyncEngine, stopIdle: () => void): void;
+};
+
+export async function startShell(db: LocalDb, session: Session, keys: VaultKeys, hooks: ShellHooks) {
+  const api = new ApiClient();
+  const vault = new Vault(db, session.userId, keys);
+  const toastEl = $("toast");
+  const listeners = new Set<() => void>();
+
+  function toast(text: string) {
+    toastEl.textContent = text;
+    setTimeout(() => {
+      if (toastEl.textContent === text) toastEl.textContent = "";
+    }, 4000);
+  }
+
+  const host: SyncHost = {
+    isOnline: () => navigator.onLine,
+    isVisible: () => document.visibilityState === "visible",
+    on(event, fn) {
+      const target = event === "online" ? window : document;
+      target.addEventListener(event, fn);
+      return () => target.removeEventListener(event, fn);
+    },
+  };
+
+  let lastState: SyncState = { phase: "idle" };
+  const sync = new SyncEngine(db, api, session.userId, host, (s) => {
+    lastState = s;
+    void renderStatus();
+    if (s.phase !== "syncing") for (const fn of listeners) fn();
+  });
+
+  async function renderStatus() {
+    const online = navigator.onLine && lastState.phase !== "offline";
+    const net = $("net-state");
+    net.dataset.state = online ? "online" : "offline";
+    net.textContent = online ? (lastState.phase === "syncing" ? "Online · syncing…" : "Online") : "Offline";
+    if (lastState.phase === "error") net.textContent = `Online · sync failed (${lastState.lastError ?? "unknown error"})`;
+    // The identity provider's token expired: local data stays, sync resumes after signing in again.
+    $("signin-again").hidden = !(lastState.phase === "error" && lastState.lastError?.startsWith("401"));
+    const n = await db.pendingCount(session.userId);
+    const pending = $("pending");
+    pending.textContent = `${n} pending ${n === 1 ? "change" : "changes"}`;
+    pending.dataset.count = String(n);
+    const last = await db.meta<string>(`lastSync:${session.userId}`);
+    $("last-sync").textContent = last ? `Last synced ${new Date(last).toLocaleTimeString()}` : "Not synced yet";
+  }
+
+  const app: AppContext = {
+    session,
+    api,
+    db,
+    keys,
+    vault,
+    sync,
+    subpath: "",
+    navigate: (path) => void go(path, true),
+    toast,
+    async changed() {
+      await renderStatus();
+      for (const fn of listeners) fn();
+      await requestBackgroundSync();
+      if (navigator.onLine) void sync.syncNow();
+    },
+    onSynced(fn) {
+      listeners.add(fn);
+      return () => listeners.delete(fn);
+    },
+  };
+
+  const main = $("app-main");
+  const navList = $("nav-list");
+  navList.replaceChildren(
+    ...sections.map((s) => {
+      const li = document.createElement("li");
+      const a = document.createElement("a");
+      a.href = s.path;
+      a.textContent = s.title;
+      a.dataset.section = s.id;
+      li.append(a);
+      return li;
+    }),
+  );
+  $("app-nav").hidden = false;
+
+  let unmount: Unmount | null = null;
+  let generation = 0;
+
+  /** Mounts the section of `path`; a newer navigation started meanwhile wins. */
+  async function go(path: string, push: boolean) {
+    const url = new URL(path, location.origin);
+    if (push && url.pathname + url.search !== location.pathname + location.search) history.pushState(null, "", url);
+    const mine = ++generation;
+    unmount?.();
+    unmount = null;
+    listeners.clear();
+    const match = resolveSection(sections, url.pathname);
+    for (const a of Array.from(navList.querySelectorAll("a"))) {
+      if (a.dataset.section === match?.section.id) a.setAttribute("aria-current", "page");
+      else a.removeAttribute("aria-current");
+    }
+    main.replaceChildren();
+    main.removeAttribute("data-section");
+    if (!match) {
+      const h1 = document.createElement("h1");
+      h1.textContent = "Not found";
+      const p = document.createElement("p");
+      p.textContent = "No section of the app lives at this address. Choose one from the navigation.";
+      main.append(h1, p);
+      document.title = "Not found · Credential vault";
+      return;
+    }
+    document.title = `${match.section.title} · Credential vault`;
+    const mod = await match.section.load();
+    if (mine !== generation) return;
+    const root = document.createElement("div");
+    main.append(root);
+    main.dataset.section = match.section.id;
+    const result = await mod.mount(root, { ...app, subpath: match.subpath });
+    if (mine !== generation) {
+      if (typeof result === "function") result();
+      return;
+    }
+    unmount = typeof result === "function" ? result : null;
+    if (push) (main.querySelector("h1") ?? main).focus?.();
+  }
+
+  navList.addEventListener("click", (ev) => {
+    const a = (ev.target as HTMLElement).closest("a");
+    if (!a || ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.button !== 0) return;
+    ev.preventDefault();
+    void go(a.getAttribute("href")!, true);
+  });
+  addEventListener("popstate", () => void go(location.pathname + location.search, false));
+
+  /** Reloading is what drops the keys from memory: nothing of this page's state survives it. */
+  let locking = false;
+  async function lock() {
+    if (locking) return;
+    locking = true;
+    sync.stop();
+    unmount?.();
+    main.replaceChildren();
+    await lockVault(db, session.userId, keys);
+    announceKeysChanged();
+    location.reload();
+  }
+  $("lock").addEventListener("click", () => void lock());
+  const stopIdle = watchIdle(
+    () => void lock(),
+    (at) => void recordActivity(db, session.userId, at),
+  );
+  $("sync-now").addEventListener("click", () => void sync.syncNow());
+  window.addEventListener("offline", () => {
+    lastState = { phase: "offline" };
+    void renderStatus();
+  });
+  window.addEventListener("online", () => void renderStatus());
+  navigator.serviceWorker?.addEventListener("message", (ev: MessageEvent<{ type?: string }>) => {
+    if (ev.data?.type === "VAULT_SYNCED") {
+      void renderStatus();
+      for (const fn of listeners) fn();
+    }
+  });
+
+  $("sync-now").hidden = false;
+  $("lock").hidden = false;
+  await renderStatus();
+  await go(location.pathname + location.search, false);
+  hooks.started(sync, stopIdle);
+  sync.start();
+  document.body.dataset.ready = "true";
+  return app;
+}

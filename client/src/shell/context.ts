@@ -1,0 +1,69 @@
+/**
+ * The contract between the app shell and its sections and entry tools (/work/SHELL.md; see
+ * docs/decisions.md, "Issue 15"). Sections get an AppContext; entry tools an EntryContext.
+ */
+import type { ApiClient } from "../api";
+import type { EntrySecrets, VaultKeys } from "../crypto";
+import type { LocalDb, LocalEntry, Session } from "../db";
+import type { SyncEngine } from "../sync-engine";
+import type { EntryInput, Vault } from "../vault";
+
+export type Unmount = () => void;
+
+export interface AppContext {
+  /** The signed-in user (id, email). */
+  session: Session;
+  api: ApiClient;
+  /** The local IndexedDB store (entries, pending changes, metadata). */
+  db: LocalDb;
+  /** The unlocked vault keys: sections only exist while the vault is unlocked. */
+  keys: VaultKeys;
+  /** Encrypts, indexes and queues entry changes (works offline). */
+  vault: Vault;
+  /** The sync engine: `syncNow()` pushes queued changes and pulls. */
+  sync: SyncEngine;
+  /** The path after the section's own (e.g. "/abc" for "/emergency/abc"), "" when none. */
+  subpath: string;
+  /** Client-side navigation to another path of the app (pushes history). */
+  navigate(path: string): void;
+  /** A short status message for the person (aria-live). */
+  toast(message: string): void;
+  /** After a local change: asks for a sync now (online) or a background sync (offline). */
+  changed(): Promise<void>;
+  /** Called after every sync that changed or may have changed local data; returns an unsubscribe. */
+  onSynced(listener: () => void): Unmount;
+}
+
+export interface SectionModule {
+  mount(root: HTMLElement, app: AppContext): void | Unmount | Promise<void | Unmount>;
+}
+
+export interface SectionDef {
+  id: string;
+  title: string;
+  /** The section's path; deeper paths (`<path>/...`) open the same section with `subpath` set. */
+  path: string;
+  load: () => Promise<SectionModule>;
+}
+
+export interface EntryContext {
+  app: AppContext;
+  /** The entry's id (server id once synced). */
+  id: string;
+  /** The local copy: name, website, url, tags, and the encrypted envelope. */
+  entry: LocalEntry;
+  /** The decrypted secrets. */
+  fields: EntrySecrets;
+  /** Saves changed fields through the vault and the sync queue (works offline). */
+  save(changes: Partial<EntryInput>): Promise<void>;
+}
+
+export interface EntryToolModule {
+  mount(root: HTMLElement, entry: EntryContext): void | Unmount | Promise<void | Unmount>;
+}
+
+export interface EntryToolDef {
+  id: string;
+  title: string;
+  load: () => Promise<EntryToolModule>;
+}

@@ -1,0 +1,6 @@
+/** The app's sections, one line each (the shell contract: /work/SHELL.md). Order is the nav's order. */
+import type { SectionDef } from "./context";
+
+export const sections: SectionDef[] = [
+  { id: "vault", title: "Vault", path: "/vault", load: () => import("../sections/vault") },
+];
