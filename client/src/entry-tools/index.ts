@@ -1,4 +1,6 @@
 /** Tools shown in an entry's detail view in the vault section, one line each (/work/SHELL.md). */
 import type { EntryToolDef } from "../shell/context";
 
-export const entryTools: EntryToolDef[] = [];
+export const entryTools: EntryToolDef[] = [
+  { id: "reset", title: "Password reset", load: () => import("./reset") },
+];

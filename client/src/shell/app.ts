@@ -13,6 +13,7 @@ import { Vault } from "../vault";
 import { $, requestBackgroundSync } from "../pages/common";
 import { announceKeysChanged, watchIdle } from "../pages/lock";
 import type { AppContext, Unmount } from "./context";
+import { resumeResets } from "../reset/manager";
 import { resolveSection } from "./router";
 import { sections } from "./sections";
 
@@ -190,6 +191,8 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
   await go(location.pathname + location.search, false);
   hooks.started(sync, stopIdle);
   sync.start();
+  // Resets this device started and has not saved yet (one may have ended while no tab was open).
+  void resumeResets(app);
   document.body.dataset.ready = "true";
   return app;
 }

@@ -1,0 +1,57 @@
+/** Helpers for the automation journeys (issue 17): mailboxes, the local reset site, the reset tool. */
+import { inject } from "vitest";
+import { apiAs } from "./api";
+import { fillEntry, type Entry, type Page } from "./browser";
+
+export const automation = () => inject("automation");
+
+/** Connects one of the reset Dovecot's mailboxes through the API, as another device of the user would. */
+export async function connectResetMailbox(base: string, token: string, address: string) {
+  const api = await apiAs(base, token);
+  const { resetImap } = automation();
+  const res = await api.post("/api/integrations/imap/connect", { host: "127.0.0.1", port: resetImap.port, username: address, password: resetImap.password, tls: false });
+  if (res.status !== 200) throw new Error(`imap connect: ${res.status} ${JSON.stringify(res.body)}`);
+  return api;
+}
+
+export async function siteAccount(email: string, password: string) {
+  const res = await fetch(`${automation().resetSite}/__test/users`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password }) });
+  if (!res.ok) throw new Error(`site user: ${res.status}`);
+}
+
+/** The reset site's answer to a login: 200 accepted, 401 refused. */
+export async function siteLogin(email: string, password: string): Promise<number> {
+  return (await fetch(`${automation().resetSite}/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password }) })).status;
+}
+
+/** Adds an entry in the vault form with its URL (the address a reset starts from). */
+export async function addEntryWithUrl(page: Page, e: Entry & { url: string }) {
+  await page.getByLabel("URL", { exact: true }).fill(e.url);
+  await fillEntry(page, e);
+}
+
+/** Reveals an entry: its fields and its tools (the reset tool among them) show. */
+export async function revealEntry(page: Page, name: string) {
+  await page.getByRole("button", { name: `Reveal ${name}` }).click();
+  await page.locator('#revealed-fields dd[data-field="password"]').waitFor();
+}
+
+export const revealedPassword = (page: Page) => page.locator('#revealed-fields dd[data-field="password"]').innerText();
+
+/** The reset tasks this page's device still has to save (metadata `resets:<user>`), by task id. */
+export function trackedResets(page: Page): Promise<string[]> {
+  return page.evaluate(async () => {
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const r = indexedDB.open("app-sync", 1);
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    const rows = await new Promise<{ key: string; value: { taskId: string }[] }[]>((resolve, reject) => {
+      const r = db.transaction("metadata").objectStore("metadata").getAll();
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    db.close();
+    return rows.filter((row) => row.key.startsWith("resets:")).flatMap((row) => row.value.map((t) => t.taskId));
+  });
+}
