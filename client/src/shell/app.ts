@@ -111,6 +111,11 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
   /** Mounts the section of `path`; a newer navigation started meanwhile wins. */
   async function go(path: string, push: boolean) {
     const url = new URL(path, location.origin);
+    // The mail OAuth callback lands on /dashboard?integration=… (DECISIONS D8): that is the mailboxes' news.
+    if (url.pathname === "/dashboard" && url.searchParams.has("integration")) {
+      url.pathname = "/mailboxes";
+      history.replaceState(null, "", url);
+    }
     if (push && url.pathname + url.search !== location.pathname + location.search) history.pushState(null, "", url);
     const mine = ++generation;
     unmount?.();

@@ -4,4 +4,5 @@ import type { SectionDef } from "./context";
 export const sections: SectionDef[] = [
   { id: "vault", title: "Vault", path: "/vault", load: () => import("../sections/vault") },
   { id: "resets", title: "Password resets", path: "/resets", load: () => import("../sections/resets") },
+  { id: "mailboxes", title: "Mailboxes", path: "/mailboxes", load: () => import("../sections/mailboxes") },
 ];

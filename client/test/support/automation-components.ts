@@ -54,7 +54,9 @@ export async function startAutomationComponents(appOrigin: string) {
   const vars: Record<string, string> = {
     IMAP_ALLOWED_PORTS: `143,993,${dovecot.port},${discovery.value.port}`,
     RESET_EMAIL_WAIT_SECONDS: "30",
+    // The OAuth callback comes back to this worker and sends the browser on to its own origin.
     OAUTH_REDIRECT_BASE: appOrigin,
+    APP_ORIGIN: appOrigin,
     DOH_URL: `${mail.value}/dns-query`,
     ALIAS_PROVIDER_A_URL: `${alias.value}/a`,
     ALIAS_PROVIDER_B_URL: `${alias.value}/b`,

@@ -55,3 +55,30 @@ export function trackedResets(page: Page): Promise<string[]> {
     return rows.filter((row) => row.key.startsWith("resets:")).flatMap((row) => row.value.map((t) => t.taskId));
   });
 }
+
+/** An account at the local OAuth mail provider (test/support/mail-provider-server.ts). */
+export async function providerAccount(provider: "mailx" | "maily", email: string, messages: { from: string; subject: string; date: string; body?: string }[] = []): Promise<string> {
+  const res = await fetch(`${automation().mailProviderUrl}/__control/accounts`, { method: "POST", body: JSON.stringify({ provider, email, messages }) });
+  if (!res.ok) throw new Error(`provider account: ${res.status}`);
+  return ((await res.json()) as { id: string }).id;
+}
+
+export async function patchProviderAccount(id: string, patch: Record<string, unknown>) {
+  const res = await fetch(`${automation().mailProviderUrl}/__control/accounts/${id}`, { method: "PATCH", body: JSON.stringify(patch) });
+  if (!res.ok) throw new Error(`provider patch: ${res.status}`);
+}
+
+/**
+ * The provider's consent page, answered for `account`: the local provider signs in the account its
+ * `test_account` parameter names, which the browser's request gets added here.
+ */
+export async function consentAs(page: Page, provider: "mailx" | "maily", account: string) {
+  await page.route(`${automation().mailProviderUrl}/${provider}/authorize?**`, (route) => route.continue({ url: `${route.request().url()}&test_account=${encodeURIComponent(account)}` }));
+}
+
+/** A fresh mailbox in the discovery Dovecot (its control API), holding `messages`. */
+export async function discoveryMailbox(messages: { from: string; subject: string; date?: string }[] = []): Promise<{ user: string; password: string }> {
+  const res = await fetch(`${automation().discoveryImap.control}/mailboxes`, { method: "POST", body: JSON.stringify({ messages }) });
+  if (!res.ok) throw new Error(`discovery mailbox: ${res.status}`);
+  return (await res.json()) as { user: string; password: string };
+}
