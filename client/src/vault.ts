@@ -4,6 +4,7 @@
  */
 import { blindIndexes, decryptEntry, DecryptionError, domainOf, encryptEntry, queryTokens, type EntrySecrets, type VaultKeys } from "./crypto";
 import type { LocalDb, LocalEntry, MutationData } from "./db";
+import { PLACEHOLDER_VERSION } from "./sync-engine";
 
 export type EntryInput = EntrySecrets & { name: string; website: string; url: string; tags: string[] };
 
@@ -88,10 +89,25 @@ export class Vault {
   }
 
   /**
+   * Encrypts placeholder entries (encryption_version -1, made by the server from discovery) on
+   * first sight, as the spec intends: each becomes a V3 update with its username and an empty
+   * password, queued through sync. One already queued is left to its queued change.
+   */
+  async sealPlaceholders(): Promise<number> {
+    const queued = new Set((await this.db.pending(this.userId)).map((p) => p.entryId));
+    const open = (await this.db.entries(this.userId)).filter((e) => e.encryption_version === PLACEHOLDER_VERSION && !queued.has(e.id));
+    for (const e of open) {
+      await this.update(e.id, { name: e.name, website: e.website ?? "", url: e.url ?? "", tags: e.tags, username: e.username ?? "", password: "", notes: "", category: "", totp: "" });
+    }
+    return open.length;
+  }
+
+  /**
    * Computes the blind-index tokens of entries that came from the server (sync does not carry
    * them). Entries this key cannot open are left unindexed; returns how many there are.
    */
   async ensureIndexed(): Promise<number> {
+    await this.sealPlaceholders();
     let unreadable = 0;
     const stale = (await this.db.entries(this.userId)).filter((e) => e.search_tokens === null);
     const done: { id: string; wrapped_item_key: string | null; encrypted_data: string | null; tokens: string[] }[] = [];

@@ -5,4 +5,5 @@ export const sections: SectionDef[] = [
   { id: "vault", title: "Vault", path: "/vault", load: () => import("../sections/vault") },
   { id: "resets", title: "Password resets", path: "/resets", load: () => import("../sections/resets") },
   { id: "mailboxes", title: "Mailboxes", path: "/mailboxes", load: () => import("../sections/mailboxes") },
+  { id: "discovery", title: "Account discovery", path: "/discovery", load: () => import("../sections/discovery") },
 ];
