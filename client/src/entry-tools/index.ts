@@ -3,4 +3,5 @@ import type { EntryToolDef } from "../shell/context";
 
 export const entryTools: EntryToolDef[] = [
   { id: "reset", title: "Password reset", load: () => import("./reset") },
+  { id: "session-share", title: "Share session", load: () => import("./session-share") },
 ];
