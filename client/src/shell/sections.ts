@@ -6,5 +6,6 @@ export const sections: SectionDef[] = [
   { id: "resets", title: "Password resets", path: "/resets", load: () => import("../sections/resets") },
   { id: "mailboxes", title: "Mailboxes", path: "/mailboxes", load: () => import("../sections/mailboxes") },
   { id: "discovery", title: "Account discovery", path: "/discovery", load: () => import("../sections/discovery") },
+  { id: "identities", title: "Identities", path: "/identities", load: () => import("../sections/identities") },
   { id: "session-shares", title: "Session shares", path: "/session-shares", load: () => import("../sections/session-shares") },
 ];

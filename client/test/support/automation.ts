@@ -82,3 +82,13 @@ export async function discoveryMailbox(messages: { from: string; subject: string
   if (!res.ok) throw new Error(`discovery mailbox: ${res.status}`);
   return (await res.json()) as { user: string; password: string };
 }
+
+/** A fresh account at the local alias provider; its API key. */
+export async function aliasProviderKey(): Promise<string> {
+  const res = await fetch(`${automation().aliasProviderUrl}/__control/accounts`, { method: "POST", body: JSON.stringify({ mode: "ok" }) });
+  return ((await res.json()) as { apiKey: string }).apiKey;
+}
+
+export async function aliasProviderState(apiKey: string): Promise<{ aliases: { email: string; enabled: boolean }[] }> {
+  return (await (await fetch(`${automation().aliasProviderUrl}/__control/accounts/${apiKey}`)).json()) as { aliases: { email: string; enabled: boolean }[] };
+}
