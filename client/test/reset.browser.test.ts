@@ -133,4 +133,33 @@ describe("password reset in the browser", () => {
     expect(await revealedPassword(page)).toBe("kept-password-1");
     await context.close();
   }, 180_000);
+
+  it("the chat box starts a reset from a sentence and saves the password into the site's entry", async () => {
+    const mailbox = automation().resetImap.users[3]!;
+    const old = `Old-${crypto.randomUUID()}`;
+    await siteAccount(mailbox, old);
+    const { context, page } = await person("reset-chat", mailbox);
+    await addEntryWithUrl(page, { name: "Chat site", url: `${automation().resetSite}/login`, username: mailbox, password: old });
+    await openSection(page, "Password resets");
+    await page.getByLabel("Ask the reset assistant").fill("");
+    await page.getByRole("button", { name: "Send" }).click();
+    await expect.poll(() => page.locator("form.chat").getByRole("alert").innerText()).toContain("Say which password to reset");
+    await page.getByLabel("Ask the reset assistant").fill(`please reset my password at ${automation().resetSite}/login`);
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.locator('.chat-section[data-kind="header"]').waitFor({ timeout: 30_000 });
+    expect(await page.locator('.chat-section[data-kind="header"]').innerText()).toContain(`Account: ${mailbox}`);
+    const live = page.locator(".reset-live").first();
+    await live.waitFor();
+    await page.locator('.reset-live[data-status="saved"]').waitFor({ timeout: 120_000 });
+    expect(await live.locator(".reset-status").innerText()).toContain("saved to “Chat site”");
+    await page.locator('.chat-section[data-kind="result"]').waitFor({ timeout: 30_000 });
+    expect(await page.locator('.chat-section[data-kind="result"]').innerText()).toContain("Completed.");
+    await screenshot(page, "screenshots/reset-chat.png");
+    await openSection(page, "Vault");
+    await revealEntry(page, "Chat site");
+    const fresh = await revealedPassword(page);
+    expect(fresh).not.toBe(old);
+    expect(await siteLogin(mailbox, fresh)).toBe(200);
+    await context.close();
+  }, 240_000);
 });

@@ -19,7 +19,8 @@ export const AUTOMATION_ENDPOINTS = {
     reads: ["id", "shareUrl", "status", "expiresAt", "serviceName", "estimatedCostCents"],
   },
   sessionShare: { method: "GET", path: "/api/session-shares/{id}", reads: ["session"] },
-  patchSessionShare: { method: "PATCH", path: "/api/session-shares/{id}", body: ["action"], reads: ["success", "session"] },
+  // The body is a union of actions (DECISIONS D8), so OpenAPI shows no single property list.
+  patchSessionShare: { method: "PATCH", path: "/api/session-shares/{id}", reads: ["success", "session"] },
   identities: { method: "GET", path: "/api/identities", query: ["status"], reads: ["identities", "stats"] },
   createIdentity: { method: "POST", path: "/api/identities", body: ["label", "service", "emailApiKey", "generateEmail", "emailProvider", "country", "gender"], reads: ["success", "identity"] },
   deleteIdentity: { method: "DELETE", path: "/api/identities/{id}", reads: ["success"] },

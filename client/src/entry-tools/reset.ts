@@ -27,7 +27,8 @@ export async function mount(root: HTMLElement, ctx: EntryContext): Promise<() =>
   const manager = resetManager(app);
   const message = el("p", { className: "error", role: "alert" });
   const select = el("select", { name: "mailbox" });
-  const start = el("button", { type: "button", textContent: "Reset password" });
+  // Enabled once the mailboxes are listed: a reset needs one of them.
+  const start = el("button", { type: "button", textContent: "Reset password", disabled: true });
   start.setAttribute("aria-label", `Reset password of ${ctx.entry.name}`);
   const form = el("div", { className: "reset-start" }, el("label", {}, "Mailbox that receives the reset email", select), el("div", { className: "row" }, start), message);
   const live = el("div");
@@ -41,7 +42,6 @@ export async function mount(root: HTMLElement, ctx: EntryContext): Promise<() =>
 
   const url = serviceUrlOf(ctx.entry);
   if (!url) {
-    start.disabled = true;
     message.textContent = "Add the site's address (website or URL) to this entry to reset its password.";
   }
   try {
@@ -50,8 +50,8 @@ export async function mount(root: HTMLElement, ctx: EntryContext): Promise<() =>
     // The entry's own username first when it is one of the mailboxes: that is the account's address.
     const own = boxes.find((b) => b.email.toLowerCase() === ctx.fields.username.trim().toLowerCase());
     if (own) select.value = own.email;
+    start.disabled = !url || boxes.length === 0;
     if (boxes.length === 0) {
-      start.disabled = true;
       message.replaceChildren("Connect the mailbox this account uses before resetting its password: ", el("a", { href: "/mailboxes", textContent: "Mailboxes" }));
       message.querySelector("a")?.addEventListener("click", (ev) => {
         ev.preventDefault();
@@ -59,7 +59,6 @@ export async function mount(root: HTMLElement, ctx: EntryContext): Promise<() =>
       });
     }
   } catch (e) {
-    start.disabled = true;
     message.textContent = e instanceof OfflineError ? "Resetting a password needs a connection." : `Cannot list mailboxes: ${e instanceof Error ? e.message : String(e)}`;
   }
 

@@ -6,6 +6,7 @@
  * unlock and finishes the ones that ended while no tab was open, so a new password is never lost.
  */
 import type { ApiClient } from "../api";
+import { domainOf } from "../crypto";
 import { AUTOMATION_ENDPOINTS as EP, STREAM_ENDPOINTS } from "../automation/endpoints";
 import { frames } from "../automation/sse";
 import type { LocalDb } from "../db";
@@ -82,10 +83,16 @@ export class Resets {
       if (field[1] !== "Task") continue;
       const job = await this.api.send<{ service: string; passwordId: string | null }>(EP.job, { params: { id: field[2] } });
       const service = header.Service ?? job.service;
-      const t: TrackedReset = { taskId: field[2], entryId: job.passwordId, service, serviceUrl: `https://${service}`, email: header.Account ?? "", startedAt: new Date().toISOString() };
+      const t: TrackedReset = { taskId: field[2], entryId: job.passwordId ?? (await this.entryFor(service)), service, serviceUrl: `https://${service}`, email: header.Account ?? "", startedAt: new Date().toISOString() };
       await this.track(t);
       onTask(t);
     }
+  }
+
+  /** The vault entry of a service the chat named (by its site's domain), so the password goes there. */
+  private async entryFor(service: string): Promise<string | null> {
+    const host = domainOf(service);
+    return (await this.vault.list()).find((e) => domainOf(e.url || e.website || "") === host)?.id ?? null;
   }
 
   cancel(taskId: string) {
