@@ -5,12 +5,18 @@ bash scripts/setup.sh
 node scripts/lib/dev-identity.mjs
 npx wrangler d1 migrations apply DB --local
 PORT="${PORT:-8787}"
+export PORT
+# The local OpenID provider (sign-in at http://localhost:${PORT}/), stopped with this script.
+node scripts/dev-oidc.mjs &
+IDP_PID=$!
+trap 'kill "$IDP_PID" 2>/dev/null || true' EXIT INT TERM
 cat <<TXT
 
-  Credential vault API on http://localhost:${PORT}/api (OpenAPI: /api/openapi.json)
-  Get a token for the development identity provider:
+  Credential vault on http://localhost:${PORT}/ (sign in with a development user shown on the
+  provider's login page); API on http://localhost:${PORT}/api (OpenAPI: /api/openapi.json)
+  A token for scripts:
     npm run token -- --sub user-1 --email user-1@example.test [--admin] [--auth-age <seconds>]
   Then: curl -H "Authorization: Bearer \$TOKEN" http://localhost:${PORT}/api/auth/csrf-token
 
 TXT
-WRANGLER_SEND_METRICS=false exec npx wrangler dev --port "${PORT}" --ip 127.0.0.1
+WRANGLER_SEND_METRICS=false npx wrangler dev --port "${PORT}" --ip 127.0.0.1

@@ -76,6 +76,11 @@ const ConfigSchema = z
     IDP_ISSUER: z.string().min(1).optional(),
     IDP_AUDIENCE: z.string().min(1).optional(),
     AUTH_COOKIE: z.string().min(1).default("access_token"),
+    /** Browser sign-in by OpenID Connect (issue 15): the provider's issuer is IDP_ISSUER. */
+    OIDC_CLIENT_ID: z.string().min(1).optional(),
+    OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+    OIDC_DISCOVERY_URL: z.url().optional(),
+    OIDC_SCOPES: z.string().min(1).default("openid email"),
     CSRF_SECRET: z.string().min(16, "must be at least 16 characters"),
     DATA_ENCRYPTION_KEY: base64Key32,
     MAX_PASSWORDS_PER_USER: z.coerce.number().int().positive().default(10_000),

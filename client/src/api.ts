@@ -8,6 +8,7 @@ import type { MutationData } from "./db";
 
 export const ENDPOINTS = {
   csrfToken: { method: "GET", path: "/api/auth/csrf-token", reads: ["csrfToken"] },
+  session: { method: "GET", path: "/api/auth/session", reads: ["user"] },
   listPasswords: { method: "GET", path: "/api/passwords", query: ["page", "limit"], reads: ["data", "pagination"] },
   reveal: { method: "POST", path: "/api/passwords/{id}/reveal", reads: ["envelope"] },
   syncPull: { method: "GET", path: "/api/passwords/sync", query: ["since"], reads: ["changes", "serverTimestamp", "fullSyncRequired"] },
@@ -15,10 +16,6 @@ export const ENDPOINTS = {
 } as const;
 
 export type EndpointName = keyof typeof ENDPOINTS;
-
-/** One endpoint as the tables here and in feature modules describe it (checked against OpenAPI). */
-export type EndpointSpec = { readonly method: string; readonly path: string; readonly query?: readonly string[]; readonly body?: readonly string[]; readonly reads: readonly string[] };
-export type CallOptions = { params?: Record<string, string>; query?: Record<string, string | undefined>; body?: unknown };
 
 export type ErrorBody = { error: string; code: string; status: number; details?: { field: string; message: string }[] };
 
@@ -80,8 +77,11 @@ export class OfflineError extends Error {
   }
 }
 
-export function urlFor(ep: EndpointSpec, params: Record<string, string> = {}, query: Record<string, string | undefined> = {}): string {
-  const path = ep.path.replace(/\{(\w+)\}/g, (_, k: string) => encodeURIComponent(params[k] ?? ""));
+export type EndpointDef = { method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"; path: string; query?: readonly string[]; body?: readonly string[]; reads: readonly string[] };
+type CallOptions = { params?: Record<string, string>; query?: Record<string, string | undefined>; body?: unknown };
+
+function urlFor(template: string, params: Record<string, string> = {}, query: Record<string, string | undefined> = {}): string {
+  const path = template.replace(/\{(\w+)\}/g, (_, k: string) => encodeURIComponent(params[k] ?? ""));
   const qs = Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined);
   return qs.length ? `${path}?${new URLSearchParams(qs)}` : path;
 }
@@ -93,23 +93,23 @@ export class ApiClient {
   constructor(private readonly origin = "") {}
 
   private call<T>(name: EndpointName, opts: CallOptions = {}): Promise<T> {
-    return this.send<T>(ENDPOINTS[name], opts);
+    return this.request<T>(ENDPOINTS[name], opts);
   }
 
-  /** Any endpoint of a feature's own table; the same CSRF, errors and offline handling. */
-  async send<T>(ep: EndpointSpec, opts: CallOptions = {}): Promise<T> {
-    return (await (await this.request(ep, opts, "application/json")).json().catch(() => null)) as T;
+  /** Any endpoint described like ENDPOINTS' entries (sections keep their own tables, also checked against OpenAPI). */
+  async request<T>(ep: EndpointDef, opts: CallOptions = {}): Promise<T> {
+    return (await (await this.fetchOk(ep, opts, "application/json")).json().catch(() => null)) as T;
   }
 
-  /** An endpoint answered with text/event-stream: its body, read as it arrives. */
-  async stream(ep: EndpointSpec, opts: CallOptions & { signal?: AbortSignal } = {}): Promise<ReadableStream<Uint8Array>> {
-    const res = await this.request(ep, opts, "text/event-stream");
+  /** An endpoint answered with text/event-stream: its body, read as it arrives (automation/sse.ts). */
+  async stream(ep: EndpointDef, opts: CallOptions & { signal?: AbortSignal } = {}): Promise<ReadableStream<Uint8Array>> {
+    const res = await this.fetchOk(ep, opts, "text/event-stream");
     if (!res.body) throw new ApiError(res.status, { error: "empty stream", code: "INTERNAL_ERROR", status: res.status });
     return res.body;
   }
 
   /** A successful response, or the error as ApiError / OfflineError. */
-  private async request(ep: EndpointSpec, opts: CallOptions & { signal?: AbortSignal }, accept: string, retried = false): Promise<Response> {
+  private async fetchOk(ep: EndpointDef, opts: CallOptions & { signal?: AbortSignal }, accept: string, retried = false): Promise<Response> {
     const { method } = ep;
     const headers: Record<string, string> = { accept };
     if (method !== "GET") {
@@ -118,7 +118,7 @@ export class ApiClient {
     }
     let res: Response;
     try {
-      res = await fetch(this.origin + urlFor(ep, opts.params, opts.query), {
+      res = await fetch(this.origin + urlFor(ep.path, opts.params, opts.query), {
         method,
         headers,
         credentials: "same-origin",
@@ -136,7 +136,7 @@ export class ApiClient {
     // The token outlives a page but not 12 hours, nor a change of user: fetch a fresh one once.
     if (res.status === 403 && /csrf/i.test(err.error) && !retried) {
       this.csrf = null;
-      return this.request(ep, opts, accept, true);
+      return this.fetchOk(ep, opts, accept, true);
     }
     throw new ApiError(res.status, err);
   }
@@ -144,6 +144,11 @@ export class ApiClient {
   async csrfToken(): Promise<string> {
     this.csrf ??= (await this.call<{ csrfToken: string }>("csrfToken")).csrfToken;
     return this.csrf;
+  }
+
+  /** Who the HTTP-only auth cookie names (401 without one). */
+  session(): Promise<{ user: { id: string; email: string | null } }> {
+    return this.call("session");
   }
 
   listPasswords(page = 1, limit = 20): Promise<ListPasswordsResponse> {

@@ -1,40 +1,26 @@
 /**
- * Sign-in and sign-out for the web client (docs/decisions.md, "Issue 10").
+ * Sign-in and sign-out for the web client (docs/decisions.md, "Issue 10" and "Issue 15").
  *
- * The API identity travels in the access_token cookie. In production the identity provider sets it
- * (HTTP-only); in development the sign-in page stores a token from `npm run token` there. The vault
- * key never leaves the browser: it is derived from the master passphrase and kept, non-extractable,
- * in the local store until sign-out.
+ * The API identity travels in the HTTP-only access_token cookie, which the worker sets at the end
+ * of an OpenID Connect sign-in (/api/auth/login → provider → /api/auth/callback); the page learns
+ * who it names from /api/auth/session. The vault key never leaves the browser: it is derived from
+ * the master passphrase and kept, non-extractable, in the local store until sign-out.
  */
 import { ApiClient, ApiError } from "./api";
 import { decryptEntry, deriveVaultKeys, makeKeyCheck, type VaultKeys } from "./crypto";
 import { openDb, type LocalDb, type Session } from "./db";
 import { recordActivity } from "./passphrase";
 
-export const AUTH_COOKIE = "access_token";
-
 export class SignInError extends Error {}
 
-type Claims = { sub?: unknown; email?: unknown; exp?: unknown };
-
-/** Reads the claims the page needs; the server verifies the signature on every request. */
-export function tokenClaims(token: string): { sub: string; email: string | null; exp: number } {
-  const part = token.trim().split(".")[1];
-  if (!part) throw new SignInError("That is not a JWT (expected three dot-separated parts)");
-  let claims: Claims;
+/** The user the auth cookie names, or null when there is none (or it expired). */
+export async function providerSession(api = new ApiClient()): Promise<{ id: string; email: string | null } | null> {
   try {
-    claims = JSON.parse(atob(part.replace(/-/g, "+").replace(/_/g, "/"))) as Claims;
-  } catch {
-    throw new SignInError("The token's payload is not readable JSON");
+    return (await api.session()).user;
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 401) return null;
+    throw e;
   }
-  if (typeof claims.sub !== "string" || !claims.sub) throw new SignInError("The token has no subject (sub)");
-  if (typeof claims.exp !== "number" || claims.exp * 1000 <= Date.now()) throw new SignInError("The token has expired");
-  return { sub: claims.sub, email: typeof claims.email === "string" ? claims.email : null, exp: claims.exp };
-}
-
-function setCookie(value: string, maxAgeSeconds: number) {
-  const secure = location.protocol === "https:" ? "; Secure" : "";
-  document.cookie = `${AUTH_COOKIE}=${value}; Path=/; Max-Age=${maxAgeSeconds}; SameSite=Strict${secure}`;
 }
 
 /**
@@ -52,17 +38,12 @@ async function checkPassphrase(api: ApiClient, keys: VaultKeys) {
   }
 }
 
-export async function signIn(token: string, passphrase: string): Promise<Session> {
-  const claims = tokenClaims(token);
-  setCookie(token.trim(), Math.max(1, claims.exp - Math.floor(Date.now() / 1000)));
+/** Opens the vault of the signed-in user (the auth cookie) with the master passphrase. */
+export async function signIn(passphrase: string): Promise<Session> {
   const api = new ApiClient();
-  try {
-    await api.csrfToken();
-  } catch (e) {
-    setCookie("", 0);
-    if (e instanceof ApiError && e.status === 401) throw new SignInError("The server refused this token");
-    throw e;
-  }
+  const user = await providerSession(api);
+  if (!user) throw new SignInError("The sign-in has expired: sign in again");
+  const claims = { sub: user.id, email: user.email };
   const keys = await deriveVaultKeys(passphrase, claims.sub);
   await checkPassphrase(api, keys);
   const db = await openDb();
@@ -94,7 +75,8 @@ export async function currentSession(db: LocalDb): Promise<{ session: Session; k
 /** Rule 7: clear the store, (the caller stops the timer,) and have the worker drop the sync cache. */
 export async function signOut(db: LocalDb): Promise<void> {
   await db.clearAll();
-  setCookie("", 0);
+  // The cookie is HTTP-only: only the worker can clear it.
+  await fetch("/api/auth/logout", { method: "POST", credentials: "same-origin" }).catch(() => undefined);
   await clearSyncCache();
 }
 

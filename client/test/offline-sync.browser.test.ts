@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { decryptEntry, deriveVaultKeys, encryptEntry, queryTokens, type VaultKeys } from "../src/crypto";
 import { apiAs } from "./support/api";
-import { dashboardReady, entryNames, fillEntry, launch, localState, newUser, screenshot, signInThroughPage, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
+import { dashboardReady, entryNames, fillEntry, launch, localState, newUser, screenshot, signInThroughPage, signInWithProvider, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
 
 // One user's day with the vault, in order: each step builds on the state the previous one left.
 const PASSPHRASE = "correct horse battery staple";
@@ -168,8 +168,7 @@ describe("web client, online and offline", () => {
   });
 
   it("refuses a wrong passphrase, and a new sign-in rebuilds the vault from a full pull", async () => {
-    await page.goto("/");
-    await page.getByLabel("Access token").fill(user.token);
+    await signInWithProvider(page, user.token);
     await page.getByLabel("Master passphrase").fill("not the passphrase");
     await page.getByRole("button", { name: "Open vault" }).click();
     await expect.poll(() => page.getByRole("alert").innerText()).toBe("This passphrase does not open the vault");

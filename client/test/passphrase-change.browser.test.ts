@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { decryptEntry, DecryptionError, deriveVaultKeys, queryTokens, type VaultKeys } from "../src/crypto";
 import { apiAs } from "./support/api";
-import { dashboardReady, entryNames, fillEntry, launch, localState, newUser, signInThroughPage, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
+import { dashboardReady, entryNames, fillEntry, launch, localState, newUser, signInThroughPage, signInWithProvider, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
 
 // A master-passphrase change made offline: item keys re-wrapped and blind indexes recomputed in the
 // browser, queued as updates, pushed once online; then only the new passphrase opens the vault.
@@ -26,8 +26,7 @@ async function changePassphrase(current: string, next: string, repeat = next) {
 }
 
 async function signInWith(passphrase: string) {
-  await page.goto("/");
-  await page.getByLabel("Access token").fill(user.token);
+  await signInWithProvider(page, user.token);
   await page.getByLabel("Master passphrase").fill(passphrase);
   await page.getByRole("button", { name: "Open vault" }).click();
 }

@@ -9,7 +9,11 @@ import { fileURLToPath } from "node:url";
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const KEY_FILE = join(ROOT, ".dev", "idp-private.jwk.json");
 const VARS_FILE = join(ROOT, ".dev.vars");
-export const DEV_ISSUER = "https://idp.dev.local";
+/** The local OpenID provider's port and issuer (`npm start` runs it: scripts/lib/dev-oidc.mjs). */
+export const DEV_IDP_PORT = Number(process.env.IDP_PORT ?? 8790);
+export const DEV_ISSUER = `http://localhost:${DEV_IDP_PORT}`;
+/** Before issue 15 the development issuer was only a name; such a .dev.vars is moved to the provider. */
+const OLD_DEV_ISSUER = "https://idp.dev.local";
 export const DEV_AUDIENCE = "credential-vault";
 
 export async function ensureKey() {
@@ -41,7 +45,9 @@ export async function ensureDevVars() {
   const jwk = await ensureKey();
   const vars = readVars();
   vars.set("IDP_JWKS", `'${JSON.stringify(publicJwks(jwk))}'`);
-  if (!vars.has("IDP_ISSUER")) vars.set("IDP_ISSUER", DEV_ISSUER);
+  if (!vars.has("IDP_ISSUER") || vars.get("IDP_ISSUER") === OLD_DEV_ISSUER) vars.set("IDP_ISSUER", DEV_ISSUER);
+  if (!vars.has("OIDC_CLIENT_ID")) vars.set("OIDC_CLIENT_ID", "credential-vault-web");
+  if (!vars.has("OIDC_SCOPES")) vars.set("OIDC_SCOPES", "'openid email vault'");
   if (!vars.has("IDP_AUDIENCE")) vars.set("IDP_AUDIENCE", DEV_AUDIENCE);
   if (!vars.has("CSRF_SECRET")) vars.set("CSRF_SECRET", randomBytes(32).toString("base64url"));
   if (!vars.has("DATA_ENCRYPTION_KEY")) vars.set("DATA_ENCRYPTION_KEY", randomBytes(32).toString("base64"));
@@ -50,7 +56,7 @@ export async function ensureDevVars() {
   writeFileSync(VARS_FILE, [...vars].map(([k, v]) => `${k}=${v}`).join("\n") + "\n", { mode: 0o600 });
 }
 
-export async function signDevToken({ sub, email, admin = false, authAge = 0, ttl = 3600 }) {
+export async function signDevToken({ sub, email, admin = false, authAge = 0, ttl = 3600, issuer }) {
   const jwk = await ensureKey();
   const vars = readVars();
   const key = await importJWK(jwk, "ES256");
@@ -60,7 +66,7 @@ export async function signDevToken({ sub, email, admin = false, authAge = 0, ttl
   return new SignJWT(claims)
     .setProtectedHeader({ alg: "ES256", kid: jwk.kid, typ: "JWT" })
     .setSubject(sub)
-    .setIssuer(vars.get("IDP_ISSUER") ?? DEV_ISSUER)
+    .setIssuer(issuer ?? vars.get("IDP_ISSUER") ?? DEV_ISSUER)
     .setAudience(vars.get("IDP_AUDIENCE") ?? DEV_AUDIENCE)
     .setIssuedAt(now)
     .setExpirationTime(now + ttl)

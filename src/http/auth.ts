@@ -8,7 +8,7 @@ import type { AppEnv, AuthUser } from "./types";
 
 const keySets = new Map<string, JWTVerifyGetKey>();
 
-function keySetFor(config: Config): JWTVerifyGetKey {
+export function keySetFor(config: Config): JWTVerifyGetKey {
   const cacheKey = config.IDP_JWKS ?? `url:${config.IDP_JWKS_URL}`;
   let set = keySets.get(cacheKey);
   if (!set) {

@@ -1,31 +1,59 @@
+import { ApiClient, OfflineError } from "../api";
 import { openDb } from "../db";
-import { currentSession, SignInError, signIn } from "../session";
+import { currentSession, providerSession, SignInError, signIn, signOut } from "../session";
 import { $, input, registerServiceWorker } from "./common";
 
 void registerServiceWorker();
 
+const params = new URLSearchParams(location.search);
 /** Where to go after sign-in: the app path the person asked for (same origin only), else the vault. */
 function nextPath(): string {
-  const next = new URLSearchParams(location.search).get("next") ?? "";
-  return /^\/(?!\/)[^\\]*$/.test(next) ? next : "/vault";
+  const next = params.get("next") ?? "";
+  return /^\/(?![/\\])[^\s\\]*$/.test(next) && !next.startsWith("/api/") ? next : "/vault";
 }
 
 const form = $("signin") as HTMLFormElement;
 const error = $("signin-error");
+const submit = $("open-vault") as HTMLButtonElement;
+($("signin-link") as HTMLAnchorElement).href = `/api/auth/login?${new URLSearchParams({ next: nextPath() })}`;
+// The callback sends refusals here: the provider's or ours, in words for the person.
+if (params.get("error")) error.textContent = `Sign-in failed: ${params.get("error")}`;
 
 void (async () => {
-  // Already signed in on this browser (keys in the local store): straight to the vault.
   const db = await openDb();
-  const current = await currentSession(db).finally(() => db.close());
-  if (current && document.cookie.includes("access_token=")) location.replace(nextPath());
+  const local = await currentSession(db).finally(() => db.close());
+  let user: Awaited<ReturnType<typeof providerSession>>;
+  try {
+    user = await providerSession(new ApiClient());
+  } catch (e) {
+    // Offline with a vault on this device: it opens from the local store.
+    if (e instanceof OfflineError && local) return location.replace(nextPath());
+    error.textContent = e instanceof OfflineError ? "You are offline: signing in needs a connection." : `Sign-in failed: ${e instanceof Error ? e.message : String(e)}`;
+    return;
+  }
+  if (!user) return;
+  // Already open on this browser for the same user (keys in the local store): straight on.
+  if (local?.keys && local.session.userId === user.id) return location.replace(nextPath());
+  $("signed-in-as").textContent = user.email ?? user.id;
+  $("signin-start").hidden = true;
+  form.hidden = false;
+  // The button stays disabled until the handler below is attached: a native submission would
+  // send the passphrase in a request.
+  submit.disabled = false;
+  input("passphrase").focus();
 })();
 
-const submit = form.querySelector("button") as HTMLButtonElement;
+$("other-account").addEventListener("click", () => {
+  void (async () => {
+    const db = await openDb();
+    await signOut(db).finally(() => db.close());
+    location.replace("/");
+  })();
+});
 
 form.addEventListener("submit", (ev) => {
   ev.preventDefault();
   error.textContent = "";
-  const token = ($("token") as HTMLTextAreaElement).value;
   const passphrase = input("passphrase").value;
   if (passphrase.length < 8) {
     error.textContent = "The master passphrase needs at least 8 characters";
@@ -34,7 +62,7 @@ form.addEventListener("submit", (ev) => {
   }
   submit.disabled = true;
   submit.textContent = "Opening…";
-  signIn(token, passphrase)
+  signIn(passphrase)
     .then(() => location.assign(nextPath()))
     .catch((e: unknown) => {
       error.textContent = e instanceof SignInError ? e.message : `Sign-in failed: ${e instanceof Error ? e.message : String(e)}`;
@@ -42,7 +70,3 @@ form.addEventListener("submit", (ev) => {
       submit.textContent = "Open vault";
     });
 });
-
-// The button stays disabled until the handler above is attached: a native submission would send
-// the token and the passphrase in a request.
-submit.disabled = false;

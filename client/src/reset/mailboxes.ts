@@ -7,7 +7,7 @@ export type Integration = { provider: "mailx" | "maily" | "codehost" | "idp" | "
 export const MAILBOX_PROVIDERS = new Set(["mailx", "maily", "imap"]);
 
 export async function integrations(api: ApiClient): Promise<Integration[]> {
-  return (await api.send<{ integrations: Integration[] }>(EP.integrations)).integrations;
+  return (await api.request<{ integrations: Integration[] }>(EP.integrations)).integrations;
 }
 
 /** Active mailboxes only: a reset reads its mail from one of them (DECISIONS D17). */

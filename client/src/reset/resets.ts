@@ -56,7 +56,7 @@ export class Resets {
   async start(input: { entryId: string | null; serviceUrl: string; email: string }): Promise<TrackedReset> {
     const key = await deviceKey(this.db, this.userId);
     const body = { serviceUrl: input.serviceUrl, email: input.email, clientPublicKey: key.publicJwk, ...(input.entryId ? { passwordId: input.entryId } : {}) };
-    const { taskId } = await this.api.send<{ taskId: string }>(EP.createReset, { body });
+    const { taskId } = await this.api.request<{ taskId: string }>(EP.createReset, { body });
     const t: TrackedReset = { taskId, entryId: input.entryId, service: hostOf(input.serviceUrl), serviceUrl: input.serviceUrl, email: input.email, startedAt: new Date().toISOString() };
     await this.track(t);
     return t;
@@ -81,7 +81,7 @@ export class Resets {
       if (!field) continue;
       header[field[1]] = field[2];
       if (field[1] !== "Task") continue;
-      const job = await this.api.send<{ service: string; passwordId: string | null }>(EP.job, { params: { id: field[2] } });
+      const job = await this.api.request<{ service: string; passwordId: string | null }>(EP.job, { params: { id: field[2] } });
       const service = header.Service ?? job.service;
       const t: TrackedReset = { taskId: field[2], entryId: job.passwordId ?? (await this.entryFor(service)), service, serviceUrl: `https://${service}`, email: header.Account ?? "", startedAt: new Date().toISOString() };
       await this.track(t);
@@ -96,11 +96,11 @@ export class Resets {
   }
 
   cancel(taskId: string) {
-    return this.api.send<{ status: string }>(EP.cancelTask, { params: { id: taskId } });
+    return this.api.request<{ status: string }>(EP.cancelTask, { params: { id: taskId } });
   }
 
   otp(taskId: string, code: string) {
-    return this.api.send<{ accepted: boolean }>(EP.taskOtp, { params: { id: taskId }, body: { code } });
+    return this.api.request<{ accepted: boolean }>(EP.taskOtp, { params: { id: taskId }, body: { code } });
   }
 
   /**

@@ -102,7 +102,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
   let current: Listing = { accounts: [], stats: { total: 0, inVault: 0, notInVault: 0, oauthLikely: 0, dismissed: 0 } };
   async function load() {
     try {
-      current = await api.send<Listing>(EP.accounts, { query: { include_dismissed: showDismissed.checked ? "true" : undefined } });
+      current = await api.request<Listing>(EP.accounts, { query: { include_dismissed: showDismissed.checked ? "true" : undefined } });
       render(current);
     } catch (e) {
       error.textContent = describeError(e, "Loading discovered accounts");
@@ -112,7 +112,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
   async function patch(a: Account, dismissed: boolean) {
     error.textContent = "";
     try {
-      await api.send(EP.patchAccount, { body: { id: a.id, dismissed } });
+      await api.request(EP.patchAccount, { body: { id: a.id, dismissed } });
       status.textContent = `${a.serviceName} ${dismissed ? "dismissed" : "restored"}.`;
       await load();
     } catch (e) {
@@ -131,7 +131,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     tick();
     timer = setInterval(tick, 1000);
     void api
-      .send<Listing>(EP.scanAccounts, { body: source.value ? { email: source.value } : {} })
+      .request<Listing>(EP.scanAccounts, { body: source.value ? { email: source.value } : {} })
       .then(
         async (list) => {
           status.textContent = `Scan finished: ${list.stats.total} services found, ${list.stats.notInVault} not in your vault.`;
@@ -156,7 +156,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     error.textContent = "";
     void (async () => {
       try {
-        const res = await api.send<{ created: { name: string }[]; skipped: { domain: string; reason: keyof typeof SKIP_REASONS }[] }>(EP.addToVault, { body: { domains } });
+        const res = await api.request<{ created: { name: string }[]; skipped: { domain: string; reason: keyof typeof SKIP_REASONS }[] }>(EP.addToVault, { body: { domains } });
         selected.clear();
         // The new placeholders come down with the next pull; encrypt them here at once.
         await app.sync.syncNow();

@@ -113,7 +113,7 @@ export function mount(root: HTMLElement, app: AppContext): void {
 
   async function load() {
     try {
-      const { identities } = await api.send<{ identities: Identity[] }>(EP.identities);
+      const { identities } = await api.request<{ identities: Identity[] }>(EP.identities);
       list.replaceChildren(...identities.map(card));
       empty.hidden = identities.length > 0;
     } catch (e) {
@@ -140,7 +140,7 @@ export function mount(root: HTMLElement, app: AppContext): void {
   async function remove(i: Identity, name: string) {
     if (!confirm(`Delete the identity ${name}?${i.email_alias ? " Mail to its alias may still arrive until you disable the alias." : ""}`)) return;
     try {
-      await api.send(EP.deleteIdentity, { params: { id: i.id } });
+      await api.request(EP.deleteIdentity, { params: { id: i.id } });
       app.toast(`Deleted ${name}`);
       await load();
     } catch (e) {
@@ -163,7 +163,7 @@ export function mount(root: HTMLElement, app: AppContext): void {
       ...(withAlias.checked ? { emailProvider: provider.value, emailApiKey: aliasKey } : {}),
     };
     void api
-      .send<{ identity: Identity }>(EP.createIdentity, { body })
+      .request<{ identity: Identity }>(EP.createIdentity, { body })
       .then(
         async ({ identity }) => {
           app.toast(`Identity ${identity.display_name ?? ""} created`);

@@ -34,7 +34,7 @@ export function mount(root: HTMLElement, app: AppContext): void {
   const empty = el("p", { className: "muted", textContent: "No mailbox connected yet." });
 
   const connectOAuth = (provider: "mailx" | "maily") =>
-    void api.send<{ authUrl: string }>(EP.oauthAuth, { params: { provider } }).then(
+    void api.request<{ authUrl: string }>(EP.oauthAuth, { params: { provider } }).then(
       ({ authUrl }) => location.assign(authUrl),
       (e) => (error.textContent = describeError(e, "Connecting")),
     );
@@ -114,8 +114,8 @@ export function mount(root: HTMLElement, app: AppContext): void {
   async function disconnect(i: Integration) {
     if (!confirm(`Disconnect ${i.email}? Discovery and password resets stop using it.`)) return;
     try {
-      if (i.provider === "imap") await api.send(EP.imapDisconnect);
-      else await api.send(EP.oauthDisconnect, { params: { provider: i.provider } });
+      if (i.provider === "imap") await api.request(EP.imapDisconnect);
+      else await api.request(EP.oauthDisconnect, { params: { provider: i.provider } });
       notice.textContent = `${i.email} disconnected.`;
       await render();
     } catch (e) {
@@ -137,7 +137,7 @@ export function mount(root: HTMLElement, app: AppContext): void {
     const submit = imapForm.querySelector("button[type=submit]") as HTMLButtonElement;
     submit.disabled = true;
     void api
-      .send<{ email: string }>(EP.imapConnect, { body: { host: host.value.trim(), port: portNo, username: username.value.trim(), password: password.value, tls: tls.checked } })
+      .request<{ email: string }>(EP.imapConnect, { body: { host: host.value.trim(), port: portNo, username: username.value.trim(), password: password.value, tls: tls.checked } })
       .then(
         async ({ email }) => {
           password.value = "";

@@ -40,7 +40,7 @@ export class SessionShares {
   }
 
   async create(entry: { id: string; name: string; username: string; password: string }, o: ShareOptions): Promise<KnownShare> {
-    const res = await this.api.send<{ id: string; shareUrl: string }>(EP.createSessionShare, {
+    const res = await this.api.request<{ id: string; shareUrl: string }>(EP.createSessionShare, {
       body: { accountId: entry.id, decryptedUsername: entry.username, decryptedPassword: entry.password, ...o },
     });
     const share: KnownShare = { id: res.id, entryId: entry.id, entryName: entry.name, shareUrl: new URL(res.shareUrl, location.origin).toString(), createdAt: new Date().toISOString() };
@@ -49,11 +49,11 @@ export class SessionShares {
   }
 
   async view(id: string): Promise<ShareView> {
-    return (await this.api.send<{ session: ShareView }>(EP.sessionShare, { params: { id } })).session;
+    return (await this.api.request<{ session: ShareView }>(EP.sessionShare, { params: { id } })).session;
   }
 
   async act(id: string, a: ShareAction): Promise<ShareView> {
-    return (await this.api.send<{ session: ShareView }>(EP.patchSessionShare, { params: { id }, body: a })).session;
+    return (await this.api.request<{ session: ShareView }>(EP.patchSessionShare, { params: { id }, body: a })).session;
   }
 
   async forget(id: string): Promise<void> {

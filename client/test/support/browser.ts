@@ -1,7 +1,9 @@
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { inject } from "vitest";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, signDevToken } from "../../../scripts/lib/dev-identity.mjs";
+import { DEV_PASSWORD } from "../../../scripts/lib/dev-users.mjs";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const ARTIFACTS = join(ROOT, "test-artifacts");
@@ -10,15 +12,39 @@ export function launch(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
 }
 
+/**
+ * A fresh user: known to the local OpenID provider (its login page signs them in) and with a token
+ * of the same issuer for API calls from Node, as `npm run token` gives scripts.
+ */
 export async function newUser(prefix: string) {
   const sub = `${prefix}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-  return { sub, email: `${sub}@example.test`, token: (await signDevToken({ sub, email: `${sub}@example.test` })) as string };
+  const email = `${sub}@example.test`;
+  const issuer = inject("idpIssuer");
+  const res = await fetch(`${issuer}/dev/users`, { method: "POST", body: new URLSearchParams({ sub, email }) });
+  if (res.status !== 204) throw new Error(`registering ${sub} at the OpenID provider: ${res.status}`);
+  return { sub, email, token: (await signDevToken({ sub, email, issuer })) as string };
+}
+
+function emailOf(token: string): string {
+  return (JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { email: string }).email;
+}
+
+/**
+ * Signs in as the token's user through the OpenID provider's login page (authorization code with
+ * PKCE), and stops at the page's master passphrase form.
+ */
+export async function signInWithProvider(page: Page, token: string) {
+  await page.goto("/");
+  await page.getByRole("link", { name: "Sign in" }).click();
+  await page.getByLabel("Email").fill(emailOf(token));
+  await page.getByLabel("Password").fill(DEV_PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByLabel("Master passphrase").waitFor();
 }
 
 /** Signs in through the page and waits until the service worker controls the dashboard. */
 export async function signInThroughPage(page: Page, token: string, passphrase: string) {
-  await page.goto("/");
-  await page.getByLabel("Access token").fill(token);
+  await signInWithProvider(page, token);
   await page.getByLabel("Master passphrase").fill(passphrase);
   await page.getByRole("button", { name: "Open vault" }).click();
   await page.waitForURL("**/vault");

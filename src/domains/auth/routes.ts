@@ -1,8 +1,12 @@
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { z } from "zod";
 import { issueCsrfToken } from "../../http/csrf";
 import { route } from "../../http/route";
 import type { AppEnv } from "../../http/types";
+import { beginSignIn, CALLBACK_PATH, completeSignIn, FLOW_COOKIE, FLOW_TTL_SECONDS, SignInRefused } from "./oidc";
+
+const secure = (c: Context<AppEnv>) => new URL(c.req.url).protocol === "https:";
 
 export function registerAuthRoutes(app: Hono<AppEnv>) {
   route(app, {
@@ -15,6 +19,78 @@ export function registerAuthRoutes(app: Hono<AppEnv>) {
       const { token } = await issueCsrfToken(c.get("config").CSRF_SECRET, c.get("user").id);
       c.header("Cache-Control", "no-store");
       return c.json({ csrfToken: token });
+    },
+  });
+
+  route(app, {
+    method: "get",
+    path: "/api/auth/session",
+    summary: "Who the auth cookie or Bearer token names (the web app's sign-in reads it: the cookie is HTTP-only)",
+    tags: ["auth"],
+    responses: { 200: { description: "The signed-in user", schema: z.object({ user: z.object({ id: z.string(), email: z.string().nullable() }) }) } },
+    handler: (c) => {
+      const user = c.get("user");
+      c.header("Cache-Control", "no-store");
+      return c.json({ user: { id: user.id, email: user.email ?? null } });
+    },
+  });
+
+  route(app, {
+    method: "get",
+    path: "/api/auth/login",
+    summary: "Start a browser sign-in: redirect to the OpenID provider (authorization code with PKCE)",
+    tags: ["auth"],
+    auth: false,
+    query: z.object({ next: z.string().max(2000).optional() }),
+    responses: { 302: { description: "To the provider's authorization endpoint" }, 503: { description: "Sign-in not configured or the provider unreachable" } },
+    handler: async (c, { query }) => {
+      const origin = new URL(c.req.url).origin;
+      const { location, cookie } = await beginSignIn(c.get("config"), origin, query.next);
+      // Lax: the cookie must come back on the provider's top-level redirect to the callback.
+      setCookie(c, FLOW_COOKIE, cookie, { path: CALLBACK_PATH, httpOnly: true, secure: secure(c), sameSite: "Lax", maxAge: FLOW_TTL_SECONDS });
+      c.header("Cache-Control", "no-store");
+      return c.redirect(location, 302);
+    },
+  });
+
+  route(app, {
+    method: "get",
+    path: CALLBACK_PATH,
+    summary: "Finish a browser sign-in: exchange the code, verify the tokens, set the auth cookie",
+    tags: ["auth"],
+    auth: false,
+    query: z.object({ code: z.string().max(2000).optional(), state: z.string().max(200).optional(), error: z.string().max(200).optional() }),
+    responses: { 303: { description: "To the app (signed in), or to the sign-in page with an error message" } },
+    handler: async (c, { query }) => {
+      const config = c.get("config");
+      const origin = new URL(c.req.url).origin;
+      const flow = getCookie(c, FLOW_COOKIE);
+      deleteCookie(c, FLOW_COOKIE, { path: CALLBACK_PATH, secure: secure(c) });
+      c.header("Cache-Control", "no-store");
+      c.header("Referrer-Policy", "no-referrer");
+      try {
+        const done = await completeSignIn(config, origin, query, flow);
+        setCookie(c, config.AUTH_COOKIE, done.token, { path: "/", httpOnly: true, secure: secure(c), sameSite: "Strict", maxAge: done.expiresIn });
+        return c.redirect(`/?${new URLSearchParams({ next: done.next })}`, 303);
+      } catch (e) {
+        if (!(e instanceof SignInRefused)) throw e;
+        return c.redirect(`/?${new URLSearchParams({ error: e.message })}`, 303);
+      }
+    },
+  });
+
+  route(app, {
+    method: "post",
+    path: "/api/auth/logout",
+    summary: "Sign out of this browser: clears the HTTP-only auth cookie",
+    tags: ["auth"],
+    // Clearing a cookie needs no proof of identity: a forged request could only sign someone out.
+    auth: false,
+    csrf: false,
+    responses: { 204: { description: "Cookie cleared" } },
+    handler: (c) => {
+      deleteCookie(c, c.get("config").AUTH_COOKIE, { path: "/", secure: secure(c) });
+      return c.body(null, 204);
     },
   });
 }
