@@ -9,7 +9,8 @@ const frame = (e: TaskEvent) => enc.encode(sseJsonFrame(e.event, e.data));
 /**
  * Progress of one reset task (one object per task id): fans events out to every open stream,
  * replays the latest status to a new one (DECISIONS D14), and holds a user-supplied OTP until the
- * flow takes it. Only the latest status is kept; screenshots are never stored.
+ * flow takes it, and the cancellation the run polls for. Only the latest status is kept;
+ * screenshots are never stored.
  */
 export class TaskProgress extends DurableObject {
   private streams = new Set<WritableStreamDefaultWriter<Uint8Array>>();
@@ -45,6 +46,16 @@ export class TaskProgress extends DurableObject {
     return sseResponse(readable);
   }
 
+  /** Marks the task cancelled (the run polls this) and ends every stream with the status. */
+  async cancel(): Promise<void> {
+    await this.ctx.storage.put("cancelled", true);
+    await this.publish({ event: "status", data: { status: "cancelled" } });
+  }
+
+  async isCancelled(): Promise<boolean> {
+    return (await this.ctx.storage.get<boolean>("cancelled")) === true;
+  }
+
   async putOtp(code: string): Promise<void> {
     await this.ctx.storage.put("otp", code);
   }
@@ -61,6 +72,8 @@ export type TaskProgressClient = {
   stream(): Promise<Response>;
   putOtp(code: string): Promise<void>;
   takeOtp(): Promise<string | null>;
+  cancel(): Promise<void>;
+  isCancelled(): Promise<boolean>;
 };
 
 export function taskProgress(ns: DurableObjectNamespace<TaskProgress>, taskId: string): TaskProgressClient {
@@ -70,5 +83,7 @@ export function taskProgress(ns: DurableObjectNamespace<TaskProgress>, taskId: s
     stream: () => stub.fetch("https://task-progress/stream"),
     putOtp: (code) => stub.putOtp(code),
     takeOtp: () => stub.takeOtp() as Promise<string | null>,
+    cancel: () => stub.cancel(),
+    isCancelled: () => stub.isCancelled() as Promise<boolean>,
   };
 }

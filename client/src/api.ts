@@ -199,9 +199,21 @@ export class ApiClient {
   }
 
   /** Any endpoint described like ENDPOINTS' entries (sections keep their own tables, also checked against OpenAPI). */
-  async request<T>(ep: EndpointDef, opts: CallOptions = {}, retried = false): Promise<T> {
+  async request<T>(ep: EndpointDef, opts: CallOptions = {}): Promise<T> {
+    return (await (await this.fetchOk(ep, opts, "application/json")).json().catch(() => null)) as T;
+  }
+
+  /** An endpoint answered with text/event-stream: its body, read as it arrives (automation/sse.ts). */
+  async stream(ep: EndpointDef, opts: CallOptions & { signal?: AbortSignal } = {}): Promise<ReadableStream<Uint8Array>> {
+    const res = await this.fetchOk(ep, opts, "text/event-stream");
+    if (!res.body) throw new ApiError(res.status, { error: "empty stream", code: "INTERNAL_ERROR", status: res.status });
+    return res.body;
+  }
+
+  /** A successful response, or the error as ApiError / OfflineError. */
+  private async fetchOk(ep: EndpointDef, opts: CallOptions & { signal?: AbortSignal }, accept: string, retried = false): Promise<Response> {
     const { method } = ep;
-    const headers: Record<string, string> = { ...defaultHeaders, ...opts.headers, accept: "application/json" };
+    const headers: Record<string, string> = { ...defaultHeaders, ...opts.headers, accept };
     const token = this.bearer ? await this.bearer() : null;
     if (token) headers.authorization = `Bearer ${token}`;
     if (method !== "GET") {
@@ -215,19 +227,20 @@ export class ApiClient {
         headers,
         credentials: this.bearer ? "omit" : "same-origin",
         cache: "no-store",
+        signal: opts.signal,
         body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
       });
-    } catch {
+    } catch (e) {
+      if (opts.signal?.aborted) throw e;
       throw new OfflineError();
     }
-    const body = (await res.json().catch(() => null)) as unknown;
-    if (res.ok) return body as T;
-    const err = (body ?? { error: res.statusText, code: "INTERNAL_ERROR", status: res.status }) as ErrorBody;
+    if (res.ok) return res;
+    const err = ((await res.json().catch(() => null)) ?? { error: res.statusText, code: "INTERNAL_ERROR", status: res.status }) as ErrorBody;
     if (res.status === 503 && err.error === "offline") throw new OfflineError();
     // The token outlives a page but not 12 hours, nor a change of user: fetch a fresh one once.
     if (res.status === 403 && /csrf/i.test(err.error) && !retried) {
       this.csrf = null;
-      return this.request<T>(ep, opts, true);
+      return this.fetchOk(ep, opts, accept, true);
     }
     throw new ApiError(res.status, err);
   }

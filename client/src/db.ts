@@ -24,6 +24,8 @@ export type LocalEntry = {
   encrypted_data: string | null;
   created_at: string;
   updated_at: string;
+  /** A placeholder's (encryption_version -1) plaintext username, until this client encrypts it. */
+  username?: string | null;
   /** Hashed tokens (crypto.blindIndexes); null when the envelope changed and they must be recomputed. */
   search_tokens: string[] | null;
 };

@@ -7,6 +7,8 @@ import { ApiError, OfflineError, type ApiClient, type SyncChange, type SyncEntry
 import type { LocalDb, LocalEntry, PendingMutation } from "./db";
 
 export const SYNC_PERIOD_MS = 30_000;
+/** Placeholder entries (spec: encryption_version -1) that the client must still encrypt. */
+export const PLACEHOLDER_VERSION = -1;
 /** After a network failure while the browser reports a connection (it often does for a moment after reconnecting). */
 export const RETRY_MS = 2_000;
 /** The server's batch limit (spec "Limits": max 100 mutations per batch). */
@@ -28,6 +30,7 @@ export function toLocal(userId: string, e: SyncEntry): LocalEntry {
     created_at: e.created_at,
     updated_at: e.updated_at,
     search_tokens: null,
+    ...(e.encryption_version === PLACEHOLDER_VERSION ? { username: e.username ?? null } : {}),
   };
 }
 

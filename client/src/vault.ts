@@ -5,7 +5,7 @@
 import { blindIndexes, DecryptionError, domainOf, queryTokens, type BlindIndexes, type EntrySecrets, type Envelope, type VaultKeys } from "./crypto";
 import type { LocalDb, LocalEntry, MutationData, PendingMutation } from "./db";
 import { isBound, KeyRollbackError, LegacyRefusedError, MisplacedEnvelopeError, openEntry, placeOf, sealEntry } from "./envelope";
-import { withSyncLock } from "./sync-engine";
+import { PLACEHOLDER_VERSION, withSyncLock } from "./sync-engine";
 
 export type EntryInput = EntrySecrets & { name: string; website: string; url: string; tags: string[] };
 
@@ -161,11 +161,26 @@ export class Vault {
   }
 
   /**
+   * Encrypts placeholder entries (encryption_version -1, made by the server from discovery) on
+   * first sight, as the spec intends: each becomes a V3 update with its username and an empty
+   * password, queued through sync. One already queued is left to its queued change.
+   */
+  async sealPlaceholders(): Promise<number> {
+    const queued = new Set((await this.db.pending(this.userId)).map((p) => p.entryId));
+    const open = (await this.db.entries(this.userId)).filter((e) => e.encryption_version === PLACEHOLDER_VERSION && !queued.has(e.id));
+    for (const e of open) {
+      await this.update(e.id, { name: e.name, website: e.website ?? "", url: e.url ?? "", tags: e.tags, username: e.username ?? "", password: "", notes: "", category: "", totp: "" });
+    }
+    return open.length;
+  }
+
+  /**
    * Computes the blind-index tokens of entries that came from the server (sync does not carry
    * them). Entries this key cannot open are left unindexed; returns how many there are, and why
    * when the client refused them (moved, replayed or unbound envelopes) rather than lacking the key.
    */
   async ensureIndexed(): Promise<{ unreadable: number; reasons: string[] }> {
+    await this.sealPlaceholders();
     let unreadable = 0;
     const reasons = new Set<string>();
     const stale = (await this.db.entries(this.userId)).filter((e) => e.search_tokens === null);

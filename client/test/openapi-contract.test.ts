@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { ENDPOINTS } from "../src/api";
 import { SHARING_ENDPOINTS } from "../src/sharing-api";
+import { AUTOMATION_ENDPOINTS, STREAM_ENDPOINTS } from "../src/automation/endpoints";
 
 type Schema = { type?: string; properties?: Record<string, Schema>; items?: Schema; anyOf?: Schema[]; required?: string[] };
 type Operation = { parameters?: { name: string; in: string }[]; requestBody?: { content: Record<string, { schema: Schema }> }; responses: Record<string, { content?: Record<string, { schema: Schema }> }> };
@@ -13,7 +14,7 @@ beforeAll(async () => {
 });
 
 describe("the client's endpoints against /api/openapi.json", () => {
-  it.each(Object.entries({ ...ENDPOINTS, ...SHARING_ENDPOINTS }))("%s exists with its method, parameters, body and response fields", (_, ep) => {
+  it.each(Object.entries({ ...ENDPOINTS, ...SHARING_ENDPOINTS, ...AUTOMATION_ENDPOINTS, ...STREAM_ENDPOINTS }))("%s exists with its method, parameters, body and response fields", (_, ep) => {
     const op = doc.paths[ep.path]?.[ep.method.toLowerCase()];
     expect(op, `${ep.method} ${ep.path}`).toBeDefined();
     const params = new Set((op!.parameters ?? []).map((p) => `${p.in}:${p.name}`));

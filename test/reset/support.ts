@@ -4,7 +4,7 @@ import { TestUser, type TokenOptions } from "../support/auth";
 import { fingerprint, register } from "../support/devices";
 
 export const site = env.TEST_RESET_SITE;
-export const imap = JSON.parse(env.TEST_RESET_IMAP) as { port: number; user: string; password: string; mailboxes: { chat: string; otp: string; silent: string } };
+export const imap = JSON.parse(env.TEST_RESET_IMAP) as { port: number; user: string; password: string; mailboxes: { chat: string; otp: string; silent: string; cancel: string } };
 
 /**
  * A user who may start resets (DECISIONS D17): signed in just now, calling from a device they

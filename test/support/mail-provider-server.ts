@@ -53,11 +53,14 @@ function addressOf(from: string) {
   return m ? { name: m[1] || m[2], address: m[2] } : { name: from, address: from };
 }
 
-/** The subject:/from: terms of a Gmail q or a Graph KQL $search; the terms of one kind are ORed. */
+/** The subject:/from: terms of a Gmail q or a Graph KQL $search; the terms of one kind are ORed (other operators are ignored). */
 function parseQuery(q: string) {
   const terms = { subject: [] as string[], from: [] as string[], unread: /\bis:unread\b/i.test(q) };
   for (const m of q.matchAll(/(subject|from):(?:\("([^"]*)"\)|\(([^)]*)\)|"([^"]*)"|([^\s()"]+))/gi)) {
-    terms[m[1].toLowerCase() as "subject" | "from"].push((m[2] ?? m[3] ?? m[4] ?? m[5]).toLowerCase());
+    // A parenthesised group is Gmail's `(a OR b)`: each alternative is its own term.
+    const value = (m[2] ?? m[4] ?? m[5] ?? "").toLowerCase();
+    const alternatives = m[3] !== undefined ? m[3].toLowerCase().split(/\s+or\s+/) : [value];
+    terms[m[1].toLowerCase() as "subject" | "from"].push(...alternatives.map((a) => a.trim()).filter(Boolean));
   }
   return terms;
 }

@@ -17,7 +17,7 @@ export const RESET_MAILBOX_USER = "reset-owner@example.test";
  * site's sender, so two files sharing a mailbox could take each other's messages. `silent` is an
  * address the site never has an account for, so no reset mail ever reaches it.
  */
-const FILE_MAILBOXES = { chat: "reset-chat@example.test", otp: "reset-otp@example.test", silent: "reset-silent@example.test" };
+const FILE_MAILBOXES = { chat: "reset-chat@example.test", otp: "reset-otp@example.test", silent: "reset-silent@example.test", cancel: "reset-cancel@example.test" };
 
 /** vitest globalSetup: the local website whose forgot-password form mails into a real Dovecot. */
 export default async function setup(project: TestProject) {

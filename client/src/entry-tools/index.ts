@@ -4,4 +4,6 @@ import type { EntryToolDef } from "../shell/context";
 export const entryTools: EntryToolDef[] = [
   { id: "totp", title: "One-time codes (TOTP)", load: () => import("./totp") },
   { id: "attachments", title: "Attachments", load: () => import("./attachments") },
+  { id: "reset", title: "Password reset", load: () => import("./reset") },
+  { id: "session-share", title: "Share session", load: () => import("./session-share") },
 ];

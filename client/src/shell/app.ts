@@ -15,6 +15,7 @@ import { Vault } from "../vault";
 import { $, requestBackgroundSync } from "../pages/common";
 import { announceKeysChanged, watchIdle } from "../pages/lock";
 import type { AppContext, Unmount } from "./context";
+import { resumeResets } from "../reset/manager";
 import { resolveSection } from "./router";
 import { sections } from "./sections";
 
@@ -147,6 +148,11 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
   /** Mounts the section of `path`; a newer navigation started meanwhile wins. */
   async function go(path: string, push: boolean) {
     const url = new URL(path, location.origin);
+    // The mail OAuth callback lands on /dashboard?integration=… (DECISIONS D8): that is the mailboxes' news.
+    if (url.pathname === "/dashboard" && url.searchParams.has("integration")) {
+      url.pathname = "/mailboxes";
+      history.replaceState(null, "", url);
+    }
     if (push && url.pathname + url.search !== location.pathname + location.search) history.pushState(null, "", url);
     const mine = ++generation;
     unmount?.();
@@ -228,6 +234,8 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
   await go(location.pathname + location.search, false);
   hooks.started(sync, stopIdle);
   sync.start();
+  // Resets this device started and has not saved yet (one may have ended while no tab was open).
+  void resumeResets(app);
   document.body.dataset.ready = "true";
   return app;
 }

@@ -8,4 +8,9 @@ export const sections: SectionDef[] = [
   { id: "devices", title: "Devices", path: "/devices", load: () => import("../sections/devices") },
   { id: "security", title: "Security", path: "/security", load: () => import("../sections/security") },
   { id: "import-export", title: "Import & export", path: "/import-export", load: () => import("../sections/import-export") },
+  { id: "resets", title: "Password resets", path: "/resets", load: () => import("../sections/resets") },
+  { id: "mailboxes", title: "Mailboxes", path: "/mailboxes", load: () => import("../sections/mailboxes") },
+  { id: "discovery", title: "Account discovery", path: "/discovery", load: () => import("../sections/discovery") },
+  { id: "identities", title: "Identities", path: "/identities", load: () => import("../sections/identities") },
+  { id: "session-shares", title: "Session shares", path: "/session-shares", load: () => import("../sections/session-shares") },
 ];

@@ -6,6 +6,7 @@ import { extensionOrigin } from "../../../scripts/lib/extension-id.mjs";
 import { DEV_CLIENT_ID, startDevOidc } from "../../../scripts/lib/dev-oidc.mjs";
 import { startWorker } from "../../../bench/lib/harness.mjs";
 import { freePort } from "../../../test/support/dovecot-lib.mjs";
+import { startAutomationComponents } from "./automation-components";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -16,24 +17,29 @@ declare module "vitest" {
 }
 
 /**
- * Builds the client fresh, starts the local OpenID provider (tests may register users at it) and
- * wrangler dev on its own port and state directory, trusting that provider. Private destinations
- * are allowed: the session-viewer test's share logs in to a site on 127.0.0.1.
+ * Builds the client fresh, starts the local OpenID provider (tests may register users at it), the
+ * automation journeys' components (automation-components.ts) and wrangler dev on its own port and
+ * state directory, trusting that provider. Private destinations are allowed: the session-viewer
+ * test's share logs in to a site on 127.0.0.1, and the automation journeys reach the local reset
+ * site, mail and alias providers and Dovecot there too.
  */
 export default async function setup(project: TestProject) {
   execFileSync("node", ["scripts/build-client.mjs"], { cwd: ROOT, stdio: "inherit" });
   // A free port unless one is named: several checkouts may run this suite on one machine.
   const port = process.env.BROWSER_TEST_PORT ? Number(process.env.BROWSER_TEST_PORT) : await freePort();
   const idp = await startDevOidc({ port: await freePort(), redirectUris: [`http://127.0.0.1:${port}/api/auth/callback`], allowRegistration: true, quiet: true });
+  const components = await startAutomationComponents(`http://127.0.0.1:${port}`);
   const worker = await startWorker({
     port,
     name: "browser-suite",
-    vars: { OUTBOUND_ALLOW_PRIVATE: "true", CORS_ORIGINS: extensionOrigin(), IDP_ISSUER: idp.issuer, OIDC_CLIENT_ID: DEV_CLIENT_ID, OIDC_SCOPES: "openid email vault" },
+    vars: { OUTBOUND_ALLOW_PRIVATE: "true", CORS_ORIGINS: extensionOrigin(), IDP_ISSUER: idp.issuer, OIDC_CLIENT_ID: DEV_CLIENT_ID, OIDC_SCOPES: "openid email vault", ...components.vars },
   });
   project.provide("baseUrl", worker.base);
   project.provide("idpIssuer", idp.issuer);
+  project.provide("automation", components.context);
   return async () => {
     worker.stop();
     await idp.stop();
+    await components.stop();
   };
 }

@@ -62,7 +62,7 @@ async function markDisconnected(env: Bindings, userId: string, provider: string,
     body: `Access to ${email} (${provider}) has expired or was revoked. Reconnect it to keep account discovery and password resets working.`,
     color: "warning",
     icon: "mail",
-    actionUrl: "/dashboard/integrations",
+    actionUrl: "/mailboxes",
     metadata: { provider, email },
   });
   return { ok: false, reason: "refresh_failed" };

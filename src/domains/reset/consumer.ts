@@ -50,7 +50,10 @@ export async function consumeResetBatch(batch: MessageBatch<ResetMessage>, env: 
   }
 }
 
-type Ctx = { env: Bindings; config: Config; job: ResetJobRow; leaseId: string; steps: JobStep[]; progress: TaskProgressClient };
+type Ctx = { env: Bindings; config: Config; job: ResetJobRow; leaseId: string; steps: JobStep[]; progress: TaskProgressClient; cancelled: AbortSignal };
+
+/** How often a run looks for the owner's cancellation (DECISIONS D17) while it works or waits. */
+const CANCEL_POLL_MS = 1000;
 
 /** Every write renews the lease; a write refused because the lease moved on stops this run. */
 async function setStatus(ctx: Ctx, status: string, extra: Record<string, unknown> = {}) {
@@ -104,10 +107,23 @@ export async function runResetJob(env: Bindings, m: ResetMessage, opts: { lastAt
   if ("retryAfterSeconds" in claim) return claim;
   const { job, leaseId } = claim;
   const steps: JobStep[] = job.runs > 1 ? STEP_NAMES.map((name) => ({ name, status: "pending", duration: null })) : job.steps.map((s) => ({ ...s }));
-  const ctx: Ctx = { env, config, job, leaseId, steps, progress: taskProgress(env.TASK_PROGRESS, job.id) };
+  const cancel = new AbortController();
+  const ctx: Ctx = { env, config, job, leaseId, steps, progress: taskProgress(env.TASK_PROGRESS, job.id), cancelled: cancel.signal };
   const hooks = { screenshot: (url: string) => ctx.progress.publish({ event: "screenshot", data: { url } }) };
   const svc = await resolveService(db, job.serviceUrl);
   let browser: Browser | undefined;
+  // A cancelled run stops where it is: waits end through the signal, and closing the browser ends
+  // a page step; the next status write is then refused (repo.updateLeased) and the run returns.
+  const watch = setInterval(() => {
+    void ctx.progress.isCancelled().then(
+      (yes) => {
+        if (!yes || cancel.signal.aborted) return;
+        cancel.abort();
+        void browser?.close().catch(() => undefined);
+      },
+      () => undefined,
+    );
+  }, CANCEL_POLL_MS);
   try {
     if (!job.clientPublicKey) throw new FlowFailure("no clientPublicKey to deliver the new password to");
     const creds = await mailboxFor(env, config, db, m.userId, job.email);
@@ -147,6 +163,7 @@ export async function runResetJob(env: Bindings, m: ResetMessage, opts: { lastAt
       if (!(e instanceof LeaseLost)) throw e;
     });
   } finally {
+    clearInterval(watch);
     await browser?.close().catch(() => undefined);
   }
   return {};
@@ -166,7 +183,7 @@ async function mailboxFor(env: Bindings, config: Config, db: Db, userId: string,
 }
 
 async function mailOnly(ctx: Ctx, creds: Creds, svc: ResolvedService, since: Date): Promise<FoundMail> {
-  const mail = await waitForResetMail(ctx.config, creds, svc, since, Date.now() + ctx.config.RESET_EMAIL_WAIT_SECONDS * 1000);
+  const mail = await waitForResetMail(ctx.config, creds, svc, since, Date.now() + ctx.config.RESET_EMAIL_WAIT_SECONDS * 1000, ctx.cancelled);
   if (!mail) throw new FlowFailure("no reset email arrived in time");
   return mail;
 }
@@ -179,6 +196,8 @@ async function mailOnly(ctx: Ctx, creds: Creds, svc: ResolvedService, since: Dat
 async function mailOrUserCode(ctx: Ctx, creds: Creds, svc: ResolvedService, since: Date): Promise<FoundMail> {
   const deadline = Date.now() + ctx.config.RESET_EMAIL_WAIT_SECONDS * 1000;
   const stop = new AbortController();
+  if (ctx.cancelled.aborted) stop.abort();
+  else ctx.cancelled.addEventListener("abort", () => stop.abort(), { once: true });
   const fromMail = waitForResetMail(ctx.config, creds, svc, since, deadline, stop.signal).then((m) => m ?? null);
   const fromUser = (async (): Promise<FoundMail | null> => {
     while (Date.now() < deadline && !stop.signal.aborted) {

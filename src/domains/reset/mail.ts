@@ -136,12 +136,26 @@ async function api(m: ApiMailbox, path: string, init: RequestInit = {}): Promise
   return res;
 }
 
-/** Gmail shape: unread mail from the senders since the day before, newest first. */
-async function listMailx(m: ApiMailbox, senders: string[], since: Date): Promise<Candidate[]> {
-  const q = `is:unread after:${Math.floor(since.getTime() / 1000) - 86_400} (${senders.map((s) => `from:${s}`).join(" OR ")})`;
-  const res = await api(m, `/gmail/v1/users/me/messages?maxResults=20&q=${encodeURIComponent(q)}`);
-  const page = (await res.json()) as { messages?: { id: string }[] };
-  return (page.messages ?? []).map((x) => ({ id: x.id, receivedAt: Number.NaN }));
+/**
+ * The Gmail-shaped searches for a service: its registry `gmail_search_queries`, each narrowed to
+ * unread mail; a service without any falls back to a search by its senders since the day before.
+ */
+export function gmailQueries(svc: Pick<ResolvedService, "mailboxQueries">, senders: string[], since: Date): string[] {
+  const own = (svc.mailboxQueries ?? []).map((q) => q.trim()).filter(Boolean);
+  if (own.length) return own.map((q) => `is:unread ${q}`);
+  return [`is:unread after:${Math.floor(since.getTime() / 1000) - 86_400} (${senders.map((s) => `from:${s}`).join(" OR ")})`];
+}
+
+/** Gmail shape: the service's searches, newest first, each message once. */
+async function listMailx(m: ApiMailbox, svc: ResolvedService, senders: string[], since: Date): Promise<Candidate[]> {
+  const seen = new Set<string>();
+  const out: Candidate[] = [];
+  for (const q of gmailQueries(svc, senders, since)) {
+    const res = await api(m, `/gmail/v1/users/me/messages?maxResults=20&q=${encodeURIComponent(q)}`);
+    const page = (await res.json()) as { messages?: { id: string }[] };
+    for (const x of page.messages ?? []) if (!seen.has(x.id) && seen.add(x.id)) out.push({ id: x.id, receivedAt: Number.NaN });
+  }
+  return out;
 }
 
 /** Graph shape: a sender search; unread and arrival time are checked on the listed metadata. */
@@ -178,7 +192,7 @@ async function waitForApiResetMail(m: ApiMailbox, svc: ResolvedService, since: D
   if (senders.length === 0) return null;
   const tried = new Set<string>();
   while (Date.now() < deadline && !signal?.aborted) {
-    const candidates = m.provider === "maily" ? await listMaily(m, senders, since) : await listMailx(m, senders, since);
+    const candidates = m.provider === "maily" ? await listMaily(m, senders, since) : await listMailx(m, svc, senders, since);
     for (const c of candidates.filter((x) => !tried.has(x.id))) {
       tried.add(c.id);
       const found = await readResetMail(await rawMessage(m, c.id), svc, since);

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt, ne, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../../db/client";
 import { resetJobs, type ResetJobRow } from "../../db/schema";
@@ -43,12 +43,40 @@ export async function updateJob(db: Db, userId: string, id: string, set: Partial
   await db.update(resetJobs).set(set).where(and(eq(resetJobs.userId, userId), eq(resetJobs.id, id))).run();
 }
 
-/** A write by the run holding `leaseId`; false when another run has taken the job over. */
+/**
+ * A write by the run holding `leaseId`; false when another run has taken the job over or the
+ * owner has cancelled it (the run then stops).
+ */
 export async function updateLeased(db: Db, userId: string, id: string, leaseId: string, set: Partial<ResetJobRow>): Promise<boolean> {
   const row = await db
     .update(resetJobs)
     .set(set)
-    .where(and(eq(resetJobs.userId, userId), eq(resetJobs.id, id), eq(resetJobs.leaseId, leaseId)))
+    .where(and(eq(resetJobs.userId, userId), eq(resetJobs.id, id), eq(resetJobs.leaseId, leaseId), ne(resetJobs.status, "cancelled")))
+    .returning({ id: resetJobs.id })
+    .get();
+  return row !== undefined;
+}
+
+/** Statuses a job can be cancelled from. */
+export const CANCELLABLE = ["pending", ...IN_FLIGHT];
+
+/**
+ * Cancels a job that has not ended, in one statement, unless its last step (setting the new
+ * password) has begun: from then on the site may hold the new password, and only completing the
+ * run delivers it to the owner. Returns whether the job was cancelled.
+ */
+export async function cancelJob(db: Db, userId: string, id: string, steps: ResetJobRow["steps"], at: string): Promise<boolean> {
+  const row = await db
+    .update(resetJobs)
+    .set({ status: "cancelled", steps, updatedAt: at, completedAt: at, leaseExpiresAt: at })
+    .where(
+      and(
+        eq(resetJobs.userId, userId),
+        eq(resetJobs.id, id),
+        inArray(resetJobs.status, CANCELLABLE),
+        sql`coalesce((select json_extract(value, '$.status') from json_each(${resetJobs.steps}) where json_extract(value, '$.name') = 'set_password'), 'pending') = 'pending'`,
+      ),
+    )
     .returning({ id: resetJobs.id })
     .get();
   return row !== undefined;

@@ -4,8 +4,8 @@ import { route } from "../../http/route";
 import { requestMeta, type AppEnv } from "../../http/types";
 import { idParam } from "../../lib/validators";
 import { startChatReset } from "./chat";
-import { ChatResetBody, CreateResetTaskBody, CreateResetTaskResponse, JobResponse, OtpBody, OtpResponse, SignInDiscoveryBody, SignInDiscoveryResponse } from "./schema";
-import { createResetTask, getJob, submitOtp, taskStream } from "./service";
+import { CancelTaskResponse, ChatResetBody, CreateResetTaskBody, CreateResetTaskResponse, JobResponse, OtpBody, OtpResponse, SignInDiscoveryBody, SignInDiscoveryResponse } from "./schema";
+import { cancelTask, createResetTask, getJob, submitOtp, taskStream } from "./service";
 import { discoverSignIn } from "./sign-in-discovery";
 import { sseResponse } from "../../kernel/sse";
 
@@ -77,6 +77,20 @@ export function registerResetRoutes(app: Hono<AppEnv>) {
     body: OtpBody,
     responses: { 200: { description: "Whether the task could take the code", schema: OtpResponse } },
     handler: async (c, { params, body }) => c.json(await submitOtp(c.env, c.get("user").id, params.id, body.code)),
+  });
+
+  route(app, {
+    method: "post",
+    path: "/api/tasks/:id/cancel",
+    summary: "Cancel a reset task that has not ended (DECISIONS D17)",
+    tags: ["reset"],
+    params: idParam,
+    responses: {
+      200: { description: "Cancelled; the stream ends with status cancelled", schema: CancelTaskResponse },
+      404: { description: "No such task of the caller's" },
+      409: { description: "The task has ended, or is setting the new password" },
+    },
+    handler: async (c, { params }) => c.json(await cancelTask(c.env, c.get("user").id, params.id)),
   });
 
   route(app, {

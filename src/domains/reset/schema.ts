@@ -13,6 +13,7 @@ export const CreateResetTaskBody = z.object({
   clientPublicKey: ClientPublicKey.optional(),
 });
 export const CreateResetTaskResponse = z.object({ taskId: z.string(), status: z.string() });
+export const CancelTaskResponse = z.object({ taskId: z.string(), status: z.literal("cancelled") });
 export const OtpBody = z.object({ code: z.string().trim().min(1).max(32).regex(/^[A-Za-z0-9-]+$/, "must be letters, digits or dashes") });
 export const OtpResponse = z.object({ accepted: z.boolean() });
 const Step = z.object({ name: z.string(), status: z.string(), duration: z.number().int().nullable(), launchMs: z.number().int().optional() });
@@ -20,6 +21,7 @@ export const JobResponse = z.object({
   id: z.string(),
   status: z.string(),
   service: z.string(),
+  passwordId: z.string().nullable(),
   startedAt: z.string().nullable(),
   completedAt: z.string().nullable(),
   steps: z.array(Step),

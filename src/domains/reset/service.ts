@@ -2,7 +2,7 @@ import { taskProgress } from "../../../durable-objects/task-progress";
 import { dbFor } from "../../db/client";
 import type { JobStep } from "../../db/schema";
 import type { Bindings, Config } from "../../env";
-import { AppError, ErrorCode, notFound } from "../../lib/errors";
+import { AppError, conflict, ErrorCode, notFound } from "../../lib/errors";
 import { assertPublicUrl } from "../../lib/outbound-guard";
 import { guardOptions } from "../../lib/guarded-fetch";
 import { normalizeHost } from "../../kernel/hostname";
@@ -70,6 +70,7 @@ export async function getJob(env: Bindings, userId: string, id: string) {
     id: row.id,
     status: row.status,
     service: row.service,
+    passwordId: row.passwordId,
     startedAt: row.startedAt,
     completedAt: row.completedAt,
     steps: row.steps,
@@ -91,4 +92,22 @@ export async function submitOtp(env: Bindings, userId: string, id: string, code:
   if (!OPEN.has(row.status)) return { accepted: false };
   await taskProgress(env.TASK_PROGRESS, id).putOtp(code);
   return { accepted: true };
+}
+
+/**
+ * DECISIONS D17: the owner stops a task that has not ended. The run notices at its next step (or
+ * within a second while it waits for mail or a code), closes its browser and writes nothing more.
+ */
+export async function cancelTask(env: Bindings, userId: string, id: string) {
+  const db = dbFor(env, userId);
+  const row = await repo.findJob(db, userId, id);
+  if (!row) throw notFound("Task");
+  const steps = row.steps.map((s) => (s.status === "pending" || s.status === "running" ? { ...s, status: "skipped" } : s));
+  if (!(await repo.cancelJob(db, userId, id, steps, new Date().toISOString()))) {
+    const now = await repo.findJob(db, userId, id);
+    if (now && OPEN.has(now.status)) throw conflict("The new password is already being set; the reset can no longer be cancelled");
+    throw conflict("The task has already ended");
+  }
+  await taskProgress(env.TASK_PROGRESS, id).cancel();
+  return { taskId: id, status: "cancelled" as const };
 }

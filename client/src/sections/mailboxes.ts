@@ -1,0 +1,153 @@
+/**
+ * Mailboxes (/mailboxes): connect a Gmail-shaped (mailx) or Graph-shaped (maily) mailbox through
+ * the provider's OAuth consent, or any mailbox over IMAP; see each one's status; disconnect. The
+ * OAuth callback lands on /dashboard?integration=… (DECISIONS D8), which the shell opens here, and
+ * a disconnected mailbox's notification links here too.
+ */
+import { AUTOMATION_ENDPOINTS as EP } from "../automation/endpoints";
+import { button, describeError, labelled, sectionFrame } from "../automation/ui";
+import { el } from "../pages/common";
+import { integrations, type Integration } from "../reset/mailboxes";
+import type { AppContext } from "../shell/context";
+
+export const PROVIDER_NAMES: Record<Integration["provider"], string> = {
+  mailx: "Mailx (Gmail-compatible)",
+  maily: "Maily (Microsoft Graph-compatible)",
+  imap: "IMAP",
+  codehost: "Codehost",
+  idp: "Identity provider",
+};
+
+const REASONS: Record<string, string> = {
+  access_denied: "you declined access at the provider",
+  invalid_state: "the sign-in link expired or was already used; start again",
+  missing_code: "the provider did not complete the sign-in",
+  provider_error: "the provider reported an error",
+};
+
+export function mount(root: HTMLElement, app: AppContext): void {
+  const { api } = app;
+  const notice = el("p", { role: "status", className: "notice" });
+  const error = el("p", { className: "error", role: "alert" });
+  const table = el("tbody");
+  const list = el("table", { className: "mailboxes" }, el("thead", {}, el("tr", {}, ...["Provider", "Address", "Status", "Connected", ""].map((h) => el("th", { textContent: h })))), table);
+  const empty = el("p", { className: "muted", textContent: "No mailbox connected yet." });
+
+  const connectOAuth = (provider: "mailx" | "maily") =>
+    void api.request<{ authUrl: string }>(EP.oauthAuth, { params: { provider } }).then(
+      ({ authUrl }) => location.assign(authUrl),
+      (e) => (error.textContent = describeError(e, "Connecting")),
+    );
+
+  const host = el("input", { name: "host", required: true, maxLength: 253, placeholder: "imap.example.com" });
+  const port = el("input", { name: "port", type: "number", min: "1", max: "65535", value: "993", required: true });
+  const tls = el("input", { name: "tls", type: "checkbox", checked: true });
+  const username = el("input", { name: "username", required: true, maxLength: 320, autocomplete: "username" });
+  const password = el("input", { name: "password", type: "password", required: true, maxLength: 1024, autocomplete: "off" });
+  const imapError = el("p", { className: "error", role: "alert" });
+  const imapForm = el(
+    "form",
+    { className: "card imap-form", noValidate: true },
+    el("h3", { textContent: "Connect over IMAP" }),
+    labelled("IMAP host", host),
+    labelled("Port", port),
+    el("label", { className: "inline" }, tls, " Use TLS"),
+    labelled("Username", username),
+    labelled("App password", password, "An app password from your mail provider, not your account password."),
+    el("div", { className: "row" }, el("button", { type: "submit", textContent: "Connect IMAP mailbox" })),
+    imapError,
+  );
+
+  sectionFrame(
+    root,
+    "Mailboxes",
+    "Connected mailboxes let the vault find your accounts (discovery) and read password reset emails. Tokens and passwords are stored sealed on the server.",
+    notice,
+    error,
+    list,
+    empty,
+    el(
+      "div",
+      { className: "card" },
+      el("h3", { textContent: "Connect with your provider" }),
+      el("div", { className: "row" }, button("Connect Mailx (Gmail-compatible)", () => connectOAuth("mailx"), { secondary: false }), button("Connect Maily (Graph-compatible)", () => connectOAuth("maily"), { secondary: false })),
+    ),
+    imapForm,
+  );
+
+  const q = new URLSearchParams(location.search);
+  const from = q.get("integration") as Integration["provider"] | null;
+  if (from) {
+    const name = PROVIDER_NAMES[from] ?? from;
+    if (q.get("status") === "connected") notice.textContent = `${name} connected.`;
+    else error.textContent = `${name} was not connected: ${REASONS[q.get("reason") ?? ""] ?? q.get("reason") ?? "unknown reason"}.`;
+    history.replaceState(null, "", "/mailboxes");
+  }
+
+  async function render() {
+    try {
+      const rows = await integrations(api);
+      table.replaceChildren(
+        ...rows.map((i) => {
+          const disconnected = i.status === "disconnected";
+          const actions = el("td", {});
+          if (disconnected && (i.provider === "mailx" || i.provider === "maily")) actions.append(button("Reconnect", () => connectOAuth(i.provider as "mailx" | "maily"), { aria: `Reconnect ${i.email}`, secondary: false }));
+          actions.append(button("Disconnect", () => void disconnect(i), { aria: `Disconnect ${i.email}` }));
+          return el(
+            "tr",
+            { dataset: { provider: i.provider, status: i.status } },
+            el("td", { textContent: PROVIDER_NAMES[i.provider] ?? i.provider }),
+            el("td", { textContent: i.email }),
+            el("td", {}, el("span", { className: `badge ${disconnected ? "warn" : "ok"}`, textContent: disconnected ? "Disconnected: reconnect to keep discovery and resets working" : "Active" })),
+            el("td", { textContent: new Date(i.connectedAt).toLocaleString() }),
+            actions,
+          );
+        }),
+      );
+      list.hidden = rows.length === 0;
+      empty.hidden = rows.length > 0;
+    } catch (e) {
+      error.textContent = describeError(e, "Listing mailboxes");
+    }
+  }
+
+  async function disconnect(i: Integration) {
+    if (!confirm(`Disconnect ${i.email}? Discovery and password resets stop using it.`)) return;
+    try {
+      if (i.provider === "imap") await api.request(EP.imapDisconnect);
+      else await api.request(EP.oauthDisconnect, { params: { provider: i.provider } });
+      notice.textContent = `${i.email} disconnected.`;
+      await render();
+    } catch (e) {
+      error.textContent = describeError(e, "Disconnecting");
+    }
+  }
+
+  imapForm.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    imapError.textContent = "";
+    const portNo = Number(port.value);
+    const missing = [
+      [host, "the IMAP host"],
+      [username, "the username"],
+      [password, "the app password"],
+    ].find(([f]) => !(f as HTMLInputElement).value.trim());
+    if (missing) return void (imapError.textContent = `Enter ${missing[1]}.`);
+    if (!Number.isInteger(portNo) || portNo < 1 || portNo > 65535) return void (imapError.textContent = "The port is a whole number from 1 to 65535.");
+    const submit = imapForm.querySelector("button[type=submit]") as HTMLButtonElement;
+    submit.disabled = true;
+    void api
+      .request<{ email: string }>(EP.imapConnect, { body: { host: host.value.trim(), port: portNo, username: username.value.trim(), password: password.value, tls: tls.checked } })
+      .then(
+        async ({ email }) => {
+          password.value = "";
+          notice.textContent = `IMAP mailbox ${email} connected.`;
+          await render();
+        },
+        (e) => (imapError.textContent = describeError(e, "Connecting")),
+      )
+      .finally(() => (submit.disabled = false));
+  });
+
+  void render();
+}

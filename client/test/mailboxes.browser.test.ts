@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiAs } from "./support/api";
+import { automation, consentAs, discoveryMailbox, patchProviderAccount, providerAccount } from "./support/automation";
+import { launch, newUser, screenshot, signInThroughPage, type Browser, type BrowserContext, type Page } from "./support/browser";
+import { base, openSection, personContext } from "./support/journey";
+
+// Mailboxes in real Chromium: OAuth through the local provider (Gmail- and Graph-shaped), IMAP
+// against a real Dovecot, status, disconnect, and the disconnected notification's way back.
+const PASSPHRASE = "mailboxes passphrase";
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let user: Awaited<ReturnType<typeof newUser>>;
+let api: Awaited<ReturnType<typeof apiAs>>;
+
+const row = (p: Page, email: string) => p.locator("table.mailboxes tbody tr").filter({ hasText: email });
+const listed = async () => ((await api.get("/api/user-integrations")).body.integrations as { provider: string; email: string; status: string }[]).map((i) => `${i.provider}:${i.email}:${i.status}`).sort();
+
+beforeAll(async () => {
+  browser = await launch();
+  user = await newUser("mailboxes");
+  ({ context, page } = await personContext(browser));
+  await signInThroughPage(page, user.token, PASSPHRASE);
+  api = await apiAs(base(), user.token);
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe("mailboxes", () => {
+  it.each(["mailx", "maily"] as const)("connects a %s mailbox through the provider's consent and lists it as active", async (provider) => {
+    const email = `${provider}-${Date.now()}@mail.example.test`;
+    const account = await providerAccount(provider, email);
+    await openSection(page, "Mailboxes");
+    await consentAs(page, provider, account);
+    await page.getByRole("button", { name: provider === "mailx" ? "Connect Mailx (Gmail-compatible)" : "Connect Maily (Graph-compatible)" }).click();
+    await page.waitForURL((u) => u.pathname === "/mailboxes" && u.search === "");
+    await expect.poll(() => page.locator(".notice").innerText()).toContain("connected.");
+    await expect.poll(() => row(page, email).getAttribute("data-status")).toBe("active");
+    await page.unrouteAll();
+    await screenshot(page, `screenshots/mailboxes-${provider}-connected.png`);
+    expect(await listed()).toContain(`${provider}:${email}:active`);
+  });
+
+  it("a declined consent says so and connects nothing", async () => {
+    const before = await listed();
+    await page.getByRole("button", { name: "Connect Mailx (Gmail-compatible)" }).click();
+    await page.waitForURL((u) => u.pathname === "/mailboxes" && u.search === "");
+    await expect.poll(() => page.getByRole("alert").first().innerText()).toContain("you declined access at the provider");
+    expect(await listed()).toEqual(before);
+  });
+
+  it("connects an IMAP mailbox; bad input gets a clear message and changes nothing", async () => {
+    const box = await discoveryMailbox();
+    const before = await listed();
+    const form = page.locator("form.imap-form");
+    await form.getByLabel("IMAP host").fill("127.0.0.1");
+    await form.getByLabel("Port").fill("70000");
+    await form.getByLabel("Use TLS").uncheck();
+    await form.getByLabel("Username").fill(box.user);
+    await form.getByLabel("App password").fill("wrong-password");
+    await form.getByRole("button", { name: "Connect IMAP mailbox" }).click();
+    await expect.poll(() => form.getByRole("alert").innerText()).toBe("The port is a whole number from 1 to 65535.");
+    await form.getByLabel("Port").fill(String(automation().discoveryImap.port));
+    await form.getByRole("button", { name: "Connect IMAP mailbox" }).click();
+    await expect.poll(() => form.getByRole("alert").innerText(), { timeout: 20_000 }).toContain("IMAP login failed");
+    await screenshot(page, "screenshots/mailboxes-imap-refused.png");
+    expect(await listed()).toEqual(before);
+
+    await form.getByLabel("App password").fill(box.password);
+    await form.getByRole("button", { name: "Connect IMAP mailbox" }).click();
+    await expect.poll(() => row(page, box.user).getAttribute("data-status"), { timeout: 20_000 }).toBe("active");
+    expect(await form.getByLabel("App password").inputValue()).toBe("");
+    expect(await listed()).toContain(`imap:${box.user}:active`);
+
+    await row(page, box.user).getByRole("button", { name: `Disconnect ${box.user}` }).click();
+    await expect.poll(() => row(page, box.user).count()).toBe(0);
+    expect((await listed()).some((i) => i.startsWith("imap:"))).toBe(false);
+  });
+
+  it("a mailbox whose access ended shows as disconnected; its notification leads back here to reconnect", async () => {
+    const email = `expired-${Date.now()}@mail.example.test`;
+    const account = await providerAccount("mailx", email);
+    await consentAs(page, "mailx", account);
+    await page.getByRole("button", { name: "Connect Mailx (Gmail-compatible)" }).click();
+    await expect.poll(() => row(page, email).getAttribute("data-status")).toBe("active");
+    await page.unrouteAll();
+    await patchProviderAccount(account, { refresh: "invalid_grant" });
+    expect((await api.post("/api/integrations/mailx/refresh")).status).toBe(422);
+
+    const { body } = await api.get("/api/notifications");
+    const note = (body.notifications ?? body.data) as { type: string; action_url: string }[];
+    const disconnected = note.find((n) => n.type === "integration_disconnected")!;
+    expect(disconnected.action_url).toBe("/mailboxes");
+    await page.goto(disconnected.action_url);
+    await page.getByRole("heading", { level: 1, name: "Mailboxes" }).waitFor();
+    await expect.poll(() => row(page, email).getAttribute("data-status")).toBe("disconnected");
+    await screenshot(page, "screenshots/mailboxes-disconnected.png");
+
+    await patchProviderAccount(account, { refresh: "ok" });
+    await consentAs(page, "mailx", account);
+    await row(page, email).getByRole("button", { name: `Reconnect ${email}` }).click();
+    await expect.poll(() => row(page, email).getAttribute("data-status")).toBe("active");
+    await page.unrouteAll();
+    await context.close();
+  });
+});

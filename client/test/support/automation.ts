@@ -1,0 +1,94 @@
+/** Helpers for the automation journeys (issue 17): mailboxes, the local reset site, the reset tool. */
+import { inject } from "vitest";
+import { apiAs } from "./api";
+import { fillEntry, type Entry, type Page } from "./browser";
+
+export const automation = () => inject("automation");
+
+/** Connects one of the reset Dovecot's mailboxes through the API, as another device of the user would. */
+export async function connectResetMailbox(base: string, token: string, address: string) {
+  const api = await apiAs(base, token);
+  const { resetImap } = automation();
+  const res = await api.post("/api/integrations/imap/connect", { host: "127.0.0.1", port: resetImap.port, username: address, password: resetImap.password, tls: false });
+  if (res.status !== 200) throw new Error(`imap connect: ${res.status} ${JSON.stringify(res.body)}`);
+  return api;
+}
+
+export async function siteAccount(email: string, password: string) {
+  const res = await fetch(`${automation().resetSite}/__test/users`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password }) });
+  if (!res.ok) throw new Error(`site user: ${res.status}`);
+}
+
+/** The reset site's answer to a login: 200 accepted, 401 refused. */
+export async function siteLogin(email: string, password: string): Promise<number> {
+  return (await fetch(`${automation().resetSite}/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password }) })).status;
+}
+
+/** Adds an entry in the vault form with its URL (the address a reset starts from). */
+export async function addEntryWithUrl(page: Page, e: Entry & { url: string }) {
+  await page.getByLabel("URL", { exact: true }).fill(e.url);
+  await fillEntry(page, e);
+}
+
+/** Reveals an entry: its fields and its tools (the reset tool among them) show. */
+export async function revealEntry(page: Page, name: string) {
+  await page.getByRole("button", { name: `Reveal ${name}` }).click();
+  await page.locator('#revealed-fields dd[data-field="password"]').waitFor();
+}
+
+export const revealedPassword = (page: Page) => page.locator('#revealed-fields dd[data-field="password"]').innerText();
+
+/** The reset tasks this page's device still has to save (metadata `resets:<user>`), by task id. */
+export function trackedResets(page: Page): Promise<string[]> {
+  return page.evaluate(async () => {
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const r = indexedDB.open("app-sync", 1);
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    const rows = await new Promise<{ key: string; value: { taskId: string }[] }[]>((resolve, reject) => {
+      const r = db.transaction("metadata").objectStore("metadata").getAll();
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    db.close();
+    return rows.filter((row) => row.key.startsWith("resets:")).flatMap((row) => row.value.map((t) => t.taskId));
+  });
+}
+
+/** An account at the local OAuth mail provider (test/support/mail-provider-server.ts). */
+export async function providerAccount(provider: "mailx" | "maily", email: string, messages: { from: string; subject: string; date: string; body?: string }[] = []): Promise<string> {
+  const res = await fetch(`${automation().mailProviderUrl}/__control/accounts`, { method: "POST", body: JSON.stringify({ provider, email, messages }) });
+  if (!res.ok) throw new Error(`provider account: ${res.status}`);
+  return ((await res.json()) as { id: string }).id;
+}
+
+export async function patchProviderAccount(id: string, patch: Record<string, unknown>) {
+  const res = await fetch(`${automation().mailProviderUrl}/__control/accounts/${id}`, { method: "PATCH", body: JSON.stringify(patch) });
+  if (!res.ok) throw new Error(`provider patch: ${res.status}`);
+}
+
+/**
+ * The provider's consent page, answered for `account`: the local provider signs in the account its
+ * `test_account` parameter names, which the browser's request gets added here.
+ */
+export async function consentAs(page: Page, provider: "mailx" | "maily", account: string) {
+  await page.route(`${automation().mailProviderUrl}/${provider}/authorize?**`, (route) => route.continue({ url: `${route.request().url()}&test_account=${encodeURIComponent(account)}` }));
+}
+
+/** A fresh mailbox in the discovery Dovecot (its control API), holding `messages`. */
+export async function discoveryMailbox(messages: { from: string; subject: string; date?: string }[] = []): Promise<{ user: string; password: string }> {
+  const res = await fetch(`${automation().discoveryImap.control}/mailboxes`, { method: "POST", body: JSON.stringify({ messages }) });
+  if (!res.ok) throw new Error(`discovery mailbox: ${res.status}`);
+  return (await res.json()) as { user: string; password: string };
+}
+
+/** A fresh account at the local alias provider; its API key. */
+export async function aliasProviderKey(): Promise<string> {
+  const res = await fetch(`${automation().aliasProviderUrl}/__control/accounts`, { method: "POST", body: JSON.stringify({ mode: "ok" }) });
+  return ((await res.json()) as { apiKey: string }).apiKey;
+}
+
+export async function aliasProviderState(apiKey: string): Promise<{ aliases: { email: string; enabled: boolean }[] }> {
+  return (await (await fetch(`${automation().aliasProviderUrl}/__control/accounts/${apiKey}`)).json()) as { aliases: { email: string; enabled: boolean }[] };
+}
