@@ -43,6 +43,31 @@ describe("import", () => {
     expect(names.results.map((r) => r.name)).toEqual(Array.from({ length: 10 }, (_, i) => `Item ${50 + i}`).sort());
   });
 
+  it("keeps an id the client chose (its envelope is bound to it); an id in use is skipped, never overwritten", async () => {
+    const user = await TestUser.create();
+    const other = await TestUser.create();
+    const theirs = await createEntry(other);
+    const [mine, again] = [crypto.randomUUID(), crypto.randomUUID()];
+    const first = await user.call("POST", "/api/passwords/import", { body: { provider: "generic", entries: [importEntry({ id: mine, name: "Mine" })] } });
+    expect(await first.json()).toEqual({ success: true, imported: 1, encryption_version: 3, errors: [] });
+    expect((await row(mine))?.name).toBe("Mine");
+
+    const body = { provider: "generic", entries: [importEntry({ id: mine, name: "Overwrite?" }), importEntry({ id: theirs.id, name: "Steal?" }), importEntry({ id: again, name: "New" })] };
+    const second = (await (await user.call("POST", "/api/passwords/import", { body })).json()) as ImportResult;
+    expect(second).toMatchObject({ success: false, imported: 1, errors: ["2 entries were skipped: already in the vault (same id)"] });
+    expect((await row(mine))?.name).toBe("Mine");
+    expect((await row(theirs.id))?.user_id).toBe(other.id);
+    expect((await row(again))?.name).toBe("New");
+    await expect(countRows(user.id)).resolves.toBe(2);
+    await expect(countRows(other.id)).resolves.toBe(1);
+  });
+
+  it("rejects an id that is not a UUID with 400 and stores nothing", async () => {
+    const user = await TestUser.create();
+    await expectErrorBody(await user.call("POST", "/api/passwords/import", { body: { provider: "generic", entries: [importEntry({ id: "../other" })] } }), 400, "VALIDATION_ERROR");
+    await expect(countRows(user.id)).resolves.toBe(0);
+  });
+
   it("replays an Idempotency-Key with the first result and imports nothing twice", async () => {
     const user = await TestUser.create();
     const body = { provider: "source_browser", entries: entries(3) };
@@ -84,7 +109,7 @@ describe("import", () => {
 });
 
 describe("export", () => {
-  it("returns every live V3 entry, audited, in a document the import accepts back unchanged", async () => {
+  it("returns every live V3 entry with its id, audited, in a document the import accepts back unchanged", async () => {
     const user = await TestUser.create();
     const fp = await registerDevice(user.id, "trusted");
     const a = await createEntry(user, { name: "Alpha", website: "alpha.test" });
@@ -114,9 +139,14 @@ describe("export", () => {
     const audit = await env.DB.prepare("SELECT device FROM audit_events WHERE user_id = ? AND action = 'password.export'").bind(user.id).first<{ device: string }>();
     expect(audit?.device).toBe(fp);
 
+    // The document carries each entry's id, to which its envelope is bound: taking it back skips
+    // what is still there, and an export without ids (made before they were added) imports anew.
+    expect(doc.entries.find((e) => e.name === "Alpha")?.id).toBe(a.id);
+    const back = await user.call("POST", "/api/passwords/import", { body: doc });
+    expect(await back.json()).toMatchObject({ success: false, imported: 0, errors: ["2 entries were skipped: already in the vault (same id)"] });
     const other = await TestUser.create();
-    const back = await other.call("POST", "/api/passwords/import", { body: doc });
-    expect(await back.json()).toMatchObject({ success: true, imported: 2 });
+    const withoutIds = { ...doc, entries: doc.entries.map(({ id: _id, ...e }) => e) };
+    expect(await (await other.call("POST", "/api/passwords/import", { body: withoutIds })).json()).toMatchObject({ success: true, imported: 2 });
     const again = (await (await other.call("GET", "/api/passwords")).json()) as { data: Record<string, unknown>[] };
     expect(again.data.find((e) => e.name === "Alpha")).toMatchObject({ encrypted_data: a.body.encrypted_data, website: "alpha.test" });
   });

@@ -162,6 +162,16 @@ export function bulkInsertStatement(db: Db, userId: string, rows: PasswordRow[],
   );
 }
 
+/**
+ * Which of these ids are taken, by anyone (ids are the table's primary key): an import that names
+ * its ids skips those rather than fail its batch. Returns only ids the caller gave.
+ */
+export async function takenIds(db: Db, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.select({ id: passwords.id }).from(passwords).where(sql`${passwords.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`).all();
+  return new Set(rows.map((r) => r.id));
+}
+
 /** Every live entry, oldest first, for export. */
 export async function listAllLive(db: Db, userId: string): Promise<PasswordRow[]> {
   return db

@@ -26,24 +26,26 @@ export class ImportService {
    */
   async import(userId: string, entries: ImportEntry[], provider: string, meta: RequestMeta) {
     const now = new Date().toISOString();
+    // An entry whose id is taken (imported before, or another's) is skipped, never overwritten: its
+    // envelope is bound to that id, so storing it under a fresh one would make it unreadable.
+    const taken = await repo.takenIds(this.db, entries.flatMap((e) => (e.id ? [e.id] : [])));
+    const fresh = entries.filter((e) => !e.id || !taken.has(e.id));
     const batches: PasswordRow[][] = [];
-    for (let start = 0; start < entries.length; start += IMPORT_BATCH_SIZE) {
-      batches.push(entries.slice(start, start + IMPORT_BATCH_SIZE).map((e) => toRow(userId, e, now)));
+    for (let start = 0; start < fresh.length; start += IMPORT_BATCH_SIZE) {
+      batches.push(fresh.slice(start, start + IMPORT_BATCH_SIZE).map((e) => toRow(userId, e, now)));
     }
-    const outcomes: (number | false | "error")[] = [];
+    const outcomes: (boolean | "error")[] = [];
     for (let g = 0; g < batches.length; g += BATCHES_PER_ROUND_TRIP) {
       outcomes.push(...(await this.storeGroup(userId, batches.slice(g, g + BATCHES_PER_ROUND_TRIP))));
     }
-    const errors: string[] = [];
+    const skipped = entries.length - fresh.length;
+    const errors: string[] = skipped ? [`${skipped} ${skipped === 1 ? "entry was" : "entries were"} skipped: already in the vault (same id)`] : [];
     let imported = 0;
     outcomes.forEach((ok, b) => {
       const first = b * IMPORT_BATCH_SIZE + 1;
       const label = `Batch ${b + 1} (entries ${first} to ${first + batches[b].length - 1})`;
-      if (typeof ok === "number") {
-        imported += ok;
-        const taken = batches[b].length - ok;
-        if (taken > 0) errors.push(`${label}: ${taken} ${taken === 1 ? "entry was" : "entries were"} skipped, ${taken === 1 ? "its id is" : "their ids are"} already in use (already imported?)`);
-      } else if (ok === false) errors.push(`${label}: not imported, the vault would exceed its limit of ${this.maxPerUser} entries (or all its ids are already in use)`);
+      if (ok === true) imported += batches[b].length;
+      else if (ok === false) errors.push(`${label}: not imported, the vault would exceed its limit of ${this.maxPerUser} entries`);
       else errors.push(`${label}: not imported, the batch could not be stored`);
     });
     await auditInsert(this.db, {
@@ -60,18 +62,16 @@ export class ImportService {
    * fit simply inserts nothing; should a statement fail outright, the round trip is rolled back and
    * its batches are retried one by one, so the failure stays with its own batch.
    */
-  private async storeGroup(userId: string, group: PasswordRow[][]): Promise<(number | false | "error")[]> {
-    // A batch that does not fit inserts nothing (false); otherwise the count it inserted, short of
-    // the batch only by rows whose id was already taken (skipped, never overwritten).
+  private async storeGroup(userId: string, group: PasswordRow[][]): Promise<(boolean | "error")[]> {
     const run = async (part: PasswordRow[][]) => {
-      const statements = [advanceClock(this.db, userId), ...part.map((rows) => repo.bulkInsertStatement(this.db, userId, rows, this.maxPerUser, { skipTakenIds: true }))];
+      const statements = [advanceClock(this.db, userId), ...part.map((rows) => repo.bulkInsertStatement(this.db, userId, rows, this.maxPerUser))];
       const out = (await this.db.batch(statements as unknown as Parameters<Db["batch"]>[0])) as unknown as { meta?: { changes?: number } }[];
-      return part.map((_, i) => out[i + 1].meta?.changes || (false as const));
+      return part.map((_, i) => (out[i + 1].meta?.changes ?? 0) > 0);
     };
     try {
       return await run(group);
     } catch {
-      const results: (number | false | "error")[] = [];
+      const results: (boolean | "error")[] = [];
       for (const rows of group) {
         try {
           results.push(...(await run([rows])));
