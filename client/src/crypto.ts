@@ -93,13 +93,26 @@ async function saltFor(userId: string): Promise<ArrayBuffer> {
 }
 
 /** `iterations` below the floor only in unit tests; settings read from the server go through acceptKdf. */
-export async function deriveVaultKeys(passphrase: string, userId: string, iterations = PBKDF2_ITERATIONS, version = 1): Promise<VaultKeys> {
+export function deriveVaultKeys(passphrase: string, userId: string, iterations = PBKDF2_ITERATIONS, version = 1): Promise<VaultKeys> {
+  return derive(passphrase, userId, iterations, version, false);
+}
+
+/**
+ * The same keys with an extractable vault key: only for wrapping the vault key itself for an
+ * emergency contact or a dead man's switch recipient (docs/decisions.md, "Issue 15"). The key in
+ * memory stays non-extractable; the caller checks this copy against the key check before use.
+ */
+export function deriveExtractableVaultKey(passphrase: string, userId: string, iterations: number, version: number): Promise<VaultKeys> {
+  return derive(passphrase, userId, iterations, version, true);
+}
+
+async function derive(passphrase: string, userId: string, iterations: number, version: number, extractable: boolean): Promise<VaultKeys> {
   if (passphrase.length === 0) throw new Error("passphrase is empty");
   const base = await crypto.subtle.importKey("raw", bytes(passphrase.normalize("NFKC")), "PBKDF2", false, ["deriveBits"]);
   const root = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt: await saltFor(userId), iterations }, base, 256);
   const hkdf = await crypto.subtle.importKey("raw", root, "HKDF", false, ["deriveKey"]);
   const info = (label: string) => ({ name: "HKDF", hash: "SHA-256", salt: new Uint8Array(32), info: bytes(`credential-vault/${label}/v1`) });
-  const vaultKey = await crypto.subtle.deriveKey(info("vault-key"), hkdf, { name: "AES-GCM", length: 256 }, false, ["wrapKey", "unwrapKey"]);
+  const vaultKey = await crypto.subtle.deriveKey(info("vault-key"), hkdf, { name: "AES-GCM", length: 256 }, extractable, ["wrapKey", "unwrapKey"]);
   const indexKey = await crypto.subtle.deriveKey(info("blind-index"), hkdf, { name: "HMAC", hash: "SHA-256", length: 256 }, false, ["sign"]);
   return { vaultKey, indexKey, version, iterations };
 }

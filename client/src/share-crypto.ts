@@ -33,35 +33,47 @@ export async function makeSharingKeyPair(keys: VaultKeys): Promise<{ publicKey: 
   return { publicKey: { kty: "EC", crv: "P-256", x: x!, y: y! }, wrappedPrivateKey, privateKey: await unwrapSharingPrivateKey(keys, wrappedPrivateKey) };
 }
 
-async function shareKek(privateKey: CryptoKey, publicKey: CryptoKey, usage: "wrapKey" | "unwrapKey"): Promise<CryptoKey> {
+const SHARE_INFO = "credential-vault/share-wrap/v1";
+const VAULT_KEY_INFO = "credential-vault/vault-key-wrap/v1";
+
+async function shareKek(privateKey: CryptoKey, publicKey: CryptoKey, usage: "wrapKey" | "unwrapKey", info = SHARE_INFO, salt: Uint8Array<ArrayBuffer> = new Uint8Array(32)): Promise<CryptoKey> {
   const shared = await crypto.subtle.deriveBits({ name: "ECDH", public: publicKey }, privateKey, 256);
   const hkdf = await crypto.subtle.importKey("raw", shared, "HKDF", false, ["deriveKey"]);
-  return crypto.subtle.deriveKey({ name: "HKDF", hash: "SHA-256", salt: new Uint8Array(32), info: new TextEncoder().encode("credential-vault/share-wrap/v1") }, hkdf, { name: "AES-GCM", length: 256 }, false, [usage]);
+  return crypto.subtle.deriveKey({ name: "HKDF", hash: "SHA-256", salt, info: new TextEncoder().encode(info) }, hkdf, { name: "AES-GCM", length: 256 }, false, [usage]);
 }
 
-/** The entry's item key (from its bound wrap under the vault key), wrapped for the recipient's public key. */
-export async function wrapItemKeyFor(keys: VaultKeys, place: Place, wrappedItemKey: string, recipient: { x: string; y: string }): Promise<string> {
-  const itemKey = await extractableItemKey(keys, place, wrappedItemKey);
-  const theirs = await crypto.subtle.importKey("jwk", { kty: "EC", crv: "P-256", x: recipient.x, y: recipient.y }, EC, false, []);
-  const eph = await crypto.subtle.generateKey(EC, true, ["deriveBits"]);
-  const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  const wrapped = await crypto.subtle.wrapKey("raw", itemKey, await shareKek(eph.privateKey, theirs, "wrapKey"), { name: "AES-GCM", iv });
-  const epk = new Uint8Array(await crypto.subtle.exportKey("raw", eph.publicKey));
+const importPublic = (k: { x: string; y: string }) => crypto.subtle.importKey("jwk", { kty: "EC", crv: "P-256", x: k.x, y: k.y }, EC, false, []);
+
+/** base64(ephemeral public key || IV || wrap): the layout of every key wrapped for a person. */
+async function packed(epk: CryptoKey, iv: Uint8Array, wrapped: ArrayBuffer): Promise<string> {
+  const raw = new Uint8Array(await crypto.subtle.exportKey("raw", epk));
   const out = new Uint8Array(EPK_BYTES + IV_BYTES + wrapped.byteLength);
-  out.set(epk);
+  out.set(raw);
   out.set(iv, EPK_BYTES);
   out.set(new Uint8Array(wrapped), EPK_BYTES + IV_BYTES);
   return toBase64(out);
 }
 
+async function unpacked(wrapped: string) {
+  const all = fromBase64(wrapped);
+  if (all.length <= EPK_BYTES + IV_BYTES) throw new DecryptionError();
+  return { epk: await crypto.subtle.importKey("raw", all.subarray(0, EPK_BYTES), EC, false, []), iv: all.subarray(EPK_BYTES, EPK_BYTES + IV_BYTES), body: all.subarray(EPK_BYTES + IV_BYTES) };
+}
+
+/** The entry's item key (from its bound wrap under the vault key), wrapped for the recipient's public key. */
+export async function wrapItemKeyFor(keys: VaultKeys, place: Place, wrappedItemKey: string, recipient: { x: string; y: string }): Promise<string> {
+  const itemKey = await extractableItemKey(keys, place, wrappedItemKey);
+  const eph = await crypto.subtle.generateKey(EC, true, ["deriveBits"]);
+  const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
+  const wrapped = await crypto.subtle.wrapKey("raw", itemKey, await shareKek(eph.privateKey, await importPublic(recipient), "wrapKey"), { name: "AES-GCM", iv });
+  return packed(eph.publicKey, iv, wrapped);
+}
+
 async function unwrapSharedItemKey(privateKey: CryptoKey, wrapped: string): Promise<CryptoKey> {
   try {
-    const all = fromBase64(wrapped);
-    if (all.length <= EPK_BYTES + IV_BYTES) throw new DecryptionError();
-    const epk = await crypto.subtle.importKey("raw", all.subarray(0, EPK_BYTES), EC, false, []);
+    const { epk, iv, body } = await unpacked(wrapped);
     const kek = await shareKek(privateKey, epk, "unwrapKey");
-    const iv = all.subarray(EPK_BYTES, EPK_BYTES + IV_BYTES);
-    return await crypto.subtle.unwrapKey("raw", all.subarray(EPK_BYTES + IV_BYTES), kek, { name: "AES-GCM", iv }, { name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]);
+    return await crypto.subtle.unwrapKey("raw", body, kek, { name: "AES-GCM", iv }, { name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]);
   } catch {
     throw new DecryptionError("This share's key cannot be opened with your sharing key");
   }
@@ -75,4 +87,38 @@ export async function openSharedEntry(privateKey: CryptoKey, wrappedForMe: strin
 /** New encrypted_data for a shared entry under the same item key (a recipient with write permission). */
 export async function sealSharedEntry(privateKey: CryptoKey, wrappedForMe: string, owner: Place, secrets: EntrySecrets): Promise<string> {
   return sealDataWith(await unwrapSharedItemKey(privateKey, wrappedForMe), owner, secrets);
+}
+
+/**
+ * Whose vault key a wrap carries and for whom. It is the wrap's associated data, so a server cannot
+ * hand a contact one owner's wrap as another's, or move it between an emergency contact and a dead
+ * man's switch recipient. `salt` is the HKDF salt: the invite_salt the emergency API stores beside
+ * the wrap; the dead man's switch API has no such field, so its wraps use an empty salt (the fresh
+ * ephemeral key already makes each wrapping key unique).
+ */
+export type VaultKeyBinding = { purpose: "emergency" | "dead-man-switch"; ownerId: string; recipientEmail: string; salt?: Uint8Array<ArrayBuffer> };
+
+const vaultKeyAd = (b: VaultKeyBinding) => new TextEncoder().encode(JSON.stringify(["credential-vault/vault-key", 1, b.purpose, b.ownerId, b.recipientEmail.trim().toLowerCase()]));
+
+/**
+ * The owner's vault key itself, wrapped for a contact's sharing public key (docs/decisions.md,
+ * "Issue 15", "Emergency access and dead man's switch keys"): same layout as wrapItemKeyFor under
+ * its own HKDF label. Needs the extractable copy of crypto.deriveExtractableVaultKey.
+ */
+export async function wrapVaultKeyFor(vaultKey: CryptoKey, recipient: { x: string; y: string }, bind: VaultKeyBinding): Promise<string> {
+  const eph = await crypto.subtle.generateKey(EC, true, ["deriveBits"]);
+  const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
+  const kek = await shareKek(eph.privateKey, await importPublic(recipient), "wrapKey", VAULT_KEY_INFO, bind.salt ?? new Uint8Array(0));
+  return packed(eph.publicKey, iv, await crypto.subtle.wrapKey("raw", vaultKey, kek, { name: "AES-GCM", iv, additionalData: vaultKeyAd(bind) }));
+}
+
+/** The owner's vault key, opened with the contact's own sharing private key: non-extractable, for unwrapping item keys only. */
+export async function unwrapVaultKey(privateKey: CryptoKey, wrapped: string, bind: VaultKeyBinding): Promise<CryptoKey> {
+  try {
+    const { epk, iv, body } = await unpacked(wrapped);
+    const kek = await shareKek(privateKey, epk, "unwrapKey", VAULT_KEY_INFO, bind.salt ?? new Uint8Array(0));
+    return await crypto.subtle.unwrapKey("raw", body, kek, { name: "AES-GCM", iv, additionalData: vaultKeyAd(bind) }, { name: "AES-GCM", length: 256 }, false, ["wrapKey", "unwrapKey"]);
+  } catch {
+    throw new DecryptionError("The access key cannot be opened with your sharing key (it was not made for you, or not for this vault)");
+  }
 }

@@ -4,7 +4,7 @@ import { accepted, invite, inviteTokenFor, requested, type Contact } from "../su
 import { alarmAt, auditOf, contactRow, emergencyTimer, fireAlarm, HOUR, iso, notificationsOf, outbox, setContact } from "../support/recovery";
 import { sha256Hex } from "../../src/lib/crypto";
 
-const CONTACT_KEYS = ["contact_email", "contact_user_id", "created_at", "expires_at", "grant_at", "granted_at", "id", "owner_id", "requested_at", "status", "wait_hours"];
+const CONTACT_KEYS = ["contact_email", "contact_user_id", "created_at", "expires_at", "grant_at", "granted_at", "id", "owner_email", "owner_id", "requested_at", "status", "wait_hours"];
 
 const access = (u: TestUser, id: string) => u.call("GET", `/api/vault/emergency/access?contact_id=${encodeURIComponent(id)}`);
 const contactOf = async (res: Response) => ((await res.json()) as { contact: Contact }).contact;
@@ -43,6 +43,8 @@ describe("emergency access: invitation and acceptance", () => {
     expect(ownerList.as_contact).toEqual([]);
     const friendList = (await (await friend.call("GET", "/api/vault/emergency")).json()) as { as_owner: Contact[]; as_contact: Contact[] };
     expect(friendList.as_contact.map((c) => [c.id, c.status])).toEqual([[contact.id, "active"]]);
+    // The contact's page names the owner by address, not only by id.
+    expect(friendList.as_contact[0]).toMatchObject({ owner_id: owner.id, owner_email: owner.email.toLowerCase() });
     expect(friendList.as_owner).toEqual([]);
   });
 });

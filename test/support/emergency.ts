@@ -5,6 +5,7 @@ import { outbox, wrappedKey } from "./recovery";
 export type Contact = {
   id: string;
   owner_id: string;
+  owner_email: string | null;
   contact_email: string;
   contact_user_id: string | null;
   status: string;

@@ -8,9 +8,10 @@ import { ApiError, OfflineError } from "../api";
 import { trustedContactKey } from "../contact-keys";
 import type { EntrySecrets } from "../crypto";
 import { placeOf } from "../envelope";
-import { makeSharingKeyPair, openSharedEntry, sealSharedEntry, unwrapSharingPrivateKey, wrapItemKeyFor } from "../share-crypto";
+import { openSharedEntry, sealSharedEntry, wrapItemKeyFor } from "../share-crypto";
+import { ownSharingKey } from "../sharing-key";
 import { $, el, input } from "../pages/common";
-import { sharingApi, type Share, type SharingKey } from "../sharing-api";
+import { sharingApi, type Share } from "../sharing-api";
 import type { AppContext } from "../shell/context";
 import { SHARING_MARKUP } from "./sharing-markup";
 
@@ -37,22 +38,7 @@ export async function mount(root: HTMLElement, app: AppContext) {
 
   async function sharingKey(): Promise<CryptoKey | null> {
     if (privateKey) return privateKey;
-    let stored = await db.meta<SharingKey>(`sharingKey:${uid}`);
-    try {
-      stored = await api.ownKey();
-    } catch (e) {
-      if (e instanceof ApiError && e.status === 404) stored = undefined;
-      else if (!(e instanceof OfflineError)) throw e;
-    }
-    if (!stored && navigator.onLine) {
-      // First visit: make the pair here; only the public half and the wrapped private half leave.
-      const made = await makeSharingKeyPair(keys);
-      stored = await api.putKey(made.publicKey, made.wrappedPrivateKey);
-      privateKey = made.privateKey;
-    } else if (stored?.wrappedPrivateKey) {
-      privateKey = await unwrapSharingPrivateKey(keys, stored.wrappedPrivateKey);
-    }
-    if (stored) await db.setMeta(`sharingKey:${uid}`, stored);
+    ({ privateKey } = await ownSharingKey(app, true));
     $("sharing-status").textContent = privateKey
       ? "Sharing is set up: people can share entries with you, and you can share with anyone who has set it up."
       : "This account's sharing key was registered without its private half; entries shared with it cannot be opened here.";

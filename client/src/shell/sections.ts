@@ -4,6 +4,8 @@ import type { SectionDef } from "./context";
 export const sections: SectionDef[] = [
   { id: "vault", title: "Vault", path: "/vault", load: () => import("../sections/vault") },
   { id: "sharing", title: "Sharing", path: "/sharing", load: () => import("../sections/sharing") },
+  { id: "emergency", title: "Emergency access", path: "/emergency", load: () => import("../sections/emergency") },
+  { id: "dead-man-switch", title: "Dead man's switch", path: "/dead-man-switch", load: () => import("../sections/dead-man-switch") },
   { id: "notifications", title: "Notifications", path: "/notifications", load: () => import("../sections/notifications") },
   { id: "devices", title: "Devices", path: "/devices", load: () => import("../sections/devices") },
   { id: "security", title: "Security", path: "/security", load: () => import("../sections/security") },

@@ -1,5 +1,7 @@
 /** Helpers for the journeys of issue 15 (shell, sharing, emergency access, dead man's switch). */
+import { execFileSync } from "node:child_process";
 import { inject } from "vitest";
+import { ROOT } from "../../../scripts/lib/dev-identity.mjs";
 import { launch, type Browser, type BrowserContext, type Page } from "./browser";
 
 export const base = () => inject("baseUrl");
@@ -20,3 +22,26 @@ export async function openSection(page: Page, title: string, heading: string | R
 }
 
 export { launch };
+
+/**
+ * Runs SQL on the local D1 of the suite's wrangler dev, through wrangler itself: how a test reads
+ * what the server stored (the development mail outbox, ciphertext columns) or moves a stored
+ * clock as the worker suite's test/support/recovery.ts does. Returns the statement's rows.
+ */
+export function d1<T = Record<string, unknown>>(sql: string): T[] {
+  const out = execFileSync("npx", ["wrangler", "d1", "execute", "DB", "--local", "--persist-to", inject("workerState"), "--command", sql, "--json"], {
+    cwd: ROOT,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+  });
+  return (JSON.parse(out) as { results: T[] }[])[0]!.results;
+}
+
+/** The token of the last emergency invitation mailed to `email` (development outbox, D1). */
+export function inviteToken(email: string): string {
+  const [mail] = d1<{ text_body: string }>(`SELECT text_body FROM outbound_emails WHERE to_address = '${email.toLowerCase().replace(/'/g, "''")}' AND kind = 'emergency.invite' ORDER BY created_at DESC LIMIT 1`);
+  const m = /\/emergency\/([A-Za-z0-9_-]+)/.exec(mail?.text_body ?? "");
+  if (!m) throw new Error(`no invitation mailed to ${email}`);
+  return m[1]!;
+}

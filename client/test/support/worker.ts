@@ -13,6 +13,8 @@ declare module "vitest" {
     baseUrl: string;
     /** The local OpenID provider's issuer: browser sign-in goes through its login page. */
     idpIssuer: string;
+    /** wrangler dev's local state (its D1): tests read what the server stored, e.g. the mail outbox. */
+    workerState: string;
   }
 }
 
@@ -36,6 +38,7 @@ export default async function setup(project: TestProject) {
   });
   project.provide("baseUrl", worker.base);
   project.provide("idpIssuer", idp.issuer);
+  project.provide("workerState", worker.state);
   project.provide("automation", components.context);
   return async () => {
     worker.stop();

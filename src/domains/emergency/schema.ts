@@ -23,6 +23,8 @@ export const AccessQuery = z.object({ contact_id: z.string().min(1).max(128) });
 export const ContactShape = z.object({
   id: z.string(),
   owner_id: z.string(),
+  /** Added for the contact's page, which lists the owners who named them; null for records made before it was stored. */
+  owner_email: z.string().nullable(),
   contact_email: z.string(),
   contact_user_id: z.string().nullable(),
   status: z.enum(["pending_invite", "active", "access_requested", "access_granted", "access_denied", "access_expired", "revoked"]),

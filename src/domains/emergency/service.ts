@@ -21,6 +21,7 @@ export function toContact(r: EmergencyContactRow) {
   return {
     id: r.id,
     owner_id: r.ownerId,
+    owner_email: r.ownerEmail,
     contact_email: r.contactEmail,
     contact_user_id: r.contactUserId,
     status: r.status,
