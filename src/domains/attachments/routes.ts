@@ -20,7 +20,7 @@ export function registerAttachmentRoutes(app: Hono<AppEnv>) {
     query: ListQuery,
     responses: { 200: { description: "Attachments, newest first, without content", schema: ListResponse } },
     handler: async (c, { query }) =>
-      c.json({ attachments: await service(c).list(c.get("user").id, query.parent_type, query.parent_id) }),
+      c.json(await service(c).list(c.get("user").id, query.parent_type, query.parent_id, query)),
   });
 
   route(app, {

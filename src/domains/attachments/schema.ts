@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { NextCursor, PageQuery } from "../../kernel/pagination";
 
 /** Spec Limits: 25 MB per file, 35,000,000 base64 characters per payload. */
 export const MAX_FILE_BYTES = 25 * 1024 * 1024;
@@ -55,7 +56,7 @@ export const UploadBody = z.object({
 });
 export type UploadInput = z.output<typeof UploadBody>;
 
-export const ListQuery = z.object({ parent_id: z.string().min(1).max(128), parent_type: z.enum(PARENT_TYPES) });
+export const ListQuery = PageQuery.extend({ parent_id: z.string().min(1).max(128), parent_type: z.enum(PARENT_TYPES) });
 
 const CipherPartSchema = z.object({ iv: z.string(), ciphertext: z.string() });
 export const Attachment = z.object({
@@ -71,6 +72,6 @@ export type AttachmentView = z.infer<typeof Attachment>;
 export const AttachmentWithContent = Attachment.extend({ encrypted_content: z.string(), wrapped_file_key: CipherPartSchema });
 
 export const UploadResponse = z.object({ attachment: Attachment });
-export const ListResponse = z.object({ attachments: z.array(Attachment) });
+export const ListResponse = z.object({ attachments: z.array(Attachment), next_cursor: NextCursor });
 export const DownloadResponse = z.object({ attachment: AttachmentWithContent });
 export { SuccessResponse } from "../../kernel/schemas";
