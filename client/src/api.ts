@@ -24,7 +24,7 @@ export const ENDPOINTS = {
   twofaEnroll: { method: "POST", path: "/api/2fa/enroll", reads: ["qrCodeUri", "secret", "recoveryCodes"] },
   twofaVerify: { method: "POST", path: "/api/2fa/verify", body: ["code"], reads: ["verified"] },
   twofaDisable: { method: "POST", path: "/api/2fa/disable", body: ["code"], reads: ["success"] },
-  devices: { method: "GET", path: "/api/devices", reads: ["devices"] },
+  devices: { method: "GET", path: "/api/devices", query: ["limit", "cursor"], reads: ["devices", "next_cursor"] },
   deviceRegister: { method: "POST", path: "/api/devices", body: ["fingerprint", "deviceName", "deviceType", "os", "browser"], reads: ["device"] },
   deviceUpdate: { method: "PATCH", path: "/api/devices/{id}", body: ["deviceName", "trustLevel"], reads: ["device"] },
   deviceRevoke: { method: "DELETE", path: "/api/devices/{id}", reads: ["success"] },
@@ -32,7 +32,7 @@ export const ENDPOINTS = {
   notificationRead: { method: "PATCH", path: "/api/notifications/{id}", body: ["is_read"], reads: ["notification"] },
   notificationsReadAll: { method: "POST", path: "/api/notifications/read", reads: ["updated"] },
   notificationsClear: { method: "DELETE", path: "/api/notifications", reads: ["success", "deleted"] },
-  attachments: { method: "GET", path: "/api/vault/attachments", query: ["parent_id", "parent_type"], reads: ["attachments", "usage"] },
+  attachments: { method: "GET", path: "/api/vault/attachments", query: ["parent_id", "parent_type", "limit", "cursor"], reads: ["attachments", "usage", "next_cursor"] },
   attachmentUpload: { method: "POST", path: "/api/vault/attachments", body: ["parent_id", "parent_type", "encrypted_content", "wrapped_file_key", "encrypted_filename", "encrypted_mime_type"], reads: ["attachment"] },
   attachment: { method: "GET", path: "/api/vault/attachments/{id}", reads: ["attachment"] },
   attachmentDelete: { method: "DELETE", path: "/api/vault/attachments/{id}", reads: ["success"] },
@@ -203,6 +203,22 @@ export class ApiClient {
     return (await (await this.fetchOk(ep, opts, "application/json")).json().catch(() => null)) as T;
   }
 
+  /**
+   * Every page of a cursor-paginated list (limit and cursor in, next_cursor out; docs/decisions.md,
+   * "Cursor pagination"): array fields of the pages are joined in order, the rest is the last page's.
+   */
+  async requestAll<T extends object>(ep: EndpointDef, opts: CallOptions = {}): Promise<T> {
+    let out: Record<string, unknown> | null = null;
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await this.request<Record<string, unknown> & { next_cursor?: string | null }>(ep, { ...opts, query: { ...opts.query, limit: "100", cursor } });
+      if (!out) out = { ...page };
+      else for (const [k, v] of Object.entries(page)) out[k] = Array.isArray(v) && Array.isArray(out[k]) ? [...(out[k] as unknown[]), ...v] : v;
+      if (!page.next_cursor) return out as T;
+      cursor = page.next_cursor;
+    }
+  }
+
   /** An endpoint answered with text/event-stream: its body, read as it arrives (automation/sse.ts). */
   async stream(ep: EndpointDef, opts: CallOptions & { signal?: AbortSignal } = {}): Promise<ReadableStream<Uint8Array>> {
     const res = await this.fetchOk(ep, opts, "text/event-stream");
@@ -309,7 +325,7 @@ export class ApiClient {
   }
 
   devices(): Promise<{ devices: Device[] }> {
-    return this.call("devices");
+    return this.requestAll(ENDPOINTS.devices);
   }
 
   registerDevice(body: DeviceRegistration): Promise<{ device: Device }> {
@@ -341,7 +357,7 @@ export class ApiClient {
   }
 
   attachments(parentId: string, parentType: ParentType = "password"): Promise<AttachmentList> {
-    return this.call("attachments", { query: { parent_id: parentId, parent_type: parentType } });
+    return this.requestAll(ENDPOINTS.attachments, { query: { parent_id: parentId, parent_type: parentType } });
   }
 
   attachment(id: string): Promise<{ attachment: AttachmentMeta & { encrypted_content: string } }> {

@@ -5,7 +5,7 @@
 import type { ApiClient, EndpointDef, SyncEntry } from "./api";
 
 export const EMERGENCY_ENDPOINTS = {
-  emergencyList: { method: "GET", path: "/api/vault/emergency", reads: ["as_owner", "as_contact"] },
+  emergencyList: { method: "GET", path: "/api/vault/emergency", query: ["limit", "cursor"], reads: ["as_owner", "as_contact", "next_cursor"] },
   emergencyAdd: { method: "POST", path: "/api/vault/emergency", body: ["email", "wait_hours", "wrapped_access_key", "invite_salt"], reads: ["contact"] },
   emergencyUpdate: { method: "PATCH", path: "/api/vault/emergency/{id}", body: ["wait_hours"], reads: ["contact"] },
   emergencyRevoke: { method: "DELETE", path: "/api/vault/emergency/{id}", reads: ["success"] },
@@ -53,7 +53,7 @@ export function emergencyApi(api: ApiClient) {
   const E = EMERGENCY_ENDPOINTS;
   type One = { contact: EmergencyContact };
   return {
-    list: () => api.request<{ as_owner: EmergencyContact[]; as_contact: EmergencyContact[] }>(E.emergencyList),
+    list: () => api.requestAll<{ as_owner: EmergencyContact[]; as_contact: EmergencyContact[] }>(E.emergencyList),
     add: (body: { email: string; wait_hours: number; wrapped_access_key: string; invite_salt: string }) => api.request<One>(E.emergencyAdd, { body }),
     update: (id: string, wait_hours: number) => api.request<One>(E.emergencyUpdate, { params: { id }, body: { wait_hours } }),
     revoke: (id: string) => api.request<unknown>(E.emergencyRevoke, { params: { id } }),

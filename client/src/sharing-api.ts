@@ -5,7 +5,7 @@ import type { SharingPublicJwk } from "./share-crypto";
 export const SHARING_ENDPOINTS = {
   ownKey: { method: "GET", path: "/api/sharing/public-key", query: ["email"], reads: ["publicKey", "wrappedPrivateKey"] },
   putKey: { method: "PUT", path: "/api/sharing/public-key", body: ["publicKey", "wrappedPrivateKey"], reads: ["publicKey"] },
-  list: { method: "GET", path: "/api/sharing", query: ["type"], reads: ["shares", "setup_required"] },
+  list: { method: "GET", path: "/api/sharing", query: ["type", "limit", "cursor"], reads: ["shares", "setup_required", "next_cursor"] },
   create: { method: "POST", path: "/api/sharing", body: ["accountId", "recipientEmail", "permission", "expiresAt", "wrapped_vault_key_invite"], reads: ["share"] },
   patch: { method: "PATCH", path: "/api/sharing/{id}", body: ["status", "permission"], reads: [] },
   views: { method: "GET", path: "/api/sharing/{id}/views", reads: ["views"] },
@@ -34,7 +34,7 @@ export function sharingApi(api: ApiClient) {
     ownKey: () => api.request<SharingKey>(E.ownKey),
     keyOf: (email: string) => api.request<SharingKey>(E.ownKey, { query: { email } }),
     putKey: (publicKey: SharingPublicJwk, wrappedPrivateKey: string) => api.request<SharingKey>(E.putKey, { body: { publicKey, wrappedPrivateKey } }),
-    list: (type: "owned" | "received") => api.request<{ shares: Share[]; setup_required: boolean }>(E.list, { query: { type } }),
+    list: (type: "owned" | "received") => api.requestAll<{ shares: Share[]; setup_required: boolean }>(E.list, { query: { type } }),
     create: (body: { accountId: string; recipientEmail: string; permission: "read" | "write"; expiresAt?: string; wrapped_vault_key_invite: string }) =>
       api.request<{ share: Share }>(E.create, { body }),
     patch: (id: string, body: { status?: "active" | "revoked"; permission?: "read" | "write" }) => api.request<unknown>(E.patch, { params: { id }, body }),

@@ -104,7 +104,7 @@ describe("notifications: happy paths", () => {
     const res = await user.call("DELETE", "/api/notifications");
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ success: true, deleted: 2 });
-    expect(await (await user.call("GET", "/api/notifications")).json()).toEqual({ notifications: [], unread_count: 0 });
+    expect(await (await user.call("GET", "/api/notifications")).json()).toEqual({ notifications: [], unread_count: 0, next_cursor: null });
   });
 
   it("notifications the service creates itself (notify helper) are listed like any other", async () => {

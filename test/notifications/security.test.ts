@@ -9,8 +9,8 @@ describe("notifications: security", () => {
     const bob = await TestUser.create();
     const res = await alice.call("POST", "/api/notifications", { body: notificationBody(bob) });
     await expectErrorBody(res, 403, "forbidden");
-    expect(await (await bob.call("GET", "/api/notifications")).json()).toEqual({ notifications: [], unread_count: 0 });
-    expect(await (await alice.call("GET", "/api/notifications")).json()).toEqual({ notifications: [], unread_count: 0 });
+    expect(await (await bob.call("GET", "/api/notifications")).json()).toEqual({ notifications: [], unread_count: 0, next_cursor: null });
+    expect(await (await alice.call("GET", "/api/notifications")).json()).toEqual({ notifications: [], unread_count: 0, next_cursor: null });
   });
 
   it("the caller's own id is accepted in whatever form the identity provider uses; a foreign non-UUID is 400", async () => {

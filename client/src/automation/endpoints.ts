@@ -8,7 +8,7 @@ export const AUTOMATION_ENDPOINTS = {
   oauthDisconnect: { method: "POST", path: "/api/integrations/{provider}/disconnect", reads: ["success"] },
   imapConnect: { method: "POST", path: "/api/integrations/imap/connect", body: ["host", "port", "username", "password", "tls"], reads: ["success", "email"] },
   imapDisconnect: { method: "POST", path: "/api/integrations/imap/disconnect", reads: ["success"] },
-  accounts: { method: "GET", path: "/api/accounts", query: ["include_dismissed"], reads: ["accounts", "stats"] },
+  accounts: { method: "GET", path: "/api/accounts", query: ["include_dismissed", "limit", "cursor"], reads: ["accounts", "stats", "next_cursor"] },
   scanAccounts: { method: "POST", path: "/api/accounts", body: ["email"], reads: ["accounts", "stats"] },
   patchAccount: { method: "PATCH", path: "/api/accounts", body: ["id", "dismissed"], reads: ["success", "account"] },
   addToVault: { method: "POST", path: "/api/accounts/add-to-vault", body: ["domains"], reads: ["created", "skipped"] },
@@ -21,7 +21,7 @@ export const AUTOMATION_ENDPOINTS = {
   sessionShare: { method: "GET", path: "/api/session-shares/{id}", reads: ["session"] },
   // The body is a union of actions (DECISIONS D8), so OpenAPI shows no single property list.
   patchSessionShare: { method: "PATCH", path: "/api/session-shares/{id}", reads: ["success", "session"] },
-  identities: { method: "GET", path: "/api/identities", query: ["status"], reads: ["identities", "stats"] },
+  identities: { method: "GET", path: "/api/identities", query: ["status", "limit", "cursor"], reads: ["identities", "stats", "next_cursor"] },
   createIdentity: { method: "POST", path: "/api/identities", body: ["label", "service", "emailApiKey", "generateEmail", "emailProvider", "country", "gender"], reads: ["success", "identity"] },
   deleteIdentity: { method: "DELETE", path: "/api/identities/{id}", reads: ["success"] },
   createReset: { method: "POST", path: "/api/tasks/reset", body: ["serviceUrl", "email", "passwordId", "clientPublicKey"], reads: ["taskId", "status"] },

@@ -102,7 +102,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
   let current: Listing = { accounts: [], stats: { total: 0, inVault: 0, notInVault: 0, oauthLikely: 0, dismissed: 0 } };
   async function load() {
     try {
-      current = await api.request<Listing>(EP.accounts, { query: { include_dismissed: showDismissed.checked ? "true" : undefined } });
+      current = await api.requestAll<Listing>(EP.accounts, { query: { include_dismissed: showDismissed.checked ? "true" : undefined } });
       render(current);
     } catch (e) {
       error.textContent = describeError(e, "Loading discovered accounts");

@@ -113,7 +113,7 @@ export function mount(root: HTMLElement, app: AppContext): void {
 
   async function load() {
     try {
-      const { identities } = await api.request<{ identities: Identity[] }>(EP.identities);
+      const { identities } = await api.requestAll<{ identities: Identity[] }>(EP.identities);
       list.replaceChildren(...identities.map(card));
       empty.hidden = identities.length > 0;
     } catch (e) {

@@ -1,10 +1,12 @@
-import { and, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { attachments, notes, passwords, vaultItems, type AttachmentRow, type NewAttachmentRow } from "../../db/schema";
 import type { RequestMeta } from "../../kernel/context";
 import { randomId } from "../../lib/crypto";
 import type { ParentType } from "./schema";
 import { rawD1, rowsChanged } from "../../db/d1";
+import { keysetPage, type Order } from "../../db/keyset";
+import type { Page, PageParams } from "../../kernel/pagination";
 
 /** drizzle's D1 handle carries the raw binding; batches with conditional raw statements need it. */
 const d1 = rawD1;
@@ -28,13 +30,21 @@ export async function ownsParent(db: Db, userId: string, type: ParentType, id: s
 
 const visible = (userId: string) => and(eq(attachments.userId, userId), isNull(attachments.deletingAt));
 
-export async function listForParent(db: Db, userId: string, type: ParentType, parentId: string): Promise<AttachmentRow[]> {
-  return db
-    .select()
-    .from(attachments)
-    .where(and(visible(userId), eq(attachments.parentType, type), eq(attachments.parentId, parentId)))
-    .orderBy(desc(attachments.createdAt), desc(attachments.id))
-    .all();
+/** Newest first; `created_at` never changes, so a page boundary never moves. */
+const NEWEST: Order<typeof attachments> = { dir: "desc", keys: (t) => [t.createdAt] };
+
+export async function listForParent(db: Db, userId: string, type: ParentType, parentId: string, page: PageParams): Promise<Page<AttachmentRow>> {
+  // The parent is part of the scope: a cursor from another item's list is no position in this one.
+  const scope = (t: typeof attachments) => and(eq(t.userId, userId), eq(t.parentType, type), eq(t.parentId, parentId));
+  return keysetPage(db, { table: attachments, order: NEWEST, scope, page }, ({ after, orderBy, take }) =>
+    db
+      .select()
+      .from(attachments)
+      .where(and(scope(attachments), isNull(attachments.deletingAt), after))
+      .orderBy(...orderBy)
+      .limit(take)
+      .all(),
+  );
 }
 
 export async function findVisible(db: Db, userId: string, id: string): Promise<AttachmentRow | undefined> {

@@ -21,8 +21,8 @@ export function registerAttachmentRoutes(app: Hono<AppEnv>) {
     responses: { 200: { description: "Attachments, newest first, without content", schema: ListResponse } },
     handler: async (c, { query }) => {
       const svc = service(c);
-      const attachments = await svc.list(c.get("user").id, query.parent_type, query.parent_id);
-      return c.json({ attachments, usage: await svc.usage(c.get("user").id) });
+      const page = await svc.list(c.get("user").id, query.parent_type, query.parent_id, query);
+      return c.json({ ...page, usage: await svc.usage(c.get("user").id) });
     },
   });
 

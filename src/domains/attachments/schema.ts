@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { NextCursor, PageQuery } from "../../kernel/pagination";
 
 /** Spec Limits: 25 MB per file, 35,000,000 base64 characters per payload. */
 export const MAX_FILE_BYTES = 25 * 1024 * 1024;
@@ -55,7 +56,7 @@ export const UploadBody = z.object({
 });
 export type UploadInput = z.output<typeof UploadBody>;
 
-export const ListQuery = z.object({ parent_id: z.string().min(1).max(128), parent_type: z.enum(PARENT_TYPES) });
+export const ListQuery = PageQuery.extend({ parent_id: z.string().min(1).max(128), parent_type: z.enum(PARENT_TYPES) });
 
 const CipherPartSchema = z.object({ iv: z.string(), ciphertext: z.string() });
 export const Attachment = z.object({
@@ -74,6 +75,6 @@ export const AttachmentWithContent = Attachment.extend({ encrypted_content: z.st
 
 export const UploadResponse = z.object({ attachment: Attachment });
 /** `usage` (issue 16): the quota and what all of the caller's attachments take of it, in bytes. */
-export const ListResponse = z.object({ attachments: z.array(Attachment), usage: z.object({ used: z.number().int(), quota: z.number().int() }) });
+export const ListResponse = z.object({ attachments: z.array(Attachment), usage: z.object({ used: z.number().int(), quota: z.number().int() }), next_cursor: NextCursor });
 export const DownloadResponse = z.object({ attachment: AttachmentWithContent });
 export { SuccessResponse } from "../../kernel/schemas";

@@ -1,6 +1,7 @@
 import type { Db } from "../../db/client";
 import type { AttachmentRow } from "../../db/schema";
 import type { RequestMeta } from "../../kernel/context";
+import type { PageParams } from "../../kernel/pagination";
 import { randomId } from "../../lib/crypto";
 import { AppError, ErrorCode, notFound } from "../../lib/errors";
 import { base64EncodeStream, decodeBase64 } from "./base64-stream";
@@ -102,10 +103,11 @@ export class AttachmentService {
     }
   }
 
-  async list(userId: string, type: ParentType, parentId: string): Promise<AttachmentView[]> {
+  async list(userId: string, type: ParentType, parentId: string, page: PageParams): Promise<{ attachments: AttachmentView[]; next_cursor: string | null }> {
     await this.requireParent(userId, type, parentId);
     await this.finishPendingDeletes(userId);
-    return (await repo.listForParent(this.db, userId, type, parentId)).map(toAttachment);
+    const rows = await repo.listForParent(this.db, userId, type, parentId, page);
+    return { attachments: rows.items.map(toAttachment), next_cursor: rows.next_cursor };
   }
 
   /** Bytes the caller's attachments take against the quota, so a client can show it before an upload. */

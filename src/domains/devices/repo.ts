@@ -1,17 +1,32 @@
-import { and, desc, eq, ne, sql } from "drizzle-orm";
+import { and, eq, ne, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { devices, type DeviceRow } from "../../db/schema";
 import { auditInsert, type AuditInput } from "../audit";
 import { rawD1, rowsChanged } from "../../db/d1";
+import { keysetPage, type Order } from "../../db/keyset";
+import type { Page, PageParams } from "../../kernel/pagination";
 
-export async function list(db: Db, userId: string, max: number): Promise<DeviceRow[]> {
-  return db
-    .select()
-    .from(devices)
-    .where(eq(devices.userId, userId))
-    .orderBy(desc(devices.isCurrent), desc(devices.lastActiveAt), desc(devices.id))
-    .limit(max)
-    .all();
+/**
+ * The current device first, then newest registered first. Not by last activity: every request of
+ * a device moves it, so pages read one after the other would skip and repeat devices.
+ */
+const CURRENT_THEN_NEWEST: Order<typeof devices> = { dir: "desc", keys: (t) => [t.isCurrent, t.createdAt] };
+
+export async function list(db: Db, userId: string, page: PageParams): Promise<Page<DeviceRow>> {
+  const mine = (t: typeof devices) => eq(t.userId, userId);
+  return keysetPage(db, { table: devices, order: CURRENT_THEN_NEWEST, scope: mine, page }, ({ after, orderBy, take }) =>
+    db
+      .select()
+      .from(devices)
+      .where(and(mine(devices), after))
+      .orderBy(...orderBy)
+      .limit(take)
+      .all(),
+  );
+}
+
+export async function hasAny(db: Db, userId: string): Promise<boolean> {
+  return !!(await db.select({ id: devices.id }).from(devices).where(eq(devices.userId, userId)).get());
 }
 
 export async function findById(db: Db, userId: string, id: string): Promise<DeviceRow | undefined> {

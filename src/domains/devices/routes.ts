@@ -5,7 +5,7 @@ import { provenKeyOf, stepUp } from "../../http/step-up";
 import { requestMeta, type AppEnv } from "../../http/types";
 import { idParam } from "../../lib/validators";
 import { issueNonce } from "../../lib/dpop";
-import { DeviceListResponse, DeviceResponse, NonceResponse, RegisterDeviceBody, SuccessResponse, UpdateDeviceBody } from "./schema";
+import { DeviceListResponse, ListDevicesQuery, DeviceResponse, NonceResponse, RegisterDeviceBody, SuccessResponse, UpdateDeviceBody } from "./schema";
 import { DeviceService } from "./service";
 
 function service(c: Context<AppEnv>) {
@@ -18,10 +18,11 @@ export function registerDeviceRoutes(app: Hono<AppEnv>) {
   route(app, {
     method: "get",
     path: "/api/devices",
-    summary: "The caller's registered devices, current first, then most recently active",
+    summary: "The caller's registered devices, current first, then newest registered first",
     tags: ["devices"],
+    query: ListDevicesQuery,
     responses: { 200: { description: "Devices", schema: DeviceListResponse } },
-    handler: async (c) => c.json({ devices: await service(c).list(c.get("user").id) }),
+    handler: async (c, { query }) => c.json(await service(c).list(c.get("user").id, query)),
   });
 
   route(app, {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { NextCursor, PageQuery } from "../../kernel/pagination";
 
 export const DEVICE_TYPES = ["desktop", "mobile", "tablet"] as const;
 export const TRUST_LEVELS = ["trusted", "recognized", "unknown"] as const;
@@ -59,6 +60,7 @@ export const Device = z.object({
 });
 
 export const DeviceResponse = z.object({ device: Device });
-export const DeviceListResponse = z.object({ devices: z.array(Device) });
+export const DeviceListResponse = z.object({ devices: z.array(Device), next_cursor: NextCursor });
+export const ListDevicesQuery = PageQuery;
 export { SuccessResponse } from "../../kernel/schemas";
 export const NonceResponse = z.object({ nonce: z.string() });

@@ -1,6 +1,7 @@
 import type { Db } from "../../db/client";
 import type { DeviceRow } from "../../db/schema";
 import type { RequestMeta } from "../../kernel/context";
+import type { PageParams } from "../../kernel/pagination";
 import { calculateJwkThumbprint, type JWK } from "jose";
 import { hmacSha256, randomId, toHex } from "../../lib/crypto";
 import { AppError, conflict, ErrorCode, notFound } from "../../lib/errors";
@@ -12,7 +13,7 @@ import type { ProvenKey, TrustLevel } from "../../db/device-trust";
 const forbidden = (message: string) => new AppError(ErrorCode.FORBIDDEN, message);
 import { deviceTypeFromUserAgent } from "./user-agent";
 
-/** Bounds the registry (and the list) per user; a user past it revokes an old device first. */
+/** Bounds the registry per user; a user past it revokes an old device first. */
 export const MAX_DEVICES_PER_USER = 100;
 
 const TRUST_RANK: Record<TrustLevel, number> = { unknown: 0, recognized: 1, trusted: 2 };
@@ -51,8 +52,9 @@ export class DeviceService {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  async list(userId: string) {
-    return Promise.all((await repo.list(this.db, userId, MAX_DEVICES_PER_USER)).map((r) => toDevice(r, this.hintKey)));
+  async list(userId: string, page: PageParams) {
+    const rows = await repo.list(this.db, userId, page);
+    return { devices: await Promise.all(rows.items.map((r) => toDevice(r, this.hintKey))), next_cursor: rows.next_cursor };
   }
 
   /**
@@ -97,7 +99,7 @@ export class DeviceService {
         createdAt: now,
         dpopJkt,
       };
-      const hadDevices = (await repo.list(this.db, userId, 1)).length > 0;
+      const hadDevices = await repo.hasAny(this.db, userId);
       const outcome = await repo.insertUnderLimit(this.db, row, MAX_DEVICES_PER_USER);
       if (outcome === "inserted") {
         if (hadDevices) await this.tellOwner(row);

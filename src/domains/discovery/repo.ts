@@ -1,9 +1,43 @@
-import { and, eq, inArray, isNull } from "drizzle-orm";
+import { and, count, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
+import { keysetPage, type Order } from "../../db/keyset";
 import { discoveredAccounts, passwords, vaultCounters, type DiscoveredAccountRow } from "../../db/schema";
+import type { Page, PageParams } from "../../kernel/pagination";
 
 export async function listAccounts(db: Db, userId: string): Promise<DiscoveredAccountRow[]> {
   return db.select().from(discoveredAccounts).where(eq(discoveredAccounts.userId, userId)).orderBy(discoveredAccounts.serviceName).all();
+}
+
+/**
+ * By service name, as before pagination. A rescan may rename a service (the registry changed), which
+ * moves it in the order; the id keeps the order total among services of the same name.
+ */
+const BY_NAME: Order<typeof discoveredAccounts> = { dir: "asc", keys: (t) => [t.serviceName] };
+
+export async function pageAccounts(db: Db, userId: string, includeDismissed: boolean, page: PageParams): Promise<Page<DiscoveredAccountRow>> {
+  const mine = (t: typeof discoveredAccounts) => eq(t.userId, userId);
+  return keysetPage(db, { table: discoveredAccounts, order: BY_NAME, scope: mine, page }, ({ after, orderBy, take }) =>
+    db
+      .select()
+      .from(discoveredAccounts)
+      .where(and(mine(discoveredAccounts), includeDismissed ? undefined : eq(discoveredAccounts.dismissed, false), after))
+      .orderBy(...orderBy)
+      .limit(take)
+      .all(),
+  );
+}
+
+/** The stats of every account, dismissed ones included, whatever page is read. */
+export async function accountStats(db: Db, userId: string) {
+  const t = discoveredAccounts;
+  const r = await db
+    .select({ total: count(), inVault: sql<number>`coalesce(sum(${t.inVault}), 0)`, oauthLikely: sql<number>`coalesce(sum(${t.oauthLikely}), 0)`, dismissed: sql<number>`coalesce(sum(${t.dismissed}), 0)` })
+    .from(t)
+    .where(eq(t.userId, userId))
+    .get();
+  const total = r?.total ?? 0;
+  const inVault = r?.inVault ?? 0;
+  return { total, inVault, notInVault: total - inVault, oauthLikely: r?.oauthLikely ?? 0, dismissed: r?.dismissed ?? 0 };
 }
 
 export async function findAccount(db: Db, userId: string, id: string) {

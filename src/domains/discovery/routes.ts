@@ -21,7 +21,7 @@ export function registerDiscoveryRoutes(app: Hono<AppEnv>) {
       tags: [tag],
       query: ListQuery,
       responses: { 200: { description: "Accounts and stats", schema: ListResponse } },
-      handler: async (c, { query }) => c.json(await service(c).list(c.get("user").id, query.include_dismissed ?? false)),
+      handler: async (c, { query }) => c.json(await service(c).list(c.get("user").id, query.include_dismissed ?? false, query)),
     });
   }
 

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { emailAddress } from "../../kernel/schemas";
+import { NextCursor, PageQuery } from "../../kernel/pagination";
 import { queryBoolean } from "../../lib/validators";
 
-export const ListQuery = z.object({ include_dismissed: queryBoolean.optional() });
+export const ListQuery = PageQuery.extend({ include_dismissed: queryBoolean.optional() });
 
 export const OriginalPatchBody = z.object({ id: z.string().min(1).max(128), dismissed: z.boolean() });
 
@@ -47,7 +48,8 @@ export const DiscoveredAccount = z.object({
 });
 
 export const Stats = z.object({ total: z.number().int(), inVault: z.number().int(), notInVault: z.number().int(), oauthLikely: z.number().int(), dismissed: z.number().int() });
-export const ListResponse = z.object({ accounts: z.array(DiscoveredAccount), stats: Stats });
+/** A scan answers with every account it leaves (next_cursor null); GET pages the same list. */
+export const ListResponse = z.object({ accounts: z.array(DiscoveredAccount), stats: Stats, next_cursor: NextCursor });
 export const PatchResponse = z.object({ success: z.literal(true), account: DiscoveredAccount });
 export const AddToVaultResponse = z.object({
   success: z.literal(true),

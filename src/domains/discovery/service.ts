@@ -6,6 +6,7 @@ import type { Bindings, Config } from "../../env";
 import { randomId } from "../../lib/crypto";
 import { AppError, ErrorCode, notFound, validationError } from "../../lib/errors";
 import { normalizeHost } from "../../kernel/hostname";
+import type { PageParams } from "../../kernel/pagination";
 import * as integrationsRepo from "../integrations";
 import { PLACEHOLDER_ENCRYPTION_VERSION } from "../passwords";
 import * as repo from "./repo";
@@ -72,9 +73,9 @@ export class DiscoveryService {
     private readonly config: Config,
   ) {}
 
-  async list(userId: string, includeDismissed: boolean) {
-    const rows = await repo.listAccounts(this.db, userId);
-    return { accounts: rows.filter((r) => includeDismissed || !r.dismissed).map(toAccount), stats: statsOf(rows) };
+  async list(userId: string, includeDismissed: boolean, page: PageParams) {
+    const [rows, stats] = await Promise.all([repo.pageAccounts(this.db, userId, includeDismissed, page), repo.accountStats(this.db, userId)]);
+    return { accounts: rows.items.map(toAccount), stats, next_cursor: rows.next_cursor };
   }
 
   /**
@@ -153,7 +154,9 @@ export class DiscoveryService {
     const scannedSet = new Set(scanned);
     const remove = existing.filter((r) => !found.has(r.domain) && (!r.sourceEmail || scannedSet.has(r.sourceEmail) || family === "original")).map((r) => r.id);
     await repo.replaceScanned(this.db, userId, upserts, remove);
-    return this.list(userId, false);
+    // A scan answers with everything it leaves, unpaged as before, so next_cursor is null.
+    const rows = await repo.listAccounts(this.db, userId);
+    return { accounts: rows.filter((r) => !r.dismissed).map(toAccount), stats: statsOf(rows), next_cursor: null };
   }
 
   async patch(userId: string, body: { id: string; dismissed?: boolean; inVault?: boolean; vaultPasswordId?: string | null }) {

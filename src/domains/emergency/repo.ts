@@ -1,13 +1,41 @@
 import { and, desc, eq, inArray, isNull, lt, ne, or } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { emergencyContacts, type EmergencyContactRow, type EmergencyStatus } from "../../db/schema";
+import { afterCursor, orderKeys, type Order } from "../../db/keyset";
 
-export function listAsOwner(db: Db, ownerId: string) {
-  return db.select().from(emergencyContacts).where(eq(emergencyContacts.ownerId, ownerId)).orderBy(desc(emergencyContacts.createdAt), desc(emergencyContacts.id));
+/** The caller's two lists, read as one sequence: the contacts they named, then those naming them. */
+export type Side = "owner" | "contact";
+
+/** Newest first within each side; `created_at` never changes, so a page boundary never moves. */
+const NEWEST: Order<typeof emergencyContacts> = { dir: "desc", keys: (t) => [t.createdAt] };
+
+// An owner cannot accept their own invitation, so the sides never overlap; the `ne` keeps it so,
+// since a row on both sides would make a cursor's side ambiguous.
+const sideScope = (side: Side, userId: string) => (t: typeof emergencyContacts) =>
+  side === "owner" ? eq(t.ownerId, userId) : and(eq(t.contactUserId, userId), ne(t.ownerId, userId));
+
+/** Up to `take` rows of one side, after the row `cursor` names on that side (if given). */
+export function listSide(db: Db, userId: string, side: Side, cursor: string | undefined, take: number) {
+  const scope = sideScope(side, userId);
+  const t = emergencyContacts;
+  return db
+    .select()
+    .from(t)
+    .where(and(scope(t), cursor ? afterCursor(t, NEWEST, scope, cursor) : undefined))
+    .orderBy(...orderKeys(t, NEWEST))
+    .limit(take);
 }
 
-export function listAsContact(db: Db, contactUserId: string) {
-  return db.select().from(emergencyContacts).where(eq(emergencyContacts.contactUserId, contactUserId)).orderBy(desc(emergencyContacts.createdAt), desc(emergencyContacts.id));
+/** The side a cursor id is on for this caller, or undefined when it names no record of theirs. */
+export async function cursorSide(db: Db, userId: string, id: string): Promise<Side | undefined> {
+  const t = emergencyContacts;
+  const row = await db
+    .select({ ownerId: t.ownerId })
+    .from(t)
+    .where(and(eq(t.id, id), or(sideScope("owner", userId)(t), sideScope("contact", userId)(t))))
+    .get();
+  if (!row) return undefined;
+  return row.ownerId === userId ? "owner" : "contact";
 }
 
 /** A record the caller takes part in, as owner or as the contact who accepted; anything else is absent. */

@@ -5,7 +5,7 @@ import { route } from "../../http/route";
 import { requestMeta, type AppEnv } from "../../http/types";
 import { mailerFor } from "../notifications";
 import { idParam } from "../../lib/validators";
-import { AcceptBody, AccessQuery, AccessResponse, AddBody, ContactResponse, ListResponse, RequestBody, RespondBody, SuccessResponse, UpdateBody, VaultResponse } from "./schema";
+import { AcceptBody, AccessQuery, AccessResponse, AddBody, ContactResponse, ListQuery, ListResponse, RequestBody, RespondBody, SuccessResponse, UpdateBody, VaultResponse } from "./schema";
 import { EmergencyService } from "./service";
 
 function service(c: Context<AppEnv>) {
@@ -23,8 +23,9 @@ export function registerEmergencyRoutes(app: Hono<AppEnv>) {
     path: "/api/vault/emergency",
     summary: "The caller's emergency contacts, as owner and as contact",
     tags: ["emergency"],
+    query: ListQuery,
     responses: { 200: { description: "Contacts", schema: ListResponse } },
-    handler: async (c) => c.json(await service(c).list(c.get("user"))),
+    handler: async (c, { query }) => c.json(await service(c).list(c.get("user"), query)),
   });
 
   route(app, {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { emailAddress } from "../../kernel/schemas";
 import { SyncEntry } from "../sync";
+import { NextCursor, PageQuery } from "../../kernel/pagination";
 
 export const WAIT_HOURS = { min: 1, max: 720 };
 const waitHours = z.number().int().min(WAIT_HOURS.min).max(WAIT_HOURS.max);
@@ -37,7 +38,8 @@ export const ContactShape = z.object({
 });
 
 export const ContactResponse = z.object({ contact: ContactShape });
-export const ListResponse = z.object({ as_owner: z.array(ContactShape), as_contact: z.array(ContactShape) });
+export const ListQuery = PageQuery;
+export const ListResponse = z.object({ as_owner: z.array(ContactShape), as_contact: z.array(ContactShape), next_cursor: NextCursor });
 export const AccessResponse = z.object({ wrapped_access_key: z.string(), invite_salt: z.string() });
 export { SuccessResponse } from "../../kernel/schemas";
 

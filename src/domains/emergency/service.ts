@@ -1,6 +1,8 @@
 import type { RecoveryTimers } from "../../../durable-objects/recovery-timer";
 import type { EmergencyContactRow } from "../../db/schema";
 import type { AuthUser, RequestMeta } from "../../kernel/context";
+import { pageOf, type PageParams } from "../../kernel/pagination";
+import { badCursor } from "../../db/keyset";
 import { randomId, randomToken, sha256Hex } from "../../lib/crypto";
 import { AppError, ErrorCode, conflict, forbidden, notFound } from "../../lib/errors";
 import { sendQuietly } from "../notifications";
@@ -44,9 +46,22 @@ export class EmergencyService {
     return this.ctx.db;
   }
 
-  async list(user: AuthUser) {
-    const [owned, contacted] = await this.db.batch([repo.listAsOwner(this.db, user.id), repo.listAsContact(this.db, user.id)]);
-    return { as_owner: owned.map(toContact), as_contact: contacted.map(toContact) };
+  /**
+   * One page of the sequence `as_owner` then `as_contact` (docs/decisions.md, "Cursor pagination"):
+   * a page may end inside either list or hold the end of one and the start of the other.
+   */
+  async list(user: AuthUser, page: PageParams) {
+    const side = page.cursor ? await repo.cursorSide(this.db, user.id, page.cursor) : "owner";
+    if (!side) throw badCursor();
+    const take = page.limit + 1;
+    const [owned, contacted] =
+      side === "owner"
+        ? await this.db.batch([repo.listSide(this.db, user.id, "owner", page.cursor, take), repo.listSide(this.db, user.id, "contact", undefined, take)])
+        : [[], await repo.listSide(this.db, user.id, "contact", page.cursor, take)];
+    const rows = [...owned.map((row) => ({ id: row.id, row, side: "owner" })), ...contacted.map((row) => ({ id: row.id, row, side: "contact" }))];
+    const { items, next_cursor } = pageOf(rows, page.limit);
+    const on = (s: repo.Side) => items.filter((i) => i.side === s).map((i) => toContact(i.row));
+    return { as_owner: on("owner"), as_contact: on("contact"), next_cursor };
   }
 
   async add(user: AuthUser, input: AddInput, meta: RequestMeta, now = Date.now()) {

@@ -1,13 +1,26 @@
-import { and, desc, eq, ne, sql } from "drizzle-orm";
+import { and, eq, ne, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { identities, type IdentityRow, type NewIdentityRow } from "../../db/schema";
 import { rowsChanged } from "../../db/d1";
+import { keysetPage, type Order } from "../../db/keyset";
+import type { Page, PageParams } from "../../kernel/pagination";
 
 type Status = IdentityRow["status"];
 
-export async function list(db: Db, userId: string, status: Status | undefined): Promise<IdentityRow[]> {
-  const where = status ? and(eq(identities.userId, userId), eq(identities.status, status)) : eq(identities.userId, userId);
-  return db.select().from(identities).where(where).orderBy(desc(identities.createdAt), desc(identities.id)).all();
+/** Newest first; `created_at` never changes, so a page boundary never moves. */
+const NEWEST: Order<typeof identities> = { dir: "desc", keys: (t) => [t.createdAt] };
+
+export async function list(db: Db, userId: string, status: Status | undefined, page: PageParams): Promise<Page<IdentityRow>> {
+  const mine = eq(identities.userId, userId);
+  return keysetPage(db, { table: identities, order: NEWEST, scope: (t) => eq(t.userId, userId), page }, ({ after, orderBy, take }) =>
+    db
+      .select()
+      .from(identities)
+      .where(and(mine, status ? eq(identities.status, status) : undefined, after))
+      .orderBy(...orderBy)
+      .limit(take)
+      .all(),
+  );
 }
 
 export async function stats(db: Db, userId: string) {

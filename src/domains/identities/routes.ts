@@ -30,7 +30,7 @@ export function registerIdentityRoutes(app: Hono<AppEnv>) {
     tags: ["identities"],
     query: ListIdentitiesQuery,
     responses: { 200: { description: "Identities and stats", schema: ListIdentitiesResponse } },
-    handler: async (c, { query }) => c.json(await service(c).list(c.get("user").id, query.status)),
+    handler: async (c, { query }) => c.json(await service(c).list(c.get("user").id, query.status, query)),
   });
 
   route(app, {

@@ -1,5 +1,6 @@
 import type { Db } from "../../db/client";
 import type { IdentityRow, NewIdentityRow } from "../../db/schema";
+import type { PageParams } from "../../kernel/pagination";
 import { randomId, seal, unseal } from "../../lib/crypto";
 import { AppError, ErrorCode, notFound, validationError } from "../../lib/errors";
 import { createAlias, disableAlias, type AliasProviderName, type ProviderUrls } from "./alias-providers";
@@ -70,9 +71,9 @@ export class IdentityService {
     private readonly dataKey: string,
   ) {}
 
-  async list(userId: string, status: IdentityRow["status"] | undefined) {
-    const [rows, stats] = await Promise.all([repo.list(this.db, userId, status), repo.stats(this.db, userId)]);
-    return { identities: rows.map(toIdentity), stats };
+  async list(userId: string, status: IdentityRow["status"] | undefined, page: PageParams) {
+    const [rows, stats] = await Promise.all([repo.list(this.db, userId, status, page), repo.stats(this.db, userId)]);
+    return { identities: rows.items.map(toIdentity), stats, next_cursor: rows.next_cursor };
   }
 
   /**

@@ -1,21 +1,31 @@
-import { and, count, desc, eq, sql } from "drizzle-orm";
+import { and, count, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { notifications, type NotificationRow } from "../../db/schema";
 import { rowsChanged } from "../../db/d1";
+import { keysetPage, type Order } from "../../db/keyset";
+import type { Page, PageParams } from "../../kernel/pagination";
 
-/** Newest first; rowid breaks ties between notifications made in the same millisecond. */
-export async function list(db: Db, userId: string, limit: number, unreadOnly: boolean): Promise<{ rows: NotificationRow[]; unread: number }> {
-  const mine = eq(notifications.userId, userId);
-  const [rows, unread] = await db.batch([
-    db
-      .select()
-      .from(notifications)
-      .where(unreadOnly ? and(mine, eq(notifications.isRead, false)) : mine)
-      .orderBy(desc(notifications.createdAt), desc(sql`rowid`))
-      .limit(limit),
-    db.select({ n: count() }).from(notifications).where(and(mine, eq(notifications.isRead, false))),
+/**
+ * Newest first, and among notifications of the same millisecond the later written first: the rowid
+ * (insertion order) is the tie-breaker, the id only makes the order total on paper.
+ */
+const NEWEST: Order<typeof notifications> = { dir: "desc", keys: (t) => [t.createdAt, sql`${t}.rowid`] };
+
+export async function list(db: Db, userId: string, unreadOnly: boolean, page: PageParams): Promise<{ rows: Page<NotificationRow>; unread: number }> {
+  const mine = (t: typeof notifications) => eq(t.userId, userId);
+  const [rows, unread] = await Promise.all([
+    keysetPage(db, { table: notifications, order: NEWEST, scope: mine, page }, ({ after, orderBy, take }) =>
+      db
+        .select()
+        .from(notifications)
+        .where(and(mine(notifications), unreadOnly ? eq(notifications.isRead, false) : undefined, after))
+        .orderBy(...orderBy)
+        .limit(take)
+        .all(),
+    ),
+    db.select({ n: count() }).from(notifications).where(and(mine(notifications), eq(notifications.isRead, false))).get(),
   ]);
-  return { rows, unread: unread[0]?.n ?? 0 };
+  return { rows, unread: unread?.n ?? 0 };
 }
 
 export async function clearAll(db: Db, userId: string): Promise<number> {

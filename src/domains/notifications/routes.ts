@@ -28,7 +28,7 @@ export function registerNotificationRoutes(app: Hono<AppEnv>) {
     tags: ["notifications"],
     query: ListNotificationsQuery,
     responses: { 200: { description: "Notifications", schema: ListNotificationsResponse } },
-    handler: async (c, { query }) => c.json(await service(c).list(c.get("user").id, query.limit, query.unread_only)),
+    handler: async (c, { query }) => c.json(await service(c).list(c.get("user").id, query.unread_only, query)),
   });
 
   route(app, {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { emailAddress } from "../../kernel/schemas";
-import { queryBoolean, queryInt } from "../../lib/validators";
+import { NextCursor, PageQuery } from "../../kernel/pagination";
+import { queryBoolean } from "../../lib/validators";
 
 /** Any RFC 4122 layout (version and variant not checked), as identity providers mint them. */
 export const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
@@ -43,8 +44,7 @@ export const CreateNotificationBody = z.object({
 });
 export type CreateNotificationInput = z.infer<typeof CreateNotificationBody>;
 
-export const ListNotificationsQuery = z.object({
-  limit: queryInt(1, 100, 50),
+export const ListNotificationsQuery = PageQuery.extend({
   unread_only: queryBoolean.optional().transform((v) => v ?? false),
 });
 
@@ -65,7 +65,7 @@ export const Notification = z.object({
   created_at: z.string(),
 });
 
-export const ListNotificationsResponse = z.object({ notifications: z.array(Notification), unread_count: z.number().int() });
+export const ListNotificationsResponse = z.object({ notifications: z.array(Notification), unread_count: z.number().int(), next_cursor: NextCursor });
 export const CreateNotificationResponse = z.object({ notification: Notification });
 export const ClearNotificationsResponse = z.object({ success: z.literal(true), deleted: z.number().int() });
 

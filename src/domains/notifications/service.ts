@@ -1,4 +1,5 @@
 import type { Db } from "../../db/client";
+import type { PageParams } from "../../kernel/pagination";
 import { AppError, ErrorCode, notFound, validationError } from "../../lib/errors";
 import { notify, toNotification } from "./notify";
 import * as repo from "./repo";
@@ -7,9 +8,9 @@ import { UUID, type CreateNotificationInput } from "./schema";
 export class NotificationService {
   constructor(private readonly db: Db) {}
 
-  async list(userId: string, limit: number, unreadOnly: boolean) {
-    const { rows, unread } = await repo.list(this.db, userId, limit, unreadOnly);
-    return { notifications: rows.map(toNotification), unread_count: unread };
+  async list(userId: string, unreadOnly: boolean, page: PageParams) {
+    const { rows, unread } = await repo.list(this.db, userId, unreadOnly, page);
+    return { notifications: rows.items.map(toNotification), unread_count: unread, next_cursor: rows.next_cursor };
   }
 
   /** A client may only notify itself (spec "Authentication" 7): another user's id is 403. */

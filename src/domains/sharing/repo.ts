@@ -1,8 +1,10 @@
 import { advanceClock, clockValue } from "../../db/change-clock";
-import { and, desc, eq, gt, isNull, ne, or, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, ne, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { passwords, shares, shareViewLogs, sharingKeys, type ShareRow } from "../../db/schema";
 import { rawD1, rowsChanged } from "../../db/d1";
+import { keysetPage, type Order } from "../../db/keyset";
+import type { Page, PageParams } from "../../kernel/pagination";
 
 /** Live for access and for limits: not revoked and not past its expiry. */
 const unexpired = (now: string) => or(isNull(shares.expiresAt), gt(shares.expiresAt, now));
@@ -17,38 +19,47 @@ export type ShareWithAccount = ShareRow & { accountName: string; accountWebsite:
 
 const liveEntry = and(eq(passwords.id, shares.accountId), eq(passwords.userId, shares.ownerId), isNull(passwords.deletedAt));
 
-export async function listOwned(db: Db, ownerId: string, accountId?: string): Promise<ShareWithAccount[]> {
-  const where: SQL[] = [eq(shares.ownerId, ownerId)];
-  if (accountId) where.push(eq(shares.accountId, accountId));
-  return db
-    .select({ ...sharesCols(), ...accountCols })
-    .from(shares)
-    .innerJoin(passwords, liveEntry)
-    .where(and(...where))
-    .orderBy(desc(shares.createdAt), desc(shares.id))
-    .all();
+/** Newest first; `created_at` never changes, so a page boundary never moves. */
+const NEWEST: Order<typeof shares> = { dir: "desc", keys: (t) => [t.createdAt] };
+
+export async function listOwned(db: Db, ownerId: string, accountId: string | undefined, page: PageParams): Promise<Page<ShareWithAccount>> {
+  const scope = (t: typeof shares) => and(eq(t.ownerId, ownerId), accountId ? eq(t.accountId, accountId) : undefined);
+  return keysetPage(db, { table: shares, order: NEWEST, scope, page }, ({ after, orderBy, take }) =>
+    db
+      .select({ ...sharesCols(), ...accountCols })
+      .from(shares)
+      .innerJoin(passwords, liveEntry)
+      .where(and(scope(shares), after))
+      .orderBy(...orderBy)
+      .limit(take)
+      .all(),
+  );
 }
 
 /**
  * Shares a user may see as recipient: bound to them, or still pending for their email. Revoked,
  * expired and shares of deleted entries are left out, so they give no access.
  */
-export async function listReceived(db: Db, userId: string, email: string | null, now: string, accountId?: string): Promise<ShareWithAccount[]> {
-  const where = [recipientMatch(userId, email), ne(shares.status, "revoked"), unexpired(now), ne(shares.ownerId, userId)];
-  if (accountId) where.push(eq(shares.accountId, accountId));
-  return db
-    .select({ ...sharesCols(), ...accountCols })
-    .from(shares)
-    .innerJoin(passwords, liveEntry)
-    .where(and(...where))
-    .orderBy(desc(shares.createdAt), desc(shares.id))
-    .all();
+export async function listReceived(db: Db, userId: string, email: string | null, now: string, accountId: string | undefined, page: PageParams): Promise<Page<ShareWithAccount>> {
+  // The scope leaves out the revoked and expiry filters, so a share bound to the caller that was
+  // revoked or expired since the last page still marks a position.
+  const scope = (t: typeof shares) => and(recipientMatch(userId, email, t), ne(t.ownerId, userId), accountId ? eq(t.accountId, accountId) : undefined);
+  return keysetPage(db, { table: shares, order: NEWEST, scope, page }, ({ after, orderBy, take }) =>
+    db
+      .select({ ...sharesCols(), ...accountCols })
+      .from(shares)
+      .innerJoin(passwords, liveEntry)
+      .where(and(scope(shares), ne(shares.status, "revoked"), unexpired(now), after))
+      .orderBy(...orderBy)
+      .limit(take)
+      .all(),
+  );
 }
 
-function recipientMatch(userId: string, email: string | null) {
-  const bound = eq(shares.recipientId, userId);
+function recipientMatch(userId: string, email: string | null, t: typeof shares = shares) {
+  const bound = eq(t.recipientId, userId);
   if (!email) return bound;
-  return or(bound, and(isNull(shares.recipientId), eq(shares.status, "pending"), eq(shares.recipientEmail, email)))!;
+  return or(bound, and(isNull(t.recipientId), eq(t.status, "pending"), eq(t.recipientEmail, email)))!;
 }
 
 function sharesCols() {

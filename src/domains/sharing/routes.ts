@@ -45,7 +45,7 @@ export function registerSharingRoutes(app: Hono<AppEnv>) {
     rateLimit: ["sharing_access"],
     query: ListSharesQuery,
     responses: { 200: { description: "Shares", schema: ListSharesResponse } },
-    handler: async (c, { query }) => c.json(await service(c).list(c.get("user"), query.type, query.accountId)),
+    handler: async (c, { query }) => c.json(await service(c).list(c.get("user"), query.type, query.accountId, query)),
   });
 
   route(app, {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { emailAddress } from "../../kernel/schemas";
+import { NextCursor, PageQuery } from "../../kernel/pagination";
 import { base64String, isoTimestamp } from "../../lib/validators";
 import { MAX_ENCRYPTED_DATA } from "../passwords";
 
@@ -15,7 +16,7 @@ export const CreateShareBody = z.object({
 });
 export type CreateShareInput = z.infer<typeof CreateShareBody>;
 
-export const ListSharesQuery = z.object({
+export const ListSharesQuery = PageQuery.extend({
   type: z.enum(["owned", "received"]),
   accountId: z.string().min(1).max(128).optional(),
 });
@@ -77,7 +78,7 @@ export const Share = z.object({
 export type Share = z.infer<typeof Share>;
 
 export const CreateShareResponse = z.object({ success: z.literal(true), share: Share });
-export const ListSharesResponse = z.object({ shares: z.array(Share), setup_required: z.boolean() });
+export const ListSharesResponse = z.object({ shares: z.array(Share), setup_required: z.boolean(), next_cursor: NextCursor });
 export const ShareResponse = z.object({ success: z.literal(true), share: Share });
 export { SuccessResponse } from "../../kernel/schemas";
 export const ViewLogResponse = z.object({ success: z.literal(true), action: z.string(), logged_at: z.string() });

@@ -1,6 +1,7 @@
 import type { Db } from "../../db/client";
 import type { ShareRow } from "../../db/schema";
 import type { AuthUser, RequestMeta } from "../../kernel/context";
+import type { PageParams } from "../../kernel/pagination";
 import { randomId } from "../../lib/crypto";
 import { AppError, ErrorCode, conflict, forbidden, notFound, validationError } from "../../lib/errors";
 import { notificationInsert } from "../notifications";
@@ -80,12 +81,13 @@ export class SharingService {
     return toShare({ ...row, accountName: entry.name, accountWebsite: entry.website, accountUrl: entry.url, accountEncryptedData: null }, "owned");
   }
 
-  async list(user: AuthUser, type: "owned" | "received", accountId?: string) {
+  async list(user: AuthUser, type: "owned" | "received", accountId: string | undefined, page: PageParams) {
     const now = new Date().toISOString();
-    const rows =
-      type === "owned" ? await repo.listOwned(this.db, user.id, accountId) : await repo.listReceived(this.db, user.id, emailOf(user), now, accountId);
-    const key = await repo.getKey(this.db, user.id);
-    return { shares: rows.map((r) => toShare(r, type)), setup_required: !key };
+    const [rows, key] = await Promise.all([
+      type === "owned" ? repo.listOwned(this.db, user.id, accountId, page) : repo.listReceived(this.db, user.id, emailOf(user), now, accountId, page),
+      repo.getKey(this.db, user.id),
+    ]);
+    return { shares: rows.items.map((r) => toShare(r, type)), setup_required: !key, next_cursor: rows.next_cursor };
   }
 
   /** PATCH: the owner revokes or changes permission; the recipient accepts. Anyone else gets 404. */
