@@ -155,7 +155,7 @@ const cases: Case[] = [
   },
   {
     name: "attachments",
-    keys: ["attachments", "next_cursor"],
+    keys: ["attachments", "usage", "next_cursor"],
     items: (b) => b.attachments as Item[],
     seed: async () => {
       const [user, other] = await Promise.all([TestUser.create(), TestUser.create()]);

@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { TestUser } from "../support/auth";
-import { clientKeys, connectMailbox, imap, readStream, site, type SseEvent } from "./support";
+import { clientKeys, connectMailbox, imap, readStream, resetUser, site, type SseEvent } from "./support";
 
-/** This file's own Dovecot mailbox: the site has no account for it, so no reset mail ever comes. */
+/**
+ * This file's own Dovecot mailbox: the site has no account for it, so no reset mail ever comes.
+ * Resets are started by users who may (D17: a recent sign-in from a registered device).
+ */
 const mailbox = imap.mailboxes.cancel;
 
 type Job = { status: string; error?: string; completedAt: string | null; steps: { name: string; status: string }[] };
@@ -17,7 +20,7 @@ async function startWaitingTask(user: TestUser) {
 
 describe("POST /api/tasks/<id>/cancel (DECISIONS D17)", () => {
   it("a task waiting for its reset mail stops: 200 cancelled, the stream ends with cancelled, nothing is written after", async () => {
-    const user = await TestUser.create();
+    const user = await resetUser();
     await connectMailbox(user, mailbox);
     const taskId = await startWaitingTask(user);
     let cancel: Response | undefined;
@@ -47,7 +50,7 @@ describe("POST /api/tasks/<id>/cancel (DECISIONS D17)", () => {
   }, 90_000);
 
   it("an ended task answers 409 CONFLICT and stays as it ended; anyone else's task is 404", async () => {
-    const user = await TestUser.create();
+    const user = await resetUser();
     await connectMailbox(user, mailbox);
     const taskId = await startWaitingTask(user);
     const other = await TestUser.create();
@@ -63,7 +66,7 @@ describe("POST /api/tasks/<id>/cancel (DECISIONS D17)", () => {
   }, 60_000);
 
   it("a task that failed cannot be cancelled", async () => {
-    const user = await TestUser.create();
+    const user = await resetUser();
     await connectMailbox(user, mailbox);
     const keys = await clientKeys();
     const res = await user.call("POST", "/api/tasks/reset", { body: { serviceUrl: `${site}/forgot-captcha`, email: mailbox, clientPublicKey: keys.publicJwk } });

@@ -1,0 +1,112 @@
+// Web app bench (issue 15): with a 10,000-entry vault, the time from pressing Unlock (and from a
+// reload of an unlocked vault) to the vault's first rows on screen, and to every row listed; plus
+// the first sign-in on a new browser (full pull and indexing) and the bundle sizes. The vault is
+// sealed with the web client's own crypto (bundled here by esbuild) and pushed through sync.
+//   node bench/dashboard.mjs [--runs 10] [--port 8732] [--entries 10000]
+import { build } from "esbuild";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { gzipSync } from "node:zlib";
+import { chromium } from "playwright-core";
+import { ROOT } from "../scripts/lib/dev-identity.mjs";
+import { fmt, signDevToken, startWorker } from "./lib/harness.mjs";
+
+const { values } = parseArgs({ options: { runs: { type: "string", default: "10" }, port: { type: "string", default: "8732" }, entries: { type: "string", default: "10000" } } });
+const RUNS = Number(values.runs);
+const ENTRIES = Number(values.entries);
+const PASSPHRASE = "bench passphrase";
+
+const bundled = join(ROOT, "bench", "out", "client-crypto.mjs");
+await build({
+  stdin: { contents: `export { deriveVaultKeys, blindIndexes } from "./client/src/crypto.ts"; export { sealEntry, placeOf } from "./client/src/envelope.ts";`, resolveDir: ROOT, loader: "ts" },
+  outfile: bundled,
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  logLevel: "warning",
+});
+const { deriveVaultKeys, sealEntry, placeOf, blindIndexes } = await import(pathToFileURL(bundled).href);
+
+const q = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(p * s.length))];
+};
+const line = (label, xs) => console.log(`${label.padEnd(44)} p50 ${fmt(q(xs, 0.5), 0)} ms, p95 ${fmt(q(xs, 0.95), 0)} ms, max ${fmt(q(xs, 1), 0)} ms (${xs.length} runs)`);
+
+const worker = await startWorker({ port: Number(values.port), name: "dashboard" });
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: ["--no-sandbox", "--disable-dev-shm-usage"] });
+try {
+  const sub = `bench-dash-${Date.now()}`;
+  const token = await signDevToken({ sub, email: `${sub}@example.test`, ttl: 4 * 3600 });
+  const auth = { authorization: `Bearer ${token}` };
+  const { csrfToken } = await (await fetch(`${worker.base}/api/auth/csrf-token`, { headers: auth })).json();
+  let t0 = performance.now();
+  const keys = await deriveVaultKeys(PASSPHRASE, sub);
+  const now = new Date().toISOString();
+  for (let i = 0; i < ENTRIES; i += 100) {
+    const mutations = await Promise.all(
+      Array.from({ length: Math.min(100, ENTRIES - i) }, async (_, k) => {
+        const n = i + k;
+        const website = `service${n % 2500}.example.com`;
+        const username = `user${n}@example.test`;
+        const id = crypto.randomUUID();
+        const envelope = await sealEntry(keys, placeOf(sub, { id, website }), { username, password: `pw-${n}`, notes: "", category: "", totp: "" });
+        const idx = await blindIndexes(keys, { name: `Entry ${n}`, website, username });
+        return { action: "create", id, clientUpdatedAt: now, data: { name: `Entry ${n}`, website, tags: [], ...envelope, encryption_version: 3, ...idx, domain_hash: idx.domain_hash ?? null } };
+      }),
+    );
+    const res = await fetch(`${worker.base}/api/passwords/sync`, { method: "POST", headers: { ...auth, "x-csrf-token": csrfToken, "content-type": "application/json" }, body: JSON.stringify({ mutations }) });
+    if (!res.ok) throw new Error(`seed: ${res.status} ${await res.text()}`);
+  }
+  console.log(`seeded ${ENTRIES} entries in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+
+  const context = await browser.newContext({ baseURL: worker.base });
+  // The auth cookie the worker sets at the end of an OpenID sign-in.
+  await context.addCookies([{ name: "access_token", value: token, url: worker.base, httpOnly: true, sameSite: "Strict" }]);
+  const page = await context.newPage();
+  const heading = `Entries (${ENTRIES})`;
+  /** Milliseconds from `start` until the first row shows, and until the heading counts every entry. */
+  const timed = async (start) => {
+    const t = performance.now();
+    await start();
+    await page.locator("#entries li").first().waitFor({ timeout: 120_000 });
+    const first = performance.now() - t;
+    await page.waitForFunction((h) => document.getElementById("entries-heading")?.textContent === h, heading, { timeout: 300_000, polling: 50 });
+    return { first, all: performance.now() - t };
+  };
+
+  await page.goto("/");
+  await page.getByLabel("Master passphrase").fill(PASSPHRASE);
+  const signIn = await timed(() => page.getByRole("button", { name: "Open vault" }).click());
+  console.log(`first sign-in on this browser (full pull of ${ENTRIES}, indexing): first row ${fmt(signIn.first / 1000, 1)} s, all listed ${fmt(signIn.all / 1000, 1)} s`);
+
+  const unlock = { first: [], all: [] };
+  const reload = { first: [], all: [] };
+  for (let i = 0; i < RUNS; i++) {
+    await page.getByRole("button", { name: "Lock", exact: true }).click();
+    await page.getByRole("button", { name: "Unlock" }).waitFor();
+    await page.getByLabel("Master passphrase", { exact: true }).fill(PASSPHRASE);
+    const u = await timed(() => page.getByRole("button", { name: "Unlock" }).click());
+    unlock.first.push(u.first);
+    unlock.all.push(u.all);
+    const r = await timed(() => page.reload());
+    reload.first.push(r.first);
+    reload.all.push(r.all);
+  }
+  line(`unlock -> first row (${ENTRIES} entries)`, unlock.first);
+  line(`unlock -> all ${ENTRIES} listed`, unlock.all);
+  line("reload (unlocked) -> first row", reload.first);
+  line(`reload (unlocked) -> all ${ENTRIES} listed`, reload.all);
+
+  const files = ["public", join("public", "assets")].flatMap((d) => readdirSync(join(ROOT, d)).filter((f) => f.endsWith(".js")).map((f) => join(d, f)));
+  const sizes = files.map((f) => ({ f: f.replace(/^public\//, ""), raw: statSync(join(ROOT, f)).size, gz: gzipSync(readFileSync(join(ROOT, f))).length })).sort((a, b) => b.raw - a.raw);
+  const total = sizes.reduce((a, s) => ({ raw: a.raw + s.raw, gz: a.gz + s.gz }), { raw: 0, gz: 0 });
+  console.log(`bundles: ${sizes.length} scripts, ${fmt(total.raw / 1024, 1)} KiB (${fmt(total.gz / 1024, 1)} KiB gzip); largest: ${sizes.slice(0, 5).map((s) => `${s.f} ${fmt(s.raw / 1024, 1)} KiB`).join(", ")}`);
+  console.log(`target: first render of the vault under 1 s after unlock (load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${cpus().length} cores)`);
+} finally {
+  await browser.close();
+  worker.stop();
+}
