@@ -68,13 +68,13 @@ try {
   await context.addCookies([{ name: "access_token", value: token, url: worker.base, httpOnly: true, sameSite: "Strict" }]);
   const page = await context.newPage();
   const heading = `Entries (${ENTRIES})`;
-  /** Milliseconds from `start` until the first row shows, and until the heading counts every entry. */
+  /** Milliseconds from `start` until the first row shows, and until every entry has its row. */
   const timed = async (start) => {
     const t = performance.now();
     await start();
     await page.locator("#entries li").first().waitFor({ timeout: 120_000 });
     const first = performance.now() - t;
-    await page.waitForFunction((h) => document.getElementById("entries-heading")?.textContent === h, heading, { timeout: 300_000, polling: 50 });
+    await page.waitForFunction(([h, n]) => document.getElementById("entries-heading")?.textContent === h && document.getElementById("entries")?.dataset.rows === String(n), [heading, ENTRIES], { timeout: 300_000, polling: 50 });
     return { first, all: performance.now() - t };
   };
 

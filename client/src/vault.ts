@@ -60,6 +60,9 @@ export async function sealInput(keys: VaultKeys, userId: string, id: string, inp
   return { data: mutationData({ name, website, url, tags: input.tags }, envelope, idx), tokens: idx.search_tokens };
 }
 
+const byName = new Intl.Collator(undefined, { sensitivity: "variant" });
+const INDEX_PARALLEL = 32;
+
 export class Vault {
   constructor(
     readonly db: LocalDb,
@@ -111,8 +114,17 @@ export class Vault {
     await this.db.applyLocal(null, { userId: this.userId, action: "delete", entryId: id, clientUpdatedAt: new Date().toISOString() });
   }
 
-  async list(): Promise<LocalEntry[]> {
-    return (await this.db.entries(this.userId)).sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+  /**
+   * The user's local entries, read once. The methods below take such a snapshot, so one paint of
+   * a large vault reads the store once rather than once per step (each read deserialises every
+   * entry with its search tokens).
+   */
+  entries(): Promise<LocalEntry[]> {
+    return this.db.entries(this.userId);
+  }
+
+  async list(all?: LocalEntry[]): Promise<LocalEntry[]> {
+    return [...(all ?? (await this.entries()))].sort((a, b) => byName.compare(a.name, b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   /**
@@ -140,9 +152,9 @@ export class Vault {
   }
 
   /** Re-seals every unbound entry this key opens; returns how many were queued. */
-  async migrate(): Promise<number> {
+  async migrate(all?: LocalEntry[]): Promise<number> {
     let n = 0;
-    for (const e of await this.db.entries(this.userId)) {
+    for (const e of all ?? (await this.entries())) {
       if (e.encryption_version !== 3 || !e.wrapped_item_key || !e.encrypted_data) continue;
       if (isBound({ wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data })) continue;
       try {
@@ -156,8 +168,8 @@ export class Vault {
   }
 
   /** Entries still unbound locally (queued re-seals count as bound). */
-  async legacyCount(): Promise<number> {
-    return (await this.db.entries(this.userId)).filter((e) => e.encryption_version === 3 && e.wrapped_item_key && e.encrypted_data && !isBound({ wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data })).length;
+  async legacyCount(all?: LocalEntry[]): Promise<number> {
+    return (all ?? (await this.entries())).filter((e) => e.encryption_version === 3 && e.wrapped_item_key && e.encrypted_data && !isBound({ wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data })).length;
   }
 
   /**
@@ -165,9 +177,9 @@ export class Vault {
    * first sight, as the spec intends: each becomes a V3 update with its username and an empty
    * password, queued through sync. One already queued is left to its queued change.
    */
-  async sealPlaceholders(): Promise<number> {
+  async sealPlaceholders(all?: LocalEntry[]): Promise<number> {
     const queued = new Set((await this.db.pending(this.userId)).map((p) => p.entryId));
-    const open = (await this.db.entries(this.userId)).filter((e) => e.encryption_version === PLACEHOLDER_VERSION && !queued.has(e.id));
+    const open = (all ?? (await this.entries())).filter((e) => e.encryption_version === PLACEHOLDER_VERSION && !queued.has(e.id));
     for (const e of open) {
       await this.update(e.id, { name: e.name, website: e.website ?? "", url: e.url ?? "", tags: e.tags, username: e.username ?? "", password: "", notes: "", category: "", totp: "" });
     }
@@ -179,13 +191,14 @@ export class Vault {
    * them). Entries this key cannot open are left unindexed; returns how many there are, and why
    * when the client refused them (moved, replayed or unbound envelopes) rather than lacking the key.
    */
-  async ensureIndexed(): Promise<{ unreadable: number; reasons: string[] }> {
-    await this.sealPlaceholders();
+  async ensureIndexed(all?: LocalEntry[]): Promise<{ unreadable: number; reasons: string[]; indexed: number; sealed: number }> {
+    const snapshot = all ?? (await this.entries());
+    const sealed = await this.sealPlaceholders(snapshot);
     let unreadable = 0;
     const reasons = new Set<string>();
-    const stale = (await this.db.entries(this.userId)).filter((e) => e.search_tokens === null);
+    const stale = snapshot.filter((e) => e.search_tokens === null);
     const done: { id: string; wrapped_item_key: string | null; encrypted_data: string | null; tokens: string[] }[] = [];
-    for (const e of stale) {
+    const index = async (e: LocalEntry) => {
       let username = e.encryption_version === 3 ? null : "";
       if (username === null) {
         try {
@@ -193,19 +206,22 @@ export class Vault {
         } catch (err) {
           unreadable++;
           if (err instanceof MisplacedEnvelopeError || err instanceof KeyRollbackError || err instanceof LegacyRefusedError) reasons.add(err.message);
-          continue;
+          return;
         }
       }
       const idx = await blindIndexes(this.keys, { name: e.name, website: e.website ?? e.url ?? "", username });
       done.push({ id: e.id, wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data, tokens: idx.search_tokens });
-    }
+    };
+    // Web Crypto works off the main thread: a few dozen entries in flight keep it busy, where one
+    // at a time would leave it idle between each open and hash (a new browser's first sync indexes all).
+    for (let i = 0; i < stale.length; i += INDEX_PARALLEL) await Promise.all(stale.slice(i, i + INDEX_PARALLEL).map(index));
     if (done.length) await this.db.setTokens(this.userId, done);
-    return { unreadable, reasons: [...reasons] };
+    return { unreadable, reasons: [...reasons], indexed: done.length, sealed };
   }
 
   /** Search by blind index: every hashed query word must be among the entry's hashed tokens. */
-  async search(query: string): Promise<LocalEntry[]> {
-    const all = await this.list();
+  async search(query: string, snapshot?: LocalEntry[]): Promise<LocalEntry[]> {
+    const all = await this.list(snapshot);
     const wanted = await queryTokens(this.keys, query);
     if (wanted.length === 0) return all;
     return all.filter((e) => e.search_tokens !== null && wanted.every((t) => e.search_tokens!.includes(t)));

@@ -11,6 +11,12 @@ import type { EntryInput } from "../vault";
 import { VAULT_MARKUP } from "./vault-markup";
 
 const REVEAL_HIDE_MS = 30_000;
+/** What a row shows; its buttons read the entry itself from the store when pressed. */
+type Row = { id: string; name: string; site: string };
+const rowOf = (e: LocalEntry): Row => ({ id: e.id, name: e.name, site: e.website ?? e.url ?? "" });
+/** Rows drawn at once (more than any screen holds), then slices of the rest between tasks. */
+const FIRST_ROWS = 200;
+const ROW_SLICE = 1000;
 
 export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount> {
   const { db, session, keys, vault, api, sync, trust, toast } = app;
@@ -32,16 +38,92 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
    * device refuses unbound envelopes of this vault from then on: a server can no longer serve a
    * pre-migration blob in another entry's place.
    */
-  async function noteFullyBound() {
+  async function noteFullyBound(all: LocalEntry[]) {
     if (!(await db.meta(`lastSync:${session.userId}`)) || (await db.pendingCount(session.userId)) > 0) return;
-    if ((await vault.legacyCount()) === 0) await trust.raise({ bound: true });
+    if ((await vault.legacyCount(all)) === 0) await trust.raise({ bound: true });
+  }
+
+  let drawing = 0;
+
+  /** The entry as the store holds it when a row's button is pressed (the row may be older). */
+  async function current(r: Row): Promise<LocalEntry | null> {
+    const e = await db.entry(session.userId, r.id);
+    if (!e) toast(`${r.name} is no longer in the vault`);
+    return e ?? null;
+  }
+  const withEntry = (r: Row, act: (e: LocalEntry) => Promise<void>) => () => void current(r).then((e) => (e ? act(e) : undefined));
+
+  function row(e: Row, queued: Set<string>): HTMLLIElement {
+    const li = el("li", { dataset: { id: e.id } }, el("span", { className: "name", textContent: e.name }), el("span", { className: "muted", textContent: e.site }));
+    if (queued.has(e.id)) li.append(el("span", { className: "pending-mark", textContent: "not yet synced" }));
+    li.append(
+      el(
+        "span",
+        { className: "actions" },
+        button("Reveal", `Reveal ${e.name}`, withEntry(e, reveal)),
+        button("Copy password", `Copy password of ${e.name}`, withEntry(e, copy)),
+        button("Edit", `Edit ${e.name}`, withEntry(e, edit)),
+        button("Delete", `Delete ${e.name}`, withEntry(e, remove)),
+      ),
+    );
+    return li;
+  }
+
+  /**
+   * The first rows at once and the rest in slices between tasks, so a vault of thousands shows its
+   * first screen without waiting for the last row; a newer drawing stops an older one.
+   * `data-rows` counts the rows drawn so far.
+   */
+  function draw(entries: Row[], queued: Set<string>) {
+    const mine = ++drawing;
+    let at = Math.min(FIRST_ROWS, entries.length);
+    list.replaceChildren(...entries.slice(0, at).map((e) => row(e, queued)));
+    list.dataset.rows = String(at);
+    const more = () => {
+      if (mine !== drawing || gone) return;
+      list.append(...entries.slice(at, at + ROW_SLICE).map((e) => row(e, queued)));
+      at = Math.min(at + ROW_SLICE, entries.length);
+      list.dataset.rows = String(at);
+      if (at < entries.length) setTimeout(more, 0);
+    };
+    if (at < entries.length) setTimeout(more, 0);
+  }
+
+  /**
+   * The last full listing (ids, names, sites: plaintext columns the store holds anyway) kept in one
+   * metadata record, so the next mount draws it before the store's full read, which deserialises
+   * every entry with its search tokens and takes seconds for a vault of thousands. Written only
+   * when it changed.
+   */
+  const LISTING = `listing:${session.userId}`;
+  let listed = "";
+  async function keepListing(rows: Row[]) {
+    const sig = rows.map((r) => `${r.id}\u0001${r.name}\u0001${r.site}`).join("\u0002");
+    if (sig === listed) return;
+    listed = sig;
+    await db.setMeta(LISTING, rows);
   }
 
   async function renderList() {
-    // Re-sealed entries are queued updates: send them now rather than at the next periodic sync.
-    if ((await vault.migrate()) > 0 && navigator.onLine) void sync.syncNow();
-    const { unreadable, reasons } = await vault.ensureIndexed();
-    await noteFullyBound();
+    // One read of the store serves the whole paint (a read deserialises every entry).
+    const all = await vault.entries();
+    const query = input("search").value.trim();
+    const entries = query ? await vault.search(query, all) : await vault.list(all);
+    const queued = new Set((await db.pending(session.userId)).map((p) => p.entryId));
+    if (gone) return;
+    const rows = entries.map(rowOf);
+    draw(rows, queued);
+    if (!query) void keepListing(rows);
+    $("empty").hidden = entries.length > 0;
+    $("entries-heading").textContent = query ? `Entries matching “${query}” (${entries.length})` : `Entries (${entries.length})`;
+
+    // Then what needs the keys, with the list already on screen: unbound entries re-sealed (queued
+    // updates, sent now rather than at the next periodic sync), placeholders sealed, search tokens
+    // computed for what came from the server.
+    const migrated = await vault.migrate(all);
+    const { unreadable, reasons, indexed, sealed } = await vault.ensureIndexed(all);
+    if ((migrated > 0 || sealed > 0) && navigator.onLine) void sync.syncNow();
+    await noteFullyBound(all);
     if (gone) return;
     const count = `${unreadable} ${unreadable === 1 ? "entry" : "entries"}`;
     $("foreign-key").hidden = unreadable === 0;
@@ -50,29 +132,8 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     $("foreign-key").textContent = reasons.length
       ? `${count} not shown. ${reasons.join(" ")}`
       : `${count} cannot be opened with this device's key. If the master passphrase was changed on another device, sign out and sign in with the new one.`;
-    const query = input("search").value.trim();
-    const entries = query ? await vault.search(query) : await vault.list();
-    const queued = new Set((await db.pending(session.userId)).map((p) => p.entryId));
-    if (gone) return;
-    list.replaceChildren(
-      ...entries.map((e) => {
-        const li = el("li", { dataset: { id: e.id } }, el("span", { className: "name", textContent: e.name }), el("span", { className: "muted", textContent: e.website ?? e.url ?? "" }));
-        if (queued.has(e.id)) li.append(el("span", { className: "pending-mark", textContent: "not yet synced" }));
-        li.append(
-          el(
-            "span",
-            { className: "actions" },
-            button("Reveal", `Reveal ${e.name}`, () => void reveal(e)),
-            button("Copy password", `Copy password of ${e.name}`, () => void copy(e)),
-            button("Edit", `Edit ${e.name}`, () => void edit(e)),
-            button("Delete", `Delete ${e.name}`, () => void remove(e)),
-          ),
-        );
-        return li;
-      }),
-    );
-    $("empty").hidden = entries.length > 0;
-    $("entries-heading").textContent = query ? `Entries matching “${query}” (${entries.length})` : `Entries (${entries.length})`;
+    // The store or the search tokens changed under the list just drawn: one more paint shows it.
+    if (migrated > 0 || sealed > 0 || (indexed > 0 && query)) void app.refresh();
   }
 
   /**
@@ -254,6 +315,12 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
 
   fillForm("", {});
   $("vault-view").hidden = false;
+  const cached = await db.meta<Row[]>(LISTING);
+  if (cached?.length && !input("search").value.trim()) {
+    draw(cached, new Set());
+    $("empty").hidden = true;
+    $("entries-heading").textContent = `Entries (${cached.length})`;
+  }
   await app.refresh();
   // Until here the form cannot submit (see vault-markup.ts): a native submission would put the
   // entry's secrets in a request.
