@@ -142,6 +142,9 @@ self.addEventListener("message", (event) => {
         event.ports[0]?.postMessage({ type: "SYNC_CACHE_CLEARED", deleted });
       }),
     );
+  } else if (data?.type === "CLAIM") {
+    // From a page that loaded between this worker's activation and its first claim (pages/common.ts).
+    event.waitUntil(self.clients.claim());
   } else if (data?.type === "BUILD_ID") {
     event.ports[0]?.postMessage({ type: "BUILD_ID", buildId: __BUILD_ID__ });
   }

@@ -1,11 +1,18 @@
 /** Registers the service worker (scope /) from any page; pages work without it, just not offline. */
 export async function registerServiceWorker(): Promise<ServiceWorkerRegistration | null> {
   if (!("serviceWorker" in navigator)) return null;
+  let reg: ServiceWorkerRegistration;
   try {
-    return await navigator.serviceWorker.register("/sw.js", { scope: "/" });
+    reg = await navigator.serviceWorker.register("/sw.js", { scope: "/" });
   } catch {
     return null;
   }
+  // A page whose navigation left before the worker activated, and that came after its
+  // clients.claim(), stays uncontrolled (no offline) until the next load: ask for a claim of it.
+  void navigator.serviceWorker.ready.then((ready) => {
+    if (!navigator.serviceWorker.controller) ready.active?.postMessage({ type: "CLAIM" });
+  });
+  return reg;
 }
 
 export function $(id: string): HTMLElement {

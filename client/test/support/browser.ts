@@ -72,10 +72,22 @@ export async function signInThroughPage(page: Page, token: string, passphrase: s
   await submitSignIn(page, passphrase);
   await page.waitForURL("**/vault");
   await dashboardReady(page);
-  await page.evaluate(async () => {
-    await navigator.serviceWorker.ready;
-    if (!navigator.serviceWorker.controller) await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
+  // Bounded, and said: a service worker whose install failed never becomes ready.
+  const controlled = await page.evaluate(async () => {
+    const taking = (async () => {
+      await navigator.serviceWorker.ready;
+      if (!navigator.serviceWorker.controller) await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
+      return true;
+    })();
+    const late = new Promise<string>((r) =>
+      setTimeout(async () => {
+        const regs = await navigator.serviceWorker.getRegistrations();
+        r(JSON.stringify(regs.map((g) => ({ scope: g.scope, installing: g.installing?.state, waiting: g.waiting?.state, active: g.active?.state })).concat([{ controller: String(!!navigator.serviceWorker.controller) } as never])));
+      }, 20_000),
+    );
+    return Promise.race([taking, late]);
   });
+  if (controlled !== true) throw new Error(`the service worker did not take control of the vault within 20 s: ${controlled}`);
 }
 
 /** The dashboard script has rendered the vault and attached its handlers. */

@@ -68,6 +68,8 @@ export async function startMaliciousServer(upstream: string): Promise<MaliciousS
       res.writeHead(up.status, outHeaders);
       res.end(out);
     })().catch((e: unknown) => {
+      // Said aloud: a page that waits on this answer would otherwise fail with no trace of why.
+      console.error(`malicious-server: ${req.method} ${req.url} -> 502: ${e instanceof Error ? `${e.message} ${String((e as { cause?: unknown }).cause ?? "")}` : String(e)}`);
       res.writeHead(502, { "content-type": "text/plain" });
       res.end(String(e));
     });
