@@ -1,34 +1,22 @@
 // Web app bench (issue 15): with a 10,000-entry vault, the time from pressing Unlock (and from a
 // reload of an unlocked vault) to the vault's first rows on screen, and to every row listed; plus
 // the first sign-in on a new browser (full pull and indexing) and the bundle sizes. The vault is
-// sealed with the web client's own crypto (bundled here by esbuild) and pushed through sync.
+// sealed with the web client's own crypto and pushed through sync (bench/lib/vault-seed.mjs).
 //   node bench/dashboard.mjs [--runs 10] [--port 8732] [--entries 10000]
-import { build } from "esbuild";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { chromium } from "playwright-core";
 import { ROOT } from "../scripts/lib/dev-identity.mjs";
 import { fmt, signDevToken, startWorker } from "./lib/harness.mjs";
+import { seedVault } from "./lib/vault-seed.mjs";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "10" }, port: { type: "string", default: "8732" }, entries: { type: "string", default: "10000" } } });
 const RUNS = Number(values.runs);
 const ENTRIES = Number(values.entries);
 const PASSPHRASE = "bench passphrase";
-
-const bundled = join(ROOT, "bench", "out", "client-crypto.mjs");
-await build({
-  stdin: { contents: `export { deriveVaultKeys, blindIndexes } from "./client/src/crypto.ts"; export { sealEntry, placeOf } from "./client/src/envelope.ts";`, resolveDir: ROOT, loader: "ts" },
-  outfile: bundled,
-  bundle: true,
-  format: "esm",
-  platform: "node",
-  logLevel: "warning",
-});
-const { deriveVaultKeys, sealEntry, placeOf, blindIndexes } = await import(pathToFileURL(bundled).href);
 
 const q = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -41,26 +29,8 @@ const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PAT
 try {
   const sub = `bench-dash-${Date.now()}`;
   const token = await signDevToken({ sub, email: `${sub}@example.test`, ttl: 4 * 3600 });
-  const auth = { authorization: `Bearer ${token}` };
-  const { csrfToken } = await (await fetch(`${worker.base}/api/auth/csrf-token`, { headers: auth })).json();
-  let t0 = performance.now();
-  const keys = await deriveVaultKeys(PASSPHRASE, sub);
-  const now = new Date().toISOString();
-  for (let i = 0; i < ENTRIES; i += 100) {
-    const mutations = await Promise.all(
-      Array.from({ length: Math.min(100, ENTRIES - i) }, async (_, k) => {
-        const n = i + k;
-        const website = `service${n % 2500}.example.com`;
-        const username = `user${n}@example.test`;
-        const id = crypto.randomUUID();
-        const envelope = await sealEntry(keys, placeOf(sub, { id, website }), { username, password: `pw-${n}`, notes: "", category: "", totp: "" });
-        const idx = await blindIndexes(keys, { name: `Entry ${n}`, website, username });
-        return { action: "create", id, clientUpdatedAt: now, data: { name: `Entry ${n}`, website, tags: [], ...envelope, encryption_version: 3, ...idx, domain_hash: idx.domain_hash ?? null } };
-      }),
-    );
-    const res = await fetch(`${worker.base}/api/passwords/sync`, { method: "POST", headers: { ...auth, "x-csrf-token": csrfToken, "content-type": "application/json" }, body: JSON.stringify({ mutations }) });
-    if (!res.ok) throw new Error(`seed: ${res.status} ${await res.text()}`);
-  }
+  const t0 = performance.now();
+  await seedVault({ base: worker.base, token, sub, passphrase: PASSPHRASE, count: ENTRIES, website: (n) => `service${n % 2500}.example.com` });
   console.log(`seeded ${ENTRIES} entries in ${fmt((performance.now() - t0) / 1000, 1)} s`);
 
   const context = await browser.newContext({ baseURL: worker.base });

@@ -1,37 +1,26 @@
 // Extension bench (issue 18): time from page load to the inline fill menu being ready, with a
 // 10,000-entry vault, online (the extension asks /api/passwords/match) and offline (its delta-sync
-// cache). The vault is sealed with the web client's own crypto (client/src/crypto.ts and envelope.ts, bundled here
-// by esbuild), pushed through sync, pulled by the extension in Chromium's new headless mode. The
+// cache). The vault is sealed with the web client's own crypto (bench/lib/vault-seed.mjs),
+// pushed through sync, pulled by the extension in Chromium's new headless mode. The
 // figure is performance.now() when the menu is ready in the page: milliseconds since navigation.
 //   node bench/extension.mjs [--runs 30] [--port 8731] [--entries 10000]
-import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { chromium } from "playwright-core";
 import { extensionId } from "../scripts/lib/extension-id.mjs";
 import { ROOT } from "../scripts/lib/dev-identity.mjs";
 import { fmt, signDevToken, startWorker } from "./lib/harness.mjs";
+import { seedVault } from "./lib/vault-seed.mjs";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "30" }, port: { type: "string", default: "8731" }, entries: { type: "string", default: "10000" } } });
 const RUNS = Number(values.runs);
 const ENTRIES = Number(values.entries);
 const PASSPHRASE = "bench passphrase";
 
-const bundled = join(ROOT, "bench", "out", "client-crypto.mjs");
-await build({
-  stdin: { contents: `export { deriveVaultKeys, blindIndexes } from "./client/src/crypto.ts"; export { sealEntry, placeOf } from "./client/src/envelope.ts";`, resolveDir: ROOT, loader: "ts" },
-  outfile: bundled,
-  bundle: true,
-  format: "esm",
-  platform: "node",
-  logLevel: "warning",
-});
-const { deriveVaultKeys, sealEntry, placeOf, blindIndexes } = await import(pathToFileURL(bundled).href);
 
 const site = createServer((req, res) => {
   res.writeHead(200, { "content-type": "text/html" });
@@ -46,28 +35,8 @@ let context;
 try {
   const sub = `bench-ext-${Date.now()}`;
   const token = await signDevToken({ sub, email: `${sub}@example.test`, ttl: 4 * 3600 });
-  const auth = { authorization: `Bearer ${token}` };
-  const { csrfToken } = await (await fetch(`${worker.base}/api/auth/csrf-token`, { headers: auth })).json();
-
   let t0 = performance.now();
-  const keys = await deriveVaultKeys(PASSPHRASE, sub);
-  const now = new Date().toISOString();
-  for (let i = 0; i < ENTRIES; i += 100) {
-    const mutations = await Promise.all(
-      Array.from({ length: Math.min(100, ENTRIES - i) }, async (_, k) => {
-        const n = i + k;
-        // Entry 0 is the bench site's; the others spread over 2,500 domains, four accounts each.
-        const website = n === 0 ? "bench.test" : `service${n % 2500}.example.com`;
-        const username = `user${n}@example.test`;
-        const id = crypto.randomUUID();
-        const envelope = await sealEntry(keys, placeOf(sub, { id, website }), { username, password: `pw-${n}-${crypto.randomUUID()}`, notes: "", category: "", totp: "" });
-        const idx = await blindIndexes(keys, { name: `Entry ${n}`, website, username });
-        return { action: "create", id, clientUpdatedAt: now, data: { name: `Entry ${n}`, website, tags: [], ...envelope, encryption_version: 3, ...idx, domain_hash: idx.domain_hash ?? null } };
-      }),
-    );
-    const res = await fetch(`${worker.base}/api/passwords/sync`, { method: "POST", headers: { ...auth, "x-csrf-token": csrfToken, "content-type": "application/json" }, body: JSON.stringify({ mutations }) });
-    if (!res.ok) throw new Error(`seed: ${res.status} ${await res.text()}`);
-  }
+  await seedVault({ base: worker.base, token, sub, passphrase: PASSPHRASE, count: ENTRIES, website: (n) => (n === 0 ? "bench.test" : `service${n % 2500}.example.com`) });
   console.log(`seeded ${ENTRIES} entries in ${fmt((performance.now() - t0) / 1000, 1)} s`);
 
   execFileSync("node", ["scripts/build-extension.mjs"], { cwd: ROOT, stdio: "ignore", env: { ...process.env, EXTENSION_APP_ORIGIN: worker.base } });
