@@ -33,6 +33,24 @@ export function parseSse(buffer: string): { events: SseEvent[]; rest: string } {
   return { events, rest };
 }
 
+/** The events of a stream as they arrive; the stream is cancelled when the reader stops early. */
+export async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
+  const reader = body.getReader();
+  const dec = new TextDecoder();
+  let buf = "";
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      const { events, rest } = parseSse(buf + dec.decode(value, { stream: true }));
+      buf = rest;
+      yield* events;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
 /**
  * A server-sent events response (text/event-stream). `x-accel-buffering: no` keeps buffering
  * proxies from holding events back; `no-store` because every stream is one user's live state.

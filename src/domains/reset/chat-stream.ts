@@ -1,4 +1,4 @@
-import { parseSse, sseFrame, TERMINAL_TASK_STATUSES } from "../../kernel/sse";
+import { sseEvents, sseFrame, TERMINAL_TASK_STATUSES } from "../../kernel/sse";
 import type { ResolvedService } from "../registry";
 
 export type SectionKind = "header" | "progress" | "gmail" | "captcha" | "password" | "result";
@@ -109,26 +109,13 @@ export class ChatRenderer {
 }
 
 async function* statusEvents(upstream: ReadableStream<Uint8Array>): AsyncGenerator<Status> {
-  const reader = upstream.getReader();
-  const dec = new TextDecoder();
-  let buf = "";
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      const { events, rest } = parseSse(buf + dec.decode(value, { stream: true }));
-      buf = rest;
-      for (const e of events) {
-        if (e.event !== "status") continue;
-        try {
-          yield JSON.parse(e.data || "{}") as Status;
-        } catch {
-          continue;
-        }
-      }
+  for await (const e of sseEvents(upstream)) {
+    if (e.event !== "status") continue;
+    try {
+      yield JSON.parse(e.data || "{}") as Status;
+    } catch {
+      continue;
     }
-  } finally {
-    await reader.cancel().catch(() => undefined);
   }
 }
 
