@@ -2,7 +2,8 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/env";
 import type { ResolvedService } from "../../src/domains/registry/resolve";
-import { apiMailbox, waitForResetMail } from "../../src/domains/reset/mail";
+import { apiMailbox } from "../../src/domains/integrations";
+import { waitForResetMail } from "../../src/domains/reset/mail";
 import { TestUser } from "../support/auth";
 import { accountReport, connectOAuth, providerAccount } from "../support/mail-provider";
 
@@ -23,7 +24,7 @@ describe("reset mail read through a connected mailx or maily mailbox", () => {
       { from: "Other <news@other.example>", subject: "Reset your password", date: now, body: "https://other.example/password_reset/x" },
       { from: "GitHub <noreply@github.com>", subject: "[GitHub] Please reset your password", date: now, body: `Use this link: ${link}\n` },
     ]);
-    const found = await waitForResetMail(loadConfig(env), mailbox, svc, new Date(Date.now() - 60_000), Date.now() + 5_000);
+    const found = await waitForResetMail(mailbox, svc, new Date(Date.now() - 60_000), Date.now() + 5_000);
     expect(found).toEqual({ link, otp: null });
     const report = await accountReport(account);
     const full = report.requests.filter((r) => /format=raw|\/\$value/.test(r));
@@ -34,15 +35,26 @@ describe("reset mail read through a connected mailx or maily mailbox", () => {
 
   it("an OTP mail yields the code", async () => {
     const { mailbox } = await connected("maily", [{ from: "GitHub <noreply@github.com>", subject: "Your code", date: new Date().toISOString(), body: "Your verification code is 493817." }]);
-    expect(await waitForResetMail(loadConfig(env), mailbox, svc, new Date(Date.now() - 60_000), Date.now() + 5_000)).toEqual({ link: null, otp: "493817" });
+    expect(await waitForResetMail(mailbox, svc, new Date(Date.now() - 60_000), Date.now() + 5_000)).toEqual({ link: null, otp: "493817" });
   });
 
   it("mail older than the task is not taken, nor marked read; the wait ends with null", async () => {
     const old = new Date(Date.now() - 3_600_000).toISOString();
     const { mailbox, account } = await connected("mailx", [{ from: "GitHub <noreply@github.com>", subject: "Reset your password", date: old, body: link }]);
     const t0 = Date.now();
-    expect(await waitForResetMail(loadConfig(env), mailbox, svc, new Date(), Date.now() + 2_500)).toBeNull();
+    expect(await waitForResetMail(mailbox, svc, new Date(), Date.now() + 2_500)).toBeNull();
     expect(Date.now() - t0).toBeGreaterThanOrEqual(2_400);
     expect((await accountReport(account)).messages.map((m) => m.unread)).toEqual([true]);
+  });
+
+  it("a service with no sender to search by gets no mail read: the wait ends at once, the mailbox untouched", async () => {
+    const { mailbox, account } = await connected("mailx", [{ from: "GitHub <noreply@github.com>", subject: "Reset your password", date: new Date().toISOString(), body: link }]);
+    const before = (await accountReport(account)).requests.length;
+    const t0 = Date.now();
+    expect(await waitForResetMail(mailbox, { ...svc, senderPatterns: ["@", " "] } as ResolvedService, new Date(Date.now() - 60_000), Date.now() + 5_000)).toBeNull();
+    expect(Date.now() - t0).toBeLessThan(1_000);
+    const report = await accountReport(account);
+    expect(report.requests.length).toBe(before);
+    expect(report.messages.map((m) => m.unread)).toEqual([true]);
   });
 });

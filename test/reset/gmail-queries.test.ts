@@ -2,7 +2,9 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/env";
 import { resolveService, type ResolvedService } from "../../src/domains/registry/resolve";
-import { apiMailbox, gmailQueries, waitForResetMail } from "../../src/domains/reset/mail";
+import { apiMailbox } from "../../src/domains/integrations";
+import { gmailQueries } from "../../src/domains/integrations/mailbox";
+import { waitForResetMail } from "../../src/domains/reset/mail";
 import { dbFor } from "../../src/db/client";
 import { TestUser } from "../support/auth";
 import { accountReport, connectOAuth, providerAccount } from "../support/mail-provider";
@@ -12,11 +14,11 @@ const link = "https://github.com/password_reset/tok-456";
 describe("the Gmail-shaped reader searches with the registry's gmail_search_queries", () => {
   it("each registry query becomes an unread search; a service without any searches by its senders", () => {
     const since = new Date("2026-01-02T00:00:00Z");
-    expect(gmailQueries({ mailboxQueries: ["from:github.com subject:(password OR reset)", "from:gh.io"] }, ["github.com"], since)).toEqual([
+    expect(gmailQueries(["from:github.com subject:(password OR reset)", "from:gh.io"], ["github.com"], since)).toEqual([
       "is:unread from:github.com subject:(password OR reset)",
       "is:unread from:gh.io",
     ]);
-    expect(gmailQueries({ mailboxQueries: [] }, ["github.com", "gh.io"], since)).toEqual([`is:unread after:${since.getTime() / 1000 - 86_400} (from:github.com OR from:gh.io)`]);
+    expect(gmailQueries([], ["github.com", "gh.io"], since)).toEqual([`is:unread after:${since.getTime() / 1000 - 86_400} (from:github.com OR from:gh.io)`]);
   });
 
   it("a mailx mailbox: only what the registry query matches is fetched in full; the reset link is found", async () => {
@@ -30,7 +32,7 @@ describe("the Gmail-shaped reader searches with the registry's gmail_search_quer
     ]);
     await connectOAuth(user, "mailx", account);
     const mailbox = apiMailbox(env, loadConfig(env), user.id, "mailx");
-    const found = await waitForResetMail(loadConfig(env), mailbox, svc as ResolvedService, new Date(Date.now() - 60_000), Date.now() + 5_000);
+    const found = await waitForResetMail(mailbox, svc as ResolvedService, new Date(Date.now() - 60_000), Date.now() + 5_000);
     expect(found).toEqual({ link, otp: null });
     const report = await accountReport(account);
     const searches = report.requests.filter((r) => /GET \/gmail\/v1\/users\/me\/messages\?/.test(r)).map((r) => new URL(r.split(" ")[1], "http://x").searchParams.get("q"));

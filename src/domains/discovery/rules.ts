@@ -74,9 +74,3 @@ export function serviceInfo(domain: string): ServiceInfo {
     loginUrl: null,
   };
 }
-
-/** IMAP SEARCH criteria for a phrase group: OR of SUBJECT keys (RFC 3501 section 6.4.4). */
-export function imapCriteria(group: string[], quote: (s: string) => string): string {
-  const keys = group.map((p) => `SUBJECT ${quote(p)}`);
-  return keys.reduceRight((acc, k) => (acc ? `OR ${k} ${acc}` : k), "");
-}

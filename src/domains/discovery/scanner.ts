@@ -1,11 +1,8 @@
-import { tokensFor } from "../integrations";
 import type { MailIntegrationRow } from "../../db/schema";
 import type { Bindings, Config } from "../../env";
 import { AppError } from "../../lib/errors";
-import { headerValue, quote } from "../../lib/imap/client";
-import { openImap, unsealImap } from "../integrations";
-import { providerConfig, scanProvider, type MessageMeta, type OAuthProvider } from "../integrations";
-import { imapCriteria, senderDomain, SUBJECT_GROUPS } from "./rules";
+import { openMailbox, providerConfig, providerMailbox, tokensFor, type Mailbox, type MessageMeta, type OAuthProvider } from "../integrations";
+import { senderDomain, SUBJECT_GROUPS } from "./rules";
 
 export type DomainHit = { count: number; lastSeen: string | null };
 export type ScanOutcome = { ok: true; hits: Map<string, DomainHit> } | { ok: false; reason: "refresh_failed" | "unavailable" } | { ok: false; reason: "failed"; error: AppError };
@@ -24,23 +21,15 @@ function add(hits: Map<string, DomainHit>, m: MessageMeta) {
 }
 
 /**
- * IMAP scan (rules 1 and 2): seven server-side SUBJECT searches, then one header-only fetch of
- * From and Date for the union of matches. Only the per-domain tallies are kept.
+ * Rules 1 and 2 through the mailbox's own search: seven subject searches on the server, then From
+ * and Date only for the union of matches. Only the per-domain tallies are kept.
  */
-export async function scanImap(config: Config, userId: string, row: MailIntegrationRow, trace?: (line: string) => void): Promise<Map<string, DomainHit>> {
-  const creds = await unsealImap(config, userId, row.secret);
-  const client = await openImap(config, creds, trace);
+async function tally(mailbox: Mailbox): Promise<Map<string, DomainHit>> {
   const hits = new Map<string, DomainHit>();
   try {
-    await client.examine("INBOX");
-    const uids = new Set<number>();
-    for (const group of SUBJECT_GROUPS) for (const uid of await client.uidSearch(imapCriteria(group, quote))) uids.add(uid);
-    await client.fetchHeaderFields([...uids], ["FROM", "DATE"], (_uid, headers) => {
-      const from = headerValue(headers, "from");
-      if (from) add(hits, { from, date: headerValue(headers, "date") });
-    });
+    for await (const m of mailbox.subjects(SUBJECT_GROUPS)) add(hits, m);
   } finally {
-    await client.logout();
+    await mailbox.close();
   }
   return hits;
 }
@@ -50,7 +39,7 @@ export async function scanIntegration(env: Bindings, config: Config, userId: str
   if (row.provider === "imap") {
     // A mailbox that refuses the login or cannot be reached fails on its own; the others still scan.
     try {
-      return { ok: true, hits: await scanImap(config, userId, row) };
+      return { ok: true, hits: await tally(await openMailbox(env, config, userId, row)) };
     } catch (err) {
       if (err instanceof AppError) return { ok: false, reason: "failed", error: err };
       throw err;
@@ -59,7 +48,5 @@ export async function scanIntegration(env: Bindings, config: Config, userId: str
   const provider = row.provider as OAuthProvider;
   const token = await tokensFor(env, userId).token(provider, true);
   if (!token.ok) return { ok: false, reason: token.reason === "unavailable" ? "unavailable" : "refresh_failed" };
-  const hits = new Map<string, DomainHit>();
-  for await (const m of scanProvider(providerConfig(config, provider), token.accessToken, SUBJECT_GROUPS)) add(hits, m);
-  return { ok: true, hits };
+  return { ok: true, hits: await tally(providerMailbox(providerConfig(config, provider), async () => token.accessToken)) };
 }

@@ -4,12 +4,11 @@ import { dbFor, type Db } from "../../db/client";
 import type { JobStep, ResetJobRow } from "../../db/schema";
 import { loadConfig, type Bindings, type Config } from "../../env";
 import { AppError } from "../../lib/errors";
-import { unsealImap } from "../integrations";
-import { listActiveMailboxes } from "../integrations";
+import { listActiveMailboxes, openMailbox, type Mailbox } from "../integrations";
 import { resolveService, type ResolvedService } from "../registry";
 import { asksForCode, enterOtp, FlowFailure, launchBrowser, stepEnterEmail, stepFollowLink, stepNavigate, stepSetPassword } from "./browser-flow";
 import { sealToClient } from "./jwe";
-import { apiMailbox, waitForResetMail, type ApiMailbox, type FoundMail } from "./mail";
+import { waitForResetMail, type FoundMail } from "./mail";
 import { generatePassword, meetsRequirements } from "./password-generator";
 import { claimForRun, leaseUntil, QUEUE_MAX_RETRIES } from "./lease";
 import { recordResetOutcome } from "./outcome";
@@ -126,7 +125,7 @@ export async function runResetJob(env: Bindings, m: ResetMessage, opts: { lastAt
   }, CANCEL_POLL_MS);
   try {
     if (!job.clientPublicKey) throw new FlowFailure("no clientPublicKey to deliver the new password to");
-    const creds = await mailboxFor(env, config, db, m.userId, job.email);
+    const mailbox = await mailboxFor(env, config, db, m.userId, job.email);
     const t0 = Date.now();
     try {
       browser = await launchBrowser(env);
@@ -144,7 +143,7 @@ export async function runResetJob(env: Bindings, m: ResetMessage, opts: { lastAt
     await step(ctx, "enter_email", "running", () => stepEnterEmail(page, svc, job.email, hooks));
     const codePage = await asksForCode(page);
     const found = await step(ctx, "wait_for_email", codePage ? "waiting_for_otp" : "waiting_for_email", () =>
-      codePage ? mailOrUserCode(ctx, creds, svc, requestedAt) : mailOnly(ctx, creds, svc, requestedAt),
+      codePage ? mailOrUserCode(ctx, mailbox, svc, requestedAt) : mailOnly(ctx, mailbox, svc, requestedAt),
     );
     await step(ctx, "follow_link", "running", async () => {
       if (found.link) return stepFollowLink(page, config, found.link, hooks);
@@ -169,21 +168,18 @@ export async function runResetJob(env: Bindings, m: ResetMessage, opts: { lastAt
   return {};
 }
 
-type Creds = Awaited<ReturnType<typeof unsealImap>> | ApiMailbox;
-
 /**
  * The mailbox the reset mail is read from: the connected one whose address the reset was asked
  * for (D17), through IMAP or its provider's API. Disconnected since: the run fails.
  */
-async function mailboxFor(env: Bindings, config: Config, db: Db, userId: string, email: string): Promise<Creds> {
+async function mailboxFor(env: Bindings, config: Config, db: Db, userId: string, email: string): Promise<Mailbox> {
   const box = (await listActiveMailboxes(db, userId)).find((b) => b.email.toLowerCase() === email.toLowerCase());
   if (!box) throw new FlowFailure("the mailbox for this address is no longer connected");
-  if (box.provider === "imap") return unsealImap(config, userId, box.secret);
-  return apiMailbox(env, config, userId, box.provider as "mailx" | "maily");
+  return openMailbox(env, config, userId, box);
 }
 
-async function mailOnly(ctx: Ctx, creds: Creds, svc: ResolvedService, since: Date): Promise<FoundMail> {
-  const mail = await waitForResetMail(ctx.config, creds, svc, since, Date.now() + ctx.config.RESET_EMAIL_WAIT_SECONDS * 1000, ctx.cancelled);
+async function mailOnly(ctx: Ctx, mailbox: Mailbox, svc: ResolvedService, since: Date): Promise<FoundMail> {
+  const mail = await waitForResetMail(mailbox, svc, since, Date.now() + ctx.config.RESET_EMAIL_WAIT_SECONDS * 1000, ctx.cancelled);
   if (!mail) throw new FlowFailure("no reset email arrived in time");
   return mail;
 }
@@ -193,12 +189,12 @@ async function mailOnly(ctx: Ctx, creds: Creds, svc: ResolvedService, since: Dat
  * (POST /api/tasks/<id>/otp, for a code sent by text message or a mail the patterns miss).
  * Whichever arrives first within the bound wins; the other wait is stopped.
  */
-async function mailOrUserCode(ctx: Ctx, creds: Creds, svc: ResolvedService, since: Date): Promise<FoundMail> {
+async function mailOrUserCode(ctx: Ctx, mailbox: Mailbox, svc: ResolvedService, since: Date): Promise<FoundMail> {
   const deadline = Date.now() + ctx.config.RESET_EMAIL_WAIT_SECONDS * 1000;
   const stop = new AbortController();
   if (ctx.cancelled.aborted) stop.abort();
   else ctx.cancelled.addEventListener("abort", () => stop.abort(), { once: true });
-  const fromMail = waitForResetMail(ctx.config, creds, svc, since, deadline, stop.signal).then((m) => m ?? null);
+  const fromMail = waitForResetMail(mailbox, svc, since, deadline, stop.signal).then((m) => m ?? null);
   const fromUser = (async (): Promise<FoundMail | null> => {
     while (Date.now() < deadline && !stop.signal.aborted) {
       const code = await ctx.progress.takeOtp();
