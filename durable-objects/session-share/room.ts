@@ -48,6 +48,7 @@ export interface RoomHooks {
 }
 
 const TERMINAL: RoomStatus[] = ["revoked", "expired", "failed"];
+const BROWSER_GONE = "the shared browser stopped";
 const TICKET_TTL_MS = 60_000;
 /** How often the alarm wakes a live room: it keeps the browser session in use and checks expiry. */
 const TICK_MS = 30_000;
@@ -64,6 +65,8 @@ export abstract class SessionShareRoomBase<E extends { BROWSER: Fetcher } = { BR
   private browser?: Browser;
   private page?: Page;
   private cast?: Screencast;
+  /** A launch is under way: the browser may not be there yet, and that is no fault. */
+  private launching = false;
   private readonly clients = new Map<WebSocket, Client>();
   private readonly tickets = new Map<string, Client & { exp: number }>();
 
@@ -153,6 +156,9 @@ export abstract class SessionShareRoomBase<E extends { BROWSER: Fetcher } = { BR
     const s = await this.load();
     if (!s || TERMINAL.includes(s.status)) return;
     if (Date.now() >= Date.parse(s.expiresAt)) return this.end("expired");
+    // A live room whose object was restarted holds no browser any more: nothing can revive the
+    // session, so it ends rather than showing viewers a share that never draws again.
+    if (s.status !== "scheduled" && !this.browser && !this.launching) return this.end("failed", BROWSER_GONE);
     if (s.status === "scheduled") {
       if (!(await this.hooks.mayStart(s))) return this.end("failed", "too many automated browsers were running at its start");
       await this.setStatus("login_in_progress");
@@ -175,8 +181,14 @@ export abstract class SessionShareRoomBase<E extends { BROWSER: Fetcher } = { BR
   private async launch() {
     const s = this.state!;
     const hooks = this.hooks;
+    this.launching = true;
     try {
-      this.browser = await puppeteer.launch(this.env.BROWSER, { keep_alive: 600_000 });
+      const browser = (this.browser = await puppeteer.launch(this.env.BROWSER, { keep_alive: 600_000 }));
+      // Chromium dying (or its session dropped) ends the share; end() itself clears this.browser
+      // before closing it, so a revoke's own close is not taken for a crash.
+      browser.on("disconnected", () => {
+        if (this.browser === browser) this.ctx.waitUntil(this.end("failed", BROWSER_GONE));
+      });
       const page = (this.page = await this.browser.newPage());
       await page.setViewport(hooks.viewport);
       await page.evaluateOnNewDocument(hooks.pageGuard);
@@ -199,6 +211,8 @@ export abstract class SessionShareRoomBase<E extends { BROWSER: Fetcher } = { BR
     } catch (e) {
       console.error("session share login failed", s.id, e instanceof Error ? e.name : "error");
       await this.end("failed", "the browser session could not log in");
+    } finally {
+      this.launching = false;
     }
   }
 
