@@ -56,6 +56,19 @@ export class TaskProgress extends DurableObject {
     return (await this.ctx.storage.get<boolean>("cancelled")) === true;
   }
 
+  /**
+   * The new password, sealed to the client's key (JWE: only ciphertext here), kept from before the
+   * site is given it until the task ends: a run that dies while or after typing it leaves it to be
+   * delivered by whichever run ends the task.
+   */
+  async holdPassword(jwe: string): Promise<void> {
+    await this.ctx.storage.put("held", jwe);
+  }
+
+  async heldPassword(): Promise<string | null> {
+    return (await this.ctx.storage.get<string>("held")) ?? null;
+  }
+
   async putOtp(code: string): Promise<void> {
     await this.ctx.storage.put("otp", code);
   }
@@ -70,6 +83,8 @@ export class TaskProgress extends DurableObject {
 export type TaskProgressClient = {
   publish(e: TaskEvent): Promise<void>;
   stream(): Promise<Response>;
+  holdPassword(jwe: string): Promise<void>;
+  heldPassword(): Promise<string | null>;
   putOtp(code: string): Promise<void>;
   takeOtp(): Promise<string | null>;
   cancel(): Promise<void>;
@@ -81,6 +96,8 @@ export function taskProgress(ns: DurableObjectNamespace<TaskProgress>, taskId: s
   return {
     publish: (e) => stub.publish(e),
     stream: () => stub.fetch("https://task-progress/stream"),
+    holdPassword: (jwe) => stub.holdPassword(jwe),
+    heldPassword: () => stub.heldPassword() as Promise<string | null>,
     putOtp: (code) => stub.putOtp(code),
     takeOtp: () => stub.takeOtp() as Promise<string | null>,
     cancel: () => stub.cancel(),

@@ -1,3 +1,4 @@
+import { CompactEncrypt, importJWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addEntryWithUrl, automation, connectResetMailbox, revealedPassword, revealEntry, siteAccount, siteLogin, trackedResets } from "./support/automation";
 import { dashboardReady, launch, newUser, screenshot, signInThroughPage, waitForPending, type Browser, type Page } from "./support/browser";
@@ -162,4 +163,48 @@ describe("password reset in the browser", () => {
     expect(await siteLogin(mailbox, fresh)).toBe(200);
     await context.close();
   }, 240_000);
+
+  it("a reset that stopped while setting the password: the entry keeps its password, the one being set is kept in its notes", async () => {
+    const mailbox = automation().resetImap.users[2]!;
+    const { context, page, api } = await person("reset-uncertain", mailbox);
+    await addEntryWithUrl(page, { name: "Uncertain site", url: `${automation().resetSite}/login`, username: mailbox, password: "kept-password-2" });
+    await waitForPending(page, 0);
+    const before = (await api.entries()).get("Uncertain site");
+    // The server's side is played here: a run that died in the password's step, so the task ends
+    // failed carrying the password it had sealed (to this device's key) before typing it.
+    const taskId = crypto.randomUUID();
+    const typed = `Maybe-${crypto.randomUUID()}`;
+    let sealed = "";
+    await context.route("**/api/tasks/reset", async (route) => {
+      const { clientPublicKey } = route.request().postDataJSON() as { clientPublicKey: JsonWebKey };
+      const key = await importJWK({ kty: "EC", crv: "P-256", x: clientPublicKey.x, y: clientPublicKey.y }, "ECDH-ES");
+      sealed = await new CompactEncrypt(new TextEncoder().encode(typed)).setProtectedHeader({ alg: "ECDH-ES", enc: "A256GCM" }).encrypt(key);
+      await route.fulfill({ status: 201, contentType: "application/json", body: JSON.stringify({ taskId, status: "pending" }) });
+    });
+    await context.route(`**/api/tasks/${taskId}/stream`, (route) =>
+      route.fulfill({
+        status: 200,
+        headers: { "content-type": "text/event-stream" },
+        body: `event: status\ndata: ${JSON.stringify({ status: "failed", error: "the automation stopped while setting the new password; it may already be in effect", newPassword: sealed })}\n\n`,
+      }),
+    );
+    expect(await startReset(page, "Uncertain site")).toBe(taskId);
+    const live = liveReset(page, taskId);
+    await page.locator(`.reset-live[data-task="${taskId}"][data-status="saved"]`).waitFor({ timeout: 30_000 });
+    expect(await live.locator(".reset-status").innerText()).toContain("it may already be in effect. It is kept in the notes of “Uncertain site”; the saved password is unchanged.");
+    await screenshot(page, "screenshots/reset-uncertain.png");
+    // Kept as a sync update of the same entry: the server holds only the new envelope.
+    await waitForPending(page, 0);
+    const hide = page.getByRole("button", { name: "Hide" });
+    if (await hide.isVisible()) await hide.click();
+    await revealEntry(page, "Uncertain site");
+    await expect.poll(() => page.locator('#revealed-fields dd[data-field="notes"]').innerText()).toContain(`this one was being set: ${typed}`);
+    expect(await revealedPassword(page)).toBe("kept-password-2");
+    const after = (await api.entries()).get("Uncertain site");
+    expect(after.id).toBe(before.id);
+    expect(after.encrypted_data).not.toBe(before.encrypted_data);
+    expect(JSON.stringify(after)).not.toContain(typed);
+    expect(await trackedResets(page)).toEqual([]);
+    await context.close();
+  }, 120_000);
 });

@@ -3,7 +3,9 @@ import { describe, expect, it, vi } from "vitest";
 import { dbFor } from "../../src/db/client";
 import type { JobStep } from "../../src/db/schema";
 import { consumeResetBatch, type ResetMessage } from "../../src/domains/reset/consumer";
-import { claimForRun, leaseMs, MAX_RUNS, QUEUE_MAX_RETRIES } from "../../src/domains/reset/lease";
+import { taskProgress } from "../../durable-objects/task-progress";
+import { sealToClient } from "../../src/domains/reset/jwe";
+import { claimForRun, leaseMs, MAX_RUNS, QUEUE_MAX_RETRIES, STOPPED_TYPING } from "../../src/domains/reset/lease";
 import * as repo from "../../src/domains/reset/repo";
 import { loadConfig } from "../../src/env";
 import { TestUser } from "../support/auth";
@@ -15,7 +17,7 @@ const names = ["navigate", "enter_email", "wait_for_email", "follow_link", "set_
 const steps = (running?: string): JobStep[] => names.map((name) => ({ name, status: name === running ? "running" : "pending", duration: null }));
 const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
 
-async function storedJob(userId: string, over: Partial<Parameters<typeof repo.insertJob>[1]> = {}) {
+async function storedJob(userId: string, over: Partial<Parameters<typeof repo.insertJob>[1]> = {}, keys?: Awaited<ReturnType<typeof clientKeys>>) {
   const id = crypto.randomUUID();
   const now = new Date().toISOString();
   await repo.insertJob(dbFor(bindings, userId), {
@@ -24,7 +26,7 @@ async function storedJob(userId: string, over: Partial<Parameters<typeof repo.in
     service: "localhost",
     serviceUrl: `${site}/forgot-captcha`,
     email: imap.user,
-    clientPublicKey: (await clientKeys()).publicJwk as JsonWebKey,
+    clientPublicKey: (keys ?? (await clientKeys())).publicJwk as JsonWebKey,
     status: "pending",
     steps: steps(),
     createdAt: now,
@@ -120,4 +122,45 @@ describe("reset job lease", () => {
     await unknown.run();
     expect(unknown.msg.ack).toHaveBeenCalledTimes(1);
   });
+
+  /** A run that died with the new password typed into the site's form: sealed and held before. */
+  async function diedWhileTyping(runs: number) {
+    const userId = crypto.randomUUID();
+    const keys = await clientKeys();
+    const typedSteps = names.map((name) => ({ name, status: name === "set_password" ? "running" : "completed", duration: name === "set_password" ? null : 10 }));
+    const id = await storedJob(userId, { status: "running", steps: typedSteps, startedAt: ago(200_000), leaseId: "dead-run", leaseExpiresAt: ago(1_000), runs }, keys);
+    await taskProgress(env.TASK_PROGRESS, id).holdPassword(await sealToClient(keys.publicJwk as JsonWebKey, "Typed-Before-1t-Died!"));
+    return { userId, id, keys };
+  }
+
+  it.each([
+    ["a takeover", 1],
+    ["the last allowed run", MAX_RUNS],
+  ])("a worker dead with the password in the site's form: %s delivers the held password, never a second reset", async (_name, runs) => {
+    const { userId, id, keys } = await diedWhileTyping(runs);
+    const { msg, run } = deliver({ jobId: id, userId }, 2);
+    await run();
+    expect(msg.ack).toHaveBeenCalledTimes(1);
+    const stored = await row(userId, id);
+    expect(stored).toMatchObject({ status: "failed", error: STOPPED_TYPING });
+    expect(stored.steps.map((s) => s.status)).toEqual(["completed", "completed", "completed", "completed", "failed"]);
+    const latest = (await env.TASK_PROGRESS.get(env.TASK_PROGRESS.idFromName(id)).latest()) as unknown as { data: { status: string; error: string; newPassword: string } };
+    expect(latest.data).toMatchObject({ status: "failed", error: STOPPED_TYPING });
+    expect(await keys.open(latest.data.newPassword)).toBe("Typed-Before-1t-Died!");
+    // Nothing ran again: no browser step was started, no other password was made.
+    expect(stored.steps.every((s) => s.name === "set_password" || s.duration === 10)).toBe(true);
+  });
+
+  it("a dead run that had not reached the password's step runs again from the start, its held password unused", async () => {
+    const user = await TestUser.create();
+    await connectMailbox(user);
+    const id = await storedJob(user.id, { status: "running", steps: steps("follow_link"), startedAt: ago(200_000), leaseId: "dead-run", leaseExpiresAt: ago(1_000), runs: 1 });
+    await taskProgress(env.TASK_PROGRESS, id).holdPassword("held-but-never-typed");
+    const { run } = deliver({ jobId: id, userId: user.id }, 2);
+    await run();
+    const stored = await row(user.id, id);
+    expect(stored).toMatchObject({ status: "failed", error: "captcha", runs: 2 });
+    const latest = (await env.TASK_PROGRESS.get(env.TASK_PROGRESS.idFromName(id)).latest()) as unknown as { data: Record<string, unknown> };
+    expect(latest.data.newPassword).toBeUndefined();
+  }, 60_000);
 });

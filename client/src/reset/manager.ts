@@ -13,7 +13,7 @@ export type LiveReset = {
   /** Steps the run has reached, in order. */
   reached: string[];
   screenshot: string | null;
-  saved: { entryId: string; entryName: string } | null;
+  saved: { entryId: string; entryName: string; uncertain: boolean } | null;
   /** The stream could not be read (offline, or it dropped); it is retried. */
   interrupted: boolean;
 };
@@ -61,7 +61,7 @@ export class ResetManager extends EventTarget {
           if (e.kind === "screenshot") r.screenshot = e.url;
           else if (e.kind === "saved") {
             r.saved = e;
-            this.app.toast(`New password saved to ${e.entryName}`);
+            this.app.toast(e.uncertain ? `The password being set is kept in the notes of ${e.entryName}` : `New password saved to ${e.entryName}`);
             void this.app.changed();
           } else {
             r.status = e.status;

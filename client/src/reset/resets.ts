@@ -15,7 +15,7 @@ import { deviceKey, openSealed } from "./device-key";
 
 export type TrackedReset = { taskId: string; entryId: string | null; service: string; serviceUrl: string; email: string; startedAt: string };
 export type TaskStatus = { status: string; step?: string; error?: string; newPassword?: string };
-export type TaskEvent = { kind: "status"; status: TaskStatus } | { kind: "screenshot"; url: string } | { kind: "saved"; entryId: string; entryName: string };
+export type TaskEvent = { kind: "status"; status: TaskStatus } | { kind: "screenshot"; url: string } | { kind: "saved"; entryId: string; entryName: string; uncertain: boolean };
 
 export const TERMINAL = new Set(["completed", "failed", "cancelled"]);
 export const STEP_LABELS: Record<string, string> = {
@@ -117,8 +117,8 @@ export class Resets {
       }
       if (f.event !== "status") continue;
       const status = JSON.parse(f.data) as TaskStatus;
-      if (status.status === "completed" && status.newPassword) {
-        const saved = await this.settle(taskId, status.newPassword);
+      if ((status.status === "completed" || status.status === "failed") && status.newPassword) {
+        const saved = await this.settle(taskId, status.newPassword, status.status === "failed");
         if (saved) onEvent({ kind: "saved", ...saved });
       } else if (TERMINAL.has(status.status)) await this.untrack(taskId);
       onEvent({ kind: "status", status: { ...status, newPassword: undefined } });
@@ -129,24 +129,29 @@ export class Resets {
 
   /**
    * Opens the sealed password and saves it into the entry (or a new entry when it is gone), once:
-   * under a lock, and only while the task is still tracked.
+   * under a lock, and only while the task is still tracked. `uncertain`: the reset failed after the
+   * site was given the password, so it may or may not be in effect; the entry keeps its password
+   * and the new one goes into its notes, so neither is lost.
    */
-  async settle(taskId: string, jwe: string): Promise<{ entryId: string; entryName: string } | null> {
+  async settle(taskId: string, jwe: string, uncertain = false): Promise<{ entryId: string; entryName: string; uncertain: boolean } | null> {
     return navigator.locks.request(`reset-settle:${taskId}`, async () => {
       const t = (await this.tracked()).find((x) => x.taskId === taskId);
       if (!t) return null;
       const password = await openSealed(await deviceKey(this.db, this.userId), jwe);
       const entry = t.entryId ? await this.db.entry(this.userId, t.entryId) : undefined;
-      let saved: { entryId: string; entryName: string };
+      let saved: { entryId: string; entryName: string; uncertain: boolean };
+      const when = new Date().toLocaleString();
+      const maybe = `An automated reset on ${when} stopped while setting a new password. If the saved password no longer works, this one was being set: ${password}`;
       if (entry) {
         const secrets = await this.vault.secrets(entry);
-        await this.vault.update(entry.id, { ...secrets, password, name: entry.name, website: entry.website ?? "", url: entry.url ?? "", tags: entry.tags });
-        saved = { entryId: entry.id, entryName: entry.name };
+        const changed = uncertain ? { notes: secrets.notes ? `${secrets.notes}\n\n${maybe}` : maybe } : { password };
+        await this.vault.update(entry.id, { ...secrets, ...changed, name: entry.name, website: entry.website ?? "", url: entry.url ?? "", tags: entry.tags });
+        saved = { entryId: entry.id, entryName: entry.name, uncertain };
       } else {
         const name = t.service || "Reset password";
-        const note = `Password set by an automated reset on ${new Date().toLocaleString()}.`;
+        const note = uncertain ? maybe : `Password set by an automated reset on ${when}.`;
         const id = await this.vault.create({ name, website: t.service, url: t.serviceUrl, tags: [], username: t.email, password, notes: note, category: "login", totp: "" });
-        saved = { entryId: id, entryName: name };
+        saved = { entryId: id, entryName: name, uncertain };
       }
       await this.untrack(taskId);
       return saved;

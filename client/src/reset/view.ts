@@ -8,6 +8,7 @@ const STEPS = Object.keys(STEP_LABELS);
 
 function headline(r: LiveReset): string {
   const s = r.status?.status;
+  if (r.saved?.uncertain) return `Password reset stopped while setting the new password: it may already be in effect. It is kept in the notes of “${r.saved.entryName}”; the saved password is unchanged.`;
   if (r.saved) return `Password reset: the new password is saved to “${r.saved.entryName}”.`;
   if (s === "completed") return "Password reset: completed.";
   if (s === "failed") return `Password reset failed: ${r.status?.error ?? "unknown reason"}.`;

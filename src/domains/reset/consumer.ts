@@ -10,7 +10,7 @@ import { asksForCode, enterOtp, FlowFailure, launchBrowser, stepEnterEmail, step
 import { sealToClient } from "./jwe";
 import { waitForResetMail, type FoundMail } from "./mail";
 import { generatePassword, meetsRequirements } from "./password-generator";
-import { claimForRun, leaseUntil, QUEUE_MAX_RETRIES } from "./lease";
+import { claimForRun, leaseUntil, QUEUE_MAX_RETRIES, STOPPED_TYPING, typedBefore } from "./lease";
 import { recordResetOutcome } from "./outcome";
 import * as repo from "./repo";
 import { STEP_NAMES } from "./service";
@@ -105,9 +105,20 @@ export async function runResetJob(env: Bindings, m: ResetMessage, opts: { lastAt
   if ("done" in claim) return {};
   if ("retryAfterSeconds" in claim) return claim;
   const { job, leaseId } = claim;
+  const progress = taskProgress(env.TASK_PROGRESS, job.id);
+  if (job.runs > 1 && typedBefore(job)) {
+    // The run before died with the password in the site's form: running again would set another
+    // one on top of a password the owner may never learn. The held one is delivered instead.
+    const steps = job.steps.map((s) => ({ ...s, status: s.status === "running" ? "failed" : s.status === "pending" ? "skipped" : s.status }));
+    const held = await progress.heldPassword();
+    await setStatus({ env, config, job, leaseId, steps, progress, cancelled: new AbortController().signal }, "failed", { error: STOPPED_TYPING, ...(held ? { newPassword: held } : {}) }).catch((e) => {
+      if (!(e instanceof LeaseLost)) throw e;
+    });
+    return {};
+  }
   const steps: JobStep[] = job.runs > 1 ? STEP_NAMES.map((name) => ({ name, status: "pending", duration: null })) : job.steps.map((s) => ({ ...s }));
   const cancel = new AbortController();
-  const ctx: Ctx = { env, config, job, leaseId, steps, progress: taskProgress(env.TASK_PROGRESS, job.id), cancelled: cancel.signal };
+  const ctx: Ctx = { env, config, job, leaseId, steps, progress, cancelled: cancel.signal };
   const hooks = { screenshot: (url: string) => ctx.progress.publish({ event: "screenshot", data: { url } }) };
   const svc = await resolveService(db, job.serviceUrl);
   let browser: Browser | undefined;
@@ -123,6 +134,7 @@ export async function runResetJob(env: Bindings, m: ResetMessage, opts: { lastAt
       () => undefined,
     );
   }, CANCEL_POLL_MS);
+  let sealed: string | undefined;
   try {
     if (!job.clientPublicKey) throw new FlowFailure("no clientPublicKey to deliver the new password to");
     const mailbox = await mailboxFor(env, config, db, m.userId, job.email);
@@ -151,14 +163,19 @@ export async function runResetJob(env: Bindings, m: ResetMessage, opts: { lastAt
     });
     const password = generatePassword(svc.passwordRequirements);
     if (!meetsRequirements(password, svc.passwordRequirements)) throw new FlowFailure("could not generate a password meeting the requirements");
+    // Sealed and held before the site is given it: a password typed and then lost (this run
+    // failing or dying before the end) would lock the owner out of the account.
+    sealed = await sealToClient(job.clientPublicKey, password);
+    await ctx.progress.holdPassword(sealed);
     await step(ctx, "set_password", "running", () => stepSetPassword(page, svc, password, hooks));
-    const sealed = await sealToClient(job.clientPublicKey, password);
     await setStatus(ctx, "completed", { newPassword: sealed });
   } catch (err) {
     if (err instanceof Transient) throw err;
     if (err instanceof LeaseLost) return {};
     for (const s of ctx.steps) if (s.status === "pending") s.status = "skipped";
-    await setStatus(ctx, "failed", { error: reasonOf(err) }).catch((e) => {
+    // Once the site has been given the password it may be in effect, whatever went wrong after.
+    const typed = sealed && ctx.steps.some((s) => s.name === "set_password" && s.status !== "pending" && s.status !== "skipped");
+    await setStatus(ctx, "failed", { error: reasonOf(err), ...(typed ? { newPassword: sealed } : {}) }).catch((e) => {
       if (!(e instanceof LeaseLost)) throw e;
     });
   } finally {

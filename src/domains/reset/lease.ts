@@ -24,6 +24,10 @@ export function leaseMs(config: Config): number {
 
 export const leaseUntil = (config: Config, from = Date.now()) => new Date(from + leaseMs(config)).toISOString();
 
+/** The step whose start means the site may have been given the new password. */
+export const typedBefore = (row: ResetJobRow) => row.steps.some((s) => s.name === "set_password" && s.status === "running");
+export const STOPPED_TYPING = "the automation stopped while setting the new password; it may already be in effect";
+
 export type ClaimOutcome = { job: ResetJobRow; leaseId: string } | { done: true } | { retryAfterSeconds: number };
 
 /**
@@ -40,7 +44,8 @@ export async function claimForRun(env: Bindings, config: Config, db: Db, userId:
   const expires = row.leaseExpiresAt ? Date.parse(row.leaseExpiresAt) : 0;
   if (row.status !== "pending" && expires > now) return { retryAfterSeconds: Math.ceil((expires - now) / 1000) + 1 };
   if (row.runs < MAX_RUNS) return { retryAfterSeconds: 1 };
-  const error = row.status === "pending" ? "the browser could not start" : "the automation stopped unexpectedly";
+  const typed = typedBefore(row);
+  const error = row.status === "pending" ? "the browser could not start" : typed ? STOPPED_TYPING : "the automation stopped unexpectedly";
   const at = new Date().toISOString();
   const steps = row.steps.map((s) => (s.status === "pending" || s.status === "running" ? { ...s, status: s.status === "running" ? "failed" : "skipped" } : s));
   const ended = row.leaseId
@@ -48,7 +53,9 @@ export async function claimForRun(env: Bindings, config: Config, db: Db, userId:
     : (await repo.updateJob(db, userId, jobId, { status: "failed", error, steps, completedAt: at, updatedAt: at }), true);
   if (ended) {
     await recordResetOutcome(db, row, { status: "failed", error });
-    await taskProgress(env.TASK_PROGRESS, jobId).publish({ event: "status", data: { status: "failed", error } });
+    const progress = taskProgress(env.TASK_PROGRESS, jobId);
+    const held = typed ? await progress.heldPassword() : null;
+    await progress.publish({ event: "status", data: { status: "failed", error, ...(held ? { newPassword: held } : {}) } });
   }
   return { done: true };
 }
