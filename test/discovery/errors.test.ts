@@ -57,6 +57,33 @@ describe("discovery scan: errors", () => {
     expect((await integrations(user))[0].status).toBe("active");
   });
 
+  it("a mail API answering 503 twice, then normally: the scan backs off and succeeds", async () => {
+    const user = await TestUser.create();
+    const { handle } = await connectSource(user, "mailx", FIXTURE.slice(8, 9));
+    await patchAccount(handle, { failNext: { status: 503, count: 2 } });
+    const t0 = Date.now();
+    expect((await scan(user)).accounts.map((a) => a.domain)).toEqual(["dropbox.com"]);
+    // Two waits of the backoff (250 ms, then 1 s) before the third attempt.
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1_200);
+  });
+
+  it.each([
+    ["500 throughout", { status: 500, count: 99 }, null],
+    ["429 with a Retry-After too long to wait out", { status: 429, count: 99, retryAfter: "120" }, "120"],
+  ] as const)("a mail API answering %s: 503 saying when to come back, the mailbox stays connected", async (_name, failNext, retryAfter) => {
+    const user = await TestUser.create();
+    const { handle } = await connectSource(user, "maily", FIXTURE.slice(8, 9));
+    await patchAccount(handle, { failNext });
+    const res = await user.call("POST", "/api/accounts");
+    const body = await expectErrorBody(res.clone(), 503, "SERVICE_UNAVAILABLE");
+    expect(res.headers.get("retry-after")).toBe(retryAfter);
+    expect(body.error).toContain(retryAfter ? "busy; try again in 120 seconds" : "unavailable; try again later");
+    expect((await integrations(user))[0].status).toBe("active");
+    // 429 with a long Retry-After is not retried in the request; 500 is, three attempts in all.
+    const calls = (await accountReport(handle)).requests.filter((r) => r.startsWith("GET /v1.0/me/messages"));
+    expect(calls).toHaveLength(retryAfter ? 1 : 3);
+  });
+
   it("one failing mailbox does not stop the others", async () => {
     const user = await TestUser.create();
     const bad = await connectSource(user, "mailx");

@@ -5,7 +5,7 @@ import type { ResolvedService } from "../../src/domains/registry/resolve";
 import { apiMailbox } from "../../src/domains/integrations";
 import { waitForResetMail } from "../../src/domains/reset/mail";
 import { TestUser } from "../support/auth";
-import { accountReport, connectOAuth, providerAccount } from "../support/mail-provider";
+import { accountReport, connectOAuth, patchAccount, providerAccount } from "../support/mail-provider";
 
 const svc = { domain: "github.com", senderPatterns: ["@github.com"], linkPatterns: [/github\.com\/password_reset\//], otpPatterns: [/\b(\d{6})\b/] } as unknown as ResolvedService;
 const link = "https://github.com/password_reset/tok-123";
@@ -57,4 +57,19 @@ describe("reset mail read through a connected mailx or maily mailbox", () => {
     expect(report.requests.length).toBe(before);
     expect(report.messages.map((m) => m.unread)).toEqual([true]);
   });
+
+  it("a provider failing for a while: the wait backs off and still takes the mail once it answers", async () => {
+    const { mailbox, account } = await connected("mailx", [{ from: "GitHub <noreply@github.com>", subject: "Reset your password", date: new Date().toISOString(), body: link }]);
+    // Each listing makes three attempts (the adapter's own retries): the first listing fails outright.
+    await patchAccount(account, { failNext: { status: 503, count: 3 } });
+    expect(await waitForResetMail(mailbox, svc, new Date(Date.now() - 60_000), Date.now() + 20_000)).toEqual({ link, otp: null });
+    expect((await accountReport(account)).messages.map((m) => m.unread)).toEqual([false]);
+  }, 30_000);
+
+  it("a provider failing until the deadline: the wait ends with a failure that says so, not 'no mail'", async () => {
+    const { mailbox, account } = await connected("maily", [{ from: "GitHub <noreply@github.com>", subject: "Reset your password", date: new Date().toISOString(), body: link }]);
+    await patchAccount(account, { failNext: { status: 429, count: 999, retryAfter: "1" } });
+    await expect(waitForResetMail(mailbox, svc, new Date(Date.now() - 60_000), Date.now() + 4_000)).rejects.toThrow("the mailbox provider is not answering (HTTP 429); the reset mail could not be read");
+    expect((await accountReport(account)).messages.map((m) => m.unread)).toEqual([true]);
+  }, 30_000);
 });

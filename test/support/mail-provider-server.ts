@@ -29,6 +29,8 @@ type Account = {
   maxInFlight: number;
   /** Graph paging links point at another origin (a token-leak probe). */
   foreignNextLink: boolean;
+  /** The next `count` mail API calls answer `status` (with `retryAfter` as Retry-After when set). */
+  failNext: { status: number; count: number; retryAfter?: string } | null;
   expiresIn: number;
   requests: string[];
   tokenRequests: string[];
@@ -105,7 +107,7 @@ export default async function setup(project: TestProject) {
     if (ctl) {
       if (req.method === "POST" && !ctl[1]) {
         const b = JSON.parse(body) as { provider: Provider; email: string; messages?: Omit<Msg, "id" | "unread">[]; expiresIn?: number };
-        const a: Account = { id: rand(9), provider: b.provider, email: b.email, messages: [], refresh: "ok", tokenDelayMs: 0, readDelayMs: 0, inFlight: 0, maxInFlight: 0, foreignNextLink: false, expiresIn: b.expiresIn ?? 3600, requests: [], tokenRequests: [], revoked: [], issued: [] };
+        const a: Account = { id: rand(9), provider: b.provider, email: b.email, messages: [], refresh: "ok", tokenDelayMs: 0, readDelayMs: 0, inFlight: 0, maxInFlight: 0, foreignNextLink: false, failNext: null, expiresIn: b.expiresIn ?? 3600, requests: [], tokenRequests: [], revoked: [], issued: [] };
         a.messages = (b.messages ?? []).map((m) => ({ ...m, id: randomBytes(8).toString("hex"), unread: true }));
         accounts.set(a.id, a);
         return json(201, { id: a.id });
@@ -113,7 +115,8 @@ export default async function setup(project: TestProject) {
       const a = ctl[1] ? accounts.get(ctl[1]) : undefined;
       if (!a) return json(404, { error: "no such account" });
       if (req.method === "PATCH") {
-        const b = JSON.parse(body) as Partial<Pick<Account, "refresh" | "tokenDelayMs" | "readDelayMs" | "foreignNextLink">> & { messages?: Omit<Msg, "id" | "unread">[] };
+        const b = JSON.parse(body) as Partial<Pick<Account, "refresh" | "tokenDelayMs" | "readDelayMs" | "foreignNextLink" | "failNext">> & { messages?: Omit<Msg, "id" | "unread">[] };
+        if (b.failNext !== undefined) a.failNext = b.failNext;
         if (b.refresh) a.refresh = b.refresh;
         if (b.tokenDelayMs !== undefined) a.tokenDelayMs = b.tokenDelayMs;
         if (b.readDelayMs !== undefined) a.readDelayMs = b.readDelayMs;
@@ -191,6 +194,11 @@ export default async function setup(project: TestProject) {
     const a = access.get(/^Bearer (\S+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "");
     if (!a || a.provider !== provider) return json(401, { error: { code: 401, message: "invalid credentials" } });
     a.requests.push(`${req.method} ${sub}${url.search}`);
+    if (a.failNext && a.failNext.count > 0 && !/\/profile$|\/me$/.test(sub)) {
+      a.failNext.count--;
+      const headers: Record<string, string> = { "content-type": "application/json", ...(a.failNext.retryAfter ? { "retry-after": a.failNext.retryAfter } : {}) };
+      return void res.writeHead(a.failNext.status, headers).end(JSON.stringify({ error: { code: a.failNext.status, message: "try later" } }));
+    }
     const byId = (id: string) => a.messages.find((m) => m.id === decodeURIComponent(id));
 
     if (provider === "mailx") {

@@ -19,7 +19,7 @@ export async function providerAccount(provider: Provider, email: string, message
   return ((await res.json()) as { id: string }).id;
 }
 
-export async function patchAccount(id: string, patch: { refresh?: "ok" | "invalid_grant" | "server_error"; tokenDelayMs?: number; readDelayMs?: number; foreignNextLink?: boolean; messages?: Mail[] }) {
+export async function patchAccount(id: string, patch: { refresh?: "ok" | "invalid_grant" | "server_error"; tokenDelayMs?: number; readDelayMs?: number; foreignNextLink?: boolean; messages?: Mail[]; failNext?: { status: number; count: number; retryAfter?: string } | null }) {
   await ok(await fetch(`${base}/__control/accounts/${id}`, { method: "PATCH", body: JSON.stringify(patch) }));
 }
 

@@ -1,11 +1,15 @@
 import type { MailIntegrationRow } from "../../db/schema";
 import type { Bindings, Config } from "../../env";
 import { AppError } from "../../lib/errors";
-import { openMailbox, providerConfig, providerMailbox, tokensFor, type Mailbox, type MessageMeta, type OAuthProvider } from "../integrations";
+import { MailboxUnavailable, openMailbox, providerConfig, providerMailbox, tokensFor, type Mailbox, type MessageMeta, type OAuthProvider } from "../integrations";
 import { senderDomain, SUBJECT_GROUPS } from "./rules";
 
 export type DomainHit = { count: number; lastSeen: string | null };
-export type ScanOutcome = { ok: true; hits: Map<string, DomainHit> } | { ok: false; reason: "refresh_failed" | "unavailable" } | { ok: false; reason: "failed"; error: AppError };
+export type ScanOutcome =
+  | { ok: true; hits: Map<string, DomainHit> }
+  | { ok: false; reason: "refresh_failed" }
+  | { ok: false; reason: "unavailable"; retryAfterSeconds?: number | null }
+  | { ok: false; reason: "failed"; error: AppError };
 
 function add(hits: Map<string, DomainHit>, m: MessageMeta) {
   const domain = senderDomain(m.from);
@@ -48,5 +52,11 @@ export async function scanIntegration(env: Bindings, config: Config, userId: str
   const provider = row.provider as OAuthProvider;
   const token = await tokensFor(env, userId).token(provider, true);
   if (!token.ok) return { ok: false, reason: token.reason === "unavailable" ? "unavailable" : "refresh_failed" };
-  return { ok: true, hits: await tally(providerMailbox(providerConfig(config, provider), async () => token.accessToken)) };
+  try {
+    return { ok: true, hits: await tally(providerMailbox(providerConfig(config, provider), async () => token.accessToken)) };
+  } catch (err) {
+    // Busy or failing after the adapter's own retries: reported, the mailbox stays connected.
+    if (err instanceof MailboxUnavailable) return { ok: false, reason: "unavailable", retryAfterSeconds: err.retryAfterSeconds };
+    throw err;
+  }
 }

@@ -98,11 +98,13 @@ export class DiscoveryService {
     const scanned: string[] = [];
     let refreshFailed = false;
     let failure: AppError | undefined;
+    let retryAfter: number | null = null;
     for (const integration of targets) {
       const outcome = await scanIntegration(this.env, this.config, userId, integration);
       if (!outcome.ok) {
         refreshFailed ||= outcome.reason === "refresh_failed";
         if (outcome.reason === "failed") failure ??= outcome.error;
+        if (outcome.reason === "unavailable" && outcome.retryAfterSeconds) retryAfter = Math.max(retryAfter ?? 0, outcome.retryAfterSeconds);
         continue;
       }
       scanned.push(integration.email);
@@ -118,6 +120,9 @@ export class DiscoveryService {
     if (scanned.length === 0) {
       if (refreshFailed) throw new AppError(ErrorCode.UNPROCESSABLE, "The mailbox is disconnected; reconnect it and scan again");
       if (failure) throw failure;
+      if (retryAfter) {
+        throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, `The mailbox provider is busy; try again in ${retryAfter} seconds`, { headers: { "Retry-After": String(retryAfter) } });
+      }
       throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "The mailbox provider is unavailable; try again later");
     }
 

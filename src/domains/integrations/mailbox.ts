@@ -148,17 +148,61 @@ async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Prom
   return out;
 }
 
+/**
+ * The provider could not answer now: 429 or 5xx (RFC 9110 section 15.6), or no answer at all
+ * (`status` 0). `retryAfterSeconds` is its Retry-After (section 10.2.3) when it gave one.
+ */
+export class MailboxUnavailable extends Error {
+  constructor(
+    readonly status: number,
+    readonly retryAfterSeconds: number | null,
+  ) {
+    super(status ? `mailbox API answered ${status}` : "mailbox API did not answer");
+  }
+}
+
+/** Retry-After as delay-seconds or an HTTP date; null when absent or unreadable. */
+export function retryAfterSeconds(value: string | null, now = Date.now()): number | null {
+  if (!value) return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  return Number.isFinite(at) ? Math.max(0, Math.ceil((at - now) / 1000)) : null;
+}
+
+/** Attempts of one API call; waits between them are the provider's Retry-After when it is short. */
+const ATTEMPTS = 3;
+const BACKOFF_MS = [250, 1000];
+/** A longer Retry-After is not waited out inside a request: the caller reports it instead. */
+const MAX_INLINE_WAIT_S = 5;
+
 abstract class HttpMailbox {
   constructor(
     protected readonly apiUrl: string,
     private readonly accessToken: () => Promise<string>,
   ) {}
 
+  /**
+   * One API call, retried with backoff when the provider is busy or failing (a mail API under
+   * load answers 429 and 503 routinely); other failures are not retried.
+   */
   protected async call(url: string, init: RequestInit = {}): Promise<Response> {
     const target = url.startsWith("http") ? url : `${this.apiUrl}${url}`;
-    const res = await fetch(target, { ...init, headers: { ...init.headers, authorization: `Bearer ${await this.accessToken()}` } });
-    if (!res.ok) throw new Error(`mailbox API answered ${res.status}`);
-    return res;
+    for (let attempt = 1; ; attempt++) {
+      let failure: MailboxUnavailable;
+      try {
+        const res = await fetch(target, { ...init, headers: { ...init.headers, authorization: `Bearer ${await this.accessToken()}` } });
+        if (res.ok) return res;
+        if (res.status !== 429 && res.status < 500) throw new Error(`mailbox API answered ${res.status}`);
+        await res.body?.cancel();
+        failure = new MailboxUnavailable(res.status, retryAfterSeconds(res.headers.get("retry-after")));
+      } catch (err) {
+        if (!(err instanceof TypeError)) throw err;
+        failure = new MailboxUnavailable(0, null);
+      }
+      const wait = failure.retryAfterSeconds !== null ? failure.retryAfterSeconds * 1000 : BACKOFF_MS[attempt - 1];
+      if (attempt >= ATTEMPTS || wait === undefined || wait > MAX_INLINE_WAIT_S * 1000) throw failure;
+      await new Promise((r) => setTimeout(r, wait));
+    }
   }
 
   protected async json<T>(url: string): Promise<T> {

@@ -1,6 +1,9 @@
 import PostalMime from "postal-mime";
-import type { Mailbox } from "../integrations";
+import { MailboxUnavailable, type Mailbox } from "../integrations";
 import type { ResolvedService } from "../registry";
+import { FlowFailure } from "./browser-flow";
+
+const POLL_MS = 2000;
 
 export type FoundMail = { link: string | null; otp: string | null };
 
@@ -70,19 +73,33 @@ export async function waitForResetMail(mailbox: Mailbox, svc: ResolvedService, s
   if (!svc.senderPatterns.some((p) => p.replace(/^@/, "").trim())) return null;
   const tried = new Set<string>();
   const query = { senders: svc.senderPatterns, since, searches: svc.mailboxQueries ?? [] };
+  let failing: MailboxUnavailable | null = null;
+  let backoff = POLL_MS;
   try {
     while (Date.now() < deadline && !signal?.aborted) {
-      for (const ref of (await mailbox.unread(query)).filter((r) => !tried.has(r.id))) {
-        tried.add(ref.id);
-        const raw = await mailbox.raw(ref.id);
-        const found = raw && (await readResetMail(raw, svc, since));
-        if (found) {
-          await mailbox.markRead(ref.id);
-          return found;
+      let pause = POLL_MS;
+      try {
+        for (const ref of (await mailbox.unread(query)).filter((r) => !tried.has(r.id))) {
+          const raw = await mailbox.raw(ref.id);
+          tried.add(ref.id);
+          const found = raw && (await readResetMail(raw, svc, since));
+          if (found) {
+            await mailbox.markRead(ref.id);
+            return found;
+          }
         }
+        failing = null;
+      } catch (err) {
+        // A busy or failing provider is waited out (its Retry-After, else the poll doubling up to
+        // 30 s) until the deadline; the mail may still be read once it answers again.
+        if (!(err instanceof MailboxUnavailable)) throw err;
+        backoff = failing ? Math.min(30_000, backoff * 2) : POLL_MS * 2;
+        pause = Math.max((err.retryAfterSeconds ?? 0) * 1000, backoff);
+        failing = err;
       }
-      await new Promise((r) => setTimeout(r, Math.min(2000, Math.max(0, deadline - Date.now()))));
+      await new Promise((r) => setTimeout(r, Math.min(pause, Math.max(0, deadline - Date.now()))));
     }
+    if (failing && !signal?.aborted) throw new FlowFailure(`the mailbox provider is not answering (${failing.status ? `HTTP ${failing.status}` : "no answer"}); the reset mail could not be read`);
     return null;
   } finally {
     // An IMAP session is not held open across the rest of the run; the next wait opens its own.
