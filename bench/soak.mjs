@@ -2,15 +2,15 @@
 // `wrangler dev` for minutes. Prints, per route family, the count, 4xx, 5xx, p50 and p99, and the
 // workerd runtime's resident memory over time. Asserts nothing; the exit code is 1 on any 5xx.
 //
-//   node bench/soak.mjs [--minutes 10] [--users 50] [--rate 20]
+//   node bench/soak.mjs [--minutes 10] [--users 50] [--rate 20] [--only family,family] [--var NAME=value]
 //
 // The load is open-loop: requests are sent on a fixed schedule whatever the answers take, so a
 // slow service shows up as latency rather than as a lower request rate.
 import { createHash, randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
-import { b64, benchEntry, benchSession, fmt, rssKiB, startWorker, workerdPids } from "./lib/harness.mjs";
+import { b64, benchEntry, benchSession, fmt, rssKiB, startWorker, workerdPids, workerHeapAfterGc } from "./lib/harness.mjs";
 
-const { values } = parseArgs({ options: { minutes: { type: "string", default: "10" }, users: { type: "string", default: "50" }, rate: { type: "string", default: "20" }, port: { type: "string", default: "8797" } } });
+const { values } = parseArgs({ options: { minutes: { type: "string", default: "10" }, users: { type: "string", default: "50" }, rate: { type: "string", default: "20" }, port: { type: "string", default: "8797" }, only: { type: "string" }, var: { type: "string", multiple: true, default: [] } } });
 const MINUTES = Number(values.minutes);
 const USERS = Number(values.users);
 const RATE = Number(values.rate);
@@ -22,7 +22,8 @@ const entryBody = (i) => ({ ...benchEntry(i), encryption_version: 3 });
 
 /** One person: a session, a device, and what they made so far (ids to read, edit and delete). */
 async function person(base, i) {
-  const s = await benchSession(base, `soak-${Date.now()}-${i}`);
+  const sub = `soak-${Date.now()}-${i}`;
+  const s = await benchSession(base, sub);
   const fingerprint = createHash("sha256").update(`soak-device-${i}-${randomUUID()}`).digest("hex");
   const dev = { "x-device-fingerprint": fingerprint };
   await s.call("POST", "/api/devices", { fingerprint, deviceName: `Soak ${i}`, os: "Linux", browser: "Chrome" }, dev);
@@ -30,7 +31,14 @@ async function person(base, i) {
   const { kty, crv, x, y } = await crypto.subtle.exportKey("jwk", publicKey);
   await s.call("PUT", "/api/sharing/public-key", { publicKey: { kty, crv, x, y } });
   const first = await s.call("GET", "/api/passwords/sync");
-  return { ...s, dev, fingerprint, entries: [], attachments: [], identities: [], cursor: first.json.serverTimestamp, n: 0 };
+  return { ...s, sub, dev, fingerprint, entries: [], attachments: [], identities: [], cursor: first.json.serverTimestamp, n: 0, signedInAt: Date.now() };
+}
+
+/** A person signs in again every few minutes, as the step-up routes (downloads, reveal) need. */
+async function renewed(base, p) {
+  if (Date.now() - p.signedInAt < 4 * 60_000) return p;
+  const s = await benchSession(base, p.sub);
+  return Object.assign(p, { auth: s.auth, csrfToken: s.csrfToken, call: s.call, signedInAt: Date.now() });
 }
 
 /**
@@ -79,11 +87,13 @@ const OPS = [
   [1, "attachments", (p) => (p.attachments.length > 3 ? p.call("DELETE", `/api/vault/attachments/${p.attachments.shift()}`) : null)],
   [1, "meta", (p) => p.call("GET", "/api/health")],
 ];
-const TOTAL = OPS.reduce((n, [w]) => n + w, 0);
+/** `--only sync,passwords` narrows the mix to those families (to find which one a trend follows). */
+const MIX = values.only ? OPS.filter(([, family]) => values.only.split(",").includes(family)) : OPS;
+const TOTAL = MIX.reduce((n, [w]) => n + w, 0);
 function chooseOp() {
   let r = Math.random() * TOTAL;
-  for (const op of OPS) if ((r -= op[0]) < 0) return op;
-  return OPS[0];
+  for (const op of MIX) if ((r -= op[0]) < 0) return op;
+  return MIX[0];
 }
 
 const pct = (xs, p) => {
@@ -93,12 +103,15 @@ const pct = (xs, p) => {
 };
 
 async function main() {
-  const worker = await startWorker({ port: PORT, name: "soak" });
+  const vars = Object.fromEntries(values.var.map((v) => [v.slice(0, v.indexOf("=")), v.slice(v.indexOf("=") + 1)]));
+  const INSPECTOR = PORT + 1000;
+  const worker = await startWorker({ port: PORT, name: "soak", vars, inspectorPort: INSPECTOR });
   try {
     const { runtime } = workerdPids(PORT);
     const people = [];
     for (let i = 0; i < USERS; i++) people.push(await person(worker.base, i));
     const memory = [{ at: 0, rss: rssKiB(runtime) }];
+    const heapStart = await workerHeapAfterGc(INSPECTOR);
     const stats = new Map();
     const errors = new Map();
     const record = (family, ms, status) => {
@@ -123,14 +136,14 @@ async function main() {
       const [, family, run] = chooseOp();
       const p = pick(people);
       const started = performance.now();
-      const job = Promise.resolve()
+      const job = renewed(worker.base, p)
         .then(() => run(p))
         .then(
           (res) => res && record(family, res.ms, res.status),
           (err) => {
             const status = Number(/: (\d{3}) /.exec(String(err.message))?.[1] ?? 599);
             record(family, performance.now() - started, status);
-            const key = `${family} ${String(err.message).slice(0, 160)}`;
+            const key = `${family} ${String(err.message).replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, "<id>").slice(0, 160)}`;
             errors.set(key, (errors.get(key) ?? 0) + 1);
           },
         )
@@ -144,6 +157,7 @@ async function main() {
     }
     await Promise.all(inflight);
     memory.push({ at: MINUTES, rss: rssKiB(runtime) });
+    const heapEnd = await workerHeapAfterGc(INSPECTOR);
     const seconds = (performance.now() - t0) / 1000;
 
     console.log(`\n${sent} requests in ${fmt(seconds, 0)} s (${fmt(sent / seconds, 1)} req/s)`);
@@ -153,6 +167,7 @@ async function main() {
       fivexx += s.c5;
       console.log(`${family.padEnd(16)} ${String(s.ms.length).padStart(6)} ${String(s.c4).padStart(5)} ${String(s.c5).padStart(5)} ${fmt(pct(s.ms, 50), 1).padStart(8)} ${fmt(pct(s.ms, 99), 1).padStart(8)}`);
     }
+    console.log(`worker JS heap after a full GC: start ${fmt(heapStart / 1024 / 1024, 1)} MiB, end ${fmt(heapEnd / 1024 / 1024, 1)} MiB`);
     console.log(`workerd runtime RSS: start ${fmt(memory[0].rss / 1024, 1)} MiB, end ${fmt(memory.at(-1).rss / 1024, 1)} MiB, max ${fmt(Math.max(...memory.map((m) => m.rss)) / 1024, 1)} MiB`);
     if (errors.size) {
       console.log("\nerrors (first 160 characters, count):");

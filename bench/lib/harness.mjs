@@ -14,7 +14,7 @@ export function ensureWrk() {
 }
 
 /** Starts wrangler dev with fresh local state and waits until /api/health answers. */
-export async function startWorker({ port, name, vars = {} }) {
+export async function startWorker({ port, name, vars = {}, inspectorPort }) {
   await ensureDevVars();
   // wrangler.toml's [assets] directory must exist before wrangler dev starts.
   if (!existsSync(join(ROOT, "public", "index.html"))) execFileSync("node", ["scripts/build-client.mjs"], { cwd: ROOT, stdio: "ignore" });
@@ -24,13 +24,15 @@ export async function startWorker({ port, name, vars = {} }) {
   const npx = (args) => execFileSync("npx", args, { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, WRANGLER_SEND_METRICS: "false" } });
   npx(["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
   const varArgs = Object.entries({ RATE_LIMIT_MULTIPLIER: "1000", ...vars }).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
-  const child = spawn("npx", ["wrangler", "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state, ...varArgs], {
+  const inspector = inspectorPort ? ["--inspector-port", String(inspectorPort)] : [];
+  const child = spawn("npx", ["wrangler", "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state, ...inspector, ...varArgs], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
     detached: true,
   });
   let log = "";
+  if (process.env.BENCH_WORKER_LOG) { child.stdout.pipe(process.stderr); child.stderr.pipe(process.stderr); }
   child.stdout.on("data", (d) => (log += d));
   child.stderr.on("data", (d) => (log += d));
   const base = `http://127.0.0.1:${port}`;
@@ -41,6 +43,14 @@ export async function startWorker({ port, name, vars = {} }) {
     await new Promise((r) => setTimeout(r, 500));
     if (i === 119) throw new Error(`wrangler dev did not start:\n${log}`);
   }
+  // wrangler's [build] watcher may rebuild the client and restart the worker just after it first
+  // answers; requests during that restart fail. Wait until its output has been quiet for 3 s.
+  for (let seen = log.length, quiet = 0; quiet < 6; ) {
+    await new Promise((r) => setTimeout(r, 500));
+    quiet = log.length === seen ? quiet + 1 : 0;
+    seen = log.length;
+  }
+  if (!(await fetch(`${base}/api/health`)).ok) throw new Error(`wrangler dev stopped answering:\n${log}`);
   return {
     base,
     state,
@@ -159,4 +169,38 @@ export async function benchSession(base, sub) {
       err.reused && (err.code === "ECONNRESET" || err.code === "EPIPE") ? once(method, path, body, extra) : Promise.reject(err),
     );
   return { auth, csrfToken, call };
+}
+
+/**
+ * The worker isolate's JavaScript heap after a full collection, in bytes, through wrangler dev's
+ * inspector (Chrome DevTools Protocol: HeapProfiler.collectGarbage, Runtime.getHeapUsage). Unlike
+ * the process's RSS, which also holds the runtime's own memory and garbage not yet collected, it
+ * grows only with what the worker's code keeps.
+ */
+export async function workerHeapAfterGc(inspectorPort) {
+  const { default: WebSocket } = await import("ws");
+  const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
+  const ws = new WebSocket(targets[0].webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => (ws.once("open", resolve), ws.once("error", reject)));
+  // Large ids: wrangler's inspector proxy numbers its own messages from 1 and keeps their answers.
+  let next = 1_000_000 + Math.floor(Math.random() * 1_000_000);
+  const call = (method) =>
+    new Promise((resolve) => {
+      const id = next++;
+      const onMessage = (m) => {
+        const d = JSON.parse(m);
+        if (d.id === id) (ws.off("message", onMessage), resolve(d.result));
+      };
+      ws.on("message", onMessage);
+      ws.send(JSON.stringify({ id, method, params: {} }));
+    });
+  try {
+    await call("HeapProfiler.enable");
+    // Its answer does not come back through wrangler's proxy; the inspector runs commands in
+    // order, so the heap is read after the collection all the same.
+    void call("HeapProfiler.collectGarbage");
+    return (await call("Runtime.getHeapUsage")).usedSize;
+  } finally {
+    ws.close();
+  }
 }
