@@ -45,7 +45,7 @@ export async function startWorker({ port, name, vars = {}, inspectorPort }) {
   }
   // wrangler's [build] watcher may rebuild the client and restart the worker just after it first
   // answers; requests during that restart fail. Wait until its output has been quiet for 3 s.
-  for (let seen = log.length, quiet = 0; quiet < 6; ) {
+  for (let seen = log.length, quiet = 0, waited = 0; quiet < 6 && waited < 120; waited++) {
     await new Promise((r) => setTimeout(r, 500));
     quiet = log.length === seen ? quiet + 1 : 0;
     seen = log.length;
