@@ -85,6 +85,8 @@ export const ConfigSchema = z
     CSRF_SECRET: z.string().min(16, "must be at least 16 characters"),
     DATA_ENCRYPTION_KEY: base64Key32,
     MAX_PASSWORDS_PER_USER: z.coerce.number().int().positive().default(10_000),
+    /** Bytes of ciphertext (encrypted_data + wrapped_item_key) one user's live entries may hold. */
+    MAX_VAULT_BYTES_PER_USER: z.coerce.number().int().positive().default(100 * 1024 * 1024),
     APP_ORIGIN: z.string().optional(),
     CORS_ORIGINS: z.string().optional(),
     OUTBOUND_ALLOW_PRIVATE: z.string().optional(),
