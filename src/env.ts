@@ -72,6 +72,12 @@ const mailConfigShape = {
 
 export const ConfigSchema = z
   .object({
+    /**
+     * DECISIONS D18: wrangler.toml's top-level [vars] say development, [env.production] production.
+     * Required: a deployment that forgot to say which it is fails closed rather than getting
+     * development's defaults.
+     */
+    ENVIRONMENT: z.enum(["development", "production"]),
     IDP_JWKS: z.string().min(1).optional(),
     IDP_JWKS_URL: z.url().optional(),
     IDP_ISSUER: z.string().min(1).optional(),
@@ -115,6 +121,18 @@ export const ConfigSchema = z
   .refine((c) => c.MAIL_TRANSPORT !== "http" || (c.MAIL_API_URL && c.MAIL_API_KEY && c.MAIL_FROM), {
     message: "MAIL_TRANSPORT=http needs MAIL_API_URL, MAIL_API_KEY and MAIL_FROM",
     path: ["MAIL_API_KEY"],
+  })
+  .superRefine((c, ctx) => {
+    if (c.ENVIRONMENT !== "production") return;
+    // Production has no development defaults (D18): each of these missing is named in the log.
+    const missing = (name: string) => ctx.addIssue({ code: "custom", path: [name], message: "required in production" });
+    if (!c.IDP_ISSUER) missing("IDP_ISSUER");
+    if (!c.IDP_AUDIENCE) missing("IDP_AUDIENCE");
+    // The outbox is a development inbox, not a mail service: production must send (D19).
+    if (c.MAIL_TRANSPORT !== "http") missing("MAIL_TRANSPORT");
+    if (c.OUTBOUND_ALLOW_PRIVATE === "true") {
+      ctx.addIssue({ code: "custom", path: ["OUTBOUND_ALLOW_PRIVATE"], message: "must not open private addresses in production" });
+    }
   });
 
 export type Config = z.infer<typeof ConfigSchema> & {
