@@ -90,6 +90,14 @@ export const ConfigSchema = z
     OIDC_SCOPES: z.string().min(1).default("openid email"),
     CSRF_SECRET: z.string().min(16, "must be at least 16 characters"),
     DATA_ENCRYPTION_KEY: base64Key32,
+    /**
+     * D10 rotation: earlier data keys, comma-separated base64, still accepted for opening until the
+     * re-seal pass has moved every sealed value to DATA_ENCRYPTION_KEY. Each is known by its key id.
+     */
+    DATA_ENCRYPTION_KEYS_PREVIOUS: z
+      .string()
+      .optional()
+      .refine((v) => !v || v.split(",").every((k) => base64Key32.safeParse(k.trim()).success), "must be comma-separated base64 of 32 bytes each"),
     MAX_PASSWORDS_PER_USER: z.coerce.number().int().positive().default(10_000),
     /** Bytes of ciphertext (encrypted_data + wrapped_item_key) one user's live entries may hold. */
     MAX_VAULT_BYTES_PER_USER: z.coerce.number().int().positive().default(100 * 1024 * 1024),
@@ -139,6 +147,8 @@ export type Config = z.infer<typeof ConfigSchema> & {
   corsOrigins: string[];
   allowPrivateOutbound: boolean;
   serverTiming: boolean;
+  /** DATA_ENCRYPTION_KEY, then DATA_ENCRYPTION_KEYS_PREVIOUS: seal with the first, open with any. */
+  dataKeys: readonly string[];
 };
 
 const cache = new WeakMap<object, Config>();
@@ -160,7 +170,12 @@ export function loadConfig(env: Bindings): Config {
   const corsOrigins = [c.APP_ORIGIN, ...(c.CORS_ORIGINS ?? "").split(",")]
     .map((o) => o?.trim())
     .filter((o): o is string => !!o);
-  const config: Config = { ...c, corsOrigins, allowPrivateOutbound: c.OUTBOUND_ALLOW_PRIVATE === "true", serverTiming: c.SERVER_TIMING === "true" };
+  const config: Config = { ...c, corsOrigins, allowPrivateOutbound: c.OUTBOUND_ALLOW_PRIVATE === "true", serverTiming: c.SERVER_TIMING === "true", dataKeys: dataKeysOf(c) };
   cache.set(env, config);
   return config;
+}
+
+function dataKeysOf(c: { DATA_ENCRYPTION_KEY: string; DATA_ENCRYPTION_KEYS_PREVIOUS?: string }): readonly string[] {
+  const previous = (c.DATA_ENCRYPTION_KEYS_PREVIOUS ?? "").split(",").map((k) => k.trim()).filter((k) => k && k !== c.DATA_ENCRYPTION_KEY);
+  return [c.DATA_ENCRYPTION_KEY, ...previous];
 }

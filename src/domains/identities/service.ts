@@ -1,7 +1,8 @@
 import type { Db } from "../../db/client";
 import type { IdentityRow, NewIdentityRow } from "../../db/schema";
 import type { PageParams } from "../../kernel/pagination";
-import { randomId, seal, unseal } from "../../lib/crypto";
+import type { SealedColumn } from "../../db/reseal";
+import { randomId, seal, unseal, type DataKeys } from "../../lib/crypto";
 import { AppError, ErrorCode, notFound, validationError } from "../../lib/errors";
 import { createAlias, disableAlias, type AliasProviderName, type ProviderUrls } from "./alias-providers";
 import { generatePersona } from "./persona";
@@ -68,7 +69,7 @@ export class IdentityService {
   constructor(
     private readonly db: Db,
     private readonly providers: ProviderUrls,
-    private readonly dataKey: string,
+    private readonly dataKey: DataKeys,
   ) {}
 
   async list(userId: string, status: IdentityRow["status"] | undefined, page: PageParams) {
@@ -155,3 +156,12 @@ export class IdentityService {
     if (!(await repo.remove(this.db, userId, id))) throw notFound("Identity");
   }
 }
+
+/** Alias-provider API keys of identities for the re-seal pass (D10). */
+export const identityAliasKeysColumn: SealedColumn = {
+  table: "identities",
+  key: "id",
+  column: "alias_key_sealed",
+  uses: ["user_id"],
+  aad: (r) => keyAad(r.user_id, r.id),
+};
