@@ -99,6 +99,10 @@ export const ConfigSchema = z
       .optional()
       .refine((v) => !v || v.split(",").every((k) => base64Key32.safeParse(k.trim()).success), "must be comma-separated base64 of 32 bytes each"),
     MAX_PASSWORDS_PER_USER: z.coerce.number().int().positive().default(10_000),
+    /** Bytes of one user's notifications (title, body, metadata and the other free-text fields). */
+    MAX_NOTIFICATION_BYTES_PER_USER: z.coerce.number().int().positive().default(1024 * 1024),
+    /** Bytes of one user's identities (every text field, the sealed alias key included). */
+    MAX_IDENTITY_BYTES_PER_USER: z.coerce.number().int().positive().default(1024 * 1024),
     /** Bytes of ciphertext (encrypted_data + wrapped_item_key) one user's live entries may hold. */
     MAX_VAULT_BYTES_PER_USER: z.coerce.number().int().positive().default(100 * 1024 * 1024),
     APP_ORIGIN: z.string().optional(),

@@ -13,6 +13,10 @@ export const vaultCounters = sqliteTable("vault_counters", {
   live: integer("live").notNull().default(0),
   /** Bytes of `encrypted_data` plus `wrapped_item_key` over the live entries (entryBytes). */
   bytes: integer("bytes").notNull().default(0),
+  /** Bytes of the user's notifications (NOTIFICATION_SIZE_COLUMNS), kept by migration 0015's triggers. */
+  notificationBytes: integer("notification_bytes").notNull().default(0),
+  /** Bytes of the user's identities (IDENTITY_SIZE_COLUMNS), kept by migration 0015's triggers. */
+  identityBytes: integer("identity_bytes").notNull().default(0),
 });
 
 /** The user's live entry count as a scalar subquery: one primary-key read, whatever the vault's size. */
@@ -29,3 +33,19 @@ export const vaultBytes = (userId: string) => sql<number>`coalesce((SELECT bytes
  */
 export const entryBytes = (data: SQL, key: SQL) =>
   sql<number>`(length(CAST(coalesce(${data}, '') AS BLOB)) + length(CAST(coalesce(${key}, '') AS BLOB)))`;
+
+/** The variable-size columns of a notification, counted against MAX_NOTIFICATION_BYTES_PER_USER. */
+export const NOTIFICATION_SIZE_COLUMNS = ["title", "body", "metadata", "icon", "action_url", "actor_email", "actor_name"] as const;
+
+/** Every text column of an identity a user or the generator fills, counted against MAX_IDENTITY_BYTES_PER_USER. */
+export const IDENTITY_SIZE_COLUMNS = [
+  "display_name", "first_name", "last_name", "username", "email_alias", "phone_number", "date_of_birth", "gender",
+  "address_line1", "address_city", "address_state", "address_zip", "address_country", "label", "notes",
+  "used_for_service", "alias_key_sealed",
+] as const;
+
+/** UTF-8 bytes of the named columns, each given as SQL (a column of the row or a bound value). */
+export const bytesOf = (values: SQL[]) => sql<number>`(${sql.join(values.map((v) => sql`length(CAST(coalesce(${v}, '') AS BLOB))`), sql` + `)})`;
+
+/** UTF-8 bytes of the values as the SQL above counts them, for a row about to be written. */
+export const utf8Bytes = (values: (string | null | undefined)[]) => values.reduce((n, v) => n + (v ? new TextEncoder().encode(v).length : 0), 0);

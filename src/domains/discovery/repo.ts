@@ -4,7 +4,8 @@ import { keysetPage, type Order } from "../../db/keyset";
 import { discoveredAccounts, passwords, type DiscoveredAccountRow } from "../../db/schema";
 import type { Page, PageParams } from "../../kernel/pagination";
 import { clockValue } from "../../db/change-clock";
-import { batchable, PLACEHOLDER_ENCRYPTION_VERSION } from "../passwords";
+import { batchable } from "../../db/d1";
+import { PLACEHOLDER_ENCRYPTION_VERSION } from "../passwords";
 
 export async function listAccounts(db: Db, userId: string): Promise<DiscoveredAccountRow[]> {
   return db.select().from(discoveredAccounts).where(eq(discoveredAccounts.userId, userId)).orderBy(discoveredAccounts.serviceName).all();

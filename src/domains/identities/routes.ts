@@ -19,6 +19,7 @@ function service(c: Context<AppEnv>) {
     dbFor(c.env, c.get("user").id),
     { a: config.ALIAS_PROVIDER_A_URL, b: config.ALIAS_PROVIDER_B_URL, bDomain: config.ALIAS_PROVIDER_B_DOMAIN },
     config.dataKeys,
+    config.MAX_IDENTITY_BYTES_PER_USER,
   );
 }
 

@@ -70,6 +70,7 @@ export class IdentityService {
     private readonly db: Db,
     private readonly providers: ProviderUrls,
     private readonly dataKey: DataKeys,
+    private readonly maxBytes: number,
   ) {}
 
   async list(userId: string, status: IdentityRow["status"] | undefined, page: PageParams) {
@@ -112,11 +113,16 @@ export class IdentityService {
       createdAt: now,
       updatedAt: now,
     };
+    let stored: boolean;
     try {
-      await repo.insert(this.db, row);
+      stored = await repo.insertWithinQuota(this.db, row, this.maxBytes);
     } catch (err) {
       if (alias) await disableAlias(provider, this.providers, input.emailApiKey as string, alias.id).catch(() => undefined);
       throw err;
+    }
+    if (!stored) {
+      if (alias) await disableAlias(provider, this.providers, input.emailApiKey as string, alias.id).catch(() => undefined);
+      throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Identity storage quota exceeded");
     }
     return toIdentity(row as IdentityRow);
   }
@@ -136,8 +142,11 @@ export class IdentityService {
     if (input.label !== undefined) set.label = input.label;
     if (input.notes !== undefined) set.notes = input.notes;
     if (service !== undefined) set.usedForService = service;
-    const row = await repo.updateUnlessNuked(this.db, userId, id, set);
-    if (!row) throw new AppError(ErrorCode.CONFLICT, "A nuked identity cannot be changed");
+    const row = await repo.updateUnlessNuked(this.db, userId, id, set, this.maxBytes);
+    if (!row) {
+      if ((await repo.find(this.db, userId, id))?.status !== "nuked") throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Identity storage quota exceeded");
+      throw new AppError(ErrorCode.CONFLICT, "A nuked identity cannot be changed");
+    }
     return toIdentity(row);
   }
 
@@ -147,7 +156,7 @@ export class IdentityService {
       const key = await unseal(this.dataKey, current.aliasKeySealed, keyAad(userId, current.id));
       await disableAlias(current.aliasProvider as AliasProviderName, this.providers, key, current.aliasId);
     }
-    const row = await repo.updateUnlessNuked(this.db, userId, current.id, { ...DESTROYED, status: "nuked", updatedAt: new Date().toISOString() });
+    const row = await repo.updateUnlessNuked(this.db, userId, current.id, { ...DESTROYED, status: "nuked", updatedAt: new Date().toISOString() }, this.maxBytes);
     if (!row) throw new AppError(ErrorCode.CONFLICT, "The identity is already nuked");
     return toIdentity(row);
   }

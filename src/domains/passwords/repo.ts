@@ -2,7 +2,7 @@ import { and, asc, desc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm"
 import type { Db } from "../../db/client";
 import { entryBytes, liveEntries, passwords, vaultBytes, vaultCounters, type NewPasswordRow, type PasswordRow } from "../../db/schema";
 import { advanceClock, clockValue } from "../../db/change-clock";
-import { rawD1, rowsChanged } from "../../db/d1";
+import { batchable, rowsChanged } from "../../db/d1";
 
 const live = (userId: string) => and(eq(passwords.userId, userId), isNull(passwords.deletedAt));
 
@@ -60,17 +60,6 @@ function insertStatement(db: Db, row: NewPasswordRow & { userId: string }, max: 
       ${row.createdAt}, ${row.updatedAt}, ${clockValue(row.userId)}
     WHERE ${liveEntries(row.userId)} < ${max.entries}
       AND ${vaultBytes(row.userId)} + ${entryBytes(sql`${row.encryptedData ?? null}`, sql`${row.wrappedItemKey ?? null}`)} <= ${max.bytes}`);
-}
-
-/**
- * drizzle's raw `db.run(sql)` has no prepared D1 statement, so `db.batch` cannot bind it; this
- * gives it one, keeping the raw query usable both alone and inside a batch.
- */
-export function batchable(db: Db, query: SQL) {
-  const raw = db.run(query);
-  const prepared = raw as unknown as { stmt: D1PreparedStatement; getQuery(): { sql: string } };
-  prepared.stmt = rawD1(db).prepare(prepared.getQuery().sql);
-  return raw;
 }
 
 /** The clock bump and the guarded insert: one batch, one transaction, one round trip, no read back. */
