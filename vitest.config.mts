@@ -44,6 +44,12 @@ export default defineConfig({
           APP_ORIGIN: "https://app.test",
           CORS_ORIGINS: "chrome-extension://abcdefghijklmnop",
           MAX_PASSWORDS_PER_USER: "25",
+          // 1 MiB: five entries of 200,000-character ciphertexts fit, a sixth does not (test/passwords/quota.test.ts).
+          MAX_VAULT_BYTES_PER_USER: "1048576",
+          // Four 4,000-byte notifications or three identities with 5,000-character notes fit, not more
+          // (test/notifications/quota.test.ts, test/identities/quota.test.ts).
+          MAX_NOTIFICATION_BYTES_PER_USER: "20000",
+          MAX_IDENTITY_BYTES_PER_USER: "20000",
           OUTBOUND_ALLOW_PRIVATE: "true",
           TEST_IDP_KEYS: JSON.stringify({ es, rs }),
           TEST_MIGRATIONS: await readD1Migrations("./migrations"),

@@ -72,6 +72,12 @@ const mailConfigShape = {
 
 export const ConfigSchema = z
   .object({
+    /**
+     * DECISIONS D18: wrangler.toml's top-level [vars] say development, [env.production] production.
+     * Required: a deployment that forgot to say which it is fails closed rather than getting
+     * development's defaults.
+     */
+    ENVIRONMENT: z.enum(["development", "production"]),
     IDP_JWKS: z.string().min(1).optional(),
     IDP_JWKS_URL: z.url().optional(),
     IDP_ISSUER: z.string().min(1).optional(),
@@ -84,7 +90,21 @@ export const ConfigSchema = z
     OIDC_SCOPES: z.string().min(1).default("openid email"),
     CSRF_SECRET: z.string().min(16, "must be at least 16 characters"),
     DATA_ENCRYPTION_KEY: base64Key32,
+    /**
+     * D10 rotation: earlier data keys, comma-separated base64, still accepted for opening until the
+     * re-seal pass has moved every sealed value to DATA_ENCRYPTION_KEY. Each is known by its key id.
+     */
+    DATA_ENCRYPTION_KEYS_PREVIOUS: z
+      .string()
+      .optional()
+      .refine((v) => !v || v.split(",").every((k) => base64Key32.safeParse(k.trim()).success), "must be comma-separated base64 of 32 bytes each"),
     MAX_PASSWORDS_PER_USER: z.coerce.number().int().positive().default(10_000),
+    /** Bytes of one user's notifications (title, body, metadata and the other free-text fields). */
+    MAX_NOTIFICATION_BYTES_PER_USER: z.coerce.number().int().positive().default(1024 * 1024),
+    /** Bytes of one user's identities (every text field, the sealed alias key included). */
+    MAX_IDENTITY_BYTES_PER_USER: z.coerce.number().int().positive().default(1024 * 1024),
+    /** Bytes of ciphertext (encrypted_data + wrapped_item_key) one user's live entries may hold. */
+    MAX_VAULT_BYTES_PER_USER: z.coerce.number().int().positive().default(100 * 1024 * 1024),
     APP_ORIGIN: z.string().optional(),
     CORS_ORIGINS: z.string().optional(),
     OUTBOUND_ALLOW_PRIVATE: z.string().optional(),
@@ -113,12 +133,26 @@ export const ConfigSchema = z
   .refine((c) => c.MAIL_TRANSPORT !== "http" || (c.MAIL_API_URL && c.MAIL_API_KEY && c.MAIL_FROM), {
     message: "MAIL_TRANSPORT=http needs MAIL_API_URL, MAIL_API_KEY and MAIL_FROM",
     path: ["MAIL_API_KEY"],
+  })
+  .superRefine((c, ctx) => {
+    if (c.ENVIRONMENT !== "production") return;
+    // Production has no development defaults (D18): each of these missing is named in the log.
+    const missing = (name: string) => ctx.addIssue({ code: "custom", path: [name], message: "required in production" });
+    if (!c.IDP_ISSUER) missing("IDP_ISSUER");
+    if (!c.IDP_AUDIENCE) missing("IDP_AUDIENCE");
+    // The outbox is a development inbox, not a mail service: production must send (D19).
+    if (c.MAIL_TRANSPORT !== "http") missing("MAIL_TRANSPORT");
+    if (c.OUTBOUND_ALLOW_PRIVATE === "true") {
+      ctx.addIssue({ code: "custom", path: ["OUTBOUND_ALLOW_PRIVATE"], message: "must not open private addresses in production" });
+    }
   });
 
 export type Config = z.infer<typeof ConfigSchema> & {
   corsOrigins: string[];
   allowPrivateOutbound: boolean;
   serverTiming: boolean;
+  /** DATA_ENCRYPTION_KEY, then DATA_ENCRYPTION_KEYS_PREVIOUS: seal with the first, open with any. */
+  dataKeys: readonly string[];
 };
 
 const cache = new WeakMap<object, Config>();
@@ -140,7 +174,12 @@ export function loadConfig(env: Bindings): Config {
   const corsOrigins = [c.APP_ORIGIN, ...(c.CORS_ORIGINS ?? "").split(",")]
     .map((o) => o?.trim())
     .filter((o): o is string => !!o);
-  const config: Config = { ...c, corsOrigins, allowPrivateOutbound: c.OUTBOUND_ALLOW_PRIVATE === "true", serverTiming: c.SERVER_TIMING === "true" };
+  const config: Config = { ...c, corsOrigins, allowPrivateOutbound: c.OUTBOUND_ALLOW_PRIVATE === "true", serverTiming: c.SERVER_TIMING === "true", dataKeys: dataKeysOf(c) };
   cache.set(env, config);
   return config;
+}
+
+function dataKeysOf(c: { DATA_ENCRYPTION_KEY: string; DATA_ENCRYPTION_KEYS_PREVIOUS?: string }): readonly string[] {
+  const previous = (c.DATA_ENCRYPTION_KEYS_PREVIOUS ?? "").split(",").map((k) => k.trim()).filter((k) => k && k !== c.DATA_ENCRYPTION_KEY);
+  return [c.DATA_ENCRYPTION_KEY, ...previous];
 }

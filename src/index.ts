@@ -10,7 +10,14 @@ import { consumeResetBatch, type ResetMessage } from "./domains/reset";
 import { sessionShareRoomHooks } from "./domains/session-shares";
 import { purgeExpiredTombstones } from "./domains/sync";
 import { purgeEndedSessionShares } from "./domains/session-shares";
-import type { Bindings } from "./env";
+import { legacyTotpSecretsColumn } from "./domains/entry-totp";
+import { identityAliasKeysColumn } from "./domains/identities";
+import { mailSecretsColumn } from "./domains/integrations";
+import { sessionShareCredentialsColumn } from "./domains/session-shares";
+import { twoFactorSecretsColumn } from "./domains/two-factor";
+import { globalDb } from "./db/client";
+import { resealColumn } from "./db/reseal";
+import { loadConfig, type Bindings } from "./env";
 
 export { RateLimiter } from "../durable-objects/rate-limiter";
 export { IdempotencyStore } from "../durable-objects/idempotency";
@@ -39,11 +46,29 @@ export class SessionShareRoom extends SessionShareRoomBase<Bindings> {
 
 const app = buildApp();
 
+/**
+ * Every column of server-held secrets (D10). OAuth PKCE verifiers (oauth_states) are left out: they
+ * live ten minutes, so keep a retired key in DATA_ENCRYPTION_KEYS_PREVIOUS that long.
+ */
+const SEALED_COLUMNS = [mailSecretsColumn, sessionShareCredentialsColumn, legacyTotpSecretsColumn, twoFactorSecretsColumn, identityAliasKeysColumn];
+
+/** The cron's re-seal pass: values under a previous data key move to the current one, in chunks. */
+async function resealStale(env: Bindings): Promise<string> {
+  const keys = loadConfig(env).dataKeys;
+  const parts: string[] = [];
+  for (const column of SEALED_COLUMNS) {
+    const r = await resealColumn(globalDb(env), keys, column);
+    parts.push(`${column.table}.${column.column} ${r.resealed} (${r.failed} failed)`);
+  }
+  return parts.join(", ");
+}
+
 export default {
   fetch: app.fetch,
   async scheduled(_controller, env, ctx) {
     ctx.waitUntil(purgeExpiredTombstones(env).then((n) => console.log(`purged ${n} expired sync tombstones`)));
     ctx.waitUntil(purgeEndedSessionShares(env).then((n) => console.log(`purged ${n} ended session shares`)));
+    ctx.waitUntil(resealStale(env).then((summary) => console.log(`re-sealed under the current data key: ${summary}`)));
   },
   queue: (batch, env) => consumeResetBatch(batch as MessageBatch<ResetMessage>, env),
 } satisfies ExportedHandler<Bindings, ResetMessage>;

@@ -47,11 +47,20 @@ export function randomToken(bytes = 32): string {
 export type Sealed = { kid: string; iv: string; ct: string };
 
 /**
- * Seals server-held secrets (DECISIONS D10): AES-256-GCM under DATA_ENCRYPTION_KEY, with a key id
- * beside the ciphertext so the key can be rotated; `aad` binds the ciphertext to its owner and purpose.
+ * The data keys, current first, then the previous ones still accepted for opening (D10 rotation).
+ * A single key string is a ring of one.
  */
-export async function seal(keyB64: string, plaintext: string, aad: string): Promise<string> {
-  const raw = fromBase64(keyB64);
+export type DataKeys = string | readonly string[];
+
+const ring = (keys: DataKeys): readonly string[] => (typeof keys === "string" ? [keys] : keys);
+
+/**
+ * Seals server-held secrets (DECISIONS D10): AES-256-GCM under the current DATA_ENCRYPTION_KEY,
+ * with its key id beside the ciphertext so the key can be rotated; `aad` binds the ciphertext to
+ * its owner and purpose.
+ */
+export async function seal(keys: DataKeys, plaintext: string, aad: string): Promise<string> {
+  const raw = fromBase64(ring(keys)[0]);
   const key = await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt"]);
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const ct = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: enc.encode(aad) }, key, enc.encode(plaintext));
@@ -59,10 +68,18 @@ export async function seal(keyB64: string, plaintext: string, aad: string): Prom
   return JSON.stringify(sealed);
 }
 
-export async function unseal(keyB64: string, sealedJson: string, aad: string): Promise<string> {
+/** Opens with whichever key of the ring has the sealed value's key id; an unknown id is refused. */
+export async function unseal(keys: DataKeys, sealedJson: string, aad: string): Promise<string> {
   const sealed = JSON.parse(sealedJson) as Sealed;
-  const raw = fromBase64(keyB64);
-  if (sealed.kid !== (await keyId(raw))) throw new Error("sealed with an unknown key id");
+  let raw: Uint8Array | undefined;
+  for (const k of ring(keys)) {
+    const candidate = fromBase64(k);
+    if ((await keyId(candidate)) === sealed.kid) {
+      raw = candidate;
+      break;
+    }
+  }
+  if (!raw) throw new Error("sealed with an unknown key id");
   const key = await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["decrypt"]);
   const pt = await crypto.subtle.decrypt(
     { name: "AES-GCM", iv: fromBase64(sealed.iv), additionalData: enc.encode(aad) },
@@ -70,6 +87,11 @@ export async function unseal(keyB64: string, sealedJson: string, aad: string): P
     fromBase64(sealed.ct),
   );
   return new TextDecoder().decode(pt);
+}
+
+/** The key id a sealed value names: the first 16 hex digits of SHA-256 of the key. */
+export async function dataKeyId(keyB64: string): Promise<string> {
+  return keyId(fromBase64(keyB64));
 }
 
 async function keyId(raw: Uint8Array): Promise<string> {

@@ -8,6 +8,8 @@ const keys = JSON.parse(env.TEST_IDP_KEYS) as Keys;
 export type TokenOptions = {
   sub?: string | null;
   email?: string;
+  /** The `email_verified` claim; absent unless given. */
+  emailVerified?: boolean;
   admin?: boolean;
   /** Seconds since the last real sign-in. */
   authAge?: number | null;
@@ -28,6 +30,7 @@ export async function signToken(opts: TokenOptions = {}): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   const claims: Record<string, unknown> = { roles: opts.admin ? ["admin"] : [] };
   if (opts.email) claims.email = opts.email;
+  if (opts.emailVerified !== undefined) claims.email_verified = opts.emailVerified;
   if (opts.authAge !== null) claims.auth_time = now - (opts.authAge ?? 0);
   let jwt = new SignJWT(claims)
     .setProtectedHeader({ alg, kid: jwk.kid })

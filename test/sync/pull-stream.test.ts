@@ -72,7 +72,7 @@ describe("sync pull, built in SQL and streamed page by page", () => {
     ]);
     const db = dbFor(env, user.id);
     const rows = await db.select().from(passwords).where(eq(passwords.userId, user.id)).orderBy(passwords.changeSeq).all();
-    const body = JSON.parse(await text(await new SyncService(db, 25).pull(user.id, new Date(now - 1000).toISOString())));
+    const body = JSON.parse(await text(await new SyncService(db, { entries: 25, bytes: 1_000_000 }).pull(user.id, new Date(now - 1000).toISOString())));
     expect(body.changes).toEqual(rows.map(toChange));
   });
 
@@ -80,7 +80,7 @@ describe("sync pull, built in SQL and streamed page by page", () => {
     const user = await TestUser.create();
     await seed(user.id, 2 * PULL_PAGE + 100);
     const db = dbFor(env, user.id);
-    const stream = (await new SyncService(db, 25).pull(user.id, undefined)) as ReadableStream<Uint8Array>;
+    const stream = (await new SyncService(db, { entries: 25, bytes: 1_000_000 }).pull(user.id, undefined)) as ReadableStream<Uint8Array>;
     const reader = stream.getReader();
     const chunks: Uint8Array[] = [(await reader.read()).value!];
     // The last page is not read yet: change an entry on it.

@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, lt, or } from "drizzle-orm";
+import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import {
   deadManSwitches,
@@ -8,6 +8,7 @@ import {
   type DeadManSwitchRow,
   type RecipientStatus,
 } from "../../db/schema";
+import { rowsChanged } from "../../db/d1";
 import { randomId } from "../../lib/crypto";
 
 export const RECENT_LOGS = 20;
@@ -67,8 +68,19 @@ export function listRecipients(db: Db, ownerId: string): Promise<DeadManSwitchRe
   return recipientsQuery(db, ownerId).all();
 }
 
-export function insertRecipient(db: Db, row: DeadManSwitchRecipientRow) {
-  return db.insert(deadManSwitchRecipients).values(row).onConflictDoNothing();
+/**
+ * Adds a recipient only while the owner has fewer than `max` and none at this address: the count
+ * and the insert are one statement, so parallel adds cannot pass the cap (issue 19 item 10).
+ * False when refused; the caller tells which rule refused it.
+ */
+export async function insertRecipientUnderCap(db: Db, row: DeadManSwitchRecipientRow, max: number): Promise<boolean> {
+  const res = await db.run(sql`
+    INSERT INTO dead_man_switch_recipients (id, owner_id, switch_id, user_id, recipient_email, recipient_name, status, wrapped_recovery_key, released_at, created_at)
+    SELECT ${row.id}, ${row.ownerId}, ${row.switchId}, ${row.userId}, ${row.recipientEmail}, ${row.recipientName}, ${row.status},
+      ${row.wrappedRecoveryKey}, ${row.releasedAt}, ${row.createdAt}
+    WHERE (SELECT count(*) FROM dead_man_switch_recipients WHERE owner_id = ${row.ownerId}) < ${max}
+    ON CONFLICT DO NOTHING`);
+  return rowsChanged(res) > 0;
 }
 
 export function deleteRecipient(db: Db, ownerId: string, id: string) {

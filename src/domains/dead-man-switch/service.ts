@@ -163,9 +163,6 @@ export class DeadManSwitchService {
     if (!row) throw notFound("Dead man's switch");
     const email = lower(input.recipient_email)!;
     if (email === lower(user.email)) throw conflict("You cannot name yourself as a recipient");
-    const existing = await repo.listRecipients(this.db, user.id);
-    if (existing.some((r) => r.recipientEmail === email)) throw conflict("That address is already a recipient");
-    if (existing.length >= MAX_RECIPIENTS) throw new AppError(ErrorCode.UNPROCESSABLE, `At most ${MAX_RECIPIENTS} recipients`);
     const released = row.status === "triggered" && !row.releaseAt;
     const rec: DeadManSwitchRecipientRow = {
       id: randomId(),
@@ -179,12 +176,17 @@ export class DeadManSwitchService {
       releasedAt: released ? iso(now) : null,
       createdAt: iso(now),
     };
-    const [res] = await this.db.batch([
-      repo.insertRecipient(this.db, rec),
+    if (!(await repo.insertRecipientUnderCap(this.db, rec, MAX_RECIPIENTS))) {
+      // Refused: read only now which rule it was (the address, or the cap).
+      const existing = await repo.listRecipients(this.db, user.id);
+      if (existing.some((r) => r.recipientEmail === email)) throw conflict("That address is already a recipient");
+      throw new AppError(ErrorCode.UNPROCESSABLE, `At most ${MAX_RECIPIENTS} recipients`);
+    }
+    // Written after the row: only an added recipient leaves a log line and an audit event.
+    await this.db.batch([
       repo.insertLog(this.db, user.id, "recipient_added", { recipient_email: email }, iso(now)),
       auditInsert(this.db, { userId: user.id, action: "dead_man_switch.recipient_add", targetType: "dead_man_switch_recipient", targetId: rec.id, meta, details: { recipient_email: email } }),
     ]);
-    if (rowsChanged(res) === 0) throw conflict("That address is already a recipient");
     return toRecipient(rec);
   }
 

@@ -1,8 +1,11 @@
 import { and, count, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { keysetPage, type Order } from "../../db/keyset";
-import { discoveredAccounts, passwords, vaultCounters, type DiscoveredAccountRow } from "../../db/schema";
+import { discoveredAccounts, passwords, type DiscoveredAccountRow } from "../../db/schema";
 import type { Page, PageParams } from "../../kernel/pagination";
+import { clockValue } from "../../db/change-clock";
+import { batchable } from "../../db/d1";
+import { PLACEHOLDER_ENCRYPTION_VERSION } from "../passwords";
 
 export async function listAccounts(db: Db, userId: string): Promise<DiscoveredAccountRow[]> {
   return db.select().from(discoveredAccounts).where(eq(discoveredAccounts.userId, userId)).orderBy(discoveredAccounts.serviceName).all();
@@ -68,11 +71,6 @@ export async function liveEntryExists(db: Db, userId: string, id: string): Promi
   return !!row;
 }
 
-export async function liveCount(db: Db, userId: string): Promise<number> {
-  const r = await db.select({ n: vaultCounters.live }).from(vaultCounters).where(eq(vaultCounters.userId, userId)).get();
-  return r?.n ?? 0;
-}
-
 /** Rule 8 in one transaction: upsert what was seen (dismissed kept), delete what vanished. */
 export async function replaceScanned(db: Db, userId: string, upserts: DiscoveredAccountRow[], removeIds: string[]) {
   const stmts = upserts.map((row) =>
@@ -106,4 +104,30 @@ export function chunks<T>(xs: T[], n: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n));
   return out;
+}
+
+export type Placeholder = { id: string; accountId: string; domain: string; name: string; username: string | null };
+
+/**
+ * Add-to-vault's writes, all or nothing at the entry limit without a read before them (issue 19
+ * item 10). The first placeholder goes in only while the vault has room for all of them (the count
+ * is the trigger-kept `vault_counters.live`, read inside the statement); every later one, and each
+ * account's link, only when that first row exists. D1 runs the batch as one serialised
+ * transaction, so once the first is in, the rest fit, and when it is refused nothing is written.
+ * The batch must start with `advanceClock` (the rows are stamped with the commit clock).
+ */
+export function placeholderStatements(db: Db, userId: string, items: Placeholder[], max: number, now: string) {
+  const first = items[0].id;
+  const room = sql`(SELECT coalesce((SELECT live FROM vault_counters WHERE user_id = ${userId}), 0)) + ${items.length} <= ${max}`;
+  const firstIn = sql`EXISTS (SELECT 1 FROM passwords WHERE id = ${first} AND user_id = ${userId})`;
+  return items.flatMap((p) => [
+    batchable(db, sql`
+      INSERT INTO passwords (id, user_id, name, website, url, username, tags, encryption_version, search_tokens, host, created_at, updated_at, change_seq)
+      SELECT ${p.id}, ${userId}, ${p.name}, ${p.domain}, ${"https://" + p.domain}, ${p.username}, '[]', ${PLACEHOLDER_ENCRYPTION_VERSION}, '[]',
+        ${p.domain}, ${now}, ${now}, ${clockValue(userId)}
+      WHERE ${p.id === first ? room : firstIn}`),
+    batchable(db, sql`
+      UPDATE discovered_accounts SET in_vault = 1, vault_password_id = ${p.id}, updated_at = ${now}
+      WHERE user_id = ${userId} AND id = ${p.accountId} AND ${firstIn}`),
+  ]);
 }

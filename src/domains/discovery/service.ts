@@ -1,7 +1,7 @@
-import { advanceClock, clockValue } from "../../db/change-clock";
-import { sql } from "drizzle-orm";
+import { advanceClock } from "../../db/change-clock";
+import { rowsChanged } from "../../db/d1";
 import type { Db } from "../../db/client";
-import { discoveredAccounts, passwords, type DiscoveredAccountRow } from "../../db/schema";
+import type { DiscoveredAccountRow } from "../../db/schema";
 import type { Bindings, Config } from "../../env";
 import { randomId } from "../../lib/crypto";
 import { AppError, ErrorCode, notFound, validationError } from "../../lib/errors";
@@ -185,19 +185,16 @@ export class DiscoveryService {
   /** Add-to-vault: placeholder entries (-1) for discovered domains not already in the vault. */
   async addToVault(userId: string, domains: string[], maxPerUser: number) {
     const wanted = [...new Set(domains.map((d) => d.trim().toLowerCase()))];
-    const [accounts, entries, integrations, live] = await Promise.all([
+    const [accounts, entries, integrations] = await Promise.all([
       repo.listAccounts(this.db, userId),
       repo.vaultRefs(this.db, userId),
       integrationsRepo.listIntegrations(this.db, userId),
-      repo.liveCount(this.db, userId),
     ]);
     const username = integrations[0]?.email ?? null;
     const byDomain = new Map(accounts.map((a) => [a.domain, a]));
     const vaultHosts = new Set(entries.flatMap((e) => [e.host, normalizeHost(e.website), normalizeHost(e.url)]).filter(Boolean));
-    const created: { id: string; domain: string; name: string }[] = [];
+    const items: repo.Placeholder[] = [];
     const skipped: { domain: string; reason: "in_vault" | "not_discovered" }[] = [];
-    const stmts = [];
-    const now = new Date().toISOString();
     for (const domain of wanted) {
       const account = byDomain.get(domain);
       if (!account) {
@@ -208,28 +205,15 @@ export class DiscoveryService {
         skipped.push({ domain, reason: "in_vault" });
         continue;
       }
-      const id = randomId();
-      created.push({ id, domain, name: account.serviceName });
-      stmts.push(
-        this.db.insert(passwords).values({
-          id,
-          userId,
-          name: account.serviceName,
-          website: domain,
-          url: `https://${domain}`,
-          username,
-          encryptionVersion: PLACEHOLDER_ENCRYPTION_VERSION,
-          host: domain,
-          changeSeq: clockValue(userId),
-          createdAt: now,
-          updatedAt: now,
-        }),
-        this.db.update(discoveredAccounts).set({ inVault: true, vaultPasswordId: id, updatedAt: now }).where(sql`${discoveredAccounts.userId} = ${userId} AND ${discoveredAccounts.id} = ${account.id}`),
-      );
+      items.push({ id: randomId(), accountId: account.id, domain, name: account.serviceName, username });
     }
-    if (live + created.length > maxPerUser) throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Password entry limit reached");
-    // Placeholders are vault writes like any other: the batch moves the commit clock so sync sees them.
-    if (stmts.length) await this.db.batch([advanceClock(this.db, userId), ...stmts] as unknown as Parameters<Db["batch"]>[0]);
-    return { success: true as const, created, skipped };
+    if (items.length) {
+      // Placeholders are vault writes like any other: the batch moves the commit clock so sync sees them.
+      const stmts = repo.placeholderStatements(this.db, userId, items, maxPerUser, new Date().toISOString());
+      const [, firstInsert] = await this.db.batch([advanceClock(this.db, userId), ...stmts] as unknown as Parameters<Db["batch"]>[0]);
+      if (rowsChanged(firstInsert as { meta: { changes?: number | null } }) === 0) throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Password entry limit reached");
+    }
+    return { success: true as const, created: items.map(({ id, domain, name }) => ({ id, domain, name })), skipped };
   }
+
 }

@@ -1,7 +1,8 @@
 import type { Db } from "../../db/client";
 import type { EntryTotpRow } from "../../db/schema";
 import type { RequestMeta } from "../../kernel/context";
-import { seal, unseal } from "../../lib/crypto";
+import type { SealedColumn } from "../../db/reseal";
+import { seal, unseal, type DataKeys } from "../../lib/crypto";
 import { z } from "zod";
 import { AppError, ErrorCode, notFound, validationError, zodIssues } from "../../lib/errors";
 import { normalizeAlgorithm, remainingSeconds, totpCode } from "../../lib/totp";
@@ -27,7 +28,7 @@ export function toConfig(row: EntryTotpRow | null) {
 export class EntryTotpService {
   constructor(
     private readonly db: Db,
-    private readonly dataKey: string,
+    private readonly dataKey: DataKeys,
     private readonly clock: () => number = Date.now,
   ) {}
 
@@ -108,3 +109,12 @@ export class EntryTotpService {
     });
   }
 }
+
+/** Legacy (server-readable) entry TOTP secrets for the re-seal pass (D10). */
+export const legacyTotpSecretsColumn: SealedColumn = {
+  table: "password_totp",
+  key: "password_id",
+  column: "secret_sealed",
+  uses: ["user_id"],
+  aad: (r) => legacyAad(r.user_id, r.password_id),
+};

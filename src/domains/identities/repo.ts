@@ -1,6 +1,6 @@
-import { and, eq, ne, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, ne, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { identities, type IdentityRow, type NewIdentityRow } from "../../db/schema";
+import { bytesOf, identities, IDENTITY_SIZE_COLUMNS, type IdentityRow, type NewIdentityRow } from "../../db/schema";
 import { rowsChanged } from "../../db/d1";
 import { keysetPage, type Order } from "../../db/keyset";
 import type { Page, PageParams } from "../../kernel/pagination";
@@ -42,16 +42,52 @@ export async function find(db: Db, userId: string, id: string): Promise<Identity
   return db.select().from(identities).where(and(eq(identities.userId, userId), eq(identities.id, id))).get();
 }
 
-export async function insert(db: Db, row: NewIdentityRow & { userId: string }): Promise<void> {
-  await db.insert(identities).values(row).run();
+const columns = getTableColumns(identities);
+type Key = keyof typeof columns;
+const keyOf = new Map(Object.entries(columns).map(([k, c]) => [c.name, k as Key]));
+const identityBytes = (userId: string) => sql`coalesce((SELECT identity_bytes FROM vault_counters WHERE user_id = ${userId}), 0)`;
+
+/** The counted bytes of the row with `values` (by property name) in place of its own columns. */
+function bytesWith(values: Partial<Record<Key, unknown>>): SQL {
+  return bytesOf(
+    IDENTITY_SIZE_COLUMNS.map((name) => {
+      const key = keyOf.get(name)!;
+      return key in values && values[key] !== undefined ? sql`${values[key] ?? null}` : sql`${columns[key]}`;
+    }),
+  );
 }
 
-/** Updates only while the identity is not nuked, so a nuke racing a PATCH cannot be undone. */
-export async function updateUnlessNuked(db: Db, userId: string, id: string, set: Partial<NewIdentityRow>): Promise<IdentityRow | undefined> {
+/**
+ * Inserts only while the user's identities stay within `maxBytes` (migration 0015's counter, read
+ * in the same statement, so parallel creates cannot pass it). False when refused.
+ */
+export async function insertWithinQuota(db: Db, row: NewIdentityRow & { userId: string }, maxBytes: number): Promise<boolean> {
+  const entries = Object.entries(row).filter(([, v]) => v !== undefined) as [Key, unknown][];
+  const names = sql.join(entries.map(([k]) => sql.raw(columns[k].name)), sql`, `);
+  const values = sql.join(entries.map(([, v]) => sql`${v ?? null}`), sql`, `);
+  const size = bytesOf(IDENTITY_SIZE_COLUMNS.map((name) => sql`${(row as Record<string, unknown>)[keyOf.get(name)!] ?? null}`));
+  const res = await db.run(sql`INSERT INTO identities (${names}) SELECT ${values} WHERE ${identityBytes(row.userId)} + ${size} <= ${maxBytes}`);
+  return rowsChanged(res) > 0;
+}
+
+/**
+ * Updates only while the identity is not nuked, so a nuke racing a PATCH cannot be undone, and
+ * only within the byte quota unless the row does not grow (a nuke, which clears it, always passes).
+ */
+export async function updateUnlessNuked(db: Db, userId: string, id: string, set: Partial<NewIdentityRow>, maxBytes: number): Promise<IdentityRow | undefined> {
+  const before = bytesWith({});
+  const after = bytesWith(set);
   return db
     .update(identities)
     .set(set)
-    .where(and(eq(identities.userId, userId), eq(identities.id, id), ne(identities.status, "nuked")))
+    .where(
+      and(
+        eq(identities.userId, userId),
+        eq(identities.id, id),
+        ne(identities.status, "nuked"),
+        or(sql`${identityBytes(userId)} - ${before} + ${after} <= ${maxBytes}`, sql`${after} <= ${before}`),
+      ),
+    )
     .returning()
     .get();
 }

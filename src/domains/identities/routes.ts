@@ -18,7 +18,8 @@ function service(c: Context<AppEnv>) {
   return new IdentityService(
     dbFor(c.env, c.get("user").id),
     { a: config.ALIAS_PROVIDER_A_URL, b: config.ALIAS_PROVIDER_B_URL, bDomain: config.ALIAS_PROVIDER_B_DOMAIN },
-    config.DATA_ENCRYPTION_KEY,
+    config.dataKeys,
+    config.MAX_IDENTITY_BYTES_PER_USER,
   );
 }
 

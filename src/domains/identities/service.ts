@@ -1,7 +1,8 @@
 import type { Db } from "../../db/client";
 import type { IdentityRow, NewIdentityRow } from "../../db/schema";
 import type { PageParams } from "../../kernel/pagination";
-import { randomId, seal, unseal } from "../../lib/crypto";
+import type { SealedColumn } from "../../db/reseal";
+import { randomId, seal, unseal, type DataKeys } from "../../lib/crypto";
 import { AppError, ErrorCode, notFound, validationError } from "../../lib/errors";
 import { createAlias, disableAlias, type AliasProviderName, type ProviderUrls } from "./alias-providers";
 import { generatePersona } from "./persona";
@@ -68,7 +69,8 @@ export class IdentityService {
   constructor(
     private readonly db: Db,
     private readonly providers: ProviderUrls,
-    private readonly dataKey: string,
+    private readonly dataKey: DataKeys,
+    private readonly maxBytes: number,
   ) {}
 
   async list(userId: string, status: IdentityRow["status"] | undefined, page: PageParams) {
@@ -111,11 +113,16 @@ export class IdentityService {
       createdAt: now,
       updatedAt: now,
     };
+    let stored: boolean;
     try {
-      await repo.insert(this.db, row);
+      stored = await repo.insertWithinQuota(this.db, row, this.maxBytes);
     } catch (err) {
       if (alias) await disableAlias(provider, this.providers, input.emailApiKey as string, alias.id).catch(() => undefined);
       throw err;
+    }
+    if (!stored) {
+      if (alias) await disableAlias(provider, this.providers, input.emailApiKey as string, alias.id).catch(() => undefined);
+      throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Identity storage quota exceeded");
     }
     return toIdentity(row as IdentityRow);
   }
@@ -135,8 +142,11 @@ export class IdentityService {
     if (input.label !== undefined) set.label = input.label;
     if (input.notes !== undefined) set.notes = input.notes;
     if (service !== undefined) set.usedForService = service;
-    const row = await repo.updateUnlessNuked(this.db, userId, id, set);
-    if (!row) throw new AppError(ErrorCode.CONFLICT, "A nuked identity cannot be changed");
+    const row = await repo.updateUnlessNuked(this.db, userId, id, set, this.maxBytes);
+    if (!row) {
+      if ((await repo.find(this.db, userId, id))?.status !== "nuked") throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Identity storage quota exceeded");
+      throw new AppError(ErrorCode.CONFLICT, "A nuked identity cannot be changed");
+    }
     return toIdentity(row);
   }
 
@@ -146,7 +156,7 @@ export class IdentityService {
       const key = await unseal(this.dataKey, current.aliasKeySealed, keyAad(userId, current.id));
       await disableAlias(current.aliasProvider as AliasProviderName, this.providers, key, current.aliasId);
     }
-    const row = await repo.updateUnlessNuked(this.db, userId, current.id, { ...DESTROYED, status: "nuked", updatedAt: new Date().toISOString() });
+    const row = await repo.updateUnlessNuked(this.db, userId, current.id, { ...DESTROYED, status: "nuked", updatedAt: new Date().toISOString() }, this.maxBytes);
     if (!row) throw new AppError(ErrorCode.CONFLICT, "The identity is already nuked");
     return toIdentity(row);
   }
@@ -155,3 +165,12 @@ export class IdentityService {
     if (!(await repo.remove(this.db, userId, id))) throw notFound("Identity");
   }
 }
+
+/** Alias-provider API keys of identities for the re-seal pass (D10). */
+export const identityAliasKeysColumn: SealedColumn = {
+  table: "identities",
+  key: "id",
+  column: "alias_key_sealed",
+  uses: ["user_id"],
+  aad: (r) => keyAad(r.user_id, r.id),
+};

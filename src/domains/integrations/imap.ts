@@ -8,9 +8,9 @@ export type ImapCredentials = { host: string; port: number; username: string; pa
 
 const aad = (userId: string) => `mail-integration|${userId}|imap`;
 
-export const sealImap = (config: Config, userId: string, c: ImapCredentials) => seal(config.DATA_ENCRYPTION_KEY, JSON.stringify(c), aad(userId));
+export const sealImap = (config: Config, userId: string, c: ImapCredentials) => seal(config.dataKeys, JSON.stringify(c), aad(userId));
 export const unsealImap = async (config: Config, userId: string, secret: string) =>
-  JSON.parse(await unseal(config.DATA_ENCRYPTION_KEY, secret, aad(userId))) as ImapCredentials;
+  JSON.parse(await unseal(config.dataKeys, secret, aad(userId))) as ImapCredentials;
 
 /**
  * The outbound guard for an IMAP destination (DECISIONS D12): the port must be an allowed IMAP

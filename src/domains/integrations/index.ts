@@ -6,3 +6,5 @@ export { providerConfig, type OAuthProvider } from "./providers";
 export { apiMailbox, MailboxUnavailable, openMailbox, providerMailbox, type Mailbox, type MessageMeta } from "./mailbox";
 /** Read-only queries other domains may run over a user's mailboxes. */
 export { listActiveMailboxes, listIntegrations } from "./repo";
+/** The sealed column the scheduled re-seal pass moves to the current data key (D10). */
+export { mailSecretsColumn } from "./oauth";

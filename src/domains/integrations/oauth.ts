@@ -1,6 +1,7 @@
 import type { Db } from "../../db/client";
 import type { Config } from "../../env";
 import { base64url } from "../../kernel/base64";
+import type { SealedColumn } from "../../db/reseal";
 import { hmacSha256, randomId, randomToken, seal, sha256Hex, timingSafeEqualStr, unseal } from "../../lib/crypto";
 import { fetchAccountEmail, type OAuthProvider, type ProviderConfig } from "./providers";
 import * as repo from "./repo";
@@ -50,7 +51,7 @@ export async function buildAuthUrl(db: Db, config: Config, p: ProviderConfig, us
   const id = randomId();
   const exp = Date.now() + STATE_TTL_MS;
   const verifier = randomToken(48);
-  await repo.insertState(db, { id, userId, provider: p.name, codeVerifier: await seal(config.DATA_ENCRYPTION_KEY, verifier, verifierAad(id)), expiresAt: exp });
+  await repo.insertState(db, { id, userId, provider: p.name, codeVerifier: await seal(config.dataKeys, verifier, verifierAad(id)), expiresAt: exp });
   const url = new URL(p.authUrl);
   url.searchParams.set("response_type", "code");
   url.searchParams.set("client_id", p.clientId);
@@ -83,7 +84,7 @@ export async function consumeState(db: Db, config: Config, provider: OAuthProvid
   if (exp < Date.now()) throw new StateError("expired_state");
   if (callerId === null) throw new StateError("session_required");
   if (callerId !== row.userId) throw new StateError("invalid_state");
-  return { userId: row.userId, verifier: await unseal(config.DATA_ENCRYPTION_KEY, row.codeVerifier, verifierAad(id)) };
+  return { userId: row.userId, verifier: await unseal(config.dataKeys, row.codeVerifier, verifierAad(id)) };
 }
 
 type TokenResponse = { access_token?: string; refresh_token?: string; expires_in?: number; scope?: string; token_type?: string; error?: string };
@@ -140,9 +141,18 @@ export async function revokeGrant(p: ProviderConfig, tokens: TokenSet): Promise<
 }
 
 export async function sealTokens(config: Config, userId: string, provider: string, tokens: TokenSet): Promise<string> {
-  return seal(config.DATA_ENCRYPTION_KEY, JSON.stringify(tokens), secretAad(userId, provider));
+  return seal(config.dataKeys, JSON.stringify(tokens), secretAad(userId, provider));
 }
 
 export async function unsealTokens(config: Config, userId: string, provider: string, secret: string): Promise<TokenSet> {
-  return JSON.parse(await unseal(config.DATA_ENCRYPTION_KEY, secret, secretAad(userId, provider))) as TokenSet;
+  return JSON.parse(await unseal(config.dataKeys, secret, secretAad(userId, provider))) as TokenSet;
 }
+
+/** Mailbox secrets (OAuth tokens and IMAP credentials share the AAD form) for the re-seal pass (D10). */
+export const mailSecretsColumn: SealedColumn = {
+  table: "mail_integrations",
+  key: "id",
+  column: "secret",
+  uses: ["user_id", "provider"],
+  aad: (r) => secretAad(r.user_id, r.provider),
+};

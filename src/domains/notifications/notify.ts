@@ -1,5 +1,7 @@
+import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { notifications, type NotificationRow } from "../../db/schema";
+import { batchable } from "../../db/d1";
+import { bytesOf, NOTIFICATION_SIZE_COLUMNS, notifications, utf8Bytes, type NotificationRow } from "../../db/schema";
 import { randomId } from "../../lib/crypto";
 
 export type NotifyInput = {
@@ -56,9 +58,49 @@ export function notificationInsert(db: Db, n: NotifyInput) {
   return { row, query: db.insert(notifications).values(row) };
 }
 
-/** The service's own notifications (a viewed share, an emergency request, a switch reminder). */
+/** What a row counts against MAX_NOTIFICATION_BYTES_PER_USER, as migration 0015's triggers count it. */
+export const notificationBytes = (r: NotificationRow) =>
+  utf8Bytes([r.title, r.body, JSON.stringify(r.metadata), r.icon, r.actionUrl, r.actorEmail, r.actorName]);
+
+const rowBytes = bytesOf(NOTIFICATION_SIZE_COLUMNS.map((c) => sql.raw(c)));
+
+/**
+ * Makes room for `incoming` bytes by deleting the user's oldest read notifications, as few as
+ * needed. Unread ones are never deleted: a user has not seen them yet, and some report security
+ * events. One statement; the triggers lower the counter as rows go.
+ */
+export function evictReadStatement(db: Db, userId: string, incoming: number, max: number) {
+  return batchable(db, sql`
+    DELETE FROM notifications WHERE id IN (
+      SELECT id FROM (
+        SELECT id, sum(${rowBytes}) OVER (ORDER BY created_at DESC, rowid DESC) AS kept
+        FROM notifications WHERE user_id = ${userId} AND is_read = 1)
+      WHERE kept + ${incoming} + (SELECT coalesce(sum(${rowBytes}), 0) FROM notifications WHERE user_id = ${userId} AND is_read = 0) > ${max})`);
+}
+
+/**
+ * The service's own notifications (a viewed share, an emergency request, a switch reminder). They
+ * are always stored, whatever the quota: refusing or dropping one could hide a security event.
+ * They are counted, and the user's next notification makes room for them (notifyWithinQuota).
+ */
 export async function notify(db: Db, n: NotifyInput) {
   const { row, query } = notificationInsert(db, n);
   await query;
   return toNotification(row);
+}
+
+/**
+ * A notification the user writes (POST): read ones make room first, then it goes in only if it
+ * fits. One batch, one transaction: parallel posts cannot pass the quota. False when refused.
+ */
+export async function notifyWithinQuota(db: Db, n: NotifyInput, maxBytes: number) {
+  const { row } = notificationInsert(db, n);
+  const size = notificationBytes(row);
+  const insert = batchable(db, sql`
+    INSERT INTO notifications (id, user_id, type, title, body, color, icon, action_url, actor_id, actor_email, actor_name, metadata, is_read, created_at)
+    SELECT ${row.id}, ${row.userId}, ${row.type}, ${row.title}, ${row.body}, ${row.color}, ${row.icon}, ${row.actionUrl}, ${row.actorId},
+      ${row.actorEmail}, ${row.actorName}, ${JSON.stringify(row.metadata)}, 0, ${row.createdAt}
+    WHERE coalesce((SELECT notification_bytes FROM vault_counters WHERE user_id = ${row.userId}), 0) + ${size} <= ${maxBytes}`);
+  const [, inserted] = await db.batch([evictReadStatement(db, n.userId, size, maxBytes), insert]);
+  return (inserted as { meta: { changes?: number | null } }).meta.changes ? toNotification(row) : null;
 }

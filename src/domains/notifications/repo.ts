@@ -1,7 +1,6 @@
 import { and, count, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { notifications, type NotificationRow } from "../../db/schema";
-import { rowsChanged } from "../../db/d1";
 import { keysetPage, type Order } from "../../db/keyset";
 import type { Page, PageParams } from "../../kernel/pagination";
 
@@ -28,9 +27,10 @@ export async function list(db: Db, userId: string, unreadOnly: boolean, page: Pa
   return { rows, unread: unread?.n ?? 0 };
 }
 
+/** Counts the deleted rows themselves: D1's `changes` also counts the byte counter's trigger writes. */
 export async function clearAll(db: Db, userId: string): Promise<number> {
-  const result = await db.delete(notifications).where(eq(notifications.userId, userId)).run();
-  return rowsChanged(result);
+  const deleted = await db.delete(notifications).where(eq(notifications.userId, userId)).returning({ id: notifications.id }).all();
+  return deleted.length;
 }
 
 /** Sets one notification's read flag; undefined when the caller owns no such notification. */

@@ -16,7 +16,7 @@ import {
 import { NotificationService } from "./service";
 
 function service(c: Context<AppEnv>) {
-  return new NotificationService(dbFor(c.env, c.get("user").id));
+  return new NotificationService(dbFor(c.env, c.get("user").id), c.get("config").MAX_NOTIFICATION_BYTES_PER_USER);
 }
 
 /** Error codes under /api/notifications are lower-case (spec "Errors"); http/errors.ts does that by path. */

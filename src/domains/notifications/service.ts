@@ -1,12 +1,15 @@
 import type { Db } from "../../db/client";
 import type { PageParams } from "../../kernel/pagination";
 import { AppError, ErrorCode, notFound, validationError } from "../../lib/errors";
-import { notify, toNotification } from "./notify";
+import { notifyWithinQuota, toNotification } from "./notify";
 import * as repo from "./repo";
 import { UUID, type CreateNotificationInput } from "./schema";
 
 export class NotificationService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly maxBytes: number,
+  ) {}
 
   async list(userId: string, unreadOnly: boolean, page: PageParams) {
     const { rows, unread } = await repo.list(this.db, userId, unreadOnly, page);
@@ -19,7 +22,7 @@ export class NotificationService {
       if (!UUID.test(input.user_id)) throw validationError("Request validation failed", [{ field: "user_id", message: "must be a UUID" }]);
       throw new AppError(ErrorCode.FORBIDDEN, "Notifications can only be created for yourself");
     }
-    return notify(this.db, {
+    const created = await notifyWithinQuota(this.db, {
       userId,
       type: input.type,
       title: input.title,
@@ -31,7 +34,9 @@ export class NotificationService {
       actorEmail: input.actor_email,
       actorName: input.actor_name,
       metadata: input.metadata,
-    });
+    }, this.maxBytes);
+    if (!created) throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Notification storage quota exceeded");
+    return created;
   }
 
   async setRead(userId: string, id: string, isRead: boolean) {

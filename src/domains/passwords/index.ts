@@ -5,4 +5,4 @@ export { CURRENT_ENCRYPTION_VERSION, hostOf, PLACEHOLDER_ENCRYPTION_VERSION } fr
 /** The entry's wire fields, for the domains that accept entries too (sync, sharing). */
 export { blindIndex, envelopeData, envelopeKey, MAX_ENCRYPTED_DATA, PasswordEntry, searchTokens, tags, webField } from "./schema";
 /** Queries other domains may run over a user's live entries. */
-export { batchable, bulkInsertStatement, findLive, listAllLive } from "./repo";
+export { bytesGuard, bulkInsertStatement, findLive, listAllLive, vaultLimits, type VaultLimits } from "./repo";

@@ -1,10 +1,35 @@
 import { and, asc, desc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { liveEntries, passwords, vaultCounters, type NewPasswordRow, type PasswordRow } from "../../db/schema";
+import { entryBytes, liveEntries, passwords, vaultBytes, vaultCounters, type NewPasswordRow, type PasswordRow } from "../../db/schema";
 import { advanceClock, clockValue } from "../../db/change-clock";
-import { rawD1, rowsChanged } from "../../db/d1";
+import { batchable, rowsChanged } from "../../db/d1";
 
 const live = (userId: string) => and(eq(passwords.userId, userId), isNull(passwords.deletedAt));
+
+/** What one user's vault may hold: entries (MAX_PASSWORDS_PER_USER) and their ciphertext bytes (MAX_VAULT_BYTES_PER_USER). */
+export type VaultLimits = { entries: number; bytes: number };
+
+export const vaultLimits = (c: { MAX_PASSWORDS_PER_USER: number; MAX_VAULT_BYTES_PER_USER: number }): VaultLimits => ({
+  entries: c.MAX_PASSWORDS_PER_USER,
+  bytes: c.MAX_VAULT_BYTES_PER_USER,
+});
+
+/**
+ * The byte guard of a write that leaves the row live with `set` applied, for an UPDATE's WHERE:
+ * the vault's bytes less what the row counts now (nothing while it is deleted) plus what it will
+ * count must stay within the quota. A write that does not grow the row always passes, so a vault
+ * already over a lowered quota can still be edited down. Undefined when `set` leaves the
+ * ciphertext alone and cannot bring the row back.
+ */
+export function bytesGuard(userId: string, set: Partial<NewPasswordRow>, maxBytes: number): SQL | undefined {
+  if (set.encryptedData === undefined && set.wrappedItemKey === undefined && set.deletedAt === undefined) return undefined;
+  const now = sql`CASE WHEN ${passwords.deletedAt} IS NULL THEN ${entryBytes(sql`${passwords.encryptedData}`, sql`${passwords.wrappedItemKey}`)} ELSE 0 END`;
+  const after = entryBytes(
+    set.encryptedData !== undefined ? sql`${set.encryptedData}` : sql`${passwords.encryptedData}`,
+    set.wrappedItemKey !== undefined ? sql`${set.wrappedItemKey}` : sql`${passwords.wrappedItemKey}`,
+  );
+  return sql`(${vaultBytes(userId)} - ${now} + ${after} <= ${maxBytes} OR ${after} <= ${now})`;
+}
 
 export async function listLive(db: Db, userId: string, offset: number, limit: number): Promise<{ rows: PasswordRow[]; total: number }> {
   const [rows, totals] = await db.batch([
@@ -24,7 +49,7 @@ export async function findLive(db: Db, userId: string, id: string): Promise<Pass
  * creates cannot overshoot the limit. The row is stamped with the user's
  * commit clock, so it must run in a batch that starts with `advanceClock`.
  */
-function insertStatement(db: Db, row: NewPasswordRow & { userId: string }, max: number) {
+function insertStatement(db: Db, row: NewPasswordRow & { userId: string }, max: VaultLimits) {
   return batchable(db, sql`
     INSERT INTO passwords (id, user_id, name, website, url, username, tags, encryption_version, wrapped_item_key,
       encrypted_data, domain_hash, name_hash, username_hash, search_tokens, strength, host, created_at, updated_at, change_seq)
@@ -33,33 +58,24 @@ function insertStatement(db: Db, row: NewPasswordRow & { userId: string }, max: 
       ${row.encryptedData ?? null}, ${row.domainHash ?? null}, ${row.nameHash ?? null}, ${row.usernameHash ?? null},
       ${JSON.stringify(row.searchTokens ?? [])}, ${row.strength ?? null}, ${row.host ?? null},
       ${row.createdAt}, ${row.updatedAt}, ${clockValue(row.userId)}
-    WHERE ${liveEntries(row.userId)} < ${max}`);
-}
-
-/**
- * drizzle's raw `db.run(sql)` has no prepared D1 statement, so `db.batch` cannot bind it; this
- * gives it one, keeping the raw query usable both alone and inside a batch.
- */
-export function batchable(db: Db, query: SQL) {
-  const raw = db.run(query);
-  const prepared = raw as unknown as { stmt: D1PreparedStatement; getQuery(): { sql: string } };
-  prepared.stmt = rawD1(db).prepare(prepared.getQuery().sql);
-  return raw;
+    WHERE ${liveEntries(row.userId)} < ${max.entries}
+      AND ${vaultBytes(row.userId)} + ${entryBytes(sql`${row.encryptedData ?? null}`, sql`${row.wrappedItemKey ?? null}`)} <= ${max.bytes}`);
 }
 
 /** The clock bump and the guarded insert: one batch, one transaction, one round trip, no read back. */
-export async function insertUnderLimit(db: Db, row: NewPasswordRow & { userId: string }, max: number): Promise<boolean> {
+export async function insertUnderLimit(db: Db, row: NewPasswordRow & { userId: string }, max: VaultLimits): Promise<boolean> {
   const [, result] = await db.batch([advanceClock(db, row.userId), insertStatement(db, row, max)]);
   return rowsChanged(result) > 0;
 }
 
-export async function updateLive(db: Db, userId: string, id: string, set: Partial<NewPasswordRow>): Promise<boolean> {
+/** False when the entry is gone or the write would pass the byte quota (the caller tells which). */
+export async function updateLive(db: Db, userId: string, id: string, set: Partial<NewPasswordRow>, maxBytes: number): Promise<boolean> {
   const [, result] = await db.batch([
     advanceClock(db, userId),
     db
       .update(passwords)
       .set({ ...set, changeSeq: clockValue(userId) })
-      .where(and(live(userId), eq(passwords.id, id))),
+      .where(and(live(userId), eq(passwords.id, id), bytesGuard(userId, set, maxBytes))),
   ]);
   return rowsChanged(result) > 0;
 }
@@ -125,9 +141,10 @@ function byHostsQuery(db: Db, userId: string, hosts: string[]) {
 /**
  * Inserts a whole import batch in one statement, so it goes in whole or not at all: the rows travel
  * as one JSON parameter (D1 binds at most 100 per statement), and the statement inserts nothing
- * unless all of them fit under the entry limit. Must follow `advanceClock` in the same batch.
+ * unless all of them fit under the entry limit and the byte quota. Must follow `advanceClock` in
+ * the same batch.
  */
-export function bulkInsertStatement(db: Db, userId: string, rows: PasswordRow[], max: number, opts: { skipTakenIds?: boolean } = {}) {
+export function bulkInsertStatement(db: Db, userId: string, rows: PasswordRow[], max: VaultLimits, opts: { skipTakenIds?: boolean } = {}) {
   const payload = JSON.stringify(
     rows.map((r) => ({
       id: r.id,
@@ -157,7 +174,8 @@ export function bulkInsertStatement(db: Db, userId: string, rows: PasswordRow[],
       json_extract(value, '$.strength'), json_extract(value, '$.host'), json_extract(value, '$.at'), json_extract(value, '$.upd'),
       ${clockValue(userId)}
     FROM json_each(${payload})
-    WHERE ${liveEntries(userId)} + ${rows.length} <= ${max}
+    WHERE ${liveEntries(userId)} + ${rows.length} <= ${max.entries}
+      AND ${vaultBytes(userId)} + (SELECT coalesce(sum(${entryBytes(sql`json_extract(value, '$.data')`, sql`json_extract(value, '$.key')`)}), 0) FROM json_each(${payload})) <= ${max.bytes}
     ${opts.skipTakenIds ? sql`ON CONFLICT (id) DO NOTHING` : sql``}`,
   );
 }

@@ -16,11 +16,12 @@ import {
   UpdatePasswordBody,
   UpdatePasswordResponse,
 } from "./schema";
+import { vaultLimits } from "./repo";
 import { PasswordService } from "./service";
 
 function service(c: Context<AppEnv>) {
   const user = c.get("user");
-  return new PasswordService(dbFor(c.env, user.id), c.get("config").MAX_PASSWORDS_PER_USER);
+  return new PasswordService(dbFor(c.env, user.id), vaultLimits(c.get("config")));
 }
 
 export function registerPasswordRoutes(app: Hono<AppEnv>) {

@@ -6,6 +6,7 @@ import { AppError, ErrorCode, notFound, validationError } from "../../lib/errors
 import { candidateHosts, normalizeHost } from "../../kernel/hostname";
 import { auditInsert } from "../audit";
 import * as repo from "./repo";
+import type { VaultLimits } from "./repo";
 import { CURRENT_ENCRYPTION_VERSION, entryPatch, hostOf, newEntryRow } from "./rows";
 
 export { CURRENT_ENCRYPTION_VERSION, hostOf };
@@ -47,7 +48,7 @@ export function toEntry(row: PasswordRow): PasswordEntry {
 export class PasswordService {
   constructor(
     private readonly db: Db,
-    private readonly maxPerUser: number,
+    private readonly limits: VaultLimits,
   ) {}
 
   async list(userId: string, page: number, limit: number) {
@@ -58,8 +59,8 @@ export class PasswordService {
   async create(userId: string, input: CreatePasswordInput) {
     const now = new Date().toISOString();
     const row = newEntryRow(userId, randomId(), input, now);
-    if (!(await repo.insertUnderLimit(this.db, row, this.maxPerUser))) {
-      throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Password limit exceeded");
+    if (!(await repo.insertUnderLimit(this.db, row, this.limits))) {
+      throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Password limit exceeded (entries or storage)");
     }
     return { id: row.id, user_id: userId, name: row.name, encryption_version: row.encryptionVersion, password: null, created_at: now };
   }
@@ -81,7 +82,10 @@ export class PasswordService {
       set.encryptionVersion = CURRENT_ENCRYPTION_VERSION;
       set.username = null;
     }
-    if (!(await repo.updateLive(this.db, userId, id, set))) throw notFound("Password entry");
+    if (!(await repo.updateLive(this.db, userId, id, set, this.limits.bytes))) {
+      if (await repo.findLive(this.db, userId, id)) throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Vault storage quota exceeded");
+      throw notFound("Password entry");
+    }
     return { id, updated_at: now };
   }
 

@@ -4,10 +4,11 @@ import { route } from "../../http/route";
 import { requestMeta, type AppEnv } from "../../http/types";
 import { AppError, ErrorCode } from "../../lib/errors";
 import { ExportResponse, IMPORT_BODY_LIMIT, ImportBody, ImportResponse } from "./transfer-schema";
+import { vaultLimits } from "./repo";
 import { ImportService } from "./transfer-service";
 
 const dbOf = (c: Context<AppEnv>) => dbFor(c.env, c.get("user").id);
-const max = (c: Context<AppEnv>) => c.get("config").MAX_PASSWORDS_PER_USER;
+const max = (c: Context<AppEnv>) => vaultLimits(c.get("config"));
 
 /** When the plaintext import path was retired (RFC 9745 `Deprecation` takes an epoch-seconds date). */
 const PLAINTEXT_IMPORT_DEPRECATED_AT = Date.UTC(2025, 0, 1) / 1000;

@@ -15,7 +15,7 @@ const BATCHES_PER_ROUND_TRIP = 10;
 export class ImportService {
   constructor(
     private readonly db: Db,
-    private readonly maxPerUser: number,
+    private readonly limits: repo.VaultLimits,
   ) {}
 
   /**
@@ -45,7 +45,7 @@ export class ImportService {
       const first = b * IMPORT_BATCH_SIZE + 1;
       const label = `Batch ${b + 1} (entries ${first} to ${first + batches[b].length - 1})`;
       if (ok === true) imported += batches[b].length;
-      else if (ok === false) errors.push(`${label}: not imported, the vault would exceed its limit of ${this.maxPerUser} entries`);
+      else if (ok === false) errors.push(`${label}: not imported, the vault would exceed its limit of ${this.limits.entries} entries or ${this.limits.bytes} bytes`);
       else errors.push(`${label}: not imported, the batch could not be stored`);
     });
     await auditInsert(this.db, {
@@ -64,7 +64,7 @@ export class ImportService {
    */
   private async storeGroup(userId: string, group: PasswordRow[][]): Promise<(boolean | "error")[]> {
     const run = async (part: PasswordRow[][]) => {
-      const statements = [advanceClock(this.db, userId), ...part.map((rows) => repo.bulkInsertStatement(this.db, userId, rows, this.maxPerUser))];
+      const statements = [advanceClock(this.db, userId), ...part.map((rows) => repo.bulkInsertStatement(this.db, userId, rows, this.limits))];
       const out = (await this.db.batch(statements as unknown as Parameters<Db["batch"]>[0])) as unknown as { meta?: { changes?: number } }[];
       return part.map((_, i) => (out[i + 1].meta?.changes ?? 0) > 0);
     };

@@ -3,6 +3,7 @@ import type { RoomConfig, RoomHooks } from "../../../durable-objects/session-sha
 import { dbFor } from "../../db/client";
 import { hasBrowserCapacity } from "../../db/live-browsers";
 import { loadConfig, type Bindings } from "../../env";
+import type { SealedColumn } from "../../db/reseal";
 import { unseal } from "../../lib/crypto";
 import { automatedLogin, hasVisiblePasswordField, NO_REGISTRY_SELECTORS, PASSWORD_GUARD, VIEWPORT, watermarkScript } from "./browser";
 import * as repo from "./repo";
@@ -23,7 +24,7 @@ export function sessionShareRoomHooks(env: Bindings): RoomHooks {
     async automatedLogin(room: RoomConfig, page: Page) {
       const row = await repo.findOwned(dbFor(env, room.ownerId), room.ownerId, room.id);
       if (!row) return { ok: false, reason: "session share missing" };
-      const creds = JSON.parse(await unseal(env.DATA_ENCRYPTION_KEY as string, row.sealedCredentials, credentialsAad(room.id, room.ownerId))) as { u: string; p: string };
+      const creds = JSON.parse(await unseal(loadConfig(env).dataKeys, row.sealedCredentials, credentialsAad(room.id, room.ownerId))) as { u: string; p: string };
       const result = await automatedLogin(page, creds.u, creds.p, room.selectors ?? NO_REGISTRY_SELECTORS);
       // The login is done: the site's session now lives in the browser, the password is not needed again.
       if (result.ok) await repo.update(dbFor(env, room.ownerId), room.ownerId, room.id, { sealedCredentials: repo.ERASED });
@@ -40,3 +41,12 @@ export function sessionShareRoomHooks(env: Bindings): RoomHooks {
     record: (room, patch) => repo.update(dbFor(env, room.ownerId), room.ownerId, room.id, patch.endedAt ? { ...patch, sealedCredentials: repo.ERASED } : patch),
   };
 }
+
+/** Session-share credentials for the re-seal pass (D10); an erased value ("") is not JSON and is skipped. */
+export const sessionShareCredentialsColumn: SealedColumn = {
+  table: "session_shares",
+  key: "id",
+  column: "sealed_credentials",
+  uses: ["owner_id"],
+  aad: (r) => credentialsAad(r.id, r.owner_id),
+};

@@ -104,7 +104,7 @@ export class SessionShareService {
       // share never types them, so it stores none (ERASED).
       sealedCredentials:
         input.loginMethod === "ai_agent"
-          ? await seal(this.config.DATA_ENCRYPTION_KEY, JSON.stringify({ u: input.decryptedUsername, p: input.decryptedPassword }), credentialsAad(id, user.id))
+          ? await seal(this.config.dataKeys, JSON.stringify({ u: input.decryptedUsername, p: input.decryptedPassword }), credentialsAad(id, user.id))
           : repo.ERASED,
       accessType: input.viewOnly ? "view_only" : accessType,
       loginMethod: input.loginMethod,

@@ -207,8 +207,9 @@ export async function getKey(db: Db, userId: string) {
   return db.select().from(sharingKeys).where(eq(sharingKeys.userId, userId)).get();
 }
 
+/** The first account to publish under an address holds it (putKey refuses any later one). */
 export async function getKeyByEmail(db: Db, email: string) {
-  return db.select().from(sharingKeys).where(eq(sharingKeys.email, email)).orderBy(desc(sharingKeys.updatedAt)).get();
+  return db.select().from(sharingKeys).where(eq(sharingKeys.email, email)).orderBy(sharingKeys.createdAt).get();
 }
 
 /** The owner's view log of one of their shares, newest first. */
@@ -222,10 +223,18 @@ export async function viewLog(db: Db, ownerId: string, shareId: string) {
     .all();
 }
 
+/**
+ * Publishes or replaces the user's key, unless another account already holds one under this
+ * address: one statement, so two accounts racing for the same address cannot both get it.
+ * Returns undefined when the address belongs to another account.
+ */
 export async function putKey(db: Db, userId: string, email: string, publicKey: string, now: string, wrappedPrivateKey: string | null) {
-  await db
-    .insert(sharingKeys)
-    .values({ userId, email, publicKey, wrappedPrivateKey, createdAt: now, updatedAt: now })
-    .onConflictDoUpdate({ target: sharingKeys.userId, set: { email, publicKey, wrappedPrivateKey, updatedAt: now } });
+  const res = await db.run(sql`
+    INSERT INTO sharing_keys (user_id, email, public_key, wrapped_private_key, created_at, updated_at)
+    SELECT ${userId}, ${email}, ${publicKey}, ${wrappedPrivateKey}, ${now}, ${now}
+    WHERE NOT EXISTS (SELECT 1 FROM sharing_keys WHERE email = ${email} AND user_id <> ${userId})
+    ON CONFLICT (user_id) DO UPDATE SET email = excluded.email, public_key = excluded.public_key,
+      wrapped_private_key = excluded.wrapped_private_key, updated_at = excluded.updated_at`);
+  if (rowsChanged(res) === 0) return undefined;
   return getKey(db, userId);
 }

@@ -171,6 +171,7 @@ export class SharingService {
     const email = emailOf(user);
     if (!email) throw new AppError(ErrorCode.UNPROCESSABLE, "Your sign-in token carries no email; a sharing key needs one");
     const row = await repo.putKey(this.db, user.id, email, JSON.stringify(publicKey), new Date().toISOString(), wrappedPrivateKey ?? null);
+    if (!row) throw conflict("Another account already published a sharing key for this email");
     return { ...toKey(row!), wrappedPrivateKey: row!.wrappedPrivateKey };
   }
 

@@ -3,6 +3,7 @@ import type { Db } from "../../db/client";
 import { passwords, vaultCounters, type NewPasswordRow, type PasswordRow } from "../../db/schema";
 import { advanceClock, catchUpClock, clockValue, readClock } from "../../db/change-clock";
 import { rowsChanged } from "../../db/d1";
+import { bytesGuard } from "../passwords";
 
 export { advanceClock, readClock };
 
@@ -124,11 +125,11 @@ function sameVersion(userId: string, prev: Pick<PasswordRow, "id" | "updatedAt" 
   );
 }
 
-export function updateStatement(db: Db, userId: string, prev: PasswordRow, set: Partial<NewPasswordRow>) {
+export function updateStatement(db: Db, userId: string, prev: PasswordRow, set: Partial<NewPasswordRow>, maxBytes: number) {
   return db
     .update(passwords)
     .set({ ...set, changeSeq: clockValue(userId) })
-    .where(sameVersion(userId, prev));
+    .where(and(sameVersion(userId, prev), bytesGuard(userId, set, maxBytes)));
 }
 
 export function tombstoneStatement(db: Db, userId: string, prev: PasswordRow, deletedAt: string, updatedAt: string) {

@@ -8,10 +8,11 @@ import {
   SyncPushBody,
   SyncPushResponse,
 } from "./schema";
+import { vaultLimits } from "../passwords";
 import { SyncService } from "./service";
 
 const dbOf = (c: Context<AppEnv>) => dbFor(c.env, c.get("user").id);
-const max = (c: Context<AppEnv>) => c.get("config").MAX_PASSWORDS_PER_USER;
+const max = (c: Context<AppEnv>) => vaultLimits(c.get("config"));
 
 export function registerSyncRoutes(app: Hono<AppEnv>) {
   route(app, {

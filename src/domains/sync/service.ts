@@ -2,7 +2,7 @@ import type { Db } from "../../db/client";
 import type { NewPasswordRow, PasswordRow } from "../../db/schema";
 import { ErrorCode, validationError, zodIssues } from "../../lib/errors";
 import { clockToIso } from "../../db/change-clock";
-import { bulkInsertStatement, CURRENT_ENCRYPTION_VERSION, entryPatch, listAllLive, newEntryRow, PLACEHOLDER_ENCRYPTION_VERSION } from "../passwords";
+import { bulkInsertStatement, type VaultLimits, CURRENT_ENCRYPTION_VERSION, entryPatch, listAllLive, newEntryRow, PLACEHOLDER_ENCRYPTION_VERSION } from "../passwords";
 import * as repo from "./repo";
 import type { SyncRow } from "./repo";
 import { Mutation, type CreateData, type MutationResult, type SyncEntry, type Tombstone, type UpdateData } from "./schema";
@@ -35,12 +35,13 @@ export function toChange(row: SyncRow): SyncEntry | Tombstone {
   };
 }
 
-type Write = { index: number; id: string; statementIndex: number; entry?: PasswordRow };
+/** `prev`: the version an update was decided on, to tell a lost race from the byte quota. */
+type Write = { index: number; id: string; statementIndex: number; entry?: PasswordRow; prev?: PasswordRow };
 
 export class SyncService {
   constructor(
     private readonly db: Db,
-    private readonly maxPerUser: number,
+    private readonly limits: VaultLimits,
   ) {}
 
   /**
@@ -105,7 +106,7 @@ export class SyncService {
     const current = new Map(mine.map((r) => [r.id, r]));
     // New entries go in as one statement, guarded once on the entry limit; creates beyond the room
     // left at read time fail at once (the guard still holds if the vault filled up meanwhile).
-    const room = this.maxPerUser - liveCount;
+    const room = this.limits.entries - liveCount;
     const bulkRows: { index: number; row: PasswordRow }[] = [];
     let bulkSlot = -1;
     let restores = 0;
@@ -160,14 +161,14 @@ export class SyncService {
         results[i] = { id: m.id, status: "failed", code: ErrorCode.VALIDATION_ERROR, error: set.error, details: set.details };
         return;
       }
-      statements.push(repo.updateStatement(this.db, userId, prev, set));
+      statements.push(repo.updateStatement(this.db, userId, prev, set, this.limits.bytes));
       const next = { ...prev, ...set } as PasswordRow;
-      writes.push({ index: i, id: m.id, statementIndex: statements.length - 1, entry: m.action === "create" ? next : undefined });
+      writes.push({ index: i, id: m.id, statementIndex: statements.length - 1, entry: m.action === "create" ? next : undefined, prev });
       current.set(m.id, next);
     });
 
     if (bulkSlot >= 0) {
-      statements[bulkSlot] = bulkInsertStatement(this.db, userId, bulkRows.map((b) => b.row), this.maxPerUser, { skipTakenIds: true });
+      statements[bulkSlot] = bulkInsertStatement(this.db, userId, bulkRows.map((b) => b.row), this.limits, { skipTakenIds: true });
     }
     statements.push(repo.readClock(this.db, userId));
     const out = (await this.db.batch(statements as unknown as Parameters<Db["batch"]>[0])) as unknown as unknown[];
@@ -200,7 +201,10 @@ export class SyncService {
       const fresh = new Map((await repo.findMany(this.db, userId, lost.map((w) => w.id))).map((r) => [r.id, r]));
       for (const w of lost) {
         const row = fresh.get(w.id);
-        if (row) results[w.index] = { id: w.id, status: "conflict_server_wins", serverEntry: toChange(row) };
+        // Still the version it was decided on: nobody else wrote, the byte quota refused it.
+        if (row && w.prev && row.updatedAt === w.prev.updatedAt && row.deletedAt === w.prev.deletedAt) {
+          fail(w.index, w.id, ErrorCode.SERVICE_UNAVAILABLE, "Vault storage quota exceeded");
+        } else if (row) results[w.index] = { id: w.id, status: "conflict_server_wins", serverEntry: toChange(row) };
         else fail(w.index, w.id, ErrorCode.NOT_FOUND, "Password entry not found");
       }
     }

@@ -8,7 +8,7 @@ import { TwoFactorService } from "./service";
 
 function service(c: Context<AppEnv>) {
   const config = c.get("config");
-  return new TwoFactorService(dbFor(c.env, c.get("user").id), config.DATA_ENCRYPTION_KEY, config.TOTP_ISSUER);
+  return new TwoFactorService(dbFor(c.env, c.get("user").id), config.dataKeys, config.TOTP_ISSUER);
 }
 
 /** Replacing a confirmed second factor weakens the account as much as disabling it does (D3). */

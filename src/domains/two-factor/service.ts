@@ -1,7 +1,8 @@
 import type { Db } from "../../db/client";
 import type { TwoFactorRow } from "../../db/schema";
 import type { RequestMeta } from "../../kernel/context";
-import { randomId, seal, sha256Hex, unseal } from "../../lib/crypto";
+import type { SealedColumn } from "../../db/reseal";
+import { randomId, seal, sha256Hex, unseal, type DataKeys } from "../../lib/crypto";
 import { AppError, ErrorCode } from "../../lib/errors";
 import { checkTotp, newTotpSecret, otpauthUri, TOTP_DEFAULTS } from "../../lib/totp";
 import { recordAudit } from "../audit";
@@ -38,7 +39,7 @@ export type CodeCheck = { ok: true; via: "totp" } | { ok: true; via: "recovery_c
 export class TwoFactorService {
   constructor(
     private readonly db: Db,
-    private readonly dataKey: string,
+    private readonly dataKey: DataKeys,
     private readonly issuer: string,
     private readonly clock: () => number = Date.now,
   ) {}
@@ -142,3 +143,12 @@ export class TwoFactorService {
     return { ok: true, via: "recovery_code", remaining: await repo.unusedRecoveryCodes(this.db, row.userId) };
   }
 }
+
+/** Account 2FA secrets for the re-seal pass (D10). */
+export const twoFactorSecretsColumn: SealedColumn = {
+  table: "two_factor",
+  key: "user_id",
+  column: "secret_sealed",
+  uses: ["enrollment_id"],
+  aad: (r) => secretAad(r.user_id, r.enrollment_id),
+};
