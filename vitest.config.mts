@@ -44,6 +44,9 @@ export default defineConfig({
           APP_ORIGIN: "https://app.test",
           CORS_ORIGINS: "chrome-extension://abcdefghijklmnop",
           MAX_PASSWORDS_PER_USER: "25",
+          // Named here because wrangler also reads a developer's .dev.vars (npm start turns it on):
+          // the suite's answers must not depend on whether that file exists.
+          SERVER_TIMING: "false",
           // 1 MiB: five entries of 200,000-character ciphertexts fit, a sixth does not (test/passwords/quota.test.ts).
           MAX_VAULT_BYTES_PER_USER: "1048576",
           // Four 4,000-byte notifications or three identities with 5,000-character notes fit, not more
