@@ -8,7 +8,7 @@
 // slow service shows up as latency rather than as a lower request rate.
 import { createHash, randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
-import { b64, benchEntry, benchSession, fmt, rssKiB, startWorker, workerdPids, workerHeapAfterGc } from "./lib/harness.mjs";
+import { b64, benchEntry, benchSession, fmt, rssKiB, startWorker, workerdPids, workerHeapProbe } from "./lib/harness.mjs";
 
 const { values } = parseArgs({ options: { minutes: { type: "string", default: "10" }, users: { type: "string", default: "50" }, rate: { type: "string", default: "20" }, port: { type: "string", default: "8797" }, only: { type: "string" }, var: { type: "string", multiple: true, default: [] } } });
 const MINUTES = Number(values.minutes);
@@ -111,7 +111,8 @@ async function main() {
     const people = [];
     for (let i = 0; i < USERS; i++) people.push(await person(worker.base, i));
     const memory = [{ at: 0, rss: rssKiB(runtime) }];
-    const heapStart = await workerHeapAfterGc(INSPECTOR);
+    const heap = await workerHeapProbe(INSPECTOR);
+    const heapStart = await heap.usedAfterGc();
     const stats = new Map();
     const errors = new Map();
     const record = (family, ms, status) => {
@@ -157,7 +158,8 @@ async function main() {
     }
     await Promise.all(inflight);
     memory.push({ at: MINUTES, rss: rssKiB(runtime) });
-    const heapEnd = await workerHeapAfterGc(INSPECTOR);
+    const heapEnd = await heap.usedAfterGc().catch(() => NaN);
+    heap.close();
     const seconds = (performance.now() - t0) / 1000;
 
     console.log(`\n${sent} requests in ${fmt(seconds, 0)} s (${fmt(sent / seconds, 1)} req/s)`);

@@ -175,32 +175,35 @@ export async function benchSession(base, sub) {
  * The worker isolate's JavaScript heap after a full collection, in bytes, through wrangler dev's
  * inspector (Chrome DevTools Protocol: HeapProfiler.collectGarbage, Runtime.getHeapUsage). Unlike
  * the process's RSS, which also holds the runtime's own memory and garbage not yet collected, it
- * grows only with what the worker's code keeps.
+ * grows only with what the worker's code keeps. One connection for the whole run: wrangler's
+ * inspector proxy stopped answering a second one in a long run. Each reading gives up after 20 s.
  */
-export async function workerHeapAfterGc(inspectorPort) {
+export async function workerHeapProbe(inspectorPort) {
   const { default: WebSocket } = await import("ws");
-  const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
+  const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`, { signal: AbortSignal.timeout(10_000) })).json();
   const ws = new WebSocket(targets[0].webSocketDebuggerUrl);
   await new Promise((resolve, reject) => (ws.once("open", resolve), ws.once("error", reject)));
   // Large ids: wrangler's inspector proxy numbers its own messages from 1 and keeps their answers.
   let next = 1_000_000 + Math.floor(Math.random() * 1_000_000);
   const call = (method) =>
-    new Promise((resolve) => {
+    new Promise((resolve, reject) => {
       const id = next++;
+      const timer = setTimeout(() => (ws.off("message", onMessage), reject(new Error(`${method}: no answer`))), 20_000);
       const onMessage = (m) => {
         const d = JSON.parse(m);
-        if (d.id === id) (ws.off("message", onMessage), resolve(d.result));
+        if (d.id === id) (clearTimeout(timer), ws.off("message", onMessage), resolve(d.result));
       };
       ws.on("message", onMessage);
       ws.send(JSON.stringify({ id, method, params: {} }));
     });
-  try {
-    await call("HeapProfiler.enable");
-    // Its answer does not come back through wrangler's proxy; the inspector runs commands in
-    // order, so the heap is read after the collection all the same.
-    void call("HeapProfiler.collectGarbage");
-    return (await call("Runtime.getHeapUsage")).usedSize;
-  } finally {
-    ws.close();
-  }
+  await call("HeapProfiler.enable");
+  return {
+    async usedAfterGc() {
+      // Its answer does not come back through wrangler's proxy; the inspector runs commands in
+      // order, so the heap is read after the collection all the same.
+      ws.send(JSON.stringify({ id: next++, method: "HeapProfiler.collectGarbage", params: {} }));
+      return (await call("Runtime.getHeapUsage")).usedSize;
+    },
+    close: () => ws.close(),
+  };
 }
