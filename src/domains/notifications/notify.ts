@@ -1,6 +1,8 @@
 import type { Db } from "../../db/client";
 import { notifications, type NotificationRow } from "../../db/schema";
+import type { Config } from "../../env";
 import { randomId } from "../../lib/crypto";
+import { pushToUser } from "../push";
 
 export type NotifyInput = {
   userId: string;
@@ -56,9 +58,20 @@ export function notificationInsert(db: Db, n: NotifyInput) {
   return { row, query: db.insert(notifications).values(row) };
 }
 
-/** The service's own notifications (a viewed share, an emergency request, a switch reminder). */
-export async function notify(db: Db, n: NotifyInput) {
+/**
+ * What reaches the user with no tab open (issue 16, Web Push): the events that need a person
+ * within hours or that look like a break-in. The rest waits in the notification centre.
+ */
+const PUSHED_TYPES = new Set(["emergency_access_requested", "dead_man_switch_reminder", "new_device"]);
+
+/**
+ * The service's own notifications (a viewed share, an emergency request, a switch reminder). With
+ * the configuration, the pushed types also go to the user's browsers; pushToUser never throws and
+ * bounds each send, so the notification stands whatever the push services do.
+ */
+export async function notify(db: Db, n: NotifyInput, config?: Config) {
   const { row, query } = notificationInsert(db, n);
   await query;
+  if (config && PUSHED_TYPES.has(n.type)) await pushToUser(db, config, n.userId, { type: n.type, title: n.title, body: n.body, url: n.actionUrl ?? "/" });
   return toNotification(row);
 }
