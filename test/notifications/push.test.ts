@@ -1,13 +1,12 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { drizzle } from "drizzle-orm/d1";
 import { pushToUser } from "../../src/domains/push";
 import { loadConfig, type Bindings } from "../../src/env";
 import { TestUser } from "../support/auth";
 import { register } from "../support/devices";
 import { requested } from "../support/emergency";
 import { browserSubscription, subscribe, subscriptionsOf } from "../support/push";
-import { dmsTimer, fireAlarm, rewindSwitch } from "../support/recovery";
+import { db, dmsTimer, fireAlarm, rewindSwitch } from "../support/recovery";
 
 const until = async <T>(f: () => Promise<T>, ok: (v: T) => boolean) => {
   for (let i = 0; i < 50; i++) {
@@ -64,7 +63,6 @@ describe("Web Push: subscriptions", () => {
   it("refuses a private-address endpoint where the outbound guard refuses private destinations", async () => {
     const { PushService } = await import("../../src/domains/push/service");
     const strict = loadConfig({ ...env, OUTBOUND_ALLOW_PRIVATE: "false" } as Bindings);
-    const db = drizzle(env.DB);
     const user = await TestUser.create();
     const sub = await browserSubscription();
     for (const endpoint of [sub.json.endpoint, "https://10.0.0.5/push/x", "https://[::1]/push/x", "http://push.example/x"]) {
@@ -150,9 +148,9 @@ describe("Web Push: delivery (RFC 8291 payload, RFC 8292 VAPID)", () => {
     const off = { ...env, VAPID_PUBLIC_KEY: undefined, VAPID_PRIVATE_KEY: undefined, VAPID_SUBJECT: undefined } as Bindings;
     const owner = await TestUser.create();
     const sub = await subscribed(owner);
-    await pushToUser(drizzle(env.DB), loadConfig(off), owner.id, { type: "new_device", title: "t", body: "b", url: "/" });
+    await pushToUser(db, loadConfig(off), owner.id, { type: "new_device", title: "t", body: "b", url: "/" });
     expect(await sub.received()).toHaveLength(0);
-    await pushToUser(drizzle(env.DB), loadConfig(env as Bindings), owner.id, { type: "new_device", title: "t", body: "b", url: "/" });
+    await pushToUser(db, loadConfig(env as Bindings), owner.id, { type: "new_device", title: "t", body: "b", url: "/" });
     expect(await sub.received()).toHaveLength(1);
   });
 });
