@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { signedInPerson } from "./support/account";
+import { openSection } from "./support/journey";
 import { launch, screenshot, type Browser, type BrowserContext, type Page } from "./support/browser";
 
 const base = inject("baseUrl");
@@ -33,5 +35,19 @@ describe("service worker: Web Push", () => {
       page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({ title: n.title, body: n.body, tag: n.tag, data: n.data as unknown })));
     await expect.poll(shown).toEqual([{ title: message.title, body: message.body, tag: "new_device", data: { url: "/devices" } }]);
     await screenshot(page, "screenshots/push-service-worker.png");
+  });
+});
+
+describe("notification centre: push switch", () => {
+  it("says clearly when the browser refuses to subscribe, and changes nothing", async () => {
+    const person = await signedInPerson(browser, "push");
+    await person.context.grantPermissions(["notifications"], { origin: base });
+    await openSection(person.page, "Notifications");
+    const box = person.page.locator("#push-switch");
+    await box.check();
+    await expect.poll(() => person.page.locator("#push-message").innerText()).toMatch(/refused to subscribe/);
+    expect(await box.isChecked()).toBe(false);
+    expect(((await person.api.get("/api/push/subscriptions")).body as { subscriptions: unknown[] }).subscriptions).toEqual([]);
+    await screenshot(person.page, "screenshots/push-switch-refused.png");
   });
 });
