@@ -1,6 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { exportJWK, generateKeyPair } from "jose";
-import { randomBytes } from "node:crypto";
+import { createECDH, randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { configDefaults, defineConfig } from "vitest/config";
 import { clientId, clientSecret, PROVIDERS } from "./test/support/mail-provider-server";
@@ -28,6 +28,9 @@ const providerBindings = (base: string) =>
       [`${PREFIX[p]}_CLIENT_SECRET`, clientSecret(p)],
     ]),
   );
+// Web Push application server keys (RFC 8292) for the run; the push-service stand-in checks against k.
+const vapid = createECDH("prime256v1");
+vapid.generateKeys();
 const strip = (k: Record<string, unknown>) => Object.fromEntries(Object.entries(k).filter(([n]) => !["d", "p", "q", "dp", "dq", "qi"].includes(n)));
 
 export default defineConfig({
@@ -74,6 +77,10 @@ export default defineConfig({
           MAX_LIVE_BROWSERS_PER_USER: "6",
           // The suite's files share one local D1, so the deployment-wide cap is set out of the way.
           MAX_LIVE_BROWSERS: "1000",
+          VAPID_PUBLIC_KEY: vapid.getPublicKey().toString("base64url"),
+          VAPID_PRIVATE_KEY: vapid.getPrivateKey().toString("base64url"),
+          VAPID_SUBJECT: "mailto:ops@vault.test",
+          TEST_PUSH_SERVICE_URL: inject("pushServiceUrl"),
         },
       },
     })),
@@ -82,7 +89,7 @@ export default defineConfig({
     // The web client's suites run in Node against a real browser: vitest.browser.config.mts.
     exclude: [...configDefaults.exclude, "client/**"],
     setupFiles: ["./test/support/setup.ts"],
-    globalSetup: ["./test/support/mail-api-server.ts", "./test/support/login-site.ts", "./test/support/alias-provider-setup.ts", "./test/support/reset-site.ts", "./test/support/discovery-mailbox.ts", "./test/support/mail-provider-server.ts"],
+    globalSetup: ["./test/support/mail-api-server.ts", "./test/support/login-site.ts", "./test/support/alias-provider-setup.ts", "./test/support/reset-site.ts", "./test/support/discovery-mailbox.ts", "./test/support/mail-provider-server.ts", "./test/support/push-service.ts"],
     testTimeout: 30_000,
   },
 });

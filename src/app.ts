@@ -14,6 +14,7 @@ import { registerTwoFactorRoutes } from "./domains/two-factor";
 import { registerEntryTotpRoutes } from "./domains/entry-totp";
 import { registerDeviceRoutes } from "./domains/devices";
 import { registerNotificationRoutes } from "./domains/notifications";
+import { registerPushRoutes } from "./domains/push";
 import { registerSessionShareRoutes } from "./domains/session-shares";
 import { registerSharingRoutes } from "./domains/sharing";
 import { registerIdentityRoutes } from "./domains/identities";
@@ -70,6 +71,7 @@ export function buildApp(): Hono<AppEnv> {
   registerEntryTotpRoutes(app);
   registerDeviceRoutes(app);
   registerNotificationRoutes(app);
+  registerPushRoutes(app);
   registerSharingRoutes(app);
   registerSessionShareRoutes(app);
   registerIdentityRoutes(app);

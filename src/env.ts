@@ -28,6 +28,34 @@ const base64Key32 = z.string().refine((v) => {
 
 const optionalUrl = z.url().optional();
 
+/** Decodes base64url (RFC 4648 section 5, no padding), or null when the text is not that alphabet. */
+function base64urlBytes(v: string): string | null {
+  if (!/^[A-Za-z0-9_-]+$/.test(v)) return null;
+  try {
+    return atob(v.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (v.length % 4)) % 4));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Web Push application server keys (RFC 8292 section 3.2): the public key is the uncompressed
+ * P-256 point (65 bytes, 0x04 first) the browser is given as applicationServerKey; the private
+ * key is the scalar d (32 bytes). All three absent means push is off; any one set needs all three.
+ */
+const vapidShape = {
+  VAPID_PUBLIC_KEY: z
+    .string()
+    .refine((v) => {
+      const bytes = base64urlBytes(v);
+      return bytes?.length === 65 && bytes.charCodeAt(0) === 4;
+    }, "must be base64url of an uncompressed P-256 point")
+    .optional(),
+  VAPID_PRIVATE_KEY: z.string().refine((v) => base64urlBytes(v)?.length === 32, "must be base64url of 32 bytes").optional(),
+  /** RFC 8292 section 2.1: a contact for the push service operator, mailto: or https:. */
+  VAPID_SUBJECT: z.string().regex(/^(mailto:[^\s@]+@[^\s@]+|https:\/\/\S+)$/, "must be a mailto: or https: URL").optional(),
+};
+
 /**
  * Mailbox providers are configuration: endpoints, client ids and scopes per provider. A provider
  * without its URLs and client id is "not configured" and its endpoints answer 503.
@@ -128,6 +156,7 @@ export const ConfigSchema = z
     ATTACHMENT_QUOTA_BYTES: z.coerce.number().int().positive().default(100 * 1024 * 1024),
     /** "true" adds the Server-Timing header to API responses; off unless configured (npm start turns it on). */
     SERVER_TIMING: z.enum(["true", "false"]).default("false"),
+    ...vapidShape,
   })
   .refine((c) => c.IDP_JWKS || c.IDP_JWKS_URL, { message: "one of IDP_JWKS or IDP_JWKS_URL is required", path: ["IDP_JWKS"] })
   .refine((c) => c.MAIL_TRANSPORT !== "http" || (c.MAIL_API_URL && c.MAIL_API_KEY && c.MAIL_FROM), {
@@ -145,6 +174,10 @@ export const ConfigSchema = z
     if (c.OUTBOUND_ALLOW_PRIVATE === "true") {
       ctx.addIssue({ code: "custom", path: ["OUTBOUND_ALLOW_PRIVATE"], message: "must not open private addresses in production" });
     }
+  })
+  .refine((c) => [c.VAPID_PUBLIC_KEY, c.VAPID_PRIVATE_KEY, c.VAPID_SUBJECT].every((v) => v === undefined) || (c.VAPID_PUBLIC_KEY && c.VAPID_PRIVATE_KEY && c.VAPID_SUBJECT), {
+    message: "Web Push needs all of VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY and VAPID_SUBJECT, or none",
+    path: ["VAPID_PRIVATE_KEY"],
   });
 
 export type Config = z.infer<typeof ConfigSchema> & {
@@ -153,6 +186,8 @@ export type Config = z.infer<typeof ConfigSchema> & {
   serverTiming: boolean;
   /** DATA_ENCRYPTION_KEY, then DATA_ENCRYPTION_KEYS_PREVIOUS: seal with the first, open with any. */
   dataKeys: readonly string[];
+  /** Web Push is configured (all three VAPID settings present and valid). */
+  push: { publicKey: string; privateKey: string; subject: string } | null;
 };
 
 const cache = new WeakMap<object, Config>();
@@ -174,7 +209,14 @@ export function loadConfig(env: Bindings): Config {
   const corsOrigins = [c.APP_ORIGIN, ...(c.CORS_ORIGINS ?? "").split(",")]
     .map((o) => o?.trim())
     .filter((o): o is string => !!o);
-  const config: Config = { ...c, corsOrigins, allowPrivateOutbound: c.OUTBOUND_ALLOW_PRIVATE === "true", serverTiming: c.SERVER_TIMING === "true", dataKeys: dataKeysOf(c) };
+  const config: Config = {
+    ...c,
+    corsOrigins,
+    allowPrivateOutbound: c.OUTBOUND_ALLOW_PRIVATE === "true",
+    serverTiming: c.SERVER_TIMING === "true",
+    dataKeys: dataKeysOf(c),
+    push: c.VAPID_PUBLIC_KEY && c.VAPID_PRIVATE_KEY && c.VAPID_SUBJECT ? { publicKey: c.VAPID_PUBLIC_KEY, privateKey: c.VAPID_PRIVATE_KEY, subject: c.VAPID_SUBJECT } : null,
+  };
   cache.set(env, config);
   return config;
 }

@@ -14,7 +14,7 @@ export function ensureWrk() {
 }
 
 /** Starts wrangler dev with fresh local state and waits until /api/health answers. */
-export async function startWorker({ port, name, vars = {}, inspectorPort }) {
+export async function startWorker({ port, name, vars = {}, inspectorPort = 0 }) {
   await ensureDevVars();
   // wrangler.toml's [assets] directory must exist before wrangler dev starts.
   if (!existsSync(join(ROOT, "public", "index.html"))) execFileSync("node", ["scripts/build-client.mjs"], { cwd: ROOT, stdio: "ignore" });

@@ -32,6 +32,9 @@ export const ENDPOINTS = {
   notificationRead: { method: "PATCH", path: "/api/notifications/{id}", body: ["is_read"], reads: ["notification"] },
   notificationsReadAll: { method: "POST", path: "/api/notifications/read", reads: ["updated"] },
   notificationsClear: { method: "DELETE", path: "/api/notifications", reads: ["success", "deleted"] },
+  pushKey: { method: "GET", path: "/api/push/vapid-public-key", reads: ["enabled", "public_key"] },
+  pushSubscribe: { method: "POST", path: "/api/push/subscriptions", body: ["endpoint", "expirationTime", "keys"], reads: ["subscription"] },
+  pushUnsubscribe: { method: "DELETE", path: "/api/push/subscriptions/{id}", reads: ["success"] },
   attachments: { method: "GET", path: "/api/vault/attachments", query: ["parent_id", "parent_type", "limit", "cursor"], reads: ["attachments", "usage", "next_cursor"] },
   attachmentUpload: { method: "POST", path: "/api/vault/attachments", body: ["parent_id", "parent_type", "encrypted_content", "wrapped_file_key", "encrypted_filename", "encrypted_mime_type"], reads: ["attachment"] },
   attachment: { method: "GET", path: "/api/vault/attachments/{id}", reads: ["attachment"] },
@@ -354,6 +357,18 @@ export class ApiClient {
 
   clearNotifications(): Promise<{ success: true; deleted: number }> {
     return this.call("notificationsClear");
+  }
+
+  pushKey(): Promise<{ enabled: boolean; public_key: string | null }> {
+    return this.call("pushKey");
+  }
+
+  pushSubscribe(subscription: PushSubscriptionJSON): Promise<{ subscription: { id: string } }> {
+    return this.call("pushSubscribe", { body: subscription });
+  }
+
+  pushUnsubscribe(id: string): Promise<{ success: true }> {
+    return this.call("pushUnsubscribe", { params: { id } });
   }
 
   attachments(parentId: string, parentType: ParentType = "password"): Promise<AttachmentList> {

@@ -172,3 +172,41 @@ self.addEventListener("sync", (event) => {
   const e = event as SyncEvent;
   if (e.tag === SYNC_TAG) e.waitUntil(backgroundPush());
 });
+
+/** What the server pushes (src/domains/push/send.ts); anything else is shown as a plain notice. */
+type PushNotice = { type?: string; title?: string; body?: string; url?: string };
+
+/**
+ * A Web Push message (RFC 8030; decrypted by the browser, RFC 8291). userVisibleOnly subscriptions
+ * must show a notification for every push, so a malformed one still shows something.
+ */
+self.addEventListener("push", (event) => {
+  let data: PushNotice = {};
+  try {
+    data = (event.data?.json() ?? {}) as PushNotice;
+  } catch {
+    data = { body: event.data?.text() };
+  }
+  const title = typeof data.title === "string" && data.title ? data.title : "Credential Vault";
+  const url = typeof data.url === "string" ? data.url : "/";
+  event.waitUntil(self.registration.showNotification(title, { body: typeof data.body === "string" ? data.body : "", data: { url }, tag: data.type ?? "vault" }));
+});
+
+/** Opens the notice's page, on this origin only: a pushed url must not take the user elsewhere. */
+self.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  const raw = (event.notification.data as { url?: string } | null)?.url ?? "/";
+  const target = new URL(raw, self.location.origin);
+  const url = target.origin === self.location.origin ? target.href : self.location.origin + "/";
+  event.waitUntil(
+    (async () => {
+      for (const client of await self.clients.matchAll({ type: "window", includeUncontrolled: true })) {
+        if (new URL(client.url).origin === self.location.origin && "focus" in client) {
+          await (client as WindowClient).navigate(url);
+          return void (await (client as WindowClient).focus());
+        }
+      }
+      await self.clients.openWindow(url);
+    })(),
+  );
+});

@@ -3,7 +3,7 @@
 import { extensionOrigin } from "./extension-id.mjs";
 import { exportJWK, generateKeyPair, SignJWT, importJWK } from "jose";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { randomBytes } from "node:crypto";
+import { createECDH, randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -57,6 +57,14 @@ export async function ensureDevVars() {
   if (!vars.has("CORS_ORIGINS")) vars.set("CORS_ORIGINS", extensionOrigin());
   if (!vars.has("SERVER_TIMING")) vars.set("SERVER_TIMING", "true");
   if (!vars.has("OUTBOUND_ALLOW_PRIVATE")) vars.set("OUTBOUND_ALLOW_PRIVATE", "true");
+  // Web Push application server keys (RFC 8292), made once per checkout like the secrets above.
+  if (!vars.has("VAPID_PRIVATE_KEY") || !vars.has("VAPID_PUBLIC_KEY")) {
+    const vapid = createECDH("prime256v1");
+    vapid.generateKeys();
+    vars.set("VAPID_PUBLIC_KEY", vapid.getPublicKey().toString("base64url"));
+    vars.set("VAPID_PRIVATE_KEY", vapid.getPrivateKey().toString("base64url"));
+  }
+  if (!vars.has("VAPID_SUBJECT")) vars.set("VAPID_SUBJECT", "mailto:dev@localhost.test");
   writeFileSync(VARS_FILE, [...vars].map(([k, v]) => `${k}=${v}`).join("\n") + "\n", { mode: 0o600 });
 }
 

@@ -12,6 +12,7 @@ declare global {
       TEST_RESET_IMAP: string;
       TEST_DISCOVERY_IMAP: string;
       TEST_MAIL_PROVIDER_URL: string;
+      TEST_PUSH_SERVICE_URL: string;
     }
   }
 }

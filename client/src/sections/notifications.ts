@@ -6,6 +6,7 @@
 import type { AppNotification, NotificationList } from "../api";
 import type { AppContext } from "../shell/context";
 import { el, errorText, formatTime } from "../ui";
+import { pushSwitch } from "./push-switch";
 
 export const POLL_MS = 15_000;
 
@@ -19,6 +20,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
   root.classList.add("section");
   root.replaceChildren(
     el("h1", {}, "Notifications"),
+    pushSwitch(app),
     count,
     el("div", { className: "row" }, readAll, clear),
     error,

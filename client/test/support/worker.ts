@@ -1,3 +1,4 @@
+import { createECDH } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import type {} from "vitest";
 import type { TestProject } from "vitest/node";
@@ -31,10 +32,14 @@ export default async function setup(project: TestProject) {
   const port = process.env.BROWSER_TEST_PORT ? Number(process.env.BROWSER_TEST_PORT) : await freePort();
   const idp = await startDevOidc({ port: await freePort(), redirectUris: [`http://127.0.0.1:${port}/api/auth/callback`], allowRegistration: true, quiet: true });
   const components = await startAutomationComponents(`http://127.0.0.1:${port}`);
+  // Web Push on (RFC 8292 keys for this run), so the switch reaches the browser's own subscribe.
+  const vapid = createECDH("prime256v1");
+  vapid.generateKeys();
+  const push = { VAPID_PUBLIC_KEY: vapid.getPublicKey().toString("base64url"), VAPID_PRIVATE_KEY: vapid.getPrivateKey().toString("base64url"), VAPID_SUBJECT: "mailto:ops@vault.test" };
   const worker = await startWorker({
     port,
     name: "browser-suite",
-    vars: { OUTBOUND_ALLOW_PRIVATE: "true", CORS_ORIGINS: extensionOrigin(), IDP_ISSUER: idp.issuer, OIDC_CLIENT_ID: DEV_CLIENT_ID, OIDC_SCOPES: "openid email vault", ...components.vars },
+    vars: { OUTBOUND_ALLOW_PRIVATE: "true", CORS_ORIGINS: extensionOrigin(), IDP_ISSUER: idp.issuer, OIDC_CLIENT_ID: DEV_CLIENT_ID, OIDC_SCOPES: "openid email vault", ...push, ...components.vars },
   });
   project.provide("baseUrl", worker.base);
   project.provide("idpIssuer", idp.issuer);

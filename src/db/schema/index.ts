@@ -24,3 +24,4 @@ export * from "./discovered-accounts";
 export * from "./registry-overrides";
 export * from "./reset-jobs";
 export * from "./vault-counters";
+export * from "./push-subscriptions";

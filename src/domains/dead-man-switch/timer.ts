@@ -1,13 +1,13 @@
 import { dbFor, type Db } from "../../db/client";
 import type { DeadManSwitchRow } from "../../db/schema";
-import { loadConfig, type Bindings } from "../../env";
+import { loadConfig, type Bindings, type Config } from "../../env";
 import { mailerFor, sendQuietly, type Mailer } from "../notifications";
 import { notify } from "../notifications";
 import { CONFIRMATION_WINDOW_MS, daysRemaining, dueReminders, iso, ms, nextWake, statusAt } from "./engine";
 import * as repo from "./repo";
 import { rowsChanged } from "../../db/d1";
 
-type Ctx = { db: Db; mailer: Mailer; appOrigin: string };
+type Ctx = { db: Db; mailer: Mailer; appOrigin: string; config: Config };
 
 /**
  * One tick of a user's switch (DECISIONS D7): send the reminders that are due, trigger when the
@@ -17,7 +17,7 @@ type Ctx = { db: Db; mailer: Mailer; appOrigin: string };
 export async function runDeadManSwitchTimer(env: Bindings, userId: string, now: number): Promise<number | null> {
   const config = loadConfig(env);
   const db = dbFor(env, userId);
-  return tick({ db, mailer: mailerFor(config, db), appOrigin: config.APP_ORIGIN ?? "" }, userId, now);
+  return tick({ db, mailer: mailerFor(config, db), appOrigin: config.APP_ORIGIN ?? "", config }, userId, now);
 }
 
 async function tick(ctx: Ctx, userId: string, now: number): Promise<number | null> {
@@ -44,7 +44,7 @@ async function remind(ctx: Ctx, row: DeadManSwitchRow, now: number) {
   const title = "Dead man's switch: check in";
   const body = `Your dead man's switch triggers in ${days} day${days === 1 ? "" : "s"} (${row.nextTriggerAt}). Check in to reset it.`;
   if (row.notifyVia.includes("push")) {
-    await notify(ctx.db, { userId: row.userId, type: "dead_man_switch_reminder", title, body, color: "warning", actionUrl: "/dead-man-switch", metadata: { days_remaining: days, next_trigger_at: row.nextTriggerAt } });
+    await notify(ctx.db, { userId: row.userId, type: "dead_man_switch_reminder", title, body, color: "warning", actionUrl: "/dead-man-switch", metadata: { days_remaining: days, next_trigger_at: row.nextTriggerAt } }, ctx.config);
   }
   if (row.notifyVia.includes("email") && row.ownerEmail) {
     await sendQuietly(ctx.mailer, { to: row.ownerEmail, subject: title, text: `${body}\n\n${ctx.appOrigin}/dead-man-switch`, kind: "dead_man_switch.reminder" });

@@ -9,7 +9,7 @@ import { DeviceListResponse, ListDevicesQuery, DeviceResponse, NonceResponse, Re
 import { DeviceService } from "./service";
 
 function service(c: Context<AppEnv>) {
-  return new DeviceService(dbFor(c.env, c.get("user").id), c.get("config").CSRF_SECRET);
+  return new DeviceService(dbFor(c.env, c.get("user").id), c.get("config").CSRF_SECRET, Date.now, c.get("config"));
 }
 
 const raiseTrustStepUp = stepUp({ sensitive: true });

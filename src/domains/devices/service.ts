@@ -1,3 +1,4 @@
+import type { Config } from "../../env";
 import type { Db } from "../../db/client";
 import type { DeviceRow } from "../../db/schema";
 import type { RequestMeta } from "../../kernel/context";
@@ -50,6 +51,8 @@ export class DeviceService {
     private readonly db: Db,
     private readonly hintKey: string,
     private readonly clock: () => number = Date.now,
+    /** Lets the new-device notice go out by Web Push (issue 16). */
+    private readonly config?: Config,
   ) {}
 
   async list(userId: string, page: PageParams) {
@@ -127,7 +130,7 @@ export class DeviceService {
         icon: "device",
         actionUrl: "/devices",
         metadata: { deviceId: row.id, deviceType: row.deviceType, ipAddress: row.ipAddress },
-      });
+      }, this.config);
     } catch (err) {
       console.error("devices: new-device notification not written", (err as Error).name);
     }

@@ -171,7 +171,7 @@ export class EmergencyService {
       actorId: user.id,
       actorEmail: row.contactEmail,
       metadata: { contact_id: row.id, grant_at: set.grantAt, wait_hours: row.waitHours },
-    });
+    }, this.ctx.config);
     if (row.ownerEmail) await sendQuietly(this.ctx.mailer, { to: row.ownerEmail, subject: "Emergency access requested", text: `${body}\n\n${this.ctx.appOrigin}/emergency`, kind: "emergency.requested" });
     return toContact({ ...row, ...set });
   }

@@ -1,6 +1,6 @@
 import { dbFor, globalDb, type Db } from "../../db/client";
 import type { EmergencyContactRow } from "../../db/schema";
-import { loadConfig, type Bindings } from "../../env";
+import { loadConfig, type Bindings, type Config } from "../../env";
 import { mailerFor, sendQuietly, type Mailer } from "../notifications";
 import { notify } from "../notifications";
 import * as repo from "./repo";
@@ -11,7 +11,8 @@ export const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 const iso = (t: number) => new Date(t).toISOString();
 
-export type EmergencyCtx = { db: Db; mailer: Mailer; appOrigin: string };
+/** `config` lets notify() push (issue 16). */
+export type EmergencyCtx = { db: Db; mailer: Mailer; appOrigin: string; config?: Config };
 
 /** `ownerId` is the vault owner whose records hold the contact; timers set before it was passed look it up. */
 export async function runEmergencyTimer(env: Bindings, contactId: string, ownerId: string | undefined, now: number): Promise<number | null> {
@@ -19,7 +20,7 @@ export async function runEmergencyTimer(env: Bindings, contactId: string, ownerI
   const owner = ownerId ?? (await repo.findById(globalDb(env), contactId))?.ownerId;
   if (!owner) return null;
   const db = dbFor(env, owner);
-  return tickContact({ db, mailer: mailerFor(config, db), appOrigin: config.APP_ORIGIN ?? "" }, contactId, now);
+  return tickContact({ db, mailer: mailerFor(config, db), appOrigin: config.APP_ORIGIN ?? "", config }, contactId, now);
 }
 
 /**

@@ -2,7 +2,9 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { batchable } from "../../db/d1";
 import { bytesOf, NOTIFICATION_SIZE_COLUMNS, notifications, utf8Bytes, type NotificationRow } from "../../db/schema";
+import type { Config } from "../../env";
 import { randomId } from "../../lib/crypto";
+import { pushToUser } from "../push";
 
 export type NotifyInput = {
   userId: string;
@@ -79,13 +81,22 @@ export function evictReadStatement(db: Db, userId: string, incoming: number, max
 }
 
 /**
+ * What reaches the user with no tab open (issue 16, Web Push): the events that need a person
+ * within hours or that look like a break-in. The rest waits in the notification centre.
+ */
+const PUSHED_TYPES = new Set(["emergency_access_requested", "dead_man_switch_reminder", "new_device"]);
+
+/**
  * The service's own notifications (a viewed share, an emergency request, a switch reminder). They
  * are always stored, whatever the quota: refusing or dropping one could hide a security event.
  * They are counted, and the user's next notification makes room for them (notifyWithinQuota).
+ * With the configuration, the pushed types also go to the user's browsers; pushToUser never throws
+ * and bounds each send, so the notification stands whatever the push services do.
  */
-export async function notify(db: Db, n: NotifyInput) {
+export async function notify(db: Db, n: NotifyInput, config?: Config) {
   const { row, query } = notificationInsert(db, n);
   await query;
+  if (config && PUSHED_TYPES.has(n.type)) await pushToUser(db, config, n.userId, { type: n.type, title: n.title, body: n.body, url: n.actionUrl ?? "/" });
   return toNotification(row);
 }
 

@@ -1,0 +1,71 @@
+/**
+ * "Push notifications on this browser" (issue 16, Web Push): subscribes this browser's service
+ * worker with the server's VAPID key (RFC 8292) and registers the subscription; off unsubscribes
+ * and removes it server-side. A refusal (no permission, no push service) changes nothing.
+ */
+import type { AppContext } from "../shell/context";
+import { el, errorText } from "../ui";
+
+const ID_KEY = "push-subscription-id";
+
+function keyBytes(b64url: string): Uint8Array<ArrayBuffer> {
+  const s = b64url.replace(/-/g, "+").replace(/_/g, "/");
+  return Uint8Array.from(atob(s + "=".repeat((4 - (s.length % 4)) % 4)), (c) => c.charCodeAt(0));
+}
+
+export function pushSwitch(app: AppContext): HTMLElement {
+  const box = el("input", { type: "checkbox", id: "push-switch" });
+  const message = el("p", { id: "push-message", role: "status" });
+  const wrap = el("div", { className: "row" }, el("label", {}, box, " Push notifications on this browser"), message);
+  const supported = "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
+  box.disabled = !supported;
+  if (!supported) message.textContent = "This browser cannot receive push notifications.";
+
+  void (async () => {
+    if (!supported) return;
+    const reg = await navigator.serviceWorker.ready;
+    box.checked = !!(await reg.pushManager.getSubscription()) && !!localStorage.getItem(ID_KEY);
+  })().catch(() => undefined);
+
+  async function turnOn() {
+    const { enabled, public_key } = await app.api.pushKey();
+    if (!enabled || !public_key) throw new Error("Push notifications are not configured on this server.");
+    if ((await Notification.requestPermission()) !== "granted") throw new Error("Notifications are blocked for this site in the browser.");
+    const reg = await navigator.serviceWorker.ready;
+    let sub: PushSubscription;
+    try {
+      sub = await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(public_key) });
+    } catch {
+      throw new Error("This browser refused to subscribe to push notifications (no push service available).");
+    }
+    try {
+      const { subscription } = await app.api.pushSubscribe(sub.toJSON());
+      localStorage.setItem(ID_KEY, subscription.id);
+    } catch (err) {
+      await sub.unsubscribe().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  async function turnOff() {
+    const reg = await navigator.serviceWorker.ready;
+    await (await reg.pushManager.getSubscription())?.unsubscribe();
+    const id = localStorage.getItem(ID_KEY);
+    if (id) await app.api.pushUnsubscribe(id).catch(() => undefined);
+    localStorage.removeItem(ID_KEY);
+  }
+
+  box.addEventListener("change", () => {
+    const on = box.checked;
+    box.disabled = true;
+    message.textContent = "";
+    void (on ? turnOn() : turnOff())
+      .then(() => (message.textContent = on ? "Push notifications are on for this browser." : "Push notifications are off for this browser."))
+      .catch((err: unknown) => {
+        box.checked = !on;
+        message.textContent = err instanceof Error && !("status" in err) ? err.message : errorText(err);
+      })
+      .finally(() => (box.disabled = false));
+  });
+  return wrap;
+}

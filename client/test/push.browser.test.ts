@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { signedInPerson } from "./support/account";
+import { openSection } from "./support/journey";
+import { launch, screenshot, type Browser, type BrowserContext, type Page } from "./support/browser";
+
+const base = inject("baseUrl");
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  browser = await launch();
+  context = await browser.newContext({ baseURL: base });
+  await context.grantPermissions(["notifications"], { origin: base });
+  page = await context.newPage();
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe("service worker: Web Push", () => {
+  it("shows a pushed message as a notification (delivered through DevTools, no push service needed)", async () => {
+    const cdp = await page.context().newCDPSession(page);
+    const registrations: { registrationId: string; scopeURL: string }[] = [];
+    cdp.on("ServiceWorker.workerRegistrationUpdated", (e: { registrations: { registrationId: string; scopeURL: string }[] }) => registrations.push(...e.registrations));
+    await cdp.send("ServiceWorker.enable");
+    await page.goto("/");
+    await page.evaluate(async () => void (await navigator.serviceWorker.ready));
+    await expect.poll(() => registrations.find((r) => r.scopeURL === `${base}/`)?.registrationId).toBeTruthy();
+    const registrationId = registrations.find((r) => r.scopeURL === `${base}/`)!.registrationId;
+    const message = { type: "new_device", title: "New device signed in", body: "Firefox on Linux was registered", url: "/devices" };
+    await cdp.send("ServiceWorker.deliverPushMessage", { origin: base, registrationId, data: JSON.stringify(message) });
+    const shown = async () =>
+      page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({ title: n.title, body: n.body, tag: n.tag, data: n.data as unknown })));
+    await expect.poll(shown).toEqual([{ title: message.title, body: message.body, tag: "new_device", data: { url: "/devices" } }]);
+    await screenshot(page, "screenshots/push-service-worker.png");
+  });
+});
+
+describe("notification centre: push switch", () => {
+  it("says clearly when the browser refuses to subscribe, and changes nothing", async () => {
+    const person = await signedInPerson(browser, "push");
+    await person.context.grantPermissions(["notifications"], { origin: base });
+    await openSection(person.page, "Notifications");
+    const box = person.page.locator("#push-switch");
+    await box.check();
+    await expect.poll(() => person.page.locator("#push-message").innerText()).toMatch(/refused to subscribe/);
+    expect(await box.isChecked()).toBe(false);
+    expect(((await person.api.get("/api/push/subscriptions")).body as { subscriptions: unknown[] }).subscriptions).toEqual([]);
+    await screenshot(person.page, "screenshots/push-switch-refused.png");
+  });
+});
