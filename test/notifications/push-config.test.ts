@@ -11,17 +11,19 @@ async function vapidKeys() {
   return { VAPID_PUBLIC_KEY: b64url(raw), VAPID_PRIVATE_KEY: jwk.d!, VAPID_SUBJECT: "mailto:ops@vault.test" };
 }
 
-const parse = (extra: Record<string, unknown>) => ConfigSchema.safeParse({ ...env, ...extra });
+/** The suite's bindings without its own VAPID settings: each case states the ones it means. */
+const { VAPID_PUBLIC_KEY: _p, VAPID_PRIVATE_KEY: _k, VAPID_SUBJECT: _s, ...base } = env as unknown as Record<string, unknown>;
+const parse = (extra: Record<string, unknown>) => ConfigSchema.safeParse({ ...base, ...extra });
 
 describe("Web Push configuration (fails closed)", () => {
   it("is off when none of the three VAPID settings is present", () => {
-    expect(loadConfig({ ...env } as Bindings).push).toBeNull();
+    expect(loadConfig({ ...base } as unknown as Bindings).push).toBeNull();
   });
 
   it("is on with all three valid settings", async () => {
     const keys = await vapidKeys();
     expect(parse(keys).success).toBe(true);
-    expect(loadConfig({ ...env, ...keys } as Bindings).push).toEqual({ publicKey: keys.VAPID_PUBLIC_KEY, privateKey: keys.VAPID_PRIVATE_KEY, subject: keys.VAPID_SUBJECT });
+    expect(loadConfig({ ...base, ...keys } as unknown as Bindings).push).toEqual({ publicKey: keys.VAPID_PUBLIC_KEY, privateKey: keys.VAPID_PRIVATE_KEY, subject: keys.VAPID_SUBJECT });
   });
 
   it("accepts an https: subject", async () => {
@@ -32,7 +34,7 @@ describe("Web Push configuration (fails closed)", () => {
     const keys = await vapidKeys();
     expect(parse({ VAPID_PUBLIC_KEY: keys.VAPID_PUBLIC_KEY }).success).toBe(false);
     expect(parse({ VAPID_PUBLIC_KEY: keys.VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY: keys.VAPID_PRIVATE_KEY }).success).toBe(false);
-    expect(() => loadConfig({ ...env, VAPID_SUBJECT: keys.VAPID_SUBJECT } as Bindings)).toThrow();
+    expect(() => loadConfig({ ...base, VAPID_SUBJECT: keys.VAPID_SUBJECT } as unknown as Bindings)).toThrow();
   });
 
   it("refuses malformed keys and subjects", async () => {
