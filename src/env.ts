@@ -10,6 +10,8 @@ export type Bindings = {
   SESSION_SHARES: import("../durable-objects/session-share/room").SessionShareRoomNamespace;
   /** The reset consumer's message (src/domains/reset/consumer.ts, ResetMessage). */
   RESET_QUEUE: Queue<{ jobId: string; userId: string }>;
+  /** Mail the HTTP transport could not send at once (src/domains/notifications/mail-queue.ts, MailMessage; D19). */
+  MAIL_QUEUE?: Queue<{ mail: { to: string; subject: string; text: string; kind: string } }>;
   TASK_PROGRESS: DurableObjectNamespace<import("../durable-objects/task-progress").TaskProgress>;
   BROWSER: Fetcher;
   RECOVERY_TIMER: import("../durable-objects/recovery-timer").RecoveryTimerNamespace;
@@ -94,6 +96,8 @@ export const ConfigSchema = z
     MAIL_API_URL: z.url().optional(),
     MAIL_API_KEY: z.string().min(1).optional(),
     MAIL_FROM: z.string().min(3).optional(),
+    /** First delay of a queued mail's retries; each further retry doubles it (D19). */
+    MAIL_RETRY_BASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
     /** The issuer shown by authenticator apps for account 2FA (otpauth URI). */
     TOTP_ISSUER: z.string().min(1).max(100).default("Credential Vault"),
     /** Browser Rendering price per browser hour, in cents, for estimatedCostCents. */
