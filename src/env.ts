@@ -67,6 +67,10 @@ const mailConfigShape = {
   IDP_OAUTH_SCOPES: z.string().default("openid email offline_access"),
   /** Ports an IMAP host may be reached on; development and tests add their own. */
   IMAP_ALLOWED_PORTS: z.string().regex(/^\d+(,\d+)*$/).default("143,993"),
+  /** Bound on the literals of one IMAP response together (src/lib/imap/reader.ts). */
+  IMAP_MAX_LITERAL_BYTES: z.coerce.number().int().min(1024).default(25 * 1024 * 1024),
+  /** Bound on connecting to an IMAP server and on each wait for its data. */
+  IMAP_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(300).default(30),
   /** DNS over HTTPS endpoint used by the outbound guard to resolve user-supplied hostnames. */
   DOH_URL: z.url().default("https://cloudflare-dns.com/dns-query"),
   RESET_EMAIL_WAIT_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
