@@ -89,7 +89,16 @@ export default defineConfig({
     // The web client's suites run in Node against a real browser: vitest.browser.config.mts.
     exclude: [...configDefaults.exclude, "client/**"],
     setupFiles: ["./test/support/setup.ts"],
-    globalSetup: ["./test/support/mail-api-server.ts", "./test/support/login-site.ts", "./test/support/alias-provider-setup.ts", "./test/support/reset-site.ts", "./test/support/discovery-mailbox.ts", "./test/support/mail-provider-server.ts", "./test/support/push-service.ts"],
+    globalSetup: [
+      "./test/support/mail-api-server.ts",
+      "./test/support/login-site.ts",
+      "./test/support/alias-provider-setup.ts",
+      "./test/support/reset-site.ts",
+      "./test/support/discovery-mailbox.ts",
+      "./test/support/mail-provider-server.ts",
+      "./test/support/push-service.ts",
+      "./test/support/misbehaving-imap.ts",
+    ],
     testTimeout: 30_000,
   },
 });

@@ -10,6 +10,8 @@ export type Bindings = {
   SESSION_SHARES: import("../durable-objects/session-share/room").SessionShareRoomNamespace;
   /** The reset consumer's message (src/domains/reset/consumer.ts, ResetMessage). */
   RESET_QUEUE: Queue<{ jobId: string; userId: string }>;
+  /** Mail the HTTP transport could not send at once (src/domains/notifications/mail-queue.ts, MailMessage; D19). */
+  MAIL_QUEUE?: Queue<{ mail: { to: string; subject: string; text: string; kind: string } }>;
   TASK_PROGRESS: DurableObjectNamespace<import("../durable-objects/task-progress").TaskProgress>;
   BROWSER: Fetcher;
   RECOVERY_TIMER: import("../durable-objects/recovery-timer").RecoveryTimerNamespace;
@@ -93,6 +95,10 @@ const mailConfigShape = {
   IDP_OAUTH_SCOPES: z.string().default("openid email offline_access"),
   /** Ports an IMAP host may be reached on; development and tests add their own. */
   IMAP_ALLOWED_PORTS: z.string().regex(/^\d+(,\d+)*$/).default("143,993"),
+  /** Bound on the literals of one IMAP response together (src/lib/imap/reader.ts). */
+  IMAP_MAX_LITERAL_BYTES: z.coerce.number().int().min(1024).default(25 * 1024 * 1024),
+  /** Bound on connecting to an IMAP server and on each wait for its data. */
+  IMAP_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(300).default(30),
   /** DNS over HTTPS endpoint used by the outbound guard to resolve user-supplied hostnames. */
   DOH_URL: z.url().default("https://cloudflare-dns.com/dns-query"),
   RESET_EMAIL_WAIT_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
@@ -142,6 +148,8 @@ export const ConfigSchema = z
     MAIL_API_URL: z.url().optional(),
     MAIL_API_KEY: z.string().min(1).optional(),
     MAIL_FROM: z.string().min(3).optional(),
+    /** First delay of a queued mail's retries; each further retry doubles it (D19). */
+    MAIL_RETRY_BASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
     /** The issuer shown by authenticator apps for account 2FA (otpauth URI). */
     TOTP_ISSUER: z.string().min(1).max(100).default("Credential Vault"),
     /** Browser Rendering price per browser hour, in cents, for estimatedCostCents. */

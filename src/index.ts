@@ -6,6 +6,7 @@ import { runDeadManSwitchTimer } from "./domains/dead-man-switch";
 import { runEmergencyTimer } from "./domains/emergency";
 import { freshToken, type FreshToken } from "./domains/integrations";
 import type { OAuthProvider } from "./domains/integrations";
+import { consumeMailBatch, MAIL_QUEUE_NAME, type MailMessage } from "./domains/notifications";
 import { consumeResetBatch, type ResetMessage } from "./domains/reset";
 import { sessionShareRoomHooks } from "./domains/session-shares";
 import { purgeExpiredTombstones } from "./domains/sync";
@@ -70,5 +71,9 @@ export default {
     ctx.waitUntil(purgeEndedSessionShares(env).then((n) => console.log(`purged ${n} ended session shares`)));
     ctx.waitUntil(resealStale(env).then((summary) => console.log(`re-sealed under the current data key: ${summary}`)));
   },
-  queue: (batch, env) => consumeResetBatch(batch as MessageBatch<ResetMessage>, env),
-} satisfies ExportedHandler<Bindings, ResetMessage>;
+  // One consumer per queue of wrangler.toml, told apart by the queue's name.
+  queue: (batch, env) =>
+    batch.queue === MAIL_QUEUE_NAME
+      ? consumeMailBatch(batch as MessageBatch<MailMessage>, loadConfig(env), globalDb(env))
+      : consumeResetBatch(batch as MessageBatch<ResetMessage>, env),
+} satisfies ExportedHandler<Bindings, ResetMessage | MailMessage>;

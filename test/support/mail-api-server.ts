@@ -20,10 +20,13 @@ function read(req: IncomingMessage): Promise<string> {
 /**
  * A local mail API speaking the shape of Resend's `POST /emails` (Bearer key, JSON
  * `{from, to[], subject, text}`, 200 `{id}`), so the production transport is tested over real HTTP.
- * `GET /messages` lists what it accepted; a subject containing "[fail]" gets a 500.
+ * `GET /messages` lists what it accepted; a subject containing "[fail]" gets a 500 every time,
+ * "[flaky]" a 500 the first time that subject is posted, "[429]" a 429 with `Retry-After: 120` the
+ * first time (the queued retries of D19 are tested against these).
  */
 export default async function setup(project: TestProject) {
   const messages: unknown[] = [];
+  const seen = new Set<string>();
   const server = createServer(async (req, res) => {
     const body = await read(req);
     if (req.method === "GET" && req.url === "/messages") {
@@ -40,6 +43,10 @@ export default async function setup(project: TestProject) {
     }
     if (!msg.from || !Array.isArray(msg.to) || !msg.subject || !msg.text) return void res.writeHead(422).end('{"message":"missing field"}');
     if (msg.subject.includes("[fail]")) return void res.writeHead(500).end('{"message":"upstream failure"}');
+    const first = !seen.has(msg.subject);
+    seen.add(msg.subject);
+    if (first && msg.subject.includes("[flaky]")) return void res.writeHead(500).end('{"message":"upstream failure"}');
+    if (first && msg.subject.includes("[429]")) return void res.writeHead(429, { "retry-after": "120" }).end('{"message":"slow down"}');
     messages.push(msg);
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: crypto.randomUUID() }));
   });

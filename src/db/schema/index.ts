@@ -3,6 +3,7 @@ export * from "./devices";
 export * from "./passwords";
 export * from "./notifications";
 export * from "./outbound-emails";
+export * from "./mail-dead-letters";
 export * from "./dead-man-switches";
 export * from "./dead-man-switch-recipients";
 export * from "./dead-man-switch-logs";

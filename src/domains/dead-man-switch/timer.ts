@@ -17,7 +17,7 @@ type Ctx = { db: Db; mailer: Mailer; appOrigin: string; config: Config };
 export async function runDeadManSwitchTimer(env: Bindings, userId: string, now: number): Promise<number | null> {
   const config = loadConfig(env);
   const db = dbFor(env, userId);
-  return tick({ db, mailer: mailerFor(config, db), appOrigin: config.APP_ORIGIN ?? "", config }, userId, now);
+  return tick({ db, mailer: mailerFor(config, db, env.MAIL_QUEUE), appOrigin: config.APP_ORIGIN ?? "", config }, userId, now);
 }
 
 async function tick(ctx: Ctx, userId: string, now: number): Promise<number | null> {

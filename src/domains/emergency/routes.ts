@@ -11,7 +11,7 @@ import { EmergencyService } from "./service";
 function service(c: Context<AppEnv>) {
   const db = dbFor(c.env, c.get("user").id);
   const config = c.get("config");
-  return new EmergencyService({ db, mailer: mailerFor(config, db), appOrigin: config.APP_ORIGIN ?? "", config }, recoveryTimers(c.env.RECOVERY_TIMER));
+  return new EmergencyService({ db, mailer: mailerFor(config, db, c.env.MAIL_QUEUE), appOrigin: config.APP_ORIGIN ?? "", config }, recoveryTimers(c.env.RECOVERY_TIMER));
 }
 
 /** DECISIONS D3/D11: adding a contact and responding are sensitive (300 s on untrusted devices). */

@@ -20,7 +20,7 @@ export async function runEmergencyTimer(env: Bindings, contactId: string, ownerI
   const owner = ownerId ?? (await repo.findById(globalDb(env), contactId))?.ownerId;
   if (!owner) return null;
   const db = dbFor(env, owner);
-  return tickContact({ db, mailer: mailerFor(config, db), appOrigin: config.APP_ORIGIN ?? "", config }, contactId, now);
+  return tickContact({ db, mailer: mailerFor(config, db, env.MAIL_QUEUE), appOrigin: config.APP_ORIGIN ?? "", config }, contactId, now);
 }
 
 /**

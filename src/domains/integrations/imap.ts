@@ -35,7 +35,7 @@ export async function openImap(config: Config, c: ImapCredentials, trace?: (line
   const dial = await guardImapTarget(config, c.host, c.port, c.tls);
   let client: ImapClient | undefined;
   try {
-    client = await ImapClient.open({ host: dial, port: c.port, tls: c.tls, trace });
+    client = await ImapClient.open({ host: dial, port: c.port, tls: c.tls, trace, timeoutMs: config.IMAP_TIMEOUT_SECONDS * 1000, maxLiteralBytes: config.IMAP_MAX_LITERAL_BYTES });
     await client.login(c.username, c.password);
     return client;
   } catch (err) {

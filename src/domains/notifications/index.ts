@@ -1,4 +1,5 @@
 /** The notifications domain's public surface: other domains and the entry import only this file. */
 export { registerNotificationRoutes } from "./routes";
 export { notificationInsert, notify } from "./notify";
-export { mailerFor, sendQuietly, type Mail, type Mailer } from "./mailer";
+export { sendQuietly, type Mail, type Mailer } from "./mailer";
+export { consumeMailBatch, mailerFor, MAIL_QUEUE_NAME, type MailMessage } from "./mail-queue";

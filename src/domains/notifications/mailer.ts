@@ -46,24 +46,41 @@ export class HttpApiMailer implements Mailer {
       headers: { authorization: `Bearer ${this.apiKey}`, "content-type": "application/json" },
       body: JSON.stringify({ from: this.from, to: [mail.to], subject: mail.subject, text: mail.text }),
     });
-    if (!res.ok) throw new Error(`mail API answered ${res.status}`);
+    if (!res.ok) throw new MailApiError(res.status, retryAfterSeconds(res.headers.get("retry-after"), Date.now()));
   }
 }
 
-/** MAIL_TRANSPORT selects the transport: `outbox` (default) or `http` (MAIL_API_URL, MAIL_API_KEY, MAIL_FROM). */
-export function mailerFor(config: Config, db: Db): Mailer {
-  if (config.MAIL_TRANSPORT === "http") {
-    if (!config.MAIL_API_URL || !config.MAIL_API_KEY || !config.MAIL_FROM) {
-      throw new Error("MAIL_TRANSPORT=http needs MAIL_API_URL, MAIL_API_KEY and MAIL_FROM");
-    }
-    return new HttpApiMailer(config.MAIL_API_URL, config.MAIL_API_KEY, config.MAIL_FROM);
+/** A refusal by the mail API; `retryAfter` is its Retry-After in seconds when it sent one. */
+export class MailApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly retryAfter: number | undefined,
+  ) {
+    super(`mail API answered ${status}`);
   }
-  return new OutboxMailer(db);
+}
+
+/** Retry-After is delta-seconds or an HTTP-date (RFC 9110 section 10.2.3); anything else is ignored. */
+export function retryAfterSeconds(value: string | null, now: number): number | undefined {
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+/** The HTTP transport of this configuration, or an error naming what is missing. */
+export function httpMailer(config: Config): HttpApiMailer {
+  if (!config.MAIL_API_URL || !config.MAIL_API_KEY || !config.MAIL_FROM) {
+    throw new Error("MAIL_TRANSPORT=http needs MAIL_API_URL, MAIL_API_KEY and MAIL_FROM");
+  }
+  return new HttpApiMailer(config.MAIL_API_URL, config.MAIL_API_KEY, config.MAIL_FROM);
 }
 
 /**
  * Mail is a side channel of a state change that has already been committed: a failed send is
  * logged (without the message, which may carry an invitation token) and does not undo the change.
+ * With the HTTP transport a refused send is queued for retries, so false here means not even the
+ * queue took it.
  */
 export async function sendQuietly(mailer: Mailer, mail: Mail): Promise<boolean> {
   try {

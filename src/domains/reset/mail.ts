@@ -13,31 +13,57 @@ const RESETISH = /reset|password|recover|token|verify/i;
 
 const decodeEntities = (s: string) => s.replace(/&amp;/g, "&").replace(/&#x2F;/gi, "/").replace(/&#47;/g, "/").replace(/&quot;/g, '"');
 
+/** The service's registrable domain or a subdomain of it; never a name that merely contains it. */
+export function onServiceDomain(url: string, domain: string): boolean {
+  try {
+    const u = new URL(url);
+    const h = u.hostname.toLowerCase();
+    const d = domain.toLowerCase();
+    return (u.protocol === "https:" || u.protocol === "http:") && (h === d || h.endsWith(`.${d}`));
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The link extraction function (never overridden, spec "Resolution"): links from the HTML part
- * first, then the text part; the first that matches one of the service's link patterns wins,
- * else the first on the service's or sender's domain that looks like a reset link.
+ * first, then the text part, and only links on the service's domain (the From header, display
+ * name and address alike, is the sender's claim and steers nothing); of those the first that
+ * matches one of the service's link patterns wins, else the first that looks like a reset link.
  */
-export function extractResetLink(html: string | undefined, text: string | undefined, svc: Pick<ResolvedService, "linkPatterns" | "domain">, senderDomain?: string): string | null {
+export function extractResetLink(html: string | undefined, text: string | undefined, svc: Pick<ResolvedService, "linkPatterns" | "domain">): string | null {
   const candidates: string[] = [];
   for (const m of (html ?? "").matchAll(HREF)) candidates.push(decodeEntities(m[1] ?? m[2] ?? ""));
   for (const m of (text ?? "").matchAll(URL_IN_TEXT)) candidates.push(m[0].replace(/[.,;:!?]+$/, ""));
-  const urls = candidates.filter((u) => /^https?:\/\//i.test(u));
+  const urls = candidates.filter((u) => /^https?:\/\//i.test(u) && onServiceDomain(u, svc.domain));
   for (const re of svc.linkPatterns) {
     const hit = urls.find((u) => re.test(u));
     if (hit) return hit;
   }
-  const hosts = [svc.domain, senderDomain].filter(Boolean) as string[];
-  return (
-    urls.find((u) => {
-      try {
-        const h = new URL(u).hostname.toLowerCase();
-        return hosts.some((d) => h === d || h.endsWith(`.${d}`)) && RESETISH.test(u);
-      } catch {
-        return false;
-      }
-    }) ?? null
-  );
+  return urls.find((u) => RESETISH.test(u)) ?? null;
+}
+
+/**
+ * What the receiving server's Authentication-Results headers (RFC 8601) say of DKIM and DMARC
+ * for the service's domain: "pass" if any says pass, "fail" if one says fail and none pass, else
+ * "none" (no header, or results for other domains). The identity compared is `header.d` for DKIM
+ * and `header.from` for DMARC (RFC 8601 section 2.7.1 and 2.7.3 property names).
+ */
+export function authVerdict(results: string[], domain: string): "pass" | "fail" | "none" {
+  const d = domain.toLowerCase();
+  let verdict: "fail" | "none" = "none";
+  for (const header of results) {
+    for (const part of header.replace(/\([^)]*\)/g, " ").split(";").slice(1)) {
+      const m = /^\s*(dkim|dmarc)\s*=\s*(\w+)/i.exec(part);
+      if (!m) continue;
+      const id = /\bheader\.(?:d|from|i)\s*=\s*"?([^\s";]+)/i.exec(part)?.[1]?.toLowerCase().replace(/^.*@/, "");
+      if (!id || !(id === d || id.endsWith(`.${d}`))) continue;
+      const result = m[2].toLowerCase();
+      if (result === "pass") return "pass";
+      if (result === "fail" || result === "permerror") verdict = "fail";
+    }
+  }
+  return verdict;
 }
 
 export function extractOtp(text: string, patterns: RegExp[]): string | null {
@@ -52,14 +78,34 @@ export function extractOtp(text: string, patterns: RegExp[]): string | null {
  * The reset link or code in one raw message, or null. A message dated well before the task began
  * is an old reset mail: following its link would fail or, worse, reset with a stale token.
  */
-async function readResetMail(raw: Uint8Array, svc: ResolvedService, since: Date): Promise<FoundMail | null> {
+export async function readResetMail(raw: Uint8Array, svc: ResolvedService, since: Date): Promise<ReadMail | null> {
   const mail = await PostalMime.parse(raw);
   const sentAt = mail.date ? Date.parse(mail.date) : NaN;
   if (Number.isFinite(sentAt) && sentAt < since.getTime() - 120_000) return null;
-  const sender = mail.from?.address?.split("@")[1]?.toLowerCase();
-  const link = extractResetLink(mail.html, mail.text, svc, sender);
+  const results = mail.headers.filter((h) => h.key === "authentication-results").map((h) => h.value);
+  // A mail its receiving server found forged for the service's domain is not read at all.
+  const verdict = authVerdict(results, svc.domain);
+  if (verdict === "fail") return null;
+  const link = extractResetLink(mail.html, mail.text, svc);
   const otp = link ? null : extractOtp(`${mail.subject ?? ""}\n${mail.text ?? ""}`, svc.otpPatterns);
-  return link || otp ? { link, otp } : null;
+  return link || otp ? { found: { link, otp }, verdict } : null;
+}
+
+type ReadMail = { found: FoundMail; verdict: "pass" | "none" };
+
+/**
+ * Of one round's messages (newest first), the first whose DKIM or DMARC passed for the service,
+ * else the first usable one: not every receiving server adds Authentication-Results.
+ */
+export async function preferAuthenticated<K>(keys: K[], read: (k: K) => Promise<ReadMail | null>): Promise<{ key: K; found: FoundMail } | null> {
+  let fallback: { key: K; found: FoundMail } | null = null;
+  for (const key of keys) {
+    const r = await read(key);
+    if (!r) continue;
+    if (r.verdict === "pass") return { key, found: r.found };
+    fallback ??= { key, found: r.found };
+  }
+  return fallback;
 }
 
 /**
@@ -79,14 +125,15 @@ export async function waitForResetMail(mailbox: Mailbox, svc: ResolvedService, s
     while (Date.now() < deadline && !signal?.aborted) {
       let pause = POLL_MS;
       try {
-        for (const ref of (await mailbox.unread(query)).filter((r) => !tried.has(r.id))) {
+        const round = (await mailbox.unread(query)).filter((r) => !tried.has(r.id));
+        const hit = await preferAuthenticated(round, async (ref) => {
           const raw = await mailbox.raw(ref.id);
           tried.add(ref.id);
-          const found = raw && (await readResetMail(raw, svc, since));
-          if (found) {
-            await mailbox.markRead(ref.id);
-            return found;
-          }
+          return raw ? readResetMail(raw, svc, since) : null;
+        });
+        if (hit) {
+          await mailbox.markRead(hit.key.id);
+          return hit.found;
         }
         failing = null;
       } catch (err) {

@@ -1,40 +1,31 @@
 import { connect } from "cloudflare:sockets";
+import { DEFAULT_IDLE_MS, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_LITERAL_BYTES, ImapError, ImapReader, type ImapResponse } from "./reader";
+
+export { ImapError, type ImapResponse } from "./reader";
 
 /**
  * A minimal IMAP4rev1 client (RFC 3501) over cloudflare:sockets: LOGIN, EXAMINE, UID SEARCH and
  * UID FETCH of BODY.PEEK[HEADER.FIELDS (...)] only. Responses are handled one at a time as they
- * arrive, so memory is bounded by the largest single response, not by the mailbox.
+ * arrive, so memory is bounded by the largest single response, not by the mailbox, and a single
+ * response by the reader's limits (reader.ts).
  */
-
-export class ImapError extends Error {
-  constructor(
-    message: string,
-    readonly kind: "connect" | "auth" | "protocol" | "timeout",
-  ) {
-    super(message);
-  }
-}
 
 export type ImapOptions = {
   host: string;
   port: number;
   tls: boolean;
+  /** Bound on connecting and on each wait for data (default 30 s). */
   timeoutMs?: number;
+  maxLineBytes?: number;
+  /** Bound on the literals of one response together (default 25 MiB). */
+  maxLiteralBytes?: number;
   /** Sees every command line sent, with LOGIN arguments redacted. */
   trace?: (line: string) => void;
 };
 
-/** An untagged or tagged response: its text with literals cut out, and the literals in order. */
-export type ImapResponse = { text: string; literals: Uint8Array[] };
-
 const CRLF = new Uint8Array([13, 10]);
 const latin1 = new TextDecoder("latin1");
 const utf8 = new TextEncoder();
-
-function indexOfCrlf(buf: Uint8Array, from: number): number {
-  for (let i = from; i < buf.length - 1; i++) if (buf[i] === 13 && buf[i + 1] === 10) return i;
-  return -1;
-}
 
 /** RFC 3501 quoted string; CR, LF and NUL cannot be quoted and are refused by the caller's schema. */
 export function quote(s: string): string {
@@ -43,10 +34,8 @@ export function quote(s: string): string {
 }
 
 export class ImapClient {
-  private reader: ReadableStreamDefaultReader<Uint8Array>;
+  private reader: ImapReader;
   private writer: WritableStreamDefaultWriter<Uint8Array>;
-  private buf = new Uint8Array(0);
-  private pos = 0;
   private tagNo = 0;
   private closed = false;
 
@@ -54,7 +43,14 @@ export class ImapClient {
     private socket: Socket,
     private opts: ImapOptions,
   ) {
-    this.reader = socket.readable.getReader();
+    const stream = socket.readable.getReader();
+    // A failed read (the socket reset or closed by us) is the end of the stream to the reader.
+    const pull = () => stream.read().then((r) => r.value, () => undefined);
+    this.reader = new ImapReader(pull, {
+      maxLineBytes: opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+      maxLiteralBytes: opts.maxLiteralBytes ?? DEFAULT_MAX_LITERAL_BYTES,
+      idleMs: opts.timeoutMs ?? DEFAULT_IDLE_MS,
+    });
     this.writer = socket.writable.getWriter();
   }
 
@@ -68,7 +64,7 @@ export class ImapClient {
     const client = new ImapClient(socket, opts);
     try {
       await client.withTimeout(socket.opened);
-      const greeting = await client.readResponse();
+      const greeting = await client.reader.readResponse();
       if (!/^\* (OK|PREAUTH)\b/i.test(greeting.text)) throw new ImapError("server refused the connection", "connect");
     } catch (err) {
       await client.close();
@@ -79,7 +75,7 @@ export class ImapClient {
   }
 
   private async withTimeout<T>(p: Promise<T>): Promise<T> {
-    const ms = this.opts.timeoutMs ?? 15_000;
+    const ms = this.opts.timeoutMs ?? DEFAULT_IDLE_MS;
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
       return await Promise.race([
@@ -93,49 +89,6 @@ export class ImapClient {
     }
   }
 
-  private async fill(): Promise<void> {
-    const { value, done } = await this.withTimeout(this.reader.read());
-    if (done || !value) throw new ImapError("connection closed by the server", "protocol");
-    const rest = this.buf.subarray(this.pos);
-    const next = new Uint8Array(rest.length + value.length);
-    next.set(rest);
-    next.set(value, rest.length);
-    this.buf = next;
-    this.pos = 0;
-  }
-
-  private async readLine(): Promise<string> {
-    for (;;) {
-      const end = indexOfCrlf(this.buf, this.pos);
-      if (end >= 0) {
-        const line = latin1.decode(this.buf.subarray(this.pos, end));
-        this.pos = end + 2;
-        return line;
-      }
-      await this.fill();
-    }
-  }
-
-  private async readBytes(n: number): Promise<Uint8Array> {
-    while (this.buf.length - this.pos < n) await this.fill();
-    const out = this.buf.slice(this.pos, this.pos + n);
-    this.pos += n;
-    return out;
-  }
-
-  /** Reads one complete response line, following `{n}` literals (RFC 3501 section 4.3). */
-  private async readResponse(): Promise<ImapResponse> {
-    let text = "";
-    const literals: Uint8Array[] = [];
-    for (;;) {
-      const line = await this.readLine();
-      const m = /\{(\d+)\+?\}$/.exec(line);
-      if (!m) return { text: text + line, literals };
-      text += line.slice(0, m.index) + `{${literals.length}}`;
-      literals.push(await this.readBytes(Number(m[1])));
-    }
-  }
-
   /** Sends a command and passes each untagged response to `onUntagged` as it arrives. */
   async command(cmd: string, onUntagged?: (r: ImapResponse) => void): Promise<string> {
     const tag = `A${++this.tagNo}`;
@@ -143,7 +96,7 @@ export class ImapClient {
     await this.writer.write(utf8.encode(`${tag} ${cmd}`));
     await this.writer.write(CRLF);
     for (;;) {
-      const r = await this.readResponse();
+      const r = await this.reader.readResponse();
       if (r.text.startsWith(`${tag} `)) {
         const status = r.text.slice(tag.length + 1);
         if (/^OK\b/i.test(status)) return status;
