@@ -36,6 +36,8 @@ export interface RoomHooks {
   viewport: { width: number; height: number };
   /** Runs in every document of the tab before the site's own scripts. */
   pageGuard: string;
+  /** Puts every request of the tab (subresources, frames, redirects) through the outbound guard. */
+  guardRequests(page: Page): Promise<void>;
   watermark(enabled: boolean, text: string): string;
   /** Signs in with the owner's stored credentials (login method ai_agent), then erases them. */
   automatedLogin(room: RoomConfig, page: Page): Promise<LoginResult>;
@@ -190,6 +192,7 @@ export abstract class SessionShareRoomBase<E extends { BROWSER: Fetcher } = { BR
         if (this.browser === browser) this.ctx.waitUntil(this.end("failed", BROWSER_GONE));
       });
       const page = (this.page = await this.browser.newPage());
+      await hooks.guardRequests(page);
       await page.setViewport(hooks.viewport);
       await page.evaluateOnNewDocument(hooks.pageGuard);
       page.on("load", () => void this.applyWatermark());

@@ -4,6 +4,8 @@ import { dbFor, type Db } from "../../db/client";
 import type { JobStep, ResetJobRow } from "../../db/schema";
 import { loadConfig, type Bindings, type Config } from "../../env";
 import { AppError } from "../../lib/errors";
+import { guardOptions } from "../../lib/guarded-fetch";
+import { guardPageRequests } from "../../lib/page-guard";
 import { listActiveMailboxes, openMailbox, type Mailbox } from "../integrations";
 import { resolveService, type ResolvedService } from "../registry";
 import { asksForCode, enterOtp, FlowFailure, launchBrowser, stepEnterEmail, stepFollowLink, stepNavigate, stepSetPassword } from "./browser-flow";
@@ -150,6 +152,7 @@ export async function runResetJob(env: Bindings, m: ResetMessage, opts: { lastAt
     console.log(JSON.stringify({ msg: "reset browser launched", job: job.id, launchMs }));
     (ctx.steps.find((s) => s.name === "navigate") as JobStep).launchMs = launchMs;
     const page: Page = await browser.newPage();
+    await guardPageRequests(page, guardOptions(config));
     const requestedAt = new Date();
     await step(ctx, "navigate", "running", () => stepNavigate(page, config, svc, job.serviceUrl, hooks));
     await step(ctx, "enter_email", "running", () => stepEnterEmail(page, svc, job.email, hooks));

@@ -5,6 +5,8 @@ import { hasBrowserCapacity } from "../../db/live-browsers";
 import { loadConfig, type Bindings } from "../../env";
 import type { SealedColumn } from "../../db/reseal";
 import { unseal } from "../../lib/crypto";
+import { guardOptions } from "../../lib/guarded-fetch";
+import { guardPageRequests } from "../../lib/page-guard";
 import { automatedLogin, hasVisiblePasswordField, NO_REGISTRY_SELECTORS, PASSWORD_GUARD, VIEWPORT, watermarkScript } from "./browser";
 import * as repo from "./repo";
 
@@ -20,6 +22,7 @@ export function sessionShareRoomHooks(env: Bindings): RoomHooks {
   return {
     viewport: VIEWPORT,
     pageGuard: PASSWORD_GUARD,
+    guardRequests: (page: Page) => guardPageRequests(page, guardOptions(loadConfig(env))),
     watermark: watermarkScript,
     async automatedLogin(room: RoomConfig, page: Page) {
       const row = await repo.findOwned(dbFor(env, room.ownerId), room.ownerId, room.id);
