@@ -82,9 +82,9 @@ try {
     const newPassword = new TextDecoder().decode((await compactDecrypt(last.newPassword, privateKey)).plaintext);
     const login = await fetch(`${site.origin}/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: account, password: newPassword }) });
     if (login.status !== 200) throw new Error("the new password does not log in");
-    const job = await (await fetch(`${worker.base}/api/jobs/${taskId}`, { headers: auth })).json();
-    const step = Object.fromEntries(job.steps.map((s) => [s.name, s.duration]));
-    const launch = job.steps.find((s) => s.name === "navigate").launchMs;
+    const task = await (await fetch(`${worker.base}/api/jobs/${taskId}`, { headers: auth })).json();
+    const step = Object.fromEntries(task.steps.map((s) => [s.name, s.duration]));
+    const launch = task.steps.find((s) => s.name === "navigate").launchMs;
     const row = { total, firstRunning: seen.running, launch, ...step };
     rows.push(row);
     console.log(

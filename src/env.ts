@@ -9,7 +9,7 @@ export type Bindings = {
   IDEMPOTENCY: DurableObjectNamespace<import("../durable-objects/idempotency").IdempotencyStore>;
   SESSION_SHARES: import("../durable-objects/session-share/room").SessionShareRoomNamespace;
   /** The reset consumer's message (src/domains/reset/consumer.ts, ResetMessage). */
-  RESET_QUEUE: Queue<{ jobId: string; userId: string }>;
+  RESET_QUEUE: Queue<{ taskId: string; userId: string }>;
   /** Mail the HTTP transport could not send at once (src/domains/notifications/mail-queue.ts, MailMessage; D19). */
   MAIL_QUEUE?: Queue<{ mail: { to: string; subject: string; text: string; kind: string } }>;
   TASK_PROGRESS: DurableObjectNamespace<import("../durable-objects/task-progress").TaskProgress>;

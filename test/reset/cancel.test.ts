@@ -8,8 +8,8 @@ import { clientKeys, connectMailbox, imap, readStream, resetUser, site, type Sse
  */
 const mailbox = imap.mailboxes.cancel;
 
-type Job = { status: string; error?: string; completedAt: string | null; steps: { name: string; status: string }[] };
-const job = async (user: TestUser, id: string) => (await (await user.call("GET", `/api/jobs/${id}`)).json()) as Job;
+type Task = { status: string; error?: string; completedAt: string | null; steps: { name: string; status: string }[] };
+const task = async (user: TestUser, id: string) => (await (await user.call("GET", `/api/jobs/${id}`)).json()) as Task;
 
 async function startWaitingTask(user: TestUser) {
   const keys = await clientKeys();
@@ -31,9 +31,9 @@ describe("POST /api/tasks/<id>/cancel (DECISIONS D17)", () => {
     expect(await cancel?.json()).toEqual({ taskId, status: "cancelled" });
     expect(events.at(-1)?.data).toEqual({ status: "cancelled" });
 
-    // Past the mail wait (6 s in this suite): the run neither failed the job nor moved it on.
+    // Past the mail wait (6 s in this suite): the run neither failed the task nor moved it on.
     await new Promise((r) => setTimeout(r, 8_000));
-    const after = await job(user, taskId);
+    const after = await task(user, taskId);
     expect(after.status).toBe("cancelled");
     expect(after.error).toBeUndefined();
     expect(after.completedAt).not.toBeNull();
@@ -62,7 +62,7 @@ describe("POST /api/tasks/<id>/cancel (DECISIONS D17)", () => {
     const again = await user.call("POST", `/api/tasks/${taskId}/cancel`);
     expect(again.status).toBe(409);
     expect(((await again.json()) as { code: string }).code).toBe("CONFLICT");
-    expect((await job(user, taskId)).status).toBe("cancelled");
+    expect((await task(user, taskId)).status).toBe("cancelled");
   }, 60_000);
 
   it("a task that failed cannot be cancelled", async () => {
@@ -74,7 +74,7 @@ describe("POST /api/tasks/<id>/cancel (DECISIONS D17)", () => {
     const events = await readStream(await user.call("GET", `/api/tasks/${taskId}/stream`), 60_000);
     expect(events.at(-1)?.data).toMatchObject({ status: "failed", error: "captcha" });
     expect((await user.call("POST", `/api/tasks/${taskId}/cancel`)).status).toBe(409);
-    expect((await job(user, taskId)).status).toBe("failed");
+    expect((await task(user, taskId)).status).toBe("failed");
   }, 90_000);
 
   it("a malformed id changes nothing and gets the error body", async () => {

@@ -53,8 +53,8 @@ describe("POST /api/chat/reset end to end (real Chromium, real Dovecot, local si
     expect(kinds(sections).at(-2)).toBe("password");
     expect(sections.at(-2)?.lines.join("\n")).toContain(`\`${id}\``);
     expect(sections.at(-1)?.lines[0]).toMatch(/^\*\*Completed\.\*\*/);
-    const job = (await (await user.call("GET", `/api/jobs/${taskIdOf(sections)}`)).json()) as { status: string };
-    expect(job.status).toBe("completed");
+    const task = (await (await user.call("GET", `/api/jobs/${taskIdOf(sections)}`)).json()) as { status: string };
+    expect(task.status).toBe("completed");
   }, 120_000);
 
   it("a captcha ends with the captcha section and a failed result", async () => {
@@ -68,7 +68,7 @@ describe("POST /api/chat/reset end to end (real Chromium, real Dovecot, local si
     expect(sections[2].lines.join("\n")).toMatch(/CAPTCHA/);
     expect(sections[2].lines.join("\n")).toContain(`${site}/forgot-captcha`);
     expect(sections[3].lines).toEqual(["**Failed:** captcha."]);
-    const job = (await (await user.call("GET", `/api/jobs/${taskIdOf(sections)}`)).json()) as { status: string; error: string };
-    expect(job).toMatchObject({ status: "failed", error: "captcha" });
+    const task = (await (await user.call("GET", `/api/jobs/${taskIdOf(sections)}`)).json()) as { status: string; error: string };
+    expect(task).toMatchObject({ status: "failed", error: "captcha" });
   }, 90_000);
 });

@@ -33,10 +33,10 @@ describe("password reset end to end (real Chromium, real Dovecot, local site)", 
     expect(await siteLogin(imap.user, newPassword)).toBe(200);
     expect(await siteLogin(imap.user, oldPassword)).toBe(401);
 
-    const job = (await (await user.call("GET", `/api/jobs/${taskId}`)).json()) as { status: string; startedAt: string; completedAt: string; steps: { name: string; status: string; duration: number }[] };
-    expect(job.status).toBe("completed");
-    expect(job.steps.every((s) => s.status === "completed" && Number.isInteger(s.duration) && s.duration >= 0)).toBe(true);
-    expect(JSON.stringify(job)).not.toContain(newPassword);
+    const task = (await (await user.call("GET", `/api/jobs/${taskId}`)).json()) as { status: string; startedAt: string; completedAt: string; steps: { name: string; status: string; duration: number }[] };
+    expect(task.status).toBe("completed");
+    expect(task.steps.every((s) => s.status === "completed" && Number.isInteger(s.duration) && s.duration >= 0)).toBe(true);
+    expect(JSON.stringify(task)).not.toContain(newPassword);
 
     // D17: audited start and completion; the owner is notified, and neither record holds the password.
     const audit = await env.DB.prepare("SELECT action, details FROM audit_events WHERE user_id = ? AND target_id = ? ORDER BY created_at").bind(user.id, taskId).all<{ action: string; details: string }>();
@@ -60,9 +60,9 @@ describe("password reset end to end (real Chromium, real Dovecot, local site)", 
     const { taskId } = (await res.json()) as { taskId: string };
     const events = await readStream(await user.call("GET", `/api/tasks/${taskId}/stream`), 60_000);
     expect(events.at(-1)?.data).toMatchObject({ status: "failed", error: "captcha" });
-    const job = (await (await user.call("GET", `/api/jobs/${taskId}`)).json()) as { status: string; error: string; steps: { name: string; status: string }[] };
-    expect(job).toMatchObject({ status: "failed", error: "captcha" });
-    expect(job.steps.map((s) => s.status)).toEqual(["failed", "skipped", "skipped", "skipped", "skipped"]);
+    const task = (await (await user.call("GET", `/api/jobs/${taskId}`)).json()) as { status: string; error: string; steps: { name: string; status: string }[] };
+    expect(task).toMatchObject({ status: "failed", error: "captcha" });
+    expect(task.steps.map((s) => s.status)).toEqual(["failed", "skipped", "skipped", "skipped", "skipped"]);
   }, 90_000);
 
   it("no email within the bounded wait ends as failed", async () => {

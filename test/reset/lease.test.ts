@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { dbFor } from "../../src/db/client";
-import type { JobStep } from "../../src/db/schema";
+import type { TaskStep } from "../../src/db/schema";
 import { consumeResetBatch, type ResetMessage } from "../../src/domains/reset/consumer";
 import { taskProgress } from "../../durable-objects/task-progress";
 import { sealToClient } from "../../src/domains/reset/jwe";
@@ -14,13 +14,13 @@ import { clientKeys, connectMailbox, imap, site } from "./support";
 const bindings = env as never;
 const config = loadConfig(bindings);
 const names = ["navigate", "enter_email", "wait_for_email", "follow_link", "set_password"];
-const steps = (running?: string): JobStep[] => names.map((name) => ({ name, status: name === running ? "running" : "pending", duration: null }));
+const steps = (running?: string): TaskStep[] => names.map((name) => ({ name, status: name === running ? "running" : "pending", duration: null }));
 const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
 
-async function storedJob(userId: string, over: Partial<Parameters<typeof repo.insertJob>[1]> = {}, keys?: Awaited<ReturnType<typeof clientKeys>>) {
+async function storedTask(userId: string, over: Partial<Parameters<typeof repo.insertTask>[1]> = {}, keys?: Awaited<ReturnType<typeof clientKeys>>) {
   const id = crypto.randomUUID();
   const now = new Date().toISOString();
-  await repo.insertJob(dbFor(bindings, userId), {
+  await repo.insertTask(dbFor(bindings, userId), {
     id,
     userId,
     service: "localhost",
@@ -43,15 +43,15 @@ function deliver(body: ResetMessage, attempts = 1) {
   return { msg, queue, run };
 }
 
-const row = (userId: string, id: string) => repo.findJob(dbFor(bindings, userId), userId, id).then((r) => r!);
+const row = (userId: string, id: string) => repo.findTask(dbFor(bindings, userId), userId, id).then((r) => r!);
 
 describe("reset job lease", () => {
   it("two deliveries racing for a pending job: exactly one claims it", async () => {
     const userId = crypto.randomUUID();
-    const id = await storedJob(userId);
+    const id = await storedTask(userId);
     const db = dbFor(bindings, userId);
     const outcomes = await Promise.all([claimForRun(bindings, config, db, userId, id), claimForRun(bindings, config, db, userId, id)]);
-    expect(outcomes.filter((o) => "job" in o)).toHaveLength(1);
+    expect(outcomes.filter((o) => "task" in o)).toHaveLength(1);
     expect(outcomes.filter((o) => "retryAfterSeconds" in o)).toHaveLength(1);
     const stored = await row(userId, id);
     expect(stored).toMatchObject({ status: "running", runs: 1 });
@@ -60,8 +60,8 @@ describe("reset job lease", () => {
 
   it("a redelivery while the lease is live comes back when it could expire and changes nothing", async () => {
     const userId = crypto.randomUUID();
-    const id = await storedJob(userId, { status: "waiting_for_email", steps: steps("wait_for_email"), leaseId: "live-run", leaseExpiresAt: new Date(Date.now() + 90_000).toISOString(), runs: 1 });
-    const { msg, run } = deliver({ jobId: id, userId }, 2);
+    const id = await storedTask(userId, { status: "waiting_for_email", steps: steps("wait_for_email"), leaseId: "live-run", leaseExpiresAt: new Date(Date.now() + 90_000).toISOString(), runs: 1 });
+    const { msg, run } = deliver({ taskId: id, userId }, 2);
     await run();
     expect(msg.ack).not.toHaveBeenCalled();
     expect(msg.retry).toHaveBeenCalledTimes(1);
@@ -73,20 +73,20 @@ describe("reset job lease", () => {
 
   it("a live lease outlasting the message's last retry is handed to a fresh message", async () => {
     const userId = crypto.randomUUID();
-    const id = await storedJob(userId, { status: "running", steps: steps("navigate"), leaseId: "slow-run", leaseExpiresAt: new Date(Date.now() + 30_000).toISOString(), runs: 1 });
-    const { msg, queue, run } = deliver({ jobId: id, userId }, QUEUE_MAX_RETRIES + 1);
+    const id = await storedTask(userId, { status: "running", steps: steps("navigate"), leaseId: "slow-run", leaseExpiresAt: new Date(Date.now() + 30_000).toISOString(), runs: 1 });
+    const { msg, queue, run } = deliver({ taskId: id, userId }, QUEUE_MAX_RETRIES + 1);
     await run();
     expect(msg.retry).not.toHaveBeenCalled();
     expect(msg.ack).toHaveBeenCalledTimes(1);
-    expect(queue.send).toHaveBeenCalledWith({ jobId: id, userId }, { delaySeconds: expect.any(Number) });
+    expect(queue.send).toHaveBeenCalledWith({ taskId: id, userId }, { delaySeconds: expect.any(Number) });
     expect(await row(userId, id)).toMatchObject({ status: "running", leaseId: "slow-run", runs: 1 });
   });
 
   it("a dead worker's expired lease is taken over and run to its end; the dead run can no longer write", async () => {
     const user = await TestUser.create();
     await connectMailbox(user);
-    const id = await storedJob(user.id, { status: "running", steps: steps("navigate"), startedAt: ago(200_000), leaseId: "dead-run", leaseExpiresAt: ago(1_000), runs: 1 });
-    const { msg, run } = deliver({ jobId: id, userId: user.id }, 2);
+    const id = await storedTask(user.id, { status: "running", steps: steps("navigate"), startedAt: ago(200_000), leaseId: "dead-run", leaseExpiresAt: ago(1_000), runs: 1 });
+    const { msg, run } = deliver({ taskId: id, userId: user.id }, 2);
     await run();
     expect(msg.ack).toHaveBeenCalledTimes(1);
     const stored = await row(user.id, id);
@@ -96,14 +96,14 @@ describe("reset job lease", () => {
     expect(Number.isInteger(stored.steps[0].launchMs)).toBe(true);
     expect(await repo.updateLeased(dbFor(bindings, user.id), user.id, id, "dead-run", { status: "completed" })).toBe(false);
     expect((await row(user.id, id)).status).toBe("failed");
-    const job = (await (await user.call("GET", `/api/jobs/${id}`)).json()) as { status: string };
-    expect(job.status).toBe("failed");
+    const task = (await (await user.call("GET", `/api/jobs/${id}`)).json()) as { status: string };
+    expect(task.status).toBe("failed");
   }, 60_000);
 
   it("a lease that expired on the last allowed run ends the job as failed", async () => {
     const userId = crypto.randomUUID();
-    const id = await storedJob(userId, { status: "waiting_for_email", steps: steps("wait_for_email"), leaseId: "last-run", leaseExpiresAt: ago(1_000), runs: MAX_RUNS });
-    const { msg, run } = deliver({ jobId: id, userId }, 3);
+    const id = await storedTask(userId, { status: "waiting_for_email", steps: steps("wait_for_email"), leaseId: "last-run", leaseExpiresAt: ago(1_000), runs: MAX_RUNS });
+    const { msg, run } = deliver({ taskId: id, userId }, 3);
     await run();
     expect(msg.ack).toHaveBeenCalledTimes(1);
     const stored = await row(userId, id);
@@ -113,12 +113,12 @@ describe("reset job lease", () => {
 
   it("an ended job or an unknown one is acknowledged untouched", async () => {
     const userId = crypto.randomUUID();
-    const id = await storedJob(userId, { status: "completed", leaseId: "done-run", leaseExpiresAt: ago(60_000), runs: 1 });
-    const ended = deliver({ jobId: id, userId }, 2);
+    const id = await storedTask(userId, { status: "completed", leaseId: "done-run", leaseExpiresAt: ago(60_000), runs: 1 });
+    const ended = deliver({ taskId: id, userId }, 2);
     await ended.run();
     expect(ended.msg.ack).toHaveBeenCalledTimes(1);
     expect(await row(userId, id)).toMatchObject({ status: "completed", leaseId: "done-run", runs: 1 });
-    const unknown = deliver({ jobId: crypto.randomUUID(), userId });
+    const unknown = deliver({ taskId: crypto.randomUUID(), userId });
     await unknown.run();
     expect(unknown.msg.ack).toHaveBeenCalledTimes(1);
   });
@@ -128,7 +128,7 @@ describe("reset job lease", () => {
     const userId = crypto.randomUUID();
     const keys = await clientKeys();
     const typedSteps = names.map((name) => ({ name, status: name === "set_password" ? "running" : "completed", duration: name === "set_password" ? null : 10 }));
-    const id = await storedJob(userId, { status: "running", steps: typedSteps, startedAt: ago(200_000), leaseId: "dead-run", leaseExpiresAt: ago(1_000), runs }, keys);
+    const id = await storedTask(userId, { status: "running", steps: typedSteps, startedAt: ago(200_000), leaseId: "dead-run", leaseExpiresAt: ago(1_000), runs }, keys);
     await taskProgress(env.TASK_PROGRESS, id).holdPassword(await sealToClient(keys.publicJwk as JsonWebKey, "Typed-Before-1t-Died!"));
     return { userId, id, keys };
   }
@@ -138,7 +138,7 @@ describe("reset job lease", () => {
     ["the last allowed run", MAX_RUNS],
   ])("a worker dead with the password in the site's form: %s delivers the held password, never a second reset", async (_name, runs) => {
     const { userId, id, keys } = await diedWhileTyping(runs);
-    const { msg, run } = deliver({ jobId: id, userId }, 2);
+    const { msg, run } = deliver({ taskId: id, userId }, 2);
     await run();
     expect(msg.ack).toHaveBeenCalledTimes(1);
     const stored = await row(userId, id);
@@ -154,13 +154,22 @@ describe("reset job lease", () => {
   it("a dead run that had not reached the password's step runs again from the start, its held password unused", async () => {
     const user = await TestUser.create();
     await connectMailbox(user);
-    const id = await storedJob(user.id, { status: "running", steps: steps("follow_link"), startedAt: ago(200_000), leaseId: "dead-run", leaseExpiresAt: ago(1_000), runs: 1 });
+    const id = await storedTask(user.id, { status: "running", steps: steps("follow_link"), startedAt: ago(200_000), leaseId: "dead-run", leaseExpiresAt: ago(1_000), runs: 1 });
     await taskProgress(env.TASK_PROGRESS, id).holdPassword("held-but-never-typed");
-    const { run } = deliver({ jobId: id, userId: user.id }, 2);
+    const { run } = deliver({ taskId: id, userId: user.id }, 2);
     await run();
     const stored = await row(user.id, id);
     expect(stored).toMatchObject({ status: "failed", error: "captcha", runs: 2 });
     const latest = (await env.TASK_PROGRESS.get(env.TASK_PROGRESS.idFromName(id)).latest()) as unknown as { data: Record<string, unknown> };
     expect(latest.data.newPassword).toBeUndefined();
   }, 60_000);
+
+  it("a message queued before the rename (it named the task jobId) is still run", async () => {
+    const userId = crypto.randomUUID();
+    const id = await storedTask(userId, { status: "waiting_for_email", steps: steps("wait_for_email"), leaseId: "last-run", leaseExpiresAt: ago(1_000), runs: MAX_RUNS });
+    const { msg, run } = deliver({ jobId: id, userId } as unknown as ResetMessage, 3);
+    await run();
+    expect(msg.ack).toHaveBeenCalledTimes(1);
+    expect(await row(userId, id)).toMatchObject({ status: "failed", error: "the automation stopped unexpectedly" });
+  });
 });

@@ -33,8 +33,8 @@ describe("code (OTP) resets end to end (real Chromium, real Dovecot, local site)
     expect((await post("/login", { email: account, password: newPassword })).status).toBe(200);
     expect((await post("/login", { email: account, password: oldPassword })).status).toBe(401);
     expect((await stats()).codesRejected).toBe(rejectedBefore);
-    const job = (await (await user.call("GET", `/api/jobs/${taskId}`)).json()) as { steps: { name: string; status: string }[] };
-    expect(job.steps.map((s) => s.status)).toEqual(["completed", "completed", "completed", "completed", "completed"]);
+    const task = (await (await user.call("GET", `/api/jobs/${taskId}`)).json()) as { steps: { name: string; status: string }[] };
+    expect(task.steps.map((s) => s.status)).toEqual(["completed", "completed", "completed", "completed", "completed"]);
   }, 120_000);
 
   it("takes the code from the user when the mail has none (code sent by text message)", async () => {

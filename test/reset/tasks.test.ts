@@ -18,8 +18,8 @@ describe("POST /api/tasks/reset: errors and security", () => {
         .run();
     }
     await expectErrorBody(await user.call("POST", "/api/tasks/reset", { body: { serviceUrl: `${site}/forgot-password`, email: "a@example.test" } }), 422, "UNPROCESSABLE");
-    const jobs = await env.DB.prepare("SELECT count(*) AS n FROM reset_jobs WHERE user_id = ?").bind(user.id).first<{ n: number }>();
-    expect(jobs?.n).toBe(0);
+    const tasks = await env.DB.prepare("SELECT count(*) AS n FROM reset_jobs WHERE user_id = ?").bind(user.id).first<{ n: number }>();
+    expect(tasks?.n).toBe(0);
   });
 
   it("a refused URL is 400 on serviceUrl before the mailbox check (D12)", async () => {
@@ -50,10 +50,10 @@ describe("POST /api/tasks/reset: errors and security", () => {
     await expectErrorBody(await other.call("GET", `/api/jobs/${taskId}`), 404, "NOT_FOUND");
     await expectErrorBody(await other.call("GET", `/api/tasks/${taskId}/stream`), 404, "NOT_FOUND");
     await expectErrorBody(await other.call("POST", `/api/tasks/${taskId}/otp`, { body: { code: "123456" } }), 404, "NOT_FOUND");
-    const job = (await (await owner.call("GET", `/api/jobs/${taskId}`)).json()) as { id: string; service: string; steps: { name: string }[] };
-    expect(job.id).toBe(taskId);
-    expect(job.service).toBe("localhost");
-    expect(job.steps.map((s) => s.name)).toEqual(["navigate", "enter_email", "wait_for_email", "follow_link", "set_password"]);
+    const task = (await (await owner.call("GET", `/api/jobs/${taskId}`)).json()) as { id: string; service: string; steps: { name: string }[] };
+    expect(task.id).toBe(taskId);
+    expect(task.service).toBe("localhost");
+    expect(task.steps.map((s) => s.name)).toEqual(["navigate", "enter_email", "wait_for_email", "follow_link", "set_password"]);
   });
 
   it("allows 5 reset tasks per 5 minutes", async () => {

@@ -9,7 +9,7 @@ const RESET_ROUTES = [
   { path: "/api/chat/reset", body: (email: string) => ({ message: `reset ${site}/forgot-captcha`, email }) },
 ];
 
-async function jobCount(userId: string): Promise<number> {
+async function taskCount(userId: string): Promise<number> {
   return (await env.DB.prepare("SELECT count(*) AS n FROM reset_jobs WHERE user_id = ?").bind(userId).first<{ n: number }>())?.n ?? -1;
 }
 
@@ -27,7 +27,7 @@ describe("who may start a reset (DECISIONS D17)", () => {
       expect(res.headers.get("www-authenticate")).toBe('Bearer error="insufficient_user_authentication", max_age=300');
       expect((await expectErrorBody(res, 401, "STEP_UP_REQUIRED")).maxAge).toBe(300);
     }
-    expect(await jobCount(user.id)).toBe(0);
+    expect(await taskCount(user.id)).toBe(0);
   });
 
   it("an unknown device (no fingerprint, or one the user has not registered) is 403 FORBIDDEN", async () => {
@@ -39,7 +39,7 @@ describe("who may start a reset (DECISIONS D17)", () => {
     }
     const other = await resetUser();
     await expectErrorBody(await user.call("POST", RESET_ROUTES[0].path, { body: RESET_ROUTES[0].body(imap.user), headers: other.defaultHeaders }), 403, "FORBIDDEN");
-    expect(await jobCount(user.id)).toBe(0);
+    expect(await taskCount(user.id)).toBe(0);
   });
 
   it("an email that is not one of the caller's connected mailboxes is 422, nothing created", async () => {
@@ -52,7 +52,7 @@ describe("who may start a reset (DECISIONS D17)", () => {
     const stranger = await resetUser();
     await connectMailbox(stranger, imap.mailboxes.chat);
     await expectErrorBody(await user.call("POST", "/api/tasks/reset", { body: RESET_ROUTES[0].body(imap.mailboxes.chat) }), 422, "UNPROCESSABLE");
-    expect(await jobCount(user.id)).toBe(0);
+    expect(await taskCount(user.id)).toBe(0);
     expect(await auditActions(user.id)).toEqual([]);
   });
 

@@ -92,14 +92,14 @@ describe("sync cursor: no change is ever skipped", () => {
 
     let writing = true;
     const writers = (async () => {
-      const jobs = [];
+      const tasks = [];
       for (let round = 0; round < 3; round++) {
         for (const id of ids) {
-          jobs.push(user.call("PATCH", `/api/passwords/${id}`, { body: { encrypted_data: envelope().encrypted_data } }));
+          tasks.push(user.call("PATCH", `/api/passwords/${id}`, { body: { encrypted_data: envelope().encrypted_data } }));
         }
-        jobs.push(push(user, [create(), create()]));
+        tasks.push(push(user, [create(), create()]));
       }
-      await Promise.all(jobs);
+      await Promise.all(tasks);
       writing = false;
     })();
     while (writing) {

@@ -23,6 +23,6 @@ export * from "./vault-items";
 export * from "./mail-integrations";
 export * from "./discovered-accounts";
 export * from "./registry-overrides";
-export * from "./reset-jobs";
+export * from "./reset-tasks";
 export * from "./vault-counters";
 export * from "./push-subscriptions";

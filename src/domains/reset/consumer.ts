@@ -1,7 +1,7 @@
 import type { Browser, Page } from "@cloudflare/puppeteer";
 import { taskProgress, type TaskProgressClient } from "../../../durable-objects/task-progress";
 import { dbFor, type Db } from "../../db/client";
-import type { JobStep, ResetJobRow } from "../../db/schema";
+import type { TaskStep, ResetTaskRow } from "../../db/schema";
 import { loadConfig, type Bindings, type Config } from "../../env";
 import { AppError } from "../../lib/errors";
 import { guardOptions } from "../../lib/guarded-fetch";
@@ -17,41 +17,44 @@ import { recordResetOutcome } from "./outcome";
 import * as repo from "./repo";
 import { STEP_NAMES } from "./service";
 
-export type ResetMessage = { jobId: string; userId: string };
+export type ResetMessage = { taskId: string; userId: string };
+/** Messages queued before the rename named the task `jobId`; a deploy may find some still waiting. */
+const current = (m: ResetMessage | { jobId: string; userId: string }): ResetMessage => ("jobId" in m ? { taskId: m.jobId, userId: m.userId } : m);
 
 /** Retries with exponential backoff for failures of our side (the browser could not start). */
 class Transient extends Error {}
-/** Another run has taken the job over (this one was presumed dead); stop without writing. */
+/** Another run has taken the task over (this one was presumed dead); stop without writing. */
 class LeaseLost extends Error {}
 
 const backoff = (attempts: number) => Math.min(300, 5 * 2 ** attempts);
 
 /**
- * One message, one job. A job is run only under a lease (see lease.ts): a redelivery while the
+ * One message, one task. A task is run only under a lease (see lease.ts): a redelivery while the
  * lease is live comes back when it could have expired; one after a dead worker's lease ran out
- * takes the job over. Errors outside the flow (D1, the progress object) are retried with backoff.
+ * takes the task over. Errors outside the flow (D1, the progress object) are retried with backoff.
  */
 export async function consumeResetBatch(batch: MessageBatch<ResetMessage>, env: Bindings): Promise<void> {
   for (const msg of batch.messages) {
+    const body = current(msg.body);
     const lastAttempt = msg.attempts > QUEUE_MAX_RETRIES;
     try {
-      const out = await runResetJob(env, msg.body, { lastAttempt });
+      const out = await runResetTask(env, body, { lastAttempt });
       if (!out.retryAfterSeconds) msg.ack();
       else if (!lastAttempt) msg.retry({ delaySeconds: out.retryAfterSeconds });
       else {
-        // A live lease outlasted this message's retries: a fresh message keeps watching the job, so
+        // A live lease outlasted this message's retries: a fresh message keeps watching the task, so
         // a worker that dies later is still taken over. Bounded: each takeover counts a run.
-        await env.RESET_QUEUE.send(msg.body, { delaySeconds: out.retryAfterSeconds });
+        await env.RESET_QUEUE.send(body, { delaySeconds: out.retryAfterSeconds });
         msg.ack();
       }
     } catch (err) {
-      if (!(err instanceof Transient)) console.error("reset job crashed", err instanceof Error ? err.name : "error");
+      if (!(err instanceof Transient)) console.error("reset task crashed", err instanceof Error ? err.name : "error");
       msg.retry({ delaySeconds: backoff(msg.attempts) });
     }
   }
 }
 
-type Ctx = { env: Bindings; config: Config; job: ResetJobRow; leaseId: string; steps: JobStep[]; progress: TaskProgressClient; cancelled: AbortSignal };
+type Ctx = { env: Bindings; config: Config; task: ResetTaskRow; leaseId: string; steps: TaskStep[]; progress: TaskProgressClient; cancelled: AbortSignal };
 
 /** How often a run looks for the owner's cancellation (DECISIONS D17) while it works or waits. */
 const CANCEL_POLL_MS = 1000;
@@ -60,7 +63,7 @@ const CANCEL_POLL_MS = 1000;
 async function setStatus(ctx: Ctx, status: string, extra: Record<string, unknown> = {}) {
   const now = new Date().toISOString();
   const terminal = ["completed", "failed", "cancelled"].includes(status);
-  const kept = await repo.updateLeased(dbFor(ctx.env, ctx.job.userId), ctx.job.userId, ctx.job.id, ctx.leaseId, {
+  const kept = await repo.updateLeased(dbFor(ctx.env, ctx.task.userId), ctx.task.userId, ctx.task.id, ctx.leaseId, {
     status,
     steps: ctx.steps,
     updatedAt: now,
@@ -71,13 +74,13 @@ async function setStatus(ctx: Ctx, status: string, extra: Record<string, unknown
   if (!kept) throw new LeaseLost();
   if (status === "completed" || status === "failed") {
     const outcome = status === "completed" ? ({ status } as const) : ({ status, error: String(extra.error ?? "failed") } as const);
-    await recordResetOutcome(dbFor(ctx.env, ctx.job.userId), ctx.job, outcome);
+    await recordResetOutcome(dbFor(ctx.env, ctx.task.userId), ctx.task, outcome);
   }
   await ctx.progress.publish({ event: "status", data: { status, ...extra } });
 }
 
 async function step<T>(ctx: Ctx, name: string, status: string, fn: () => Promise<T>): Promise<T> {
-  const s = ctx.steps.find((x) => x.name === name) as JobStep;
+  const s = ctx.steps.find((x) => x.name === name) as TaskStep;
   s.status = "running";
   await setStatus(ctx, status, { step: name });
   const t0 = Date.now();
@@ -100,29 +103,29 @@ function reasonOf(err: unknown): string {
   return "the automation stopped unexpectedly";
 }
 
-export async function runResetJob(env: Bindings, m: ResetMessage, opts: { lastAttempt?: boolean } = {}): Promise<{ retryAfterSeconds?: number }> {
+export async function runResetTask(env: Bindings, m: ResetMessage, opts: { lastAttempt?: boolean } = {}): Promise<{ retryAfterSeconds?: number }> {
   const config = loadConfig(env);
   const db = dbFor(env, m.userId);
-  const claim = await claimForRun(env, config, db, m.userId, m.jobId);
+  const claim = await claimForRun(env, config, db, m.userId, m.taskId);
   if ("done" in claim) return {};
   if ("retryAfterSeconds" in claim) return claim;
-  const { job, leaseId } = claim;
-  const progress = taskProgress(env.TASK_PROGRESS, job.id);
-  if (job.runs > 1 && typedBefore(job)) {
+  const { task, leaseId } = claim;
+  const progress = taskProgress(env.TASK_PROGRESS, task.id);
+  if (task.runs > 1 && typedBefore(task)) {
     // The run before died with the password in the site's form: running again would set another
     // one on top of a password the owner may never learn. The held one is delivered instead.
-    const steps = job.steps.map((s) => ({ ...s, status: s.status === "running" ? "failed" : s.status === "pending" ? "skipped" : s.status }));
+    const steps = task.steps.map((s) => ({ ...s, status: s.status === "running" ? "failed" : s.status === "pending" ? "skipped" : s.status }));
     const held = await progress.heldPassword();
-    await setStatus({ env, config, job, leaseId, steps, progress, cancelled: new AbortController().signal }, "failed", { error: STOPPED_TYPING, ...(held ? { newPassword: held } : {}) }).catch((e) => {
+    await setStatus({ env, config, task, leaseId, steps, progress, cancelled: new AbortController().signal }, "failed", { error: STOPPED_TYPING, ...(held ? { newPassword: held } : {}) }).catch((e) => {
       if (!(e instanceof LeaseLost)) throw e;
     });
     return {};
   }
-  const steps: JobStep[] = job.runs > 1 ? STEP_NAMES.map((name) => ({ name, status: "pending", duration: null })) : job.steps.map((s) => ({ ...s }));
+  const steps: TaskStep[] = task.runs > 1 ? STEP_NAMES.map((name) => ({ name, status: "pending", duration: null })) : task.steps.map((s) => ({ ...s }));
   const cancel = new AbortController();
-  const ctx: Ctx = { env, config, job, leaseId, steps, progress, cancelled: cancel.signal };
+  const ctx: Ctx = { env, config, task, leaseId, steps, progress, cancelled: cancel.signal };
   const hooks = { screenshot: (url: string) => ctx.progress.publish({ event: "screenshot", data: { url } }) };
-  const svc = await resolveService(db, job.serviceUrl);
+  const svc = await resolveService(db, task.serviceUrl);
   let browser: Browser | undefined;
   // A cancelled run stops where it is: waits end through the signal, and closing the browser ends
   // a page step; the next status write is then refused (repo.updateLeased) and the run returns.
@@ -138,24 +141,24 @@ export async function runResetJob(env: Bindings, m: ResetMessage, opts: { lastAt
   }, CANCEL_POLL_MS);
   let sealed: string | undefined;
   try {
-    if (!job.clientPublicKey) throw new FlowFailure("no clientPublicKey to deliver the new password to");
-    const mailbox = await mailboxFor(env, config, db, m.userId, job.email);
+    if (!task.clientPublicKey) throw new FlowFailure("no clientPublicKey to deliver the new password to");
+    const mailbox = await mailboxFor(env, config, db, m.userId, task.email);
     const t0 = Date.now();
     try {
       browser = await launchBrowser(env);
     } catch {
       if (opts.lastAttempt) throw new FlowFailure("the browser could not start");
-      await repo.updateLeased(db, m.userId, job.id, leaseId, { status: "pending", leaseId: null, leaseExpiresAt: null, updatedAt: new Date().toISOString() });
+      await repo.updateLeased(db, m.userId, task.id, leaseId, { status: "pending", leaseId: null, leaseExpiresAt: null, updatedAt: new Date().toISOString() });
       throw new Transient("browser unavailable");
     }
     const launchMs = Date.now() - t0;
-    console.log(JSON.stringify({ msg: "reset browser launched", job: job.id, launchMs }));
-    (ctx.steps.find((s) => s.name === "navigate") as JobStep).launchMs = launchMs;
+    console.log(JSON.stringify({ msg: "reset browser launched", task: task.id, launchMs }));
+    (ctx.steps.find((s) => s.name === "navigate") as TaskStep).launchMs = launchMs;
     const page: Page = await browser.newPage();
     await guardPageRequests(page, guardOptions(config));
     const requestedAt = new Date();
-    await step(ctx, "navigate", "running", () => stepNavigate(page, config, svc, job.serviceUrl, hooks));
-    await step(ctx, "enter_email", "running", () => stepEnterEmail(page, svc, job.email, hooks));
+    await step(ctx, "navigate", "running", () => stepNavigate(page, config, svc, task.serviceUrl, hooks));
+    await step(ctx, "enter_email", "running", () => stepEnterEmail(page, svc, task.email, hooks));
     const codePage = await asksForCode(page);
     const found = await step(ctx, "wait_for_email", codePage ? "waiting_for_otp" : "waiting_for_email", () =>
       codePage ? mailOrUserCode(ctx, mailbox, svc, requestedAt) : mailOnly(ctx, mailbox, svc, requestedAt),
@@ -168,7 +171,7 @@ export async function runResetJob(env: Bindings, m: ResetMessage, opts: { lastAt
     if (!meetsRequirements(password, svc.passwordRequirements)) throw new FlowFailure("could not generate a password meeting the requirements");
     // Sealed and held before the site is given it: a password typed and then lost (this run
     // failing or dying before the end) would lock the owner out of the account.
-    sealed = await sealToClient(job.clientPublicKey, password);
+    sealed = await sealToClient(task.clientPublicKey, password);
     await ctx.progress.holdPassword(sealed);
     await step(ctx, "set_password", "running", () => stepSetPassword(page, svc, password, hooks));
     await setStatus(ctx, "completed", { newPassword: sealed });

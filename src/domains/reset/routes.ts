@@ -5,7 +5,7 @@ import { requestMeta, type AppEnv } from "../../http/types";
 import { idParam } from "../../lib/validators";
 import { startChatReset } from "./chat";
 import { CancelTaskResponse, ChatResetBody, CreateResetTaskBody, CreateResetTaskResponse, JobResponse, OtpBody, OtpResponse, SignInDiscoveryBody, SignInDiscoveryResponse } from "./schema";
-import { cancelTask, createResetTask, getJob, submitOtp, taskStream } from "./service";
+import { cancelTask, createResetTask, getTaskRecord, submitOtp, taskStream } from "./service";
 import { discoverSignIn } from "./sign-in-discovery";
 import { sseResponse } from "../../kernel/sse";
 
@@ -100,6 +100,6 @@ export function registerResetRoutes(app: Hono<AppEnv>) {
     tags: ["reset"],
     params: idParam,
     responses: { 200: { description: "The job", schema: JobResponse } },
-    handler: async (c, { params }) => c.json(await getJob(c.env, c.get("user").id, params.id)),
+    handler: async (c, { params }) => c.json(await getTaskRecord(c.env, c.get("user").id, params.id)),
   });
 }

@@ -1,6 +1,6 @@
 import { taskProgress } from "../../../durable-objects/task-progress";
 import { dbFor } from "../../db/client";
-import type { JobStep } from "../../db/schema";
+import type { TaskStep } from "../../db/schema";
 import type { Bindings, Config } from "../../env";
 import { AppError, conflict, ErrorCode, notFound } from "../../lib/errors";
 import { assertPublicUrl } from "../../lib/outbound-guard";
@@ -19,7 +19,7 @@ export type CreateTaskInput = { serviceUrl: string; email: string; passwordId?: 
 
 /**
  * Creates a reset task. The outbound guard runs first (DECISIONS D12), then the connected-mailbox
- * check (422, D14 and D17); only then is anything written (the job with its `reset.start` audit
+ * check (422, D14 and D17); only then is anything written (the task with its `reset.start` audit
  * event) or queued.
  */
 export async function createResetTask(env: Bindings, config: Config, userId: string, input: CreateTaskInput, meta?: RequestMeta) {
@@ -35,9 +35,9 @@ export async function createResetTask(env: Bindings, config: Config, userId: str
   }
   const id = crypto.randomUUID();
   const now = new Date().toISOString();
-  const steps: JobStep[] = STEP_NAMES.map((name) => ({ name, status: "pending", duration: null }));
+  const steps: TaskStep[] = STEP_NAMES.map((name) => ({ name, status: "pending", duration: null }));
   const service = normalizeHost(url.hostname) ?? url.hostname;
-  await repo.insertJob(db, {
+  await repo.insertTask(db, {
     id,
     userId,
     service,
@@ -50,12 +50,12 @@ export async function createResetTask(env: Bindings, config: Config, userId: str
     createdAt: now,
     updatedAt: now,
   }, auditInsert(db, { userId, action: "reset.start", targetType: "reset_task", targetId: id, meta, details: { service } }));
-  await requireBrowserCapacity(db, userId, { perUser: config.MAX_LIVE_BROWSERS_PER_USER, global: config.MAX_LIVE_BROWSERS }, () => repo.deleteJob(db, userId, id));
+  await requireBrowserCapacity(db, userId, { perUser: config.MAX_LIVE_BROWSERS_PER_USER, global: config.MAX_LIVE_BROWSERS }, () => repo.deleteTask(db, userId, id));
   await taskProgress(env.TASK_PROGRESS, id).publish({ event: "status", data: { status: "pending" } });
   try {
-    await env.RESET_QUEUE.send({ jobId: id, userId });
+    await env.RESET_QUEUE.send({ taskId: id, userId });
   } catch {
-    await repo.updateJob(db, userId, id, { status: "failed", error: "could not be queued", updatedAt: new Date().toISOString() });
+    await repo.updateTask(db, userId, id, { status: "failed", error: "could not be queued", updatedAt: new Date().toISOString() });
     await recordResetOutcome(db, { id, userId, service, passwordId: input.passwordId ?? null }, { status: "failed", error: "could not be queued" });
     await taskProgress(env.TASK_PROGRESS, id).publish({ event: "status", data: { status: "failed", error: "could not be queued" } });
     throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "The reset queue is unavailable");
@@ -63,8 +63,8 @@ export async function createResetTask(env: Bindings, config: Config, userId: str
   return { taskId: id, status: "pending" as const };
 }
 
-export async function getJob(env: Bindings, userId: string, id: string) {
-  const row = await repo.findJob(dbFor(env, userId), userId, id);
+export async function getTaskRecord(env: Bindings, userId: string, id: string) {
+  const row = await repo.findTask(dbFor(env, userId), userId, id);
   if (!row) throw notFound("Job");
   return {
     id: row.id,
@@ -79,7 +79,7 @@ export async function getJob(env: Bindings, userId: string, id: string) {
 }
 
 export async function taskStream(env: Bindings, userId: string, id: string): Promise<Response> {
-  if (!(await repo.findJob(dbFor(env, userId), userId, id))) throw notFound("Task");
+  if (!(await repo.findTask(dbFor(env, userId), userId, id))) throw notFound("Task");
   return taskProgress(env.TASK_PROGRESS, id).stream();
 }
 
@@ -87,7 +87,7 @@ const OPEN = new Set(["pending", "running", "waiting_for_email", "waiting_for_ot
 
 /** Holds a code for the flow; accepted only while the task can still use it. */
 export async function submitOtp(env: Bindings, userId: string, id: string, code: string) {
-  const row = await repo.findJob(dbFor(env, userId), userId, id);
+  const row = await repo.findTask(dbFor(env, userId), userId, id);
   if (!row) throw notFound("Task");
   if (!OPEN.has(row.status)) return { accepted: false };
   await taskProgress(env.TASK_PROGRESS, id).putOtp(code);
@@ -100,11 +100,11 @@ export async function submitOtp(env: Bindings, userId: string, id: string, code:
  */
 export async function cancelTask(env: Bindings, userId: string, id: string) {
   const db = dbFor(env, userId);
-  const row = await repo.findJob(db, userId, id);
+  const row = await repo.findTask(db, userId, id);
   if (!row) throw notFound("Task");
   const steps = row.steps.map((s) => (s.status === "pending" || s.status === "running" ? { ...s, status: "skipped" } : s));
-  if (!(await repo.cancelJob(db, userId, id, steps, new Date().toISOString()))) {
-    const now = await repo.findJob(db, userId, id);
+  if (!(await repo.cancelTaskRow(db, userId, id, steps, new Date().toISOString()))) {
+    const now = await repo.findTask(db, userId, id);
     if (now && OPEN.has(now.status)) throw conflict("The new password is already being set; the reset can no longer be cancelled");
     throw conflict("The task has already ended");
   }

@@ -1,10 +1,13 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /** `launchMs` (navigate only): how much of the run went into starting the browser. */
-export type JobStep = { name: string; status: string; duration: number | null; launchMs?: number };
+export type TaskStep = { name: string; status: string; duration: number | null; launchMs?: number };
 
-/** A password-reset task; the task id is the job id (DECISIONS D14). Nothing readable is stored. */
-export const resetJobs = sqliteTable(
+/**
+ * A password-reset task (DECISIONS D14): the spec's `GET /api/jobs/<id>` shows it as a "job", and
+ * the table keeps its first name. Nothing readable is stored.
+ */
+export const resetTasks = sqliteTable(
   "reset_jobs",
   {
     id: text("id").primaryKey(),
@@ -16,10 +19,10 @@ export const resetJobs = sqliteTable(
     clientPublicKey: text("client_public_key", { mode: "json" }).$type<JsonWebKey>(),
     status: text("status").notNull(),
     error: text("error"),
-    steps: text("steps", { mode: "json" }).$type<JobStep[]>().notNull(),
+    steps: text("steps", { mode: "json" }).$type<TaskStep[]>().notNull(),
     startedAt: text("started_at"),
     completedAt: text("completed_at"),
-    /** The run holding the job: only it may write; another delivery may take over once it expires. */
+    /** The run holding the task: only it may write; another delivery may take over once it expires. */
     leaseId: text("lease_id"),
     leaseExpiresAt: text("lease_expires_at"),
     /** Runs started (claims), retries after a dead worker included. */
@@ -30,4 +33,4 @@ export const resetJobs = sqliteTable(
   (t) => [index("reset_jobs_user_created").on(t.userId, t.createdAt)],
 );
 
-export type ResetJobRow = typeof resetJobs.$inferSelect;
+export type ResetTaskRow = typeof resetTasks.$inferSelect;
