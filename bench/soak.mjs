@@ -57,11 +57,11 @@ const OPS = [
     const mutations = Array.from({ length: 5 }, (_, k) => ({ action: "create", id: randomUUID(), clientUpdatedAt: stamp, data: entryBody(p.n + k) }));
     return p.call("POST", "/api/passwords/sync", { mutations }).then((r) => (p.entries.push(...mutations.map((m) => m.id)), r));
   }],
-  [5, "passwords", (p) => p.call("POST", "/api/passwords", entryBody(p.n++)).then((r) => (p.entries.push(r.json.data.id), r))],
-  [4, "passwords", (p) => p.call("GET", "/api/passwords?limit=50")],
-  [3, "passwords", (p) => (p.entries.length ? p.call("PATCH", `/api/passwords/${pick(p.entries)}`, { encrypted_data: bytes(300), wrapped_item_key: bytes(40) }) : null)],
-  [2, "passwords", (p) => (p.entries.length ? p.call("POST", `/api/passwords/${pick(p.entries)}/reveal`, undefined, p.dev) : null)],
-  [1, "passwords", (p) => (p.entries.length > 20 ? p.call("DELETE", `/api/passwords/${p.entries.shift()}`) : null)],
+  [5, "entries.create", (p) => p.call("POST", "/api/passwords", entryBody(p.n++)).then((r) => (p.entries.push(r.json.data.id), r))],
+  [4, "entries.list", (p) => p.call("GET", "/api/passwords?limit=50")],
+  [3, "entries.edit", (p) => (p.entries.length ? p.call("PATCH", `/api/passwords/${pick(p.entries)}`, { encrypted_data: bytes(300), wrapped_item_key: bytes(40) }) : null)],
+  [2, "entries.reveal", (p) => (p.entries.length ? p.call("POST", `/api/passwords/${pick(p.entries)}/reveal`, undefined, p.dev) : null)],
+  [1, "entries.delete", (p) => (p.entries.length > 20 ? p.call("DELETE", `/api/passwords/${p.entries.shift()}`) : null)],
   [2, "notifications", (p) => p.call("GET", "/api/notifications?limit=20")],
   [1, "notifications", (p) => p.call("POST", "/api/notifications/read")],
   [2, "devices", (p) => p.call("GET", "/api/devices")],
@@ -88,7 +88,8 @@ const OPS = [
   [1, "meta", (p) => p.call("GET", "/api/health")],
 ];
 /** `--only sync,passwords` narrows the mix to those families (to find which one a trend follows). */
-const MIX = values.only ? OPS.filter(([, family]) => values.only.split(",").includes(family)) : OPS;
+const wanted = (family) => values.only.split(",").some((w) => family === w || family.startsWith(`${w}.`));
+const MIX = values.only ? OPS.filter(([, family]) => wanted(family)) : OPS;
 const TOTAL = MIX.reduce((n, [w]) => n + w, 0);
 function chooseOp() {
   let r = Math.random() * TOTAL;
