@@ -1,4 +1,4 @@
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Page, type Request } from "playwright-core";
 import { inject } from "vitest";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -30,11 +30,35 @@ function emailOf(token: string): string {
 }
 
 /**
+ * `page.goto` that, when the page does not finish loading, says which of its requests were still
+ * open and for how long: a navigation that hangs is a fault to find, not a timeout to raise.
+ */
+export async function openPage(page: Page, url: string) {
+  const open = new Map<Request, number>();
+  const started = (r: Request) => void open.set(r, Date.now());
+  const ended = (r: Request) => void open.delete(r);
+  page.on("request", started);
+  page.on("requestfinished", ended);
+  page.on("requestfailed", ended);
+  try {
+    await page.goto(url);
+  } catch (e) {
+    const now = Date.now();
+    const list = [...open].map(([r, t]) => `${r.method()} ${r.url()} (${r.resourceType()}, ${now - t} ms, ${r.serviceWorker() ? "service worker" : "page"})`);
+    throw new Error(`${(e as Error).message}\nrequests still open: ${list.length ? list.join("; ") : "none"}`);
+  } finally {
+    page.off("request", started);
+    page.off("requestfinished", ended);
+    page.off("requestfailed", ended);
+  }
+}
+
+/**
  * Signs in as the token's user through the OpenID provider's login page (authorization code with
  * PKCE), and stops at the page's master passphrase form.
  */
 export async function signInWithProvider(page: Page, token: string) {
-  await page.goto("/");
+  await openPage(page, "/");
   await page.getByRole("link", { name: "Sign in" }).click();
   await page.getByLabel("Email").fill(emailOf(token));
   await page.getByLabel("Password").fill(DEV_PASSWORD);
@@ -54,9 +78,9 @@ export async function submitSignIn(page: Page, passphrase: string) {
  * origin the provider's redirect (to the worker's own callback) would leave.
  */
 export async function signInWithCookie(page: Page, token: string) {
-  await page.goto("/");
+  await openPage(page, "/");
   await page.context().addCookies([{ name: "access_token", value: token, url: new URL(page.url()).origin, httpOnly: true, sameSite: "Strict" }]);
-  await page.goto("/");
+  await openPage(page, "/");
   await page.getByLabel("Master passphrase").waitFor();
 }
 
@@ -66,7 +90,7 @@ export async function signInWithCookie(page: Page, token: string) {
  * vault.
  */
 export async function signInThroughPage(page: Page, token: string, passphrase: string) {
-  await page.goto("/");
+  await openPage(page, "/");
   if (new URL(page.url()).origin === new URL(inject("baseUrl")).origin) await signInWithProvider(page, token);
   else await signInWithCookie(page, token);
   await submitSignIn(page, passphrase);
