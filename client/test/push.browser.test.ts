@@ -22,13 +22,20 @@ afterAll(async () => {
 describe("service worker: Web Push", () => {
   it("shows a pushed message as a notification (delivered through DevTools, no push service needed)", async () => {
     const cdp = await page.context().newCDPSession(page);
-    const registrations: { registrationId: string; scopeURL: string }[] = [];
-    cdp.on("ServiceWorker.workerRegistrationUpdated", (e: { registrations: { registrationId: string; scopeURL: string }[] }) => registrations.push(...e.registrations));
+    const registrations: { registrationId: string; scopeURL: string; isDeleted: boolean }[] = [];
+    cdp.on("ServiceWorker.workerRegistrationUpdated", (e: { registrations: typeof registrations }) => registrations.push(...e.registrations));
     await cdp.send("ServiceWorker.enable");
     await page.goto("/");
-    await page.evaluate(async () => void (await navigator.serviceWorker.ready));
-    await expect.poll(() => registrations.find((r) => r.scopeURL === `${base}/`)?.registrationId).toBeTruthy();
-    const registrationId = registrations.find((r) => r.scopeURL === `${base}/`)!.registrationId;
+    // A push reaches an activated worker; `ready` already resolves while it is activating.
+    const state = await page.evaluate(async () => {
+      const active = (await navigator.serviceWorker.ready).active!;
+      if (active.state !== "activated") await new Promise((r) => active.addEventListener("statechange", () => active.state === "activated" && r(null)));
+      return { worker: active.state, permission: Notification.permission };
+    });
+    expect(state).toEqual({ worker: "activated", permission: "granted" });
+    const current = () => registrations.filter((r) => r.scopeURL === `${base}/` && !r.isDeleted).at(-1)?.registrationId;
+    await expect.poll(current).toBeTruthy();
+    const registrationId = current()!;
     const message = { type: "new_device", title: "New device signed in", body: "Firefox on Linux was registered", url: "/devices" };
     await cdp.send("ServiceWorker.deliverPushMessage", { origin: base, registrationId, data: JSON.stringify(message) });
     const shown = async () =>

@@ -18,14 +18,17 @@ export function pushSwitch(app: AppContext): HTMLElement {
   const message = el("p", { id: "push-message", role: "status" });
   const wrap = el("div", { className: "row" }, el("label", {}, box, " Push notifications on this browser"), message);
   const supported = "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
-  box.disabled = !supported;
+  // Off until this browser's state is read: a click before that would be overwritten by the
+  // reading, and the switch would show the opposite of what is being done.
+  box.disabled = true;
   if (!supported) message.textContent = "This browser cannot receive push notifications.";
 
   void (async () => {
     if (!supported) return;
     const reg = await navigator.serviceWorker.ready;
     box.checked = !!(await reg.pushManager.getSubscription()) && !!localStorage.getItem(ID_KEY);
-  })().catch(() => undefined);
+    box.disabled = false;
+  })().catch(() => (message.textContent = "This browser's push state could not be read."));
 
   async function turnOn() {
     const { enabled, public_key } = await app.api.pushKey();
