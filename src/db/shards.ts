@@ -34,23 +34,28 @@ function fmix32(h: number): number {
   return h >>> 0;
 }
 
-/** The weight of one (shard, user) pair; exported for the distribution tests and the bench. */
-export function shardScore(shard: string, userId: string): number {
-  // The shard's name seeds the hash of the user id, so each shard draws an independent score.
-  return fmix32(fnv1a(userId, fnv1a(shard)));
-}
+const seeds = new Map<string, number>();
+const seedOf = (shard: string) => seeds.get(shard) ?? (seeds.set(shard, fmix32(fnv1a(shard))), seeds.get(shard)!);
 
-/** The shard a user belongs on by hashing alone; ties (1 in 2^32) go to the lower name. */
+/**
+ * The weight of one (shard, user) pair. The user id is hashed once and mixed with each shard's
+ * seed through the finaliser (a bijection), so each shard draws its own score at the cost of a
+ * few multiplications per shard, not a pass over the id per shard.
+ */
+const score = (user: number, shard: string) => fmix32(user ^ seedOf(shard));
+
+/** The shard a user belongs on by hashing alone; ties go to the lower name. */
 export function pickShard(userId: string, shards: readonly string[]): string {
   if (shards.length === 0) throw new Error("No D1 shard is configured");
+  const user = fnv1a(userId);
   let best = shards[0]!;
-  let bestScore = shardScore(best, userId);
+  let bestScore = score(user, best);
   for (let i = 1; i < shards.length; i++) {
     const name = shards[i]!;
-    const score = shardScore(name, userId);
-    if (score > bestScore || (score === bestScore && name < best)) {
+    const s = score(user, name);
+    if (s > bestScore || (s === bestScore && name < best)) {
       best = name;
-      bestScore = score;
+      bestScore = s;
     }
   }
   return best;
@@ -66,6 +71,18 @@ const isD1 = (v: unknown): v is D1Database => typeof v === "object" && v !== nul
  * the user → shard map reads the same whichever name the single database is bound under.
  */
 export function shardBindings(env: Record<string, unknown>): string[] {
+  // Asked for every statement: the answer is kept per environment object (the bindings of an
+  // isolate do not change while it lives).
+  const known = listed.get(env);
+  if (known) return known;
+  const names = listShards(env);
+  listed.set(env, names);
+  return names;
+}
+
+const listed = new WeakMap<object, string[]>();
+
+function listShards(env: Record<string, unknown>): string[] {
   const found = Object.keys(env)
     .filter((k) => SHARD_BINDING.test(k) && isD1(env[k]))
     .map((k) => Number(k.slice(3)))
