@@ -48,25 +48,17 @@ class RoutedStatement {
 }
 
 class UserRoute {
-  private shard: Promise<string> | undefined;
-  private recorded = false;
-
   constructor(
     private readonly env: Record<string, unknown>,
     private readonly userId: string,
   ) {}
 
+  /**
+   * Resolved again for every statement, not once per handle: a handle can live for minutes (a
+   * reset task's run), and a move may switch the user's shard meanwhile. A cache hit is a Map lookup.
+   */
   async target(write: boolean): Promise<Target> {
-    // One resolution per handle; a first write after a read resolves again so the map gets its row.
-    if (!this.shard || (write && !this.recorded)) {
-      if (write) this.recorded = true;
-      this.shard = resolveShard(this.env, this.userId, write);
-      this.shard.catch(() => {
-        this.shard = undefined;
-        this.recorded = false;
-      });
-    }
-    return bindingOf(this.env, await this.shard);
+    return bindingOf(this.env, await resolveShard(this.env, this.userId, write));
   }
 
   prepare(sql: string) {

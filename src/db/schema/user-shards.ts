@@ -9,6 +9,10 @@ export const userShards = sqliteTable("user_shards", {
   userId: text("user_id").primaryKey(),
   /** The binding name of the shard: `DB_0` … `DB_{n-1}` (or `DB` for a one-database deployment). */
   shard: text("shard").notNull(),
+  /** Set while a move copies the user to this shard: the user's writes wait (src/db/shard-move.ts). */
+  movingTo: text("moving_to"),
+  /** The shard a finished move still has to delete the user's rows from. */
+  cleanupFrom: text("cleanup_from"),
   createdAt: text("created_at").notNull(),
 });
 
