@@ -33,11 +33,40 @@ const vapid = createECDH("prime256v1");
 vapid.generateKeys();
 const strip = (k: Record<string, unknown>) => Object.fromEntries(Object.entries(k).filter(([n]) => !["d", "p", "q", "dp", "dq", "qi"].includes(n)));
 
+// Issue 20: VAULT_SHARDS=3 (scripts/test.sh's second pass, `npm run test:shards`) runs the suite on
+// three shard databases and a directory of its own; the default is wrangler.toml's one database.
+const SHARDS = Number(process.env.VAULT_SHARDS ?? "1");
+const shardDatabases: Record<string, string> =
+  SHARDS > 1
+    ? { DB: "vault-directory", DIRECTORY: "vault-directory", ...Object.fromEntries(Array.from({ length: SHARDS }, (_, i) => [`DB_${i}`, `vault-shard-${i}`])) }
+    : {};
+
+/**
+ * On several shards these suites stay out, for what is left of issue 20 (docs/decisions.md, "Issue
+ * 20", "Left"): entry shares, emergency contacts and the switch's recipients are still kept on the
+ * owner's shard, where a recipient on another shard does not look; entry ids are unique per shard,
+ * not across shards; and a few files poke rows of two users in one SQL statement.
+ */
+const NOT_YET_ACROSS_SHARDS = [
+  "test/sharing/**",
+  "test/emergency/**",
+  "test/dead-man-switch/**",
+  "test/security/email-verified.test.ts",
+  "test/http/pagination.test.ts",
+  "test/notifications/push.test.ts",
+  "test/notifications/quota.test.ts",
+  "test/passwords/import-export.test.ts",
+  "test/sync/security.test.ts",
+  "test/identities/security.test.ts",
+  "test/mailer/mailer.test.ts",
+];
+
 export default defineConfig({
   plugins: [
     cloudflareTest(async ({ inject }) => ({
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
+        d1Databases: shardDatabases,
         bindings: {
           IDP_JWKS: JSON.stringify({ keys: [strip(es), strip(rs)] }),
           IDP_ISSUER: "https://idp.test",
@@ -77,6 +106,11 @@ export default defineConfig({
           MAX_LIVE_BROWSERS_PER_USER: "6",
           // The suite's files share one local D1, so the deployment-wide cap is set out of the way.
           MAX_LIVE_BROWSERS: "1000",
+          // A shard move waits out the isolates' map caches twice; a short cache keeps the move tests short.
+          SHARD_CACHE_MS: "300",
+          // `node bench/shards.mjs --move` (test/db/shard-move-bench.test.ts): the owner's writes
+          // during a long move must not meet the per-user rate limits.
+          ...(process.env.SHARD_BENCH ? { TEST_SHARD_BENCH: "1", RATE_LIMIT_MULTIPLIER: "1000" } : {}),
           VAPID_PUBLIC_KEY: vapid.getPublicKey().toString("base64url"),
           VAPID_PRIVATE_KEY: vapid.getPrivateKey().toString("base64url"),
           VAPID_SUBJECT: "mailto:ops@vault.test",
@@ -87,7 +121,7 @@ export default defineConfig({
   ],
   test: {
     // The web client's suites run in Node against a real browser: vitest.browser.config.mts.
-    exclude: [...configDefaults.exclude, "client/**"],
+    exclude: [...configDefaults.exclude, "client/**", ...(SHARDS > 1 ? NOT_YET_ACROSS_SHARDS : [])],
     setupFiles: ["./test/support/setup.ts"],
     globalSetup: [
       "./test/support/mail-api-server.ts",

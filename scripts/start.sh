@@ -3,7 +3,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 node scripts/lib/dev-identity.mjs
-npx wrangler d1 migrations apply DB --local
+node scripts/db-migrate.mjs
 PORT="${PORT:-8787}"
 export PORT
 # The local OpenID provider (sign-in at http://localhost:${PORT}/), stopped with this script.

@@ -23,6 +23,7 @@ import { registerRegistryRoutes } from "./domains/registry";
 import { registerResetRoutes } from "./domains/reset";
 import { registerIntegrationRoutes } from "./domains/integrations";
 import { registerDiscoveryRoutes } from "./domains/discovery";
+import { registerShardRoutes } from "./domains/shards";
 import { registerAppPages } from "./http/app-pages";
 
 const apiVersion: MiddlewareHandler<AppEnv> = async function apiVersion(c, next) {
@@ -80,6 +81,7 @@ export function buildApp(): Hono<AppEnv> {
   registerResetRoutes(app);
   registerIntegrationRoutes(app);
   registerDiscoveryRoutes(app);
+  registerShardRoutes(app);
   registerAppPages(app);
   app.notFound(handleNotFound);
   app.onError(handleError);

@@ -16,7 +16,7 @@ import { identityAliasKeysColumn } from "./domains/identities";
 import { mailSecretsColumn } from "./domains/integrations";
 import { sessionShareCredentialsColumn } from "./domains/session-shares";
 import { twoFactorSecretsColumn } from "./domains/two-factor";
-import { globalDb } from "./db/client";
+import { directoryDb, eachShard } from "./db/client";
 import { resealColumn } from "./db/reseal";
 import { loadConfig, type Bindings } from "./env";
 
@@ -57,9 +57,12 @@ const SEALED_COLUMNS = [mailSecretsColumn, sessionShareCredentialsColumn, legacy
 async function resealStale(env: Bindings): Promise<string> {
   const keys = loadConfig(env).dataKeys;
   const parts: string[] = [];
-  for (const column of SEALED_COLUMNS) {
-    const r = await resealColumn(globalDb(env), keys, column);
-    parts.push(`${column.table}.${column.column} ${r.resealed} (${r.failed} failed)`);
+  // Every sealed column is a user's, so the pass runs on each shard.
+  for (const { shard, db } of eachShard(env)) {
+    for (const column of SEALED_COLUMNS) {
+      const r = await resealColumn(db, keys, column);
+      parts.push(`${shard} ${column.table}.${column.column} ${r.resealed} (${r.failed} failed)`);
+    }
   }
   return parts.join(", ");
 }
@@ -74,6 +77,6 @@ export default {
   // One consumer per queue of wrangler.toml, told apart by the queue's name.
   queue: (batch, env) =>
     batch.queue === MAIL_QUEUE_NAME
-      ? consumeMailBatch(batch as MessageBatch<MailMessage>, loadConfig(env), globalDb(env))
+      ? consumeMailBatch(batch as MessageBatch<MailMessage>, loadConfig(env), directoryDb(env))
       : consumeResetBatch(batch as MessageBatch<ResetMessage>, env),
 } satisfies ExportedHandler<Bindings, ResetMessage | MailMessage>;

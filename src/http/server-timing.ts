@@ -66,6 +66,8 @@ function timedD1(db: D1Database, timing: Timing): D1Database {
   });
 }
 
+const isD1 = (v: unknown): v is D1Database => typeof v === "object" && v !== null && typeof (v as D1Database).prepare === "function" && typeof (v as D1Database).batch === "function";
+
 function setHeader(c: Context<AppEnv>, name: string, value: string) {
   try {
     c.res.headers.set(name, value);
@@ -88,8 +90,16 @@ export function serverTiming(): MiddlewareHandler<AppEnv> {
     const timing = new Timing();
     c.set("timing", timing);
     const env = c.env;
-    const db = timedD1(env.DB, timing);
-    c.env = new Proxy(env, { get: (target, key) => (key === "DB" ? db : Reflect.get(target, key)) });
+    // Every D1 binding (each shard, the directory), timed once per request whichever a repo reaches.
+    const timed = new Map<PropertyKey, D1Database>();
+    c.env = new Proxy(env, {
+      get: (target, key) => {
+        const value = Reflect.get(target, key);
+        if (!isD1(value)) return value;
+        if (!timed.has(key)) timed.set(key, timedD1(value, timing));
+        return timed.get(key);
+      },
+    });
     const json = c.json;
     c.json = ((...args: Parameters<typeof json>) => {
       const start = performance.now();

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../../src/env";
 import { guardImapTarget } from "../../src/domains/integrations/imap";
 import { IntegrationService } from "../../src/domains/integrations/service";
-import { globalDb } from "../../src/db/client";
+import { dbFor } from "../../src/db/client";
 import { AppError } from "../../src/lib/errors";
 import { expectErrorBody, TestUser } from "../support/auth";
 import { accountReport, authorize, authUrl, callback, connectImap, connectOAuth, imapMailbox, integrations, providerAccount } from "../support/mail-provider";
@@ -156,7 +156,7 @@ describe("outbound guard for IMAP (OUTBOUND_ALLOW_PRIVATE off)", () => {
   it("the connect service refuses before dialling: nothing is stored", async () => {
     const user = await TestUser.create();
     const box = await imapMailbox([]);
-    const svc = new IntegrationService(globalDb(env), env, closed());
+    const svc = new IntegrationService(dbFor(env, user.id), env, closed());
     await refusedOn(svc.connectImap(user.id, { host: "127.0.0.1", port: 993, username: box.user, password: box.password, tls: false }), "host");
     await refusedOn(svc.connectImap(user.id, { host: "8.8.8.8", port: 2525, username: box.user, password: box.password, tls: false }), "port");
     expect(await integrations(user)).toEqual([]);

@@ -1,12 +1,12 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { globalDb } from "../../src/db/client";
+import { directoryDb } from "../../src/db/client";
 import { registryOverrides } from "../../src/db/schema";
 import { compilePatterns, REGISTRY_CACHE_TTL_MS, resetRegistryCacheForTests, resolveService } from "../../src/domains/registry/resolve";
 import { RegistryAdminService } from "../../src/domains/registry/service";
 import { uniqueDomain } from "../support/registry";
 
-const db = () => globalDb(env);
+const db = () => directoryDb(env);
 const now = () => new Date().toISOString();
 
 afterEach(() => {

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { SELF } from "../support/worker";
 import { describe, expect, it } from "vitest";
-import { dbFor } from "../../src/db/client";
+import { dbFor, directoryDb } from "../../src/db/client";
 import { resolveChatTarget } from "../../src/domains/reset/chat-intent";
 import { ChatRenderer } from "../../src/domains/reset/chat-stream";
 import { resolveService } from "../../src/domains/registry/resolve";
@@ -72,16 +72,16 @@ describe("chat intent and rendering", () => {
   const db = () => dbFor(env, "intent");
 
   it("finds the service by name, domain, URL or serviceId, and the account address", async () => {
-    const byName = await resolveChatTarget(db(), "intent", { message: "Reset my GitHub password for me@example.org" });
+    const byName = await resolveChatTarget(db(), directoryDb(env), "intent", { message: "Reset my GitHub password for me@example.org" });
     expect(byName).toMatchObject({ svc: { domain: "github.com", known: true }, email: "me@example.org" });
     expect(byName.serviceUrl).toBe((await resolveService(db(), "github.com")).resetUrl);
-    expect((await resolveChatTarget(db(), "intent", { message: "my gitlab.com account, please" })).svc.domain).toBe("gitlab.com");
-    const byUrl = await resolveChatTarget(db(), "intent", { message: "reset https://accounts.example.org/signin?x=1." });
+    expect((await resolveChatTarget(db(), directoryDb(env), "intent", { message: "my gitlab.com account, please" })).svc.domain).toBe("gitlab.com");
+    const byUrl = await resolveChatTarget(db(), directoryDb(env), "intent", { message: "reset https://accounts.example.org/signin?x=1." });
     expect(byUrl).toMatchObject({ svc: { domain: "accounts.example.org", known: false }, serviceUrl: "https://accounts.example.org/signin?x=1", email: null });
-    expect((await resolveChatTarget(db(), "intent", { message: "this one", serviceId: "github.com", email: "Me@Example.org" })).email).toBe("me@example.org");
-    expect((await resolveChatTarget(db(), "intent", { message: "not githubber, gitlab" })).svc.domain).toBe("gitlab.com");
-    expect((await resolveChatTarget(db(), "intent", { message: "my X account" })).svc.known).toBe(true);
-    await expect(resolveChatTarget(db(), "intent", { message: "put it in a box for x" })).rejects.toMatchObject({ status: 400 });
+    expect((await resolveChatTarget(db(), directoryDb(env), "intent", { message: "this one", serviceId: "github.com", email: "Me@Example.org" })).email).toBe("me@example.org");
+    expect((await resolveChatTarget(db(), directoryDb(env), "intent", { message: "not githubber, gitlab" })).svc.domain).toBe("gitlab.com");
+    expect((await resolveChatTarget(db(), directoryDb(env), "intent", { message: "my X account" })).svc.known).toBe(true);
+    await expect(resolveChatTarget(db(), directoryDb(env), "intent", { message: "put it in a box for x" })).rejects.toMatchObject({ status: 400 });
   });
 
   it("the password section never carries the sealed or clear password", async () => {

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/env";
 import { discoverSignIn } from "../../src/domains/reset/sign-in-discovery";
-import { globalDb } from "../../src/db/client";
+import { directoryDb } from "../../src/db/client";
 import { expectErrorBody, TestUser } from "../support/auth";
 
 const site = env.TEST_RESET_SITE;
@@ -47,7 +47,7 @@ describe("POST /api/sign-in-discovery", () => {
   it("without OUTBOUND_ALLOW_PRIVATE, loopback and private addresses are refused before any fetch", async () => {
     const strict = { ...loadConfig(env), allowPrivateOutbound: false };
     for (const url of [`${site}/login`, "http://127.1/", "http://2130706433/", "http://[::ffff:10.0.0.1]/", "http://169.254.169.254/latest"]) {
-      await expect(discoverSignIn(strict, globalDb(env), url)).rejects.toMatchObject({ code: "VALIDATION_ERROR", details: [{ field: "url" }] });
+      await expect(discoverSignIn(strict, directoryDb(env), url)).rejects.toMatchObject({ code: "VALIDATION_ERROR", details: [{ field: "url" }] });
     }
   });
 });

@@ -1,8 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { loginTargetOf } from "../../src/domains/session-shares/service";
-import { drizzle } from "drizzle-orm/d1";
-import * as schema from "../../src/db/schema";
+import { directoryDb } from "../../src/db/client";
 import { AppError } from "../../src/lib/errors";
 import { TestUser } from "../support/auth";
 import { adminFromFreshIp } from "../support/registry";
@@ -58,7 +57,7 @@ describe("the ai_agent login consults the service registry", () => {
   });
 
   it("the entry's url wins over the registry's login_url, and a registry login_url still passes the outbound guard", async () => {
-    const db = drizzle(env.DB, { schema });
+    const db = directoryDb(env);
     const host = freshHost();
     const { call } = await adminFromFreshIp();
     const ov = await call("POST", "/api/admin/services/registry", { domain: host, name: "Private", login_url: "http://127.0.0.1:9/login", submit_selectors: ["#go"] });

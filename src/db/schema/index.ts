@@ -26,3 +26,5 @@ export * from "./registry-overrides";
 export * from "./reset-tasks";
 export * from "./vault-counters";
 export * from "./push-subscriptions";
+export * from "./user-shards";
+export * from "./session-share-links";

@@ -1,4 +1,4 @@
-import { dbFor, globalDb, type Db } from "../../db/client";
+import { dbFor, eachShard, type Db } from "../../db/client";
 import type { EmergencyContactRow } from "../../db/schema";
 import { loadConfig, type Bindings, type Config } from "../../env";
 import { mailerFor, sendQuietly, type Mailer } from "../notifications";
@@ -17,10 +17,22 @@ export type EmergencyCtx = { db: Db; mailer: Mailer; appOrigin: string; config?:
 /** `ownerId` is the vault owner whose records hold the contact; timers set before it was passed look it up. */
 export async function runEmergencyTimer(env: Bindings, contactId: string, ownerId: string | undefined, now: number): Promise<number | null> {
   const config = loadConfig(env);
-  const owner = ownerId ?? (await repo.findById(globalDb(env), contactId))?.ownerId;
+  const owner = ownerId ?? (await legacyOwnerOf(env, contactId));
   if (!owner) return null;
   const db = dbFor(env, owner);
   return tickContact({ db, mailer: mailerFor(config, db, env.MAIL_QUEUE), appOrigin: config.APP_ORIGIN ?? "", config }, contactId, now);
+}
+
+/**
+ * A timer armed before it carried the owner names only the contact: asked of every shard in turn,
+ * at each of its alarms; timers armed since name the owner and go straight to its shard.
+ */
+async function legacyOwnerOf(env: Bindings, contactId: string): Promise<string | undefined> {
+  for (const { db } of eachShard(env)) {
+    const row = await repo.findById(db, contactId);
+    if (row) return row.ownerId;
+  }
+  return undefined;
 }
 
 /**

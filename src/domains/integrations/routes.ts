@@ -1,6 +1,6 @@
 import type { Context, Hono } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
-import { dbFor, globalDb } from "../../db/client";
+import { dbFor, directoryDb } from "../../db/client";
 import { verifyAccessToken } from "../../http/auth";
 import { route } from "../../http/route";
 import type { AppEnv } from "../../http/types";
@@ -19,7 +19,8 @@ import {
 import { IntegrationService, redirectUri } from "./service";
 
 function service(c: Context<AppEnv>, userId?: string) {
-  const db = userId ? dbFor(c.env, userId) : globalDb(c.env);
+  // Without a caller (the OAuth callback) the service reaches the user's shard once the state names them.
+  const db = userId ? dbFor(c.env, userId) : directoryDb(c.env);
   return new IntegrationService(db, c.env, c.get("config"));
 }
 

@@ -1,5 +1,5 @@
 import { tokensFor } from "./tokens";
-import type { Db } from "../../db/client";
+import { dbFor, directoryDb, type Db } from "../../db/client";
 import type { MailIntegrationRow } from "../../db/schema";
 import type { Bindings, Config } from "../../env";
 import { randomId } from "../../lib/crypto";
@@ -31,7 +31,8 @@ export class IntegrationService {
   }
 
   async authUrl(userId: string, provider: OAuthProvider, redirect: string, flow: string): Promise<string> {
-    return buildAuthUrl(this.db, this.config, providerConfig(this.config, provider), userId, redirect, flow);
+    // The state is read back by a callback that may carry no session, so it lives in the directory.
+    return buildAuthUrl(directoryDb(this.env), this.config, providerConfig(this.config, provider), userId, redirect, flow);
   }
 
   /**
@@ -50,7 +51,7 @@ export class IntegrationService {
     let userId: string;
     let verifier: string;
     try {
-      ({ userId, verifier } = await consumeState(this.db, this.config, provider, q.state, callerId, flow));
+      ({ userId, verifier } = await consumeState(directoryDb(this.env), this.config, provider, q.state, callerId, flow));
     } catch (err) {
       if (err instanceof StateError) return done("error", err.message);
       throw err;
@@ -65,7 +66,7 @@ export class IntegrationService {
       return done("error", "token_exchange_failed");
     }
     const now = new Date().toISOString();
-    await repo.upsertIntegration(this.db, {
+    await repo.upsertIntegration(dbFor(this.env, userId), {
       id: randomId(),
       userId,
       provider,

@@ -1,5 +1,5 @@
 import type { Context, Hono } from "hono";
-import { globalDb } from "../../db/client";
+import { directoryDb } from "../../db/client";
 import { route } from "../../http/route";
 import type { AppEnv } from "../../http/types";
 import {
@@ -13,7 +13,7 @@ import {
 } from "./schema";
 import { RegistryAdminService } from "./service";
 
-const service = (c: Context<AppEnv>) => new RegistryAdminService(globalDb(c.env));
+const service = (c: Context<AppEnv>) => new RegistryAdminService(directoryDb(c.env));
 const BASE = "/api/admin/services/registry";
 
 export function registerRegistryRoutes(app: Hono<AppEnv>) {

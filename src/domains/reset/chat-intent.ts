@@ -52,7 +52,8 @@ async function fromMessage(db: Db, message: string): Promise<{ svc: ResolvedServ
  * stream starts: another user's (or a deleted) entry and an unknown serviceId are 404; a message
  * that names no service is 400 on `message`.
  */
-export async function resolveChatTarget(db: Db, userId: string, req: ChatRequest): Promise<ChatTarget> {
+/** `db` is the caller's shard; `registry` the directory, where the admin's overrides live (issue 20). */
+export async function resolveChatTarget(db: Db, registry: Db, userId: string, req: ChatRequest): Promise<ChatTarget> {
   const entry = req.passwordId ? await findLive(db, userId, req.passwordId) : undefined;
   if (req.passwordId && !entry) throw notFound("Password");
 
@@ -60,15 +61,15 @@ export async function resolveChatTarget(db: Db, userId: string, req: ChatRequest
   let explicitUrl: string | null = null;
   if (req.serviceId) {
     const domain = normalizeHost(req.serviceId);
-    svc = domain ? await resolveService(db, domain) : null;
+    svc = domain ? await resolveService(registry, domain) : null;
     if (!svc || !svc.known) throw notFound("Service");
   } else if (entry) {
     const host = entry.host ?? normalizeHost(entry.url) ?? normalizeHost(entry.website);
     if (!host) throw validationError("Request validation failed", [{ field: "passwordId", message: "the entry has no website to reset" }]);
-    svc = await resolveService(db, host);
+    svc = await resolveService(registry, host);
     explicitUrl = svc.known ? null : httpUrl(entry.url);
   } else {
-    const found = await fromMessage(db, req.message);
+    const found = await fromMessage(registry, req.message);
     if (found) ({ svc, url: explicitUrl } = found);
   }
   if (!svc) {

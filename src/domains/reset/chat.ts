@@ -1,5 +1,5 @@
 import { taskProgress } from "../../../durable-objects/task-progress";
-import { dbFor } from "../../db/client";
+import { dbFor, directoryDb } from "../../db/client";
 import type { Bindings, Config } from "../../env";
 import type { RequestMeta } from "../../http/types";
 import { resolveChatTarget, type ChatRequest } from "./chat-intent";
@@ -14,7 +14,7 @@ export type ChatResetInput = ChatRequest & { clientPublicKey?: JsonWebKey };
  * Everything that can refuse the request does so before the first byte of the stream.
  */
 export async function startChatReset(env: Bindings, config: Config, userId: string, input: ChatResetInput, meta?: RequestMeta): Promise<ReadableStream<Uint8Array>> {
-  const target = await resolveChatTarget(dbFor(env, userId), userId, input);
+  const target = await resolveChatTarget(dbFor(env, userId), directoryDb(env), userId, input);
   // A null address means no active mailbox: createResetTask refuses that with 422 before writing.
   const email = target.email ?? "";
   const { taskId } = await createResetTask(env, config, userId, {

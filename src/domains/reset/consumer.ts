@@ -1,6 +1,6 @@
 import type { Browser, Page } from "@cloudflare/puppeteer";
 import { taskProgress, type TaskProgressClient } from "../../../durable-objects/task-progress";
-import { dbFor, type Db } from "../../db/client";
+import { dbFor, directoryDb, type Db } from "../../db/client";
 import type { TaskStep, ResetTaskRow } from "../../db/schema";
 import { loadConfig, type Bindings, type Config } from "../../env";
 import { AppError } from "../../lib/errors";
@@ -125,7 +125,7 @@ export async function runResetTask(env: Bindings, m: ResetMessage, opts: { lastA
   const cancel = new AbortController();
   const ctx: Ctx = { env, config, task, leaseId, steps, progress, cancelled: cancel.signal };
   const hooks = { screenshot: (url: string) => ctx.progress.publish({ event: "screenshot", data: { url } }) };
-  const svc = await resolveService(db, task.serviceUrl);
+  const svc = await resolveService(directoryDb(env), task.serviceUrl);
   let browser: Browser | undefined;
   // A cancelled run stops where it is: waits end through the signal, and closing the browser ends
   // a page step; the next status write is then refused (repo.updateLeased) and the run returns.

@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import { globalDb } from "../../db/client";
+import { directoryDb } from "../../db/client";
 import { route } from "../../http/route";
 import { requestMeta, type AppEnv } from "../../http/types";
 import { idParam } from "../../lib/validators";
@@ -20,7 +20,7 @@ export function registerResetRoutes(app: Hono<AppEnv>) {
     tags: ["reset"],
     body: SignInDiscoveryBody,
     responses: { 200: { description: "What the page offers", schema: SignInDiscoveryResponse }, 422: { description: "The page could not be read" } },
-    handler: async (c, { body }) => c.json(await discoverSignIn(c.get("config"), globalDb(c.env), body.url)),
+    handler: async (c, { body }) => c.json(await discoverSignIn(c.get("config"), directoryDb(c.env), body.url)),
   });
 
   route(app, {

@@ -1,6 +1,6 @@
 import { and, eq, inArray, lt } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { sessionShares, type SessionShareRow } from "../../db/schema";
+import { sessionShareLinks, sessionShares, type SessionShareRow } from "../../db/schema";
 
 /** `sealed_credentials` once the credentials have done their job (or for a share that never had any). */
 export const ERASED = "";
@@ -29,9 +29,26 @@ export async function update(db: Db, ownerId: string, id: string, set: Partial<S
     .where(and(eq(sessionShares.id, id), eq(sessionShares.ownerId, ownerId)));
 }
 
-/** Only to route a WebSocket to its room; the room itself checks the one-time ticket. */
-export async function findById(db: Db, id: string): Promise<{ id: string } | undefined> {
-  return db.select({ id: sessionShares.id }).from(sessionShares).where(eq(sessionShares.id, id)).get();
+/** Directory: written before the share row, so every share can be found from its token or id. */
+export async function link(directory: Db, row: SessionShareRow) {
+  await directory.insert(sessionShareLinks).values({ shareId: row.id, tokenHash: row.tokenHash, ownerId: row.ownerId, expiresAt: row.expiresAt });
+}
+
+export async function unlink(directory: Db, id: string) {
+  await directory.delete(sessionShareLinks).where(eq(sessionShareLinks.shareId, id));
+}
+
+/** Directory: whose shard holds the share a token or an id names. */
+export async function ownerOf(directory: Db, by: { tokenHash: string } | { id: string }): Promise<string | undefined> {
+  const where = "id" in by ? eq(sessionShareLinks.shareId, by.id) : eq(sessionShareLinks.tokenHash, by.tokenHash);
+  return (await directory.select({ ownerId: sessionShareLinks.ownerId }).from(sessionShareLinks).where(where).get())?.ownerId;
+}
+
+/** Directory: links of shares that expired before `before` (their rows are purged by then, or soon). */
+export async function purgeLinks(directory: Db, before: string, limit: number): Promise<number> {
+  const ids = directory.select({ id: sessionShareLinks.shareId }).from(sessionShareLinks).where(lt(sessionShareLinks.expiresAt, before)).limit(limit);
+  const r = await directory.delete(sessionShareLinks).where(inArray(sessionShareLinks.shareId, ids)).run();
+  return r.meta.changes ?? 0;
 }
 
 /** Ended shares whose end is older than `before`, at most `limit` per call; returns how many went. */

@@ -1,6 +1,6 @@
 import type { Context, Hono } from "hono";
 import { z } from "zod";
-import { dbFor, globalDb } from "../../db/client";
+import { dbFor, directoryDb } from "../../db/client";
 import { route } from "../../http/route";
 import type { AppEnv } from "../../http/types";
 import { AppError, ErrorCode } from "../../lib/errors";
@@ -121,8 +121,7 @@ export function registerSessionShareRoutes(app: Hono<AppEnv>) {
     responses: { 101: { description: "WebSocket" } },
     handler: async (c, { params }) => {
       if (c.req.header("upgrade")?.toLowerCase() !== "websocket") throw new AppError(ErrorCode.VALIDATION_ERROR, "Expected a WebSocket upgrade");
-      const row = await repo.findById(globalDb(c.env), params.id);
-      if (!row) throw new AppError(ErrorCode.NOT_FOUND, "Shared session not found");
+      if (!(await repo.ownerOf(directoryDb(c.env), { id: params.id }))) throw new AppError(ErrorCode.NOT_FOUND, "Shared session not found");
       return roomFor(c.env.SESSION_SHARES, params.id).fetch(c.req.raw);
     },
   });

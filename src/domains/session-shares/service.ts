@@ -1,4 +1,4 @@
-import type { Db } from "../../db/client";
+import { dbFor, directoryDb, type Db } from "../../db/client";
 import type { SessionShareRow, SessionShareStatus } from "../../db/schema";
 import type { Bindings, Config } from "../../env";
 import type { AuthUser } from "../../kernel/context";
@@ -87,7 +87,7 @@ export class SessionShareService {
   async create(user: AuthUser, input: CreateSessionShareInput) {
     const entry = await findLive(this.db, user.id, input.accountId);
     if (!entry) throw notFound("Password entry");
-    const { loginUrl, selectors } = await loginTargetOf(this.db, entry.url, entry.website, guardOptions(this.config));
+    const { loginUrl, selectors } = await loginTargetOf(directoryDb(this.env), entry.url, entry.website, guardOptions(this.config));
     const now = Date.now();
     const start = input.scheduledStart ? Date.parse(input.scheduledStart) : now;
     const id = randomId();
@@ -121,8 +121,13 @@ export class SessionShareService {
       createdAt: new Date(now).toISOString(),
       updatedAt: new Date(now).toISOString(),
     };
+    const directory = directoryDb(this.env);
+    await repo.link(directory, row);
     await repo.insert(this.db, row);
-    await requireBrowserCapacity(this.db, user.id, { perUser: this.config.MAX_LIVE_BROWSERS_PER_USER, global: this.config.MAX_LIVE_BROWSERS }, () => repo.remove(this.db, user.id, id));
+    await requireBrowserCapacity(this.db, user.id, { perUser: this.config.MAX_LIVE_BROWSERS_PER_USER, global: this.config.MAX_LIVE_BROWSERS }, async () => {
+      await repo.remove(this.db, user.id, id);
+      await repo.unlink(directory, id);
+    });
     try {
       await roomFor(this.env.SESSION_SHARES, id).start({
         id,
@@ -210,7 +215,10 @@ export class SessionShareService {
   }
 
   async ticketForViewer(user: AuthUser, token: string) {
-    const row = await repo.findByTokenHash(this.db, await sha256Hex(token));
+    // The viewer is not the owner: the directory says whose shard holds the share.
+    const tokenHash = await sha256Hex(token);
+    const ownerId = await repo.ownerOf(directoryDb(this.env), { tokenHash });
+    const row = ownerId ? await repo.findByTokenHash(dbFor(this.env, ownerId), tokenHash) : undefined;
     if (!row) throw notFound("Shared session");
     return await this.ticket(row, row.ownerId === user.id ? "owner" : "viewer", user.id);
   }

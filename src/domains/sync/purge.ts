@@ -1,4 +1,4 @@
-import { globalDb } from "../../db/client";
+import { eachShard } from "../../db/client";
 import type { Bindings } from "../../env";
 import { purgeTombstones } from "./repo";
 import { CURSOR_MAX_AGE_MS } from "./service";
@@ -9,16 +9,18 @@ const MAX_CHUNKS = 200;
 /**
  * Scheduled purge of tombstones older than the 30-day cursor window. A cursor that could still
  * need a purged tombstone is older than the window, and such a pull gets a full sync (D13).
- * Chunked so that one run never holds the database in one long statement.
+ * Chunked so that one run never holds a database in one long statement; shard by shard (issue 20),
+ * each with its own chunk budget, so a large shard does not starve the others.
  */
 export async function purgeExpiredTombstones(env: Bindings, nowMs = Date.now()): Promise<number> {
-  const db = globalDb(env);
   const before = nowMs - CURSOR_MAX_AGE_MS;
   let total = 0;
-  for (let i = 0; i < MAX_CHUNKS; i++) {
-    const n = await purgeTombstones(db, before, CHUNK);
-    total += n;
-    if (n < CHUNK) break;
+  for (const { db } of eachShard(env)) {
+    for (let i = 0; i < MAX_CHUNKS; i++) {
+      const n = await purgeTombstones(db, before, CHUNK);
+      total += n;
+      if (n < CHUNK) break;
+    }
   }
   return total;
 }
