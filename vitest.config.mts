@@ -121,7 +121,13 @@ export default defineConfig({
   ],
   test: {
     // The web client's suites run in Node against a real browser: vitest.browser.config.mts.
-    exclude: [...configDefaults.exclude, "client/**", ...(SHARDS > 1 ? NOT_YET_ACROSS_SHARDS : [])],
+    // Moves need two shards, so they run in the sharded pass only; the move bench only under its bench.
+    exclude: [
+      ...configDefaults.exclude,
+      "client/**",
+      ...(SHARDS > 1 ? NOT_YET_ACROSS_SHARDS : ["test/db/shard-move.test.ts"]),
+      ...(process.env.SHARD_BENCH ? [] : ["test/db/shard-move-bench.test.ts"]),
+    ],
     setupFiles: ["./test/support/setup.ts"],
     globalSetup: [
       "./test/support/mail-api-server.ts",
