@@ -21,11 +21,22 @@ const relational = (() => {
 })();
 const dialect = new SQLiteAsyncDialect();
 
-/** drizzle-orm/d1's `drizzle(client, { schema })` (0.45), without deriving the schema again. */
+/**
+ * drizzle-orm/d1's `drizzle(client, { schema })` (0.45), without deriving the schema again, and one
+ * client per binding: a client holds no state of its own (D1 has no open transactions), and its
+ * constructor still builds a query builder per table. A binding wrapped for one request (the
+ * Server-Timing one) gets its own client and goes with its request.
+ */
+const clients = new WeakMap<D1Database, Db>();
+
 function clientOver(d1: D1Database): Db {
-  const session = new SQLiteD1Session(d1, dialect, relational, {});
-  const db = new DrizzleD1Database("async", dialect, session, relational) as Db;
-  (db as unknown as { $client: D1Database }).$client = d1;
+  let db = clients.get(d1);
+  if (!db) {
+    const session = new SQLiteD1Session(d1, dialect, relational, {});
+    db = new DrizzleD1Database("async", dialect, session, relational) as Db;
+    (db as unknown as { $client: D1Database }).$client = d1;
+    clients.set(d1, db);
+  }
   return db;
 }
 

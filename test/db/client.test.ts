@@ -15,6 +15,7 @@ describe("the drizzle client built over a schema derived once per isolate", () =
     expect(Object.keys(db.query).sort()).toEqual(Object.keys(reference.query).sort());
     expect(rawD1(db)).toBe(env.DB);
     expect(rawD1(globalDb(env))).toBe(env.DB);
+    expect(dbFor(env, "another user")).toBe(db);
 
     await db.insert(syncClocks).values({ userId: "u-client", clock: 42 });
     const [, rows] = await db.batch([
