@@ -3,6 +3,7 @@
 // and full pull, so every target is a ratio of figures taken on the same machine at the same time.
 // The machine is shared, so absolute figures are noisy; read the ratios and their flatness.
 //   node bench/hot-paths.mjs [--sizes 1000,10000,100000] [--seconds 8] [--connections 10] [--runs 7] [--port 8760]
+//                            [--inspector-port <port + 1>] (wrangler's own default is 9229, often taken)
 import { parseArgs } from "node:util";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -15,17 +16,19 @@ const { values } = parseArgs({
     connections: { type: "string", default: "10" },
     runs: { type: "string", default: "7" },
     port: { type: "string", default: "8760" },
+    "inspector-port": { type: "string" },
   },
 });
 const SIZES = values.sizes.split(",").map(Number);
 const RUNS = Number(values.runs);
 const WRK = { seconds: Number(values.seconds), connections: Number(values.connections) };
 const PORT = Number(values.port);
+const INSPECTOR = values["inspector-port"] ? Number(values["inspector-port"]) : PORT + 1;
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 ensureWrk();
-const worker = await startWorker({ port: PORT, name: "hot-paths", vars: { MAX_PASSWORDS_PER_USER: "1000000", SERVER_TIMING: "true" } });
+const worker = await startWorker({ port: PORT, name: "hot-paths", inspectorPort: INSPECTOR, vars: { MAX_PASSWORDS_PER_USER: "1000000", SERVER_TIMING: "true" } });
 
 /** Seeds `n` entries for `userId` straight into local D1, with distinct commit-clock values. */
 function seed(userId, n) {

@@ -3,6 +3,7 @@
 // workerd runtime's resident memory over time. Asserts nothing; the exit code is 1 on any 5xx.
 //
 //   node bench/soak.mjs [--minutes 10] [--users 50] [--rate 20] [--only family,family] [--var NAME=value]
+//                       [--port 8797] [--inspector-port <port + 1000>]
 //
 // The load is open-loop: requests are sent on a fixed schedule whatever the answers take, so a
 // slow service shows up as latency rather than as a lower request rate.
@@ -10,7 +11,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
 import { b64, benchEntry, benchSession, fmt, rssKiB, startWorker, workerdPids, workerHeapProbe } from "./lib/harness.mjs";
 
-const { values } = parseArgs({ options: { minutes: { type: "string", default: "10" }, users: { type: "string", default: "50" }, rate: { type: "string", default: "20" }, port: { type: "string", default: "8797" }, only: { type: "string" }, var: { type: "string", multiple: true, default: [] } } });
+const { values } = parseArgs({ options: { minutes: { type: "string", default: "10" }, users: { type: "string", default: "50" }, rate: { type: "string", default: "20" }, port: { type: "string", default: "8797" }, "inspector-port": { type: "string" }, only: { type: "string" }, var: { type: "string", multiple: true, default: [] } } });
 const MINUTES = Number(values.minutes);
 const USERS = Number(values.users);
 const RATE = Number(values.rate);
@@ -105,14 +106,15 @@ const pct = (xs, p) => {
 
 async function main() {
   const vars = Object.fromEntries(values.var.map((v) => [v.slice(0, v.indexOf("=")), v.slice(v.indexOf("=") + 1)]));
-  const INSPECTOR = PORT + 1000;
+  const INSPECTOR = values["inspector-port"] ? Number(values["inspector-port"]) : PORT + 1000;
   const worker = await startWorker({ port: PORT, name: "soak", vars, inspectorPort: INSPECTOR });
   try {
     const { runtime } = workerdPids(PORT);
     const people = [];
     for (let i = 0; i < USERS; i++) people.push(await person(worker.base, i));
     const memory = [{ at: 0, rss: rssKiB(runtime) }];
-    const heap = await workerHeapProbe(INSPECTOR);
+    const heap = await workerHeapProbe(INSPECTOR, worker.base);
+    const heapStartRaw = await heap.usedNow();
     const heapStart = await heap.usedAfterGc();
     const stats = new Map();
     const errors = new Map();
@@ -159,6 +161,7 @@ async function main() {
     }
     await Promise.all(inflight);
     memory.push({ at: MINUTES, rss: rssKiB(runtime) });
+    const heapEndRaw = await heap.usedNow().catch(() => NaN);
     const heapEnd = await heap.usedAfterGc().catch(() => NaN);
     heap.close();
     const seconds = (performance.now() - t0) / 1000;
@@ -170,7 +173,9 @@ async function main() {
       fivexx += s.c5;
       console.log(`${family.padEnd(16)} ${String(s.ms.length).padStart(6)} ${String(s.c4).padStart(5)} ${String(s.c5).padStart(5)} ${fmt(pct(s.ms, 50), 1).padStart(8)} ${fmt(pct(s.ms, 99), 1).padStart(8)}`);
     }
-    console.log(`worker JS heap after a full GC: start ${fmt(heapStart / 1024 / 1024, 1)} MiB, end ${fmt(heapEnd / 1024 / 1024, 1)} MiB`);
+    const mib = (b) => fmt(b / 1024 / 1024, 1);
+    console.log(`worker JS heap after a full GC: start ${mib(heapStart)} MiB, end ${mib(heapEnd)} MiB (${fmt((heapEnd - heapStart) / sent, 0)} B/request)`);
+    console.log(`worker JS heap as it stood, garbage included: start ${mib(heapStartRaw)} MiB, end ${mib(heapEndRaw)} MiB`);
     console.log(`workerd runtime RSS: start ${fmt(memory[0].rss / 1024, 1)} MiB, end ${fmt(memory.at(-1).rss / 1024, 1)} MiB, max ${fmt(Math.max(...memory.map((m) => m.rss)) / 1024, 1)} MiB`);
     if (errors.size) {
       console.log("\nerrors (first 160 characters, count):");

@@ -177,8 +177,14 @@ export async function benchSession(base, sub) {
  * the process's RSS, which also holds the runtime's own memory and garbage not yet collected, it
  * grows only with what the worker's code keeps. One connection for the whole run: wrangler's
  * inspector proxy stopped answering a second one in a long run. Each reading gives up after 20 s.
+ *
+ * V8 runs the inspector's collectGarbage as a task posted to the isolate, and workerd runs that
+ * task only when the isolate next has work: on an idle worker the command waits, unanswered, for
+ * the next request. So a reading sends it, then sends the worker a request (`base` + /api/health)
+ * every 250 ms until the collection has answered, and only then reads the heap. (Reading without
+ * waiting measured the heap with all its garbage: the soak's "leak" of issue 19.)
  */
-export async function workerHeapProbe(inspectorPort) {
+export async function workerHeapProbe(inspectorPort, base) {
   const { default: WebSocket } = await import("ws");
   const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`, { signal: AbortSignal.timeout(10_000) })).json();
   const ws = new WebSocket(targets[0].webSocketDebuggerUrl);
@@ -202,9 +208,17 @@ export async function workerHeapProbe(inspectorPort) {
   await call("Network.disable");
   return {
     async usedAfterGc() {
-      // Its answer does not come back through wrangler's proxy; the inspector runs commands in
-      // order, so the heap is read after the collection all the same.
-      ws.send(JSON.stringify({ id: next++, method: "HeapProfiler.collectGarbage", params: {} }));
+      let collected = false;
+      const gc = call("HeapProfiler.collectGarbage").then(() => (collected = true));
+      for (let i = 0; !collected && i < 80; i++) {
+        await fetch(`${base}/api/health`).then((r) => r.arrayBuffer()).catch(() => {});
+        await Promise.race([gc, new Promise((r) => setTimeout(r, 250))]);
+      }
+      await gc;
+      return (await call("Runtime.getHeapUsage")).usedSize;
+    },
+    /** The heap as it stands, garbage included (what this probe read before it waited for the collection). */
+    async usedNow() {
       return (await call("Runtime.getHeapUsage")).usedSize;
     },
     close: () => ws.close(),

@@ -42,16 +42,31 @@ const changeJson = sql<string>`CASE WHEN ${passwords.deletedAt} IS NOT NULL
     'has_passkey', json(CASE WHEN ${passwords.hasPasskey} THEN 'true' ELSE 'false' END), 'created_at', ${passwords.createdAt},
     'updated_at', ${passwords.updatedAt}, '_deleted', json('false')) END`;
 
-export type PullRow = { seq: number; id: string; change: string };
+/** Where a page ended: the (change_seq, id) of its last row, after which the next page starts. */
+export type PageEnd = { seq: number; id: string };
+
+/**
+ * One page of a pull as SQLite hands it over: the page's changes already joined into one JSON text
+ * (`body`, null when empty), how many there are, and where the page ended. The Worker receives one
+ * value per page instead of a thousand row objects.
+ */
+export type PullPage = { body: string | null; n: number; end: PageEnd | null };
+
+/** Digits of the zero-padded change_seq in a page's end key: milliseconds since 1970 fit in 16 until the year 318857. */
+const SEQ_WIDTH = 16;
 
 /**
  * One page of a pull: the user's changes after `sinceMs` (or, for a full pull, every live entry)
  * committed at or before `upto`, after the (seq, id) of the last row of the previous page. One
- * range read of the (user_id, change_seq, id) index, in its order.
+ * range read of the (user_id, change_seq, id) index, in its order, aggregated in SQLite: the
+ * changes by `group_concat` in (seq, id) order, and the page's end as the greatest of
+ * zero-padded seq followed by id (a fixed-width number sorts as text as it does as a number, and
+ * ids compare in the index's own BINARY order), so one pass finds the last row. An ORDER BY inside
+ * an aggregate needs SQLite 3.44 or later.
  */
-function pageQuery(db: Db, userId: string, sinceMs: number | null, upto: number | SQL, after?: { seq: number; id: string }) {
-  return db
-    .select({ seq: passwords.changeSeq, id: passwords.id, change: changeJson })
+function pageQuery(db: Db, userId: string, sinceMs: number | null, upto: number | SQL, after?: PageEnd) {
+  const page = db
+    .select({ seq: passwords.changeSeq, id: passwords.id, change: changeJson.as("change") })
     .from(passwords)
     .where(
       and(
@@ -62,7 +77,20 @@ function pageQuery(db: Db, userId: string, sinceMs: number | null, upto: number 
       ),
     )
     .orderBy(asc(passwords.changeSeq), asc(passwords.id))
-    .limit(PULL_PAGE);
+    .limit(PULL_PAGE)
+    .as("page");
+  return db
+    .select({
+      body: sql<string | null>`group_concat(${page.change}, ',' ORDER BY ${page.seq}, ${page.id})`,
+      n: sql<number>`count(*)`,
+      last: sql<string | null>`max(printf('%0${sql.raw(String(SEQ_WIDTH))}d', ${page.seq}) || ${page.id})`,
+    })
+    .from(page);
+}
+
+function toPage(row: { body: string | null; n: number; last: string | null } | undefined): PullPage {
+  if (!row || row.n === 0 || row.last === null) return { body: null, n: 0, end: null };
+  return { body: row.body, n: row.n, end: { seq: Number(row.last.slice(0, SEQ_WIDTH)), id: row.last.slice(SEQ_WIDTH) } };
 }
 
 /**
@@ -71,17 +99,17 @@ function pageQuery(db: Db, userId: string, sinceMs: number | null, upto: number 
  * pages (`pullPage`) keep that bound: a row written meanwhile is stamped above it and comes with
  * the next pull from this cursor.
  */
-export async function pull(db: Db, userId: string, sinceMs: number | null, nowMs: number): Promise<{ clock: number; rows: PullRow[] }> {
-  const [, clockRows, rows] = await db.batch([
+export async function pull(db: Db, userId: string, sinceMs: number | null, nowMs: number): Promise<{ clock: number; page: PullPage }> {
+  const [, clockRows, pageRows] = await db.batch([
     catchUpClock(db, userId, nowMs),
     readClock(db, userId),
     pageQuery(db, userId, sinceMs, clockValue(userId)),
   ]);
-  return { clock: clockRows[0]?.clock ?? nowMs, rows };
+  return { clock: clockRows[0]?.clock ?? nowMs, page: toPage(pageRows[0]) };
 }
 
-export function pullPage(db: Db, userId: string, sinceMs: number | null, clock: number, after: PullRow): Promise<PullRow[]> {
-  return pageQuery(db, userId, sinceMs, clock, after).all();
+export async function pullPage(db: Db, userId: string, sinceMs: number | null, clock: number, after: PageEnd): Promise<PullPage> {
+  return toPage(await pageQuery(db, userId, sinceMs, clock, after).get());
 }
 
 /**

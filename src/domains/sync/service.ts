@@ -58,27 +58,29 @@ export class SyncService {
       }
       if (sinceMs < now - CURSOR_MAX_AGE_MS) sinceMs = null;
     }
-    const { clock, rows } = await repo.pull(this.db, userId, sinceMs, now);
-    const tail = `],"serverTimestamp":${JSON.stringify(clockToIso(clock))},"fullSyncRequired":${sinceMs === null}}`;
-    const join = (page: repo.PullRow[]) => page.map((r) => r.change).join(",");
-    if (rows.length < repo.PULL_PAGE) return `{"changes":[${join(rows)}${tail}`;
-    // A large pull streams page by page, so a 100,000-entry vault is never held whole in memory.
+    const first = await repo.pull(this.db, userId, sinceMs, now);
+    const tail = `],"serverTimestamp":${JSON.stringify(clockToIso(first.clock))},"fullSyncRequired":${sinceMs === null}}`;
+    if (first.page.n < repo.PULL_PAGE) return `{"changes":[${first.page.body ?? ""}${tail}`;
+    // A large pull streams page by page, so a 100,000-entry vault is never held whole in memory:
+    // each page arrives from SQLite as one JSON text and leaves as its bytes.
     const encoder = new TextEncoder();
-    let page = rows;
-    let first = true;
+    const clock = first.clock;
+    let page: repo.PullPage | null = first.page;
+    let started = false;
     // highWaterMark 0: a page is read only when the runtime asks for the next chunk, never ahead.
     const source: UnderlyingSource<Uint8Array> = {
       pull: async (controller) => {
-        if (first) {
-          first = false;
-          controller.enqueue(encoder.encode(`{"changes":[${join(page)}`));
+        if (!started) {
+          started = true;
+          controller.enqueue(encoder.encode(`{"changes":[${page!.body}`));
           return;
         }
-        if (page.length === repo.PULL_PAGE) {
-          page = await repo.pullPage(this.db, userId, sinceMs, clock, page[page.length - 1]);
-          if (page.length > 0) controller.enqueue(encoder.encode(`,${join(page)}`));
-          if (page.length === repo.PULL_PAGE) return;
+        if (page && page.n === repo.PULL_PAGE) {
+          page = await repo.pullPage(this.db, userId, sinceMs, clock, page.end!);
+          if (page.n > 0) controller.enqueue(encoder.encode(`,${page.body}`));
+          if (page.n === repo.PULL_PAGE) return;
         }
+        page = null;
         controller.enqueue(encoder.encode(tail));
         controller.close();
       },
