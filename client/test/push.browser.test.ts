@@ -24,6 +24,12 @@ describe("service worker: Web Push", () => {
     const cdp = await page.context().newCDPSession(page);
     const registrations: { registrationId: string; scopeURL: string; isDeleted: boolean }[] = [];
     cdp.on("ServiceWorker.workerRegistrationUpdated", (e: { registrations: typeof registrations }) => registrations.push(...e.registrations));
+    // What the browser said of its workers, to name the cause should the notification not come.
+    const said: string[] = [];
+    cdp.on("ServiceWorker.workerVersionUpdated", (e: { versions: { versionId: string; runningStatus: string; status: string }[] }) =>
+      said.push(...e.versions.map((v) => `version ${v.versionId} ${v.status}/${v.runningStatus}`)),
+    );
+    cdp.on("ServiceWorker.workerErrorReported", (e: { errorMessage: { errorMessage: string } }) => said.push(`error ${e.errorMessage.errorMessage}`));
     await cdp.send("ServiceWorker.enable");
     await page.goto("/");
     // A push reaches an activated worker; `ready` already resolves while it is activating.
@@ -36,11 +42,24 @@ describe("service worker: Web Push", () => {
     const current = () => registrations.filter((r) => r.scopeURL === `${base}/` && !r.isDeleted).at(-1)?.registrationId;
     await expect.poll(current).toBeTruthy();
     const registrationId = current()!;
+    // The worker answers a message, so it is running when the push is handed to it.
+    const build = await page.evaluate(async () => {
+      const active = (await navigator.serviceWorker.ready).active!;
+      const channel = new MessageChannel();
+      const answer = new Promise<unknown>((r) => (channel.port1.onmessage = (e) => r(e.data)));
+      active.postMessage({ type: "BUILD_ID" }, [channel.port2]);
+      return answer;
+    });
+    expect(build).toMatchObject({ type: "BUILD_ID" });
     const message = { type: "new_device", title: "New device signed in", body: "Firefox on Linux was registered", url: "/devices" };
     await cdp.send("ServiceWorker.deliverPushMessage", { origin: base, registrationId, data: JSON.stringify(message) });
     const shown = async () =>
       page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({ title: n.title, body: n.body, tag: n.tag, data: n.data as unknown })));
-    await expect.poll(shown).toEqual([{ title: message.title, body: message.body, tag: "new_device", data: { url: "/devices" } }]);
+    try {
+      await expect.poll(shown).toEqual([{ title: message.title, body: message.body, tag: "new_device", data: { url: "/devices" } }]);
+    } catch (e) {
+      throw new Error(`${(e as Error).message}\nthe browser's workers: ${said.join("; ")}`);
+    }
     await screenshot(page, "screenshots/push-service-worker.png");
   });
 });
