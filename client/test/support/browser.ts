@@ -1,4 +1,4 @@
-import { chromium, type Browser, type BrowserContext, type Page, type Request } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Page, type Request, type Response } from "playwright-core";
 import { inject } from "vitest";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -35,19 +35,25 @@ function emailOf(token: string): string {
  */
 export async function openPage(page: Page, url: string) {
   const open = new Map<Request, number>();
+  const answered = new Map<Request, number>();
   const started = (r: Request) => void open.set(r, Date.now());
+  const headers = (res: Response) => void answered.set(res.request(), res.status());
   const ended = (r: Request) => void open.delete(r);
   page.on("request", started);
+  page.on("response", headers);
   page.on("requestfinished", ended);
   page.on("requestfailed", ended);
   try {
     await page.goto(url);
   } catch (e) {
     const now = Date.now();
-    const list = [...open].map(([r, t]) => `${r.method()} ${r.url()} (${r.resourceType()}, ${now - t} ms, ${r.serviceWorker() ? "service worker" : "page"})`);
+    const list = [...open].map(
+      ([r, t]) => `${r.method()} ${r.url()} (${r.resourceType()}, ${now - t} ms, ${answered.has(r) ? `answered ${answered.get(r)}, body unfinished` : "no answer"})`,
+    );
     throw new Error(`${(e as Error).message}\nrequests still open: ${list.length ? list.join("; ") : "none"}`);
   } finally {
     page.off("request", started);
+    page.off("response", headers);
     page.off("requestfinished", ended);
     page.off("requestfailed", ended);
   }
