@@ -50,7 +50,21 @@ export async function openPage(page: Page, url: string) {
     const list = [...open].map(
       ([r, t]) => `${r.method()} ${r.url()} (${r.resourceType()}, ${now - t} ms, ${answered.has(r) ? `answered ${answered.get(r)}, body unfinished` : "no answer"})`,
     );
-    throw new Error(`${(e as Error).message}\nrequests still open: ${list.length ? list.join("; ") : "none"}`);
+    // The same URLs fetched from Node now: an answer here while the page's request hangs points at
+    // the browser's connection, none at the server.
+    const probes = await Promise.all(
+      [...open.keys()].map(async (r) => {
+        const t = Date.now();
+        try {
+          const res = await fetch(r.url(), { signal: AbortSignal.timeout(5_000) });
+          await res.arrayBuffer();
+          return `${r.url()} from Node: ${res.status} in ${Date.now() - t} ms`;
+        } catch (err) {
+          return `${r.url()} from Node: ${(err as Error).name} after ${Date.now() - t} ms`;
+        }
+      }),
+    );
+    throw new Error(`${(e as Error).message}\nrequests still open: ${list.length ? list.join("; ") : "none"}\n${probes.join("\n")}`);
   } finally {
     page.off("request", started);
     page.off("response", headers);
