@@ -5,7 +5,7 @@
 //                            [--port 8710] [--inspector-port 8711] [--keep] [--var NAME=value]
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { benchSession, startWorker } from "./lib/harness.mjs";
+import { benchSession, startWorker, workerHeapProbe } from "./lib/harness.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -23,50 +23,6 @@ const PORT = Number(values.port);
 const INSPECTOR = Number(values["inspector-port"]);
 const N = Number(values.n);
 const vars = Object.fromEntries(values.var.map((v) => [v.slice(0, v.indexOf("=")), v.slice(v.indexOf("=") + 1)]));
-
-async function inspector() {
-  const { default: WebSocket } = await import("ws");
-  const targets = await (await fetch(`http://127.0.0.1:${INSPECTOR}/json`)).json();
-  const ws = new WebSocket(targets[0].webSocketDebuggerUrl, { maxPayload: 1 << 30 });
-  await new Promise((resolve, reject) => (ws.once("open", resolve), ws.once("error", reject)));
-  let next = 1_000_000 + Math.floor(Math.random() * 1_000_000);
-  const listeners = new Set();
-  ws.on("message", (m) => {
-    const d = JSON.parse(m);
-    for (const l of listeners) l(d);
-  });
-  const call = (method, params = {}, timeout = 120_000) =>
-    new Promise((resolve, reject) => {
-      const id = next++;
-      const timer = setTimeout(() => (listeners.delete(l), reject(new Error(`${method}: no answer`))), timeout);
-      const l = (d) => d.id === id && (clearTimeout(timer), listeners.delete(l), resolve(d.result));
-      listeners.add(l);
-      ws.send(JSON.stringify({ id, method, params }));
-    });
-  await call("HeapProfiler.enable");
-  await call("Network.disable");
-  return {
-    /** A full collection, awaited (see workerHeapProbe in lib/harness.mjs for why it needs requests). */
-    async gcUsed() {
-      let collected = false;
-      const gc = call("HeapProfiler.collectGarbage").then(() => (collected = true));
-      while (!collected) {
-        await fetch(`${worker.base}/api/health`).then((r) => r.arrayBuffer());
-        await Promise.race([gc, new Promise((r) => setTimeout(r, 250))]);
-      }
-      return (await call("Runtime.getHeapUsage")).usedSize;
-    },
-    async snapshot() {
-      const chunks = [];
-      const l = (d) => d.method === "HeapProfiler.addHeapSnapshotChunk" && chunks.push(d.params.chunk);
-      listeners.add(l);
-      await call("HeapProfiler.takeHeapSnapshot", { reportProgress: false }, 300_000);
-      listeners.delete(l);
-      return JSON.parse(chunks.join(""));
-    },
-    close: () => ws.close(),
-  };
-}
 
 /** Per node type and name: count and self size; and the total self size of the reachable heap. */
 function summarise(snap) {
@@ -98,7 +54,7 @@ try {
     await s.call("GET", "/api/passwords/sync");
     users.push(s);
   }
-  const probe = await inspector();
+  const probe = await workerHeapProbe(INSPECTOR, worker.base);
   const run = async (n) => {
     let i = 0;
     const lane = async () => {
@@ -107,10 +63,10 @@ try {
     await Promise.all(Array.from({ length: Number(values.concurrency) }, lane));
   };
   await run(200);
-  const h0 = await probe.gcUsed();
+  const h0 = await probe.usedAfterGc();
   const a = await probe.snapshot();
   await run(N);
-  const h1 = await probe.gcUsed();
+  const h1 = await probe.usedAfterGc();
   const b = await probe.snapshot();
   if (values.keep) {
     writeFileSync("bench/out/heap-a.heapsnapshot", JSON.stringify(a));

@@ -187,20 +187,21 @@ export async function benchSession(base, sub) {
 export async function workerHeapProbe(inspectorPort, base) {
   const { default: WebSocket } = await import("ws");
   const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`, { signal: AbortSignal.timeout(10_000) })).json();
-  const ws = new WebSocket(targets[0].webSocketDebuggerUrl);
+  // A heap snapshot arrives in chunks that together exceed ws's default message cap.
+  const ws = new WebSocket(targets[0].webSocketDebuggerUrl, { maxPayload: 1 << 30 });
   await new Promise((resolve, reject) => (ws.once("open", resolve), ws.once("error", reject)));
   // Large ids: wrangler's inspector proxy numbers its own messages from 1 and keeps their answers.
   let next = 1_000_000 + Math.floor(Math.random() * 1_000_000);
-  const call = (method) =>
+  const call = (method, params = {}, timeout = 20_000) =>
     new Promise((resolve, reject) => {
       const id = next++;
-      const timer = setTimeout(() => (ws.off("message", onMessage), reject(new Error(`${method}: no answer`))), 20_000);
+      const timer = setTimeout(() => (ws.off("message", onMessage), reject(new Error(`${method}: no answer`))), timeout);
       const onMessage = (m) => {
         const d = JSON.parse(m);
         if (d.id === id) (clearTimeout(timer), ws.off("message", onMessage), resolve(d.result));
       };
       ws.on("message", onMessage);
-      ws.send(JSON.stringify({ id, method, params: {} }));
+      ws.send(JSON.stringify({ id, method, params }));
     });
   await call("HeapProfiler.enable");
   // wrangler's proxy turns on the Network domain for a DevTools client; the runtime would then keep
@@ -220,6 +221,21 @@ export async function workerHeapProbe(inspectorPort, base) {
     /** The heap as it stands, garbage included (what this probe read before it waited for the collection). */
     async usedNow() {
       return (await call("Runtime.getHeapUsage")).usedSize;
+    },
+    /** A heap snapshot (only what is reachable: V8 collects all garbage before taking one). */
+    async snapshot() {
+      const chunks = [];
+      const onChunk = (m) => {
+        const d = JSON.parse(m);
+        if (d.method === "HeapProfiler.addHeapSnapshotChunk") chunks.push(d.params.chunk);
+      };
+      ws.on("message", onChunk);
+      try {
+        await call("HeapProfiler.takeHeapSnapshot", { reportProgress: false }, 300_000);
+      } finally {
+        ws.off("message", onChunk);
+      }
+      return JSON.parse(chunks.join(""));
     },
     close: () => ws.close(),
   };
