@@ -4,12 +4,14 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, signDevToken } from "../../../scripts/lib/dev-identity.mjs";
 import { DEV_PASSWORD } from "../../../scripts/lib/dev-users.mjs";
+import { watchBrowser } from "./failures";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const ARTIFACTS = join(ROOT, "test-artifacts");
 
-export function launch(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
+/** Chromium, followed so that a failed test can show what its pages showed and said (failures.ts). */
+export async function launch(): Promise<Browser> {
+  return watchBrowser(await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-dev-shm-usage"] }));
 }
 
 /**

@@ -8,6 +8,7 @@ import { ROOT } from "../../../scripts/lib/dev-identity.mjs";
 import { extensionId } from "../../../scripts/lib/extension-id.mjs";
 import { apiAs } from "./api";
 import { CHROMIUM } from "./browser";
+import { watchPersistentContext } from "./failures";
 import { blindIndexes, deriveVaultKeys, type VaultKeys } from "../../src/crypto";
 import { placeOf, sealEntry } from "../../src/envelope";
 
@@ -26,7 +27,7 @@ export const newProfile = () => mkdtempSync(join(tmpdir(), "vault-extension-"));
  * loopback, so the local login site can be reached under names with real registrable domains.
  */
 export async function launchWithExtension(profile: string, baseURL?: string): Promise<{ context: BrowserContext; worker: Worker }> {
-  const context = await chromium.launchPersistentContext(profile, {
+  const context = watchPersistentContext(await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
     baseURL,
@@ -37,7 +38,7 @@ export async function launchWithExtension(profile: string, baseURL?: string): Pr
       `--load-extension=${EXTENSION_DIR}`,
       "--host-resolver-rules=MAP *.test 127.0.0.1",
     ],
-  });
+  }));
   const worker = context.serviceWorkers().find((w) => w.url().includes(EXTENSION_ID)) ?? (await context.waitForEvent("serviceworker", (w) => w.url().includes(EXTENSION_ID)));
   return { context, worker };
 }
