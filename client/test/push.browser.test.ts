@@ -51,6 +51,24 @@ describe("service worker: Web Push", () => {
       return answer;
     });
     expect(build).toMatchObject({ type: "BUILD_ID" });
+    // The worker itself records the push events it gets and what showNotification answered, so a
+    // missing notification says whether the push never came or the browser refused to show it.
+    const isOurs = (w: { url(): string }) => w.url() === `${base}/sw.js`;
+    const sw = context.serviceWorkers().find(isOurs) ?? (await context.waitForEvent("serviceworker", { predicate: isOurs, timeout: 10_000 }));
+    await sw.evaluate(() => {
+      const g = self as unknown as { seen: string[]; registration: ServiceWorkerRegistration; addEventListener: (t: string, f: () => void) => void };
+      g.seen = [];
+      g.addEventListener("push", () => g.seen.push("push event"));
+      const show = g.registration.showNotification.bind(g.registration);
+      g.registration.showNotification = (title, options) =>
+        show(title, options).then(
+          () => void g.seen.push(`shown: ${title}`),
+          (e: Error) => {
+            g.seen.push(`refused: ${e.message}`);
+            throw e;
+          },
+        );
+    });
     const message = { type: "new_device", title: "New device signed in", body: "Firefox on Linux was registered", url: "/devices" };
     await cdp.send("ServiceWorker.deliverPushMessage", { origin: base, registrationId, data: JSON.stringify(message) });
     const shown = async () =>
@@ -58,7 +76,8 @@ describe("service worker: Web Push", () => {
     try {
       await expect.poll(shown).toEqual([{ title: message.title, body: message.body, tag: "new_device", data: { url: "/devices" } }]);
     } catch (e) {
-      throw new Error(`${(e as Error).message}\nthe browser's workers: ${said.join("; ")}`);
+      const seen = await sw.evaluate(() => (self as unknown as { seen: string[] }).seen).catch((err: Error) => [`worker gone: ${err.message}`]);
+      throw new Error(`${(e as Error).message}\nthe browser's workers: ${said.join("; ")}\nthe worker saw: ${seen.join("; ") || "nothing"}`);
     }
     await screenshot(page, "screenshots/push-service-worker.png");
   });
