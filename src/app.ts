@@ -2,6 +2,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import { loadConfig } from "./env";
 import { handleError, handleNotFound } from "./http/errors";
+import { d1Sessions } from "./http/d1-sessions";
 import { serverTiming } from "./http/server-timing";
 import type { AppEnv } from "./http/types";
 import { registerAuthRoutes } from "./domains/auth";
@@ -55,11 +56,13 @@ export function buildApp(): Hono<AppEnv> {
       origin: (origin, c) => (c.get("config").corsOrigins.includes(origin) ? origin : null),
       credentials: true,
       allowMethods: ["GET", "POST", "PATCH", "PUT", "DELETE", "OPTIONS"],
-      allowHeaders: ["authorization", "content-type", "x-csrf-token", "idempotency-key", "x-device-fingerprint", "dpop"],
-      exposeHeaders: ["API-Version", "Retry-After", "WWW-Authenticate", "Idempotent-Replayed", "Deprecation", "DPoP-Nonce", "ETag", "Server-Timing"],
+      allowHeaders: ["authorization", "content-type", "x-csrf-token", "idempotency-key", "x-device-fingerprint", "dpop", "x-vault-bookmark"],
+      exposeHeaders: ["API-Version", "Retry-After", "WWW-Authenticate", "Idempotent-Replayed", "Deprecation", "DPoP-Nonce", "ETag", "Server-Timing", "x-vault-bookmark"],
       maxAge: 600,
     }),
   );
+  // Sessions first, so Server-Timing times the queries made through them.
+  app.use("/api/*", d1Sessions());
   app.use("/api/*", serverTiming());
   app.use("/api/*", signInResetsDeadManSwitch);
   registerMetaRoutes(app);

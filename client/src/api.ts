@@ -7,6 +7,7 @@
  * Every call goes through ENDPOINTS, which a test checks against /api/openapi.json.
  */
 import type { MutationData } from "./db";
+import { BOOKMARK_HEADER, formatBookmarks, mergeBookmarks, parseBookmarks } from "../../src/kernel/bookmarks";
 
 export const ENDPOINTS = {
   csrfToken: { method: "GET", path: "/api/auth/csrf-token", reads: ["csrfToken"] },
@@ -186,6 +187,8 @@ export type ExportDocument = { format: string; version: number; provider: string
 
 export class ApiClient {
   private csrf: string | null = null;
+  /** The D1 bookmarks last seen (src/kernel/bookmarks.ts), sent with every request. */
+  private bookmarks = new Map<string, string>();
 
   /**
    * `origin` is "" in pages and the worker (same origin); tests and the extension pass an absolute
@@ -196,6 +199,19 @@ export class ApiClient {
     private readonly origin = "",
     private readonly bearer?: () => Promise<string | null>,
   ) {}
+
+  /**
+   * The bookmarks as a header value, for keeping beside the sync cursor (issue 20): whichever
+   * replica answers this device's next request has seen at least what this device last saw.
+   */
+  bookmarkHeader(): string {
+    return formatBookmarks(this.bookmarks);
+  }
+
+  /** Starts from stored bookmarks; later ones already held win. */
+  useBookmarks(header: string | null | undefined) {
+    this.bookmarks = mergeBookmarks(parseBookmarks(header), this.bookmarks);
+  }
 
   private call<T>(name: EndpointName, opts: CallOptions = {}): Promise<T> {
     return this.request<T>(ENDPOINTS[name], opts);
@@ -235,6 +251,7 @@ export class ApiClient {
     const headers: Record<string, string> = { ...defaultHeaders, ...opts.headers, accept };
     const token = this.bearer ? await this.bearer() : null;
     if (token) headers.authorization = `Bearer ${token}`;
+    if (this.bookmarks.size) headers[BOOKMARK_HEADER] = formatBookmarks(this.bookmarks);
     if (method !== "GET") {
       headers["x-csrf-token"] = await this.csrfToken();
       if (opts.body !== undefined) headers["content-type"] = "application/json";
@@ -253,6 +270,7 @@ export class ApiClient {
       if (opts.signal?.aborted) throw e;
       throw new OfflineError();
     }
+    this.bookmarks = mergeBookmarks(this.bookmarks, parseBookmarks(res.headers.get(BOOKMARK_HEADER)));
     if (res.ok) return res;
     const err = ((await res.json().catch(() => null)) ?? { error: res.statusText, code: "INTERNAL_ERROR", status: res.status }) as ErrorBody;
     if (res.status === 503 && err.error === "offline") throw new OfflineError();

@@ -84,9 +84,13 @@ export type PullReport = { changes: number; full: boolean };
 /** Delta pull from the stored cursor; serverTimestamp becomes the next cursor (rule 4, D13). */
 export async function pull(db: LocalDb, api: ApiClient, userId: string): Promise<PullReport> {
   const since = await db.meta<string>(`cursor:${userId}`);
+  // The D1 bookmarks travel with the cursor (issue 20): reopened later, the device still reads from
+  // no replica older than what it last saw.
+  api.useBookmarks(await db.meta<string>(`bookmark:${userId}`));
   const res = await api.syncPull(since);
   const changes = res.changes.map((c) => (c._deleted ? { id: c.id, tombstone: true as const } : toLocal(userId, c)));
   await db.applyPull(userId, changes, res.fullSyncRequired || since === undefined, res.serverTimestamp);
+  await db.setMeta(`bookmark:${userId}`, api.bookmarkHeader());
   return { changes: res.changes.length, full: res.fullSyncRequired };
 }
 
