@@ -2,7 +2,8 @@
 // local D1, and load from wrk (installed from Debian when missing). Prints figures; asserts nothing.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import http from "node:http";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureDevVars, ROOT, signDevToken } from "../../scripts/lib/dev-identity.mjs";
 
@@ -112,6 +113,80 @@ export function workerdPids(port) {
   const runtime = procs.find((p) => proxy && p.ppid === proxy.ppid && p.pid !== proxy.pid);
   if (!proxy || !runtime) throw new Error("workerd processes not found");
   return { proxy: proxy.pid, runtime: runtime.pid };
+}
+
+/** The TCP ports a process listens on (its socket inodes matched against /proc/net/tcp{,6}). */
+function listeningPorts(pid) {
+  const inodes = new Set(
+    readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
+      try {
+        const link = readlinkSync(`/proc/${pid}/fd/${fd}`);
+        return link.startsWith("socket:[") ? [link.slice(8, -1)] : [];
+      } catch {
+        return [];
+      }
+    }),
+  );
+  return ["/proc/net/tcp", "/proc/net/tcp6"].flatMap((table) =>
+    readFileSync(table, "utf8")
+      .split("\n")
+      .slice(1)
+      .map((line) => line.trim().split(/\s+/))
+      // State 0A is LISTEN.
+      .filter((c) => c.length > 9 && c[3] === "0A" && inodes.has(c[9]))
+      .map((c) => parseInt(c[1].split(":")[1], 16)),
+  );
+}
+
+/**
+ * The runtime's own socket for the worker (the one answering /api/health), behind wrangler dev's
+ * reload proxy on `port`. wrangler 4.86's proxy parks a GET whose fetch to the runtime met a
+ * network error until some other request arrives (workers-sdk #14593; from 4.114 the error is
+ * raised instead, and can end wrangler dev itself, #15317): a page whose last scripts were parked
+ * waited until the browser closed. Production has no such proxy, so the browser suite talks to the
+ * runtime itself (docs/decisions.md, "Browser suite: past wrangler's reload proxy").
+ */
+export async function runtimeEntry(port) {
+  const { runtime } = workerdPids(port);
+  for (const candidate of listeningPorts(runtime)) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${candidate}/api/health`, { signal: AbortSignal.timeout(5_000) });
+      if (res.ok && (await res.json()).status === "ok") return candidate;
+    } catch {}
+  }
+  throw new Error(`no socket of the runtime (pid ${runtime}) answers /api/health`);
+}
+
+/**
+ * Listens on 127.0.0.1:`port` and pipes every connection, byte for byte, to 127.0.0.1:`target`:
+ * the browser keeps one address known before the worker starts (its OAuth redirects and APP_ORIGIN
+ * name it) while the runtime's socket is found only once it runs.
+ */
+export async function tcpForward(port, target) {
+  const sockets = new Set();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(target, "127.0.0.1");
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on("close", () => sockets.delete(s));
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+    // A reset on either side ends the other, as a direct connection would.
+    client.on("error", () => upstream.destroy());
+    upstream.on("error", () => client.destroy());
+  });
+  await new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", resolve);
+  });
+  return {
+    stop: () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /** Resident memory of a process in KiB, from /proc. */

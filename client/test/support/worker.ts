@@ -5,7 +5,7 @@ import type { TestProject } from "vitest/node";
 import { ROOT } from "../../../scripts/lib/dev-identity.mjs";
 import { extensionOrigin } from "../../../scripts/lib/extension-id.mjs";
 import { DEV_CLIENT_ID, startDevOidc } from "../../../scripts/lib/dev-oidc.mjs";
-import { startWorker } from "../../../bench/lib/harness.mjs";
+import { runtimeEntry, startWorker, tcpForward } from "../../../bench/lib/harness.mjs";
 import { freePort } from "../../../test/support/dovecot-lib.mjs";
 import { startAutomationComponents } from "./automation-components";
 
@@ -22,7 +22,7 @@ declare module "vitest" {
 /**
  * Builds the client fresh, starts the local OpenID provider (tests may register users at it), the
  * automation journeys' components (automation-components.ts) and wrangler dev on its own port and
- * state directory, trusting that provider. Private destinations are allowed: the session-viewer
+ * state directory, trusting that provider; the suite reaches the worker's runtime on `port`. Private destinations are allowed: the session-viewer
  * test's share logs in to a site on 127.0.0.1, and the automation journeys reach the local reset
  * site, mail and alias providers and Dovecot there too.
  */
@@ -37,15 +37,19 @@ export default async function setup(project: TestProject) {
   vapid.generateKeys();
   const push = { VAPID_PUBLIC_KEY: vapid.getPublicKey().toString("base64url"), VAPID_PRIVATE_KEY: vapid.getPrivateKey().toString("base64url"), VAPID_SUBJECT: "mailto:ops@vault.test" };
   const worker = await startWorker({
-    port,
+    port: await freePort(),
     name: "browser-suite",
     vars: { OUTBOUND_ALLOW_PRIVATE: "true", CORS_ORIGINS: extensionOrigin(), IDP_ISSUER: idp.issuer, OIDC_CLIENT_ID: DEV_CLIENT_ID, OIDC_SCOPES: "openid email vault", ...push, ...components.vars },
   });
-  project.provide("baseUrl", worker.base);
+  // The browser and the tests reach the runtime itself on `port`, not wrangler dev's reload proxy
+  // (bench/lib/harness.mjs, runtimeEntry).
+  const front = await tcpForward(port, await runtimeEntry(new URL(worker.base).port));
+  project.provide("baseUrl", `http://127.0.0.1:${port}`);
   project.provide("idpIssuer", idp.issuer);
   project.provide("workerState", worker.state);
   project.provide("automation", components.context);
   return async () => {
+    await front.stop();
     worker.stop();
     await idp.stop();
     await components.stop();
