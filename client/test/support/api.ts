@@ -1,9 +1,17 @@
 import type { EntrySecrets, VaultKeys } from "../../src/crypto";
 import { openEntry, placeOf, sealEntry } from "../../src/envelope";
 
+/**
+ * One connection per call. The runtime closes a connection idle for 5 s (measured), and Node's fetch
+ * reuses one idle for up to 4 s by its own clock: under load the margin goes, and a request written
+ * as the server closes fails with "other side closed" (seen once, 2026-11-24). Node does not retry
+ * it, as a browser would.
+ */
+export const ONE_SHOT = { connection: "close" } as const;
+
 /** The API as another device of the same user sees it: Bearer token and CSRF, from Node. */
 export async function apiAs(base: string, token: string) {
-  const auth = { authorization: `Bearer ${token}` };
+  const auth = { authorization: `Bearer ${token}`, ...ONE_SHOT };
   const csrfRes = await fetch(`${base}/api/auth/csrf-token`, { headers: auth });
   if (!csrfRes.ok) throw new Error(`csrf-token: ${csrfRes.status}`);
   const { csrfToken } = (await csrfRes.json()) as { csrfToken: string };

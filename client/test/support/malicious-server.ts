@@ -37,7 +37,10 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-/** Hop-by-hop and length headers are the proxy's own business; fetch already decoded the body. */
+/**
+ * Hop-by-hop and length headers are the proxy's own business; fetch already decoded the body. Each
+ * forwarded request takes its own connection to the worker (support/api.ts, ONE_SHOT, says why).
+ */
 const DROP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding", "host"]);
 
 export async function startMaliciousServer(upstream: string): Promise<MaliciousServer> {
@@ -53,6 +56,7 @@ export async function startMaliciousServer(upstream: string): Promise<MaliciousS
       const target = rule?.url ? rule.url(new URL(incoming)) : incoming;
       const headers = new Headers();
       for (const [k, v] of Object.entries(req.headers)) if (!DROP.has(k) && v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
+      headers.set("connection", "close");
       const up = await fetch(target, { method: r.method, headers, body: ["GET", "HEAD"].includes(r.method) ? undefined : new Uint8Array(body), redirect: "manual" });
       let out: Buffer = Buffer.from(await up.arrayBuffer());
       if (rule?.json && (up.headers.get("content-type") ?? "").includes("application/json")) {
