@@ -1,4 +1,4 @@
-import type { Db } from "./client";
+import { dbFor, eachShard, type Db, type DbBindings } from "./client";
 import { AppError, ErrorCode } from "../lib/errors";
 
 /** Statuses in which a reset holds, or is about to hold, a browser. */
@@ -8,19 +8,27 @@ const LIVE_SHARE = "'login_in_progress','active','paused'";
 
 export type LiveBrowsers = { user: number; global: number };
 
-/** Live browsers of one user and of the whole deployment: resets and session shares together. */
-export async function liveBrowserCounts(db: Db, userId: string): Promise<LiveBrowsers> {
-  const d1 = (db as Db & { $client: D1Database }).$client;
-  const row = await d1
+const rawOf = (db: Db) => (db as Db & { $client: D1Database }).$client;
+
+async function countOf(db: Db, userId: string | null): Promise<number> {
+  const mine = userId === null ? "" : "user_id = ?1 AND ";
+  const row = await rawOf(db)
     .prepare(
-      `SELECT (SELECT count(*) FROM reset_jobs WHERE user_id = ?1 AND status IN (${LIVE_RESET}))
-            + (SELECT count(*) FROM session_shares WHERE owner_id = ?1 AND status IN (${LIVE_SHARE})) AS user,
-              (SELECT count(*) FROM reset_jobs WHERE status IN (${LIVE_RESET}))
-            + (SELECT count(*) FROM session_shares WHERE status IN (${LIVE_SHARE})) AS global`,
+      `SELECT (SELECT count(*) FROM reset_jobs WHERE ${mine}status IN (${LIVE_RESET}))
+            + (SELECT count(*) FROM session_shares WHERE ${mine.replace("user_id", "owner_id")}status IN (${LIVE_SHARE})) AS n`,
     )
-    .bind(userId)
-    .first<LiveBrowsers>();
-  return { user: row?.user ?? 0, global: row?.global ?? 0 };
+    .bind(...(userId === null ? [] : [userId]))
+    .first<{ n: number }>();
+  return row?.n ?? 0;
+}
+
+/**
+ * Live browsers of one user (on their shard) and of the whole deployment (every shard, issue 20):
+ * resets and session shares together.
+ */
+export async function liveBrowserCounts(env: DbBindings, userId: string): Promise<LiveBrowsers> {
+  const [user, ...perShard] = await Promise.all([countOf(dbFor(env, userId), userId), ...eachShard(env).map(({ db }) => countOf(db, null))]);
+  return { user: user!, global: perShard.reduce((a, b) => a + b, 0) };
 }
 
 /** How long a refused caller is told to wait: a reset or a short share usually ends within it. */
@@ -31,8 +39,8 @@ const RETRY_AFTER_S = 60;
  * undoes its insert and the request is refused. Inserting first makes parallel starts safe: each
  * sees the others' rows, so together they never pass the cap (at worst all of them are refused).
  */
-export async function requireBrowserCapacity(db: Db, userId: string, caps: { perUser: number; global: number }, undo: () => Promise<unknown>): Promise<void> {
-  const counts = await liveBrowserCounts(db, userId);
+export async function requireBrowserCapacity(env: DbBindings, userId: string, caps: { perUser: number; global: number }, undo: () => Promise<unknown>): Promise<void> {
+  const counts = await liveBrowserCounts(env, userId);
   if (counts.user <= caps.perUser && counts.global <= caps.global) return;
   await undo();
   const mine = counts.user > caps.perUser;
@@ -42,7 +50,7 @@ export async function requireBrowserCapacity(db: Db, userId: string, caps: { per
 }
 
 /** For a scheduled start: is there room for one more browser for this user? */
-export async function hasBrowserCapacity(db: Db, userId: string, caps: { perUser: number; global: number }): Promise<boolean> {
-  const counts = await liveBrowserCounts(db, userId);
+export async function hasBrowserCapacity(env: DbBindings, userId: string, caps: { perUser: number; global: number }): Promise<boolean> {
+  const counts = await liveBrowserCounts(env, userId);
   return counts.user < caps.perUser && counts.global < caps.global;
 }

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { liveBrowserCounts } from "../../src/db/live-browsers";
 import { bindingOf, directoryBinding, pickShard, shardBindings } from "../../src/db/shards";
 import { purgeExpiredTombstones } from "../../src/domains/sync/purge";
 import { TestUser } from "../support/auth";
@@ -98,5 +99,21 @@ describe("data across shards (issue 20)", () => {
     }
     expect(await purgeExpiredTombstones(e as never)).toBeGreaterThanOrEqual(shards.length);
     for (const id of gone) expect(await holders("passwords", "id = ?", id)).toEqual([]);
+  });
+
+  it("the deployment's live-browser count takes in every shard", async () => {
+    const before = (await liveBrowserCounts(e, (await userOn(last)).id)).global;
+    const owner = await userOn(first);
+    const now = new Date().toISOString();
+    await bindingOf(e, first)
+      .prepare("INSERT INTO reset_jobs (id, user_id, service, service_url, email, status, steps, created_at, updated_at) VALUES (?, ?, 'x', 'https://x.test/', 'a@x.test', 'running', '[]', ?, ?)")
+      .bind(crypto.randomUUID(), owner.id, now, now)
+      .run();
+    // Counted for a user on another shard too: the deployment's cap is one number.
+    const other = await userOn(last);
+    const counts = await liveBrowserCounts(e, other.id);
+    expect(counts.user).toBe(0);
+    expect(counts.global).toBeGreaterThanOrEqual(before + 1);
+    expect((await liveBrowserCounts(e, owner.id)).user).toBe(1);
   });
 });

@@ -1,7 +1,6 @@
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { liveBrowserCounts } from "../../src/db/live-browsers";
-import { dbFor } from "../../src/db/client";
 import { createResetTask } from "../../src/domains/reset/service";
 import { loadConfig } from "../../src/env";
 import { expectErrorBody } from "../support/auth";
@@ -67,7 +66,7 @@ describe("live browsers are capped per user (resets and session shares together)
     const share = await shareCreate(user);
     expect(Number(share.headers.get("retry-after"))).toBeGreaterThan(0);
     await expectErrorBody(share, 429, "RATE_LIMITED");
-    expect((await liveBrowserCounts(dbFor(env as never, user.id), user.id)).user).toBe(cap);
+    expect((await liveBrowserCounts(env as never, user.id)).user).toBe(cap);
   });
 
   it("ended ones do not count", async () => {
@@ -88,7 +87,7 @@ describe("live browsers are capped per user (resets and session shares together)
     const results = await Promise.all([0, 1, 2].map(() => user.call("POST", "/api/tasks/reset", { body: resetBody() })));
     expect(results.every((r) => r.status === 201 || r.status === 429)).toBe(true);
     expect(results.filter((r) => r.status === 201).length).toBeLessThanOrEqual(1);
-    expect((await liveBrowserCounts(dbFor(env as never, user.id), user.id)).user).toBeLessThanOrEqual(cap);
+    expect((await liveBrowserCounts(env as never, user.id)).user).toBeLessThanOrEqual(cap);
   });
 
   it("a scheduled share does not count until it starts; starting at the cap, it fails with the reason", async () => {
@@ -110,7 +109,7 @@ describe("live browsers are capped per user (resets and session shares together)
     const user = await resetUser();
     await connectMailbox(user);
     const config = loadConfig(env as never);
-    const { global } = await liveBrowserCounts(dbFor(env as never, user.id), user.id);
+    const { global } = await liveBrowserCounts(env as never, user.id);
     await expect(createResetTask(env as never, { ...config, MAX_LIVE_BROWSERS: global }, user.id, resetBody())).rejects.toMatchObject({ status: 429 });
     expect(await resetCount(user.id)).toBe(0);
   });

@@ -50,7 +50,7 @@ export async function createResetTask(env: Bindings, config: Config, userId: str
     createdAt: now,
     updatedAt: now,
   }, auditInsert(db, { userId, action: "reset.start", targetType: "reset_task", targetId: id, meta, details: { service } }));
-  await requireBrowserCapacity(db, userId, { perUser: config.MAX_LIVE_BROWSERS_PER_USER, global: config.MAX_LIVE_BROWSERS }, () => repo.deleteTask(db, userId, id));
+  await requireBrowserCapacity(env, userId, { perUser: config.MAX_LIVE_BROWSERS_PER_USER, global: config.MAX_LIVE_BROWSERS }, () => repo.deleteTask(db, userId, id));
   await taskProgress(env.TASK_PROGRESS, id).publish({ event: "status", data: { status: "pending" } });
   try {
     await env.RESET_QUEUE.send({ taskId: id, userId });

@@ -35,7 +35,7 @@ export function sessionShareRoomHooks(env: Bindings): RoomHooks {
     },
     async mayStart(room: RoomConfig) {
       const config = loadConfig(env);
-      return hasBrowserCapacity(dbFor(env, room.ownerId), room.ownerId, { perUser: config.MAX_LIVE_BROWSERS_PER_USER, global: config.MAX_LIVE_BROWSERS });
+      return hasBrowserCapacity(env, room.ownerId, { perUser: config.MAX_LIVE_BROWSERS_PER_USER, global: config.MAX_LIVE_BROWSERS });
     },
     async loggedIn(page: Page) {
       return !(await hasVisiblePasswordField(page).catch(() => true));

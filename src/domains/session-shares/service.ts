@@ -124,7 +124,7 @@ export class SessionShareService {
     const directory = directoryDb(this.env);
     await repo.link(directory, row);
     await repo.insert(this.db, row);
-    await requireBrowserCapacity(this.db, user.id, { perUser: this.config.MAX_LIVE_BROWSERS_PER_USER, global: this.config.MAX_LIVE_BROWSERS }, async () => {
+    await requireBrowserCapacity(this.env, user.id, { perUser: this.config.MAX_LIVE_BROWSERS_PER_USER, global: this.config.MAX_LIVE_BROWSERS }, async () => {
       await repo.remove(this.db, user.id, id);
       await repo.unlink(directory, id);
     });
