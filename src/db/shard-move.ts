@@ -38,7 +38,6 @@ export const USER_TABLES: readonly (readonly [table: string, column: string])[] 
   ["discovered_accounts", "user_id"],
   ["reset_jobs", "user_id"],
   ["session_shares", "owner_id"],
-  ["emergency_contacts", "owner_id"],
   ["dead_man_switches", "user_id"],
   ["dead_man_switch_recipients", "owner_id"],
   ["dead_man_switch_logs", "owner_id"],
@@ -54,6 +53,7 @@ export const DIRECTORY_USER_TABLES: readonly (readonly [table: string, column: s
   ["shares", "owner_id"],
   ["share_view_logs", "owner_id"],
   ["sharing_keys", "user_id"],
+  ["emergency_contacts", "owner_id"],
 ];
 /** Tables whose copied row may meet one their triggers already made on the target. */
 const REPLACED = new Set(["vault_counters"]);
