@@ -43,12 +43,10 @@ const shardDatabases: Record<string, string> =
 
 /**
  * On several shards these suites stay out, for what is left of issue 20 (docs/decisions.md, "Issue
- * 20", "Left"): the switch's recipients and transfers are still kept on the owner's
- * shard, where a recipient on another shard does not look; entry ids are unique per shard,
- * not across shards; and a few files poke rows of two users in one SQL statement.
+ * 20", "Left"): entry ids are unique per shard, not across shards; and a few files poke rows of two
+ * users in one SQL statement.
  */
 const NOT_YET_ACROSS_SHARDS = [
-  "test/dead-man-switch/**",
   "test/security/email-verified.test.ts",
   "test/http/pagination.test.ts",
   "test/notifications/push.test.ts",

@@ -38,9 +38,6 @@ export const USER_TABLES: readonly (readonly [table: string, column: string])[] 
   ["discovered_accounts", "user_id"],
   ["reset_jobs", "user_id"],
   ["session_shares", "owner_id"],
-  ["dead_man_switches", "user_id"],
-  ["dead_man_switch_recipients", "owner_id"],
-  ["dead_man_switch_logs", "owner_id"],
   // Last: triggers on passwords, notifications and identities keep it, so copying those rows made
   // one already, which the source's then replaces (and deleting those rows first leaves none behind).
   ["vault_counters", "user_id"],
@@ -54,6 +51,9 @@ export const DIRECTORY_USER_TABLES: readonly (readonly [table: string, column: s
   ["share_view_logs", "owner_id"],
   ["sharing_keys", "user_id"],
   ["emergency_contacts", "owner_id"],
+  ["dead_man_switches", "user_id"],
+  ["dead_man_switch_recipients", "owner_id"],
+  ["dead_man_switch_logs", "owner_id"],
 ];
 /** Tables whose copied row may meet one their triggers already made on the target. */
 const REPLACED = new Set(["vault_counters"]);
