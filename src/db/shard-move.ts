@@ -38,6 +38,15 @@ export const USER_TABLES: readonly (readonly [table: string, column: string])[] 
   ["discovered_accounts", "user_id"],
   ["reset_jobs", "user_id"],
   ["session_shares", "owner_id"],
+  // Last: triggers on passwords, notifications and identities keep it, so copying those rows made
+  // one already, which the source's then replaces (and deleting those rows first leaves none behind).
+  ["vault_counters", "user_id"],
+];
+/**
+ * Tables naming a user that live in the directory, not on the user's shard: they cross users (an
+ * owner and a recipient on different shards read the same row), so a move leaves them where they are.
+ */
+export const DIRECTORY_USER_TABLES: readonly (readonly [table: string, column: string])[] = [
   ["shares", "owner_id"],
   ["share_view_logs", "owner_id"],
   ["sharing_keys", "user_id"],
@@ -45,9 +54,6 @@ export const USER_TABLES: readonly (readonly [table: string, column: string])[] 
   ["dead_man_switches", "user_id"],
   ["dead_man_switch_recipients", "owner_id"],
   ["dead_man_switch_logs", "owner_id"],
-  // Last: triggers on passwords, notifications and identities keep it, so copying those rows made
-  // one already, which the source's then replaces (and deleting those rows first leaves none behind).
-  ["vault_counters", "user_id"],
 ];
 /** Tables whose copied row may meet one their triggers already made on the target. */
 const REPLACED = new Set(["vault_counters"]);

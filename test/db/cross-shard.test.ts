@@ -1,11 +1,11 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { liveBrowserCounts } from "../../src/db/live-browsers";
-import { bindingOf, directoryBinding, pickShard, shardBindings } from "../../src/db/shards";
+import { bindingOf, directoryBinding } from "../../src/db/shards";
 import { purgeExpiredTombstones } from "../../src/domains/sync/purge";
-import { TestUser } from "../support/auth";
 import { createEntry } from "../support/fixtures";
 import { createSessionShare, openLive, registerDevice, ticket } from "../support/session-shares";
+import { databases, first, holders, last, shards, userOn } from "../support/shard-placement";
 import { SELF } from "../support/worker";
 
 /**
@@ -14,30 +14,7 @@ import { SELF } from "../support/worker";
  * looked for on every database, so a query that went to the wrong one fails here.
  */
 const e = env as unknown as Record<string, unknown>;
-const shards = shardBindings(e);
-const databases = () => [...new Set([directoryBinding(e), ...shards])];
-
-/** A user whose id the router puts on `shard`. */
-async function userOn(shard: string, opts: { admin?: boolean } = {}) {
-  for (;;) {
-    const id = crypto.randomUUID();
-    if (pickShard(id, shards) === shard) return TestUser.create({ sub: id, admin: opts.admin });
-  }
-}
-
-/** The databases (by binding name) that hold a row matching `where`. */
-async function holders(table: string, where: string, ...params: unknown[]) {
-  const out: string[] = [];
-  for (const name of databases()) {
-    const row = await bindingOf(e, name).prepare(`SELECT 1 AS x FROM ${table} WHERE ${where}`).bind(...params).first();
-    if (row) out.push(name);
-  }
-  return out;
-}
-
 const later = () => new Date(Date.now() + 60 * 60_000).toISOString();
-const first = shards[0]!;
-const last = shards[shards.length - 1]!;
 
 describe("data across shards (issue 20)", () => {
   it("a user's entries are written on their shard, and the directory maps them there", async () => {

@@ -1,9 +1,10 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { moveUser, USER_TABLES } from "../../src/db/shard-move";
+import { DIRECTORY_USER_TABLES, moveUser, USER_TABLES } from "../../src/db/shard-move";
 import { bindingOf, directoryBinding, pickShard, shardBindings } from "../../src/db/shards";
 import { TestUser } from "../support/auth";
 import { createEntry } from "../support/fixtures";
+import { createShare, invite, listShares } from "../support/sharing";
 
 /**
  * The online move of one user between shards (issue 20). Needs two shards at least, so it runs in
@@ -138,6 +139,29 @@ describe("moving a user between shards (issue 20)", () => {
     expect(await rowsOn(from, user.id)).toBe(0);
     const tombstones = await bindingOf(e, to).prepare("SELECT count(*) AS n FROM passwords WHERE user_id = ? AND deleted_at IS NOT NULL").bind(user.id).first<number>("n");
     expect(tombstones).toBe(2000);
+  });
+
+  it("leaves the directory's rows where they are: a recipient still opens the moved owner's share", async () => {
+    const [from, to] = [shards[0]!, shards[1]!];
+    const owner = await userOn(from);
+    const recipient = await userOn(to);
+    const entry = await createEntry(owner, { name: "shared before the move" });
+    const share = await createShare(owner, { accountId: entry.id, recipientEmail: recipient.email, wrapped_vault_key_invite: invite() });
+    expect((await recipient.call("PATCH", `/api/sharing/${share.id}`, { body: { status: "active" } })).status).toBe(200);
+    expect((await owner.call("PUT", "/api/sharing/public-key", { body: { publicKey: { kty: "EC", crv: "P-256", x: "x".repeat(43), y: "y".repeat(43) } } })).status).toBe(200);
+    const inDirectory = async () => {
+      let n = 0;
+      for (const [table, column] of DIRECTORY_USER_TABLES) {
+        n += (await directory().prepare(`SELECT count(*) AS n FROM ${table} WHERE ${column} = ?`).bind(owner.id).first<number>("n")) ?? 0;
+      }
+      return n;
+    };
+    expect(await inDirectory()).toBe(2);
+    await moveUser(e, owner.id, to, { settleMs: 0 });
+    expect(await inDirectory()).toBe(2);
+    for (const [table] of DIRECTORY_USER_TABLES) expect(USER_TABLES.map(([t]) => t)).not.toContain(table);
+    const received = (await listShares(recipient, "received")).shares;
+    expect(received.map((s) => [s.id, s.account?.name, s.account?.encrypted_data])).toEqual([[share.id, "shared before the move", entry.body.encrypted_data]]);
   });
 
   it("is for admins only and names a bound shard", async () => {

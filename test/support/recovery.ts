@@ -26,8 +26,13 @@ export function fireAlarm(name: string): Promise<boolean> {
   return runDurableObjectAlarm(stub(name));
 }
 
-export function outbox(to: string) {
-  return db.select().from(schema.outboundEmails).where(eq(schema.outboundEmails.toAddress, to.toLowerCase())).orderBy(asc(schema.outboundEmails.createdAt)).all();
+/**
+ * Mails to an address, oldest first. Sorted here as well: with several shards each sender's mail is
+ * in the sender's shard's outbox, and the rows of several databases come back one database after another.
+ */
+export async function outbox(to: string) {
+  const rows = await db.select().from(schema.outboundEmails).where(eq(schema.outboundEmails.toAddress, to.toLowerCase())).orderBy(asc(schema.outboundEmails.createdAt)).all();
+  return rows.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
 export function notificationsOf(userId: string, type?: string) {

@@ -1,11 +1,13 @@
 import { resolveShard } from "../../src/db/shard-map";
+import { DIRECTORY_USER_TABLES } from "../../src/db/shard-move";
 import { bindingOf, directoryBinding, shardBindings } from "../../src/db/shards";
 
 /**
  * `env.DB` for the suites' own reads and writes when the worker runs on several shards (issue 20,
  * VAULT_SHARDS=3): the tests poke rows by SQL to set up states the API cannot reach and to check
- * what was stored. A statement that names a recorded user (or inserts a user's row) runs on that
- * user's shard; any other runs on every database, its rows put together. Test plumbing only: the
+ * what was stored. A statement on a directory table (shares, sharing keys, …) runs on the
+ * directory; one that names a recorded user (or inserts a user's row) runs on that user's shard;
+ * any other runs on every database, its rows put together. Test plumbing only: the
  * worker itself never reads `DB` while `DB_0` is bound.
  */
 type Env = Record<string, unknown>;
@@ -27,7 +29,10 @@ function insertedUser(sql: string, params: unknown[]): string | undefined {
   return typeof user === "string" ? user : undefined;
 }
 
+const DIRECTORY_TABLE = new RegExp(`\\b(?:from|into|update|join)\\s+["\`]?(?:${DIRECTORY_USER_TABLES.map(([t]) => t).join("|")})\\b`, "i");
+
 async function targetsOf(env: Env, sql: string, params: unknown[]): Promise<D1Database[]> {
+  if (DIRECTORY_TABLE.test(sql)) return [bindingOf(env, directoryBinding(env))];
   const inserted = insertedUser(sql, params);
   if (inserted) return [bindingOf(env, await resolveShard(env, inserted, true))];
   const strings = params.filter((p): p is string => typeof p === "string" && p.length < 200);

@@ -1,6 +1,6 @@
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { recoveryTimers } from "../../../durable-objects/recovery-timer";
-import { dbFor } from "../../db/client";
+import { dbFor, directoryDb } from "../../db/client";
 import { route } from "../../http/route";
 import { requestMeta, type AppEnv } from "../../http/types";
 import { idParam } from "../../lib/validators";
@@ -22,7 +22,7 @@ import { applySignIn, DeadManSwitchService } from "./service";
 const STEP_UP = { maxAge: 90 };
 
 function service(c: Context<AppEnv>) {
-  return new DeadManSwitchService(dbFor(c.env, c.get("user").id), recoveryTimers(c.env.RECOVERY_TIMER));
+  return new DeadManSwitchService(directoryDb(c.env), (userId) => dbFor(c.env, userId), recoveryTimers(c.env.RECOVERY_TIMER));
 }
 
 /**
@@ -35,7 +35,7 @@ export const signInResetsDeadManSwitch: MiddlewareHandler<AppEnv> = async functi
   const user = c.get("user");
   if (!user || user.authTime === undefined || c.res.status >= 500) return;
   try {
-    await applySignIn(dbFor(c.env, user.id), recoveryTimers(c.env.RECOVERY_TIMER), user);
+    await applySignIn(directoryDb(c.env), recoveryTimers(c.env.RECOVERY_TIMER), user);
   } catch (err) {
     console.error("sign-in check-in failed", err instanceof Error ? err.message : "unknown error");
   }

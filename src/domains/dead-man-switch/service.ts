@@ -4,7 +4,7 @@ import type { DeadManSwitchRecipientRow, DeadManSwitchRow } from "../../db/schem
 import type { AuthUser, RequestMeta } from "../../kernel/context";
 import { randomId } from "../../lib/crypto";
 import { AppError, ErrorCode, conflict, forbidden, notFound, validationError } from "../../lib/errors";
-import { auditInsert } from "../audit";
+import { auditInsert, type AuditInput } from "../audit";
 import { checkInFields, daysRemaining, iso, ms, nextWake, statusAt } from "./engine";
 import { hashPhrase, verifyPhrase } from "./phrase";
 import * as repo from "./repo";
@@ -51,7 +51,8 @@ const seenSignIns = new Map<string, number>();
 
 /**
  * DECISIONS D7: a request whose auth_time is later than last_check_in counts as a check-in. One
- * conditional UPDATE per new sign-in per isolate; returns whether the switch was reset.
+ * conditional UPDATE per new sign-in per isolate; returns whether the switch was reset. `db` is
+ * the directory, which holds the switch (issue 20).
  */
 export async function applySignIn(db: Db, timers: RecoveryTimers, user: AuthUser, now = Date.now()): Promise<boolean> {
   if (user.authTime === undefined) return false;
@@ -74,11 +75,23 @@ export async function applySignIn(db: Db, timers: RecoveryTimers, user: AuthUser
   return reset;
 }
 
+/**
+ * The switch, its recipients and its log live in the directory (issue 20): a recipient on any shard
+ * reads the transfers, the owner's switch (its phrase) and writes the owner's log, and each of the
+ * switch's transitions still changes the three in one batch. `db` is the directory; `dbOf` gives a
+ * user's shard, for the caller's audit events.
+ */
 export class DeadManSwitchService {
   constructor(
     private readonly db: Db,
+    private readonly dbOf: (userId: string) => Db,
     private readonly timers: RecoveryTimers,
   ) {}
+
+  /** The caller's audit event, on the caller's shard, after the change it reports has been made. */
+  private audit(event: AuditInput) {
+    return auditInsert(this.dbOf(event.userId), event);
+  }
 
   async status(user: AuthUser, now = Date.now()) {
     await applySignIn(this.db, this.timers, user, now);
@@ -125,9 +138,9 @@ export class DeadManSwitchService {
       write,
       repo.setRecipientsStatus(this.db, user.id, "pending", null),
       repo.insertLog(this.db, user.id, existing ? "updated" : "created", { fields: changed }, iso(now)),
-      auditInsert(this.db, { userId: user.id, action: existing ? "dead_man_switch.update" : "dead_man_switch.create", targetType: "dead_man_switch", targetId: row.id, meta, details: { fields: changed } }),
     ]);
     if (rowsChanged(res) === 0) throw conflict("The switch was changed concurrently; retry");
+    await this.audit({ userId: user.id, action: existing ? "dead_man_switch.update" : "dead_man_switch.create", targetType: "dead_man_switch", targetId: row.id, meta, details: { fields: changed } });
     if (wake === null) await this.timers.cancelDeadManSwitch(user.id);
     return { created: !existing, switch: toSwitch(row, now) };
   }
@@ -135,12 +148,8 @@ export class DeadManSwitchService {
   async remove(user: AuthUser, meta: RequestMeta) {
     const existing = await repo.findSwitch(this.db, user.id);
     if (!existing) throw notFound("Dead man's switch");
-    await this.db.batch([
-      repo.deleteSwitch(this.db, user.id),
-      repo.deleteRecipients(this.db, user.id),
-      repo.deleteLogs(this.db, user.id),
-      auditInsert(this.db, { userId: user.id, action: "dead_man_switch.delete", targetType: "dead_man_switch", targetId: existing.id, meta }),
-    ]);
+    await this.db.batch([repo.deleteSwitch(this.db, user.id), repo.deleteRecipients(this.db, user.id), repo.deleteLogs(this.db, user.id)]);
+    await this.audit({ userId: user.id, action: "dead_man_switch.delete", targetType: "dead_man_switch", targetId: existing.id, meta });
     await this.timers.cancelDeadManSwitch(user.id);
   }
 
@@ -183,21 +192,16 @@ export class DeadManSwitchService {
       throw new AppError(ErrorCode.UNPROCESSABLE, `At most ${MAX_RECIPIENTS} recipients`);
     }
     // Written after the row: only an added recipient leaves a log line and an audit event.
-    await this.db.batch([
-      repo.insertLog(this.db, user.id, "recipient_added", { recipient_email: email }, iso(now)),
-      auditInsert(this.db, { userId: user.id, action: "dead_man_switch.recipient_add", targetType: "dead_man_switch_recipient", targetId: rec.id, meta, details: { recipient_email: email } }),
-    ]);
+    await repo.insertLog(this.db, user.id, "recipient_added", { recipient_email: email }, iso(now));
+    await this.audit({ userId: user.id, action: "dead_man_switch.recipient_add", targetType: "dead_man_switch_recipient", targetId: rec.id, meta, details: { recipient_email: email } });
     return toRecipient(rec);
   }
 
   async removeRecipient(user: AuthUser, id: string, meta: RequestMeta) {
     const rec = (await repo.listRecipients(this.db, user.id)).find((r) => r.id === id);
     if (!rec) throw notFound("Recipient");
-    await this.db.batch([
-      repo.deleteRecipient(this.db, user.id, id),
-      repo.insertLog(this.db, user.id, "recipient_removed", { recipient_email: rec.recipientEmail }),
-      auditInsert(this.db, { userId: user.id, action: "dead_man_switch.recipient_remove", targetType: "dead_man_switch_recipient", targetId: id, meta }),
-    ]);
+    await this.db.batch([repo.deleteRecipient(this.db, user.id, id), repo.insertLog(this.db, user.id, "recipient_removed", { recipient_email: rec.recipientEmail })]);
+    await this.audit({ userId: user.id, action: "dead_man_switch.recipient_remove", targetType: "dead_man_switch_recipient", targetId: id, meta });
   }
 
   /** What the caller may receive from others' switches: only transfers that have triggered. */
@@ -232,10 +236,10 @@ export class DeadManSwitchService {
       throw forbidden("The secret phrase is missing or wrong");
     }
     if (!rec.userId && email) await repo.bindRecipient(this.db, rec.id, user.id, email);
-    await this.db.batch([
-      repo.insertLog(this.db, rec.ownerId, "key_retrieved", { recipient_email: rec.recipientEmail }),
-      auditInsert(this.db, { userId: user.id, action: "dead_man_switch.retrieve_key", targetType: "dead_man_switch_recipient", targetId: rec.id, meta, details: { owner_id: rec.ownerId } }),
-    ]);
+    // The owner's log line first: a crash before the recipient's audit event still leaves the
+    // retrieval where the owner looks.
+    await repo.insertLog(this.db, rec.ownerId, "key_retrieved", { recipient_email: rec.recipientEmail });
+    await this.audit({ userId: user.id, action: "dead_man_switch.retrieve_key", targetType: "dead_man_switch_recipient", targetId: rec.id, meta, details: { owner_id: rec.ownerId } });
     return { wrapped_recovery_key: rec.wrappedRecoveryKey, owner_id: rec.ownerId, released_at: rec.releasedAt };
   }
 }

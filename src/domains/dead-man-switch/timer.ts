@@ -1,4 +1,4 @@
-import { dbFor, type Db } from "../../db/client";
+import { dbFor, directoryDb, type Db } from "../../db/client";
 import type { DeadManSwitchRow } from "../../db/schema";
 import { loadConfig, type Bindings, type Config } from "../../env";
 import { mailerFor, sendQuietly, type Mailer } from "../notifications";
@@ -7,7 +7,8 @@ import { CONFIRMATION_WINDOW_MS, daysRemaining, dueReminders, iso, ms, nextWake,
 import * as repo from "./repo";
 import { rowsChanged } from "../../db/d1";
 
-type Ctx = { db: Db; mailer: Mailer; appOrigin: string; config: Config };
+/** `db` is the directory, which holds the switches (issue 20); `ownerDb` the owner's shard, for notifications. */
+type Ctx = { db: Db; ownerDb: Db; mailer: Mailer; appOrigin: string; config: Config };
 
 /**
  * One tick of a user's switch (DECISIONS D7): send the reminders that are due, trigger when the
@@ -16,8 +17,24 @@ type Ctx = { db: Db; mailer: Mailer; appOrigin: string; config: Config };
  */
 export async function runDeadManSwitchTimer(env: Bindings, userId: string, now: number): Promise<number | null> {
   const config = loadConfig(env);
-  const db = dbFor(env, userId);
-  return tick({ db, mailer: mailerFor(config, db, env.MAIL_QUEUE), appOrigin: config.APP_ORIGIN ?? "", config }, userId, now);
+  const ownerDb = dbFor(env, userId);
+  const ctx = { db: directoryDb(env), ownerDb, mailer: mailerFor(config, ownerDb, env.MAIL_QUEUE), appOrigin: config.APP_ORIGIN ?? "", config };
+  const next = await tick(ctx, userId, now);
+  if (next === null && (await notYetInDirectory(ctx, userId))) return now + NOT_COPIED_RETRY_MS;
+  return next;
+}
+
+/** How soon a timer looks again at a switch still waiting to be copied into the directory. */
+const NOT_COPIED_RETRY_MS = 60 * 60 * 1000;
+
+/**
+ * A switch written on its owner's shard before the switch moved to the directory, and not yet copied
+ * by the upgrade (docs/decisions.md, "Issue 20", "Cross-user records: upgrade and moves"): its timer
+ * stays armed, since nothing else would arm it again if the owner never comes back.
+ */
+async function notYetInDirectory(ctx: Ctx, userId: string): Promise<boolean> {
+  if (await repo.findSwitch(ctx.db, userId)) return false;
+  return (await repo.findSwitch(ctx.ownerDb, userId)) !== undefined;
 }
 
 async function tick(ctx: Ctx, userId: string, now: number): Promise<number | null> {
@@ -44,7 +61,7 @@ async function remind(ctx: Ctx, row: DeadManSwitchRow, now: number) {
   const title = "Dead man's switch: check in";
   const body = `Your dead man's switch triggers in ${days} day${days === 1 ? "" : "s"} (${row.nextTriggerAt}). Check in to reset it.`;
   if (row.notifyVia.includes("push")) {
-    await notify(ctx.db, { userId: row.userId, type: "dead_man_switch_reminder", title, body, color: "warning", actionUrl: "/dead-man-switch", metadata: { days_remaining: days, next_trigger_at: row.nextTriggerAt } }, ctx.config);
+    await notify(ctx.ownerDb, { userId: row.userId, type: "dead_man_switch_reminder", title, body, color: "warning", actionUrl: "/dead-man-switch", metadata: { days_remaining: days, next_trigger_at: row.nextTriggerAt } }, ctx.config);
   }
   if (row.notifyVia.includes("email") && row.ownerEmail) {
     await sendQuietly(ctx.mailer, { to: row.ownerEmail, subject: title, text: `${body}\n\n${ctx.appOrigin}/dead-man-switch`, kind: "dead_man_switch.reminder" });
@@ -65,7 +82,7 @@ async function trigger(ctx: Ctx, row: DeadManSwitchRow, now: number): Promise<nu
   const body = held
     ? `Your inactivity period has run out. Your recovery keys will be released to your recipients at ${releaseAt} unless you check in before then.`
     : "Your inactivity period has run out and your recipients can now retrieve their recovery keys. Check in to stop further access.";
-  await notify(ctx.db, { userId: row.userId, type: "dead_man_switch_triggered", title, body, color: "error", actionUrl: "/dead-man-switch", metadata: { release_at: releaseAt } });
+  await notify(ctx.ownerDb, { userId: row.userId, type: "dead_man_switch_triggered", title, body, color: "error", actionUrl: "/dead-man-switch", metadata: { release_at: releaseAt } });
   if (row.ownerEmail) await sendQuietly(ctx.mailer, { to: row.ownerEmail, subject: title, text: `${body}\n\n${ctx.appOrigin}/dead-man-switch`, kind: "dead_man_switch.triggered" });
   if (!held) await mailRecipients(ctx, row.userId);
   return releaseAt ? ms(releaseAt) : null;

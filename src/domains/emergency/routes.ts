@@ -1,17 +1,14 @@
 import type { Context, Hono } from "hono";
 import { recoveryTimers } from "../../../durable-objects/recovery-timer";
-import { dbFor } from "../../db/client";
 import { route } from "../../http/route";
 import { requestMeta, type AppEnv } from "../../http/types";
-import { mailerFor } from "../notifications";
 import { idParam } from "../../lib/validators";
 import { AcceptBody, AccessQuery, AccessResponse, AddBody, ContactResponse, ListQuery, ListResponse, RequestBody, RespondBody, SuccessResponse, UpdateBody, VaultResponse } from "./schema";
 import { EmergencyService } from "./service";
+import { emergencyCtx } from "./timer";
 
 function service(c: Context<AppEnv>) {
-  const db = dbFor(c.env, c.get("user").id);
-  const config = c.get("config");
-  return new EmergencyService({ db, mailer: mailerFor(config, db, c.env.MAIL_QUEUE), appOrigin: config.APP_ORIGIN ?? "", config }, recoveryTimers(c.env.RECOVERY_TIMER));
+  return new EmergencyService(emergencyCtx(c.env, c.get("config"), c.get("user").id), recoveryTimers(c.env.RECOVERY_TIMER));
 }
 
 /** DECISIONS D3/D11: adding a contact and responding are sensitive (300 s on untrusted devices). */

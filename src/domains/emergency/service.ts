@@ -6,7 +6,7 @@ import { badCursor } from "../../db/keyset";
 import { randomId, randomToken, sha256Hex } from "../../lib/crypto";
 import { AppError, ErrorCode, conflict, forbidden, notFound } from "../../lib/errors";
 import { sendQuietly } from "../notifications";
-import { auditInsert } from "../audit";
+import { auditInsert, type AuditInput } from "../audit";
 import { notify } from "../notifications";
 import { liveEntries } from "../sync";
 import * as repo from "./repo";
@@ -42,8 +42,20 @@ export class EmergencyService {
     private readonly timers: RecoveryTimers,
   ) {}
 
-  private get db() {
-    return this.ctx.db;
+  private get directory() {
+    return this.ctx.directory;
+  }
+
+  /**
+   * A record's change, then the caller's audit event on the caller's shard (issue 20: the record is
+   * in the directory, so they are no longer one batch). The event follows the change it reports, so
+   * a crash between loses that event, never logs a change that was not made. False when a guard in
+   * the change's WHERE did not hold (nothing is logged then).
+   */
+  private async changeThenAudit(change: Promise<{ meta: { changes?: number | null } }>, event: AuditInput): Promise<boolean> {
+    if (rowsChanged(await change) === 0) return false;
+    await auditInsert(this.ctx.dbOf(event.userId), event);
+    return true;
   }
 
   /**
@@ -51,13 +63,13 @@ export class EmergencyService {
    * a page may end inside either list or hold the end of one and the start of the other.
    */
   async list(user: AuthUser, page: PageParams) {
-    const side = page.cursor ? await repo.cursorSide(this.db, user.id, page.cursor) : "owner";
+    const side = page.cursor ? await repo.cursorSide(this.directory, user.id, page.cursor) : "owner";
     if (!side) throw badCursor();
     const take = page.limit + 1;
     const [owned, contacted] =
       side === "owner"
-        ? await this.db.batch([repo.listSide(this.db, user.id, "owner", page.cursor, take), repo.listSide(this.db, user.id, "contact", undefined, take)])
-        : [[], await repo.listSide(this.db, user.id, "contact", page.cursor, take)];
+        ? await this.directory.batch([repo.listSide(this.directory, user.id, "owner", page.cursor, take), repo.listSide(this.directory, user.id, "contact", undefined, take)])
+        : [[], await repo.listSide(this.directory, user.id, "contact", page.cursor, take)];
     const rows = [...owned.map((row) => ({ id: row.id, row, side: "owner" })), ...contacted.map((row) => ({ id: row.id, row, side: "contact" }))];
     const { items, next_cursor } = pageOf(rows, page.limit);
     const on = (s: repo.Side) => items.filter((i) => i.side === s).map((i) => toContact(i.row));
@@ -67,7 +79,7 @@ export class EmergencyService {
   async add(user: AuthUser, input: AddInput, meta: RequestMeta, now = Date.now()) {
     const email = lower(input.email)!;
     if (email === lower(user.email)) throw conflict("You cannot name yourself as an emergency contact");
-    if (await repo.findLiveByEmail(this.db, user.id, email)) throw conflict("That address is already an emergency contact");
+    if (await repo.findLiveByEmail(this.directory, user.id, email)) throw conflict("That address is already an emergency contact");
     const token = randomToken(32);
     const row: EmergencyContactRow = {
       id: randomId(),
@@ -89,10 +101,14 @@ export class EmergencyService {
       createdAt: iso(now),
       updatedAt: iso(now),
     };
-    await this.db.batch([
-      repo.insert(this.db, row),
-      auditInsert(this.db, { userId: user.id, action: "emergency_contact.add", targetType: "emergency_contact", targetId: row.id, meta, details: { email, wait_hours: row.waitHours } }),
-    ]);
+    await this.changeThenAudit(repo.insert(this.directory, row).run(), {
+      userId: user.id,
+      action: "emergency_contact.add",
+      targetType: "emergency_contact",
+      targetId: row.id,
+      meta,
+      details: { email, wait_hours: row.waitHours },
+    });
     await sendQuietly(this.ctx.mailer, {
       to: email,
       subject: "You have been named an emergency contact",
@@ -105,7 +121,7 @@ export class EmergencyService {
   }
 
   async accept(user: AuthUser, token: string, meta: RequestMeta, now = Date.now()) {
-    const row = await repo.findByTokenHash(this.db, await sha256Hex(token));
+    const row = await repo.findByTokenHash(this.directory, await sha256Hex(token));
     if (!row || row.status === "revoked") throw notFound("Invitation");
     if (row.ownerId === user.id) throw forbidden("You cannot accept your own invitation");
     if (row.status !== "pending_invite") {
@@ -115,12 +131,16 @@ export class EmergencyService {
     if (now >= Date.parse(row.inviteExpiresAt)) throw new AppError(ErrorCode.GONE, "Invitation expired");
     if (lower(user.email) !== row.contactEmail) throw forbidden("The invitation was sent to another address");
     const set = { status: "active" as const, contactUserId: user.id, updatedAt: iso(now) };
-    const [res] = await this.db.batch([
-      repo.transition(this.db, row.id, ["pending_invite"], set),
-      auditInsert(this.db, { userId: user.id, action: "emergency_contact.accept", targetType: "emergency_contact", targetId: row.id, meta, details: { owner_id: row.ownerId } }),
-    ]);
-    if (rowsChanged(res) === 0) throw conflict("Invitation already answered");
-    await notify(this.db, {
+    const accepted = await this.changeThenAudit(repo.transition(this.directory, row.id, ["pending_invite"], set).run(), {
+      userId: user.id,
+      action: "emergency_contact.accept",
+      targetType: "emergency_contact",
+      targetId: row.id,
+      meta,
+      details: { owner_id: row.ownerId },
+    });
+    if (!accepted) throw conflict("Invitation already answered");
+    await notify(this.ctx.dbOf(row.ownerId), {
       userId: row.ownerId,
       type: "emergency_contact_accepted",
       title: "Emergency contact accepted",
@@ -135,7 +155,7 @@ export class EmergencyService {
 
   /** Contact-only: the owner gets 403 (they can see the record), anyone else 404. */
   private async asContact(user: AuthUser, id: string) {
-    const row = await repo.findForParty(this.db, user.id, id);
+    const row = await repo.findForParty(this.directory, user.id, id);
     if (!row) throw notFound("Emergency contact");
     if (row.contactUserId !== user.id) throw forbidden("Only the emergency contact may do this");
     return row;
@@ -143,7 +163,7 @@ export class EmergencyService {
 
   /** Owner-only: the contact gets 403, anyone else 404. */
   private async asOwner(user: AuthUser, id: string) {
-    const row = await repo.findForParty(this.db, user.id, id);
+    const row = await repo.findForParty(this.directory, user.id, id);
     if (!row) throw notFound("Emergency contact");
     if (row.ownerId !== user.id) throw forbidden("Only the vault owner may do this");
     return row;
@@ -155,13 +175,17 @@ export class EmergencyService {
     const grantAt = now + row.waitHours * HOUR_MS;
     const set = { status: "access_requested" as const, requestedAt: iso(now), grantAt: iso(grantAt), grantedAt: null, expiresAt: null, updatedAt: iso(now) };
     await this.timers.scheduleEmergency(row.id, row.ownerId, grantAt);
-    const [res] = await this.db.batch([
-      repo.transition(this.db, row.id, ["active"], set),
-      auditInsert(this.db, { userId: user.id, action: "emergency_access.request", targetType: "emergency_contact", targetId: row.id, meta, details: { owner_id: row.ownerId, wait_hours: row.waitHours, grant_at: set.grantAt } }),
-    ]);
-    if (rowsChanged(res) === 0) throw conflict("The record changed; reload it");
+    const requested = await this.changeThenAudit(repo.transition(this.directory, row.id, ["active"], set).run(), {
+      userId: user.id,
+      action: "emergency_access.request",
+      targetType: "emergency_contact",
+      targetId: row.id,
+      meta,
+      details: { owner_id: row.ownerId, wait_hours: row.waitHours, grant_at: set.grantAt },
+    });
+    if (!requested) throw conflict("The record changed; reload it");
     const body = `${row.contactEmail} requested emergency access to your vault. It will be granted automatically at ${set.grantAt} unless you deny it.`;
-    await notify(this.db, {
+    await notify(this.ctx.dbOf(row.ownerId), {
       userId: row.ownerId,
       type: "emergency_access_requested",
       title: "Emergency access requested",
@@ -184,17 +208,21 @@ export class EmergencyService {
         ? { status: "access_granted" as const, grantedAt: iso(now), expiresAt: iso(now + RETRIEVAL_WINDOW_MS), updatedAt: iso(now) }
         : { status: "access_denied" as const, updatedAt: iso(now) };
     if (action === "approve") await this.timers.scheduleEmergency(row.id, row.ownerId, now + RETRIEVAL_WINDOW_MS);
-    const [res] = await this.db.batch([
-      repo.updateOwned(this.db, user.id, row.id, ["access_requested"], set),
-      auditInsert(this.db, { userId: user.id, action: `emergency_access.${action}`, targetType: "emergency_contact", targetId: row.id, meta, details: { contact_id: row.id, email: row.contactEmail } }),
-    ]);
-    if (rowsChanged(res) === 0) throw conflict("The request was answered already");
+    const answered = await this.changeThenAudit(repo.updateOwned(this.directory, user.id, row.id, ["access_requested"], set).run(), {
+      userId: user.id,
+      action: `emergency_access.${action}`,
+      targetType: "emergency_contact",
+      targetId: row.id,
+      meta,
+      details: { contact_id: row.id, email: row.contactEmail },
+    });
+    if (!answered) throw conflict("The request was answered already");
     const updated = { ...row, ...set };
     if (action === "approve") await announceGrant(this.ctx, updated, updated.expiresAt!, false);
     else {
       await this.timers.cancelEmergency(row.id);
       if (row.contactUserId) {
-        await notify(this.db, { userId: row.contactUserId, type: "emergency_access_denied", title: "Emergency access denied", body: "The vault owner denied your emergency access request.", color: "error", actionUrl: "/emergency", actorId: user.id, metadata: { contact_id: row.id } });
+        await notify(this.ctx.dbOf(row.contactUserId), { userId: row.contactUserId, type: "emergency_access_denied", title: "Emergency access denied", body: "The vault owner denied your emergency access request.", color: "error", actionUrl: "/emergency", actorId: user.id, metadata: { contact_id: row.id } });
       }
     }
     return toContact(updated);
@@ -204,21 +232,30 @@ export class EmergencyService {
     const row = await this.asOwner(user, id);
     if (row.status === "revoked") throw conflict("The record is revoked");
     const set = { waitHours, updatedAt: iso(now) };
-    const [res] = await this.db.batch([
-      repo.updateOwned(this.db, user.id, row.id, ["pending_invite", "active", "access_requested", "access_granted", "access_denied", "access_expired"], set),
-      auditInsert(this.db, { userId: user.id, action: "emergency_contact.update", targetType: "emergency_contact", targetId: row.id, meta, details: { wait_hours: waitHours, previous_wait_hours: row.waitHours } }),
-    ]);
-    if (rowsChanged(res) === 0) throw conflict("The record is revoked");
+    const live = ["pending_invite", "active", "access_requested", "access_granted", "access_denied", "access_expired"] as const;
+    const updated = await this.changeThenAudit(repo.updateOwned(this.directory, user.id, row.id, [...live], set).run(), {
+      userId: user.id,
+      action: "emergency_contact.update",
+      targetType: "emergency_contact",
+      targetId: row.id,
+      meta,
+      details: { wait_hours: waitHours, previous_wait_hours: row.waitHours },
+    });
+    if (!updated) throw conflict("The record is revoked");
     return toContact({ ...row, ...set });
   }
 
   async revoke(user: AuthUser, id: string, meta: RequestMeta, now = Date.now()) {
     const row = await this.asOwner(user, id);
     if (row.status !== "revoked") {
-      await this.db.batch([
-        repo.updateOwned(this.db, user.id, row.id, [row.status], { status: "revoked", updatedAt: iso(now) }),
-        auditInsert(this.db, { userId: user.id, action: "emergency_contact.revoke", targetType: "emergency_contact", targetId: row.id, meta, details: { email: row.contactEmail, previous_status: row.status } }),
-      ]);
+      await this.changeThenAudit(repo.updateOwned(this.directory, user.id, row.id, [row.status], { status: "revoked", updatedAt: iso(now) }).run(), {
+        userId: user.id,
+        action: "emergency_contact.revoke",
+        targetType: "emergency_contact",
+        targetId: row.id,
+        meta,
+        details: { email: row.contactEmail, previous_status: row.status },
+      });
     }
     await this.timers.cancelEmergency(row.id);
   }
@@ -227,7 +264,7 @@ export class EmergencyService {
   private async granted(user: AuthUser, id: string, now: number) {
     const found = await this.asContact(user, id);
     if (found.status === "access_requested" || found.status === "access_granted") await tickContact(this.ctx, id, now);
-    const row = (await repo.findForParty(this.db, user.id, id)) ?? found;
+    const row = (await repo.findForParty(this.directory, user.id, id)) ?? found;
     if (row.status === "access_expired") throw new AppError(ErrorCode.GONE, "The access window has expired");
     if (row.status !== "access_granted" || !row.expiresAt || now >= Date.parse(row.expiresAt)) throw forbidden("Access has not been granted");
     return row;
@@ -235,7 +272,7 @@ export class EmergencyService {
 
   async access(user: AuthUser, id: string, meta: RequestMeta, now = Date.now()) {
     const row = await this.granted(user, id, now);
-    await auditInsert(this.db, { userId: user.id, action: "emergency_access.retrieve_key", targetType: "emergency_contact", targetId: row.id, meta, details: { owner_id: row.ownerId } });
+    await auditInsert(this.ctx.dbOf(user.id), { userId: user.id, action: "emergency_access.retrieve_key", targetType: "emergency_contact", targetId: row.id, meta, details: { owner_id: row.ownerId } });
     return { wrapped_access_key: row.wrappedAccessKey, invite_salt: row.inviteSalt };
   }
 
@@ -246,10 +283,10 @@ export class EmergencyService {
    */
   async readVault(user: AuthUser, id: string, meta: RequestMeta, now = Date.now()) {
     const row = await this.granted(user, id, now);
-    const entries = await liveEntries(this.db, row.ownerId);
-    await auditInsert(this.db, { userId: user.id, action: "emergency_access.read_vault", targetType: "emergency_contact", targetId: row.id, meta, details: { owner_id: row.ownerId, entries: entries.length } });
-    if (await repo.claimReadNotice(this.db, row.id, row.grantedAt ?? iso(now), iso(now))) {
-      await notify(this.db, {
+    const entries = await liveEntries(this.ctx.dbOf(row.ownerId), row.ownerId);
+    await auditInsert(this.ctx.dbOf(user.id), { userId: user.id, action: "emergency_access.read_vault", targetType: "emergency_contact", targetId: row.id, meta, details: { owner_id: row.ownerId, entries: entries.length } });
+    if (await repo.claimReadNotice(this.directory, row.id, row.grantedAt ?? iso(now), iso(now))) {
+      await notify(this.ctx.dbOf(row.ownerId), {
         userId: row.ownerId,
         type: "emergency_vault_read",
         title: "Your emergency contact opened your vault",

@@ -1,4 +1,4 @@
-import { dbFor, eachShard, type Db } from "../../db/client";
+import { dbFor, directoryDb, type Db } from "../../db/client";
 import type { EmergencyContactRow } from "../../db/schema";
 import { loadConfig, type Bindings, type Config } from "../../env";
 import { mailerFor, sendQuietly, type Mailer } from "../notifications";
@@ -11,28 +11,31 @@ export const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 const iso = (t: number) => new Date(t).toISOString();
 
-/** `config` lets notify() push (issue 16). */
-export type EmergencyCtx = { db: Db; mailer: Mailer; appOrigin: string; config?: Config };
+/**
+ * The records live in the directory (`directory`), since owner and contact may be on different
+ * shards; a notification, an audit event and the owner's entries on their user's shard (`dbOf`).
+ * `config` lets notify() push (issue 16).
+ */
+export type EmergencyCtx = { directory: Db; dbOf: (userId: string) => Db; mailer: Mailer; appOrigin: string; config?: Config };
 
-/** `ownerId` is the vault owner whose records hold the contact; timers set before it was passed look it up. */
-export async function runEmergencyTimer(env: Bindings, contactId: string, ownerId: string | undefined, now: number): Promise<number | null> {
-  const config = loadConfig(env);
-  const owner = ownerId ?? (await legacyOwnerOf(env, contactId));
-  if (!owner) return null;
-  const db = dbFor(env, owner);
-  return tickContact({ db, mailer: mailerFor(config, db, env.MAIL_QUEUE), appOrigin: config.APP_ORIGIN ?? "", config }, contactId, now);
+export function emergencyCtx(env: Bindings, config: Config, callerId: string): EmergencyCtx {
+  return {
+    directory: directoryDb(env),
+    dbOf: (userId) => dbFor(env, userId),
+    mailer: mailerFor(config, dbFor(env, callerId), env.MAIL_QUEUE),
+    appOrigin: config.APP_ORIGIN ?? "",
+    config,
+  };
 }
 
 /**
- * A timer armed before it carried the owner names only the contact: asked of every shard in turn,
- * at each of its alarms; timers armed since name the owner and go straight to its shard.
+ * The record is found by its id in the directory; `ownerId` (absent from timers armed before it
+ * was passed, then read from the record) chooses the shard whose outbox the run's mails go to.
  */
-async function legacyOwnerOf(env: Bindings, contactId: string): Promise<string | undefined> {
-  for (const { db } of eachShard(env)) {
-    const row = await repo.findById(db, contactId);
-    if (row) return row.ownerId;
-  }
-  return undefined;
+export async function runEmergencyTimer(env: Bindings, contactId: string, ownerId: string | undefined, now: number): Promise<number | null> {
+  const owner = ownerId ?? (await repo.findById(directoryDb(env), contactId))?.ownerId;
+  if (!owner) return null;
+  return tickContact(emergencyCtx(env, loadConfig(env), owner), contactId, now);
 }
 
 /**
@@ -42,19 +45,19 @@ async function legacyOwnerOf(env: Bindings, contactId: string): Promise<string |
  * decides the answer.
  */
 export async function tickContact(ctx: EmergencyCtx, contactId: string, now: number): Promise<number | null> {
-  const row = await repo.findById(ctx.db, contactId);
+  const row = await repo.findById(ctx.directory, contactId);
   if (!row) return null;
   if (row.status === "access_requested" && row.grantAt) {
     if (now < Date.parse(row.grantAt)) return Date.parse(row.grantAt);
     const expiresAt = now + RETRIEVAL_WINDOW_MS;
-    const res = await repo.transition(ctx.db, row.id, ["access_requested"], { status: "access_granted", grantedAt: iso(now), expiresAt: iso(expiresAt), updatedAt: iso(now) });
+    const res = await repo.transition(ctx.directory, row.id, ["access_requested"], { status: "access_granted", grantedAt: iso(now), expiresAt: iso(expiresAt), updatedAt: iso(now) });
     if (rowsChanged(res) === 0) return now;
     await announceGrant(ctx, row, iso(expiresAt), true);
     return expiresAt;
   }
   if (row.status === "access_granted" && row.expiresAt) {
     if (now < Date.parse(row.expiresAt)) return Date.parse(row.expiresAt);
-    await repo.transition(ctx.db, row.id, ["access_granted"], { status: "access_expired", updatedAt: iso(now) });
+    await repo.transition(ctx.directory, row.id, ["access_granted"], { status: "access_expired", updatedAt: iso(now) });
     return null;
   }
   return null;
@@ -64,7 +67,7 @@ export async function tickContact(ctx: EmergencyCtx, contactId: string, now: num
 export async function announceGrant(ctx: EmergencyCtx, row: EmergencyContactRow, expiresAt: string, automatic: boolean) {
   const how = automatic ? "the waiting period passed without a response" : "the owner approved it";
   if (row.contactUserId) {
-    await notify(ctx.db, {
+    await notify(ctx.dbOf(row.contactUserId), {
       userId: row.contactUserId,
       type: "emergency_access_granted",
       title: "Emergency access granted",
@@ -82,7 +85,7 @@ export async function announceGrant(ctx: EmergencyCtx, row: EmergencyContactRow,
     kind: "emergency.granted",
   });
   if (automatic) {
-    await notify(ctx.db, {
+    await notify(ctx.dbOf(row.ownerId), {
       userId: row.ownerId,
       type: "emergency_access_granted",
       title: "Emergency access granted automatically",

@@ -1,5 +1,4 @@
 import type { Context, Hono } from "hono";
-import { dbFor } from "../../db/client";
 import { route } from "../../http/route";
 import { requestMeta, type AppEnv } from "../../http/types";
 import { idParam } from "../../lib/validators";
@@ -22,7 +21,7 @@ import {
 } from "./schema";
 import { SharingService } from "./service";
 
-const service = (c: Context<AppEnv>) => new SharingService(dbFor(c.env, c.get("user").id));
+const service = (c: Context<AppEnv>) => new SharingService(c.env);
 
 export function registerSharingRoutes(app: Hono<AppEnv>) {
   route(app, {

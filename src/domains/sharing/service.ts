@@ -1,4 +1,4 @@
-import type { Db } from "../../db/client";
+import { dbFor, directoryDb, type Db, type DbBindings } from "../../db/client";
 import type { ShareRow } from "../../db/schema";
 import type { AuthUser, RequestMeta } from "../../kernel/context";
 import type { PageParams } from "../../kernel/pagination";
@@ -37,18 +37,28 @@ function toShare(row: repo.ShareWithAccount, view: "owned" | "received"): Share 
   return share;
 }
 
+/**
+ * Shares and sharing keys are read and written in the directory; a shared entry on its owner's
+ * shard, and a notification on its reader's (issue 20).
+ */
 export class SharingService {
-  constructor(private readonly db: Db) {}
+  private readonly directory: Db;
+  private readonly ownerDb: repo.OwnerDb;
+
+  constructor(env: DbBindings) {
+    this.directory = directoryDb(env);
+    this.ownerDb = (ownerId) => dbFor(env, ownerId);
+  }
 
   async create(user: AuthUser, input: CreateShareInput) {
     const now = new Date().toISOString();
-    const entry = await findLive(this.db, user.id, input.accountId);
+    const entry = await findLive(this.ownerDb(user.id), user.id, input.accountId);
     if (!entry) throw notFound("Password entry");
     if (input.expiresAt && Date.parse(input.expiresAt) <= Date.now()) {
       throw validationError("expiresAt must be in the future", [{ field: "expiresAt", message: "must be in the future" }]);
     }
     if (input.recipientEmail === emailOf(user)) throw conflict("You cannot share an entry with yourself");
-    if (await repo.findLiveDuplicate(this.db, user.id, entry.id, input.recipientEmail)) {
+    if (await repo.findLiveDuplicate(this.directory, user.id, entry.id, input.recipientEmail)) {
       throw conflict("This entry is already shared with that email");
     }
     const row: ShareRow = {
@@ -68,7 +78,7 @@ export class SharingService {
     };
     let inserted: boolean;
     try {
-      inserted = await repo.insertUnderLimits(this.db, row, now, MAX_SHARES_PER_ENTRY, MAX_ACTIVE_SHARES_PER_USER);
+      inserted = await repo.insertUnderLimits(this.directory, row, now, MAX_SHARES_PER_ENTRY, MAX_ACTIVE_SHARES_PER_USER);
     } catch (e) {
       if (String((e as Error).message).includes("UNIQUE")) throw conflict("This entry is already shared with that email");
       throw e;
@@ -78,30 +88,33 @@ export class SharingService {
         headers: { "Retry-After": "60" },
       });
     }
+    await repo.refreshShareCount(this.directory, this.ownerDb(user.id), user.id, entry.id);
     return toShare({ ...row, accountName: entry.name, accountWebsite: entry.website, accountUrl: entry.url, accountEncryptedData: null }, "owned");
   }
 
   async list(user: AuthUser, type: "owned" | "received", accountId: string | undefined, page: PageParams) {
     const now = new Date().toISOString();
     const [rows, key] = await Promise.all([
-      type === "owned" ? repo.listOwned(this.db, user.id, accountId, page) : repo.listReceived(this.db, user.id, emailOf(user), now, accountId, page),
-      repo.getKey(this.db, user.id),
+      type === "owned"
+        ? repo.listOwned(this.directory, this.ownerDb, user.id, accountId, page)
+        : repo.listReceived(this.directory, this.ownerDb, user.id, emailOf(user), now, accountId, page),
+      repo.getKey(this.directory, user.id),
     ]);
     return { shares: rows.items.map((r) => toShare(r, type)), setup_required: !key, next_cursor: rows.next_cursor };
   }
 
   /** PATCH: the owner revokes or changes permission; the recipient accepts. Anyone else gets 404. */
   async patch(user: AuthUser, id: string, input: PatchShareInput) {
-    const owned = await repo.findOwned(this.db, user.id, id);
+    const owned = await repo.findOwned(this.directory, this.ownerDb, user.id, id);
     if (owned) return toShare(await this.ownerPatch(owned, input), "owned");
     const email = emailOf(user);
     const now = new Date().toISOString();
-    const received = await repo.findReceived(this.db, user.id, email, id, now);
+    const received = await repo.findReceived(this.directory, this.ownerDb, user.id, email, id, now);
     if (!received) throw notFound("Share");
     if (input.permission !== undefined || input.status !== "active") throw forbidden("Only the owner can revoke a share or change its permission");
     if (received.status === "active") return toShare(received, "received");
-    if (!email || !(await repo.accept(this.db, id, user.id, email, now))) throw notFound("Share");
-    const fresh = await repo.findReceived(this.db, user.id, email, id, now);
+    if (!email || !(await repo.accept(this.directory, id, user.id, email, now))) throw notFound("Share");
+    const fresh = await repo.findReceived(this.directory, this.ownerDb, user.id, email, id, now);
     if (!fresh) throw notFound("Share");
     return toShare(fresh, "received");
   }
@@ -113,21 +126,23 @@ export class SharingService {
     const set: Partial<ShareRow> = { updatedAt: now };
     if (input.permission) set.permission = input.permission;
     if (input.status === "revoked") set.status = "revoked";
-    if (!(await repo.ownerUpdate(this.db, share, set))) throw conflict("The share changed meanwhile; reload it");
+    if (!(await repo.ownerUpdate(this.directory, share, set))) throw conflict("The share changed meanwhile; reload it");
+    await repo.refreshShareCount(this.directory, this.ownerDb(share.ownerId), share.ownerId, share.accountId);
     return { ...share, ...set };
   }
 
   async remove(user: AuthUser, id: string) {
-    const share = await repo.findOwned(this.db, user.id, id);
-    if (!share || !(await repo.remove(this.db, user.id, share))) throw notFound("Share");
+    const share = await repo.findOwned(this.directory, this.ownerDb, user.id, id);
+    if (!share || !(await repo.remove(this.directory, user.id, share))) throw notFound("Share");
+    await repo.refreshShareCount(this.directory, this.ownerDb(user.id), user.id, share.accountId);
   }
 
   /** The recipient's view log; password_viewed tells the owner, password_copied is only recorded. */
   async logView(user: AuthUser, id: string, action: "password_viewed" | "password_copied", meta: RequestMeta) {
     const now = new Date().toISOString();
-    const share = await repo.findReceived(this.db, user.id, emailOf(user), id, now);
+    const share = await repo.findReceived(this.directory, this.ownerDb, user.id, emailOf(user), id, now);
     if (!share || share.status !== "active" || share.recipientId !== user.id) throw notFound("Share");
-    const log = repo.viewLogInsert(this.db, {
+    await repo.viewLogInsert(this.directory, {
       id: randomId(),
       shareId: share.id,
       ownerId: share.ownerId,
@@ -137,9 +152,11 @@ export class SharingService {
       userAgent: meta.userAgent,
       createdAt: now,
     });
+    // The log first, the owner's notification (on the owner's shard) second: a crash between
+    // leaves a view in the log the owner can read, never a notification of a view not logged.
     if (action === "password_viewed") {
       const who = user.email ?? "A recipient";
-      const { query } = notificationInsert(this.db, {
+      await notificationInsert(this.ownerDb(share.ownerId), {
         userId: share.ownerId,
         type: "share_viewed",
         title: "Shared password viewed",
@@ -147,21 +164,18 @@ export class SharingService {
         actorId: isUuid(user.id) ? user.id : null,
         actorEmail: user.email ?? null,
         metadata: { share_id: share.id, account_id: share.accountId, action },
-      });
-      await this.db.batch([log, query]);
-    } else {
-      await log;
+      }).query;
     }
     return { success: true as const, action, logged_at: now };
   }
 
   async updateSharedAccount(user: AuthUser, id: string, input: UpdateSharedAccountInput) {
     const now = new Date().toISOString();
-    const share = await repo.findReceived(this.db, user.id, emailOf(user), id, now);
+    const share = await repo.findReceived(this.directory, this.ownerDb, user.id, emailOf(user), id, now);
     if (!share || share.status !== "active" || share.recipientId !== user.id) throw notFound("Share");
     if (share.permission !== "write") throw forbidden("This share is read-only");
     const set = entryPatch(input, { website: share.accountWebsite, url: share.accountUrl }, { updatedAt: now });
-    if (!(await repo.updateSharedEntry(this.db, share, user.id, now, set))) {
+    if (!(await repo.updateSharedEntry(this.ownerDb(share.ownerId), share, set))) {
       throw forbidden("The share no longer grants write access");
     }
     return { id: share.accountId, updated_at: now };
@@ -170,22 +184,22 @@ export class SharingService {
   async putKey(user: AuthUser, publicKey: object, wrappedPrivateKey?: string) {
     const email = emailOf(user);
     if (!email) throw new AppError(ErrorCode.UNPROCESSABLE, "Your sign-in token carries no email; a sharing key needs one");
-    const row = await repo.putKey(this.db, user.id, email, JSON.stringify(publicKey), new Date().toISOString(), wrappedPrivateKey ?? null);
+    const row = await repo.putKey(this.directory, user.id, email, JSON.stringify(publicKey), new Date().toISOString(), wrappedPrivateKey ?? null);
     if (!row) throw conflict("Another account already published a sharing key for this email");
     return { ...toKey(row!), wrappedPrivateKey: row!.wrappedPrivateKey };
   }
 
   /** The caller's own key comes with its wrapped private half (for their other devices); another's never. */
   async getKey(user: AuthUser, email?: string) {
-    const row = email ? await repo.getKeyByEmail(this.db, email) : await repo.getKey(this.db, user.id);
+    const row = email ? await repo.getKeyByEmail(this.directory, email) : await repo.getKey(this.directory, user.id);
     if (!row) throw notFound("Sharing key");
     return email ? toKey(row) : { ...toKey(row), wrappedPrivateKey: row.wrappedPrivateKey };
   }
 
   async views(user: AuthUser, id: string) {
-    const share = isUuid(id) ? await repo.findOwned(this.db, user.id, id) : undefined;
+    const share = isUuid(id) ? await repo.findOwned(this.directory, this.ownerDb, user.id, id) : undefined;
     if (!share) throw notFound("Share");
-    return { views: (await repo.viewLog(this.db, user.id, id)).map((v) => ({ action: v.action, logged_at: v.createdAt })) };
+    return { views: (await repo.viewLog(this.directory, user.id, id)).map((v) => ({ action: v.action, logged_at: v.createdAt })) };
   }
 }
 
