@@ -8,14 +8,17 @@ import { eq } from "drizzle-orm";
 import { TestUser } from "../support/auth";
 import { pull, type PullBody } from "./helpers";
 
-/** Seeds `n` rows straight into D1; rows 1000..1099 share one commit stamp, to straddle a page edge. */
+/** Rows TIE..TIE+99 share one commit stamp; a full pull skips every seventh row, so they straddle the first page edge. */
+const TIE = PULL_PAGE;
+
+/** Seeds `n` rows straight into D1, with the tie above. */
 async function seed(userId: string, n: number, base = Date.now() - 3_600_000) {
   const stmt = env.DB.prepare(
     `INSERT INTO passwords (id, user_id, name, website, tags, encryption_version, wrapped_item_key, encrypted_data, created_at, updated_at, change_seq, deleted_at)
      VALUES (?, ?, ?, 'seed.example.com', '["t"]', 3, 'k', 'd', ?, ?, ?, ?)`,
   );
   const rows = Array.from({ length: n }, (_, i) => {
-    const seq = i >= 1000 && i < 1100 ? base + 1000 : base + i;
+    const seq = i >= TIE && i < TIE + 100 ? base + TIE : base + i;
     const at = new Date(seq).toISOString();
     return stmt.bind(`${userId}-${String(i).padStart(5, "0")}`, userId, `Seed ${i}`, at, at, seq, i % 7 === 6 ? at : null);
   });
@@ -37,7 +40,7 @@ describe("sync pull, built in SQL and streamed page by page", () => {
     const live = Array.from({ length: n }, (_, i) => i).filter((i) => i % 7 !== 6);
     expect(body.fullSyncRequired).toBe(true);
     expect(body.changes.map((c) => c.id)).toEqual(live.map((i) => `${user.id}-${String(i).padStart(5, "0")}`).sort((a, b) => {
-      const seq = (id: string) => { const i = Number(id.slice(-5)); return i >= 1000 && i < 1100 ? 1000 : i; };
+      const seq = (id: string) => { const i = Number(id.slice(-5)); return i >= TIE && i < TIE + 100 ? TIE : i; };
       return seq(a) - seq(b) || (a < b ? -1 : 1);
     }));
     expect(body.changes.every((c) => c._deleted === false && c.tags instanceof Array)).toBe(true);
@@ -47,8 +50,10 @@ describe("sync pull, built in SQL and streamed page by page", () => {
     const user = await TestUser.create();
     const base = Date.now() - 3_600_000;
     await seed(user.id, PULL_PAGE + 500, base);
-    const body = await pull(user, new Date(base + 200).toISOString());
-    const expected = PULL_PAGE + 500 - 201;
+    // The cursor falls below the tie, so rows 0..cut are old and every later row is a change.
+    const cut = PULL_PAGE / 5;
+    const body = await pull(user, new Date(base + cut).toISOString());
+    const expected = PULL_PAGE + 500 - (cut + 1);
     expect(body.fullSyncRequired).toBe(false);
     expect(new Set(body.changes.map((c) => c.id)).size).toBe(expected);
     expect(body.changes.filter((c) => c._deleted).every((c) => Object.keys(c).sort().join() === "_deleted,deleted_at,id")).toBe(true);
@@ -83,7 +88,7 @@ describe("sync pull, built in SQL and streamed page by page", () => {
     const stream = (await new SyncService(db, { entries: 25, bytes: 1_000_000 }).pull(user.id, undefined)) as ReadableStream<Uint8Array>;
     const reader = stream.getReader();
     const chunks: Uint8Array[] = [(await reader.read()).value!];
-    // The last page is not read yet: change an entry on it.
+    // Only the first page has been read: change an entry on a later one.
     const victim = `${user.id}-${String(2 * PULL_PAGE + 51).padStart(5, "0")}`;
     await env.DB.prepare("UPDATE sync_clocks SET clock = clock + 1 WHERE user_id = ?").bind(user.id).run();
     await env.DB.prepare("UPDATE passwords SET name = 'Edited', change_seq = (SELECT clock FROM sync_clocks WHERE user_id = ?) WHERE id = ?").bind(user.id, victim).run();

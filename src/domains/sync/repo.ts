@@ -26,8 +26,14 @@ const syncColumns = {
 };
 export type SyncRow = Pick<PasswordRow, keyof typeof syncColumns>;
 
-/** Rows per read of a pull; a pull of more streams page after page. */
-export const PULL_PAGE = 1000;
+/**
+ * Rows per read of a pull; a pull of more streams page after page. Each page arrives as one string,
+ * garbage once sent, and a string past V8's regular-object size (128 KiB) goes to the large-object
+ * space, which only a full collection frees. During a 100,000-entry full pull the worker's heap rose
+ * 32 MiB with pages of 1,000 rows, 16 MiB with 200 and 4 MiB with 100, at 1.3 s, 2.3 s and 3.0 s
+ * (bench/hot-paths.mjs; docs/decisions.md).
+ */
+export const PULL_PAGE = 200;
 
 /**
  * One change as JSON text, built by SQLite from the stored columns in the shape of `toChange`:
