@@ -189,19 +189,18 @@ export async function tcpForward(port, target) {
   };
 }
 
-/** Resident memory of a process in KiB, from /proc. */
-export const rssKiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN);
-
 /**
  * A process's resident memory in KiB, split as the kernel counts it (proc(5)): anonymous pages (heaps,
- * buffers), file-backed pages (mapped files: a local D1 database read through SQLite's mmap shows
- * here) and shared memory.
+ * buffers), file-backed pages (mapped files, a memory-mapped database among them) and shared memory.
  */
 export function memKiB(pid) {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kib = (key) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
   return { rss: kib("VmRSS"), anon: kib("RssAnon"), file: kib("RssFile"), shmem: kib("RssShmem") };
 }
+
+/** Resident memory of a process in KiB. */
+export const rssKiB = (pid) => memKiB(pid).rss;
 
 export const hex = (n) => Array.from({ length: n }, () => Math.floor(Math.random() * 16).toString(16)).join("");
 export const b64 = (n) => Buffer.from(Array.from({ length: n }, () => Math.floor(Math.random() * 256))).toString("base64");

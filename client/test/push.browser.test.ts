@@ -71,10 +71,10 @@ describe("service worker: Web Push", () => {
     });
     const message = { type: "new_device", title: "New device signed in", body: "Firefox on Linux was registered", url: "/devices" };
     await cdp.send("ServiceWorker.deliverPushMessage", { origin: base, registrationId, data: JSON.stringify(message) });
-    // Read the browser's notifications only once showNotification has settled. getNotifications()
-    // reconciles Chromium's notification database with what the platform says is displayed, and a
-    // read that overlaps the display drops the fresh record for good: a standalone page showed no
-    // notification in 3 of 15 runs when read straight after the push, 0 of 40 when read after this.
+    // Read the browser's notifications only once showNotification has settled: in Chromium a
+    // getNotifications() that overlaps the display can leave the new notification out of every
+    // later read. A standalone page lost it in 3 of 15 runs read straight after the push, 0 of 40
+    // read after this.
     const settled = () => sw.evaluate(() => (self as unknown as { seen: string[] }).seen.some((s) => /^(shown|refused):/.test(s)));
     const shown = async () =>
       page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({ title: n.title, body: n.body, tag: n.tag, data: n.data as unknown })));
