@@ -24,14 +24,26 @@ npx vitest run "${filtered[@]}" --reporter=default --reporter=json --outputFile.
 # land on different shards, and the move tests, which need two shards, run only here.
 VAULT_SHARDS=3 npx vitest run "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-shards.json "$@" || status=$?
 npx vitest run -c vitest.browser.config.mts "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-browser.json "$@" || status=$?
-# A plain closing line that any CI can read.
+# A plain closing summary that any CI can read. A CI log may keep only its tail, so the summary
+# names each suite's count and its first failures (a file that failed to load counts as one).
 node -e '
   const fs = require("fs");
   const t = { passed: 0, failed: 0, skipped: 0 };
+  const first = (m) => String(m ?? "").split("\n").find((l) => l.trim()) ?? "";
   for (const f of ["test-artifacts/vitest.json", "test-artifacts/vitest-shards.json", "test-artifacts/vitest-browser.json"]) {
     if (!fs.existsSync(f)) { console.log(`${f}: missing (that suite did not finish)`); continue; }
     const r = JSON.parse(fs.readFileSync(f, "utf8"));
     t.passed += r.numPassedTests; t.failed += r.numFailedTests; t.skipped += r.numPendingTests + r.numTodoTests;
+    const failures = [];
+    for (const file of r.testResults) {
+      const name = file.name.replace(process.cwd() + "/", "");
+      const failed = file.assertionResults.filter((a) => a.status === "failed");
+      if (file.status === "failed" && failed.length === 0) failures.push(`${name}: ${first(file.message)}`);
+      for (const a of failed) failures.push(`${name} > ${a.fullName}: ${first(a.failureMessages[0])}`);
+    }
+    console.log(`${f}: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numFailedTestSuites} file(s) failed`);
+    for (const line of failures.slice(0, 15)) console.log(`  ${line.slice(0, 300)}`);
+    if (failures.length > 15) console.log(`  ... and ${failures.length - 15} more`);
   }
   console.log(`Tests: ${t.passed} passed, ${t.failed} failed` + (t.skipped ? `, ${t.skipped} skipped` : ""));
 ' || true
