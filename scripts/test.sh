@@ -41,7 +41,7 @@ node -e '
       if (file.status === "failed" && failed.length === 0) failures.push(`${name}: ${first(file.message)}`);
       for (const a of failed) failures.push(`${name} > ${a.fullName}: ${first(a.failureMessages[0])}`);
     }
-    console.log(`${f}: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numFailedTestSuites} file(s) failed`);
+    console.log(`${f}: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.testResults.filter((file) => file.status === "failed").length} file(s) failed`);
     for (const line of failures.slice(0, 15)) console.log(`  ${line.slice(0, 300)}`);
     if (failures.length > 15) console.log(`  ... and ${failures.length - 15} more`);
   }
