@@ -75,11 +75,14 @@ try {
 
   // The trivial route: single-request latency (sequential) and throughput (wrk) of an authenticated GET.
   const probe = await session("hot-probe");
-  for (let i = 0; i < 20; i++) await probe.call("GET", "/api/auth/csrf-token");
+  const TRIVIAL = "/api/auth/csrf-token";
+  /** One request of the trivial route, its latency in ms. */
+  const trivialOnce = async () => (await probe.call("GET", TRIVIAL)).ms;
+  for (let i = 0; i < 20; i++) await trivialOnce();
   const trivialSingle = [];
-  for (let i = 0; i < 100; i++) trivialSingle.push((await probe.call("GET", "/api/auth/csrf-token")).ms);
+  for (let i = 0; i < 100; i++) trivialSingle.push(await trivialOnce());
   const trivialOne = median(trivialSingle);
-  const trivialUrl = `${worker.base}/api/auth/csrf-token`;
+  const trivialUrl = `${worker.base}${TRIVIAL}`;
   wrk(trivialUrl, probe.auth, { ...WRK, seconds: 2 });
   const trivial = wrk(trivialUrl, probe.auth, WRK);
   row("trivial GET /api/auth/csrf-token", `single ${fmt(trivialOne)} ms   wrk c=${WRK.connections}: p50 ${fmt(trivial.p50)} ms  p99 ${fmt(trivial.p99)} ms  ${fmt(trivial.rps, 0)} req/s`);
@@ -97,10 +100,6 @@ try {
       pairs.push({ r, rps: r.rps / t.rps, p99: r.p99 / t.p99 });
     }
     return { rps: median(pairs.map((x) => x.rps)), p99: median(pairs.map((x) => x.p99)), run: pairs.map((x) => x.r).sort((a, b) => a.rps - b.rps)[Math.floor(PAIRS / 2)], non2xx: pairs.reduce((n, x) => n + x.r.non2xx, 0) };
-  };
-  /** The trivial route's single-request latency now, for a ratio with what was just measured. */
-  const trivialNow = async (into, n = 5) => {
-    for (let i = 0; i < n; i++) into.push((await probe.call("GET", "/api/auth/csrf-token")).ms);
   };
 
   const createLua = join(worker.state, "..", "hot-paths-create.lua");
@@ -131,17 +130,18 @@ try {
       const p = await u.call("POST", "/api/passwords/sync", { mutations });
       const applied = p.json.results.filter((x) => x.status === "applied").length;
       if (applied !== 100) throw new Error(`push applied ${applied} of 100`);
-      if (r >= WARM) push.push(p.ms);
+      const counted = r >= WARM;
+      if (counted) push.push(p.ms);
       // The same cursor pulled five times returns the same 100 changes: five samples a round, each
       // beside one of the trivial route's.
       let next;
       for (let j = 0; j < 5; j++) {
         const d = await u.call("GET", `/api/passwords/sync?since=${encodeURIComponent(cursor)}`);
         if (d.json.changes.length !== 100) throw new Error(`delta pull returned ${d.json.changes.length} changes`);
-        if (r >= WARM) delta.push(d.ms);
+        if (counted) delta.push(d.ms);
         deltaTiming = timing(d.headers);
         next ??= d.json.serverTimestamp;
-        if (r >= WARM) await trivialNow(deltaTrivial, 1);
+        if (counted) deltaTrivial.push(await trivialOnce());
       }
       cursor = next;
     }
@@ -156,13 +156,12 @@ try {
     const matchPaired = paired(`${worker.base}${matchPath}`, u.auth);
     const match = matchPaired.run;
     row("match", `p50 ${fmt(match.p50)} ms  p99 ${fmt(match.p99)} ms  ${fmt(match.rps, 0)} req/s  p99 = ${fmt(matchPaired.p99)}x trivial  (${first.json.matches.length} matches)${timing(first.headers)}`);
-    let revalidated;
     let floor = { single: NaN, rps: NaN };
     if (first.headers.etag) {
       const inm = { "if-none-match": first.headers.etag };
       const again = await u.call("GET", matchPath, undefined, inm);
-      const revalidatedPaired = paired(`${worker.base}${matchPath}`, { ...u.auth, "If-None-Match": first.headers.etag });
-      revalidated = revalidatedPaired.run;
+      const revalidatedPaired = paired(`${worker.base}${matchPath}`, { ...u.auth, ...inm });
+      const revalidated = revalidatedPaired.run;
       row("match, If-None-Match (304)", `p50 ${fmt(revalidated.p50)} ms  p99 ${fmt(revalidated.p99)} ms  ${fmt(revalidated.rps, 0)} req/s  status ${again.status}${timing(again.headers)}`);
       // The floor of any route that reads D1: the revalidation is the trivial route's work (auth,
       // rate limit) plus one D1 statement with a one-row answer and no body. Single requests are
@@ -171,7 +170,7 @@ try {
       const triv = [];
       for (let i = 0; i < 100; i++) {
         one.push((await u.call("GET", matchPath, undefined, inm)).ms);
-        triv.push((await probe.call("GET", "/api/auth/csrf-token")).ms);
+        triv.push(await trivialOnce());
       }
       floor = { single: median(one) / median(triv), rps: revalidatedPaired.rps };
       row("floor: one D1 read, no body (the 304)", `single ${fmt(median(one))} ms = ${fmt(floor.single)}x trivial single (${fmt(median(triv))} ms beside it)   ${fmt(floor.rps)}x trivial req/s`);
@@ -228,7 +227,7 @@ try {
     const pushMs = median(push);
     row("push of 100 mutations (90 upd, 10 del)", `median ${fmt(pushMs)} ms`);
     row("import of 5,000", `${fmt(imp.ms, 0)} ms${timing(imp.headers)}`);
-    summary.push({ n, delta: deltaRatio, match: matchPaired.p99, create: createPaired.rps, createRps: create.rps, push: pushMs, imp: imp.ms, full: growthMiB, heap: heapMiB, revalidated: revalidated?.p99, floor });
+    summary.push({ n, delta: deltaRatio, match: matchPaired.p99, create: createPaired.rps, createRps: create.rps, push: pushMs, imp: imp.ms, full: growthMiB, heap: heapMiB, floor });
   }
 
   console.log("\nsummary (targets: delta <= 1.5x trivial single; match p99 <= 1.5x trivial p99; create >= 0.7x trivial req/s; flat across sizes; full pull growth < 50 MiB)");
