@@ -54,6 +54,9 @@ const NOT_YET_ACROSS_SHARDS = [
   "test/mailer/mailer.test.ts",
 ];
 
+/** Files that start work which outlives them: see `projects` below. */
+const OWN_RUNTIME = ["test/reset/**/*.test.ts", "test/session-shares/**/*.test.ts"];
+
 export default defineConfig({
   plugins: [
     cloudflareTest(async ({ inject }) => ({
@@ -133,5 +136,16 @@ export default defineConfig({
       "./test/support/misbehaving-imap.ts",
     ],
     testTimeout: 30_000,
+    // A fresh workerd per file costs about 7 s before the file's first test, a third of the run.
+    // Most files therefore share one runtime (their D1, Durable Objects and module state): each
+    // makes its own users, services and domains, and none counts rows it did not make. Files whose
+    // work outlives their tests (reset tasks on the queue driving Chromium, live browser sessions
+    // kept by waitUntil) keep a runtime each, so what they leave running cannot hold up the next
+    // file: a reset file run after chat-errors.test.ts in a shared runtime timed out behind the
+    // tasks that file had queued.
+    projects: [
+      { extends: true, test: { name: "shared", isolate: false, exclude: OWN_RUNTIME } },
+      { extends: true, test: { name: "own-runtime", isolate: true, include: OWN_RUNTIME } },
+    ],
   },
 });
