@@ -136,7 +136,8 @@ export default defineConfig({
       "./test/support/misbehaving-imap.ts",
     ],
     testTimeout: 30_000,
-    // A fresh workerd per file costs about 7 s before the file's first test, a third of the run.
+    // A fresh workerd per file cost about 5.6 s before the file's first test: sharing one took the
+    // one-database pass from 770 s to 252 s (docs/decisions.md, "The test run").
     // Most files therefore share one runtime (their D1, Durable Objects and module state): each
     // makes its own users, services and domains, and none counts rows it did not make. Files whose
     // work outlives their tests (reset tasks on the queue driving Chromium, live browser sessions
