@@ -54,7 +54,7 @@ const NOT_YET_ACROSS_SHARDS = [
   "test/mailer/mailer.test.ts",
 ];
 
-/** Files that start work which outlives them: see `projects` below. */
+/** Files whose work outlives their tests: see `projects` below. */
 const OWN_RUNTIME = ["test/reset/**/*.test.ts", "test/session-shares/**/*.test.ts"];
 
 export default defineConfig({
@@ -136,14 +136,10 @@ export default defineConfig({
       "./test/support/misbehaving-imap.ts",
     ],
     testTimeout: 30_000,
-    // A fresh workerd per file cost about 5.6 s before the file's first test: sharing one took the
-    // one-database pass from 770 s to 252 s (docs/decisions.md, "The test run").
-    // Most files therefore share one runtime (their D1, Durable Objects and module state): each
-    // makes its own users, services and domains, and none counts rows it did not make. Files whose
-    // work outlives their tests (reset tasks on the queue driving Chromium, live browser sessions
-    // kept by waitUntil) keep a runtime each, so what they leave running cannot hold up the next
-    // file: a reset file run after chat-errors.test.ts in a shared runtime timed out behind the
-    // tasks that file had queued.
+    // Most files share one runtime (a fresh one cost about 5.6 s a file); the reset and
+    // session-share directories keep one per file, since their queued tasks and live browsers
+    // outlive their tests. Whole directories, so a new file there is safe by default.
+    // docs/decisions.md, "The test run: one workerd for most worker files".
     projects: [
       { extends: true, test: { name: "shared", isolate: false, exclude: OWN_RUNTIME } },
       { extends: true, test: { name: "own-runtime", isolate: true, include: OWN_RUNTIME } },
