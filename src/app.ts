@@ -56,7 +56,7 @@ export function buildApp(): Hono<AppEnv> {
       origin: (origin, c) => (c.get("config").corsOrigins.includes(origin) ? origin : null),
       credentials: true,
       allowMethods: ["GET", "POST", "PATCH", "PUT", "DELETE", "OPTIONS"],
-      allowHeaders: ["authorization", "content-type", "x-csrf-token", "idempotency-key", "x-device-fingerprint", "dpop", "x-vault-bookmark"],
+      allowHeaders: ["authorization", "content-type", "x-csrf-token", "idempotency-key", "x-device-fingerprint", "dpop", "x-vault-bookmark", "if-none-match"],
       exposeHeaders: ["API-Version", "Retry-After", "WWW-Authenticate", "Idempotent-Replayed", "Deprecation", "DPoP-Nonce", "ETag", "Server-Timing", "x-vault-bookmark"],
       maxAge: 600,
     }),

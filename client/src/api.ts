@@ -8,6 +8,7 @@
  */
 import type { MutationData } from "./db";
 import { BOOKMARK_HEADER, formatBookmarks, mergeBookmarks, parseBookmarks } from "../../src/kernel/bookmarks";
+import { Revalidation } from "./revalidate";
 
 export const ENDPOINTS = {
   csrfToken: { method: "GET", path: "/api/auth/csrf-token", reads: ["csrfToken"] },
@@ -189,6 +190,8 @@ export class ApiClient {
   private csrf: string | null = null;
   /** The D1 bookmarks last seen (src/kernel/bookmarks.ts), sent with every request. */
   private bookmarks = new Map<string, string>();
+  /** Answers kept by their ETag, asked again with If-None-Match (revalidate.ts). */
+  private readonly revalidation = new Revalidation();
 
   /**
    * `origin` is "" in pages and the worker (same origin); tests and the extension pass an absolute
@@ -256,9 +259,12 @@ export class ApiClient {
       headers["x-csrf-token"] = await this.csrfToken();
       if (opts.body !== undefined) headers["content-type"] = "application/json";
     }
+    const url = this.origin + urlFor(ep.path, opts.params, opts.query);
+    const etag = method === "GET" ? this.revalidation.condition(url) : undefined;
+    if (etag) headers["if-none-match"] = etag;
     let res: Response;
     try {
-      res = await fetch(this.origin + urlFor(ep.path, opts.params, opts.query), {
+      res = await fetch(url, {
         method,
         headers,
         credentials: this.bearer ? "omit" : "same-origin",
@@ -271,7 +277,11 @@ export class ApiClient {
       throw new OfflineError();
     }
     this.bookmarks = mergeBookmarks(this.bookmarks, parseBookmarks(res.headers.get(BOOKMARK_HEADER)));
-    if (res.ok) return res;
+    if (res.status === 304 && etag) {
+      const kept = this.revalidation.replay(url, res);
+      if (kept) return kept;
+    }
+    if (res.ok) return method === "GET" ? this.revalidation.keep(url, res) : res;
     const err = ((await res.json().catch(() => null)) ?? { error: res.statusText, code: "INTERNAL_ERROR", status: res.status }) as ErrorBody;
     if (res.status === 503 && err.error === "offline") throw new OfflineError();
     // The token outlives a page but not 12 hours, nor a change of user: fetch a fresh one once.

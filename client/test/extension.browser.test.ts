@@ -144,6 +144,36 @@ describe("the browser extension", () => {
     await page.close();
   });
 
+  it("asks again with If-None-Match: an unchanged vault answers 304 with the same sign-ins, a change made elsewhere shows at once", async () => {
+    const host = "revalidate.test";
+    const lookups = () => relay.heard().filter((r) => r.line.startsWith("GET /api/passwords/match") && r.line.includes(host));
+    const shows = async (names: string[]) => {
+      const page = await openLogin(at(host, "/login"));
+      await expect.poll(() => menu(page).getAttribute("data-count")).toBe(String(names.length));
+      for (const name of names) expect(await menuText(page)).toContain(name);
+      await page.close();
+      return lookups().at(-1);
+    };
+    await seedEntries(base, user, keys, [{ name: "Rita first", website: host, username: "rita", password: "rita-pass-1" }]);
+    expect(await shows(["Rita first"])).toEqual({ line: expect.any(String), conditional: false, status: 200 });
+    expect(await shows(["Rita first"])).toMatchObject({ conditional: true, status: 304 });
+    // Another device adds a sign-in for the host: the kept answer is no longer confirmed.
+    await seedEntries(base, user, keys, [{ name: "Rita second", website: host, username: "rita2", password: "rita-pass-2" }]);
+    expect(await shows(["Rita first", "Rita second"])).toMatchObject({ conditional: true, status: 200 });
+    const page = await openLogin(at(host, "/login"));
+    await expect.poll(() => menu(page).getAttribute("data-count")).toBe("2");
+    expect(lookups().at(-1)).toMatchObject({ conditional: true, status: 304 });
+    await screenshot(page, "extension-revalidated-menu.png");
+    // What it fills after a 304 is the entry the server holds, opened on this device.
+    await menu(page).getByRole("menuitem", { name: /Rita second/ }).click();
+    await expect.poll(() => page.getByLabel("Password").inputValue()).toBe("rita-pass-2");
+    await page.close();
+    // The fill looks the entry up again (another device added it, this one has not synced it yet):
+    // that lookup, too, is a 304.
+    expect(lookups().slice(3).length).toBeGreaterThan(0);
+    for (const r of lookups().slice(3)) expect(r).toMatchObject({ conditional: true, status: 304 });
+  });
+
   it("offers nothing on a lookalike host", async () => {
     const page = await openLogin(at("site.test.evil.test", "/login"));
     await expect.poll(() => menu(page).getAttribute("data-state")).toBe("ready");

@@ -59,12 +59,17 @@ export function extensionStatus(popup: Page): Promise<ExtensionStatus> {
   return popup.evaluate(() => chrome.runtime.sendMessage({ type: "status" }));
 }
 
+/** A request that crossed the relay: its method and path, whether it was conditional, and the status it got. */
+export type Heard = { line: string; conditional: boolean; status?: number };
+
 /**
  * A TCP relay in front of the worker: the extension's web app origin in the tests, so "offline"
- * is a real refused connection while the worker keeps serving the other tests.
+ * is a real refused connection while the worker keeps serving the other tests. It also notes each
+ * HTTP/1.1 exchange it carries (`heard`), so a test can say what the server answered the browser.
  */
 export async function startRelay(target: { host: string; port: number }, port = 0) {
   const sockets = new Set<Socket>();
+  const heard: Heard[] = [];
   let server: Server | null = null;
   const listen = (p: number) =>
     new Promise<number>((resolve) => {
@@ -75,6 +80,21 @@ export async function startRelay(target: { host: string; port: number }, port = 
           s.on("close", () => sockets.delete(s));
           s.on("error", () => s.destroy());
         }
+        // Answers on one connection come in the order of its requests (RFC 9112 section 9.3.2).
+        const waiting: Heard[] = [];
+        client.on("data", (chunk: Buffer) => {
+          for (const m of chunk.toString("latin1").matchAll(/^([A-Z]+) (\S+) HTTP\/1\.1\r\n([\s\S]*?)\r\n\r\n/gm)) {
+            const r: Heard = { line: `${m[1]} ${m[2]}`, conditional: /^if-none-match:/im.test(m[3]!) };
+            waiting.push(r);
+            heard.push(r);
+          }
+        });
+        upstream.on("data", (chunk: Buffer) => {
+          for (const m of chunk.toString("latin1").matchAll(/^HTTP\/1\.1 (\d{3}) /gm)) {
+            const r = waiting.shift();
+            if (r) r.status = Number(m[1]);
+          }
+        });
         client.pipe(upstream).pipe(client);
       });
       server.listen(p, "127.0.0.1", () => resolve((server!.address() as { port: number }).port));
@@ -88,6 +108,7 @@ export async function startRelay(target: { host: string; port: number }, port = 
       server = null;
     },
     resume: () => listen(bound),
+    heard: () => heard.slice(),
   };
 }
 
