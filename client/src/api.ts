@@ -259,7 +259,7 @@ export class ApiClient {
       headers["x-csrf-token"] = await this.csrfToken();
       if (opts.body !== undefined) headers["content-type"] = "application/json";
     }
-    const url = this.origin + urlFor(ep.path, opts.params, opts.query);
+    const url = this.urlOf(ep, opts);
     const etag = method === "GET" ? this.revalidation.condition(url) : undefined;
     if (etag) headers["if-none-match"] = etag;
     let res: Response;
@@ -292,6 +292,10 @@ export class ApiClient {
     throw new ApiError(res.status, err);
   }
 
+  private urlOf(ep: EndpointDef, opts: CallOptions): string {
+    return this.origin + urlFor(ep.path, opts.params, opts.query);
+  }
+
   async csrfToken(): Promise<string> {
     this.csrf ??= (await this.call<{ csrfToken: string }>("csrfToken")).csrfToken;
     return this.csrf;
@@ -308,6 +312,14 @@ export class ApiClient {
 
   match(url: string): Promise<MatchResponse> {
     return this.call("match", { query: { url } });
+  }
+
+  /**
+   * For an answer the caller cannot trust (an entry that does not open in its place): a 304 would
+   * confirm the body kept, so the next lookup of this URL asks unconditionally.
+   */
+  forgetMatch(url: string) {
+    this.revalidation.forget(this.urlOf(ENDPOINTS.match, { query: { url } }));
   }
 
   reveal(id: string): Promise<RevealResponse> {

@@ -41,6 +41,11 @@ export class Revalidation {
     return new Response(body, { status: res.status, headers: res.headers });
   }
 
+  /** Drops what is kept for this URL: its next GET asks unconditionally. */
+  forget(url: string) {
+    this.kept.delete(url);
+  }
+
   /** Most recently used last; past `max` the least recently used goes. */
   private remember(url: string, entry: Kept) {
     this.kept.delete(url);

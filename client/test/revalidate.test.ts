@@ -53,6 +53,11 @@ describe("conditional GETs in the API client (issue 21)", () => {
       { ifNoneMatch: null, status: 200 },
       { ifNoneMatch: null, status: 200 },
     ]);
+
+    // An answer the caller cannot trust is forgotten: the next lookup asks unconditionally.
+    api.forgetMatch(url);
+    expect(await api.match(url)).toEqual(two);
+    expect(seen.at(-1)).toEqual({ ifNoneMatch: null, status: 200 });
   });
 
   it("keeps the bytes of an answer with an ETag, replays them on each 304, and passes other answers through", async () => {

@@ -146,15 +146,29 @@ async function candidates(s: Unlocked, pageUrl: string): Promise<{ list: Candida
   }
 }
 
+type Opened = NonNullable<Awaited<ReturnType<typeof opened>>>;
+
+/**
+ * The page's candidates, each with what its envelope opens to (null when it does not). A server
+ * answer holding an envelope that does not open in its place is not revalidated next time: a 304
+ * would confirm the very body kept (client/src/revalidate.ts). Placeholders have no envelope.
+ */
+async function openedCandidates(s: Unlocked, pageUrl: string): Promise<{ list: { c: Candidate; o: Opened | null }[]; source: "server" | "cache" }> {
+  const { list, source } = await candidates(s, pageUrl);
+  const out: { c: Candidate; o: Opened | null }[] = [];
+  for (const c of list) out.push({ c, o: await opened(s, c) });
+  if (source === "server" && out.some(({ c, o }) => !o && c.wrapped_item_key && c.encrypted_data)) s.api.forgetMatch(pageUrl);
+  return { list: out, source };
+}
+
 async function match(ctx: FillContext): Promise<MatchReply> {
   const s = state;
   if (!s) return { locked: true };
   if (ctx.crossOriginFrame) return { locked: false, items: [], source: "server", refused: "refuse-frame" };
-  const { list, source } = await candidates(s, ctx.pageUrl);
+  const { list, source } = await openedCandidates(s, ctx.pageUrl);
   const items: MatchItem[] = [];
-  for (const c of list) {
-    // Never decided on the server's plaintext address: only on the one the opened envelope vouches for.
-    const o = await opened(s, c);
+  // Never decided on the server's plaintext address: only on the one the opened envelope vouches for.
+  for (const { c, o } of list) {
     if (!o) continue;
     const v = verdict(ctx, o.url);
     if (v !== "fill" && v !== "confirm-insecure") continue;
@@ -167,9 +181,7 @@ async function fill(ctx: FillContext, id: string, confirmed: boolean): Promise<F
   const s = state;
   if (!s) return { ok: false, reason: "locked" };
   const local = await s.vault.db.entry(s.userId, id);
-  const entry: Candidate | undefined = local ?? (await candidates(s, ctx.pageUrl)).list.find((c) => c.id === id);
-  if (!entry) return { ok: false, reason: "not-found" };
-  const o = await opened(s, entry);
+  const o = local ? await opened(s, local) : (await openedCandidates(s, ctx.pageUrl)).list.find(({ c }) => c.id === id)?.o;
   if (!o) return { ok: false, reason: "not-found" };
   const v = verdict(ctx, o.url, confirmed);
   if (v !== "fill") return { ok: false, reason: v };
@@ -185,8 +197,7 @@ async function saveOffer(tabId: number): Promise<SaveOffer | null> {
   const sub = submissions.get(tabId);
   if (!s || !sub) return null;
   const host = new URL(sub.url).hostname;
-  for (const c of (await candidates(s, sub.url)).list) {
-    const o = await opened(s, c);
+  for (const { c, o } of (await openedCandidates(s, sub.url)).list) {
     if (!o || verdict({ pageUrl: sub.url, crossOriginFrame: false }, o.url, true) !== "fill") continue;
     const secrets = o.secrets;
     if (secrets.username !== sub.username) continue;
