@@ -1,3 +1,6 @@
+/** Bytes, not text: any body replays as it came. A Response copies the bytes it is given, so one kept buffer serves every replay. */
+type Kept = { etag: string; body: ArrayBuffer; type: string };
+
 /**
  * Conditional GETs for the API client (RFC 9110 section 13.1.2, section 15.4.5). A GET answered
  * with an `ETag` is kept here, and the same URL is asked again with `If-None-Match`; a 304 is then
@@ -8,9 +11,6 @@
  * are read here; others, streams included, pass through untouched. The server's tag names the
  * user, so a kept answer is never confirmed for another user signing in on the same client.
  */
-/** Bytes, not text: any body replays as it came. A Response copies the bytes it is given, so one kept buffer serves every replay. */
-type Kept = { etag: string; body: ArrayBuffer; type: string };
-
 export class Revalidation {
   private readonly kept = new Map<string, Kept>();
 
