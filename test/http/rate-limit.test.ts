@@ -83,6 +83,48 @@ describe("RateLimiter Durable Object: sliding window", () => {
     expect((await s.hit(wideOnly, 10)).allowed).toBe(true);
     expect((await s.hit(wideOnly, 11)).allowed).toBe(false);
   });
+
+  it("counts hits that slid out of a narrow window when the rule is later asked with a wider one", async () => {
+    const s = stub();
+    const narrow = [{ rule: "r", limit: 3, windowMs: 10_000 }];
+    expect(await s.hit(narrow, 0)).toEqual({ allowed: true });
+    expect(await s.hit(narrow, 1_000)).toEqual({ allowed: true });
+    // Both earlier hits have left the 10 s window, so this one is the window's only hit...
+    expect(await s.hit(narrow, 20_000)).toEqual({ allowed: true });
+    // ...but a minute's window holds all three, and the oldest decides when the next is allowed.
+    expect(await s.hit([{ rule: "r", limit: 3, windowMs: 60_000 }], 20_001)).toEqual({ allowed: false, rule: "r", retryAfterSeconds: 40 });
+  });
+
+  it("keeps the log in order when the caller's clock steps back", async () => {
+    const s = stub();
+    const rule3 = [{ rule: "r", limit: 3, windowMs: 10_000 }];
+    expect(await s.hit(rule3, 5_000)).toEqual({ allowed: true });
+    expect(await s.hit(rule3, 3_000)).toEqual({ allowed: true });
+    expect(await s.hit(rule3, 3_500)).toEqual({ allowed: true });
+    expect(await s.hit(rule3, 4_000)).toEqual({ allowed: false, rule: "r", retryAfterSeconds: 9 });
+    expect(await s.hit(rule3, 13_001)).toEqual({ allowed: true });
+  });
+
+  it("holds an exact limit over hundreds of hits in the window", async () => {
+    const s = stub();
+    const big = [{ rule: "big", limit: 500, windowMs: 60_000 }];
+    for (let i = 0; i < 500; i++) expect((await s.hit(big, i)).allowed).toBe(true);
+    expect(await s.hit(big, 500)).toEqual({ allowed: false, rule: "big", retryAfterSeconds: 60 });
+    // At 60,000 the first hit (at 0) has left the window, and exactly one more is allowed.
+    expect(await s.hit(big, 60_000)).toEqual({ allowed: true });
+    expect((await s.hit(big, 60_000)).allowed).toBe(false);
+  });
+
+  it("stays exact after the memory has forgotten more than a thousand hits that left the window", async () => {
+    const s = stub();
+    // A hit every 10 ms against a 100 ms window: each finds nine before it, under the limit of ten.
+    const short = [{ rule: "short", limit: 10, windowMs: 100 }];
+    // The last of them (at 10,340) leaves 1,025 forgotten hits, the point where memory is compacted.
+    for (let i = 0; i < 1_035; i++) expect((await s.hit(short, i * 10)).allowed).toBe(true);
+    // The ten hits from 10,250 to 10,340 are still in the window: the next at 10,340 is refused.
+    expect(await s.hit(short, 10_340)).toEqual({ allowed: false, rule: "short", retryAfterSeconds: 1 });
+    expect(await s.hit(short, 10_350)).toEqual({ allowed: true });
+  });
 });
 
 describe("rate limit subject", () => {
