@@ -1,5 +1,6 @@
-import { eq, sql } from "drizzle-orm";
+import { eq, sql, type Placeholder } from "drizzle-orm";
 import type { Db } from "./client";
+import { compile } from "./compiled";
 import { syncClocks } from "./schema";
 
 /**
@@ -21,17 +22,19 @@ export function advanceClock(db: Db, userId: string, nowMs = Date.now()) {
 
 /**
  * Brings the clock up to the reader's wall time without passing any committed write, so a pull's
- * cursor stays current (and within the 30-day window) even when nothing has changed for weeks.
+ * cursor stays current (and within the 30-day window) even when nothing has changed for weeks, and
+ * returns it (`RETURNING`), so the pull reads the clock in the statement that set it.
  */
-export function catchUpClock(db: Db, userId: string, nowMs = Date.now()) {
-  return db
-    .insert(syncClocks)
-    .values({ userId, clock: nowMs })
-    .onConflictDoUpdate({ target: syncClocks.userId, set: { clock: sql`max(${syncClocks.clock}, excluded.clock)` } });
-}
+export const catchUpClock = compile<"user" | "now">(
+  sql`INSERT INTO sync_clocks (user_id, clock) VALUES (${sql.placeholder("user")}, ${sql.placeholder("now")})
+    ON CONFLICT (user_id) DO UPDATE SET clock = max(sync_clocks.clock, excluded.clock) RETURNING clock`,
+);
 
-/** The clock as a scalar subquery, for stamping `change_seq` inside the batch that advanced it. */
-export function clockValue(userId: string) {
+/**
+ * The clock as a scalar subquery, for stamping `change_seq` inside the batch that advanced it (or
+ * bounding a read by it); a placeholder for the user in a compiled statement.
+ */
+export function clockValue(userId: string | Placeholder<"user">) {
   return sql<number>`(SELECT clock FROM sync_clocks WHERE user_id = ${userId})`;
 }
 

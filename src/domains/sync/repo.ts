@@ -1,8 +1,10 @@
 import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { passwords, vaultCounters, type NewPasswordRow, type PasswordRow } from "../../db/schema";
+import { QueryBuilder } from "drizzle-orm/sqlite-core";
 import { advanceClock, catchUpClock, clockValue, readClock } from "../../db/change-clock";
-import { rowsChanged } from "../../db/d1";
+import { compile } from "../../db/compiled";
+import { rawD1, rowsChanged } from "../../db/d1";
 import { bytesGuard } from "../passwords";
 
 export { advanceClock, readClock };
@@ -62,60 +64,76 @@ export type PullPage = { body: string | null; n: number; end: PageEnd | null };
 const SEQ_WIDTH = 16;
 
 /**
- * One page of a pull: the user's changes after `sinceMs` (or, for a full pull, every live entry)
- * committed at or before `upto`, after the (seq, id) of the last row of the previous page. One
- * range read of the (user_id, change_seq, id) index, in its order, aggregated in SQLite: the
- * changes by `group_concat` in (seq, id) order, and the page's end as the greatest of
+ * One page of a pull: the user's changes after `since` (or, for a full pull, every live entry)
+ * committed at or before the pull's clock, after the (seq, id) of the last row of the previous
+ * page. One range read of the (user_id, change_seq, id) index, in its order, aggregated in SQLite:
+ * the changes by `group_concat` in (seq, id) order, and the page's end as the greatest of
  * zero-padded seq followed by id (a fixed-width number sorts as text as it does as a number, and
  * ids compare in the index's own BINARY order), so one pass finds the last row. An ORDER BY inside
  * an aggregate needs SQLite 3.44 or later.
+ *
+ * The four shapes (full or delta; the first page, bounded by the clock the same batch just set, or
+ * a later one, bounded by the value it returned) are compiled once per isolate (src/db/compiled.ts).
  */
-function pageQuery(db: Db, userId: string, sinceMs: number | null, upto: number | SQL, after?: PageEnd) {
-  const page = db
+function pageStatement(full: boolean, first: boolean) {
+  const user = sql.placeholder("user");
+  const qb = new QueryBuilder();
+  const page = qb
     .select({ seq: passwords.changeSeq, id: passwords.id, change: changeJson.as("change") })
     .from(passwords)
     .where(
       and(
-        eq(passwords.userId, userId),
-        sinceMs === null ? isNull(passwords.deletedAt) : gt(passwords.changeSeq, sinceMs),
-        sql`${passwords.changeSeq} <= ${upto}`,
-        after ? sql`(${passwords.changeSeq}, ${passwords.id}) > (${after.seq}, ${after.id})` : undefined,
+        eq(passwords.userId, user),
+        full ? isNull(passwords.deletedAt) : gt(passwords.changeSeq, sql.placeholder("since")),
+        sql`${passwords.changeSeq} <= ${first ? clockValue(user) : sql.placeholder("upto")}`,
+        first ? undefined : sql`(${passwords.changeSeq}, ${passwords.id}) > (${sql.placeholder("afterSeq")}, ${sql.placeholder("afterId")})`,
       ),
     )
     .orderBy(asc(passwords.changeSeq), asc(passwords.id))
     .limit(PULL_PAGE)
     .as("page");
-  return db
-    .select({
-      body: sql<string | null>`group_concat(${page.change}, ',' ORDER BY ${page.seq}, ${page.id})`,
-      n: sql<number>`count(*)`,
-      last: sql<string | null>`max(printf('%0${sql.raw(String(SEQ_WIDTH))}d', ${page.seq}) || ${page.id})`,
-    })
-    .from(page);
+  return compile<"user" | "since" | "upto" | "afterSeq" | "afterId">(
+    qb
+      .select({
+        body: sql<string | null>`group_concat(${page.change}, ',' ORDER BY ${page.seq}, ${page.id})`.as("body"),
+        n: sql<number>`count(*)`.as("n"),
+        last: sql<string | null>`max(printf('%0${sql.raw(String(SEQ_WIDTH))}d', ${page.seq}) || ${page.id})`.as("last"),
+      })
+      .from(page),
+  );
 }
 
-function toPage(row: { body: string | null; n: number; last: string | null } | undefined): PullPage {
+const PAGES = {
+  full: { first: pageStatement(true, true), next: pageStatement(true, false) },
+  delta: { first: pageStatement(false, true), next: pageStatement(false, false) },
+};
+
+type PageRow = { body: string | null; n: number; last: string | null };
+
+function toPage(row: PageRow | undefined): PullPage {
   if (!row || row.n === 0 || row.last === null) return { body: null, n: 0, end: null };
   return { body: row.body, n: row.n, end: { seq: Number(row.last.slice(0, SEQ_WIDTH)), id: row.last.slice(SEQ_WIDTH) } };
 }
 
 /**
- * A pull's first page: the clock is brought up to now and read in the same transaction, and the
- * page is bounded by it, so the returned clock covers exactly the writes this pull contains. Later
- * pages (`pullPage`) keep that bound: a row written meanwhile is stamped above it and comes with
- * the next pull from this cursor.
+ * A pull's first page: the clock is brought up to now and returned by the same statement, and the
+ * page, in the same transaction, is bounded by it, so the returned clock covers exactly the writes
+ * this pull contains. Later pages (`pullPage`) keep that bound: a row written meanwhile is stamped
+ * above it and comes with the next pull from this cursor.
  */
 export async function pull(db: Db, userId: string, sinceMs: number | null, nowMs: number): Promise<{ clock: number; page: PullPage }> {
-  const [, clockRows, pageRows] = await db.batch([
-    catchUpClock(db, userId, nowMs),
-    readClock(db, userId),
-    pageQuery(db, userId, sinceMs, clockValue(userId)),
+  const d1 = rawD1(db);
+  const [clock, page] = await d1.batch([
+    catchUpClock.on(d1, { user: userId, now: nowMs }),
+    PAGES[sinceMs === null ? "full" : "delta"].first.on(d1, { user: userId, since: sinceMs }),
   ]);
-  return { clock: clockRows[0]?.clock ?? nowMs, page: toPage(pageRows[0]) };
+  return { clock: (clock.results[0] as { clock: number } | undefined)?.clock ?? nowMs, page: toPage(page.results[0] as PageRow | undefined) };
 }
 
 export async function pullPage(db: Db, userId: string, sinceMs: number | null, clock: number, after: PageEnd): Promise<PullPage> {
-  return toPage(await pageQuery(db, userId, sinceMs, clock, after).get());
+  const d1 = rawD1(db);
+  const statement = PAGES[sinceMs === null ? "full" : "delta"].next.on(d1, { user: userId, since: sinceMs, upto: clock, afterSeq: after.seq, afterId: after.id });
+  return toPage((await statement.first<PageRow>()) ?? undefined);
 }
 
 /**
@@ -186,3 +204,4 @@ export async function purgeTombstones(db: Db, beforeMs: number, limit: number): 
   const result = await db.delete(passwords).where(inArray(passwords.id, victims)).run();
   return rowsChanged(result);
 }
+
