@@ -1,6 +1,7 @@
 import { eq, sql, type Placeholder } from "drizzle-orm";
 import type { Db } from "./client";
 import { compile } from "./compiled";
+import { batchable } from "./d1";
 import { syncClocks } from "./schema";
 
 /**
@@ -14,11 +15,15 @@ import { syncClocks } from "./schema";
  * ISO 8601 timestamp, as the spec's `serverTimestamp` must.
  */
 export function advanceClock(db: Db, userId: string, nowMs = Date.now()) {
-  return db
-    .insert(syncClocks)
-    .values({ userId, clock: nowMs })
-    .onConflictDoUpdate({ target: syncClocks.userId, set: { clock: sql`max(${syncClocks.clock} + 1, excluded.clock)` } });
+  return batchable(db, advanceSql(userId, nowMs));
 }
+
+const advanceSql = (userId: string | Placeholder<"user">, nowMs: number | Placeholder<"now">) =>
+  sql`INSERT INTO sync_clocks (user_id, clock) VALUES (${userId}, ${nowMs})
+    ON CONFLICT (user_id) DO UPDATE SET clock = max(sync_clocks.clock + 1, excluded.clock)`;
+
+/** `advanceClock` compiled once (src/db/compiled.ts), for a hot path's batch of compiled statements. */
+export const advanceClockCompiled = compile<"user" | "now">(advanceSql(sql.placeholder("user"), sql.placeholder("now")));
 
 /**
  * Brings the clock up to the reader's wall time without passing any committed write, so a pull's

@@ -1,4 +1,4 @@
-import { sql, type SQL } from "drizzle-orm";
+import { sql, type Placeholder, type SQL } from "drizzle-orm";
 import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
@@ -20,10 +20,10 @@ export const vaultCounters = sqliteTable("vault_counters", {
 });
 
 /** The user's live entry count as a scalar subquery: one primary-key read, whatever the vault's size. */
-export const liveEntries = (userId: string) => sql<number>`coalesce((SELECT live FROM vault_counters WHERE user_id = ${userId}), 0)`;
+export const liveEntries = (userId: string | Placeholder<"user">) => sql<number>`coalesce((SELECT live FROM vault_counters WHERE user_id = ${userId}), 0)`;
 
 /** The user's live entries' stored bytes as a scalar subquery (migration 0014's triggers keep it). */
-export const vaultBytes = (userId: string) => sql<number>`coalesce((SELECT bytes FROM vault_counters WHERE user_id = ${userId}), 0)`;
+export const vaultBytes = (userId: string | Placeholder<"user">) => sql<number>`coalesce((SELECT bytes FROM vault_counters WHERE user_id = ${userId}), 0)`;
 
 /**
  * What one entry counts against MAX_VAULT_BYTES_PER_USER: the UTF-8 bytes of its two ciphertext

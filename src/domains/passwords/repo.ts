@@ -1,8 +1,9 @@
 import { and, asc, desc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { entryBytes, liveEntries, passwords, vaultBytes, vaultCounters, type NewPasswordRow, type PasswordRow } from "../../db/schema";
-import { advanceClock, clockValue } from "../../db/change-clock";
-import { batchable, rowsChanged } from "../../db/d1";
+import { advanceClock, advanceClockCompiled, clockValue } from "../../db/change-clock";
+import { compile } from "../../db/compiled";
+import { batchable, rawD1, rowsChanged } from "../../db/d1";
 
 const live = (userId: string) => and(eq(passwords.userId, userId), isNull(passwords.deletedAt));
 
@@ -43,29 +44,55 @@ export async function findLive(db: Db, userId: string, id: string): Promise<Pass
   return db.select().from(passwords).where(and(live(userId), eq(passwords.id, id))).get();
 }
 
+const ph = <N extends string>(name: N) => sql.placeholder(name);
+
 /**
  * Inserts only while the user holds fewer than `max` live entries. The check and the insert are one
  * statement, and the count it reads is kept by triggers inside that same statement, so concurrent
- * creates cannot overshoot the limit. The row is stamped with the user's
- * commit clock, so it must run in a batch that starts with `advanceClock`.
+ * creates cannot overshoot the limit. The row is stamped with the user's commit clock, so it runs
+ * in a batch that starts with the clock's advance. Compiled once per isolate (src/db/compiled.ts):
+ * create is a hot path, and drizzle built this text from its template on every request.
  */
-function insertStatement(db: Db, row: NewPasswordRow & { userId: string }, max: VaultLimits) {
-  return batchable(db, sql`
+const insertUnderLimitStatement = compile<
+  "id" | "user" | "name" | "website" | "url" | "username" | "tags" | "version" | "key" | "data" | "dh" | "nh" | "uh" | "st" | "strength" | "host" | "at" | "upd" | "maxEntries" | "maxBytes"
+>(sql`
     INSERT INTO passwords (id, user_id, name, website, url, username, tags, encryption_version, wrapped_item_key,
       encrypted_data, domain_hash, name_hash, username_hash, search_tokens, strength, host, created_at, updated_at, change_seq)
-    SELECT ${row.id}, ${row.userId}, ${row.name}, ${row.website ?? null}, ${row.url ?? null}, ${row.username ?? null},
-      ${JSON.stringify(row.tags ?? [])}, ${row.encryptionVersion ?? 3}, ${row.wrappedItemKey ?? null},
-      ${row.encryptedData ?? null}, ${row.domainHash ?? null}, ${row.nameHash ?? null}, ${row.usernameHash ?? null},
-      ${JSON.stringify(row.searchTokens ?? [])}, ${row.strength ?? null}, ${row.host ?? null},
-      ${row.createdAt}, ${row.updatedAt}, ${clockValue(row.userId)}
-    WHERE ${liveEntries(row.userId)} < ${max.entries}
-      AND ${vaultBytes(row.userId)} + ${entryBytes(sql`${row.encryptedData ?? null}`, sql`${row.wrappedItemKey ?? null}`)} <= ${max.bytes}`);
-}
+    SELECT ${ph("id")}, ${ph("user")}, ${ph("name")}, ${ph("website")}, ${ph("url")}, ${ph("username")}, ${ph("tags")}, ${ph("version")},
+      ${ph("key")}, ${ph("data")}, ${ph("dh")}, ${ph("nh")}, ${ph("uh")}, ${ph("st")}, ${ph("strength")}, ${ph("host")},
+      ${ph("at")}, ${ph("upd")}, ${clockValue(ph("user"))}
+    WHERE ${liveEntries(ph("user"))} < ${ph("maxEntries")}
+      AND ${vaultBytes(ph("user"))} + ${entryBytes(sql`${ph("data")}`, sql`${ph("key")}`)} <= ${ph("maxBytes")}`);
 
-/** The clock bump and the guarded insert: one batch, one transaction, one round trip, no read back. */
-export async function insertUnderLimit(db: Db, row: NewPasswordRow & { userId: string }, max: VaultLimits): Promise<boolean> {
-  const [, result] = await db.batch([advanceClock(db, row.userId), insertStatement(db, row, max)]);
-  return rowsChanged(result) > 0;
+/** The clock's advance and the guarded insert: one batch, one transaction, one round trip, no read back. */
+export async function insertUnderLimit(db: Db, row: PasswordRow, max: VaultLimits): Promise<boolean> {
+  const d1 = rawD1(db);
+  const [, result] = await d1.batch([
+    advanceClockCompiled.on(d1, { user: row.userId, now: Date.now() }),
+    insertUnderLimitStatement.on(d1, {
+      id: row.id,
+      user: row.userId,
+      name: row.name,
+      website: row.website,
+      url: row.url,
+      username: row.username,
+      tags: JSON.stringify(row.tags),
+      version: row.encryptionVersion,
+      key: row.wrappedItemKey,
+      data: row.encryptedData,
+      dh: row.domainHash,
+      nh: row.nameHash,
+      uh: row.usernameHash,
+      st: JSON.stringify(row.searchTokens),
+      strength: row.strength,
+      host: row.host,
+      at: row.createdAt,
+      upd: row.updatedAt,
+      maxEntries: max.entries,
+      maxBytes: max.bytes,
+    }),
+  ]);
+  return rowsChanged(result!) > 0;
 }
 
 /** False when the entry is gone or the write would pass the byte quota (the caller tells which). */
