@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { passwords, vaultCounters, type NewPasswordRow, type PasswordRow } from "../../db/schema";
 import { QueryBuilder } from "drizzle-orm/sqlite-core";
+import { passwords, vaultCounters, type NewPasswordRow, type PasswordRow } from "../../db/schema";
 import { advanceClock, catchUpClock, clockValue, readClock } from "../../db/change-clock";
 import { compile } from "../../db/compiled";
 import { rawD1, rowsChanged } from "../../db/d1";
@@ -204,4 +204,3 @@ export async function purgeTombstones(db: Db, beforeMs: number, limit: number): 
   const result = await db.delete(passwords).where(inArray(passwords.id, victims)).run();
   return rowsChanged(result);
 }
-
