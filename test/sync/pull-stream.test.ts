@@ -2,14 +2,14 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { dbFor } from "../../src/db/client";
 import { passwords } from "../../src/db/schema";
-import { PULL_PAGE } from "../../src/domains/sync/repo";
+import { FIRST_PAGE, PULL_PAGE } from "../../src/domains/sync/repo";
 import { SyncService, toChange } from "../../src/domains/sync/service";
 import { eq } from "drizzle-orm";
 import { TestUser } from "../support/auth";
 import { pull, type PullBody } from "./helpers";
 
 /** Rows TIE..TIE+99 share one commit stamp; a full pull skips every seventh row, so they straddle the first page edge. */
-const TIE = PULL_PAGE;
+const TIE = FIRST_PAGE;
 
 /** Seeds `n` rows straight into D1, with the tie above. */
 async function seed(userId: string, n: number, base = Date.now() - 3_600_000) {
@@ -31,7 +31,7 @@ const text = async (body: string | ReadableStream<Uint8Array>) => (typeof body =
 describe("sync pull, built in SQL and streamed page by page", () => {
   it("a full pull past several pages returns every live entry once, in commit order", async () => {
     const user = await TestUser.create();
-    const n = 2 * PULL_PAGE + 345;
+    const n = FIRST_PAGE + 2 * PULL_PAGE + 145;
     await seed(user.id, n);
     const res = await user.call("GET", "/api/passwords/sync");
     expect(res.status).toBe(200);
@@ -49,15 +49,28 @@ describe("sync pull, built in SQL and streamed page by page", () => {
   it("a delta pull past a page edge carries tombstones, and its cursor then returns nothing", async () => {
     const user = await TestUser.create();
     const base = Date.now() - 3_600_000;
-    await seed(user.id, PULL_PAGE + 500, base);
+    await seed(user.id, FIRST_PAGE + 400, base);
     // The cursor falls below the tie, so rows 0..cut are old and every later row is a change.
-    const cut = PULL_PAGE / 5;
+    const cut = FIRST_PAGE / 10;
     const body = await pull(user, new Date(base + cut).toISOString());
-    const expected = PULL_PAGE + 500 - (cut + 1);
+    const expected = FIRST_PAGE + 400 - (cut + 1);
     expect(body.fullSyncRequired).toBe(false);
     expect(new Set(body.changes.map((c) => c.id)).size).toBe(expected);
     expect(body.changes.filter((c) => c._deleted).every((c) => Object.keys(c).sort().join() === "_deleted,deleted_at,id")).toBe(true);
     expect((await pull(user, body.serverTimestamp)).changes).toEqual([]);
+  });
+
+  it("fewer changes than the first read takes answer as one text; a pull that fills its last page ends after an empty read", async () => {
+    for (const [n, streams] of [[FIRST_PAGE - 1, false], [FIRST_PAGE + PULL_PAGE, true]] as const) {
+      const user = await TestUser.create();
+      const base = Date.now() - 3_600_000;
+      await seed(user.id, n, base);
+      const out = await new SyncService(dbFor(env, user.id), { entries: 25, bytes: 1_000_000 }).pull(user.id, new Date(base - 1).toISOString());
+      expect(typeof out !== "string").toBe(streams);
+      const body = JSON.parse(await text(out)) as PullBody;
+      expect(body.changes).toHaveLength(n);
+      expect(new Set(body.changes.map((c) => c.id)).size).toBe(n);
+    }
   });
 
   it("each change is exactly what toChange makes of the stored row: placeholders, flags, tags, tombstones", async () => {
@@ -83,19 +96,19 @@ describe("sync pull, built in SQL and streamed page by page", () => {
 
   it("a write made while a pull streams is not lost: the pull stops at its clock and the next delta has it", async () => {
     const user = await TestUser.create();
-    await seed(user.id, 2 * PULL_PAGE + 100);
+    await seed(user.id, 2 * FIRST_PAGE + 100);
     const db = dbFor(env, user.id);
     const stream = (await new SyncService(db, { entries: 25, bytes: 1_000_000 }).pull(user.id, undefined)) as ReadableStream<Uint8Array>;
     const reader = stream.getReader();
     const chunks: Uint8Array[] = [(await reader.read()).value!];
     // Only the first page has been read: change an entry on a later one.
-    const victim = `${user.id}-${String(2 * PULL_PAGE + 51).padStart(5, "0")}`;
+    const victim = `${user.id}-${String(2 * FIRST_PAGE + 51).padStart(5, "0")}`;
     await env.DB.prepare("UPDATE sync_clocks SET clock = clock + 1 WHERE user_id = ?").bind(user.id).run();
     await env.DB.prepare("UPDATE passwords SET name = 'Edited', change_seq = (SELECT clock FROM sync_clocks WHERE user_id = ?) WHERE id = ?").bind(user.id, victim).run();
     for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
     const body = JSON.parse(new TextDecoder().decode(await new Blob(chunks).arrayBuffer())) as PullBody;
     expect(body.changes.map((c) => c.id)).not.toContain(victim);
-    expect(body.changes).toHaveLength(Array.from({ length: 2 * PULL_PAGE + 100 }, (_, i) => i).filter((i) => i % 7 !== 6).length - 1);
+    expect(body.changes).toHaveLength(Array.from({ length: 2 * FIRST_PAGE + 100 }, (_, i) => i).filter((i) => i % 7 !== 6).length - 1);
     const next = await pull(user, body.serverTimestamp);
     expect(next.changes.map((c) => [c.id, c.name])).toContainEqual([victim, "Edited"]);
   });

@@ -29,13 +29,16 @@ const syncColumns = {
 export type SyncRow = Pick<PasswordRow, keyof typeof syncColumns>;
 
 /**
- * Rows per read of a pull; a pull of more streams page after page. Each page arrives as one string,
- * garbage once sent, and a string past V8's regular-object size (128 KiB) goes to the large-object
- * space, which only a full collection frees. During a 100,000-entry full pull the worker's heap rose
- * 32 MiB with pages of 1,000 rows, 16 MiB with 200 and 4 MiB with 100, at 1.3 s, 2.3 s and 3.0 s
- * (bench/hot-paths.mjs; docs/decisions.md).
+ * Rows per read of a pull. The first read takes up to FIRST_PAGE rows, so a delta of fewer is one
+ * round trip and one string; a longer pull streams the rest PULL_PAGE rows at a time. Each page
+ * arrives as one string, garbage once sent, and a string past V8's regular-object size (128 KiB,
+ * about 160 of the bench's rows) goes to the large-object space, which only a full collection
+ * frees. A 100,000-entry full pull took 1.2 s and grew the runtime by 45 MiB (worker heap +20 MiB)
+ * with pages of 200, and 1.8 s and 34 MiB (heap +4 to +9 MiB) with pages of 100 once each page's
+ * statement was compiled (bench/hot-paths.mjs; docs/decisions.md).
  */
-export const PULL_PAGE = 200;
+export const FIRST_PAGE = 200;
+export const PULL_PAGE = 100;
 
 /**
  * One change as JSON text, built by SQLite from the stored columns in the shape of `toChange`:
@@ -58,7 +61,7 @@ export type PageEnd = { seq: number; id: string };
  * (`body`, null when empty), how many there are, and where the page ended. The Worker receives one
  * value per page instead of a thousand row objects.
  */
-export type PullPage = { body: string | null; n: number; end: PageEnd | null };
+export type PullPage = { body: string | null; n: number; end: PageEnd | null; more: boolean };
 
 /** Digits of the zero-padded change_seq in a page's end key: milliseconds since 1970 fit in 16 until the year 318857. */
 const SEQ_WIDTH = 16;
@@ -90,7 +93,7 @@ function pageStatement(full: boolean, first: boolean) {
       ),
     )
     .orderBy(asc(passwords.changeSeq), asc(passwords.id))
-    .limit(PULL_PAGE)
+    .limit(first ? FIRST_PAGE : PULL_PAGE)
     .as("page");
   return compile<"user" | "since" | "upto" | "afterSeq" | "afterId">(
     qb
@@ -110,9 +113,10 @@ const PAGES = {
 
 type PageRow = { body: string | null; n: number; last: string | null };
 
-function toPage(row: PageRow | undefined): PullPage {
-  if (!row || row.n === 0 || row.last === null) return { body: null, n: 0, end: null };
-  return { body: row.body, n: row.n, end: { seq: Number(row.last.slice(0, SEQ_WIDTH)), id: row.last.slice(SEQ_WIDTH) } };
+/** `more`: the page is full, so rows may follow it. */
+function toPage(row: PageRow | undefined, limit: number): PullPage {
+  if (!row || row.n === 0 || row.last === null) return { body: null, n: 0, end: null, more: false };
+  return { body: row.body, n: row.n, end: { seq: Number(row.last.slice(0, SEQ_WIDTH)), id: row.last.slice(SEQ_WIDTH) }, more: row.n === limit };
 }
 
 /**
@@ -127,13 +131,13 @@ export async function pull(db: Db, userId: string, sinceMs: number | null, nowMs
     catchUpClock.on(d1, { user: userId, now: nowMs }),
     PAGES[sinceMs === null ? "full" : "delta"].first.on(d1, { user: userId, since: sinceMs }),
   ]);
-  return { clock: (clock.results[0] as { clock: number } | undefined)?.clock ?? nowMs, page: toPage(page.results[0] as PageRow | undefined) };
+  return { clock: (clock.results[0] as { clock: number } | undefined)?.clock ?? nowMs, page: toPage(page.results[0] as PageRow | undefined, FIRST_PAGE) };
 }
 
 export async function pullPage(db: Db, userId: string, sinceMs: number | null, clock: number, after: PageEnd): Promise<PullPage> {
   const d1 = rawD1(db);
   const statement = PAGES[sinceMs === null ? "full" : "delta"].next.on(d1, { user: userId, since: sinceMs, upto: clock, afterSeq: after.seq, afterId: after.id });
-  return toPage((await statement.first<PageRow>()) ?? undefined);
+  return toPage((await statement.first<PageRow>()) ?? undefined, PULL_PAGE);
 }
 
 /**

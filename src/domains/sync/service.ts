@@ -60,7 +60,7 @@ export class SyncService {
     }
     const first = await repo.pull(this.db, userId, sinceMs, now);
     const tail = `],"serverTimestamp":${JSON.stringify(clockToIso(first.clock))},"fullSyncRequired":${sinceMs === null}}`;
-    if (first.page.n < repo.PULL_PAGE) return `{"changes":[${first.page.body ?? ""}${tail}`;
+    if (!first.page.more) return `{"changes":[${first.page.body ?? ""}${tail}`;
     // A large pull streams page by page, so a 100,000-entry vault is never held whole in memory:
     // each page arrives from SQLite as one JSON text and leaves as its bytes.
     const encoder = new TextEncoder();
@@ -75,10 +75,10 @@ export class SyncService {
           controller.enqueue(encoder.encode(`{"changes":[${page!.body}`));
           return;
         }
-        if (page && page.n === repo.PULL_PAGE) {
+        if (page?.more) {
           page = await repo.pullPage(this.db, userId, sinceMs, clock, page.end!);
           if (page.n > 0) controller.enqueue(encoder.encode(`,${page.body}`));
-          if (page.n === repo.PULL_PAGE) return;
+          if (page.more) return;
         }
         page = null;
         controller.enqueue(encoder.encode(tail));
