@@ -1,4 +1,5 @@
-import { and, asc, desc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, isNull, sql, type SQL } from "drizzle-orm";
+import { QueryBuilder } from "drizzle-orm/sqlite-core";
 import type { Db } from "../../db/client";
 import { entryBytes, liveEntries, passwords, vaultBytes, vaultCounters, type NewPasswordRow, type PasswordRow } from "../../db/schema";
 import { advanceClock, advanceClockCompiled, clockValue } from "../../db/change-clock";
@@ -121,36 +122,41 @@ export async function softDelete(db: Db, userId: string, id: string, at: string)
 /**
  * What the user's live entries look like as a whole, cheaply: the newest commit stamp of any of
  * their rows (every write stamps one, as delta sync needs) and the live count (which a hard delete
- * lowers). Two index reads, whatever the vault's size; the match ETag is made from it.
+ * lowers). Two index reads, whatever the vault's size; the match ETag is made from it. Compiled
+ * once per isolate, as is the lookup by hosts below: match is the extension's hot path.
  */
-function vaultVersionQuery(db: Db, userId: string) {
-  return db
+const vaultVersionStatement = compile<"user">(
+  new QueryBuilder()
     .select({
-      seq: sql<number | null>`(SELECT ${passwords.changeSeq} FROM ${passwords} WHERE ${passwords.userId} = ${userId} ORDER BY ${passwords.changeSeq} DESC LIMIT 1)`,
-      live: sql<number | null>`(SELECT ${vaultCounters.live} FROM ${vaultCounters} WHERE ${vaultCounters.userId} = ${userId})`,
+      seq: sql<number | null>`(SELECT ${passwords.changeSeq} FROM ${passwords} WHERE ${passwords.userId} = ${ph("user")} ORDER BY ${passwords.changeSeq} DESC LIMIT 1)`.as("seq"),
+      live: sql<number | null>`(SELECT ${vaultCounters.live} FROM ${vaultCounters} WHERE ${vaultCounters.userId} = ${ph("user")})`.as("live"),
     })
-    .from(sql`(SELECT 1)`);
-}
+    .from(sql`(SELECT 1)`),
+);
 
 export type VaultVersion = { seq: number | null; live: number | null };
 
 export async function vaultVersion(db: Db, userId: string): Promise<VaultVersion> {
-  return (await vaultVersionQuery(db, userId))[0];
+  return (await vaultVersionStatement.on(rawD1(db), { user: userId }).first<VaultVersion>())!;
 }
 
-/** The version and the matching entries, read in one round trip. */
-export async function versionAndHosts(db: Db, userId: string, hosts: string[]) {
-  const [version, rows] = await db.batch([vaultVersionQuery(db, userId), byHostsQuery(db, userId, hosts)]);
-  return { version: version[0], rows };
-}
+export type HostMatch = {
+  id: string;
+  name: string;
+  username_hash: string | null;
+  url: string | null;
+  website: string | null;
+  wrapped_item_key: string | null;
+  encrypted_data: string | null;
+};
 
-export async function findByHosts(db: Db, userId: string, hosts: string[]) {
-  return byHostsQuery(db, userId, hosts).all();
-}
-
-/** An equality lookup of the partial (user_id, host) index of live entries, one probe per host. */
-function byHostsQuery(db: Db, userId: string, hosts: string[]) {
-  return db
+/**
+ * The user's live entries on any of these hosts, at most 100: one probe of the partial
+ * `(user_id, host)` index per host, the hosts bound as one JSON array so one text serves any
+ * number of them.
+ */
+const byHostsStatement = compile<"user" | "hosts">(
+  new QueryBuilder()
     .select({
       id: passwords.id,
       name: passwords.name,
@@ -161,8 +167,18 @@ function byHostsQuery(db: Db, userId: string, hosts: string[]) {
       encrypted_data: passwords.encryptedData,
     })
     .from(passwords)
-    .where(and(live(userId), inArray(passwords.host, hosts)))
-    .limit(100);
+    .where(and(eq(passwords.userId, ph("user")), isNull(passwords.deletedAt), sql`${passwords.host} IN (SELECT value FROM json_each(${ph("hosts")}))`))
+    .limit(100),
+);
+
+/** The version and the matching entries, read in one round trip. */
+export async function versionAndHosts(db: Db, userId: string, hosts: string[]): Promise<{ version: VaultVersion; rows: HostMatch[] }> {
+  const d1 = rawD1(db);
+  const [version, rows] = await d1.batch([
+    vaultVersionStatement.on(d1, { user: userId }),
+    byHostsStatement.on(d1, { user: userId, hosts: JSON.stringify(hosts) }),
+  ]);
+  return { version: version!.results[0] as VaultVersion, rows: rows!.results as HostMatch[] };
 }
 
 /**
