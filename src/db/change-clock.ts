@@ -1,4 +1,4 @@
-import { eq, sql, type Placeholder } from "drizzle-orm";
+import { eq, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
 import { compile } from "./compiled";
 import { batchable } from "./d1";
@@ -18,9 +18,15 @@ export function advanceClock(db: Db, userId: string, nowMs = Date.now()) {
   return batchable(db, advanceSql(userId, nowMs));
 }
 
-const advanceSql = (userId: string | Placeholder<"user">, nowMs: number | Placeholder<"now">) =>
+/**
+ * The clock set to at least `nowMs`; `past` is what the stored clock counts as (itself, or itself
+ * plus one for a write, which must land strictly above every earlier one).
+ */
+const upsertClock = (userId: string | Placeholder<"user">, nowMs: number | Placeholder<"now">, past: SQL) =>
   sql`INSERT INTO sync_clocks (user_id, clock) VALUES (${userId}, ${nowMs})
-    ON CONFLICT (user_id) DO UPDATE SET clock = max(sync_clocks.clock + 1, excluded.clock)`;
+    ON CONFLICT (user_id) DO UPDATE SET clock = max(${past}, excluded.clock)`;
+
+const advanceSql = (userId: string | Placeholder<"user">, nowMs: number | Placeholder<"now">) => upsertClock(userId, nowMs, sql`sync_clocks.clock + 1`);
 
 /** `advanceClock` compiled once (src/db/compiled.ts), for a hot path's batch of compiled statements. */
 export const advanceClockCompiled = compile<"user" | "now">(advanceSql(sql.placeholder("user"), sql.placeholder("now")));
@@ -31,8 +37,7 @@ export const advanceClockCompiled = compile<"user" | "now">(advanceSql(sql.place
  * returns it (`RETURNING`), so the pull reads the clock in the statement that set it.
  */
 export const catchUpClock = compile<"user" | "now">(
-  sql`INSERT INTO sync_clocks (user_id, clock) VALUES (${sql.placeholder("user")}, ${sql.placeholder("now")})
-    ON CONFLICT (user_id) DO UPDATE SET clock = max(sync_clocks.clock, excluded.clock) RETURNING clock`,
+  sql`${upsertClock(sql.placeholder("user"), sql.placeholder("now"), sql`sync_clocks.clock`)} RETURNING clock`,
 );
 
 /**

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, isNull, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, isNull, sql, type Placeholder, type SQL } from "drizzle-orm";
 import { QueryBuilder } from "drizzle-orm/sqlite-core";
 import type { Db } from "../../db/client";
 import { entryBytes, liveEntries, passwords, vaultBytes, vaultCounters, type NewPasswordRow, type PasswordRow } from "../../db/schema";
@@ -50,48 +50,20 @@ const ph = <N extends string>(name: N) => sql.placeholder(name);
 /**
  * Inserts only while the user holds fewer than `max` live entries. The check and the insert are one
  * statement, and the count it reads is kept by triggers inside that same statement, so concurrent
- * creates cannot overshoot the limit. The row is stamped with the user's commit clock, so it runs
- * in a batch that starts with the clock's advance. Compiled once per isolate (src/db/compiled.ts):
- * create is a hot path, and drizzle built this text from its template on every request.
+ * creates cannot overshoot the limit. Create is the guarded insert of a one-row payload, compiled
+ * once per isolate (src/db/compiled.ts): it is a hot path, and drizzle rendered its text on every
+ * request.
  */
-const insertUnderLimitStatement = compile<
-  "id" | "user" | "name" | "website" | "url" | "username" | "tags" | "version" | "key" | "data" | "dh" | "nh" | "uh" | "st" | "strength" | "host" | "at" | "upd" | "maxEntries" | "maxBytes"
->(sql`
-    INSERT INTO passwords (id, user_id, name, website, url, username, tags, encryption_version, wrapped_item_key,
-      encrypted_data, domain_hash, name_hash, username_hash, search_tokens, strength, host, created_at, updated_at, change_seq)
-    SELECT ${ph("id")}, ${ph("user")}, ${ph("name")}, ${ph("website")}, ${ph("url")}, ${ph("username")}, ${ph("tags")}, ${ph("version")},
-      ${ph("key")}, ${ph("data")}, ${ph("dh")}, ${ph("nh")}, ${ph("uh")}, ${ph("st")}, ${ph("strength")}, ${ph("host")},
-      ${ph("at")}, ${ph("upd")}, ${clockValue(ph("user"))}
-    WHERE ${liveEntries(ph("user"))} < ${ph("maxEntries")}
-      AND ${vaultBytes(ph("user"))} + ${entryBytes(sql`${ph("data")}`, sql`${ph("key")}`)} <= ${ph("maxBytes")}`);
+const insertOneStatement = compile<"user" | "payload" | "count" | "maxEntries" | "maxBytes">(
+  guardedInsert(ph("user"), ph("payload"), ph("count"), ph("maxEntries"), ph("maxBytes"), sql``),
+);
 
 /** The clock's advance and the guarded insert: one batch, one transaction, one round trip, no read back. */
 export async function insertUnderLimit(db: Db, row: PasswordRow, max: VaultLimits): Promise<boolean> {
   const d1 = rawD1(db);
   const [, result] = await d1.batch([
     advanceClockCompiled.on(d1, { user: row.userId, now: Date.now() }),
-    insertUnderLimitStatement.on(d1, {
-      id: row.id,
-      user: row.userId,
-      name: row.name,
-      website: row.website,
-      url: row.url,
-      username: row.username,
-      tags: JSON.stringify(row.tags),
-      version: row.encryptionVersion,
-      key: row.wrappedItemKey,
-      data: row.encryptedData,
-      dh: row.domainHash,
-      nh: row.nameHash,
-      uh: row.usernameHash,
-      st: JSON.stringify(row.searchTokens),
-      strength: row.strength,
-      host: row.host,
-      at: row.createdAt,
-      upd: row.updatedAt,
-      maxEntries: max.entries,
-      maxBytes: max.bytes,
-    }),
+    insertOneStatement.on(d1, { user: row.userId, payload: payloadOf([row]), count: 1, maxEntries: max.entries, maxBytes: max.bytes }),
   ]);
   return rowsChanged(result!) > 0;
 }
@@ -181,14 +153,9 @@ export async function versionAndHosts(db: Db, userId: string, hosts: string[]): 
   return { version: version!.results[0] as VaultVersion, rows: rows!.results as HostMatch[] };
 }
 
-/**
- * Inserts a whole import batch in one statement, so it goes in whole or not at all: the rows travel
- * as one JSON parameter (D1 binds at most 100 per statement), and the statement inserts nothing
- * unless all of them fit under the entry limit and the byte quota. Must follow `advanceClock` in
- * the same batch.
- */
-export function bulkInsertStatement(db: Db, userId: string, rows: PasswordRow[], max: VaultLimits, opts: { skipTakenIds?: boolean } = {}) {
-  const payload = JSON.stringify(
+/** Rows as the one JSON parameter the guarded insert reads (D1 binds at most 100 per statement). */
+function payloadOf(rows: PasswordRow[]): string {
+  return JSON.stringify(
     rows.map((r) => ({
       id: r.id,
       name: r.name,
@@ -207,9 +174,24 @@ export function bulkInsertStatement(db: Db, userId: string, rows: PasswordRow[],
       upd: r.updatedAt,
     })),
   );
-  return batchable(
-    db,
-    sql`INSERT INTO passwords (id, user_id, name, website, url, tags, encryption_version, wrapped_item_key, encrypted_data,
+}
+
+type Value<N extends string> = string | number | Placeholder<N>;
+
+/**
+ * The rows of `payload` (version 3 entries), inserted only if all `count` of them fit under the
+ * entry limit and their ciphertext under the byte quota. Stamped with the user's commit clock, so it
+ * follows the clock's advance in the same batch.
+ */
+function guardedInsert(
+  userId: string | Placeholder<"user">,
+  payload: Value<"payload">,
+  count: Value<"count">,
+  maxEntries: Value<"maxEntries">,
+  maxBytes: Value<"maxBytes">,
+  onConflict: SQL,
+) {
+  return sql`INSERT INTO passwords (id, user_id, name, website, url, tags, encryption_version, wrapped_item_key, encrypted_data,
       domain_hash, name_hash, username_hash, search_tokens, strength, host, created_at, updated_at, change_seq)
     SELECT json_extract(value, '$.id'), ${userId}, json_extract(value, '$.name'), json_extract(value, '$.website'),
       json_extract(value, '$.url'), json_extract(value, '$.tags'), 3, json_extract(value, '$.key'), json_extract(value, '$.data'),
@@ -217,10 +199,18 @@ export function bulkInsertStatement(db: Db, userId: string, rows: PasswordRow[],
       json_extract(value, '$.strength'), json_extract(value, '$.host'), json_extract(value, '$.at'), json_extract(value, '$.upd'),
       ${clockValue(userId)}
     FROM json_each(${payload})
-    WHERE ${liveEntries(userId)} + ${rows.length} <= ${max.entries}
-      AND ${vaultBytes(userId)} + (SELECT coalesce(sum(${entryBytes(sql`json_extract(value, '$.data')`, sql`json_extract(value, '$.key')`)}), 0) FROM json_each(${payload})) <= ${max.bytes}
-    ${opts.skipTakenIds ? sql`ON CONFLICT (id) DO NOTHING` : sql``}`,
-  );
+    WHERE ${liveEntries(userId)} + ${count} <= ${maxEntries}
+      AND ${vaultBytes(userId)} + (SELECT coalesce(sum(${entryBytes(sql`json_extract(value, '$.data')`, sql`json_extract(value, '$.key')`)}), 0) FROM json_each(${payload})) <= ${maxBytes}
+    ${onConflict}`;
+}
+
+/**
+ * Inserts a whole import batch in one statement, so it goes in whole or not at all: the rows travel
+ * as one JSON parameter, and the statement inserts nothing unless all of them fit under the entry
+ * limit and the byte quota. Must follow `advanceClock` in the same batch.
+ */
+export function bulkInsertStatement(db: Db, userId: string, rows: PasswordRow[], max: VaultLimits, opts: { skipTakenIds?: boolean } = {}) {
+  return batchable(db, guardedInsert(userId, payloadOf(rows), rows.length, max.entries, max.bytes, opts.skipTakenIds ? sql`ON CONFLICT (id) DO NOTHING` : sql``));
 }
 
 /**
