@@ -41,19 +41,6 @@ const shardDatabases: Record<string, string> =
     ? { DB: "vault-directory", DIRECTORY: "vault-directory", ...Object.fromEntries(Array.from({ length: SHARDS }, (_, i) => [`DB_${i}`, `vault-shard-${i}`])) }
     : {};
 
-/**
- * On several shards these suites stay out, for what is left of issue 20 (docs/decisions.md, "Issue
- * 20", "Left"): entry ids are unique per shard, not across shards (import-export, sync security);
- * identities security pokes rows of two users in one SQL statement; and the mailer suite writes an
- * outbox row that names no user through the suites' env.DB, which then lands on every database.
- */
-const NOT_YET_ACROSS_SHARDS = [
-  "test/passwords/import-export.test.ts",
-  "test/sync/security.test.ts",
-  "test/identities/security.test.ts",
-  "test/mailer/mailer.test.ts",
-];
-
 /** Files whose work outlives their tests: see `projects` below. */
 const OWN_RUNTIME = ["test/reset/**/*.test.ts", "test/session-shares/**/*.test.ts"];
 
@@ -121,7 +108,7 @@ export default defineConfig({
     exclude: [
       ...configDefaults.exclude,
       "client/**",
-      ...(SHARDS > 1 ? NOT_YET_ACROSS_SHARDS : ["test/db/shard-move.test.ts"]),
+      ...(SHARDS > 1 ? [] : ["test/db/shard-move.test.ts"]),
       ...(process.env.SHARD_BENCH ? [] : ["test/db/shard-move-bench.test.ts"]),
     ],
     setupFiles: ["./test/support/setup.ts"],

@@ -54,6 +54,8 @@ export const DIRECTORY_USER_TABLES: readonly (readonly [table: string, column: s
   ["dead_man_switches", "user_id"],
   ["dead_man_switch_recipients", "owner_id"],
   ["dead_man_switch_logs", "owner_id"],
+  // Claims of entry ids (src/db/entry-ids.ts): the owner keeps them wherever their rows go.
+  ["entry_ids", "owner_id"],
 ];
 /** Tables whose copied row may meet one their triggers already made on the target. */
 const REPLACED = new Set(["vault_counters"]);

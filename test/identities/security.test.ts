@@ -47,10 +47,11 @@ describe("disposable identities: security", () => {
     const apiKey = await providerAccount();
     const v = ((await (await victim.call("POST", "/api/identities", { body: { emailApiKey: apiKey } })).json()) as { identity: Identity }).identity;
     const a = ((await (await attacker.call("POST", "/api/identities", { body: {} })).json()) as { identity: Identity }).identity;
-    await env.DB.prepare(
-      "UPDATE identities SET alias_key_sealed = (SELECT alias_key_sealed FROM identities WHERE id = ?1), alias_id = (SELECT alias_id FROM identities WHERE id = ?1), alias_provider = 'alias_provider_a' WHERE id = ?2",
-    )
-      .bind(v.id, a.id)
+    // Read and written apart: the two users may be on different shards (VAULT_SHARDS=3).
+    const stolen = await env.DB.prepare("SELECT alias_key_sealed, alias_id FROM identities WHERE id = ?").bind(v.id).first<{ alias_key_sealed: string; alias_id: string }>();
+    expect(stolen?.alias_key_sealed).toBeTruthy();
+    await env.DB.prepare("UPDATE identities SET alias_key_sealed = ?, alias_id = ?, alias_provider = 'alias_provider_a' WHERE id = ? AND user_id = ?")
+      .bind(stolen!.alias_key_sealed, stolen!.alias_id, a.id, attacker.id)
       .run();
     const res = await attacker.call("PATCH", `/api/identities/${a.id}`, { body: { status: "nuked" } });
     expect(res.status).toBe(500);

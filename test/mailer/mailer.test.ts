@@ -2,6 +2,7 @@ import { createExecutionContext, createMessageBatch, env, getQueueResult } from 
 import { eq } from "drizzle-orm";
 import { describe, expect, inject, it } from "vitest";
 import { loadConfig, type Bindings } from "../../src/env";
+import { dbFor } from "../../src/db/client";
 import { mailDeadLetters } from "../../src/db/schema";
 import worker from "../../src/index";
 import { HttpApiMailer, MailApiError, OutboxMailer, sendQuietly, type Mail } from "../../src/domains/notifications/mailer";
@@ -31,7 +32,8 @@ const messages = async () => (await (await fetch(`${base}/messages`)).json()) as
 
 describe("mailer", () => {
   it("defaults to the outbox transport, which stores the message for reading", async () => {
-    const mailer = mailerFor(loadConfig(env), db, undefined);
+    // The outbox a mail is kept in is its user's database, as in the worker (on one shard of three).
+    const mailer = mailerFor(loadConfig(env), dbFor(env, crypto.randomUUID()), undefined);
     expect(mailer).toBeInstanceOf(OutboxMailer);
     const to = `${crypto.randomUUID()}@Example.test`;
     await mailer.send({ to, subject: "Hello", text: "Body", kind: "test.hello" });

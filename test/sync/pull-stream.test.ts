@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { dbFor } from "../../src/db/client";
+import { entryIdClaims } from "../../src/db/entry-ids";
 import { passwords } from "../../src/db/schema";
 import { FIRST_PAGE, PULL_PAGE } from "../../src/domains/sync/repo";
 import { SyncService, toChange } from "../../src/domains/sync/service";
@@ -65,7 +66,7 @@ describe("sync pull, built in SQL and streamed page by page", () => {
       const user = await TestUser.create();
       const base = Date.now() - 3_600_000;
       await seed(user.id, n, base);
-      const out = await new SyncService(dbFor(env, user.id), { entries: 25, bytes: 1_000_000 }).pull(user.id, new Date(base - 1).toISOString());
+      const out = await new SyncService(dbFor(env, user.id), { entries: 25, bytes: 1_000_000 }, entryIdClaims(env)).pull(user.id, new Date(base - 1).toISOString());
       expect(typeof out !== "string").toBe(streams);
       const body = JSON.parse(await text(out)) as PullBody;
       expect(body.changes).toHaveLength(n);
@@ -90,7 +91,7 @@ describe("sync pull, built in SQL and streamed page by page", () => {
     ]);
     const db = dbFor(env, user.id);
     const rows = await db.select().from(passwords).where(eq(passwords.userId, user.id)).orderBy(passwords.changeSeq).all();
-    const body = JSON.parse(await text(await new SyncService(db, { entries: 25, bytes: 1_000_000 }).pull(user.id, new Date(now - 1000).toISOString())));
+    const body = JSON.parse(await text(await new SyncService(db, { entries: 25, bytes: 1_000_000 }, entryIdClaims(env)).pull(user.id, new Date(now - 1000).toISOString())));
     expect(body.changes).toEqual(rows.map(toChange));
   });
 
@@ -98,7 +99,7 @@ describe("sync pull, built in SQL and streamed page by page", () => {
     const user = await TestUser.create();
     await seed(user.id, 2 * FIRST_PAGE + 100);
     const db = dbFor(env, user.id);
-    const stream = (await new SyncService(db, { entries: 25, bytes: 1_000_000 }).pull(user.id, undefined)) as ReadableStream<Uint8Array>;
+    const stream = (await new SyncService(db, { entries: 25, bytes: 1_000_000 }, entryIdClaims(env)).pull(user.id, undefined)) as ReadableStream<Uint8Array>;
     const reader = stream.getReader();
     const chunks: Uint8Array[] = [(await reader.read()).value!];
     // Only the first page has been read: change an entry on a later one.

@@ -28,3 +28,4 @@ export * from "./vault-counters";
 export * from "./push-subscriptions";
 export * from "./user-shards";
 export * from "./session-share-links";
+export * from "./entry-ids";

@@ -1,5 +1,6 @@
 import type { Context, Hono } from "hono";
 import { dbFor } from "../../db/client";
+import { entryIdClaims } from "../../db/entry-ids";
 import { route } from "../../http/route";
 import { registerTransferRoutes } from "./transfer-routes";
 import { requestMeta, type AppEnv } from "../../http/types";
@@ -21,7 +22,7 @@ import { PasswordService } from "./service";
 
 function service(c: Context<AppEnv>) {
   const user = c.get("user");
-  return new PasswordService(dbFor(c.env, user.id), vaultLimits(c.get("config")));
+  return new PasswordService(dbFor(c.env, user.id), vaultLimits(c.get("config")), entryIdClaims(c.env));
 }
 
 export function registerPasswordRoutes(app: Hono<AppEnv>) {

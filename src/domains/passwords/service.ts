@@ -1,4 +1,5 @@
 import type { Db } from "../../db/client";
+import type { EntryIdClaims } from "../../db/entry-ids";
 import type { PasswordRow } from "../../db/schema";
 import type { RequestMeta } from "../../kernel/context";
 import { randomId, sha256Hex } from "../../lib/crypto";
@@ -44,11 +45,11 @@ export function toEntry(row: PasswordRow): PasswordEntry {
   };
 }
 
-/** The host an entry is matched under: its website, else its url. */
 export class PasswordService {
   constructor(
     private readonly db: Db,
     private readonly limits: VaultLimits,
+    private readonly claims: EntryIdClaims,
   ) {}
 
   async list(userId: string, page: number, limit: number) {
@@ -59,9 +60,16 @@ export class PasswordService {
   async create(userId: string, input: CreatePasswordInput) {
     const now = new Date().toISOString();
     const row = newEntryRow(userId, randomId(), input, now);
-    if (!(await repo.insertUnderLimit(this.db, row, this.limits))) {
-      throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Password limit exceeded (entries or storage)");
+    const { taken, fresh } = await this.claims.claim(userId, [row.id]);
+    // A minted id is a v4 UUID (122 random bits): held by another only if the generator is broken.
+    if (taken.size > 0) throw new AppError(ErrorCode.INTERNAL_ERROR, "Could not allocate an entry id");
+    let stored = false;
+    try {
+      stored = await repo.insertUnderLimit(this.db, row, this.limits);
+    } finally {
+      if (!stored) await this.claims.release(userId, [...fresh]);
     }
+    if (!stored) throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Password limit exceeded (entries or storage)");
     return { id: row.id, user_id: userId, name: row.name, encryption_version: row.encryptionVersion, password: null, created_at: now };
   }
 

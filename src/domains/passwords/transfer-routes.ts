@@ -1,5 +1,6 @@
 import type { Context, Hono } from "hono";
 import { dbFor } from "../../db/client";
+import { entryIdClaims } from "../../db/entry-ids";
 import { route } from "../../http/route";
 import { requestMeta, type AppEnv } from "../../http/types";
 import { AppError, ErrorCode } from "../../lib/errors";
@@ -27,7 +28,7 @@ export function registerTransferRoutes(app: Hono<AppEnv>) {
     body: ImportBody,
     responses: { 200: { description: "How many entries went in, and one error per failed batch", schema: ImportResponse } },
     handler: async (c, { body }) =>
-      c.json(await new ImportService(dbOf(c), max(c)).import(c.get("user").id, body.entries, body.provider, requestMeta(c.req))),
+      c.json(await new ImportService(dbOf(c), max(c), entryIdClaims(c.env)).import(c.get("user").id, body.entries, body.provider, requestMeta(c.req))),
   });
 
   route(app, {
@@ -39,7 +40,7 @@ export function registerTransferRoutes(app: Hono<AppEnv>) {
     stepUp: { sensitive: true, denyUnknownDevice: true },
     responses: { 200: { description: "The export document", schema: ExportResponse } },
     handler: async (c) => {
-      const doc = await new ImportService(dbOf(c), max(c)).export(c.get("user").id, requestMeta(c.req));
+      const doc = await new ImportService(dbOf(c), max(c), entryIdClaims(c.env)).export(c.get("user").id, requestMeta(c.req));
       const res = c.json(doc);
       res.headers.set("Cache-Control", "no-store");
       res.headers.set("Content-Disposition", `attachment; filename="vault-export-${doc.exported_at.slice(0, 10)}.json"`);

@@ -1,4 +1,5 @@
 import type { Db } from "../../db/client";
+import type { EntryIdClaims } from "../../db/entry-ids";
 import type { PasswordRow } from "../../db/schema";
 import type { RequestMeta } from "../../kernel/context";
 import { randomId } from "../../lib/crypto";
@@ -16,6 +17,7 @@ export class ImportService {
   constructor(
     private readonly db: Db,
     private readonly limits: repo.VaultLimits,
+    private readonly claims: EntryIdClaims,
   ) {}
 
   /**
@@ -28,15 +30,23 @@ export class ImportService {
     const now = new Date().toISOString();
     // An entry whose id is taken (imported before, or another's) is skipped, never overwritten: its
     // envelope is bound to that id, so storing it under a fresh one would make it unreadable.
-    const taken = await repo.takenIds(this.db, entries.flatMap((e) => (e.id ? [e.id] : [])));
-    const fresh = entries.filter((e) => !e.id || !taken.has(e.id));
+    const rows = entries.map((e) => toRow(userId, e, now));
+    const minted = new Set(rows.flatMap((r, i) => (entries[i].id ? [] : [r.id])));
+    const [here, claimed] = await Promise.all([
+      repo.takenIds(this.db, entries.flatMap((e) => (e.id ? [e.id] : []))),
+      this.claims.claim(userId, rows.map((r) => r.id)),
+    ]);
+    const fresh = rows.filter((r) => minted.has(r.id) || (!here.has(r.id) && !claimed.taken.has(r.id)));
     const batches: PasswordRow[][] = [];
-    for (let start = 0; start < fresh.length; start += IMPORT_BATCH_SIZE) {
-      batches.push(fresh.slice(start, start + IMPORT_BATCH_SIZE).map((e) => toRow(userId, e, now)));
-    }
+    for (let start = 0; start < fresh.length; start += IMPORT_BATCH_SIZE) batches.push(fresh.slice(start, start + IMPORT_BATCH_SIZE));
     const outcomes: (boolean | "error")[] = [];
-    for (let g = 0; g < batches.length; g += BATCHES_PER_ROUND_TRIP) {
-      outcomes.push(...(await this.storeGroup(userId, batches.slice(g, g + BATCHES_PER_ROUND_TRIP))));
+    try {
+      for (let g = 0; g < batches.length; g += BATCHES_PER_ROUND_TRIP) {
+        outcomes.push(...(await this.storeGroup(userId, batches.slice(g, g + BATCHES_PER_ROUND_TRIP))));
+      }
+    } finally {
+      const unstored = batches.flatMap((b, i) => (outcomes[i] === true ? [] : b)).filter((r) => minted.has(r.id) && claimed.fresh.has(r.id));
+      await this.claims.release(userId, unstored.map((r) => r.id));
     }
     const skipped = entries.length - fresh.length;
     const errors: string[] = skipped ? [`${skipped} ${skipped === 1 ? "entry was" : "entries were"} skipped: already in the vault (same id)`] : [];

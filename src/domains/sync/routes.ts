@@ -1,5 +1,6 @@
 import type { Context, Hono } from "hono";
 import { dbFor } from "../../db/client";
+import { entryIdClaims } from "../../db/entry-ids";
 import { route } from "../../http/route";
 import type { AppEnv } from "../../http/types";
 import {
@@ -25,7 +26,7 @@ export function registerSyncRoutes(app: Hono<AppEnv>) {
     query: SyncPullQuery,
     responses: { 200: { description: "Changes and the next cursor", schema: SyncPullResponse } },
     handler: async (c, { query }) =>
-      c.body(await new SyncService(dbOf(c), max(c)).pull(c.get("user").id, query.since), 200, { "Content-Type": "application/json" }),
+      c.body(await new SyncService(dbOf(c), max(c), entryIdClaims(c.env)).pull(c.get("user").id, query.since), 200, { "Content-Type": "application/json" }),
   });
 
   route(app, {
@@ -36,6 +37,6 @@ export function registerSyncRoutes(app: Hono<AppEnv>) {
     rateLimit: ["sync_push"],
     body: SyncPushBody,
     responses: { 200: { description: "One result per mutation, in order", schema: SyncPushResponse } },
-    handler: async (c, { body }) => c.json(await new SyncService(dbOf(c), max(c)).push(c.get("user").id, body.mutations)),
+    handler: async (c, { body }) => c.json(await new SyncService(dbOf(c), max(c), entryIdClaims(c.env)).push(c.get("user").id, body.mutations)),
   });
 }

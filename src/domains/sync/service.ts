@@ -1,4 +1,5 @@
 import type { Db } from "../../db/client";
+import type { EntryIdClaims } from "../../db/entry-ids";
 import type { NewPasswordRow, PasswordRow } from "../../db/schema";
 import { ErrorCode, validationError, zodIssues } from "../../lib/errors";
 import { clockToIso } from "../../db/change-clock";
@@ -42,6 +43,7 @@ export class SyncService {
   constructor(
     private readonly db: Db,
     private readonly limits: VaultLimits,
+    private readonly claims: EntryIdClaims,
   ) {}
 
   /**
@@ -103,8 +105,15 @@ export class SyncService {
       results[i] = { id: m.id, status: "failed", code: ErrorCode.VALIDATION_ERROR, error: "Invalid mutation", details: zodIssues(r.error) };
       return null;
     });
-    const ids = [...new Set(parsed.filter((m): m is Mutation => m !== null).map((m) => m.id))];
-    const { mine, foreign, liveCount } = await repo.lookup(this.db, userId, ids);
+    const valid = parsed.filter((m): m is Mutation => m !== null);
+    const ids = [...new Set(valid.map((m) => m.id))];
+    // A create's id is claimed across shards while its shard is read; a retried create of one's
+    // own entry finds its own claim and goes on as before.
+    const [{ mine, foreign, liveCount }, claimed] = await Promise.all([
+      repo.lookup(this.db, userId, ids),
+      this.claims.claim(userId, valid.filter((m) => m.action === "create").map((m) => m.id)),
+    ]);
+    for (const id of claimed.taken) foreign.add(id);
     const current = new Map(mine.map((r) => [r.id, r]));
     // New entries go in as one statement, guarded once on the entry limit; creates beyond the room
     // left at read time fail at once (the guard still holds if the vault filled up meanwhile).
