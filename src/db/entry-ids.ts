@@ -54,3 +54,20 @@ export function entryIdClaims(env: DbBindings): EntryIdClaims {
     },
   };
 }
+
+/**
+ * Claims ids the server minted, runs `write`, and gives the ids back unless it stored them (it
+ * answers whether it did). A minted id is a v4 UUID (122 random bits): held by another user only
+ * if the generator is broken, which fails the request rather than sharing an id.
+ */
+export async function writeMinted(claims: EntryIdClaims, ownerId: string, ids: readonly string[], write: () => Promise<boolean>): Promise<boolean> {
+  const { taken, fresh } = await claims.claim(ownerId, ids);
+  if (taken.size > 0) throw new Error("a minted entry id is already claimed");
+  let stored = false;
+  try {
+    stored = await write();
+  } finally {
+    if (!stored) await claims.release(ownerId, [...fresh]);
+  }
+  return stored;
+}

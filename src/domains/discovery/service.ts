@@ -1,4 +1,4 @@
-import { entryIdClaims } from "../../db/entry-ids";
+import { entryIdClaims, writeMinted } from "../../db/entry-ids";
 import { advanceClock } from "../../db/change-clock";
 import { rowsChanged } from "../../db/d1";
 import type { Db } from "../../db/client";
@@ -210,16 +210,11 @@ export class DiscoveryService {
     }
     if (items.length) {
       // Placeholders are vault writes like any other: the batch moves the commit clock so sync sees them.
-      const claims = entryIdClaims(this.env);
-      const { fresh } = await claims.claim(userId, items.map((p) => p.id));
       const stmts = repo.placeholderStatements(this.db, userId, items, maxPerUser, new Date().toISOString());
-      let stored = false;
-      try {
+      const stored = await writeMinted(entryIdClaims(this.env), userId, items.map((p) => p.id), async () => {
         const [, firstInsert] = await this.db.batch([advanceClock(this.db, userId), ...stmts] as unknown as Parameters<Db["batch"]>[0]);
-        stored = rowsChanged(firstInsert as { meta: { changes?: number | null } }) > 0;
-      } finally {
-        if (!stored) await claims.release(userId, [...fresh]);
-      }
+        return rowsChanged(firstInsert as { meta: { changes?: number | null } }) > 0;
+      });
       if (!stored) throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Password entry limit reached");
     }
     return { success: true as const, created: items.map(({ id, domain, name }) => ({ id, domain, name })), skipped };

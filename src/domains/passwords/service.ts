@@ -1,5 +1,5 @@
 import type { Db } from "../../db/client";
-import type { EntryIdClaims } from "../../db/entry-ids";
+import { writeMinted, type EntryIdClaims } from "../../db/entry-ids";
 import type { PasswordRow } from "../../db/schema";
 import type { RequestMeta } from "../../kernel/context";
 import { randomId, sha256Hex } from "../../lib/crypto";
@@ -60,15 +60,7 @@ export class PasswordService {
   async create(userId: string, input: CreatePasswordInput) {
     const now = new Date().toISOString();
     const row = newEntryRow(userId, randomId(), input, now);
-    const { taken, fresh } = await this.claims.claim(userId, [row.id]);
-    // A minted id is a v4 UUID (122 random bits): held by another only if the generator is broken.
-    if (taken.size > 0) throw new AppError(ErrorCode.INTERNAL_ERROR, "Could not allocate an entry id");
-    let stored = false;
-    try {
-      stored = await repo.insertUnderLimit(this.db, row, this.limits);
-    } finally {
-      if (!stored) await this.claims.release(userId, [...fresh]);
-    }
+    const stored = await writeMinted(this.claims, userId, [row.id], () => repo.insertUnderLimit(this.db, row, this.limits));
     if (!stored) throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Password limit exceeded (entries or storage)");
     return { id: row.id, user_id: userId, name: row.name, encryption_version: row.encryptionVersion, password: null, created_at: now };
   }
