@@ -13,12 +13,17 @@ npx tsc -p extension
 npx depcruise src durable-objects client/src --output-type err
 # docs/routes.md is generated from the route registry; a route added without regenerating fails here.
 node scripts/route-table.mjs --check
+# Production binds every binding, queue, cron and setting the worker uses, and wrangler deploys it
+# without a warning (environments inherit no bindings: one added at the top alone fails here).
+node scripts/check-production.mjs --dry-run
 mkdir -p test-artifacts
-rm -f test-artifacts/vitest.json test-artifacts/vitest-shards.json test-artifacts/vitest-browser.json
+rm -f test-artifacts/vitest-node.json test-artifacts/vitest.json test-artifacts/vitest-shards.json test-artifacts/vitest-browser.json
 status=0
 # A file filter usually names files of one suite only; the other then has nothing to run.
 filtered=()
 [ $# -gt 0 ] && filtered=(--passWithNoTests)
+# The tooling's own suites in Node (vitest.node.config.mts): the production check, the first deploy.
+npx vitest run -c vitest.node.config.mts "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-node.json "$@" || status=$?
 npx vitest run "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest.json "$@" || status=$?
 # The worker suite again on three shard databases and a directory of their own (issue 20): users
 # land on different shards, and the move tests, which need two shards, run only here.
@@ -30,7 +35,7 @@ node -e '
   const fs = require("fs");
   const t = { passed: 0, failed: 0, skipped: 0 };
   const first = (m) => String(m ?? "").split("\n").find((l) => l.trim()) ?? "";
-  for (const f of ["test-artifacts/vitest.json", "test-artifacts/vitest-shards.json", "test-artifacts/vitest-browser.json"]) {
+  for (const f of ["test-artifacts/vitest-node.json", "test-artifacts/vitest.json", "test-artifacts/vitest-shards.json", "test-artifacts/vitest-browser.json"]) {
     if (!fs.existsSync(f)) { console.log(`${f}: missing (that suite did not finish)`); continue; }
     const r = JSON.parse(fs.readFileSync(f, "utf8"));
     t.passed += r.numPassedTests; t.failed += r.numFailedTests; t.skipped += r.numPendingTests + r.numTodoTests;
