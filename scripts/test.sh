@@ -3,6 +3,8 @@
 # wrangler dev, vitest.browser.config.mts). Each writes its own JSON; the closing line sums them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# A supported node (22 or later) first on PATH for everything below (scripts/lib/node-runtime.sh).
+source scripts/lib/node-runtime.sh
 bash scripts/setup.sh
 npx tsc --noEmit -p .
 npx tsc -p client
