@@ -12,7 +12,7 @@ npx tsc -p client/tsconfig.sw.json
 npx tsc -p client/test
 npx tsc -p extension
 # The layering rules (.dependency-cruiser.cjs): a new crossing between layers or domains fails here.
-npx depcruise src durable-objects client/src --output-type err
+npx depcruise src durable-objects client/src extension/src --output-type err
 # docs/routes.md is generated from the route registry; a route added without regenerating fails here.
 node scripts/route-table.mjs --check
 # Production binds every binding, queue, cron and setting the worker uses, and wrangler deploys it

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BROWSER_TYPES, CATEGORIES, LOGIN_TYPES, PASSKEY_SUPPORT_TYPES, PasswordRequirements } from "../../kernel/password-rules";
 
 /**
  * The service registry override of the spec ("Service registry override"). The same schema
@@ -6,10 +7,8 @@ import { z } from "zod";
  * an admin could not have written.
  */
 
-export const CATEGORIES = ["big-tech", "social", "finance", "productivity", "shopping", "gaming", "developer", "email", "other"] as const;
-export const LOGIN_TYPES = ["password_reset", "magic_link", "otp", "sso_only"] as const;
-export const PASSKEY_SUPPORT_TYPES = ["sign-in", "sign-in-and-sign-up", "mfa-only"] as const;
-export const BROWSER_TYPES = ["chromium", "stealth"] as const;
+// The registry's shared vocabulary lives in the pure layer, where the extension reads it too.
+export { BROWSER_TYPES, CATEGORIES, LOGIN_TYPES, PASSKEY_SUPPORT_TYPES, PasswordRequirements };
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
@@ -45,24 +44,6 @@ export function isSafeSelector(s: string): boolean {
 
 const selector = (max: number) => z.string().min(1).max(max).refine(isSafeSelector, "selector contains disallowed content");
 const list = <T extends z.ZodType>(item: T, max: number) => z.array(item).max(max);
-
-export const PasswordRequirements = z
-  .object({
-    minLength: z.number().int().min(1).max(128).optional(),
-    maxLength: z.number().int().min(1).max(256).optional(),
-    requireUppercase: z.boolean().optional(),
-    requireLowercase: z.boolean().optional(),
-    requireNumbers: z.boolean().optional(),
-    requireSymbols: z.boolean().optional(),
-    disallowedChars: z.string().max(50).optional(),
-    specificSymbols: z.string().min(1).max(50).optional(),
-  })
-  .strict()
-  .refine((r) => r.minLength === undefined || r.maxLength === undefined || r.minLength <= r.maxLength, {
-    message: "minLength must not exceed maxLength",
-    path: ["minLength"],
-  });
-export type PasswordRequirements = z.infer<typeof PasswordRequirements>;
 
 export const RecoveryMethod = z.object({ primary: z.string().min(1).max(100), secondary: z.string().min(1).max(100).optional() }).strict();
 
