@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BROWSER_TYPES, CATEGORIES, LOGIN_TYPES, PASSKEY_SUPPORT_TYPES, PasswordRequirements } from "../../kernel/password-rules";
+import { BROWSER_TYPES, CATEGORIES, LOGIN_TYPES, PASSKEY_SUPPORT_TYPES, type PasswordRequirements as SharedPasswordRequirements } from "../../kernel/password-rules";
 
 /**
  * The service registry override of the spec ("Service registry override"). The same schema
@@ -8,7 +8,7 @@ import { BROWSER_TYPES, CATEGORIES, LOGIN_TYPES, PASSKEY_SUPPORT_TYPES, Password
  */
 
 // The registry's shared vocabulary lives in the pure layer, where the extension reads it too.
-export { BROWSER_TYPES, CATEGORIES, LOGIN_TYPES, PASSKEY_SUPPORT_TYPES, PasswordRequirements };
+export { BROWSER_TYPES, CATEGORIES, LOGIN_TYPES, PASSKEY_SUPPORT_TYPES };
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
@@ -44,6 +44,29 @@ export function isSafeSelector(s: string): boolean {
 
 const selector = (max: number) => z.string().min(1).max(max).refine(isSafeSelector, "selector contains disallowed content");
 const list = <T extends z.ZodType>(item: T, max: number) => z.array(item).max(max);
+
+export const PasswordRequirements = z
+  .object({
+    minLength: z.number().int().min(1).max(128).optional(),
+    maxLength: z.number().int().min(1).max(256).optional(),
+    requireUppercase: z.boolean().optional(),
+    requireLowercase: z.boolean().optional(),
+    requireNumbers: z.boolean().optional(),
+    requireSymbols: z.boolean().optional(),
+    disallowedChars: z.string().max(50).optional(),
+    specificSymbols: z.string().min(1).max(50).optional(),
+  })
+  .strict()
+  .refine((r) => r.minLength === undefined || r.maxLength === undefined || r.minLength <= r.maxLength, {
+    message: "minLength must not exceed maxLength",
+    path: ["minLength"],
+  });
+export type PasswordRequirements = z.infer<typeof PasswordRequirements>;
+
+/** The validator and the browsers' type are one shape: a field added to one alone fails to compile. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const sameShape: Same<PasswordRequirements, SharedPasswordRequirements> = true;
+void sameShape;
 
 export const RecoveryMethod = z.object({ primary: z.string().min(1).max(100), secondary: z.string().min(1).max(100).optional() }).strict();
 
