@@ -11,6 +11,9 @@
  *   domains/<d>       may use kernel, lib, db, env, http, durable-objects and another domain only
  *                     through that domain's index.ts
  *   client/src        browser code: itself and kernel only
+ *   client/, extension/  browser code never reaches a server domain, not even through a module
+ *                     between (the extension also reads the built-in registry data, src/data/registry,
+ *                     which itself imports only kernel)
  */
 const DOMAIN = "^src/domains/([^/]+)/";
 
@@ -26,6 +29,8 @@ module.exports = {
     { name: "domains-through-their-index", severity: "error", comment: "Another domain is used only through its index.ts (its public surface), never its repo or other files.", from: { path: DOMAIN }, to: { path: "^src/domains/([^/]+)/", pathNot: ["^src/domains/$1/", "^src/domains/[^/]+/index\\.ts$"] } },
     { name: "entry-through-domain-index", severity: "error", comment: "The entry and the app reach domains only through their index.ts.", from: { path: "^src/(index|app)\\.ts$" }, to: { path: "^src/domains/", pathNot: "^src/domains/[^/]+/index\\.ts$" } },
     { name: "browser-code-shares-only-pure-modules", severity: "error", comment: "Browser code imports itself and src/kernel only.", from: { path: "^client/src/" }, to: { path: "^(src|durable-objects)/", pathNot: "^src/kernel/" } },
+    { name: "browsers-never-reach-server-domains", severity: "error", comment: "The web client and the extension share src/kernel with the worker, never a domain (directly or through src/data): what both sides need moves into the pure layer.", from: { path: "^(client|extension)/" }, to: { path: "^src/domains/", reachable: true } },
+    { name: "registry-data-is-pure", severity: "error", comment: "The built-in registry data is bundled into the extension: kernel only.", from: { path: "^src/data/" }, to: { path: "^(src|durable-objects|client)/", pathNot: "^src/(data|kernel)/" } },
     { name: "server-never-imports-browser-code", severity: "error", from: { path: "^(src|durable-objects)/" }, to: { path: "^client/" } },
   ],
   options: {

@@ -108,6 +108,8 @@ export default defineConfig({
     exclude: [
       ...configDefaults.exclude,
       "client/**",
+      // Node-side tooling suites: vitest.node.config.mts.
+      "test/deploy/**",
       ...(SHARDS > 1 ? [] : ["test/db/shard-move.test.ts"]),
       ...(process.env.SHARD_BENCH ? [] : ["test/db/shard-move-bench.test.ts"]),
     ],

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Installs what is missing, idempotently: npm packages, then the system packages the real
+# Installs what is missing, idempotently: a supported node (22 or later, from the npm registry when
+# the machine's is older), npm packages, then the system packages the real
 # components need (Chromium for Browser Rendering and the web client's browser tests, Dovecot for
 # IMAP tests), then points wrangler's local browser binding at Debian's Chromium
 # (shared/recipes/local-browser.md), then builds the web client into public/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# A supported node (22 or later) first on PATH for everything below (scripts/lib/node-runtime.sh).
+source scripts/lib/node-runtime.sh
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# A supported node (22 or later) first on PATH for everything below (scripts/lib/node-runtime.sh).
+source scripts/lib/node-runtime.sh
 bash scripts/setup.sh
 node scripts/lib/dev-identity.mjs
 node scripts/db-migrate.mjs

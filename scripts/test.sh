@@ -3,6 +3,8 @@
 # wrangler dev, vitest.browser.config.mts). Each writes its own JSON; the closing line sums them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# A supported node (22 or later) first on PATH for everything below (scripts/lib/node-runtime.sh).
+source scripts/lib/node-runtime.sh
 bash scripts/setup.sh
 npx tsc --noEmit -p .
 npx tsc -p client
@@ -10,15 +12,20 @@ npx tsc -p client/tsconfig.sw.json
 npx tsc -p client/test
 npx tsc -p extension
 # The layering rules (.dependency-cruiser.cjs): a new crossing between layers or domains fails here.
-npx depcruise src durable-objects client/src --output-type err
+npx depcruise src durable-objects client/src extension/src --output-type err
 # docs/routes.md is generated from the route registry; a route added without regenerating fails here.
 node scripts/route-table.mjs --check
+# Production binds every binding, queue, cron and setting the worker uses, and wrangler deploys it
+# without a warning (environments inherit no bindings: one added at the top alone fails here).
+node scripts/check-production.mjs --dry-run
 mkdir -p test-artifacts
-rm -f test-artifacts/vitest.json test-artifacts/vitest-shards.json test-artifacts/vitest-browser.json
+rm -f test-artifacts/vitest-node.json test-artifacts/vitest.json test-artifacts/vitest-shards.json test-artifacts/vitest-browser.json
 status=0
 # A file filter usually names files of one suite only; the other then has nothing to run.
 filtered=()
 [ $# -gt 0 ] && filtered=(--passWithNoTests)
+# The tooling's own suites in Node (vitest.node.config.mts): the production check, the first deploy.
+npx vitest run -c vitest.node.config.mts "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-node.json "$@" || status=$?
 npx vitest run "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest.json "$@" || status=$?
 # The worker suite again on three shard databases and a directory of their own (issue 20): users
 # land on different shards, and the move tests, which need two shards, run only here.
@@ -30,7 +37,7 @@ node -e '
   const fs = require("fs");
   const t = { passed: 0, failed: 0, skipped: 0 };
   const first = (m) => String(m ?? "").split("\n").find((l) => l.trim()) ?? "";
-  for (const f of ["test-artifacts/vitest.json", "test-artifacts/vitest-shards.json", "test-artifacts/vitest-browser.json"]) {
+  for (const f of ["test-artifacts/vitest-node.json", "test-artifacts/vitest.json", "test-artifacts/vitest-shards.json", "test-artifacts/vitest-browser.json"]) {
     if (!fs.existsSync(f)) { console.log(`${f}: missing (that suite did not finish)`); continue; }
     const r = JSON.parse(fs.readFileSync(f, "utf8"));
     t.passed += r.numPassedTests; t.failed += r.numFailedTests; t.skipped += r.numPendingTests + r.numTodoTests;

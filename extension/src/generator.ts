@@ -3,9 +3,8 @@
  * site (the built-in registry, src/data/registry; the database overrides are an admin resource the
  * extension cannot read), else the registry's defaults.
  */
-import { DEFAULT_REQUIREMENTS } from "../../src/data/registry/build";
 import { BUILTIN_SERVICES } from "../../src/data/registry/services";
-import type { PasswordRequirements } from "../../src/domains/registry/schema";
+import { DEFAULT_REQUIREMENTS, type PasswordRequirements } from "../../src/kernel/password-rules";
 import { registrableDomain } from "./policy";
 
 const LOWER = "abcdefghijkmnopqrstuvwxyz";

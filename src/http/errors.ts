@@ -1,6 +1,8 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { routePath } from "hono/route";
 import { AppError, ErrorCode, errorBody } from "../lib/errors";
+import { logJson, requestIdOf } from "./request-log";
 import { allowedMethods } from "./route";
 
 /** Route families whose error codes are lower-case (spec "Errors"). */
@@ -24,7 +26,7 @@ export function handleError(err: unknown, c: Context): Response {
     if (err.status === 413) return errorResponse(c, new AppError(ErrorCode.PAYLOAD_TOO_LARGE, "Request body too large"));
     if (err.status === 401) return errorResponse(c, new AppError(ErrorCode.UNAUTHORIZED, "Authentication required"));
   }
-  console.error("unhandled error", c.req.method, c.req.path, err instanceof Error ? `${err.name}: ${err.message}` : "non-error thrown");
+  logJson("error", "unhandled error", { requestId: requestIdOf(c), method: c.req.method, route: routePath(c, -1), error: err instanceof Error ? `${err.name}: ${err.message}` : "non-error thrown" });
   return errorResponse(c, new AppError(ErrorCode.INTERNAL_ERROR, "Internal server error"));
 }
 

@@ -9,6 +9,8 @@ export type AppEnv = {
   Bindings: Bindings;
   Variables: {
     config: Config;
+    /** The request's id, answered in X-Request-Id and carried by its log lines (http/request-log.ts). */
+    requestId: string;
     user: AuthUser;
     /** Present only when Server-Timing is on. */
     timing?: Timing;

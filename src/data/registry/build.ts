@@ -1,4 +1,6 @@
-import type { BuiltinService, PasswordRequirements } from "../../domains/registry/schema";
+import { DEFAULT_REQUIREMENTS, type BROWSER_TYPES, type CATEGORIES, type LOGIN_TYPES, type PasswordRequirements } from "../../kernel/password-rules";
+
+export { DEFAULT_REQUIREMENTS };
 
 /**
  * Defaults shared by the built-in registry: most forgot-password forms are an email field and a
@@ -17,32 +19,28 @@ export const GENERIC_SUBMIT_TEXT = ["Send", "Reset password", "Continue", "Next"
 export const GENERIC_FORGOT_SELECTORS = ['a[href*="forgot" i]', 'a[href*="reset" i]', 'a[href*="recover" i]'];
 export const GENERIC_SUCCESS = ["check your email", "email has been sent", "we sent", "password has been changed", "password has been reset"];
 export const GENERIC_OTP = ["\\b(\\d{6})\\b"];
-export const DEFAULT_REQUIREMENTS: PasswordRequirements = {
-  minLength: 8,
-  maxLength: 64,
-  requireUppercase: true,
-  requireLowercase: true,
-  requireNumbers: true,
-  requireSymbols: true,
-};
-
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 export type Spec = {
   login?: string;
   reset: string;
-  type?: BuiltinService["login_type"];
+  type?: (typeof LOGIN_TYPES)[number];
   senders?: string[];
   req?: PasswordRequirements;
   otp?: boolean;
   email?: string[];
   submit?: string[];
-  browser?: BuiltinService["browser_type"];
+  browser?: (typeof BROWSER_TYPES)[number];
   linkHosts?: string[];
   logo?: string;
 };
 
-export function svc(domain: string, name: string, category: BuiltinService["category"], s: Spec): BuiltinService {
+/**
+ * One built-in entry. Its type is inferred, so this data imports only the pure layer (the
+ * extension bundles it); the registry domain's BuiltinService schema validates every entry
+ * (test/registry), and assigning them to BuiltinService type-checks the shape.
+ */
+export function svc(domain: string, name: string, category: (typeof CATEGORIES)[number], s: Spec) {
   const senderDomains = s.senders ?? [domain];
   const linkHosts = s.linkHosts ?? [domain];
   return {

@@ -1,8 +1,7 @@
-import type { BuiltinService } from "../../domains/registry/schema";
 import { req, svc } from "./build";
 
 /** The built-in registry (spec "Resolution": 103 services). Overrides from the database merge onto these. */
-export const BUILTIN_SERVICES: BuiltinService[] = [
+export const BUILTIN_SERVICES: ReturnType<typeof svc>[] = [
   svc("google.com", "Google", "big-tech", { login: "https://accounts.google.com/signin", reset: "https://accounts.google.com/signin/recovery", senders: ["accounts.google.com", "google.com"], otp: true, req: req({ requireSymbols: false, maxLength: 100 }) }),
   svc("apple.com", "Apple", "big-tech", { login: "https://appleid.apple.com/sign-in", reset: "https://iforgot.apple.com/password/verify/appleid", senders: ["id.apple.com", "apple.com"], otp: true, req: req({ requireSymbols: false, maxLength: 32 }) }),
   svc("microsoft.com", "Microsoft", "big-tech", { login: "https://login.live.com/", reset: "https://account.live.com/password/reset", senders: ["accountprotection.microsoft.com", "microsoft.com"], otp: true, linkHosts: ["live.com", "microsoft.com"] }),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BROWSER_TYPES, CATEGORIES, LOGIN_TYPES, PASSKEY_SUPPORT_TYPES, type PasswordRequirements as SharedPasswordRequirements } from "../../kernel/password-rules";
 
 /**
  * The service registry override of the spec ("Service registry override"). The same schema
@@ -6,10 +7,8 @@ import { z } from "zod";
  * an admin could not have written.
  */
 
-export const CATEGORIES = ["big-tech", "social", "finance", "productivity", "shopping", "gaming", "developer", "email", "other"] as const;
-export const LOGIN_TYPES = ["password_reset", "magic_link", "otp", "sso_only"] as const;
-export const PASSKEY_SUPPORT_TYPES = ["sign-in", "sign-in-and-sign-up", "mfa-only"] as const;
-export const BROWSER_TYPES = ["chromium", "stealth"] as const;
+// The registry's shared vocabulary lives in the pure layer, where the extension reads it too.
+export { BROWSER_TYPES, CATEGORIES, LOGIN_TYPES, PASSKEY_SUPPORT_TYPES };
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
@@ -63,6 +62,11 @@ export const PasswordRequirements = z
     path: ["minLength"],
   });
 export type PasswordRequirements = z.infer<typeof PasswordRequirements>;
+
+/** The validator and the browsers' type are one shape: a field added to one alone fails to compile. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const sameShape: Same<PasswordRequirements, SharedPasswordRequirements> = true;
+void sameShape;
 
 export const RecoveryMethod = z.object({ primary: z.string().min(1).max(100), secondary: z.string().min(1).max(100).optional() }).strict();
 

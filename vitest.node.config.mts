@@ -1,0 +1,14 @@
+import { defineConfig } from "vitest/config";
+
+// Node-side suites of the repository's tooling (test/deploy: the production check and the first
+// deploy against a stub wrangler). They run scripts and child processes, so not inside workerd
+// (vitest.config.mts excludes them there).
+export default defineConfig({
+  test: {
+    include: ["test/deploy/**/*.test.ts"],
+    environment: "node",
+    // Each reads wrangler's configuration (importing wrangler costs seconds on a loaded machine).
+    testTimeout: 240_000,
+    hookTimeout: 240_000,
+  },
+});
