@@ -73,8 +73,26 @@ describe("app shell", () => {
     await signInThroughPage(phone.page, user.token, PASSPHRASE);
     const widths = await phone.page.evaluate(() => ({ doc: document.documentElement.scrollWidth, view: window.innerWidth }));
     expect(widths.doc).toBeLessThanOrEqual(widths.view);
-    expect(await nav(phone.page).isVisible()).toBe(true);
+    // The header stays compact, and the sections are a menu rather than a row that scrolls sideways.
+    const header = (await phone.page.locator("header.bar").boundingBox())!;
+    expect(header.height).toBeLessThan(740 * 0.15);
+    const menu = phone.page.getByRole("button", { name: "Menu" });
+    expect(await menu.getAttribute("aria-expanded")).toBe("false");
+    expect(await nav(phone.page).getByRole("link", { name: "Devices" }).isVisible()).toBe(false);
     await screenshot(phone.page, "screenshots/shell-phone.png");
+    await menu.click();
+    expect(await menu.getAttribute("aria-expanded")).toBe("true");
+    await screenshot(phone.page, "screenshots/shell-phone-menu.png");
+    await nav(phone.page).getByRole("link", { name: "Devices" }).click();
+    await phone.page.waitForURL((u) => u.pathname === "/devices");
+    await phone.page.getByRole("heading", { level: 1, name: "Devices" }).waitFor();
+    // Choosing closes the menu; Escape closes it too and gives focus back to its button.
+    expect(await menu.getAttribute("aria-expanded")).toBe("false");
+    expect(await nav(phone.page).getByRole("link", { name: "Devices" }).isVisible()).toBe(false);
+    await menu.click();
+    await phone.page.keyboard.press("Escape");
+    expect(await menu.getAttribute("aria-expanded")).toBe("false");
+    expect(await phone.page.evaluate(() => document.activeElement?.id)).toBe("menu-toggle");
     await phone.context.close();
   });
 
