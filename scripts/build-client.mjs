@@ -52,7 +52,9 @@ const cssUrl = `/assets/styles-${createHash("sha256").update(css).digest("hex").
 writeFileSync(join(OUT, cssUrl), css);
 
 /** Assets each page needs to run offline (the service worker pre-caches them with the pages). */
-const assets = [cssUrl, "/icon.svg"];
+/** The web app manifest and its icons (client/static; the PNGs made by scripts/make-icons.mjs). */
+const APP_FILES = ["/manifest.webmanifest", "/icon.svg", "/icon-192.png", "/icon-512.png", "/icon-maskable-512.png"];
+const assets = [cssUrl, ...APP_FILES];
 for (const file of Object.keys(pages.metafile.outputs)) assets.push(`/${relative(OUT, join(ROOT, file)).split("\\").join("/")}`);
 
 for (const name of readdirSync(STATIC)) {
@@ -71,7 +73,10 @@ for (const name of readdirSync(STATIC)) {
   }
 }
 
-const buildId = createHash("sha256").update(JSON.stringify([assets, sectionPaths()])).digest("hex").slice(0, 12);
+// Unhashed files (the manifest, the icons) count by content: a new one must install a new worker.
+const appFiles = createHash("sha256");
+for (const file of APP_FILES) appFiles.update(readFileSync(join(STATIC, file.slice(1))));
+const buildId = createHash("sha256").update(JSON.stringify([assets, sectionPaths(), appFiles.digest("hex")])).digest("hex").slice(0, 12);
 await build({
   entryPoints: [join(SRC, "sw.ts")],
   outfile: join(OUT, "sw.js"),

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { DecryptionError, deriveVaultKeys, PBKDF2_ITERATIONS, queryTokens, type VaultKeys } from "../src/crypto";
 import { apiAs, openFor } from "./support/api";
 import { dashboardReady, entryNames, fillEntry, launch, localState, newUser, signInThroughPage, signInWithProvider, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
+import { openSection } from "./support/journey";
 
 // A master-passphrase change made offline: item keys re-wrapped and blind indexes recomputed in the
 // browser, queued as updates, pushed once online; then only the new passphrase opens the vault.
@@ -58,6 +59,8 @@ afterAll(async () => {
 
 describe("changing the master passphrase", () => {
   it("refuses a wrong current passphrase and a mistyped repetition, changing nothing", async () => {
+    // The change lives in the account settings, out of the vault's way.
+    await openSection(page, "Account");
     await changePassphrase("not the current one", NEW);
     await expect.poll(() => page.locator("#cp-error").innerText()).toBe("This passphrase does not open the vault");
     await changePassphrase(OLD, NEW, `${NEW}!`);
@@ -68,7 +71,7 @@ describe("changing the master passphrase", () => {
   it("re-wraps every entry offline and queues one update per entry", async () => {
     await context.setOffline(true);
     await expect.poll(() => page.locator("#net-state").innerText()).toBe("Offline");
-    // Done, the page reloads to drop the old keys from memory.
+    // Done, the page loads the vault afresh, which drops the old keys from memory.
     const reloaded = page.waitForEvent("load");
     await changePassphrase(OLD, NEW);
     await reloaded;

@@ -35,8 +35,10 @@ describe("app shell", () => {
   });
 
   it("lists a link per section, each opening its section without a page load", async () => {
-    const links = await nav(page).getByRole("link").all();
-    expect(links.length).toBeGreaterThanOrEqual(1);
+    // Sections open inside the shell; the one page outside it (contacts' keys) loads as a page.
+    expect(await nav(page).getByRole("link", { name: "Contacts' keys" }).getAttribute("href")).toBe("/keys");
+    const links = await nav(page).locator("a[data-section]").all();
+    expect(links.length).toBeGreaterThanOrEqual(14);
     await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
     for (const link of links) {
       const href = (await link.getAttribute("href"))!;
@@ -73,13 +75,31 @@ describe("app shell", () => {
     await signInThroughPage(phone.page, user.token, PASSPHRASE);
     const widths = await phone.page.evaluate(() => ({ doc: document.documentElement.scrollWidth, view: window.innerWidth }));
     expect(widths.doc).toBeLessThanOrEqual(widths.view);
-    expect(await nav(phone.page).isVisible()).toBe(true);
+    // The header stays compact, and the sections are a menu rather than a row that scrolls sideways.
+    const header = (await phone.page.locator("header.bar").boundingBox())!;
+    expect(header.height).toBeLessThan(740 * 0.15);
+    const menu = phone.page.getByRole("button", { name: "Menu" });
+    expect(await menu.getAttribute("aria-expanded")).toBe("false");
+    expect(await nav(phone.page).getByRole("link", { name: "Devices" }).isVisible()).toBe(false);
     await screenshot(phone.page, "screenshots/shell-phone.png");
+    await menu.click();
+    expect(await menu.getAttribute("aria-expanded")).toBe("true");
+    await screenshot(phone.page, "screenshots/shell-phone-menu.png");
+    await nav(phone.page).getByRole("link", { name: "Devices" }).click();
+    await phone.page.waitForURL((u) => u.pathname === "/devices");
+    await phone.page.getByRole("heading", { level: 1, name: "Devices" }).waitFor();
+    // Choosing closes the menu; Escape closes it too and gives focus back to its button.
+    expect(await menu.getAttribute("aria-expanded")).toBe("false");
+    expect(await nav(phone.page).getByRole("link", { name: "Devices" }).isVisible()).toBe(false);
+    await menu.click();
+    await phone.page.keyboard.press("Escape");
+    expect(await menu.getAttribute("aria-expanded")).toBe("false");
+    expect(await phone.page.evaluate(() => document.activeElement?.id)).toBe("menu-toggle");
     await phone.context.close();
   });
 
   it("opens every section offline from the cache", async () => {
-    const paths = await nav(page).getByRole("link").evaluateAll((as) => as.map((a) => a.getAttribute("href")!));
+    const paths = await nav(page).locator("a[data-section]").evaluateAll((as) => as.map((a) => a.getAttribute("href")!));
     await context.setOffline(true);
     try {
       for (const path of paths) {

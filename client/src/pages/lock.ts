@@ -1,7 +1,7 @@
-/** The dashboard's lock screen, idle auto-lock and passphrase-change form. */
+/** The dashboard's lock screen and idle auto-lock (the passphrase change lives in the account settings). */
 import type { VaultKeys } from "../crypto";
 import type { LocalDb } from "../db";
-import { AUTO_LOCK_MS, changePassphrase, PassphraseError, unlockVault } from "../passphrase";
+import { AUTO_LOCK_MS, PassphraseError, unlockVault } from "../passphrase";
 import { $, input } from "./common";
 
 /**
@@ -91,45 +91,4 @@ export function watchIdle(lock: () => void, persist: (at: number) => void): () =
     stopped = true;
     clearTimeout(timer);
   };
-}
-
-export function setupChangePassphrase(opts: {
-  db: LocalDb;
-  userId: string;
-  keys: VaultKeys;
-  /** Brings the local copy up to date (online) and stops the schedule. */
-  before: () => Promise<void>;
-  after: (rewrapped: number) => Promise<void>;
-  failed: () => void;
-}) {
-  const form = $("passphrase-form") as HTMLFormElement;
-  const submit = $("cp-submit") as HTMLButtonElement;
-  const fields = ["cp-current", "cp-new", "cp-confirm"].map(input);
-  form.addEventListener("submit", (ev) => {
-    ev.preventDefault();
-    const [current, next, confirm] = fields.map((f) => f.value);
-    $("cp-error").textContent = "";
-    if (next !== confirm) {
-      $("cp-error").textContent = "The new passphrase and its repetition differ";
-      return;
-    }
-    form.setAttribute("aria-busy", "true");
-    submit.disabled = true;
-    void (async () => {
-      try {
-        await opts.before();
-        const n = await changePassphrase(opts.db, opts.userId, opts.keys, current!, next!);
-        for (const f of fields) f.value = "";
-        announceKeysChanged();
-        await opts.after(n);
-      } catch (e) {
-        $("cp-error").textContent = message(e);
-        opts.failed();
-      } finally {
-        form.setAttribute("aria-busy", "false");
-        submit.disabled = false;
-      }
-    })();
-  });
-  submit.disabled = false;
 }

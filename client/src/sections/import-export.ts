@@ -77,7 +77,8 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
   const readBtn = el("button", { type: "submit" }, "Preview");
   const error = el("p", { id: "import-error", className: "error", role: "alert" });
   const summary = el("p", { id: "import-summary", "aria-live": "polite" });
-  const table = el("table", { id: "import-preview", hidden: true });
+  // It scrolls (a long file): focusable, so the keyboard can scroll it too.
+  const table = el("table", { id: "import-preview", hidden: true, tabindex: 0, "aria-label": "Preview of the file's entries" });
   const start = el("button", { type: "button", id: "import-start", hidden: true }, "Import");
   const progress = el("progress", { id: "import-progress", max: 100, value: 0, hidden: true, "aria-label": "Import progress" });
   const result = el("div", { id: "import-result", "aria-live": "polite" });

@@ -47,19 +47,5 @@ export const VAULT_MARKUP = `
       <p id="form-error" class="error" role="alert"></p>
     </form>
   </section>
-  <section aria-labelledby="cp-heading">
-    <h2 id="cp-heading">Change master passphrase</h2>
-    <p class="hint">Every entry key is re-wrapped on this device and synced (also later, if offline). Other devices must then sign in again with the new passphrase.</p>
-    <form id="passphrase-form" method="post" action="/vault">
-      <label for="cp-current">Current master passphrase</label>
-      <input id="cp-current" type="password" autocomplete="current-password" required>
-      <label for="cp-new">New master passphrase</label>
-      <input id="cp-new" type="password" autocomplete="new-password" required minlength="8">
-      <label for="cp-confirm">Repeat the new passphrase</label>
-      <input id="cp-confirm" type="password" autocomplete="new-password" required>
-      <div class="row"><button type="submit" id="cp-submit" disabled>Change passphrase</button></div>
-      <p id="cp-error" class="error" role="alert"></p>
-    </form>
-  </section>
   </div>
 </div>`;

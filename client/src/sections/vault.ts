@@ -4,7 +4,6 @@ import type { EntrySecrets } from "../crypto";
 import type { LocalEntry } from "../db";
 import { entryTools } from "../entry-tools";
 import { $, el, input, requestBackgroundSync } from "../pages/common";
-import { setupChangePassphrase } from "../pages/lock";
 import { clearSyncCache } from "../session";
 import type { AppContext, EntryContext, Unmount } from "../shell/context";
 import type { EntryInput } from "../vault";
@@ -295,23 +294,6 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   input("search").addEventListener("input", () => void app.refresh());
   // Through the shell's paint queue, so two renderings never interleave.
   const stopListening = app.onSynced(() => renderList());
-
-  setupChangePassphrase({
-    db,
-    userId: session.userId,
-    keys,
-    async before() {
-      if (navigator.onLine) await sync.syncNow();
-      sync.stop();
-    },
-    async after() {
-      // Cached sync responses hold envelopes under the old key; an offline pull must not bring them back.
-      await clearSyncCache();
-      await requestBackgroundSync();
-      location.reload();
-    },
-    failed: () => sync.start(),
-  });
 
   fillForm("", {});
   $("vault-view").hidden = false;

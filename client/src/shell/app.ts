@@ -17,7 +17,9 @@ import { announceKeysChanged, watchIdle } from "../pages/lock";
 import type { AppContext, Unmount } from "./context";
 import { resumeResets } from "../reset/manager";
 import { resolveSection } from "./router";
+import { buildNav } from "./nav";
 import { sections } from "./sections";
+import { labelTables } from "./tables";
 
 export type ShellHooks = {
   /** Set once the sync engine runs, so sign-out can stop it. */
@@ -128,19 +130,8 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
   };
 
   const main = $("app-main");
-  const navList = $("nav-list");
-  navList.replaceChildren(
-    ...sections.map((s) => {
-      const li = document.createElement("li");
-      const a = document.createElement("a");
-      a.href = s.path;
-      a.textContent = s.title;
-      a.dataset.section = s.id;
-      li.append(a);
-      return li;
-    }),
-  );
-  $("app-nav").hidden = false;
+  labelTables(main);
+  const nav = buildNav($("app-nav"), $("nav-list"), $("menu-toggle") as HTMLButtonElement, sections, (path) => void go(path, true));
 
   let unmount: Unmount | null = null;
   let generation = 0;
@@ -159,10 +150,7 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
     unmount = null;
     listeners.clear();
     const match = resolveSection(sections, url.pathname);
-    for (const a of Array.from(navList.querySelectorAll("a"))) {
-      if (a.dataset.section === match?.section.id) a.setAttribute("aria-current", "page");
-      else a.removeAttribute("aria-current");
-    }
+    nav.current(match?.section.id);
     main.replaceChildren();
     main.removeAttribute("data-section");
     if (!match) {
@@ -189,12 +177,6 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
     if (push) (main.querySelector("h1") ?? main).focus?.();
   }
 
-  navList.addEventListener("click", (ev) => {
-    const a = (ev.target as HTMLElement).closest("a");
-    if (!a || ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.button !== 0) return;
-    ev.preventDefault();
-    void go(a.getAttribute("href")!, true);
-  });
   addEventListener("popstate", () => void go(location.pathname + location.search, false));
 
   /** Reloading is what drops the keys from memory: nothing of this page's state survives it. */

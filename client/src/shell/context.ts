@@ -48,6 +48,8 @@ export interface SectionDef {
   title: string;
   /** The section's path; deeper paths (`<path>/...`) open the same section with `subpath` set. */
   path: string;
+  /** The navigation group it is listed under; none: the top of the navigation. */
+  group?: string;
   load: () => Promise<SectionModule>;
 }
 

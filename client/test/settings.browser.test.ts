@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signedInPerson, syncedEntry } from "./support/account";
+import { dashboardReady, entryNames, launch, waitForPending, type Browser } from "./support/browser";
+import { openSection } from "./support/journey";
+
+// Account matters live in the settings pages, out of the vault's way: the account page (who is
+// signed in, the master passphrase change) leads to security, devices and import-export, whose
+// addresses stay as they were. The change of passphrase still works from its new place.
+const OLD = "settings passphrase 1";
+const NEW = "settings passphrase 2, longer";
+let browser: Browser;
+let person: Awaited<ReturnType<typeof signedInPerson>>;
+
+beforeAll(async () => {
+  browser = await launch();
+  person = await signedInPerson(browser, "settings", OLD);
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+const nav = () => person.page.getByRole("navigation", { name: "Sections" });
+
+describe("settings", () => {
+  it("groups the account pages under Settings in the navigation; the vault has no account form", async () => {
+    const { page } = person;
+    expect(await page.getByRole("heading", { name: "Change master passphrase" }).count()).toBe(0);
+    expect(await page.getByLabel("Current master passphrase").count()).toBe(0);
+    const group = nav().getByRole("list", { name: "Settings" });
+    expect(await group.getByRole("link").allInnerTexts()).toEqual(["Account", "Security", "Devices", "Import & export", "Contacts' keys"]);
+    await openSection(page, "Account");
+    expect(new URL(page.url()).pathname).toBe("/settings");
+    expect(await page.locator("#settings-email").innerText()).toBe(person.user.email);
+  });
+
+  it("leads from the account page to the other settings pages, at their old addresses", async () => {
+    const { page } = person;
+    for (const [title, path] of [["Security", "/security"], ["Devices", "/devices"], ["Import & export", "/import-export"]] as const) {
+      await openSection(page, "Account");
+      await page.getByRole("main").getByRole("link", { name: title, exact: true }).click();
+      await page.waitForURL((u) => u.pathname === path);
+      await page.getByRole("heading", { level: 1, name: title }).waitFor();
+      expect(await nav().getByRole("link", { name: title, exact: true }).getAttribute("aria-current")).toBe("page");
+    }
+    // Loaded directly (a mail's link, a bookmark), each still opens.
+    await page.goto("/devices");
+    await dashboardReady(page);
+    await page.getByRole("heading", { level: 1, name: "Devices" }).waitFor();
+  });
+
+  it("changes the master passphrase from the account page: the vault opens with the new one only", async () => {
+    const { page, api } = person;
+    await page.goto("/vault");
+    await dashboardReady(page);
+    const before = await syncedEntry(page, api, "Settings entry");
+    const wrappedBefore = (before as unknown as { wrapped_item_key: string }).wrapped_item_key;
+    await openSection(page, "Account");
+    await page.getByLabel("Current master passphrase").fill(OLD);
+    await page.getByLabel("New master passphrase").fill(NEW);
+    await page.getByLabel("Repeat the new passphrase").fill(NEW);
+    const loaded = page.waitForEvent("load");
+    await page.getByRole("button", { name: "Change passphrase" }).click();
+    await loaded;
+    // Done, the vault loads afresh (the old keys gone from memory) and the re-wrapped key is sent.
+    await page.waitForURL((u) => u.pathname === "/vault");
+    await dashboardReady(page);
+    await waitForPending(page, 0);
+    await expect.poll(() => entryNames(page)).toEqual(["Settings entry"]);
+    expect((await api.entries()).get("Settings entry").wrapped_item_key).not.toBe(wrappedBefore);
+
+    await page.getByRole("button", { name: "Lock" }).click();
+    await page.locator("body[data-ready=locked]").waitFor();
+    await page.getByLabel("Master passphrase").fill(OLD);
+    await page.getByRole("button", { name: "Unlock" }).click();
+    await expect.poll(() => page.locator("#unlock-error").innerText()).toBe("This passphrase does not open the vault");
+    await page.getByLabel("Master passphrase").fill(NEW);
+    await page.getByRole("button", { name: "Unlock" }).click();
+    await dashboardReady(page);
+    await expect.poll(() => entryNames(page)).toEqual(["Settings entry"]);
+  });
+});
