@@ -25,6 +25,7 @@ import { registerResetRoutes } from "./domains/reset";
 import { registerIntegrationRoutes } from "./domains/integrations";
 import { registerDiscoveryRoutes } from "./domains/discovery";
 import { registerShardRoutes } from "./domains/shards";
+import { registerBackupRoutes } from "./domains/backup";
 import { registerAppPages } from "./http/app-pages";
 
 const apiVersion: MiddlewareHandler<AppEnv> = async function apiVersion(c, next) {
@@ -85,6 +86,7 @@ export function buildApp(): Hono<AppEnv> {
   registerIntegrationRoutes(app);
   registerDiscoveryRoutes(app);
   registerShardRoutes(app);
+  registerBackupRoutes(app);
   registerAppPages(app);
   app.notFound(handleNotFound);
   app.onError(handleError);

@@ -39,6 +39,8 @@ export const RATE_RULES = {
   push_subscribe: { limit: 20, windowSeconds: 60 },
   admin_registry_read: { limit: 30, windowSeconds: 60, by: "ip" },
   admin_registry_write: { limit: 10, windowSeconds: 60, by: "ip" },
+  // Not in the spec: backups and restores, driven step by step by scripts/restore.mjs.
+  admin_backup: { limit: 120, windowSeconds: 60, by: "ip" },
   discovery_scan: { limit: 5, windowSeconds: 60 * 60 },
   accounts_scan: { limit: 30, windowSeconds: 60 },
   accounts_patch: { limit: 60, windowSeconds: 60 },
