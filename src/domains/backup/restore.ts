@@ -1,4 +1,8 @@
+import { recoveryTimers, type RecoveryTimerNamespace } from "../../../durable-objects/recovery-timer";
+import { directoryDb } from "../../db/client";
 import { bindingOf, directoryBinding } from "../../db/shards";
+import { rearmDeadManSwitches } from "../dead-man-switch";
+import { rearmEmergencyContacts } from "../emergency";
 import { AppError, conflict, ErrorCode, notFound, validationError } from "../../lib/errors";
 import { readJson } from "./backup";
 import { distinctDatabases, migrationsOf, quoted, schemaOf } from "./databases";
@@ -15,7 +19,8 @@ import { keys, ndjson, sha256Hex, type Manifest, type ObjectLine } from "./forma
  *
  * Every step can be repeated (rows go in with INSERT OR REPLACE, objects are overwritten), so a
  * restore cut off anywhere goes on from the step that failed. The triggers are off while rows go in:
- * they keep derived counters (vault_counters), which the backup holds as they were.
+ * they keep derived counters (vault_counters), which the backup holds as they were. The recovery
+ * timers, Durable Object alarms, are armed again from the restored rows.
  */
 
 export type RestoreProgress = { step: number; next: number | null; total_steps: number; rows: number; objects: number };
@@ -78,6 +83,16 @@ async function restoreRows(env: Record<string, unknown>, database: string, table
   for (let i = 0; i < statements.length; i += BATCH) await d1.batch(statements.slice(i, i + BATCH));
 }
 
+/**
+ * Timers are Durable Object alarms, not rows: the restored switches and emergency contacts have
+ * theirs armed again from their rows, chunk by chunk, so a restore leaves nothing that never fires.
+ */
+async function rearmTimers(env: Record<string, unknown>, table: string, rows: Record<string, unknown>[]) {
+  const timers = () => recoveryTimers(env.RECOVERY_TIMER as RecoveryTimerNamespace);
+  if (table === "dead_man_switches") await rearmDeadManSwitches(directoryDb(env), timers(), rows.map((r) => String(r.user_id)));
+  if (table === "emergency_contacts") await rearmEmergencyContacts(directoryDb(env), timers(), rows.map((r) => String(r.id)));
+}
+
 async function restoreObjects(env: Record<string, unknown>, bucket: R2Bucket, id: string, lines: ObjectLine[]) {
   for (const o of lines) {
     const stored = await bucket.get(keys(id).object(o.bucket, o.key));
@@ -102,6 +117,7 @@ export async function restoreStep(env: Record<string, unknown>, bucket: R2Bucket
     if (chunk.kind === "rows") {
       const rows = ndjson<Record<string, unknown>>(text);
       await restoreRows(env, chunk.database!, chunk.table!, rows);
+      await rearmTimers(env, chunk.table!, rows);
       progress.rows = rows.length;
     } else {
       const lines = ndjson<ObjectLine>(text);
