@@ -20,7 +20,7 @@ status=0
 filtered=()
 [ $# -gt 0 ] && filtered=(--passWithNoTests)
 npx vitest run "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest.json "$@" || status=$?
-# The worker suite again on three shard databases and a directory of their own (issue 20): users
+# The worker suite again on three shard databases and a directory of their own (docs/decisions.md, Scale: shards, a directory, many databases): users
 # land on different shards, and the move tests, which need two shards, run only here.
 VAULT_SHARDS=3 npx vitest run "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-shards.json "$@" || status=$?
 npx vitest run -c vitest.browser.config.mts "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-browser.json "$@" || status=$?

@@ -4,7 +4,7 @@ import { apiAs } from "./support/api";
 import { dashboardReady, fillEntry, launch, newUser, screenshot, signInThroughPage, signInWithCookie, submitSignIn, waitForPending, type Browser, type Page } from "./support/browser";
 import { fullPull, isListing, isSyncPull, startMaliciousServer, withRounds, type MaliciousServer } from "./support/malicious-server";
 
-// Issue 22: the web client against a hostile server. Real Chromium talks to the real worker through
+// docs/decisions.md, Crypto: the clients hold against a malicious server: the web client against a hostile server. Real Chromium talks to the real worker through
 // a proxy that rewrites the API's answers; for each attack the page refuses or warns, and the
 // secret never reaches the page.
 const PASSPHRASE = "hostile server passphrase";
