@@ -41,8 +41,8 @@ const shardDatabases: Record<string, string> =
     ? { DB: "vault-directory", DIRECTORY: "vault-directory", ...Object.fromEntries(Array.from({ length: SHARDS }, (_, i) => [`DB_${i}`, `vault-shard-${i}`])) }
     : {};
 
-/** Files whose work outlives their tests: see `projects` below. */
-const OWN_RUNTIME = ["test/reset/**/*.test.ts", "test/session-shares/**/*.test.ts"];
+/** Files whose work outlives their tests, and the backup drill, which wipes the deployment: see `projects` below. */
+const OWN_RUNTIME = ["test/reset/**/*.test.ts", "test/session-shares/**/*.test.ts", "test/backup/**/*.test.ts"];
 
 export default defineConfig({
   plugins: [

@@ -1,4 +1,4 @@
-// Web app bench (issue 15): with a 10,000-entry vault, the time from pressing Unlock (and from a
+// Web app bench (docs/decisions.md, Client: app shell, OpenID Connect sign-in, journeys between people): with a 10,000-entry vault, the time from pressing Unlock (and from a
 // reload of an unlocked vault) to the vault's first rows on screen, and to every row listed; plus
 // the first sign-in on a new browser (full pull and indexing) and the bundle sizes. The vault is
 // sealed with the web client's own crypto and pushed through sync (bench/lib/vault-seed.mjs).

@@ -1,4 +1,4 @@
-// Extension bench (issue 18): time from page load to the inline fill menu being ready, with a
+// Extension bench (docs/decisions.md, Extension: the browser extension): time from page load to the inline fill menu being ready, with a
 // 10,000-entry vault, online (the extension asks /api/passwords/match) and offline (its delta-sync
 // cache). The vault is sealed with the web client's own crypto (bench/lib/vault-seed.mjs),
 // pushed through sync, pulled by the extension in Chromium's new headless mode. The

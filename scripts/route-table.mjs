@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The route → file table in docs/routes.md, read from the route registry itself. `--check` exits 1
-// when the file is stale, or when the README leaves out a configuration variable of src/env.ts, so
+// when the file is stale, or when docs/operations.md leaves out a configuration variable of src/env.ts, so
 // `npm test` catches a route or a variable added without documenting it.
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -89,11 +89,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       console.error("docs/routes.md is stale: run `npm run routes`");
       process.exit(1);
     }
-    // Every configuration variable src/env.ts reads is named in the README.
-    const readme = readFileSync(join(root, "README.md"), "utf8");
+    // Every configuration variable src/env.ts reads is named in the operations guide's table.
+    const readme = readFileSync(join(root, "docs/operations.md"), "utf8");
     const missing = configKeys.filter((k) => !new RegExp(`\\b${k}\\b`).test(readme));
     if (missing.length) {
-      console.error(`README.md does not name these configuration variables: ${missing.join(", ")}`);
+      console.error(`docs/operations.md does not name these configuration variables: ${missing.join(", ")}`);
       process.exit(1);
     }
   } else if (process.argv.includes("--json")) {

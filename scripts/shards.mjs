@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The operator's shard command (issue 20, docs/scale.md), through the admin API of a running
+// The operator's shard command (docs/scale.md), through the admin API of a running
 // deployment (the move itself runs in the worker, which holds the D1 bindings):
 //   node scripts/shards.mjs list                         the shard bindings and the directory
 //   node scripts/shards.mjs move --user <id> --to DB_<n>  move one user online; run it again to

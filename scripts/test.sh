@@ -27,7 +27,7 @@ filtered=()
 # The tooling's own suites in Node (vitest.node.config.mts): the production check, the first deploy.
 npx vitest run -c vitest.node.config.mts "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-node.json "$@" || status=$?
 npx vitest run "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest.json "$@" || status=$?
-# The worker suite again on three shard databases and a directory of their own (issue 20): users
+# The worker suite again on three shard databases and a directory of their own (docs/decisions.md, Scale: shards, a directory, many databases): users
 # land on different shards, and the move tests, which need two shards, run only here.
 VAULT_SHARDS=3 npx vitest run "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-shards.json "$@" || status=$?
 npx vitest run -c vitest.browser.config.mts "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-browser.json "$@" || status=$?

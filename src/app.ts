@@ -26,6 +26,7 @@ import { registerResetRoutes } from "./domains/reset";
 import { registerIntegrationRoutes } from "./domains/integrations";
 import { registerDiscoveryRoutes } from "./domains/discovery";
 import { registerShardRoutes } from "./domains/shards";
+import { registerBackupRoutes } from "./domains/backup";
 import { registerAppPages } from "./http/app-pages";
 
 const apiVersion: MiddlewareHandler<AppEnv> = async function apiVersion(c, next) {
@@ -88,6 +89,7 @@ export function buildApp(): Hono<AppEnv> {
   registerIntegrationRoutes(app);
   registerDiscoveryRoutes(app);
   registerShardRoutes(app);
+  registerBackupRoutes(app);
   registerAppPages(app);
   app.notFound(handleNotFound);
   app.onError(handleError);

@@ -16,6 +16,8 @@ export type Bindings = {
   BROWSER: Fetcher;
   RECOVERY_TIMER: import("../durable-objects/recovery-timer").RecoveryTimerNamespace;
   TOKEN_REFRESHER: DurableObjectNamespace<import("../durable-objects/token-refresher").TokenRefresherBase>;
+  /** Where the scheduled backup writes (src/domains/backup); backups are off without it. */
+  BACKUP_BUCKET?: R2Bucket;
   /** The web client's static files (wrangler.toml [assets]). */
   ASSETS?: Fetcher;
 } & Record<string, unknown>;
@@ -117,7 +119,7 @@ export const ConfigSchema = z
     IDP_ISSUER: z.string().min(1).optional(),
     IDP_AUDIENCE: z.string().min(1).optional(),
     AUTH_COOKIE: z.string().min(1).default("access_token"),
-    /** Browser sign-in by OpenID Connect (issue 15): the provider's issuer is IDP_ISSUER. */
+    /** Browser sign-in by OpenID Connect (docs/decisions.md, Client: app shell, OpenID Connect sign-in, journeys between people): the provider's issuer is IDP_ISSUER. */
     OIDC_CLIENT_ID: z.string().min(1).optional(),
     OIDC_CLIENT_SECRET: z.string().min(1).optional(),
     OIDC_DISCOVERY_URL: z.url().optional(),
@@ -164,6 +166,10 @@ export const ConfigSchema = z
     ATTACHMENT_QUOTA_BYTES: z.coerce.number().int().positive().default(100 * 1024 * 1024),
     /** "true" adds the Server-Timing header to API responses; off unless configured (npm start turns it on). */
     SERVER_TIMING: z.enum(["true", "false"]).default("false"),
+    /** Complete backups older than this many days are deleted (the newest is always kept). */
+    BACKUP_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+    /** A new backup starts when the newest began this many hours ago. */
+    BACKUP_INTERVAL_HOURS: z.coerce.number().int().min(1).max(24 * 31).default(24),
     ...vapidShape,
   })
   .refine((c) => c.IDP_JWKS || c.IDP_JWKS_URL, { message: "one of IDP_JWKS or IDP_JWKS_URL is required", path: ["IDP_JWKS"] })

@@ -17,6 +17,7 @@ import { mailSecretsColumn } from "./domains/integrations";
 import { sessionShareCredentialsColumn } from "./domains/session-shares";
 import { twoFactorSecretsColumn } from "./domains/two-factor";
 import { directoryDb, eachShard } from "./db/client";
+import { runBackup } from "./domains/backup";
 import { resealColumn } from "./db/reseal";
 import { loadConfig, type Bindings } from "./env";
 
@@ -67,9 +68,26 @@ async function resealStale(env: Bindings): Promise<string> {
   return parts.join(", ");
 }
 
+/** wrangler.toml's crons: the daily clean-up, and the backup's steps (docs/operations.md, "Backup and restore"). */
+export const DAILY_CRON = "17 3 * * *";
+export const BACKUP_CRON = "*/10 * * * *";
+
+/** One backup step: continues the unfinished backup, or starts one when BACKUP_INTERVAL_HOURS have passed. */
+async function backupTick(env: Bindings, now: Date): Promise<string> {
+  if (!env.BACKUP_BUCKET) return "no BACKUP_BUCKET bound: backups are off";
+  const config = loadConfig(env);
+  const r = await runBackup(env, env.BACKUP_BUCKET, { now, retentionDays: config.BACKUP_RETENTION_DAYS, intervalHours: config.BACKUP_INTERVAL_HOURS });
+  if (!r.id) return "no backup due";
+  return `${r.id}: ${r.chunks} chunks, ${r.rows} rows, ${r.objects} objects this step${r.done ? ", complete" : ", continues next time"}${r.deleted.length ? `; retired ${r.deleted.join(", ")}` : ""}`;
+}
+
 export default {
   fetch: app.fetch,
-  async scheduled(_controller, env, ctx) {
+  async scheduled(controller, env, ctx) {
+    if (controller.cron === BACKUP_CRON) {
+      ctx.waitUntil(backupTick(env, new Date(controller.scheduledTime)).then((summary) => console.log(`backup: ${summary}`)));
+      return;
+    }
     ctx.waitUntil(purgeExpiredTombstones(env).then((n) => console.log(`purged ${n} expired sync tombstones`)));
     ctx.waitUntil(purgeEndedSessionShares(env).then((n) => console.log(`purged ${n} ended session shares`)));
     ctx.waitUntil(resealStale(env).then((summary) => console.log(`re-sealed under the current data key: ${summary}`)));

@@ -267,7 +267,7 @@ export async function benchSession(base, sub) {
  * task only when the isolate next has work: on an idle worker the command waits, unanswered, for
  * the next request. So a reading sends it, then sends the worker a request (`base` + /api/health)
  * every 250 ms until the collection has answered, and only then reads the heap. (Reading without
- * waiting measured the heap with all its garbage: the soak's "leak" of issue 19.)
+ * waiting measured the heap with all its garbage: the soak's "leak" of docs/decisions.md, Hardening: limits, abuse and failure.)
  */
 export async function workerHeapProbe(inspectorPort, base) {
   const { default: WebSocket } = await import("ws");

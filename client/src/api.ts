@@ -1,9 +1,9 @@
 /**
  * Typed client for the API endpoints the web client and the browser extension use. In the web app,
  * same-origin requests with `credentials: "same-origin"`: the identity travels in the access_token
- * cookie (docs/decisions.md, "Issue 10"), so pages and the service worker never hold the token.
+ * cookie (docs/decisions.md, "Client: the web client"), so pages and the service worker never hold the token.
  * The extension is another origin: it passes `bearer`, which reads the same cookie through the
- * cookies API on every call (docs/decisions.md, "Issue 18"), and sends no cookies of its own.
+ * cookies API on every call (docs/decisions.md, "Extension: the browser extension"), and sends no cookies of its own.
  * Every call goes through ENDPOINTS, which a test checks against /api/openapi.json.
  */
 import type { MutationData } from "./db";
@@ -204,7 +204,7 @@ export class ApiClient {
   ) {}
 
   /**
-   * The bookmarks as a header value, for keeping beside the sync cursor (issue 20): whichever
+   * The bookmarks as a header value, for keeping beside the sync cursor (docs/decisions.md, Scale: shards, a directory, many databases): whichever
    * replica answers this device's next request has seen at least what this device last saw.
    */
   bookmarkHeader(): string {

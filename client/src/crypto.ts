@@ -99,7 +99,7 @@ export function deriveVaultKeys(passphrase: string, userId: string, iterations =
 
 /**
  * The same keys with an extractable vault key: only for wrapping the vault key itself for an
- * emergency contact or a dead man's switch recipient (docs/decisions.md, "Issue 15"). The key in
+ * emergency contact or a dead man's switch recipient (docs/decisions.md, "Client: app shell, OpenID Connect sign-in, journeys between people"). The key in
  * memory stays non-extractable; the caller checks this copy against the key check before use.
  */
 export function deriveExtractableVaultKey(passphrase: string, userId: string, iterations: number, version: number): Promise<VaultKeys> {

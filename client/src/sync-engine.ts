@@ -84,7 +84,7 @@ export type PullReport = { changes: number; full: boolean };
 /** Delta pull from the stored cursor; serverTimestamp becomes the next cursor (rule 4, D13). */
 export async function pull(db: LocalDb, api: ApiClient, userId: string): Promise<PullReport> {
   const since = await db.meta<string>(`cursor:${userId}`);
-  // The D1 bookmarks travel with the cursor (issue 20): reopened later, the device still reads from
+  // The D1 bookmarks travel with the cursor (docs/decisions.md, Scale: shards, a directory, many databases): reopened later, the device still reads from
   // no replica older than what it last saw.
   api.useBookmarks(await db.meta<string>(`bookmark:${userId}`));
   const res = await api.syncPull(since);

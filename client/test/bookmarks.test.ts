@@ -20,7 +20,7 @@ function server(answers: (string | null)[]) {
 
 afterEach(() => vi.unstubAllGlobals());
 
-describe("the web client's D1 bookmarks (issue 20)", () => {
+describe("the web client's D1 bookmarks", () => {
   it("sends back the latest bookmark of each database it was answered with", async () => {
     const sent = server([`DB_0=${A1}`, `DIRECTORY=${D1}`, `DB_0=${A1}`, null]);
     const api = new ApiClient("http://vault.test");

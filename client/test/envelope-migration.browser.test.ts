@@ -5,7 +5,7 @@ import { apiAs, openFor } from "./support/api";
 import { launch, newUser, signInThroughPage, waitForPending, type Browser, type Page } from "./support/browser";
 import { fullPull, isSyncPull, startMaliciousServer, type MaliciousServer } from "./support/malicious-server";
 
-// Issue 22: entries sealed before envelopes were bound (version 1) migrate in the browser, and once
+// docs/decisions.md, Crypto: the clients hold against a malicious server: entries sealed before envelopes were bound (version 1) migrate in the browser, and once
 // the vault is fully bound this device refuses a version-1 blob the server tries to bring back.
 const PASSPHRASE = "migrating passphrase";
 const base = inject("baseUrl");

@@ -6,7 +6,7 @@ import { KeyChangedError, trustedContactKey } from "../src/contact-keys";
 import { fingerprint, type PinResult, type TrustStore } from "../src/trust";
 import { fromBase64, toBase64 } from "../../src/kernel/base64";
 
-// Issue 22: envelopes bound to entry, owner, version and host; key versions; the KDF floor.
+// docs/decisions.md, Crypto: the clients hold against a malicious server: envelopes bound to entry, owner, version and host; key versions; the KDF floor.
 const FAST = 1_000;
 const secrets = { username: "alice", password: "bank-secret", notes: "", category: "", totp: "" };
 const bank: Place = { entryId: "e-bank", userId: "u-alice", host: "bank.example" };

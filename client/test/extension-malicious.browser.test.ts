@@ -6,7 +6,7 @@ import { newUser, screenshot, signInThroughPage, type BrowserContext, type Page 
 import { buildExtension, deriveVaultKeys, extensionStatus, fillMenu, fillMenuText, launchWithExtension, newProfile, openPage, openPopup, seedEntries } from "./support/extension";
 import { isListing, startMaliciousServer, withRounds, type MaliciousServer, type Seen } from "./support/malicious-server";
 
-// Issue 22, the extension's part: the unpacked extension in real Chromium talks to the real worker
+// docs/decisions.md, Crypto: the clients hold against a malicious server, the extension's part: the unpacked extension in real Chromium talks to the real worker
 // only through a proxy that rewrites the API's answers as a compromised server could. For each
 // attack the extension fills nothing it should not, and the secret never reaches the page.
 const PASSPHRASE = "extension hostile passphrase";

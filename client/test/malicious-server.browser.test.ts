@@ -5,7 +5,7 @@ import { dashboardReady, fillEntry, launch, newUser, screenshot, signInThroughPa
 import { openSection } from "./support/journey";
 import { fullPull, isListing, isSyncPull, startMaliciousServer, withRounds, type MaliciousServer } from "./support/malicious-server";
 
-// Issue 22: the web client against a hostile server. Real Chromium talks to the real worker through
+// docs/decisions.md, Crypto: the clients hold against a malicious server: the web client against a hostile server. Real Chromium talks to the real worker through
 // a proxy that rewrites the API's answers; for each attack the page refuses or warns, and the
 // secret never reaches the page.
 const PASSPHRASE = "hostile server passphrase";

@@ -113,7 +113,7 @@ describe("changing the master passphrase", () => {
     await other.getByRole("button", { name: "Sync now" }).click();
     await expect.poll(() => other.locator("#foreign-key").innerText()).toMatch(/^3 entries cannot be opened with this device's key\. If the master passphrase was changed on another device, sign out and sign in with the new one\.$/);
     await other.getByRole("button", { name: "Reveal Alpha" }).click();
-    // The wrap header names the newer key version, so the device says what happened (issue 22).
+    // The wrap header names the newer key version, so the device says what happened (docs/decisions.md, Crypto: the clients hold against a malicious server).
     await expect.poll(() => other.locator("#toast").innerText()).toBe("Cannot reveal: This entry is under a newer vault key (version 2): the master passphrase was changed on another device. Sign in again with the new one.");
   });
 

@@ -22,7 +22,7 @@ function recordLookups() {
   return seen;
 }
 
-describe("conditional GETs in the API client (issue 21)", () => {
+describe("conditional GETs in the API client", () => {
   it("asks the real worker again with If-None-Match, takes its 304 as the kept answer, and a change elsewhere as a new one", async () => {
     const user = await newUser("revalidate");
     const keys = await deriveVaultKeys("revalidate passphrase", user.sub);

@@ -17,7 +17,7 @@ export type DbBindings = Record<string, unknown>;
 /**
  * What `drizzle(client, { schema })` derives from the schema (the relational configuration of ~30
  * tables), derived once per isolate: deriving it for each client cost 0.1–0.3 ms of CPU, paid by
- * every request (issue 21). The dialect holds only the schema's column-name cache, so one serves
+ * every request (docs/decisions.md, Sync: hot paths (delta pull, match, create, Server-Timing)). The dialect holds only the schema's column-name cache, so one serves
  * every client.
  */
 const relational = (() => {
@@ -49,7 +49,7 @@ function clientOver(d1: D1Database): Db {
 
 /**
  * The one place a repo gets a user's database: the user's shard, from the directory's map or, for
- * a user not yet recorded, by rendezvous hashing (issue 20, docs/scale.md). The route is the
+ * a user not yet recorded, by rendezvous hashing (docs/scale.md). The route is the
  * user's, so its client is made per call.
  */
 export function dbFor(env: DbBindings, userId: string): Db {

@@ -58,7 +58,7 @@ export async function verifyAccessToken(config: Config, token: string): Promise<
   if (typeof payload.sub !== "string" || payload.sub.length === 0) throw new Error("no subject");
   const roles = Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === "string") : [];
   // Shares, sharing keys, emergency invitations and switch transfers are matched by this address,
-  // so an address the provider says it has not verified is no address at all (issue 19 item 7).
+  // so an address the provider says it has not verified is no address at all (docs/decisions.md, Hardening: limits, abuse and failure item 7).
   // A provider that sends no `email_verified` is trusted as before.
   const vouched = payload.email_verified === undefined || payload.email_verified === true;
   return {

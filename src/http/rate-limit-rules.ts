@@ -33,12 +33,14 @@ export const RATE_RULES = {
   devices_revoke: { limit: 30, windowSeconds: 60 },
   notifications_create: { limit: 30, windowSeconds: 60 },
   notifications_clear: { limit: 30, windowSeconds: 60 },
-  // Not in the spec: marking read (issue 16); as many as a person clicking through the centre.
+  // Not in the spec: marking read (docs/decisions.md, Client: entry tools and account pages); as many as a person clicking through the centre.
   notifications_update: { limit: 60, windowSeconds: 60 },
-  // Not in the spec: Web Push subscriptions (issue 16); a browser subscribes once per visit at most.
+  // Not in the spec: Web Push subscriptions (docs/decisions.md, Client: entry tools and account pages); a browser subscribes once per visit at most.
   push_subscribe: { limit: 20, windowSeconds: 60 },
   admin_registry_read: { limit: 30, windowSeconds: 60, by: "ip" },
   admin_registry_write: { limit: 10, windowSeconds: 60, by: "ip" },
+  // Not in the spec: backups and restores, driven step by step by scripts/restore.mjs.
+  admin_backup: { limit: 120, windowSeconds: 60, by: "ip" },
   discovery_scan: { limit: 5, windowSeconds: 60 * 60 },
   accounts_scan: { limit: 30, windowSeconds: 60 },
   accounts_patch: { limit: 60, windowSeconds: 60 },

@@ -3,11 +3,11 @@ import { alarmAt, dmsTimer, fireAlarm, rewindSwitch, wrappedKey } from "../suppo
 import { directory, first, holders, inDirectory, last, onlyOn, shards, userOn, valueOn } from "../support/shard-placement";
 
 /**
- * The dead man's switch across shards (issue 20): the switch, its recipients and its log in the
+ * The dead man's switch across shards (docs/decisions.md, Scale: shards, a directory, many databases): the switch, its recipients and its log in the
  * directory; the owner's notifications and each caller's audit events on that user's shard. Under
  * VAULT_SHARDS=3 the owner and the recipient are on different shards.
  */
-describe("dead man's switch across shards (issue 20)", () => {
+describe("dead man's switch across shards", () => {
   it("an owner and a recipient on different shards: the switch triggers, the recipient claims the key", async () => {
     const owner = await userOn(first);
     const heir = await userOn(last);

@@ -5,14 +5,14 @@ import { emergencyTimer, fireAlarm, iso, setContact } from "../support/recovery"
 import { first, holders, inDirectory, last, onlyOn, userOn } from "../support/shard-placement";
 
 /**
- * Emergency contacts across shards (issue 20): the record in the directory; each side's audit
+ * Emergency contacts across shards (docs/decisions.md, Scale: shards, a directory, many databases): the record in the directory; each side's audit
  * events and notifications on that side's shard; the owner's entries read from the owner's shard.
  * Under VAULT_SHARDS=3 the owner and the contact are on different shards.
  */
 const notified = (userId: string, type: string) => holders("notifications", "user_id = ? AND type = ?", userId, type);
 const audited = (userId: string, action: string) => holders("audit_events", "user_id = ? AND action = ?", userId, action);
 
-describe("emergency contacts across shards (issue 20)", () => {
+describe("emergency contacts across shards", () => {
   it("an owner and a contact on different shards: invite, accept, request, approval, vault read", async () => {
     const owner = await userOn(first);
     const friend = await userOn(last);

@@ -4,7 +4,7 @@ import { first, holders, inDirectory, last, onlyOn, shards, userOn, valueOn } fr
 import { createShare, invite, listShares } from "../support/sharing";
 
 /**
- * Entry shares across shards (issue 20): the share and the sharing keys in the directory, the
+ * Entry shares across shards (docs/decisions.md, Scale: shards, a directory, many databases): the share and the sharing keys in the directory, the
  * entry on its owner's shard, a notification on its reader's. Under VAULT_SHARDS=3 the owner and
  * the recipient are on different shards; with one shard these are ordinary journeys.
  */
@@ -16,7 +16,7 @@ const publicJwk = async () => {
 
 const shareCountOn = async (shard: string, entryId: string) => (await valueOn<{ n: number }>(shard, "SELECT share_count AS n FROM passwords WHERE id = ?", entryId))?.n;
 
-describe("entry shares across shards (issue 20)", () => {
+describe("entry shares across shards", () => {
   it("an owner and a write recipient on different shards go through a share's whole life", async () => {
     const owner = await userOn(first);
     const recipient = await userOn(last);

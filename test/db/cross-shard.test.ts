@@ -9,14 +9,14 @@ import { databases, first, holders, last, shards, userOn } from "../support/shar
 import { SELF } from "../support/worker";
 
 /**
- * Issue 20 across shards. With the default one shard these are ordinary journeys; under
+ * docs/decisions.md, Scale: shards, a directory, many databases across shards. With the default one shard these are ordinary journeys; under
  * VAULT_SHARDS=3 (npm run test:shards) the users are placed on different shards and each row is
  * looked for on every database, so a query that went to the wrong one fails here.
  */
 const e = env as unknown as Record<string, unknown>;
 const later = () => new Date(Date.now() + 60 * 60_000).toISOString();
 
-describe("data across shards (issue 20)", () => {
+describe("data across shards", () => {
   it("a user's entries are written on their shard, and the directory maps them there", async () => {
     for (const shard of shards) {
       const user = await userOn(shard);

@@ -8,7 +8,7 @@ import { pickShard, shardBindings } from "../../src/db/shards";
 const mapped = (userId: string) =>
   rawD1(directoryDb(env)).prepare("SELECT shard FROM user_shards WHERE user_id = ?").bind(userId).first<{ shard: string }>();
 
-describe("the user → shard map (issue 20)", () => {
+describe("the user → shard map", () => {
   it("is recorded in the directory on the user's first write, not on a read", async () => {
     const userId = `map-${crypto.randomUUID()}`;
     const db = rawD1(dbFor(env, userId));

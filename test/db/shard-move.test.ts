@@ -7,7 +7,7 @@ import { createEntry } from "../support/fixtures";
 import { createShare, invite, listShares } from "../support/sharing";
 
 /**
- * The online move of one user between shards (issue 20). Needs two shards at least, so it runs in
+ * The online move of one user between shards (docs/decisions.md, Scale: shards, a directory, many databases). Needs two shards at least, so it runs in
  * the VAULT_SHARDS=3 pass of scripts/test.sh (npm run test:shards).
  */
 const e = env as unknown as Record<string, unknown>;
@@ -59,7 +59,7 @@ const listNames = async (user: TestUser) => {
 
 if (shards.length < 2) throw new Error("moves need two shards: VAULT_SHARDS=3 (scripts/test.sh's second pass, npm run test:shards)");
 
-describe("moving a user between shards (issue 20)", () => {
+describe("moving a user between shards", () => {
   it("copies every row, switches the map and empties the old shard; the API then serves the new one", async () => {
     const [from, to] = [shards[0]!, shards[1]!];
     const user = await userOn(from);

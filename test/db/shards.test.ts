@@ -5,7 +5,7 @@ const ids = (n: number) => Array.from({ length: n }, (_, i) => (i % 2 ? crypto.r
 const names = (n: number) => Array.from({ length: n }, (_, i) => `DB_${i}`);
 const fakeD1 = () => ({ prepare() {} });
 
-describe("rendezvous routing (issue 20)", () => {
+describe("rendezvous routing", () => {
   it("is deterministic and does not depend on the order of the shard list", () => {
     for (const id of ids(200)) {
       const a = pickShard(id, names(5));

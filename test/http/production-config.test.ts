@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { buildApp } from "../../src/app";
 
-// DECISIONS D18 (issue 19 item 12): production has no development defaults.
+// DECISIONS D18 (docs/decisions.md, Hardening: limits, abuse and failure item 12): production has no development defaults.
 const production = {
   ...env,
   ENVIRONMENT: "production",

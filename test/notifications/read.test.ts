@@ -5,7 +5,7 @@ import { createNotification } from "../support/notifications";
 
 const readFlag = async (id: string) => (await env.DB.prepare("SELECT is_read FROM notifications WHERE id = ?").bind(id).first<{ is_read: number }>())!.is_read;
 
-describe("notifications: marking read (issue 16)", () => {
+describe("notifications: marking read", () => {
   it("PATCH marks one read (and unread again); the unread count follows", async () => {
     const user = await TestUser.create();
     const a = await createNotification(user, { title: "A" });

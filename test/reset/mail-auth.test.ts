@@ -11,7 +11,7 @@ function mime(from: string, link: string, results?: string): Uint8Array {
   );
 }
 
-describe("reset mail authentication (issue 19 item 8)", () => {
+describe("reset mail authentication ( item 8)", () => {
   it("a mail from 'Service <attacker@evil.test>' linking to evil.test is not used", async () => {
     expect(await readResetMail(mime("Service <attacker@evil.test>", "https://evil.test/reset?token=abc"), svc, new Date())).toBeNull();
     expect(extractResetLink(undefined, "https://evil.test/password/reset", svc)).toBeNull();

@@ -9,7 +9,7 @@ import { site } from "../support/session-shares";
 const NAMES: Record<string, string[]> = { "public.example": ["93.184.216.34"], "rebind.example": ["10.0.0.7"] };
 const strict = { allowPrivate: false, resolve: async (host: string) => NAMES[host] ?? [] };
 
-describe("automation pages: every request through the outbound guard (issue 19 item 9)", () => {
+describe("automation pages: every request through the outbound guard ( item 9)", () => {
   it("decides by address: public hosts load, private ones and names resolving to them do not", async () => {
     const decide = requestGuard(strict);
     expect(await decide("https://public.example/app.js")).toBe("continue");

@@ -195,7 +195,7 @@ export function parseMgr3Csv(text: string): ParseOutput {
 /**
  * source_mgr_4: the spec does not show its format; this reads the credentials CSV such managers
  * commonly write: username,username2,username3,title,password,note,url,category,otpSecret
- * (docs/decisions.md, issue 3).
+ * (docs/decisions.md, Sync: delta sync, import, export).
  */
 export function parseMgr4Csv(text: string): ParseOutput {
   const { headers, records } = csvRecords(text);

@@ -1,4 +1,4 @@
-/** Helpers for the automation journeys (issue 17): mailboxes, the local reset site, the reset tool. */
+/** Helpers for the automation journeys (docs/decisions.md, Client: mailboxes, discovery, resets, session shares and identities in the browser): mailboxes, the local reset site, the reset tool. */
 import { inject } from "vitest";
 import { apiAs } from "./api";
 import { fillEntry, type Entry, type Page } from "./browser";

@@ -1,4 +1,4 @@
-/** Helpers for the journeys of issue 15 (shell, sharing, emergency access, dead man's switch). */
+/** Helpers for the journeys of docs/decisions.md, Client: app shell, OpenID Connect sign-in, journeys between people (shell, sharing, emergency access, dead man's switch). */
 import { execFileSync } from "node:child_process";
 import { inject } from "vitest";
 import { ROOT } from "../../../scripts/lib/dev-identity.mjs";

@@ -29,3 +29,4 @@ export * from "./push-subscriptions";
 export * from "./user-shards";
 export * from "./session-share-links";
 export * from "./entry-ids";
+export * from "./database-identity";

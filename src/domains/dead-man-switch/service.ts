@@ -52,7 +52,7 @@ const seenSignIns = new Map<string, number>();
 /**
  * DECISIONS D7: a request whose auth_time is later than last_check_in counts as a check-in. One
  * conditional UPDATE per new sign-in per isolate; returns whether the switch was reset. `db` is
- * the directory, which holds the switch (issue 20).
+ * the directory, which holds the switch (docs/decisions.md, Scale: shards, a directory, many databases).
  */
 export async function applySignIn(db: Db, timers: RecoveryTimers, user: AuthUser, now = Date.now()): Promise<boolean> {
   if (user.authTime === undefined) return false;
@@ -76,7 +76,7 @@ export async function applySignIn(db: Db, timers: RecoveryTimers, user: AuthUser
 }
 
 /**
- * The switch, its recipients and its log live in the directory (issue 20): a recipient on any shard
+ * The switch, its recipients and its log live in the directory (docs/decisions.md, Scale: shards, a directory, many databases): a recipient on any shard
  * reads the transfers, the owner's switch (its phrase) and writes the owner's log, and each of the
  * switch's transitions still changes the three in one batch. `db` is the directory; `dbOf` gives a
  * user's shard, for the caller's audit events.

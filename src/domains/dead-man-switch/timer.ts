@@ -7,7 +7,7 @@ import { CONFIRMATION_WINDOW_MS, daysRemaining, dueReminders, iso, ms, nextWake,
 import * as repo from "./repo";
 import { rowsChanged } from "../../db/d1";
 
-/** `db` is the directory, which holds the switches (issue 20); `ownerDb` the owner's shard, for notifications. */
+/** `db` is the directory, which holds the switches (docs/decisions.md, Scale: shards, a directory, many databases); `ownerDb` the owner's shard, for notifications. */
 type Ctx = { db: Db; ownerDb: Db; mailer: Mailer; appOrigin: string; config: Config };
 
 /**
@@ -29,7 +29,7 @@ const NOT_COPIED_RETRY_MS = 60 * 60 * 1000;
 
 /**
  * A switch written on its owner's shard before the switch moved to the directory, and not yet copied
- * by the upgrade (docs/decisions.md, "Issue 20", "Cross-user records: upgrade and moves"): its timer
+ * by the upgrade (docs/decisions.md, "Scale: shards, a directory, many databases", "Cross-user records: upgrade and moves"): its timer
  * stays armed, since nothing else would arm it again if the owner never comes back.
  */
 async function notYetInDirectory(ctx: Ctx, userId: string): Promise<boolean> {

@@ -51,7 +51,7 @@ export class DeviceService {
     private readonly db: Db,
     private readonly hintKey: string,
     private readonly clock: () => number = Date.now,
-    /** Lets the new-device notice go out by Web Push (issue 16). */
+    /** Lets the new-device notice go out by Web Push (docs/decisions.md, Client: entry tools and account pages). */
     private readonly config?: Config,
   ) {}
 

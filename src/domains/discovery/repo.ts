@@ -109,7 +109,7 @@ export function chunks<T>(xs: T[], n: number): T[][] {
 export type Placeholder = { id: string; accountId: string; domain: string; name: string; username: string | null };
 
 /**
- * Add-to-vault's writes, all or nothing at the entry limit without a read before them (issue 19
+ * Add-to-vault's writes, all or nothing at the entry limit without a read before them (docs/decisions.md, Hardening: limits, abuse and failure
  * item 10). The first placeholder goes in only while the vault has room for all of them (the count
  * is the trigger-kept `vault_counters.live`, read inside the statement); every later one, and each
  * account's link, only when that first row exists. D1 runs the batch as one serialised

@@ -47,7 +47,7 @@ export class EmergencyService {
   }
 
   /**
-   * A record's change, then the caller's audit event on the caller's shard (issue 20: the record is
+   * A record's change, then the caller's audit event on the caller's shard (docs/decisions.md, Scale: shards, a directory, many databases: the record is
    * in the directory, so they are no longer one batch). The event follows the change it reports, so
    * a crash between loses that event, never logs a change that was not made. False when a guard in
    * the change's WHERE did not hold (nothing is logged then).

@@ -14,7 +14,7 @@ const iso = (t: number) => new Date(t).toISOString();
 /**
  * The records live in the directory (`directory`), since owner and contact may be on different
  * shards; a notification, an audit event and the owner's entries on their user's shard (`dbOf`).
- * `config` lets notify() push (issue 16).
+ * `config` lets notify() push (docs/decisions.md, Client: entry tools and account pages).
  */
 export type EmergencyCtx = { directory: Db; dbOf: (userId: string) => Db; mailer: Mailer; appOrigin: string; config?: Config };
 

@@ -52,7 +52,7 @@ async function fromMessage(db: Db, message: string): Promise<{ svc: ResolvedServ
  * stream starts: another user's (or a deleted) entry and an unknown serviceId are 404; a message
  * that names no service is 400 on `message`.
  */
-/** `db` is the caller's shard; `registry` the directory, where the admin's overrides live (issue 20). */
+/** `db` is the caller's shard; `registry` the directory, where the admin's overrides live (docs/decisions.md, Scale: shards, a directory, many databases). */
 export async function resolveChatTarget(db: Db, registry: Db, userId: string, req: ChatRequest): Promise<ChatTarget> {
   const entry = req.passwordId ? await findLive(db, userId, req.passwordId) : undefined;
   if (req.passwordId && !entry) throw notFound("Password");
