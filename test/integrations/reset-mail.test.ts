@@ -35,7 +35,7 @@ describe("reset mail read through a connected mailx or maily mailbox", () => {
 
   it("an OTP mail yields the code", async () => {
     const { mailbox } = await connected("maily", [{ from: "GitHub <noreply@github.com>", subject: "Your code", date: new Date().toISOString(), body: "Your verification code is 493817." }]);
-    expect(await waitForResetMail(mailbox, svc, new Date(Date.now() - 60_000), Date.now() + 5_000)).toEqual({ link: null, otp: "493817" });
+    expect(await waitForResetMail(mailbox, svc, new Date(Date.now() - 60_000), Date.now() + 5_000)).toEqual({ link: null, otp: "493817" , mailAuthentication: "none" });
   });
 
   it("mail older than the task is not taken, nor marked read; the wait ends with null", async () => {

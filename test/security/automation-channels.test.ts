@@ -22,7 +22,7 @@ let page: Page;
 async function hostile(script: string, body = ""): Promise<unknown> {
   const html = `<!doctype html><body>${body}<script>window.result = (() => { try { return ${script}; } catch (e) { return "refused: " + e.name; } })();</script></body>`;
   await page.goto(`data:text/html,${encodeURIComponent(html)}`, { waitUntil: "load" });
-  return page.evaluate(() => (window as unknown as { result: unknown }).result);
+  return page.evaluate(() => (globalThis as unknown as { result: unknown }).result);
 }
 
 describe("automation browsers: channels request interception does not see", () => {
