@@ -51,6 +51,8 @@ describe("mailboxes", () => {
     expect(await listed()).toEqual(before);
   });
 
+  let imapBox: { user: string; password: string } | undefined;
+
   it("connects an IMAP mailbox; bad input gets a clear message and changes nothing", async () => {
     const box = await discoveryMailbox();
     const before = await listed();
@@ -75,6 +77,11 @@ describe("mailboxes", () => {
     expect(await form.getByLabel("App password").inputValue()).toBe("");
     await expect.poll(() => page.getByRole("status").filter({ hasText: "the vault sent a check message there" }).count()).toBe(1);
     expect(await listed()).toContain(`imap:${box.user}:pending_verification`);
+    imapBox = box;
+  });
+
+  it("the person finishes the IMAP mailbox check: too early says so; once the message has arrived the mailbox is active", async () => {
+    const box = imapBox!;
     // Checked before the message is there: it says so, and nothing changes.
     await row(page, box.user).getByRole("button", { name: `Check mailbox ${box.user}` }).click();
     await expect.poll(() => page.getByRole("alert").filter({ hasText: "has not arrived" }).count(), { timeout: 20_000 }).toBe(1);
