@@ -124,6 +124,12 @@ export const ConfigSchema = z
     OIDC_CLIENT_SECRET: z.string().min(1).optional(),
     OIDC_DISCOVERY_URL: z.url().optional(),
     OIDC_SCOPES: z.string().min(1).default("openid email"),
+    /**
+     * How a token without `email_verified` is read. Production takes such an email as unverified
+     * unless the deployment says its provider omits the claim ("absent-is-verified"); development
+     * defaults to the latter. Any other value fails closed.
+     */
+    IDP_EMAIL_VERIFIED_CLAIM: z.enum(["required", "absent-is-verified"]).optional(),
     CSRF_SECRET: z.string().min(16, "must be at least 16 characters"),
     DATA_ENCRYPTION_KEY: base64Key32,
     /**
@@ -150,6 +156,8 @@ export const ConfigSchema = z
     MAIL_API_URL: z.url().optional(),
     MAIL_API_KEY: z.string().min(1).optional(),
     MAIL_FROM: z.string().min(3).optional(),
+    /** Bound on one call to the mail API; a provider that never answers is a failed send, retried (D19). */
+    MAIL_API_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(120).default(10),
     /** First delay of a queued mail's retries; each further retry doubles it (D19). */
     MAIL_RETRY_BASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
     /** The issuer shown by authenticator apps for account 2FA (otpauth URI). */
@@ -200,6 +208,8 @@ export type Config = z.infer<typeof ConfigSchema> & {
   serverTiming: boolean;
   /** DATA_ENCRYPTION_KEY, then DATA_ENCRYPTION_KEYS_PREVIOUS: seal with the first, open with any. */
   dataKeys: readonly string[];
+  /** A token's `email` counts only with `email_verified: true` (false: an absent claim also counts). */
+  emailVerifiedRequired: boolean;
   /** Web Push is configured (all three VAPID settings present and valid). */
   push: { publicKey: string; privateKey: string; subject: string } | null;
 };
@@ -228,6 +238,7 @@ export function loadConfig(env: Bindings): Config {
     corsOrigins,
     allowPrivateOutbound: c.OUTBOUND_ALLOW_PRIVATE === "true",
     serverTiming: c.SERVER_TIMING === "true",
+    emailVerifiedRequired: (c.IDP_EMAIL_VERIFIED_CLAIM ?? (c.ENVIRONMENT === "production" ? "required" : "absent-is-verified")) === "required",
     dataKeys: dataKeysOf(c),
     push: c.VAPID_PUBLIC_KEY && c.VAPID_PRIVATE_KEY && c.VAPID_SUBJECT ? { publicKey: c.VAPID_PUBLIC_KEY, privateKey: c.VAPID_PRIVATE_KEY, subject: c.VAPID_SUBJECT } : null,
   };

@@ -6,7 +6,7 @@ import { runDeadManSwitchTimer } from "./domains/dead-man-switch";
 import { runEmergencyTimer } from "./domains/emergency";
 import { freshToken, type FreshToken } from "./domains/integrations";
 import type { OAuthProvider } from "./domains/integrations";
-import { consumeMailBatch, MAIL_QUEUE_NAME, type MailMessage } from "./domains/notifications";
+import { consumeMailBatch, MAIL_QUEUE_NAME, retryParkedMail, type MailMessage } from "./domains/notifications";
 import { consumeResetBatch, type ResetMessage } from "./domains/reset";
 import { sessionShareRoomHooks } from "./domains/session-shares";
 import { purgeExpiredTombstones } from "./domains/sync";
@@ -90,6 +90,7 @@ export default {
     }
     ctx.waitUntil(purgeExpiredTombstones(env).then((n) => console.log(`purged ${n} expired sync tombstones`)));
     ctx.waitUntil(purgeEndedSessionShares(env).then((n) => console.log(`purged ${n} ended session shares`)));
+    ctx.waitUntil(retryParkedMail(loadConfig(env), directoryDb(env)).then((r) => console.log(`retry outbox: ${r.sent} sent, ${r.retried} to retry, ${r.deadLettered} dead-lettered`)));
     ctx.waitUntil(resealStale(env).then((summary) => console.log(`re-sealed under the current data key: ${summary}`)));
   },
   // One consumer per queue of wrangler.toml, told apart by the queue's name.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiAs } from "./support/api";
-import { automation, discoveryMailbox, revealEntry } from "./support/automation";
+import { automation, connectImapMailbox, discoveryMailbox, revealEntry } from "./support/automation";
 import { entryNames, fillEntry, launch, newUser, screenshot, signInThroughPage, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
 import { base, openSection, personContext } from "./support/journey";
 
@@ -29,8 +29,7 @@ beforeAll(async () => {
   await signInThroughPage(page, user.token, PASSPHRASE);
   api = await apiAs(base(), user.token);
   mailbox = await discoveryMailbox(MAIL);
-  const res = await api.post("/api/integrations/imap/connect", { host: "127.0.0.1", port: automation().discoveryImap.port, username: mailbox.user, password: mailbox.password, tls: false });
-  expect(res.status).toBe(200);
+  await connectImapMailbox(api, "discovery", { ...mailbox, port: automation().discoveryImap.port });
 });
 
 afterAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiAs } from "./support/api";
-import { automation, consentAs, discoveryMailbox, patchProviderAccount, providerAccount } from "./support/automation";
+import { automation, consentAs, deliverCheckMail, discoveryMailbox, patchProviderAccount, providerAccount } from "./support/automation";
 import { launch, newUser, screenshot, signInThroughPage, type Browser, type BrowserContext, type Page } from "./support/browser";
 import { base, openSection, personContext } from "./support/journey";
 
@@ -51,6 +51,8 @@ describe("mailboxes", () => {
     expect(await listed()).toEqual(before);
   });
 
+  let imapBox: { user: string; password: string } | undefined;
+
   it("connects an IMAP mailbox; bad input gets a clear message and changes nothing", async () => {
     const box = await discoveryMailbox();
     const before = await listed();
@@ -70,8 +72,26 @@ describe("mailboxes", () => {
 
     await form.getByLabel("App password").fill(box.password);
     await form.getByRole("button", { name: "Connect IMAP mailbox" }).click();
-    await expect.poll(() => row(page, box.user).getAttribute("data-status"), { timeout: 20_000 }).toBe("active");
+    // Connected, but the address is not proven yet: a check message was mailed to it.
+    await expect.poll(() => row(page, box.user).getAttribute("data-status"), { timeout: 20_000 }).toBe("pending_verification");
     expect(await form.getByLabel("App password").inputValue()).toBe("");
+    await expect.poll(() => page.getByRole("status").filter({ hasText: "the vault sent a check message there" }).count()).toBe(1);
+    expect(await listed()).toContain(`imap:${box.user}:pending_verification`);
+    imapBox = box;
+  });
+
+  it("the person finishes the IMAP mailbox check: too early says so; once the message has arrived the mailbox is active", async () => {
+    const box = imapBox!;
+    // Checked before the message is there: it says so, and nothing changes.
+    await row(page, box.user).getByRole("button", { name: `Check mailbox ${box.user}` }).click();
+    await expect.poll(() => page.getByRole("alert").filter({ hasText: "has not arrived" }).count(), { timeout: 20_000 }).toBe(1);
+    expect(await listed()).toContain(`imap:${box.user}:pending_verification`);
+    await screenshot(page, "screenshots/mailboxes-imap-pending.png");
+    // The check message arrives in the mailbox; the person checks again.
+    await deliverCheckMail(box.user, "discovery");
+    await row(page, box.user).getByRole("button", { name: `Check mailbox ${box.user}` }).click();
+    await expect.poll(() => row(page, box.user).getAttribute("data-status"), { timeout: 20_000 }).toBe("active");
+    await expect.poll(() => page.getByRole("status").filter({ hasText: `${box.user} verified` }).count()).toBe(1);
     expect(await listed()).toContain(`imap:${box.user}:active`);
 
     await row(page, box.user).getByRole("button", { name: `Disconnect ${box.user}` }).click();

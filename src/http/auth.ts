@@ -58,9 +58,9 @@ export async function verifyAccessToken(config: Config, token: string): Promise<
   if (typeof payload.sub !== "string" || payload.sub.length === 0) throw new Error("no subject");
   const roles = Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === "string") : [];
   // Shares, sharing keys, emergency invitations and switch transfers are matched by this address,
-  // so an address the provider says it has not verified is no address at all (docs/decisions.md, Hardening: limits, abuse and failure item 7).
-  // A provider that sends no `email_verified` is trusted as before.
-  const vouched = payload.email_verified === undefined || payload.email_verified === true;
+  // so an address the provider has not said it verified is no address at all. A missing claim
+  // counts as verified only where the deployment says its provider omits it (IDP_EMAIL_VERIFIED_CLAIM).
+  const vouched = payload.email_verified === true || (payload.email_verified === undefined && !config.emailVerifiedRequired);
   return {
     id: payload.sub,
     email: typeof payload.email === "string" && vouched ? payload.email : undefined,

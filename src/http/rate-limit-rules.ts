@@ -42,6 +42,11 @@ export const RATE_RULES = {
   // Not in the spec: backups and restores, driven step by step by scripts/restore.mjs.
   admin_backup: { limit: 120, windowSeconds: 60, by: "ip" },
   discovery_scan: { limit: 5, windowSeconds: 60 * 60 },
+  // Not in the spec: each sign-in discovery makes the server fetch a URL the caller chose, so it has
+  // a budget of its own, per user and refused while the limiter is down (a person checks a few sites).
+  // Not in the spec: each check opens an IMAP session and a resend mails the address, so a budget of its own.
+  imap_verify: { limit: 20, windowSeconds: 15 * 60 },
+  sign_in_discovery: { limit: 20, windowSeconds: 60 * 60, failClosed: true },
   accounts_scan: { limit: 30, windowSeconds: 60 },
   accounts_patch: { limit: 60, windowSeconds: 60 },
   accounts_add_to_vault: { limit: 30, windowSeconds: 60 },

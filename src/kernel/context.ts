@@ -1,7 +1,7 @@
 /** Who is calling and from where: what services and repos see of a request (never Hono's context). */
 export type AuthUser = {
   id: string;
-  /** The token's `email`, only when the provider verified it (`email_verified` true or absent). */
+  /** The token's `email`, only when the provider verified it (`email_verified`; absent only where IDP_EMAIL_VERIFIED_CLAIM allows). */
   email?: string;
   /** Seconds since the epoch of the last real sign-in (`auth_time`). */
   authTime?: number;

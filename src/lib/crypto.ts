@@ -1,4 +1,5 @@
 import { base64url, fromBase64, toBase64 } from "../kernel/base64";
+import { SealedValueError } from "./errors";
 
 const enc = new TextEncoder();
 
@@ -68,9 +69,21 @@ export async function seal(keys: DataKeys, plaintext: string, aad: string): Prom
   return JSON.stringify(sealed);
 }
 
-/** Opens with whichever key of the ring has the sealed value's key id; an unknown id is refused. */
+/**
+ * Opens with whichever key of the ring has the sealed value's key id. An unknown id, a value that
+ * does not authenticate or one that is not a sealed value at all is a SealedValueError, which says
+ * what it was without the crypto exception (whose text is no business of a log).
+ */
 export async function unseal(keys: DataKeys, sealedJson: string, aad: string): Promise<string> {
-  const sealed = JSON.parse(sealedJson) as Sealed;
+  const purpose = aad.split(":")[0] ?? "";
+  let sealed: Sealed;
+  try {
+    sealed = JSON.parse(sealedJson) as Sealed;
+    if (typeof sealed?.kid !== "string" || typeof sealed.iv !== "string" || typeof sealed.ct !== "string") throw new Error();
+  } catch {
+    throw new SealedValueError(purpose, "", "malformed");
+  }
+  const kid = sealed.kid.slice(0, 16);
   let raw: Uint8Array | undefined;
   for (const k of ring(keys)) {
     const candidate = fromBase64(k);
@@ -79,14 +92,18 @@ export async function unseal(keys: DataKeys, sealedJson: string, aad: string): P
       break;
     }
   }
-  if (!raw) throw new Error("sealed with an unknown key id");
-  const key = await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["decrypt"]);
-  const pt = await crypto.subtle.decrypt(
-    { name: "AES-GCM", iv: fromBase64(sealed.iv), additionalData: enc.encode(aad) },
-    key,
-    fromBase64(sealed.ct),
-  );
-  return new TextDecoder().decode(pt);
+  if (!raw) throw new SealedValueError(purpose, kid, "unknown-key-id");
+  try {
+    const key = await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["decrypt"]);
+    const pt = await crypto.subtle.decrypt(
+      { name: "AES-GCM", iv: fromBase64(sealed.iv), additionalData: enc.encode(aad) },
+      key,
+      fromBase64(sealed.ct),
+    );
+    return new TextDecoder().decode(pt);
+  } catch {
+    throw new SealedValueError(purpose, kid, "does-not-open");
+  }
 }
 
 /** The key id a sealed value names: the first 16 hex digits of SHA-256 of the key. */

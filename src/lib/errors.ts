@@ -72,6 +72,27 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * A value sealed under a data key (D10) that no configured key opens: its key id is unknown (the key
+ * was rotated out or the row was moved from another deployment) or the ciphertext does not
+ * authenticate. It carries only what is safe to log: the purpose (the AAD's first label), the key
+ * id (a hash prefix, not the key) and which of the two it was; never the crypto exception's text.
+ */
+export class SealedValueError extends Error {
+  constructor(
+    readonly purpose: string,
+    readonly keyId: string,
+    readonly reason: "unknown-key-id" | "does-not-open" | "malformed",
+  ) {
+    super(`sealed value could not be opened (${purpose}, ${reason})`);
+    this.name = "SealedValueError";
+  }
+}
+
+/** What the client is told about a SealedValueError: the request is understood, the stored secret it needs is not usable. */
+export const sealedValueUnusable = () =>
+  new AppError(ErrorCode.UNPROCESSABLE, "A secret stored for this request can no longer be opened; connect or enter it again");
+
 export const validationError = (message: string, details: FieldIssue[] = []) =>
   new AppError(ErrorCode.VALIDATION_ERROR, message, { details });
 export const notFound = (what = "Resource") => new AppError(ErrorCode.NOT_FOUND, `${what} not found`);

@@ -192,6 +192,11 @@ export async function assertPublicHost(host: string, field: string, opts: GuardO
 
 /** A URL must be http or https and its host public (D12). Returns the parsed URL. */
 export async function assertPublicUrl(raw: string, field: string, opts: GuardOptions): Promise<URL> {
+  return (await checkPublicUrl(raw, field, opts)).url;
+}
+
+/** assertPublicUrl, also returning the addresses that passed (see assertPublicHost), for a caller that pins one. */
+export async function checkPublicUrl(raw: string, field: string, opts: GuardOptions): Promise<{ url: URL; addresses: string[] }> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -200,8 +205,8 @@ export async function assertPublicUrl(raw: string, field: string, opts: GuardOpt
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw refuse(field, "URL must be http or https");
   if (url.username || url.password) throw refuse(field, "URL must not carry credentials");
-  await assertPublicHost(url.hostname, field, opts);
-  return url;
+  const addresses = await assertPublicHost(url.hostname, field, opts);
+  return { url, addresses };
 }
 
 /** DNS over HTTPS (RFC 8484, JSON form) for A and AAAA records. */

@@ -108,7 +108,8 @@ describe("IMAP integration: happy path", () => {
   it("logs in to check the credentials, answers {success, email} and lists it", async () => {
     const user = await TestUser.create();
     const box = await imapMailbox([]);
-    expect(await connectImap(user, box)).toEqual({ success: true, email: box.user });
+    // Connected pending its mailbox check, which the helper then finishes (imap-ownership.test.ts).
+    expect(await connectImap(user, box)).toEqual({ success: true, email: box.user, status: "pending_verification" });
     expect(await integrations(user)).toEqual([{ provider: "imap", email: box.user, status: "active", connectedAt: expect.any(String) }]);
     expect(await (await user.call("POST", "/api/integrations/imap/disconnect")).json()).toEqual({ success: true });
     expect(await integrations(user)).toEqual([]);

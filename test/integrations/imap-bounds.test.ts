@@ -90,4 +90,20 @@ describe("IMAP client against misbehaving servers", () => {
     expect(Date.now() - started).toBeLessThan(5000);
     // Not closed here: workerd reports the cancelled pending read of a closed socket as an unhandled error.
   });
+
+  it("untagged responses without end are cut off per command, by the default cap, without waiting for the tag", async () => {
+    const client = await ImapClient.open({ host: "127.0.0.1", port: ports.untaggedFlood, tls: false, timeoutMs: 5000 });
+    const started = Date.now();
+    let seen = 0;
+    expect(await kindOf(client.command("NOOP", () => seen++))).toBe("too_large");
+    expect(seen).toBe(10_000);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it("the byte bound of one command's untagged responses holds before the count bound", async () => {
+    const client = await ImapClient.open({ host: "127.0.0.1", port: ports.untaggedFlood, tls: false, timeoutMs: 5000, maxUntaggedBytesPerCommand: 1000 });
+    let seen = 0;
+    expect(await kindOf(client.command("NOOP", () => seen++))).toBe("too_large");
+    expect(seen).toBeLessThan(110);
+  });
 });

@@ -25,7 +25,7 @@ describe("reset mail read through a connected mailx or maily mailbox", () => {
       { from: "GitHub <noreply@github.com>", subject: "[GitHub] Please reset your password", date: now, body: `Use this link: ${link}\n` },
     ]);
     const found = await waitForResetMail(mailbox, svc, new Date(Date.now() - 60_000), Date.now() + 5_000);
-    expect(found).toEqual({ link, otp: null });
+    expect(found).toEqual({ link, otp: null, mailAuthentication: "none" });
     const report = await accountReport(account);
     const full = report.requests.filter((r) => /format=raw|\/\$value/.test(r));
     expect(full).toHaveLength(1);
@@ -35,7 +35,7 @@ describe("reset mail read through a connected mailx or maily mailbox", () => {
 
   it("an OTP mail yields the code", async () => {
     const { mailbox } = await connected("maily", [{ from: "GitHub <noreply@github.com>", subject: "Your code", date: new Date().toISOString(), body: "Your verification code is 493817." }]);
-    expect(await waitForResetMail(mailbox, svc, new Date(Date.now() - 60_000), Date.now() + 5_000)).toEqual({ link: null, otp: "493817" });
+    expect(await waitForResetMail(mailbox, svc, new Date(Date.now() - 60_000), Date.now() + 5_000)).toEqual({ link: null, otp: "493817", mailAuthentication: "none" });
   });
 
   it("mail older than the task is not taken, nor marked read; the wait ends with null", async () => {
@@ -62,7 +62,7 @@ describe("reset mail read through a connected mailx or maily mailbox", () => {
     const { mailbox, account } = await connected("mailx", [{ from: "GitHub <noreply@github.com>", subject: "Reset your password", date: new Date().toISOString(), body: link }]);
     // Each listing makes three attempts (the adapter's own retries): the first listing fails outright.
     await patchAccount(account, { failNext: { status: 503, count: 3 } });
-    expect(await waitForResetMail(mailbox, svc, new Date(Date.now() - 60_000), Date.now() + 20_000)).toEqual({ link, otp: null });
+    expect(await waitForResetMail(mailbox, svc, new Date(Date.now() - 60_000), Date.now() + 20_000)).toEqual({ link, otp: null, mailAuthentication: "none" });
     expect((await accountReport(account)).messages.map((m) => m.unread)).toEqual([false]);
   }, 30_000);
 

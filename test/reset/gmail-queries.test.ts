@@ -33,7 +33,7 @@ describe("the Gmail-shaped reader searches with the registry's gmail_search_quer
     await connectOAuth(user, "mailx", account);
     const mailbox = apiMailbox(env, loadConfig(env), user.id, "mailx");
     const found = await waitForResetMail(mailbox, svc as ResolvedService, new Date(Date.now() - 60_000), Date.now() + 5_000);
-    expect(found).toEqual({ link, otp: null });
+    expect(found).toEqual({ link, otp: null, mailAuthentication: "none" });
     const report = await accountReport(account);
     const searches = report.requests.filter((r) => /GET \/gmail\/v1\/users\/me\/messages\?/.test(r)).map((r) => new URL(r.split(" ")[1], "http://x").searchParams.get("q"));
     expect(searches[0]).toBe(`is:unread ${svc.mailboxQueries[0]}`);

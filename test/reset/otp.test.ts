@@ -29,6 +29,8 @@ describe("code (OTP) resets end to end (real Chromium, real Dovecot, local site)
     expect(last.data.status).toBe("completed");
     expect(statuses(events)).toContain("waiting_for_otp");
     expect(statuses(events)).not.toContain("waiting_for_email");
+    // The local Dovecot adds no Authentication-Results: the task says the code was used unverified.
+    expect(last.data.mailAuthentication).toBe("none");
     const newPassword = await keys.open(last.data.newPassword as string);
     expect((await post("/login", { email: account, password: newPassword })).status).toBe(200);
     expect((await post("/login", { email: account, password: oldPassword })).status).toBe(401);
@@ -48,6 +50,8 @@ describe("code (OTP) resets end to end (real Chromium, real Dovecot, local site)
     expect(accepted).toEqual({ accepted: true });
     const last = events.at(-1) as SseEvent;
     expect(last.data).toMatchObject({ status: "completed" });
+    // A code the owner typed needs no mail verdict.
+    expect(last.data.mailAuthentication).toBeUndefined();
     const newPassword = await keys.open(last.data.newPassword as string);
     expect((await post("/login", { email: account, password: newPassword })).status).toBe(200);
   }, 120_000);

@@ -2,6 +2,7 @@ import { env } from "cloudflare:test";
 import { compactDecrypt, exportJWK, generateKeyPair } from "jose";
 import { TestUser, type TokenOptions } from "../support/auth";
 import { fingerprint, register } from "../support/devices";
+import { proveMailbox, resetSiteDelivery } from "../support/imap-proof";
 
 export const site = env.TEST_RESET_SITE;
 export const imap = JSON.parse(env.TEST_RESET_IMAP) as { port: number; user: string; password: string; mailboxes: { chat: string; otp: string; silent: string; cancel: string } };
@@ -18,10 +19,14 @@ export async function resetUser(opts: TokenOptions = {}): Promise<TestUser> {
   return user;
 }
 
-/** `address` picks the Dovecot mailbox: each file that reads reset mail has its own. */
-export async function connectMailbox(user: TestUser, address = imap.user): Promise<void> {
+/**
+ * `address` picks the Dovecot mailbox: each file that reads reset mail has its own. The mailbox
+ * check is finished too (the check message delivered and read back), unless `prove` is false.
+ */
+export async function connectMailbox(user: TestUser, address = imap.user, prove = true): Promise<void> {
   const res = await user.call("POST", "/api/integrations/imap/connect", { body: { host: "127.0.0.1", port: imap.port, username: address, password: imap.password, tls: false } });
   if (res.status !== 200) throw new Error(`imap connect failed: ${res.status} ${await res.text()}`);
+  if (prove) await proveMailbox(user, address, resetSiteDelivery(site));
 }
 
 export async function clientKeys() {

@@ -53,6 +53,11 @@ export default async function setup(project: TestProject) {
           return json(200, { ok: true });
         }
         if (req.method === "GET" && m[2]) return json(200, { commands: proxy.commandsFor(user) });
+        // The mail transport's delivery: adds messages, keeping those there.
+        if (req.method === "POST" && !m[2]) {
+          dovecot.appendMessages(user, (JSON.parse(body) as { messages: MailSpec[] }).messages);
+          return json(201, { ok: true });
+        }
       }
       json(404, { error: "not found" });
     } catch (err) {

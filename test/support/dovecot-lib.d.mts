@@ -5,6 +5,7 @@ export type Dovecot = {
   maildirOf(user: string): string;
   addUser(user: string, password: string, messages?: (MailSpec | string)[]): void;
   replaceMessages(user: string, messages: (MailSpec | string)[]): void;
+  appendMessages(user: string, messages: (MailSpec | string)[]): void;
   stop(): Promise<void>;
 };
 export function freePort(): Promise<number>;

@@ -113,6 +113,13 @@ first_valid_uid = 0
       writeMaildir(maildir, messages);
       execFileSync("chown", ["-R", `${uid}:${gid}`, maildir]);
     },
+    /** Adds messages to a mailbox, keeping those there (a delivery). */
+    appendMessages(user, messages) {
+      const maildir = maildirOf(user);
+      for (const sub of ["new", "cur"]) mkdirSync(join(maildir, sub), { recursive: true });
+      writeMaildir(maildir, messages);
+      execFileSync("chown", ["-R", `${uid}:${gid}`, maildir]);
+    },
     /** Resolves once the master process has gone, so the port can be used again at once. */
     async stop() {
       const pidFile = join(dir, "run", "master.pid");

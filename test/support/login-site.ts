@@ -47,8 +47,24 @@ export async function startLoginSite(): Promise<{ url: string; close(): Promise<
 </form></body></html>`;
 
   let handlePosts = 0;
+  // A canary for the automation browsers' guard: every request (or WebSocket handshake) to
+  // /canary/<id> is counted, and /canary-hits?id=<id> says how many reached the site.
+  const canary = new Map<string, number>();
+  const hit = (path: string) => {
+    const id = /^\/canary\/([\w-]+)/.exec(path)?.[1];
+    if (id) canary.set(id, (canary.get(id) ?? 0) + 1);
+    return !!id;
+  };
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
+    if (hit(url.pathname)) {
+      res.writeHead(200, { "content-type": "text/html", "access-control-allow-origin": "*" }).end("<p>reached</p>");
+      return;
+    }
+    if (url.pathname === "/canary-hits") {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ hits: canary.get(url.searchParams.get("id") ?? "") ?? 0 }));
+      return;
+    }
     const html = (s: string, status = 200, headers: Record<string, string> = {}) => {
       res.writeHead(status, { "content-type": "text/html; charset=utf-8", ...headers });
       res.end(s);
@@ -100,6 +116,10 @@ export async function startLoginSite(): Promise<{ url: string; close(): Promise<
     } else {
       res.writeHead(404).end();
     }
+  });
+  server.on("upgrade", (req, socket) => {
+    hit(new URL(req.url ?? "/", "http://x").pathname);
+    socket.destroy();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {

@@ -22,7 +22,8 @@ function read(req: IncomingMessage): Promise<string> {
  * `{from, to[], subject, text}`, 200 `{id}`), so the production transport is tested over real HTTP.
  * `GET /messages` lists what it accepted; a subject containing "[fail]" gets a 500 every time,
  * "[flaky]" a 500 the first time that subject is posted, "[429]" a 429 with `Retry-After: 120` the
- * first time (the queued retries of D19 are tested against these).
+ * first time (the queued retries of D19 are tested against these); "[hang]" is never answered (the
+ * transport's timeout is tested against it).
  */
 export default async function setup(project: TestProject) {
   const messages: unknown[] = [];
@@ -42,6 +43,7 @@ export default async function setup(project: TestProject) {
       return void res.writeHead(422).end('{"message":"invalid json"}');
     }
     if (!msg.from || !Array.isArray(msg.to) || !msg.subject || !msg.text) return void res.writeHead(422).end('{"message":"missing field"}');
+    if (msg.subject.includes("[hang]")) return;
     if (msg.subject.includes("[fail]")) return void res.writeHead(500).end('{"message":"upstream failure"}');
     const first = !seen.has(msg.subject);
     seen.add(msg.subject);
@@ -53,5 +55,9 @@ export default async function setup(project: TestProject) {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as { port: number };
   project.provide("mailApiUrl", `http://127.0.0.1:${port}`);
-  return () => new Promise<void>((resolve) => server.close(() => resolve()));
+  return () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
 }

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { SELF } from "./worker";
+import { discoveryDelivery, proveMailbox } from "./imap-proof";
 import type { TestUser } from "./auth";
 
 export type Provider = "mailx" | "maily" | "codehost" | "idp";
@@ -83,10 +84,13 @@ export async function imapCommands(box: string): Promise<string[]> {
   return ((await (await ok(await fetch(`${discoveryImap.control}/mailboxes/${encodeURIComponent(box)}/commands`))).json()) as { commands: string[] }).commands;
 }
 
-export async function connectImap(user: TestUser, box: { user: string; password: string }) {
+/** Connects the mailbox and finishes its mailbox check (unless `prove` is false), as its owner would. */
+export async function connectImap(user: TestUser, box: { user: string; password: string }, prove = true) {
   const res = await user.call("POST", "/api/integrations/imap/connect", { body: { host: "127.0.0.1", port: discoveryImap.port, username: box.user, password: box.password, tls: false } });
   if (res.status !== 200) throw new Error(`imap connect failed: ${res.status} ${await res.text()}`);
-  return (await res.json()) as { success: true; email: string };
+  const out = (await res.json()) as { success: true; email: string; status: string };
+  if (prove) await proveMailbox(user, out.email, discoveryDelivery(discoveryImap.control));
+  return out;
 }
 
 export async function integrations(user: TestUser) {

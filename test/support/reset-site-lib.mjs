@@ -111,6 +111,14 @@ export async function startResetSite({ mailboxFor, port = 0 }) {
       return json(201, { ok: true });
     }
     if (req.method === "GET" && url.pathname === "/__test/stats") return json(200, stats);
+    // The mail transport's delivery into a test mailbox (the vault's mailbox check message).
+    if (req.method === "POST" && url.pathname === "/__test/deliver") {
+      const b = JSON.parse(await new Promise((r) => { let d = ""; req.on("data", (c) => (d += c)); req.on("end", () => r(d)); }));
+      const box = mailboxFor(String(b.to).toLowerCase());
+      if (!box) return json(404, { error: "no such mailbox" });
+      deliverMail(box, { from: String(b.from ?? "vault@localhost"), to: String(b.to), subject: String(b.subject), text: String(b.text), html: `<pre>${String(b.text).replace(/</g, "&lt;")}</pre>` });
+      return json(201, { ok: true });
+    }
     // The "phone" of the otp-phone flow: the code a user would read from a text message.
     if (req.method === "GET" && url.pathname === "/__test/code") return json(200, { code: codes.get(String(url.searchParams.get("email")).toLowerCase())?.code ?? null });
     if (req.method === "GET" && url.pathname === "/login") {

@@ -2,7 +2,7 @@
 import type { ApiClient } from "../api";
 import { AUTOMATION_ENDPOINTS as EP } from "../automation/endpoints";
 
-export type Integration = { provider: "mailx" | "maily" | "codehost" | "idp" | "imap"; email: string; connectedAt: string; status: "active" | "disconnected" };
+export type Integration = { provider: "mailx" | "maily" | "codehost" | "idp" | "imap"; email: string; connectedAt: string; status: "active" | "disconnected" | "pending_verification" };
 
 export const MAILBOX_PROVIDERS = new Set(["mailx", "maily", "imap"]);
 

@@ -2,7 +2,8 @@
  * Mailboxes (/mailboxes): connect a Gmail-shaped (mailx) or Graph-shaped (maily) mailbox through
  * the provider's OAuth consent, or any mailbox over IMAP; see each one's status; disconnect. The
  * OAuth callback lands on /dashboard?integration=… (DECISIONS D8), which the shell opens here, and
- * a disconnected mailbox's notification links here too.
+ * a disconnected mailbox's notification links here too. An IMAP mailbox stays "waiting for its
+ * check message" until the vault has read back, through it, a message it mailed to the address.
  */
 import { AUTOMATION_ENDPOINTS as EP } from "../automation/endpoints";
 import { button, describeError, labelled, sectionFrame } from "../automation/ui";
@@ -90,15 +91,27 @@ export function mount(root: HTMLElement, app: AppContext): void {
       table.replaceChildren(
         ...rows.map((i) => {
           const disconnected = i.status === "disconnected";
+          const pending = i.status === "pending_verification";
           const actions = el("td", {});
           if (disconnected && (i.provider === "mailx" || i.provider === "maily")) actions.append(button("Reconnect", () => connectOAuth(i.provider as "mailx" | "maily"), { aria: `Reconnect ${i.email}`, secondary: false }));
+          if (pending) {
+            actions.append(
+              button("Check mailbox", () => void verify(i, false), { aria: `Check mailbox ${i.email}`, secondary: false }),
+              button("Send again", () => void verify(i, true), { aria: `Send the check message again to ${i.email}` }),
+            );
+          }
           actions.append(button("Disconnect", () => void disconnect(i), { aria: `Disconnect ${i.email}` }));
+          const badge = disconnected
+            ? el("span", { className: "badge warn", textContent: "Disconnected: reconnect to keep discovery and resets working" })
+            : pending
+              ? el("span", { className: "badge warn", textContent: `Waiting for the check message sent to ${i.email}; not used for resets or discovery until it is read back` })
+              : el("span", { className: "badge ok", textContent: "Active" });
           return el(
             "tr",
             { dataset: { provider: i.provider, status: i.status } },
             el("td", { textContent: PROVIDER_NAMES[i.provider] ?? i.provider }),
             el("td", { textContent: i.email }),
-            el("td", {}, el("span", { className: `badge ${disconnected ? "warn" : "ok"}`, textContent: disconnected ? "Disconnected: reconnect to keep discovery and resets working" : "Active" })),
+            el("td", {}, badge),
             el("td", { textContent: new Date(i.connectedAt).toLocaleString() }),
             actions,
           );
@@ -108,6 +121,21 @@ export function mount(root: HTMLElement, app: AppContext): void {
       empty.hidden = rows.length > 0;
     } catch (e) {
       error.textContent = describeError(e, "Listing mailboxes");
+    }
+  }
+
+  /** Reads the check message back through the mailbox, or (resend) mails a new one. */
+  async function verify(i: Integration, resend: boolean) {
+    error.textContent = "";
+    try {
+      const r = await api.request<{ email: string; status: string }>(EP.imapVerify, { body: resend ? { resend: true } : {} });
+      notice.textContent =
+        r.status === "active"
+          ? `${r.email} verified: discovery and password resets can use it now.`
+          : `A new check message was sent to ${r.email}. Once it is in that mailbox, choose Check mailbox.`;
+      await render();
+    } catch (e) {
+      error.textContent = describeError(e, "Checking the mailbox");
     }
   }
 
@@ -137,11 +165,14 @@ export function mount(root: HTMLElement, app: AppContext): void {
     const submit = imapForm.querySelector("button[type=submit]") as HTMLButtonElement;
     submit.disabled = true;
     void api
-      .request<{ email: string }>(EP.imapConnect, { body: { host: host.value.trim(), port: portNo, username: username.value.trim(), password: password.value, tls: tls.checked } })
+      .request<{ email: string; status: string }>(EP.imapConnect, { body: { host: host.value.trim(), port: portNo, username: username.value.trim(), password: password.value, tls: tls.checked } })
       .then(
-        async ({ email }) => {
+        async ({ email, status }) => {
           password.value = "";
-          notice.textContent = `IMAP mailbox ${email} connected.`;
+          notice.textContent =
+            status === "pending_verification"
+              ? `IMAP mailbox ${email} connected. To prove it receives mail for ${email}, the vault sent a check message there: once it has arrived, choose Check mailbox. Nothing to type.`
+              : `IMAP mailbox ${email} connected.`;
           await render();
         },
         (e) => (imapError.textContent = describeError(e, "Connecting")),

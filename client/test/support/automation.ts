@@ -2,15 +2,40 @@
 import { inject } from "vitest";
 import { apiAs } from "./api";
 import { fillEntry, type Entry, type Page } from "./browser";
+import { d1 } from "./journey";
 
 export const automation = () => inject("automation");
+
+/**
+ * The mail transport's part of an IMAP mailbox check: the check message the vault sent to
+ * `address` (the development outbox) is delivered into the Dovecot that holds that mailbox.
+ */
+export async function deliverCheckMail(address: string, dovecot: "reset" | "discovery") {
+  const [mail] = d1<{ subject: string; text_body: string }>(
+    `SELECT subject, text_body FROM outbound_emails WHERE to_address = '${address.toLowerCase().replace(/'/g, "''")}' AND kind = 'integration.imap_verify' ORDER BY created_at DESC LIMIT 1`,
+  );
+  if (!mail) throw new Error(`no mailbox check was mailed to ${address}`);
+  const res =
+    dovecot === "reset"
+      ? await fetch(`${automation().resetSite}/__test/deliver`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ to: address, subject: mail.subject, text: mail.text_body }) })
+      : await fetch(`${automation().discoveryImap.control}/mailboxes/${encodeURIComponent(address)}`, { method: "POST", body: JSON.stringify({ messages: [{ from: "vault@example.test", to: address, subject: mail.subject, body: mail.text_body }] }) });
+  if (res.status !== 201) throw new Error(`check message delivery: ${res.status}`);
+}
+
+/** Connects an IMAP mailbox through the API and finishes its check, as another device of the user would. */
+export async function connectImapMailbox(api: Awaited<ReturnType<typeof apiAs>>, dovecot: "reset" | "discovery", box: { user: string; password: string; port: number }) {
+  const res = await api.post("/api/integrations/imap/connect", { host: "127.0.0.1", port: box.port, username: box.user, password: box.password, tls: false });
+  if (res.status !== 200) throw new Error(`imap connect: ${res.status} ${JSON.stringify(res.body)}`);
+  await deliverCheckMail(box.user, dovecot);
+  const verified = await api.post("/api/integrations/imap/verify", {});
+  if (verified.status !== 200 || verified.body.status !== "active") throw new Error(`imap verify: ${verified.status} ${JSON.stringify(verified.body)}`);
+}
 
 /** Connects one of the reset Dovecot's mailboxes through the API, as another device of the user would. */
 export async function connectResetMailbox(base: string, token: string, address: string) {
   const api = await apiAs(base, token);
   const { resetImap } = automation();
-  const res = await api.post("/api/integrations/imap/connect", { host: "127.0.0.1", port: resetImap.port, username: address, password: resetImap.password, tls: false });
-  if (res.status !== 200) throw new Error(`imap connect: ${res.status} ${JSON.stringify(res.body)}`);
+  await connectImapMailbox(api, "reset", { user: address, password: resetImap.password, port: resetImap.port });
   return api;
 }
 

@@ -4,6 +4,7 @@ export * from "./passwords";
 export * from "./notifications";
 export * from "./outbound-emails";
 export * from "./mail-dead-letters";
+export * from "./mail-retry-outbox";
 export * from "./dead-man-switches";
 export * from "./dead-man-switch-recipients";
 export * from "./dead-man-switch-logs";

@@ -18,7 +18,7 @@ type Ctx = { db: Db; ownerDb: Db; mailer: Mailer; appOrigin: string; config: Con
 export async function runDeadManSwitchTimer(env: Bindings, userId: string, now: number): Promise<number | null> {
   const config = loadConfig(env);
   const ownerDb = dbFor(env, userId);
-  const ctx = { db: directoryDb(env), ownerDb, mailer: mailerFor(config, ownerDb, env.MAIL_QUEUE), appOrigin: config.APP_ORIGIN ?? "", config };
+  const ctx = { db: directoryDb(env), ownerDb, mailer: mailerFor(config, ownerDb, env.MAIL_QUEUE, directoryDb(env)), appOrigin: config.APP_ORIGIN ?? "", config };
   const next = await tick(ctx, userId, now);
   if (next === null && (await notYetInDirectory(ctx, userId))) return now + NOT_COPIED_RETRY_MS;
   return next;

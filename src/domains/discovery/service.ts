@@ -132,7 +132,8 @@ export class DiscoveryService {
       repo.vaultRefs(this.db, userId),
       integrationsRepo.listIntegrations(this.db, userId),
     ]);
-    const emails = new Set(connected.map((i) => i.email.toLowerCase()));
+    // A mailbox whose address is not yet proven (pending_verification) names no one.
+    const emails = new Set(connected.filter((i) => i.status !== "pending_verification").map((i) => i.email.toLowerCase()));
     const byDomain = new Map(existing.map((r) => [r.domain, r]));
     const now = new Date().toISOString();
     const upserts: DiscoveredAccountRow[] = [];
@@ -191,7 +192,7 @@ export class DiscoveryService {
       repo.vaultRefs(this.db, userId),
       integrationsRepo.listIntegrations(this.db, userId),
     ]);
-    const username = integrations[0]?.email ?? null;
+    const username = integrations.find((i) => i.status !== "pending_verification")?.email ?? null;
     const byDomain = new Map(accounts.map((a) => [a.domain, a]));
     const vaultHosts = new Set(entries.flatMap((e) => [e.host, normalizeHost(e.website), normalizeHost(e.url)]).filter(Boolean));
     const items: repo.Placeholder[] = [];

@@ -22,7 +22,7 @@ export function emergencyCtx(env: Bindings, config: Config, callerId: string): E
   return {
     directory: directoryDb(env),
     dbOf: (userId) => dbFor(env, userId),
-    mailer: mailerFor(config, dbFor(env, callerId), env.MAIL_QUEUE),
+    mailer: mailerFor(config, dbFor(env, callerId), env.MAIL_QUEUE, directoryDb(env)),
     appOrigin: config.APP_ORIGIN ?? "",
     config,
   };

@@ -3,14 +3,17 @@ import { seal, unseal } from "../../lib/crypto";
 import { AppError, ErrorCode } from "../../lib/errors";
 import { ImapClient, ImapError } from "../../lib/imap/client";
 import { assertPublicHost, dohResolver, parseIp } from "../../lib/outbound-guard";
+import type { ImapProof } from "./imap-proof";
 
 export type ImapCredentials = { host: string; port: number; username: string; password: string; tls: boolean };
+/** What is sealed: the credentials and, until the mailbox is proven to receive its address's mail, the proof. */
+export type SealedImap = ImapCredentials & { proof?: ImapProof };
 
 const aad = (userId: string) => `mail-integration|${userId}|imap`;
 
-export const sealImap = (config: Config, userId: string, c: ImapCredentials) => seal(config.dataKeys, JSON.stringify(c), aad(userId));
+export const sealImap = (config: Config, userId: string, c: SealedImap) => seal(config.dataKeys, JSON.stringify(c), aad(userId));
 export const unsealImap = async (config: Config, userId: string, secret: string) =>
-  JSON.parse(await unseal(config.dataKeys, secret, aad(userId))) as ImapCredentials;
+  JSON.parse(await unseal(config.dataKeys, secret, aad(userId))) as SealedImap;
 
 /**
  * The outbound guard for an IMAP destination (DECISIONS D12): the port must be an allowed IMAP

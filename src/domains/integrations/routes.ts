@@ -11,6 +11,7 @@ import {
   CallbackQuery,
   ImapConnectBody,
   ImapConnectResponse,
+  ImapVerifyBody,
   IntegrationsResponse,
   ProviderParam,
   RefreshResponse,
@@ -129,14 +130,33 @@ export function registerIntegrationRoutes(app: Hono<AppEnv>) {
   route(app, {
     method: "post",
     path: "/api/integrations/imap/connect",
-    summary: "Check IMAP credentials by logging in, then store them sealed",
+    summary: "Check IMAP credentials by logging in, store them sealed, and mail the address a check message (pending_verification until it is read back)",
     tags: ["integrations"],
     rateLimit: ["auth"],
     body: ImapConnectBody,
-    responses: { 200: { description: "Connected", schema: ImapConnectResponse } },
+    responses: { 200: { description: "Connected, pending verification", schema: ImapConnectResponse } },
     handler: async (c, { body }) => {
       const userId = c.get("user").id;
-      return c.json({ success: true as const, email: await service(c, userId).connectImap(userId, body) });
+      return c.json({ success: true as const, ...(await service(c, userId).connectImap(userId, body)) });
+    },
+  });
+
+  route(app, {
+    method: "post",
+    path: "/api/integrations/imap/verify",
+    summary: "Read the check message back through the IMAP mailbox (the mailbox becomes active), or send a new one ({resend: true})",
+    tags: ["integrations"],
+    rateLimit: ["imap_verify"],
+    body: ImapVerifyBody,
+    responses: {
+      200: { description: "The mailbox's status: active once verified", schema: ImapConnectResponse },
+      404: { description: "No IMAP mailbox connected" },
+      410: { description: "The check message expired; send a new one" },
+      422: { description: "The check message has not arrived in the mailbox yet" },
+    },
+    handler: async (c, { body }) => {
+      const userId = c.get("user").id;
+      return c.json({ success: true as const, ...(await service(c, userId).verifyImap(userId, body.resend === true)) });
     },
   });
 

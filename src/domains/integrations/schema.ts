@@ -24,11 +24,13 @@ export const ImapConnectBody = z.object({
 export const AuthUrlResponse = z.object({ authUrl: z.url() });
 export { SuccessResponse } from "../../kernel/schemas";
 export const RefreshResponse = z.object({ success: z.literal(true), expiresAt: z.string() });
-export const ImapConnectResponse = z.object({ success: z.literal(true), email: z.string() });
+/** The spec's {success, email}, and the mailbox's status: pending_verification until its check message is read back. */
+export const ImapConnectResponse = z.object({ success: z.literal(true), email: z.string(), status: z.enum(["pending_verification", "active", "disconnected"]) });
+export const ImapVerifyBody = z.object({ resend: z.boolean().optional() }).strict();
 export const Integration = z.object({
   provider: z.enum([...OAUTH_PROVIDERS, "imap"]),
   email: z.string(),
   connectedAt: z.string(),
-  status: z.enum(["active", "disconnected"]),
+  status: z.enum(["active", "disconnected", "pending_verification"]),
 });
 export const IntegrationsResponse = z.object({ integrations: z.array(Integration) });

@@ -4,7 +4,9 @@ import type { MailIntegrationRow } from "../../db/schema";
 import type { Bindings, Config } from "../../env";
 import { randomId } from "../../lib/crypto";
 import { AppError, ErrorCode, notFound } from "../../lib/errors";
-import { guardImapTarget, openImap, sealImap, type ImapCredentials } from "./imap";
+import { guardImapTarget, openImap, sealImap, unsealImap, type ImapCredentials } from "./imap";
+import { findProof, newProof, PENDING_VERIFICATION, PROOF_TTL_MS, proofMail } from "./imap-proof";
+import { mailerFor } from "../notifications";
 import { buildAuthUrl, consumeState, exchangeCode, revokeGrant, sealTokens, StateError, unsealTokens } from "./oauth";
 import { providerConfig, type OAuthProvider, type ProviderConfig } from "./providers";
 import * as repo from "./repo";
@@ -106,24 +108,67 @@ export class IntegrationService {
     throw new AppError(ErrorCode.UNPROCESSABLE, "The integration is disconnected; reconnect it");
   }
 
-  async connectImap(userId: string, creds: ImapCredentials): Promise<string> {
+  /**
+   * Checks the credentials by logging in, stores them sealed as a mailbox pending verification,
+   * and mails the check message to the address (imap-proof.ts). The mailbox counts for resets and
+   * discovery only once verifyImap has read that message back through it.
+   */
+  async connectImap(userId: string, creds: ImapCredentials): Promise<{ email: string; status: string }> {
     await guardImapTarget(this.config, creds.host, creds.port);
     const client = await openImap(this.config, creds);
     await client.logout();
     const email = (creds.username.includes("@") ? creds.username : `${creds.username}@${creds.host}`).toLowerCase();
     const now = new Date().toISOString();
+    const proof = newProof();
     await repo.upsertIntegration(this.db, {
       id: randomId(),
       userId,
       provider: "imap",
       email,
-      status: "active",
-      secret: await sealImap(this.config, userId, { ...creds, host: creds.host.trim() }),
+      status: PENDING_VERIFICATION,
+      secret: await sealImap(this.config, userId, { ...creds, host: creds.host.trim(), proof }),
       expiresAt: null,
       scopes: null,
       connectedAt: now,
       updatedAt: now,
     });
-    return email;
+    await this.mailer().send(proofMail(this.config, email, proof));
+    return { email, status: PENDING_VERIFICATION };
+  }
+
+  /**
+   * Reads the check message back through the mailbox; found, the mailbox becomes active. `resend`
+   * mails a new check message (the old one no longer counts). Not found yet: 422; too old: 410.
+   */
+  async verifyImap(userId: string, resend: boolean): Promise<{ email: string; status: string }> {
+    const row = await repo.findIntegration(this.db, userId, "imap");
+    if (!row) throw notFound("IMAP integration");
+    if (row.status !== PENDING_VERIFICATION) return { email: row.email, status: row.status };
+    const sealed = await unsealImap(this.config, userId, row.secret);
+    const { proof, ...creds } = sealed;
+    const now = new Date().toISOString();
+    if (resend || !proof) {
+      const fresh = newProof();
+      await repo.updateIntegration(this.db, userId, "imap", { secret: await sealImap(this.config, userId, { ...creds, proof: fresh }), updatedAt: now });
+      await this.mailer().send(proofMail(this.config, row.email, fresh));
+      return { email: row.email, status: PENDING_VERIFICATION };
+    }
+    if (Date.now() - proof.sentAt > PROOF_TTL_MS) throw new AppError(ErrorCode.GONE, "The check message has expired; send a new one");
+    const client = await openImap(this.config, creds);
+    let found: boolean;
+    try {
+      found = await findProof(client, proof);
+    } catch {
+      throw new AppError(ErrorCode.UNPROCESSABLE, "Could not read the mailbox; try again");
+    } finally {
+      await client.logout();
+    }
+    if (!found) throw new AppError(ErrorCode.UNPROCESSABLE, "The check message has not arrived in this mailbox yet; try again once it has");
+    await repo.updateIntegration(this.db, userId, "imap", { status: "active", secret: await sealImap(this.config, userId, creds), updatedAt: now });
+    return { email: row.email, status: "active" };
+  }
+
+  private mailer() {
+    return mailerFor(this.config, this.db, this.env.MAIL_QUEUE, directoryDb(this.env));
   }
 }

@@ -1,5 +1,5 @@
 import type { Db } from "../../db/client";
-import { mailDeadLetters } from "../../db/schema";
+import { mailDeadLetters, mailRetryOutbox } from "../../db/schema";
 import type { Config } from "../../env";
 import { randomId } from "../../lib/crypto";
 import { httpMailer, MailApiError, OutboxMailer, type HttpApiMailer, type Mail, type Mailer } from "./mailer";
@@ -23,13 +23,13 @@ export function mailBackoff(baseSeconds: number, attempts: number): number {
 }
 
 /** A 429's or 503's Retry-After (RFC 9110 section 10.2.3) wins over the backoff when it is longer. */
-function delayFor(err: unknown, baseSeconds: number, attempts: number): number {
+export function delayFor(err: unknown, baseSeconds: number, attempts: number): number {
   const backoff = mailBackoff(baseSeconds, attempts);
   const asked = err instanceof MailApiError ? err.retryAfter : undefined;
   return Math.min(MAX_DELAY_SECONDS, Math.max(1, asked === undefined ? backoff : Math.max(asked, 1)));
 }
 
-const reason = (err: unknown) => (err instanceof MailApiError ? err.message : err instanceof Error ? err.name : "unknown error");
+export const reason = (err: unknown) => (err instanceof MailApiError ? err.message : err instanceof Error ? err.name : "unknown error");
 
 /**
  * The HTTP transport with a queue behind it (DECISIONS D19): every mail is tried at once, so the
@@ -41,27 +41,52 @@ export class QueuedMailer implements Mailer {
     private readonly http: HttpApiMailer,
     private readonly queue: Queue<MailMessage>,
     private readonly baseSeconds: number,
+    /** The directory database, where a mail the queue would not take waits for the scheduled job. */
+    private readonly park: Db,
   ) {}
 
   async send(mail: Mail): Promise<void> {
     try {
       await this.http.send(mail);
     } catch (err) {
-      console.warn("mail send deferred to the queue", mail.kind, reason(err));
-      await this.queue.send({ mail }, { delaySeconds: delayFor(err, this.baseSeconds, 1) });
+      const delaySeconds = delayFor(err, this.baseSeconds, 1);
+      try {
+        await this.queue.send({ mail }, { delaySeconds });
+        console.warn("mail send deferred to the queue", mail.kind, reason(err));
+      } catch (queueErr) {
+        // The queue refused too (an outage, a limit): the mail is kept in D1 for the scheduled job.
+        console.warn("mail send deferred to the retry outbox", mail.kind, reason(err), `queue: ${queueErr instanceof Error ? queueErr.name : "error"}`);
+        await parkMail(this.park, mail, 1, reason(err), delaySeconds);
+      }
     }
   }
+}
+
+/** Writes a mail to the retry outbox, due after `delaySeconds`. */
+export async function parkMail(db: Db, mail: Mail, attempts: number, lastError: string, delaySeconds: number): Promise<void> {
+  const now = Date.now();
+  await db.insert(mailRetryOutbox).values({
+    id: randomId(),
+    toAddress: mail.to.toLowerCase(),
+    subject: mail.subject,
+    textBody: mail.text,
+    kind: mail.kind,
+    attempts,
+    lastError,
+    nextAttemptAt: new Date(now + delaySeconds * 1000).toISOString(),
+    createdAt: new Date(now).toISOString(),
+  });
 }
 
 /**
  * MAIL_TRANSPORT selects the transport: `outbox` (default) or `http` (MAIL_API_URL, MAIL_API_KEY,
  * MAIL_FROM), whose failed sends go to `queue` (the MAIL_QUEUE binding) for retries.
  */
-export function mailerFor(config: Config, db: Db, queue: Queue<MailMessage> | undefined): Mailer {
+export function mailerFor(config: Config, db: Db, queue: Queue<MailMessage> | undefined, directory: Db = db): Mailer {
   if (config.MAIL_TRANSPORT !== "http") return new OutboxMailer(db);
   const http = httpMailer(config);
   if (!queue) throw new Error("MAIL_TRANSPORT=http needs the MAIL_QUEUE binding");
-  return new QueuedMailer(http, queue, config.MAIL_RETRY_BASE_SECONDS);
+  return new QueuedMailer(http, queue, config.MAIL_RETRY_BASE_SECONDS, directory);
 }
 
 /**

@@ -38,25 +38,39 @@ export class HttpApiMailer implements Mailer {
     private readonly url: string,
     private readonly apiKey: string,
     private readonly from: string,
+    /** A provider that accepts the connection and never answers would hold the request that sends the mail. */
+    private readonly timeoutMs = 10_000,
   ) {}
 
   async send(mail: Mail): Promise<void> {
-    const res = await fetch(this.url, {
-      method: "POST",
-      headers: { authorization: `Bearer ${this.apiKey}`, "content-type": "application/json" },
-      body: JSON.stringify({ from: this.from, to: [mail.to], subject: mail.subject, text: mail.text }),
-    });
-    if (!res.ok) throw new MailApiError(res.status, retryAfterSeconds(res.headers.get("retry-after"), Date.now()));
+    let res: Response;
+    try {
+      res = await fetch(this.url, {
+        method: "POST",
+        headers: { authorization: `Bearer ${this.apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ from: this.from, to: [mail.to], subject: mail.subject, text: mail.text }),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (err) {
+      throw new MailApiError(0, undefined, err instanceof Error && /timeout|abort/i.test(`${err.name} ${err.message}`) ? "mail API timed out" : "mail API unreachable");
+    }
+    if (!res.ok) {
+      await res.body?.cancel();
+      throw new MailApiError(res.status, retryAfterSeconds(res.headers.get("retry-after"), Date.now()));
+    }
+    await res.body?.cancel();
   }
 }
 
 /** A refusal by the mail API; `retryAfter` is its Retry-After in seconds when it sent one. */
 export class MailApiError extends Error {
   constructor(
+    /** The API's status, or 0 when it did not answer (unreachable or timed out). */
     readonly status: number,
     readonly retryAfter: number | undefined,
+    message = `mail API answered ${status}`,
   ) {
-    super(`mail API answered ${status}`);
+    super(message);
   }
 }
 
@@ -73,7 +87,7 @@ export function httpMailer(config: Config): HttpApiMailer {
   if (!config.MAIL_API_URL || !config.MAIL_API_KEY || !config.MAIL_FROM) {
     throw new Error("MAIL_TRANSPORT=http needs MAIL_API_URL, MAIL_API_KEY and MAIL_FROM");
   }
-  return new HttpApiMailer(config.MAIL_API_URL, config.MAIL_API_KEY, config.MAIL_FROM);
+  return new HttpApiMailer(config.MAIL_API_URL, config.MAIL_API_KEY, config.MAIL_FROM, config.MAIL_API_TIMEOUT_SECONDS * 1000);
 }
 
 /**

@@ -3,7 +3,7 @@ import type { ResolvedService } from "../registry";
 
 export type SectionKind = "header" | "progress" | "gmail" | "captcha" | "password" | "result";
 export type ChatContext = { taskId: string; svc: ResolvedService; serviceUrl: string; email: string; passwordId?: string; waitSeconds: number };
-type Status = { status: string; step?: string; error?: string; newPassword?: string };
+type Status = { status: string; step?: string; error?: string; newPassword?: string; mailAuthentication?: string };
 
 const enc = new TextEncoder();
 
@@ -48,6 +48,11 @@ export class ChatRenderer {
   }
 
   status(s: Status): string {
+    const note = s.mailAuthentication === "none" && !this.seen.has("mail-auth") ? (this.seen.add("mail-auth"), this.section("gmail", ["- The code came from a mail your mailbox gave no authentication verdict for (no DKIM or DMARC result); it was used unverified."])) : "";
+    return note + this.statusLines(s);
+  }
+
+  private statusLines(s: Status): string {
     const key = `${s.status}/${s.step ?? ""}`;
     if (this.seen.has(key)) return "";
     this.seen.add(key);

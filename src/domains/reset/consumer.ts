@@ -54,7 +54,8 @@ export async function consumeResetBatch(batch: MessageBatch<ResetMessage>, env: 
   }
 }
 
-type Ctx = { env: Bindings; config: Config; task: ResetTaskRow; leaseId: string; steps: TaskStep[]; progress: TaskProgressClient; cancelled: AbortSignal };
+/** `notes` are facts about the run that every later status event repeats (the stream replays the latest one). */
+type Ctx = { env: Bindings; config: Config; task: ResetTaskRow; leaseId: string; steps: TaskStep[]; progress: TaskProgressClient; cancelled: AbortSignal; notes: Record<string, string> };
 
 /** How often a run looks for the owner's cancellation (DECISIONS D17) while it works or waits. */
 const CANCEL_POLL_MS = 1000;
@@ -76,7 +77,7 @@ async function setStatus(ctx: Ctx, status: string, extra: Record<string, unknown
     const outcome = status === "completed" ? ({ status } as const) : ({ status, error: String(extra.error ?? "failed") } as const);
     await recordResetOutcome(dbFor(ctx.env, ctx.task.userId), ctx.task, outcome);
   }
-  await ctx.progress.publish({ event: "status", data: { status, ...extra } });
+  await ctx.progress.publish({ event: "status", data: { status, ...ctx.notes, ...extra } });
 }
 
 async function step<T>(ctx: Ctx, name: string, status: string, fn: () => Promise<T>): Promise<T> {
@@ -116,14 +117,14 @@ export async function runResetTask(env: Bindings, m: ResetMessage, opts: { lastA
     // one on top of a password the owner may never learn. The held one is delivered instead.
     const steps = task.steps.map((s) => ({ ...s, status: s.status === "running" ? "failed" : s.status === "pending" ? "skipped" : s.status }));
     const held = await progress.heldPassword();
-    await setStatus({ env, config, task, leaseId, steps, progress, cancelled: new AbortController().signal }, "failed", { error: STOPPED_TYPING, ...(held ? { newPassword: held } : {}) }).catch((e) => {
+    await setStatus({ env, config, task, leaseId, steps, progress, cancelled: new AbortController().signal, notes: {} }, "failed", { error: STOPPED_TYPING, ...(held ? { newPassword: held } : {}) }).catch((e) => {
       if (!(e instanceof LeaseLost)) throw e;
     });
     return {};
   }
   const steps: TaskStep[] = task.runs > 1 ? STEP_NAMES.map((name) => ({ name, status: "pending", duration: null })) : task.steps.map((s) => ({ ...s }));
   const cancel = new AbortController();
-  const ctx: Ctx = { env, config, task, leaseId, steps, progress, cancelled: cancel.signal };
+  const ctx: Ctx = { env, config, task, leaseId, steps, progress, cancelled: cancel.signal, notes: {} };
   const hooks = { screenshot: (url: string) => ctx.progress.publish({ event: "screenshot", data: { url } }) };
   const svc = await resolveService(directoryDb(env), task.serviceUrl);
   let browser: Browser | undefined;
@@ -163,6 +164,8 @@ export async function runResetTask(env: Bindings, m: ResetMessage, opts: { lastA
     const found = await step(ctx, "wait_for_email", codePage ? "waiting_for_otp" : "waiting_for_email", () =>
       codePage ? mailOrUserCode(ctx, mailbox, svc, requestedAt) : mailOnly(ctx, mailbox, svc, requestedAt),
     );
+    // A code from a mailbox that gives no authentication verdict was used unverified: the task says so.
+    if (found.otp && found.mailAuthentication === "none") ctx.notes.mailAuthentication = "none";
     await step(ctx, "follow_link", "running", async () => {
       if (found.link) return stepFollowLink(page, config, found.link, hooks);
       await enterOtp(page, svc, found.otp as string, hooks);

@@ -5,7 +5,11 @@ import { FlowFailure } from "./browser-flow";
 
 const POLL_MS = 2000;
 
-export type FoundMail = { link: string | null; otp: string | null };
+/**
+ * `mailAuthentication` says what the mail's Authentication-Results said for the service's domain:
+ * "pass", or "none" when the mailbox gave no verdict at all (a code typed by the user has none).
+ */
+export type FoundMail = { link: string | null; otp: string | null; mailAuthentication?: "pass" | "none" };
 
 const URL_IN_TEXT = /https?:\/\/[^\s"'<>()]+/gi;
 const HREF = /href\s*=\s*(?:"([^"]*)"|'([^']*)')/gi;
@@ -77,6 +81,12 @@ export function extractOtp(text: string, patterns: RegExp[]): string | null {
 /**
  * The reset link or code in one raw message, or null. A message dated well before the task began
  * is an old reset mail: following its link would fail or, worse, reset with a stale token.
+ *
+ * A one-time code carries no domain of its own (a link must point at the service's domain, a code
+ * points nowhere), so a forged mail could feed a wrong one: a code is taken only from mail whose
+ * DKIM or DMARC passed for the service's domain. Where the mailbox gives no verdict at all (no
+ * Authentication-Results header: a self-run server that adds none), the code is taken and the
+ * task says so; where it gives verdicts but none passes for the service, the code is not taken.
  */
 export async function readResetMail(raw: Uint8Array, svc: ResolvedService, since: Date): Promise<ReadMail | null> {
   const mail = await PostalMime.parse(raw);
@@ -87,8 +97,10 @@ export async function readResetMail(raw: Uint8Array, svc: ResolvedService, since
   const verdict = authVerdict(results, svc.domain);
   if (verdict === "fail") return null;
   const link = extractResetLink(mail.html, mail.text, svc);
-  const otp = link ? null : extractOtp(`${mail.subject ?? ""}\n${mail.text ?? ""}`, svc.otpPatterns);
-  return link || otp ? { found: { link, otp }, verdict } : null;
+  if (link) return { found: { link, otp: null, mailAuthentication: verdict }, verdict };
+  if (verdict !== "pass" && results.length > 0) return null;
+  const otp = extractOtp(`${mail.subject ?? ""}\n${mail.text ?? ""}`, svc.otpPatterns);
+  return otp ? { found: { link: null, otp, mailAuthentication: verdict }, verdict } : null;
 }
 
 type ReadMail = { found: FoundMail; verdict: "pass" | "none" };

@@ -18,8 +18,9 @@ export function registerResetRoutes(app: Hono<AppEnv>) {
     path: "/api/sign-in-discovery",
     summary: "Inspect a login page: sign-in methods, reset and signup URLs",
     tags: ["reset"],
+    rateLimit: ["sign_in_discovery"],
     body: SignInDiscoveryBody,
-    responses: { 200: { description: "What the page offers", schema: SignInDiscoveryResponse }, 422: { description: "The page could not be read" } },
+    responses: { 200: { description: "What the page offers", schema: SignInDiscoveryResponse }, 422: { description: "The page could not be read" }, 429: { description: "More than 20 discoveries in an hour" } },
     handler: async (c, { body }) => c.json(await discoverSignIn(c.get("config"), directoryDb(c.env), body.url)),
   });
 

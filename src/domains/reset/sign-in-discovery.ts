@@ -111,8 +111,8 @@ export function analyse(facts: PageFacts, base: URL, known?: { loginType?: strin
   return { methods, resetUrl: find(RESET) ?? known?.resetUrl ?? null, signupUrl: find(SIGNUP) };
 }
 
-export async function discoverSignIn(config: Config, db: Db, rawUrl: string) {
-  const { res, url } = await guardedFetch(config, rawUrl, "url");
+export async function discoverSignIn(config: Config, db: Db, rawUrl: string, deps: Parameters<typeof guardedFetch>[3] = {}) {
+  const { res, url } = await guardedFetch(config, rawUrl, "url", deps);
   if (!res.ok) {
     await res.body?.cancel();
     throw new AppError(ErrorCode.UNPROCESSABLE, `The page answered ${res.status}`);

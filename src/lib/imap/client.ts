@@ -1,5 +1,5 @@
 import { connect } from "cloudflare:sockets";
-import { DEFAULT_IDLE_MS, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_LITERAL_BYTES, ImapError, ImapReader, type ImapResponse } from "./reader";
+import { DEFAULT_IDLE_MS, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_LITERAL_BYTES, DEFAULT_MAX_UNTAGGED, ImapError, ImapReader, type ImapResponse } from "./reader";
 
 export { ImapError, type ImapResponse } from "./reader";
 
@@ -19,6 +19,10 @@ export type ImapOptions = {
   maxLineBytes?: number;
   /** Bound on the literals of one response together (default 25 MiB). */
   maxLiteralBytes?: number;
+  /** Bound on the untagged responses to one command, by count (default 10,000). */
+  maxUntaggedPerCommand?: number;
+  /** Bound on the bytes of the untagged responses to one command together (default: maxLiteralBytes). */
+  maxUntaggedBytesPerCommand?: number;
   /** Sees every command line sent, with LOGIN arguments redacted. */
   trace?: (line: string) => void;
 };
@@ -89,9 +93,18 @@ export class ImapClient {
     }
   }
 
-  /** Sends a command and passes each untagged response to `onUntagged` as it arrives. */
+  /**
+   * Sends a command and passes each untagged response to `onUntagged` as it arrives. A server may
+   * send untagged data at any time (RFC 3501 section 7), so one that never sends the tagged
+   * completion would keep a reset or scan reading for ever: the responses to one command are
+   * bounded by count and by bytes together.
+   */
   async command(cmd: string, onUntagged?: (r: ImapResponse) => void): Promise<string> {
     const tag = `A${++this.tagNo}`;
+    const maxCount = this.opts.maxUntaggedPerCommand ?? DEFAULT_MAX_UNTAGGED;
+    const maxBytes = this.opts.maxUntaggedBytesPerCommand ?? this.opts.maxLiteralBytes ?? DEFAULT_MAX_LITERAL_BYTES;
+    let count = 0;
+    let bytes = 0;
     this.opts.trace?.(/^LOGIN /i.test(cmd) ? "LOGIN <redacted>" : cmd);
     await this.writer.write(utf8.encode(`${tag} ${cmd}`));
     await this.writer.write(CRLF);
@@ -103,6 +116,8 @@ export class ImapClient {
         throw new ImapError(`command failed: ${status.slice(0, 200)}`, /^LOGIN /i.test(cmd) ? "auth" : "protocol");
       }
       if (r.text.startsWith("+")) throw new ImapError("unexpected continuation request", "protocol");
+      bytes += r.text.length + r.literals.reduce((n, l) => n + l.length, 0);
+      if (++count > maxCount || bytes > maxBytes) throw new ImapError("IMAP server sent too many responses to one command", "too_large");
       onUntagged?.(r);
     }
   }

@@ -25,6 +25,8 @@ export const DEFAULT_MAX_LINE_BYTES = 64 * 1024;
 /** 25 MiB: common providers' message size limit; we only ever fetch header fields. */
 export const DEFAULT_MAX_LITERAL_BYTES = 25 * 1024 * 1024;
 export const DEFAULT_IDLE_MS = 30_000;
+/** Untagged responses to one command: a header fetch asks for 500 messages at a time, so 10,000 leaves room for any server's unsolicited updates. */
+export const DEFAULT_MAX_UNTAGGED = 10_000;
 
 const latin1 = new TextDecoder("latin1");
 
