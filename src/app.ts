@@ -3,6 +3,7 @@ import { cors } from "hono/cors";
 import { loadConfig } from "./env";
 import { handleError, handleNotFound } from "./http/errors";
 import { d1Sessions } from "./http/d1-sessions";
+import { strictTransport } from "./http/hsts";
 import { serverTiming } from "./http/server-timing";
 import type { AppEnv } from "./http/types";
 import { registerAuthRoutes } from "./domains/auth";
@@ -43,11 +44,12 @@ const config: MiddlewareHandler<AppEnv> = async function config(c, next) {
 };
 
 /**
- * Middleware order: version header (outermost, so errors carry it too), configuration (fails
- * closed), CORS, Server-Timing (when configured); then each route's own chain (see http/route.ts).
+ * Middleware order: HSTS and the version header (outermost, so errors carry them too),
+ * configuration (fails closed), CORS, Server-Timing (when configured); then each route's own chain (see http/route.ts).
  */
 export function buildApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  app.use("*", strictTransport());
   app.use("*", apiVersion);
   app.use("*", config);
   app.use(
