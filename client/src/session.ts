@@ -18,6 +18,9 @@ export class SignInError extends Error {}
 /** The cookie the worker sets at the end of a sign-in; the extension reads it to follow the app's session. */
 export const AUTH_COOKIE = "access_token";
 
+/** The auth cookie's name at an origin: `__Host-` prefixed over https, bare on plain-http development (src/http/cookies.ts). */
+export const authCookieAt = (origin: string) => (new URL(origin).protocol === "https:" ? `__Host-${AUTH_COOKIE}` : AUTH_COOKIE);
+
 type Claims = { sub?: unknown; email?: unknown; exp?: unknown };
 
 /** Reads the claims of an access token; the server verifies the signature on every request. */
