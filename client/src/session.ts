@@ -11,6 +11,7 @@ import { acceptKdf, decryptLegacyEntry, DecryptionError, deriveVaultKeys, KdfRef
 import { openDb, type LocalDb, type Session } from "./db";
 import { isBound, KeyRollbackError, LegacyRefusedError, makeKeyCheck, openEntry, placeOf, wrapHeader } from "./envelope";
 import { recordActivity } from "./passphrase";
+import { removeThisBrowsersPush } from "./push-subscription";
 import { TrustStore } from "./trust";
 
 export class SignInError extends Error {}
@@ -122,8 +123,12 @@ export async function currentSession(db: LocalDb): Promise<{ session: Session; k
   return session ? { session, keys: await db.keys(session.userId) } : null;
 }
 
-/** Rule 7: clear the store, (the caller stops the timer,) and have the worker drop the sync cache. */
+/**
+ * Rule 7: clear the store, (the caller stops the timer,) and have the worker drop the sync cache.
+ * This browser's push subscription goes first, while the session can still delete it.
+ */
 export async function signOut(db: LocalDb): Promise<void> {
+  await removeThisBrowsersPush(new ApiClient());
   await db.clearAll();
   // The cookie is HTTP-only: only the worker can clear it.
   await fetch("/api/auth/logout", { method: "POST", credentials: "same-origin" }).catch(() => undefined);
