@@ -3,6 +3,7 @@ import { cors } from "hono/cors";
 import { loadConfig } from "./env";
 import { handleError, handleNotFound } from "./http/errors";
 import { d1Sessions } from "./http/d1-sessions";
+import { strictTransport } from "./http/hsts";
 import { requestLog } from "./http/request-log";
 import { serverTiming } from "./http/server-timing";
 import type { AppEnv } from "./http/types";
@@ -45,12 +46,15 @@ const config: MiddlewareHandler<AppEnv> = async function config(c, next) {
 };
 
 /**
- * Middleware order: the request id and its log line (outermost, so every answer carries
- * X-Request-Id), version header (so errors carry it too), configuration (fails
- * closed), CORS, Server-Timing (when configured); then each route's own chain (see http/route.ts).
+/**
+ * Middleware order: HSTS (outermost, so errors and a configuration that fails closed carry it), the
+ * request id and its log line (so every answer carries X-Request-Id), version header (so errors
+ * carry it too), configuration (fails closed), CORS, Server-Timing (when configured); then each
+ * route's own chain (see http/route.ts).
  */
 export function buildApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  app.use("*", strictTransport());
   app.use("*", requestLog());
   app.use("*", apiVersion);
   app.use("*", config);

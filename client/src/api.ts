@@ -27,7 +27,7 @@ export const ENDPOINTS = {
   twofaVerify: { method: "POST", path: "/api/2fa/verify", body: ["code"], reads: ["verified"] },
   twofaDisable: { method: "POST", path: "/api/2fa/disable", body: ["code"], reads: ["success"] },
   devices: { method: "GET", path: "/api/devices", query: ["limit", "cursor"], reads: ["devices", "next_cursor"] },
-  deviceRegister: { method: "POST", path: "/api/devices", body: ["fingerprint", "deviceName", "deviceType", "os", "browser"], reads: ["device"] },
+  deviceRegister: { method: "POST", path: "/api/devices", body: ["fingerprint", "deviceName", "deviceType", "os", "browser", "publicKey"], reads: ["device"] },
   deviceUpdate: { method: "PATCH", path: "/api/devices/{id}", body: ["deviceName", "trustLevel"], reads: ["device"] },
   deviceRevoke: { method: "DELETE", path: "/api/devices/{id}", reads: ["success"] },
   notifications: { method: "GET", path: "/api/notifications", query: ["limit", "unread_only"], reads: ["notifications", "unread_count"] },
@@ -131,6 +131,20 @@ export function setDefaultHeader(name: string, value: string | null): void {
   else defaultHeaders[name] = value;
 }
 
+/**
+ * The device-possession hook (RFC 9449 DPoP): set by device.ts once this browser's key is ready,
+ * it signs a proof for each request, sent as the `dpop` header. Null: no proof.
+ */
+export type ProofSigner = (req: { method: string; url: string; accessToken: string | null }) => Promise<string | null>;
+let proofSigner: ProofSigner | null = null;
+export function setProofSigner(signer: ProofSigner | null): void {
+  proofSigner = signer;
+}
+async function withProof(headers: Record<string, string>, method: string, url: string, accessToken: string | null): Promise<void> {
+  const proof = proofSigner && (await proofSigner({ method, url: new URL(url, globalThis.location?.href).href, accessToken }));
+  if (proof) headers.dpop = proof;
+}
+
 export type CipherPart = { iv: string; ciphertext: string };
 export type TotpConfig = { hasTotp: boolean; zeroTrust?: boolean; secretEncrypted?: CipherPart; algorithm?: string; digits?: number; period?: number };
 export type TwoFactorStatus = { enrolled: boolean; method: "totp" | null; enrolledAt: string | null; pending: boolean; recoveryCodesRemaining: number };
@@ -144,12 +158,14 @@ export type Device = {
   browser: string | null;
   ip_address: string | null;
   trust_level: TrustLevel;
+  /** Registered with a device key: it counts as this device only with a proof by that key. */
+  key_bound?: boolean;
   is_current: boolean;
   last_active_at: string;
   trusted_at: string | null;
   created_at: string;
 };
-export type DeviceRegistration = { fingerprint: string; deviceName?: string; deviceType?: Device["device_type"]; os?: string; browser?: string };
+export type DeviceRegistration = { fingerprint: string; deviceName?: string; deviceType?: Device["device_type"]; os?: string; browser?: string; publicKey?: { kty: "EC"; crv: "P-256"; x: string; y: string } };
 export type AppNotification = {
   id: string;
   type: string;
@@ -260,6 +276,7 @@ export class ApiClient {
       if (opts.body !== undefined) headers["content-type"] = "application/json";
     }
     const url = this.urlOf(ep, opts);
+    await withProof(headers, method, url, token);
     const etag = method === "GET" ? this.revalidation.condition(url) : undefined;
     if (etag) headers["if-none-match"] = etag;
     let res: Response;
@@ -427,10 +444,12 @@ export class ApiClient {
   async uploadAttachment(body: AttachmentUpload, onProgress: (sent: number, total: number) => void): Promise<{ attachment: AttachmentMeta }> {
     const csrf = await this.csrfToken();
     const { method, path } = ENDPOINTS.attachmentUpload;
+    const headers: Record<string, string> = { ...defaultHeaders, accept: "application/json", "content-type": "application/json", "x-csrf-token": csrf };
+    await withProof(headers, method, this.origin + path, null);
     return new Promise((resolve, reject) => {
       const xhr = new XMLHttpRequest();
       xhr.open(method, this.origin + path);
-      for (const [k, v] of Object.entries({ ...defaultHeaders, accept: "application/json", "content-type": "application/json", "x-csrf-token": csrf })) xhr.setRequestHeader(k, v);
+      for (const [k, v] of Object.entries(headers)) xhr.setRequestHeader(k, v);
       xhr.withCredentials = true;
       xhr.upload.onprogress = (ev) => onProgress(ev.loaded, ev.total);
       xhr.onerror = () => reject(new OfflineError());

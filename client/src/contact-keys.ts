@@ -3,7 +3,9 @@
  * the first key seen for a contact is pinned on this device, and a different key later is
  * refused until the person compares fingerprints with the contact and accepts it. Sharing an
  * entry and inviting an emergency contact both wrap for the contact's sharing key, so both go
- * through `trustedContactKey` with their own purpose (a pin per purpose).
+ * through `trustedContactKey` with their own purpose (a pin per purpose). The first use is not
+ * silent: the person sees the contact's fingerprint, with the invitation to compare it, and the key
+ * is pinned only when they go ahead.
  */
 import type { ApiClient } from "./api";
 import type { KeyPurpose, PinResult, PublicJwk, TrustStore } from "./trust";
@@ -28,9 +30,43 @@ export async function checkContactKey(api: ApiClient, trust: TrustStore, email: 
   return { jwk: publicKey, pin: await trust.pinKey(email, purpose, publicKey) };
 }
 
-/** The key to wrap for: the pinned one (or first seen, now pinned); a changed key throws. */
-export async function trustedContactKey(api: ApiClient, trust: TrustStore, email: string, purpose: KeyPurpose): Promise<CheckedKey> {
-  const checked = await checkContactKey(api, trust, email, purpose);
-  if (checked.pin.status === "changed") throw new KeyChangedError(email, checked.pin);
-  return checked;
+/** The person chose not to go ahead with a key seen for the first time: nothing shared, nothing pinned. */
+export class FirstUseDeclined extends Error {
+  constructor(readonly email: string) {
+    super(`Nothing was sent to ${email}. Compare fingerprints with them, then try again.`);
+    this.name = "FirstUseDeclined";
+  }
+}
+
+/** Asks the person whether to go ahead with a contact's key seen for the first time. */
+export type FirstUse = (email: string, fingerprint: string, purpose: KeyPurpose) => Promise<boolean>;
+
+/** The words of the first-use question: the fingerprint, where the contact finds theirs, what a mismatch means. */
+export function firstUseQuestion(email: string, fingerprint: string, purpose: KeyPurpose): string {
+  const act = purpose === "emergency" ? "make them your emergency contact" : "share with them";
+  return [
+    `This is the first time this device uses ${email}'s key.`,
+    `Their key fingerprint: ${fingerprint}`,
+    `Compare it with the fingerprint ${email} sees under "Your fingerprint" on their Keys page, by phone or in person, not by mail sent through this service.`,
+    `If the two differ, someone may be trying to read what you send: cancel. Go ahead and ${act}, pinning this key on this device?`,
+  ].join("\n\n");
+}
+
+/** The browser's own confirmation dialog: blocking, and out of reach of the page's layout. */
+export const confirmFirstUse: FirstUse = async (email, fingerprint, purpose) => confirm(firstUseQuestion(email, fingerprint, purpose));
+
+/**
+ * The key to wrap for: the pinned one; a changed key throws KeyChangedError; a key seen for the
+ * first time is shown to the person (`firstUse`) and pinned only if they go ahead, else
+ * FirstUseDeclined.
+ */
+export async function trustedContactKey(api: ApiClient, trust: TrustStore, email: string, purpose: KeyPurpose, firstUse: FirstUse = confirmFirstUse): Promise<CheckedKey> {
+  const { publicKey } = await api.sharingKey(email);
+  const pin = await trust.peekKey(email, purpose, publicKey);
+  if (pin.status === "changed") throw new KeyChangedError(email, pin);
+  if (pin.status === "new") {
+    if (!(await firstUse(email, pin.fingerprint, purpose))) throw new FirstUseDeclined(email);
+    await trust.acceptKey(email, purpose, publicKey);
+  }
+  return { jwk: publicKey, pin };
 }

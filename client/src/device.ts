@@ -2,9 +2,12 @@
  * This browser as a trusted device (spec "Trusted device", DECISIONS D11). The one module that
  * knows how the device is identified: the fingerprint is the SHA-256 hex digest of the spec's eight
  * signals joined with "|", sent on every API call as `x-device-fingerprint`. Keeping it here lets
- * a change of how a device proves itself (e.g. a DPoP key, RFC 9449) replace this file alone.
+ * a change of how a device proves itself replace this file alone. It does now: the fingerprint is
+ * joined by a non-extractable key (device-key.ts) that signs a DPoP proof (RFC 9449) on every call,
+ * and a device registered with it counts as this device only with such a proof.
  */
-import { setDefaultHeader, type ApiClient, type Device, type DeviceRegistration } from "./api";
+import { ApiError, setDefaultHeader, setProofSigner, type ApiClient, type Device, type DeviceRegistration } from "./api";
+import { deviceKeyPair, proofSigner, publicJwk } from "./device-key";
 
 export type DeviceSignals = {
   platform: string;
@@ -94,15 +97,58 @@ export async function identifyDevice(): Promise<string> {
 }
 
 /**
- * Registers (or re-registers) this browser. A first registration is trusted by the server; a known
- * device keeps its trust. Offline, only the header is set: the next start registers.
+ * Every later API call from this page carries a proof by this browser's key. The server's nonce is
+ * a plain request (`origin` and `bearer` as ApiClient's), so asking for it needs no proof.
+ */
+export function proveThisDevice(origin = "", bearer?: () => Promise<string | null>): void {
+  setProofSigner(
+    proofSigner(async () => {
+      const token = bearer ? await bearer() : null;
+      const res = await fetch(`${origin}/api/devices/dpop-nonce`, {
+        credentials: bearer ? "omit" : "same-origin",
+        cache: "no-store",
+        headers: token ? { authorization: `Bearer ${token}` } : {},
+      });
+      if (!res.ok) throw new Error(`no DPoP nonce (${res.status})`);
+      return ((await res.json()) as { nonce: string }).nonce;
+    }),
+  );
+}
+
+/** How the last registration of this browser went, for the Devices page to explain. */
+export type RegistrationOutcome = "registered" | "needs-sign-in" | "refused" | "not-yet";
+let outcome: RegistrationOutcome = "not-yet";
+export const lastRegistration = (): RegistrationOutcome => outcome;
+
+/**
+ * Registers (or re-registers) this browser with its key. A first registration is trusted by the
+ * server and takes a recent sign-in, as does binding a key to a device known by its fingerprint
+ * alone; with an older sign-in such a device is re-registered as it was, and binds its key after
+ * the next sign-in. Without IndexedDB (no key) the fingerprint registers alone. Offline, only the
+ * header is set: the next start registers.
  */
 export async function registerThisDevice(api: ApiClient): Promise<Device | null> {
   const me = await thisDevice();
   setDefaultHeader("x-device-fingerprint", me.fingerprint);
+  proveThisDevice();
+  const publicKey = await deviceKeyPair().then(publicJwk, () => undefined);
+  const attempt = async (body: DeviceRegistration) => {
+    const device = (await api.registerDevice(body)).device;
+    outcome = "registered";
+    return device;
+  };
   try {
-    return (await api.registerDevice(me)).device;
-  } catch {
+    return await attempt({ ...me, publicKey });
+  } catch (err) {
+    const stepUp = err instanceof ApiError && err.body.code === "STEP_UP_REQUIRED";
+    if (stepUp && publicKey) {
+      try {
+        return await attempt(me);
+      } catch {
+        /* a new device: it needs the recent sign-in */
+      }
+    }
+    outcome = stepUp ? "needs-sign-in" : err instanceof ApiError ? "refused" : "not-yet";
     return null;
   }
 }

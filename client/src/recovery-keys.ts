@@ -5,7 +5,7 @@
  * the owner's entries in the owner's place. The server stores and relays only the wrap.
  */
 import { ApiError, OfflineError, type SyncEntry } from "./api";
-import { KeyChangedError, trustedContactKey } from "./contact-keys";
+import { FirstUseDeclined, KeyChangedError, trustedContactKey } from "./contact-keys";
 import { deriveExtractableVaultKey, keyIterations, keyVersion, type EntrySecrets, type VaultKeys } from "./crypto";
 import { keyCheckMatches, makeKeyCheck, openEntry, placeOf, wrapHeader } from "./envelope";
 import { wrapVaultKeyFor, type VaultKeyBinding } from "./share-crypto";
@@ -18,7 +18,7 @@ export class RecoveryInputError extends Error {}
 
 /** Words for the person from a failure: step-up refusals ask for a fresh sign-in. */
 export function explain(e: unknown, what: string): string {
-  if (e instanceof RecoveryInputError || e instanceof KeyChangedError) return e.message;
+  if (e instanceof RecoveryInputError || e instanceof KeyChangedError || e instanceof FirstUseDeclined) return e.message;
   if (e instanceof OfflineError) return `${what} needs a connection; you are offline.`;
   if (e instanceof ApiError) {
     if (e.body.code === "STEP_UP_REQUIRED") return `${what} needs a recent sign-in: sign in again, then retry.`;

@@ -11,12 +11,16 @@ import { acceptKdf, decryptLegacyEntry, DecryptionError, deriveVaultKeys, KdfRef
 import { openDb, type LocalDb, type Session } from "./db";
 import { isBound, KeyRollbackError, LegacyRefusedError, makeKeyCheck, openEntry, placeOf, wrapHeader } from "./envelope";
 import { recordActivity } from "./passphrase";
+import { removeThisBrowsersPush } from "./push-subscription";
 import { TrustStore } from "./trust";
 
 export class SignInError extends Error {}
 
 /** The cookie the worker sets at the end of a sign-in; the extension reads it to follow the app's session. */
 export const AUTH_COOKIE = "access_token";
+
+/** The auth cookie's name at an origin: `__Host-` prefixed over https, bare on plain-http development (src/http/cookies.ts). */
+export const authCookieAt = (origin: string) => (new URL(origin).protocol === "https:" ? `__Host-${AUTH_COOKIE}` : AUTH_COOKIE);
 
 type Claims = { sub?: unknown; email?: unknown; exp?: unknown };
 
@@ -119,8 +123,12 @@ export async function currentSession(db: LocalDb): Promise<{ session: Session; k
   return session ? { session, keys: await db.keys(session.userId) } : null;
 }
 
-/** Rule 7: clear the store, (the caller stops the timer,) and have the worker drop the sync cache. */
+/**
+ * Rule 7: clear the store, (the caller stops the timer,) and have the worker drop the sync cache.
+ * This browser's push subscription goes first, while the session can still delete it.
+ */
 export async function signOut(db: LocalDb): Promise<void> {
+  await removeThisBrowsersPush(new ApiClient());
   await db.clearAll();
   // The cookie is HTTP-only: only the worker can clear it.
   await fetch("/api/auth/logout", { method: "POST", credentials: "same-origin" }).catch(() => undefined);

@@ -96,6 +96,14 @@ export class TrustStore {
     return pin.fingerprint === fp ? { status: "ok", fingerprint: fp } : { status: "changed", fingerprint: fp, pinned: pin.fingerprint };
   }
 
+  /** How `jwk` compares to the pin for (email, purpose), without pinning anything. */
+  async peekKey(email: string, purpose: KeyPurpose, jwk: PublicJwk): Promise<PinResult> {
+    const fp = await fingerprint(jwk);
+    const pin = (await req(this.idb.transaction("pins").objectStore("pins").get([this.userId, purpose, email.trim().toLowerCase()]))) as Pin | undefined;
+    if (!pin) return { status: "new", fingerprint: fp };
+    return pin.fingerprint === fp ? { status: "ok", fingerprint: fp } : { status: "changed", fingerprint: fp, pinned: pin.fingerprint };
+  }
+
   /** The person checked the new fingerprint with the contact: it replaces the pin. */
   async acceptKey(email: string, purpose: KeyPurpose, jwk: PublicJwk): Promise<string> {
     const fp = await fingerprint(jwk);

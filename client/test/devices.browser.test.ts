@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedInPerson } from "./support/account";
 import { launch, screenshot, type Browser } from "./support/browser";
-import { openSection } from "./support/journey";
+import { base, openSection } from "./support/journey";
 
 // Devices: this browser registers itself with the spec's eight signals and names itself on every
 // call (x-device-fingerprint); the page lists, renames, changes trust and removes devices.
@@ -36,14 +36,58 @@ describe("devices", () => {
     const expected = createHash("sha256").update(signals).digest("hex");
     await expect.poll(async () => (await serverDevices()).length).toBe(1);
     expect((await serverDevices())[0]).toMatchObject({ trust_level: "trusted", device_type: "desktop", is_current: true });
-    // The server never returns a fingerprint; registering the same one again is a re-registration (200), not a new device.
-    expect((await person.api.post("/api/devices", { fingerprint: expected })).status).toBe(200);
+    // The server never returns a fingerprint; and this browser's device is bound to its key, so the
+    // fingerprint alone (without a proof by that key) cannot even re-register it.
+    expect((await person.api.post("/api/devices", { fingerprint: expected })).status).toBe(403);
     expect(await serverDevices()).toHaveLength(1);
 
     const sent = page.waitForRequest((r) => r.url().includes("/api/devices") && r.method() === "GET");
     await openSection(page, "Devices");
     expect((await sent).headers()["x-device-fingerprint"]).toBe(expected);
     await card("This browser").waitFor();
+  });
+
+  it("this browser's device is bound to a non-extractable key, and its calls carry a DPoP proof by it; the fingerprint alone is an unknown device", async () => {
+    const { page } = person;
+    await expect.poll(async () => ((await serverDevices())[0] as { key_bound?: boolean }).key_bound).toBe(true);
+    const key = await page.evaluate(async () => {
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const r = indexedDB.open("vault-device-key");
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
+      });
+      const pair = await new Promise<CryptoKeyPair>((resolve) => {
+        const r = db.transaction("keys").objectStore("keys").get("dpop");
+        r.onsuccess = () => resolve(r.result as CryptoKeyPair);
+      });
+      const exported = await crypto.subtle.exportKey("jwk", pair.privateKey).then(() => "exported", (e: Error) => e.name);
+      return { extractable: pair.privateKey.extractable, algorithm: pair.privateKey.algorithm as EcKeyAlgorithm, exported };
+    });
+    expect(key).toEqual({ extractable: false, algorithm: { name: "ECDSA", namedCurve: "P-256" }, exported: "InvalidAccessError" });
+
+    const sent = page.waitForRequest((r) => r.url().includes("/api/devices?") && r.method() === "GET");
+    await page.reload();
+    const proof = (await sent).headers()["dpop"];
+    expect(proof).toBeTruthy();
+    const [header, claims] = proof!.split(".").slice(0, 2).map((p) => JSON.parse(Buffer.from(p, "base64url").toString("utf8")) as Record<string, unknown>);
+    expect(header).toMatchObject({ typ: "dpop+jwt", alg: "ES256", jwk: { kty: "EC", crv: "P-256" } });
+    expect(header!.jwk).not.toHaveProperty("d");
+    expect(claims).toMatchObject({ htm: "GET", htu: `${new URL(page.url()).origin}/api/devices` });
+    expect(typeof claims!.jti).toBe("string");
+    expect(typeof claims!.iat).toBe("number");
+    expect(typeof claims!.nonce).toBe("string");
+    // The token is in the HTTP-only cookie: the page cannot hash it, so the proof has no ath.
+    expect(claims).not.toHaveProperty("ath");
+
+    // Export refuses an unknown device (D11): this browser, with its proof, exports; the same
+    // account naming this browser's fingerprint without a proof is refused.
+    await openSection(page, "Import & export");
+    const [file] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export the vault" }).click()]);
+    expect(await file.failure()).toBeNull();
+    const fingerprint = (await sent).headers()["x-device-fingerprint"]!;
+    const copied = await fetch(`${base()}/api/passwords/export`, { headers: { authorization: `Bearer ${person.user.token}`, "x-device-fingerprint": fingerprint, connection: "close" } });
+    expect(copied.status).toBe(403);
+    await openSection(page, "Devices");
   });
 
   it("lists another device of the account; renames it; an empty name is refused and changes nothing", async () => {

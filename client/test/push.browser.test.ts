@@ -1,3 +1,4 @@
+import { generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { signedInPerson } from "./support/account";
 import { openSection } from "./support/journey";
@@ -102,5 +103,28 @@ describe("notification centre: push switch", () => {
     expect(await box.isChecked()).toBe(false);
     expect(((await person.api.get("/api/push/subscriptions")).body as { subscriptions: unknown[] }).subscriptions).toEqual([]);
     await screenshot(person.page, "screenshots/push-switch-refused.png");
+  });
+
+  it("sign-out removes this browser's subscription, at the push service and on the server; another browser's stays", async () => {
+    const person = await signedInPerson(browser, "pushout");
+    const body = () => {
+      const pair = generateKeyPairSync("ec", { namedCurve: "P-256" });
+      const p256dh = pair.publicKey.export({ format: "der", type: "spki" }).subarray(-65).toString("base64url");
+      return { endpoint: `http://127.0.0.1:9/push/${randomUUID()}`, expirationTime: null, keys: { p256dh, auth: randomBytes(16).toString("base64url") } };
+    };
+    const mine = await person.api.post("/api/push/subscriptions", body());
+    const other = await person.api.post("/api/push/subscriptions", body());
+    expect([mine.status, other.status]).toEqual([201, 201]);
+    // What the push switch leaves behind when it subscribes this browser (headless Chromium has no
+    // push service): the server's id, and a browser subscription that records its unsubscribe.
+    await person.page.evaluate((id) => {
+      localStorage.setItem("push-subscription-id", id);
+      PushManager.prototype.getSubscription = async () => ({ unsubscribe: async () => (sessionStorage.setItem("push-unsubscribed", "yes"), true) }) as unknown as PushSubscription;
+    }, mine.body.subscription.id as string);
+    await person.page.getByRole("button", { name: "Sign out" }).click();
+    await person.page.getByRole("link", { name: "Sign in" }).waitFor();
+    const left = ((await person.api.get("/api/push/subscriptions")).body as { subscriptions: { id: string }[] }).subscriptions.map((x) => x.id);
+    expect(left).toEqual([other.body.subscription.id]);
+    expect(await person.page.evaluate(() => [sessionStorage.getItem("push-unsubscribed"), localStorage.getItem("push-subscription-id")])).toEqual(["yes", null]);
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deriveVaultKeys } from "../src/crypto";
+import { fingerprint } from "../src/trust";
 import { apiAs, openFor } from "./support/api";
 import { dashboardReady, fillEntry, launch, newUser, screenshot, signInThroughPage, type Browser, type Page } from "./support/browser";
 import { base, openSection, personContext } from "./support/journey";
@@ -74,10 +75,36 @@ describe("sharing an entry between two people", () => {
     expect((await oApi.get("/api/sharing?type=owned")).body.shares).toEqual([]);
   });
 
-  it("shares with write permission and an expiry; the server holds the key wrapped for Rick", async () => {
+  it("the first share with Rick shows his key's fingerprint to compare; declining sends and pins nothing", async () => {
     const expiry = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
     await olivia.getByLabel("Expires on (optional)").fill(expiry);
     await olivia.getByLabel("Permission", { exact: true }).selectOption("write");
+    const rickFingerprint = await fingerprint((await rApi.get("/api/sharing/public-key")).body.publicKey);
+    // This page otherwise accepts every dialog; here the person reads the question and cancels.
+    olivia.removeAllListeners("dialog");
+    const asked: string[] = [];
+    olivia.on("dialog", (d) => {
+      asked.push(d.message());
+      void d.dismiss();
+    });
+    await olivia.getByRole("button", { name: "Share", exact: true }).click();
+    await expect.poll(() => olivia.locator("#share-error").innerText()).toBe(`Nothing was sent to ${r.email}. Compare fingerprints with them, then try again.`);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain(`first time this device uses ${r.email}'s key`);
+    expect(asked[0]).toContain(`Their key fingerprint: ${rickFingerprint}`);
+    expect(asked[0]).toMatch(/Compare it with the fingerprint .* sees under "Your fingerprint" on their Keys page/);
+    expect((await oApi.get("/api/sharing?type=owned")).body.shares).toEqual([]);
+    // Nothing pinned: the next attempt asks again.
+    olivia.removeAllListeners("dialog");
+    olivia.on("dialog", (d) => {
+      asked.push(d.message());
+      void d.accept();
+    });
+  });
+
+  it("shares with write permission and an expiry; the server holds the key wrapped for Rick", async () => {
+    const asked = { n: 0 };
+    olivia.on("dialog", () => void asked.n++);
     await olivia.getByRole("button", { name: "Share", exact: true }).click();
     await ownedRow(olivia, r.email).waitFor();
     expect(await ownedRow(olivia, r.email).locator("td").nth(2).innerText()).toBe("pending");
@@ -85,8 +112,10 @@ describe("sharing an entry between two people", () => {
     const owned = (await oApi.get("/api/sharing?type=owned")).body.shares;
     expect(owned).toHaveLength(1);
     expect(owned[0]).toMatchObject({ recipient_email: r.email, permission: "write", status: "pending" });
-    expect(owned[0].expires_at.slice(0, 10)).toBe(expiry);
+    expect(owned[0].expires_at.slice(0, 10)).toBe(new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10));
     expect(JSON.stringify(owned)).not.toContain(SECRET);
+    // Asked once on this first use, then pinned.
+    expect(asked.n).toBe(1);
   });
 
   it("Rick sees it pending, accepts and opens it: decrypted in his browser", async () => {

@@ -3,7 +3,7 @@
  * stamping each with facts the sender cannot forge (the frame's URL and whether it is cross-origin,
  * from the browser's `sender`), the web app's origin and the session read from its cookie.
  */
-import { AUTH_COOKIE, tokenClaims } from "../../client/src/session";
+import { authCookieAt, tokenClaims } from "../../client/src/session";
 import type { Request, Status } from "./messages";
 
 declare const __APP_ORIGIN__: string;
@@ -27,7 +27,7 @@ chrome.storage.onChanged.addListener(() => (cachedSettings = null));
 
 /** The web app's session: its auth cookie (HTTP-only in production), read through the cookies API. */
 async function sessionToken(appOrigin: string): Promise<string | null> {
-  const cookie = await chrome.cookies.get({ url: appOrigin, name: AUTH_COOKIE });
+  const cookie = await chrome.cookies.get({ url: appOrigin, name: authCookieAt(appOrigin) });
   return cookie?.value || null;
 }
 

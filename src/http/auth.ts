@@ -1,8 +1,8 @@
 import type { Context, MiddlewareHandler } from "hono";
-import { getCookie } from "hono/cookie";
 import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from "jose";
 import type { Config } from "../env";
 import { base64url } from "../kernel/base64";
+import { getHostCookie } from "./cookies";
 import { AppError, ErrorCode } from "../lib/errors";
 import type { AppEnv, AuthUser } from "./types";
 
@@ -69,9 +69,19 @@ export async function verifyAccessToken(config: Config, token: string): Promise<
   };
 }
 
-/** The request's access token as presented, for binding a DPoP proof to it (RFC 9449 `ath`). */
+/** The request's access token as presented, in the Authorization header or the auth cookie. */
 export function accessTokenOf(c: Context<AppEnv>): string | null {
-  return bearerOrCookie(c.req.header("authorization"), getCookie(c, c.get("config").AUTH_COOKIE));
+  return bearerOrCookie(c.req.header("authorization"), getHostCookie(c, c.get("config").AUTH_COOKIE));
+}
+
+/**
+ * The token a DPoP proof is bound to (RFC 9449 `ath`): the Authorization header's. A token in the
+ * HTTP-only cookie is one the page cannot read, so it cannot hash it; such a proof binds method,
+ * URL, time and nonce, and the device key is what makes it worth anything.
+ */
+export function bearerTokenOf(c: Context<AppEnv>): string | null {
+  const header = c.req.header("authorization");
+  return header ? bearerOrCookie(header, undefined) : null;
 }
 
 /** Verifies the identity provider's JWT from the Bearer header or the auth cookie (DECISIONS D1). */

@@ -2,14 +2,14 @@ import type { Context, MiddlewareHandler } from "hono";
 import { dbFor } from "../db/client";
 import { proofKey } from "../lib/dpop";
 import { trustLevelOf, type ProvenKey } from "../db/device-trust";
-import { accessTokenOf } from "./auth";
+import { bearerTokenOf } from "./auth";
 import { AppError, ErrorCode } from "../lib/errors";
 import type { AppEnv } from "./types";
 
 /** The key behind this request's `DPoP` proof header (RFC 9449), checked once and only when asked. */
 export function provenKeyOf(c: Context<AppEnv>): ProvenKey {
   let result: Promise<string | null> | undefined;
-  return () => (result ??= proofKey(c.get("config").CSRF_SECRET, { method: c.req.method, url: c.req.url, proof: c.req.header("dpop"), accessToken: accessTokenOf(c) }));
+  return () => (result ??= proofKey(c.get("config").CSRF_SECRET, { method: c.req.method, url: c.req.url, proof: c.req.header("dpop"), accessToken: bearerTokenOf(c) }));
 }
 
 /** Age limit that device trust adds to sensitive operations on recognized and unknown devices (D3). */

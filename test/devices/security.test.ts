@@ -38,28 +38,30 @@ describe("trusted devices: security", () => {
 
   it("raising trust needs a recent sign-in unless the caller's device is trusted; lowering never does", async () => {
     const user = await TestUser.create({ authAge: 3600 });
-    const { device: laptop, fingerprint: laptopFp } = await register(user);
-    const { device: phone, fingerprint: phoneFp } = await register(user);
+    // Registering a new device takes a recent sign-in: the same user signed in a moment ago does.
+    const fresh = await TestUser.create({ sub: user.id, authAge: 10 });
+    const { device: laptop, fingerprint: laptopFp } = await register(fresh);
+    const { device: phone, fingerprint: phoneFp } = await register(fresh);
     expect((await user.call("PATCH", `/api/devices/${phone.id}`, { body: { trustLevel: "unknown" } })).status).toBe(200);
     const res = await user.call("PATCH", `/api/devices/${phone.id}`, { body: { trustLevel: "recognized" }, headers: { "x-device-fingerprint": phoneFp } });
     expect((await expectErrorBody(res, 401, "STEP_UP_REQUIRED")).maxAge).toBe(300);
     expect((await listDevices(user)).find((d) => d.id === phone.id)?.trust_level).toBe("unknown");
     const fromTrusted = await user.call("PATCH", `/api/devices/${phone.id}`, { body: { trustLevel: "trusted" }, headers: { "x-device-fingerprint": laptopFp } });
     expect(fromTrusted.status).toBe(200);
-    const fresh = await TestUser.create({ sub: user.id, authAge: 10 });
     expect((await fresh.call("PATCH", `/api/devices/${laptop.id}`, { body: { trustLevel: "unknown" } })).status).toBe(200);
     expect((await fresh.call("PATCH", `/api/devices/${laptop.id}`, { body: { trustLevel: "trusted" } })).status).toBe(200);
   });
 
   it("x-device-fingerprint names the caller's device for step-up; a revoked device is unknown again", async () => {
     const user = await TestUser.create({ authAge: 3600 });
+    const fresh = await TestUser.create({ sub: user.id, authAge: 10 });
     const e = await enrollAndConfirm(user);
-    const { device, fingerprint: fp } = await register(user);
+    const { device, fingerprint: fp } = await register(fresh);
     const headers = { "x-device-fingerprint": fp };
     expect((await user.call("DELETE", `/api/devices/${device.id}`)).status).toBe(200);
     const res = await user.call("POST", "/api/2fa/disable", { body: { code: await codeFor(e.secret, 1) }, headers });
     await expectErrorBody(res, 401, "STEP_UP_REQUIRED");
-    await register(user, { fingerprint: fp });
+    await register(fresh, { fingerprint: fp });
     expect((await user.call("POST", "/api/2fa/disable", { body: { code: e.recoveryCodes[0] }, headers })).status).toBe(200);
   });
 });

@@ -14,19 +14,20 @@ async function open(url: URL | string, cookie?: string) {
 }
 
 describe("OAuth flow bound to the browser and the session that started it", () => {
-  it("GET /auth sets a short-lived HttpOnly SameSite=Lax flow cookie, reused by the next start", async () => {
+  it("GET /auth sets a short-lived __Host- HttpOnly SameSite=Lax flow cookie, reused by the next start", async () => {
     const user = await TestUser.create();
     const res = await user.call("GET", "/api/integrations/mailx/auth");
     const cookie = res.headers.get("set-cookie") ?? "";
-    expect(cookie).toMatch(/^oauth_flow=[A-Za-z0-9_-]{43};/);
+    expect(cookie).toMatch(/^__Host-oauth_flow=[A-Za-z0-9_-]{43};/);
     expect(cookie).toMatch(/; HttpOnly/i);
     expect(cookie).toMatch(/; SameSite=Lax/i);
     expect(cookie).toMatch(/; Max-Age=600/i);
-    expect(cookie).toMatch(/; Path=\/api/i);
+    expect(cookie).toMatch(/; Path=\/;/i);
+    expect(cookie).not.toMatch(/; Domain=/i);
     expect(cookie).toMatch(/; Secure/i);
-    const value = /^oauth_flow=([^;]+)/.exec(cookie)?.[1];
-    const again = await user.call("GET", "/api/integrations/maily/auth", { headers: { cookie: `oauth_flow=${value}` } });
-    expect(/^oauth_flow=([^;]+)/.exec(again.headers.get("set-cookie") ?? "")?.[1]).toBe(value);
+    const value = /^__Host-oauth_flow=([^;]+)/.exec(cookie)?.[1];
+    const again = await user.call("GET", "/api/integrations/maily/auth", { headers: { cookie: `__Host-oauth_flow=${value}` } });
+    expect(/^__Host-oauth_flow=([^;]+)/.exec(again.headers.get("set-cookie") ?? "")?.[1]).toBe(value);
   });
 
   it("a state opened in a browser with no session is bounced once, then refused: nothing stored for anyone", async () => {
@@ -62,7 +63,7 @@ describe("OAuth flow bound to the browser and the session that started it", () =
   it("the initiating user's session without the flow cookie (another browser) is refused", async () => {
     const user = await TestUser.create();
     const back = await authorize(await authUrl(user, "maily"), await providerAccount("maily", addr("maily")));
-    const res = await open(back, `access_token=${user.token}`);
+    const res = await open(back, `__Host-access_token=${user.token}`);
     expect(res.status).toBe(302);
     expect(reason(new URL(res.headers.get("location")!, "https://app.test"))).toBe("error:invalid_state");
     expect(await integrations(user)).toEqual([]);
@@ -71,7 +72,7 @@ describe("OAuth flow bound to the browser and the session that started it", () =
   it("another flow cookie with the right session is refused", async () => {
     const user = await TestUser.create();
     const back = await authorize(await authUrl(user, "maily"), await providerAccount("maily", addr("maily")));
-    const res = await open(back, `access_token=${user.token}; oauth_flow=${"A".repeat(43)}`);
+    const res = await open(back, `__Host-access_token=${user.token}; __Host-oauth_flow=${"A".repeat(43)}`);
     expect(reason(new URL(res.headers.get("location")!, "https://app.test"))).toBe("error:invalid_state");
     expect(await integrations(user)).toEqual([]);
   });

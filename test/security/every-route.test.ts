@@ -34,7 +34,7 @@ describe("every protected route", () => {
     ["a token from another issuer", async () => ({ authorization: `Bearer ${await signToken({ issuer: "https://evil.test" })}` })],
     ["a token for another audience", async () => ({ authorization: `Bearer ${await signToken({ audience: "other-app" })}` })],
     ["a token without sub", async () => ({ authorization: `Bearer ${await signToken({ sub: null })}` })],
-    ["a bad cookie", async () => ({ cookie: "access_token=garbage" })],
+    ["a bad cookie", async () => ({ cookie: "__Host-access_token=garbage" })],
   ];
 
   for (const [label, headers] of badTokens) {
@@ -75,20 +75,20 @@ describe("every protected route", () => {
 });
 
 describe("authentication", () => {
-  it("accepts RS256 and ES256 tokens, and the token in the access_token cookie", async () => {
+  it("accepts RS256 and ES256 tokens, and the token in the __Host-access_token cookie (https)", async () => {
     for (const alg of ["RS256", "ES256"] as const) {
       const token = await signToken({ alg });
       const res = await SELF.fetch("https://vault.test/api/auth/csrf-token", { headers: { authorization: `Bearer ${token}` } });
       expect(res.status).toBe(200);
     }
-    const cookieRes = await SELF.fetch("https://vault.test/api/auth/csrf-token", { headers: { cookie: `access_token=${await signToken()}` } });
+    const cookieRes = await SELF.fetch("https://vault.test/api/auth/csrf-token", { headers: { cookie: `__Host-access_token=${await signToken()}` } });
     expect(cookieRes.status).toBe(200);
     expect(((await cookieRes.json()) as { csrfToken: string }).csrfToken).toMatch(/^\d+\./);
   });
 
   it("a CSRF token from the cookie session works for that user's mutations", async () => {
     const token = await signToken();
-    const headers = { cookie: `access_token=${token}` };
+    const headers = { cookie: `__Host-access_token=${token}` };
     const { csrfToken } = (await (await SELF.fetch("https://vault.test/api/auth/csrf-token", { headers })).json()) as { csrfToken: string };
     const res = await SELF.fetch("https://vault.test/api/passwords/none", { method: "DELETE", headers: { ...headers, "x-csrf-token": csrfToken } });
     await expectErrorBody(res, 404, "NOT_FOUND");

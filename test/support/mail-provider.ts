@@ -34,7 +34,7 @@ export async function authUrl(user: TestUser, provider: Provider, legacy = false
   const res = await user.call("GET", legacy ? "/api/mailx/auth" : `/api/integrations/${provider}/auth`);
   if (res.status !== 200) throw new Error(`auth failed: ${res.status} ${await res.text()}`);
   // The browser keeps the flow cookie; `callback` presents it as that browser would.
-  const flow = /^(oauth_flow=[^;]+)/.exec(res.headers.get("set-cookie") ?? "")?.[1];
+  const flow = /^(__Host-oauth_flow=[^;]+)/.exec(res.headers.get("set-cookie") ?? "")?.[1];
   if (flow) user.defaultHeaders.cookie = flow;
   return new URL(((await res.json()) as { authUrl: string }).authUrl);
 }
@@ -59,7 +59,7 @@ const randomIp = () => `198.51.${Math.floor(Math.random() * 256)}.${Math.floor(M
  */
 export async function callback(url: URL | string, user?: TestUser, ip = randomIp()): Promise<{ status: number; location: URL }> {
   const headers: Record<string, string> = { "cf-connecting-ip": ip };
-  if (user) headers.cookie = [`access_token=${user.token}`, user.defaultHeaders.cookie].filter(Boolean).join("; ");
+  if (user) headers.cookie = [`__Host-access_token=${user.token}`, user.defaultHeaders.cookie].filter(Boolean).join("; ");
   const res = await SELF.fetch(url.toString(), { redirect: "manual", headers });
   return { status: res.status, location: new URL(res.headers.get("location") ?? "/", "https://app.test") };
 }

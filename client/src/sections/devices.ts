@@ -3,7 +3,7 @@
  * remove. This browser is marked; removing it means it registers as new on its next start.
  */
 import type { Device, TrustLevel } from "../api";
-import { identifyDevice, isThisDevice } from "../device";
+import { identifyDevice, isThisDevice, lastRegistration } from "../device";
 import type { AppContext } from "../shell/context";
 import { el, errorText, formatTime } from "../ui";
 
@@ -17,8 +17,23 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
   let gone = false;
   const list = el("ul", { id: "devices", className: "cards", "aria-label": "Devices" });
   const error = el("p", { id: "devices-error", className: "error", role: "alert" });
+  const unregistered = el("p", { id: "devices-unregistered", className: "hint", hidden: true });
   root.classList.add("section");
-  root.replaceChildren(el("h1", {}, "Devices"), el("p", { className: "hint" }, "Browsers and apps that signed in to your vault. Remove any you do not recognize."), error, list);
+  root.replaceChildren(el("h1", {}, "Devices"), el("p", { className: "hint" }, "Browsers and apps that signed in to your vault. Remove any you do not recognize."), unregistered, error, list);
+
+  /** Why this browser is missing from the list, and what to do about it. */
+  function explainUnregistered(listed: boolean) {
+    const why = lastRegistration();
+    unregistered.hidden = listed || why === "registered" || why === "not-yet";
+    if (why === "needs-sign-in") {
+      unregistered.replaceChildren(
+        "This browser is not one of your devices yet: adding a device takes a recent sign-in. ",
+        el("a", { href: `/api/auth/login?${new URLSearchParams({ next: "/devices" })}` }, "Sign in again to add it"),
+      );
+    } else if (why === "refused") {
+      unregistered.replaceChildren("This browser's device key does not match its registration (its storage was cleared). Remove “This browser” below, then reload to register it again.");
+    }
+  }
 
   function card(d: Device, mine: boolean): HTMLLIElement {
     const name = el("input", { value: d.device_name, maxLength: 100, "aria-label": `Name of ${d.device_name}` });
@@ -69,6 +84,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     const [fingerprint, { devices }] = await Promise.all([identifyDevice(), app.api.devices()]);
     if (gone) return;
     list.replaceChildren(...devices.map((d) => card(d, isThisDevice(d, fingerprint))));
+    explainUnregistered(devices.some((d) => isThisDevice(d, fingerprint)) && lastRegistration() !== "refused");
     if (devices.length === 0) list.replaceChildren(el("li", { className: "muted" }, "No devices registered."));
   }
 

@@ -3,10 +3,9 @@
  * worker with the server's VAPID key (RFC 8292) and registers the subscription; off unsubscribes
  * and removes it server-side. A refusal (no permission, no push service) changes nothing.
  */
+import { PUSH_ID_KEY as ID_KEY, removeThisBrowsersPush } from "../push-subscription";
 import type { AppContext } from "../shell/context";
 import { el, errorText } from "../ui";
-
-const ID_KEY = "push-subscription-id";
 
 function keyBytes(b64url: string): Uint8Array<ArrayBuffer> {
   const s = b64url.replace(/-/g, "+").replace(/_/g, "/");
@@ -50,13 +49,7 @@ export function pushSwitch(app: AppContext): HTMLElement {
     }
   }
 
-  async function turnOff() {
-    const reg = await navigator.serviceWorker.ready;
-    await (await reg.pushManager.getSubscription())?.unsubscribe();
-    const id = localStorage.getItem(ID_KEY);
-    if (id) await app.api.pushUnsubscribe(id).catch(() => undefined);
-    localStorage.removeItem(ID_KEY);
-  }
+  const turnOff = () => removeThisBrowsersPush(app.api);
 
   box.addEventListener("change", () => {
     const on = box.checked;

@@ -1,12 +1,10 @@
-import type { Context, Hono } from "hono";
-import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import type { Hono } from "hono";
 import { z } from "zod";
 import { issueCsrfToken } from "../../http/csrf";
+import { deleteHostCookie, getHostCookie, setHostCookie } from "../../http/cookies";
 import { route } from "../../http/route";
 import type { AppEnv } from "../../http/types";
 import { beginSignIn, CALLBACK_PATH, completeSignIn, FLOW_COOKIE, FLOW_TTL_SECONDS, SignInRefused } from "./oidc";
-
-const secure = (c: Context<AppEnv>) => new URL(c.req.url).protocol === "https:";
 
 export function registerAuthRoutes(app: Hono<AppEnv>) {
   route(app, {
@@ -47,7 +45,7 @@ export function registerAuthRoutes(app: Hono<AppEnv>) {
       const origin = new URL(c.req.url).origin;
       const { location, cookie } = await beginSignIn(c.get("config"), origin, query.next);
       // Lax: the cookie must come back on the provider's top-level redirect to the callback.
-      setCookie(c, FLOW_COOKIE, cookie, { path: CALLBACK_PATH, httpOnly: true, secure: secure(c), sameSite: "Lax", maxAge: FLOW_TTL_SECONDS });
+      setHostCookie(c, FLOW_COOKIE, cookie, { httpOnly: true, sameSite: "Lax", maxAge: FLOW_TTL_SECONDS });
       c.header("Cache-Control", "no-store");
       return c.redirect(location, 302);
     },
@@ -64,13 +62,13 @@ export function registerAuthRoutes(app: Hono<AppEnv>) {
     handler: async (c, { query }) => {
       const config = c.get("config");
       const origin = new URL(c.req.url).origin;
-      const flow = getCookie(c, FLOW_COOKIE);
-      deleteCookie(c, FLOW_COOKIE, { path: CALLBACK_PATH, secure: secure(c) });
+      const flow = getHostCookie(c, FLOW_COOKIE);
+      deleteHostCookie(c, FLOW_COOKIE);
       c.header("Cache-Control", "no-store");
       c.header("Referrer-Policy", "no-referrer");
       try {
         const done = await completeSignIn(config, origin, query, flow);
-        setCookie(c, config.AUTH_COOKIE, done.token, { path: "/", httpOnly: true, secure: secure(c), sameSite: "Strict", maxAge: done.expiresIn });
+        setHostCookie(c, config.AUTH_COOKIE, done.token, { httpOnly: true, sameSite: "Strict", maxAge: done.expiresIn });
         return c.redirect(`/?${new URLSearchParams({ next: done.next })}`, 303);
       } catch (e) {
         if (!(e instanceof SignInRefused)) throw e;
@@ -89,7 +87,7 @@ export function registerAuthRoutes(app: Hono<AppEnv>) {
     csrf: false,
     responses: { 204: { description: "Cookie cleared" } },
     handler: (c) => {
-      deleteCookie(c, c.get("config").AUTH_COOKIE, { path: "/", secure: secure(c) });
+      deleteHostCookie(c, c.get("config").AUTH_COOKIE);
       return c.body(null, 204);
     },
   });

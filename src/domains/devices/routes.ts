@@ -1,7 +1,7 @@
 import type { Context, Hono } from "hono";
 import { dbFor } from "../../db/client";
 import { route } from "../../http/route";
-import { provenKeyOf, stepUp } from "../../http/step-up";
+import { provenKeyOf, stepUp, UNTRUSTED_DEVICE_MAX_AGE } from "../../http/step-up";
 import { requestMeta, type AppEnv } from "../../http/types";
 import { idParam } from "../../lib/validators";
 import { issueNonce } from "../../lib/dpop";
@@ -13,6 +13,8 @@ function service(c: Context<AppEnv>) {
 }
 
 const raiseTrustStepUp = stepUp({ sensitive: true });
+/** A new device is registered trusted: only a recent sign-in may add one (D3's 300 s). */
+const newDeviceStepUp = stepUp({ maxAge: UNTRUSTED_DEVICE_MAX_AGE });
 
 export function registerDeviceRoutes(app: Hono<AppEnv>) {
   route(app, {
@@ -48,11 +50,12 @@ export function registerDeviceRoutes(app: Hono<AppEnv>) {
     body: RegisterDeviceBody,
     responses: {
       201: { description: "Registered as a new, trusted device", schema: DeviceResponse },
+      401: { description: "STEP_UP_REQUIRED: a new fingerprint, or a key for a device known by its fingerprint alone, needs a sign-in at most 300 s old" },
       403: { description: "publicKey without a DPoP proof by it, or a key-bound device without a proof by its key" },
       200: { description: "Re-registered; trust unchanged", schema: DeviceResponse },
     },
     handler: async (c, { body }) => {
-      const { created, device } = await service(c).register(c.get("user").id, body, requestMeta(c.req), provenKeyOf(c));
+      const { created, device } = await service(c).register(c.get("user").id, body, requestMeta(c.req), provenKeyOf(c), () => newDeviceStepUp(c, async () => {}) as Promise<void>);
       return c.json({ device }, created ? 201 : 200);
     },
   });

@@ -65,25 +65,32 @@ export class DeviceService {
    * and its key is not replaced (revoke the device to start over). A key is bound only with a proof
    * by it, so a copied public key is worth nothing. Returns the thumbprint the device ends with.
    */
-  private async keyFor(existing: DeviceRow | undefined, input: RegisterDeviceInput, proven: ProvenKey): Promise<string | null> {
+  private async keyFor(existing: DeviceRow | undefined, input: RegisterDeviceInput, proven: ProvenKey, requireRecentAuth: () => Promise<void>): Promise<string | null> {
     if (existing?.dpopJkt && (await proven()) !== existing.dpopJkt) throw forbidden("This device is bound to a key: sign the request with it (DPoP)");
     if (!input.publicKey) return existing?.dpopJkt ?? null;
     const jkt = await calculateJwkThumbprint(input.publicKey as JWK);
     if (existing?.dpopJkt && existing.dpopJkt !== jkt) throw forbidden("This device is bound to another key; revoke it to register a new one");
     if ((await proven()) !== jkt) throw forbidden("Prove possession of publicKey with a DPoP proof signed by it");
+    // Binding a key to a device known by its fingerprint alone decides who that device is from now
+    // on: as much a new device as a new fingerprint, so it takes the same recent sign-in.
+    if (existing && !existing.dpopJkt) await requireRecentAuth();
     return jkt;
   }
 
   /**
    * Registers the calling device, or re-registers it (spec "States", Trusted device). The device type
    * comes from the User-Agent by the spec's rule; the body's deviceType is used only without one.
+   * A new fingerprint is registered trusted, so registering one is itself a trust decision: it
+   * calls `requireRecentAuth` (a sign-in at most 300 s old, D3), or any bearer token could make
+   * itself a trusted device with one call. Re-registering a known fingerprint does not.
    */
-  async register(userId: string, input: RegisterDeviceInput, meta: RequestMeta, proven: ProvenKey) {
+  async register(userId: string, input: RegisterDeviceInput, meta: RequestMeta, proven: ProvenKey, requireRecentAuth: () => Promise<void>) {
     const now = new Date(this.clock()).toISOString();
     const ip = meta.ip === "unknown" ? null : meta.ip;
     for (let attempt = 0; attempt < 2; attempt++) {
       const existing = await repo.findByFingerprint(this.db, userId, input.fingerprint);
-      const dpopJkt = await this.keyFor(existing, input, proven);
+      const dpopJkt = await this.keyFor(existing, input, proven, requireRecentAuth);
+      if (!existing) await requireRecentAuth();
       const refreshed = existing && (await repo.refresh(this.db, userId, input.fingerprint, { os: input.os, browser: input.browser, ipAddress: ip, lastActiveAt: now, dpopJkt }));
       if (refreshed) return { created: false, device: await toDevice(refreshed, this.hintKey) };
       const row: DeviceRow = {
@@ -125,7 +132,7 @@ export class DeviceService {
         userId: row.userId,
         type: "new_device",
         title: "New device signed in",
-        body: `${row.deviceName} (${what})${row.ipAddress ? ` from ${row.ipAddress}` : ""} was registered on your account. If this was not you, revoke it and change your password.`,
+        body: `${row.deviceName} (${what})${row.ipAddress ? ` from ${row.ipAddress}` : ""} was registered on your account. If this was not you, revoke it in Devices and change your password.`,
         color: "warning",
         icon: "device",
         actionUrl: "/devices",

@@ -1,7 +1,7 @@
 import type { Context, Hono } from "hono";
-import { getCookie, setCookie } from "hono/cookie";
 import { dbFor, directoryDb } from "../../db/client";
 import { verifyAccessToken } from "../../http/auth";
+import { getHostCookie, setHostCookie } from "../../http/cookies";
 import { route } from "../../http/route";
 import type { AppEnv } from "../../http/types";
 import { FLOW_COOKIE, flowSecret, STATE_TTL_MS, wellFormedState } from "./oauth";
@@ -29,7 +29,7 @@ function service(c: Context<AppEnv>, userId?: string) {
 async function optionalCaller(c: Context<AppEnv>): Promise<string | null> {
   const config = c.get("config");
   const header = c.req.header("authorization");
-  const token = header ? /^Bearer\s+(\S+)$/i.exec(header)?.[1] : getCookie(c, config.AUTH_COOKIE);
+  const token = header ? /^Bearer\s+(\S+)$/i.exec(header)?.[1] : getHostCookie(c, config.AUTH_COOKIE);
   if (!token) return null;
   try {
     return (await verifyAccessToken(config, token)).id;
@@ -68,9 +68,9 @@ function registerOAuthFamily(app: Hono<AppEnv>, legacy: boolean) {
     handler: async (c, input) => {
       const p = provider(input.params);
       const userId = c.get("user").id;
-      const flow = flowSecret(getCookie(c, FLOW_COOKIE));
+      const flow = flowSecret(getHostCookie(c, FLOW_COOKIE));
       // Lax, not Strict: it must come back on the provider's top-level redirect to the callback.
-      setCookie(c, FLOW_COOKIE, flow, { httpOnly: true, secure: true, sameSite: "Lax", path: "/api", maxAge: STATE_TTL_MS / 1000 });
+      setHostCookie(c, FLOW_COOKIE, flow, { httpOnly: true, sameSite: "Lax", maxAge: STATE_TTL_MS / 1000 });
       return c.json({ authUrl: await service(c, userId).authUrl(userId, p, redirectUri(c.get("config"), c.req.url, callbackPath(p, legacy)), flow) });
     },
   });
@@ -92,7 +92,7 @@ function registerOAuthFamily(app: Hono<AppEnv>, legacy: boolean) {
       c.header("referrer-policy", "no-referrer");
       const caller = await optionalCaller(c);
       if (caller === null && !input.query.resumed && wellFormedState(input.query.state)) return c.html(resumePage(c.req.url));
-      const location = await service(c).callback(p, input.query, caller, getCookie(c, FLOW_COOKIE), redirectUri(c.get("config"), c.req.url, callbackPath(p, legacy)));
+      const location = await service(c).callback(p, input.query, caller, getHostCookie(c, FLOW_COOKIE), redirectUri(c.get("config"), c.req.url, callbackPath(p, legacy)));
       return c.redirect(location, 302);
     },
   });

@@ -1,34 +1,36 @@
-import { and, count, eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { pushSubscriptions, type PushSubscriptionRow } from "../../db/schema";
-import { rowsChanged } from "../../db/d1";
+import { rawD1, rowsChanged } from "../../db/d1";
 import { randomId } from "../../lib/crypto";
 
 export async function listFor(db: Db, userId: string): Promise<PushSubscriptionRow[]> {
   return db.select().from(pushSubscriptions).where(eq(pushSubscriptions.userId, userId)).orderBy(pushSubscriptions.createdAt).all();
 }
 
-export async function countFor(db: Db, userId: string): Promise<number> {
-  const row = await db.select({ n: count() }).from(pushSubscriptions).where(eq(pushSubscriptions.userId, userId)).get();
-  return row?.n ?? 0;
-}
+type RawRow = { id: string; user_id: string; endpoint: string; p256dh: string; auth: string; created_at: string };
 
-/** Upsert by (user, endpoint): a browser that subscribes again (new keys) replaces its row. */
-export async function upsert(db: Db, userId: string, s: { endpoint: string; p256dh: string; auth: string }): Promise<PushSubscriptionRow> {
-  const [row] = await db
-    .insert(pushSubscriptions)
-    .values({ id: randomId(), userId, endpoint: s.endpoint, p256dh: s.p256dh, auth: s.auth, createdAt: new Date().toISOString() })
-    .onConflictDoUpdate({ target: [pushSubscriptions.userId, pushSubscriptions.endpoint], set: { p256dh: s.p256dh, auth: s.auth } })
-    .returning();
-  return row!;
-}
-
-export async function findByEndpoint(db: Db, userId: string, endpoint: string): Promise<PushSubscriptionRow | undefined> {
-  return db
-    .select()
-    .from(pushSubscriptions)
-    .where(and(eq(pushSubscriptions.userId, userId), eq(pushSubscriptions.endpoint, endpoint)))
-    .get();
+/**
+ * Upsert by (user, endpoint): a browser that subscribes again (new keys) replaces its row. A new
+ * endpoint goes in only while the user holds fewer than `max`: the count is in the writing
+ * statement, so parallel subscribes cannot pass the cap (a read-then-insert could). Null at the
+ * cap; `created` says whether this call made the row.
+ */
+export async function upsertUnderLimit(db: Db, userId: string, s: { endpoint: string; p256dh: string; auth: string }, max: number): Promise<{ row: PushSubscriptionRow; created: boolean } | null> {
+  const id = randomId();
+  const got = await rawD1(db)
+    .prepare(
+      `INSERT INTO push_subscriptions (id, user_id, endpoint, p256dh, auth, created_at)
+       SELECT ?1, ?2, ?3, ?4, ?5, ?6
+       WHERE (SELECT count(*) FROM push_subscriptions WHERE user_id = ?2) < ?7
+          OR EXISTS (SELECT 1 FROM push_subscriptions WHERE user_id = ?2 AND endpoint = ?3)
+       ON CONFLICT (user_id, endpoint) DO UPDATE SET p256dh = excluded.p256dh, auth = excluded.auth
+       RETURNING id, user_id, endpoint, p256dh, auth, created_at`,
+    )
+    .bind(id, userId, s.endpoint, s.p256dh, s.auth, new Date().toISOString(), max)
+    .first<RawRow>();
+  if (!got) return null;
+  return { row: { id: got.id, userId: got.user_id, endpoint: got.endpoint, p256dh: got.p256dh, auth: got.auth, createdAt: got.created_at }, created: got.id === id };
 }
 
 export async function remove(db: Db, userId: string, id: string): Promise<boolean> {

@@ -39,12 +39,10 @@ export class PushService {
     if (url.protocol !== "https:" && !this.config.allowPrivateOutbound) {
       throw new AppError(ErrorCode.VALIDATION_ERROR, "Request validation failed", { details: [{ field: "endpoint", message: "must be https" }] });
     }
-    const existing = await repo.findByEndpoint(this.db, userId, body.endpoint);
-    if (!existing && (await repo.countFor(this.db, userId)) >= MAX_SUBSCRIPTIONS_PER_USER) {
-      throw new AppError(ErrorCode.CONFLICT, `At most ${MAX_SUBSCRIPTIONS_PER_USER} browsers can receive push notifications`);
-    }
-    const row = await repo.upsert(this.db, userId, { endpoint: body.endpoint, p256dh: body.keys.p256dh.replace(/=+$/, ""), auth: body.keys.auth.replace(/=+$/, "") });
-    return { subscription: view(row), created: !existing };
+    const keys = { endpoint: body.endpoint, p256dh: body.keys.p256dh.replace(/=+$/, ""), auth: body.keys.auth.replace(/=+$/, "") };
+    const done = await repo.upsertUnderLimit(this.db, userId, keys, MAX_SUBSCRIPTIONS_PER_USER);
+    if (!done) throw new AppError(ErrorCode.CONFLICT, `At most ${MAX_SUBSCRIPTIONS_PER_USER} browsers can receive push notifications`);
+    return { subscription: view(done.row), created: done.created };
   }
 
   async remove(userId: string, id: string) {
