@@ -1,6 +1,7 @@
 // Web app bench: with a 10,000-entry vault, the time from pressing Unlock (and from a
-// reload of an unlocked vault) to the vault's first rows on screen, and to every row listed; plus
-// the first sign-in on a new browser (full pull and indexing) and the bundle sizes. The vault is
+// reload of an unlocked vault) to the vault's first rows on screen, and to every row listed; the
+// first sign-in on a new browser (full pull and indexing); a search keystroke to the filtered
+// list and a click on a row to the entry's detail; and the bundle sizes. The vault is
 // sealed with the web client's own crypto and pushed through sync (bench/lib/vault-seed.mjs).
 //   node bench/dashboard.mjs [--runs 10] [--port 8732] [--entries 10000]
 import { readdirSync, readFileSync, statSync } from "node:fs";

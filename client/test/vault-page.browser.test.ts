@@ -33,8 +33,9 @@ beforeAll(async () => {
     void (answer === "no" ? d.dismiss() : d.accept());
   });
   page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
-  page.on("request", (r) => requested.push(r.url()));
   await signInThroughPage(page, user.token, PASSPHRASE);
+  // From the vault on (sign-in itself visits the OpenID provider).
+  page.on("request", (r) => requested.push(r.url()));
 });
 
 afterAll(async () => {
@@ -229,6 +230,36 @@ describe("vault page at desktop width", () => {
     await page.keyboard.press("Enter");
     await expect.poll(() => page.locator("#revealed-heading").innerText()).toBe("Samsung");
     expect(await page.locator("#search-help").innerText()).toContain("c copies the password, u the username");
+  });
+});
+
+describe("vault page: sort and tags", () => {
+  it("sorts by last changed and last used, and filters by tag", async () => {
+    await page.locator("#hide-revealed").click();
+    // Samsung was edited after Chase was made; the keyboard journey opened Samsung last.
+    await page.getByLabel("Sort by").selectOption("changed");
+    await expect.poll(() => entryNames(page)).toEqual(["Samsung", "Chase"]);
+    await page.getByLabel("Sort by").selectOption("used");
+    await expect.poll(() => entryNames(page)).toEqual(["Samsung", "Chase"]);
+    await openEntry(page, "Chase");
+    await page.getByLabel("Sort by").selectOption("name");
+    await page.getByLabel("Sort by").selectOption("used");
+    await expect.poll(() => entryNames(page)).toEqual(["Chase", "Samsung"]);
+    await page.getByLabel("Sort by").selectOption("name");
+
+    await page.getByRole("button", { name: "Edit Chase" }).click();
+    await page.getByLabel("Tags (comma-separated)").fill("bank, work");
+    await page.getByRole("button", { name: "Save" }).click();
+    await dialog(page).waitFor({ state: "hidden" });
+    await expect.poll(() => page.getByLabel("Tag", { exact: true }).locator("option").allInnerTexts()).toEqual(["All tags", "bank", "work"]);
+    await page.getByLabel("Tag", { exact: true }).selectOption("bank");
+    await expect.poll(() => entryNames(page)).toEqual(["Chase"]);
+    expect(await page.locator("#entries-heading").innerText()).toBe("Entries tagged “bank” (1)");
+    await screenshot(page, "screenshots/vault-tag-filter-1280.png");
+    await page.getByLabel("Tag", { exact: true }).selectOption("");
+    await expect.poll(() => entryNames(page)).toEqual(["Chase", "Samsung"]);
+    await waitForPending(page, 0);
+    expect((await api.entries()).get("Chase").tags).toEqual(["bank", "work"]);
   });
 });
 

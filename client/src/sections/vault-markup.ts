@@ -11,6 +11,12 @@ export const VAULT_MARKUP = `
         </div>
         <button type="button" id="new-entry">New entry</button>
       </div>
+      <div class="vault-filters">
+        <label for="sort">Sort by</label>
+        <select id="sort"><option value="name">Name</option><option value="used">Last used</option><option value="changed">Last changed</option></select>
+        <label for="tag-filter">Tag</label>
+        <select id="tag-filter"><option value="">All tags</option></select>
+      </div>
       <p id="search-help" class="hint">Matches whole words and word beginnings of name, website and username. Keys: <kbd>/</kbd> search, <kbd>↑</kbd> <kbd>↓</kbd> move, <kbd>Enter</kbd> open; on an open entry <kbd>c</kbd> copies the password, <kbd>u</kbd> the username, <kbd>o</kbd> the one-time code, <kbd>Esc</kbd> goes back to the list.</p>
       <h2 id="entries-heading">Entries</h2>
       <p id="foreign-key" class="error" aria-live="polite" hidden></p>

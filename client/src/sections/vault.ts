@@ -5,7 +5,7 @@
 import { ApiError, OfflineError } from "../api";
 import { queryTokens, type EntrySecrets } from "../crypto";
 import type { LocalEntry } from "../db";
-import { $, input, requestBackgroundSync } from "../pages/common";
+import { $, el, input, requestBackgroundSync } from "../pages/common";
 import { setupChangePassphrase } from "../pages/lock";
 import { clearSyncCache } from "../session";
 import type { AppContext, Unmount } from "../shell/context";
@@ -99,7 +99,10 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     const query = search.value.trim();
     // The snapshot is sorted already: the blind-index match filters it in place of a new sort.
     const wanted = query ? await queryTokens(keys, query) : [];
-    const entries = wanted.length ? snapshot.filter((e) => e.search_tokens !== null && wanted.every((t) => e.search_tokens!.includes(t))) : snapshot;
+    const tag = ($("tag-filter") as HTMLSelectElement).value;
+    const entries = ordered(
+      snapshot.filter((e) => (!tag || e.tags.includes(tag)) && (!wanted.length || (e.search_tokens !== null && wanted.every((t) => e.search_tokens!.includes(t))))),
+    );
     if (gone || mine !== searched) return;
     const rows = entries.map(rowOf);
     list.draw(rows, queued);
@@ -107,7 +110,34 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     $("empty").hidden = snapshot.length > 0;
     $("no-match").hidden = !(query && entries.length === 0 && snapshot.length > 0);
     $("no-match").textContent = `No entry matches “${query}”. Search looks at whole words and word beginnings of the name, website and username.`;
-    $("entries-heading").textContent = query ? `Entries matching “${query}” (${entries.length})` : `Entries (${entries.length})`;
+    const tagged = tag ? ` tagged “${tag}”` : "";
+    $("entries-heading").textContent = query ? `Entries${tagged} matching “${query}” (${entries.length})` : `Entries${tagged} (${entries.length})`;
+  }
+
+  /**
+   * When each entry was last opened on this device (kept in the local store's metadata, never
+   * sent), for "Last used"; "Last changed" is the entry's own updated_at.
+   */
+  const USED = `used:${session.userId}`;
+  const used: Record<string, number> = (await db.meta<Record<string, number>>(USED)) ?? {};
+  function ordered(entries: LocalEntry[]): LocalEntry[] {
+    const by = ($("sort") as HTMLSelectElement).value;
+    // The snapshot is in name order and the sort is stable: ties stay by name.
+    if (by === "changed") return [...entries].sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0));
+    if (by === "used") return [...entries].sort((a, b) => (used[b.id] ?? 0) - (used[a.id] ?? 0));
+    return entries;
+  }
+
+  /** The tag filter's options: every tag in the vault, the current choice kept. */
+  function drawTags() {
+    const select = $("tag-filter") as HTMLSelectElement;
+    const tags = [...new Set(snapshot.flatMap((e) => e.tags))].sort((a, b) => a.localeCompare(b));
+    const sig = tags.join("\u0001");
+    if (select.dataset.sig === sig) return;
+    select.dataset.sig = sig;
+    const current = select.value;
+    select.replaceChildren(el("option", { value: "", textContent: "All tags" }), ...tags.map((t) => el("option", { value: t, textContent: t })));
+    select.value = tags.includes(current) ? current : "";
   }
 
   /** Opens usernames for the rows, a slice per task, while the page stays responsive. */
@@ -135,6 +165,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     queued = new Set((await db.pending(session.userId)).map((p) => p.entryId));
     if (gone) return;
     loaded = true;
+    drawTags();
     const query = search.value.trim();
     await filter();
 
@@ -154,9 +185,13 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
       ? `${count} not shown. ${reasons.join(" ")}`
       : `${count} cannot be opened with this device's key. If the master passphrase was changed on another device, sign out and sign in with the new one.`;
     // The store or the search tokens changed under the list just drawn: one more paint shows it.
-    // (The snapshot searched on is re-read too, so it carries the new search tokens.)
-    if (migrated > 0 || sealed > 0 || indexed > 0) void app.refresh();
-    else void fillUsernames(snapshot);
+    if (migrated > 0 || sealed > 0 || (indexed > 0 && search.value.trim())) void app.refresh();
+    else {
+      // New search tokens are in the store, not in the snapshot searched on: read it once more
+      // (no repaint: the rows are the same), so the next keystroke finds them.
+      if (indexed > 0) snapshot = await vault.list(await vault.entries());
+      void fillUsernames(snapshot);
+    }
   }
 
   /**
@@ -186,6 +221,8 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     }
     void detail.open(e);
     lastOpen = id;
+    used[id] = Date.now();
+    void db.setMeta(USED, used);
     list.select(id);
     showDetail(true);
     if (focus) $("revealed-heading").focus();
@@ -209,6 +246,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   }
 
   search.addEventListener("input", () => void filter());
+  for (const id of ["sort", "tag-filter"]) $(id).addEventListener("change", () => void filter());
   search.addEventListener("keydown", (ev) => {
     if (ev.key === "ArrowDown") {
       ev.preventDefault();
