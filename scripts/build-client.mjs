@@ -51,10 +51,30 @@ const css = readFileSync(join(STATIC, "styles.css"));
 const cssUrl = `/assets/styles-${createHash("sha256").update(css).digest("hex").slice(0, 8)}.css`;
 writeFileSync(join(OUT, cssUrl), css);
 
+/**
+ * The built-in service registry's password rules, as one static file the vault's generator reads
+ * (browser code imports only src/kernel; the registry is server data, bundled here for the file).
+ * Every entry form asks for the same file, so no request depends on entry data.
+ */
+const registry = await build({
+  stdin: { contents: 'export { BUILTIN_SERVICES } from "./src/data/registry/services"; export { DEFAULT_REQUIREMENTS } from "./src/data/registry/build";', resolveDir: ROOT, loader: "ts" },
+  bundle: true,
+  format: "esm",
+  platform: "neutral",
+  write: false,
+  logLevel: "warning",
+});
+const { BUILTIN_SERVICES, DEFAULT_REQUIREMENTS } = await import(`data:text/javascript;base64,${Buffer.from(registry.outputFiles[0].text).toString("base64")}`);
+const rules = {
+  default: DEFAULT_REQUIREMENTS,
+  services: BUILTIN_SERVICES.filter((s) => s.password_requirements).map((s) => ({ domain: s.domain, name: s.name, rules: s.password_requirements })),
+};
+writeFileSync(join(OUT, "password-rules.json"), JSON.stringify(rules));
+
 /** Assets each page needs to run offline (the service worker pre-caches them with the pages). */
 /** The web app manifest and its icons (client/static; the PNGs made by scripts/make-icons.mjs). */
 const APP_FILES = ["/manifest.webmanifest", "/icon.svg", "/icon-192.png", "/icon-512.png", "/icon-maskable-512.png"];
-const assets = [cssUrl, ...APP_FILES];
+const assets = [cssUrl, ...APP_FILES, "/password-rules.json"];
 for (const file of Object.keys(pages.metafile.outputs)) assets.push(`/${relative(OUT, join(ROOT, file)).split("\\").join("/")}`);
 
 for (const name of readdirSync(STATIC)) {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiAs } from "./support/api";
 import { automation, connectImapMailbox, discoveryMailbox, revealEntry } from "./support/automation";
-import { entryNames, fillEntry, launch, newUser, screenshot, signInThroughPage, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
+import { entryNames, fillEntry, launch, newUser, revealedField, screenshot, signInThroughPage, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
 import { base, openSection, personContext } from "./support/journey";
 
 // Account discovery in real Chromium against a real Dovecot: scan with progress, grouped list with
@@ -91,7 +91,7 @@ describe("account discovery", () => {
     expect(dropbox.wrapped_item_key).toBeTruthy();
     expect(dropbox.username ?? null).toBeNull();
     await revealEntry(page, "Dropbox");
-    expect(await page.locator('#revealed-fields dd[data-field="username"]').innerText()).toBe(mailbox.user);
+    expect(await revealedField(page, "username")).toBe(mailbox.user);
     await context.close();
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { blindIndexes, deriveVaultKeys, encryptLegacyEntry, type VaultKeys } from "../src/crypto";
 import { isBound } from "../src/envelope";
 import { apiAs, openFor } from "./support/api";
-import { launch, newUser, signInThroughPage, waitForPending, type Browser, type Page } from "./support/browser";
+import { launch, newUser, openEntry, revealedField, signInThroughPage, waitForPending, type Browser, type Page } from "./support/browser";
 import { fullPull, isSyncPull, startMaliciousServer, type MaliciousServer } from "./support/malicious-server";
 
 // docs/decisions.md, Crypto: the clients hold against a malicious server: entries sealed before envelopes were bound (version 1) migrate in the browser, and once
@@ -75,9 +75,9 @@ describe("migrating unbound entries", () => {
       expect(isBound(e)).toBe(true);
       expect((await openFor(keys, user.sub, e)).password).toBe(password);
     }
-    await page.getByRole("button", { name: "Reveal Old Bank" }).click();
-    await expect.poll(() => page.locator('#revealed-fields dd[data-field="password"]').innerText()).toBe("legacy-bank-pw");
-    await page.getByRole("button", { name: "Hide" }).click();
+    await openEntry(page, "Old Bank");
+    await expect.poll(() => revealedField(page, "password")).toBe("legacy-bank-pw");
+    await page.locator("#hide-revealed").click();
     expect(await page.locator("#foreign-key").isHidden()).toBe(true);
   });
 
@@ -102,7 +102,7 @@ describe("migrating unbound entries", () => {
       await expect.poll(() => page.locator("#foreign-key").innerText()).toBe(
         "1 entry not shown. This entry came in the old, unbound format, which this vault no longer uses on this device. It is not shown.",
       );
-      await page.getByRole("button", { name: "Reveal Old Forum" }).click();
+      await openEntry(page, "Old Forum");
       await expect.poll(() => page.locator("#toast").innerText()).toMatch(/^Cannot reveal: This entry came in the old, unbound format/);
       expect(await page.content()).not.toContain("legacy-bank-pw");
       // Nothing re-sealed from the planted blob.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiAs } from "./support/api";
 import { aliasProviderKey, aliasProviderState, revealEntry } from "./support/automation";
-import { entryNames, launch, newUser, screenshot, signInThroughPage, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
+import { entryNames, launch, newUser, revealedField, screenshot, signInThroughPage, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
 import { base, openSection, personContext } from "./support/journey";
 
 // Disposable identities in real Chromium against wrangler dev and the local alias provider.
@@ -77,8 +77,8 @@ describe("identities", () => {
     expect(await entryNames(page)).toContain(entryName);
     expect((await api.entries()).has(entryName)).toBe(true);
     await revealEntry(page, entryName);
-    expect(await page.locator('#revealed-fields dd[data-field="username"]').innerText()).toBe(aliasEmail);
-    expect((await page.locator('#revealed-fields dd[data-field="password"]').innerText()).length).toBe(20);
+    expect(await revealedField(page, "username")).toBe(aliasEmail);
+    expect((await revealedField(page, "password")).length).toBe(20);
 
     await openSection(page, "Identities");
     await expect.poll(() => cards(page).count()).toBe(2);

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedInPerson } from "./support/account";
-import { entryNames, launch, screenshot, waitForPending, type Browser } from "./support/browser";
+import { entryNames, launch, openEntry, revealedField, screenshot, waitForPending, type Browser } from "./support/browser";
 import { openSection } from "./support/journey";
 
 // Import from another manager's export (preview with per-row problems, encrypted here, sent in
@@ -71,8 +71,8 @@ describe("import and export", () => {
     await openSection(page, "Vault");
     await waitForPending(page, 0);
     await expect.poll(async () => (await entryNames(page)).length).toBe(GOOD);
-    await page.getByRole("button", { name: "Reveal Site 7", exact: true }).click();
-    await expect.poll(() => page.locator("#revealed-fields dd[data-field=password]").innerText()).toBe("secret-pw-7");
+    await openEntry(page, "Site 7");
+    await expect.poll(() => revealedField(page, "password")).toBe("secret-pw-7");
   });
 
   let exported = "";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { launch, dashboardReady, entryNames, fillEntry, localState, newUser, signInThroughPage, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
+import { dashboardReady, entryNames, fillEntry, launch, localState, newUser, openEntry, revealedField, signInThroughPage, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
 
 // Lock, unlock (offline) and the 15-minute idle lock, on Playwright's fake clock.
 const PASSPHRASE = "lock screen passphrase";
@@ -92,8 +92,8 @@ describe("locking the vault", () => {
     await dashboardReady(page);
     expect(await lockScreen(page).isHidden()).toBe(true);
     await expect.poll(() => entryNames(page)).toEqual(["Alpha", "Bravo"]);
-    await page.getByRole("button", { name: "Reveal Bravo" }).click();
-    await expect.poll(() => page.locator('#revealed-fields dd[data-field="password"]').innerText()).toBe("pw-bravo");
+    await openEntry(page, "Bravo");
+    await expect.poll(() => revealedField(page, "password")).toBe("pw-bravo");
     expect(await metaKeys(page)).toContain("keys");
     // The keys are back in the store: a reload opens the vault without the passphrase.
     await page.reload();

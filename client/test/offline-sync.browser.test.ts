@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { deriveVaultKeys, queryTokens, type VaultKeys } from "../src/crypto";
 import { apiAs, openFor, sealFor } from "./support/api";
-import { dashboardReady, entryNames, fillEntry, launch, localState, newUser, screenshot, signInThroughPage, signInWithProvider, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
+import { dashboardReady, entryNames, fillEntry, launch, localState, newUser, openEntry, revealedField, screenshot, signInThroughPage, signInWithProvider, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
 
 // One user's day with the vault, in order: each step builds on the state the previous one left.
 const PASSPHRASE = "correct horse battery staple";
@@ -70,13 +70,14 @@ describe("web client, online and offline", () => {
     await expect.poll(() => entryNames(page)).toEqual(["Alpha", "Bravo", "Delta"]);
 
     const revealed = page.waitForResponse((r) => r.request().method() === "POST" && /\/api\/passwords\/[^/]+\/reveal$/.test(r.url()));
-    await page.getByRole("button", { name: "Reveal Alpha" }).click();
+    await openEntry(page, "Alpha");
     expect((await revealed).status()).toBe(200);
-    await expect.poll(() => page.locator('#revealed-fields dd[data-field="password"]').innerText()).toBe("pw-alpha-1");
-    await page.getByRole("button", { name: "Hide" }).click();
+    await expect.poll(() => revealedField(page, "password")).toBe("pw-alpha-1");
+    await page.locator("#hide-revealed").click();
     expect(await page.locator("#revealed").isHidden()).toBe(true);
 
-    await page.getByRole("button", { name: "Copy password of Bravo" }).click();
+    await openEntry(page, "Bravo");
+    await page.getByRole("button", { name: "Copy password", exact: true }).click();
     await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe("pw-bravo-1");
   });
 
@@ -84,13 +85,16 @@ describe("web client, online and offline", () => {
     await context.setOffline(true);
     await expect.poll(() => page.locator("#net-state").innerText()).toBe("Offline");
 
+    await openEntry(page, "Bravo");
     await page.getByRole("button", { name: "Edit Bravo" }).click();
     await expect.poll(() => page.getByLabel("Password", { exact: true }).inputValue()).toBe("pw-bravo-1");
     await fillEntry(page, { name: "Bravo", password: "pw-bravo-2" });
     await fillEntry(page, { name: "Charlie", website: "charlie.example", username: "carol", password: "pw-charlie-1" });
+    await openEntry(page, "Alpha");
     await page.getByRole("button", { name: "Edit Alpha" }).click();
     await expect.poll(() => page.getByLabel("Username", { exact: true }).inputValue()).toBe("alice");
     await fillEntry(page, { name: "Alpha local", password: "pw-alpha-local" });
+    await openEntry(page, "Delta");
     await page.getByRole("button", { name: "Delete Delta" }).click();
 
     await waitForPending(page, 4);
@@ -111,9 +115,9 @@ describe("web client, online and offline", () => {
     await expect.poll(() => entryNames(page)).toEqual(["Alpha local", "Bravo", "Charlie"]);
     await waitForPending(page, 4);
     expect(await page.locator("#net-state").innerText()).toBe("Offline");
-    await page.getByRole("button", { name: "Reveal Charlie" }).click();
-    await expect.poll(() => page.locator('#revealed-fields dd[data-field="password"]').innerText()).toBe("pw-charlie-1");
-    await page.getByRole("button", { name: "Hide" }).click();
+    await openEntry(page, "Charlie");
+    await expect.poll(() => revealedField(page, "password")).toBe("pw-charlie-1");
+    await page.locator("#hide-revealed").click();
   });
 
   it("answers an uncached sync GET offline with the 503 offline error body", async () => {
@@ -146,9 +150,9 @@ describe("web client, online and offline", () => {
     const pulled = await api.get("/api/passwords/sync");
     expect(pulled.body.changes.some((c: { name?: string }) => c.name === "Delta")).toBe(false);
 
-    await page.getByRole("button", { name: "Reveal Alpha server" }).click();
-    await expect.poll(() => page.locator('#revealed-fields dd[data-field="password"]').innerText()).toBe("pw-alpha-server");
-    await page.getByRole("button", { name: "Hide" }).click();
+    await openEntry(page, "Alpha server");
+    await expect.poll(() => revealedField(page, "password")).toBe("pw-alpha-server");
+    await page.locator("#hide-revealed").click();
     await screenshot(page, "dashboard-synced.png");
   });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { DecryptionError, deriveVaultKeys, PBKDF2_ITERATIONS, queryTokens, type VaultKeys } from "../src/crypto";
 import { apiAs, openFor } from "./support/api";
-import { dashboardReady, entryNames, fillEntry, launch, localState, newUser, signInThroughPage, signInWithProvider, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
+import { dashboardReady, entryNames, fillEntry, launch, localState, newUser, openEntry, revealedField, signInThroughPage, signInWithProvider, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
 import { openSection } from "./support/journey";
 
 // A master-passphrase change made offline: item keys re-wrapped and blind indexes recomputed in the
@@ -79,8 +79,8 @@ describe("changing the master passphrase", () => {
     await waitForPending(page, 3);
     expect(await entryNames(page)).toEqual(["Alpha", "Bravo", "Charlie"]);
     // The page now holds the new keys: local envelopes open, and search uses the new index key.
-    await page.getByRole("button", { name: "Reveal Bravo" }).click();
-    await expect.poll(() => page.locator('#revealed-fields dd[data-field="password"]').innerText()).toBe("pw-bravo");
+    await openEntry(page, "Bravo");
+    await expect.poll(() => revealedField(page, "password")).toBe("pw-bravo");
     await page.getByLabel("Search").fill("carol");
     await expect.poll(() => entryNames(page)).toEqual(["Charlie"]);
     await page.getByLabel("Search").fill("");
@@ -112,7 +112,7 @@ describe("changing the master passphrase", () => {
     expect(await other.locator("#foreign-key").isHidden()).toBe(true);
     await other.getByRole("button", { name: "Sync now" }).click();
     await expect.poll(() => other.locator("#foreign-key").innerText()).toMatch(/^3 entries cannot be opened with this device's key\. If the master passphrase was changed on another device, sign out and sign in with the new one\.$/);
-    await other.getByRole("button", { name: "Reveal Alpha" }).click();
+    await openEntry(other, "Alpha");
     // The wrap header names the newer key version, so the device says what happened (docs/decisions.md, Crypto: the clients hold against a malicious server).
     await expect.poll(() => other.locator("#toast").innerText()).toBe("Cannot reveal: This entry is under a newer vault key (version 2): the master passphrase was changed on another device. Sign in again with the new one.");
   });
@@ -130,8 +130,8 @@ describe("changing the master passphrase", () => {
     await page.waitForURL("**/vault");
     await dashboardReady(page);
     await expect.poll(() => entryNames(page)).toEqual(["Alpha", "Bravo", "Charlie"]);
-    await page.getByRole("button", { name: "Reveal Charlie" }).click();
-    await expect.poll(() => page.locator('#revealed-fields dd[data-field="password"]').innerText()).toBe("pw-charlie");
+    await openEntry(page, "Charlie");
+    await expect.poll(() => revealedField(page, "password")).toBe("pw-charlie");
     expect(await page.locator("#foreign-key").isHidden()).toBe(true);
   });
 });

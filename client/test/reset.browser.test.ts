@@ -2,6 +2,7 @@ import { CompactEncrypt, importJWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addEntryWithUrl, automation, connectResetMailbox, revealedPassword, revealEntry, siteAccount, siteLogin, trackedResets } from "./support/automation";
 import { dashboardReady, launch, newUser, screenshot, signInThroughPage, waitForPending, type Browser, type Page } from "./support/browser";
+import { openEntryTool } from "./support/account";
 import { base, openSection, personContext } from "./support/journey";
 
 // The reset journey in real Chromium against wrangler dev (real queue, Chromium behind the BROWSER
@@ -28,8 +29,7 @@ async function person(prefix: string, mailbox: string) {
 }
 
 async function startReset(page: Page, entryName: string) {
-  await revealEntry(page, entryName);
-  const tool = page.locator('[data-tool="reset"]');
+  const tool = await openEntryTool(page, entryName, "reset");
   await tool.getByRole("button", { name: `Reset password of ${entryName}` }).click();
   const live = tool.locator(".reset-live");
   await live.waitFor();
@@ -195,8 +195,6 @@ describe("password reset in the browser", () => {
     await screenshot(page, "screenshots/reset-uncertain.png");
     // Kept as a sync update of the same entry: the server holds only the new envelope.
     await waitForPending(page, 0);
-    const hide = page.getByRole("button", { name: "Hide" });
-    if (await hide.isVisible()) await hide.click();
     await revealEntry(page, "Uncertain site");
     await expect.poll(() => page.locator('#revealed-fields dd[data-field="notes"]').innerText()).toContain(`this one was being set: ${typed}`);
     expect(await revealedPassword(page)).toBe("kept-password-2");

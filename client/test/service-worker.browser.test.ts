@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { deriveVaultKeys } from "../src/crypto";
 import { apiAs, openFor, sealFor } from "./support/api";
-import { dashboardReady, fillEntry, launch, localState, newUser, signInThroughPage, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
+import { dashboardReady, fillEntry, launch, localState, newUser, openEntry, signInThroughPage, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
 
 const PASSPHRASE = "service worker passphrase";
 const base = inject("baseUrl");
@@ -96,6 +96,7 @@ describe("service worker", () => {
     await waitForPending(page, 0);
     await context.setOffline(true);
     await fillEntry(page, { name: "Queued offline", website: "queued.example", username: "quinn", password: "pw-queued" });
+    await openEntry(page, "Contested");
     await page.getByRole("button", { name: "Edit Contested" }).click();
     await expect.poll(() => page.getByLabel("Username", { exact: true }).inputValue()).toBe("cody");
     await fillEntry(page, { name: "Contested locally", password: "pw-contested-local" });

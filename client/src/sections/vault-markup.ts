@@ -1,26 +1,63 @@
 /** The vault section's static markup (no user data: text is set through textContent). */
 export const VAULT_MARKUP = `
-<div id="vault-view" class="columns" hidden>
-  <section aria-labelledby="entries-heading">
-    <h1 id="vault-title" class="section-title" tabindex="-1">Vault</h1>
-    <h2 id="entries-heading">Entries</h2>
-    <label for="search">Search</label>
-    <input id="search" type="search" autocomplete="off" aria-describedby="search-help">
-    <p id="search-help" class="hint">Matches whole words and word beginnings of name, website and username, through blind indexes.</p>
-    <p id="foreign-key" class="error" aria-live="polite" hidden></p>
-    <ul id="entries" aria-label="Vault entries"></ul>
-    <p id="empty" class="muted" hidden>No entries.</p>
-    <section id="revealed" aria-labelledby="revealed-heading" hidden>
-      <h3 id="revealed-heading">Entry</h3>
-      <dl id="revealed-fields"></dl>
-      <div id="entry-tools"></div>
-      <button type="button" id="hide-revealed">Hide</button>
+<div id="vault-view" class="vault" hidden>
+  <h1 id="vault-title" class="section-title" tabindex="-1">Vault</h1>
+  <div id="vault-panes" class="vault-panes" data-view="list">
+    <section id="list-pane" class="list-pane" aria-labelledby="entries-heading">
+      <div class="vault-toolbar">
+        <div class="search-box">
+          <label for="search">Search</label>
+          <input id="search" type="search" autocomplete="off" aria-describedby="search-help" aria-keyshortcuts="/" aria-controls="entries">
+        </div>
+        <button type="button" id="new-entry">New entry</button>
+      </div>
+      <div class="vault-filters">
+        <label for="sort">Sort by</label>
+        <select id="sort"><option value="name">Name</option><option value="used">Last used</option><option value="changed">Last changed</option></select>
+        <label for="tag-filter">Tag</label>
+        <select id="tag-filter"><option value="">All tags</option></select>
+      </div>
+      <p id="search-help" class="hint">Matches whole words and word beginnings of name, website and username. Keys: <kbd>/</kbd> search, <kbd>↑</kbd> <kbd>↓</kbd> move, <kbd>Enter</kbd> open; on an open entry <kbd>c</kbd> copies the password, <kbd>u</kbd> the username, <kbd>o</kbd> the one-time code, <kbd>Esc</kbd> goes back to the list.</p>
+      <h2 id="entries-heading">Entries</h2>
+      <p id="foreign-key" class="error" aria-live="polite" hidden></p>
+      <ul id="entries" class="entry-list" aria-label="Vault entries"></ul>
+      <div id="empty" class="empty-state" hidden>
+        <p class="empty-title">Your vault is empty.</p>
+        <p>Coming from another password manager? <a href="/import-export">Import your passwords</a> first: Bitwarden, 1Password, LastPass, Dashlane and browser exports are read on this device.</p>
+        <p><button type="button" id="empty-new" class="secondary">Add your first entry</button></p>
+      </div>
+      <p id="no-match" class="empty-state" hidden></p>
     </section>
-  </section>
-  <div>
-  <section aria-labelledby="form-heading">
-    <h2 id="form-heading">Add an entry</h2>
+    <section id="revealed" class="entry-detail" aria-labelledby="revealed-heading" hidden>
+      <div class="detail-head">
+        <button type="button" id="back-to-list" class="secondary back">Back to the list</button>
+        <span id="detail-avatar" class="avatar large" aria-hidden="true"></span>
+        <div class="detail-title">
+          <h2 id="revealed-heading" tabindex="-1">Entry</h2>
+          <p id="detail-site" class="muted"></p>
+        </div>
+      </div>
+      <div class="row detail-actions">
+        <button type="button" id="edit-entry" class="secondary">Edit</button>
+        <button type="button" id="delete-entry" class="danger">Delete</button>
+        <button type="button" id="hide-revealed" class="secondary">Close</button>
+      </div>
+      <div id="detail-tabs" class="tabs" role="tablist" aria-label="Entry sections"></div>
+      <div id="entry-tools">
+        <section id="panel-details" class="tab-panel" role="tabpanel" aria-labelledby="tab-details" data-tool="details">
+          <p id="detail-error" class="error" role="alert"></p>
+          <dl id="revealed-fields" class="fields"></dl>
+        </section>
+      </div>
+    </section>
+    <p id="detail-placeholder" class="detail-placeholder muted">Select an entry to see its details.</p>
+  </div>
+  <dialog id="entry-dialog" class="entry-dialog" aria-labelledby="form-heading">
     <form id="entry-form" method="post" action="/vault">
+      <div class="dialog-head">
+        <h2 id="form-heading">New entry</h2>
+        <button type="button" id="cancel-edit" class="secondary">Cancel</button>
+      </div>
       <input type="hidden" id="entry-id" name="id">
       <label for="f-name">Name</label>
       <input id="f-name" name="name" required maxlength="500">
@@ -31,7 +68,15 @@ export const VAULT_MARKUP = `
       <label for="f-username">Username</label>
       <input id="f-username" name="username" autocomplete="off">
       <label for="f-password">Password</label>
-      <input id="f-password" name="password" type="password" autocomplete="new-password">
+      <div class="password-row">
+        <input id="f-password" name="password" type="password" autocomplete="new-password" aria-describedby="strength-text">
+        <button type="button" id="f-password-show" class="secondary" aria-controls="f-password">Show</button>
+      </div>
+      <div id="strength" class="strength" data-score="">
+        <meter id="strength-meter" min="0" max="4" low="2" high="3" optimum="4" value="0" aria-label="Password strength"></meter>
+        <p id="strength-text" class="hint" aria-live="polite"></p>
+      </div>
+      <div id="generator-box"></div>
       <label for="f-notes">Notes</label>
       <textarea id="f-notes" name="notes" rows="3"></textarea>
       <label for="f-category">Category</label>
@@ -42,10 +87,8 @@ export const VAULT_MARKUP = `
       <input id="f-tags" name="tags">
       <div class="row">
         <button type="submit" id="save" disabled>Save</button>
-        <button type="button" id="cancel-edit" hidden>Cancel</button>
       </div>
       <p id="form-error" class="error" role="alert"></p>
     </form>
-  </section>
-  </div>
+  </dialog>
 </div>`;

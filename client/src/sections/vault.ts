@@ -1,35 +1,68 @@
-/** The vault section (/vault): list, search, reveal, copy, add, edit, delete, and the entry tools. */
+/**
+ * The vault section (/vault): a searchable list beside the open entry's detail (its own view on a
+ * phone), new and edit in a dialog, and the keyboard path from a search to the clipboard.
+ */
 import { ApiError, OfflineError } from "../api";
-import type { EntrySecrets } from "../crypto";
+import { queryTokens, type EntrySecrets } from "../crypto";
 import type { LocalEntry } from "../db";
-import { entryTools } from "../entry-tools";
-import { $, el, input, requestBackgroundSync } from "../pages/common";
-import { clearSyncCache } from "../session";
-import type { AppContext, EntryContext, Unmount } from "../shell/context";
-import type { EntryInput } from "../vault";
+import { $, el, input } from "../pages/common";
+import type { AppContext, Unmount } from "../shell/context";
+import { EntryDetail } from "./vault-detail";
+import { EntryForm } from "./vault-form";
+import { EntryList, type Row } from "./vault-list";
 import { VAULT_MARKUP } from "./vault-markup";
 
-const REVEAL_HIDE_MS = 30_000;
-/** What a row shows; its buttons read the entry itself from the store when pressed. */
-type Row = { id: string; name: string; site: string };
 const rowOf = (e: LocalEntry): Row => ({ id: e.id, name: e.name, site: e.website ?? e.url ?? "" });
-/** Rows drawn at once (more than any screen holds), then slices of the rest between tasks. */
-const FIRST_ROWS = 200;
-const ROW_SLICE = 1000;
+/** Entries whose username is opened per slice, between tasks, after the list is drawn. */
+const USERNAME_SLICE = 100;
+
+const editable = (t: EventTarget | null) => t instanceof HTMLElement && !!t.closest("input, textarea, select, [contenteditable]");
 
 export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount> {
   const { db, session, keys, vault, api, sync, trust, toast } = app;
   root.innerHTML = VAULT_MARKUP;
-  const form = $("entry-form") as HTMLFormElement;
-  const list = $("entries");
-  let hideTimer: ReturnType<typeof setTimeout> | undefined;
-  let unmountTools: Unmount[] = [];
+  const panes = $("vault-panes");
+  const search = input("search");
   let gone = false;
+  /** The store as last read, sorted by name: searches run on it without reading the store again. */
+  let snapshot: LocalEntry[] = [];
+  let queued = new Set<string>();
+  let searched = 0;
+  /** Whether the store has been read once (until then the cached listing is on screen). */
+  let loaded = false;
+  /** The entry last opened, for focus to return to its row. */
+  let lastOpen: string | null = null;
+  /** Usernames opened on this page (they are in the encrypted part): shown in the rows. */
+  const usernames = new Map<string, string>();
+  const list = new EntryList($("entries"), usernames, (id) => void openById(id));
 
-  function button(label: string, aria: string, onClick: () => void) {
-    const b = el("button", { type: "button", textContent: label, className: "secondary", onclick: onClick });
-    b.setAttribute("aria-label", aria);
-    return b;
+  const detail = new EntryDetail({
+    app,
+    secretsOf: async (e) => {
+      const s = await secretsOf(e);
+      learnUsername(e.id, s.username);
+      return s;
+    },
+    edit: (e) => void edit(e),
+    remove: (e) => void remove(e),
+    closed: () => {
+      showDetail(false);
+      list.focus(lastOpen);
+    },
+  });
+  const form = new EntryForm(app, (id) => {
+    if (detail.entry?.id === id) void openById(id, false);
+  });
+
+  function learnUsername(id: string, username: string) {
+    usernames.set(id, username);
+    list.setUsername(id, username);
+  }
+
+  function showDetail(open: boolean) {
+    panes.dataset.view = open ? "detail" : "list";
+    $("detail-placeholder").hidden = open;
+    if (!open) list.select(null);
   }
 
   /**
@@ -40,52 +73,6 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   async function noteFullyBound(all: LocalEntry[]) {
     if (!(await db.meta(`lastSync:${session.userId}`)) || (await db.pendingCount(session.userId)) > 0) return;
     if ((await vault.legacyCount(all)) === 0) await trust.raise({ bound: true });
-  }
-
-  let drawing = 0;
-
-  /** The entry as the store holds it when a row's button is pressed (the row may be older). */
-  async function current(r: Row): Promise<LocalEntry | null> {
-    const e = await db.entry(session.userId, r.id);
-    if (!e) toast(`${r.name} is no longer in the vault`);
-    return e ?? null;
-  }
-  const withEntry = (r: Row, act: (e: LocalEntry) => Promise<void>) => () => void current(r).then((e) => (e ? act(e) : undefined));
-
-  function row(e: Row, queued: Set<string>): HTMLLIElement {
-    const li = el("li", { dataset: { id: e.id } }, el("span", { className: "name", textContent: e.name }), el("span", { className: "muted", textContent: e.site }));
-    if (queued.has(e.id)) li.append(el("span", { className: "pending-mark", textContent: "not yet synced" }));
-    li.append(
-      el(
-        "span",
-        { className: "actions" },
-        button("Reveal", `Reveal ${e.name}`, withEntry(e, reveal)),
-        button("Copy password", `Copy password of ${e.name}`, withEntry(e, copy)),
-        button("Edit", `Edit ${e.name}`, withEntry(e, edit)),
-        button("Delete", `Delete ${e.name}`, withEntry(e, remove)),
-      ),
-    );
-    return li;
-  }
-
-  /**
-   * The first rows at once and the rest in slices between tasks, so a vault of thousands shows its
-   * first screen without waiting for the last row; a newer drawing stops an older one.
-   * `data-rows` counts the rows drawn so far.
-   */
-  function draw(entries: Row[], queued: Set<string>) {
-    const mine = ++drawing;
-    let at = Math.min(FIRST_ROWS, entries.length);
-    list.replaceChildren(...entries.slice(0, at).map((e) => row(e, queued)));
-    list.dataset.rows = String(at);
-    const more = () => {
-      if (mine !== drawing || gone) return;
-      list.append(...entries.slice(at, at + ROW_SLICE).map((e) => row(e, queued)));
-      at = Math.min(at + ROW_SLICE, entries.length);
-      list.dataset.rows = String(at);
-      if (at < entries.length) setTimeout(more, 0);
-    };
-    if (at < entries.length) setTimeout(more, 0);
   }
 
   /**
@@ -103,18 +90,82 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     await db.setMeta(LISTING, rows);
   }
 
+  /** Draws the snapshot filtered by the search box; a newer keystroke supersedes an older one. */
+  async function filter() {
+    if (!loaded) return;
+    const mine = ++searched;
+    const query = search.value.trim();
+    // The snapshot is sorted already: the blind-index match filters it in place of a new sort.
+    const wanted = query ? await queryTokens(keys, query) : [];
+    const tag = ($("tag-filter") as HTMLSelectElement).value;
+    const entries = ordered(
+      snapshot.filter((e) => (!tag || e.tags.includes(tag)) && (!wanted.length || (e.search_tokens !== null && wanted.every((t) => e.search_tokens!.includes(t))))),
+    );
+    if (gone || mine !== searched) return;
+    const rows = entries.map(rowOf);
+    list.draw(rows, queued);
+    if (!query) void keepListing(rows);
+    $("empty").hidden = snapshot.length > 0;
+    $("no-match").hidden = !(query && entries.length === 0 && snapshot.length > 0);
+    $("no-match").textContent = `No entry matches “${query}”. Search looks at whole words and word beginnings of the name, website and username.`;
+    const tagged = tag ? ` tagged “${tag}”` : "";
+    $("entries-heading").textContent = query ? `Entries${tagged} matching “${query}” (${entries.length})` : `Entries${tagged} (${entries.length})`;
+  }
+
+  /**
+   * When each entry was last opened on this device (kept in the local store's metadata, never
+   * sent), for "Last used"; "Last changed" is the entry's own updated_at.
+   */
+  const USED = `used:${session.userId}`;
+  const used: Record<string, number> = (await db.meta<Record<string, number>>(USED)) ?? {};
+  function ordered(entries: LocalEntry[]): LocalEntry[] {
+    const by = ($("sort") as HTMLSelectElement).value;
+    // The snapshot is in name order and the sort is stable: ties stay by name.
+    if (by === "changed") return [...entries].sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0));
+    if (by === "used") return [...entries].sort((a, b) => (used[b.id] ?? 0) - (used[a.id] ?? 0));
+    return entries;
+  }
+
+  /** The tag filter's options: every tag in the vault, the current choice kept. */
+  function drawTags() {
+    const select = $("tag-filter") as HTMLSelectElement;
+    const tags = [...new Set(snapshot.flatMap((e) => e.tags))].sort((a, b) => a.localeCompare(b));
+    const sig = tags.join("\u0001");
+    if (select.dataset.sig === sig) return;
+    select.dataset.sig = sig;
+    const current = select.value;
+    select.replaceChildren(el("option", { value: "", textContent: "All tags" }), ...tags.map((t) => el("option", { value: t, textContent: t })));
+    select.value = tags.includes(current) ? current : "";
+  }
+
+  /** Opens usernames for the rows, a slice per task, while the page stays responsive. */
+  async function fillUsernames(all: LocalEntry[]) {
+    const todo = all.filter((e) => !usernames.has(e.id));
+    for (let i = 0; i < todo.length && !gone; i += USERNAME_SLICE) {
+      await Promise.all(
+        todo.slice(i, i + USERNAME_SLICE).map(async (e) => {
+          if (e.encryption_version === -1) return learnUsername(e.id, e.username ?? "");
+          try {
+            learnUsername(e.id, (await vault.secrets(e)).username);
+          } catch {
+            // Unreadable: the foreign-key notice says why.
+          }
+        }),
+      );
+      await new Promise((r) => setTimeout(r, 0));
+    }
+  }
+
   async function renderList() {
     // One read of the store serves the whole paint (a read deserialises every entry).
     const all = await vault.entries();
-    const query = input("search").value.trim();
-    const entries = query ? await vault.search(query, all) : await vault.list(all);
-    const queued = new Set((await db.pending(session.userId)).map((p) => p.entryId));
+    snapshot = await vault.list(all);
+    queued = new Set((await db.pending(session.userId)).map((p) => p.entryId));
     if (gone) return;
-    const rows = entries.map(rowOf);
-    draw(rows, queued);
-    if (!query) void keepListing(rows);
-    $("empty").hidden = entries.length > 0;
-    $("entries-heading").textContent = query ? `Entries matching “${query}” (${entries.length})` : `Entries (${entries.length})`;
+    loaded = true;
+    drawTags();
+    const query = search.value.trim();
+    await filter();
 
     // Then what needs the keys, with the list already on screen: unbound entries re-sealed (queued
     // updates, sent now rather than at the next periodic sync), placeholders sealed, search tokens
@@ -132,7 +183,13 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
       ? `${count} not shown. ${reasons.join(" ")}`
       : `${count} cannot be opened with this device's key. If the master passphrase was changed on another device, sign out and sign in with the new one.`;
     // The store or the search tokens changed under the list just drawn: one more paint shows it.
-    if (migrated > 0 || sealed > 0 || (indexed > 0 && query)) void app.refresh();
+    if (migrated > 0 || sealed > 0 || (indexed > 0 && search.value.trim())) void app.refresh();
+    else {
+      // New search tokens are in the store, not in the snapshot searched on: read it once more
+      // (no repaint: the rows are the same), so the next keystroke finds them.
+      if (indexed > 0) snapshot = await vault.list(await vault.entries());
+      void fillUsernames(snapshot);
+    }
   }
 
   /**
@@ -140,8 +197,8 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
    * endpoint, so the server records the audit event; offline, or with local changes, the local copy.
    */
   async function secretsOf(e: LocalEntry): Promise<EntrySecrets> {
-    const queued = (await db.pending(session.userId)).some((p) => p.entryId === e.id);
-    if (navigator.onLine && !queued) {
+    const isQueued = (await db.pending(session.userId)).some((p) => p.entryId === e.id);
+    if (navigator.onLine && !isQueued) {
       try {
         const { envelope } = await api.reveal(e.id);
         return await vault.secrets(e, { wrapped_item_key: envelope.wrappedItemKey, encrypted_data: envelope.encryptedData });
@@ -152,95 +209,27 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     return vault.secrets(e);
   }
 
-  function toolsFor(e: LocalEntry, fields: EntrySecrets) {
-    for (const u of unmountTools) u();
-    unmountTools = [];
-    const box = $("entry-tools");
-    box.replaceChildren();
-    const entry: EntryContext = {
-      app,
-      id: e.id,
-      entry: e,
-      fields,
-      async save(changes) {
-        const current = (await db.entry(session.userId, e.id)) ?? e;
-        const secrets = await vault.secrets(current);
-        await vault.update(e.id, { ...secrets, name: current.name, website: current.website ?? "", url: current.url ?? "", tags: current.tags, ...changes });
-        await app.changed();
-      },
-    };
-    for (const tool of entryTools) {
-      const root = el("div");
-      box.append(el("section", { className: "entry-tool", dataset: { tool: tool.id } }, el("h4", { textContent: tool.title }), root));
-      void tool.load().then(async (m) => {
-        const u = await m.mount(root, entry);
-        if (typeof u === "function") unmountTools.push(u);
-      });
-    }
-  }
-
-  async function reveal(e: LocalEntry) {
-    try {
-      const s = await secretsOf(e);
-      const fields: [string, string][] = [
-        ["Username", s.username],
-        ["Password", s.password],
-        ["Notes", s.notes],
-        ["Category", s.category],
-        ["TOTP secret", s.totp],
-      ];
-      $("revealed-fields").replaceChildren(
-        ...fields.flatMap(([k, v]) => [el("dt", { textContent: k }), el("dd", { textContent: v || "—", dataset: { field: k.toLowerCase().split(" ")[0]! } })]),
-      );
-      $("revealed-heading").textContent = e.name;
-      $("revealed").hidden = false;
-      toolsFor(e, s);
-      clearTimeout(hideTimer);
-      hideTimer = setTimeout(hideRevealed, REVEAL_HIDE_MS);
-    } catch (err) {
-      toast(`Cannot reveal: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  }
-
-  function hideRevealed() {
-    clearTimeout(hideTimer);
-    for (const u of unmountTools) u();
-    unmountTools = [];
+  /** Opens an entry by id, read from the store (the row may be older than the entry). */
+  async function openById(id: string, focus = true) {
+    const e = await db.entry(session.userId, id);
     if (gone) return;
-    $("revealed").hidden = true;
-    $("revealed-fields").replaceChildren();
-    $("entry-tools").replaceChildren();
-  }
-
-  async function copy(e: LocalEntry) {
-    try {
-      await navigator.clipboard.writeText((await secretsOf(e)).password);
-      toast(`Password of ${e.name} copied`);
-    } catch (err) {
-      toast(`Cannot copy: ${err instanceof Error ? err.message : String(err)}`);
+    if (!e) {
+      toast("That entry is no longer in the vault");
+      return;
     }
-  }
-
-  function fillForm(id: string, v: Partial<EntryInput>) {
-    input("entry-id").value = id;
-    input("f-name").value = v.name ?? "";
-    input("f-website").value = v.website ?? "";
-    input("f-url").value = v.url ?? "";
-    input("f-username").value = v.username ?? "";
-    input("f-password").value = v.password ?? "";
-    ($("f-notes") as HTMLTextAreaElement).value = v.notes ?? "";
-    input("f-category").value = v.category ?? "";
-    input("f-totp").value = v.totp ?? "";
-    input("f-tags").value = (v.tags ?? []).join(", ");
-    $("form-heading").textContent = id ? `Edit ${v.name ?? ""}` : "Add an entry";
-    $("cancel-edit").hidden = !id;
+    void detail.open(e);
+    lastOpen = id;
+    used[id] = Date.now();
+    void db.setMeta(USED, used);
+    list.select(id);
+    showDetail(true);
+    if (focus) $("revealed-heading").focus();
   }
 
   async function edit(e: LocalEntry) {
     try {
       const s = await vault.secrets(e);
-      fillForm(e.id, { ...s, name: e.name, website: e.website ?? "", url: e.url ?? "", tags: e.tags });
-      input("f-name").focus();
+      form.open(e.id, { ...s, name: e.name, website: e.website ?? "", url: e.url ?? "", tags: e.tags });
     } catch (err) {
       toast(`Cannot edit: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -249,67 +238,52 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   async function remove(e: LocalEntry) {
     if (!confirm(`Delete ${e.name}?`)) return;
     await vault.remove(e.id);
+    detail.close();
+    showDetail(false);
     await app.changed();
   }
 
-  function setBusy(busy: boolean) {
-    form.setAttribute("aria-busy", String(busy));
-    for (const f of Array.from(form.elements)) (f as HTMLInputElement).disabled = busy;
-  }
-
-  form.addEventListener("submit", (ev) => {
-    ev.preventDefault();
-    $("form-error").textContent = "";
-    const v: EntryInput = {
-      name: input("f-name").value,
-      website: input("f-website").value,
-      url: input("f-url").value,
-      username: input("f-username").value,
-      password: input("f-password").value,
-      notes: ($("f-notes") as HTMLTextAreaElement).value,
-      category: input("f-category").value,
-      totp: input("f-totp").value,
-      tags: input("f-tags").value.split(",").map((t) => t.trim()).filter(Boolean),
-    };
-    const id = input("entry-id").value;
-    // The form is locked while the entry is encrypted and stored, so nothing typed meanwhile is lost.
-    setBusy(true);
-    (id ? vault.update(id, v) : vault.create(v))
-      .then(async () => {
-        // The form is handed back once the list and the pending count show the saved entry.
-        await app.refresh();
-        fillForm("", {});
-        setBusy(false);
-        toast(id ? `Saved ${v.name.trim()}` : `Added ${v.name.trim()}`);
-        await app.changed();
-      })
-      .catch((err: unknown) => {
-        setBusy(false);
-        $("form-error").textContent = err instanceof Error ? err.message : String(err);
-      });
+  search.addEventListener("input", () => void filter());
+  for (const id of ["sort", "tag-filter"]) $(id).addEventListener("change", () => void filter());
+  search.addEventListener("keydown", (ev) => {
+    if (ev.key === "ArrowDown") {
+      ev.preventDefault();
+      list.focus();
+    } else if (ev.key === "Enter") {
+      ev.preventDefault();
+      const first = list.firstId();
+      if (first) void openById(first);
+    }
   });
-
-  $("cancel-edit").addEventListener("click", () => fillForm("", {}));
-  $("hide-revealed").addEventListener("click", hideRevealed);
-  input("search").addEventListener("input", () => void app.refresh());
+  const onKey = (ev: KeyboardEvent) => {
+    if (ev.key !== "/" || ev.ctrlKey || ev.metaKey || ev.altKey || editable(ev.target) || ($("entry-dialog") as HTMLDialogElement).open) return;
+    ev.preventDefault();
+    search.focus();
+    search.select();
+  };
+  document.addEventListener("keydown", onKey);
+  for (const id of ["new-entry", "empty-new"]) $(id).addEventListener("click", () => form.open());
   // Through the shell's paint queue, so two renderings never interleave.
   const stopListening = app.onSynced(() => renderList());
 
-  fillForm("", {});
   $("vault-view").hidden = false;
+  showDetail(false);
   const cached = await db.meta<Row[]>(LISTING);
-  if (cached?.length && !input("search").value.trim()) {
-    draw(cached, new Set());
+  if (cached?.length && !search.value.trim()) {
+    list.draw(cached, new Set());
     $("empty").hidden = true;
     $("entries-heading").textContent = `Entries (${cached.length})`;
   }
   await app.refresh();
   // Until here the form cannot submit (see vault-markup.ts): a native submission would put the
   // entry's secrets in a request.
-  ($("save") as HTMLButtonElement).disabled = false;
+  form.enable();
   return () => {
-    hideRevealed();
+    detail.destroy();
+    form.close();
     gone = true;
+    list.gone = true;
+    document.removeEventListener("keydown", onKey);
     stopListening();
   };
 }

@@ -2,7 +2,7 @@
 import { deflateSync } from "node:zlib";
 import { encode } from "uqr";
 import { apiAs } from "./api";
-import { fillEntry, newUser, signInThroughPage, waitForPending, type Browser, type Page } from "./browser";
+import { fillEntry, newUser, openEntry, signInThroughPage, waitForPending, type Browser, type Page } from "./browser";
 import { base, personContext } from "./journey";
 
 /** A new user signed in through the page, with the API as another client of theirs sees it. */
@@ -24,16 +24,13 @@ export async function syncedEntry(page: Page, api: Awaited<ReturnType<typeof api
 }
 
 /**
- * Reveals an entry in the vault section and waits for one of its tools. An entry already open is
- * hidden first: the reveal is asynchronous, and the old tools must not be mistaken for the new.
+ * Opens an entry in the vault section and one of its tools: the one-time code sits in the details,
+ * the others are tabs of the entry. An entry already open is closed first (see openEntry).
  */
 export async function openEntryTool(page: Page, entryName: string, tool: string) {
+  await openEntry(page, entryName);
+  if (tool !== "totp") await page.locator(`#detail-tabs [data-tab="${tool}"]`).click();
   const box = page.locator(`#entry-tools section[data-tool="${tool}"]`);
-  if (await page.locator("#revealed").isVisible()) {
-    await page.getByRole("button", { name: "Hide", exact: true }).click();
-    await box.waitFor({ state: "detached" });
-  }
-  await page.getByRole("button", { name: `Reveal ${entryName}`, exact: true }).click();
   await box.waitFor();
   return box;
 }

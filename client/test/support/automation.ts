@@ -1,7 +1,7 @@
 /** Helpers for the automation journeys (docs/decisions.md, Client: mailboxes, discovery, resets, session shares and identities in the browser): mailboxes, the local reset site, the reset tool. */
 import { inject } from "vitest";
 import { apiAs } from "./api";
-import { fillEntry, type Entry, type Page } from "./browser";
+import { fillEntry, openEntry, openNewEntry, revealedField, type Entry, type Page } from "./browser";
 import { d1 } from "./journey";
 
 export const automation = () => inject("automation");
@@ -51,17 +51,18 @@ export async function siteLogin(email: string, password: string): Promise<number
 
 /** Adds an entry in the vault form with its URL (the address a reset starts from). */
 export async function addEntryWithUrl(page: Page, e: Entry & { url: string }) {
+  await openNewEntry(page);
   await page.getByLabel("URL", { exact: true }).fill(e.url);
   await fillEntry(page, e);
 }
 
-/** Reveals an entry: its fields and its tools (the reset tool among them) show. */
+/** Opens an entry: its fields and its tools (the reset tool among them) show. */
 export async function revealEntry(page: Page, name: string) {
-  await page.getByRole("button", { name: `Reveal ${name}` }).click();
+  await openEntry(page, name);
   await page.locator('#revealed-fields dd[data-field="password"]').waitFor();
 }
 
-export const revealedPassword = (page: Page) => page.locator('#revealed-fields dd[data-field="password"]').innerText();
+export const revealedPassword = (page: Page) => revealedField(page, "password");
 
 /** The reset tasks this page's device still has to save (metadata `resets:<user>`), by task id. */
 export function trackedResets(page: Page): Promise<string[]> {

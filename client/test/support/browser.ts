@@ -148,7 +148,16 @@ export async function screenshot(page: Page, name: string) {
 
 export type Entry = { name: string; website?: string; username?: string; password?: string; notes?: string };
 
+/** Opens the entry dialog for a new entry, unless it is already open (an edit in progress). */
+export async function openNewEntry(page: Page) {
+  if (await page.locator("#entry-dialog[open]").count()) return;
+  await page.getByRole("button", { name: "New entry", exact: true }).click();
+  await page.locator("#entry-dialog[open]").waitFor();
+}
+
+/** Fills the entry dialog (opening it for a new entry when it is closed) and saves. */
 export async function fillEntry(page: Page, e: Entry) {
+  await openNewEntry(page);
   await page.getByLabel("Name", { exact: true }).fill(e.name);
   if (e.website !== undefined) await page.getByLabel("Website", { exact: true }).fill(e.website);
   if (e.username !== undefined) await page.getByLabel("Username", { exact: true }).fill(e.username);
@@ -172,6 +181,38 @@ export async function waitForPending(page: Page, n: number) {
 }
 
 export const entryNames = (page: Page) => page.locator("#entries li .name").allInnerTexts();
+
+/** The list row of an entry, by its exact name. */
+export const entryRow = (page: Page, name: string) => page.locator("#entries li").filter({ has: page.locator(".name").getByText(name, { exact: true }) });
+
+/**
+ * Opens an entry from the list and waits for its detail: its fields once its secrets are opened,
+ * or the reason they cannot be. An entry already open is closed first, so the old detail is never
+ * mistaken for the new one.
+ */
+export async function openEntry(page: Page, name: string) {
+  if (await page.locator("#revealed").isVisible()) {
+    await page.locator("#hide-revealed").click();
+    await page.locator("#revealed").waitFor({ state: "hidden" });
+  }
+  await entryRow(page, name).locator("button.entry-row").click();
+  await page.locator(`#revealed[data-id]`).waitFor();
+  await page.waitForFunction(() => {
+    const box = document.getElementById("revealed");
+    return box?.dataset.ready === "true" || (document.getElementById("detail-error")?.textContent ?? "") !== "";
+  });
+}
+
+/** A field of the open entry as the person reads it, a masked secret shown first. */
+export async function revealedField(page: Page, field: string) {
+  const dd = page.locator(`#revealed-fields dd[data-field="${field}"]`);
+  await dd.waitFor();
+  if ((await dd.getAttribute("data-masked")) === "true") {
+    await page.getByRole("button", { name: `Show ${field === "totp" ? "totp secret" : field}`, exact: true }).click();
+    await page.locator(`#revealed-fields dd[data-field="${field}"][data-masked="false"]`).waitFor();
+  }
+  return dd.innerText();
+}
 
 /** What the page's local store and caches hold, read inside the page. */
 export function localState(page: Page) {

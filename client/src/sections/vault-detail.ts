@@ -1,0 +1,270 @@
+/**
+ * An open entry: its fields, each with its own copy button, secrets masked until shown (and masked
+ * again when the person leaves the entry or the page); the live one-time code; the entry's tools
+ * as tabs, each mounted the first time its tab is opened and unmounted when the entry is left.
+ * Nothing here closes on a timer: a person may spend minutes in a tool.
+ */
+import type { EntrySecrets } from "../crypto";
+import type { LocalEntry } from "../db";
+import { entryTools } from "../entry-tools";
+import { $, el } from "../pages/common";
+import type { AppContext, EntryContext, EntryToolDef, Unmount } from "../shell/context";
+import { avatarColour, avatarLetter } from "./vault-list";
+
+type FieldKey = "username" | "password" | "website" | "url" | "notes" | "category" | "totp";
+type Field = { key: FieldKey; label: string; secret?: boolean; always?: boolean };
+const FIELDS: Field[] = [
+  { key: "username", label: "Username", always: true },
+  { key: "password", label: "Password", secret: true, always: true },
+  { key: "website", label: "Website" },
+  { key: "url", label: "URL" },
+  { key: "notes", label: "Notes" },
+  { key: "category", label: "Category" },
+  { key: "totp", label: "TOTP secret", secret: true },
+];
+const MASK = "••••••••••";
+/** The tool shown inside the details tab rather than as a tab of its own: the live code. */
+const INLINE_TOOL = "totp";
+
+export type DetailHost = {
+  app: AppContext;
+  /** The entry's secrets (through the audited reveal endpoint when online). */
+  secretsOf(e: LocalEntry): Promise<EntrySecrets>;
+  edit(e: LocalEntry): void;
+  remove(e: LocalEntry): void;
+  /** The person left the entry (Close, Back or Escape). */
+  closed(): void;
+};
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+export class EntryDetail {
+  entry: LocalEntry | null = null;
+  private secrets: Promise<EntrySecrets> | null = null;
+  private unmounts: Unmount[] = [];
+  private opened = 0;
+  private readonly box = $("revealed");
+  private readonly tabs = $("detail-tabs");
+  private readonly tools = $("entry-tools");
+  private readonly onHidden = () => document.visibilityState === "hidden" && this.mask();
+  /** The values behind the masked fields: kept out of the DOM until shown. */
+  private values = new WeakMap<HTMLElement, string>();
+
+  constructor(private readonly host: DetailHost) {
+    $("hide-revealed").addEventListener("click", () => this.leave());
+    $("back-to-list").addEventListener("click", () => this.leave());
+    $("edit-entry").addEventListener("click", () => this.entry && host.edit(this.entry));
+    $("delete-entry").addEventListener("click", () => this.entry && host.remove(this.entry));
+    this.box.addEventListener("keydown", (ev) => this.onKey(ev));
+    document.addEventListener("visibilitychange", this.onHidden);
+  }
+
+  /** Opens an entry: the frame at once, the fields once its secrets are opened. */
+  open(e: LocalEntry): Promise<void> {
+    this.close();
+    const mine = ++this.opened;
+    this.entry = e;
+    const site = e.website || e.url || "";
+    $("revealed-heading").textContent = e.name;
+    $("detail-site").textContent = site;
+    const av = $("detail-avatar");
+    av.textContent = avatarLetter(e.name, site);
+    av.className = `avatar large c${avatarColour(e.name)}`;
+    $("edit-entry").setAttribute("aria-label", `Edit ${e.name}`);
+    $("delete-entry").setAttribute("aria-label", `Delete ${e.name}`);
+    $("detail-error").textContent = "";
+    $("revealed-fields").replaceChildren();
+    this.drawTabs();
+    this.box.hidden = false;
+    this.box.dataset.id = e.id;
+    const secrets = this.host.secretsOf(e);
+    this.secrets = secrets;
+    secrets.catch(() => undefined);
+    return secrets.then(
+      (s) => {
+        if (mine !== this.opened) return;
+        this.drawFields(e, s);
+        this.mountTool(entryTools.find((t) => t.id === INLINE_TOOL)!, $("panel-details"), s);
+        this.box.dataset.ready = "true";
+      },
+      (err: unknown) => {
+        if (mine !== this.opened) return;
+        $("detail-error").textContent = `This entry cannot be opened: ${errorText(err)}`;
+        this.host.app.toast(`Cannot reveal: ${errorText(err)}`);
+      },
+    );
+  }
+
+  /** Leaves the entry: tools unmounted, secrets dropped from the page. */
+  close() {
+    this.opened++;
+    for (const u of this.unmounts) u();
+    this.unmounts = [];
+    this.entry = null;
+    this.secrets = null;
+    delete this.box.dataset.id;
+    delete this.box.dataset.ready;
+    this.box.hidden = true;
+    $("revealed-fields").replaceChildren();
+    this.tabs.replaceChildren();
+    for (const p of Array.from(this.tools.querySelectorAll(".tab-panel:not(#panel-details)"))) p.remove();
+    $("panel-details").querySelector(`[data-tool="${INLINE_TOOL}"]`)?.remove();
+  }
+
+  leave() {
+    this.close();
+    this.host.closed();
+  }
+
+  destroy() {
+    this.close();
+    document.removeEventListener("visibilitychange", this.onHidden);
+  }
+
+  /** Masks every shown secret again. */
+  mask() {
+    for (const dd of Array.from(this.box.querySelectorAll<HTMLElement>("dd[data-secret]"))) this.setShown(dd, false);
+  }
+
+  /** Copies a field of the open entry; `code` copies the live one-time code. */
+  async copy(key: FieldKey | "code") {
+    if (!this.entry || !this.secrets) return;
+    if (key === "code") {
+      const button = Array.from(this.box.querySelectorAll<HTMLButtonElement>(`[data-tool="${INLINE_TOOL}"] button`)).find((b) => b.textContent === "Copy code");
+      if (button) button.click();
+      else this.host.app.toast("This entry has no one-time code");
+      return;
+    }
+    const label = FIELDS.find((f) => f.key === key)!.label;
+    try {
+      const value = key === "website" || key === "url" ? (this.entry[key] ?? "") : (await this.secrets)[key];
+      await navigator.clipboard.writeText(value);
+      this.host.app.toast(`${label} copied`);
+    } catch (err) {
+      this.host.app.toast(`Cannot copy: ${errorText(err)}`);
+    }
+  }
+
+  private setShown(dd: HTMLElement, shown: boolean) {
+    const value = this.values.get(dd) ?? "";
+    dd.textContent = shown ? value || "—" : value ? MASK : "—";
+    dd.dataset.masked = String(!shown);
+    const toggle = dd.nextElementSibling?.querySelector<HTMLButtonElement>("button.show");
+    if (toggle) {
+      toggle.textContent = shown ? "Hide" : "Show";
+      toggle.setAttribute("aria-label", `${shown ? "Hide" : "Show"} ${dd.dataset.label?.toLowerCase()}`);
+      toggle.setAttribute("aria-pressed", String(shown));
+    }
+  }
+
+  private drawFields(e: LocalEntry, s: EntrySecrets) {
+    const values: Record<FieldKey, string> = { ...s, website: e.website ?? "", url: e.url ?? "" };
+    const rows = FIELDS.filter((f) => f.always || values[f.key]).flatMap((f) => {
+      const value = values[f.key];
+      const dd = el("dd", { className: f.key === "notes" ? "value notes" : "value", dataset: { field: f.key, label: f.label } });
+      this.values.set(dd, value);
+      const actions = el("dd", { className: "field-actions" });
+      if (f.secret) {
+        dd.dataset.secret = "true";
+        const toggle = el("button", { type: "button", className: "secondary show" });
+        toggle.addEventListener("click", () => this.setShown(dd, dd.dataset.masked === "true"));
+        actions.append(toggle);
+      } else dd.textContent = value || "—";
+      if (value) {
+        const copy = el("button", { type: "button", className: "secondary", textContent: "Copy" });
+        copy.setAttribute("aria-label", `Copy ${f.label.toLowerCase()}`);
+        copy.addEventListener("click", () => void this.copy(f.key));
+        actions.append(copy);
+      }
+      return [el("dt", { textContent: f.label }), dd, actions];
+    });
+    $("revealed-fields").replaceChildren(...rows);
+    this.mask();
+  }
+
+  private drawTabs() {
+    const tab = (id: string, title: string) => {
+      const b = el("button", { type: "button", id: `tab-${id}`, textContent: title, dataset: { tab: id } });
+      b.setAttribute("role", "tab");
+      b.setAttribute("aria-controls", `panel-${id}`);
+      b.addEventListener("click", () => this.showTab(id));
+      return b;
+    };
+    this.tabs.replaceChildren(tab("details", "Details"), ...entryTools.filter((t) => t.id !== INLINE_TOOL).map((t) => tab(t.id, t.title)));
+    this.tabs.onkeydown = (ev) => {
+      const all = Array.from(this.tabs.querySelectorAll<HTMLButtonElement>("[role=tab]"));
+      const at = all.indexOf(document.activeElement as HTMLButtonElement);
+      const to = ev.key === "ArrowRight" ? all[(at + 1) % all.length] : ev.key === "ArrowLeft" ? all[(at - 1 + all.length) % all.length] : undefined;
+      if (!to) return;
+      ev.preventDefault();
+      to.focus();
+      to.click();
+    };
+    this.showTab("details");
+  }
+
+  /** Shows one tab's panel; a tool's panel is made and mounted the first time. */
+  showTab(id: string) {
+    for (const b of Array.from(this.tabs.querySelectorAll<HTMLButtonElement>("[role=tab]"))) {
+      const on = b.dataset.tab === id;
+      b.setAttribute("aria-selected", String(on));
+      b.tabIndex = on ? 0 : -1;
+    }
+    let panel = document.getElementById(`panel-${id}`);
+    if (!panel) {
+      const tool = entryTools.find((t) => t.id === id);
+      if (!tool || !this.secrets) return;
+      panel = el("section", { id: `panel-${id}`, className: "tab-panel entry-tool", dataset: { tool: id } });
+      panel.setAttribute("role", "tabpanel");
+      panel.setAttribute("aria-labelledby", `tab-${id}`);
+      this.tools.append(panel);
+      const mine = this.opened;
+      void this.secrets.then((s) => mine === this.opened && this.mountTool(tool, panel!, s, true)).catch(() => undefined);
+    }
+    for (const p of Array.from(this.tools.querySelectorAll<HTMLElement>(".tab-panel"))) p.hidden = p !== panel;
+  }
+
+  private mountTool(tool: EntryToolDef, into: HTMLElement, fields: EntrySecrets, own = false) {
+    const e = this.entry!;
+    const { app } = this.host;
+    const root = el("div");
+    if (own) into.replaceChildren(el("h3", { className: "visually-hidden", textContent: tool.title }), root);
+    else into.append(el("section", { className: "entry-tool inline-tool", dataset: { tool: tool.id } }, el("h3", { textContent: tool.title }), root));
+    const ctx: EntryContext = {
+      app,
+      id: e.id,
+      entry: e,
+      fields,
+      async save(changes) {
+        const current = (await app.db.entry(app.session.userId, e.id)) ?? e;
+        const secrets = await app.vault.secrets(current);
+        await app.vault.update(e.id, { ...secrets, name: current.name, website: current.website ?? "", url: current.url ?? "", tags: current.tags, ...changes });
+        await app.changed();
+      },
+    };
+    const mine = this.opened;
+    void tool.load().then(async (m) => {
+      if (mine !== this.opened) return;
+      const u = await m.mount(root, ctx);
+      if (typeof u !== "function") return;
+      if (mine === this.opened) this.unmounts.push(u);
+      else u();
+    });
+  }
+
+  /** Shortcuts on an open entry (outside text fields): c password, u username, o code, Esc back. */
+  private onKey(ev: KeyboardEvent) {
+    const t = ev.target as HTMLElement;
+    if (ev.ctrlKey || ev.metaKey || ev.altKey || t.closest("input, textarea, select, [contenteditable]")) return;
+    const act: Record<string, () => void> = {
+      c: () => void this.copy("password"),
+      u: () => void this.copy("username"),
+      o: () => void this.copy("code"),
+      Escape: () => this.leave(),
+    };
+    const run = act[ev.key];
+    if (!run) return;
+    ev.preventDefault();
+    run();
+  }
+}
