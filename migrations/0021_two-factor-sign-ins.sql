@@ -7,3 +7,6 @@ CREATE TABLE `two_factor_sign_ins` (
 	`verified_at` integer NOT NULL,
 	PRIMARY KEY(`user_id`, `sign_in`)
 );
+--> statement-breakpoint
+-- Invitations found in the app (DECISIONS D21): open invitations listed by the invitee's address.
+CREATE INDEX `emergency_invitee` ON `emergency_contacts` (`contact_email`,`status`);
