@@ -52,13 +52,18 @@ async function saveSwitch(page: Page, days: string) {
 const signIns = (sub: string) => d1<{ sign_in: string; verified_at: number }>(`SELECT sign_in, verified_at FROM two_factor_sign_ins WHERE user_id = '${sub}'`);
 
 describe("account 2FA in force and confirm it's you", () => {
-  it("with 2FA on, a sign-in at the provider asks for the code, then the passphrase opens the vault", async () => {
-    const u = await newUser("twofa-in");
+  let inPage: Page;
+  let inUser: Awaited<ReturnType<typeof newUser>>;
+  let inRecovery: string[];
+  it("with 2FA on, a sign-in at the provider asks for the code and the vault's data is refused until then", async () => {
+    const u = (inUser = await newUser("twofa-in"));
     const api = await apiAs(base(), u.token);
     const { secret, recoveryCodes } = (await api.post("/api/2fa/enroll")).body as { secret: string; recoveryCodes: string[] };
     expect((await api.post("/api/2fa/verify", { code: await nextCode(secret) })).status).toBe(200);
 
-    const { context, page } = await personContext(browser);
+    inRecovery = recoveryCodes;
+    const { page } = await personContext(browser);
+    inPage = page;
     await page.goto("/");
     await page.getByRole("link", { name: "Sign in" }).click();
     await providerSignIn(page, u.email);
@@ -68,6 +73,12 @@ describe("account 2FA in force and confirm it's you", () => {
     // The vault's data is refused to this sign-in until the code.
     const before = await page.evaluate(async () => (await fetch("/api/passwords")).json());
     expect(before).toMatchObject({ code: "TWO_FACTOR_REQUIRED", status: 401 });
+  });
+
+  it("a wrong code is refused; a recovery code passes, then the passphrase opens the vault", async () => {
+    const [page, u, recoveryCodes] = [inPage, inUser, inRecovery];
+    const api = await apiAs(base(), u.token);
+    const dialog = page.getByRole("dialog", { name: "Two-factor code" });
 
     await dialog.getByLabel("Authenticator code").fill("000000");
     await dialog.getByRole("button", { name: "Verify" }).click();
@@ -83,11 +94,13 @@ describe("account 2FA in force and confirm it's you", () => {
     await dashboardReady(page);
     const session = await page.evaluate(async () => (await fetch("/api/auth/session")).json());
     expect(session).toEqual({ user: { id: u.sub, email: u.email }, twoFactorRequired: false });
-    // Two verified sign-ins: the API's (which confirmed the enrollment) and this browser's.
-    expect(signIns(u.sub)).toHaveLength(2);
     expect((await api.get("/api/2fa/status")).body.recoveryCodesRemaining).toBe(9);
     await screenshot(page, "screenshots/signin-2fa-vault.png");
-    await context.close();
+  });
+
+  it("the server holds two verified sign-ins: the one that confirmed 2FA and the browser's", async () => {
+    expect(signIns(inUser.sub)).toHaveLength(2);
+    await inPage.context().close();
   });
 
   let stepPage: Page;
@@ -115,7 +128,10 @@ describe("account 2FA in force and confirm it's you", () => {
     await submitSignIn(page, "twofa step passphrase 1");
     await page.waitForURL("**/vault");
     await dashboardReady(page);
-    d1(`UPDATE two_factor_sign_ins SET verified_at = verified_at - 600 WHERE user_id = '${u.sub}'`);
+  });
+
+  it("(2FA on) ten minutes pass: the code given at sign-in is ten minutes old too", async () => {
+    d1(`UPDATE two_factor_sign_ins SET verified_at = verified_at - 600 WHERE user_id = '${stepUser.sub}'`);
   });
 
   it("ten minutes after signing in, saving the switch asks for a code and then saves (2FA on)", async () => {
