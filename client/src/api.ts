@@ -12,7 +12,7 @@ import { Revalidation } from "./revalidate";
 
 export const ENDPOINTS = {
   csrfToken: { method: "GET", path: "/api/auth/csrf-token", reads: ["csrfToken"] },
-  session: { method: "GET", path: "/api/auth/session", reads: ["user"] },
+  session: { method: "GET", path: "/api/auth/session", reads: ["user", "twoFactorRequired"] },
   listPasswords: { method: "GET", path: "/api/passwords", query: ["page", "limit"], reads: ["data", "pagination"] },
   match: { method: "GET", path: "/api/passwords/match", query: ["url"], reads: ["matches"] },
   reveal: { method: "POST", path: "/api/passwords/{id}/reveal", reads: ["envelope"] },
@@ -103,6 +103,19 @@ export class ApiError extends Error {
     this.name = "ApiError";
   }
 }
+
+/**
+ * Asked when the server wants more proof of the person before it answers: an account 2FA code for
+ * this sign-in (TWO_FACTOR_REQUIRED, DECISIONS D20) or a recent sign-in (STEP_UP_REQUIRED, D3).
+ * Resolves true once the person has given it: the call is then made again, so the action that met
+ * the refusal finishes. Pages set one (client/src/confirm-dialog.ts); without one the error stands.
+ */
+export type ChallengeHandler = (err: ApiError) => Promise<boolean>;
+let challengeHandler: ChallengeHandler | null = null;
+export function setChallengeHandler(fn: ChallengeHandler | null): void {
+  challengeHandler = fn;
+}
+export const CHALLENGE_CODES: readonly string[] = ["TWO_FACTOR_REQUIRED", "STEP_UP_REQUIRED"];
 
 /** No network: fetch failed, or the service worker answered 503 {error: "offline"}. */
 export class OfflineError extends Error {
@@ -306,7 +319,11 @@ export class ApiClient {
       this.csrf = null;
       return this.fetchOk(ep, opts, accept, true);
     }
-    throw new ApiError(res.status, err);
+    const failure = new ApiError(res.status, err);
+    if (res.status === 401 && CHALLENGE_CODES.includes(err.code) && challengeHandler && (await challengeHandler(failure))) {
+      return this.fetchOk(ep, opts, accept, retried);
+    }
+    throw failure;
   }
 
   private urlOf(ep: EndpointDef, opts: CallOptions): string {
@@ -319,7 +336,7 @@ export class ApiClient {
   }
 
   /** Who the HTTP-only auth cookie names (401 without one). */
-  session(): Promise<{ user: { id: string; email: string | null } }> {
+  session(): Promise<{ user: { id: string; email: string | null }; twoFactorRequired?: boolean }> {
     return this.call("session");
   }
 

@@ -9,7 +9,7 @@ export const EMERGENCY_ENDPOINTS = {
   emergencyAdd: { method: "POST", path: "/api/vault/emergency", body: ["email", "wait_hours", "wrapped_access_key", "invite_salt"], reads: ["contact"] },
   emergencyUpdate: { method: "PATCH", path: "/api/vault/emergency/{id}", body: ["wait_hours"], reads: ["contact"] },
   emergencyRevoke: { method: "DELETE", path: "/api/vault/emergency/{id}", reads: ["success"] },
-  emergencyAccept: { method: "POST", path: "/api/vault/emergency/accept", body: ["token"], reads: ["contact"] },
+  emergencyAccept: { method: "POST", path: "/api/vault/emergency/accept", body: ["token", "contact_id"], reads: ["contact"] },
   emergencyRequest: { method: "POST", path: "/api/vault/emergency/request", body: ["contact_id"], reads: ["contact"] },
   emergencyRespond: { method: "POST", path: "/api/vault/emergency/respond", body: ["contact_id", "action"], reads: ["contact"] },
   emergencyAccess: { method: "GET", path: "/api/vault/emergency/access", query: ["contact_id"], reads: ["wrapped_access_key", "invite_salt"] },
@@ -58,6 +58,8 @@ export function emergencyApi(api: ApiClient) {
     update: (id: string, wait_hours: number) => api.request<One>(E.emergencyUpdate, { params: { id }, body: { wait_hours } }),
     revoke: (id: string) => api.request<unknown>(E.emergencyRevoke, { params: { id } }),
     accept: (token: string) => api.request<One>(E.emergencyAccept, { body: { token } }),
+    /** An invitation listed for this person's verified email (DECISIONS D21), accepted without its mailed link. */
+    acceptListed: (contactId: string) => api.request<One>(E.emergencyAccept, { body: { contact_id: contactId } }),
     request: (contact_id: string) => api.request<One>(E.emergencyRequest, { body: { contact_id } }),
     respond: (contact_id: string, action: "approve" | "deny") => api.request<One>(E.emergencyRespond, { body: { contact_id, action } }),
     access: (contact_id: string) => api.request<{ wrapped_access_key: string; invite_salt: string }>(E.emergencyAccess, { query: { contact_id } }),

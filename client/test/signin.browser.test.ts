@@ -66,7 +66,7 @@ describe("sign-in with the OpenID provider", () => {
     await dashboardReady(page);
     expect(await page.locator("#user").innerText()).toBe(user.email);
     // The cookie's token is the API identity: the vault's own calls succeed with it.
-    expect(await page.evaluate(async () => (await fetch("/api/auth/session")).json())).toEqual({ user: { id: user.sub, email: user.email } });
+    expect(await page.evaluate(async () => (await fetch("/api/auth/session")).json())).toEqual({ user: { id: user.sub, email: user.email }, twoFactorRequired: false });
   });
 
   it("refuses a callback that this browser did not start, with a message and no cookie", async () => {

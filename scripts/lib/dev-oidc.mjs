@@ -50,6 +50,9 @@ export async function startDevOidc({ port, issuer = `http://localhost:${port}`, 
   const key = await ensureKey();
   const users = new Map(DEV_USERS.map((u) => [u.email, u]));
   const bySub = () => new Map([...users.values()].map((u) => [u.sub, u]));
+  // Tests only (with registration): how long ago the sign-ins it issues happened, so a journey can
+  // be "ten minutes after signing in" without waiting ten minutes.
+  let authAgeSeconds = 0;
 
   const provider = new Provider(issuer, {
     clients: [
@@ -85,7 +88,7 @@ export async function startDevOidc({ port, issuer = `http://localhost:${port}`, 
     async extraTokenClaims(ctx, token) {
       const user = bySub().get(token.accountId);
       const authTime = ctx?.oidc?.entities?.AuthorizationCode?.authTime;
-      return { email: user?.email, roles: user?.roles ?? [], auth_time: authTime ?? Math.floor(Date.now() / 1000) };
+      return { email: user?.email, roles: user?.roles ?? [], auth_time: (authTime ?? Math.floor(Date.now() / 1000)) - authAgeSeconds };
     },
     // First-party client: no consent screen; the grant covers what the app asks for.
     async loadExistingGrant(ctx) {
@@ -148,6 +151,11 @@ export async function startDevOidc({ port, issuer = `http://localhost:${port}`, 
         const user = users.get(String(form.email ?? "").trim().toLowerCase());
         if (!user || !sameSecret(form.password ?? "", DEV_PASSWORD)) return send(401, loginPage(details.uid, "Unknown email or wrong password", form.email));
         return await provider.interactionFinished(req, res, { login: { accountId: user.sub } }, { mergeWithLastSubmission: false });
+      }
+      if (allowRegistration && url.pathname === "/dev/auth-age" && req.method === "POST") {
+        authAgeSeconds = Math.max(0, Number((await readForm(req)).seconds) || 0);
+        res.writeHead(204).end();
+        return;
       }
       if (allowRegistration && url.pathname === "/dev/users" && req.method === "POST") {
         const form = await readForm(req);

@@ -61,10 +61,14 @@ export async function verifyAccessToken(config: Config, token: string): Promise<
   // so an address the provider has not said it verified is no address at all. A missing claim
   // counts as verified only where the deployment says its provider omits it (IDP_EMAIL_VERIFIED_CLAIM).
   const vouched = payload.email_verified === true || (payload.email_verified === undefined && !config.emailVerifiedRequired);
+  const authTime = typeof payload.auth_time === "number" ? payload.auth_time : undefined;
+  const sid = typeof payload.sid === "string" ? payload.sid : "";
   return {
     id: payload.sub,
     email: typeof payload.email === "string" && vouched ? payload.email : undefined,
-    authTime: typeof payload.auth_time === "number" ? payload.auth_time : undefined,
+    authTime,
+    // Without auth_time nothing ties two tokens to one sign-in: each token (its signature) stands alone.
+    signIn: authTime !== undefined ? `${authTime}:${sid.slice(0, 200)}` : `token:${token.slice(token.lastIndexOf(".") + 1)}`,
     roles,
   };
 }

@@ -9,6 +9,7 @@ import { idempotency } from "./idempotency";
 import { rateLimit, rateLimitAlongside } from "./rate-limit";
 import type { RateRuleName } from "./rate-limit-rules";
 import { phase } from "./server-timing";
+import { exemptFromSecondFactor, requireSecondFactor } from "./second-factor";
 import { stepUp, type StepUpOptions } from "./step-up";
 import type { AppEnv } from "./types";
 
@@ -75,8 +76,9 @@ function requireJsonBody(): MiddlewareHandler<AppEnv> {
 }
 
 /**
- * Registers a route with the middleware order of DECISIONS D2: authentication, CSRF, rate limits,
- * step-up, then the body is read (size cap, media type) and validated, then idempotency.
+ * Registers a route with the middleware order of DECISIONS D2: authentication (with the account's
+ * 2FA for this sign-in, D20), CSRF, rate limits, step-up, then the body is read (size cap, media
+ * type) and validated, then idempotency.
  */
 export function route<B extends AnySchema | undefined = undefined, Q extends AnySchema | undefined = undefined, P extends AnySchema | undefined = undefined>(
   app: Hono<AppEnv>,
@@ -86,6 +88,7 @@ export function route<B extends AnySchema | undefined = undefined, Q extends Any
   const chain: MiddlewareHandler<AppEnv>[] = [];
   const mutating = def.method !== "get";
   if (def.auth !== false) chain.push(phase("auth", authenticate()));
+  if (def.auth !== false && !exemptFromSecondFactor(def.method, def.path)) chain.push(phase("auth", requireSecondFactor()));
   if (def.admin) chain.push(requireAdmin());
   if (def.auth !== false && mutating && def.csrf !== false) chain.push(phase("auth", csrfProtection()));
   chain.push((def.rateLimitConcurrent ? rateLimitAlongside : rateLimit)(...(def.rateLimit ?? [])));

@@ -25,7 +25,8 @@ export type StepUpOptions = {
 };
 
 /**
- * Step-up authentication (RFC 9470): the token's `auth_time` must be recent enough. A stale or
+ * Step-up authentication (RFC 9470): the token's `auth_time`, or a later 2FA code for this sign-in,
+ * must be recent enough. A stale or
  * missing one gets 401 STEP_UP_REQUIRED with `WWW-Authenticate: Bearer
  * error="insufficient_user_authentication", max_age=N` so the client can re-authenticate.
  */
@@ -41,7 +42,9 @@ export function stepUp(opts: StepUpOptions): MiddlewareHandler<AppEnv> {
       if (opts.sensitive && trust !== "trusted") maxAge = Math.min(maxAge, UNTRUSTED_DEVICE_MAX_AGE);
     }
     if (!Number.isFinite(maxAge)) return next();
-    const age = user.authTime === undefined ? Number.POSITIVE_INFINITY : Math.floor(Date.now() / 1000) - user.authTime;
+    // An account 2FA code accepted for this sign-in counts as a fresh sign-in (D20).
+    const signedIn = Math.max(user.authTime ?? Number.NEGATIVE_INFINITY, user.secondFactorAt ?? Number.NEGATIVE_INFINITY);
+    const age = Number.isFinite(signedIn) ? Math.floor(Date.now() / 1000) - signedIn : Number.POSITIVE_INFINITY;
     if (!(age <= maxAge)) {
       throw new AppError(ErrorCode.STEP_UP_REQUIRED, "Recent authentication required", {
         extra: { maxAge },

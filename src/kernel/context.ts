@@ -5,6 +5,13 @@ export type AuthUser = {
   email?: string;
   /** Seconds since the epoch of the last real sign-in (`auth_time`). */
   authTime?: number;
+  /**
+   * Which sign-in this token belongs to (D20): its `auth_time` and `sid`, so a refreshed token of
+   * the same sign-in has the same value; a token without `auth_time` is a sign-in of its own.
+   */
+  signIn: string;
+  /** Epoch seconds of the last account 2FA code accepted for this sign-in, once the gate looked. */
+  secondFactorAt?: number;
   roles: string[];
 };
 

@@ -5,6 +5,7 @@ export const ErrorCode = {
   VALIDATION_ERROR: "VALIDATION_ERROR",
   UNAUTHORIZED: "UNAUTHORIZED",
   STEP_UP_REQUIRED: "STEP_UP_REQUIRED",
+  TWO_FACTOR_REQUIRED: "TWO_FACTOR_REQUIRED",
   FORBIDDEN: "FORBIDDEN",
   NOT_FOUND: "NOT_FOUND",
   METHOD_NOT_ALLOWED: "METHOD_NOT_ALLOWED",
@@ -23,6 +24,7 @@ const STATUS: Record<ErrorCode, number> = {
   VALIDATION_ERROR: 400,
   UNAUTHORIZED: 401,
   STEP_UP_REQUIRED: 401,
+  TWO_FACTOR_REQUIRED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
@@ -42,9 +44,12 @@ export function codeToStatus(code: ErrorCode): number {
 
 /**
  * The admin registry and notifications speak lower-case codes (spec "Errors"). Only
- * VALIDATION_ERROR is renamed; the others are the same word in lower case.
+ * VALIDATION_ERROR is renamed; the others are the same word in lower case, except
+ * TWO_FACTOR_REQUIRED, which DECISIONS D20 names for every route alike (one code a client handles
+ * in one place).
  */
 export function lowerCaseCode(code: ErrorCode): string {
+  if (code === "TWO_FACTOR_REQUIRED") return code;
   return code === "VALIDATION_ERROR" ? "validation_failed" : code.toLowerCase();
 }
 

@@ -46,8 +46,10 @@ describe("emergency access: owner-only and contact-only rules", () => {
     await expectErrorBody(await owner.call("POST", "/api/vault/emergency/accept", { body: { token } }), 403, "FORBIDDEN");
     await expectErrorBody(await other.call("POST", "/api/vault/emergency/accept", { body: { token } }), 403, "FORBIDDEN");
     expect((await contactRow(contact.id))!).toMatchObject({ status: "pending_invite", contactUserId: null });
+    // The addressee finds it in the app (D21); the others do not.
     const pendingList = (await (await friend.call("GET", "/api/vault/emergency")).json()) as { as_contact: unknown[] };
-    expect(pendingList.as_contact).toEqual([]);
+    expect(pendingList.as_contact).toMatchObject([{ id: contact.id, status: "pending_invite" }]);
+    expect(((await (await other.call("GET", "/api/vault/emergency")).json()) as { as_contact: unknown[] }).as_contact).toEqual([]);
   });
 
   it("lists never carry the wrapped key, the salt or the token hash", async () => {

@@ -13,6 +13,10 @@ export type TokenOptions = {
   admin?: boolean;
   /** Seconds since the last real sign-in. */
   authAge?: number | null;
+  /** The sign-in's `auth_time` itself (epoch seconds), for a refreshed token of one sign-in; wins over authAge. */
+  authTime?: number;
+  /** The provider's session id claim. */
+  sid?: string;
   expiresIn?: number;
   alg?: "ES256" | "RS256";
   issuer?: string;
@@ -31,7 +35,9 @@ export async function signToken(opts: TokenOptions = {}): Promise<string> {
   const claims: Record<string, unknown> = { roles: opts.admin ? ["admin"] : [] };
   if (opts.email) claims.email = opts.email;
   if (opts.emailVerified !== undefined) claims.email_verified = opts.emailVerified;
-  if (opts.authAge !== null) claims.auth_time = now - (opts.authAge ?? 0);
+  if (opts.authTime !== undefined) claims.auth_time = opts.authTime;
+  else if (opts.authAge !== null) claims.auth_time = now - (opts.authAge ?? 0);
+  if (opts.sid !== undefined) claims.sid = opts.sid;
   let jwt = new SignJWT(claims)
     .setProtectedHeader({ alg, kid: jwk.kid })
     .setIssuer(opts.issuer ?? "https://idp.test")
@@ -64,6 +70,13 @@ export class TestUser {
     const id = opts.sub ?? crypto.randomUUID();
     const email = opts.email ?? `${id.slice(0, 8)}@example.test`;
     return new TestUser(await signToken({ ...opts, sub: id, email }), id, email);
+  }
+
+  /** The same person with another token: a refresh of this sign-in or a new sign-in, as `opts` say. */
+  async withToken(opts: TokenOptions = {}): Promise<TestUser> {
+    const other = new TestUser(await signToken({ ...opts, sub: this.id, email: this.email }), this.id, this.email);
+    Object.assign(other.defaultHeaders, this.defaultHeaders);
+    return other;
   }
 
   async csrf(): Promise<string> {

@@ -39,3 +39,8 @@ export async function twoFactorRow(userId: string): Promise<TwoFactorDbRow | nul
 export async function setWrongCodes(userId: string, count: number, windowStartMs: number): Promise<void> {
   await env.DB.prepare("UPDATE two_factor SET failed_count = ?, failed_window_start = ? WHERE user_id = ?").bind(count, windowStartMs, userId).run();
 }
+
+/** Moves the codes accepted for the user's sign-ins `seconds` into the past (D20: they count as sign-ins for step-up). */
+export async function ageSecondFactor(userId: string, seconds: number): Promise<void> {
+  await env.DB.prepare("UPDATE two_factor_sign_ins SET verified_at = verified_at - ? WHERE user_id = ?").bind(seconds, userId).run();
+}

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { expectErrorBody, TestUser } from "../support/auth";
-import { codeFor, enroll, enrollAndConfirm, setWrongCodes, twoFactorRow } from "../support/two-factor";
+import { ageSecondFactor, codeFor, enroll, enrollAndConfirm, setWrongCodes, twoFactorRow } from "../support/two-factor";
 
 const FIFTEEN_MINUTES = 15 * 60 * 1000;
 
@@ -111,6 +111,8 @@ describe("account 2FA: security", () => {
   it("disable is a sensitive operation: a stale sign-in needs step-up unless the device is trusted", async () => {
     const user = await TestUser.create({ authAge: 3600 });
     const e = await enrollAndConfirm(user);
+    // The confirming code counts as a sign-in for step-up (D20): make it as old as the sign-in.
+    await ageSecondFactor(user.id, 3600);
     const res = await user.call("POST", "/api/2fa/disable", { body: { code: await codeFor(e.secret, 1) } });
     const body = await expectErrorBody(res, 401, "STEP_UP_REQUIRED");
     expect(body.maxAge).toBe(300);
@@ -126,6 +128,8 @@ describe("account 2FA: security", () => {
   it("replacing a confirmed 2FA needs the same recent sign-in; a first enrollment does not", async () => {
     const user = await TestUser.create({ authAge: 3600 });
     const e = await enrollAndConfirm(user);
+    // The confirming code counts as a sign-in for step-up (D20): make it as old as the sign-in.
+    await ageSecondFactor(user.id, 3600);
     const res = await user.call("POST", "/api/2fa/enroll");
     await expectErrorBody(res, 401, "STEP_UP_REQUIRED");
     expect((await user.call("POST", "/api/2fa/verify", { body: { code: await codeFor(e.secret, 1) } })).status).toBe(200);

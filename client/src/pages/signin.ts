@@ -1,4 +1,5 @@
-import { ApiClient, OfflineError } from "../api";
+import { ApiClient, ApiError, OfflineError } from "../api";
+import { askForCode, installConfirmDialog, reportSignedInAgain, SIGNED_IN_AGAIN } from "../confirm-dialog";
 import { openDb } from "../db";
 import { currentSession, providerSession, SignInError, signIn, signOut } from "../session";
 import { $, input, registerServiceWorker } from "./common";
@@ -22,16 +23,40 @@ if (params.get("error")) error.textContent = `Sign-in failed: ${params.get("erro
 void (async () => {
   const db = await openDb();
   const local = await currentSession(db).finally(() => db.close());
+  const api = new ApiClient();
   let user: Awaited<ReturnType<typeof providerSession>>;
+  let codeOwed = false;
   try {
-    user = await providerSession(new ApiClient());
+    const session = await api.session();
+    user = session.user;
+    codeOwed = session.twoFactorRequired === true;
   } catch (e) {
-    // Offline with a vault on this device: it opens from the local store.
-    if (e instanceof OfflineError && local) return location.replace(nextPath());
-    error.textContent = e instanceof OfflineError ? "You are offline: signing in needs a connection." : `Sign-in failed: ${e instanceof Error ? e.message : String(e)}`;
-    return;
+    if (!(e instanceof ApiError && e.status === 401)) {
+      // Offline with a vault on this device: it opens from the local store.
+      if (e instanceof OfflineError && local) return location.replace(nextPath());
+      error.textContent = e instanceof OfflineError ? "You are offline: signing in needs a connection." : `Sign-in failed: ${e instanceof Error ? e.message : String(e)}`;
+      return;
+    }
+    user = null;
   }
   if (!user) return;
+  // The small window of a "confirm it's you" sign-in (confirm-dialog.ts): report it, and close.
+  if (params.get("next") === SIGNED_IN_AGAIN) {
+    $("signin-start").hidden = true;
+    error.textContent = "";
+    $("signed-in-again").hidden = false;
+    return reportSignedInAgain();
+  }
+  // Account 2FA in force (D20): the code comes right after the provider's sign-in, before the vault.
+  installConfirmDialog(api);
+  if (codeOwed) {
+    $("signin-start").hidden = true;
+    while (!(await askForCode(api, "sign-in"))) {
+      $("code-owed").hidden = false;
+      await new Promise<void>((resolve) => $("enter-code").addEventListener("click", () => resolve(), { once: true }));
+      $("code-owed").hidden = true;
+    }
+  }
   // Already open on this browser for the same user (keys in the local store): straight on.
   if (local?.keys && local.session.userId === user.id) return location.replace(nextPath());
   $("signed-in-as").textContent = user.email ?? user.id;

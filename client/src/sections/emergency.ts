@@ -94,6 +94,7 @@ export async function mount(root: HTMLElement, app: AppContext) {
   function contactRow(c: EmergencyContact) {
     const owner = c.owner_email ?? c.owner_id;
     const actions = el("td");
+    if (c.status === "pending_invite") actions.append(btn("Accept", `Accept ${owner}'s invitation`, () => void act(() => api.acceptListed(c.id), `You are now an emergency contact of ${owner}`, "Accepting the invitation"), ""));
     if (c.status === "active") actions.append(btn("Request access", `Request access to ${owner}'s vault`, () => void act(() => api.request(c.id), `Requested access to ${owner}'s vault`, "Requesting access")));
     if (c.status === "access_granted") actions.append(btn("Open vault", `Open ${owner}'s vault`, () => void openVault(c), ""));
     return el("tr", { dataset: { contact: c.id } }, cell(owner), cell(STATUS[c.status]), cell(`${c.wait_hours} h`), cell(access(c)), actions);

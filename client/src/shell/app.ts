@@ -5,6 +5,7 @@
  * whose data is in the local store opens offline.
  */
 import { ApiClient } from "../api";
+import { installConfirmDialog } from "../confirm-dialog";
 import { keyVersion, type VaultKeys } from "../crypto";
 import { registerThisDevice } from "../device";
 import type { LocalDb, Session } from "../db";
@@ -28,6 +29,8 @@ export type ShellHooks = {
 
 export async function startShell(db: LocalDb, session: Session, keys: VaultKeys, hooks: ShellHooks) {
   const api = new ApiClient();
+  // One answer for every refusal that wants the person (2FA code, recent sign-in): the dialog.
+  installConfirmDialog(api);
   // Every call names this browser's device (x-device-fingerprint); registering refreshes it.
   void registerThisDevice(api);
   const trust = await TrustStore.open(session.userId);

@@ -11,6 +11,7 @@ export * from "./dead-man-switch-logs";
 export * from "./emergency-contacts";
 export * from "./two-factor";
 export * from "./two-factor-recovery-codes";
+export * from "./two-factor-sign-ins";
 export * from "./entry-totp";
 export * from "./sync-clocks";
 export * from "./shares";

@@ -17,6 +17,11 @@ export const twoFactor = sqliteTable("two_factor", {
   failedCount: integer("failed_count").notNull().default(0),
   /** Epoch milliseconds when the current wrong-code window opened. */
   failedWindowStart: integer("failed_window_start").notNull().default(0),
+  /**
+   * 1 once an enrollment was confirmed, kept through a re-enrollment (the account stays under 2FA
+   * while the new secret is pending) and gone with the row when 2FA is turned off (D20).
+   */
+  enforced: integer("enforced").notNull().default(0),
 });
 
 export type TwoFactorRow = typeof twoFactor.$inferSelect;

@@ -91,8 +91,10 @@ export async function beginSignIn(config: Config, origin: string, next: string |
     nonce: flow.nonce,
     code_challenge: await s256(flow.verifier),
     code_challenge_method: "S256",
-    // A vault sign-in is a real one: it also refreshes auth_time for step-up (DECISIONS D3).
+    // A vault sign-in is a real one: it also refreshes auth_time for step-up (DECISIONS D3), and the
+    // "confirm it's you" step leans on it; max_age=0 says the same to providers that ignore prompt.
     prompt: "login",
+    max_age: "0",
   }).toString();
   return { location: url.toString(), cookie: await sealFlow(config.CSRF_SECRET, flow) };
 }

@@ -1,5 +1,7 @@
 import type { Hono } from "hono";
 import { z } from "zod";
+import { dbFor } from "../../db/client";
+import { signInState } from "../../db/second-factor";
 import { issueCsrfToken } from "../../http/csrf";
 import { deleteHostCookie, getHostCookie, setHostCookie } from "../../http/cookies";
 import { route } from "../../http/route";
@@ -25,11 +27,17 @@ export function registerAuthRoutes(app: Hono<AppEnv>) {
     path: "/api/auth/session",
     summary: "Who the auth cookie or Bearer token names (the web app's sign-in reads it: the cookie is HTTP-only)",
     tags: ["auth"],
-    responses: { 200: { description: "The signed-in user", schema: z.object({ user: z.object({ id: z.string(), email: z.string().nullable() }) }) } },
-    handler: (c) => {
+    responses: {
+      200: {
+        description: "The signed-in user; twoFactorRequired while this sign-in still owes its account 2FA code (D20)",
+        schema: z.object({ user: z.object({ id: z.string(), email: z.string().nullable() }), twoFactorRequired: z.boolean() }),
+      },
+    },
+    handler: async (c) => {
       const user = c.get("user");
+      const state = await signInState(dbFor(c.env, user.id), user.id, user.signIn);
       c.header("Cache-Control", "no-store");
-      return c.json({ user: { id: user.id, email: user.email ?? null } });
+      return c.json({ user: { id: user.id, email: user.email ?? null }, twoFactorRequired: state.required && state.verifiedAt === null });
     },
   });
 

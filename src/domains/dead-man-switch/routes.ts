@@ -33,7 +33,8 @@ function service(c: Context<AppEnv>) {
 export const signInResetsDeadManSwitch: MiddlewareHandler<AppEnv> = async function signInResetsDeadManSwitch(c, next) {
   await next();
   const user = c.get("user");
-  if (!user || user.authTime === undefined || c.res.status >= 500) return;
+  // A 401 (a sign-in still owing its 2FA code, D20) is not yet the owner signing in.
+  if (!user || user.authTime === undefined || c.res.status >= 500 || c.res.status === 401) return;
   try {
     await applySignIn(directoryDb(c.env), recoveryTimers(c.env.RECOVERY_TIMER), user);
   } catch (err) {

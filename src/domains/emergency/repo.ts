@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull, lt, ne, or } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, isNull, lt, ne, or } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { emergencyContacts, type EmergencyContactRow, type EmergencyStatus } from "../../db/schema";
 import { afterCursor, orderKeys, type Order } from "../../db/keyset";
@@ -9,14 +9,24 @@ export type Side = "owner" | "contact";
 /** Newest first within each side; `created_at` never changes, so a page boundary never moves. */
 const NEWEST: Order<typeof emergencyContacts> = { dir: "desc", keys: (t) => [t.createdAt] };
 
+/**
+ * Who the caller is to the records: their id, and their verified email with the moment "now", for
+ * the invitations addressed to them that are still open (DECISIONS D21).
+ */
+export type Party = { id: string; email: string | null; now: string };
+
 // An owner cannot accept their own invitation, so the sides never overlap; the `ne` keeps it so,
-// since a row on both sides would make a cursor's side ambiguous.
-const sideScope = (side: Side, userId: string) => (t: typeof emergencyContacts) =>
-  side === "owner" ? eq(t.ownerId, userId) : and(eq(t.contactUserId, userId), ne(t.ownerId, userId));
+// since a row on both sides would make a cursor's side ambiguous. The contact side also holds the
+// open invitations sent to the caller's verified address (D21), so a person finds them in the app.
+const sideScope = (side: Side, party: Party) => (t: typeof emergencyContacts) => {
+  if (side === "owner") return eq(t.ownerId, party.id);
+  const invited = party.email ? and(eq(t.status, "pending_invite"), eq(t.contactEmail, party.email), isNull(t.contactUserId), gt(t.inviteExpiresAt, party.now)) : undefined;
+  return and(invited ? or(eq(t.contactUserId, party.id), invited) : eq(t.contactUserId, party.id), ne(t.ownerId, party.id));
+};
 
 /** Up to `take` rows of one side, after the row `cursor` names on that side (if given). */
-export function listSide(db: Db, userId: string, side: Side, cursor: string | undefined, take: number) {
-  const scope = sideScope(side, userId);
+export function listSide(db: Db, party: Party, side: Side, cursor: string | undefined, take: number) {
+  const scope = sideScope(side, party);
   const t = emergencyContacts;
   return db
     .select()
@@ -27,15 +37,15 @@ export function listSide(db: Db, userId: string, side: Side, cursor: string | un
 }
 
 /** The side a cursor id is on for this caller, or undefined when it names no record of theirs. */
-export async function cursorSide(db: Db, userId: string, id: string): Promise<Side | undefined> {
+export async function cursorSide(db: Db, party: Party, id: string): Promise<Side | undefined> {
   const t = emergencyContacts;
   const row = await db
     .select({ ownerId: t.ownerId })
     .from(t)
-    .where(and(eq(t.id, id), or(sideScope("owner", userId)(t), sideScope("contact", userId)(t))))
+    .where(and(eq(t.id, id), or(sideScope("owner", party)(t), sideScope("contact", party)(t))))
     .get();
   if (!row) return undefined;
-  return row.ownerId === userId ? "owner" : "contact";
+  return row.ownerId === party.id ? "owner" : "contact";
 }
 
 /** A record the caller takes part in, as owner or as the contact who accepted; anything else is absent. */

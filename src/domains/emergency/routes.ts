@@ -68,7 +68,7 @@ export function registerEmergencyRoutes(app: Hono<AppEnv>) {
     rateLimit: ["emergency_accept"],
     body: AcceptBody,
     responses: { 200: { description: "Accepted", schema: ContactResponse } },
-    handler: async (c, { body }) => c.json({ contact: await service(c).accept(c.get("user"), body.token, requestMeta(c.req)) }),
+    handler: async (c, { body }) => c.json({ contact: await service(c).accept(c.get("user"), body, requestMeta(c.req)) }),
   });
 
   route(app, {

@@ -15,7 +15,11 @@ export const AddBody = z.object({
 });
 export type AddInput = z.output<typeof AddBody>;
 
-export const AcceptBody = z.object({ token: z.string().min(16).max(512) });
+/** The mailed token, or (D21) the id of an invitation listed for the caller's verified email. */
+export const AcceptBody = z
+  .object({ token: z.string().min(16).max(512).optional(), contact_id: z.string().min(1).max(128).optional() })
+  .refine((b) => (b.token === undefined) !== (b.contact_id === undefined), { message: "give either token or contact_id", path: ["token"] })
+  .transform((b) => (b.token !== undefined ? { token: b.token } : { contact_id: b.contact_id! }));
 export const RequestBody = z.object({ contact_id: z.string().min(1).max(128) });
 export const RespondBody = z.object({ contact_id: z.string().min(1).max(128), action: z.enum(["approve", "deny"]) });
 export const UpdateBody = z.object({ wait_hours: waitHours });

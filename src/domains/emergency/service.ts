@@ -62,14 +62,15 @@ export class EmergencyService {
    * One page of the sequence `as_owner` then `as_contact` (docs/decisions.md, "Cursor pagination"):
    * a page may end inside either list or hold the end of one and the start of the other.
    */
-  async list(user: AuthUser, page: PageParams) {
-    const side = page.cursor ? await repo.cursorSide(this.directory, user.id, page.cursor) : "owner";
+  async list(user: AuthUser, page: PageParams, now = Date.now()) {
+    const party: repo.Party = { id: user.id, email: lower(user.email), now: iso(now) };
+    const side = page.cursor ? await repo.cursorSide(this.directory, party, page.cursor) : "owner";
     if (!side) throw badCursor();
     const take = page.limit + 1;
     const [owned, contacted] =
       side === "owner"
-        ? await this.directory.batch([repo.listSide(this.directory, user.id, "owner", page.cursor, take), repo.listSide(this.directory, user.id, "contact", undefined, take)])
-        : [[], await repo.listSide(this.directory, user.id, "contact", page.cursor, take)];
+        ? await this.directory.batch([repo.listSide(this.directory, party, "owner", page.cursor, take), repo.listSide(this.directory, party, "contact", undefined, take)])
+        : [[], await repo.listSide(this.directory, party, "contact", page.cursor, take)];
     const rows = [...owned.map((row) => ({ id: row.id, row, side: "owner" })), ...contacted.map((row) => ({ id: row.id, row, side: "contact" }))];
     const { items, next_cursor } = pageOf(rows, page.limit);
     const on = (s: repo.Side) => items.filter((i) => i.side === s).map((i) => toContact(i.row));
@@ -120,8 +121,14 @@ export class EmergencyService {
     return toContact(row);
   }
 
-  async accept(user: AuthUser, token: string, meta: RequestMeta, now = Date.now()) {
-    const row = await repo.findByTokenHash(this.directory, await sha256Hex(token));
+  /**
+   * Accepts by the mailed token, or by the invitation's id when it is addressed to the caller's
+   * verified email (D21: the invitation found in the app). Someone else's id is simply not found.
+   */
+  async accept(user: AuthUser, by: { token: string } | { contact_id: string }, meta: RequestMeta, now = Date.now()) {
+    const found = "token" in by ? await repo.findByTokenHash(this.directory, await sha256Hex(by.token)) : await repo.findById(this.directory, by.contact_id);
+    const mine = found && ("token" in by || found.contactEmail === lower(user.email) || found.contactUserId === user.id);
+    const row = mine ? found : undefined;
     if (!row || row.status === "revoked") throw notFound("Invitation");
     if (row.ownerId === user.id) throw forbidden("You cannot accept your own invitation");
     if (row.status !== "pending_invite") {

@@ -3,6 +3,7 @@ import type { Db } from "../../db/client";
 import { twoFactor, twoFactorRecoveryCodes, type TwoFactorRow } from "../../db/schema";
 import { auditInsert, type AuditInput } from "../audit";
 import { rowsChanged } from "../../db/d1";
+import { forgetSignIns, markSignInVerified } from "../../db/second-factor";
 
 export async function find(db: Db, userId: string): Promise<TwoFactorRow | undefined> {
   return db.select().from(twoFactor).where(eq(twoFactor.userId, userId)).get();
@@ -53,7 +54,7 @@ export async function releaseAttempt(db: Db, userId: string): Promise<void> {
 export async function markStepUsed(db: Db, userId: string, enrollmentId: string, step: number, now: string): Promise<boolean> {
   const result = await db
     .update(twoFactor)
-    .set({ lastUsedStep: step, enrolledAt: sql`coalesce(${twoFactor.enrolledAt}, ${now})` })
+    .set({ lastUsedStep: step, enrolledAt: sql`coalesce(${twoFactor.enrolledAt}, ${now})`, enforced: 1 })
     .where(
       and(
         eq(twoFactor.userId, userId),
@@ -84,8 +85,14 @@ export async function unusedRecoveryCodes(db: Db, userId: string): Promise<numbe
   return row?.n ?? 0;
 }
 
+/** A code was accepted for this sign-in: it is verified (D20), and counts as fresh for step-up. */
+export async function recordSignIn(db: Db, userId: string, signIn: string, nowSeconds: number): Promise<void> {
+  await db.batch(markSignInVerified(db, userId, signIn, nowSeconds));
+}
+
 export async function remove(db: Db, userId: string, audit: AuditInput): Promise<void> {
   await db.batch([
+    forgetSignIns(db, userId),
     db.delete(twoFactorRecoveryCodes).where(eq(twoFactorRecoveryCodes.userId, userId)),
     db.delete(twoFactor).where(eq(twoFactor.userId, userId)),
     auditInsert(db, audit),

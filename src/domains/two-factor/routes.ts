@@ -28,7 +28,7 @@ export function registerTwoFactorRoutes(app: Hono<AppEnv>) {
       const svc = service(c);
       if (await svc.isEnrolled(user.id)) {
         await replaceStepUp(c, async () => {});
-        await svc.requireCurrentCode(user.id, body.code, requestMeta(c.req));
+        await svc.requireCurrentCode(user.id, body.code, requestMeta(c.req), user.signIn);
       }
       c.header("Cache-Control", "no-store");
       return c.json(await svc.enroll(user.id, user.email ?? user.id, requestMeta(c.req)));
@@ -38,7 +38,7 @@ export function registerTwoFactorRoutes(app: Hono<AppEnv>) {
   route(app, {
     method: "post",
     path: "/api/2fa/verify",
-    summary: "Check a TOTP or recovery code; the first right code confirms a pending enrollment",
+    summary: "Check a TOTP or recovery code: a right one verifies this sign-in (D20); the first confirms a pending enrollment",
     tags: ["2fa"],
     rateLimit: ["auth"],
     body: CodeBody,
@@ -46,7 +46,10 @@ export function registerTwoFactorRoutes(app: Hono<AppEnv>) {
       200: { description: "Verified", schema: VerifyResponse },
       401: { description: "Wrong or replayed code", schema: VerifyFailure },
     },
-    handler: async (c, { body }) => c.json(await service(c).verify(c.get("user").id, body.code, requestMeta(c.req))),
+    handler: async (c, { body }) => {
+      const user = c.get("user");
+      return c.json(await service(c).verify(user.id, body.code, requestMeta(c.req), user.signIn));
+    },
   });
 
   route(app, {

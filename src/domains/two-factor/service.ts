@@ -69,6 +69,8 @@ export class TwoFactorService {
         lastUsedStep: null,
         failedCount: previous?.failedCount ?? 0,
         failedWindowStart: previous?.failedWindowStart ?? 0,
+        // A re-enrollment keeps the account under 2FA while the new secret is pending (D20).
+        enforced: previous?.enforced ?? 0,
       },
       hashes,
       { userId, action: previous ? "2fa.reenroll" : "2fa.enroll", meta },
@@ -88,16 +90,22 @@ export class TwoFactorService {
     };
   }
 
-  async verify(userId: string, code: string, meta: RequestMeta) {
+  /**
+   * Checks a code; a right one verifies the sign-in that sent it (D20), the enrollment-confirming
+   * code included, and counts as a fresh sign-in for step-up.
+   */
+  async verify(userId: string, code: string, meta: RequestMeta, signIn?: string) {
     const result = await this.check(userId, code, meta);
     if (!result.ok) throw new AppError(ErrorCode.UNAUTHORIZED, "Invalid or already used code", { extra: { verified: false } });
+    if (signIn) await repo.recordSignIn(this.db, userId, signIn, Math.floor(this.clock() / 1000));
     return result.via === "recovery_code" ? { verified: true as const, recoveryCodesRemaining: result.remaining } : { verified: true as const };
   }
 
   /** A stolen session must not swap the second factor for its own: the current one must be shown. */
-  async requireCurrentCode(userId: string, code: string | undefined, meta: RequestMeta) {
+  async requireCurrentCode(userId: string, code: string | undefined, meta: RequestMeta, signIn?: string) {
     if (!code) throw new AppError(ErrorCode.UNAUTHORIZED, "A current code is required to replace two-factor authentication");
     if (!(await this.check(userId, code, meta)).ok) throw new AppError(ErrorCode.UNAUTHORIZED, "Invalid or already used code");
+    if (signIn) await repo.recordSignIn(this.db, userId, signIn, Math.floor(this.clock() / 1000));
   }
 
   async disable(userId: string, code: string, meta: RequestMeta) {
