@@ -1,8 +1,10 @@
-// Extension bench (docs/decisions.md, Extension: the browser extension): time from page load to the inline fill menu being ready, with a
-// 10,000-entry vault, online (the extension asks /api/passwords/match) and offline (its delta-sync
-// cache). The vault is sealed with the web client's own crypto (bench/lib/vault-seed.mjs),
-// pushed through sync, pulled by the extension in Chromium's new headless mode. The
-// figure is performance.now() when the menu is ready in the page: milliseconds since navigation.
+// Extension bench: time from page load to the fill menu being ready, with a 10,000-entry vault,
+// online (the extension asks /api/passwords/match) and offline (its delta-sync cache). The vault
+// is sealed with the web client's own crypto (bench/lib/vault-seed.mjs), pushed through sync,
+// pulled by the extension in Chromium's new headless mode. The menu opens when the person clicks
+// into the login field (here a real click as soon as the page has loaded) and is an extension
+// frame: "ready" is when that frame has drawn the page's matches. Figures: from the page's
+// navigation start (including the click) and from the click.
 //   node bench/extension.mjs [--runs 30] [--port 8731] [--entries 10000]
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -64,26 +66,39 @@ try {
     const out = [];
     for (let i = 0; i < RUNS + 2; i++) {
       await page.goto(loginUrl);
-      const menu = page.locator("#credential-vault-menu[data-state=ready]");
-      await menu.waitFor();
-      if ((await menu.getAttribute("data-count")) !== "1") throw new Error("the bench site's entry was not offered");
+      const clickedAt = performance.timeOrigin + performance.now();
+      await page.mouse.click(...(await page.getByLabel("Username").boundingBox().then((b) => [b.x + 5, b.y + 5])));
+      const frame = await menuFrame(page);
+      const body = frame.locator("body[data-state=ready]");
+      if ((await body.getAttribute("data-count")) !== "1") throw new Error("the bench site's entry was not offered");
+      const readyAt = Number(await body.getAttribute("data-ready-at"));
+      const navigationStart = await page.evaluate(() => performance.timeOrigin);
       // The first two loads warm the page's process and the extension's paths up.
-      if (i >= 2) out.push({ nav: Number(await menu.getAttribute("data-since-navigation-ms")), script: Number(await menu.getAttribute("data-ready-ms")) });
+      if (i >= 2) out.push({ nav: readyAt - navigationStart, script: readyAt - clickedAt });
     }
     return out;
   };
+  /** The newest extension frame of the page that has drawn its menu. */
+  async function menuFrame(p) {
+    for (;;) {
+      for (const f of p.frames().reverse()) {
+        if (f.url().startsWith(`chrome-extension://${extensionId()}/menu.html`) && (await f.locator("body[data-state=ready]").count().catch(() => 0))) return f;
+      }
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  }
   const report = (label, runs) => {
     const q = (key, p) => {
       const s = runs.map((r) => r[key]).sort((a, b) => a - b);
       return s[Math.min(s.length - 1, Math.floor(p * s.length))];
     };
-    console.log(`${label.padEnd(8)} navigation start -> menu ready: p50 ${fmt(q("nav", 0.5), 1)} ms, p95 ${fmt(q("nav", 0.95), 1)} ms, max ${fmt(q("nav", 1), 1)} ms` + ` | content script start -> ready: p50 ${fmt(q("script", 0.5), 1)} ms, p95 ${fmt(q("script", 0.95), 1)} ms  (${runs.length} loads)`);
+    console.log(`${label.padEnd(8)} navigation start -> menu ready: p50 ${fmt(q("nav", 0.5), 1)} ms, p95 ${fmt(q("nav", 0.95), 1)} ms, max ${fmt(q("nav", 1), 1)} ms` + ` | click -> ready: p50 ${fmt(q("script", 0.5), 1)} ms, p95 ${fmt(q("script", 0.95), 1)} ms  (${runs.length} loads)`);
   };
   report("online", await measure());
   // Offline: the API origin refuses connections; the extension falls back to its cache.
   await sw.evaluate(() => chrome.storage.local.set({ appOrigin: "http://127.0.0.1:9" }));
   const offline = await measure();
-  const source = await page.locator("#credential-vault-menu .title").innerText();
+  const source = await (await menuFrame(page)).locator("#box .title").innerText();
   if (!source.includes("offline")) throw new Error(`expected the cache to answer, menu says "${source}"`);
   report("offline", offline);
   console.log(`target: under 150 ms from page load to the fill menu being ready (load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${cpus().length} cores)`);

@@ -39,7 +39,7 @@ export async function seedVault({ base, token, sub, passphrase, count, website }
         const site = website(n);
         const username = `user${n}@example.test`;
         const id = crypto.randomUUID();
-        const envelope = await sealEntry(keys, placeOf(sub, { id, website: site }), { username, password: `pw-${n}-${crypto.randomUUID()}`, notes: "", category: "", totp: "" });
+        const envelope = await sealEntry(keys, placeOf(sub, { id, website: site }), { username, password: `pw-${n}-${crypto.randomUUID()}`, notes: "", category: "", totp: "", address: site });
         const idx = await blindIndexes(keys, { name: `Entry ${n}`, website: site, username });
         return { action: "create", id, clientUpdatedAt: now, data: { name: `Entry ${n}`, website: site, tags: [], ...envelope, encryption_version: 3, ...idx, domain_hash: idx.domain_hash ?? null } };
       }),

@@ -35,7 +35,13 @@ export const keyVersion = (keys: VaultKeys) => keys.version ?? 1;
 export const keyIterations = (keys: VaultKeys) => keys.iterations ?? PBKDF2_ITERATIONS;
 
 /** The secret part of an entry: everything that V3 keeps out of the plaintext columns. */
-export type EntrySecrets = { username: string; password: string; notes: string; category: string; totp: string };
+/**
+ * An entry's sealed payload. `address` is the address it was saved for (its URL, else its website)
+ * inside the ciphertext, so that what fills it (the extension) can take the scheme from there: the
+ * server's plaintext URL could turn an https entry into an http one. Entries sealed before it
+ * existed have none.
+ */
+export type EntrySecrets = { username: string; password: string; notes: string; category: string; totp: string; address?: string };
 
 export type Envelope = { wrapped_item_key: string; encrypted_data: string };
 
@@ -150,7 +156,9 @@ export function parseSecrets(json: string): EntrySecrets {
     throw new DecryptionError();
   }
   const str = (v: unknown) => (typeof v === "string" ? v : "");
-  return { username: str(obj.username), password: str(obj.password), notes: str(obj.notes), category: str(obj.category), totp: str(obj.totp) };
+  const secrets: EntrySecrets = { username: str(obj.username), password: str(obj.password), notes: str(obj.notes), category: str(obj.category), totp: str(obj.totp) };
+  if (typeof obj.address === "string") secrets.address = obj.address;
+  return secrets;
 }
 
 export async function decryptLegacyEntry(keys: VaultKeys, envelope: Envelope): Promise<EntrySecrets> {

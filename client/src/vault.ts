@@ -55,6 +55,7 @@ export async function sealInput(keys: VaultKeys, userId: string, id: string, inp
     notes: input.notes,
     category: input.category,
     totp: input.totp,
+    address: url ?? website ?? "",
   });
   const idx = await blindIndexes(keys, { name, website: input.website || input.url, username: input.username });
   return { data: mutationData({ name, website, url, tags: input.tags }, envelope, idx), tokens: idx.search_tokens };

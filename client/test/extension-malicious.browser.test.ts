@@ -3,7 +3,7 @@ import type { VaultKeys } from "../src/crypto";
 import { startLoginSite } from "../../test/support/login-site";
 import { apiAs } from "./support/api";
 import { newUser, screenshot, signInThroughPage, type BrowserContext, type Page } from "./support/browser";
-import { buildExtension, deriveVaultKeys, extensionStatus, fillMenu, fillMenuText, launchWithExtension, newProfile, openPage, openPopup, seedEntries } from "./support/extension";
+import { buildExtension, deriveVaultKeys, extensionStatus, frameText, launchWithExtension, newProfile, openFillMenu, openPage, openPopup, pressInFrame, seedEntries } from "./support/extension";
 import { isListing, startMaliciousServer, withRounds, type MaliciousServer, type Seen } from "./support/malicious-server";
 
 // docs/decisions.md, Crypto: the clients hold against a malicious server, the extension's part: the unpacked extension in real Chromium talks to the real worker
@@ -23,8 +23,6 @@ let context: BrowserContext;
 type Row = { id: string; name: string; website: string | null; url: string | null; wrapped_item_key: string; encrypted_data: string };
 
 const at = (host: string, path: string) => `http://${host}:${sitePort}${path}`;
-const menu = fillMenu;
-const menuText = fillMenuText;
 const isMatch = (r: Seen) => r.method === "GET" && r.path === "/api/passwords/match";
 const isPull = (r: Seen) => r.method === "GET" && r.path === "/api/passwords/sync";
 
@@ -43,8 +41,8 @@ const openLogin = (url: string) => openPage(context, url);
 
 /** The extension looked, decided and offered nothing; no field holds a secret. */
 async function offersNothing(page: Page, secret: string) {
-  await expect.poll(() => menu(page).getAttribute("data-state")).toBe("ready");
-  expect(await menu(page).getAttribute("data-count")).toBe("0");
+  const menu = await openFillMenu(page);
+  expect(await menu.locator("body").getAttribute("data-count")).toBe("0");
   expect(await page.getByLabel("Password").inputValue()).toBe("");
   expect(await page.content()).not.toContain(secret);
 }
@@ -130,7 +128,7 @@ describe("the extension against a malicious server", () => {
       evil.honest();
     }
     const page = await openLogin(at("shop.test", "/login"));
-    await menu(page).getByRole("menuitem", { name: /Shop/ }).click();
+    await pressInFrame(await openFillMenu(page), /Shop/);
     await expect.poll(() => page.getByLabel("Password").inputValue()).toBe("carol-shop-pass");
     expect(await page.getByLabel("Username").inputValue()).toBe("carol");
     await page.close();
@@ -183,7 +181,7 @@ describe("the extension against a malicious server", () => {
     }
     // Its own site still gets it.
     const own = await openLogin(at("bank.test", "/login"));
-    await expect.poll(() => menuText(own)).toContain("Bank");
+    expect(await frameText(await openFillMenu(own))).toContain("Bank");
     await own.close();
   });
 });

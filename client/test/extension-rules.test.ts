@@ -22,6 +22,17 @@ describe("where the extension fills", () => {
     expect(verdict(top("https://gist.github.com/"), "github.com")).toBe("fill");
   });
 
+  it("fills the entry's own host and its subdomains, never a sibling or a parent", () => {
+    const entry = "https://accounts.example.com";
+    expect(verdict(top("https://accounts.example.com/login"), entry)).toBe("fill");
+    expect(verdict(top("https://eu.accounts.example.com/login"), entry)).toBe("fill");
+    expect(verdict(top("https://www.accounts.example.com:8443/login"), entry)).toBe("fill");
+    expect(verdict(top("https://evil.example.com/login"), entry)).toBe("refuse-domain");
+    expect(verdict(top("https://example.com/login"), entry)).toBe("refuse-domain");
+    expect(verdict(top("https://xaccounts.example.com/login"), entry)).toBe("refuse-domain");
+    expect(verdict(top("https://accounts.example.com.evil.test/"), entry)).toBe("refuse-domain");
+  });
+
   it("asks before an https entry fills a plain-http page", () => {
     expect(verdict(top("http://github.com/login"), "https://github.com/login")).toBe("confirm-insecure");
     expect(verdict(top("http://github.com/login"), "https://github.com/login", true)).toBe("fill");

@@ -5,7 +5,7 @@ import { startLoginSite } from "../../test/support/login-site";
 import { totpCode, TOTP_DEFAULTS } from "../../src/lib/totp";
 import { apiAs } from "./support/api";
 import { newUser, screenshot, signInThroughPage, type BrowserContext, type Page } from "./support/browser";
-import { buildExtension, deriveVaultKeys, extensionStatus, fillMenu, fillMenuText, launchWithExtension, newProfile, openPage, openPopup, seedEntries, startRelay } from "./support/extension";
+import { buildExtension, deriveVaultKeys, extensionFrame, extensionFrames, extensionStatus, frameText, launchWithExtension, newProfile, openFillMenu, openPage, openPopup, pressInFrame, seedEntries, startRelay } from "./support/extension";
 
 // The browser extension, unpacked in Chromium's new headless mode, against the real worker (behind
 // a relay that can drop the connection) and a local login site under *.test names on loopback.
@@ -21,8 +21,6 @@ let context: BrowserContext;
 let sitePort: string;
 
 const at = (host: string, path: string) => `http://${host}:${sitePort}${path}`;
-const menu = fillMenu;
-const menuText = fillMenuText;
 const register = (username: string, password: string) => fetch(`${site.url}/register`, { method: "POST", body: JSON.stringify({ username, password }) });
 
 async function unlockInPopup(passphrase: string) {
@@ -38,12 +36,11 @@ const openLogin = (url: string) => openPage(context, url);
 async function signInByHand(username: string, password: string) {
   await register(username, password);
   const page = await openLogin(at("login.site.test", "/login"));
-  await menu(page).locator("[role=menuitem]").first().waitFor();
   await page.getByLabel("Username").fill(username);
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.getByRole("heading", { name: `Welcome, ${username}` }).waitFor();
-  return { page, bar: page.locator("#credential-vault-save") };
+  return { page, bar: await extensionFrame(page) };
 }
 
 /** Entries as the server holds them, with the secrets a device with the keys reads from them. */
@@ -103,13 +100,13 @@ describe("the browser extension", () => {
 
   it("offers the site's sign-in inline, fills it, and the site accepts it", async () => {
     const page = await openLogin(at("login.site.test", "/login"));
-    await menu(page).locator("[role=menuitem]").first().waitFor();
-    expect(await menu(page).getAttribute("data-count")).toBe("1");
-    await expect.poll(() => menuText(page)).toContain("Test site");
-    expect(await menuText(page)).not.toContain("GitHub");
+    const menu = await openFillMenu(page);
+    expect(await menu.locator("body").getAttribute("data-count")).toBe("1");
+    expect(await frameText(menu)).toContain("Test site");
+    expect(await frameText(menu)).not.toContain("GitHub");
     await screenshot(page, "extension-inline-menu.png");
 
-    await menu(page).getByRole("menuitem", { name: /Test site/ }).click();
+    await pressInFrame(menu, /Test site/);
     await expect.poll(() => page.getByLabel("Password").inputValue()).toBe("alice-site-pass");
     expect(await page.getByLabel("Username").inputValue()).toBe("alice");
     await page.getByRole("button", { name: "Sign in" }).click();
@@ -120,7 +117,6 @@ describe("the browser extension", () => {
 
   it("lists matches in the popup, which fills the page", async () => {
     const page = await openLogin(at("login.site.test", "/login"));
-    await menu(page).locator("[role=menuitem]").first().waitFor();
     const popup = await openPopup(context);
     await popup.locator("body[data-matches='1']").waitFor();
     await popup.getByRole("button", { name: "Generate" }).click();
@@ -134,7 +130,7 @@ describe("the browser extension", () => {
 
   it("fills the current TOTP code into a one-time-code field", async () => {
     const page = await openLogin(at("otp.test", "/login-otp"));
-    await menu(page).getByRole("menuitem", { name: /OTP site/ }).click();
+    await pressInFrame(await openFillMenu(page, "Code"), /OTP site/);
     await expect.poll(() => page.getByLabel("Code").inputValue()).toMatch(/^\d{6}$/);
     const code = await page.getByLabel("Code").inputValue();
     const now = Date.now() / 1000;
@@ -149,8 +145,9 @@ describe("the browser extension", () => {
     const lookups = () => relay.heard().filter((r) => r.line.startsWith("GET /api/passwords/match") && r.line.includes(host));
     const shows = async (names: string[]) => {
       const page = await openLogin(at(host, "/login"));
-      await expect.poll(() => menu(page).getAttribute("data-count")).toBe(String(names.length));
-      for (const name of names) expect(await menuText(page)).toContain(name);
+      const menu = await openFillMenu(page);
+      expect(await menu.locator("body").getAttribute("data-count")).toBe(String(names.length));
+      for (const name of names) expect(await frameText(menu)).toContain(name);
       await page.close();
       return lookups().at(-1);
     };
@@ -161,11 +158,12 @@ describe("the browser extension", () => {
     await seedEntries(base, user, keys, [{ name: "Rita second", website: host, username: "rita2", password: "rita-pass-2" }]);
     expect(await shows(["Rita first", "Rita second"])).toMatchObject({ conditional: true, status: 200 });
     const page = await openLogin(at(host, "/login"));
-    await expect.poll(() => menu(page).getAttribute("data-count")).toBe("2");
+    const menu = await openFillMenu(page);
+    expect(await menu.locator("body").getAttribute("data-count")).toBe("2");
     expect(lookups().at(-1)).toMatchObject({ conditional: true, status: 304 });
     await screenshot(page, "extension-revalidated-menu.png");
     // What it fills after a 304 is the entry the server holds, opened on this device.
-    await menu(page).getByRole("menuitem", { name: /Rita second/ }).click();
+    await pressInFrame(menu, /Rita second/);
     await expect.poll(() => page.getByLabel("Password").inputValue()).toBe("rita-pass-2");
     await page.close();
     // The fill looks the entry up again (another device added it, this one has not synced it yet):
@@ -176,31 +174,38 @@ describe("the browser extension", () => {
 
   it("offers nothing on a lookalike host", async () => {
     const page = await openLogin(at("site.test.evil.test", "/login"));
-    await expect.poll(() => menu(page).getAttribute("data-state")).toBe("ready");
-    expect(await menu(page).getAttribute("data-count")).toBe("0");
+    const menu = await openFillMenu(page);
+    expect(await menu.locator("body").getAttribute("data-count")).toBe("0");
     expect(await page.getByLabel("Password").inputValue()).toBe("");
     await page.close();
   });
 
   it("fills a same-origin frame but never a cross-origin one", async () => {
     const same = await openLogin(at("login.site.test", "/frame?src=/login"));
-    await same.frameLocator("#inner").locator("#credential-vault-menu [role=menuitem]").first().waitFor();
+    await same.frameLocator("#inner").getByLabel("Password").click();
+    const menu = await extensionFrame(same);
+    expect(menu.parentFrame()?.url()).toContain("/login");
+    await pressInFrame(menu, /Test site/);
+    await expect.poll(() => same.frameLocator("#inner").getByLabel("Password").inputValue()).not.toBe("");
     await same.close();
 
     const cross = await openLogin(at("top.test", `/frame?src=${encodeURIComponent(at("login.site.test", "/login"))}`));
     const frame = cross.frameLocator("#inner");
     await frame.locator("html[data-credential-vault=refuse-frame]").waitFor();
-    expect(await frame.locator("#credential-vault-menu").count()).toBe(0);
+    await frame.getByLabel("Password").click();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(extensionFrames(cross)).toHaveLength(0);
     expect(await frame.getByLabel("Password").inputValue()).toBe("");
     await cross.close();
   });
 
   it("asks before filling an https sign-in into a plain-http page", async () => {
     const page = await openLogin(at("secure.test", "/login"));
-    await menu(page).getByRole("menuitem", { name: /Secure site/ }).click();
-    await expect.poll(() => menuText(page)).toContain("This page is not secure");
+    const menu = await openFillMenu(page);
+    await pressInFrame(menu, /Secure site/);
+    await expect.poll(() => frameText(menu)).toContain("This page is not secure");
     expect(await page.getByLabel("Password").inputValue()).toBe("");
-    await menu(page).getByRole("menuitem", { name: "Fill anyway" }).click();
+    await pressInFrame(menu, "Fill anyway");
     await expect.poll(() => page.getByLabel("Password").inputValue()).toBe("bob-secure-pass");
     await page.close();
   });
@@ -209,8 +214,9 @@ describe("the browser extension", () => {
     await relay.stop();
     try {
       const page = await openLogin(at("login.site.test", "/login"));
-      await expect.poll(() => menuText(page)).toContain("(offline)");
-      await menu(page).getByRole("menuitem", { name: /Test site/ }).click();
+      const menu = await openFillMenu(page);
+      expect(await frameText(menu)).toContain("(offline)");
+      await pressInFrame(menu, /Test site/);
       await expect.poll(() => page.getByLabel("Password").inputValue()).toBe("alice-site-pass");
       await page.close();
     } finally {
@@ -220,10 +226,10 @@ describe("the browser extension", () => {
 
   it("saves a new sign-in through sync, and the server holds only ciphertext", async () => {
     const { page, bar } = await signInByHand("carol", "carol-site-pass");
-    await expect.poll(() => bar.locator(".box").innerText()).toContain("Save the sign-in for login.site.test as carol?");
+    expect(await frameText(bar)).toContain("Save the sign-in for login.site.test as carol?");
     await screenshot(page, "extension-save-offer.png");
-    await bar.getByRole("button", { name: "Save" }).click();
-    await expect.poll(() => bar.getAttribute("data-state")).toBe("saved");
+    await pressInFrame(bar, "Save", "button");
+    await expect.poll(() => bar.locator("body").getAttribute("data-state")).toBe("saved");
 
     await expect.poll(async () => (await serverEntries()).has("login.site.test")).toBe(true);
     const { row, secrets } = (await serverEntries()).get("login.site.test")!;
@@ -236,9 +242,9 @@ describe("the browser extension", () => {
 
   it("offers to update a changed password and updates the entry", async () => {
     const { page, bar } = await signInByHand("alice", "alice-new-pass");
-    await expect.poll(() => bar.locator(".box").innerText()).toContain("Update the password of alice on login.site.test?");
-    await bar.getByRole("button", { name: "Update" }).click();
-    await expect.poll(() => bar.getAttribute("data-state")).toBe("saved");
+    expect(await frameText(bar)).toContain("Update the password of alice on login.site.test?");
+    await pressInFrame(bar, "Update", "button");
+    await expect.poll(() => bar.locator("body").getAttribute("data-state")).toBe("saved");
     await expect.poll(async () => (await serverEntries()).get("Test site")?.secrets.password).toBe("alice-new-pass");
     await page.close();
   });
@@ -249,8 +255,9 @@ describe("the browser extension", () => {
     await popup.locator("body[data-state=locked]").waitFor();
     expect((await extensionStatus(popup)).unlocked).toBe(false);
     const page = await openLogin(at("login.site.test", "/login"));
-    await expect.poll(() => menuText(page)).toContain("locked");
-    expect(await menu(page).locator("[role=menuitem]").count()).toBe(0);
+    const menu = await openFillMenu(page);
+    expect(await frameText(menu)).toContain("locked");
+    expect(await menu.locator("[role=menuitem]").count()).toBe(0);
     await page.close();
     await popup.close();
   });

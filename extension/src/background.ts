@@ -4,11 +4,29 @@
  * from the browser's `sender`), the web app's origin and the session read from its cookie.
  */
 import { authCookieAt, tokenClaims } from "../../client/src/session";
-import type { Request, Status } from "./messages";
+import type { FillReply, FrameView, PickReply, Prepared, Request, Status, ToContent } from "./messages";
+import type { FrameSession } from "./sessions";
+import type { Seen } from "./visibility";
 
 declare const __APP_ORIGIN__: string;
 
-export type Forwarded = Request & { target: "offscreen"; appOrigin: string; token: string | null; autoLockMs: number; pageUrl?: string; crossOriginFrame?: boolean; tabId?: number };
+/** Requests only the service worker makes of the vault, on behalf of a frame it has identified. */
+type Internal = { type: "frame-session"; nonce: string };
+
+export type Forwarded = (Request | Internal) & {
+  target: "offscreen";
+  appOrigin: string;
+  token: string | null;
+  autoLockMs: number;
+  pageUrl?: string;
+  crossOriginFrame?: boolean;
+  tabId?: number;
+  /** The asking content script's frame and document, from the browser's `sender`. */
+  frameId?: number;
+  documentId?: string;
+  /** An extension frame's own document, from `sender`. */
+  senderDocumentId?: string;
+};
 
 const OFFSCREEN = "offscreen.html";
 let creating: Promise<void> | null = null;
@@ -45,7 +63,7 @@ async function ensureOffscreen() {
   offscreenOpen = true;
 }
 
-async function toVault<T>(m: Request, extra: Partial<Forwarded> = {}): Promise<T> {
+async function toVault<T>(m: Request | Internal, extra: Partial<Forwarded> = {}): Promise<T> {
   const [, { appOrigin, autoLockMs }] = await Promise.all([ensureOffscreen(), settings()]);
   const forwarded = { ...m, ...extra, target: "offscreen", appOrigin, autoLockMs, token: await sessionToken(appOrigin) } as Forwarded;
   let reply: T & { error?: string };
@@ -96,13 +114,73 @@ async function fromExtensionPage(m: Request): Promise<unknown> {
     case "unlock":
     case "lock":
       return toVault(m);
-    case "match":
-      return toVault(m, { pageUrl: m.url, crossOriginFrame: false });
-    case "fill-tab": {
-      const tab = await chrome.tabs.get(m.tabId);
-      const reply = await toVault<{ ok: boolean }>({ type: "fill", id: m.id, confirmed: m.confirmed }, { pageUrl: tab.url, crossOriginFrame: false });
-      if (reply.ok) await chrome.tabs.sendMessage(m.tabId, { type: "do-fill", ...reply }, { frameId: 0 });
-      return reply;
+    case "match": {
+      // The popup's list is for the tab's top document as it is now; its fill goes to that document only.
+      if (m.tabId === undefined) return toVault(m, { pageUrl: m.url, crossOriginFrame: false });
+      const frame = await chrome.webNavigation.getFrame({ tabId: m.tabId, frameId: 0 });
+      if (!frame) return { locked: false, items: [], source: "server" };
+      return { ...(await toVault<object>(m, { pageUrl: frame.url, crossOriginFrame: false })), documentId: frame.documentId };
+    }
+    case "fill-tab":
+      return fillTab(m.tabId, m.documentId, m.id, m.confirmed ?? false);
+    default:
+      return null;
+  }
+}
+
+/** The popup's fill: the page URL is the document's own, read again; a navigation since cancels it. */
+async function fillTab(tabId: number, documentId: string | undefined, id: string, confirmed: boolean): Promise<PickReply> {
+  const frame = documentId ? await chrome.webNavigation.getFrame({ tabId, documentId }).catch(() => null) : null;
+  if (!documentId || !frame || frame.parentFrameId !== -1) return { ok: false, reason: "navigated" };
+  const reply = await toVault<FillReply>({ type: "fill", id, confirmed }, { pageUrl: frame.url, crossOriginFrame: false });
+  if (!reply.ok) return reply;
+  return (await toDocument(tabId, { frameId: 0, documentId }, { type: "do-fill", credentials: reply.credentials })) ? { ok: true } : { ok: false, reason: "navigated" };
+}
+
+/**
+ * A message to one document: the one that asked, by frame id and document id. When that document
+ * is gone (the tab navigated, the frame was replaced) the browser refuses to deliver, and nothing
+ * reaches whatever is there now.
+ */
+async function toDocument<T>(tabId: number, at: { frameId: number; documentId: string }, m: ToContent): Promise<T | null> {
+  try {
+    return ((await chrome.tabs.sendMessage(tabId, m, { frameId: at.frameId, documentId: at.documentId })) as T) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+type Session = FrameSession<unknown>;
+
+/**
+ * An extension frame in a page (menu.html). It can only present its session's nonce and act on
+ * that session, which names its own document: a frame a page embeds by itself has none. Before a
+ * secret is released the content script that opened the frame judges it visible (visibility.ts).
+ */
+async function fromFrame(m: Request, sender: chrome.runtime.MessageSender): Promise<unknown> {
+  const who = { tabId: sender.tab?.id, senderDocumentId: sender.documentId };
+  switch (m.type) {
+    case "frame-attach":
+      return toVault<FrameView>(m, who);
+    case "frame-pick": {
+      const session = await toVault<Session | null>({ type: "frame-session", nonce: m.nonce }, who);
+      if (session?.kind !== "fill") return { ok: false, reason: "gone" } satisfies PickReply;
+      const seen = await toDocument<Seen>(session.tabId, session, { type: "frame-visible", nonce: m.nonce });
+      if (!seen) return { ok: false, reason: "navigated" } satisfies PickReply;
+      if (!seen.ok) return { ok: false, reason: `not-visible: ${seen.reason}` } satisfies PickReply;
+      const reply = await toVault<FillReply>({ type: "fill", id: m.id, confirmed: m.confirmed }, { pageUrl: session.pageUrl, crossOriginFrame: session.crossOriginFrame });
+      if (!reply.ok) return reply;
+      const done = await toDocument<boolean>(session.tabId, session, { type: "do-fill", nonce: m.nonce, credentials: reply.credentials });
+      return (done ? { ok: true } : { ok: false, reason: "navigated" }) satisfies PickReply;
+    }
+    case "frame-save": {
+      const session = await toVault<Session | null>({ type: "frame-session", nonce: m.nonce }, who);
+      if (session?.kind !== "save") return { saved: false };
+      if (m.accept) {
+        const seen = await toDocument<Seen>(session.tabId, session, { type: "frame-visible", nonce: m.nonce });
+        if (!seen?.ok) return { saved: false, refused: seen ? seen.reason : "navigated" };
+      }
+      return inTabOrder(session.tabId, () => toVault(m, who));
     }
     default:
       return null;
@@ -122,14 +200,15 @@ function inTabOrder<T>(tabId: number | undefined, run: () => Promise<T>): Promis
 /** Content scripts may ask only about their own frame; they can neither unlock nor read the session. */
 async function fromContentScript(m: Request, sender: chrome.runtime.MessageSender): Promise<unknown> {
   const crossOriginFrame = sender.frameId !== 0 && originOf(sender.url) !== originOf(sender.tab?.url);
-  const page = { pageUrl: sender.url, crossOriginFrame, tabId: sender.tab?.id };
+  const page = { pageUrl: sender.url, crossOriginFrame, tabId: sender.tab?.id, frameId: sender.frameId, documentId: sender.documentId };
   switch (m.type) {
-    case "match":
-    case "fill":
+    case "prepare":
+      // Names and usernames go to the extension frame only; the page's script learns nothing.
+      return (crossOriginFrame ? { refused: "refuse-frame" } : {}) satisfies Prepared;
+    case "menu-open":
       return toVault(m, page);
     case "save-offer":
-    case "save-answer":
-      return inTabOrder(page.tabId, () => toVault(m, page));
+      return sender.frameId === 0 ? inTabOrder(page.tabId, () => toVault(m, page)) : false;
     case "submitted":
       return crossOriginFrame ? null : inTabOrder(page.tabId, () => toVault(m, page));
     default:
@@ -141,7 +220,8 @@ chrome.runtime.onMessage.addListener((m: Request & { target?: string }, sender, 
   if (m?.target === "offscreen" || sender.id !== chrome.runtime.id) return false;
   // The popup may be open in a tab too: what tells an extension page from a content script is its URL.
   const ownPage = sender.url?.startsWith(chrome.runtime.getURL("")) ?? false;
-  (ownPage ? fromExtensionPage(m) : fromContentScript(m, sender)).then(reply, (e: unknown) => reply({ error: e instanceof Error ? e.message : String(e) }));
+  const frame = ownPage && new URL(sender.url!).pathname === "/menu.html";
+  (frame ? fromFrame(m, sender) : ownPage ? fromExtensionPage(m) : fromContentScript(m, sender)).then(reply, (e: unknown) => reply({ error: e instanceof Error ? e.message : String(e) }));
   return true;
 });
 

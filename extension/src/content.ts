@@ -1,17 +1,19 @@
 /**
- * In every page and frame: finds sign-in forms, offers the vault's matches in an inline menu beside
- * the field, fills what the user picks, and after a sign-in offers to save or update it. The page
- * never sees a password until the user picks an entry; the menu lives in a shadow root.
+ * In every page and frame: finds sign-in forms and, when the person clicks into a login field (or
+ * reaches it with Tab), opens the fill menu beside it; after a sign-in, on the same site's next
+ * page, opens the save offer. Both are extension frames (frame.ts): the page can neither read nor
+ * script them. This script never holds a name, username or password before a fill, and fills only
+ * what the service worker sends to this very document after the person's choice in the frame.
  */
-import type { Credentials, FillReply, MatchItem, MatchReply, Request, SaveOffer } from "./messages";
+import { openFrame, type OpenFrame } from "./frame";
+import type { Credentials, Prepared, Request, ToContent } from "./messages";
 
 const send = <T>(m: Request): Promise<T> => chrome.runtime.sendMessage(m);
-const started = performance.now();
 
 const visible = (el: HTMLElement) => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== "hidden";
-const passwordFields = () => [...document.querySelectorAll<HTMLInputElement>("input[type=password]")].filter(visible);
-const totpField = () =>
-  [...document.querySelectorAll<HTMLInputElement>('input[autocomplete="one-time-code"], input[name*="otp" i], input[id*="otp" i], input[name*="totp" i]')].find(visible) ?? null;
+const passwordFields = (scope: ParentNode = document) => [...scope.querySelectorAll<HTMLInputElement>("input[type=password]")].filter(visible);
+const OTP = 'input[autocomplete="one-time-code"], input[name*="otp" i], input[id*="otp" i], input[name*="totp" i]';
+const totpField = (scope: ParentNode = document) => [...scope.querySelectorAll<HTMLInputElement>(OTP)].find(visible) ?? null;
 
 /** The text field before the password field in its form: where sign-in forms put the username. */
 function usernameFor(pw: HTMLInputElement): HTMLInputElement | null {
@@ -23,6 +25,13 @@ function usernameFor(pw: HTMLInputElement): HTMLInputElement | null {
   return null;
 }
 
+/** A field the fill menu opens for: a password, the username before it, or a one-time-code field. */
+function isLoginField(t: EventTarget | null): t is HTMLInputElement {
+  if (!(t instanceof HTMLInputElement) || !visible(t)) return false;
+  if (t.type === "password" || t.matches(OTP)) return true;
+  return passwordFields(t.form ?? document).some((pw) => usernameFor(pw) === t);
+}
+
 /** Sets a value the way typing does, so frameworks listening for input see it. */
 function setValue(el: HTMLInputElement, value: string) {
   el.focus();
@@ -31,114 +40,77 @@ function setValue(el: HTMLInputElement, value: string) {
   el.dispatchEvent(new Event("change", { bubbles: true }));
 }
 
-function fillWith(c: Credentials) {
-  const pw = passwordFields()[0];
+/** Fills the form of the field the menu was opened for (the page's first sign-in form for the popup). */
+function fillWith(c: Credentials, anchor: HTMLInputElement | null) {
+  const scope = anchor?.isConnected && anchor.form ? anchor.form : document;
+  const pw = passwordFields(scope)[0] ?? passwordFields()[0];
   const user = pw ? usernameFor(pw) : null;
   if (user && c.username) setValue(user, c.username);
   if (pw) setValue(pw, c.password);
-  const otp = totpField();
+  const otp = totpField(scope) ?? totpField();
   if (otp && c.totp) setValue(otp, c.totp);
 }
 
-const STYLE = `
-:host { all: initial; position: absolute; z-index: 2147483647; font: 14px system-ui, sans-serif; }
-.box { background: #fff; color: #1a1a1a; border: 1px solid #c9ced6; border-radius: 8px; box-shadow: 0 6px 20px rgba(0,0,0,.18); min-width: 260px; padding: 4px; }
-.title { font-size: 12px; color: #5b6270; padding: 6px 8px; }
-button { all: unset; display: block; box-sizing: border-box; width: 100%; padding: 8px; border-radius: 6px; cursor: pointer; }
-button:hover, button:focus { background: #eef3ff; }
-.name { font-weight: 600; } .user { color: #5b6270; font-size: 12px; }
-.warn { color: #8a4b00; padding: 6px 8px; font-size: 12px; }
-.bar { position: fixed; top: 12px; right: 12px; } .row { display: flex; gap: 4px; } .row button { text-align: center; background: #f1f3f6; }
-.row button.primary { background: #2454d6; color: #fff; }`;
-
-function shadowHost(id: string): { host: HTMLElement; root: ShadowRoot } {
-  document.getElementById(id)?.remove();
-  const host = document.createElement("div");
-  host.id = id;
-  const root = host.attachShadow({ mode: "open" });
-  root.innerHTML = `<style>${STYLE}</style>`;
-  document.documentElement.append(host);
-  return { host, root };
+/** A session's nonce: 128 random bits (crypto.randomUUID needs a secure context, and http pages are not). */
+function newNonce(): string {
+  const h = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls: string, text = ""): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  e.className = cls;
-  e.textContent = text;
-  return e;
+let prepared: Promise<Prepared> | null = null;
+let current: (OpenFrame & { anchor: HTMLInputElement | null }) | null = null;
+let lastTab = -Infinity;
+
+/** The frame closed itself (after a fill, a save, "Not now"). */
+const closed = (nonce: string) => current?.nonce === nonce && (current = null);
+
+function close() {
+  current?.remove();
+  current = null;
 }
 
-function showMenu(anchor: HTMLInputElement, reply: MatchReply) {
-  const { host, root } = shadowHost("credential-vault-menu");
-  const r = anchor.getBoundingClientRect();
-  host.style.left = `${r.left + scrollX}px`;
-  host.style.top = `${r.bottom + scrollY + 4}px`;
-  const box = el("div", "box");
-  box.setAttribute("role", "menu");
-  box.setAttribute("aria-label", "Credential Vault");
-  root.append(box);
-  if (reply.locked) {
-    box.append(el("div", "title", "Credential Vault is locked: open the extension to unlock"));
-  } else {
-    box.append(el("div", "title", reply.items.length ? `Fill from Credential Vault${reply.source === "cache" ? " (offline)" : ""}` : "No saved sign-in for this site"));
-    for (const item of reply.items) box.append(itemButton(item, box, host));
-  }
-  host.dataset.state = "ready";
-  host.dataset.count = String(reply.locked ? 0 : reply.items.length);
-  host.dataset.readyMs = (performance.now() - started).toFixed(1);
-  host.dataset.sinceNavigationMs = performance.now().toFixed(1);
+async function openMenu(anchor: HTMLInputElement) {
+  if (current?.anchor === anchor) return;
+  close();
+  const ready = await (prepared ??= send<Prepared>({ type: "prepare" }));
+  if (ready.refused) return;
+  const nonce = newNonce();
+  if (!(await send<boolean>({ type: "menu-open", nonce }))) return;
+  close();
+  current = { ...openFrame(nonce, { anchor, onClose: () => closed(nonce) }), anchor };
 }
 
-function itemButton(item: MatchItem, box: HTMLElement, host: HTMLElement): HTMLButtonElement {
-  const b = el("button", "item");
-  b.setAttribute("role", "menuitem");
-  b.append(el("div", "name", item.name), el("div", "user", item.username || "(no username)"));
-  b.addEventListener("click", async () => {
-    const reply = await send<FillReply>({ type: "fill", id: item.id });
-    if (reply.ok) {
-      fillWith(reply.credentials);
-      host.remove();
-    } else if (reply.reason === "confirm-insecure") {
-      box.replaceChildren(el("div", "warn", "This page is not secure (http) but the sign-in was saved for https. Fill anyway?"));
-      const yes = el("button", "confirm", "Fill anyway");
-      yes.setAttribute("role", "menuitem");
-      yes.addEventListener("click", async () => {
-        const again = await send<FillReply>({ type: "fill", id: item.id, confirmed: true });
-        if (again.ok) fillWith(again.credentials);
-        host.remove();
-      });
-      box.append(yes);
-    }
-  });
-  return b;
-}
-
-function showSaveBar(offer: SaveOffer) {
-  const { host, root } = shadowHost("credential-vault-save");
-  const box = el("div", "box bar");
-  box.setAttribute("role", "dialog");
-  box.setAttribute("aria-label", "Save to Credential Vault");
-  box.append(el("div", "title", offer.kind === "save" ? `Save the sign-in for ${offer.host} as ${offer.username}?` : `Update the password of ${offer.username} on ${offer.host}?`));
-  const row = el("div", "row");
-  const yes = el("button", "primary", offer.kind === "save" ? "Save" : "Update");
-  const no = el("button", "", "Not now");
-  const answer = (accept: boolean) => async () => {
-    const { saved } = await send<{ saved: boolean }>({ type: "save-answer", accept });
-    host.dataset.state = saved ? "saved" : "dismissed";
-    box.replaceChildren(el("div", "title", saved ? "Saved in Credential Vault" : "Not saved"));
-    setTimeout(() => host.remove(), 2500);
-  };
-  yes.addEventListener("click", answer(true));
-  no.addEventListener("click", answer(false));
-  row.append(yes, no);
-  box.append(row);
-  root.append(box);
-  host.dataset.state = "offered";
-}
+// Only the person's own input opens the menu: a trusted press in a login field, or Tab into one.
+// A page's focus() or dispatched events open nothing (and nothing the page does can pick from it).
+document.addEventListener(
+  "pointerdown",
+  (e) => {
+    if (!e.isTrusted) return;
+    if (isLoginField(e.target)) void openMenu(e.target);
+    else if (current?.kind === "fill" && !current.contains(e.target)) close();
+  },
+  true,
+);
+document.addEventListener(
+  "keydown",
+  (e) => {
+    if (!e.isTrusted) return;
+    if (e.key === "Tab") lastTab = performance.now();
+    if (e.key === "Escape" && current?.kind === "fill") close();
+  },
+  true,
+);
+document.addEventListener("focusin", (e) => {
+  if (performance.now() - lastTab < 1000 && isLoginField(e.target)) void openMenu(e.target);
+});
+// Typing in the field means the person is not picking from the menu: it goes out of the way.
+document.addEventListener("input", (e) => e.isTrusted && current?.kind === "fill" && e.target === current.anchor && close(), true);
 
 document.addEventListener(
   "submit",
   (e) => {
+    // A page's requestSubmit() is not a sign-in the person made.
+    if (!e.isTrusted) return;
     const form = e.target as HTMLFormElement;
     const pw = [...form.querySelectorAll<HTMLInputElement>("input[type=password]")].find((p) => p.value);
     if (pw) void send({ type: "submitted", username: usernameFor(pw)?.value ?? "", password: pw.value });
@@ -146,22 +118,32 @@ document.addEventListener(
   true,
 );
 
-chrome.runtime.onMessage.addListener((m: { type: string } & Partial<Extract<FillReply, { ok: true }>>) => {
-  if (m.type === "do-fill" && m.credentials) fillWith(m.credentials);
+// Only the extension can send these (the browser delivers them to this document alone).
+chrome.runtime.onMessage.addListener((m: ToContent, _sender, reply) => {
+  if (m.type === "do-fill") {
+    if (m.nonce !== undefined && (m.nonce !== current?.nonce || current.kind !== "fill")) return void reply(false);
+    fillWith(m.credentials, current?.anchor ?? null);
+    if (m.nonce !== undefined) close();
+    reply(true);
+  } else if (m.type === "frame-visible") {
+    reply(current?.nonce === m.nonce ? current.seen() : { ok: false, reason: "closed" });
+  } else if (m.type === "frame-close") {
+    if (current?.nonce === m.nonce) close();
+    reply(true);
+  }
   return false;
 });
 
 async function start() {
-  const pw = passwordFields()[0];
-  const otp = totpField();
-  if (pw || otp) {
-    const reply = await send<MatchReply>({ type: "match" });
+  if (passwordFields()[0] || totpField()) {
+    prepared = send<Prepared>({ type: "prepare" });
     // Marked so a test can tell a refusal from a page the extension has not looked at yet.
-    if (!reply.locked && reply.refused) return void (document.documentElement.dataset.credentialVault = reply.refused);
-    showMenu((pw && usernameFor(pw)) ?? pw ?? otp!, reply);
+    const ready = await prepared;
+    if (ready.refused) document.documentElement.dataset.credentialVault = ready.refused;
   } else if (window === window.top) {
-    const offer = await send<SaveOffer | null>({ type: "save-offer" });
-    if (offer) showSaveBar(offer);
+    // This tab's next page after a sign-in: the service worker decides whether it is the same site.
+    const nonce = newNonce();
+    if (await send<boolean>({ type: "save-offer", nonce })) current = { ...openFrame(nonce, { anchor: null, onClose: () => closed(nonce) }), anchor: null };
   }
 }
 

@@ -7,19 +7,37 @@ export type Credentials = { username: string; password: string; totp: string | n
 
 export type SaveOffer = { kind: "save" | "update"; host: string; username: string };
 
-/** From the popup and content scripts to the service worker. */
+/** What an extension frame shows: the fill menu or the save offer of its session. */
+export type FrameView = { kind: "fill"; reply: MatchReply } | { kind: "save"; offer: SaveOffer } | { kind: "gone" };
+
+/** From the popup, the extension's frames and content scripts to the service worker. */
 export type Request =
   | { type: "status" }
   | { type: "unlock"; passphrase: string }
   | { type: "lock" }
-  | { type: "match"; url?: string }
+  | { type: "match"; url?: string; tabId?: number }
+  | { type: "prepare" }
   | { type: "fill"; id: string; confirmed?: boolean }
-  | { type: "fill-tab"; tabId: number; id: string; confirmed?: boolean }
+  | { type: "fill-tab"; tabId: number; documentId?: string; id: string; confirmed?: boolean }
   | { type: "submitted"; username: string; password: string }
-  | { type: "save-offer" }
+  | { type: "save-offer"; nonce: string }
   | { type: "save-answer"; accept: boolean }
+  | { type: "menu-open"; nonce: string }
+  | { type: "frame-attach"; nonce: string }
+  | { type: "frame-pick"; nonce: string; id: string; confirmed?: boolean }
+  | { type: "frame-save"; nonce: string; accept: boolean }
+  | { type: "frame-refused"; nonce: string; reason: string }
   | { type: "generate"; url: string }
   | { type: "token" };
 
+/** From the service worker to a content script: only the extension can send these. */
+export type ToContent =
+  | { type: "do-fill"; nonce?: string; credentials: Credentials }
+  | { type: "frame-visible"; nonce: string }
+  | { type: "frame-close"; nonce: string };
+
 export type MatchReply = { locked: true } | { locked: false; items: MatchItem[]; source: "server" | "cache"; refused?: "refuse-frame" };
-export type FillReply = { ok: true; credentials: Credentials } | { ok: false; reason: "locked" | "confirm-insecure" | "refuse-frame" | "refuse-domain" | "not-found" };
+/** What a content script learns at page load: whether its frame may be filled at all; never an entry. */
+export type Prepared = { refused?: "refuse-frame" };
+export type FillReply = { ok: true; credentials: Credentials } | { ok: false; reason: "locked" | "confirm-insecure" | "refuse-frame" | "refuse-domain" | "not-found" | "not-visible" | "navigated" };
+export type PickReply = { ok: true } | { ok: false; reason: string };

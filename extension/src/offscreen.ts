@@ -15,37 +15,47 @@ import { TrustStore } from "../../client/src/trust";
 import { SYNC_PERIOD_MS, syncOnce } from "../../client/src/sync-engine";
 import { Vault } from "../../client/src/vault";
 import type { Forwarded } from "./background";
-import type { Credentials, FillReply, MatchItem, MatchReply, SaveOffer } from "./messages";
-import { registrableDomain, verdict, type FillContext } from "./policy";
+import type { Credentials, FillReply, FrameView, MatchItem, MatchReply, SaveOffer } from "./messages";
+import { entryHostsFor, hostOf, verdict, type FillContext } from "./policy";
+import { FrameSessions, type FrameSession } from "./sessions";
 import { currentCode } from "./totp";
 
 type Candidate = { id: string; name: string; website?: string | null; url: string | null; wrapped_item_key: string | null; encrypted_data: string | null };
-type Unlocked = { userId: string; keys: VaultKeys; vault: Vault; api: ApiClient; appOrigin: string; byDomain: Map<string, LocalEntry[]>; timer: ReturnType<typeof setInterval> };
-type Submission = { url: string; username: string; password: string; offer?: SaveOffer & { id?: string } };
+type Unlocked = { userId: string; keys: VaultKeys; vault: Vault; api: ApiClient; appOrigin: string; byHost: Map<string, LocalEntry[]>; timer: ReturnType<typeof setInterval> };
+type Submission = { url: string; username: string; password: string };
 
 const dbReady = openDb();
 let state: Unlocked | null = null;
 let lastUse = Date.now();
 let autoLockMs = 15 * 60_000;
-/** Sign-ins typed into pages, by tab, until the next page of that tab offers to save them. */
+/** Sign-ins typed into pages, by tab, until that tab's next page (which may offer to save them). */
 const submissions = new Map<number, Submission>();
+/** The extension frames content scripts opened: what each may show and for which document. */
+const sessions = new FrameSessions<{ submission: Submission; offer: SaveOffer & { id?: string } }>();
+/** Fill sessions' lookups, started when the session opens. */
+const early = new Map<string, Promise<MatchReply>>();
 
 /** The session as the service worker last read it (it stamps every message); asked for when there is none. */
 let lastToken: string | null = null;
 const token = async (): Promise<string | null> => lastToken ?? (lastToken = await chrome.runtime.sendMessage({ type: "token" }));
 
+/** The host an entry's envelope is bound to (envelope.ts placeOf), from its plaintext address. */
+const boundHost = (e: { website?: string | null; url?: string | null }): string | null => domainOf(e.website || e.url || "") || null;
+
 /**
- * The address an entry may fill on: the host its envelope is bound to (the website, else the URL:
- * envelope.ts placeOf), so a server that rewrites an entry's plaintext address cannot point it at
- * another site without the envelope refusing to open. The stored URL adds its scheme (for the
- * insecure-page check) only when it lies on that same site; otherwise the bare host (no scheme
- * known, so no insecure-page prompt, as before).
+ * The address an entry may fill on, all of it vouched for by the ciphertext: the host its envelope
+ * opened under (a server that rewrites the plaintext address makes the envelope refuse to open),
+ * with the scheme of the address sealed inside it. "https://" + host when the sealed address is
+ * https, "http://" + host when http, the bare host (no https promise) when it names no scheme.
+ * An entry sealed before the address was sealed with it says nothing the server could not have
+ * changed, so it is taken as https: an http page then asks first.
  */
-function boundUrl(e: { website?: string | null; url?: string | null }): string | null {
-  const host = domainOf(e.website || e.url || "");
+function sealedAddress(e: { website?: string | null; url?: string | null }, secrets: EntrySecrets): string | null {
+  const host = boundHost(e);
   if (!host) return null;
-  if (e.url && registrableDomain(e.url) === registrableDomain(host)) return e.url;
-  return host;
+  if (secrets.address === undefined) return `https://${host}`;
+  const scheme = /^(https?):\/\//i.exec(secrets.address.trim())?.[1]?.toLowerCase();
+  return scheme ? `${scheme}://${host}` : host;
 }
 
 /**
@@ -57,7 +67,8 @@ async function opened(s: Unlocked, c: Candidate): Promise<{ secrets: EntrySecret
   const local = await s.vault.db.entry(s.userId, c.id);
   if (local) {
     try {
-      return { secrets: await s.vault.secrets(local), url: boundUrl(local) };
+      const secrets = await s.vault.secrets(local);
+      return { secrets, url: sealedAddress(local, secrets) };
     } catch {
       // The cached copy does not open (a server once handed it over misplaced): the server's may.
       if (local.encrypted_data === c.encrypted_data && local.wrapped_item_key === c.wrapped_item_key) return null;
@@ -67,7 +78,8 @@ async function opened(s: Unlocked, c: Candidate): Promise<{ secrets: EntrySecret
   const env = { wrapped_item_key: c.wrapped_item_key, encrypted_data: c.encrypted_data };
   if (!isBound(env)) return null;
   try {
-    return { secrets: (await openEntry(s.keys, placeOf(s.userId, c), env)).secrets, url: boundUrl(c) };
+    const { secrets } = await openEntry(s.keys, placeOf(s.userId, c), env);
+    return { secrets, url: sealedAddress(c, secrets) };
   } catch {
     // Sealed under another passphrase, or moved by the server to another entry, user or site.
     return null;
@@ -75,12 +87,14 @@ async function opened(s: Unlocked, c: Candidate): Promise<{ secrets: EntrySecret
 }
 
 async function reindex(s: Unlocked) {
-  const byDomain = new Map<string, LocalEntry[]>();
+  // By the host the envelope is bound to: a page looks up its own host and each parent, as the
+  // server's match does; the verdict then holds each candidate to the host it opened under.
+  const byHost = new Map<string, LocalEntry[]>();
   for (const e of await s.vault.db.entries(s.userId)) {
-    const d = registrableDomain(boundUrl(e) ?? "");
-    if (d) byDomain.set(d, [...(byDomain.get(d) ?? []), e]);
+    const h = boundHost(e);
+    if (h) byHost.set(h, [...(byHost.get(h) ?? []), e]);
   }
-  s.byDomain = byDomain;
+  s.byHost = byHost;
 }
 
 async function sync(s: Unlocked) {
@@ -96,6 +110,7 @@ function lock() {
   if (state) clearInterval(state.timer);
   state = null;
   submissions.clear();
+  sessions.clear();
 }
 
 // Lock after autoLockMs without vault use (unlock, fill, save); checked every second.
@@ -129,7 +144,7 @@ async function unlock(passphrase: string, appOrigin: string, current: string | n
   }
   await db.setMeta("session", { userId: claims.sub, email: claims.email, signedInAt: new Date().toISOString() });
   lock();
-  const s: Unlocked = { userId: claims.sub, keys, vault: new Vault(db, claims.sub, keys), api, appOrigin, byDomain: new Map(), timer: setInterval(() => void sync(s), SYNC_PERIOD_MS) };
+  const s: Unlocked = { userId: claims.sub, keys, vault: new Vault(db, claims.sub, keys), api, appOrigin, byHost: new Map(), timer: setInterval(() => void sync(s), SYNC_PERIOD_MS) };
   state = s;
   lastUse = Date.now();
   await reindex(s);
@@ -142,7 +157,7 @@ async function candidates(s: Unlocked, pageUrl: string): Promise<{ list: Candida
     return { list: (await s.api.match(pageUrl)).matches, source: "server" };
   } catch (e) {
     if (!(e instanceof OfflineError)) throw e;
-    return { list: s.byDomain.get(registrableDomain(pageUrl) ?? "") ?? [], source: "cache" };
+    return { list: entryHostsFor(pageUrl).flatMap((h) => s.byHost.get(h) ?? []), source: "cache" };
   }
 }
 
@@ -191,35 +206,38 @@ async function fill(ctx: FillContext, id: string, confirmed: boolean): Promise<F
   return { ok: true, credentials };
 }
 
-/** After a sign-in, on the tab's next page: save a new sign-in, or update a changed password. */
-async function saveOffer(tabId: number): Promise<SaveOffer | null> {
-  const s = state;
-  const sub = submissions.get(tabId);
-  if (!s || !sub) return null;
-  const host = new URL(sub.url).hostname;
-  for (const { c, o } of (await openedCandidates(s, sub.url)).list) {
-    if (!o || verdict({ pageUrl: sub.url, crossOriginFrame: false }, o.url, true) !== "fill") continue;
-    const secrets = o.secrets;
-    if (secrets.username !== sub.username) continue;
-    if (secrets.password === sub.password) {
-      submissions.delete(tabId);
-      return null;
-    }
-    sub.offer = { kind: "update", host, username: sub.username, id: c.id };
-    return { kind: "update", host, username: sub.username };
-  }
-  sub.offer = { kind: "save", host, username: sub.username };
-  return { kind: "save", host, username: sub.username };
-}
-
-async function saveAnswer(tabId: number, accept: boolean): Promise<{ saved: boolean }> {
+/**
+ * After a sign-in, on the tab's next top-level page: save a new sign-in, or update a changed
+ * password. That page consumes the submission whatever it is; only a page on the very host the
+ * form was submitted on gets the offer, which lives in a session of an extension frame (`nonce`),
+ * never in the page.
+ */
+async function saveOffer(tabId: number, pageUrl: string, nonce: string, frame: { frameId: number; documentId: string }): Promise<boolean> {
   const s = state;
   const sub = submissions.get(tabId);
   submissions.delete(tabId);
-  if (!s || !sub?.offer || !accept) return { saved: false };
+  if (!s || !sub || !hostOf(pageUrl) || hostOf(pageUrl) !== hostOf(sub.url)) return false;
+  const host = new URL(sub.url).hostname;
+  let offer: SaveOffer & { id?: string } = { kind: "save", host, username: sub.username };
+  for (const { c, o } of (await openedCandidates(s, sub.url)).list) {
+    if (!o || verdict({ pageUrl: sub.url, crossOriginFrame: false }, o.url, true) !== "fill") continue;
+    if (o.secrets.username !== sub.username) continue;
+    if (o.secrets.password === sub.password) return false;
+    offer = { kind: "update", host, username: sub.username, id: c.id };
+    break;
+  }
+  sessions.open(nonce, { kind: "save", tabId, ...frame, pageUrl, crossOriginFrame: false, save: { submission: sub, offer } });
+  return true;
+}
+
+async function saveAnswer(session: FrameSession<{ submission: Submission; offer: SaveOffer & { id?: string } }>, accept: boolean): Promise<{ saved: boolean }> {
+  const s = state;
+  sessions.close(session.nonce);
+  if (!s || !session.save || !accept) return { saved: false };
+  const sub = session.save.submission;
   lastUse = Date.now();
   const page = new URL(sub.url);
-  const id = sub.offer.id;
+  const id = session.save.offer.id;
   const existing = id ? await s.vault.db.entry(s.userId, id) : undefined;
   if (id && existing) {
     const secrets = await s.vault.secrets(existing);
@@ -237,11 +255,21 @@ async function status(appOrigin: string) {
   const session = await db.session();
   return {
     unlocked: state !== null,
-    cached: state ? [...state.byDomain.values()].reduce((n, list) => n + list.length, 0) : 0,
+    cached: state ? [...state.byHost.values()].reduce((n, list) => n + list.length, 0) : 0,
     pending: state ? await db.pendingCount(state.userId) : 0,
     lastSync: session ? ((await db.meta<string>(`lastSync:${session.userId}`)) ?? null) : null,
     appOrigin,
   };
+}
+
+/** A frame presents the session its content script handed it: it gets what to show, once. */
+async function attach(nonce: string, tabId: number | undefined, documentId: string | undefined): Promise<FrameView> {
+  const session = sessions.attach(nonce, tabId, documentId);
+  if (!session) return { kind: "gone" };
+  const looked = early.get(nonce);
+  early.delete(nonce);
+  if (session.kind === "save") return { kind: "save", offer: { kind: session.save!.offer.kind, host: session.save!.offer.host, username: session.save!.offer.username } };
+  return { kind: "fill", reply: await (looked ?? match({ pageUrl: session.pageUrl, crossOriginFrame: session.crossOriginFrame })) };
 }
 
 async function handle(m: Forwarded): Promise<unknown> {
@@ -273,9 +301,22 @@ async function handle(m: Forwarded): Promise<unknown> {
       if (state && m.tabId !== undefined && m.password) submissions.set(m.tabId, { url: ctx.pageUrl, username: m.username, password: m.password });
       return { ok: true };
     case "save-offer":
-      return m.tabId === undefined ? null : saveOffer(m.tabId);
-    case "save-answer":
-      return m.tabId === undefined ? { saved: false } : saveAnswer(m.tabId, m.accept);
+      return m.tabId === undefined || !m.documentId ? false : saveOffer(m.tabId, ctx.pageUrl, m.nonce, { frameId: m.frameId ?? 0, documentId: m.documentId });
+    case "menu-open":
+      if (m.tabId === undefined || !m.documentId) return false;
+      sessions.open(m.nonce, { kind: "fill", tabId: m.tabId, frameId: m.frameId ?? 0, documentId: m.documentId, pageUrl: ctx.pageUrl, crossOriginFrame: ctx.crossOriginFrame });
+      // The lookup starts while the frame loads; the frame collects it when it presents the nonce.
+      early.set(m.nonce, match(ctx).catch(() => ({ locked: false, items: [], source: "server" }) as MatchReply));
+      setTimeout(() => early.delete(m.nonce), 10_000);
+      return true;
+    case "frame-attach":
+      return attach(m.nonce, m.tabId, m.senderDocumentId);
+    case "frame-session":
+      return sessions.of(m.nonce, m.tabId, m.senderDocumentId) ?? null;
+    case "frame-save": {
+      const session = sessions.of(m.nonce, m.tabId, m.senderDocumentId);
+      return session?.kind === "save" ? saveAnswer(session, m.accept) : { saved: false };
+    }
     default:
       return null;
   }

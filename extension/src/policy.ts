@@ -1,11 +1,14 @@
 /**
  * When the extension may fill: pure rules, shared by the offscreen vault (which decides) and the
- * tests. An entry fills only into a top-level page, or a frame of the page's own origin, whose
- * registrable domain (eTLD+1 from the Public Suffix List) is the entry's: "github.com.evil.example"
- * has registrable domain "evil.example" and never gets a github.com entry. An https entry fills
- * into a plain-http page only when the user confirms.
+ * tests. An entry fills only into a top-level page, or a frame of the page's own origin, whose host
+ * is the entry's own host or a subdomain of it: an entry for accounts.example.com is not offered on
+ * evil.example.com (a sibling) nor on example.com (a parent), and "github.com.evil.example" is no
+ * subdomain of github.com. The entry's host and scheme are the ones its ciphertext vouches for
+ * (offscreen.ts `sealedAddress`). An https entry fills a plain-http page only when the person
+ * confirms in extension UI. The registrable domain (eTLD+1) is kept for the generator's registry.
  */
 import { getDomain, getHostname } from "tldts";
+import { candidateHosts, normalizeHost } from "../../src/kernel/hostname";
 
 /** The registrable domain of a URL or bare host, lower case; the host itself for IPs and single labels. */
 export function registrableDomain(urlOrHost: string): string | null {
@@ -16,16 +19,34 @@ export function registrableDomain(urlOrHost: string): string | null {
   return getDomain(host, { allowPrivateDomains: true }) ?? host.replace(/^\[|\]$/g, "");
 }
 
+/** The host of a URL or bare host as entries are stored under it (lower case, no www., no port). */
+export const hostOf = (urlOrHost: string): string | null => normalizeHost(urlOrHost);
+
+/** The hosts an entry may be stored under to fill a page on `pageUrl`: its host and each parent (as the server's match). */
+export function entryHostsFor(pageUrl: string): string[] {
+  const host = hostOf(pageUrl);
+  return host ? candidateHosts(host) : [];
+}
+
+/** Whether `pageHost` is `entryHost` or one of its subdomains (label-wise, so "xgithub.com" is not). */
+export function hostCovers(entryHost: string, pageHost: string): boolean {
+  return pageHost === entryHost || pageHost.endsWith(`.${entryHost}`);
+}
+
 export type FillContext = { pageUrl: string; crossOriginFrame: boolean };
 export type Verdict = "fill" | "confirm-insecure" | "refuse-frame" | "refuse-domain";
 
-/** The entry's URL (or bare website) against the page it would fill. */
-export function verdict(ctx: FillContext, entryUrl: string | null, confirmedInsecure = false): Verdict {
+/**
+ * The entry's address (scheme and host, or a bare host when its ciphertext names no scheme)
+ * against the page it would fill.
+ */
+export function verdict(ctx: FillContext, entryAddress: string | null, confirmedInsecure = false): Verdict {
   if (ctx.crossOriginFrame) return "refuse-frame";
-  const page = registrableDomain(ctx.pageUrl);
-  if (!page || !entryUrl || registrableDomain(entryUrl) !== page) return "refuse-domain";
-  const pageHttp = ctx.pageUrl.toLowerCase().startsWith("http:");
-  const entryHttps = entryUrl.trim().toLowerCase().startsWith("https:");
+  const page = hostOf(ctx.pageUrl);
+  const entry = entryAddress ? hostOf(entryAddress) : null;
+  if (!page || !entry || !hostCovers(entry, page)) return "refuse-domain";
+  const pageHttp = ctx.pageUrl.trim().toLowerCase().startsWith("http:");
+  const entryHttps = entryAddress!.trim().toLowerCase().startsWith("https:");
   if (pageHttp && entryHttps && !confirmedInsecure) return "confirm-insecure";
   return "fill";
 }

@@ -1,6 +1,6 @@
 /** The toolbar popup: session and lock state, unlock, the current site's matches, lock, settings. */
 import { describe, generatePassword, requirementsFor } from "./generator";
-import type { FillReply, MatchItem, MatchReply, Request, Status } from "./messages";
+import type { MatchItem, MatchReply, PickReply, Request, Status } from "./messages";
 
 const send = <T>(m: Request): Promise<T> => chrome.runtime.sendMessage(m);
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -13,7 +13,7 @@ async function targetTab(): Promise<chrome.tabs.Tab | undefined> {
   return (await chrome.tabs.query({})).filter(web).sort((a, b) => (b.lastAccessed ?? 0) - (a.lastAccessed ?? 0))[0];
 }
 
-function matchRow(tab: chrome.tabs.Tab, item: MatchItem): HTMLLIElement {
+function matchRow(tab: chrome.tabs.Tab, documentId: string | undefined, item: MatchItem): HTMLLIElement {
   const li = document.createElement("li");
   const text = document.createElement("div");
   const name = document.createElement("div");
@@ -31,7 +31,7 @@ function matchRow(tab: chrome.tabs.Tab, item: MatchItem): HTMLLIElement {
   fill.addEventListener("click", async () => {
     const confirmed = item.insecure && confirm("This page is not secure (http) but the sign-in was saved for https. Fill anyway?");
     if (item.insecure && !confirmed) return;
-    const reply = await send<FillReply>({ type: "fill-tab", tabId: tab.id!, id: item.id, confirmed });
+    const reply = await send<PickReply>({ type: "fill-tab", tabId: tab.id!, documentId, id: item.id, confirmed });
     if (reply.ok) window.close();
     else $("insecure").textContent = `Not filled: ${reply.reason}`;
   });
@@ -61,9 +61,10 @@ async function render() {
     return;
   }
   $("site").textContent = new URL(tab.url).host;
-  const reply = await send<MatchReply>({ type: "match", url: tab.url });
+  // The matches of the tab's document as it is now: a fill goes to that document or nowhere.
+  const reply = await send<MatchReply & { documentId?: string }>({ type: "match", tabId: tab.id! });
   const items = reply.locked ? [] : reply.items;
-  for (const item of items) list.append(matchRow(tab, item));
+  for (const item of items) list.append(matchRow(tab, reply.documentId, item));
   $("no-matches").hidden = items.length > 0;
   document.body.dataset.matches = String(items.length);
 }

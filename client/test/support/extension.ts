@@ -1,4 +1,4 @@
-import { chromium, type BrowserContext, type Page, type Worker } from "playwright-core";
+import { chromium, type BrowserContext, type Frame, type Page, type Worker } from "playwright-core";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { createServer, type Server, type Socket, connect } from "node:net";
@@ -122,7 +122,9 @@ export async function seedEntries(base: string, user: { sub: string; token: stri
   const mutations = [];
   for (const s of seeds) {
     const id = crypto.randomUUID();
-    const envelope = await sealEntry(keys, placeOf(user.sub, { id, website: s.website, url: s.url ?? null }), { username: s.username, password: s.password, notes: "", category: "", totp: s.totp ?? "" });
+    // Sealed as the web client seals (vault.ts sealInput): the address inside the ciphertext.
+    const secrets = { username: s.username, password: s.password, notes: "", category: "", totp: s.totp ?? "", address: s.url ?? s.website };
+    const envelope = await sealEntry(keys, placeOf(user.sub, { id, website: s.website, url: s.url ?? null }), secrets);
     const idx = await blindIndexes(keys, { name: s.name, website: s.website, username: s.username });
     mutations.push({
       action: "create",
@@ -145,6 +147,34 @@ export async function openPage(context: BrowserContext, url: string): Promise<Pa
   return page;
 }
 
-/** The extension's inline menu beside a login field, and what the person reads in it (its shadow root). */
-export const fillMenu = (p: Page) => p.locator("#credential-vault-menu");
-export const fillMenuText = (p: Page) => p.locator("#credential-vault-menu .box").innerText();
+const FRAME_URL = `chrome-extension://${EXTENSION_ID}/menu.html`;
+
+/** The extension frames (fill menu, save offer) in a page, newest last; closed ones are detached. */
+export const extensionFrames = (p: Page): Frame[] => p.frames().filter((f) => f.url().startsWith(FRAME_URL) && !f.isDetached());
+
+/** The page's newest extension frame once it shows something (its body has a data-state). */
+export async function extensionFrame(p: Page, timeout = 10_000): Promise<Frame> {
+  const until = Date.now() + timeout;
+  for (;;) {
+    for (const f of extensionFrames(p).reverse()) {
+      if (await f.locator("body[data-state]").count().catch(() => 0)) return f;
+    }
+    if (Date.now() > until) throw new Error(`no extension frame in ${p.url()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The person clicks into a login field (a real, trusted click): the fill menu opens beside it. */
+export async function openFillMenu(p: Page, field = "Username"): Promise<Frame> {
+  await p.getByLabel(field, { exact: true }).click();
+  return extensionFrame(p);
+}
+
+/** What the person reads in an extension frame. */
+export const frameText = (f: Frame) => f.locator("#box").innerText();
+
+/** A real click on a control of the frame, once the frame says it counts clicks (shown long enough, visible). */
+export async function pressInFrame(f: Frame, name: string | RegExp, role: "menuitem" | "button" = "menuitem") {
+  await f.locator("body[data-armed]").waitFor();
+  await f.getByRole(role, { name }).click();
+}
