@@ -62,7 +62,7 @@ describe("npm run deploy:setup against a stub wrangler", () => {
   it("creates every database, bucket and queue of [env.production] and writes the ids", () => {
     expect(first.status, first.stderr).toBe(0);
     expect(afterFirst.d1.map((d) => d.name).sort()).toEqual(["credential-vault-directory", "credential-vault-shard-0", "someone-elses-db"]);
-    expect(afterFirst.r2).toEqual(["credential-vault-attachments"]);
+    expect(afterFirst.r2.sort()).toEqual(["credential-vault-attachments", "credential-vault-backups"]);
     expect(afterFirst.queues.sort()).toEqual(["credential-vault-mail", "credential-vault-reset"]);
     const toml = readFileSync(config, "utf8");
     for (const d of afterFirst.d1.filter((d) => d.name.startsWith("credential-vault"))) {
