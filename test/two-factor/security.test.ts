@@ -111,16 +111,17 @@ describe("account 2FA: security", () => {
   it("disable is a sensitive operation: a stale sign-in needs step-up unless the device is trusted", async () => {
     const user = await TestUser.create({ authAge: 3600 });
     const e = await enrollAndConfirm(user);
-    // The confirming code counts as a sign-in for step-up (D20): make it as old as the sign-in.
+    // A new device takes a recent sign-in, and the confirming code is one (D20): register both
+    // devices now, then make the code as old as the sign-in.
+    const recognized = await registerDevice(user, "recognized");
+    const trusted = await registerDevice(user, "trusted");
     await ageSecondFactor(user.id, 3600);
     const res = await user.call("POST", "/api/2fa/disable", { body: { code: await codeFor(e.secret, 1) } });
     const body = await expectErrorBody(res, 401, "STEP_UP_REQUIRED");
     expect(body.maxAge).toBe(300);
     expect(res.headers.get("www-authenticate")).toBe('Bearer error="insufficient_user_authentication", max_age=300');
-    const recognized = await registerDevice(user, "recognized");
     const fromRecognized = await user.call("POST", "/api/2fa/disable", { body: { code: e.recoveryCodes[0] }, headers: { "x-device-fingerprint": recognized } });
     await expectErrorBody(fromRecognized, 401, "STEP_UP_REQUIRED");
-    const trusted = await registerDevice(user, "trusted");
     const ok = await user.call("POST", "/api/2fa/disable", { body: { code: e.recoveryCodes[0] }, headers: { "x-device-fingerprint": trusted } });
     expect(ok.status).toBe(200);
   });
