@@ -45,7 +45,7 @@ describe("development mail page", () => {
       id: crypto.randomUUID(),
       toAddress: `"><script>alert(1)</script>@example.test`,
       subject: `<img src=x onerror=alert(1)> ${marker}`,
-      textBody: `Hello <b>there</b> & "friends"\njavascript:alert(1)\nOpen https://app.test/x?a=1&b="2"<script> now.`,
+      textBody: `Hello <b>there</b> & "friends"\njavascript:alert(1)\nOpen https://app.test/x?a=1&b="2"<script> now.\nRelative:\n\n/emergency/tok_en-1.\nNot a link: and/or //evil.test`,
       kind: "test.escape",
       createdAt: new Date().toISOString(),
     });
@@ -59,6 +59,9 @@ describe("development mail page", () => {
     expect(article).not.toContain('href="javascript');
     // The link ends where the quote begins; the rest stays text.
     expect(article).toContain(`<a href="https://app.test/x?a=1&amp;b=" rel="noreferrer noopener">https://app.test/x?a=1&amp;b=</a>&quot;2&quot;&lt;script&gt; now.`);
+    // An app path mailed without APP_ORIGIN resolves against this page's own origin; a
+    // protocol-relative or mid-word path does not become a link.
+    expect(article).toContain(`\n<a href="/emergency/tok_en-1" rel="noreferrer noopener">/emergency/tok_en-1</a>.\nNot a link: and/or //evil.test`);
   });
 
   it("answers 404, as an unknown path does, outside development or with a real mail transport", async () => {

@@ -8,11 +8,15 @@ export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (ch) => ESCAPES[ch]!);
 }
 
-/** http(s) URLs up to whitespace or a character that cannot end one in plain text. */
-const URL_RE = /https?:\/\/[^\s<>"'`]+[^\s<>"'`.,;:!?)\]]/g;
+/**
+ * http(s) URLs, and app paths at the start of a word (`/emergency/<token>`: a deployment without
+ * APP_ORIGIN mails links relative to itself, which this page, served by the same worker, resolves),
+ * each up to whitespace or a character that cannot end one in plain text.
+ */
+const URL_RE = /https?:\/\/[^\s<>"'`]+[^\s<>"'`.,;:!?)\]]|(?<=^|\s)\/[A-Za-z0-9][^\s<>"'`]*[^\s<>"'`.,;:!?)\]]/g;
 
 /**
- * A mail's plain text as HTML with every http(s) link an anchor: the text around and inside the
+ * A mail's plain text as HTML with every link an anchor: the text around and inside the
  * links is escaped, so only the anchors this function writes are markup.
  */
 export function linkify(text: string): string {
