@@ -19,6 +19,8 @@ cat <<TXT
   A token for scripts:
     npm run token -- --sub user-1 --email user-1@example.test [--admin] [--auth-age <seconds>]
   Then: curl -H "Authorization: Bearer \$TOKEN" http://localhost:${PORT}/api/auth/csrf-token
+  Mail the vault sends (invitations, reminders) is kept, not sent: read it, links working, at
+    http://localhost:${PORT}/dev/mail
 
 TXT
 WRANGLER_SEND_METRICS=false npx wrangler dev --port "${PORT}" --ip 127.0.0.1

@@ -28,6 +28,7 @@ import { registerIntegrationRoutes } from "./domains/integrations";
 import { registerDiscoveryRoutes } from "./domains/discovery";
 import { registerShardRoutes } from "./domains/shards";
 import { registerBackupRoutes } from "./domains/backup";
+import { registerDevMailRoutes } from "./domains/dev-mail";
 import { registerAppPages } from "./http/app-pages";
 
 const apiVersion: MiddlewareHandler<AppEnv> = async function apiVersion(c, next) {
@@ -94,6 +95,7 @@ export function buildApp(): Hono<AppEnv> {
   registerDiscoveryRoutes(app);
   registerShardRoutes(app);
   registerBackupRoutes(app);
+  registerDevMailRoutes(app);
   registerAppPages(app);
   app.notFound(handleNotFound);
   app.onError(handleError);

@@ -19,6 +19,7 @@ import { twoFactorSecretsColumn } from "./domains/two-factor";
 import { directoryDb, eachShard } from "./db/client";
 import { runBackup } from "./domains/backup";
 import { resealColumn } from "./db/reseal";
+import { BACKUP_CRON } from "./kernel/crons";
 import { loadConfig, type Bindings } from "./env";
 
 export { RateLimiter } from "../durable-objects/rate-limiter";
@@ -67,10 +68,6 @@ async function resealStale(env: Bindings): Promise<string> {
   }
   return parts.join(", ");
 }
-
-/** wrangler.toml's crons: the daily clean-up, and the backup's steps (docs/operations.md, "Backup and restore"). */
-export const DAILY_CRON = "17 3 * * *";
-export const BACKUP_CRON = "*/10 * * * *";
 
 /** One backup step: continues the unfinished backup, or starts one when BACKUP_INTERVAL_HOURS have passed. */
 async function backupTick(env: Bindings, now: Date): Promise<string> {
