@@ -9,7 +9,7 @@ import { idempotency } from "./idempotency";
 import { rateLimit, rateLimitAlongside } from "./rate-limit";
 import type { RateRuleName } from "./rate-limit-rules";
 import { phase } from "./server-timing";
-import { exemptFromSecondFactor, requireSecondFactor } from "./second-factor";
+import { exemptFromSecondFactor, notesSecondFactor, requireSecondFactor } from "./second-factor";
 import { stepUp, type StepUpOptions } from "./step-up";
 import type { AppEnv } from "./types";
 
@@ -89,6 +89,7 @@ export function route<B extends AnySchema | undefined = undefined, Q extends Any
   const mutating = def.method !== "get";
   if (def.auth !== false) chain.push(phase("auth", authenticate()));
   if (def.auth !== false && !exemptFromSecondFactor(def.method, def.path)) chain.push(phase("auth", requireSecondFactor()));
+  else if (def.auth !== false && notesSecondFactor(def.method, def.path)) chain.push(phase("auth", requireSecondFactor({ refuse: false })));
   if (def.admin) chain.push(requireAdmin());
   if (def.auth !== false && mutating && def.csrf !== false) chain.push(phase("auth", csrfProtection()));
   chain.push((def.rateLimitConcurrent ? rateLimitAlongside : rateLimit)(...(def.rateLimit ?? [])));
