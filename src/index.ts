@@ -20,6 +20,7 @@ import { directoryDb, eachShard } from "./db/client";
 import { runBackup } from "./domains/backup";
 import { resealColumn } from "./db/reseal";
 import { loadConfig, type Bindings } from "./env";
+import { BACKUP_CRON } from "./kernel/crons";
 
 export { RateLimiter } from "../durable-objects/rate-limiter";
 export { IdempotencyStore } from "../durable-objects/idempotency";
@@ -68,9 +69,6 @@ async function resealStale(env: Bindings): Promise<string> {
   return parts.join(", ");
 }
 
-/** wrangler.toml's crons: the daily clean-up, and the backup's steps (docs/operations.md, "Backup and restore"). */
-export const DAILY_CRON = "17 3 * * *";
-export const BACKUP_CRON = "*/10 * * * *";
 
 /** One backup step: continues the unfinished backup, or starts one when BACKUP_INTERVAL_HOURS have passed. */
 async function backupTick(env: Bindings, now: Date): Promise<string> {

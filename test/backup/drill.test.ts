@@ -16,7 +16,8 @@ import { browserSubscription, subscribe } from "../support/push";
 import { createShare, invite } from "../support/sharing";
 import { enrollAndConfirm } from "../support/two-factor";
 import { fillEmptyTables } from "./fill";
-import worker, { BACKUP_CRON } from "../../src/index";
+import worker from "../../src/index";
+import { BACKUP_CRON } from "../../src/kernel/crons";
 
 /**
  * The restore drill (docs/operations.md, "Backup and restore"): a deployment filled with every
