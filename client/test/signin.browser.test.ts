@@ -55,13 +55,26 @@ describe("sign-in with the OpenID provider", () => {
     expect(await page.evaluate(() => document.cookie.includes("access_token"))).toBe(false);
     await screenshot(page, "screenshots/signin-passphrase.png");
 
+    // A new vault: its passphrase is chosen here, typed twice, with its strength and what losing it means.
+    expect(await page.locator("#passphrase-loss").innerText()).toContain("cannot recover or reset it; without it your vault cannot be opened");
     await page.getByLabel("Master passphrase").fill("short");
-    await page.getByRole("button", { name: "Open vault" }).click();
+    await page.getByRole("button", { name: "Create vault" }).click();
     await expect.poll(() => page.getByRole("alert").innerText()).toBe("The master passphrase needs at least 8 characters");
     expect(new URL(page.url()).pathname).toBe("/");
 
+    await page.getByLabel("Master passphrase").fill("password1");
+    await expect.poll(() => page.locator("#passphrase-strength-text").innerText()).toMatch(/^Very weak: /);
     await page.getByLabel("Master passphrase").fill(PASSPHRASE);
-    await page.getByRole("button", { name: "Open vault" }).click();
+    await expect.poll(() => page.locator("#passphrase-strength-text").innerText()).toMatch(/^(Strong|Very strong): /);
+    expect(await page.locator("#passphrase-strength meter").evaluate((m: HTMLMeterElement) => m.value)).toBeGreaterThanOrEqual(3);
+    await page.getByLabel("Type it again").fill(`${PASSPHRASE}x`);
+    await page.getByRole("button", { name: "Create vault" }).click();
+    await expect.poll(() => page.getByRole("alert").innerText()).toBe("The two passphrases differ: type the same one twice");
+    expect(new URL(page.url()).pathname).toBe("/");
+    await screenshot(page, "screenshots/signin-new-vault.png");
+
+    await page.getByLabel("Type it again").fill(PASSPHRASE);
+    await page.getByRole("button", { name: "Create vault" }).click();
     await page.waitForURL((u) => u.pathname === "/vault");
     await dashboardReady(page);
     expect(await page.locator("#user").innerText()).toBe(user.email);

@@ -101,8 +101,8 @@ async function status(): Promise<Status> {
       signedIn = false;
     }
   }
-  const vault = await toVault<{ unlocked: boolean; pending: number; lastSync: string | null; cached: number }>({ type: "status" });
-  return { signedIn, email, appOrigin, ...vault, unlocked: signedIn && vault.unlocked };
+  const vault = await toVault<{ unlocked: boolean; pending: number; lastSync: string | null; cached: number; twoFactorRequired: boolean }>({ type: "status" });
+  return { signedIn, email, appOrigin, ...vault, twoFactorRequired: signedIn && vault.twoFactorRequired, unlocked: signedIn && vault.unlocked };
 }
 
 async function fromExtensionPage(m: Request): Promise<unknown> {
@@ -113,6 +113,7 @@ async function fromExtensionPage(m: Request): Promise<unknown> {
       return status();
     case "unlock":
     case "lock":
+    case "verify-2fa":
       return toVault(m);
     case "match": {
       // The popup's list is for the tab's top document as it is now; its fill goes to that document only.

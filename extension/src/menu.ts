@@ -99,6 +99,7 @@ function showFill(view: Extract<FrameView, { kind: "fill" }>) {
   const r = view.reply;
   const parts: HTMLElement[] = [];
   if (r.locked) parts.push(el("div", "title", "Credential Vault is locked: open the extension to unlock"));
+  else if (r.twoFactorRequired) parts.push(el("div", "title", "Confirm your sign-in: open the extension and enter your two-factor code"));
   else {
     parts.push(el("div", "title", r.items.length ? `Fill from Credential Vault${r.source === "cache" ? " (offline)" : ""}` : "No saved sign-in for this site"));
     for (const item of r.items) parts.push(itemButton(item));

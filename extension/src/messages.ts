@@ -1,7 +1,8 @@
 /** Messages between the extension's parts. The service worker stamps page context onto them. */
 export type MatchItem = { id: string; name: string; username: string; hasTotp: boolean; insecure: boolean };
 
-export type Status = { signedIn: boolean; email: string | null; unlocked: boolean; appOrigin: string; pending: number; lastSync: string | null; cached: number };
+/** `twoFactorRequired`: the web app's sign-in still owes its account 2FA code (DECISIONS D20); nothing fills until it is given. */
+export type Status = { signedIn: boolean; email: string | null; twoFactorRequired: boolean; unlocked: boolean; appOrigin: string; pending: number; lastSync: string | null; cached: number };
 
 export type Credentials = { username: string; password: string; totp: string | null };
 
@@ -28,7 +29,8 @@ export type Request =
   | { type: "frame-save"; nonce: string; accept: boolean }
   | { type: "frame-refused"; nonce: string; reason: string }
   | { type: "generate"; url: string }
-  | { type: "token" };
+  | { type: "token" }
+  | { type: "verify-2fa"; code: string };
 
 /** From the service worker to a content script: only the extension can send these. */
 export type ToContent =
@@ -36,8 +38,8 @@ export type ToContent =
   | { type: "frame-visible"; nonce: string }
   | { type: "frame-close"; nonce: string };
 
-export type MatchReply = { locked: true } | { locked: false; items: MatchItem[]; source: "server" | "cache"; refused?: "refuse-frame" };
+export type MatchReply = { locked: true } | { locked: false; items: MatchItem[]; source: "server" | "cache"; refused?: "refuse-frame"; twoFactorRequired?: true };
 /** What a content script learns at page load: whether its frame may be filled at all; never an entry. */
 export type Prepared = { refused?: "refuse-frame" };
-export type FillReply = { ok: true; credentials: Credentials } | { ok: false; reason: "locked" | "confirm-insecure" | "refuse-frame" | "refuse-domain" | "not-found" | "not-visible" | "navigated" };
+export type FillReply = { ok: true; credentials: Credentials } | { ok: false; reason: "locked" | "two-factor-required" | "confirm-insecure" | "refuse-frame" | "refuse-domain" | "not-found" | "not-visible" | "navigated" };
 export type PickReply = { ok: true } | { ok: false; reason: string };

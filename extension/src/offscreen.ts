@@ -5,7 +5,7 @@
  * stored. The store is the web client's (app-sync in the extension's IndexedDB) and the crypto,
  * vault and sync engine are the web client's modules.
  */
-import { ApiClient, OfflineError } from "../../client/src/api";
+import { ApiClient, ApiError, OfflineError, setChallengeHandler } from "../../client/src/api";
 import { domainOf, keyVersion, type EntrySecrets, type VaultKeys } from "../../client/src/crypto";
 import { openDb, type LocalEntry } from "../../client/src/db";
 import { isBound, keyCheckMatches, makeKeyCheck, openEntry, placeOf } from "../../client/src/envelope";
@@ -34,6 +34,19 @@ const submissions = new Map<number, Submission>();
 const sessions = new FrameSessions<{ submission: Submission; offer: SaveOffer & { id?: string } }>();
 /** Fill sessions' lookups, started when the session opens. */
 const early = new Map<string, Promise<MatchReply>>();
+
+/**
+ * Whether the web app's sign-in still owes its account 2FA code (DECISIONS D20): set by any API
+ * call the server refuses with TWO_FACTOR_REQUIRED, cleared once the popup's code is accepted, and
+ * asked of the server whenever the popup opens. While it is set nothing fills, not even from the
+ * offline copy: the server would refuse this sign-in everything, so the extension does too.
+ */
+let twoFactorPending = false;
+setChallengeHandler(async (err) => {
+  if (err.body.code === "TWO_FACTOR_REQUIRED") twoFactorPending = true;
+  return false;
+});
+const owesCode = (e: unknown) => e instanceof ApiError && e.body.code === "TWO_FACTOR_REQUIRED";
 
 /** The session as the service worker last read it (it stamps every message); asked for when there is none. */
 let lastToken: string | null = null;
@@ -180,7 +193,16 @@ async function match(ctx: FillContext): Promise<MatchReply> {
   const s = state;
   if (!s) return { locked: true };
   if (ctx.crossOriginFrame) return { locked: false, items: [], source: "server", refused: "refuse-frame" };
-  const { list, source } = await openedCandidates(s, ctx.pageUrl);
+  const unverified: MatchReply = { locked: false, items: [], source: "server", twoFactorRequired: true };
+  if (twoFactorPending) return unverified;
+  let found: Awaited<ReturnType<typeof openedCandidates>>;
+  try {
+    found = await openedCandidates(s, ctx.pageUrl);
+  } catch (e) {
+    if (owesCode(e)) return unverified;
+    throw e;
+  }
+  const { list, source } = found;
   const items: MatchItem[] = [];
   // Never decided on the server's plaintext address: only on the one the opened envelope vouches for.
   for (const { c, o } of list) {
@@ -195,6 +217,7 @@ async function match(ctx: FillContext): Promise<MatchReply> {
 async function fill(ctx: FillContext, id: string, confirmed: boolean): Promise<FillReply> {
   const s = state;
   if (!s) return { ok: false, reason: "locked" };
+  if (twoFactorPending) return { ok: false, reason: "two-factor-required" };
   const local = await s.vault.db.entry(s.userId, id);
   const o = local ? await opened(s, local) : (await openedCandidates(s, ctx.pageUrl)).list.find(({ c }) => c.id === id)?.o;
   if (!o) return { ok: false, reason: "not-found" };
@@ -250,10 +273,36 @@ async function saveAnswer(session: FrameSession<{ submission: Submission; offer:
   return { saved: true };
 }
 
-async function status(appOrigin: string) {
+/** Asks the server whether this sign-in still owes its code; offline, the last answer stands. */
+async function checkTwoFactor(appOrigin: string, current: string | null): Promise<boolean> {
+  if (!current) return (twoFactorPending = false);
+  try {
+    twoFactorPending = (await new ApiClient(appOrigin, token).session()).twoFactorRequired === true;
+  } catch (e) {
+    if (!(e instanceof OfflineError) && !owesCode(e)) console.warn(`session check failed: ${String(e)}`);
+  }
+  return twoFactorPending;
+}
+
+/** The popup's code (TOTP or recovery code) for this sign-in, posted with the session and its CSRF token. */
+async function verifyTwoFactor(appOrigin: string, code: string): Promise<{ ok: boolean; error?: string }> {
+  try {
+    await new ApiClient(appOrigin, token).twoFactorVerify(code.trim());
+  } catch (e) {
+    if (e instanceof OfflineError) return { ok: false, error: "No connection to the web app: try again when online" };
+    if (e instanceof ApiError) return { ok: false, error: e.status === 429 ? "Too many wrong codes: wait a few minutes, then try again" : "That code was not accepted" };
+    throw e;
+  }
+  twoFactorPending = false;
+  if (state) void sync(state);
+  return { ok: true };
+}
+
+async function status(appOrigin: string, current: string | null) {
   const db = await dbReady;
   const session = await db.session();
   return {
+    twoFactorRequired: await checkTwoFactor(appOrigin, current),
     unlocked: state !== null,
     cached: state ? [...state.byHost.values()].reduce((n, list) => n + list.length, 0) : 0,
     pending: state ? await db.pendingCount(state.userId) : 0,
@@ -280,7 +329,9 @@ async function handle(m: Forwarded): Promise<unknown> {
   const ctx: FillContext = { pageUrl: m.pageUrl ?? "", crossOriginFrame: m.crossOriginFrame ?? false };
   switch (m.type) {
     case "status":
-      return status(m.appOrigin);
+      return status(m.appOrigin, m.token);
+    case "verify-2fa":
+      return verifyTwoFactor(m.appOrigin, m.code);
     case "unlock":
       try {
         await unlock(m.passphrase, m.appOrigin, m.token);
@@ -288,6 +339,7 @@ async function handle(m: Forwarded): Promise<unknown> {
       } catch (e) {
         if (e instanceof SignInError) return { ok: false, error: e.message };
         if (e instanceof OfflineError) return { ok: false, error: "The first unlock on this browser needs the network" };
+        if (owesCode(e)) return { ok: false, error: "Enter your two-factor code first" };
         throw e;
       }
     case "lock":

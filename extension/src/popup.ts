@@ -41,13 +41,20 @@ function matchRow(tab: chrome.tabs.Tab, documentId: string | undefined, item: Ma
 
 async function render() {
   const status = await send<Status>({ type: "status" });
-  document.body.dataset.state = !status.signedIn ? "signed-out" : status.unlocked ? "unlocked" : "locked";
+  // A sign-in that owes its 2FA code is asked for it first, unlocked or not: nothing fills before.
+  const owesCode = status.signedIn && status.twoFactorRequired;
+  document.body.dataset.state = !status.signedIn ? "signed-out" : owesCode ? "two-factor" : status.unlocked ? "unlocked" : "locked";
   $("who").textContent = status.email ?? "";
   $<HTMLInputElement>("app-origin").value = status.appOrigin;
   $<HTMLAnchorElement>("open-app").href = status.appOrigin;
   $("signed-out").hidden = status.signedIn;
-  $("unlock").hidden = !status.signedIn || status.unlocked;
-  $("vault").hidden = !status.unlocked;
+  $("two-factor").hidden = !owesCode;
+  $("unlock").hidden = !status.signedIn || owesCode || status.unlocked;
+  $("vault").hidden = owesCode || !status.unlocked;
+  if (owesCode) {
+    $("two-factor-code").focus();
+    return;
+  }
   if (!status.unlocked) {
     if (status.signedIn) $("passphrase").focus();
     return;
@@ -76,6 +83,30 @@ $<HTMLFormElement>("unlock").addEventListener("submit", async (e) => {
   const reply = await send<{ ok: boolean; error?: string }>({ type: "unlock", passphrase: input.value });
   input.value = "";
   if (!reply.ok) $("unlock-error").textContent = reply.error ?? "Unlock failed";
+  await render();
+});
+
+let recovery = false;
+$("use-recovery").addEventListener("click", () => {
+  recovery = !recovery;
+  $("two-factor-label").textContent = recovery ? "Recovery code" : "Code from your authenticator app";
+  $("use-recovery").textContent = recovery ? "Use an authenticator code" : "Use a recovery code";
+  const input = $<HTMLInputElement>("two-factor-code");
+  input.inputMode = recovery ? "text" : "numeric";
+  input.value = "";
+  input.focus();
+});
+
+$<HTMLFormElement>("two-factor").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const input = $<HTMLInputElement>("two-factor-code");
+  $("two-factor-error").textContent = "";
+  const reply = await send<{ ok: boolean; error?: string }>({ type: "verify-2fa", code: input.value });
+  input.value = "";
+  if (!reply.ok) {
+    $("two-factor-error").textContent = reply.error ?? "That code was not accepted";
+    return;
+  }
   await render();
 });
 

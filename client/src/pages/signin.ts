@@ -59,6 +59,7 @@ void (async () => {
   }
   // Already open on this browser for the same user (keys in the local store): straight on.
   if (local?.keys && local.session.userId === user.id) return location.replace(nextPath());
+  await offerNewVault(api);
   $("signed-in-as").textContent = user.email ?? user.id;
   $("signin-start").hidden = true;
   form.hidden = false;
@@ -67,6 +68,39 @@ void (async () => {
   submit.disabled = false;
   input("passphrase").focus();
 })();
+
+/**
+ * A vault with no entries yet takes the first passphrase typed as its own, for good: the person
+ * chooses it here, typed twice, with its strength shown and what losing it means said plainly.
+ */
+let newVault = false;
+async function offerNewVault(api: ApiClient) {
+  try {
+    newVault = (await api.listPasswords(1, 1)).data.length === 0;
+  } catch {
+    newVault = false;
+  }
+  if (!newVault) return;
+  $("new-vault").hidden = false;
+  input("passphrase").autocomplete = "new-password";
+  submit.textContent = "Create vault";
+  const text = $("passphrase-strength-text");
+  const meter = $("passphrase-strength").querySelector("meter")!;
+  let asked = 0;
+  input("passphrase").addEventListener("input", () => {
+    const mine = ++asked;
+    const value = input("passphrase").value;
+    void import("../strength")
+      .then((m) => m.strengthTools())
+      .then(({ checker }) => {
+        if (mine !== asked) return;
+        const s = value ? checker.check(value) : null;
+        meter.value = s?.score ?? 0;
+        $("passphrase-strength").dataset.score = s ? String(s.score) : "";
+        text.textContent = s ? `${s.label}: ${s.reason}${s.crackTime ? ` (guessed in ${s.crackTime} by an offline attack)` : ""}` : "";
+      });
+  });
+}
 
 $("other-account").addEventListener("click", () => {
   void (async () => {
@@ -85,6 +119,11 @@ form.addEventListener("submit", (ev) => {
     input("passphrase").focus();
     return;
   }
+  if (newVault && input("passphrase-again").value !== passphrase) {
+    error.textContent = "The two passphrases differ: type the same one twice";
+    input("passphrase-again").focus();
+    return;
+  }
   submit.disabled = true;
   submit.textContent = "Opening…";
   signIn(passphrase)
@@ -92,6 +131,6 @@ form.addEventListener("submit", (ev) => {
     .catch((e: unknown) => {
       error.textContent = e instanceof SignInError ? e.message : `Sign-in failed: ${e instanceof Error ? e.message : String(e)}`;
       submit.disabled = false;
-      submit.textContent = "Open vault";
+      submit.textContent = newVault ? "Create vault" : "Open vault";
     });
 });

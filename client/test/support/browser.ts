@@ -88,10 +88,15 @@ export async function signInWithProvider(page: Page, token: string) {
   await page.getByLabel("Master passphrase").waitFor();
 }
 
-/** Fills and submits the master passphrase form of the page at "/" (the auth cookie names the user). */
+/**
+ * Fills and submits the master passphrase form of the page at "/" (the auth cookie names the user).
+ * A new vault's form asks for the passphrase twice: typed again, as the person would.
+ */
 export async function submitSignIn(page: Page, passphrase: string) {
   await page.getByLabel("Master passphrase").fill(passphrase);
-  await page.getByRole("button", { name: "Open vault" }).click();
+  const again = page.getByLabel("Type it again");
+  if (await again.isVisible()) await again.fill(passphrase);
+  await page.getByRole("button", { name: /^(Open|Create) vault$/ }).click();
 }
 
 /**

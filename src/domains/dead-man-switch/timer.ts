@@ -1,4 +1,5 @@
 import { dbFor, directoryDb, type Db } from "../../db/client";
+import { countOf } from "../../kernel/plural";
 import type { DeadManSwitchRow } from "../../db/schema";
 import { loadConfig, type Bindings, type Config } from "../../env";
 import { mailerFor, sendQuietly, type Mailer } from "../notifications";
@@ -59,7 +60,7 @@ async function tick(ctx: Ctx, userId: string, now: number): Promise<number | nul
 async function remind(ctx: Ctx, row: DeadManSwitchRow, now: number) {
   const days = daysRemaining(ms(row.nextTriggerAt!), now);
   const title = "Dead man's switch: check in";
-  const body = `Your dead man's switch triggers in ${days} day${days === 1 ? "" : "s"} (${row.nextTriggerAt}). Check in to reset it.`;
+  const body = `Your dead man's switch triggers in ${countOf(days, "day")} (${row.nextTriggerAt}). Check in to reset it.`;
   if (row.notifyVia.includes("push")) {
     await notify(ctx.ownerDb, { userId: row.userId, type: "dead_man_switch_reminder", title, body, color: "warning", actionUrl: "/dead-man-switch", metadata: { days_remaining: days, next_trigger_at: row.nextTriggerAt } }, ctx.config);
   }

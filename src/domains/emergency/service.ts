@@ -1,4 +1,5 @@
 import type { RecoveryTimers } from "../../../durable-objects/recovery-timer";
+import { countOf } from "../../kernel/plural";
 import type { EmergencyContactRow } from "../../db/schema";
 import type { AuthUser, RequestMeta } from "../../kernel/context";
 import { pageOf, type PageParams } from "../../kernel/pagination";
@@ -114,7 +115,7 @@ export class EmergencyService {
       to: email,
       subject: "You have been named an emergency contact",
       text:
-        `${user.email ?? "A vault owner"} named you as an emergency contact for their vault, with a waiting period of ${row.waitHours} hours.\n` +
+        `${user.email ?? "A vault owner"} named you as an emergency contact for their vault, with a waiting period of ${countOf(row.waitHours, "hour")}.\n` +
         `Accept the invitation within 7 days (until ${row.inviteExpiresAt}):\n\n${this.ctx.appOrigin}/emergency/${token}\n`,
       kind: "emergency.invite",
     });
