@@ -126,7 +126,11 @@ export class OfflineError extends Error {
 }
 
 export type EndpointDef = { method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"; path: string; query?: readonly string[]; body?: readonly string[]; reads: readonly string[] };
-type CallOptions = { params?: Record<string, string>; query?: Record<string, string | undefined>; body?: unknown; headers?: Record<string, string> };
+/**
+ * `quiet`: a call the page makes on its own (registering this browser at start), whose refusal is
+ * handled by its caller instead of being put to the person as "confirm it's you".
+ */
+type CallOptions = { params?: Record<string, string>; query?: Record<string, string | undefined>; body?: unknown; headers?: Record<string, string>; quiet?: boolean };
 
 function urlFor(template: string, params: Record<string, string> = {}, query: Record<string, string | undefined> = {}): string {
   const path = template.replace(/\{(\w+)\}/g, (_, k: string) => encodeURIComponent(params[k] ?? ""));
@@ -320,7 +324,7 @@ export class ApiClient {
       return this.fetchOk(ep, opts, accept, true);
     }
     const failure = new ApiError(res.status, err);
-    if (res.status === 401 && CHALLENGE_CODES.includes(err.code) && challengeHandler && (await challengeHandler(failure))) {
+    if (res.status === 401 && !opts.quiet && CHALLENGE_CODES.includes(err.code) && challengeHandler && (await challengeHandler(failure))) {
       return this.fetchOk(ep, opts, accept, retried);
     }
     throw failure;
@@ -406,7 +410,9 @@ export class ApiClient {
   }
 
   registerDevice(body: DeviceRegistration): Promise<{ device: Device }> {
-    return this.call("deviceRegister", { body });
+    // Made at start, not by the person: a stale sign-in leaves the browser unregistered (the
+    // Devices page says why) instead of opening "confirm it's you" over the vault.
+    return this.call("deviceRegister", { body, quiet: true });
   }
 
   updateDevice(id: string, body: { deviceName?: string; trustLevel?: TrustLevel }): Promise<{ device: Device }> {
