@@ -5,17 +5,10 @@
  * same request for every entry, so nothing about the entry leaves the device.
  */
 
-/** The registry's password requirements (src/domains/registry/schema.ts, PasswordRequirements). */
-export type Requirements = {
-  minLength?: number;
-  maxLength?: number;
-  requireUppercase?: boolean;
-  requireLowercase?: boolean;
-  requireNumbers?: boolean;
-  requireSymbols?: boolean;
-  disallowedChars?: string;
-  specificSymbols?: string;
-};
+import type { PasswordRequirements } from "../../src/kernel/password-rules";
+
+/** The registry's password requirements: the shared pure layer's type (src/kernel/password-rules.ts). */
+export type Requirements = PasswordRequirements;
 
 export type RulesTable = { default: Requirements; services: { domain: string; name: string; rules: Requirements }[] };
 
