@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { acceptKdf, deriveVaultKeys, encryptLegacyEntry, KDF_FLOOR, KdfRefusedError } from "../src/crypto";
 import { isBound, KeyRollbackError, LegacyRefusedError, MisplacedEnvelopeError, NewerKeyError, openEntry, placeOf, sealEntry, wrapHeader, type Place } from "../src/envelope";
 import type { ApiClient } from "../src/api";
-import { KeyChangedError, trustedContactKey } from "../src/contact-keys";
+import { FirstUseDeclined, KeyChangedError, trustedContactKey } from "../src/contact-keys";
 import { fingerprint, type PinResult, type TrustStore } from "../src/trust";
 import { fromBase64, toBase64 } from "../../src/kernel/base64";
 
@@ -93,11 +93,38 @@ describe("key fingerprints", () => {
 describe("contacts' keys for sharing and emergency access", () => {
   const jwk = { kty: "EC", crv: "P-256", x: "x".repeat(43), y: "y".repeat(43) };
   const api = { sharingKey: async () => ({ publicKey: jwk, created_at: "", updated_at: "" }) } as unknown as ApiClient;
-  const trustSaying = (status: PinResult["status"]) => ({ pinKey: async () => ({ status, fingerprint: "11111 22222 33333 44444 55555 66666", pinned: "99999 88888 77777 66666 55555 44444" }) }) as unknown as TrustStore;
+  // A store that answers one status and records what it pinned (peek first, pin only when accepted).
+  const trustSaying = (status: PinResult["status"]) => {
+    const accepted: string[] = [];
+    const store = {
+      peekKey: async () => ({ status, fingerprint: "11111 22222 33333 44444 55555 66666", pinned: "99999 88888 77777 66666 55555 44444" }),
+      acceptKey: async (email: string) => void accepted.push(email),
+    } as unknown as TrustStore;
+    return { store, accepted };
+  };
+  const answer = (yes: boolean) => {
+    const asked: string[] = [];
+    return { asked, firstUse: async (_email: string, fp: string) => (asked.push(fp), yes) };
+  };
 
-  it("hands out the pinned or first-seen key, and refuses a changed one with both fingerprints", async () => {
-    for (const status of ["new", "ok"] as const) expect((await trustedContactKey(api, trustSaying(status), "erin@example.test", "emergency")).jwk).toEqual(jwk);
-    const err = await trustedContactKey(api, trustSaying("changed"), "erin@example.test", "sharing").catch((e: unknown) => e);
+  it("hands out a pinned key; a first-seen key only after its fingerprint was shown and accepted; refuses a changed one with both fingerprints", async () => {
+    const ok = trustSaying("ok");
+    const notAsked = answer(true);
+    expect((await trustedContactKey(api, ok.store, "erin@example.test", "emergency", notAsked.firstUse)).jwk).toEqual(jwk);
+    expect(notAsked.asked).toEqual([]);
+
+    const fresh = trustSaying("new");
+    const yes = answer(true);
+    expect((await trustedContactKey(api, fresh.store, "erin@example.test", "emergency", yes.firstUse)).jwk).toEqual(jwk);
+    expect(yes.asked).toEqual(["11111 22222 33333 44444 55555 66666"]);
+    expect(fresh.accepted).toEqual(["erin@example.test"]);
+
+    const declined = trustSaying("new");
+    const no = answer(false);
+    await expect(trustedContactKey(api, declined.store, "erin@example.test", "sharing", no.firstUse)).rejects.toBeInstanceOf(FirstUseDeclined);
+    expect(declined.accepted).toEqual([]);
+
+    const err = await trustedContactKey(api, trustSaying("changed").store, "erin@example.test", "sharing", answer(true).firstUse).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(KeyChangedError);
     expect((err as Error).message).toContain("pinned 99999 88888 77777 66666 55555 44444, offered 11111 22222 33333 44444 55555 66666");
   });
