@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLoginSite } from "../../test/support/login-site";
 import { apiAs } from "./support/api";
-import { addEntryWithUrl, revealEntry } from "./support/automation";
+import { openEntryTool } from "./support/account";
+import { addEntryWithUrl } from "./support/automation";
 import { launch, newUser, screenshot, signInThroughPage, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
 import { base, openSection, personContext } from "./support/journey";
 
@@ -39,8 +40,8 @@ describe("session shares", () => {
     expect((await fetch(`${site.url}/register`, { method: "POST", body: JSON.stringify(account) })).status).toBe(204);
     await addEntryWithUrl(page, { name: "Shared site", url: `${site.url}/login`, username: account.username, password: account.password });
     await waitForPending(page, 0);
-    await revealEntry(page, "Shared site");
-    const tool = page.locator('[data-tool="session-share"]');
+    // The entry's tools are tabs of its detail, each mounted when its tab is opened.
+    const tool = await openEntryTool(page, "Shared site", "session-share");
 
     // Bad input: a clear message, and nothing is created.
     await tool.getByLabel("Duration (minutes, 1–240)").fill("500");
