@@ -6,6 +6,7 @@ import { outboundEmails } from "../../src/db/schema";
 import { TestUser } from "../support/auth";
 import { invite, inviteTokenFor } from "../support/emergency";
 import { SELF } from "../support/worker";
+import { productionVars } from "../support/production-env";
 
 const page = () => SELF.fetch("https://vault.test/dev/mail");
 
@@ -65,15 +66,7 @@ describe("development mail page", () => {
   });
 
   it("answers 404, as an unknown path does, outside development or with a real mail transport", async () => {
-    const production = {
-      ...env,
-      ENVIRONMENT: "production",
-      MAIL_TRANSPORT: "http",
-      MAIL_API_URL: "https://mail.example.test/emails",
-      MAIL_API_KEY: "key-1",
-      MAIL_FROM: "vault@example.test",
-      OUTBOUND_ALLOW_PRIVATE: undefined,
-    };
+    const production = productionVars;
     const developmentSending = { ...production, ENVIRONMENT: "development" };
     for (const vars of [production, developmentSending]) {
       const res = await buildApp().request("https://vault.test/dev/mail", {}, vars);

@@ -2,18 +2,11 @@ import { env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { buildApp } from "../../src/app";
 import { signToken } from "../support/auth";
+import { productionVars } from "../support/production-env";
 
 // A token's email names a person only when the provider vouches for it; in production an absent
 // `email_verified` is not a vouch unless the deployment says its provider omits the claim.
-const production = {
-  ...env,
-  ENVIRONMENT: "production",
-  MAIL_TRANSPORT: "http",
-  MAIL_API_URL: "https://mail.example.test/emails",
-  MAIL_API_KEY: "key-1",
-  MAIL_FROM: "vault@example.test",
-  OUTBOUND_ALLOW_PRIVATE: undefined,
-};
+const production = productionVars;
 
 async function sessionEmail(vars: Record<string, unknown>, emailVerified?: boolean) {
   const token = await signToken({ email: "person@corp.test", emailVerified });

@@ -1,17 +1,10 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { buildApp } from "../../src/app";
+import { productionVars } from "../support/production-env";
 
 // DECISIONS D18 (docs/decisions.md, Hardening: limits, abuse and failure item 12): production has no development defaults.
-const production = {
-  ...env,
-  ENVIRONMENT: "production",
-  MAIL_TRANSPORT: "http",
-  MAIL_API_URL: "https://mail.example.test/emails",
-  MAIL_API_KEY: "key-1",
-  MAIL_FROM: "vault@example.test",
-  OUTBOUND_ALLOW_PRIVATE: undefined,
-};
+const production = productionVars;
 
 async function health(vars: Record<string, unknown>) {
   const log = vi.spyOn(console, "error").mockImplementation(() => {});

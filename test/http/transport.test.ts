@@ -6,17 +6,10 @@ import { HSTS_VALUE, strictTransport } from "../../src/http/hsts";
 import type { AppEnv } from "../../src/http/types";
 import { signToken } from "../support/auth";
 import { SELF } from "../support/worker";
+import { productionVars } from "../support/production-env";
 
 // A complete production configuration (as in production-config.test.ts).
-const production = {
-  ...env,
-  ENVIRONMENT: "production",
-  MAIL_TRANSPORT: "http",
-  MAIL_API_URL: "https://mail.example.test/emails",
-  MAIL_API_KEY: "key-1",
-  MAIL_FROM: "vault@example.test",
-  OUTBOUND_ALLOW_PRIVATE: undefined,
-};
+const production = productionVars;
 
 describe("cookies: __Host- over https", () => {
   it("over https only the __Host- session cookie is read; the bare name is ignored", async () => {

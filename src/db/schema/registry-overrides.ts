@@ -1,18 +1,10 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import type { PasswordRequirements } from "../../kernel/password-rules";
 
 type Strings = string[];
 
 /** The stored JSON of a service's password rules; the registry domain validates it on the way in. */
-export type StoredPasswordRequirements = {
-  minLength?: number;
-  maxLength?: number;
-  requireUppercase?: boolean;
-  requireLowercase?: boolean;
-  requireNumbers?: boolean;
-  requireSymbols?: boolean;
-  disallowedChars?: string;
-  specificSymbols?: string;
-};
+export type StoredPasswordRequirements = PasswordRequirements;
 
 /** Admin overrides of the built-in service registry (spec "Service registry override"). */
 export const registryOverrides = sqliteTable(
