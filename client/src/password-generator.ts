@@ -5,6 +5,7 @@
  * same request for every entry, so nothing about the entry leaves the device.
  */
 
+import { DIGITS, SYMBOLS, generateFromClasses, randomBelow } from "../../src/kernel/password-generator";
 import type { PasswordRequirements } from "../../src/kernel/password-rules";
 
 /** The registry's password requirements: the shared pure layer's type (src/kernel/password-rules.ts). */
@@ -14,21 +15,8 @@ export type RulesTable = { default: Requirements; services: { domain: string; na
 
 export type CharOptions = { length: number; lower: boolean; upper: boolean; digits: boolean; symbols: boolean };
 
-const LOWER = "abcdefghijkmnopqrstuvwxyz";
-const UPPER = "ABCDEFGHJKLMNPQRSTUVWXYZ";
-const DIGITS = "23456789";
-const SYMBOLS = "!@#$%^&*-_+=?";
 export const DEFAULT_LENGTH = 20;
 export const DEFAULT_WORDS = 5;
-
-/** Uniform index below n by rejection sampling (no modulo bias). */
-export function randomBelow(n: number): number {
-  const limit = Math.floor(0x1_0000_0000 / n) * n;
-  const buf = new Uint32Array(1);
-  do crypto.getRandomValues(buf);
-  while (buf[0]! >= limit);
-  return buf[0]! % n;
-}
 
 /** The host of a website or URL field, lower case, without "www."; null when there is none. */
 export function hostOf(site: string): string | null {
@@ -76,24 +64,7 @@ export function withinRules(o: CharOptions, r: Requirements): { options: CharOpt
 
 /** A password with at least one character of every chosen class, shuffled. */
 export function generatePassword(o: CharOptions, r: Requirements = {}): string {
-  const strip = (set: string) => [...set].filter((c) => !(r.disallowedChars ?? "").includes(c)).join("");
-  const chosen: [boolean, string][] = [
-    [o.lower, LOWER],
-    [o.upper, UPPER],
-    [o.digits, DIGITS],
-    [o.symbols, r.specificSymbols ?? SYMBOLS],
-  ];
-  let sets = chosen.filter(([on]) => on).map(([, set]) => strip(set)).filter((s) => s.length > 0);
-  if (sets.length === 0) sets = [strip(LOWER + DIGITS)];
-  const length = Math.max(sets.length, o.length);
-  const all = sets.join("");
-  const chars = sets.map((s) => s[randomBelow(s.length)]!);
-  while (chars.length < length) chars.push(all[randomBelow(all.length)]!);
-  for (let i = chars.length - 1; i > 0; i--) {
-    const j = randomBelow(i + 1);
-    [chars[i], chars[j]] = [chars[j]!, chars[i]!];
-  }
-  return chars.join("");
+  return generateFromClasses(o, o.length, r);
 }
 
 /**

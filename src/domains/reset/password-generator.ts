@@ -1,3 +1,4 @@
+import { randomBelow as randomIndex } from "../../kernel/password-generator";
 import type { PasswordRequirements } from "../registry";
 
 const LOWER = "abcdefghijklmnopqrstuvwxyz";
@@ -6,16 +7,6 @@ const DIGITS = "0123456789";
 /** Symbols that survive HTML forms, shells and URL encoding on the sites we drive. */
 const DEFAULT_SYMBOLS = "!@#$%^&*-_=+?.";
 export const TARGET_LENGTH = 24;
-
-/** Uniform index below n by rejection sampling, so no character is favoured (no modulo bias). */
-function randomIndex(n: number): number {
-  const limit = Math.floor(0x1_0000_0000 / n) * n;
-  const buf = new Uint32Array(1);
-  for (;;) {
-    crypto.getRandomValues(buf);
-    if (buf[0] < limit) return buf[0] % n;
-  }
-}
 
 const pick = (set: string) => set[randomIndex(set.length)];
 
