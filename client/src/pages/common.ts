@@ -25,6 +25,20 @@ export function input(id: string): HTMLInputElement {
   return $(id) as HTMLInputElement;
 }
 
+/**
+ * Lookups inside one section's root. A section's late answers (a key set up, a list loaded) may
+ * arrive after the person went to another section: they then land in the old, detached root and
+ * change nothing on screen, where a document-wide lookup would find nothing and throw.
+ */
+export function scope(root: HTMLElement): { $: (id: string) => HTMLElement; input: (id: string) => HTMLInputElement } {
+  const find = (id: string) => {
+    const found = root.querySelector<HTMLElement>(`#${CSS.escape(id)}`);
+    if (!found) throw new Error(`#${id} is missing from the section`);
+    return found;
+  };
+  return { $: find, input: (id) => find(id) as HTMLInputElement };
+}
+
 /** Leaves a push of the queue to the service worker (rule 6), for when this page is gone. */
 export async function requestBackgroundSync() {
   try {

@@ -3,7 +3,7 @@
  * (each gets the vault key wrapped for their pinned sharing key, like an emergency contact), the
  * switch's recent log, and, for a recipient, the transfers released to them and their claim.
  */
-import { $, el, input } from "../pages/common";
+import { el, scope } from "../pages/common";
 import { deadManSwitchApi, type SwitchSettings, type SwitchStatus, type Transfer } from "../recovery-api";
 import { explain, RecoveryInputError, vaultKeyFor } from "../recovery-keys";
 import { unwrapVaultKey } from "../share-crypto";
@@ -43,6 +43,7 @@ export function readSettings(f: { enabled: boolean; days: string; notifyDays: st
 }
 
 export async function mount(root: HTMLElement, app: AppContext) {
+  const { $, input } = scope(root);
   const api = deadManSwitchApi(app.api);
   root.innerHTML = DMS_MARKUP;
   let gone = false;

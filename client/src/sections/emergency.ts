@@ -5,7 +5,7 @@
  * As contact: accept, request, and once granted read the owner's vault, decrypted here.
  */
 import { fromBase64, toBase64 } from "../../../src/kernel/base64";
-import { $, el, input } from "../pages/common";
+import { el, scope } from "../pages/common";
 import { emergencyApi, type EmergencyContact } from "../recovery-api";
 import { explain, ownerEntries, randomSalt, RecoveryInputError, vaultKeyFor, type OwnerEntry } from "../recovery-keys";
 import { unwrapVaultKey } from "../share-crypto";
@@ -40,6 +40,7 @@ function access(c: EmergencyContact): string {
 }
 
 export async function mount(root: HTMLElement, app: AppContext) {
+  const { $, input } = scope(root);
   const api = emergencyApi(app.api);
   const uid = app.session.userId;
   root.innerHTML = EMERGENCY_MARKUP;

@@ -10,7 +10,7 @@ import type { EntrySecrets } from "../crypto";
 import { placeOf } from "../envelope";
 import { openSharedEntry, sealSharedEntry, wrapItemKeyFor } from "../share-crypto";
 import { ownSharingKey } from "../sharing-key";
-import { $, el, input } from "../pages/common";
+import { el, scope } from "../pages/common";
 import { sharingApi, type Share } from "../sharing-api";
 import type { AppContext } from "../shell/context";
 import { SHARING_MARKUP } from "./sharing-markup";
@@ -29,6 +29,7 @@ export function explain(e: unknown, what: string): string {
 }
 
 export async function mount(root: HTMLElement, app: AppContext) {
+  const { $, input } = scope(root);
   const { db, session, keys, vault, toast } = app;
   const api = sharingApi(app.api);
   const uid = session.userId;
