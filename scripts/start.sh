@@ -23,4 +23,5 @@ cat <<TXT
     http://localhost:${PORT}/dev/mail
 
 TXT
-WRANGLER_SEND_METRICS=false npx wrangler dev --port "${PORT}" --ip 127.0.0.1
+# The app's own address follows PORT: links in mail, the sign-in redirect and the origin checks.
+WRANGLER_SEND_METRICS=false npx wrangler dev --port "${PORT}" --ip 127.0.0.1 --var "APP_ORIGIN:http://localhost:${PORT}"
