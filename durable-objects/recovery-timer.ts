@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { errorName, logJson, withLogContext } from "../src/lib/log";
 
 /** `ownerId` names the vault owner whose database holds the contact (dbFor's user); older timers lack it. */
 export type TimerTarget = { kind: "dead_man_switch"; userId: string } | { kind: "emergency"; contactId: string; ownerId?: string };
@@ -38,9 +39,10 @@ export abstract class RecoveryTimerBase<E = unknown> extends DurableObject<E> {
     const now = Date.now();
     let next: number | null;
     try {
-      next = await this.tick(this.env, target, now);
+      // An alarm has no request: the lines the tick writes (a mail that failed, say) name the timer.
+      next = await withLogContext({ alarm: "recovery-timer", timer: target.kind }, () => this.tick(this.env, target, now));
     } catch (err) {
-      console.error("recovery timer tick failed", target.kind, err instanceof Error ? err.message : "unknown error");
+      logJson("error", "recovery timer tick failed", { timer: target.kind, error: errorName(err) });
       next = now + RETRY_MS;
     }
     if (next === null) await this.cancel();

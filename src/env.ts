@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AppError, ErrorCode } from "./lib/errors";
+import { logJson } from "./lib/log";
 
 /** Bindings declared in wrangler.toml (DECISIONS D12). */
 export type Bindings = {
@@ -226,7 +227,7 @@ export function loadConfig(env: Bindings): Config {
   const parsed = ConfigSchema.safeParse(env);
   if (!parsed.success) {
     const names = [...new Set(parsed.error.issues.map((i) => String(i.path[0] ?? "config")))];
-    console.error(`configuration invalid or missing: ${names.join(", ")}`);
+    logJson("error", "configuration invalid or missing", { names });
     throw new AppError(ErrorCode.INTERNAL_ERROR, "Service misconfigured");
   }
   const c = parsed.data;

@@ -21,6 +21,7 @@ import { runBackup } from "./domains/backup";
 import { resealColumn } from "./db/reseal";
 import { BACKUP_CRON } from "./kernel/crons";
 import { loadConfig, type Bindings } from "./env";
+import { logJson, withLogContext } from "./lib/log";
 
 export { RateLimiter } from "../durable-objects/rate-limiter";
 export { IdempotencyStore } from "../durable-objects/idempotency";
@@ -80,19 +81,23 @@ async function backupTick(env: Bindings, now: Date): Promise<string> {
 
 export default {
   fetch: app.fetch,
-  async scheduled(controller, env, ctx) {
-    if (controller.cron === BACKUP_CRON) {
-      ctx.waitUntil(backupTick(env, new Date(controller.scheduledTime)).then((summary) => console.log(`backup: ${summary}`)));
-      return;
-    }
-    ctx.waitUntil(purgeExpiredTombstones(env).then((n) => console.log(`purged ${n} expired sync tombstones`)));
-    ctx.waitUntil(purgeEndedSessionShares(env).then((n) => console.log(`purged ${n} ended session shares`)));
-    ctx.waitUntil(retryParkedMail(loadConfig(env), directoryDb(env)).then((r) => console.log(`retry outbox: ${r.sent} sent, ${r.retried} to retry, ${r.deadLettered} dead-lettered`)));
-    ctx.waitUntil(resealStale(env).then((summary) => console.log(`re-sealed under the current data key: ${summary}`)));
-  },
+  // A cron or a queue batch has no request: its lines carry the trigger instead (src/lib/log.ts).
+  scheduled: (controller, env, ctx) =>
+    withLogContext({ cron: controller.cron }, () => {
+      if (controller.cron === BACKUP_CRON) {
+        ctx.waitUntil(backupTick(env, new Date(controller.scheduledTime)).then((summary) => logJson("info", "backup", { summary })));
+        return;
+      }
+      ctx.waitUntil(purgeExpiredTombstones(env).then((purged) => logJson("info", "expired sync tombstones purged", { purged })));
+      ctx.waitUntil(purgeEndedSessionShares(env).then((purged) => logJson("info", "ended session shares purged", { purged })));
+      ctx.waitUntil(retryParkedMail(loadConfig(env), directoryDb(env)).then((r) => logJson("info", "retry outbox", { sent: r.sent, retried: r.retried, deadLettered: r.deadLettered })));
+      ctx.waitUntil(resealStale(env).then((summary) => logJson("info", "re-sealed under the current data key", { summary })));
+    }),
   // One consumer per queue of wrangler.toml, told apart by the queue's name.
   queue: (batch, env) =>
-    batch.queue === MAIL_QUEUE_NAME
-      ? consumeMailBatch(batch as MessageBatch<MailMessage>, loadConfig(env), directoryDb(env))
-      : consumeResetBatch(batch as MessageBatch<ResetMessage>, env),
+    withLogContext({ queue: batch.queue }, () =>
+      batch.queue === MAIL_QUEUE_NAME
+        ? consumeMailBatch(batch as MessageBatch<MailMessage>, loadConfig(env), directoryDb(env))
+        : consumeResetBatch(batch as MessageBatch<ResetMessage>, env),
+    ),
 } satisfies ExportedHandler<Bindings, ResetMessage | MailMessage>;

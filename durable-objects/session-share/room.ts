@@ -3,6 +3,7 @@ import { DurableObject } from "cloudflare:workers";
 import { randomToken } from "../../src/lib/crypto";
 import { cdpInput } from "./input-filter";
 import { Screencast } from "./screencast";
+import { errorName, logJson } from "../../src/lib/log";
 
 export type RoomStatus = "scheduled" | "login_in_progress" | "active" | "paused" | "revoked" | "expired" | "failed";
 
@@ -212,7 +213,7 @@ export abstract class SessionShareRoomBase<E extends { BROWSER: Fetcher } = { BR
       this.broadcastStatus();
       if (this.cast?.lastFrame) this.broadcastFrame(this.cast.lastFrame);
     } catch (e) {
-      console.error("session share login failed", s.id, e instanceof Error ? e.name : "error");
+      logJson("error", "session share login failed", { shareId: s.id, error: errorName(e) });
       await this.end("failed", "the browser session could not log in");
     } finally {
       this.launching = false;

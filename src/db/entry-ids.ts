@@ -1,5 +1,6 @@
 import type { DbBindings } from "./client";
 import { bindingOf, directoryBinding, shardBindings } from "./shards";
+import { errorName, logJson } from "../lib/log";
 
 /**
  * Entry ids are unique across users (docs/decisions.md: "An id that another user holds fails with
@@ -49,7 +50,7 @@ export function entryIdClaims(env: DbBindings): EntryIdClaims {
       } catch (err) {
         // What stays claimed is an id nobody else knows, reserved for its owner: not worth failing
         // the request that is already reporting why its entry did not go in.
-        console.warn("entry id claims not released", err instanceof Error ? err.name : "non-error thrown");
+        logJson("warn", "entry id claims not released", { error: errorName(err) });
       }
     },
   };

@@ -1,6 +1,7 @@
 import { dataKeyId, seal, unseal } from "../lib/crypto";
 import type { Db } from "./client";
 import { rawD1 } from "./d1";
+import { logJson } from "../lib/log";
 
 /**
  * One column of server-held secrets (D10) and how its values are bound: the domain that owns the
@@ -54,6 +55,6 @@ export async function resealColumn(db: Db, keys: readonly string[], spec: Sealed
     }
     if (results.length < chunk) break;
   }
-  if (out.failed) console.error(`re-seal of ${spec.table}.${spec.column}: ${out.failed} values did not open`);
+  if (out.failed) logJson("error", "sealed values did not open for re-sealing", { table: spec.table, column: spec.column, failed: out.failed });
   return out;
 }

@@ -4,6 +4,7 @@ import type { Bindings } from "../env";
 import { AppError, ErrorCode } from "../lib/errors";
 import { RATE_RULES, type RateRuleName } from "./rate-limit-rules";
 import { requestMeta, type AppEnv } from "./types";
+import { errorName, logJson } from "../lib/log";
 
 /** Typed client of the RateLimiter Durable Object, one object per subject. */
 export interface RateLimiterClient {
@@ -45,7 +46,7 @@ function limiter(names: RateRuleName[]) {
       results = await (timing ? timing.time("ratelimit", hit) : hit());
     } catch (err) {
       if (failClosed) return { allowed: false, error: new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Rate limiter unavailable") };
-      console.warn("rate limiter unreachable; letting the request through", String(err));
+      logJson("warn", "rate limiter unreachable; letting the request through", { error: errorName(err) });
       return { allowed: true };
     }
     const refused = results.find((r) => !r.allowed);

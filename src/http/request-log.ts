@@ -1,19 +1,9 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
+import { logJson, withLogContext } from "../lib/log";
 import type { AppEnv } from "./types";
 
-type Level = "info" | "warn" | "error";
-
-/**
- * One log line as one JSON object, so Workers Logs (and any search over them) can filter by field.
- * Callers pass names and outcomes, never a secret, a token or a body.
- */
-export function logJson(level: Level, msg: string, fields: Record<string, unknown> = {}): void {
-  const line = JSON.stringify({ level, msg, ...fields });
-  if (level === "error") console.error(line);
-  else if (level === "warn") console.warn(line);
-  else console.log(line);
-}
+export { logJson };
 
 /** Cloudflare's ray id (`cf-ray`, 16 hex digits and the colo) names the request in Cloudflare's own logs too. */
 const RAY = /^[0-9a-f]{16}(-[A-Z0-9]{3,4})?$/i;
@@ -37,7 +27,8 @@ export function requestLog(): MiddlewareHandler<AppEnv> {
     const id = ray && RAY.test(ray) ? ray : crypto.randomUUID();
     c.set("requestId", id);
     const start = Date.now();
-    await next();
+    // Every line logged while handling it, in any layer, carries the id (src/lib/log.ts).
+    await withLogContext({ requestId: id }, next);
     try {
       c.res.headers.set("X-Request-Id", id);
     } catch {

@@ -7,6 +7,7 @@ import { AppError, ErrorCode, notFound } from "../../lib/errors";
 import { base64EncodeStream, decodeBase64 } from "./base64-stream";
 import * as repo from "./repo";
 import { decodedLength, type AttachmentView, type ParentType, type UploadInput } from "./schema";
+import { logJson } from "../../lib/log";
 
 /**
  * Points where a test can make a step fail, to prove that no blob or metadata is left dangling.
@@ -99,7 +100,7 @@ export class AttachmentService {
     try {
       await this.bucket.delete(key);
     } catch {
-      console.error("attachment blob could not be removed after a failed upload");
+      logJson("error", "attachment blob could not be removed after a failed upload");
     }
   }
 
@@ -125,7 +126,7 @@ export class AttachmentService {
     await this.requireParent(userId, row.parentType, row.parentId);
     const object = await this.bucket.get(row.r2Key);
     if (!object) {
-      console.error("attachment metadata without its blob");
+      logJson("error", "attachment metadata without its blob", { attachmentId: id });
       throw new AppError(ErrorCode.INTERNAL_ERROR, "Attachment content unavailable");
     }
     const head = JSON.stringify({ ...toAttachment(row), wrapped_file_key: row.wrappedFileKey });
@@ -184,7 +185,7 @@ export class AttachmentService {
       try {
         await this.completeDelete(row);
       } catch {
-        console.error("pending attachment delete still failing; will retry");
+        logJson("error", "pending attachment delete still failing; will retry", { attachmentId: row.id });
       }
     }
   }

@@ -17,6 +17,7 @@ import {
   TransfersResponse,
 } from "./schema";
 import { applySignIn, DeadManSwitchService } from "./service";
+import { errorName, logJson } from "../../lib/log";
 
 /** DECISIONS D3: creating, changing or deleting the switch needs a sign-in within 90 seconds. */
 const STEP_UP = { maxAge: 90 };
@@ -38,7 +39,7 @@ export const signInResetsDeadManSwitch: MiddlewareHandler<AppEnv> = async functi
   try {
     await applySignIn(directoryDb(c.env), recoveryTimers(c.env.RECOVERY_TIMER), user);
   } catch (err) {
-    console.error("sign-in check-in failed", err instanceof Error ? err.message : "unknown error");
+    logJson("error", "sign-in check-in failed", { error: errorName(err) });
   }
 };
 

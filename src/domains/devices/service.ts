@@ -13,6 +13,7 @@ import type { ProvenKey, TrustLevel } from "../../db/device-trust";
 
 const forbidden = (message: string) => new AppError(ErrorCode.FORBIDDEN, message);
 import { deviceTypeFromUserAgent } from "./user-agent";
+import { errorName, logJson } from "../../lib/log";
 
 /** Bounds the registry per user; a user past it revokes an old device first. */
 export const MAX_DEVICES_PER_USER = 100;
@@ -139,7 +140,7 @@ export class DeviceService {
         metadata: { deviceId: row.id, deviceType: row.deviceType, ipAddress: row.ipAddress },
       }, this.config);
     } catch (err) {
-      console.error("devices: new-device notification not written", (err as Error).name);
+      logJson("error", "devices: new-device notification not written", { error: errorName(err) });
     }
   }
 

@@ -3,6 +3,7 @@ import { headerValue, quote, type ImapClient } from "../../lib/imap/client";
 import { openImap, unsealImap, type ImapCredentials } from "./imap";
 import { providerConfig, type ProviderConfig } from "./providers";
 import { tokensFor } from "./tokens";
+import { logJson } from "../../lib/log";
 
 /**
  * One way to read a connected mailbox, whatever carries it: IMAP (RFC 3501), a Gmail-shaped API
@@ -305,7 +306,7 @@ class GraphMailbox extends HttpMailbox implements Mailbox {
     } catch {
       // Not a URL: stop paging.
     }
-    console.warn("provider paging link to another origin ignored");
+    logJson("warn", "provider paging link to another origin ignored");
     return undefined;
   }
 

@@ -5,6 +5,7 @@ import type { SealedColumn } from "../../db/reseal";
 import { hmacSha256, randomId, randomToken, seal, sha256Hex, timingSafeEqualStr, unseal } from "../../lib/crypto";
 import { fetchAccountEmail, type OAuthProvider, type ProviderConfig } from "./providers";
 import * as repo from "./repo";
+import { logJson } from "../../lib/log";
 
 /** A pending authorization lives ten minutes. */
 export const STATE_TTL_MS = 10 * 60 * 1000;
@@ -136,7 +137,7 @@ export async function revokeGrant(p: ProviderConfig, tokens: TokenSet): Promise<
     const res = await fetch(p.revokeUrl, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body, signal: AbortSignal.timeout(5000) });
     await res.body?.cancel();
   } catch {
-    console.warn(`token revocation at ${p.name} failed; the grant is deleted locally`);
+    logJson("warn", "token revocation failed; the grant is deleted locally", { provider: p.name });
   }
 }
 

@@ -5,6 +5,7 @@ import { notify } from "../notifications";
 import { refreshGrant, sealTokens, TokenEndpointError, unsealTokens } from "./oauth";
 import { providerConfig, type OAuthProvider } from "./providers";
 import * as repo from "./repo";
+import { errorName, logJson } from "../../lib/log";
 
 export type FreshToken =
   | { ok: true; accessToken: string; expiresAt: number }
@@ -46,7 +47,7 @@ export async function freshToken(env: Bindings, userId: string, provider: OAuthP
     // Only a refusal by the token endpoint (RFC 6749 section 5.2, a 4xx) means the grant is dead; a
     // network failure or 5xx leaves the integration as it is for the next attempt.
     if (err instanceof TokenEndpointError && err.status >= 400 && err.status < 500) return markDisconnected(env, userId, provider, row.email);
-    console.warn(`token refresh for ${provider} failed transiently`);
+    logJson("warn", "token refresh failed transiently", { provider, error: errorName(err) });
     return { ok: false, reason: "unavailable" };
   }
 }

@@ -5,6 +5,7 @@ import type { Config } from "../../env";
 import { randomId } from "../../lib/crypto";
 import { delayFor, MAIL_QUEUE_MAX_RETRIES, reason } from "./mail-queue";
 import { httpMailer } from "./mailer";
+import { logJson } from "../../lib/log";
 
 /** Rows one scheduled run retries; the rest wait for the next run. */
 const BATCH = 50;
@@ -32,7 +33,7 @@ export async function retryParkedMail(config: Config, db: Db, now = Date.now()):
     } catch (err) {
       const attempts = row.attempts + 1;
       if (attempts > MAIL_QUEUE_MAX_RETRIES + 1) {
-        console.error("mail dead-lettered", row.kind, reason(err));
+        logJson("error", "mail dead-lettered", { kind: row.kind, reason: reason(err) });
         await db.batch([
           db.insert(mailDeadLetters).values({ id: randomId(), toAddress: row.toAddress, subject: row.subject, textBody: row.textBody, kind: row.kind, attempts, lastError: reason(err), createdAt: new Date(now).toISOString() }),
           db.delete(mailRetryOutbox).where(eq(mailRetryOutbox.id, row.id)),

@@ -3,6 +3,7 @@ import { mailDeadLetters, mailRetryOutbox } from "../../db/schema";
 import type { Config } from "../../env";
 import { randomId } from "../../lib/crypto";
 import { httpMailer, MailApiError, OutboxMailer, type HttpApiMailer, type Mail, type Mailer } from "./mailer";
+import { errorName, logJson } from "../../lib/log";
 
 /**
  * The queue's message is the mail itself (it may carry an invitation token: it is never logged).
@@ -52,10 +53,10 @@ export class QueuedMailer implements Mailer {
       const delaySeconds = delayFor(err, this.baseSeconds, 1);
       try {
         await this.queue.send({ mail }, { delaySeconds });
-        console.warn("mail send deferred to the queue", mail.kind, reason(err));
+        logJson("warn", "mail send deferred to the queue", { kind: mail.kind, reason: reason(err) });
       } catch (queueErr) {
         // The queue refused too (an outage, a limit): the mail is kept in D1 for the scheduled job.
-        console.warn("mail send deferred to the retry outbox", mail.kind, reason(err), `queue: ${queueErr instanceof Error ? queueErr.name : "error"}`);
+        logJson("warn", "mail send deferred to the retry outbox", { kind: mail.kind, reason: reason(err), queueError: errorName(queueErr) });
         await parkMail(this.park, mail, 1, reason(err), delaySeconds);
       }
     }
@@ -108,7 +109,7 @@ export async function consumeMailBatch(batch: MessageBatch<MailMessage>, config:
         msg.retry({ delaySeconds: delayFor(err, config.MAIL_RETRY_BASE_SECONDS, attempt) });
         continue;
       }
-      console.error("mail dead-lettered", mail.kind, reason(err));
+      logJson("error", "mail dead-lettered", { kind: mail.kind, reason: reason(err) });
       await db.insert(mailDeadLetters).values({
         id: randomId(),
         toAddress: mail.to.toLowerCase(),

@@ -2,6 +2,7 @@ import type { Db } from "../../db/client";
 import { outboundEmails } from "../../db/schema";
 import type { Config } from "../../env";
 import { randomId } from "../../lib/crypto";
+import { errorName, logJson } from "../../lib/log";
 
 export type Mail = { to: string; subject: string; text: string; kind: string };
 
@@ -101,7 +102,7 @@ export async function sendQuietly(mailer: Mailer, mail: Mail): Promise<boolean> 
     await mailer.send(mail);
     return true;
   } catch (err) {
-    console.error("mail send failed", mail.kind, err instanceof Error ? err.message : "unknown error");
+    logJson("error", "mail send failed", { kind: mail.kind, reason: err instanceof MailApiError ? err.message : errorName(err) });
     return false;
   }
 }

@@ -8,6 +8,7 @@ import { advanceClock } from "../../db/change-clock";
 import * as repo from "./repo";
 import { CURRENT_ENCRYPTION_VERSION, newEntryRow } from "./rows";
 import { IMPORT_BATCH_SIZE, type ImportEntry } from "./transfer-schema";
+import { errorName, logJson } from "../../lib/log";
 
 const DEFAULT_NAME = "Imported entry";
 /** Import batches sent to D1 per round trip; each batch still succeeds or fails on its own. */
@@ -86,7 +87,7 @@ export class ImportService {
         try {
           results.push(...(await run([rows])));
         } catch (err) {
-          console.error("import batch failed", err instanceof Error ? err.name : "non-error thrown");
+          logJson("error", "import batch failed", { error: errorName(err) });
           results.push("error");
         }
       }

@@ -6,6 +6,7 @@ import type { Config } from "../../env";
 import { guardOptions } from "../../lib/guarded-fetch";
 import { assertPublicUrl } from "../../lib/outbound-guard";
 import { listFor, remove } from "./repo";
+import { errorName, logJson } from "../../lib/log";
 
 /** What the service worker shows; no secrets, only what a lock screen may display. */
 export type PushPayload = { type: string; title: string; body: string; url: string };
@@ -80,7 +81,7 @@ export async function pushToUser(db: Db, config: Config, userId: string, payload
   try {
     subs = await listFor(db, userId);
   } catch (err) {
-    console.error("push: listing subscriptions failed", err instanceof Error ? err.message : err);
+    logJson("error", "push: listing subscriptions failed", { error: errorName(err) });
     return;
   }
   await Promise.all(
@@ -89,9 +90,9 @@ export async function pushToUser(db: Db, config: Config, userId: string, payload
       try {
         const outcome = await sendOne(config, push, sub, payload);
         if (outcome === "gone") await remove(db, userId, sub.id);
-        else if (outcome === "failed") console.warn(`push: ${host} refused the message`);
+        else if (outcome === "failed") logJson("warn", "push: the push service refused the message", { host });
       } catch (err) {
-        console.warn(`push: sending to ${host} failed: ${err instanceof Error ? err.name : "error"}`);
+        logJson("warn", "push: sending failed", { host, error: errorName(err) });
       }
     }),
   );

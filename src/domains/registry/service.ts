@@ -4,6 +4,7 @@ import { bodyToColumns, createToColumns, toView } from "./mapping";
 import * as repo from "./repo";
 import { refreshRegistryCache } from "./resolve";
 import type { CreateOverrideBody, UpdateOverrideBody } from "./schema";
+import { errorName, logJson } from "../../lib/log";
 
 export class RegistryAdminService {
   constructor(private readonly db: Db) {}
@@ -27,7 +28,7 @@ export class RegistryAdminService {
         updatedAt: now,
       });
     } catch (err) {
-      console.error("registry override insert failed", err instanceof Error ? err.name : "error");
+      logJson("error", "registry override insert failed", { error: errorName(err) });
       throw new AppError(ErrorCode.INTERNAL_ERROR, "Could not save the override");
     }
     if (!row) throw new AppError(ErrorCode.CONFLICT, "An active override for this domain already exists");

@@ -16,6 +16,7 @@ import { claimForRun, leaseUntil, QUEUE_MAX_RETRIES, STOPPED_TYPING, typedBefore
 import { recordResetOutcome } from "./outcome";
 import * as repo from "./repo";
 import { STEP_NAMES } from "./service";
+import { errorName, logJson } from "../../lib/log";
 
 export type ResetMessage = { taskId: string; userId: string };
 /** Messages queued before the rename named the task `jobId`; a deploy may find some still waiting. */
@@ -48,7 +49,7 @@ export async function consumeResetBatch(batch: MessageBatch<ResetMessage>, env: 
         msg.ack();
       }
     } catch (err) {
-      if (!(err instanceof Transient)) console.error("reset task crashed", err instanceof Error ? err.name : "error");
+      if (!(err instanceof Transient)) logJson("error", "reset task crashed", { error: errorName(err) });
       msg.retry({ delaySeconds: backoff(msg.attempts) });
     }
   }
@@ -153,7 +154,7 @@ export async function runResetTask(env: Bindings, m: ResetMessage, opts: { lastA
       throw new Transient("browser unavailable");
     }
     const launchMs = Date.now() - t0;
-    console.log(JSON.stringify({ msg: "reset browser launched", task: task.id, launchMs }));
+    logJson("info", "reset browser launched", { task: task.id, launchMs });
     (ctx.steps.find((s) => s.name === "navigate") as TaskStep).launchMs = launchMs;
     const page: Page = await browser.newPage();
     await guardPageRequests(page, guardOptions(config));
