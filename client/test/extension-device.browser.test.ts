@@ -1,6 +1,7 @@
 import { createHash, generateKeyPairSync, sign } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newUser, type BrowserContext } from "./support/browser";
+import { signDevToken } from "../../scripts/lib/dev-identity.mjs";
 import { apiAs, ONE_SHOT } from "./support/api";
 import { buildExtension, launchWithExtension, newProfile, openPopup, startRelay } from "./support/extension";
 import type { Worker } from "playwright-core";
@@ -145,5 +146,24 @@ describe("the extension's device key", () => {
     // And a proof, once seen, is not accepted again (RFC 9449 section 11.1).
     expect((await fetch(exportUrl, { headers: { ...stolen, dpop: own.proof } })).status).toBe(403);
     expect(await devices()).toHaveLength(1);
+  });
+
+  it("with a sign-in older than 300 s the extension is not registered (a new device needs a recent sign-in); after a fresh sign-in it is", async () => {
+    const other = await newUser("ext-device-late");
+    const listed = async () => (await (await apiAs(base, other.token)).get("/api/devices")).body.devices as unknown[];
+    const registrations = () => relay.heard().filter((h) => h.line === "POST /api/devices" && h.status !== undefined);
+    const before = registrations().length;
+    const stale = (await signDevToken({ sub: other.sub, email: other.email, issuer: inject("idpIssuer"), authAge: 600 })) as string;
+    await context.addCookies([{ name: "access_token", value: stale, url: relay.url, httpOnly: true, sameSite: "Strict" }]);
+    let popup = await openPopup(context);
+    // Refused with its key, then without (the fallback for a device known by fingerprint alone).
+    await expect.poll(() => registrations().slice(before).map((h) => h.status), { timeout: 20_000 }).toEqual([401, 401]);
+    expect(await listed()).toEqual([]);
+    await popup.close();
+    await context.addCookies([{ name: "access_token", value: other.token, url: relay.url, httpOnly: true, sameSite: "Strict" }]);
+    popup = await openPopup(context);
+    await expect.poll(async () => (await listed()).length, { timeout: 20_000 }).toBe(1);
+    expect((await listed())[0]).toMatchObject({ key_bound: true, trust_level: "trusted" });
+    await popup.close();
   });
 });
