@@ -18,8 +18,8 @@ import { el } from "./ui";
 export const SIGNED_IN_AGAIN = "/signed-in-again";
 const CHANNEL = "vault-sign-in";
 
-/** A dialog with a heading, a lead text and the given content; removed from the page when closed. */
-function dialog(title: string, lead: string): { box: HTMLDialogElement; body: HTMLElement; close: () => void } {
+/** A dialog with a heading, a lead text and the given content; removed from the page when closed. The app's one modal look. */
+export function dialog(title: string, lead: string): { box: HTMLDialogElement; body: HTMLElement; close: () => void } {
   const heading = el("h2", { id: `confirm-title-${Date.now()}` }, title);
   const body = el("div", {});
   const box = el("dialog", { className: "confirm-dialog", "aria-labelledby": heading.id }, heading, el("p", {}, lead), body);

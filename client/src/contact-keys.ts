@@ -41,26 +41,12 @@ export class FirstUseDeclined extends Error {
 /** Asks the person whether to go ahead with a contact's key seen for the first time. */
 export type FirstUse = (email: string, fingerprint: string, purpose: KeyPurpose) => Promise<boolean>;
 
-/** The words of the first-use question: the fingerprint, where the contact finds theirs, what a mismatch means. */
-export function firstUseQuestion(email: string, fingerprint: string, purpose: KeyPurpose): string {
-  const act = purpose === "emergency" ? "make them your emergency contact" : "share with them";
-  return [
-    `This is the first time this device uses ${email}'s key.`,
-    `Their key fingerprint: ${fingerprint}`,
-    `Compare it with the fingerprint ${email} sees under "Your fingerprint" on their Keys page, by phone or in person, not by mail sent through this service.`,
-    `If the two differ, someone may be trying to read what you send: cancel. Go ahead and ${act}, pinning this key on this device?`,
-  ].join("\n\n");
-}
-
-/** The browser's own confirmation dialog: blocking, and out of reach of the page's layout. */
-export const confirmFirstUse: FirstUse = async (email, fingerprint, purpose) => confirm(firstUseQuestion(email, fingerprint, purpose));
-
 /**
  * The key to wrap for: the pinned one; a changed key throws KeyChangedError; a key seen for the
- * first time is shown to the person (`firstUse`) and pinned only if they go ahead, else
- * FirstUseDeclined.
+ * first time is shown to the person (`firstUse`, the app's panel: first-use-panel.ts) and pinned
+ * only if they go ahead, else FirstUseDeclined.
  */
-export async function trustedContactKey(api: ApiClient, trust: TrustStore, email: string, purpose: KeyPurpose, firstUse: FirstUse = confirmFirstUse): Promise<CheckedKey> {
+export async function trustedContactKey(api: ApiClient, trust: TrustStore, email: string, purpose: KeyPurpose, firstUse: FirstUse): Promise<CheckedKey> {
   const { publicKey } = await api.sharingKey(email);
   const pin = await trust.peekKey(email, purpose, publicKey);
   if (pin.status === "changed") throw new KeyChangedError(email, pin);

@@ -47,8 +47,11 @@ export function deviceSignals(): DeviceSignals {
 
 /** In the spec's order: platform, language, cores, resolution, colour depth, timezone, touch points, GPU. */
 export async function fingerprintOf(s: DeviceSignals): Promise<string> {
-  const joined = [s.platform, s.language, s.cpuCores, s.screen, s.colorDepth, s.timezone, s.touchPoints, s.gpu].join("|");
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(joined));
+  return sha256hex([s.platform, s.language, s.cpuCores, s.screen, s.colorDepth, s.timezone, s.touchPoints, s.gpu].join("|"));
+}
+
+async function sha256hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
@@ -131,7 +134,11 @@ export async function registerThisDevice(api: ApiClient): Promise<Device | null>
   const me = await thisDevice();
   setDefaultHeader("x-device-fingerprint", me.fingerprint);
   proveThisDevice();
-  const publicKey = await deviceKeyPair().then(publicJwk, () => undefined);
+  return registerWithKey(api, me, await deviceKeyPair().then(publicJwk, () => undefined));
+}
+
+/** `registerThisDevice` for a caller that names itself (the extension) and has set its proof signer. */
+export async function registerWithKey(api: ApiClient, me: DeviceRegistration, publicKey: DeviceRegistration["publicKey"]): Promise<Device | null> {
   const attempt = async (body: DeviceRegistration) => {
     const device = (await api.registerDevice(body)).device;
     outcome = "registered";
@@ -151,6 +158,21 @@ export async function registerThisDevice(api: ApiClient): Promise<Device | null>
     outcome = stepUp ? "needs-sign-in" : err instanceof ApiError ? "refused" : "not-yet";
     return null;
   }
+}
+
+/**
+ * The browser extension as a device of its own: it has its own key (in the extension's storage,
+ * which the web app's origin cannot read), so it cannot share the web app's registration, and a
+ * service worker has no screen or GPU to take signals from. Its fingerprint is the SHA-256 hex of
+ * its public key (RFC 7638 member order): stable for as long as the key, and a new installation is
+ * a new device, as it is a new key.
+ */
+export async function extensionDevice(publicKey: NonNullable<DeviceRegistration["publicKey"]>): Promise<DeviceRegistration> {
+  const ua = navigator.userAgent;
+  const browser = browserOf(ua);
+  const os = osOf(ua);
+  const canonical = JSON.stringify({ crv: publicKey.crv, kty: publicKey.kty, x: publicKey.x, y: publicKey.y });
+  return { fingerprint: await sha256hex(`extension|${canonical}`), deviceName: `${browser} extension on ${os}`, deviceType: deviceTypeOf(ua), os, browser };
 }
 
 /** Whether a listed device is this browser (by the server's is_current, else the fingerprint). */

@@ -6,6 +6,7 @@
  */
 import { ApiError, OfflineError, type SyncEntry } from "./api";
 import { FirstUseDeclined, KeyChangedError, trustedContactKey } from "./contact-keys";
+import { askFirstUse } from "./first-use-panel";
 import { deriveExtractableVaultKey, keyIterations, keyVersion, type EntrySecrets, type VaultKeys } from "./crypto";
 import { keyCheckMatches, makeKeyCheck, openEntry, placeOf, wrapHeader } from "./envelope";
 import { wrapVaultKeyFor, type VaultKeyBinding } from "./share-crypto";
@@ -51,14 +52,15 @@ export async function extractableVaultKey(app: Owner, passphrase: string): Promi
  * (KeyChangedError, with both fingerprints); a person without one is told what to do.
  */
 export async function vaultKeyFor(app: Owner, passphrase: string, email: string, bind: Omit<VaultKeyBinding, "ownerId" | "recipientEmail">): Promise<string> {
+  // The passphrase first: a wrong one ends here, before the person is asked to compare a key.
+  const vaultKey = await extractableVaultKey(app, passphrase);
   let recipient: { jwk: { x: string; y: string } };
   try {
-    recipient = await trustedContactKey(app.api, app.trust, email, "emergency");
+    recipient = await trustedContactKey(app.api, app.trust, email, "emergency", askFirstUse);
   } catch (e) {
     if (e instanceof ApiError && e.status === 404) throw new RecoveryInputError(`${email} has no sharing key yet: ask them to open Sharing once, then try again`);
     throw e;
   }
-  const vaultKey = await extractableVaultKey(app, passphrase);
   return wrapVaultKeyFor(vaultKey, recipient.jwk, { ...bind, ownerId: app.session.userId, recipientEmail: email });
 }
 

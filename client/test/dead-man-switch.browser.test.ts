@@ -3,7 +3,7 @@ import { fromBase64 } from "../../src/kernel/base64";
 import { deriveExtractableVaultKey } from "../src/crypto";
 import { apiAs } from "./support/api";
 import { dashboardReady, fillEntry, launch, newUser, screenshot, signInThroughPage, waitForPending, type Browser, type Page } from "./support/browser";
-import { base, d1, openSection, personContext } from "./support/journey";
+import { base, d1, openSection, personContext, useContactKey } from "./support/journey";
 
 // Olivia sets up her dead man's switch and names Rita. The steps that need a sign-in within 90
 // seconds (saving, adding and removing recipients) run first; the check-in, which needs none, last.
@@ -105,6 +105,7 @@ describe("the dead man's switch in the browser", () => {
     expect((await oApi.get("/api/dead-man-switch")).body.recipients).toEqual([]);
 
     await addRecipient(olivia, r.email, PASS_O, "Rita");
+    await useContactKey(olivia, r.email);
     const row = olivia.locator("#dms-recipient-rows tr", { hasText: r.email });
     await row.waitFor();
     expect(await row.locator("td").nth(2).innerText()).toBe("pending");

@@ -3,7 +3,7 @@ import { fromBase64 } from "../../src/kernel/base64";
 import { deriveExtractableVaultKey } from "../src/crypto";
 import { apiAs } from "./support/api";
 import { dashboardReady, fillEntry, launch, newUser, screenshot, signInThroughPage, waitForPending, type Browser, type Page } from "./support/browser";
-import { base, inviteToken, openSection, personContext } from "./support/journey";
+import { base, inviteToken, openSection, personContext, useContactKey } from "./support/journey";
 
 // Three people, three browsers: Olivia names Carl and Dana as emergency contacts. Carl accepts
 // through the mailed link, asks, is approved and reads Olivia's vault in his browser; Olivia then
@@ -96,6 +96,7 @@ describe("emergency access between two people", () => {
 
   it("Olivia invites Carl with her passphrase; Carl accepts through the mailed /emergency/<token> link", async () => {
     await invite(olivia, c.email, "24", PASS_O);
+    await useContactKey(olivia, c.email);
     await expect.poll(() => statusOf(contactRow(olivia, c.email))).toBe("invited");
     expect(await olivia.getByLabel("Your master passphrase").inputValue()).toBe("");
     expect((await oApi.get("/api/vault/emergency")).body.as_owner).toMatchObject([{ contact_email: c.email, status: "pending_invite", wait_hours: 24 }]);
@@ -164,6 +165,7 @@ describe("emergency access between two people", () => {
   it("Dana asks and Olivia denies: no access", async () => {
     await reopen(olivia);
     await invite(olivia, d.email, "12", PASS_O);
+    await useContactKey(olivia, d.email);
     await expect.poll(() => statusOf(contactRow(olivia, d.email))).toBe("invited");
     await acceptByLink(dana, d.email);
     await dana.getByRole("button", { name: `Request access to ${o.email}'s vault` }).click();

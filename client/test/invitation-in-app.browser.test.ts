@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiAs } from "./support/api";
 import { launch, newUser, screenshot, signInThroughPage, type Browser, type Page } from "./support/browser";
-import { base, inviteToken, openSection, personContext } from "./support/journey";
+import { base, inviteToken, openSection, personContext, useContactKey } from "./support/journey";
 
 // An invitation a person finds without the mail: Olga names Kim by email; Kim signs in, opens
 // Emergency access, finds the invitation listed there and accepts it with one button. The mail
@@ -43,6 +43,7 @@ describe("an emergency invitation found in the app", () => {
     await olga.getByLabel("Waiting period (hours, 1 to 720)").fill("24");
     await olga.getByLabel("Your master passphrase").fill(PASS_O);
     await olga.getByRole("button", { name: "Invite", exact: true }).click();
+    await useContactKey(olga, k.email);
     await olga.locator("#contact-rows tr", { hasText: k.email }).waitFor();
     expect(((await oApi.get("/api/vault/emergency")).body as Listed).as_owner).toMatchObject([{ contact_email: k.email, status: "pending_invite" }]);
   });

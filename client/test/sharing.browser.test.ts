@@ -80,33 +80,30 @@ describe("sharing an entry between two people", () => {
     await olivia.getByLabel("Expires on (optional)").fill(expiry);
     await olivia.getByLabel("Permission", { exact: true }).selectOption("write");
     const rickFingerprint = await fingerprint((await rApi.get("/api/sharing/public-key")).body.publicKey);
-    // This page otherwise accepts every dialog; here the person reads the question and cancels.
-    olivia.removeAllListeners("dialog");
-    const asked: string[] = [];
-    olivia.on("dialog", (d) => {
-      asked.push(d.message());
-      void d.dismiss();
-    });
+    // The app's own panel asks, before anything is sent; here the person reads it and cancels.
     await olivia.getByRole("button", { name: "Share", exact: true }).click();
+    const panel = olivia.getByRole("dialog", { name: `Compare ${r.email}'s key` });
+    await panel.waitFor();
+    expect(await panel.locator("#first-use-fingerprint").innerText()).toBe(rickFingerprint);
+    const asked = await panel.innerText();
+    expect(asked).toContain(`first time this device uses ${r.email}'s key`);
+    expect(asked).toMatch(/Compare it with the fingerprint .* sees under "Your fingerprint" on their Keys page/);
+    await screenshot(olivia, "screenshots/sharing-first-use-key.png");
+    // Cancel is where the focus starts: Enter or Escape sends nothing.
+    expect(await olivia.evaluate(() => document.activeElement?.id)).toBe("first-use-cancel");
+    await panel.getByRole("button", { name: "Cancel" }).click();
     await expect.poll(() => olivia.locator("#share-error").innerText()).toBe(`Nothing was sent to ${r.email}. Compare fingerprints with them, then try again.`);
-    expect(asked).toHaveLength(1);
-    expect(asked[0]).toContain(`first time this device uses ${r.email}'s key`);
-    expect(asked[0]).toContain(`Their key fingerprint: ${rickFingerprint}`);
-    expect(asked[0]).toMatch(/Compare it with the fingerprint .* sees under "Your fingerprint" on their Keys page/);
+    expect(await panel.count()).toBe(0);
     expect((await oApi.get("/api/sharing?type=owned")).body.shares).toEqual([]);
-    // Nothing pinned: the next attempt asks again.
-    olivia.removeAllListeners("dialog");
-    olivia.on("dialog", (d) => {
-      asked.push(d.message());
-      void d.accept();
-    });
   });
 
   it("shares with write permission and an expiry; the server holds the key wrapped for Rick", async () => {
-    const asked = { n: 0 };
-    olivia.on("dialog", () => void asked.n++);
+    // Nothing was pinned: the next attempt asks again, and the person goes ahead.
     await olivia.getByRole("button", { name: "Share", exact: true }).click();
+    const panel = olivia.getByRole("dialog", { name: `Compare ${r.email}'s key` });
+    await panel.getByRole("button", { name: "Use this key" }).click();
     await ownedRow(olivia, r.email).waitFor();
+    expect(await panel.count()).toBe(0);
     expect(await ownedRow(olivia, r.email).locator("td").nth(2).innerText()).toBe("pending");
     await screenshot(olivia, "screenshots/sharing-owner.png");
     const owned = (await oApi.get("/api/sharing?type=owned")).body.shares;
@@ -114,8 +111,6 @@ describe("sharing an entry between two people", () => {
     expect(owned[0]).toMatchObject({ recipient_email: r.email, permission: "write", status: "pending" });
     expect(owned[0].expires_at.slice(0, 10)).toBe(new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10));
     expect(JSON.stringify(owned)).not.toContain(SECRET);
-    // Asked once on this first use, then pinned.
-    expect(asked.n).toBe(1);
   });
 
   it("Rick sees it pending, accepts and opens it: decrypted in his browser", async () => {

@@ -3,6 +3,7 @@
  * stamping each with facts the sender cannot forge (the frame's URL and whether it is cross-origin,
  * from the browser's `sender`), the web app's origin and the session read from its cookie.
  */
+import { deviceKeyPair } from "../../client/src/device-key";
 import { authCookieAt, tokenClaims } from "../../client/src/session";
 import type { FillReply, FrameView, PickReply, Prepared, Request, Status, ToContent } from "./messages";
 import type { FrameSession } from "./sessions";
@@ -230,3 +231,8 @@ chrome.runtime.onMessage.addListener((m: Request & { target?: string }, sender, 
 chrome.idle.onStateChanged.addListener((s) => {
   if (s === "locked") void toVault({ type: "lock" });
 });
+
+// The extension's device key (device.ts) is made here, once, when it is installed or the browser
+// starts; the offscreen vault signs with the stored pair.
+chrome.runtime.onInstalled.addListener(() => void deviceKeyPair().catch(() => undefined));
+chrome.runtime.onStartup.addListener(() => void deviceKeyPair().catch(() => undefined));

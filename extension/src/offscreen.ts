@@ -15,6 +15,7 @@ import { TrustStore } from "../../client/src/trust";
 import { SYNC_PERIOD_MS, syncOnce } from "../../client/src/sync-engine";
 import { Vault } from "../../client/src/vault";
 import type { Forwarded } from "./background";
+import { proveExtension, registerExtension } from "./device";
 import type { Credentials, FillReply, FrameView, MatchItem, MatchReply, SaveOffer } from "./messages";
 import { entryHostsFor, hostOf, verdict, type FillContext } from "./policy";
 import { FrameSessions, type FrameSession } from "./sessions";
@@ -298,11 +299,19 @@ async function verifyTwoFactor(appOrigin: string, code: string): Promise<{ ok: b
   return { ok: true };
 }
 
+/** The extension registers itself as a device when the person opens it signed in (device.ts). */
+function registerDevice(appOrigin: string, current: string | null) {
+  if (!current || twoFactorPending) return;
+  void (async () => registerExtension(new ApiClient(appOrigin, token), appOrigin, tokenClaims(current).sub))().catch(() => undefined);
+}
+
 async function status(appOrigin: string, current: string | null) {
   const db = await dbReady;
   const session = await db.session();
+  const twoFactorRequired = await checkTwoFactor(appOrigin, current);
+  registerDevice(appOrigin, current);
   return {
-    twoFactorRequired: await checkTwoFactor(appOrigin, current),
+    twoFactorRequired,
     unlocked: state !== null,
     cached: state ? [...state.byHost.values()].reduce((n, list) => n + list.length, 0) : 0,
     pending: state ? await db.pendingCount(state.userId) : 0,
@@ -324,6 +333,7 @@ async function attach(nonce: string, tabId: number | undefined, documentId: stri
 async function handle(m: Forwarded): Promise<unknown> {
   autoLockMs = m.autoLockMs;
   lastToken = m.token;
+  await proveExtension(m.appOrigin, token);
   // The web app's address can change in the settings; the vault follows without a new unlock.
   if (state && state.appOrigin !== m.appOrigin) Object.assign(state, { appOrigin: m.appOrigin, api: new ApiClient(m.appOrigin, token) });
   const ctx: FillContext = { pageUrl: m.pageUrl ?? "", crossOriginFrame: m.crossOriginFrame ?? false };
@@ -335,6 +345,7 @@ async function handle(m: Forwarded): Promise<unknown> {
     case "unlock":
       try {
         await unlock(m.passphrase, m.appOrigin, m.token);
+        registerDevice(m.appOrigin, m.token);
         return { ok: true };
       } catch (e) {
         if (e instanceof SignInError) return { ok: false, error: e.message };

@@ -34,6 +34,7 @@ export const USER_TABLES: readonly (readonly [table: string, column: string])[] 
   ["two_factor", "user_id"],
   ["two_factor_recovery_codes", "user_id"],
   ["two_factor_sign_ins", "user_id"],
+  ["dpop_proofs", "user_id"],
   ["identities", "user_id"],
   ["mail_integrations", "user_id"],
   ["discovered_accounts", "user_id"],

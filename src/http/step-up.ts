@@ -1,15 +1,33 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { dbFor } from "../db/client";
-import { proofKey } from "../lib/dpop";
+import { checkProof } from "../lib/dpop";
 import { trustLevelOf, type ProvenKey } from "../db/device-trust";
+import { takeProofOnce } from "../db/dpop-replay";
 import { bearerTokenOf } from "./auth";
 import { AppError, ErrorCode } from "../lib/errors";
 import type { AppEnv } from "./types";
 
-/** The key behind this request's `DPoP` proof header (RFC 9449), checked once and only when asked. */
+/** Each request's proof outcome: a request's middleware and handler may both ask, and the proof is taken once. */
+const proven = new WeakMap<Request, Promise<string | null>>();
+
+/**
+ * The key behind this request's `DPoP` proof header (RFC 9449), checked once per request and only
+ * when asked: a valid proof the user's store has already taken is a replay, and proves nothing.
+ */
 export function provenKeyOf(c: Context<AppEnv>): ProvenKey {
-  let result: Promise<string | null> | undefined;
-  return () => (result ??= proofKey(c.get("config").CSRF_SECRET, { method: c.req.method, url: c.req.url, proof: c.req.header("dpop"), accessToken: bearerTokenOf(c) }));
+  return () => {
+    let result = proven.get(c.req.raw);
+    if (!result) proven.set(c.req.raw, (result = acceptedProofKey(c)));
+    return result;
+  };
+}
+
+async function acceptedProofKey(c: Context<AppEnv>): Promise<string | null> {
+  const now = Date.now();
+  const proof = await checkProof(c.get("config").CSRF_SECRET, { method: c.req.method, url: c.req.url, proof: c.req.header("dpop"), accessToken: bearerTokenOf(c) }, now);
+  if (!proof) return null;
+  const userId = c.get("user").id;
+  return (await takeProofOnce(dbFor(c.env, userId), userId, proof.proofId, proof.expiresAt, Math.floor(now / 1000))) ? proof.jkt : null;
 }
 
 /** Age limit that device trust adds to sensitive operations on recognized and unknown devices (D3). */

@@ -15,12 +15,14 @@ export async function issueNonce(secret: string, now = Date.now()): Promise<stri
   return `${t}.${await nonceMac(secret, t)}`;
 }
 
-async function nonceValid(secret: string, nonce: unknown, now: number): Promise<boolean> {
-  if (typeof nonce !== "string") return false;
+/** The issue time (epoch seconds) of a nonce this server made and still accepts, else null. */
+async function nonceIssuedAt(secret: string, nonce: unknown, now: number): Promise<number | null> {
+  if (typeof nonce !== "string") return null;
   const m = /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(nonce);
-  if (!m) return false;
-  const age = now / 1000 - Number(m[1]);
-  return age >= -IAT_SKEW_S && age <= DPOP_NONCE_TTL_S && timingSafeEqualStr(m[2], await nonceMac(secret, m[1]));
+  if (!m) return null;
+  const issued = Number(m[1]);
+  const age = now / 1000 - issued;
+  return age >= -IAT_SKEW_S && age <= DPOP_NONCE_TTL_S && timingSafeEqualStr(m[2], await nonceMac(secret, m[1])) ? issued : null;
 }
 
 /** RFC 9449 section 4.3: `htu` is the request URI without query and fragment. */
@@ -33,12 +35,23 @@ const sha256b64u = async (s: string) => base64url.encode(new Uint8Array(await cr
 
 export type ProofRequest = { method: string; url: string; proof: string | undefined; accessToken: string | null };
 
+/** A proof that passed every check: its key, and what a replay store needs to take it only once. */
+export type CheckedProof = {
+  /** RFC 7638 thumbprint of the proof's key. */
+  jkt: string;
+  /** Fixed-size id of this proof: SHA-256 of the thumbprint and the `jti` (RFC 9449 section 11.1: jti is unique per key). */
+  proofId: string;
+  /** Epoch seconds after which this proof fails its own `iat` or nonce check, so need not be remembered. */
+  expiresAt: number;
+};
+
 /**
  * Checks a DPoP proof (RFC 9449 section 4.3) for this request: ES256 over an embedded P-256 key,
  * bound to the method, the URL, the access token (`ath`) and a nonce this server issued. Returns
- * the key's RFC 7638 thumbprint, or null when the proof is absent or fails any check.
+ * the key's thumbprint with the proof's id, or null when the proof is absent or fails any check.
+ * Whether the proof was seen before is the caller's store to say (src/db/dpop-replay.ts).
  */
-export async function proofKey(secret: string, req: ProofRequest, now = Date.now()): Promise<string | null> {
+export async function checkProof(secret: string, req: ProofRequest, now = Date.now()): Promise<CheckedProof | null> {
   if (!req.proof || req.proof.length > 4096) return null;
   try {
     const { payload, protectedHeader } = await jwtVerify(req.proof, EmbeddedJWK, {
@@ -48,10 +61,14 @@ export async function proofKey(secret: string, req: ProofRequest, now = Date.now
       clockTolerance: IAT_SKEW_S,
       currentDate: new Date(now),
     });
-    if (payload.htm !== req.method.toUpperCase() || payload.htu !== htuOf(req.url) || typeof payload.jti !== "string") return null;
-    if (!(await nonceValid(secret, payload.nonce, now))) return null;
+    if (payload.htm !== req.method.toUpperCase() || payload.htu !== htuOf(req.url) || typeof payload.jti !== "string" || typeof payload.iat !== "number") return null;
+    const issued = await nonceIssuedAt(secret, payload.nonce, now);
+    if (issued === null) return null;
     if (req.accessToken && payload.ath !== (await sha256b64u(req.accessToken))) return null;
-    return calculateJwkThumbprint(protectedHeader.jwk as JWK);
+    const jkt = await calculateJwkThumbprint(protectedHeader.jwk as JWK);
+    // jose accepts iat up to maxTokenAge + clockTolerance old, and the nonce up to its TTL.
+    const expiresAt = Math.ceil(Math.min(payload.iat + DPOP_NONCE_TTL_S + IAT_SKEW_S, issued + DPOP_NONCE_TTL_S));
+    return { jkt, proofId: await sha256b64u(`${jkt}|${payload.jti}`), expiresAt };
   } catch {
     return null;
   }

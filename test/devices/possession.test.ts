@@ -1,5 +1,10 @@
+import { env } from "cloudflare:test";
+import { eq } from "drizzle-orm";
 import { calculateJwkThumbprint } from "jose";
 import { describe, expect, it } from "vitest";
+import { dbFor } from "../../src/db/client";
+import { takeProofOnce } from "../../src/db/dpop-replay";
+import { dpopProofs } from "../../src/db/schema";
 import { expectErrorBody, TestUser } from "../support/auth";
 import { fingerprint, listDevices, register } from "../support/devices";
 import { codeFor, enrollAndConfirm } from "../support/two-factor";
@@ -62,6 +67,41 @@ describe("device possession (RFC 9449 DPoP) and fingerprints kept secret", () =>
     expect((device as unknown as { key_bound: boolean }).key_bound).toBe(true);
     expect(await calculateJwkThumbprint(key.jwk)).not.toBe(await calculateJwkThumbprint(thief.jwk));
     await register(user);
+  });
+
+  it("a proof is taken once (RFC 9449 section 11.1): the same proof sent again is refused, for a known device and for a registration", async () => {
+    const user = await TestUser.create();
+    const key = await deviceKey();
+    const fp = fingerprint();
+    const url = "https://vault.test/api/devices";
+    const registration = await proof(key, user, "POST", url);
+    const reg = { body: { fingerprint: fp, publicKey: key.jwk }, headers: { dpop: registration } };
+    expect((await user.call("POST", "/api/devices", reg)).status).toBe(201);
+    // The same proof again, within its nonce and iat window: refused as an unproven key.
+    await expectErrorBody(await user.call("POST", "/api/devices", reg), 403, "FORBIDDEN");
+    const once = { "x-device-fingerprint": fp, dpop: await proof(key, user, "GET", EXPORT) };
+    expect((await user.call("GET", "/api/passwords/export", { headers: once })).status).toBe(200);
+    await expectErrorBody(await user.call("GET", "/api/passwords/export", { headers: once }), 403, "FORBIDDEN");
+    // Sent twice at once, one of the two is let in.
+    const twice = { "x-device-fingerprint": fp, dpop: await proof(key, user, "GET", EXPORT) };
+    const statuses = (await Promise.all([0, 1].map(() => user.call("GET", "/api/passwords/export", { headers: twice })))).map((r) => r.status);
+    expect(statuses.sort()).toEqual([200, 403]);
+    // A fresh proof by the key is this device again.
+    expect((await user.call("GET", "/api/passwords/export", { headers: { "x-device-fingerprint": fp, dpop: await proof(key, user, "GET", EXPORT) } })).status).toBe(200);
+  });
+
+  it("the replay store forgets a user's proofs once they are past their window, in the batch that takes a new one", async () => {
+    const user = await TestUser.create();
+    const db = dbFor(env, user.id);
+    const now = Math.floor(Date.now() / 1000);
+    expect(await takeProofOnce(db, user.id, "old", now - 1, now - 400)).toBe(true);
+    expect(await takeProofOnce(db, user.id, "old", now - 1, now - 400)).toBe(false);
+    expect(await takeProofOnce(db, user.id, "new", now + 360, now)).toBe(true);
+    const left = await db.select({ proofId: dpopProofs.proofId }).from(dpopProofs).where(eq(dpopProofs.userId, user.id)).all();
+    expect(left.map((r) => r.proofId)).toEqual(["new"]);
+    // Another user's store is their own.
+    const other = await TestUser.create();
+    expect(await takeProofOnce(dbFor(env, other.id), other.id, "new", now + 360, now)).toBe(true);
   });
 
   it("re-enrolling over a confirmed 2FA needs a current code", async () => {

@@ -113,7 +113,8 @@ describe("account 2FA in force (D20)", () => {
     const user = await TestUser.create();
     const e = await enrollAndConfirm(user);
     const a = await user.withToken({ authAge: 1 });
-    const b = await user.withToken({ authAge: 2 });
+    // Another sign-in: its auth_time must differ from a's even when a second ticks between the two tokens.
+    const b = await user.withToken({ authAge: 60 });
     const res = await a.call("POST", "/api/2fa/verify", { body: { code: e.recoveryCodes[2] } });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ verified: true, recoveryCodesRemaining: 9 });

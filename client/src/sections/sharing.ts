@@ -6,6 +6,7 @@
  */
 import { ApiError, OfflineError } from "../api";
 import { trustedContactKey } from "../contact-keys";
+import { askFirstUse } from "../first-use-panel";
 import type { EntrySecrets } from "../crypto";
 import { placeOf } from "../envelope";
 import { openSharedEntry, sealSharedEntry, wrapItemKeyFor } from "../share-crypto";
@@ -203,7 +204,7 @@ export async function mount(root: HTMLElement, app: AppContext) {
       // The first key seen for this person is pinned on this device; a different one later is refused.
       let recipient: { jwk: { x: string; y: string } };
       try {
-        recipient = await trustedContactKey(app.api, app.trust, email, "sharing");
+        recipient = await trustedContactKey(app.api, app.trust, email, "sharing", askFirstUse);
       } catch (e) {
         if (e instanceof ApiError && e.status === 404) throw new Error(`${email} has not set up sharing yet: they need to open Sharing once`);
         throw e;

@@ -45,3 +45,14 @@ export function inviteToken(email: string): string {
   if (!m) throw new Error(`no invitation mailed to ${email}`);
   return m[1]!;
 }
+
+/**
+ * The first use of a contact's key on this device asks in the app's panel (first-use-panel.ts): the
+ * person reads the fingerprint and uses the key. Waits for the panel, so a flow that should ask and
+ * does not fails here.
+ */
+export async function useContactKey(page: Page, email: string) {
+  const panel = page.getByRole("dialog", { name: `Compare ${email}'s key` });
+  await panel.getByRole("button", { name: "Use this key" }).click();
+  await panel.waitFor({ state: "detached" });
+}

@@ -12,6 +12,7 @@ export * from "./emergency-contacts";
 export * from "./two-factor";
 export * from "./two-factor-recovery-codes";
 export * from "./two-factor-sign-ins";
+export * from "./dpop-proofs";
 export * from "./entry-totp";
 export * from "./sync-clocks";
 export * from "./shares";
