@@ -16,6 +16,15 @@ export const VAULT_MARKUP = `
         <select id="sort"><option value="name">Name</option><option value="used">Last used</option><option value="changed">Last changed</option></select>
         <label for="tag-filter">Tag</label>
         <select id="tag-filter"><option value="">All tags</option></select>
+        <label for="kind-filter">Kind</label>
+        <select id="kind-filter"><option value="">All kinds</option><option value="login">Logins</option><option value="note">Secure notes</option><option value="identity">Identities</option></select>
+        <label for="folder-filter">Folder</label>
+        <select id="folder-filter"></select>
+        <button type="button" id="favourites-only" class="secondary" aria-pressed="false"><span aria-hidden="true">★</span> Favourites</button>
+        <span id="folder-actions" class="row" hidden>
+          <button type="button" id="rename-folder" class="secondary">Rename folder</button>
+          <button type="button" id="delete-folder" class="danger">Delete folder</button>
+        </span>
       </div>
       <p id="search-help" class="hint">Matches whole words and word beginnings of name, website and username. Keys: <kbd>/</kbd> search, <kbd>↑</kbd> <kbd>↓</kbd> move, <kbd>Enter</kbd> open; on an open entry <kbd>c</kbd> copies the password, <kbd>u</kbd> the username, <kbd>o</kbd> the one-time code, <kbd>Esc</kbd> goes back to the list.</p>
       <h2 id="entries-heading">Entries</h2>
@@ -38,9 +47,14 @@ export const VAULT_MARKUP = `
         </div>
       </div>
       <div class="row detail-actions">
+        <button type="button" id="favorite-entry" class="secondary" aria-pressed="false"><span class="star" aria-hidden="true">☆</span> Favourite</button>
         <button type="button" id="edit-entry" class="secondary">Edit</button>
         <button type="button" id="delete-entry" class="danger">Delete</button>
         <button type="button" id="hide-revealed" class="secondary">Close</button>
+      </div>
+      <div class="row detail-folder">
+        <label for="entry-folder">Folder</label>
+        <select id="entry-folder"></select>
       </div>
       <div id="detail-tabs" class="tabs" role="tablist" aria-label="Entry sections"></div>
       <div id="entry-tools">
@@ -83,6 +97,9 @@ export const VAULT_MARKUP = `
       <input id="f-category" name="category">
       <label for="f-totp">TOTP secret</label>
       <input id="f-totp" name="totp" autocomplete="off">
+      <label for="f-folder">Folder</label>
+      <input id="f-folder" name="folder" list="folder-names" maxlength="200">
+      <datalist id="folder-names"></datalist>
       <label for="f-tags">Tags (comma-separated)</label>
       <input id="f-tags" name="tags">
       <div class="row">
