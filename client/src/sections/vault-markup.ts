@@ -53,7 +53,7 @@ export const VAULT_MARKUP = `
         <button type="button" id="hide-revealed" class="secondary">Close</button>
       </div>
       <div class="row detail-folder">
-        <label for="entry-folder">Folder</label>
+        <label for="entry-folder">In folder</label>
         <select id="entry-folder"></select>
       </div>
       <div id="detail-tabs" class="tabs" role="tablist" aria-label="Entry sections"></div>
