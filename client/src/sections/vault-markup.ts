@@ -17,7 +17,7 @@ export const VAULT_MARKUP = `
         <label for="tag-filter">Tag</label>
         <select id="tag-filter"><option value="">All tags</option></select>
         <label for="kind-filter">Kind</label>
-        <select id="kind-filter"><option value="">All kinds</option><option value="login">Logins</option><option value="note">Secure notes</option><option value="identity">Identities</option></select>
+        <select id="kind-filter"><option value="">All kinds</option><option value="login">Logins</option><option value="note">Secure notes</option><option value="identity">Identities</option><option value="shared">Shared with me</option></select>
         <label for="folder-filter">Folder</label>
         <select id="folder-filter"></select>
         <button type="button" id="favourites-only" class="secondary" aria-pressed="false"><span aria-hidden="true">★</span> Favourites</button>
@@ -46,13 +46,14 @@ export const VAULT_MARKUP = `
           <p id="detail-site" class="muted"></p>
         </div>
       </div>
+      <p id="detail-shared" class="shared-note" hidden></p>
       <div class="row detail-actions">
         <button type="button" id="favorite-entry" class="secondary" aria-pressed="false"><span class="star" aria-hidden="true">☆</span> Favourite</button>
         <button type="button" id="edit-entry" class="secondary">Edit</button>
         <button type="button" id="delete-entry" class="danger">Delete</button>
         <button type="button" id="hide-revealed" class="secondary">Close</button>
       </div>
-      <div class="row detail-folder">
+      <div id="detail-folder" class="row detail-folder">
         <label for="entry-folder">In folder</label>
         <select id="entry-folder"></select>
       </div>

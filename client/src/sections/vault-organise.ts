@@ -79,8 +79,19 @@ export class Organiser {
     return !!this.folderFilter.value || !!this.kindFilter.value || this.favouritesOnly.getAttribute("aria-pressed") === "true";
   }
 
+  /** Whether entries shared with the person show: they have no mark, folder or kind of theirs. */
+  sharedShown(): boolean {
+    return this.favouritesOnly.getAttribute("aria-pressed") !== "true" && !this.folderFilter.value && (!this.kindFilter.value || this.sharedOnly());
+  }
+
+  /** The "Shared with me" kind: only entries shared with the person. */
+  sharedOnly(): boolean {
+    return this.kindFilter.value === "shared";
+  }
+
   matches(e: LocalEntry): boolean {
     if (!this.active()) return true;
+    if (this.sharedOnly()) return false;
     const o = this.of(e);
     if (!o) return false;
     if (this.favouritesOnly.getAttribute("aria-pressed") === "true" && !o.favorite) return false;
@@ -95,7 +106,8 @@ export class Organiser {
     if (this.favouritesOnly.getAttribute("aria-pressed") === "true") parts.push("favourites");
     const folder = this.folderFilter.value;
     if (folder) parts.push(folder === NO_FOLDER ? "in no folder" : `in folder “${folder}”`);
-    if (this.kindFilter.value) parts.push(KINDS[this.kindFilter.value as Kind].toLowerCase());
+    if (this.sharedOnly()) parts.push("shared with me");
+    else if (this.kindFilter.value) parts.push(KINDS[this.kindFilter.value as Kind].toLowerCase());
     return parts.length ? `: ${parts.join(", ")}` : "";
   }
 

@@ -12,6 +12,7 @@ import { EntryForm } from "./vault-form";
 import { EntryList, type Row } from "./vault-list";
 import { VAULT_MARKUP } from "./vault-markup";
 import { Organiser } from "./vault-organise";
+import { mergeByName, SHARED_PREFIX, SharedEntries } from "./vault-shared";
 /** Entries whose username is opened per slice, between tasks, after the list is drawn. */
 const USERNAME_SLICE = 100;
 
@@ -35,11 +36,14 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   const usernames = new Map<string, string>();
   const list = new EntryList($("entries"), usernames, (id) => void openById(id));
   const organiser = new Organiser(app, () => void filter());
+  const shared = new SharedEntries(app);
   const rowOf = (e: LocalEntry): Row => ({ id: e.id, name: e.name, site: e.website ?? e.url ?? "", favorite: organiser.of(e)?.favorite === true });
 
   const detail = new EntryDetail({
     app,
     secretsOf: async (e) => {
+      const share = shared.find(e.id);
+      if (share) return shared.secrets(share);
       const s = await secretsOf(e);
       if (learn(e, s)) {
         organiser.drawFolders();
@@ -111,14 +115,18 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
       snapshot.filter((e) => (!tag || e.tags.includes(tag)) && organiser.matches(e) && (!wanted.length || (e.search_tokens !== null && wanted.every((t) => e.search_tokens!.includes(t))))),
     );
     if (gone || mine !== searched) return;
-    const rows = entries.map(rowOf);
+    const own = entries.map(rowOf);
+    // Shared entries carry no tag, favourite or folder of this person's: they show unfiltered, or alone.
+    const withShared = !tag && organiser.sharedShown();
+    const sharedRows = withShared ? shared.rows(query) : [];
+    const rows = organiser.sharedOnly() ? sharedRows : ($("sort") as HTMLSelectElement).value === "name" ? mergeByName(own, sharedRows) : own.concat(sharedRows);
     list.draw(rows, queued);
-    if (!query && !tag && !organiser.active()) void keepListing(rows);
-    $("empty").hidden = snapshot.length > 0;
-    $("no-match").hidden = !(query && entries.length === 0 && snapshot.length > 0);
+    if (!query && !tag && !organiser.active()) void keepListing(own);
+    $("empty").hidden = snapshot.length > 0 || shared.items.length > 0;
+    $("no-match").hidden = !(query && rows.length === 0 && snapshot.length + shared.items.length > 0);
     $("no-match").textContent = `No entry matches “${query}”. Search looks at whole words and word beginnings of the name, website and username.`;
     const tagged = (tag ? ` tagged “${tag}”` : "") + organiser.describe();
-    $("entries-heading").textContent = query ? `Entries${tagged} matching “${query}” (${entries.length})` : `Entries${tagged} (${entries.length})`;
+    $("entries-heading").textContent = query ? `Entries${tagged} matching “${query}” (${rows.length})` : `Entries${tagged} (${rows.length})`;
   }
 
   /**
@@ -183,6 +191,10 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     drawTags();
     const query = search.value.trim();
     await filter();
+    // Shares come from the server (the Sharing page's copy offline): the list follows when they change.
+    void shared.load().then((changed) => {
+      if (changed && !gone) void filter();
+    });
 
     // Then what needs the keys, with the list already on screen: unbound entries re-sealed (queued
     // updates, sent now rather than at the next periodic sync), placeholders sealed, search tokens
@@ -228,13 +240,14 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
 
   /** Opens an entry by id, read from the store (the row may be older than the entry). */
   async function openById(id: string, focus = true) {
-    const e = await db.entry(session.userId, id);
+    const share = id.startsWith(SHARED_PREFIX) ? shared.find(id) : undefined;
+    const e = share ? share.entry : await db.entry(session.userId, id);
     if (gone) return;
     if (!e) {
       toast("That entry is no longer in the vault");
       return;
     }
-    void detail.open(e);
+    void detail.open(e, share?.mark);
     lastOpen = id;
     used[id] = Date.now();
     void db.setMeta(USED, used);
