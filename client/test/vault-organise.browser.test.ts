@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deriveVaultKeys } from "../src/crypto";
 import { apiAs, openFor } from "./support/api";
 import { entryNames, entryRow, fillEntry, launch, newUser, openEntry, screenshot, signInThroughPage, waitForPending, type Browser, type Page } from "./support/browser";
-import { base, personContext } from "./support/journey";
+import { base, openSection, personContext } from "./support/journey";
 
 // The vault's organisation as a person uses it: a star and a Favourites filter, folders made by
 // moving an entry into a new one, renamed and deleted, a kind filter; all of it synced to another
@@ -167,5 +167,34 @@ describe("deleting a folder", () => {
     expect(await serverSecrets("Home wifi")).not.toHaveProperty("folder");
     // The favourite mark survived the folder's changes.
     expect((await serverSecrets("Chase")).favorite).toBe(true);
+  });
+});
+
+describe("importing from another manager", () => {
+  it("keeps the export's folders and favourites, sealed", async () => {
+    const exported = {
+      encrypted: false,
+      folders: [{ id: "f1", name: "Travel" }],
+      items: [
+        { type: 1, name: "Airline", folderId: "f1", favorite: true, login: { username: "flyer", password: "fly-pw-1", uris: [{ uri: "https://air.example" }] } },
+        { type: 1, name: "Hotel", folderId: null, favorite: false, login: { username: "guest", password: "stay-pw-1", uris: [] } },
+      ],
+    };
+    await openSection(page, "Import & export");
+    await page.getByLabel("Format", { exact: true }).selectOption("source_mgr_1");
+    await page.getByLabel(/Export file from another password manager/).setInputFiles({ name: "bitwarden.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(exported)) });
+    await page.getByRole("button", { name: "Preview" }).click();
+    await page.getByRole("button", { name: "Import 2 entries" }).click();
+    await expect.poll(() => page.locator("#import-done").getAttribute("data-imported"), { timeout: 30_000 }).toBe("2");
+    expect((await serverSecrets("Airline")).folder).toBe("Travel");
+    expect((await serverSecrets("Airline")).favorite).toBe(true);
+    expect(await serverSecrets("Hotel")).not.toHaveProperty("folder");
+    expect(await serverText()).not.toContain("Travel");
+
+    await openSection(page, "Vault");
+    await expect.poll(() => folderOptions(page)).toEqual(["All folders", "No folder", "Travel"]);
+    await expect.poll(() => entryRow(page, "Airline").locator(".fav-mark").count()).toBe(1);
+    await page.locator("#folder-filter").selectOption({ label: "Travel" });
+    await expect.poll(() => entryNames(page)).toEqual(["Airline"]);
   });
 });
