@@ -41,6 +41,8 @@ export class Organiser {
     private readonly app: AppContext,
     /** Draws the list again (a filter changed, or what it filters on). */
     private readonly refilter: () => void,
+    /** Settles once every entry of the vault has been read: a rename or delete must reach them all. */
+    private readonly allRead: () => Promise<unknown>,
   ) {
     this.folderFilter.addEventListener("change", () => {
       this.showFolderActions();
@@ -203,6 +205,7 @@ export class Organiser {
     if (!folder || folder === NO_FOLDER) return;
     const name = (prompt(`New name for the folder ${folder}`, folder) ?? "").trim();
     if (!name || name === folder) return;
+    await this.allRead();
     // The filter follows the folder to its new name.
     await this.organise(this.inFolder(folder), { folder: name }, `Renamed ${folder} to ${name}`);
     this.folderFilter.value = name;
@@ -213,6 +216,7 @@ export class Organiser {
   private async deleteFolder() {
     const folder = this.folderFilter.value;
     if (!folder || folder === NO_FOLDER) return;
+    await this.allRead();
     const ids = this.inFolder(folder);
     if (!confirm(`Delete the folder ${folder}? Its ${ids.length} ${ids.length === 1 ? "entry stays" : "entries stay"} in the vault, in no folder.`)) return;
     this.folderFilter.value = "";

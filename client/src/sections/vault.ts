@@ -35,7 +35,9 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   /** Usernames opened on this page (they are in the encrypted part): shown in the rows. */
   const usernames = new Map<string, string>();
   const list = new EntryList($("entries"), usernames, (id) => void openById(id));
-  const organiser = new Organiser(app, () => void filter());
+  /** The pass that reads every entry (usernames, marks, folders); a folder's rename waits for it. */
+  let reading: Promise<void> = Promise.resolve();
+  const organiser = new Organiser(app, () => void filter(), () => reading);
   const shared = new SharedEntries(app);
   const rowOf = (e: LocalEntry): Row => ({ id: e.id, name: e.name, site: e.website ?? e.url ?? "", favorite: organiser.of(e)?.favorite === true });
 
@@ -217,7 +219,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
       // New search tokens are in the store, not in the snapshot searched on: read it once more
       // (no repaint: the rows are the same), so the next keystroke finds them.
       if (indexed > 0) snapshot = await vault.list(await vault.entries());
-      void fillUsernames(snapshot);
+      reading = fillUsernames(snapshot);
     }
   }
 
