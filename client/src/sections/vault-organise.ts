@@ -35,6 +35,12 @@ export class Organiser {
   private readonly kindFilter = $("kind-filter") as HTMLSelectElement;
   private readonly favouritesOnly = $("favourites-only");
   private readonly entryFolder = $("entry-folder") as HTMLSelectElement;
+  // Held from the start: a change finishing after the person left the vault finds them detached
+  // rather than missing from the page.
+  private readonly folderActions = $("folder-actions");
+  private readonly renameButton = $("rename-folder");
+  private readonly deleteButton = $("delete-folder");
+  private readonly star = $("favorite-entry") as HTMLButtonElement;
   private openId: string | null = null;
 
   constructor(
@@ -53,9 +59,9 @@ export class Organiser {
       this.favouritesOnly.setAttribute("aria-pressed", String(this.favouritesOnly.getAttribute("aria-pressed") !== "true"));
       refilter();
     });
-    $("rename-folder").addEventListener("click", () => void this.renameFolder());
-    $("delete-folder").addEventListener("click", () => void this.deleteFolder());
-    $("favorite-entry").addEventListener("click", () => void this.toggleFavourite());
+    this.renameButton.addEventListener("click", () => void this.renameFolder());
+    this.deleteButton.addEventListener("click", () => void this.deleteFolder());
+    this.star.addEventListener("click", () => void this.toggleFavourite());
     this.entryFolder.addEventListener("change", () => void this.moveOpenEntry());
     this.drawFolders();
   }
@@ -136,10 +142,10 @@ export class Organiser {
   private showFolderActions() {
     const folder = this.folderFilter.value;
     const named = !!folder && folder !== NO_FOLDER;
-    $("folder-actions").hidden = !named;
+    this.folderActions.hidden = !named;
     if (named) {
-      $("rename-folder").setAttribute("aria-label", `Rename folder ${folder}`);
-      $("delete-folder").setAttribute("aria-label", `Delete folder ${folder}`);
+      this.renameButton.setAttribute("aria-label", `Rename folder ${folder}`);
+      this.deleteButton.setAttribute("aria-label", `Delete folder ${folder}`);
     }
   }
 
@@ -147,10 +153,9 @@ export class Organiser {
   showOpen(id: string | null) {
     this.openId = id;
     const o = id ? this.known.get(id) : undefined;
-    const star = $("favorite-entry");
-    star.setAttribute("aria-pressed", String(o?.favorite === true));
-    star.querySelector(".star")!.textContent = o?.favorite ? "★" : "☆";
-    (star as HTMLButtonElement).disabled = !o;
+    this.star.setAttribute("aria-pressed", String(o?.favorite === true));
+    this.star.querySelector(".star")!.textContent = o?.favorite ? "★" : "☆";
+    this.star.disabled = !o;
     this.entryFolder.disabled = !o;
     this.entryFolder.value = o?.folder ?? "";
   }
