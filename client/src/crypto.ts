@@ -41,7 +41,12 @@ export const keyIterations = (keys: VaultKeys) => keys.iterations ?? PBKDF2_ITER
  * server's plaintext URL could turn an https entry into an http one. Entries sealed before it
  * existed have none.
  */
-export type EntrySecrets = { username: string; password: string; notes: string; category: string; totp: string; address?: string };
+/**
+ * An entry's sealed payload. `favorite` and `folder` (the folder's name) are organisation, sealed
+ * with the secrets so the server never learns them (docs/decisions.md, Vault: favourites and
+ * folders); both are left out of the payload when unset.
+ */
+export type EntrySecrets = { username: string; password: string; notes: string; category: string; totp: string; address?: string; favorite?: boolean; folder?: string };
 
 export type Envelope = { wrapped_item_key: string; encrypted_data: string };
 
@@ -158,6 +163,8 @@ export function parseSecrets(json: string): EntrySecrets {
   const str = (v: unknown) => (typeof v === "string" ? v : "");
   const secrets: EntrySecrets = { username: str(obj.username), password: str(obj.password), notes: str(obj.notes), category: str(obj.category), totp: str(obj.totp) };
   if (typeof obj.address === "string") secrets.address = obj.address;
+  if (obj.favorite === true) secrets.favorite = true;
+  if (typeof obj.folder === "string" && obj.folder.trim()) secrets.folder = obj.folder.trim();
   return secrets;
 }
 

@@ -23,6 +23,8 @@ export type Share = {
   expires_at: string | null;
   accepted_at: string | null;
   created_at: string;
+  /** In received listings: who shared it. */
+  owner_email?: string | null;
   account?: { id: string; name: string; website: string | null; url: string | null; encrypted_data?: string | null; wrapped_item_key?: string | null };
 };
 

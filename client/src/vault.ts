@@ -56,6 +56,8 @@ export async function sealInput(keys: VaultKeys, userId: string, id: string, inp
     category: input.category,
     totp: input.totp,
     address: url ?? website ?? "",
+    ...(input.favorite ? { favorite: true } : {}),
+    ...(input.folder?.trim() ? { folder: input.folder.trim() } : {}),
   });
   const idx = await blindIndexes(keys, { name, website: input.website || input.url, username: input.username });
   return { data: mutationData({ name, website, url, tags: input.tags }, envelope, idx), tokens: idx.search_tokens };
@@ -109,6 +111,17 @@ export class Vault {
     const now = new Date().toISOString();
     const { data, tokens } = await this.seal(id, input);
     await this.db.applyLocal(this.local(id, data, tokens, prev.created_at, now), { userId: this.userId, action: "update", entryId: id, data, clientUpdatedAt: now });
+  }
+
+  /**
+   * Re-seals an entry with a new favourite mark or folder, its other fields as they are: a change
+   * like any edit, so it syncs to the person's other devices and the server sees only ciphertext.
+   */
+  async organise(id: string, change: { favorite?: boolean; folder?: string }): Promise<void> {
+    const e = await this.db.entry(this.userId, id);
+    if (!e) throw new Error("This entry is no longer in the vault");
+    const s = await this.secrets(e);
+    await this.update(id, { ...s, ...change, name: e.name, website: e.website ?? "", url: e.url ?? "", tags: e.tags });
   }
 
   async remove(id: string): Promise<void> {

@@ -151,6 +151,16 @@ describe("entry shares: the whole life of a share between two users", () => {
     expect(((await looked.json()) as { publicKey: { x: string } }).publicKey.x).toBe(jwk.x);
   });
 
+  it("a recipient's listing names who shared each entry: the sharer's registered sharing email, or null without one", async () => {
+    const { owner, recipient, share } = await sharedPair();
+    expect((await listShares(recipient, "received")).shares.find((s) => s.id === share.id)?.owner_email).toBeNull();
+    const jwk = (await crypto.subtle.exportKey("jwk", ((await crypto.subtle.generateKey({ name: "ECDH", namedCurve: "P-256" }, true, ["deriveBits"])) as CryptoKeyPair).publicKey)) as JsonWebKey;
+    expect((await owner.call("PUT", "/api/sharing/public-key", { body: { publicKey: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y } } })).status).toBe(200);
+    expect((await listShares(recipient, "received")).shares.find((s) => s.id === share.id)?.owner_email).toBe(owner.email.toLowerCase());
+    // The owner's own listing does not carry it (they are the owner).
+    expect((await listShares(owner, "owned")).shares[0]).not.toHaveProperty("owner_email");
+  });
+
   it("a revoked share can be replaced by a new share to the same email", async () => {
     const { owner, recipient, share, entry } = await sharedPair();
     await owner.call("PATCH", `/api/sharing/${share.id}`, { body: { status: "revoked" } });

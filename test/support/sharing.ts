@@ -15,6 +15,7 @@ export type ShareJson = {
   accepted_at: string | null;
   created_at: string;
   invite_token_salt?: string | null;
+  owner_email?: string | null;
   account?: { id: string; name: string; website: string | null; url: string | null; encrypted_data?: string | null; wrapped_item_key?: string | null };
 };
 

@@ -54,6 +54,9 @@ async function sealCredential(keys: VaultKeys, userId: string, c: ImportedCreden
     notes: s.notes,
     category: c.folder ?? "",
     totp: s.totp ?? "",
+    // The other manager's folder and favourite mark become this vault's (sealed like the rest).
+    folder: c.folder ?? "",
+    favorite: c.favorite === true,
   });
   return { ...data, id, website: data.website ?? null, url: data.url ?? null, tags: data.tags ?? [], domain_hash: data.domain_hash ?? null, encryption_version: 3 };
 }

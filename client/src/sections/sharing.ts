@@ -136,7 +136,7 @@ export async function mount(root: HTMLElement, app: AppContext) {
       if (!key || !s.account?.wrapped_item_key || !s.account.encrypted_data) throw new Error("this share cannot be opened on this device");
       const secrets = await openSharedEntry(key, s.account.wrapped_item_key, placeOf(s.owner_id, s.account), s.account.encrypted_data);
       $("shared-heading").textContent = s.account.name;
-      const fields: [string, keyof EntrySecrets][] = [["Username", "username"], ["Password", "password"], ["Notes", "notes"]];
+      const fields: [string, "username" | "password" | "notes"][] = [["Username", "username"], ["Password", "password"], ["Notes", "notes"]];
       $("shared-fields").replaceChildren(...fields.flatMap(([label, k]) => [el("dt", { textContent: label }), el("dd", { textContent: secrets[k] || "—", dataset: { field: k } })]));
       const form = $("shared-edit") as HTMLFormElement;
       form.hidden = !editing;

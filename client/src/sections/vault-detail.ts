@@ -40,6 +40,8 @@ const errorText = (err: unknown) => (err instanceof Error ? err.message : String
 
 export class EntryDetail {
   entry: LocalEntry | null = null;
+  /** Whether the open entry is one shared with the person (read-only here). */
+  private shared = false;
   private secrets: Promise<EntrySecrets> | null = null;
   private unmounts: Unmount[] = [];
   private opened = 0;
@@ -59,11 +61,18 @@ export class EntryDetail {
     document.addEventListener("visibilitychange", this.onHidden);
   }
 
-  /** Opens an entry: the frame at once, the fields once its secrets are opened. */
-  open(e: LocalEntry): Promise<void> {
+  /**
+   * Opens an entry: the frame at once, the fields once its secrets are opened. `shared` (who shared
+   * it, and how) opens an entry shared with the person read-only: its fields, no edit or tools.
+   */
+  open(e: LocalEntry, shared?: string): Promise<void> {
     this.close();
     const mine = ++this.opened;
     this.entry = e;
+    this.shared = !!shared;
+    $("detail-shared").textContent = shared ?? "";
+    $("detail-shared").hidden = !shared;
+    for (const id of ["edit-entry", "delete-entry", "favorite-entry", "detail-folder"]) $(id).hidden = !!shared;
     const site = e.website || e.url || "";
     $("revealed-heading").textContent = e.name;
     $("detail-site").textContent = site;
@@ -84,7 +93,7 @@ export class EntryDetail {
       (s) => {
         if (mine !== this.opened) return;
         this.drawFields(e, s);
-        this.mountTool(entryTools.find((t) => t.id === INLINE_TOOL)!, $("panel-details"), s);
+        if (!shared) this.mountTool(entryTools.find((t) => t.id === INLINE_TOOL)!, $("panel-details"), s);
         this.box.dataset.ready = "true";
       },
       (err: unknown) => {
@@ -190,7 +199,9 @@ export class EntryDetail {
       b.addEventListener("click", () => this.showTab(id));
       return b;
     };
-    this.tabs.replaceChildren(tab("details", "Details"), ...entryTools.filter((t) => t.id !== INLINE_TOOL).map((t) => tab(t.id, t.title)));
+    // A shared entry's tools belong to its owner: only its details here.
+    const tools = this.shared ? [] : entryTools.filter((t) => t.id !== INLINE_TOOL);
+    this.tabs.replaceChildren(tab("details", "Details"), ...tools.map((t) => tab(t.id, t.title)));
     this.tabs.onkeydown = (ev) => {
       const all = Array.from(this.tabs.querySelectorAll<HTMLButtonElement>("[role=tab]"));
       const at = all.indexOf(document.activeElement as HTMLButtonElement);

@@ -3,17 +3,19 @@
  * dismiss); Cancel and Escape ask before dropping changes that were typed. Saving locks the form
  * while the entry is encrypted and stored, so nothing typed meanwhile is lost.
  */
-import { $, input } from "../pages/common";
+import { $, el, input } from "../pages/common";
 import type { AppContext } from "../shell/context";
 import type { EntryInput } from "../vault";
 import { mountGenerator, mountStrength } from "./vault-generator";
 
-const FIELDS = ["entry-id", "f-name", "f-website", "f-url", "f-username", "f-password", "f-notes", "f-category", "f-totp", "f-tags"] as const;
+const FIELDS = ["entry-id", "f-name", "f-website", "f-url", "f-username", "f-password", "f-notes", "f-category", "f-totp", "f-folder", "f-tags"] as const;
 
 export class EntryForm {
   private readonly dialog = $("entry-dialog") as HTMLDialogElement;
   private readonly form = $("entry-form") as HTMLFormElement;
   private snapshot = "";
+  /** The entry's favourite mark, kept through an edit (it is set from the detail, not here). */
+  private favorite = false;
   private readonly strength = mountStrength();
   private readonly generator = mountGenerator(() => undefined);
 
@@ -78,6 +80,8 @@ export class EntryForm {
     ($("f-notes") as HTMLTextAreaElement).value = v.notes ?? "";
     input("f-category").value = v.category ?? "";
     input("f-totp").value = v.totp ?? "";
+    input("f-folder").value = v.folder ?? "";
+    this.favorite = v.favorite === true;
     input("f-tags").value = (v.tags ?? []).join(", ");
     $("form-heading").textContent = id ? `Edit ${v.name ?? ""}` : "New entry";
     $("form-error").textContent = "";
@@ -86,9 +90,10 @@ export class EntryForm {
     this.snapshot = this.state();
   }
 
-  /** Opens the dialog, empty (a new entry) or with an entry's values. */
-  open(id = "", v: Partial<EntryInput> = {}) {
+  /** Opens the dialog, empty (a new entry) or with an entry's values; `folders` are offered. */
+  open(id = "", v: Partial<EntryInput> = {}, folders: string[] = []) {
     if (this.dialog.open && !this.confirmDiscard()) return;
+    $("folder-names").replaceChildren(...folders.map((f) => el("option", { value: f })));
     this.fill(id, v);
     if (v.password) this.strength.update();
     if (!this.dialog.open) this.dialog.showModal();
@@ -127,6 +132,8 @@ export class EntryForm {
       category: this.text("f-category"),
       totp: this.text("f-totp"),
       tags: this.text("f-tags").split(",").map((t) => t.trim()).filter(Boolean),
+      folder: this.text("f-folder"),
+      favorite: this.favorite,
     };
     const id = this.text("entry-id");
     this.setBusy(true);

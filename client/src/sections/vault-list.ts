@@ -8,7 +8,7 @@
 import { el } from "../pages/common";
 
 /** What a row shows; the entry itself is read from the store when it is opened. */
-export type Row = { id: string; name: string; site: string };
+export type Row = { id: string; name: string; site: string; favorite?: boolean; /** An entry shared with the person: who shared it, and how. */ shared?: string };
 
 /** Rows drawn at once (more than any screen holds), then slices of the rest between tasks. */
 const FIRST_ROWS = 200;
@@ -57,7 +57,9 @@ export class EntryList {
       el("span", { className: "name", textContent: e.name }),
       el("span", { className: "row-sub" }, el("span", { className: "user", textContent: this.usernames.get(e.id) ?? "" }), el("span", { className: "site", textContent: e.site })),
     );
+    if (e.shared) text.append(el("span", { className: "shared-mark", textContent: e.shared }));
     const b = el("button", { type: "button", className: "entry-row", dataset: { id: e.id } }, avatar(e.name, e.site), text);
+    if (e.favorite) b.append(el("span", { className: "fav-mark" }, el("span", { ariaHidden: "true", textContent: "★" }), el("span", { className: "visually-hidden", textContent: "Favourite" })));
     if (queued.has(e.id)) b.append(el("span", { className: "pending-mark", textContent: "not yet synced" }));
     if (e.id === this.selected) b.setAttribute("aria-current", "true");
     return el("li", { dataset: { id: e.id } }, b);

@@ -12,10 +12,15 @@ export const VAULT_MARKUP = `
         <button type="button" id="new-entry">New entry</button>
       </div>
       <div class="vault-filters">
-        <label for="sort">Sort by</label>
-        <select id="sort"><option value="name">Name</option><option value="used">Last used</option><option value="changed">Last changed</option></select>
-        <label for="tag-filter">Tag</label>
-        <select id="tag-filter"><option value="">All tags</option></select>
+        <span class="filter"><label for="sort">Sort by</label><select id="sort"><option value="name">Name</option><option value="used">Last used</option><option value="changed">Last changed</option></select></span>
+        <span class="filter"><label for="tag-filter">Tag</label><select id="tag-filter"><option value="">All tags</option></select></span>
+        <span class="filter"><label for="kind-filter">Kind</label><select id="kind-filter"><option value="">All kinds</option><option value="login">Logins</option><option value="note">Secure notes</option><option value="identity">Identities</option><option value="shared">Shared with me</option></select></span>
+        <span class="filter"><label for="folder-filter">Folder</label><select id="folder-filter"></select></span>
+        <button type="button" id="favourites-only" class="secondary" aria-pressed="false"><span aria-hidden="true">★</span> Favourites</button>
+        <span id="folder-actions" class="row" hidden>
+          <button type="button" id="rename-folder" class="secondary">Rename folder</button>
+          <button type="button" id="delete-folder" class="danger">Delete folder</button>
+        </span>
       </div>
       <p id="search-help" class="hint">Matches whole words and word beginnings of name, website and username. Keys: <kbd>/</kbd> search, <kbd>↑</kbd> <kbd>↓</kbd> move, <kbd>Enter</kbd> open; on an open entry <kbd>c</kbd> copies the password, <kbd>u</kbd> the username, <kbd>o</kbd> the one-time code, <kbd>Esc</kbd> goes back to the list.</p>
       <h2 id="entries-heading">Entries</h2>
@@ -37,10 +42,16 @@ export const VAULT_MARKUP = `
           <p id="detail-site" class="muted"></p>
         </div>
       </div>
+      <p id="detail-shared" class="shared-note" hidden></p>
       <div class="row detail-actions">
+        <button type="button" id="favorite-entry" class="secondary" aria-pressed="false"><span class="star" aria-hidden="true">☆</span> Favourite</button>
         <button type="button" id="edit-entry" class="secondary">Edit</button>
         <button type="button" id="delete-entry" class="danger">Delete</button>
         <button type="button" id="hide-revealed" class="secondary">Close</button>
+      </div>
+      <div id="detail-folder" class="row detail-folder">
+        <label for="entry-folder">In folder</label>
+        <select id="entry-folder"></select>
       </div>
       <div id="detail-tabs" class="tabs" role="tablist" aria-label="Entry sections"></div>
       <div id="entry-tools">
@@ -83,6 +94,9 @@ export const VAULT_MARKUP = `
       <input id="f-category" name="category">
       <label for="f-totp">TOTP secret</label>
       <input id="f-totp" name="totp" autocomplete="off">
+      <label for="f-folder">Folder</label>
+      <input id="f-folder" name="folder" list="folder-names" maxlength="200">
+      <datalist id="folder-names"></datalist>
       <label for="f-tags">Tags (comma-separated)</label>
       <input id="f-tags" name="tags">
       <div class="row">

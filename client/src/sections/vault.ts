@@ -11,8 +11,8 @@ import { EntryDetail } from "./vault-detail";
 import { EntryForm } from "./vault-form";
 import { EntryList, type Row } from "./vault-list";
 import { VAULT_MARKUP } from "./vault-markup";
-
-const rowOf = (e: LocalEntry): Row => ({ id: e.id, name: e.name, site: e.website ?? e.url ?? "" });
+import { Organiser } from "./vault-organise";
+import { mergeByName, SHARED_PREFIX, SharedEntries } from "./vault-shared";
 /** Entries whose username is opened per slice, between tasks, after the list is drawn. */
 const USERNAME_SLICE = 100;
 
@@ -35,12 +35,22 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   /** Usernames opened on this page (they are in the encrypted part): shown in the rows. */
   const usernames = new Map<string, string>();
   const list = new EntryList($("entries"), usernames, (id) => void openById(id));
+  /** The pass that reads every entry (usernames, marks, folders); a folder's rename waits for it. */
+  let reading: Promise<void> = Promise.resolve();
+  const organiser = new Organiser(app, () => void filter(), () => reading);
+  const shared = new SharedEntries(app);
+  const rowOf = (e: LocalEntry): Row => ({ id: e.id, name: e.name, site: e.website ?? e.url ?? "", favorite: organiser.of(e)?.favorite === true });
 
   const detail = new EntryDetail({
     app,
     secretsOf: async (e) => {
+      const share = shared.find(e.id);
+      if (share) return shared.secrets(share);
       const s = await secretsOf(e);
-      learnUsername(e.id, s.username);
+      if (learn(e, s)) {
+        organiser.drawFolders();
+        void filter();
+      }
       return s;
     },
     edit: (e) => void edit(e),
@@ -54,15 +64,20 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     if (detail.entry?.id === id) void openById(id, false);
   });
 
-  function learnUsername(id: string, username: string) {
-    usernames.set(id, username);
-    list.setUsername(id, username);
+  /** Notes an opened entry's username and organisation; true when the latter changed. */
+  function learn(e: LocalEntry, s: EntrySecrets): boolean {
+    usernames.set(e.id, s.username);
+    list.setUsername(e.id, s.username);
+    return organiser.learn(e, s);
   }
 
   function showDetail(open: boolean) {
     panes.dataset.view = open ? "detail" : "list";
     $("detail-placeholder").hidden = open;
-    if (!open) list.select(null);
+    if (!open) {
+      list.select(null);
+      organiser.showOpen(null);
+    }
   }
 
   /**
@@ -84,7 +99,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   const LISTING = `listing:${session.userId}`;
   let listed = "";
   async function keepListing(rows: Row[]) {
-    const sig = rows.map((r) => `${r.id}\u0001${r.name}\u0001${r.site}`).join("\u0002");
+    const sig = rows.map((r) => `${r.id}\u0001${r.name}\u0001${r.site}\u0001${r.favorite ? 1 : 0}`).join("\u0002");
     if (sig === listed) return;
     listed = sig;
     await db.setMeta(LISTING, rows);
@@ -99,17 +114,21 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     const wanted = query ? await queryTokens(keys, query) : [];
     const tag = ($("tag-filter") as HTMLSelectElement).value;
     const entries = ordered(
-      snapshot.filter((e) => (!tag || e.tags.includes(tag)) && (!wanted.length || (e.search_tokens !== null && wanted.every((t) => e.search_tokens!.includes(t))))),
+      snapshot.filter((e) => (!tag || e.tags.includes(tag)) && organiser.matches(e) && (!wanted.length || (e.search_tokens !== null && wanted.every((t) => e.search_tokens!.includes(t))))),
     );
     if (gone || mine !== searched) return;
-    const rows = entries.map(rowOf);
+    const own = entries.map(rowOf);
+    // Shared entries carry no tag, favourite or folder of this person's: they show unfiltered, or alone.
+    const withShared = !tag && organiser.sharedShown();
+    const sharedRows = withShared ? shared.rows(query) : [];
+    const rows = organiser.sharedOnly() ? sharedRows : ($("sort") as HTMLSelectElement).value === "name" ? mergeByName(own, sharedRows) : own.concat(sharedRows);
     list.draw(rows, queued);
-    if (!query) void keepListing(rows);
-    $("empty").hidden = snapshot.length > 0;
-    $("no-match").hidden = !(query && entries.length === 0 && snapshot.length > 0);
+    if (!query && !tag && !organiser.active()) void keepListing(own);
+    $("empty").hidden = snapshot.length > 0 || shared.items.length > 0;
+    $("no-match").hidden = !(query && rows.length === 0 && snapshot.length + shared.items.length > 0);
     $("no-match").textContent = `No entry matches “${query}”. Search looks at whole words and word beginnings of the name, website and username.`;
-    const tagged = tag ? ` tagged “${tag}”` : "";
-    $("entries-heading").textContent = query ? `Entries${tagged} matching “${query}” (${entries.length})` : `Entries${tagged} (${entries.length})`;
+    const tagged = (tag ? ` tagged “${tag}”` : "") + organiser.describe();
+    $("entries-heading").textContent = query ? `Entries${tagged} matching “${query}” (${rows.length})` : `Entries${tagged} (${rows.length})`;
   }
 
   /**
@@ -138,15 +157,20 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     select.value = tags.includes(current) ? current : "";
   }
 
-  /** Opens usernames for the rows, a slice per task, while the page stays responsive. */
+  /**
+   * Opens the entries not yet read on this page (or changed since), a slice per task, while the
+   * page stays responsive: their usernames for the rows, their favourite marks and folders for
+   * the filters. The list is drawn again once if what it shows changed.
+   */
   async function fillUsernames(all: LocalEntry[]) {
-    const todo = all.filter((e) => !usernames.has(e.id));
+    const todo = all.filter((e) => !organiser.of(e));
+    let changed = false;
     for (let i = 0; i < todo.length && !gone; i += USERNAME_SLICE) {
       await Promise.all(
         todo.slice(i, i + USERNAME_SLICE).map(async (e) => {
-          if (e.encryption_version === -1) return learnUsername(e.id, e.username ?? "");
+          const placeholder = { username: e.username ?? "", password: "", notes: "", category: "", totp: "" };
           try {
-            learnUsername(e.id, (await vault.secrets(e)).username);
+            if (learn(e, e.encryption_version === -1 ? placeholder : await vault.secrets(e))) changed = true;
           } catch {
             // Unreadable: the foreign-key notice says why.
           }
@@ -154,6 +178,9 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
       );
       await new Promise((r) => setTimeout(r, 0));
     }
+    if (!changed || gone) return;
+    organiser.drawFolders();
+    await filter();
   }
 
   async function renderList() {
@@ -166,6 +193,10 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     drawTags();
     const query = search.value.trim();
     await filter();
+    // Shares come from the server (the Sharing page's copy offline): the list follows when they change.
+    void shared.load().then((changed) => {
+      if (changed && !gone) void filter();
+    });
 
     // Then what needs the keys, with the list already on screen: unbound entries re-sealed (queued
     // updates, sent now rather than at the next periodic sync), placeholders sealed, search tokens
@@ -188,7 +219,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
       // New search tokens are in the store, not in the snapshot searched on: read it once more
       // (no repaint: the rows are the same), so the next keystroke finds them.
       if (indexed > 0) snapshot = await vault.list(await vault.entries());
-      void fillUsernames(snapshot);
+      reading = fillUsernames(snapshot);
     }
   }
 
@@ -211,17 +242,19 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
 
   /** Opens an entry by id, read from the store (the row may be older than the entry). */
   async function openById(id: string, focus = true) {
-    const e = await db.entry(session.userId, id);
+    const share = id.startsWith(SHARED_PREFIX) ? shared.find(id) : undefined;
+    const e = share ? share.entry : await db.entry(session.userId, id);
     if (gone) return;
     if (!e) {
       toast("That entry is no longer in the vault");
       return;
     }
-    void detail.open(e);
+    void detail.open(e, share?.mark);
     lastOpen = id;
     used[id] = Date.now();
     void db.setMeta(USED, used);
     list.select(id);
+    organiser.showOpen(id);
     showDetail(true);
     if (focus) $("revealed-heading").focus();
   }
@@ -229,7 +262,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   async function edit(e: LocalEntry) {
     try {
       const s = await vault.secrets(e);
-      form.open(e.id, { ...s, name: e.name, website: e.website ?? "", url: e.url ?? "", tags: e.tags });
+      form.open(e.id, { ...s, name: e.name, website: e.website ?? "", url: e.url ?? "", tags: e.tags }, organiser.folders());
     } catch (err) {
       toast(`Cannot edit: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -262,7 +295,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     search.select();
   };
   document.addEventListener("keydown", onKey);
-  for (const id of ["new-entry", "empty-new"]) $(id).addEventListener("click", () => form.open());
+  for (const id of ["new-entry", "empty-new"]) $(id).addEventListener("click", () => form.open("", {}, organiser.folders()));
   // Through the shell's paint queue, so two renderings never interleave.
   const stopListening = app.onSynced(() => renderList());
 

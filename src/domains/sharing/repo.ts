@@ -81,6 +81,17 @@ export async function listReceived(directory: Db, ownerDb: OwnerDb, userId: stri
   return livePage(directory, ownerDb, scope, and(ne(shares.status, "revoked"), unexpired(now)), page);
 }
 
+/**
+ * The sharers' emails, as their sharing keys were registered (every owner who shares from a client
+ * has one: it wraps the item key), so a recipient's vault can say who shared an entry.
+ */
+export async function ownerEmails(directory: Db, ownerIds: string[]): Promise<Map<string, string>> {
+  const ids = [...new Set(ownerIds)];
+  if (!ids.length) return new Map();
+  const rows = await directory.select({ userId: sharingKeys.userId, email: sharingKeys.email }).from(sharingKeys).where(inArray(sharingKeys.userId, ids)).all();
+  return new Map(rows.map((r) => [r.userId, r.email]));
+}
+
 function recipientMatch(userId: string, email: string | null, t: typeof shares = shares) {
   const bound = eq(t.recipientId, userId);
   if (!email) return bound;

@@ -73,6 +73,8 @@ export const Share = z.object({
   accepted_at: z.string().nullable(),
   created_at: z.string(),
   invite_token_salt: z.string().nullable().optional(),
+  /** In a recipient's listing: who shared it (the sharer's registered sharing email), null if unknown. */
+  owner_email: z.string().nullable().optional(),
   account: ShareAccount.optional(),
 });
 export type Share = z.infer<typeof Share>;

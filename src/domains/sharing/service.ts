@@ -100,7 +100,12 @@ export class SharingService {
         : repo.listReceived(this.directory, this.ownerDb, user.id, emailOf(user), now, accountId, page),
       repo.getKey(this.directory, user.id),
     ]);
-    return { shares: rows.items.map((r) => toShare(r, type)), setup_required: !key, next_cursor: rows.next_cursor };
+    const shares = rows.items.map((r) => toShare(r, type));
+    if (type === "received") {
+      const emails = await repo.ownerEmails(this.directory, rows.items.map((r) => r.ownerId));
+      for (const s of shares) s.owner_email = emails.get(s.owner_id) ?? null;
+    }
+    return { shares, setup_required: !key, next_cursor: rows.next_cursor };
   }
 
   /** PATCH: the owner revokes or changes permission; the recipient accepts. Anyone else gets 404. */

@@ -1,0 +1,230 @@
+/**
+ * The vault's organisation: favourites, folders and kinds. The favourite mark and the folder's name
+ * live in each entry's sealed payload (docs/decisions.md, Vault: favourites and folders), so this
+ * page learns them as it opens entries (the same pass that learns usernames) and filters on what it
+ * has learnt. A folder exists while an entry is in it: it is made by moving a first entry into it,
+ * renamed or deleted by re-sealing its entries.
+ */
+import type { EntrySecrets } from "../crypto";
+import type { LocalEntry } from "../db";
+import { $, el } from "../pages/common";
+import type { AppContext } from "../shell/context";
+
+export type Kind = "login" | "note" | "identity";
+export const KINDS: Record<Kind, string> = { login: "Logins", note: "Secure notes", identity: "Identities" };
+
+export type Organisation = { favorite: boolean; folder: string; kind: Kind };
+
+/** An entry's kind, from what it holds: an identity says so; a note has notes and no credential. */
+export function kindOf(e: Pick<LocalEntry, "tags">, s: EntrySecrets): Kind {
+  if (s.category.trim().toLowerCase() === "identity" || e.tags.includes("identity")) return "identity";
+  if (!s.username && !s.password && !s.totp && s.notes.trim()) return "note";
+  return "login";
+}
+
+/** The folder filter's value for entries in no folder (a folder name is never empty). */
+const NO_FOLDER = "\u0000none";
+/** The detail's folder choice that asks for a new folder's name. */
+const NEW_FOLDER = "\u0000new";
+const byName = new Intl.Collator(undefined, { sensitivity: "base" });
+
+export class Organiser {
+  /** What was learnt per entry, with the envelope it was read from: a changed entry is read again. */
+  private readonly known = new Map<string, Organisation & { sig: string | null }>();
+  private readonly folderFilter = $("folder-filter") as HTMLSelectElement;
+  private readonly kindFilter = $("kind-filter") as HTMLSelectElement;
+  private readonly favouritesOnly = $("favourites-only");
+  private readonly entryFolder = $("entry-folder") as HTMLSelectElement;
+  // Held from the start: a change finishing after the person left the vault finds them detached
+  // rather than missing from the page.
+  private readonly folderActions = $("folder-actions");
+  private readonly renameButton = $("rename-folder");
+  private readonly deleteButton = $("delete-folder");
+  private readonly star = $("favorite-entry") as HTMLButtonElement;
+  private openId: string | null = null;
+
+  constructor(
+    private readonly app: AppContext,
+    /** Draws the list again (a filter changed, or what it filters on). */
+    private readonly refilter: () => void,
+    /** Settles once every entry of the vault has been read: a rename or delete must reach them all. */
+    private readonly allRead: () => Promise<unknown>,
+  ) {
+    this.folderFilter.addEventListener("change", () => {
+      this.showFolderActions();
+      refilter();
+    });
+    this.kindFilter.addEventListener("change", () => refilter());
+    this.favouritesOnly.addEventListener("click", () => {
+      this.favouritesOnly.setAttribute("aria-pressed", String(this.favouritesOnly.getAttribute("aria-pressed") !== "true"));
+      refilter();
+    });
+    this.renameButton.addEventListener("click", () => void this.renameFolder());
+    this.deleteButton.addEventListener("click", () => void this.deleteFolder());
+    this.star.addEventListener("click", () => void this.toggleFavourite());
+    this.entryFolder.addEventListener("change", () => void this.moveOpenEntry());
+    this.drawFolders();
+  }
+
+  of(e: LocalEntry): Organisation | undefined {
+    const o = this.known.get(e.id);
+    return o && o.sig === e.encrypted_data ? o : undefined;
+  }
+
+  /** Notes what an opened entry holds; true when it changes what the list shows. */
+  learn(e: LocalEntry, s: EntrySecrets): boolean {
+    const before = this.known.get(e.id);
+    const o = { favorite: s.favorite === true, folder: s.folder ?? "", kind: kindOf(e, s), sig: e.encrypted_data };
+    this.known.set(e.id, o);
+    if (e.id === this.openId) this.showOpen(e.id);
+    // A first reading matters to the list only if it shows a mark or folder, or a filter is on.
+    if (!before) return o.favorite || !!o.folder || this.active();
+    return before.favorite !== o.favorite || before.folder !== o.folder || before.kind !== o.kind;
+  }
+
+  /** Whether any organisation filter is on (then entries not yet opened are left out). */
+  active(): boolean {
+    return !!this.folderFilter.value || !!this.kindFilter.value || this.favouritesOnly.getAttribute("aria-pressed") === "true";
+  }
+
+  /** Whether entries shared with the person show: they have no mark, folder or kind of theirs. */
+  sharedShown(): boolean {
+    return this.favouritesOnly.getAttribute("aria-pressed") !== "true" && !this.folderFilter.value && (!this.kindFilter.value || this.sharedOnly());
+  }
+
+  /** The "Shared with me" kind: only entries shared with the person. */
+  sharedOnly(): boolean {
+    return this.kindFilter.value === "shared";
+  }
+
+  matches(e: LocalEntry): boolean {
+    if (!this.active()) return true;
+    if (this.sharedOnly()) return false;
+    const o = this.of(e);
+    if (!o) return false;
+    if (this.favouritesOnly.getAttribute("aria-pressed") === "true" && !o.favorite) return false;
+    const folder = this.folderFilter.value;
+    if (folder && (folder === NO_FOLDER ? o.folder !== "" : o.folder !== folder)) return false;
+    return !this.kindFilter.value || o.kind === this.kindFilter.value;
+  }
+
+  /** The filters in words, for the list's heading. */
+  describe(): string {
+    const parts: string[] = [];
+    if (this.favouritesOnly.getAttribute("aria-pressed") === "true") parts.push("favourites");
+    const folder = this.folderFilter.value;
+    if (folder) parts.push(folder === NO_FOLDER ? "in no folder" : `in folder “${folder}”`);
+    if (this.sharedOnly()) parts.push("shared with me");
+    else if (this.kindFilter.value) parts.push(KINDS[this.kindFilter.value as Kind].toLowerCase());
+    return parts.length ? `: ${parts.join(", ")}` : "";
+  }
+
+  folders(): string[] {
+    return [...new Set([...this.known.values()].map((o) => o.folder).filter(Boolean))].sort(byName.compare);
+  }
+
+  /** The folder filter's and the detail's folder choices: every folder learnt, the choices kept. */
+  drawFolders() {
+    const folders = this.folders();
+    const sig = folders.join("\u0001");
+    if (this.folderFilter.dataset.sig !== sig) {
+      this.folderFilter.dataset.sig = sig;
+      const current = this.folderFilter.value;
+      const option = (value: string, text: string) => el("option", { value, textContent: text });
+      this.folderFilter.replaceChildren(option("", "All folders"), option(NO_FOLDER, "No folder"), ...folders.map((f) => option(f, f)));
+      this.folderFilter.value = current === NO_FOLDER || folders.includes(current) ? current : "";
+      this.entryFolder.replaceChildren(option("", "No folder"), ...folders.map((f) => option(f, f)), option(NEW_FOLDER, "New folder…"));
+    }
+    this.showFolderActions();
+    if (this.openId) this.showOpen(this.openId);
+  }
+
+  private showFolderActions() {
+    const folder = this.folderFilter.value;
+    const named = !!folder && folder !== NO_FOLDER;
+    this.folderActions.hidden = !named;
+    if (named) {
+      this.renameButton.setAttribute("aria-label", `Rename folder ${folder}`);
+      this.deleteButton.setAttribute("aria-label", `Delete folder ${folder}`);
+    }
+  }
+
+  /** The open entry's favourite button and folder choice (null: no entry open). */
+  showOpen(id: string | null) {
+    this.openId = id;
+    const o = id ? this.known.get(id) : undefined;
+    this.star.setAttribute("aria-pressed", String(o?.favorite === true));
+    this.star.querySelector(".star")!.textContent = o?.favorite ? "★" : "☆";
+    this.star.disabled = !o;
+    this.entryFolder.disabled = !o;
+    this.entryFolder.value = o?.folder ?? "";
+  }
+
+  /** Re-seals entries with a change; the list is drawn again from the store once all are queued. */
+  private async organise(ids: string[], change: { favorite?: boolean; folder?: string }, done: string) {
+    try {
+      for (const id of ids) {
+        await this.app.vault.organise(id, change);
+        // Known at once (no need to open the new envelope): the filters and the detail follow.
+        const e = await this.app.db.entry(this.app.session.userId, id);
+        const o = this.known.get(id);
+        if (e && o) this.known.set(id, { ...o, ...change, sig: e.encrypted_data });
+      }
+      this.drawFolders();
+      this.app.toast(done);
+    } catch (err) {
+      this.app.toast(`Not changed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    await this.app.changed();
+  }
+
+  private async toggleFavourite() {
+    const id = this.openId;
+    const o = id ? this.known.get(id) : undefined;
+    if (!id || !o) return;
+    await this.organise([id], { favorite: !o.favorite }, o.favorite ? "Removed from favourites" : "Added to favourites");
+  }
+
+  private async moveOpenEntry() {
+    const id = this.openId;
+    const o = id ? this.known.get(id) : undefined;
+    if (!id || !o) return;
+    let folder = this.entryFolder.value;
+    if (folder === NEW_FOLDER) {
+      folder = (prompt("Name of the new folder") ?? "").trim();
+      if (!folder) {
+        this.entryFolder.value = o.folder;
+        return;
+      }
+    }
+    if (folder === o.folder) return;
+    await this.organise([id], { folder }, folder ? `Moved to ${folder}` : "Moved out of its folder");
+  }
+
+  private inFolder(folder: string): string[] {
+    return [...this.known.entries()].filter(([, o]) => o.folder === folder).map(([id]) => id);
+  }
+
+  private async renameFolder() {
+    const folder = this.folderFilter.value;
+    if (!folder || folder === NO_FOLDER) return;
+    const name = (prompt(`New name for the folder ${folder}`, folder) ?? "").trim();
+    if (!name || name === folder) return;
+    await this.allRead();
+    // The filter follows the folder to its new name.
+    await this.organise(this.inFolder(folder), { folder: name }, `Renamed ${folder} to ${name}`);
+    this.folderFilter.value = name;
+    this.showFolderActions();
+    this.refilter();
+  }
+
+  private async deleteFolder() {
+    const folder = this.folderFilter.value;
+    if (!folder || folder === NO_FOLDER) return;
+    await this.allRead();
+    const ids = this.inFolder(folder);
+    if (!confirm(`Delete the folder ${folder}? Its ${ids.length} ${ids.length === 1 ? "entry stays" : "entries stay"} in the vault, in no folder.`)) return;
+    this.folderFilter.value = "";
+    await this.organise(ids, { folder: "" }, `Deleted the folder ${folder}`);
+  }
+}
