@@ -3,6 +3,7 @@ import { apiAs } from "./support/api";
 import { automation, consentAs, deliverCheckMail, discoveryMailbox, patchProviderAccount, providerAccount } from "./support/automation";
 import { launch, newUser, screenshot, signInThroughPage, type Browser, type BrowserContext, type Page } from "./support/browser";
 import { base, openSection, personContext } from "./support/journey";
+import { axeViolations } from "./support/pages";
 
 // Mailboxes in real Chromium: OAuth through the local provider (Gmail- and Graph-shaped), IMAP
 // against a real Dovecot, status, disconnect, and the disconnected notification's way back.
@@ -49,6 +50,35 @@ describe("mailboxes", () => {
     await page.waitForURL((u) => u.pathname === "/mailboxes" && u.search === "");
     await expect.poll(() => page.getByRole("alert").first().innerText()).toContain("you declined access at the provider");
     expect(await listed()).toEqual(before);
+  });
+
+  it("offers only the providers this deployment set up and says why another is missing", async () => {
+    const connect = (name: string) => page.getByRole("button", { name });
+    const hint = page.locator(".connect-providers .hint");
+    // Every provider is set up in this suite's deployment: both are offered, no setup line.
+    await page.goto("/mailboxes");
+    await connect("Connect Maily (Graph-compatible)").waitFor();
+    expect(await connect("Connect Mailx (Gmail-compatible)").isVisible()).toBe(true);
+    expect(await hint.isVisible()).toBe(false);
+    // Headings in order, down to axe-core's moderate findings.
+    expect(await axeViolations(page, ["minor", "moderate", "serious", "critical"]).then((v) => v.filter((f) => f.includes("heading-order")))).toEqual([]);
+
+    // The same server's answer as a deployment without Maily's settings would give it.
+    await context.route("**/api/integrations/providers", async (route) => {
+      const res = await route.fetch();
+      const body = (await res.json()) as { providers: { provider: string; configured: boolean }[] };
+      await route.fulfill({ response: res, json: { providers: body.providers.map((p) => (p.provider === "maily" ? { ...p, configured: false } : p)) } });
+    });
+    try {
+      await page.goto("/mailboxes");
+      await expect.poll(() => hint.innerText()).toBe("Other providers need setup by the operator of this vault: Maily (Microsoft Graph-compatible). Until then, connect that mailbox over IMAP below.");
+      expect(await connect("Connect Mailx (Gmail-compatible)").isVisible()).toBe(true);
+      expect(await connect("Connect Maily (Graph-compatible)").count()).toBe(0);
+      expect(await page.getByRole("button", { name: "Connect IMAP mailbox" }).isVisible()).toBe(true);
+      await screenshot(page, "screenshots/mailboxes-provider-not-set-up.png");
+    } finally {
+      await context.unroute("**/api/integrations/providers");
+    }
   });
 
   let imapBox: { user: string; password: string } | undefined;

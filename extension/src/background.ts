@@ -5,7 +5,7 @@
  */
 import { deviceKeyPair } from "../../client/src/device-key";
 import { authCookieAt, tokenClaims } from "../../client/src/session";
-import type { FillReply, FrameView, PickReply, Prepared, Request, Status, ToContent } from "./messages";
+import type { FillReply, FrameView, PickReply, Request, Status, ToContent } from "./messages";
 import type { FrameSession } from "./sessions";
 import type { Seen } from "./visibility";
 
@@ -204,9 +204,6 @@ async function fromContentScript(m: Request, sender: chrome.runtime.MessageSende
   const crossOriginFrame = sender.frameId !== 0 && originOf(sender.url) !== originOf(sender.tab?.url);
   const page = { pageUrl: sender.url, crossOriginFrame, tabId: sender.tab?.id, frameId: sender.frameId, documentId: sender.documentId };
   switch (m.type) {
-    case "prepare":
-      // Names and usernames go to the extension frame only; the page's script learns nothing.
-      return (crossOriginFrame ? { refused: "refuse-frame" } : {}) satisfies Prepared;
     case "menu-open":
       return toVault(m, page);
     case "save-offer":

@@ -6,7 +6,7 @@
  * what the service worker sends to this very document after the person's choice in the frame.
  */
 import { openFrame, type OpenFrame } from "./frame";
-import type { Credentials, Prepared, Request, ToContent } from "./messages";
+import type { Credentials, Request, ToContent } from "./messages";
 
 const send = <T>(m: Request): Promise<T> => chrome.runtime.sendMessage(m);
 
@@ -57,7 +57,23 @@ function newNonce(): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-let prepared: Promise<Prepared> | null = null;
+/**
+ * A frame of another origin than the tab's page never fills. Known here at once, from the browser's
+ * own cross-origin barrier (a page cannot make another origin's `location` readable), instead of
+ * from a round trip to the service worker at load: that answer came late or never when the worker
+ * was starting or stopping, and the frame stayed undecided. The service worker still decides from
+ * `sender` on every request, so this check only ever refuses earlier, never allows.
+ */
+function crossOriginFrame(): boolean {
+  if (window === window.top) return false;
+  try {
+    return window.top!.location.origin !== location.origin;
+  } catch {
+    return true;
+  }
+}
+const refused = crossOriginFrame();
+
 let current: (OpenFrame & { anchor: HTMLInputElement | null }) | null = null;
 let lastTab = -Infinity;
 
@@ -72,8 +88,7 @@ function close() {
 async function openMenu(anchor: HTMLInputElement) {
   if (current?.anchor === anchor) return;
   close();
-  const ready = await (prepared ??= send<Prepared>({ type: "prepare" }));
-  if (ready.refused) return;
+  if (refused) return;
   const nonce = newNonce();
   if (!(await send<boolean>({ type: "menu-open", nonce }))) return;
   close();
@@ -135,12 +150,9 @@ chrome.runtime.onMessage.addListener((m: ToContent, _sender, reply) => {
 });
 
 async function start() {
-  if (passwordFields()[0] || totpField()) {
-    prepared = send<Prepared>({ type: "prepare" });
-    // Marked so a test can tell a refusal from a page the extension has not looked at yet.
-    const ready = await prepared;
-    if (ready.refused) document.documentElement.dataset.credentialVault = ready.refused;
-  } else if (window === window.top) {
+  // Marked so a test can tell a refusal from a page the extension has not looked at yet.
+  if (refused) document.documentElement.dataset.credentialVault = "refuse-frame";
+  else if (window === window.top && !passwordFields()[0] && !totpField()) {
     // This tab's next page after a sign-in: the service worker decides whether it is the same site.
     const nonce = newNonce();
     if (await send<boolean>({ type: "save-offer", nonce })) current = { ...openFrame(nonce, { anchor: null, onClose: () => closed(nonce) }), anchor: null };

@@ -17,7 +17,6 @@ export type Request =
   | { type: "unlock"; passphrase: string }
   | { type: "lock" }
   | { type: "match"; url?: string; tabId?: number }
-  | { type: "prepare" }
   | { type: "fill"; id: string; confirmed?: boolean }
   | { type: "fill-tab"; tabId: number; documentId?: string; id: string; confirmed?: boolean }
   | { type: "submitted"; username: string; password: string }
@@ -40,6 +39,5 @@ export type ToContent =
 
 export type MatchReply = { locked: true } | { locked: false; items: MatchItem[]; source: "server" | "cache"; refused?: "refuse-frame"; twoFactorRequired?: true };
 /** What a content script learns at page load: whether its frame may be filled at all; never an entry. */
-export type Prepared = { refused?: "refuse-frame" };
 export type FillReply = { ok: true; credentials: Credentials } | { ok: false; reason: "locked" | "two-factor-required" | "confirm-insecure" | "refuse-frame" | "refuse-domain" | "not-found" | "not-visible" | "navigated" };
 export type PickReply = { ok: true } | { ok: false; reason: string };

@@ -4,6 +4,7 @@
  */
 export const AUTOMATION_ENDPOINTS = {
   integrations: { method: "GET", path: "/api/user-integrations", reads: ["integrations"] },
+  mailboxProviders: { method: "GET", path: "/api/integrations/providers", reads: ["providers"] },
   oauthAuth: { method: "GET", path: "/api/integrations/{provider}/auth", reads: ["authUrl"] },
   oauthDisconnect: { method: "POST", path: "/api/integrations/{provider}/disconnect", reads: ["success"] },
   imapConnect: { method: "POST", path: "/api/integrations/imap/connect", body: ["host", "port", "username", "password", "tls"], reads: ["success", "email", "status"] },

@@ -14,3 +14,10 @@ export async function integrations(api: ApiClient): Promise<Integration[]> {
 export async function activeMailboxes(api: ApiClient): Promise<Integration[]> {
   return (await integrations(api)).filter((i) => i.status === "active" && MAILBOX_PROVIDERS.has(i.provider));
 }
+
+export type MailboxProvider = { provider: "mailx" | "maily" | "imap"; configured: boolean };
+
+/** The mailboxes this deployment can connect: an OAuth provider the operator has not set up is configured:false. */
+export async function mailboxProviders(api: ApiClient): Promise<MailboxProvider[]> {
+  return (await api.request<{ providers: MailboxProvider[] }>(EP.mailboxProviders)).providers;
+}

@@ -4,11 +4,13 @@
  * OAuth callback lands on /dashboard?integration=… (DECISIONS D8), which the shell opens here, and
  * a disconnected mailbox's notification links here too. An IMAP mailbox stays "waiting for its
  * check message" until the vault has read back, through it, a message it mailed to the address.
+ * Only the providers this deployment has set up are offered; the others are named with the reason
+ * (the operator has to set them up), so a person looking for one learns why it is missing.
  */
 import { AUTOMATION_ENDPOINTS as EP } from "../automation/endpoints";
 import { button, describeError, labelled, sectionFrame } from "../automation/ui";
 import { el } from "../pages/common";
-import { integrations, type Integration } from "../reset/mailboxes";
+import { integrations, mailboxProviders, type Integration } from "../reset/mailboxes";
 import type { AppContext } from "../shell/context";
 
 export const PROVIDER_NAMES: Record<Integration["provider"], string> = {
@@ -18,6 +20,9 @@ export const PROVIDER_NAMES: Record<Integration["provider"], string> = {
   codehost: "Codehost",
   idp: "Identity provider",
 };
+
+type OAuthMailbox = "mailx" | "maily";
+const CONNECT_LABELS: Record<OAuthMailbox, string> = { mailx: "Connect Mailx (Gmail-compatible)", maily: "Connect Maily (Graph-compatible)" };
 
 const REASONS: Record<string, string> = {
   access_denied: "you declined access at the provider",
@@ -34,7 +39,11 @@ export function mount(root: HTMLElement, app: AppContext): void {
   const list = el("table", { className: "mailboxes" }, el("thead", {}, el("tr", {}, ...["Provider", "Address", "Status", "Connected", ""].map((h) => el("th", { textContent: h })))), table);
   const empty = el("p", { className: "muted", textContent: "No mailbox connected yet." });
 
-  const connectOAuth = (provider: "mailx" | "maily") =>
+  /** OAuth mailboxes this deployment can connect; filled from the server before the list renders. */
+  const configured = new Set<string>();
+  const connectRow = el("div", { className: "row" });
+  const unavailable = el("p", { className: "hint", hidden: true });
+  const connectOAuth = (provider: OAuthMailbox) =>
     void api.request<{ authUrl: string }>(EP.oauthAuth, { params: { provider } }).then(
       ({ authUrl }) => location.assign(authUrl),
       (e) => (error.textContent = describeError(e, "Connecting")),
@@ -49,7 +58,7 @@ export function mount(root: HTMLElement, app: AppContext): void {
   const imapForm = el(
     "form",
     { className: "card imap-form", noValidate: true },
-    el("h3", { textContent: "Connect over IMAP" }),
+    el("h2", { textContent: "Connect over IMAP" }),
     labelled("IMAP host", host),
     labelled("Port", port),
     el("label", { className: "inline" }, tls, " Use TLS"),
@@ -69,9 +78,10 @@ export function mount(root: HTMLElement, app: AppContext): void {
     empty,
     el(
       "div",
-      { className: "card" },
-      el("h3", { textContent: "Connect with your provider" }),
-      el("div", { className: "row" }, button("Connect Mailx (Gmail-compatible)", () => connectOAuth("mailx"), { secondary: false }), button("Connect Maily (Graph-compatible)", () => connectOAuth("maily"), { secondary: false })),
+      { className: "card connect-providers" },
+      el("h2", { textContent: "Connect with your provider" }),
+      connectRow,
+      unavailable,
     ),
     imapForm,
   );
@@ -85,6 +95,22 @@ export function mount(root: HTMLElement, app: AppContext): void {
     history.replaceState(null, "", "/mailboxes");
   }
 
+  /** Offers the providers the server says are set up, and names the rest with the reason. */
+  async function offerProviders() {
+    try {
+      const providers = (await mailboxProviders(api)).filter((p): p is { provider: OAuthMailbox; configured: boolean } => p.provider !== "imap");
+      for (const p of providers) if (p.configured) configured.add(p.provider);
+      connectRow.replaceChildren(...providers.filter((p) => p.configured).map((p) => button(CONNECT_LABELS[p.provider], () => connectOAuth(p.provider), { secondary: false })));
+      connectRow.hidden = configured.size === 0;
+      const missing = providers.filter((p) => !p.configured).map((p) => PROVIDER_NAMES[p.provider]);
+      unavailable.hidden = missing.length === 0;
+      unavailable.textContent = `${configured.size ? "Other providers need" : "Connecting through a provider needs"} setup by the operator of this vault: ${missing.join(", ")}. Until then, connect ${missing.length === 1 ? "that mailbox" : "those mailboxes"} over IMAP below.`;
+    } catch (e) {
+      connectRow.hidden = true;
+      error.textContent = describeError(e, "Listing the providers");
+    }
+  }
+
   async function render() {
     try {
       const rows = await integrations(api);
@@ -93,7 +119,7 @@ export function mount(root: HTMLElement, app: AppContext): void {
           const disconnected = i.status === "disconnected";
           const pending = i.status === "pending_verification";
           const actions = el("td", {});
-          if (disconnected && (i.provider === "mailx" || i.provider === "maily")) actions.append(button("Reconnect", () => connectOAuth(i.provider as "mailx" | "maily"), { aria: `Reconnect ${i.email}`, secondary: false }));
+          if (disconnected && configured.has(i.provider)) actions.append(button("Reconnect", () => connectOAuth(i.provider as OAuthMailbox), { aria: `Reconnect ${i.email}`, secondary: false }));
           if (pending) {
             actions.append(
               button("Check mailbox", () => void verify(i, false), { aria: `Check mailbox ${i.email}`, secondary: false }),
@@ -102,7 +128,10 @@ export function mount(root: HTMLElement, app: AppContext): void {
           }
           actions.append(button("Disconnect", () => void disconnect(i), { aria: `Disconnect ${i.email}` }));
           const badge = disconnected
-            ? el("span", { className: "badge warn", textContent: "Disconnected: reconnect to keep discovery and resets working" })
+            ? el("span", {
+                className: "badge warn",
+                textContent: configured.has(i.provider) || i.provider === "imap" ? "Disconnected: reconnect to keep discovery and resets working" : "Disconnected: this provider is not set up on this vault any more; connect the mailbox over IMAP instead",
+              })
             : pending
               ? el("span", { className: "badge warn", textContent: `Waiting for the check message sent to ${i.email}; not used for resets or discovery until it is read back` })
               : el("span", { className: "badge ok", textContent: "Active" });
@@ -180,5 +209,5 @@ export function mount(root: HTMLElement, app: AppContext): void {
       .finally(() => (submit.disabled = false));
   });
 
-  void render();
+  void offerProviders().then(render);
 }

@@ -41,7 +41,7 @@ type Violation = { id: string; impact: string | null; help: string; nodes: { tar
  * label-content-name-mismatch (a control whose visible text is not part of its accessible name,
  * WCAG 2.5.3) is experimental in axe, so it is turned on by name.
  */
-export async function axeViolations(page: Page): Promise<string[]> {
+export async function axeViolations(page: Page, impacts: readonly string[] = ["serious", "critical"]): Promise<string[]> {
   if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE);
   const violations = await page.evaluate(async () => {
     const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: unknown[] }> } }).axe;
@@ -49,6 +49,6 @@ export async function axeViolations(page: Page): Promise<string[]> {
     return result.violations as Violation[];
   });
   return violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .filter((v) => impacts.includes(v.impact ?? ""))
     .map((v) => `${v.impact} ${v.id} (${v.help}): ${v.nodes.map((n) => `${n.target.join(" ")}${n.failureSummary ? ` [${n.failureSummary.replace(/\s+/g, " ").slice(0, 160)}]` : ""}`).join("; ")}`);
 }

@@ -1,9 +1,9 @@
 import { dbFor, directoryDb, type Db } from "../../db/client";
-import { countOf } from "../../kernel/plural";
 import type { DeadManSwitchRow } from "../../db/schema";
 import { loadConfig, type Bindings, type Config } from "../../env";
 import { mailerFor, sendQuietly, type Mailer } from "../notifications";
 import { notify } from "../notifications";
+import { releasedMail, reminderBody, reminderMail, REMINDER_TITLE, triggeredBody, triggeredMail, TRIGGERED_TITLE } from "./mails";
 import { CONFIRMATION_WINDOW_MS, daysRemaining, dueReminders, iso, ms, nextWake, statusAt } from "./engine";
 import * as repo from "./repo";
 import { rowsChanged } from "../../db/d1";
@@ -59,13 +59,13 @@ async function tick(ctx: Ctx, userId: string, now: number): Promise<number | nul
 
 async function remind(ctx: Ctx, row: DeadManSwitchRow, now: number) {
   const days = daysRemaining(ms(row.nextTriggerAt!), now);
-  const title = "Dead man's switch: check in";
-  const body = `Your dead man's switch triggers in ${countOf(days, "day")} (${row.nextTriggerAt}). Check in to reset it.`;
+  const title = REMINDER_TITLE;
+  const body = reminderBody(days, row.nextTriggerAt!);
   if (row.notifyVia.includes("push")) {
     await notify(ctx.ownerDb, { userId: row.userId, type: "dead_man_switch_reminder", title, body, color: "warning", actionUrl: "/dead-man-switch", metadata: { days_remaining: days, next_trigger_at: row.nextTriggerAt } }, ctx.config);
   }
   if (row.notifyVia.includes("email") && row.ownerEmail) {
-    await sendQuietly(ctx.mailer, { to: row.ownerEmail, subject: title, text: `${body}\n\n${ctx.appOrigin}/dead-man-switch`, kind: "dead_man_switch.reminder" });
+    await sendQuietly(ctx.mailer, reminderMail(ctx.appOrigin, row.ownerEmail, days, row.nextTriggerAt!));
   }
 }
 
@@ -79,12 +79,10 @@ async function trigger(ctx: Ctx, row: DeadManSwitchRow, now: number): Promise<nu
     repo.insertLog(ctx.db, row.userId, "triggered", { confirmation_required: held, release_at: releaseAt }, iso(now)),
   ]);
   if (rowsChanged(res) === 0) return now;
-  const title = "Dead man's switch triggered";
-  const body = held
-    ? `Your inactivity period has run out. Your recovery keys will be released to your recipients at ${releaseAt} unless you check in before then.`
-    : "Your inactivity period has run out and your recipients can now retrieve their recovery keys. Check in to stop further access.";
+  const title = TRIGGERED_TITLE;
+  const body = triggeredBody(releaseAt);
   await notify(ctx.ownerDb, { userId: row.userId, type: "dead_man_switch_triggered", title, body, color: "error", actionUrl: "/dead-man-switch", metadata: { release_at: releaseAt } });
-  if (row.ownerEmail) await sendQuietly(ctx.mailer, { to: row.ownerEmail, subject: title, text: `${body}\n\n${ctx.appOrigin}/dead-man-switch`, kind: "dead_man_switch.triggered" });
+  if (row.ownerEmail) await sendQuietly(ctx.mailer, triggeredMail(ctx.appOrigin, row.ownerEmail, releaseAt));
   if (!held) await mailRecipients(ctx, row.userId);
   return releaseAt ? ms(releaseAt) : null;
 }
@@ -104,12 +102,7 @@ async function releaseIfDue(ctx: Ctx, row: DeadManSwitchRow, now: number): Promi
 
 async function mailRecipients(ctx: Ctx, ownerId: string) {
   for (const r of await repo.listRecipients(ctx.db, ownerId)) {
-    await sendQuietly(ctx.mailer, {
-      to: r.recipientEmail,
-      subject: "A recovery key has been released to you",
-      text: `A vault owner named you as a recipient of their dead man's switch, and it has triggered. Sign in to retrieve your recovery key:\n\n${ctx.appOrigin}/dead-man-switch/transfers`,
-      kind: "dead_man_switch.released",
-    });
+    await sendQuietly(ctx.mailer, releasedMail(ctx.appOrigin, r.recipientEmail));
   }
 }
 

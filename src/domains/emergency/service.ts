@@ -1,5 +1,4 @@
 import type { RecoveryTimers } from "../../../durable-objects/recovery-timer";
-import { countOf } from "../../kernel/plural";
 import type { EmergencyContactRow } from "../../db/schema";
 import type { AuthUser, RequestMeta } from "../../kernel/context";
 import { pageOf, type PageParams } from "../../kernel/pagination";
@@ -14,6 +13,9 @@ import * as repo from "./repo";
 import type { AddInput } from "./schema";
 import { announceGrant, INVITE_TTL_MS, RETRIEVAL_WINDOW_MS, tickContact, type EmergencyCtx } from "./timer";
 import { rowsChanged } from "../../db/d1";
+import { inviteMail, requestedBody, requestedMail } from "./mails";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 const HOUR_MS = 60 * 60 * 1000;
 const iso = (t: number) => new Date(t).toISOString();
@@ -111,14 +113,7 @@ export class EmergencyService {
       meta,
       details: { email, wait_hours: row.waitHours },
     });
-    await sendQuietly(this.ctx.mailer, {
-      to: email,
-      subject: "You have been named an emergency contact",
-      text:
-        `${user.email ?? "A vault owner"} named you as an emergency contact for their vault, with a waiting period of ${countOf(row.waitHours, "hour")}.\n` +
-        `Accept the invitation within 7 days (until ${row.inviteExpiresAt}):\n\n${this.ctx.appOrigin}/emergency/${token}\n`,
-      kind: "emergency.invite",
-    });
+    await sendQuietly(this.ctx.mailer, inviteMail(this.ctx.appOrigin, email, user.email ?? null, row.waitHours, INVITE_TTL_MS / DAY_MS, row.inviteExpiresAt, token));
     return toContact(row);
   }
 
@@ -192,7 +187,7 @@ export class EmergencyService {
       details: { owner_id: row.ownerId, wait_hours: row.waitHours, grant_at: set.grantAt },
     });
     if (!requested) throw conflict("The record changed; reload it");
-    const body = `${row.contactEmail} requested emergency access to your vault. It will be granted automatically at ${set.grantAt} unless you deny it.`;
+    const body = requestedBody(row.contactEmail, set.grantAt);
     await notify(this.ctx.dbOf(row.ownerId), {
       userId: row.ownerId,
       type: "emergency_access_requested",
@@ -204,7 +199,7 @@ export class EmergencyService {
       actorEmail: row.contactEmail,
       metadata: { contact_id: row.id, grant_at: set.grantAt, wait_hours: row.waitHours },
     }, this.ctx.config);
-    if (row.ownerEmail) await sendQuietly(this.ctx.mailer, { to: row.ownerEmail, subject: "Emergency access requested", text: `${body}\n\n${this.ctx.appOrigin}/emergency`, kind: "emergency.requested" });
+    if (row.ownerEmail) await sendQuietly(this.ctx.mailer, requestedMail(this.ctx.appOrigin, row.ownerEmail, row.contactEmail, set.grantAt));
     return toContact({ ...row, ...set });
   }
 

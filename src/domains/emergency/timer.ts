@@ -5,6 +5,7 @@ import { mailerFor, sendQuietly, type Mailer } from "../notifications";
 import { notify } from "../notifications";
 import * as repo from "./repo";
 import { rowsChanged } from "../../db/d1";
+import { grantedMail } from "./mails";
 
 export const RETRIEVAL_WINDOW_MS = 24 * 60 * 60 * 1000;
 export const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -78,12 +79,7 @@ export async function announceGrant(ctx: EmergencyCtx, row: EmergencyContactRow,
       metadata: { contact_id: row.id, expires_at: expiresAt },
     });
   }
-  await sendQuietly(ctx.mailer, {
-    to: row.contactEmail,
-    subject: "Emergency access granted",
-    text: `Your emergency access request was granted because ${how}. Sign in to retrieve access before ${expiresAt}:\n\n${ctx.appOrigin}/emergency`,
-    kind: "emergency.granted",
-  });
+  await sendQuietly(ctx.mailer, grantedMail(ctx.appOrigin, row.contactEmail, how, expiresAt));
   if (automatic) {
     await notify(ctx.dbOf(row.ownerId), {
       userId: row.ownerId,

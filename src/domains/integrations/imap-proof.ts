@@ -1,6 +1,7 @@
 import type { Config } from "../../env";
 import type { ImapClient } from "../../lib/imap/client";
 import { quote } from "../../lib/imap/client";
+import { actionMail } from "../notifications";
 
 /**
  * Proof that an IMAP mailbox receives the mail of the address it claims. An IMAP login proves only
@@ -30,20 +31,22 @@ export function newProof(now = Date.now()): ImapProof {
 }
 
 export function proofMail(config: Config, email: string, proof: ImapProof) {
-  const app = config.APP_ORIGIN ? ` (${config.APP_ORIGIN})` : "";
-  return {
+  const origin = config.APP_ORIGIN ?? "";
+  return actionMail(origin, {
     to: email,
     subject: `Mailbox check ${proof.ref} ${proof.code}`,
-    text: [
-      `Your credential vault${app} is checking that the IMAP mailbox you connected receives mail for ${email}.`,
+    body: [
+      `Your credential vault${origin ? ` (${origin})` : ""} is checking that the IMAP mailbox you connected receives mail for ${email}.`,
       "",
-      "There is nothing to type: the vault reads this message back through the mailbox. Open the Mailboxes page and choose “Check mailbox” once this message has arrived.",
+      "There is nothing to type: the vault reads this message back through the mailbox.",
       "",
       "If you did not connect a mailbox, someone tried to claim this address; ignore this message and nothing will happen.",
       `Reference: ${proof.ref}`,
     ].join("\n"),
+    action: "Once this message has arrived, open Mailboxes and choose “Check mailbox”",
+    path: "/mailboxes",
     kind: PROOF_MAIL_KIND,
-  };
+  });
 }
 
 /** IMAP SEARCH's date (RFC 3501 section 9, date-text): 26-Nov-2026. */

@@ -20,14 +20,25 @@ export type ProviderConfig = {
 
 const PREFIX: Record<OAuthProvider, string> = { mailx: "MAILX", maily: "MAILY", codehost: "CODEHOST", idp: "IDP_OAUTH" };
 
-/** The provider's configuration, or 503 when the deployment has not configured it. */
-export function providerConfig(config: Config, name: OAuthProvider): ProviderConfig {
+/** The mailboxes a person can connect: the two OAuth shapes, and IMAP, which needs no operator setup. */
+export const MAILBOX_PROVIDERS = ["mailx", "maily", "imap"] as const;
+
+const settings = (config: Config, name: OAuthProvider) => {
   const c = config as unknown as Record<string, string | undefined>;
   const p = PREFIX[name];
-  const authUrl = c[`${p}_AUTH_URL`];
-  const tokenUrl = c[`${p}_TOKEN_URL`];
-  const apiUrl = c[`${p}_API_URL`];
-  const clientId = c[`${p}_CLIENT_ID`];
+  return { c, p, authUrl: c[`${p}_AUTH_URL`], tokenUrl: c[`${p}_TOKEN_URL`], apiUrl: c[`${p}_API_URL`], clientId: c[`${p}_CLIENT_ID`] };
+};
+
+/** Whether the operator gave this deployment the provider's OAuth client (the same test providerConfig applies). */
+export function isConfigured(config: Config, name: Provider): boolean {
+  if (name === "imap") return true;
+  const s = settings(config, name);
+  return Boolean(s.authUrl && s.tokenUrl && s.apiUrl && s.clientId);
+}
+
+/** The provider's configuration, or 503 when the deployment has not configured it. */
+export function providerConfig(config: Config, name: OAuthProvider): ProviderConfig {
+  const { c, p, authUrl, tokenUrl, apiUrl, clientId } = settings(config, name);
   if (!authUrl || !tokenUrl || !apiUrl || !clientId) {
     throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, `Provider ${name} is not configured`);
   }

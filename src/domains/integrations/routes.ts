@@ -5,7 +5,7 @@ import { getHostCookie, setHostCookie } from "../../http/cookies";
 import { route } from "../../http/route";
 import type { AppEnv } from "../../http/types";
 import { FLOW_COOKIE, flowSecret, STATE_TTL_MS, wellFormedState } from "./oauth";
-import type { OAuthProvider } from "./providers";
+import { isConfigured, MAILBOX_PROVIDERS, type OAuthProvider } from "./providers";
 import {
   AuthUrlResponse,
   CallbackQuery,
@@ -13,6 +13,7 @@ import {
   ImapConnectResponse,
   ImapVerifyBody,
   IntegrationsResponse,
+  MailboxProvidersResponse,
   ProviderParam,
   RefreshResponse,
   SuccessResponse,
@@ -182,6 +183,18 @@ export function registerIntegrationRoutes(app: Hono<AppEnv>) {
     handler: async (c) => {
       const userId = c.get("user").id;
       return c.json({ integrations: await service(c, userId).list(userId) });
+    },
+  });
+
+  route(app, {
+    method: "get",
+    path: "/api/integrations/providers",
+    summary: "The mailbox providers this deployment can connect (configured:false when the operator has not set one up)",
+    tags: ["integrations"],
+    responses: { 200: { description: "Mailbox providers", schema: MailboxProvidersResponse } },
+    handler: (c) => {
+      const config = c.get("config");
+      return c.json({ providers: MAILBOX_PROVIDERS.map((provider) => ({ provider, configured: isConfigured(config, provider) })) });
     },
   });
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { OAUTH_PROVIDERS } from "./providers";
+import { MAILBOX_PROVIDERS, OAUTH_PROVIDERS } from "./providers";
 
 export const ProviderParam = z.object({ provider: z.enum(OAUTH_PROVIDERS) });
 
@@ -34,3 +34,5 @@ export const Integration = z.object({
   status: z.enum(["active", "disconnected", "pending_verification"]),
 });
 export const IntegrationsResponse = z.object({ integrations: z.array(Integration) });
+/** Which mailboxes this deployment can connect; an unconfigured one is listed with configured:false so the page can say why it is missing. */
+export const MailboxProvidersResponse = z.object({ providers: z.array(z.object({ provider: z.enum(MAILBOX_PROVIDERS), configured: z.boolean() })) });

@@ -2,5 +2,6 @@
 export { registerNotificationRoutes } from "./routes";
 export { notificationInsert, notify } from "./notify";
 export { sendQuietly, type Mail, type Mailer } from "./mailer";
+export { actionMail, appLink } from "./action-mail";
 export { consumeMailBatch, mailerFor, MAIL_QUEUE_NAME, type MailMessage } from "./mail-queue";
 export { retryParkedMail } from "./mail-outbox";
