@@ -144,6 +144,10 @@ try {
   const total = sizes.reduce((a, s) => ({ raw: a.raw + s.raw, gz: a.gz + s.gz }), { raw: 0, gz: 0 });
   console.log(`bundles: ${sizes.length} scripts, ${fmt(total.raw / 1024, 1)} KiB (${fmt(total.gz / 1024, 1)} KiB gzip); largest: ${sizes.slice(0, 5).map((s) => `${s.f} ${fmt(s.raw / 1024, 1)} KiB`).join(", ")}`);
   console.log(`target: first render of the vault under 1 s after unlock (load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${cpus().length} cores)`);
+} catch (e) {
+  // What the page showed when a step did not come: the figure's absence needs a reason.
+  for (const [i, p] of browser.contexts().flatMap((c) => c.pages()).entries()) await p.screenshot({ path: join(ROOT, "bench", "out", `dashboard-failure-${i}.png`), fullPage: true }).catch(() => {});
+  throw e;
 } finally {
   await browser.close();
   worker.stop();
