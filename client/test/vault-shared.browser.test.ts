@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiAs } from "./support/api";
 import { entryNames, entryRow, fillEntry, launch, newUser, openEntry, revealedField, screenshot, signInThroughPage, type Browser, type Page } from "./support/browser";
-import { base, openSection, personContext } from "./support/journey";
+import { base, openSection, personContext, useContactKey } from "./support/journey";
 
 // Entries shared with a person appear in their vault, not only under Sharing: Olivia shares an
 // entry with Rick read-only; after he accepts, it is in his vault list among his own entries,
@@ -39,6 +39,8 @@ beforeAll(async () => {
   await olivia.getByLabel("Entry", { exact: true }).selectOption({ label: "Team board" });
   await olivia.getByLabel("Recipient's email").fill(r.email);
   await olivia.getByRole("button", { name: "Share", exact: true }).click();
+  // A first share to Rick shows his key's fingerprint to compare (first use).
+  await useContactKey(olivia, r.email);
   await olivia.locator("#owned-rows tr", { hasText: r.email }).waitFor();
 });
 
