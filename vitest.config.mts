@@ -33,7 +33,7 @@ const vapid = createECDH("prime256v1");
 vapid.generateKeys();
 const strip = (k: Record<string, unknown>) => Object.fromEntries(Object.entries(k).filter(([n]) => !["d", "p", "q", "dp", "dq", "qi"].includes(n)));
 
-// Issue 20: VAULT_SHARDS=3 (scripts/test.sh's second pass, `npm run test:shards`) runs the suite on
+// Scale (docs/decisions.md, "Scale: shards, a directory, many databases"): VAULT_SHARDS=3 (scripts/test.sh's second pass, `npm run test:shards`) runs the suite on
 // three shard databases and a directory of its own; the default is wrangler.toml's one database.
 const SHARDS = Number(process.env.VAULT_SHARDS ?? "1");
 const shardDatabases: Record<string, string> =

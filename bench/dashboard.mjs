@@ -146,7 +146,7 @@ try {
   console.log(`target: first render of the vault under 1 s after unlock (load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${cpus().length} cores)`);
 } catch (e) {
   // What the page showed when a step did not come: the figure's absence needs a reason.
-  for (const [i, p] of browser.contexts().flatMap((c) => c.pages()).entries()) await p.screenshot({ path: join(ROOT, "bench", "out", `dashboard-failure-${i}.png`), fullPage: true }).catch(() => {});
+  for (const [i, p] of browser.contexts().flatMap((c) => c.pages()).entries()) await p.screenshot({ path: join(ROOT, "bench", "out", `dashboard-failure-${i}.png`) }).catch(() => {});
   throw e;
 } finally {
   await browser.close();
