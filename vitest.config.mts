@@ -98,6 +98,8 @@ export default defineConfig({
           VAPID_PRIVATE_KEY: vapid.getPrivateKey().toString("base64url"),
           VAPID_SUBJECT: "mailto:ops@vault.test",
           TEST_PUSH_SERVICE_URL: inject("pushServiceUrl"),
+          PWNED_RANGE_URL: `${inject("pwnedRangeUrl")}/range/`,
+          TEST_PWNED_RANGE_URL: inject("pwnedRangeUrl"),
         },
       },
     })),
@@ -123,6 +125,7 @@ export default defineConfig({
       "./test/support/mail-provider-server.ts",
       "./test/support/push-service.ts",
       "./test/support/misbehaving-imap.ts",
+      "./test/support/pwned-range-setup.ts",
     ],
     testTimeout: 30_000,
     // Most files share one runtime (a fresh one cost about 5.6 s a file); the reset and

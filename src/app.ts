@@ -29,6 +29,7 @@ import { registerDiscoveryRoutes } from "./domains/discovery";
 import { registerShardRoutes } from "./domains/shards";
 import { registerBackupRoutes } from "./domains/backup";
 import { registerDevMailRoutes } from "./domains/dev-mail";
+import { registerBreachRoutes } from "./domains/breach";
 import { registerAppPages } from "./http/app-pages";
 
 const apiVersion: MiddlewareHandler<AppEnv> = async function apiVersion(c, next) {
@@ -96,6 +97,7 @@ export function buildApp(): Hono<AppEnv> {
   registerShardRoutes(app);
   registerBackupRoutes(app);
   registerDevMailRoutes(app);
+  registerBreachRoutes(app);
   registerAppPages(app);
   app.notFound(handleNotFound);
   app.onError(handleError);

@@ -165,6 +165,11 @@ export const ConfigSchema = z
     TOTP_ISSUER: z.string().min(1).max(100).default("Credential Vault"),
     /** Browser Rendering price per browser hour, in cents, for estimatedCostCents. */
     SESSION_BROWSER_CENTS_PER_HOUR: z.coerce.number().min(0).default(9),
+    /**
+     * The Pwned Passwords range API; the prefix is appended (k-anonymity: only five hex characters
+     * of a password's SHA-1 ever leave, see src/domains/breach).
+     */
+    PWNED_RANGE_URL: z.url().default("https://api.pwnedpasswords.com/range/"),
     ALIAS_PROVIDER_A_URL: z.url().default("https://app.simplelogin.io"),
     ALIAS_PROVIDER_B_URL: z.url().default("https://app.addy.io"),
     ALIAS_PROVIDER_B_DOMAIN: z.string().min(1).default("anonaddy.me"),

@@ -46,7 +46,25 @@ export const keyIterations = (keys: VaultKeys) => keys.iterations ?? PBKDF2_ITER
  * with the secrets so the server never learns them (docs/decisions.md, Vault: favourites and
  * folders); both are left out of the payload when unset.
  */
-export type EntrySecrets = { username: string; password: string; notes: string; category: string; totp: string; address?: string; favorite?: boolean; folder?: string };
+/** A password an entry held before, and when it stopped being the current one. */
+export type PastPassword = { password: string; changed_at: string };
+
+/**
+ * What an entry's envelope holds. `password_changed_at` (when the current password was set) and
+ * `password_history` (the previous ones, newest first) travel only inside the encryption.
+ */
+export type EntrySecrets = {
+  username: string;
+  password: string;
+  notes: string;
+  category: string;
+  totp: string;
+  address?: string;
+  favorite?: boolean;
+  folder?: string;
+  password_changed_at?: string;
+  password_history?: PastPassword[];
+};
 
 export type Envelope = { wrapped_item_key: string; encrypted_data: string };
 
@@ -165,6 +183,13 @@ export function parseSecrets(json: string): EntrySecrets {
   if (typeof obj.address === "string") secrets.address = obj.address;
   if (obj.favorite === true) secrets.favorite = true;
   if (typeof obj.folder === "string" && obj.folder.trim()) secrets.folder = obj.folder.trim();
+  if (typeof obj.password_changed_at === "string" && !Number.isNaN(Date.parse(obj.password_changed_at))) secrets.password_changed_at = obj.password_changed_at;
+  if (Array.isArray(obj.password_history)) {
+    const past = (obj.password_history as unknown[]).filter(
+      (p): p is PastPassword => !!p && typeof (p as PastPassword).password === "string" && typeof (p as PastPassword).changed_at === "string",
+    );
+    if (past.length) secrets.password_history = past.map((p) => ({ password: p.password, changed_at: p.changed_at }));
+  }
   return secrets;
 }
 

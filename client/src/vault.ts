@@ -58,9 +58,35 @@ export async function sealInput(keys: VaultKeys, userId: string, id: string, inp
     address: url ?? website ?? "",
     ...(input.favorite ? { favorite: true } : {}),
     ...(input.folder?.trim() ? { folder: input.folder.trim() } : {}),
+    ...(input.password_changed_at ? { password_changed_at: input.password_changed_at } : {}),
+    ...(input.password_history?.length ? { password_history: input.password_history } : {}),
   });
   const idx = await blindIndexes(keys, { name, website: input.website || input.url, username: input.username });
   return { data: mutationData({ name, website, url, tags: input.tags }, envelope, idx), tokens: idx.search_tokens };
+}
+
+/** Previous passwords an entry keeps: enough to undo a mistaken change, few enough to stay small. */
+export const PASSWORD_HISTORY_LENGTH = 5;
+
+/**
+ * The password's dates after an edit: a new password starts its age now and pushes the old one
+ * onto the history; an unchanged one keeps what the entry held (forms do not carry these fields).
+ * Each history item says when that password stopped being the current one.
+ */
+export function passwordDates(
+  before: EntrySecrets | null,
+  input: EntrySecrets,
+  now: string,
+): Pick<EntrySecrets, "password_changed_at" | "password_history"> {
+  if (!before) return { password_changed_at: input.password_changed_at, password_history: input.password_history };
+  if (before.password === input.password) {
+    return { password_changed_at: before.password_changed_at ?? input.password_changed_at, password_history: before.password_history ?? input.password_history };
+  }
+  const past = before.password ? [{ password: before.password, changed_at: now }] : [];
+  return {
+    password_changed_at: input.password ? now : undefined,
+    password_history: [...past, ...(before.password_history ?? [])].slice(0, PASSWORD_HISTORY_LENGTH),
+  };
 }
 
 const byName = new Intl.Collator(undefined, { sensitivity: "variant" });
@@ -99,7 +125,7 @@ export class Vault {
   async create(input: EntryInput): Promise<string> {
     const id = crypto.randomUUID();
     const now = new Date().toISOString();
-    const { data, tokens } = await this.seal(id, input);
+    const { data, tokens } = await this.seal(id, { ...input, password_changed_at: input.password_changed_at ?? (input.password ? now : undefined) });
     await this.db.applyLocal(this.local(id, data, tokens, now, now), { userId: this.userId, action: "create", entryId: id, data, clientUpdatedAt: now });
     return id;
   }
@@ -109,7 +135,8 @@ export class Vault {
     const prev = await this.db.entry(this.userId, id);
     if (!prev) throw new Error("This entry is no longer in the vault");
     const now = new Date().toISOString();
-    const { data, tokens } = await this.seal(id, input);
+    const before = await this.secrets(prev).catch(() => null);
+    const { data, tokens } = await this.seal(id, { ...input, ...passwordDates(before, input, now) });
     await this.db.applyLocal(this.local(id, data, tokens, prev.created_at, now), { userId: this.userId, action: "update", entryId: id, data, clientUpdatedAt: now });
   }
 

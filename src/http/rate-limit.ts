@@ -24,7 +24,8 @@ type Verdict = { allowed: true } | { allowed: false; error: AppError };
 
 /** The limiter call shared by both middlewares: every rule's subject, one object call per subject. */
 function limiter(names: RateRuleName[]) {
-  const all: RateRuleName[] = ["general", ...names];
+  const own = names.some((n) => "ownBudget" in RATE_RULES[n] && RATE_RULES[n].ownBudget);
+  const all: RateRuleName[] = own ? names : ["general", ...names];
   const failClosed = all.some((n) => "failClosed" in RATE_RULES[n] && RATE_RULES[n].failClosed);
   const check = async (c: Context<AppEnv>): Promise<Verdict> => {
     const multiplier = c.get("config").RATE_LIMIT_MULTIPLIER;

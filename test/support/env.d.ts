@@ -13,6 +13,7 @@ declare global {
       TEST_DISCOVERY_IMAP: string;
       TEST_MAIL_PROVIDER_URL: string;
       TEST_PUSH_SERVICE_URL: string;
+      TEST_PWNED_RANGE_URL: string;
     }
   }
 }

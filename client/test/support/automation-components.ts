@@ -1,7 +1,8 @@
 /**
  * The real components the automation journeys run against, started once for the browser suite:
  * a private Dovecot whose mailboxes the local reset site mails into, the discovery Dovecot with its
- * control API, the local OAuth mail provider (Gmail- and Graph-shaped) and the alias provider. The
+ * control API, the local OAuth mail provider (Gmail- and Graph-shaped), the alias provider and the
+ * Pwned Passwords range stand-in. The
  * same servers the worker suite uses; their addresses reach wrangler dev as vars.
  */
 import { randomBytes } from "node:crypto";
@@ -11,6 +12,7 @@ import discoveryMailboxSetup from "../../../test/support/discovery-mailbox";
 import { startDovecot } from "../../../test/support/dovecot-lib.mjs";
 import mailProviderSetup, { clientId, clientSecret, PROVIDERS } from "../../../test/support/mail-provider-server";
 import { startResetSite } from "../../../test/support/reset-site-lib.mjs";
+import pwnedRangeSetup from "../../../test/support/pwned-range-setup";
 
 export type AutomationContext = {
   resetSite: string;
@@ -18,6 +20,8 @@ export type AutomationContext = {
   mailProviderUrl: string;
   aliasProviderUrl: string;
   discoveryImap: { port: number; directPort: number; control: string };
+  /** The Pwned Passwords stand-in (test/support/pwned-range-server.ts): its control API and request log. */
+  pwnedRangeUrl: string;
 };
 
 declare module "vitest" {
@@ -44,12 +48,14 @@ export async function startAutomationComponents(appOrigin: string) {
   const mail = await run<string>(mailProviderSetup, "mailProviderUrl");
   const alias = await run<string>(aliasProviderSetup, "aliasProviderUrl");
   const discovery = await run<AutomationContext["discoveryImap"]>(discoveryMailboxSetup, "discoveryImap");
+  const pwned = await run<string>(pwnedRangeSetup, "pwnedRangeUrl");
   const context: AutomationContext = {
     resetSite: site.origin as string,
     resetImap: { port: dovecot.port, password, users: RESET_USERS },
     mailProviderUrl: mail.value,
     aliasProviderUrl: alias.value,
     discoveryImap: discovery.value,
+    pwnedRangeUrl: pwned.value,
   };
   const vars: Record<string, string> = {
     IMAP_ALLOWED_PORTS: `143,993,${dovecot.port},${discovery.value.port}`,
@@ -61,6 +67,7 @@ export async function startAutomationComponents(appOrigin: string) {
     ALIAS_PROVIDER_A_URL: `${alias.value}/a`,
     ALIAS_PROVIDER_B_URL: `${alias.value}/b`,
     ALIAS_PROVIDER_B_DOMAIN: "anonaddy.test",
+    PWNED_RANGE_URL: `${pwned.value}/range/`,
     ...Object.fromEntries(
       PROVIDERS.flatMap((p) => [
         [`${PREFIX[p]}_AUTH_URL`, `${mail.value}/${p}/authorize`],
@@ -76,6 +83,7 @@ export async function startAutomationComponents(appOrigin: string) {
     context,
     vars,
     async stop() {
+      await pwned.stop();
       await discovery.stop();
       await alias.stop();
       await mail.stop();
