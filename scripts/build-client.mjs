@@ -52,22 +52,29 @@ const cssUrl = `/assets/styles-${createHash("sha256").update(css).digest("hex").
 writeFileSync(join(OUT, cssUrl), css);
 
 /**
- * The built-in service registry's password rules, as one static file the vault's generator reads
+ * The built-in service registry's password rules (and which services offer TOTP, for the health
+ * check), as one static file the vault's generator and the health page read
  * (browser code imports only src/kernel; the registry is server data, bundled here for the file).
  * Every entry form asks for the same file, so no request depends on entry data.
  */
 const registry = await build({
-  stdin: { contents: 'export { BUILTIN_SERVICES } from "./src/data/registry/services"; export { DEFAULT_REQUIREMENTS } from "./src/data/registry/build";', resolveDir: ROOT, loader: "ts" },
+  stdin: {
+    contents: 'export { BUILTIN_SERVICES } from "./src/data/registry/services"; export { DEFAULT_REQUIREMENTS } from "./src/data/registry/build"; export { TOTP_SERVICES } from "./src/data/registry/two-factor";',
+    resolveDir: ROOT,
+    loader: "ts",
+  },
   bundle: true,
   format: "esm",
   platform: "neutral",
   write: false,
   logLevel: "warning",
 });
-const { BUILTIN_SERVICES, DEFAULT_REQUIREMENTS } = await import(`data:text/javascript;base64,${Buffer.from(registry.outputFiles[0].text).toString("base64")}`);
+const { BUILTIN_SERVICES, DEFAULT_REQUIREMENTS, TOTP_SERVICES } = await import(`data:text/javascript;base64,${Buffer.from(registry.outputFiles[0].text).toString("base64")}`);
 const rules = {
   default: DEFAULT_REQUIREMENTS,
   services: BUILTIN_SERVICES.filter((s) => s.password_requirements).map((s) => ({ domain: s.domain, name: s.name, rules: s.password_requirements })),
+  // The health check's "missing 2FA": services that offer authenticator-app codes.
+  totp: TOTP_SERVICES,
 };
 writeFileSync(join(OUT, "password-rules.json"), JSON.stringify(rules));
 

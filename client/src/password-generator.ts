@@ -11,7 +11,12 @@ import type { PasswordRequirements } from "../../src/kernel/password-rules";
 /** The registry's password requirements: the shared pure layer's type (src/kernel/password-rules.ts). */
 export type Requirements = PasswordRequirements;
 
-export type RulesTable = { default: Requirements; services: { domain: string; name: string; rules: Requirements }[] };
+export type RulesTable = {
+  default: Requirements;
+  services: { domain: string; name: string; rules: Requirements }[];
+  /** Domains of services that offer authenticator-app codes (TOTP); absent in an older file. */
+  totp?: string[];
+};
 
 export type CharOptions = { length: number; lower: boolean; upper: boolean; digits: boolean; symbols: boolean };
 
