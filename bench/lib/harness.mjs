@@ -3,7 +3,7 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import http from "node:http";
 import net from "node:net";
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureDevVars, ROOT, signDevToken } from "../../scripts/lib/dev-identity.mjs";
 
@@ -34,8 +34,14 @@ export async function startWorker({ port, name, vars = {}, inspectorPort = 0 }) 
   });
   let log = "";
   if (process.env.BENCH_WORKER_LOG) { child.stdout.pipe(process.stderr); child.stderr.pipe(process.stderr); }
-  child.stdout.on("data", (d) => (log += d));
-  child.stderr.on("data", (d) => (log += d));
+  // Also kept beside the state, so a test can read what the worker logged (worker.log).
+  const logFile = join(state, "worker.log");
+  const keep = (d) => {
+    log += d;
+    appendFileSync(logFile, d);
+  };
+  child.stdout.on("data", keep);
+  child.stderr.on("data", keep);
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 120; i++) {
     try {
@@ -55,6 +61,7 @@ export async function startWorker({ port, name, vars = {}, inspectorPort = 0 }) 
   return {
     base,
     state,
+    logFile,
     /** Runs SQL against the same local D1 the worker uses. */
     sql(file) {
       npx(["wrangler", "d1", "execute", "DB", "--local", "--persist-to", state, "--file", file, "--yes"]);

@@ -274,6 +274,11 @@ export class ApiClient {
     }
   }
 
+  /** An endpoint answered with text/plain (the breach range): its body as text. */
+  async text(ep: EndpointDef, opts: CallOptions = {}): Promise<string> {
+    return (await this.fetchOk(ep, opts, "text/plain")).text();
+  }
+
   /** An endpoint answered with text/event-stream: its body, read as it arrives (automation/sse.ts). */
   async stream(ep: EndpointDef, opts: CallOptions & { signal?: AbortSignal } = {}): Promise<ReadableStream<Uint8Array>> {
     const res = await this.fetchOk(ep, opts, "text/event-stream");

@@ -12,6 +12,8 @@ export type HealthItem = {
   name: string;
   /** The site's host, lower case without "www."; null when the entry has none. */
   host: string | null;
+  /** The entry's http(s) address, where a reset would start; absent or null when it has none. */
+  url?: string | null;
   username: string;
   password: string;
   /** The entry's TOTP secret (empty: none). */

@@ -308,6 +308,9 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     $("entries-heading").textContent = `Entries (${cached.length})`;
   }
   await app.refresh();
+  // /vault?open=<id> (the health page's links to an entry): that entry opens.
+  const wanted = new URLSearchParams(location.search).get("open");
+  if (wanted) void openById(wanted);
   // Until here the form cannot submit (see vault-markup.ts): a native submission would put the
   // entry's secrets in a request.
   form.enable();

@@ -6,6 +6,7 @@ import type { SectionDef } from "./context";
 
 export const sections: SectionDef[] = [
   { id: "vault", title: "Vault", path: "/vault", load: () => import("../sections/vault") },
+  { id: "health", title: "Vault health", path: "/health", load: () => import("../sections/health") },
   { id: "notifications", title: "Notifications", path: "/notifications", load: () => import("../sections/notifications") },
   { id: "sharing", title: "Sharing", path: "/sharing", group: "Share", load: () => import("../sections/sharing") },
   { id: "session-shares", title: "Session shares", path: "/session-shares", group: "Share", load: () => import("../sections/session-shares") },
