@@ -170,5 +170,11 @@ describe("vault health", () => {
     expect(Date.parse(after.password_changed_at!)).toBeGreaterThan(Date.parse(first.password_changed_at!));
     // Nothing of it in clear beside the envelope.
     expect(JSON.stringify(row)).not.toMatch(/password_changed_at|password_history/);
+    // The person sees it on the entry: the old password only once they open the history.
+    await openEntry(page, "Rotated");
+    const history = page.locator('#revealed-fields dd[data-field="password_history"]');
+    expect(await history.innerText()).not.toContain(P.rotatedOld);
+    await history.getByText("Show 1 previous password").click();
+    await expect.poll(() => history.locator("li").innerText()).toContain(P.rotatedOld);
   });
 });

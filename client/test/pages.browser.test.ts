@@ -10,7 +10,7 @@ import { axeViolations, sidewaysScroll, THEMES, view, WIDTHS } from "./support/p
 let browser: Browser;
 let person: Awaited<ReturnType<typeof signedInPerson>>;
 
-const SECTIONS = ["/vault", "/notifications", "/sharing", "/session-shares", "/identities", "/resets", "/mailboxes", "/discovery", "/emergency", "/dead-man-switch", "/settings", "/security", "/devices", "/import-export"];
+const SECTIONS = ["/vault", "/health", "/notifications", "/sharing", "/session-shares", "/identities", "/resets", "/mailboxes", "/discovery", "/emergency", "/dead-man-switch", "/settings", "/security", "/devices", "/import-export"];
 /** Long enough to widen a drop-down that is not made to fit. */
 const LONG_NAME = "A rather long entry name that would widen a drop-down on a phone";
 

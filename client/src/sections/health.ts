@@ -78,6 +78,7 @@ export function mount(root: HTMLElement, app: AppContext): Unmount {
   async function run() {
     if (running) return;
     running = true;
+    findings.setAttribute("aria-busy", "true");
     recheck.disabled = true;
     error.textContent = "";
     progress.hidden = false;
@@ -104,6 +105,7 @@ export function mount(root: HTMLElement, app: AppContext): Unmount {
       error.textContent = e instanceof OfflineError ? "The health check needs a connection for the breach lookup." : `The health check failed: ${e instanceof Error ? e.message : String(e)}`;
     } finally {
       running = false;
+      findings.setAttribute("aria-busy", "false");
       recheck.disabled = false;
       progress.hidden = true;
     }

@@ -8,6 +8,7 @@ import type { EntrySecrets } from "../crypto";
 import type { LocalEntry } from "../db";
 import { entryTools } from "../entry-tools";
 import { $, el } from "../pages/common";
+import { formatTime } from "../ui";
 import type { AppContext, EntryContext, EntryToolDef, Unmount } from "../shell/context";
 import { avatarColour, avatarLetter } from "./vault-list";
 
@@ -187,7 +188,7 @@ export class EntryDetail {
       }
       return [el("dt", { textContent: f.label }), dd, actions];
     });
-    $("revealed-fields").replaceChildren(...rows);
+    $("revealed-fields").replaceChildren(...rows, ...passwordDates(s));
     this.mask();
   }
 
@@ -278,4 +279,22 @@ export class EntryDetail {
     ev.preventDefault();
     run();
   }
+}
+
+/**
+ * When the password was set, and the previous ones (kept in the envelope, newest first): each
+ * shown only while its disclosure is open, so none sits in the page unasked.
+ */
+function passwordDates(s: EntrySecrets): HTMLElement[] {
+  const out: HTMLElement[] = [];
+  if (s.password_changed_at) out.push(el("dt", { textContent: "Password changed" }), el("dd", { className: "value", dataset: { field: "password_changed_at" }, textContent: formatTime(s.password_changed_at) }), el("dd", { className: "field-actions" }));
+  const past = s.password_history ?? [];
+  if (!past.length) return out;
+  const list = el("ol", { className: "password-history" });
+  const box = el("details", {}, el("summary", { textContent: `Show ${past.length} previous password${past.length === 1 ? "" : "s"}` }), list);
+  box.addEventListener("toggle", () => {
+    list.replaceChildren(...(box.open ? past.map((p) => el("li", {}, el("span", { className: "mono", textContent: p.password }), ` (until ${formatTime(p.changed_at)})`)) : []));
+  });
+  out.push(el("dt", { textContent: "Previous passwords" }), el("dd", { className: "value", dataset: { field: "password_history" } }, box), el("dd", { className: "field-actions" }));
+  return out;
 }
