@@ -79,7 +79,7 @@ function preparePeer(dir) {
 async function startPeer(dir, port) {
   const secret = preparePeer(dir);
   const config = join(dir, "wrangler.bench.toml");
-  const state = join(dir, ".bench-state");
+  const state = join(dir, `.bench-state-${port}`);
   rmSync(state, { recursive: true, force: true });
   const env = { ...process.env, WRANGLER_SEND_METRICS: "false" };
   const wrangler = (args) => execFileSync("npx", ["wrangler", ...args, "-c", config, "--persist-to", state], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"], env });
@@ -124,7 +124,7 @@ function seedPeer(peer, n) {
       rows = [];
     }
   }
-  const file = join(ROOT, "bench", "out", `peer-seed-${n}.sql`);
+  const file = join(ROOT, "bench", "out", `peer-seed-${values["peer-port"]}-${n}.sql`);
   writeFileSync(file, stmts.join(";\n") + ";\n");
   peer.sql(file);
   const iat = Math.floor(Date.now() / 1000);
@@ -133,7 +133,8 @@ function seedPeer(peer, n) {
   return `${unsigned}.${createHmac("sha256", peer.secret).update(unsigned).digest("base64url")}`;
 }
 
-const worker = await startWorker({ port: Number(values.port), name: "peer-sync", vars: { MAX_PASSWORDS_PER_USER: "1000000" } });
+// State directories named by port, so two runs side by side do not share (and wipe) one.
+const worker = await startWorker({ port: Number(values.port), name: `peer-sync-${values.port}`, vars: { MAX_PASSWORDS_PER_USER: "1000000" } });
 let peer;
 try {
   if (values.peer) peer = await startPeer(values.peer, Number(values["peer-port"]));
@@ -142,7 +143,7 @@ try {
   for (const n of SIZES) {
     // Every envelope its own random bytes up to 10,000 entries, as real ciphertext is, so the
     // compressed figure is honest; the 100,000 vault repeats one per 100 rows to keep its SQL small.
-    seedEntries(worker, `peer-${n}`, n, `peer-sync-seed-${n}`, { unique: n <= 10_000 });
+    seedEntries(worker, `peer-${n}`, n, `peer-sync-seed-${values.port}-${n}`, { unique: n <= 10_000 });
     const ours = getter(worker.base, (await benchSession(worker.base, `peer-${n}`)).auth);
     const theirs = peer ? getter(peer.base, { Authorization: `Bearer ${seedPeer(peer, n)}` }) : null;
     console.log(`\n--- vault of ${n.toLocaleString("en")} entries ---`);
