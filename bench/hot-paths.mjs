@@ -9,7 +9,7 @@
 import { parseArgs } from "node:util";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { b64, benchEntry, benchSession, ensureWrk, fmt, hex, memKiB, startWorker, workerdPids, workerHeapProbe, writeSql, wrk } from "./lib/harness.mjs";
+import { b64, benchEntry, benchSession, ensureWrk, fmt, memKiB, seedEntries, startWorker, workerdPids, workerHeapProbe, wrk } from "./lib/harness.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -34,32 +34,8 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 ensureWrk();
 const worker = await startWorker({ port: PORT, name: "hot-paths", inspectorPort: INSPECTOR, vars: { MAX_PASSWORDS_PER_USER: "1000000", SERVER_TIMING: "true" } });
 
-/** Seeds `n` entries for `userId` straight into local D1, with distinct commit-clock values. */
-function seed(userId, n) {
-  const now = Date.now() - n - 60_000;
-  const stmts = [];
-  let rows = [];
-  // One pseudo-random envelope per 100 rows keeps the SQL file small without making rows identical.
-  const key = b64(40);
-  let data = b64(300);
-  for (let i = 0; i < n; i++) {
-    if (i % 100 === 0) data = b64(300);
-    const host = `site${i % 2000}.example.com`;
-    const ts = new Date(now + i).toISOString();
-    rows.push(
-      `('${userId}-${i}','${userId}','Entry ${i}','${host}','https://${host}/login','[]',3,'${key}','${data}','${hex(64)}','${hex(64)}','${hex(64)}','[]','${host}','${ts}','${ts}',${now + i})`,
-    );
-    if (rows.length === 50 || i === n - 1) {
-      stmts.push(
-        "INSERT INTO passwords (id,user_id,name,website,url,tags,encryption_version,wrapped_item_key,encrypted_data,domain_hash,name_hash,username_hash,search_tokens,host,created_at,updated_at,change_seq) VALUES " +
-          rows.join(","),
-      );
-      rows = [];
-    }
-  }
-  stmts.push(`INSERT INTO sync_clocks (user_id, clock) VALUES ('${userId}', ${now + n})`);
-  worker.sql(writeSql(`hot-paths-seed-${n}`, stmts));
-}
+/** Seeds `n` entries for `userId` straight into local D1. */
+const seed = (userId, n) => seedEntries(worker, userId, n, `hot-paths-seed-${n}`);
 
 const session = (sub) => benchSession(worker.base, sub);
 

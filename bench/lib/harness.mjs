@@ -332,3 +332,33 @@ export async function workerHeapProbe(inspectorPort, base) {
     close: () => ws.close(),
   };
 }
+
+/**
+ * Seeds `n` V3 entries for `userId` straight into `worker`'s local D1, with distinct commit-clock
+ * values. By default one pseudo-random envelope serves 100 rows, which keeps the SQL file small;
+ * `unique` gives every row its own, as real ciphertext is (what a compression figure needs).
+ */
+export function seedEntries(worker, userId, n, name, { unique = false } = {}) {
+  const now = Date.now() - n - 60_000;
+  const stmts = [];
+  let rows = [];
+  const key = b64(40);
+  let data = b64(300);
+  for (let i = 0; i < n; i++) {
+    if (unique || i % 100 === 0) data = b64(300);
+    const host = `site${i % 2000}.example.com`;
+    const ts = new Date(now + i).toISOString();
+    rows.push(
+      `('${userId}-${i}','${userId}','Entry ${i}','${host}','https://${host}/login','[]',3,'${unique ? b64(40) : key}','${data}','${hex(64)}','${hex(64)}','${hex(64)}','[]','${host}','${ts}','${ts}',${now + i})`,
+    );
+    if (rows.length === 50 || i === n - 1) {
+      stmts.push(
+        "INSERT INTO passwords (id,user_id,name,website,url,tags,encryption_version,wrapped_item_key,encrypted_data,domain_hash,name_hash,username_hash,search_tokens,host,created_at,updated_at,change_seq) VALUES " +
+          rows.join(","),
+      );
+      rows = [];
+    }
+  }
+  stmts.push(`INSERT INTO sync_clocks (user_id, clock) VALUES ('${userId}', ${now + n})`);
+  worker.sql(writeSql(name, stmts));
+}

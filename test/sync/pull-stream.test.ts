@@ -3,14 +3,17 @@ import { describe, expect, it } from "vitest";
 import { dbFor } from "../../src/db/client";
 import { entryIdClaims } from "../../src/db/entry-ids";
 import { passwords } from "../../src/db/schema";
-import { FIRST_PAGE, PULL_PAGE } from "../../src/domains/sync/repo";
+import { PAGE_SIZES } from "../../src/domains/sync/repo";
 import { SyncService, toChange } from "../../src/domains/sync/service";
 import { eq } from "drizzle-orm";
 import { TestUser } from "../support/auth";
 import { pull, type PullBody } from "./helpers";
 
 /** Rows TIE..TIE+99 share one commit stamp; a full pull skips every seventh row, so they straddle the first page edge. */
+const FIRST_PAGE = PAGE_SIZES.first;
 const TIE = FIRST_PAGE;
+/** Rows of this suite's seed that fill one later page at the default sizes (about 300 bytes each). */
+const PULL_PAGE = Math.floor(PAGE_SIZES.bytes / 300);
 
 /** Seeds `n` rows straight into D1, with the tie above. */
 async function seed(userId: string, n: number, base = Date.now() - 3_600_000) {
@@ -62,11 +65,13 @@ describe("sync pull, built in SQL and streamed page by page", () => {
   });
 
   it("fewer changes than the first read takes answer as one text; a pull that fills its last page ends after an empty read", async () => {
-    for (const [n, streams] of [[FIRST_PAGE - 1, false], [FIRST_PAGE + PULL_PAGE, true]] as const) {
+    // Ten rows a later page, whatever their size, so the second page is exactly full.
+    const sizes = { ...PAGE_SIZES, minRows: 10, maxRows: 10 };
+    for (const [n, streams] of [[FIRST_PAGE - 1, false], [FIRST_PAGE + 10, true]] as const) {
       const user = await TestUser.create();
       const base = Date.now() - 3_600_000;
       await seed(user.id, n, base);
-      const out = await new SyncService(dbFor(env, user.id), { entries: 25, bytes: 1_000_000 }, entryIdClaims(env)).pull(user.id, new Date(base - 1).toISOString());
+      const out = await new SyncService(dbFor(env, user.id), { entries: 25, bytes: 1_000_000 }, entryIdClaims(env), sizes).pull(user.id, new Date(base - 1).toISOString());
       expect(typeof out !== "string").toBe(streams);
       const body = JSON.parse(await text(out)) as PullBody;
       expect(body.changes).toHaveLength(n);
@@ -99,10 +104,12 @@ describe("sync pull, built in SQL and streamed page by page", () => {
     const user = await TestUser.create();
     await seed(user.id, 2 * FIRST_PAGE + 100);
     const db = dbFor(env, user.id);
-    const stream = (await new SyncService(db, { entries: 25, bytes: 1_000_000 }, entryIdClaims(env)).pull(user.id, undefined)) as ReadableStream<Uint8Array>;
+    // Pages of 20 after the first: the read running ahead holds rows up to about 240, far from the victim.
+    const sizes = { ...PAGE_SIZES, minRows: 20, maxRows: 20 };
+    const stream = (await new SyncService(db, { entries: 25, bytes: 1_000_000 }, entryIdClaims(env), sizes).pull(user.id, undefined)) as ReadableStream<Uint8Array>;
     const reader = stream.getReader();
     const chunks: Uint8Array[] = [(await reader.read()).value!];
-    // Only the first page has been read: change an entry on a later one.
+    // Only the first page has been sent and the second read: change an entry on a later one.
     const victim = `${user.id}-${String(2 * FIRST_PAGE + 51).padStart(5, "0")}`;
     await env.DB.prepare("UPDATE sync_clocks SET clock = clock + 1 WHERE user_id = ?").bind(user.id).run();
     await env.DB.prepare("UPDATE passwords SET name = 'Edited', change_seq = (SELECT clock FROM sync_clocks WHERE user_id = ?) WHERE id = ?").bind(user.id, victim).run();

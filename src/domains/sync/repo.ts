@@ -29,16 +29,23 @@ const syncColumns = {
 export type SyncRow = Pick<PasswordRow, keyof typeof syncColumns>;
 
 /**
- * Rows per read of a pull. The first read takes up to FIRST_PAGE rows, so a delta of fewer is one
- * round trip and one string; a longer pull streams the rest PULL_PAGE rows at a time. Each page
- * arrives as one string, garbage once sent, and a string past V8's regular-object size (128 KiB,
- * about 160 of the bench's rows) goes to the large-object space, which only a full collection
- * frees. A 100,000-entry full pull took 1.2 s and grew the runtime by 45 MiB (worker heap +20 MiB)
- * with pages of 200, and 1.8 s and 34 MiB (heap +4 to +9 MiB) with pages of 100 once each page's
- * statement was compiled (bench/hot-paths.mjs; docs/decisions.md).
+ * How a pull is cut into reads. The first read takes up to `first` rows, so a delta of fewer is one
+ * round trip and one string. A longer pull streams the rest in pages sized by bytes: each next page
+ * takes as many rows as, at the average size of the rows just read, fill about `bytes` of JSON
+ * (between `minRows` and `maxRows`). Rows carry ciphertext of very different sizes, so a count of
+ * rows alone either makes many small reads (each has a fixed cost) or lets one page of large rows
+ * grow without bound. A page is one string in the Worker, garbage once sent; one past V8's
+ * regular-object size (128 KiB) goes to the large-object space, which only a full collection frees.
+ * The figures behind these numbers are in docs/scale.md ("Full pull").
  */
-export const FIRST_PAGE = 200;
-export const PULL_PAGE = 100;
+export type PageSizes = { first: number; bytes: number; minRows: number; maxRows: number };
+export const PAGE_SIZES: PageSizes = { first: 200, bytes: 96 * 1024, minRows: 20, maxRows: 1000 };
+
+/** Rows for the page after `page`, from the average size of its rows. */
+export function nextLimit(page: PullPage, sizes: PageSizes): number {
+  const perRow = page.body && page.n > 0 ? page.body.length / page.n : sizes.bytes / sizes.maxRows;
+  return Math.max(sizes.minRows, Math.min(sizes.maxRows, Math.floor(sizes.bytes / perRow)));
+}
 
 /**
  * One change as JSON text, built by SQLite from the stored columns in the shape of `toChange`:
@@ -93,9 +100,9 @@ function pageStatement(full: boolean, first: boolean) {
       ),
     )
     .orderBy(asc(passwords.changeSeq), asc(passwords.id))
-    .limit(first ? FIRST_PAGE : PULL_PAGE)
+    .limit(sql.placeholder("limit"))
     .as("page");
-  return compile<"user" | "since" | "upto" | "afterSeq" | "afterId">(
+  return compile<"user" | "since" | "upto" | "afterSeq" | "afterId" | "limit">(
     qb
       .select({
         body: sql<string | null>`group_concat(${page.change}, ',' ORDER BY ${page.seq}, ${page.id})`.as("body"),
@@ -125,19 +132,19 @@ function toPage(row: PageRow | undefined, limit: number): PullPage {
  * this pull contains. Later pages (`pullPage`) keep that bound: a row written meanwhile is stamped
  * above it and comes with the next pull from this cursor.
  */
-export async function pull(db: Db, userId: string, sinceMs: number | null, nowMs: number): Promise<{ clock: number; page: PullPage }> {
+export async function pull(db: Db, userId: string, sinceMs: number | null, nowMs: number, limit: number): Promise<{ clock: number; page: PullPage }> {
   const d1 = rawD1(db);
   const [clock, page] = await d1.batch([
     catchUpClock.on(d1, { user: userId, now: nowMs }),
-    PAGES[sinceMs === null ? "full" : "delta"].first.on(d1, { user: userId, since: sinceMs }),
+    PAGES[sinceMs === null ? "full" : "delta"].first.on(d1, { user: userId, since: sinceMs, limit }),
   ]);
-  return { clock: (clock.results[0] as { clock: number } | undefined)?.clock ?? nowMs, page: toPage(page.results[0] as PageRow | undefined, FIRST_PAGE) };
+  return { clock: (clock.results[0] as { clock: number } | undefined)?.clock ?? nowMs, page: toPage(page.results[0] as PageRow | undefined, limit) };
 }
 
-export async function pullPage(db: Db, userId: string, sinceMs: number | null, clock: number, after: PageEnd): Promise<PullPage> {
+export async function pullPage(db: Db, userId: string, sinceMs: number | null, clock: number, after: PageEnd, limit: number): Promise<PullPage> {
   const d1 = rawD1(db);
-  const statement = PAGES[sinceMs === null ? "full" : "delta"].next.on(d1, { user: userId, since: sinceMs, upto: clock, afterSeq: after.seq, afterId: after.id });
-  return toPage((await statement.first<PageRow>()) ?? undefined, PULL_PAGE);
+  const statement = PAGES[sinceMs === null ? "full" : "delta"].next.on(d1, { user: userId, since: sinceMs, upto: clock, afterSeq: after.seq, afterId: after.id, limit });
+  return toPage((await statement.first<PageRow>()) ?? undefined, limit);
 }
 
 /**

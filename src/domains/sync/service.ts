@@ -44,6 +44,8 @@ export class SyncService {
     private readonly db: Db,
     private readonly limits: VaultLimits,
     private readonly claims: EntryIdClaims,
+    /** How a pull is cut into reads; tests pass small pages to cross many page edges. */
+    private readonly pages: repo.PageSizes = repo.PAGE_SIZES,
   ) {}
 
   /**
@@ -60,31 +62,47 @@ export class SyncService {
       }
       if (sinceMs < now - CURSOR_MAX_AGE_MS) sinceMs = null;
     }
-    const first = await repo.pull(this.db, userId, sinceMs, now);
+    const sizes = this.pages;
+    const first = await repo.pull(this.db, userId, sinceMs, now, sizes.first);
     const tail = `],"serverTimestamp":${JSON.stringify(clockToIso(first.clock))},"fullSyncRequired":${sinceMs === null}}`;
     if (!first.page.more) return `{"changes":[${first.page.body ?? ""}${tail}`;
     // A large pull streams page by page, so a 100,000-entry vault is never held whole in memory:
-    // each page arrives from SQLite as one JSON text and leaves as its bytes.
+    // each page arrives from SQLite as one JSON text and leaves as its bytes. One read runs ahead:
+    // the next page is asked for as soon as the one before it has arrived, so its round trip
+    // overlaps the sending of that one, and at most two pages are held at a time.
     const encoder = new TextEncoder();
     const clock = first.clock;
-    let page: repo.PullPage | null = first.page;
-    let started = false;
-    // highWaterMark 0: a page is read only when the runtime asks for the next chunk, never ahead.
+    const read = (after: repo.PullPage): Promise<repo.PullPage> => {
+      const next = repo.pullPage(this.db, userId, sinceMs, clock, after.end!, repo.nextLimit(after, sizes));
+      // A read whose stream was cancelled is never awaited; its failure must not go unhandled.
+      next.catch(() => {});
+      return next;
+    };
+    let ahead: Promise<repo.PullPage> | null = read(first.page);
+    let head: string | null = `{"changes":[${first.page.body}`;
+    // highWaterMark 0: a chunk is made only when the runtime asks for one.
     const source: UnderlyingSource<Uint8Array> = {
       pull: async (controller) => {
-        if (!started) {
-          started = true;
-          controller.enqueue(encoder.encode(`{"changes":[${page!.body}`));
+        if (head !== null) {
+          controller.enqueue(encoder.encode(head));
+          head = null;
           return;
         }
-        if (page?.more) {
-          page = await repo.pullPage(this.db, userId, sinceMs, clock, page.end!);
-          if (page.n > 0) controller.enqueue(encoder.encode(`,${page.body}`));
-          if (page.more) return;
+        if (ahead) {
+          const page = await ahead;
+          ahead = page.more ? read(page) : null;
+          // The comma apart: joined to the page it would make one more copy of a page-sized string.
+          if (page.n > 0) {
+            controller.enqueue(encoder.encode(","));
+            controller.enqueue(encoder.encode(page.body!));
+          }
+          if (ahead) return;
         }
-        page = null;
         controller.enqueue(encoder.encode(tail));
         controller.close();
+      },
+      cancel: () => {
+        ahead = null;
       },
     };
     return new ReadableStream(source, { highWaterMark: 0 });
