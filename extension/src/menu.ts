@@ -183,6 +183,8 @@ async function present(offered: string, show: boolean) {
   }
   if (!show || showing) return;
   showing = true;
+  // When the frame heard it is shown (the bench splits the click's cost with it).
+  body.dataset.shownAt = String(performance.timeOrigin + performance.now());
   const view = await send<FrameView>({ type: "frame-show", nonce });
   if (view.kind === "gone") return stale();
   if (view.kind === "fill") showFill(view);
