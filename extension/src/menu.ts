@@ -169,6 +169,7 @@ let showing = false;
  */
 async function present(offered: string, show: boolean) {
   if (nonce !== null && offered !== nonce) return;
+  if (show) body.dataset.toldAt ??= String(performance.timeOrigin + performance.now());
   if (nonce === null) {
     let attached = attaching.get(offered);
     if (!attached) {
@@ -183,7 +184,7 @@ async function present(offered: string, show: boolean) {
   }
   if (!show || showing) return;
   showing = true;
-  // When the frame heard it is shown (the bench splits the click's cost with it).
+  // When the frame was told to show, and when its session was bound (the bench splits the click's cost with them).
   body.dataset.shownAt = String(performance.timeOrigin + performance.now());
   const view = await send<FrameView>({ type: "frame-show", nonce });
   if (view.kind === "gone") return stale();
