@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { newUser, screenshot, signInThroughPage, type BrowserContext, type Page } from "./support/browser";
-import { buildExtension, deriveVaultKeys, extensionFrame, extensionFrames, launchWithExtension, newProfile, openPage, pressInFrame, seedEntries, unlockInPopup } from "./support/extension";
+import { buildExtension, deriveVaultKeys, extensionFrame, extensionFrames, launchWithExtension, newProfile, openPage, openPopup, pressInFrame, seedEntries, unlockInPopup } from "./support/extension";
 import { startHostileSite } from "./support/hostile-site";
 import { startMaliciousServer, type MaliciousServer } from "./support/malicious-server";
 
@@ -154,6 +154,25 @@ describe("the fill menu made ahead", () => {
       await page.close();
     });
   }
+
+  it("made before the vault was locked and unlocked again, it is replaced at the click and the menu still fills", async () => {
+    const page = await openPage(context, at("login.hostile.test", "/login"));
+    await expect.poll(() => extensionFrames(page).length).toBe(1);
+    const ahead = extensionFrames(page)[0]!;
+    // Locking forgets every menu's session; the frame made ahead cannot show anything of it.
+    const popup = await openPopup(context);
+    await popup.evaluate(() => chrome.runtime.sendMessage({ type: "lock" }));
+    expect(await popup.evaluate((p) => chrome.runtime.sendMessage({ type: "unlock", passphrase: p }), PASSPHRASE)).toMatchObject({ ok: true });
+    await popup.close();
+    await page.getByLabel("Username").click();
+    const menu = await extensionFrame(page);
+    expect(menu).not.toBe(ahead);
+    expect(ahead.isDetached()).toBe(true);
+    expect(await menu.locator("body").getAttribute("data-count")).toBe("1");
+    await pressInFrame(menu, /Prewarm/);
+    await expect.poll(() => page.getByLabel("Password").inputValue()).toBe(SECRET);
+    await page.close();
+  });
 
   it("covered by the page from the moment it is made, it fills nothing once shown", async () => {
     const page = await openPage(context, at("login.hostile.test", "/login?attack=cover"));
