@@ -88,14 +88,16 @@ iframe { all: initial; display: block; border: 0; width: ${WIDTH}px; height: 60p
     loaded = true;
     tell();
   });
-  void session.then(
-    (ok) => {
-      if (!ok) return out.remove();
-      bound = true;
-      tell();
-    },
-    () => out.remove(),
-  );
+  // No session (the vault refused one): the frame goes, and its content script forgets it.
+  const refusedSession = () => {
+    out.remove();
+    onClose();
+  };
+  void session.then((ok) => {
+    if (!ok) return refusedSession();
+    bound = true;
+    tell();
+  }, refusedSession);
   const onMessage = (e: MessageEvent) => {
     if (e.source !== frame.contentWindow || e.origin !== extensionOrigin) return;
     const m = e.data as { type?: string; height?: number };
