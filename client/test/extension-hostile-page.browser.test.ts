@@ -3,7 +3,7 @@ import type { VaultKeys } from "../src/crypto";
 import { openEntry, placeOf } from "../src/envelope";
 import { apiAs } from "./support/api";
 import { newUser, screenshot, signInThroughPage, type BrowserContext, type Page } from "./support/browser";
-import { buildExtension, deriveVaultKeys, extensionFrame, extensionFrames, frameText, launchWithExtension, newProfile, openFillMenu, openPage, openPopup, pressInFrame, seedEntries } from "./support/extension";
+import { buildExtension, deriveVaultKeys, extensionFrame, extensionFrames, frameText, launchWithExtension, newProfile, openFillMenu, openPage, openPopup, pressInFrame, seedEntries, unlockInPopup } from "./support/extension";
 import { startHostileSite } from "./support/hostile-site";
 import { isListing, isSyncPull, startMaliciousServer, type MaliciousServer, type Seen } from "./support/malicious-server";
 
@@ -78,13 +78,8 @@ beforeAll(async () => {
   await app.goto(evil.base);
   await signInThroughPage(app, user.token, PASSPHRASE);
   await app.close();
-  const popup = await openPopup(context);
-  await popup.getByLabel("Master passphrase").fill(PASSPHRASE);
-  await popup.getByRole("button", { name: "Unlock" }).click();
-  await popup.locator("body[data-state=unlocked]").waitFor();
   // The first sync has brought the seeded entries into the extension's cache.
-  while ((await popup.evaluate(() => chrome.runtime.sendMessage({ type: "status" }))).cached < 3) await pause(100);
-  await popup.close();
+  await (await unlockInPopup(context, PASSPHRASE, 3)).close();
 });
 
 afterAll(async () => {
@@ -103,7 +98,8 @@ describe("the extension on a hostile page", () => {
       f.dispatchEvent(new FocusEvent("focusin", { bubbles: true }));
     });
     await pause(800);
-    expect(extensionFrames(page)).toHaveLength(0);
+    // The menu made ahead at load stays hidden and empty: nothing is drawn before the person's click.
+    for (const f of extensionFrames(page)) expect(await f.locator("body[data-state]").count()).toBe(0);
     // The person's own click opens it, below the field, never over it.
     const menu = await openFillMenu(page, "Password");
     const field = (await page.getByLabel("Password").boundingBox())!;

@@ -5,7 +5,7 @@
  */
 import { deviceKeyPair } from "../../client/src/device-key";
 import { authCookieAt, tokenClaims } from "../../client/src/session";
-import type { FillReply, FrameView, PickReply, Request, Status, ToContent } from "./messages";
+import type { FillReply, FrameAttached, FrameView, PickReply, Request, Status, ToContent } from "./messages";
 import type { FrameSession } from "./sessions";
 import type { Seen } from "./visibility";
 
@@ -163,6 +163,8 @@ async function fromFrame(m: Request, sender: chrome.runtime.MessageSender): Prom
   const who = { tabId: sender.tab?.id, senderDocumentId: sender.documentId };
   switch (m.type) {
     case "frame-attach":
+      return toVault<FrameAttached>(m, who);
+    case "frame-show":
       return toVault<FrameView>(m, who);
     case "frame-pick": {
       const session = await toVault<Session | null>({ type: "frame-session", nonce: m.nonce }, who);

@@ -75,24 +75,74 @@ function crossOriginFrame(): boolean {
 const refused = crossOriginFrame();
 
 let current: (OpenFrame & { anchor: HTMLInputElement | null }) | null = null;
+/** A fill menu made ahead, hidden and empty, waiting for the person's click into a login field. */
+let spare: OpenFrame | null = null;
 let lastTab = -Infinity;
 
 /** The frame closed itself (after a fill, a save, "Not now"). */
-const closed = (nonce: string) => current?.nonce === nonce && (current = null);
+const closed = (nonce: string) => {
+  if (current?.nonce === nonce) current = null;
+  prepareSoon();
+};
 
 function close() {
   current?.remove();
   current = null;
+  prepareSoon();
 }
 
-async function openMenu(anchor: HTMLInputElement) {
-  if (current?.anchor === anchor) return;
-  close();
-  if (refused) return;
+/**
+ * Makes the next fill menu ahead, as soon as this document has a login field: its session is
+ * opened (nothing is looked up) and its frame loads hidden, so the person's click only shows it.
+ * A page with no login field gets no frame.
+ */
+function prepare() {
+  if (refused || spare || current) return;
+  if (!passwordFields()[0] && !totpField()) return watchForLoginFields();
+  fieldWatch?.disconnect();
+  fieldWatch = null;
   const nonce = newNonce();
-  if (!(await send<boolean>({ type: "menu-open", nonce }))) return;
-  close();
-  current = { ...openFrame(nonce, { anchor, onClose: () => closed(nonce) }), anchor };
+  const made: OpenFrame = openFrame(nonce, {
+    anchor: null,
+    hidden: true,
+    session: send<boolean>({ type: "menu-open", nonce, ahead: true }),
+    onClose: () => closed(nonce),
+    onStale: () => {
+      // The vault locked (and perhaps unlocked) since the menu was made: a fresh one, same field.
+      const anchor = current?.nonce === nonce ? current.anchor : null;
+      if (current?.nonce === nonce) current = null;
+      if (anchor?.isConnected) openFresh(anchor);
+    },
+  });
+  spare = made;
+}
+let preparing: ReturnType<typeof setTimeout> | undefined;
+function prepareSoon() {
+  clearTimeout(preparing);
+  preparing = setTimeout(prepare, 0);
+}
+
+/** A menu made now, at the click: the path when none was made ahead (or the page tampered with it). */
+function openFresh(anchor: HTMLInputElement) {
+  const nonce = newNonce();
+  current = { ...openFrame(nonce, { anchor, session: send<boolean>({ type: "menu-open", nonce }), onClose: () => closed(nonce) }), anchor };
+}
+
+function openMenu(anchor: HTMLInputElement) {
+  if (current?.anchor === anchor) return;
+  current?.remove();
+  current = null;
+  if (refused) return;
+  const ready = spare;
+  spare = null;
+  // A frame made ahead that the page has moved, restyled or removed is not used: it is replaced.
+  if (ready?.intact()) {
+    ready.show(anchor);
+    current = { ...ready, anchor };
+  } else {
+    ready?.remove();
+    openFresh(anchor);
+  }
 }
 
 // Only the person's own input opens the menu: a trusted press in a login field, or Tab into one.
@@ -101,7 +151,7 @@ document.addEventListener(
   "pointerdown",
   (e) => {
     if (!e.isTrusted) return;
-    if (isLoginField(e.target)) void openMenu(e.target);
+    if (isLoginField(e.target)) openMenu(e.target);
     else if (current?.kind === "fill" && !current.contains(e.target)) close();
   },
   true,
@@ -116,7 +166,7 @@ document.addEventListener(
   true,
 );
 document.addEventListener("focusin", (e) => {
-  if (performance.now() - lastTab < 1000 && isLoginField(e.target)) void openMenu(e.target);
+  if (performance.now() - lastTab < 1000 && isLoginField(e.target)) openMenu(e.target);
 });
 // Typing in the field means the person is not picking from the menu: it goes out of the way.
 document.addEventListener("input", (e) => e.isTrusted && current?.kind === "fill" && e.target === current.anchor && close(), true);
@@ -155,8 +205,29 @@ async function start() {
   else if (window === window.top && !passwordFields()[0] && !totpField()) {
     // This tab's next page after a sign-in: the service worker decides whether it is the same site.
     const nonce = newNonce();
-    if (await send<boolean>({ type: "save-offer", nonce })) current = { ...openFrame(nonce, { anchor: null, onClose: () => closed(nonce) }), anchor: null };
+    const session = send<boolean>({ type: "save-offer", nonce });
+    if (await session) current = { ...openFrame(nonce, { anchor: null, session, onClose: () => closed(nonce) }), anchor: null };
   }
+  prepare();
+}
+
+/**
+ * A login form a page adds later (a sign-in dialog, a single-page app's route): looked for at most
+ * every 250 ms while the DOM changes, until a menu has been made ahead.
+ */
+let fieldWatch: MutationObserver | null = null;
+function watchForLoginFields() {
+  if (fieldWatch) return;
+  let pending = false;
+  fieldWatch = new MutationObserver(() => {
+    if (pending) return;
+    pending = true;
+    setTimeout(() => {
+      pending = false;
+      prepare();
+    }, 250);
+  });
+  fieldWatch.observe(document.documentElement, { childList: true, subtree: true, attributes: true, attributeFilter: ["type", "style", "class", "hidden"] });
 }
 
 void start();

@@ -7,7 +7,7 @@
  * IntersectionObserver v2 (where Chromium has it) says the frame is fully visible; the content
  * script then judges it from outside as well before the service worker releases anything.
  */
-import type { FrameView, MatchItem, PickReply, Request, SaveOffer } from "./messages";
+import type { FrameAttached, FrameView, MatchItem, PickReply, Request, SaveOffer } from "./messages";
 import { MIN_SHOWN_MS } from "./visibility";
 
 const send = <T>(m: Request): Promise<T> => chrome.runtime.sendMessage(m);
@@ -155,15 +155,47 @@ const observer = new IntersectionObserver(
 );
 observer.observe(box);
 
-// The nonce comes from the content script that created this frame; a page can only post guesses.
-addEventListener("message", async (e) => {
-  const m = e.data as { nonce?: unknown };
-  if (nonce || e.source !== parent || typeof m?.nonce !== "string") return;
-  const view = await send<FrameView>({ type: "frame-attach", nonce: m.nonce });
-  if (view.kind === "gone" || nonce) return;
-  nonce = m.nonce;
+/** Tells the content script this frame's session is gone (the vault locked): it makes a new menu. */
+const stale = () => parent.postMessage({ type: "stale" }, "*");
+
+/** Attaches by nonce, one request per nonce offered (at most a few: a page can only post guesses). */
+const attaching = new Map<string, Promise<FrameAttached>>();
+let showing = false;
+
+/**
+ * The content script that created this frame posts its session's nonce, and `show` once the
+ * person opened the menu. A frame made ahead attaches at once, out of sight, and holds nothing
+ * until then: only at `show` does it ask for the page's matches and draw them.
+ */
+async function present(offered: string, show: boolean) {
+  if (nonce !== null && offered !== nonce) return;
+  if (show) body.dataset.toldAt ??= String(performance.timeOrigin + performance.now());
+  if (nonce === null) {
+    let attached = attaching.get(offered);
+    if (!attached) {
+      if (attaching.size >= 4) return;
+      attached = send<FrameAttached>({ type: "frame-attach", nonce: offered });
+      attaching.set(offered, attached);
+    }
+    const view = await attached;
+    if (view.kind === "gone") return show ? stale() : undefined;
+    if (nonce !== null && nonce !== offered) return;
+    nonce = offered;
+  }
+  if (!show || showing) return;
+  showing = true;
+  // When the frame was told to show, and when its session was bound (the bench splits the click's cost with them).
+  body.dataset.shownAt = String(performance.timeOrigin + performance.now());
+  const view = await send<FrameView>({ type: "frame-show", nonce });
+  if (view.kind === "gone") return stale();
   if (view.kind === "fill") showFill(view);
   else showSave(view.offer);
   body.dataset.state = view.kind === "fill" ? "ready" : "offered";
   body.dataset.readyAt = String(performance.timeOrigin + performance.now());
+}
+
+addEventListener("message", (e) => {
+  const m = e.data as { nonce?: unknown; show?: unknown };
+  if (e.source !== parent || typeof m?.nonce !== "string") return;
+  void present(m.nonce, m.show === true);
 });

@@ -10,6 +10,8 @@ export type SaveOffer = { kind: "save" | "update"; host: string; username: strin
 
 /** What an extension frame shows: the fill menu or the save offer of its session. */
 export type FrameView = { kind: "fill"; reply: MatchReply } | { kind: "save"; offer: SaveOffer } | { kind: "gone" };
+/** A frame presenting its nonce learns only that the session is now its own (or gone). */
+export type FrameAttached = { kind: "attached" } | { kind: "gone" };
 
 /** From the popup, the extension's frames and content scripts to the service worker. */
 export type Request =
@@ -22,8 +24,9 @@ export type Request =
   | { type: "submitted"; username: string; password: string }
   | { type: "save-offer"; nonce: string }
   | { type: "save-answer"; accept: boolean }
-  | { type: "menu-open"; nonce: string }
+  | { type: "menu-open"; nonce: string; ahead?: boolean }
   | { type: "frame-attach"; nonce: string }
+  | { type: "frame-show"; nonce: string }
   | { type: "frame-pick"; nonce: string; id: string; confirmed?: boolean }
   | { type: "frame-save"; nonce: string; accept: boolean }
   | { type: "frame-refused"; nonce: string; reason: string }

@@ -16,7 +16,7 @@ import { SYNC_PERIOD_MS, syncOnce } from "../../client/src/sync-engine";
 import { Vault } from "../../client/src/vault";
 import type { Forwarded } from "./background";
 import { proveExtension, registerExtension } from "./device";
-import type { Credentials, FillReply, FrameView, MatchItem, MatchReply, SaveOffer } from "./messages";
+import type { Credentials, FillReply, FrameAttached, FrameView, MatchItem, MatchReply, SaveOffer } from "./messages";
 import { entryHostsFor, hostOf, verdict, type FillContext } from "./policy";
 import { FrameSessions, type FrameSession } from "./sessions";
 import { currentCode } from "./totp";
@@ -320,9 +320,17 @@ async function status(appOrigin: string, current: string | null) {
   };
 }
 
-/** A frame presents the session its content script handed it: it gets what to show, once. */
-async function attach(nonce: string, tabId: number | undefined, documentId: string | undefined): Promise<FrameView> {
-  const session = sessions.attach(nonce, tabId, documentId);
+/** A frame presents the nonce its content script handed it: the session becomes that frame's, once. */
+function attach(nonce: string, tabId: number | undefined, documentId: string | undefined): FrameAttached {
+  return sessions.attach(nonce, tabId, documentId) ? { kind: "attached" } : { kind: "gone" };
+}
+
+/**
+ * What the frame that owns the session draws, asked when its content script shows it (at the
+ * person's click for a menu made ahead): the page's matches are looked up then, never earlier.
+ */
+async function show(nonce: string, tabId: number | undefined, documentId: string | undefined): Promise<FrameView> {
+  const session = sessions.of(nonce, tabId, documentId);
   if (!session) return { kind: "gone" };
   const looked = early.get(nonce);
   early.delete(nonce);
@@ -368,12 +376,16 @@ async function handle(m: Forwarded): Promise<unknown> {
     case "menu-open":
       if (m.tabId === undefined || !m.documentId) return false;
       sessions.open(m.nonce, { kind: "fill", tabId: m.tabId, frameId: m.frameId ?? 0, documentId: m.documentId, pageUrl: ctx.pageUrl, crossOriginFrame: ctx.crossOriginFrame });
-      // The lookup starts while the frame loads; the frame collects it when it presents the nonce.
+      // A menu made ahead looks nothing up until the person opens it: the server is not told of
+      // every sign-in page visited. A menu made at the click starts its lookup while its frame loads.
+      if (m.ahead) return true;
       early.set(m.nonce, match(ctx).catch(() => ({ locked: false, items: [], source: "server" }) as MatchReply));
       setTimeout(() => early.delete(m.nonce), 10_000);
       return true;
     case "frame-attach":
       return attach(m.nonce, m.tabId, m.senderDocumentId);
+    case "frame-show":
+      return show(m.nonce, m.tabId, m.senderDocumentId);
     case "frame-session":
       return sessions.of(m.nonce, m.tabId, m.senderDocumentId) ?? null;
     case "frame-save": {

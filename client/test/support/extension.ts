@@ -52,6 +52,16 @@ export async function openPopup(context: BrowserContext): Promise<Page> {
   return popup;
 }
 
+/** Unlocks the extension in its popup and waits until its first sync has cached `cached` entries; the popup stays open. */
+export async function unlockInPopup(context: BrowserContext, passphrase: string, cached = 0): Promise<Page> {
+  const popup = await openPopup(context);
+  await popup.getByLabel("Master passphrase").fill(passphrase);
+  await popup.getByRole("button", { name: "Unlock" }).click();
+  await popup.locator("body[data-state=unlocked]").waitFor();
+  while ((await extensionStatus(popup)).cached < cached) await new Promise((r) => setTimeout(r, 100));
+  return popup;
+}
+
 export type ExtensionStatus = { signedIn: boolean; unlocked: boolean; cached: number; pending: number; lastSync: string | null };
 
 /** What the service worker reports, asked from an extension page like the popup does. */
@@ -150,7 +160,11 @@ export async function openPage(context: BrowserContext, url: string): Promise<Pa
 
 const FRAME_URL = `chrome-extension://${EXTENSION_ID}/menu.html`;
 
-/** The extension frames (fill menu, save offer) in a page, newest last; closed ones are detached. */
+/**
+ * The extension frames (fill menu, save offer) in a page, newest last; closed ones are detached.
+ * A page with a login field has one from its load on: the fill menu made ahead, hidden and empty
+ * until the person opens it (it has no data-state until then).
+ */
 export const extensionFrames = (p: Page): Frame[] => p.frames().filter((f) => f.url().startsWith(FRAME_URL) && !f.isDetached());
 
 /** The page's newest extension frame once it shows something (its body has a data-state). */

@@ -5,13 +5,18 @@ import type { AddressInfo } from "node:net";
  * A website that attacks the extension from inside its own pages (the hostile-page catalogue):
  * `?attack=<name>` adds a script that tries to make the extension fill or save without the person.
  * Every script records what it read from the page's fields in `window.__stolen` and how often it
- * tried in `window.__tries`. The same server answers for every *.test name (loopback), so a page
+ * tried in `window.__tries`, and every message the window received in `window.__heard`. The same server answers for every *.test name (loopback), so a page
  * can be the entry's own host, a subdomain, a sibling or another site.
  */
 const PRELUDE = `
 window.__stolen = []; window.__tries = 0;
 const everything = () => { const out = []; const walk = (root) => { for (const el of root.querySelectorAll("*")) { out.push(el); if (el.shadowRoot) walk(el.shadowRoot); } }; walk(document); return out; };
-const extensionHost = () => [...document.documentElement.children].find((e) => e !== document.head && e !== document.body && e.tagName === "DIV");
+window.__heard = [];
+addEventListener("message", (e) => __heard.push(JSON.stringify(e.data)));
+const extensionHosts = () => [...document.documentElement.children].filter((e) => e !== document.head && e !== document.body && e.tagName === "DIV" && e.id !== "decoy");
+// The menu the person sees (a menu made ahead stays inert until shown).
+const extensionHost = () => extensionHosts().find((e) => !e.inert);
+const madeAhead = () => extensionHosts().find((e) => e.inert);
 setInterval(() => { for (const i of document.querySelectorAll("input")) if (i.value && !__stolen.includes(i.value)) __stolen.push(i.value); }, 20);
 const whenShown = (fn) => { const seen = new WeakSet(); setInterval(() => { const h = extensionHost(); if (h && !seen.has(h)) { seen.add(h); fn(h); } }, 10); };
 `;
@@ -55,6 +60,20 @@ const ATTACKS: Record<string, string> = {
   // Held there: the extension places its frame again whenever the frame's height changes.
   offscreen: `whenShown((h) => setInterval(() => { h.style.setProperty("left", "-250px"); __tries++; }, 5));`,
   clipped: `whenShown((h) => { h.style.setProperty("height", "44px"); h.style.setProperty("overflow", "hidden"); __tries++; });`,
+  // The menu made ahead, while still hidden: brought on screen, opaque and clickable (through a
+  // stylesheet only, so its host looks untouched; or also made not inert), removed, or moved.
+  expose: `document.head.append(Object.assign(document.createElement("style"), { textContent: "html > div:not(#decoy) { position: fixed !important; left: 20px !important; top: 160px !important; opacity: 1 !important; pointer-events: auto !important; }" }));
+    setInterval(() => { const h = madeAhead(); if (h) __tries++; }, 20);`,
+  unhide: `setInterval(() => { const h = madeAhead(); if (!h) return; h.inert = false; h.removeAttribute("aria-hidden"); h.style.cssText = "position: fixed; left: 20px; top: 160px; z-index: 2147483647"; __tries++; }, 5);`,
+  remove: `setInterval(() => { const h = madeAhead(); if (h) { h.remove(); __tries++; } }, 5);`,
+  move: `setInterval(() => { const h = madeAhead(); if (h) { document.body.prepend(h); __tries++; } }, 5);`,
+  // A decoy kept above whatever the extension adds, from the moment the menu is made ahead.
+  cover: `setInterval(() => {
+    if (!extensionHosts().length) return;
+    let d = document.getElementById("decoy");
+    if (!d) { d = document.createElement("div"); d.id = "decoy"; d.textContent = "Click here to claim your prize"; d.style.cssText = "position:fixed;inset:0;background:#ffe000;z-index:2147483647;pointer-events:none;font-size:40px"; }
+    if (document.documentElement.lastElementChild !== d) { document.documentElement.append(d); __tries++; }
+  }, 5);`,
 };
 
 export async function startHostileSite(): Promise<{ port: number; close(): Promise<void> }> {
