@@ -64,8 +64,9 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
     renderNet();
     void repaint(s.phase !== "syncing");
   });
-  // Live sync: the hub's notices pull at once, and a current device's periodic runs skip the pull.
-  sync.setPullGate(new LiveSync({ url: liveSyncUrl(""), protocols: liveSyncProtocols(), cursor: () => db.meta<string>(`cursor:${session.userId}`), onStale: () => void sync.syncNow() }));
+  // Live sync: the hub's notices pull at once (a hidden tab pulls when shown, as rule 4 has it),
+  // and a current device's periodic runs skip the pull.
+  sync.setPullGate(new LiveSync({ url: liveSyncUrl(""), protocols: liveSyncProtocols(), cursor: () => db.meta<string>(`cursor:${session.userId}`), onStale: () => host.isVisible() && void sync.syncNow() }));
 
   /** The network line reads only memory, so it is drawn at once, ahead of any queued repaint. */
   function renderNet() {
