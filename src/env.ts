@@ -14,6 +14,8 @@ export type Bindings = {
   /** Mail the HTTP transport could not send at once (src/domains/notifications/mail-queue.ts, MailMessage; D19). */
   MAIL_QUEUE?: Queue<{ mail: { to: string; subject: string; text: string; kind: string } }>;
   TASK_PROGRESS: DurableObjectNamespace<import("../durable-objects/task-progress").TaskProgress>;
+  /** One live-sync hub per user (durable-objects/live-sync-hub.ts). */
+  LIVE_SYNC: import("../durable-objects/live-sync-hub").LiveSyncNamespace;
   BROWSER: Fetcher;
   RECOVERY_TIMER: import("../durable-objects/recovery-timer").RecoveryTimerNamespace;
   TOKEN_REFRESHER: DurableObjectNamespace<import("../durable-objects/token-refresher").TokenRefresherBase>;
@@ -177,6 +179,8 @@ export const ConfigSchema = z
     MAX_LIVE_BROWSERS_PER_USER: z.coerce.number().int().min(1).default(2),
     /** Live browsers the whole deployment runs at once (the Browser Rendering account's concurrency). */
     MAX_LIVE_BROWSERS: z.coerce.number().int().min(1).default(10),
+    /** Live-sync connections (WebSockets to the user's hub) one user may hold open at once. */
+    LIVE_SYNC_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(20),
     ATTACHMENT_QUOTA_BYTES: z.coerce.number().int().positive().default(100 * 1024 * 1024),
     /** "true" adds the Server-Timing header to API responses; off unless configured (npm start turns it on). */
     SERVER_TIMING: z.enum(["true", "false"]).default("false"),

@@ -26,6 +26,7 @@ import { logJson, withLogContext } from "./lib/log";
 export { RateLimiter } from "../durable-objects/rate-limiter";
 export { IdempotencyStore } from "../durable-objects/idempotency";
 export { TaskProgress } from "../durable-objects/task-progress";
+export { LiveSyncHub } from "../durable-objects/live-sync-hub";
 
 /*
  * Durable Objects are leaves (durable-objects/): what they run that is a domain's is registered

@@ -112,8 +112,21 @@ export interface SyncHost {
 
 export type SyncState = { phase: "idle" | "syncing" | "offline" | "error"; lastError?: string; lastSync?: string };
 
+/**
+ * Live sync (client/src/live-sync.ts) as the engine sees it: started and stopped with the engine,
+ * asked before each run's pull whether the cursor is already current.
+ */
+export interface PullGate {
+  start(): void;
+  stop(): void;
+  reconnectNow(): void;
+  covers(cursor: string | undefined): boolean;
+  pulled(): void;
+}
+
 /** Rule 4: every 30 s while visible and online, and on `online` and on becoming visible. */
 export class SyncEngine {
+  private gate: PullGate | null = null;
   private timer: ReturnType<typeof setInterval> | null = null;
   private retry: ReturnType<typeof setTimeout> | undefined;
   private unsubscribe: (() => void)[] = [];
@@ -128,12 +141,23 @@ export class SyncEngine {
     private readonly onState: (s: SyncState) => void,
   ) {}
 
+  /** Live sync: its notices start runs, and while it says the cursor is current a run only pushes. */
+  setPullGate(gate: PullGate) {
+    this.gate = gate;
+  }
+
   start() {
     this.stop();
+    this.gate?.start();
     this.timer = setInterval(() => {
       if (this.host.isOnline() && this.host.isVisible()) void this.syncNow();
     }, SYNC_PERIOD_MS);
-    this.unsubscribe.push(this.host.on("online", () => void this.syncNow()));
+    this.unsubscribe.push(
+      this.host.on("online", () => {
+        this.gate?.reconnectNow();
+        void this.syncNow();
+      }),
+    );
     this.unsubscribe.push(
       this.host.on("visibilitychange", () => {
         if (this.host.isVisible()) void this.syncNow();
@@ -146,6 +170,7 @@ export class SyncEngine {
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
     clearTimeout(this.retry);
+    this.gate?.stop();
     for (const off of this.unsubscribe.splice(0)) off();
   }
 
@@ -176,7 +201,12 @@ export class SyncEngine {
     }
     this.onState({ phase: "syncing" });
     try {
-      await syncOnce(this.db, this.api, this.userId);
+      const gate = this.gate;
+      if (gate?.covers(await this.db.meta<string>(`cursor:${this.userId}`))) await withSyncLock(() => pushPending(this.db, this.api, this.userId));
+      else {
+        gate?.pulled();
+        await syncOnce(this.db, this.api, this.userId);
+      }
       this.onState({ phase: "idle", lastSync: new Date().toISOString() });
     } catch (e) {
       if (e instanceof OfflineError) {

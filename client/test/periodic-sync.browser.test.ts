@@ -40,6 +40,9 @@ beforeAll(async () => {
   context = await browser.newContext({ baseURL: base });
   // Installed before any page loads, so the dashboard's setInterval runs on the fake clock.
   await context.clock.install();
+  // A browser whose live-sync connection cannot open (a proxy that drops WebSockets) keeps rule
+  // 4's schedule; with live sync these changes would arrive at once (live-sync.browser.test.ts).
+  await context.routeWebSocket(/\/api\/sync\/live$/, (ws) => ws.close({ code: 1011, reason: "blocked by the test" }));
   page = await context.newPage();
   page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
   page.on("request", (r) => {

@@ -12,7 +12,8 @@ import { isBound, keyCheckMatches, makeKeyCheck, openEntry, placeOf } from "../.
 import { keysForCheck } from "../../client/src/passphrase";
 import { SignInError, tokenClaims, vaultKeys } from "../../client/src/session";
 import { TrustStore } from "../../client/src/trust";
-import { SYNC_PERIOD_MS, syncOnce } from "../../client/src/sync-engine";
+import { SYNC_PERIOD_MS } from "../../client/src/sync-engine";
+import { gatedSync, LiveSync, liveSyncProtocols, liveSyncUrl } from "../../client/src/live-sync";
 import { Vault } from "../../client/src/vault";
 import type { Forwarded } from "./background";
 import { proveExtension, registerExtension } from "./device";
@@ -22,7 +23,7 @@ import { FrameSessions, type FrameSession } from "./sessions";
 import { currentCode } from "./totp";
 
 type Candidate = { id: string; name: string; website?: string | null; url: string | null; wrapped_item_key: string | null; encrypted_data: string | null };
-type Unlocked = { userId: string; keys: VaultKeys; vault: Vault; api: ApiClient; appOrigin: string; byHost: Map<string, LocalEntry[]>; timer: ReturnType<typeof setInterval> };
+type Unlocked = { userId: string; keys: VaultKeys; vault: Vault; api: ApiClient; appOrigin: string; byHost: Map<string, LocalEntry[]>; timer: ReturnType<typeof setInterval>; live: LiveSync };
 type Submission = { url: string; username: string; password: string };
 
 const dbReady = openDb();
@@ -113,7 +114,8 @@ async function reindex(s: Unlocked) {
 
 async function sync(s: Unlocked) {
   try {
-    await syncOnce(s.vault.db, s.api, s.userId);
+    // While the live connection says the cache is current, only pending saves are pushed.
+    await gatedSync(s.vault.db, s.api, s.userId, s.live);
   } catch (e) {
     if (!(e instanceof OfflineError)) console.warn(`sync failed: ${String(e)}`);
   }
@@ -122,6 +124,7 @@ async function sync(s: Unlocked) {
 
 function lock() {
   if (state) clearInterval(state.timer);
+  state?.live.stop();
   state = null;
   submissions.clear();
   sessions.clear();
@@ -158,8 +161,20 @@ async function unlock(passphrase: string, appOrigin: string, current: string | n
   }
   await db.setMeta("session", { userId: claims.sub, email: claims.email, signedInAt: new Date().toISOString() });
   lock();
-  const s: Unlocked = { userId: claims.sub, keys, vault: new Vault(db, claims.sub, keys), api, appOrigin, byHost: new Map(), timer: setInterval(() => void sync(s), SYNC_PERIOD_MS) };
+  // Live sync: the vault document (not the service worker, which the browser stops when idle)
+  // holds the connection while unlocked; a notice pulls at once, so the fill cache follows the
+  // web app's changes without waiting for the 30-second run.
+  const live = new LiveSync({
+    url: liveSyncUrl(appOrigin),
+    protocols: liveSyncProtocols(token),
+    cursor: () => db.meta<string>(`cursor:${claims.sub}`),
+    onStale: () => {
+      if (state === s) void sync(s);
+    },
+  });
+  const s: Unlocked = { userId: claims.sub, keys, vault: new Vault(db, claims.sub, keys), api, appOrigin, byHost: new Map(), timer: setInterval(() => void sync(s), SYNC_PERIOD_MS), live };
   state = s;
+  live.start();
   lastUse = Date.now();
   await reindex(s);
   void sync(s);

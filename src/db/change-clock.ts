@@ -26,7 +26,12 @@ const upsertClock = (userId: string | Placeholder<"user">, nowMs: number | Place
   sql`INSERT INTO sync_clocks (user_id, clock) VALUES (${userId}, ${nowMs})
     ON CONFLICT (user_id) DO UPDATE SET clock = max(${past}, excluded.clock)`;
 
-const advanceSql = (userId: string | Placeholder<"user">, nowMs: number | Placeholder<"now">) => upsertClock(userId, nowMs, sql`sync_clocks.clock + 1`);
+/**
+ * Returns the user and the clock it set, named so the routed database (routed-d1.ts) recognises
+ * the statement and, once its batch has committed, tells the user's live-sync hub (clock-announce.ts).
+ */
+const advanceSql = (userId: string | Placeholder<"user">, nowMs: number | Placeholder<"now">) =>
+  sql`${upsertClock(userId, nowMs, sql`sync_clocks.clock + 1`)} RETURNING user_id AS advanced_user, clock AS advanced_clock`;
 
 /** `advanceClock` compiled once (src/db/compiled.ts), for a hot path's batch of compiled statements. */
 export const advanceClockCompiled = compile<"user" | "now">(advanceSql(sql.placeholder("user"), sql.placeholder("now")));

@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from "jose";
 import type { Config } from "../env";
 import { base64url } from "../kernel/base64";
+import { LIVE_SYNC_BEARER_PREFIX } from "../kernel/live-sync";
 import { getHostCookie } from "./cookies";
 import { AppError, ErrorCode } from "../lib/errors";
 import type { AppEnv, AuthUser } from "./types";
@@ -75,7 +76,18 @@ export async function verifyAccessToken(config: Config, token: string): Promise<
 
 /** The request's access token as presented, in the Authorization header or the auth cookie. */
 export function accessTokenOf(c: Context<AppEnv>): string | null {
-  return bearerOrCookie(c.req.header("authorization"), getHostCookie(c, c.get("config").AUTH_COOKIE));
+  return bearerOrCookie(c.req.header("authorization") ?? websocketBearer(c), getHostCookie(c, c.get("config").AUTH_COOKIE));
+}
+
+/**
+ * A WebSocket handshake's bearer token, offered as a subprotocol (src/kernel/live-sync.ts: the
+ * browser's WebSocket cannot send an Authorization header), as an Authorization header value.
+ */
+function websocketBearer(c: Context<AppEnv>): string | undefined {
+  if (c.req.header("upgrade")?.toLowerCase() !== "websocket") return undefined;
+  const offered = (c.req.header("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim());
+  const token = offered.find((p) => p.startsWith(LIVE_SYNC_BEARER_PREFIX))?.slice(LIVE_SYNC_BEARER_PREFIX.length);
+  return token ? `Bearer ${token}` : undefined;
 }
 
 /**

@@ -15,6 +15,8 @@ export const RATE_RULES = {
   password_reveal: { limit: 20, windowSeconds: 60, failClosed: true },
   sync_pull: { limit: 60, windowSeconds: 60 },
   sync_push: { limit: 30, windowSeconds: 60 },
+  /** Live-sync connections opened (a reconnecting client backs off well below this). */
+  sync_live: { limit: 30, windowSeconds: 60 },
   sharing_create: { limit: 20, windowSeconds: 60 },
   sharing_access: { limit: 30, windowSeconds: 60 },
   session_share_create: { limit: 10, windowSeconds: 60 * 60 },

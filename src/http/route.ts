@@ -122,7 +122,9 @@ export function route<B extends AnySchema | undefined = undefined, Q extends Any
         params: (def.params ? valid("param") : undefined) as Out<P>,
       });
     const timing = c.get("timing");
-    return timing ? timing.time("app", async () => run()) : run();
+    // Awaited, not returned: a handler that throws before its first await hands back a rejected
+    // promise that would sit unhandled for a tick (see phase() in server-timing.ts).
+    return timing ? await timing.time("app", async () => run()) : await run();
   };
   (app.on as (m: string, p: string, ...h: unknown[]) => unknown)(def.method.toUpperCase(), def.path, ...chain, handler);
 }

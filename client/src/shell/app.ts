@@ -11,6 +11,7 @@ import { registerThisDevice } from "../device";
 import type { LocalDb, Session } from "../db";
 import { lockVault, recordActivity } from "../passphrase";
 import { SyncEngine, type SyncHost, type SyncState } from "../sync-engine";
+import { LiveSync, liveSyncProtocols, liveSyncUrl } from "../live-sync";
 import { TrustStore } from "../trust";
 import { Vault } from "../vault";
 import { $, requestBackgroundSync } from "../pages/common";
@@ -63,6 +64,9 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
     renderNet();
     void repaint(s.phase !== "syncing");
   });
+  // Live sync: the hub's notices pull at once (a hidden tab pulls when shown, as rule 4 has it),
+  // and a current device's periodic runs skip the pull.
+  sync.setPullGate(new LiveSync({ url: liveSyncUrl(""), protocols: liveSyncProtocols(), cursor: () => db.meta<string>(`cursor:${session.userId}`), onStale: () => host.isVisible() && void sync.syncNow() }));
 
   /** The network line reads only memory, so it is drawn at once, ahead of any queued repaint. */
   function renderNet() {

@@ -11,11 +11,13 @@ import {
 } from "./schema";
 import { vaultLimits } from "../passwords";
 import { SyncService } from "./service";
+import { registerLiveSyncRoute } from "./live";
 
 const dbOf = (c: Context<AppEnv>) => dbFor(c.env, c.get("user").id);
 const max = (c: Context<AppEnv>) => vaultLimits(c.get("config"));
 
 export function registerSyncRoutes(app: Hono<AppEnv>) {
+  registerLiveSyncRoute(app);
   route(app, {
     method: "get",
     path: "/api/passwords/sync",
