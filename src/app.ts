@@ -29,6 +29,7 @@ import { registerDiscoveryRoutes } from "./domains/discovery";
 import { registerShardRoutes } from "./domains/shards";
 import { registerBackupRoutes } from "./domains/backup";
 import { registerDevMailRoutes } from "./domains/dev-mail";
+import { registerLinkRoutes } from "./domains/links";
 import { registerAppPages } from "./http/app-pages";
 
 const apiVersion: MiddlewareHandler<AppEnv> = async function apiVersion(c, next) {
@@ -95,6 +96,7 @@ export function buildApp(): Hono<AppEnv> {
   registerDiscoveryRoutes(app);
   registerShardRoutes(app);
   registerBackupRoutes(app);
+  registerLinkRoutes(app);
   registerDevMailRoutes(app);
   registerAppPages(app);
   app.notFound(handleNotFound);

@@ -54,6 +54,12 @@ export const RATE_RULES = {
   attachments_download: { limit: 30, windowSeconds: 60 },
   attachments_list: { limit: 30, windowSeconds: 60 },
   attachments_delete: { limit: 30, windowSeconds: 60 },
+  // Not in the spec: secure links (docs/decisions.md, Sharing: secure links). Creating stores up to a
+  // file's worth of bytes; opening is public, so it is counted per IP and refused while the limiter
+  // is down (the passphrase lock holds the rest).
+  links_create: { limit: 30, windowSeconds: 60 * 60 },
+  links_manage: { limit: 60, windowSeconds: 60 },
+  links_open: { limit: 30, windowSeconds: 60, by: "ip", failClosed: true },
 } as const satisfies Record<string, RateRule>;
 
 export type RateRuleName = keyof typeof RATE_RULES;
