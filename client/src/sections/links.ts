@@ -6,15 +6,10 @@
 import type { AppContext } from "../shell/context";
 import { createLink, LINK_ENDPOINTS, type LinkPayload, type LinkUsage, type SecureLink } from "../secure-links";
 import { el, errorText, formatTime } from "../ui";
+import { linkOptions, showLink } from "../link-options";
 
 /** The attachment size limit: 25 MB of file. */
 const MAX_FILE_BYTES = 25 * 1024 * 1024;
-const EXPIRY: [number, string][] = [
-  [3600, "1 hour"],
-  [24 * 3600, "1 day"],
-  [7 * 24 * 3600, "7 days"],
-  [30 * 24 * 3600, "30 days"],
-];
 const STATE: Record<SecureLink["state"], string> = { active: "Active", expired: "Expired", used_up: "Used up", revoked: "Revoked", locked: "Locked" };
 
 export function mount(root: HTMLElement, app: AppContext): () => void {
@@ -27,10 +22,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
   const file = el("input", { id: "link-file", type: "file" });
   const textRow = el("div", {}, el("label", { htmlFor: "link-text" }, "Secret text"), text);
   const fileRow = el("div", { hidden: true }, el("label", { htmlFor: "link-file" }, "File (up to 25 MB)"), file);
-  const expiry = el("select", { id: "link-expiry" }, ...EXPIRY.map(([s, t]) => el("option", { value: String(s), selected: s === 7 * 24 * 3600 }, t)));
-  const views = el("input", { id: "link-views", type: "number", min: "1", max: "100", value: "1", inputMode: "numeric" });
-  const passphrase = el("input", { id: "link-passphrase", type: "password", autocomplete: "new-password" });
-  const hideSender = el("input", { id: "link-hide-sender", type: "checkbox" });
+  const options = linkOptions("link");
   const submit = el("button", { type: "submit", id: "link-create" }, "Create link");
   const result = el("div", { id: "link-result", className: "card", hidden: true });
   const form = el(
@@ -40,13 +32,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     el("fieldset", {}, el("legend", {}, "What to share"), el("label", { className: "inline" }, kindText, "Text"), el("label", { className: "inline" }, kindFile, "File")),
     textRow,
     fileRow,
-    el("label", { htmlFor: "link-expiry" }, "Expires after"),
-    expiry,
-    el("label", { htmlFor: "link-views" }, "Maximum views (1–100)"),
-    views,
-    el("label", { htmlFor: "link-passphrase" }, "Passphrase (optional; send it separately)"),
-    passphrase,
-    el("label", { className: "inline" }, hideSender, "Hide my email address from the recipient"),
+    ...options.nodes,
     el("div", { className: "row" }, submit),
   );
   const usage = el("p", { id: "links-usage", className: "hint" });
@@ -79,9 +65,9 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     error.textContent = "";
-    const n = Number(views.value);
-    if (!Number.isInteger(n) || n < 1 || n > 100) {
-      error.textContent = "Maximum views must be a whole number from 1 to 100.";
+    const opts = options.read();
+    if (typeof opts === "string") {
+      error.textContent = opts;
       return;
     }
     const p = await payload();
@@ -91,10 +77,10 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     }
     submit.disabled = true;
     try {
-      const { url } = await createLink(app.api, p, { expiresInSeconds: Number(expiry.value), maxViews: n, passphrase: passphrase.value || undefined, hideSender: hideSender.checked });
-      showResult(url);
+      const { url } = await createLink(app.api, p, opts);
+      showLink(result, "link", url, app.toast);
       text.value = "";
-      passphrase.value = "";
+      options.reset();
       file.value = "";
       await render();
     } catch (err) {
@@ -103,22 +89,6 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
       submit.disabled = false;
     }
   });
-
-  function showResult(url: string) {
-    const field = el("input", { id: "link-url", className: "link-url", readOnly: true, value: url, "aria-label": "The new link" });
-    const copy = el("button", { type: "button", id: "link-copy" }, "Copy link");
-    copy.addEventListener("click", async () => {
-      await navigator.clipboard.writeText(url);
-      app.toast("Link copied");
-    });
-    result.replaceChildren(
-      el("h2", {}, "Link ready"),
-      el("p", { className: "hint" }, "Send this link to the recipient. It is shown only now: the key after # is not stored anywhere."),
-      field,
-      el("div", { className: "row" }, copy),
-    );
-    result.hidden = false;
-  }
 
   function card(l: SecureLink): HTMLLIElement {
     const revoke = el("button", { type: "button", className: "danger" }, "Revoke");
