@@ -36,10 +36,12 @@ async function create(opts: { text?: string; file?: { name: string; buffer: Buff
   }
   await form.getByLabel("Maximum views (1–100)").fill(String(opts.views ?? 1));
   await form.getByLabel(/^Passphrase/).fill(opts.passphrase ?? "");
-  const before = await page.locator("#link-url").inputValue().catch(() => "");
+  // The box of the last link, if this mount of the section made one (a locator waits for its element).
+  const shown = async () => ((await page.locator("#link-url").count()) ? page.locator("#link-url").inputValue() : "");
+  const before = await shown();
   await form.getByRole("button", { name: "Create link" }).click();
-  await expect.poll(() => page.locator("#link-url").inputValue().catch(() => "")).not.toBe(before);
-  return page.locator("#link-url").inputValue();
+  await expect.poll(shown).not.toBe(before);
+  return shown();
 }
 
 /** A stranger: a fresh browser context with no account, cookies or service worker. */
