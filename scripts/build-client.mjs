@@ -11,7 +11,7 @@ import { ROOT } from "./lib/dev-identity.mjs";
 const SRC = join(ROOT, "client", "src");
 const STATIC = join(ROOT, "client", "static");
 const OUT = join(ROOT, "public");
-const PAGES = ["signin", "dashboard", "offline", "keys"];
+const PAGES = ["signin", "dashboard", "offline", "keys", "link"];
 
 /**
  * The app shell's section paths, read from client/src/shell/sections.ts (one `path: "/x"` per

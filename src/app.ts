@@ -30,6 +30,8 @@ import { registerShardRoutes } from "./domains/shards";
 import { registerBackupRoutes } from "./domains/backup";
 import { registerDevMailRoutes } from "./domains/dev-mail";
 import { registerBreachRoutes } from "./domains/breach";
+
+import { registerLinkRoutes } from "./domains/links";
 import { registerAppPages } from "./http/app-pages";
 
 const apiVersion: MiddlewareHandler<AppEnv> = async function apiVersion(c, next) {
@@ -96,6 +98,7 @@ export function buildApp(): Hono<AppEnv> {
   registerDiscoveryRoutes(app);
   registerShardRoutes(app);
   registerBackupRoutes(app);
+  registerLinkRoutes(app);
   registerDevMailRoutes(app);
   registerBreachRoutes(app);
   registerAppPages(app);

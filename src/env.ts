@@ -182,6 +182,10 @@ export const ConfigSchema = z
     /** Live-sync connections (WebSockets to the user's hub) one user may hold open at once. */
     LIVE_SYNC_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(20),
     ATTACHMENT_QUOTA_BYTES: z.coerce.number().int().positive().default(100 * 1024 * 1024),
+    /** Secure links one user may hold open at once (not revoked, content not yet purged). */
+    SECURE_LINK_MAX_OPEN: z.coerce.number().int().positive().default(50),
+    /** Bytes of ciphertext one user's open secure links may hold in R2 together. */
+    SECURE_LINK_QUOTA_BYTES: z.coerce.number().int().positive().default(100 * 1024 * 1024),
     /** "true" adds the Server-Timing header to API responses; off unless configured (npm start turns it on). */
     SERVER_TIMING: z.enum(["true", "false"]).default("false"),
     /** Complete backups older than this many days are deleted (the newest is always kept). */

@@ -11,6 +11,7 @@ import { consumeResetBatch, type ResetMessage } from "./domains/reset";
 import { sessionShareRoomHooks } from "./domains/session-shares";
 import { purgeExpiredTombstones } from "./domains/sync";
 import { purgeEndedSessionShares } from "./domains/session-shares";
+import { purgeSecureLinks } from "./domains/links";
 import { legacyTotpSecretsColumn } from "./domains/entry-totp";
 import { identityAliasKeysColumn } from "./domains/identities";
 import { mailSecretsColumn } from "./domains/integrations";
@@ -91,6 +92,7 @@ export default {
       }
       ctx.waitUntil(purgeExpiredTombstones(env).then((purged) => logJson("info", "expired sync tombstones purged", { purged })));
       ctx.waitUntil(purgeEndedSessionShares(env).then((purged) => logJson("info", "ended session shares purged", { purged })));
+      ctx.waitUntil(purgeSecureLinks(env).then((r) => logJson("info", "secure links purged", r)));
       ctx.waitUntil(retryParkedMail(loadConfig(env), directoryDb(env)).then((r) => logJson("info", "retry outbox", { sent: r.sent, retried: r.retried, deadLettered: r.deadLettered })));
       ctx.waitUntil(resealStale(env).then((summary) => logJson("info", "re-sealed under the current data key", { summary })));
     }),

@@ -88,6 +88,9 @@ self.addEventListener("fetch", (event) => {
   if (url.origin !== self.location.origin) return;
   // Session-share viewer pages carry a secret token in the path and live data: never cached.
   if (url.pathname.startsWith("/s/")) return;
+  // Secure-link open pages: the stranger's page works without this worker, and one link's page is
+  // never kept in this browser's caches.
+  if (url.pathname.startsWith("/l/")) return;
   if (url.pathname === SYNC_PATH) {
     event.respondWith(networkFirst(req, SYNC_CACHE, SYNC_CACHE_MAX, async () => undefined));
   } else if (url.pathname.startsWith("/api/")) {

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { ENDPOINTS } from "../src/api";
+import { LINK_ENDPOINTS } from "../src/secure-links";
 import { SHARING_ENDPOINTS } from "../src/sharing-api";
 import { DMS_ENDPOINTS, EMERGENCY_ENDPOINTS } from "../src/recovery-api";
 import { AUTOMATION_ENDPOINTS, STREAM_ENDPOINTS } from "../src/automation/endpoints";
@@ -16,7 +17,7 @@ beforeAll(async () => {
 });
 
 describe("the client's endpoints against /api/openapi.json", () => {
-  it.each(Object.entries({ ...ENDPOINTS, ...SHARING_ENDPOINTS, ...EMERGENCY_ENDPOINTS, ...DMS_ENDPOINTS, ...AUTOMATION_ENDPOINTS, ...STREAM_ENDPOINTS, ...HEALTH_ENDPOINTS }))("%s exists with its method, parameters, body and response fields", (_, ep) => {
+  it.each(Object.entries({ ...ENDPOINTS, ...SHARING_ENDPOINTS, ...EMERGENCY_ENDPOINTS, ...DMS_ENDPOINTS, ...AUTOMATION_ENDPOINTS, ...STREAM_ENDPOINTS, ...HEALTH_ENDPOINTS, ...LINK_ENDPOINTS }))("%s exists with its method, parameters, body and response fields", (_, ep) => {
     const op = doc.paths[ep.path]?.[ep.method.toLowerCase()];
     expect(op, `${ep.method} ${ep.path}`).toBeDefined();
     const params = new Set((op!.parameters ?? []).map((p) => `${p.in}:${p.name}`));

@@ -40,6 +40,7 @@ export const USER_TABLES: readonly (readonly [table: string, column: string])[] 
   ["discovered_accounts", "user_id"],
   ["reset_jobs", "user_id"],
   ["session_shares", "owner_id"],
+  ["secure_links", "owner_id"],
   // Last: triggers on passwords, notifications and identities keep it, so copying those rows made
   // one already, which the source's then replaces (and deleting those rows first leaves none behind).
   ["vault_counters", "user_id"],
@@ -58,6 +59,8 @@ export const DIRECTORY_USER_TABLES: readonly (readonly [table: string, column: s
   ["dead_man_switch_logs", "owner_id"],
   // Claims of entry ids (src/db/entry-ids.ts): the owner keeps them wherever their rows go.
   ["entry_ids", "owner_id"],
+  // Pointers from a secure link's public id to its owner: the id keeps naming the owner after a move.
+  ["secure_link_owners", "owner_id"],
 ];
 /** Tables whose copied row may meet one their triggers already made on the target. */
 const REPLACED = new Set(["vault_counters"]);

@@ -61,6 +61,13 @@ export const RATE_RULES = {
   // of a few hundred entries makes a few hundred reads at once. They have a budget of their own,
   // outside the general 100 a minute (`ownBudget`), so a health check never starves the rest of the app.
   breach_range: { limit: 600, windowSeconds: 60, ownBudget: true },
+
+  // Not in the spec: secure links (docs/decisions.md, Sharing: secure links). Creating stores up to a
+  // file's worth of bytes; opening is public, so it is counted per IP and refused while the limiter
+  // is down (the passphrase lock holds the rest).
+  links_create: { limit: 30, windowSeconds: 60 * 60 },
+  links_manage: { limit: 60, windowSeconds: 60 },
+  links_open: { limit: 30, windowSeconds: 60, by: "ip", failClosed: true },
 } as const satisfies Record<string, RateRule>;
 
 export type RateRuleName = keyof typeof RATE_RULES;

@@ -6,4 +6,5 @@ export const entryTools: EntryToolDef[] = [
   { id: "attachments", title: "Attachments", load: () => import("./attachments") },
   { id: "reset", title: "Password reset", load: () => import("./reset") },
   { id: "session-share", title: "Share session", load: () => import("./session-share") },
+  { id: "share-link", title: "Share by link", load: () => import("./share-link") },
 ];

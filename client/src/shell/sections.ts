@@ -9,6 +9,7 @@ export const sections: SectionDef[] = [
   { id: "health", title: "Vault health", path: "/health", load: () => import("../sections/health") },
   { id: "notifications", title: "Notifications", path: "/notifications", load: () => import("../sections/notifications") },
   { id: "sharing", title: "Sharing", path: "/sharing", group: "Share", load: () => import("../sections/sharing") },
+  { id: "links", title: "Secure links", path: "/links", group: "Share", load: () => import("../sections/links") },
   { id: "session-shares", title: "Session shares", path: "/session-shares", group: "Share", load: () => import("../sections/session-shares") },
   { id: "identities", title: "Identities", path: "/identities", group: "Share", load: () => import("../sections/identities") },
   { id: "resets", title: "Password resets", path: "/resets", group: "Automation", load: () => import("../sections/resets") },

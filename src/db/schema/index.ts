@@ -33,3 +33,4 @@ export * from "./user-shards";
 export * from "./session-share-links";
 export * from "./entry-ids";
 export * from "./database-identity";
+export * from "./secure-links";

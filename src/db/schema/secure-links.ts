@@ -1,0 +1,49 @@
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import type { CipherPart } from "./attachments";
+
+/**
+ * A secure link (docs/decisions.md, Sharing: secure links): the ciphertext lies in R2 under
+ * `r2_key`, sealed by a key that exists only in the link's fragment. The row holds the options and
+ * counters; the passphrase is checked against a hash of a verifier the browser derives, which
+ * opens nothing. On the owner's shard.
+ */
+export const secureLinks = sqliteTable(
+  "secure_links",
+  {
+    id: text("id").primaryKey(),
+    ownerId: text("owner_id").notNull(),
+    kind: text("kind", { enum: ["text", "file"] }).notNull(),
+    /** Bytes of the stored ciphertext (IV ‖ AES-GCM output); counts towards the byte quota until purged. */
+    size: integer("size").notNull(),
+    r2Key: text("r2_key").notNull(),
+    /** The owner's own label for the list, encrypted by the owner's browser; opaque here. */
+    encryptedLabel: text("encrypted_label", { mode: "json" }).$type<CipherPart>(),
+    /** Shown to the opener; null when the owner hid it. */
+    senderEmail: text("sender_email"),
+    maxViews: integer("max_views").notNull(),
+    viewsUsed: integer("views_used").notNull().default(0),
+    expiresAt: text("expires_at").notNull(),
+    passphraseSalt: text("passphrase_salt"),
+    passphraseVerifierHash: text("passphrase_verifier_hash"),
+    failedAttempts: integer("failed_attempts").notNull().default(0),
+    revokedAt: text("revoked_at"),
+    lastOpenedAt: text("last_opened_at"),
+    /** Set once the scheduled purge (or a revoke) removed the ciphertext from R2. */
+    contentPurgedAt: text("content_purged_at"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("secure_links_owner").on(t.ownerId, t.createdAt), index("secure_links_expiry").on(t.expiresAt)],
+);
+
+export type SecureLinkRow = typeof secureLinks.$inferSelect;
+
+/** The directory's pointer from a link's public id to its owner, whose shard holds the row. */
+export const secureLinkOwners = sqliteTable(
+  "secure_link_owners",
+  {
+    linkId: text("link_id").primaryKey(),
+    ownerId: text("owner_id").notNull(),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (t) => [index("secure_link_owners_expiry").on(t.expiresAt)],
+);

@@ -1,0 +1,112 @@
+import type { Context, Hono } from "hono";
+import { dbFor, directoryDb } from "../../db/client";
+import { route } from "../../http/route";
+import type { AppEnv } from "../../http/types";
+import { notFound } from "../../lib/errors";
+import { UPLOAD_BODY_LIMIT } from "../attachments";
+import * as repo from "./repo";
+import { notifyOpened } from "./notify-open";
+import { openPage } from "./open-page";
+import { CreateLinkBody, LinkIdParam, LinkResponse, ListResponse, OpenBody, PublicMeta } from "./schema";
+import { deliveryStream, LinkService, toPublic, toView } from "./service";
+
+const limits = (c: Context<AppEnv>) => ({ maxOpen: c.get("config").SECURE_LINK_MAX_OPEN, quotaBytes: c.get("config").SECURE_LINK_QUOTA_BYTES });
+
+const ownerService = (c: Context<AppEnv>) =>
+  new LinkService({ db: dbFor(c.env, c.get("user").id), directory: directoryDb(c.env), bucket: c.env.ATTACHMENTS }, limits(c));
+
+/** An opener has no account: the directory says whose shard holds the link its id names. */
+async function publicService(c: Context<AppEnv>, id: string) {
+  const directory = directoryDb(c.env);
+  const ownerId = await repo.ownerOf(directory, id);
+  if (!ownerId) throw notFound("Secure link");
+  return { ownerId, svc: new LinkService({ db: dbFor(c.env, ownerId), directory, bucket: c.env.ATTACHMENTS }, limits(c)) };
+}
+
+const PUBLIC_HEADERS = { "cache-control": "no-store", "referrer-policy": "no-referrer", "x-robots-tag": "noindex, nofollow" };
+
+export function registerLinkRoutes(app: Hono<AppEnv>) {
+  route(app, {
+    method: "post",
+    path: "/api/links",
+    summary: "Create a secure link: ciphertext made in the browser under a key that stays in the link's fragment",
+    tags: ["links"],
+    rateLimit: ["links_create"],
+    bodyLimit: UPLOAD_BODY_LIMIT,
+    body: CreateLinkBody,
+    responses: {
+      201: { description: "Created", schema: LinkResponse },
+      413: { description: "Body over 36 MB" },
+      422: { description: "Count or byte quota exceeded" },
+    },
+    handler: async (c, { body }) => c.json({ link: toView(await ownerService(c).create(c.get("user"), body)) }, 201),
+  });
+
+  route(app, {
+    method: "get",
+    path: "/api/links",
+    summary: "The caller's secure links, newest first, with views used, last opened, expiry and state",
+    tags: ["links"],
+    rateLimit: ["links_manage"],
+    responses: { 200: { description: "Links and quota usage", schema: ListResponse } },
+    handler: async (c) => c.json(await ownerService(c).list(c.get("user").id)),
+  });
+
+  route(app, {
+    method: "delete",
+    path: "/api/links/:id",
+    summary: "Revoke a secure link: it stops opening and its ciphertext is deleted at once",
+    tags: ["links"],
+    rateLimit: ["links_manage"],
+    params: LinkIdParam,
+    responses: { 200: { description: "Revoked", schema: LinkResponse } },
+    handler: async (c, { params }) => c.json({ link: toView(await ownerService(c).revoke(c.get("user").id, params.id)) }),
+  });
+
+  route(app, {
+    method: "get",
+    path: "/api/links/public/:id",
+    summary: "What an opener needs before opening (state, passphrase salt); no account, no content",
+    tags: ["links"],
+    auth: false,
+    rateLimit: ["links_open"],
+    params: LinkIdParam,
+    responses: { 200: { description: "The link's public facts", schema: PublicMeta } },
+    handler: async (c, { params }) => {
+      const { svc } = await publicService(c, params.id);
+      return c.json(await svc.meta(params.id), 200, PUBLIC_HEADERS);
+    },
+  });
+
+  route(app, {
+    method: "post",
+    path: "/api/links/public/:id/open",
+    summary: "Count one view and deliver the ciphertext; a wrong passphrase counts a failure instead",
+    tags: ["links"],
+    auth: false,
+    csrf: false,
+    rateLimit: ["links_open"],
+    params: LinkIdParam,
+    body: OpenBody,
+    responses: {
+      200: { description: "The link's facts and its ciphertext (base64)" },
+      403: { description: "Passphrase missing or wrong (attempts_left)" },
+      410: { description: "Expired, used up, revoked or locked (state)" },
+    },
+    handler: async (c, { params, body }) => {
+      const { svc } = await publicService(c, params.id);
+      const { row, body: content } = await svc.open(params.id, body.verifier);
+      const country = (c.req.raw as { cf?: { country?: string } }).cf?.country;
+      const db = dbFor(c.env, row.ownerId);
+      await notifyOpened(db, c.get("config"), row, country, (p) => c.executionCtx.waitUntil(p));
+      return new Response(deliveryStream(toPublic(row), content), {
+        status: 200,
+        headers: { "content-type": "application/json; charset=utf-8", ...PUBLIC_HEADERS },
+      });
+    },
+  });
+
+  app.get("/l/:id", (c) => openPage(c));
+}
+
+

@@ -1,0 +1,88 @@
+import { z } from "zod";
+import { decodedLength, GCM_TAG_BYTES, IV_BYTES, MAX_CONTENT_BYTES, MAX_CONTENT_CHARS } from "../attachments";
+
+/** Spec-free choices (docs/decisions.md, Sharing: secure links). */
+export const MIN_EXPIRY_SECONDS = 60 * 60;
+export const MAX_EXPIRY_SECONDS = 30 * 24 * 60 * 60;
+export const MAX_VIEWS = 100;
+/** Wrong passphrases a link takes before it locks for good. */
+export const MAX_FAILED_ATTEMPTS = 5;
+export const SALT_BYTES = 16;
+export const VERIFIER_BYTES = 32;
+/** A link id: 16 random bytes in base64url, unguessable on its own (the key is a second secret). */
+export const LINK_ID = /^[A-Za-z0-9_-]{22}$/;
+
+const b64Exact = (bytes: number) =>
+  z.string().superRefine((v, ctx) => {
+    if (decodedLength(v) !== bytes) ctx.addIssue({ code: "custom", message: `must be standard base64 of ${bytes} bytes` });
+  });
+
+const CipherPart = z.object({
+  iv: b64Exact(IV_BYTES),
+  ciphertext: z
+    .string()
+    .max(400)
+    .superRefine((v, ctx) => {
+      const n = decodedLength(v);
+      if (n < GCM_TAG_BYTES || n > 256) ctx.addIssue({ code: "custom", message: "must be base64 of AES-GCM output up to 256 bytes" });
+    }),
+});
+
+export const CreateLinkBody = z
+  .object({
+    kind: z.enum(["text", "file"]),
+    /** IV ‖ AES-GCM ciphertext under the fragment's key, base64; the server cannot open it. */
+    content: z
+      .string()
+      .max(MAX_CONTENT_CHARS, `base64 payload is limited to ${MAX_CONTENT_CHARS} characters`)
+      .superRefine((v, ctx) => {
+        const n = decodedLength(v);
+        if (n < 0) ctx.addIssue({ code: "custom", message: "must be standard base64 with padding" });
+        else if (n < IV_BYTES + GCM_TAG_BYTES) ctx.addIssue({ code: "custom", message: "must start with the 12-byte IV followed by AES-GCM ciphertext" });
+        else if (n > MAX_CONTENT_BYTES) ctx.addIssue({ code: "custom", message: "content exceeds 25 MB" });
+      }),
+    expires_in_seconds: z.number().int().min(MIN_EXPIRY_SECONDS).max(MAX_EXPIRY_SECONDS),
+    max_views: z.number().int().min(1).max(MAX_VIEWS),
+    passphrase: z.object({ salt: b64Exact(SALT_BYTES), verifier: b64Exact(VERIFIER_BYTES) }).strict().optional(),
+    hide_sender: z.boolean().default(false),
+    label: CipherPart.optional(),
+  })
+  .strict();
+export type CreateLinkInput = z.output<typeof CreateLinkBody>;
+
+export const LinkIdParam = z.object({ id: z.string().regex(LINK_ID, "must be a link id") });
+export const OpenBody = z.object({ verifier: b64Exact(VERIFIER_BYTES).optional() }).strict();
+
+export const LINK_STATES = ["active", "expired", "used_up", "revoked", "locked"] as const;
+export type LinkState = (typeof LINK_STATES)[number];
+
+export const LinkView = z.object({
+  id: z.string(),
+  kind: z.enum(["text", "file"]),
+  size: z.number().int(),
+  state: z.enum(LINK_STATES),
+  max_views: z.number().int(),
+  views_used: z.number().int(),
+  expires_at: z.string(),
+  last_opened_at: z.string().nullable(),
+  created_at: z.string(),
+  has_passphrase: z.boolean(),
+  hide_sender: z.boolean(),
+  label: z.object({ iv: z.string(), ciphertext: z.string() }).nullable(),
+});
+export const LinkResponse = z.object({ link: LinkView });
+export const ListResponse = z.object({
+  links: z.array(LinkView),
+  usage: z.object({ open: z.number().int(), max_open: z.number().int(), bytes: z.number().int(), quota_bytes: z.number().int() }),
+});
+export const PublicMeta = z.object({
+  id: z.string(),
+  kind: z.enum(["text", "file"]),
+  size: z.number().int(),
+  state: z.enum(LINK_STATES),
+  expires_at: z.string(),
+  views_left: z.number().int(),
+  sender_email: z.string().nullable(),
+  passphrase: z.object({ salt: z.string(), attempts_left: z.number().int() }).nullable(),
+});
+
