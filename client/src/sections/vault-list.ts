@@ -43,6 +43,9 @@ export class EntryList {
   private readonly buttons = new Map<string, HTMLButtonElement>();
   /** What the rows drawn (or being drawn) show: a paint with the same rows leaves them be. */
   private drawn = "";
+  /** Settles when the current drawing has every row on the page, or a newer one took its place. */
+  private complete: Promise<void> = Promise.resolve();
+  private finished: () => void = () => {};
   gone = false;
 
   constructor(
@@ -85,12 +88,16 @@ export class EntryList {
     if (sig === this.drawn && this.list.isConnected) return;
     this.drawn = sig;
     const mine = ++this.drawing;
+    this.finished();
+    this.complete = new Promise((r) => (this.finished = r));
     this.buttons.clear();
     let at = Math.min(FIRST_ROWS, entries.length);
     this.list.replaceChildren(...entries.slice(0, at).map((e) => this.row(e, queued)));
     this.list.dataset.rows = String(at);
     const more = () => {
-      if (mine !== this.drawing || this.gone) return;
+      // A newer drawing settled this one when it started.
+      if (mine !== this.drawing) return;
+      if (this.gone) return this.finished();
       const until = performance.now() + SLICE_MS;
       const slice = document.createDocumentFragment();
       // Checked every 25 rows: the clock read costs more than a row.
@@ -98,8 +105,15 @@ export class EntryList {
       this.list.append(slice);
       this.list.dataset.rows = String(at);
       if (at < entries.length) setTimeout(more, 0);
+      else this.finished();
     };
     if (at < entries.length) setTimeout(more, 0);
+    else this.finished();
+  }
+
+  /** Settles once every row of the last drawing is on the page (work that can wait waits for it). */
+  whenDrawn(): Promise<void> {
+    return this.complete;
   }
 
   private button(id: string): HTMLButtonElement | null {

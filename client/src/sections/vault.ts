@@ -219,6 +219,10 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
       if (changed && !gone) void filter();
     });
 
+    // The rows first: the pass below floods the page's task queue with Web Crypto completions,
+    // behind which the rows' slices would wait for minutes at 10,000 entries.
+    await list.whenDrawn();
+    if (gone) return;
     // Then what needs the keys, with the list already on screen: unbound entries re-sealed (queued
     // updates, sent now rather than at the next periodic sync), placeholders sealed, search tokens
     // computed for what came from the server, every entry read. `reading` settles when all are.
