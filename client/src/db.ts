@@ -8,6 +8,8 @@ import type { Envelope, VaultKeys } from "./crypto";
 
 export const DB_NAME = "app-sync";
 export const DB_VERSION = 1;
+/** Entries read per request, or written per task, when reading or writing a whole vault (see `entries`). */
+const ENTRY_PAGE = 500;
 
 export type Action = "create" | "update" | "delete";
 
@@ -63,6 +65,18 @@ function req<T>(r: IDBRequest<T>): Promise<T> {
   });
 }
 
+/** A user's entries in pages of the primary key ([userId] sorts before every [userId, id], an array after every id). */
+async function pagedEntries(store: IDBObjectStore, userId: string): Promise<LocalEntry[]> {
+  const out: LocalEntry[] = [];
+  let range = IDBKeyRange.bound([userId], [userId, []]);
+  for (;;) {
+    const page = await req(store.getAll(range, ENTRY_PAGE) as IDBRequest<LocalEntry[]>);
+    out.push(...page);
+    if (page.length < ENTRY_PAGE) return out;
+    range = IDBKeyRange.bound([userId, page[page.length - 1]!.id], [userId, []], true);
+  }
+}
+
 function done(tx: IDBTransaction): Promise<void> {
   return new Promise((resolve, reject) => {
     tx.oncomplete = () => resolve();
@@ -109,9 +123,13 @@ export class LocalDb {
     this.idb.close();
   }
 
-  async entries(userId: string): Promise<LocalEntry[]> {
-    const tx = this.idb.transaction("entries");
-    return req(tx.objectStore("entries").index("byUser").getAll(userId) as IDBRequest<LocalEntry[]>);
+  /**
+   * Every entry of the user, read in pages of the primary key: each page is deserialised in a task
+   * of its own, where one read of thousands of entries (with their search tokens) would hold the
+   * page's main thread for most of a second.
+   */
+  entries(userId: string): Promise<LocalEntry[]> {
+    return pagedEntries(this.idb.transaction("entries").objectStore("entries"), userId);
   }
 
   async entry(userId: string, id: string): Promise<LocalEntry | undefined> {
@@ -209,20 +227,25 @@ export class LocalDb {
     const tx = this.idb.transaction(["entries", "pending", "metadata"], "readwrite");
     const entries = tx.objectStore("entries");
     const queued = new Set(((await req(tx.objectStore("pending").index("byUser").getAll(userId))) as PendingMutation[]).map((p) => p.entryId));
-    const existing = new Map(((await req(entries.index("byUser").getAll(userId))) as LocalEntry[]).map((e) => [e.id, e]));
+    const existing = new Map((await pagedEntries(entries, userId)).map((e) => [e.id, e]));
     if (full) {
       for (const id of existing.keys()) if (!queued.has(id)) entries.delete([userId, id]);
     }
-    for (const c of changes) {
+    // One transaction (a pull applies whole or not at all), written a page at a time: each page's
+    // writes are cloned in a task of their own, started from the last page's success event, which
+    // keeps the transaction open. One loop over thousands would hold the main thread for seconds.
+    let last: IDBRequest | null = null;
+    for (const [n, c] of changes.entries()) {
+      if (n % ENTRY_PAGE === 0 && last) await req(last);
       if (queued.has(c.id)) continue;
       if ("tombstone" in c) {
-        entries.delete([userId, c.id]);
+        last = entries.delete([userId, c.id]);
         continue;
       }
       const prev = existing.get(c.id);
       // A re-wrapped key (passphrase changed elsewhere) also voids the tokens: they may be under another index key.
       const sameEnvelope = prev && prev.encrypted_data === c.encrypted_data && prev.wrapped_item_key === c.wrapped_item_key && prev.name === c.name && prev.website === c.website;
-      entries.put({ ...c, search_tokens: sameEnvelope ? prev.search_tokens : null });
+      last = entries.put({ ...c, search_tokens: sameEnvelope ? prev.search_tokens : null });
     }
     const meta = tx.objectStore("metadata");
     meta.put({ key: `cursor:${userId}`, value: cursor });

@@ -88,6 +88,10 @@ export async function pull(db: LocalDb, api: ApiClient, userId: string): Promise
   // no replica older than what it last saw.
   api.useBookmarks(await db.meta<string>(`bookmark:${userId}`));
   const res = await api.syncPull(since);
+  // A body cut off mid-way (the connection dropped during a long full pull, or a later page's read
+  // failed on the server) does not parse: nothing is applied, the cursor stays, and the engine pulls
+  // again shortly, as after any dropped connection, rather than reporting a failed sync.
+  if (!res || !Array.isArray(res.changes)) throw new OfflineError();
   const changes = res.changes.map((c) => (c._deleted ? { id: c.id, tombstone: true as const } : toLocal(userId, c)));
   await db.applyPull(userId, changes, res.fullSyncRequired || since === undefined, res.serverTimestamp);
   await db.setMeta(`bookmark:${userId}`, api.bookmarkHeader());

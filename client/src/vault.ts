@@ -5,6 +5,7 @@
 import { blindIndexes, DecryptionError, domainOf, queryTokens, type BlindIndexes, type EntrySecrets, type Envelope, type VaultKeys } from "./crypto";
 import type { LocalDb, LocalEntry, MutationData, PendingMutation } from "./db";
 import { isBound, KeyRollbackError, LegacyRefusedError, MisplacedEnvelopeError, openEntry, placeOf, sealEntry } from "./envelope";
+import { sortInSlices } from "./next-task";
 import { PLACEHOLDER_VERSION, withSyncLock } from "./sync-engine";
 
 export type EntryInput = EntrySecrets & { name: string; website: string; url: string; tags: string[] };
@@ -164,8 +165,9 @@ export class Vault {
     return this.db.entries(this.userId);
   }
 
+  /** By name (ties by id), sorted in slices: collating thousands of names at once is a long task. */
   async list(all?: LocalEntry[]): Promise<LocalEntry[]> {
-    return [...(all ?? (await this.entries()))].sort((a, b) => byName.compare(a.name, b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return sortInSlices(all ?? (await this.entries()), (a, b) => byName.compare(a.name, b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   /**
@@ -231,8 +233,9 @@ export class Vault {
    * Computes the blind-index tokens of entries that came from the server (sync does not carry
    * them). Entries this key cannot open are left unindexed; returns how many there are, and why
    * when the client refused them (moved, replayed or unbound envelopes) rather than lacking the key.
+   * `opened` hears each entry's secrets as they are read, so a page that wants them opens no entry twice.
    */
-  async ensureIndexed(all?: LocalEntry[]): Promise<{ unreadable: number; reasons: string[]; indexed: number; sealed: number }> {
+  async ensureIndexed(all?: LocalEntry[], opened?: (e: LocalEntry, secrets: EntrySecrets) => void): Promise<{ unreadable: number; reasons: string[]; indexed: number; sealed: number }> {
     const snapshot = all ?? (await this.entries());
     const sealed = await this.sealPlaceholders(snapshot);
     let unreadable = 0;
@@ -243,7 +246,9 @@ export class Vault {
       let username = e.encryption_version === 3 ? null : "";
       if (username === null) {
         try {
-          username = (await this.secrets(e)).username;
+          const secrets = await this.secrets(e);
+          username = secrets.username;
+          opened?.(e, secrets);
         } catch (err) {
           unreadable++;
           if (err instanceof MisplacedEnvelopeError || err instanceof KeyRollbackError || err instanceof LegacyRefusedError) reasons.add(err.message);

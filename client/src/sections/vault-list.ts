@@ -10,9 +10,13 @@ import { el } from "../pages/common";
 /** What a row shows; the entry itself is read from the store when it is opened. */
 export type Row = { id: string; name: string; site: string; favorite?: boolean; /** An entry shared with the person: who shared it, and how. */ shared?: string };
 
-/** Rows drawn at once (more than any screen holds), then slices of the rest between tasks. */
-const FIRST_ROWS = 200;
-const ROW_SLICE = 1000;
+/** Rows drawn at once (more than any screen holds), then the rest in slices between tasks. */
+const FIRST_ROWS = 80;
+/**
+ * Main-thread time a slice of rows may take: well under the 50 ms that makes a task long (RAIL),
+ * so a keystroke or a click between two slices is answered at once.
+ */
+const SLICE_MS = 12;
 const AVATAR_COLOURS = 8;
 
 /** The avatar's letter: the first letter or digit of the name, else of the site. */
@@ -35,6 +39,13 @@ export function avatar(name: string, site: string, large = false): HTMLSpanEleme
 export class EntryList {
   private drawing = 0;
   private selected: string | null = null;
+  /** Each drawn row's button by entry id: a username learnt late finds its row without a query over thousands. */
+  private readonly buttons = new Map<string, HTMLButtonElement>();
+  /** What the rows drawn (or being drawn) show: a paint with the same rows leaves them be. */
+  private drawn = "";
+  /** Settles when the current drawing has every row on the page, or a newer one took its place. */
+  private complete: Promise<void> = Promise.resolve();
+  private finished: () => void = () => {};
   gone = false;
 
   constructor(
@@ -62,30 +73,51 @@ export class EntryList {
     if (e.favorite) b.append(el("span", { className: "fav-mark" }, el("span", { ariaHidden: "true", textContent: "★" }), el("span", { className: "visually-hidden", textContent: "Favourite" })));
     if (queued.has(e.id)) b.append(el("span", { className: "pending-mark", textContent: "not yet synced" }));
     if (e.id === this.selected) b.setAttribute("aria-current", "true");
+    this.buttons.set(e.id, b);
     return el("li", { dataset: { id: e.id } }, b);
   }
 
   /**
-   * The first rows at once and the rest in slices between tasks; a newer drawing stops an older
-   * one. `data-rows` counts the rows drawn so far.
+   * The first rows at once and the rest in slices of a few milliseconds each between tasks; a newer
+   * drawing stops an older one. `data-rows` counts the rows drawn so far.
    */
   draw(entries: Row[], queued: Set<string>) {
+    // A periodic sync repaints with what is already on screen: starting the rows again would, at
+    // thousands of rows and a busy page, never let the drawing finish.
+    const sig = entries.map((e) => `${e.id}\u0001${e.name}\u0001${e.site}\u0001${e.favorite ? 1 : 0}\u0001${e.shared ?? ""}\u0001${queued.has(e.id) ? 1 : 0}`).join("\u0002");
+    if (sig === this.drawn && this.list.isConnected) return;
+    this.drawn = sig;
     const mine = ++this.drawing;
+    this.finished();
+    this.complete = new Promise((r) => (this.finished = r));
+    this.buttons.clear();
     let at = Math.min(FIRST_ROWS, entries.length);
     this.list.replaceChildren(...entries.slice(0, at).map((e) => this.row(e, queued)));
     this.list.dataset.rows = String(at);
     const more = () => {
-      if (mine !== this.drawing || this.gone) return;
-      this.list.append(...entries.slice(at, at + ROW_SLICE).map((e) => this.row(e, queued)));
-      at = Math.min(at + ROW_SLICE, entries.length);
+      // A newer drawing settled this one when it started.
+      if (mine !== this.drawing) return;
+      if (this.gone) return this.finished();
+      const until = performance.now() + SLICE_MS;
+      const slice = document.createDocumentFragment();
+      // Checked every 25 rows: the clock read costs more than a row.
+      while (at < entries.length && (at % 25 !== 0 || performance.now() < until)) slice.append(this.row(entries[at++]!, queued));
+      this.list.append(slice);
       this.list.dataset.rows = String(at);
       if (at < entries.length) setTimeout(more, 0);
+      else this.finished();
     };
     if (at < entries.length) setTimeout(more, 0);
+    else this.finished();
+  }
+
+  /** Settles once every row of the last drawing is on the page (work that can wait waits for it). */
+  whenDrawn(): Promise<void> {
+    return this.complete;
   }
 
   private button(id: string): HTMLButtonElement | null {
-    return this.list.querySelector<HTMLButtonElement>(`button.entry-row[data-id="${CSS.escape(id)}"]`);
+    return this.buttons.get(id) ?? null;
   }
 
   /** Shows a username learnt after the row was drawn. */

@@ -123,13 +123,16 @@ export class Organiser {
     return [...new Set([...this.known.values()].map((o) => o.folder).filter(Boolean))].sort(byName.compare);
   }
 
-  /** The folder filter's and the detail's folder choices: every folder learnt, the choices kept. */
-  drawFolders() {
+  /**
+   * The folder filter's and the detail's folder choices: every folder learnt, the choices kept (the
+   * filter on `filterTo` instead when given: a renamed folder's new name).
+   */
+  drawFolders(filterTo?: string) {
     const folders = this.folders();
     const sig = folders.join("\u0001");
     if (this.folderFilter.dataset.sig !== sig) {
       this.folderFilter.dataset.sig = sig;
-      const current = this.folderFilter.value;
+      const current = filterTo ?? this.folderFilter.value;
       const option = (value: string, text: string) => el("option", { value, textContent: text });
       this.folderFilter.replaceChildren(option("", "All folders"), option(NO_FOLDER, "No folder"), ...folders.map((f) => option(f, f)));
       this.folderFilter.value = current === NO_FOLDER || folders.includes(current) ? current : "";
@@ -161,7 +164,7 @@ export class Organiser {
   }
 
   /** Re-seals entries with a change; the list is drawn again from the store once all are queued. */
-  private async organise(ids: string[], change: { favorite?: boolean; folder?: string }, done: string) {
+  private async organise(ids: string[], change: { favorite?: boolean; folder?: string }, done: string, filterTo?: string) {
     try {
       for (const id of ids) {
         await this.app.vault.organise(id, change);
@@ -170,7 +173,8 @@ export class Organiser {
         const o = this.known.get(id);
         if (e && o) this.known.set(id, { ...o, ...change, sig: e.encrypted_data });
       }
-      this.drawFolders();
+      // The filter moves with a renamed folder at once, not after the repaint that follows.
+      this.drawFolders(filterTo);
       this.app.toast(done);
     } catch (err) {
       this.app.toast(`Not changed: ${err instanceof Error ? err.message : String(err)}`);
@@ -212,7 +216,7 @@ export class Organiser {
     if (!name || name === folder) return;
     await this.allRead();
     // The filter follows the folder to its new name.
-    await this.organise(this.inFolder(folder), { folder: name }, `Renamed ${folder} to ${name}`);
+    await this.organise(this.inFolder(folder), { folder: name }, `Renamed ${folder} to ${name}`, name);
     this.folderFilter.value = name;
     this.showFolderActions();
     this.refilter();

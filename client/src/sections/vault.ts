@@ -12,9 +12,12 @@ import { EntryForm } from "./vault-form";
 import { EntryList, type Row } from "./vault-list";
 import { VAULT_MARKUP } from "./vault-markup";
 import { Organiser } from "./vault-organise";
+import { queryWords, SearchIndex } from "./vault-search";
 import { mergeByName, SHARED_PREFIX, SharedEntries } from "./vault-shared";
 /** Entries whose username is opened per slice, between tasks, after the list is drawn. */
 const USERNAME_SLICE = 100;
+/** How often a search or filter on screen follows entries opened in the background. */
+const FOLLOW_MS = 150;
 
 const editable = (t: EventTarget | null) => t instanceof HTMLElement && !!t.closest("input, textarea, select, [contenteditable]");
 
@@ -34,6 +37,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   let lastOpen: string | null = null;
   /** Usernames opened on this page (they are in the encrypted part): shown in the rows. */
   const usernames = new Map<string, string>();
+  const index = new SearchIndex();
   const list = new EntryList($("entries"), usernames, (id) => void openById(id));
   /** The pass that reads every entry (usernames, marks, folders); a folder's rename waits for it. */
   let reading: Promise<void> = Promise.resolve();
@@ -64,11 +68,18 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     if (detail.entry?.id === id) void openById(id, false);
   });
 
-  /** Notes an opened entry's username and organisation; true when the latter changed. */
+  /**
+   * Notes an opened entry's username and organisation; true when the list as filtered now may
+   * change: its organisation changed, or its username makes it match the search.
+   */
   function learn(e: LocalEntry, s: EntrySecrets): boolean {
+    const before = usernames.get(e.id);
     usernames.set(e.id, s.username);
     list.setUsername(e.id, s.username);
-    return organiser.learn(e, s);
+    index.note(e, s.username);
+    const words = queryWords(search.value);
+    const found = words.length > 0 && before !== s.username && index.matches(e, s.username, words) !== index.matches(e, before, words);
+    return organiser.learn(e, s) || found;
   }
 
   function showDetail(open: boolean) {
@@ -110,12 +121,15 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     if (!loaded) return;
     const mine = ++searched;
     const query = search.value.trim();
-    // The snapshot is sorted already: the blind-index match filters it in place of a new sort.
-    const wanted = query ? await queryTokens(keys, query) : [];
+    // Entries opened on this page match on their words in memory; the others on their blind-index
+    // tokens (which cover the username), hashed only while such an entry is left; without tokens
+    // (not indexed yet) on their name and site. The snapshot is sorted already: no new sort.
+    const words = queryWords(query);
+    const hashed = words.length && snapshot.some((e) => !usernames.has(e.id) && e.search_tokens !== null) ? await queryTokens(keys, query) : [];
+    const found = (e: LocalEntry) =>
+      !words.length || (usernames.has(e.id) || e.search_tokens === null ? index.matches(e, usernames.get(e.id), words) : hashed.every((t) => e.search_tokens!.includes(t)));
     const tag = ($("tag-filter") as HTMLSelectElement).value;
-    const entries = ordered(
-      snapshot.filter((e) => (!tag || e.tags.includes(tag)) && organiser.matches(e) && (!wanted.length || (e.search_tokens !== null && wanted.every((t) => e.search_tokens!.includes(t))))),
-    );
+    const entries = ordered(snapshot.filter((e) => (!tag || e.tags.includes(tag)) && organiser.matches(e) && found(e)));
     if (gone || mine !== searched) return;
     const own = entries.map(rowOf);
     // Shared entries carry no tag, favourite or folder of this person's: they show unfiltered, or alone.
@@ -160,28 +174,36 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   /**
    * Opens the entries not yet read on this page (or changed since), a slice per task, while the
    * page stays responsive: their usernames for the rows, their favourite marks and folders for
-   * the filters. The list is drawn again once if what it shows changed.
+   * the filters. A filtered list follows as entries are read; the whole list is drawn again once,
+   * at the end, if what it shows changed. `changed` says whether an earlier pass changed it already.
    */
-  async function fillUsernames(all: LocalEntry[]) {
+  async function fillUsernames(all: LocalEntry[], changed: boolean) {
     const todo = all.filter((e) => !organiser.of(e));
-    let changed = false;
     for (let i = 0; i < todo.length && !gone; i += USERNAME_SLICE) {
+      let found = false;
       await Promise.all(
         todo.slice(i, i + USERNAME_SLICE).map(async (e) => {
           const placeholder = { username: e.username ?? "", password: "", notes: "", category: "", totp: "" };
           try {
-            if (learn(e, e.encryption_version === -1 ? placeholder : await vault.secrets(e))) changed = true;
+            if (learn(e, e.encryption_version === -1 ? placeholder : await vault.secrets(e))) found = true;
           } catch {
             // Unreadable: the foreign-key notice says why.
           }
         }),
       );
+      changed ||= found;
+      if (found && filtered()) await filter();
       await new Promise((r) => setTimeout(r, 0));
     }
-    if (!changed || gone) return;
+    if (gone) return;
+    $("entries").dataset.read = String(Math.round(performance.now()));
+    if (!changed) return;
     organiser.drawFolders();
     await filter();
   }
+
+  /** Whether the list shows a subset (a search or a filter): cheap to draw again as entries are read. */
+  const filtered = () => !!search.value.trim() || !!($("tag-filter") as HTMLSelectElement).value || organiser.active();
 
   async function renderList() {
     // One read of the store serves the whole paint (a read deserialises every entry).
@@ -191,35 +213,54 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     if (gone) return;
     loaded = true;
     drawTags();
-    const query = search.value.trim();
     await filter();
     // Shares come from the server (the Sharing page's copy offline): the list follows when they change.
     void shared.load().then((changed) => {
       if (changed && !gone) void filter();
     });
 
+    // The rows first: the pass below floods the page's task queue with Web Crypto completions,
+    // behind which the rows' slices would wait for minutes at 10,000 entries.
+    await list.whenDrawn();
+    if (gone) return;
     // Then what needs the keys, with the list already on screen: unbound entries re-sealed (queued
     // updates, sent now rather than at the next periodic sync), placeholders sealed, search tokens
-    // computed for what came from the server.
-    const migrated = await vault.migrate(all);
-    const { unreadable, reasons, indexed, sealed } = await vault.ensureIndexed(all);
-    if ((migrated > 0 || sealed > 0) && navigator.onLine) void sync.syncNow();
-    await noteFullyBound(all);
-    if (gone) return;
-    const count = `${unreadable} ${unreadable === 1 ? "entry" : "entries"}`;
-    $("foreign-key").hidden = unreadable === 0;
-    // Refused envelopes say why; the rest are under another vault key, most likely after a
-    // passphrase change on another device.
-    $("foreign-key").textContent = reasons.length
-      ? `${count} not shown. ${reasons.join(" ")}`
-      : `${count} cannot be opened with this device's key. If the master passphrase was changed on another device, sign out and sign in with the new one.`;
-    // The store or the search tokens changed under the list just drawn: one more paint shows it.
-    if (migrated > 0 || sealed > 0 || (indexed > 0 && search.value.trim())) void app.refresh();
-    else {
-      // New search tokens are in the store, not in the snapshot searched on: read it once more
-      // (no repaint: the rows are the same), so the next keystroke finds them.
-      if (indexed > 0) snapshot = await vault.list(await vault.entries());
-      reading = fillUsernames(snapshot);
+    // computed for what came from the server, every entry read. `reading` settles when all are.
+    let finish = () => {};
+    reading = new Promise<void>((r) => (finish = r));
+    // When the pass has read every entry (in page time): what the bench waits for.
+    delete $("entries").dataset.read;
+    try {
+      const migrated = await vault.migrate(all);
+      // Indexing opens the entries the server brought: the rows learn their usernames from it, and
+      // a search or filter on screen follows a few times a second.
+      let learnt = false;
+      let follow: ReturnType<typeof setTimeout> | undefined;
+      const { unreadable, reasons, sealed } = await vault.ensureIndexed(all, (e, s) => {
+        if (!learn(e, s)) return;
+        learnt = true;
+        if (filtered() && follow === undefined) follow = setTimeout(() => ((follow = undefined), void filter()), FOLLOW_MS);
+      });
+      if ((migrated > 0 || sealed > 0) && navigator.onLine) void sync.syncNow();
+      await noteFullyBound(all);
+      if (gone) return;
+      const count = `${unreadable} ${unreadable === 1 ? "entry" : "entries"}`;
+      $("foreign-key").hidden = unreadable === 0;
+      // Refused envelopes say why; the rest are under another vault key, most likely after a
+      // passphrase change on another device.
+      $("foreign-key").textContent = reasons.length
+        ? `${count} not shown. ${reasons.join(" ")}`
+        : `${count} cannot be opened with this device's key. If the master passphrase was changed on another device, sign out and sign in with the new one.`;
+      // The store changed under the list just drawn: one more paint shows it. New search tokens
+      // need no new read: the entries they were computed for were opened, and match in memory.
+      if (migrated > 0 || sealed > 0) void app.refresh();
+      else {
+        const done = finish;
+        finish = () => {};
+        void fillUsernames(snapshot, learnt).finally(done);
+      }
+    } finally {
+      finish();
     }
   }
 
