@@ -12,6 +12,9 @@ source scripts/lib/node-runtime.sh
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi
+# The workers test pool's Durable Object wrapper slows down with every object made (quadratic over
+# a suite); mended in place until a release carries the upstream fix (scripts/lib/patch-test-pool.mjs).
+node scripts/lib/patch-test-pool.mjs
 
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)

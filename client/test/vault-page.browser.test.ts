@@ -176,7 +176,7 @@ describe("vault page at desktop width", () => {
 
   it("shows the entry's tools as tabs, and keeps a tool open past 30 seconds of use", async () => {
     await openEntry(page, "Chase");
-    expect(await page.getByRole("tab").allInnerTexts()).toEqual(["Details", "Attachments", "Password reset", "Share session"]);
+    expect(await page.getByRole("tab").allInnerTexts()).toEqual(["Details", "Attachments", "Password reset", "Share session", "Share by link"]);
     expect(await page.getByRole("tab", { name: "Details" }).getAttribute("aria-selected")).toBe("true");
     // The live code's place is in the details.
     await page.locator('#panel-details [data-tool="totp"]').waitFor();
