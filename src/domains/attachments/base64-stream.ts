@@ -73,3 +73,34 @@ export function base64EncodeStream(): TransformStream<Uint8Array, Uint8Array> {
     },
   });
 }
+
+/**
+ * A JSON document whose one string field is a stored blob, base64-encoded as R2 yields it:
+ * `prefix` (the JSON up to the field's opening quote), the encoded bytes, then `suffix`.
+ * Pull-driven, so R2 is read only as fast as the client takes the response, and a 25 MB blob is
+ * never held whole.
+ */
+export function jsonAroundBase64(prefix: string, body: ReadableStream<Uint8Array>, suffix: string): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  const head = encoder.encode(prefix);
+  const tail = encoder.encode(suffix);
+  const reader = body.pipeThrough(base64EncodeStream()).getReader();
+  let started = false;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!started) {
+        started = true;
+        controller.enqueue(head);
+        return;
+      }
+      const { done, value } = await reader.read();
+      if (done) {
+        controller.enqueue(tail);
+        controller.close();
+      } else controller.enqueue(value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}

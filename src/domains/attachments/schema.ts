@@ -38,18 +38,22 @@ const textCipher = z.object({ iv: ivPart, ciphertext: b64Bytes(GCM_TAG_BYTES + 1
 export const PARENT_TYPES = ["password", "note", "item"] as const;
 export type ParentType = (typeof PARENT_TYPES)[number];
 
-export const UploadBody = z.object({
-  parent_id: z.string().min(1).max(128),
-  parent_type: z.enum(PARENT_TYPES),
-  encrypted_content: z
+/** IV ‖ AES-GCM ciphertext as canonical base64, within the size limit (`tooLarge` says which). */
+export const sealedBase64 = (tooLarge: string) =>
+  z
     .string()
     .max(MAX_CONTENT_CHARS, `base64 payload is limited to ${MAX_CONTENT_CHARS} characters`)
     .superRefine((v, ctx) => {
       const n = decodedLength(v);
       if (n < 0) ctx.addIssue({ code: "custom", message: "must be standard base64 with padding" });
       else if (n < IV_BYTES + GCM_TAG_BYTES) ctx.addIssue({ code: "custom", message: "must start with the 12-byte IV followed by AES-GCM ciphertext" });
-      else if (n > MAX_CONTENT_BYTES) ctx.addIssue({ code: "custom", message: "file exceeds 25 MB" });
-    }),
+      else if (n > MAX_CONTENT_BYTES) ctx.addIssue({ code: "custom", message: tooLarge });
+    });
+
+export const UploadBody = z.object({
+  parent_id: z.string().min(1).max(128),
+  parent_type: z.enum(PARENT_TYPES),
+  encrypted_content: sealedBase64("file exceeds 25 MB"),
   wrapped_file_key: z.object({ iv: ivPart, ciphertext: b64Bytes(WRAPPED_KEY_BYTES, WRAPPED_KEY_BYTES, "ciphertext") }),
   encrypted_filename: textCipher,
   encrypted_mime_type: textCipher,

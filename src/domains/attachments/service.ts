@@ -4,7 +4,7 @@ import type { RequestMeta } from "../../kernel/context";
 import type { PageParams } from "../../kernel/pagination";
 import { randomId } from "../../lib/crypto";
 import { AppError, ErrorCode, notFound } from "../../lib/errors";
-import { base64EncodeStream, decodeBase64 } from "./base64-stream";
+import { decodeBase64, jsonAroundBase64 } from "./base64-stream";
 import * as repo from "./repo";
 import { decodedLength, type AttachmentView, type ParentType, type UploadInput } from "./schema";
 import { logJson } from "../../lib/log";
@@ -130,31 +130,7 @@ export class AttachmentService {
       throw new AppError(ErrorCode.INTERNAL_ERROR, "Attachment content unavailable");
     }
     const head = JSON.stringify({ ...toAttachment(row), wrapped_file_key: row.wrappedFileKey });
-    const encoder = new TextEncoder();
-    const prefix = encoder.encode(`{"attachment":${head.slice(0, -1)},"encrypted_content":"`);
-    const suffix = encoder.encode(`"}}`);
-    const reader = object.body.pipeThrough(base64EncodeStream()).getReader();
-    let started = false;
-    // Pull-driven, so R2 is read only as fast as the client takes the response.
-    return new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        if (!started) {
-          started = true;
-          controller.enqueue(prefix);
-          return;
-        }
-        const { done, value } = await reader.read();
-        if (done) {
-          controller.enqueue(suffix);
-          controller.close();
-        } else {
-          controller.enqueue(value);
-        }
-      },
-      cancel(reason) {
-        return reader.cancel(reason);
-      },
-    });
+    return jsonAroundBase64(`{"attachment":${head.slice(0, -1)},"encrypted_content":"`, object.body, `"}}`);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { decodedLength, GCM_TAG_BYTES, IV_BYTES, MAX_CONTENT_BYTES, MAX_CONTENT_CHARS } from "../attachments";
+import { decodedLength, GCM_TAG_BYTES, IV_BYTES, sealedBase64 } from "../attachments";
 
 /** Spec-free choices (docs/decisions.md, Sharing: secure links). */
 export const MIN_EXPIRY_SECONDS = 60 * 60;
@@ -32,15 +32,7 @@ export const CreateLinkBody = z
   .object({
     kind: z.enum(["text", "file"]),
     /** IV ‖ AES-GCM ciphertext under the fragment's key, base64; the server cannot open it. */
-    content: z
-      .string()
-      .max(MAX_CONTENT_CHARS, `base64 payload is limited to ${MAX_CONTENT_CHARS} characters`)
-      .superRefine((v, ctx) => {
-        const n = decodedLength(v);
-        if (n < 0) ctx.addIssue({ code: "custom", message: "must be standard base64 with padding" });
-        else if (n < IV_BYTES + GCM_TAG_BYTES) ctx.addIssue({ code: "custom", message: "must start with the 12-byte IV followed by AES-GCM ciphertext" });
-        else if (n > MAX_CONTENT_BYTES) ctx.addIssue({ code: "custom", message: "content exceeds 25 MB" });
-      }),
+    content: sealedBase64("content exceeds 25 MB"),
     expires_in_seconds: z.number().int().min(MIN_EXPIRY_SECONDS).max(MAX_EXPIRY_SECONDS),
     max_views: z.number().int().min(1).max(MAX_VIEWS),
     passphrase: z.object({ salt: b64Exact(SALT_BYTES), verifier: b64Exact(VERIFIER_BYTES) }).strict().optional(),

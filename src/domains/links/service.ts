@@ -4,7 +4,7 @@ import { AppError, ErrorCode, notFound } from "../../lib/errors";
 import { randomToken, sha256Hex } from "../../lib/crypto";
 import { logJson } from "../../lib/log";
 import { fromBase64 } from "../../kernel/base64";
-import { base64EncodeStream, decodeBase64, decodedLength } from "../attachments";
+import { decodeBase64, decodedLength, jsonAroundBase64 } from "../attachments";
 import * as repo from "./repo";
 import { MAX_FAILED_ATTEMPTS, type CreateLinkInput, type LinkState } from "./schema";
 
@@ -191,26 +191,5 @@ export class LinkService {
  * first, then the ciphertext base64-encoded as R2 yields it, so a 25 MB file is never held whole.
  */
 export function deliveryStream(head: unknown, body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  const prefix = encoder.encode(`{"link":${JSON.stringify(head)},"content":"`);
-  const suffix = encoder.encode(`"}`);
-  const reader = body.pipeThrough(base64EncodeStream()).getReader();
-  let started = false;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (!started) {
-        started = true;
-        controller.enqueue(prefix);
-        return;
-      }
-      const { done, value } = await reader.read();
-      if (done) {
-        controller.enqueue(suffix);
-        controller.close();
-      } else controller.enqueue(value);
-    },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  });
+  return jsonAroundBase64(`{"link":${JSON.stringify(head)},"content":"`, body, `"}`);
 }
