@@ -1,5 +1,5 @@
 /**
- * A hostile server for the issue-22 tests: an HTTP proxy between real Chromium and the real worker
+ * A hostile server for the tests of the clients against a malicious server: an HTTP proxy between real Chromium and the real worker
  * (wrangler dev) that forwards every request and lets a test rewrite what the API answers, as a
  * compromised server could. Pages, the service worker and the API all come through it, so the
  * browser sees one origin (the proxy's) and cannot tell.
@@ -7,7 +7,12 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
-export type Seen = { method: string; path: string; search: string; body: string };
+/**
+ * `credentials`: the request's cookie and authorization headers, so a test can count one device's
+ * requests while other tests' pages (their live-sync reconnects, their periodic runs) still talk
+ * through the same proxy.
+ */
+export type Seen = { method: string; path: string; search: string; body: string; credentials: string };
 
 /**
  * A rewrite: `when` picks requests; `url` may change what is asked of the worker (drop a cursor,
@@ -50,7 +55,7 @@ export async function startMaliciousServer(upstream: string): Promise<MaliciousS
     void (async () => {
       const body = await readBody(req);
       const incoming = new URL(req.url ?? "/", upstream);
-      const r: Seen = { method: req.method ?? "GET", path: incoming.pathname, search: incoming.search, body: body.toString("utf8") };
+      const r: Seen = { method: req.method ?? "GET", path: incoming.pathname, search: incoming.search, body: body.toString("utf8"), credentials: `${req.headers.cookie ?? ""} ${req.headers.authorization ?? ""}` };
       seen.push(r);
       const rule = rules.find((x) => x.when(r));
       const target = rule?.url ? rule.url(new URL(incoming)) : incoming;
