@@ -181,6 +181,9 @@ async function present(offered: string, show: boolean) {
     if (view.kind === "gone") return show ? stale() : undefined;
     if (nonce !== null && nonce !== offered) return;
     nonce = offered;
+    // When this frame was bound to its session (made ahead, this is before any press): the bench's
+    // "page load -> menu made ahead" figure.
+    body.dataset.attachedAt ??= String(performance.timeOrigin + performance.now());
   }
   if (!show || showing) return;
   showing = true;
