@@ -1,5 +1,6 @@
 // Extension bench: time from page load to the fill menu being ready, with a 10,000-entry vault,
-// online (the extension asks /api/passwords/match) and offline (its delta-sync cache). The vault
+// online (live sync connected: the synced copy answers while it is current, else the extension
+// asks /api/passwords/match; each run prints which answered) and offline (its delta-sync cache). The vault
 // is sealed with the web client's own crypto (bench/lib/vault-seed.mjs), pushed through sync,
 // pulled by the extension in Chromium's new headless mode. The menu opens when the person clicks
 // into the login field (here a real click as soon as the page has loaded) and is an extension
@@ -84,7 +85,8 @@ try {
       const attachedAt = Number(await body.getAttribute("data-attached-at"));
       const [navigationStart, downAt, loadAt] = await page.evaluate(() => [performance.timeOrigin, window.__downAt, performance.timeOrigin + performance.getEntriesByType("navigation")[0].loadEventStart]);
       // The first two loads warm the page's process and the extension's paths up.
-      if (i >= 2) out.push({ nav: readyAt - navigationStart, script: readyAt - clickedAt, down: readyAt - downAt, ahead: attachedAt - loadAt, told: toldAt - clickedAt, bound: shownAt - toldAt, drawn: readyAt - shownAt });
+      const answered = await body.getAttribute("data-source");
+      if (i >= 2) out.push({ answered, nav: readyAt - navigationStart, script: readyAt - clickedAt, down: readyAt - downAt, ahead: attachedAt - loadAt, told: toldAt - clickedAt, bound: shownAt - toldAt, drawn: readyAt - shownAt });
     }
     return out;
   };
@@ -105,7 +107,7 @@ try {
     console.log(`${label.padEnd(8)} navigation start -> menu ready: p50 ${fmt(q("nav", 0.5), 1)} ms, p95 ${fmt(q("nav", 0.95), 1)} ms, max ${fmt(q("nav", 1), 1)} ms` + ` | click -> ready: p50 ${fmt(q("script", 0.5), 1)} ms, p95 ${fmt(q("script", 0.95), 1)} ms` +
         ` | press in page -> ready: p50 ${fmt(q("down", 0.5), 1)} ms, p95 ${fmt(q("down", 0.95), 1)} ms` +
         ` | page load -> menu made ahead: p50 ${fmt(q("ahead", 0.5), 1)} ms, p95 ${fmt(q("ahead", 0.95), 1)} ms` +
-        ` (click -> frame told p50 ${fmt(q("told", 0.5), 1)} ms, then its session bound ${fmt(q("bound", 0.5), 1)} ms, then drawn ${fmt(q("drawn", 0.5), 1)} ms)  (${runs.length} loads)`);
+        ` (click -> frame told p50 ${fmt(q("told", 0.5), 1)} ms, then its session bound ${fmt(q("bound", 0.5), 1)} ms, then drawn ${fmt(q("drawn", 0.5), 1)} ms)  (${runs.length} loads; answered by ${[...new Set(runs.map((r) => r.answered))].join(", ")})`);
   };
   report("online", await measure());
   // Offline: the API origin refuses connections; the extension falls back to its cache.

@@ -140,7 +140,38 @@ describe("the browser extension", () => {
     await page.close();
   });
 
-  it("asks again with If-None-Match: an unchanged vault answers 304 with the same sign-ins, a change made elsewhere shows at once", async () => {
+  it("draws the menu from its synced copy while live sync holds it current: the server hears no lookup, and a sign-in added elsewhere shows once live sync brings it", async () => {
+    const host = "local-first.test";
+    const lookups = () => relay.heard().filter((r) => r.line.startsWith("GET /api/passwords/match") && r.line.includes(host));
+    const popup = await openPopup(context);
+    try {
+      await expect.poll(async () => (await extensionStatus(popup)).current).toBe(true);
+      const before = (await extensionStatus(popup)).cached;
+      await seedEntries(base, user, keys, [{ name: "Lena", website: host, username: "lena", password: "lena-pass" }]);
+      // No sync is pressed and the periodic run is 30 s away: live sync's notice brings it.
+      await expect.poll(async () => (await extensionStatus(popup)).cached).toBe(before + 1);
+      await expect.poll(async () => (await extensionStatus(popup)).current).toBe(true);
+      const page = await openLogin(at(host, "/login"));
+      const menu = await openFillMenu(page);
+      expect(await menu.locator("body").getAttribute("data-count")).toBe("1");
+      expect(await frameText(menu)).toContain("Lena");
+      expect(await frameText(menu)).not.toContain("(offline)");
+      await pressInFrame(menu, /Lena/);
+      await expect.poll(() => page.getByLabel("Password").inputValue()).toBe("lena-pass");
+      await page.close();
+      // Neither the menu nor the fill told the server which sign-in page was open.
+      expect(lookups()).toEqual([]);
+    } finally {
+      await popup.close();
+    }
+  });
+
+  it("without live sync, asks the server again with If-None-Match: an unchanged vault answers 304 with the same sign-ins, a change made elsewhere shows at once", async () => {
+    // Live sync cut: the synced copy is no longer known to be current, so each menu asks the server.
+    relay.refuse(/^GET \/api\/sync\/live\b/);
+    const popup = await openPopup(context);
+    await expect.poll(async () => (await extensionStatus(popup)).current).toBe(false);
+    await popup.close();
     const host = "revalidate.test";
     const lookups = () => relay.heard().filter((r) => r.line.startsWith("GET /api/passwords/match") && r.line.includes(host));
     const shows = async (names: string[]) => {
@@ -170,6 +201,7 @@ describe("the browser extension", () => {
     // that lookup, too, is a 304.
     expect(lookups().slice(3).length).toBeGreaterThan(0);
     for (const r of lookups().slice(3)) expect(r).toMatchObject({ conditional: true, status: 304 });
+    relay.refuse(null);
   });
 
   it("offers nothing on a lookalike host", async () => {
@@ -213,6 +245,10 @@ describe("the browser extension", () => {
   it("fills from its cache when the server cannot be reached", async () => {
     await relay.stop();
     try {
+      // The live connection went with the relay: the copy answers as the offline cache.
+      const popup = await openPopup(context);
+      await expect.poll(async () => (await extensionStatus(popup)).current).toBe(false);
+      await popup.close();
       const page = await openLogin(at("login.site.test", "/login"));
       const menu = await openFillMenu(page);
       expect(await frameText(menu)).toContain("(offline)");

@@ -102,7 +102,7 @@ async function status(): Promise<Status> {
       signedIn = false;
     }
   }
-  const vault = await toVault<{ unlocked: boolean; pending: number; lastSync: string | null; cached: number; twoFactorRequired: boolean }>({ type: "status" });
+  const vault = await toVault<{ unlocked: boolean; pending: number; lastSync: string | null; cached: number; current: boolean; twoFactorRequired: boolean }>({ type: "status" });
   return { signedIn, email, appOrigin, ...vault, twoFactorRequired: signedIn && vault.twoFactorRequired, unlocked: signedIn && vault.unlocked };
 }
 

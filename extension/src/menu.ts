@@ -194,6 +194,8 @@ async function present(offered: string, show: boolean) {
   if (view.kind === "fill") showFill(view);
   else showSave(view.offer);
   body.dataset.state = view.kind === "fill" ? "ready" : "offered";
+  // Who answered (server, synced copy, offline cache): the bench reports it with its figures.
+  if (view.kind === "fill" && !view.reply.locked) body.dataset.source = view.reply.source;
   body.dataset.readyAt = String(performance.timeOrigin + performance.now());
 }
 

@@ -2,7 +2,7 @@
 export type MatchItem = { id: string; name: string; username: string; hasTotp: boolean; insecure: boolean };
 
 /** `twoFactorRequired`: the web app's sign-in still owes its account 2FA code (DECISIONS D20); nothing fills until it is given. */
-export type Status = { signedIn: boolean; email: string | null; twoFactorRequired: boolean; unlocked: boolean; appOrigin: string; pending: number; lastSync: string | null; cached: number };
+export type Status = { signedIn: boolean; email: string | null; twoFactorRequired: boolean; unlocked: boolean; appOrigin: string; pending: number; lastSync: string | null; cached: number; current: boolean };
 
 export type Credentials = { username: string; password: string; totp: string | null };
 
@@ -40,7 +40,12 @@ export type ToContent =
   | { type: "frame-visible"; nonce: string }
   | { type: "frame-close"; nonce: string };
 
-export type MatchReply = { locked: true } | { locked: false; items: MatchItem[]; source: "server" | "cache"; refused?: "refuse-frame"; twoFactorRequired?: true };
+/**
+ * `source`: who answered. "server" asked the server; "synced" is this browser's copy while live
+ * sync holds it current; "cache" is the same copy offline (the menu says so).
+ */
+export type MatchSource = "server" | "synced" | "cache";
+export type MatchReply = { locked: true } | { locked: false; items: MatchItem[]; source: MatchSource; refused?: "refuse-frame"; twoFactorRequired?: true };
 /** What a content script learns at page load: whether its frame may be filled at all; never an entry. */
 export type FillReply = { ok: true; credentials: Credentials } | { ok: false; reason: "locked" | "two-factor-required" | "confirm-insecure" | "refuse-frame" | "refuse-domain" | "not-found" | "not-visible" | "navigated" };
 export type PickReply = { ok: true } | { ok: false; reason: string };

@@ -17,13 +17,13 @@ import { gatedSync, LiveSync, liveSyncProtocols, liveSyncUrl } from "../../clien
 import { Vault } from "../../client/src/vault";
 import type { Forwarded } from "./background";
 import { proveExtension, registerExtension } from "./device";
-import type { Credentials, FillReply, FrameAttached, FrameView, MatchItem, MatchReply, SaveOffer } from "./messages";
+import type { Credentials, FillReply, FrameAttached, FrameView, MatchItem, MatchReply, MatchSource, SaveOffer } from "./messages";
 import { entryHostsFor, hostOf, verdict, type FillContext } from "./policy";
 import { FrameSessions, type FrameSession } from "./sessions";
 import { currentCode } from "./totp";
 
 type Candidate = { id: string; name: string; website?: string | null; url: string | null; wrapped_item_key: string | null; encrypted_data: string | null };
-type Unlocked = { userId: string; keys: VaultKeys; vault: Vault; api: ApiClient; appOrigin: string; byHost: Map<string, LocalEntry[]>; timer: ReturnType<typeof setInterval>; live: LiveSync };
+type Unlocked = { userId: string; keys: VaultKeys; vault: Vault; api: ApiClient; appOrigin: string; byHost: Map<string, LocalEntry[]>; indexedAt?: string; timer: ReturnType<typeof setInterval>; live: LiveSync };
 type Submission = { url: string; username: string; password: string };
 
 const dbReady = openDb();
@@ -104,12 +104,16 @@ async function opened(s: Unlocked, c: Candidate): Promise<{ secrets: EntrySecret
 async function reindex(s: Unlocked) {
   // By the host the envelope is bound to: a page looks up its own host and each parent, as the
   // server's match does; the verdict then holds each candidate to the host it opened under.
+  // The cursor first: a pull that lands while the entries are read leaves the index marked with
+  // the older cursor, so it is never taken for more current than it is.
+  const indexedAt = await s.vault.db.meta<string>(`cursor:${s.userId}`);
   const byHost = new Map<string, LocalEntry[]>();
   for (const e of await s.vault.db.entries(s.userId)) {
     const h = boundHost(e);
     if (h) byHost.set(h, [...(byHost.get(h) ?? []), e]);
   }
   s.byHost = byHost;
+  s.indexedAt = indexedAt;
 }
 
 async function sync(s: Unlocked) {
@@ -180,13 +184,21 @@ async function unlock(passphrase: string, appOrigin: string, current: string | n
   void sync(s);
 }
 
-/** Entries the server (or, offline, the cache) has for the page's host, with where they came from. */
-async function candidates(s: Unlocked, pageUrl: string): Promise<{ list: Candidate[]; source: "server" | "cache" }> {
+const cached = (s: Unlocked, pageUrl: string): Candidate[] => entryHostsFor(pageUrl).flatMap((h) => s.byHost.get(h) ?? []);
+
+/**
+ * Entries for the page's host, with where they came from. Local first: while live sync says the
+ * synced copy is current (connected, its cursor at the hub's clock, a pull within the safety net),
+ * the copy answers and the server is not asked, so the menu is drawn without a round trip and the
+ * page's host never leaves the device. Otherwise the server answers, and offline the copy does.
+ */
+async function candidates(s: Unlocked, pageUrl: string): Promise<{ list: Candidate[]; source: MatchSource }> {
+  if (s.live.covers(s.indexedAt)) return { list: cached(s, pageUrl), source: "synced" };
   try {
     return { list: (await s.api.match(pageUrl)).matches, source: "server" };
   } catch (e) {
     if (!(e instanceof OfflineError)) throw e;
-    return { list: entryHostsFor(pageUrl).flatMap((h) => s.byHost.get(h) ?? []), source: "cache" };
+    return { list: cached(s, pageUrl), source: "cache" };
   }
 }
 
@@ -197,7 +209,7 @@ type Opened = NonNullable<Awaited<ReturnType<typeof opened>>>;
  * answer holding an envelope that does not open in its place is not revalidated next time: a 304
  * would confirm the very body kept (client/src/revalidate.ts). Placeholders have no envelope.
  */
-async function openedCandidates(s: Unlocked, pageUrl: string): Promise<{ list: { c: Candidate; o: Opened | null }[]; source: "server" | "cache" }> {
+async function openedCandidates(s: Unlocked, pageUrl: string): Promise<{ list: { c: Candidate; o: Opened | null }[]; source: MatchSource }> {
   const { list, source } = await candidates(s, pageUrl);
   const out: { c: Candidate; o: Opened | null }[] = [];
   for (const c of list) out.push({ c, o: await opened(s, c) });
@@ -328,6 +340,8 @@ async function status(appOrigin: string, current: string | null) {
   return {
     twoFactorRequired,
     unlocked: state !== null,
+    // Live sync holds the fill copy current: menus are drawn from it without asking the server.
+    current: state ? state.live.covers(state.indexedAt) : false,
     cached: state ? [...state.byHost.values()].reduce((n, list) => n + list.length, 0) : 0,
     pending: state ? await db.pendingCount(state.userId) : 0,
     lastSync: session ? ((await db.meta<string>(`lastSync:${session.userId}`)) ?? null) : null,

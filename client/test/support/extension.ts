@@ -62,7 +62,8 @@ export async function unlockInPopup(context: BrowserContext, passphrase: string,
   return popup;
 }
 
-export type ExtensionStatus = { signedIn: boolean; unlocked: boolean; cached: number; pending: number; lastSync: string | null };
+/** `current`: live sync holds the fill copy current, so menus are drawn from it without the server. */
+export type ExtensionStatus = { signedIn: boolean; unlocked: boolean; cached: number; current: boolean; pending: number; lastSync: string | null };
 
 /** What the service worker reports, asked from an extension page like the popup does. */
 export function extensionStatus(popup: Page): Promise<ExtensionStatus> {
@@ -79,6 +80,9 @@ export type Heard = { line: string; conditional: boolean; headers: Record<string
  */
 export async function startRelay(target: { host: string; port: number }, port = 0) {
   const sockets = new Set<Socket>();
+  // Each browser-side connection by its first request line, so a test can cut one kind (`refuse`).
+  const firstLines = new Map<Socket, string>();
+  let refused: RegExp | null = null;
   const heard: Heard[] = [];
   let server: Server | null = null;
   const listen = (p: number) =>
@@ -92,7 +96,18 @@ export async function startRelay(target: { host: string; port: number }, port = 
         }
         // Answers on one connection come in the order of its requests (RFC 9112 section 9.3.2).
         const waiting: Heard[] = [];
+        client.on("close", () => {
+          firstLines.delete(client);
+          upstream.destroy();
+        });
         client.on("data", (chunk: Buffer) => {
+          const first = /^([A-Z]+ \S+) HTTP\/1\.1\r\n/.exec(chunk.toString("latin1"));
+          if (first && !firstLines.has(client)) firstLines.set(client, first[1]!);
+          if (refused && refused.test(firstLines.get(client) ?? "")) {
+            client.destroy();
+            upstream.destroy();
+            return;
+          }
           for (const m of chunk.toString("latin1").matchAll(/^([A-Z]+) (\S+) HTTP\/1\.1\r\n([\s\S]*?)\r\n\r\n/gm)) {
             const headers = Object.fromEntries(m[3]!.split("\r\n").map((h) => [h.slice(0, h.indexOf(":")).trim().toLowerCase(), h.slice(h.indexOf(":") + 1).trim()]));
             const r: Heard = { line: `${m[1]} ${m[2]}`, conditional: "if-none-match" in headers, headers };
@@ -119,6 +134,14 @@ export async function startRelay(target: { host: string; port: number }, port = 
       server = null;
     },
     resume: () => listen(bound),
+    /**
+     * Cuts the connections whose first request matches (`"GET /api/sync/live"`: the live-sync
+     * socket) and refuses new ones until called with null.
+     */
+    refuse(line: RegExp | null) {
+      refused = line;
+      if (line) for (const [client, first] of firstLines) if (line.test(first)) client.destroy();
+    },
     heard: () => heard.slice(),
   };
 }
