@@ -53,6 +53,12 @@ const owesCode = (e: unknown) => e instanceof ApiError && e.body.code === "TWO_F
 /** The session as the service worker last read it (it stamps every message); asked for when there is none. */
 let lastToken: string | null = null;
 const token = async (): Promise<string | null> => lastToken ?? (lastToken = await chrome.runtime.sendMessage({ type: "token" }));
+/**
+ * The session the live connection was opened with. The synced copy answers a menu only while it is
+ * the session in force: the hub accepted it with its 2FA done, and a new sign-in (which may owe its
+ * code) is first put to the server, whose refusal is how this document learns of the code owed.
+ */
+let liveToken: string | null = null;
 
 /** The host an entry's envelope is bound to (envelope.ts placeOf), from its plaintext address. */
 const boundHost = (e: { website?: string | null; url?: string | null }): string | null => domainOf(e.website || e.url || "") || null;
@@ -170,7 +176,7 @@ async function unlock(passphrase: string, appOrigin: string, current: string | n
   // web app's changes without waiting for the 30-second run.
   const live = new LiveSync({
     url: liveSyncUrl(appOrigin),
-    protocols: liveSyncProtocols(token),
+    protocols: liveSyncProtocols(async () => (liveToken = await token())),
     cursor: () => db.meta<string>(`cursor:${claims.sub}`),
     onStale: () => {
       if (state === s) void sync(s);
@@ -193,7 +199,7 @@ const cached = (s: Unlocked, pageUrl: string): Candidate[] => entryHostsFor(page
  * page's host never leaves the device. Otherwise the server answers, and offline the copy does.
  */
 async function candidates(s: Unlocked, pageUrl: string): Promise<{ list: Candidate[]; source: MatchSource }> {
-  if (s.live.covers(s.indexedAt)) return { list: cached(s, pageUrl), source: "synced" };
+  if (liveToken === lastToken && s.live.covers(s.indexedAt)) return { list: cached(s, pageUrl), source: "synced" };
   try {
     return { list: (await s.api.match(pageUrl)).matches, source: "server" };
   } catch (e) {
@@ -322,6 +328,7 @@ async function verifyTwoFactor(appOrigin: string, code: string): Promise<{ ok: b
     throw e;
   }
   twoFactorPending = false;
+  state?.live.reconnectNow();
   if (state) void sync(state);
   return { ok: true };
 }
@@ -341,7 +348,7 @@ async function status(appOrigin: string, current: string | null) {
     twoFactorRequired,
     unlocked: state !== null,
     // Live sync holds the fill copy current: menus are drawn from it without asking the server.
-    current: state ? state.live.covers(state.indexedAt) : false,
+    current: state ? liveToken === lastToken && state.live.covers(state.indexedAt) : false,
     cached: state ? [...state.byHost.values()].reduce((n, list) => n + list.length, 0) : 0,
     pending: state ? await db.pendingCount(state.userId) : 0,
     lastSync: session ? ((await db.meta<string>(`lastSync:${session.userId}`)) ?? null) : null,
@@ -369,7 +376,13 @@ async function show(nonce: string, tabId: number | undefined, documentId: string
 
 async function handle(m: Forwarded): Promise<unknown> {
   autoLockMs = m.autoLockMs;
+  // Another session (a new sign-in in the web app): live sync connects again with it.
+  const renewed = m.token !== lastToken && lastToken !== null;
   lastToken = m.token;
+  if (renewed && state) {
+    state.live.stop();
+    state.live.start();
+  }
   await proveExtension(m.appOrigin, token);
   // The web app's address can change in the settings; the vault follows without a new unlock.
   if (state && state.appOrigin !== m.appOrigin) Object.assign(state, { appOrigin: m.appOrigin, api: new ApiClient(m.appOrigin, token) });
