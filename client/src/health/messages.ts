@@ -5,10 +5,13 @@
  */
 import type { HealthItem, HealthReport } from "./detectors";
 
+/** Entries go over in parts, and the report's entries come back in parts: each part is its own task to copy, so neither side's copy of a large vault is one long task. */
+export const PART = 1000;
+
+export type ItemsPart = { type: "items"; run: number; items: HealthItem[] };
 export type CheckRequest = {
   type: "check";
   run: number;
-  items: HealthItem[];
   /** Hosts (and parent domains) whose services offer authenticator-app codes. */
   totp: string[];
   maxAgeDays: number;
@@ -17,10 +20,12 @@ export type CheckRequest = {
   now: number;
 };
 export type RangeAnswer = { type: "range"; ask: number; text?: string; error?: string };
-export type ToWorker = CheckRequest | RangeAnswer;
+export type ToWorker = ItemsPart | CheckRequest | RangeAnswer;
 
 export type FromWorker =
   | { type: "range"; ask: number; prefix: string }
   | { type: "progress"; run: number; done: number; total: number }
+  | { type: "entries"; run: number; entries: HealthReport["entries"] }
+  /** The report without its entries, which came before it in parts. */
   | { type: "done"; run: number; report: HealthReport; ms: number }
   | { type: "error"; run: number; message: string };

@@ -5,7 +5,7 @@
  */
 import type { RangeSource } from "./breach";
 import type { HealthItem, HealthReport } from "./detectors";
-import type { CheckRequest, FromWorker, ToWorker } from "./messages";
+import { PART, type CheckRequest, type FromWorker, type ToWorker } from "./messages";
 
 /** The worker bundle's hashed URL, set by the client build (scripts/build-client.mjs). */
 declare const __HEALTH_WORKER__: string;
@@ -15,7 +15,7 @@ export type CheckInput = { items: HealthItem[]; totp: string[]; maxAgeDays: numb
 export class HealthWorker {
   private readonly worker: Worker;
   private runs = 0;
-  private readonly pending = new Map<number, { resolve(r: HealthReport): void; reject(e: Error): void; progress?: (done: number, total: number) => void }>();
+  private readonly pending = new Map<number, { entries: HealthReport["entries"]; resolve(r: HealthReport): void; reject(e: Error): void; progress?: (done: number, total: number) => void }>();
 
   constructor(range: RangeSource, url: string = __HEALTH_WORKER__) {
     this.worker = new Worker(url, { type: "module", name: "health" });
@@ -32,8 +32,9 @@ export class HealthWorker {
       const p = this.pending.get(m.run);
       if (!p) return;
       if (m.type === "progress") return p.progress?.(m.done, m.total);
+      if (m.type === "entries") return void p.entries.push(...m.entries);
       this.pending.delete(m.run);
-      if (m.type === "done") p.resolve(m.report);
+      if (m.type === "done") p.resolve({ ...m.report, entries: p.entries });
       else p.reject(new Error(m.message));
     };
     // A worker that fails to load or throws outside a check fails every check waiting on it.
@@ -44,13 +45,17 @@ export class HealthWorker {
     };
   }
 
-  check(input: CheckInput, progress?: (done: number, total: number) => void): Promise<HealthReport> {
+  async check(input: CheckInput, progress?: (done: number, total: number) => void): Promise<HealthReport> {
     const run = ++this.runs;
-    const req: CheckRequest = { type: "check", run, items: input.items, totp: input.totp, maxAgeDays: input.maxAgeDays, breach: input.breach, now: input.now ?? Date.now() };
-    return new Promise((resolve, reject) => {
-      this.pending.set(run, { resolve, reject, progress });
-      this.worker.postMessage(req);
-    });
+    const req: CheckRequest = { type: "check", run, totp: input.totp, maxAgeDays: input.maxAgeDays, breach: input.breach, now: input.now ?? Date.now() };
+    const done = new Promise<HealthReport>((resolve, reject) => this.pending.set(run, { entries: [], resolve, reject, progress }));
+    for (let i = 0; i < input.items.length; i += PART) {
+      this.worker.postMessage({ type: "items", run, items: input.items.slice(i, i + PART) } satisfies ToWorker);
+      // Each part's copy in a task of its own.
+      if (i + PART < input.items.length) await new Promise((r) => setTimeout(r, 0));
+    }
+    this.worker.postMessage(req satisfies ToWorker);
+    return done;
   }
 
   close() {

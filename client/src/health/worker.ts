@@ -6,7 +6,8 @@
  */
 import { BreachChecker } from "./breach";
 import { checkHealth, hostMatches } from "./detectors";
-import type { FromWorker, ToWorker } from "./messages";
+import type { HealthItem } from "./detectors";
+import { PART, type FromWorker, type ToWorker } from "./messages";
 import { isLongRandom, longWords, RANDOM_VERDICT } from "./random-path";
 import { strengthTools } from "../strength";
 
@@ -29,12 +30,17 @@ const tools = strengthTools().then(({ checker, dictionary, graphs }) => ({ check
 /** Progress goes out at most this often: a message per entry would flood the page. */
 const PROGRESS_MS = 50;
 
+/** Parts of the entries received for a run not yet started. */
+const received = new Map<number, HealthItem[]>();
+
 async function check(req: Extract<ToWorker, { type: "check" }>) {
   const started = performance.now();
+  const items = received.get(req.run) ?? [];
+  received.delete(req.run);
   const { checker, words } = await tools;
   const totp = new Set(req.totp);
   let last = 0;
-  const report = await checkHealth(req.items, {
+  const report = await checkHealth(items, {
     strength: (p, inputs) => (isLongRandom(p, words) ? RANDOM_VERDICT : checker.check(p, inputs)),
     breach: req.breach ? breach : null,
     offersTotp: (h) => hostMatches(h, totp),
@@ -48,7 +54,8 @@ async function check(req: Extract<ToWorker, { type: "check" }>) {
       post({ type: "progress", run: req.run, done, total });
     },
   });
-  post({ type: "done", run: req.run, report, ms: Math.round(performance.now() - started) });
+  for (let i = 0; i < report.entries.length; i += PART) post({ type: "entries", run: req.run, entries: report.entries.slice(i, i + PART) });
+  post({ type: "done", run: req.run, report: { ...report, entries: [] }, ms: Math.round(performance.now() - started) });
 }
 
 scope.onmessage = (ev) => {
@@ -58,6 +65,10 @@ scope.onmessage = (ev) => {
     waiting.delete(m.ask);
     if (m.text !== undefined) w?.resolve(m.text);
     else w?.reject(new Error(m.error ?? "the breach check failed"));
+    return;
+  }
+  if (m.type === "items") {
+    received.set(m.run, [...(received.get(m.run) ?? []), ...m.items]);
     return;
   }
   check(m).catch((e: unknown) => post({ type: "error", run: m.run, message: e instanceof Error ? e.message : String(e) }));
