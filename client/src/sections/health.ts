@@ -12,6 +12,7 @@ import { el } from "../pages/common";
 import { passwordRules } from "../password-generator";
 import type { AppContext, Unmount } from "../shell/context";
 import { entryLink, fixPanel, type FixTools } from "./health-fix";
+import { fixAllPanel } from "./health-fix-all";
 import { activeMailboxes } from "../reset/mailboxes";
 import { resetManager } from "../reset/manager";
 
@@ -62,6 +63,9 @@ export function mount(root: HTMLElement, app: AppContext): Unmount {
   const recheck = el("button", { type: "button", className: "secondary", textContent: "Check again" });
   const summary = el("div", { className: "card health-summary" });
   const findings = el("div", { className: "health-findings" });
+  // The queue's panel outlives the re-check that follows it, so its summary stays on screen.
+  const fixAll = el("div");
+  let queueRan = false;
   const error = el("p", { className: "error", role: "alert" });
   root.replaceChildren(
     el("h1", { textContent: "Vault health", tabIndex: -1 }),
@@ -71,6 +75,7 @@ export function mount(root: HTMLElement, app: AppContext): Unmount {
     status,
     error,
     summary,
+    fixAll,
     findings,
   );
 
@@ -161,6 +166,15 @@ export function mount(root: HTMLElement, app: AppContext): Unmount {
         );
       }),
     );
+    if (!queueRan) {
+      fixAll.replaceChildren(
+        fixAllPanel(report.entries, tools, {
+          started: () => (queueRan = true),
+          // A re-check after the queue: fixed entries leave the findings.
+          done: () => void run(),
+        }),
+      );
+    }
     if (report.entries.length === 0) findings.append(el("p", { className: "card", textContent: "Nothing to fix: no weak, reused, exposed or old passwords found." }));
   }
 
