@@ -26,8 +26,26 @@ const started = Date.now();
 rmSync(OUT, { recursive: true, force: true });
 mkdirSync(join(OUT, "assets"), { recursive: true });
 
+/**
+ * The health check's Web Worker, a module worker of its own (the estimator and its dictionaries
+ * inside): its hashed URL is given to the page bundles, which start it.
+ */
+const healthWorker = await build({
+  entryPoints: [join(SRC, "health", "worker.ts")],
+  outdir: join(OUT, "assets"),
+  entryNames: "health-worker-[hash]",
+  bundle: true,
+  format: "esm",
+  target: "es2022",
+  minify: true,
+  metafile: true,
+  logLevel: "warning",
+});
+const healthWorkerUrl = `/${relative(OUT, join(ROOT, Object.keys(healthWorker.metafile.outputs)[0])).split("\\").join("/")}`;
+
 const pages = await build({
   entryPoints: PAGES.map((p) => join(SRC, "pages", `${p}.ts`)),
+  define: { __HEALTH_WORKER__: JSON.stringify(healthWorkerUrl) },
   outdir: join(OUT, "assets"),
   entryNames: "[name]-[hash]",
   chunkNames: "chunk-[hash]",
@@ -81,7 +99,7 @@ writeFileSync(join(OUT, "password-rules.json"), JSON.stringify(rules));
 /** Assets each page needs to run offline (the service worker pre-caches them with the pages). */
 /** The web app manifest and its icons (client/static; the PNGs made by scripts/make-icons.mjs). */
 const APP_FILES = ["/manifest.webmanifest", "/icon.svg", "/icon-192.png", "/icon-512.png", "/icon-maskable-512.png"];
-const assets = [cssUrl, ...APP_FILES, "/password-rules.json"];
+const assets = [cssUrl, ...APP_FILES, "/password-rules.json", healthWorkerUrl];
 for (const file of Object.keys(pages.metafile.outputs)) assets.push(`/${relative(OUT, join(ROOT, file)).split("\\").join("/")}`);
 
 for (const name of readdirSync(STATIC)) {

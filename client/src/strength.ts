@@ -9,17 +9,16 @@ export type Strength = { score: 0 | 1 | 2 | 3 | 4; label: string; reason: string
 const LABELS = ["Very weak", "Weak", "Fair", "Strong", "Very strong"] as const;
 
 type Checker = { check(password: string, userInputs?: string[]): Strength };
-let loading: Promise<{ checker: Checker; words: string[] }> | undefined;
+/** The estimator, the passphrase words, and the estimator's word lists and keyboard maps (for the health check's fast path). */
+type Tools = { checker: Checker; words: string[]; dictionary: Record<string, unknown>; graphs: Record<string, Record<string, (string | null)[]>> };
+let loading: Promise<Tools> | undefined;
 
 /** Loads the estimator and the word list once per page. */
-export function strengthTools(): Promise<{ checker: Checker; words: string[] }> {
+export function strengthTools(): Promise<Tools> {
   loading ??= (async () => {
     const [core, common, en] = await Promise.all([import("@zxcvbn-ts/core"), import("@zxcvbn-ts/language-common"), import("@zxcvbn-ts/language-en")]);
-    const factory = new core.ZxcvbnFactory({
-      translations: en.translations,
-      graphs: common.adjacencyGraphs,
-      dictionary: { ...common.dictionary, ...en.dictionary },
-    });
+    const dictionary = { ...common.dictionary, ...en.dictionary };
+    const factory = new core.ZxcvbnFactory({ translations: en.translations, graphs: common.adjacencyGraphs, dictionary });
     const checker: Checker = {
       check(password, userInputs = []) {
         const r = factory.check(password, userInputs);
@@ -38,7 +37,7 @@ export function strengthTools(): Promise<{ checker: Checker; words: string[] }> 
     // (14 bits a word: five words are 70 bits).
     const source = (en.dictionary as Record<string, unknown>)["commonWords-en"];
     const words = (Array.isArray(source) ? (source as string[]) : []).filter((w) => /^[a-z]{4,8}$/.test(w)).slice(0, 16_384);
-    return { checker, words };
+    return { checker, words, dictionary, graphs: common.adjacencyGraphs as Tools["graphs"] };
   })();
   return loading;
 }

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { BreachChecker, parseRange, sha1Hex } from "../src/health/breach";
 import { checkHealth, findReuse, hostMatches, reuseKey, type HealthItem, type StrengthCheck } from "../src/health/detectors";
+import { isLongRandom, longWords, type LongWords } from "../src/health/random-path";
 import { strengthTools } from "../src/strength";
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -26,10 +27,12 @@ function rangeSource(breached: Record<string, number>, padWith: string[] = []) {
 }
 
 let check: StrengthCheck;
+let words: LongWords;
 // The estimator's dictionaries take seconds to load on a busy machine: once, before the tests.
 beforeAll(async () => {
-  const { checker } = await strengthTools();
+  const { checker, dictionary, graphs } = await strengthTools();
   check = (p, inputs) => checker.check(p, inputs);
+  words = longWords(dictionary, graphs);
 });
 const strength = async () => check;
 
@@ -83,6 +86,32 @@ describe("reuse", () => {
   });
 });
 
+describe("the fast path for long random passwords", () => {
+  it("lets generated passwords through, and each of them the estimator also calls strong", () => {
+    const alphabet = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ0123456789!#$%&*@-_";
+    const sample = Array.from({ length: 60 }, () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => alphabet[b % alphabet.length]).join(""));
+    const taken = sample.filter((p) => isLongRandom(p, words));
+    expect(taken.length).toBeGreaterThan(50);
+    for (const p of taken) expect(check(p, []).score, p).toBeGreaterThanOrEqual(3);
+  });
+
+  it("sends to the estimator what a long pattern could make weak", () => {
+    for (const p of [
+      "Xk7!Butterfly#Qz2", // a dictionary word of 8 letters or more
+      "2zQ#ylfrettuB!7kX", // the same, reversed
+      "qwertyuiop123456!", // a keyboard walk
+      "1qaz2wsx3edc4rfv", // a walk down the columns
+      "abcdefghijklmnop1!", // a sequence
+      "Aa1!Aa1!Aa1!Aa1!", // a repeat
+      "19901231Xy!19901231", // digits: a date
+      "Sh0rt!x9", // too short to tell
+      "alllowercaseletterslong", // one kind of character
+    ]) {
+      expect(isLongRandom(p, words), p).toBe(false);
+    }
+  });
+});
+
 describe("the health check", () => {
   it("finds weak (with the estimator's reason), reused, exposed, old and missing 2FA", async () => {
     const exposedPassword = "Xq7!mW2#pL9$vB4&";
@@ -106,7 +135,7 @@ describe("the health check", () => {
     expect(Object.keys(by).sort()).toEqual(["gh", "leak", "old", "r1", "r2", "undated", "weak"]);
     expect(by.weak!.weak!.score).toBeLessThan(3);
     expect(by.weak!.weak!.reason).toMatch(/common|similar|guess/i);
-    expect(by.r1!.reused).toEqual({ group: "g1", kind: "same", others: ["r2"] });
+    expect(by.r1!.reused).toEqual({ group: "g1", kind: "same", size: 2, others: ["r2"] });
     expect(by.leak!.exposed).toEqual({ count: 12 });
     expect(by.old!.old).toMatchObject({ days: 400, known: true });
     expect(by.undated!.old).toMatchObject({ days: 500, known: false });
@@ -119,6 +148,16 @@ describe("the health check", () => {
     // One request per distinct password, each five characters.
     expect(asked).toHaveLength(8);
     for (const p of asked) expect(p).toMatch(/^[0-9A-F]{5}$/);
+  });
+
+  it("names at most three others of a large reuse group, with the group's size", async () => {
+    const items = Array.from({ length: 40 }, (_, n) => item(`s${n}`, "Kj4$nP8!sD2@fG6#"));
+    const report = await checkHealth(items, { strength: await strength(), breach: null, offersTotp: () => false, now: NOW });
+    const first = report.entries.find((e) => e.id === "s0")!;
+    const later = report.entries.find((e) => e.id === "s7")!;
+    expect(first.reused).toEqual({ group: "g1", kind: "same", size: 40, others: ["s1", "s2", "s3"] });
+    expect(later.reused).toEqual({ group: "g1", kind: "same", size: 40, others: ["s0", "s1", "s2"] });
+    expect(report.reuseGroups[0]!.ids).toHaveLength(40);
   });
 
   it("a healthy vault scores 100; a failed range service leaves entries unchecked, not clean", async () => {

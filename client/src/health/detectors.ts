@@ -2,8 +2,8 @@
  * Vault health: which passwords are weak, reused, exposed in a breach, old, or lack the second
  * factor their service offers. Pure (no DOM, no storage): it takes decrypted entries and the tools
  * it needs, and everything stays on this device except five hex characters of each password's
- * SHA-1 (breach.ts). Long vaults are checked in slices that give the page back every few
- * milliseconds, so it stays responsive.
+ * SHA-1 (breach.ts). The page runs it in a Web Worker (worker.ts); run on a page, it works in
+ * slices that give the page back every few milliseconds, so the page stays responsive.
  */
 import { BreachChecker, sha1Hex } from "./breach";
 
@@ -34,8 +34,12 @@ export type EntryHealth = {
   name: string;
   host: string | null;
   weak?: StrengthResult;
-  /** The group's key and whether its passwords are identical or trivial variations of one another. */
-  reused?: { group: string; kind: "same" | "similar"; others: string[] };
+  /**
+   * The group, whether its passwords are identical or trivial variations of one another, how many
+   * entries share it, and up to three of the others (a group can be hundreds of entries: listing
+   * each one's others would grow with the square of its size).
+   */
+  reused?: { group: string; kind: "same" | "similar"; size: number; others: string[] };
   exposed?: { count: number };
   old?: { days: number; since: string; known: boolean };
   no2fa?: true;
@@ -67,12 +71,16 @@ export type HealthOptions = {
   /** Range requests at once. */
   concurrency?: number;
   onProgress?: (done: number, total: number) => void;
+  /** Give the event loop back every few milliseconds (on a page); false in a worker, which has no page to keep responsive. */
+  slice?: boolean;
 };
 
 export const DEFAULT_MAX_AGE_DAYS = 365;
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Give the page back after this long: well under the 50 ms that counts as a long task. */
 const SLICE_MS = 12;
+/** Entries of a reuse group named beside each of its entries. */
+export const OTHERS_NAMED = 3;
 const PENALTY: Record<Finding, number> = { exposed: 60, weak: 40, reused: 30, old: 10, no2fa: 10 };
 
 /**
@@ -119,9 +127,10 @@ export function hostMatches(host: string, domains: ReadonlySet<string>): boolean
   return false;
 }
 
-function yielder() {
+function yielder(slice: boolean) {
   let last = Date.now();
   return async () => {
+    if (!slice) return;
     if (Date.now() - last < SLICE_MS) return;
     await new Promise((r) => setTimeout(r, 0));
     last = Date.now();
@@ -142,7 +151,7 @@ export async function checkHealth(items: readonly HealthItem[], o: HealthOptions
   const total = withPassword.length * 2;
   let done = 0;
   const progress = () => o.onProgress?.(++done, total);
-  const pause = yielder();
+  const pause = yielder(o.slice ?? true);
   const result = new Map<string, EntryHealth>();
   const of = (i: HealthItem) => result.get(i.id) ?? (result.set(i.id, { id: i.id, name: i.name, host: i.host }), result.get(i.id)!);
 
@@ -167,7 +176,7 @@ export async function checkHealth(items: readonly HealthItem[], o: HealthOptions
   for (const g of reuseGroups) {
     for (const id of g.ids) {
       const i = byId.get(id)!;
-      of(i).reused = { group: g.group, kind: g.kind, others: g.ids.filter((x) => x !== id) };
+      of(i).reused = { group: g.group, kind: g.kind, size: g.ids.length, others: g.ids.slice(0, OTHERS_NAMED + 1).filter((x) => x !== id).slice(0, OTHERS_NAMED) };
     }
   }
 

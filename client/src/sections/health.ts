@@ -1,17 +1,18 @@
 /**
  * Vault health (/health): a score and counts, then each finding with its entries, each linked to
- * the entry and with a way to fix it. Everything is computed here, on decrypted entries; the
- * server is asked only for breach ranges by five-character prefix (health/breach.ts).
+ * the entry and with a way to fix it. Everything is computed on this device, on decrypted entries,
+ * in a Web Worker (health/worker.ts) so the page stays responsive; the server is asked only for
+ * breach ranges by five-character prefix (health/breach.ts).
  */
 import { OfflineError } from "../api";
-import { BreachChecker } from "../health/breach";
-import { checkHealth, DEFAULT_MAX_AGE_DAYS, hostMatches, type EntryHealth, type Finding, type HealthReport } from "../health/detectors";
+import { DEFAULT_MAX_AGE_DAYS, type EntryHealth, type Finding, type HealthReport } from "../health/detectors";
 import { gatherItems, workerRange } from "../health/gather";
+import { HealthWorker } from "../health/run";
 import { el } from "../pages/common";
 import { passwordRules } from "../password-generator";
-import { strengthTools } from "../strength";
 import type { AppContext, Unmount } from "../shell/context";
 import { entryLink, fixPanel, type FixTools } from "./health-fix";
+import { fixAllPanel } from "./health-fix-all";
 import { activeMailboxes } from "../reset/mailboxes";
 import { resetManager } from "../reset/manager";
 
@@ -30,13 +31,16 @@ export const FINDING_TEXT: Record<Finding, { title: string; hint: string }> = {
   no2fa: { title: "Two-factor authentication available", hint: "These services offer authenticator-app codes, but the entry holds no TOTP secret." },
 };
 const ORDER: Finding[] = ["exposed", "reused", "weak", "old", "no2fa"];
+/** Entries drawn per finding before "Show more". */
+const PAGE = 50;
 
 function reasonOf(f: Finding, e: EntryHealth, names: Map<string, string>): string {
   switch (f) {
     case "exposed":
       return `Seen ${e.exposed!.count.toLocaleString()} time${e.exposed!.count === 1 ? "" : "s"} in breaches.`;
     case "reused": {
-      const others = e.reused!.others.map((id) => names.get(id) ?? "another entry").join(", ");
+      const more = e.reused!.size - 1 - e.reused!.others.length;
+      const others = e.reused!.others.map((id) => names.get(id) ?? "another entry").join(", ") + (more > 0 ? ` and ${more} other${more === 1 ? "" : "s"}` : "");
       return e.reused!.kind === "same" ? `Same password as ${others}.` : `A variation of the password of ${others}.`;
     }
     case "weak":
@@ -59,6 +63,9 @@ export function mount(root: HTMLElement, app: AppContext): Unmount {
   const recheck = el("button", { type: "button", className: "secondary", textContent: "Check again" });
   const summary = el("div", { className: "card health-summary" });
   const findings = el("div", { className: "health-findings" });
+  // The queue's panel outlives the re-check that follows it, so its summary stays on screen.
+  const fixAll = el("div");
+  let queueRan = false;
   const error = el("p", { className: "error", role: "alert" });
   root.replaceChildren(
     el("h1", { textContent: "Vault health", tabIndex: -1 }),
@@ -68,11 +75,14 @@ export function mount(root: HTMLElement, app: AppContext): Unmount {
     status,
     error,
     summary,
+    fixAll,
     findings,
   );
 
   const manager = resetManager(app);
-  const breach = new BreachChecker(workerRange(app.api, (s) => !gone && (status.textContent = `Waiting ${s} s for the breach check's rate limit…`)));
+  // Made on first use and kept for the visit: the worker keeps the breach ranges it was given.
+  let worker: HealthWorker | null = null;
+  const range = workerRange(app.api, (s) => !gone && (status.textContent = `Waiting ${s} s for the breach check's rate limit…`));
   let running = false;
 
   async function run() {
@@ -88,15 +98,13 @@ export function mount(root: HTMLElement, app: AppContext): Unmount {
       const entries = await app.vault.entries();
       const { items, unreadable } = await gatherItems(app.vault, entries, (d, t) => !gone && (progress.value = (d / t) * 0.3));
       status.textContent = "Checking passwords…";
-      const [{ checker }, rules, mailboxes] = await Promise.all([strengthTools(), passwordRules(), activeMailboxes(app.api).catch(() => [])]);
-      const totp = new Set(rules.totp ?? []);
-      const report = await checkHealth(items, {
-        strength: (p, inputs) => checker.check(p, inputs),
-        breach: navigator.onLine ? breach : null,
-        offersTotp: (h) => hostMatches(h, totp),
-        maxAgeDays: Number(age.value) || DEFAULT_MAX_AGE_DAYS,
-        onProgress: (d, t) => !gone && (progress.value = 0.3 + (d / t) * 0.7),
-      });
+      const [rules, mailboxes] = await Promise.all([passwordRules(), activeMailboxes(app.api).catch(() => [])]);
+      if (gone) return;
+      worker ??= new HealthWorker(range);
+      const report = await worker.check(
+        { items, totp: rules.totp ?? [], maxAgeDays: Number(age.value) || DEFAULT_MAX_AGE_DAYS, breach: navigator.onLine },
+        (d, t) => !gone && (progress.value = 0.3 + (d / t) * 0.7),
+      );
       if (gone) return;
       const tools: FixTools = { app, manager, mailboxes: mailboxes.map((m) => m.email.toLowerCase()), rules, items: new Map(items.map((i) => [i.id, i])) };
       draw(report, unreadable, tools);
@@ -136,16 +144,37 @@ export function mount(root: HTMLElement, app: AppContext): Unmount {
       ...ORDER.filter((f) => report.counts[f] > 0).map((f) => {
         const list = el("ul", { className: "cards" });
         list.setAttribute("aria-label", FINDING_TEXT[f].title);
-        for (const e of report.entries.filter((x) => x[f])) list.append(card(f, e, names, tools));
+        // A large vault can have thousands of findings: drawn a page at a time, so the page never freezes.
+        const all = report.entries.filter((x) => x[f]);
+        const more = el("button", { type: "button", className: "secondary" });
+        const next = () => {
+          const from = list.childElementCount;
+          for (const e of all.slice(from, from + PAGE)) list.append(card(f, e, names, tools));
+          const left = all.length - list.childElementCount;
+          more.hidden = left === 0;
+          more.textContent = `Show ${Math.min(left, PAGE)} more of ${left}`;
+        };
+        more.addEventListener("click", next);
+        next();
         return el(
           "section",
           { id: `health-${f}`, className: "health-finding", dataset: { finding: f } },
           el("h2", { textContent: `${FINDING_TEXT[f].title} (${report.counts[f]})` }),
           el("p", { className: "hint", textContent: FINDING_TEXT[f].hint }),
           list,
+          more,
         );
       }),
     );
+    if (!queueRan) {
+      fixAll.replaceChildren(
+        fixAllPanel(report.entries, tools, {
+          started: () => (queueRan = true),
+          // A re-check after the queue: fixed entries leave the findings.
+          done: () => void run(),
+        }),
+      );
+    }
     if (report.entries.length === 0) findings.append(el("p", { className: "card", textContent: "Nothing to fix: no weak, reused, exposed or old passwords found." }));
   }
 
@@ -168,5 +197,6 @@ export function mount(root: HTMLElement, app: AppContext): Unmount {
   });
   return () => {
     gone = true;
+    worker?.close();
   };
 }
