@@ -6,6 +6,7 @@ import { blindIndexes, DecryptionError, domainOf, queryTokens, type BlindIndexes
 import type { LocalDb, LocalEntry, MutationData, PendingMutation } from "./db";
 import { isBound, KeyRollbackError, LegacyRefusedError, MisplacedEnvelopeError, openEntry, placeOf, sealEntry } from "./envelope";
 import { sortInSlices } from "./next-task";
+import { passkeyLabel } from "./passkeys/stored";
 import { PLACEHOLDER_VERSION, withSyncLock } from "./sync-engine";
 
 export type EntryInput = EntrySecrets & { name: string; website: string; url: string; tags: string[] };
@@ -61,9 +62,11 @@ export async function sealInput(keys: VaultKeys, userId: string, id: string, inp
     ...(input.folder?.trim() ? { folder: input.folder.trim() } : {}),
     ...(input.password_changed_at ? { password_changed_at: input.password_changed_at } : {}),
     ...(input.password_history?.length ? { password_history: input.password_history } : {}),
+    ...(input.passkeys?.length ? { passkeys: input.passkeys } : {}),
   });
   const idx = await blindIndexes(keys, { name, website: input.website || input.url, username: input.username });
-  return { data: mutationData({ name, website, url, tags: input.tags }, envelope, idx), tokens: idx.search_tokens };
+  const data = { ...mutationData({ name, website, url, tags: input.tags }, envelope, idx), has_passkey: !!input.passkeys?.length, passkey_label: passkeyLabel(input.passkeys) };
+  return { data, tokens: idx.search_tokens };
 }
 
 /** Previous passwords an entry keeps: enough to undo a mistaken change, few enough to stay small. */
