@@ -140,7 +140,9 @@ export class Vault {
     if (!prev) throw new Error("This entry is no longer in the vault");
     const now = new Date().toISOString();
     const before = await this.secrets(prev).catch(() => null);
-    const { data, tokens } = await this.seal(id, { ...input, ...passwordDates(before, input, now) });
+    // An edit that does not name the passkeys (the entry form) keeps them; deleting one passes the rest.
+    const passkeys = input.passkeys ?? before?.passkeys;
+    const { data, tokens } = await this.seal(id, { ...input, ...passwordDates(before, input, now), ...(passkeys ? { passkeys } : {}) });
     await this.db.applyLocal(this.local(id, data, tokens, prev.created_at, now), { userId: this.userId, action: "update", entryId: id, data, clientUpdatedAt: now });
   }
 
