@@ -27,7 +27,9 @@ export type VaultAccess = {
   touch(): void;
 };
 
-type Pending = { request: PasskeyRequest; rpId: string; origin: string; locked: boolean };
+type Found = { entry: OpenedEntry; passkey: StoredPasskey };
+/** `found`: the passkeys the frame offered (get), so the person's pick is signed without a second lookup. */
+type Pending = { request: PasskeyRequest; rpId: string; origin: string; locked: boolean; found?: Map<string, Found> };
 export type PasskeyContext = { pageUrl: string; crossOriginFrame: boolean; tabId?: number; frameId?: number; documentId?: string };
 
 const refuse = (name: Extract<PasskeyResult, { kind: "error" }>["name"], message: string): PasskeyResult => ({ kind: "error", name, message });
@@ -60,21 +62,18 @@ export class PasskeyProvider {
     return this.sessions.has(nonce) ? { ok: true } : { ok: false, result: refuse("NotAllowedError", "The request could not be held") };
   }
 
-  /** The passkeys of the vault that answer a get(): this rp's, discoverable or named by the page. */
-  private async usable(pageUrl: string, rpId: string, allow: { id: string }[] | undefined) {
+  /**
+   * The passkeys of the vault that answer a get(): this rp's, discoverable or named by the page.
+   * One lookup: the entries stored for the page's host and each parent, among which the rp id
+   * always is (it is the page's host or a registrable suffix of it; docs/decisions.md, "Vault: passkeys").
+   */
+  private async usable(pageUrl: string, rpId: string, allow: { id: string }[] | undefined): Promise<Found[]> {
     const ids = new Set((allow ?? []).map((c) => c.id));
-    const out: { entry: OpenedEntry; passkey: StoredPasskey }[] = [];
-    const seen = new Set<string>();
-    // The page's host and its parents, and the rp id's own: an entry saved under the rp id is found
-    // from any host below it (docs/decisions.md, "Vault: passkeys").
-    for (const url of [pageUrl, `https://${rpId}/`]) {
-      for (const entry of await this.access.entriesFor(url)) {
-        if (seen.has(entry.id)) continue;
-        seen.add(entry.id);
-        for (const p of entry.secrets.passkeys ?? []) {
-          if (p.rp_id !== rpId) continue;
-          if (ids.size ? ids.has(p.credential_id) : p.discoverable) out.push({ entry, passkey: p });
-        }
+    const out: Found[] = [];
+    for (const entry of await this.access.entriesFor(pageUrl)) {
+      for (const p of entry.secrets.passkeys ?? []) {
+        if (p.rp_id !== rpId) continue;
+        if (ids.size ? ids.has(p.credential_id) : p.discoverable) out.push({ entry, passkey: p });
       }
     }
     return out;
@@ -88,6 +87,7 @@ export class PasskeyProvider {
     if (locked) return base;
     if (p.request.op === "get") {
       const found = await this.usable(session.pageUrl, p.rpId, p.request.options.allowCredentials);
+      p.found = new Map(found.map((f) => [f.passkey.credential_id, f]));
       return { ...base, accounts: found.map(({ entry, passkey }) => ({ credentialId: passkey.credential_id, userName: passkey.user_name || passkey.display_name, entry: entry.name })) };
     }
     const entries = await this.access.entriesFor(`https://${p.rpId}/`);
@@ -110,7 +110,7 @@ export class PasskeyProvider {
 
   private async sign(vault: Vault, pageUrl: string, p: Pending, credentialId: string): Promise<PasskeyResult> {
     const req = p.request as Extract<PasskeyRequest, { op: "get" }>;
-    const found = (await this.usable(pageUrl, p.rpId, req.options.allowCredentials)).find((f) => f.passkey.credential_id === credentialId);
+    const found = p.found?.get(credentialId) ?? (await this.usable(pageUrl, p.rpId, req.options.allowCredentials)).find((f) => f.passkey.credential_id === credentialId);
     if (!found) return refuse("NotAllowedError", "That passkey is no longer in the vault");
     const { assertion, signCount } = await getAssertion(found.passkey, { origin: p.origin, challenge: base64url.decode(req.options.challenge) });
     // The raised counter is stored before the page has the assertion: a second use never reuses a count.
