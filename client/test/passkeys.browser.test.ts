@@ -49,7 +49,8 @@ beforeAll(async () => {
   user = await newUser("passkeys");
   keys = await deriveVaultKeys(PASSPHRASE, user.sub);
   await seedEntries(base, user, keys, [{ name: "Mail", website: "mail.test", username: "ada", password: "mail-pass" }]);
-  ({ context } = await launchWithExtension(newProfile(), base));
+  // The https relying party's certificate is self-signed.
+  ({ context } = await launchWithExtension(newProfile(), base, ["--ignore-certificate-errors"]));
   const app = await context.newPage();
   await app.goto(base);
   await signInThroughPage(app, user.token, PASSPHRASE);
@@ -103,6 +104,26 @@ describe("passkeys through the extension", () => {
     const page = await openPage(context, `http://rp.test:${rp.port}/`);
     await page.getByRole("button", { name: "Sign in with a passkey" }).click();
     await expect.poll(() => status(page).innerText()).toBe("No WebAuthn on this page");
+  });
+
+  it("on https, refuses a public suffix as the rp id, while the page's own host reaches the vault", async () => {
+    // rp.test asking for "test": a suffix no one registers (the public suffix list's default rule).
+    const tls = await startWebAuthnRp({ rpId: "rp.test", https: true });
+    try {
+      const page = await openPage(context, tls.url("/?rp=test"));
+      await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+      await expect.poll(() => status(page).innerText()).toBe("Error: SecurityError");
+      await page.getByRole("button", { name: "Create a passkey" }).click();
+      await expect.poll(() => status(page).innerText()).toBe("Error: SecurityError");
+      const own = await openPage(context, tls.url("/"));
+      await own.getByRole("button", { name: "Sign in with a passkey" }).click();
+      const frame = await extensionFrame(own);
+      expect(await frameText(frame)).toContain("No passkey for rp.test in Credential Vault");
+      await pressInFrame(frame, "Cancel");
+      await expect.poll(() => status(own).innerText()).toBe("Error: NotAllowedError");
+    } finally {
+      await tls.stop();
+    }
   });
 
   it("locked, the vault answers nothing: its frame says so and the person can decline", async () => {

@@ -6,7 +6,12 @@
  * `?rp=<id>` makes the page ask for another rp id (a refusal test); `?user=<name>` names the account.
  */
 import { generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse, type WebAuthnCredential } from "@simplewebauthn/server";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 export type RpAccount = { name: string; userId: string; credentials: WebAuthnCredential[] };
 
@@ -70,8 +75,17 @@ async function json(req: IncomingMessage): Promise<unknown> {
   return JSON.parse(Buffer.concat(chunks).toString("utf8"));
 }
 
-export async function startWebAuthnRp(opts: { rpId?: string; port?: number } = {}) {
+/** A self-signed certificate for `host` (the browser is told to ignore certificate errors). */
+function selfSigned(host: string): { key: Buffer; cert: Buffer } {
+  const dir = mkdtempSync(join(tmpdir(), "webauthn-rp-tls-"));
+  execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2", "-subj", `/CN=${host}`, "-addext", `subjectAltName=DNS:${host}`, "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")], { stdio: "ignore" });
+  return { key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) };
+}
+
+/** `https`: served over TLS under `rpId` (a *.test name the browser maps to loopback). */
+export async function startWebAuthnRp(opts: { rpId?: string; port?: number; https?: boolean } = {}) {
   const rpID = opts.rpId ?? "localhost";
+  const scheme = opts.https ? "https" : "http";
   const accounts = new Map<string, RpAccount>();
   let challenge = "";
   let origin = "";
@@ -79,7 +93,7 @@ export async function startWebAuthnRp(opts: { rpId?: string; port?: number } = {
     res.writeHead(status, { "content-type": type, "cache-control": "no-store" });
     res.end(type === "application/json" ? JSON.stringify(body) : String(body));
   };
-  const server: Server = createServer((req, res) => {
+  const handler: RequestListener = (req, res) => {
     void (async () => {
       const url = new URL(req.url ?? "/", origin);
       const user = url.searchParams.get("user") ?? "ada";
@@ -119,14 +133,20 @@ export async function startWebAuthnRp(opts: { rpId?: string; port?: number } = {
         send(res, 400, { ok: false, error: e instanceof Error ? e.message : String(e) });
       }
     })();
-  });
+  };
+  const server: Server = opts.https ? (createHttpsServer(selfSigned(rpID), handler) as unknown as Server) : createServer(handler);
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, "127.0.0.1", resolve));
   const port = (server.address() as { port: number }).port;
-  origin = `http://${rpID}:${port}`;
+  origin = `${scheme}://${rpID}:${port}`;
   return {
     port,
-    url: (path = "/") => `http://${rpID}:${port}${path}`,
+    url: (path = "/") => `${scheme}://${rpID}:${port}${path}`,
     accounts,
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        // The browser keeps connections alive: without this, close waits for them.
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
