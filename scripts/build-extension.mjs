@@ -20,7 +20,7 @@ rmSync(OUT, { recursive: true, force: true });
 mkdirSync(OUT, { recursive: true });
 
 await build({
-  entryPoints: ["background", "offscreen", "content", "popup", "menu"].map((n) => join(SRC, `${n}.ts`)),
+  entryPoints: ["background", "offscreen", "content", "popup", "menu", "passkey-page", "passkey-content"].map((n) => join(SRC, `${n}.ts`)),
   outdir: OUT,
   bundle: true,
   // Content scripts and the service worker load as classic scripts.

@@ -11,6 +11,7 @@
  */
 import { fromBase64, toBase64 } from "../../src/kernel/base64";
 import { normalizeHost } from "../../src/kernel/hostname";
+import { parsePasskeys, type StoredPasskey } from "./passkeys/stored";
 
 export const PBKDF2_ITERATIONS = 600_000;
 /**
@@ -64,6 +65,8 @@ export type EntrySecrets = {
   folder?: string;
   password_changed_at?: string;
   password_history?: PastPassword[];
+  /** Passkeys (WebAuthn credentials, private keys included): client/src/passkeys/stored.ts. */
+  passkeys?: StoredPasskey[];
 };
 
 export type Envelope = { wrapped_item_key: string; encrypted_data: string };
@@ -190,6 +193,8 @@ export function parseSecrets(json: string): EntrySecrets {
     );
     if (past.length) secrets.password_history = past.map((p) => ({ password: p.password, changed_at: p.changed_at }));
   }
+  const passkeys = parsePasskeys(obj.passkeys);
+  if (passkeys.length) secrets.passkeys = passkeys;
   return secrets;
 }
 

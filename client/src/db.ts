@@ -44,6 +44,9 @@ export type MutationData = {
   username_hash: string;
   domain_hash?: string | null;
   search_tokens: string[];
+  /** The spec's plaintext passkey fields: whether the sealed payload holds passkeys, and their site. */
+  has_passkey?: boolean;
+  passkey_label?: string | null;
 };
 
 export type PendingMutation = {

@@ -6,6 +6,7 @@ import { blindIndexes, DecryptionError, domainOf, queryTokens, type BlindIndexes
 import type { LocalDb, LocalEntry, MutationData, PendingMutation } from "./db";
 import { isBound, KeyRollbackError, LegacyRefusedError, MisplacedEnvelopeError, openEntry, placeOf, sealEntry } from "./envelope";
 import { sortInSlices } from "./next-task";
+import { passkeyLabel } from "./passkeys/stored";
 import { PLACEHOLDER_VERSION, withSyncLock } from "./sync-engine";
 
 export type EntryInput = EntrySecrets & { name: string; website: string; url: string; tags: string[] };
@@ -61,9 +62,11 @@ export async function sealInput(keys: VaultKeys, userId: string, id: string, inp
     ...(input.folder?.trim() ? { folder: input.folder.trim() } : {}),
     ...(input.password_changed_at ? { password_changed_at: input.password_changed_at } : {}),
     ...(input.password_history?.length ? { password_history: input.password_history } : {}),
+    ...(input.passkeys?.length ? { passkeys: input.passkeys } : {}),
   });
   const idx = await blindIndexes(keys, { name, website: input.website || input.url, username: input.username });
-  return { data: mutationData({ name, website, url, tags: input.tags }, envelope, idx), tokens: idx.search_tokens };
+  const data = { ...mutationData({ name, website, url, tags: input.tags }, envelope, idx), has_passkey: !!input.passkeys?.length, passkey_label: passkeyLabel(input.passkeys) };
+  return { data, tokens: idx.search_tokens };
 }
 
 /** Previous passwords an entry keeps: enough to undo a mistaken change, few enough to stay small. */
@@ -137,7 +140,9 @@ export class Vault {
     if (!prev) throw new Error("This entry is no longer in the vault");
     const now = new Date().toISOString();
     const before = await this.secrets(prev).catch(() => null);
-    const { data, tokens } = await this.seal(id, { ...input, ...passwordDates(before, input, now) });
+    // An edit that does not name the passkeys (the entry form) keeps them; deleting one passes the rest.
+    const passkeys = input.passkeys ?? before?.passkeys;
+    const { data, tokens } = await this.seal(id, { ...input, ...passwordDates(before, input, now), ...(passkeys ? { passkeys } : {}) });
     await this.db.applyLocal(this.local(id, data, tokens, prev.created_at, now), { userId: this.userId, action: "update", entryId: id, data, clientUpdatedAt: now });
   }
 

@@ -5,14 +5,14 @@
  */
 import { deviceKeyPair } from "../../client/src/device-key";
 import { authCookieAt, tokenClaims } from "../../client/src/session";
-import type { FillReply, FrameAttached, FrameView, PickReply, Request, Status, ToContent } from "./messages";
+import type { FillReply, FrameAttached, FrameView, PasskeyChoice, PasskeyResult, PickReply, Request, Status, ToContent } from "./messages";
 import type { FrameSession } from "./sessions";
 import type { Seen } from "./visibility";
 
 declare const __APP_ORIGIN__: string;
 
 /** Requests only the service worker makes of the vault, on behalf of a frame it has identified. */
-type Internal = { type: "frame-session"; nonce: string };
+type Internal = { type: "frame-session"; nonce: string } | { type: "passkey-answer"; nonce: string; choice: PasskeyChoice };
 
 export type Forwarded = (Request | Internal) & {
   target: "offscreen";
@@ -186,6 +186,20 @@ async function fromFrame(m: Request, sender: chrome.runtime.MessageSender): Prom
       }
       return inTabOrder(session.tabId, () => toVault(m, who));
     }
+    case "frame-passkey": {
+      // The person's answer to a page's passkey request: only after the content script that opened
+      // the frame judges it visible does the vault make or use a key; the page then gets the result.
+      const session = await toVault<Session | null>({ type: "frame-session", nonce: m.nonce }, who);
+      if (session?.kind !== "passkey") return { ok: false, reason: "gone" } satisfies PickReply;
+      if (m.choice !== "cancel") {
+        const seen = await toDocument<Seen>(session.tabId, session, { type: "passkey-visible", nonce: m.nonce });
+        if (!seen) return { ok: false, reason: "navigated" } satisfies PickReply;
+        if (!seen.ok) return { ok: false, reason: `not-visible: ${seen.reason}` } satisfies PickReply;
+      }
+      const result = await toVault<PasskeyResult>({ type: "passkey-answer", nonce: m.nonce, choice: m.choice }, who);
+      const told = await toDocument<boolean>(session.tabId, session, { type: "passkey-result", nonce: m.nonce, result });
+      return (told ? { ok: true } : { ok: false, reason: "navigated" }) satisfies PickReply;
+    }
     default:
       return null;
   }
@@ -212,6 +226,8 @@ async function fromContentScript(m: Request, sender: chrome.runtime.MessageSende
       return sender.frameId === 0 ? inTabOrder(page.tabId, () => toVault(m, page)) : false;
     case "submitted":
       return crossOriginFrame ? null : inTabOrder(page.tabId, () => toVault(m, page));
+    case "passkey-request":
+      return toVault(m, page);
     default:
       return null;
   }

@@ -5,7 +5,7 @@
  * script them. This script never holds a name, username or password before a fill, and fills only
  * what the service worker sends to this very document after the person's choice in the frame.
  */
-import { openFrame, type OpenFrame } from "./frame";
+import { newNonce, openFrame, type OpenFrame } from "./frame";
 import type { Credentials, Request, ToContent } from "./messages";
 
 const send = <T>(m: Request): Promise<T> => chrome.runtime.sendMessage(m);
@@ -49,12 +49,6 @@ function fillWith(c: Credentials, anchor: HTMLInputElement | null) {
   if (pw) setValue(pw, c.password);
   const otp = totpField(scope) ?? totpField();
   if (otp && c.totp) setValue(otp, c.totp);
-}
-
-/** A session's nonce: 128 random bits (crypto.randomUUID needs a secure context, and http pages are not). */
-function newNonce(): string {
-  const h = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 /**

@@ -22,6 +22,12 @@ export type OpenFrame = {
   remove(): void;
 };
 
+/** A session's nonce: 128 random bits (crypto.randomUUID needs a secure context, and http pages are not). */
+export function newNonce(): string {
+  const h = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
 const WIDTH = 300;
 const GAP = 4;
 /** Out of view, transparent, not hit-testable, out of the tab order (inert): a frame made ahead. */

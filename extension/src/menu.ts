@@ -7,7 +7,7 @@
  * IntersectionObserver v2 (where Chromium has it) says the frame is fully visible; the content
  * script then judges it from outside as well before the service worker releases anything.
  */
-import type { FrameAttached, FrameView, MatchItem, PickReply, Request, SaveOffer } from "./messages";
+import type { FrameAttached, FrameView, MatchItem, PasskeyChoice, PasskeyView, PickReply, Request, SaveOffer } from "./messages";
 import { MIN_SHOWN_MS } from "./visibility";
 
 const send = <T>(m: Request): Promise<T> => chrome.runtime.sendMessage(m);
@@ -125,6 +125,46 @@ function showSave(offer: SaveOffer) {
   draw(el("div", "title", offer.kind === "save" ? `Save the sign-in for ${offer.host} as ${offer.username}?` : `Update the password of ${offer.username} on ${offer.host}?`), row);
 }
 
+/**
+ * A page's passkey request: sign in with one of the vault's passkeys for the site, or save a new
+ * one (in a new entry or one of the site's), or let the browser's own authenticator answer.
+ */
+function showPasskey(view: PasskeyView) {
+  box.setAttribute("role", "dialog");
+  box.setAttribute("aria-label", "Passkey – Credential Vault");
+  const choose = (choice: PasskeyChoice) => async () => {
+    const reply = await send<PickReply>({ type: "frame-passkey", nonce: nonce!, choice });
+    if (!reply.ok) return refuse(reply.reason, reply.reason === "navigated" ? "Not done: the page changed." : "Not done: this box was hidden, covered or had only just appeared. Try again.");
+    body.dataset.state = typeof choice === "string" ? choice : "answered";
+    toPage({ type: "close" });
+  };
+  const button = (text: string, choice: PasskeyChoice, cls = "") => {
+    const b = control(el("button", cls, text), choose(choice));
+    b.setAttribute("role", "menuitem");
+    return b;
+  };
+  const parts: HTMLElement[] = [];
+  if (view.locked) parts.push(el("div", "title", `${view.rpId} asks for a passkey. Credential Vault is locked: unlock it in the extension and try again.`));
+  else if (view.op === "get") {
+    const accounts = view.accounts ?? [];
+    parts.push(el("div", "title", accounts.length ? `Sign in to ${view.rpId} with a passkey` : `No passkey for ${view.rpId} in Credential Vault`));
+    for (const a of accounts) {
+      const b = button("", { use: a.credentialId }, "item");
+      b.append(el("div", "name", a.userName || "(no user name)"), el("div", "user", a.entry));
+      parts.push(b);
+    }
+  } else {
+    parts.push(el("div", "title", `Save a passkey for ${view.user || "this account"} on ${view.rpId}?`));
+    parts.push(button("Save in a new entry", { save: "new" }, "primary"));
+    for (const e of view.entries ?? []) parts.push(button(`Add to ${e.name}${e.username ? ` (${e.username})` : ""}`, { save: e.id }, "item"));
+  }
+  const row = el("div", "row");
+  row.append(button("Use the browser's own", "fallback"), button("Cancel", "cancel"));
+  parts.push(row);
+  body.dataset.count = String(view.accounts?.length ?? 0);
+  draw(...parts);
+}
+
 // Arrow keys move through the controls; only then do Enter and Space act (a page that moves focus
 // into this frame while the person types gets no Enter from them that counts).
 addEventListener("keydown", (e) => {
@@ -192,8 +232,9 @@ async function present(offered: string, show: boolean) {
   const view = await send<FrameView>({ type: "frame-show", nonce });
   if (view.kind === "gone") return stale();
   if (view.kind === "fill") showFill(view);
+  else if (view.kind === "passkey") showPasskey(view);
   else showSave(view.offer);
-  body.dataset.state = view.kind === "fill" ? "ready" : "offered";
+  body.dataset.state = view.kind === "fill" ? "ready" : view.kind === "passkey" ? "asking" : "offered";
   // Who answered (server, synced copy, offline cache): the bench reports it with its figures.
   if (view.kind === "fill" && !view.reply.locked) body.dataset.source = view.reply.source;
   body.dataset.readyAt = String(performance.timeOrigin + performance.now());

@@ -8,8 +8,48 @@ export type Credentials = { username: string; password: string; totp: string | n
 
 export type SaveOffer = { kind: "save" | "update"; host: string; username: string };
 
-/** What an extension frame shows: the fill menu or the save offer of its session. */
-export type FrameView = { kind: "fill"; reply: MatchReply } | { kind: "save"; offer: SaveOffer } | { kind: "gone" };
+/** What an extension frame shows: the fill menu, the save offer or the passkey confirmation of its session. */
+export type FrameView = { kind: "fill"; reply: MatchReply } | { kind: "save"; offer: SaveOffer } | PasskeyView | { kind: "gone" };
+
+/**
+ * A page's `navigator.credentials` publicKey request as the page script forwards it, byte strings
+ * base64url (the JSON forms of WebAuthn Level 3 §5.1.8 and §5.1.9). Only what the vault reads.
+ */
+export type PasskeyCreateOptions = {
+  rp: { id?: string; name?: string };
+  user: { id: string; name: string; displayName: string };
+  challenge: string;
+  pubKeyCredParams: { type: string; alg: number }[];
+  excludeCredentials?: { id: string }[];
+  authenticatorSelection?: { residentKey?: string; requireResidentKey?: boolean };
+  extensions?: { credProps?: boolean };
+};
+export type PasskeyGetOptions = { rpId?: string; challenge: string; allowCredentials?: { id: string }[] };
+export type PasskeyRequest = { op: "create"; options: PasskeyCreateOptions } | { op: "get"; options: PasskeyGetOptions };
+
+/** What the page's promise settles with: a credential, the browser's own authenticator, or an error (a DOMException name). */
+export type PasskeyResult =
+  | { kind: "created"; credential: { id: string; clientDataJSON: string; attestationObject: string; authenticatorData: string; publicKey: string; publicKeyAlgorithm: number; credProps?: { rk: boolean } } }
+  | { kind: "asserted"; assertion: { id: string; clientDataJSON: string; authenticatorData: string; signature: string; userHandle: string | null } }
+  | { kind: "fallback" }
+  | { kind: "error"; name: "NotAllowedError" | "SecurityError" | "InvalidStateError" | "NotSupportedError"; message: string };
+
+/** The person's answer in the passkey frame: a passkey to sign in with, where to save a new one, the browser's own, or no. */
+export type PasskeyChoice = { use: string } | { save: "new" | string } | "fallback" | "cancel";
+
+/** The confirmation the frame draws: never a key, only names the person picks between. */
+export type PasskeyView = {
+  kind: "passkey";
+  op: "create" | "get";
+  rpId: string;
+  locked: boolean;
+  /** create: the account the site names; get: unused. */
+  user?: string;
+  /** get: the vault's passkeys for this request. */
+  accounts?: { credentialId: string; userName: string; entry: string }[];
+  /** create: the entries of this site a new passkey may join (else a new entry). */
+  entries?: { id: string; name: string; username: string }[];
+};
 /** A frame presenting its nonce learns only that the session is now its own (or gone). */
 export type FrameAttached = { kind: "attached" } | { kind: "gone" };
 
@@ -32,13 +72,17 @@ export type Request =
   | { type: "frame-refused"; nonce: string; reason: string }
   | { type: "generate"; url: string }
   | { type: "token" }
+  | { type: "passkey-request"; nonce: string; request: PasskeyRequest }
+  | { type: "frame-passkey"; nonce: string; choice: PasskeyChoice }
   | { type: "verify-2fa"; code: string };
 
 /** From the service worker to a content script: only the extension can send these. */
 export type ToContent =
   | { type: "do-fill"; nonce?: string; credentials: Credentials }
   | { type: "frame-visible"; nonce: string }
-  | { type: "frame-close"; nonce: string };
+  | { type: "frame-close"; nonce: string }
+  | { type: "passkey-visible"; nonce: string }
+  | { type: "passkey-result"; nonce: string; result: PasskeyResult };
 
 /**
  * `source`: who answered. "server" asked the server; "synced" is this browser's copy while live

@@ -17,8 +17,9 @@ import { gatedSync, LiveSync, liveSyncProtocols, liveSyncUrl } from "../../clien
 import { Vault } from "../../client/src/vault";
 import type { Forwarded } from "./background";
 import { proveExtension, registerExtension } from "./device";
-import type { Credentials, FillReply, FrameAttached, FrameView, MatchItem, MatchReply, MatchSource, SaveOffer } from "./messages";
+import type { Credentials, FillReply, FrameAttached, FrameView, MatchItem, MatchReply, MatchSource, PasskeyResult, SaveOffer } from "./messages";
 import { entryHostsFor, hostOf, verdict, type FillContext } from "./policy";
+import { PasskeyProvider } from "./passkey-vault";
 import { FrameSessions, type FrameSession } from "./sessions";
 import { currentCode } from "./totp";
 
@@ -36,6 +37,20 @@ const submissions = new Map<number, Submission>();
 const sessions = new FrameSessions<{ submission: Submission; offer: SaveOffer & { id?: string } }>();
 /** Fill sessions' lookups, started when the session opens. */
 const early = new Map<string, Promise<MatchReply>>();
+/** Passkey requests of pages, answered from the vault (passkey-vault.ts). */
+const passkeys = new PasskeyProvider({
+  vault: () => state?.vault ?? null,
+  entriesFor: async (pageUrl) => {
+    const s = state;
+    if (!s) return [];
+    const { list } = await openedCandidates(s, pageUrl);
+    return list.flatMap(({ c, o }) => (o ? [{ id: c.id, name: c.name, secrets: o.secrets }] : []));
+  },
+  saved: () => {
+    if (state) void sync(state);
+  },
+  touch: () => (lastUse = Date.now()),
+});
 
 /**
  * Whether the web app's sign-in still owes its account 2FA code (DECISIONS D20): set by any API
@@ -138,6 +153,7 @@ function lock() {
   state = null;
   submissions.clear();
   sessions.clear();
+  passkeys.sessions.clear();
 }
 
 // Lock after autoLockMs without vault use (unlock, fill, save); checked every second.
@@ -358,7 +374,7 @@ async function status(appOrigin: string, current: string | null) {
 
 /** A frame presents the nonce its content script handed it: the session becomes that frame's, once. */
 function attach(nonce: string, tabId: number | undefined, documentId: string | undefined): FrameAttached {
-  return sessions.attach(nonce, tabId, documentId) ? { kind: "attached" } : { kind: "gone" };
+  return sessions.attach(nonce, tabId, documentId) || passkeys.sessions.attach(nonce, tabId, documentId) ? { kind: "attached" } : { kind: "gone" };
 }
 
 /**
@@ -366,6 +382,8 @@ function attach(nonce: string, tabId: number | undefined, documentId: string | u
  * person's click for a menu made ahead): the page's matches are looked up then, never earlier.
  */
 async function show(nonce: string, tabId: number | undefined, documentId: string | undefined): Promise<FrameView> {
+  const asking = passkeys.sessions.of(nonce, tabId, documentId);
+  if (asking) return passkeys.view(asking);
   const session = sessions.of(nonce, tabId, documentId);
   if (!session) return { kind: "gone" };
   const looked = early.get(nonce);
@@ -429,7 +447,13 @@ async function handle(m: Forwarded): Promise<unknown> {
     case "frame-show":
       return show(m.nonce, m.tabId, m.senderDocumentId);
     case "frame-session":
-      return sessions.of(m.nonce, m.tabId, m.senderDocumentId) ?? null;
+      return sessions.of(m.nonce, m.tabId, m.senderDocumentId) ?? passkeys.sessions.of(m.nonce, m.tabId, m.senderDocumentId) ?? null;
+    case "passkey-request":
+      return passkeys.open(m.nonce, m.request, { ...ctx, tabId: m.tabId, frameId: m.frameId, documentId: m.documentId });
+    case "passkey-answer": {
+      const session = passkeys.sessions.of(m.nonce, m.tabId, m.senderDocumentId);
+      return session ? passkeys.answer(session, m.choice) : ({ kind: "error", name: "NotAllowedError", message: "The request is gone" } satisfies PasskeyResult);
+    }
     case "frame-save": {
       const session = sessions.of(m.nonce, m.tabId, m.senderDocumentId);
       return session?.kind === "save" ? saveAnswer(session, m.accept) : { saved: false };

@@ -7,7 +7,7 @@
  */
 export type FrameSession<S> = {
   nonce: string;
-  kind: "fill" | "save";
+  kind: "fill" | "save" | "passkey";
   tabId: number;
   frameId: number;
   documentId: string;
@@ -53,6 +53,10 @@ export class FrameSessions<S> {
     const s = this.byNonce.get(nonce);
     if (!s || s.tabId !== tabId || !frameDocumentId || s.frameDocumentId !== frameDocumentId) return null;
     return s;
+  }
+
+  has(nonce: string): boolean {
+    return this.byNonce.has(nonce);
   }
 
   close(nonce: string) {

@@ -10,10 +10,12 @@
  */
 import { detectProvider, ImportFormatError, parseImport, secretPayload, type ImportedCredential, type ImportProvider } from "../importers";
 import { ApiError, type ExportDocument, type ImportEntry } from "../api";
-import type { VaultKeys } from "../crypto";
+import { domainOf, type VaultKeys } from "../crypto";
 import type { AppContext } from "../shell/context";
 import { download, el, errorText } from "../ui";
 import { sealInput } from "../vault";
+import { fromCxf, isCxf } from "../passkeys/exchange";
+import type { StoredPasskey } from "../passkeys/stored";
 
 export const BATCH = 50;
 const MAX_ENTRIES = 5000;
@@ -28,11 +30,14 @@ const PROVIDERS: [ImportProvider | "auto", string][] = [
   ["source_browser", "Browser export (Chrome, Firefox, Safari CSV)"],
   ["generic", "Generic CSV or JSON (name, url, username, password)"],
 ];
+/** Detected from the file whatever the choice: its own shape says what it is. */
+const CXF_LABEL = "Credential Exchange Format (CXF, logins and passkeys)";
 
-/** A row of the preview: the credential, or why it cannot be imported. */
-type Row = { credential: ImportedCredential; problem: string | null };
+/** A row of the preview: the credential, or why it cannot be imported; `passkeys` from a CXF file. */
+type Row = { credential: ImportedCredential; problem: string | null; passkeys?: StoredPasskey[] };
 
-function problemOf(c: ImportedCredential): string | null {
+function problemOf(c: ImportedCredential, passkeys = 0): string | null {
+  if (passkeys && c.name.trim() && c.name.length <= 500) return null;
   if (!c.name.trim()) return "no name";
   if (c.name.length > 500) return "name longer than 500 characters";
   if ((c.url ?? "").length > 2048) return "URL longer than 2048 characters";
@@ -41,7 +46,7 @@ function problemOf(c: ImportedCredential): string | null {
 }
 
 /** Sealed under an id chosen here, which the import keeps: the envelope is bound to it. */
-async function sealCredential(keys: VaultKeys, userId: string, c: ImportedCredential): Promise<ImportEntry> {
+async function sealCredential(keys: VaultKeys, userId: string, c: ImportedCredential, passkeys?: StoredPasskey[]): Promise<ImportEntry> {
   const s = secretPayload(c);
   const id = crypto.randomUUID();
   const { data } = await sealInput(keys, userId, id, {
@@ -57,21 +62,26 @@ async function sealCredential(keys: VaultKeys, userId: string, c: ImportedCreden
     // The other manager's folder and favourite mark become this vault's (sealed like the rest).
     folder: c.folder ?? "",
     favorite: c.favorite === true,
+    ...(passkeys?.length ? { passkeys } : {}),
   });
   return { ...data, id, website: data.website ?? null, url: data.url ?? null, tags: data.tags ?? [], domain_hash: data.domain_hash ?? null, encryption_version: 3 };
 }
 
 const isOwnExport = (v: unknown): v is ExportDocument => typeof v === "object" && v !== null && (v as { format?: unknown }).format === "credential-vault-export" && Array.isArray((v as { entries?: unknown }).entries);
 
-function readOwnExport(text: string): ExportDocument | null {
+/** A JSON object of the shape `is` recognises, or null. */
+function readJsonDoc<T>(text: string, is: (v: unknown) => boolean): T | null {
   if (!/^\s*\{/.test(text)) return null;
   try {
     const doc: unknown = JSON.parse(text);
-    return isOwnExport(doc) ? doc : null;
+    return is(doc) ? (doc as T) : null;
   } catch {
     return null;
   }
 }
+const readOwnExport = (text: string) => readJsonDoc<ExportDocument>(text, isOwnExport);
+/** A FIDO Credential Exchange Format document (logins and passkeys). */
+const readCxf = (text: string) => readJsonDoc<object>(text, isCxf);
 
 export function mount(root: HTMLElement, app: AppContext): () => void {
   let gone = false;
@@ -161,6 +171,24 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
         showPreview(rows, [], "This vault's export");
         return;
       }
+      const cxf = readCxf(text);
+      if (cxf) {
+        void fromCxf(cxf).then(({ entries, skipped }) => {
+          if (gone) return;
+          const rows = entries.map((e): Row => {
+            const website = domainOf(e.url) || null;
+            const credential: ImportedCredential = { name: e.name, url: e.url || null, website, username: e.username, password: e.password, notes: e.notes, totp: null, tags: [], folder: null, favorite: false };
+            return { credential, passkeys: e.passkeys, problem: problemOf(credential, e.passkeys.length) };
+          });
+          if (rows.length > MAX_ENTRIES) {
+            error.textContent = `The file holds ${rows.length} entries; at most ${MAX_ENTRIES} can be imported at once`;
+            return;
+          }
+          pending = { provider: "generic", rows };
+          showPreview(rows, Array.from({ length: skipped }, () => "an item with no login or a passkey whose key cannot be read"), CXF_LABEL);
+        }, (err: unknown) => (error.textContent = errorText(err)));
+        return;
+      }
       try {
         const chosen = provider.value === "auto" ? detectProvider(text) : (provider.value as ImportProvider);
         const parsed = parseImport(text, chosen);
@@ -189,7 +217,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     progress.hidden = false;
     progress.value = 0;
     void (async () => {
-      const entries = "sealed" in job ? job.sealed.filter((e) => e.wrapped_item_key && e.encrypted_data) : await Promise.all(job.rows.filter((r) => !r.problem).map((r) => sealCredential(app.keys, app.session.userId, r.credential)));
+      const entries = "sealed" in job ? job.sealed.filter((e) => e.wrapped_item_key && e.encrypted_data) : await Promise.all(job.rows.filter((r) => !r.problem).map((r) => sealCredential(app.keys, app.session.userId, r.credential, r.passkeys)));
       let imported = 0;
       const errors: string[] = [];
       const run = crypto.randomUUID();

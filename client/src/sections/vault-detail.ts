@@ -11,6 +11,8 @@ import { $, el } from "../pages/common";
 import { formatTime } from "../ui";
 import type { AppContext, EntryContext, EntryToolDef, Unmount } from "../shell/context";
 import { avatarColour, avatarLetter } from "./vault-list";
+import { passkeyRows } from "./vault-passkeys";
+import type { StoredPasskey } from "../passkeys/stored";
 
 type FieldKey = "username" | "password" | "website" | "url" | "notes" | "category" | "totp";
 type Field = { key: FieldKey; label: string; secret?: boolean; always?: boolean };
@@ -188,8 +190,25 @@ export class EntryDetail {
       }
       return [el("dt", { textContent: f.label }), dd, actions];
     });
-    $("revealed-fields").replaceChildren(...rows, ...passwordDates(s));
+    $("revealed-fields").replaceChildren(...rows, ...passwordDates(s), ...passkeyRows(s, this.shared ? undefined : (p) => this.removePasskey(e, p)));
     this.mask();
+  }
+
+  /** Re-seals the entry without one passkey (the others, and every other field, as they are). */
+  private async removePasskey(e: LocalEntry, p: StoredPasskey) {
+    const { app } = this.host;
+    try {
+      const current = (await app.db.entry(app.session.userId, e.id)) ?? e;
+      const secrets = await app.vault.secrets(current);
+      const passkeys = (secrets.passkeys ?? []).filter((k) => k.credential_id !== p.credential_id);
+      await app.vault.update(e.id, { ...secrets, passkeys, name: current.name, website: current.website ?? "", url: current.url ?? "", tags: current.tags });
+      app.toast(`Deleted the passkey of ${p.user_name || p.display_name || "this account"} on ${p.rp_id}`);
+      const saved = await app.db.entry(app.session.userId, e.id);
+      if (saved && this.entry?.id === e.id) await this.open(saved);
+      await app.changed();
+    } catch (err) {
+      app.toast(`Cannot delete the passkey: ${errorText(err)}`);
+    }
   }
 
   private drawTabs() {

@@ -26,7 +26,7 @@ export const newProfile = () => mkdtempSync(join(tmpdir(), "vault-extension-"));
  * Chromium's new headless mode with the unpacked extension. Every *.test host resolves to
  * loopback, so the local login site can be reached under names with real registrable domains.
  */
-export async function launchWithExtension(profile: string, baseURL?: string): Promise<{ context: BrowserContext; worker: Worker }> {
+export async function launchWithExtension(profile: string, baseURL?: string, extraArgs: string[] = []): Promise<{ context: BrowserContext; worker: Worker }> {
   const context = watchPersistentContext(await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
@@ -37,6 +37,7 @@ export async function launchWithExtension(profile: string, baseURL?: string): Pr
       `--disable-extensions-except=${EXTENSION_DIR}`,
       `--load-extension=${EXTENSION_DIR}`,
       "--host-resolver-rules=MAP *.test 127.0.0.1",
+      ...extraArgs,
     ],
   }));
   const worker = context.serviceWorkers().find((w) => w.url().includes(EXTENSION_ID)) ?? (await context.waitForEvent("serviceworker", (w) => w.url().includes(EXTENSION_ID)));

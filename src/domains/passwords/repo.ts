@@ -172,6 +172,8 @@ function payloadOf(rows: PasswordRow[]): string {
       host: r.host,
       at: r.createdAt,
       upd: r.updatedAt,
+      pk: r.hasPasskey ? 1 : 0,
+      pkl: r.passkeyLabel,
     })),
   );
 }
@@ -192,12 +194,12 @@ function guardedInsert(
   onConflict: SQL,
 ) {
   return sql`INSERT INTO passwords (id, user_id, name, website, url, tags, encryption_version, wrapped_item_key, encrypted_data,
-      domain_hash, name_hash, username_hash, search_tokens, strength, host, created_at, updated_at, change_seq)
+      domain_hash, name_hash, username_hash, search_tokens, strength, host, created_at, updated_at, has_passkey, passkey_label, change_seq)
     SELECT json_extract(value, '$.id'), ${userId}, json_extract(value, '$.name'), json_extract(value, '$.website'),
       json_extract(value, '$.url'), json_extract(value, '$.tags'), 3, json_extract(value, '$.key'), json_extract(value, '$.data'),
       json_extract(value, '$.dh'), json_extract(value, '$.nh'), json_extract(value, '$.uh'), json_extract(value, '$.st'),
       json_extract(value, '$.strength'), json_extract(value, '$.host'), json_extract(value, '$.at'), json_extract(value, '$.upd'),
-      ${clockValue(userId)}
+      json_extract(value, '$.pk'), json_extract(value, '$.pkl'), ${clockValue(userId)}
     FROM json_each(${payload})
     WHERE ${liveEntries(userId)} + ${count} <= ${maxEntries}
       AND ${vaultBytes(userId)} + (SELECT coalesce(sum(${entryBytes(sql`json_extract(value, '$.data')`, sql`json_extract(value, '$.key')`)}), 0) FROM json_each(${payload})) <= ${maxBytes}

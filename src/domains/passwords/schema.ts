@@ -25,6 +25,8 @@ export const CreatePasswordBody = z.object({
   strength: z.string().max(50).optional(),
   tags: tags.optional(),
   search_tokens: searchTokens.optional(),
+  has_passkey: z.boolean().optional(),
+  passkey_label: z.string().max(200).nullable().optional(),
   encryption_version: z.literal(3).optional(),
 });
 export type CreatePasswordInput = z.infer<typeof CreatePasswordBody>;

@@ -26,6 +26,8 @@ export const ImportEntry = z.object({
   url: webField.nullable().optional(),
   tags: tags.optional(),
   strength: z.string().max(50).nullable().optional(),
+  has_passkey: z.boolean().optional(),
+  passkey_label: z.string().max(200).nullable().optional(),
 });
 export type ImportEntry = z.infer<typeof ImportEntry>;
 

@@ -113,6 +113,8 @@ export class ImportService {
       url: r.url,
       tags: r.tags,
       strength: r.strength,
+      has_passkey: r.hasPasskey,
+      passkey_label: r.passkeyLabel,
     }));
     await auditInsert(this.db, {
       userId,

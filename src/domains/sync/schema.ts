@@ -31,6 +31,8 @@ const mutationFields = {
   domain_hash: blindIndex.nullable(),
   search_tokens: searchTokens,
   strength: z.string().max(50).nullable(),
+  has_passkey: z.boolean(),
+  passkey_label: z.string().max(200).nullable(),
 };
 
 export const CreateData = z.object({
@@ -44,6 +46,8 @@ export const CreateData = z.object({
   domain_hash: mutationFields.domain_hash.optional(),
   search_tokens: searchTokens.optional(),
   strength: mutationFields.strength.optional(),
+  has_passkey: mutationFields.has_passkey.optional(),
+  passkey_label: mutationFields.passkey_label.optional(),
 });
 export type CreateData = z.infer<typeof CreateData>;
 
