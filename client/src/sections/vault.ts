@@ -339,6 +339,8 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   for (const id of ["new-entry", "empty-new"]) $(id).addEventListener("click", () => form.open("", {}, organiser.folders()));
   // Through the shell's paint queue, so two renderings never interleave.
   const stopListening = app.onSynced(() => renderList());
+  // A share accepted or revoked elsewhere: the list reads the received shares again.
+  const stopLive = app.onLive("shares", () => app.refresh());
 
   $("vault-view").hidden = false;
   showDetail(false);
@@ -362,5 +364,6 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     list.gone = true;
     document.removeEventListener("keydown", onKey);
     stopListening();
+    stopLive();
   };
 }
