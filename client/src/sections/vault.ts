@@ -339,8 +339,13 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   for (const id of ["new-entry", "empty-new"]) $(id).addEventListener("click", () => form.open("", {}, organiser.folders()));
   // Through the shell's paint queue, so two renderings never interleave.
   const stopListening = app.onSynced(() => renderList());
-  // A share accepted or revoked elsewhere: the list reads the received shares again.
-  const stopLive = app.onLive("shares", () => app.refresh());
+  // A share accepted or revoked elsewhere: only the received shares are read again (own entries
+  // did not change), and the list is drawn again when they did.
+  const stopLive = app.onLive("shares", () =>
+    shared.load().then((changed) => {
+      if (changed && !gone) void filter();
+    }),
+  );
 
   $("vault-view").hidden = false;
   showDetail(false);
