@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { LIVE_SYNC_CLOSE, LIVE_SYNC_PING, LIVE_SYNC_PONG, LIVE_SYNC_PROTOCOL, type LiveSyncMessage } from "../src/kernel/live-sync";
+import { LIVE_SYNC_CLOSE, LIVE_SYNC_PING, LIVE_SYNC_PONG, LIVE_SYNC_PROTOCOL, type LiveSyncMessage, type LiveSyncTopic } from "../src/kernel/live-sync";
 
 /** What a connection carries through hibernation (serializeAttachment): when its token ends. */
 type Attachment = { expiresAt: number };
@@ -50,7 +50,21 @@ export class LiveSyncHub extends DurableObject {
     const last = await this.clock();
     if (last !== null && clock <= last) return 0;
     await this.ctx.storage.put("clock", clock);
-    const text = JSON.stringify({ type: "changed", clock: new Date(clock).toISOString() } satisfies LiveSyncMessage);
+    return this.broadcast({ type: "changed", clock: new Date(clock).toISOString() });
+  }
+
+  /**
+   * Something the pull does not carry changed for this user (their shares, their emergency
+   * records): tell every open connection which section to refresh. Nothing is stored: a device
+   * that was not connected reads the section when it next shows it.
+   */
+  async topic(userId: string, topic: LiveSyncTopic): Promise<number> {
+    await this.remember(userId);
+    return this.broadcast({ type: "topic", topic });
+  }
+
+  private broadcast(message: LiveSyncMessage): number {
+    const text = JSON.stringify(message);
     const now = Date.now();
     let told = 0;
     for (const ws of this.ctx.getWebSockets()) {
@@ -110,6 +124,7 @@ export class LiveSyncHub extends DurableObject {
 export interface LiveSyncClient {
   connect(request: Request, c: LiveSyncConnect): Promise<Response>;
   notify(clock: number): Promise<number>;
+  topic(topic: LiveSyncTopic): Promise<number>;
   state(): Promise<LiveSyncState>;
 }
 
@@ -124,6 +139,7 @@ export function liveSyncHub(ns: LiveSyncNamespace, userId: string): LiveSyncClie
       return stub.fetch(new Request("https://live-sync/connect", { headers }));
     },
     notify: (clock) => stub.notify(userId, clock),
+    topic: (topic) => stub.topic(userId, topic),
     state: () => stub.state() as Promise<LiveSyncState>,
   };
 }

@@ -7,7 +7,7 @@
  */
 import type { ApiClient } from "./api";
 import type { LocalDb } from "./db";
-import { cursorCovers, LIVE_SYNC_BEARER_PREFIX, LIVE_SYNC_PING, LIVE_SYNC_PROTOCOL, parseLiveSyncMessage } from "../../src/kernel/live-sync";
+import { cursorCovers, LIVE_SYNC_BEARER_PREFIX, LIVE_SYNC_PING, LIVE_SYNC_PROTOCOL, parseLiveSyncMessage, type LiveSyncTopic } from "../../src/kernel/live-sync";
 import { pushPending, syncOnce, withSyncLock, type PullGate } from "./sync-engine";
 
 /** The safety net: a connected, current device still pulls this often. */
@@ -28,6 +28,8 @@ export type LiveSyncOptions = {
   cursor: () => Promise<string | undefined>;
   /** Told a clock the cursor does not cover: pull now. */
   onStale: () => void;
+  /** Told that something the pull does not carry changed (shares, emergency access): refresh it. */
+  onTopic?: (topic: LiveSyncTopic) => void;
   WebSocket?: typeof WebSocket;
   random?: () => number;
 };
@@ -105,6 +107,7 @@ export class LiveSync implements PullGate {
       this.heard = Date.now();
       const m = parseLiveSyncMessage(e.data);
       if (!m) return;
+      if (m.type === "topic") return this.opts.onTopic?.(m.topic);
       if (m.type === "hello") {
         this.ready = true;
         this.attempt = 0;

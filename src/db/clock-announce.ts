@@ -1,4 +1,5 @@
 import { waitUntil } from "cloudflare:workers";
+import type { LiveSyncTopic } from "../kernel/live-sync";
 import { errorName, logJson } from "../lib/log";
 
 /**
@@ -7,8 +8,34 @@ import { errorName, logJson } from "../lib/log";
  */
 type HubNamespace = {
   idFromName(name: string): DurableObjectId;
-  get(id: DurableObjectId): { notify(userId: string, clock: number): Promise<number> };
+  get(id: DurableObjectId): { notify(userId: string, clock: number): Promise<number>; topic(userId: string, topic: LiveSyncTopic): Promise<number> };
 };
+
+/** Runs a hub call past the response (waitUntil); a failure is logged and never fails the write. */
+function outlive(told: Promise<unknown>) {
+  const quiet = told.then(
+    () => undefined,
+    (err) => logJson("warn", "live-sync notify failed", { error: errorName(err) }),
+  );
+  try {
+    waitUntil(quiet);
+  } catch {
+    /* outside an invocation (a test's direct call): the promise runs on by itself */
+  }
+}
+
+/**
+ * Tells the hubs of the users whose view of `topic` changed (a share's owner and recipient, an
+ * emergency record's owner and contact). Called by the service once its write has committed, so a
+ * refused or failed change tells no one; the notice carries the topic only.
+ */
+export function announceTopic(env: object, userIds: (string | null | undefined)[], topic: LiveSyncTopic): void {
+  const hubs = (env as Record<string, unknown>).LIVE_SYNC as HubNamespace | undefined;
+  if (!hubs) return;
+  for (const userId of new Set(userIds.filter((u): u is string => typeof u === "string" && u !== ""))) {
+    outlive(hubs.get(hubs.idFromName(userId)).topic(userId, topic));
+  }
+}
 
 /** A row the clock-advancing statement returns (change-clock.ts `advanceSql`'s RETURNING). */
 export type AdvancedClock = { advanced_user: string; advanced_clock: number };
@@ -27,20 +54,7 @@ export function announceClocks(env: Record<string, unknown>, rows: AdvancedClock
   if (!hubs || rows.length === 0) return;
   const latest = new Map<string, number>();
   for (const r of rows) latest.set(r.advanced_user, Math.max(latest.get(r.advanced_user) ?? 0, r.advanced_clock));
-  for (const [userId, clock] of latest) {
-    const told = hubs
-      .get(hubs.idFromName(userId))
-      .notify(userId, clock)
-      .then(
-        () => undefined,
-        (err) => logJson("warn", "live-sync notify failed", { error: errorName(err) }),
-      );
-    try {
-      waitUntil(told);
-    } catch {
-      /* outside an invocation (a test's direct call): the promise runs on by itself */
-    }
-  }
+  for (const [userId, clock] of latest) outlive(hubs.get(hubs.idFromName(userId)).notify(userId, clock));
 }
 
 /** The advanced-clock rows among a batch's results, by the statements that advanced it. */

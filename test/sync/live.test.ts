@@ -6,55 +6,12 @@ import { LiveSyncHub, liveSyncHub } from "../../durable-objects/live-sync-hub";
 import { advanceClock } from "../../src/db/change-clock";
 import { dbFor } from "../../src/db/client";
 import { batchable } from "../../src/db/d1";
-import { LIVE_SYNC_CLOSE, parseLiveSyncMessage, type LiveSyncMessage } from "../../src/kernel/live-sync";
+import { LIVE_SYNC_CLOSE } from "../../src/kernel/live-sync";
 import { expectErrorBody, signToken, TestUser } from "../support/auth";
 import { createEntry } from "../support/fixtures";
 import { SELF } from "../support/worker";
+import { handshake, Live, LIVE_URL } from "../support/live-sync";
 import { create, push } from "./helpers";
-
-const URL_ = "https://vault.test/api/sync/live";
-
-function handshake(headers: Record<string, string>) {
-  return SELF.fetch(URL_, { headers: { upgrade: "websocket", "sec-websocket-protocol": "vault-live", ...headers } });
-}
-
-/** An open live connection and the messages it has received, in order. */
-class Live {
-  readonly messages: LiveSyncMessage[] = [];
-  readonly closes: number[] = [];
-  private waiters: (() => void)[] = [];
-  constructor(readonly ws: WebSocket) {
-    ws.accept();
-    ws.addEventListener("message", (e) => {
-      const m = parseLiveSyncMessage(e.data);
-      if (m) this.messages.push(m);
-      for (const w of this.waiters.splice(0)) w();
-    });
-    ws.addEventListener("close", (e) => {
-      this.closes.push(e.code);
-      for (const w of this.waiters.splice(0)) w();
-    });
-  }
-
-  static async open(user: TestUser): Promise<Live> {
-    const res = await handshake({ authorization: `Bearer ${user.token}` });
-    expect(res.status).toBe(101);
-    expect(res.headers.get("sec-websocket-protocol")).toBe("vault-live");
-    const live = new Live(res.webSocket!);
-    await live.until((m) => m.length >= 1);
-    return live;
-  }
-
-  /** Waits for the messages to satisfy `done` (the test's own timeout bounds the wait). */
-  async until(done: (m: LiveSyncMessage[]) => boolean): Promise<LiveSyncMessage[]> {
-    while (!done(this.messages)) await new Promise<void>((r) => this.waiters.push(r));
-    return this.messages;
-  }
-
-  changes() {
-    return this.messages.filter((m) => m.type === "changed").map((m) => m.clock);
-  }
-}
 
 const entryClock = async (userId: string, id: string) =>
   (await env.DB.prepare("SELECT change_seq AS c FROM passwords WHERE id = ? AND user_id = ?").bind(id, userId).first<{ c: number }>())?.c;
@@ -80,7 +37,7 @@ describe("live sync: connecting", () => {
     const user = await TestUser.create();
     const plain = await user.call("GET", "/api/sync/live");
     expect((await expectErrorBody(plain, 400, "VALIDATION_ERROR")).details?.[0]?.field).toBe("upgrade");
-    const noProtocol = await SELF.fetch(URL_, { headers: { upgrade: "websocket", authorization: `Bearer ${user.token}` } });
+    const noProtocol = await SELF.fetch(LIVE_URL, { headers: { upgrade: "websocket", authorization: `Bearer ${user.token}` } });
     expect((await expectErrorBody(noProtocol, 400, "VALIDATION_ERROR")).details?.[0]?.field).toBe("sec-websocket-protocol");
   });
 

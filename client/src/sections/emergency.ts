@@ -216,7 +216,10 @@ export async function mount(root: HTMLElement, app: AppContext) {
   // A contact's own sharing key must exist before anyone can name them: opening this page makes it.
   await ownSharingKey(app, true).catch((e: unknown) => ($("emergency-status").textContent = explain(e, "Setting up your sharing key")));
   await render();
+  // The other side accepted, asked, answered or revoked (or the wait ran out): read the records again.
+  const stopLive = app.onLive("emergency", render);
   return () => {
+    stopLive();
     gone = true;
     opened = null;
   };

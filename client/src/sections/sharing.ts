@@ -227,7 +227,10 @@ export async function mount(root: HTMLElement, app: AppContext) {
   await sharingKey().catch((e: unknown) => ($("sharing-status").textContent = explain(e, "Setting up sharing")));
   await render();
   ($("share-submit") as HTMLButtonElement).disabled = false;
+  // Accepted, revoked or changed by the other side: both lists are read again.
+  const stopLive = app.onLive("shares", render);
   return () => {
+    stopLive();
     gone = true;
     privateKey = null;
   };

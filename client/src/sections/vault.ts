@@ -339,6 +339,13 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   for (const id of ["new-entry", "empty-new"]) $(id).addEventListener("click", () => form.open("", {}, organiser.folders()));
   // Through the shell's paint queue, so two renderings never interleave.
   const stopListening = app.onSynced(() => renderList());
+  // A share accepted or revoked elsewhere: only the received shares are read again (own entries
+  // did not change), and the list is drawn again when they did.
+  const stopLive = app.onLive("shares", () =>
+    shared.load().then((changed) => {
+      if (changed && !gone) void filter();
+    }),
+  );
 
   $("vault-view").hidden = false;
   showDetail(false);
@@ -362,5 +369,6 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     list.gone = true;
     document.removeEventListener("keydown", onKey);
     stopListening();
+    stopLive();
   };
 }

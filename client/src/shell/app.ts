@@ -12,6 +12,7 @@ import type { LocalDb, Session } from "../db";
 import { lockVault, recordActivity } from "../passphrase";
 import { SyncEngine, type SyncHost, type SyncState } from "../sync-engine";
 import { LiveSync, liveSyncProtocols, liveSyncUrl } from "../live-sync";
+import type { LiveSyncTopic } from "../../../src/kernel/live-sync";
 import { TrustStore } from "../trust";
 import { Vault } from "../vault";
 import { $, requestBackgroundSync } from "../pages/common";
@@ -40,6 +41,7 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
   const vault = new Vault(db, session.userId, keys, async () => !(await trust.floor()).bound);
   const toastEl = $("toast");
   const listeners = new Set<() => void | Promise<void>>();
+  const liveListeners = new Set<{ topic: LiveSyncTopic; fn: () => void | Promise<void> }>();
 
   function toast(text: string) {
     toastEl.textContent = text;
@@ -66,7 +68,18 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
   });
   // Live sync: the hub's notices pull at once (a hidden tab pulls when shown, as rule 4 has it),
   // and a current device's periodic runs skip the pull.
-  sync.setPullGate(new LiveSync({ url: liveSyncUrl(""), protocols: liveSyncProtocols(), cursor: () => db.meta<string>(`cursor:${session.userId}`), onStale: () => host.isVisible() && void sync.syncNow() }));
+  sync.setPullGate(
+    new LiveSync({
+      url: liveSyncUrl(""),
+      protocols: liveSyncProtocols(),
+      cursor: () => db.meta<string>(`cursor:${session.userId}`),
+      onStale: () => host.isVisible() && void sync.syncNow(),
+      // What the pull does not carry: the mounted section that shows it reads it again.
+      onTopic: (topic) => {
+        for (const l of [...liveListeners]) if (l.topic === topic) void Promise.resolve(l.fn()).catch((e: unknown) => console.error(e));
+      },
+    }),
+  );
 
   /** The network line reads only memory, so it is drawn at once, ahead of any queued repaint. */
   function renderNet() {
@@ -134,6 +147,11 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
       listeners.add(fn);
       return () => listeners.delete(fn);
     },
+    onLive(topic, fn) {
+      const l = { topic, fn };
+      liveListeners.add(l);
+      return () => liveListeners.delete(l);
+    },
   };
 
   const main = $("app-main");
@@ -156,6 +174,7 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
     unmount?.();
     unmount = null;
     listeners.clear();
+    liveListeners.clear();
     const match = resolveSection(sections, url.pathname);
     nav.current(match?.section.id);
     main.replaceChildren();

@@ -4,6 +4,7 @@
  */
 import type { ApiClient } from "../api";
 import type { EntrySecrets, VaultKeys } from "../crypto";
+import type { LiveSyncTopic } from "../../../src/kernel/live-sync";
 import type { LocalDb, LocalEntry, Session } from "../db";
 import type { SyncEngine } from "../sync-engine";
 import type { TrustStore } from "../trust";
@@ -37,6 +38,11 @@ export interface AppContext {
   changed(): Promise<void>;
   /** Called after every sync that changed or may have changed local data; returns an unsubscribe. */
   onSynced(listener: () => void | Promise<void>): Unmount;
+  /**
+   * Called when live sync says `topic` changed for this user on the server (a share accepted or
+   * revoked, an emergency record moved): what the delta pull does not carry. Returns an unsubscribe.
+   */
+  onLive(topic: LiveSyncTopic, listener: () => void | Promise<void>): Unmount;
 }
 
 export interface SectionModule {

@@ -72,7 +72,7 @@ export function extensionStatus(popup: Page): Promise<ExtensionStatus> {
 }
 
 /** A request that crossed the relay: its method and path, whether it was conditional, its headers (names in lower case) and the status it got. */
-export type Heard = { line: string; conditional: boolean; headers: Record<string, string>; status?: number };
+export type Heard = { line: string; conditional: boolean; headers: Record<string, string>; status?: number; at: number };
 
 /**
  * A TCP relay in front of the worker: the extension's web app origin in the tests, so "offline"
@@ -111,7 +111,7 @@ export async function startRelay(target: { host: string; port: number }, port = 
           }
           for (const m of chunk.toString("latin1").matchAll(/^([A-Z]+) (\S+) HTTP\/1\.1\r\n([\s\S]*?)\r\n\r\n/gm)) {
             const headers = Object.fromEntries(m[3]!.split("\r\n").map((h) => [h.slice(0, h.indexOf(":")).trim().toLowerCase(), h.slice(h.indexOf(":") + 1).trim()]));
-            const r: Heard = { line: `${m[1]} ${m[2]}`, conditional: "if-none-match" in headers, headers };
+            const r: Heard = { line: `${m[1]} ${m[2]}`, conditional: "if-none-match" in headers, headers, at: Date.now() };
             waiting.push(r);
             heard.push(r);
           }

@@ -143,6 +143,7 @@ export class EmergencyService {
       details: { owner_id: row.ownerId },
     });
     if (!accepted) throw conflict("Invitation already answered");
+    this.ctx.tell({ ...row, ...set });
     await notify(this.ctx.dbOf(row.ownerId), {
       userId: row.ownerId,
       type: "emergency_contact_accepted",
@@ -187,6 +188,7 @@ export class EmergencyService {
       details: { owner_id: row.ownerId, wait_hours: row.waitHours, grant_at: set.grantAt },
     });
     if (!requested) throw conflict("The record changed; reload it");
+    this.ctx.tell(row);
     const body = requestedBody(row.contactEmail, set.grantAt);
     await notify(this.ctx.dbOf(row.ownerId), {
       userId: row.ownerId,
@@ -223,6 +225,7 @@ export class EmergencyService {
     const updated = { ...row, ...set };
     if (action === "approve") await announceGrant(this.ctx, updated, updated.expiresAt!, false);
     else {
+      this.ctx.tell(row);
       await this.timers.cancelEmergency(row.id);
       if (row.contactUserId) {
         await notify(this.ctx.dbOf(row.contactUserId), { userId: row.contactUserId, type: "emergency_access_denied", title: "Emergency access denied", body: "The vault owner denied your emergency access request.", color: "error", actionUrl: "/emergency", actorId: user.id, metadata: { contact_id: row.id } });
@@ -251,7 +254,7 @@ export class EmergencyService {
   async revoke(user: AuthUser, id: string, meta: RequestMeta, now = Date.now()) {
     const row = await this.asOwner(user, id);
     if (row.status !== "revoked") {
-      await this.changeThenAudit(repo.updateOwned(this.directory, user.id, row.id, [row.status], { status: "revoked", updatedAt: iso(now) }).run(), {
+      const revoked = await this.changeThenAudit(repo.updateOwned(this.directory, user.id, row.id, [row.status], { status: "revoked", updatedAt: iso(now) }).run(), {
         userId: user.id,
         action: "emergency_contact.revoke",
         targetType: "emergency_contact",
@@ -259,6 +262,7 @@ export class EmergencyService {
         meta,
         details: { email: row.contactEmail, previous_status: row.status },
       });
+      if (revoked) this.ctx.tell(row);
     }
     await this.timers.cancelEmergency(row.id);
   }

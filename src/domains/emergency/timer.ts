@@ -1,3 +1,4 @@
+import { announceTopic } from "../../db/clock-announce";
 import { dbFor, directoryDb, type Db } from "../../db/client";
 import type { EmergencyContactRow } from "../../db/schema";
 import { loadConfig, type Bindings, type Config } from "../../env";
@@ -16,8 +17,9 @@ const iso = (t: number) => new Date(t).toISOString();
  * The records live in the directory (`directory`), since owner and contact may be on different
  * shards; a notification, an audit event and the owner's entries on their user's shard (`dbOf`).
  * `config` lets notify() push (docs/decisions.md, Client: entry tools and account pages).
+ * `tell` gives the parties' open devices live sync's `emergency` topic after a committed change.
  */
-export type EmergencyCtx = { directory: Db; dbOf: (userId: string) => Db; mailer: Mailer; appOrigin: string; config?: Config };
+export type EmergencyCtx = { directory: Db; dbOf: (userId: string) => Db; mailer: Mailer; appOrigin: string; config?: Config; tell: (row: EmergencyContactRow) => void };
 
 export function emergencyCtx(env: Bindings, config: Config, callerId: string): EmergencyCtx {
   return {
@@ -26,6 +28,7 @@ export function emergencyCtx(env: Bindings, config: Config, callerId: string): E
     mailer: mailerFor(config, dbFor(env, callerId), env.MAIL_QUEUE, directoryDb(env)),
     appOrigin: config.APP_ORIGIN ?? "",
     config,
+    tell: (row) => announceTopic(env, [row.ownerId, row.contactUserId], "emergency"),
   };
 }
 
@@ -58,7 +61,8 @@ export async function tickContact(ctx: EmergencyCtx, contactId: string, now: num
   }
   if (row.status === "access_granted" && row.expiresAt) {
     if (now < Date.parse(row.expiresAt)) return Date.parse(row.expiresAt);
-    await repo.transition(ctx.directory, row.id, ["access_granted"], { status: "access_expired", updatedAt: iso(now) });
+    const res = await repo.transition(ctx.directory, row.id, ["access_granted"], { status: "access_expired", updatedAt: iso(now) });
+    if (rowsChanged(res) > 0) ctx.tell(row);
     return null;
   }
   return null;
@@ -66,6 +70,7 @@ export async function tickContact(ctx: EmergencyCtx, contactId: string, now: num
 
 /** Tells both sides that access has been granted (by the owner or because the wait ran out). */
 export async function announceGrant(ctx: EmergencyCtx, row: EmergencyContactRow, expiresAt: string, automatic: boolean) {
+  ctx.tell(row);
   const how = automatic ? "the waiting period passed without a response" : "the owner approved it";
   if (row.contactUserId) {
     await notify(ctx.dbOf(row.contactUserId), {

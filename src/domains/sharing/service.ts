@@ -1,3 +1,4 @@
+import { announceTopic } from "../../db/clock-announce";
 import { dbFor, directoryDb, type Db, type DbBindings } from "../../db/client";
 import type { ShareRow } from "../../db/schema";
 import type { AuthUser, RequestMeta } from "../../kernel/context";
@@ -45,9 +46,19 @@ export class SharingService {
   private readonly directory: Db;
   private readonly ownerDb: repo.OwnerDb;
 
-  constructor(env: DbBindings) {
+  constructor(private readonly env: DbBindings) {
     this.directory = directoryDb(env);
     this.ownerDb = (ownerId) => dbFor(env, ownerId);
+  }
+
+  /**
+   * After a committed change: the owner's and the recipient's devices refresh their shares (live
+   * sync's `shares` topic). A pending share names its recipient by address; the account that
+   * published the sharing key for it is the one that reads it (putKey keeps that unique).
+   */
+  private async tell(share: { ownerId: string; recipientId: string | null; recipientEmail: string }) {
+    const recipient = share.recipientId ?? (await repo.getKeyByEmail(this.directory, share.recipientEmail))?.userId;
+    announceTopic(this.env, [share.ownerId, recipient], "shares");
   }
 
   async create(user: AuthUser, input: CreateShareInput) {
@@ -89,6 +100,7 @@ export class SharingService {
       });
     }
     await repo.refreshShareCount(this.directory, this.ownerDb(user.id), user.id, entry.id);
+    await this.tell(row);
     return toShare({ ...row, accountName: entry.name, accountWebsite: entry.website, accountUrl: entry.url, accountEncryptedData: null }, "owned");
   }
 
@@ -121,6 +133,7 @@ export class SharingService {
     if (!email || !(await repo.accept(this.directory, id, user.id, email, now))) throw notFound("Share");
     const fresh = await repo.findReceived(this.directory, this.ownerDb, user.id, email, id, now);
     if (!fresh) throw notFound("Share");
+    await this.tell(fresh);
     return toShare(fresh, "received");
   }
 
@@ -133,6 +146,7 @@ export class SharingService {
     if (input.status === "revoked") set.status = "revoked";
     if (!(await repo.ownerUpdate(this.directory, share, set))) throw conflict("The share changed meanwhile; reload it");
     await repo.refreshShareCount(this.directory, this.ownerDb(share.ownerId), share.ownerId, share.accountId);
+    await this.tell(share);
     return { ...share, ...set };
   }
 
@@ -140,6 +154,7 @@ export class SharingService {
     const share = await repo.findOwned(this.directory, this.ownerDb, user.id, id);
     if (!share || !(await repo.remove(this.directory, user.id, share))) throw notFound("Share");
     await repo.refreshShareCount(this.directory, this.ownerDb(user.id), user.id, share.accountId);
+    await this.tell(share);
   }
 
   /** The recipient's view log; password_viewed tells the owner, password_copied is only recorded. */
