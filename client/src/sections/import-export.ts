@@ -8,35 +8,24 @@
  * a progress bar follows the batches. The export is the server's encrypted document, which this
  * page (or POST /api/passwords/import) takes back unchanged.
  */
-import { detectProvider, ImportFormatError, parseImport, secretPayload, type ImportedCredential, type ImportProvider } from "../importers";
+import { FORMAT_LABELS, ImportFormatError, PasswordNeededError, readImportFile, secretPayload, WrongPasswordError, type ImportedCredential, type ImportFormat, type Skipped } from "../importers";
 import { ApiError, type ExportDocument, type ImportEntry } from "../api";
 import type { VaultKeys } from "../crypto";
 import type { AppContext } from "../shell/context";
 import { download, el, errorText } from "../ui";
 import { sealInput } from "../vault";
+import { previewTable, resultList, summaryText, type Row } from "./import-preview";
 
 export const BATCH = 50;
 const MAX_ENTRIES = 5000;
 const MAX_FILE_BYTES = 12 * 1024 * 1024;
 
-const PROVIDERS: [ImportProvider | "auto", string][] = [
-  ["auto", "Detect from the file"],
-  ["source_mgr_1", "Bitwarden (JSON or CSV)"],
-  ["source_mgr_3", "1Password (CSV)"],
-  ["source_mgr_2", "LastPass (CSV)"],
-  ["source_mgr_4", "Dashlane (CSV)"],
-  ["source_browser", "Browser export (Chrome, Firefox, Safari CSV)"],
-  ["generic", "Generic CSV or JSON (name, url, username, password)"],
-];
-
-/** A row of the preview: the credential, or why it cannot be imported. */
-type Row = { credential: ImportedCredential; problem: string | null };
+const FORMATS: [ImportFormat | "auto", string][] = [["auto", "Detect from the file"], ...(Object.entries(FORMAT_LABELS) as [ImportFormat, string][])];
 
 function problemOf(c: ImportedCredential): string | null {
   if (!c.name.trim()) return "no name";
   if (c.name.length > 500) return "name longer than 500 characters";
   if ((c.url ?? "").length > 2048) return "URL longer than 2048 characters";
-  if (!c.username && !c.password && !c.notes && !c.totp) return "nothing to store (no username, password, notes or TOTP)";
   return null;
 }
 
@@ -57,6 +46,12 @@ async function sealCredential(keys: VaultKeys, userId: string, c: ImportedCreden
     // The other manager's folder and favourite mark become this vault's (sealed like the rest).
     folder: c.folder ?? "",
     favorite: c.favorite === true,
+    ...(s.kind ? { kind: s.kind } : {}),
+    ...(s.urls ? { urls: s.urls } : {}),
+    ...(s.fields ? { fields: s.fields } : {}),
+    ...(s.card ? { card: s.card } : {}),
+    ...(s.identity ? { identity: s.identity } : {}),
+    ...(s.password_history ? { password_history: s.password_history } : {}),
   });
   return { ...data, id, website: data.website ?? null, url: data.url ?? null, tags: data.tags ?? [], domain_hash: data.domain_hash ?? null, encryption_version: 3 };
 }
@@ -75,8 +70,10 @@ function readOwnExport(text: string): ExportDocument | null {
 
 export function mount(root: HTMLElement, app: AppContext): () => void {
   let gone = false;
-  const file = el("input", { id: "import-file", type: "file", accept: ".csv,.json,text/csv,application/json" });
-  const provider = el("select", { id: "import-provider" }, ...PROVIDERS.map(([v, t]) => el("option", { value: v }, t)));
+  const file = el("input", { id: "import-file", type: "file", accept: ".csv,.json,.1pux,.zip,.kdbx,text/csv,application/json,application/zip" });
+  const provider = el("select", { id: "import-provider" }, ...FORMATS.map(([v, t]) => el("option", { value: v }, t)));
+  const password = el("input", { id: "import-password", type: "password", autocomplete: "off" });
+  const passwordRow = el("div", { hidden: true }, el("label", { htmlFor: "import-password" }, "Export password"), password);
   const readBtn = el("button", { type: "submit" }, "Preview");
   const error = el("p", { id: "import-error", className: "error", role: "alert" });
   const summary = el("p", { id: "import-summary", "aria-live": "polite" });
@@ -95,6 +92,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     file,
     el("label", { htmlFor: "import-provider" }, "Format"),
     provider,
+    passwordRow,
     el("div", { className: "row" }, readBtn),
     error,
   );
@@ -106,27 +104,12 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
   );
 
   /** What the confirmed import sends: fresh credentials to encrypt, or an export's entries as they are. */
-  let pending: { provider: string; rows: Row[] } | { provider: "generic"; sealed: ImportEntry[] } | null = null;
+  let pending: { provider: string; rows: Row[]; skipped: Skipped[] } | { provider: "generic"; sealed: ImportEntry[]; rows: Row[]; skipped: Skipped[] } | null = null;
 
-  function showPreview(rows: Row[], skipped: string[], label: string) {
+  function showPreview(rows: Row[], skipped: Skipped[], label: string) {
     const ok = rows.filter((r) => !r.problem).length;
-    const bad = rows.length - ok + skipped.length;
-    summary.textContent = `${label}: ${ok} ${ok === 1 ? "entry" : "entries"} ready${bad ? `, ${bad} with problems (not imported)` : ""}.`;
-    const head = el("tr", {}, el("th", {}, "#"), el("th", {}, "Name"), el("th", {}, "Website"), el("th", {}, "Username"), el("th", {}, "Status"));
-    const body = rows.map((r, i) =>
-      el(
-        "tr",
-        { className: r.problem ? "row-error" : "", "data-status": r.problem ? "error" : "ok" },
-        el("td", {}, String(i + 1)),
-        el("td", {}, r.credential.name),
-        el("td", {}, r.credential.website ?? ""),
-        el("td", {}, r.credential.username),
-        el("td", {}, r.problem ? `Not imported: ${r.problem}` : "Ready"),
-      ),
-    );
-    const skippedRows = skipped.map((why) => el("tr", { className: "row-error", "data-status": "error" }, el("td", {}, "—"), el("td", { colSpan: 3 }, ""), el("td", {}, `Not imported: ${why}`)));
-    table.replaceChildren(el("thead", {}, head), el("tbody", {}, ...body, ...skippedRows));
-    table.hidden = false;
+    summary.textContent = summaryText(label, rows, skipped);
+    previewTable(table, rows, skipped);
     start.hidden = ok === 0;
     start.textContent = `Import ${ok} ${ok === 1 ? "entry" : "entries"}`;
   }
@@ -138,6 +121,12 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     summary.textContent = "";
     result.replaceChildren();
   }
+
+  // A password belongs to one file: another file asks again when it needs one.
+  file.addEventListener("change", () => {
+    passwordRow.hidden = true;
+    password.value = "";
+  });
 
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
@@ -152,18 +141,20 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
       error.textContent = "The file is larger than 12 MB";
       return;
     }
-    void f.text().then((text) => {
+    void f.arrayBuffer().then(async (buf) => {
       if (gone) return;
-      const own = readOwnExport(text);
+      const bytes = new Uint8Array(buf);
+      const own = bytes[0] === 0x50 ? null : readOwnExport(new TextDecoder().decode(bytes));
       if (own) {
-        pending = { provider: "generic", sealed: own.entries };
-        const rows = own.entries.map((e): Row => ({ credential: { name: e.name ?? "Imported entry", website: e.website, url: e.url, username: "(encrypted)", password: "", notes: "", totp: null, tags: e.tags ?? [], folder: null, favorite: false }, problem: e.wrapped_item_key && e.encrypted_data ? null : "no encrypted data" }));
+        const rows = own.entries.map((e): Row => ({ credential: { name: e.name ?? "Imported entry", website: e.website, url: e.url, username: "(encrypted)", password: "", notes: "", totp: null, tags: e.tags ?? [], folder: null, favorite: false, kind: "login", urls: [], fields: [], history: [], changes: [] }, problem: e.wrapped_item_key && e.encrypted_data ? null : "no encrypted data" }));
+        pending = { provider: "generic", sealed: own.entries, rows, skipped: [] };
         showPreview(rows, [], "This vault's export");
         return;
       }
       try {
-        const chosen = provider.value === "auto" ? detectProvider(text) : (provider.value as ImportProvider);
-        const parsed = parseImport(text, chosen);
+        const chosen = provider.value === "auto" ? undefined : (provider.value as ImportFormat);
+        const parsed = await readImportFile(bytes, { format: chosen, password: passwordRow.hidden ? undefined : password.value });
+        if (gone) return;
         const rows = parsed.credentials.map((c) => ({ credential: c, problem: problemOf(c) }));
         if (rows.length + parsed.skipped.length === 0) {
           error.textContent = "The file holds no entries";
@@ -173,10 +164,16 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
           error.textContent = `The file holds ${rows.length} entries; at most ${MAX_ENTRIES} can be imported at once`;
           return;
         }
-        pending = { provider: parsed.provider, rows };
-        showPreview(rows, parsed.skipped, PROVIDERS.find(([v]) => v === parsed.provider)?.[1] ?? parsed.provider);
+        pending = { provider: parsed.provider, rows, skipped: parsed.skipped };
+        showPreview(rows, parsed.skipped, FORMAT_LABELS[parsed.format]);
       } catch (err) {
-        error.textContent = err instanceof ImportFormatError ? `This file cannot be read as that format: ${err.message}` : errorText(err);
+        if (err instanceof PasswordNeededError) {
+          passwordRow.hidden = false;
+          password.focus();
+          error.textContent = err.message;
+        } else if (err instanceof WrongPasswordError) {
+          error.textContent = `${err.message}: check it and press Preview again`;
+        } else error.textContent = err instanceof ImportFormatError ? `This file cannot be read as that format: ${err.message}` : errorText(err);
       }
     });
   });
@@ -207,10 +204,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
         }
         progress.value = Math.round(((i + batch.length) / entries.length) * 100);
       }
-      result.replaceChildren(
-        el("p", { id: "import-done", "data-imported": String(imported) }, `Imported ${imported} of ${entries.length} ${entries.length === 1 ? "entry" : "entries"}.`),
-        ...(errors.length ? [el("ul", { className: "error" }, ...errors.map((e) => el("li", {}, e)))] : []),
-      );
+      result.replaceChildren(...resultList(imported, entries.length, job.rows, job.skipped, errors));
       pending = null;
       start.hidden = true;
       await app.sync.syncNow();
