@@ -186,12 +186,20 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     progress.hidden = false;
     progress.value = 0;
     void (async () => {
-      const entries = "sealed" in job ? job.sealed.filter((e) => e.wrapped_item_key && e.encrypted_data) : await Promise.all(job.rows.filter((r) => !r.problem).map((r) => sealCredential(app.keys, app.session.userId, r.credential)));
+      // Sealed a batch at a time, each batch just before it is sent, with a yield between: sealing
+      // thousands at once (an envelope and some hundred HMACs each) holds the page for seconds.
+      const ready = "sealed" in job ? job.sealed.filter((e) => e.wrapped_item_key && e.encrypted_data) : job.rows.filter((r) => !r.problem).map((r) => r.credential);
+      const total = ready.length;
+      const sealBatch = async (from: number): Promise<ImportEntry[]> => {
+        const part = ready.slice(from, from + BATCH);
+        await new Promise((r) => setTimeout(r, 0));
+        return "sealed" in job ? (part as ImportEntry[]) : Promise.all((part as ImportedCredential[]).map((c) => sealCredential(app.keys, app.session.userId, c)));
+      };
       let imported = 0;
       const errors: string[] = [];
       const run = crypto.randomUUID();
-      for (let i = 0; i < entries.length; i += BATCH) {
-        const batch = entries.slice(i, i + BATCH);
+      for (let i = 0; i < total; i += BATCH) {
+        const batch = await sealBatch(i);
         try {
           const res = await app.api.importPasswords(batch, job.provider, `import-${run}-${i / BATCH}`);
           imported += res.imported;
@@ -202,9 +210,9 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
           else errors.push(`Entries ${i + 1} to ${i + batch.length}: ${errorText(err)}`);
           break;
         }
-        progress.value = Math.round(((i + batch.length) / entries.length) * 100);
+        progress.value = Math.round(((i + batch.length) / total) * 100);
       }
-      result.replaceChildren(...resultList(imported, entries.length, job.rows, job.skipped, errors));
+      result.replaceChildren(...resultList(imported, total, job.rows, job.skipped, errors));
       pending = null;
       start.hidden = true;
       await app.sync.syncNow();
