@@ -72,7 +72,7 @@ export const VAULT_MARKUP = `
       <input type="hidden" id="entry-id" name="id">
       <label for="f-name">Name</label>
       <input id="f-name" name="name" required maxlength="500">
-      <label for="f-kind">Kind</label>
+      <label for="f-kind">Entry kind</label>
       <select id="f-kind" name="kind"><option value="login">Login</option><option value="note">Secure note</option><option value="card">Card</option><option value="identity">Identity</option></select>
       <label for="f-card-holder" class="card-only">Cardholder</label>
       <input id="f-card-holder" class="card-only" autocomplete="off">
