@@ -11,6 +11,7 @@
  */
 import { fromBase64, toBase64 } from "../../src/kernel/base64";
 import { normalizeHost } from "../../src/kernel/hostname";
+import { MODEL_KEYS, parseModel, type EntryModel, type PastPassword } from "./entry-model";
 import { parsePasskeys, type StoredPasskey } from "./passkeys/stored";
 
 export const PBKDF2_ITERATIONS = 600_000;
@@ -47,8 +48,7 @@ export const keyIterations = (keys: VaultKeys) => keys.iterations ?? PBKDF2_ITER
  * with the secrets so the server never learns them (docs/decisions.md, Vault: favourites and
  * folders); both are left out of the payload when unset.
  */
-/** A password an entry held before, and when it stopped being the current one. */
-export type PastPassword = { password: string; changed_at: string };
+export type { PastPassword };
 
 /**
  * What an entry's envelope holds. `password_changed_at` (when the current password was set) and
@@ -67,7 +67,20 @@ export type EntrySecrets = {
   password_history?: PastPassword[];
   /** Passkeys (WebAuthn credentials, private keys included): client/src/passkeys/stored.ts. */
   passkeys?: StoredPasskey[];
-};
+  /**
+   * Payload keys this client does not know, as another (newer) client sealed them: carried
+   * through every re-seal so an older client's edit never strips a newer one's fields.
+   */
+  extra?: Record<string, unknown>;
+} & EntryModel;
+
+const KNOWN_KEYS = new Set<string>(["username", "password", "notes", "category", "totp", "address", "favorite", "folder", "password_changed_at", "password_history", "passkeys", ...MODEL_KEYS]);
+
+/** The payload's JSON: the unknown keys carried back to the top level, under the known ones. */
+export function serializeSecrets(secrets: EntrySecrets): string {
+  const { extra, ...known } = secrets;
+  return JSON.stringify({ ...extra, ...known });
+}
 
 export type Envelope = { wrapped_item_key: string; encrypted_data: string };
 
@@ -170,10 +183,10 @@ async function openEnvelope(keys: VaultKeys, envelope: Envelope): Promise<string
 }
 
 export async function encryptLegacyEntry(keys: VaultKeys, secrets: EntrySecrets): Promise<Envelope> {
-  return sealEnvelope(keys, bytes(JSON.stringify(secrets)));
+  return sealEnvelope(keys, bytes(serializeSecrets(secrets)));
 }
 
-/** An entry's payload; fields missing or of another type read as "". */
+/** An entry's payload; fields missing or of another type read as "", unknown ones kept in `extra`. */
 export function parseSecrets(json: string): EntrySecrets {
   let obj: Partial<Record<keyof EntrySecrets, unknown>>;
   try {
@@ -181,6 +194,7 @@ export function parseSecrets(json: string): EntrySecrets {
   } catch {
     throw new DecryptionError();
   }
+  if (!obj || typeof obj !== "object" || Array.isArray(obj)) throw new DecryptionError();
   const str = (v: unknown) => (typeof v === "string" ? v : "");
   const secrets: EntrySecrets = { username: str(obj.username), password: str(obj.password), notes: str(obj.notes), category: str(obj.category), totp: str(obj.totp) };
   if (typeof obj.address === "string") secrets.address = obj.address;
@@ -195,6 +209,9 @@ export function parseSecrets(json: string): EntrySecrets {
   }
   const passkeys = parsePasskeys(obj.passkeys);
   if (passkeys.length) secrets.passkeys = passkeys;
+  Object.assign(secrets, parseModel(obj as Record<string, unknown>));
+  const extra = Object.entries(obj).filter(([k]) => !KNOWN_KEYS.has(k));
+  if (extra.length) secrets.extra = Object.fromEntries(extra);
   return secrets;
 }
 

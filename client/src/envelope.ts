@@ -13,7 +13,7 @@
  * crypto.encryptLegacyEntry): read only to migrate them.
  */
 import { fromBase64, toBase64 } from "../../src/kernel/base64";
-import { DecryptionError, decryptLegacyEntry, domainOf, IV_BYTES, joinIv, keyIterations, keyVersion, legacyKeyCheckMatches, parseSecrets, splitIv, type EntrySecrets, type Envelope, type VaultKeys } from "./crypto";
+import { DecryptionError, decryptLegacyEntry, domainOf, IV_BYTES, joinIv, keyIterations, keyVersion, legacyKeyCheckMatches, parseSecrets, serializeSecrets, splitIv, type EntrySecrets, type Envelope, type VaultKeys } from "./crypto";
 
 export const ENVELOPE_VERSION = 2;
 /** "cv2:" — a legacy blob starts with a random IV, which begins like this once in 2^32. */
@@ -170,7 +170,7 @@ async function open(keys: VaultKeys, place: Place, env: Envelope): Promise<strin
 }
 
 export function sealEntry(keys: VaultKeys, place: Place, secrets: EntrySecrets): Promise<Envelope> {
-  return seal(keys, place, enc.encode(JSON.stringify(secrets)));
+  return seal(keys, place, enc.encode(serializeSecrets(secrets)));
 }
 
 export type Opened = { secrets: EntrySecrets; legacy: boolean };
@@ -239,5 +239,5 @@ export async function openDataWith(itemKey: CryptoKey, place: Place, encryptedDa
 /** New encrypted_data for a shared entry under its item key, bound to the owner's place. */
 export async function sealDataWith(itemKey: CryptoKey, place: Place, secrets: EntrySecrets): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  return withMagic(joinIv(iv, await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: dataAd(place) }, itemKey, enc.encode(JSON.stringify(secrets)))));
+  return withMagic(joinIv(iv, await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: dataAd(place) }, itemKey, enc.encode(serializeSecrets(secrets)))));
 }

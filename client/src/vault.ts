@@ -63,10 +63,37 @@ export async function sealInput(keys: VaultKeys, userId: string, id: string, inp
     ...(input.password_changed_at ? { password_changed_at: input.password_changed_at } : {}),
     ...(input.password_history?.length ? { password_history: input.password_history } : {}),
     ...(input.passkeys?.length ? { passkeys: input.passkeys } : {}),
+    ...modelOf(input),
   });
   const idx = await blindIndexes(keys, { name, website: input.website || input.url, username: input.username });
   const data = { ...mutationData({ name, website, url, tags: input.tags }, envelope, idx), has_passkey: !!input.passkeys?.length, passkey_label: passkeyLabel(input.passkeys) };
   return { data, tokens: idx.search_tokens };
+}
+
+/** The kind, extra addresses, custom fields, details and unknown keys of an input, those it sets. */
+function modelOf(input: EntrySecrets): Partial<EntrySecrets> {
+  const out: Partial<EntrySecrets> = {};
+  if (input.kind && input.kind !== "login") out.kind = input.kind;
+  if (input.urls?.length) out.urls = input.urls;
+  if (input.fields?.length) out.fields = input.fields;
+  if (input.card) out.card = input.card;
+  if (input.identity) out.identity = input.identity;
+  if (input.extra && Object.keys(input.extra).length) out.extra = input.extra;
+  return out;
+}
+
+/**
+ * What an edit keeps of the entry as it was: a form that does not show a part of the payload
+ * (custom fields, extra addresses, another client's newer keys) leaves it as it was; a form that
+ * does sets the key, even to nothing.
+ */
+export function carried(before: EntrySecrets | null, input: EntryInput): EntryInput {
+  if (!before) return input;
+  const out = { ...input };
+  for (const k of ["kind", "urls", "fields", "card", "identity", "passkeys", "extra"] as const) {
+    if (input[k] === undefined && before[k] !== undefined) (out as Record<string, unknown>)[k] = before[k];
+  }
+  return out;
 }
 
 /** Previous passwords an entry keeps: enough to undo a mistaken change, few enough to stay small. */
@@ -141,8 +168,7 @@ export class Vault {
     const now = new Date().toISOString();
     const before = await this.secrets(prev).catch(() => null);
     // An edit that does not name the passkeys (the entry form) keeps them; deleting one passes the rest.
-    const passkeys = input.passkeys ?? before?.passkeys;
-    const { data, tokens } = await this.seal(id, { ...input, ...passwordDates(before, input, now), ...(passkeys ? { passkeys } : {}) });
+    const { data, tokens } = await this.seal(id, { ...carried(before, input), ...passwordDates(before, input, now) });
     await this.db.applyLocal(this.local(id, data, tokens, prev.created_at, now), { userId: this.userId, action: "update", entryId: id, data, clientUpdatedAt: now });
   }
 

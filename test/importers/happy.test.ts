@@ -28,7 +28,8 @@ describe("client importers: detection", () => {
     ];
     for (const [text, provider, format] of cases) {
       expect(detectProvider(text)).toBe(provider);
-      expect(parseImport(text)).toMatchObject({ provider, format });
+      expect(parseImport(text)).toMatchObject({ provider });
+      expect(format === "json").toBe(/^\s*[[{]/.test(text.replace(/^\uFEFF/, "")));
     }
   });
 });
@@ -50,10 +51,10 @@ describe("client importers: parsing", () => {
     expect(sf[1]).toMatchObject({ password: 'Quote "inside" pass', notes: "Branch 042", website: "online.bank.example" });
   });
 
-  it("source_mgr_1 JSON and CSV: logins with folders, favourites, extra URIs and fields; notes skipped", () => {
+  it("source_mgr_1 JSON and CSV: logins with folders, favourites, every address and typed fields; notes as notes", () => {
     const json = parseImport(mgr1Json);
-    expect(json.credentials).toHaveLength(2);
-    expect(json.skipped).toEqual(["Wi-Fi at home: not a login"]);
+    expect(json.credentials).toHaveLength(3);
+    expect(json.skipped).toEqual([]);
     expect(json.credentials[0]).toMatchObject({
       name: "Code host",
       url: "https://code.example.dev/login",
@@ -64,26 +65,30 @@ describe("client importers: parsing", () => {
       favorite: true,
       totp: "otpauth://totp/Code:dave?secret=KRSXG5CTMVRXEZLU&issuer=Code",
     });
-    expect(json.credentials[0].notes).toBe("Recovery codes in the safe\nPIN: 4321\nAlso used on: https://gist.example.dev");
-    expect(json.credentials[1]).toMatchObject({ website: "stream.example.tv", folder: null, favorite: false, totp: null });
+    expect(json.credentials[0]).toMatchObject({ notes: "Recovery codes in the safe", kind: "login", urls: [{ url: "https://gist.example.dev", match: "domain" }], fields: [{ name: "PIN", value: "4321", type: "hidden" }], changes: [] });
+    expect(json.credentials[1]).toMatchObject({ website: "stream.example.tv", folder: null, favorite: false, totp: null, urls: [], fields: [] });
+    expect(json.credentials[2]).toMatchObject({ name: "Wi-Fi at home", kind: "note", notes: "SSID home-net, key 0123456789", username: "", password: "" });
     const csv = parseImport(mgr1Csv);
-    expect(csv.skipped).toEqual(["Passport: not a login"]);
-    expect(csv.credentials[0]).toMatchObject({ name: "VPN", folder: "Work", favorite: true, password: "vpn,pass;1", notes: "Use the hardware key\nafter 6pm\nDomain: CORP" });
-    expect(csv.credentials[1]).toMatchObject({ url: "https://pizza.example.com", totp: "JBSWY3DPEHPK3PXP", favorite: false });
+    expect(csv.skipped).toEqual([]);
+    expect(csv.credentials[0]).toMatchObject({ name: "VPN", folder: "Work", favorite: true, password: "vpn,pass;1", notes: "Use the hardware key\nafter 6pm", fields: [{ name: "Domain", value: "CORP", type: "text" }] });
+    expect(csv.credentials[1]).toMatchObject({ url: "https://pizza.example.com", urls: [{ url: "https://m.pizza.example.com", match: "domain" }], totp: "JBSWY3DPEHPK3PXP", favorite: false });
+    expect(csv.credentials[2]).toMatchObject({ name: "Passport", kind: "note", notes: "Number X1234567" });
   });
 
   it("source_mgr_2, _3 and _4 CSV shapes", () => {
     const two = parseImport(mgr2);
-    expect(two.credentials.map((c) => c.name)).toEqual(["News", "Travel"]);
-    expect(two.skipped).toEqual(["Server notes: secure note"]);
+    expect(two.credentials.map((c) => c.name)).toEqual(["News", "Travel", "Server notes"]);
+    expect(two.skipped).toEqual([]);
+    expect(two.credentials[2]).toMatchObject({ kind: "note", url: null, notes: "NoteType:Server\nHostname:db1", folder: "Infra" });
     expect(two.credentials[1]).toMatchObject({ password: 'fly "high" 9', folder: "Personal\\Trips", favorite: true, totp: "JBSWY3DPEHPK3PXP" });
     const three = parseImport(mgr3);
-    expect(three.credentials.map((c) => c.name)).toEqual(["Cloud console", "Library"]);
-    expect(three.skipped).toEqual(["Old forum: archived"]);
+    expect(three.credentials.map((c) => c.name)).toEqual(["Cloud console", "Old forum", "Library"]);
+    expect(three.skipped).toEqual([]);
+    expect(three.credentials[1]).toMatchObject({ tags: ["archived"], changes: ['archived in the source: tagged "archived"'], password: "forum123" });
     expect(three.credentials[0]).toMatchObject({ tags: ["work", "admin"], favorite: true, notes: "Root account, break-glass only" });
-    expect(three.credentials[1]).toMatchObject({ website: "library.example.edu", username: "G12345" });
+    expect(three.credentials[2]).toMatchObject({ website: "library.example.edu", username: "G12345" });
     const four = parseImport(mgr4);
-    expect(four.credentials[0]).toMatchObject({ name: "Photo site", username: "heidi@example.test", notes: "Family album\nOther login: heidi.alt@example.test", folder: "Personal" });
+    expect(four.credentials[0]).toMatchObject({ name: "Photo site", username: "heidi@example.test", notes: "Family album", fields: [{ name: "Other username", value: "heidi.alt@example.test", type: "text" }], folder: "Personal" });
     expect(four.credentials[1]).toMatchObject({ password: "p,a,y", totp: "JBSWY3DPEHPK3PXP", website: "pay.example.com" });
   });
 
@@ -93,8 +98,9 @@ describe("client importers: parsing", () => {
       ["Game", "play.example.io", "ivan_the_gamer", "g@me, on"],
     ]);
     const json = parseImport(genericJson);
-    expect(json.credentials).toHaveLength(2);
-    expect(json.skipped).toEqual(["item 3: neither username nor password"]);
+    expect(json.credentials).toHaveLength(3);
+    expect(json.skipped).toEqual([]);
+    expect(json.credentials[2]).toMatchObject({ name: "Empty", notes: "nothing to import", kind: "login" });
     expect(json.credentials[0]).toMatchObject({ name: "Dentist portal", tags: ["health"], notes: "Appointment every 6 months" });
     expect(json.credentials[1]).toMatchObject({ name: "Electricity", website: "power.example.com", username: "judy@example.test", totp: "JBSWY3DPEHPK3PXP" });
   });
@@ -116,9 +122,9 @@ describe("client importers: end to end", () => {
     }
     const user = await TestUser.create();
     const res = await user.call("POST", "/api/passwords/import", { body: { provider, entries } });
-    expect(await res.json()).toMatchObject({ success: true, imported: 2 });
+    expect(await res.json()).toMatchObject({ success: true, imported: 3 });
     const list = (await (await user.call("GET", "/api/passwords")).json()) as { data: { name: string; website: string; encrypted_data: string }[] };
-    expect(list.data.map((e) => e.name).sort()).toEqual(["Code host", "Streaming"]);
+    expect(list.data.map((e) => e.name).sort()).toEqual(["Code host", "Streaming", "Wi-Fi at home"]);
     expect(JSON.stringify(list)).not.toContain("gh-Pa55!word");
   });
 });

@@ -8,7 +8,7 @@ describe("client importers: hostile files", () => {
     expect(out.credentials).toHaveLength(1);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(({} as Record<string, unknown>).bad).toBeUndefined();
-    expect(Object.keys(out.credentials[0]).sort()).toEqual(["favorite", "folder", "name", "notes", "password", "tags", "totp", "url", "username", "website"]);
+    expect(Object.keys(out.credentials[0]).sort()).toEqual(["changes", "favorite", "fields", "folder", "history", "kind", "name", "notes", "password", "tags", "totp", "url", "urls", "username", "website"]);
   });
 
   it("a CSV header named __proto__ stays plain data", () => {

@@ -1,8 +1,18 @@
+import { ImportFormatError } from "./model";
+
 /**
  * CSV as RFC 4180 describes it, plus what real exports do: a UTF-8 byte-order mark, LF or CRLF line
- * ends, quoted fields spanning lines, and blank lines between records.
+ * ends, quoted fields spanning lines, and blank lines between records. With `backslash`, a `\"`
+ * inside a quoted field is a literal quote (some exporters, 1Password 7 among them, escape quotes so
+ * instead of doubling them).
  */
-export function parseCsv(text: string): string[][] {
+export function parseCsv(text: string, backslash = false): string[][] {
+  return scan(text, backslash).rows;
+}
+
+/** `malformed`: a closing quote was followed by something other than a delimiter or a line end. */
+function scan(text: string, backslash: boolean): { rows: string[][]; malformed: boolean } {
+  let malformed = false;
   const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const rows: string[][] = [];
   let row: string[] = [];
@@ -18,6 +28,11 @@ export function parseCsv(text: string): string[][] {
   while (i < src.length) {
     const ch = src[i];
     if (quoted) {
+      if (backslash && ch === "\\" && src[i + 1] === '"') {
+        field += '"';
+        i += 2;
+        continue;
+      }
       if (ch === '"') {
         if (src[i + 1] === '"') {
           field += '"';
@@ -26,6 +41,7 @@ export function parseCsv(text: string): string[][] {
         }
         quoted = false;
         i++;
+        if (i < src.length && !",\r\n".includes(src[i])) malformed = true;
         continue;
       }
       field += ch;
@@ -49,12 +65,35 @@ export function parseCsv(text: string): string[][] {
   }
   if (quoted) throw new ImportFormatError("The CSV file ends inside a quoted field");
   if (field !== "" || row.length > 0) endRow();
-  return rows;
+  return { rows, malformed };
+}
+
+/**
+ * The rows, read by RFC 4180; when that fails (a quote left open, or rows wider than the header)
+ * and the file holds backslash-escaped quotes, read again treating them as literal quotes, and
+ * keep that reading when it is consistent.
+ */
+function readRows(text: string): string[][] {
+  const good = (r: { rows: string[][]; malformed: boolean }) => !r.malformed && r.rows.every((row) => row.length <= r.rows[0].length);
+  let plain: { rows: string[][]; malformed: boolean } | null = null;
+  try {
+    plain = scan(text, false);
+  } catch (err) {
+    if (!text.includes('\\"')) throw err;
+  }
+  if (plain && (good(plain) || !text.includes('\\"'))) return plain.rows;
+  try {
+    const escaped = scan(text, true);
+    if (good(escaped) || !plain) return escaped.rows;
+  } catch (err) {
+    if (!plain) throw err;
+  }
+  return plain!.rows;
 }
 
 /** Rows keyed by their header, header names compared case-insensitively and trimmed. */
 export function csvRecords(text: string): { headers: string[]; records: Record<string, string>[] } {
-  const rows = parseCsv(text);
+  const rows = readRows(text);
   if (rows.length === 0) throw new ImportFormatError("The CSV file is empty");
   const headers = rows[0].map((h) => h.trim().toLowerCase());
   const records = rows.slice(1).map((cells) => {
@@ -65,9 +104,3 @@ export function csvRecords(text: string): { headers: string[]; records: Record<s
   return { headers, records };
 }
 
-export class ImportFormatError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ImportFormatError";
-  }
-}

@@ -1,273 +1,218 @@
-import { normalizeHost } from "../../../src/kernel/hostname";
-import { csvRecords, ImportFormatError } from "./csv";
+/**
+ * CSV exports of browsers and of the managers people leave, each read by its header row: rows that
+ * hold nothing are skipped with the reason (finish), and what cannot be kept as it was is said.
+ */
+import type { CustomField } from "../entry-model";
+import { csvRecords } from "./csv";
+import { pick, requireHeaders } from "./headers";
+import { clean, credential, finish, ImportFormatError, readJson, splitTags, truthy, type ParseOutput } from "./model";
 
-/** One credential read from a source file, in plaintext, ready for the client to encrypt (V3). */
-export type ImportedCredential = {
-  name: string;
-  url: string | null;
-  /** Hostname of `url`, lower case without `www.`, as the vault stores `website`. */
-  website: string | null;
-  username: string;
-  password: string;
-  notes: string;
-  /** An otpauth:// URI or a base32 secret, as the source gave it. */
-  totp: string | null;
-  tags: string[];
-  folder: string | null;
-  favorite: boolean;
-};
-
-export type ParseOutput = { credentials: ImportedCredential[]; skipped: string[] };
-
-export function hostnameOf(url: string | null): string | null {
-  const host = normalizeHost(url);
-  return host && (host.includes(".") || host === "localhost") ? host : null;
-}
-
-const clean = (v: unknown) => (typeof v === "string" ? v.trim() : v == null ? "" : String(v).trim());
-const truthy = (v: string) => ["1", "true", "yes", "y"].includes(v.trim().toLowerCase());
-const splitTags = (v: string, sep: RegExp) =>
-  v
-    .split(sep)
-    .map((t) => t.trim())
-    .filter(Boolean);
-
-function credential(parts: Partial<ImportedCredential> & { url?: string | null }): ImportedCredential {
-  const url = clean(parts.url) || null;
-  const website = hostnameOf(url);
-  return {
-    name: clean(parts.name) || website || clean(parts.username) || "Untitled",
-    url,
-    website,
-    username: clean(parts.username),
-    password: typeof parts.password === "string" ? parts.password : "",
-    notes: typeof parts.notes === "string" ? parts.notes : "",
-    totp: clean(parts.totp) || null,
-    tags: parts.tags ?? [],
-    folder: clean(parts.folder) || null,
-    favorite: parts.favorite ?? false,
-  };
-}
-
-/** First non-empty value among several header spellings. */
-const pick = (rec: Record<string, string>, ...names: string[]) => names.map((n) => rec[n]).find((v) => v !== undefined && v !== "") ?? "";
-
-function requireHeaders(headers: string[], needed: string[], label: string) {
-  const missing = needed.filter((h) => !headers.includes(h));
-  if (missing.length > 0) throw new ImportFormatError(`Not a ${label} export: missing column(s) ${missing.join(", ")}`);
-}
+const FIREFOX_ACCOUNTS = /^chrome:\/\/FirefoxAccounts/i;
 
 /**
- * Browser password exports. The three common shapes: name,url,username,password[,note];
- * url,username,password,httpRealm,formActionOrigin,guid,…; Title,URL,Username,Password,Notes,OTPAuth.
+ * Browser password exports: name,url,username,password[,note] (Chrome, Edge);
+ * url,username,password,httpRealm,formActionOrigin,guid,… (Firefox); Title,URL,Username,Password,
+ * Notes,OTPAuth (Safari) and the older Safari header without Notes (and at first without OTPAuth).
+ * Firefox lists its own account (a chrome:// address holding sync keys): never a login to import.
  */
 export function parseBrowserCsv(text: string): ParseOutput {
   const { headers, records } = csvRecords(text);
   requireHeaders(headers, ["url", "username", "password"], "browser");
-  return {
-    credentials: records.map((r) =>
-      credential({ name: pick(r, "name", "title"), url: r.url, username: r.username, password: r.password, notes: pick(r, "note", "notes"), totp: pick(r, "otpauth") }),
-    ),
-    skipped: [],
-  };
-}
-
-type Mgr1Item = {
-  type?: number;
-  name?: string;
-  notes?: string | null;
-  favorite?: boolean;
-  folderId?: string | null;
-  fields?: { name?: string; value?: string }[] | null;
-  login?: { username?: string | null; password?: string | null; totp?: string | null; uris?: { uri?: string | null }[] | null } | null;
-};
-
-const MGR1_LOGIN = 1;
-
-/** source_mgr_1 JSON: `{encrypted: false, folders: [{id, name}], items: [{type, name, login: {…}, …}]}`. */
-export function parseMgr1Json(text: string): ParseOutput {
-  let doc: { encrypted?: boolean; folders?: { id: string; name: string }[]; items?: Mgr1Item[] };
-  try {
-    doc = JSON.parse(text.replace(/^\uFEFF/, ""));
-  } catch {
-    throw new ImportFormatError("The file is not valid JSON");
-  }
-  if (doc.encrypted) throw new ImportFormatError("This export is password-protected; export it unencrypted to import it");
-  if (!Array.isArray(doc.items)) throw new ImportFormatError("Not a source_mgr_1 JSON export: no items array");
-  const folders = new Map((doc.folders ?? []).map((f) => [f.id, f.name]));
-  const out: ParseOutput = { credentials: [], skipped: [] };
-  for (const item of doc.items) {
-    if (item.type !== MGR1_LOGIN || !item.login) {
-      out.skipped.push(`${item.name ?? "Unnamed item"}: not a login`);
-      continue;
-    }
-    const uris = (item.login.uris ?? []).map((u) => clean(u.uri)).filter(Boolean);
-    const extra = (item.fields ?? []).filter((f) => f.name).map((f) => `${f.name}: ${f.value ?? ""}`);
-    out.credentials.push(
-      credential({
-        name: item.name,
-        url: uris[0] ?? null,
-        username: item.login.username ?? "",
-        password: item.login.password ?? "",
-        notes: [item.notes ?? "", ...extra, ...uris.slice(1).map((u) => `Also used on: ${u}`)].filter(Boolean).join("\n"),
-        totp: item.login.totp ?? null,
-        folder: item.folderId ? (folders.get(item.folderId) ?? null) : null,
-        favorite: item.favorite === true,
-      }),
-    );
-  }
-  return out;
-}
-
-/** source_mgr_1 CSV: folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp. */
-export function parseMgr1Csv(text: string): ParseOutput {
-  const { headers, records } = csvRecords(text);
-  requireHeaders(headers, ["type", "name", "login_uri", "login_username", "login_password"], "source_mgr_1");
   const out: ParseOutput = { credentials: [], skipped: [] };
   for (const r of records) {
-    if (r.type && r.type.toLowerCase() !== "login") {
-      out.skipped.push(`${r.name || "Unnamed item"}: not a login`);
+    if (FIREFOX_ACCOUNTS.test(r.url ?? "")) {
+      out.skipped.push({ name: "Firefox Accounts", reason: "Firefox's own sync account (its keys, not a website password)" });
       continue;
     }
-    const uris = splitTags(r.login_uri, /,/);
-    out.credentials.push(
-      credential({
-        name: r.name,
-        url: uris[0] ?? null,
-        username: r.login_username,
-        password: r.login_password,
-        notes: [r.notes, r.fields].filter(Boolean).join("\n"),
-        totp: r.login_totp,
-        folder: r.folder,
-        favorite: truthy(r.favorite ?? ""),
-      }),
-    );
+    out.credentials.push(credential({ name: pick(r, "name", "title"), url: r.url, username: r.username, password: r.password, notes: pick(r, "note", "notes"), totp: pick(r, "otpauth") }));
   }
-  return out;
+  return finish(out);
 }
 
 /**
- * source_mgr_2 CSV: url,username,password,totp,extra,name,grouping,fav. Secure notes carry the url
- * `http://sn` and hold no login, so they are skipped.
+ * source_mgr_2 (LastPass) CSV: url,username,password,totp,extra,name,grouping,fav. Secure notes
+ * carry the url `http://sn`: they become notes.
  */
 export function parseMgr2Csv(text: string): ParseOutput {
   const { headers, records } = csvRecords(text);
-  requireHeaders(headers, ["url", "username", "password", "extra", "name", "grouping"], "source_mgr_2");
+  requireHeaders(headers, ["url", "username", "password", "extra", "name", "grouping"], "LastPass CSV");
   const out: ParseOutput = { credentials: [], skipped: [] };
   for (const r of records) {
-    if (r.url === "http://sn") {
-      out.skipped.push(`${r.name || "Unnamed note"}: secure note`);
-      continue;
-    }
+    const note = r.url === "http://sn";
     out.credentials.push(
-      credential({ name: r.name, url: r.url, username: r.username, password: r.password, notes: r.extra, totp: r.totp, folder: r.grouping, favorite: truthy(r.fav ?? "") }),
+      credential({ name: r.name, kind: note ? "note" : "login", url: note ? null : r.url, username: r.username, password: r.password, notes: r.extra, totp: r.totp, folder: r.grouping, favorite: truthy(r.fav ?? "") }),
     );
   }
-  return out;
-}
-
-/** source_mgr_3 CSV: Title,Url,Username,Password,OTPAuth,Favorite,Archived,Tags,Notes; archived items are skipped. */
-export function parseMgr3Csv(text: string): ParseOutput {
-  const { headers, records } = csvRecords(text);
-  requireHeaders(headers, ["title", "url", "username", "password"], "source_mgr_3");
-  const out: ParseOutput = { credentials: [], skipped: [] };
-  for (const r of records) {
-    if (truthy(r.archived ?? "")) {
-      out.skipped.push(`${r.title || "Unnamed item"}: archived`);
-      continue;
-    }
-    out.credentials.push(
-      credential({
-        name: r.title,
-        url: r.url,
-        username: r.username,
-        password: r.password,
-        notes: r.notes ?? "",
-        totp: r.otpauth,
-        tags: splitTags(r.tags ?? "", /[;,]/),
-        favorite: truthy(r.favorite ?? ""),
-      }),
-    );
-  }
-  return out;
+  return finish(out);
 }
 
 /**
- * source_mgr_4: the spec does not show its format; this reads the credentials CSV such managers
- * commonly write: username,username2,username3,title,password,note,url,category,otpSecret
- * (docs/decisions.md, Sync: delta sync, import, export).
+ * source_mgr_3 (1Password) CSV: 1Password 8's Title,Url,Username,Password,OTPAuth,Favorite,
+ * Archived,Tags,Notes, and 1Password 7's title,website,username,password,notes (which escapes
+ * quotes with a backslash: csv.ts reads both). Archived items are kept, tagged "archived".
+ */
+export function parseMgr3Csv(text: string): ParseOutput {
+  const { headers, records } = csvRecords(text);
+  requireHeaders(headers, ["title", "username", "password"], "1Password CSV");
+  if (!headers.includes("url") && !headers.includes("website")) throw new ImportFormatError("Not a 1Password CSV export: missing column(s) url");
+  const out: ParseOutput = { credentials: [], skipped: [] };
+  for (const r of records) {
+    const archived = truthy(r.archived ?? "");
+    const tags = splitTags(r.tags ?? "", /[;,]/);
+    out.credentials.push(
+      credential({
+        name: r.title,
+        url: pick(r, "url", "website"),
+        username: r.username,
+        password: r.password,
+        notes: pick(r, "notes", "notesplain"),
+        totp: pick(r, "otpauth"),
+        tags: archived ? [...tags, "archived"] : tags,
+        favorite: truthy(r.favorite ?? ""),
+        changes: archived ? ["archived in the source: tagged \"archived\""] : [],
+      }),
+    );
+  }
+  return finish(out);
+}
+
+/** Dashlane's files other than credentials.csv, by a column only each has. */
+const DASHLANE_OTHER: [string, string][] = [
+  ["date_of_birth", "personal info"],
+  ["place_of_issue", "IDs"],
+];
+
+/**
+ * source_mgr_4 (Dashlane): credentials.csv (username,username2,username3,title,password,note,url,
+ * category,otpSecret or, in newer exports, otpUrl), securenotes.csv (title,note) and payments.csv
+ * (cards). Its other files are refused with a message that names them.
  */
 export function parseMgr4Csv(text: string): ParseOutput {
   const { headers, records } = csvRecords(text);
-  requireHeaders(headers, ["username", "title", "password", "url"], "source_mgr_4");
-  return {
-    credentials: records.map((r) => {
-      const alternates = [r.username2, r.username3].filter(Boolean).map((u) => `Other login: ${u}`);
-      return credential({
-        name: r.title,
+  for (const [col, what] of DASHLANE_OTHER) {
+    if (headers.includes(col)) throw new ImportFormatError(`This is Dashlane's ${what} file, which holds no logins. Import Dashlane's credentials.csv (and securenotes.csv, payments.csv) from the same export.`);
+  }
+  const out: ParseOutput = { credentials: [], skipped: [] };
+  if (headers.includes("cc_number")) {
+    for (const r of records) {
+      const card = { cardholder: r.account_holder ?? "", number: r.cc_number ?? "", code: r.code ?? "", exp_month: r.expiration_month ?? "", exp_year: r.expiration_year ?? "" };
+      if (!card.number && r.account_number) {
+        out.skipped.push({ name: r.account_name || "Bank account", reason: "a bank account: this vault holds cards, notes, identities and logins" });
+        continue;
+      }
+      out.credentials.push(credential({ name: r.account_name || "Card", kind: "card", card: Object.fromEntries(Object.entries(card).filter(([, v]) => v)), notes: r.note ?? "" }));
+    }
+    return finish(out);
+  }
+  if (!headers.includes("username") && headers.includes("title") && headers.includes("note")) {
+    for (const r of records) out.credentials.push(credential({ name: r.title, kind: "note", notes: r.note, folder: r.category }));
+    return finish(out);
+  }
+  requireHeaders(headers, ["username", "title", "password", "url"], "Dashlane credentials");
+  for (const r of records) {
+    const fields: CustomField[] = [r.username2, r.username3].filter(Boolean).map((u) => ({ name: "Other username", value: u, type: "text" }));
+    out.credentials.push(credential({ name: r.title, url: r.url, username: r.username, password: r.password, notes: r.note ?? "", fields, totp: pick(r, "otpurl", "otpsecret"), folder: r.category }));
+  }
+  return finish(out);
+}
+
+/** NordPass's JSON cells: additional URLs and custom fields, read leniently (a cell that is not JSON is kept as text). */
+function jsonCell(v: string): unknown[] {
+  if (!v.trim()) return [];
+  try {
+    const parsed: unknown = JSON.parse(v);
+    return Array.isArray(parsed) ? parsed : [];
+  } catch {
+    return [v];
+  }
+}
+
+/**
+ * NordPass CSV: name,url,additional_urls,username,password,note,cardholdername,cardnumber,cvc,
+ * expirydate,zipcode,folder,full_name,phone_number,email,address1,address2,city,country,state,type,
+ * custom_fields. Rows of type "folder" only declare folders; the items name theirs.
+ */
+export function parseNordPassCsv(text: string): ParseOutput {
+  const { headers, records } = csvRecords(text);
+  requireHeaders(headers, ["name", "url", "username", "password", "note", "folder", "type"], "NordPass CSV");
+  const out: ParseOutput = { credentials: [], skipped: [] };
+  for (const r of records) {
+    const type = (r.type ?? "").toLowerCase();
+    if (type === "folder") continue;
+    const fields = jsonCell(r.custom_fields ?? "").flatMap((f): CustomField[] => {
+      if (typeof f === "string") return [{ name: "Field", value: f, type: "text" }];
+      const o = f as Record<string, unknown>;
+      return [{ name: clean(o.label), value: clean(o.value), type: o.type === "hidden" ? "hidden" : "text" }];
+    });
+    const urls = jsonCell(r.additional_urls ?? "").map((u) => clean(u));
+    const [month, year] = (r.expirydate ?? "").split("/");
+    const kind = type === "credit_card" ? "card" : type === "identity" ? "identity" : type === "note" ? "note" : "login";
+    out.credentials.push(
+      credential({
+        name: r.name,
+        kind,
         url: r.url,
+        urls,
         username: r.username,
         password: r.password,
-        notes: [r.note ?? "", ...alternates].filter(Boolean).join("\n"),
-        totp: r.otpsecret,
-        folder: r.category,
-      });
-    }),
-    skipped: [],
-  };
+        notes: r.note,
+        folder: r.folder,
+        fields,
+        card: kind === "card" ? Object.fromEntries(Object.entries({ cardholder: r.cardholdername, number: r.cardnumber, code: r.cvc, exp_month: month ?? "", exp_year: year ?? "" }).filter(([, v]) => v)) : undefined,
+        identity:
+          kind === "identity"
+            ? Object.fromEntries(Object.entries({ first_name: r.full_name, email: r.email, phone: r.phone_number, address1: r.address1, address2: r.address2, city: r.city, state: r.state, country: r.country, postal_code: r.zipcode }).filter(([, v]) => v))
+            : undefined,
+      }),
+    );
+  }
+  return finish(out);
+}
+
+/** KeePassXC CSV: "Group","Title","Username","Password","URL","Notes","TOTP","Icon","Last Modified","Created". */
+export function parseKeePassXcCsv(text: string): ParseOutput {
+  const { headers, records } = csvRecords(text);
+  requireHeaders(headers, ["group", "title", "username", "password", "url", "notes"], "KeePassXC CSV");
+  const out: ParseOutput = { credentials: [], skipped: [] };
+  for (const r of records) {
+    // The database's root group is every entry's first path step: it names no folder.
+    const folder = (r.group ?? "").split("/").slice(1).join("/");
+    out.credentials.push(credential({ name: r.title, url: r.url, username: r.username, password: r.password, notes: r.notes, totp: r.totp, folder }));
+  }
+  return finish(out);
 }
 
 /** Generic CSV: the headers name, url, username, password; notes, totp, tags and folder when present. */
 export function parseGenericCsv(text: string): ParseOutput {
   const { headers, records } = csvRecords(text);
   requireHeaders(headers, ["name", "url", "username", "password"], "generic CSV");
-  return {
+  return finish({
     credentials: records.map((r) =>
-      credential({
-        name: r.name,
-        url: r.url,
-        username: r.username,
-        password: r.password,
-        notes: pick(r, "notes", "note"),
-        totp: pick(r, "totp", "otp"),
-        tags: splitTags(pick(r, "tags"), /[;,]/),
-        folder: pick(r, "folder", "group"),
-      }),
+      credential({ name: r.name, url: r.url, username: r.username, password: r.password, notes: pick(r, "notes", "note"), totp: pick(r, "totp", "otp"), tags: splitTags(pick(r, "tags"), /[;,]/), folder: pick(r, "folder", "group") }),
     ),
     skipped: [],
-  };
+  });
 }
 
 /** Generic JSON: an array of credential objects; common key spellings are accepted. */
 export function parseGenericJson(text: string): ParseOutput {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text.replace(/^\uFEFF/, ""));
-  } catch {
-    throw new ImportFormatError("The file is not valid JSON");
-  }
+  const doc = readJson(text, "JSON");
   if (!Array.isArray(doc)) throw new ImportFormatError("Generic JSON must be an array of credential objects");
   const out: ParseOutput = { credentials: [], skipped: [] };
   doc.forEach((raw, idx) => {
     if (!raw || typeof raw !== "object" || Array.isArray(raw)) {
-      out.skipped.push(`item ${idx + 1}: not an object`);
+      out.skipped.push({ name: `Item ${idx + 1}`, reason: "not an object" });
       return;
     }
     const o = raw as Record<string, unknown>;
     const get = (...keys: string[]) => keys.map((k) => o[k]).find((v) => typeof v === "string" && v !== "") as string | undefined;
-    const username = get("username", "login", "email", "user") ?? "";
-    const password = get("password", "pass") ?? "";
-    if (!username && !password) {
-      out.skipped.push(`item ${idx + 1}: neither username nor password`);
-      return;
-    }
     const tags = Array.isArray(o.tags) ? o.tags.filter((t): t is string => typeof t === "string") : splitTags(get("tags") ?? "", /[;,]/);
     out.credentials.push(
       credential({
-        name: get("name", "title"),
+        name: get("name", "title") ?? `Item ${idx + 1}`,
         url: get("url", "uri", "website", "login_uri"),
-        username,
-        password,
+        username: get("username", "login", "email", "user"),
+        password: get("password", "pass"),
         notes: get("notes", "note", "extra"),
         totp: get("totp", "otp", "otpauth"),
         tags,
@@ -276,5 +221,5 @@ export function parseGenericJson(text: string): ParseOutput {
       }),
     );
   });
-  return out;
+  return finish(out);
 }

@@ -1,59 +1,111 @@
-import { csvRecords, ImportFormatError } from "./csv";
-import {
-  parseBrowserCsv,
-  parseGenericCsv,
-  parseGenericJson,
-  parseMgr1Csv,
-  parseMgr1Json,
-  parseMgr2Csv,
-  parseMgr3Csv,
-  parseMgr4Csv,
-  type ImportedCredential,
-  type ParseOutput,
-} from "./formats";
+/**
+ * Reads another manager's export into plaintext items for the client to encrypt and send to
+ * POST /api/passwords/import. Runs in the browser: no Workers or Node APIs. The format is judged
+ * from the file itself (zip contents, JSON shape, XML root, CSV header row) and every error names
+ * the format the file was read as.
+ */
+import { csvRecords } from "./csv";
+import { fromMgr1Doc, parseMgr1Csv, type Mgr1Doc } from "./bitwarden";
+import { isProtectedExport, openProtectedExport } from "./bitwarden-crypto";
+import { parseBrowserCsv, parseGenericCsv, parseGenericJson, parseKeePassXcCsv, parseMgr2Csv, parseMgr3Csv, parseMgr4Csv, parseNordPassCsv } from "./formats";
+import { ImportFormatError, readJson, type ImportedCredential, type ParseOutput } from "./model";
+import { fromOnePuxDoc, type OnePuxDoc } from "./onepux";
+import { fromProtonDoc, isProtonDoc, type ProtonDoc } from "./proton";
+import { readZip } from "./zip";
 
-export { ImportFormatError, parseCsv } from "./csv";
-export { hostnameOf, type ImportedCredential } from "./formats";
+export { parseCsv } from "./csv";
+export { WrongPasswordError } from "./bitwarden-crypto";
+export { hostnameOf, ImportFormatError, type ImportedCredential, type Skipped } from "./model";
 
 /** The spec's `provider` values for POST /api/passwords/import. */
 export type ImportProvider = "source_browser" | "source_mgr_1" | "source_mgr_2" | "source_mgr_3" | "source_mgr_4" | "generic";
 
-export type ImportResult = ParseOutput & { provider: ImportProvider; format: "csv" | "json" };
+/** What a file can be read as: a provider's own formats, and the formats the API files under generic. */
+export type ImportFormat = ImportProvider | "nordpass" | "keepassxc" | "proton_pass" | "onepux";
 
-const looksLikeJson = (text: string) => /^\s*[[{]/.test(text.replace(/^\uFEFF/, ""));
+export const FORMAT_LABELS: Record<ImportFormat, string> = {
+  source_mgr_1: "Bitwarden (JSON, password-protected JSON or CSV)",
+  source_mgr_3: "1Password (CSV)",
+  onepux: "1Password (1PUX)",
+  source_mgr_2: "LastPass (CSV)",
+  source_mgr_4: "Dashlane (CSV)",
+  proton_pass: "Proton Pass (JSON or ZIP)",
+  nordpass: "NordPass (CSV)",
+  keepassxc: "KeePassXC (CSV)",
+  source_browser: "Browser export (Chrome, Edge, Firefox, Safari CSV)",
+  generic: "Generic CSV or JSON (name, url, username, password)",
+};
 
-/** Which provider wrote this file, judged by its JSON shape or its CSV header row. */
-export function detectProvider(text: string): ImportProvider {
-  if (looksLikeJson(text)) {
-    const t = text.replace(/^\uFEFF/, "").trimStart();
-    return t.startsWith("{") ? "source_mgr_1" : "generic";
+const PROVIDER: Record<ImportFormat, ImportProvider> = {
+  source_browser: "source_browser",
+  source_mgr_1: "source_mgr_1",
+  source_mgr_2: "source_mgr_2",
+  source_mgr_3: "source_mgr_3",
+  onepux: "source_mgr_3",
+  source_mgr_4: "source_mgr_4",
+  nordpass: "generic",
+  keepassxc: "generic",
+  proton_pass: "generic",
+  generic: "generic",
+};
+
+export type ImportResult = ParseOutput & { provider: ImportProvider; format: ImportFormat };
+
+/** Raised when the file is an encrypted export: ask for its password and read again. */
+export class PasswordNeededError extends Error {
+  constructor(readonly what: string) {
+    super(`This ${what} is protected by a password: enter it to read the file`);
+    this.name = "PasswordNeededError";
   }
-  const h = new Set(csvRecords(text.split(/\r?\n/, 1)[0] ?? "").headers);
+}
+
+const stripBom = (text: string) => text.replace(/^\uFEFF/, "");
+const looksLikeJson = (text: string) => /^\s*[[{]/.test(stripBom(text));
+
+/** Which format wrote this text file, by its JSON shape or its CSV header row. */
+export function detectFormat(text: string): ImportFormat {
+  if (looksLikeJson(text)) {
+    const t = stripBom(text).trimStart();
+    if (!t.startsWith("{")) return "generic";
+    try {
+      const doc = JSON.parse(t) as Record<string, unknown>;
+      if (isProtonDoc(doc)) return "proton_pass";
+      if (Array.isArray(doc.accounts)) return "onepux";
+    } catch {
+      // Not JSON after all: the chosen parser says so with its format's name.
+    }
+    return "source_mgr_1";
+  }
+  const h = new Set(csvRecords(stripBom(text).split(/\r?\n/, 1)[0] ?? "").headers);
   const has = (...names: string[]) => names.every((n) => h.has(n));
   if (has("login_uri", "login_username", "login_password")) return "source_mgr_1";
   if (has("extra", "grouping")) return "source_mgr_2";
-  if (has("title", "url", "username", "password") && (h.has("otpauth") && h.has("archived"))) return "source_mgr_3";
-  if (has("username2", "title") || has("otpsecret")) return "source_mgr_4";
-  if (has("url", "username", "password") && (h.has("httprealm") || h.has("formactionorigin") || h.has("note") || h.has("otpauth"))) {
-    return "source_browser";
-  }
+  if (has("additional_urls", "folder", "type") || has("cardholdername", "custom_fields")) return "nordpass";
+  if (has("group", "title", "username", "password", "url", "notes")) return "keepassxc";
+  if (has("title", "url", "username", "password", "archived") || (has("title", "website", "username", "password") && !h.has("url"))) return "source_mgr_3";
+  if (has("username2", "title") || h.has("otpsecret") || h.has("otpurl") || h.has("cc_number") || h.has("date_of_birth") || h.has("place_of_issue")) return "source_mgr_4";
+  if (has("title", "note") && h.size <= 3 && !h.has("password")) return "source_mgr_4";
+  if (has("url", "username", "password") && (h.has("httprealm") || h.has("formactionorigin") || h.has("note") || h.has("otpauth") || h.has("title"))) return "source_browser";
   return "generic";
 }
 
-/**
- * Parses an export file into plaintext credentials for the client to encrypt and send to
- * POST /api/passwords/import with `provider`. Runs in the browser: no Workers or Node APIs.
- * Throws ImportFormatError when the file is not of the given (or detected) provider's format.
- */
-export function parseImport(text: string, provider: ImportProvider = detectProvider(text)): ImportResult {
+/** @deprecated name kept for callers that want the API's provider only. */
+export const detectProvider = (text: string): ImportProvider => PROVIDER[detectFormat(text)];
+
+/** Parses a plain (unencrypted, unzipped) export. Throws ImportFormatError naming the format. */
+export function parseImport(text: string, format: ImportFormat = detectFormat(text)): ImportResult {
   const json = looksLikeJson(text);
   let out: ParseOutput;
-  switch (provider) {
+  switch (format) {
     case "source_browser":
       out = parseBrowserCsv(text);
       break;
     case "source_mgr_1":
-      out = json ? parseMgr1Json(text) : parseMgr1Csv(text);
+      if (json) {
+        const doc = readJson(text, "Bitwarden JSON") as Mgr1Doc;
+        if (isProtectedExport(doc)) throw new PasswordNeededError("Bitwarden export");
+        out = fromMgr1Doc(doc);
+      } else out = parseMgr1Csv(text);
       break;
     case "source_mgr_2":
       out = parseMgr2Csv(text);
@@ -64,16 +116,78 @@ export function parseImport(text: string, provider: ImportProvider = detectProvi
     case "source_mgr_4":
       out = parseMgr4Csv(text);
       break;
+    case "nordpass":
+      out = parseNordPassCsv(text);
+      break;
+    case "keepassxc":
+      out = parseKeePassXcCsv(text);
+      break;
+    case "proton_pass": {
+      const doc = readJson(text, "Proton Pass JSON");
+      if (!isProtonDoc(doc)) throw new ImportFormatError("Not a Proton Pass JSON export: no vaults");
+      out = fromProtonDoc(doc);
+      break;
+    }
+    case "onepux":
+      out = fromOnePuxDoc(readJson(text, "1Password 1PUX export.data") as OnePuxDoc);
+      break;
     case "generic":
       out = json ? parseGenericJson(text) : parseGenericCsv(text);
       break;
     default:
-      throw new ImportFormatError(`Unknown provider ${String(provider)}`);
+      throw new ImportFormatError(`Unknown format ${String(format)}`);
   }
-  return { ...out, provider, format: json ? "json" : "csv" };
+  return { ...out, provider: PROVIDER[format], format };
+}
+
+const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
+const KDBX_MAGIC = [0x03, 0xd9, 0xa2, 0x9a, 0x67, 0xfb, 0x4b, 0xb5];
+const startsWith = (bytes: Uint8Array, magic: number[]) => magic.every((b, i) => bytes[i] === b);
+
+/**
+ * Any export file as its bytes: zips (1PUX, Proton Pass), password-protected Bitwarden JSON (with
+ * `password`), and every text format. `format` is the person's choice, or detection when absent.
+ */
+export async function readImportFile(bytes: Uint8Array, opts: { format?: ImportFormat; password?: string } = {}): Promise<ImportResult> {
+  if (startsWith(bytes, KDBX_MAGIC)) {
+    throw new ImportFormatError("This is a KeePass database (KDBX), which this app cannot open yet. In KeePass or KeePassXC, export the database as KeePass XML or CSV and import that file.");
+  }
+  if (startsWith(bytes, ZIP_MAGIC)) {
+    const files = await readZip(bytes);
+    const exportData = files.get("export.data");
+    if (exportData !== undefined && opts.format !== "proton_pass") return parseImport(exportData, "onepux");
+    const proton = [...files.entries()].find(([name]) => /(^|\/)data\.json$/.test(name));
+    if (proton && opts.format !== "onepux") return parseImport(proton[1], "proton_pass");
+    const want = opts.format === "onepux" ? "a 1Password 1PUX export (no export.data inside)" : opts.format === "proton_pass" ? "a Proton Pass export (no data.json inside)" : "a 1Password 1PUX or Proton Pass export";
+    throw new ImportFormatError(`This zip file is not ${want}`);
+  }
+  const text = new TextDecoder().decode(bytes);
+  const format = opts.format ?? detectFormat(text);
+  if (format === "source_mgr_1" && looksLikeJson(text)) {
+    const doc = readJson(text, "Bitwarden JSON");
+    if (isProtectedExport(doc)) {
+      if (!opts.password) throw new PasswordNeededError("Bitwarden export");
+      return parseImport(await openProtectedExport(doc, opts.password), "source_mgr_1");
+    }
+  }
+  return parseImport(text, format);
 }
 
 /** The plaintext that goes into an entry's encrypted_data (everything secret about a credential). */
 export function secretPayload(c: ImportedCredential) {
-  return { username: c.username, password: c.password, notes: c.notes, totp: c.totp, url: c.url, folder: c.folder, favorite: c.favorite };
+  return {
+    username: c.username,
+    password: c.password,
+    notes: c.notes,
+    totp: c.totp,
+    url: c.url,
+    folder: c.folder,
+    favorite: c.favorite,
+    ...(c.kind !== "login" ? { kind: c.kind } : {}),
+    ...(c.urls.length ? { urls: c.urls } : {}),
+    ...(c.fields.length ? { fields: c.fields } : {}),
+    ...(c.card ? { card: c.card } : {}),
+    ...(c.identity ? { identity: c.identity } : {}),
+    ...(c.history.length ? { password_history: c.history } : {}),
+  };
 }

@@ -8,7 +8,7 @@
  * a progress bar follows the batches. The export is the server's encrypted document, which this
  * page (or POST /api/passwords/import) takes back unchanged.
  */
-import { detectProvider, ImportFormatError, parseImport, secretPayload, type ImportedCredential, type ImportProvider } from "../importers";
+import { FORMAT_LABELS, ImportFormatError, PasswordNeededError, readImportFile, secretPayload, WrongPasswordError, type ImportedCredential, type ImportFormat, type Skipped } from "../importers";
 import { ApiError, type ExportDocument, type ImportEntry } from "../api";
 import { domainOf, type VaultKeys } from "../crypto";
 import type { AppContext } from "../shell/context";
@@ -16,32 +16,21 @@ import { download, el, errorText } from "../ui";
 import { sealInput } from "../vault";
 import { fromCxf, isCxf } from "../passkeys/exchange";
 import type { StoredPasskey } from "../passkeys/stored";
+import { previewTable, resultList, summaryText, type Row } from "./import-preview";
 
 export const BATCH = 50;
 const MAX_ENTRIES = 5000;
 const MAX_FILE_BYTES = 12 * 1024 * 1024;
 
-const PROVIDERS: [ImportProvider | "auto", string][] = [
-  ["auto", "Detect from the file"],
-  ["source_mgr_1", "Bitwarden (JSON or CSV)"],
-  ["source_mgr_3", "1Password (CSV)"],
-  ["source_mgr_2", "LastPass (CSV)"],
-  ["source_mgr_4", "Dashlane (CSV)"],
-  ["source_browser", "Browser export (Chrome, Firefox, Safari CSV)"],
-  ["generic", "Generic CSV or JSON (name, url, username, password)"],
-];
+const FORMATS: [ImportFormat | "auto", string][] = [["auto", "Detect from the file"], ...(Object.entries(FORMAT_LABELS) as [ImportFormat, string][])];
 /** Detected from the file whatever the choice: its own shape says what it is. */
 const CXF_LABEL = "Credential Exchange Format (CXF, logins and passkeys)";
-
-/** A row of the preview: the credential, or why it cannot be imported; `passkeys` from a CXF file. */
-type Row = { credential: ImportedCredential; problem: string | null; passkeys?: StoredPasskey[] };
 
 function problemOf(c: ImportedCredential, passkeys = 0): string | null {
   if (passkeys && c.name.trim() && c.name.length <= 500) return null;
   if (!c.name.trim()) return "no name";
   if (c.name.length > 500) return "name longer than 500 characters";
   if ((c.url ?? "").length > 2048) return "URL longer than 2048 characters";
-  if (!c.username && !c.password && !c.notes && !c.totp) return "nothing to store (no username, password, notes or TOTP)";
   return null;
 }
 
@@ -63,6 +52,12 @@ async function sealCredential(keys: VaultKeys, userId: string, c: ImportedCreden
     folder: c.folder ?? "",
     favorite: c.favorite === true,
     ...(passkeys?.length ? { passkeys } : {}),
+    ...(s.kind ? { kind: s.kind } : {}),
+    ...(s.urls ? { urls: s.urls } : {}),
+    ...(s.fields ? { fields: s.fields } : {}),
+    ...(s.card ? { card: s.card } : {}),
+    ...(s.identity ? { identity: s.identity } : {}),
+    ...(s.password_history ? { password_history: s.password_history } : {}),
   });
   return { ...data, id, website: data.website ?? null, url: data.url ?? null, tags: data.tags ?? [], domain_hash: data.domain_hash ?? null, encryption_version: 3 };
 }
@@ -85,8 +80,10 @@ const readCxf = (text: string) => readJsonDoc<object>(text, isCxf);
 
 export function mount(root: HTMLElement, app: AppContext): () => void {
   let gone = false;
-  const file = el("input", { id: "import-file", type: "file", accept: ".csv,.json,text/csv,application/json" });
-  const provider = el("select", { id: "import-provider" }, ...PROVIDERS.map(([v, t]) => el("option", { value: v }, t)));
+  const file = el("input", { id: "import-file", type: "file", accept: ".csv,.json,.1pux,.zip,.kdbx,text/csv,application/json,application/zip" });
+  const provider = el("select", { id: "import-provider" }, ...FORMATS.map(([v, t]) => el("option", { value: v }, t)));
+  const password = el("input", { id: "import-password", type: "password", autocomplete: "off" });
+  const passwordRow = el("div", { hidden: true }, el("label", { htmlFor: "import-password" }, "Export password"), password);
   const readBtn = el("button", { type: "submit" }, "Preview");
   const error = el("p", { id: "import-error", className: "error", role: "alert" });
   const summary = el("p", { id: "import-summary", "aria-live": "polite" });
@@ -105,6 +102,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     file,
     el("label", { htmlFor: "import-provider" }, "Format"),
     provider,
+    passwordRow,
     el("div", { className: "row" }, readBtn),
     error,
   );
@@ -116,27 +114,12 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
   );
 
   /** What the confirmed import sends: fresh credentials to encrypt, or an export's entries as they are. */
-  let pending: { provider: string; rows: Row[] } | { provider: "generic"; sealed: ImportEntry[] } | null = null;
+  let pending: { provider: string; rows: Row[]; skipped: Skipped[] } | { provider: "generic"; sealed: ImportEntry[]; rows: Row[]; skipped: Skipped[] } | null = null;
 
-  function showPreview(rows: Row[], skipped: string[], label: string) {
+  function showPreview(rows: Row[], skipped: Skipped[], label: string) {
     const ok = rows.filter((r) => !r.problem).length;
-    const bad = rows.length - ok + skipped.length;
-    summary.textContent = `${label}: ${ok} ${ok === 1 ? "entry" : "entries"} ready${bad ? `, ${bad} with problems (not imported)` : ""}.`;
-    const head = el("tr", {}, el("th", {}, "#"), el("th", {}, "Name"), el("th", {}, "Website"), el("th", {}, "Username"), el("th", {}, "Status"));
-    const body = rows.map((r, i) =>
-      el(
-        "tr",
-        { className: r.problem ? "row-error" : "", "data-status": r.problem ? "error" : "ok" },
-        el("td", {}, String(i + 1)),
-        el("td", {}, r.credential.name),
-        el("td", {}, r.credential.website ?? ""),
-        el("td", {}, r.credential.username),
-        el("td", {}, r.problem ? `Not imported: ${r.problem}` : "Ready"),
-      ),
-    );
-    const skippedRows = skipped.map((why) => el("tr", { className: "row-error", "data-status": "error" }, el("td", {}, "—"), el("td", { colSpan: 3 }, ""), el("td", {}, `Not imported: ${why}`)));
-    table.replaceChildren(el("thead", {}, head), el("tbody", {}, ...body, ...skippedRows));
-    table.hidden = false;
+    summary.textContent = summaryText(label, rows, skipped);
+    previewTable(table, rows, skipped);
     start.hidden = ok === 0;
     start.textContent = `Import ${ok} ${ok === 1 ? "entry" : "entries"}`;
   }
@@ -148,6 +131,12 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     summary.textContent = "";
     result.replaceChildren();
   }
+
+  // A password belongs to one file: another file asks again when it needs one.
+  file.addEventListener("change", () => {
+    passwordRow.hidden = true;
+    password.value = "";
+  });
 
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
@@ -162,36 +151,39 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
       error.textContent = "The file is larger than 12 MB";
       return;
     }
-    void f.text().then((text) => {
+    void f.arrayBuffer().then(async (buf) => {
       if (gone) return;
-      const own = readOwnExport(text);
+      const bytes = new Uint8Array(buf);
+      const own = bytes[0] === 0x50 ? null : readOwnExport(new TextDecoder().decode(bytes));
       if (own) {
-        pending = { provider: "generic", sealed: own.entries };
-        const rows = own.entries.map((e): Row => ({ credential: { name: e.name ?? "Imported entry", website: e.website, url: e.url, username: "(encrypted)", password: "", notes: "", totp: null, tags: e.tags ?? [], folder: null, favorite: false }, problem: e.wrapped_item_key && e.encrypted_data ? null : "no encrypted data" }));
+        const rows = own.entries.map((e): Row => ({ credential: { name: e.name ?? "Imported entry", website: e.website, url: e.url, username: "(encrypted)", password: "", notes: "", totp: null, tags: e.tags ?? [], folder: null, favorite: false, kind: "login", urls: [], fields: [], history: [], changes: [] }, problem: e.wrapped_item_key && e.encrypted_data ? null : "no encrypted data" }));
+        pending = { provider: "generic", sealed: own.entries, rows, skipped: [] };
         showPreview(rows, [], "This vault's export");
         return;
       }
-      const cxf = readCxf(text);
+      const cxf = bytes[0] === 0x50 ? null : readCxf(new TextDecoder().decode(bytes));
       if (cxf) {
         void fromCxf(cxf).then(({ entries, skipped }) => {
           if (gone) return;
           const rows = entries.map((e): Row => {
             const website = domainOf(e.url) || null;
-            const credential: ImportedCredential = { name: e.name, url: e.url || null, website, username: e.username, password: e.password, notes: e.notes, totp: null, tags: [], folder: null, favorite: false };
+            const credential: ImportedCredential = { name: e.name, url: e.url || null, website, username: e.username, password: e.password, notes: e.notes, totp: null, tags: [], folder: null, favorite: false, kind: "login", urls: [], fields: [], history: [], changes: [] };
             return { credential, passkeys: e.passkeys, problem: problemOf(credential, e.passkeys.length) };
           });
           if (rows.length > MAX_ENTRIES) {
             error.textContent = `The file holds ${rows.length} entries; at most ${MAX_ENTRIES} can be imported at once`;
             return;
           }
-          pending = { provider: "generic", rows };
-          showPreview(rows, Array.from({ length: skipped }, () => "an item with no login or a passkey whose key cannot be read"), CXF_LABEL);
+          const notRead: Skipped[] = Array.from({ length: skipped }, () => ({ name: "(an item)", reason: "no login, or a passkey whose key cannot be read" }));
+          pending = { provider: "generic", rows, skipped: notRead };
+          showPreview(rows, notRead, CXF_LABEL);
         }, (err: unknown) => (error.textContent = errorText(err)));
         return;
       }
       try {
-        const chosen = provider.value === "auto" ? detectProvider(text) : (provider.value as ImportProvider);
-        const parsed = parseImport(text, chosen);
+        const chosen = provider.value === "auto" ? undefined : (provider.value as ImportFormat);
+        const parsed = await readImportFile(bytes, { format: chosen, password: passwordRow.hidden ? undefined : password.value });
+        if (gone) return;
         const rows = parsed.credentials.map((c) => ({ credential: c, problem: problemOf(c) }));
         if (rows.length + parsed.skipped.length === 0) {
           error.textContent = "The file holds no entries";
@@ -201,10 +193,16 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
           error.textContent = `The file holds ${rows.length} entries; at most ${MAX_ENTRIES} can be imported at once`;
           return;
         }
-        pending = { provider: parsed.provider, rows };
-        showPreview(rows, parsed.skipped, PROVIDERS.find(([v]) => v === parsed.provider)?.[1] ?? parsed.provider);
+        pending = { provider: parsed.provider, rows, skipped: parsed.skipped };
+        showPreview(rows, parsed.skipped, FORMAT_LABELS[parsed.format]);
       } catch (err) {
-        error.textContent = err instanceof ImportFormatError ? `This file cannot be read as that format: ${err.message}` : errorText(err);
+        if (err instanceof PasswordNeededError) {
+          passwordRow.hidden = false;
+          password.focus();
+          error.textContent = err.message;
+        } else if (err instanceof WrongPasswordError) {
+          error.textContent = `${err.message}: check it and press Preview again`;
+        } else error.textContent = err instanceof ImportFormatError ? `This file cannot be read as that format: ${err.message}` : errorText(err);
       }
     });
   });
@@ -217,12 +215,20 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     progress.hidden = false;
     progress.value = 0;
     void (async () => {
-      const entries = "sealed" in job ? job.sealed.filter((e) => e.wrapped_item_key && e.encrypted_data) : await Promise.all(job.rows.filter((r) => !r.problem).map((r) => sealCredential(app.keys, app.session.userId, r.credential, r.passkeys)));
+      // Sealed a batch at a time, each batch just before it is sent, with a yield between: sealing
+      // thousands at once (an envelope and some hundred HMACs each) holds the page for seconds.
+      const ready = "sealed" in job ? job.sealed.filter((e) => e.wrapped_item_key && e.encrypted_data) : job.rows.filter((r) => !r.problem);
+      const total = ready.length;
+      const sealBatch = async (from: number): Promise<ImportEntry[]> => {
+        const part = ready.slice(from, from + BATCH);
+        await new Promise((r) => setTimeout(r, 0));
+        return "sealed" in job ? (part as ImportEntry[]) : Promise.all((part as Row[]).map((r) => sealCredential(app.keys, app.session.userId, r.credential, r.passkeys)));
+      };
       let imported = 0;
       const errors: string[] = [];
       const run = crypto.randomUUID();
-      for (let i = 0; i < entries.length; i += BATCH) {
-        const batch = entries.slice(i, i + BATCH);
+      for (let i = 0; i < total; i += BATCH) {
+        const batch = await sealBatch(i);
         try {
           const res = await app.api.importPasswords(batch, job.provider, `import-${run}-${i / BATCH}`);
           imported += res.imported;
@@ -233,12 +239,9 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
           else errors.push(`Entries ${i + 1} to ${i + batch.length}: ${errorText(err)}`);
           break;
         }
-        progress.value = Math.round(((i + batch.length) / entries.length) * 100);
+        progress.value = Math.round(((i + batch.length) / total) * 100);
       }
-      result.replaceChildren(
-        el("p", { id: "import-done", "data-imported": String(imported) }, `Imported ${imported} of ${entries.length} ${entries.length === 1 ? "entry" : "entries"}.`),
-        ...(errors.length ? [el("ul", { className: "error" }, ...errors.map((e) => el("li", {}, e)))] : []),
-      );
+      result.replaceChildren(...resultList(imported, total, job.rows, job.skipped, errors));
       pending = null;
       start.hidden = true;
       await app.sync.syncNow();

@@ -13,6 +13,7 @@ import type { AppContext, EntryContext, EntryToolDef, Unmount } from "../shell/c
 import { avatarColour, avatarLetter } from "./vault-list";
 import { passkeyRows } from "./vault-passkeys";
 import type { StoredPasskey } from "../passkeys/stored";
+import { extraRows, KIND_LABEL, showsLoginRows } from "./vault-detail-extra";
 
 type FieldKey = "username" | "password" | "website" | "url" | "notes" | "category" | "totp";
 type Field = { key: FieldKey; label: string; secret?: boolean; always?: boolean };
@@ -157,6 +158,15 @@ export class EntryDetail {
     }
   }
 
+  private async copyText(label: string, value: string) {
+    try {
+      await navigator.clipboard.writeText(value);
+      this.host.app.toast(`${label} copied`);
+    } catch (err) {
+      this.host.app.toast(`Cannot copy: ${errorText(err)}`);
+    }
+  }
+
   private setShown(dd: HTMLElement, shown: boolean) {
     const value = this.values.get(dd) ?? "";
     dd.textContent = shown ? value || "—" : value ? MASK : "—";
@@ -171,7 +181,9 @@ export class EntryDetail {
 
   private drawFields(e: LocalEntry, s: EntrySecrets) {
     const values: Record<FieldKey, string> = { ...s, website: e.website ?? "", url: e.url ?? "" };
-    const rows = FIELDS.filter((f) => f.always || values[f.key]).flatMap((f) => {
+    const login = showsLoginRows(s);
+    const kind = login ? [] : [el("dt", { textContent: "Kind" }), el("dd", { className: "value", dataset: { field: "kind" }, textContent: KIND_LABEL[s.kind ?? "login"] }), el("dd", { className: "field-actions" })];
+    const rows = FIELDS.filter((f) => (f.always && login) || values[f.key]).flatMap((f) => {
       const value = values[f.key];
       const dd = el("dd", { className: f.key === "notes" ? "value notes" : "value", dataset: { field: f.key, label: f.label } });
       this.values.set(dd, value);
@@ -190,7 +202,23 @@ export class EntryDetail {
       }
       return [el("dt", { textContent: f.label }), dd, actions];
     });
-    $("revealed-fields").replaceChildren(...rows, ...passwordDates(s), ...passkeyRows(s, this.shared ? undefined : (p) => this.removePasskey(e, p)));
+    const extra = extraRows(s).flatMap((f) => {
+      const dd = el("dd", { className: "value", dataset: { field: f.key, label: f.label } });
+      this.values.set(dd, f.value);
+      const actions = el("dd", { className: "field-actions" });
+      if (f.secret) {
+        dd.dataset.secret = "true";
+        const toggle = el("button", { type: "button", className: "secondary show" });
+        toggle.addEventListener("click", () => this.setShown(dd, dd.dataset.masked === "true"));
+        actions.append(toggle);
+      } else dd.textContent = f.value;
+      const copy = el("button", { type: "button", className: "secondary", textContent: "Copy" });
+      copy.setAttribute("aria-label", `Copy ${f.label.toLowerCase()}`);
+      copy.addEventListener("click", () => void this.copyText(f.label, this.values.get(dd) ?? ""));
+      actions.append(copy);
+      return [el("dt", { textContent: f.label }), dd, actions];
+    });
+    $("revealed-fields").replaceChildren(...kind, ...rows, ...extra, ...passwordDates(s), ...passkeyRows(s, this.shared ? undefined : (p) => this.removePasskey(e, p)));
     this.mask();
   }
 

@@ -5,10 +5,12 @@
  */
 import { $, el, input } from "../pages/common";
 import type { AppContext } from "../shell/context";
+import type { EntryKind } from "../entry-model";
 import type { EntryInput } from "../vault";
 import { mountGenerator, mountStrength } from "./vault-generator";
 
-const FIELDS = ["entry-id", "f-name", "f-website", "f-url", "f-username", "f-password", "f-notes", "f-category", "f-totp", "f-folder", "f-tags"] as const;
+const CARD_INPUTS = { cardholder: "f-card-holder", number: "f-card-number", exp_month: "f-card-month", exp_year: "f-card-year", code: "f-card-code" } as const;
+const FIELDS = ["entry-id", "f-name", "f-kind", "f-website", "f-url", "f-username", "f-password", "f-notes", "f-category", "f-totp", "f-folder", "f-tags", ...Object.values(CARD_INPUTS)] as const;
 
 export class EntryForm {
   private readonly dialog = $("entry-dialog") as HTMLDialogElement;
@@ -49,6 +51,7 @@ export class EntryForm {
       $("f-password-show").textContent = show ? "Hide" : "Show";
       $("f-password-show").setAttribute("aria-pressed", String(show));
     });
+    $("f-kind").addEventListener("change", () => this.showKind());
     $("f-password-show").setAttribute("aria-label", "Show the password");
     $("f-password-show").setAttribute("aria-pressed", "false");
     this.fill("", {});
@@ -67,9 +70,17 @@ export class EntryForm {
     return this.dialog.open && this.state() !== this.snapshot;
   }
 
+  /** Only the inputs of the chosen kind are shown (styles.css reads the form's data-kind). */
+  private showKind() {
+    this.form.dataset.kind = ($("f-kind") as HTMLSelectElement).value;
+  }
+
   private fill(id: string, v: Partial<EntryInput>) {
     input("entry-id").value = id;
     input("f-name").value = v.name ?? "";
+    ($("f-kind") as HTMLSelectElement).value = v.kind ?? "login";
+    for (const [k, field] of Object.entries(CARD_INPUTS)) input(field).value = v.card?.[k as keyof typeof CARD_INPUTS] ?? "";
+    this.showKind();
     input("f-website").value = v.website ?? "";
     input("f-url").value = v.url ?? "";
     input("f-username").value = v.username ?? "";
@@ -134,7 +145,10 @@ export class EntryForm {
       tags: this.text("f-tags").split(",").map((t) => t.trim()).filter(Boolean),
       folder: this.text("f-folder"),
       favorite: this.favorite,
+      kind: this.text("f-kind") as EntryKind,
     };
+    // A card's details are the form's to set only while it is a card; otherwise they are carried as they were.
+    if (v.kind === "card") v.card = Object.fromEntries(Object.entries(CARD_INPUTS).map(([k, f]) => [k, this.text(f).trim()]).filter(([, x]) => x));
     const id = this.text("entry-id");
     this.setBusy(true);
     try {

@@ -14,7 +14,7 @@ export const VAULT_MARKUP = `
       <div class="vault-filters">
         <span class="filter"><label for="sort">Sort by</label><select id="sort"><option value="name">Name</option><option value="used">Last used</option><option value="changed">Last changed</option></select></span>
         <span class="filter"><label for="tag-filter">Tag</label><select id="tag-filter"><option value="">All tags</option></select></span>
-        <span class="filter"><label for="kind-filter">Kind</label><select id="kind-filter"><option value="">All kinds</option><option value="login">Logins</option><option value="note">Secure notes</option><option value="identity">Identities</option><option value="shared">Shared with me</option></select></span>
+        <span class="filter"><label for="kind-filter">Kind</label><select id="kind-filter"><option value="">All kinds</option><option value="login">Logins</option><option value="note">Secure notes</option><option value="card">Cards</option><option value="identity">Identities</option><option value="shared">Shared with me</option></select></span>
         <span class="filter"><label for="folder-filter">Folder</label><select id="folder-filter"></select></span>
         <button type="button" id="favourites-only" class="secondary" aria-pressed="false"><span aria-hidden="true">★</span> Favourites</button>
         <span id="folder-actions" class="row" hidden>
@@ -72,28 +72,40 @@ export const VAULT_MARKUP = `
       <input type="hidden" id="entry-id" name="id">
       <label for="f-name">Name</label>
       <input id="f-name" name="name" required maxlength="500">
-      <label for="f-website">Website</label>
-      <input id="f-website" name="website" placeholder="example.com" maxlength="2048">
-      <label for="f-url">URL</label>
-      <input id="f-url" name="url" type="url" placeholder="https://example.com/login" maxlength="2048">
-      <label for="f-username">Username</label>
-      <input id="f-username" name="username" autocomplete="off">
-      <label for="f-password">Password</label>
-      <div class="password-row">
+      <label for="f-kind">Entry kind</label>
+      <select id="f-kind" name="kind"><option value="login">Login</option><option value="note">Secure note</option><option value="card">Card</option><option value="identity">Identity</option></select>
+      <label for="f-card-holder" class="card-only">Cardholder</label>
+      <input id="f-card-holder" class="card-only" autocomplete="off">
+      <label for="f-card-number" class="card-only">Card number</label>
+      <input id="f-card-number" class="card-only" autocomplete="off" inputmode="numeric" maxlength="32">
+      <label for="f-card-month" class="card-only">Expiry month (MM)</label>
+      <input id="f-card-month" class="card-only" inputmode="numeric" maxlength="2">
+      <label for="f-card-year" class="card-only">Expiry year (YYYY)</label>
+      <input id="f-card-year" class="card-only" inputmode="numeric" maxlength="4">
+      <label for="f-card-code" class="card-only">Security code</label>
+      <input id="f-card-code" class="card-only" type="password" autocomplete="off" maxlength="8">
+      <label class="login-only" for="f-website">Website</label>
+      <input class="login-only" id="f-website" name="website" placeholder="example.com" maxlength="2048">
+      <label class="login-only" for="f-url">URL</label>
+      <input class="login-only" id="f-url" name="url" type="url" placeholder="https://example.com/login" maxlength="2048">
+      <label class="login-only" for="f-username">Username</label>
+      <input class="login-only" id="f-username" name="username" autocomplete="off">
+      <label class="login-only" for="f-password">Password</label>
+      <div class="login-only password-row">
         <input id="f-password" name="password" type="password" autocomplete="new-password" aria-describedby="strength-text">
         <button type="button" id="f-password-show" class="secondary" aria-controls="f-password">Show</button>
       </div>
-      <div id="strength" class="strength" data-score="">
+      <div id="strength" class="login-only strength" data-score="">
         <meter id="strength-meter" min="0" max="4" low="2" high="3" optimum="4" value="0" aria-label="Password strength"></meter>
         <p id="strength-text" class="hint" aria-live="polite"></p>
       </div>
-      <div id="generator-box"></div>
+      <div class="login-only" id="generator-box"></div>
       <label for="f-notes">Notes</label>
       <textarea id="f-notes" name="notes" rows="3"></textarea>
       <label for="f-category">Category</label>
       <input id="f-category" name="category">
-      <label for="f-totp">TOTP secret</label>
-      <input id="f-totp" name="totp" autocomplete="off">
+      <label for="f-totp" class="login-only">TOTP secret</label>
+      <input id="f-totp" class="login-only" name="totp" autocomplete="off">
       <label for="f-folder">Folder</label>
       <input id="f-folder" name="folder" list="folder-names" maxlength="200">
       <datalist id="folder-names"></datalist>

@@ -10,13 +10,15 @@ import type { LocalEntry } from "../db";
 import { $, el } from "../pages/common";
 import type { AppContext } from "../shell/context";
 
-export type Kind = "login" | "note" | "identity";
-export const KINDS: Record<Kind, string> = { login: "Logins", note: "Secure notes", identity: "Identities" };
+export type Kind = "login" | "note" | "card" | "identity";
+export const KINDS: Record<Kind, string> = { login: "Logins", note: "Secure notes", card: "Cards", identity: "Identities" };
 
 export type Organisation = { favorite: boolean; folder: string; kind: Kind };
 
 /** An entry's kind, from what it holds: an identity says so; a note has notes and no credential. */
 export function kindOf(e: Pick<LocalEntry, "tags">, s: EntrySecrets): Kind {
+  // The kind sealed in the entry wins; entries from before it existed are judged by what they hold.
+  if (s.kind) return s.kind;
   if (s.category.trim().toLowerCase() === "identity" || e.tags.includes("identity")) return "identity";
   if (!s.username && !s.password && !s.totp && s.notes.trim()) return "note";
   return "login";

@@ -1,0 +1,119 @@
+/**
+ * What every importer produces: one item read from a source file, in plaintext, ready for the
+ * client to encrypt (V3), with what was changed on the way in and why; and the items left out,
+ * each with its reason. Nothing a file holds is dropped without a word.
+ */
+import { normalizeHost } from "../../../src/kernel/hostname";
+import type { CardDetails, CustomField, EntryKind, EntryUrl, IdentityDetails, MatchRule, PastPassword } from "../entry-model";
+
+export type ImportedCredential = {
+  name: string;
+  url: string | null;
+  /** Hostname of `url`, lower case without `www.`, as the vault stores `website`. */
+  website: string | null;
+  username: string;
+  password: string;
+  notes: string;
+  /** An otpauth:// URI or a base32 secret, as the source gave it. */
+  totp: string | null;
+  tags: string[];
+  folder: string | null;
+  favorite: boolean;
+  kind: EntryKind;
+  /** Addresses beyond the first, each with its match rule. */
+  urls: EntryUrl[];
+  fields: CustomField[];
+  card?: CardDetails;
+  identity?: IdentityDetails;
+  /** Earlier passwords, newest first. */
+  history: PastPassword[];
+  /** What was changed on the way in (an archived item tagged, a collection made a tag, …). */
+  changes: string[];
+};
+
+/** An item of the file that is not imported, and why. */
+export type Skipped = { name: string; reason: string };
+export type ParseOutput = { credentials: ImportedCredential[]; skipped: Skipped[] };
+
+export function hostnameOf(url: string | null): string | null {
+  const host = normalizeHost(url);
+  return host && (host.includes(".") || host === "localhost") ? host : null;
+}
+
+export const clean = (v: unknown) => (typeof v === "string" ? v.trim() : v == null ? "" : String(v).trim());
+export const truthy = (v: string) => ["1", "true", "yes", "y"].includes(v.trim().toLowerCase());
+export const splitTags = (v: string, sep: RegExp) =>
+  v
+    .split(sep)
+    .map((t) => t.trim())
+    .filter(Boolean);
+
+export type CredentialParts = Partial<Omit<ImportedCredential, "url" | "urls">> & { url?: string | null; urls?: (string | EntryUrl)[] };
+
+/** A credential from what a format read; the first address becomes `url`, the rest `urls`. */
+export function credential(parts: CredentialParts): ImportedCredential {
+  const all = [...(parts.url ? [parts.url] : []), ...(parts.urls ?? [])]
+    .map((u): EntryUrl => (typeof u === "string" ? { url: clean(u), match: "domain" } : { url: clean(u.url), match: u.match }))
+    .filter((u) => u.url !== "");
+  const seen = new Set<string>();
+  const unique = all.filter((u) => !seen.has(u.url) && seen.add(u.url));
+  const url = unique[0]?.url ?? null;
+  const website = hostnameOf(url);
+  const fields = (parts.fields ?? []).filter((f) => f.name.trim() !== "" || f.value !== "");
+  return {
+    name: clean(parts.name) || website || clean(parts.username) || "Untitled",
+    url,
+    website,
+    username: clean(parts.username),
+    password: typeof parts.password === "string" ? parts.password : "",
+    notes: typeof parts.notes === "string" ? parts.notes : "",
+    totp: clean(parts.totp) || null,
+    tags: parts.tags ?? [],
+    folder: clean(parts.folder) || null,
+    favorite: parts.favorite ?? false,
+    kind: parts.kind ?? "login",
+    urls: unique.slice(1),
+    fields,
+    ...(parts.card && Object.keys(parts.card).length ? { card: parts.card } : {}),
+    ...(parts.identity && Object.keys(parts.identity).length ? { identity: parts.identity } : {}),
+    history: (parts.history ?? []).filter((h) => h.password !== ""),
+    changes: parts.changes ?? [],
+  };
+}
+
+/** A match rule from a number of the scheme most managers share (0 domain … 5 never). */
+export const matchRule = (n: unknown): MatchRule => (["domain", "host", "starts_with", "exact", "regex", "never"] as const)[typeof n === "number" ? n : -1] ?? "domain";
+
+/** Whether an item holds anything worth storing. */
+export function hasContent(c: ImportedCredential): boolean {
+  return !!(c.username || c.password || c.notes.trim() || c.totp || c.fields.length || c.card || c.identity || c.kind !== "login");
+}
+
+/**
+ * The credentials that hold something, the empty ones moved to `skipped` with the reason: an empty
+ * entry is noise the person would have to find and delete.
+ */
+export function finish(out: ParseOutput): ParseOutput {
+  const credentials: ImportedCredential[] = [];
+  for (const c of out.credentials) {
+    if (hasContent(c)) credentials.push(c);
+    else out.skipped.push({ name: c.name, reason: "nothing to store: no username, password, notes, TOTP or fields" });
+  }
+  return { credentials, skipped: out.skipped };
+}
+
+export class ImportFormatError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ImportFormatError";
+  }
+}
+
+/** JSON of a file, or a format error naming the format it was read as. */
+export function readJson(text: string, label: string): unknown {
+  try {
+    return JSON.parse(text.replace(/^\uFEFF/, ""));
+  } catch {
+    throw new ImportFormatError(`The ${label} file is not valid JSON`);
+  }
+}
