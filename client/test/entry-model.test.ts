@@ -34,9 +34,9 @@ describe("entry payload: kinds, addresses, fields, and keys this client does not
 
   it("keeps unknown keys through a parse, a re-seal and an edit by a form that does not show them", async () => {
     const keys = await deriveVaultKeys("correct horse battery", "user-1", 1_000);
-    const newer = { ...base, passkeys: [{ credentialId: "abc", rpId: "example.com" }], future_flag: 7, fields: [{ name: "F", value: "v", type: "text" }] };
+    const newer = { ...base, future_list: [{ id: "abc", site: "example.com" }], future_flag: 7, fields: [{ name: "F", value: "v", type: "text" }] };
     const read = parseSecrets(JSON.stringify(newer));
-    expect(read.extra).toEqual({ passkeys: newer.passkeys, future_flag: 7 });
+    expect(read.extra).toEqual({ future_list: newer.future_list, future_flag: 7 });
     expect(JSON.parse(serializeSecrets(read))).toEqual(newer);
     const opened = (await openEntry(keys, PLACE, await sealEntry(keys, PLACE, read))).secrets;
     expect(opened).toEqual(read);
@@ -45,7 +45,7 @@ describe("entry payload: kinds, addresses, fields, and keys this client does not
     const form: EntryInput = { ...base, password: "p2", name: "n", website: "", url: "", tags: [] };
     const edited = carried(opened, form);
     expect(edited).toMatchObject({ password: "p2", extra: read.extra, fields: newer.fields });
-    expect(JSON.parse(serializeSecrets(edited as EntrySecrets))).toMatchObject({ passkeys: newer.passkeys, future_flag: 7, password: "p2" });
+    expect(JSON.parse(serializeSecrets(edited as EntrySecrets))).toMatchObject({ future_list: newer.future_list, future_flag: 7, password: "p2" });
     // A form that does set a part (to nothing) is obeyed.
     expect(carried(opened, { ...form, fields: undefined }).fields).toBeUndefined();
   });

@@ -58,7 +58,7 @@ describe("a CXF file's passkey", () => {
     await app.goto(`${base}/import-export`);
     await app.locator("#import-file").setInputFiles({ name: "passkeys.cxf.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(cxf)) });
     await app.getByRole("button", { name: "Preview" }).click();
-    await expect.poll(() => app.locator("#import-summary").innerText()).toBe("Credential Exchange Format (CXF, logins and passkeys): 1 entry ready.");
+    await expect.poll(() => app.locator("#import-summary").innerText()).toBe("Credential Exchange Format (CXF, logins and passkeys): 1 entry ready (1 kept as they are, 0 changed), 0 skipped.");
     await app.locator("#import-start").click();
     await app.locator('#import-done[data-imported="1"]').waitFor();
     const listed = (await (await apiAs(base, user.token)).get("/api/passwords")).body.data as { name: string; has_passkey: boolean; passkey_label: string | null }[];
