@@ -145,7 +145,7 @@ async function readWhole(db: LocalDb, res: Response, userId: string, since: stri
   // A body cut off mid-way does not parse: nothing is applied and the engine pulls again shortly.
   if (!body || !Array.isArray(body.changes)) throw new OfflineError();
   await db.applyPull(userId, body.changes.map((c) => toPulled(userId, c)), body.fullSyncRequired || since === undefined, body.serverTimestamp);
-  await db.setMeta(`resume:${userId}`, undefined);
+  await db.finishPull(userId, body.serverTimestamp);
   return { changes: body.changes.length, full: body.fullSyncRequired };
 }
 
@@ -257,7 +257,9 @@ export class SyncEngine {
     this.onState({ phase: "syncing" });
     try {
       const gate = this.gate;
-      if (gate?.covers(await this.db.meta<string>(`cursor:${this.userId}`))) await withSyncLock(() => pushPending(this.db, this.api, this.userId));
+      // A pull cut off part-way is resumed whatever live sync says of the cursor.
+      const cut = (await this.db.meta<string>(`resume:${this.userId}`)) !== undefined;
+      if (!cut && gate?.covers(await this.db.meta<string>(`cursor:${this.userId}`))) await withSyncLock(() => pushPending(this.db, this.api, this.userId));
       else {
         gate?.pulled();
         await syncOnce(this.db, this.api, this.userId);
