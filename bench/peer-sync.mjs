@@ -170,6 +170,13 @@ try {
         grew.push((peak - before) / 1024);
       }
     }
+    // The page-framed answer the web client and the extension read (one JSON text per line), timed
+    // the same way, and its bytes with gzip asked (the route names the coding, the runtime applies it).
+    const NDJSON = { accept: "application/x-ndjson" };
+    const pagesMs = [];
+    for (let r = 0; r < RUNS; r++) pagesMs.push((await ours("/api/passwords/sync", NDJSON)).ms);
+    const pagesGz = await ours("/api/passwords/sync", { ...NDJSON, "accept-encoding": "gzip" });
+    const pagesPlain = await ours("/api/passwords/sync", NDJSON);
     const plain = await ours("/api/passwords/sync");
     const gz = await ours("/api/passwords/sync", { "accept-encoding": "gzip" });
     const br = await ours("/api/passwords/sync", { "accept-encoding": "br, gzip" });
@@ -181,6 +188,8 @@ try {
     const wire = (r) => `${fmt(r.bytes / 1024, 0)} KiB (${r.headers["content-encoding"] ?? "identity"}, ${fmt(r.ms, 0)} ms)`;
     row("bytes on the wire, ours", `plain ${wire(plain)}   gzip ${wire(gz)}   br ${wire(br)}`);
     if (peerGz) row("bytes on the wire, peer", `gzip asked: ${wire(peerGz)}`);
+    row("page-framed (NDJSON), median", `ours ${fmt(median(pagesMs), 0)} ms` + (theirs ? `   ours/peer ${fmt(median(pagesMs) / s.peer)}` : ""));
+    row("bytes on the wire, page-framed", `plain ${wire(pagesPlain)}   gzip ${wire(pagesGz)}`);
   }
   console.log("\nentries    ours ms   peer ms   ours/peer   RSS growth MiB   (targets: 10,000 <= 0.5x peer; 100,000 <= 1,200 ms and < 50 MiB)");
   for (const s of summary) console.log(`${String(s.n).padEnd(10)} ${fmt(s.ours, 0).padStart(7)}   ${fmt(s.peer, 0).padStart(7)}   ${fmt(s.ours / s.peer).padStart(9)}   ${fmt(s.grew, 1).padStart(14)}`);

@@ -80,6 +80,21 @@ async function pagedEntries(store: IDBObjectStore, userId: string): Promise<Loca
   }
 }
 
+/** A change as a pull delivers it to the store: an entry to put, or the id of one to remove. */
+export type PulledChange = LocalEntry | { id: string; tombstone: true };
+
+async function queuedIds(tx: IDBTransaction, userId: string): Promise<Set<string>> {
+  return new Set(((await req(tx.objectStore("pending").index("byUser").getAll(userId))) as PendingMutation[]).map((p) => p.entryId));
+}
+
+/** One pulled change into the store; an unchanged envelope keeps the search tokens `prev` had. */
+function writeChange(entries: IDBObjectStore, userId: string, c: PulledChange, prev: LocalEntry | undefined): IDBRequest {
+  if ("tombstone" in c) return entries.delete([userId, c.id]);
+  // A re-wrapped key (passphrase changed elsewhere) also voids the tokens: they may be under another index key.
+  const sameEnvelope = prev && prev.encrypted_data === c.encrypted_data && prev.wrapped_item_key === c.wrapped_item_key && prev.name === c.name && prev.website === c.website;
+  return entries.put({ ...c, search_tokens: sameEnvelope ? prev.search_tokens : null });
+}
+
 function done(tx: IDBTransaction): Promise<void> {
   return new Promise((resolve, reject) => {
     tx.oncomplete = () => resolve();
@@ -226,10 +241,10 @@ export class LocalDb {
    * Applies a pull. Entries with a queued mutation keep their local version: the push that runs
    * before every pull settles them. A full sync replaces every other entry of the user.
    */
-  async applyPull(userId: string, changes: (LocalEntry | { id: string; tombstone: true })[], full: boolean, cursor: string): Promise<void> {
+  async applyPull(userId: string, changes: PulledChange[], full: boolean, cursor: string): Promise<void> {
     const tx = this.idb.transaction(["entries", "pending", "metadata"], "readwrite");
     const entries = tx.objectStore("entries");
-    const queued = new Set(((await req(tx.objectStore("pending").index("byUser").getAll(userId))) as PendingMutation[]).map((p) => p.entryId));
+    const queued = await queuedIds(tx, userId);
     const existing = new Map((await pagedEntries(entries, userId)).map((e) => [e.id, e]));
     if (full) {
       for (const id of existing.keys()) if (!queued.has(id)) entries.delete([userId, id]);
@@ -240,19 +255,63 @@ export class LocalDb {
     let last: IDBRequest | null = null;
     for (const [n, c] of changes.entries()) {
       if (n % ENTRY_PAGE === 0 && last) await req(last);
-      if (queued.has(c.id)) continue;
-      if ("tombstone" in c) {
-        last = entries.delete([userId, c.id]);
-        continue;
-      }
-      const prev = existing.get(c.id);
-      // A re-wrapped key (passphrase changed elsewhere) also voids the tokens: they may be under another index key.
-      const sameEnvelope = prev && prev.encrypted_data === c.encrypted_data && prev.wrapped_item_key === c.wrapped_item_key && prev.name === c.name && prev.website === c.website;
-      last = entries.put({ ...c, search_tokens: sameEnvelope ? prev.search_tokens : null });
+      if (!queued.has(c.id)) last = writeChange(entries, userId, c, existing.get(c.id));
     }
     const meta = tx.objectStore("metadata");
     meta.put({ key: `cursor:${userId}`, value: cursor });
     meta.put({ key: `lastSync:${userId}`, value: new Date().toISOString() });
+    await done(tx);
+  }
+
+  /**
+   * The start of a pull read page by page (sync-engine.ts). A resumed one goes on from what the
+   * store holds. Any other forgets a position left by an earlier cut; a full one then removes every
+   * entry without a queued mutation, and hands them back, so an entry that comes back with the same
+   * envelope keeps its search tokens.
+   */
+  async beginPull(userId: string, resumed: boolean, full: boolean): Promise<Map<string, LocalEntry>> {
+    const removed = new Map<string, LocalEntry>();
+    if (resumed) return removed;
+    const tx = this.idb.transaction(["entries", "pending", "metadata"], "readwrite");
+    tx.objectStore("metadata").delete(`resume:${userId}`);
+    if (full) {
+      const entries = tx.objectStore("entries");
+      const queued = await queuedIds(tx, userId);
+      for (const e of await pagedEntries(entries, userId)) {
+        if (queued.has(e.id)) continue;
+        removed.set(e.id, e);
+        entries.delete([userId, e.id]);
+      }
+    }
+    await done(tx);
+    return removed;
+  }
+
+  /**
+   * One page of a pull and the position to resume from after it, in one transaction: a pull cut
+   * off later resumes after the last page stored, never before or after what the store holds.
+   */
+  async applyPage(userId: string, changes: PulledChange[], resume: string, removed: Map<string, LocalEntry>): Promise<void> {
+    const tx = this.idb.transaction(["entries", "pending", "metadata"], "readwrite");
+    const entries = tx.objectStore("entries");
+    const queued = await queuedIds(tx, userId);
+    const prev = await Promise.all(
+      changes.map((c) => removed.get(c.id) ?? ("tombstone" in c ? undefined : (req(entries.get([userId, c.id])) as Promise<LocalEntry | undefined>))),
+    );
+    changes.forEach((c, i) => {
+      if (!queued.has(c.id)) writeChange(entries, userId, c, prev[i]);
+    });
+    tx.objectStore("metadata").put({ key: `resume:${userId}`, value: resume });
+    await done(tx);
+  }
+
+  /** The end of a pull read page by page: its clock becomes the cursor, and no position is left. */
+  async finishPull(userId: string, cursor: string): Promise<void> {
+    const tx = this.idb.transaction("metadata", "readwrite");
+    const meta = tx.objectStore("metadata");
+    meta.put({ key: `cursor:${userId}`, value: cursor });
+    meta.put({ key: `lastSync:${userId}`, value: new Date().toISOString() });
+    meta.delete(`resume:${userId}`);
     await done(tx);
   }
 

@@ -55,6 +55,22 @@ async function networkFirst(req: Request, cacheName: string, max: number, fallba
   }
 }
 
+/**
+ * A pull read page by page (sync-engine.ts): handed to the page as it arrives, and kept once all of
+ * it has come. Waiting for the cache first would hold every page back until the last, and a body
+ * cut off part-way would reach the page as a stale kept answer rather than the pages it did get.
+ */
+async function networkFirstStreamed(event: FetchEvent, cacheName: string, max: number) {
+  const req = event.request;
+  try {
+    const res = await fetch(req);
+    if (storable(res)) event.waitUntil(putBounded(cacheName, req, res.clone(), max).catch(() => undefined));
+    return res;
+  } catch {
+    return (await caches.match(req, { cacheName })) ?? offline();
+  }
+}
+
 async function cacheFirst(req: Request) {
   const hit = await caches.match(req, { cacheName: SHELL_CACHE });
   if (hit) return hit;
@@ -91,7 +107,9 @@ self.addEventListener("fetch", (event) => {
   // Secure-link open pages: the stranger's page works without this worker, and one link's page is
   // never kept in this browser's caches.
   if (url.pathname.startsWith("/l/")) return;
-  if (url.pathname === SYNC_PATH) {
+  if (url.pathname === SYNC_PATH && /\bapplication\/x-ndjson\b/.test(req.headers.get("accept") ?? "")) {
+    event.respondWith(networkFirstStreamed(event, SYNC_CACHE, SYNC_CACHE_MAX));
+  } else if (url.pathname === SYNC_PATH) {
     event.respondWith(networkFirst(req, SYNC_CACHE, SYNC_CACHE_MAX, async () => undefined));
   } else if (url.pathname.startsWith("/api/")) {
     // Other API reads are not cached (they may be secrets); offline they get the 503 body.

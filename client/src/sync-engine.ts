@@ -3,8 +3,9 @@
  * syncOnce) runs in pages and in the service worker; SyncEngine adds the page's schedule through a
  * small host interface, so this module needs no DOM.
  */
-import { ApiError, OfflineError, type ApiClient, type SyncChange, type SyncEntry, type WireMutation } from "./api";
-import type { LocalDb, LocalEntry, PendingMutation } from "./db";
+import { ApiError, OfflineError, type ApiClient, type SyncChange, type SyncEntry, type SyncPullResponse, type WireMutation } from "./api";
+import type { LocalDb, LocalEntry, PendingMutation, PulledChange } from "./db";
+import { jsonLines } from "./ndjson";
 
 export const SYNC_PERIOD_MS = 30_000;
 /** Placeholder entries (spec: encryption_version -1) that the client must still encrypt. */
@@ -81,21 +82,71 @@ export async function pushPending(db: LocalDb, api: ApiClient, userId: string): 
 
 export type PullReport = { changes: number; full: boolean };
 
-/** Delta pull from the stored cursor; serverTimestamp becomes the next cursor (rule 4, D13). */
+/** The first line of a pull read page by page, then its pages, then the line that ends it (src/domains/sync/service.ts, `PullFormat`). */
+type PullFacts = { serverTimestamp: string; fullSyncRequired: boolean; resumed: boolean };
+type PullPageLine = { changes: SyncChange[]; resume: string };
+
+const toPulled = (userId: string, c: SyncChange): PulledChange => (c._deleted ? { id: c.id, tombstone: true as const } : toLocal(userId, c));
+
+/**
+ * Delta pull from the stored cursor; serverTimestamp becomes the next cursor (rule 4, D13). The
+ * answer is read page by page as it arrives (docs/decisions.md, "Sync: a pull read page by page,
+ * resumed where it was cut"): each page is parsed alone and stored with the position after it, so
+ * the list fills while the rest is on its way and no task parses the whole vault. A connection
+ * dropped part-way leaves what was stored and its position; the engine's short retry resumes from
+ * there instead of pulling everything again.
+ */
 export async function pull(db: LocalDb, api: ApiClient, userId: string): Promise<PullReport> {
   const since = await db.meta<string>(`cursor:${userId}`);
+  const resume = await db.meta<string>(`resume:${userId}`);
   // The D1 bookmarks travel with the cursor (docs/decisions.md, Scale: shards, a directory, many databases): reopened later, the device still reads from
   // no replica older than what it last saw.
   api.useBookmarks(await db.meta<string>(`bookmark:${userId}`));
-  const res = await api.syncPull(since);
-  // A body cut off mid-way (the connection dropped during a long full pull, or a later page's read
-  // failed on the server) does not parse: nothing is applied, the cursor stays, and the engine pulls
-  // again shortly, as after any dropped connection, rather than reporting a failed sync.
-  if (!res || !Array.isArray(res.changes)) throw new OfflineError();
-  const changes = res.changes.map((c) => (c._deleted ? { id: c.id, tombstone: true as const } : toLocal(userId, c)));
-  await db.applyPull(userId, changes, res.fullSyncRequired || since === undefined, res.serverTimestamp);
+  const res = await api.syncPages(since, resume);
+  const report = /\bapplication\/x-ndjson\b/.test(res.headers.get("content-type") ?? "") ? await readPages(db, res, userId, since) : await readWhole(db, res, userId, since);
   await db.setMeta(`bookmark:${userId}`, api.bookmarkHeader());
-  return { changes: res.changes.length, full: res.fullSyncRequired };
+  return report;
+}
+
+async function readPages(db: LocalDb, res: Response, userId: string, since: string | undefined): Promise<PullReport> {
+  let facts: PullFacts | null = null;
+  let removed = new Map<string, LocalEntry>();
+  let changes = 0;
+  try {
+    for await (const line of jsonLines(res.body!)) {
+      if (!facts) {
+        facts = line as PullFacts;
+        if (typeof facts.serverTimestamp !== "string") break;
+        removed = await db.beginPull(userId, facts.resumed === true, facts.fullSyncRequired || (since === undefined && !facts.resumed));
+        continue;
+      }
+      if ((line as { complete?: boolean }).complete === true) {
+        await db.finishPull(userId, facts.serverTimestamp);
+        return { changes, full: facts.fullSyncRequired };
+      }
+      const page = line as PullPageLine;
+      if (!Array.isArray(page.changes) || typeof page.resume !== "string") break;
+      await db.applyPage(userId, page.changes.map((c) => toPulled(userId, c)), page.resume, removed);
+      changes += page.changes.length;
+    }
+  } catch (e) {
+    // A store that failed is an error of its own; anything else here is the body breaking off.
+    if (e instanceof DOMException && e.name !== "AbortError" && e.name !== "NetworkError") throw e;
+  }
+  // Cut off before its last line (the connection dropped, or a later page's read failed on the
+  // server): what was stored stays with its position, the cursor stays, and the engine pulls again
+  // shortly, as after any dropped connection, resuming where this one ended.
+  throw new OfflineError();
+}
+
+/** The spec's one JSON object, from an intermediary that answered so (a cached answer offline). */
+async function readWhole(db: LocalDb, res: Response, userId: string, since: string | undefined): Promise<PullReport> {
+  const body = (await res.json().catch(() => null)) as SyncPullResponse | null;
+  // A body cut off mid-way does not parse: nothing is applied and the engine pulls again shortly.
+  if (!body || !Array.isArray(body.changes)) throw new OfflineError();
+  await db.applyPull(userId, body.changes.map((c) => toPulled(userId, c)), body.fullSyncRequired || since === undefined, body.serverTimestamp);
+  await db.finishPull(userId, body.serverTimestamp);
+  return { changes: body.changes.length, full: body.fullSyncRequired };
 }
 
 export async function withSyncLock<T>(run: () => Promise<T>): Promise<T> {
@@ -206,7 +257,9 @@ export class SyncEngine {
     this.onState({ phase: "syncing" });
     try {
       const gate = this.gate;
-      if (gate?.covers(await this.db.meta<string>(`cursor:${this.userId}`))) await withSyncLock(() => pushPending(this.db, this.api, this.userId));
+      // A pull cut off part-way is resumed whatever live sync says of the cursor.
+      const cut = (await this.db.meta<string>(`resume:${this.userId}`)) !== undefined;
+      if (!cut && gate?.covers(await this.db.meta<string>(`cursor:${this.userId}`))) await withSyncLock(() => pushPending(this.db, this.api, this.userId));
       else {
         gate?.pulled();
         await syncOnce(this.db, this.api, this.userId);

@@ -48,6 +48,25 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
  */
 const DROP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding", "host"]);
 
+/**
+ * A pull read page by page (one JSON text per line: its facts, its pages, its end) rewritten as
+ * the one object a rule knows ({changes, serverTimestamp, fullSyncRequired}), and sent on as one
+ * page carrying the last page's resume position.
+ */
+async function rewritePages(text: string, rewrite: (body: unknown) => unknown): Promise<string> {
+  const lines = text.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const [facts, ...rest] = lines;
+  const complete = rest.at(-1)?.complete === true;
+  const pages = (complete ? rest.slice(0, -1) : rest) as { changes: unknown[]; resume: string }[];
+  const body = (await rewrite({ changes: pages.flatMap((p) => p.changes), serverTimestamp: facts!.serverTimestamp, fullSyncRequired: facts!.fullSyncRequired })) as Record<string, unknown>;
+  const out = [
+    { serverTimestamp: body.serverTimestamp, fullSyncRequired: body.fullSyncRequired, resumed: facts!.resumed },
+    { changes: body.changes, resume: pages.at(-1)?.resume ?? "" },
+    ...(complete ? [{ complete: true }] : []),
+  ];
+  return out.map((l) => `${JSON.stringify(l)}\n`).join("");
+}
+
 export async function startMaliciousServer(upstream: string): Promise<MaliciousServer> {
   const rules: Rewrite[] = [];
   const seen: Seen[] = [];
@@ -64,8 +83,11 @@ export async function startMaliciousServer(upstream: string): Promise<MaliciousS
       headers.set("connection", "close");
       const up = await fetch(target, { method: r.method, headers, body: ["GET", "HEAD"].includes(r.method) ? undefined : new Uint8Array(body), redirect: "manual" });
       let out: Buffer = Buffer.from(await up.arrayBuffer());
-      if (rule?.json && (up.headers.get("content-type") ?? "").includes("application/json")) {
+      const type = up.headers.get("content-type") ?? "";
+      if (rule?.json && type.includes("application/json")) {
         out = Buffer.from(JSON.stringify(await rule.json(JSON.parse(out.toString("utf8")), r)));
+      } else if (rule?.json && type.includes("application/x-ndjson")) {
+        out = Buffer.from(await rewritePages(out.toString("utf8"), (body) => rule.json!(body, r)));
       }
       const outHeaders: Record<string, string | string[]> = {};
       up.headers.forEach((v, k) => {

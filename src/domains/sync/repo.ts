@@ -74,29 +74,42 @@ export type PullPage = { body: string | null; n: number; end: PageEnd | null; mo
 const SEQ_WIDTH = 16;
 
 /**
- * One page of a pull: the user's changes after `since` (or, for a full pull, every live entry)
- * committed at or before the pull's clock, after the (seq, id) of the last row of the previous
- * page. One range read of the (user_id, change_seq, id) index, in its order, aggregated in SQLite:
- * the changes by `group_concat` in (seq, id) order, and the page's end as the greatest of
- * zero-padded seq followed by id (a fixed-width number sorts as text as it does as a number, and
- * ids compare in the index's own BINARY order), so one pass finds the last row. An ORDER BY inside
- * an aggregate needs SQLite 3.44 or later.
- *
- * The four shapes (full or delta; the first page, bounded by the clock the same batch just set, or
- * a later one, bounded by the value it returned) are compiled once per isolate (src/db/compiled.ts).
+ * What a pull reads. `full`: every live entry. `delta`: every change after `since`. `resume`: the
+ * rest of a pull cut off after `after` (see `Resume` in ./resume.ts): every row after that position,
+ * live ones and the tombstones of rows changed after the cut pull's `base`.
  */
-function pageStatement(full: boolean, first: boolean) {
+export type PullMode = { kind: "full" } | { kind: "delta"; since: number } | { kind: "resume"; base: number; after: PageEnd };
+
+/**
+ * One page of a pull: the rows of `mode` committed at or before the pull's clock, after the (seq, id)
+ * of the last row of the previous page. One range read of the (user_id, change_seq, id) index, in
+ * its order, aggregated in SQLite: the changes by `group_concat` in (seq, id) order, and the page's
+ * end as the greatest of zero-padded seq followed by id (a fixed-width number sorts as text as it
+ * does as a number, and ids compare in the index's own BINARY order), so one pass finds the last
+ * row. An ORDER BY inside an aggregate needs SQLite 3.44 or later.
+ *
+ * The six shapes (full, delta or resume; the first page, bounded by the clock the same batch just
+ * set, or a later one, bounded by the value it returned) are compiled once per isolate
+ * (src/db/compiled.ts).
+ */
+function pageStatement(kind: PullMode["kind"], first: boolean) {
   const user = sql.placeholder("user");
   const qb = new QueryBuilder();
+  const rows =
+    kind === "full"
+      ? isNull(passwords.deletedAt)
+      : kind === "delta"
+        ? gt(passwords.changeSeq, sql.placeholder("since"))
+        : sql`(${passwords.deletedAt} IS NULL OR ${passwords.changeSeq} > ${sql.placeholder("since")})`;
   const page = qb
     .select({ seq: passwords.changeSeq, id: passwords.id, change: changeJson.as("change") })
     .from(passwords)
     .where(
       and(
         eq(passwords.userId, user),
-        full ? isNull(passwords.deletedAt) : gt(passwords.changeSeq, sql.placeholder("since")),
+        rows,
         sql`${passwords.changeSeq} <= ${first ? clockValue(user) : sql.placeholder("upto")}`,
-        first ? undefined : sql`(${passwords.changeSeq}, ${passwords.id}) > (${sql.placeholder("afterSeq")}, ${sql.placeholder("afterId")})`,
+        first && kind !== "resume" ? undefined : sql`(${passwords.changeSeq}, ${passwords.id}) > (${sql.placeholder("afterSeq")}, ${sql.placeholder("afterId")})`,
       ),
     )
     .orderBy(asc(passwords.changeSeq), asc(passwords.id))
@@ -114,8 +127,9 @@ function pageStatement(full: boolean, first: boolean) {
 }
 
 const PAGES = {
-  full: { first: pageStatement(true, true), next: pageStatement(true, false) },
-  delta: { first: pageStatement(false, true), next: pageStatement(false, false) },
+  full: { first: pageStatement("full", true), next: pageStatement("full", false) },
+  delta: { first: pageStatement("delta", true), next: pageStatement("delta", false) },
+  resume: { first: pageStatement("resume", true), next: pageStatement("resume", false) },
 };
 
 type PageRow = { body: string | null; n: number; last: string | null };
@@ -126,24 +140,31 @@ function toPage(row: PageRow | undefined, limit: number): PullPage {
   return { body: row.body, n: row.n, end: { seq: Number(row.last.slice(0, SEQ_WIDTH)), id: row.last.slice(SEQ_WIDTH) }, more: row.n === limit };
 }
 
+/** The statement parameters of `mode`, reading after `after` (a resumed pull's first page reads after its cut). */
+function params(mode: PullMode, after: PageEnd | null) {
+  const since = mode.kind === "delta" ? mode.since : mode.kind === "resume" ? mode.base : null;
+  const from = after ?? (mode.kind === "resume" ? mode.after : null);
+  return { since, afterSeq: from?.seq ?? null, afterId: from?.id ?? null };
+}
+
 /**
  * A pull's first page: the clock is brought up to now and returned by the same statement, and the
  * page, in the same transaction, is bounded by it, so the returned clock covers exactly the writes
  * this pull contains. Later pages (`pullPage`) keep that bound: a row written meanwhile is stamped
  * above it and comes with the next pull from this cursor.
  */
-export async function pull(db: Db, userId: string, sinceMs: number | null, nowMs: number, limit: number): Promise<{ clock: number; page: PullPage }> {
+export async function pull(db: Db, userId: string, mode: PullMode, nowMs: number, limit: number): Promise<{ clock: number; page: PullPage }> {
   const d1 = rawD1(db);
   const [clock, page] = await d1.batch([
     catchUpClock.on(d1, { user: userId, now: nowMs }),
-    PAGES[sinceMs === null ? "full" : "delta"].first.on(d1, { user: userId, since: sinceMs, limit }),
+    PAGES[mode.kind].first.on(d1, { user: userId, ...params(mode, null), limit }),
   ]);
   return { clock: (clock.results[0] as { clock: number } | undefined)?.clock ?? nowMs, page: toPage(page.results[0] as PageRow | undefined, limit) };
 }
 
-export async function pullPage(db: Db, userId: string, sinceMs: number | null, clock: number, after: PageEnd, limit: number): Promise<PullPage> {
+export async function pullPage(db: Db, userId: string, mode: PullMode, clock: number, after: PageEnd, limit: number): Promise<PullPage> {
   const d1 = rawD1(db);
-  const statement = PAGES[sinceMs === null ? "full" : "delta"].next.on(d1, { user: userId, since: sinceMs, upto: clock, afterSeq: after.seq, afterId: after.id, limit });
+  const statement = PAGES[mode.kind].next.on(d1, { user: userId, ...params(mode, after), upto: clock, limit });
   return toPage((await statement.first<PageRow>()) ?? undefined, limit);
 }
 

@@ -27,8 +27,16 @@ export function registerSyncRoutes(app: Hono<AppEnv>) {
     rateLimitConcurrent: true,
     query: SyncPullQuery,
     responses: { 200: { description: "Changes and the next cursor", schema: SyncPullResponse } },
-    handler: async (c, { query }) =>
-      c.body(await new SyncService(dbOf(c), max(c), entryIdClaims(c.env)).pull(c.get("user").id, query.since), 200, { "Content-Type": "application/json" }),
+    handler: async (c, { query }) => {
+      // A client that reads the answer page by page asks for it one JSON text per line (service.ts, `PullFormat`).
+      const format = /\bapplication\/x-ndjson\b/.test(c.req.header("accept") ?? "") ? "ndjson" : "json";
+      const body = await new SyncService(dbOf(c), max(c), entryIdClaims(c.env)).pull(c.get("user").id, query.since, { resume: query.resume, format });
+      if (format === "json") return c.body(body, 200, { "Content-Type": "application/json", Vary: "Accept" });
+      // The platform compresses the JSON types it knows by itself; NDJSON is not among them, so the
+      // answer names its coding and the runtime compresses it as it streams (encodeBody "automatic").
+      const gzip = /\bgzip\b/.test(c.req.header("accept-encoding") ?? "");
+      return c.body(body, 200, { "Content-Type": "application/x-ndjson", Vary: "Accept, Accept-Encoding", ...(gzip ? { "Content-Encoding": "gzip" } : {}) });
+    },
   });
 
   route(app, {

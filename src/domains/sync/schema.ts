@@ -4,7 +4,8 @@ import { blindIndex, envelopeData, envelopeKey, PasswordEntry, searchTokens, tag
 
 export const MAX_MUTATIONS = 100;
 
-export const SyncPullQuery = z.object({ since: isoTimestamp.optional() });
+/** `resume`: the token of the last page a client stored of a pull cut off part-way (./resume.ts). */
+export const SyncPullQuery = z.object({ since: isoTimestamp.optional(), resume: z.string().max(300).optional() });
 
 /** Client-generated ids: UUIDs in practice; any short URL-safe token is accepted. */
 export const entryId = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, "must be 1 to 128 characters of A-Z a-z 0-9 . _ : -");
