@@ -26,8 +26,26 @@ const started = Date.now();
 rmSync(OUT, { recursive: true, force: true });
 mkdirSync(join(OUT, "assets"), { recursive: true });
 
+/**
+ * The vault page's entry reader, a module Worker (client/src/entry-reader-worker.ts): a bundle of
+ * its own, content-hashed like the pages, whose URL the pages get at build time.
+ */
+const reader = await build({
+  entryPoints: [join(SRC, "entry-reader-worker.ts")],
+  outdir: join(OUT, "assets"),
+  entryNames: "[name]-[hash]",
+  bundle: true,
+  format: "esm",
+  target: "es2022",
+  minify: true,
+  metafile: true,
+  logLevel: "warning",
+});
+const readerUrl = `/${relative(OUT, join(ROOT, Object.keys(reader.metafile.outputs)[0])).split("\\").join("/")}`;
+
 const pages = await build({
   entryPoints: PAGES.map((p) => join(SRC, "pages", `${p}.ts`)),
+  define: { __ENTRY_READER__: JSON.stringify(readerUrl) },
   outdir: join(OUT, "assets"),
   entryNames: "[name]-[hash]",
   chunkNames: "chunk-[hash]",
@@ -81,7 +99,7 @@ writeFileSync(join(OUT, "password-rules.json"), JSON.stringify(rules));
 /** Assets each page needs to run offline (the service worker pre-caches them with the pages). */
 /** The web app manifest and its icons (client/static; the PNGs made by scripts/make-icons.mjs). */
 const APP_FILES = ["/manifest.webmanifest", "/icon.svg", "/icon-192.png", "/icon-512.png", "/icon-maskable-512.png"];
-const assets = [cssUrl, ...APP_FILES, "/password-rules.json"];
+const assets = [cssUrl, ...APP_FILES, "/password-rules.json", readerUrl];
 for (const file of Object.keys(pages.metafile.outputs)) assets.push(`/${relative(OUT, join(ROOT, file)).split("\\").join("/")}`);
 
 for (const name of readdirSync(STATIC)) {
