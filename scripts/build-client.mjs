@@ -27,25 +27,30 @@ rmSync(OUT, { recursive: true, force: true });
 mkdirSync(join(OUT, "assets"), { recursive: true });
 
 /**
- * The health check's Web Worker, a module worker of its own (the estimator and its dictionaries
- * inside): its hashed URL is given to the page bundles, which start it.
+ * A module Web Worker of its own, content-hashed like the pages; its URL is given to the page
+ * bundles at build time: the vault page's entry reader (client/src/entry-reader-worker.ts) and the
+ * health check (the estimator and its dictionaries inside).
  */
-const healthWorker = await build({
-  entryPoints: [join(SRC, "health", "worker.ts")],
-  outdir: join(OUT, "assets"),
-  entryNames: "health-worker-[hash]",
-  bundle: true,
-  format: "esm",
-  target: "es2022",
-  minify: true,
-  metafile: true,
-  logLevel: "warning",
-});
-const healthWorkerUrl = `/${relative(OUT, join(ROOT, Object.keys(healthWorker.metafile.outputs)[0])).split("\\").join("/")}`;
+async function workerBundle(entry, names) {
+  const out = await build({
+    entryPoints: [join(SRC, ...entry)],
+    outdir: join(OUT, "assets"),
+    entryNames: names,
+    bundle: true,
+    format: "esm",
+    target: "es2022",
+    minify: true,
+    metafile: true,
+    logLevel: "warning",
+  });
+  return `/${relative(OUT, join(ROOT, Object.keys(out.metafile.outputs)[0])).split("\\").join("/")}`;
+}
+const readerUrl = await workerBundle(["entry-reader-worker.ts"], "[name]-[hash]");
+const healthWorkerUrl = await workerBundle(["health", "worker.ts"], "health-worker-[hash]");
 
 const pages = await build({
   entryPoints: PAGES.map((p) => join(SRC, "pages", `${p}.ts`)),
-  define: { __HEALTH_WORKER__: JSON.stringify(healthWorkerUrl) },
+  define: { __ENTRY_READER__: JSON.stringify(readerUrl), __HEALTH_WORKER__: JSON.stringify(healthWorkerUrl) },
   outdir: join(OUT, "assets"),
   entryNames: "[name]-[hash]",
   chunkNames: "chunk-[hash]",
@@ -99,7 +104,7 @@ writeFileSync(join(OUT, "password-rules.json"), JSON.stringify(rules));
 /** Assets each page needs to run offline (the service worker pre-caches them with the pages). */
 /** The web app manifest and its icons (client/static; the PNGs made by scripts/make-icons.mjs). */
 const APP_FILES = ["/manifest.webmanifest", "/icon.svg", "/icon-192.png", "/icon-512.png", "/icon-maskable-512.png"];
-const assets = [cssUrl, ...APP_FILES, "/password-rules.json", healthWorkerUrl];
+const assets = [cssUrl, ...APP_FILES, "/password-rules.json", readerUrl, healthWorkerUrl];
 for (const file of Object.keys(pages.metafile.outputs)) assets.push(`/${relative(OUT, join(ROOT, file)).split("\\").join("/")}`);
 
 for (const name of readdirSync(STATIC)) {

@@ -169,6 +169,15 @@ async function open(keys: VaultKeys, place: Place, env: Envelope): Promise<strin
   }
 }
 
+/** A value of the page's own (not an entry: a place no entry id can take), sealed as JSON. */
+export function sealValue(keys: VaultKeys, place: Place, value: unknown): Promise<Envelope> {
+  return seal(keys, place, enc.encode(JSON.stringify(value)));
+}
+
+export async function openValue(keys: VaultKeys, place: Place, env: Envelope): Promise<unknown> {
+  return JSON.parse(await open(keys, place, env));
+}
+
 export function sealEntry(keys: VaultKeys, place: Place, secrets: EntrySecrets): Promise<Envelope> {
   return seal(keys, place, enc.encode(serializeSecrets(secrets)));
 }

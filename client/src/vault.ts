@@ -4,6 +4,7 @@
  */
 import { blindIndexes, DecryptionError, domainOf, queryTokens, type BlindIndexes, type EntrySecrets, type Envelope, type VaultKeys } from "./crypto";
 import type { LocalDb, LocalEntry, MutationData, PendingMutation } from "./db";
+import type { EntryReader, ReaderResult } from "./entry-reader";
 import { isBound, KeyRollbackError, LegacyRefusedError, MisplacedEnvelopeError, openEntry, placeOf, sealEntry } from "./envelope";
 import { sortInSlices } from "./next-task";
 import { passkeyLabel } from "./passkeys/stored";
@@ -122,6 +123,8 @@ export function passwordDates(
 
 const byName = new Intl.Collator(undefined, { sensitivity: "variant" });
 const INDEX_PARALLEL = 32;
+/** Entries per message to the reader worker: one answer, one task on the page, per batch (200 made tasks of over 50 ms on a loaded machine). */
+export const READER_BATCH = 50;
 
 export class Vault {
   constructor(
@@ -265,8 +268,13 @@ export class Vault {
    * them). Entries this key cannot open are left unindexed; returns how many there are, and why
    * when the client refused them (moved, replayed or unbound envelopes) rather than lacking the key.
    * `opened` hears each entry's secrets as they are read, so a page that wants them opens no entry twice.
+   * `reader` opens them off the main thread (entry-reader.ts); what it does not open is opened here.
    */
-  async ensureIndexed(all?: LocalEntry[], opened?: (e: LocalEntry, secrets: EntrySecrets) => void): Promise<{ unreadable: number; reasons: string[]; indexed: number; sealed: number }> {
+  async ensureIndexed(
+    all?: LocalEntry[],
+    opened?: (e: LocalEntry, secrets: EntrySecrets) => void,
+    reader?: EntryReader,
+  ): Promise<{ unreadable: number; reasons: string[]; indexed: number; sealed: number }> {
     const snapshot = all ?? (await this.entries());
     const sealed = await this.sealPlaceholders(snapshot);
     let unreadable = 0;
@@ -291,7 +299,22 @@ export class Vault {
     };
     // Web Crypto works off the main thread: a few dozen entries in flight keep it busy, where one
     // at a time would leave it idle between each open and hash (a new browser's first sync indexes all).
-    for (let i = 0; i < stale.length; i += INDEX_PARALLEL) await Promise.all(stale.slice(i, i + INDEX_PARALLEL).map(index));
+    const batch = reader ? READER_BATCH : INDEX_PARALLEL;
+    for (let i = 0; i < stale.length; i += batch) {
+      const slice = stale.slice(i, i + batch);
+      const read = reader ? await reader.read(slice, true) : new Map<string, ReaderResult>();
+      const rest: LocalEntry[] = [];
+      for (const e of slice) {
+        const r = read.get(e.id);
+        if (!r?.secrets || !r.tokens) {
+          rest.push(e);
+          continue;
+        }
+        opened?.(e, r.secrets);
+        done.push({ id: e.id, wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data, tokens: r.tokens });
+      }
+      for (let k = 0; k < rest.length; k += INDEX_PARALLEL) await Promise.all(rest.slice(k, k + INDEX_PARALLEL).map(index));
+    }
     if (done.length) await this.db.setTokens(this.userId, done);
     return { unreadable, reasons: [...reasons], indexed: done.length, sealed };
   }

@@ -50,6 +50,33 @@ async function serverSecrets(name: string) {
 const serverText = async () => JSON.stringify([...(await api.entries()).values()]);
 const folderOptions = (p: Page) => p.locator("#folder-filter option").allInnerTexts();
 const heading = (p: Page) => p.locator("#entries-heading").innerText();
+/** Everything this browser's local stores hold, as text: a name in it would be kept in the clear. */
+const localText = (p: Page) =>
+  p.evaluate(async () => {
+    const out: unknown[] = [];
+    for (const info of await indexedDB.databases()) {
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const req = indexedDB.open(info.name!);
+        req.onsuccess = () => resolve(req.result);
+        req.onerror = () => reject(req.error);
+      });
+      for (const store of db.objectStoreNames) {
+        out.push(await new Promise((resolve) => {
+          const req = db.transaction(store).objectStore(store).getAll();
+          req.onsuccess = () => resolve(req.result);
+        }));
+      }
+      db.close();
+    }
+    return JSON.stringify(out);
+  });
+/** Stars or unstars the open entry from its detail. */
+async function toggleStar(p: Page, pressed: "true" | "false") {
+  const star = p.locator("#revealed").getByRole("button", { name: "Favourite", exact: true });
+  await expect.poll(() => star.isEnabled()).toBe(true);
+  await star.click();
+  await expect.poll(() => star.getAttribute("aria-pressed")).toBe(pressed);
+}
 
 describe("vault organisation at desktop width", () => {
   it("stars an entry: the row shows it, the Favourites filter lists it, the server holds it sealed", async () => {
@@ -74,6 +101,26 @@ describe("vault organisation at desktop width", () => {
     expect(await serverSecrets("Chase")).toMatchObject({ favorite: true, password: "Chase-pw-1" });
     expect(await serverSecrets("Home wifi")).not.toHaveProperty("favorite");
     expect(await serverText()).not.toMatch(/favou?rite/i);
+  });
+
+  it("puts favourites first when the sort says so, and keeps that order after a reload", async () => {
+    await openEntry(page, "Jane persona");
+    await toggleStar(page, "true");
+    const sort = page.getByLabel("Sort by", { exact: true });
+    await sort.selectOption({ label: "Favourites first" });
+    // Favourites by name, then the rest by name.
+    await expect.poll(() => entryNames(page)).toEqual(["Chase", "Jane persona", "Home wifi"]);
+    await screenshot(page, "screenshots/vault-favourites-first-1280.png");
+    await page.reload();
+    await expect.poll(() => sort.inputValue()).toBe("favourites");
+    await expect.poll(() => entryNames(page)).toEqual(["Chase", "Jane persona", "Home wifi"]);
+    // As the other tests expect it: one favourite, listed by name.
+    await openEntry(page, "Jane persona");
+    await toggleStar(page, "false");
+    await expect.poll(() => entryNames(page)).toEqual(["Chase", "Home wifi", "Jane persona"]);
+    await sort.selectOption({ label: "Name" });
+    await waitForPending(page, 0);
+    expect(await serverSecrets("Jane persona")).not.toHaveProperty("favorite");
   });
 
   it("makes a folder by moving an entry into it, moves another in, and filters by it", async () => {
@@ -126,6 +173,56 @@ describe("vault organisation at desktop width", () => {
     expect((await serverSecrets("Chase")).folder).toBe("Bills");
     expect((await serverSecrets("Home wifi")).folder).toBe("Bills");
     expect(await serverText()).not.toMatch(/Bills|Household/);
+  });
+});
+
+describe("an empty folder", () => {
+  it("is made with New folder, kept on this device sealed, renamed, kept when its last entry leaves, and deleted", async () => {
+    const filter = page.locator("#folder-filter");
+    names.push("Trips");
+    await page.getByRole("button", { name: "New folder", exact: true }).click();
+    expect(asked.at(-1)).toBe("Name of the new folder");
+    await expect.poll(() => folderOptions(page)).toEqual(["All folders", "No folder", "Bills", "Trips"]);
+    expect(await filter.inputValue()).toBe("Trips");
+    await expect.poll(() => heading(page)).toBe("Entries: in folder “Trips” (0)");
+    expect(await page.locator("#no-match").innerText()).toContain("The folder Trips is empty.");
+    await screenshot(page, "screenshots/vault-empty-folder-1280.png");
+
+    // Still there after a reload, and nowhere in the clear: not on the server, not in the local store.
+    await page.reload();
+    await expect.poll(() => folderOptions(page)).toEqual(["All folders", "No folder", "Bills", "Trips"]);
+    expect(await localText(page)).not.toContain("Trips");
+    expect(await serverText()).not.toContain("Trips");
+
+    await filter.selectOption({ label: "Trips" });
+    names.push("Holidays");
+    await page.getByRole("button", { name: "Rename folder Trips" }).click();
+    await expect.poll(() => folderOptions(page)).toEqual(["All folders", "No folder", "Bills", "Holidays"]);
+    await expect.poll(() => heading(page)).toBe("Entries: in folder “Holidays” (0)");
+
+    // An entry moved in carries the folder (sealed, synced); moved out again, the folder stays, empty.
+    await filter.selectOption({ label: "All folders" });
+    await openEntry(page, "Jane persona");
+    await page.getByLabel("In folder", { exact: true }).selectOption({ label: "Holidays" });
+    await filter.selectOption({ label: "Holidays" });
+    await expect.poll(() => entryNames(page)).toEqual(["Jane persona"]);
+    await waitForPending(page, 0);
+    expect((await serverSecrets("Jane persona")).folder).toBe("Holidays");
+    await page.getByLabel("In folder", { exact: true }).selectOption({ label: "No folder" });
+    await expect.poll(() => heading(page)).toBe("Entries: in folder “Holidays” (0)");
+    await waitForPending(page, 0);
+    expect(await serverSecrets("Jane persona")).not.toHaveProperty("folder");
+    expect(await folderOptions(page)).toEqual(["All folders", "No folder", "Bills", "Holidays"]);
+
+    await page.locator("#hide-revealed").click();
+    await page.getByRole("button", { name: "Delete folder Holidays" }).click();
+    expect(asked.at(-1)).toBe("Delete the folder Holidays? It is empty.");
+    await expect.poll(() => folderOptions(page)).toEqual(["All folders", "No folder", "Bills"]);
+    await expect.poll(() => entryNames(page)).toEqual(["Chase", "Home wifi", "Jane persona"]);
+    await page.reload();
+    await expect.poll(() => entryNames(page)).toEqual(["Chase", "Home wifi", "Jane persona"]);
+    expect(await folderOptions(page)).toEqual(["All folders", "No folder", "Bills"]);
+    expect(await serverText()).not.toMatch(/Trips|Holidays/);
   });
 });
 

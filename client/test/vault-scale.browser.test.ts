@@ -46,12 +46,35 @@ async function seed() {
 /** What the list showed the first time it had rows: how many, and how many with a username. */
 const firstRows = (p: Page) => p.evaluate(() => (window as unknown as { __firstRows?: { rows: number; withUser: number } }).__firstRows ?? null);
 const heading = (p: Page) => p.locator("#entries-heading").innerText();
-/** Every row drawn, and whether each shows its username. */
+/**
+ * Every row of the list, read by scrolling its box from top to bottom (a long list keeps only the
+ * rows in view and a margin in the page): how many the list says it holds, how many distinct ids
+ * and places were seen, how many showed a username, and the most rows the page held at once.
+ */
 const listed = (p: Page) =>
-  p.evaluate(() => {
-    const rows = [...document.querySelectorAll<HTMLElement>("#entries li")];
-    return { rows: rows.length, ids: new Set(rows.map((r) => r.dataset.id)).size, withUser: rows.filter((r) => (r.querySelector(".user")?.textContent ?? "") !== "").length };
+  p.evaluate(async () => {
+    const list = document.getElementById("entries")!;
+    const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const users = new Map<string, string>();
+    const places = new Set<string>();
+    let most = 0;
+    list.scrollTop = 0;
+    await frame();
+    for (;;) {
+      const rows = [...list.querySelectorAll<HTMLElement>("li[data-id]")];
+      most = Math.max(most, rows.length);
+      for (const r of rows) {
+        users.set(r.dataset.id!, r.querySelector(".user")?.textContent ?? "");
+        places.add(r.getAttribute("aria-posinset") ?? "");
+      }
+      if (list.scrollTop + list.clientHeight >= list.scrollHeight - 1) break;
+      list.scrollTop += list.clientHeight;
+      await frame();
+    }
+    const setsize = Number(list.querySelector("li[data-id]")?.getAttribute("aria-setsize"));
+    return { rows: Number(list.dataset.rows), setsize, ids: users.size, places: places.size, withUser: [...users.values()].filter(Boolean).length, virtual: most < users.size };
   });
+const all = { rows: COUNT, setsize: COUNT, ids: COUNT, places: COUNT, withUser: COUNT, virtual: true };
 
 const searchFor = (p: Page, query: string) => p.locator("#search").fill(query);
 
@@ -87,9 +110,26 @@ describe(`a vault of ${COUNT} entries on a new browser`, () => {
     // Drawn from names and sites alone: the pass that opens entries had not reached any of them.
     expect(first.withUser).toBe(0);
     await expect.poll(() => heading(page), { timeout: 60_000 }).toBe(`Entries (${COUNT})`);
-    await expect.poll(() => listed(page), { timeout: 60_000 }).toEqual({ rows: COUNT, ids: COUNT, withUser: COUNT });
+    await expect.poll(() => listed(page), { timeout: 60_000 }).toEqual(all);
     await expect.poll(() => page.locator("#entries").getAttribute("data-read"), { timeout: 60_000 }).not.toBeNull();
-    expect(await entryRow(page, LATE.name).locator(".user").textContent()).toBe(LATE.username);
+    // The last row by name: in the page once the list is scrolled to its end, with its username.
+    await page.locator("#entries").evaluate((l) => (l.scrollTop = l.scrollHeight));
+    await expect.poll(() => entryRow(page, LATE.name).locator(".user").textContent()).toBe(LATE.username);
+    expect(await entryRow(page, LATE.name).getAttribute("aria-posinset")).toBe(String(COUNT));
+    // The keyboard walks the whole list, not only the rows in the page: End reaches the last row,
+    // arrows go on past the margin drawn around it, and the focused row is always the one in view.
+    const focused = () => page.evaluate(() => document.activeElement?.closest("li")?.getAttribute("aria-posinset") ?? null);
+    await page.locator("#search").focus();
+    await page.keyboard.press("ArrowDown");
+    expect(await focused()).toBe("1");
+    await page.keyboard.press("End");
+    expect(await focused()).toBe(String(COUNT));
+    for (let i = 0; i < 45; i++) await page.keyboard.press("ArrowUp");
+    expect(await focused()).toBe(String(COUNT - 45));
+    await page.keyboard.press("Home");
+    expect(await focused()).toBe("1");
+    await page.keyboard.press("ArrowUp");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("search");
     await screenshot(page, `screenshots/vault-scale-${COUNT}-1280.png`);
   }, LONG);
 
@@ -133,7 +173,7 @@ describe(`a vault of ${COUNT} entries on a new browser`, () => {
     const p = await context.newPage();
     await signInThroughPage(p, user.token, PASSPHRASE);
     await expect.poll(() => heading(p), { timeout: 90_000 }).toBe(`Entries (${COUNT})`);
-    await expect.poll(() => listed(p), { timeout: 90_000 }).toEqual({ rows: COUNT, ids: COUNT, withUser: COUNT });
+    await expect.poll(() => listed(p), { timeout: 90_000 }).toEqual(all);
     expect(pulls.length).toBeGreaterThanOrEqual(2);
     const [first, second] = pulls as [(typeof pulls)[0], (typeof pulls)[0]];
     // The retry goes on from the last page stored, and what it sends is the rest, not the whole again.

@@ -1,7 +1,8 @@
 /**
  * The vault's entry list: one row per entry (a letter avatar, the name, the username, the site),
- * drawn in slices so a vault of thousands shows its first screen at once, and moved through with
- * the arrow keys. The avatar is a letter and a colour derived from the name: no favicon or other
+ * moved through with the arrow keys. A long list is virtualised: only the rows in view and a
+ * margin are in the page, each `li` saying its place (`aria-posinset` of `aria-setsize`) so a
+ * screen reader still announces "12 of 10,000". The avatar is a letter and a colour derived from the name: no favicon or other
  * request is ever made from entry data (a request would tell a third party which sites are in
  * the vault).
  */
@@ -10,13 +11,16 @@ import { el } from "../pages/common";
 /** What a row shows; the entry itself is read from the store when it is opened. */
 export type Row = { id: string; name: string; site: string; favorite?: boolean; /** An entry shared with the person: who shared it, and how. */ shared?: string };
 
-/** Rows drawn at once (more than any screen holds), then the rest in slices between tasks. */
-const FIRST_ROWS = 80;
 /**
- * Main-thread time a slice of rows may take: well under the 50 ms that makes a task long (RAIL),
- * so a keystroke or a click between two slices is answered at once.
+ * Up to this many rows every row is in the page; beyond it only the rows in view plus a margin are
+ * (the list is virtualised): a keystroke or a paint then touches a few dozen rows whatever the
+ * vault's size, where drawing 10,000 took seconds of main-thread time.
  */
-const SLICE_MS = 12;
+const ALL_ROWS = 200;
+/** Rows kept in the page above and below the ones in view: a fast scroll or an arrow key finds them there. */
+const MARGIN = 30;
+/** A row's height until one is measured (the stylesheet fixes it: `.entry-row` has a set height). */
+const ROW_PX = 50;
 const AVATAR_COLOURS = 8;
 
 /** The avatar's letter: the first letter or digit of the name, else of the site. */
@@ -36,16 +40,30 @@ export function avatar(name: string, site: string, large = false): HTMLSpanEleme
   return el("span", { className: `avatar c${avatarColour(name)}${large ? " large" : ""}`, textContent: avatarLetter(name, site), ariaHidden: "true" });
 }
 
+/** What a drawn row shows besides its username: a row whose text changed is made again. */
+const rowSig = (e: Row, queued: Set<string>) => `${e.name}\u0001${e.site}\u0001${e.favorite ? 1 : 0}\u0001${e.shared ?? ""}\u0001${queued.has(e.id) ? 1 : 0}`;
+
 export class EntryList {
-  private drawing = 0;
+  /** Every row of the list as filtered and sorted now; only some are in the page. */
+  private rows: Row[] = [];
+  private queued = new Set<string>();
+  /** Each row's place in `rows` by entry id. */
+  private place = new Map<string, number>();
   private selected: string | null = null;
-  /** Each drawn row's button by entry id: a username learnt late finds its row without a query over thousands. */
-  private readonly buttons = new Map<string, HTMLButtonElement>();
-  /** What the rows drawn (or being drawn) show: a paint with the same rows leaves them be. */
-  private drawn = "";
-  /** Settles when the current drawing has every row on the page, or a newer one took its place. */
-  private complete: Promise<void> = Promise.resolve();
-  private finished: () => void = () => {};
+  /** The rows in the page by entry id, with what each shows: a scroll keeps the rows still in view. */
+  private drawn = new Map<string, { li: HTMLLIElement; sig: string }>();
+  /** One row's height in pixels, measured from a drawn row. */
+  private rowPx = ROW_PX;
+  private frame = 0;
+  /**
+   * Stand for the rows above and below the ones in the page (their height, no content, hidden from
+   * screen readers): the scrollbar then shows the whole list. Elements, not the list's padding,
+   * which its max-height would not contain.
+   */
+  private readonly above = el("li", { className: "list-spacer", ariaHidden: "true" });
+  private readonly below = el("li", { className: "list-spacer", ariaHidden: "true" });
+  private readonly resized = new ResizeObserver(() => this.schedule());
+  private readonly onScroll = () => this.schedule();
   gone = false;
 
   constructor(
@@ -59,68 +77,108 @@ export class EntryList {
       if (b?.dataset.id) onOpen(b.dataset.id);
     });
     list.addEventListener("keydown", (ev) => this.onKey(ev));
+    // The list scrolls in its own box on wide screens and with the page on narrow ones: either moves the rows in view.
+    list.addEventListener("scroll", this.onScroll, { passive: true });
+    window.addEventListener("scroll", this.onScroll, { passive: true });
+    this.resized.observe(list);
+  }
+
+  /** Stops following scrolls and resizes (the page is leaving). */
+  destroy() {
+    this.gone = true;
+    window.removeEventListener("scroll", this.onScroll);
+    this.resized.disconnect();
+    if (this.frame) cancelAnimationFrame(this.frame);
   }
 
   private row(e: Row, queued: Set<string>): HTMLLIElement {
-    const text = el(
-      "span",
-      { className: "row-text" },
-      el("span", { className: "name", textContent: e.name }),
-      el("span", { className: "row-sub" }, el("span", { className: "user", textContent: this.usernames.get(e.id) ?? "" }), el("span", { className: "site", textContent: e.site })),
-    );
-    if (e.shared) text.append(el("span", { className: "shared-mark", textContent: e.shared }));
+    const sub = el("span", { className: "row-sub" }, el("span", { className: "user", textContent: this.usernames.get(e.id) ?? "" }), el("span", { className: "site", textContent: e.site }));
+    if (e.shared) sub.append(el("span", { className: "shared-mark", textContent: e.shared }));
+    const text = el("span", { className: "row-text" }, el("span", { className: "name", textContent: e.name }), sub);
     const b = el("button", { type: "button", className: "entry-row", dataset: { id: e.id } }, avatar(e.name, e.site), text);
     if (e.favorite) b.append(el("span", { className: "fav-mark" }, el("span", { ariaHidden: "true", textContent: "★" }), el("span", { className: "visually-hidden", textContent: "Favourite" })));
     if (queued.has(e.id)) b.append(el("span", { className: "pending-mark", textContent: "not yet synced" }));
     if (e.id === this.selected) b.setAttribute("aria-current", "true");
-    this.buttons.set(e.id, b);
     return el("li", { dataset: { id: e.id } }, b);
   }
 
   /**
-   * The first rows at once and the rest in slices of a few milliseconds each between tasks; a newer
-   * drawing stops an older one. `data-rows` counts the rows drawn so far.
+   * Lists `entries` at once: the rows in view (all of them up to a few hundred) are put in the
+   * page, the others when scrolled to. `data-rows` counts the rows listed.
    */
   draw(entries: Row[], queued: Set<string>) {
-    // A periodic sync repaints with what is already on screen: starting the rows again would, at
-    // thousands of rows and a busy page, never let the drawing finish.
-    const sig = entries.map((e) => `${e.id}\u0001${e.name}\u0001${e.site}\u0001${e.favorite ? 1 : 0}\u0001${e.shared ?? ""}\u0001${queued.has(e.id) ? 1 : 0}`).join("\u0002");
-    if (sig === this.drawn && this.list.isConnected) return;
-    this.drawn = sig;
-    const mine = ++this.drawing;
-    this.finished();
-    this.complete = new Promise((r) => (this.finished = r));
-    this.buttons.clear();
-    let at = Math.min(FIRST_ROWS, entries.length);
-    this.list.replaceChildren(...entries.slice(0, at).map((e) => this.row(e, queued)));
-    this.list.dataset.rows = String(at);
-    const more = () => {
-      // A newer drawing settled this one when it started.
-      if (mine !== this.drawing) return;
-      if (this.gone) return this.finished();
-      const until = performance.now() + SLICE_MS;
-      const slice = document.createDocumentFragment();
-      // Checked every 25 rows: the clock read costs more than a row.
-      while (at < entries.length && (at % 25 !== 0 || performance.now() < until)) slice.append(this.row(entries[at++]!, queued));
-      this.list.append(slice);
-      this.list.dataset.rows = String(at);
-      if (at < entries.length) setTimeout(more, 0);
-      else this.finished();
-    };
-    if (at < entries.length) setTimeout(more, 0);
-    else this.finished();
+    this.rows = entries;
+    this.queued = queued;
+    this.place = new Map(entries.map((e, i) => [e.id, i]));
+    this.list.dataset.rows = String(entries.length);
+    this.render();
   }
 
-  /** Settles once every row of the last drawing is on the page (work that can wait waits for it). */
-  whenDrawn(): Promise<void> {
-    return this.complete;
+  private schedule() {
+    if (this.frame || this.gone) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.render();
+    });
+  }
+
+  /** The rows to have in the page: those in view (of the list's box and of the window) and a margin. */
+  private range(): [number, number] {
+    const n = this.rows.length;
+    if (n <= ALL_ROWS) return [0, n];
+    const box = this.list.getBoundingClientRect();
+    const top = this.list.scrollTop + Math.max(0, -box.top - this.list.clientTop);
+    const bottom = this.list.scrollTop + Math.min(this.list.clientHeight, window.innerHeight - box.top);
+    const first = Math.min(n, Math.max(0, Math.floor(top / this.rowPx) - MARGIN));
+    return [first, Math.min(n, Math.max(first, Math.ceil(bottom / this.rowPx)) + MARGIN)];
+  }
+
+  /**
+   * Puts the rows of the range (or of the rows around `around`) in the page; rows already there
+   * stay where they are, so a focused row keeps its focus while the list scrolls.
+   */
+  private render(around?: number) {
+    if (this.gone) return;
+    const n = this.rows.length;
+    const [first, last] = around === undefined ? this.range() : [Math.max(0, around - MARGIN), Math.min(n, around + MARGIN + 1)];
+    const next = new Map<string, { li: HTMLLIElement; sig: string }>();
+    const items: HTMLLIElement[] = [];
+    for (let i = first; i < last; i++) {
+      const e = this.rows[i]!;
+      const sig = rowSig(e, this.queued);
+      const known = this.drawn.get(e.id);
+      const d = known && known.sig === sig ? known : { li: this.row(e, this.queued), sig };
+      if (d.li.getAttribute("aria-posinset") !== String(i + 1)) d.li.setAttribute("aria-posinset", String(i + 1));
+      if (d.li.getAttribute("aria-setsize") !== String(n)) d.li.setAttribute("aria-setsize", String(n));
+      next.set(e.id, d);
+      items.push(d.li);
+    }
+    for (const [id, d] of this.drawn) if (next.get(id)?.li !== d.li) d.li.remove();
+    this.drawn = next;
+    const px = this.rowPx;
+    this.above.style.height = `${first * px}px`;
+    this.below.style.height = `${(n - last) * px}px`;
+    if (first > 0) items.unshift(this.above);
+    if (last < n) items.push(this.below);
+    // What stayed is in order already (the rows' order did not change) or is put in order here.
+    items.forEach((li, k) => {
+      const at = this.list.children[k];
+      if (at !== li) this.list.insertBefore(li, at ?? null);
+    });
+    while (this.list.children.length > items.length) this.list.lastElementChild!.remove();
+    // The stylesheet gives every row one height; measured once drawn (fonts and zoom change it).
+    const h = (first < last ? this.drawn.get(this.rows[first]!.id)?.li.getBoundingClientRect().height : 0) ?? 0;
+    if (h > 0 && Math.abs(h - px) > 0.5) {
+      this.rowPx = h;
+      if (n > ALL_ROWS) this.schedule();
+    }
   }
 
   private button(id: string): HTMLButtonElement | null {
-    return this.buttons.get(id) ?? null;
+    return this.drawn.get(id)?.li.querySelector<HTMLButtonElement>("button.entry-row") ?? null;
   }
 
-  /** Shows a username learnt after the row was drawn. */
+  /** Shows a username learnt after the row was drawn (a row drawn later reads it then). */
   setUsername(id: string, username: string) {
     const span = this.button(id)?.querySelector(".user");
     if (span && span.textContent !== username) span.textContent = username;
@@ -134,30 +192,31 @@ export class EntryList {
   }
 
   firstId(): string | null {
-    return this.list.querySelector<HTMLButtonElement>("button.entry-row")?.dataset.id ?? null;
+    return this.rows[0]?.id ?? null;
   }
 
   /** Moves focus to a row: the first, the open one, or back to where it was. */
   focus(id?: string | null) {
-    const b = (id ? this.button(id) : null) ?? this.list.querySelector<HTMLButtonElement>("button.entry-row");
+    const i = (id ? this.place.get(id) : undefined) ?? 0;
+    if (i < this.rows.length) this.focusAt(i);
+  }
+
+  /** Brings the row at `i` into the page and into view, and focuses it. */
+  private focusAt(i: number) {
+    if (!this.drawn.has(this.rows[i]!.id)) this.render(i);
+    const b = this.button(this.rows[i]!.id);
     b?.focus();
     b?.scrollIntoView({ block: "nearest" });
   }
 
   private onKey(ev: KeyboardEvent) {
-    const current = (ev.target as HTMLElement).closest("li");
-    if (!current) return;
-    const step: Record<string, () => Element | null | undefined> = {
-      ArrowDown: () => current.nextElementSibling,
-      ArrowUp: () => current.previousElementSibling ?? document.getElementById("search"),
-      Home: () => this.list.firstElementChild,
-      End: () => this.list.lastElementChild,
-    };
-    const to = step[ev.key]?.();
+    const id = (ev.target as HTMLElement).closest("li")?.dataset.id;
+    const at = id ? this.place.get(id) : undefined;
+    if (at === undefined) return;
+    const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: this.rows.length - 1 }[ev.key];
     if (to === undefined) return;
     ev.preventDefault();
-    const target = to instanceof HTMLInputElement ? to : to?.querySelector<HTMLButtonElement>("button.entry-row");
-    target?.focus();
-    target?.scrollIntoView({ block: "nearest" });
+    if (to < 0) document.getElementById("search")?.focus();
+    else if (to < this.rows.length) this.focusAt(to);
   }
 }

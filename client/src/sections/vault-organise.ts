@@ -2,13 +2,15 @@
  * The vault's organisation: favourites, folders and kinds. The favourite mark and the folder's name
  * live in each entry's sealed payload (docs/decisions.md, Vault: favourites and folders), so this
  * page learns them as it opens entries (the same pass that learns usernames) and filters on what it
- * has learnt. A folder exists while an entry is in it: it is made by moving a first entry into it,
- * renamed or deleted by re-sealing its entries.
+ * has learnt. A folder is made with "New folder" (kept on this device, sealed, until an entry is
+ * moved into it: vault-folders.ts) or by moving a first entry into it, renamed or deleted by
+ * re-sealing its entries.
  */
 import type { EntrySecrets } from "../crypto";
 import type { LocalEntry } from "../db";
 import { $, el } from "../pages/common";
 import type { AppContext } from "../shell/context";
+import { EmptyFolders } from "./vault-folders";
 
 export type Kind = "login" | "note" | "card" | "identity";
 export const KINDS: Record<Kind, string> = { login: "Logins", note: "Secure notes", card: "Cards", identity: "Identities" };
@@ -44,6 +46,8 @@ export class Organiser {
   private readonly deleteButton = $("delete-folder");
   private readonly star = $("favorite-entry") as HTMLButtonElement;
   private openId: string | null = null;
+  /** Folders with no entry in them (yet), kept on this device. */
+  private readonly empty: EmptyFolders;
 
   constructor(
     private readonly app: AppContext,
@@ -65,7 +69,10 @@ export class Organiser {
     this.deleteButton.addEventListener("click", () => void this.deleteFolder());
     this.star.addEventListener("click", () => void this.toggleFavourite());
     this.entryFolder.addEventListener("change", () => void this.moveOpenEntry());
+    $("new-folder").addEventListener("click", () => void this.newFolder());
+    this.empty = new EmptyFolders(app);
     this.drawFolders();
+    void this.empty.load().then(() => this.drawFolders());
   }
 
   of(e: LocalEntry): Organisation | undefined {
@@ -121,8 +128,19 @@ export class Organiser {
     return parts.length ? `: ${parts.join(", ")}` : "";
   }
 
+  /** Folders that entries carry (as far as read), with the empty ones kept on this device. */
   folders(): string[] {
-    return [...new Set([...this.known.values()].map((o) => o.folder).filter(Boolean))].sort(byName.compare);
+    return [...new Set([...this.learntFolders(), ...this.empty.list()])].sort(byName.compare);
+  }
+
+  private learntFolders(): Set<string> {
+    return new Set([...this.known.values()].map((o) => o.folder).filter(Boolean));
+  }
+
+  /** The named folder the list is filtered on, if any. */
+  folderShown(): string | null {
+    const folder = this.folderFilter.value;
+    return folder && folder !== NO_FOLDER ? folder : null;
   }
 
   /**
@@ -130,6 +148,9 @@ export class Organiser {
    * filter on `filterTo` instead when given: a renamed folder's new name).
    */
   drawFolders(filterTo?: string) {
+    // A kept empty folder that an entry now carries lives in that entry: no longer kept here.
+    const learnt = this.learntFolders();
+    for (const f of this.empty.list()) if (learnt.has(f)) void this.empty.remove(f);
     const folders = this.folders();
     const sig = folders.join("\u0001");
     if (this.folderFilter.dataset.sig !== sig) {
@@ -204,7 +225,24 @@ export class Organiser {
       }
     }
     if (folder === o.folder) return;
+    // The folder left stays, empty, if this was its last entry (as far as the pass has read).
+    const left = o.folder && this.inFolder(o.folder).every((other) => other === id) ? o.folder : "";
+    if (left) await this.empty.add(left);
     await this.organise([id], { folder }, folder ? `Moved to ${folder}` : "Moved out of its folder");
+  }
+
+  /** "New folder": a folder with no entry yet, which the list then shows (empty). */
+  private async newFolder() {
+    const name = (prompt("Name of the new folder") ?? "").trim();
+    if (!name) return;
+    if (!this.folders().includes(name)) {
+      await this.empty.add(name);
+      this.app.toast(`Folder ${name} made: open an entry and choose it under “In folder” to move the entry in`);
+    }
+    this.drawFolders(name);
+    this.folderFilter.value = name;
+    this.showFolderActions();
+    this.refilter();
   }
 
   private inFolder(folder: string): string[] {
@@ -217,8 +255,14 @@ export class Organiser {
     const name = (prompt(`New name for the folder ${folder}`, folder) ?? "").trim();
     if (!name || name === folder) return;
     await this.allRead();
+    await this.empty.rename(folder, name);
     // The filter follows the folder to its new name.
-    await this.organise(this.inFolder(folder), { folder: name }, `Renamed ${folder} to ${name}`, name);
+    const ids = this.inFolder(folder);
+    if (ids.length) await this.organise(ids, { folder: name }, `Renamed ${folder} to ${name}`, name);
+    else {
+      this.drawFolders(name);
+      this.app.toast(`Renamed ${folder} to ${name}`);
+    }
     this.folderFilter.value = name;
     this.showFolderActions();
     this.refilter();
@@ -229,8 +273,15 @@ export class Organiser {
     if (!folder || folder === NO_FOLDER) return;
     await this.allRead();
     const ids = this.inFolder(folder);
-    if (!confirm(`Delete the folder ${folder}? Its ${ids.length} ${ids.length === 1 ? "entry stays" : "entries stay"} in the vault, in no folder.`)) return;
+    const question = ids.length ? ` Its ${ids.length} ${ids.length === 1 ? "entry stays" : "entries stay"} in the vault, in no folder.` : " It is empty.";
+    if (!confirm(`Delete the folder ${folder}?${question}`)) return;
     this.folderFilter.value = "";
-    await this.organise(ids, { folder: "" }, `Deleted the folder ${folder}`);
+    await this.empty.remove(folder);
+    if (ids.length) await this.organise(ids, { folder: "" }, `Deleted the folder ${folder}`);
+    else {
+      this.drawFolders();
+      this.app.toast(`Deleted the folder ${folder}`);
+      this.refilter();
+    }
   }
 }

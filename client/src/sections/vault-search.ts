@@ -27,17 +27,19 @@ export function queryWords(query: string): string[] {
 }
 
 export class SearchIndex {
-  private readonly words = new Map<string, { key: string; words: string[] }>();
+  private readonly words = new Map<string, { name: string; site: string; username: string; words: string[] }>();
 
   /** The entry's words with the username as known now (undefined: not opened yet, name and site only). */
   private wordsOf(e: LocalEntry, username: string | undefined): string[] {
     const site = e.website ?? e.url ?? "";
-    const key = `${e.name}\u0001${site}\u0001${username ?? ""}`;
+    const user = username ?? "";
+    // Compared field by field: a keystroke checks every entry, and a joined key per entry was a
+    // string made 10,000 times per keystroke.
     const known = this.words.get(e.id);
-    if (known?.key === key) return known.words;
+    if (known && known.name === e.name && known.site === site && known.username === user) return known.words;
     // The same text the blind index hashes: the name, the site's host and the username.
-    const words = [...new Set(split(`${e.name} ${domainOf(site)} ${username ?? ""}`))];
-    this.words.set(e.id, { key, words });
+    const words = [...new Set(split(`${e.name} ${domainOf(site)} ${user}`))];
+    this.words.set(e.id, { name: e.name, site, username: user, words });
     return words;
   }
 

@@ -6,7 +6,9 @@ import { ApiError, OfflineError } from "../api";
 import { queryTokens, type EntrySecrets } from "../crypto";
 import type { LocalEntry } from "../db";
 import { $, el, input } from "../pages/common";
+import { EntryReader } from "../entry-reader";
 import type { AppContext, Unmount } from "../shell/context";
+import { READER_BATCH } from "../vault";
 import { EntryDetail } from "./vault-detail";
 import { EntryForm } from "./vault-form";
 import { EntryList, type Row } from "./vault-list";
@@ -14,8 +16,6 @@ import { VAULT_MARKUP } from "./vault-markup";
 import { Organiser } from "./vault-organise";
 import { queryWords, SearchIndex } from "./vault-search";
 import { mergeByName, SHARED_PREFIX, SharedEntries } from "./vault-shared";
-/** Entries whose username is opened per slice, between tasks, after the list is drawn. */
-const USERNAME_SLICE = 100;
 /** How often a search or filter on screen follows entries opened in the background. */
 const FOLLOW_MS = 150;
 
@@ -43,6 +43,8 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   let reading: Promise<void> = Promise.resolve();
   const organiser = new Organiser(app, () => void filter(), () => reading);
   const shared = new SharedEntries(app);
+  /** Opens entries for the pass below in a Worker, off the page's main thread. */
+  const reader = new EntryReader(keys, session.userId);
   const rowOf = (e: LocalEntry): Row => ({ id: e.id, name: e.name, site: e.website ?? e.url ?? "", favorite: organiser.of(e)?.favorite === true });
 
   const detail = new EntryDetail({
@@ -135,12 +137,17 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     // Shared entries carry no tag, favourite or folder of this person's: they show unfiltered, or alone.
     const withShared = !tag && organiser.sharedShown();
     const sharedRows = withShared ? shared.rows(query) : [];
-    const rows = organiser.sharedOnly() ? sharedRows : ($("sort") as HTMLSelectElement).value === "name" ? mergeByName(own, sharedRows) : own.concat(sharedRows);
+    const rows = organiser.sharedOnly() ? sharedRows : withSharedRows(own, sharedRows);
     list.draw(rows, queued);
     if (!query && !tag && !organiser.active()) void keepListing(own);
     $("empty").hidden = snapshot.length > 0 || shared.items.length > 0;
-    $("no-match").hidden = !(query && rows.length === 0 && snapshot.length + shared.items.length > 0);
-    $("no-match").textContent = `No entry matches “${query}”. Search looks at whole words and word beginnings of the name, website and username.`;
+    const folder = organiser.folderShown();
+    $("no-match").hidden = !((query || tag || organiser.active()) && rows.length === 0 && (snapshot.length + shared.items.length > 0 || folder));
+    $("no-match").textContent = query
+      ? `No entry matches “${query}”. Search looks at whole words and word beginnings of the name, website and username.`
+      : folder
+        ? `The folder ${folder} is empty. To move an entry into it, open the entry and choose ${folder} under “In folder”.`
+        : "No entry in this view yet.";
     const tagged = (tag ? ` tagged “${tag}”` : "") + organiser.describe();
     $("entries-heading").textContent = query ? `Entries${tagged} matching “${query}” (${rows.length})` : `Entries${tagged} (${rows.length})`;
   }
@@ -151,12 +158,36 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
    */
   const USED = `used:${session.userId}`;
   const used: Record<string, number> = (await db.meta<Record<string, number>>(USED)) ?? {};
+  /** The list's order, kept on this device as the person left it (as Bitwarden and 1Password keep theirs). */
+  const SORT = `sort:${session.userId}`;
+  const sortBy = $("sort") as HTMLSelectElement;
+  const keptSort = await db.meta<string>(SORT);
+  if (keptSort && [...sortBy.options].some((o) => o.value === keptSort)) sortBy.value = keptSort;
+  sortBy.addEventListener("change", () => void db.setMeta(SORT, sortBy.value));
   function ordered(entries: LocalEntry[]): LocalEntry[] {
-    const by = ($("sort") as HTMLSelectElement).value;
+    const by = sortBy.value;
+    // Favourites (as far as the pass has read them) by name, then the rest by name.
+    if (by === "favourites") {
+      const favourite = (e: LocalEntry) => organiser.of(e)?.favorite === true;
+      return entries.filter(favourite).concat(entries.filter((e) => !favourite(e)));
+    }
     // The snapshot is in name order and the sort is stable: ties stay by name.
     if (by === "changed") return [...entries].sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0));
     if (by === "used") return [...entries].sort((a, b) => (used[b.id] ?? 0) - (used[a.id] ?? 0));
     return entries;
+  }
+
+  /**
+   * The person's entries and the ones shared with them in one list: by name, shared ones among
+   * the others; favourites first, then the rest as by name; in the other orders, after them (a
+   * shared entry has no last use or change of the person's).
+   */
+  function withSharedRows(own: Row[], sharedRows: Row[]): Row[] {
+    const by = sortBy.value;
+    if (by === "name") return mergeByName(own, sharedRows);
+    if (by !== "favourites") return own.concat(sharedRows);
+    const cut = own.findIndex((r) => !r.favorite);
+    return cut < 0 ? own.concat(sharedRows) : own.slice(0, cut).concat(mergeByName(own.slice(cut), sharedRows));
   }
 
   /** The tag filter's options: every tag in the vault, the current choice kept. */
@@ -179,10 +210,20 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
    */
   async function fillUsernames(all: LocalEntry[], changed: boolean) {
     const todo = all.filter((e) => !organiser.of(e));
-    for (let i = 0; i < todo.length && !gone; i += USERNAME_SLICE) {
+    for (let i = 0; i < todo.length && !gone; i += READER_BATCH) {
       let found = false;
+      const slice = todo.slice(i, i + READER_BATCH);
+      // Opened in the worker; what it leaves (placeholders, unbound envelopes to migrate, refused
+      // ones) is opened here.
+      const read = await reader.read(slice, false);
+      const rest: LocalEntry[] = [];
+      for (const e of slice) {
+        const s = read.get(e.id)?.secrets;
+        if (!s) rest.push(e);
+        else if (learn(e, s)) found = true;
+      }
       await Promise.all(
-        todo.slice(i, i + USERNAME_SLICE).map(async (e) => {
+        rest.map(async (e) => {
           const placeholder = { username: e.username ?? "", password: "", notes: "", category: "", totp: "" };
           try {
             if (learn(e, e.encryption_version === -1 ? placeholder : await vault.secrets(e))) found = true;
@@ -202,8 +243,11 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     await filter();
   }
 
-  /** Whether the list shows a subset (a search or a filter): cheap to draw again as entries are read. */
-  const filtered = () => !!search.value.trim() || !!($("tag-filter") as HTMLSelectElement).value || organiser.active();
+  /**
+   * Whether the list follows entries as they are read: it shows a subset (a search or a filter), or
+   * puts favourites first (a favourite is known once its entry is read).
+   */
+  const filtered = () => !!search.value.trim() || !!($("tag-filter") as HTMLSelectElement).value || organiser.active() || sortBy.value === "favourites";
 
   async function renderList() {
     // One read of the store serves the whole paint (a read deserialises every entry).
@@ -219,11 +263,8 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
       if (changed && !gone) void filter();
     });
 
-    // The rows first: the pass below floods the page's task queue with Web Crypto completions,
-    // behind which the rows' slices would wait for minutes at 10,000 entries.
-    await list.whenDrawn();
-    if (gone) return;
-    // Then what needs the keys, with the list already on screen: unbound entries re-sealed (queued
+    // The rows are listed (those in view are in the page) before the pass below, which floods the
+    // page's task queue with Web Crypto completions. Then what needs the keys, with the list already on screen: unbound entries re-sealed (queued
     // updates, sent now rather than at the next periodic sync), placeholders sealed, search tokens
     // computed for what came from the server, every entry read. `reading` settles when all are.
     let finish = () => {};
@@ -240,7 +281,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
         if (!learn(e, s)) return;
         learnt = true;
         if (filtered() && follow === undefined) follow = setTimeout(() => ((follow = undefined), void filter()), FOLLOW_MS);
-      });
+      }, reader);
       if ((migrated > 0 || sealed > 0) && navigator.onLine) void sync.syncNow();
       await noteFullyBound(all);
       if (gone) return;
@@ -366,7 +407,8 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     detail.destroy();
     form.close();
     gone = true;
-    list.gone = true;
+    list.destroy();
+    reader.close();
     document.removeEventListener("keydown", onKey);
     stopListening();
     stopLive();
