@@ -190,20 +190,24 @@ async function unlock(passphrase: string, appOrigin: string, current: string | n
   // Live sync: the vault document (not the service worker, which the browser stops when idle)
   // holds the connection while unlocked; a notice pulls at once, so the fill cache follows the
   // web app's changes without waiting for the 30-second run.
-  const live = new LiveSync({
-    url: liveSyncUrl(appOrigin),
-    protocols: liveSyncProtocols(async () => (liveToken = await token())),
-    cursor: () => db.meta<string>(`cursor:${claims.sub}`),
-    onStale: () => {
-      if (state === s) void sync(s);
-    },
-  });
-  const s: Unlocked = { userId: claims.sub, keys, vault: new Vault(db, claims.sub, keys), api, appOrigin, byHost: new Map(), timer: setInterval(() => void sync(s), SYNC_PERIOD_MS), live };
+  const s: Unlocked = { userId: claims.sub, keys, vault: new Vault(db, claims.sub, keys), api, appOrigin, byHost: new Map(), timer: setInterval(() => void sync(s), SYNC_PERIOD_MS), live: liveFor(appOrigin, () => s) };
   state = s;
-  live.start();
+  s.live.start();
   lastUse = Date.now();
   await reindex(s);
   void sync(s);
+}
+
+/** The live connection to the web app at `appOrigin`, for the vault `vault()` unlocked. */
+function liveFor(appOrigin: string, vault: () => Unlocked): LiveSync {
+  return new LiveSync({
+    url: liveSyncUrl(appOrigin),
+    protocols: liveSyncProtocols(async () => (liveToken = await token())),
+    cursor: () => vault().vault.db.meta<string>(`cursor:${vault().userId}`),
+    onStale: () => {
+      if (state === vault()) void sync(vault());
+    },
+  });
 }
 
 const cached = (s: Unlocked, pageUrl: string): Candidate[] => entryHostsFor(pageUrl).flatMap((h) => s.byHost.get(h) ?? []);
@@ -402,8 +406,14 @@ async function handle(m: Forwarded): Promise<unknown> {
     state.live.start();
   }
   await proveExtension(m.appOrigin, token);
-  // The web app's address can change in the settings; the vault follows without a new unlock.
-  if (state && state.appOrigin !== m.appOrigin) Object.assign(state, { appOrigin: m.appOrigin, api: new ApiClient(m.appOrigin, token) });
+  // The web app's address can change in the settings; the vault follows without a new unlock, and
+  // live sync connects to the new address (the old one's word on the copy no longer counts).
+  if (state && state.appOrigin !== m.appOrigin) {
+    const s = state;
+    s.live.stop();
+    Object.assign(s, { appOrigin: m.appOrigin, api: new ApiClient(m.appOrigin, token), live: liveFor(m.appOrigin, () => s) });
+    s.live.start();
+  }
   const ctx: FillContext = { pageUrl: m.pageUrl ?? "", crossOriginFrame: m.crossOriginFrame ?? false };
   switch (m.type) {
     case "status":
