@@ -45,9 +45,16 @@ async function masterKey(password: string, doc: ProtectedExport): Promise<Uint8A
     const memory = doc.kdfMemory ?? 64;
     const parallelism = doc.kdfParallelism ?? 4;
     if (memory < 1 || memory > 1024 || doc.kdfIterations < 1 || doc.kdfIterations > 100 || parallelism < 1 || parallelism > 16) throw new ImportFormatError("The export's Argon2 settings are out of range");
-    const { argon2id } = await import("hash-wasm");
     const salt = new Uint8Array(await crypto.subtle.digest("SHA-256", enc.encode(doc.salt)));
-    const out = await argon2id({ password, salt, iterations: doc.kdfIterations, memorySize: memory * 1024, parallelism, hashLength: 32, outputType: "binary" });
+    let out: Uint8Array;
+    try {
+      const { argon2id } = await import("hash-wasm");
+      out = await argon2id({ password, salt, iterations: doc.kdfIterations, memorySize: memory * 1024, parallelism, hashLength: 32, outputType: "binary" });
+    } catch {
+      // Argon2 runs as WebAssembly, which the web app's content security policy does not allow
+      // (script-src 'self', no 'wasm-unsafe-eval'): say so rather than fail without a reason.
+      throw new ImportFormatError("This export is protected with Argon2id, which this page cannot compute yet. In Bitwarden, export the vault as .json (not password protected), import that file here, then delete it");
+    }
     return new Uint8Array(out);
   }
   throw new ImportFormatError(`The export uses a key derivation (type ${String(doc.kdfType)}) this app does not know`);
