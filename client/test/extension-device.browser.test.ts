@@ -24,11 +24,16 @@ const sha256 = (s: string) => createHash("sha256").update(s);
 /** The extension's stored key pair as its service worker sees it. */
 const storedKey = () =>
   worker.evaluate(async () => {
-    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    // Looking must not create: an open of a database not made yet would make it, empty, at
+    // version 1, and the extension's own open at version 1 would then find no store to keep its
+    // key in. So an open that would create is aborted, and the answer is "no key yet".
+    const db = await new Promise<IDBDatabase | null>((resolve, reject) => {
       const r = indexedDB.open("vault-device-key");
+      r.onupgradeneeded = () => r.transaction!.abort();
       r.onsuccess = () => resolve(r.result);
-      r.onerror = () => reject(r.error);
+      r.onerror = () => (r.error?.name === "AbortError" ? resolve(null) : reject(r.error));
     });
+    if (!db) return null;
     const pair = await new Promise<CryptoKeyPair | undefined>((resolve) => {
       const r = db.transaction("keys").objectStore("keys").get("dpop");
       r.onsuccess = () => resolve(r.result as CryptoKeyPair | undefined);
