@@ -91,9 +91,11 @@ function modelOf(input: EntrySecrets): Partial<EntrySecrets> {
 export function carried(before: EntrySecrets | null, input: EntryInput): EntryInput {
   if (!before) return input;
   const out = { ...input };
-  for (const k of ["kind", "urls", "fields", "card", "identity", "passkeys", "extra"] as const) {
-    if (input[k] === undefined && before[k] !== undefined) (out as Record<string, unknown>)[k] = before[k];
+  for (const k of ["kind", "urls", "fields", "card", "identity", "extra"] as const) {
+    if (!(k in input) && before[k] !== undefined) (out as Record<string, unknown>)[k] = before[k];
   }
+  // Passkeys are removed one at a time (the rest passed, possibly none), never by leaving them out.
+  if (input.passkeys === undefined && before.passkeys !== undefined) out.passkeys = before.passkeys;
   return out;
 }
 
