@@ -1,6 +1,6 @@
 /** Helpers for the automation journeys (docs/decisions.md, Client: mailboxes, discovery, resets, session shares and identities in the browser): mailboxes, the local reset site, the reset tool. */
 import { inject } from "vitest";
-import { apiAs } from "./api";
+import { apiAs, ONE_SHOT } from "./api";
 import { fillEntry, openEntry, openNewEntry, revealedField, type Entry, type Page } from "./browser";
 import { d1 } from "./journey";
 
@@ -15,10 +15,12 @@ export async function deliverCheckMail(address: string, dovecot: "reset" | "disc
     `SELECT subject, text_body FROM outbound_emails WHERE to_address = '${address.toLowerCase().replace(/'/g, "''")}' AND kind = 'integration.imap_verify' ORDER BY created_at DESC LIMIT 1`,
   );
   if (!mail) throw new Error(`no mailbox check was mailed to ${address}`);
+  // A connection of its own (support/api.ts, ONE_SHOT): a kept-alive one the control server has
+  // just closed fails as "other side closed".
   const res =
     dovecot === "reset"
-      ? await fetch(`${automation().resetSite}/__test/deliver`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ to: address, subject: mail.subject, text: mail.text_body }) })
-      : await fetch(`${automation().discoveryImap.control}/mailboxes/${encodeURIComponent(address)}`, { method: "POST", body: JSON.stringify({ messages: [{ from: "vault@example.test", to: address, subject: mail.subject, body: mail.text_body }] }) });
+      ? await fetch(`${automation().resetSite}/__test/deliver`, { method: "POST", headers: { "content-type": "application/json", ...ONE_SHOT }, body: JSON.stringify({ to: address, subject: mail.subject, text: mail.text_body }) })
+      : await fetch(`${automation().discoveryImap.control}/mailboxes/${encodeURIComponent(address)}`, { method: "POST", headers: ONE_SHOT, body: JSON.stringify({ messages: [{ from: "vault@example.test", to: address, subject: mail.subject, body: mail.text_body }] }) });
   if (res.status !== 201) throw new Error(`check message delivery: ${res.status}`);
 }
 
