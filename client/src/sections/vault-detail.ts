@@ -183,43 +183,32 @@ export class EntryDetail {
     const values: Record<FieldKey, string> = { ...s, website: e.website ?? "", url: e.url ?? "" };
     const login = showsLoginRows(s);
     const kind = login ? [] : [el("dt", { textContent: "Kind" }), el("dd", { className: "value", dataset: { field: "kind" }, textContent: KIND_LABEL[s.kind ?? "login"] }), el("dd", { className: "field-actions" })];
-    const rows = FIELDS.filter((f) => (f.always && login) || values[f.key]).flatMap((f) => {
-      const value = values[f.key];
-      const dd = el("dd", { className: f.key === "notes" ? "value notes" : "value", dataset: { field: f.key, label: f.label } });
-      this.values.set(dd, value);
-      const actions = el("dd", { className: "field-actions" });
-      if (f.secret) {
-        dd.dataset.secret = "true";
-        const toggle = el("button", { type: "button", className: "secondary show" });
-        toggle.addEventListener("click", () => this.setShown(dd, dd.dataset.masked === "true"));
-        actions.append(toggle);
-      } else dd.textContent = value || "—";
-      if (value) {
-        const copy = el("button", { type: "button", className: "secondary", textContent: "Copy" });
-        copy.setAttribute("aria-label", `Copy ${f.label.toLowerCase()}`);
-        copy.addEventListener("click", () => void this.copy(f.key));
-        actions.append(copy);
-      }
-      return [el("dt", { textContent: f.label }), dd, actions];
-    });
-    const extra = extraRows(s).flatMap((f) => {
-      const dd = el("dd", { className: "value", dataset: { field: f.key, label: f.label } });
-      this.values.set(dd, f.value);
-      const actions = el("dd", { className: "field-actions" });
-      if (f.secret) {
-        dd.dataset.secret = "true";
-        const toggle = el("button", { type: "button", className: "secondary show" });
-        toggle.addEventListener("click", () => this.setShown(dd, dd.dataset.masked === "true"));
-        actions.append(toggle);
-      } else dd.textContent = f.value;
-      const copy = el("button", { type: "button", className: "secondary", textContent: "Copy" });
-      copy.setAttribute("aria-label", `Copy ${f.label.toLowerCase()}`);
-      copy.addEventListener("click", () => void this.copyText(f.label, this.values.get(dd) ?? ""));
-      actions.append(copy);
-      return [el("dt", { textContent: f.label }), dd, actions];
-    });
+    const rows = FIELDS.filter((f) => (f.always && login) || values[f.key]).flatMap((f) =>
+      this.valueRow({ key: f.key, label: f.label, value: values[f.key], secret: f.secret, className: f.key === "notes" ? "value notes" : "value", empty: "—", copy: values[f.key] ? () => void this.copy(f.key) : null }),
+    );
+    const extra = extraRows(s).flatMap((f) => this.valueRow({ key: f.key, label: f.label, value: f.value, secret: f.secret, copy: () => void this.copyText(f.label, f.value) }));
     $("revealed-fields").replaceChildren(...kind, ...rows, ...extra, ...passwordDates(s), ...passkeyRows(s, this.shared ? undefined : (p) => this.removePasskey(e, p)));
     this.mask();
+  }
+
+  /** One revealed row: its term, its value (masked behind Show when secret) and its Copy. */
+  private valueRow(o: { key: string; label: string; value: string; secret?: boolean; className?: string; empty?: string; copy: (() => void) | null }): HTMLElement[] {
+    const dd = el("dd", { className: o.className ?? "value", dataset: { field: o.key, label: o.label } });
+    this.values.set(dd, o.value);
+    const actions = el("dd", { className: "field-actions" });
+    if (o.secret) {
+      dd.dataset.secret = "true";
+      const toggle = el("button", { type: "button", className: "secondary show" });
+      toggle.addEventListener("click", () => this.setShown(dd, dd.dataset.masked === "true"));
+      actions.append(toggle);
+    } else dd.textContent = o.value || (o.empty ?? "");
+    if (o.copy) {
+      const copy = el("button", { type: "button", className: "secondary", textContent: "Copy" });
+      copy.setAttribute("aria-label", `Copy ${o.label.toLowerCase()}`);
+      copy.addEventListener("click", o.copy);
+      actions.append(copy);
+    }
+    return [el("dt", { textContent: o.label }), dd, actions];
   }
 
   /** Re-seals the entry without one passkey (the others, and every other field, as they are). */
