@@ -2,7 +2,7 @@ import type { Db } from "../../db/client";
 import type { SecureLinkRow } from "../../db/schema";
 import { AppError, ErrorCode } from "../../lib/errors";
 import { hmacSha256, randomToken, toHex } from "../../lib/crypto";
-import type { Mail } from "../notifications/mailer";
+import type { Mail } from "../notifications";
 import * as repo from "./repo";
 import { CODE_TTL_MS, CODE_WINDOW_MS, MAX_CODE_ATTEMPTS, MAX_CODES_PER_WINDOW } from "./schema";
 
