@@ -207,6 +207,8 @@ describe("secure links", () => {
     await page.getByLabel("Code from the email").fill(code === "000000" ? "111111" : "000000");
     await page.getByRole("button", { name: "Show the secret" }).click();
     await expect.poll(() => page.locator("#link-error").innerText()).toBe("Wrong code. 4 attempts left for this code.");
+    expect(await axeViolations(page)).toEqual([]);
+    await screenshot(page, "screenshots/links-email-code-step-360.png");
     expect(await ownerView(id)).toMatchObject({ views_used: 0 });
     await page.getByLabel("Code from the email").fill(code);
     await page.getByRole("button", { name: "Show the secret" }).click();
