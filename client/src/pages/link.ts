@@ -38,7 +38,7 @@ function ended(state: string) {
 function facts(meta: PublicLink): string {
   const who = meta.sender_email ? `Shared by ${meta.sender_email}. ` : "";
   const views = meta.views_left === 1 ? "It can be opened once more." : `It can be opened ${meta.views_left} more times.`;
-  return `${who}${meta.kind === "file" ? "A file" : "A secret"}; ${views} Expires ${new Date(meta.expires_at).toLocaleString()}.`;
+  return `${who}${meta.kind === "file" ? "A file" : "A secret"}. ${views} Expires ${new Date(meta.expires_at).toLocaleString()}.`;
 }
 
 const plural = (n: number) => `${n} attempt${n === 1 ? "" : "s"}`;
