@@ -35,7 +35,7 @@ const CipherPart = z.object({
       const n = decodedLength(v);
       if (n < GCM_TAG_BYTES || n > 256) ctx.addIssue({ code: "custom", message: "must be base64 of AES-GCM output up to 256 bytes" });
     }),
-});
+}).strict();
 
 export const CreateLinkBody = z
   .object({
