@@ -9,11 +9,12 @@ import type { ApiClient, EndpointDef } from "./api";
 import { PBKDF2_ITERATIONS } from "./crypto";
 
 export const LINK_ENDPOINTS = {
-  create: { method: "POST", path: "/api/links", body: ["kind", "content", "expires_in_seconds", "max_views", "passphrase", "hide_sender", "label"], reads: ["link"] },
+  create: { method: "POST", path: "/api/links", body: ["kind", "content", "expires_in_seconds", "max_views", "passphrase", "hide_sender", "label", "recipients"], reads: ["link"] },
   list: { method: "GET", path: "/api/links", reads: ["links", "usage"] },
   revoke: { method: "DELETE", path: "/api/links/{id}", reads: ["link"] },
-  meta: { method: "GET", path: "/api/links/public/{id}", reads: ["id", "kind", "size", "state", "expires_at", "views_left", "sender_email", "passphrase"] },
-  open: { method: "POST", path: "/api/links/public/{id}/open", body: ["verifier"], reads: [] },
+  meta: { method: "GET", path: "/api/links/public/{id}", reads: ["id", "kind", "size", "state", "expires_at", "views_left", "sender_email", "passphrase", "recipients_only"] },
+  code: { method: "POST", path: "/api/links/public/{id}/code", body: ["email"], reads: ["challenge", "expires_at", "message"] },
+  open: { method: "POST", path: "/api/links/public/{id}/open", body: ["verifier", "challenge", "code"], reads: [] },
 } as const satisfies Record<string, EndpointDef>;
 
 export type LinkState = "active" | "expired" | "used_up" | "revoked" | "locked";
@@ -29,6 +30,7 @@ export type SecureLink = {
   created_at: string;
   has_passphrase: boolean;
   hide_sender: boolean;
+  recipients: number;
   label: { iv: string; ciphertext: string } | null;
 };
 export type LinkUsage = { open: number; max_open: number; bytes: number; quota_bytes: number };
@@ -41,6 +43,7 @@ export type PublicLink = {
   views_left: number;
   sender_email: string | null;
   passphrase: { salt: string; attempts_left: number } | null;
+  recipients_only: boolean;
 };
 
 /** What a link carries: labelled fields (a free text is one field), or a file with its name and type. */
@@ -112,12 +115,42 @@ export async function passphraseVerifier(passphrase: string, salt: string, itera
 
 export const newSalt = () => toBase64(crypto.getRandomValues(new Uint8Array(16)));
 
-export type CreateOptions = { expiresInSeconds: number; maxViews: number; passphrase?: string; hideSender?: boolean };
+export type CreateOptions = { expiresInSeconds: number; maxViews: number; passphrase?: string; hideSender?: boolean; recipients?: string[]; label?: string };
 
-/** Seals, uploads and answers the full link to hand out (origin/l/id#key). */
-export async function createLink(api: ApiClient, payload: LinkPayload, opts: CreateOptions, origin = location.origin): Promise<{ url: string; link: SecureLink }> {
+/** A label's UTF-8 bytes fit the server's 256-byte sealed part with room for the GCM tag. */
+export const MAX_LABEL_BYTES = 200;
+const LABEL_AAD = enc.encode("credential-vault/secure-link-label/v1");
+
+/**
+ * The owner's label, sealed under the vault key, which may only wrap keys: the label's bytes are
+ * carried as a raw HMAC key and wrapped with AES-GCM (bound to its purpose by associated data),
+ * so the server holds ciphertext it cannot open.
+ */
+export async function sealLabel(vaultKey: CryptoKey, label: string): Promise<{ iv: string; ciphertext: string }> {
+  const bytes = enc.encode(label);
+  if (bytes.length === 0 || bytes.length > MAX_LABEL_BYTES) throw new RangeError("label length");
+  const carrier = await crypto.subtle.importKey("raw", bytes, { name: "HMAC", hash: "SHA-256" }, true, ["sign"]);
+  const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
+  const wrapped = await crypto.subtle.wrapKey("raw", carrier, vaultKey, { name: "AES-GCM", iv, additionalData: LABEL_AAD });
+  return { iv: toBase64(iv), ciphertext: toBase64(new Uint8Array(wrapped)) };
+}
+
+/** The label in clear, or null when it does not open under this vault key. */
+export async function openLabel(vaultKey: CryptoKey, sealed: { iv: string; ciphertext: string }): Promise<string | null> {
+  try {
+    const carrier = await crypto.subtle.unwrapKey("raw", fromBase64(sealed.ciphertext), vaultKey, { name: "AES-GCM", iv: fromBase64(sealed.iv), additionalData: LABEL_AAD }, { name: "HMAC", hash: "SHA-256" }, true, ["sign"]);
+    return new TextDecoder().decode(await crypto.subtle.exportKey("raw", carrier));
+  } catch {
+    return null;
+  }
+}
+
+/** Seals, uploads and answers the full link to hand out (origin/l/id#key); the label needs the vault key. */
+export async function createLink(api: ApiClient, payload: LinkPayload, opts: CreateOptions, vaultKey?: CryptoKey, origin = location.origin): Promise<{ url: string; link: SecureLink }> {
   const { content, fragment } = await sealPayload(payload);
   const body: Record<string, unknown> = { kind: payload.type, content, expires_in_seconds: opts.expiresInSeconds, max_views: opts.maxViews, hide_sender: !!opts.hideSender };
+  if (opts.recipients?.length) body.recipients = opts.recipients;
+  if (opts.label && vaultKey) body.label = await sealLabel(vaultKey, opts.label);
   if (opts.passphrase) {
     const salt = newSalt();
     body.passphrase = { salt, verifier: await passphraseVerifier(opts.passphrase, salt) };

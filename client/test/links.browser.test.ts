@@ -24,7 +24,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-async function create(opts: { text?: string; file?: { name: string; buffer: Buffer }; views?: number; passphrase?: string }): Promise<string> {
+async function create(opts: { text?: string; file?: { name: string; buffer: Buffer }; views?: number; passphrase?: string; recipients?: string; label?: string }): Promise<string> {
   const { page } = owner;
   const form = page.locator("#link-form");
   if (opts.file) {
@@ -36,6 +36,8 @@ async function create(opts: { text?: string; file?: { name: string; buffer: Buff
   }
   await form.getByLabel("Maximum views (1–100)").fill(String(opts.views ?? 1));
   await form.getByLabel(/^Passphrase/).fill(opts.passphrase ?? "");
+  await form.getByLabel(/^Only these email addresses/).fill(opts.recipients ?? "");
+  await form.getByLabel(/^Label/).fill(opts.label ?? "");
   // The box of the last link, if this mount of the section made one (a locator waits for its element).
   const shown = async () => ((await page.locator("#link-url").count()) ? page.locator("#link-url").inputValue() : "");
   const before = await shown();
@@ -164,6 +166,59 @@ describe("secure links", () => {
     await screenshot(stranger1, "screenshots/links-entry-opened-360.png");
   });
 
+  it("a link for named addresses opens in a fresh browser only with the code mailed to a listed one; the owner's label is sealed", async () => {
+    const kim = `Kim.${Date.now()}@example.org`;
+    await openSection(owner.page, "Secure links");
+    const url = await create({ text: "gate code 5150", views: 2, recipients: kim, label: "Gate code for Kim" });
+    const id = new URL(url).pathname.split("/")[2]!;
+    // The owner's list opens the label in the browser; the server holds only its ciphertext.
+    const card = owner.page.locator(`#links li[data-id="${id}"]`);
+    await expect.poll(() => card.innerText()).toContain("Gate code for Kim");
+    expect(await card.innerText()).toContain("1 recipient by email");
+    const [row] = d1<{ encrypted_label: string; recipient_hashes: string; recipient_count: number }>(`SELECT encrypted_label, recipient_hashes, recipient_count FROM secure_links WHERE id = '${id}'`);
+    expect(row!.recipient_count).toBe(1);
+    expect(JSON.parse(row!.encrypted_label)).toMatchObject({ iv: expect.any(String), ciphertext: expect.any(String) });
+    expect(JSON.stringify(row).toLowerCase()).not.toMatch(/gate code|kim\./);
+
+    const page = await stranger(360);
+    const origin = new URL(url).origin;
+    await page.goto(url);
+    await page.getByLabel("Your email address").waitFor();
+    await page.getByRole("button", { name: "Show the secret" }).click();
+    await expect.poll(() => page.locator("#link-error").innerText()).toBe("Enter your email address and ask for a code first.");
+    // An address not on the list is answered the same way, and mailed nothing.
+    await page.getByLabel("Your email address").fill(`not-${kim}`);
+    await page.getByRole("button", { name: "Email me a code" }).click();
+    await expect.poll(() => page.locator("#link-code-sent").innerText()).toContain("If this address may open the link, a 6-digit code is on its way");
+    await page.getByLabel("Your email address").fill(kim);
+    await page.getByRole("button", { name: "Send a new code" }).click();
+    // The recipient's mail, as the development mail page shows what would have been sent.
+    const mailbox = await page.context().newPage();
+    const mailText = async () => {
+      await mailbox.goto(`${origin}/dev/mail`);
+      const mail = mailbox.locator("article", { hasText: kim.toLowerCase() }).filter({ hasText: "secure_link.code" });
+      return (await mail.count()) ? mail.first().innerText() : "";
+    };
+    await expect.poll(mailText, { timeout: 15_000 }).toMatch(/one-time code is \d{6}/);
+    const code = /one-time code is (\d{6})/.exec(await mailText())![1]!;
+    expect(await mailbox.locator("article", { hasText: `not-${kim}`.toLowerCase() }).count()).toBe(0);
+    await mailbox.close();
+    expect(await ownerView(id)).toMatchObject({ views_used: 0 });
+    await page.getByLabel("Code from the email").fill(code === "000000" ? "111111" : "000000");
+    await page.getByRole("button", { name: "Show the secret" }).click();
+    await expect.poll(() => page.locator("#link-error").innerText()).toBe("Wrong code. 4 attempts left for this code.");
+    expect(await axeViolations(page)).toEqual([]);
+    await screenshot(page, "screenshots/links-email-code-step-360.png");
+    expect(await ownerView(id)).toMatchObject({ views_used: 0 });
+    await page.getByLabel("Code from the email").fill(code);
+    await page.getByRole("button", { name: "Show the secret" }).click();
+    await expect.poll(() => page.locator("#link-fields .link-value").innerText()).toBe("gate code 5150");
+    expect(await axeViolations(page)).toEqual([]);
+    expect(await sidewaysScroll(page)).toBeNull();
+    await screenshot(page, "screenshots/links-email-code-opened-360.png");
+    expect(await ownerView(id)).toMatchObject({ views_used: 1, recipients: 1 });
+  });
+
   it("the server's storage (D1 and R2) holds none of the secrets' bytes", async () => {
     const files: string[] = [];
     const walk = (dir: string) => {
@@ -175,11 +230,11 @@ describe("secure links", () => {
     };
     walk(inject("workerState"));
     expect(files.some((f) => f.includes("r2"))).toBe(true);
-    const needles = [SECRET, "door code 9911", "K-4471-secret", "lease.txt", "blue whale song", "pw-Router"].map((s) => Buffer.from(s));
+    const needles = [SECRET, "door code 9911", "K-4471-secret", "lease.txt", "blue whale song", "pw-Router", "gate code 5150", "Gate code for Kim"].map((s) => Buffer.from(s));
     for (const f of files) {
       const bytes = readFileSync(f);
       for (const n of needles) expect(bytes.includes(n), `${n} in ${f}`).toBe(false);
     }
-    expect(d1<{ n: number }>("SELECT count(*) AS n FROM secure_links")[0]!.n).toBe(5);
+    expect(d1<{ n: number }>("SELECT count(*) AS n FROM secure_links")[0]!.n).toBe(6);
   });
 });

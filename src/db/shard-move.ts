@@ -41,6 +41,7 @@ export const USER_TABLES: readonly (readonly [table: string, column: string])[] 
   ["reset_jobs", "user_id"],
   ["session_shares", "owner_id"],
   ["secure_links", "owner_id"],
+  ["secure_link_codes", "owner_id"],
   // Last: triggers on passwords, notifications and identities keep it, so copying those rows made
   // one already, which the source's then replaces (and deleting those rows first leaves none behind).
   ["vault_counters", "user_id"],

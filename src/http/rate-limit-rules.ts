@@ -68,6 +68,8 @@ export const RATE_RULES = {
   links_create: { limit: 30, windowSeconds: 60 * 60 },
   links_manage: { limit: 60, windowSeconds: 60 },
   links_open: { limit: 30, windowSeconds: 60, by: "ip", failClosed: true },
+  // Each ask may mail a code: a few per IP in ten minutes (the link has its own cap besides).
+  links_code: { limit: 5, windowSeconds: 10 * 60, by: "ip", failClosed: true },
 } as const satisfies Record<string, RateRule>;
 
 export type RateRuleName = keyof typeof RATE_RULES;

@@ -53,6 +53,7 @@ export function opener(ip = `198.51.100.${Math.floor(Math.random() * 250) + 1}`)
   const headers = { "cf-connecting-ip": ip, "content-type": "application/json" };
   return {
     meta: (id: string) => SELF.fetch(`https://vault.test/api/links/public/${id}`, { headers }),
+    code: (id: string, email: string) => SELF.fetch(`https://vault.test/api/links/public/${id}/code`, { method: "POST", headers, body: JSON.stringify({ email }) }),
     open: (id: string, body: Record<string, unknown> = {}) => SELF.fetch(`https://vault.test/api/links/public/${id}/open`, { method: "POST", headers, body: JSON.stringify(body) }),
   };
 }

@@ -46,7 +46,7 @@ export function mount(root: HTMLElement, ctx: EntryContext): void {
     }
     submit.disabled = true;
     try {
-      const { url } = await createLink(app.api, { type: "text", fields: chosen }, opts);
+      const { url } = await createLink(app.api, { type: "text", fields: chosen }, opts, app.keys.vaultKey);
       showLink(result, "share-link", url, app.toast);
       options.reset();
     } catch (err) {

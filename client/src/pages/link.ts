@@ -38,7 +38,26 @@ function ended(state: string) {
 function facts(meta: PublicLink): string {
   const who = meta.sender_email ? `Shared by ${meta.sender_email}. ` : "";
   const views = meta.views_left === 1 ? "It can be opened once more." : `It can be opened ${meta.views_left} more times.`;
-  return `${who}${meta.kind === "file" ? "A file" : "A secret"}; ${views} Expires ${new Date(meta.expires_at).toLocaleString()}.`;
+  return `${who}${meta.kind === "file" ? "A file" : "A secret"}. ${views} Expires ${new Date(meta.expires_at).toLocaleString()}.`;
+}
+
+const plural = (n: number) => `${n} attempt${n === 1 ? "" : "s"}`;
+
+function refusal(reason: string, left: number): string {
+  switch (reason) {
+    case "wrong_passphrase":
+      return `Wrong passphrase. ${plural(left)} left before the link locks.`;
+    case "wrong_code":
+      return `Wrong code. ${plural(left)} left for this code.`;
+    case "code_expired":
+      return "This code has expired or was already used. Ask for a new code.";
+    case "code_locked":
+      return "Too many wrong codes. Ask for a new code.";
+    case "code_required":
+      return "Enter your email address and ask for a code first.";
+    default:
+      return "Enter the passphrase the sender gave you.";
+  }
 }
 
 function copyButton(label: string, value: string): HTMLButtonElement {
@@ -101,11 +120,42 @@ async function main() {
   if (meta.state !== "active") return ended(meta.state);
   $("link-facts").textContent = facts(meta);
   $("link-passphrase-row").hidden = !meta.passphrase;
+  $("link-email-row").hidden = !meta.recipients_only;
   $("link-ask").hidden = false;
   say("Ready to open.", "ready");
   const form = $("link-form") as HTMLFormElement;
   const error = $("link-error");
   const button = $("link-reveal") as HTMLButtonElement;
+  /** The open attempt the mailed code belongs to: a code opens only the attempt it was sent for. */
+  let challenge = "";
+  const sendCode = $("link-send-code") as HTMLButtonElement;
+  sendCode.addEventListener("click", async () => {
+    error.textContent = "";
+    const email = input("link-email").value.trim();
+    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) {
+      error.textContent = "Enter your email address.";
+      return;
+    }
+    sendCode.disabled = true;
+    try {
+      const { res: r, body: b } = await api(`/api/links/public/${id}/code`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email }) });
+      if (r.status === 410) return ended(String(b.state));
+      if (!r.ok) {
+        error.textContent = String(b.error ?? "The code could not be sent. Try again.");
+        return;
+      }
+      challenge = String(b.challenge);
+      $("link-code-sent").textContent = String(b.message);
+      $("link-code-row").hidden = false;
+      sendCode.textContent = "Send a new code";
+      input("link-code").value = "";
+      input("link-code").focus();
+    } catch {
+      error.textContent = "The code could not be sent. Check your connection and try again.";
+    } finally {
+      sendCode.disabled = false;
+    }
+  });
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     error.textContent = "";
@@ -114,17 +164,26 @@ async function main() {
       error.textContent = "Enter the passphrase the sender gave you.";
       return;
     }
+    const code = input("link-code").value.trim();
+    if (meta.recipients_only && (!challenge || !/^\d{6}$/.test(code))) {
+      error.textContent = challenge ? "Enter the 6-digit code from the email." : "Enter your email address and ask for a code first.";
+      return;
+    }
     button.disabled = true;
     try {
       const verifier = meta.passphrase ? await passphraseVerifier(passphrase, meta.passphrase.salt) : undefined;
       const { res: r, body: b } = await api(`/api/links/public/${id}/open`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify(verifier ? { verifier } : {}),
+        body: JSON.stringify({ ...(verifier ? { verifier } : {}), ...(meta.recipients_only ? { challenge, code } : {}) }),
       });
       if (r.status === 410) return ended(String(b.state));
       if (r.status === 403) {
-        error.textContent = `Wrong passphrase. ${Number(b.attempts_left)} attempt${b.attempts_left === 1 ? "" : "s"} left before the link locks.`;
+        error.textContent = refusal(String(b.reason), Number(b.attempts_left));
+        if (b.reason === "code_expired" || b.reason === "code_locked") {
+          challenge = "";
+          $("link-code-row").hidden = true;
+        }
         return;
       }
       if (!r.ok) {

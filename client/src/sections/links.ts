@@ -4,7 +4,7 @@
  * their views and expiry, and revoke one.
  */
 import type { AppContext } from "../shell/context";
-import { createLink, LINK_ENDPOINTS, type LinkPayload, type LinkUsage, type SecureLink } from "../secure-links";
+import { createLink, LINK_ENDPOINTS, openLabel, type LinkPayload, type LinkUsage, type SecureLink } from "../secure-links";
 import { el, errorText, formatTime } from "../ui";
 import { linkOptions, showLink } from "../link-options";
 
@@ -77,7 +77,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     }
     submit.disabled = true;
     try {
-      const { url } = await createLink(app.api, p, opts);
+      const { url } = await createLink(app.api, p, opts, app.keys.vaultKey);
       showLink(result, "link", url, app.toast);
       text.value = "";
       options.reset();
@@ -90,7 +90,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     }
   });
 
-  function card(l: SecureLink): HTMLLIElement {
+  function card(l: SecureLink, label: string | null): HTMLLIElement {
     const revoke = el("button", { type: "button", className: "danger" }, "Revoke");
     revoke.addEventListener("click", async () => {
       if (!confirm("Revoke this link? It stops opening at once and its content is deleted.")) return;
@@ -106,7 +106,14 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     return el(
       "li",
       { "data-id": l.id, "data-state": l.state },
-      el("p", { className: "name" }, `${l.kind === "file" ? "File" : "Text"} · ${STATE[l.state]}`, l.has_passphrase ? el("span", { className: "badge" }, "Passphrase") : ""),
+      label ? el("p", { className: "name link-label" }, label) : "",
+      el(
+        "p",
+        { className: label ? "muted" : "name" },
+        `${l.kind === "file" ? "File" : "Text"} · ${STATE[l.state]}`,
+        l.has_passphrase ? el("span", { className: "badge" }, "Passphrase") : "",
+        l.recipients ? el("span", { className: "badge" }, `${l.recipients} recipient${l.recipients === 1 ? "" : "s"} by email`) : "",
+      ),
       el("p", { className: "muted" }, `Views ${l.views_used} of ${l.max_views} · last opened ${l.last_opened_at ? formatTime(l.last_opened_at) : "never"} · expires ${formatTime(l.expires_at)} · created ${formatTime(l.created_at)}`),
       l.state === "active" ? el("div", { className: "row" }, revoke) : "",
     );
@@ -117,7 +124,10 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
       const r = await app.api.request<{ links: SecureLink[]; usage: LinkUsage }>(LINK_ENDPOINTS.list);
       if (gone) return;
       usage.textContent = `${r.usage.open} of ${r.usage.max_open} links open · ${(r.usage.bytes / 1048576).toFixed(1)} of ${Math.round(r.usage.quota_bytes / 1048576)} MB`;
-      list.replaceChildren(...(r.links.length ? r.links.map(card) : [el("li", { className: "muted" }, "No secure links yet.")]));
+      // Labels are sealed under the vault key: opened here, never by the server.
+      const labels = await Promise.all(r.links.map((l) => (l.label ? openLabel(app.keys.vaultKey, l.label) : null)));
+      if (gone) return;
+      list.replaceChildren(...(r.links.length ? r.links.map((l, i) => card(l, labels[i] ?? null)) : [el("li", { className: "muted" }, "No secure links yet.")]));
     } catch (err) {
       if (!gone) error.textContent = errorText(err);
     }

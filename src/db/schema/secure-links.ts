@@ -31,6 +31,11 @@ export const secureLinks = sqliteTable(
     /** Set once the scheduled purge (or a revoke) removed the ciphertext from R2. */
     contentPurgedAt: text("content_purged_at"),
     createdAt: text("created_at").notNull(),
+    /** Keyed hashes of the addresses that may open it (null: anyone with the link). */
+    recipientHashes: text("recipient_hashes", { mode: "json" }).$type<string[]>(),
+    recipientCount: integer("recipient_count").notNull().default(0),
+    /** The code challenge the last delivery was made under (consumed with it). */
+    lastCodeId: text("last_code_id"),
   },
   (t) => [index("secure_links_owner").on(t.ownerId, t.createdAt), index("secure_links_expiry").on(t.expiresAt)],
 );
@@ -46,4 +51,24 @@ export const secureLinkOwners = sqliteTable(
     expiresAt: text("expires_at").notNull(),
   },
   (t) => [index("secure_link_owners_expiry").on(t.expiresAt)],
+);
+
+/**
+ * One open attempt of a recipients-only link: a one-time code mailed to the claimed address (only
+ * if it is on the list), kept as a keyed hash, expiring, with its wrong tries counted. On the
+ * owner's shard, beside the link.
+ */
+export const secureLinkCodes = sqliteTable(
+  "secure_link_codes",
+  {
+    id: text("id").primaryKey(),
+    ownerId: text("owner_id").notNull(),
+    linkId: text("link_id").notNull(),
+    codeHash: text("code_hash").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    expiresAt: text("expires_at").notNull(),
+    consumedAt: text("consumed_at"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("secure_link_codes_link").on(t.linkId, t.createdAt), index("secure_link_codes_owner").on(t.ownerId)],
 );

@@ -38,6 +38,10 @@ export async function purgeSecureLinks(env: Bindings, nowMs = Date.now()): Promi
       content += gone.length;
       if (ended.length < CHUNK || gone.length === 0) break;
     }
+    const codesBefore = new Date(nowMs - 24 * 60 * 60 * 1000).toISOString();
+    for (let i = 0; i < MAX_CHUNKS; i++) {
+      if ((await repo.deleteOldCodes(db, codesBefore, CHUNK)) < CHUNK) break;
+    }
     for (let i = 0; i < MAX_CHUNKS; i++) {
       const n = await repo.deleteExpiredRows(db, retention, CHUNK);
       rows += n;

@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, isNotNull, isNull, lt } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { rawD1, rowsChanged } from "../../db/d1";
-import { secureLinkOwners, secureLinks, type SecureLinkRow } from "../../db/schema";
+import { secureLinkCodes, secureLinkOwners, secureLinks, type SecureLinkRow } from "../../db/schema";
 
 /** The columns of a row as D1 hands them back from a raw `RETURNING *`. */
 type RawRow = {
@@ -22,6 +22,9 @@ type RawRow = {
   last_opened_at: string | null;
   content_purged_at: string | null;
   created_at: string;
+  recipient_hashes: string | null;
+  recipient_count: number;
+  last_code_id: string | null;
 };
 
 const fromRaw = (r: RawRow): SecureLinkRow => ({
@@ -42,6 +45,9 @@ const fromRaw = (r: RawRow): SecureLinkRow => ({
   lastOpenedAt: r.last_opened_at,
   contentPurgedAt: r.content_purged_at,
   createdAt: r.created_at,
+  recipientHashes: r.recipient_hashes ? JSON.parse(r.recipient_hashes) : null,
+  recipientCount: r.recipient_count,
+  lastCodeId: r.last_code_id,
 });
 
 /** A link whose ciphertext is still held counts against the owner's quotas until it is purged. */
@@ -55,8 +61,8 @@ export async function insertWithinQuota(db: Db, row: SecureLinkRow, maxOpen: num
   const res = await rawD1(db)
     .prepare(
       `INSERT INTO secure_links (id, owner_id, kind, size, r2_key, encrypted_label, sender_email, max_views, views_used, expires_at,
-         passphrase_salt, passphrase_verifier_hash, failed_attempts, created_at)
-       SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0, ?9, ?10, ?11, 0, ?12
+         passphrase_salt, passphrase_verifier_hash, failed_attempts, created_at, recipient_hashes, recipient_count)
+       SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0, ?9, ?10, ?11, 0, ?12, ?15, ?16
        WHERE (SELECT count(*) FROM secure_links WHERE owner_id = ?2 AND ${HELD}) < ?13
          AND (SELECT coalesce(sum(size), 0) FROM secure_links WHERE owner_id = ?2 AND ${HELD}) + ?4 <= ?14`,
     )
@@ -75,6 +81,8 @@ export async function insertWithinQuota(db: Db, row: SecureLinkRow, maxOpen: num
       row.createdAt,
       maxOpen,
       quotaBytes,
+      row.recipientHashes ? JSON.stringify(row.recipientHashes) : null,
+      row.recipientCount,
     )
     .run();
   return rowsChanged(res) > 0;
@@ -101,21 +109,38 @@ export async function findById(db: Db, id: string): Promise<SecureLinkRow | unde
   return db.select().from(secureLinks).where(eq(secureLinks.id, id)).get();
 }
 
+/** A recipient's code as the open presents it: the attempt it was mailed for and its keyed hash. */
+export type CodeProof = { challenge: string; hash: string };
+
 /**
  * Counts one view and returns the row, in one conditional statement: only a link that is live, has
- * a view left, is not locked and whose passphrase (if any) matches is counted. D1 runs statements
- * one at a time, so N parallel opens of a link with N views left give exactly N rows back.
+ * a view left, is not locked, whose passphrase (if any) matches and, when it is limited to named
+ * addresses, whose code proof names a live unused challenge of this link, is counted. D1 runs
+ * statements one at a time, so N parallel opens of a link with N views left give exactly N rows back.
+ * The challenge is consumed in the same batch (a transaction), only when this statement counted
+ * under it, so one code delivers once however many opens race with it.
  */
-export async function countView(db: Db, id: string, verifierHash: string | null, now: string, maxFailed: number): Promise<SecureLinkRow | undefined> {
-  const r = await rawD1(db)
-    .prepare(
-      `UPDATE secure_links SET views_used = views_used + 1, last_opened_at = ?2
-       WHERE id = ?1 AND ${HELD} AND views_used < max_views AND expires_at > ?2 AND failed_attempts < ?4
-         AND (passphrase_verifier_hash IS NULL OR passphrase_verifier_hash = ?3)
-       RETURNING *`,
-    )
-    .bind(id, now, verifierHash, maxFailed)
-    .first<RawRow>();
+export async function countView(db: Db, id: string, verifierHash: string | null, now: string, maxFailed: number, proof: CodeProof | null, maxCodeAttempts: number): Promise<SecureLinkRow | undefined> {
+  const d1 = rawD1(db);
+  const [counted] = await d1.batch<RawRow>([
+    d1
+      .prepare(
+        `UPDATE secure_links SET views_used = views_used + 1, last_opened_at = ?2, last_code_id = ?5
+         WHERE id = ?1 AND ${HELD} AND views_used < max_views AND expires_at > ?2 AND failed_attempts < ?4
+           AND (passphrase_verifier_hash IS NULL OR passphrase_verifier_hash = ?3)
+           AND (recipient_hashes IS NULL OR EXISTS (SELECT 1 FROM secure_link_codes c WHERE c.id = ?5 AND c.link_id = ?1
+             AND c.code_hash = ?6 AND c.consumed_at IS NULL AND c.expires_at > ?2 AND c.attempts < ?7))
+         RETURNING *`,
+      )
+      .bind(id, now, verifierHash, maxFailed, proof?.challenge ?? null, proof?.hash ?? null, maxCodeAttempts),
+    d1
+      .prepare(
+        `UPDATE secure_link_codes SET consumed_at = ?2 WHERE id = ?3 AND link_id = ?1 AND consumed_at IS NULL
+           AND EXISTS (SELECT 1 FROM secure_links WHERE id = ?1 AND last_code_id = ?3 AND last_opened_at = ?2)`,
+      )
+      .bind(id, now, proof?.challenge ?? null),
+  ]);
+  const r = counted?.results?.[0];
   return r ? fromRaw(r) : undefined;
 }
 
@@ -182,5 +207,44 @@ export async function ownerOf(directory: Db, id: string): Promise<string | undef
 export async function deleteExpiredPointers(directory: Db, before: string, limit: number): Promise<number> {
   const ids = directory.select({ id: secureLinkOwners.linkId }).from(secureLinkOwners).where(lt(secureLinkOwners.expiresAt, before)).limit(limit);
   const r = await directory.delete(secureLinkOwners).where(inArray(secureLinkOwners.linkId, ids)).run();
+  return r.meta.changes ?? 0;
+}
+
+/**
+ * A new open attempt with its code, refused (false) once the link has had `max` codes within the
+ * window: the count and the insert are one statement, so parallel asks cannot overshoot it.
+ */
+export async function insertCode(db: Db, row: typeof secureLinkCodes.$inferInsert, windowStart: string, max: number): Promise<boolean> {
+  const res = await rawD1(db)
+    .prepare(
+      `INSERT INTO secure_link_codes (id, owner_id, link_id, code_hash, attempts, expires_at, created_at)
+       SELECT ?1, ?2, ?3, ?4, 0, ?5, ?6
+       WHERE (SELECT count(*) FROM secure_link_codes WHERE link_id = ?3 AND created_at > ?7) < ?8`,
+    )
+    .bind(row.id, row.ownerId, row.linkId, row.codeHash, row.expiresAt, row.createdAt, windowStart, max)
+    .run();
+  return rowsChanged(res) > 0;
+}
+
+export async function findCode(db: Db, linkId: string, challenge: string) {
+  return db.select().from(secureLinkCodes).where(and(eq(secureLinkCodes.id, challenge), eq(secureLinkCodes.linkId, linkId))).get();
+}
+
+/** One more wrong code, counted only while the attempt is open; the new count, or null. */
+export async function countCodeFailure(db: Db, linkId: string, challenge: string, max: number, now: string): Promise<number | null> {
+  const r = await rawD1(db)
+    .prepare(
+      `UPDATE secure_link_codes SET attempts = attempts + 1
+       WHERE id = ?1 AND link_id = ?2 AND consumed_at IS NULL AND attempts < ?3 AND expires_at > ?4 RETURNING attempts`,
+    )
+    .bind(challenge, linkId, max, now)
+    .first<{ attempts: number }>();
+  return r ? r.attempts : null;
+}
+
+/** Codes are worth nothing after their ten minutes; the scheduled job drops them a day later. */
+export async function deleteOldCodes(db: Db, before: string, limit: number): Promise<number> {
+  const ids = db.select({ id: secureLinkCodes.id }).from(secureLinkCodes).where(lt(secureLinkCodes.expiresAt, before)).limit(limit);
+  const r = await db.delete(secureLinkCodes).where(inArray(secureLinkCodes.id, ids)).run();
   return r.meta.changes ?? 0;
 }

@@ -2,15 +2,21 @@ import type { Context, Hono } from "hono";
 import { dbFor, directoryDb } from "../../db/client";
 import { route } from "../../http/route";
 import type { AppEnv } from "../../http/types";
-import { notFound } from "../../lib/errors";
+import { AppError, ErrorCode, notFound } from "../../lib/errors";
 import { UPLOAD_BODY_LIMIT } from "../attachments";
 import * as repo from "./repo";
 import { notifyOpened } from "./notify-open";
 import { openPage } from "./open-page";
-import { CreateLinkBody, LinkIdParam, LinkResponse, ListResponse, OpenBody, PublicMeta } from "./schema";
-import { deliveryStream, LinkService, toPublic, toView } from "./service";
+import { mailerFor, sendQuietly } from "../notifications";
+import { startAttempt } from "./recipients";
+import { CodeBody, CodeResponse, CreateLinkBody, LinkIdParam, LinkResponse, ListResponse, OpenBody, PublicMeta } from "./schema";
+import { deliveryStream, gone, LinkService, toPublic, toView } from "./service";
 
-const limits = (c: Context<AppEnv>) => ({ maxOpen: c.get("config").SECURE_LINK_MAX_OPEN, quotaBytes: c.get("config").SECURE_LINK_QUOTA_BYTES });
+const limits = (c: Context<AppEnv>) => ({
+  maxOpen: c.get("config").SECURE_LINK_MAX_OPEN,
+  quotaBytes: c.get("config").SECURE_LINK_QUOTA_BYTES,
+  secret: c.get("config").CSRF_SECRET,
+});
 
 const ownerService = (c: Context<AppEnv>) =>
   new LinkService({ db: dbFor(c.env, c.get("user").id), directory: directoryDb(c.env), bucket: c.env.ATTACHMENTS }, limits(c));
@@ -80,6 +86,36 @@ export function registerLinkRoutes(app: Hono<AppEnv>) {
 
   route(app, {
     method: "post",
+    path: "/api/links/public/:id/code",
+    summary: "Ask for a one-time code for a recipients-only link; the same answer whether or not the address is listed",
+    tags: ["links"],
+    auth: false,
+    csrf: false,
+    rateLimit: ["links_open", "links_code"],
+    params: LinkIdParam,
+    body: CodeBody,
+    responses: {
+      202: { description: "An open attempt; a code was mailed if the address may open the link", schema: CodeResponse },
+      409: { description: "The link is not limited to addresses" },
+      410: { description: "Expired, used up, revoked or locked (state)" },
+      429: { description: "Too many codes asked for this link" },
+    },
+    handler: async (c, { params, body }) => {
+      const { svc, ownerId } = await publicService(c, params.id);
+      const row = await svc.found(params.id);
+      const meta = toPublic(row);
+      if (meta.state !== "active") throw gone(meta.state);
+      if (!row.recipientHashes) throw new AppError(ErrorCode.CONFLICT, "This link is not limited to email addresses");
+      const db = dbFor(c.env, ownerId);
+      const mailer = mailerFor(c.get("config"), db, c.env.MAIL_QUEUE, directoryDb(c.env));
+      // The mail goes out beside the answer: a listed address must not answer slower than another.
+      const attempt = await startAttempt(db, c.get("config").CSRF_SECRET, row, body.email, (mail) => c.executionCtx.waitUntil(sendQuietly(mailer, mail)));
+      return c.json(attempt, 202, PUBLIC_HEADERS);
+    },
+  });
+
+  route(app, {
+    method: "post",
     path: "/api/links/public/:id/open",
     summary: "Count one view and deliver the ciphertext; a wrong passphrase counts a failure instead",
     tags: ["links"],
@@ -90,12 +126,13 @@ export function registerLinkRoutes(app: Hono<AppEnv>) {
     body: OpenBody,
     responses: {
       200: { description: "The link's facts and its ciphertext (base64)" },
-      403: { description: "Passphrase missing or wrong (attempts_left)" },
+      403: { description: "Passphrase or email code missing or wrong (reason, attempts_left)" },
       410: { description: "Expired, used up, revoked or locked (state)" },
     },
     handler: async (c, { params, body }) => {
       const { svc } = await publicService(c, params.id);
-      const { row, body: content } = await svc.open(params.id, body.verifier);
+      const code = body.challenge && body.code ? { challenge: body.challenge, code: body.code } : undefined;
+      const { row, body: content } = await svc.open(params.id, body.verifier, code);
       const country = (c.req.raw as { cf?: { country?: string } }).cf?.country;
       const db = dbFor(c.env, row.ownerId);
       await notifyOpened(db, c.get("config"), row, country, (p) => c.executionCtx.waitUntil(p));

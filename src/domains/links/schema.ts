@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { emailAddress } from "../../kernel/schemas";
 import { decodedLength, GCM_TAG_BYTES, IV_BYTES, sealedBase64 } from "../attachments";
 
 /** Spec-free choices (docs/decisions.md, Sharing: secure links). */
@@ -8,6 +9,14 @@ export const MAX_VIEWS = 100;
 /** Wrong passphrases a link takes before it locks for good. */
 export const MAX_FAILED_ATTEMPTS = 5;
 export const SALT_BYTES = 16;
+/** Addresses a link may be limited to; each proves itself with a mailed one-time code. */
+export const MAX_RECIPIENTS = 10;
+export const CODE_TTL_MS = 10 * 60 * 1000;
+/** Wrong codes one open attempt takes before its code stops working (a new code is needed). */
+export const MAX_CODE_ATTEMPTS = 5;
+/** Codes one link may have mailed within CODE_WINDOW_MS, whoever asks: bounds mail to a listed address. */
+export const MAX_CODES_PER_WINDOW = 10;
+export const CODE_WINDOW_MS = 10 * 60 * 1000;
 export const VERIFIER_BYTES = 32;
 /** A link id: 16 random bytes in base64url, unguessable on its own (the key is a second secret). */
 export const LINK_ID = /^[A-Za-z0-9_-]{22}$/;
@@ -26,7 +35,7 @@ const CipherPart = z.object({
       const n = decodedLength(v);
       if (n < GCM_TAG_BYTES || n > 256) ctx.addIssue({ code: "custom", message: "must be base64 of AES-GCM output up to 256 bytes" });
     }),
-});
+}).strict();
 
 export const CreateLinkBody = z
   .object({
@@ -38,12 +47,24 @@ export const CreateLinkBody = z
     passphrase: z.object({ salt: b64Exact(SALT_BYTES), verifier: b64Exact(VERIFIER_BYTES) }).strict().optional(),
     hide_sender: z.boolean().default(false),
     label: CipherPart.optional(),
+    /** Only these addresses may open it; kept as keyed hashes, never readable. */
+    recipients: z.array(emailAddress()).min(1).max(MAX_RECIPIENTS).optional(),
   })
   .strict();
 export type CreateLinkInput = z.output<typeof CreateLinkBody>;
 
 export const LinkIdParam = z.object({ id: z.string().regex(LINK_ID, "must be a link id") });
-export const OpenBody = z.object({ verifier: b64Exact(VERIFIER_BYTES).optional() }).strict();
+export const OpenBody = z
+  .object({
+    verifier: b64Exact(VERIFIER_BYTES).optional(),
+    /** For a recipients-only link: the open attempt the code was mailed for, and the code. */
+    challenge: z.string().regex(LINK_ID, "must be a challenge id").optional(),
+    code: z.string().regex(/^\d{6}$/, "must be 6 digits").optional(),
+  })
+  .strict()
+  .refine((b) => (b.challenge === undefined) === (b.code === undefined), { message: "challenge and code go together", path: ["code"] });
+export const CodeBody = z.object({ email: emailAddress() }).strict();
+export const CodeResponse = z.object({ challenge: z.string(), expires_at: z.string(), message: z.string() });
 
 export const LINK_STATES = ["active", "expired", "used_up", "revoked", "locked"] as const;
 export type LinkState = (typeof LINK_STATES)[number];
@@ -60,6 +81,7 @@ export const LinkView = z.object({
   created_at: z.string(),
   has_passphrase: z.boolean(),
   hide_sender: z.boolean(),
+  recipients: z.number().int(),
   label: z.object({ iv: z.string(), ciphertext: z.string() }).nullable(),
 });
 export const LinkResponse = z.object({ link: LinkView });
@@ -76,5 +98,6 @@ export const PublicMeta = z.object({
   views_left: z.number().int(),
   sender_email: z.string().nullable(),
   passphrase: z.object({ salt: z.string(), attempts_left: z.number().int() }).nullable(),
+  recipients_only: z.boolean(),
 });
 

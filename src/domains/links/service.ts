@@ -6,9 +6,11 @@ import { logJson } from "../../lib/log";
 import { fromBase64 } from "../../kernel/base64";
 import { decodeBase64, decodedLength, jsonAroundBase64 } from "../attachments";
 import * as repo from "./repo";
-import { MAX_FAILED_ATTEMPTS, type CreateLinkInput, type LinkState } from "./schema";
+import { codeHash, codeProblem, recipientHashes } from "./recipients";
+import { MAX_CODE_ATTEMPTS, MAX_FAILED_ATTEMPTS, type CreateLinkInput, type LinkState } from "./schema";
 
-export type LinkLimits = { maxOpen: number; quotaBytes: number };
+/** The quotas, and the server secret that keys recipients' and codes' hashes. */
+export type LinkLimits = { maxOpen: number; quotaBytes: number; secret: string };
 
 /** Where the stores live for one request: the owner's shard, the directory, the bucket. */
 export type LinkStores = { db: Db; directory: Db; bucket: R2Bucket };
@@ -34,6 +36,7 @@ export function toView(row: SecureLinkRow) {
     created_at: row.createdAt,
     has_passphrase: row.passphraseVerifierHash !== null,
     hide_sender: row.senderEmail === null,
+    recipients: row.recipientCount,
     label: row.encryptedLabel ?? null,
   };
 }
@@ -50,6 +53,7 @@ export function toPublic(row: SecureLinkRow) {
     views_left: Math.max(0, row.maxViews - row.viewsUsed),
     sender_email: row.senderEmail,
     passphrase: row.passphraseSalt ? { salt: row.passphraseSalt, attempts_left: Math.max(0, MAX_FAILED_ATTEMPTS - row.failedAttempts) } : null,
+    recipients_only: row.recipientHashes !== null,
   };
 }
 
@@ -60,7 +64,7 @@ const STATE_MESSAGE: Record<Exclude<LinkState, "active">, string> = {
   locked: "This link is locked after too many wrong passphrases",
 };
 
-const gone = (state: Exclude<LinkState, "active">) => new AppError(ErrorCode.GONE, STATE_MESSAGE[state], { extra: { state } });
+export const gone = (state: Exclude<LinkState, "active">) => new AppError(ErrorCode.GONE, STATE_MESSAGE[state], { extra: { state } });
 
 /** SHA-256 of the verifier's bytes: a stolen table gives no verifier to replay. */
 const verifierHash = async (b64: string) => sha256Hex(fromBase64(b64));
@@ -100,7 +104,11 @@ export class LinkService {
       lastOpenedAt: null,
       contentPurgedAt: null,
       createdAt: now.toISOString(),
+      recipientHashes: input.recipients ? await recipientHashes(this.limits.secret, id, input.recipients) : null,
+      recipientCount: 0,
+      lastCodeId: null,
     };
+    row.recipientCount = row.recipientHashes?.length ?? 0;
     await repo.point(directory, row);
     let stored = false;
     try {
@@ -148,20 +156,26 @@ export class LinkService {
   }
 
   async meta(id: string) {
+    return toPublic(await this.found(id));
+  }
+
+  async found(id: string): Promise<SecureLinkRow> {
     const row = await repo.findById(this.stores.db, id);
     if (!row) throw notFound("Secure link");
-    return toPublic(row);
+    return row;
   }
 
   /**
    * Counts the view and hands back the ciphertext in one answer. A wrong passphrase counts a
-   * failure instead (and locks the link at MAX_FAILED_ATTEMPTS), never a view.
+   * failure instead (and locks the link at MAX_FAILED_ATTEMPTS), never a view; so does a wrong
+   * code of a recipients-only link, against its open attempt.
    */
-  async open(id: string, verifier: string | undefined): Promise<{ row: SecureLinkRow; body: ReadableStream<Uint8Array> }> {
+  async open(id: string, verifier: string | undefined, code?: { challenge: string; code: string }): Promise<{ row: SecureLinkRow; body: ReadableStream<Uint8Array> }> {
     const { db, bucket } = this.stores;
     const hash = verifier ? await verifierHash(verifier) : null;
-    const counted = await repo.countView(db, id, hash, new Date().toISOString(), MAX_FAILED_ATTEMPTS);
-    if (!counted) throw await this.refusal(id, hash);
+    const proof = code ? { challenge: code.challenge, hash: await codeHash(this.limits.secret, code.challenge, code.code) } : null;
+    const counted = await repo.countView(db, id, hash, new Date().toISOString(), MAX_FAILED_ATTEMPTS, proof, MAX_CODE_ATTEMPTS);
+    if (!counted) throw await this.refusal(id, hash, code);
     const object = await bucket.get(counted.r2Key);
     if (!object) {
       logJson("error", "secure link counted without its content", { linkId: id });
@@ -171,11 +185,15 @@ export class LinkService {
   }
 
   /** Why a view was not counted: the link's state, or a wrong (or missing) passphrase. */
-  private async refusal(id: string, hash: string | null): Promise<AppError> {
+  private async refusal(id: string, hash: string | null, code: { challenge: string; code: string } | undefined): Promise<AppError> {
     const row = await repo.findById(this.stores.db, id);
     if (!row) return notFound("Secure link");
     const state = stateOf(row);
     if (state !== "active") return gone(state);
+    if (row.recipientHashes) {
+      const problem = await codeProblem(this.stores.db, this.limits.secret, id, code);
+      if (problem) return problem;
+    }
     if (!row.passphraseVerifierHash) return new AppError(ErrorCode.SERVICE_UNAVAILABLE, "The link changed while it was opened; try again");
     if (hash === null) return new AppError(ErrorCode.FORBIDDEN, "This link needs its passphrase", { extra: { reason: "passphrase_required", attempts_left: MAX_FAILED_ATTEMPTS - row.failedAttempts } });
     const failures = await repo.countFailure(this.stores.db, id, MAX_FAILED_ATTEMPTS);
