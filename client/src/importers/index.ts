@@ -5,7 +5,7 @@
  * the format the file was read as.
  */
 import { csvRecords } from "./csv";
-import { fromMgr1Doc, parseMgr1Csv, type Mgr1Doc } from "./bitwarden";
+import { bitwardenPasskeys, fromMgr1Doc, parseMgr1Csv, type Mgr1Doc } from "./bitwarden";
 import { isProtectedExport, openProtectedExport } from "./bitwarden-crypto";
 import { parseBrowserCsv, parseGenericCsv, parseGenericJson, parseKeePassXcCsv, parseMgr2Csv, parseMgr3Csv, parseMgr4Csv, parseNordPassCsv } from "./formats";
 import { ImportFormatError, readJson, type ImportedCredential, type ParseOutput } from "./model";
@@ -164,11 +164,13 @@ export async function readImportFile(bytes: Uint8Array, opts: { format?: ImportF
   const text = new TextDecoder().decode(bytes);
   const format = opts.format ?? detectFormat(text);
   if (format === "source_mgr_1" && looksLikeJson(text)) {
-    const doc = readJson(text, "Bitwarden JSON");
+    let doc = readJson(text, "Bitwarden JSON") as Mgr1Doc;
     if (isProtectedExport(doc)) {
       if (!opts.password) throw new PasswordNeededError("Bitwarden export");
-      return parseImport(await openProtectedExport(doc, opts.password), "source_mgr_1");
+      doc = readJson(await openProtectedExport(doc, opts.password), "Bitwarden JSON") as Mgr1Doc;
     }
+    // Passkeys are read first (Web Crypto imports their keys), then land in their logins' entries.
+    return { ...fromMgr1Doc(doc, await bitwardenPasskeys(doc)), provider: "source_mgr_1", format: "source_mgr_1" };
   }
   return parseImport(text, format);
 }

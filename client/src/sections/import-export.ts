@@ -184,7 +184,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
         const chosen = provider.value === "auto" ? undefined : (provider.value as ImportFormat);
         const parsed = await readImportFile(bytes, { format: chosen, password: passwordRow.hidden ? undefined : password.value });
         if (gone) return;
-        const rows = parsed.credentials.map((c) => ({ credential: c, problem: problemOf(c) }));
+        const rows = parsed.credentials.map((c): Row => ({ credential: c, problem: problemOf(c, c.passkeys?.length), ...(c.passkeys ? { passkeys: c.passkeys } : {}) }));
         if (rows.length + parsed.skipped.length === 0) {
           error.textContent = "The file holds no entries";
           return;
