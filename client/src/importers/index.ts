@@ -175,6 +175,25 @@ export async function readImportFile(bytes: Uint8Array, opts: { format?: ImportF
   return parseImport(text, format);
 }
 
+/**
+ * A password-protected JSON export opened (Bitwarden's, or this vault's own CXF export, which uses
+ * the same construction), so the person's file is then read as what it holds; other bytes as they
+ * are. PasswordNeededError without a password, WrongPasswordError with a wrong one.
+ */
+export async function openIfProtected(bytes: Uint8Array, password?: string): Promise<Uint8Array> {
+  if (!/^\s*\{/.test(new TextDecoder().decode(bytes.subarray(0, 64)))) return bytes;
+  let doc: unknown;
+  try {
+    doc = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return bytes;
+  }
+  if (!isProtectedExport(doc)) return bytes;
+  const what = doc.contents === "cxf" ? "CXF export" : "Bitwarden export";
+  if (!password) throw new PasswordNeededError(what);
+  return new TextEncoder().encode(await openProtectedExport(doc, password, what));
+}
+
 /** The plaintext that goes into an entry's encrypted_data (everything secret about a credential). */
 export function secretPayload(c: ImportedCredential) {
   return {
