@@ -163,9 +163,7 @@ describe("a CXF file's passkey", () => {
     await other.locator("#import-file").setInputFiles({ name, mimeType: "application/json", buffer: Buffer.from(text) });
     await other.getByRole("button", { name: "Preview" }).click();
     await expect.poll(() => other.locator("#import-error").innerText()).toBe("This CXF export is protected by a password: enter it to read the file");
-    await other.locator("#import-password").fill("not the password");
-    await other.getByRole("button", { name: "Preview" }).click();
-    await expect.poll(() => other.locator("#import-error").innerText()).toBe("The password does not open this CXF export: check it and press Preview again");
+    // (A wrong password's refusal is the same code path as the Bitwarden file's, tested in import-export.)
     await other.locator("#import-password").fill(PASSWORD);
     await other.getByRole("button", { name: "Preview" }).click();
     await expect.poll(() => other.locator("#import-summary").innerText()).toBe("Credential Exchange Format (CXF, logins and passkeys): 4 entries ready (4 kept as they are, 0 changed), 0 skipped.");
