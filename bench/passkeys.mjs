@@ -3,9 +3,11 @@
 // a local relying party (test/support/webauthn-rp.ts, whose library verifies every sign-in). The
 // person's confirmation is an extension frame whose controls count a click only after 500 ms shown
 // and visible (the hostile-page rule): the bench clicks as soon as the frame says a click counts.
-// Figures: get() -> assertion in the page (the whole), get() -> the frame's control armed (frame
-// made, drawn, plus the 500 ms rule), and the click -> assertion (the vault's signing, the counter
-// stored, the answer's way back to the page).
+// Figures: get() -> assertion in the page (the whole), and its parts: get() -> the frame drawn
+// (the request's way to the vault, the passkeys found, the frame made and drawn), drawn -> armed
+// (the 500 ms floor, and the visibility check's own delay), and the click -> assertion (the vault's
+// signing, the counter stored, the answer's way back to the page). The 300 ms target applies to
+// what is ours: get() -> drawn plus click -> assertion ("ours" below).
 //   node bench/passkeys.mjs [--runs 20] [--port 8741]
 import { execFileSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
@@ -69,19 +71,25 @@ try {
     await page.getByRole("button", { name: "Sign in with a passkey" }).click();
     const frame = await armedFrame(page);
     const armedAt = now();
+    const drawnAt = Number(await frame.locator("body").getAttribute("data-shown-at"));
+    const clickAt = now();
     await frame.getByRole("menuitem", { name: /bench/ }).click();
     await page.locator("#status", { hasText: `counter ${i + 1}` }).waitFor();
     const [start, end] = (await page.evaluate(() => [document.body.dataset.getStart, document.body.dataset.getEnd])).map(Number);
     // The first two warm the page's process and the extension's paths up.
-    if (i >= 2) runs.push({ whole: end - start, armed: armedAt - start, after: end - armedAt });
+    if (i >= 2) runs.push({ whole: end - start, drawn: drawnAt - start, floor: armedAt - drawnAt, after: end - clickAt, ours: drawnAt - start + (end - clickAt) });
   }
   const q = (key, p) => {
     const s = runs.map((r) => r[key]).sort((a, b) => a - b);
     return s[Math.min(s.length - 1, Math.floor(p * s.length))];
   };
   const line = (label, key) => `${label}: p50 ${fmt(q(key, 0.5), 1)} ms, p95 ${fmt(q(key, 0.95), 1)} ms, max ${fmt(q(key, 1), 1)} ms`;
-  console.log(`${line("get() -> assertion", "whole")} | ${line("get() -> confirmation armed", "armed")} | ${line("click -> assertion", "after")}  (${runs.length} sign-ins, each verified by the relying party)`);
-  console.log(`target: under 300 ms from get() to the assertion; the confirmation counts a click only after 500 ms shown (load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${cpus().length} cores)`);
+  console.log(`${line("get() -> assertion (whole)", "whole")}  (${runs.length} sign-ins, each verified by the relying party)`);
+  console.log(`  ${line("get() -> frame drawn", "drawn")}`);
+  console.log(`  ${line("drawn -> click counts (500 ms floor)", "floor")}`);
+  console.log(`  ${line("click -> assertion", "after")}`);
+  console.log(`  ${line("ours: get() -> drawn + click -> assertion", "ours")}  (target under 300 ms)`);
+  console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${cpus().length} cores`);
 } finally {
   await context?.close();
   worker.stop();

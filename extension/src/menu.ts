@@ -34,6 +34,8 @@ const toPage = (m: { type: "size"; height: number } | { type: "close" }) => pare
 function draw(...children: HTMLElement[]) {
   box.replaceChildren(...children);
   shownAt = performance.now();
+  // When it was drawn, on the wall clock, for bench/passkeys.mjs (inside this extension frame only).
+  body.dataset.shownAt = String(performance.timeOrigin + shownAt);
   keyboardArmed = false;
   delete body.dataset.armed;
   toPage({ type: "size", height: box.getBoundingClientRect().height });

@@ -4,7 +4,7 @@
  * HKDF-Expand into an AES-256-CBC key and an HMAC-SHA256 key; every value is an EncString of type 2
  * ("2.iv|ciphertext|mac", AES-CBC with HMAC over iv and ciphertext), checked before it is decrypted.
  */
-import { fromBase64 } from "../../../src/kernel/base64";
+import { fromBase64, toBase64 } from "../../../src/kernel/base64";
 import { ImportFormatError } from "./model";
 
 export type ProtectedExport = {
@@ -17,6 +17,8 @@ export type ProtectedExport = {
   kdfParallelism?: number;
   encKeyValidation_DO_NOT_EDIT: string;
   data: string;
+  /** "cxf" on this vault's own protected CXF export, so a prompt can name what is asked for. */
+  contents?: string;
 };
 
 const enc = new TextEncoder();
@@ -89,10 +91,35 @@ async function openEncString(keys: Keys, value: string): Promise<string | null> 
 }
 
 /** The export's plain JSON text; WrongPasswordError when the password does not open it. */
-export async function openProtectedExport(doc: ProtectedExport, password: string): Promise<string> {
+export async function openProtectedExport(doc: ProtectedExport, password: string, what = "Bitwarden export"): Promise<string> {
   const keys = await stretched(await masterKey(password, doc));
-  if ((await openEncString(keys, doc.encKeyValidation_DO_NOT_EDIT)) === null) throw new WrongPasswordError("Bitwarden export");
+  if ((await openEncString(keys, doc.encKeyValidation_DO_NOT_EDIT)) === null) throw new WrongPasswordError(what);
   const data = await openEncString(keys, doc.data);
   if (data === null) throw new ImportFormatError("The Bitwarden export's data does not match its checksum: the file was altered or damaged");
   return data;
+}
+
+/** An EncString of type 2: AES-256-CBC under a fresh IV, HMAC-SHA256 over iv || ciphertext. */
+async function sealEncString(keys: { enc: CryptoKey; mac: CryptoKey }, text: string): Promise<string> {
+  const iv = crypto.getRandomValues(new Uint8Array(16));
+  const ct = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-CBC", iv }, keys.enc, enc.encode(text)));
+  const signed = new Uint8Array(iv.length + ct.length);
+  signed.set(iv);
+  signed.set(ct, iv.length);
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", keys.mac, signed));
+  return `2.${toBase64(iv)}|${toBase64(ct)}|${toBase64(mac)}`;
+}
+
+/**
+ * A JSON text protected with a password in the same construction this reader opens (PBKDF2-SHA256,
+ * 600,000 iterations, a random salt; HKDF-Expand; EncStrings): the vault's own password-protected
+ * export (a CXF file), which this page's import opens with the password.
+ */
+export async function protectExport(text: string, password: string, iterations = 600_000): Promise<ProtectedExport> {
+  const salt = toBase64(crypto.getRandomValues(new Uint8Array(16)));
+  const base = await crypto.subtle.importKey("raw", enc.encode(password), "PBKDF2", false, ["deriveBits"]);
+  const master = new Uint8Array(await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt: enc.encode(salt), iterations }, base, 256));
+  const [e, m] = await Promise.all([expand(master, "enc"), expand(master, "mac")]);
+  const keys = { enc: await crypto.subtle.importKey("raw", e, "AES-CBC", false, ["encrypt"]), mac: await crypto.subtle.importKey("raw", m, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]) };
+  return { encrypted: true, passwordProtected: true, contents: "cxf", salt, kdfType: PBKDF2, kdfIterations: iterations, encKeyValidation_DO_NOT_EDIT: await sealEncString(keys, crypto.randomUUID()), data: await sealEncString(keys, text) };
 }

@@ -1,12 +1,15 @@
 /**
  * source_mgr_1 (Bitwarden) JSON and CSV. The JSON keeps every item type (login, secure note, card,
  * identity), every address with its match rule, custom fields by type, password history,
- * collections and archived state. A password-protected export is opened first (bitwarden-crypto.ts).
+ * collections and archived state, and a login's passkeys (`fido2Credentials`, read with Web Crypto
+ * before the items: bitwardenPasskeys). A password-protected export is opened first (bitwarden-crypto.ts).
  */
 import type { CustomField, FieldType } from "../entry-model";
 import { clean, credential, finish, ImportFormatError, matchRule, splitTags, truthy, type ParseOutput } from "./model";
 import { csvRecords } from "./csv";
 import { requireHeaders } from "./headers";
+import { fromBitwarden } from "../passkeys/exchange";
+import type { StoredPasskey } from "../passkeys/stored";
 
 type Item = {
   type?: number;
@@ -19,7 +22,7 @@ type Item = {
   deletedDate?: string | null;
   fields?: { name?: string | null; value?: string | null; type?: number }[] | null;
   passwordHistory?: { password?: string; lastUsedDate?: string }[] | null;
-  login?: { username?: string | null; password?: string | null; totp?: string | null; uris?: { uri?: string | null; match?: number | null }[] | null } | null;
+  login?: { username?: string | null; password?: string | null; totp?: string | null; uris?: { uri?: string | null; match?: number | null }[] | null; fido2Credentials?: Parameters<typeof fromBitwarden>[0][] | null } | null;
   card?: Record<string, string | null> | null;
   identity?: Record<string, string | null> | null;
 };
@@ -34,7 +37,27 @@ export const ACCOUNT_KEY_EXPORT =
 
 const s = (v: unknown) => (typeof v === "string" ? v : "");
 
-export function fromMgr1Doc(doc: Mgr1Doc): ParseOutput {
+/** Each item's passkeys as the vault keeps them, and how many of its credentials could not be read. */
+export type Mgr1Passkeys = Map<object, { passkeys: StoredPasskey[]; unreadable: number }>;
+
+/** The passkeys of an export's logins, read ahead (importing a PKCS#8 key is Web Crypto, so async). */
+export async function bitwardenPasskeys(doc: Mgr1Doc): Promise<Mgr1Passkeys> {
+  const out: Mgr1Passkeys = new Map();
+  for (const item of Array.isArray(doc.items) ? doc.items : []) {
+    const raw = item?.login?.fido2Credentials;
+    if (!Array.isArray(raw) || !raw.length) continue;
+    const read = await Promise.all(raw.map((c) => (c && typeof c === "object" ? fromBitwarden(c) : Promise.resolve(null))));
+    const passkeys = read.filter((p): p is StoredPasskey => p !== null);
+    out.set(item, { passkeys, unreadable: read.length - passkeys.length });
+  }
+  return out;
+}
+
+/**
+ * The export's items; `passkeys` (from bitwardenPasskeys) puts each login's passkeys in its entry.
+ * Without it (the synchronous reader), an item's passkeys are said to be left out.
+ */
+export function fromMgr1Doc(doc: Mgr1Doc, passkeys?: Mgr1Passkeys): ParseOutput {
   if (doc.encrypted && !doc.passwordProtected) throw new ImportFormatError(ACCOUNT_KEY_EXPORT);
   if (!Array.isArray(doc.items)) throw new ImportFormatError("Not a Bitwarden JSON export: no items array");
   const folders = new Map((doc.folders ?? []).map((f) => [f.id, f.name]));
@@ -70,6 +93,10 @@ export function fromMgr1Doc(doc: Mgr1Doc): ParseOutput {
       }
       fields.push({ name: s(f.name), value: s(f.value), type: FIELD[f.type ?? 0] ?? "text" });
     }
+    const keys = passkeys?.get(item);
+    const listed = Array.isArray(item.login?.fido2Credentials) ? item.login.fido2Credentials.length : 0;
+    const unread = keys ? keys.unreadable : listed;
+    if (unread) changes.push(`${unread === 1 ? "a passkey" : `${unread} passkeys`} not imported (${keys ? "its key cannot be read" : "read only when the file is opened on the Import page"})`);
     const uris = (item.login?.uris ?? []).map((u) => ({ url: clean(u.uri), match: matchRule(u.match ?? 0) }));
     const card = item.card ? { cardholder: s(item.card.cardholderName), brand: s(item.card.brand), number: s(item.card.number), exp_month: s(item.card.expMonth), exp_year: s(item.card.expYear), code: s(item.card.code) } : undefined;
     const id = item.identity ?? undefined;
@@ -92,6 +119,7 @@ export function fromMgr1Doc(doc: Mgr1Doc): ParseOutput {
         card: card && Object.fromEntries(Object.entries(card).filter(([, v]) => v)),
         identity: identity && Object.fromEntries(Object.entries(identity).filter(([, v]) => v)),
         history: (item.passwordHistory ?? []).map((h) => ({ password: s(h.password), changed_at: s(h.lastUsedDate) || new Date(0).toISOString() })),
+        passkeys: keys?.passkeys,
         changes,
       }),
     );

@@ -5,7 +5,7 @@
  * the format the file was read as.
  */
 import { csvRecords } from "./csv";
-import { fromMgr1Doc, parseMgr1Csv, type Mgr1Doc } from "./bitwarden";
+import { bitwardenPasskeys, fromMgr1Doc, parseMgr1Csv, type Mgr1Doc } from "./bitwarden";
 import { isProtectedExport, openProtectedExport } from "./bitwarden-crypto";
 import { parseBrowserCsv, parseGenericCsv, parseGenericJson, parseKeePassXcCsv, parseMgr2Csv, parseMgr3Csv, parseMgr4Csv, parseNordPassCsv } from "./formats";
 import { ImportFormatError, readJson, type ImportedCredential, type ParseOutput } from "./model";
@@ -164,13 +164,34 @@ export async function readImportFile(bytes: Uint8Array, opts: { format?: ImportF
   const text = new TextDecoder().decode(bytes);
   const format = opts.format ?? detectFormat(text);
   if (format === "source_mgr_1" && looksLikeJson(text)) {
-    const doc = readJson(text, "Bitwarden JSON");
+    let doc = readJson(text, "Bitwarden JSON") as Mgr1Doc;
     if (isProtectedExport(doc)) {
       if (!opts.password) throw new PasswordNeededError("Bitwarden export");
-      return parseImport(await openProtectedExport(doc, opts.password), "source_mgr_1");
+      doc = readJson(await openProtectedExport(doc, opts.password), "Bitwarden JSON") as Mgr1Doc;
     }
+    // Passkeys are read first (Web Crypto imports their keys), then land in their logins' entries.
+    return { ...fromMgr1Doc(doc, await bitwardenPasskeys(doc)), provider: "source_mgr_1", format: "source_mgr_1" };
   }
   return parseImport(text, format);
+}
+
+/**
+ * A password-protected JSON export opened (Bitwarden's, or this vault's own CXF export, which uses
+ * the same construction), so the person's file is then read as what it holds; other bytes as they
+ * are. PasswordNeededError without a password, WrongPasswordError with a wrong one.
+ */
+export async function openIfProtected(bytes: Uint8Array, password?: string): Promise<Uint8Array> {
+  if (!/^\s*\{/.test(new TextDecoder().decode(bytes.subarray(0, 64)))) return bytes;
+  let doc: unknown;
+  try {
+    doc = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return bytes;
+  }
+  if (!isProtectedExport(doc)) return bytes;
+  const what = doc.contents === "cxf" ? "CXF export" : "Bitwarden export";
+  if (!password) throw new PasswordNeededError(what);
+  return new TextEncoder().encode(await openProtectedExport(doc, password, what));
 }
 
 /** The plaintext that goes into an entry's encrypted_data (everything secret about a credential). */

@@ -5,6 +5,7 @@
  */
 import { normalizeHost } from "../../../src/kernel/hostname";
 import type { CardDetails, CustomField, EntryKind, EntryUrl, IdentityDetails, MatchRule, PastPassword } from "../entry-model";
+import type { StoredPasskey } from "../passkeys/stored";
 
 export type ImportedCredential = {
   name: string;
@@ -27,6 +28,8 @@ export type ImportedCredential = {
   identity?: IdentityDetails;
   /** Earlier passwords, newest first. */
   history: PastPassword[];
+  /** Passkeys the source held for this login (keys already in the vault's JWK form). */
+  passkeys?: StoredPasskey[];
   /** What was changed on the way in (an archived item tagged, a collection made a tag, …). */
   changes: string[];
 };
@@ -77,6 +80,7 @@ export function credential(parts: CredentialParts): ImportedCredential {
     ...(parts.card && Object.keys(parts.card).length ? { card: parts.card } : {}),
     ...(parts.identity && Object.keys(parts.identity).length ? { identity: parts.identity } : {}),
     history: (parts.history ?? []).filter((h) => h.password !== ""),
+    ...(parts.passkeys?.length ? { passkeys: parts.passkeys } : {}),
     changes: parts.changes ?? [],
   };
 }
@@ -86,7 +90,7 @@ export const matchRule = (n: unknown): MatchRule => (["domain", "host", "starts_
 
 /** Whether an item holds anything worth storing. */
 export function hasContent(c: ImportedCredential): boolean {
-  return !!(c.username || c.password || c.notes.trim() || c.totp || c.fields.length || c.card || c.identity || c.kind !== "login");
+  return !!(c.username || c.password || c.notes.trim() || c.totp || c.fields.length || c.card || c.identity || c.passkeys?.length || c.kind !== "login");
 }
 
 /**

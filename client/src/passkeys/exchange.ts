@@ -25,10 +25,10 @@ export type PasskeyFields = {
 async function jwkOf(pkcs8: Uint8Array<ArrayBuffer>): Promise<{ jwk: JsonWebKey; alg: PasskeyAlg }> {
   try {
     const k = await crypto.subtle.importKey("pkcs8", pkcs8, { name: "ECDSA", namedCurve: "P-256" }, true, ["sign"]);
-    return { jwk: await crypto.subtle.exportKey("jwk", k), alg: -7 };
+    return { jwk: (await crypto.subtle.exportKey("jwk", k)) as JsonWebKey, alg: -7 };
   } catch {
     const k = await crypto.subtle.importKey("pkcs8", pkcs8, { name: "Ed25519" }, true, ["sign"]);
-    return { jwk: await crypto.subtle.exportKey("jwk", k), alg: -8 };
+    return { jwk: (await crypto.subtle.exportKey("jwk", k)) as JsonWebKey, alg: -8 };
   }
 }
 
@@ -53,7 +53,8 @@ export async function passkeyOf(f: PasskeyFields): Promise<StoredPasskey> {
 export async function pkcs8Of(p: StoredPasskey): Promise<Uint8Array> {
   const alg = p.alg === -7 ? { name: "ECDSA", namedCurve: "P-256" } : { name: "Ed25519" };
   const k = await crypto.subtle.importKey("jwk", p.private_key, alg, true, ["sign"]);
-  return new Uint8Array(await crypto.subtle.exportKey("pkcs8", k));
+  // The cast: the Workers types (the importers are also type-checked with them) widen exportKey's result.
+  return new Uint8Array((await crypto.subtle.exportKey("pkcs8", k)) as ArrayBuffer);
 }
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

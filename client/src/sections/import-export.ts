@@ -8,7 +8,7 @@
  * a progress bar follows the batches. The export is the server's encrypted document, which this
  * page (or POST /api/passwords/import) takes back unchanged.
  */
-import { FORMAT_LABELS, ImportFormatError, PasswordNeededError, readImportFile, secretPayload, WrongPasswordError, type ImportedCredential, type ImportFormat, type Skipped } from "../importers";
+import { FORMAT_LABELS, ImportFormatError, openIfProtected, PasswordNeededError, readImportFile, secretPayload, WrongPasswordError, type ImportedCredential, type ImportFormat, type Skipped } from "../importers";
 import { ApiError, type ExportDocument, type ImportEntry } from "../api";
 import { domainOf, type VaultKeys } from "../crypto";
 import type { AppContext } from "../shell/context";
@@ -16,6 +16,7 @@ import { download, el, errorText } from "../ui";
 import { sealInput } from "../vault";
 import { fromCxf, isCxf } from "../passkeys/exchange";
 import type { StoredPasskey } from "../passkeys/stored";
+import { cxfExportForm } from "./export-cxf";
 import { previewTable, resultList, summaryText, type Row } from "./import-preview";
 
 export const BATCH = 50;
@@ -110,7 +111,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
   root.replaceChildren(
     el("h1", {}, "Import & export"),
     el("section", { "aria-labelledby": "import-heading" }, el("h2", { id: "import-heading" }, "Import"), el("p", { className: "hint" }, "Entries are encrypted on this device before they are sent. Nothing is imported until you confirm the preview."), form, summary, table, start, progress, result),
-    el("section", { "aria-labelledby": "export-heading" }, el("h2", { id: "export-heading" }, "Export"), el("p", { className: "hint" }, "Downloads every entry, still encrypted with your vault key, in a file this page can import again. It cannot be read without your master passphrase."), exportBtn, exportError),
+    el("section", { "aria-labelledby": "export-heading" }, el("h2", { id: "export-heading" }, "Export"), el("p", { className: "hint" }, "Downloads every entry, still encrypted with your vault key, in a file this page can import again. It cannot be read without your master passphrase."), exportBtn, exportError, cxfExportForm(app, () => gone)),
   );
 
   /** What the confirmed import sends: fresh credentials to encrypt, or an export's entries as they are. */
@@ -153,7 +154,14 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     }
     void f.arrayBuffer().then(async (buf) => {
       if (gone) return;
-      const bytes = new Uint8Array(buf);
+      let bytes: Uint8Array;
+      try {
+        // A password-protected file (this vault's CXF export, or Bitwarden's) is read as what it holds.
+        bytes = await openIfProtected(new Uint8Array(buf), passwordRow.hidden ? undefined : password.value);
+      } catch (err) {
+        return void showReadError(err);
+      }
+      if (gone) return;
       const own = bytes[0] === 0x50 ? null : readOwnExport(new TextDecoder().decode(bytes));
       if (own) {
         const rows = own.entries.map((e): Row => ({ credential: { name: e.name ?? "Imported entry", website: e.website, url: e.url, username: "(encrypted)", password: "", notes: "", totp: null, tags: e.tags ?? [], folder: null, favorite: false, kind: "login", urls: [], fields: [], history: [], changes: [] }, problem: e.wrapped_item_key && e.encrypted_data ? null : "no encrypted data" }));
@@ -184,7 +192,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
         const chosen = provider.value === "auto" ? undefined : (provider.value as ImportFormat);
         const parsed = await readImportFile(bytes, { format: chosen, password: passwordRow.hidden ? undefined : password.value });
         if (gone) return;
-        const rows = parsed.credentials.map((c) => ({ credential: c, problem: problemOf(c) }));
+        const rows = parsed.credentials.map((c): Row => ({ credential: c, problem: problemOf(c, c.passkeys?.length), ...(c.passkeys ? { passkeys: c.passkeys } : {}) }));
         if (rows.length + parsed.skipped.length === 0) {
           error.textContent = "The file holds no entries";
           return;
@@ -196,16 +204,20 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
         pending = { provider: parsed.provider, rows, skipped: parsed.skipped };
         showPreview(rows, parsed.skipped, FORMAT_LABELS[parsed.format]);
       } catch (err) {
-        if (err instanceof PasswordNeededError) {
-          passwordRow.hidden = false;
-          password.focus();
-          error.textContent = err.message;
-        } else if (err instanceof WrongPasswordError) {
-          error.textContent = `${err.message}: check it and press Preview again`;
-        } else error.textContent = err instanceof ImportFormatError ? `This file cannot be read as that format: ${err.message}` : errorText(err);
+        showReadError(err);
       }
     });
   });
+
+  function showReadError(err: unknown) {
+    if (err instanceof PasswordNeededError) {
+      passwordRow.hidden = false;
+      password.focus();
+      error.textContent = err.message;
+    } else if (err instanceof WrongPasswordError) {
+      error.textContent = `${err.message}: check it and press Preview again`;
+    } else error.textContent = err instanceof ImportFormatError ? `This file cannot be read as that format: ${err.message}` : errorText(err);
+  }
 
   start.addEventListener("click", () => {
     const job = pending;

@@ -7,7 +7,7 @@ import type { ImportedCredential, Skipped } from "../importers";
 import type { StoredPasskey } from "../passkeys/stored";
 import { el } from "../ui";
 
-/** A row of the preview: the credential, or why it cannot be imported; `passkeys` from a CXF file. */
+/** A row of the preview: the credential, or why it cannot be imported; `passkeys` to seal with it (CXF, Bitwarden). */
 export type Row = { credential: ImportedCredential; problem: string | null; passkeys?: StoredPasskey[] };
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -21,6 +21,7 @@ export function keptParts(c: ImportedCredential): string {
     c.fields.length ? `${plural(c.fields.length, "field")}${hidden ? ` (${hidden} hidden)` : ""}` : "",
     c.totp ? "TOTP" : "",
     c.history.length ? plural(c.history.length, "earlier password") : "",
+    c.passkeys?.length ? plural(c.passkeys.length, "passkey") : "",
     c.notes.trim() ? "notes" : "",
     c.folder ? `folder ${c.folder}` : "",
     c.tags.length ? `tags ${c.tags.join(", ")}` : "",
