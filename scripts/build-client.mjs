@@ -22,6 +22,18 @@ function sectionPaths(source = readFileSync(join(SRC, "shell", "sections.ts"), "
   return [...source.matchAll(/\bpath:\s*"(\/[a-z0-9-]+)"/g)].map((m) => m[1]);
 }
 
+/**
+ * kdbxweb (the KeePass reader) is a UMD bundle that requires Node's `crypto` at load and uses it
+ * only where Web Crypto is missing: in a browser it gets an empty module in its place.
+ */
+const noNodeCrypto = {
+  name: "no-node-crypto",
+  setup(b) {
+    b.onResolve({ filter: /^crypto$/ }, () => ({ path: "crypto", namespace: "empty-module" }));
+    b.onLoad({ filter: /.*/, namespace: "empty-module" }, () => ({ contents: "module.exports = {};", loader: "js" }));
+  },
+};
+
 const started = Date.now();
 rmSync(OUT, { recursive: true, force: true });
 mkdirSync(join(OUT, "assets"), { recursive: true });
@@ -42,6 +54,7 @@ async function workerBundle(entry, names) {
     minify: true,
     metafile: true,
     logLevel: "warning",
+    plugins: [noNodeCrypto],
   });
   return `/${relative(OUT, join(ROOT, Object.keys(out.metafile.outputs)[0])).split("\\").join("/")}`;
 }
@@ -62,6 +75,7 @@ const pages = await build({
   sourcemap: false,
   metafile: true,
   logLevel: "warning",
+  plugins: [noNodeCrypto],
 });
 
 /** Public URL of each page's entry script, by page name. */
