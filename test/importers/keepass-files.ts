@@ -5,7 +5,7 @@
  * documented layout. Used by the unit tests (workerd) and the browser journey (Node).
  */
 import { argon2d, argon2id } from "hash-wasm";
-import { Consts, CryptoEngine, Kdbx, KdbxCredentials, ProtectedValue } from "kdbxweb";
+import { Consts, CryptoEngine, Int64, Kdbx, KdbxCredentials, ProtectedValue, VarDictionary } from "kdbxweb";
 
 CryptoEngine.setArgon2Impl(async (password, salt, memory, iterations, length, parallelism, type) => {
   const run = type === CryptoEngine.Argon2TypeArgon2id ? argon2id : argon2d;
@@ -17,7 +17,8 @@ export const KEEPASS_PASSWORD = "correct horse battery staple";
 const pv = (s: string) => ProtectedValue.fromString(s);
 const at = (iso: string) => new Date(iso);
 
-export type KdbxOptions = { version: 3 | 4; kdf?: "argon2id" | "argon2d" | "aes"; keyFile?: Uint8Array; password?: string | null; extra?: number };
+/** `argon2`: memory in MiB, iterations and lanes (kdbxweb's defaults are 1 MiB, 2, 1; KeePassXC's are 64 MiB and more). */
+export type KdbxOptions = { version: 3 | 4; kdf?: "argon2id" | "argon2d" | "aes"; keyFile?: Uint8Array; password?: string | null; extra?: number; argon2?: { memory: number; iterations: number; parallelism: number } };
 
 /**
  * The known items: "Mail" (every kind of field), "Bank" (KeePass 2's TimeOtp fields, an extra
@@ -30,6 +31,12 @@ export async function buildKdbx(opts: KdbxOptions): Promise<Uint8Array> {
   const db = Kdbx.create(creds, "My passwords");
   db.setVersion(opts.version);
   if (opts.version === 4) db.setKdf(opts.kdf === "aes" ? Consts.KdfId.Aes : opts.kdf === "argon2d" ? Consts.KdfId.Argon2d : Consts.KdfId.Argon2id);
+  const params = db.header.kdfParameters;
+  if (opts.argon2 && params) {
+    params.set("M", VarDictionary.ValueType.UInt64, Int64.from(opts.argon2.memory * 1024 * 1024));
+    params.set("I", VarDictionary.ValueType.UInt64, Int64.from(opts.argon2.iterations));
+    params.set("P", VarDictionary.ValueType.UInt32, opts.argon2.parallelism);
+  }
   const root = db.getDefaultGroup();
   const personal = db.createGroup(root, "Personal");
   const email = db.createGroup(personal, "Email");

@@ -153,15 +153,16 @@ function fromDatabase(db: Kdbx): ParseOutput {
 const WHAT = "KeePass database";
 
 /** A kdbxweb failure as the person's message: a wrong key may be retried. */
-function explain(err: unknown): Error {
+function explain(err: unknown, file = WHAT): Error {
   if (err instanceof ImportFormatError) return err;
   if (err instanceof KdbxError) {
     if (err.code === "InvalidKey") return new WrongPasswordError(WHAT, "The password or key file does not open this KeePass database");
     if (err.code === "InvalidVersion" || err.code === "Unsupported") return new ImportFormatError(`This KeePass database uses a format or cipher this app cannot read (${err.message}). Save it with KeePassXC or KeePass 2 as KDBX 4, or export it as KeePass XML`);
     if (err.code === "BadSignature") return new ImportFormatError("This file is not a KeePass database");
-    return new ImportFormatError(`This KeePass database cannot be read: it looks damaged (${err.message})`);
+    return new ImportFormatError(`This ${file} cannot be read: it looks damaged (${err.message})`);
   }
-  return new ImportFormatError(`This KeePass file cannot be read: ${err instanceof Error ? err.message : String(err)}`);
+  // A file cut short fails in kdbxweb's binary reader (a RangeError), not with a KdbxError.
+  return new ImportFormatError(`This ${file} cannot be read: it looks damaged or cut short`);
 }
 
 /** A KDBX database opened with its password and/or key file. WrongPasswordError when they do not open it. */
@@ -182,6 +183,6 @@ export async function readKeePassXml(xml: string): Promise<ParseOutput> {
   try {
     return fromDatabase(await Kdbx.loadXml(xml.replace(/^\uFEFF/, ""), new KdbxCredentials(null)));
   } catch (err) {
-    throw explain(err);
+    throw explain(err, "KeePass XML file");
   }
 }
