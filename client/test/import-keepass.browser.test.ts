@@ -84,7 +84,11 @@ describe("import from KeePass", () => {
     expect(await page.locator('#revealed-fields dd[data-label="Expires"]').innerText()).toBe("2030-01-31");
     expect(await page.locator('#revealed-fields dd[data-field="urls.0"]').innerText()).toBe("https://webmail.example.com");
     expect(await page.locator('#revealed-fields dd[data-field="urls.1"]').innerText()).toBe("https://imap.example.com");
-    expect(await page.locator('#revealed-fields dd[data-field="password_history"]').innerText()).toMatch(/2 earlier|second-pw|•/);
+    // KeePass's entry history: the earlier passwords, newest first, shown only when opened.
+    const history = page.locator('#revealed-fields dd[data-field="password_history"]');
+    expect(await history.innerText()).toBe("Show 2 previous passwords");
+    await history.getByText("Show 2 previous passwords").click();
+    await expect.poll(() => history.locator("li .mono").allInnerTexts()).toEqual(["second-pw", "first-pw"]);
     await screenshot(page, "screenshots/import-kdbx-entry.png");
     await openEntry(page, "Bank");
     expect(await revealedField(page, "totp")).toBe("otpauth://totp/Bank?secret=GEZDGNBVGY3TQOJQ&digits=8&period=60&algorithm=SHA-256");

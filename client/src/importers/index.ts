@@ -9,6 +9,7 @@ import { fromMgr1Doc, parseMgr1Csv, type Mgr1Doc } from "./bitwarden";
 import { isProtectedExport, openProtectedExport } from "./bitwarden-crypto";
 import { parseBrowserCsv, parseGenericCsv, parseGenericJson, parseKeePassXcCsv, parseMgr2Csv, parseMgr3Csv, parseMgr4Csv, parseNordPassCsv } from "./formats";
 import { ImportFormatError, readJson, type ImportedCredential, type ParseOutput } from "./model";
+import { readKeePass } from "./keepass-reader";
 import { fromOnePuxDoc, type OnePuxDoc } from "./onepux";
 import { fromProtonDoc, isProtonDoc, type ProtonDoc } from "./proton";
 import { readZip } from "./zip";
@@ -160,9 +161,7 @@ const startsWith = (bytes: Uint8Array, magic: number[]) => magic.every((b, i) =>
 export async function readImportFile(bytes: Uint8Array, opts: { format?: ImportFormat; password?: string; keyFile?: Uint8Array } = {}): Promise<ImportResult> {
   if (startsWith(bytes, KDBX_MAGIC)) {
     if (!opts.password && !opts.keyFile) throw new PasswordNeededError(KDBX_WHAT);
-    // kdbxweb and its XML reader are a chunk of their own, loaded only for KeePass files.
-    const { readKdbx } = await import("./keepass");
-    return { ...(await readKdbx(bytes, opts.password, opts.keyFile)), provider: "generic", format: "keepass" };
+    return { ...(await readKeePass({ kind: "kdbx", bytes, password: opts.password, keyFile: opts.keyFile })), provider: "generic", format: "keepass" };
   }
   if (startsWith(bytes, ZIP_MAGIC)) {
     const files = await readZip(bytes);
@@ -175,8 +174,7 @@ export async function readImportFile(bytes: Uint8Array, opts: { format?: ImportF
   }
   const text = new TextDecoder().decode(bytes);
   if (isKeePassXmlText(text) && (!opts.format || opts.format === "keepass")) {
-    const { readKeePassXml } = await import("./keepass");
-    return { ...(await readKeePassXml(text)), provider: "generic", format: "keepass" };
+    return { ...(await readKeePass({ kind: "xml", text })), provider: "generic", format: "keepass" };
   }
   if (opts.format === "keepass") throw new ImportFormatError("This file is neither a KeePass database (KDBX) nor a KeePass 2 XML export");
   const format = opts.format ?? detectFormat(text);
