@@ -22,14 +22,27 @@ function sectionPaths(source = readFileSync(join(SRC, "shell", "sections.ts"), "
   return [...source.matchAll(/\bpath:\s*"(\/[a-z0-9-]+)"/g)].map((m) => m[1]);
 }
 
+/**
+ * kdbxweb (the KeePass reader) is a UMD bundle that requires Node's `crypto` at load and uses it
+ * only where Web Crypto is missing: in a browser it gets an empty module in its place.
+ */
+const noNodeCrypto = {
+  name: "no-node-crypto",
+  setup(b) {
+    b.onResolve({ filter: /^crypto$/ }, () => ({ path: "crypto", namespace: "empty-module" }));
+    b.onLoad({ filter: /.*/, namespace: "empty-module" }, () => ({ contents: "module.exports = {};", loader: "js" }));
+  },
+};
+
 const started = Date.now();
 rmSync(OUT, { recursive: true, force: true });
 mkdirSync(join(OUT, "assets"), { recursive: true });
 
 /**
  * A module Web Worker of its own, content-hashed like the pages; its URL is given to the page
- * bundles at build time: the vault page's entry reader (client/src/entry-reader-worker.ts) and the
- * health check (the estimator and its dictionaries inside).
+ * bundles at build time: the vault page's entry reader (client/src/entry-reader-worker.ts), the
+ * health check (the estimator and its dictionaries inside), and the import page's KeePass reader
+ * (kdbxweb and Argon2: client/src/importers/keepass-worker.ts).
  */
 async function workerBundle(entry, names) {
   const out = await build({
@@ -42,15 +55,17 @@ async function workerBundle(entry, names) {
     minify: true,
     metafile: true,
     logLevel: "warning",
+    plugins: [noNodeCrypto],
   });
   return `/${relative(OUT, join(ROOT, Object.keys(out.metafile.outputs)[0])).split("\\").join("/")}`;
 }
 const readerUrl = await workerBundle(["entry-reader-worker.ts"], "[name]-[hash]");
 const healthWorkerUrl = await workerBundle(["health", "worker.ts"], "health-worker-[hash]");
+const keepassWorkerUrl = await workerBundle(["importers", "keepass-worker.ts"], "keepass-worker-[hash]");
 
 const pages = await build({
   entryPoints: PAGES.map((p) => join(SRC, "pages", `${p}.ts`)),
-  define: { __ENTRY_READER__: JSON.stringify(readerUrl), __HEALTH_WORKER__: JSON.stringify(healthWorkerUrl) },
+  define: { __ENTRY_READER__: JSON.stringify(readerUrl), __HEALTH_WORKER__: JSON.stringify(healthWorkerUrl), __KEEPASS_WORKER__: JSON.stringify(keepassWorkerUrl) },
   outdir: join(OUT, "assets"),
   entryNames: "[name]-[hash]",
   chunkNames: "chunk-[hash]",
@@ -62,6 +77,7 @@ const pages = await build({
   sourcemap: false,
   metafile: true,
   logLevel: "warning",
+  plugins: [noNodeCrypto],
 });
 
 /** Public URL of each page's entry script, by page name. */
@@ -104,7 +120,7 @@ writeFileSync(join(OUT, "password-rules.json"), JSON.stringify(rules));
 /** Assets each page needs to run offline (the service worker pre-caches them with the pages). */
 /** The web app manifest and its icons (client/static; the PNGs made by scripts/make-icons.mjs). */
 const APP_FILES = ["/manifest.webmanifest", "/icon.svg", "/icon-192.png", "/icon-512.png", "/icon-maskable-512.png"];
-const assets = [cssUrl, ...APP_FILES, "/password-rules.json", readerUrl, healthWorkerUrl];
+const assets = [cssUrl, ...APP_FILES, "/password-rules.json", readerUrl, healthWorkerUrl, keepassWorkerUrl];
 for (const file of Object.keys(pages.metafile.outputs)) assets.push(`/${relative(OUT, join(ROOT, file)).split("\\").join("/")}`);
 
 for (const name of readdirSync(STATIC)) {

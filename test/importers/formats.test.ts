@@ -222,7 +222,9 @@ describe("Bitwarden password-protected JSON", () => {
     await expect(readImportFile(bytes(altered), { password: "pw" })).rejects.toThrow(ImportFormatError);
   });
 
-  it("a KDBX database is named and the way around given", async () => {
-    await expect(readImportFile(new Uint8Array([0x03, 0xd9, 0xa2, 0x9a, 0x67, 0xfb, 0x4b, 0xb5, 0, 0]))).rejects.toThrow(/KeePass database \(KDBX\)/);
+  it("a KDBX database asks for its master password or key file, and a damaged one is named as such", async () => {
+    const kdbx = new Uint8Array([0x03, 0xd9, 0xa2, 0x9a, 0x67, 0xfb, 0x4b, 0xb5, 0, 0]);
+    await expect(readImportFile(kdbx)).rejects.toThrow(/KeePass database is locked: enter its master password, choose its key file, or both/);
+    await expect(readImportFile(kdbx, { password: "pw" })).rejects.toThrow(/This KeePass database cannot be read: it looks damaged/);
   });
 });

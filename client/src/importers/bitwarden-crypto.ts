@@ -27,8 +27,8 @@ const ARGON2ID = 1;
 
 /** Raised for a wrong export password: the person can try again. */
 export class WrongPasswordError extends ImportFormatError {
-  constructor(what: string) {
-    super(`The password does not open this ${what}`);
+  constructor(what: string, message = `The password does not open this ${what}`) {
+    super(message);
     this.name = "WrongPasswordError";
   }
 }
@@ -53,9 +53,9 @@ async function masterKey(password: string, doc: ProtectedExport): Promise<Uint8A
       const { argon2id } = await import("hash-wasm");
       out = await argon2id({ password, salt, iterations: doc.kdfIterations, memorySize: memory * 1024, parallelism, hashLength: 32, outputType: "binary" });
     } catch {
-      // Argon2 runs as WebAssembly, which the web app's content security policy does not allow
-      // (script-src 'self', no 'wasm-unsafe-eval'): say so rather than fail without a reason.
-      throw new ImportFormatError("This export is protected with Argon2id, which this page cannot compute yet. In Bitwarden, export the vault as .json (not password protected), import that file here, then delete it");
+      // Argon2 runs as WebAssembly (the app's CSP allows it with 'wasm-unsafe-eval'); a browser
+      // with WebAssembly turned off cannot compute it: say so rather than fail without a reason.
+      throw new ImportFormatError("This export is protected with Argon2id, which this browser cannot compute (WebAssembly is turned off). In Bitwarden, export the vault as .json (not password protected), import that file here, then delete it");
     }
     return new Uint8Array(out);
   }

@@ -9,6 +9,7 @@ import { bitwardenPasskeys, fromMgr1Doc, parseMgr1Csv, type Mgr1Doc } from "./bi
 import { isProtectedExport, openProtectedExport } from "./bitwarden-crypto";
 import { parseBrowserCsv, parseGenericCsv, parseGenericJson, parseKeePassXcCsv, parseMgr2Csv, parseMgr3Csv, parseMgr4Csv, parseNordPassCsv } from "./formats";
 import { ImportFormatError, readJson, type ImportedCredential, type ParseOutput } from "./model";
+import { readKeePass } from "./keepass-reader";
 import { fromOnePuxDoc, type OnePuxDoc } from "./onepux";
 import { fromProtonDoc, isProtonDoc, type ProtonDoc } from "./proton";
 import { readZip } from "./zip";
@@ -21,7 +22,7 @@ export { hostnameOf, ImportFormatError, type ImportedCredential, type Skipped } 
 export type ImportProvider = "source_browser" | "source_mgr_1" | "source_mgr_2" | "source_mgr_3" | "source_mgr_4" | "generic";
 
 /** What a file can be read as: a provider's own formats, and the formats the API files under generic. */
-export type ImportFormat = ImportProvider | "nordpass" | "keepassxc" | "proton_pass" | "onepux";
+export type ImportFormat = ImportProvider | "nordpass" | "keepassxc" | "keepass" | "proton_pass" | "onepux";
 
 export const FORMAT_LABELS: Record<ImportFormat, string> = {
   source_mgr_1: "Bitwarden (JSON, password-protected JSON or CSV)",
@@ -31,6 +32,7 @@ export const FORMAT_LABELS: Record<ImportFormat, string> = {
   source_mgr_4: "Dashlane (CSV)",
   proton_pass: "Proton Pass (JSON or ZIP)",
   nordpass: "NordPass (CSV)",
+  keepass: "KeePass / KeePassXC (KDBX database or KeePass 2 XML)",
   keepassxc: "KeePassXC (CSV)",
   source_browser: "Browser export (Chrome, Edge, Firefox, Safari CSV)",
   generic: "Generic CSV or JSON (name, url, username, password)",
@@ -45,16 +47,20 @@ const PROVIDER: Record<ImportFormat, ImportProvider> = {
   source_mgr_4: "source_mgr_4",
   nordpass: "generic",
   keepassxc: "generic",
+  keepass: "generic",
   proton_pass: "generic",
   generic: "generic",
 };
 
 export type ImportResult = ParseOutput & { provider: ImportProvider; format: ImportFormat };
 
-/** Raised when the file is an encrypted export: ask for its password and read again. */
+/** What the password request names for a KDBX file: its password, key file or both open it. */
+export const KDBX_WHAT = "KeePass database";
+
+/** Raised when the file is an encrypted export: ask for its password (and key file for KeePass) and read again. */
 export class PasswordNeededError extends Error {
   constructor(readonly what: string) {
-    super(`This ${what} is protected by a password: enter it to read the file`);
+    super(what === KDBX_WHAT ? `This ${what} is locked: enter its master password, choose its key file, or both` : `This ${what} is protected by a password: enter it to read the file`);
     this.name = "PasswordNeededError";
   }
 }
@@ -128,6 +134,8 @@ export function parseImport(text: string, format: ImportFormat = detectFormat(te
       out = fromProtonDoc(doc);
       break;
     }
+    case "keepass":
+      throw new ImportFormatError("A KeePass file is read from its bytes: not a KeePass 2 XML export");
     case "onepux":
       out = fromOnePuxDoc(readJson(text, "1Password 1PUX export.data") as OnePuxDoc);
       break;
@@ -141,6 +149,8 @@ export function parseImport(text: string, format: ImportFormat = detectFormat(te
 }
 
 const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
+/** A KeePass 2 XML export: its root element is `<KeePassFile>` (after an XML declaration or comments). */
+const isKeePassXmlText = (text: string) => /^\s*(<\?xml[^>]*\?>\s*)?(<!--[\s\S]*?-->\s*)*<KeePassFile[\s>]/.test(stripBom(text));
 const KDBX_MAGIC = [0x03, 0xd9, 0xa2, 0x9a, 0x67, 0xfb, 0x4b, 0xb5];
 const startsWith = (bytes: Uint8Array, magic: number[]) => magic.every((b, i) => bytes[i] === b);
 
@@ -148,9 +158,10 @@ const startsWith = (bytes: Uint8Array, magic: number[]) => magic.every((b, i) =>
  * Any export file as its bytes: zips (1PUX, Proton Pass), password-protected Bitwarden JSON (with
  * `password`), and every text format. `format` is the person's choice, or detection when absent.
  */
-export async function readImportFile(bytes: Uint8Array, opts: { format?: ImportFormat; password?: string } = {}): Promise<ImportResult> {
+export async function readImportFile(bytes: Uint8Array, opts: { format?: ImportFormat; password?: string; keyFile?: Uint8Array } = {}): Promise<ImportResult> {
   if (startsWith(bytes, KDBX_MAGIC)) {
-    throw new ImportFormatError("This is a KeePass database (KDBX), which this app cannot open yet. In KeePass or KeePassXC, export the database as KeePass XML or CSV and import that file.");
+    if (!opts.password && !opts.keyFile) throw new PasswordNeededError(KDBX_WHAT);
+    return { ...(await readKeePass({ kind: "kdbx", bytes, password: opts.password, keyFile: opts.keyFile })), provider: "generic", format: "keepass" };
   }
   if (startsWith(bytes, ZIP_MAGIC)) {
     const files = await readZip(bytes);
@@ -162,6 +173,10 @@ export async function readImportFile(bytes: Uint8Array, opts: { format?: ImportF
     throw new ImportFormatError(`This zip file is not ${want}`);
   }
   const text = new TextDecoder().decode(bytes);
+  if (isKeePassXmlText(text) && (!opts.format || opts.format === "keepass")) {
+    return { ...(await readKeePass({ kind: "xml", text })), provider: "generic", format: "keepass" };
+  }
+  if (opts.format === "keepass") throw new ImportFormatError("This file is neither a KeePass database (KDBX) nor a KeePass 2 XML export");
   const format = opts.format ?? detectFormat(text);
   if (format === "source_mgr_1" && looksLikeJson(text)) {
     let doc = readJson(text, "Bitwarden JSON") as Mgr1Doc;

@@ -8,7 +8,7 @@
  * a progress bar follows the batches. The export is the server's encrypted document, which this
  * page (or POST /api/passwords/import) takes back unchanged.
  */
-import { FORMAT_LABELS, ImportFormatError, openIfProtected, PasswordNeededError, readImportFile, secretPayload, WrongPasswordError, type ImportedCredential, type ImportFormat, type Skipped } from "../importers";
+import { FORMAT_LABELS, ImportFormatError, KDBX_WHAT, openIfProtected, PasswordNeededError, readImportFile, secretPayload, WrongPasswordError, type ImportedCredential, type ImportFormat, type Skipped } from "../importers";
 import { ApiError, type ExportDocument, type ImportEntry } from "../api";
 import { domainOf, type VaultKeys } from "../crypto";
 import type { AppContext } from "../shell/context";
@@ -81,10 +81,14 @@ const readCxf = (text: string) => readJsonDoc<object>(text, isCxf);
 
 export function mount(root: HTMLElement, app: AppContext): () => void {
   let gone = false;
-  const file = el("input", { id: "import-file", type: "file", accept: ".csv,.json,.1pux,.zip,.kdbx,text/csv,application/json,application/zip" });
+  const file = el("input", { id: "import-file", type: "file", accept: ".csv,.json,.xml,.1pux,.zip,.kdbx,text/csv,application/json,application/zip" });
   const provider = el("select", { id: "import-provider" }, ...FORMATS.map(([v, t]) => el("option", { value: v }, t)));
   const password = el("input", { id: "import-password", type: "password", autocomplete: "off" });
-  const passwordRow = el("div", { hidden: true }, el("label", { htmlFor: "import-password" }, "Export password"), password);
+  const passwordLabel = el("label", { htmlFor: "import-password" }, "Export password");
+  const passwordRow = el("div", { hidden: true }, passwordLabel, password);
+  // A KeePass database opens with its master password, a key file, or both.
+  const keyFile = el("input", { id: "import-key-file", type: "file" });
+  const keyFileRow = el("div", { hidden: true }, el("label", { htmlFor: "import-key-file" }, "Key file (if the database uses one)"), keyFile);
   const readBtn = el("button", { type: "submit" }, "Preview");
   const error = el("p", { id: "import-error", className: "error", role: "alert" });
   const summary = el("p", { id: "import-summary", "aria-live": "polite" });
@@ -104,6 +108,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     el("label", { htmlFor: "import-provider" }, "Format"),
     provider,
     passwordRow,
+    keyFileRow,
     el("div", { className: "row" }, readBtn),
     error,
   );
@@ -133,10 +138,20 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     result.replaceChildren();
   }
 
+  /** The password field, named for what it opens; with the key-file picker for a KeePass database. */
+  function askPassword(keePass: boolean) {
+    passwordLabel.textContent = keePass ? "Master password" : "Export password";
+    passwordRow.hidden = false;
+    keyFileRow.hidden = !keePass;
+  }
+
   // A password belongs to one file: another file asks again when it needs one.
   file.addEventListener("change", () => {
     passwordRow.hidden = true;
+    keyFileRow.hidden = true;
     password.value = "";
+    keyFile.value = "";
+    if (/\.kdbx$/i.test(file.files?.[0]?.name ?? "")) askPassword(true);
   });
 
   form.addEventListener("submit", (ev) => {
@@ -190,7 +205,9 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
       }
       try {
         const chosen = provider.value === "auto" ? undefined : (provider.value as ImportFormat);
-        const parsed = await readImportFile(bytes, { format: chosen, password: passwordRow.hidden ? undefined : password.value });
+        const key = keyFileRow.hidden ? undefined : keyFile.files?.[0];
+        const keyBytes = key ? new Uint8Array(await key.arrayBuffer()) : undefined;
+        const parsed = await readImportFile(bytes, { format: chosen, password: passwordRow.hidden ? undefined : password.value, keyFile: keyBytes });
         if (gone) return;
         const rows = parsed.credentials.map((c): Row => ({ credential: c, problem: problemOf(c, c.passkeys?.length), ...(c.passkeys ? { passkeys: c.passkeys } : {}) }));
         if (rows.length + parsed.skipped.length === 0) {
@@ -211,7 +228,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
 
   function showReadError(err: unknown) {
     if (err instanceof PasswordNeededError) {
-      passwordRow.hidden = false;
+      askPassword(err.what === KDBX_WHAT);
       password.focus();
       error.textContent = err.message;
     } else if (err instanceof WrongPasswordError) {
