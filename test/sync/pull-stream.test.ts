@@ -12,19 +12,21 @@ import { pull, type PullBody } from "./helpers";
 /** Rows TIE..TIE+99 share one commit stamp; a full pull skips every seventh row, so they straddle the first page edge. */
 const FIRST_PAGE = PAGE_SIZES.first;
 const TIE = FIRST_PAGE;
-/** Rows of this suite's seed that fill one later page at the default sizes (about 300 bytes each). */
-const PULL_PAGE = Math.floor(PAGE_SIZES.bytes / 300);
+/** Ciphertext of this suite's seed: rows of about 1,800 bytes, so a few hundred fill a later page. */
+const DATA = "d".repeat(1_500);
+/** Rows of this suite's seed that fill one later page at the default sizes. */
+const PULL_PAGE = Math.floor(PAGE_SIZES.bytes / 1_800);
 
 /** Seeds `n` rows straight into D1, with the tie above. */
 async function seed(userId: string, n: number, base = Date.now() - 3_600_000) {
   const stmt = env.DB.prepare(
     `INSERT INTO passwords (id, user_id, name, website, tags, encryption_version, wrapped_item_key, encrypted_data, created_at, updated_at, change_seq, deleted_at)
-     VALUES (?, ?, ?, 'seed.example.com', '["t"]', 3, 'k', 'd', ?, ?, ?, ?)`,
+     VALUES (?, ?, ?, 'seed.example.com', '["t"]', 3, 'k', ?, ?, ?, ?, ?)`,
   );
   const rows = Array.from({ length: n }, (_, i) => {
     const seq = i >= TIE && i < TIE + 100 ? base + TIE : base + i;
     const at = new Date(seq).toISOString();
-    return stmt.bind(`${userId}-${String(i).padStart(5, "0")}`, userId, `Seed ${i}`, at, at, seq, i % 7 === 6 ? at : null);
+    return stmt.bind(`${userId}-${String(i).padStart(5, "0")}`, userId, `Seed ${i}`, DATA, at, at, seq, i % 7 === 6 ? at : null);
   });
   for (let i = 0; i < rows.length; i += 500) await env.DB.batch(rows.slice(i, i + 500));
   await env.DB.prepare("INSERT INTO sync_clocks (user_id, clock) VALUES (?, ?)").bind(userId, base + n).run();

@@ -34,12 +34,15 @@ export type SyncRow = Pick<PasswordRow, keyof typeof syncColumns>;
  * takes as many rows as, at the average size of the rows just read, fill about `bytes` of JSON
  * (between `minRows` and `maxRows`). Rows carry ciphertext of very different sizes, so a count of
  * rows alone either makes many small reads (each has a fixed cost) or lets one page of large rows
- * grow without bound. A page is one string in the Worker, garbage once sent; one past V8's
- * regular-object size (128 KiB) goes to the large-object space, which only a full collection frees.
- * The figures behind these numbers are in docs/scale.md ("Full pull").
+ * grow without bound. Each read costs one D1 round trip whatever its size, and a full pull's time
+ * was those trips: pages of about 256 KiB take a 10,000-entry vault in about 30 reads where 96 KiB
+ * took about 80. A page is one string in the Worker, garbage once sent; past V8's regular-object
+ * size (128 KiB) it lives in the large-object space, freed by a full collection, so a page's size
+ * is also what the runtime's memory grows by during a long pull. The figures behind these numbers
+ * (time and memory per page size) are in docs/scale.md ("Full pull").
  */
 export type PageSizes = { first: number; bytes: number; minRows: number; maxRows: number };
-export const PAGE_SIZES: PageSizes = { first: 200, bytes: 96 * 1024, minRows: 20, maxRows: 1000 };
+export const PAGE_SIZES: PageSizes = { first: 200, bytes: 256 * 1024, minRows: 20, maxRows: 4000 };
 
 /** Rows for the page after `page`, from the average size of its rows. */
 export function nextLimit(page: PullPage, sizes: PageSizes): number {
