@@ -102,7 +102,7 @@ async function status(): Promise<Status> {
       signedIn = false;
     }
   }
-  const vault = await toVault<{ unlocked: boolean; pending: number; lastSync: string | null; cached: number; current: boolean; twoFactorRequired: boolean }>({ type: "status" });
+  const vault = await toVault<{ unlocked: boolean; pending: number; lastSync: string | null; cached: number; current: boolean; twoFactorRequired: boolean; healthReady: boolean }>({ type: "status" });
   return { signedIn, email, appOrigin, ...vault, twoFactorRequired: signedIn && vault.twoFactorRequired, unlocked: signedIn && vault.unlocked };
 }
 
@@ -136,7 +136,8 @@ async function fillTab(tabId: number, documentId: string | undefined, id: string
   if (!documentId || !frame || frame.parentFrameId !== -1) return { ok: false, reason: "navigated" };
   const reply = await toVault<FillReply>({ type: "fill", id, confirmed }, { pageUrl: frame.url, crossOriginFrame: false });
   if (!reply.ok) return reply;
-  return (await toDocument(tabId, { frameId: 0, documentId }, { type: "do-fill", credentials: reply.credentials })) ? { ok: true } : { ok: false, reason: "navigated" };
+  if (!(await toDocument(tabId, { frameId: 0, documentId }, { type: "do-fill", credentials: reply.credentials }))) return { ok: false, reason: "navigated" };
+  return reply.warning ? { ok: true, warning: reply.warning } : { ok: true };
 }
 
 /**
@@ -174,8 +175,10 @@ async function fromFrame(m: Request, sender: chrome.runtime.MessageSender): Prom
       if (!seen.ok) return { ok: false, reason: `not-visible: ${seen.reason}` } satisfies PickReply;
       const reply = await toVault<FillReply>({ type: "fill", id: m.id, confirmed: m.confirmed }, { pageUrl: session.pageUrl, crossOriginFrame: session.crossOriginFrame });
       if (!reply.ok) return reply;
-      const done = await toDocument<boolean>(session.tabId, session, { type: "do-fill", nonce: m.nonce, credentials: reply.credentials });
-      return (done ? { ok: true } : { ok: false, reason: "navigated" }) satisfies PickReply;
+      // A warning (fill-health.ts) keeps the menu open to show it; the fill goes ahead either way.
+      const done = await toDocument<boolean>(session.tabId, session, { type: "do-fill", nonce: m.nonce, credentials: reply.credentials, keep: !!reply.warning });
+      if (!done) return { ok: false, reason: "navigated" } satisfies PickReply;
+      return (reply.warning ? { ok: true, warning: reply.warning } : { ok: true }) satisfies PickReply;
     }
     case "frame-save": {
       const session = await toVault<Session | null>({ type: "frame-session", nonce: m.nonce }, who);

@@ -182,7 +182,7 @@ chrome.runtime.onMessage.addListener((m: ToContent, _sender, reply) => {
   if (m.type === "do-fill") {
     if (m.nonce !== undefined && (m.nonce !== current?.nonce || current.kind !== "fill")) return void reply(false);
     fillWith(m.credentials, current?.anchor ?? null);
-    if (m.nonce !== undefined) close();
+    if (m.nonce !== undefined && !m.keep) close();
     reply(true);
   } else if (m.type === "frame-visible") {
     reply(current?.nonce === m.nonce ? current.seen() : { ok: false, reason: "closed" });

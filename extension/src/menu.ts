@@ -8,6 +8,7 @@
  * script then judges it from outside as well before the service worker releases anything.
  */
 import type { FrameAttached, FrameView, MatchItem, PasskeyChoice, PasskeyView, PickReply, Request, SaveOffer } from "./messages";
+import { warningParts } from "./warning";
 import { MIN_SHOWN_MS } from "./visibility";
 
 const send = <T>(m: Request): Promise<T> => chrome.runtime.sendMessage(m);
@@ -80,7 +81,16 @@ async function pick(item: MatchItem, confirmed: boolean) {
   const reply = await send<PickReply>({ type: "frame-pick", nonce: nonce!, id: item.id, confirmed });
   if (reply.ok) {
     body.dataset.state = "filled";
-    return toPage({ type: "close" });
+    if (!reply.warning) return toPage({ type: "close" });
+    // Filled, and the person is told why this password should change; nothing here releases anything.
+    const { kinds, text, link } = warningParts(reply.warning);
+    body.dataset.warning = kinds;
+    const ok = el("button", "primary", "OK");
+    ok.addEventListener("click", () => toPage({ type: "close" }));
+    const row = el("div", "row");
+    row.append(ok);
+    box.setAttribute("role", "alertdialog");
+    return draw(el("div", "warn", text), link, row);
   }
   if (reply.reason === "confirm-insecure") {
     const yes = control(el("button", "confirm", "Fill anyway"), () => pick(item, true));

@@ -2,9 +2,16 @@
 export type MatchItem = { id: string; name: string; username: string; hasTotp: boolean; insecure: boolean };
 
 /** `twoFactorRequired`: the web app's sign-in still owes its account 2FA code (DECISIONS D20); nothing fills until it is given. */
-export type Status = { signedIn: boolean; email: string | null; twoFactorRequired: boolean; unlocked: boolean; appOrigin: string; pending: number; lastSync: string | null; cached: number; current: boolean };
+export type Status = { signedIn: boolean; email: string | null; twoFactorRequired: boolean; unlocked: boolean; appOrigin: string; pending: number; lastSync: string | null; cached: number; current: boolean; /** the fill warnings' reuse count covers the whole synced copy */ healthReady: boolean };
 
 export type Credentials = { username: string; password: string; totp: string | null };
+
+/**
+ * Told to the person after a fill (fill-health.ts): how many other entries of the synced copy hold
+ * the same password, how often it was seen in breaches (0: not seen, or not known in time), and the
+ * web app's health page. Never shown in the page: only in the extension's frame or popup.
+ */
+export type FillWarning = { reused: number; exposed: number; healthUrl: string };
 
 export type SaveOffer = { kind: "save" | "update"; host: string; username: string };
 
@@ -78,7 +85,7 @@ export type Request =
 
 /** From the service worker to a content script: only the extension can send these. */
 export type ToContent =
-  | { type: "do-fill"; nonce?: string; credentials: Credentials }
+  | { type: "do-fill"; nonce?: string; credentials: Credentials; /** the menu stays to show a warning */ keep?: boolean }
   | { type: "frame-visible"; nonce: string }
   | { type: "frame-close"; nonce: string }
   | { type: "passkey-visible"; nonce: string }
@@ -91,5 +98,5 @@ export type ToContent =
 export type MatchSource = "server" | "synced" | "cache";
 export type MatchReply = { locked: true } | { locked: false; items: MatchItem[]; source: MatchSource; refused?: "refuse-frame"; twoFactorRequired?: true };
 /** What a content script learns at page load: whether its frame may be filled at all; never an entry. */
-export type FillReply = { ok: true; credentials: Credentials } | { ok: false; reason: "locked" | "two-factor-required" | "confirm-insecure" | "refuse-frame" | "refuse-domain" | "not-found" | "not-visible" | "navigated" };
-export type PickReply = { ok: true } | { ok: false; reason: string };
+export type FillReply = { ok: true; credentials: Credentials; warning?: FillWarning } | { ok: false; reason: "locked" | "two-factor-required" | "confirm-insecure" | "refuse-frame" | "refuse-domain" | "not-found" | "not-visible" | "navigated" };
+export type PickReply = { ok: true; warning?: FillWarning } | { ok: false; reason: string };

@@ -15,8 +15,10 @@ import { TrustStore } from "../../client/src/trust";
 import { SYNC_PERIOD_MS } from "../../client/src/sync-engine";
 import { gatedSync, LiveSync, liveSyncProtocols, liveSyncUrl } from "../../client/src/live-sync";
 import { Vault } from "../../client/src/vault";
+import { HEALTH_ENDPOINTS } from "../../client/src/health/breach";
 import type { Forwarded } from "./background";
 import { proveExtension, registerExtension } from "./device";
+import { FillHealth } from "./fill-health";
 import type { Credentials, FillReply, FrameAttached, FrameView, MatchItem, MatchReply, MatchSource, PasskeyResult, SaveOffer } from "./messages";
 import { entryHostsFor, hostOf, verdict, type FillContext } from "./policy";
 import { PasskeyProvider } from "./passkey-vault";
@@ -24,7 +26,7 @@ import { FrameSessions, type FrameSession } from "./sessions";
 import { currentCode } from "./totp";
 
 type Candidate = { id: string; name: string; website?: string | null; url: string | null; wrapped_item_key: string | null; encrypted_data: string | null };
-type Unlocked = { userId: string; keys: VaultKeys; vault: Vault; api: ApiClient; appOrigin: string; byHost: Map<string, LocalEntry[]>; indexedAt?: string; timer: ReturnType<typeof setInterval>; live: LiveSync };
+type Unlocked = { userId: string; keys: VaultKeys; vault: Vault; api: ApiClient; appOrigin: string; byHost: Map<string, LocalEntry[]>; indexedAt?: string; timer: ReturnType<typeof setInterval>; live: LiveSync; health: FillHealth };
 type Submission = { url: string; username: string; password: string };
 
 const dbReady = openDb();
@@ -129,7 +131,10 @@ async function reindex(s: Unlocked) {
   // the older cursor, so it is never taken for more current than it is.
   const indexedAt = await s.vault.db.meta<string>(`cursor:${s.userId}`);
   const byHost = new Map<string, LocalEntry[]>();
-  for (const e of await s.vault.db.entries(s.userId)) {
+  const all = await s.vault.db.entries(s.userId);
+  // The fill warnings' reuse count follows the copy, in the background (fill-health.ts).
+  void s.health.refresh(all, async (e) => (await s.vault.secrets(e)).password);
+  for (const e of all) {
     const h = boundHost(e);
     if (h) byHost.set(h, [...(byHost.get(h) ?? []), e]);
   }
@@ -150,6 +155,7 @@ async function sync(s: Unlocked) {
 function lock() {
   if (state) clearInterval(state.timer);
   state?.live.stop();
+  state?.health.clear();
   state = null;
   submissions.clear();
   sessions.clear();
@@ -190,7 +196,7 @@ async function unlock(passphrase: string, appOrigin: string, current: string | n
   // Live sync: the vault document (not the service worker, which the browser stops when idle)
   // holds the connection while unlocked; a notice pulls at once, so the fill cache follows the
   // web app's changes without waiting for the 30-second run.
-  const s: Unlocked = { userId: claims.sub, keys, vault: new Vault(db, claims.sub, keys), api, appOrigin, byHost: new Map(), timer: setInterval(() => void sync(s), SYNC_PERIOD_MS), live: liveFor(appOrigin, () => s) };
+  const s: Unlocked = { userId: claims.sub, keys, vault: new Vault(db, claims.sub, keys), api, appOrigin, byHost: new Map(), timer: setInterval(() => void sync(s), SYNC_PERIOD_MS), live: liveFor(appOrigin, () => s), health: new FillHealth((prefix) => s.api.text(HEALTH_ENDPOINTS.breachRange, { params: { prefix } })) };
   state = s;
   s.live.start();
   lastUse = Date.now();
@@ -264,6 +270,8 @@ async function match(ctx: FillContext): Promise<MatchReply> {
     const v = verdict(ctx, o.url);
     if (v !== "fill" && v !== "confirm-insecure") continue;
     items.push({ id: c.id, name: c.name, username: o.secrets.username, hasTotp: o.secrets.totp !== "", insecure: v === "confirm-insecure" });
+    // Its breach range is asked now, so a pick has it (fill-health.ts).
+    void s.health.prewarm(o.secrets.password);
   }
   return { locked: false, items: items.sort((a, b) => a.name.localeCompare(b.name) || a.username.localeCompare(b.username)), source };
 }
@@ -280,7 +288,8 @@ async function fill(ctx: FillContext, id: string, confirmed: boolean): Promise<F
   lastUse = Date.now();
   const secrets = o.secrets;
   const credentials: Credentials = { username: secrets.username, password: secrets.password, totp: secrets.totp ? await currentCode(secrets.totp) : null };
-  return { ok: true, credentials };
+  const warning = await s.health.warning(id, secrets.password, new URL("/health", s.appOrigin).href);
+  return warning ? { ok: true, credentials, warning } : { ok: true, credentials };
 }
 
 /**
@@ -369,6 +378,7 @@ async function status(appOrigin: string, current: string | null) {
     unlocked: state !== null,
     // Live sync holds the fill copy current: menus are drawn from it without asking the server.
     current: state ? liveToken === lastToken && state.live.covers(state.indexedAt) : false,
+    healthReady: state?.health.ready ?? false,
     cached: state ? [...state.byHost.values()].reduce((n, list) => n + list.length, 0) : 0,
     pending: state ? await db.pendingCount(state.userId) : 0,
     lastSync: session ? ((await db.meta<string>(`lastSync:${session.userId}`)) ?? null) : null,

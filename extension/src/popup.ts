@@ -1,6 +1,7 @@
 /** The toolbar popup: session and lock state, unlock, the current site's matches, lock, settings. */
 import { describe, generatePassword, requirementsFor } from "./generator";
-import type { MatchItem, MatchReply, PickReply, Request, Status } from "./messages";
+import type { FillWarning, MatchItem, MatchReply, PickReply, Request, Status } from "./messages";
+import { warningParts } from "./warning";
 
 const send = <T>(m: Request): Promise<T> => chrome.runtime.sendMessage(m);
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -32,11 +33,23 @@ function matchRow(tab: chrome.tabs.Tab, documentId: string | undefined, item: Ma
     const confirmed = item.insecure && confirm("This page is not secure (http) but the sign-in was saved for https. Fill anyway?");
     if (item.insecure && !confirmed) return;
     const reply = await send<PickReply>({ type: "fill-tab", tabId: tab.id!, documentId, id: item.id, confirmed });
-    if (reply.ok) window.close();
+    if (reply.ok && reply.warning) showWarning(reply.warning);
+    else if (reply.ok) window.close();
     else $("insecure").textContent = `Not filled: ${reply.reason}`;
   });
   li.append(text, fill);
   return li;
+}
+
+/** The page was filled; the popup stays open to say why its password should change. */
+function showWarning(w: FillWarning) {
+  const { kinds, text, link } = warningParts(w);
+  const box = $("fill-warning");
+  const p = document.createElement("p");
+  p.textContent = text;
+  box.replaceChildren(p, link);
+  box.hidden = false;
+  document.body.dataset.warning = kinds;
 }
 
 async function render() {

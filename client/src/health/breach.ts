@@ -5,6 +5,11 @@
  * device. Rows with a count of 0 are the upstream's padding and never count as a match.
  */
 
+/** The worker's relay of the range (the web app's health page and the extension ask it alike). */
+export const HEALTH_ENDPOINTS = {
+  breachRange: { method: "GET", path: "/api/breach/range/{prefix}", reads: [] },
+} as const;
+
 /** Fetches the range text for an upper-case five-character prefix. */
 export type RangeSource = (prefix: string) => Promise<string>;
 

@@ -7,12 +7,10 @@ import type { LocalEntry } from "../db";
 import { serviceUrlOf } from "../entry-tools/reset";
 import { hostOf } from "../password-generator";
 import type { Vault } from "../vault";
-import type { RangeSource } from "./breach";
+import { HEALTH_ENDPOINTS, type RangeSource } from "./breach";
 import type { HealthItem } from "./detectors";
 
-export const HEALTH_ENDPOINTS = {
-  breachRange: { method: "GET", path: "/api/breach/range/{prefix}", reads: [] },
-} as const;
+export { HEALTH_ENDPOINTS };
 
 /** How long to wait when the range budget (600 a minute) is spent before asking again. */
 const BUDGET_WAIT_S = 10;

@@ -5,13 +5,16 @@
  * are listed with what the person must do. Each reset is the reset tool's own (the manager follows
  * and saves it, and resumes it at the next unlock if the tab closes); the queue adds the order,
  * progress, pause and cancel, and a summary. Entries fixed in this visit are never queued again,
- * and a fixed entry's findings leave with the re-check that follows the queue.
+ * and a fixed entry's findings leave with the re-check that follows the queue. The queue is kept on
+ * the device while it runs (fix-queue.ts): a tab closed half-way offers it again on the next visit.
  */
 import { ApiError } from "../api";
 import { describeStartError } from "../entry-tools/reset";
 import type { EntryHealth, Finding } from "../health/detectors";
+import { keepQueue, keptQueue, leftIn, type KeptQueue } from "../health/fix-queue";
 import { el } from "../pages/common";
-import type { LiveReset } from "../reset/manager";
+import { resumeResets, type LiveReset } from "../reset/manager";
+import { TERMINAL } from "../reset/resets";
 import { mountResetView } from "../reset/view";
 import { canReset, changePasswordUrl, entryLink, type FixTools } from "./health-fix";
 
@@ -51,6 +54,7 @@ export function fixAllPanel(entries: EntryHealth[], tools: FixTools, hooks: { st
   const manual = candidates.filter((e) => !auto.includes(e));
 
   const start = el("button", { type: "button", textContent: `Fix all that can be fixed (${auto.length})` });
+  const interrupted = el("div", { className: "health-fix-interrupted", role: "status", hidden: true });
   start.disabled = auto.length === 0;
   const pause = el("button", { type: "button", className: "secondary", textContent: "Pause", hidden: true });
   const cancel = el("button", { type: "button", className: "secondary", textContent: "Cancel", hidden: true });
@@ -66,6 +70,7 @@ export function fixAllPanel(entries: EntryHealth[], tools: FixTools, hooks: { st
     { className: "card health-fix-all" },
     el("h2", { textContent: "Fix all" }),
     el("p", { className: "hint", textContent: `${auto.length} of ${candidates.length} entries with a password problem can be reset for you, one at a time (each reset drives a browser at the site and reads the reset email from your connected mailbox). The others need you at the site.` }),
+    interrupted,
     el("div", { className: "row" }, start, pause, cancel),
     overall,
     status,
@@ -92,26 +97,76 @@ export function fixAllPanel(entries: EntryHealth[], tools: FixTools, hooks: { st
     if (current && !current.saved) void manager.resets.cancel(current.task.taskId).catch(() => undefined);
   });
 
-  start.addEventListener("click", () => void run());
+  const userId = app.session.userId;
+  const nameOf = (id: string) => entries.find((e) => e.id === id)?.name ?? tools.items.get(id)?.name ?? "An entry";
+  let running = false;
+  start.addEventListener("click", () => {
+    interrupted.hidden = true;
+    void run(auto, []);
+  });
 
-  async function run() {
+  // A queue a closed tab left: offered again, never run by itself.
+  void keptQueue(app.db, userId).then((q) => {
+    if (!q || running) return;
+    const left = leftIn(q).length;
+    const resumeButton = el("button", { type: "button", textContent: "Resume" });
+    const dismiss = el("button", { type: "button", className: "secondary", textContent: "Dismiss" });
+    resumeButton.addEventListener("click", () => void resumeKept(q));
+    dismiss.addEventListener("click", () => {
+      interrupted.hidden = true;
+      void keepQueue(app.db, userId, null);
+    });
+    interrupted.replaceChildren(el("p", { textContent: `Fixing was interrupted: ${left} left.` }), el("div", { className: "row" }, resumeButton, dismiss));
+    interrupted.hidden = false;
+  });
+
+  /**
+   * Picks up a kept queue. The check this page just ran is the re-check: an entry no longer flagged
+   * was fixed (the reset under way when the tab closed, saved at unlock), a reset still running is
+   * followed rather than started again, and only entries still flagged are reset.
+   */
+  async function resumeKept(q: KeptQueue) {
+    interrupted.hidden = true;
+    await resumeResets(app);
+    const flagged = new Set(entries.filter((e) => PASSWORD_FINDINGS.some((f) => e[f])).map((e) => e.id));
+    const prior: Outcome[] = q.outcomes.map((o) => ({ ...o, name: nameOf(o.id) }));
+    const queue: { id: string; name: string }[] = [];
+    const followed = new Set<string>();
+    for (const id of leftIn(q)) {
+      if (manager.forEntry(id)) followed.add(id);
+      if (followed.has(id) || auto.some((e) => e.id === id)) queue.push({ id, name: nameOf(id) });
+      else if (!flagged.has(id)) prior.push({ id, name: nameOf(id), result: "fixed" });
+      else prior.push({ id, name: nameOf(id), result: "failed", why: "it can no longer be reset here (its mailbox or address changed)" });
+    }
+    for (const o of prior) if (o.result === "fixed") fixedThisVisit.add(o.id);
+    await run(queue, prior, followed);
+  }
+
+  /** `followed`: entries whose reset from before is followed to its end, whatever its state. */
+  async function run(queue: { id: string; name: string }[], prior: Outcome[], followed = new Set<string>()) {
+    running = true;
     start.disabled = true;
     hooks.started();
     pause.hidden = cancel.hidden = overall.hidden = false;
-    const outcomes: Outcome[] = [];
-    const rowOf = new Map(auto.map((e) => {
+    const outcomes: Outcome[] = [...prior];
+    overall.max = Math.max(1, queue.length + prior.length);
+    overall.value = prior.length;
+    const kept: KeptQueue = { ids: [...prior.map((o) => o.id), ...queue.map((e) => e.id)], outcomes: prior.map(({ id, result, why }) => ({ id, result, why })) };
+    await keepQueue(app.db, userId, kept);
+    const rowOf = new Map(queue.map((e) => {
       const state = el("p", { className: "reason", textContent: "Waiting" });
       const live = el("div");
       const li = el("li", { dataset: { id: e.id, state: "waiting" } }, el("p", { className: "name" }, entryLink(app, e.id, e.name)), state, live);
       rows.append(li);
       return [e.id, { li, state, live }] as const;
     }));
-    for (const e of auto) {
+    for (const e of queue) {
       if (paused && !cancelled) await new Promise<void>((r) => (resume = r));
       resume = null;
       const row = rowOf.get(e.id)!;
       if (cancelled) {
         outcomes.push({ id: e.id, name: e.name, result: "cancelled" });
+        kept.outcomes.push({ id: e.id, result: "cancelled" });
         row.li.dataset.state = "cancelled";
         row.state.textContent = "Not started: cancelled";
         continue;
@@ -119,13 +174,15 @@ export function fixAllPanel(entries: EntryHealth[], tools: FixTools, hooks: { st
       const item = tools.items.get(e.id)!;
       row.li.dataset.state = "running";
       row.state.textContent = "Resetting…";
-      status.textContent = `Resetting ${e.name} (${outcomes.length + 1} of ${auto.length})…`;
+      status.textContent = `Resetting ${e.name} (${outcomes.length + 1} of ${overall.max})…`;
       let out: Omit<Outcome, "id" | "name">;
       try {
-        for (;;) {
+        // One already under way for the entry (a kept queue's, followed since the unlock) is not started again.
+        const live = manager.forEntry(e.id);
+        current = live && (followed.has(e.id) || !(live.saved || (live.status && TERMINAL.has(live.status.status)))) ? live : null;
+        while (!current) {
           try {
             current = await manager.start({ entryId: e.id, serviceUrl: item.url!, email: item.username.trim() });
-            break;
           } catch (err) {
             if (!(err instanceof ApiError && err.status === 429) || cancelled) throw err;
             row.state.textContent = "Waiting for the reset limit…";
@@ -140,12 +197,15 @@ export function fixAllPanel(entries: EntryHealth[], tools: FixTools, hooks: { st
       }
       current = null;
       outcomes.push({ id: e.id, name: e.name, ...out });
+      kept.outcomes.push({ id: e.id, ...out });
+      await keepQueue(app.db, userId, kept);
       if (out.result === "fixed") fixedThisVisit.add(e.id);
       row.li.dataset.state = out.result;
       row.state.textContent = out.result === "fixed" ? "Fixed: new password saved" : out.result === "cancelled" ? "Cancelled" : `Failed: ${out.why}`;
       overall.value = outcomes.length;
     }
     pause.hidden = cancel.hidden = true;
+    await keepQueue(app.db, userId, null);
     status.textContent = cancelled ? "Cancelled." : "Done.";
     showSummary(outcomes);
     hooks.done();

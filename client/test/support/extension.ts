@@ -64,7 +64,7 @@ export async function unlockInPopup(context: BrowserContext, passphrase: string,
 }
 
 /** `current`: live sync holds the fill copy current, so menus are drawn from it without the server. */
-export type ExtensionStatus = { signedIn: boolean; unlocked: boolean; cached: number; current: boolean; pending: number; lastSync: string | null };
+export type ExtensionStatus = { signedIn: boolean; unlocked: boolean; cached: number; current: boolean; pending: number; lastSync: string | null; healthReady: boolean };
 
 /** What the service worker reports, asked from an extension page like the popup does. */
 export function extensionStatus(popup: Page): Promise<ExtensionStatus> {
