@@ -38,7 +38,9 @@ afterAll(async () => {
 });
 
 describe("an entry's extra addresses in the extension", () => {
-  it("imports a Bitwarden item with two addresses and fills it on the second site", async () => {
+  const second = () => at("login.second.test", "/login");
+
+  it("imports a Bitwarden item with two addresses; the server finds it only by the second one's hashed host", async () => {
     const app = await context.newPage();
     await app.goto(base);
     await signInThroughPage(app, user.token, PASSPHRASE);
@@ -62,18 +64,21 @@ describe("an entry's extra addresses in the extension", () => {
     };
     await openSection(app, "Import & export");
     await app.getByLabel(/Export file from another password manager/).setInputFiles({ name: "bitwarden.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(file)) });
+    await app.getByRole("button", { name: "Preview" }).click();
     await app.getByRole("button", { name: "Import 1 entry" }).click();
     await expect.poll(() => app.locator("#import-done").getAttribute("data-imported"), { timeout: 30_000 }).toBe("1");
     await app.close();
 
     // The server stores the second address's host only as a blind hash, which the page's hashes find.
     const api = await apiAs(base, user.token);
-    const second = at("login.second.test", "/login");
-    const found = await api.get(`/api/passwords/match?url=${encodeURIComponent(second)}&host_hashes=${(await pageHostHashes(keys, second)).join(",")}`);
+    const found = await api.get(`/api/passwords/match?url=${encodeURIComponent(second())}&host_hashes=${(await pageHostHashes(keys, second())).join(",")}`);
     expect(found.body.matches.map((m: { name: string }) => m.name)).toEqual(["Two sites"]);
     expect(JSON.stringify(found.body)).not.toContain("second.test");
-    const plain = await api.get(`/api/passwords/match?url=${encodeURIComponent(second)}`);
+    const plain = await api.get(`/api/passwords/match?url=${encodeURIComponent(second())}`);
     expect(plain.body.matches).toEqual([]);
+  });
+
+  it("the extension offers and fills it on the second site, and nothing on a lookalike", async () => {
 
     const popup = await openPopup(context);
     await popup.getByLabel("Master passphrase").fill(PASSPHRASE);
@@ -81,7 +86,7 @@ describe("an entry's extra addresses in the extension", () => {
     await expect.poll(async () => (await extensionStatus(popup)).cached, { timeout: 30_000 }).toBe(1);
     await popup.close();
 
-    const page = await openPage(context, second);
+    const page = await openPage(context, second());
     const menu = await openFillMenu(page);
     expect(await menu.locator("body").getAttribute("data-count")).toBe("1");
     expect(await frameText(menu)).toContain("Two sites");

@@ -21,7 +21,7 @@ const TYPE_LABELS: Record<FieldType, string> = { text: "Text", hidden: "Hidden",
 const IDENTITY_LABELS: Record<(typeof IDENTITY_KEYS)[number], string> = {
   title: "Title", first_name: "First name", middle_name: "Middle name", last_name: "Last name", email: "Email", phone: "Phone",
   company: "Company", address1: "Address line 1", address2: "Address line 2", city: "City", state: "State or region",
-  postal_code: "Postal code", country: "Country", username: "Username", ssn: "National ID number", passport: "Passport number", license: "Licence number",
+  postal_code: "Postal code", country: "Country", username: "User ID", ssn: "National ID number", passport: "Passport number", license: "Licence number",
 };
 const MASKED_IDENTITY = new Set(["ssn", "passport", "license"]);
 
