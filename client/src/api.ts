@@ -14,7 +14,7 @@ export const ENDPOINTS = {
   csrfToken: { method: "GET", path: "/api/auth/csrf-token", reads: ["csrfToken"] },
   session: { method: "GET", path: "/api/auth/session", reads: ["user", "twoFactorRequired"] },
   listPasswords: { method: "GET", path: "/api/passwords", query: ["page", "limit"], reads: ["data", "pagination"] },
-  match: { method: "GET", path: "/api/passwords/match", query: ["url"], reads: ["matches"] },
+  match: { method: "GET", path: "/api/passwords/match", query: ["url", "host_hashes"], reads: ["matches"] },
   reveal: { method: "POST", path: "/api/passwords/{id}/reveal", reads: ["envelope"] },
   syncPull: { method: "GET", path: "/api/passwords/sync", query: ["since", "resume"], reads: ["changes", "serverTimestamp", "fullSyncRequired"] },
   syncPush: { method: "POST", path: "/api/passwords/sync", body: ["mutations"], reads: ["results", "serverTimestamp"] },
@@ -131,6 +131,8 @@ export type EndpointDef = { method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
  * handled by its caller instead of being put to the person as "confirm it's you".
  */
 type CallOptions = { params?: Record<string, string>; query?: Record<string, string | undefined>; body?: unknown; headers?: Record<string, string>; quiet?: boolean };
+
+const matchQuery = (url: string, hostHashes: string[]) => ({ url, host_hashes: hostHashes.length ? hostHashes.join(",") : undefined });
 
 function urlFor(template: string, params: Record<string, string> = {}, query: Record<string, string | undefined> = {}): string {
   const path = template.replace(/\{(\w+)\}/g, (_, k: string) => encodeURIComponent(params[k] ?? ""));
@@ -353,16 +355,17 @@ export class ApiClient {
     return this.call("listPasswords", { query: { page: String(page), limit: String(limit) } });
   }
 
-  match(url: string): Promise<MatchResponse> {
-    return this.call("match", { query: { url } });
+  /** `hostHashes`: the page's hashed hosts (host-hashes.ts), so entries match by their extra addresses too. */
+  match(url: string, hostHashes: string[] = []): Promise<MatchResponse> {
+    return this.call("match", { query: matchQuery(url, hostHashes) });
   }
 
   /**
    * For an answer the caller cannot trust (an entry that does not open in its place): a 304 would
    * confirm the body kept, so the next lookup of this URL asks unconditionally.
    */
-  forgetMatch(url: string) {
-    this.revalidation.forget(this.urlOf(ENDPOINTS.match, { query: { url } }));
+  forgetMatch(url: string, hostHashes: string[] = []) {
+    this.revalidation.forget(this.urlOf(ENDPOINTS.match, { query: matchQuery(url, hostHashes) }));
   }
 
   reveal(id: string): Promise<RevealResponse> {

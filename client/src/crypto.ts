@@ -229,6 +229,9 @@ async function hmacHex(key: CryptoKey, label: string, value: string): Promise<st
   return hex(await crypto.subtle.sign("HMAC", key, bytes(`${label}|${value}`)));
 }
 
+/** A normalised host's blind index, as `domain_hash` and the extra addresses' `host_hashes` store it. */
+export const domainHash = (keys: VaultKeys, host: string): Promise<string> => hmacHex(keys.indexKey, "domain", host);
+
 /** Hostname without scheme, port, path or a leading www., lower case: what domain_hash covers. */
 export function domainOf(website: string): string {
   return normalizeHost(website) ?? website.trim().toLowerCase();
@@ -255,7 +258,7 @@ export async function blindIndexes(keys: VaultKeys, fields: { name: string; webs
   return {
     name_hash: await hmacHex(keys.indexKey, "name", fields.name.trim().toLowerCase()),
     username_hash: await hmacHex(keys.indexKey, "username", fields.username.trim().toLowerCase()),
-    ...(domain ? { domain_hash: await hmacHex(keys.indexKey, "domain", domain) } : {}),
+    ...(domain ? { domain_hash: await domainHash(keys, domain) } : {}),
     search_tokens: await Promise.all(words.map((w) => hmacHex(keys.indexKey, "token", w))),
   };
 }

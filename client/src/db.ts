@@ -44,6 +44,8 @@ export type MutationData = {
   username_hash: string;
   domain_hash?: string | null;
   search_tokens: string[];
+  /** Blind hashes of the extra addresses' hosts (client/src/host-hashes.ts). */
+  host_hashes?: string[];
   /** The spec's plaintext passkey fields: whether the sealed payload holds passkeys, and their site. */
   has_passkey?: boolean;
   passkey_label?: string | null;

@@ -95,7 +95,7 @@ export async function changePassphrase(db: LocalDb, userId: string, oldKeys: Vau
           continue;
         }
         const wrapped = await rewrapItemKey(checked, newKeys, place, e.wrapped_item_key);
-        changes.push(await withEnvelope(newKeys, userId, e, { wrapped_item_key: wrapped, encrypted_data: e.encrypted_data }, opened.secrets.username, now));
+        changes.push(await withEnvelope(newKeys, userId, e, { wrapped_item_key: wrapped, encrypted_data: e.encrypted_data }, opened.secrets, now));
       } catch {
         unreadable.push(e.name);
       }

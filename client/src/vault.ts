@@ -5,6 +5,7 @@
 import { blindIndexes, DecryptionError, domainOf, queryTokens, type BlindIndexes, type EntrySecrets, type Envelope, type VaultKeys } from "./crypto";
 import type { LocalDb, LocalEntry, MutationData, PendingMutation } from "./db";
 import type { EntryReader, ReaderResult } from "./entry-reader";
+import { hostHashes } from "./host-hashes";
 import { isBound, KeyRollbackError, LegacyRefusedError, MisplacedEnvelopeError, openEntry, placeOf, sealEntry } from "./envelope";
 import { sortInSlices } from "./next-task";
 import { passkeyLabel } from "./passkeys/stored";
@@ -15,8 +16,8 @@ export type EntryInput = EntrySecrets & { name: string; website: string; url: st
 /** Whether this device still opens unbound (version 1) envelopes of the user's vault. */
 export type LegacyPolicy = () => Promise<boolean>;
 
-/** What a create or update sends: plaintext metadata, the envelope and the blind indexes. */
-function mutationData(meta: { name: string; website: string | null; url: string | null; tags: string[] }, envelope: Envelope, idx: BlindIndexes): MutationData {
+/** What a create or update sends: plaintext metadata, the envelope and the blind indexes (extra addresses' hashes included, even none). */
+function mutationData(meta: { name: string; website: string | null; url: string | null; tags: string[] }, envelope: Envelope, idx: BlindIndexes, hosts: string[]): MutationData {
   return {
     ...meta,
     ...envelope,
@@ -25,6 +26,7 @@ function mutationData(meta: { name: string; website: string | null; url: string 
     username_hash: idx.username_hash,
     domain_hash: idx.domain_hash ?? null,
     search_tokens: idx.search_tokens,
+    host_hashes: hosts,
   };
 }
 
@@ -32,9 +34,9 @@ function mutationData(meta: { name: string; website: string | null; url: string 
  * An existing entry with a new envelope (same plaintext metadata), its blind indexes under `keys`,
  * and the update mutation that carries it.
  */
-export async function withEnvelope(keys: VaultKeys, userId: string, e: LocalEntry, envelope: Envelope, username: string, now: string): Promise<{ entry: LocalEntry; mutation: PendingMutation }> {
-  const idx = await blindIndexes(keys, { name: e.name, website: e.website ?? e.url ?? "", username });
-  const data = mutationData(e, envelope, idx);
+export async function withEnvelope(keys: VaultKeys, userId: string, e: LocalEntry, envelope: Envelope, secrets: Pick<EntrySecrets, "username" | "urls">, now: string): Promise<{ entry: LocalEntry; mutation: PendingMutation }> {
+  const idx = await blindIndexes(keys, { name: e.name, website: e.website ?? e.url ?? "", username: secrets.username });
+  const data = mutationData(e, envelope, idx, await hostHashes(keys, secrets.urls, e.website ?? e.url ?? ""));
   return {
     entry: { ...e, ...envelope, search_tokens: idx.search_tokens, updated_at: now },
     mutation: { userId, action: "update", entryId: e.id, clientUpdatedAt: now, data },
@@ -43,7 +45,7 @@ export async function withEnvelope(keys: VaultKeys, userId: string, e: LocalEntr
 
 /** An entry sealed again, bound to its place: the in-browser migration of unbound entries. */
 export async function resealed(keys: VaultKeys, userId: string, e: LocalEntry, secrets: EntrySecrets, now: string) {
-  return withEnvelope(keys, userId, e, await sealEntry(keys, placeOf(userId, e), secrets), secrets.username, now);
+  return withEnvelope(keys, userId, e, await sealEntry(keys, placeOf(userId, e), secrets), secrets, now);
 }
 
 /** An entry as the server stores it under V3, its envelope bound to its id, owner and website. */
@@ -67,7 +69,8 @@ export async function sealInput(keys: VaultKeys, userId: string, id: string, inp
     ...modelOf(input),
   });
   const idx = await blindIndexes(keys, { name, website: input.website || input.url, username: input.username });
-  const data = { ...mutationData({ name, website, url, tags: input.tags }, envelope, idx), has_passkey: !!input.passkeys?.length, passkey_label: passkeyLabel(input.passkeys) };
+  const hosts = await hostHashes(keys, input.urls, input.website || input.url);
+  const data = { ...mutationData({ name, website, url, tags: input.tags }, envelope, idx, hosts), has_passkey: !!input.passkeys?.length, passkey_label: passkeyLabel(input.passkeys) };
   return { data, tokens: idx.search_tokens };
 }
 

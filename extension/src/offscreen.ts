@@ -20,13 +20,15 @@ import type { Forwarded } from "./background";
 import { proveExtension, registerExtension } from "./device";
 import { FillHealth } from "./fill-health";
 import type { Credentials, FillReply, FrameAttached, FrameView, MatchItem, MatchReply, MatchSource, PasskeyResult, SaveOffer } from "./messages";
-import { entryHostsFor, hostOf, verdict, type FillContext } from "./policy";
+import { entryHostsFor, entryVerdict, hostOf, type FillContext } from "./policy";
+import { ExtraHosts } from "./extra-hosts";
+import { pageHostHashes } from "../../client/src/host-hashes";
 import { PasskeyProvider } from "./passkey-vault";
 import { FrameSessions, type FrameSession } from "./sessions";
 import { currentCode } from "./totp";
 
 type Candidate = { id: string; name: string; website?: string | null; url: string | null; wrapped_item_key: string | null; encrypted_data: string | null };
-type Unlocked = { userId: string; keys: VaultKeys; vault: Vault; api: ApiClient; appOrigin: string; byHost: Map<string, LocalEntry[]>; indexedAt?: string; timer: ReturnType<typeof setInterval>; live: LiveSync; health: FillHealth };
+type Unlocked = { userId: string; keys: VaultKeys; vault: Vault; api: ApiClient; appOrigin: string; byHost: Map<string, LocalEntry[]>; extra: ExtraHosts; indexedAt?: string; timer: ReturnType<typeof setInterval>; live: LiveSync; health: FillHealth };
 type Submission = { url: string; username: string; password: string };
 
 const dbReady = openDb();
@@ -131,13 +133,15 @@ async function reindex(s: Unlocked) {
   // the older cursor, so it is never taken for more current than it is.
   const indexedAt = await s.vault.db.meta<string>(`cursor:${s.userId}`);
   const byHost = new Map<string, LocalEntry[]>();
-  const all = await s.vault.db.entries(s.userId);
+  const entries = await s.vault.db.entries(s.userId);
   // The fill warnings' reuse count follows the copy, in the background (fill-health.ts).
-  void s.health.refresh(all, async (e) => (await s.vault.secrets(e)).password);
-  for (const e of all) {
+  void s.health.refresh(entries, async (e) => (await s.vault.secrets(e)).password);
+  for (const e of entries) {
     const h = boundHost(e);
     if (h) byHost.set(h, [...(byHost.get(h) ?? []), e]);
   }
+  // And by the hosts of their extra addresses, read from the opened entries (sealed, unlike the main one).
+  await s.extra.addTo(byHost, entries, (e) => s.vault.secrets(e));
   s.byHost = byHost;
   s.indexedAt = indexedAt;
 }
@@ -196,7 +200,18 @@ async function unlock(passphrase: string, appOrigin: string, current: string | n
   // Live sync: the vault document (not the service worker, which the browser stops when idle)
   // holds the connection while unlocked; a notice pulls at once, so the fill cache follows the
   // web app's changes without waiting for the 30-second run.
-  const s: Unlocked = { userId: claims.sub, keys, vault: new Vault(db, claims.sub, keys), api, appOrigin, byHost: new Map(), timer: setInterval(() => void sync(s), SYNC_PERIOD_MS), live: liveFor(appOrigin, () => s), health: new FillHealth((prefix) => s.api.text(HEALTH_ENDPOINTS.breachRange, { params: { prefix } })) };
+  const s: Unlocked = {
+    userId: claims.sub,
+    keys,
+    vault: new Vault(db, claims.sub, keys),
+    api,
+    appOrigin,
+    byHost: new Map(),
+    extra: new ExtraHosts(),
+    timer: setInterval(() => void sync(s), SYNC_PERIOD_MS),
+    live: liveFor(appOrigin, () => s),
+    health: new FillHealth((prefix) => s.api.text(HEALTH_ENDPOINTS.breachRange, { params: { prefix } })),
+  };
   state = s;
   s.live.start();
   lastUse = Date.now();
@@ -216,7 +231,7 @@ function liveFor(appOrigin: string, vault: () => Unlocked): LiveSync {
   });
 }
 
-const cached = (s: Unlocked, pageUrl: string): Candidate[] => entryHostsFor(pageUrl).flatMap((h) => s.byHost.get(h) ?? []);
+const cached = (s: Unlocked, pageUrl: string): Candidate[] => [...new Map(entryHostsFor(pageUrl).flatMap((h) => s.byHost.get(h) ?? []).map((e) => [e.id, e])).values()];
 
 /**
  * Entries for the page's host, with where they came from. Local first: while live sync says the
@@ -227,7 +242,7 @@ const cached = (s: Unlocked, pageUrl: string): Candidate[] => entryHostsFor(page
 async function candidates(s: Unlocked, pageUrl: string): Promise<{ list: Candidate[]; source: MatchSource }> {
   if (liveToken === lastToken && s.live.covers(s.indexedAt)) return { list: cached(s, pageUrl), source: "synced" };
   try {
-    return { list: (await s.api.match(pageUrl)).matches, source: "server" };
+    return { list: (await s.api.match(pageUrl, await pageHostHashes(s.keys, pageUrl))).matches, source: "server" };
   } catch (e) {
     if (!(e instanceof OfflineError)) throw e;
     return { list: cached(s, pageUrl), source: "cache" };
@@ -245,7 +260,7 @@ async function openedCandidates(s: Unlocked, pageUrl: string): Promise<{ list: {
   const { list, source } = await candidates(s, pageUrl);
   const out: { c: Candidate; o: Opened | null }[] = [];
   for (const c of list) out.push({ c, o: await opened(s, c) });
-  if (source === "server" && out.some(({ c, o }) => !o && c.wrapped_item_key && c.encrypted_data)) s.api.forgetMatch(pageUrl);
+  if (source === "server" && out.some(({ c, o }) => !o && c.wrapped_item_key && c.encrypted_data)) s.api.forgetMatch(pageUrl, await pageHostHashes(s.keys, pageUrl));
   return { list: out, source };
 }
 
@@ -267,7 +282,7 @@ async function match(ctx: FillContext): Promise<MatchReply> {
   // Never decided on the server's plaintext address: only on the one the opened envelope vouches for.
   for (const { c, o } of list) {
     if (!o) continue;
-    const v = verdict(ctx, o.url);
+    const v = entryVerdict(ctx, o.url, o.secrets.urls);
     if (v !== "fill" && v !== "confirm-insecure") continue;
     items.push({ id: c.id, name: c.name, username: o.secrets.username, hasTotp: o.secrets.totp !== "", insecure: v === "confirm-insecure" });
     // Its breach range is asked now, so a pick has it (fill-health.ts).
@@ -283,7 +298,7 @@ async function fill(ctx: FillContext, id: string, confirmed: boolean): Promise<F
   const local = await s.vault.db.entry(s.userId, id);
   const o = local ? await opened(s, local) : (await openedCandidates(s, ctx.pageUrl)).list.find(({ c }) => c.id === id)?.o;
   if (!o) return { ok: false, reason: "not-found" };
-  const v = verdict(ctx, o.url, confirmed);
+  const v = entryVerdict(ctx, o.url, o.secrets.urls, confirmed);
   if (v !== "fill") return { ok: false, reason: v };
   lastUse = Date.now();
   const secrets = o.secrets;
@@ -306,7 +321,7 @@ async function saveOffer(tabId: number, pageUrl: string, nonce: string, frame: {
   const host = new URL(sub.url).hostname;
   let offer: SaveOffer & { id?: string } = { kind: "save", host, username: sub.username };
   for (const { c, o } of (await openedCandidates(s, sub.url)).list) {
-    if (!o || verdict({ pageUrl: sub.url, crossOriginFrame: false }, o.url, true) !== "fill") continue;
+    if (!o || entryVerdict({ pageUrl: sub.url, crossOriginFrame: false }, o.url, o.secrets.urls, true) !== "fill") continue;
     if (o.secrets.username !== sub.username) continue;
     if (o.secrets.password === sub.password) return false;
     offer = { kind: "update", host, username: sub.username, id: c.id };

@@ -50,3 +50,49 @@ export function verdict(ctx: FillContext, entryAddress: string | null, confirmed
   if (pageHttp && entryHttps && !confirmedInsecure) return "confirm-insecure";
   return "fill";
 }
+
+/** One of an entry's extra addresses as sealed in it (client/src/entry-model.ts EntryUrl). */
+export type ExtraAddress = { url: string; match: string };
+
+const ORDER: Verdict[] = ["fill", "confirm-insecure", "refuse-domain", "refuse-frame"];
+
+/**
+ * Whether an extra address's own rule admits the page, before the host and scheme checks of
+ * `verdict`: `domain` as the entry's own address (its host or a subdomain), `host` that host only,
+ * `starts_with` and `exact` the page's URL against the address. A regular expression is not run
+ * (it came from another manager's file and could be made to hang or to match anything), and
+ * `never` never matches.
+ */
+function ruleAdmits(pageUrl: string, a: ExtraAddress): boolean {
+  const page = hostOf(pageUrl);
+  const host = hostOf(a.url);
+  if (!page || !host) return false;
+  switch (a.match) {
+    case "domain":
+      return true;
+    case "host":
+      return page === host;
+    case "starts_with":
+    case "exact": {
+      let p: string, e: string;
+      try {
+        p = new URL(pageUrl).href;
+        e = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(a.url) ? a.url : `https://${a.url}`).href;
+      } catch {
+        return false;
+      }
+      return a.match === "exact" ? p === e : p.startsWith(e);
+    }
+    default:
+      return false;
+  }
+}
+
+/**
+ * The best verdict over an entry's addresses, all vouched for by its ciphertext: its main address
+ * (as `verdict`) and each extra one its rule admits. "fill" beats "confirm-insecure" beats a refusal.
+ */
+export function entryVerdict(ctx: FillContext, mainAddress: string | null, extra: readonly ExtraAddress[] | undefined, confirmedInsecure = false): Verdict {
+  const all = [verdict(ctx, mainAddress, confirmedInsecure), ...(extra ?? []).filter((a) => ruleAdmits(ctx.pageUrl, a)).map((a) => verdict(ctx, a.url, confirmedInsecure))];
+  return all.reduce((best, v) => (ORDER.indexOf(v) < ORDER.indexOf(best) ? v : best));
+}

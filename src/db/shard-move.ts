@@ -21,6 +21,9 @@ import { bindingOf, directoryBinding, pickShard, shardBindings } from "./shards"
 
 /** Every table holding one user's rows, with the column naming the user; the move copies these. */
 export const USER_TABLES: readonly (readonly [table: string, column: string])[] = [
+  // Before passwords: deleting those rows drops their host hashes by trigger, which would then go
+  // uncounted; copied first, they wait for their entries in the same copy.
+  ["password_hosts", "user_id"],
   ["passwords", "user_id"],
   ["password_totp", "user_id"],
   ["sync_clocks", "user_id"],

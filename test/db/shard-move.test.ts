@@ -63,7 +63,8 @@ describe("moving a user between shards", () => {
   it("copies every row, switches the map and empties the old shard; the API then serves the new one", async () => {
     const [from, to] = [shards[0]!, shards[1]!];
     const user = await userOn(from);
-    await createEntry(user, { name: "through the API" });
+    const hash = "ab".repeat(32);
+    const { id: withHosts } = await createEntry(user, { name: "through the API", host_hashes: [hash] });
     await seed(from, user.id, 250);
     const before = await rowsOn(from, user.id);
     const r = await moveUser(e, user.id, to, { settleMs: 0 });
@@ -74,6 +75,9 @@ describe("moving a user between shards", () => {
     const names = await listNames(user);
     expect(names).toHaveLength(251);
     expect(names).toContain("through the API");
+    // The entry's extra host hashes moved with it: match still finds it by one.
+    const match = await user.call("GET", `/api/passwords/match?url=elsewhere.example&host_hashes=${hash}`);
+    expect(((await match.json()) as { matches: { id: string }[] }).matches.map((m) => m.id)).toEqual([withHosts]);
   });
 
   it("resumes after a crash before the switch and after a crash before the clean-up", async () => {

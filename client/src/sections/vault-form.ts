@@ -8,6 +8,7 @@ import type { AppContext } from "../shell/context";
 import type { EntryKind } from "../entry-model";
 import type { EntryInput } from "../vault";
 import { mountGenerator, mountStrength } from "./vault-generator";
+import { EntryFormExtra } from "./vault-form-extra";
 
 const CARD_INPUTS = { cardholder: "f-card-holder", number: "f-card-number", exp_month: "f-card-month", exp_year: "f-card-year", code: "f-card-code" } as const;
 const FIELDS = ["entry-id", "f-name", "f-kind", "f-website", "f-url", "f-username", "f-password", "f-notes", "f-category", "f-totp", "f-folder", "f-tags", ...Object.values(CARD_INPUTS)] as const;
@@ -20,6 +21,8 @@ export class EntryForm {
   private favorite = false;
   private readonly strength = mountStrength();
   private readonly generator = mountGenerator(() => undefined);
+  /** Other addresses, custom fields, identity details (vault-form-extra.ts), placed before Folder. */
+  private readonly extra = new EntryFormExtra($("f-folder").previousElementSibling!);
 
   constructor(
     private readonly app: AppContext,
@@ -62,7 +65,7 @@ export class EntryForm {
   }
 
   private state(): string {
-    return JSON.stringify(FIELDS.map((f) => this.text(f)));
+    return JSON.stringify([FIELDS.map((f) => this.text(f)), this.extra.state()]);
   }
 
   /** Whether anything was typed since the dialog opened. */
@@ -80,6 +83,7 @@ export class EntryForm {
     input("f-name").value = v.name ?? "";
     ($("f-kind") as HTMLSelectElement).value = v.kind ?? "login";
     for (const [k, field] of Object.entries(CARD_INPUTS)) input(field).value = v.card?.[k as keyof typeof CARD_INPUTS] ?? "";
+    this.extra.fill(v);
     this.showKind();
     input("f-website").value = v.website ?? "";
     input("f-url").value = v.url ?? "";
@@ -148,6 +152,7 @@ export class EntryForm {
       kind: this.text("f-kind") as EntryKind,
     };
     // A card's details are the form's to set only while it is a card; otherwise they are carried as they were.
+    Object.assign(v, this.extra.read(v.kind ?? "login"));
     if (v.kind === "card") v.card = Object.fromEntries(Object.entries(CARD_INPUTS).map(([k, f]) => [k, this.text(f).trim()]).filter(([, x]) => x));
     const id = this.text("entry-id");
     this.setBusy(true);

@@ -1,6 +1,7 @@
 export * from "./audit-events";
 export * from "./devices";
 export * from "./passwords";
+export * from "./password-hosts";
 export * from "./notifications";
 export * from "./outbound-emails";
 export * from "./mail-dead-letters";

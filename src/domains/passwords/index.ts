@@ -6,3 +6,5 @@ export { CURRENT_ENCRYPTION_VERSION, hostOf, PLACEHOLDER_ENCRYPTION_VERSION } fr
 export { blindIndex, envelopeData, envelopeKey, MAX_ENCRYPTED_DATA, PasswordEntry, searchTokens, tags, webField } from "./schema";
 /** Queries other domains may run over a user's live entries. */
 export { bytesGuard, bulkInsertStatement, findLive, listAllLive, vaultLimits, type VaultLimits } from "./repo";
+/** Extra addresses' blind host hashes: their validation and the statements that replace them in a write batch. */
+export { hostHashes, replaceHostsStatements, type EntryHosts } from "./hosts";

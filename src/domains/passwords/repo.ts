@@ -1,10 +1,11 @@
 import { and, asc, desc, eq, isNull, sql, type Placeholder, type SQL } from "drizzle-orm";
 import { QueryBuilder } from "drizzle-orm/sqlite-core";
 import type { Db } from "../../db/client";
-import { entryBytes, liveEntries, passwords, vaultBytes, vaultCounters, type NewPasswordRow, type PasswordRow } from "../../db/schema";
+import { entryBytes, liveEntries, passwordHosts, passwords, vaultBytes, vaultCounters, type NewPasswordRow, type PasswordRow } from "../../db/schema";
 import { advanceClock, advanceClockCompiled, clockValue } from "../../db/change-clock";
 import { compile } from "../../db/compiled";
 import { batchable, rawD1, rowsChanged } from "../../db/d1";
+import { replaceHostsCompiled, replaceHostsStatements } from "./hosts";
 
 const live = (userId: string) => and(eq(passwords.userId, userId), isNull(passwords.deletedAt));
 
@@ -58,24 +59,32 @@ const insertOneStatement = compile<"user" | "payload" | "count" | "maxEntries" |
   guardedInsert(ph("user"), ph("payload"), ph("count"), ph("maxEntries"), ph("maxBytes"), sql``),
 );
 
-/** The clock's advance and the guarded insert: one batch, one transaction, one round trip, no read back. */
-export async function insertUnderLimit(db: Db, row: PasswordRow, max: VaultLimits): Promise<boolean> {
+/**
+ * The clock's advance and the guarded insert (and the entry's extra host hashes, when given): one
+ * batch, one transaction, one round trip, no read back.
+ */
+export async function insertUnderLimit(db: Db, row: PasswordRow, max: VaultLimits, hostHashes?: string[]): Promise<boolean> {
   const d1 = rawD1(db);
   const [, result] = await d1.batch([
     advanceClockCompiled.on(d1, { user: row.userId, now: Date.now() }),
     insertOneStatement.on(d1, { user: row.userId, payload: payloadOf([row]), count: 1, maxEntries: max.entries, maxBytes: max.bytes }),
+    ...(hostHashes?.length ? replaceHostsCompiled(d1, row.userId, [{ id: row.id, hashes: hostHashes }]) : []),
   ]);
   return rowsChanged(result!) > 0;
 }
 
-/** False when the entry is gone or the write would pass the byte quota (the caller tells which). */
-export async function updateLive(db: Db, userId: string, id: string, set: Partial<NewPasswordRow>, maxBytes: number): Promise<boolean> {
+/**
+ * False when the entry is gone or the write would pass the byte quota (the caller tells which).
+ * `hostHashes` replaces the entry's extra host hashes in the same batch, only if the write applied.
+ */
+export async function updateLive(db: Db, userId: string, id: string, set: Partial<NewPasswordRow>, maxBytes: number, hostHashes?: string[]): Promise<boolean> {
   const [, result] = await db.batch([
     advanceClock(db, userId),
     db
       .update(passwords)
       .set({ ...set, changeSeq: clockValue(userId) })
       .where(and(live(userId), eq(passwords.id, id), bytesGuard(userId, set, maxBytes))),
+    ...(hostHashes ? replaceHostsStatements(db, userId, [{ id, hashes: hostHashes }]) : []),
   ]);
   return rowsChanged(result) > 0;
 }
@@ -123,11 +132,12 @@ export type HostMatch = {
 };
 
 /**
- * The user's live entries on any of these hosts, at most 100: one probe of the partial
- * `(user_id, host)` index per host, the hosts bound as one JSON array so one text serves any
- * number of them.
+ * The user's live entries on any of these hosts, or with an extra address whose blind hash is
+ * among `hashes`, at most 100: one probe of the partial `(user_id, host)` index per host and of
+ * `password_hosts` per hash (both keyed by the owner), the lists bound as JSON arrays so one text
+ * serves any number of them.
  */
-const byHostsStatement = compile<"user" | "hosts">(
+const byHostsStatement = compile<"user" | "hosts" | "hashes">(
   new QueryBuilder()
     .select({
       id: passwords.id,
@@ -139,16 +149,23 @@ const byHostsStatement = compile<"user" | "hosts">(
       encrypted_data: passwords.encryptedData,
     })
     .from(passwords)
-    .where(and(eq(passwords.userId, ph("user")), isNull(passwords.deletedAt), sql`${passwords.host} IN (SELECT value FROM json_each(${ph("hosts")}))`))
+    .where(
+      and(
+        eq(passwords.userId, ph("user")),
+        isNull(passwords.deletedAt),
+        sql`(${passwords.host} IN (SELECT value FROM json_each(${ph("hosts")}))
+          OR ${passwords.id} IN (SELECT password_id FROM password_hosts WHERE user_id = ${ph("user")} AND host_hash IN (SELECT value FROM json_each(${ph("hashes")}))))`,
+      ),
+    )
     .limit(100),
 );
 
 /** The version and the matching entries, read in one round trip. */
-export async function versionAndHosts(db: Db, userId: string, hosts: string[]): Promise<{ version: VaultVersion; rows: HostMatch[] }> {
+export async function versionAndHosts(db: Db, userId: string, hosts: string[], hashes: string[] = []): Promise<{ version: VaultVersion; rows: HostMatch[] }> {
   const d1 = rawD1(db);
   const [version, rows] = await d1.batch([
     vaultVersionStatement.on(d1, { user: userId }),
-    byHostsStatement.on(d1, { user: userId, hosts: JSON.stringify(hosts) }),
+    byHostsStatement.on(d1, { user: userId, hosts: JSON.stringify(hosts), hashes: JSON.stringify(hashes) }),
   ]);
   return { version: version!.results[0] as VaultVersion, rows: rows!.results as HostMatch[] };
 }
@@ -233,4 +250,12 @@ export async function listAllLive(db: Db, userId: string): Promise<PasswordRow[]
     .where(and(eq(passwords.userId, userId), isNull(passwords.deletedAt)))
     .orderBy(asc(passwords.createdAt), asc(passwords.id))
     .all();
+}
+
+/** Every extra host hash of the user's entries, by entry id (for export). */
+export async function hostHashesOf(db: Db, userId: string): Promise<Map<string, string[]>> {
+  const rows = await db.select({ id: passwordHosts.passwordId, hash: passwordHosts.hostHash }).from(passwordHosts).where(eq(passwordHosts.userId, userId)).all();
+  const out = new Map<string, string[]>();
+  for (const r of rows) out.set(r.id, [...(out.get(r.id) ?? []), r.hash]);
+  return out;
 }

@@ -39,7 +39,7 @@ export function registerPasswordRoutes(app: Hono<AppEnv>) {
       304: { description: "Unchanged since the ETag sent in If-None-Match" },
     },
     handler: async (c, { query }) => {
-      const { etag, matches } = await service(c).match(c.get("user").id, query.url, c.req.header("if-none-match"));
+      const { etag, matches } = await service(c).match(c.get("user").id, query.url, query.host_hashes, c.req.header("if-none-match"));
       // Revalidate every time (no-cache): the answer is one user's, and may change with any write.
       c.header("ETag", etag);
       c.header("Cache-Control", "private, no-cache");

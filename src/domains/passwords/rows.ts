@@ -20,6 +20,8 @@ export type EntryFields = {
   name_hash?: string | null;
   username_hash?: string | null;
   search_tokens?: string[];
+  /** Not a column: the extra addresses' hashes live in `password_hosts` (./hosts.ts). */
+  host_hashes?: string[];
   strength?: string | null;
   has_passkey?: boolean;
   passkey_label?: string | null;

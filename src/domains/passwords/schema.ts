@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { base64String, hexString, queryInt } from "../../lib/validators";
+import { hostHashes, matchHostHashes } from "./hosts";
 
 /** D14: encrypted_data is at most 256 KB. */
 export const MAX_ENCRYPTED_DATA = 256 * 1024;
@@ -25,6 +26,8 @@ export const CreatePasswordBody = z.object({
   strength: z.string().max(50).optional(),
   tags: tags.optional(),
   search_tokens: searchTokens.optional(),
+  /** Blind hashes of the extra addresses' hosts (./hosts.ts); absent keeps none. */
+  host_hashes: hostHashes.optional(),
   has_passkey: z.boolean().optional(),
   passkey_label: z.string().max(200).nullable().optional(),
   encryption_version: z.literal(3).optional(),
@@ -45,6 +48,8 @@ export const UpdatePasswordBody = z
     strength: z.string().max(50).nullable(),
     tags,
     search_tokens: searchTokens,
+    /** Replaces the entry's extra host hashes; absent leaves them as they are. */
+    host_hashes: hostHashes,
     has_passkey: z.boolean(),
     passkey_label: z.string().max(200).nullable(),
     encryption_version: z.literal(3),
@@ -58,7 +63,8 @@ export const ListPasswordsQuery = z.object({
   limit: queryInt(1, 2000, 1000),
 });
 
-export const MatchQuery = z.object({ url: z.string().min(1).max(2048) });
+/** `host_hashes`: comma-separated blind hashes of the page's host and parents, for entries' extra addresses. */
+export const MatchQuery = z.object({ url: z.string().min(1).max(2048), host_hashes: matchHostHashes.optional() });
 
 export const PasswordEntry = z.object({
   id: z.string(),

@@ -60,7 +60,7 @@ export class PasswordService {
   async create(userId: string, input: CreatePasswordInput) {
     const now = new Date().toISOString();
     const row = newEntryRow(userId, randomId(), input, now);
-    const stored = await writeMinted(this.claims, userId, [row.id], () => repo.insertUnderLimit(this.db, row, this.limits));
+    const stored = await writeMinted(this.claims, userId, [row.id], () => repo.insertUnderLimit(this.db, row, this.limits, input.host_hashes));
     if (!stored) throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Password limit exceeded (entries or storage)");
     return { id: row.id, user_id: userId, name: row.name, encryption_version: row.encryptionVersion, password: null, created_at: now };
   }
@@ -82,7 +82,7 @@ export class PasswordService {
       set.encryptionVersion = CURRENT_ENCRYPTION_VERSION;
       set.username = null;
     }
-    if (!(await repo.updateLive(this.db, userId, id, set, this.limits.bytes))) {
+    if (!(await repo.updateLive(this.db, userId, id, set, this.limits.bytes, input.host_hashes))) {
       if (await repo.findLive(this.db, userId, id)) throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Vault storage quota exceeded");
       throw notFound("Password entry");
     }
@@ -108,15 +108,17 @@ export class PasswordService {
    * Entries for a URL's host and its parent domains, with an entity tag for revalidation (RFC 9110
    * section 8.8.3). When the caller's If-None-Match still holds, only the vault's version is read.
    */
-  async match(userId: string, url: string, ifNoneMatch?: string): Promise<{ etag: string; matches: MatchEntry[] | null }> {
+  async match(userId: string, url: string, hashes: string[] = [], ifNoneMatch?: string): Promise<{ etag: string; matches: MatchEntry[] | null }> {
     const host = normalizeHost(url);
     if (!host) throw validationError("url has no hostname", [{ field: "url", message: "must be a URL or hostname" }]);
+    // The hashes stand for hosts too (the client's blind index of this host and its parents).
     const hosts = candidateHosts(host);
+    const keyed = [...hosts, ...hashes];
     if (ifNoneMatch !== undefined) {
-      const etag = await matchTag(userId, hosts, await repo.vaultVersion(this.db, userId));
+      const etag = await matchTag(userId, keyed, await repo.vaultVersion(this.db, userId));
       if (tagMatches(ifNoneMatch, etag)) return { etag, matches: null };
     }
-    const { version, rows } = await repo.versionAndHosts(this.db, userId, hosts);
+    const { version, rows } = await repo.versionAndHosts(this.db, userId, hosts, hashes);
     const matches = rows.map((r) => ({
       id: r.id,
       name: r.name,
@@ -125,7 +127,7 @@ export class PasswordService {
       wrapped_item_key: r.wrapped_item_key,
       encrypted_data: r.encrypted_data,
     }));
-    return { etag: await matchTag(userId, hosts, version), matches };
+    return { etag: await matchTag(userId, keyed, version), matches };
   }
 }
 

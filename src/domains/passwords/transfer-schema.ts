@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { hostHashes } from "./hosts";
 import { blindIndex, envelopeData, envelopeKey, searchTokens, tags, webField } from "./schema";
 
 /** Import and export of whole vaults (pre-encrypted V3 entries): the entry domain's own transfer format. */
@@ -20,6 +21,7 @@ export const ImportEntry = z.object({
   name_hash: blindIndex.nullable().optional(),
   username_hash: blindIndex.nullable().optional(),
   search_tokens: searchTokens.optional(),
+  host_hashes: hostHashes.optional(),
   encryption_version: z.literal(3, "only encryption version 3 is accepted").optional(),
   name: z.string().trim().min(1).max(500).optional(),
   website: webField.nullable().optional(),

@@ -6,6 +6,7 @@ import { randomId } from "../../lib/crypto";
 import { auditInsert } from "../audit";
 import { advanceClock } from "../../db/change-clock";
 import * as repo from "./repo";
+import { replaceHostsStatements, type EntryHosts } from "./hosts";
 import { CURRENT_ENCRYPTION_VERSION, newEntryRow } from "./rows";
 import { IMPORT_BATCH_SIZE, type ImportEntry } from "./transfer-schema";
 import { errorName, logJson } from "../../lib/log";
@@ -32,6 +33,7 @@ export class ImportService {
     // An entry whose id is taken (imported before, or another's) is skipped, never overwritten: its
     // envelope is bound to that id, so storing it under a fresh one would make it unreadable.
     const rows = entries.map((e) => toRow(userId, e, now));
+    const hosts = new Map<string, string[]>(entries.flatMap((e, i) => (e.host_hashes?.length ? [[rows[i].id, e.host_hashes] as const] : [])));
     const minted = new Set(rows.flatMap((r, i) => (entries[i].id ? [] : [r.id])));
     const [here, claimed] = await Promise.all([
       repo.takenIds(this.db, entries.flatMap((e) => (e.id ? [e.id] : []))),
@@ -43,7 +45,7 @@ export class ImportService {
     const outcomes: (boolean | "error")[] = [];
     try {
       for (let g = 0; g < batches.length; g += BATCHES_PER_ROUND_TRIP) {
-        outcomes.push(...(await this.storeGroup(userId, batches.slice(g, g + BATCHES_PER_ROUND_TRIP))));
+        outcomes.push(...(await this.storeGroup(userId, batches.slice(g, g + BATCHES_PER_ROUND_TRIP), hosts)));
       }
     } finally {
       const unstored = batches.flatMap((b, i) => (outcomes[i] === true ? [] : b)).filter((r) => minted.has(r.id) && claimed.fresh.has(r.id));
@@ -73,9 +75,15 @@ export class ImportService {
    * fit simply inserts nothing; should a statement fail outright, the round trip is rolled back and
    * its batches are retried one by one, so the failure stays with its own batch.
    */
-  private async storeGroup(userId: string, group: PasswordRow[][]): Promise<(boolean | "error")[]> {
+  private async storeGroup(userId: string, group: PasswordRow[][], hosts: Map<string, string[]>): Promise<(boolean | "error")[]> {
     const run = async (part: PasswordRow[][]) => {
-      const statements = [advanceClock(this.db, userId), ...part.map((rows) => repo.bulkInsertStatement(this.db, userId, rows, this.limits))];
+      // The hosts' rows last: they go in only for entries the batch's inserts stored.
+      const withHosts: EntryHosts[] = part.flat().flatMap((r) => (hosts.has(r.id) ? [{ id: r.id, hashes: hosts.get(r.id)! }] : []));
+      const statements = [
+        advanceClock(this.db, userId),
+        ...part.map((rows) => repo.bulkInsertStatement(this.db, userId, rows, this.limits)),
+        ...(withHosts.length ? replaceHostsStatements(this.db, userId, withHosts) : []),
+      ];
       const out = (await this.db.batch(statements as unknown as Parameters<Db["batch"]>[0])) as unknown as { meta?: { changes?: number } }[];
       return part.map((_, i) => (out[i + 1].meta?.changes ?? 0) > 0);
     };
@@ -97,7 +105,7 @@ export class ImportService {
 
   /** Every live V3 entry as a document that the import endpoint accepts back as it is. */
   async export(userId: string, meta: RequestMeta) {
-    const rows = await repo.listAllLive(this.db, userId);
+    const [rows, hosts] = await Promise.all([repo.listAllLive(this.db, userId), repo.hostHashesOf(this.db, userId)]);
     const v3 = rows.filter((r) => r.encryptionVersion === CURRENT_ENCRYPTION_VERSION && r.wrappedItemKey && r.encryptedData);
     const entries = v3.map((r) => ({
       id: r.id,
@@ -107,6 +115,7 @@ export class ImportService {
       name_hash: r.nameHash,
       username_hash: r.usernameHash,
       search_tokens: r.searchTokens,
+      ...(hosts.has(r.id) ? { host_hashes: hosts.get(r.id)! } : {}),
       encryption_version: CURRENT_ENCRYPTION_VERSION as 3,
       name: r.name,
       website: r.website,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isoTimestamp } from "../../lib/validators";
-import { blindIndex, envelopeData, envelopeKey, PasswordEntry, searchTokens, tags, webField } from "../passwords";
+import { blindIndex, envelopeData, envelopeKey, hostHashes, PasswordEntry, searchTokens, tags, webField } from "../passwords";
 
 export const MAX_MUTATIONS = 100;
 
@@ -31,6 +31,7 @@ const mutationFields = {
   username_hash: blindIndex.nullable(),
   domain_hash: blindIndex.nullable(),
   search_tokens: searchTokens,
+  host_hashes: hostHashes,
   strength: z.string().max(50).nullable(),
   has_passkey: z.boolean(),
   passkey_label: z.string().max(200).nullable(),
@@ -46,6 +47,7 @@ export const CreateData = z.object({
   username_hash: mutationFields.username_hash.optional(),
   domain_hash: mutationFields.domain_hash.optional(),
   search_tokens: searchTokens.optional(),
+  host_hashes: hostHashes.optional(),
   strength: mutationFields.strength.optional(),
   has_passkey: mutationFields.has_passkey.optional(),
   passkey_label: mutationFields.passkey_label.optional(),

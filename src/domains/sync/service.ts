@@ -3,7 +3,7 @@ import type { EntryIdClaims } from "../../db/entry-ids";
 import type { NewPasswordRow, PasswordRow } from "../../db/schema";
 import { ErrorCode, validationError, zodIssues } from "../../lib/errors";
 import { clockToIso } from "../../db/change-clock";
-import { bulkInsertStatement, type VaultLimits, CURRENT_ENCRYPTION_VERSION, entryPatch, listAllLive, newEntryRow, PLACEHOLDER_ENCRYPTION_VERSION } from "../passwords";
+import { replaceHostsStatements, bulkInsertStatement, type VaultLimits, CURRENT_ENCRYPTION_VERSION, entryPatch, listAllLive, newEntryRow, PLACEHOLDER_ENCRYPTION_VERSION } from "../passwords";
 import * as repo from "./repo";
 import { parseResume, resumeToken } from "./resume";
 import type { SyncRow } from "./repo";
@@ -246,6 +246,11 @@ export class SyncService {
     if (bulkSlot >= 0) {
       statements[bulkSlot] = bulkInsertStatement(this.db, userId, bulkRows.map((b) => b.row), this.limits, { skipTakenIds: true });
     }
+    // Extra host hashes after every entry write: only entries this batch wrote take them (the last
+    // mutation of an id that sends them wins), in the same transaction as the entry.
+    const hosts = new Map<string, string[]>();
+    for (const m of parsed) if (m && m.action !== "delete" && m.data.host_hashes) hosts.set(m.id, m.data.host_hashes);
+    if (hosts.size > 0) statements.push(...replaceHostsStatements(this.db, userId, [...hosts].map(([id, hashes]) => ({ id, hashes }))));
     statements.push(repo.readClock(this.db, userId));
     const out = (await this.db.batch(statements as unknown as Parameters<Db["batch"]>[0])) as unknown as unknown[];
     const clock = (out[out.length - 1] as { clock: number }[])[0]?.clock ?? now;
