@@ -47,8 +47,12 @@ export class EntryList {
   /** Every row of the list as filtered and sorted now; only some are in the page. */
   private rows: Row[] = [];
   private queued = new Set<string>();
-  /** Each row's place in `rows` by entry id. */
-  private place = new Map<string, number>();
+  /** Each row's place in `rows` by entry id, made when a key or a focus first needs it (not per keystroke). */
+  private places: Map<string, number> | null = null;
+  private place(id: string): number | undefined {
+    this.places ??= new Map(this.rows.map((e, i) => [e.id, i]));
+    return this.places.get(id);
+  }
   private selected: string | null = null;
   /** The rows in the page by entry id, with what each shows: a scroll keeps the rows still in view. */
   private drawn = new Map<string, { li: HTMLLIElement; sig: string }>();
@@ -109,7 +113,7 @@ export class EntryList {
   draw(entries: Row[], queued: Set<string>) {
     this.rows = entries;
     this.queued = queued;
-    this.place = new Map(entries.map((e, i) => [e.id, i]));
+    this.places = null;
     this.list.dataset.rows = String(entries.length);
     this.render();
   }
@@ -197,7 +201,7 @@ export class EntryList {
 
   /** Moves focus to a row: the first, the open one, or back to where it was. */
   focus(id?: string | null) {
-    const i = (id ? this.place.get(id) : undefined) ?? 0;
+    const i = (id ? this.place(id) : undefined) ?? 0;
     if (i < this.rows.length) this.focusAt(i);
   }
 
@@ -211,7 +215,7 @@ export class EntryList {
 
   private onKey(ev: KeyboardEvent) {
     const id = (ev.target as HTMLElement).closest("li")?.dataset.id;
-    const at = id ? this.place.get(id) : undefined;
+    const at = id ? this.place(id) : undefined;
     if (at === undefined) return;
     const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: this.rows.length - 1 }[ev.key];
     if (to === undefined) return;

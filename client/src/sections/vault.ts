@@ -14,7 +14,7 @@ import { EntryForm } from "./vault-form";
 import { EntryList, type Row } from "./vault-list";
 import { VAULT_MARKUP } from "./vault-markup";
 import { Organiser } from "./vault-organise";
-import { queryWords, SearchIndex } from "./vault-search";
+import { narrows, needles, queryWords, SearchIndex } from "./vault-search";
 import { mergeByName, SHARED_PREFIX, SharedEntries } from "./vault-shared";
 /** How often a search or filter on screen follows entries opened in the background. */
 const FOLLOW_MS = 150;
@@ -45,7 +45,26 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   const shared = new SharedEntries(app);
   /** Opens entries for the pass below in a Worker, off the page's main thread. */
   const reader = new EntryReader(keys, session.userId);
-  const rowOf = (e: LocalEntry): Row => ({ id: e.id, name: e.name, site: e.website ?? e.url ?? "", favorite: organiser.of(e)?.favorite === true });
+  /**
+   * Each entry's row as last made: a keystroke that lists thousands of entries hands the list the
+   * same objects again instead of making one per entry each time.
+   */
+  const rowCache = new Map<string, { e: LocalEntry; row: Row }>();
+  const rowOf = (e: LocalEntry): Row => {
+    const favorite = organiser.of(e)?.favorite === true;
+    const known = rowCache.get(e.id);
+    if (known && known.e === e && known.row.favorite === favorite) return known.row;
+    const row = { id: e.id, name: e.name, site: e.website ?? e.url ?? "", favorite };
+    rowCache.set(e.id, { e, row });
+    return row;
+  };
+  /** The snapshot by id: an entry opens from memory, its row's data at hand. */
+  let byId = new Map<string, LocalEntry>();
+  /**
+   * Counts what a search's answer depends on besides its own inputs (the snapshot, what was
+   * learnt from opened entries, last uses): an answer of the same version may be narrowed further.
+   */
+  let version = 0;
 
   const detail = new EntryDetail({
     app,
@@ -76,10 +95,11 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
    */
   function learn(e: LocalEntry, s: EntrySecrets): boolean {
     const before = usernames.get(e.id);
+    version++;
     usernames.set(e.id, s.username);
     list.setUsername(e.id, s.username);
     index.note(e, s.username);
-    const words = queryWords(search.value);
+    const words = needles(queryWords(search.value));
     const found = words.length > 0 && before !== s.username && index.matches(e, s.username, words) !== index.matches(e, before, words);
     return organiser.learn(e, s) || found;
   }
@@ -118,6 +138,18 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     await db.setMeta(LISTING, rows);
   }
 
+  /** The snapshot in the list's order, made again only when the order or the snapshot changed. */
+  let orderedMemo: { key: string; entries: LocalEntry[] } | null = null;
+  function orderedSnapshot(): LocalEntry[] {
+    const key = `${sortBy.value}\u0001${version}`;
+    if (orderedMemo?.key !== key) orderedMemo = { key, entries: ordered(snapshot) };
+    return orderedMemo.entries;
+  }
+  /** Whether an entry not opened on this page has blind-index tokens (a search then hashes the query), by version. */
+  let tokensMemo = { version: -1, any: false };
+  /** The last answer: a keystroke that only adds to its query narrows it instead of the whole snapshot. */
+  let lastAnswer: { words: string[]; scope: string; entries: LocalEntry[] } | null = null;
+
   /** Draws the snapshot filtered by the search box; a newer keystroke supersedes an older one. */
   async function filter() {
     if (!loaded) return;
@@ -125,14 +157,22 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     const query = search.value.trim();
     // Entries opened on this page match on their words in memory; the others on their blind-index
     // tokens (which cover the username), hashed only while such an entry is left; without tokens
-    // (not indexed yet) on their name and site. The snapshot is sorted already: no new sort.
+    // (not indexed yet) on their name and site. The snapshot is kept in the list's order: no sort.
     const words = queryWords(query);
-    const hashed = words.length && snapshot.some((e) => !usernames.has(e.id) && e.search_tokens !== null) ? await queryTokens(keys, query) : [];
+    const wanted = needles(words);
+    if (tokensMemo.version !== version) tokensMemo = { version, any: snapshot.some((e) => !usernames.has(e.id) && e.search_tokens !== null) };
+    const hashed = words.length && tokensMemo.any ? await queryTokens(keys, query) : [];
     const found = (e: LocalEntry) =>
-      !words.length || (usernames.has(e.id) || e.search_tokens === null ? index.matches(e, usernames.get(e.id), words) : hashed.every((t) => e.search_tokens!.includes(t)));
+      !words.length || (usernames.has(e.id) || e.search_tokens === null ? index.matches(e, usernames.get(e.id), wanted) : hashed.every((t) => e.search_tokens!.includes(t)));
     const tag = ($("tag-filter") as HTMLSelectElement).value;
-    const entries = ordered(snapshot.filter((e) => (!tag || e.tags.includes(tag)) && organiser.matches(e) && found(e)));
+    const organised = organiser.active();
+    // Everything else the answer depends on: the same scope and a query that only adds to the last
+    // one's words finds a subset of the last answer, in the same order.
+    const scope = `${version}\u0001${sortBy.value}\u0001${tag}\u0001${organiser.describe()}`;
+    const pool = lastAnswer && lastAnswer.scope === scope && !hashed.length && narrows(lastAnswer.words, words) ? lastAnswer.entries : orderedSnapshot();
+    const entries = pool.filter((e) => (!tag || e.tags.includes(tag)) && (!organised || organiser.matches(e)) && found(e));
     if (gone || mine !== searched) return;
+    lastAnswer = { words, scope, entries };
     const own = entries.map(rowOf);
     // Shared entries carry no tag, favourite or folder of this person's: they show unfiltered, or alone.
     const withShared = !tag && organiser.sharedShown();
@@ -253,6 +293,8 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     // One read of the store serves the whole paint (a read deserialises every entry).
     const all = await vault.entries();
     snapshot = await vault.list(all);
+    byId = new Map(snapshot.map((e) => [e.id, e]));
+    version++;
     queued = new Set((await db.pending(session.userId)).map((p) => p.entryId));
     if (gone) return;
     loaded = true;
@@ -322,10 +364,16 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     return vault.secrets(e);
   }
 
-  /** Opens an entry by id, read from the store (the row may be older than the entry). */
+  /** Last uses are written a moment after an open, outside the click's task (the record holds one time per entry). */
+  let keepUsed: ReturnType<typeof setTimeout> | undefined;
+
+  /**
+   * Opens an entry by id: at once from the snapshot the rows were drawn from, then, if the store
+   * holds a newer copy (a change not yet painted), again from that copy.
+   */
   async function openById(id: string, focus = true) {
     const share = id.startsWith(SHARED_PREFIX) ? shared.find(id) : undefined;
-    const e = share ? share.entry : await db.entry(session.userId, id);
+    const e = share ? share.entry : (byId.get(id) ?? (await db.entry(session.userId, id)));
     if (gone) return;
     if (!e) {
       toast("That entry is no longer in the vault");
@@ -334,11 +382,18 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     void detail.open(e, share?.mark);
     lastOpen = id;
     used[id] = Date.now();
-    void db.setMeta(USED, used);
+    version++;
+    clearTimeout(keepUsed);
+    keepUsed = setTimeout(() => void db.setMeta(USED, used), 500);
     list.select(id);
     organiser.showOpen(id);
     showDetail(true);
     if (focus) $("revealed-heading").focus();
+    if (share) return;
+    const stored = await db.entry(session.userId, id);
+    if (gone || detail.entry !== e) return;
+    if (!stored) toast("That entry is no longer in the vault");
+    else if (stored.encrypted_data !== e.encrypted_data || stored.wrapped_item_key !== e.wrapped_item_key || stored.updated_at !== e.updated_at || stored.name !== e.name) void detail.open(stored);
   }
 
   async function edit(e: LocalEntry) {
@@ -404,6 +459,10 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   // entry's secrets in a request.
   form.enable();
   return () => {
+    if (keepUsed !== undefined) {
+      clearTimeout(keepUsed);
+      void db.setMeta(USED, used);
+    }
     detail.destroy();
     form.close();
     gone = true;
