@@ -13,17 +13,21 @@ import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { chromium } from "playwright-core";
 import { ROOT } from "../scripts/lib/dev-identity.mjs";
-import { printProfile, startProfile } from "./lib/cpu-profile.mjs";
+import { printLongStretches, printProfile, startProfile } from "./lib/cpu-profile.mjs";
 import { fmt, signDevToken, startWorker } from "./lib/harness.mjs";
 import { seedVault } from "./lib/vault-seed.mjs";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "10" }, port: { type: "string", default: "8732" }, entries: { type: "string", default: "10000" }, profile: { type: "boolean", default: false } } });
 const OUT = join(ROOT, "bench", "out");
 /** Starts the profiler when --profile asks for it; the function returned stops it and prints. */
-const profiled = async (page, label) => {
+const profiled = async (page, label, stretches = false) => {
   if (!values.profile) return async () => {};
   const stop = await startProfile(page);
-  return async () => printProfile(label, await stop(), OUT);
+  return async () => {
+    const profile = await stop();
+    printProfile(label, profile, OUT);
+    if (stretches) printLongStretches(label, profile);
+  };
 };
 const RUNS = Number(values.runs);
 const ENTRIES = Number(values.entries);
@@ -69,6 +73,7 @@ try {
 
   await page.goto("/");
   await page.getByLabel("Master passphrase").fill(PASSPHRASE);
+  const signInProfiled = await profiled(page, "dashboard-first-sign-in", true);
   const signIn = await timed(() => page.getByRole("button", { name: "Open vault" }).click());
   console.log(`first sign-in on this browser (full pull of ${ENTRIES}, indexing): first row ${fmt(signIn.first / 1000, 1)} s, all listed ${fmt(signIn.all / 1000, 1)} s`);
   // The page fills in after the rows are listed (usernames, marks and folders opened entry by
@@ -89,6 +94,7 @@ try {
       await new Promise((r) => setTimeout(r, 100));
     }
   }, performance.now() - signIn.started);
+  await signInProfiled();
   console.log(`first sign-in: main thread quiet ${fmt(settled.after / 1000, 1)} s after the click; longest task ${fmt(settled.longest, 0)} ms, ${settled.count} tasks over 50 ms${Number.isFinite(settled.read) ? `; every entry opened ${fmt(settled.read / 1000, 1)} s after the click` : ""}`);
 
   // The vault page at this size, once the sign-in's pass is over: a keystroke in the search to the

@@ -39,3 +39,35 @@ export function printProfile(label, profile, dir, top = 12) {
   console.log(`profile ${label}: ${(busy / 1000).toFixed(0)} ms of script and engine time; by self time:`);
   for (const [k, us] of rows) console.log(`  ${(us / 1000).toFixed(1).padStart(8)} ms  ${k}`);
 }
+
+/**
+ * The stretches of the profile where the main thread never went idle for longer than `minMs` (the
+ * long tasks, as the profile sees them), each with the functions that took most of it.
+ */
+export function printLongStretches(label, profile, minMs = 50, top = 4) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const name = (n) => `${n.callFrame.functionName || "(anonymous)"} ${n.callFrame.url.split("/").pop()}:${n.callFrame.lineNumber + 1}`;
+  const stretches = [];
+  let cur = null;
+  let t = profile.startTime;
+  for (let i = 0; i < profile.samples.length; i++) {
+    t += profile.timeDeltas[i] ?? 0;
+    const n = byId.get(profile.samples[i]);
+    const idle = !n || n.callFrame.functionName === "(idle)";
+    if (idle) {
+      if (cur && cur.end - cur.start >= minMs * 1000) stretches.push(cur);
+      cur = null;
+      continue;
+    }
+    cur ??= { start: t, end: t, self: new Map() };
+    const dt = profile.timeDeltas[i + 1] ?? 0;
+    cur.end = t + dt;
+    cur.self.set(name(n), (cur.self.get(name(n)) ?? 0) + dt);
+  }
+  if (cur && cur.end - cur.start >= minMs * 1000) stretches.push(cur);
+  console.log(`profile ${label}: ${stretches.length} busy stretches over ${minMs} ms`);
+  for (const s of stretches.sort((a, b) => b.end - b.start - (a.end - a.start)).slice(0, 8)) {
+    const parts = [...s.self].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, us]) => `${k} ${(us / 1000).toFixed(0)} ms`);
+    console.log(`  ${((s.end - s.start) / 1000).toFixed(0).padStart(5)} ms at +${((s.start - profile.startTime) / 1e6).toFixed(2)} s: ${parts.join("; ")}`);
+  }
+}

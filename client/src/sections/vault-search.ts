@@ -46,7 +46,7 @@ export class SearchIndex {
   private readonly keys = new Map<string, { name: string; site: string; username: string; key: string }>();
 
   /** The entry's key with the username as known now (undefined: not opened yet, name and site only). */
-  private keyOf(e: LocalEntry, username: string | undefined): string {
+  keyOf(e: LocalEntry, username: string | undefined): string {
     const site = e.website ?? e.url ?? "";
     const user = username ?? "";
     // Compared field by field: a keystroke checks every entry, and a joined key per entry was a
@@ -66,8 +66,12 @@ export class SearchIndex {
 
   /** Whether each of the query's `needles` (see `needles`) begins a word of the entry. */
   matches(e: LocalEntry, username: string | undefined, query: readonly string[]): boolean {
-    if (query.length === 0) return true;
-    const key = this.keyOf(e, username);
-    return query.every((q) => key.includes(q));
+    return keyMatches(this.keyOf(e, username), query);
   }
+}
+
+/** Whether each of the `needles` begins a word of the entry whose key (`SearchIndex.keyOf`) this is. */
+export function keyMatches(key: string, needles: readonly string[]): boolean {
+  for (const q of needles) if (!key.includes(q)) return false;
+  return true;
 }

@@ -4,20 +4,23 @@
  */
 import { ApiError, OfflineError } from "../api";
 import { queryTokens, type EntrySecrets } from "../crypto";
-import type { LocalEntry } from "../db";
+import type { LocalEntry, PulledChange } from "../db";
 import { $, el, input } from "../pages/common";
 import { EntryReader } from "../entry-reader";
 import type { AppContext, Unmount } from "../shell/context";
 import { READER_BATCH } from "../vault";
 import { EntryDetail } from "./vault-detail";
 import { EntryForm } from "./vault-form";
+import { Arrivals, withArrivals } from "./vault-arrivals";
 import { EntryList, type Row } from "./vault-list";
 import { VAULT_MARKUP } from "./vault-markup";
 import { Organiser } from "./vault-organise";
-import { narrows, needles, queryWords, SearchIndex } from "./vault-search";
+import { keyMatches, narrows, needles, queryWords, SearchIndex } from "./vault-search";
 import { mergeByName, SHARED_PREFIX, SharedEntries } from "./vault-shared";
 /** How often a search or filter on screen follows entries opened in the background. */
 const FOLLOW_MS = 150;
+/** How often the list takes in a pull's pages as they are stored (the first page at once). */
+const ARRIVALS_MS = 200;
 
 const editable = (t: EventTarget | null) => t instanceof HTMLElement && !!t.closest("input, textarea, select, [contenteditable]");
 
@@ -138,17 +141,26 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     await db.setMeta(LISTING, rows);
   }
 
-  /** The snapshot in the list's order, made again only when the order or the snapshot changed. */
-  let orderedMemo: { key: string; entries: LocalEntry[] } | null = null;
-  function orderedSnapshot(): LocalEntry[] {
+  /**
+   * The snapshot in the list's order, with each entry's search key (null: matched on its blind-index
+   * tokens) and row beside it, made again only when the order or the snapshot (its version)
+   * changed: a keystroke then runs one substring search per entry and makes nothing per entry.
+   */
+  type Table = { key: string; entries: LocalEntry[]; keys: (string | null)[]; rows: Row[]; tokens: boolean };
+  let table: Table | null = null;
+  function tableOf(): Table {
     const key = `${sortBy.value}\u0001${version}`;
-    if (orderedMemo?.key !== key) orderedMemo = { key, entries: ordered(snapshot) };
-    return orderedMemo.entries;
+    if (table?.key === key) return table;
+    const entries = ordered(snapshot);
+    const keys = entries.map((e) => (usernames.has(e.id) || e.search_tokens === null ? index.keyOf(e, usernames.get(e.id)) : null));
+    table = { key, entries, keys, rows: entries.map(rowOf), tokens: keys.includes(null) };
+    return table;
   }
-  /** Whether an entry not opened on this page has blind-index tokens (a search then hashes the query), by version. */
-  let tokensMemo = { version: -1, any: false };
-  /** The last answer: a keystroke that only adds to its query narrows it instead of the whole snapshot. */
-  let lastAnswer: { words: string[]; scope: string; entries: LocalEntry[] } | null = null;
+  function orderedSnapshot(): LocalEntry[] {
+    return tableOf().entries;
+  }
+  /** The last answer (places in the table): a keystroke that only adds to its query narrows it instead of the whole snapshot. */
+  let lastAnswer: { words: string[]; scope: string; places: number[] | null } | null = null;
 
   /** Draws the snapshot filtered by the search box; a newer keystroke supersedes an older one. */
   async function filter() {
@@ -160,20 +172,33 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     // (not indexed yet) on their name and site. The snapshot is kept in the list's order: no sort.
     const words = queryWords(query);
     const wanted = needles(words);
-    if (tokensMemo.version !== version) tokensMemo = { version, any: snapshot.some((e) => !usernames.has(e.id) && e.search_tokens !== null) };
-    const hashed = words.length && tokensMemo.any ? await queryTokens(keys, query) : [];
-    const found = (e: LocalEntry) =>
-      !words.length || (usernames.has(e.id) || e.search_tokens === null ? index.matches(e, usernames.get(e.id), wanted) : hashed.every((t) => e.search_tokens!.includes(t)));
+    // Hashed only while some entry matches on its tokens (the pass has not opened it yet).
+    const hashed = words.length && tableOf().tokens ? await queryTokens(keys, query) : [];
+    if (gone || mine !== searched) return;
+    const t = tableOf();
     const tag = ($("tag-filter") as HTMLSelectElement).value;
     const organised = organiser.active();
     // Everything else the answer depends on: the same scope and a query that only adds to the last
     // one's words finds a subset of the last answer, in the same order.
-    const scope = `${version}\u0001${sortBy.value}\u0001${tag}\u0001${organiser.describe()}`;
-    const pool = lastAnswer && lastAnswer.scope === scope && !hashed.length && narrows(lastAnswer.words, words) ? lastAnswer.entries : orderedSnapshot();
-    const entries = pool.filter((e) => (!tag || e.tags.includes(tag)) && (!organised || organiser.matches(e)) && found(e));
-    if (gone || mine !== searched) return;
-    lastAnswer = { words, scope, entries };
-    const own = entries.map(rowOf);
+    const scope = `${t.key}\u0001${tag}\u0001${organiser.describe()}`;
+    const from = lastAnswer && lastAnswer.scope === scope && narrows(lastAnswer.words, words) ? lastAnswer.places : null;
+    /** The answer as places in the table; null: every entry (nothing filters). */
+    let places: number[] | null = null;
+    if (words.length || tag || organised || from) {
+      places = [];
+      const n = from ? from.length : t.entries.length;
+      for (let k = 0; k < n; k++) {
+        const i = from ? from[k]! : k;
+        const e = t.entries[i]!;
+        if (tag && !e.tags.includes(tag)) continue;
+        if (organised && !organiser.matches(e)) continue;
+        const key = t.keys[i];
+        if (words.length && !(key !== null ? keyMatches(key, wanted) : hashed.every((h) => e.search_tokens!.includes(h)))) continue;
+        places.push(i);
+      }
+    }
+    lastAnswer = { words, scope, places };
+    const own = places ? places.map((i) => t.rows[i]!) : t.rows;
     // Shared entries carry no tag, favourite or folder of this person's: they show unfiltered, or alone.
     const withShared = !tag && organiser.sharedShown();
     const sharedRows = withShared ? shared.rows(query) : [];
@@ -289,13 +314,65 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
    */
   const filtered = () => !!search.value.trim() || !!($("tag-filter") as HTMLSelectElement).value || organiser.active() || sortBy.value === "favourites";
 
+  /**
+   * A pull's pages as they are stored: the list takes them in a few times a second (the first at
+   * once), so a first sync lists its first entries long before it ends. The paint after the pull
+   * reads the store and opens the entries as before.
+   */
+  const arrivals = new Arrivals();
+  let arriving: ReturnType<typeof setTimeout> | undefined;
+  /** Puts pulled changes into the snapshot the list is drawn from. */
+  function takeArrivals(changes: PulledChange[]) {
+    // An entry with a change queued here keeps the local copy (the store does too).
+    const fresh = changes.filter((c) => !queued.has(c.id));
+    if (!fresh.length) return;
+    snapshot = withArrivals(snapshot, fresh);
+    for (const c of fresh) {
+      if ("tombstone" in c) byId.delete(c.id);
+      else byId.set(c.id, c);
+    }
+    version++;
+  }
+  const stopPages = sync.onPage((changes) => {
+    arrivals.add(changes);
+    if (!loaded || arriving !== undefined) return;
+    arriving = setTimeout(
+      () => {
+        arriving = undefined;
+        if (gone || !loaded) return;
+        const first = snapshot.length === 0;
+        takeArrivals(arrivals.take());
+        drawTags();
+        void filter();
+        if (first) void openFirstRows();
+      },
+      snapshot.length === 0 ? 0 : ARRIVALS_MS,
+    );
+  });
+
+  /** The usernames of the rows at the top of a list that has just appeared, opened in the worker. */
+  async function openFirstRows() {
+    const top = orderedSnapshot().slice(0, READER_BATCH).filter((e) => !usernames.has(e.id));
+    const read = await reader.read(top, false);
+    if (gone) return;
+    let found = false;
+    for (const e of top) {
+      const s = read.get(e.id)?.secrets;
+      if (s && learn(e, s)) found = true;
+    }
+    if (found) void filter();
+  }
+
   async function renderList() {
-    // One read of the store serves the whole paint (a read deserialises every entry).
+    // One read of the store serves the whole paint (a read deserialises every entry). Pages a pull
+    // stores during the read are taken in over it.
+    arrivals.restart();
     const all = await vault.entries();
     snapshot = await vault.list(all);
     byId = new Map(snapshot.map((e) => [e.id, e]));
     version++;
     queued = new Set((await db.pending(session.userId)).map((p) => p.entryId));
+    takeArrivals(arrivals.all());
     if (gone) return;
     loaded = true;
     drawTags();
@@ -471,5 +548,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     document.removeEventListener("keydown", onKey);
     stopListening();
     stopLive();
+    stopPages();
+    clearTimeout(arriving);
   };
 }
