@@ -4,7 +4,14 @@
  * the store again (a read of thousands of entries is what the first sync must not wait for).
  */
 import type { LocalEntry, PulledChange } from "../db";
+import type { PageListener } from "../sync-engine";
 import { byEntryName } from "../vault";
+
+/**
+ * How often the list takes in a pull's pages as they are stored (the first page at once): each
+ * time costs a pass over the list (its order, keys and rows), on the thread that parses the pull.
+ */
+const ARRIVALS_MS = 500;
 
 /**
  * `sorted` (in the vault's list order) with `changes` applied: entries they name replaced or
@@ -34,13 +41,32 @@ export function withArrivals(sorted: readonly LocalEntry[], changes: readonly Pu
   return out;
 }
 
-/** Gathers the pages of a pull between two paints; `take` hands over what came since the last take. */
+/**
+ * Follows a sync engine's pages for the vault page: gathers them, and hands what came since the
+ * last time to `take` a few times a second (at once while the list is empty). `ready` says whether
+ * the page has read the store once (until then its first read has them).
+ */
 export class Arrivals {
   private changes: PulledChange[] = [];
   private taken = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly stopPages: () => void;
 
-  add(changes: readonly PulledChange[]) {
-    this.changes.push(...changes);
+  constructor(
+    engine: { onPage(listener: PageListener): () => void },
+    private readonly host: { ready(): boolean; empty(): boolean; take(changes: PulledChange[]): void },
+  ) {
+    this.stopPages = engine.onPage((changes) => {
+      this.changes.push(...changes);
+      if (!host.ready() || this.timer !== undefined) return;
+      this.timer = setTimeout(
+        () => {
+          this.timer = undefined;
+          if (host.ready()) host.take(this.take());
+        },
+        host.empty() ? 0 : ARRIVALS_MS,
+      );
+    });
   }
 
   /** The store is being read again: what arrives from now on is applied over that read. */
@@ -55,9 +81,14 @@ export class Arrivals {
     return this.changes;
   }
 
-  take(): PulledChange[] {
+  private take(): PulledChange[] {
     const out = this.changes.slice(this.taken);
     this.taken = this.changes.length;
     return out;
+  }
+
+  stop() {
+    this.stopPages();
+    clearTimeout(this.timer);
   }
 }

@@ -15,12 +15,11 @@ import { Arrivals, withArrivals } from "./vault-arrivals";
 import { EntryList, type Row } from "./vault-list";
 import { VAULT_MARKUP } from "./vault-markup";
 import { Organiser } from "./vault-organise";
-import { keyMatches, narrows, needles, queryWords, SearchIndex } from "./vault-search";
-import { mergeByName, SHARED_PREFIX, SharedEntries } from "./vault-shared";
+import { needles, queryWords, SearchIndex } from "./vault-search";
+import { ListAnswers, ordered, RowCache, withSharedRows } from "./vault-filter";
+import { SHARED_PREFIX, SharedEntries } from "./vault-shared";
 /** How often a search or filter on screen follows entries opened in the background. */
 const FOLLOW_MS = 150;
-/** How often the list takes in a pull's pages as they are stored (the first page at once). */
-const ARRIVALS_MS = 200;
 
 const editable = (t: EventTarget | null) => t instanceof HTMLElement && !!t.closest("input, textarea, select, [contenteditable]");
 
@@ -48,19 +47,9 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   const shared = new SharedEntries(app);
   /** Opens entries for the pass below in a Worker, off the page's main thread. */
   const reader = new EntryReader(keys, session.userId);
-  /**
-   * Each entry's row as last made: a keystroke that lists thousands of entries hands the list the
-   * same objects again instead of making one per entry each time.
-   */
-  const rowCache = new Map<string, { e: LocalEntry; row: Row }>();
-  const rowOf = (e: LocalEntry): Row => {
-    const favorite = organiser.of(e)?.favorite === true;
-    const known = rowCache.get(e.id);
-    if (known && known.e === e && known.row.favorite === favorite) return known.row;
-    const row = { id: e.id, name: e.name, site: e.website ?? e.url ?? "", favorite };
-    rowCache.set(e.id, { e, row });
-    return row;
-  };
+  const rowCache = new RowCache();
+  const favourite = (e: LocalEntry) => organiser.of(e)?.favorite === true;
+  const rowOf = (e: LocalEntry): Row => rowCache.of(e, favourite(e));
   /** The snapshot by id: an entry opens from memory, its row's data at hand. */
   let byId = new Map<string, LocalEntry>();
   /**
@@ -141,29 +130,20 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     await db.setMeta(LISTING, rows);
   }
 
-  /**
-   * The snapshot in the list's order, with each entry's search key (null: matched on its blind-index
-   * tokens) and row beside it, made again only when the order or the snapshot (its version)
-   * changed: a keystroke then runs one substring search per entry and makes nothing per entry.
-   */
-  type Table = { key: string; entries: LocalEntry[]; keys: (string | null)[]; rows: Row[]; tokens: boolean };
-  let table: Table | null = null;
-  function tableOf(): Table {
-    const key = `${sortBy.value}\u0001${version}`;
-    if (table?.key === key) return table;
-    const entries = ordered(snapshot);
-    const keys = entries.map((e) => (usernames.has(e.id) || e.search_tokens === null ? index.keyOf(e, usernames.get(e.id)) : null));
-    table = { key, entries, keys, rows: entries.map(rowOf), tokens: keys.includes(null) };
-    return table;
-  }
-  function orderedSnapshot(): LocalEntry[] {
-    return tableOf().entries;
-  }
-  /** The last answer (places in the table): a keystroke that only adds to its query narrows it instead of the whole snapshot. */
-  let lastAnswer: { words: string[]; scope: string; places: number[] | null } | null = null;
+  const answers = new ListAnswers({
+    entries: () => ordered(snapshot, sortBy.value, favourite, used),
+    keyOf: (e) => (usernames.has(e.id) || e.search_tokens === null ? index.keyOf(e, usernames.get(e.id)) : null),
+    rowOf,
+  });
+  /** The snapshot's table in the list's order (made again when the order or the version changed). */
+  const tableOf = () => answers.tableFor(`${sortBy.value}\u0001${version}`);
 
-  /** Draws the snapshot filtered by the search box; a newer keystroke supersedes an older one. */
-  async function filter() {
+  /**
+   * Draws the snapshot filtered by the search box; a newer keystroke supersedes an older one.
+   * `keep`: the full listing may be kept for the next mount (not while a pull's pages arrive: each
+   * would clone thousands of rows into the store, on the main thread the pull needs).
+   */
+  async function filter(keep = true) {
     if (!loaded) return;
     const mine = ++searched;
     const query = search.value.trim();
@@ -171,40 +151,16 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     // tokens (which cover the username), hashed only while such an entry is left; without tokens
     // (not indexed yet) on their name and site. The snapshot is kept in the list's order: no sort.
     const words = queryWords(query);
-    const wanted = needles(words);
-    // Hashed only while some entry matches on its tokens (the pass has not opened it yet).
     const hashed = words.length && tableOf().tokens ? await queryTokens(keys, query) : [];
     if (gone || mine !== searched) return;
-    const t = tableOf();
     const tag = ($("tag-filter") as HTMLSelectElement).value;
-    const organised = organiser.active();
-    // Everything else the answer depends on: the same scope and a query that only adds to the last
-    // one's words finds a subset of the last answer, in the same order.
-    const scope = `${t.key}\u0001${tag}\u0001${organiser.describe()}`;
-    const from = lastAnswer && lastAnswer.scope === scope && narrows(lastAnswer.words, words) ? lastAnswer.places : null;
-    /** The answer as places in the table; null: every entry (nothing filters). */
-    let places: number[] | null = null;
-    if (words.length || tag || organised || from) {
-      places = [];
-      const n = from ? from.length : t.entries.length;
-      for (let k = 0; k < n; k++) {
-        const i = from ? from[k]! : k;
-        const e = t.entries[i]!;
-        if (tag && !e.tags.includes(tag)) continue;
-        if (organised && !organiser.matches(e)) continue;
-        const key = t.keys[i];
-        if (words.length && !(key !== null ? keyMatches(key, wanted) : hashed.every((h) => e.search_tokens!.includes(h)))) continue;
-        places.push(i);
-      }
-    }
-    lastAnswer = { words, scope, places };
-    const own = places ? places.map((i) => t.rows[i]!) : t.rows;
+    const own = answers.answer(tableOf(), { words, needles: needles(words), hashed, tag, organised: organiser.active() ? (e) => organiser.matches(e) : null, scope: organiser.describe() });
     // Shared entries carry no tag, favourite or folder of this person's: they show unfiltered, or alone.
     const withShared = !tag && organiser.sharedShown();
     const sharedRows = withShared ? shared.rows(query) : [];
-    const rows = organiser.sharedOnly() ? sharedRows : withSharedRows(own, sharedRows);
+    const rows = organiser.sharedOnly() ? sharedRows : withSharedRows(own, sharedRows, sortBy.value);
     list.draw(rows, queued);
-    if (!query && !tag && !organiser.active()) void keepListing(own);
+    if (keep && !query && !tag && !organiser.active()) void keepListing(own);
     $("empty").hidden = snapshot.length > 0 || shared.items.length > 0;
     const folder = organiser.folderShown();
     $("no-match").hidden = !((query || tag || organiser.active()) && rows.length === 0 && (snapshot.length + shared.items.length > 0 || folder));
@@ -229,32 +185,6 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   const keptSort = await db.meta<string>(SORT);
   if (keptSort && [...sortBy.options].some((o) => o.value === keptSort)) sortBy.value = keptSort;
   sortBy.addEventListener("change", () => void db.setMeta(SORT, sortBy.value));
-  function ordered(entries: LocalEntry[]): LocalEntry[] {
-    const by = sortBy.value;
-    // Favourites (as far as the pass has read them) by name, then the rest by name.
-    if (by === "favourites") {
-      const favourite = (e: LocalEntry) => organiser.of(e)?.favorite === true;
-      return entries.filter(favourite).concat(entries.filter((e) => !favourite(e)));
-    }
-    // The snapshot is in name order and the sort is stable: ties stay by name.
-    if (by === "changed") return [...entries].sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0));
-    if (by === "used") return [...entries].sort((a, b) => (used[b.id] ?? 0) - (used[a.id] ?? 0));
-    return entries;
-  }
-
-  /**
-   * The person's entries and the ones shared with them in one list: by name, shared ones among
-   * the others; favourites first, then the rest as by name; in the other orders, after them (a
-   * shared entry has no last use or change of the person's).
-   */
-  function withSharedRows(own: Row[], sharedRows: Row[]): Row[] {
-    const by = sortBy.value;
-    if (by === "name") return mergeByName(own, sharedRows);
-    if (by !== "favourites") return own.concat(sharedRows);
-    const cut = own.findIndex((r) => !r.favorite);
-    return cut < 0 ? own.concat(sharedRows) : own.slice(0, cut).concat(mergeByName(own.slice(cut), sharedRows));
-  }
-
   /** The tag filter's options: every tag in the vault, the current choice kept. */
   function drawTags() {
     const select = $("tag-filter") as HTMLSelectElement;
@@ -319,8 +249,6 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
    * once), so a first sync lists its first entries long before it ends. The paint after the pull
    * reads the store and opens the entries as before.
    */
-  const arrivals = new Arrivals();
-  let arriving: ReturnType<typeof setTimeout> | undefined;
   /** Puts pulled changes into the snapshot the list is drawn from. */
   function takeArrivals(changes: PulledChange[]) {
     // An entry with a change queued here keeps the local copy (the store does too).
@@ -333,26 +261,21 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     }
     version++;
   }
-  const stopPages = sync.onPage((changes) => {
-    arrivals.add(changes);
-    if (!loaded || arriving !== undefined) return;
-    arriving = setTimeout(
-      () => {
-        arriving = undefined;
-        if (gone || !loaded) return;
-        const first = snapshot.length === 0;
-        takeArrivals(arrivals.take());
-        drawTags();
-        void filter();
-        if (first) void openFirstRows();
-      },
-      snapshot.length === 0 ? 0 : ARRIVALS_MS,
-    );
+  const arrivals = new Arrivals(sync, {
+    ready: () => loaded && !gone,
+    empty: () => snapshot.length === 0,
+    take(changes) {
+      const first = snapshot.length === 0;
+      takeArrivals(changes);
+      drawTags();
+      void filter(false);
+      if (first) void openFirstRows();
+    },
   });
 
   /** The usernames of the rows at the top of a list that has just appeared, opened in the worker. */
   async function openFirstRows() {
-    const top = orderedSnapshot().slice(0, READER_BATCH).filter((e) => !usernames.has(e.id));
+    const top = tableOf().entries.slice(0, READER_BATCH).filter((e) => !usernames.has(e.id));
     const read = await reader.read(top, false);
     if (gone) return;
     let found = false;
@@ -548,7 +471,6 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     document.removeEventListener("keydown", onKey);
     stopListening();
     stopLive();
-    stopPages();
-    clearTimeout(arriving);
+    arrivals.stop();
   };
 }
