@@ -87,13 +87,15 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
    */
   function learn(e: LocalEntry, s: EntrySecrets): boolean {
     const before = usernames.get(e.id);
-    version++;
     usernames.set(e.id, s.username);
     list.setUsername(e.id, s.username);
     index.note(e, s.username);
     const words = needles(queryWords(search.value));
     const found = words.length > 0 && before !== s.username && index.matches(e, s.username, words) !== index.matches(e, before, words);
-    return organiser.learn(e, s) || found;
+    const organised = organiser.learn(e, s);
+    // The search table holds usernames and favourite marks: made again only when one changed.
+    if (organised || before !== s.username) version++;
+    return organised || found;
   }
 
   function showDetail(open: boolean) {
@@ -245,11 +247,10 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   const filtered = () => !!search.value.trim() || !!($("tag-filter") as HTMLSelectElement).value || organiser.active() || sortBy.value === "favourites";
 
   /**
-   * A pull's pages as they are stored: the list takes them in a few times a second (the first at
-   * once), so a first sync lists its first entries long before it ends. The paint after the pull
-   * reads the store and opens the entries as before.
+   * Puts a pull's changes, as the store took them, into the snapshot the list is drawn from: a first
+   * sync lists its first entries long before it ends. The paint after the pull reads the store and
+   * opens the entries as before.
    */
-  /** Puts pulled changes into the snapshot the list is drawn from. */
   function takeArrivals(changes: PulledChange[]) {
     // An entry with a change queued here keeps the local copy (the store does too).
     const fresh = changes.filter((c) => !queued.has(c.id));
@@ -382,7 +383,8 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     void detail.open(e, share?.mark);
     lastOpen = id;
     used[id] = Date.now();
-    version++;
+    // Only the "last used" order changes with an open: other orders keep their search table.
+    if (sortBy.value === "used") version++;
     clearTimeout(keepUsed);
     keepUsed = setTimeout(() => void db.setMeta(USED, used), 500);
     list.select(id);
