@@ -284,7 +284,10 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
       const s = read.get(e.id)?.secrets;
       if (s && learn(e, s)) found = true;
     }
-    if (found) void filter();
+    if (!found) return;
+    // What these rows carry (marks, folders) is known now: the pass after the pull finds it known.
+    organiser.drawFolders();
+    void filter();
   }
 
   async function renderList() {
