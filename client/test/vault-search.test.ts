@@ -83,7 +83,7 @@ describe("a keystroke's answer at thousands of entries", () => {
     }
     // A changed table (a new version) is never narrowed from the old answer.
     expect(ask("service1")).toEqual(scan("service1"));
-    entries.push(entry("99999", "Service 1 new", "https://service1.example.test"));
+    entries.push(entry("99999", "Service 1 new", "https://service12.example.test"));
     expect(ask("service12", "", "v2")).toEqual(scan("service12"));
     expect(ask("service12", "", "v2")).toContain("99999");
   });
