@@ -3,7 +3,9 @@
 // first sign-in on a new browser (full pull and indexing); a search keystroke to the filtered
 // list and a click on a row to the entry's detail; and the bundle sizes. The vault is
 // sealed with the web client's own crypto and pushed through sync (bench/lib/vault-seed.mjs).
-//   node bench/dashboard.mjs [--runs 10] [--port 8732] [--entries 10000]
+// --profile samples the page's main thread (Chrome's CPU profiler) during the keystrokes and the
+// opens, prints what took the time and keeps the profiles in bench/out/ (DevTools opens them).
+//   node bench/dashboard.mjs [--runs 10] [--port 8732] [--entries 10000] [--profile]
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
@@ -11,10 +13,22 @@ import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { chromium } from "playwright-core";
 import { ROOT } from "../scripts/lib/dev-identity.mjs";
+import { printLongStretches, printProfile, startProfile } from "./lib/cpu-profile.mjs";
 import { fmt, signDevToken, startWorker } from "./lib/harness.mjs";
 import { seedVault } from "./lib/vault-seed.mjs";
 
-const { values } = parseArgs({ options: { runs: { type: "string", default: "10" }, port: { type: "string", default: "8732" }, entries: { type: "string", default: "10000" } } });
+const { values } = parseArgs({ options: { runs: { type: "string", default: "10" }, port: { type: "string", default: "8732" }, entries: { type: "string", default: "10000" }, profile: { type: "boolean", default: false } } });
+const OUT = join(ROOT, "bench", "out");
+/** Starts the profiler when --profile asks for it; the function returned stops it and prints. */
+const profiled = async (page, label, stretches = false) => {
+  if (!values.profile) return async () => {};
+  const stop = await startProfile(page);
+  return async () => {
+    const profile = await stop();
+    printProfile(label, profile, OUT);
+    if (stretches) printLongStretches(label, profile);
+  };
+};
 const RUNS = Number(values.runs);
 const ENTRIES = Number(values.entries);
 const PASSPHRASE = "bench passphrase";
@@ -59,6 +73,7 @@ try {
 
   await page.goto("/");
   await page.getByLabel("Master passphrase").fill(PASSPHRASE);
+  const signInProfiled = await profiled(page, "dashboard-first-sign-in", true);
   const signIn = await timed(() => page.getByRole("button", { name: "Open vault" }).click());
   console.log(`first sign-in on this browser (full pull of ${ENTRIES}, indexing): first row ${fmt(signIn.first / 1000, 1)} s, all listed ${fmt(signIn.all / 1000, 1)} s`);
   // The page fills in after the rows are listed (usernames, marks and folders opened entry by
@@ -79,6 +94,7 @@ try {
       await new Promise((r) => setTimeout(r, 100));
     }
   }, performance.now() - signIn.started);
+  await signInProfiled();
   console.log(`first sign-in: main thread quiet ${fmt(settled.after / 1000, 1)} s after the click; longest task ${fmt(settled.longest, 0)} ms, ${settled.count} tasks over 50 ms${Number.isFinite(settled.read) ? `; every entry opened ${fmt(settled.read / 1000, 1)} s after the click` : ""}`);
 
   // The vault page at this size, once the sign-in's pass is over: a keystroke in the search to the
@@ -86,6 +102,7 @@ try {
   // the audited reveal round trip). Timed inside the page, to the next frame after the change.
   // Before the lock and unlock runs, so a run that cannot finish those still prints these.
   const keystrokes = [];
+  const keysProfiled = await profiled(page, "dashboard-keystrokes");
   for (const word of ["service1", "service22", "service7", "service2400", "nothing"]) {
     await page.evaluate(() => {
       const s = document.getElementById("search");
@@ -111,6 +128,7 @@ try {
       );
     }
   }
+  await keysProfiled();
   line(`keystroke -> filtered list (${ENTRIES} entries)`, keystrokes);
   await page.evaluate(() => {
     const s = document.getElementById("search");
@@ -120,6 +138,7 @@ try {
   await page.waitForFunction(([h]) => document.getElementById("entries-heading")?.textContent === h, [heading]);
   const frames = [];
   const fields = [];
+  const opensProfiled = await profiled(page, "dashboard-opens");
   for (let i = 0; i < Math.max(20, RUNS * 2); i++) {
     const [frame, full] = await page.evaluate(async (n) => {
       const rows = document.querySelectorAll("#entries button.entry-row");
@@ -143,6 +162,7 @@ try {
     frames.push(frame);
     fields.push(full);
   }
+  await opensProfiled();
   line("open an entry -> its detail on screen", frames);
   line("open an entry -> fields (audited reveal)", fields);
   console.log("target: each of the first two under 50 ms at p95; search to clipboard = type, Enter, c (3 steps)");

@@ -74,6 +74,8 @@ const pages = await build({
   format: "esm",
   target: "es2022",
   minify: true,
+  // CLIENT_NAMES=1 keeps function names (a profile then reads; the code is otherwise as shipped).
+  minifyIdentifiers: process.env.CLIENT_NAMES !== "1",
   sourcemap: false,
   metafile: true,
   logLevel: "warning",

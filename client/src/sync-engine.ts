@@ -81,6 +81,8 @@ export async function pushPending(db: LocalDb, api: ApiClient, userId: string): 
 }
 
 export type PullReport = { changes: number; full: boolean };
+/** Told each page of a pull once the store holds it: a page on screen can show it before the pull ends. */
+export type PageListener = (changes: PulledChange[]) => void;
 
 /** The first line of a pull read page by page, then its pages, then the line that ends it (src/domains/sync/service.ts, `PullFormat`). */
 type PullFacts = { serverTimestamp: string; fullSyncRequired: boolean; resumed: boolean };
@@ -96,19 +98,19 @@ const toPulled = (userId: string, c: SyncChange): PulledChange => (c._deleted ? 
  * dropped part-way leaves what was stored and its position; the engine's short retry resumes from
  * there instead of pulling everything again.
  */
-export async function pull(db: LocalDb, api: ApiClient, userId: string): Promise<PullReport> {
+export async function pull(db: LocalDb, api: ApiClient, userId: string, onPage?: PageListener): Promise<PullReport> {
   const since = await db.meta<string>(`cursor:${userId}`);
   const resume = await db.meta<string>(`resume:${userId}`);
   // The D1 bookmarks travel with the cursor (docs/decisions.md, Scale: shards, a directory, many databases): reopened later, the device still reads from
   // no replica older than what it last saw.
   api.useBookmarks(await db.meta<string>(`bookmark:${userId}`));
   const res = await api.syncPages(since, resume);
-  const report = /\bapplication\/x-ndjson\b/.test(res.headers.get("content-type") ?? "") ? await readPages(db, res, userId, since) : await readWhole(db, res, userId, since);
+  const report = /\bapplication\/x-ndjson\b/.test(res.headers.get("content-type") ?? "") ? await readPages(db, res, userId, since, onPage) : await readWhole(db, res, userId, since);
   await db.setMeta(`bookmark:${userId}`, api.bookmarkHeader());
   return report;
 }
 
-async function readPages(db: LocalDb, res: Response, userId: string, since: string | undefined): Promise<PullReport> {
+async function readPages(db: LocalDb, res: Response, userId: string, since: string | undefined, onPage?: PageListener): Promise<PullReport> {
   let facts: PullFacts | null = null;
   let removed = new Map<string, LocalEntry>();
   let changes = 0;
@@ -126,8 +128,10 @@ async function readPages(db: LocalDb, res: Response, userId: string, since: stri
       }
       const page = line as PullPageLine;
       if (!Array.isArray(page.changes) || typeof page.resume !== "string") break;
-      await db.applyPage(userId, page.changes.map((c) => toPulled(userId, c)), page.resume, removed);
+      const pulled = page.changes.map((c) => toPulled(userId, c));
+      await db.applyPage(userId, pulled, page.resume, removed);
       changes += page.changes.length;
+      onPage?.(pulled);
     }
   } catch (e) {
     // A store that failed is an error of its own; anything else here is the body breaking off.
@@ -154,8 +158,8 @@ export async function withSyncLock<T>(run: () => Promise<T>): Promise<T> {
 }
 
 /** Push, then pull (rule 4), under the lock. */
-export function syncOnce(db: LocalDb, api: ApiClient, userId: string) {
-  return withSyncLock(async () => ({ pushed: await pushPending(db, api, userId), pulled: await pull(db, api, userId) }));
+export function syncOnce(db: LocalDb, api: ApiClient, userId: string, onPage?: PageListener) {
+  return withSyncLock(async () => ({ pushed: await pushPending(db, api, userId), pulled: await pull(db, api, userId, onPage) }));
 }
 
 /** What the page gives the engine: its online and visibility state, and their events. */
@@ -187,6 +191,7 @@ export class SyncEngine {
   private unsubscribe: (() => void)[] = [];
   private running: Promise<void> | null = null;
   private again = false;
+  private readonly pages = new Set<PageListener>();
 
   constructor(
     private readonly db: LocalDb,
@@ -195,6 +200,15 @@ export class SyncEngine {
     private readonly host: SyncHost,
     private readonly onState: (s: SyncState) => void,
   ) {}
+
+  /**
+   * Follows the pages of this engine's pulls as they are stored (the vault page lists them before
+   * the pull ends); returns an unsubscribe.
+   */
+  onPage(listener: PageListener): () => void {
+    this.pages.add(listener);
+    return () => this.pages.delete(listener);
+  }
 
   /** Live sync: its notices start runs, and while it says the cursor is current a run only pushes. */
   setPullGate(gate: PullGate) {
@@ -262,7 +276,16 @@ export class SyncEngine {
       if (!cut && gate?.covers(await this.db.meta<string>(`cursor:${this.userId}`))) await withSyncLock(() => pushPending(this.db, this.api, this.userId));
       else {
         gate?.pulled();
-        await syncOnce(this.db, this.api, this.userId);
+        await syncOnce(this.db, this.api, this.userId, (changes) => {
+          // A listener's failure is its own: the pull goes on.
+          for (const l of [...this.pages]) {
+            try {
+              l(changes);
+            } catch (e) {
+              console.error(e);
+            }
+          }
+        });
       }
       this.onState({ phase: "idle", lastSync: new Date().toISOString() });
     } catch (e) {

@@ -200,6 +200,84 @@ describe(`a vault of ${COUNT} entries on a new browser`, () => {
     await context.close();
   }, LONG);
 
+  it("lists the first page of a first sync while the rest is held, keeps it through a dropped connection, and ends with every entry once", async () => {
+    const context = await browser.newContext({ baseURL: base(), viewport: { width: 1280, height: 900 } });
+    // A slow network in the page: the pull's answer passes its first two lines (the pull's facts
+    // and the first page), then waits for the test; released, the connection drops there. Later
+    // pulls (the resumed one) pass as they come.
+    await context.addInitScript(() => {
+      const w = window as unknown as { __release: () => void; __held: boolean; __counts: number[] };
+      let release = () => {};
+      const released = new Promise<void>((r) => (release = r));
+      w.__release = release;
+      w.__held = false;
+      // Every count the list's heading showed, in order: rows drawn are never taken back.
+      w.__counts = [];
+      new MutationObserver(() => {
+        const m = /^Entries \((\d+)\)$/.exec(document.getElementById("entries-heading")?.textContent ?? "");
+        if (m && Number(m[1]) !== w.__counts.at(-1)) w.__counts.push(Number(m[1]));
+      }).observe(document, { childList: true, subtree: true, characterData: true });
+      const real = window.fetch.bind(window);
+      let pulls = 0;
+      window.fetch = async (input, init) => {
+        const res = await real(input, init);
+        const url = new URL(input instanceof Request ? input.url : String(input), location.href);
+        if (!url.pathname.endsWith("/api/passwords/sync") || !(res.headers.get("content-type") ?? "").includes("ndjson") || pulls++ > 0) return res;
+        const reader = res.body!.getReader();
+        let lines = 0;
+        const body = new ReadableStream<Uint8Array>({
+          async pull(c) {
+            if (lines >= 2) {
+              w.__held = true;
+              await released;
+              c.error(new TypeError("network connection lost"));
+              return;
+            }
+            const { done, value } = await reader.read();
+            if (done) return c.close();
+            // Passed up to the end of the second line; the rest of this chunk is dropped with the connection.
+            let end = value.length;
+            for (let i = 0; i < value.length; i++) if (value[i] === 10 && ++lines === 2) { end = i + 1; break; }
+            c.enqueue(value.subarray(0, end));
+          },
+        });
+        return new Response(body, { status: res.status, headers: res.headers });
+      };
+    });
+    const p = await context.newPage();
+    await signInThroughPage(p, user.token, PASSPHRASE);
+    await expect.poll(() => p.evaluate(() => (window as unknown as { __held: boolean }).__held), { timeout: 60_000 }).toBe(true);
+    // The first page is listed while the pull is still open: no cursor stored yet.
+    await expect.poll(() => p.locator("#entries li[data-id]").count(), { timeout: 30_000 }).toBeGreaterThan(0);
+    const shown = Number(/\((\d+)\)/.exec(await heading(p))![1]);
+    expect(shown).toBeGreaterThan(0);
+    expect(shown).toBeLessThan(COUNT);
+    const cursor = () =>
+      p.evaluate(
+        () =>
+          new Promise<number>((resolve, reject) => {
+            const open = indexedDB.open("app-sync");
+            open.onerror = () => reject(open.error);
+            open.onsuccess = () => {
+              const keys = open.result.transaction("metadata").objectStore("metadata").getAllKeys();
+              keys.onsuccess = () => resolve((keys.result as string[]).filter((k) => String(k).startsWith("cursor:")).length);
+            };
+          }),
+      );
+    expect(await cursor()).toBe(0);
+    await screenshot(p, `screenshots/vault-scale-first-page-1280.png`);
+    await p.evaluate(() => (window as unknown as { __release: () => void }).__release());
+    // The engine resumes after the cut: the list grows to every entry, each once, never shrinking on the way.
+    await expect.poll(() => heading(p), { timeout: 90_000 }).toBe(`Entries (${COUNT})`);
+    await expect.poll(() => listed(p), { timeout: 90_000 }).toEqual(all);
+    expect(await cursor()).toBe(1);
+    const counts = await p.evaluate(() => (window as unknown as { __counts: number[] }).__counts);
+    const drawn = counts.slice(counts.findIndex((n) => n > 0));
+    expect(drawn.every((n, i) => i === 0 || n >= drawn[i - 1]!)).toBe(true);
+    expect(drawn.at(-1)).toBe(COUNT);
+    await context.close();
+  }, LONG);
+
   it("finds an entry by username when the search is typed on a fresh sign-in, before its pass reached it", async () => {
     // A second new browser: no store, no tokens; the search waits on the pass that opens entries.
     const context = await browser.newContext({ baseURL: base(), viewport: { width: 390, height: 844 } });

@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import { plainTokens } from "../src/crypto";
 import type { LocalEntry } from "../src/db";
 import { nextTask, sortInSlices } from "../src/next-task";
-import { queryWords, SearchIndex } from "../src/sections/vault-search";
+import { withArrivals } from "../src/sections/vault-arrivals";
+import { ListAnswers } from "../src/sections/vault-filter";
+import { narrows, needles, queryWords, SearchIndex } from "../src/sections/vault-search";
+import { byEntryName } from "../src/vault";
 
 // The vault page's in-memory search must find exactly what the blind index finds (whole words and
 // word beginnings of the name, site host and username), and its sort in slices exactly what one
@@ -25,7 +28,7 @@ const entry = (id: string, name: string, website: string | null): LocalEntry => 
 describe("in-memory search", () => {
   const e = entry("1", "Chase Bank – Checking", "https://www.Chase.com/login");
   const index = new SearchIndex();
-  const finds = (q: string, username?: string) => index.matches(e, username, queryWords(q));
+  const finds = (q: string, username?: string) => index.matches(e, username, needles(queryWords(q)));
   /** The blind index's answer for the same query: every query word among the plain tokens. */
   const blind = (q: string, username = "") => {
     const tokens = new Set(plainTokens(`${e.name} chase.com ${username}`));
@@ -51,6 +54,61 @@ describe("in-memory search", () => {
     expect(finds("carol", "carol@example.test")).toBe(true);
     // A username learnt later replaces the words cut before.
     expect(finds("carol")).toBe(false);
+  });
+});
+
+describe("a keystroke's answer at thousands of entries", () => {
+  const entries = Array.from({ length: 3000 }, (_, i) => entry(String(i).padStart(5, "0"), `Service ${i % 250} ${["alpha", "beta", "gamma"][i % 3]}`, `https://service${i % 500}.example.test`));
+  const index = new SearchIndex();
+  const answers = new ListAnswers({ entries: () => entries, keyOf: (e) => index.keyOf(e, undefined), rowOf: (e) => ({ id: e.id, name: e.name, site: e.website ?? "" }) });
+  const scan = (q: string) => entries.filter((e) => index.matches(e, undefined, needles(queryWords(q)))).map((e) => e.id);
+  const ask = (q: string, tag = "", version = "v1") => {
+    const words = queryWords(q);
+    return answers.answer(answers.tableFor(version), { words, needles: needles(words), hashed: [], tag, organised: null, scope: "" }).map((r) => r.id);
+  };
+
+  it("narrows only when each earlier word begins one of the new ones", () => {
+    expect(narrows(["se"], ["ser"])).toBe(true);
+    expect(narrows(["se", "al"], ["alpha", "service"])).toBe(true);
+    expect(narrows(["ser"], ["se"])).toBe(false);
+    expect(narrows(["alpha"], ["beta"])).toBe(false);
+    expect(narrows([], ["beta"])).toBe(true);
+  });
+
+  it("gives, keystroke by keystroke and narrowed or not, what a scan of every entry gives, in the list's order", () => {
+    for (const typed of ["service12 alpha", "gamma service4", "beta"]) {
+      for (let i = 0; i <= typed.length; i++) expect(ask(typed.slice(0, i))).toEqual(scan(typed.slice(0, i)));
+      // Taken back: a shorter query is answered from the whole table again.
+      for (let i = typed.length; i >= 0; i--) expect(ask(typed.slice(0, i))).toEqual(scan(typed.slice(0, i)));
+    }
+    // A changed table (a new version) is never narrowed from the old answer.
+    expect(ask("service1")).toEqual(scan("service1"));
+    entries.push(entry("99999", "Service 1 new", "https://service12.example.test"));
+    expect(ask("service12", "", "v2")).toEqual(scan("service12"));
+    expect(ask("service12", "", "v2")).toContain("99999");
+  });
+});
+
+describe("a pull's pages merged into the sorted list", () => {
+  it("gives what a sort of the store's copy gives: replaced, removed and new entries each in their place", () => {
+    const names = ["delta", "Alpha", "charlie", "alpha", "Bravo", "echo", "Échelle", "foxtrot"];
+    const before = names.map((n, i) => entry(`id-${i}`, n, "")).sort(byEntryName);
+    const page = [
+      entry("id-1", "zulu", ""),
+      { id: "id-4", tombstone: true as const },
+      entry("new-1", "alpha", ""),
+      entry("new-2", "Bravissimo", ""),
+      entry("new-3", "", ""),
+    ];
+    const store = new Map(before.map((e) => [e.id, e]));
+    for (const c of page) {
+      if ("tombstone" in c) store.delete(c.id);
+      else store.set(c.id, c);
+    }
+    const merged = withArrivals(before, page);
+    expect(merged.map((e) => e.id)).toEqual([...store.values()].sort(byEntryName).map((e) => e.id));
+    // Applying the same page again changes nothing (a paint's read may already hold it).
+    expect(withArrivals(merged, page).map((e) => e.id)).toEqual(merged.map((e) => e.id));
   });
 });
 

@@ -47,13 +47,19 @@ export class EntryList {
   /** Every row of the list as filtered and sorted now; only some are in the page. */
   private rows: Row[] = [];
   private queued = new Set<string>();
-  /** Each row's place in `rows` by entry id. */
-  private place = new Map<string, number>();
+  /** Each row's place in `rows` by entry id, made when a key or a focus first needs it (not per keystroke). */
+  private places: Map<string, number> | null = null;
+  private place(id: string): number | undefined {
+    this.places ??= new Map(this.rows.map((e, i) => [e.id, i]));
+    return this.places.get(id);
+  }
   private selected: string | null = null;
   /** The rows in the page by entry id, with what each shows: a scroll keeps the rows still in view. */
   private drawn = new Map<string, { li: HTMLLIElement; sig: string }>();
   /** One row's height in pixels, measured from a drawn row. */
   private rowPx = ROW_PX;
+  /** The part of the list in view (pixels from its top), as last measured: a new answer is drawn with it, and measured at the next frame. */
+  private view: [number, number] | null = null;
   private frame = 0;
   /**
    * Stand for the rows above and below the ones in the page (their height, no content, hidden from
@@ -109,9 +115,12 @@ export class EntryList {
   draw(entries: Row[], queued: Set<string>) {
     this.rows = entries;
     this.queued = queued;
-    this.place = new Map(entries.map((e, i) => [e.id, i]));
+    this.places = null;
     this.list.dataset.rows = String(entries.length);
-    this.render();
+    // Drawn with the view as last measured (no layout forced in the keystroke's task), then checked
+    // at the next frame, when the layout is made anyway.
+    this.render(undefined, this.view !== null);
+    if (this.view) this.schedule();
   }
 
   private schedule() {
@@ -123,12 +132,14 @@ export class EntryList {
   }
 
   /** The rows to have in the page: those in view (of the list's box and of the window) and a margin. */
-  private range(): [number, number] {
+  private range(cached: boolean): [number, number] {
     const n = this.rows.length;
     if (n <= ALL_ROWS) return [0, n];
-    const box = this.list.getBoundingClientRect();
-    const top = this.list.scrollTop + Math.max(0, -box.top - this.list.clientTop);
-    const bottom = this.list.scrollTop + Math.min(this.list.clientHeight, window.innerHeight - box.top);
+    if (!cached || !this.view) {
+      const box = this.list.getBoundingClientRect();
+      this.view = [this.list.scrollTop + Math.max(0, -box.top - this.list.clientTop), this.list.scrollTop + Math.min(this.list.clientHeight, window.innerHeight - box.top)];
+    }
+    const [top, bottom] = this.view;
     const first = Math.min(n, Math.max(0, Math.floor(top / this.rowPx) - MARGIN));
     return [first, Math.min(n, Math.max(first, Math.ceil(bottom / this.rowPx)) + MARGIN)];
   }
@@ -137,10 +148,10 @@ export class EntryList {
    * Puts the rows of the range (or of the rows around `around`) in the page; rows already there
    * stay where they are, so a focused row keeps its focus while the list scrolls.
    */
-  private render(around?: number) {
+  private render(around?: number, cached = false) {
     if (this.gone) return;
     const n = this.rows.length;
-    const [first, last] = around === undefined ? this.range() : [Math.max(0, around - MARGIN), Math.min(n, around + MARGIN + 1)];
+    const [first, last] = around === undefined ? this.range(cached) : [Math.max(0, around - MARGIN), Math.min(n, around + MARGIN + 1)];
     const next = new Map<string, { li: HTMLLIElement; sig: string }>();
     const items: HTMLLIElement[] = [];
     for (let i = first; i < last; i++) {
@@ -166,8 +177,9 @@ export class EntryList {
       if (at !== li) this.list.insertBefore(li, at ?? null);
     });
     while (this.list.children.length > items.length) this.list.lastElementChild!.remove();
-    // The stylesheet gives every row one height; measured once drawn (fonts and zoom change it).
-    const h = (first < last ? this.drawn.get(this.rows[first]!.id)?.li.getBoundingClientRect().height : 0) ?? 0;
+    // The stylesheet gives every row one height; measured once drawn (fonts and zoom change it), in a
+    // render that measures anyway.
+    const h = (!cached && first < last ? this.drawn.get(this.rows[first]!.id)?.li.getBoundingClientRect().height : 0) ?? 0;
     if (h > 0 && Math.abs(h - px) > 0.5) {
       this.rowPx = h;
       if (n > ALL_ROWS) this.schedule();
@@ -197,7 +209,7 @@ export class EntryList {
 
   /** Moves focus to a row: the first, the open one, or back to where it was. */
   focus(id?: string | null) {
-    const i = (id ? this.place.get(id) : undefined) ?? 0;
+    const i = (id ? this.place(id) : undefined) ?? 0;
     if (i < this.rows.length) this.focusAt(i);
   }
 
@@ -211,7 +223,7 @@ export class EntryList {
 
   private onKey(ev: KeyboardEvent) {
     const id = (ev.target as HTMLElement).closest("li")?.dataset.id;
-    const at = id ? this.place.get(id) : undefined;
+    const at = id ? this.place(id) : undefined;
     if (at === undefined) return;
     const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: this.rows.length - 1 }[ev.key];
     if (to === undefined) return;

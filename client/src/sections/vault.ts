@@ -4,18 +4,20 @@
  */
 import { ApiError, OfflineError } from "../api";
 import { queryTokens, type EntrySecrets } from "../crypto";
-import type { LocalEntry } from "../db";
+import type { LocalEntry, PulledChange } from "../db";
 import { $, el, input } from "../pages/common";
 import { EntryReader } from "../entry-reader";
 import type { AppContext, Unmount } from "../shell/context";
 import { READER_BATCH } from "../vault";
 import { EntryDetail } from "./vault-detail";
 import { EntryForm } from "./vault-form";
+import { Arrivals, withArrivals } from "./vault-arrivals";
 import { EntryList, type Row } from "./vault-list";
 import { VAULT_MARKUP } from "./vault-markup";
 import { Organiser } from "./vault-organise";
-import { queryWords, SearchIndex } from "./vault-search";
-import { mergeByName, SHARED_PREFIX, SharedEntries } from "./vault-shared";
+import { needles, queryWords, SearchIndex } from "./vault-search";
+import { ListAnswers, ordered, RowCache, withSharedRows } from "./vault-filter";
+import { SHARED_PREFIX, SharedEntries } from "./vault-shared";
 /** How often a search or filter on screen follows entries opened in the background. */
 const FOLLOW_MS = 150;
 
@@ -45,7 +47,16 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   const shared = new SharedEntries(app);
   /** Opens entries for the pass below in a Worker, off the page's main thread. */
   const reader = new EntryReader(keys, session.userId);
-  const rowOf = (e: LocalEntry): Row => ({ id: e.id, name: e.name, site: e.website ?? e.url ?? "", favorite: organiser.of(e)?.favorite === true });
+  const rowCache = new RowCache();
+  const favourite = (e: LocalEntry) => organiser.of(e)?.favorite === true;
+  const rowOf = (e: LocalEntry): Row => rowCache.of(e, favourite(e));
+  /** The snapshot by id: an entry opens from memory, its row's data at hand. */
+  let byId = new Map<string, LocalEntry>();
+  /**
+   * Counts what a search's answer depends on besides its own inputs (the snapshot, what was
+   * learnt from opened entries, last uses): an answer of the same version may be narrowed further.
+   */
+  let version = 0;
 
   const detail = new EntryDetail({
     app,
@@ -79,9 +90,12 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     usernames.set(e.id, s.username);
     list.setUsername(e.id, s.username);
     index.note(e, s.username);
-    const words = queryWords(search.value);
+    const words = needles(queryWords(search.value));
     const found = words.length > 0 && before !== s.username && index.matches(e, s.username, words) !== index.matches(e, before, words);
-    return organiser.learn(e, s) || found;
+    const organised = organiser.learn(e, s);
+    // The search table holds usernames and favourite marks: made again only when one changed.
+    if (organised || before !== s.username) version++;
+    return organised || found;
   }
 
   function showDetail(open: boolean) {
@@ -118,28 +132,37 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     await db.setMeta(LISTING, rows);
   }
 
-  /** Draws the snapshot filtered by the search box; a newer keystroke supersedes an older one. */
-  async function filter() {
+  const answers = new ListAnswers({
+    entries: () => ordered(snapshot, sortBy.value, favourite, used),
+    keyOf: (e) => (usernames.has(e.id) || e.search_tokens === null ? index.keyOf(e, usernames.get(e.id)) : null),
+    rowOf,
+  });
+  /** The snapshot's table in the list's order (made again when the order or the version changed). */
+  const tableOf = () => answers.tableFor(`${sortBy.value}\u0001${version}`);
+
+  /**
+   * Draws the snapshot filtered by the search box; a newer keystroke supersedes an older one.
+   * `keep`: the full listing may be kept for the next mount (not while a pull's pages arrive: each
+   * would clone thousands of rows into the store, on the main thread the pull needs).
+   */
+  async function filter(keep = true) {
     if (!loaded) return;
     const mine = ++searched;
     const query = search.value.trim();
     // Entries opened on this page match on their words in memory; the others on their blind-index
     // tokens (which cover the username), hashed only while such an entry is left; without tokens
-    // (not indexed yet) on their name and site. The snapshot is sorted already: no new sort.
+    // (not indexed yet) on their name and site. The snapshot is kept in the list's order: no sort.
     const words = queryWords(query);
-    const hashed = words.length && snapshot.some((e) => !usernames.has(e.id) && e.search_tokens !== null) ? await queryTokens(keys, query) : [];
-    const found = (e: LocalEntry) =>
-      !words.length || (usernames.has(e.id) || e.search_tokens === null ? index.matches(e, usernames.get(e.id), words) : hashed.every((t) => e.search_tokens!.includes(t)));
-    const tag = ($("tag-filter") as HTMLSelectElement).value;
-    const entries = ordered(snapshot.filter((e) => (!tag || e.tags.includes(tag)) && organiser.matches(e) && found(e)));
+    const hashed = words.length && tableOf().tokens ? await queryTokens(keys, query) : [];
     if (gone || mine !== searched) return;
-    const own = entries.map(rowOf);
+    const tag = ($("tag-filter") as HTMLSelectElement).value;
+    const own = answers.answer(tableOf(), { words, needles: needles(words), hashed, tag, organised: organiser.active() ? (e) => organiser.matches(e) : null, scope: organiser.describe() });
     // Shared entries carry no tag, favourite or folder of this person's: they show unfiltered, or alone.
     const withShared = !tag && organiser.sharedShown();
     const sharedRows = withShared ? shared.rows(query) : [];
-    const rows = organiser.sharedOnly() ? sharedRows : withSharedRows(own, sharedRows);
+    const rows = organiser.sharedOnly() ? sharedRows : withSharedRows(own, sharedRows, sortBy.value);
     list.draw(rows, queued);
-    if (!query && !tag && !organiser.active()) void keepListing(own);
+    if (keep && !query && !tag && !organiser.active()) void keepListing(own);
     $("empty").hidden = snapshot.length > 0 || shared.items.length > 0;
     const folder = organiser.folderShown();
     $("no-match").hidden = !((query || tag || organiser.active()) && rows.length === 0 && (snapshot.length + shared.items.length > 0 || folder));
@@ -164,32 +187,6 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   const keptSort = await db.meta<string>(SORT);
   if (keptSort && [...sortBy.options].some((o) => o.value === keptSort)) sortBy.value = keptSort;
   sortBy.addEventListener("change", () => void db.setMeta(SORT, sortBy.value));
-  function ordered(entries: LocalEntry[]): LocalEntry[] {
-    const by = sortBy.value;
-    // Favourites (as far as the pass has read them) by name, then the rest by name.
-    if (by === "favourites") {
-      const favourite = (e: LocalEntry) => organiser.of(e)?.favorite === true;
-      return entries.filter(favourite).concat(entries.filter((e) => !favourite(e)));
-    }
-    // The snapshot is in name order and the sort is stable: ties stay by name.
-    if (by === "changed") return [...entries].sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0));
-    if (by === "used") return [...entries].sort((a, b) => (used[b.id] ?? 0) - (used[a.id] ?? 0));
-    return entries;
-  }
-
-  /**
-   * The person's entries and the ones shared with them in one list: by name, shared ones among
-   * the others; favourites first, then the rest as by name; in the other orders, after them (a
-   * shared entry has no last use or change of the person's).
-   */
-  function withSharedRows(own: Row[], sharedRows: Row[]): Row[] {
-    const by = sortBy.value;
-    if (by === "name") return mergeByName(own, sharedRows);
-    if (by !== "favourites") return own.concat(sharedRows);
-    const cut = own.findIndex((r) => !r.favorite);
-    return cut < 0 ? own.concat(sharedRows) : own.slice(0, cut).concat(mergeByName(own.slice(cut), sharedRows));
-  }
-
   /** The tag filter's options: every tag in the vault, the current choice kept. */
   function drawTags() {
     const select = $("tag-filter") as HTMLSelectElement;
@@ -249,11 +246,60 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
    */
   const filtered = () => !!search.value.trim() || !!($("tag-filter") as HTMLSelectElement).value || organiser.active() || sortBy.value === "favourites";
 
+  /**
+   * Puts a pull's changes, as the store took them, into the snapshot the list is drawn from: a first
+   * sync lists its first entries long before it ends. The paint after the pull reads the store and
+   * opens the entries as before.
+   */
+  function takeArrivals(changes: PulledChange[]) {
+    // An entry with a change queued here keeps the local copy (the store does too).
+    const fresh = changes.filter((c) => !queued.has(c.id));
+    if (!fresh.length) return;
+    snapshot = withArrivals(snapshot, fresh);
+    for (const c of fresh) {
+      if ("tombstone" in c) byId.delete(c.id);
+      else byId.set(c.id, c);
+    }
+    version++;
+  }
+  const arrivals = new Arrivals(sync, {
+    ready: () => loaded && !gone,
+    empty: () => snapshot.length === 0,
+    take(changes) {
+      const first = snapshot.length === 0;
+      takeArrivals(changes);
+      drawTags();
+      void filter(false);
+      if (first) void openFirstRows();
+    },
+  });
+
+  /** The usernames of the rows at the top of a list that has just appeared, opened in the worker. */
+  async function openFirstRows() {
+    const top = tableOf().entries.slice(0, READER_BATCH).filter((e) => !usernames.has(e.id));
+    const read = await reader.read(top, false);
+    if (gone) return;
+    let found = false;
+    for (const e of top) {
+      const s = read.get(e.id)?.secrets;
+      if (s && learn(e, s)) found = true;
+    }
+    if (!found) return;
+    // What these rows carry (marks, folders) is known now: the pass after the pull finds it known.
+    organiser.drawFolders();
+    void filter();
+  }
+
   async function renderList() {
-    // One read of the store serves the whole paint (a read deserialises every entry).
+    // One read of the store serves the whole paint (a read deserialises every entry). Pages a pull
+    // stores during the read are taken in over it.
+    arrivals.restart();
     const all = await vault.entries();
     snapshot = await vault.list(all);
+    byId = new Map(snapshot.map((e) => [e.id, e]));
+    version++;
     queued = new Set((await db.pending(session.userId)).map((p) => p.entryId));
+    takeArrivals(arrivals.all());
     if (gone) return;
     loaded = true;
     drawTags();
@@ -322,10 +368,16 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     return vault.secrets(e);
   }
 
-  /** Opens an entry by id, read from the store (the row may be older than the entry). */
+  /** Last uses are written a moment after an open, outside the click's task (the record holds one time per entry). */
+  let keepUsed: ReturnType<typeof setTimeout> | undefined;
+
+  /**
+   * Opens an entry by id: at once from the snapshot the rows were drawn from, then, if the store
+   * holds a newer copy (a change not yet painted), again from that copy.
+   */
   async function openById(id: string, focus = true) {
     const share = id.startsWith(SHARED_PREFIX) ? shared.find(id) : undefined;
-    const e = share ? share.entry : await db.entry(session.userId, id);
+    const e = share ? share.entry : (byId.get(id) ?? (await db.entry(session.userId, id)));
     if (gone) return;
     if (!e) {
       toast("That entry is no longer in the vault");
@@ -334,11 +386,19 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     void detail.open(e, share?.mark);
     lastOpen = id;
     used[id] = Date.now();
-    void db.setMeta(USED, used);
+    // Only the "last used" order changes with an open: other orders keep their search table.
+    if (sortBy.value === "used") version++;
+    clearTimeout(keepUsed);
+    keepUsed = setTimeout(() => void db.setMeta(USED, used), 500);
     list.select(id);
     organiser.showOpen(id);
     showDetail(true);
     if (focus) $("revealed-heading").focus();
+    if (share) return;
+    const stored = await db.entry(session.userId, id);
+    if (gone || detail.entry !== e) return;
+    if (!stored) toast("That entry is no longer in the vault");
+    else if (stored.encrypted_data !== e.encrypted_data || stored.wrapped_item_key !== e.wrapped_item_key || stored.updated_at !== e.updated_at || stored.name !== e.name) void detail.open(stored);
   }
 
   async function edit(e: LocalEntry) {
@@ -404,6 +464,10 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   // entry's secrets in a request.
   form.enable();
   return () => {
+    if (keepUsed !== undefined) {
+      clearTimeout(keepUsed);
+      void db.setMeta(USED, used);
+    }
     detail.destroy();
     form.close();
     gone = true;
@@ -412,5 +476,6 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     document.removeEventListener("keydown", onKey);
     stopListening();
     stopLive();
+    arrivals.stop();
   };
 }

@@ -1,0 +1,106 @@
+/**
+ * The vault list's answers to a search at thousands of entries: the snapshot in the list's order
+ * with each entry's search key and row made once (until the snapshot or the order changes), so a
+ * keystroke runs one substring search per entry and makes nothing per entry; and a keystroke that
+ * only adds to the query narrows the last answer instead of the whole vault.
+ */
+import type { LocalEntry } from "../db";
+import type { Row } from "./vault-list";
+import { keyMatches, narrows } from "./vault-search";
+import { mergeByName } from "./vault-shared";
+
+/**
+ * `entries` (in name order) in the list's order `by`: favourites (as far as the pass has read
+ * them) first, last changed, last used (on this device), or as they are.
+ */
+export function ordered(entries: LocalEntry[], by: string, favourite: (e: LocalEntry) => boolean, used: Record<string, number>): LocalEntry[] {
+  if (by === "favourites") return entries.filter(favourite).concat(entries.filter((e) => !favourite(e)));
+  // The snapshot is in name order and the sort is stable: ties stay by name.
+  if (by === "changed") return [...entries].sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0));
+  if (by === "used") return [...entries].sort((a, b) => (used[b.id] ?? 0) - (used[a.id] ?? 0));
+  return entries;
+}
+
+/**
+ * The person's entries and the ones shared with them in one list: by name, shared ones among
+ * the others; favourites first, then the rest as by name; in the other orders, after them (a
+ * shared entry has no last use or change of the person's).
+ */
+export function withSharedRows(own: Row[], sharedRows: Row[], by: string): Row[] {
+  if (by === "name") return mergeByName(own, sharedRows);
+  if (by !== "favourites") return own.concat(sharedRows);
+  const cut = own.findIndex((r) => !r.favorite);
+  return cut < 0 ? own.concat(sharedRows) : own.slice(0, cut).concat(mergeByName(own.slice(cut), sharedRows));
+}
+
+/**
+ * Each entry's row as last made: a list of thousands of entries is handed the same objects again
+ * instead of one new object per entry each time.
+ */
+export class RowCache {
+  private readonly rows = new Map<string, { e: LocalEntry; row: Row }>();
+
+  of(e: LocalEntry, favorite: boolean): Row {
+    const known = this.rows.get(e.id);
+    if (known && known.e === e && known.row.favorite === favorite) return known.row;
+    const row = { id: e.id, name: e.name, site: e.website ?? e.url ?? "", favorite };
+    this.rows.set(e.id, { e, row });
+    return row;
+  }
+}
+
+type Table = { key: string; entries: LocalEntry[]; keys: (string | null)[]; rows: Row[]; tokens: boolean };
+
+/** What the table is made from; `keyOf` is null for an entry matched on its blind-index tokens. */
+export type TableSource = { entries: () => LocalEntry[]; keyOf: (e: LocalEntry) => string | null; rowOf: (e: LocalEntry) => Row };
+
+export type Query = {
+  /** The query's words, and as searched for (vault-search.ts `needles`). */
+  words: string[];
+  needles: string[];
+  /** The query's blind-index tokens, for entries matched on theirs. */
+  hashed: string[];
+  tag: string;
+  /** The organisation filter when one is on, and what it is (an answer narrows only within the same). */
+  organised: ((e: LocalEntry) => boolean) | null;
+  scope: string;
+};
+
+export class ListAnswers {
+  private table: Table | null = null;
+  /** The last answer as places in the table (null: every entry). */
+  private last: { words: string[]; scope: string; places: number[] | null } | null = null;
+
+  constructor(private readonly source: TableSource) {}
+
+  /** The table for `key` (the order and the snapshot's version), made again when the key changed. */
+  tableFor(key: string): Table {
+    if (this.table?.key === key) return this.table;
+    const entries = this.source.entries();
+    const keys = entries.map(this.source.keyOf);
+    this.table = { key, entries, keys, rows: entries.map(this.source.rowOf), tokens: keys.includes(null) };
+    return this.table;
+  }
+
+  /** The rows `q` finds in the table, in its order. */
+  answer(t: Table, q: Query): Row[] {
+    const scope = `${t.key}\u0001${q.tag}\u0001${q.scope}`;
+    const from = this.last && this.last.scope === scope && narrows(this.last.words, q.words) ? this.last.places : null;
+    let places: number[] | null = null;
+    if (q.words.length || q.tag || q.organised || from) {
+      places = [];
+      const n = from ? from.length : t.entries.length;
+      for (let k = 0; k < n; k++) {
+        const i = from ? from[k]! : k;
+        const e = t.entries[i]!;
+        if (q.tag && !e.tags.includes(q.tag)) continue;
+        if (q.organised && !q.organised(e)) continue;
+        const key = t.keys[i];
+        if (q.words.length && !(key !== null ? keyMatches(key, q.needles) : q.hashed.every((h) => e.search_tokens!.includes(h)))) continue;
+        places.push(i);
+      }
+    }
+    this.last = { words: q.words, scope, places };
+    return places ? places.map((i) => t.rows[i]!) : t.rows;
+  }
+}
