@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { releasedMail, reminderMail, triggeredMail } from "../../src/domains/dead-man-switch/mails";
 import { grantedMail, inviteMail, requestedMail } from "../../src/domains/emergency/mails";
 import { newProof, PROOF_MAIL_KIND, proofMail } from "../../src/domains/integrations/imap-proof";
+import { codeMail } from "../../src/domains/links/recipients";
 import type { Mail } from "../../src/domains/notifications";
 import type { Config } from "../../src/env";
 
@@ -22,6 +23,13 @@ const MAILS: [kind: string, mail: Mail, action: RegExp, path: string][] = [
   ["emergency.granted", grantedMail(ORIGIN, "c@example.test", "the owner approved it", AT), /^To retrieve access, sign in and open Emergency access before /, "/emergency"],
   [PROOF_MAIL_KIND, proofMail({ APP_ORIGIN: ORIGIN } as Config, "box@example.test", newProof()), /^Once this message has arrived, open Mailboxes and choose “Check mailbox”$/, "/mailboxes"],
 ];
+
+/**
+ * Mails that carry a one-time code and no link, by design: the page where the code is typed is a
+ * secure link whose key lives only in the fragment the recipient already holds, so the server has
+ * no complete address to send, and a mail without any link has nothing to phish with.
+ */
+const CODE_MAILS: [kind: string, mail: Mail, code: string][] = [["secure_link.code", codeMail("r@example.test", "048213", "owner@example.test"), "048213"]];
 
 describe("mail text", () => {
   it.each(MAILS)("%s names the action and links to it", (kind, mail, action, path) => {
@@ -47,10 +55,17 @@ describe("mail text", () => {
     const kinds = new Set([...all.matchAll(/kind: "([a-z_]+\.[a-z_]+)"/g)].map((m) => m[1]));
     kinds.add(PROOF_MAIL_KIND);
     expect(Object.keys(sources).length).toBeGreaterThan(50);
-    expect(new Set(MAILS.map(([kind]) => kind))).toEqual(kinds);
+    expect(new Set([...MAILS, ...CODE_MAILS].map(([kind]) => kind))).toEqual(kinds);
     // A sender hands over a template's result, never a message written in place.
     const inPlace = Object.entries(sources).filter(([, text]) => /(sendQuietly\([^,]+,|mailer\(\)\.send\()\s*\{/.test(text)).map(([path]) => path);
     expect(inPlace).toEqual([]);
+  });
+
+  it.each(CODE_MAILS)("%s gives the code, says how long it works, and holds no link", (kind, mail, code) => {
+    expect(mail.kind).toBe(kind);
+    expect(mail.text).toContain(`Your one-time code is ${code}.`);
+    expect(mail.text).toMatch(/works for 10 minutes/);
+    expect(mail.text).not.toMatch(/https?:|www\.|\/l\//);
   });
 
   it("counts take the right plural", () => {
