@@ -14,7 +14,7 @@ const current = await currentSession(db);
 // Not awaited: offline, registration waits on the failing update check, and the vault renders first.
 void registerServiceWorker();
 let engine: SyncEngine | null = null;
-let stopIdle: (() => void) | null = null;
+let stopPage: (() => void) | null = null;
 if (!current) location.replace(`/?next=${encodeURIComponent(location.pathname + location.search)}`);
 else await boot(current.session, current.keys);
 
@@ -24,7 +24,7 @@ async function boot(session: Session, keys: VaultKeys | undefined) {
   $("sign-out").addEventListener("click", () => {
     void (async () => {
       engine?.stop();
-      stopIdle?.();
+      stopPage?.();
       // Queued changes would be lost with the store: one last push while the connection allows it.
       if (navigator.onLine) await syncOnce(db, new ApiClient(), session.userId).catch(() => undefined);
       await signOut(db);
@@ -40,7 +40,7 @@ async function boot(session: Session, keys: VaultKeys | undefined) {
     startShell(db, session, k, {
       started(sync, stop) {
         engine = sync;
-        stopIdle = stop;
+        stopPage = stop;
       },
     }).then(() => undefined);
   if (keys) await open(keys);

@@ -25,8 +25,12 @@ import { sections } from "./sections";
 import { labelTables } from "./tables";
 
 export type ShellHooks = {
-  /** Set once the sync engine runs, so sign-out can stop it. */
-  started(engine: SyncEngine, stopIdle: () => void): void;
+  /**
+   * Set once the sync engine runs, so sign-out can stop it, and stop the page: the idle watch and
+   * the open section, whose teardown writes what it held back (the vault's last-used order) before
+   * sign-out clears the store, never after it.
+   */
+  started(engine: SyncEngine, stopPage: () => void): void;
 };
 
 export async function startShell(db: LocalDb, session: Session, keys: VaultKeys, hooks: ShellHooks) {
@@ -240,7 +244,12 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
   $("lock").hidden = false;
   await renderStatus();
   await go(location.pathname + location.search, false);
-  hooks.started(sync, stopIdle);
+  hooks.started(sync, () => {
+    stopIdle();
+    unmount?.();
+    unmount = null;
+    main.replaceChildren();
+  });
   sync.start();
   // Resets this device started and has not saved yet (one may have ended while no tab was open).
   void resumeResets(app);

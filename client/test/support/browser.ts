@@ -95,7 +95,13 @@ export async function signInWithProvider(page: Page, token: string) {
 export async function submitSignIn(page: Page, passphrase: string) {
   await page.getByLabel("Master passphrase").fill(passphrase);
   const again = page.getByLabel("Type it again");
-  if (await again.isVisible()) await again.fill(passphrase);
+  if (await again.isVisible()) {
+    await again.fill(passphrase);
+    // A new vault's strength verdict arrives asynchronously (the estimator is loaded on the first
+    // keystroke) and pushes the button down as it appears: a click aimed before it lands where the
+    // button was. Waited for, so the click meets the button.
+    await page.locator("#passphrase-strength-text").filter({ hasText: /\S/ }).waitFor();
+  }
   await page.getByRole("button", { name: /^(Open|Create) vault$/ }).click();
 }
 
