@@ -49,6 +49,26 @@ export type PublicLink = {
 /** What a link carries: labelled fields (a free text is one field), or a file with its name and type. */
 export type LinkPayload = { type: "text"; fields: { label: string; value: string }[] } | { type: "file"; name: string; mime: string; bytes: Uint8Array };
 
+/** A field of an entry that may go into a link: `key` names it between the extension's parts, which never pass the value. */
+export type EntryLinkField = { key: "name" | "website" | "username" | "password" | "notes" | "totp"; label: string; value: string; checked: boolean };
+
+/**
+ * The fields of an entry a person may send by link, ticked as offered: the web app's "Share by
+ * link" and the extension popup offer the same ones. Empty fields are left out; notes and the TOTP
+ * secret (which makes codes for as long as it is kept) are sent only when ticked.
+ */
+export function entryLinkFields(entry: { name: string; website?: string | null }, secrets: { username: string; password: string; notes: string; totp: string }): EntryLinkField[] {
+  const all: EntryLinkField[] = [
+    { key: "name", label: "Name", value: entry.name, checked: true },
+    { key: "website", label: "Website", value: entry.website ?? "", checked: true },
+    { key: "username", label: "Username", value: secrets.username, checked: true },
+    { key: "password", label: "Password", value: secrets.password, checked: true },
+    { key: "notes", label: "Notes", value: secrets.notes, checked: false },
+    { key: "totp", label: "TOTP secret", value: secrets.totp, checked: false },
+  ];
+  return all.filter((f) => f.value);
+}
+
 const IV_BYTES = 12;
 const enc = new TextEncoder();
 

@@ -3,19 +3,13 @@
  * browser; docs/decisions.md, Sharing: secure links), sets its options and gets the link to send.
  */
 import { linkOptions, showLink } from "../link-options";
-import { createLink } from "../secure-links";
+import { createLink, entryLinkFields } from "../secure-links";
 import type { EntryContext } from "../shell/context";
 import { el, errorText } from "../ui";
 
 export function mount(root: HTMLElement, ctx: EntryContext): void {
   const { entry, fields, app } = ctx;
-  const candidates: { label: string; value: string; checked: boolean }[] = [
-    { label: "Name", value: entry.name, checked: true },
-    { label: "Website", value: entry.website ?? "", checked: true },
-    { label: "Username", value: fields.username, checked: true },
-    { label: "Password", value: fields.password, checked: true },
-    { label: "Notes", value: fields.notes, checked: false },
-  ].filter((c) => c.value);
+  const candidates = entryLinkFields(entry, fields);
   const boxes = candidates.map((c, i) => ({ c, box: el("input", { type: "checkbox", id: `share-link-field-${i}`, checked: c.checked }) }));
   const options = linkOptions("share-link");
   const error = el("p", { id: "share-link-error", className: "error", role: "alert" });
