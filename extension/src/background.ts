@@ -115,6 +115,9 @@ async function fromExtensionPage(m: Request): Promise<unknown> {
     case "unlock":
     case "lock":
     case "verify-2fa":
+    // Secure links are made from the popup only: content scripts and frames have no such case.
+    case "link-fields":
+    case "link-create":
       return toVault(m);
     case "match": {
       // The popup's list is for the tab's top document as it is now; its fill goes to that document only.

@@ -1,4 +1,6 @@
 /** Messages between the extension's parts. The service worker stamps page context onto them. */
+import type { CreateOptions, EntryLinkField } from "../../client/src/secure-links";
+
 export type MatchItem = { id: string; name: string; username: string; hasTotp: boolean; insecure: boolean };
 
 /** `twoFactorRequired`: the web app's sign-in still owes its account 2FA code (DECISIONS D20); nothing fills until it is given. */
@@ -60,6 +62,15 @@ export type PasskeyView = {
 /** A frame presenting its nonce learns only that the session is now its own (or gone). */
 export type FrameAttached = { kind: "attached" } | { kind: "gone" };
 
+/**
+ * A secure link from the popup: a free text, or an entry's fields by key (the popup never holds
+ * their values). Only the popup may ask (background.ts routes these from extension pages alone).
+ */
+export type LinkSource = { kind: "text"; text: string } | { kind: "entry"; id: string; fields: EntryLinkField["key"][] };
+export type LinkFieldsReply = { locked: true } | { locked: false; found: false } | { locked: false; found: true; name: string; username: string; fields: Omit<EntryLinkField, "value">[] };
+/** The new link's full address (key in the fragment): shown in the popup once, never sent to a page. */
+export type LinkCreateReply = { ok: true; url: string } | { ok: false; locked: true } | { ok: false; locked?: undefined; error: string };
+
 /** From the popup, the extension's frames and content scripts to the service worker. */
 export type Request =
   | { type: "status" }
@@ -81,7 +92,9 @@ export type Request =
   | { type: "token" }
   | { type: "passkey-request"; nonce: string; request: PasskeyRequest }
   | { type: "frame-passkey"; nonce: string; choice: PasskeyChoice }
-  | { type: "verify-2fa"; code: string };
+  | { type: "verify-2fa"; code: string }
+  | { type: "link-fields"; id: string }
+  | { type: "link-create"; source: LinkSource; options: CreateOptions };
 
 /** From the service worker to a content script: only the extension can send these. */
 export type ToContent =

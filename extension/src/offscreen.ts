@@ -26,6 +26,7 @@ import { pageHostHashes } from "../../client/src/host-hashes";
 import { PasskeyProvider } from "./passkey-vault";
 import { FrameSessions, type FrameSession } from "./sessions";
 import { currentCode } from "./totp";
+import { createLinkFrom, linkFields, type LinkVault } from "./link-vault";
 
 type Candidate = { id: string; name: string; website?: string | null; url: string | null; wrapped_item_key: string | null; encrypted_data: string | null };
 type Unlocked = { userId: string; keys: VaultKeys; vault: Vault; api: ApiClient; appOrigin: string; byHost: Map<string, LocalEntry[]>; extra: ExtraHosts; indexedAt?: string; timer: ReturnType<typeof setInterval>; live: LiveSync; health: FillHealth };
@@ -421,6 +422,18 @@ async function show(nonce: string, tabId: number | undefined, documentId: string
   return { kind: "fill", reply: await (looked ?? match({ pageUrl: session.pageUrl, crossOriginFrame: session.crossOriginFrame })) };
 }
 
+/** What a secure link from the popup may use of the unlocked vault: an entry of the synced copy, opened in its place. */
+function linkVault(): LinkVault | null {
+  const s = state;
+  if (!s || twoFactorPending) return null;
+  const entry = async (id: string) => {
+    const local = await s.vault.db.entry(s.userId, id);
+    const o = local ? await opened(s, local) : null;
+    return local && o ? { name: local.name, website: local.website, secrets: o.secrets } : null;
+  };
+  return { entry, vaultKey: s.keys.vaultKey, api: s.api, appOrigin: s.appOrigin };
+}
+
 async function handle(m: Forwarded): Promise<unknown> {
   autoLockMs = m.autoLockMs;
   // Another session (a new sign-in in the web app): live sync connects again with it.
@@ -477,6 +490,11 @@ async function handle(m: Forwarded): Promise<unknown> {
       early.set(m.nonce, match(ctx).catch(() => ({ locked: false, items: [], source: "server" }) as MatchReply));
       setTimeout(() => early.delete(m.nonce), 10_000);
       return true;
+    case "link-fields":
+      return linkFields(linkVault(), m.id);
+    case "link-create":
+      lastUse = Date.now();
+      return createLinkFrom(linkVault(), m.source, m.options);
     case "frame-attach":
       return attach(m.nonce, m.tabId, m.senderDocumentId);
     case "frame-show":
@@ -498,8 +516,9 @@ async function handle(m: Forwarded): Promise<unknown> {
   }
 }
 
-chrome.runtime.onMessage.addListener((m: Forwarded, _sender, reply) => {
-  if (m?.target !== "offscreen") return false;
+chrome.runtime.onMessage.addListener((m: Forwarded, sender, reply) => {
+  // Only the service worker forwards here; a content script's or frame's message (it has a tab) is not for the vault.
+  if (m?.target !== "offscreen" || sender.tab) return false;
   handle(m).then(reply, (e: unknown) => reply({ error: e instanceof Error ? e.message : String(e) }));
   return true;
 });

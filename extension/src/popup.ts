@@ -2,9 +2,13 @@
 import { describe, generatePassword, requirementsFor } from "./generator";
 import type { FillWarning, MatchItem, MatchReply, PickReply, Request, Status } from "./messages";
 import { warningParts } from "./warning";
+import { shareView } from "./popup-link";
 
 const send = <T>(m: Request): Promise<T> => chrome.runtime.sendMessage(m);
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+let appOrigin = "";
+/** "Share a link": locked part-way, the popup shows its unlock step and the view comes back after it. */
+const share = shareView($("share"), send, { locked: () => render(), appOrigin: () => appOrigin });
 
 /** The tab the popup acts on: the active web page (a popup opened as a tab falls back to the last one used). */
 async function targetTab(): Promise<chrome.tabs.Tab | undefined> {
@@ -37,7 +41,15 @@ function matchRow(tab: chrome.tabs.Tab, documentId: string | undefined, item: Ma
     else if (reply.ok) window.close();
     else $("insecure").textContent = `Not filled: ${reply.reason}`;
   });
-  li.append(text, fill);
+  const link = document.createElement("button");
+  link.type = "button";
+  link.textContent = "Share";
+  link.setAttribute("aria-label", `Share ${item.name} ${item.username} by link`);
+  link.addEventListener("click", () => void share.show(item).then(() => render()));
+  const buttons = document.createElement("div");
+  buttons.className = "row-actions";
+  buttons.append(link, fill);
+  li.append(text, buttons);
   return li;
 }
 
@@ -63,7 +75,12 @@ async function render() {
   $("signed-out").hidden = status.signedIn;
   $("two-factor").hidden = !owesCode;
   $("unlock").hidden = !status.signedIn || owesCode || status.unlocked;
-  $("vault").hidden = owesCode || !status.unlocked;
+  appOrigin = status.appOrigin;
+  const sharing = share.open && status.unlocked && !owesCode;
+  $("vault").hidden = owesCode || !status.unlocked || sharing;
+  $("share").hidden = !sharing;
+  $("generator").hidden = sharing;
+  if (sharing) return share.resume();
   if (owesCode) {
     $("two-factor-code").focus();
     return;
@@ -132,6 +149,9 @@ async function generate() {
 
 $("generate").addEventListener("click", () => void generate());
 $("copy").addEventListener("click", () => void navigator.clipboard.writeText($<HTMLInputElement>("generated").value));
+
+$("share-open").addEventListener("click", () => void share.show(null).then(() => render()));
+$("share").addEventListener("share-closed", () => void render());
 
 $("lock").addEventListener("click", async () => {
   await send({ type: "lock" });
