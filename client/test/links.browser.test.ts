@@ -235,6 +235,7 @@ describe("secure links", () => {
       const bytes = readFileSync(f);
       for (const n of needles) expect(bytes.includes(n), `${n} in ${f}`).toBe(false);
     }
-    expect(d1<{ n: number }>("SELECT count(*) AS n FROM secure_links")[0]!.n).toBe(6);
+    // This owner's six links were in the scan (other files of the suite make links of their own).
+    expect(((await owner.api.get("/api/links")).body as { links: unknown[] }).links).toHaveLength(6);
   });
 });
