@@ -172,6 +172,24 @@ describe("secure links from the extension popup", () => {
     expect(row!.encrypted_label).not.toContain("plumber");
   });
 
+  it("any entry of the vault can be found by name in the share view, not only the tab's matches", async () => {
+    const popup = await popupUnlocked();
+    await popup.getByRole("button", { name: "Share a link" }).click();
+    await popup.getByLabel("Entry", { exact: true }).check();
+    await popup.getByRole("button", { name: "Create link" }).click();
+    expect(await popup.locator("#share-error").innerText()).toBe("Find and choose the entry to send.");
+    await popup.getByLabel("Find an entry").fill("other");
+    await popup.getByRole("button", { name: /Other site/ }).click();
+    const fields = popup.locator("#share-fields");
+    await expect.poll(() => fields.locator("label").allInnerTexts()).toEqual(["Name", "Website", "Username", "Password"]);
+    expect(await popup.locator("#share-entry").innerText()).toBe("Other site (bob)");
+    expect(await popup.content()).not.toContain("pw-other-never-sent");
+    expect(await axeViolations(popup)).toEqual([]);
+    await popup.getByRole("button", { name: "Back" }).click();
+    await popup.locator("#vault").waitFor();
+    await popup.close();
+  });
+
   it("a page cannot make the extension create a link: no runtime messaging, and posted messages do nothing", async () => {
     const before = (await links()).length;
     const attempt = { type: "link-create", source: { kind: "entry", id: "x", fields: ["password"] }, options: { expiresInSeconds: 3600, maxViews: 1 } };

@@ -116,6 +116,7 @@ async function fromExtensionPage(m: Request): Promise<unknown> {
     case "lock":
     case "verify-2fa":
     // Secure links are made from the popup only: content scripts and frames have no such case.
+    case "link-entries":
     case "link-fields":
     case "link-create":
       return toVault(m);

@@ -68,6 +68,7 @@ export type FrameAttached = { kind: "attached" } | { kind: "gone" };
  */
 export type LinkSource = { kind: "text"; text: string } | { kind: "entry"; id: string; fields: EntryLinkField["key"][] };
 export type LinkFieldsReply = { locked: true } | { locked: false; found: false } | { locked: false; found: true; name: string; username: string; fields: Omit<EntryLinkField, "value">[] };
+export type LinkEntriesReply = { locked: true } | { locked: false; entries: { id: string; name: string; website: string | null }[] };
 /** The new link's full address (key in the fragment): shown in the popup once, never sent to a page. */
 export type LinkCreateReply = { ok: true; url: string } | { ok: false; locked: true } | { ok: false; locked?: undefined; error: string };
 
@@ -93,6 +94,7 @@ export type Request =
   | { type: "passkey-request"; nonce: string; request: PasskeyRequest }
   | { type: "frame-passkey"; nonce: string; choice: PasskeyChoice }
   | { type: "verify-2fa"; code: string }
+  | { type: "link-entries"; query: string }
   | { type: "link-fields"; id: string }
   | { type: "link-create"; source: LinkSource; options: CreateOptions };
 

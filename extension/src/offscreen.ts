@@ -26,7 +26,7 @@ import { pageHostHashes } from "../../client/src/host-hashes";
 import { PasskeyProvider } from "./passkey-vault";
 import { FrameSessions, type FrameSession } from "./sessions";
 import { currentCode } from "./totp";
-import { createLinkFrom, linkFields, type LinkVault } from "./link-vault";
+import { createLinkFrom, linkEntries, linkFields, type LinkVault } from "./link-vault";
 
 type Candidate = { id: string; name: string; website?: string | null; url: string | null; wrapped_item_key: string | null; encrypted_data: string | null };
 type Unlocked = { userId: string; keys: VaultKeys; vault: Vault; api: ApiClient; appOrigin: string; byHost: Map<string, LocalEntry[]>; extra: ExtraHosts; indexedAt?: string; timer: ReturnType<typeof setInterval>; live: LiveSync; health: FillHealth };
@@ -431,7 +431,8 @@ function linkVault(): LinkVault | null {
     const o = local ? await opened(s, local) : null;
     return local && o ? { name: local.name, website: local.website, secrets: o.secrets } : null;
   };
-  return { entry, vaultKey: s.keys.vaultKey, api: s.api, appOrigin: s.appOrigin };
+  const list = async () => (await s.vault.db.entries(s.userId)).map((e) => ({ id: e.id, name: e.name, website: e.website, sealed: !!e.encrypted_data }));
+  return { entry, list, vaultKey: s.keys.vaultKey, api: s.api, appOrigin: s.appOrigin };
 }
 
 async function handle(m: Forwarded): Promise<unknown> {
@@ -490,6 +491,8 @@ async function handle(m: Forwarded): Promise<unknown> {
       early.set(m.nonce, match(ctx).catch(() => ({ locked: false, items: [], source: "server" }) as MatchReply));
       setTimeout(() => early.delete(m.nonce), 10_000);
       return true;
+    case "link-entries":
+      return linkEntries(linkVault(), m.query);
     case "link-fields":
       return linkFields(linkVault(), m.id);
     case "link-create":

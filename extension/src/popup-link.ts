@@ -7,17 +7,18 @@
  */
 import { linkOptions, showLink } from "../../client/src/link-options";
 import { el } from "../../client/src/ui";
-import type { LinkCreateReply, LinkFieldsReply, LinkSource, MatchItem, Request } from "./messages";
+import type { LinkCreateReply, LinkEntriesReply, LinkFieldsReply, LinkSource, Request } from "./messages";
 
 type Send = <T>(m: Request) => Promise<T>;
 type EntryKey = Extract<LinkSource, { kind: "entry" }>["fields"][number];
+type Chosen = { id: string; name: string };
 
 /**
  * Mounts the view into `root` (hidden until opened). `locked` is called when the vault turned out
  * locked: the popup then shows its unlock step, and the view comes back with what was typed.
  */
 export function shareView(root: HTMLElement, send: Send, opts: { locked: () => Promise<void>; appOrigin: () => string }) {
-  let entry: MatchItem | null = null;
+  let entry: Chosen | null = null;
   let open = false;
   const heading = el("h2", { id: "share-title" }, "Share a link");
   const back = el("button", { type: "button", id: "share-back" }, "Back");
@@ -26,6 +27,9 @@ export function shareView(root: HTMLElement, send: Send, opts: { locked: () => P
   const kinds = el("fieldset", { id: "share-kinds" }, el("legend", {}, "What to send"), el("label", { className: "inline" }, kindText, "Text"), el("label", { className: "inline" }, kindEntry, "Entry"));
   const text = el("textarea", { id: "share-text", rows: 4, autocomplete: "off", spellcheck: false });
   const textPart = el("div", {}, el("label", { htmlFor: "share-text" }, "Secret text"), text);
+  const find = el("input", { id: "share-find", type: "search", autocomplete: "off", spellcheck: false });
+  const found = el("ul", { id: "share-found", className: "found" });
+  const findPart = el("div", {}, el("label", { htmlFor: "share-find" }, "Find an entry"), find, found);
   const fieldset = el("fieldset", { id: "share-fields" });
   const options = linkOptions("share");
   const error = el("p", { id: "share-error", className: "error", role: "alert" });
@@ -37,6 +41,7 @@ export function shareView(root: HTMLElement, send: Send, opts: { locked: () => P
     el("p", { className: "hint" }, "Anyone with the link can open it, without an account. It is encrypted here; the key is only in the link."),
     kinds,
     textPart,
+    findPart,
     fieldset,
     ...options.nodes,
     error,
@@ -61,14 +66,38 @@ export function shareView(root: HTMLElement, send: Send, opts: { locked: () => P
   }
 
   function drawKind() {
-    kindEntry.disabled = !entry;
-    if (!entry) kindText.checked = true;
     textPart.hidden = !kindText.checked;
-    fieldset.hidden = kindText.checked;
-    kinds.hidden = !entry;
+    findPart.hidden = kindText.checked;
+    fieldset.hidden = kindText.checked || !entry;
   }
+
+  /** The vault's entries whose name or website holds what was typed: the person picks the one to send. */
+  async function search() {
+    const query = find.value;
+    const reply = await send<LinkEntriesReply>({ type: "link-entries", query });
+    if (reply.locked) return opts.locked();
+    if (query !== find.value) return;
+    found.replaceChildren(
+      ...reply.entries.map((e) => {
+        const pick = el("button", { type: "button", className: "pick" }, e.name, el("span", { className: "hint" }, e.website ?? ""));
+        pick.addEventListener("click", async () => {
+          entry = { id: e.id, name: e.name };
+          found.replaceChildren();
+          find.value = "";
+          drawKind();
+          await drawFields();
+        });
+        return el("li", {}, pick);
+      }),
+    );
+    if (!reply.entries.length) found.append(el("li", { className: "hint" }, "No entry by that name or website."));
+  }
+  find.addEventListener("input", () => void search());
   kindText.addEventListener("change", drawKind);
-  kindEntry.addEventListener("change", drawKind);
+  kindEntry.addEventListener("change", () => {
+    drawKind();
+    if (!entry) void search();
+  });
 
   back.addEventListener("click", () => view.close());
 
@@ -81,13 +110,17 @@ export function shareView(root: HTMLElement, send: Send, opts: { locked: () => P
       return;
     }
     let source: LinkSource;
-    if (kindText.checked || !entry) {
+    if (kindText.checked) {
       if (!text.value.trim()) {
         error.textContent = "Write the text to share.";
         return;
       }
       source = { kind: "text", text: text.value };
     } else {
+      if (!entry) {
+        error.textContent = "Find and choose the entry to send.";
+        return;
+      }
       const fields = [...fieldset.querySelectorAll<HTMLInputElement>("input[type=checkbox]:checked")].map((b) => b.value as EntryKey);
       if (!fields.length) {
         error.textContent = "Choose at least one field.";
@@ -118,8 +151,8 @@ export function shareView(root: HTMLElement, send: Send, opts: { locked: () => P
       return open;
     },
     /** Opens the form, for `item`'s fields or (none) a free text. */
-    async show(item: MatchItem | null) {
-      entry = item;
+    async show(item: Chosen | null) {
+      entry = item ? { id: item.id, name: item.name } : null;
       open = true;
       kindEntry.checked = !!item;
       kindText.checked = !item;
@@ -129,7 +162,9 @@ export function shareView(root: HTMLElement, send: Send, opts: { locked: () => P
       error.textContent = "";
       status.textContent = "";
       file.href = new URL("/links", opts.appOrigin()).href;
-      heading.textContent = item ? `Share ${item.name} by link` : "Share a link";
+      heading.textContent = "Share a link";
+      find.value = "";
+      found.replaceChildren();
       document.body.dataset.share = "form";
       drawKind();
       root.hidden = false;
