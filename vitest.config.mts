@@ -4,6 +4,7 @@ import { createECDH, randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { configDefaults, defineConfig } from "vitest/config";
 import { clientId, clientSecret, PROVIDERS } from "./test/support/mail-provider-server";
+import { shardPassFiles } from "./test/support/shard-pass";
 
 // wrangler.toml serves public/ as static assets; the pool refuses a missing directory, and these
 // suites do not need the built client (scripts/build-client.mjs), only the directory.
@@ -41,8 +42,14 @@ const shardDatabases: Record<string, string> =
     ? { DB: "vault-directory", DIRECTORY: "vault-directory", ...Object.fromEntries(Array.from({ length: SHARDS }, (_, i) => [`DB_${i}`, `vault-shard-${i}`])) }
     : {};
 
+// scripts/test.sh's three-shard pass sets VAULT_SHARD_PASS=placement: only the files whose code
+// reaches the directory or every shard run again there (test/support/shard-pass.ts says which and
+// why). Without it, VAULT_SHARDS=3 runs whatever it is given, e.g. one directory being changed.
+const PLACEMENT = SHARDS > 1 && process.env.VAULT_SHARD_PASS === "placement" ? shardPassFiles(process.cwd()) : undefined;
+
 /** Files whose work outlives their tests, and the backup drill, which wipes the deployment: see `projects` below. */
-const OWN_RUNTIME = ["test/reset/**/*.test.ts", "test/session-shares/**/*.test.ts", "test/backup/**/*.test.ts"];
+const OWN_RUNTIME_DIRS = ["test/reset/", "test/session-shares/", "test/backup/"];
+const OWN_RUNTIME = OWN_RUNTIME_DIRS.map((d) => `${d}**/*.test.ts`);
 
 export default defineConfig({
   plugins: [
@@ -134,8 +141,8 @@ export default defineConfig({
     // outlive their tests. Whole directories, so a new file there is safe by default.
     // docs/decisions.md, "The test run: one workerd for most worker files".
     projects: [
-      { extends: true, test: { name: "shared", isolate: false, exclude: OWN_RUNTIME } },
-      { extends: true, test: { name: "own-runtime", isolate: true, include: OWN_RUNTIME } },
+      { extends: true, test: { name: "shared", isolate: false, exclude: OWN_RUNTIME, ...(PLACEMENT ? { include: PLACEMENT } : {}) } },
+      { extends: true, test: { name: "own-runtime", isolate: true, include: PLACEMENT ? PLACEMENT.filter((f) => OWN_RUNTIME_DIRS.some((d) => f.startsWith(d))) : OWN_RUNTIME } },
     ],
   },
 });

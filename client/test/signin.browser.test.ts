@@ -62,10 +62,22 @@ describe("sign-in with the OpenID provider", () => {
     await expect.poll(() => page.getByRole("alert").innerText()).toBe("The master passphrase needs at least 8 characters");
     expect(new URL(page.url()).pathname).toBe("/");
 
-    await page.getByLabel("Master passphrase").fill("password1");
-    await expect.poll(() => page.locator("#passphrase-strength-text").innerText()).toMatch(/^Very weak: /);
-    await page.getByLabel("Master passphrase").fill(PASSPHRASE);
-    await expect.poll(() => page.locator("#passphrase-strength-text").innerText()).toMatch(/^(Strong|Very strong): /);
+    // The verdict appears in room kept for it: the button below does not move, at desktop and phone widths.
+    const button = page.getByRole("button", { name: "Create vault" });
+    const buttonTop = async () => (await button.boundingBox())!.y;
+    for (const viewport of [{ width: 390, height: 844 }, { width: 1280, height: 900 }]) {
+      await page.setViewportSize(viewport);
+      await page.getByLabel("Master passphrase").fill("");
+      await expect.poll(() => page.locator("#passphrase-strength-text").innerText()).toMatch(/^Its strength shows here as you type/);
+      const before = await buttonTop();
+      await page.getByLabel("Master passphrase").fill("password1");
+      await expect.poll(() => page.locator("#passphrase-strength-text").innerText()).toMatch(/^Very weak: /);
+      expect(await buttonTop()).toBe(before);
+      if (viewport.width < 600) await screenshot(page, "screenshots/signin-new-vault-phone.png");
+      await page.getByLabel("Master passphrase").fill(PASSPHRASE);
+      await expect.poll(() => page.locator("#passphrase-strength-text").innerText()).toMatch(/^(Strong|Very strong): /);
+      expect(await buttonTop()).toBe(before);
+    }
     expect(await page.locator("#passphrase-strength meter").evaluate((m: HTMLMeterElement) => m.value)).toBeGreaterThanOrEqual(3);
     await page.getByLabel("Type it again").fill(`${PASSPHRASE}x`);
     await page.getByRole("button", { name: "Create vault" }).click();

@@ -27,6 +27,8 @@ beforeAll(async () => {
   // Not personContext: its page accepts every dialog, and this journey answers some with No.
   context = await browser.newContext({ baseURL: base(), viewport: { width: 1280, height: 900 } });
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  // Playwright's clock, running at its natural pace, so a test can pass the 30-second sync at once.
+  await context.clock.install();
   page = await context.newPage();
   page.on("dialog", (d) => {
     asked.push(d.message());
@@ -185,10 +187,18 @@ describe("vault page at desktop width", () => {
     await attachments.getByLabel(/file/i).first().waitFor();
     expect(await page.locator("#panel-details").isHidden()).toBe(true);
     await screenshot(page, "screenshots/vault-detail-tabs-1280.png");
-    await page.waitForTimeout(31_000);
+    // 31 seconds on: the periodic sync (every 30 s, a push only while live sync is connected) has
+    // run and finished, as the network line said, and the tool stays open.
+    await page.evaluate(() => {
+      const net = document.getElementById("net-state")!;
+      const seen: string[] = ((window as unknown as { netStates: string[] }).netStates = []);
+      new MutationObserver(() => seen.push(net.textContent ?? "")).observe(net, { childList: true, characterData: true, subtree: true });
+    });
+    await page.clock.fastForward("00:31");
+    await expect.poll(() => page.evaluate(() => (window as unknown as { netStates: string[] }).netStates.join(" | "))).toMatch(/syncing.* \| Online$/);
     expect(await attachments.isVisible()).toBe(true);
     expect(await page.locator("#revealed").isVisible()).toBe(true);
-  }, 90_000);
+  });
 
   it("edits in the dialog: the server holds the change and the detail shows it", async () => {
     await openEntry(page, "Samsung");

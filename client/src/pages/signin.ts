@@ -74,6 +74,7 @@ void (async () => {
  * chooses it here, typed twice, with its strength shown and what losing it means said plainly.
  */
 let newVault = false;
+type Checker = Awaited<ReturnType<typeof import("../strength").strengthTools>>["checker"];
 async function offerNewVault(api: ApiClient) {
   try {
     newVault = (await api.listPasswords(1, 1)).data.length === 0;
@@ -86,19 +87,29 @@ async function offerNewVault(api: ApiClient) {
   submit.textContent = "Create vault";
   const text = $("passphrase-strength-text");
   const meter = $("passphrase-strength").querySelector("meter")!;
+  // Before there is a verdict, the page's own words hold its room (styles.css, #passphrase-strength-text).
+  const waiting = text.textContent;
+  const show = (checker: Checker, value: string) => {
+    const s = value ? checker.check(value) : null;
+    meter.value = s?.score ?? 0;
+    $("passphrase-strength").dataset.score = s ? String(s.score) : "";
+    text.textContent = s ? `${s.label}: ${s.reason}${s.crackTime ? ` (guessed in ${s.crackTime} by an offline attack)` : ""}` : waiting;
+  };
+  // The estimator is loaded as the form appears, not on the first keystroke: once it is here, each
+  // verdict is drawn in the keystroke's own task, never later under a pointer already aimed below.
+  let checker: Checker | undefined;
+  const loading = import("../strength")
+    .then((m) => m.strengthTools())
+    .then((t) => (checker = t.checker))
+    .catch(() => undefined);
   let asked = 0;
   input("passphrase").addEventListener("input", () => {
     const mine = ++asked;
     const value = input("passphrase").value;
-    void import("../strength")
-      .then((m) => m.strengthTools())
-      .then(({ checker }) => {
-        if (mine !== asked) return;
-        const s = value ? checker.check(value) : null;
-        meter.value = s?.score ?? 0;
-        $("passphrase-strength").dataset.score = s ? String(s.score) : "";
-        text.textContent = s ? `${s.label}: ${s.reason}${s.crackTime ? ` (guessed in ${s.crackTime} by an offline attack)` : ""}` : "";
-      });
+    if (checker) return show(checker, value);
+    void loading.then((c) => {
+      if (c && mine === asked) show(c, value);
+    });
   });
 }
 

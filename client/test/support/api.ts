@@ -2,10 +2,10 @@ import type { EntrySecrets, VaultKeys } from "../../src/crypto";
 import { openEntry, placeOf, sealEntry } from "../../src/envelope";
 
 /**
- * One connection per call. The runtime closes a connection idle for 5 s (measured), and Node's fetch
- * reuses one idle for up to 4 s by its own clock: under load the margin goes, and a request written
- * as the server closes fails with "other side closed" (seen once, 2026-11-24). Node does not retry
- * it, as a browser would.
+ * Asks the server to close the connection after its answer. What keeps every request of the suite
+ * off a kept-alive connection (which a server may close as idle just as the request is written:
+ * "other side closed") is support/fresh-connections.ts, for every fetch; this header only says so
+ * on the wire where a test names it.
  */
 export const ONE_SHOT = { connection: "close" } as const;
 

@@ -15,8 +15,8 @@ export async function deliverCheckMail(address: string, dovecot: "reset" | "disc
     `SELECT subject, text_body FROM outbound_emails WHERE to_address = '${address.toLowerCase().replace(/'/g, "''")}' AND kind = 'integration.imap_verify' ORDER BY created_at DESC LIMIT 1`,
   );
   if (!mail) throw new Error(`no mailbox check was mailed to ${address}`);
-  // A connection of its own (support/api.ts, ONE_SHOT): a kept-alive one the control server has
-  // just closed fails as "other side closed".
+  // On a connection of its own (support/fresh-connections.ts): a connection kept from the
+  // mailbox's creation, which the control server closes as idle, fails as "other side closed".
   const res =
     dovecot === "reset"
       ? await fetch(`${automation().resetSite}/__test/deliver`, { method: "POST", headers: { "content-type": "application/json", ...ONE_SHOT }, body: JSON.stringify({ to: address, subject: mail.subject, text: mail.text_body }) })

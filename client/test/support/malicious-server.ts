@@ -44,7 +44,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 
 /**
  * Hop-by-hop and length headers are the proxy's own business; fetch already decoded the body. Each
- * forwarded request takes its own connection to the worker (support/api.ts, ONE_SHOT, says why).
+ * forwarded request takes its own connection to the worker (support/fresh-connections.ts says why).
  */
 const DROP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding", "host"]);
 
