@@ -3,7 +3,7 @@
 // vaults of the same size, timed by the same client loop (node:http, keep-alive, body read whole)
 // in alternating repetitions, so both see the same moment of this shared machine. Also prints the
 // bytes on the wire with and without Accept-Encoding, and, for our side, the runtime's memory
-// growth during the pull.
+// growth during the pull, and whether the page-framed answer came whole (decoded and counted).
 //   node bench/peer-sync.mjs [--peer /tmp/nodewarden] [--sizes 1000,10000,100000] [--runs 7] [--port 8780] [--peer-port 8790]
 // --peer names a checkout of NodeWarden (github.com/shuaiplus/NodeWarden, measured at 246c73a).
 // The bench prepares that directory for a local run and changes nothing else: a wrangler.bench.toml
@@ -19,6 +19,7 @@ import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import { b64, benchSession, fmt, memKiB, seedEntries, startWorker, workerdPids } from "./lib/harness.mjs";
 import { ROOT } from "../scripts/lib/dev-identity.mjs";
 
@@ -36,17 +37,22 @@ const RUNS = Number(values.runs);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const row = (label, text) => console.log(`${label.padEnd(34)} ${text}`);
 
-/** One GET through node:http with keep-alive: time to the last byte, bytes on the wire, headers. */
+/**
+ * One GET through node:http with keep-alive: time to the last byte, bytes on the wire, headers;
+ * with `keep`, also the body as it came (still coded).
+ */
 function getter(base, headers) {
   const agent = new http.Agent({ keepAlive: true });
-  return (path, extra = {}) =>
+  return (path, extra = {}, keep = false) =>
     new Promise((resolve, reject) => {
       const t0 = performance.now();
       const req = http.request(`${base}${path}`, { headers: { ...headers, ...extra }, agent }, (res) => {
         let bytes = 0;
         let first = NaN;
-        res.on("data", (d) => ((bytes += d.length), Number.isNaN(first) && (first = performance.now() - t0)));
-        res.on("end", () => (res.statusCode === 200 ? resolve({ ms: performance.now() - t0, first, bytes, headers: res.headers }) : reject(new Error(`${path}: ${res.statusCode}`))));
+        const chunks = [];
+        res.on("data", (d) => ((bytes += d.length), keep && chunks.push(d), Number.isNaN(first) && (first = performance.now() - t0)));
+        const body = () => (keep ? Buffer.concat(chunks) : null);
+        res.on("end", () => (res.statusCode === 200 ? resolve({ ms: performance.now() - t0, first, bytes, headers: res.headers, body: body() }) : reject(new Error(`${path}: ${res.statusCode}`))));
         res.on("error", reject);
       });
       req.on("error", reject);
@@ -102,6 +108,22 @@ async function startPeer(dir, port) {
     await new Promise((r) => setTimeout(r, 500));
   }
   return { base, secret, sql: (file) => wrangler(["d1", "execute", "DB", "--local", "--file", file, "--yes"]), stop: () => process.kill(-child.pid, "SIGTERM") };
+}
+
+/**
+ * What the page-framed answer held once decoded: its JSON bytes, pages, changes and whether it
+ * ended with {complete: true}, so a small figure on the wire is told apart from a cut answer. The
+ * 100,000-entry vault compresses far more than the 10,000 one because its envelopes repeat (one per
+ * 100 rows, `seedEntries`), not because anything is missing: this line says which.
+ */
+function completeness(res, n) {
+  const text = (res.headers["content-encoding"] === "gzip" ? gunzipSync(res.body) : res.body).toString("utf8");
+  const lines = text.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  const pages = lines.filter((l) => Array.isArray(l.changes));
+  const changes = pages.reduce((sum, l) => sum + l.changes.length, 0);
+  const complete = lines.at(-1)?.complete === true;
+  const verdict = complete && changes === n ? "whole" : "CUT SHORT";
+  return `${fmt(text.length / 1024, 0)} KiB of JSON, ${pages.length} pages, ${changes.toLocaleString("en")} of ${n.toLocaleString("en")} changes, ${complete ? "ends with {complete: true}" : "no {complete: true}"}: ${verdict}`;
 }
 
 const enc = () => `2.${b64(16)}|${b64(32)}|${b64(32)}`;
@@ -175,7 +197,7 @@ try {
     const NDJSON = { accept: "application/x-ndjson" };
     const pagesMs = [];
     for (let r = 0; r < RUNS; r++) pagesMs.push((await ours("/api/passwords/sync", NDJSON)).ms);
-    const pagesGz = await ours("/api/passwords/sync", { ...NDJSON, "accept-encoding": "gzip" });
+    const pagesGz = await ours("/api/passwords/sync", { ...NDJSON, "accept-encoding": "gzip" }, true);
     const pagesPlain = await ours("/api/passwords/sync", NDJSON);
     const plain = await ours("/api/passwords/sync");
     const gz = await ours("/api/passwords/sync", { "accept-encoding": "gzip" });
@@ -190,6 +212,7 @@ try {
     if (peerGz) row("bytes on the wire, peer", `gzip asked: ${wire(peerGz)}`);
     row("page-framed (NDJSON), median", `ours ${fmt(median(pagesMs), 0)} ms` + (theirs ? `   ours/peer ${fmt(median(pagesMs) / s.peer)}` : ""));
     row("bytes on the wire, page-framed", `plain ${wire(pagesPlain)}   gzip ${wire(pagesGz)}`);
+    row("page-framed answer, decoded", completeness(pagesGz, n));
   }
   console.log("\nentries    ours ms   peer ms   ours/peer   RSS growth MiB   (targets: 10,000 <= 0.5x peer; 100,000 <= 1,200 ms and < 50 MiB)");
   for (const s of summary) console.log(`${String(s.n).padEnd(10)} ${fmt(s.ours, 0).padStart(7)}   ${fmt(s.peer, 0).padStart(7)}   ${fmt(s.ours / s.peer).padStart(9)}   ${fmt(s.grew, 1).padStart(14)}`);

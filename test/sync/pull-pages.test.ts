@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { dbFor } from "../../src/db/client";
 import { entryIdClaims } from "../../src/db/entry-ids";
-import { nextLimit, PAGE_SIZES, type PageSizes } from "../../src/domains/sync/repo";
+import { nextLimit, pageBytes, PAGE_SIZES, type PageSizes } from "../../src/domains/sync/repo";
 import { SyncService } from "../../src/domains/sync/service";
 import { TestUser } from "../support/auth";
 import { pull, type PullBody } from "./helpers";
@@ -118,5 +118,27 @@ describe("sync pull pages sized by bytes, one read ahead", () => {
     expect(nextLimit(page(200, 50), sizes)).toBe(1_000);
     expect(nextLimit(page(20, 50_000), sizes)).toBe(20);
     expect(nextLimit(page(200, 768), PAGE_SIZES)).toBe(Math.floor(PAGE_SIZES.bytes / 768));
+  });
+
+  it("the byte budget doubles page by page up to its ceiling, and the rows follow it", () => {
+    const sizes = { first: 200, bytes: 100_000, maxBytes: 400_000, minRows: 20, maxRows: 10_000 };
+    expect([0, 1, 2, 3, 10, 5_000].map((i) => pageBytes(sizes, i))).toEqual([100_000, 200_000, 400_000, 400_000, 400_000, 400_000]);
+    const page = { body: "x".repeat(200 * 500), n: 200, end: { seq: 1, id: "a" }, more: true };
+    expect([0, 1, 2, 3].map((i) => nextLimit(page, sizes, i))).toEqual([200, 400, 800, 800]);
+    // Without a ceiling the budget stays where it starts.
+    expect(pageBytes({ first: 1, bytes: 5_000, minRows: 1, maxRows: 9 }, 7)).toBe(5_000);
+    expect(pageBytes(PAGE_SIZES, 0)).toBe(PAGE_SIZES.bytes);
+    expect(pageBytes(PAGE_SIZES, 100)).toBe(PAGE_SIZES.maxBytes);
+  });
+
+  it("pages that grow as the pull goes on still carry every live row once, in order, with fewer reads", async () => {
+    const user = await TestUser.create();
+    const live = await seed(user.id, 400, { tie: 5 });
+    // About 250 bytes a row: flat pages of 8 rows, against 8, 16, 32, then 64 rows a page.
+    const flat = await drain(user, { first: 7, bytes: 2_000, minRows: 2, maxRows: 500 });
+    const growing = await drain(user, { first: 7, bytes: 2_000, maxBytes: 16_000, minRows: 2, maxRows: 500 });
+    expect(growing.body.changes.map((c) => c.id)).toEqual(live);
+    expect(flat.body.changes.map((c) => c.id)).toEqual(live);
+    expect(growing.chunks).toBeLessThan(flat.chunks / 4);
   });
 });

@@ -14,7 +14,7 @@ const FIRST_PAGE = PAGE_SIZES.first;
 const TIE = FIRST_PAGE;
 /** Ciphertext of this suite's seed: rows of about 1,800 bytes, so a few hundred fill a later page. */
 const DATA = "d".repeat(1_500);
-/** Rows of this suite's seed that fill one later page at the default sizes. */
+/** Rows of this suite's seed that fill the first later page at the default sizes (later ones grow). */
 const PULL_PAGE = Math.floor(PAGE_SIZES.bytes / 1_800);
 
 /** Seeds `n` rows straight into D1, with the tie above. */

@@ -121,8 +121,9 @@ export class SyncService {
     // the next page is asked for as soon as the one before it has arrived, so its round trip
     // overlaps the sending of that one, and at most two pages are held at a time.
     const encoder = new TextEncoder();
+    let reads = 0;
     const read = (after: repo.PullPage): Promise<repo.PullPage> => {
-      const next = repo.pullPage(this.db, userId, mode, clock, after.end!, repo.nextLimit(after, sizes));
+      const next = repo.pullPage(this.db, userId, mode, clock, after.end!, repo.nextLimit(after, sizes, reads++));
       // A read whose stream was cancelled is never awaited; its failure must not go unhandled.
       next.catch(() => {});
       return next;
