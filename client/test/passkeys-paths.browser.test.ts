@@ -209,6 +209,12 @@ describe("passkeys in the web app's list and detail", () => {
     expect(await link.getAttribute("rel")).toBe("noopener noreferrer");
     expect(await link.getAttribute("target")).toBe("_blank");
     await screenshot(app, "screenshots/passkey-registry-hint.png");
+    // At phone width the hint takes the row's whole width, its words whole.
+    await app.setViewportSize({ width: 390, height: 844 });
+    const box = (await hint.boundingBox())!;
+    expect(box.width).toBeGreaterThan(300);
+    await screenshot(app, "screenshots/passkey-registry-hint-390.png");
+    await app.setViewportSize({ width: 1280, height: 900 });
 
     // A setup address that is not https is never a link; the support is still said.
     await openEntry(app, "Plain http site");

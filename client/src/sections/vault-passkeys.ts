@@ -62,5 +62,5 @@ export function passkeyHintRows(site: PasskeySite): HTMLElement[] {
     dd.append(el("p", {}, a));
   }
   dd.append(el("p", { className: "passkey-hint-save", textContent: "When you add it, the vault's browser extension offers to save the passkey here, in this entry or a new one." }));
-  return [el("dt", { textContent: "Passkey" }), dd, el("dd", { className: "field-actions" })];
+  return [el("dt", { textContent: "Passkey" }), dd];
 }
