@@ -61,6 +61,6 @@ export function passkeyHintRows(site: PasskeySite): HTMLElement[] {
     const a = el("a", { href: url, target: "_blank", rel: "noopener noreferrer", textContent: `Add a passkey on ${site.name}` });
     dd.append(el("p", {}, a));
   }
-  dd.append(el("p", { className: "passkey-hint-save", textContent: "When you add it, the vault's browser extension offers to save the passkey here, in this entry or a new one." }));
+  dd.append(el("p", { className: "passkey-hint-save", textContent: "When you add it, the vault's browser extension offers to save the passkey in your vault." }));
   return [el("dt", { textContent: "Passkey" }), dd];
 }
