@@ -30,6 +30,8 @@ export type LocalEntry = {
   username?: string | null;
   /** Hashed tokens (crypto.blindIndexes); null when the envelope changed and they must be recomputed. */
   search_tokens: string[] | null;
+  /** The spec's plaintext `has_passkey`, kept when true: the list's mark and filter read it unopened. */
+  has_passkey?: boolean;
 };
 
 export type MutationData = {

@@ -31,6 +31,7 @@ export function toLocal(userId: string, e: SyncEntry): LocalEntry {
     created_at: e.created_at,
     updated_at: e.updated_at,
     search_tokens: null,
+    ...(e.has_passkey ? { has_passkey: true } : {}),
     ...(e.encryption_version === PLACEHOLDER_VERSION ? { username: e.username ?? null } : {}),
   };
 }

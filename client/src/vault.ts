@@ -160,6 +160,7 @@ export class Vault {
       created_at: createdAt,
       updated_at: now,
       search_tokens: tokens,
+      ...(data.has_passkey ? { has_passkey: true } : {}),
     };
   }
 

@@ -5,6 +5,7 @@ import { SHARING_ENDPOINTS } from "../src/sharing-api";
 import { DMS_ENDPOINTS, EMERGENCY_ENDPOINTS } from "../src/recovery-api";
 import { AUTOMATION_ENDPOINTS, STREAM_ENDPOINTS } from "../src/automation/endpoints";
 import { HEALTH_ENDPOINTS } from "../src/health/gather";
+import { PASSKEY_SITE_ENDPOINTS } from "../src/passkeys/sites";
 
 type Schema = { type?: string; properties?: Record<string, Schema>; items?: Schema; anyOf?: Schema[]; required?: string[] };
 type Operation = { parameters?: { name: string; in: string }[]; requestBody?: { content: Record<string, { schema: Schema }> }; responses: Record<string, { content?: Record<string, { schema: Schema }> }> };
@@ -17,7 +18,7 @@ beforeAll(async () => {
 });
 
 describe("the client's endpoints against /api/openapi.json", () => {
-  it.each(Object.entries({ ...ENDPOINTS, ...SHARING_ENDPOINTS, ...EMERGENCY_ENDPOINTS, ...DMS_ENDPOINTS, ...AUTOMATION_ENDPOINTS, ...STREAM_ENDPOINTS, ...HEALTH_ENDPOINTS, ...LINK_ENDPOINTS }))("%s exists with its method, parameters, body and response fields", (_, ep) => {
+  it.each(Object.entries({ ...ENDPOINTS, ...SHARING_ENDPOINTS, ...EMERGENCY_ENDPOINTS, ...DMS_ENDPOINTS, ...AUTOMATION_ENDPOINTS, ...STREAM_ENDPOINTS, ...HEALTH_ENDPOINTS, ...LINK_ENDPOINTS, ...PASSKEY_SITE_ENDPOINTS }))("%s exists with its method, parameters, body and response fields", (_, ep) => {
     const op = doc.paths[ep.path]?.[ep.method.toLowerCase()];
     expect(op, `${ep.method} ${ep.path}`).toBeDefined();
     const params = new Set((op!.parameters ?? []).map((p) => `${p.in}:${p.name}`));

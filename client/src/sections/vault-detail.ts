@@ -11,7 +11,8 @@ import { $, el } from "../pages/common";
 import { formatTime } from "../ui";
 import type { AppContext, EntryContext, EntryToolDef, Unmount } from "../shell/context";
 import { avatarColour, avatarLetter } from "./vault-list";
-import { passkeyRows } from "./vault-passkeys";
+import { passkeyHintRows, passkeyRows } from "./vault-passkeys";
+import { passkeySiteFor } from "../passkeys/sites";
 import type { StoredPasskey } from "../passkeys/stored";
 import { extraRows, KIND_LABEL, showsLoginRows } from "./vault-detail-extra";
 
@@ -97,6 +98,7 @@ export class EntryDetail {
       (s) => {
         if (mine !== this.opened) return;
         this.drawFields(e, s);
+        if (!shared) void this.drawPasskeyHint(e, s, mine);
         if (!shared) this.mountTool(entryTools.find((t) => t.id === INLINE_TOOL)!, $("panel-details"), s);
         this.box.dataset.ready = "true";
       },
@@ -209,6 +211,18 @@ export class EntryDetail {
       actions.append(copy);
     }
     return [el("dt", { textContent: o.label }), dd, actions];
+  }
+
+  /**
+   * "This site supports passkeys" under a login of the person's with no passkey, when the registry
+   * lists its site. Drawn when the list arrives, if the same entry is still open; without the list
+   * (offline, an error) the entry simply shows no hint.
+   */
+  private async drawPasskeyHint(e: LocalEntry, s: EntrySecrets, mine: number) {
+    if (s.passkeys?.length || !showsLoginRows(s)) return;
+    const site = await passkeySiteFor(this.host.app.api, e.website || e.url || "").catch(() => null);
+    if (!site || mine !== this.opened) return;
+    $("revealed-fields").append(...passkeyHintRows(site));
   }
 
   /** Re-seals the entry without one passkey (the others, and every other field, as they are). */

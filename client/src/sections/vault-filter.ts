@@ -43,7 +43,7 @@ export class RowCache {
   of(e: LocalEntry, favorite: boolean): Row {
     const known = this.rows.get(e.id);
     if (known && known.e === e && known.row.favorite === favorite) return known.row;
-    const row = { id: e.id, name: e.name, site: e.website ?? e.url ?? "", favorite };
+    const row: Row = { id: e.id, name: e.name, site: e.website ?? e.url ?? "", favorite, ...(e.has_passkey ? { passkey: true } : {}) };
     this.rows.set(e.id, { e, row });
     return row;
   }

@@ -9,7 +9,16 @@
 import { el } from "../pages/common";
 
 /** What a row shows; the entry itself is read from the store when it is opened. */
-export type Row = { id: string; name: string; site: string; favorite?: boolean; /** An entry shared with the person: who shared it, and how. */ shared?: string };
+export type Row = {
+  id: string;
+  name: string;
+  site: string;
+  favorite?: boolean;
+  /** An entry shared with the person: who shared it, and how. */
+  shared?: string;
+  /** The entry holds a passkey (the plaintext `has_passkey`). */
+  passkey?: boolean;
+};
 
 /**
  * Up to this many rows every row is in the page; beyond it only the rows in view plus a margin are
@@ -41,7 +50,7 @@ export function avatar(name: string, site: string, large = false): HTMLSpanEleme
 }
 
 /** What a drawn row shows besides its username: a row whose text changed is made again. */
-const rowSig = (e: Row, queued: Set<string>) => `${e.name}\u0001${e.site}\u0001${e.favorite ? 1 : 0}\u0001${e.shared ?? ""}\u0001${queued.has(e.id) ? 1 : 0}`;
+const rowSig = (e: Row, queued: Set<string>) => `${e.name}\u0001${e.site}\u0001${e.favorite ? 1 : 0}\u0001${e.shared ?? ""}\u0001${queued.has(e.id) ? 1 : 0}\u0001${e.passkey ? 1 : 0}`;
 
 export class EntryList {
   /** Every row of the list as filtered and sorted now; only some are in the page. */
@@ -102,6 +111,7 @@ export class EntryList {
     if (e.shared) sub.append(el("span", { className: "shared-mark", textContent: e.shared }));
     const text = el("span", { className: "row-text" }, el("span", { className: "name", textContent: e.name }), sub);
     const b = el("button", { type: "button", className: "entry-row", dataset: { id: e.id } }, avatar(e.name, e.site), text);
+    if (e.passkey) b.append(el("span", { className: "passkey-mark", title: "This entry holds a passkey", textContent: "Passkey" }));
     if (e.favorite) b.append(el("span", { className: "fav-mark" }, el("span", { ariaHidden: "true", textContent: "★" }), el("span", { className: "visually-hidden", textContent: "Favourite" })));
     if (queued.has(e.id)) b.append(el("span", { className: "pending-mark", textContent: "not yet synced" }));
     if (e.id === this.selected) b.setAttribute("aria-current", "true");

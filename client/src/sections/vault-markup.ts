@@ -14,7 +14,7 @@ export const VAULT_MARKUP = `
       <div class="vault-filters">
         <span class="filter"><label for="sort">Sort by</label><select id="sort"><option value="name">Name</option><option value="favourites">Favourites first</option><option value="used">Last used</option><option value="changed">Last changed</option></select></span>
         <span class="filter"><label for="tag-filter">Tag</label><select id="tag-filter"><option value="">All tags</option></select></span>
-        <span class="filter"><label for="kind-filter">Kind</label><select id="kind-filter"><option value="">All kinds</option><option value="login">Logins</option><option value="note">Secure notes</option><option value="card">Cards</option><option value="identity">Identities</option><option value="shared">Shared with me</option></select></span>
+        <span class="filter"><label for="kind-filter">Kind</label><select id="kind-filter"><option value="">All kinds</option><option value="login">Logins</option><option value="note">Secure notes</option><option value="card">Cards</option><option value="identity">Identities</option><option value="passkey">With passkeys</option><option value="shared">Shared with me</option></select></span>
         <span class="filter"><label for="folder-filter">Folder</label><select id="folder-filter"></select></span>
         <button type="button" id="new-folder" class="secondary">New folder</button>
         <button type="button" id="favourites-only" class="secondary" aria-pressed="false"><span aria-hidden="true">★</span> Favourites</button>

@@ -17,6 +17,12 @@ export const KINDS: Record<Kind, string> = { login: "Logins", note: "Secure note
 
 export type Organisation = { favorite: boolean; folder: string; kind: Kind };
 
+/**
+ * The kind filter's "With passkeys": not a kind of its own (a login holds its passkeys), read from
+ * the entry's plaintext `has_passkey`, so it needs no entry opened.
+ */
+const WITH_PASSKEYS = "passkey";
+
 /** An entry's kind, from what it holds: an identity says so; a note has notes and no credential. */
 export function kindOf(e: Pick<LocalEntry, "tags">, s: EntrySecrets): Kind {
   // The kind sealed in the entry wins; entries from before it existed are judged by what they hold.
@@ -109,12 +115,16 @@ export class Organiser {
   matches(e: LocalEntry): boolean {
     if (!this.active()) return true;
     if (this.sharedOnly()) return false;
+    const kind = this.kindFilter.value === WITH_PASSKEYS ? "" : this.kindFilter.value;
+    if (this.kindFilter.value === WITH_PASSKEYS && e.has_passkey !== true) return false;
+    const favourites = this.favouritesOnly.getAttribute("aria-pressed") === "true";
+    const folder = this.folderFilter.value;
+    if (!favourites && !folder && !kind) return true;
     const o = this.of(e);
     if (!o) return false;
-    if (this.favouritesOnly.getAttribute("aria-pressed") === "true" && !o.favorite) return false;
-    const folder = this.folderFilter.value;
+    if (favourites && !o.favorite) return false;
     if (folder && (folder === NO_FOLDER ? o.folder !== "" : o.folder !== folder)) return false;
-    return !this.kindFilter.value || o.kind === this.kindFilter.value;
+    return !kind || o.kind === kind;
   }
 
   /** The filters in words, for the list's heading. */
@@ -124,6 +134,7 @@ export class Organiser {
     const folder = this.folderFilter.value;
     if (folder) parts.push(folder === NO_FOLDER ? "in no folder" : `in folder “${folder}”`);
     if (this.sharedOnly()) parts.push("shared with me");
+    else if (this.kindFilter.value === WITH_PASSKEYS) parts.push("with passkeys");
     else if (this.kindFilter.value) parts.push(KINDS[this.kindFilter.value as Kind].toLowerCase());
     return parts.length ? `: ${parts.join(", ")}` : "";
   }

@@ -5,7 +5,7 @@ import { GENERIC_EMAIL_SELECTORS, GENERIC_FORGOT_SELECTORS, GENERIC_OTP, GENERIC
 import { candidateHosts, normalizeHost } from "../../kernel/hostname";
 import { FIELD_COLUMNS, type ApiField } from "./mapping";
 import * as repo from "./repo";
-import type { BuiltinService, PasswordRequirements } from "./schema";
+import { PASSKEY_SUPPORT_TYPES, type BuiltinService, type PasswordRequirements } from "./schema";
 
 /** Spec "Resolution": overrides are read from the database at most every 30 seconds per isolate. */
 export const REGISTRY_CACHE_TTL_MS = 30_000;
@@ -140,4 +140,44 @@ export async function resolveService(db: Db, urlOrDomain: string): Promise<Resol
     if (builtin) return toResolved(builtin, "builtin");
   }
   return toResolved(generic(host), "generic");
+}
+
+/** What a signed-in person's client may know of a site's passkeys: no admin fields, no automation. */
+export type PasskeySite = {
+  domain: string;
+  name: string;
+  passkey_support_type: (typeof PASSKEY_SUPPORT_TYPES)[number];
+  /** Where the site lets a person add a passkey; https only (anything else is given as null). */
+  passkey_setup_url: string | null;
+};
+
+const httpsOnly = (u: string | null | undefined): string | null => {
+  if (!u) return null;
+  try {
+    return new URL(u).protocol === "https:" ? u : null;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * Every site the registry says offers passkeys, resolved as the automation resolves a site (an
+ * active override's non-null fields over the built-in entry), from the same 30-second cache.
+ */
+export async function passkeySites(db: Db): Promise<PasskeySite[]> {
+  const ov = await overrides(db);
+  const out: PasskeySite[] = [];
+  for (const domain of new Set([...BUILTIN.keys(), ...ov.keys()])) {
+    const builtin = BUILTIN.get(domain);
+    const row = ov.get(domain);
+    const type = row?.passkeySupportType ?? builtin?.passkey_support_type;
+    if (!type || !(PASSKEY_SUPPORT_TYPES as readonly string[]).includes(type)) continue;
+    out.push({
+      domain,
+      name: row?.name ?? builtin?.name ?? domain,
+      passkey_support_type: type as PasskeySite["passkey_support_type"],
+      passkey_setup_url: httpsOnly(row?.passkeySetupUrl ?? builtin?.passkey_setup_url),
+    });
+  }
+  return out.sort((a, b) => (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0));
 }

@@ -9,8 +9,10 @@ import {
   ListOverridesQuery,
   ListOverridesResponse,
   OverrideResponse,
+  PasskeySitesResponse,
   UpdateOverrideBody,
 } from "./schema";
+import { passkeySites } from "./resolve";
 import { RegistryAdminService } from "./service";
 
 const service = (c: Context<AppEnv>) => new RegistryAdminService(directoryDb(c.env));
@@ -64,5 +66,19 @@ export function registerRegistryRoutes(app: Hono<AppEnv>) {
     params: DomainParam,
     responses: { 200: { description: "Deactivated", schema: OverrideResponse } },
     handler: async (c, { params }) => c.json({ override: await service(c).remove(c.get("user").id, params.domain) }),
+  });
+
+  // Any signed-in person: the entry detail's "this site supports passkeys". The whole list, not a
+  // lookup per site, so the server never learns which entry the person is looking at.
+  route(app, {
+    method: "get",
+    path: "/api/registry/passkeys",
+    summary: "Sites the service registry says offer passkeys, with where to add one",
+    tags: ["registry"],
+    responses: { 200: { description: "Passkey sites (name, support type, https setup address); no admin fields", schema: PasskeySitesResponse } },
+    handler: async (c) => {
+      const sites = await passkeySites(directoryDb(c.env));
+      return c.json({ sites, count: sites.length });
+    },
   });
 }

@@ -138,3 +138,9 @@ const OverrideOut = z.object({ domain: z.string(), name: z.string(), is_active: 
 export const OverrideResponse = z.object({ override: OverrideOut });
 export const CreateOverrideResponse = z.object({ override: OverrideOut, created: z.literal(true) });
 export const ListOverridesResponse = z.object({ overrides: z.array(OverrideOut), count: z.number().int() });
+
+/** The passkey sites a signed-in person's client reads (resolve.ts `passkeySites`). */
+export const PasskeySitesResponse = z.object({
+  sites: z.array(z.object({ domain: z.string(), name: z.string(), passkey_support_type: z.enum(PASSKEY_SUPPORT_TYPES), passkey_setup_url: z.string().nullable() })),
+  count: z.number().int(),
+});
