@@ -7,15 +7,15 @@ import type { EntryList } from "./vault-list";
 
 const editable = (t: EventTarget | null) => t instanceof HTMLElement && !!t.closest("input, textarea, select, [contenteditable]");
 
-export function bindSearchKeys(search: HTMLInputElement, list: EntryList, open: (id: string) => void, dialog: HTMLDialogElement): () => void {
+/** `openFirst` opens the first row of the search's answer (once the page has one: see vault.ts). */
+export function bindSearchKeys(search: HTMLInputElement, list: EntryList, openFirst: () => void, dialog: HTMLDialogElement): () => void {
   search.addEventListener("keydown", (ev) => {
     if (ev.key === "ArrowDown") {
       ev.preventDefault();
       list.focus();
     } else if (ev.key === "Enter") {
       ev.preventDefault();
-      const first = list.firstId();
-      if (first) open(first);
+      openFirst();
     }
   });
   const onKey = (ev: KeyboardEvent) => {

@@ -1,5 +1,6 @@
 /**
- * What the vault page asks of the store and the server about an entry's secrets and its binding.
+ * What the vault page asks of the store and the server: an entry's secrets, whether the vault is
+ * bound, and whether the store's entries can have changed since the page read them.
  */
 import { ApiError, OfflineError } from "../api";
 import type { EntrySecrets } from "../crypto";
@@ -33,4 +34,18 @@ export async function noteFullyBound(app: AppContext, all: LocalEntry[]) {
   const { db, session, vault, trust } = app;
   if (!(await db.meta(`lastSync:${session.userId}`)) || (await db.pendingCount(session.userId)) > 0) return;
   if ((await vault.legacyCount(all)) === 0) await trust.raise({ bound: true });
+}
+
+/**
+ * What can have changed the store's entries, in three small records: the pull's position (a pull
+ * that stored a change moves it; one cut part-way leaves its resume mark) and the queue of local
+ * changes (every local write queues one; a push applied or refused takes it off). A sync after
+ * which none moved changed no entry: the page keeps its snapshot rather than read and open every
+ * entry again (at 10,000 entries a long task on every periodic sync, and the search table made
+ * again at the next keystroke).
+ */
+export async function storeMark(app: AppContext): Promise<string> {
+  const { db, session } = app;
+  const [cursor, resume, pending] = await Promise.all([db.meta(`cursor:${session.userId}`), db.meta(`resume:${session.userId}`), db.pending(session.userId)]);
+  return JSON.stringify([cursor ?? null, resume ?? null, pending.map((p) => [p.seq, p.entryId, p.clientUpdatedAt, p.lastError ?? ""])]);
 }

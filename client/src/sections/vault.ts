@@ -19,7 +19,7 @@ import { ListAnswers, ordered, RowCache, withSharedRows } from "./vault-filter";
 import { SHARED_PREFIX, SharedEntries } from "./vault-shared";
 import { DeviceState } from "./vault-device";
 import { bindSearchKeys } from "./vault-keys";
-import { auditedSecrets, noteFullyBound } from "./vault-secrets";
+import { auditedSecrets, noteFullyBound, storeMark } from "./vault-secrets";
 import { drawStatus, drawTags } from "./vault-status";
 /** How often a search or filter on screen follows entries opened in the background. */
 const FOLLOW_MS = 150;
@@ -35,8 +35,10 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   let snapshot: LocalEntry[] = [];
   let queued = new Set<string>();
   let searched = 0;
-  /** Whether the store has been read once (until then the cached listing is on screen). */
+  /** Whether the store has been read once (until then the cached listing is on screen; `firstRead` then). */
   let loaded = false;
+  let readDone = () => {};
+  const firstRead = new Promise<void>((r) => (readDone = r));
   /** The entry last opened, for focus to return to its row. */
   let lastOpen: string | null = null;
   /** Usernames opened on this page (they are in the encrypted part): shown in the rows. */
@@ -95,8 +97,10 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     const words = needles(queryWords(search.value));
     const found = words.length > 0 && before !== s.username && index.matches(e, s.username, words) !== index.matches(e, before, words);
     const organised = organiser.learn(e, s);
-    // The search table holds usernames and favourite marks: made again only when one changed.
-    if (organised || before !== s.username) version++;
+    // The search table holds favourite marks (and the order by them): made again when one changed.
+    // A username alone changes one entry's search key, taken in place.
+    if (organised) version++;
+    else if (before !== s.username) answers.rekey(e.id);
     return organised || found;
   }
 
@@ -236,7 +240,19 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     void filter();
   }
 
+  /** What could change the store as it was before the snapshot's read (vault-secrets.ts). */
+  let readAt = "";
+
+  /** Reads the shares received again (the server's); the list is drawn again when they changed. */
+  const reloadShares = () => shared.load().then((changed) => void (changed && !gone && filter()));
+
   async function renderList() {
+    const mark = await storeMark(app);
+    // Nothing changed the entries: only the shares (the server's) are read again.
+    if (loaded && mark === readAt) return void reloadShares();
+    readAt = mark;
+    // Set when the pass below has read every entry (in page time): what the bench waits for.
+    delete $("entries").dataset.read;
     // One read of the store serves the whole paint (a read deserialises every entry). Pages a pull
     // stores during the read are taken in over it.
     arrivals.restart();
@@ -250,10 +266,9 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     loaded = true;
     drawTags(snapshot);
     await filter();
+    readDone();
     // Shares come from the server (the Sharing page's copy offline): the list follows when they change.
-    void shared.load().then((changed) => {
-      if (changed && !gone) void filter();
-    });
+    void reloadShares();
 
     // The rows are listed (those in view are in the page) before the pass below, which floods the
     // page's task queue with Web Crypto completions. Then what needs the keys, with the list already on screen: unbound entries re-sealed (queued
@@ -261,8 +276,6 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     // computed for what came from the server, every entry read. `reading` settles when all are.
     let finish = () => {};
     reading = new Promise<void>((r) => (finish = r));
-    // When the pass has read every entry (in page time): what the bench waits for.
-    delete $("entries").dataset.read;
     try {
       const migrated = await vault.migrate(all);
       // Indexing opens the entries the server brought: the rows learn their usernames from it, and
@@ -344,17 +357,15 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
 
   search.addEventListener("input", () => void filter());
   for (const id of ["sort", "tag-filter"]) $(id).addEventListener("change", () => void filter());
-  const unbindKeys = bindSearchKeys(search, list, (id) => void openById(id), $("entry-dialog") as HTMLDialogElement);
+  // Enter typed before the store's first read (the cached listing is not filtered) waits for the answer.
+  const openFirst = () => void firstRead.then(() => !gone && list.firstId() && void openById(list.firstId()!));
+  const unbindKeys = bindSearchKeys(search, list, openFirst, $("entry-dialog") as HTMLDialogElement);
   for (const id of ["new-entry", "empty-new"]) $(id).addEventListener("click", () => form.open("", {}, organiser.folders()));
   // Through the shell's paint queue, so two renderings never interleave.
   const stopListening = app.onSynced(() => renderList());
   // A share accepted or revoked elsewhere: only the received shares are read again (own entries
   // did not change), and the list is drawn again when they did.
-  const stopLive = app.onLive("shares", () =>
-    shared.load().then((changed) => {
-      if (changed && !gone) void filter();
-    }),
-  );
+  const stopLive = app.onLive("shares", reloadShares);
 
   $("vault-view").hidden = false;
   showDetail(false);
@@ -364,6 +375,9 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     $("empty").hidden = true;
     $("entries-heading").textContent = `Entries (${cached.length})`;
   }
+  // After an unlock or a reload the focus is nowhere: the search takes it (type, Enter, c). A navigation
+  // moves it to the heading after the mount (the shell); a touch screen gets no keyboard unasked.
+  if ((!document.activeElement || document.activeElement === document.body) && matchMedia("(pointer: fine)").matches) search.focus();
   await app.refresh();
   // /vault?open=<id> (the health page's links to an entry): that entry opens.
   const wanted = new URLSearchParams(location.search).get("open");
