@@ -241,6 +241,30 @@ describe("vault page at desktop width", () => {
     await expect.poll(() => page.locator("#revealed-heading").innerText()).toBe("Samsung");
     expect(await page.locator("#search-help").innerText()).toContain("c copies the password, u the username");
   });
+
+  it("from unlocked to the password on the clipboard: three steps, type, Enter, c (the search has the focus)", async () => {
+    await page.evaluate(() => navigator.clipboard.writeText(""));
+    await page.getByRole("button", { name: "Lock", exact: true }).click();
+    await page.locator("#lock-screen").waitFor({ state: "visible" });
+    await page.getByLabel("Master passphrase", { exact: true }).fill(PASSPHRASE);
+    await page.getByRole("button", { name: "Unlock" }).click();
+    await page.locator("#entries li").first().waitFor();
+    // Nothing clicked or focused by hand since the unlock: the person's keys go to the search.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("search");
+    const steps: string[] = [];
+    await page.keyboard.type("sam");
+    steps.push("type");
+    await page.keyboard.press("Enter");
+    steps.push("Enter");
+    await page.locator("#revealed[data-ready=true]").waitFor();
+    expect(await page.locator("#revealed-heading").innerText()).toBe("Samsung");
+    await page.keyboard.press("c");
+    steps.push("c");
+    await expect.poll(() => clipboard(page)).toBe("Edited-pw-42");
+    expect(steps).toEqual(["type", "Enter", "c"]);
+    await page.locator("#search").fill("");
+    await expect.poll(() => entryNames(page)).toEqual(["Chase", "Samsung"]);
+  });
 });
 
 describe("vault page: sort and tags", () => {

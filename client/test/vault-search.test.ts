@@ -87,6 +87,36 @@ describe("a keystroke's answer at thousands of entries", () => {
     expect(ask("service12", "", "v2")).toEqual(scan("service12"));
     expect(ask("service12", "", "v2")).toContain("99999");
   });
+
+  it("takes a learnt username into the table in place: the next answer finds it, though it narrows an answer made before", () => {
+    const users = new Map<string, string>();
+    const few = entries.slice(0, 50);
+    // As on the page: an entry not opened yet (no username known, tokens stored) is matched on its tokens.
+    const withTokens = few.map((e) => ({ ...e, search_tokens: ["t"] }));
+    const rows = new Map<string, { id: string; name: string; site: string }>();
+    const made: string[] = [];
+    const table = new ListAnswers({
+      entries: () => withTokens,
+      keyOf: (e) => (made.push(e.id), users.has(e.id) ? index.keyOf(e, users.get(e.id)) : null),
+      rowOf: (e) => rows.get(e.id) ?? rows.set(e.id, { id: e.id, name: e.name, site: e.website ?? "" }).get(e.id)!,
+    });
+    for (const e of withTokens.slice(1)) users.set(e.id, "someone");
+    const q = (text: string, hashed: string[] = []) => {
+      const words = queryWords(text);
+      return table.answer(table.tableFor("v"), { words, needles: needles(words), hashed, tag: "", organised: null, scope: "" }).map((r) => r.id);
+    };
+    expect(table.tableFor("v").tokens).toBe(true);
+    // "car" narrows from "ca"; the first entry (on its tokens, which the query's hash misses) is left out.
+    expect(q("ca", ["miss"])).toEqual([]);
+    made.length = 0;
+    users.set(withTokens[0]!.id, "carol");
+    table.rekey(withTokens[0]!.id);
+    // One key made, not the table's fifty; no entry is matched on tokens any more.
+    expect(made).toEqual([withTokens[0]!.id]);
+    expect(table.tableFor("v").tokens).toBe(false);
+    expect(q("car")).toEqual([withTokens[0]!.id]);
+    expect(q("someone").length).toBe(49);
+  });
 });
 
 describe("a pull's pages merged into the sorted list", () => {

@@ -2,10 +2,9 @@
  * The vault section (/vault): a searchable list beside the open entry's detail (its own view on a
  * phone), new and edit in a dialog, and the keyboard path from a search to the clipboard.
  */
-import { ApiError, OfflineError } from "../api";
 import { queryTokens, type EntrySecrets } from "../crypto";
 import type { LocalEntry, PulledChange } from "../db";
-import { $, el, input } from "../pages/common";
+import { $, input } from "../pages/common";
 import { EntryReader } from "../entry-reader";
 import type { AppContext, Unmount } from "../shell/context";
 import { READER_BATCH } from "../vault";
@@ -18,23 +17,28 @@ import { Organiser } from "./vault-organise";
 import { needles, queryWords, SearchIndex } from "./vault-search";
 import { ListAnswers, ordered, RowCache, withSharedRows } from "./vault-filter";
 import { SHARED_PREFIX, SharedEntries } from "./vault-shared";
+import { DeviceState } from "./vault-device";
+import { bindSearchKeys } from "./vault-keys";
+import { auditedSecrets, noteFullyBound, storeMark } from "./vault-secrets";
+import { drawStatus, drawTags } from "./vault-status";
 /** How often a search or filter on screen follows entries opened in the background. */
 const FOLLOW_MS = 150;
 
-const editable = (t: EventTarget | null) => t instanceof HTMLElement && !!t.closest("input, textarea, select, [contenteditable]");
-
 export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount> {
-  const { db, session, keys, vault, api, sync, trust, toast } = app;
+  const { db, session, keys, vault, sync, toast } = app;
   root.innerHTML = VAULT_MARKUP;
   const panes = $("vault-panes");
   const search = input("search");
   let gone = false;
+  const device = await DeviceState.load(db, session.userId);
   /** The store as last read, sorted by name: searches run on it without reading the store again. */
   let snapshot: LocalEntry[] = [];
   let queued = new Set<string>();
   let searched = 0;
-  /** Whether the store has been read once (until then the cached listing is on screen). */
+  /** Whether the store has been read once (until then the cached listing is on screen; `firstRead` then). */
   let loaded = false;
+  let readDone = () => {};
+  const firstRead = new Promise<void>((r) => (readDone = r));
   /** The entry last opened, for focus to return to its row. */
   let lastOpen: string | null = null;
   /** Usernames opened on this page (they are in the encrypted part): shown in the rows. */
@@ -63,7 +67,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     secretsOf: async (e) => {
       const share = shared.find(e.id);
       if (share) return shared.secrets(share);
-      const s = await secretsOf(e);
+      const s = await auditedSecrets(app, e);
       if (learn(e, s)) {
         organiser.drawFolders();
         void filter();
@@ -93,8 +97,10 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     const words = needles(queryWords(search.value));
     const found = words.length > 0 && before !== s.username && index.matches(e, s.username, words) !== index.matches(e, before, words);
     const organised = organiser.learn(e, s);
-    // The search table holds usernames and favourite marks: made again only when one changed.
-    if (organised || before !== s.username) version++;
+    // The search table holds favourite marks (and the order by them): made again when one changed.
+    // A username alone changes one entry's search key, taken in place.
+    if (organised) version++;
+    else if (before !== s.username) answers.rekey(e.id);
     return organised || found;
   }
 
@@ -107,33 +113,8 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     }
   }
 
-  /**
-   * Once every entry is bound on the server (synced, none unbound locally, nothing queued), this
-   * device refuses unbound envelopes of this vault from then on: a server can no longer serve a
-   * pre-migration blob in another entry's place.
-   */
-  async function noteFullyBound(all: LocalEntry[]) {
-    if (!(await db.meta(`lastSync:${session.userId}`)) || (await db.pendingCount(session.userId)) > 0) return;
-    if ((await vault.legacyCount(all)) === 0) await trust.raise({ bound: true });
-  }
-
-  /**
-   * The last full listing (ids, names, sites: plaintext columns the store holds anyway) kept in one
-   * metadata record, so the next mount draws it before the store's full read, which deserialises
-   * every entry with its search tokens and takes seconds for a vault of thousands. Written only
-   * when it changed.
-   */
-  const LISTING = `listing:${session.userId}`;
-  let listed = "";
-  async function keepListing(rows: Row[]) {
-    const sig = rows.map((r) => `${r.id}\u0001${r.name}\u0001${r.site}\u0001${r.favorite ? 1 : 0}`).join("\u0002");
-    if (sig === listed) return;
-    listed = sig;
-    await db.setMeta(LISTING, rows);
-  }
-
   const answers = new ListAnswers({
-    entries: () => ordered(snapshot, sortBy.value, favourite, used),
+    entries: () => ordered(snapshot, sortBy.value, favourite, device.used),
     keyOf: (e) => (usernames.has(e.id) || e.search_tokens === null ? index.keyOf(e, usernames.get(e.id)) : null),
     rowOf,
   });
@@ -162,43 +143,12 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     const sharedRows = withShared ? shared.rows(query) : [];
     const rows = organiser.sharedOnly() ? sharedRows : withSharedRows(own, sharedRows, sortBy.value);
     list.draw(rows, queued);
-    if (keep && !query && !tag && !organiser.active()) void keepListing(own);
-    $("empty").hidden = snapshot.length > 0 || shared.items.length > 0;
-    const folder = organiser.folderShown();
-    $("no-match").hidden = !((query || tag || organiser.active()) && rows.length === 0 && (snapshot.length + shared.items.length > 0 || folder));
-    $("no-match").textContent = query
-      ? `No entry matches “${query}”. Search looks at whole words and word beginnings of the name, website and username.`
-      : folder
-        ? `The folder ${folder} is empty. To move an entry into it, open the entry and choose ${folder} under “In folder”.`
-        : "No entry in this view yet.";
-    const tagged = (tag ? ` tagged “${tag}”` : "") + organiser.describe();
-    $("entries-heading").textContent = query ? `Entries${tagged} matching “${query}” (${rows.length})` : `Entries${tagged} (${rows.length})`;
+    if (keep && !query && !tag && !organiser.active()) void device.keepListing(own);
+    drawStatus({ query, tag, scope: organiser.describe(), folder: organiser.folderShown(), organised: organiser.active(), shown: rows.length, total: snapshot.length + shared.items.length });
   }
 
-  /**
-   * When each entry was last opened on this device (kept in the local store's metadata, never
-   * sent), for "Last used"; "Last changed" is the entry's own updated_at.
-   */
-  const USED = `used:${session.userId}`;
-  const used: Record<string, number> = (await db.meta<Record<string, number>>(USED)) ?? {};
-  /** The list's order, kept on this device as the person left it (as Bitwarden and 1Password keep theirs). */
-  const SORT = `sort:${session.userId}`;
   const sortBy = $("sort") as HTMLSelectElement;
-  const keptSort = await db.meta<string>(SORT);
-  if (keptSort && [...sortBy.options].some((o) => o.value === keptSort)) sortBy.value = keptSort;
-  sortBy.addEventListener("change", () => void db.setMeta(SORT, sortBy.value));
-  /** The tag filter's options: every tag in the vault, the current choice kept. */
-  function drawTags() {
-    const select = $("tag-filter") as HTMLSelectElement;
-    const tags = [...new Set(snapshot.flatMap((e) => e.tags))].sort((a, b) => a.localeCompare(b));
-    const sig = tags.join("\u0001");
-    if (select.dataset.sig === sig) return;
-    select.dataset.sig = sig;
-    const current = select.value;
-    select.replaceChildren(el("option", { value: "", textContent: "All tags" }), ...tags.map((t) => el("option", { value: t, textContent: t })));
-    select.value = tags.includes(current) ? current : "";
-  }
-
+  await device.followSort(sortBy);
   /**
    * Opens the entries not yet read on this page (or changed since), a slice per task, while the
    * page stays responsive: their usernames for the rows, their favourite marks and folders for
@@ -268,7 +218,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     take(changes) {
       const first = snapshot.length === 0;
       takeArrivals(changes);
-      drawTags();
+      drawTags(snapshot);
       void filter(false);
       if (first) void openFirstRows();
     },
@@ -290,7 +240,19 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     void filter();
   }
 
+  /** What could change the store as it was before the snapshot's read (vault-secrets.ts). */
+  let readAt = "";
+
+  /** Reads the shares received again (the server's); the list is drawn again when they changed. */
+  const reloadShares = () => shared.load().then((changed) => void (changed && !gone && filter()));
+
   async function renderList() {
+    const mark = await storeMark(app);
+    // Nothing changed the entries: only the shares (the server's) are read again.
+    if (loaded && mark === readAt) return void reloadShares();
+    readAt = mark;
+    // Set when the pass below has read every entry (in page time): what the bench waits for.
+    delete $("entries").dataset.read;
     // One read of the store serves the whole paint (a read deserialises every entry). Pages a pull
     // stores during the read are taken in over it.
     arrivals.restart();
@@ -302,12 +264,11 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     takeArrivals(arrivals.all());
     if (gone) return;
     loaded = true;
-    drawTags();
+    drawTags(snapshot);
     await filter();
+    readDone();
     // Shares come from the server (the Sharing page's copy offline): the list follows when they change.
-    void shared.load().then((changed) => {
-      if (changed && !gone) void filter();
-    });
+    void reloadShares();
 
     // The rows are listed (those in view are in the page) before the pass below, which floods the
     // page's task queue with Web Crypto completions. Then what needs the keys, with the list already on screen: unbound entries re-sealed (queued
@@ -315,8 +276,6 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     // computed for what came from the server, every entry read. `reading` settles when all are.
     let finish = () => {};
     reading = new Promise<void>((r) => (finish = r));
-    // When the pass has read every entry (in page time): what the bench waits for.
-    delete $("entries").dataset.read;
     try {
       const migrated = await vault.migrate(all);
       // Indexing opens the entries the server brought: the rows learn their usernames from it, and
@@ -329,7 +288,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
         if (filtered() && follow === undefined) follow = setTimeout(() => ((follow = undefined), void filter()), FOLLOW_MS);
       }, reader);
       if ((migrated > 0 || sealed > 0) && navigator.onLine) void sync.syncNow();
-      await noteFullyBound(all);
+      await noteFullyBound(app, all);
       if (gone) return;
       const count = `${unreadable} ${unreadable === 1 ? "entry" : "entries"}`;
       $("foreign-key").hidden = unreadable === 0;
@@ -352,26 +311,6 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   }
 
   /**
-   * The secrets of an entry. Online, an entry without queued changes is read through the reveal
-   * endpoint, so the server records the audit event; offline, or with local changes, the local copy.
-   */
-  async function secretsOf(e: LocalEntry): Promise<EntrySecrets> {
-    const isQueued = (await db.pending(session.userId)).some((p) => p.entryId === e.id);
-    if (navigator.onLine && !isQueued) {
-      try {
-        const { envelope } = await api.reveal(e.id);
-        return await vault.secrets(e, { wrapped_item_key: envelope.wrappedItemKey, encrypted_data: envelope.encryptedData });
-      } catch (err) {
-        if (!(err instanceof OfflineError) && !(err instanceof ApiError && err.status === 404)) throw err;
-      }
-    }
-    return vault.secrets(e);
-  }
-
-  /** Last uses are written a moment after an open, outside the click's task (the record holds one time per entry). */
-  let keepUsed: ReturnType<typeof setTimeout> | undefined;
-
-  /**
    * Opens an entry by id: at once from the snapshot the rows were drawn from, then, if the store
    * holds a newer copy (a change not yet painted), again from that copy.
    */
@@ -385,11 +324,9 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     }
     void detail.open(e, share?.mark);
     lastOpen = id;
-    used[id] = Date.now();
+    device.touch(id);
     // Only the "last used" order changes with an open: other orders keep their search table.
     if (sortBy.value === "used") version++;
-    clearTimeout(keepUsed);
-    keepUsed = setTimeout(() => void db.setMeta(USED, used), 500);
     list.select(id);
     organiser.showOpen(id);
     showDetail(true);
@@ -420,42 +357,27 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
 
   search.addEventListener("input", () => void filter());
   for (const id of ["sort", "tag-filter"]) $(id).addEventListener("change", () => void filter());
-  search.addEventListener("keydown", (ev) => {
-    if (ev.key === "ArrowDown") {
-      ev.preventDefault();
-      list.focus();
-    } else if (ev.key === "Enter") {
-      ev.preventDefault();
-      const first = list.firstId();
-      if (first) void openById(first);
-    }
-  });
-  const onKey = (ev: KeyboardEvent) => {
-    if (ev.key !== "/" || ev.ctrlKey || ev.metaKey || ev.altKey || editable(ev.target) || ($("entry-dialog") as HTMLDialogElement).open) return;
-    ev.preventDefault();
-    search.focus();
-    search.select();
-  };
-  document.addEventListener("keydown", onKey);
+  // Enter typed before the store's first read (the cached listing is not filtered) waits for the answer.
+  const openFirst = () => void firstRead.then(() => !gone && list.firstId() && void openById(list.firstId()!));
+  const unbindKeys = bindSearchKeys(search, list, openFirst, $("entry-dialog") as HTMLDialogElement);
   for (const id of ["new-entry", "empty-new"]) $(id).addEventListener("click", () => form.open("", {}, organiser.folders()));
   // Through the shell's paint queue, so two renderings never interleave.
   const stopListening = app.onSynced(() => renderList());
   // A share accepted or revoked elsewhere: only the received shares are read again (own entries
   // did not change), and the list is drawn again when they did.
-  const stopLive = app.onLive("shares", () =>
-    shared.load().then((changed) => {
-      if (changed && !gone) void filter();
-    }),
-  );
+  const stopLive = app.onLive("shares", reloadShares);
 
   $("vault-view").hidden = false;
   showDetail(false);
-  const cached = await db.meta<Row[]>(LISTING);
+  const cached = await device.cachedListing();
   if (cached?.length && !search.value.trim()) {
     list.draw(cached, new Set());
     $("empty").hidden = true;
     $("entries-heading").textContent = `Entries (${cached.length})`;
   }
+  // After an unlock or a reload the focus is nowhere: the search takes it (type, Enter, c). A navigation
+  // moves it to the heading after the mount (the shell); a touch screen gets no keyboard unasked.
+  if ((!document.activeElement || document.activeElement === document.body) && matchMedia("(pointer: fine)").matches) search.focus();
   await app.refresh();
   // /vault?open=<id> (the health page's links to an entry): that entry opens.
   const wanted = new URLSearchParams(location.search).get("open");
@@ -464,16 +386,13 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   // entry's secrets in a request.
   form.enable();
   return () => {
-    if (keepUsed !== undefined) {
-      clearTimeout(keepUsed);
-      void db.setMeta(USED, used);
-    }
+    device.flush();
     detail.destroy();
     form.close();
     gone = true;
     list.destroy();
     reader.close();
-    document.removeEventListener("keydown", onKey);
+    unbindKeys();
     stopListening();
     stopLive();
     arrivals.stop();

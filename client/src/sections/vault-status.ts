@@ -1,0 +1,45 @@
+/**
+ * The vault list's headings and messages around the rows: the count and what the view is, the
+ * empty vault's invitation, why nothing matches, and the tag filter's choices.
+ */
+import type { LocalEntry } from "../db";
+import { $, el } from "../pages/common";
+
+export interface ListStatus {
+  query: string;
+  tag: string;
+  /** The organiser's view ("in favourites", "in folder Work") as a phrase, "" when none. */
+  scope: string;
+  /** The folder shown, when one is. */
+  folder: string | null;
+  /** Whether a favourite, folder or kind filter is on. */
+  organised: boolean;
+  shown: number;
+  /** Entries in the vault, own and shared with the person. */
+  total: number;
+}
+
+export function drawStatus(s: ListStatus) {
+  $("empty").hidden = s.total > 0;
+  const noMatch = $("no-match");
+  noMatch.hidden = !((s.query || s.tag || s.organised) && s.shown === 0 && (s.total > 0 || s.folder));
+  noMatch.textContent = s.query
+    ? `No entry matches “${s.query}”. Search looks at whole words and word beginnings of the name, website and username.`
+    : s.folder
+      ? `The folder ${s.folder} is empty. To move an entry into it, open the entry and choose ${s.folder} under “In folder”.`
+      : "No entry in this view yet.";
+  const tagged = (s.tag ? ` tagged “${s.tag}”` : "") + s.scope;
+  $("entries-heading").textContent = s.query ? `Entries${tagged} matching “${s.query}” (${s.shown})` : `Entries${tagged} (${s.shown})`;
+}
+
+/** The tag filter's options: every tag in the vault, the current choice kept. */
+export function drawTags(entries: LocalEntry[]) {
+  const select = $("tag-filter") as HTMLSelectElement;
+  const tags = [...new Set(entries.flatMap((e) => e.tags))].sort((a, b) => a.localeCompare(b));
+  const sig = tags.join("\u0001");
+  if (select.dataset.sig === sig) return;
+  select.dataset.sig = sig;
+  const current = select.value;
+  select.replaceChildren(el("option", { value: "", textContent: "All tags" }), ...tags.map((t) => el("option", { value: t, textContent: t })));
+  select.value = tags.includes(current) ? current : "";
+}
