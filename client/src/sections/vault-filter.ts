@@ -77,8 +77,22 @@ export class ListAnswers {
   tableFor(key: string): Table {
     if (this.table?.key === key) return this.table;
     const entries = this.source.entries();
-    const keys = entries.map(this.source.keyOf);
-    this.table = { key, entries, keys, rows: entries.map(this.source.rowOf), tokens: keys.includes(null) };
+    const keyOf = this.source.keyOf;
+    let keys: (string | null)[] | null = null;
+    // The keys only when a search needs them: while a first sync's pages arrive the table is made
+    // again a few times a second, and a key is cut from the entry's name and site (a URL parse)
+    // the first time it is asked for; a list without a query needs none.
+    this.table = {
+      key,
+      entries,
+      get keys() {
+        return (keys ??= entries.map(keyOf));
+      },
+      rows: entries.map(this.source.rowOf),
+      get tokens() {
+        return this.keys.includes(null);
+      },
+    };
     return this.table;
   }
 
