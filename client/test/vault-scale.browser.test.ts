@@ -137,6 +137,8 @@ describe(`a vault of ${COUNT} entries on a new browser`, () => {
       return { ready: w.__readyAt ?? null, longest: Math.max(0, ...w.__longTasks.filter((t) => t.start >= (w.__readyAt ?? 0) && t.start <= read).map((t) => t.duration)) };
     });
     expect(tasks.ready).not.toBeNull();
+    // The pull was read in its worker (a build or browser without one reads it on the page).
+    expect(page.workers().map((w) => new URL(w.url()).pathname)).toContainEqual(expect.stringMatching(/^\/assets\/pull-worker-\w+\.js$/));
     console.log(`first sync of ${COUNT}: longest task on the page ${Math.round(tasks.longest)} ms`);
     expect(tasks.longest).toBeLessThan(LONGEST_TASK_MS);
     // The last row by name: in the page once the list is scrolled to its end, with its username.
