@@ -9,7 +9,8 @@
 // timestamp to the frame that shows the change, each sample taken apart (bench/lib/page-samples.mjs);
 // the earlier in-page figure (a synthetic event, polled) is printed beside them for comparison.
 // --runs 0 leaves out the lock, unlock and reload runs.
-//   node bench/dashboard.mjs [--runs 10] [--samples 40] [--port 8732] [--entries 10000] [--profile]
+// --first-sync stops after the first sign-in on a new browser (the full pull), for side-by-side runs.
+//   node bench/dashboard.mjs [--runs 10] [--samples 40] [--port 8732] [--entries 10000] [--profile] [--first-sync]
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
@@ -22,7 +23,7 @@ import { eventTimingInit, printSamples, sampler } from "./lib/page-samples.mjs";
 import { fmt, signDevToken, startWorker } from "./lib/harness.mjs";
 import { seedVault } from "./lib/vault-seed.mjs";
 
-const { values } = parseArgs({ options: { runs: { type: "string", default: "10" }, port: { type: "string", default: "8732" }, entries: { type: "string", default: "10000" }, samples: { type: "string", default: "40" }, profile: { type: "boolean", default: false } } });
+const { values } = parseArgs({ options: { runs: { type: "string", default: "10" }, port: { type: "string", default: "8732" }, entries: { type: "string", default: "10000" }, samples: { type: "string", default: "40" }, profile: { type: "boolean", default: false }, "first-sync": { type: "boolean", default: false } } });
 const OUT = join(ROOT, "bench", "out");
 /** Starts the profiler when --profile asks for it; the function returned stops it and prints. */
 const profiled = async (page, label, stretches = false) => {
@@ -105,6 +106,8 @@ try {
   }, performance.now() - signIn.started);
   await signInProfiled();
   console.log(`first sign-in: main thread quiet ${fmt(settled.after / 1000, 1)} s after the click; longest task ${fmt(settled.longest, 0)} ms, ${settled.count} tasks over 50 ms${Number.isFinite(settled.read) ? `; every entry opened ${fmt(settled.read / 1000, 1)} s after the click` : ""}`);
+  /** Everything after the first sign-in: keystrokes, opens, unlocks and reloads, bundle sizes. */
+  async function laterPhases() {
 
   // The vault page at this size, once the sign-in's pass is over: a keystroke in the search to the
   // filtered list on screen, and a click on a row to its detail (the frame at once; the fields after
@@ -203,6 +206,10 @@ try {
   const total = sizes.reduce((a, s) => ({ raw: a.raw + s.raw, gz: a.gz + s.gz }), { raw: 0, gz: 0 });
   console.log(`bundles: ${sizes.length} scripts, ${fmt(total.raw / 1024, 1)} KiB (${fmt(total.gz / 1024, 1)} KiB gzip); largest: ${sizes.slice(0, 5).map((s) => `${s.f} ${fmt(s.raw / 1024, 1)} KiB`).join(", ")}`);
   console.log(`target: first render of the vault under 1 s after unlock (load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${cpus().length} cores)`);
+  }
+  if (values["first-sync"]) {
+    console.log(`(--first-sync: stopped after the first sign-in; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${cpus().length} cores)`);
+  } else await laterPhases();
 } catch (e) {
   // What the page showed when a step did not come: the figure's absence needs a reason.
   for (const [i, p] of browser.contexts().flatMap((c) => c.pages()).entries()) await p.screenshot({ path: join(ROOT, "bench", "out", `dashboard-failure-${i}.png`) }).catch(() => {});

@@ -41,6 +41,7 @@ mkdirSync(join(OUT, "assets"), { recursive: true });
 /**
  * A module Web Worker of its own, content-hashed like the pages; its URL is given to the page
  * bundles at build time: the vault page's entry reader (client/src/entry-reader-worker.ts), the
+ * sync engine's pull reader (client/src/pull-worker.ts), the
  * health check (the estimator and its dictionaries inside), and the import page's KeePass reader
  * (kdbxweb and Argon2: client/src/importers/keepass-worker.ts).
  */
@@ -60,12 +61,13 @@ async function workerBundle(entry, names) {
   return `/${relative(OUT, join(ROOT, Object.keys(out.metafile.outputs)[0])).split("\\").join("/")}`;
 }
 const readerUrl = await workerBundle(["entry-reader-worker.ts"], "[name]-[hash]");
+const pullWorkerUrl = await workerBundle(["pull-worker.ts"], "[name]-[hash]");
 const healthWorkerUrl = await workerBundle(["health", "worker.ts"], "health-worker-[hash]");
 const keepassWorkerUrl = await workerBundle(["importers", "keepass-worker.ts"], "keepass-worker-[hash]");
 
 const pages = await build({
   entryPoints: PAGES.map((p) => join(SRC, "pages", `${p}.ts`)),
-  define: { __ENTRY_READER__: JSON.stringify(readerUrl), __HEALTH_WORKER__: JSON.stringify(healthWorkerUrl), __KEEPASS_WORKER__: JSON.stringify(keepassWorkerUrl) },
+  define: { __ENTRY_READER__: JSON.stringify(readerUrl), __PULL_WORKER__: JSON.stringify(pullWorkerUrl), __HEALTH_WORKER__: JSON.stringify(healthWorkerUrl), __KEEPASS_WORKER__: JSON.stringify(keepassWorkerUrl) },
   outdir: join(OUT, "assets"),
   entryNames: "[name]-[hash]",
   chunkNames: "chunk-[hash]",
@@ -122,7 +124,7 @@ writeFileSync(join(OUT, "password-rules.json"), JSON.stringify(rules));
 /** Assets each page needs to run offline (the service worker pre-caches them with the pages). */
 /** The web app manifest and its icons (client/static; the PNGs made by scripts/make-icons.mjs). */
 const APP_FILES = ["/manifest.webmanifest", "/icon.svg", "/icon-192.png", "/icon-512.png", "/icon-maskable-512.png"];
-const assets = [cssUrl, ...APP_FILES, "/password-rules.json", readerUrl, healthWorkerUrl, keepassWorkerUrl];
+const assets = [cssUrl, ...APP_FILES, "/password-rules.json", readerUrl, pullWorkerUrl, healthWorkerUrl, keepassWorkerUrl];
 for (const file of Object.keys(pages.metafile.outputs)) assets.push(`/${relative(OUT, join(ROOT, file)).split("\\").join("/")}`);
 
 for (const name of readdirSync(STATIC)) {

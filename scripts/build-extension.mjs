@@ -27,7 +27,20 @@ await build({
   format: "iife",
   target: "chrome116",
   minify: true,
-  define: { __APP_ORIGIN__: JSON.stringify(APP_ORIGIN) },
+  // The sync engine reads a pull in a Worker of its own (client/src/pull-worker.ts), built below.
+  define: { __APP_ORIGIN__: JSON.stringify(APP_ORIGIN), __PULL_WORKER__: JSON.stringify("/pull-worker.js") },
+  logLevel: "warning",
+});
+// The offscreen vault starts it as a module worker from the extension's own origin (MV3's default
+// policy allows 'self' scripts); a first sync's parse and writes then leave the vault document free
+// to answer fill menus.
+await build({
+  entryPoints: [join(ROOT, "client", "src", "pull-worker.ts")],
+  outdir: OUT,
+  bundle: true,
+  format: "esm",
+  target: "chrome116",
+  minify: true,
   logLevel: "warning",
 });
 for (const name of readdirSync(STATIC)) copyFileSync(join(STATIC, name), join(OUT, name));

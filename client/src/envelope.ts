@@ -73,7 +73,16 @@ function hasMagic(all: Uint8Array): boolean {
 
 /** Whether an envelope is bound (version 2); unbound ones are version 1. */
 export function isBound(env: Envelope): boolean {
-  return hasMagic(fromBase64(env.wrapped_item_key)) && hasMagic(fromBase64(env.encrypted_data));
+  return hasMagic(leadingBytes(env.wrapped_item_key)) && hasMagic(leadingBytes(env.encrypted_data));
+}
+
+/**
+ * The first bytes of a base64 text, enough for the magic: every four characters are three bytes on
+ * their own, so a prefix decodes alone. A paint checks every entry of the vault, and decoding each
+ * whole envelope (a note's can be many KiB) was over a second at 10,000 entries.
+ */
+function leadingBytes(b64: string): Uint8Array {
+  return fromBase64(b64.slice(0, 4 * Math.ceil((MAGIC.length + 1) / 3)));
 }
 
 /** The header of a bound wrap (still unauthenticated: the wrap's tag covers it once opened). */

@@ -12,6 +12,7 @@ import { openDb, type LocalDb, type Session } from "./db";
 import { isBound, KeyRollbackError, LegacyRefusedError, makeKeyCheck, openEntry, placeOf, wrapHeader } from "./envelope";
 import { recordActivity } from "./passphrase";
 import { removeThisBrowsersPush } from "./push-subscription";
+import { stopPullWorker } from "./pull-worker-client";
 import { TrustStore } from "./trust";
 
 export class SignInError extends Error {}
@@ -129,6 +130,8 @@ export async function currentSession(db: LocalDb): Promise<{ session: Session; k
  */
 export async function signOut(db: LocalDb): Promise<void> {
   await removeThisBrowsersPush(new ApiClient());
+  // A pull still being read in the worker would go on writing after the clear.
+  stopPullWorker();
   await db.clearAll();
   // The cookie is HTTP-only: only the worker can clear it.
   await fetch("/api/auth/logout", { method: "POST", credentials: "same-origin" }).catch(() => undefined);

@@ -6,6 +6,7 @@
 import { ApiError, OfflineError, type ApiClient, type SyncChange, type SyncEntry, type SyncPullResponse, type WireMutation } from "./api";
 import type { LocalDb, LocalEntry, PendingMutation, PulledChange } from "./db";
 import { jsonLines } from "./ndjson";
+import { pullInWorker, type PageListener, type PullReport } from "./pull-worker-client";
 
 export const SYNC_PERIOD_MS = 30_000;
 /** Placeholder entries (spec: encryption_version -1) that the client must still encrypt. */
@@ -81,9 +82,7 @@ export async function pushPending(db: LocalDb, api: ApiClient, userId: string): 
   return report;
 }
 
-export type PullReport = { changes: number; full: boolean };
-/** Told each page of a pull once the store holds it: a page on screen can show it before the pull ends. */
-export type PageListener = (changes: PulledChange[]) => void;
+export type { PageListener, PullReport };
 
 /** The first line of a pull read page by page, then its pages, then the line that ends it (src/domains/sync/service.ts, `PullFormat`). */
 type PullFacts = { serverTimestamp: string; fullSyncRequired: boolean; resumed: boolean };
@@ -106,17 +105,31 @@ export async function pull(db: LocalDb, api: ApiClient, userId: string, onPage?:
   // no replica older than what it last saw.
   api.useBookmarks(await db.meta<string>(`bookmark:${userId}`));
   const res = await api.syncPages(since, resume);
-  const report = /\bapplication\/x-ndjson\b/.test(res.headers.get("content-type") ?? "") ? await readPages(db, res, userId, since, onPage) : await readWhole(db, res, userId, since);
+  const report = /\bapplication\/x-ndjson\b/.test(res.headers.get("content-type") ?? "") ? await readPagesOffThread(db, res.body!, userId, since, onPage) : await readWhole(db, res, userId, since);
   await db.setMeta(`bookmark:${userId}`, api.bookmarkHeader());
   return report;
 }
 
-async function readPages(db: LocalDb, res: Response, userId: string, since: string | undefined, onPage?: PageListener): Promise<PullReport> {
+/**
+ * The page-framed answer read, parsed and stored in the pull worker (pull-worker.ts) where one can
+ * be started, so the page's thread only hears of each stored page; here otherwise (the service
+ * worker, a build without the worker). Same store, same positions either way.
+ */
+async function readPagesOffThread(db: LocalDb, body: ReadableStream<Uint8Array>, userId: string, since: string | undefined, onPage?: PageListener): Promise<PullReport> {
+  return (await pullInWorker(body, userId, since, onPage)) ?? (await readPages(db, body, userId, since, onPage));
+}
+
+/**
+ * Reads a page-framed pull into the store: the first line's facts, each page stored with its
+ * position, the cursor taken at the last line. Throws OfflineError for a body cut off before that
+ * line (what was stored stays, with its position).
+ */
+export async function readPages(db: LocalDb, body: ReadableStream<Uint8Array>, userId: string, since: string | undefined, onPage?: PageListener): Promise<PullReport> {
   let facts: PullFacts | null = null;
   let removed = new Map<string, LocalEntry>();
   let changes = 0;
   try {
-    for await (const line of jsonLines(res.body!)) {
+    for await (const line of jsonLines(body)) {
       if (!facts) {
         facts = line as PullFacts;
         if (typeof facts.serverTimestamp !== "string") break;

@@ -67,6 +67,21 @@ describe("bound envelopes", () => {
     const strip = (b64: string, n: number) => toBase64(fromBase64(b64).subarray(n));
     await expect(openEntry(keys, bank, { wrapped_item_key: strip(bound.wrapped_item_key, 13), encrypted_data: strip(bound.encrypted_data, 4) }, { allowLegacy: true })).rejects.toThrow();
   });
+
+  it("tells bound from unbound by each half's leading bytes, whatever the length, in either base64 alphabet", async () => {
+    const keys = await deriveVaultKeys("passphrase one", "u-alice", FAST);
+    const long = await sealEntry(keys, bank, { ...secrets, notes: "x".repeat(20_000) });
+    const legacy = await encryptLegacyEntry(keys, secrets);
+    const url = (b64: string) => b64.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+    expect(isBound(long)).toBe(true);
+    expect(isBound({ wrapped_item_key: url(long.wrapped_item_key), encrypted_data: url(long.encrypted_data) })).toBe(true);
+    // Either half unbound makes the envelope unbound.
+    expect(isBound({ wrapped_item_key: long.wrapped_item_key, encrypted_data: legacy.encrypted_data })).toBe(false);
+    expect(isBound({ wrapped_item_key: legacy.wrapped_item_key, encrypted_data: long.encrypted_data })).toBe(false);
+    // Too short to hold the magic and a byte after it.
+    expect(isBound({ wrapped_item_key: toBase64(new Uint8Array([0x63, 0x76, 0x32, 0x3a])), encrypted_data: long.encrypted_data })).toBe(false);
+    expect(isBound({ wrapped_item_key: "", encrypted_data: "" })).toBe(false);
+  });
 });
 
 describe("key-derivation floor", () => {

@@ -92,6 +92,18 @@ beforeAll(async () => {
       (window as unknown as { __firstRows: unknown }).__firstRows = { rows: rows.length, withUser: [...rows].filter((r) => (r.querySelector(".user")?.textContent ?? "") !== "").length };
       self.disconnect();
     }).observe(document, { childList: true, subtree: true });
+    // Every task over 50 ms on the vault page's main thread (Long Tasks API), and when the page
+    // said it was ready (body[data-ready]): what comes after is the first sync and its pass.
+    const w = window as unknown as { __longTasks: { start: number; duration: number }[]; __readyAt?: number };
+    w.__longTasks = [];
+    new PerformanceObserver((l) => {
+      for (const t of l.getEntries()) w.__longTasks.push({ start: t.startTime, duration: t.duration });
+    }).observe({ type: "longtask", buffered: true });
+    new MutationObserver((_, self) => {
+      if (document.body?.dataset.ready !== "true") return;
+      w.__readyAt = performance.now();
+      self.disconnect();
+    }).observe(document, { attributes: true, subtree: true, attributeFilter: ["data-ready"] });
   });
   page = await context.newPage();
   page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
@@ -112,6 +124,20 @@ describe(`a vault of ${COUNT} entries on a new browser`, () => {
     await expect.poll(() => heading(page), { timeout: 60_000 }).toBe(`Entries (${COUNT})`);
     await expect.poll(() => listed(page), { timeout: 60_000 }).toEqual(all);
     await expect.poll(() => page.locator("#entries").getAttribute("data-read"), { timeout: 60_000 }).not.toBeNull();
+    // The page stays responsive while the first sync fills it: the pull is read, parsed and stored
+    // in a worker, the entries opened in another, and the list takes the pages in a few times a
+    // second. The longest task is printed, not bounded: on the shared machine three runs gave 0, 0
+    // and 281 ms, so no bound both holds and catches a pull read on the page (bench/dashboard.mjs
+    // measures it).
+    const tasks = await page.evaluate(() => {
+      const w = window as unknown as { __longTasks: { start: number; duration: number }[]; __readyAt?: number };
+      const read = Number(document.getElementById("entries")!.dataset.read);
+      return { ready: w.__readyAt ?? null, longest: Math.max(0, ...w.__longTasks.filter((t) => t.start >= (w.__readyAt ?? 0) && t.start <= read).map((t) => t.duration)) };
+    });
+    expect(tasks.ready).not.toBeNull();
+    // The pull was read in its worker (a build or browser without one reads it on the page).
+    expect(page.workers().map((w) => new URL(w.url()).pathname)).toContainEqual(expect.stringMatching(/^\/assets\/pull-worker-\w+\.js$/));
+    console.log(`first sync of ${COUNT}: longest task on the page ${Math.round(tasks.longest)} ms`);
     // The last row by name: in the page once the list is scrolled to its end, with its username.
     await page.locator("#entries").evaluate((l) => (l.scrollTop = l.scrollHeight));
     await expect.poll(() => entryRow(page, LATE.name).locator(".user").textContent()).toBe(LATE.username);

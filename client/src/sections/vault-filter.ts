@@ -49,17 +49,46 @@ export class RowCache {
   }
 }
 
-type Table = {
-  key: string;
-  entries: LocalEntry[];
-  keys: (string | null)[];
-  rows: Row[];
-  /** Whether some entry is matched on its blind-index tokens (the query is hashed only then), and how many. */
-  tokens: boolean;
-  nulls: number;
+/**
+ * The list in one order, with each entry's search key. The keys only when a search needs them:
+ * while a first sync's pages arrive the table is made again a few times a second, and a key is cut
+ * from the entry's name and site (a URL parse) the first time it is asked for; a list without a
+ * query needs none.
+ */
+class Table {
+  private made: (string | null)[] | null = null;
+  private nulls = 0;
   /** Each entry's place by id, made when an entry is first re-keyed. */
-  places: Map<string, number> | null;
-};
+  places: Map<string, number> | null = null;
+
+  constructor(
+    readonly key: string,
+    readonly entries: LocalEntry[],
+    readonly rows: Row[],
+    private readonly keyOf: (e: LocalEntry) => string | null,
+  ) {}
+
+  get keys(): (string | null)[] {
+    if (!this.made) {
+      this.made = this.entries.map(this.keyOf);
+      this.nulls = this.made.reduce((n, k) => (k === null ? n + 1 : n), 0);
+    }
+    return this.made;
+  }
+
+  /** Whether some entry is matched on its blind-index tokens (the query is hashed only then). */
+  get tokens(): boolean {
+    return this.keys.length > 0 && this.nulls > 0;
+  }
+
+  /** Entry `i`'s key is now `key`; false when the keys are not made yet or it did not change. */
+  setKey(i: number, key: string | null): boolean {
+    if (!this.made || this.made[i] === key) return false;
+    this.nulls += (key === null ? 1 : 0) - (this.made[i] === null ? 1 : 0);
+    this.made[i] = key;
+    return true;
+  }
+}
 
 /** What the table is made from; `keyOf` is null for an entry matched on its blind-index tokens. */
 export type TableSource = { entries: () => LocalEntry[]; keyOf: (e: LocalEntry) => string | null; rowOf: (e: LocalEntry) => Row };
@@ -87,9 +116,7 @@ export class ListAnswers {
   tableFor(key: string): Table {
     if (this.table?.key === key) return this.table;
     const entries = this.source.entries();
-    const keys = entries.map(this.source.keyOf);
-    const nulls = keys.reduce((n, k) => (k === null ? n + 1 : n), 0);
-    this.table = { key, entries, keys, rows: entries.map(this.source.rowOf), tokens: nulls > 0, nulls, places: null };
+    this.table = new Table(key, entries, entries.map(this.source.rowOf), this.source.keyOf);
     return this.table;
   }
 
@@ -105,12 +132,8 @@ export class ListAnswers {
     t.places ??= new Map(t.entries.map((e, i) => [e.id, i]));
     const i = t.places.get(id);
     if (i === undefined) return;
-    const key = this.source.keyOf(t.entries[i]!);
-    if (key === t.keys[i]) return;
-    t.nulls += (key === null ? 1 : 0) - (t.keys[i] === null ? 1 : 0);
-    t.tokens = t.nulls > 0;
-    t.keys[i] = key;
-    this.last = null;
+    // Keys not made yet are cut from the entry as it is when a search first needs them.
+    if (t.setKey(i, this.source.keyOf(t.entries[i]!))) this.last = null;
   }
 
   /** The rows `q` finds in the table, in its order. */

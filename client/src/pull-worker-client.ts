@@ -1,0 +1,97 @@
+/**
+ * The page's side of the pull worker (pull-worker.ts). The page keeps the request (its session,
+ * device proof and bookmarks are made here) and hands the answer's body, a transferable stream, to
+ * the worker, which reads, parses and stores it page by page; the page hears one short notice per
+ * stored page. At 10,000 entries that reading, parsing and the store's writes were seconds of the
+ * page's thread during a first sync.
+ */
+import { OfflineError } from "./api";
+import type { PulledChange } from "./db";
+
+export type PullReport = { changes: number; full: boolean };
+/** Told each page of a pull once the store holds it: a page on screen can show it before the pull ends. */
+export type PageListener = (changes: PulledChange[]) => void;
+
+/** The URL of the worker's bundle, set by the client and extension builds. */
+declare const __PULL_WORKER__: string | undefined;
+
+/** What the page asks: one pull's body to read into the store. `notify`: whether to send each page's changes back. */
+export type PullJob = { job: number; body: ReadableStream<Uint8Array>; userId: string; since: string | undefined; notify: boolean };
+/** What the worker says: a page stored (its changes when asked for), then how the pull ended. */
+export type PullNotice =
+  | { job: number; kind: "page"; changes: PulledChange[] | null }
+  | { job: number; kind: "done"; report: PullReport }
+  | { job: number; kind: "cut" }
+  | { job: number; kind: "failed"; message: string };
+
+type Waiting = { onPage?: PageListener; settle: (n: Exclude<PullNotice, { kind: "page" }>) => void };
+
+let worker: Worker | null = null;
+/** Set once a worker could not start or failed: pulls are read on this thread from then on. */
+let broken = false;
+let jobs = 0;
+const waiting = new Map<number, Waiting>();
+
+function start(): Worker | null {
+  if (worker || broken) return worker;
+  const url = typeof __PULL_WORKER__ === "string" ? __PULL_WORKER__ : null;
+  if (!url || typeof Worker === "undefined") return null;
+  try {
+    worker = new Worker(url, { type: "module", name: "vault-pull" });
+  } catch {
+    broken = true;
+    return null;
+  }
+  worker.onmessage = (ev: MessageEvent<PullNotice>) => {
+    const n = ev.data;
+    const w = waiting.get(n.job);
+    if (!w) return;
+    if (n.kind === "page") {
+      try {
+        if (n.changes) w.onPage?.(n.changes);
+      } catch (e) {
+        // A listener's failure is its own: the pull goes on.
+        console.error(e);
+      }
+      return;
+    }
+    waiting.delete(n.job);
+    w.settle(n);
+  };
+  // A worker that fails to load or dies: its pulls end as cut (what it stored stays, with its
+  // position, and the engine's retry resumes on this thread).
+  worker.onerror = () => {
+    broken = true;
+    worker?.terminate();
+    worker = null;
+    for (const [, w] of waiting) w.settle({ job: 0, kind: "cut" });
+    waiting.clear();
+  };
+  return worker;
+}
+
+/**
+ * Reads a page-framed pull's body in the worker. Resolves to the pull's report, or null when no
+ * worker can take it (the caller reads it itself); throws OfflineError for a body cut off.
+ */
+export function pullInWorker(body: ReadableStream<Uint8Array>, userId: string, since: string | undefined, onPage?: PageListener): Promise<PullReport> | null {
+  const w = start();
+  if (!w) return null;
+  const job = ++jobs;
+  return new Promise<PullReport>((resolve, reject) => {
+    waiting.set(job, {
+      onPage,
+      settle: (n) => (n.kind === "done" ? resolve(n.report) : reject(n.kind === "cut" ? new OfflineError() : new Error(n.message))),
+    });
+    const msg: PullJob = { job, body, userId, since, notify: !!onPage };
+    w.postMessage(msg, [body as unknown as Transferable]);
+  });
+}
+
+/** Ends the worker (sign-out, lock): a pull under way ends as cut. */
+export function stopPullWorker() {
+  worker?.terminate();
+  worker = null;
+  for (const [, w] of waiting) w.settle({ job: 0, kind: "cut" });
+  waiting.clear();
+}
