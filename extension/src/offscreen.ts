@@ -103,7 +103,7 @@ function lock() {
   state = null;
   submissions.clear();
   sessions.clear();
-  passkeys.sessions.clear();
+  passkeys.clear();
 }
 
 // Lock after autoLockMs without vault use (unlock, fill, save); checked every second.

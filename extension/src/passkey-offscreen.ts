@@ -3,9 +3,10 @@
  * unlocked vault and its entry lookup, and the vault's answers to the passkey messages the service
  * worker forwards (a page's request, the person's answer from the frame that owns its session).
  */
+import { OfflineError } from "../../client/src/api";
+import { gatedSync } from "../../client/src/live-sync";
 import type { Forwarded } from "./background";
 import { openedCandidates, type LookupVault } from "./entry-lookup";
-import type { PasskeyResult } from "./messages";
 import { PasskeyProvider } from "./passkey-vault";
 
 type Wiring<S extends LookupVault> = {
@@ -32,6 +33,10 @@ export function vaultPasskeys<S extends LookupVault>(w: Wiring<S>): PasskeyProvi
       const s = w.state();
       if (s) w.sync(s);
     },
+    counted: () => {
+      const s = w.state();
+      if (s) void gatedSync(s.vault.db, s.api, s.userId, s.live).catch((e: unknown) => e instanceof OfflineError || console.warn(`sync failed: ${String(e)}`));
+    },
     touch: w.touch,
   });
 }
@@ -42,8 +47,9 @@ export function passkeyMessage(passkeys: PasskeyProvider, m: Forwarded): Promise
     case "passkey-request":
       return passkeys.open(m.nonce, m.request, { pageUrl: m.pageUrl ?? "", crossOriginFrame: m.crossOriginFrame ?? false, tabId: m.tabId, frameId: m.frameId, documentId: m.documentId });
     case "passkey-answer": {
+      // Only the frame that owns the session answers; for any other, or a session gone, null (the page is not told).
       const session = passkeys.sessions.of(m.nonce, m.tabId, m.senderDocumentId);
-      return session ? passkeys.answer(session, m.choice) : ({ kind: "error", name: "NotAllowedError", message: "The request is gone" } satisfies PasskeyResult);
+      return session ? passkeys.answer(session, m.choice) : null;
     }
     default:
       return undefined;

@@ -151,15 +151,21 @@ export async function makeCredential(req: CreateRequest, now = new Date()): Prom
   };
 }
 
+/** The passkey's private key as a non-extractable signing key (a caller may keep it for the next assertion). */
+export function signingKey(passkey: StoredPasskey): Promise<CryptoKey> {
+  return crypto.subtle.importKey("jwk", passkey.private_key, ALGS[passkey.alg].gen, false, ["sign"]);
+}
+
 export type Assertion = { id: string; clientDataJSON: string; authenticatorData: string; signature: string; userHandle: string | null };
 
 /**
  * authenticatorGetAssertion (§6.3.3): signs authenticatorData || SHA-256(clientDataJSON) with the
- * stored key, the counter one above the stored one. The caller stores the passkey's new count.
+ * stored key (`imported`, or imported now), the counter one above the stored one. The caller
+ * stores the passkey's new count.
  */
-export async function getAssertion(passkey: StoredPasskey, req: { origin: string; topOrigin?: string; challenge: Uint8Array }): Promise<{ assertion: Assertion; signCount: number }> {
+export async function getAssertion(passkey: StoredPasskey, req: { origin: string; topOrigin?: string; challenge: Uint8Array }, imported?: CryptoKey): Promise<{ assertion: Assertion; signCount: number }> {
   const signCount = passkey.sign_count + 1;
-  const key = await crypto.subtle.importKey("jwk", passkey.private_key, ALGS[passkey.alg].gen, false, ["sign"]);
+  const key = imported ?? (await signingKey(passkey));
   const authData = await authenticatorData(passkey.rp_id, FLAG.UP | FLAG.UV | FLAG.BE | FLAG.BS, signCount);
   const cdj = clientDataJSON("webauthn.get", req.challenge, req.origin, req.topOrigin);
   const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", cdj));
