@@ -41,7 +41,7 @@ const sessions = new FrameSessions<{ submission: Submission; offer: SaveOffer & 
 /** Fill sessions' lookups, started when the session opens. */
 const early = new Map<string, Promise<MatchReply>>();
 /** Passkey requests of pages, answered from the vault (passkey-offscreen.ts). */
-const passkeys = vaultPasskeys({ state: () => state, inForce: () => liveToken === lastToken, sync: (s) => void sync(s), touch: () => (lastUse = Date.now()) });
+const passkeys = vaultPasskeys({ state: () => state, inForce: () => liveToken === lastToken, sync: (s) => sync(s), touch: () => (lastUse = Date.now()) });
 
 /**
  * Whether the web app's sign-in still owes its account 2FA code (DECISIONS D20): set by any API

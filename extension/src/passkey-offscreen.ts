@@ -14,8 +14,8 @@ type Wiring<S extends LookupVault> = {
   state(): S | null;
   /** Whether live sync's session is the one in force (entry-lookup.ts `candidates`). */
   inForce(): boolean;
-  /** After a save: push it and refresh the fill index. */
-  sync(s: S): void;
+  /** Pushes pending saves (pulls when live sync does not vouch for the copy) and refreshes the fill index. */
+  sync(s: S): Promise<void>;
   touch(): void;
 };
 
@@ -31,7 +31,11 @@ export function vaultPasskeys<S extends LookupVault>(w: Wiring<S>): PasskeyProvi
     },
     saved: () => {
       const s = w.state();
-      if (s) w.sync(s);
+      if (s) void w.sync(s);
+    },
+    pull: async () => {
+      const s = w.state();
+      if (s) await w.sync(s);
     },
     counted: () => {
       const s = w.state();

@@ -26,6 +26,8 @@ export type VaultAccess = {
   saved(): void;
   /** After a raised sign counter: push it (the fill index does not change). */
   counted(): void;
+  /** Syncs now (a pull when live sync does not vouch for the copy), resolved when done. */
+  pull(): Promise<void>;
   touch(): void;
 };
 
@@ -146,14 +148,21 @@ export class PasskeyProvider {
     const found = p.found?.get(credentialId) ?? (await this.usable(pageUrl, p.rpId, req.options.allowCredentials)).find((f) => f.passkey.credential_id === credentialId);
     if (!found) return refuse("NotAllowedError", "That passkey is no longer in the vault");
     const out: { assertion?: Assertion } = {};
-    await vault.change(found.entry.id, async (secrets) => {
-      const keys = secrets.passkeys ?? [];
-      const current = keys.find((k) => k.credential_id === credentialId && k.rp_id === p.rpId);
-      if (!current) return null;
-      const signed = await getAssertion(current, { origin: p.origin, challenge: base64url.decode(req.options.challenge) }, await this.key(current));
-      out.assertion = signed.assertion;
-      return { passkeys: keys.map((k) => (k === current ? { ...k, sign_count: signed.signCount } : k)) };
-    });
+    const signed = () =>
+      vault.change(found.entry.id, async (secrets) => {
+        const keys = secrets.passkeys ?? [];
+        const current = keys.find((k) => k.credential_id === credentialId && k.rp_id === p.rpId);
+        if (!current) return null;
+        const made = await getAssertion(current, { origin: p.origin, challenge: base64url.decode(req.options.challenge) }, await this.key(current));
+        out.assertion = made.assertion;
+        return { passkeys: keys.map((k) => (k === current ? { ...k, sign_count: made.signCount } : k)) };
+      });
+    // Found in the server's copy but not yet in the local store (a first sync still pulling): the
+    // counter can only be stored once it is, so the vault syncs first, then signs.
+    if (!(await signed())) {
+      await this.access.pull();
+      await signed();
+    }
     if (!out.assertion) return refuse("NotAllowedError", "That passkey is no longer in the vault");
     // The push starts once this answer is on its way to the page (the counter is already stored).
     setTimeout(() => this.access.counted(), 0);
