@@ -176,11 +176,30 @@ export class Vault {
   async update(id: string, input: EntryInput): Promise<void> {
     const prev = await this.db.entry(this.userId, id);
     if (!prev) throw new Error("This entry is no longer in the vault");
+    await this.write(prev, await this.secrets(prev).catch(() => null), input);
+  }
+
+  /**
+   * Changes part of an entry's secrets, its metadata as it is, reading and opening the entry once
+   * and writing it (with its queued mutation) in one transaction: the passkey sign counter's store,
+   * which the page's assertion waits for. `edit` gives the changed part, or null to leave the entry
+ * as it is; false when nothing was written (the entry gone, or `edit` said null).
+   */
+  async change(id: string, edit: (secrets: EntrySecrets) => Promise<Partial<EntrySecrets> | null> | Partial<EntrySecrets> | null): Promise<boolean> {
+    const prev = await this.db.entry(this.userId, id);
+    if (!prev) return false;
+    const before = await this.secrets(prev);
+    const changed = await edit(before);
+    if (!changed) return false;
+    await this.write(prev, before, { ...before, ...changed, name: prev.name, website: prev.website ?? "", url: prev.url ?? "", tags: prev.tags });
+    return true;
+  }
+
+  private async write(prev: LocalEntry, before: EntrySecrets | null, input: EntryInput): Promise<void> {
     const now = new Date().toISOString();
-    const before = await this.secrets(prev).catch(() => null);
     // An edit that does not name the passkeys (the entry form) keeps them; deleting one passes the rest.
-    const { data, tokens } = await this.seal(id, { ...carried(before, input), ...passwordDates(before, input, now) });
-    await this.db.applyLocal(this.local(id, data, tokens, prev.created_at, now), { userId: this.userId, action: "update", entryId: id, data, clientUpdatedAt: now });
+    const { data, tokens } = await this.seal(prev.id, { ...carried(before, input), ...passwordDates(before, input, now) });
+    await this.db.applyLocal(this.local(prev.id, data, tokens, prev.created_at, now), { userId: this.userId, action: "update", entryId: prev.id, data, clientUpdatedAt: now });
   }
 
   /**

@@ -95,6 +95,35 @@ describe("authenticatorData, attestation and client data (WebAuthn §6.1, §6.5.
     expect(await chooseAlg([{ type: "public-key", alg: -257 }, { type: "public-key", alg: -7 }])).toBe(-7);
     expect(await chooseAlg([{ type: "public-key", alg: -257 }])).toBeNull();
   });
+
+  it("follows the site's order of preference (§5.4): EdDSA first gets Ed25519, ES256 first gets ES256", async () => {
+    const params = (...algs: number[]) => algs.map((alg) => ({ type: "public-key", alg }));
+    expect(await chooseAlg(params(-8, -7, -257))).toBe(-8);
+    expect(await chooseAlg(params(-257, -8))).toBe(-8);
+    expect(await chooseAlg(params(-8))).toBe(-8);
+    expect(await chooseAlg(params(-7, -8))).toBe(-7);
+    // Another type than public-key says nothing.
+    expect(await chooseAlg([{ type: "other", alg: -8 }, ...params(-7)])).toBe(-7);
+  });
+
+  it("an Ed25519 credential's attested key is an OKP COSE_Key (kty 1, alg -8, crv 6) whose x is its public key", async () => {
+    const made = await makeCredential({ rpId: "example.com", origin: "https://example.com", challenge: new Uint8Array(32), user: { id: new Uint8Array([1]), name: "ada", displayName: "Ada" }, alg: -8, discoverable: true });
+    const att = decodeCbor(base64url.decode(made.credential.attestationObject)).value as CborMap;
+    const authData = att.get("authData") as Uint8Array;
+    const idLength = (authData[53]! << 8) | authData[54]!;
+    const { value, end } = decodeCbor(authData, 55 + idLength);
+    expect(end).toBe(authData.length);
+    const key = value as CborMap;
+    expect([...key.keys()].sort()).toEqual([-2, -1, 1, 3].sort());
+    expect(key.get(1)).toBe(1);
+    expect(key.get(3)).toBe(-8);
+    expect(key.get(-1)).toBe(6);
+    // The SPKI of an Ed25519 key is a fixed 12-byte header, then the 32-byte key (RFC 8410 §4).
+    const spki = base64url.decode(made.credential.publicKey);
+    expect(hex(spki.subarray(0, 12))).toBe("302a300506032b6570032100");
+    expect(hex(key.get(-2) as Uint8Array)).toBe(hex(spki.subarray(12)));
+    expect(made.passkey.private_key).toMatchObject({ kty: "OKP", crv: "Ed25519" });
+  });
 });
 
 describe("the relying party's library accepts what the vault makes (@simplewebauthn/server)", () => {

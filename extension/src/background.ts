@@ -159,6 +159,9 @@ async function toDocument<T>(tabId: number, at: { frameId: number; documentId: s
 
 type Session = FrameSession<unknown>;
 
+/** Passkey requests the vault holds, by nonce: the document that asked, as the browser named it. */
+const passkeyAsks = new Map<string, Pick<Session, "kind" | "tabId" | "frameId" | "documentId">>();
+
 /**
  * An extension frame in a page (menu.html). It can only present its session's nonce and act on
  * that session, which names its own document: a frame a page embeds by itself has none. Before a
@@ -196,14 +199,18 @@ async function fromFrame(m: Request, sender: chrome.runtime.MessageSender): Prom
     case "frame-passkey": {
       // The person's answer to a page's passkey request: only after the content script that opened
       // the frame judges it visible does the vault make or use a key; the page then gets the result.
-      const session = await toVault<Session | null>({ type: "frame-session", nonce: m.nonce }, who);
-      if (session?.kind !== "passkey") return { ok: false, reason: "gone" } satisfies PickReply;
+      // The asking document is known from its request (the vault is asked only after this worker
+      // restarted); the vault itself answers only the frame that owns the session.
+      const session = passkeyAsks.get(m.nonce) ?? (await toVault<Session | null>({ type: "frame-session", nonce: m.nonce }, who));
+      if (session?.kind !== "passkey" || session.tabId !== who.tabId) return { ok: false, reason: "gone" } satisfies PickReply;
       if (m.choice !== "cancel") {
         const seen = await toDocument<Seen>(session.tabId, session, { type: "passkey-visible", nonce: m.nonce });
         if (!seen) return { ok: false, reason: "navigated" } satisfies PickReply;
         if (!seen.ok) return { ok: false, reason: `not-visible: ${seen.reason}` } satisfies PickReply;
       }
-      const result = await toVault<PasskeyResult>({ type: "passkey-answer", nonce: m.nonce, choice: m.choice }, who);
+      const result = await toVault<PasskeyResult | null>({ type: "passkey-answer", nonce: m.nonce, choice: m.choice }, who);
+      if (!result) return { ok: false, reason: "gone" } satisfies PickReply;
+      passkeyAsks.delete(m.nonce);
       const told = await toDocument<boolean>(session.tabId, session, { type: "passkey-result", nonce: m.nonce, result });
       return (told ? { ok: true } : { ok: false, reason: "navigated" }) satisfies PickReply;
     }
@@ -233,8 +240,15 @@ async function fromContentScript(m: Request, sender: chrome.runtime.MessageSende
       return sender.frameId === 0 ? inTabOrder(page.tabId, () => toVault(m, page)) : false;
     case "submitted":
       return crossOriginFrame ? null : inTabOrder(page.tabId, () => toVault(m, page));
-    case "passkey-request":
-      return toVault(m, page);
+    case "passkey-request": {
+      const reply = await toVault<{ ok: boolean }>(m, page);
+      if (reply.ok && page.tabId !== undefined && page.documentId) {
+        passkeyAsks.set(m.nonce, { kind: "passkey", tabId: page.tabId, frameId: page.frameId ?? 0, documentId: page.documentId });
+        // A page that asks and never answers cannot grow this: the oldest goes.
+        if (passkeyAsks.size > 32) passkeyAsks.delete(passkeyAsks.keys().next().value!);
+      }
+      return reply;
+    }
     default:
       return null;
   }

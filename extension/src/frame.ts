@@ -17,8 +17,8 @@ export type OpenFrame = {
   contains(t: EventTarget | null): boolean;
   /** A frame made ahead: whether the page has left its host exactly as the extension made it. */
   intact(): boolean;
-  /** Places a frame made ahead beside `anchor`, makes it visible and lets it draw its matches. */
-  show(anchor: HTMLInputElement): void;
+  /** Places a frame made ahead beside `anchor` (a passkey prompt: at the top right), makes it visible and lets it draw. */
+  show(anchor: HTMLInputElement | null): void;
   remove(): void;
 };
 

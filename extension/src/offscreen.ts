@@ -6,9 +6,9 @@
  * vault and sync engine are the web client's modules.
  */
 import { ApiClient, ApiError, OfflineError, setChallengeHandler } from "../../client/src/api";
-import { domainOf, keyVersion, type EntrySecrets, type VaultKeys } from "../../client/src/crypto";
+import { keyVersion, type VaultKeys } from "../../client/src/crypto";
 import { openDb, type LocalEntry } from "../../client/src/db";
-import { isBound, keyCheckMatches, makeKeyCheck, openEntry, placeOf } from "../../client/src/envelope";
+import { keyCheckMatches, makeKeyCheck } from "../../client/src/envelope";
 import { keysForCheck } from "../../client/src/passphrase";
 import { SignInError, tokenClaims, vaultKeys } from "../../client/src/session";
 import { TrustStore } from "../../client/src/trust";
@@ -19,18 +19,17 @@ import { HEALTH_ENDPOINTS } from "../../client/src/health/breach";
 import type { Forwarded } from "./background";
 import { proveExtension, registerExtension } from "./device";
 import { FillHealth } from "./fill-health";
-import type { Credentials, FillReply, FrameAttached, FrameView, MatchItem, MatchReply, MatchSource, PasskeyResult, SaveOffer } from "./messages";
-import { entryHostsFor, entryVerdict, hostOf, type FillContext } from "./policy";
+import type { Credentials, FillReply, FrameAttached, FrameView, MatchItem, MatchReply, SaveOffer } from "./messages";
+import { entryVerdict, hostOf, type FillContext } from "./policy";
 import { ExtraHosts } from "./extra-hosts";
-import { pageHostHashes } from "../../client/src/host-hashes";
-import { PasskeyProvider } from "./passkey-vault";
+import { offerFor, saveSubmission, type Submission } from "./save-offer";
+import { boundHost, opened, openedCandidates as lookup } from "./entry-lookup";
+import { passkeyMessage, vaultPasskeys } from "./passkey-offscreen";
 import { FrameSessions, type FrameSession } from "./sessions";
 import { currentCode } from "./totp";
 import { createLinkFrom, linkEntries, linkFields, type LinkVault } from "./link-vault";
 
-type Candidate = { id: string; name: string; website?: string | null; url: string | null; wrapped_item_key: string | null; encrypted_data: string | null };
 type Unlocked = { userId: string; keys: VaultKeys; vault: Vault; api: ApiClient; appOrigin: string; byHost: Map<string, LocalEntry[]>; extra: ExtraHosts; indexedAt?: string; timer: ReturnType<typeof setInterval>; live: LiveSync; health: FillHealth };
-type Submission = { url: string; username: string; password: string };
 
 const dbReady = openDb();
 let state: Unlocked | null = null;
@@ -42,20 +41,8 @@ const submissions = new Map<number, Submission>();
 const sessions = new FrameSessions<{ submission: Submission; offer: SaveOffer & { id?: string } }>();
 /** Fill sessions' lookups, started when the session opens. */
 const early = new Map<string, Promise<MatchReply>>();
-/** Passkey requests of pages, answered from the vault (passkey-vault.ts). */
-const passkeys = new PasskeyProvider({
-  vault: () => state?.vault ?? null,
-  entriesFor: async (pageUrl) => {
-    const s = state;
-    if (!s) return [];
-    const { list } = await openedCandidates(s, pageUrl);
-    return list.flatMap(({ c, o }) => (o ? [{ id: c.id, name: c.name, secrets: o.secrets }] : []));
-  },
-  saved: () => {
-    if (state) void sync(state);
-  },
-  touch: () => (lastUse = Date.now()),
-});
+/** Passkey requests of pages, answered from the vault (passkey-offscreen.ts). */
+const passkeys = vaultPasskeys({ state: () => state, inForce: () => liveToken === lastToken, sync: (s) => sync(s), touch: () => (lastUse = Date.now()) });
 
 /**
  * Whether the web app's sign-in still owes its account 2FA code (DECISIONS D20): set by any API
@@ -79,53 +66,6 @@ const token = async (): Promise<string | null> => lastToken ?? (lastToken = awai
  * code) is first put to the server, whose refusal is how this document learns of the code owed.
  */
 let liveToken: string | null = null;
-
-/** The host an entry's envelope is bound to (envelope.ts placeOf), from its plaintext address. */
-const boundHost = (e: { website?: string | null; url?: string | null }): string | null => domainOf(e.website || e.url || "") || null;
-
-/**
- * The address an entry may fill on, all of it vouched for by the ciphertext: the host its envelope
- * opened under (a server that rewrites the plaintext address makes the envelope refuse to open),
- * with the scheme of the address sealed inside it. "https://" + host when the sealed address is
- * https, "http://" + host when http, the bare host (no https promise) when it names no scheme.
- * An entry sealed before the address was sealed with it says nothing the server could not have
- * changed, so it is taken as https: an http page then asks first.
- */
-function sealedAddress(e: { website?: string | null; url?: string | null }, secrets: EntrySecrets): string | null {
-  const host = boundHost(e);
-  if (!host) return null;
-  if (secrets.address === undefined) return `https://${host}`;
-  const scheme = /^(https?):\/\//i.exec(secrets.address.trim())?.[1]?.toLowerCase();
-  return scheme ? `${scheme}://${host}` : host;
-}
-
-/**
- * An entry's secrets with the address they vouch for, or null when its envelope does not open in
- * its place. The synced copy is preferred; an entry the cache does not have yet is opened from the
- * server's copy, bound envelopes only (unbound ones migrate in the web app, which re-seals them).
- */
-async function opened(s: Unlocked, c: Candidate): Promise<{ secrets: EntrySecrets; url: string | null } | null> {
-  const local = await s.vault.db.entry(s.userId, c.id);
-  if (local) {
-    try {
-      const secrets = await s.vault.secrets(local);
-      return { secrets, url: sealedAddress(local, secrets) };
-    } catch {
-      // The cached copy does not open (a server once handed it over misplaced): the server's may.
-      if (local.encrypted_data === c.encrypted_data && local.wrapped_item_key === c.wrapped_item_key) return null;
-    }
-  }
-  if (!c.wrapped_item_key || !c.encrypted_data) return null;
-  const env = { wrapped_item_key: c.wrapped_item_key, encrypted_data: c.encrypted_data };
-  if (!isBound(env)) return null;
-  try {
-    const { secrets } = await openEntry(s.keys, placeOf(s.userId, c), env);
-    return { secrets, url: sealedAddress(c, secrets) };
-  } catch {
-    // Sealed under another passphrase, or moved by the server to another entry, user or site.
-    return null;
-  }
-}
 
 async function reindex(s: Unlocked) {
   // By the host the envelope is bound to: a page looks up its own host and each parent, as the
@@ -164,7 +104,7 @@ function lock() {
   state = null;
   submissions.clear();
   sessions.clear();
-  passkeys.sessions.clear();
+  passkeys.clear();
 }
 
 // Lock after autoLockMs without vault use (unlock, fill, save); checked every second.
@@ -232,38 +172,8 @@ function liveFor(appOrigin: string, vault: () => Unlocked): LiveSync {
   });
 }
 
-const cached = (s: Unlocked, pageUrl: string): Candidate[] => [...new Map(entryHostsFor(pageUrl).flatMap((h) => s.byHost.get(h) ?? []).map((e) => [e.id, e])).values()];
-
-/**
- * Entries for the page's host, with where they came from. Local first: while live sync says the
- * synced copy is current (connected, its cursor at the hub's clock, a pull within the safety net),
- * the copy answers and the server is not asked, so the menu is drawn without a round trip and the
- * page's host never leaves the device. Otherwise the server answers, and offline the copy does.
- */
-async function candidates(s: Unlocked, pageUrl: string): Promise<{ list: Candidate[]; source: MatchSource }> {
-  if (liveToken === lastToken && s.live.covers(s.indexedAt)) return { list: cached(s, pageUrl), source: "synced" };
-  try {
-    return { list: (await s.api.match(pageUrl, await pageHostHashes(s.keys, pageUrl))).matches, source: "server" };
-  } catch (e) {
-    if (!(e instanceof OfflineError)) throw e;
-    return { list: cached(s, pageUrl), source: "cache" };
-  }
-}
-
-type Opened = NonNullable<Awaited<ReturnType<typeof opened>>>;
-
-/**
- * The page's candidates, each with what its envelope opens to (null when it does not). A server
- * answer holding an envelope that does not open in its place is not revalidated next time: a 304
- * would confirm the very body kept (client/src/revalidate.ts). Placeholders have no envelope.
- */
-async function openedCandidates(s: Unlocked, pageUrl: string): Promise<{ list: { c: Candidate; o: Opened | null }[]; source: MatchSource }> {
-  const { list, source } = await candidates(s, pageUrl);
-  const out: { c: Candidate; o: Opened | null }[] = [];
-  for (const c of list) out.push({ c, o: await opened(s, c) });
-  if (source === "server" && out.some(({ c, o }) => !o && c.wrapped_item_key && c.encrypted_data)) s.api.forgetMatch(pageUrl, await pageHostHashes(s.keys, pageUrl));
-  return { list: out, source };
-}
+/** The page's candidate entries, opened (entry-lookup.ts), the synced copy answering while live sync's session is in force. */
+const openedCandidates = (s: Unlocked, pageUrl: string) => lookup(s, pageUrl, liveToken === lastToken);
 
 async function match(ctx: FillContext): Promise<MatchReply> {
   const s = state;
@@ -271,7 +181,7 @@ async function match(ctx: FillContext): Promise<MatchReply> {
   if (ctx.crossOriginFrame) return { locked: false, items: [], source: "server", refused: "refuse-frame" };
   const unverified: MatchReply = { locked: false, items: [], source: "server", twoFactorRequired: true };
   if (twoFactorPending) return unverified;
-  let found: Awaited<ReturnType<typeof openedCandidates>>;
+  let found: Awaited<ReturnType<typeof lookup>>;
   try {
     found = await openedCandidates(s, ctx.pageUrl);
   } catch (e) {
@@ -319,15 +229,8 @@ async function saveOffer(tabId: number, pageUrl: string, nonce: string, frame: {
   const sub = submissions.get(tabId);
   submissions.delete(tabId);
   if (!s || !sub || !hostOf(pageUrl) || hostOf(pageUrl) !== hostOf(sub.url)) return false;
-  const host = new URL(sub.url).hostname;
-  let offer: SaveOffer & { id?: string } = { kind: "save", host, username: sub.username };
-  for (const { c, o } of (await openedCandidates(s, sub.url)).list) {
-    if (!o || entryVerdict({ pageUrl: sub.url, crossOriginFrame: false }, o.url, o.secrets.urls, true) !== "fill") continue;
-    if (o.secrets.username !== sub.username) continue;
-    if (o.secrets.password === sub.password) return false;
-    offer = { kind: "update", host, username: sub.username, id: c.id };
-    break;
-  }
+  const offer = offerFor(sub, (await openedCandidates(s, sub.url)).list);
+  if (!offer) return false;
   sessions.open(nonce, { kind: "save", tabId, ...frame, pageUrl, crossOriginFrame: false, save: { submission: sub, offer } });
   return true;
 }
@@ -338,16 +241,7 @@ async function saveAnswer(session: FrameSession<{ submission: Submission; offer:
   if (!s || !session.save || !accept) return { saved: false };
   const sub = session.save.submission;
   lastUse = Date.now();
-  const page = new URL(sub.url);
-  const id = session.save.offer.id;
-  const existing = id ? await s.vault.db.entry(s.userId, id) : undefined;
-  if (id && existing) {
-    const secrets = await s.vault.secrets(existing);
-    await s.vault.update(id, { ...secrets, password: sub.password, name: existing.name, website: existing.website ?? "", url: existing.url ?? "", tags: existing.tags });
-  } else {
-    const url = `${page.origin}${page.pathname}`;
-    await s.vault.create({ name: page.hostname, website: page.hostname, url, tags: [], username: sub.username, password: sub.password, notes: "", category: "", totp: "" });
-  }
+  await saveSubmission(s.vault, sub, session.save.offer.id);
   await sync(s);
   return { saved: true };
 }
@@ -505,11 +399,8 @@ async function handle(m: Forwarded): Promise<unknown> {
     case "frame-session":
       return sessions.of(m.nonce, m.tabId, m.senderDocumentId) ?? passkeys.sessions.of(m.nonce, m.tabId, m.senderDocumentId) ?? null;
     case "passkey-request":
-      return passkeys.open(m.nonce, m.request, { ...ctx, tabId: m.tabId, frameId: m.frameId, documentId: m.documentId });
-    case "passkey-answer": {
-      const session = passkeys.sessions.of(m.nonce, m.tabId, m.senderDocumentId);
-      return session ? passkeys.answer(session, m.choice) : ({ kind: "error", name: "NotAllowedError", message: "The request is gone" } satisfies PasskeyResult);
-    }
+    case "passkey-answer":
+      return passkeyMessage(passkeys, m);
     case "frame-save": {
       const session = sessions.of(m.nonce, m.tabId, m.senderDocumentId);
       return session?.kind === "save" ? saveAnswer(session, m.accept) : { saved: false };

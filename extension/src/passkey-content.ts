@@ -11,13 +11,13 @@ const TAG = "credential-vault-passkey";
 const send = <T>(m: Request): Promise<T> => chrome.runtime.sendMessage(m);
 
 /** Open requests of this document, by nonce: the page's id for the answer, and the frame. */
-const open = new Map<string, { id: string; frame: OpenFrame | null }>();
+const open = new Map<string, { id: string; frame: OpenFrame }>();
 
 function answer(nonce: string, result: PasskeyResult) {
   const r = open.get(nonce);
   if (!r) return;
   open.delete(nonce);
-  r.frame?.remove();
+  r.frame.remove();
   window.postMessage({ [TAG]: "answer", id: r.id, result }, location.origin);
 }
 
@@ -25,19 +25,21 @@ async function request(id: string, req: PasskeyRequest) {
   // One request at a time per document, as the browser's own dialog: a newer one replaces an older one.
   for (const nonce of [...open.keys()]) answer(nonce, { kind: "error", name: "NotAllowedError", message: "Replaced by a newer request" });
   const nonce = newNonce();
-  open.set(nonce, { id, frame: null });
-  const reply = await send<{ ok: true } | { ok: false; result: PasskeyResult }>({ type: "passkey-request", nonce, request: req }).catch(
-    () => ({ ok: false, result: { kind: "fallback" } }) as const,
-  );
-  if (!open.has(nonce)) return;
-  if (!reply.ok) return answer(nonce, reply.result);
+  const asked = send<{ ok: true } | { ok: false; result: PasskeyResult }>({ type: "passkey-request", nonce, request: req }).catch(() => ({ ok: false, result: { kind: "fallback" } }) as const);
+  // The frame is made at once, out of sight and inert, and loads while the vault checks the
+  // request; it is shown (and judged visible from then) once the vault holds the request.
   const frame = openFrame(nonce, {
     anchor: null,
-    session: Promise.resolve(true),
+    hidden: true,
+    session: asked.then((r) => r.ok),
     // The frame closed without an answer (the page removed it, the session went).
     onClose: () => answer(nonce, { kind: "error", name: "NotAllowedError", message: "The request was closed" }),
   });
-  open.get(nonce)!.frame = frame;
+  open.set(nonce, { id, frame });
+  const reply = await asked;
+  if (!open.has(nonce)) return;
+  if (!reply.ok) return answer(nonce, reply.result);
+  frame.show(null);
   document.documentElement.dataset.credentialVaultPasskey = "asking";
 }
 

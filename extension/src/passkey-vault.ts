@@ -6,7 +6,7 @@
  */
 import type { EntrySecrets } from "../../client/src/crypto";
 import type { Vault } from "../../client/src/vault";
-import { chooseAlg, getAssertion, makeCredential } from "../../client/src/passkeys/authenticator";
+import { chooseAlg, getAssertion, makeCredential, signingKey, type Assertion } from "../../client/src/passkeys/authenticator";
 import { checkRpId } from "../../client/src/passkeys/rpid";
 import type { StoredPasskey } from "../../client/src/passkeys/stored";
 import { base64url } from "../../src/kernel/base64";
@@ -24,20 +24,49 @@ export type VaultAccess = {
   entriesFor(pageUrl: string): Promise<OpenedEntry[]>;
   /** After a save: push it and refresh the fill index. */
   saved(): void;
+  /** After a raised sign counter: push it (the fill index does not change). */
+  counted(): void;
+  /** Syncs now (a pull when live sync does not vouch for the copy), resolved when done. */
+  pull(): Promise<void>;
   touch(): void;
 };
 
 type Found = { entry: OpenedEntry; passkey: StoredPasskey };
-/** `found`: the passkeys the frame offered (get), so the person's pick is signed without a second lookup. */
-type Pending = { request: PasskeyRequest; rpId: string; origin: string; locked: boolean; found?: Map<string, Found> };
+/**
+ * `lookup`: the passkeys a get() may use, looked up from the moment the request is held (while the
+ * frame loads); `found`: those the frame offered, so the person's pick is signed without a second lookup.
+ */
+type Pending = { request: PasskeyRequest; rpId: string; origin: string; locked: boolean; lookup?: Promise<Found[]>; found?: Map<string, Found> };
 export type PasskeyContext = { pageUrl: string; crossOriginFrame: boolean; tabId?: number; frameId?: number; documentId?: string };
 
 const refuse = (name: Extract<PasskeyResult, { kind: "error" }>["name"], message: string): PasskeyResult => ({ kind: "error", name, message });
 
 export class PasskeyProvider {
   readonly sessions = new FrameSessions<Pending>();
+  /**
+   * Signing keys imported in this unlocked session, by credential id, with the private key they
+   * came from (a passkey replaced under the same id is imported again). Non-extractable; dropped
+   * at lock with the sessions.
+   */
+  private readonly keys = new Map<string, { d: string | undefined; key: Promise<CryptoKey> }>();
 
   constructor(private readonly access: VaultAccess) {}
+
+  /** At lock: the held requests and the imported keys go. */
+  clear() {
+    this.sessions.clear();
+    this.keys.clear();
+  }
+
+  private key(p: StoredPasskey): Promise<CryptoKey> {
+    const known = this.keys.get(p.credential_id);
+    if (known && known.d === p.private_key.d) return known.key;
+    const key = signingKey(p);
+    this.keys.set(p.credential_id, { d: p.private_key.d, key });
+    // A key that does not import is not kept: the next try imports again and reports its error.
+    key.catch(() => this.keys.get(p.credential_id)?.key === key && this.keys.delete(p.credential_id));
+    return key;
+  }
 
   /**
    * A page's request: refused at once when its rp id may not be used on the page (as the browser
@@ -50,16 +79,16 @@ export class PasskeyProvider {
     const asked = request.op === "create" ? request.options.rp.id : request.options.rpId;
     const rp = checkRpId(ctx.pageUrl, asked);
     if (!rp.ok) return { ok: false, result: refuse("SecurityError", `Credential Vault refused this request: ${rp.reason === "insecure" ? "the page is not https" : rp.reason === "public-suffix" ? "the relying party is a public suffix" : rp.reason === "other-site" ? "the relying party is another site" : "the relying party is not a domain"}`) };
-    this.sessions.open(nonce, {
-      kind: "passkey",
-      tabId: ctx.tabId,
-      frameId: ctx.frameId ?? 0,
-      documentId: ctx.documentId,
-      pageUrl: ctx.pageUrl,
-      crossOriginFrame: false,
-      save: { request, rpId: rp.rpId, origin: rp.origin, locked: this.access.vault() === null },
-    });
-    return this.sessions.has(nonce) ? { ok: true } : { ok: false, result: refuse("NotAllowedError", "The request could not be held") };
+    const held: Pending = { request, rpId: rp.rpId, origin: rp.origin, locked: this.access.vault() === null };
+    this.sessions.open(nonce, { kind: "passkey", tabId: ctx.tabId, frameId: ctx.frameId ?? 0, documentId: ctx.documentId, pageUrl: ctx.pageUrl, crossOriginFrame: false, save: held });
+    if (!this.sessions.has(nonce)) return { ok: false, result: refuse("NotAllowedError", "The request could not be held") };
+    // A get() names its site and asks the vault now: its passkeys are looked up (and their keys
+    // imported) while the content script makes the frame, which then draws them without waiting.
+    if (request.op === "get" && !held.locked) {
+      held.lookup = this.usable(ctx.pageUrl, rp.rpId, request.options.allowCredentials);
+      held.lookup.then((found) => found.forEach((f) => void this.key(f.passkey).catch(() => undefined)), () => undefined);
+    }
+    return { ok: true };
   }
 
   /**
@@ -86,7 +115,8 @@ export class PasskeyProvider {
     const base: PasskeyView = { kind: "passkey", op: p.request.op, rpId: p.rpId, locked };
     if (locked) return base;
     if (p.request.op === "get") {
-      const found = await this.usable(session.pageUrl, p.rpId, p.request.options.allowCredentials);
+      // Looked up when the request was held; again when the vault was locked then, or that lookup failed.
+      const found = (await p.lookup?.catch(() => undefined)) ?? (await this.usable(session.pageUrl, p.rpId, p.request.options.allowCredentials));
       p.found = new Map(found.map((f) => [f.passkey.credential_id, f]));
       return { ...base, accounts: found.map(({ entry, passkey }) => ({ credentialId: passkey.credential_id, userName: passkey.user_name || passkey.display_name, entry: entry.name })) };
     }
@@ -108,14 +138,35 @@ export class PasskeyProvider {
     return refuse("NotAllowedError", "That answer does not fit the request");
   }
 
+  /**
+   * Signs with the chosen passkey as the entry holds it now (its counter the stored one plus one),
+   * and stores the raised counter in the same read and write of the entry before the page has the
+   * assertion: a second use never reuses a count, even after a crash.
+   */
   private async sign(vault: Vault, pageUrl: string, p: Pending, credentialId: string): Promise<PasskeyResult> {
     const req = p.request as Extract<PasskeyRequest, { op: "get" }>;
     const found = p.found?.get(credentialId) ?? (await this.usable(pageUrl, p.rpId, req.options.allowCredentials)).find((f) => f.passkey.credential_id === credentialId);
     if (!found) return refuse("NotAllowedError", "That passkey is no longer in the vault");
-    const { assertion, signCount } = await getAssertion(found.passkey, { origin: p.origin, challenge: base64url.decode(req.options.challenge) });
-    // The raised counter is stored before the page has the assertion: a second use never reuses a count.
-    await this.store(vault, found.entry.id, (keys) => keys.map((k) => (k.credential_id === credentialId && k.rp_id === p.rpId ? { ...k, sign_count: signCount } : k)));
-    return { kind: "asserted", assertion };
+    const out: { assertion?: Assertion } = {};
+    const signed = () =>
+      vault.change(found.entry.id, async (secrets) => {
+        const keys = secrets.passkeys ?? [];
+        const current = keys.find((k) => k.credential_id === credentialId && k.rp_id === p.rpId);
+        if (!current) return null;
+        const made = await getAssertion(current, { origin: p.origin, challenge: base64url.decode(req.options.challenge) }, await this.key(current));
+        out.assertion = made.assertion;
+        return { passkeys: keys.map((k) => (k === current ? { ...k, sign_count: made.signCount } : k)) };
+      });
+    // Found in the server's copy but not yet in the local store (a first sync still pulling): the
+    // counter can only be stored once it is, so the vault syncs first, then signs.
+    if (!(await signed())) {
+      await this.access.pull();
+      await signed();
+    }
+    if (!out.assertion) return refuse("NotAllowedError", "That passkey is no longer in the vault");
+    // The push starts once this answer is on its way to the page (the counter is already stored).
+    setTimeout(() => this.access.counted(), 0);
+    return { kind: "asserted", assertion: out.assertion };
   }
 
   private async create(vault: Vault, p: Pending, o: PasskeyCreateOptions, into: string): Promise<PasskeyResult> {
@@ -138,18 +189,8 @@ export class PasskeyProvider {
     const keep = (keys: StoredPasskey[]) => [...keys.filter((k) => !(k.rp_id === p.rpId && k.user_handle === made.passkey.user_handle)), made.passkey];
     if (into === "new") {
       await vault.create({ name: o.rp.name?.trim() || p.rpId, website: p.rpId, url: p.origin, tags: [], username: o.user.name, password: "", notes: "", category: "", totp: "", passkeys: [made.passkey] });
-    } else if (!(await this.store(vault, into, keep))) return refuse("NotAllowedError", "That entry is no longer in the vault");
+    } else if (!(await vault.change(into, (secrets) => ({ passkeys: keep(secrets.passkeys ?? []) })))) return refuse("NotAllowedError", "That entry is no longer in the vault");
     this.access.saved();
     return { kind: "created", credential: { ...made.credential, ...(o.extensions?.credProps ? { credProps: { rk: discoverable } } : {}) } };
-  }
-
-  /** Re-seals one entry with its passkeys changed, through the vault's update (a fresh envelope, queued for sync). */
-  private async store(vault: Vault, entryId: string, change: (keys: StoredPasskey[]) => StoredPasskey[]): Promise<boolean> {
-    const e = await vault.db.entry(vault.userId, entryId);
-    if (!e) return false;
-    const secrets = await vault.secrets(e);
-    await vault.update(entryId, { ...secrets, passkeys: change(secrets.passkeys ?? []), name: e.name, website: e.website ?? "", url: e.url ?? "", tags: e.tags });
-    this.access.saved();
-    return true;
   }
 }

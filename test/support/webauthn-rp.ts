@@ -82,8 +82,11 @@ function selfSigned(host: string): { key: Buffer; cert: Buffer } {
   return { key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) };
 }
 
-/** `https`: served over TLS under `rpId` (a *.test name the browser maps to loopback). */
-export async function startWebAuthnRp(opts: { rpId?: string; port?: number; https?: boolean } = {}) {
+/**
+ * `https`: served over TLS under `rpId` (a *.test name the browser maps to loopback). `algs`: the
+ * COSE algorithms it accepts, most preferred first (its pubKeyCredParams; the library's default else).
+ */
+export async function startWebAuthnRp(opts: { rpId?: string; port?: number; https?: boolean; algs?: number[] } = {}) {
   const rpID = opts.rpId ?? "localhost";
   const scheme = opts.https ? "https" : "http";
   const accounts = new Map<string, RpAccount>();
@@ -101,7 +104,7 @@ export async function startWebAuthnRp(opts: { rpId?: string; port?: number; http
         if (req.method === "GET" && url.pathname === "/") return send(res, 200, PAGE, "text/html; charset=utf-8");
         if (url.pathname === "/register/options") {
           const known = accounts.get(user);
-          const o = await generateRegistrationOptions({ rpName: "Passkey site", rpID, userName: user, excludeCredentials: known?.credentials.map((c) => ({ id: c.id })) ?? [], authenticatorSelection: { residentKey: "required", userVerification: "required" } });
+          const o = await generateRegistrationOptions({ rpName: "Passkey site", rpID, userName: user, excludeCredentials: known?.credentials.map((c) => ({ id: c.id })) ?? [], authenticatorSelection: { residentKey: "required", userVerification: "required" }, ...(opts.algs ? { supportedAlgorithmIDs: opts.algs } : {}) });
           challenge = o.challenge;
           accounts.set(user, known ?? { name: user, userId: o.user.id, credentials: [] });
           return send(res, 200, o);

@@ -83,22 +83,30 @@ const ALGS: Record<PasskeyAlg, { gen: EcKeyGenParams | Algorithm; sign: EcdsaPar
   [-8]: { gen: { name: "Ed25519" }, sign: { name: "Ed25519" } },
 };
 
-/** The algorithm to make a key with: ES256 when the site takes it, else Ed25519 when both sides can. */
+/**
+ * The algorithm to make a key with: the first of the site's pubKeyCredParams this authenticator
+ * makes (the list runs from most to least preferred, §5.4 `pubKeyCredParams`), so a site that puts
+ * EdDSA first gets Ed25519 when the browser's Web Crypto has it, and ES256 otherwise.
+ */
 export async function chooseAlg(params: { type?: string; alg: number }[]): Promise<PasskeyAlg | null> {
   const asked = params.filter((p) => (p.type ?? "public-key") === "public-key").map((p) => p.alg);
   // §5.4: an empty list means the client's defaults, ES256 among them.
-  if (asked.length === 0 || asked.includes(-7)) return -7;
-  if (asked.includes(-8) && (await ed25519Available())) return -8;
+  if (asked.length === 0) return -7;
+  for (const alg of asked) {
+    if (alg === -7) return -7;
+    if (alg === -8 && (await ed25519Available())) return -8;
+  }
   return null;
 }
 
-async function ed25519Available(): Promise<boolean> {
-  try {
-    await crypto.subtle.generateKey({ name: "Ed25519" }, false, ["sign", "verify"]);
-    return true;
-  } catch {
-    return false;
-  }
+/** Whether this browser's Web Crypto makes Ed25519 keys (Chromium does since 137), asked once. */
+let ed25519: Promise<boolean> | null = null;
+function ed25519Available(): Promise<boolean> {
+  ed25519 ??= crypto.subtle.generateKey({ name: "Ed25519" }, false, ["sign", "verify"]).then(
+    () => true,
+    () => false,
+  );
+  return ed25519;
 }
 
 export type CreateRequest = {
@@ -151,15 +159,21 @@ export async function makeCredential(req: CreateRequest, now = new Date()): Prom
   };
 }
 
+/** The passkey's private key as a non-extractable signing key (a caller may keep it for the next assertion). */
+export function signingKey(passkey: StoredPasskey): Promise<CryptoKey> {
+  return crypto.subtle.importKey("jwk", passkey.private_key, ALGS[passkey.alg].gen, false, ["sign"]);
+}
+
 export type Assertion = { id: string; clientDataJSON: string; authenticatorData: string; signature: string; userHandle: string | null };
 
 /**
  * authenticatorGetAssertion (§6.3.3): signs authenticatorData || SHA-256(clientDataJSON) with the
- * stored key, the counter one above the stored one. The caller stores the passkey's new count.
+ * stored key (`imported`, or imported now), the counter one above the stored one. The caller
+ * stores the passkey's new count.
  */
-export async function getAssertion(passkey: StoredPasskey, req: { origin: string; topOrigin?: string; challenge: Uint8Array }): Promise<{ assertion: Assertion; signCount: number }> {
+export async function getAssertion(passkey: StoredPasskey, req: { origin: string; topOrigin?: string; challenge: Uint8Array }, imported?: CryptoKey): Promise<{ assertion: Assertion; signCount: number }> {
   const signCount = passkey.sign_count + 1;
-  const key = await crypto.subtle.importKey("jwk", passkey.private_key, ALGS[passkey.alg].gen, false, ["sign"]);
+  const key = imported ?? (await signingKey(passkey));
   const authData = await authenticatorData(passkey.rp_id, FLAG.UP | FLAG.UV | FLAG.BE | FLAG.BS, signCount);
   const cdj = clientDataJSON("webauthn.get", req.challenge, req.origin, req.topOrigin);
   const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", cdj));
