@@ -16,6 +16,20 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props =
 }
 
 /** What to tell the person about a failed call: the server's message, or that the network is gone. */
+/**
+ * A one-shot note that the person has just unlocked the vault or signed in. The vault page's search
+ * takes the focus then (type, Enter, c), while a plain load or reload leaves Tab's first stop to the
+ * skip link, as on every other page. In session storage, so it crosses the sign-in page's
+ * navigation; it holds nothing secret.
+ */
+const UNLOCKED_NOW = "vault:unlocked-now";
+export const noteUnlocked = () => sessionStorage.setItem(UNLOCKED_NOW, "1");
+export function takeUnlocked(): boolean {
+  const now = sessionStorage.getItem(UNLOCKED_NOW) === "1";
+  sessionStorage.removeItem(UNLOCKED_NOW);
+  return now;
+}
+
 export function errorText(err: unknown): string {
   if (err instanceof OfflineError) return "You are offline";
   if (err instanceof ApiError) {

@@ -92,6 +92,9 @@ describe("secure links from the extension popup", () => {
 
     const popup = await popupUnlocked();
     await popup.getByRole("button", { name: "Share a link" }).click();
+    // The popup draws the share view after a status round trip (the generator goes). A lock before
+    // that draw shows the unlock step at once; the path under test is a lock while the form is shown.
+    await popup.locator("#generator").waitFor({ state: "hidden" });
     await popup.getByLabel("Secret text").fill("draft kept across the lock");
     // The vault locks (the auto-lock, the screen lock) while the person writes.
     await popup.evaluate(() => chrome.runtime.sendMessage({ type: "lock" }));

@@ -2,6 +2,7 @@
 import type { VaultKeys } from "../crypto";
 import type { LocalDb } from "../db";
 import { AUTO_LOCK_MS, PassphraseError, unlockVault } from "../passphrase";
+import { noteUnlocked } from "../ui";
 import { $, input } from "./common";
 
 /**
@@ -38,6 +39,7 @@ export function showLockScreen(db: LocalDb, userId: string, onUnlocked: (keys: V
         $("lock-screen").hidden = true;
         $("app-main").hidden = false;
         announceKeysChanged();
+        noteUnlocked();
         await onUnlocked(keys);
       })
       .catch((e: unknown) => {

@@ -2,6 +2,7 @@ import { ApiClient, ApiError, OfflineError } from "../api";
 import { askForCode, installConfirmDialog, reportSignedInAgain, SIGNED_IN_AGAIN } from "../confirm-dialog";
 import { openDb } from "../db";
 import { currentSession, providerSession, SignInError, signIn, signOut } from "../session";
+import { noteUnlocked } from "../ui";
 import { $, input, registerServiceWorker } from "./common";
 
 void registerServiceWorker();
@@ -138,7 +139,10 @@ form.addEventListener("submit", (ev) => {
   submit.disabled = true;
   submit.textContent = "Opening…";
   signIn(passphrase)
-    .then(() => location.assign(nextPath()))
+    .then(() => {
+      noteUnlocked();
+      location.assign(nextPath());
+    })
     .catch((e: unknown) => {
       error.textContent = e instanceof SignInError ? e.message : `Sign-in failed: ${e instanceof Error ? e.message : String(e)}`;
       submit.disabled = false;

@@ -5,6 +5,7 @@
 import { queryTokens, type EntrySecrets } from "../crypto";
 import type { LocalEntry, PulledChange } from "../db";
 import { $, input } from "../pages/common";
+import { takeUnlocked } from "../ui";
 import { EntryReader } from "../entry-reader";
 import type { AppContext, Unmount } from "../shell/context";
 import { READER_BATCH } from "../vault";
@@ -375,9 +376,11 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     $("empty").hidden = true;
     $("entries-heading").textContent = `Entries (${cached.length})`;
   }
-  // After an unlock or a reload the focus is nowhere: the search takes it (type, Enter, c). A navigation
-  // moves it to the heading after the mount (the shell); a touch screen gets no keyboard unasked.
-  if ((!document.activeElement || document.activeElement === document.body) && matchMedia("(pointer: fine)").matches) search.focus();
+  // Just unlocked or signed in, the focus is nowhere: the search takes it (type, Enter, c). A load or a
+  // reload leaves Tab's first stop to the skip link; a navigation moves the focus to the heading after
+  // the mount (the shell); a touch screen gets no keyboard unasked.
+  const unlockedNow = takeUnlocked();
+  if (unlockedNow && (!document.activeElement || document.activeElement === document.body) && matchMedia("(pointer: fine)").matches) search.focus();
   await app.refresh();
   // /vault?open=<id> (the health page's links to an entry): that entry opens.
   const wanted = new URLSearchParams(location.search).get("open");
