@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startWebAuthnRp } from "../../test/support/webauthn-rp";
 import { decodeCbor, type CborMap } from "../src/passkeys/cbor";
-import { newUser, signInThroughPage, type BrowserContext } from "./support/browser";
-import { buildExtension, deriveVaultKeys, extensionFrame, frameText, launchWithExtension, newProfile, openPage, pressInFrame, seedEntries, unlockInPopup } from "./support/extension";
+import { newUser, type BrowserContext } from "./support/browser";
+import { buildExtension, deriveVaultKeys, extensionFrame, frameText, openPage, pressInFrame, seedEntries, signedInWithExtension } from "./support/extension";
 
 // Ed25519 passkeys through the extension, in real Chromium: a relying party whose library
 // (@simplewebauthn/server) accepts EdDSA (-8) alone, so only an Ed25519 key can register there.
@@ -17,12 +17,7 @@ beforeAll(async () => {
   const user = await newUser("passkeys-ed25519");
   const keys = await deriveVaultKeys(PASSPHRASE, user.sub);
   await seedEntries(base, user, keys, [{ name: "Mail", website: "mail.test", username: "grace", password: "mail-pass" }]);
-  ({ context } = await launchWithExtension(newProfile(), base));
-  const app = await context.newPage();
-  await app.goto(base);
-  await signInThroughPage(app, user.token, PASSPHRASE);
-  await app.close();
-  await (await unlockInPopup(context, PASSPHRASE)).close();
+  context = await signedInWithExtension(base, user.token, PASSPHRASE);
 });
 
 afterAll(async () => {

@@ -6,7 +6,7 @@ import { makeCredential } from "../src/passkeys/authenticator";
 import { pkcs8Of } from "../src/passkeys/exchange";
 import { apiAs } from "./support/api";
 import { newUser, signInThroughPage, type BrowserContext } from "./support/browser";
-import { buildExtension, deriveVaultKeys, extensionFrame, frameText, launchWithExtension, newProfile, openPage, pressInFrame, seedEntries, unlockInPopup } from "./support/extension";
+import { buildExtension, deriveVaultKeys, extensionFrame, frameText, launchWithExtension, newProfile, openPage, pressInFrame, seedEntries, signedInWithExtension, unlockInPopup } from "./support/extension";
 
 // Passkeys moved in: a CXF (FIDO Credential Exchange Format) file holding a passkey another
 // manager made, imported in the web app (encrypted in the browser), then used through the
@@ -48,12 +48,7 @@ beforeAll(async () => {
   buildExtension(base);
   user = await newUser("passkey-import");
   await seedEntries(base, user, await deriveVaultKeys(PASSPHRASE, user.sub), [{ name: "Mail", website: "mail.test", username: "grace", password: "mail-pass" }]);
-  ({ context } = await launchWithExtension(newProfile(), base));
-  const app = await context.newPage();
-  await app.goto(base);
-  await signInThroughPage(app, user.token, PASSPHRASE);
-  await app.close();
-  await (await unlockInPopup(context, PASSPHRASE)).close();
+  context = await signedInWithExtension(base, user.token, PASSPHRASE);
 });
 
 afterAll(async () => {

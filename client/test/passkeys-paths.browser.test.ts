@@ -3,8 +3,8 @@ import { startWebAuthnRp } from "../../test/support/webauthn-rp";
 import { signDevToken } from "../../scripts/lib/dev-identity.mjs";
 import type { EntrySecrets, VaultKeys } from "../src/crypto";
 import { apiAs, openFor } from "./support/api";
-import { entryRow, newUser, openEntry, screenshot, signInThroughPage, type BrowserContext, type Page } from "./support/browser";
-import { buildExtension, deriveVaultKeys, extensionFrame, frameText, launchWithExtension, newProfile, openPage, pressInFrame, seedEntries, unlockInPopup } from "./support/extension";
+import { entryRow, newUser, openEntry, screenshot, type BrowserContext, type Page } from "./support/browser";
+import { buildExtension, deriveVaultKeys, extensionFrame, frameText, openPage, pressInFrame, seedEntries, signedInWithExtension } from "./support/extension";
 
 // The passkey paths beside the main journey (passkeys.browser.test.ts), in real Chromium with the
 // extension: the browser's own authenticator as the fallback, a passkey added to an existing entry,
@@ -50,12 +50,7 @@ beforeAll(async () => {
     const res = await admin.post("/api/admin/services/registry", body);
     if (res.status !== 201) throw new Error(`registry override: ${res.status} ${JSON.stringify(res.body)}`);
   }
-  ({ context } = await launchWithExtension(newProfile(), base, ["--ignore-certificate-errors"]));
-  const app = await context.newPage();
-  await app.goto(base);
-  await signInThroughPage(app, user.token, PASSPHRASE);
-  await app.close();
-  await (await unlockInPopup(context, PASSPHRASE)).close();
+  context = await signedInWithExtension(base, user.token, PASSPHRASE, ["--ignore-certificate-errors"]);
 });
 
 afterAll(async () => {

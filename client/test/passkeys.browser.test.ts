@@ -7,7 +7,7 @@ import type { EntrySecrets, VaultKeys } from "../src/crypto";
 import { openEntry as openEnvelope, placeOf } from "../src/envelope";
 import { apiAs } from "./support/api";
 import { newUser, openEntry, screenshot, signInThroughPage, type BrowserContext, type Page } from "./support/browser";
-import { buildExtension, deriveVaultKeys, extensionFrame, frameText, launchWithExtension, newProfile, openPage, openPopup, pressInFrame, seedEntries, unlockInPopup } from "./support/extension";
+import { buildExtension, deriveVaultKeys, extensionFrame, frameText, launchWithExtension, newProfile, openPage, openPopup, pressInFrame, seedEntries, signedInWithExtension, unlockInPopup } from "./support/extension";
 
 // Passkeys through the extension, in real Chromium: a relying party on loopback whose library
 // (@simplewebauthn/server) verifies each registration and sign-in, the signature and the counter.
@@ -51,12 +51,7 @@ beforeAll(async () => {
   keys = await deriveVaultKeys(PASSPHRASE, user.sub);
   await seedEntries(base, user, keys, [{ name: "Mail", website: "mail.test", username: "ada", password: "mail-pass" }]);
   // The https relying party's certificate is self-signed.
-  ({ context } = await launchWithExtension(newProfile(), base, ["--ignore-certificate-errors"]));
-  const app = await context.newPage();
-  await app.goto(base);
-  await signInThroughPage(app, user.token, PASSPHRASE);
-  await app.close();
-  await (await unlockInPopup(context, PASSPHRASE)).close();
+  context = await signedInWithExtension(base, user.token, PASSPHRASE, ["--ignore-certificate-errors"]);
 });
 
 afterAll(async () => {

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { ROOT } from "../../../scripts/lib/dev-identity.mjs";
 import { extensionId } from "../../../scripts/lib/extension-id.mjs";
 import { apiAs } from "./api";
-import { CHROMIUM } from "./browser";
+import { CHROMIUM, signInThroughPage } from "./browser";
 import { watchPersistentContext } from "./failures";
 import { blindIndexes, deriveVaultKeys, type VaultKeys } from "../../src/crypto";
 import { placeOf, sealEntry } from "../../src/envelope";
@@ -51,6 +51,17 @@ export async function openPopup(context: BrowserContext): Promise<Page> {
   await popup.goto(`chrome-extension://${EXTENSION_ID}/popup.html`);
   await popup.locator("body[data-state]").waitFor();
   return popup;
+}
+
+/** A new profile with the extension, signed in to the web app at `base` and unlocked in its popup (where the passkey journeys start). */
+export async function signedInWithExtension(base: string, token: string, passphrase: string, extraArgs: string[] = []): Promise<BrowserContext> {
+  const { context } = await launchWithExtension(newProfile(), base, extraArgs);
+  const app = await context.newPage();
+  await app.goto(base);
+  await signInThroughPage(app, token, passphrase);
+  await app.close();
+  await (await unlockInPopup(context, passphrase)).close();
+  return context;
 }
 
 /** Unlocks the extension in its popup and waits until its first sync has cached `cached` entries; the popup stays open. */
