@@ -1,5 +1,4 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startLoginSite } from "../../test/support/login-site";
 import { apiAs } from "./support/api";
@@ -7,6 +6,7 @@ import { launch, newUser, screenshot, signInThroughPage, type Browser, type Brow
 import { buildExtension, deriveVaultKeys, EXTENSION_ID, launchWithExtension, newProfile, openPage, openPopup, seedEntries } from "./support/extension";
 import { d1, openSection } from "./support/journey";
 import { axeViolations } from "./support/pages";
+import { stateFiles } from "./support/storage";
 
 // Secure links made from the extension popup: a free text and an entry's chosen fields, sealed in
 // the extension's offscreen vault; a stranger with no account opens them in a fresh browser; the
@@ -221,15 +221,7 @@ describe("secure links from the extension popup", () => {
   });
 
   it("the server's storage (D1 and R2) holds none of the links' secrets", async () => {
-    const files: string[] = [];
-    const walk = (dir: string) => {
-      for (const name of readdirSync(dir)) {
-        const p = join(dir, name);
-        if (statSync(p).isDirectory()) walk(p);
-        else files.push(p);
-      }
-    };
-    walk(inject("workerState"));
+    const files = stateFiles();
     expect(files.some((f) => f.includes("r2"))).toBe(true);
     const needles = [TEXT, LINK_PASSPHRASE, ENTRY.password, LABEL].map((s) => Buffer.from(s));
     for (const f of files) {

@@ -1,10 +1,10 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openEntryTool, signedInPerson, syncedEntry } from "./support/account";
 import { launch, screenshot, type Browser, type Page } from "./support/browser";
 import { d1, openSection } from "./support/journey";
 import { axeViolations, sidewaysScroll } from "./support/pages";
+import { stateFiles } from "./support/storage";
 
 // Secure links: the owner creates a link in the web app; a stranger with no account opens it in a
 // fresh browser context; views, passphrase, revoke and the incomplete link show clear states; the
@@ -220,15 +220,7 @@ describe("secure links", () => {
   });
 
   it("the server's storage (D1 and R2) holds none of the secrets' bytes", async () => {
-    const files: string[] = [];
-    const walk = (dir: string) => {
-      for (const name of readdirSync(dir)) {
-        const p = join(dir, name);
-        if (statSync(p).isDirectory()) walk(p);
-        else files.push(p);
-      }
-    };
-    walk(inject("workerState"));
+    const files = stateFiles();
     expect(files.some((f) => f.includes("r2"))).toBe(true);
     const needles = [SECRET, "door code 9911", "K-4471-secret", "lease.txt", "blue whale song", "pw-Router", "gate code 5150", "Gate code for Kim"].map((s) => Buffer.from(s));
     for (const f of files) {

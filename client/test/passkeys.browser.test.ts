@@ -1,5 +1,4 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startWebAuthnRp } from "../../test/support/webauthn-rp";
 import { base64url } from "../../src/kernel/base64";
@@ -8,6 +7,7 @@ import { openEntry as openEnvelope, placeOf } from "../src/envelope";
 import { apiAs } from "./support/api";
 import { newUser, openEntry, screenshot, signInThroughPage, type BrowserContext, type Page } from "./support/browser";
 import { buildExtension, deriveVaultKeys, extensionFrame, frameText, launchWithExtension, newProfile, openPage, openPopup, pressInFrame, seedEntries, signedInWithExtension, unlockInPopup } from "./support/extension";
+import { stateFiles } from "./support/storage";
 
 // Passkeys through the extension, in real Chromium: a relying party on loopback whose library
 // (@simplewebauthn/server) verifies each registration and sign-in, the signature and the counter.
@@ -161,15 +161,7 @@ describe("passkeys through the extension", () => {
     const d = base64url.decode(secrets.passkeys![0]!.private_key.d!);
     expect(d.length).toBe(32);
     const needles = [Buffer.from(d), Buffer.from(secrets.passkeys![0]!.private_key.d!), Buffer.from(Buffer.from(d).toString("base64")), Buffer.from(Buffer.from(d).toString("hex"))];
-    const files: string[] = [];
-    const walk = (dir: string) => {
-      for (const name of readdirSync(dir)) {
-        const p = join(dir, name);
-        if (statSync(p).isDirectory()) walk(p);
-        else files.push(p);
-      }
-    };
-    walk(inject("workerState"));
+    const files = stateFiles();
     expect(files.some((f) => f.endsWith(".sqlite"))).toBe(true);
     for (const f of files) {
       const bytes = readFileSync(f);
