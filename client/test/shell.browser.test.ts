@@ -26,7 +26,7 @@ describe("app shell", () => {
   it("sends a signed-out visitor of a section to sign-in, and back to that section after it", async () => {
     await page.goto("/vault");
     await page.waitForURL((u) => u.pathname === "/" && u.searchParams.get("next") === "/vault");
-    await signInThroughPage(page, user.token, PASSPHRASE);
+    await signInThroughPage(page, user.token, PASSPHRASE, { through: "provider" });
     expect(new URL(page.url()).pathname).toBe("/vault");
     expect(await nav(page).getByRole("link", { name: "Vault", exact: true }).getAttribute("aria-current")).toBe("page");
     expect(await page.getByRole("heading", { level: 1 }).first().innerText()).toBe("Vault");

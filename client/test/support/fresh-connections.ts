@@ -6,7 +6,7 @@
  * on its own timer, 2 s before the server's keep-alive hint (undici: 5 s hinted, kept 3 s). Node's
  * HTTP servers close an idle connection after 5 s (+1 s), workerd after 5 s. That margin holds
  * only while this process's event loop runs: a test that waits in a synchronous child process
- * (journey.ts's `d1`, a whole `wrangler d1 execute`, seconds under load) stops the timer, and the
+ * (extension.ts's `buildExtension`, seconds under load; `d1` was one too) stops the timer, and the
  * next fetch is written on the kept connection as the server closes it ("other side closed").
  * A `connection: close` request header alone does not prevent this: it closes the connection after
  * its answer but is itself sent on an idle kept one if the pool has one. With keep-alive off here

@@ -1,8 +1,7 @@
 /** Helpers for the journeys of docs/decisions.md, Client: app shell, OpenID Connect sign-in, journeys between people (shell, sharing, emergency access, dead man's switch). */
-import { execFileSync } from "node:child_process";
 import { inject } from "vitest";
-import { ROOT } from "../../../scripts/lib/dev-identity.mjs";
 import { launch, type Browser, type BrowserContext, type Page } from "./browser";
+import { sqlOnWorkerState } from "./storage";
 
 export const base = () => inject("baseUrl");
 
@@ -24,18 +23,12 @@ export async function openSection(page: Page, title: string, heading: string | R
 export { launch };
 
 /**
- * Runs SQL on the local D1 of the suite's wrangler dev, through wrangler itself: how a test reads
- * what the server stored (the development mail outbox, ciphertext columns) or moves a stored
- * clock as the worker suite's test/support/recovery.ts does. Returns the statement's rows.
+ * Runs SQL on the local D1 of the suite's wrangler dev (storage.ts, on the database's file): how a
+ * test reads what the server stored (the development mail outbox, ciphertext columns) or moves a
+ * stored clock as the worker suite's test/support/recovery.ts does. Returns the statement's rows.
  */
 export function d1<T = Record<string, unknown>>(sql: string): T[] {
-  const out = execFileSync("npx", ["wrangler", "d1", "execute", "DB", "--local", "--persist-to", inject("workerState"), "--command", sql, "--json"], {
-    cwd: ROOT,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
-  });
-  return (JSON.parse(out) as { results: T[] }[])[0]!.results;
+  return sqlOnWorkerState<T>(sql);
 }
 
 /** The token of the last emergency invitation mailed to `email` (development outbox, D1). */

@@ -1,5 +1,6 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { inject } from "vitest";
 
 /** Every file of the suite's wrangler state (its D1 databases and R2 objects), for scans of what the server holds. */
@@ -14,4 +15,24 @@ export function stateFiles(): string[] {
   };
   walk(inject("workerState"));
   return files;
+}
+
+/**
+ * Runs one SQL statement on the local D1 of the suite's wrangler dev and returns its rows, through
+ * SQLite itself on the database's file: the worker's runtime holds the same file in WAL mode, and
+ * SQLite's own locking orders the two writers as it does for `wrangler d1 execute --local` (which
+ * opens this file from a runtime of its own, 5 s or more per statement before, tens under load).
+ * wrangler.toml binds one local database (DB, DB_0 and DIRECTORY share its id), so one file.
+ */
+export function sqlOnWorkerState<T>(sql: string): T[] {
+  const dir = join(inject("workerState"), "v3", "d1", "miniflare-D1DatabaseObject");
+  const files = readdirSync(dir).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite");
+  if (files.length !== 1) throw new Error(`expected the one local D1 database in ${dir}, found: ${files.join(", ") || "none"}`);
+  const db = new DatabaseSync(join(dir, files[0]!), { timeout: 10_000 });
+  try {
+    const statement = db.prepare(sql);
+    return (/^\s*(select|with|pragma)\b/i.test(sql) || /\breturning\b/i.test(sql) ? statement.all() : (statement.run(), [])) as T[];
+  } finally {
+    db.close();
+  }
 }

@@ -1,8 +1,6 @@
 import { createECDH } from "node:crypto";
-import { execFileSync } from "node:child_process";
 import type {} from "vitest";
 import type { TestProject } from "vitest/node";
-import { ROOT } from "../../../scripts/lib/dev-identity.mjs";
 import { extensionOrigin } from "../../../scripts/lib/extension-id.mjs";
 import { DEV_CLIENT_ID, startDevOidc } from "../../../scripts/lib/dev-oidc.mjs";
 import { runtimeEntry, startWorker, tcpForward } from "../../../bench/lib/harness.mjs";
@@ -20,14 +18,14 @@ declare module "vitest" {
 }
 
 /**
- * Builds the client fresh, starts the local OpenID provider (tests may register users at it), the
+ * Starts the local OpenID provider (tests may register users at it), the
  * automation journeys' components (automation-components.ts) and wrangler dev on its own port and
- * state directory, trusting that provider; the suite reaches the worker's runtime on `port`. Private destinations are allowed: the session-viewer
+ * state directory, trusting that provider (wrangler dev builds the client fresh first: wrangler.toml's
+ * [build] command, so the suite builds it once, not a second time here); the suite reaches the worker's runtime on `port`. Private destinations are allowed: the session-viewer
  * test's share logs in to a site on 127.0.0.1, and the automation journeys reach the local reset
  * site, mail and alias providers and Dovecot there too.
  */
 export default async function setup(project: TestProject) {
-  execFileSync("node", ["scripts/build-client.mjs"], { cwd: ROOT, stdio: "inherit" });
   // A free port unless one is named: several checkouts may run this suite on one machine.
   const port = process.env.BROWSER_TEST_PORT ? Number(process.env.BROWSER_TEST_PORT) : await freePort();
   const idp = await startDevOidc({ port: await freePort(), redirectUris: [`http://127.0.0.1:${port}/api/auth/callback`], allowRegistration: true, quiet: true });
