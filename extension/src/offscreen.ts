@@ -12,7 +12,7 @@ import { keyCheckMatches, makeKeyCheck } from "../../client/src/envelope";
 import { keysForCheck } from "../../client/src/passphrase";
 import { SignInError, tokenClaims, vaultKeys } from "../../client/src/session";
 import { TrustStore } from "../../client/src/trust";
-import { SYNC_PERIOD_MS } from "../../client/src/sync-engine";
+import { RETRY_MS, SYNC_PERIOD_MS } from "../../client/src/sync-engine";
 import { gatedSync, LiveSync, liveSyncProtocols, liveSyncUrl } from "../../client/src/live-sync";
 import { Vault } from "../../client/src/vault";
 import { HEALTH_ENDPOINTS } from "../../client/src/health/breach";
@@ -23,15 +23,19 @@ import type { Credentials, FillReply, FrameAttached, FrameView, MatchItem, Match
 import { entryVerdict, hostOf, type FillContext } from "./policy";
 import { ExtraHosts } from "./extra-hosts";
 import { offerFor, saveSubmission, type Submission } from "./save-offer";
-import { boundHost, opened, openedCandidates as lookup } from "./entry-lookup";
+import { firstSyncCopy, opened, openedCandidates as lookup } from "./entry-lookup";
 import { passkeyMessage, vaultPasskeys } from "./passkey-offscreen";
 import { FrameSessions, type FrameSession } from "./sessions";
 import { currentCode } from "./totp";
 import { createLinkFrom, linkEntries, linkFields, type LinkVault } from "./link-vault";
+import { indexedCount, indexPage, reindex } from "./fill-index";
+import { Timeline } from "./timeline";
 
-type Unlocked = { userId: string; keys: VaultKeys; vault: Vault; api: ApiClient; appOrigin: string; byHost: Map<string, LocalEntry[]>; extra: ExtraHosts; indexedAt?: string; timer: ReturnType<typeof setInterval>; live: LiveSync; health: FillHealth };
+type Unlocked = { userId: string; keys: VaultKeys; vault: Vault; api: ApiClient; appOrigin: string; byHost: Map<string, LocalEntry[]>; extra: ExtraHosts; indexedAt?: string; timer: ReturnType<typeof setInterval>; retry?: ReturnType<typeof setTimeout>; live: LiveSync; health: FillHealth };
 
 const dbReady = openDb();
+/** Where the time after an unlock goes (timeline.ts): read by the bench through the popup. */
+const timeline = new Timeline();
 let state: Unlocked | null = null;
 let lastUse = Date.now();
 let autoLockMs = 15 * 60_000;
@@ -67,38 +71,30 @@ const token = async (): Promise<string | null> => lastToken ?? (lastToken = awai
  */
 let liveToken: string | null = null;
 
-async function reindex(s: Unlocked) {
-  // By the host the envelope is bound to: a page looks up its own host and each parent, as the
-  // server's match does; the verdict then holds each candidate to the host it opened under.
-  // The cursor first: a pull that lands while the entries are read leaves the index marked with
-  // the older cursor, so it is never taken for more current than it is.
-  const indexedAt = await s.vault.db.meta<string>(`cursor:${s.userId}`);
-  const byHost = new Map<string, LocalEntry[]>();
-  const entries = await s.vault.db.entries(s.userId);
-  // The fill warnings' reuse count follows the copy, in the background (fill-health.ts).
-  void s.health.refresh(entries, async (e) => (await s.vault.secrets(e)).password);
-  for (const e of entries) {
-    const h = boundHost(e);
-    if (h) byHost.set(h, [...(byHost.get(h) ?? []), e]);
-  }
-  // And by the hosts of their extra addresses, read from the opened entries (sealed, unlike the main one).
-  await s.extra.addTo(byHost, entries, (e) => s.vault.secrets(e));
-  s.byHost = byHost;
-  s.indexedAt = indexedAt;
-}
-
 async function sync(s: Unlocked) {
+  clearTimeout(s.retry);
+  timeline.mark("sync-started");
   try {
-    // While the live connection says the cache is current, only pending saves are pushed.
-    await gatedSync(s.vault.db, s.api, s.userId, s.live);
+    // While the live connection says the cache is current, only pending saves are pushed. A first
+    // sync's pages join the fill index as they are stored (fill-index.ts).
+    await gatedSync(s.vault.db, s.api, s.userId, s.live, (changes) => {
+      timeline.mark("first-page-stored");
+      if (state === s) indexPage(s, changes);
+      timeline.mark("first-page-indexed");
+    });
   } catch (e) {
     if (!(e instanceof OfflineError)) console.warn(`sync failed: ${String(e)}`);
+    // A pull cut part-way (the connection dropped) resumes shortly from its stored position, as
+    // the web app's engine does, rather than at the next 30-second run.
+    else if (state === s) s.retry = setTimeout(() => void sync(s), RETRY_MS);
   }
   if (state === s) await reindex(s);
+  if (state === s && s.indexedAt !== undefined) timeline.mark("first-sync-indexed");
 }
 
 function lock() {
   if (state) clearInterval(state.timer);
+  clearTimeout(state?.retry);
   state?.live.stop();
   state?.health.clear();
   state = null;
@@ -173,7 +169,7 @@ function liveFor(appOrigin: string, vault: () => Unlocked): LiveSync {
 }
 
 /** The page's candidate entries, opened (entry-lookup.ts), the synced copy answering while live sync's session is in force. */
-const openedCandidates = (s: Unlocked, pageUrl: string) => lookup(s, pageUrl, liveToken === lastToken);
+const openedCandidates = (s: Unlocked, pageUrl: string) => lookup(s, pageUrl, liveToken === lastToken, (name) => timeline.mark(name));
 
 async function match(ctx: FillContext): Promise<MatchReply> {
   const s = state;
@@ -182,8 +178,10 @@ async function match(ctx: FillContext): Promise<MatchReply> {
   const unverified: MatchReply = { locked: false, items: [], source: "server", twoFactorRequired: true };
   if (twoFactorPending) return unverified;
   let found: Awaited<ReturnType<typeof lookup>>;
+  timeline.mark("match-asked");
   try {
     found = await openedCandidates(s, ctx.pageUrl);
+    timeline.mark(`match-${found.source}-opened`);
   } catch (e) {
     if (owesCode(e)) return unverified;
     throw e;
@@ -199,6 +197,7 @@ async function match(ctx: FillContext): Promise<MatchReply> {
     // Its breach range is asked now, so a pick has it (fill-health.ts).
     void s.health.prewarm(o.secrets.password);
   }
+  timeline.mark("match-answered");
   return { locked: false, items: items.sort((a, b) => a.name.localeCompare(b.name) || a.username.localeCompare(b.username)), source };
 }
 
@@ -206,7 +205,8 @@ async function fill(ctx: FillContext, id: string, confirmed: boolean): Promise<F
   const s = state;
   if (!s) return { ok: false, reason: "locked" };
   if (twoFactorPending) return { ok: false, reason: "two-factor-required" };
-  const local = await s.vault.db.entry(s.userId, id);
+  // During a first sync the copy is read from the fill index, not queued behind the pull's writes (entry-lookup.ts).
+  const local = s.indexedAt === undefined ? firstSyncCopy(s, id) : await s.vault.db.entry(s.userId, id);
   const o = local ? await opened(s, local) : (await openedCandidates(s, ctx.pageUrl)).list.find(({ c }) => c.id === id)?.o;
   if (!o) return { ok: false, reason: "not-found" };
   const v = entryVerdict(ctx, o.url, o.secrets.urls, confirmed);
@@ -289,7 +289,9 @@ async function status(appOrigin: string, current: string | null) {
     // Live sync holds the fill copy current: menus are drawn from it without asking the server.
     current: state ? liveToken === lastToken && state.live.covers(state.indexedAt) : false,
     healthReady: state?.health.ready ?? false,
-    cached: state ? [...state.byHost.values()].reduce((n, list) => n + list.length, 0) : 0,
+    cached: state ? indexedCount(state) : 0,
+    // The fill index holds a whole pull (not only a first sync's pages so far).
+    synced: state?.indexedAt !== undefined,
     pending: state ? await db.pendingCount(state.userId) : 0,
     lastSync: session ? ((await db.meta<string>(`lastSync:${session.userId}`)) ?? null) : null,
     appOrigin,
@@ -355,7 +357,9 @@ async function handle(m: Forwarded): Promise<unknown> {
       return verifyTwoFactor(m.appOrigin, m.code);
     case "unlock":
       try {
+        timeline.reset();
         await unlock(m.passphrase, m.appOrigin, m.token);
+        timeline.mark("unlock-resolved");
         registerDevice(m.appOrigin, m.token);
         return { ok: true };
       } catch (e) {
@@ -364,6 +368,8 @@ async function handle(m: Forwarded): Promise<unknown> {
         if (owesCode(e)) return { ok: false, error: "Enter your two-factor code first" };
         throw e;
       }
+    case "timeline":
+      return timeline.all;
     case "lock":
       lock();
       return { ok: true };
