@@ -5,7 +5,7 @@
  * stored. The store is the web client's (app-sync in the extension's IndexedDB) and the crypto,
  * vault and sync engine are the web client's modules.
  */
-import { ApiClient, ApiError, OfflineError, setChallengeHandler } from "../../client/src/api";
+import { ApiClient, OfflineError } from "../../client/src/api";
 import { keyVersion, type VaultKeys } from "../../client/src/crypto";
 import { openDb, type LocalEntry } from "../../client/src/db";
 import { keyCheckMatches, makeKeyCheck } from "../../client/src/envelope";
@@ -30,6 +30,7 @@ import { currentCode } from "./totp";
 import { createLinkFrom, linkEntries, linkFields, type LinkVault } from "./link-vault";
 import { indexedCount, indexPage, reindex } from "./fill-index";
 import { Timeline } from "./timeline";
+import { owesCode, TwoFactorGate } from "./two-factor";
 
 type Unlocked = { userId: string; keys: VaultKeys; vault: Vault; api: ApiClient; appOrigin: string; byHost: Map<string, LocalEntry[]>; extra: ExtraHosts; indexedAt?: string; timer: ReturnType<typeof setInterval>; retry?: ReturnType<typeof setTimeout>; live: LiveSync; health: FillHealth };
 
@@ -48,22 +49,12 @@ const early = new Map<string, Promise<MatchReply>>();
 /** Passkey requests of pages, answered from the vault (passkey-offscreen.ts). */
 const passkeys = vaultPasskeys({ state: () => state, inForce: () => liveToken === lastToken, sync: (s) => sync(s), touch: () => (lastUse = Date.now()) });
 
-/**
- * Whether the web app's sign-in still owes its account 2FA code (DECISIONS D20): set by any API
- * call the server refuses with TWO_FACTOR_REQUIRED, cleared once the popup's code is accepted, and
- * asked of the server whenever the popup opens. While it is set nothing fills, not even from the
- * offline copy: the server would refuse this sign-in everything, so the extension does too.
- */
-let twoFactorPending = false;
-setChallengeHandler(async (err) => {
-  if (err.body.code === "TWO_FACTOR_REQUIRED") twoFactorPending = true;
-  return false;
-});
-const owesCode = (e: unknown) => e instanceof ApiError && e.body.code === "TWO_FACTOR_REQUIRED";
 
 /** The session as the service worker last read it (it stamps every message); asked for when there is none. */
 let lastToken: string | null = null;
 const token = async (): Promise<string | null> => lastToken ?? (lastToken = await chrome.runtime.sendMessage({ type: "token" }));
+/** Whether this sign-in still owes its account 2FA code (two-factor.ts): while it does, nothing fills. */
+const twoFactor = new TwoFactorGate(token);
 /**
  * The session the live connection was opened with. The synced copy answers a menu only while it is
  * the session in force: the hub accepted it with its 2FA done, and a new sign-in (which may owe its
@@ -176,7 +167,7 @@ async function match(ctx: FillContext): Promise<MatchReply> {
   if (!s) return { locked: true };
   if (ctx.crossOriginFrame) return { locked: false, items: [], source: "server", refused: "refuse-frame" };
   const unverified: MatchReply = { locked: false, items: [], source: "server", twoFactorRequired: true };
-  if (twoFactorPending) return unverified;
+  if (twoFactor.pending) return unverified;
   let found: Awaited<ReturnType<typeof lookup>>;
   timeline.mark("match-asked");
   try {
@@ -204,7 +195,7 @@ async function match(ctx: FillContext): Promise<MatchReply> {
 async function fill(ctx: FillContext, id: string, confirmed: boolean): Promise<FillReply> {
   const s = state;
   if (!s) return { ok: false, reason: "locked" };
-  if (twoFactorPending) return { ok: false, reason: "two-factor-required" };
+  if (twoFactor.pending) return { ok: false, reason: "two-factor-required" };
   // During a first sync the copy is read from the fill index, not queued behind the pull's writes (entry-lookup.ts).
   const local = s.indexedAt === undefined ? firstSyncCopy(s, id) : await s.vault.db.entry(s.userId, id);
   const o = local ? await opened(s, local) : (await openedCandidates(s, ctx.pageUrl)).list.find(({ c }) => c.id === id)?.o;
@@ -246,42 +237,17 @@ async function saveAnswer(session: FrameSession<{ submission: Submission; offer:
   return { saved: true };
 }
 
-/** Asks the server whether this sign-in still owes its code; offline, the last answer stands. */
-async function checkTwoFactor(appOrigin: string, current: string | null): Promise<boolean> {
-  if (!current) return (twoFactorPending = false);
-  try {
-    twoFactorPending = (await new ApiClient(appOrigin, token).session()).twoFactorRequired === true;
-  } catch (e) {
-    if (!(e instanceof OfflineError) && !owesCode(e)) console.warn(`session check failed: ${String(e)}`);
-  }
-  return twoFactorPending;
-}
-
-/** The popup's code (TOTP or recovery code) for this sign-in, posted with the session and its CSRF token. */
-async function verifyTwoFactor(appOrigin: string, code: string): Promise<{ ok: boolean; error?: string }> {
-  try {
-    await new ApiClient(appOrigin, token).twoFactorVerify(code.trim());
-  } catch (e) {
-    if (e instanceof OfflineError) return { ok: false, error: "No connection to the web app: try again when online" };
-    if (e instanceof ApiError) return { ok: false, error: e.status === 429 ? "Too many wrong codes: wait a few minutes, then try again" : "That code was not accepted" };
-    throw e;
-  }
-  twoFactorPending = false;
-  state?.live.reconnectNow();
-  if (state) void sync(state);
-  return { ok: true };
-}
 
 /** The extension registers itself as a device when the person opens it signed in (device.ts). */
 function registerDevice(appOrigin: string, current: string | null) {
-  if (!current || twoFactorPending) return;
+  if (!current || twoFactor.pending) return;
   void (async () => registerExtension(new ApiClient(appOrigin, token), appOrigin, tokenClaims(current).sub))().catch(() => undefined);
 }
 
 async function status(appOrigin: string, current: string | null) {
   const db = await dbReady;
   const session = await db.session();
-  const twoFactorRequired = await checkTwoFactor(appOrigin, current);
+  const twoFactorRequired = await twoFactor.check(appOrigin, current);
   registerDevice(appOrigin, current);
   return {
     twoFactorRequired,
@@ -321,7 +287,7 @@ async function show(nonce: string, tabId: number | undefined, documentId: string
 /** What a secure link from the popup may use of the unlocked vault: an entry of the synced copy, opened in its place. */
 function linkVault(): LinkVault | null {
   const s = state;
-  if (!s || twoFactorPending) return null;
+  if (!s || twoFactor.pending) return null;
   const entry = async (id: string) => {
     const local = await s.vault.db.entry(s.userId, id);
     const o = local ? await opened(s, local) : null;
@@ -354,7 +320,10 @@ async function handle(m: Forwarded): Promise<unknown> {
     case "status":
       return status(m.appOrigin, m.token);
     case "verify-2fa":
-      return verifyTwoFactor(m.appOrigin, m.code);
+      return twoFactor.verify(m.appOrigin, m.code, () => {
+        state?.live.reconnectNow();
+        if (state) void sync(state);
+      });
     case "unlock":
       try {
         timeline.reset();
