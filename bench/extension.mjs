@@ -10,7 +10,9 @@
 // timeStamp: without playwright's round trips), and the click's parts: until the frame hears it is shown, until its session (made ahead)
 // is bound, and from then to drawn (the matches' round trip through the service worker and vault);
 // and from the page's load event to the hidden frame bound to its session (made ahead, before any
-// press): a press after that point is answered in the "press in page" time.
+// press): a press after that point is answered in the "press in page" time. The first sync's
+// line is followed by its timeline (extension/src/timeline.ts: the vault's and the service
+// worker's marks with the menu frame's), from the unlock's start and from its answer.
 //   node bench/extension.mjs [--runs 30] [--port 8731] [--entries 10000]
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";

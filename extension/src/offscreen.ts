@@ -76,8 +76,9 @@ async function sync(s: Unlocked) {
   } catch (e) {
     if (!(e instanceof OfflineError)) console.warn(`sync failed: ${String(e)}`);
     // A pull cut part-way (the connection dropped) resumes shortly from its stored position, as
-    // the web app's engine does, rather than at the next 30-second run.
-    else if (state === s) s.retry = setTimeout(() => void sync(s), RETRY_MS);
+    // the web app's engine does, rather than at the next 30-second run. Offline with nothing
+    // pulled, the 30-second run and live sync's reconnects are enough.
+    else if (state === s && navigator.onLine && (await s.vault.db.meta<string>(`resume:${s.userId}`)) !== undefined) s.retry = setTimeout(() => void sync(s), RETRY_MS);
   }
   if (state === s) await reindex(s);
   if (state === s && s.indexedAt !== undefined) timeline.mark("first-sync-indexed");
