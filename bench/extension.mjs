@@ -10,7 +10,9 @@
 // timeStamp: without playwright's round trips), and the click's parts: until the frame hears it is shown, until its session (made ahead)
 // is bound, and from then to drawn (the matches' round trip through the service worker and vault);
 // and from the page's load event to the hidden frame bound to its session (made ahead, before any
-// press): a press after that point is answered in the "press in page" time.
+// press): a press after that point is answered in the "press in page" time. The first sync's
+// line is followed by its timeline (extension/src/timeline.ts: the vault's and the service
+// worker's marks with the menu frame's), from the unlock's start and from its answer.
 //   node bench/extension.mjs [--runs 30] [--port 8731] [--entries 10000]
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -54,6 +56,14 @@ try {
     headless: true,
     args: ["--no-sandbox", "--disable-dev-shm-usage", `--disable-extensions-except=${dir}`, `--load-extension=${dir}`, "--host-resolver-rules=MAP *.test 127.0.0.1"],
   });
+  let earlyMarks = {};
+  /** Marks by time, each from the unlock's start and from its answer (`resolved`). */
+  const printTimeline = (label, marks, resolved) => {
+    const rows = Object.entries(marks).filter(([, t]) => Number.isFinite(t)).sort((a, b) => a[1] - b[1]);
+    console.log(`${label} (ms from unlock start | from unlock resolved):`);
+    for (const [name, t] of rows) console.log(`  ${name.padEnd(28)} ${fmt(t - unlockStartRef.at, 0).padStart(7)} | ${fmt(t - resolved, 0).padStart(7)}`);
+  };
+  const unlockStartRef = { at: 0 };
   const sw = context.serviceWorkers()[0] ?? (await context.waitForEvent("serviceworker"));
   // The web app's session cookie, as its sign-in page leaves it.
   await context.addCookies([{ name: "access_token", value: token, url: worker.base }]);
@@ -61,24 +71,39 @@ try {
   const popup = await context.newPage();
   await popup.goto(`chrome-extension://${extensionId()}/popup.html`);
   t0 = performance.now();
+  unlockStartRef.at = performance.timeOrigin + t0;
   const unlocked = await popup.evaluate((p) => chrome.runtime.sendMessage({ type: "unlock", passphrase: p }), PASSPHRASE);
   if (!unlocked.ok) throw new Error(`unlock: ${unlocked.error}`);
+  const unlockAnswered = performance.timeOrigin + performance.now();
   const status = () => popup.evaluate(() => chrome.runtime.sendMessage({ type: "status" }));
   console.log(`unlock (passphrase to keys): ${fmt(performance.now() - t0, 0)} ms`);
   {
     // Ready to fill on the first sync: a login page loaded and its field clicked while the pull
     // is under way (the extension answers from what it has, or asks the server's match).
+    const pageAt = performance.timeOrigin + performance.now();
     const early = await context.newPage();
     await early.goto(loginUrl);
+    const clickedAt = performance.timeOrigin + performance.now();
     await early.mouse.click(...(await early.getByLabel("Username").boundingBox().then((b) => [b.x + 5, b.y + 5])));
     const body = (await menuFrame(early)).locator("body[data-state=ready]");
     const at = performance.now() - t0;
     const [count, source, cachedBy] = [await body.getAttribute("data-count"), await body.getAttribute("data-source"), (await status()).cached];
     console.log(`first sync: unlock -> fill menu ready on a login page ${fmt(at, 0)} ms (offered ${count}, answered by ${source}; ${cachedBy} of ${ENTRIES} entries in the cache then; target under 1,500 ms)`);
+    // The same moment measured from the unlock's answer, and the way there (timeline.ts): the
+    // vault's and the service worker's marks, the login page's click and its menu frame's.
+    // (A build without the marks answers null: the unlock's answer is then taken as the popup heard it.)
+    const marks = (await popup.evaluate(() => chrome.runtime.sendMessage({ type: "timeline" }))) ?? { "unlock-resolved": unlockAnswered };
+    const frame = Object.fromEntries(await Promise.all(["told-at", "attached-at", "shown-at", "ready-at"].map(async (k) => [`menu-${k.replace("-at", "")}`, Number(await body.getAttribute(`data-${k}`))])));
+    Object.assign(marks, frame, { "bench-clicked": clickedAt, "bench-page-asked": pageAt });
+    const resolved = marks["unlock-resolved"];
+    console.log(`first sync: unlock resolved -> fill menu ready ${fmt(marks["menu-ready"] - resolved, 0)} ms (target under 1,500 ms)`);
+    earlyMarks = marks;
+    printTimeline("first sync timeline", marks, resolved);
     await early.close();
   }
-  while ((await status()).cached < ENTRIES) await new Promise((r) => setTimeout(r, 200));
+  while (!((s) => s.cached >= ENTRIES && s.synced !== false)(await status())) await new Promise((r) => setTimeout(r, 200));
   console.log(`unlock and first sync of ${ENTRIES} entries into the extension's cache: ${fmt((performance.now() - t0) / 1000, 1)} s`);
+  printTimeline("first sync timeline, to the end", { ...(await popup.evaluate(() => chrome.runtime.sendMessage({ type: "timeline" }))), "unlock-resolved": earlyMarks["unlock-resolved"], "menu-ready": earlyMarks["menu-ready"] }, earlyMarks["unlock-resolved"]);
 
   const page = await context.newPage();
   const measure = async () => {

@@ -8,7 +8,7 @@
 import type { ApiClient } from "./api";
 import type { LocalDb } from "./db";
 import { cursorCovers, LIVE_SYNC_BEARER_PREFIX, LIVE_SYNC_PING, LIVE_SYNC_PROTOCOL, parseLiveSyncMessage, type LiveSyncTopic } from "../../src/kernel/live-sync";
-import { pushPending, syncOnce, withSyncLock, type PullGate } from "./sync-engine";
+import { pushPending, syncOnce, withSyncLock, type PageListener, type PullGate } from "./sync-engine";
 
 /** The safety net: a connected, current device still pulls this often. */
 export const SAFETY_PULL_MS = 5 * 60_000;
@@ -162,12 +162,17 @@ export function liveSyncProtocols(bearer?: () => Promise<string | null>): () => 
   };
 }
 
-/** For a client without the engine (the extension's vault): one sync run, its pull skipped while the hub says the cursor is current. */
-export async function gatedSync(db: LocalDb, api: ApiClient, userId: string, gate: PullGate | null): Promise<void> {
-  if (gate?.covers(await db.meta<string>(`cursor:${userId}`))) {
+/**
+ * For a client without the engine (the extension's vault): one sync run, its pull skipped while the
+ * hub says the cursor is current (a pull cut part-way is resumed whatever the hub says, as the
+ * engine does). `onPage` hears each page of the pull once stored.
+ */
+export async function gatedSync(db: LocalDb, api: ApiClient, userId: string, gate: PullGate | null, onPage?: PageListener): Promise<void> {
+  const cut = (await db.meta<string>(`resume:${userId}`)) !== undefined;
+  if (!cut && gate?.covers(await db.meta<string>(`cursor:${userId}`))) {
     await withSyncLock(() => pushPending(db, api, userId));
     return;
   }
   gate?.pulled();
-  await syncOnce(db, api, userId);
+  await syncOnce(db, api, userId, onPage);
 }

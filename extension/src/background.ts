@@ -7,6 +7,7 @@ import { deviceKeyPair } from "../../client/src/device-key";
 import { authCookieAt, tokenClaims } from "../../client/src/session";
 import type { FillReply, FrameAttached, FrameView, PasskeyChoice, PasskeyResult, PickReply, Request, Status, ToContent } from "./messages";
 import type { FrameSession } from "./sessions";
+import { Timeline, type Marks } from "./timeline";
 import type { Seen } from "./visibility";
 
 declare const __APP_ORIGIN__: string;
@@ -30,6 +31,8 @@ export type Forwarded = (Request | Internal) & {
 };
 
 const OFFSCREEN = "offscreen.html";
+/** This worker's marks of a menu's way (timeline.ts), shown beside the vault's. */
+const timeline = new Timeline();
 let creating: Promise<void> | null = null;
 let offscreenOpen = false;
 let cachedSettings: Promise<{ appOrigin: string; autoLockMs: number }> | null = null;
@@ -102,7 +105,7 @@ async function status(): Promise<Status> {
       signedIn = false;
     }
   }
-  const vault = await toVault<{ unlocked: boolean; pending: number; lastSync: string | null; cached: number; current: boolean; twoFactorRequired: boolean; healthReady: boolean }>({ type: "status" });
+  const vault = await toVault<{ unlocked: boolean; pending: number; lastSync: string | null; cached: number; synced: boolean; current: boolean; twoFactorRequired: boolean; healthReady: boolean }>({ type: "status" });
   return { signedIn, email, appOrigin, ...vault, twoFactorRequired: signedIn && vault.twoFactorRequired, unlocked: signedIn && vault.unlocked };
 }
 
@@ -112,7 +115,11 @@ async function fromExtensionPage(m: Request): Promise<unknown> {
       return sessionToken((await settings()).appOrigin);
     case "status":
       return status();
+    case "timeline":
+      return { ...(await toVault<Marks>(m)), ...Object.fromEntries(Object.entries(timeline.all).map(([k, v]) => [`sw-${k}`, v])) };
     case "unlock":
+      timeline.reset();
+      return toVault(m);
     case "lock":
     case "verify-2fa":
     // Secure links are made from the popup only: content scripts and frames have no such case.
@@ -172,8 +179,12 @@ async function fromFrame(m: Request, sender: chrome.runtime.MessageSender): Prom
   switch (m.type) {
     case "frame-attach":
       return toVault<FrameAttached>(m, who);
-    case "frame-show":
-      return toVault<FrameView>(m, who);
+    case "frame-show": {
+      timeline.mark("menu-show-asked");
+      const view = await toVault<FrameView>(m, who);
+      timeline.mark("menu-show-answered");
+      return view;
+    }
     case "frame-pick": {
       const session = await toVault<Session | null>({ type: "frame-session", nonce: m.nonce }, who);
       if (session?.kind !== "fill") return { ok: false, reason: "gone" } satisfies PickReply;
@@ -235,6 +246,7 @@ async function fromContentScript(m: Request, sender: chrome.runtime.MessageSende
   const page = { pageUrl: sender.url, crossOriginFrame, tabId: sender.tab?.id, frameId: sender.frameId, documentId: sender.documentId };
   switch (m.type) {
     case "menu-open":
+      timeline.mark("menu-open");
       return toVault(m, page);
     case "save-offer":
       return sender.frameId === 0 ? inTabOrder(page.tabId, () => toVault(m, page)) : false;

@@ -37,12 +37,23 @@ function sealedAddress(e: { website?: string | null; url?: string | null }, secr
 }
 
 /**
+ * During a first sync, the synced copy of a candidate as the fill index holds it: each stored page
+ * joins the index as it is stored, so this is what the store holds, read without queuing behind
+ * the pull's page writes (a read of the entries store waits for every write transaction begun
+ * before it: hundreds of milliseconds a page under load, in front of the menu).
+ */
+export function firstSyncCopy(s: Pick<LookupVault, "byHost">, id: string): LocalEntry | undefined {
+  for (const list of s.byHost.values()) for (const e of list) if (e.id === id) return e;
+  return undefined;
+}
+
+/**
  * An entry's secrets with the address they vouch for, or null when its envelope does not open in
  * its place. The synced copy is preferred; an entry the cache does not have yet is opened from the
  * server's copy, bound envelopes only (unbound ones migrate in the web app, which re-seals them).
  */
 export async function opened(s: LookupVault, c: Candidate): Promise<{ secrets: EntrySecrets; url: string | null } | null> {
-  const local = await s.vault.db.entry(s.userId, c.id);
+  const local = s.indexedAt === undefined ? firstSyncCopy(s, c.id) : await s.vault.db.entry(s.userId, c.id);
   if (local) {
     try {
       const secrets = await s.vault.secrets(local);
@@ -73,10 +84,14 @@ export const cached = (s: LookupVault, pageUrl: string): Candidate[] => [...new 
  * not asked, so the menu is drawn without a round trip and the page's host never leaves the
  * device. Otherwise the server answers, and offline the copy does.
  */
-async function candidates(s: LookupVault, pageUrl: string, inForce: boolean): Promise<{ list: Candidate[]; source: MatchSource }> {
+async function candidates(s: LookupVault, pageUrl: string, inForce: boolean, mark?: (name: string) => void): Promise<{ list: Candidate[]; source: MatchSource }> {
   if (inForce && s.live.covers(s.indexedAt)) return { list: cached(s, pageUrl), source: "synced" };
   try {
-    return { list: (await s.api.match(pageUrl, await pageHostHashes(s.keys, pageUrl))).matches, source: "server" };
+    const hashes = await pageHostHashes(s.keys, pageUrl);
+    mark?.("match-server-asked");
+    const { matches } = await s.api.match(pageUrl, hashes);
+    mark?.("match-server-answered");
+    return { list: matches, source: "server" };
   } catch (e) {
     if (!(e instanceof OfflineError)) throw e;
     return { list: cached(s, pageUrl), source: "cache" };
@@ -90,8 +105,8 @@ export type Opened = NonNullable<Awaited<ReturnType<typeof opened>>>;
  * answer holding an envelope that does not open in its place is not revalidated next time: a 304
  * would confirm the very body kept (client/src/revalidate.ts). Placeholders have no envelope.
  */
-export async function openedCandidates(s: LookupVault, pageUrl: string, inForce: boolean): Promise<{ list: { c: Candidate; o: Opened | null }[]; source: MatchSource }> {
-  const { list, source } = await candidates(s, pageUrl, inForce);
+export async function openedCandidates(s: LookupVault, pageUrl: string, inForce: boolean, mark?: (name: string) => void): Promise<{ list: { c: Candidate; o: Opened | null }[]; source: MatchSource }> {
+  const { list, source } = await candidates(s, pageUrl, inForce, mark);
   const out: { c: Candidate; o: Opened | null }[] = [];
   for (const c of list) out.push({ c, o: await opened(s, c) });
   if (source === "server" && out.some(({ c, o }) => !o && c.wrapped_item_key && c.encrypted_data)) s.api.forgetMatch(pageUrl, await pageHostHashes(s.keys, pageUrl));

@@ -4,7 +4,7 @@ import type { CreateOptions, EntryLinkField } from "../../client/src/secure-link
 export type MatchItem = { id: string; name: string; username: string; hasTotp: boolean; insecure: boolean };
 
 /** `twoFactorRequired`: the web app's sign-in still owes its account 2FA code (DECISIONS D20); nothing fills until it is given. */
-export type Status = { signedIn: boolean; email: string | null; twoFactorRequired: boolean; unlocked: boolean; appOrigin: string; pending: number; lastSync: string | null; cached: number; current: boolean; /** the fill warnings' reuse count covers the whole synced copy */ healthReady: boolean };
+export type Status = { signedIn: boolean; email: string | null; twoFactorRequired: boolean; unlocked: boolean; appOrigin: string; pending: number; lastSync: string | null; cached: number; /** the fill index holds a whole pull, not only a first sync's pages so far */ synced: boolean; current: boolean; /** the fill warnings' reuse count covers the whole synced copy */ healthReady: boolean };
 
 export type Credentials = { username: string; password: string; totp: string | null };
 
@@ -77,6 +77,7 @@ export type Request =
   | { type: "status" }
   | { type: "unlock"; passphrase: string }
   | { type: "lock" }
+  | { type: "timeline" }
   | { type: "match"; url?: string; tabId?: number }
   | { type: "fill"; id: string; confirmed?: boolean }
   | { type: "fill-tab"; tabId: number; documentId?: string; id: string; confirmed?: boolean }

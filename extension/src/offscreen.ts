@@ -5,14 +5,14 @@
  * stored. The store is the web client's (app-sync in the extension's IndexedDB) and the crypto,
  * vault and sync engine are the web client's modules.
  */
-import { ApiClient, ApiError, OfflineError, setChallengeHandler } from "../../client/src/api";
+import { ApiClient, OfflineError } from "../../client/src/api";
 import { keyVersion, type VaultKeys } from "../../client/src/crypto";
 import { openDb, type LocalEntry } from "../../client/src/db";
 import { keyCheckMatches, makeKeyCheck } from "../../client/src/envelope";
 import { keysForCheck } from "../../client/src/passphrase";
 import { SignInError, tokenClaims, vaultKeys } from "../../client/src/session";
 import { TrustStore } from "../../client/src/trust";
-import { SYNC_PERIOD_MS } from "../../client/src/sync-engine";
+import { RETRY_MS, SYNC_PERIOD_MS } from "../../client/src/sync-engine";
 import { gatedSync, LiveSync, liveSyncProtocols, liveSyncUrl } from "../../client/src/live-sync";
 import { Vault } from "../../client/src/vault";
 import { HEALTH_ENDPOINTS } from "../../client/src/health/breach";
@@ -23,15 +23,20 @@ import type { Credentials, FillReply, FrameAttached, FrameView, MatchItem, Match
 import { entryVerdict, hostOf, type FillContext } from "./policy";
 import { ExtraHosts } from "./extra-hosts";
 import { offerFor, saveSubmission, type Submission } from "./save-offer";
-import { boundHost, opened, openedCandidates as lookup } from "./entry-lookup";
+import { firstSyncCopy, opened, openedCandidates as lookup } from "./entry-lookup";
 import { passkeyMessage, vaultPasskeys } from "./passkey-offscreen";
 import { FrameSessions, type FrameSession } from "./sessions";
 import { currentCode } from "./totp";
 import { createLinkFrom, linkEntries, linkFields, type LinkVault } from "./link-vault";
+import { indexedCount, indexPage, reindex } from "./fill-index";
+import { Timeline } from "./timeline";
+import { owesCode, TwoFactorGate } from "./two-factor";
 
-type Unlocked = { userId: string; keys: VaultKeys; vault: Vault; api: ApiClient; appOrigin: string; byHost: Map<string, LocalEntry[]>; extra: ExtraHosts; indexedAt?: string; timer: ReturnType<typeof setInterval>; live: LiveSync; health: FillHealth };
+type Unlocked = { userId: string; keys: VaultKeys; vault: Vault; api: ApiClient; appOrigin: string; byHost: Map<string, LocalEntry[]>; extra: ExtraHosts; indexedAt?: string; timer: ReturnType<typeof setInterval>; retry?: ReturnType<typeof setTimeout>; live: LiveSync; health: FillHealth };
 
 const dbReady = openDb();
+/** Where the time after an unlock goes (timeline.ts): read by the bench through the popup. */
+const timeline = new Timeline();
 let state: Unlocked | null = null;
 let lastUse = Date.now();
 let autoLockMs = 15 * 60_000;
@@ -44,22 +49,12 @@ const early = new Map<string, Promise<MatchReply>>();
 /** Passkey requests of pages, answered from the vault (passkey-offscreen.ts). */
 const passkeys = vaultPasskeys({ state: () => state, inForce: () => liveToken === lastToken, sync: (s) => sync(s), touch: () => (lastUse = Date.now()) });
 
-/**
- * Whether the web app's sign-in still owes its account 2FA code (DECISIONS D20): set by any API
- * call the server refuses with TWO_FACTOR_REQUIRED, cleared once the popup's code is accepted, and
- * asked of the server whenever the popup opens. While it is set nothing fills, not even from the
- * offline copy: the server would refuse this sign-in everything, so the extension does too.
- */
-let twoFactorPending = false;
-setChallengeHandler(async (err) => {
-  if (err.body.code === "TWO_FACTOR_REQUIRED") twoFactorPending = true;
-  return false;
-});
-const owesCode = (e: unknown) => e instanceof ApiError && e.body.code === "TWO_FACTOR_REQUIRED";
 
 /** The session as the service worker last read it (it stamps every message); asked for when there is none. */
 let lastToken: string | null = null;
 const token = async (): Promise<string | null> => lastToken ?? (lastToken = await chrome.runtime.sendMessage({ type: "token" }));
+/** Whether this sign-in still owes its account 2FA code (two-factor.ts): while it does, nothing fills. */
+const twoFactor = new TwoFactorGate(token);
 /**
  * The session the live connection was opened with. The synced copy answers a menu only while it is
  * the session in force: the hub accepted it with its 2FA done, and a new sign-in (which may owe its
@@ -67,38 +62,31 @@ const token = async (): Promise<string | null> => lastToken ?? (lastToken = awai
  */
 let liveToken: string | null = null;
 
-async function reindex(s: Unlocked) {
-  // By the host the envelope is bound to: a page looks up its own host and each parent, as the
-  // server's match does; the verdict then holds each candidate to the host it opened under.
-  // The cursor first: a pull that lands while the entries are read leaves the index marked with
-  // the older cursor, so it is never taken for more current than it is.
-  const indexedAt = await s.vault.db.meta<string>(`cursor:${s.userId}`);
-  const byHost = new Map<string, LocalEntry[]>();
-  const entries = await s.vault.db.entries(s.userId);
-  // The fill warnings' reuse count follows the copy, in the background (fill-health.ts).
-  void s.health.refresh(entries, async (e) => (await s.vault.secrets(e)).password);
-  for (const e of entries) {
-    const h = boundHost(e);
-    if (h) byHost.set(h, [...(byHost.get(h) ?? []), e]);
-  }
-  // And by the hosts of their extra addresses, read from the opened entries (sealed, unlike the main one).
-  await s.extra.addTo(byHost, entries, (e) => s.vault.secrets(e));
-  s.byHost = byHost;
-  s.indexedAt = indexedAt;
-}
-
 async function sync(s: Unlocked) {
+  clearTimeout(s.retry);
+  timeline.mark("sync-started");
   try {
-    // While the live connection says the cache is current, only pending saves are pushed.
-    await gatedSync(s.vault.db, s.api, s.userId, s.live);
+    // While the live connection says the cache is current, only pending saves are pushed. A first
+    // sync's pages join the fill index as they are stored (fill-index.ts).
+    await gatedSync(s.vault.db, s.api, s.userId, s.live, (changes) => {
+      timeline.mark("first-page-stored");
+      if (state === s) indexPage(s, changes);
+      timeline.mark("first-page-indexed");
+    });
   } catch (e) {
     if (!(e instanceof OfflineError)) console.warn(`sync failed: ${String(e)}`);
+    // A pull cut part-way (the connection dropped) resumes shortly from its stored position, as
+    // the web app's engine does, rather than at the next 30-second run. Offline with nothing
+    // pulled, the 30-second run and live sync's reconnects are enough.
+    else if (state === s && navigator.onLine && (await s.vault.db.meta<string>(`resume:${s.userId}`)) !== undefined) s.retry = setTimeout(() => void sync(s), RETRY_MS);
   }
   if (state === s) await reindex(s);
+  if (state === s && s.indexedAt !== undefined) timeline.mark("first-sync-indexed");
 }
 
 function lock() {
   if (state) clearInterval(state.timer);
+  clearTimeout(state?.retry);
   state?.live.stop();
   state?.health.clear();
   state = null;
@@ -173,17 +161,19 @@ function liveFor(appOrigin: string, vault: () => Unlocked): LiveSync {
 }
 
 /** The page's candidate entries, opened (entry-lookup.ts), the synced copy answering while live sync's session is in force. */
-const openedCandidates = (s: Unlocked, pageUrl: string) => lookup(s, pageUrl, liveToken === lastToken);
+const openedCandidates = (s: Unlocked, pageUrl: string) => lookup(s, pageUrl, liveToken === lastToken, (name) => timeline.mark(name));
 
 async function match(ctx: FillContext): Promise<MatchReply> {
   const s = state;
   if (!s) return { locked: true };
   if (ctx.crossOriginFrame) return { locked: false, items: [], source: "server", refused: "refuse-frame" };
   const unverified: MatchReply = { locked: false, items: [], source: "server", twoFactorRequired: true };
-  if (twoFactorPending) return unverified;
+  if (twoFactor.pending) return unverified;
   let found: Awaited<ReturnType<typeof lookup>>;
+  timeline.mark("match-asked");
   try {
     found = await openedCandidates(s, ctx.pageUrl);
+    timeline.mark(`match-${found.source}-opened`);
   } catch (e) {
     if (owesCode(e)) return unverified;
     throw e;
@@ -199,14 +189,16 @@ async function match(ctx: FillContext): Promise<MatchReply> {
     // Its breach range is asked now, so a pick has it (fill-health.ts).
     void s.health.prewarm(o.secrets.password);
   }
+  timeline.mark("match-answered");
   return { locked: false, items: items.sort((a, b) => a.name.localeCompare(b.name) || a.username.localeCompare(b.username)), source };
 }
 
 async function fill(ctx: FillContext, id: string, confirmed: boolean): Promise<FillReply> {
   const s = state;
   if (!s) return { ok: false, reason: "locked" };
-  if (twoFactorPending) return { ok: false, reason: "two-factor-required" };
-  const local = await s.vault.db.entry(s.userId, id);
+  if (twoFactor.pending) return { ok: false, reason: "two-factor-required" };
+  // During a first sync the copy is read from the fill index, not queued behind the pull's writes (entry-lookup.ts).
+  const local = s.indexedAt === undefined ? firstSyncCopy(s, id) : await s.vault.db.entry(s.userId, id);
   const o = local ? await opened(s, local) : (await openedCandidates(s, ctx.pageUrl)).list.find(({ c }) => c.id === id)?.o;
   if (!o) return { ok: false, reason: "not-found" };
   const v = entryVerdict(ctx, o.url, o.secrets.urls, confirmed);
@@ -246,42 +238,17 @@ async function saveAnswer(session: FrameSession<{ submission: Submission; offer:
   return { saved: true };
 }
 
-/** Asks the server whether this sign-in still owes its code; offline, the last answer stands. */
-async function checkTwoFactor(appOrigin: string, current: string | null): Promise<boolean> {
-  if (!current) return (twoFactorPending = false);
-  try {
-    twoFactorPending = (await new ApiClient(appOrigin, token).session()).twoFactorRequired === true;
-  } catch (e) {
-    if (!(e instanceof OfflineError) && !owesCode(e)) console.warn(`session check failed: ${String(e)}`);
-  }
-  return twoFactorPending;
-}
-
-/** The popup's code (TOTP or recovery code) for this sign-in, posted with the session and its CSRF token. */
-async function verifyTwoFactor(appOrigin: string, code: string): Promise<{ ok: boolean; error?: string }> {
-  try {
-    await new ApiClient(appOrigin, token).twoFactorVerify(code.trim());
-  } catch (e) {
-    if (e instanceof OfflineError) return { ok: false, error: "No connection to the web app: try again when online" };
-    if (e instanceof ApiError) return { ok: false, error: e.status === 429 ? "Too many wrong codes: wait a few minutes, then try again" : "That code was not accepted" };
-    throw e;
-  }
-  twoFactorPending = false;
-  state?.live.reconnectNow();
-  if (state) void sync(state);
-  return { ok: true };
-}
 
 /** The extension registers itself as a device when the person opens it signed in (device.ts). */
 function registerDevice(appOrigin: string, current: string | null) {
-  if (!current || twoFactorPending) return;
+  if (!current || twoFactor.pending) return;
   void (async () => registerExtension(new ApiClient(appOrigin, token), appOrigin, tokenClaims(current).sub))().catch(() => undefined);
 }
 
 async function status(appOrigin: string, current: string | null) {
   const db = await dbReady;
   const session = await db.session();
-  const twoFactorRequired = await checkTwoFactor(appOrigin, current);
+  const twoFactorRequired = await twoFactor.check(appOrigin, current);
   registerDevice(appOrigin, current);
   return {
     twoFactorRequired,
@@ -289,7 +256,9 @@ async function status(appOrigin: string, current: string | null) {
     // Live sync holds the fill copy current: menus are drawn from it without asking the server.
     current: state ? liveToken === lastToken && state.live.covers(state.indexedAt) : false,
     healthReady: state?.health.ready ?? false,
-    cached: state ? [...state.byHost.values()].reduce((n, list) => n + list.length, 0) : 0,
+    cached: state ? indexedCount(state) : 0,
+    // The fill index holds a whole pull (not only a first sync's pages so far).
+    synced: state?.indexedAt !== undefined,
     pending: state ? await db.pendingCount(state.userId) : 0,
     lastSync: session ? ((await db.meta<string>(`lastSync:${session.userId}`)) ?? null) : null,
     appOrigin,
@@ -319,7 +288,7 @@ async function show(nonce: string, tabId: number | undefined, documentId: string
 /** What a secure link from the popup may use of the unlocked vault: an entry of the synced copy, opened in its place. */
 function linkVault(): LinkVault | null {
   const s = state;
-  if (!s || twoFactorPending) return null;
+  if (!s || twoFactor.pending) return null;
   const entry = async (id: string) => {
     const local = await s.vault.db.entry(s.userId, id);
     const o = local ? await opened(s, local) : null;
@@ -352,10 +321,15 @@ async function handle(m: Forwarded): Promise<unknown> {
     case "status":
       return status(m.appOrigin, m.token);
     case "verify-2fa":
-      return verifyTwoFactor(m.appOrigin, m.code);
+      return twoFactor.verify(m.appOrigin, m.code, () => {
+        state?.live.reconnectNow();
+        if (state) void sync(state);
+      });
     case "unlock":
       try {
+        timeline.reset();
         await unlock(m.passphrase, m.appOrigin, m.token);
+        timeline.mark("unlock-resolved");
         registerDevice(m.appOrigin, m.token);
         return { ok: true };
       } catch (e) {
@@ -364,6 +338,8 @@ async function handle(m: Forwarded): Promise<unknown> {
         if (owesCode(e)) return { ok: false, error: "Enter your two-factor code first" };
         throw e;
       }
+    case "timeline":
+      return timeline.all;
     case "lock":
       lock();
       return { ok: true };

@@ -64,6 +64,31 @@ function showWarning(w: FillWarning) {
   document.body.dataset.warning = kinds;
 }
 
+/** The sync line: during a first sync, how many entries have arrived so far. */
+function syncLine(status: Status) {
+  const pending = status.pending ? `${status.pending} change(s) waiting to sync. ` : "";
+  const when = status.lastSync ? `Synced ${new Date(status.lastSync).toLocaleTimeString()}` : "Not synced yet";
+  $("sync").textContent = pending + (status.synced ? when : `First sync: ${status.cached.toLocaleString()} entries so far…`);
+  document.body.dataset.synced = String(status.synced);
+}
+
+let following: ReturnType<typeof setTimeout> | undefined;
+/**
+ * While a first sync is under way the sync line counts the entries as they arrive, and the site's
+ * matches are asked again once it is done (they then come from the synced copy). The matches drawn
+ * meanwhile are the server's, so nothing the first sync has not reached is missing from them.
+ */
+function followFirstSync(status: Status) {
+  clearTimeout(following);
+  if (!status.unlocked || status.synced) return;
+  following = setTimeout(async () => {
+    const now = await send<Status>({ type: "status" });
+    if (now.unlocked && now.synced) return void render();
+    syncLine(now);
+    followFirstSync(now);
+  }, 1000);
+}
+
 async function render() {
   const status = await send<Status>({ type: "status" });
   // A sign-in that owes its 2FA code is asked for it first, unlocked or not: nothing fills before.
@@ -89,7 +114,8 @@ async function render() {
     if (status.signedIn) $("passphrase").focus();
     return;
   }
-  $("sync").textContent = `${status.pending ? `${status.pending} change(s) waiting to sync. ` : ""}${status.lastSync ? `Synced ${new Date(status.lastSync).toLocaleTimeString()}` : "Not synced yet"}`;
+  syncLine(status);
+  followFirstSync(status);
   const tab = await targetTab();
   const list = $("matches");
   list.replaceChildren();

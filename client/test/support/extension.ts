@@ -75,7 +75,7 @@ export async function unlockInPopup(context: BrowserContext, passphrase: string,
 }
 
 /** `current`: live sync holds the fill copy current, so menus are drawn from it without the server. */
-export type ExtensionStatus = { signedIn: boolean; unlocked: boolean; cached: number; current: boolean; pending: number; lastSync: string | null; healthReady: boolean };
+export type ExtensionStatus = { signedIn: boolean; unlocked: boolean; cached: number; synced: boolean; current: boolean; pending: number; lastSync: string | null; healthReady: boolean };
 
 /** What the service worker reports, asked from an extension page like the popup does. */
 export function extensionStatus(popup: Page): Promise<ExtensionStatus> {
@@ -95,6 +95,9 @@ export async function startRelay(target: { host: string; port: number }, port = 
   // Each browser-side connection by its first request line, so a test can cut one kind (`refuse`).
   const firstLines = new Map<Socket, string>();
   let refused: RegExp | null = null;
+  // Each connection's latest request line, and the requests whose answers are held or trickled.
+  const lastLines = new Map<Socket, string>();
+  let paced: { line: RegExp; bytesPerSecond: number } | null = null;
   const heard: Heard[] = [];
   let server: Server | null = null;
   const listen = (p: number) =>
@@ -110,11 +113,13 @@ export async function startRelay(target: { host: string; port: number }, port = 
         const waiting: Heard[] = [];
         client.on("close", () => {
           firstLines.delete(client);
+          lastLines.delete(client);
           upstream.destroy();
         });
         client.on("data", (chunk: Buffer) => {
           const first = /^([A-Z]+ \S+) HTTP\/1\.1\r\n/.exec(chunk.toString("latin1"));
           if (first && !firstLines.has(client)) firstLines.set(client, first[1]!);
+          if (first) lastLines.set(client, first[1]!);
           if (refused && refused.test(firstLines.get(client) ?? "")) {
             client.destroy();
             upstream.destroy();
@@ -127,13 +132,39 @@ export async function startRelay(target: { host: string; port: number }, port = 
             heard.push(r);
           }
         });
+        // Answers go back through a queue, so an answer to a paced request (`pace`) can be held or trickled.
+        const back: Buffer[] = [];
+        let pumping = false;
+        const pump = async () => {
+          if (pumping) return;
+          pumping = true;
+          while (back.length && !client.destroyed) {
+            const p = paced && paced.line.test(lastLines.get(client) ?? "") ? paced : null;
+            if (p && p.bytesPerSecond === 0) {
+              await new Promise((r) => setTimeout(r, 20));
+              continue;
+            }
+            let chunk = back.shift()!;
+            const slice = p ? Math.max(1, Math.floor(p.bytesPerSecond / 20)) : chunk.length;
+            if (chunk.length > slice) {
+              back.unshift(chunk.subarray(slice));
+              chunk = chunk.subarray(0, slice);
+            }
+            client.write(chunk);
+            if (p) await new Promise((r) => setTimeout(r, 50));
+          }
+          pumping = false;
+        };
         upstream.on("data", (chunk: Buffer) => {
           for (const m of chunk.toString("latin1").matchAll(/^HTTP\/1\.1 (\d{3}) /gm)) {
             const r = waiting.shift();
             if (r) r.status = Number(m[1]);
           }
+          back.push(chunk);
+          void pump();
         });
-        client.pipe(upstream).pipe(client);
+        upstream.on("end", () => void pump().then(() => client.end()));
+        client.pipe(upstream);
       });
       server.listen(p, "127.0.0.1", () => resolve((server!.address() as { port: number }).port));
     });
@@ -155,6 +186,17 @@ export async function startRelay(target: { host: string; port: number }, port = 
       if (line) for (const [client, first] of firstLines) if (line.test(first)) client.destroy();
     },
     heard: () => heard.slice(),
+    /**
+     * Holds (`bytesPerSecond` 0) or trickles the answers to requests whose line matches, on the
+     * connections where one is the latest request; null lets them go at full speed again.
+     */
+    pace(line: RegExp | null, bytesPerSecond = 0) {
+      paced = line ? { line, bytesPerSecond } : null;
+    },
+    /** Cuts the connections whose latest request matches (a pull mid-answer), without refusing new ones. */
+    cut(line: RegExp) {
+      for (const [client, last] of lastLines) if (line.test(last)) client.destroy();
+    },
   };
 }
 
