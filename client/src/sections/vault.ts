@@ -11,7 +11,7 @@ import type { AppContext, Unmount } from "../shell/context";
 import { READER_BATCH } from "../vault";
 import { EntryDetail } from "./vault-detail";
 import { EntryForm } from "./vault-form";
-import { Arrivals, withArrivals } from "./vault-arrivals";
+import { Arrivals, inOrderOf, withArrivals } from "./vault-arrivals";
 import { EntryList, type Row } from "./vault-list";
 import { VAULT_MARKUP } from "./vault-markup";
 import { Organiser } from "./vault-organise";
@@ -258,7 +258,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     // stores during the read are taken in over it.
     arrivals.restart();
     const all = await vault.entries();
-    snapshot = await vault.list(all);
+    snapshot = await inOrderOf(all, snapshot);
     byId = new Map(snapshot.map((e) => [e.id, e]));
     version++;
     queued = new Set((await db.pending(session.userId)).map((p) => p.entryId));
