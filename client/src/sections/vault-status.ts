@@ -43,3 +43,14 @@ export function drawTags(entries: LocalEntry[]) {
   select.replaceChildren(el("option", { value: "", textContent: "All tags" }), ...tags.map((t) => el("option", { value: t, textContent: t })));
   select.value = tags.includes(current) ? current : "";
 }
+
+/** The notice of entries that did not open: how many, and why when the client refused them. */
+export function drawUnreadable(unreadable: number, reasons: string[]) {
+  const count = `${unreadable} ${unreadable === 1 ? "entry" : "entries"}`;
+  $("foreign-key").hidden = unreadable === 0;
+  // Refused envelopes say why; the rest are under another vault key, most likely after a
+  // passphrase change on another device.
+  $("foreign-key").textContent = reasons.length
+    ? `${count} not shown. ${reasons.join(" ")}`
+    : `${count} cannot be opened with this device's key. If the master passphrase was changed on another device, sign out and sign in with the new one.`;
+}
