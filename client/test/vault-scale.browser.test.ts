@@ -14,7 +14,7 @@ const COUNT = 1000;
 /** A sign-in that pulls, stores and opens every entry of such a vault: minutes, not seconds, on a loaded 2-core machine. */
 const LONG = 180_000;
 /** The longest task the page may run during the first sync here (see the test for why this much). */
-const LONGEST_TASK_MS = 600;
+const LONGEST_TASK_MS = 1500;
 /** The one entry whose username holds this word: nothing else in the vault does. */
 const LATE = { name: "Quiet harbour", website: "quiet-harbour.example.test", username: "zephyrine@mail.example.test" };
 let browser: Browser;
@@ -131,10 +131,10 @@ describe(`a vault of ${COUNT} entries on a new browser`, () => {
     // every pass over all entries after the pull runs in slices of a few milliseconds. On an idle
     // machine no task passes 50 ms (bench/dashboard.mjs measures it at 10,000 entries); on the
     // shared, loaded CI machine a slice's wall time stretches many times while the cores are taken
-    // (earlier runs here: 0, 0 and 281 ms). The bound is about twice the worst seen under that
-    // load: it holds there, and fails a change that puts seconds of work in one task again (the
-    // pull parsed and stored on the page made tasks of over a second at 10,000); the 50 ms line is
-    // the bench's to show, on an idle machine.
+    // (runs here: 0, 0 and 281 ms at load about 20, 587 ms at load 29). The bound is about 2.5
+    // times the worst seen: it holds under that load and fails a change that puts seconds of work
+    // in one task again (as the pull parsed and stored on the page did at 10,000 entries); it does
+    // not show the 50 ms line, which is the bench's to show, on an idle machine.
     const tasks = await page.evaluate(() => {
       const w = window as unknown as { __longTasks: { start: number; duration: number }[]; __readyAt?: number };
       const read = Number(document.getElementById("entries")!.dataset.read);
