@@ -219,7 +219,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     take(changes) {
       const first = snapshot.length === 0;
       takeArrivals(changes);
-      drawTags(snapshot);
+      drawTags(snapshot, changes);
       void filter(false);
       if (first) void openFirstRows();
     },
