@@ -7,7 +7,8 @@ import type { LocalDb, LocalEntry, MutationData, PendingMutation } from "./db";
 import type { EntryReader, ReaderResult } from "./entry-reader";
 import { hostHashes } from "./host-hashes";
 import { isBound, KeyRollbackError, LegacyRefusedError, MisplacedEnvelopeError, openEntry, placeOf, sealEntry } from "./envelope";
-import { sortInSlices } from "./next-task";
+import { byEntryName } from "./entry-order";
+import { slicer, sortInSlices } from "./next-task";
 import { passkeyLabel } from "./passkeys/stored";
 import { PLACEHOLDER_VERSION, withSyncLock } from "./sync-engine";
 
@@ -126,9 +127,7 @@ export function passwordDates(
   };
 }
 
-const byName = new Intl.Collator(undefined, { sensitivity: "variant" });
-/** The vault's list order: by name, ties by id. */
-export const byEntryName = (a: LocalEntry, b: LocalEntry): number => byName.compare(a.name, b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+export { byEntryName } from "./entry-order";
 const INDEX_PARALLEL = 32;
 /** Entries per message to the reader worker: one answer, one task on the page, per batch (200 made tasks of over 50 ms on a loaded machine). */
 export const READER_BATCH = 50;
@@ -258,7 +257,10 @@ export class Vault {
   /** Re-seals every unbound entry this key opens; returns how many were queued. */
   async migrate(all?: LocalEntry[]): Promise<number> {
     let n = 0;
+    // A pass over every entry after a pull: in slices, so the check alone never makes a long task.
+    const clock = slicer();
     for (const e of all ?? (await this.entries())) {
+      if (clock.due()) await clock.yield();
       if (e.encryption_version !== 3 || !e.wrapped_item_key || !e.encrypted_data) continue;
       if (isBound({ wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data })) continue;
       try {
@@ -273,7 +275,13 @@ export class Vault {
 
   /** Entries still unbound locally (queued re-seals count as bound). */
   async legacyCount(all?: LocalEntry[]): Promise<number> {
-    return (all ?? (await this.entries())).filter((e) => e.encryption_version === 3 && e.wrapped_item_key && e.encrypted_data && !isBound({ wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data })).length;
+    let n = 0;
+    const clock = slicer();
+    for (const e of all ?? (await this.entries())) {
+      if (clock.due()) await clock.yield();
+      if (e.encryption_version === 3 && e.wrapped_item_key && e.encrypted_data && !isBound({ wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data })) n++;
+    }
+    return n;
   }
 
   /**

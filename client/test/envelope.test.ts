@@ -31,6 +31,26 @@ describe("bound envelopes", () => {
     await expect(openEntry(keys, bank, { wrapped_item_key: b.wrapped_item_key, encrypted_data: a.encrypted_data })).rejects.toBeInstanceOf(MisplacedEnvelopeError);
   });
 
+  it("tells bound from unbound by the first characters alone, as a full decode would, in either alphabet", async () => {
+    const keys = await deriveVaultKeys("passphrase one", "u-alice", FAST);
+    const env = await sealEntry(keys, bank, secrets);
+    const url = (b64: string) => b64.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+    expect(isBound({ wrapped_item_key: url(env.wrapped_item_key), encrypted_data: url(env.encrypted_data) })).toBe(true);
+    const legacy = await encryptLegacyEntry(keys, secrets);
+    expect(isBound(legacy)).toBe(false);
+    // Every first byte after the magic (the 6th character carries two of its bits), and texts too
+    // short or padded early, against the magic found by decoding the whole text.
+    const magic = [0x63, 0x76, 0x32, 0x3a];
+    const full = (b64: string) => {
+      const bytes = fromBase64(b64);
+      return bytes.length > magic.length && magic.every((m, i) => bytes[i] === m);
+    };
+    const texts: string[] = [];
+    for (let b = 0; b < 256; b++) texts.push(toBase64(new Uint8Array([...magic, b, 7, 9, 11])), toBase64(new Uint8Array([0x63, 0x76, 0x32, b, 1, 2])));
+    texts.push(toBase64(new Uint8Array(magic)), toBase64(new Uint8Array([...magic, 1])), "Y3YyOg", "Y3YyOg==", url(toBase64(new Uint8Array([...magic, 0xff, 0xfe, 0xfd]))));
+    for (const t of texts) expect(isBound({ wrapped_item_key: t, encrypted_data: env.encrypted_data }), t).toBe(full(t));
+  });
+
   it("places an entry by the host of its website, else its URL", () => {
     expect(placeOf("u", { id: "e", website: "www.Bank.example", url: null })).toEqual({ entryId: "e", userId: "u", host: "bank.example" });
     expect(placeOf("u", { id: "e", website: null, url: "https://login.bank.example/x" }).host).toBe("login.bank.example");

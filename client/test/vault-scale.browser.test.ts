@@ -13,6 +13,8 @@ const PASSPHRASE = "vault scale passphrase 1";
 const COUNT = 1000;
 /** A sign-in that pulls, stores and opens every entry of such a vault: minutes, not seconds, on a loaded 2-core machine. */
 const LONG = 180_000;
+/** The longest task the page may run during the first sync here (see the test for why this much). */
+const LONGEST_TASK_MS = 1500;
 /** The one entry whose username holds this word: nothing else in the vault does. */
 const LATE = { name: "Quiet harbour", website: "quiet-harbour.example.test", username: "zephyrine@mail.example.test" };
 let browser: Browser;
@@ -124,17 +126,22 @@ describe(`a vault of ${COUNT} entries on a new browser`, () => {
     await expect.poll(() => heading(page), { timeout: 60_000 }).toBe(`Entries (${COUNT})`);
     await expect.poll(() => listed(page), { timeout: 60_000 }).toEqual(all);
     await expect.poll(() => page.locator("#entries").getAttribute("data-read"), { timeout: 60_000 }).not.toBeNull();
-    // The page stays responsive while the first sync fills it: the pull is read, parsed and stored
-    // in a worker, the entries opened in another, and the list takes the pages in a few times a
-    // second. The longest task is printed, not bounded: on the shared machine three runs gave 0, 0
-    // and 281 ms, so no bound both holds and catches a pull read on the page (bench/dashboard.mjs
-    // measures it).
+    // The page stays responsive while the first sync fills it: the pull is read, parsed, sorted and
+    // stored in a worker, the entries opened in another, the list merges the sorted pages, and
+    // every pass over all entries after the pull runs in slices of a few milliseconds. On an idle
+    // machine no task passes 50 ms (bench/dashboard.mjs measures it at 10,000 entries); on the
+    // shared, loaded CI machine a slice's wall time stretches many times while the cores are taken
+    // (runs here: 0, 0 and 281 ms at load about 20, 587 ms at load 29). The bound is about 2.5
+    // times the worst seen: it holds under that load and fails a change that puts seconds of work
+    // in one task again (as the pull parsed and stored on the page did at 10,000 entries); it does
+    // not show the 50 ms line, which is the bench's to show, on an idle machine.
     const tasks = await page.evaluate(() => {
       const w = window as unknown as { __longTasks: { start: number; duration: number }[]; __readyAt?: number };
       const read = Number(document.getElementById("entries")!.dataset.read);
       return { ready: w.__readyAt ?? null, longest: Math.max(0, ...w.__longTasks.filter((t) => t.start >= (w.__readyAt ?? 0) && t.start <= read).map((t) => t.duration)) };
     });
     expect(tasks.ready).not.toBeNull();
+    expect(tasks.longest).toBeLessThan(LONGEST_TASK_MS);
     // The pull was read in its worker (a build or browser without one reads it on the page).
     expect(page.workers().map((w) => new URL(w.url()).pathname)).toContainEqual(expect.stringMatching(/^\/assets\/pull-worker-\w+\.js$/));
     console.log(`first sync of ${COUNT}: longest task on the page ${Math.round(tasks.longest)} ms`);

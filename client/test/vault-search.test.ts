@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { plainTokens } from "../src/crypto";
 import type { LocalEntry } from "../src/db";
 import { nextTask, sortInSlices } from "../src/next-task";
-import { withArrivals } from "../src/sections/vault-arrivals";
+import { inListOrder } from "../src/entry-order";
+import { inOrderOf, withArrivals } from "../src/sections/vault-arrivals";
 import { ListAnswers } from "../src/sections/vault-filter";
 import { narrows, needles, queryWords, SearchIndex } from "../src/sections/vault-search";
 import { byEntryName } from "../src/vault";
@@ -139,6 +140,43 @@ describe("a pull's pages merged into the sorted list", () => {
     expect(merged.map((e) => e.id)).toEqual([...store.values()].sort(byEntryName).map((e) => e.id));
     // Applying the same page again changes nothing (a paint's read may already hold it).
     expect(withArrivals(merged, page).map((e) => e.id)).toEqual(merged.map((e) => e.id));
+  });
+});
+
+describe("a first sync's pages in the list's order", () => {
+  // Names that put the collator's rules to work: case, accents, digits, punctuation, empty, equal names.
+  const NAMES = ["delta", "Alpha", "charlie", "alpha", "Bravo", "echo", "Échelle", "foxtrot", "10 Downing", "2fa", "_x", "", "Zoë", "zoe", "ZOE", "bank", "Bank"];
+  const many = (n: number, seed: number) => Array.from({ length: n }, (_, i) => entry(`id-${seed}-${i}`, `${NAMES[(i * 7 + seed) % NAMES.length]} ${(i * 31 + seed) % 53}`, ""));
+
+  it("pages sorted by the worker and merged one after another give what one sort of all gives", () => {
+    let list: LocalEntry[] = [];
+    const all: LocalEntry[] = [];
+    for (let p = 0; p < 12; p++) {
+      const page = many(150 + p * 40, p);
+      all.push(...page);
+      list = withArrivals(list, inListOrder([...page, { id: `id-${p - 1}-3`, tombstone: true as const }]));
+      const tomb = all.findIndex((e) => e.id === `id-${p - 1}-3`);
+      if (tomb >= 0) all.splice(tomb, 1);
+    }
+    expect(list.map((e) => e.id)).toEqual([...all].sort(byEntryName).map((e) => e.id));
+  });
+
+  it("a page in the list's order puts its removals first and its entries by name", () => {
+    const page = [entry("b", "beta", ""), { id: "x", tombstone: true as const }, entry("a", "Alpha", "")];
+    expect(inListOrder(page).map((c) => c.id)).toEqual(["x", "a", "b"]);
+  });
+
+  it("the store read after the pull, ordered from the arrivals, is what a sort of it gives", async () => {
+    const arrived = withArrivals([], many(900, 1));
+    // The store as read: the same entries as new objects, one renamed, one gone, two new.
+    const read = arrived.filter((e) => e.id !== arrived[5]!.id).map((e) => ({ ...e }));
+    read[10] = { ...read[10]!, name: "aaa renamed" };
+    read.push(entry("n1", "Mid name", ""), entry("n2", "", ""));
+    const ordered = await inOrderOf(read, arrived);
+    expect(ordered.map((e) => e.id)).toEqual([...read].sort(byEntryName).map((e) => e.id));
+    // The store's copies are the ones listed, not the arrivals'.
+    expect(ordered.every((e) => read.includes(e))).toBe(true);
+    expect((await inOrderOf(read, [])).map((e) => e.id)).toEqual(ordered.map((e) => e.id));
   });
 });
 

@@ -68,6 +68,11 @@ class Table {
     private readonly keyOf: (e: LocalEntry) => string | null,
   ) {}
 
+  /** Whether the keys are made (a search asked for them). */
+  get keyed(): boolean {
+    return this.made !== null;
+  }
+
   get keys(): (string | null)[] {
     if (!this.made) {
       this.made = this.entries.map(this.keyOf);
@@ -128,11 +133,12 @@ export class ListAnswers {
    */
   rekey(id: string) {
     const t = this.table;
-    if (!t) return;
+    // Keys not made yet are cut from the entry as it is when a search first needs them: nothing
+    // to take in (and no place map to make) for a table no search has used.
+    if (!t?.keyed) return;
     t.places ??= new Map(t.entries.map((e, i) => [e.id, i]));
     const i = t.places.get(id);
     if (i === undefined) return;
-    // Keys not made yet are cut from the entry as it is when a search first needs them.
     if (t.setKey(i, this.source.keyOf(t.entries[i]!))) this.last = null;
   }
 

@@ -77,7 +77,12 @@ export class EntryList {
    */
   private readonly above = el("li", { className: "list-spacer", ariaHidden: "true" });
   private readonly below = el("li", { className: "list-spacer", ariaHidden: "true" });
-  private readonly resized = new ResizeObserver(() => this.schedule());
+  /** Whether `rowPx` was measured since the list's box last changed size (fonts and zoom change it). */
+  private measured = false;
+  private readonly resized = new ResizeObserver(() => {
+    this.measured = false;
+    this.schedule();
+  });
   private readonly onScroll = () => this.schedule();
   gone = false;
 
@@ -187,9 +192,11 @@ export class EntryList {
       if (at !== li) this.list.insertBefore(li, at ?? null);
     });
     while (this.list.children.length > items.length) this.list.lastElementChild!.remove();
-    // The stylesheet gives every row one height; measured once drawn (fonts and zoom change it), in a
-    // render that measures anyway.
-    const h = (!cached && first < last ? this.drawn.get(this.rows[first]!.id)?.li.getBoundingClientRect().height : 0) ?? 0;
+    // The stylesheet gives every row one height: measured once drawn, and again only after the
+    // list's box changed size (fonts and zoom change it), in a render that measures anyway. Measured
+    // at every render, it forced a layout of the rows just put in after each arrival of a pull.
+    const h = (!cached && !this.measured && first < last ? this.drawn.get(this.rows[first]!.id)?.li.getBoundingClientRect().height : 0) ?? 0;
+    if (h > 0) this.measured = true;
     if (h > 0 && Math.abs(h - px) > 0.5) {
       this.rowPx = h;
       if (n > ALL_ROWS) this.schedule();

@@ -2,7 +2,7 @@
  * The vault list's headings and messages around the rows: the count and what the view is, the
  * empty vault's invitation, why nothing matches, and the tag filter's choices.
  */
-import type { LocalEntry } from "../db";
+import type { LocalEntry, PulledChange } from "../db";
 import { $, el } from "../pages/common";
 
 export interface ListStatus {
@@ -33,8 +33,15 @@ export function drawStatus(s: ListStatus) {
 }
 
 /** The tag filter's options: every tag in the vault, the current choice kept. */
-export function drawTags(entries: LocalEntry[]) {
+export function drawTags(entries: LocalEntry[], added?: readonly PulledChange[]) {
   const select = $("tag-filter") as HTMLSelectElement;
+  // A pull's arrival only adds entries: the choices are made again only when it brings a tag not
+  // offered yet (gathering the tags of all 10,000 entries at every arrival was a pass over all).
+  // A tag whose last entry a page removed stays offered until the paint after the pull.
+  if (added && select.dataset.sig !== undefined) {
+    const offered = new Set(select.dataset.sig.split("\u0001"));
+    if (added.every((c) => "tombstone" in c || c.tags.every((t) => offered.has(t)))) return;
+  }
   const tags = [...new Set(entries.flatMap((e) => e.tags))].sort((a, b) => a.localeCompare(b));
   const sig = tags.join("\u0001");
   if (select.dataset.sig === sig) return;
@@ -42,4 +49,15 @@ export function drawTags(entries: LocalEntry[]) {
   const current = select.value;
   select.replaceChildren(el("option", { value: "", textContent: "All tags" }), ...tags.map((t) => el("option", { value: t, textContent: t })));
   select.value = tags.includes(current) ? current : "";
+}
+
+/** The notice of entries that did not open: how many, and why when the client refused them. */
+export function drawUnreadable(unreadable: number, reasons: string[]) {
+  const count = `${unreadable} ${unreadable === 1 ? "entry" : "entries"}`;
+  $("foreign-key").hidden = unreadable === 0;
+  // Refused envelopes say why; the rest are under another vault key, most likely after a
+  // passphrase change on another device.
+  $("foreign-key").textContent = reasons.length
+    ? `${count} not shown. ${reasons.join(" ")}`
+    : `${count} cannot be opened with this device's key. If the master passphrase was changed on another device, sign out and sign in with the new one.`;
 }

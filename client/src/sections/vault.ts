@@ -11,7 +11,7 @@ import type { AppContext, Unmount } from "../shell/context";
 import { READER_BATCH } from "../vault";
 import { EntryDetail } from "./vault-detail";
 import { EntryForm } from "./vault-form";
-import { Arrivals, withArrivals } from "./vault-arrivals";
+import { Arrivals, inOrderOf, withArrivals } from "./vault-arrivals";
 import { EntryList, type Row } from "./vault-list";
 import { VAULT_MARKUP } from "./vault-markup";
 import { Organiser } from "./vault-organise";
@@ -21,7 +21,7 @@ import { SHARED_PREFIX, SharedEntries } from "./vault-shared";
 import { DeviceState } from "./vault-device";
 import { bindSearchKeys } from "./vault-keys";
 import { auditedSecrets, noteFullyBound, storeMark } from "./vault-secrets";
-import { drawStatus, drawTags } from "./vault-status";
+import { drawStatus, drawTags, drawUnreadable } from "./vault-status";
 /** How often a search or filter on screen follows entries opened in the background. */
 const FOLLOW_MS = 150;
 
@@ -219,7 +219,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     take(changes) {
       const first = snapshot.length === 0;
       takeArrivals(changes);
-      drawTags(snapshot);
+      drawTags(snapshot, changes);
       void filter(false);
       if (first) void openFirstRows();
     },
@@ -258,7 +258,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     // stores during the read are taken in over it.
     arrivals.restart();
     const all = await vault.entries();
-    snapshot = await vault.list(all);
+    snapshot = await inOrderOf(all, snapshot);
     byId = new Map(snapshot.map((e) => [e.id, e]));
     version++;
     queued = new Set((await db.pending(session.userId)).map((p) => p.entryId));
@@ -291,13 +291,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
       if ((migrated > 0 || sealed > 0) && navigator.onLine) void sync.syncNow();
       await noteFullyBound(app, all);
       if (gone) return;
-      const count = `${unreadable} ${unreadable === 1 ? "entry" : "entries"}`;
-      $("foreign-key").hidden = unreadable === 0;
-      // Refused envelopes say why; the rest are under another vault key, most likely after a
-      // passphrase change on another device.
-      $("foreign-key").textContent = reasons.length
-        ? `${count} not shown. ${reasons.join(" ")}`
-        : `${count} cannot be opened with this device's key. If the master passphrase was changed on another device, sign out and sign in with the new one.`;
+      drawUnreadable(unreadable, reasons);
       // The store changed under the list just drawn: one more paint shows it. New search tokens
       // need no new read: the entries they were computed for were opened, and match in memory.
       if (migrated > 0 || sealed > 0) void app.refresh();
