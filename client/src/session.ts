@@ -59,6 +59,7 @@ export async function providerSession(api = new ApiClient()): Promise<{ id: stri
  */
 export async function vaultKeys(api: ApiClient, trust: TrustStore, userId: string, passphrase: string): Promise<VaultKeys> {
   const { data } = await api.listPasswords(1, 20);
+  performance.mark("vault:sample-read");
   const samples = data.flatMap((e) => (e.encryption_version === 3 && e.wrapped_item_key && e.encrypted_data ? [{ e, env: { wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data } }] : []));
   const floor = await trust.floor();
   const bound = samples.find((s) => isBound(s.env));
@@ -88,12 +89,14 @@ export async function vaultKeys(api: ApiClient, trust: TrustStore, userId: strin
 export async function signIn(passphrase: string): Promise<Session> {
   const api = new ApiClient();
   const user = await providerSession(api);
+  performance.mark("vault:session-answered");
   if (!user) throw new SignInError("The sign-in has expired: sign in again");
   const claims = { sub: user.id, email: user.email };
   const trust = await TrustStore.open(claims.sub);
   let keys: VaultKeys;
   try {
     keys = await vaultKeys(api, trust, claims.sub, passphrase);
+    performance.mark("vault:keys-derived");
     await trust.raise({ keyVersion: keyVersion(keys) });
   } finally {
     trust.close();

@@ -138,8 +138,10 @@ form.addEventListener("submit", (ev) => {
   }
   submit.disabled = true;
   submit.textContent = "Opening…";
+  performance.mark("vault:click");
   signIn(passphrase)
     .then(() => {
+      performance.mark("vault:signed-in");
       noteUnlocked();
       location.assign(nextPath());
     })

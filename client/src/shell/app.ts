@@ -34,6 +34,7 @@ export type ShellHooks = {
 };
 
 export async function startShell(db: LocalDb, session: Session, keys: VaultKeys, hooks: ShellHooks) {
+  performance.mark("vault:shell-start");
   const api = new ApiClient();
   // One answer for every refusal that wants the person (2FA code, recent sign-in): the dialog.
   installConfirmDialog(api);
@@ -194,6 +195,7 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
     }
     document.title = `${match.section.title} · Credential vault`;
     const mod = await match.section.load();
+    performance.mark("vault:section-loaded");
     if (mine !== generation) return;
     const root = document.createElement("div");
     main.append(root);
@@ -244,6 +246,7 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
   $("lock").hidden = false;
   await renderStatus();
   await go(location.pathname + location.search, false);
+  performance.mark("vault:section-mounted");
   hooks.started(sync, () => {
     stopIdle();
     unmount?.();
