@@ -17,6 +17,13 @@ import { TrustStore } from "./trust";
 
 export class SignInError extends Error {}
 
+/**
+ * The store's note of whose vault a pull made ahead of the sign-in wrote (pull-ahead.ts): a sign-in
+ * that then failed leaves that ciphertext with no session beside it, and another user's sign-in
+ * clears it as it clears a previous session's data.
+ */
+export const PULLED_AHEAD = "pulledAhead";
+
 /** The cookie the worker sets at the end of a sign-in; the extension reads it to follow the app's session. */
 export const AUTH_COOKIE = "access_token";
 
@@ -104,8 +111,9 @@ export async function signIn(passphrase: string): Promise<Session> {
   const db = await openDb();
   try {
     const previous = await db.session();
+    const ahead = await db.meta<string>(PULLED_AHEAD);
     // Another user's data never stays behind a sign-in.
-    if (previous && previous.userId !== claims.sub) await db.clearAll();
+    if (previous ? previous.userId !== claims.sub : ahead !== undefined && ahead !== claims.sub) await db.clearAll();
     const session: Session = { userId: claims.sub, email: claims.email, signedInAt: new Date().toISOString() };
     await db.setMeta(`keys:${claims.sub}`, keys);
     await db.setMeta(`keycheck:${claims.sub}`, await makeKeyCheck(keys, claims.sub));

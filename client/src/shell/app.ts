@@ -245,15 +245,19 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
   $("sync-now").hidden = false;
   $("lock").hidden = false;
   await renderStatus();
-  await go(location.pathname + location.search, false);
-  performance.mark("vault:section-mounted");
   hooks.started(sync, () => {
     stopIdle();
     unmount?.();
     unmount = null;
     main.replaceChildren();
   });
+  // The engine starts before the section mounts, not after: a first sync's request then overlaps
+  // the section's load and first read, and a mount that opens entries already stored (a pull made
+  // ahead of the sign-in, a reload) does not hold the pull back until its pass is done. Pages
+  // stored before the section listens are in its first read of the store.
   sync.start();
+  await go(location.pathname + location.search, false);
+  performance.mark("vault:section-mounted");
   // Resets this device started and has not saved yet (one may have ended while no tab was open).
   void resumeResets(app);
   document.body.dataset.ready = "true";
