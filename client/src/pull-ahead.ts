@@ -2,13 +2,14 @@
  * A new browser's first pull, started on the sign-in page at the click on "Open vault" instead of
  * after the vault page has loaded: the pull needs the session only (it carries ciphertext, which
  * the keys being derived meanwhile will open), so it runs while the passphrase is derived and the
- * vault page loads. The vault page finds the first pages in the store and lists them from its
- * first read; its own sync engine resumes the pull from the stored position (a pull read page by
- * page: docs/decisions.md, Sync), since the navigation ends this page and its pull worker.
+ * vault page loads. It stops after its first page is stored, as a dropped connection leaves a
+ * pull: the vault page lists that page from its first read of the store and its own sync engine
+ * resumes the rest from the stored position (a pull read page by page: docs/decisions.md, Sync).
  */
 import { ApiClient } from "./api";
 import { openDb } from "./db";
 import { PULLED_AHEAD } from "./session";
+import { stopPullWorker } from "./pull-worker-client";
 import { pull, withSyncLock } from "./sync-engine";
 
 let started = false;
@@ -28,7 +29,10 @@ export function pullAhead(userId: string, stored: string | undefined): void {
       const before = await db.meta<string>(PULLED_AHEAD);
       if (stored === undefined && before !== undefined && before !== userId) await db.clearAll();
       await db.setMeta(PULLED_AHEAD, userId);
-      await withSyncLock(() => pull(db, new ApiClient(), userId));
+      // One page, then the pull is ended as cut: the vault page's first read of the store is then
+      // a page, not the thousands a longer pull ahead would have stored (that read, and the pass
+      // that opens what it read, come before the first row).
+      await withSyncLock(() => pull(db, new ApiClient(), userId, () => stopPullWorker()));
     } catch {
       // Offline, cut by the navigation, or refused: the vault page's engine pulls (or resumes) as
       // it would have without this one.

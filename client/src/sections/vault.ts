@@ -268,6 +268,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     loaded = true;
     drawTags(snapshot);
     await filter();
+    if (snapshot.length) performance.mark("vault:first-rows-listed");
     readDone();
     // Shares come from the server (the Sharing page's copy offline): the list follows when they change.
     void reloadShares();
