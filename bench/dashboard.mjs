@@ -9,8 +9,10 @@
 // timestamp to the frame that shows the change, each sample taken apart (bench/lib/page-samples.mjs);
 // the earlier in-page figure (a synthetic event, polled) is printed beside them for comparison.
 // --runs 0 leaves out the lock, unlock and reload runs.
-// --first-sync stops after the first sign-in on a new browser (the full pull), for side-by-side runs.
-//   node bench/dashboard.mjs [--runs 10] [--samples 40] [--port 8732] [--entries 10000] [--profile] [--first-sync]
+// --first-sync stops after the first sign-in on a new browser (the full pull), for side-by-side runs;
+// --first-syncs N signs in N times, each in a new browser context, and prints each run's timeline
+// from the click (the app's vault:* performance marks) and the medians.
+//   node bench/dashboard.mjs [--runs 10] [--samples 40] [--port 8732] [--entries 10000] [--profile] [--first-sync] [--first-syncs 1]
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
@@ -23,7 +25,7 @@ import { eventTimingInit, printSamples, sampler } from "./lib/page-samples.mjs";
 import { fmt, signDevToken, startWorker } from "./lib/harness.mjs";
 import { seedVault } from "./lib/vault-seed.mjs";
 
-const { values } = parseArgs({ options: { runs: { type: "string", default: "10" }, port: { type: "string", default: "8732" }, entries: { type: "string", default: "10000" }, samples: { type: "string", default: "40" }, profile: { type: "boolean", default: false }, "first-sync": { type: "boolean", default: false } } });
+const { values } = parseArgs({ options: { runs: { type: "string", default: "10" }, port: { type: "string", default: "8732" }, entries: { type: "string", default: "10000" }, samples: { type: "string", default: "40" }, profile: { type: "boolean", default: false }, "first-sync": { type: "boolean", default: false }, "first-syncs": { type: "string", default: "1" } } });
 const OUT = join(ROOT, "bench", "out");
 /** Starts the profiler when --profile asks for it; the function returned stops it and prints. */
 const profiled = async (page, label, stretches = false) => {
@@ -55,7 +57,16 @@ try {
   await seedVault({ base: worker.base, token, sub, passphrase: PASSPHRASE, count: ENTRIES, website: (n) => `service${n % 2500}.example.com` });
   console.log(`seeded ${ENTRIES} entries in ${fmt((performance.now() - t0) / 1000, 1)} s`);
 
-  const context = await browser.newContext({ baseURL: worker.base });
+  // --first-syncs N: the first sign-in N times, each in a new browser context (a browser that has
+  // never held the vault), on the one seeded vault; the later phases run in the last one.
+  const heading = `Entries (${ENTRIES})`;
+  const firstSyncs = [];
+  let context;
+  let page;
+  let timed;
+  for (let run = 0; run < Number(values["first-syncs"]); run++) {
+  await context?.close();
+  context = await browser.newContext({ baseURL: worker.base });
   // Every long task (over 50 ms on the main thread) the page runs, for "the longest task while it
   // fills in" (Long Tasks API).
   await context.addInitScript(() => {
@@ -65,13 +76,27 @@ try {
     }).observe({ type: "longtask", buffered: true });
   });
   await context.addInitScript(eventTimingInit);
+  // The app's own marks on the way from "Open vault" to the first row (performance.mark, named
+  // vault:*), kept across the navigation from the sign-in page to the vault page in sessionStorage
+  // with their wall-clock time, for the timeline printed after the first sign-in.
+  await context.addInitScript(() => {
+    const mark = performance.mark.bind(performance);
+    performance.mark = (name, options) => {
+      const m = mark(name, options);
+      if (name.startsWith("vault:")) {
+        const kept = JSON.parse(sessionStorage.getItem("bench-marks") ?? "[]");
+        kept.push([name, performance.timeOrigin + m.startTime]);
+        sessionStorage.setItem("bench-marks", JSON.stringify(kept));
+      }
+      return m;
+    };
+  });
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   // The auth cookie the worker sets at the end of an OpenID sign-in.
   await context.addCookies([{ name: "access_token", value: token, url: worker.base, httpOnly: true, sameSite: "Strict" }]);
-  const page = await context.newPage();
-  const heading = `Entries (${ENTRIES})`;
+  page = await context.newPage();
   /** Milliseconds from `start` until the first row shows, and until every entry has its row. */
-  const timed = async (start) => {
+  timed = async (start) => {
     const t = performance.now();
     await start();
     await page.locator("#entries li").first().waitFor({ timeout: 120_000 });
@@ -85,6 +110,7 @@ try {
   const signInProfiled = await profiled(page, "dashboard-first-sign-in", true);
   const signIn = await timed(() => page.getByRole("button", { name: "Open vault" }).click());
   console.log(`first sign-in on this browser (full pull of ${ENTRIES}, indexing): first row ${fmt(signIn.first / 1000, 1)} s, all listed ${fmt(signIn.all / 1000, 1)} s`);
+  await printTimeline(page);
   // The page fills in after the rows are listed (usernames, marks and folders opened entry by
   // entry): until that pass is done, and the longest task from the click until 2 s after it.
   const settled = await page.evaluate(async (clickedAgo) => {
@@ -106,6 +132,12 @@ try {
   }, performance.now() - signIn.started);
   await signInProfiled();
   console.log(`first sign-in: main thread quiet ${fmt(settled.after / 1000, 1)} s after the click; longest task ${fmt(settled.longest, 0)} ms, ${settled.count} tasks over 50 ms${Number.isFinite(settled.read) ? `; every entry opened ${fmt(settled.read / 1000, 1)} s after the click` : ""}`);
+  firstSyncs.push(signIn);
+  }
+  if (firstSyncs.length > 1) {
+    line("first sign-in -> first row", firstSyncs.map((r) => r.first));
+    line("first sign-in -> all listed", firstSyncs.map((r) => r.all));
+  }
   /** Everything after the first sign-in: keystrokes, opens, unlocks and reloads, bundle sizes. */
   async function laterPhases() {
 
@@ -217,6 +249,34 @@ try {
 } finally {
   await browser.close();
   worker.stop();
+}
+
+/**
+ * The first sign-in's timeline: each of the app's vault:* marks (the first of each name) in ms
+ * after the click on "Open vault", with the step from the mark before.
+ */
+async function printTimeline(page) {
+  const marks = await page.evaluate(() => {
+    // The vault page's own load (it follows a navigation from the sign-in page), in the same clock.
+    const nav = performance.getEntriesByType("navigation")[0];
+    const at = (t) => performance.timeOrigin + t;
+    const steps = nav ? [["nav:start", at(0)], ["nav:response", at(nav.responseStart)], ["nav:interactive", at(nav.domInteractive)]] : [];
+    const scripts = performance.getEntriesByType("resource").filter((r) => r.initiatorType === "script" || r.name.endsWith(".js"));
+    // The vault page's scripts as they came: after the page's first script ran, later ones are the
+    // section's and the workers'.
+    for (const r of scripts) steps.push([`script ${r.name.replace(/^.*\//, "").slice(0, 22)}${r.workerStart > 0 ? " (sw)" : ""}`, at(r.responseEnd)]);
+    return [...JSON.parse(sessionStorage.getItem("bench-marks") ?? "[]"), ...steps];
+  });
+  const click = marks.find(([n]) => n === "vault:click");
+  if (!click) return console.log("timeline: no vault:* marks (a build without them)");
+  const seen = new Set();
+  const firsts = marks.filter(([n]) => !seen.has(n) && seen.add(n)).sort((a, b) => a[1] - b[1]);
+  let before = click[1];
+  console.log("timeline from the click (ms after it, +step):");
+  for (const [name, at] of firsts) {
+    console.log(`  ${name.padEnd(28)} ${fmt(at - click[1], 0).padStart(6)}  +${fmt(at - before, 0)}`);
+    before = at;
+  }
 }
 
 /** Clears the search through its own input event and waits for the whole list. */

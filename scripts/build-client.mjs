@@ -90,6 +90,32 @@ for (const [file, meta] of Object.entries(pages.metafile.outputs)) {
   if (meta.entryPoint) scripts[basename(meta.entryPoint, ".ts")] = `/${relative(OUT, join(ROOT, file)).split("\\").join("/")}`;
 }
 
+/**
+ * The vault page's modules, named in its HTML as module preloads: the shell's entry script imports
+ * its chunks, which import theirs, and the vault section is imported once the shell runs, so
+ * without the list the browser finds them one level at a time, a round trip per level, on the
+ * way from "Open vault" to the first row. With it every one is asked for as the HTML is read.
+ */
+function vaultPreloads() {
+  const outputs = pages.metafile.outputs;
+  const urlOf = (file) => `/${relative(OUT, join(ROOT, file)).split("\\").join("/")}`;
+  const closure = (file, seen) => {
+    for (const i of outputs[file].imports) {
+      if (i.kind !== "import-statement" || seen.has(i.path)) continue;
+      seen.add(i.path);
+      closure(i.path, seen);
+    }
+    return seen;
+  };
+  const entry = (name) => Object.keys(outputs).find((f) => outputs[f].entryPoint?.split("\\").join("/").endsWith(name));
+  const shell = entry("client/src/pages/dashboard.ts");
+  const section = entry("client/src/sections/vault.ts");
+  if (!shell || !section) throw new Error("vault preloads: the shell's or the vault section's bundle is missing");
+  const files = new Set([...closure(shell, new Set()), section, ...closure(section, new Set())]);
+  files.delete(shell);
+  return [...files].map((f) => `<link rel="modulepreload" href="${urlOf(f)}">`).join("\n  ");
+}
+
 const css = readFileSync(join(STATIC, "styles.css"));
 const cssUrl = `/assets/styles-${createHash("sha256").update(css).digest("hex").slice(0, 8)}.css`;
 writeFileSync(join(OUT, cssUrl), css);
@@ -136,8 +162,11 @@ for (const name of readdirSync(STATIC)) {
         return scripts[page];
       });
     writeFileSync(join(OUT, name), html);
-    // The shell (dashboard.html) also answers at every section path.
-    if (name === "dashboard.html") for (const path of sectionPaths()) writeFileSync(join(OUT, `${path.slice(1)}.html`), html);
+    // The shell (dashboard.html) also answers at every section path; the vault's page names the
+    // vault section's modules to preload (where a sign-in lands).
+    const preloads = vaultPreloads();
+    const withPreloads = (h) => h.replace(/(\n\s*)<script type="module"/, (m, space) => `${space}${preloads}${m}`);
+    if (name === "dashboard.html") for (const path of sectionPaths()) writeFileSync(join(OUT, `${path.slice(1)}.html`), path === "/vault" ? withPreloads(html) : html);
   } else if (name !== "styles.css") {
     copyFileSync(join(STATIC, name), join(OUT, name));
   }

@@ -47,6 +47,7 @@ function start(): Worker | null {
     const w = waiting.get(n.job);
     if (!w) return;
     if (n.kind === "page") {
+      performance.mark("vault:page-stored");
       try {
         if (n.changes) w.onPage?.(n.changes);
       } catch (e) {

@@ -17,6 +17,13 @@ import { TrustStore } from "./trust";
 
 export class SignInError extends Error {}
 
+/**
+ * The store's note of whose vault a pull made ahead of the sign-in wrote (pull-ahead.ts): a sign-in
+ * that then failed leaves that ciphertext with no session beside it, and another user's sign-in
+ * clears it as it clears a previous session's data.
+ */
+export const PULLED_AHEAD = "pulledAhead";
+
 /** The cookie the worker sets at the end of a sign-in; the extension reads it to follow the app's session. */
 export const AUTH_COOKIE = "access_token";
 
@@ -59,6 +66,7 @@ export async function providerSession(api = new ApiClient()): Promise<{ id: stri
  */
 export async function vaultKeys(api: ApiClient, trust: TrustStore, userId: string, passphrase: string): Promise<VaultKeys> {
   const { data } = await api.listPasswords(1, 20);
+  performance.mark("vault:sample-read");
   const samples = data.flatMap((e) => (e.encryption_version === 3 && e.wrapped_item_key && e.encrypted_data ? [{ e, env: { wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data } }] : []));
   const floor = await trust.floor();
   const bound = samples.find((s) => isBound(s.env));
@@ -88,12 +96,14 @@ export async function vaultKeys(api: ApiClient, trust: TrustStore, userId: strin
 export async function signIn(passphrase: string): Promise<Session> {
   const api = new ApiClient();
   const user = await providerSession(api);
+  performance.mark("vault:session-answered");
   if (!user) throw new SignInError("The sign-in has expired: sign in again");
   const claims = { sub: user.id, email: user.email };
   const trust = await TrustStore.open(claims.sub);
   let keys: VaultKeys;
   try {
     keys = await vaultKeys(api, trust, claims.sub, passphrase);
+    performance.mark("vault:keys-derived");
     await trust.raise({ keyVersion: keyVersion(keys) });
   } finally {
     trust.close();
@@ -101,8 +111,9 @@ export async function signIn(passphrase: string): Promise<Session> {
   const db = await openDb();
   try {
     const previous = await db.session();
+    const ahead = await db.meta<string>(PULLED_AHEAD);
     // Another user's data never stays behind a sign-in.
-    if (previous && previous.userId !== claims.sub) await db.clearAll();
+    if (previous ? previous.userId !== claims.sub : ahead !== undefined && ahead !== claims.sub) await db.clearAll();
     const session: Session = { userId: claims.sub, email: claims.email, signedInAt: new Date().toISOString() };
     await db.setMeta(`keys:${claims.sub}`, keys);
     await db.setMeta(`keycheck:${claims.sub}`, await makeKeyCheck(keys, claims.sub));

@@ -104,7 +104,9 @@ export async function pull(db: LocalDb, api: ApiClient, userId: string, onPage?:
   // The D1 bookmarks travel with the cursor (docs/decisions.md, Scale: shards, a directory, many databases): reopened later, the device still reads from
   // no replica older than what it last saw.
   api.useBookmarks(await db.meta<string>(`bookmark:${userId}`));
+  performance.mark("vault:pull-sent");
   const res = await api.syncPages(since, resume);
+  performance.mark("vault:pull-answered");
   const report = /\bapplication\/x-ndjson\b/.test(res.headers.get("content-type") ?? "") ? await readPagesOffThread(db, res.body!, userId, since, onPage) : await readWhole(db, res, userId, since);
   await db.setMeta(`bookmark:${userId}`, api.bookmarkHeader());
   return report;

@@ -9,6 +9,7 @@ import { syncOnce, type SyncEngine } from "../sync-engine";
 import { $, registerServiceWorker } from "./common";
 import { showLockScreen } from "./lock";
 
+performance.mark("vault:page-start");
 const db = await openDb();
 const current = await currentSession(db);
 // Not awaited: offline, registration waits on the failing update check, and the vault renders first.

@@ -220,7 +220,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
       const first = snapshot.length === 0;
       takeArrivals(changes);
       drawTags(snapshot, changes);
-      void filter(false);
+      void filter(false).then(() => first && performance.mark("vault:first-rows-listed"));
       if (first) void openFirstRows();
     },
   });
@@ -229,6 +229,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   async function openFirstRows() {
     const top = tableOf().entries.slice(0, READER_BATCH).filter((e) => !usernames.has(e.id));
     const read = await reader.read(top, false);
+    performance.mark("vault:first-rows-opened");
     if (gone) return;
     let found = false;
     for (const e of top) {
@@ -267,6 +268,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     loaded = true;
     drawTags(snapshot);
     await filter();
+    if (snapshot.length) performance.mark("vault:first-rows-listed");
     readDone();
     // Shares come from the server (the Sharing page's copy offline): the list follows when they change.
     void reloadShares();

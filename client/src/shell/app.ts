@@ -34,6 +34,7 @@ export type ShellHooks = {
 };
 
 export async function startShell(db: LocalDb, session: Session, keys: VaultKeys, hooks: ShellHooks) {
+  performance.mark("vault:shell-start");
   const api = new ApiClient();
   // One answer for every refusal that wants the person (2FA code, recent sign-in): the dialog.
   installConfirmDialog(api);
@@ -194,6 +195,7 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
     }
     document.title = `${match.section.title} · Credential vault`;
     const mod = await match.section.load();
+    performance.mark("vault:section-loaded");
     if (mine !== generation) return;
     const root = document.createElement("div");
     main.append(root);
@@ -243,14 +245,19 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
   $("sync-now").hidden = false;
   $("lock").hidden = false;
   await renderStatus();
-  await go(location.pathname + location.search, false);
   hooks.started(sync, () => {
     stopIdle();
     unmount?.();
     unmount = null;
     main.replaceChildren();
   });
+  // The engine starts before the section mounts, not after: a first sync's request then overlaps
+  // the section's load and first read, and a mount that opens entries already stored (a pull made
+  // ahead of the sign-in, a reload) does not hold the pull back until its pass is done. Pages
+  // stored before the section listens are in its first read of the store.
   sync.start();
+  await go(location.pathname + location.search, false);
+  performance.mark("vault:section-mounted");
   // Resets this device started and has not saved yet (one may have ended while no tab was open).
   void resumeResets(app);
   document.body.dataset.ready = "true";
