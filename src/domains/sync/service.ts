@@ -16,12 +16,6 @@ export async function liveEntries(db: Db, userId: string): Promise<SyncEntry[]> 
 
 export const CURSOR_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
 const CURSOR_MAX_FUTURE_MS = 60 * 1000;
-/**
- * D1 reads a long pull keeps in flight past the page being sent. Two, not one: a read chained only
- * when the runtime took the page before it waited on the sending as well, and the floor bench
- * (bench/d1-floor.mjs, docs/scale.md "Full pull") shows the reads are the pull's time.
- */
-const AHEAD = 2;
 
 export function toChange(row: SyncRow): SyncEntry | Tombstone {
   if (row.deletedAt !== null) return { id: row.id, _deleted: true, deleted_at: row.deletedAt };
@@ -123,25 +117,18 @@ export class SyncService {
     const parts = (page: repo.PullPage): string[] => (page.n > 0 ? frame.page(page.body!, resumeToken(base, page.end!), sent++ === 0) : []);
     if (!first.page.more) return frame.open + parts(first.page).join("") + frame.close;
     // A large pull streams page by page, so a 100,000-entry vault is never held whole in memory:
-    // each page arrives from SQLite as one JSON text and leaves as its bytes. Reads are chained on
-    // the key of the page before and run up to `AHEAD` pages past the one being sent, each asked
-    // for as soon as the one before it has arrived rather than when the runtime asks for more
-    // bytes: a D1 read then never waits on the sending, and at most `AHEAD` + 1 pages are held.
+    // each page arrives from SQLite as one JSON text and leaves as its bytes. One read runs ahead:
+    // the next page is asked for as soon as the one before it has arrived, so its round trip
+    // overlaps the sending of that one, and at most two pages are held at a time.
     const encoder = new TextEncoder();
     let reads = 0;
-    let cancelled = false;
-    const none: repo.PullPage = { body: null, n: 0, end: null, more: false };
-    const read = (after: repo.PullPage): Promise<repo.PullPage> =>
-      cancelled || !after.more ? Promise.resolve(none) : repo.pullPage(this.db, userId, mode, clock, after.end!, repo.nextLimit(after, sizes, reads++));
-    let tail: Promise<repo.PullPage> = Promise.resolve(first.page);
-    const queue: Promise<repo.PullPage>[] = [];
-    const ask = () => {
-      tail = tail.then(read);
+    const read = (after: repo.PullPage): Promise<repo.PullPage> => {
+      const next = repo.pullPage(this.db, userId, mode, clock, after.end!, repo.nextLimit(after, sizes, reads++));
       // A read whose stream was cancelled is never awaited; its failure must not go unhandled.
-      tail.catch(() => {});
-      queue.push(tail);
+      next.catch(() => {});
+      return next;
     };
-    for (let i = 0; i < AHEAD; i++) ask();
+    let ahead: Promise<repo.PullPage> | null = read(first.page);
     let head: string[] | null = [frame.open, ...parts(first.page)];
     // highWaterMark 0: a chunk is made only when the runtime asks for one.
     const source: UnderlyingSource<Uint8Array> = {
@@ -151,18 +138,19 @@ export class SyncService {
           head = null;
           return;
         }
-        const page = await queue.shift()!;
-        // Each part its own chunk: joined to the page, a separator would make one more copy of a
-        // page-sized string.
-        for (const part of parts(page)) controller.enqueue(encoder.encode(part));
-        if (page.more) return ask();
-        queue.length = 0;
+        if (ahead) {
+          const page = await ahead;
+          ahead = page.more ? read(page) : null;
+          // Each part its own chunk: joined to the page, a separator would make one more copy of a
+          // page-sized string.
+          for (const part of parts(page)) controller.enqueue(encoder.encode(part));
+          if (ahead) return;
+        }
         controller.enqueue(encoder.encode(frame.close));
         controller.close();
       },
       cancel: () => {
-        cancelled = true;
-        queue.length = 0;
+        ahead = null;
       },
     };
     return new ReadableStream(source, { highWaterMark: 0 });
