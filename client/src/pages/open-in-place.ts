@@ -24,7 +24,9 @@ export function readShellPage(path: string): Promise<ShellPage | null> {
       script.remove();
       // The shell's entry and what the page itself names (the vault section's modules): fetched and
       // compiled now, run at sign-in.
-      for (const href of [entry, ...[...doc.head.querySelectorAll('link[rel="modulepreload"]')].map((l) => l.getAttribute("href"))]) {
+      const preloads = [...doc.querySelectorAll('link[rel="modulepreload"]')];
+      for (const l of preloads) l.remove();
+      for (const href of [entry, ...preloads.map((l) => l.getAttribute("href"))]) {
         if (!href || document.head.querySelector(`link[rel="modulepreload"][href="${CSS.escape(href)}"]`)) continue;
         const link = document.createElement("link");
         link.rel = "modulepreload";
