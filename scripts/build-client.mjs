@@ -4,7 +4,7 @@
 // The service worker keeps a fixed URL (/sw.js) and learns the asset list at build time.
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import { ROOT } from "./lib/dev-identity.mjs";
 
@@ -96,24 +96,38 @@ for (const [file, meta] of Object.entries(pages.metafile.outputs)) {
  * without the list the browser finds them one level at a time, a round trip per level, on the
  * way from "Open vault" to the first row. With it every one is asked for as the HTML is read.
  */
+const outputs = pages.metafile.outputs;
+const urlOf = (file) => `/${relative(OUT, join(ROOT, file)).split("\\").join("/")}`;
+/** The bundles `file` imports statically, level after level. */
+const closure = (file, seen) => {
+  for (const i of outputs[file].imports) {
+    if (i.kind !== "import-statement" || seen.has(i.path)) continue;
+    seen.add(i.path);
+    closure(i.path, seen);
+  }
+  return seen;
+};
+const entryFile = (name) => {
+  const found = Object.keys(outputs).find((f) => outputs[f].entryPoint?.split("\\").join("/").endsWith(name));
+  if (!found) throw new Error(`client build: no bundle for ${name}`);
+  return found;
+};
 function vaultPreloads() {
-  const outputs = pages.metafile.outputs;
-  const urlOf = (file) => `/${relative(OUT, join(ROOT, file)).split("\\").join("/")}`;
-  const closure = (file, seen) => {
-    for (const i of outputs[file].imports) {
-      if (i.kind !== "import-statement" || seen.has(i.path)) continue;
-      seen.add(i.path);
-      closure(i.path, seen);
-    }
-    return seen;
-  };
-  const entry = (name) => Object.keys(outputs).find((f) => outputs[f].entryPoint?.split("\\").join("/").endsWith(name));
-  const shell = entry("client/src/pages/dashboard.ts");
-  const section = entry("client/src/sections/vault.ts");
-  if (!shell || !section) throw new Error("vault preloads: the shell's or the vault section's bundle is missing");
+  const shell = entryFile("client/src/pages/dashboard.ts");
+  const section = entryFile("client/src/sections/vault.ts");
   const files = new Set([...closure(shell, new Set()), section, ...closure(section, new Set())]);
   files.delete(shell);
   return [...files].map((f) => `<link rel="modulepreload" href="${urlOf(f)}">`).join("\n  ");
+}
+/** Every bundle the sign-in page and the vault page (shell and vault section) load at start. */
+function startModules() {
+  const files = new Set();
+  for (const name of ["client/src/pages/signin.ts", "client/src/pages/dashboard.ts", "client/src/sections/vault.ts"]) {
+    const file = entryFile(name);
+    files.add(file);
+    closure(file, files);
+  }
+  return [...files].map(urlOf);
 }
 
 const css = readFileSync(join(STATIC, "styles.css"));
@@ -153,6 +167,17 @@ const APP_FILES = ["/manifest.webmanifest", "/icon.svg", "/icon-192.png", "/icon
 const assets = [cssUrl, ...APP_FILES, "/password-rules.json", readerUrl, pullWorkerUrl, healthWorkerUrl, keepassWorkerUrl];
 for (const file of Object.keys(pages.metafile.outputs)) assets.push(`/${relative(OUT, join(ROOT, file)).split("\\").join("/")}`);
 
+/**
+ * The large bundles no page needs to start (the health check's worker, the KeePass reader, the
+ * strength estimator): the service worker's install leaves them out, so on a new browser they do
+ * not compete with the first sign-in for the connection and the disk, and caches them once the
+ * vault's shell has opened (sw.ts, PRECACHE_DEFERRED); until then each is cached as it is first
+ * fetched. What the sign-in page and the vault page load at start is always installed.
+ */
+const DEFER_ABOVE = 128 * 1024;
+const startUrls = new Set(startModules());
+const deferred = assets.filter((a) => a.endsWith(".js") && !startUrls.has(a) && statSync(join(OUT, a.slice(1))).size > DEFER_ABOVE);
+
 for (const name of readdirSync(STATIC)) {
   if (name.endsWith(".html")) {
     const html = readFileSync(join(STATIC, name), "utf8")
@@ -184,10 +209,11 @@ await build({
   target: "es2022",
   minify: true,
   define: {
-    __PRECACHE_ASSETS__: JSON.stringify(assets.sort()),
+    __PRECACHE_ASSETS__: JSON.stringify(assets.filter((a) => !deferred.includes(a)).sort()),
+    __DEFERRED_ASSETS__: JSON.stringify(deferred.sort()),
     __PAGES__: JSON.stringify(["/dashboard", "/offline", ...sectionPaths()]),
     __BUILD_ID__: JSON.stringify(buildId) },
   logLevel: "warning",
 });
 
-console.log(`client built into public/ (${assets.length} assets, build ${buildId}) in ${Date.now() - started} ms`);
+console.log(`client built into public/ (${assets.length} assets, ${deferred.length} cached after the vault opens, build ${buildId}) in ${Date.now() - started} ms`);

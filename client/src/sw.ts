@@ -9,6 +9,8 @@ import { pushPending, withSyncLock } from "./sync-engine";
 declare const self: ServiceWorkerGlobalScope;
 declare const __PRECACHE_ASSETS__: string[];
 declare const __BUILD_ID__: string;
+/** The large bundles left out of the install (scripts/build-client.mjs): cached once the vault has opened. */
+declare const __DEFERRED_ASSETS__: string[];
 /** The shell's pages: /dashboard, /offline and every section path (scripts/build-client.mjs). */
 declare const __PAGES__: string[];
 
@@ -166,6 +168,21 @@ self.addEventListener("message", (event) => {
   } else if (data?.type === "CLAIM") {
     // From a page that loaded between this worker's activation and its first claim (pages/common.ts).
     event.waitUntil(self.clients.claim());
+  } else if (data?.type === "PRECACHE_DEFERRED") {
+    // From the shell once its first section is on screen (shell/app.ts): what is already kept (a
+    // bundle fetched before, cache-first) is not asked for again.
+    event.waitUntil(
+      (async () => {
+        const cache = await caches.open(SHELL_CACHE);
+        await Promise.allSettled(
+          __DEFERRED_ASSETS__.map(async (path) => {
+            if (await cache.match(path)) return;
+            const res = await fetch(path);
+            if (storable(res)) await cache.put(path, res);
+          }),
+        );
+      })(),
+    );
   } else if (data?.type === "BUILD_ID") {
     event.ports[0]?.postMessage({ type: "BUILD_ID", buildId: __BUILD_ID__ });
   }

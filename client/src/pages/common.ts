@@ -15,6 +15,14 @@ export async function registerServiceWorker(): Promise<ServiceWorkerRegistration
   return reg;
 }
 
+/**
+ * Asks the service worker to cache the large bundles its install left out (sw.ts): sent once the
+ * vault has opened, so on a new browser they never compete with the sign-in and the first rows.
+ */
+export function precacheDeferred(): void {
+  void navigator.serviceWorker?.ready.then((reg) => reg.active?.postMessage({ type: "PRECACHE_DEFERRED" })).catch(() => undefined);
+}
+
 export function $(id: string): HTMLElement {
   const el = document.getElementById(id);
   if (!el) throw new Error(`#${id} is missing from the page`);

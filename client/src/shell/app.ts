@@ -15,7 +15,7 @@ import { LiveSync, liveSyncProtocols, liveSyncUrl } from "../live-sync";
 import type { LiveSyncTopic } from "../../../src/kernel/live-sync";
 import { TrustStore } from "../trust";
 import { Vault } from "../vault";
-import { $, requestBackgroundSync } from "../pages/common";
+import { $, precacheDeferred, requestBackgroundSync } from "../pages/common";
 import { announceKeysChanged, watchIdle } from "../pages/lock";
 import type { AppContext, Unmount } from "./context";
 import { resumeResets } from "../reset/manager";
@@ -258,6 +258,8 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
   sync.start();
   await go(location.pathname + location.search, false);
   performance.mark("vault:section-mounted");
+  // Only now the bundles no start needs (the health check's, the importer's): offline they open too.
+  precacheDeferred();
   // Resets this device started and has not saved yet (one may have ended while no tab was open).
   void resumeResets(app);
   document.body.dataset.ready = "true";
