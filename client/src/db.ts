@@ -271,11 +271,12 @@ export class LocalDb {
    * The start of a pull read page by page (sync-engine.ts). A resumed one goes on from what the
    * store holds. Any other forgets a position left by an earlier cut; a full one then removes every
    * entry without a queued mutation, and hands them back, so an entry that comes back with the same
-   * envelope keeps its search tokens.
+   * envelope keeps its search tokens. Null for a pull that is not full or is resumed: its pages
+   * look up each entry's stored copy.
    */
-  async beginPull(userId: string, resumed: boolean, full: boolean): Promise<Map<string, LocalEntry>> {
+  async beginPull(userId: string, resumed: boolean, full: boolean): Promise<Map<string, LocalEntry> | null> {
+    if (resumed) return null;
     const removed = new Map<string, LocalEntry>();
-    if (resumed) return removed;
     const tx = this.idb.transaction(["entries", "pending", "metadata"], "readwrite");
     tx.objectStore("metadata").delete(`resume:${userId}`);
     if (full) {
@@ -288,20 +289,25 @@ export class LocalDb {
       }
     }
     await done(tx);
-    return removed;
+    return full ? removed : null;
   }
 
   /**
    * One page of a pull and the position to resume from after it, in one transaction: a pull cut
    * off later resumes after the last page stored, never before or after what the store holds.
+   * `removed`: what a full pull's start took out of the store (beginPull). The store then holds no
+   * other copy worth a look (an entry with a queued change is not written, and a copy an earlier
+   * page of this pull wrote got its tokens from `removed` or none), so no entry is read back: on a
+   * new browser's first sync those were one read per entry, 10,000, each a round trip to the
+   * store in the pull worker between a page's parse and its writes.
    */
-  async applyPage(userId: string, changes: PulledChange[], resume: string, removed: Map<string, LocalEntry>): Promise<void> {
+  async applyPage(userId: string, changes: PulledChange[], resume: string, removed: Map<string, LocalEntry> | null): Promise<void> {
     const tx = this.idb.transaction(["entries", "pending", "metadata"], "readwrite");
     const entries = tx.objectStore("entries");
     const queued = await queuedIds(tx, userId);
-    const prev = await Promise.all(
-      changes.map((c) => removed.get(c.id) ?? ("tombstone" in c ? undefined : (req(entries.get([userId, c.id])) as Promise<LocalEntry | undefined>))),
-    );
+    const prev = removed
+      ? changes.map((c) => removed.get(c.id))
+      : await Promise.all(changes.map((c) => ("tombstone" in c ? undefined : (req(entries.get([userId, c.id])) as Promise<LocalEntry | undefined>))));
     changes.forEach((c, i) => {
       if (!queued.has(c.id)) writeChange(entries, userId, c, prev[i]);
     });

@@ -6,7 +6,7 @@
 import { ApiError, OfflineError, type ApiClient, type SyncChange, type SyncEntry, type SyncPullResponse, type WireMutation } from "./api";
 import type { LocalDb, LocalEntry, PendingMutation, PulledChange } from "./db";
 import { jsonLines } from "./ndjson";
-import { pullInWorker, type PageListener, type PullReport } from "./pull-worker-client";
+import { pullInWorker, warmPullWorker, type PageListener, type PullReport } from "./pull-worker-client";
 
 export const SYNC_PERIOD_MS = 30_000;
 /** Placeholder entries (spec: encryption_version -1) that the client must still encrypt. */
@@ -105,6 +105,7 @@ export async function pull(db: LocalDb, api: ApiClient, userId: string, onPage?:
   // no replica older than what it last saw.
   api.useBookmarks(await db.meta<string>(`bookmark:${userId}`));
   performance.mark("vault:pull-sent");
+  warmPullWorker();
   const res = await api.syncPages(since, resume);
   performance.mark("vault:pull-answered");
   const report = /\bapplication\/x-ndjson\b/.test(res.headers.get("content-type") ?? "") ? await readPagesOffThread(db, res.body!, userId, since, onPage) : await readWhole(db, res, userId, since);
@@ -128,7 +129,7 @@ async function readPagesOffThread(db: LocalDb, body: ReadableStream<Uint8Array>,
  */
 export async function readPages(db: LocalDb, body: ReadableStream<Uint8Array>, userId: string, since: string | undefined, onPage?: PageListener): Promise<PullReport> {
   let facts: PullFacts | null = null;
-  let removed = new Map<string, LocalEntry>();
+  let removed: Map<string, LocalEntry> | null = null;
   let changes = 0;
   try {
     for await (const line of jsonLines(body)) {

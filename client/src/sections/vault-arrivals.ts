@@ -102,6 +102,16 @@ export class Arrivals {
     });
   }
 
+  /**
+   * What came since the last time, at once rather than at the next tick (the pull has ended: its
+   * last pages are listed now, not after the store's read that follows, seconds at 10,000 entries).
+   */
+  flush() {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.host.ready()) this.host.take(this.take());
+  }
+
   /** The store is being read again: what arrives from now on is applied over that read. */
   restart() {
     this.changes = [];

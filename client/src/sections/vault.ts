@@ -217,6 +217,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     ready: () => loaded && !gone,
     empty: () => snapshot.length === 0,
     take(changes) {
+      if (!changes.length) return;
       const first = snapshot.length === 0;
       takeArrivals(changes);
       drawTags(snapshot, changes);
@@ -255,8 +256,9 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     readAt = mark;
     // Set when the pass below has read every entry (in page time): what the bench waits for.
     delete $("entries").dataset.read;
-    // One read of the store serves the whole paint (a read deserialises every entry). Pages a pull
-    // stores during the read are taken in over it.
+    // Pages not taken yet are listed now (a pull has ended: its last ones waited for the read below).
+    // One read of the store serves the whole paint; pages stored during the read are taken over it.
+    arrivals.flush();
     arrivals.restart();
     const all = await vault.entries();
     snapshot = await inOrderOf(all, snapshot);
