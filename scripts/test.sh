@@ -19,19 +19,33 @@ node scripts/route-table.mjs --check
 # without a warning (environments inherit no bindings: one added at the top alone fails here).
 node scripts/check-production.mjs --dry-run
 mkdir -p test-artifacts
-rm -f test-artifacts/vitest-node.json test-artifacts/vitest.json test-artifacts/vitest-shards.json test-artifacts/vitest-browser.json
+rm -f test-artifacts/vitest-node.json test-artifacts/vitest.json test-artifacts/vitest-shards.json test-artifacts/vitest-shards.log test-artifacts/vitest-browser.json
 status=0
 # A file filter usually names files of one suite only; the other then has nothing to run.
 filtered=()
 [ $# -gt 0 ] && filtered=(--passWithNoTests)
 # The tooling's own suites in Node (vitest.node.config.mts): the production check, the first deploy.
 npx vitest run -c vitest.node.config.mts "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-node.json "$@" || status=$?
+# The worker suite twice at the same time: on one database, and again on three shard databases and
+# a directory of their own (docs/decisions.md, Scale: shards, a directory, many databases): users
+# land on different shards, and the move tests, which need two shards, run only there. The second
+# pass takes only the files whose code reaches the directory or every shard (docs/decisions.md,
+# "Operations: the three-shard pass runs the files that place data"; test/support/shard-pass.ts).
+# The two share nothing but the cores (each its own workerd with in-memory storage, its own
+# stand-in servers on ports of their own), and much of each pass waits on Chromium, mail and
+# timers, so together they take less than one after the other ("Operations: the two worker passes
+# run at the same time"). The shard pass's log is held back and printed whole after the first's.
+# vitest itself, not npx, so that `$!` is the pass and an interrupted run stops it too.
+VAULT_SHARDS=3 VAULT_SHARD_PASS=placement node_modules/.bin/vitest run "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-shards.json "$@" >test-artifacts/vitest-shards.log 2>&1 &
+shards=$!
+trap 'kill "$shards" 2>/dev/null || true' EXIT
 npx vitest run "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest.json "$@" || status=$?
-# The worker suite again on three shard databases and a directory of their own (docs/decisions.md, Scale: shards, a directory, many databases): users
-# land on different shards, and the move tests, which need two shards, run only here. Only the files
-# whose code reaches the directory or every shard (docs/decisions.md, "Operations: the three-shard
-# pass runs the files that place data"; test/support/shard-pass.ts).
-VAULT_SHARDS=3 VAULT_SHARD_PASS=placement npx vitest run "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-shards.json "$@" || status=$?
+shard_status=0
+wait "$shards" || shard_status=$?
+echo "--- the three-shard pass (VAULT_SHARDS=3 VAULT_SHARD_PASS=placement), run beside the one above:"
+cat test-artifacts/vitest-shards.log
+[ "$shard_status" -eq 0 ] || status=$shard_status
+trap - EXIT
 npx vitest run -c vitest.browser.config.mts "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-browser.json "$@" || status=$?
 # A plain closing summary that any CI can read. A CI log may keep only its tail, so the summary
 # names each suite's count and its first failures (a file that failed to load counts as one).
