@@ -248,6 +248,9 @@ async function fromContentScript(m: Request, sender: chrome.runtime.MessageSende
     case "menu-open":
       timeline.mark("menu-open");
       return toVault(m, page);
+    case "menu-pressed":
+      timeline.mark("menu-pressed");
+      return toVault(m, page);
     case "save-offer":
       return sender.frameId === 0 ? inTabOrder(page.tabId, () => toVault(m, page)) : false;
     case "submitted":

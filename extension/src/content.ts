@@ -69,8 +69,8 @@ function crossOriginFrame(): boolean {
 const refused = crossOriginFrame();
 
 let current: (OpenFrame & { anchor: HTMLInputElement | null }) | null = null;
-/** A fill menu made ahead, hidden and empty, waiting for the person's click into a login field. */
-let spare: OpenFrame | null = null;
+/** A fill menu made ahead, hidden and empty, waiting for the person's click into a login field; `opened`: its session exists in the vault. */
+let spare: (OpenFrame & { opened: Promise<boolean> }) | null = null;
 let lastTab = -Infinity;
 
 /** The frame closed itself (after a fill, a save, "Not now"). */
@@ -96,10 +96,11 @@ function prepare() {
   fieldWatch?.disconnect();
   fieldWatch = null;
   const nonce = newNonce();
+  const opened = send<boolean>({ type: "menu-open", nonce, ahead: true });
   const made: OpenFrame = openFrame(nonce, {
     anchor: null,
     hidden: true,
-    session: send<boolean>({ type: "menu-open", nonce, ahead: true }),
+    session: opened,
     onClose: () => closed(nonce),
     onStale: () => {
       // The vault locked (and perhaps unlocked) since the menu was made: a fresh one, same field.
@@ -108,7 +109,7 @@ function prepare() {
       if (anchor?.isConnected) openFresh(anchor);
     },
   });
-  spare = made;
+  spare = { ...made, opened };
 }
 let preparing: ReturnType<typeof setTimeout> | undefined;
 function prepareSoon() {
@@ -133,6 +134,10 @@ function openMenu(anchor: HTMLInputElement) {
   if (ready?.intact()) {
     ready.show(anchor);
     current = { ...ready, anchor };
+    // The vault starts the page's lookup now (once the session exists), while the press travels to
+    // the frame and the frame loads or asks for what to draw; the answer goes to that frame only
+    // (offscreen.ts `lookAhead`).
+    void ready.opened.then((ok) => ok && send({ type: "menu-pressed", nonce: ready.nonce })).catch(() => undefined);
   } else {
     ready?.remove();
     openFresh(anchor);
@@ -202,7 +207,26 @@ async function start() {
     const session = send<boolean>({ type: "save-offer", nonce });
     if (await session) current = { ...openFrame(nonce, { anchor: null, session, onClose: () => closed(nonce) }), anchor: null };
   }
-  prepare();
+  afterLoad(prepare);
+}
+
+/**
+ * Runs `then` once the page has loaded. An iframe added before the page's `load` holds that event
+ * (and the tab's loading state) until the frame has loaded too, and the menu frame loads in the
+ * extension's process, which during a first sync is busy with the pull: the page would finish
+ * loading only after it. Made after `load`, the frame loads while the page is already usable, and
+ * the person's press starts the vault's lookup whether or not the frame is ready yet
+ * (`menu-pressed`). A page that keeps its `load` from coming (or from reaching this listener)
+ * gets its menu made at the press instead, the path taken when nothing was made ahead.
+ */
+function afterLoad(then: () => void) {
+  if (document.readyState === "complete") return then();
+  const loaded = (e: Event) => {
+    if (!e.isTrusted) return;
+    removeEventListener("load", loaded);
+    then();
+  };
+  addEventListener("load", loaded);
 }
 
 /**

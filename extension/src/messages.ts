@@ -85,6 +85,7 @@ export type Request =
   | { type: "save-offer"; nonce: string }
   | { type: "save-answer"; accept: boolean }
   | { type: "menu-open"; nonce: string; ahead?: boolean }
+  | { type: "menu-pressed"; nonce: string }
   | { type: "frame-attach"; nonce: string }
   | { type: "frame-show"; nonce: string }
   | { type: "frame-pick"; nonce: string; id: string; confirmed?: boolean }

@@ -44,11 +44,10 @@ let autoLockMs = 15 * 60_000;
 const submissions = new Map<number, Submission>();
 /** The extension frames content scripts opened: what each may show and for which document. */
 const sessions = new FrameSessions<{ submission: Submission; offer: SaveOffer & { id?: string } }>();
-/** Fill sessions' lookups, started when the session opens. */
-const early = new Map<string, Promise<MatchReply>>();
+/** A lookup started ahead of its frame's show is used only this fresh. */
+const LOOKUP_FRESH_MS = 10_000;
 /** Passkey requests of pages, answered from the vault (passkey-offscreen.ts). */
 const passkeys = vaultPasskeys({ state: () => state, inForce: () => liveToken === lastToken, sync: (s) => sync(s), touch: () => (lastUse = Date.now()) });
-
 
 /** The session as the service worker last read it (it stamps every message); asked for when there is none. */
 let lastToken: string | null = null;
@@ -238,7 +237,6 @@ async function saveAnswer(session: FrameSession<{ submission: Submission; offer:
   return { saved: true };
 }
 
-
 /** The extension registers itself as a device when the person opens it signed in (device.ts). */
 function registerDevice(appOrigin: string, current: string | null) {
   if (!current || twoFactor.pending) return;
@@ -279,10 +277,23 @@ async function show(nonce: string, tabId: number | undefined, documentId: string
   if (asking) return passkeys.view(asking);
   const session = sessions.of(nonce, tabId, documentId);
   if (!session) return { kind: "gone" };
-  const looked = early.get(nonce);
-  early.delete(nonce);
   if (session.kind === "save") return { kind: "save", offer: { kind: session.save!.offer.kind, host: session.save!.offer.host, username: session.save!.offer.username } };
-  return { kind: "fill", reply: await (looked ?? match({ pageUrl: session.pageUrl, crossOriginFrame: session.crossOriginFrame })) };
+  const looked = session.lookup;
+  session.lookup = "taken";
+  const ahead = looked && looked !== "taken" && Date.now() - looked.at < LOOKUP_FRESH_MS ? looked.reply : null;
+  return { kind: "fill", reply: await (ahead ?? match({ pageUrl: session.pageUrl, crossOriginFrame: session.crossOriginFrame })) };
+}
+
+/**
+ * Starts a fill session's lookup once, before its frame asks: a menu made at the click, while its
+ * frame loads; one made ahead, at the person's trusted press (`menu-pressed`), never before. The
+ * result stays here until the frame that owns the session asks (`show`).
+ */
+function lookAhead(session: FrameSession<unknown> | null): boolean {
+  if (!session || session.kind !== "fill" || session.lookup) return false;
+  const reply = match({ pageUrl: session.pageUrl, crossOriginFrame: session.crossOriginFrame }).catch(() => ({ locked: false, items: [], source: "server" }) as MatchReply);
+  session.lookup = { reply, at: Date.now() };
+  return true;
 }
 
 /** What a secure link from the popup may use of the unlocked vault: an entry of the synced copy, opened in its place. */
@@ -355,12 +366,13 @@ async function handle(m: Forwarded): Promise<unknown> {
     case "menu-open":
       if (m.tabId === undefined || !m.documentId) return false;
       sessions.open(m.nonce, { kind: "fill", tabId: m.tabId, frameId: m.frameId ?? 0, documentId: m.documentId, pageUrl: ctx.pageUrl, crossOriginFrame: ctx.crossOriginFrame });
-      // A menu made ahead looks nothing up until the person opens it: the server is not told of
-      // every sign-in page visited. A menu made at the click starts its lookup while its frame loads.
-      if (m.ahead) return true;
-      early.set(m.nonce, match(ctx).catch(() => ({ locked: false, items: [], source: "server" }) as MatchReply));
-      setTimeout(() => early.delete(m.nonce), 10_000);
+      // A menu made ahead looks nothing up until the person's press (`menu-pressed`): the server
+      // is not told of every sign-in page visited.
+      if (!m.ahead) lookAhead(sessions.opener(m.nonce, m.tabId, m.documentId));
       return true;
+    case "menu-pressed":
+      // Only the document that opened the session (the browser names the sender) starts its lookup.
+      return lookAhead(sessions.opener(m.nonce, m.tabId, m.documentId));
     case "link-entries":
       return linkEntries(linkVault(), m.query);
     case "link-fields":

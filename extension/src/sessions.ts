@@ -5,6 +5,8 @@
  * names the document that asked (tab, frame id, document id) and, once a frame presents the nonce,
  * the frame's own document: only that document may act on it.
  */
+import type { MatchReply } from "./messages";
+
 export type FrameSession<S> = {
   nonce: string;
   kind: "fill" | "save" | "passkey";
@@ -17,6 +19,11 @@ export type FrameSession<S> = {
   frameDocumentId?: string;
   openedAt: number;
   save?: S;
+  /**
+   * A fill menu's lookup, started before its frame asks for it (offscreen.ts `lookAhead`), and when;
+   * "taken" once the frame's show has used it, so one press asks the server once.
+   */
+  lookup?: { reply: Promise<MatchReply>; at: number } | "taken";
 };
 
 /** A session left unused this long is forgotten (the page was left open, the menu never used). */
@@ -52,6 +59,13 @@ export class FrameSessions<S> {
   of(nonce: string, tabId: number | undefined, frameDocumentId: string | undefined): FrameSession<S> | null {
     const s = this.byNonce.get(nonce);
     if (!s || s.tabId !== tabId || !frameDocumentId || s.frameDocumentId !== frameDocumentId) return null;
+    return s;
+  }
+
+  /** The session, when asked by the document that opened it (a content script, as the browser names its sender). */
+  opener(nonce: string, tabId: number | undefined, documentId: string | undefined): FrameSession<S> | null {
+    const s = this.byNonce.get(nonce);
+    if (!s || s.tabId !== tabId || !documentId || s.documentId !== documentId) return null;
     return s;
   }
 
