@@ -92,13 +92,7 @@ export class Arrivals {
     this.stopPages = engine.onPage((changes) => {
       this.changes.push(...changes);
       if (!host.ready() || this.timer !== undefined) return;
-      this.timer = setTimeout(
-        () => {
-          this.timer = undefined;
-          if (host.ready()) host.take(this.take());
-        },
-        host.empty() ? 0 : ARRIVALS_MS,
-      );
+      this.timer = setTimeout(() => this.flush(), host.empty() ? 0 : ARRIVALS_MS);
     });
   }
 
