@@ -165,7 +165,7 @@ writeFileSync(join(OUT, "password-rules.json"), JSON.stringify(rules));
 /** The web app manifest and its icons (client/static; the PNGs made by scripts/make-icons.mjs). */
 const APP_FILES = ["/manifest.webmanifest", "/icon.svg", "/icon-192.png", "/icon-512.png", "/icon-maskable-512.png"];
 const assets = [cssUrl, ...APP_FILES, "/password-rules.json", readerUrl, pullWorkerUrl, healthWorkerUrl, keepassWorkerUrl];
-for (const file of Object.keys(pages.metafile.outputs)) assets.push(`/${relative(OUT, join(ROOT, file)).split("\\").join("/")}`);
+for (const file of Object.keys(outputs)) assets.push(urlOf(file));
 
 /**
  * The large bundles no page needs to start (the health check's worker, the KeePass reader, the
