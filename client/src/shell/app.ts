@@ -97,13 +97,17 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
     $("signin-again").hidden = !(lastState.phase === "error" && lastState.lastError?.startsWith("401"));
   }
 
-  async function renderStatus() {
+  /** The status line's figures, read from the store; `showStatus` draws them. */
+  async function readStatus() {
+    const [n, last] = await Promise.all([db.pendingCount(session.userId), db.meta<string>(`lastSync:${session.userId}`)]);
+    return { n, last };
+  }
+
+  function showStatus({ n, last }: { n: number; last: string | undefined }) {
     renderNet();
-    const n = await db.pendingCount(session.userId);
     const pending = $("pending");
     pending.textContent = `${n} pending ${n === 1 ? "change" : "changes"}`;
     pending.dataset.count = String(n);
-    const last = await db.meta<string>(`lastSync:${session.userId}`);
     $("last-sync").textContent = last ? `Last synced ${new Date(last).toLocaleTimeString()}` : "Not synced yet";
   }
 
@@ -111,7 +115,11 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
    * Repaints run one at a time, and a request while one runs queues one more (merged with any
    * already queued): two overlapping paints could otherwise finish out of order, and one that read
    * the vault before a pull would overwrite what the pull's own paint showed. The section first: a
-   * pending count that names a change is never shown before the section shows it.
+   * pending count that names a change is never shown before the section shows it. The count is read
+   * before the section draws and shown in the same turn the section finishes: read after, the old
+   * count ("0 pending") stood beside a list already showing a queued change for as long as that read
+   * took, and "0 pending" is what a person (and a test) takes for "saved on the server". A push that
+   * ends meanwhile queues its own repaint, which shows the newer count.
    */
   let painting: Promise<void> = Promise.resolve();
   let queued: { sections: boolean; run: Promise<void> } | null = null;
@@ -123,8 +131,9 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
     const job = { sections, run: Promise.resolve() };
     job.run = painting.then(async () => {
       queued = null;
+      const status = await readStatus();
       if (job.sections) await Promise.all([...listeners].map((fn) => fn()));
-      await renderStatus();
+      showStatus(status);
     });
     queued = job;
     painting = job.run.catch((e: unknown) => console.error(e));
@@ -244,7 +253,7 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
 
   $("sync-now").hidden = false;
   $("lock").hidden = false;
-  await renderStatus();
+  showStatus(await readStatus());
   hooks.started(sync, () => {
     stopIdle();
     unmount?.();
