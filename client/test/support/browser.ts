@@ -196,8 +196,44 @@ export async function fillEntry(page: Page, e: Entry) {
 
 export const pendingCount = async (page: Page) => Number(await page.locator("#pending").getAttribute("data-count"));
 
+/**
+ * Waits until the status line reads `n` pending changes and the device's queue holds `n`. The line
+ * alone can still read a count from before a change that the list or the detail already shows (they
+ * redraw ahead of the page's repaint), so its "0" does not prove a push; the queue does, as a change
+ * leaves it only once the server has taken it.
+ */
 export async function waitForPending(page: Page, n: number) {
-  await page.locator(`#pending[data-count="${n}"]`).waitFor({ timeout: 20_000 });
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    await page.locator(`#pending[data-count="${n}"]`).waitFor({ timeout: Math.max(1, deadline - Date.now()) });
+    const queued = await queuedChanges(page);
+    if (queued === n) return;
+    if (Date.now() > deadline) throw new Error(`the status line read ${n} pending, the queue still holds ${queued}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The changes this browser's store has queued for the server (every account on it). */
+function queuedChanges(page: Page): Promise<number> {
+  return page.evaluate(async () => {
+    // Never create the store: a page that has not opened it yet holds nothing queued.
+    if (!(await indexedDB.databases()).some((d) => d.name === "app-sync")) return 0;
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const open = indexedDB.open("app-sync");
+      open.onsuccess = () => resolve(open.result);
+      open.onerror = () => reject(open.error);
+    });
+    try {
+      if (!db.objectStoreNames.contains("pending")) return 0;
+      return await new Promise<number>((resolve, reject) => {
+        const count = db.transaction("pending").objectStore("pending").count();
+        count.onsuccess = () => resolve(count.result);
+        count.onerror = () => reject(count.error);
+      });
+    } finally {
+      db.close();
+    }
+  });
 }
 
 export const entryNames = (page: Page) => page.locator("#entries li .name").allInnerTexts();
