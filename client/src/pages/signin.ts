@@ -1,12 +1,10 @@
 import { ApiClient, ApiError, OfflineError } from "../api";
 import { askForCode, installConfirmDialog, reportSignedInAgain, SIGNED_IN_AGAIN } from "../confirm-dialog";
 import { openDb } from "../db";
-import { startEntryReader } from "../entry-reader";
 import { pullAhead } from "../pull-ahead";
 import { currentSession, providerSession, SignInError, signIn, signOut } from "../session";
 import { noteUnlocked } from "../ui";
 import { $, input, registerServiceWorker } from "./common";
-import { openInPlace, readShellPage, type ShellPage } from "./open-in-place";
 
 void registerServiceWorker();
 
@@ -26,8 +24,6 @@ if (params.get("error")) error.textContent = `Sign-in failed: ${params.get("erro
 
 /** Who the provider's session names, and whose session the store holds: what the pull ahead needs. */
 let signedIn: { user: string; stored: string | undefined } | null = null;
-/** The page the sign-in opens, read as the form appears (open-in-place.ts). */
-let shellPage: Promise<ShellPage | null> = Promise.resolve(null);
 
 void (async () => {
   const db = await openDb();
@@ -73,7 +69,6 @@ void (async () => {
   $("signed-in-as").textContent = user.email ?? user.id;
   $("signin-start").hidden = true;
   form.hidden = false;
-  shellPage = readShellPage(nextPath());
   // The button stays disabled until the handler below is attached: a native submission would
   // send the passphrase in a request.
   submit.disabled = false;
@@ -151,21 +146,11 @@ form.addEventListener("submit", (ev) => {
   performance.mark("vault:click");
   // The vault's first pull runs while the passphrase is derived and the vault page loads (pull-ahead.ts).
   if (signedIn && !newVault) pullAhead(signedIn.user, signedIn.stored);
-  // The vault opens in this document (open-in-place.ts): its entry reader's worker starts now,
-  // while the keys are derived, and the vault's first read finds it running.
-  if (nextPath() === "/vault") startEntryReader();
   signIn(passphrase)
-    .then(async () => {
+    .then(() => {
       performance.mark("vault:signed-in");
       noteUnlocked();
-      // Still being read (a click as the form appeared) is still sooner than a navigation.
-      const page = await shellPage;
-      if (!page) return location.assign(nextPath());
-      // A shell that cannot start here (its script failed to load) loads as its own page.
-      await openInPlace(page, nextPath()).catch((e: unknown) => {
-        console.error(e);
-        location.assign(nextPath());
-      });
+      location.assign(nextPath());
     })
     .catch((e: unknown) => {
       error.textContent = e instanceof SignInError ? e.message : `Sign-in failed: ${e instanceof Error ? e.message : String(e)}`;
