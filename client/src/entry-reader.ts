@@ -21,6 +21,35 @@ export type ReaderRequest = {
 /** An entry opened (its secrets, and tokens when asked), or only its id: not opened here, the page tries. */
 export type ReaderResult = { id: string; secrets?: EntrySecrets; tokens?: string[] };
 
+/**
+ * A worker started ahead of its first batch (startEntryReader), not yet taken by a reader: it
+ * holds no keys (they come with each batch), so it can be started before the keys exist.
+ */
+let ahead: Worker | null = null;
+/** Workers whose script failed before a reader took them (the error would otherwise be missed). */
+const failed = new WeakSet<Worker>();
+
+function newWorker(): Worker | null {
+  const url = typeof __ENTRY_READER__ === "string" ? __ENTRY_READER__ : null;
+  if (!url || typeof Worker === "undefined") return null;
+  try {
+    const worker = new Worker(url, { type: "module", name: "entry-reader" });
+    worker.onerror = () => void failed.add(worker);
+    return worker;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Starts the reader's worker now, for the next EntryReader of this document to take: its script is
+ * fetched, compiled and run while the page does other work (the sign-in's key derivation, the
+ * shell's start), not after the vault's first read of the store, where it stood before the first row.
+ */
+export function startEntryReader(): void {
+  ahead ??= newWorker();
+}
+
 export class EntryReader {
   private worker: Worker | null = null;
   private batch = 0;
@@ -30,19 +59,19 @@ export class EntryReader {
     private readonly keys: VaultKeys,
     private readonly userId: string,
   ) {
-    const url = typeof __ENTRY_READER__ === "string" ? __ENTRY_READER__ : null;
-    if (!url || typeof Worker === "undefined") return;
-    try {
-      this.worker = new Worker(url, { type: "module", name: "entry-reader" });
-      this.worker.onmessage = (ev: MessageEvent<{ batch: number; results: ReaderResult[] }>) => {
-        this.waiting.get(ev.data.batch)?.(ev.data.results);
-        this.waiting.delete(ev.data.batch);
-      };
-      // A worker that fails (its script did not load) answers every batch as not opened: the page opens them.
-      this.worker.onerror = () => this.fail();
-    } catch {
-      this.worker = null;
+    this.worker = ahead ?? newWorker();
+    ahead = null;
+    if (!this.worker) return;
+    // A worker that fails (its script did not load) answers every batch as not opened: the page opens them.
+    if (failed.has(this.worker)) {
+      this.fail();
+      return;
     }
+    this.worker.onmessage = (ev: MessageEvent<{ batch: number; results: ReaderResult[] }>) => {
+      this.waiting.get(ev.data.batch)?.(ev.data.results);
+      this.waiting.delete(ev.data.batch);
+    };
+    this.worker.onerror = () => this.fail();
   }
 
   private fail() {

@@ -4,6 +4,7 @@ import type { VaultKeys } from "../crypto";
 import { openDb, type Session } from "../db";
 import { idleTooLong, lockVault } from "../passphrase";
 import { currentSession, signOut } from "../session";
+import { startEntryReader } from "../entry-reader";
 import { startShell } from "../shell/app";
 import { syncOnce, type SyncEngine } from "../sync-engine";
 import { $, registerServiceWorker } from "./common";
@@ -12,6 +13,9 @@ import { showLockScreen } from "./lock";
 performance.mark("vault:page-start");
 const db = await openDb();
 const current = await currentSession(db);
+// An open vault's first read is opened in the entry reader's worker: its script loads and starts
+// beside the shell's start and the section's load instead of after them.
+if (current?.keys && location.pathname === "/vault") startEntryReader();
 // Not awaited: offline, registration waits on the failing update check, and the vault renders first.
 void registerServiceWorker();
 let engine: SyncEngine | null = null;

@@ -35,6 +35,9 @@ export type ShellHooks = {
 
 export async function startShell(db: LocalDb, session: Session, keys: VaultKeys, hooks: ShellHooks) {
   performance.mark("vault:shell-start");
+  // The section's module is fetched and run while the shell starts (the trust store, the status
+  // line), not after: go() below then finds it loaded.
+  void resolveSection(sections, location.pathname)?.section.load().catch(() => undefined);
   const api = new ApiClient();
   // One answer for every refusal that wants the person (2FA code, recent sign-in): the dialog.
   installConfirmDialog(api);
