@@ -12,13 +12,14 @@
 import type { LocalDb, LocalEntry, PulledChange } from "./db";
 
 /**
- * Pages (of 100 entries, about 256 KiB of text each) parsed ahead of the store at most: what the
- * reader holds beyond what the store has (a few MiB), so memory stays bounded by this whatever the
- * vault's size. The list runs ahead of the store by as much: at 10,000 entries a third of the pull.
+ * Entries parsed ahead of the store at most (counted by whole pages: the reader waits before the
+ * next page once this many wait): what the reader holds beyond what the store has, under 10 MiB of
+ * text at the vault bench's entries, so memory stays bounded by this whatever the vault's size.
+ * A 10,000-entry vault is listed without waiting for the store; a larger one waits for it past that.
  */
-export const PAGES_AHEAD = 30;
-/** Pages written in one transaction at most, when that many wait. */
-const PAGES_PER_WRITE = 10;
+export const ENTRIES_AHEAD = 10_000;
+/** Entries written in one transaction at most, when several pages wait (a page larger goes alone). */
+const ENTRIES_PER_WRITE = 2_000;
 
 type Waiting = { changes: PulledChange[]; resume: string; stored: () => void; lost: (e: unknown) => void };
 
@@ -27,7 +28,7 @@ export class PageWriter {
   private writing: Promise<void> | null = null;
   /** Set by a failed write: no later page is written (the store keeps the prefix it has). */
   private failure: { e: unknown } | null = null;
-  /** Pages handed over and not yet settled (stored or lost). */
+  /** Entries of the pages handed over and not yet settled (stored or lost). */
   private unsettled = 0;
   private wake: (() => void) | null = null;
 
@@ -43,9 +44,9 @@ export class PageWriter {
    */
   add(changes: PulledChange[], resume: string): Promise<void> {
     const stored = new Promise<void>((resolve, reject) => {
-      this.unsettled++;
+      this.unsettled += changes.length;
       const settle = () => {
-        this.unsettled--;
+        this.unsettled -= changes.length;
         const w = this.wake;
         this.wake = null;
         w?.();
@@ -58,9 +59,9 @@ export class PageWriter {
     return stored;
   }
 
-  /** Resolves when fewer than PAGES_AHEAD pages wait for the store; rejects once a write failed. */
+  /** Resolves when fewer than ENTRIES_AHEAD entries wait for the store; rejects once a write failed. */
   async room(): Promise<void> {
-    while (this.unsettled >= PAGES_AHEAD && !this.failure) await new Promise<void>((r) => (this.wake = r));
+    while (this.unsettled >= ENTRIES_AHEAD && !this.failure) await new Promise<void>((r) => (this.wake = r));
     if (this.failure) throw this.failure.e;
   }
 
@@ -72,7 +73,9 @@ export class PageWriter {
 
   private async drain(): Promise<void> {
     while (this.queue.length) {
-      const batch = this.queue.splice(0, PAGES_PER_WRITE);
+      let n = 1;
+      for (let size = this.queue[0]!.changes.length; n < this.queue.length && size + this.queue[n]!.changes.length <= ENTRIES_PER_WRITE; n++) size += this.queue[n]!.changes.length;
+      const batch = this.queue.splice(0, n);
       if (this.failure) {
         for (const p of batch) p.lost(this.failure.e);
         continue;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { LocalDb, LocalEntry, PulledChange } from "../src/db";
-import { PAGES_AHEAD, PageWriter } from "../src/page-writer";
+import { ENTRIES_AHEAD, PageWriter } from "../src/page-writer";
 import { Arrivals } from "../src/sections/vault-arrivals";
 import type { PageListener } from "../src/sync-engine";
 
@@ -55,10 +55,10 @@ describe("a pull's pages written behind the parse", () => {
     expect(s.position()).toBe("r3");
   });
 
-  it("lets the reader run at most PAGES_AHEAD pages ahead of the store", async () => {
+  it("lets the reader run at most ENTRIES_AHEAD entries ahead of the store", async () => {
     const s = heldStore();
     const w = new PageWriter(s.db, "u", null);
-    for (let n = 0; n < PAGES_AHEAD; n++) w.add(page(n), `r${n}`);
+    for (let n = 0; n < ENTRIES_AHEAD / 2; n++) w.add(page(n), `r${n}`);
     let room = false;
     void w.room().then(() => (room = true));
     await tick();
@@ -66,6 +66,8 @@ describe("a pull's pages written behind the parse", () => {
     s.writes[0]!.commit();
     await tick();
     expect(room).toBe(true);
+    // The pages waiting meanwhile go in writes of at most 2,000 entries.
+    expect(s.writes[1]!.ids).toHaveLength(2_000);
   });
 
   it("writes nothing after a failed write: the store keeps a prefix and its position", async () => {
