@@ -165,7 +165,7 @@ export function liveSyncProtocols(bearer?: () => Promise<string | null>): () => 
 /**
  * For a client without the engine (the extension's vault): one sync run, its pull skipped while the
  * hub says the cursor is current (a pull cut part-way is resumed whatever the hub says, as the
- * engine does). `onPage` hears each page of the pull once stored.
+ * engine does). `onPage` hears each page of the pull once parsed, with when it is stored.
  */
 export async function gatedSync(db: LocalDb, api: ApiClient, userId: string, gate: PullGate | null, onPage?: PageListener): Promise<void> {
   const cut = (await db.meta<string>(`resume:${userId}`)) !== undefined;

@@ -32,7 +32,8 @@ export function pullAhead(userId: string, stored: string | undefined): void {
       // One page, then the pull is ended as cut: the vault page's first read of the store is then
       // a page, not the thousands a longer pull ahead would have stored (that read, and the pass
       // that opens what it read, come before the first row).
-      await withSyncLock(() => pull(db, new ApiClient(), userId, () => stopPullWorker()));
+      // Pages are told of once parsed: the worker stops once the first is stored.
+      await withSyncLock(() => pull(db, new ApiClient(), userId, (_, stored) => void stored.then(stopPullWorker, () => undefined)));
     } catch {
       // Offline, cut by the navigation, or refused: the vault page's engine pulls (or resumes) as
       // it would have without this one.

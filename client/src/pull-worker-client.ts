@@ -1,30 +1,35 @@
 /**
  * The page's side of the pull worker (pull-worker.ts). The page keeps the request (its session,
  * device proof and bookmarks are made here) and hands the answer's body, a transferable stream, to
- * the worker, which reads, parses and stores it page by page; the page hears one short notice per
- * stored page. At 10,000 entries that reading, parsing and the store's writes were seconds of the
- * page's thread during a first sync.
+ * the worker, which reads, parses and stores it page by page; the page hears of each page once it
+ * is parsed (its changes), and again once it is stored. At 10,000 entries that reading, parsing
+ * and the store's writes were seconds of the page's thread during a first sync.
  */
 import { OfflineError } from "./api";
 import type { PulledChange } from "./db";
 
 export type PullReport = { changes: number; full: boolean };
-/** Told each page of a pull once the store holds it: a page on screen can show it before the pull ends. */
-export type PageListener = (changes: PulledChange[]) => void;
+/**
+ * Told each page of a pull once it is parsed, ahead of the store's writes: a page on screen can
+ * show it before the pull ends. `stored` resolves once the store holds the page, and rejects if it
+ * never will (the pull was cut or its store failed first): until then a read of the store lacks it.
+ */
+export type PageListener = (changes: PulledChange[], stored: Promise<void>) => void;
 
 /** The URL of the worker's bundle, set by the client and extension builds. */
 declare const __PULL_WORKER__: string | undefined;
 
 /** What the page asks: one pull's body to read into the store. `notify`: whether to send each page's changes back. */
 export type PullJob = { job: number; body: ReadableStream<Uint8Array>; userId: string; since: string | undefined; notify: boolean };
-/** What the worker says: a page stored (its changes when asked for), then how the pull ended. */
+/** What the worker says: a page parsed (its changes when asked for), stored (in the same order), then how the pull ended. */
 export type PullNotice =
   | { job: number; kind: "page"; changes: PulledChange[] | null }
+  | { job: number; kind: "stored" }
   | { job: number; kind: "done"; report: PullReport }
   | { job: number; kind: "cut" }
   | { job: number; kind: "failed"; message: string };
 
-type Waiting = { onPage?: PageListener; settle: (n: Exclude<PullNotice, { kind: "page" }>) => void };
+type Waiting = { onPage?: PageListener; settle: (n: Exclude<PullNotice, { kind: "page" | "stored" }>) => void; unstored: { stored: () => void; lost: () => void }[] };
 
 let worker: Worker | null = null;
 /** Set once a worker could not start or failed: pulls are read on this thread from then on. */
@@ -47,17 +52,23 @@ function start(): Worker | null {
     const w = waiting.get(n.job);
     if (!w) return;
     if (n.kind === "page") {
-      performance.mark("vault:page-stored");
+      performance.mark("vault:page-parsed");
+      const stored = new Promise<void>((resolve, reject) => w.unstored.push({ stored: resolve, lost: () => reject(new OfflineError()) }));
+      stored.catch(() => undefined);
       try {
-        if (n.changes) w.onPage?.(n.changes);
+        if (n.changes) w.onPage?.(n.changes, stored);
       } catch (e) {
         // A listener's failure is its own: the pull goes on.
         console.error(e);
       }
       return;
     }
-    waiting.delete(n.job);
-    w.settle(n);
+    if (n.kind === "stored") {
+      performance.mark("vault:page-stored");
+      w.unstored.shift()?.stored();
+      return;
+    }
+    end(n.job, n);
   };
   // A worker that fails to load or dies: its pulls end as cut (what it stored stays, with its
   // position, and the engine's retry resumes on this thread).
@@ -65,10 +76,22 @@ function start(): Worker | null {
     broken = true;
     worker?.terminate();
     worker = null;
-    for (const [, w] of waiting) w.settle({ job: 0, kind: "cut" });
-    waiting.clear();
+    cutAll();
   };
   return worker;
+}
+
+/** A pull ends: the pages it told of and did not store never will be. */
+function end(job: number, n: Exclude<PullNotice, { kind: "page" | "stored" }>) {
+  const w = waiting.get(job);
+  if (!w) return;
+  waiting.delete(job);
+  for (const p of w.unstored.splice(0)) p.lost();
+  w.settle(n);
+}
+
+function cutAll() {
+  for (const job of [...waiting.keys()]) end(job, { job, kind: "cut" });
 }
 
 /**
@@ -91,6 +114,7 @@ export function pullInWorker(body: ReadableStream<Uint8Array>, userId: string, s
   return new Promise<PullReport>((resolve, reject) => {
     waiting.set(job, {
       onPage,
+      unstored: [],
       settle: (n) => (n.kind === "done" ? resolve(n.report) : reject(n.kind === "cut" ? new OfflineError() : new Error(n.message))),
     });
     const msg: PullJob = { job, body, userId, since, notify: !!onPage };
@@ -102,6 +126,5 @@ export function pullInWorker(body: ReadableStream<Uint8Array>, userId: string, s
 export function stopPullWorker() {
   worker?.terminate();
   worker = null;
-  for (const [, w] of waiting) w.settle({ job: 0, kind: "cut" });
-  waiting.clear();
+  cutAll();
 }

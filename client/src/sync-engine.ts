@@ -6,6 +6,7 @@
 import { ApiError, OfflineError, type ApiClient, type SyncChange, type SyncEntry, type SyncPullResponse, type WireMutation } from "./api";
 import type { LocalDb, LocalEntry, PendingMutation, PulledChange } from "./db";
 import { jsonLines } from "./ndjson";
+import { PageWriter } from "./page-writer";
 import { pullInWorker, warmPullWorker, type PageListener, type PullReport } from "./pull-worker-client";
 
 export const SYNC_PERIOD_MS = 30_000;
@@ -93,8 +94,9 @@ const toPulled = (userId: string, c: SyncChange): PulledChange => (c._deleted ? 
 /**
  * Delta pull from the stored cursor; serverTimestamp becomes the next cursor (rule 4, D13). The
  * answer is read page by page as it arrives (docs/decisions.md, "Sync: a pull read page by page,
- * resumed where it was cut"): each page is parsed alone and stored with the position after it, so
- * the list fills while the rest is on its way and no task parses the whole vault. A connection
+ * resumed where it was cut"): each page is parsed alone, handed to the listener at once and stored
+ * behind the parse with the position after it, so the list fills while the rest is on its way and
+ * no task parses the whole vault. A connection
  * dropped part-way leaves what was stored and its position; the engine's short retry resumes from
  * there instead of pulling everything again.
  */
@@ -124,31 +126,36 @@ async function readPagesOffThread(db: LocalDb, body: ReadableStream<Uint8Array>,
 
 /**
  * Reads a page-framed pull into the store: the first line's facts, each page stored with its
- * position, the cursor taken at the last line. Throws OfflineError for a body cut off before that
+ * position (page-writer.ts: behind the parse, a bounded number of pages ahead), the cursor taken
+ * at the last line once every page is stored. Throws OfflineError for a body cut off before that
  * line (what was stored stays, with its position).
  */
 export async function readPages(db: LocalDb, body: ReadableStream<Uint8Array>, userId: string, since: string | undefined, onPage?: PageListener): Promise<PullReport> {
   let facts: PullFacts | null = null;
-  let removed: Map<string, LocalEntry> | null = null;
+  let writer: PageWriter | null = null;
   let changes = 0;
   try {
     for await (const line of jsonLines(body)) {
       if (!facts) {
         facts = line as PullFacts;
         if (typeof facts.serverTimestamp !== "string") break;
-        removed = await db.beginPull(userId, facts.resumed === true, facts.fullSyncRequired || (since === undefined && !facts.resumed));
+        const removed = await db.beginPull(userId, facts.resumed === true, facts.fullSyncRequired || (since === undefined && !facts.resumed));
+        writer = new PageWriter(db, userId, removed);
         continue;
       }
       if ((line as { complete?: boolean }).complete === true) {
+        await writer!.flushed();
         await db.finishPull(userId, facts.serverTimestamp);
         return { changes, full: facts.fullSyncRequired };
       }
       const page = line as PullPageLine;
       if (!Array.isArray(page.changes) || typeof page.resume !== "string") break;
       const pulled = page.changes.map((c) => toPulled(userId, c));
-      await db.applyPage(userId, pulled, page.resume, removed);
+      // Told once parsed, not once stored: the list need not wait for the store's writes.
+      const stored = writer!.add(pulled, page.resume);
       changes += page.changes.length;
-      onPage?.(pulled);
+      onPage?.(pulled, stored);
+      await writer!.room();
     }
   } catch (e) {
     // A store that failed is an error of its own; anything else here is the body breaking off.
@@ -156,7 +163,9 @@ export async function readPages(db: LocalDb, body: ReadableStream<Uint8Array>, u
   }
   // Cut off before its last line (the connection dropped, or a later page's read failed on the
   // server): what was stored stays with its position, the cursor stays, and the engine pulls again
-  // shortly, as after any dropped connection, resuming where this one ended.
+  // shortly, as after any dropped connection, resuming where this one ended. The pages parsed
+  // before the cut are stored first, so the retry starts from a position no write moves after it.
+  await writer?.flushed().catch(() => undefined);
   throw new OfflineError();
 }
 
@@ -219,8 +228,8 @@ export class SyncEngine {
   ) {}
 
   /**
-   * Follows the pages of this engine's pulls as they are stored (the vault page lists them before
-   * the pull ends); returns an unsubscribe.
+   * Follows the pages of this engine's pulls as they are parsed, each with when it is stored (the
+   * vault page lists them before the pull ends); returns an unsubscribe.
    */
   onPage(listener: PageListener): () => void {
     this.pages.add(listener);
@@ -293,11 +302,11 @@ export class SyncEngine {
       if (!cut && gate?.covers(await this.db.meta<string>(`cursor:${this.userId}`))) await withSyncLock(() => pushPending(this.db, this.api, this.userId));
       else {
         gate?.pulled();
-        await syncOnce(this.db, this.api, this.userId, (changes) => {
+        await syncOnce(this.db, this.api, this.userId, (changes, stored) => {
           // A listener's failure is its own: the pull goes on.
           for (const l of [...this.pages]) {
             try {
-              l(changes);
+              l(changes, stored);
             } catch (e) {
               console.error(e);
             }

@@ -66,9 +66,10 @@ async function sync(s: Unlocked) {
   timeline.mark("sync-started");
   try {
     // While the live connection says the cache is current, only pending saves are pushed. A first
-    // sync's pages join the fill index as they are stored (fill-index.ts).
+    // sync's pages join the fill index as they are parsed, ahead of the store's writes
+    // (fill-index.ts); the index is made again from the store when the sync ends or is cut.
     await gatedSync(s.vault.db, s.api, s.userId, s.live, (changes) => {
-      timeline.mark("first-page-stored");
+      timeline.mark("first-page-parsed");
       if (state === s) indexPage(s, changes);
       timeline.mark("first-page-indexed");
     });

@@ -1,7 +1,9 @@
 /**
- * A pull's pages on the vault page as they are stored: the list shows the first page's entries
+ * A pull's pages on the vault page as they are parsed: the list shows the first page's entries
  * while the rest of a first sync is still on its way, and grows as pages come, without reading
- * the store again (a read of thousands of entries is what the first sync must not wait for).
+ * the store again (a read of thousands of entries is what the first sync must not wait for), nor
+ * waiting for the store's writes. Like any optimistic list, it may show a page the store does not
+ * hold yet; the store stays the truth (a pull cut before a page was stored pulls it again).
  */
 import type { LocalEntry, PulledChange } from "../db";
 import type { PageListener } from "../sync-engine";
@@ -9,7 +11,7 @@ import { byEntryName } from "../entry-order";
 import { sortInSlices } from "../next-task";
 
 /**
- * How often the list takes in a pull's pages as they are stored (the first page at once): each
+ * How often the list takes in a pull's pages as they are parsed (the first page at once): each
  * time costs a pass over the list (its order, keys and rows), on the thread that parses the pull.
  */
 const ARRIVALS_MS = 500;
@@ -81,6 +83,8 @@ function placeAfter(kept: readonly LocalEntry[], from: number, e: LocalEntry): n
  */
 export class Arrivals {
   private changes: PulledChange[] = [];
+  /** Pages told of and not stored yet, in the pull's order: a read of the store lacks them. */
+  private unstored: PulledChange[][] = [];
   private taken = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly stopPages: () => void;
@@ -89,8 +93,11 @@ export class Arrivals {
     engine: { onPage(listener: PageListener): () => void },
     private readonly host: { ready(): boolean; empty(): boolean; take(changes: PulledChange[]): void },
   ) {
-    this.stopPages = engine.onPage((changes) => {
+    this.stopPages = engine.onPage((changes, stored) => {
       this.changes.push(...changes);
+      this.unstored.push(changes);
+      const settled = () => void (this.unstored = this.unstored.filter((p) => p !== changes));
+      stored.then(settled, settled);
       if (!host.ready() || this.timer !== undefined) return;
       this.timer = setTimeout(() => this.flush(), host.empty() ? 0 : ARRIVALS_MS);
     });
@@ -106,9 +113,12 @@ export class Arrivals {
     if (this.host.ready()) this.host.take(this.take());
   }
 
-  /** The store is being read again: what arrives from now on is applied over that read. */
+  /**
+   * The store is being read again: what arrives from now on is applied over that read, and so are
+   * the pages told of that the store does not hold yet (without them the list would lose rows).
+   */
   restart() {
-    this.changes = [];
+    this.changes = this.unstored.flat();
     this.taken = 0;
   }
 
