@@ -91,6 +91,41 @@ try {
       return m;
     };
   });
+  // The first sign-in as the person sees it, in the pages themselves (as the keystrokes and opens
+  // are taken): from the click's own timestamp on the sign-in page (when the browser took the
+  // release of the button) to the frame that first shows a row, and to the frame that shows every
+  // row listed, on the vault page. Kept in sessionStorage in wall-clock time across the
+  // navigation. The figures printed beside them from the bench's side also hold Playwright's
+  // actionability checks before its click and its locator's polling, across a new document,
+  // after the row is drawn: about 0.5 s idle that no person waits for.
+  await context.addInitScript(([n]) => {
+    const keep = (name, t) => {
+      const kept = JSON.parse(sessionStorage.getItem("bench-seen") ?? "{}");
+      if (name in kept) return;
+      kept[name] = performance.timeOrigin + t;
+      sessionStorage.setItem("bench-seen", JSON.stringify(kept));
+    };
+    addEventListener("click", (ev) => {
+      const b = ev.target instanceof Element ? ev.target.closest("button") : null;
+      if (b && b.textContent?.trim() === "Open vault") keep("click", ev.timeStamp);
+    }, { capture: true });
+    // The frame after the change: its callbacks run, then a task posted from it runs once the
+    // frame's own main-thread work (style, layout, paint) is over.
+    const painted = (name) => requestAnimationFrame(() => {
+      const ch = new MessageChannel();
+      ch.port1.onmessage = () => keep(name, performance.now());
+      ch.port2.postMessage(0);
+    });
+    let first = false;
+    let all = false;
+    const mo = new MutationObserver(() => {
+      const list = document.getElementById("entries");
+      if (!list) return;
+      if (!first && list.querySelector("li[data-id]")) (first = true), painted("first");
+      if (!all && list.dataset.rows === String(n) && document.getElementById("entries-heading")?.textContent === `Entries (${n})`) (all = true), painted("all"), mo.disconnect();
+    });
+    mo.observe(document, { childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: ["data-rows"] });
+  }, [ENTRIES]);
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   // The auth cookie the worker sets at the end of an OpenID sign-in.
   await context.addCookies([{ name: "access_token", value: token, url: worker.base, httpOnly: true, sameSite: "Strict" }]);
@@ -102,14 +137,18 @@ try {
     await page.locator("#entries li").first().waitFor({ timeout: 120_000 });
     const first = performance.now() - t;
     await page.waitForFunction(([h, n]) => document.getElementById("entries-heading")?.textContent === h && document.getElementById("entries")?.dataset.rows === String(n), [heading, ENTRIES], { timeout: 300_000, polling: 50 });
-    return { first, all: performance.now() - t, started: t };
+    // The frame's task that records "all" may run just after the bench saw the list complete.
+    await page.waitForFunction(() => "all" in JSON.parse(sessionStorage.getItem("bench-seen") ?? "{}"), undefined, { timeout: 10_000, polling: 20 });
+    const seen = await page.evaluate(() => JSON.parse(sessionStorage.getItem("bench-seen") ?? "{}"));
+    return { first, all: performance.now() - t, started: t, seenFirst: seen.first - seen.click, seenAll: seen.all - seen.click };
   };
 
   await page.goto("/");
   await page.getByLabel("Master passphrase").fill(PASSPHRASE);
   const signInProfiled = await profiled(page, "dashboard-first-sign-in", true);
   const signIn = await timed(() => page.getByRole("button", { name: "Open vault" }).click());
-  console.log(`first sign-in on this browser (full pull of ${ENTRIES}, indexing): first row ${fmt(signIn.first / 1000, 1)} s, all listed ${fmt(signIn.all / 1000, 1)} s`);
+  console.log(`first sign-in on this browser (full pull of ${ENTRIES}, indexing): first row ${fmt(signIn.first / 1000, 1)} s, all listed ${fmt(signIn.all / 1000, 1)} s (from the bench's side)`);
+  console.log(`  as seen (click's timestamp -> the frame that shows it): first row ${fmt(signIn.seenFirst, 0)} ms, every row listed ${fmt(signIn.seenAll, 0)} ms`);
   await printTimeline(page);
   // The page fills in after the rows are listed (usernames, marks and folders opened entry by
   // entry): until that pass is done, and the longest task from the click until 2 s after it.
@@ -135,8 +174,10 @@ try {
   firstSyncs.push(signIn);
   }
   if (firstSyncs.length > 1) {
-    line("first sign-in -> first row", firstSyncs.map((r) => r.first));
-    line("first sign-in -> all listed", firstSyncs.map((r) => r.all));
+    line("first sign-in -> first row (bench's side)", firstSyncs.map((r) => r.first));
+    line("first sign-in -> all listed (bench's side)", firstSyncs.map((r) => r.all));
+    line("first sign-in -> first row, as seen", firstSyncs.map((r) => r.seenFirst));
+    line("first sign-in -> every row listed, as seen", firstSyncs.map((r) => r.seenAll));
   }
   /** Everything after the first sign-in: keystrokes, opens, unlocks and reloads, bundle sizes. */
   async function laterPhases() {
