@@ -57,29 +57,72 @@ export async function providerSession(api = new ApiClient()): Promise<{ id: stri
   }
 }
 
+/** What the sign-in page read as it loaded, before the passphrase: whose vault, and its newest entries. */
+export type SignInAhead = { userId: string; newest: Entry[] };
+type Entry = Awaited<ReturnType<ApiClient["listPasswords"]>>["data"][number];
+type Kdf = { iterations: number; keyVersion: number };
+/** Keys derived before the sign-in's own read of the vault came back, with what they were derived for. */
+type Derived = { userId: string; kdf: Kdf; keys: VaultKeys };
+
+const samplesOf = (data: Entry[]) =>
+  data.flatMap((e) => (e.encryption_version === 3 && e.wrapped_item_key && e.encrypted_data ? [{ e, env: { wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data } }] : []));
+
+/**
+ * The derivation a vault's newest entries name, over this device's floor: the newest bound entry's
+ * wrap header (its key version and rounds), else the default rounds at the floor's version.
+ * Settings below the floor, or a key version older than this device has seen, are refused here,
+ * before anything is derived.
+ */
+function kdfFor(samples: ReturnType<typeof samplesOf>, floor: { keyVersion: number }): Kdf {
+  const bound = samples.find((s) => isBound(s.env));
+  if (!bound) return { iterations: PBKDF2_ITERATIONS, keyVersion: Math.max(1, floor.keyVersion) };
+  const header = wrapHeader(bound.env.wrapped_item_key);
+  if (!header) throw new SignInError("This passphrase does not open the vault");
+  if (header.keyVersion < floor.keyVersion) throw new KeyRollbackError(header.keyVersion, floor.keyVersion);
+  return { iterations: acceptKdf(header.iterations), keyVersion: header.keyVersion };
+}
+
+/**
+ * The key derivation started at the click from what the page read as it loaded, while the
+ * session and the vault's newest entries are asked again: the derivation (600,000 rounds, the
+ * longest step) then runs beside the two round trips instead of after them. Null when that read
+ * names settings this device refuses; the sign-in's own read then decides, as without it.
+ */
+async function deriveAhead(passphrase: string, ahead: SignInAhead): Promise<Derived | null> {
+  const trust = await TrustStore.open(ahead.userId);
+  try {
+    const kdf = kdfFor(samplesOf(ahead.newest), await trust.floor());
+    return { userId: ahead.userId, kdf, keys: await deriveVaultKeys(passphrase, ahead.userId, kdf.iterations, kdf.keyVersion) };
+  } catch {
+    return null;
+  } finally {
+    trust.close();
+  }
+}
+
 /**
  * The vault keys for a passphrase, checked against the vault: the newest bound entry names the key
- * version and derivation rounds in its wrap header, and must open in its place. Settings below the
- * floor, or a key version older than this device has seen, are refused before anything is derived.
- * A vault of unbound entries only is checked against one of them (until this device saw it bound);
- * an empty vault accepts any passphrase, which then becomes the vault's.
+ * version and derivation rounds in its wrap header, and must open in its place (kdfFor). A vault
+ * of unbound entries only is checked against one of them (until this device saw it bound); an
+ * empty vault accepts any passphrase, which then becomes the vault's. `newest` is the vault's
+ * newest entries when the caller already asked for them; keys `derived` ahead are used only when
+ * they were derived for this user with what the vault names now: the read made now decides, so a
+ * vault re-keyed since the page loaded is opened with its new settings.
  */
-export async function vaultKeys(api: ApiClient, trust: TrustStore, userId: string, passphrase: string): Promise<VaultKeys> {
-  const { data } = await api.listPasswords(1, 20);
+export async function vaultKeys(api: ApiClient, trust: TrustStore, userId: string, passphrase: string, ahead?: { newest: Promise<Entry[]>; derived?: Promise<Derived | null> }): Promise<VaultKeys> {
+  const data = ahead ? await ahead.newest : (await api.listPasswords(1, 20)).data;
   performance.mark("vault:sample-read");
-  const samples = data.flatMap((e) => (e.encryption_version === 3 && e.wrapped_item_key && e.encrypted_data ? [{ e, env: { wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data } }] : []));
+  const samples = samplesOf(data);
   const floor = await trust.floor();
-  const bound = samples.find((s) => isBound(s.env));
   try {
+    const kdf = kdfFor(samples, floor);
+    const early = await ahead?.derived;
+    const keys = early && early.userId === userId && early.kdf.iterations === kdf.iterations && early.kdf.keyVersion === kdf.keyVersion ? early.keys : await deriveVaultKeys(passphrase, userId, kdf.iterations, kdf.keyVersion);
+    const bound = samples.find((s) => isBound(s.env));
     if (bound) {
-      const header = wrapHeader(bound.env.wrapped_item_key);
-      if (!header) throw new SignInError("This passphrase does not open the vault");
-      if (header.keyVersion < floor.keyVersion) throw new KeyRollbackError(header.keyVersion, floor.keyVersion);
-      const keys = await deriveVaultKeys(passphrase, userId, acceptKdf(header.iterations), header.keyVersion);
       await openEntry(keys, placeOf(userId, bound.e), bound.env);
       return keys;
     }
-    const keys = await deriveVaultKeys(passphrase, userId, PBKDF2_ITERATIONS, Math.max(1, floor.keyVersion));
     if (samples[0]) {
       if (floor.bound || floor.keyVersion > 1) throw new LegacyRefusedError();
       await decryptLegacyEntry(keys, samples[0].env);
@@ -92,9 +135,17 @@ export async function vaultKeys(api: ApiClient, trust: TrustStore, userId: strin
   }
 }
 
-/** Opens the vault of the signed-in user (the auth cookie) with the master passphrase. */
-export async function signIn(passphrase: string): Promise<Session> {
+/**
+ * Opens the vault of the signed-in user (the auth cookie) with the master passphrase. The session
+ * and the vault's newest entries are asked at once, and with `ahead` (what the sign-in page read
+ * as it loaded) the key derivation starts beside them (deriveAhead).
+ */
+export async function signIn(passphrase: string, ahead?: SignInAhead): Promise<Session> {
   const api = new ApiClient();
+  const newest = api.listPasswords(1, 20).then((r) => r.data);
+  // Settled below, or refused by an expired session first: never an unhandled rejection.
+  newest.catch(() => undefined);
+  const derived = ahead ? deriveAhead(passphrase, ahead) : undefined;
   const user = await providerSession(api);
   performance.mark("vault:session-answered");
   if (!user) throw new SignInError("The sign-in has expired: sign in again");
@@ -102,7 +153,7 @@ export async function signIn(passphrase: string): Promise<Session> {
   const trust = await TrustStore.open(claims.sub);
   let keys: VaultKeys;
   try {
-    keys = await vaultKeys(api, trust, claims.sub, passphrase);
+    keys = await vaultKeys(api, trust, claims.sub, passphrase, { newest, derived });
     performance.mark("vault:keys-derived");
     await trust.raise({ keyVersion: keyVersion(keys) });
   } finally {
@@ -111,9 +162,9 @@ export async function signIn(passphrase: string): Promise<Session> {
   const db = await openDb();
   try {
     const previous = await db.session();
-    const ahead = await db.meta<string>(PULLED_AHEAD);
+    const pulledFor = await db.meta<string>(PULLED_AHEAD);
     // Another user's data never stays behind a sign-in.
-    if (previous ? previous.userId !== claims.sub : ahead !== undefined && ahead !== claims.sub) await db.clearAll();
+    if (previous ? previous.userId !== claims.sub : pulledFor !== undefined && pulledFor !== claims.sub) await db.clearAll();
     const session: Session = { userId: claims.sub, email: claims.email, signedInAt: new Date().toISOString() };
     await db.setMeta(`keys:${claims.sub}`, keys);
     await db.setMeta(`keycheck:${claims.sub}`, await makeKeyCheck(keys, claims.sub));

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { DecryptionError, deriveVaultKeys, PBKDF2_ITERATIONS, queryTokens, type VaultKeys } from "../src/crypto";
+import { wrapHeader } from "../src/envelope";
 import { apiAs, openFor } from "./support/api";
 import { dashboardReady, entryNames, fillEntry, launch, localState, newUser, openEntry, revealedField, signInThroughPage, signInWithProvider, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
 import { openSection } from "./support/journey";
@@ -13,6 +14,7 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let other: Page;
+let waiting: Page;
 let user: Awaited<ReturnType<typeof newUser>>;
 let api: Awaited<ReturnType<typeof apiAs>>;
 let oldKeys: VaultKeys;
@@ -51,6 +53,11 @@ beforeAll(async () => {
   other = await (await browser.newContext({ baseURL: base })).newPage();
   await signInThroughPage(other, user.token, OLD);
   await other.locator("#entries li").nth(2).waitFor();
+  // A third browser left at the master passphrase form before the change: that page read the
+  // vault's newest entries (key version 1) as the form appeared, and its click derives from them
+  // while it asks the vault again.
+  waiting = await (await browser.newContext({ baseURL: base })).newPage();
+  await signInWithProvider(waiting, user.token);
 });
 
 afterAll(async () => {
@@ -118,6 +125,25 @@ describe("changing the master passphrase", () => {
     await expect.poll(() => other.locator("#toast").innerText()).toBe("Cannot reveal: This entry is under a newer vault key (version 2): the master passphrase was changed on another device. Sign in again with the new one.");
   });
 
+  it("opens with the new passphrase on a sign-in page left open since before the change, at the new key version: the click's own read of the vault decides", async () => {
+    await waiting.getByLabel("Master passphrase").fill(NEW);
+    await waiting.getByRole("button", { name: "Open vault" }).click();
+    await waiting.waitForURL("**/vault");
+    await dashboardReady(waiting);
+    await expect.poll(() => entryNames(waiting)).toEqual(["Alpha", "Bravo", "Charlie"]);
+    await openEntry(waiting, "Alpha");
+    await expect.poll(() => revealedField(waiting, "password")).toBe("pw-alpha");
+    // What it seals now names version 2 in its wrap header: keys kept at the version the page read
+    // as it loaded would seal under a version this vault has left.
+    await fillEntry(waiting, { name: "Delta", website: "delta.example", username: "dan", password: "pw-delta" });
+    await waitForPending(waiting, 0);
+    await expect.poll(async () => (await api.entries()).has("Delta")).toBe(true);
+    const delta = (await api.entries()).get("Delta");
+    expect(wrapHeader(delta.wrapped_item_key)).toEqual({ keyVersion: 2, iterations: PBKDF2_ITERATIONS });
+    expect((await openFor(newKeys, user.sub, delta)).password).toBe("pw-delta");
+    await waiting.context().close();
+  });
+
   it("after signing out, the old passphrase is refused and the new one opens the vault", async () => {
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.waitForURL((u) => u.pathname === "/");
@@ -130,7 +156,7 @@ describe("changing the master passphrase", () => {
     await page.getByRole("button", { name: "Open vault" }).click();
     await page.waitForURL("**/vault");
     await dashboardReady(page);
-    await expect.poll(() => entryNames(page)).toEqual(["Alpha", "Bravo", "Charlie"]);
+    await expect.poll(() => entryNames(page)).toEqual(["Alpha", "Bravo", "Charlie", "Delta"]);
     await openEntry(page, "Charlie");
     await expect.poll(() => revealedField(page, "password")).toBe("pw-charlie");
     expect(await page.locator("#foreign-key").isHidden()).toBe(true);

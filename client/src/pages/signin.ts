@@ -2,7 +2,7 @@ import { ApiClient, ApiError, OfflineError } from "../api";
 import { askForCode, installConfirmDialog, reportSignedInAgain, SIGNED_IN_AGAIN } from "../confirm-dialog";
 import { openDb } from "../db";
 import { pullAhead } from "../pull-ahead";
-import { currentSession, providerSession, SignInError, signIn, signOut } from "../session";
+import { currentSession, providerSession, SignInError, signIn, signOut, type SignInAhead } from "../session";
 import { noteUnlocked } from "../ui";
 import { $, input, registerServiceWorker } from "./common";
 
@@ -24,6 +24,8 @@ if (params.get("error")) error.textContent = `Sign-in failed: ${params.get("erro
 
 /** Who the provider's session names, and whose session the store holds: what the pull ahead needs. */
 let signedIn: { user: string; stored: string | undefined } | null = null;
+/** The vault's newest entries as the form appeared: the key derivation starts from them at the click (session.ts, deriveAhead). */
+let ahead: SignInAhead | undefined;
 
 void (async () => {
   const db = await openDb();
@@ -64,8 +66,9 @@ void (async () => {
   }
   // Already open on this browser for the same user (keys in the local store): straight on.
   if (local?.keys && local.session.userId === user.id) return location.replace(nextPath());
-  await offerNewVault(api);
+  const newest = await offerNewVault(api);
   signedIn = { user: user.id, stored: local?.session.userId };
+  if (newest) ahead = { userId: user.id, newest };
   $("signed-in-as").textContent = user.email ?? user.id;
   $("signin-start").hidden = true;
   form.hidden = false;
@@ -76,18 +79,22 @@ void (async () => {
 })();
 
 /**
- * A vault with no entries yet takes the first passphrase typed as its own, for good: the person
- * chooses it here, typed twice, with its strength shown and what losing it means said plainly.
+ * Reads the vault's newest entries (what the click's key derivation starts from) and, when there
+ * are none, offers a new vault. A vault with no entries yet takes the first passphrase typed as
+ * its own, for good: the person chooses it here, typed twice, with its strength shown and what
+ * losing it means said plainly.
  */
 let newVault = false;
 type Checker = Awaited<ReturnType<typeof import("../strength").strengthTools>>["checker"];
 async function offerNewVault(api: ApiClient) {
+  let newest: SignInAhead["newest"] | undefined;
   try {
-    newVault = (await api.listPasswords(1, 1)).data.length === 0;
+    newest = (await api.listPasswords(1, 20)).data;
+    newVault = newest.length === 0;
   } catch {
     newVault = false;
   }
-  if (!newVault) return;
+  if (!newVault) return newest;
   $("new-vault").hidden = false;
   input("passphrase").autocomplete = "new-password";
   submit.textContent = "Create vault";
@@ -117,6 +124,7 @@ async function offerNewVault(api: ApiClient) {
       if (c && mine === asked) show(c, value);
     });
   });
+  return newest;
 }
 
 $("other-account").addEventListener("click", () => {
@@ -126,6 +134,9 @@ $("other-account").addEventListener("click", () => {
     location.replace("/");
   })();
 });
+
+/** The longest the sign-in waits for the pull ahead's first page before going to the vault without it. */
+const FIRST_PAGE_WAIT_MS = 1_500;
 
 form.addEventListener("submit", (ev) => {
   ev.preventDefault();
@@ -144,12 +155,17 @@ form.addEventListener("submit", (ev) => {
   submit.disabled = true;
   submit.textContent = "Opening…";
   performance.mark("vault:click");
-  // The vault's first pull runs while the passphrase is derived and the vault page loads (pull-ahead.ts).
-  if (signedIn && !newVault) pullAhead(signedIn.user, signedIn.stored);
-  signIn(passphrase)
-    .then(() => {
+  // The vault's first pull runs while the passphrase is derived (pull-ahead.ts).
+  const firstPage = signedIn && !newVault ? pullAhead(signedIn.user, signedIn.stored) : Promise.resolve();
+  signIn(passphrase, ahead)
+    .then(async () => {
       performance.mark("vault:signed-in");
       noteUnlocked();
+      // The keys can be ready before the pull's first page (the derivation runs beside the
+      // session's and the vault's round trips): leaving now would cut that page, which the vault
+      // lists first, and the vault page would ask for it again. A pull that hangs is not waited for.
+      await Promise.race([firstPage, new Promise((r) => setTimeout(r, FIRST_PAGE_WAIT_MS))]);
+      performance.mark("vault:leaving");
       location.assign(nextPath());
     })
     .catch((e: unknown) => {
