@@ -164,14 +164,16 @@ try {
       // ...and no sync running (a pull's end reads the store again and starts another pass).
       const marked = read() > since && document.getElementById("net-state")?.textContent === "Online";
       if ((marked && performance.now() - read() >= 2000) || (!marked && performance.now() - lastEnd >= 10_000) || performance.now() > deadline) {
-        return { after: lastEnd - since, longest: tasks.reduce((m, t) => Math.max(m, t.duration), 0), count: tasks.length, read: read() - since };
+        return { after: lastEnd - since, longest: tasks.reduce((m, t) => Math.max(m, t.duration), 0), count: tasks.length, read: read() - since, tasks: tasks.map((t) => [t.start - since, t.duration]) };
       }
       await new Promise((r) => setTimeout(r, 100));
     }
   }, performance.now() - signIn.started);
   await signInProfiled();
   console.log(`first sign-in: main thread quiet ${fmt(settled.after / 1000, 1)} s after the click; longest task ${fmt(settled.longest, 0)} ms, ${settled.count} tasks over 50 ms${Number.isFinite(settled.read) ? `; every entry opened ${fmt(settled.read / 1000, 1)} s after the click` : ""}`);
-  firstSyncs.push(signIn);
+  // Each long task's place on the timeline above, to tell what it was.
+  if (settled.tasks.length) console.log(`  long tasks (ms after the click: duration): ${settled.tasks.map(([at, d]) => `${fmt(at, 0)}: ${fmt(d, 0)}`).join(", ")}`);
+  firstSyncs.push({ ...signIn, longest: settled.longest, count: settled.count });
   }
   if (firstSyncs.length > 1) {
     line("first sign-in -> first row (bench's side)", firstSyncs.map((r) => r.first));
