@@ -10,10 +10,12 @@
 // the earlier in-page figure (a synthetic event, polled) is printed beside them for comparison.
 // --runs 0 leaves out the lock, unlock and reload runs.
 // --first-sync stops after the first sign-in on a new browser (the full pull), for side-by-side runs;
+// --trace records Chrome's trace of each first sign-in and lists its main-thread tasks with their
+// CPU time beside their wall time (on a loaded machine a long task is mostly a wait for a core).
 // --first-syncs N signs in N times, each in a new browser context, and prints each run's timeline
 // from the click (the app's vault:* performance marks) and the medians.
 // --key-ms N types the passphrase at a key every N ms before the click (0: filled at once).
-//   node bench/dashboard.mjs [--runs 10] [--samples 40] [--port 8732] [--entries 10000] [--profile] [--first-sync] [--first-syncs 1] [--key-ms 0]
+//   node bench/dashboard.mjs [--runs 10] [--samples 40] [--port 8732] [--entries 10000] [--profile] [--trace] [--first-sync] [--first-syncs 1] [--key-ms 0]
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
@@ -22,11 +24,12 @@ import { gzipSync } from "node:zlib";
 import { chromium } from "playwright-core";
 import { ROOT } from "../scripts/lib/dev-identity.mjs";
 import { printLongStretches, printProfile, startProfile } from "./lib/cpu-profile.mjs";
+import { printTasks, startTrace } from "./lib/task-trace.mjs";
 import { eventTimingInit, printSamples, sampler } from "./lib/page-samples.mjs";
 import { fmt, signDevToken, startWorker } from "./lib/harness.mjs";
 import { seedVault } from "./lib/vault-seed.mjs";
 
-const { values } = parseArgs({ options: { runs: { type: "string", default: "10" }, port: { type: "string", default: "8732" }, entries: { type: "string", default: "10000" }, samples: { type: "string", default: "40" }, profile: { type: "boolean", default: false }, "first-sync": { type: "boolean", default: false }, "first-syncs": { type: "string", default: "1" }, "key-ms": { type: "string", default: "0" } } });
+const { values } = parseArgs({ options: { runs: { type: "string", default: "10" }, port: { type: "string", default: "8732" }, entries: { type: "string", default: "10000" }, samples: { type: "string", default: "40" }, profile: { type: "boolean", default: false }, trace: { type: "boolean", default: false }, "first-sync": { type: "boolean", default: false }, "first-syncs": { type: "string", default: "1" }, "key-ms": { type: "string", default: "0" } } });
 const OUT = join(ROOT, "bench", "out");
 /** Starts the profiler when --profile asks for it; the function returned stops it and prints. */
 const profiled = async (page, label, stretches = false) => {
@@ -153,6 +156,7 @@ try {
   if (Number(values["key-ms"]) > 0) await page.getByLabel("Master passphrase").pressSequentially(PASSPHRASE, { delay: Number(values["key-ms"]) });
   else await page.getByLabel("Master passphrase").fill(PASSPHRASE);
   const signInProfiled = await profiled(page, "dashboard-first-sign-in", true);
+  const traced = values.trace ? await startTrace(browser, page) : null;
   const signIn = await timed(() => page.getByRole("button", { name: "Open vault" }).click());
   console.log(`first sign-in on this browser (full pull of ${ENTRIES}, indexing): first row ${fmt(signIn.first / 1000, 1)} s, all listed ${fmt(signIn.all / 1000, 1)} s (from the bench's side)`);
   console.log(`  as seen (click's timestamp -> the frame that shows it): first row ${fmt(signIn.seenFirst, 0)} ms, every row listed ${fmt(signIn.seenAll, 0)} ms`);
@@ -171,14 +175,17 @@ try {
       // ...and no sync running (a pull's end reads the store again and starts another pass).
       const marked = read() > since && document.getElementById("net-state")?.textContent === "Online";
       if ((marked && performance.now() - read() >= 2000) || (!marked && performance.now() - lastEnd >= 10_000) || performance.now() > deadline) {
-        return { after: lastEnd - since, longest: tasks.reduce((m, t) => Math.max(m, t.duration), 0), count: tasks.length, read: read() - since };
+        return { after: lastEnd - since, longest: tasks.reduce((m, t) => Math.max(m, t.duration), 0), count: tasks.length, read: read() - since, tasks: tasks.map((t) => [t.start - since, t.duration]) };
       }
       await new Promise((r) => setTimeout(r, 100));
     }
   }, performance.now() - signIn.started);
   await signInProfiled();
+  if (traced) printTasks("first sign-in", await traced(), "vault:click");
   console.log(`first sign-in: main thread quiet ${fmt(settled.after / 1000, 1)} s after the click; longest task ${fmt(settled.longest, 0)} ms, ${settled.count} tasks over 50 ms${Number.isFinite(settled.read) ? `; every entry opened ${fmt(settled.read / 1000, 1)} s after the click` : ""}`);
-  firstSyncs.push(signIn);
+  // Each long task's place on the timeline above, to tell what it was.
+  if (settled.tasks.length) console.log(`  long tasks (ms after the click: duration): ${settled.tasks.map(([at, d]) => `${fmt(at, 0)}: ${fmt(d, 0)}`).join(", ")}`);
+  firstSyncs.push({ ...signIn, longest: settled.longest, count: settled.count });
   }
   if (firstSyncs.length > 1) {
     line("first sign-in -> first row (bench's side)", firstSyncs.map((r) => r.first));

@@ -133,9 +133,11 @@ export class EntryList {
     this.places = null;
     this.list.dataset.rows = String(entries.length);
     // Drawn with the view as last measured (no layout forced in the keystroke's task), then checked
-    // at the next frame, when the layout is made anyway.
-    this.render(undefined, this.view !== null);
-    if (this.view) this.schedule();
+    // at the next frame, when the layout is made anyway. Never measured yet (the list's first
+    // rows), with a window's height of rows from the top: measuring then forced the page's first
+    // layout inside the task that read the store, one long task of both.
+    this.render(undefined, true);
+    this.schedule();
   }
 
   private schedule() {
@@ -150,6 +152,7 @@ export class EntryList {
   private range(cached: boolean): [number, number] {
     const n = this.rows.length;
     if (n <= ALL_ROWS) return [0, n];
+    if (cached && !this.view) return [0, Math.min(n, Math.ceil(window.innerHeight / this.rowPx) + MARGIN)];
     if (!cached || !this.view) {
       const box = this.list.getBoundingClientRect();
       this.view = [this.list.scrollTop + Math.max(0, -box.top - this.list.clientTop), this.list.scrollTop + Math.min(this.list.clientHeight, window.innerHeight - box.top)];

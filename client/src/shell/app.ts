@@ -8,6 +8,7 @@ import { ApiClient } from "../api";
 import { installConfirmDialog } from "../confirm-dialog";
 import { keyVersion, type VaultKeys } from "../crypto";
 import { registerThisDevice } from "../device";
+import { nextTask } from "../next-task";
 import type { LocalDb, Session } from "../db";
 import { lockVault, recordActivity } from "../passphrase";
 import { SyncEngine, type SyncHost, type SyncState } from "../sync-engine";
@@ -41,8 +42,10 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
   const api = new ApiClient();
   // One answer for every refusal that wants the person (2FA code, recent sign-in): the dialog.
   installConfirmDialog(api);
-  // Every call names this browser's device (x-device-fingerprint); registering refreshes it.
-  void registerThisDevice(api);
+  // Every call names this browser's device (x-device-fingerprint); registering refreshes it. In a
+  // task of its own: the fingerprint's WebGL probe (a GL context made) took tens of milliseconds
+  // inside the shell's start, one long task of both on a new browser's way to its first row.
+  void nextTask().then(() => registerThisDevice(api));
   const trust = await TrustStore.open(session.userId);
   await trust.raise({ keyVersion: keyVersion(keys) });
   // Unbound (version 1) envelopes open only until this device has seen the vault fully bound.

@@ -1,0 +1,45 @@
+// Chrome's trace (devtools.timeline) around a step of a bench: each task of the page's main thread
+// with its wall time and its own CPU time. The Long Tasks API counts wall time, which on a loaded
+// machine is mostly the thread waiting for a core; the CPU time says what the page itself asked.
+//   const stop = await startTrace(browser, page); ...; printTasks("sign-in", await stop(), "vault:click");
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
+
+/** Starts tracing `page`'s renderer; the function returned stops and returns the trace's events. */
+export async function startTrace(browser, page) {
+  const path = join(tmpdir(), `bench-trace-${process.pid}-${Date.now()}.json`);
+  await browser.startTracing(page, { path, categories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "blink.user_timing", "toplevel", "v8"] });
+  return async () => {
+    await browser.stopTracing();
+    const trace = JSON.parse(readFileSync(path, "utf8"));
+    rmSync(path, { force: true });
+    return trace.traceEvents ?? trace;
+  };
+}
+
+/** What ran inside a task, by the trace's own names: layout, style, paint, GC, script and its event. */
+const PARTS = new Set(["Layout", "UpdateLayoutTree", "Paint", "Commit", "MajorGC", "MinorGC", "TimerFire", "FireAnimationFrame", "HandlePostMessage", "EvaluateScript", "v8.compile", "v8.compileModule", "v8.evaluateModule", "ParseHTML"]);
+
+/**
+ * The main thread's tasks from the mark `from` on: those over 50 ms of wall time or `minCpu` ms of
+ * CPU, each with what ran in it; returns the longest by wall and by CPU.
+ */
+export function printTasks(label, events, from, minCpu = 25) {
+  const start = events.find((e) => e.name === from)?.ts;
+  const mains = new Set(events.filter((e) => e.name === "thread_name" && e.args?.name === "CrRendererMain").map((e) => `${e.pid}:${e.tid}`));
+  const own = events.filter((e) => e.ph === "X" && mains.has(`${e.pid}:${e.tid}`) && (start === undefined || e.ts >= start)).sort((a, b) => a.ts - b.ts);
+  const tasks = own.filter((e) => e.name === "RunTask");
+  const ms = (us) => Math.round((us ?? 0) / 1000);
+  const shown = tasks.filter((t) => t.dur > 50_000 || (t.tdur ?? 0) > minCpu * 1000);
+  console.log(`trace ${label}: ${tasks.filter((t) => t.dur > 50_000).length} tasks over 50 ms of wall time, ${tasks.filter((t) => (t.tdur ?? 0) > 50_000).length} over 50 ms of CPU; longest ${ms(Math.max(0, ...tasks.map((t) => t.dur)))} ms wall, ${ms(Math.max(0, ...tasks.map((t) => t.tdur ?? 0)))} ms CPU`);
+  for (const t of shown) {
+    const parts = new Map();
+    for (const e of own) {
+      if (e.ts < t.ts || e.ts + e.dur > t.ts + t.dur || !PARTS.has(e.name)) continue;
+      parts.set(e.name, (parts.get(e.name) ?? 0) + (e.tdur ?? e.dur));
+    }
+    const inside = [...parts].sort((a, b) => b[1] - a[1]).filter(([, us]) => us >= 1000).map(([n, us]) => `${n} ${ms(us)}`).join(", ");
+    console.log(`  +${ms(t.ts - (start ?? t.ts))} ms: ${ms(t.dur)} ms wall, ${ms(t.tdur)} ms CPU${inside ? ` (${inside})` : ""}`);
+  }
+}
