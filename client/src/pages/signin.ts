@@ -1,10 +1,12 @@
 import { ApiClient, ApiError, OfflineError } from "../api";
 import { askForCode, installConfirmDialog, reportSignedInAgain, SIGNED_IN_AGAIN } from "../confirm-dialog";
 import { openDb } from "../db";
+import { startEntryReader } from "../entry-reader";
 import { pullAhead } from "../pull-ahead";
 import { currentSession, providerSession, SignInError, signIn, signOut, type SignInAhead } from "../session";
 import { noteUnlocked } from "../ui";
 import { $, input, registerServiceWorker } from "./common";
+import { openInPlace, readShellPage, type ShellPage } from "./open-in-place";
 
 void registerServiceWorker();
 
@@ -26,6 +28,8 @@ if (params.get("error")) error.textContent = `Sign-in failed: ${params.get("erro
 let signedIn: { user: string; stored: string | undefined } | null = null;
 /** The vault's newest entries as the form appeared: the key derivation starts from them at the click (session.ts, deriveAhead). */
 let ahead: SignInAhead | undefined;
+/** The page the sign-in opens, read as the form appears (open-in-place.ts). */
+let shellPage: Promise<ShellPage | null> = Promise.resolve(null);
 
 void (async () => {
   const db = await openDb();
@@ -72,6 +76,7 @@ void (async () => {
   $("signed-in-as").textContent = user.email ?? user.id;
   $("signin-start").hidden = true;
   form.hidden = false;
+  shellPage = readShellPage(nextPath());
   // The button stays disabled until the handler below is attached: a native submission would
   // send the passphrase in a request.
   submit.disabled = false;
@@ -157,6 +162,9 @@ form.addEventListener("submit", (ev) => {
   performance.mark("vault:click");
   // The vault's first pull runs while the passphrase is derived (pull-ahead.ts).
   const firstPage = signedIn && !newVault ? pullAhead(signedIn.user, signedIn.stored) : Promise.resolve();
+  // The vault opens in this document (open-in-place.ts): its entry reader's worker starts now,
+  // while the keys are derived, and the vault's first read finds it running.
+  if (nextPath() === "/vault") startEntryReader();
   signIn(passphrase, ahead)
     .then(async () => {
       performance.mark("vault:signed-in");
@@ -165,8 +173,15 @@ form.addEventListener("submit", (ev) => {
       // session's and the vault's round trips): leaving now would cut that page, which the vault
       // lists first, and the vault page would ask for it again. A pull that hangs is not waited for.
       await Promise.race([firstPage, new Promise((r) => setTimeout(r, FIRST_PAGE_WAIT_MS))]);
+      // Still being read (a click as the form appeared) is still sooner than a navigation.
+      const page = await shellPage;
       performance.mark("vault:leaving");
-      location.assign(nextPath());
+      if (!page) return location.assign(nextPath());
+      // A shell that cannot start here (its script failed to load) loads as its own page.
+      await openInPlace(page, nextPath()).catch((e: unknown) => {
+        console.error(e);
+        location.assign(nextPath());
+      });
     })
     .catch((e: unknown) => {
       error.textContent = e instanceof SignInError ? e.message : `Sign-in failed: ${e instanceof Error ? e.message : String(e)}`;
