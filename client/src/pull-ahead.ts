@@ -28,13 +28,13 @@ const NONE: PullAhead = { firstPage: Promise.resolve(), stop: () => Promise.reso
  * user's store is cleared by the sign-in, which would throw the pull's pages away with it, so none
  * is started then.
  *
- * A navigation away from the sign-in page used to end the pull with the page's document. The vault
- * now opens in that same document (pages/open-in-place.ts), so the pull is ended here instead, and
- * before the vault starts: a pull ahead still storing pages as the vault's list makes its first read
- * of the store writes pages the list never hears of (only the engine's own pulls tell it of pages),
- * and the list's count then never reaches the vault's. Its request is aborted (the connection is
- * freed, where a held answer would have kept it) and its worker ended (what it has not stored is
- * cut, and the store's transactions are whole pages with their position).
+ * A navigation away from the sign-in page ended the pull with the page's document, before the vault
+ * page's first script ran. The vault now opens in that same document (pages/open-in-place.ts), so
+ * the pull is ended here, before the vault starts, as the navigation ended it: otherwise it could
+ * still hold the sync lock (the engine's first pull queued behind it), its worker and its request
+ * as the vault starts, and write pages beside the vault's first read of the store. Its request is
+ * aborted (the connection is freed; a held answer would have kept it open for the document's life)
+ * and its worker ended (what it has not stored is cut; a page is stored with its position at once).
  */
 export function pullAhead(userId: string, stored: string | undefined): PullAhead {
   if (started || (stored !== undefined && stored !== userId)) return NONE;
