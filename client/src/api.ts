@@ -382,8 +382,8 @@ export class ApiClient {
    * part-way. The answer as it came: an intermediary that answers with the one JSON object instead
    * is told apart by its content type (sync-engine.ts reads both).
    */
-  syncPages(since: string | undefined, resume: string | undefined): Promise<Response> {
-    return this.fetchOk(ENDPOINTS.syncPull, { query: { since, resume } }, "application/x-ndjson");
+  syncPages(since: string | undefined, resume: string | undefined, signal?: AbortSignal): Promise<Response> {
+    return this.fetchOk(ENDPOINTS.syncPull, { query: { since, resume }, signal }, "application/x-ndjson");
   }
 
   /** The caller's sharing public key, or with `email` a contact's: as the server says (see contact-keys.ts). */

@@ -100,7 +100,7 @@ const toPulled = (userId: string, c: SyncChange): PulledChange => (c._deleted ? 
  * dropped part-way leaves what was stored and its position; the engine's short retry resumes from
  * there instead of pulling everything again.
  */
-export async function pull(db: LocalDb, api: ApiClient, userId: string, onPage?: PageListener): Promise<PullReport> {
+export async function pull(db: LocalDb, api: ApiClient, userId: string, onPage?: PageListener, signal?: AbortSignal): Promise<PullReport> {
   const since = await db.meta<string>(`cursor:${userId}`);
   const resume = await db.meta<string>(`resume:${userId}`);
   // The D1 bookmarks travel with the cursor (docs/decisions.md, Scale: shards, a directory, many databases): reopened later, the device still reads from
@@ -108,7 +108,7 @@ export async function pull(db: LocalDb, api: ApiClient, userId: string, onPage?:
   api.useBookmarks(await db.meta<string>(`bookmark:${userId}`));
   performance.mark("vault:pull-sent");
   warmPullWorker();
-  const res = await api.syncPages(since, resume);
+  const res = await api.syncPages(since, resume, signal);
   performance.mark("vault:pull-answered");
   const report = /\bapplication\/x-ndjson\b/.test(res.headers.get("content-type") ?? "") ? await readPagesOffThread(db, res.body!, userId, since, onPage) : await readWhole(db, res, userId, since);
   await db.setMeta(`bookmark:${userId}`, api.bookmarkHeader());

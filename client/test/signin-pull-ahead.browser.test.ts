@@ -115,6 +115,40 @@ describe("the first pull of a new browser, started at the click on Open vault", 
     await context.close();
   }, 180_000);
 
+  it("opens the vault in the sign-in page's own document, with no second page load; a reload then loads the vault page itself", async () => {
+    const context = await browser.newContext({ baseURL: base(), viewport: { width: 1280, height: 900 }, serviceWorkers: "block" });
+    const page = await context.newPage();
+    await signInWithCookie(page, owner.token);
+    const documents: string[] = [];
+    page.on("request", (r) => {
+      if (r.isNavigationRequest() && r.frame() === page.mainFrame()) documents.push(new URL(r.url()).pathname);
+    });
+    // A mark on the sign-in page's window: a navigation would leave it behind.
+    await page.evaluate(() => ((window as unknown as { signInWindow?: boolean }).signInWindow = true));
+    await submitSignIn(page, PASSPHRASE);
+    await page.waitForURL("**/vault");
+    await expect.poll(() => page.locator("#entries-heading").innerText(), { timeout: 60_000 }).toBe(`Entries (${COUNT})`);
+    expect(await page.locator("#entries li[data-id]").first().isVisible()).toBe(true);
+    expect(documents).toEqual([]);
+    expect(await page.evaluate(() => (window as unknown as { signInWindow?: boolean }).signInWindow)).toBe(true);
+    // The shell as a load of its page leaves it: its markup only, its title, its navigation working.
+    expect(await page.locator("#signin, #signin-start").count()).toBe(0);
+    expect(await page.title()).toBe("Vault · Credential vault");
+    await page.locator("#app-nav").getByRole("link", { name: "Account", exact: true }).click();
+    await page.waitForURL("**/settings");
+    await expect.poll(() => page.title()).toBe("Account · Credential vault");
+    await page.goBack();
+    await page.waitForURL("**/vault");
+    await expect.poll(() => page.locator("#entries-heading").innerText(), { timeout: 30_000 }).toBe(`Entries (${COUNT})`);
+    expect(documents).toEqual([]);
+    // A reload is the vault page's own load, from the store, with the keys kept.
+    await page.reload();
+    await expect.poll(() => page.locator("#entries-heading").innerText(), { timeout: 60_000 }).toBe(`Entries (${COUNT})`);
+    expect(documents).toEqual(["/vault"]);
+    expect(await page.evaluate(() => (window as unknown as { signInWindow?: boolean }).signInWindow)).toBeUndefined();
+    await context.close();
+  }, 180_000);
+
   it("leaves what a failed sign-in pulled to its own user only: another user's sign-in on that browser clears it", async () => {
     const context = await browser.newContext({ baseURL: base(), viewport: { width: 1280, height: 900 }, serviceWorkers: "block" });
     const page = await context.newPage();

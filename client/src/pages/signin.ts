@@ -1,10 +1,12 @@
 import { ApiClient, ApiError, OfflineError } from "../api";
 import { askForCode, installConfirmDialog, reportSignedInAgain, SIGNED_IN_AGAIN } from "../confirm-dialog";
 import { openDb } from "../db";
-import { pullAhead } from "../pull-ahead";
+import { startEntryReader } from "../entry-reader";
+import { pullAhead, type PullAhead } from "../pull-ahead";
 import { currentSession, providerSession, SignInError, signIn, signOut, type SignInAhead } from "../session";
 import { noteUnlocked } from "../ui";
 import { $, input, registerServiceWorker } from "./common";
+import { openInPlace, readShellPage, type ShellPage } from "./open-in-place";
 
 void registerServiceWorker();
 
@@ -22,10 +24,19 @@ const submit = $("open-vault") as HTMLButtonElement;
 // The callback sends refusals here: the provider's or ours, in words for the person.
 if (params.get("error")) error.textContent = `Sign-in failed: ${params.get("error")}`;
 
+/**
+ * Every listener of this page's own elements: the vault may open in this document
+ * (open-in-place.ts), and from then on nothing of the sign-in form may act or keep what was typed.
+ */
+const listening = new AbortController();
+const { signal } = listening;
+
 /** Who the provider's session names, and whose session the store holds: what the pull ahead needs. */
 let signedIn: { user: string; stored: string | undefined } | null = null;
 /** The vault's newest entries as the form appeared: the key derivation starts from them at the click (session.ts, deriveAhead). */
 let ahead: SignInAhead | undefined;
+/** The page the sign-in opens, read as the form appears (open-in-place.ts). */
+let shellPage: Promise<ShellPage | null> = Promise.resolve(null);
 
 void (async () => {
   const db = await openDb();
@@ -60,7 +71,7 @@ void (async () => {
     $("signin-start").hidden = true;
     while (!(await askForCode(api, "sign-in"))) {
       $("code-owed").hidden = false;
-      await new Promise<void>((resolve) => $("enter-code").addEventListener("click", () => resolve(), { once: true }));
+      await new Promise<void>((resolve) => $("enter-code").addEventListener("click", () => resolve(), { once: true, signal }));
       $("code-owed").hidden = true;
     }
   }
@@ -72,6 +83,7 @@ void (async () => {
   $("signed-in-as").textContent = user.email ?? user.id;
   $("signin-start").hidden = true;
   form.hidden = false;
+  shellPage = readShellPage(nextPath());
   // The button stays disabled until the handler below is attached: a native submission would
   // send the passphrase in a request.
   submit.disabled = false;
@@ -116,61 +128,96 @@ async function offerNewVault(api: ApiClient) {
     .then((t) => (checker = t.checker))
     .catch(() => undefined);
   let asked = 0;
-  input("passphrase").addEventListener("input", () => {
-    const mine = ++asked;
-    const value = input("passphrase").value;
-    if (checker) return show(checker, value);
-    void loading.then((c) => {
-      if (c && mine === asked) show(c, value);
-    });
-  });
+  input("passphrase").addEventListener(
+    "input",
+    () => {
+      const mine = ++asked;
+      const value = input("passphrase").value;
+      if (checker) return show(checker, value);
+      void loading.then((c) => {
+        if (c && mine === asked) show(c, value);
+      });
+    },
+    { signal },
+  );
   return newest;
 }
 
-$("other-account").addEventListener("click", () => {
-  void (async () => {
-    const db = await openDb();
-    await signOut(db).finally(() => db.close());
-    location.replace("/");
-  })();
-});
+$("other-account").addEventListener(
+  "click",
+  () => {
+    void (async () => {
+      const db = await openDb();
+      await signOut(db).finally(() => db.close());
+      location.replace("/");
+    })();
+  },
+  { signal },
+);
 
 /** The longest the sign-in waits for the pull ahead's first page before going to the vault without it. */
 const FIRST_PAGE_WAIT_MS = 1_500;
 
-form.addEventListener("submit", (ev) => {
-  ev.preventDefault();
-  error.textContent = "";
-  const passphrase = input("passphrase").value;
-  if (passphrase.length < 8) {
-    error.textContent = "The master passphrase needs at least 8 characters";
-    input("passphrase").focus();
-    return;
-  }
-  if (newVault && input("passphrase-again").value !== passphrase) {
-    error.textContent = "The two passphrases differ: type the same one twice";
-    input("passphrase-again").focus();
-    return;
-  }
-  submit.disabled = true;
-  submit.textContent = "Opening…";
-  performance.mark("vault:click");
-  // The vault's first pull runs while the passphrase is derived (pull-ahead.ts).
-  const firstPage = signedIn && !newVault ? pullAhead(signedIn.user, signedIn.stored) : Promise.resolve();
-  signIn(passphrase, ahead)
-    .then(async () => {
-      performance.mark("vault:signed-in");
-      noteUnlocked();
-      // The keys can be ready before the pull's first page (the derivation runs beside the
-      // session's and the vault's round trips): leaving now would cut that page, which the vault
-      // lists first, and the vault page would ask for it again. A pull that hangs is not waited for.
-      await Promise.race([firstPage, new Promise((r) => setTimeout(r, FIRST_PAGE_WAIT_MS))]);
-      performance.mark("vault:leaving");
-      location.assign(nextPath());
-    })
-    .catch((e: unknown) => {
-      error.textContent = e instanceof SignInError ? e.message : `Sign-in failed: ${e instanceof Error ? e.message : String(e)}`;
-      submit.disabled = false;
-      submit.textContent = newVault ? "Create vault" : "Open vault";
-    });
-});
+/**
+ * Leaves the sign-in page's state behind before the vault opens in its document: its listeners
+ * removed and what was typed cleared (the form's elements stay reachable from this module). The
+ * passphrase itself was never kept past the sign-in's own calls.
+ */
+function leaveSignIn() {
+  listening.abort();
+  for (const id of ["passphrase", "passphrase-again"]) input(id).value = "";
+}
+
+form.addEventListener(
+  "submit",
+  (ev) => {
+    ev.preventDefault();
+    error.textContent = "";
+    const passphrase = input("passphrase").value;
+    if (passphrase.length < 8) {
+      error.textContent = "The master passphrase needs at least 8 characters";
+      input("passphrase").focus();
+      return;
+    }
+    if (newVault && input("passphrase-again").value !== passphrase) {
+      error.textContent = "The two passphrases differ: type the same one twice";
+      input("passphrase-again").focus();
+      return;
+    }
+    submit.disabled = true;
+    submit.textContent = "Opening…";
+    performance.mark("vault:click");
+    // The vault's first pull runs while the passphrase is derived (pull-ahead.ts).
+    const early: PullAhead | null = signedIn && !newVault ? pullAhead(signedIn.user, signedIn.stored) : null;
+    // The vault opens in this document (open-in-place.ts): its entry reader's worker starts now,
+    // while the keys are derived, and the vault's first read finds it running.
+    if (nextPath() === "/vault") startEntryReader();
+    signIn(passphrase, ahead)
+      .then(async () => {
+        performance.mark("vault:signed-in");
+        noteUnlocked();
+        // The keys can be ready before the pull's first page (the derivation runs beside the
+        // session's and the vault's round trips): leaving now would cut that page, which the vault
+        // lists first, and the vault would ask for it again. A pull that hangs is not waited for.
+        await Promise.race([early?.firstPage, new Promise((r) => setTimeout(r, FIRST_PAGE_WAIT_MS))]);
+        // Ended before the vault's first read of the store, as a navigation would have ended it.
+        await early?.stop();
+        // Still being read (a click as the form appeared) is still sooner than a navigation.
+        const page = await shellPage;
+        performance.mark("vault:leaving");
+        leaveSignIn();
+        if (!page) return location.assign(nextPath());
+        // A shell that cannot start here (its script failed to load) loads as its own page.
+        await openInPlace(page, nextPath()).catch((e: unknown) => {
+          console.error(e);
+          location.assign(nextPath());
+        });
+      })
+      .catch((e: unknown) => {
+        error.textContent = e instanceof SignInError ? e.message : `Sign-in failed: ${e instanceof Error ? e.message : String(e)}`;
+        submit.disabled = false;
+        submit.textContent = newVault ? "Create vault" : "Open vault";
+      });
+  },
+  { signal },
+);
