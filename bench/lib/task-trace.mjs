@@ -2,6 +2,8 @@
 // with its wall time and its own CPU time. The Long Tasks API counts wall time, which on a loaded
 // machine is mostly the thread waiting for a core; the CPU time says what the page itself asked.
 //   const stop = await startTrace(browser, page); ...; printTasks("sign-in", await stop(), "vault:click");
+// BENCH_TRACE_DETAIL=1 also lists each task's slices over 3 ms (wall and CPU): a slice with wall time
+// and no CPU is the thread waiting for a core (or for another process's answer), not work of the page.
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
@@ -41,5 +43,6 @@ export function printTasks(label, events, from, minCpu = 25) {
     }
     const inside = [...parts].sort((a, b) => b[1] - a[1]).filter(([, us]) => us >= 1000).map(([n, us]) => `${n} ${ms(us)}`).join(", ");
     console.log(`  +${ms(t.ts - (start ?? t.ts))} ms: ${ms(t.dur)} ms wall, ${ms(t.tdur)} ms CPU${inside ? ` (${inside})` : ""}`);
+    if (process.env.BENCH_TRACE_DETAIL) for (const e of own.filter((e) => e !== t && e.ts >= t.ts && e.ts + e.dur <= t.ts + t.dur && e.dur > 3000).slice(0, 25)) console.log(`      ${ms(e.ts - t.ts)} ${e.name} ${ms(e.dur)}w ${ms(e.tdur)}c ${JSON.stringify(e.args?.data ?? {}).slice(0, 140)}`);
   }
 }

@@ -13,18 +13,21 @@ const COUNT = 300;
 let browser: Browser;
 let owner: Awaited<ReturnType<typeof newUser>>;
 
+/** A vault shorter than the pull's first page (200 rows), longer than a window's rows. */
+const SHORT = 120;
+
 /** Entries sealed as the web client seals them, pushed through sync 100 at a time. */
-async function seed() {
-  const keys = await deriveVaultKeys(PASSPHRASE, owner.sub);
-  const api = await apiAs(base(), owner.token);
+async function seed(who: Awaited<ReturnType<typeof newUser>>, count: number, idTail: string) {
+  const keys = await deriveVaultKeys(PASSPHRASE, who.sub);
+  const api = await apiAs(base(), who.token);
   const now = new Date().toISOString();
-  for (let i = 0; i < COUNT; i += 100) {
+  for (let i = 0; i < count; i += 100) {
     const mutations = await Promise.all(
-      Array.from({ length: Math.min(100, COUNT - i) }, async (_, k) => {
+      Array.from({ length: Math.min(100, count - i) }, async (_, k) => {
         const n = i + k;
         const e = { name: `Entry ${String(n).padStart(4, "0")}`, website: `site${n}.example.test`, username: `user${n}@example.test` };
-        const id = `${String(n).padStart(8, "0")}-0000-4000-8000-00000000a4ea`;
-        const envelope = await sealFor(keys, owner.sub, { id, website: e.website, url: null }, { username: e.username, password: `pw-${n}` });
+        const id = `${String(n).padStart(8, "0")}-0000-4000-8000-${idTail}`;
+        const envelope = await sealFor(keys, who.sub, { id, website: e.website, url: null }, { username: e.username, password: `pw-${n}` });
         const idx = await blindIndexes(keys, { name: e.name, website: e.website, username: e.username });
         const data = { name: e.name, website: e.website, url: null, tags: [], ...envelope, encryption_version: 3, name_hash: idx.name_hash, username_hash: idx.username_hash, domain_hash: idx.domain_hash, search_tokens: idx.search_tokens };
         return { action: "create", id, data, clientUpdatedAt: now };
@@ -57,7 +60,7 @@ const stored = (p: Page, prefix: string) =>
 
 beforeAll(async () => {
   owner = await newUser("pullahead");
-  await seed();
+  await seed(owner, COUNT, "00000000a4ea");
   browser = await launch();
 }, 120_000);
 
@@ -99,6 +102,8 @@ describe("the first pull of a new browser, started at the click on Open vault", 
     // Its first page is listed while the vault page's pull is still held.
     await expect.poll(() => page.locator("#entries-heading").innerText(), { timeout: 30_000 }).toBe(`Entries (${firstPage})`);
     expect(await page.locator("#entries li[data-id]").first().isVisible()).toBe(true);
+    // More pages are on their way: only the rows in view and a margin are drawn, not the whole page.
+    expect(await page.locator("#entries li[data-id]").count()).toBeLessThan(firstPage);
     // The vault page's engine starts after its first read, so its pull may come just after the list.
     await expect.poll(() => pulls.length, { timeout: 30_000 }).toBe(2);
     expect(await page.locator("#entries-heading").innerText()).toBe(`Entries (${firstPage})`);
@@ -146,6 +151,24 @@ describe("the first pull of a new browser, started at the click on Open vault", 
     await expect.poll(() => page.locator("#entries-heading").innerText(), { timeout: 60_000 }).toBe(`Entries (${COUNT})`);
     expect(documents).toEqual(["/vault"]);
     expect(await page.evaluate(() => (window as unknown as { signInWindow?: boolean }).signInWindow)).toBeUndefined();
+    await context.close();
+  }, 180_000);
+
+  it("draws a vault shorter than a page whole once its first sync has ended", async () => {
+    const short = await newUser("pullahead-short");
+    await seed(short, SHORT, "0000000054e7");
+    const context = await browser.newContext({ baseURL: base(), viewport: { width: 1280, height: 900 }, serviceWorkers: "block" });
+    const page = await context.newPage();
+    await signInWithCookie(page, short.token);
+    await submitSignIn(page, PASSPHRASE);
+    await page.waitForURL("**/vault");
+    await expect.poll(() => page.locator("#entries-heading").innerText(), { timeout: 60_000 }).toBe(`Entries (${SHORT})`);
+    await expect.poll(async () => (await stored(page, "cursor:")).keys, { timeout: 60_000 }).toEqual([`cursor:${short.sub}`]);
+    // Every row is in the page (a short list is not virtualised once whole), in order, the last one reachable by scrolling.
+    await expect.poll(() => page.locator("#entries li[data-id]").count(), { timeout: 30_000 }).toBe(SHORT);
+    expect(await page.locator("#entries li[data-id] .name").last().innerText()).toBe(`Entry ${String(SHORT - 1).padStart(4, "0")}`);
+    await page.locator("#entries li[data-id]").last().scrollIntoViewIfNeeded();
+    expect(await page.locator("#entries li[data-id]").last().isVisible()).toBe(true);
     await context.close();
   }, 180_000);
 

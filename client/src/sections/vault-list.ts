@@ -123,11 +123,19 @@ export class EntryList {
     return el("li", { dataset: { id: e.id } }, b);
   }
 
+  /** Whether the list is still growing (a first sync's pages arriving): virtualised whatever its length. */
+  private growing = false;
+
   /**
    * Lists `entries` at once: the rows in view (all of them up to a few hundred) are put in the
-   * page, the others when scrolled to. `data-rows` counts the rows listed.
+   * page, the others when scrolled to. `data-rows` counts the rows listed. `growing`: more pages of
+   * a pull are on their way, so only the rows in view are drawn even for a short list. A first
+   * sync's first page is 200 rows; drawn whole, the style and layout of its first frame was the
+   * longest task of a new browser's sign-in (25–50 ms of CPU idle), for rows the next page moves
+   * out of the page again. Once the pull ends the list is drawn as usual.
    */
-  draw(entries: Row[], queued: Set<string>) {
+  draw(entries: Row[], queued: Set<string>, growing = false) {
+    this.growing = growing;
     this.rows = entries;
     this.queued = queued;
     this.places = null;
@@ -151,7 +159,7 @@ export class EntryList {
   /** The rows to have in the page: those in view (of the list's box and of the window) and a margin. */
   private range(cached: boolean): [number, number] {
     const n = this.rows.length;
-    if (n <= ALL_ROWS) return [0, n];
+    if (n <= ALL_ROWS && !this.growing) return [0, n];
     if (cached && !this.view) return [0, Math.min(n, Math.ceil(window.innerHeight / this.rowPx) + MARGIN)];
     if (!cached || !this.view) {
       const box = this.list.getBoundingClientRect();
@@ -202,7 +210,7 @@ export class EntryList {
     if (h > 0) this.measured = true;
     if (h > 0 && Math.abs(h - px) > 0.5) {
       this.rowPx = h;
-      if (n > ALL_ROWS) this.schedule();
+      if (n > ALL_ROWS || this.growing) this.schedule();
     }
   }
 

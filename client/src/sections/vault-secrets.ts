@@ -44,8 +44,9 @@ export async function noteFullyBound(app: AppContext, all: LocalEntry[]) {
  * entry again (at 10,000 entries a long task on every periodic sync, and the search table made
  * again at the next keystroke).
  */
-export async function storeMark(app: AppContext): Promise<string> {
+export async function storeMark(app: AppContext): Promise<{ mark: string; firstSync: boolean }> {
   const { db, session } = app;
   const [cursor, resume, pending] = await Promise.all([db.meta(`cursor:${session.userId}`), db.meta(`resume:${session.userId}`), db.pending(session.userId)]);
-  return JSON.stringify([cursor ?? null, resume ?? null, pending.map((p) => [p.seq, p.entryId, p.clientUpdatedAt, p.lastError ?? ""])]);
+  // No cursor yet: the store has never held the whole vault, its first pull is still under way.
+  return { mark: JSON.stringify([cursor ?? null, resume ?? null, pending.map((p) => [p.seq, p.entryId, p.clientUpdatedAt, p.lastError ?? ""])]), firstSync: cursor === undefined };
 }

@@ -39,6 +39,8 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   let searched = 0;
   /** Whether the store has been read once (until then the cached listing is on screen; `firstRead` then). */
   let loaded = false;
+  /** Whether the store read last was part of a first sync (more pages of the vault to come). */
+  let growing = false;
   let readDone = () => {};
   const firstRead = new Promise<void>((r) => (readDone = r));
   /** The entry last opened, for focus to return to its row. */
@@ -125,10 +127,12 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
 
   /**
    * Draws the snapshot filtered by the search box; a newer keystroke supersedes an older one.
-   * `keep`: the full listing may be kept for the next mount (not while a pull's pages arrive: each
-   * would clone thousands of rows into the store, on the main thread the pull needs).
+   * `arriving`: a pull's pages are arriving. Then, and while the first sync is under way, the full
+   * listing is not kept for the next mount (each page would clone thousands of rows into the store,
+   * on the main thread the pull needs), and the list draws only the rows in view however short it
+   * is yet (more pages are coming).
    */
-  async function filter(keep = true) {
+  async function filter(arriving = false) {
     if (!loaded) return;
     const mine = ++searched;
     const query = search.value.trim();
@@ -144,8 +148,8 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     const withShared = !tag && organiser.sharedShown();
     const sharedRows = withShared ? shared.rows(query) : [];
     const rows = organiser.sharedOnly() ? sharedRows : withSharedRows(own, sharedRows, sortBy.value);
-    list.draw(rows, queued);
-    if (keep && !query && !tag && !organiser.active()) void device.keepListing(own);
+    list.draw(rows, queued, arriving || growing);
+    if (!arriving && !growing && !query && !tag && !organiser.active()) void device.keepListing(own);
     drawStatus({ query, tag, scope: organiser.describe(), folder: organiser.folderShown(), organised: organiser.active(), shown: rows.length, total: snapshot.length + shared.items.length });
   }
 
@@ -224,7 +228,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
       drawTags(snapshot, changes);
       // The list is drawn in a task of its own: the merge into 10,000 entries and the table made
       // again from them were one long task of both. The first page is drawn at once.
-      const drawn = first ? filter(false) : nextTask().then(() => filter(false));
+      const drawn = first ? filter(true) : nextTask().then(() => filter(true));
       void drawn.then(() => first && performance.mark("vault:first-rows-listed"));
       if (first) void openFirstRows();
     },
@@ -254,7 +258,8 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   const reloadShares = () => shared.load().then((changed) => void (changed && !gone && filter()));
 
   async function renderList() {
-    const mark = await storeMark(app);
+    const { mark, firstSync } = await storeMark(app);
+    growing = firstSync;
     // Nothing changed the entries: only the shares (the server's) are read again.
     if (loaded && mark === readAt) return void reloadShares();
     readAt = mark;
