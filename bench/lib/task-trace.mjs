@@ -35,6 +35,18 @@ export function printTasks(label, events, from, minCpu = 25) {
   const ms = (us) => Math.round((us ?? 0) / 1000);
   const shown = tasks.filter((t) => t.dur > 50_000 || (t.tdur ?? 0) > minCpu * 1000);
   console.log(`trace ${label}: ${tasks.filter((t) => t.dur > 50_000).length} tasks over 50 ms of wall time, ${tasks.filter((t) => (t.tdur ?? 0) > 50_000).length} over 50 ms of CPU; longest ${ms(Math.max(0, ...tasks.map((t) => t.dur)))} ms wall, ${ms(Math.max(0, ...tasks.map((t) => t.tdur ?? 0)))} ms CPU`);
+  if (process.env.BENCH_TRACE_DETAIL) {
+    // Every task by what started it (its first slice's name): where the main thread's CPU went.
+    const kinds = new Map();
+    // BENCH_TRACE_DETAIL=N (over 1): only the tasks of the first N ms after the mark.
+    const until = Number(process.env.BENCH_TRACE_DETAIL) > 1 ? (start ?? 0) + Number(process.env.BENCH_TRACE_DETAIL) * 1000 : Infinity;
+    for (const t of tasks.filter((t) => t.ts < until)) {
+      const first = own.find((e) => e !== t && e.ts >= t.ts && e.ts + e.dur <= t.ts + t.dur && e.name !== "ThreadControllerImpl::RunTask");
+      const k = kinds.get(first?.name ?? "(none)") ?? { n: 0, cpu: 0, wall: 0, max: 0 };
+      kinds.set(first?.name ?? "(none)", { n: k.n + 1, cpu: k.cpu + (t.tdur ?? 0), wall: k.wall + t.dur, max: Math.max(k.max, t.tdur ?? 0) });
+    }
+    for (const [name, k] of [...kinds].sort((a, b) => b[1].cpu - a[1].cpu).slice(0, 8)) console.log(`    ${name}: ${k.n} tasks, ${ms(k.cpu)} ms CPU (longest ${ms(k.max)}), ${ms(k.wall)} ms wall`);
+  }
   for (const t of shown) {
     const parts = new Map();
     for (const e of own) {

@@ -130,6 +130,8 @@ export type EndpointDef = { method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
  * `quiet`: a call the page makes on its own (registering this browser at start), whose refusal is
  * handled by its caller instead of being put to the person as "confirm it's you".
  */
+/** A GET made ready on this thread and sent from another (the pull worker). */
+export type PreparedGet = { url: string; headers: Record<string, string>; credentials: RequestCredentials };
 type CallOptions = { params?: Record<string, string>; query?: Record<string, string | undefined>; body?: unknown; headers?: Record<string, string>; quiet?: boolean };
 
 const matchQuery = (url: string, hostHashes: string[]) => ({ url, host_hashes: hostHashes.length ? hostHashes.join(",") : undefined });
@@ -288,19 +290,41 @@ export class ApiClient {
     return res.body;
   }
 
-  /** A successful response, or the error as ApiError / OfflineError. */
-  private async fetchOk(ep: EndpointDef, opts: CallOptions & { signal?: AbortSignal }, accept: string, retried = false): Promise<Response> {
-    const { method } = ep;
+  /** A call's URL and headers: the session, this device's proof and the bookmarks it carries. */
+  private async prepare(ep: EndpointDef, opts: CallOptions, accept: string): Promise<{ url: string; headers: Record<string, string> }> {
     const headers: Record<string, string> = { ...defaultHeaders, ...opts.headers, accept };
     const token = this.bearer ? await this.bearer() : null;
     if (token) headers.authorization = `Bearer ${token}`;
     if (this.bookmarks.size) headers[BOOKMARK_HEADER] = formatBookmarks(this.bookmarks);
-    if (method !== "GET") {
+    if (ep.method !== "GET") {
       headers["x-csrf-token"] = await this.csrfToken();
       if (opts.body !== undefined) headers["content-type"] = "application/json";
     }
     const url = this.urlOf(ep, opts);
-    await withProof(headers, method, url, token);
+    await withProof(headers, ep.method, url, token);
+    return { url, headers };
+  }
+
+  /**
+   * The pull's request made ready for the pull worker to send (pull-worker-client.ts), which then
+   * reads the answer on its own thread. What comes back is noted with `noteAnswer`; an answer the
+   * worker does not take (a refusal, no stream) is asked again through `syncPages`, whose errors
+   * are this client's.
+   */
+  async syncPagesRequest(since: string | undefined, resume: string | undefined): Promise<PreparedGet> {
+    const { url, headers } = await this.prepare(ENDPOINTS.syncPull, { query: { since, resume } }, "application/x-ndjson");
+    return { url: new URL(url, globalThis.location?.href).href, headers, credentials: this.bearer ? "omit" : "same-origin" };
+  }
+
+  /** Takes the bookmarks of an answer fetched on another thread. */
+  noteAnswer(bookmarkHeader: string | null) {
+    this.bookmarks = mergeBookmarks(this.bookmarks, parseBookmarks(bookmarkHeader));
+  }
+
+  /** A successful response, or the error as ApiError / OfflineError. */
+  private async fetchOk(ep: EndpointDef, opts: CallOptions & { signal?: AbortSignal }, accept: string, retried = false): Promise<Response> {
+    const { method } = ep;
+    const { url, headers } = await this.prepare(ep, opts, accept);
     const etag = method === "GET" ? this.revalidation.condition(url) : undefined;
     if (etag) headers["if-none-match"] = etag;
     let res: Response;

@@ -7,7 +7,7 @@ import { ApiError, OfflineError, type ApiClient, type SyncChange, type SyncEntry
 import type { LocalDb, LocalEntry, PendingMutation, PulledChange } from "./db";
 import { jsonLines } from "./ndjson";
 import { PageWriter } from "./page-writer";
-import { pullInWorker, warmPullWorker, type PageListener, type PullReport } from "./pull-worker-client";
+import { fetchPullInWorker, pullInWorker, warmPullWorker, type PageListener, type PullReport } from "./pull-worker-client";
 
 export const SYNC_PERIOD_MS = 30_000;
 /** Placeholder entries (spec: encryption_version -1) that the client must still encrypt. */
@@ -107,10 +107,17 @@ export async function pull(db: LocalDb, api: ApiClient, userId: string, onPage?:
   // no replica older than what it last saw.
   api.useBookmarks(await db.meta<string>(`bookmark:${userId}`));
   performance.mark("vault:pull-sent");
-  warmPullWorker();
-  const res = await api.syncPages(since, resume, signal);
-  performance.mark("vault:pull-answered");
-  const report = /\bapplication\/x-ndjson\b/.test(res.headers.get("content-type") ?? "") ? await readPagesOffThread(db, res.body!, userId, since, onPage) : await readWhole(db, res, userId, since);
+  // Sent and read by the pull worker where one runs (the page's thread then never touches the
+  // answer's bytes); here when none can, or when the worker did not take the answer (a refusal:
+  // asked again here, where the client turns it into its error).
+  const inWorker = warmPullWorker() ? await fetchPullInWorker(await api.syncPagesRequest(since, resume), userId, since, (bookmark) => api.noteAnswer(bookmark), onPage, signal) : null;
+  let report: PullReport;
+  if (inWorker && inWorker !== "refused") report = inWorker;
+  else {
+    const res = await api.syncPages(since, resume, signal);
+    performance.mark("vault:pull-answered");
+    report = /\bapplication\/x-ndjson\b/.test(res.headers.get("content-type") ?? "") ? await readPagesOffThread(db, res.body!, userId, since, onPage) : await readWhole(db, res, userId, since);
+  }
   await db.setMeta(`bookmark:${userId}`, api.bookmarkHeader());
   return report;
 }

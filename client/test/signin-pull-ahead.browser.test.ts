@@ -136,6 +136,11 @@ describe("the first pull of a new browser, started at the click on Open vault", 
     expect(await page.locator("#entries li[data-id]").first().isVisible()).toBe(true);
     expect(documents).toEqual([]);
     expect(await page.evaluate(() => (window as unknown as { signInWindow?: boolean }).signInWindow)).toBe(true);
+    // The pulls were sent by the pull worker, which reads their answers: the page's own thread
+    // fetched the sign-in's calls (its resource timing lists them) and never a pull.
+    const fetched = await page.evaluate(() => performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname));
+    expect(fetched).toContain("/api/auth/session");
+    expect(fetched.filter((p) => p === "/api/passwords/sync")).toEqual([]);
     // The shell as a load of its page leaves it: its markup only, its title, its navigation working.
     expect(await page.locator("#signin, #signin-start").count()).toBe(0);
     expect(await page.title()).toBe("Vault · Credential vault");
@@ -169,6 +174,30 @@ describe("the first pull of a new browser, started at the click on Open vault", 
     expect(await page.locator("#entries li[data-id] .name").last().innerText()).toBe(`Entry ${String(SHORT - 1).padStart(4, "0")}`);
     await page.locator("#entries li[data-id]").last().scrollIntoViewIfNeeded();
     expect(await page.locator("#entries li[data-id]").last().isVisible()).toBe(true);
+    await context.close();
+  }, 180_000);
+
+  it("says why a pull was refused: an answer the worker does not take is asked again by the page, whose client reads the refusal", async () => {
+    const context = await browser.newContext({ baseURL: base(), viewport: { width: 1280, height: 900 }, serviceWorkers: "block" });
+    let refusing = true;
+    let refused = 0;
+    await context.route("**/api/passwords/sync*", async (route) => {
+      if (route.request().method() !== "GET" || !refusing) return route.continue();
+      refused++;
+      return route.fulfill({ status: 500, contentType: "application/json", body: JSON.stringify({ error: "Database unavailable", code: "INTERNAL_ERROR", status: 500 }) });
+    });
+    const page = await context.newPage();
+    await signInWithCookie(page, owner.token);
+    await submitSignIn(page, PASSPHRASE);
+    await page.waitForURL("**/vault");
+    await expect.poll(() => page.locator("#net-state").innerText(), { timeout: 60_000 }).toBe("Online · sync failed (500 INTERNAL_ERROR: Database unavailable)");
+    // Each pull asked twice: by the worker, then by the page.
+    expect(refused).toBeGreaterThanOrEqual(2);
+    expect((await localState(page)).entries).toBe(0);
+    refusing = false;
+    await page.locator("#sync-now").click();
+    await expect.poll(() => page.locator("#entries-heading").innerText(), { timeout: 60_000 }).toBe(`Entries (${COUNT})`);
+    await expect.poll(() => page.locator("#net-state").innerText(), { timeout: 30_000 }).toBe("Online");
     await context.close();
   }, 180_000);
 

@@ -238,55 +238,41 @@ describe(`a vault of ${COUNT} entries on a new browser`, () => {
 
   it("lists the first page of a first sync while the rest is held, keeps it through a dropped connection, and ends with every entry once", async () => {
     const context = await browser.newContext({ baseURL: base(), viewport: { width: 1280, height: 900 } });
-    // A slow network in the page: until the test releases it, every pull's answer passes its first
-    // two lines (the pull's facts and a page), then waits; released, each connection held drops
-    // there, and later pulls (the resumed one) pass as they come. Every pull, not only a
-    // document's first: the pull ahead on the sign-in page stops by itself after its first page,
-    // and the vault may open in that same document, where the engine's pull that resumes it comes
-    // second.
+    // A slow network, until the test releases it: every pull's answer ends after its first two
+    // lines (the pull's facts and a page), as a dropped connection leaves it, and a resumed pull's
+    // answer is also held until then. The pull ahead on the sign-in page brings the first page;
+    // the vault's engine resumes it, and that pull is the one held. Later pulls pass as they come.
+    // Taken at the network: the pull worker sends the pulls, not the page's own fetch.
+    let release = () => {};
+    let isReleased = false;
+    const released = new Promise<void>((r) => (release = r)).then(() => void (isReleased = true));
+    let held = false;
+    await context.route("**/api/passwords/sync*", async (route) => {
+      if (route.request().method() !== "GET" || isReleased) return route.continue();
+      const res = await route.fetch();
+      const type = res.headers()["content-type"] ?? "";
+      if (!type.includes("ndjson")) return route.fulfill({ response: res });
+      const lines = (await res.text()).split("\n");
+      const ahead = new URL(route.request().url()).searchParams.get("resume") === null;
+      if (!ahead) {
+        held = true;
+        await released;
+      }
+      return route.fulfill({ status: res.status(), contentType: type, body: `${lines.slice(0, 2).join("\n")}\n` });
+    });
     await context.addInitScript(() => {
-      const w = window as unknown as { __release: () => void; __held: boolean; __counts: number[] };
-      let release = () => {};
-      let isReleased = false;
-      const released = new Promise<void>((r) => (release = r)).then(() => void (isReleased = true));
-      w.__release = release;
-      w.__held = false;
+      const w = window as unknown as { __counts: number[] };
       // Every count the list's heading showed, in order: rows drawn are never taken back.
       w.__counts = [];
       new MutationObserver(() => {
         const m = /^Entries \((\d+)\)$/.exec(document.getElementById("entries-heading")?.textContent ?? "");
         if (m && Number(m[1]) !== w.__counts.at(-1)) w.__counts.push(Number(m[1]));
       }).observe(document, { childList: true, subtree: true, characterData: true });
-      const real = window.fetch.bind(window);
-      window.fetch = async (input, init) => {
-        const res = await real(input, init);
-        const url = new URL(input instanceof Request ? input.url : String(input), location.href);
-        if (!url.pathname.endsWith("/api/passwords/sync") || !(res.headers.get("content-type") ?? "").includes("ndjson") || isReleased) return res;
-        const reader = res.body!.getReader();
-        let lines = 0;
-        const body = new ReadableStream<Uint8Array>({
-          async pull(c) {
-            if (lines >= 2) {
-              w.__held = true;
-              await released;
-              c.error(new TypeError("network connection lost"));
-              return;
-            }
-            const { done, value } = await reader.read();
-            if (done) return c.close();
-            // Passed up to the end of the second line; the rest of this chunk is dropped with the connection.
-            let end = value.length;
-            for (let i = 0; i < value.length; i++) if (value[i] === 10 && ++lines === 2) { end = i + 1; break; }
-            c.enqueue(value.subarray(0, end));
-          },
-        });
-        return new Response(body, { status: res.status, headers: res.headers });
-      };
     });
     const p = await context.newPage();
     await signInThroughPage(p, user.token, PASSPHRASE);
-    await expect.poll(() => p.evaluate(() => (window as unknown as { __held: boolean }).__held), { timeout: 60_000 }).toBe(true);
-    // The first page is listed while the pull is still open: no cursor stored yet.
+    await expect.poll(() => held, { timeout: 60_000 }).toBe(true);
+    // The first page is listed while the resumed pull is held: no cursor stored yet.
     await expect.poll(() => p.locator("#entries li[data-id]").count(), { timeout: 30_000 }).toBeGreaterThan(0);
     const shown = Number(/\((\d+)\)/.exec(await heading(p))![1]);
     expect(shown).toBeGreaterThan(0);
@@ -305,7 +291,7 @@ describe(`a vault of ${COUNT} entries on a new browser`, () => {
       );
     expect(await cursor()).toBe(0);
     await screenshot(p, `screenshots/vault-scale-first-page-1280.png`);
-    await p.evaluate(() => (window as unknown as { __release: () => void }).__release());
+    release();
     // The engine resumes after the cut: the list grows to every entry, each once, never shrinking on the way.
     await expect.poll(() => heading(p), { timeout: 90_000 }).toBe(`Entries (${COUNT})`);
     await expect.poll(() => listed(p), { timeout: 90_000 }).toEqual(all);

@@ -3,6 +3,7 @@ import { askForCode, installConfirmDialog, reportSignedInAgain, SIGNED_IN_AGAIN 
 import { openDb } from "../db";
 import { startEntryReader } from "../entry-reader";
 import { pullAhead, type PullAhead } from "../pull-ahead";
+import { warmPullWorker } from "../pull-worker-client";
 import { currentSession, providerSession, SignInError, signIn, signOut, type SignInAhead } from "../session";
 import { noteUnlocked } from "../ui";
 import { $, input, registerServiceWorker } from "./common";
@@ -84,6 +85,8 @@ void (async () => {
   $("signin-start").hidden = true;
   form.hidden = false;
   shellPage = readShellPage(nextPath());
+  // The pull ahead's request is sent by the pull worker: it starts while the passphrase is typed.
+  if (newest?.length) warmPullWorker();
   // The button stays disabled until the handler below is attached: a native submission would
   // send the passphrase in a request.
   submit.disabled = false;

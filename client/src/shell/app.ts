@@ -9,6 +9,7 @@ import { installConfirmDialog } from "../confirm-dialog";
 import { keyVersion, type VaultKeys } from "../crypto";
 import { registerThisDevice } from "../device";
 import { nextTask } from "../next-task";
+import { warmPullWorker } from "../pull-worker-client";
 import type { LocalDb, Session } from "../db";
 import { lockVault, recordActivity } from "../passphrase";
 import { SyncEngine, type SyncHost, type SyncState } from "../sync-engine";
@@ -39,6 +40,8 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
   // The section's module is fetched and run while the shell starts (the trust store, the status
   // line), not after: go() below then finds it loaded.
   void resolveSection(sections, location.pathname)?.section.load().catch(() => undefined);
+  // The sync engine's pulls are sent by the pull worker: its script loads while the shell starts.
+  warmPullWorker();
   const api = new ApiClient();
   // One answer for every refusal that wants the person (2FA code, recent sign-in): the dialog.
   installConfirmDialog(api);
