@@ -15,7 +15,10 @@
 // --first-syncs N signs in N times, each in a new browser context, and prints each run's timeline
 // from the click (the app's vault:* performance marks) and the medians.
 // --key-ms N types the passphrase at a key every N ms before the click (0: filled at once).
-//   node bench/dashboard.mjs [--runs 10] [--samples 40] [--port 8732] [--entries 10000] [--profile] [--trace] [--first-sync] [--first-syncs 1] [--key-ms 0]
+// --floor runs a probe beside each first sign-in: a blank page in its own context whose main thread
+// runs a 2 ms task every 50 ms and nothing else. Its tasks over 50 ms in the same window are the
+// machine's floor: waits for a core that no page's own work causes.
+//   node bench/dashboard.mjs [--runs 10] [--samples 40] [--port 8732] [--entries 10000] [--profile] [--trace] [--first-sync] [--first-syncs 1] [--key-ms 0] [--floor]
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
@@ -29,7 +32,7 @@ import { eventTimingInit, printSamples, sampler } from "./lib/page-samples.mjs";
 import { fmt, signDevToken, startWorker } from "./lib/harness.mjs";
 import { seedVault } from "./lib/vault-seed.mjs";
 
-const { values } = parseArgs({ options: { runs: { type: "string", default: "10" }, port: { type: "string", default: "8732" }, entries: { type: "string", default: "10000" }, samples: { type: "string", default: "40" }, profile: { type: "boolean", default: false }, trace: { type: "boolean", default: false }, "first-sync": { type: "boolean", default: false }, "first-syncs": { type: "string", default: "1" }, "key-ms": { type: "string", default: "0" } } });
+const { values } = parseArgs({ options: { runs: { type: "string", default: "10" }, port: { type: "string", default: "8732" }, entries: { type: "string", default: "10000" }, samples: { type: "string", default: "40" }, profile: { type: "boolean", default: false }, trace: { type: "boolean", default: false }, "first-sync": { type: "boolean", default: false }, "first-syncs": { type: "string", default: "1" }, "key-ms": { type: "string", default: "0" }, floor: { type: "boolean", default: false } } });
 const OUT = join(ROOT, "bench", "out");
 /** Starts the profiler when --profile asks for it; the function returned stops it and prints. */
 const profiled = async (page, label, stretches = false) => {
@@ -51,6 +54,32 @@ const q = (xs, p) => {
   return s[Math.min(s.length - 1, Math.floor(p * s.length))];
 };
 const line = (label, xs) => console.log(`${label.padEnd(44)} p50 ${fmt(q(xs, 0.5), 0)} ms, p95 ${fmt(q(xs, 0.95), 0)} ms, max ${fmt(q(xs, 1), 0)} ms (${xs.length} runs)`);
+
+/**
+ * A page in its own context (its own renderer process) whose main thread runs a 2 ms task every
+ * 50 ms and nothing else; the function returned gives its long tasks (Long Tasks API, wall ms)
+ * between two wall-clock times and closes it.
+ */
+async function startProbe(browser) {
+  const ctx = await browser.newContext();
+  const probe = await ctx.newPage();
+  await probe.goto("about:blank");
+  await probe.evaluate(() => {
+    window.__probeTasks = [];
+    new PerformanceObserver((l) => {
+      for (const t of l.getEntries()) window.__probeTasks.push([performance.timeOrigin + t.startTime, t.duration]);
+    }).observe({ type: "longtask" });
+    setInterval(() => {
+      const end = performance.now() + 2;
+      while (performance.now() < end);
+    }, 50);
+  });
+  return async (from, to) => {
+    const tasks = await probe.evaluate(() => window.__probeTasks);
+    await ctx.close();
+    return tasks.filter(([at]) => at >= from && at <= to).map(([, d]) => d);
+  };
+}
 
 const worker = await startWorker({ port: Number(values.port), name: "dashboard" });
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: ["--no-sandbox", "--disable-dev-shm-usage"] });
@@ -155,6 +184,7 @@ try {
   await page.getByLabel("Master passphrase").waitFor();
   if (Number(values["key-ms"]) > 0) await page.getByLabel("Master passphrase").pressSequentially(PASSPHRASE, { delay: Number(values["key-ms"]) });
   else await page.getByLabel("Master passphrase").fill(PASSPHRASE);
+  const probe = values.floor ? await startProbe(browser) : null;
   const signInProfiled = await profiled(page, "dashboard-first-sign-in", true);
   const traced = values.trace ? await startTrace(browser, page) : null;
   const signIn = await timed(() => page.getByRole("button", { name: "Open vault" }).click());
@@ -185,13 +215,24 @@ try {
   console.log(`first sign-in: main thread quiet ${fmt(settled.after / 1000, 1)} s after the click; longest task ${fmt(settled.longest, 0)} ms, ${settled.count} tasks over 50 ms${Number.isFinite(settled.read) ? `; every entry opened ${fmt(settled.read / 1000, 1)} s after the click` : ""}`);
   // Each long task's place on the timeline above, to tell what it was.
   if (settled.tasks.length) console.log(`  long tasks (ms after the click: duration): ${settled.tasks.map(([at, d]) => `${fmt(at, 0)}: ${fmt(d, 0)}`).join(", ")}`);
-  firstSyncs.push({ ...signIn, longest: settled.longest, count: settled.count });
+  let floorTasks = null;
+  if (probe) {
+    // The page's window: from the click until its pass over the entries is done (or its last long task).
+    const span = Math.max(settled.after, Number.isFinite(settled.read) ? settled.read : 0, signIn.all);
+    const floor = await probe(performance.timeOrigin + signIn.started, performance.timeOrigin + signIn.started + span);
+    console.log(`  floor (a probe page's 2 ms tasks over the same ${fmt(span / 1000, 1)} s): ${floor.length} over 50 ms${floor.length ? `, longest ${fmt(Math.max(...floor), 0)} ms` : ""}`);
+    floorTasks = floor;
+  }
+  firstSyncs.push({ ...signIn, longest: settled.longest, count: settled.count, floor: floorTasks });
   }
   if (firstSyncs.length > 1) {
     line("first sign-in -> first row (bench's side)", firstSyncs.map((r) => r.first));
     line("first sign-in -> all listed (bench's side)", firstSyncs.map((r) => r.all));
     line("first sign-in -> first row, as seen", firstSyncs.map((r) => r.seenFirst));
     line("first sign-in -> every row listed, as seen", firstSyncs.map((r) => r.seenAll));
+    const tally = (xs) => `${xs.reduce((a, b) => a + b, 0)} in all, ${xs.filter((n) => n === 0).length} of ${xs.length} sign-ins with none`;
+    console.log(`first sign-in: tasks over 50 ms on the vault page ${tally(firstSyncs.map((r) => r.count))}`);
+    if (values.floor) console.log(`first sign-in: tasks over 50 ms on the probe page (the floor) ${tally(firstSyncs.map((r) => r.floor?.length ?? 0))}`);
   }
   /** Everything after the first sign-in: keystrokes, opens, unlocks and reloads, bundle sizes. */
   async function laterPhases() {

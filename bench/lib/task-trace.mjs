@@ -2,8 +2,10 @@
 // with its wall time and its own CPU time. The Long Tasks API counts wall time, which on a loaded
 // machine is mostly the thread waiting for a core; the CPU time says what the page itself asked.
 //   const stop = await startTrace(browser, page); ...; printTasks("sign-in", await stop(), "vault:click");
-// BENCH_TRACE_DETAIL=1 also lists each task's slices over 3 ms (wall and CPU): a slice with wall time
-// and no CPU is the thread waiting for a core (or for another process's answer), not work of the page.
+// BENCH_TRACE_DETAIL=1 also sums the tasks by what started each (a worker's message, a data pipe,
+// a timer...) and lists each long task's slices over 3 ms (wall and CPU): a slice with wall time and
+// no CPU is the thread waiting for a core (or for another process's answer), not work of the page.
+// BENCH_TRACE_DETAIL=N (N > 1) sums only the tasks of the first N ms after the mark.
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";

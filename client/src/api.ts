@@ -126,12 +126,12 @@ export class OfflineError extends Error {
 }
 
 export type EndpointDef = { method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"; path: string; query?: readonly string[]; body?: readonly string[]; reads: readonly string[] };
+/** A GET made ready on this thread and sent from another (the pull worker). */
+export type PreparedGet = { url: string; headers: Record<string, string>; credentials: RequestCredentials };
 /**
  * `quiet`: a call the page makes on its own (registering this browser at start), whose refusal is
  * handled by its caller instead of being put to the person as "confirm it's you".
  */
-/** A GET made ready on this thread and sent from another (the pull worker). */
-export type PreparedGet = { url: string; headers: Record<string, string>; credentials: RequestCredentials };
 type CallOptions = { params?: Record<string, string>; query?: Record<string, string | undefined>; body?: unknown; headers?: Record<string, string>; quiet?: boolean };
 
 const matchQuery = (url: string, hostHashes: string[]) => ({ url, host_hashes: hostHashes.length ? hostHashes.join(",") : undefined });

@@ -132,8 +132,8 @@ export function pullInWorker(body: ReadableStream<Uint8Array>, userId: string, s
 /**
  * Sends the pull's request from the worker, which reads the answer as it arrives. A body fetched
  * here and handed over was pumped through this thread chunk by chunk (a transferred stream is read
- * on the side that made it and posted across): at 10,000 entries over 0.6 s of the page's main
- * thread during a first sync, in hundreds of tasks. Resolves to the pull's report; to "refused"
+ * on the side that made it and posted across): at 10,000 entries hundreds of the page's tasks
+ * during a first sync, on the thread that draws the list. Resolves to the pull's report; to "refused"
  * for an answer the worker does not take (the caller asks again, through its own error handling);
  * null when no worker can take it. `onAnswer` hears the answer's bookmarks; `signal` cuts the request.
  */
