@@ -28,6 +28,7 @@ import { chromium } from "playwright-core";
 import { ROOT } from "../scripts/lib/dev-identity.mjs";
 import { printLongStretches, printProfile, startProfile } from "./lib/cpu-profile.mjs";
 import { printTasks, startTrace } from "./lib/task-trace.mjs";
+import { startProbe } from "./lib/floor-probe.mjs";
 import { eventTimingInit, printSamples, sampler } from "./lib/page-samples.mjs";
 import { fmt, signDevToken, startWorker } from "./lib/harness.mjs";
 import { seedVault } from "./lib/vault-seed.mjs";
@@ -54,32 +55,6 @@ const q = (xs, p) => {
   return s[Math.min(s.length - 1, Math.floor(p * s.length))];
 };
 const line = (label, xs) => console.log(`${label.padEnd(44)} p50 ${fmt(q(xs, 0.5), 0)} ms, p95 ${fmt(q(xs, 0.95), 0)} ms, max ${fmt(q(xs, 1), 0)} ms (${xs.length} runs)`);
-
-/**
- * A page in its own context (its own renderer process) whose main thread runs a 2 ms task every
- * 50 ms and nothing else; the function returned gives its long tasks (Long Tasks API, wall ms)
- * between two wall-clock times and closes it.
- */
-async function startProbe(browser) {
-  const ctx = await browser.newContext();
-  const probe = await ctx.newPage();
-  await probe.goto("about:blank");
-  await probe.evaluate(() => {
-    window.__probeTasks = [];
-    new PerformanceObserver((l) => {
-      for (const t of l.getEntries()) window.__probeTasks.push([performance.timeOrigin + t.startTime, t.duration]);
-    }).observe({ type: "longtask" });
-    setInterval(() => {
-      const end = performance.now() + 2;
-      while (performance.now() < end);
-    }, 50);
-  });
-  return async (from, to) => {
-    const tasks = await probe.evaluate(() => window.__probeTasks);
-    await ctx.close();
-    return tasks.filter(([at]) => at >= from && at <= to).map(([, d]) => d);
-  };
-}
 
 const worker = await startWorker({ port: Number(values.port), name: "dashboard" });
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: ["--no-sandbox", "--disable-dev-shm-usage"] });
