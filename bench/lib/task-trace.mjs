@@ -22,6 +22,13 @@ export async function startTrace(browser, page) {
   };
 }
 
+/** A slice's own facts for the detail listing: its script and place, or its layout's size. */
+function describe(e) {
+  const d = e.args?.data ?? e.args?.beginData ?? {};
+  if (d.url) return `${d.url.replace(/^.*\//, "")}:${d.lineNumber ?? ""}:${d.columnNumber ?? ""} ${d.functionName ?? ""}`;
+  return JSON.stringify(d).slice(0, 140);
+}
+
 /** What ran inside a task, by the trace's own names: layout, style, paint, GC, script and its event. */
 const PARTS = new Set(["Layout", "UpdateLayoutTree", "Paint", "Commit", "MajorGC", "MinorGC", "TimerFire", "FireAnimationFrame", "HandlePostMessage", "EvaluateScript", "v8.compile", "v8.compileModule", "v8.evaluateModule", "ParseHTML"]);
 
@@ -57,6 +64,6 @@ export function printTasks(label, events, from, minCpu = 25) {
     }
     const inside = [...parts].sort((a, b) => b[1] - a[1]).filter(([, us]) => us >= 1000).map(([n, us]) => `${n} ${ms(us)}`).join(", ");
     console.log(`  +${ms(t.ts - (start ?? t.ts))} ms: ${ms(t.dur)} ms wall, ${ms(t.tdur)} ms CPU${inside ? ` (${inside})` : ""}`);
-    if (process.env.BENCH_TRACE_DETAIL) for (const e of own.filter((e) => e !== t && e.ts >= t.ts && e.ts + e.dur <= t.ts + t.dur && e.dur > 3000).slice(0, 25)) console.log(`      ${ms(e.ts - t.ts)} ${e.name} ${ms(e.dur)}w ${ms(e.tdur)}c ${JSON.stringify(e.args?.data ?? {}).slice(0, 140)}`);
+    if (process.env.BENCH_TRACE_DETAIL) for (const e of own.filter((e) => e !== t && e.ts >= t.ts && e.ts + e.dur <= t.ts + t.dur && e.dur > 3000).slice(0, 25)) console.log(`      ${ms(e.ts - t.ts)} ${e.name} ${ms(e.dur)}w ${ms(e.tdur)}c ${describe(e)}`);
   }
 }
