@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { LocalDb, LocalEntry, PulledChange } from "../src/db";
 import { ENTRIES_AHEAD, PageWriter } from "../src/page-writer";
 import { Arrivals } from "../src/sections/vault-arrivals";
@@ -90,7 +90,7 @@ describe("the vault page's arrivals over a re-read of the store", () => {
   it("keeps the pages told of and not stored yet, and drops them once stored", async () => {
     let listener: PageListener = () => undefined;
     const taken: PulledChange[][] = [];
-    const arrivals = new Arrivals({ onPage: (l) => ((listener = l), () => undefined) }, { ready: () => false, empty: () => false, take: (c) => taken.push(c) });
+    const arrivals = new Arrivals({ onPage: (l) => ((listener = l), () => undefined) }, { ready: () => false, empty: () => false, merge: (c) => taken.push(c), draw: () => undefined });
     let store0 = () => {};
     let lose1 = () => {};
     listener(page(0), new Promise<void>((r) => (store0 = r)));
@@ -105,5 +105,47 @@ describe("the vault page's arrivals over a re-read of the store", () => {
     arrivals.restart();
     expect(arrivals.all().map((c) => c.id)).toEqual(page(2).map((c) => c.id));
     arrivals.stop();
+  });
+});
+
+describe("the vault page's arrivals as pages come", () => {
+  it("draws the first page at once, then merges pages four times as often as it draws the list", () => {
+    vi.useFakeTimers();
+    try {
+      let listener: PageListener = () => undefined;
+      const log: string[] = [];
+      let listed = 0;
+      const arrivals = new Arrivals(
+        { onPage: (l) => ((listener = l), () => undefined) },
+        { ready: () => true, empty: () => listed === 0, merge: (c) => ((listed += c.length), log.push(`merge ${c.length}`)), draw: (first) => log.push(first ? "draw first" : "draw") },
+      );
+      const arrive = (n: number) => listener(page(n), new Promise<void>(() => undefined));
+      arrive(0);
+      vi.advanceTimersByTime(0);
+      expect(log).toEqual(["merge 2", "draw first"]);
+      // A page every 50 ms for a second: merged every 125 ms, drawn 500 ms after the first merge since the last drawing.
+      for (let n = 1; n <= 20; n++) {
+        arrive(n);
+        vi.advanceTimersByTime(50);
+      }
+      const merges = log.filter((l) => l.startsWith("merge")).length;
+      const draws = log.filter((l) => l === "draw").length;
+      // The first merge and six more (at 125, 275 ... 875 ms); one drawing, 500 ms after the merge at 125 ms.
+      expect(merges).toBe(7);
+      expect(draws).toBe(1);
+      expect(log.slice(0, 7)).toEqual(["merge 2", "draw first", "merge 6", "merge 6", "merge 6", "merge 6", "draw"]);
+      // The pull ends: what came since the last merge is merged and drawn at once.
+      arrive(21);
+      arrivals.flush();
+      expect(log.slice(-2)).toEqual(["merge 6", "draw"]);
+      expect(listed).toBe(22 * 2);
+      // Nothing left: a flush draws nothing again, and no timer is left to draw later.
+      arrivals.flush();
+      vi.advanceTimersByTime(1000);
+      expect(log.slice(-2)).toEqual(["merge 6", "draw"]);
+      arrivals.stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { plainTokens } from "../src/crypto";
 import type { LocalEntry } from "../src/db";
 import { nextTask, sortInSlices } from "../src/next-task";
@@ -177,6 +177,24 @@ describe("a first sync's pages in the list's order", () => {
     // The store's copies are the ones listed, not the arrivals'.
     expect(ordered.every((e) => read.includes(e))).toBe(true);
     expect((await inOrderOf(read, [])).map((e) => e.id)).toEqual(ordered.map((e) => e.id));
+  });
+
+  it("orders a read of thousands of entries in slices, other tasks running between them", async () => {
+    const arrived = withArrivals([], many(3000, 2));
+    const read = arrived.map((e) => ({ ...e })).reverse();
+    // A clock that says each slice has run its share: every look at it yields.
+    let now = 0;
+    const clock = vi.spyOn(performance, "now").mockImplementation(() => (now += 10));
+    try {
+      let done = false;
+      const ordering = inOrderOf(read, arrived).then((r) => ((done = true), r));
+      for (let i = 0; i < 5; i++) await Promise.resolve();
+      // Not done within the task that started it: the two passes over 3,000 entries yielded.
+      expect(done).toBe(false);
+      expect((await ordering).map((e) => e.id)).toEqual([...read].sort(byEntryName).map((e) => e.id));
+    } finally {
+      clock.mockRestore();
+    }
   });
 });
 

@@ -221,13 +221,13 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   const arrivals = new Arrivals(sync, {
     ready: () => loaded && !gone,
     empty: () => snapshot.length === 0,
-    take(changes) {
-      if (!changes.length) return;
-      const first = snapshot.length === 0;
+    merge(changes) {
       takeArrivals(changes);
       drawTags(snapshot, changes);
-      // The list is drawn in a task of its own: the merge into 10,000 entries and the table made
-      // again from them were one long task of both. The first page is drawn at once.
+    },
+    // The list is drawn in a task of its own (the table made again from 10,000 entries and the
+    // merge were one long task of both), but for the first page, drawn at once.
+    draw(first) {
       const drawn = first ? filter(true) : nextTask().then(() => filter(true));
       void drawn.then(() => first && performance.mark("vault:first-rows-listed"));
       if (first) void openFirstRows();
@@ -271,6 +271,8 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     arrivals.restart();
     const all = await vault.entries();
     snapshot = await inOrderOf(all, snapshot);
+    // The map of every entry in a task of its own: the order's last pass was the one before.
+    await nextTask();
     byId = new Map(snapshot.map((e) => [e.id, e]));
     version++;
     queued = new Set((await db.pending(session.userId)).map((p) => p.entryId));
