@@ -125,13 +125,13 @@ try {
       const b = ev.target instanceof Element ? ev.target.closest("button") : null;
       if (b && b.textContent?.trim() === "Open vault") keep("click", ev.timeStamp);
     }, { capture: true });
-    // The frame after the change: its callbacks run, then a task posted from it runs once the
-    // frame's own main-thread work (style, layout, paint) is over.
     // This document's first row and complete list, as promises the bench awaits (bench-side
     // polling would put Playwright's selector engine into the page: a script evaluation of 10-15 ms
     // on the page's main thread in the middle of the pull, the bench's and not the page's).
     const seen = {};
     for (const name of ["first", "all"]) window[`__bench_${name}`] = new Promise((resolve) => (seen[name] = resolve));
+    // The frame after the change: its callbacks run, then a task posted from it runs once the
+    // frame's own main-thread work (style, layout, paint) is over.
     const painted = (name) => requestAnimationFrame(() => {
       const ch = new MessageChannel();
       ch.port1.onmessage = () => {
@@ -345,10 +345,6 @@ try {
 }
 
 /**
- * The first sign-in's timeline: each of the app's vault:* marks (the first of each name) in ms
- * after the click on "Open vault", with the step from the mark before.
- */
-/**
  * Awaits what `fn` returns in the page's current document, across the navigation from the sign-in
  * page to the vault page (an evaluation in a document that goes away is asked again in the next).
  */
@@ -363,6 +359,10 @@ async function inDocument(page, fn) {
   }
 }
 
+/**
+ * The first sign-in's timeline: each of the app's vault:* marks (the first of each name) in ms
+ * after the click on "Open vault", with the step from the mark before.
+ */
 async function printTimeline(page) {
   const marks = await page.evaluate(() => {
     // The vault page's own load (it follows a navigation from the sign-in page), in the same clock.
