@@ -10,9 +10,6 @@ import type { PageListener } from "../sync-engine";
 import { byEntryName } from "../entry-order";
 import { slicer, sortInSlices } from "../next-task";
 
-/** Entries handled between looks at the clock in a pass over every entry. */
-const YIELD_EVERY = 500;
-
 /**
  * How often the list is drawn again while a pull's pages arrive (the first page at once): each
  * drawing makes the list's table again from every entry and paints a frame.
@@ -64,14 +61,13 @@ export async function inOrderOf(all: readonly LocalEntry[], previous: readonly L
   // page's thread while the pass that opens entries keeps the cores busy after a first sync.
   const clock = slicer();
   const fresh = new Map<string, LocalEntry>();
-  for (let i = 0; i < all.length; i++) {
-    if (i % YIELD_EVERY === 0 && clock.due()) await clock.yield();
-    fresh.set(all[i]!.id, all[i]!);
+  for (const e of all) {
+    if (clock.due()) await clock.yield();
+    fresh.set(e.id, e);
   }
   const kept: LocalEntry[] = [];
-  for (let i = 0; i < previous.length; i++) {
-    if (i % YIELD_EVERY === 0 && clock.due()) await clock.yield();
-    const e = previous[i]!;
+  for (const e of previous) {
+    if (clock.due()) await clock.yield();
     const now = fresh.get(e.id);
     if (!now || now.name !== e.name) continue;
     kept.push(now);
