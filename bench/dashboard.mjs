@@ -20,7 +20,15 @@
 // machine's floor: waits for a core that no page's own work causes. --floor-ms N sizes the probe's
 // tasks (N ms of work on an idle core, every 100 ms; default 2 ms every 50 ms): at 10 ms, a page with
 // frames and script evaluations the size of the vault's own, and nothing else to do.
-//   node bench/dashboard.mjs [--runs 10] [--samples 40] [--port 8732] [--entries 10000] [--profile] [--trace] [--first-sync] [--first-syncs 1] [--key-ms 0] [--floor] [--floor-ms 2]
+// --sched records the kernel's context switches (perf sched) through each first sign-in and prints
+// the threads that had the cores and, for each of the page's long tasks, its main thread's time on a
+// core, waiting for one and asleep (bench/lib/sched-stalls.mjs).
+// --server-nice N sets the niceness of the local server's share of the machine once the vault is
+// seeded (Linux autogroups: the kernel shares the cores between sessions before threads, so while
+// the server is busy during a pull all of the browser's processes share one core of two). A
+// deployed server is not on the person's machine; here, a server made to yield is also slower to
+// answer (bench/lib/harness.mjs).
+//   node bench/dashboard.mjs [--runs 10] [--samples 40] [--port 8732] [--entries 10000] [--profile] [--trace] [--first-sync] [--first-syncs 1] [--key-ms 0] [--floor] [--floor-ms 2] [--sched] [--server-nice 0]
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
@@ -31,11 +39,12 @@ import { ROOT } from "../scripts/lib/dev-identity.mjs";
 import { printLongStretches, printProfile, startProfile } from "./lib/cpu-profile.mjs";
 import { printTasks, startTrace } from "./lib/task-trace.mjs";
 import { startProbe } from "./lib/floor-probe.mjs";
+import { monoOf, printSched, startSched } from "./lib/sched-stalls.mjs";
 import { eventTimingInit, printSamples, sampler } from "./lib/page-samples.mjs";
 import { fmt, signDevToken, startWorker } from "./lib/harness.mjs";
 import { seedVault } from "./lib/vault-seed.mjs";
 
-const { values } = parseArgs({ options: { runs: { type: "string", default: "10" }, port: { type: "string", default: "8732" }, entries: { type: "string", default: "10000" }, samples: { type: "string", default: "40" }, profile: { type: "boolean", default: false }, trace: { type: "boolean", default: false }, "first-sync": { type: "boolean", default: false }, "first-syncs": { type: "string", default: "1" }, "key-ms": { type: "string", default: "0" }, floor: { type: "boolean", default: false }, "floor-ms": { type: "string", default: "2" } } });
+const { values } = parseArgs({ options: { runs: { type: "string", default: "10" }, port: { type: "string", default: "8732" }, entries: { type: "string", default: "10000" }, samples: { type: "string", default: "40" }, profile: { type: "boolean", default: false }, trace: { type: "boolean", default: false }, "first-sync": { type: "boolean", default: false }, "first-syncs": { type: "string", default: "1" }, "key-ms": { type: "string", default: "0" }, floor: { type: "boolean", default: false }, "floor-ms": { type: "string", default: "2" }, sched: { type: "boolean", default: false }, "server-nice": { type: "string" } } });
 const FLOOR_MS = Number(values["floor-ms"]);
 const OUT = join(ROOT, "bench", "out");
 /** Starts the profiler when --profile asks for it; the function returned stops it and prints. */
@@ -67,6 +76,7 @@ try {
   const t0 = performance.now();
   await seedVault({ base: worker.base, token, sub, passphrase: PASSPHRASE, count: ENTRIES, website: (n) => `service${n % 2500}.example.com` });
   console.log(`seeded ${ENTRIES} entries in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+  if (values["server-nice"] !== undefined) console.log(`the server's share of the machine: ${worker.niceness(Number(values["server-nice"])) ?? "no autogroups on this kernel, left as it was"}`);
 
   // --first-syncs N: the first sign-in N times, each in a new browser context (a browser that has
   // never held the vault), on the one seeded vault; the later phases run in the last one.
@@ -184,6 +194,7 @@ try {
   const probe = values.floor ? await startProbe(browser, { workMs: FLOOR_MS, everyMs: FLOOR_MS > 2 ? 100 : 50 }) : null;
   const signInProfiled = await profiled(page, "dashboard-first-sign-in", true);
   const traced = values.trace ? await startTrace(browser, page) : null;
+  const scheduled = values.sched ? await startSched() : null;
   const signIn = await timed(() => page.getByRole("button", { name: "Open vault" }).click(), true);
   console.log(`first sign-in on this browser (full pull of ${ENTRIES}, indexing): first row ${fmt(signIn.first / 1000, 1)} s, all listed ${fmt(signIn.all / 1000, 1)} s (from the bench's side)`);
   console.log(`  as seen (click's timestamp -> the frame that shows it): first row ${fmt(signIn.seenFirst, 0)} ms, every row listed ${fmt(signIn.seenAll, 0)} ms`);
@@ -208,10 +219,14 @@ try {
     }
   }, performance.now() - signIn.started);
   await signInProfiled();
-  if (traced) printTasks("first sign-in", await traced(), "vault:click");
+  const traceLong = traced ? printTasks("first sign-in", await traced(), "vault:click") : null;
   console.log(`first sign-in: main thread quiet ${fmt(settled.after / 1000, 1)} s after the click; longest task ${fmt(settled.longest, 0)} ms, ${settled.count} tasks over 50 ms${Number.isFinite(settled.read) ? `; every entry opened ${fmt(settled.read / 1000, 1)} s after the click` : ""}`);
   // Each long task's place on the timeline above, to tell what it was.
   if (settled.tasks.length) console.log(`  long tasks (ms after the click: duration): ${settled.tasks.map(([at, d]) => `${fmt(at, 0)}: ${fmt(d, 0)}`).join(", ")}`);
+  // The trace's tasks where there is one (their times are the kernel's clock); else the page's, in
+  // the bench's time (within the few ms its evaluation took to arrive).
+  const clicked = monoOf(signIn.started);
+  if (scheduled) printSched("first sign-in", await scheduled(), clicked, traceLong ?? settled.tasks.map(([at, wall]) => ({ at: clicked + at, wall })));
   let floorTasks = null;
   if (probe) {
     // The page's window: from the click until its pass over the entries is done (or its last long task).

@@ -66,6 +66,18 @@ export async function startWorker({ port, name, vars = {}, inspectorPort = 0 }) 
     sql(file) {
       npx(["wrangler", "d1", "execute", "DB", "--local", "--persist-to", state, "--file", file, "--yes"]);
     },
+    /**
+     * Sets the niceness of the server's share of the machine (Linux's autogroup: the server runs in
+     * a session of its own, and the scheduler splits the cores between sessions first, so while it
+     * is busy the server has half of two cores whatever its threads' own niceness). Returns what the
+     * kernel then says of the group, or null where the kernel has no autogroups.
+     */
+    niceness(n) {
+      const file = `/proc/${child.pid}/autogroup`;
+      if (!existsSync(file)) return null;
+      writeFileSync(file, String(n));
+      return readFileSync(file, "utf8").trim();
+    },
     stop() {
       try {
         process.kill(-child.pid, "SIGTERM");

@@ -13,7 +13,10 @@ import { tmpdir } from "node:os";
 /** Starts tracing `page`'s renderer; the function returned stops and returns the trace's events. */
 export async function startTrace(browser, page) {
   const path = join(tmpdir(), `bench-trace-${process.pid}-${Date.now()}.json`);
-  await browser.startTracing(page, { path, categories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "blink.user_timing", "toplevel", "v8"] });
+  // BENCH_TRACE_CATEGORIES adds Chrome's own (comma-separated: "mojom,ipc" shows a synchronous call
+  // to another process inside a task).
+  const more = (process.env.BENCH_TRACE_CATEGORIES ?? "").split(",").filter(Boolean);
+  await browser.startTracing(page, { path, categories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "blink.user_timing", "toplevel", "v8", ...more] });
   return async () => {
     await browser.stopTracing();
     const trace = JSON.parse(readFileSync(path, "utf8"));
@@ -33,13 +36,15 @@ function describe(e) {
 const PARTS = new Set(["Layout", "UpdateLayoutTree", "Paint", "Commit", "MajorGC", "MinorGC", "TimerFire", "FireAnimationFrame", "HandlePostMessage", "EvaluateScript", "v8.compile", "v8.compileModule", "v8.evaluateModule", "ParseHTML"]);
 
 /**
- * The main thread's tasks from the mark `from` on: those over 50 ms of wall time or `minCpu` ms of
- * CPU, each with what ran in it; returns the longest by wall and by CPU.
+ * The main thread's tasks from the one that holds the mark `from` on: those over 50 ms of wall
+ * time or `minCpu` ms of CPU, each with what ran in it. Returns the tasks over 50 ms of wall time:
+ * their start (ms of CLOCK_MONOTONIC, the clock of Chrome's trace on Linux), wall and CPU time,
+ * and process.
  */
 export function printTasks(label, events, from, minCpu = 25) {
   const start = events.find((e) => e.name === from)?.ts;
   const mains = new Set(events.filter((e) => e.name === "thread_name" && e.args?.name === "CrRendererMain").map((e) => `${e.pid}:${e.tid}`));
-  const own = events.filter((e) => e.ph === "X" && mains.has(`${e.pid}:${e.tid}`) && (start === undefined || e.ts >= start)).sort((a, b) => a.ts - b.ts);
+  const own = events.filter((e) => e.ph === "X" && mains.has(`${e.pid}:${e.tid}`) && (start === undefined || e.ts + e.dur >= start)).sort((a, b) => a.ts - b.ts);
   const tasks = own.filter((e) => e.name === "RunTask");
   const ms = (us) => Math.round((us ?? 0) / 1000);
   const shown = tasks.filter((t) => t.dur > 50_000 || (t.tdur ?? 0) > minCpu * 1000);
@@ -66,4 +71,5 @@ export function printTasks(label, events, from, minCpu = 25) {
     console.log(`  +${ms(t.ts - (start ?? t.ts))} ms: ${ms(t.dur)} ms wall, ${ms(t.tdur)} ms CPU${inside ? ` (${inside})` : ""}`);
     if (process.env.BENCH_TRACE_DETAIL) for (const e of own.filter((e) => e !== t && e.ts >= t.ts && e.ts + e.dur <= t.ts + t.dur && e.dur > 3000).slice(0, 25)) console.log(`      ${ms(e.ts - t.ts)} ${e.name} ${ms(e.dur)}w ${ms(e.tdur)}c ${describe(e)}`);
   }
+  return tasks.filter((t) => t.dur > 50_000).map((t) => ({ at: t.ts / 1000, wall: t.dur / 1000, cpu: (t.tdur ?? 0) / 1000, pid: t.pid }));
 }
