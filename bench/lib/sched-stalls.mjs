@@ -68,7 +68,8 @@ async function timehist(path) {
  * start in ms of CLOCK_MONOTONIC, `wall` ms, and the process whose main thread ran them, or else
  * the renderer whose main thread ran most), what the kernel saw of that thread meanwhile: its time
  * on a core, waiting for one and asleep, and which other threads had the cores. Times are printed
- * from `fromMs` (CLOCK_MONOTONIC ms).
+ * from `fromMs` (CLOCK_MONOTONIC ms). "On a core" is the guest kernel's: on a virtual machine it
+ * also holds any time the host took the core away, which a thread's CPU time (the trace's) need not.
  */
 export function printSched(label, switches, fromMs, tasks) {
   if (!switches.length) return console.log(`sched ${label}: no switches recorded`);
