@@ -9,6 +9,7 @@ import { existsSync, rmSync, statSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fmt } from "./harness.mjs";
 
 /** performance.now() in this process as CLOCK_MONOTONIC milliseconds, the clock perf is told to use. */
 export const monoOf = (perfNow) => perfNow + (Number(process.hrtime.bigint()) / 1e6 - performance.now());
@@ -86,14 +87,15 @@ export function printSched(label, switches, fromMs, tasks) {
     if ([...names].some((n) => n.startsWith("Chrome_ChildIOT"))) return "chromium child";
     return [...names][0] ?? "?";
   };
-  const keyOf = (s) => `${kind(s.pid)} ${s.pid} ${s.tid === s.pid ? "main" : `${s.name} ${s.tid}`}`;
+  // Each switch's thread, named once ("renderer 9373 main", "browser 9174 Chrome_IOThread 9207").
+  const keys = switches.map((s) => `${kind(s.pid)} ${s.pid} ${s.tid === s.pid ? "main" : `${s.name} ${s.tid}`}`);
   /** CPU per thread between two times (ms, monotonic). */
   const ranBetween = (a, b) => {
     const ran = new Map();
-    for (const s of switches) {
+    switches.forEach((s, i) => {
       const on = Math.min(b, s.at) - Math.max(a, s.at - s.ran);
-      if (on > 0) ran.set(keyOf(s), (ran.get(keyOf(s)) ?? 0) + on);
-    }
+      if (on > 0) ran.set(keys[i], (ran.get(keys[i]) ?? 0) + on);
+    });
     return [...ran].sort((x, y) => y[1] - x[1]);
   };
   const all = ranBetween(-Infinity, Infinity);
@@ -115,8 +117,7 @@ export function printSched(label, switches, fromMs, tasks) {
     // Time off a core counts as waiting for one when the thread left it runnable (preempted), as
     // asleep when it left to sleep; from a wakeup to the core it is waiting again.
     let left = "S";
-    for (const s of switches) {
-      if (keyOf(s) !== main) continue;
+    for (const s of switches.filter((_, i) => keys[i] === main)) {
       const runFrom = s.at - s.ran;
       const wokenAt = runFrom - s.woken;
       on += overlap(a, b, runFrom, s.at);
@@ -130,5 +131,3 @@ export function printSched(label, switches, fromMs, tasks) {
     console.log(`    +${fmt(at - fromMs, 0)} ms (${fmt(wall, 0)} ms, ${main}): on a core ${fmt(on, 0)}, waiting for one ${fmt(waiting, 0)}, asleep ${fmt(asleep, 0)}; the cores meanwhile: ${others.map(([k, v]) => `${k} ${fmt(v, 0)}`).join(", ")}`);
   }
 }
-
-const fmt = (n, d) => n.toFixed(d);
