@@ -4,14 +4,25 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, signDevToken } from "../../../scripts/lib/dev-identity.mjs";
 import { DEV_PASSWORD } from "../../../scripts/lib/dev-users.mjs";
+import { CHROMIUM, CHROMIUM_ARGS } from "./chromium";
 import { watchBrowser } from "./failures";
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+export { CHROMIUM };
 export const ARTIFACTS = join(ROOT, "test-artifacts");
 
-/** Chromium, followed so that a failed test can show what its pages showed and said (failures.ts). */
+/**
+ * The run's Chromium, followed so that a failed test can show what its pages showed and said
+ * (failures.ts). The global setup (worker.ts) launches one Chromium for the whole run; each call
+ * here is a connection of its own to it, whose contexts are this file's alone: `close()` closes
+ * them and disconnects, and a file that dies without closing loses them with its connection
+ * (playwright creates each context to be disposed when its connection goes). Connected over the
+ * DevTools protocol, not playwright's own server, so that the client stays local: a download's
+ * `path()` and file uploads by path work as with a launched browser. Outside the suite's global
+ * setup (no endpoint provided), a Chromium of its own.
+ */
 export async function launch(): Promise<Browser> {
-  return watchBrowser(await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-dev-shm-usage"] }));
+  const shared = inject("chromiumEndpoint");
+  return watchBrowser(shared ? await chromium.connectOverCDP(shared) : await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }));
 }
 
 /**

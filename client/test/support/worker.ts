@@ -1,4 +1,5 @@
 import { createECDH } from "node:crypto";
+import { chromium } from "playwright-core";
 import type {} from "vitest";
 import type { TestProject } from "vitest/node";
 import { extensionOrigin } from "../../../scripts/lib/extension-id.mjs";
@@ -6,6 +7,7 @@ import { DEV_CLIENT_ID, startDevOidc } from "../../../scripts/lib/dev-oidc.mjs";
 import { runtimeEntry, startWorker, tcpForward } from "../../../bench/lib/harness.mjs";
 import { freePort } from "../../../test/support/dovecot-lib.mjs";
 import { startAutomationComponents } from "./automation-components";
+import { CHROMIUM, CHROMIUM_ARGS } from "./chromium";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -14,6 +16,8 @@ declare module "vitest" {
     idpIssuer: string;
     /** wrangler dev's local state (its D1): tests read what the server stored, e.g. the mail outbox. */
     workerState: string;
+    /** The run's one Chromium (its DevTools endpoint): `launch()` (browser.ts) connects to it. */
+    chromiumEndpoint: string;
   }
 }
 
@@ -26,6 +30,12 @@ declare module "vitest" {
  * site, mail and alias providers and Dovecot there too.
  */
 export default async function setup(project: TestProject) {
+  // One Chromium for the run, started beside the servers: launching one per file cost each file
+  // 1.5 to 3 s and a second of CPU; each file still gets contexts of its own (browser.ts, launch).
+  const debugPort = await freePort();
+  const browser = chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, `--remote-debugging-port=${debugPort}`] });
+  // Awaited below; a failure elsewhere first must not leave this one unhandled.
+  browser.catch(() => undefined);
   // A free port unless one is named: several checkouts may run this suite on one machine.
   const port = process.env.BROWSER_TEST_PORT ? Number(process.env.BROWSER_TEST_PORT) : await freePort();
   const idp = await startDevOidc({ port: await freePort(), redirectUris: [`http://127.0.0.1:${port}/api/auth/callback`], allowRegistration: true, quiet: true });
@@ -46,7 +56,10 @@ export default async function setup(project: TestProject) {
   project.provide("idpIssuer", idp.issuer);
   project.provide("workerState", worker.state);
   project.provide("automation", components.context);
+  const shared = await browser;
+  project.provide("chromiumEndpoint", `http://127.0.0.1:${debugPort}`);
   return async () => {
+    await shared.close();
     await front.stop();
     worker.stop();
     await idp.stop();
