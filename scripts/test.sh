@@ -6,26 +6,26 @@ cd "$(dirname "$0")/.."
 # A supported node (22 or later) first on PATH for everything below (scripts/lib/node-runtime.sh).
 source scripts/lib/node-runtime.sh
 bash scripts/setup.sh
-npx tsc --noEmit -p .
-npx tsc -p client
-npx tsc -p client/tsconfig.sw.json
-npx tsc -p client/test
-npx tsc -p extension
-# The layering rules (.dependency-cruiser.cjs): a new crossing between layers or domains fails here.
-npx depcruise src durable-objects client/src extension/src --output-type err
-# docs/routes.md is generated from the route registry; a route added without regenerating fails here.
-node scripts/route-table.mjs --check
-# Production binds every binding, queue, cron and setting the worker uses, and wrangler deploys it
-# without a warning (environments inherit no bindings: one added at the top alone fails here).
-node scripts/check-production.mjs --dry-run
 mkdir -p test-artifacts
-rm -f test-artifacts/vitest-node.json test-artifacts/vitest.json test-artifacts/vitest-shards.json test-artifacts/vitest-shards.log test-artifacts/vitest-browser.json
+rm -f test-artifacts/vitest-node.json test-artifacts/vitest.json test-artifacts/vitest-shards.json test-artifacts/vitest-shards.log test-artifacts/vitest-browser.json test-artifacts/checks.log test-artifacts/checks-failed.txt
 status=0
 # A file filter usually names files of one suite only; the other then has nothing to run.
 filtered=()
 [ $# -gt 0 ] && filtered=(--passWithNoTests)
-# The tooling's own suites in Node (vitest.node.config.mts): the production check, the first deploy.
-npx vitest run -c vitest.node.config.mts "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-node.json "$@" || status=$?
+# The checks that need no server (five type checks, the layers, the route table, the Node suite:
+# scripts/lib/checks.sh) run in the background beside the production dry run and the worker
+# passes, their log held back and printed after them; a failed check no longer stops the suites,
+# it fails the run and is counted and named in the closing summary (docs/development.md, "The
+# test run").
+bash scripts/lib/checks.sh "$@" >test-artifacts/checks.log 2>&1 &
+checks=$!
+trap 'kill "$checks" 2>/dev/null || true' EXIT
+# Production binds every binding, queue, cron and setting the worker uses, and wrangler deploys it
+# without a warning (environments inherit no bindings: one added at the top alone fails here).
+# Before the suites, not beside them: its deploy runs wrangler.toml's [build], which deletes and
+# rebuilds public/, the directory the worker passes' runtimes and the browser suite's serve.
+dry_run=0
+node scripts/check-production.mjs --dry-run || dry_run=$?
 # The worker suite twice at the same time: on one database, and again on three shard databases and
 # a directory of their own (docs/decisions.md, Scale: shards, a directory, many databases): users
 # land on different shards, and the move tests, which need two shards, run only there. The second
@@ -38,13 +38,22 @@ npx vitest run -c vitest.node.config.mts "${filtered[@]}" --reporter=default --r
 # vitest itself, not npx, so that `$!` is the pass and an interrupted run stops it too.
 VAULT_SHARDS=3 VAULT_SHARD_PASS=placement node_modules/.bin/vitest run "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-shards.json "$@" >test-artifacts/vitest-shards.log 2>&1 &
 shards=$!
-trap 'kill "$shards" 2>/dev/null || true' EXIT
+trap 'kill "$shards" "$checks" 2>/dev/null || true' EXIT
 npx vitest run "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest.json "$@" || status=$?
 shard_status=0
 wait "$shards" || shard_status=$?
 echo "--- the three-shard pass (VAULT_SHARDS=3 VAULT_SHARD_PASS=placement), run beside the one above:"
 cat test-artifacts/vitest-shards.log
 [ "$shard_status" -eq 0 ] || status=$shard_status
+checks_status=0
+wait "$checks" || checks_status=$?
+echo "--- the checks and the node suite (scripts/lib/checks.sh), run beside the worker passes:"
+cat test-artifacts/checks.log
+[ "$checks_status" -eq 0 ] || status=$checks_status
+if [ "$dry_run" -ne 0 ]; then
+  echo "production configuration (dry run)" >>test-artifacts/checks-failed.txt
+  status=$dry_run
+fi
 trap - EXIT
 npx vitest run -c vitest.browser.config.mts "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-browser.json "$@" || status=$?
 # A plain closing summary that any CI can read. A CI log may keep only its tail, so the summary
@@ -53,6 +62,14 @@ node -e '
   const fs = require("fs");
   const t = { passed: 0, failed: 0, skipped: 0 };
   const first = (m) => String(m ?? "").split("\n").find((l) => l.trim()) ?? "";
+  // A failed check (type check, layers, route table, production dry run) counts as one failure.
+  const checks = fs.existsSync("test-artifacts/checks-failed.txt") ? fs.readFileSync("test-artifacts/checks-failed.txt", "utf8").split("\n").filter(Boolean) : null;
+  if (!checks) console.log("checks: missing (they did not finish)");
+  else {
+    console.log(`checks (type checks, layers, route table, production dry run): ${checks.length} failed`);
+    for (const c of checks) console.log(`  ${c}: failed (test-artifacts/checks.log)`);
+    t.failed += checks.length;
+  }
   for (const f of ["test-artifacts/vitest-node.json", "test-artifacts/vitest.json", "test-artifacts/vitest-shards.json", "test-artifacts/vitest-browser.json"]) {
     if (!fs.existsSync(f)) { console.log(`${f}: missing (that suite did not finish)`); continue; }
     const r = JSON.parse(fs.readFileSync(f, "utf8"));
