@@ -65,3 +65,33 @@ export async function linkRow(id: string) {
 export async function r2Objects(ownerId: string): Promise<string[]> {
   return (await env.ATTACHMENTS.list({ prefix: `links/${ownerId}/` })).objects.map((o) => o.key);
 }
+
+// From a random start in 100.64.0.0/10, so two test files importing this do not share IPs.
+let ipSeq = Math.floor(Math.random() * 4_000_000);
+/** An IP of its own per ask, so the per-IP code limit is not what a test exercises by accident. */
+export const freshIp = () => {
+  const n = ipSeq++ % 4_194_304;
+  return `100.${64 + (n >> 16)}.${(n >> 8) & 255}.${n & 255}`;
+};
+
+export type Attempt = { challenge: string; expires_at: string; message: string };
+
+/** Asks for a code for `email` and expects the 202 every address gets. */
+export async function attempt(id: string, email: string, ip = freshIp()): Promise<Attempt> {
+  const res = await opener(ip).code(id, email);
+  expect(res.status, await res.clone().text()).toBe(202);
+  return (await res.json()) as Attempt;
+}
+
+export async function codeMails(to: string): Promise<string[]> {
+  const r = await env.DB.prepare("SELECT text_body FROM outbound_emails WHERE to_address = ? AND kind = 'secure_link.code' ORDER BY created_at").bind(to.toLowerCase()).all<{ text_body: string }>();
+  return r.results.map((m) => m.text_body);
+}
+
+/** The code of the n-th mail to `to` (the mail leaves beside the answer, so it is waited for). */
+export async function mailedCode(to: string, n: number): Promise<string> {
+  await expect.poll(async () => (await codeMails(to)).length).toBeGreaterThanOrEqual(n);
+  const m = /one-time code is (\d{6})/.exec((await codeMails(to))[n - 1]!);
+  if (!m) throw new Error("no code in the mail");
+  return m[1]!;
+}

@@ -10,7 +10,7 @@ const STATE_TEXT: Record<Exclude<LinkState, "active">, string> = {
   expired: "This link has expired. Ask the sender for a new one.",
   used_up: "This link has already been opened as many times as the sender allowed.",
   revoked: "The sender revoked this link.",
-  locked: "This link is locked: the passphrase was entered wrongly too many times.",
+  locked: "This link is locked: a wrong passphrase or email code was entered too many times.",
 };
 
 const id = location.pathname.split("/")[2] ?? "";

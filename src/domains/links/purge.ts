@@ -2,7 +2,7 @@ import { directoryDb, eachShard } from "../../db/client";
 import type { Bindings } from "../../env";
 import { logJson } from "../../lib/log";
 import * as repo from "./repo";
-import { MAX_FAILED_ATTEMPTS } from "./schema";
+import { MAX_FAILED_ATTEMPTS, MAX_FAILED_CODES } from "./schema";
 
 /** A delivery counted just before the end streams its bytes within this; the purge waits it out. */
 export const PURGE_GRACE_MS = 10 * 60 * 1000;
@@ -23,7 +23,7 @@ export async function purgeSecureLinks(env: Bindings, nowMs = Date.now()): Promi
   let rows = 0;
   for (const { db } of eachShard(env)) {
     for (let i = 0; i < MAX_CHUNKS; i++) {
-      const ended = await repo.purgeable(db, grace, MAX_FAILED_ATTEMPTS, CHUNK);
+      const ended = await repo.purgeable(db, grace, { passphrases: MAX_FAILED_ATTEMPTS, codes: MAX_FAILED_CODES }, CHUNK);
       if (ended.length === 0) break;
       const gone: string[] = [];
       for (const link of ended) {

@@ -18,6 +18,7 @@ type RawRow = {
   passphrase_salt: string | null;
   passphrase_verifier_hash: string | null;
   failed_attempts: number;
+  failed_codes: number;
   revoked_at: string | null;
   last_opened_at: string | null;
   content_purged_at: string | null;
@@ -41,6 +42,7 @@ const fromRaw = (r: RawRow): SecureLinkRow => ({
   passphraseSalt: r.passphrase_salt,
   passphraseVerifierHash: r.passphrase_verifier_hash,
   failedAttempts: r.failed_attempts,
+  failedCodes: r.failed_codes,
   revokedAt: r.revoked_at,
   lastOpenedAt: r.last_opened_at,
   contentPurgedAt: r.content_purged_at,
@@ -112,27 +114,31 @@ export async function findById(db: Db, id: string): Promise<SecureLinkRow | unde
 /** A recipient's code as the open presents it: the attempt it was mailed for and its keyed hash. */
 export type CodeProof = { challenge: string; hash: string };
 
+/** The numbers past which a link or an attempt refuses: wrong passphrases, wrong codes, codes per attempt. */
+export type Locks = { passphrases: number; codes: number; perAttempt: number };
+
 /**
  * Counts one view and returns the row, in one conditional statement: only a link that is live, has
  * a view left, is not locked, whose passphrase (if any) matches and, when it is limited to named
- * addresses, whose code proof names a live unused challenge of this link, is counted. D1 runs
- * statements one at a time, so N parallel opens of a link with N views left give exactly N rows back.
- * The challenge is consumed in the same batch (a transaction), only when this statement counted
- * under it, so one code delivers once however many opens race with it.
+ * addresses, whose code proof names a live unused challenge of this link asked for a listed address,
+ * is counted. D1 runs statements one at a time, so N parallel opens of a link with N views left give
+ * exactly N rows back. The challenge is consumed in the same batch (a transaction), only when this
+ * statement counted under it, so one code delivers once however many opens race with it.
  */
-export async function countView(db: Db, id: string, verifierHash: string | null, now: string, maxFailed: number, proof: CodeProof | null, maxCodeAttempts: number): Promise<SecureLinkRow | undefined> {
+export async function countView(db: Db, id: string, verifierHash: string | null, now: string, locks: Locks, proof: CodeProof | null): Promise<SecureLinkRow | undefined> {
   const d1 = rawD1(db);
   const [counted] = await d1.batch<RawRow>([
     d1
       .prepare(
         `UPDATE secure_links SET views_used = views_used + 1, last_opened_at = ?2, last_code_id = ?5
-         WHERE id = ?1 AND ${HELD} AND views_used < max_views AND expires_at > ?2 AND failed_attempts < ?4
+         WHERE id = ?1 AND ${HELD} AND views_used < max_views AND expires_at > ?2 AND failed_attempts < ?4 AND failed_codes < ?8
            AND (passphrase_verifier_hash IS NULL OR passphrase_verifier_hash = ?3)
            AND (recipient_hashes IS NULL OR EXISTS (SELECT 1 FROM secure_link_codes c WHERE c.id = ?5 AND c.link_id = ?1
-             AND c.code_hash = ?6 AND c.consumed_at IS NULL AND c.expires_at > ?2 AND c.attempts < ?7))
+             AND c.code_hash = ?6 AND c.consumed_at IS NULL AND c.expires_at > ?2 AND c.attempts < ?7
+             AND c.address_hash IN (SELECT value FROM json_each(secure_links.recipient_hashes))))
          RETURNING *`,
       )
-      .bind(id, now, verifierHash, maxFailed, proof?.challenge ?? null, proof?.hash ?? null, maxCodeAttempts),
+      .bind(id, now, verifierHash, locks.passphrases, proof?.challenge ?? null, proof?.hash ?? null, locks.perAttempt, locks.codes),
     d1
       .prepare(
         `UPDATE secure_link_codes SET consumed_at = ?2 WHERE id = ?3 AND link_id = ?1 AND consumed_at IS NULL
@@ -172,14 +178,14 @@ export async function markPurged(db: Db, ids: string[], at: string): Promise<voi
  * Links whose content may go: revoked, locked, or ended (expired or used up) longer than `grace`
  * ago, so a delivery counted just before the end still finds its bytes while it streams them.
  */
-export async function purgeable(db: Db, graceBefore: string, maxFailed: number, limit: number): Promise<{ id: string; r2Key: string }[]> {
+export async function purgeable(db: Db, graceBefore: string, locks: Pick<Locks, "passphrases" | "codes">, limit: number): Promise<{ id: string; r2Key: string }[]> {
   const r = await rawD1(db)
     .prepare(
       `SELECT id, r2_key AS r2Key FROM secure_links WHERE content_purged_at IS NULL AND (
-         revoked_at IS NOT NULL OR failed_attempts >= ?2 OR expires_at < ?1
+         revoked_at IS NOT NULL OR failed_attempts >= ?2 OR failed_codes >= ?4 OR expires_at < ?1
          OR (views_used >= max_views AND last_opened_at < ?1)) LIMIT ?3`,
     )
-    .bind(graceBefore, maxFailed, limit)
+    .bind(graceBefore, locks.passphrases, limit, locks.codes)
     .all<{ id: string; r2Key: string }>();
   return r.results;
 }
@@ -210,18 +216,23 @@ export async function deleteExpiredPointers(directory: Db, before: string, limit
   return r.meta.changes ?? 0;
 }
 
+/** How many attempts a window may hold: for the whole link, and for one address on it. */
+export type CodeCaps = { windowStart: string; perLink: number; perAddress: number };
+
 /**
- * A new open attempt with its code, refused (false) once the link has had `max` codes within the
- * window: the count and the insert are one statement, so parallel asks cannot overshoot it.
+ * A new open attempt with its code, refused (false) once the link has had `perLink` attempts within
+ * the window, or the address `perAddress`: the counts and the insert are one statement, so parallel
+ * asks cannot overshoot them.
  */
-export async function insertCode(db: Db, row: typeof secureLinkCodes.$inferInsert, windowStart: string, max: number): Promise<boolean> {
+export async function insertCode(db: Db, row: typeof secureLinkCodes.$inferInsert, caps: CodeCaps): Promise<boolean> {
   const res = await rawD1(db)
     .prepare(
-      `INSERT INTO secure_link_codes (id, owner_id, link_id, code_hash, attempts, expires_at, created_at)
-       SELECT ?1, ?2, ?3, ?4, 0, ?5, ?6
-       WHERE (SELECT count(*) FROM secure_link_codes WHERE link_id = ?3 AND created_at > ?7) < ?8`,
+      `INSERT INTO secure_link_codes (id, owner_id, link_id, code_hash, address_hash, attempts, expires_at, created_at)
+       SELECT ?1, ?2, ?3, ?4, ?9, 0, ?5, ?6
+       WHERE (SELECT count(*) FROM secure_link_codes WHERE link_id = ?3 AND created_at > ?7) < ?8
+         AND (SELECT count(*) FROM secure_link_codes WHERE link_id = ?3 AND address_hash = ?9 AND created_at > ?7) < ?10`,
     )
-    .bind(row.id, row.ownerId, row.linkId, row.codeHash, row.expiresAt, row.createdAt, windowStart, max)
+    .bind(row.id, row.ownerId, row.linkId, row.codeHash, row.expiresAt, row.createdAt, caps.windowStart, caps.perLink, row.addressHash ?? null, caps.perAddress)
     .run();
   return rowsChanged(res) > 0;
 }
@@ -230,16 +241,19 @@ export async function findCode(db: Db, linkId: string, challenge: string) {
   return db.select().from(secureLinkCodes).where(and(eq(secureLinkCodes.id, challenge), eq(secureLinkCodes.linkId, linkId))).get();
 }
 
-/** One more wrong code, counted only while the attempt is open; the new count, or null. */
-export async function countCodeFailure(db: Db, linkId: string, challenge: string, max: number, now: string): Promise<number | null> {
-  const r = await rawD1(db)
-    .prepare(
-      `UPDATE secure_link_codes SET attempts = attempts + 1
-       WHERE id = ?1 AND link_id = ?2 AND consumed_at IS NULL AND attempts < ?3 AND expires_at > ?4 RETURNING attempts`,
-    )
-    .bind(challenge, linkId, max, now)
-    .first<{ attempts: number }>();
-  return r ? r.attempts : null;
+/**
+ * One more wrong code, counted against its attempt and against the link, in one batch (a
+ * transaction) and only while the attempt is open: the attempt's new count (null when it was no
+ * longer open) and the link's (null when the link was locked already).
+ */
+export async function countCodeFailure(db: Db, linkId: string, challenge: string, locks: Pick<Locks, "codes" | "perAttempt">, now: string): Promise<{ attempt: number | null; link: number | null }> {
+  const d1 = rawD1(db);
+  const live = `SELECT 1 FROM secure_link_codes WHERE id = ?2 AND link_id = ?1 AND consumed_at IS NULL AND attempts < ?3 AND expires_at > ?4`;
+  const [onLink, onAttempt] = await d1.batch<{ n: number }>([
+    d1.prepare(`UPDATE secure_links SET failed_codes = failed_codes + 1 WHERE id = ?1 AND failed_codes < ?5 AND EXISTS (${live}) RETURNING failed_codes AS n`).bind(linkId, challenge, locks.perAttempt, now, locks.codes),
+    d1.prepare(`UPDATE secure_link_codes SET attempts = attempts + 1 WHERE id = ?2 AND link_id = ?1 AND consumed_at IS NULL AND attempts < ?3 AND expires_at > ?4 RETURNING attempts AS n`).bind(linkId, challenge, locks.perAttempt, now),
+  ]);
+  return { link: onLink?.results?.[0]?.n ?? null, attempt: onAttempt?.results?.[0]?.n ?? null };
 }
 
 /** Codes are worth nothing after their ten minutes; the scheduled job drops them a day later. */

@@ -98,7 +98,7 @@ export function registerLinkRoutes(app: Hono<AppEnv>) {
       202: { description: "An open attempt; a code was mailed if the address may open the link", schema: CodeResponse },
       409: { description: "The link is not limited to addresses" },
       410: { description: "Expired, used up, revoked or locked (state)" },
-      429: { description: "Too many codes asked for this link" },
+      429: { description: "Too many codes asked for this link or this address" },
     },
     handler: async (c, { params, body }) => {
       const { svc, ownerId } = await publicService(c, params.id);

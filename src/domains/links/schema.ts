@@ -14,8 +14,18 @@ export const MAX_RECIPIENTS = 10;
 export const CODE_TTL_MS = 10 * 60 * 1000;
 /** Wrong codes one open attempt takes before its code stops working (a new code is needed). */
 export const MAX_CODE_ATTEMPTS = 5;
-/** Codes one link may have mailed within CODE_WINDOW_MS, whoever asks: bounds mail to a listed address. */
-export const MAX_CODES_PER_WINDOW = 10;
+/**
+ * Wrong codes a link takes, over all its attempts and addresses, before it locks for good, as
+ * MAX_FAILED_ATTEMPTS does for passphrases: a guesser's chance stays 20 in a million per link.
+ */
+export const MAX_FAILED_CODES = 20;
+/** Codes one address may ask for on one link within CODE_WINDOW_MS: bounds mail to a listed address. */
+export const MAX_CODES_PER_ADDRESS = 3;
+/**
+ * Attempts one link takes within CODE_WINDOW_MS over all addresses: only a bound on the rows a
+ * flood stores, far above what recipients use, since anyone can spend it (20 IPs at the per-IP limit).
+ */
+export const MAX_CODES_PER_WINDOW = 100;
 export const CODE_WINDOW_MS = 10 * 60 * 1000;
 export const VERIFIER_BYTES = 32;
 /** A link id: 16 random bytes in base64url, unguessable on its own (the key is a second secret). */

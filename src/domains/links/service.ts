@@ -7,21 +7,16 @@ import { fromBase64 } from "../../kernel/base64";
 import { decodeBase64, decodedLength, jsonAroundBase64 } from "../attachments";
 import * as repo from "./repo";
 import { codeHash, codeProblem, recipientHashes } from "./recipients";
-import { MAX_CODE_ATTEMPTS, MAX_FAILED_ATTEMPTS, type CreateLinkInput, type LinkState } from "./schema";
+import { MAX_CODE_ATTEMPTS, MAX_FAILED_ATTEMPTS, MAX_FAILED_CODES, type CreateLinkInput } from "./schema";
+import { gone, stateOf } from "./state";
+
+export { gone, stateOf };
 
 /** The quotas, and the server secret that keys recipients' and codes' hashes. */
 export type LinkLimits = { maxOpen: number; quotaBytes: number; secret: string };
 
 /** Where the stores live for one request: the owner's shard, the directory, the bucket. */
 export type LinkStores = { db: Db; directory: Db; bucket: R2Bucket };
-
-export function stateOf(row: SecureLinkRow, now = new Date().toISOString()): LinkState {
-  if (row.revokedAt) return "revoked";
-  if (row.failedAttempts >= MAX_FAILED_ATTEMPTS) return "locked";
-  if (row.viewsUsed >= row.maxViews) return "used_up";
-  if (row.expiresAt <= now || row.contentPurgedAt) return "expired";
-  return "active";
-}
 
 export function toView(row: SecureLinkRow) {
   return {
@@ -57,15 +52,6 @@ export function toPublic(row: SecureLinkRow) {
   };
 }
 
-const STATE_MESSAGE: Record<Exclude<LinkState, "active">, string> = {
-  expired: "This link has expired",
-  used_up: "This link has been opened as many times as allowed",
-  revoked: "The sender revoked this link",
-  locked: "This link is locked after too many wrong passphrases",
-};
-
-export const gone = (state: Exclude<LinkState, "active">) => new AppError(ErrorCode.GONE, STATE_MESSAGE[state], { extra: { state } });
-
 /** SHA-256 of the verifier's bytes: a stolen table gives no verifier to replay. */
 const verifierHash = async (b64: string) => sha256Hex(fromBase64(b64));
 
@@ -100,6 +86,7 @@ export class LinkService {
       passphraseSalt: input.passphrase?.salt ?? null,
       passphraseVerifierHash: input.passphrase ? await verifierHash(input.passphrase.verifier) : null,
       failedAttempts: 0,
+      failedCodes: 0,
       revokedAt: null,
       lastOpenedAt: null,
       contentPurgedAt: null,
@@ -168,13 +155,13 @@ export class LinkService {
   /**
    * Counts the view and hands back the ciphertext in one answer. A wrong passphrase counts a
    * failure instead (and locks the link at MAX_FAILED_ATTEMPTS), never a view; so does a wrong
-   * code of a recipients-only link, against its open attempt.
+   * code of a recipients-only link, against its open attempt and the link (locked at MAX_FAILED_CODES).
    */
   async open(id: string, verifier: string | undefined, code?: { challenge: string; code: string }): Promise<{ row: SecureLinkRow; body: ReadableStream<Uint8Array> }> {
     const { db, bucket } = this.stores;
     const hash = verifier ? await verifierHash(verifier) : null;
     const proof = code ? { challenge: code.challenge, hash: await codeHash(this.limits.secret, code.challenge, code.code) } : null;
-    const counted = await repo.countView(db, id, hash, new Date().toISOString(), MAX_FAILED_ATTEMPTS, proof, MAX_CODE_ATTEMPTS);
+    const counted = await repo.countView(db, id, hash, new Date().toISOString(), { passphrases: MAX_FAILED_ATTEMPTS, codes: MAX_FAILED_CODES, perAttempt: MAX_CODE_ATTEMPTS }, proof);
     if (!counted) throw await this.refusal(id, hash, code);
     const object = await bucket.get(counted.r2Key);
     if (!object) {
@@ -191,7 +178,7 @@ export class LinkService {
     const state = stateOf(row);
     if (state !== "active") return gone(state);
     if (row.recipientHashes) {
-      const problem = await codeProblem(this.stores.db, this.limits.secret, id, code);
+      const problem = await codeProblem(this.stores.db, this.limits.secret, row, code);
       if (problem) return problem;
     }
     if (!row.passphraseVerifierHash) return new AppError(ErrorCode.SERVICE_UNAVAILABLE, "The link changed while it was opened; try again");
