@@ -24,12 +24,12 @@ afterAll(async () => {
   await browser?.close();
 });
 
-async function create(opts: { text?: string; file?: { name: string; buffer: Buffer }; views?: number; passphrase?: string; recipients?: string; label?: string }): Promise<string> {
+async function create(opts: { text?: string; file?: { name: string; buffer: Buffer; mimeType?: string }; views?: number; passphrase?: string; recipients?: string; label?: string }): Promise<string> {
   const { page } = owner;
   const form = page.locator("#link-form");
   if (opts.file) {
     await form.getByLabel("File", { exact: true }).check();
-    await form.getByLabel("File (up to 25 MB)").setInputFiles({ name: opts.file.name, mimeType: "text/plain", buffer: opts.file.buffer });
+    await form.getByLabel("File (up to 25 MB)").setInputFiles({ name: opts.file.name, mimeType: opts.file.mimeType ?? "text/plain", buffer: opts.file.buffer });
   } else {
     await form.getByLabel("Text", { exact: true }).check();
     await form.getByLabel("Secret text").fill(opts.text ?? SECRET);
@@ -133,6 +133,30 @@ describe("secure links", () => {
     expect(readFileSync((await download.path())!).equals(FILE)).toBe(true);
   });
 
+  it("a file the sender typed as HTML is handed out as bytes to save, never as a page of this origin", async () => {
+    const html = Buffer.from("<script>parent.postMessage(document.cookie, '*')</script><h1>invoice</h1>");
+    const url = await create({ file: { name: "invoice.html", buffer: html, mimeType: "text/html" }, views: 1 });
+    const page = await stranger();
+    // The type the page gives the file's object URL (a blob: URL is this origin's, and would render as one).
+    await page.addInitScript(() => {
+      const made: string[] = [];
+      (window as unknown as { blobTypes: string[] }).blobTypes = made;
+      const original = URL.createObjectURL.bind(URL);
+      URL.createObjectURL = (obj: Blob | MediaSource) => {
+        if (obj instanceof Blob) made.push(obj.type);
+        return original(obj);
+      };
+    });
+    await page.goto(url);
+    await page.getByRole("button", { name: "Show the secret" }).click();
+    const link = page.getByRole("link", { name: "Download invoice.html" });
+    await link.waitFor();
+    expect(await page.evaluate(() => (window as unknown as { blobTypes: string[] }).blobTypes)).toEqual(["application/octet-stream"]);
+    expect(await link.getAttribute("download")).toBe("invoice.html");
+    const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
+    expect(readFileSync((await download.path())!).equals(html)).toBe(true);
+  });
+
   it("a revoked link and an incomplete link say so", async () => {
     const url = await create({ text: "revoke me", views: 3 });
     const id = new URL(url).pathname.split("/")[2]!;
@@ -222,12 +246,12 @@ describe("secure links", () => {
   it("the server's storage (D1 and R2) holds none of the secrets' bytes", async () => {
     const files = stateFiles();
     expect(files.some((f) => f.includes("r2"))).toBe(true);
-    const needles = [SECRET, "door code 9911", "K-4471-secret", "lease.txt", "blue whale song", "pw-Router", "gate code 5150", "Gate code for Kim"].map((s) => Buffer.from(s));
+    const needles = [SECRET, "door code 9911", "K-4471-secret", "lease.txt", "invoice.html", "blue whale song", "pw-Router", "gate code 5150", "Gate code for Kim"].map((s) => Buffer.from(s));
     for (const f of files) {
       const bytes = readFileSync(f);
       for (const n of needles) expect(bytes.includes(n), `${n} in ${f}`).toBe(false);
     }
-    // This owner's six links were in the scan (other files of the suite make links of their own).
-    expect(((await owner.api.get("/api/links")).body as { links: unknown[] }).links).toHaveLength(6);
+    // This owner's seven links were in the scan (other files of the suite make links of their own).
+    expect(((await owner.api.get("/api/links")).body as { links: unknown[] }).links).toHaveLength(7);
   });
 });

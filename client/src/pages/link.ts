@@ -100,7 +100,9 @@ function show(payload: LinkPayload) {
     const a = document.createElement("a");
     a.className = "button";
     a.id = "link-download";
-    a.href = URL.createObjectURL(new Blob([payload.bytes as Uint8Array<ArrayBuffer>], { type: payload.mime }));
+    // The sender's type is not trusted: a blob URL is this origin's, and typed as HTML or SVG it would
+    // run as a page here if opened rather than saved. Bytes to save, named by the download attribute.
+    a.href = URL.createObjectURL(new Blob([payload.bytes as Uint8Array<ArrayBuffer>], { type: "application/octet-stream" }));
     a.download = payload.name;
     a.textContent = `Download ${payload.name}`;
     li.append(name, size, a);

@@ -29,7 +29,11 @@ async function publicService(c: Context<AppEnv>, id: string) {
   return { ownerId, svc: new LinkService({ db: dbFor(c.env, ownerId), directory, bucket: c.env.ATTACHMENTS }, limits(c)) };
 }
 
-const PUBLIC_HEADERS = { "cache-control": "no-store", "referrer-policy": "no-referrer", "x-robots-tag": "noindex, nofollow" };
+/** The public answers carry the sender's bytes (base64 in JSON): no cache, no Referer, never sniffed as another type. */
+/** An opener's body is an address or a verifier and a code: a few hundred bytes, parsed with no account. */
+const PUBLIC_BODY_LIMIT = 4 * 1024;
+
+const PUBLIC_HEADERS = { "cache-control": "no-store", "referrer-policy": "no-referrer", "x-robots-tag": "noindex, nofollow", "x-content-type-options": "nosniff" };
 
 export function registerLinkRoutes(app: Hono<AppEnv>) {
   route(app, {
@@ -91,12 +95,14 @@ export function registerLinkRoutes(app: Hono<AppEnv>) {
     tags: ["links"],
     auth: false,
     csrf: false,
+    bodyLimit: PUBLIC_BODY_LIMIT,
     rateLimit: ["links_open", "links_code"],
     params: LinkIdParam,
     body: CodeBody,
     responses: {
       202: { description: "An open attempt; a code was mailed if the address may open the link", schema: CodeResponse },
       409: { description: "The link is not limited to addresses" },
+      413: { description: "Body over 4 KB" },
       410: { description: "Expired, used up, revoked or locked (state)" },
       429: { description: "Too many codes asked for this link or this address" },
     },
@@ -121,12 +127,14 @@ export function registerLinkRoutes(app: Hono<AppEnv>) {
     tags: ["links"],
     auth: false,
     csrf: false,
+    bodyLimit: PUBLIC_BODY_LIMIT,
     rateLimit: ["links_open"],
     params: LinkIdParam,
     body: OpenBody,
     responses: {
       200: { description: "The link's facts and its ciphertext (base64)" },
       403: { description: "Passphrase or email code missing or wrong (reason, attempts_left)" },
+      413: { description: "Body over 4 KB" },
       410: { description: "Expired, used up, revoked or locked (state)" },
     },
     handler: async (c, { params, body }) => {
