@@ -131,7 +131,7 @@ describe("account 2FA in force and confirm it's you", () => {
   });
 
   it("(2FA on) ten minutes pass: the code given at sign-in is ten minutes old too", async () => {
-    d1(`UPDATE two_factor_sign_ins SET verified_at = verified_at - 600 WHERE user_id = '${stepUser.sub}'`);
+    d1(`UPDATE two_factor_sign_ins SET verified_at = verified_at - 600, fresh_at = fresh_at - 600 WHERE user_id = '${stepUser.sub}'`);
   });
 
   it("ten minutes after signing in, saving the switch asks for a code and then saves (2FA on)", async () => {
@@ -181,6 +181,47 @@ describe("account 2FA in force and confirm it's you", () => {
     // The same page: the vault stayed open and what was typed was saved.
     expect(page.url()).toBe(sectionUrl);
     expect((await api.get("/api/dead-man-switch")).body.switch).toMatchObject({ enabled: true, inactivity_days: 60, notify_at_days: [3] });
+    await context.close();
+  });
+
+  it("ten minutes after signing in, turning 2FA on signs in again at the provider first; the owner is told", async () => {
+    const u = await newUser("enrol-stale");
+    const api = await apiAs(base(), u.token);
+    await setProviderAuthAge(600);
+    const { context, page } = await personContext(browser);
+    await page.goto("/");
+    await page.getByRole("link", { name: "Sign in" }).click();
+    await providerSignIn(page, u.email);
+    await submitSignIn(page, "enrol stale passphrase 1");
+    await page.waitForURL("**/vault");
+    await dashboardReady(page);
+
+    // A session this old may not enrol a second factor of its own (D20): nothing is made until the
+    // person has signed in again.
+    await openSection(page, "Security");
+    await page.getByRole("button", { name: "Turn on 2FA" }).click();
+    const confirm = page.getByRole("dialog", { name: "Confirm it's you" });
+    await confirm.waitFor();
+    expect((await api.get("/api/2fa/status")).body).toMatchObject({ enrolled: false, pending: false });
+    await screenshot(page, "screenshots/enrol-step-up.png");
+    await setProviderAuthAge(0);
+    const [popup] = await Promise.all([context.waitForEvent("page"), confirm.getByRole("button", { name: "Sign in again" }).click()]);
+    await popup.getByLabel("Email").waitFor();
+    await providerSignIn(popup, u.email);
+    await popup.waitForEvent("close");
+    const secret = await page.locator("#twofa-secret").innerText();
+    expect((await api.get("/api/2fa/status")).body).toMatchObject({ enrolled: false, pending: true });
+    await page.getByLabel("Code from the app").fill(await nextCode(secret));
+    await page.getByRole("button", { name: "Confirm" }).click();
+    await expect.poll(() => page.locator("#twofa-state").getAttribute("data-enrolled")).toBe("true");
+    // Told in the app and by mail, with no secret in either (read on the server: the test's own
+    // token is another sign-in, which now owes its code).
+    const notes = d1<{ type: string; body: string }>(`SELECT type, body FROM notifications WHERE user_id = '${u.sub}'`);
+    expect(notes.map((n) => n.type)).toContain("two_factor_enabled");
+    expect(JSON.stringify(notes)).not.toContain(secret);
+    const mails = d1<{ kind: string; text_body: string }>(`SELECT kind, text_body FROM outbound_emails WHERE to_address = '${u.email.toLowerCase()}' AND kind LIKE 'two_factor.%'`);
+    expect(mails.map((m) => m.kind)).toEqual(["two_factor.enabled"]);
+    expect(mails[0]!.text_body).not.toContain(secret);
     await context.close();
   });
 });

@@ -55,13 +55,15 @@ describe("trusted devices: security", () => {
   it("x-device-fingerprint names the caller's device for step-up; a revoked device is unknown again", async () => {
     const user = await TestUser.create({ authAge: 3600 });
     const fresh = await TestUser.create({ sub: user.id, authAge: 10 });
-    const e = await enrollAndConfirm(user);
-    // The confirming code counts as a sign-in for step-up (D20): make it as old as the sign-in.
+    // A first enrollment needs a recent sign-in (D20); the stale one then passes its own code, which
+    // counts for step-up: make it as old as the sign-in.
+    const e = await enrollAndConfirm(fresh);
+    expect((await user.call("POST", "/api/2fa/verify", { body: { code: await codeFor(e.secret, 1) } })).status).toBe(200);
     await ageSecondFactor(user.id, 3600);
     const { device, fingerprint: fp } = await register(fresh);
     const headers = { "x-device-fingerprint": fp };
     expect((await user.call("DELETE", `/api/devices/${device.id}`)).status).toBe(200);
-    const res = await user.call("POST", "/api/2fa/disable", { body: { code: await codeFor(e.secret, 1) }, headers });
+    const res = await user.call("POST", "/api/2fa/disable", { body: { code: e.recoveryCodes[1] }, headers });
     await expectErrorBody(res, 401, "STEP_UP_REQUIRED");
     await register(fresh, { fingerprint: fp });
     expect((await user.call("POST", "/api/2fa/disable", { body: { code: e.recoveryCodes[0] }, headers })).status).toBe(200);

@@ -4,7 +4,7 @@ import { buildApp } from "../../src/app";
 import { registry } from "../../src/http/route";
 import { expectErrorBody, TestUser } from "../support/auth";
 import { createEntry } from "../support/fixtures";
-import { ageSecondFactor, codeFor, enrollAndConfirm } from "../support/two-factor";
+import { ageSecondFactor, codeFor, enrollAndConfirm, enrolledSignIn } from "../support/two-factor";
 
 /** D20's list: what a sign-in reaches before its code. */
 const EXEMPT = new Set(["GET /api/2fa/status", "POST /api/2fa/verify", "GET /api/health", "POST /api/devices"]);
@@ -125,9 +125,8 @@ describe("account 2FA in force (D20)", () => {
     await expectErrorBody(await b.call("GET", "/api/passwords"), 401, "TWO_FACTOR_REQUIRED");
   });
 
-  it("an accepted code counts as a fresh sign-in for step-up; an old code does not", async () => {
-    const user = await TestUser.create({ authAge: 600 });
-    const e = await enrollAndConfirm(user);
+  it("a code the sign-in was asked for counts as a fresh sign-in for step-up; an old code does not", async () => {
+    const { user, enrollment: e } = await enrolledSignIn(600);
     // auth_time is ten minutes old, the code seconds: the switch (90 s) can be saved.
     const saved = await user.call("POST", "/api/dead-man-switch", { body: { inactivity_days: 30 } });
     expect(saved.status).toBe(201);
@@ -140,7 +139,7 @@ describe("account 2FA in force (D20)", () => {
     expect(stale.headers.get("www-authenticate")).toBe('Bearer error="insufficient_user_authentication", max_age=90');
 
     // Confirming it is you: a new code on the same sign-in.
-    expect((await user.call("POST", "/api/2fa/verify", { body: { code: await codeFor(e.secret, 1) } })).status).toBe(200);
+    expect((await user.call("POST", "/api/2fa/verify", { body: { code: e.recoveryCodes[1] } })).status).toBe(200);
     const again = await user.call("POST", "/api/dead-man-switch", { body: { inactivity_days: 32 } });
     expect(again.status).toBe(200);
     expect(((await again.json()) as { switch: { inactivity_days: number } }).switch.inactivity_days).toBe(32);

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { expectErrorBody, TestUser } from "../support/auth";
-import { ageSecondFactor, codeFor, enroll, enrollAndConfirm, setWrongCodes, twoFactorRow } from "../support/two-factor";
+import { ageSecondFactor, codeFor, enroll, enrollAndConfirm, enrolledSignIn, setWrongCodes, twoFactorRow } from "../support/two-factor";
 
 const FIFTEEN_MINUTES = 15 * 60 * 1000;
 
@@ -109,14 +109,13 @@ describe("account 2FA: security", () => {
   });
 
   it("disable is a sensitive operation: a stale sign-in needs step-up unless the device is trusted", async () => {
-    const user = await TestUser.create({ authAge: 3600 });
-    const e = await enrollAndConfirm(user);
-    // A new device takes a recent sign-in, and the confirming code is one (D20): register both
-    // devices now, then make the code as old as the sign-in.
+    const { user, enrollment: e } = await enrolledSignIn(3600);
+    // A new device takes a recent sign-in, and the code this sign-in was asked for is one (D20):
+    // register both devices now, then make the code as old as the sign-in.
     const recognized = await registerDevice(user, "recognized");
     const trusted = await registerDevice(user, "trusted");
     await ageSecondFactor(user.id, 3600);
-    const res = await user.call("POST", "/api/2fa/disable", { body: { code: await codeFor(e.secret, 1) } });
+    const res = await user.call("POST", "/api/2fa/disable", { body: { code: await codeFor(e.secret, 2) } });
     const body = await expectErrorBody(res, 401, "STEP_UP_REQUIRED");
     expect(body.maxAge).toBe(300);
     expect(res.headers.get("www-authenticate")).toBe('Bearer error="insufficient_user_authentication", max_age=300');
@@ -126,13 +125,15 @@ describe("account 2FA: security", () => {
     expect(ok.status).toBe(200);
   });
 
-  it("replacing a confirmed 2FA needs the same recent sign-in; a first enrollment does not", async () => {
-    const user = await TestUser.create({ authAge: 3600 });
-    const e = await enrollAndConfirm(user);
-    // The confirming code counts as a sign-in for step-up (D20): make it as old as the sign-in.
+  it("replacing a confirmed 2FA needs the same recent sign-in as a first enrollment", async () => {
+    const { user, enrollment: e } = await enrolledSignIn(3600);
     await ageSecondFactor(user.id, 3600);
-    const res = await user.call("POST", "/api/2fa/enroll");
-    await expectErrorBody(res, 401, "STEP_UP_REQUIRED");
-    expect((await user.call("POST", "/api/2fa/verify", { body: { code: await codeFor(e.secret, 1) } })).status).toBe(200);
+    const res = await user.call("POST", "/api/2fa/enroll", { body: { code: await codeFor(e.secret, 2) } });
+    expect((await expectErrorBody(res, 401, "STEP_UP_REQUIRED")).maxAge).toBe(300);
+    // A stale sign-in of an account without 2FA is refused its first enrollment just the same.
+    const other = await (await TestUser.create({ authAge: 0 })).withToken({ authAge: 3600 });
+    expect((await expectErrorBody(await other.call("POST", "/api/2fa/enroll"), 401, "STEP_UP_REQUIRED")).maxAge).toBe(300);
+    // Nothing was replaced: the current factor still verifies.
+    expect((await user.call("POST", "/api/2fa/verify", { body: { code: e.recoveryCodes[1] } })).status).toBe(200);
   });
 });

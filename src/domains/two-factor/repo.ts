@@ -85,9 +85,9 @@ export async function unusedRecoveryCodes(db: Db, userId: string): Promise<numbe
   return row?.n ?? 0;
 }
 
-/** A code was accepted for this sign-in: it is verified (D20), and counts as fresh for step-up. */
-export async function recordSignIn(db: Db, userId: string, signIn: string, nowSeconds: number): Promise<void> {
-  await db.batch(markSignInVerified(db, userId, signIn, nowSeconds));
+/** A code was accepted for this sign-in: it is verified (D20); `fresh` when it also counts for step-up. */
+export async function recordSignIn(db: Db, userId: string, signIn: string, nowSeconds: number, fresh: boolean): Promise<void> {
+  await db.batch(markSignInVerified(db, userId, signIn, nowSeconds, fresh));
 }
 
 export async function remove(db: Db, userId: string, audit: AuditInput): Promise<void> {

@@ -34,7 +34,11 @@ function recoveryHash(userId: string, normalized: string): Promise<string> {
 
 export const secretAad = (userId: string, enrollmentId: string) => `two_factor:${userId}:${enrollmentId}`;
 
-export type CodeCheck = { ok: true; via: "totp" } | { ok: true; via: "recovery_code"; remaining: number } | { ok: false };
+/** A right code; `confirms` when it was the first code of a pending enrollment, which it confirmed. */
+export type CodeCheck =
+  | { ok: true; via: "totp"; confirms?: "enabled" | "replaced" }
+  | { ok: true; via: "recovery_code"; remaining: number; confirms?: undefined }
+  | { ok: false };
 
 export class TwoFactorService {
   constructor(
@@ -52,7 +56,7 @@ export class TwoFactorService {
    * Starts (or restarts) enrollment: a new secret replaces any earlier one and its recovery codes at
    * once. The enrollment stays pending until a code from the new secret is verified.
    */
-  async enroll(userId: string, label: string, meta: RequestMeta) {
+  async enroll(userId: string, label: string, meta: RequestMeta): Promise<{ qrCodeUri: string; secret: string; recoveryCodes: string[]; replaced: boolean }> {
     const secret = newTotpSecret();
     const enrollmentId = randomId();
     const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
@@ -75,7 +79,9 @@ export class TwoFactorService {
       hashes,
       { userId, action: previous ? "2fa.reenroll" : "2fa.enroll", meta },
     );
-    return { qrCodeUri: otpauthUri(this.issuer, label, secret), secret, recoveryCodes };
+    // Over a confirmed second factor, the old secret and recovery codes stop working here, not at
+    // the new one's confirmation: that is the moment the owner's authenticator is replaced.
+    return { qrCodeUri: otpauthUri(this.issuer, label, secret), secret, recoveryCodes, replaced: !!previous?.enrolledAt };
   }
 
   async status(userId: string) {
@@ -92,20 +98,25 @@ export class TwoFactorService {
 
   /**
    * Checks a code; a right one verifies the sign-in that sent it (D20), the enrollment-confirming
-   * code included, and counts as a fresh sign-in for step-up.
+   * code included. Only a code the sign-in was asked for counts as a fresh sign-in for step-up:
+   * the one confirming an enrollment proves the session holds the secret it was just handed, which
+   * a stolen session does too, so it refreshes nothing. `confirms` says what a confirmation did.
    */
   async verify(userId: string, code: string, meta: RequestMeta, signIn?: string) {
     const result = await this.check(userId, code, meta);
     if (!result.ok) throw new AppError(ErrorCode.UNAUTHORIZED, "Invalid or already used code", { extra: { verified: false } });
-    if (signIn) await repo.recordSignIn(this.db, userId, signIn, Math.floor(this.clock() / 1000));
-    return result.via === "recovery_code" ? { verified: true as const, recoveryCodesRemaining: result.remaining } : { verified: true as const };
+    if (signIn) await repo.recordSignIn(this.db, userId, signIn, Math.floor(this.clock() / 1000), !result.confirms);
+    const answer = result.via === "recovery_code" ? { verified: true as const, recoveryCodesRemaining: result.remaining } : { verified: true as const };
+    return { answer, confirms: result.confirms };
   }
 
-  /** A stolen session must not swap the second factor for its own: the current one must be shown. */
-  async requireCurrentCode(userId: string, code: string | undefined, meta: RequestMeta, signIn?: string) {
+  /**
+   * A stolen session must not swap the second factor for its own: the current one must be shown.
+   * Replacing is not a sign-in, so the code verifies nothing new and refreshes nothing.
+   */
+  async requireCurrentCode(userId: string, code: string | undefined, meta: RequestMeta) {
     if (!code) throw new AppError(ErrorCode.UNAUTHORIZED, "A current code is required to replace two-factor authentication");
     if (!(await this.check(userId, code, meta)).ok) throw new AppError(ErrorCode.UNAUTHORIZED, "Invalid or already used code");
-    if (signIn) await repo.recordSignIn(this.db, userId, signIn, Math.floor(this.clock() / 1000));
   }
 
   async disable(userId: string, code: string, meta: RequestMeta) {
@@ -130,9 +141,11 @@ export class TwoFactorService {
       throw new AppError(ErrorCode.RATE_LIMITED, "Too many wrong codes; try again later", { headers: { "Retry-After": String(retryAfter) } });
     }
     const now = new Date(nowMs).toISOString();
-    const result = await this.match(row, code, nowMs, now);
-    if (result.ok) await repo.releaseAttempt(this.db, userId);
-    const action = !result.ok ? "2fa.code_rejected" : result.via === "recovery_code" ? "2fa.recovery_code_used" : row.enrolledAt ? null : "2fa.enabled";
+    const matched = await this.match(row, code, nowMs, now);
+    if (matched.ok) await repo.releaseAttempt(this.db, userId);
+    // A pending enrollment over an account already in force (D20's `enforced`) replaces its factor.
+    const result: CodeCheck = matched.ok && matched.via === "totp" && !row.enrolledAt ? { ...matched, confirms: row.enforced ? "replaced" : "enabled" } : matched;
+    const action = !result.ok ? "2fa.code_rejected" : result.via === "recovery_code" ? "2fa.recovery_code_used" : result.confirms ? "2fa.enabled" : null;
     if (action) await recordAudit(this.db, { userId, action, meta });
     return result;
   }
