@@ -12,6 +12,8 @@
 //  - every Durable Object class is exported by the entry and has a migration;
 //  - the vars, plus the secrets `deploy:setup` stores (scripts/lib/production.mjs), pass the
 //    worker's own configuration schema in production (src/env.ts, bundled here);
+//  - neither [env.production] nor the top level (what `wrangler deploy` without --env publishes)
+//    would serve /dev/mail, every user's mail without a sign-in (src/env.ts, servesDevMail);
 //  - with --dry-run, `wrangler deploy --dry-run --env production` succeeds without a warning.
 import { build } from "esbuild";
 import { spawnSync } from "node:child_process";
@@ -54,15 +56,15 @@ function bound(config) {
   };
 }
 
-/** The worker's configuration schema, bundled from src/env.ts so the check runs what the worker runs. */
-let schema;
-const configSchema = () => (schema ??= bundleSchema());
-async function bundleSchema() {
+/** The worker's configuration module (src/env.ts), bundled so the check runs what the worker runs. */
+let envModule;
+const configModule = () => (envModule ??= bundleEnv());
+async function bundleEnv() {
   const dir = mkdtempSync(join(tmpdir(), "env-schema-"));
   try {
     const out = join(dir, "env.mjs");
     await build({ entryPoints: [join(root, "src/env.ts")], bundle: true, format: "esm", platform: "node", outfile: out, logLevel: "error" });
-    return (await import(pathToFileURL(out).href)).ConfigSchema;
+    return await import(pathToFileURL(out).href);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -109,8 +111,11 @@ export async function checkProduction(path) {
   }
 
   // The vars and the secrets the setup stores must make a configuration the worker accepts.
-  const ConfigSchema = await configSchema();
+  const { ConfigSchema, servesDevMail } = await configModule();
   const examples = Object.fromEntries(OPERATOR_REQUIRED.map((s) => [s.names[0], s.example]));
+  // A var written in the file is what deploys; the examples stand in only for the stored secrets.
+  if (servesDevMail({ ...examples, ...prod.vars })) problems.push(`/dev/mail: [env.${ENV}.vars] would serve every user's mail without a sign-in (development, the outbox and a loopback APP_ORIGIN)`);
+  if (servesDevMail({ ...top.vars })) problems.push("/dev/mail: `wrangler deploy` without --env would serve every user's mail without a sign-in (the top level's [vars] name a loopback APP_ORIGIN; `npm start` passes it with --var)");
   const parsed = ConfigSchema.safeParse({ ...prod.vars, ...generateSecrets(), ...examples, VAPID_SUBJECT: vapidSubjectFrom(examples.MAIL_FROM) });
   if (!parsed.success) {
     const stored = [...GENERATED, ...OPERATOR_REQUIRED.flatMap((s) => s.names)];

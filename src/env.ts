@@ -216,6 +216,27 @@ export const ConfigSchema = z
     path: ["VAPID_PRIVATE_KEY"],
   });
 
+/**
+ * An origin on this machine: http(s) on localhost, 127.0.0.0/8 or [::1]. The URL parser has
+ * already written any IPv4 form (127.1, 0x7f.0.0.1) as four decimal octets.
+ */
+export function isLoopbackOrigin(origin: string | undefined): boolean {
+  if (!origin || !URL.canParse(origin)) return false;
+  const { protocol, hostname } = new URL(origin);
+  if (protocol !== "http:" && protocol !== "https:") return false;
+  return hostname === "localhost" || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+/**
+ * Whether /dev/mail (src/domains/dev-mail) shows the outbox: development, mail kept in the outbox,
+ * and the app served from this machine. The page holds every user's mail and its tokens without a
+ * sign-in, so a deploy that took the top level's development settings (no APP_ORIGIN, or a real
+ * one) must not serve it. Read by scripts/check-production.mjs as well.
+ */
+export function servesDevMail(vars: { ENVIRONMENT?: unknown; MAIL_TRANSPORT?: unknown; APP_ORIGIN?: unknown }): boolean {
+  return vars.ENVIRONMENT === "development" && (vars.MAIL_TRANSPORT ?? "outbox") === "outbox" && isLoopbackOrigin(typeof vars.APP_ORIGIN === "string" ? vars.APP_ORIGIN : undefined);
+}
+
 export type Config = z.infer<typeof ConfigSchema> & {
   corsOrigins: string[];
   allowPrivateOutbound: boolean;

@@ -76,7 +76,12 @@ export async function verifyAccessToken(config: Config, token: string): Promise<
 
 /** The request's access token as presented, in the Authorization header or the auth cookie. */
 export function accessTokenOf(c: Context<AppEnv>): string | null {
-  return bearerOrCookie(c.req.header("authorization") ?? websocketBearer(c), getHostCookie(c, c.get("config").AUTH_COOKIE));
+  return bearerOrCookie(presentedBearer(c), getHostCookie(c, c.get("config").AUTH_COOKIE));
+}
+
+/** The bearer credential offered (Authorization header, or a WebSocket's bearer subprotocol), if any. */
+function presentedBearer(c: Context<AppEnv>): string | undefined {
+  return c.req.header("authorization") ?? websocketBearer(c);
 }
 
 /**
@@ -113,6 +118,10 @@ export function authenticate(): MiddlewareHandler<AppEnv> {
       throw new AppError(ErrorCode.UNAUTHORIZED, "Invalid or expired token");
     }
     c.set("user", user);
+    // A cookie rides along on any page's request; a bearer token is one the caller had to hold.
+    // Checks that trust the second but not the first (live sync's origin check) read this, never
+    // the raw headers, so an empty or unverifiable bearer offer cannot pass for one.
+    c.set("credential", presentedBearer(c) !== undefined ? "bearer" : "cookie");
     await next();
   };
 }

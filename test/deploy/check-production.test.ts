@@ -64,6 +64,23 @@ describe("the production check (scripts/check-production.mjs)", () => {
     expect(problems.some((p) => p.startsWith("MAIL_TRANSPORT: required in production"))).toBe(true);
   });
 
+  it("names a production section that would serve /dev/mail (development, the outbox, a loopback APP_ORIGIN)", async () => {
+    const path = variant("dev-mail-in-production", (t) =>
+      t.replace('[env.production.vars]\nENVIRONMENT = "production"\n', '[env.production.vars]\nENVIRONMENT = "development"\nAPP_ORIGIN = "http://127.0.0.1:8787"\n').replace(/(\[env\.production\.vars\][\s\S]*?)MAIL_TRANSPORT = "http"\n/, "$1"),
+    );
+    expect((await check(path)).some((p) => p.startsWith("/dev/mail: [env.production.vars] would serve"))).toBe(true);
+    // A real origin keeps the page closed even with development's other settings.
+    const real = variant("dev-settings-real-origin", (t) =>
+      t.replace('[env.production.vars]\nENVIRONMENT = "production"\n', '[env.production.vars]\nENVIRONMENT = "development"\nAPP_ORIGIN = "https://vault.example.org"\n').replace(/(\[env\.production\.vars\][\s\S]*?)MAIL_TRANSPORT = "http"\n/, "$1"),
+    );
+    expect((await check(real)).some((p) => p.startsWith("/dev/mail"))).toBe(false);
+  });
+
+  it("names a top level that a deploy without --env production would publish /dev/mail from", async () => {
+    const path = variant("dev-mail-top-level", (t) => t.replace('[vars]\nENVIRONMENT = "development"\n', '[vars]\nENVIRONMENT = "development"\nAPP_ORIGIN = "http://localhost:8787"\n'));
+    expect((await check(path)).some((p) => p.startsWith("/dev/mail: `wrangler deploy` without --env would serve"))).toBe(true);
+  });
+
   it("names a Durable Object binding and a shard gap", async () => {
     const path = variant("gaps", (t) =>
       t

@@ -8,7 +8,12 @@ import { invite, inviteTokenFor } from "../support/emergency";
 import { SELF } from "../support/worker";
 import { productionVars } from "../support/production-env";
 
-const page = () => SELF.fetch("https://vault.test/dev/mail");
+/**
+ * The page as `npm start` and the browser suite serve it: the test worker's bindings with a
+ * loopback APP_ORIGIN (the worker suite's own APP_ORIGIN, https://app.test, is not one).
+ */
+const LOCAL = { ...env, APP_ORIGIN: "http://localhost:8787" };
+const page = () => buildApp().request("http://localhost:8787/dev/mail", {}, LOCAL);
 
 describe("development mail page", () => {
   it("lists the mail the outbox holds, newest first, its links as anchors", async () => {
@@ -75,5 +80,24 @@ describe("development mail page", () => {
     }
     const unknown = await buildApp().request("https://vault.test/dev/no-such-page", {}, production);
     expect(unknown.status).toBe(404);
+  });
+
+  it("answers 404 in development with the outbox unless APP_ORIGIN is on this machine (a deploy without --env production)", async () => {
+    const owner = await TestUser.create();
+    await invite(owner, await TestUser.create());
+    // The suite's worker: development, the outbox, APP_ORIGIN https://app.test.
+    const deployed = await SELF.fetch("https://vault.test/dev/mail");
+    expect(deployed.status).toBe(404);
+    expect(await deployed.json()).toMatchObject({ code: "NOT_FOUND", status: 404 });
+    const notLoopback = [undefined, "https://vault.example.org", "http://localhost.evil.test", "http://127.0.0.1.evil.test", "http://[::2]", "ftp://127.0.0.1", "not an origin"];
+    for (const APP_ORIGIN of notLoopback) {
+      const res = await buildApp().request("https://vault.test/dev/mail", {}, { ...env, APP_ORIGIN });
+      expect(res.status, String(APP_ORIGIN)).toBe(404);
+      expect(await res.text()).not.toContain("emergency");
+    }
+    for (const APP_ORIGIN of ["http://localhost:8787", "http://127.0.0.1:51234", "http://127.1", "https://[::1]:8443"]) {
+      const res = await buildApp().request("https://vault.test/dev/mail", {}, { ...env, APP_ORIGIN });
+      expect(res.status, APP_ORIGIN).toBe(200);
+    }
   });
 });

@@ -50,6 +50,31 @@ describe("live sync: connecting", () => {
     new Live(own.webSocket!).ws.close(1000);
   });
 
+  it("does not take an empty or stray bearer subprotocol beside the cookie as a bearer: another site's page is still refused", async () => {
+    const user = await TestUser.create();
+    const cookie = `__Host-access_token=${user.token}`;
+    // A page may offer any subprotocol names; only a bearer token that authenticated skips the origin check.
+    for (const protocols of ["vault-live, vault-bearer.", "vault-bearer., vault-live", "vault-live, x-vault-bearer.abc"]) {
+      const res = await handshake({ cookie, origin: "https://evil.test", "sec-websocket-protocol": protocols });
+      await expectErrorBody(res, 403, "FORBIDDEN");
+    }
+    expect(await liveSyncHub(env.LIVE_SYNC, user.id).state()).toMatchObject({ connections: 0 });
+    // A bearer that does not verify is refused, cookie or not.
+    await expectErrorBody(await handshake({ cookie, origin: "https://evil.test", "sec-websocket-protocol": "vault-live, vault-bearer.not.a.jwt" }), 401, "UNAUTHORIZED");
+  });
+
+  it("a real bearer token needs no Origin, or opens from any origin; the app's own page with its cookie still opens", async () => {
+    const user = await TestUser.create();
+    for (const origin of [undefined, "https://evil.test"]) {
+      const res = await handshake({ "sec-websocket-protocol": `vault-live, vault-bearer.${user.token}`, ...(origin ? { origin } : {}) });
+      expect(res.status).toBe(101);
+      new Live(res.webSocket!).ws.close(1000);
+    }
+    const own = await handshake({ cookie: `__Host-access_token=${user.token}`, origin: "https://vault.test", "sec-websocket-protocol": "vault-live, vault-bearer." });
+    expect(own.status).toBe(101);
+    new Live(own.webSocket!).ws.close(1000);
+  });
+
   it("caps the connections one user holds open (LIVE_SYNC_MAX_CONNECTIONS, 20)", async () => {
     const user = await TestUser.create();
     const open: Live[] = [];

@@ -4,16 +4,17 @@ import { liveSyncHub } from "../../../durable-objects/live-sync-hub";
 import { accessTokenOf } from "../../http/auth";
 import { route } from "../../http/route";
 import type { AppEnv } from "../../http/types";
-import { LIVE_SYNC_BEARER_PREFIX, LIVE_SYNC_PROTOCOL } from "../../kernel/live-sync";
+import { LIVE_SYNC_PROTOCOL } from "../../kernel/live-sync";
 import { AppError, ErrorCode, forbidden } from "../../lib/errors";
 
 /**
  * A cookie-authenticated handshake must come from the app's own pages (or an allowed extension):
  * a browser sends the cookie on a cross-site WebSocket handshake too, and no CORS check guards it
- * (cross-site WebSocket hijacking). A bearer token is proof enough by itself.
+ * (cross-site WebSocket hijacking). A bearer token that authenticated the request is proof enough
+ * by itself; merely offering the bearer subprotocol (empty, or beside a cookie) is not.
  */
 function fromAllowedOrigin(c: Context<AppEnv>): boolean {
-  if (c.req.header("authorization") || c.req.header("sec-websocket-protocol")?.includes(LIVE_SYNC_BEARER_PREFIX)) return true;
+  if (c.get("credential") === "bearer") return true;
   const origin = c.req.header("origin");
   if (origin === undefined) return true;
   return origin === new URL(c.req.url).origin || c.get("config").corsOrigins.includes(origin);
