@@ -48,15 +48,16 @@ export async function extractableVaultKey(app: Owner, passphrase: string): Promi
 }
 
 /**
- * The owner's vault key wrapped for `email`'s pinned sharing key. A changed key is refused
- * (KeyChangedError, with both fingerprints); a person without one is told what to do.
+ * The owner's vault key wrapped for `email`'s pinned sharing key (the same pin as sharing: a key
+ * compared for one feature is not asked about again). A changed key is refused (KeyChangedError,
+ * with both fingerprints); a person without one is told what to do.
  */
 export async function vaultKeyFor(app: Owner, passphrase: string, email: string, bind: Omit<VaultKeyBinding, "ownerId" | "recipientEmail">): Promise<string> {
   // The passphrase first: a wrong one ends here, before the person is asked to compare a key.
   const vaultKey = await extractableVaultKey(app, passphrase);
   let recipient: { jwk: { x: string; y: string } };
   try {
-    recipient = await trustedContactKey(app.api, app.trust, email, "emergency", askFirstUse);
+    recipient = await trustedContactKey(app.api, app.trust, email, bind.purpose, askFirstUse);
   } catch (e) {
     if (e instanceof ApiError && e.status === 404) throw new RecoveryInputError(`${email} has no sharing key yet: ask them to open Sharing once, then try again`);
     throw e;

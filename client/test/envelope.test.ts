@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { acceptKdf, deriveVaultKeys, encryptLegacyEntry, KDF_FLOOR, KdfRefusedError } from "../src/crypto";
 import { isBound, KeyRollbackError, LegacyRefusedError, MisplacedEnvelopeError, NewerKeyError, openEntry, placeOf, sealEntry, wrapHeader, type Place } from "../src/envelope";
 import type { ApiClient } from "../src/api";
-import { FirstUseDeclined, KeyChangedError, trustedContactKey } from "../src/contact-keys";
+import { FirstUseDeclined, KeyChangedError, trustedContactKey, type FirstUseAnswer } from "../src/contact-keys";
 import { fingerprint, type PinResult, type TrustStore } from "../src/trust";
 import { fromBase64, toBase64 } from "../../src/kernel/base64";
 
@@ -125,41 +125,46 @@ describe("key fingerprints", () => {
   });
 });
 
-describe("contacts' keys for sharing and emergency access", () => {
+describe("contacts' keys for sharing, emergency access and the dead man's switch", () => {
   const jwk = { kty: "EC", crv: "P-256", x: "x".repeat(43), y: "y".repeat(43) };
   const api = { sharingKey: async () => ({ publicKey: jwk, created_at: "", updated_at: "" }) } as unknown as ApiClient;
   // A store that answers one status and records what it pinned (peek first, pin only when accepted).
   const trustSaying = (status: PinResult["status"]) => {
-    const accepted: string[] = [];
+    const accepted: [string, boolean][] = [];
     const store = {
-      peekKey: async () => ({ status, fingerprint: "11111 22222 33333 44444 55555 66666", pinned: "99999 88888 77777 66666 55555 44444" }),
-      acceptKey: async (email: string) => void accepted.push(email),
+      peekKey: async () => ({ status, fingerprint: "11111 22222 33333 44444 55555 66666", pinned: "99999 88888 77777 66666 55555 44444", compared: status === "ok" }),
+      acceptKey: async (email: string, _jwk: unknown, compared: boolean) => void accepted.push([email, compared]),
     } as unknown as TrustStore;
     return { store, accepted };
   };
-  const answer = (yes: boolean) => {
+  const answer = (said: FirstUseAnswer) => {
     const asked: string[] = [];
-    return { asked, firstUse: async (_email: string, fp: string) => (asked.push(fp), yes) };
+    return { asked, firstUse: async (_email: string, fp: string) => (asked.push(fp), said) };
   };
 
-  it("hands out a pinned key; a first-seen key only after its fingerprint was shown and accepted; refuses a changed one with both fingerprints", async () => {
+  it("hands out a pinned key; a first-seen key only after its fingerprint was shown and accepted, recording whether it was compared; refuses a changed one with both fingerprints", async () => {
     const ok = trustSaying("ok");
-    const notAsked = answer(true);
+    const notAsked = answer("compared");
     expect((await trustedContactKey(api, ok.store, "erin@example.test", "emergency", notAsked.firstUse)).jwk).toEqual(jwk);
     expect(notAsked.asked).toEqual([]);
 
     const fresh = trustSaying("new");
-    const yes = answer(true);
-    expect((await trustedContactKey(api, fresh.store, "erin@example.test", "emergency", yes.firstUse)).jwk).toEqual(jwk);
+    const yes = answer("compared");
+    const used = await trustedContactKey(api, fresh.store, "erin@example.test", "emergency", yes.firstUse);
+    expect(used.jwk).toEqual(jwk);
+    expect(used.pin.compared).toBe(true);
     expect(yes.asked).toEqual(["11111 22222 33333 44444 55555 66666"]);
-    expect(fresh.accepted).toEqual(["erin@example.test"]);
+    expect(fresh.accepted).toEqual([["erin@example.test", true]]);
+
+    const unchecked = trustSaying("new");
+    expect((await trustedContactKey(api, unchecked.store, "erin@example.test", "dead-man-switch", answer("not-compared").firstUse)).pin.compared).toBe(false);
+    expect(unchecked.accepted).toEqual([["erin@example.test", false]]);
 
     const declined = trustSaying("new");
-    const no = answer(false);
-    await expect(trustedContactKey(api, declined.store, "erin@example.test", "sharing", no.firstUse)).rejects.toBeInstanceOf(FirstUseDeclined);
+    await expect(trustedContactKey(api, declined.store, "erin@example.test", "sharing", answer("cancel").firstUse)).rejects.toBeInstanceOf(FirstUseDeclined);
     expect(declined.accepted).toEqual([]);
 
-    const err = await trustedContactKey(api, trustSaying("changed").store, "erin@example.test", "sharing", answer(true).firstUse).catch((e: unknown) => e);
+    const err = await trustedContactKey(api, trustSaying("changed").store, "erin@example.test", "sharing", answer("compared").firstUse).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(KeyChangedError);
     expect((err as Error).message).toContain("pinned 99999 88888 77777 66666 55555 44444, offered 11111 22222 33333 44444 55555 66666");
   });

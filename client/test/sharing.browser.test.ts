@@ -87,7 +87,7 @@ describe("sharing an entry between two people", () => {
     expect(await panel.locator("#first-use-fingerprint").innerText()).toBe(rickFingerprint);
     const asked = await panel.innerText();
     expect(asked).toContain(`first time this device uses ${r.email}'s key`);
-    expect(asked).toMatch(/Compare it with the fingerprint .* sees under "Your fingerprint" on their Keys page/);
+    expect(asked).toMatch(/Compare it with the fingerprint .* sees under "Your sharing key" on their Contacts' keys page/);
     await screenshot(olivia, "screenshots/sharing-first-use-key.png");
     // Cancel is where the focus starts: Enter or Escape sends nothing.
     expect(await olivia.evaluate(() => document.activeElement?.id)).toBe("first-use-cancel");
@@ -101,7 +101,7 @@ describe("sharing an entry between two people", () => {
     // Nothing was pinned: the next attempt asks again, and the person goes ahead.
     await olivia.getByRole("button", { name: "Share", exact: true }).click();
     const panel = olivia.getByRole("dialog", { name: `Compare ${r.email}'s key` });
-    await panel.getByRole("button", { name: "Use this key" }).click();
+    await panel.getByRole("button", { name: "Use without comparing" }).click();
     await ownedRow(olivia, r.email).waitFor();
     expect(await panel.count()).toBe(0);
     expect(await ownedRow(olivia, r.email).locator("td").nth(2).innerText()).toBe("pending");

@@ -3,12 +3,14 @@
  * (each gets the vault key wrapped for their pinned sharing key, like an emergency contact), the
  * switch's recent log, and, for a recipient, the transfers released to them and their claim.
  */
+import { contactCell } from "../first-use-panel";
 import { el, scope } from "../pages/common";
 import { deadManSwitchApi, type SwitchSettings, type SwitchStatus, type Transfer } from "../recovery-api";
 import { explain, RecoveryInputError, vaultKeyFor } from "../recovery-keys";
 import { unwrapVaultKey } from "../share-crypto";
 import { ownSharingKey } from "../sharing-key";
 import type { AppContext } from "../shell/context";
+import type { KnownContact } from "../trust";
 import { DMS_MARKUP } from "./dead-man-switch-markup";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -52,7 +54,7 @@ export async function mount(root: HTMLElement, app: AppContext) {
   const check = (id: string) => (input(id) as HTMLInputElement).checked;
   const setCheck = (id: string, v: boolean) => ((input(id) as HTMLInputElement).checked = v);
 
-  function paint(s: SwitchStatus) {
+  function paint(s: SwitchStatus, known: Map<string, KnownContact>) {
     const sw = s.switch;
     $("dms-check-in").hidden = !sw || !sw.enabled;
     $("dms-delete").hidden = !sw;
@@ -76,7 +78,7 @@ export async function mount(root: HTMLElement, app: AppContext) {
       ...s.recipients.map((r) => {
         const remove = el("button", { type: "button", className: "danger", textContent: "Remove", onclick: () => void act(() => api.removeRecipient(r.id), `Removed ${r.recipient_email}`, "Removing the recipient", "dms-error") });
         remove.setAttribute("aria-label", `Remove ${r.recipient_email}`);
-        return el("tr", { dataset: { recipient: r.id } }, cell(r.recipient_email), cell(r.recipient_name ?? ""), cell(r.status.replace("_", " ")), el("td", {}, remove));
+        return el("tr", { dataset: { recipient: r.id } }, contactCell(app.trust, known, r.recipient_email, () => void render()), cell(r.recipient_name ?? ""), cell(r.status.replace("_", " ")), el("td", {}, remove));
       }),
     );
     $("dms-recipients-empty").hidden = s.recipients.length > 0;
@@ -103,9 +105,9 @@ export async function mount(root: HTMLElement, app: AppContext) {
 
   async function render() {
     try {
-      const [status, { transfers }] = await Promise.all([api.status(), api.transfers()]);
+      const [status, { transfers }, known] = await Promise.all([api.status(), api.transfers(), app.trust.contacts()]);
       if (gone) return;
-      paint(status);
+      paint(status, known);
       paintTransfers(transfers);
     } catch (e) {
       $("dms-error").textContent = explain(e, "Loading the switch");

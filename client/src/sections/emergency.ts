@@ -5,12 +5,14 @@
  * As contact: accept, request, and once granted read the owner's vault, decrypted here.
  */
 import { fromBase64, toBase64 } from "../../../src/kernel/base64";
+import { contactCell } from "../first-use-panel";
 import { el, scope } from "../pages/common";
 import { emergencyApi, type EmergencyContact } from "../recovery-api";
 import { explain, ownerEntries, randomSalt, RecoveryInputError, vaultKeyFor, type OwnerEntry } from "../recovery-keys";
 import { unwrapVaultKey } from "../share-crypto";
 import { ownSharingKey } from "../sharing-key";
 import type { AppContext } from "../shell/context";
+import type { KnownContact } from "../trust";
 import { EMERGENCY_MARKUP } from "./emergency-markup";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -66,7 +68,7 @@ export async function mount(root: HTMLElement, app: AppContext) {
     await render();
   }
 
-  function ownedRow(c: EmergencyContact) {
+  function ownedRow(c: EmergencyContact, known: Map<string, KnownContact>) {
     const actions = el("td");
     if (c.status === "access_requested") {
       actions.append(
@@ -89,7 +91,7 @@ export async function mount(root: HTMLElement, app: AppContext) {
       wait.replaceChildren(hours, save);
       actions.append(btn("Revoke", `Revoke ${c.contact_email}`, () => void act(() => api.revoke(c.id), `Revoked ${c.contact_email}`, "Revoking"), "danger"));
     }
-    return el("tr", { dataset: { contact: c.id } }, cell(c.contact_email), cell(STATUS[c.status]), wait, cell(access(c)), actions);
+    return el("tr", { dataset: { contact: c.id } }, contactCell(app.trust, known, c.contact_email, () => void render()), cell(STATUS[c.status]), wait, cell(access(c)), actions);
   }
 
   function contactRow(c: EmergencyContact) {
@@ -103,9 +105,9 @@ export async function mount(root: HTMLElement, app: AppContext) {
 
   async function render() {
     try {
-      const { as_owner, as_contact } = await api.list();
+      const [{ as_owner, as_contact }, known] = await Promise.all([api.list(), app.trust.contacts()]);
       if (gone) return;
-      $("contact-rows").replaceChildren(...as_owner.map(ownedRow));
+      $("contact-rows").replaceChildren(...as_owner.map((c) => ownedRow(c, known)));
       $("contacts-empty").hidden = as_owner.length > 0;
       $("owner-rows").replaceChildren(...as_contact.map(contactRow));
       $("owners-empty").hidden = as_contact.length > 0;

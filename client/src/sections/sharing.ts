@@ -6,7 +6,7 @@
  */
 import { ApiError, OfflineError } from "../api";
 import { trustedContactKey } from "../contact-keys";
-import { askFirstUse } from "../first-use-panel";
+import { askFirstUse, contactCell } from "../first-use-panel";
 import type { EntrySecrets } from "../crypto";
 import { placeOf } from "../envelope";
 import { openSharedEntry, sealSharedEntry, wrapItemKeyFor } from "../share-crypto";
@@ -75,7 +75,7 @@ export async function mount(root: HTMLElement, app: AppContext) {
   }
 
   async function render() {
-    const data = await lists();
+    const [data, known] = await Promise.all([lists(), app.trust.contacts()]);
     if (gone) return;
     $("sharing-offline").hidden = !data.offline;
     $("sharing-offline").textContent = data.offline ? `Offline: shares as of ${data.at ? new Date(data.at).toLocaleString() : "never"}.` : "";
@@ -88,7 +88,7 @@ export async function mount(root: HTMLElement, app: AppContext) {
         perm.addEventListener("change", () => void act(() => api.patch(s.id, { permission: perm.value as "read" | "write" }), `Permission for ${s.recipient_email} is now ${perm.value}`, "Changing the permission"));
         const actions = el("td", {}, btn("View log", `View log of ${name} for ${s.recipient_email}`, () => void showLog(s, name)));
         if (s.status !== "revoked") actions.append(btn("Revoke", `Revoke ${name} for ${s.recipient_email}`, () => void act(() => api.patch(s.id, { status: "revoked" }), `Revoked ${name} for ${s.recipient_email}`, "Revoking")));
-        return el("tr", { dataset: { share: s.id } }, cell(name), cell(s.recipient_email), cell(s.status), el("td", {}, perm), cell(when(s.expires_at)), actions);
+        return el("tr", { dataset: { share: s.id } }, cell(name), contactCell(app.trust, known, s.recipient_email, () => void render()), cell(s.status), el("td", {}, perm), cell(when(s.expires_at)), actions);
       }),
     );
     $("owned-empty").hidden = data.owned.length > 0;
@@ -201,7 +201,7 @@ export async function mount(root: HTMLElement, app: AppContext) {
     const submit = $("share-submit") as HTMLButtonElement;
     submit.disabled = true;
     try {
-      // The first key seen for this person is pinned on this device; a different one later is refused.
+      // The first key seen for this person is shown and pinned on this device; a different one later is refused.
       let recipient: { jwk: { x: string; y: string } };
       try {
         recipient = await trustedContactKey(app.api, app.trust, email, "sharing", askFirstUse);

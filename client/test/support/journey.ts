@@ -41,11 +41,11 @@ export function inviteToken(email: string): string {
 
 /**
  * The first use of a contact's key on this device asks in the app's panel (first-use-panel.ts): the
- * person reads the fingerprint and uses the key. Waits for the panel, so a flow that should ask and
- * does not fails here.
+ * person reads the fingerprint and uses the key, without comparing it unless `compared`. Waits for
+ * the panel, so a flow that should ask and does not fails here.
  */
-export async function useContactKey(page: Page, email: string) {
+export async function useContactKey(page: Page, email: string, compared = false) {
   const panel = page.getByRole("dialog", { name: `Compare ${email}'s key` });
-  await panel.getByRole("button", { name: "Use this key" }).click();
+  await panel.getByRole("button", { name: compared ? "We compared: they match" : "Use without comparing" }).click();
   await panel.waitFor({ state: "detached" });
 }
