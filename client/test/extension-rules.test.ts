@@ -33,9 +33,14 @@ describe("where the extension fills", () => {
     expect(verdict(top("https://accounts.example.com.evil.test/"), entry)).toBe("refuse-domain");
   });
 
-  it("asks before an https entry fills a plain-http page", () => {
-    expect(verdict(top("http://github.com/login"), "https://github.com/login")).toBe("confirm-insecure");
-    expect(verdict(top("http://github.com/login"), "https://github.com/login", true)).toBe("fill");
+  it("refuses an https entry on a plain-http page outright; asks only when nothing vouches for the https", () => {
+    expect(verdict(top("http://github.com/login"), "https://github.com/login")).toBe("refuse-insecure");
+    // No confirmation turns a sealed https into a fill.
+    expect(verdict(top("http://github.com/login"), "https://github.com/login", true)).toBe("refuse-insecure");
+    expect(verdict(top("http://github.com/login"), "https://github.com/login", false, false)).toBe("confirm-insecure");
+    expect(verdict(top("http://github.com/login"), "https://github.com/login", true, false)).toBe("fill");
+    expect(verdict(top("https://github.com/login"), "https://github.com/login")).toBe("fill");
+    expect(verdict(top("http://intranet.example/"), "http://intranet.example")).toBe("fill");
     expect(verdict(top("http://intranet.example/"), "intranet.example")).toBe("fill");
   });
 });
