@@ -102,7 +102,8 @@ async function queuedIds(tx: IDBTransaction, userId: string): Promise<Set<string
 function writeChange(entries: IDBObjectStore, userId: string, c: PulledChange, prev: LocalEntry | undefined): IDBRequest {
   if ("tombstone" in c) return entries.delete([userId, c.id]);
   // A re-wrapped key (passphrase changed elsewhere) also voids the tokens: they may be under another index key.
-  const sameEnvelope = prev && prev.encrypted_data === c.encrypted_data && prev.wrapped_item_key === c.wrapped_item_key && prev.name === c.name && prev.website === c.website;
+  // So does another address (its host and scheme are the envelope's place): the entry is opened again in it.
+  const sameEnvelope = prev && prev.encrypted_data === c.encrypted_data && prev.wrapped_item_key === c.wrapped_item_key && prev.name === c.name && prev.website === c.website && prev.url === c.url;
   return entries.put({ ...c, search_tokens: sameEnvelope ? prev.search_tokens : null });
 }
 

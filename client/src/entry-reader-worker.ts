@@ -20,7 +20,7 @@ const PARALLEL = 32;
 async function read(req: ReaderRequest, e: ReaderRequest["entries"][number]): Promise<ReaderResult> {
   try {
     if (!e.wrapped_item_key || !e.encrypted_data) return { id: e.id };
-    const place = { entryId: e.id, userId: req.userId, host: e.host };
+    const place = { entryId: e.id, userId: req.userId, host: e.host, scheme: e.scheme };
     const { secrets } = await openEntry(req.keys, place, { wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data }, { allowLegacy: false });
     const tokens = req.tokens ? (await blindIndexes(req.keys, { name: e.name, website: e.site, username: secrets.username })).search_tokens : undefined;
     return { id: e.id, secrets: secrets as EntrySecrets, tokens };

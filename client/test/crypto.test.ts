@@ -3,7 +3,7 @@ import { blindIndexes, DecryptionError, deriveVaultKeys, domainOf, plainTokens, 
 import { keyCheckMatches, makeKeyCheck, openEntry, rewrapItemKey, sealEntry, type Place } from "../src/envelope";
 import { fromBase64 } from "../../src/kernel/base64";
 
-const PLACE: Place = { entryId: "entry-1", userId: "user-1", host: "example.com" };
+const PLACE: Place = { entryId: "entry-1", userId: "user-1", host: "example.com", scheme: "https" };
 const encryptEntry = (keys: VaultKeys, s: EntrySecrets) => sealEntry(keys, PLACE, s);
 const decryptEntry = async (keys: VaultKeys, env: Envelope) => (await openEntry(keys, PLACE, env)).secrets;
 

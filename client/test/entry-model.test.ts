@@ -3,7 +3,7 @@ import { deriveVaultKeys, parseSecrets, serializeSecrets, type EntrySecrets } fr
 import { openEntry, sealEntry, type Place } from "../src/envelope";
 import { carried, type EntryInput } from "../src/vault";
 
-const PLACE: Place = { entryId: "entry-1", userId: "user-1", host: "example.com" };
+const PLACE: Place = { entryId: "entry-1", userId: "user-1", host: "example.com", scheme: "https" };
 const base = { username: "u", password: "p", notes: "", category: "", totp: "" };
 
 describe("entry payload: kinds, addresses, fields, and keys this client does not know", () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { acceptKdf, deriveVaultKeys, encryptLegacyEntry, KDF_FLOOR, KdfRefusedError } from "../src/crypto";
-import { isBound, KeyRollbackError, LegacyRefusedError, MisplacedEnvelopeError, NewerKeyError, openEntry, placeOf, sealEntry, wrapHeader, type Place } from "../src/envelope";
+import { bindsScheme, isBound, KeyRollbackError, LegacyRefusedError, MisplacedEnvelopeError, NewerKeyError, openEntry, placeOf, rewrapItemKey, sealEntry, wrapHeader, type Place } from "../src/envelope";
+import { sealEntryV2 } from "./support/envelope-v2";
 import type { ApiClient } from "../src/api";
 import { FirstUseDeclined, KeyChangedError, trustedContactKey, type FirstUseAnswer } from "../src/contact-keys";
 import { fingerprint, type PinResult, type TrustStore } from "../src/trust";
@@ -9,7 +10,7 @@ import { fromBase64, toBase64 } from "../../src/kernel/base64";
 // docs/decisions.md, Crypto: the clients hold against a malicious server: envelopes bound to entry, owner, version and host; key versions; the KDF floor.
 const FAST = 1_000;
 const secrets = { username: "alice", password: "bank-secret", notes: "", category: "", totp: "" };
-const bank: Place = { entryId: "e-bank", userId: "u-alice", host: "bank.example" };
+const bank: Place = { entryId: "e-bank", userId: "u-alice", host: "bank.example", scheme: "https" };
 
 describe("bound envelopes", () => {
   it("open only in their place: another entry, owner or host fails with MisplacedEnvelopeError", async () => {
@@ -17,7 +18,7 @@ describe("bound envelopes", () => {
     const env = await sealEntry(keys, bank, secrets);
     expect(isBound(env)).toBe(true);
     expect((await openEntry(keys, bank, env)).secrets).toEqual(secrets);
-    for (const other of [{ ...bank, entryId: "e-forum" }, { ...bank, userId: "u-bob" }, { ...bank, host: "attacker.example" }, { ...bank, host: "" }]) {
+    for (const other of [{ ...bank, entryId: "e-forum" }, { ...bank, userId: "u-bob" }, { ...bank, host: "attacker.example" }, { ...bank, host: "" }, { ...bank, scheme: "http" }, { ...bank, scheme: "" }]) {
       await expect(openEntry(keys, other, env)).rejects.toBeInstanceOf(MisplacedEnvelopeError);
     }
   });
@@ -51,8 +52,11 @@ describe("bound envelopes", () => {
     for (const t of texts) expect(isBound({ wrapped_item_key: t, encrypted_data: env.encrypted_data }), t).toBe(full(t));
   });
 
-  it("places an entry by the host of its website, else its URL", () => {
-    expect(placeOf("u", { id: "e", website: "www.Bank.example", url: null })).toEqual({ entryId: "e", userId: "u", host: "bank.example" });
+  it("places an entry by the host of its website, else its URL, and the scheme of its URL, else its website", () => {
+    expect(placeOf("u", { id: "e", website: "www.Bank.example", url: null })).toEqual({ entryId: "e", userId: "u", host: "bank.example", scheme: "" });
+    expect(placeOf("u", { id: "e", website: "bank.example", url: " HTTPS://bank.example/login" })).toEqual({ entryId: "e", userId: "u", host: "bank.example", scheme: "https" });
+    expect(placeOf("u", { id: "e", website: "https://bank.example", url: "http://bank.example/login" }).scheme).toBe("http");
+    expect(placeOf("u", { id: "e", website: "https://bank.example", url: null }).scheme).toBe("https");
     expect(placeOf("u", { id: "e", website: null, url: "https://login.bank.example/x" }).host).toBe("login.bank.example");
     expect(placeOf("u", { id: "e" }).host).toBe("");
   });
@@ -101,6 +105,65 @@ describe("bound envelopes", () => {
     // Too short to hold the magic and a byte after it.
     expect(isBound({ wrapped_item_key: toBase64(new Uint8Array([0x63, 0x76, 0x32, 0x3a])), encrypted_data: long.encrypted_data })).toBe(false);
     expect(isBound({ wrapped_item_key: "", encrypted_data: "" })).toBe(false);
+  });
+});
+
+describe("version 3: the address's scheme is bound", () => {
+  const row = { id: bank.entryId, website: "bank.example", url: "https://bank.example/login" };
+
+  it("round-trips, and a row whose URL the server turned from https into http does not open", async () => {
+    const keys = await deriveVaultKeys("passphrase one", "u-alice", FAST);
+    const env = await sealEntry(keys, placeOf(bank.userId, row), secrets);
+    expect(bindsScheme(env)).toBe(true);
+    expect(fromBase64(env.encrypted_data).subarray(0, 4)).toEqual(new Uint8Array([0x63, 0x76, 0x33, 0x3a]));
+    expect(await openEntry(keys, placeOf(bank.userId, row), env)).toEqual({ secrets, legacy: false });
+    for (const url of ["http://bank.example/login", "bank.example/login", "HTTP://bank.example/login"]) {
+      await expect(openEntry(keys, placeOf(bank.userId, { ...row, url }), env), url).rejects.toBeInstanceOf(MisplacedEnvelopeError);
+    }
+    // The scheme moved into the website instead, the URL dropped: still not the sealed place.
+    await expect(openEntry(keys, placeOf(bank.userId, { ...row, website: "http://bank.example", url: null }), env)).rejects.toBeInstanceOf(MisplacedEnvelopeError);
+  });
+
+  it("still opens a version-2 envelope, whose scheme was never bound", async () => {
+    const keys = await deriveVaultKeys("passphrase one", "u-alice", FAST);
+    const v2 = await sealEntryV2(keys, placeOf(bank.userId, row), secrets);
+    expect(isBound(v2)).toBe(true);
+    expect(bindsScheme(v2)).toBe(false);
+    expect(await openEntry(keys, placeOf(bank.userId, row), v2)).toEqual({ secrets, legacy: false });
+    // Version 2 binds the host only: the same flip opens it, which is why a write re-seals as version 3.
+    expect((await openEntry(keys, placeOf(bank.userId, { ...row, url: "http://bank.example/login" }), v2)).secrets).toEqual(secrets);
+    await expect(openEntry(keys, placeOf(bank.userId, { ...row, website: "forum.example" }), v2)).rejects.toBeInstanceOf(MisplacedEnvelopeError);
+  });
+
+  it("refuses a magic changed to name the other version, either way and in either part", async () => {
+    const keys = await deriveVaultKeys("passphrase one", "u-alice", FAST);
+    const place = placeOf(bank.userId, row);
+    const v3 = await sealEntry(keys, place, secrets);
+    const v2 = await sealEntryV2(keys, place, secrets);
+    const relabel = (b64: string, digit: number) => {
+      const b = fromBase64(b64);
+      b[2] = digit;
+      return toBase64(b);
+    };
+    for (const env of [
+      { ...v3, encrypted_data: relabel(v3.encrypted_data, 0x32) },
+      { ...v3, wrapped_item_key: relabel(v3.wrapped_item_key, 0x32) },
+      { ...v2, encrypted_data: relabel(v2.encrypted_data, 0x33) },
+      { ...v2, wrapped_item_key: relabel(v2.wrapped_item_key, 0x33) },
+    ]) {
+      await expect(openEntry(keys, place, env)).rejects.toBeInstanceOf(MisplacedEnvelopeError);
+    }
+  });
+
+  it("a passphrase change rewraps a version-2 entry's key as version 3, which binds the scheme", async () => {
+    const old = await deriveVaultKeys("old passphrase", "u-alice", FAST, 1);
+    const next = await deriveVaultKeys("new passphrase", "u-alice", FAST, 2);
+    const place = placeOf(bank.userId, row);
+    const v2 = await sealEntryV2(old, place, secrets);
+    const moved = { ...v2, wrapped_item_key: await rewrapItemKey(old, next, place, v2.wrapped_item_key) };
+    expect(bindsScheme(moved)).toBe(true);
+    expect((await openEntry(next, place, moved)).secrets).toEqual(secrets);
+    await expect(openEntry(next, { ...place, scheme: "http" }, moved)).rejects.toBeInstanceOf(MisplacedEnvelopeError);
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { generatePassword, requirementsFor } from "../../extension/src/generator";
 import { registrableDomain, verdict } from "../../extension/src/policy";
+import { senderOrigin } from "../../extension/src/sender-origin";
 
 // The extension's pure rules: where it may fill, and the generator against the registry's requirements.
 const top = (pageUrl: string) => ({ pageUrl, crossOriginFrame: false });
@@ -33,10 +34,32 @@ describe("where the extension fills", () => {
     expect(verdict(top("https://accounts.example.com.evil.test/"), entry)).toBe("refuse-domain");
   });
 
-  it("asks before an https entry fills a plain-http page", () => {
-    expect(verdict(top("http://github.com/login"), "https://github.com/login")).toBe("confirm-insecure");
-    expect(verdict(top("http://github.com/login"), "https://github.com/login", true)).toBe("fill");
+  it("refuses an https entry on a plain-http page outright; asks only when nothing vouches for the https", () => {
+    expect(verdict(top("http://github.com/login"), "https://github.com/login")).toBe("refuse-insecure");
+    // No confirmation turns a sealed https into a fill.
+    expect(verdict(top("http://github.com/login"), "https://github.com/login", true)).toBe("refuse-insecure");
+    expect(verdict(top("http://github.com/login"), "https://github.com/login", false, false)).toBe("confirm-insecure");
+    expect(verdict(top("http://github.com/login"), "https://github.com/login", true, false)).toBe("fill");
+    expect(verdict(top("https://github.com/login"), "https://github.com/login")).toBe("fill");
+    expect(verdict(top("http://intranet.example/"), "http://intranet.example")).toBe("fill");
     expect(verdict(top("http://intranet.example/"), "intranet.example")).toBe("fill");
+  });
+});
+
+describe("whose request it is", () => {
+  it("takes the page's origin from the browser: refuses an opaque one, none, one not its URL's, or one the content script did not see", () => {
+    const url = "https://bank.example/login?x=1";
+    expect(senderOrigin({ origin: "https://bank.example", url }, "https://bank.example")).toBe("https://bank.example");
+    // A sandboxed frame or a page served with a `sandbox` CSP: the site's URL, no origin of its own.
+    expect(senderOrigin({ origin: "null", url }, "null")).toBeNull();
+    expect(senderOrigin({ origin: "null", url }, "https://bank.example")).toBeNull();
+    expect(senderOrigin({ url }, "https://bank.example")).toBeNull();
+    expect(senderOrigin({ origin: "https://evil.example", url }, "https://evil.example")).toBeNull();
+    expect(senderOrigin({ origin: "http://bank.example", url }, "http://bank.example")).toBeNull();
+    expect(senderOrigin({ origin: "https://bank.example", url }, "https://evil.example")).toBeNull();
+    expect(senderOrigin({ origin: "https://bank.example", url }, undefined)).toBeNull();
+    expect(senderOrigin({ origin: "https://bank.example", url: "about:blank" }, "https://bank.example")).toBeNull();
+    expect(senderOrigin({ origin: "http://127.0.0.1:8080", url: "http://127.0.0.1:8080/" }, "http://127.0.0.1:8080")).toBe("http://127.0.0.1:8080");
   });
 });
 

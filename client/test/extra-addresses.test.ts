@@ -44,9 +44,11 @@ describe("an entry's extra addresses", () => {
     expect(v("https://a.example/", "https://a.example/", "never")).toBe("refuse-domain");
   });
 
-  it("ask before filling an https address into a plain-http page, unless another address fills outright", () => {
-    expect(entryVerdict(top("http://second.example.org/"), null, [{ url: "https://second.example.org/", match: "domain" }])).toBe("confirm-insecure");
-    expect(entryVerdict(top("http://second.example.org/"), null, [{ url: "https://second.example.org/", match: "domain" }], true)).toBe("fill");
+  it("refuse an https address on a plain-http page (sealed in the entry, so no confirmation), unless another address fills outright", () => {
+    expect(entryVerdict(top("http://second.example.org/"), null, [{ url: "https://second.example.org/", match: "domain" }])).toBe("refuse-insecure");
+    expect(entryVerdict(top("http://second.example.org/"), null, [{ url: "https://second.example.org/", match: "domain" }], true)).toBe("refuse-insecure");
+    // An unvouched main address may still be confirmed; its sealed extra https address may not.
+    expect(entryVerdict(top("http://second.example.org/"), "https://second.example.org", [{ url: "https://second.example.org/", match: "domain" }], false, false)).toBe("confirm-insecure");
     expect(entryVerdict(top("http://second.example.org/"), "https://main.example", [{ url: "https://second.example.org/", match: "domain" }, { url: "http://second.example.org/", match: "domain" }])).toBe("fill");
   });
 });

@@ -6,6 +6,7 @@
 import { deviceKeyPair } from "../../client/src/device-key";
 import { authCookieAt, tokenClaims } from "../../client/src/session";
 import type { FillReply, FrameAttached, FrameView, PasskeyChoice, PasskeyResult, PickReply, Request, Status, ToContent } from "./messages";
+import { senderOrigin } from "./sender-origin";
 import type { FrameSession } from "./sessions";
 import { Timeline, type Marks } from "./timeline";
 import type { Seen } from "./visibility";
@@ -240,8 +241,26 @@ function inTabOrder<T>(tabId: number | undefined, run: () => Promise<T>): Promis
   return next;
 }
 
+/**
+ * What a content script whose document has no origin of its URL's own (sender-origin.ts) gets: no
+ * menu session, no save, and a passkey request refused as WebAuthn refuses an opaque origin.
+ */
+function refusedSender(m: Request): unknown {
+  switch (m.type) {
+    case "menu-open":
+    case "save-offer":
+      return false;
+    case "passkey-request":
+      return { ok: false, result: { kind: "error", name: "SecurityError", message: "Credential Vault refused this request: the page has no origin of its own (a sandboxed document)" } satisfies PasskeyResult };
+    default:
+      return null;
+  }
+}
+
 /** Content scripts may ask only about their own frame; they can neither unlock nor read the session. */
 async function fromContentScript(m: Request, sender: chrome.runtime.MessageSender): Promise<unknown> {
+  // The page is the origin the browser reports for the asking document; its URL speaks for it only when the two agree.
+  if (!senderOrigin(sender, (m as { origin?: unknown }).origin)) return refusedSender(m);
   const crossOriginFrame = sender.frameId !== 0 && originOf(sender.url) !== originOf(sender.tab?.url);
   const page = { pageUrl: sender.url, crossOriginFrame, tabId: sender.tab?.id, frameId: sender.frameId, documentId: sender.documentId };
   switch (m.type) {

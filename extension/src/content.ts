@@ -6,9 +6,9 @@
  * what the service worker sends to this very document after the person's choice in the frame.
  */
 import { newNonce, openFrame, type OpenFrame } from "./frame";
-import type { Credentials, Request, ToContent } from "./messages";
+import type { Credentials, FromContent, Request, ToContent } from "./messages";
 
-const send = <T>(m: Request): Promise<T> => chrome.runtime.sendMessage(m);
+const send = <T>(m: Request): Promise<T> => chrome.runtime.sendMessage({ ...m, origin: self.origin } satisfies FromContent);
 
 const visible = (el: HTMLElement) => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== "hidden";
 const passwordFields = (scope: ParentNode = document) => [...scope.querySelectorAll<HTMLInputElement>("input[type=password]")].filter(visible);
@@ -186,6 +186,9 @@ document.addEventListener(
 chrome.runtime.onMessage.addListener((m: ToContent, _sender, reply) => {
   if (m.type === "do-fill") {
     if (m.nonce !== undefined && (m.nonce !== current?.nonce || current.kind !== "fill")) return void reply(false);
+    // The popup's fill is addressed to the tab's document by its URL: one its site sandboxed
+    // (an opaque origin) is not that site, so it gets nothing (sender-origin.ts for the rest).
+    if (self.origin === "null") return void reply(false);
     fillWith(m.credentials, current?.anchor ?? null);
     if (m.nonce !== undefined && !m.keep) close();
     reply(true);

@@ -6,7 +6,7 @@
 import { ApiClient, OfflineError } from "../../client/src/api";
 import { domainOf, type EntrySecrets, type VaultKeys } from "../../client/src/crypto";
 import type { LocalEntry } from "../../client/src/db";
-import { isBound, openEntry, placeOf } from "../../client/src/envelope";
+import { bindsScheme, isBound, openEntry, placeOf, placeScheme } from "../../client/src/envelope";
 import { pageHostHashes } from "../../client/src/host-hashes";
 import type { LiveSync } from "../../client/src/live-sync";
 import type { Vault } from "../../client/src/vault";
@@ -23,17 +23,19 @@ export const boundHost = (e: { website?: string | null; url?: string | null }): 
 /**
  * The address an entry may fill on, all of it vouched for by the ciphertext: the host its envelope
  * opened under (a server that rewrites the plaintext address makes the envelope refuse to open),
- * with the scheme of the address sealed inside it. "https://" + host when the sealed address is
- * https, "http://" + host when http, the bare host (no https promise) when it names no scheme.
- * An entry sealed before the address was sealed with it says nothing the server could not have
- * changed, so it is taken as https: an http page then asks first.
+ * with the scheme of the address sealed inside it, else (a version-3 envelope, which binds it) of
+ * its plaintext address. "https://" + host when that is https, "http://" + host when http, the
+ * bare host (no https promise) when it names no scheme. A version-2 entry sealed before the
+ * address was sealed with it says nothing the server could not have changed (`schemeSealed`
+ * false), so it is taken as https: an http page then asks first. `env` is the envelope that opened.
  */
-function sealedAddress(e: { website?: string | null; url?: string | null }, secrets: EntrySecrets): string | null {
+function sealedAddress(e: { website?: string | null; url?: string | null }, secrets: EntrySecrets, env: { wrapped_item_key: string | null; encrypted_data: string | null }): { url: string | null; schemeSealed: boolean } {
   const host = boundHost(e);
-  if (!host) return null;
-  if (secrets.address === undefined) return `https://${host}`;
-  const scheme = /^(https?):\/\//i.exec(secrets.address.trim())?.[1]?.toLowerCase();
-  return scheme ? `${scheme}://${host}` : host;
+  if (!host) return { url: null, schemeSealed: true };
+  const bound = !!env.wrapped_item_key && !!env.encrypted_data && bindsScheme({ wrapped_item_key: env.wrapped_item_key, encrypted_data: env.encrypted_data });
+  const scheme = secrets.address !== undefined ? /^(https?):\/\//i.exec(secrets.address.trim())?.[1]?.toLowerCase() : bound ? placeScheme(e) : "https";
+  const url = scheme === "https" || scheme === "http" ? `${scheme}://${host}` : host;
+  return { url, schemeSealed: secrets.address !== undefined || bound };
 }
 
 /**
@@ -52,12 +54,12 @@ export function firstSyncCopy(s: Pick<LookupVault, "byHost">, id: string): Local
  * its place. The synced copy is preferred; an entry the cache does not have yet is opened from the
  * server's copy, bound envelopes only (unbound ones migrate in the web app, which re-seals them).
  */
-export async function opened(s: LookupVault, c: Candidate): Promise<{ secrets: EntrySecrets; url: string | null } | null> {
+export async function opened(s: LookupVault, c: Candidate): Promise<({ secrets: EntrySecrets } & ReturnType<typeof sealedAddress>) | null> {
   const local = s.indexedAt === undefined ? firstSyncCopy(s, c.id) : await s.vault.db.entry(s.userId, c.id);
   if (local) {
     try {
       const secrets = await s.vault.secrets(local);
-      return { secrets, url: sealedAddress(local, secrets) };
+      return { secrets, ...sealedAddress(local, secrets, local) };
     } catch {
       // The cached copy does not open (a server once handed it over misplaced): the server's may.
       if (local.encrypted_data === c.encrypted_data && local.wrapped_item_key === c.wrapped_item_key) return null;
@@ -68,7 +70,7 @@ export async function opened(s: LookupVault, c: Candidate): Promise<{ secrets: E
   if (!isBound(env)) return null;
   try {
     const { secrets } = await openEntry(s.keys, placeOf(s.userId, c), env);
-    return { secrets, url: sealedAddress(c, secrets) };
+    return { secrets, ...sealedAddress(c, secrets, env) };
   } catch {
     // Sealed under another passphrase, or moved by the server to another entry, user or site.
     return null;

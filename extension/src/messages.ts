@@ -100,6 +100,12 @@ export type Request =
   | { type: "link-fields"; id: string }
   | { type: "link-create"; source: LinkSource; options: CreateOptions };
 
+/**
+ * A content script's message as sent: stamped with the origin its document has (window.origin),
+ * which the service worker holds against the one the browser reports (sender-origin.ts).
+ */
+export type FromContent = Request & { origin: string };
+
 /** From the service worker to a content script: only the extension can send these. */
 export type ToContent =
   | { type: "do-fill"; nonce?: string; credentials: Credentials; /** the menu stays to show a warning */ keep?: boolean }
@@ -115,5 +121,5 @@ export type ToContent =
 export type MatchSource = "server" | "synced" | "cache";
 export type MatchReply = { locked: true } | { locked: false; items: MatchItem[]; source: MatchSource; refused?: "refuse-frame"; twoFactorRequired?: true };
 /** What a content script learns at page load: whether its frame may be filled at all; never an entry. */
-export type FillReply = { ok: true; credentials: Credentials; warning?: FillWarning } | { ok: false; reason: "locked" | "two-factor-required" | "confirm-insecure" | "refuse-frame" | "refuse-domain" | "not-found" | "not-visible" | "navigated" };
+export type FillReply = { ok: true; credentials: Credentials; warning?: FillWarning } | { ok: false; reason: "locked" | "two-factor-required" | "confirm-insecure" | "refuse-insecure" | "refuse-frame" | "refuse-domain" | "not-found" | "not-visible" | "navigated" };
 export type PickReply = { ok: true; warning?: FillWarning } | { ok: false; reason: string };

@@ -183,7 +183,7 @@ async function match(ctx: FillContext): Promise<MatchReply> {
   // Never decided on the server's plaintext address: only on the one the opened envelope vouches for.
   for (const { c, o } of list) {
     if (!o) continue;
-    const v = entryVerdict(ctx, o.url, o.secrets.urls);
+    const v = entryVerdict(ctx, o.url, o.secrets.urls, false, o.schemeSealed);
     if (v !== "fill" && v !== "confirm-insecure") continue;
     items.push({ id: c.id, name: c.name, username: o.secrets.username, hasTotp: o.secrets.totp !== "", insecure: v === "confirm-insecure" });
     // Its breach range is asked now, so a pick has it (fill-health.ts).
@@ -201,7 +201,7 @@ async function fill(ctx: FillContext, id: string, confirmed: boolean): Promise<F
   const local = s.indexedAt === undefined ? firstSyncCopy(s, id) : await s.vault.db.entry(s.userId, id);
   const o = local ? await opened(s, local) : (await openedCandidates(s, ctx.pageUrl)).list.find(({ c }) => c.id === id)?.o;
   if (!o) return { ok: false, reason: "not-found" };
-  const v = entryVerdict(ctx, o.url, o.secrets.urls, confirmed);
+  const v = entryVerdict(ctx, o.url, o.secrets.urls, confirmed, o.schemeSealed);
   if (v !== "fill") return { ok: false, reason: v };
   lastUse = Date.now();
   const secrets = o.secrets;

@@ -5,10 +5,10 @@
  * before anything is released). The answer the vault sends back to this document goes to the page.
  */
 import { newNonce, openFrame, type OpenFrame } from "./frame";
-import type { PasskeyRequest, PasskeyResult, Request, ToContent } from "./messages";
+import type { FromContent, PasskeyRequest, PasskeyResult, Request, ToContent } from "./messages";
 
 const TAG = "credential-vault-passkey";
-const send = <T>(m: Request): Promise<T> => chrome.runtime.sendMessage(m);
+const send = <T>(m: Request): Promise<T> => chrome.runtime.sendMessage({ ...m, origin: self.origin } satisfies FromContent);
 
 /** Open requests of this document, by nonce: the page's id for the answer, and the frame. */
 const open = new Map<string, { id: string; frame: OpenFrame }>();

@@ -13,7 +13,7 @@ export type Submission = { url: string; username: string; password: string };
 export function offerFor(sub: Submission, list: { c: Candidate; o: Opened | null }[]): (SaveOffer & { id?: string }) | null {
   const host = new URL(sub.url).hostname;
   for (const { c, o } of list) {
-    if (!o || entryVerdict({ pageUrl: sub.url, crossOriginFrame: false }, o.url, o.secrets.urls, true) !== "fill") continue;
+    if (!o || entryVerdict({ pageUrl: sub.url, crossOriginFrame: false }, o.url, o.secrets.urls, true, o.schemeSealed) !== "fill") continue;
     if (o.secrets.username !== sub.username) continue;
     if (o.secrets.password === sub.password) return null;
     return { kind: "update", host, username: sub.username, id: c.id };

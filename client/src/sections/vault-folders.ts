@@ -17,7 +17,7 @@ export class EmptyFolders {
 
   constructor(private readonly app: AppContext) {
     this.key = `folders:${app.session.userId}`;
-    this.place = { entryId: "empty-folders", userId: app.session.userId, host: "" };
+    this.place = { entryId: "empty-folders", userId: app.session.userId, host: "", scheme: "" };
   }
 
   /** Reads the kept names; a record that does not open (another vault key) is left as none. */

@@ -11,6 +11,7 @@ import { CHROMIUM, signInThroughPage } from "./browser";
 import { watchPersistentContext } from "./failures";
 import { blindIndexes, deriveVaultKeys, type VaultKeys } from "../../src/crypto";
 import { placeOf, sealEntry } from "../../src/envelope";
+import { sealEntryV2 } from "./envelope-v2";
 
 export const EXTENSION_DIR = join(ROOT, "dist", "extension");
 export const EXTENSION_ID = extensionId();
@@ -200,7 +201,11 @@ export async function startRelay(target: { host: string; port: number }, port = 
   };
 }
 
-export type Seed = { name: string; website: string; url?: string; username: string; password: string; totp?: string };
+/**
+ * `before: "scheme"`: sealed as a client did before the scheme was bound or the address sealed in
+ * the payload (a version-2 envelope, no `address`): nothing vouches for its scheme.
+ */
+export type Seed = { name: string; website: string; url?: string; username: string; password: string; totp?: string; before?: "scheme" };
 
 /** Another device of the same user adds entries through sync: envelopes sealed in their place by the client's crypto. */
 export async function seedEntries(base: string, user: { sub: string; token: string }, keys: VaultKeys, seeds: Seed[]) {
@@ -211,8 +216,9 @@ export async function seedEntries(base: string, user: { sub: string; token: stri
   for (const s of seeds) {
     const id = crypto.randomUUID();
     // Sealed as the web client seals (vault.ts sealInput): the address inside the ciphertext.
-    const secrets = { username: s.username, password: s.password, notes: "", category: "", totp: s.totp ?? "", address: s.url ?? s.website };
-    const envelope = await sealEntry(keys, placeOf(user.sub, { id, website: s.website, url: s.url ?? null }), secrets);
+    const secrets = { username: s.username, password: s.password, notes: "", category: "", totp: s.totp ?? "" };
+    const place = placeOf(user.sub, { id, website: s.website, url: s.url ?? null });
+    const envelope = s.before === "scheme" ? await sealEntryV2(keys, place, secrets) : await sealEntry(keys, place, { ...secrets, address: s.url ?? s.website });
     const idx = await blindIndexes(keys, { name: s.name, website: s.website, username: s.username });
     mutations.push({
       action: "create",

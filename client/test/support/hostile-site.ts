@@ -6,7 +6,9 @@ import type { AddressInfo } from "node:net";
  * `?attack=<name>` adds a script that tries to make the extension fill or save without the person.
  * Every script records what it read from the page's fields in `window.__stolen` and how often it
  * tried in `window.__tries`, and every message the window received in `window.__heard`. The same server answers for every *.test name (loopback), so a page
- * can be the entry's own host, a subdomain, a sibling or another site.
+ * can be the entry's own host, a subdomain, a sibling or another site. `/login?sandbox` is served
+ * with a `sandbox` CSP (an opaque origin at the site's own address, as sites serve content they host
+ * for others); `/sandboxed-frame` embeds the sign-in in a sandboxed iframe of the same address.
  */
 const PRELUDE = `
 window.__stolen = []; window.__tries = 0;
@@ -100,7 +102,9 @@ export async function startHostileSite(): Promise<{ port: number; close(): Promi
 <label>Username <input name="username" autocomplete="username"></label><br>
 <label>Password <input name="password" type="password" autocomplete="current-password"></label><br>
 <button type="submit">Sign in</button>
-</form>${script(attack)}</body></html>`);
+</form>${script(attack)}</body></html>`, 200, url.searchParams.has("sandbox") ? { "content-security-policy": "sandbox allow-scripts allow-forms" } : {});
+    } else if (url.pathname === "/sandboxed-frame") {
+      html(`<!doctype html><html><head><title>Sandboxed frame</title></head><body><iframe id="inner" sandbox="allow-scripts allow-forms" src="/login" style="width:600px;height:400px"></iframe></body></html>`);
     } else if (req.method === "POST" && url.pathname === "/login") {
       await body(req);
       html("", 302, { location: url.searchParams.get("to") ?? `/account${attack ? `?attack=${attack}` : ""}` });
