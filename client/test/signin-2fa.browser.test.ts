@@ -43,6 +43,21 @@ async function providerSignIn(page: Page, email: string) {
   await page.getByRole("button", { name: "Sign in" }).click();
 }
 
+/** A person without 2FA who signed in at the provider ten minutes ago, their vault open in a page. */
+async function signedInTenMinutesAgo(name: string) {
+  const u = await newUser(name);
+  const api = await apiAs(base(), u.token);
+  await setProviderAuthAge(600);
+  const { context, page } = await personContext(browser);
+  await page.goto("/");
+  await page.getByRole("link", { name: "Sign in" }).click();
+  await providerSignIn(page, u.email);
+  await submitSignIn(page, `${name} passphrase 1`);
+  await page.waitForURL("**/vault");
+  await dashboardReady(page);
+  return { u, api, context, page };
+}
+
 async function saveSwitch(page: Page, days: string) {
   await page.getByLabel("Days of inactivity before it triggers (7 to 365)").fill(days);
   await page.getByLabel("Remind me this many days before (comma-separated)").fill("3");
@@ -153,16 +168,7 @@ describe("account 2FA in force and confirm it's you", () => {
   });
 
   it("ten minutes after signing in, saving the switch signs in again at the provider in a window and then saves (2FA off)", async () => {
-    const u = await newUser("step-idp");
-    const api = await apiAs(base(), u.token);
-    await setProviderAuthAge(600);
-    const { context, page } = await personContext(browser);
-    await page.goto("/");
-    await page.getByRole("link", { name: "Sign in" }).click();
-    await providerSignIn(page, u.email);
-    await submitSignIn(page, "step idp passphrase 1");
-    await page.waitForURL("**/vault");
-    await dashboardReady(page);
+    const { u, api, context, page } = await signedInTenMinutesAgo("step-idp");
 
     await openSection(page, "Dead man's switch");
     const sectionUrl = page.url();
@@ -185,16 +191,7 @@ describe("account 2FA in force and confirm it's you", () => {
   });
 
   it("ten minutes after signing in, turning 2FA on signs in again at the provider first; the owner is told", async () => {
-    const u = await newUser("enrol-stale");
-    const api = await apiAs(base(), u.token);
-    await setProviderAuthAge(600);
-    const { context, page } = await personContext(browser);
-    await page.goto("/");
-    await page.getByRole("link", { name: "Sign in" }).click();
-    await providerSignIn(page, u.email);
-    await submitSignIn(page, "enrol stale passphrase 1");
-    await page.waitForURL("**/vault");
-    await dashboardReady(page);
+    const { u, api, context, page } = await signedInTenMinutesAgo("enrol-stale");
 
     // A session this old may not enrol a second factor of its own (D20): nothing is made until the
     // person has signed in again.
