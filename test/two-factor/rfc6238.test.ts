@@ -50,7 +50,7 @@ describe("RFC 6238 appendix B test vectors", () => {
       now = v.time * 1000;
       // RFC 4226 section 5.3: a 6-digit code is the 8-digit value modulo 10^6.
       const code = v.codes["SHA-1"].slice(-6);
-      expect(await service.verify(userId, code, meta)).toEqual({ verified: true });
+      expect((await service.verify(userId, code, meta)).answer).toEqual({ verified: true });
       await expect(service.verify(userId, code, meta)).rejects.toMatchObject({ code: "UNAUTHORIZED" });
     }
   });
