@@ -29,10 +29,10 @@ async function publicService(c: Context<AppEnv>, id: string) {
   return { ownerId, svc: new LinkService({ db: dbFor(c.env, ownerId), directory, bucket: c.env.ATTACHMENTS }, limits(c)) };
 }
 
-/** The public answers carry the sender's bytes (base64 in JSON): no cache, no Referer, never sniffed as another type. */
 /** An opener's body is an address or a verifier and a code: a few hundred bytes, parsed with no account. */
 const PUBLIC_BODY_LIMIT = 4 * 1024;
 
+/** The public answers carry the sender's bytes (base64 in JSON): no cache, no Referer, never sniffed as another type. */
 const PUBLIC_HEADERS = { "cache-control": "no-store", "referrer-policy": "no-referrer", "x-robots-tag": "noindex, nofollow", "x-content-type-options": "nosniff" };
 
 export function registerLinkRoutes(app: Hono<AppEnv>) {
