@@ -13,6 +13,9 @@ npx tsc -p client/test
 npx tsc -p extension
 # The layering rules (.dependency-cruiser.cjs): a new crossing between layers or domains fails here.
 npx depcruise src durable-objects client/src extension/src --output-type err
+# One format for the whole tree (biome.json, formatter only): a file written by hand in another
+# shape fails here; `npx biome format --write .` puts it right.
+npx biome format . >/dev/null || { npx biome format . 2>&1 | tail -40; exit 1; }
 # docs/routes.md is generated from the route registry; a route added without regenerating fails here.
 node scripts/route-table.mjs --check
 # Production binds every binding, queue, cron and setting the worker uses, and wrangler deploys it
