@@ -26,7 +26,11 @@ export class KeyChangedError extends Error {
 export type CheckedKey = { jwk: PublicJwk; pin: PinResult };
 
 /** The server's key for `email`, with how it compares to the pin (does not refuse: for display). */
-export async function checkContactKey(api: ApiClient, trust: TrustStore, email: string): Promise<CheckedKey> {
+export async function checkContactKey(
+  api: ApiClient,
+  trust: TrustStore,
+  email: string,
+): Promise<CheckedKey> {
   const { publicKey } = await api.sharingKey(email);
   return { jwk: publicKey, pin: await trust.pinKey(email, publicKey) };
 }
@@ -45,7 +49,11 @@ export class FirstUseDeclined extends Error {
  */
 export type FirstUseAnswer = "compared" | "not-compared" | "cancel";
 /** Asks the person whether to go ahead with a contact's key seen for the first time. */
-export type FirstUse = (email: string, fingerprint: string, purpose: KeyPurpose) => Promise<FirstUseAnswer>;
+export type FirstUse = (
+  email: string,
+  fingerprint: string,
+  purpose: KeyPurpose,
+) => Promise<FirstUseAnswer>;
 
 /**
  * The key to wrap for: the pinned one; a changed key throws KeyChangedError; a key seen for the
@@ -53,7 +61,13 @@ export type FirstUse = (email: string, fingerprint: string, purpose: KeyPurpose)
  * only if they go ahead (recording whether they compared it), else FirstUseDeclined. A pinned key
  * is not asked about again, whatever it was first used for.
  */
-export async function trustedContactKey(api: ApiClient, trust: TrustStore, email: string, purpose: KeyPurpose, firstUse: FirstUse): Promise<CheckedKey> {
+export async function trustedContactKey(
+  api: ApiClient,
+  trust: TrustStore,
+  email: string,
+  purpose: KeyPurpose,
+  firstUse: FirstUse,
+): Promise<CheckedKey> {
   const { publicKey } = await api.sharingKey(email);
   const pin = await trust.peekKey(email, publicKey);
   if (pin.status === "changed") throw new KeyChangedError(email, pin);

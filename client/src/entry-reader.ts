@@ -16,7 +16,15 @@ export type ReaderRequest = {
   userId: string;
   /** Whether to compute the blind-index tokens too (for entries that came from the server without them). */
   tokens: boolean;
-  entries: { id: string; name: string; site: string; host: string; scheme: string; wrapped_item_key: string | null; encrypted_data: string | null }[];
+  entries: {
+    id: string;
+    name: string;
+    site: string;
+    host: string;
+    scheme: string;
+    wrapped_item_key: string | null;
+    encrypted_data: string | null;
+  }[];
 };
 /** An entry opened (its secrets, and tokens when asked), or only its id: not opened here, the page tries. */
 export type ReaderResult = { id: string; secrets?: EntrySecrets; tokens?: string[] };
@@ -94,7 +102,15 @@ export class EntryReader {
         .filter((e) => e.encryption_version === 3)
         .map((e) => {
           const { host, scheme } = placeOf(this.userId, e);
-          return { id: e.id, name: e.name, site: e.website ?? e.url ?? "", host, scheme, wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data };
+          return {
+            id: e.id,
+            name: e.name,
+            site: e.website ?? e.url ?? "",
+            host,
+            scheme,
+            wrapped_item_key: e.wrapped_item_key,
+            encrypted_data: e.encrypted_data,
+          };
         }),
     };
     return new Promise((resolve) => {

@@ -17,12 +17,30 @@
  * (unbound, crypto.encryptLegacyEntry): read only to migrate them.
  */
 import { fromBase64, toBase64 } from "../../src/kernel/base64";
-import { DecryptionError, decryptLegacyEntry, domainOf, IV_BYTES, joinIv, keyIterations, keyVersion, legacyKeyCheckMatches, parseSecrets, serializeSecrets, splitIv, type EntrySecrets, type Envelope, type VaultKeys } from "./crypto";
+import {
+  DecryptionError,
+  decryptLegacyEntry,
+  domainOf,
+  IV_BYTES,
+  joinIv,
+  keyIterations,
+  keyVersion,
+  legacyKeyCheckMatches,
+  parseSecrets,
+  serializeSecrets,
+  splitIv,
+  type EntrySecrets,
+  type Envelope,
+  type VaultKeys,
+} from "./crypto";
 
 export const ENVELOPE_VERSION = 3;
 type Version = 2 | 3;
 /** "cv3:" and "cv2:" — a legacy blob starts with a random IV, which begins like one of these once in 2^31. */
-const MAGICS: Record<Version, Uint8Array> = { 3: new Uint8Array([0x63, 0x76, 0x33, 0x3a]), 2: new Uint8Array([0x63, 0x76, 0x32, 0x3a]) };
+const MAGICS: Record<Version, Uint8Array> = {
+  3: new Uint8Array([0x63, 0x76, 0x33, 0x3a]),
+  2: new Uint8Array([0x63, 0x76, 0x32, 0x3a]),
+};
 const MAGIC = MAGICS[ENVELOPE_VERSION];
 const MAGIC_BYTES = MAGIC.length;
 const KDF_PBKDF2_SHA256 = 1;
@@ -46,16 +64,27 @@ export function schemeOf(address: string | null | undefined): string {
  * website as a bare host, so the URL is where a scheme is written; vault.ts seals the same
  * `url ?? website` as the payload's address).
  */
-export const placeScheme = (e: { website?: string | null; url?: string | null }): string => schemeOf(e.url || e.website || "");
+export const placeScheme = (e: { website?: string | null; url?: string | null }): string =>
+  schemeOf(e.url || e.website || "");
 
-export function placeOf(userId: string, e: { id: string; website?: string | null; url?: string | null }): Place {
-  return { entryId: e.id, userId, host: domainOf(e.website || e.url || ""), scheme: placeScheme(e) };
+export function placeOf(
+  userId: string,
+  e: { id: string; website?: string | null; url?: string | null },
+): Place {
+  return {
+    entryId: e.id,
+    userId,
+    host: domainOf(e.website || e.url || ""),
+    scheme: placeScheme(e),
+  };
 }
 
 /** The envelope was made for another entry, user or website (or its bytes were changed). */
 export class MisplacedEnvelopeError extends DecryptionError {
   constructor() {
-    super("This entry's encrypted data does not belong to this entry, account or website (the server may have moved it). It is not shown.");
+    super(
+      "This entry's encrypted data does not belong to this entry, account or website (the server may have moved it). It is not shown.",
+    );
     this.name = "MisplacedEnvelopeError";
   }
 }
@@ -66,7 +95,9 @@ export class KeyRollbackError extends DecryptionError {
     readonly offered: number,
     readonly known: number,
   ) {
-    super(`The server offered an older vault key (version ${offered}) than this device has already seen (version ${known}). Refused.`);
+    super(
+      `The server offered an older vault key (version ${offered}) than this device has already seen (version ${known}). Refused.`,
+    );
     this.name = "KeyRollbackError";
   }
 }
@@ -74,7 +105,9 @@ export class KeyRollbackError extends DecryptionError {
 /** A wrap under a newer vault key than this device holds: the passphrase was changed elsewhere. */
 export class NewerKeyError extends DecryptionError {
   constructor(readonly offered: number) {
-    super(`This entry is under a newer vault key (version ${offered}): the master passphrase was changed on another device. Sign in again with the new one.`);
+    super(
+      `This entry is under a newer vault key (version ${offered}): the master passphrase was changed on another device. Sign in again with the new one.`,
+    );
     this.name = "NewerKeyError";
   }
 }
@@ -82,7 +115,9 @@ export class NewerKeyError extends DecryptionError {
 /** An unbound (version 1) envelope after this device saw the vault fully bound. */
 export class LegacyRefusedError extends DecryptionError {
   constructor() {
-    super("This entry came in the old, unbound format, which this vault no longer uses on this device. It is not shown.");
+    super(
+      "This entry came in the old, unbound format, which this vault no longer uses on this device. It is not shown.",
+    );
     this.name = "LegacyRefusedError";
   }
 }
@@ -107,7 +142,10 @@ export function isBound(env: Envelope): boolean {
  * which is trustworthy once the envelope opened in its place: the version is in each part's AD.
  */
 export function bindsScheme(env: Envelope): boolean {
-  return versionOf(leadingBytes(env.wrapped_item_key)) === 3 || versionOf(leadingBytes(env.encrypted_data)) === 3;
+  return (
+    versionOf(leadingBytes(env.wrapped_item_key)) === 3 ||
+    versionOf(leadingBytes(env.encrypted_data)) === 3
+  );
 }
 
 /**
@@ -173,7 +211,14 @@ function headerBytes(keys: VaultKeys): Uint8Array<ArrayBuffer> {
 }
 
 /** JSON arrays: no separator inside an id, host or scheme can shift one field into the next. */
-const placeAd = (label: string, p: Place, v: Version) => enc.encode(JSON.stringify(v === 2 ? [label, 2, p.userId, p.entryId, p.host] : [label, 3, p.userId, p.entryId, p.host, p.scheme]));
+const placeAd = (label: string, p: Place, v: Version) =>
+  enc.encode(
+    JSON.stringify(
+      v === 2
+        ? [label, 2, p.userId, p.entryId, p.host]
+        : [label, 3, p.userId, p.entryId, p.host, p.scheme],
+    ),
+  );
 const dataAd = (p: Place, v: Version) => placeAd("credential-vault/entry-data", p, v);
 
 function wrapAd(p: Place, header: Uint8Array, v: Version): Uint8Array<ArrayBuffer> {
@@ -197,7 +242,11 @@ const withoutMagic = (all: Uint8Array) => toBase64(all.subarray(MAGIC_BYTES));
 async function wrapFor(keys: VaultKeys, place: Place, itemKey: CryptoKey): Promise<string> {
   const header = headerBytes(keys);
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  const wrapped = await crypto.subtle.wrapKey("raw", itemKey, keys.vaultKey, { name: "AES-GCM", iv, additionalData: wrapAd(place, header, ENVELOPE_VERSION) });
+  const wrapped = await crypto.subtle.wrapKey("raw", itemKey, keys.vaultKey, {
+    name: "AES-GCM",
+    iv,
+    additionalData: wrapAd(place, header, ENVELOPE_VERSION),
+  });
   const body = fromBase64(joinIv(iv, wrapped));
   const out = new Uint8Array(MAGIC_BYTES + HEADER_BYTES + body.length);
   out.set(MAGIC);
@@ -206,10 +255,16 @@ async function wrapFor(keys: VaultKeys, place: Place, itemKey: CryptoKey): Promi
   return toBase64(out);
 }
 
-async function unwrapFor(keys: VaultKeys, place: Place, wrappedItemKey: string, extractable: boolean): Promise<CryptoKey> {
+async function unwrapFor(
+  keys: VaultKeys,
+  place: Place,
+  wrappedItemKey: string,
+  extractable: boolean,
+): Promise<CryptoKey> {
   const header = wrapHeader(wrappedItemKey);
   if (!header) throw new MisplacedEnvelopeError();
-  if (header.keyVersion < keyVersion(keys)) throw new KeyRollbackError(header.keyVersion, keyVersion(keys));
+  if (header.keyVersion < keyVersion(keys))
+    throw new KeyRollbackError(header.keyVersion, keyVersion(keys));
   if (header.keyVersion > keyVersion(keys)) throw new NewerKeyError(header.keyVersion);
   const all = fromBase64(wrappedItemKey);
   const w = splitIv(toBase64(all.subarray(MAGIC_BYTES + HEADER_BYTES)));
@@ -218,7 +273,15 @@ async function unwrapFor(keys: VaultKeys, place: Place, wrappedItemKey: string, 
       "raw",
       w.body,
       keys.vaultKey,
-      { name: "AES-GCM", iv: w.iv, additionalData: wrapAd(place, all.subarray(MAGIC_BYTES, MAGIC_BYTES + HEADER_BYTES), versionOf(all)!) },
+      {
+        name: "AES-GCM",
+        iv: w.iv,
+        additionalData: wrapAd(
+          place,
+          all.subarray(MAGIC_BYTES, MAGIC_BYTES + HEADER_BYTES),
+          versionOf(all)!,
+        ),
+      },
       { name: "AES-GCM", length: 256 },
       extractable,
       ["encrypt", "decrypt"],
@@ -229,11 +292,25 @@ async function unwrapFor(keys: VaultKeys, place: Place, wrappedItemKey: string, 
   }
 }
 
-async function seal(keys: VaultKeys, place: Place, plain: Uint8Array<ArrayBuffer>): Promise<Envelope> {
-  const itemKey = await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, true, ["encrypt", "decrypt"]);
+async function seal(
+  keys: VaultKeys,
+  place: Place,
+  plain: Uint8Array<ArrayBuffer>,
+): Promise<Envelope> {
+  const itemKey = await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, true, [
+    "encrypt",
+    "decrypt",
+  ]);
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: dataAd(place, ENVELOPE_VERSION) }, itemKey, plain);
-  return { wrapped_item_key: await wrapFor(keys, place, itemKey), encrypted_data: withMagic(joinIv(iv, data)) };
+  const data = await crypto.subtle.encrypt(
+    { name: "AES-GCM", iv, additionalData: dataAd(place, ENVELOPE_VERSION) },
+    itemKey,
+    plain,
+  );
+  return {
+    wrapped_item_key: await wrapFor(keys, place, itemKey),
+    encrypted_data: withMagic(joinIv(iv, data)),
+  };
 }
 
 /** encrypted_data opened under its item key, with the AD of the version its magic names. */
@@ -243,14 +320,24 @@ async function openData(itemKey: CryptoKey, place: Place, encryptedData: string)
   if (!v) throw new MisplacedEnvelopeError();
   const d = splitIv(withoutMagic(all));
   try {
-    return dec.decode(await crypto.subtle.decrypt({ name: "AES-GCM", iv: d.iv, additionalData: dataAd(place, v) }, itemKey, d.body));
+    return dec.decode(
+      await crypto.subtle.decrypt(
+        { name: "AES-GCM", iv: d.iv, additionalData: dataAd(place, v) },
+        itemKey,
+        d.body,
+      ),
+    );
   } catch {
     throw new MisplacedEnvelopeError();
   }
 }
 
 async function open(keys: VaultKeys, place: Place, env: Envelope): Promise<string> {
-  return openData(await unwrapFor(keys, place, env.wrapped_item_key, false), place, env.encrypted_data);
+  return openData(
+    await unwrapFor(keys, place, env.wrapped_item_key, false),
+    place,
+    env.encrypted_data,
+  );
 }
 
 /** A value of the page's own (not an entry: a place no entry id can take), sealed as JSON. */
@@ -273,9 +360,15 @@ export type Opened = { secrets: EntrySecrets; legacy: boolean };
  * `allowLegacy` holds (the device has not yet seen this vault fully migrated); the caller then
  * re-seals it. Throws a DecryptionError whose message says why the entry is not shown.
  */
-export async function openEntry(keys: VaultKeys, place: Place, env: Envelope, opts: { allowLegacy?: boolean } = {}): Promise<Opened> {
+export async function openEntry(
+  keys: VaultKeys,
+  place: Place,
+  env: Envelope,
+  opts: { allowLegacy?: boolean } = {},
+): Promise<Opened> {
   if (isBound(env)) return { secrets: parseSecrets(await open(keys, place, env)), legacy: false };
-  if (wrapHeader(env.wrapped_item_key) || hasMagic(fromBase64(env.encrypted_data))) throw new MisplacedEnvelopeError();
+  if (wrapHeader(env.wrapped_item_key) || hasMagic(fromBase64(env.encrypted_data)))
+    throw new MisplacedEnvelopeError();
   if (!opts.allowLegacy) throw new LegacyRefusedError();
   return { secrets: await decryptLegacyEntry(keys, env), legacy: true };
 }
@@ -284,12 +377,22 @@ export async function openEntry(keys: VaultKeys, place: Place, env: Envelope, op
  * Moves a bound item key to another vault key (a passphrase change) without touching
  * encrypted_data: the item key is extractable only for the moment it takes to wrap it again.
  */
-export async function rewrapItemKey(from: VaultKeys, to: VaultKeys, place: Place, wrappedItemKey: string): Promise<string> {
+export async function rewrapItemKey(
+  from: VaultKeys,
+  to: VaultKeys,
+  place: Place,
+  wrappedItemKey: string,
+): Promise<string> {
   return wrapFor(to, place, await unwrapFor(from, place, wrappedItemKey, true));
 }
 
 const KEY_CHECK_TEXT = "credential-vault/key-check/v2";
-const keyCheckPlace = (userId: string): Place => ({ entryId: "key-check", userId, host: "", scheme: "" });
+const keyCheckPlace = (userId: string): Place => ({
+  entryId: "key-check",
+  userId,
+  host: "",
+  scheme: "",
+});
 
 /**
  * A value that proves a passphrase offline: a bound envelope of a constant. Its header records the
@@ -299,7 +402,11 @@ export function makeKeyCheck(keys: VaultKeys, userId: string): Promise<Envelope>
   return seal(keys, keyCheckPlace(userId), enc.encode(KEY_CHECK_TEXT));
 }
 
-export async function keyCheckMatches(keys: VaultKeys, userId: string, check: Envelope): Promise<boolean> {
+export async function keyCheckMatches(
+  keys: VaultKeys,
+  userId: string,
+  check: Envelope,
+): Promise<boolean> {
   if (!isBound(check)) return legacyKeyCheckMatches(keys, check);
   try {
     return (await open(keys, keyCheckPlace(userId), check)) === KEY_CHECK_TEXT;
@@ -312,18 +419,39 @@ export async function keyCheckMatches(keys: VaultKeys, userId: string, check: En
  * An entry's item key, extractable: for wrapping it to a share recipient. Only bound envelopes are
  * shared (unbound ones are re-sealed at unlock first), so the recipient can check the place too.
  */
-export async function extractableItemKey(keys: VaultKeys, place: Place, wrappedItemKey: string): Promise<CryptoKey> {
+export async function extractableItemKey(
+  keys: VaultKeys,
+  place: Place,
+  wrappedItemKey: string,
+): Promise<CryptoKey> {
   if (!wrapHeader(wrappedItemKey)) throw new LegacyRefusedError();
   return unwrapFor(keys, place, wrappedItemKey, true);
 }
 
 /** A shared entry's secrets, opened with the item key its share carries, in the owner's place. */
-export async function openDataWith(itemKey: CryptoKey, place: Place, encryptedData: string): Promise<EntrySecrets> {
+export async function openDataWith(
+  itemKey: CryptoKey,
+  place: Place,
+  encryptedData: string,
+): Promise<EntrySecrets> {
   return parseSecrets(await openData(itemKey, place, encryptedData));
 }
 
 /** New encrypted_data for a shared entry under its item key, bound to the owner's place. */
-export async function sealDataWith(itemKey: CryptoKey, place: Place, secrets: EntrySecrets): Promise<string> {
+export async function sealDataWith(
+  itemKey: CryptoKey,
+  place: Place,
+  secrets: EntrySecrets,
+): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  return withMagic(joinIv(iv, await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: dataAd(place, ENVELOPE_VERSION) }, itemKey, enc.encode(serializeSecrets(secrets)))));
+  return withMagic(
+    joinIv(
+      iv,
+      await crypto.subtle.encrypt(
+        { name: "AES-GCM", iv, additionalData: dataAd(place, ENVELOPE_VERSION) },
+        itemKey,
+        enc.encode(serializeSecrets(secrets)),
+      ),
+    ),
+  );
 }

@@ -18,17 +18,43 @@ const TRUST_VERSION = 2;
 export type KeyPurpose = "sharing" | "emergency" | "dead-man-switch";
 export type PublicJwk = { kty: string; crv: string; x: string; y: string };
 export type Floor = { userId: string; keyVersion: number; bound: boolean };
-type Contact = { userId: string; email: string; jwk: PublicJwk; fingerprint: string; pinnedAt: string; compared: boolean; comparedAt?: string };
+type Contact = {
+  userId: string;
+  email: string;
+  jwk: PublicJwk;
+  fingerprint: string;
+  pinnedAt: string;
+  compared: boolean;
+  comparedAt?: string;
+};
 /** Version 1 kept one pin per (user, purpose, email). */
-type OldPin = { userId: string; purpose: string; email: string; jwk: PublicJwk; fingerprint: string; pinnedAt: string };
+type OldPin = {
+  userId: string;
+  purpose: string;
+  email: string;
+  jwk: PublicJwk;
+  fingerprint: string;
+  pinnedAt: string;
+};
 
 /**
  * ok: the pinned key; new: first seen (pinned only if the caller says so); changed: differs from
  * the pin (not used). `compared`: the person compared the pinned key's fingerprint with the contact.
  */
-export type PinResult = { status: "ok" | "new" | "changed"; fingerprint: string; pinned?: string; compared: boolean };
+export type PinResult = {
+  status: "ok" | "new" | "changed";
+  fingerprint: string;
+  pinned?: string;
+  compared: boolean;
+};
 /** What the device knows of a contact's key, for showing beside the contact. */
-export type KnownContact = { email: string; fingerprint: string; compared: boolean; pinnedAt: string; comparedAt?: string };
+export type KnownContact = {
+  email: string;
+  fingerprint: string;
+  compared: boolean;
+  pinnedAt: string;
+  comparedAt?: string;
+};
 function req<T>(r: IDBRequest<T>): Promise<T> {
   return new Promise((resolve, reject) => {
     r.onsuccess = () => resolve(r.result);
@@ -37,14 +63,17 @@ function req<T>(r: IDBRequest<T>): Promise<T> {
 }
 
 /** RFC 7638 thumbprint input for an EC key: the required members in lexicographic order. */
-const thumbprintInput = (k: PublicJwk) => JSON.stringify({ crv: k.crv, kty: k.kty, x: k.x, y: k.y });
+const thumbprintInput = (k: PublicJwk) =>
+  JSON.stringify({ crv: k.crv, kty: k.kty, x: k.x, y: k.y });
 
 /**
  * Thirty digits in six groups, read aloud or compared side by side (like Signal's safety
  * numbers): each group is 5 bytes of the SHA-256 thumbprint reduced to 5 digits, about 100 bits.
  */
 export async function fingerprint(k: PublicJwk): Promise<string> {
-  const h = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(thumbprintInput(k))));
+  const h = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(thumbprintInput(k))),
+  );
   const groups: string[] = [];
   for (let g = 0; g < 6; g++) {
     let n = 0;
@@ -68,12 +97,20 @@ function mergePins(pins: OldPin[]): Contact[] {
     const seen = byContact.get(id);
     if (!seen || p.pinnedAt > seen.pinnedAt) byContact.set(id, p);
   }
-  return [...byContact.values()].map((p) => ({ userId: p.userId, email: p.email, jwk: p.jwk, fingerprint: p.fingerprint, pinnedAt: p.pinnedAt, compared: false }));
+  return [...byContact.values()].map((p) => ({
+    userId: p.userId,
+    email: p.email,
+    jwk: p.jwk,
+    fingerprint: p.fingerprint,
+    pinnedAt: p.pinnedAt,
+    compared: false,
+  }));
 }
 
 const resultFor = (contact: Contact | undefined, fp: string): PinResult => {
   if (!contact) return { status: "new", fingerprint: fp, compared: false };
-  if (contact.fingerprint !== fp) return { status: "changed", fingerprint: fp, pinned: contact.fingerprint, compared: false };
+  if (contact.fingerprint !== fp)
+    return { status: "changed", fingerprint: fp, pinned: contact.fingerprint, compared: false };
   return { status: "ok", fingerprint: fp, compared: contact.compared };
 };
 
@@ -113,7 +150,11 @@ export class TrustStore {
   }
 
   async floor(): Promise<Floor> {
-    const f = await req(this.idb.transaction("floors").objectStore("floors").get(this.userId) as IDBRequest<Floor | undefined>);
+    const f = await req(
+      this.idb.transaction("floors").objectStore("floors").get(this.userId) as IDBRequest<
+        Floor | undefined
+      >,
+    );
     return f ?? { userId: this.userId, keyVersion: 0, bound: false };
   }
 
@@ -121,12 +162,27 @@ export class TrustStore {
   async raise(seen: { keyVersion?: number; bound?: boolean }): Promise<void> {
     const tx = this.idb.transaction("floors", "readwrite");
     const store = tx.objectStore("floors");
-    const f = ((await req(store.get(this.userId))) as Floor | undefined) ?? { userId: this.userId, keyVersion: 0, bound: false };
-    await req(store.put({ userId: this.userId, keyVersion: Math.max(f.keyVersion, seen.keyVersion ?? 0), bound: f.bound || seen.bound === true }));
+    const f = ((await req(store.get(this.userId))) as Floor | undefined) ?? {
+      userId: this.userId,
+      keyVersion: 0,
+      bound: false,
+    };
+    await req(
+      store.put({
+        userId: this.userId,
+        keyVersion: Math.max(f.keyVersion, seen.keyVersion ?? 0),
+        bound: f.bound || seen.bound === true,
+      }),
+    );
   }
 
   private contact(email: string): Promise<Contact | undefined> {
-    return req(this.idb.transaction("contacts").objectStore("contacts").get([this.userId, emailKey(email)]) as IDBRequest<Contact | undefined>);
+    return req(
+      this.idb
+        .transaction("contacts")
+        .objectStore("contacts")
+        .get([this.userId, emailKey(email)]) as IDBRequest<Contact | undefined>,
+    );
   }
 
   /** How `jwk` compares to the contact's pinned key, without pinning anything. */
@@ -152,7 +208,15 @@ export class TrustStore {
   async acceptKey(email: string, jwk: PublicJwk, compared: boolean): Promise<string> {
     const fp = await fingerprint(jwk);
     const now = new Date().toISOString();
-    const pin: Contact = { userId: this.userId, email: emailKey(email), jwk, fingerprint: fp, pinnedAt: now, compared, ...(compared ? { comparedAt: now } : {}) };
+    const pin: Contact = {
+      userId: this.userId,
+      email: emailKey(email),
+      jwk,
+      fingerprint: fp,
+      pinnedAt: now,
+      compared,
+      ...(compared ? { comparedAt: now } : {}),
+    };
     await req(this.idb.transaction("contacts", "readwrite").objectStore("contacts").put(pin));
     return fp;
   }
@@ -166,14 +230,34 @@ export class TrustStore {
     const store = tx.objectStore("contacts");
     const pin = (await req(store.get([this.userId, emailKey(email)]))) as Contact | undefined;
     if (!pin || pin.fingerprint !== fp) return false;
-    if (!pin.compared) await req(store.put({ ...pin, compared: true, comparedAt: new Date().toISOString() } satisfies Contact));
+    if (!pin.compared)
+      await req(
+        store.put({
+          ...pin,
+          compared: true,
+          comparedAt: new Date().toISOString(),
+        } satisfies Contact),
+      );
     return true;
   }
 
   /** Every contact whose key this device pinned for this user, by email. */
   async contacts(): Promise<Map<string, KnownContact>> {
     const range = IDBKeyRange.bound([this.userId, ""], [this.userId, "\uffff"]);
-    const all = (await req(this.idb.transaction("contacts").objectStore("contacts").getAll(range))) as Contact[];
-    return new Map(all.map((c) => [c.email, { email: c.email, fingerprint: c.fingerprint, compared: c.compared, pinnedAt: c.pinnedAt, ...(c.comparedAt ? { comparedAt: c.comparedAt } : {}) }]));
+    const all = (await req(
+      this.idb.transaction("contacts").objectStore("contacts").getAll(range),
+    )) as Contact[];
+    return new Map(
+      all.map((c) => [
+        c.email,
+        {
+          email: c.email,
+          fingerprint: c.fingerprint,
+          compared: c.compared,
+          pinnedAt: c.pinnedAt,
+          ...(c.comparedAt ? { comparedAt: c.comparedAt } : {}),
+        },
+      ]),
+    );
   }
 }

@@ -4,7 +4,16 @@ import { placeOf } from "../src/envelope";
 import { openSharedEntry, unwrapVaultKey } from "../src/share-crypto";
 import { fingerprint, type PublicJwk } from "../src/trust";
 import { apiAs } from "./support/api";
-import { fillEntry, launch, newUser, screenshot, signInThroughPage, waitForPending, type Browser, type Page } from "./support/browser";
+import {
+  fillEntry,
+  launch,
+  newUser,
+  screenshot,
+  signInThroughPage,
+  waitForPending,
+  type Browser,
+  type Page,
+} from "./support/browser";
 import { base, d1, openSection, personContext, useContactKey } from "./support/journey";
 
 // Olivia shares and names emergency contacts in her browser; Rick and Nina are people whose sharing
@@ -23,7 +32,9 @@ let oApi: Awaited<ReturnType<typeof apiAs>>;
 let rickKey: CryptoKeyPair;
 
 async function sharingPair(): Promise<{ pair: CryptoKeyPair; jwk: PublicJwk }> {
-  const pair = (await crypto.subtle.generateKey({ name: "ECDH", namedCurve: "P-256" }, true, ["deriveBits"])) as CryptoKeyPair;
+  const pair = (await crypto.subtle.generateKey({ name: "ECDH", namedCurve: "P-256" }, true, [
+    "deriveBits",
+  ])) as CryptoKeyPair;
   const { kty, crv, x, y } = (await crypto.subtle.exportKey("jwk", pair.publicKey)) as PublicJwk;
   return { pair, jwk: { kty, crv, x, y } };
 }
@@ -35,7 +46,11 @@ async function registerKey(api: Awaited<ReturnType<typeof apiAs>>, jwk: PublicJw
 beforeAll(async () => {
   [o, r, n] = await Promise.all([newUser("olivia"), newUser("rick"), newUser("nina")]);
   let nApi: typeof rApi;
-  [oApi, rApi, nApi] = await Promise.all([apiAs(base(), o.token), apiAs(base(), r.token), apiAs(base(), n.token)]);
+  [oApi, rApi, nApi] = await Promise.all([
+    apiAs(base(), o.token),
+    apiAs(base(), r.token),
+    apiAs(base(), n.token),
+  ]);
   const rick = await sharingPair();
   rickKey = rick.pair;
   await registerKey(rApi, rick.jwk);
@@ -48,7 +63,8 @@ afterAll(async () => {
   await browser?.close();
 });
 
-const panelFor = (p: Page, email: string) => p.getByRole("dialog", { name: `Compare ${email}'s key` });
+const panelFor = (p: Page, email: string) =>
+  p.getByRole("dialog", { name: `Compare ${email}'s key` });
 const ownedRow = (email: string) => olivia.locator("#owned-rows tr", { hasText: email });
 const contactRow = (email: string) => olivia.locator("#contact-rows tr", { hasText: email });
 const badgeOf = (row: ReturnType<Page["locator"]>) => row.locator(".key-status").innerText();
@@ -69,18 +85,32 @@ async function invite(email: string) {
 describe("a contact's key: compared once, known for every purpose", () => {
   it("the first share with Rick shows his fingerprint and asks to compare before anything is sent; 'they match' is recorded", async () => {
     await signInThroughPage(olivia, o.token, PASS_O);
-    await fillEntry(olivia, { name: "Team wiki", website: "wiki.example", username: "olivia", password: SECRET });
-    await fillEntry(olivia, { name: "Router", website: "router.example", username: "admin", password: "pw-router-59" });
+    await fillEntry(olivia, {
+      name: "Team wiki",
+      website: "wiki.example",
+      username: "olivia",
+      password: SECRET,
+    });
+    await fillEntry(olivia, {
+      name: "Router",
+      website: "router.example",
+      username: "admin",
+      password: "pw-router-59",
+    });
     await waitForPending(olivia, 0);
     await openSection(olivia, "Sharing");
     await olivia.locator("#share-submit:not([disabled])").waitFor();
     await share("Team wiki", r.email);
     const panel = panelFor(olivia, r.email);
     await panel.waitFor();
-    expect(await panel.locator("#first-use-fingerprint").innerText()).toBe(await fingerprint((await rApi.get("/api/sharing/public-key")).body.publicKey));
+    expect(await panel.locator("#first-use-fingerprint").innerText()).toBe(
+      await fingerprint((await rApi.get("/api/sharing/public-key")).body.publicKey),
+    );
     const text = await panel.innerText();
     expect(text).toContain('sees under "Your sharing key" on their Contacts\' keys page');
-    expect(text).toContain("You compare a person's key only once: this device then knows it for sharing, emergency access and the dead man's switch alike, and warns you if it ever changes.");
+    expect(text).toContain(
+      "You compare a person's key only once: this device then knows it for sharing, emergency access and the dead man's switch alike, and warns you if it ever changes.",
+    );
     // The panel waits for the person: nothing is on the server while it is open.
     expect((await oApi.get("/api/sharing?type=owned")).body.shares).toEqual([]);
     await screenshot(olivia, "screenshots/contact-key-first-use.png");
@@ -94,7 +124,12 @@ describe("a contact's key: compared once, known for every purpose", () => {
     const received = (await rApi.get("/api/sharing?type=received")).body.shares;
     expect(received).toHaveLength(1);
     const s = received[0];
-    const secrets = await openSharedEntry(rickKey.privateKey, s.account.wrapped_item_key, placeOf(s.owner_id, s.account), s.account.encrypted_data);
+    const secrets = await openSharedEntry(
+      rickKey.privateKey,
+      s.account.wrapped_item_key,
+      placeOf(s.owner_id, s.account),
+      s.account.encrypted_data,
+    );
     expect(secrets.password).toBe(SECRET);
   });
 
@@ -108,7 +143,12 @@ describe("a contact's key: compared once, known for every purpose", () => {
     const [stored] = d1<{ wrapped_access_key: string; invite_salt: string }>(
       `SELECT wrapped_access_key, invite_salt FROM emergency_contacts WHERE owner_id = '${o.sub}' AND contact_email = '${r.email}'`,
     );
-    await unwrapVaultKey(rickKey.privateKey, stored!.wrapped_access_key, { purpose: "emergency", ownerId: o.sub, recipientEmail: r.email, salt: fromBase64(stored!.invite_salt) });
+    await unwrapVaultKey(rickKey.privateKey, stored!.wrapped_access_key, {
+      purpose: "emergency",
+      ownerId: o.sub,
+      recipientEmail: r.email,
+      salt: fromBase64(stored!.invite_salt),
+    });
   });
 
   it("Nina's key used without comparing is marked 'not compared' everywhere, is not asked about again, and can be compared later", async () => {
@@ -118,7 +158,11 @@ describe("a contact's key: compared once, known for every purpose", () => {
     await useContactKey(olivia, n.email);
     await ownedRow(n.email).waitFor();
     expect(await badgeOf(ownedRow(n.email))).toBe("key not compared");
-    expect((await oApi.get("/api/sharing?type=owned")).body.shares.map((x: { recipient_email: string }) => x.recipient_email).sort()).toEqual([r.email, n.email].sort());
+    expect(
+      (await oApi.get("/api/sharing?type=owned")).body.shares
+        .map((x: { recipient_email: string }) => x.recipient_email)
+        .sort(),
+    ).toEqual([r.email, n.email].sort());
 
     await openSection(olivia, "Emergency access");
     await invite(n.email);
@@ -127,9 +171,15 @@ describe("a contact's key: compared once, known for every purpose", () => {
     expect(await badgeOf(contactRow(n.email))).toBe("key not compared");
 
     // Comparing later, from beside the contact: the pinned key's fingerprint, then "verified" everywhere.
-    await contactRow(n.email).getByRole("button", { name: `Compare ${n.email}'s key (not compared yet)` }).click();
+    await contactRow(n.email)
+      .getByRole("button", { name: `Compare ${n.email}'s key (not compared yet)` })
+      .click();
     const panel = panelFor(olivia, n.email);
-    expect(await panel.locator("#first-use-fingerprint").innerText()).toBe(await fingerprint((await apiAs(base(), n.token).then((a) => a.get("/api/sharing/public-key"))).body.publicKey));
+    expect(await panel.locator("#first-use-fingerprint").innerText()).toBe(
+      await fingerprint(
+        (await apiAs(base(), n.token).then((a) => a.get("/api/sharing/public-key"))).body.publicKey,
+      ),
+    );
     await panel.getByRole("button", { name: "We compared: they match" }).click();
     await expect.poll(() => badgeOf(contactRow(n.email))).toBe("key verified");
     await openSection(olivia, "Sharing");
@@ -142,7 +192,11 @@ describe("a contact's key: compared once, known for every purpose", () => {
     const other = await sharingPair();
     await registerKey(rApi, other.jwk);
     await share("Router", r.email);
-    await expect.poll(() => olivia.locator("#share-error").innerText()).toContain(`(pinned ${pinned}, offered ${await fingerprint(other.jwk)}). Nothing was shared.`);
+    await expect
+      .poll(() => olivia.locator("#share-error").innerText())
+      .toContain(
+        `(pinned ${pinned}, offered ${await fingerprint(other.jwk)}). Nothing was shared.`,
+      );
     expect(await olivia.getByRole("dialog").count()).toBe(0);
     expect((await oApi.get("/api/sharing?type=owned")).body.shares).toHaveLength(before);
 
@@ -166,8 +220,22 @@ describe("a contact's key: compared once, known for every purpose", () => {
     // The version-1 database as the previous client left it: one pin per (user, purpose, email).
     await page.goto("/icon.svg");
     const pins = [
-      { userId: uma.sub, purpose: "sharing", email: r.email, jwk: stale, fingerprint: await fingerprint(stale), pinnedAt: "2025-01-01T00:00:00.000Z" },
-      { userId: uma.sub, purpose: "emergency", email: r.email, jwk: rick, fingerprint: await fingerprint(rick), pinnedAt: "2025-06-01T00:00:00.000Z" },
+      {
+        userId: uma.sub,
+        purpose: "sharing",
+        email: r.email,
+        jwk: stale,
+        fingerprint: await fingerprint(stale),
+        pinnedAt: "2025-01-01T00:00:00.000Z",
+      },
+      {
+        userId: uma.sub,
+        purpose: "emergency",
+        email: r.email,
+        jwk: rick,
+        fingerprint: await fingerprint(rick),
+        pinnedAt: "2025-06-01T00:00:00.000Z",
+      },
     ];
     await page.evaluate(
       (rows) =>
@@ -175,7 +243,9 @@ describe("a contact's key: compared once, known for every purpose", () => {
           const open = indexedDB.open("vault-trust", 1);
           open.onupgradeneeded = () => {
             open.result.createObjectStore("floors", { keyPath: "userId" });
-            const store = open.result.createObjectStore("pins", { keyPath: ["userId", "purpose", "email"] });
+            const store = open.result.createObjectStore("pins", {
+              keyPath: ["userId", "purpose", "email"],
+            });
             for (const p of rows) store.put(p);
           };
           open.onsuccess = () => (open.result.close(), resolve());

@@ -2,10 +2,36 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { VaultKeys } from "../src/crypto";
 import { openEntry, placeOf } from "../src/envelope";
 import { apiAs } from "./support/api";
-import { newUser, screenshot, signInThroughPage, type BrowserContext, type Page } from "./support/browser";
-import { buildExtension, deriveVaultKeys, extensionFrame, extensionFrames, frameText, launchWithExtension, newProfile, openFillMenu, openPage, openPopup, pressInFrame, seedEntries, unlockInPopup } from "./support/extension";
+import {
+  newUser,
+  screenshot,
+  signInThroughPage,
+  type BrowserContext,
+  type Page,
+} from "./support/browser";
+import {
+  buildExtension,
+  deriveVaultKeys,
+  extensionFrame,
+  extensionFrames,
+  frameText,
+  launchWithExtension,
+  newProfile,
+  openFillMenu,
+  openPage,
+  openPopup,
+  pressInFrame,
+  seedEntries,
+  unlockInPopup,
+} from "./support/extension";
 import { startHostileSite } from "./support/hostile-site";
-import { isListing, isSyncPull, startMaliciousServer, type MaliciousServer, type Seen } from "./support/malicious-server";
+import {
+  isListing,
+  isSyncPull,
+  startMaliciousServer,
+  type MaliciousServer,
+  type Seen,
+} from "./support/malicious-server";
 
 // The hostile-page catalogue: the unpacked extension in real Chromium, the person's input as real
 // (trusted) mouse and keyboard input, and pages on loopback whose own scripts attack the extension
@@ -45,10 +71,16 @@ async function noSecretIn(page: Page, secrets = ALL) {
   }
 }
 
-const tries = (page: Page) => page.evaluate(() => (window as unknown as { __tries: number }).__tries);
+const tries = (page: Page) =>
+  page.evaluate(() => (window as unknown as { __tries: number }).__tries);
 
 /** The person clicks, with the real mouse, where the named item of the menu is drawn (whatever the page made of it). */
-async function clickWhereItIs(page: Page, menu: Awaited<ReturnType<typeof extensionFrame>>, name: RegExp, fromTop?: number) {
+async function clickWhereItIs(
+  page: Page,
+  menu: Awaited<ReturnType<typeof extensionFrame>>,
+  name: RegExp,
+  fromTop?: number,
+) {
   const box = (await menu.getByRole("menuitem", { name }).boundingBox())!;
   await page.mouse.click(Math.max(box.x, 0) + 20, box.y + (fromTop ?? box.height / 2));
 }
@@ -72,7 +104,14 @@ beforeAll(async () => {
     { name: "Hostile", website: "hostile.test", username: "alice", password: SECRET },
     { name: "Corp", website: "accounts.corp.test", username: "carl", password: CORP_SECRET },
     // Sealed before the scheme was (docs/crypto.md, version 2): its https is assumed, not vouched for, so an http page may be confirmed.
-    { name: "Bank", website: "bank.test", url: "https://bank.test/login", username: "bea", password: BANK_SECRET, before: "scheme" },
+    {
+      name: "Bank",
+      website: "bank.test",
+      url: "https://bank.test/login",
+      username: "bea",
+      password: BANK_SECRET,
+      before: "scheme",
+    },
   ]);
   ({ context } = await launchWithExtension(newProfile(), evil.base));
   const app = await context.newPage();
@@ -100,7 +139,8 @@ describe("the extension on a hostile page", () => {
     });
     await pause(800);
     // The menu made ahead at load stays hidden and empty: nothing is drawn before the person's click.
-    for (const f of extensionFrames(page)) expect(await f.locator("body[data-state]").count()).toBe(0);
+    for (const f of extensionFrames(page))
+      expect(await f.locator("body[data-state]").count()).toBe(0);
     // The person's own click opens it, below the field, never over it.
     const menu = await openFillMenu(page, "Password");
     const field = (await page.getByLabel("Password").boundingBox())!;
@@ -152,7 +192,8 @@ describe("the extension on a hostile page", () => {
       // Chromium (it drops input to cross-origin frames it judges unsafe): either way, nothing.
       await pause(1000);
       await noSecretIn(page);
-      if (!menu.isDetached()) expect(await menu.locator("body").getAttribute("data-state")).toBe("ready");
+      if (!menu.isDetached())
+        expect(await menu.locator("body").getAttribute("data-state")).toBe("ready");
       await screenshot(page, `extension-hostile-${attack}.png`);
       await page.close();
     });
@@ -177,7 +218,9 @@ describe("the extension on a hostile page", () => {
 
   it("offers nothing on a sibling subdomain of the entry's host, online and offline, and fills its own host and subdomains", async () => {
     const sibling = await openPage(context, at("evil.corp.test", "/login"));
-    expect(await (await openFillMenu(sibling)).locator("body").getAttribute("data-count")).toBe("0");
+    expect(await (await openFillMenu(sibling)).locator("body").getAttribute("data-count")).toBe(
+      "0",
+    );
     await noSecretIn(sibling);
     const parent = await openPage(context, at("corp.test", "/login"));
     expect(await (await openFillMenu(parent)).locator("body").getAttribute("data-count")).toBe("0");
@@ -229,7 +272,8 @@ describe("the extension on a hostile page", () => {
       if (Array.isArray(body)) return body.map(flip);
       if (body && typeof body === "object") {
         const o = body as Record<string, unknown>;
-        if (typeof o.url === "string" && o.url.startsWith("https://flip.test")) return { ...o, url: o.url.replace("https:", "http:") };
+        if (typeof o.url === "string" && o.url.startsWith("https://flip.test"))
+          return { ...o, url: o.url.replace("https:", "http:") };
         return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, flip(v)]));
       }
       return body;
@@ -237,11 +281,29 @@ describe("the extension on a hostile page", () => {
     // The server lies from the moment the entry exists: the extension's cache holds only the flipped copy.
     evil.rewrite({ when: (r) => isMatch(r) || isSyncPull(r) || isListing(r), json: flip });
     try {
-      await seedEntries(base, user, keys, [{ name: "Flip", website: "flip.test", url: "https://flip.test/login", username: "fay", password: FLIP_SECRET }]);
+      await seedEntries(base, user, keys, [
+        {
+          name: "Flip",
+          website: "flip.test",
+          url: "https://flip.test/login",
+          username: "fay",
+          password: FLIP_SECRET,
+        },
+      ]);
       const popup = await openPopup(context);
       await popup.evaluate(() => chrome.runtime.sendMessage({ type: "lock" }));
-      expect(await popup.evaluate((p) => chrome.runtime.sendMessage({ type: "unlock", passphrase: p }), PASSPHRASE)).toMatchObject({ ok: true });
-      await expect.poll(async () => (await popup.evaluate(() => chrome.runtime.sendMessage({ type: "status" }))).cached).toBe(4);
+      expect(
+        await popup.evaluate(
+          (p) => chrome.runtime.sendMessage({ type: "unlock", passphrase: p }),
+          PASSPHRASE,
+        ),
+      ).toMatchObject({ ok: true });
+      await expect
+        .poll(
+          async () =>
+            (await popup.evaluate(() => chrome.runtime.sendMessage({ type: "status" }))).cached,
+        )
+        .toBe(4);
       await popup.close();
       const page = await openPage(context, at("flip.test", "/login"));
       const menu = await openFillMenu(page);
@@ -311,7 +373,10 @@ describe("the extension on a hostile page", () => {
 
   it("offers to save only on the site where the sign-in was typed, never on the site the tab goes to next", async () => {
     const other = at("other.test", "/account?attack=click");
-    const page = await openPage(context, at("login.hostile.test", `/login?to=${encodeURIComponent(other)}`));
+    const page = await openPage(
+      context,
+      at("login.hostile.test", `/login?to=${encodeURIComponent(other)}`),
+    );
     await page.getByLabel("Username").fill("mallory-victim");
     await page.getByLabel("Password").fill("typed-secret-3c9");
     await page.getByRole("button", { name: "Sign in" }).click();
@@ -327,7 +392,10 @@ describe("the extension on a hostile page", () => {
   });
 
   it("a programmatic click on the save offer on the same site updates nothing; the person's click does", async () => {
-    const again = await openPage(context, at("login.hostile.test", `/login?to=${encodeURIComponent("/account?attack=click")}`));
+    const again = await openPage(
+      context,
+      at("login.hostile.test", `/login?to=${encodeURIComponent("/account?attack=click")}`),
+    );
     await again.getByLabel("Username").fill("alice");
     await again.getByLabel("Password").fill("alice-changed-5d1");
     await again.getByRole("button", { name: "Sign in" }).click();
@@ -339,7 +407,16 @@ describe("the extension on a hostile page", () => {
     expect(await bar.locator("body").getAttribute("data-state")).toBe("offered");
     expect(await again.content()).not.toContain("login.hostile.test?");
     const passwordOf = async () => {
-      const rows = (await (await apiAs(base, user.token)).entries()) as Map<string, { id: string; website: string | null; url: string | null; wrapped_item_key: string; encrypted_data: string }>;
+      const rows = (await (await apiAs(base, user.token)).entries()) as Map<
+        string,
+        {
+          id: string;
+          website: string | null;
+          url: string | null;
+          wrapped_item_key: string;
+          encrypted_data: string;
+        }
+      >;
       const row = rows.get("Hostile")!;
       return (await openEntry(keys, placeOf(user.sub, row), row)).secrets.password;
     };

@@ -37,28 +37,45 @@ export function hostCovers(entryHost: string, pageHost: string): boolean {
 }
 
 export type FillContext = { pageUrl: string; crossOriginFrame: boolean };
-export type Verdict = "fill" | "confirm-insecure" | "refuse-insecure" | "refuse-frame" | "refuse-domain";
+export type Verdict =
+  | "fill"
+  | "confirm-insecure"
+  | "refuse-insecure"
+  | "refuse-frame"
+  | "refuse-domain";
 
 /**
  * The entry's address (scheme and host, or a bare host when its ciphertext names no scheme)
  * against the page it would fill. `schemeSealed` false: the https is assumed, not vouched for
  * (entry-lookup.ts), and the person may confirm a fill into http.
  */
-export function verdict(ctx: FillContext, entryAddress: string | null, confirmedInsecure = false, schemeSealed = true): Verdict {
+export function verdict(
+  ctx: FillContext,
+  entryAddress: string | null,
+  confirmedInsecure = false,
+  schemeSealed = true,
+): Verdict {
   if (ctx.crossOriginFrame) return "refuse-frame";
   const page = hostOf(ctx.pageUrl);
   const entry = entryAddress ? hostOf(entryAddress) : null;
   if (!page || !entry || !hostCovers(entry, page)) return "refuse-domain";
   const pageHttp = ctx.pageUrl.trim().toLowerCase().startsWith("http:");
   const entryHttps = entryAddress!.trim().toLowerCase().startsWith("https:");
-  if (pageHttp && entryHttps) return schemeSealed ? "refuse-insecure" : confirmedInsecure ? "fill" : "confirm-insecure";
+  if (pageHttp && entryHttps)
+    return schemeSealed ? "refuse-insecure" : confirmedInsecure ? "fill" : "confirm-insecure";
   return "fill";
 }
 
 /** One of an entry's extra addresses as sealed in it (client/src/entry-model.ts EntryUrl). */
 export type ExtraAddress = { url: string; match: string };
 
-const ORDER: Verdict[] = ["fill", "confirm-insecure", "refuse-insecure", "refuse-domain", "refuse-frame"];
+const ORDER: Verdict[] = [
+  "fill",
+  "confirm-insecure",
+  "refuse-insecure",
+  "refuse-domain",
+  "refuse-frame",
+];
 
 /**
  * Whether an extra address's own rule admits the page, before the host and scheme checks of
@@ -97,7 +114,18 @@ function ruleAdmits(pageUrl: string, a: ExtraAddress): boolean {
  * (as `verdict`) and each extra one its rule admits. "fill" beats "confirm-insecure" beats a refusal.
  * Extra addresses are sealed inside the entry, so their schemes are always vouched for.
  */
-export function entryVerdict(ctx: FillContext, mainAddress: string | null, extra: readonly ExtraAddress[] | undefined, confirmedInsecure = false, mainSchemeSealed = true): Verdict {
-  const all = [verdict(ctx, mainAddress, confirmedInsecure, mainSchemeSealed), ...(extra ?? []).filter((a) => ruleAdmits(ctx.pageUrl, a)).map((a) => verdict(ctx, a.url, confirmedInsecure))];
+export function entryVerdict(
+  ctx: FillContext,
+  mainAddress: string | null,
+  extra: readonly ExtraAddress[] | undefined,
+  confirmedInsecure = false,
+  mainSchemeSealed = true,
+): Verdict {
+  const all = [
+    verdict(ctx, mainAddress, confirmedInsecure, mainSchemeSealed),
+    ...(extra ?? [])
+      .filter((a) => ruleAdmits(ctx.pageUrl, a))
+      .map((a) => verdict(ctx, a.url, confirmedInsecure)),
+  ];
   return all.reduce((best, v) => (ORDER.indexOf(v) < ORDER.indexOf(best) ? v : best));
 }

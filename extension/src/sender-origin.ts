@@ -7,7 +7,10 @@
  * others); not the origin of the frame's URL, on which fills and passkeys are decided; or not the
  * origin the content script read in its document (`claimed`, window.origin).
  */
-export function senderOrigin(sender: { origin?: string; url?: string }, claimed: unknown): string | null {
+export function senderOrigin(
+  sender: { origin?: string; url?: string },
+  claimed: unknown,
+): string | null {
   const origin = sender.origin;
   if (!origin || origin === "null" || claimed !== origin) return null;
   try {

@@ -17,12 +17,23 @@ export type SignInState = {
 /** One indexed read per request: the account's 2FA row joined to this sign-in's record. */
 export async function signInState(db: Db, userId: string, signIn: string): Promise<SignInState> {
   const row = await db
-    .select({ enforced: twoFactor.enforced, verifiedAt: twoFactorSignIns.verifiedAt, freshAt: twoFactorSignIns.freshAt })
+    .select({
+      enforced: twoFactor.enforced,
+      verifiedAt: twoFactorSignIns.verifiedAt,
+      freshAt: twoFactorSignIns.freshAt,
+    })
     .from(twoFactor)
-    .leftJoin(twoFactorSignIns, and(eq(twoFactorSignIns.userId, twoFactor.userId), eq(twoFactorSignIns.signIn, signIn)))
+    .leftJoin(
+      twoFactorSignIns,
+      and(eq(twoFactorSignIns.userId, twoFactor.userId), eq(twoFactorSignIns.signIn, signIn)),
+    )
     .where(eq(twoFactor.userId, userId))
     .get();
-  return { required: row?.enforced === 1, verifiedAt: row?.verifiedAt ?? null, freshAt: row?.freshAt ?? null };
+  return {
+    required: row?.enforced === 1,
+    verifiedAt: row?.verifiedAt ?? null,
+    freshAt: row?.freshAt ?? null,
+  };
 }
 
 /**
@@ -30,7 +41,13 @@ export async function signInState(db: Db, userId: string, signIn: string): Promi
  * says whether the code also counts as a fresh sign-in for step-up (D20: not the one confirming an
  * enrollment); a code that does not leaves an earlier fresh time as it was.
  */
-export function markSignInVerified(db: Db, userId: string, signIn: string, nowSeconds: number, fresh: boolean) {
+export function markSignInVerified(
+  db: Db,
+  userId: string,
+  signIn: string,
+  nowSeconds: number,
+  fresh: boolean,
+) {
   return [
     db
       .insert(twoFactorSignIns)
@@ -42,7 +59,14 @@ export function markSignInVerified(db: Db, userId: string, signIn: string, nowSe
           freshAt: sql`max(coalesce(${twoFactorSignIns.freshAt}, excluded.fresh_at), coalesce(excluded.fresh_at, ${twoFactorSignIns.freshAt}))`,
         },
       }),
-    db.delete(twoFactorSignIns).where(and(eq(twoFactorSignIns.userId, userId), lt(twoFactorSignIns.verifiedAt, nowSeconds - SIGN_IN_RECORD_SECONDS))),
+    db
+      .delete(twoFactorSignIns)
+      .where(
+        and(
+          eq(twoFactorSignIns.userId, userId),
+          lt(twoFactorSignIns.verifiedAt, nowSeconds - SIGN_IN_RECORD_SECONDS),
+        ),
+      ),
   ] as const;
 }
 

@@ -82,14 +82,43 @@ function zipOf(members: Member[]): Uint8Array {
 function inflaterInput() {
   let bytes = 0;
   const push = Inflate.prototype.push;
-  vi.spyOn(Inflate.prototype, "push").mockImplementation(function (this: Inflate, chunk: Uint8Array, final?: boolean) {
+  vi.spyOn(Inflate.prototype, "push").mockImplementation(function (
+    this: Inflate,
+    chunk: Uint8Array,
+    final?: boolean,
+  ) {
     bytes += chunk.length;
     return push.call(this, chunk, final);
   });
   return () => bytes;
 }
 
-const ONE_PUX = JSON.stringify({ accounts: [{ attrs: { name: "Me" }, vaults: [{ attrs: { name: "Personal" }, items: [{ uuid: "a", state: "active", categoryUuid: "001", overview: { title: "Bank", url: "https://bank.example" }, details: { loginFields: [{ designation: "username", value: "u" }, { designation: "password", value: "p" }] } }] }] }] });
+const ONE_PUX = JSON.stringify({
+  accounts: [
+    {
+      attrs: { name: "Me" },
+      vaults: [
+        {
+          attrs: { name: "Personal" },
+          items: [
+            {
+              uuid: "a",
+              state: "active",
+              categoryUuid: "001",
+              overview: { title: "Bank", url: "https://bank.example" },
+              details: {
+                loginFields: [
+                  { designation: "username", value: "u" },
+                  { designation: "password", value: "p" },
+                ],
+              },
+            },
+          ],
+        },
+      ],
+    },
+  ],
+});
 
 describe("zip imports: sizes checked before and while inflating", () => {
   it("the bomb is small and honest about 256 MiB: refused from its header, nothing inflated", async () => {
@@ -98,7 +127,9 @@ describe("zip imports: sizes checked before and while inflating", () => {
     const zip = zipOf([{ name: "export.data", data: bomb, declared: ZEROS }]);
     const err = await readImportFile(zip).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ImportFormatError);
-    expect((err as Error).message).toBe("export.data declares 256 MiB once unzipped, more than the 32 MiB an export's text may be: the zip file is refused");
+    expect((err as Error).message).toBe(
+      "export.data declares 256 MiB once unzipped, more than the 32 MiB an export's text may be: the zip file is refused",
+    );
     expect(inflated()).toBe(0);
   });
 
@@ -107,7 +138,9 @@ describe("zip imports: sizes checked before and while inflating", () => {
     const zip = zipOf([{ name: "Proton Pass/data.json", data: bomb, declared: 1000 }]);
     const err = await readImportFile(zip, { format: "proton_pass" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ImportFormatError);
-    expect((err as Error).message).toBe("Proton Pass/data.json inflates to more than the 1000 bytes its header declares: the zip file is refused");
+    expect((err as Error).message).toBe(
+      "Proton Pass/data.json inflates to more than the 1000 bytes its header declares: the zip file is refused",
+    );
     // One 4 KiB slice of input (a few MiB out at most) was inflated, not the whole member.
     expect(inflated()).toBe(4096);
   });
@@ -116,27 +149,50 @@ describe("zip imports: sizes checked before and while inflating", () => {
     const inflated = inflaterInput();
     const third = Math.floor(ZIP_LIMITS.totalBytes / 3) + 1;
     const small = deflateSync(new Uint8Array(10));
-    const zip = zipOf(["a.json", "b.json", "c.json"].map((name, i) => ({ name, data: small, declared: third, zip64: i === 2 })));
-    await expect(readImportFile(zip)).rejects.toThrow("The zip file's text declares more than 64 MiB once unzipped: it is refused");
+    const zip = zipOf(
+      ["a.json", "b.json", "c.json"].map((name, i) => ({
+        name,
+        data: small,
+        declared: third,
+        zip64: i === 2,
+      })),
+    );
+    await expect(readImportFile(zip)).rejects.toThrow(
+      "The zip file's text declares more than 64 MiB once unzipped: it is refused",
+    );
     expect(inflated()).toBe(0);
   });
 
   it("a member holding less than it declares, or stored with a size unlike its header, is refused", async () => {
     const data = deflateSync(strToU8(ONE_PUX));
-    await expect(readImportFile(zipOf([{ name: "export.data", data, declared: ONE_PUX.length + 1 }]))).rejects.toThrow(`export.data holds ${ONE_PUX.length} bytes where its header declares ${ONE_PUX.length + 1}`);
-    await expect(readImportFile(zipOf([{ name: "export.data", data: strToU8(ONE_PUX), declared: 5, method: 0 }]))).rejects.toThrow("export.data is stored with a size that does not match its header");
+    await expect(
+      readImportFile(zipOf([{ name: "export.data", data, declared: ONE_PUX.length + 1 }])),
+    ).rejects.toThrow(
+      `export.data holds ${ONE_PUX.length} bytes where its header declares ${ONE_PUX.length + 1}`,
+    );
+    await expect(
+      readImportFile(
+        zipOf([{ name: "export.data", data: strToU8(ONE_PUX), declared: 5, method: 0 }]),
+      ),
+    ).rejects.toThrow("export.data is stored with a size that does not match its header");
   });
 
   it("honest exports still import: deflated, stored, and ZIP64-sized members", async () => {
     const data = deflateSync(strToU8(ONE_PUX));
     for (const zip of [
-      zipSync({ "export.attributes": strToU8('{"version":3}'), "export.data": strToU8(ONE_PUX), "files/a__scan.pdf": new Uint8Array(3) }),
+      zipSync({
+        "export.attributes": strToU8('{"version":3}'),
+        "export.data": strToU8(ONE_PUX),
+        "files/a__scan.pdf": new Uint8Array(3),
+      }),
       zipOf([{ name: "export.data", data: strToU8(ONE_PUX), declared: ONE_PUX.length, method: 0 }]),
       zipOf([{ name: "export.data", data, declared: ONE_PUX.length, zip64: true }]),
     ]) {
       const out = await readImportFile(zip);
       expect(out.format).toBe("onepux");
-      expect(out.credentials.map((c) => [c.name, c.username, c.password])).toEqual([["Bank", "u", "p"]]);
+      expect(out.credentials.map((c) => [c.name, c.username, c.password])).toEqual([
+        ["Bank", "u", "p"],
+      ]);
     }
   });
 });

@@ -3,7 +3,16 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { purgeSecureLinks } from "../../src/domains/links";
 import { codeHash } from "../../src/domains/links/recipients";
 import { expectErrorBody, TestUser } from "../support/auth";
-import { attempt, codeMails, freshIp, linkRow, mailedCode, opener, r2Objects, textLink } from "../support/links";
+import {
+  attempt,
+  codeMails,
+  freshIp,
+  linkRow,
+  mailedCode,
+  opener,
+  r2Objects,
+  textLink,
+} from "../support/links";
 
 // Someone holding a leaked recipients-only link must not get in by guessing codes, nor keep the
 // listed recipients out by spending the link's attempts. The numbers are the documented ones
@@ -19,7 +28,8 @@ beforeEach(() => {
 const stranger = () => `guess.${crypto.randomUUID().slice(0, 8)}@example.net`;
 
 const wrongFor = (code: string) => (code === "000000" ? "111111" : "000000");
-const open = (id: string, challenge: string, code: string) => opener(freshIp()).open(id, { challenge, code });
+const open = (id: string, challenge: string, code: string) =>
+  opener(freshIp()).open(id, { challenge, code });
 
 /** Spends `n` wrong codes on attempts for unlisted addresses (a fresh address per five). */
 async function spendWrongCodes(id: string, n: number) {
@@ -39,9 +49,16 @@ describe("secure links: guessing codes", () => {
     const listed = await attempt(link.id, LISTED);
     const right = await mailedCode(LISTED, 1);
     const unlisted = await attempt(link.id, stranger());
-    const stored = await env.DB.prepare("SELECT code_hash FROM secure_link_codes WHERE id = ?").bind(unlisted.challenge).first<{ code_hash: string }>();
+    const stored = await env.DB.prepare("SELECT code_hash FROM secure_link_codes WHERE id = ?")
+      .bind(unlisted.challenge)
+      .first<{ code_hash: string }>();
     // Plant a known code on the unlisted attempt, as a leak of the table or a lucky guess would.
-    await env.DB.prepare("UPDATE secure_link_codes SET code_hash = ? WHERE id = ?").bind(await codeHash(env.CSRF_SECRET as string, unlisted.challenge, "123456"), unlisted.challenge).run();
+    await env.DB.prepare("UPDATE secure_link_codes SET code_hash = ? WHERE id = ?")
+      .bind(
+        await codeHash(env.CSRF_SECRET as string, unlisted.challenge, "123456"),
+        unlisted.challenge,
+      )
+      .run();
     const planted = await open(link.id, unlisted.challenge, "123456");
     const wrong = await open(link.id, listed.challenge, wrongFor(right));
     expect(planted.status).toBe(403);
@@ -61,14 +78,24 @@ describe("secure links: guessing codes", () => {
     await spendWrongCodes(link.id, LOCK - 2);
     // The attempts left are the lesser of the attempt's and the link's.
     const a = await attempt(link.id, stranger());
-    expect(await expectErrorBody(await open(link.id, a.challenge, "000000"), 403, "FORBIDDEN")).toMatchObject({ reason: "wrong_code", attempts_left: 1 });
-    expect(await expectErrorBody(await open(link.id, a.challenge, "000000"), 410, "GONE")).toMatchObject({ state: "locked" });
+    expect(
+      await expectErrorBody(await open(link.id, a.challenge, "000000"), 403, "FORBIDDEN"),
+    ).toMatchObject({ reason: "wrong_code", attempts_left: 1 });
+    expect(
+      await expectErrorBody(await open(link.id, a.challenge, "000000"), 410, "GONE"),
+    ).toMatchObject({ state: "locked" });
     // The right code of a live attempt no longer opens it, and no new code is given.
-    expect(await expectErrorBody(await open(link.id, held.challenge, right), 410, "GONE")).toMatchObject({ state: "locked" });
-    expect((await expectErrorBody(await opener(freshIp()).code(link.id, LISTED), 410, "GONE")).state).toBe("locked");
+    expect(
+      await expectErrorBody(await open(link.id, held.challenge, right), 410, "GONE"),
+    ).toMatchObject({ state: "locked" });
+    expect(
+      (await expectErrorBody(await opener(freshIp()).code(link.id, LISTED), 410, "GONE")).state,
+    ).toBe("locked");
     expect(await (await opener().meta(link.id)).json()).toMatchObject({ state: "locked" });
     expect(await linkRow(link.id)).toMatchObject({ views_used: 0, failed_codes: LOCK });
-    const list = (await (await owner.call("GET", "/api/links")).json()) as { links: { id: string; state: string }[] };
+    const list = (await (await owner.call("GET", "/api/links")).json()) as {
+      links: { id: string; state: string }[];
+    };
     expect(list.links.find((l) => l.id === link.id)?.state).toBe("locked");
     // Locked content goes with the next purge, as a passphrase-locked link's does.
     await purgeSecureLinks(env as never);
@@ -79,8 +106,12 @@ describe("secure links: guessing codes", () => {
     const owner = await TestUser.create();
     const { link } = await textLink(owner, { max_views: 2, recipients: [LISTED] });
     await spendWrongCodes(link.id, LOCK - 4);
-    const attempts = await Promise.all(Array.from({ length: 4 }, () => attempt(link.id, stranger())));
-    const results = await Promise.all(attempts.flatMap((a) => [0, 1, 2].map(() => open(link.id, a.challenge, "000000"))));
+    const attempts = await Promise.all(
+      Array.from({ length: 4 }, () => attempt(link.id, stranger())),
+    );
+    const results = await Promise.all(
+      attempts.flatMap((a) => [0, 1, 2].map(() => open(link.id, a.challenge, "000000"))),
+    );
     const statuses = results.map((r) => r.status);
     await Promise.all(results.map((r) => r.text()));
     expect(statuses.filter((s) => s === 403)).toHaveLength(3);
@@ -96,8 +127,16 @@ describe("secure links: guessing codes", () => {
       await attempt(link.id, other);
       await attempt(link.id, LISTED.toUpperCase());
     }
-    const refusedOther = await expectErrorBody(await opener(freshIp()).code(link.id, other), 429, "RATE_LIMITED");
-    const refusedListed = await expectErrorBody(await opener(freshIp()).code(link.id, LISTED), 429, "RATE_LIMITED");
+    const refusedOther = await expectErrorBody(
+      await opener(freshIp()).code(link.id, other),
+      429,
+      "RATE_LIMITED",
+    );
+    const refusedListed = await expectErrorBody(
+      await opener(freshIp()).code(link.id, LISTED),
+      429,
+      "RATE_LIMITED",
+    );
     expect(refusedListed).toEqual(refusedOther);
     await mailedCode(LISTED, PER_ADDRESS);
     expect(await codeMails(LISTED)).toHaveLength(PER_ADDRESS);
@@ -111,7 +150,8 @@ describe("secure links: guessing codes", () => {
     // Twelve asks for four other addresses (each to its cap), and all but one of the link's wrong codes.
     const others = [stranger(), stranger(), stranger(), stranger()];
     const challenges: string[] = [];
-    for (const o of others) for (let i = 0; i < PER_ADDRESS; i++) challenges.push((await attempt(link.id, o)).challenge);
+    for (const o of others)
+      for (let i = 0; i < PER_ADDRESS; i++) challenges.push((await attempt(link.id, o)).challenge);
     for (let i = 0; i < LOCK - 1; i++) {
       const res = await open(link.id, challenges[Math.floor(i / 5)]!, "000000");
       expect(res.status).toBe(403);

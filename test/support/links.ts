@@ -21,8 +21,13 @@ export type LinkView = {
 export const HOUR = 3600;
 
 /** A secret sealed as the browser seals it: IV ‖ AES-GCM(plaintext) under a fresh key. */
-export async function sealed(plaintext: string | Uint8Array): Promise<{ key: CryptoKey; content: string }> {
-  const key = (await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, true, ["encrypt", "decrypt"])) as CryptoKey;
+export async function sealed(
+  plaintext: string | Uint8Array,
+): Promise<{ key: CryptoKey; content: string }> {
+  const key = (await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, true, [
+    "encrypt",
+    "decrypt",
+  ])) as CryptoKey;
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const data = typeof plaintext === "string" ? new TextEncoder().encode(plaintext) : plaintext;
   const ct = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv }, key, data));
@@ -42,9 +47,19 @@ export async function createLink(user: TestUser, body: Record<string, unknown>):
   return ((await res.json()) as { link: LinkView }).link;
 }
 
-export async function textLink(user: TestUser, opts: Record<string, unknown> = {}, secret = "correct horse battery staple") {
+export async function textLink(
+  user: TestUser,
+  opts: Record<string, unknown> = {},
+  secret = "correct horse battery staple",
+) {
   const { key, content } = await sealed(secret);
-  const link = await createLink(user, { kind: "text", content, expires_in_seconds: HOUR, max_views: 1, ...opts });
+  const link = await createLink(user, {
+    kind: "text",
+    content,
+    expires_in_seconds: HOUR,
+    max_views: 1,
+    ...opts,
+  });
   return { link, key, content };
 }
 
@@ -53,13 +68,25 @@ export function opener(ip = `198.51.100.${Math.floor(Math.random() * 250) + 1}`)
   const headers = { "cf-connecting-ip": ip, "content-type": "application/json" };
   return {
     meta: (id: string) => SELF.fetch(`https://vault.test/api/links/public/${id}`, { headers }),
-    code: (id: string, email: string) => SELF.fetch(`https://vault.test/api/links/public/${id}/code`, { method: "POST", headers, body: JSON.stringify({ email }) }),
-    open: (id: string, body: Record<string, unknown> = {}) => SELF.fetch(`https://vault.test/api/links/public/${id}/open`, { method: "POST", headers, body: JSON.stringify(body) }),
+    code: (id: string, email: string) =>
+      SELF.fetch(`https://vault.test/api/links/public/${id}/code`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ email }),
+      }),
+    open: (id: string, body: Record<string, unknown> = {}) =>
+      SELF.fetch(`https://vault.test/api/links/public/${id}/open`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify(body),
+      }),
   };
 }
 
 export async function linkRow(id: string) {
-  return env.DB.prepare("SELECT * FROM secure_links WHERE id = ?").bind(id).first<Record<string, unknown>>();
+  return env.DB.prepare("SELECT * FROM secure_links WHERE id = ?")
+    .bind(id)
+    .first<Record<string, unknown>>();
 }
 
 export async function r2Objects(ownerId: string): Promise<string[]> {
@@ -84,7 +111,11 @@ export async function attempt(id: string, email: string, ip = freshIp()): Promis
 }
 
 export async function codeMails(to: string): Promise<string[]> {
-  const r = await env.DB.prepare("SELECT text_body FROM outbound_emails WHERE to_address = ? AND kind = 'secure_link.code' ORDER BY created_at").bind(to.toLowerCase()).all<{ text_body: string }>();
+  const r = await env.DB.prepare(
+    "SELECT text_body FROM outbound_emails WHERE to_address = ? AND kind = 'secure_link.code' ORDER BY created_at",
+  )
+    .bind(to.toLowerCase())
+    .all<{ text_body: string }>();
   return r.results.map((m) => m.text_body);
 }
 

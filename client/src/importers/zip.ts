@@ -22,12 +22,21 @@ export const ZIP_LIMITS = { memberBytes: 32 * 1024 * 1024, totalBytes: 64 * 1024
 const SLICE = 4096;
 
 const WANTED = /\.(data|json)$/i;
-const sized = (n: number) => (n < 1024 * 1024 ? `${n} bytes` : `${Math.round((n / 1024 / 1024) * 10) / 10} MiB`);
+const sized = (n: number) =>
+  n < 1024 * 1024 ? `${n} bytes` : `${Math.round((n / 1024 / 1024) * 10) / 10} MiB`;
 
-type Member = { name: string; method: number; flags: number; compressedSize: number; size: number; localOffset: number };
+type Member = {
+  name: string;
+  method: number;
+  flags: number;
+  compressedSize: number;
+  size: number;
+  localOffset: number;
+};
 
 const u16 = (b: Uint8Array, o: number) => b[o]! | (b[o + 1]! << 8);
-const u32 = (b: Uint8Array, o: number) => (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16)) + b[o + 3]! * 0x1000000;
+const u32 = (b: Uint8Array, o: number) =>
+  (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16)) + b[o + 3]! * 0x1000000;
 const u64 = (b: Uint8Array, o: number) => u32(b, o) + u32(b, o + 4) * 0x100000000;
 
 function unreadable(why: string): never {
@@ -55,7 +64,14 @@ function centralDirectory(b: Uint8Array): Member[] {
     const flags = u16(b, o + 8);
     const nameLength = u16(b, o + 28);
     const extraLength = u16(b, o + 30);
-    const m: Member = { name: "", method: u16(b, o + 10), flags, compressedSize: u32(b, o + 20), size: u32(b, o + 24), localOffset: u32(b, o + 42) };
+    const m: Member = {
+      name: "",
+      method: u16(b, o + 10),
+      flags,
+      compressedSize: u32(b, o + 20),
+      size: u32(b, o + 24),
+      localOffset: u32(b, o + 42),
+    };
     const nameBytes = b.subarray(o + 46, o + 46 + nameLength);
     m.name = new TextDecoder(flags & 0x800 ? "utf-8" : "latin1").decode(nameBytes);
     // ZIP64 extra field: the 64-bit values, in this order, of those whose 32-bit field is full.
@@ -88,7 +104,8 @@ function storedBytes(b: Uint8Array, m: Member): Uint8Array {
 /** Inflates into a buffer of the declared size; more output than declared stops it there. */
 async function inflated(stored: Uint8Array, m: Member): Promise<Uint8Array> {
   if (m.method === 0) {
-    if (m.compressedSize !== m.size) unreadable(`${m.name} is stored with a size that does not match its header`);
+    if (m.compressedSize !== m.size)
+      unreadable(`${m.name} is stored with a size that does not match its header`);
     return stored;
   }
   if (m.method !== 8) unreadable(`${m.name} uses a compression other than deflate (${m.method})`);
@@ -98,31 +115,46 @@ async function inflated(stored: Uint8Array, m: Member): Promise<Uint8Array> {
   let ended = false;
   const inflater = new Inflate((chunk, final) => {
     if (written + chunk.length > m.size) {
-      throw new ImportFormatError(`${m.name} inflates to more than the ${sized(m.size)} its header declares: the zip file is refused`);
+      throw new ImportFormatError(
+        `${m.name} inflates to more than the ${sized(m.size)} its header declares: the zip file is refused`,
+      );
     }
     out.set(chunk, written);
     written += chunk.length;
     ended ||= final;
   });
   try {
-    for (let at = 0; at < stored.length; at += SLICE) inflater.push(stored.subarray(at, at + SLICE), at + SLICE >= stored.length);
+    for (let at = 0; at < stored.length; at += SLICE)
+      inflater.push(stored.subarray(at, at + SLICE), at + SLICE >= stored.length);
     if (!stored.length) inflater.push(new Uint8Array(0), true);
   } catch (err) {
     if (err instanceof ImportFormatError) throw err;
     unreadable(err instanceof Error ? err.message : String(err));
   }
-  if (!ended || written !== m.size) unreadable(`${m.name} holds ${written} bytes where its header declares ${m.size}`);
+  if (!ended || written !== m.size)
+    unreadable(`${m.name} holds ${written} bytes where its header declares ${m.size}`);
   return out;
 }
 
 export async function readZip(bytes: Uint8Array): Promise<Map<string, string>> {
-  const members = centralDirectory(bytes).filter((m) => WANTED.test(m.name) && !m.name.endsWith("/"));
+  const members = centralDirectory(bytes).filter(
+    (m) => WANTED.test(m.name) && !m.name.endsWith("/"),
+  );
   let total = 0;
   for (const m of members) {
-    if (m.flags & 1) throw new ImportFormatError(`${m.name} is encrypted inside the zip: export again without a zip password`);
-    if (m.size > ZIP_LIMITS.memberBytes) throw new ImportFormatError(`${m.name} declares ${sized(m.size)} once unzipped, more than the ${sized(ZIP_LIMITS.memberBytes)} an export's text may be: the zip file is refused`);
+    if (m.flags & 1)
+      throw new ImportFormatError(
+        `${m.name} is encrypted inside the zip: export again without a zip password`,
+      );
+    if (m.size > ZIP_LIMITS.memberBytes)
+      throw new ImportFormatError(
+        `${m.name} declares ${sized(m.size)} once unzipped, more than the ${sized(ZIP_LIMITS.memberBytes)} an export's text may be: the zip file is refused`,
+      );
     total += m.size;
-    if (total > ZIP_LIMITS.totalBytes) throw new ImportFormatError(`The zip file's text declares more than ${sized(ZIP_LIMITS.totalBytes)} once unzipped: it is refused`);
+    if (total > ZIP_LIMITS.totalBytes)
+      throw new ImportFormatError(
+        `The zip file's text declares more than ${sized(ZIP_LIMITS.totalBytes)} once unzipped: it is refused`,
+      );
   }
   const dec = new TextDecoder();
   const files = new Map<string, string>();

@@ -20,20 +20,35 @@ async function main(userId: string) {
   try {
     own.textContent = await fingerprint((await api.sharingKey()).publicKey);
   } catch (e) {
-    own.textContent = e instanceof ApiError && e.status === 404 ? "You have no sharing key yet." : `Cannot load it: ${e instanceof Error ? e.message : String(e)}`;
+    own.textContent =
+      e instanceof ApiError && e.status === 404
+        ? "You have no sharing key yet."
+        : `Cannot load it: ${e instanceof Error ? e.message : String(e)}`;
   }
 
   let shown: { email: string; checked: CheckedKey } | null = null;
   const STATUS = {
-    new: (email: string) => `First key seen for ${email}: now pinned on this device, not compared yet. Compare the fingerprint with them once.`,
-    ok: (email: string, compared: boolean) => (compared ? `This is the key pinned for ${email}; you compared it with them.` : `This is the key pinned for ${email}, not compared yet.`),
+    new: (email: string) =>
+      `First key seen for ${email}: now pinned on this device, not compared yet. Compare the fingerprint with them once.`,
+    ok: (email: string, compared: boolean) =>
+      compared
+        ? `This is the key pinned for ${email}; you compared it with them.`
+        : `This is the key pinned for ${email}, not compared yet.`,
     changed: (email: string) => `Warning: this is not the key pinned for ${email}.`,
   };
 
   async function listContacts() {
     const known = await trust.contacts();
     $("known-rows").replaceChildren(
-      ...[...known.values()].map((c) => el("tr", {}, el("td", {}, c.email), el("td", { className: "fingerprint" }, c.fingerprint), el("td", {}, keyBadge(trust, known, c.email, refresh) ?? ""))),
+      ...[...known.values()].map((c) =>
+        el(
+          "tr",
+          {},
+          el("td", {}, c.email),
+          el("td", { className: "fingerprint" }, c.fingerprint),
+          el("td", {}, keyBadge(trust, known, c.email, refresh) ?? ""),
+        ),
+      ),
     );
     $("known-empty").hidden = known.size > 0;
   }
@@ -44,7 +59,8 @@ async function main(userId: string) {
     $("result").hidden = false;
     $("result").dataset.status = status;
     $("result").dataset.compared = String(compared);
-    $("result-status").textContent = status === "ok" ? STATUS.ok(email, compared) : STATUS[status](email);
+    $("result-status").textContent =
+      status === "ok" ? STATUS.ok(email, compared) : STATUS[status](email);
     $("result-fingerprint").textContent = checked.pin.fingerprint;
     $("mark-compared").hidden = status === "changed" || compared;
     $("changed").hidden = status !== "changed";
@@ -72,7 +88,10 @@ async function main(userId: string) {
       .then((checked) => show(email, checked))
       .then(listContacts)
       .catch((e: unknown) => {
-        $("check-error").textContent = e instanceof ApiError && e.status === 404 ? `${email} has no sharing key yet.` : `Cannot check: ${e instanceof Error ? e.message : String(e)}`;
+        $("check-error").textContent =
+          e instanceof ApiError && e.status === 404
+            ? `${email} has no sharing key yet.`
+            : `Cannot check: ${e instanceof Error ? e.message : String(e)}`;
       });
   });
   $("mark-compared").addEventListener("click", () => {

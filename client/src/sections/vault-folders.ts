@@ -26,7 +26,9 @@ export class EmptyFolders {
     if (!env) return;
     try {
       const value = await openValue(this.app.keys, this.place, env);
-      this.names = Array.isArray(value) ? value.filter((v): v is string => typeof v === "string" && v.trim() !== "") : [];
+      this.names = Array.isArray(value)
+        ? value.filter((v): v is string => typeof v === "string" && v.trim() !== "")
+        : [];
     } catch {
       this.names = [];
     }

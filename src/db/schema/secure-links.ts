@@ -39,7 +39,10 @@ export const secureLinks = sqliteTable(
     /** The code challenge the last delivery was made under (consumed with it). */
     lastCodeId: text("last_code_id"),
   },
-  (t) => [index("secure_links_owner").on(t.ownerId, t.createdAt), index("secure_links_expiry").on(t.expiresAt)],
+  (t) => [
+    index("secure_links_owner").on(t.ownerId, t.createdAt),
+    index("secure_links_expiry").on(t.expiresAt),
+  ],
 );
 
 export type SecureLinkRow = typeof secureLinks.$inferSelect;

@@ -22,19 +22,38 @@ export function registerDevMailRoutes(app: Hono<AppEnv>) {
   route(app, {
     method: "get",
     path: "/dev/mail",
-    summary: "Development only: the mail the outbox holds, newest first, as an HTML page (404 unless served from this machine)",
+    summary:
+      "Development only: the mail the outbox holds, newest first, as an HTML page (404 unless served from this machine)",
     tags: ["dev"],
     auth: false,
-    responses: { 200: { description: "HTML page of sent mail", contentType: "text/html" }, 404: { description: "Not development with the outbox transport and a loopback APP_ORIGIN" } },
+    responses: {
+      200: { description: "HTML page of sent mail", contentType: "text/html" },
+      404: { description: "Not development with the outbox transport and a loopback APP_ORIGIN" },
+    },
     handler: async (c) => {
       const config = c.get("config");
       if (!servesDevMail(config)) return handleNotFound(c);
-      const perShard = await Promise.all(eachShard(c.env).map(({ db }) => db.select().from(outboundEmails).orderBy(desc(outboundEmails.createdAt)).limit(LIMIT).all()));
+      const perShard = await Promise.all(
+        eachShard(c.env).map(({ db }) =>
+          db
+            .select()
+            .from(outboundEmails)
+            .orderBy(desc(outboundEmails.createdAt))
+            .limit(LIMIT)
+            .all(),
+        ),
+      );
       const mails = perShard
         .flat()
         .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
         .slice(0, LIMIT)
-        .map((r) => ({ to: r.toAddress, subject: r.subject, kind: r.kind, createdAt: r.createdAt, text: r.textBody }));
+        .map((r) => ({
+          to: r.toAddress,
+          subject: r.subject,
+          kind: r.kind,
+          createdAt: r.createdAt,
+          text: r.textBody,
+        }));
       const nonce = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))));
       return c.html(renderMailPage(mails, nonce), 200, {
         "Content-Security-Policy": `default-src 'none'; style-src 'nonce-${nonce}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,

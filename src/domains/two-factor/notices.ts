@@ -28,14 +28,40 @@ const TEXT: Record<TwoFactorChange, { title: string; body: string }> = {
 export type NoticeContext = { db: Db; config: Config; mailer: Mailer; email: string | null };
 
 /** The change is already committed: a notice that cannot be written or sent is logged, never undoes it. */
-export async function tellOwner(ctx: NoticeContext, userId: string, change: TwoFactorChange): Promise<void> {
+export async function tellOwner(
+  ctx: NoticeContext,
+  userId: string,
+  change: TwoFactorChange,
+): Promise<void> {
   const { title, body } = TEXT[change];
   try {
-    await notify(ctx.db, { userId, type: `two_factor_${change}`, title, body, color: change === "enabled" ? "info" : "warning", icon: "shield", actionUrl: "/security" }, ctx.config);
+    await notify(
+      ctx.db,
+      {
+        userId,
+        type: `two_factor_${change}`,
+        title,
+        body,
+        color: change === "enabled" ? "info" : "warning",
+        icon: "shield",
+        actionUrl: "/security",
+      },
+      ctx.config,
+    );
   } catch (err) {
     logJson("error", "two-factor: notification not written", { error: errorName(err), change });
   }
   if (ctx.email) {
-    await sendQuietly(ctx.mailer, actionMail(ctx.config.APP_ORIGIN ?? "", { to: ctx.email, kind: `two_factor.${change}`, subject: title, body, action: "To review your account's security", path: "/security" }));
+    await sendQuietly(
+      ctx.mailer,
+      actionMail(ctx.config.APP_ORIGIN ?? "", {
+        to: ctx.email,
+        kind: `two_factor.${change}`,
+        subject: title,
+        body,
+        action: "To review your account's security",
+        path: "/security",
+      }),
+    );
   }
 }

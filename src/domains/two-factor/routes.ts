@@ -3,7 +3,15 @@ import { dbFor, directoryDb } from "../../db/client";
 import { route } from "../../http/route";
 import { stepUp } from "../../http/step-up";
 import { requestMeta, type AppEnv } from "../../http/types";
-import { CodeBody, EnrollBody, EnrollResponse, StatusResponse, SuccessResponse, VerifyFailure, VerifyResponse } from "./schema";
+import {
+  CodeBody,
+  EnrollBody,
+  EnrollResponse,
+  StatusResponse,
+  SuccessResponse,
+  VerifyFailure,
+  VerifyResponse,
+} from "./schema";
 import { mailerFor } from "../notifications";
 import { tellOwner, type TwoFactorChange } from "./notices";
 import { TwoFactorService } from "./service";
@@ -27,18 +35,30 @@ async function tell(c: Context<AppEnv>, change: TwoFactorChange) {
   const user = c.get("user");
   const db = dbFor(c.env, user.id);
   const config = c.get("config");
-  await tellOwner({ db, config, mailer: mailerFor(config, db, c.env.MAIL_QUEUE, directoryDb(c.env)), email: user.email ?? null }, user.id, change);
+  await tellOwner(
+    {
+      db,
+      config,
+      mailer: mailerFor(config, db, c.env.MAIL_QUEUE, directoryDb(c.env)),
+      email: user.email ?? null,
+    },
+    user.id,
+    change,
+  );
 }
 
 export function registerTwoFactorRoutes(app: Hono<AppEnv>) {
   route(app, {
     method: "post",
     path: "/api/2fa/enroll",
-    summary: "Start 2FA enrollment: otpauth URI, base32 secret and ten single-use recovery codes (shown once)",
+    summary:
+      "Start 2FA enrollment: otpauth URI, base32 secret and ten single-use recovery codes (shown once)",
     tags: ["2fa"],
     rateLimit: ["two_factor_enroll"],
     body: EnrollBody,
-    responses: { 200: { description: "Enrollment; pending until a code is verified", schema: EnrollResponse } },
+    responses: {
+      200: { description: "Enrollment; pending until a code is verified", schema: EnrollResponse },
+    },
     handler: async (c, { body }) => {
       const user = c.get("user");
       const svc = service(c);
@@ -48,7 +68,11 @@ export function registerTwoFactorRoutes(app: Hono<AppEnv>) {
       } else {
         await firstEnrollStepUp(c, async () => {});
       }
-      const { replaced, ...enrollment } = await svc.enroll(user.id, user.email ?? user.id, requestMeta(c.req));
+      const { replaced, ...enrollment } = await svc.enroll(
+        user.id,
+        user.email ?? user.id,
+        requestMeta(c.req),
+      );
       if (replaced) await tell(c, "replaced");
       c.header("Cache-Control", "no-store");
       return c.json(enrollment);
@@ -58,7 +82,8 @@ export function registerTwoFactorRoutes(app: Hono<AppEnv>) {
   route(app, {
     method: "post",
     path: "/api/2fa/verify",
-    summary: "Check a TOTP or recovery code: a right one verifies this sign-in (D20); the first confirms a pending enrollment",
+    summary:
+      "Check a TOTP or recovery code: a right one verifies this sign-in (D20); the first confirms a pending enrollment",
     tags: ["2fa"],
     rateLimit: ["auth"],
     body: CodeBody,
@@ -68,7 +93,12 @@ export function registerTwoFactorRoutes(app: Hono<AppEnv>) {
     },
     handler: async (c, { body }) => {
       const user = c.get("user");
-      const { answer, confirms } = await service(c).verify(user.id, body.code, requestMeta(c.req), user.signIn);
+      const { answer, confirms } = await service(c).verify(
+        user.id,
+        body.code,
+        requestMeta(c.req),
+        user.signIn,
+      );
       // A replacement was told when the old factor stopped working (at its enrollment).
       if (confirms === "enabled") await tell(c, "enabled");
       return c.json(answer);
