@@ -8,7 +8,10 @@ export default defineConfig({
     include: ["client/test/**/*.test.ts"],
     environment: "node",
     globalSetup: ["./client/test/support/worker.ts"],
-    setupFiles: ["./client/test/support/fresh-connections.ts", "./client/test/support/failure-setup.ts"],
+    setupFiles: [
+      "./client/test/support/fresh-connections.ts",
+      "./client/test/support/failure-setup.ts",
+    ],
     fileParallelism: false,
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -32,20 +32,32 @@ const providerBindings = (base: string) =>
 // Web Push application server keys (RFC 8292) for the run; the push-service stand-in checks against k.
 const vapid = createECDH("prime256v1");
 vapid.generateKeys();
-const strip = (k: Record<string, unknown>) => Object.fromEntries(Object.entries(k).filter(([n]) => !["d", "p", "q", "dp", "dq", "qi"].includes(n)));
+const strip = (k: Record<string, unknown>) =>
+  Object.fromEntries(
+    Object.entries(k).filter(([n]) => !["d", "p", "q", "dp", "dq", "qi"].includes(n)),
+  );
 
 // Scale (docs/decisions.md, "Scale: shards, a directory, many databases"): VAULT_SHARDS=3 (scripts/test.sh's second pass, `npm run test:shards`) runs the suite on
 // three shard databases and a directory of its own; the default is wrangler.toml's one database.
 const SHARDS = Number(process.env.VAULT_SHARDS ?? "1");
 const shardDatabases: Record<string, string> =
   SHARDS > 1
-    ? { DB: "vault-directory", DIRECTORY: "vault-directory", ...Object.fromEntries(Array.from({ length: SHARDS }, (_, i) => [`DB_${i}`, `vault-shard-${i}`])) }
+    ? {
+        DB: "vault-directory",
+        DIRECTORY: "vault-directory",
+        ...Object.fromEntries(
+          Array.from({ length: SHARDS }, (_, i) => [`DB_${i}`, `vault-shard-${i}`]),
+        ),
+      }
     : {};
 
 // scripts/test.sh's three-shard pass sets VAULT_SHARD_PASS=placement: only the files whose code
 // reaches the directory or every shard run again there (test/support/shard-pass.ts says which and
 // why). Without it, VAULT_SHARDS=3 runs whatever it is given, e.g. one directory being changed.
-const PLACEMENT = SHARDS > 1 && process.env.VAULT_SHARD_PASS === "placement" ? shardPassFiles(process.cwd()) : undefined;
+const PLACEMENT =
+  SHARDS > 1 && process.env.VAULT_SHARD_PASS === "placement"
+    ? shardPassFiles(process.cwd())
+    : undefined;
 
 /** Files whose work outlives their tests, and the backup drill, which wipes the deployment: see `projects` below. */
 const OWN_RUNTIME_DIRS = ["test/reset/", "test/session-shares/", "test/backup/"];
@@ -100,7 +112,9 @@ export default defineConfig({
           SHARD_CACHE_MS: "300",
           // `node bench/shards.mjs --move` (test/db/shard-move-bench.test.ts): the owner's writes
           // during a long move must not meet the per-user rate limits.
-          ...(process.env.SHARD_BENCH ? { TEST_SHARD_BENCH: "1", RATE_LIMIT_MULTIPLIER: "1000" } : {}),
+          ...(process.env.SHARD_BENCH
+            ? { TEST_SHARD_BENCH: "1", RATE_LIMIT_MULTIPLIER: "1000" }
+            : {}),
           VAPID_PUBLIC_KEY: vapid.getPublicKey().toString("base64url"),
           VAPID_PRIVATE_KEY: vapid.getPrivateKey().toString("base64url"),
           VAPID_SUBJECT: "mailto:ops@vault.test",
@@ -141,8 +155,25 @@ export default defineConfig({
     // outlive their tests. Whole directories, so a new file there is safe by default.
     // docs/decisions.md, "The test run: one workerd for most worker files".
     projects: [
-      { extends: true, test: { name: "shared", isolate: false, exclude: OWN_RUNTIME, ...(PLACEMENT ? { include: PLACEMENT } : {}) } },
-      { extends: true, test: { name: "own-runtime", isolate: true, include: PLACEMENT ? PLACEMENT.filter((f) => OWN_RUNTIME_DIRS.some((d) => f.startsWith(d))) : OWN_RUNTIME } },
+      {
+        extends: true,
+        test: {
+          name: "shared",
+          isolate: false,
+          exclude: OWN_RUNTIME,
+          ...(PLACEMENT ? { include: PLACEMENT } : {}),
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "own-runtime",
+          isolate: true,
+          include: PLACEMENT
+            ? PLACEMENT.filter((f) => OWN_RUNTIME_DIRS.some((d) => f.startsWith(d)))
+            : OWN_RUNTIME,
+        },
+      },
     ],
   },
 });

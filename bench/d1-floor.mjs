@@ -132,9 +132,18 @@ function get(base, path, headers = {}) {
         const chunks = [];
         res.on("data", (d) => ((bytes += d.length), bytes < 4096 && chunks.push(d)));
         res.on("end", () => {
-          if (res.statusCode !== 200) return reject(new Error(`${path}: ${res.statusCode} ${Buffer.concat(chunks).toString().slice(0, 300)}`));
+          if (res.statusCode !== 200)
+            return reject(
+              new Error(
+                `${path}: ${res.statusCode} ${Buffer.concat(chunks).toString().slice(0, 300)}`,
+              ),
+            );
           const head = Buffer.concat(chunks).toString();
-          resolve({ ms: performance.now() - t0, bytes, info: head.startsWith('{"n"') ? JSON.parse(head) : null });
+          resolve({
+            ms: performance.now() - t0,
+            bytes,
+            info: head.startsWith('{"n"') ? JSON.parse(head) : null,
+          });
         });
       })
       .on("error", reject);
@@ -152,9 +161,31 @@ async function startBare(port) {
   );
   const env = { ...process.env, WRANGLER_SEND_METRICS: "false" };
   const state = join(dir, "state");
-  const npx = (args) => execFileSync("npx", ["wrangler", ...args, "-c", join(dir, "wrangler.toml"), "--persist-to", state], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"], env });
+  const npx = (args) =>
+    execFileSync(
+      "npx",
+      ["wrangler", ...args, "-c", join(dir, "wrangler.toml"), "--persist-to", state],
+      { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"], env },
+    );
   npx(["d1", "migrations", "apply", "DB", "--local"]);
-  const child = spawn("npx", ["wrangler", "dev", "-c", join(dir, "wrangler.toml"), "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state, "--inspector-port", String(port + 1)], { cwd: ROOT, stdio: "ignore", env, detached: true });
+  const child = spawn(
+    "npx",
+    [
+      "wrangler",
+      "dev",
+      "-c",
+      join(dir, "wrangler.toml"),
+      "--port",
+      String(port),
+      "--ip",
+      "127.0.0.1",
+      "--persist-to",
+      state,
+      "--inspector-port",
+      String(port + 1),
+    ],
+    { cwd: ROOT, stdio: "ignore", env, detached: true },
+  );
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     try {
@@ -163,11 +194,21 @@ async function startBare(port) {
     if (i === 240) throw new Error("the bare worker did not start");
     await new Promise((r) => setTimeout(r, 500));
   }
-  return { base, sql: (file) => npx(["d1", "execute", "DB", "--local", "--file", file, "--yes"]), stop: () => process.kill(-child.pid, "SIGTERM") };
+  return {
+    base,
+    sql: (file) => npx(["d1", "execute", "DB", "--local", "--file", file, "--yes"]),
+    stop: () => process.kill(-child.pid, "SIGTERM"),
+  };
 }
 
 const withOurs = values.only !== "floor";
-const ours = withOurs ? await startWorker({ port: PORT, name: `d1-floor-ours-${PORT}`, vars: { MAX_PASSWORDS_PER_USER: "1000000" } }) : null;
+const ours = withOurs
+  ? await startWorker({
+      port: PORT,
+      name: `d1-floor-ours-${PORT}`,
+      vars: { MAX_PASSWORDS_PER_USER: "1000000" },
+    })
+  : null;
 let bare;
 try {
   bare = await startBare(PORT + 10);
@@ -180,20 +221,28 @@ try {
     const auth = ours ? (await benchSession(ours.base, user)).auth : null;
     const q = `user=${user}&rows=${ROWS}`;
     // The answer's size for /write: our spec-framed answer's bytes when ours runs, else /readjson's text.
-    const size = ours ? (await get(ours.base, "/api/passwords/sync", auth)).bytes : (await get(bare.base, `/readjson?${q}`)).info.chars + 2 * n;
+    const size = ours
+      ? (await get(ours.base, "/api/passwords/sync", auth)).bytes
+      : (await get(bare.base, `/readjson?${q}`)).info.chars + 2 * n;
     const cases = {
       "bare: SELECT count(*)": () => get(bare.base, `/count?${q}`),
       "bare: read rows (objects)": () => get(bare.base, `/read?${q}`),
       "bare: read rows + stringify": () => get(bare.base, `/stringify?${q}`),
       "bare: read pages SQLite built": () => get(bare.base, `/readjson?${q}`),
-      ...Object.fromEntries(OTHER_ROWS.map((r) => [`bare: read pages SQLite built, ${r} rows`, () => get(bare.base, `/readjson?user=${user}&rows=${r}`)])),
+      ...Object.fromEntries(
+        OTHER_ROWS.map((r) => [
+          `bare: read pages SQLite built, ${r} rows`,
+          () => get(bare.base, `/readjson?user=${user}&rows=${r}`),
+        ]),
+      ),
       "bare: write the bytes, no D1": () => get(bare.base, `/write?bytes=${size}`),
       "bare: stream pages, 1 ahead": () => get(bare.base, `/stream?${q}&ahead=1`),
       "bare: stream pages, 2 ahead": () => get(bare.base, `/stream?${q}&ahead=2`),
       ...(ours
         ? {
             "ours: full pull (JSON)": () => get(ours.base, "/api/passwords/sync", auth),
-            "ours: full pull (NDJSON)": () => get(ours.base, "/api/passwords/sync", { ...auth, accept: "application/x-ndjson" }),
+            "ours: full pull (NDJSON)": () =>
+              get(ours.base, "/api/passwords/sync", { ...auth, accept: "application/x-ndjson" }),
           }
         : {}),
     };
@@ -210,14 +259,21 @@ try {
       }
       load.push(loadavg()[0]);
     }
-    console.log(`\n--- ${n.toLocaleString("en")} entries, pages of ${ROWS} rows, medians of ${RUNS}, load average ${fmt(Math.min(...load), 1)}–${fmt(Math.max(...load), 1)} ---`);
+    console.log(
+      `\n--- ${n.toLocaleString("en")} entries, pages of ${ROWS} rows, medians of ${RUNS}, load average ${fmt(Math.min(...load), 1)}–${fmt(Math.max(...load), 1)} ---`,
+    );
     for (const k of Object.keys(cases)) {
       const res = last[k];
-      const what = res.info?.pages ? `${res.info.pages} reads, ${res.info.n.toLocaleString("en")} rows` + (res.info.chars ? `, ${fmt(res.info.chars / 1024, 0)} KiB of text` : "") : `${fmt(res.bytes / 1024, 0)} KiB sent`;
+      const what = res.info?.pages
+        ? `${res.info.pages} reads, ${res.info.n.toLocaleString("en")} rows` +
+          (res.info.chars ? `, ${fmt(res.info.chars / 1024, 0)} KiB of text` : "")
+        : `${fmt(res.bytes / 1024, 0)} KiB sent`;
       console.log(`${k.padEnd(44)} ${fmt(median(times[k]), 0).padStart(6)} ms   ${what}`);
     }
     const m = (k) => median(times[k]);
-    console.log(`${"serialising alone (stringify - read)".padEnd(44)} ${fmt(m("bare: read rows + stringify") - m("bare: read rows (objects)"), 0).padStart(6)} ms`);
+    console.log(
+      `${"serialising alone (stringify - read)".padEnd(44)} ${fmt(m("bare: read rows + stringify") - m("bare: read rows (objects)"), 0).padStart(6)} ms`,
+    );
   }
 } finally {
   bare?.stop();

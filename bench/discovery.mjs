@@ -10,15 +10,37 @@ import { fmt, rssKiB, signDevToken, startWorker, workerdPids } from "./lib/harne
 import { rfc822, startDovecot } from "../test/support/dovecot-lib.mjs";
 
 const { values } = parseArgs({
-  options: { port: { type: "string", default: "9510" }, sizes: { type: "string", default: "2000,10000,20000" }, matching: { type: "string", default: "1000" }, repeat: { type: "string", default: "3" }, domains: { type: "string", default: "250" } },
+  options: {
+    port: { type: "string", default: "9510" },
+    sizes: { type: "string", default: "2000,10000,20000" },
+    matching: { type: "string", default: "1000" },
+    repeat: { type: "string", default: "3" },
+    domains: { type: "string", default: "250" },
+  },
 });
 const port = Number(values.port);
 const sizes = values.sizes.split(",").map(Number);
 const matching = Number(values.matching);
 
-const PHRASES = ["Welcome to", "Please verify your email", "Your account is ready", "Get started with", "Password reset for", "Security alert for", "Your order from"];
+const PHRASES = [
+  "Welcome to",
+  "Please verify your email",
+  "Your account is ready",
+  "Get started with",
+  "Password reset for",
+  "Security alert for",
+  "Your order from",
+];
 const DOMAINS = Array.from({ length: Number(values.domains) }, (_, i) => `service${i}.example`);
-const FILLER = ["Weekly digest", "Meeting notes", "Lunch on Friday?", "Re: the proposal", "Photos from the trip", "Invoice attached", "Team offsite agenda"];
+const FILLER = [
+  "Weekly digest",
+  "Meeting notes",
+  "Lunch on Friday?",
+  "Re: the proposal",
+  "Photos from the trip",
+  "Invoice attached",
+  "Team offsite agenda",
+];
 const BODY = "Lorem ipsum dolor sit amet, consectetur adipiscing elit. ".repeat(40);
 
 /** `total` messages, `hits` of them (spread evenly) with a discovery subject from one of --domains services. */
@@ -30,9 +52,19 @@ function mailbox(total, hits) {
     if (i % every === 0 && i / every < hits) {
       const n = i / every;
       const domain = DOMAINS[n % DOMAINS.length];
-      return rfc822({ from: `Service <no-reply@mail.${domain}>`, subject: `${PHRASES[n % PHRASES.length]} ${domain}`, date, body: BODY });
+      return rfc822({
+        from: `Service <no-reply@mail.${domain}>`,
+        subject: `${PHRASES[n % PHRASES.length]} ${domain}`,
+        date,
+        body: BODY,
+      });
     }
-    return rfc822({ from: `Person ${i % 97} <p${i % 97}@people.example>`, subject: `${FILLER[i % FILLER.length]} #${i}`, date, body: BODY });
+    return rfc822({
+      from: `Person ${i % 97} <p${i % 97}@people.example>`,
+      subject: `${FILLER[i % FILLER.length]} #${i}`,
+      date,
+      body: BODY,
+    });
   });
 }
 
@@ -40,31 +72,62 @@ const rssMiB = (pid) => rssKiB(pid) / 1024;
 
 const users = [];
 let t0 = performance.now();
-for (const size of sizes) users.push({ size, user: `bench-${size}@example.test`, password: `pw-${size}-${Date.now()}`, messages: mailbox(size, Math.min(matching, size)) });
+for (const size of sizes)
+  users.push({
+    size,
+    user: `bench-${size}@example.test`,
+    password: `pw-${size}-${Date.now()}`,
+    messages: mailbox(size, Math.min(matching, size)),
+  });
 const dovecot = await startDovecot({ users, prefix: "bench-discovery-" });
-console.log(`Dovecot on ${dovecot.port}; ${sizes.join(", ")} messages written as Maildir in ${fmt(performance.now() - t0, 0)} ms`);
+console.log(
+  `Dovecot on ${dovecot.port}; ${sizes.join(", ")} messages written as Maildir in ${fmt(performance.now() - t0, 0)} ms`,
+);
 
-const worker = await startWorker({ port, name: "discovery", vars: { OUTBOUND_ALLOW_PRIVATE: "true", IMAP_ALLOWED_PORTS: `143,993,${dovecot.port}` } });
+const worker = await startWorker({
+  port,
+  name: "discovery",
+  vars: { OUTBOUND_ALLOW_PRIVATE: "true", IMAP_ALLOWED_PORTS: `143,993,${dovecot.port}` },
+});
 try {
   const pid = workerdPids(port).runtime;
   console.log(`workerd runtime pid ${pid}, idle RSS ${fmt(rssMiB(pid), 1)} MiB`);
   for (const box of users) {
-    const token = await signDevToken({ sub: `bench-${box.size}-${Date.now()}`, email: `owner-${box.size}@example.test` });
+    const token = await signDevToken({
+      sub: `bench-${box.size}-${Date.now()}`,
+      email: `owner-${box.size}@example.test`,
+    });
     const auth = { authorization: `Bearer ${token}` };
-    const { csrfToken } = await (await fetch(`${worker.base}/api/auth/csrf-token`, { headers: auth })).json();
+    const { csrfToken } = await (
+      await fetch(`${worker.base}/api/auth/csrf-token`, { headers: auth })
+    ).json();
     const headers = { ...auth, "x-csrf-token": csrfToken, "content-type": "application/json" };
     const connect = await fetch(`${worker.base}/api/integrations/imap/connect`, {
       method: "POST",
       headers,
-      body: JSON.stringify({ host: "127.0.0.1", port: dovecot.port, username: box.user, password: box.password, tls: false }),
+      body: JSON.stringify({
+        host: "127.0.0.1",
+        port: dovecot.port,
+        username: box.user,
+        password: box.password,
+        tls: false,
+      }),
     });
-    if (connect.status !== 200) throw new Error(`connect ${connect.status} ${await connect.text()}`);
-    for (const phase of ["cold", ...Array.from({ length: Number(values.repeat) }, (_, i) => `warm ${i + 1}`)]) {
+    if (connect.status !== 200)
+      throw new Error(`connect ${connect.status} ${await connect.text()}`);
+    for (const phase of [
+      "cold",
+      ...Array.from({ length: Number(values.repeat) }, (_, i) => `warm ${i + 1}`),
+    ]) {
       const before = rssMiB(pid);
       let peak = before;
       const timer = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 5);
       t0 = performance.now();
-      const res = await fetch(`${worker.base}/api/accounts`, { method: "POST", headers, body: "{}" });
+      const res = await fetch(`${worker.base}/api/accounts`, {
+        method: "POST",
+        headers,
+        body: "{}",
+      });
       const ms = performance.now() - t0;
       clearInterval(timer);
       if (res.status !== 200) throw new Error(`scan ${res.status} ${await res.text()}`);

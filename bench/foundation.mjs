@@ -4,15 +4,25 @@
 import { parseArgs } from "node:util";
 import { ensureWrk, fmt, signDevToken, startWorker, writeSql, wrk } from "./lib/harness.mjs";
 
-const { values } = parseArgs({ options: { seconds: { type: "string", default: "10" }, connections: { type: "string", default: "8" }, port: { type: "string", default: "8720" } } });
+const { values } = parseArgs({
+  options: {
+    seconds: { type: "string", default: "10" },
+    connections: { type: "string", default: "8" },
+    port: { type: "string", default: "8720" },
+  },
+});
 const opts = { seconds: Number(values.seconds), connections: Number(values.connections) };
 
 ensureWrk();
 const worker = await startWorker({ port: Number(values.port), name: "foundation" });
 try {
   const userId = "bench-user";
-  const hex = (n) => Array.from({ length: n }, () => Math.floor(Math.random() * 16).toString(16)).join("");
-  const b64 = (n) => Buffer.from(Array.from({ length: n }, () => Math.floor(Math.random() * 256))).toString("base64");
+  const hex = (n) =>
+    Array.from({ length: n }, () => Math.floor(Math.random() * 16).toString(16)).join("");
+  const b64 = (n) =>
+    Buffer.from(Array.from({ length: n }, () => Math.floor(Math.random() * 256))).toString(
+      "base64",
+    );
   const rows = [];
   const now = Date.now();
   for (let i = 0; i < 10_000; i++) {
@@ -37,12 +47,21 @@ try {
   const headers = { Authorization: `Bearer ${token}` };
   const check = await fetch(`${worker.base}/api/passwords?limit=50`, { headers });
   const page = await check.json();
-  const matched = await (await fetch(`${worker.base}/api/passwords/match?url=https://login.site42.example.com/x`, { headers })).json();
-  console.log(`sanity: list total=${page.pagination.total}, page size=${page.data.length}, match returned ${matched.matches.length} entries`);
+  const matched = await (
+    await fetch(`${worker.base}/api/passwords/match?url=https://login.site42.example.com/x`, {
+      headers,
+    })
+  ).json();
+  console.log(
+    `sanity: list total=${page.pagination.total}, page size=${page.data.length}, match returned ${matched.matches.length} entries`,
+  );
 
   const cases = [
     ["trivial (GET /api/auth/csrf-token)", "/api/auth/csrf-token"],
-    ["match (GET /api/passwords/match)", "/api/passwords/match?url=https%3A%2F%2Flogin.site42.example.com%2Fx"],
+    [
+      "match (GET /api/passwords/match)",
+      "/api/passwords/match?url=https%3A%2F%2Flogin.site42.example.com%2Fx",
+    ],
     ["list page of 50 (GET /api/passwords?limit=50)", "/api/passwords?limit=50"],
   ];
   const results = {};
@@ -50,7 +69,9 @@ try {
   for (const [label, path] of cases) {
     const r = wrk(`${worker.base}${path}`, headers, opts);
     results[label] = r;
-    console.log(`${label.padEnd(48)} p50 ${fmt(r.p50).padStart(7)} ms  p99 ${fmt(r.p99).padStart(7)} ms  ${fmt(r.rps, 0).padStart(6)} req/s  non-2xx ${r.non2xx}`);
+    console.log(
+      `${label.padEnd(48)} p50 ${fmt(r.p50).padStart(7)} ms  p99 ${fmt(r.p99).padStart(7)} ms  ${fmt(r.rps, 0).padStart(6)} req/s  non-2xx ${r.non2xx}`,
+    );
   }
   const [base, match, list] = Object.values(results);
   console.log(`match p99 / trivial p99 = ${fmt(match.p99 / base.p99)}x (target <= 3x)`);

@@ -22,20 +22,25 @@ const { values } = parseArgs({
 const PORT = Number(values.port);
 const INSPECTOR = Number(values["inspector-port"]);
 const N = Number(values.n);
-const vars = Object.fromEntries(values.var.map((v) => [v.slice(0, v.indexOf("=")), v.slice(v.indexOf("=") + 1)]));
+const vars = Object.fromEntries(
+  values.var.map((v) => [v.slice(0, v.indexOf("=")), v.slice(v.indexOf("=") + 1)]),
+);
 
 /** Per node type and name: count and self size; and the total self size of the reachable heap. */
 function summarise(snap) {
   const f = snap.snapshot.meta.node_fields;
   const types = snap.snapshot.meta.node_types[0];
   const W = f.length;
-  const iType = f.indexOf("type"), iName = f.indexOf("name"), iSize = f.indexOf("self_size");
+  const iType = f.indexOf("type"),
+    iName = f.indexOf("name"),
+    iSize = f.indexOf("self_size");
   const by = new Map();
   let total = 0;
   for (let i = 0; i < snap.nodes.length; i += W) {
     const type = types[snap.nodes[i + iType]];
     let name = snap.strings[snap.nodes[i + iName]];
-    if (type === "string" || type === "concatenated string" || type === "sliced string") name = `"${name.slice(0, 60)}"`;
+    if (type === "string" || type === "concatenated string" || type === "sliced string")
+      name = `"${name.slice(0, 60)}"`;
     const key = `${type} ${name}`;
     const e = by.get(key) ?? { count: 0, size: 0 };
     e.count++;
@@ -72,12 +77,24 @@ try {
     writeFileSync("bench/out/heap-a.heapsnapshot", JSON.stringify(a));
     writeFileSync("bench/out/heap-b.heapsnapshot", JSON.stringify(b));
   }
-  console.log(`heap after GC: ${(h0 / 1048576).toFixed(2)} MiB -> ${(h1 / 1048576).toFixed(2)} MiB over ${N} requests (${((h1 - h0) / N).toFixed(0)} B/request)`);
-  const A = summarise(a), B = summarise(b);
-  console.log(`reachable heap in the snapshots: ${(A.total / 1048576).toFixed(2)} MiB -> ${(B.total / 1048576).toFixed(2)} MiB (${((B.total - A.total) / N).toFixed(0)} B/request)`);
-  const rows = [...B.by].map(([k, e]) => ({ k, dc: e.count - (A.by.get(k)?.count ?? 0), ds: e.size - (A.by.get(k)?.size ?? 0) }));
+  console.log(
+    `heap after GC: ${(h0 / 1048576).toFixed(2)} MiB -> ${(h1 / 1048576).toFixed(2)} MiB over ${N} requests (${((h1 - h0) / N).toFixed(0)} B/request)`,
+  );
+  const A = summarise(a),
+    B = summarise(b);
+  console.log(
+    `reachable heap in the snapshots: ${(A.total / 1048576).toFixed(2)} MiB -> ${(B.total / 1048576).toFixed(2)} MiB (${((B.total - A.total) / N).toFixed(0)} B/request)`,
+  );
+  const rows = [...B.by].map(([k, e]) => ({
+    k,
+    dc: e.count - (A.by.get(k)?.count ?? 0),
+    ds: e.size - (A.by.get(k)?.size ?? 0),
+  }));
   rows.sort((x, y) => y.ds - x.ds);
-  for (const r of rows.slice(0, 40)) console.log(`${String(r.ds).padStart(10)} B ${String(r.dc).padStart(7)} × ${r.k.slice(0, 110)}`);
+  for (const r of rows.slice(0, 40))
+    console.log(
+      `${String(r.ds).padStart(10)} B ${String(r.dc).padStart(7)} × ${r.k.slice(0, 110)}`,
+    );
   probe.close();
 } finally {
   worker.stop();

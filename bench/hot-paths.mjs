@@ -9,7 +9,19 @@
 import { parseArgs } from "node:util";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { b64, benchEntry, benchSession, ensureWrk, fmt, memKiB, seedEntries, startWorker, workerdPids, workerHeapProbe, wrk } from "./lib/harness.mjs";
+import {
+  b64,
+  benchEntry,
+  benchSession,
+  ensureWrk,
+  fmt,
+  memKiB,
+  seedEntries,
+  startWorker,
+  workerdPids,
+  workerHeapProbe,
+  wrk,
+} from "./lib/harness.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -32,7 +44,12 @@ const INSPECTOR = values["inspector-port"] ? Number(values["inspector-port"]) : 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 ensureWrk();
-const worker = await startWorker({ port: PORT, name: "hot-paths", inspectorPort: INSPECTOR, vars: { MAX_PASSWORDS_PER_USER: "1000000", SERVER_TIMING: "true" } });
+const worker = await startWorker({
+  port: PORT,
+  name: "hot-paths",
+  inspectorPort: INSPECTOR,
+  vars: { MAX_PASSWORDS_PER_USER: "1000000", SERVER_TIMING: "true" },
+});
 
 /** Seeds `n` entries for `userId` straight into local D1. */
 const seed = (userId, n) => seedEntries(worker, userId, n, `hot-paths-seed-${n}`);
@@ -63,7 +80,10 @@ try {
   const trivialUrl = `${worker.base}${TRIVIAL}`;
   wrk(trivialUrl, probe.auth, { ...WRK, seconds: 2 });
   const trivial = wrk(trivialUrl, probe.auth, WRK);
-  row("trivial GET /api/auth/csrf-token", `single ${fmt(trivialOne)} ms   wrk c=${WRK.connections}: p50 ${fmt(trivial.p50)} ms  p99 ${fmt(trivial.p99)} ms  ${fmt(trivial.rps, 0)} req/s`);
+  row(
+    "trivial GET /api/auth/csrf-token",
+    `single ${fmt(trivialOne)} ms   wrk c=${WRK.connections}: p50 ${fmt(trivial.p50)} ms  p99 ${fmt(trivial.p99)} ms  ${fmt(trivial.rps, 0)} req/s`,
+  );
 
   /**
    * wrk on the trivial route and on `url` in turn, PAIRS times. Each ratio is taken within its pair
@@ -77,7 +97,14 @@ try {
       const r = wrk(url, headers, { ...WRK, ...extra });
       pairs.push({ r, t, rps: r.rps / t.rps, p99: r.p99 / t.p99 });
     }
-    return { rps: median(pairs.map((x) => x.rps)), p99: median(pairs.map((x) => x.p99)), trivialRps: median(pairs.map((x) => x.t.rps)), trivialP99: median(pairs.map((x) => x.t.p99)), run: pairs.map((x) => x.r).sort((a, b) => a.rps - b.rps)[Math.floor(PAIRS / 2)], non2xx: pairs.reduce((n, x) => n + x.r.non2xx, 0) };
+    return {
+      rps: median(pairs.map((x) => x.rps)),
+      p99: median(pairs.map((x) => x.p99)),
+      trivialRps: median(pairs.map((x) => x.t.rps)),
+      trivialP99: median(pairs.map((x) => x.t.p99)),
+      run: pairs.map((x) => x.r).sort((a, b) => a.rps - b.rps)[Math.floor(PAIRS / 2)],
+      non2xx: pairs.reduce((n, x) => n + x.r.non2xx, 0),
+    };
   };
 
   const createLua = join(worker.state, "..", "hot-paths-create.lua");
@@ -92,18 +119,36 @@ try {
     const delta = [];
     const deltaTrivial = [];
     let deltaTiming = "";
-    let cursor = (await u.call("GET", `/api/passwords/sync?since=${encodeURIComponent(new Date().toISOString())}`)).json.serverTimestamp;
+    let cursor = (
+      await u.call(
+        "GET",
+        `/api/passwords/sync?since=${encodeURIComponent(new Date().toISOString())}`,
+      )
+    ).json.serverTimestamp;
     // The first rounds are not counted: whichever vault came first used to read twice as slow
     // (3.1x against 1.7x for the same 10,000 entries), the first pulls after the seeding slowest.
     const WARM = 2;
-    if (RUNS + WARM > 10) throw new Error("--runs is at most 8: each round edits 100 of the 1,000 entries it cycles through");
+    if (RUNS + WARM > 10)
+      throw new Error(
+        "--runs is at most 8: each round edits 100 of the 1,000 entries it cycles through",
+      );
     for (let r = 0; r < RUNS + WARM; r++) {
       const stamp = new Date().toISOString();
       const mutations = Array.from({ length: 100 }, (_, k) => {
         const id = ids[(r * 100 + k) % ids.length];
         return k % 10 === 9
           ? { action: "delete", id, clientUpdatedAt: stamp }
-          : { action: "update", id, clientUpdatedAt: stamp, data: { name: `Edited ${r}.${k}`, encrypted_data: b64(300), wrapped_item_key: b64(40), encryption_version: 3 } };
+          : {
+              action: "update",
+              id,
+              clientUpdatedAt: stamp,
+              data: {
+                name: `Edited ${r}.${k}`,
+                encrypted_data: b64(300),
+                wrapped_item_key: b64(40),
+                encryption_version: 3,
+              },
+            };
       });
       const p = await u.call("POST", "/api/passwords/sync", { mutations });
       const applied = p.json.results.filter((x) => x.status === "applied").length;
@@ -115,7 +160,8 @@ try {
       let next;
       for (let j = 0; j < 5; j++) {
         const d = await u.call("GET", `/api/passwords/sync?since=${encodeURIComponent(cursor)}`);
-        if (d.json.changes.length !== 100) throw new Error(`delta pull returned ${d.json.changes.length} changes`);
+        if (d.json.changes.length !== 100)
+          throw new Error(`delta pull returned ${d.json.changes.length} changes`);
         if (counted) delta.push(d.ms);
         deltaTiming = timing(d.headers);
         next ??= d.json.serverTimestamp;
@@ -124,23 +170,38 @@ try {
       cursor = next;
     }
     const deltaMs = median(delta);
-    if (process.env.BENCH_SAMPLES) console.log("  delta samples", delta.map((x) => fmt(x, 1)).join(" "), " trivial", deltaTrivial.map((x) => fmt(x, 1)).join(" "));
+    if (process.env.BENCH_SAMPLES)
+      console.log(
+        "  delta samples",
+        delta.map((x) => fmt(x, 1)).join(" "),
+        " trivial",
+        deltaTrivial.map((x) => fmt(x, 1)).join(" "),
+      );
     const deltaRatio = deltaMs / median(deltaTrivial);
-    row("delta pull, 100 changes", `median ${fmt(deltaMs)} ms  = ${fmt(deltaRatio)}x trivial single (${fmt(median(deltaTrivial))} ms beside it)${deltaTiming}`);
+    row(
+      "delta pull, 100 changes",
+      `median ${fmt(deltaMs)} ms  = ${fmt(deltaRatio)}x trivial single (${fmt(median(deltaTrivial))} ms beside it)${deltaTiming}`,
+    );
 
     // Match at 10 connections, plain and revalidated (If-None-Match of the first answer's ETag).
     const matchPath = "/api/passwords/match?url=https%3A%2F%2Flogin.site42.example.com%2Fx";
     const first = await u.call("GET", matchPath);
     const matchPaired = paired(`${worker.base}${matchPath}`, u.auth);
     const match = matchPaired.run;
-    row("match", `p50 ${fmt(match.p50)} ms  p99 ${fmt(match.p99)} ms  ${fmt(match.rps, 0)} req/s  p99 = ${fmt(matchPaired.p99)}x trivial (${fmt(matchPaired.trivialP99)} ms beside it)  (${first.json.matches.length} matches)${timing(first.headers)}`);
+    row(
+      "match",
+      `p50 ${fmt(match.p50)} ms  p99 ${fmt(match.p99)} ms  ${fmt(match.rps, 0)} req/s  p99 = ${fmt(matchPaired.p99)}x trivial (${fmt(matchPaired.trivialP99)} ms beside it)  (${first.json.matches.length} matches)${timing(first.headers)}`,
+    );
     let floor = { single: NaN, rps: NaN };
     if (first.headers.etag) {
       const inm = { "if-none-match": first.headers.etag };
       const again = await u.call("GET", matchPath, undefined, inm);
       const revalidatedPaired = paired(`${worker.base}${matchPath}`, { ...u.auth, ...inm });
       const revalidated = revalidatedPaired.run;
-      row("match, If-None-Match (304)", `p50 ${fmt(revalidated.p50)} ms  p99 ${fmt(revalidated.p99)} ms  ${fmt(revalidated.rps, 0)} req/s  status ${again.status}${timing(again.headers)}`);
+      row(
+        "match, If-None-Match (304)",
+        `p50 ${fmt(revalidated.p50)} ms  p99 ${fmt(revalidated.p99)} ms  ${fmt(revalidated.rps, 0)} req/s  status ${again.status}${timing(again.headers)}`,
+      );
       // The floor of any route that reads D1: the revalidation is the trivial route's work (auth,
       // rate limit) plus one D1 statement with a one-row answer and no body. Single requests are
       // interleaved with the trivial route's, so both see the same moment of the machine.
@@ -151,7 +212,10 @@ try {
         triv.push(await trivialOnce());
       }
       floor = { single: median(one) / median(triv), rps: revalidatedPaired.rps };
-      row("floor: one D1 read, no body (the 304)", `single ${fmt(median(one))} ms = ${fmt(floor.single)}x trivial single (${fmt(median(triv))} ms beside it)   ${fmt(floor.rps)}x trivial req/s`);
+      row(
+        "floor: one D1 read, no body (the 304)",
+        `single ${fmt(median(one))} ms = ${fmt(floor.single)}x trivial single (${fmt(median(triv))} ms beside it)   ${fmt(floor.rps)}x trivial req/s`,
+      );
     }
 
     // Full pull: time, bytes, and memory while it runs. The runtime process also hosts the local D1,
@@ -177,7 +241,8 @@ try {
     pulling = false;
     clearInterval(sampler);
     await heapSampler;
-    if (full.json.changes.length < n - 100) throw new Error(`full pull returned ${full.json.changes.length}`);
+    if (full.json.changes.length < n - 100)
+      throw new Error(`full pull returned ${full.json.changes.length}`);
     const grew = (k) => (peak[k] - before[k]) / 1024;
     const growthMiB = grew("rss");
     const heapMiB = (heapPeak - heapBefore) / 1024 / 1024;
@@ -195,20 +260,43 @@ try {
     const oneCreate = await u.call("POST", "/api/passwords", benchEntry(2));
     const createPaired = paired(`${worker.base}/api/passwords`, u.auth, { script: createLua });
     const create = createPaired.run;
-    if (createPaired.non2xx > 0) console.log(`  (create: ${createPaired.non2xx} non-2xx responses)`);
-    row("create", `p50 ${fmt(create.p50)} ms  p99 ${fmt(create.p99)} ms  ${fmt(create.rps, 0)} req/s  = ${fmt(createPaired.rps)}x trivial (${fmt(createPaired.trivialRps, 0)} req/s beside it)${timing(oneCreate.headers)}`);
+    if (createPaired.non2xx > 0)
+      console.log(`  (create: ${createPaired.non2xx} non-2xx responses)`);
+    row(
+      "create",
+      `p50 ${fmt(create.p50)} ms  p99 ${fmt(create.p99)} ms  ${fmt(create.rps, 0)} req/s  = ${fmt(createPaired.rps)}x trivial (${fmt(createPaired.trivialRps, 0)} req/s beside it)${timing(oneCreate.headers)}`,
+    );
 
     // Import of 5,000 entries into this vault (runs last: it grows the vault).
-    const imp = await u.call("POST", "/api/passwords/import", { provider: "generic", entries: Array.from({ length: 5000 }, (_, i) => benchEntry(i)) });
-    if (imp.json.imported !== 5000) throw new Error(`import: ${JSON.stringify(imp.json).slice(0, 300)}`);
+    const imp = await u.call("POST", "/api/passwords/import", {
+      provider: "generic",
+      entries: Array.from({ length: 5000 }, (_, i) => benchEntry(i)),
+    });
+    if (imp.json.imported !== 5000)
+      throw new Error(`import: ${JSON.stringify(imp.json).slice(0, 300)}`);
     const pushMs = median(push);
     row("push of 100 mutations (90 upd, 10 del)", `median ${fmt(pushMs)} ms`);
     row("import of 5,000", `${fmt(imp.ms, 0)} ms${timing(imp.headers)}`);
-    summary.push({ n, delta: deltaRatio, match: matchPaired.p99, create: createPaired.rps, createRps: create.rps, push: pushMs, imp: imp.ms, full: growthMiB, heap: heapMiB, floor });
+    summary.push({
+      n,
+      delta: deltaRatio,
+      match: matchPaired.p99,
+      create: createPaired.rps,
+      createRps: create.rps,
+      push: pushMs,
+      imp: imp.ms,
+      full: growthMiB,
+      heap: heapMiB,
+      floor,
+    });
   }
 
-  console.log("\nsummary (targets: delta <= 1.5x trivial single; match p99 <= 1.5x trivial p99; create >= 0.7x trivial req/s; flat across sizes; full pull growth < 50 MiB)");
-  console.log("entries    delta/trivial  match p99/trivial  create/trivial  create req/s  push 100 ms  import 5k ms  full pull MiB  heap MiB");
+  console.log(
+    "\nsummary (targets: delta <= 1.5x trivial single; match p99 <= 1.5x trivial p99; create >= 0.7x trivial req/s; flat across sizes; full pull growth < 50 MiB)",
+  );
+  console.log(
+    "entries    delta/trivial  match p99/trivial  create/trivial  create req/s  push 100 ms  import 5k ms  full pull MiB  heap MiB",
+  );
   for (const s of summary) {
     console.log(
       `${String(s.n).padEnd(10)} ${fmt(s.delta).padStart(13)}  ${fmt(s.match).padStart(17)}  ${fmt(s.create).padStart(14)}  ${fmt(s.createRps, 0).padStart(12)}  ${fmt(s.push, 1).padStart(11)}  ${fmt(s.imp, 0).padStart(12)}  ${fmt(s.full, 1).padStart(13)}  ${fmt(s.heap, 1).padStart(8)}`,

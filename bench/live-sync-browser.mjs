@@ -11,7 +11,9 @@ import { chromium } from "playwright-core";
 import { fmt, signDevToken, startWorker } from "./lib/harness.mjs";
 import { seedVault } from "./lib/vault-seed.mjs";
 
-const { values } = parseArgs({ options: { writes: { type: "string", default: "50" }, port: { type: "string", default: "8773" } } });
+const { values } = parseArgs({
+  options: { writes: { type: "string", default: "50" }, port: { type: "string", default: "8773" } },
+});
 const WRITES = Number(values.writes);
 const PASSPHRASE = "bench passphrase";
 const q = (xs, p) => {
@@ -19,19 +21,35 @@ const q = (xs, p) => {
   return s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)];
 };
 
-console.log(`load average at start: ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+console.log(
+  `load average at start: ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`,
+);
 const worker = await startWorker({ port: Number(values.port), name: "live-sync-browser" });
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: ["--no-sandbox", "--disable-dev-shm-usage"] });
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+  args: ["--no-sandbox", "--disable-dev-shm-usage"],
+});
 try {
   const sub = `bench-live-${Date.now()}`;
   const token = await signDevToken({ sub, email: `${sub}@example.test`, ttl: 4 * 3600 });
   // A small vault, so both contexts unlock one that exists (the seed sets its key derivation up).
-  await seedVault({ base: worker.base, token, sub, passphrase: PASSPHRASE, count: 20, website: (n) => `seed${n}.example.com` });
+  await seedVault({
+    base: worker.base,
+    token,
+    sub,
+    passphrase: PASSPHRASE,
+    count: 20,
+    website: (n) => `seed${n}.example.com`,
+  });
 
   /** A context signed in with the auth cookie and unlocked on /vault. */
   const unlocked = async () => {
     const context = await browser.newContext({ baseURL: worker.base });
-    await context.addCookies([{ name: "access_token", value: token, url: worker.base, httpOnly: true, sameSite: "Strict" }]);
+    await context.addCookies([
+      { name: "access_token", value: token, url: worker.base, httpOnly: true, sameSite: "Strict" },
+    ]);
     const page = await context.newPage();
     page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
     await page.goto("/");
@@ -44,13 +62,21 @@ try {
   const writer = await unlocked();
   const reader = await unlocked();
   // The reader is connected to its hub before the first save (its live connection is open).
-  const liveOpen = reader.waitForEvent("websocket", { predicate: (ws) => ws.url().endsWith("/api/sync/live"), timeout: 30_000 }).catch(() => null);
+  const liveOpen = reader
+    .waitForEvent("websocket", {
+      predicate: (ws) => ws.url().endsWith("/api/sync/live"),
+      timeout: 30_000,
+    })
+    .catch(() => null);
   await reader.reload();
   await reader.locator("body[data-ready=true]").waitFor({ timeout: 60_000 });
   if (!(await liveOpen)) throw new Error("the reader opened no live connection");
   await new Promise((r) => setTimeout(r, 1000));
 
-  const isPush = (r) => r.request().method() === "POST" && ["/api/passwords/sync", "/api/passwords"].includes(new URL(r.url()).pathname) && r.status() < 300;
+  const isPush = (r) =>
+    r.request().method() === "POST" &&
+    ["/api/passwords/sync", "/api/passwords"].includes(new URL(r.url()).pathname) &&
+    r.status() < 300;
   const latencies = [];
   for (let i = 0; i < WRITES; i++) {
     const name = `Live ${i} ${Date.now()}`;
@@ -58,7 +84,8 @@ try {
     const shown = reader.evaluate(
       (n) =>
         new Promise((resolve) => {
-          const has = () => [...document.querySelectorAll("#entries li .name")].some((e) => e.textContent === n);
+          const has = () =>
+            [...document.querySelectorAll("#entries li .name")].some((e) => e.textContent === n);
           if (has()) return resolve(Date.now());
           const obs = new MutationObserver(() => {
             if (has()) {
@@ -88,7 +115,11 @@ try {
   console.log(
     `save response → the other browser's list shows it, ${WRITES} saves: p50 ${fmt(q(latencies, 0.5), 0)} ms, p95 ${fmt(q(latencies, 0.95), 0)} ms, p99 ${fmt(q(latencies, 0.99), 0)} ms, max ${fmt(Math.max(...latencies), 0)} ms`,
   );
-  console.log(`load average at end: ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  console.log(
+    `load average at end: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
 } finally {
   await browser.close();
   await worker.stop();

@@ -23,7 +23,13 @@ import { startWebAuthnRp } from "../test/support/webauthn-rp.ts";
 import { fmt, signDevToken, startWorker } from "./lib/harness.mjs";
 import { seedVault } from "./lib/vault-seed.mjs";
 
-const { values } = parseArgs({ options: { runs: { type: "string", default: "20" }, port: { type: "string", default: "8741" }, against: { type: "string" } } });
+const { values } = parseArgs({
+  options: {
+    runs: { type: "string", default: "20" },
+    port: { type: "string", default: "8741" },
+    against: { type: "string" },
+  },
+});
 const RUNS = Number(values.runs);
 const PASSPHRASE = "bench passphrase";
 const FRAME = `chrome-extension://${extensionId()}/menu.html`;
@@ -38,13 +44,21 @@ function buildAt(ref, appOrigin) {
   const copy = ref ? `git archive ${JSON.stringify(ref)} ${sources}` : `tar -c ${sources}`;
   execFileSync("sh", ["-c", `${copy} | tar -x -C ${JSON.stringify(tree)}`], { cwd: ROOT });
   symlinkSync(join(ROOT, "node_modules"), join(tree, "node_modules"));
-  execFileSync("node", ["scripts/build-extension.mjs"], { cwd: tree, stdio: "ignore", env: { ...process.env, EXTENSION_APP_ORIGIN: appOrigin } });
+  execFileSync("node", ["scripts/build-extension.mjs"], {
+    cwd: tree,
+    stdio: "ignore",
+    env: { ...process.env, EXTENSION_APP_ORIGIN: appOrigin },
+  });
   return join(tree, "dist", "extension");
 }
 
 // ES256, as the relying party asks first (the library's default list puts EdDSA first): like is compared with like.
 const rp = await startWebAuthnRp({ algs: [-7, -257] });
-const worker = await startWorker({ port: Number(values.port), name: "passkeys", vars: { CORS_ORIGINS: `chrome-extension://${extensionId()}` } });
+const worker = await startWorker({
+  port: Number(values.port),
+  name: "passkeys",
+  vars: { CORS_ORIGINS: `chrome-extension://${extensionId()}` },
+});
 const contexts = [];
 const now = () => performance.timeOrigin + performance.now();
 
@@ -52,7 +66,15 @@ const now = () => performance.timeOrigin + performance.now();
 async function armedFrame(p) {
   for (;;) {
     for (const f of p.frames().reverse()) {
-      if (f.url().startsWith(FRAME) && !f.isDetached() && (await f.locator("body[data-state=asking][data-armed]").count().catch(() => 0))) return f;
+      if (
+        f.url().startsWith(FRAME) &&
+        !f.isDetached() &&
+        (await f
+          .locator("body[data-state=asking][data-armed]")
+          .count()
+          .catch(() => 0))
+      )
+        return f;
     }
     await new Promise((r) => setTimeout(r, 2));
   }
@@ -62,18 +84,36 @@ async function armedFrame(p) {
 async function setUp(label, dir) {
   const sub = `bench-passkeys-${label}-${Date.now()}`;
   const token = await signDevToken({ sub, email: `${sub}@example.test`, ttl: 4 * 3600 });
-  await seedVault({ base: worker.base, token, sub, passphrase: PASSPHRASE, count: 50, website: (n) => `service${n}.example.com` });
-  const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "bench-passkeys-")), {
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    headless: true,
-    args: ["--no-sandbox", "--disable-dev-shm-usage", `--disable-extensions-except=${dir}`, `--load-extension=${dir}`],
+  await seedVault({
+    base: worker.base,
+    token,
+    sub,
+    passphrase: PASSPHRASE,
+    count: 50,
+    website: (n) => `service${n}.example.com`,
   });
+  const context = await chromium.launchPersistentContext(
+    mkdtempSync(join(tmpdir(), "bench-passkeys-")),
+    {
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      headless: true,
+      args: [
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        `--disable-extensions-except=${dir}`,
+        `--load-extension=${dir}`,
+      ],
+    },
+  );
   contexts.push(context);
   if (!context.serviceWorkers()[0]) await context.waitForEvent("serviceworker");
   await context.addCookies([{ name: "access_token", value: token, url: worker.base }]);
   const popup = await context.newPage();
   await popup.goto(`chrome-extension://${extensionId()}/popup.html`);
-  const unlocked = await popup.evaluate((p) => chrome.runtime.sendMessage({ type: "unlock", passphrase: p }), PASSPHRASE);
+  const unlocked = await popup.evaluate(
+    (p) => chrome.runtime.sendMessage({ type: "unlock", passphrase: p }),
+    PASSPHRASE,
+  );
   if (!unlocked.ok) throw new Error(`unlock: ${unlocked.error}`);
   const page = await context.newPage();
   const user = `bench-${label}`;
@@ -94,14 +134,27 @@ async function signIn(v) {
   const drawnAt = Number(await frame.locator("body").getAttribute("data-shown-at"));
   // The click as the frame receives it (the time Playwright takes to aim and send it is not the vault's).
   await frame.evaluate(() => {
-    window.benchClicked = new Promise((r) => addEventListener("click", () => r(performance.timeOrigin + performance.now()), { capture: true, once: true }));
+    window.benchClicked = new Promise((r) =>
+      addEventListener("click", () => r(performance.timeOrigin + performance.now()), {
+        capture: true,
+        once: true,
+      }),
+    );
   });
   const clicked = frame.evaluate(() => window.benchClicked);
   await frame.getByRole("menuitem", { name: new RegExp(v.user) }).click();
   const clickAt = await clicked;
   await page.locator("#status", { hasText: `counter ${++v.signIns}` }).waitFor();
-  const [start, end] = (await page.evaluate(() => [document.body.dataset.getStart, document.body.dataset.getEnd])).map(Number);
-  return { whole: end - start, drawn: drawnAt - start, floor: armedAt - drawnAt, after: end - clickAt, ours: drawnAt - start + (end - clickAt) };
+  const [start, end] = (
+    await page.evaluate(() => [document.body.dataset.getStart, document.body.dataset.getEnd])
+  ).map(Number);
+  return {
+    whole: end - start,
+    drawn: drawnAt - start,
+    floor: armedAt - drawnAt,
+    after: end - clickAt,
+    ours: drawnAt - start + (end - clickAt),
+  };
 }
 
 try {
@@ -119,15 +172,25 @@ try {
     return s[Math.min(s.length - 1, Math.floor(p * s.length))];
   };
   for (const { label, runs } of variants) {
-    const line = (text, key) => `${text}: p50 ${fmt(q(runs, key, 0.5), 1)} ms, p95 ${fmt(q(runs, key, 0.95), 1)} ms, max ${fmt(q(runs, key, 1), 1)} ms`;
-    if (variants.length > 1) console.log(label === "this" ? "this checkout:" : `${values.against}:`);
-    console.log(`${line("get() -> assertion (whole)", "whole")}  (${runs.length} sign-ins, each verified by the relying party)`);
+    const line = (text, key) =>
+      `${text}: p50 ${fmt(q(runs, key, 0.5), 1)} ms, p95 ${fmt(q(runs, key, 0.95), 1)} ms, max ${fmt(q(runs, key, 1), 1)} ms`;
+    if (variants.length > 1)
+      console.log(label === "this" ? "this checkout:" : `${values.against}:`);
+    console.log(
+      `${line("get() -> assertion (whole)", "whole")}  (${runs.length} sign-ins, each verified by the relying party)`,
+    );
     console.log(`  ${line("get() -> frame drawn", "drawn")}`);
     console.log(`  ${line("drawn -> click counts (500 ms floor)", "floor")}`);
     console.log(`  ${line("click -> assertion", "after")}`);
-    console.log(`  ${line("ours: get() -> drawn + click -> assertion", "ours")}  (target under 300 ms)`);
+    console.log(
+      `  ${line("ours: get() -> drawn + click -> assertion", "ours")}  (target under 300 ms)`,
+    );
   }
-  console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${cpus().length} cores`);
+  console.log(
+    `load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")} on ${cpus().length} cores`,
+  );
 } finally {
   for (const c of contexts) await c.close();
   worker.stop();

@@ -20,7 +20,15 @@ import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync
 import http from "node:http";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { b64, benchSession, fmt, memKiB, seedEntries, startWorker, workerdPids } from "./lib/harness.mjs";
+import {
+  b64,
+  benchSession,
+  fmt,
+  memKiB,
+  seedEntries,
+  startWorker,
+  workerdPids,
+} from "./lib/harness.mjs";
 import { ROOT } from "../scripts/lib/dev-identity.mjs";
 
 const { values } = parseArgs({
@@ -46,15 +54,36 @@ function getter(base, headers) {
   return (path, extra = {}, keep = false) =>
     new Promise((resolve, reject) => {
       const t0 = performance.now();
-      const req = http.request(`${base}${path}`, { headers: { ...headers, ...extra }, agent }, (res) => {
-        let bytes = 0;
-        let first = NaN;
-        const chunks = [];
-        res.on("data", (d) => ((bytes += d.length), keep && chunks.push(d), Number.isNaN(first) && (first = performance.now() - t0)));
-        const body = () => (keep ? Buffer.concat(chunks) : null);
-        res.on("end", () => (res.statusCode === 200 ? resolve({ ms: performance.now() - t0, first, bytes, headers: res.headers, body: body() }) : reject(new Error(`${path}: ${res.statusCode}`))));
-        res.on("error", reject);
-      });
+      const req = http.request(
+        `${base}${path}`,
+        { headers: { ...headers, ...extra }, agent },
+        (res) => {
+          let bytes = 0;
+          let first = NaN;
+          const chunks = [];
+          res.on(
+            "data",
+            (d) => (
+              (bytes += d.length),
+              keep && chunks.push(d),
+              Number.isNaN(first) && (first = performance.now() - t0)
+            ),
+          );
+          const body = () => (keep ? Buffer.concat(chunks) : null);
+          res.on("end", () =>
+            res.statusCode === 200
+              ? resolve({
+                  ms: performance.now() - t0,
+                  first,
+                  bytes,
+                  headers: res.headers,
+                  body: body(),
+                })
+              : reject(new Error(`${path}: ${res.statusCode}`)),
+          );
+          res.on("error", reject);
+        },
+      );
       req.on("error", reject);
       req.end();
     });
@@ -71,13 +100,23 @@ function preparePeer(dir) {
   const secret = randomBytes(32).toString("hex");
   writeFileSync(join(dir, ".dev.vars"), `JWT_SECRET=${secret}\n`);
   const limits = join(dir, "src", "config", "limits.ts");
-  writeFileSync(limits, readFileSync(limits, "utf8").replace(/apiRequestsPerMinute: \d+/, "apiRequestsPerMinute: 1000000000"));
+  writeFileSync(
+    limits,
+    readFileSync(limits, "utf8").replace(
+      /apiRequestsPerMinute: \d+/,
+      "apiRequestsPerMinute: 1000000000",
+    ),
+  );
   if (!existsSync(join(dir, "node_modules", "fflate"))) {
     const deps = join(dir, ".bench-deps");
     mkdirSync(deps, { recursive: true });
     writeFileSync(join(deps, "package.json"), '{"name":"peer-bench-deps","private":true}');
-    execFileSync("npm", ["install", "--no-audit", "--no-fund", "fflate@0.8.2"], { cwd: deps, stdio: "ignore" });
-    if (!existsSync(join(dir, "node_modules"))) symlinkSync(join(deps, "node_modules"), join(dir, "node_modules"));
+    execFileSync("npm", ["install", "--no-audit", "--no-fund", "fflate@0.8.2"], {
+      cwd: deps,
+      stdio: "ignore",
+    });
+    if (!existsSync(join(dir, "node_modules")))
+      symlinkSync(join(deps, "node_modules"), join(dir, "node_modules"));
   }
   return secret;
 }
@@ -88,14 +127,44 @@ async function startPeer(dir, port) {
   const state = join(dir, `.bench-state-${port}`);
   rmSync(state, { recursive: true, force: true });
   const env = { ...process.env, WRANGLER_SEND_METRICS: "false" };
-  const wrangler = (args) => execFileSync("npx", ["wrangler", ...args, "-c", config, "--persist-to", state], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"], env });
-  wrangler(["d1", "execute", "DB", "--local", "--file", join(dir, "migrations", "0001_init.sql"), "--yes"]);
-  const child = spawn("npx", ["wrangler", "dev", "-c", config, "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state, "--inspector-port", String(port + 1)], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-    env,
-    detached: true,
-  });
+  const wrangler = (args) =>
+    execFileSync("npx", ["wrangler", ...args, "-c", config, "--persist-to", state], {
+      cwd: ROOT,
+      stdio: ["ignore", "ignore", "inherit"],
+      env,
+    });
+  wrangler([
+    "d1",
+    "execute",
+    "DB",
+    "--local",
+    "--file",
+    join(dir, "migrations", "0001_init.sql"),
+    "--yes",
+  ]);
+  const child = spawn(
+    "npx",
+    [
+      "wrangler",
+      "dev",
+      "-c",
+      config,
+      "--port",
+      String(port),
+      "--ip",
+      "127.0.0.1",
+      "--persist-to",
+      state,
+      "--inspector-port",
+      String(port + 1),
+    ],
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      env,
+      detached: true,
+    },
+  );
   let log = "";
   child.stdout.on("data", (d) => (log += d));
   child.stderr.on("data", (d) => (log += d));
@@ -107,7 +176,12 @@ async function startPeer(dir, port) {
     if (i === 120) throw new Error(`the peer did not start:\n${log}`);
     await new Promise((r) => setTimeout(r, 500));
   }
-  return { base, secret, sql: (file) => wrangler(["d1", "execute", "DB", "--local", "--file", file, "--yes"]), stop: () => process.kill(-child.pid, "SIGTERM") };
+  return {
+    base,
+    secret,
+    sql: (file) => wrangler(["d1", "execute", "DB", "--local", "--file", file, "--yes"]),
+    stop: () => process.kill(-child.pid, "SIGTERM"),
+  };
 }
 
 /**
@@ -117,8 +191,13 @@ async function startPeer(dir, port) {
  * 100 rows, `seedEntries`), not because anything is missing: this line says which.
  */
 function completeness(res, n) {
-  const text = (res.headers["content-encoding"] === "gzip" ? gunzipSync(res.body) : res.body).toString("utf8");
-  const lines = text.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  const text = (
+    res.headers["content-encoding"] === "gzip" ? gunzipSync(res.body) : res.body
+  ).toString("utf8");
+  const lines = text
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   const pages = lines.filter((l) => Array.isArray(l.changes));
   const changes = pages.reduce((sum, l) => sum + l.changes.length, 0);
   const complete = lines.at(-1)?.complete === true;
@@ -138,11 +217,24 @@ function seedPeer(peer, n) {
   ];
   let rows = [];
   for (let i = 0; i < n; i++) {
-    const data = { type: 1, name: enc(), notes: null, login: { username: enc(), password: enc(), uris: [{ uri: enc(), match: null }], totp: null }, fields: null, passwordHistory: null, favorite: false, reprompt: 0 };
+    const data = {
+      type: 1,
+      name: enc(),
+      notes: null,
+      login: { username: enc(), password: enc(), uris: [{ uri: enc(), match: null }], totp: null },
+      fields: null,
+      passwordHistory: null,
+      favorite: false,
+      reprompt: 0,
+    };
     const ts = new Date(Date.now() - n + i).toISOString();
-    rows.push(`('${randomUUID()}','${user}',1,NULL,'${data.name}',NULL,0,'${JSON.stringify(data)}',0,NULL,'${ts}','${ts}')`);
+    rows.push(
+      `('${randomUUID()}','${user}',1,NULL,'${data.name}',NULL,0,'${JSON.stringify(data)}',0,NULL,'${ts}','${ts}')`,
+    );
     if (rows.length === 50 || i === n - 1) {
-      stmts.push(`INSERT INTO ciphers (id,user_id,type,folder_id,name,notes,favorite,data,reprompt,key,created_at,updated_at) VALUES ${rows.join(",")}`);
+      stmts.push(
+        `INSERT INTO ciphers (id,user_id,type,folder_id,name,notes,favorite,data,reprompt,key,created_at,updated_at) VALUES ${rows.join(",")}`,
+      );
       rows = [];
     }
   }
@@ -150,13 +242,28 @@ function seedPeer(peer, n) {
   writeFileSync(file, stmts.join(";\n") + ";\n");
   peer.sql(file);
   const iat = Math.floor(Date.now() / 1000);
-  const claims = { sub: user, email: `peer-${n}@example.test`, name: "Peer", sstamp: "stamp", email_verified: true, amr: ["Application"], iat, exp: iat + 7200, iss: "nodewarden", premium: true };
+  const claims = {
+    sub: user,
+    email: `peer-${n}@example.test`,
+    name: "Peer",
+    sstamp: "stamp",
+    email_verified: true,
+    amr: ["Application"],
+    iat,
+    exp: iat + 7200,
+    iss: "nodewarden",
+    premium: true,
+  };
   const unsigned = `${b64url(JSON.stringify({ alg: "HS256", typ: "JWT" }))}.${b64url(JSON.stringify(claims))}`;
   return `${unsigned}.${createHmac("sha256", peer.secret).update(unsigned).digest("base64url")}`;
 }
 
 // State directories named by port, so two runs side by side do not share (and wipe) one.
-const worker = await startWorker({ port: Number(values.port), name: `peer-sync-${values.port}`, vars: { MAX_PASSWORDS_PER_USER: "1000000" } });
+const worker = await startWorker({
+  port: Number(values.port),
+  name: `peer-sync-${values.port}`,
+  vars: { MAX_PASSWORDS_PER_USER: "1000000" },
+});
 let peer;
 try {
   if (values.peer) peer = await startPeer(values.peer, Number(values["peer-port"]));
@@ -165,13 +272,20 @@ try {
   for (const n of SIZES) {
     // Every envelope its own random bytes up to 10,000 entries, as real ciphertext is, so the
     // compressed figure is honest; the 100,000 vault repeats one per 100 rows to keep its SQL small.
-    seedEntries(worker, `peer-${n}`, n, `peer-sync-seed-${values.port}-${n}`, { unique: n <= 10_000 });
+    seedEntries(worker, `peer-${n}`, n, `peer-sync-seed-${values.port}-${n}`, {
+      unique: n <= 10_000,
+    });
     const ours = getter(worker.base, (await benchSession(worker.base, `peer-${n}`)).auth);
-    const theirs = peer ? getter(peer.base, { Authorization: `Bearer ${seedPeer(peer, n)}` }) : null;
+    const theirs = peer
+      ? getter(peer.base, { Authorization: `Bearer ${seedPeer(peer, n)}` })
+      : null;
     console.log(`\n--- vault of ${n.toLocaleString("en")} entries ---`);
     const ourCold = await ours("/api/passwords/sync");
     const theirCold = theirs ? await theirs("/api/sync") : null;
-    row("first pull (cold)", `ours ${fmt(ourCold.ms, 0)} ms` + (theirCold ? `   peer ${fmt(theirCold.ms, 0)} ms` : ""));
+    row(
+      "first pull (cold)",
+      `ours ${fmt(ourCold.ms, 0)} ms` + (theirCold ? `   peer ${fmt(theirCold.ms, 0)} ms` : ""),
+    );
     const a = [];
     const b = [];
     const firstByte = [];
@@ -197,25 +311,49 @@ try {
     const NDJSON = { accept: "application/x-ndjson" };
     const pagesMs = [];
     for (let r = 0; r < RUNS; r++) pagesMs.push((await ours("/api/passwords/sync", NDJSON)).ms);
-    const pagesGz = await ours("/api/passwords/sync", { ...NDJSON, "accept-encoding": "gzip" }, true);
+    const pagesGz = await ours(
+      "/api/passwords/sync",
+      { ...NDJSON, "accept-encoding": "gzip" },
+      true,
+    );
     const pagesPlain = await ours("/api/passwords/sync", NDJSON);
     const plain = await ours("/api/passwords/sync");
     const gz = await ours("/api/passwords/sync", { "accept-encoding": "gzip" });
     const br = await ours("/api/passwords/sync", { "accept-encoding": "br, gzip" });
     const peerGz = theirs ? await theirs("/api/sync", { "accept-encoding": "gzip" }) : null;
-    const s = { n, ours: median(a), peer: theirs ? median(b) : NaN, first: median(firstByte), grew: Math.max(...grew) };
+    const s = {
+      n,
+      ours: median(a),
+      peer: theirs ? median(b) : NaN,
+      first: median(firstByte),
+      grew: Math.max(...grew),
+    };
     summary.push(s);
-    row("full pull, median", `ours ${fmt(s.ours, 0)} ms (first byte ${fmt(s.first, 0)} ms)` + (theirs ? `   peer ${fmt(s.peer, 0)} ms   ours/peer ${fmt(s.ours / s.peer)}` : ""));
+    row(
+      "full pull, median",
+      `ours ${fmt(s.ours, 0)} ms (first byte ${fmt(s.first, 0)} ms)` +
+        (theirs ? `   peer ${fmt(s.peer, 0)} ms   ours/peer ${fmt(s.ours / s.peer)}` : ""),
+    );
     row("runtime RSS growth (ours, max)", `${fmt(s.grew, 1)} MiB`);
-    const wire = (r) => `${fmt(r.bytes / 1024, 0)} KiB (${r.headers["content-encoding"] ?? "identity"}, ${fmt(r.ms, 0)} ms)`;
+    const wire = (r) =>
+      `${fmt(r.bytes / 1024, 0)} KiB (${r.headers["content-encoding"] ?? "identity"}, ${fmt(r.ms, 0)} ms)`;
     row("bytes on the wire, ours", `plain ${wire(plain)}   gzip ${wire(gz)}   br ${wire(br)}`);
     if (peerGz) row("bytes on the wire, peer", `gzip asked: ${wire(peerGz)}`);
-    row("page-framed (NDJSON), median", `ours ${fmt(median(pagesMs), 0)} ms` + (theirs ? `   ours/peer ${fmt(median(pagesMs) / s.peer)}` : ""));
+    row(
+      "page-framed (NDJSON), median",
+      `ours ${fmt(median(pagesMs), 0)} ms` +
+        (theirs ? `   ours/peer ${fmt(median(pagesMs) / s.peer)}` : ""),
+    );
     row("bytes on the wire, page-framed", `plain ${wire(pagesPlain)}   gzip ${wire(pagesGz)}`);
     row("page-framed answer, decoded", completeness(pagesGz, n));
   }
-  console.log("\nentries    ours ms   peer ms   ours/peer   RSS growth MiB   (targets: 10,000 <= 0.5x peer; 100,000 <= 1,200 ms and < 50 MiB)");
-  for (const s of summary) console.log(`${String(s.n).padEnd(10)} ${fmt(s.ours, 0).padStart(7)}   ${fmt(s.peer, 0).padStart(7)}   ${fmt(s.ours / s.peer).padStart(9)}   ${fmt(s.grew, 1).padStart(14)}`);
+  console.log(
+    "\nentries    ours ms   peer ms   ours/peer   RSS growth MiB   (targets: 10,000 <= 0.5x peer; 100,000 <= 1,200 ms and < 50 MiB)",
+  );
+  for (const s of summary)
+    console.log(
+      `${String(s.n).padEnd(10)} ${fmt(s.ours, 0).padStart(7)}   ${fmt(s.peer, 0).padStart(7)}   ${fmt(s.ours / s.peer).padStart(9)}   ${fmt(s.grew, 1).padStart(14)}`,
+    );
 } finally {
   worker.stop();
   peer?.stop();

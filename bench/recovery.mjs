@@ -9,7 +9,13 @@ import { parseArgs } from "node:util";
 import { ROOT } from "../scripts/lib/dev-identity.mjs";
 import { ensureWrk, fmt, signDevToken, startWorker, writeSql, wrk } from "./lib/harness.mjs";
 
-const { values } = parseArgs({ options: { seconds: { type: "string", default: "10" }, connections: { type: "string", default: "8" }, port: { type: "string", default: "8780" } } });
+const { values } = parseArgs({
+  options: {
+    seconds: { type: "string", default: "10" },
+    connections: { type: "string", default: "8" },
+    port: { type: "string", default: "8780" },
+  },
+});
 const opts = { seconds: Number(values.seconds), connections: Number(values.connections) };
 
 ensureWrk();
@@ -19,18 +25,34 @@ try {
   const email = "bench-owner@example.test";
   const token = await signDevToken({ sub: userId, email });
   const headers = { Authorization: `Bearer ${token}` };
-  const csrf = (await (await fetch(`${worker.base}/api/auth/csrf-token`, { headers })).json()).csrfToken;
+  const csrf = (await (await fetch(`${worker.base}/api/auth/csrf-token`, { headers })).json())
+    .csrfToken;
   const post = (path, body) =>
-    fetch(`${worker.base}${path}`, { method: "POST", headers: { ...headers, "x-csrf-token": csrf, "content-type": "application/json" }, body: JSON.stringify(body) });
+    fetch(`${worker.base}${path}`, {
+      method: "POST",
+      headers: { ...headers, "x-csrf-token": csrf, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
 
-  const created = await post("/api/dead-man-switch", { inactivity_days: 30, notify_at_days: [7, 3, 1] });
-  if (created.status !== 201) throw new Error(`switch create failed: ${created.status} ${await created.text()}`);
+  const created = await post("/api/dead-man-switch", {
+    inactivity_days: 30,
+    notify_at_days: [7, 3, 1],
+  });
+  if (created.status !== 201)
+    throw new Error(`switch create failed: ${created.status} ${await created.text()}`);
   for (let i = 0; i < 10; i++) {
-    const r = await post("/api/dead-man-switch/recipients", { recipient_email: `heir${i}@example.test`, wrapped_recovery_key: Buffer.from(`key-${i}-`.repeat(8)).toString("base64") });
+    const r = await post("/api/dead-man-switch/recipients", {
+      recipient_email: `heir${i}@example.test`,
+      wrapped_recovery_key: Buffer.from(`key-${i}-`.repeat(8)).toString("base64"),
+    });
     if (r.status !== 201) throw new Error(`recipient add failed: ${r.status}`);
   }
   const now = Date.now();
-  const logs = Array.from({ length: 200 }, (_, i) => `('log${i}','${userId}','check_in','{}','${new Date(now - i * 60_000).toISOString()}')`);
+  const logs = Array.from(
+    { length: 200 },
+    (_, i) =>
+      `('log${i}','${userId}','check_in','{}','${new Date(now - i * 60_000).toISOString()}')`,
+  );
   const contacts = Array.from({ length: 20 }, (_, i) => {
     const ts = new Date(now - i * 1000).toISOString();
     return `('c${i}','${userId}','${email}','friend${i}@example.test',NULL,'pending_invite',24,'hash${i}','${ts}','key','salt',NULL,NULL,NULL,NULL,'${ts}','${ts}')`;
@@ -51,7 +73,9 @@ try {
   };
   const status = await getJson("/api/dead-man-switch");
   const list = await getJson("/api/vault/emergency");
-  console.log(`sanity: status ${status.switch.status}, ${status.recipients.length} recipients, ${status.recent_logs.length} log lines, days_remaining ${status.days_remaining}; ${list.as_owner.length} emergency contacts`);
+  console.log(
+    `sanity: status ${status.switch.status}, ${status.recipients.length} recipients, ${status.recent_logs.length} log lines, days_remaining ${status.days_remaining}; ${list.as_owner.length} emergency contacts`,
+  );
 
   const lua = join(ROOT, "bench", "out", "check-in.lua");
   writeFileSync(lua, `wrk.method = "POST"\nwrk.headers["x-csrf-token"] = "${csrf}"\n`);
@@ -60,17 +84,25 @@ try {
     ["trivial (GET /api/auth/csrf-token)", "/api/auth/csrf-token", {}],
     ["switch status (GET /api/dead-man-switch)", "/api/dead-man-switch", {}],
     ["emergency list (GET /api/vault/emergency)", "/api/vault/emergency", {}],
-    ["check-in (POST /api/dead-man-switch/check-in)", "/api/dead-man-switch/check-in", { script: lua }],
+    [
+      "check-in (POST /api/dead-man-switch/check-in)",
+      "/api/dead-man-switch/check-in",
+      { script: lua },
+    ],
   ];
   wrk(`${worker.base}/api/auth/csrf-token`, headers, { ...opts, seconds: 3 });
   const results = [];
   for (const [label, path, extra] of cases) {
     const r = wrk(`${worker.base}${path}`, headers, { ...opts, ...extra });
     results.push(r);
-    console.log(`${label.padEnd(50)} p50 ${fmt(r.p50).padStart(7)} ms  p99 ${fmt(r.p99).padStart(7)} ms  ${fmt(r.rps, 0).padStart(6)} req/s  non-2xx ${r.non2xx}`);
+    console.log(
+      `${label.padEnd(50)} p50 ${fmt(r.p50).padStart(7)} ms  p99 ${fmt(r.p99).padStart(7)} ms  ${fmt(r.rps, 0).padStart(6)} req/s  non-2xx ${r.non2xx}`,
+    );
   }
   const [base, st, em, ci] = results;
-  console.log(`status p99 / trivial p99 = ${fmt(st.p99 / base.p99)}x; emergency list = ${fmt(em.p99 / base.p99)}x; check-in = ${fmt(ci.p99 / base.p99)}x`);
+  console.log(
+    `status p99 / trivial p99 = ${fmt(st.p99 / base.p99)}x; emergency list = ${fmt(em.p99 / base.p99)}x; check-in = ${fmt(ci.p99 / base.p99)}x`,
+  );
 } finally {
   worker.stop();
 }

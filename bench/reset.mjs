@@ -47,40 +47,101 @@ async function follow(res, t0) {
   }
 }
 
-const dovecot = await startDovecot({ users: [{ user: account, password: imapPassword }], prefix: "bench-reset-", port: Number(values["imap-port"]) });
-const site = await startResetSite({ mailboxFor: (email) => (email === account ? dovecot.maildirOf(email) : null), port: Number(values["site-port"]) });
+const dovecot = await startDovecot({
+  users: [{ user: account, password: imapPassword }],
+  prefix: "bench-reset-",
+  port: Number(values["imap-port"]),
+});
+const site = await startResetSite({
+  mailboxFor: (email) => (email === account ? dovecot.maildirOf(email) : null),
+  port: Number(values["site-port"]),
+});
 let worker;
 try {
   worker = await startWorker({
     port: Number(values.port),
     name: "reset",
-    vars: { OUTBOUND_ALLOW_PRIVATE: "true", IMAP_ALLOWED_PORTS: `143,993,${dovecot.port}`, RESET_EMAIL_WAIT_SECONDS: "60" },
+    vars: {
+      OUTBOUND_ALLOW_PRIVATE: "true",
+      IMAP_ALLOWED_PORTS: `143,993,${dovecot.port}`,
+      RESET_EMAIL_WAIT_SECONDS: "60",
+    },
   });
-  const token = await signDevToken({ sub: `bench-reset-${randomUUID().slice(0, 8)}`, email: "owner@example.test" });
+  const token = await signDevToken({
+    sub: `bench-reset-${randomUUID().slice(0, 8)}`,
+    email: "owner@example.test",
+  });
   // DECISIONS D17: resets come from a registered device, signed in within 300 s.
-  const auth = { Authorization: `Bearer ${token}`, "x-device-fingerprint": randomBytes(32).toString("hex") };
-  const { csrfToken } = await (await fetch(`${worker.base}/api/auth/csrf-token`, { headers: auth })).json();
-  const post = (path, body) => fetch(`${worker.base}${path}`, { method: "POST", headers: { ...auth, "x-csrf-token": csrfToken, "content-type": "application/json" }, body: JSON.stringify(body) });
-  const connected = await post("/api/integrations/imap/connect", { host: "127.0.0.1", port: dovecot.port, username: account, password: imapPassword, tls: false });
-  if (connected.status !== 200) throw new Error(`imap connect: ${connected.status} ${await connected.text()}`);
-  const device = await post("/api/devices", { fingerprint: auth["x-device-fingerprint"], deviceName: "reset bench", deviceType: "desktop", os: "Linux", browser: "Chrome" });
-  if (device.status !== 201) throw new Error(`device register: ${device.status} ${await device.text()}`);
+  const auth = {
+    Authorization: `Bearer ${token}`,
+    "x-device-fingerprint": randomBytes(32).toString("hex"),
+  };
+  const { csrfToken } = await (
+    await fetch(`${worker.base}/api/auth/csrf-token`, { headers: auth })
+  ).json();
+  const post = (path, body) =>
+    fetch(`${worker.base}${path}`, {
+      method: "POST",
+      headers: { ...auth, "x-csrf-token": csrfToken, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  const connected = await post("/api/integrations/imap/connect", {
+    host: "127.0.0.1",
+    port: dovecot.port,
+    username: account,
+    password: imapPassword,
+    tls: false,
+  });
+  if (connected.status !== 200)
+    throw new Error(`imap connect: ${connected.status} ${await connected.text()}`);
+  const device = await post("/api/devices", {
+    fingerprint: auth["x-device-fingerprint"],
+    deviceName: "reset bench",
+    deviceType: "desktop",
+    os: "Linux",
+    browser: "Chrome",
+  });
+  if (device.status !== 201)
+    throw new Error(`device register: ${device.status} ${await device.text()}`);
 
-  console.log(`reset bench: flow ${values.flow} (${site.origin}${startPath}), ${values.runs} runs under wrangler dev`);
+  console.log(
+    `reset bench: flow ${values.flow} (${site.origin}${startPath}), ${values.runs} runs under wrangler dev`,
+  );
   const rows = [];
   for (let i = 0; i < Number(values.runs); i++) {
     const oldPassword = `Old-${randomUUID()}`;
-    await fetch(`${site.origin}/__test/users`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: account, password: oldPassword }) });
-    const { publicKey, privateKey } = await generateKeyPair("ECDH-ES", { crv: "P-256", extractable: true });
+    await fetch(`${site.origin}/__test/users`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: account, password: oldPassword }),
+    });
+    const { publicKey, privateKey } = await generateKeyPair("ECDH-ES", {
+      crv: "P-256",
+      extractable: true,
+    });
     const t0 = performance.now();
-    const created = await post("/api/tasks/reset", { serviceUrl: `${site.origin}${startPath}`, email: account, clientPublicKey: await exportJWK(publicKey) });
-    if (created.status !== 201) throw new Error(`create: ${created.status} ${await created.text()}`);
+    const created = await post("/api/tasks/reset", {
+      serviceUrl: `${site.origin}${startPath}`,
+      email: account,
+      clientPublicKey: await exportJWK(publicKey),
+    });
+    if (created.status !== 201)
+      throw new Error(`create: ${created.status} ${await created.text()}`);
     const { taskId } = await created.json();
-    const { seen, last } = await follow(await fetch(`${worker.base}/api/tasks/${taskId}/stream`, { headers: auth }), t0);
+    const { seen, last } = await follow(
+      await fetch(`${worker.base}/api/tasks/${taskId}/stream`, { headers: auth }),
+      t0,
+    );
     const total = performance.now() - t0;
     if (last?.status !== "completed") throw new Error(`run ${i + 1} ended ${JSON.stringify(last)}`);
-    const newPassword = new TextDecoder().decode((await compactDecrypt(last.newPassword, privateKey)).plaintext);
-    const login = await fetch(`${site.origin}/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: account, password: newPassword }) });
+    const newPassword = new TextDecoder().decode(
+      (await compactDecrypt(last.newPassword, privateKey)).plaintext,
+    );
+    const login = await fetch(`${site.origin}/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: account, password: newPassword }),
+    });
     if (login.status !== 200) throw new Error("the new password does not log in");
     const task = await (await fetch(`${worker.base}/api/jobs/${taskId}`, { headers: auth })).json();
     const step = Object.fromEntries(task.steps.map((s) => [s.name, s.duration]));
@@ -93,7 +154,9 @@ try {
     );
   }
   const mean = (k) => rows.reduce((a, r) => a + r[k], 0) / rows.length;
-  console.log(`mean: created→completed ${fmt(mean("total"), 0)} ms, browser launch ${fmt(mean("launch"), 0)} ms (${fmt((100 * mean("launch")) / mean("total"), 1)}% of the total), mailbox wait ${fmt(mean("wait_for_email"), 0)} ms`);
+  console.log(
+    `mean: created→completed ${fmt(mean("total"), 0)} ms, browser launch ${fmt(mean("launch"), 0)} ms (${fmt((100 * mean("launch")) / mean("total"), 1)}% of the total), mailbox wait ${fmt(mean("wait_for_email"), 0)} ms`,
+  );
 } finally {
   worker?.stop();
   await site.stop();

@@ -12,14 +12,20 @@ import { parseArgs } from "node:util";
 import { transformSync } from "esbuild";
 
 const { values } = parseArgs({
-  options: { users: { type: "string", default: "100000" }, shards: { type: "string", default: "1,3,8,16,64" }, move: { type: "boolean", default: false } },
+  options: {
+    users: { type: "string", default: "100000" },
+    shards: { type: "string", default: "1,3,8,16,64" },
+    move: { type: "boolean", default: false },
+  },
 });
 const USERS = Number(values.users);
 const COUNTS = values.shards.split(",").map(Number);
 
 const source = readFileSync(new URL("../src/db/shards.ts", import.meta.url), "utf8");
 const { code } = transformSync(source, { loader: "ts", format: "esm" });
-const { pickShard } = await import(`data:text/javascript;base64,${Buffer.from(code).toString("base64")}`);
+const { pickShard } = await import(
+  `data:text/javascript;base64,${Buffer.from(code).toString("base64")}`
+);
 
 // Half random UUIDs (what most identity providers put in `sub`), half sequential names, whose
 // near-identical strings are the hard case for a weak hash.
@@ -38,7 +44,9 @@ function timePerCall(shards) {
 }
 
 console.log(`${USERS.toLocaleString("en")} user ids through the router\n`);
-console.log("shards | users per shard: min / mean / max | max/min | moved when one shard is added | ns per routing");
+console.log(
+  "shards | users per shard: min / mean / max | max/min | moved when one shard is added | ns per routing",
+);
 for (const n of COUNTS) {
   const shards = names(n);
   const counts = new Map(shards.map((s) => [s, 0]));

@@ -11,12 +11,21 @@ import { ensureWrk, fmt, signDevToken, startWorker, writeSql, wrk } from "./lib/
 
 if (typeof WebSocket === "undefined") {
   // Node 20 has its WebSocket client behind a flag.
-  const r = spawnSync(process.execPath, ["--experimental-websocket", "--no-warnings", ...process.argv.slice(1)], { stdio: "inherit" });
+  const r = spawnSync(
+    process.execPath,
+    ["--experimental-websocket", "--no-warnings", ...process.argv.slice(1)],
+    { stdio: "inherit" },
+  );
   process.exit(r.status ?? 1);
 }
 
 const { values } = parseArgs({
-  options: { seconds: { type: "string", default: "10" }, connections: { type: "string", default: "8" }, port: { type: "string", default: "8770" }, sessions: { type: "string", default: "0" } },
+  options: {
+    seconds: { type: "string", default: "10" },
+    connections: { type: "string", default: "8" },
+    port: { type: "string", default: "8770" },
+    sessions: { type: "string", default: "0" },
+  },
 });
 const opts = { seconds: Number(values.seconds), connections: Number(values.connections) };
 
@@ -34,14 +43,19 @@ async function loginSite() {
       }
       if (req.method === "POST" && req.url === "/login") {
         const f = new URLSearchParams(body);
-        if (accounts.get(f.get("username")) === f.get("password")) return res.writeHead(302, { location: "/account" }).end();
+        if (accounts.get(f.get("username")) === f.get("password"))
+          return res.writeHead(302, { location: "/account" }).end();
       }
       if (req.url === "/account") {
         res.writeHead(200, { "content-type": "text/html" });
-        return res.end(`<h1>Account</h1><p id="t"></p><script>setInterval(()=>{document.getElementById("t").textContent=Date.now()},50)</script>`);
+        return res.end(
+          `<h1>Account</h1><p id="t"></p><script>setInterval(()=>{document.getElementById("t").textContent=Date.now()},50)</script>`,
+        );
       }
       res.writeHead(200, { "content-type": "text/html" });
-      res.end(`<form method="post" action="/login"><input name="username"><input name="password" type="password"><button type="submit">Go</button></form>`);
+      res.end(
+        `<form method="post" action="/login"><input name="username"><input name="password" type="password"><button type="submit">Go</button></form>`,
+      );
     });
   });
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
@@ -50,7 +64,11 @@ async function loginSite() {
 
 ensureWrk();
 const site = await loginSite();
-const worker = await startWorker({ port: Number(values.port), name: "sharing", vars: { OUTBOUND_ALLOW_PRIVATE: "true" } });
+const worker = await startWorker({
+  port: Number(values.port),
+  name: "sharing",
+  vars: { OUTBOUND_ALLOW_PRIVATE: "true" },
+});
 try {
   const owner = "bench-owner";
   const recipient = "bench-recipient";
@@ -83,24 +101,41 @@ try {
 
   const ownerToken = await signDevToken({ sub: owner, email: "owner@example.test" });
   const recipientToken = await signDevToken({ sub: recipient, email: "recipient@example.test" });
-  const get = async (path, token) => (await fetch(`${worker.base}${path}`, { headers: { Authorization: `Bearer ${token}` } })).json();
+  const get = async (path, token) =>
+    (
+      await fetch(`${worker.base}${path}`, { headers: { Authorization: `Bearer ${token}` } })
+    ).json();
   const owned = await get("/api/sharing?type=owned", ownerToken);
   const received = await get("/api/sharing?type=received", recipientToken);
-  console.log(`sanity: owned ${owned.shares.length}, received ${received.shares.length} (with ciphertext: ${received.shares.filter((s) => s.account.encrypted_data).length})`);
+  console.log(
+    `sanity: owned ${owned.shares.length}, received ${received.shares.length} (with ciphertext: ${received.shares.filter((s) => s.account.encrypted_data).length})`,
+  );
 
   const cases = [
     ["trivial (GET /api/auth/csrf-token)", "/api/auth/csrf-token", ownerToken],
     ["owned shares, 50 (GET /api/sharing?type=owned)", "/api/sharing?type=owned", ownerToken],
-    ["received shares, 50 (GET /api/sharing?type=received)", "/api/sharing?type=received", recipientToken],
+    [
+      "received shares, 50 (GET /api/sharing?type=received)",
+      "/api/sharing?type=received",
+      recipientToken,
+    ],
   ];
-  wrk(`${worker.base}${cases[0][1]}`, { Authorization: `Bearer ${ownerToken}` }, { ...opts, seconds: 3 });
+  wrk(
+    `${worker.base}${cases[0][1]}`,
+    { Authorization: `Bearer ${ownerToken}` },
+    { ...opts, seconds: 3 },
+  );
   const results = [];
   for (const [label, path, token] of cases) {
     const r = wrk(`${worker.base}${path}`, { Authorization: `Bearer ${token}` }, opts);
     results.push(r);
-    console.log(`${label.padEnd(54)} p50 ${fmt(r.p50).padStart(7)} ms  p99 ${fmt(r.p99).padStart(7)} ms  ${fmt(r.rps, 0).padStart(6)} req/s  non-2xx ${r.non2xx}`);
+    console.log(
+      `${label.padEnd(54)} p50 ${fmt(r.p50).padStart(7)} ms  p99 ${fmt(r.p99).padStart(7)} ms  ${fmt(r.rps, 0).padStart(6)} req/s  non-2xx ${r.non2xx}`,
+    );
   }
-  console.log(`owned p99 / trivial p99 = ${fmt(results[1].p99 / results[0].p99)}x; received p99 / trivial p99 = ${fmt(results[2].p99 / results[0].p99)}x`);
+  console.log(
+    `owned p99 / trivial p99 = ${fmt(results[1].p99 / results[0].p99)}x; received p99 / trivial p99 = ${fmt(results[2].p99 / results[0].p99)}x`,
+  );
 
   // Session shares in the local Chromium behind the BROWSER binding.
   const viewerToken = await signDevToken({ sub: viewerId, email: "viewer@example.test" });
@@ -111,23 +146,44 @@ try {
   for (let i = 0; i < Number(values.sessions); i++) {
     const username = `u${i}-${randomUUID().slice(0, 6)}`;
     const password = `P!${randomUUID()}`;
-    await fetch(`${site.url}/register`, { method: "POST", body: JSON.stringify({ username, password }) });
+    await fetch(`${site.url}/register`, {
+      method: "POST",
+      body: JSON.stringify({ username, password }),
+    });
     const t0 = performance.now();
     const res = await fetch(`${worker.base}/api/session-shares`, {
       method: "POST",
-      headers: { Authorization: `Bearer ${ownerToken}`, "x-csrf-token": ownerCsrf, "content-type": "application/json" },
-      body: JSON.stringify({ accountId: "p0", decryptedUsername: username, decryptedPassword: password, accessType: "full" }),
+      headers: {
+        Authorization: `Bearer ${ownerToken}`,
+        "x-csrf-token": ownerCsrf,
+        "content-type": "application/json",
+      },
+      body: JSON.stringify({
+        accountId: "p0",
+        decryptedUsername: username,
+        decryptedPassword: password,
+        accessType: "full",
+      }),
     });
     const created = await res.json();
-    if (res.status !== 201) throw new Error(`create failed ${res.status} ${JSON.stringify(created)}`);
+    if (res.status !== 201)
+      throw new Error(`create failed ${res.status} ${JSON.stringify(created)}`);
     const tCreated = performance.now();
     let stream = "";
     try {
-      const sse = await fetch(`${worker.base}/api/session-shares/${created.id}/status`, { headers: { Authorization: `Bearer ${ownerToken}` }, signal: AbortSignal.timeout(90_000) });
+      const sse = await fetch(`${worker.base}/api/session-shares/${created.id}/status`, {
+        headers: { Authorization: `Bearer ${ownerToken}` },
+        signal: AbortSignal.timeout(90_000),
+      });
       stream = await sse.text();
     } catch {
-      console.log(`session ${i + 1}: not active within 90 s of creation (status stream gave no complete event)`);
-      await fetch(`${worker.base}/api/session-shares/${created.id}`, { method: "DELETE", headers: { Authorization: `Bearer ${ownerToken}`, "x-csrf-token": ownerCsrf } });
+      console.log(
+        `session ${i + 1}: not active within 90 s of creation (status stream gave no complete event)`,
+      );
+      await fetch(`${worker.base}/api/session-shares/${created.id}`, {
+        method: "DELETE",
+        headers: { Authorization: `Bearer ${ownerToken}`, "x-csrf-token": ownerCsrf },
+      });
       continue;
     }
     const tActive = performance.now();
@@ -135,7 +191,11 @@ try {
     const ticket = await (
       await fetch(`${worker.base}/api/session-shares/view/${created.shareToken}/ticket`, {
         method: "POST",
-        headers: { Authorization: `Bearer ${viewerToken}`, "x-csrf-token": viewerCsrf, "x-device-fingerprint": fp },
+        headers: {
+          Authorization: `Bearer ${viewerToken}`,
+          "x-csrf-token": viewerCsrf,
+          "x-device-fingerprint": fp,
+        },
       })
     ).json();
     const tTicket = performance.now();
@@ -155,10 +215,17 @@ try {
         out.count++;
         out.bytes += m.data.length;
       };
-      ws.onclose = () => resolve({ ...out, fps: out.count > 1 ? (out.count - 1) / ((performance.now() - firstAt) / 1000) : 0 });
+      ws.onclose = () =>
+        resolve({
+          ...out,
+          fps: out.count > 1 ? (out.count - 1) / ((performance.now() - firstAt) / 1000) : 0,
+        });
       setTimeout(() => ws.close(), 30_000);
     });
-    await fetch(`${worker.base}/api/session-shares/${created.id}`, { method: "DELETE", headers: { Authorization: `Bearer ${ownerToken}`, "x-csrf-token": ownerCsrf } });
+    await fetch(`${worker.base}/api/session-shares/${created.id}`, {
+      method: "DELETE",
+      headers: { Authorization: `Bearer ${ownerToken}`, "x-csrf-token": ownerCsrf },
+    });
     timings.push({ create: tCreated - t0, active: tActive - t0, final, ...frames });
     console.log(
       `session ${i + 1}: create ${fmt(tCreated - t0, 0)} ms, active after ${fmt(tActive - t0, 0)} ms (${final}), first frame ${fmt(frames.first, 0)} ms after ticket, ${fmt(frames.fps, 1)} frames/s over 5 s, avg frame ${fmt(frames.bytes / Math.max(frames.count, 1) / 1024, 1)} KiB base64, password in viewer traffic: ${frames.leaked}`,

@@ -7,7 +7,9 @@
 import { parseArgs } from "node:util";
 import { b64, benchEntry, benchSession, fmt, startWorker } from "./lib/harness.mjs";
 
-const { values } = parseArgs({ options: { runs: { type: "string", default: "5" }, port: { type: "string", default: "8730" } } });
+const { values } = parseArgs({
+  options: { runs: { type: "string", default: "5" }, port: { type: "string", default: "8730" } },
+});
 const RUNS = Number(values.runs);
 
 const worker = await startWorker({ port: Number(values.port), name: "sync" });
@@ -19,24 +21,38 @@ try {
   };
   const line = (label, ms, extra = "", target) => {
     const st = stats(ms);
-    const verdict = target === undefined ? "" : st.median < target ? `  (target < ${target} ms: met)` : `  (target < ${target} ms: MISSED)`;
-    console.log(`${label.padEnd(40)} median ${fmt(st.median, 1).padStart(8)} ms  min ${fmt(st.min, 1).padStart(8)}  max ${fmt(st.max, 1).padStart(8)}${extra}${verdict}`);
+    const verdict =
+      target === undefined
+        ? ""
+        : st.median < target
+          ? `  (target < ${target} ms: met)`
+          : `  (target < ${target} ms: MISSED)`;
+    console.log(
+      `${label.padEnd(40)} median ${fmt(st.median, 1).padStart(8)} ms  min ${fmt(st.min, 1).padStart(8)}  max ${fmt(st.max, 1).padStart(8)}${extra}${verdict}`,
+    );
   };
 
   const owner = await session("bench-sync-owner");
   const seedStart = performance.now();
   for (let part = 0; part < 2; part++) {
-    const r = await owner.call("POST", "/api/passwords/import", { provider: "generic", entries: Array.from({ length: 5000 }, (_, i) => benchEntry(part * 5000 + i)) });
-    if (r.json.imported !== 5000) throw new Error(`seed import: ${JSON.stringify(r.json).slice(0, 300)}`);
+    const r = await owner.call("POST", "/api/passwords/import", {
+      provider: "generic",
+      entries: Array.from({ length: 5000 }, (_, i) => benchEntry(part * 5000 + i)),
+    });
+    if (r.json.imported !== 5000)
+      throw new Error(`seed import: ${JSON.stringify(r.json).slice(0, 300)}`);
   }
-  console.log(`seeded 10,000 entries through POST /api/passwords/import in ${fmt((performance.now() - seedStart) / 1000, 2)} s`);
+  console.log(
+    `seeded 10,000 entries through POST /api/passwords/import in ${fmt((performance.now() - seedStart) / 1000, 2)} s`,
+  );
 
   const full = [];
   let fullBytes = 0;
   let cursor;
   for (let i = 0; i < RUNS; i++) {
     const r = await owner.call("GET", "/api/passwords/sync");
-    if (r.json.changes.length !== 10_000) throw new Error(`full pull returned ${r.json.changes.length}`);
+    if (r.json.changes.length !== 10_000)
+      throw new Error(`full pull returned ${r.json.changes.length}`);
     full.push(r.ms);
     fullBytes = r.bytes;
     cursor = r.json.serverTimestamp;
@@ -52,7 +68,17 @@ try {
       const id = ids[(round * 100 + k) % ids.length];
       return k % 10 === 9
         ? { action: "delete", id, clientUpdatedAt: stamp }
-        : { action: "update", id, clientUpdatedAt: stamp, data: { name: `Edited ${round}.${k}`, encrypted_data: b64(300), wrapped_item_key: b64(40), encryption_version: 3 } };
+        : {
+            action: "update",
+            id,
+            clientUpdatedAt: stamp,
+            data: {
+              name: `Edited ${round}.${k}`,
+              encrypted_data: b64(300),
+              wrapped_item_key: b64(40),
+              encryption_version: 3,
+            },
+          };
     });
   };
 
@@ -60,13 +86,16 @@ try {
   const delta = [];
   let deltaBytes = 0;
   for (let i = 0; i < RUNS; i++) {
-    const before = (await owner.call("GET", `/api/passwords/sync?since=${encodeURIComponent(cursor)}`)).json.serverTimestamp;
+    const before = (
+      await owner.call("GET", `/api/passwords/sync?since=${encodeURIComponent(cursor)}`)
+    ).json.serverTimestamp;
     const p = await owner.call("POST", "/api/passwords/sync", { mutations: mutations(100) });
     const applied = p.json.results.filter((r) => r.status === "applied").length;
     if (applied !== 100) throw new Error(`push applied ${applied} of 100`);
     push.push(p.ms);
     const d = await owner.call("GET", `/api/passwords/sync?since=${encodeURIComponent(before)}`);
-    if (d.json.changes.length !== 100) throw new Error(`delta pull returned ${d.json.changes.length} changes`);
+    if (d.json.changes.length !== 100)
+      throw new Error(`delta pull returned ${d.json.changes.length} changes`);
     delta.push(d.ms);
     deltaBytes = d.bytes;
     cursor = d.json.serverTimestamp;
@@ -86,7 +115,12 @@ try {
   const fresh = await session(`bench-sync-push-${Date.now()}`);
   for (let i = 0; i < RUNS; i++) {
     const stamp = new Date().toISOString();
-    const batch = Array.from({ length: 100 }, (_, k) => ({ action: "create", id: crypto.randomUUID(), clientUpdatedAt: stamp, data: { ...benchEntry(k), encryption_version: 3 } }));
+    const batch = Array.from({ length: 100 }, (_, k) => ({
+      action: "create",
+      id: crypto.randomUUID(),
+      clientUpdatedAt: stamp,
+      data: { ...benchEntry(k), encryption_version: 3 },
+    }));
     const p = await fresh.call("POST", "/api/passwords/sync", { mutations: batch });
     if (p.json.results.some((r) => r.status !== "applied")) throw new Error("create push failed");
     creates.push(p.ms);
@@ -94,15 +128,24 @@ try {
   line("push of 100 creates", creates, "", 200);
 
   const imports = [];
-  const payload = { provider: "generic", entries: Array.from({ length: 5000 }, (_, i) => benchEntry(i)) };
+  const payload = {
+    provider: "generic",
+    entries: Array.from({ length: 5000 }, (_, i) => benchEntry(i)),
+  };
   const payloadBytes = Buffer.byteLength(JSON.stringify(payload));
   for (let i = 0; i < RUNS; i++) {
     const u = await session(`bench-sync-import-${Date.now()}-${i}`);
     const r = await u.call("POST", "/api/passwords/import", payload);
-    if (r.json.imported !== 5000) throw new Error(`import: ${JSON.stringify(r.json).slice(0, 300)}`);
+    if (r.json.imported !== 5000)
+      throw new Error(`import: ${JSON.stringify(r.json).slice(0, 300)}`);
     imports.push(r.ms);
   }
-  line("import of 5,000 entries (fresh vault)", imports, `  ${fmt(payloadBytes / 1024 / 1024, 2)} MiB body`, 5000);
+  line(
+    "import of 5,000 entries (fresh vault)",
+    imports,
+    `  ${fmt(payloadBytes / 1024 / 1024, 2)} MiB body`,
+    5000,
+  );
 } finally {
   worker.stop();
 }

@@ -41,7 +41,12 @@ export class IdempotencyStore extends DurableObject {
       .toArray();
     const row = rows[0];
     if (!row || (row.state === "in_flight" && row.created_at <= now - LEASE_MS)) {
-      sql.exec("INSERT OR REPLACE INTO keys (key, fingerprint, state, response, created_at) VALUES (?, ?, 'in_flight', NULL, ?)", key, fingerprint, now);
+      sql.exec(
+        "INSERT OR REPLACE INTO keys (key, fingerprint, state, response, created_at) VALUES (?, ?, 'in_flight', NULL, ?)",
+        key,
+        fingerprint,
+        now,
+      );
       await this.scheduleSweep(Date.now());
       return { state: "new" };
     }
@@ -52,7 +57,11 @@ export class IdempotencyStore extends DurableObject {
 
   async complete(key: string, response: StoredResponse): Promise<void> {
     this.init();
-    this.ctx.storage.sql.exec("UPDATE keys SET state = 'done', response = ? WHERE key = ?", JSON.stringify(response), key);
+    this.ctx.storage.sql.exec(
+      "UPDATE keys SET state = 'done', response = ? WHERE key = ?",
+      JSON.stringify(response),
+      key,
+    );
   }
 
   async release(key: string): Promise<void> {
@@ -61,7 +70,8 @@ export class IdempotencyStore extends DurableObject {
   }
 
   private async scheduleSweep(now: number) {
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(now + IDEMPOTENCY_TTL_MS);
+    if ((await this.ctx.storage.getAlarm()) === null)
+      await this.ctx.storage.setAlarm(now + IDEMPOTENCY_TTL_MS);
   }
 
   async alarm(): Promise<void> {

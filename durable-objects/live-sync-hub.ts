@@ -1,5 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
-import { LIVE_SYNC_CLOSE, LIVE_SYNC_PING, LIVE_SYNC_PONG, LIVE_SYNC_PROTOCOL, type LiveSyncMessage, type LiveSyncTopic } from "../src/kernel/live-sync";
+import {
+  LIVE_SYNC_CLOSE,
+  LIVE_SYNC_PING,
+  LIVE_SYNC_PONG,
+  LIVE_SYNC_PROTOCOL,
+  type LiveSyncMessage,
+  type LiveSyncTopic,
+} from "../src/kernel/live-sync";
 
 /** What a connection carries through hibernation (serializeAttachment): when its token ends. */
 type Attachment = { expiresAt: number };
@@ -26,8 +33,11 @@ export class LiveSyncHub extends DurableObject {
 
   /** The WebSocket upgrade, already authenticated by the worker (src/domains/live-sync). */
   async fetch(request: Request): Promise<Response> {
-    const connect = JSON.parse(request.headers.get(CONNECT_HEADER) ?? "null") as LiveSyncConnect | null;
-    if (!connect || request.headers.get("upgrade")?.toLowerCase() !== "websocket") return new Response(null, { status: 400 });
+    const connect = JSON.parse(
+      request.headers.get(CONNECT_HEADER) ?? "null",
+    ) as LiveSyncConnect | null;
+    if (!connect || request.headers.get("upgrade")?.toLowerCase() !== "websocket")
+      return new Response(null, { status: 400 });
     await this.remember(connect.userId);
     const open = this.ctx.getWebSockets();
     // The worker turns this into the API's 429 body (src/domains/live-sync).
@@ -36,8 +46,17 @@ export class LiveSyncHub extends DurableObject {
     this.ctx.acceptWebSocket(server);
     server.serializeAttachment({ expiresAt: connect.expiresAt } satisfies Attachment);
     const clock = await this.clock();
-    server.send(JSON.stringify({ type: "hello", clock: clock === null ? null : new Date(clock).toISOString() } satisfies LiveSyncMessage));
-    return new Response(null, { status: 101, webSocket: client, headers: { "Sec-WebSocket-Protocol": LIVE_SYNC_PROTOCOL } });
+    server.send(
+      JSON.stringify({
+        type: "hello",
+        clock: clock === null ? null : new Date(clock).toISOString(),
+      } satisfies LiveSyncMessage),
+    );
+    return new Response(null, {
+      status: 101,
+      webSocket: client,
+      headers: { "Sec-WebSocket-Protocol": LIVE_SYNC_PROTOCOL },
+    });
   }
 
   /**
@@ -85,7 +104,11 @@ export class LiveSyncHub extends DurableObject {
   }
 
   async state(): Promise<LiveSyncState> {
-    return { userId: (await this.ctx.storage.get<string>("userId")) ?? null, connections: this.ctx.getWebSockets().length, clock: await this.clock() };
+    return {
+      userId: (await this.ctx.storage.get<string>("userId")) ?? null,
+      connections: this.ctx.getWebSockets().length,
+      clock: await this.clock(),
+    };
   }
 
   /** A device sends nothing but the keepalive (answered without us); anything else is ignored. */
@@ -115,7 +138,8 @@ export class LiveSyncHub extends DurableObject {
   private async remember(userId: string) {
     const known = await this.ctx.storage.get<string>("userId");
     // The hub is named by the user id, so a different one here is a bug in a caller: refuse it.
-    if (known !== undefined && known !== userId) throw new Error("live-sync hub belongs to another user");
+    if (known !== undefined && known !== userId)
+      throw new Error("live-sync hub belongs to another user");
     if (known === undefined) await this.ctx.storage.put("userId", userId);
   }
 }

@@ -1,7 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
 
 export type LimitCheck = { rule: string; limit: number; windowMs: number };
-export type LimitResult = { allowed: true } | { allowed: false; rule: string; retryAfterSeconds: number };
+export type LimitResult =
+  | { allowed: true }
+  | { allowed: false; rule: string; retryAfterSeconds: number };
 
 /** What the periodic clean-up of the stored log keeps at least: the longest window of the spec's limits. */
 const KEEP_MS = 60 * 60 * 1000;
@@ -38,7 +40,9 @@ export class RateLimiter extends DurableObject {
 
   private init() {
     if (this.ready) return;
-    this.ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS hits (rule TEXT NOT NULL, ts INTEGER NOT NULL)");
+    this.ctx.storage.sql.exec(
+      "CREATE TABLE IF NOT EXISTS hits (rule TEXT NOT NULL, ts INTEGER NOT NULL)",
+    );
     this.ctx.storage.sql.exec("CREATE INDEX IF NOT EXISTS hits_rule_ts ON hits (rule, ts)");
     this.ready = true;
   }
@@ -48,7 +52,11 @@ export class RateLimiter extends DurableObject {
     let log = this.logs.get(rule);
     if (!log || since < log.since) {
       const ts = this.ctx.storage.sql
-        .exec<{ ts: number }>("SELECT ts FROM hits WHERE rule = ? AND ts > ? ORDER BY ts", rule, since)
+        .exec<{ ts: number }>(
+          "SELECT ts FROM hits WHERE rule = ? AND ts > ? ORDER BY ts",
+          rule,
+          since,
+        )
         .toArray()
         .map((r) => r.ts);
       log = { ts, head: 0, since, windowMs: Math.max(windowMs, log?.windowMs ?? 0) };
@@ -82,7 +90,11 @@ export class RateLimiter extends DurableObject {
       const inWindow = log.ts.length - first;
       if (inWindow >= check.limit) {
         const oldestCounted = log.ts[first + inWindow - check.limit]!;
-        return { allowed: false, rule: check.rule, retryAfterSeconds: Math.max(1, Math.ceil((oldestCounted + check.windowMs - now) / 1000)) };
+        return {
+          allowed: false,
+          rule: check.rule,
+          retryAfterSeconds: Math.max(1, Math.ceil((oldestCounted + check.windowMs - now) / 1000)),
+        };
       }
     }
     const sql = this.ctx.storage.sql;
@@ -97,7 +109,8 @@ export class RateLimiter extends DurableObject {
       RateLimiter.slide(log, now);
     }
     const longest = Math.max(...checks.map((c) => c.windowMs));
-    if (Math.random() < 0.05) sql.exec("DELETE FROM hits WHERE ts <= ?", now - Math.max(longest, KEEP_MS));
+    if (Math.random() < 0.05)
+      sql.exec("DELETE FROM hits WHERE ts <= ?", now - Math.max(longest, KEEP_MS));
     return { allowed: true };
   }
 

@@ -2,7 +2,9 @@ import { DurableObject } from "cloudflare:workers";
 import { errorName, logJson, withLogContext } from "../src/lib/log";
 
 /** `ownerId` names the vault owner whose database holds the contact (dbFor's user); older timers lack it. */
-export type TimerTarget = { kind: "dead_man_switch"; userId: string } | { kind: "emergency"; contactId: string; ownerId?: string };
+export type TimerTarget =
+  | { kind: "dead_man_switch"; userId: string }
+  | { kind: "emergency"; contactId: string; ownerId?: string };
 
 /** What a tick does is the domain's: it returns when to wake next, or null when nothing is left to time. */
 export type TimerTick<E> = (env: E, target: TimerTarget, now: number) => Promise<number | null>;
@@ -40,7 +42,9 @@ export abstract class RecoveryTimerBase<E = unknown> extends DurableObject<E> {
     let next: number | null;
     try {
       // An alarm has no request: the lines the tick writes (a mail that failed, say) name the timer.
-      next = await withLogContext({ alarm: "recovery-timer", timer: target.kind }, () => this.tick(this.env, target, now));
+      next = await withLogContext({ alarm: "recovery-timer", timer: target.kind }, () =>
+        this.tick(this.env, target, now),
+      );
     } catch (err) {
       logJson("error", "recovery timer tick failed", { timer: target.kind, error: errorName(err) });
       next = now + RETRY_MS;
@@ -61,9 +65,11 @@ export const timerName = {
 export function recoveryTimers(ns: RecoveryTimerNamespace) {
   const stub = (name: string) => ns.get(ns.idFromName(name));
   return {
-    scheduleDeadManSwitch: (userId: string, at: number) => stub(timerName.deadManSwitch(userId)).schedule({ kind: "dead_man_switch", userId }, at),
+    scheduleDeadManSwitch: (userId: string, at: number) =>
+      stub(timerName.deadManSwitch(userId)).schedule({ kind: "dead_man_switch", userId }, at),
     cancelDeadManSwitch: (userId: string) => stub(timerName.deadManSwitch(userId)).cancel(),
-    scheduleEmergency: (contactId: string, ownerId: string, at: number) => stub(timerName.emergency(contactId)).schedule({ kind: "emergency", contactId, ownerId }, at),
+    scheduleEmergency: (contactId: string, ownerId: string, at: number) =>
+      stub(timerName.emergency(contactId)).schedule({ kind: "emergency", contactId, ownerId }, at),
     cancelEmergency: (contactId: string) => stub(timerName.emergency(contactId)).cancel(),
   };
 }

@@ -91,7 +91,10 @@ export type TaskProgressClient = {
   isCancelled(): Promise<boolean>;
 };
 
-export function taskProgress(ns: DurableObjectNamespace<TaskProgress>, taskId: string): TaskProgressClient {
+export function taskProgress(
+  ns: DurableObjectNamespace<TaskProgress>,
+  taskId: string,
+): TaskProgressClient {
   const stub = ns.get(ns.idFromName(taskId));
   return {
     publish: (e) => stub.publish(e),

@@ -1,7 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
 
 /** How a token is obtained is the integrations domain's; the entry registers it (src/index.ts). */
-export type TokenSource<E, T> = (env: E, userId: string, provider: string, force: boolean) => Promise<T>;
+export type TokenSource<E, T> = (
+  env: E,
+  userId: string,
+  provider: string,
+  force: boolean,
+) => Promise<T>;
 
 /**
  * One object per user. Requests for a provider's token while a refresh is in flight wait for that
@@ -14,13 +19,18 @@ export abstract class TokenRefresherBase<E = unknown, T = unknown> extends Durab
   async token(userId: string, provider: string, force: boolean): Promise<T> {
     const running = this.inflight.get(provider);
     if (running) return running;
-    const p = this.source(this.env, userId, provider, force).finally(() => this.inflight.delete(provider));
+    const p = this.source(this.env, userId, provider, force).finally(() =>
+      this.inflight.delete(provider),
+    );
     this.inflight.set(provider, p);
     return p;
   }
 }
 
-export function tokenClient<T, P extends string = string>(ns: DurableObjectNamespace<TokenRefresherBase>, userId: string) {
+export function tokenClient<T, P extends string = string>(
+  ns: DurableObjectNamespace<TokenRefresherBase>,
+  userId: string,
+) {
   const stub = ns.get(ns.idFromName(`user:${userId}`));
   return {
     token: (provider: P, force = false) => stub.token(userId, provider, force) as Promise<T>,

@@ -4,7 +4,15 @@
 // The service worker keeps a fixed URL (/sw.js) and learns the asset list at build time.
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { basename, join, relative } from "node:path";
 import { ROOT } from "./lib/dev-identity.mjs";
 
@@ -30,7 +38,10 @@ const noNodeCrypto = {
   name: "no-node-crypto",
   setup(b) {
     b.onResolve({ filter: /^crypto$/ }, () => ({ path: "crypto", namespace: "empty-module" }));
-    b.onLoad({ filter: /.*/, namespace: "empty-module" }, () => ({ contents: "module.exports = {};", loader: "js" }));
+    b.onLoad({ filter: /.*/, namespace: "empty-module" }, () => ({
+      contents: "module.exports = {};",
+      loader: "js",
+    }));
   },
 };
 
@@ -58,16 +69,26 @@ async function workerBundle(entry, names) {
     logLevel: "warning",
     plugins: [noNodeCrypto],
   });
-  return `/${relative(OUT, join(ROOT, Object.keys(out.metafile.outputs)[0])).split("\\").join("/")}`;
+  return `/${relative(OUT, join(ROOT, Object.keys(out.metafile.outputs)[0]))
+    .split("\\")
+    .join("/")}`;
 }
 const readerUrl = await workerBundle(["entry-reader-worker.ts"], "[name]-[hash]");
 const pullWorkerUrl = await workerBundle(["pull-worker.ts"], "[name]-[hash]");
 const healthWorkerUrl = await workerBundle(["health", "worker.ts"], "health-worker-[hash]");
-const keepassWorkerUrl = await workerBundle(["importers", "keepass-worker.ts"], "keepass-worker-[hash]");
+const keepassWorkerUrl = await workerBundle(
+  ["importers", "keepass-worker.ts"],
+  "keepass-worker-[hash]",
+);
 
 const pages = await build({
   entryPoints: PAGES.map((p) => join(SRC, "pages", `${p}.ts`)),
-  define: { __ENTRY_READER__: JSON.stringify(readerUrl), __PULL_WORKER__: JSON.stringify(pullWorkerUrl), __HEALTH_WORKER__: JSON.stringify(healthWorkerUrl), __KEEPASS_WORKER__: JSON.stringify(keepassWorkerUrl) },
+  define: {
+    __ENTRY_READER__: JSON.stringify(readerUrl),
+    __PULL_WORKER__: JSON.stringify(pullWorkerUrl),
+    __HEALTH_WORKER__: JSON.stringify(healthWorkerUrl),
+    __KEEPASS_WORKER__: JSON.stringify(keepassWorkerUrl),
+  },
   outdir: join(OUT, "assets"),
   entryNames: "[name]-[hash]",
   chunkNames: "chunk-[hash]",
@@ -87,7 +108,9 @@ const pages = await build({
 /** Public URL of each page's entry script, by page name. */
 const scripts = {};
 for (const [file, meta] of Object.entries(pages.metafile.outputs)) {
-  if (meta.entryPoint) scripts[basename(meta.entryPoint, ".ts")] = `/${relative(OUT, join(ROOT, file)).split("\\").join("/")}`;
+  if (meta.entryPoint)
+    scripts[basename(meta.entryPoint, ".ts")] =
+      `/${relative(OUT, join(ROOT, file)).split("\\").join("/")}`;
 }
 
 /**
@@ -108,7 +131,9 @@ const closure = (file, seen) => {
   return seen;
 };
 const entryFile = (name) => {
-  const found = Object.keys(outputs).find((f) => outputs[f].entryPoint?.split("\\").join("/").endsWith(name));
+  const found = Object.keys(outputs).find((f) =>
+    outputs[f].entryPoint?.split("\\").join("/").endsWith(name),
+  );
   if (!found) throw new Error(`client build: no bundle for ${name}`);
   return found;
 };
@@ -122,7 +147,11 @@ function vaultPreloads() {
 /** Every bundle the sign-in page and the vault page (shell and vault section) load at start. */
 function startModules() {
   const files = new Set();
-  for (const name of ["client/src/pages/signin.ts", "client/src/pages/dashboard.ts", "client/src/sections/vault.ts"]) {
+  for (const name of [
+    "client/src/pages/signin.ts",
+    "client/src/pages/dashboard.ts",
+    "client/src/sections/vault.ts",
+  ]) {
     const file = entryFile(name);
     files.add(file);
     closure(file, files);
@@ -142,7 +171,8 @@ writeFileSync(join(OUT, cssUrl), css);
  */
 const registry = await build({
   stdin: {
-    contents: 'export { BUILTIN_SERVICES } from "./src/data/registry/services"; export { DEFAULT_REQUIREMENTS } from "./src/data/registry/build"; export { TOTP_SERVICES } from "./src/data/registry/two-factor";',
+    contents:
+      'export { BUILTIN_SERVICES } from "./src/data/registry/services"; export { DEFAULT_REQUIREMENTS } from "./src/data/registry/build"; export { TOTP_SERVICES } from "./src/data/registry/two-factor";',
     resolveDir: ROOT,
     loader: "ts",
   },
@@ -152,10 +182,16 @@ const registry = await build({
   write: false,
   logLevel: "warning",
 });
-const { BUILTIN_SERVICES, DEFAULT_REQUIREMENTS, TOTP_SERVICES } = await import(`data:text/javascript;base64,${Buffer.from(registry.outputFiles[0].text).toString("base64")}`);
+const { BUILTIN_SERVICES, DEFAULT_REQUIREMENTS, TOTP_SERVICES } = await import(
+  `data:text/javascript;base64,${Buffer.from(registry.outputFiles[0].text).toString("base64")}`
+);
 const rules = {
   default: DEFAULT_REQUIREMENTS,
-  services: BUILTIN_SERVICES.filter((s) => s.password_requirements).map((s) => ({ domain: s.domain, name: s.name, rules: s.password_requirements })),
+  services: BUILTIN_SERVICES.filter((s) => s.password_requirements).map((s) => ({
+    domain: s.domain,
+    name: s.name,
+    rules: s.password_requirements,
+  })),
   // The health check's "missing 2FA": services that offer authenticator-app codes.
   totp: TOTP_SERVICES,
 };
@@ -163,8 +199,22 @@ writeFileSync(join(OUT, "password-rules.json"), JSON.stringify(rules));
 
 /** Assets each page needs to run offline (the service worker pre-caches them with the pages). */
 /** The web app manifest and its icons (client/static; the PNGs made by scripts/make-icons.mjs). */
-const APP_FILES = ["/manifest.webmanifest", "/icon.svg", "/icon-192.png", "/icon-512.png", "/icon-maskable-512.png"];
-const assets = [cssUrl, ...APP_FILES, "/password-rules.json", readerUrl, pullWorkerUrl, healthWorkerUrl, keepassWorkerUrl];
+const APP_FILES = [
+  "/manifest.webmanifest",
+  "/icon.svg",
+  "/icon-192.png",
+  "/icon-512.png",
+  "/icon-maskable-512.png",
+];
+const assets = [
+  cssUrl,
+  ...APP_FILES,
+  "/password-rules.json",
+  readerUrl,
+  pullWorkerUrl,
+  healthWorkerUrl,
+  keepassWorkerUrl,
+];
 for (const file of Object.keys(outputs)) assets.push(urlOf(file));
 
 /**
@@ -176,7 +226,10 @@ for (const file of Object.keys(outputs)) assets.push(urlOf(file));
  */
 const DEFER_ABOVE = 128 * 1024;
 const startUrls = new Set(startModules());
-const deferred = assets.filter((a) => a.endsWith(".js") && !startUrls.has(a) && statSync(join(OUT, a.slice(1))).size > DEFER_ABOVE);
+const deferred = assets.filter(
+  (a) =>
+    a.endsWith(".js") && !startUrls.has(a) && statSync(join(OUT, a.slice(1))).size > DEFER_ABOVE,
+);
 
 for (const name of readdirSync(STATIC)) {
   if (name.endsWith(".html")) {
@@ -190,8 +243,14 @@ for (const name of readdirSync(STATIC)) {
     // The shell (dashboard.html) also answers at every section path; the vault's page names the
     // vault section's modules to preload (where a sign-in lands).
     const preloads = vaultPreloads();
-    const withPreloads = (h) => h.replace(/(\n\s*)<script type="module"/, (m, space) => `${space}${preloads}${m}`);
-    if (name === "dashboard.html") for (const path of sectionPaths()) writeFileSync(join(OUT, `${path.slice(1)}.html`), path === "/vault" ? withPreloads(html) : html);
+    const withPreloads = (h) =>
+      h.replace(/(\n\s*)<script type="module"/, (m, space) => `${space}${preloads}${m}`);
+    if (name === "dashboard.html")
+      for (const path of sectionPaths())
+        writeFileSync(
+          join(OUT, `${path.slice(1)}.html`),
+          path === "/vault" ? withPreloads(html) : html,
+        );
   } else if (name !== "styles.css") {
     copyFileSync(join(STATIC, name), join(OUT, name));
   }
@@ -200,7 +259,10 @@ for (const name of readdirSync(STATIC)) {
 // Unhashed files (the manifest, the icons) count by content: a new one must install a new worker.
 const appFiles = createHash("sha256");
 for (const file of APP_FILES) appFiles.update(readFileSync(join(STATIC, file.slice(1))));
-const buildId = createHash("sha256").update(JSON.stringify([assets, sectionPaths(), appFiles.digest("hex")])).digest("hex").slice(0, 12);
+const buildId = createHash("sha256")
+  .update(JSON.stringify([assets, sectionPaths(), appFiles.digest("hex")]))
+  .digest("hex")
+  .slice(0, 12);
 await build({
   entryPoints: [join(SRC, "sw.ts")],
   outfile: join(OUT, "sw.js"),
@@ -212,8 +274,11 @@ await build({
     __PRECACHE_ASSETS__: JSON.stringify(assets.filter((a) => !deferred.includes(a)).sort()),
     __DEFERRED_ASSETS__: JSON.stringify(deferred.sort()),
     __PAGES__: JSON.stringify(["/dashboard", "/offline", ...sectionPaths()]),
-    __BUILD_ID__: JSON.stringify(buildId) },
+    __BUILD_ID__: JSON.stringify(buildId),
+  },
   logLevel: "warning",
 });
 
-console.log(`client built into public/ (${assets.length} assets, ${deferred.length} cached after the vault opens, build ${buildId}) in ${Date.now() - started} ms`);
+console.log(
+  `client built into public/ (${assets.length} assets, ${deferred.length} cached after the vault opens, build ${buildId}) in ${Date.now() - started} ms`,
+);

@@ -3,7 +3,15 @@
 // crypto, sync engine and local store for both. EXTENSION_APP_ORIGIN names the web app the
 // extension reads its session from (the popup can change it).
 import { build } from "esbuild";
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join, relative } from "node:path";
 import { deflateRawSync } from "node:zlib";
 import { ROOT } from "./lib/dev-identity.mjs";
@@ -20,7 +28,15 @@ rmSync(OUT, { recursive: true, force: true });
 mkdirSync(OUT, { recursive: true });
 
 await build({
-  entryPoints: ["background", "offscreen", "content", "popup", "menu", "passkey-page", "passkey-content"].map((n) => join(SRC, `${n}.ts`)),
+  entryPoints: [
+    "background",
+    "offscreen",
+    "content",
+    "popup",
+    "menu",
+    "passkey-page",
+    "passkey-content",
+  ].map((n) => join(SRC, `${n}.ts`)),
   outdir: OUT,
   bundle: true,
   // Content scripts and the service worker load as classic scripts.
@@ -28,7 +44,10 @@ await build({
   target: "chrome116",
   minify: true,
   // The sync engine reads a pull in a Worker of its own (client/src/pull-worker.ts), built below.
-  define: { __APP_ORIGIN__: JSON.stringify(APP_ORIGIN), __PULL_WORKER__: JSON.stringify("/pull-worker.js") },
+  define: {
+    __APP_ORIGIN__: JSON.stringify(APP_ORIGIN),
+    __PULL_WORKER__: JSON.stringify("/pull-worker.js"),
+  },
   logLevel: "warning",
 });
 // The offscreen vault starts it as a module worker from the extension's own origin (MV3's default
@@ -60,7 +79,8 @@ const crc32 = (buf) => {
 function zip(dir) {
   const files = [];
   const walk = (d) => {
-    for (const n of readdirSync(d).sort()) statSync(join(d, n)).isDirectory() ? walk(join(d, n)) : files.push(join(d, n));
+    for (const n of readdirSync(d).sort())
+      statSync(join(d, n)).isDirectory() ? walk(join(d, n)) : files.push(join(d, n));
   };
   walk(dir);
   const locals = [];
@@ -100,4 +120,6 @@ function zip(dir) {
 }
 writeFileSync(ZIP, zip(OUT));
 
-console.log(`extension built into ${relative(ROOT, OUT)}/ and ${relative(ROOT, ZIP)} (origin ${extensionOrigin()}, app ${APP_ORIGIN}) in ${Date.now() - started} ms`);
+console.log(
+  `extension built into ${relative(ROOT, OUT)}/ and ${relative(ROOT, ZIP)} (origin ${extensionOrigin()}, app ${APP_ORIGIN}) in ${Date.now() - started} ms`,
+);

@@ -12,6 +12,8 @@
 //  - every Durable Object class is exported by the entry and has a migration;
 //  - the vars, plus the secrets `deploy:setup` stores (scripts/lib/production.mjs), pass the
 //    worker's own configuration schema in production (src/env.ts, bundled here);
+//  - neither [env.production] nor the top level (what `wrangler deploy` without --env publishes)
+//    would serve /dev/mail, every user's mail without a sign-in (src/env.ts, servesDevMail);
 //  - with --dry-run, `wrangler deploy --dry-run --env production` succeeds without a warning.
 import { build } from "esbuild";
 import { spawnSync } from "node:child_process";
@@ -19,7 +21,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { ENV, generateSecrets, GENERATED, OPERATOR_REQUIRED, readWranglerConfig, root, vapidSubjectFrom } from "./lib/production.mjs";
+import {
+  ENV,
+  generateSecrets,
+  GENERATED,
+  OPERATOR_REQUIRED,
+  readWranglerConfig,
+  root,
+  vapidSubjectFrom,
+} from "./lib/production.mjs";
 
 const args = process.argv.slice(2);
 const at = args.indexOf("--config");
@@ -50,19 +60,30 @@ function bound(config) {
     r2: config.r2_buckets.map((b) => b.binding),
     queue: (config.queues.producers ?? []).map((q) => q.binding),
     "durable object": config.durable_objects.bindings.map((d) => d.name),
-    fetcher: [config.browser?.binding, config.assets?.binding, ...config.services.map((s) => s.binding)].filter(Boolean),
+    fetcher: [
+      config.browser?.binding,
+      config.assets?.binding,
+      ...config.services.map((s) => s.binding),
+    ].filter(Boolean),
   };
 }
 
-/** The worker's configuration schema, bundled from src/env.ts so the check runs what the worker runs. */
-let schema;
-const configSchema = () => (schema ??= bundleSchema());
-async function bundleSchema() {
+/** The worker's configuration module (src/env.ts), bundled so the check runs what the worker runs. */
+let envModule;
+const configModule = () => (envModule ??= bundleEnv());
+async function bundleEnv() {
   const dir = mkdtempSync(join(tmpdir(), "env-schema-"));
   try {
     const out = join(dir, "env.mjs");
-    await build({ entryPoints: [join(root, "src/env.ts")], bundle: true, format: "esm", platform: "node", outfile: out, logLevel: "error" });
-    return (await import(pathToFileURL(out).href)).ConfigSchema;
+    await build({
+      entryPoints: [join(root, "src/env.ts")],
+      bundle: true,
+      format: "esm",
+      platform: "node",
+      outfile: out,
+      logLevel: "error",
+    });
+    return await import(pathToFileURL(out).href);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -72,51 +93,102 @@ export async function checkProduction(path) {
   const problems = [];
   const { config: prod, warnings } = await readWranglerConfig(path, ENV);
   const { config: top } = await readWranglerConfig(path, undefined);
-  for (const w of warnings) problems.push(`wrangler warns: ${w.replace(/\x1b\[[0-9;]*m/g, "").replace(/\s+/g, " ").trim()}`);
+  for (const w of warnings)
+    problems.push(
+      `wrangler warns: ${w
+        .replace(/\x1b\[[0-9;]*m/g, "")
+        .replace(/\s+/g, " ")
+        .trim()}`,
+    );
   const have = bound(prod);
 
   for (const { name, kind } of envBindings()) {
     if (kind === "other") continue;
-    if (!have[kind]?.includes(name)) problems.push(`${name}: the worker's Env uses it (${kind}), [env.${ENV}] does not bind it`);
+    if (!have[kind]?.includes(name))
+      problems.push(`${name}: the worker's Env uses it (${kind}), [env.${ENV}] does not bind it`);
   }
-  const shards = have.d1.filter((b) => /^DB_\d+$/.test(b)).map((b) => Number(b.slice(3))).sort((a, b) => a - b);
-  if (shards.length === 0 || shards.some((n, i) => n !== i)) problems.push(`D1 shards must be DB_0 … DB_{n-1} without a gap; [env.${ENV}] has ${shards.map((n) => `DB_${n}`).join(", ") || "none"}`);
-  if (!have.d1.includes("DIRECTORY")) problems.push(`DIRECTORY: the directory database is not bound in [env.${ENV}]`);
+  const shards = have.d1
+    .filter((b) => /^DB_\d+$/.test(b))
+    .map((b) => Number(b.slice(3)))
+    .sort((a, b) => a - b);
+  if (shards.length === 0 || shards.some((n, i) => n !== i))
+    problems.push(
+      `D1 shards must be DB_0 … DB_{n-1} without a gap; [env.${ENV}] has ${shards.map((n) => `DB_${n}`).join(", ") || "none"}`,
+    );
+  if (!have.d1.includes("DIRECTORY"))
+    problems.push(`DIRECTORY: the directory database is not bound in [env.${ENV}]`);
 
   const topHave = bound(top);
   for (const [kind, names] of Object.entries(topHave)) {
-    for (const name of names) if (!have[kind].includes(name)) problems.push(`${name}: bound at the top level (${kind}) but not in [env.${ENV}]`);
+    for (const name of names)
+      if (!have[kind].includes(name))
+        problems.push(`${name}: bound at the top level (${kind}) but not in [env.${ENV}]`);
   }
-  for (const name of Object.keys(top.vars ?? {})) if (!(name in (prod.vars ?? {}))) problems.push(`${name}: a top-level var missing from [env.${ENV}.vars]`);
+  for (const name of Object.keys(top.vars ?? {}))
+    if (!(name in (prod.vars ?? {})))
+      problems.push(`${name}: a top-level var missing from [env.${ENV}.vars]`);
 
   const consumed = new Set((prod.queues.consumers ?? []).map((q) => q.queue));
-  for (const p of prod.queues.producers ?? []) if (!consumed.has(p.queue)) problems.push(`${p.binding}: queue ${p.queue} has no consumer in [env.${ENV}]`);
+  for (const p of prod.queues.producers ?? [])
+    if (!consumed.has(p.queue))
+      problems.push(`${p.binding}: queue ${p.queue} has no consumer in [env.${ENV}]`);
   const topConsumed = (top.queues.consumers ?? []).map((q) => q.queue);
-  for (const q of topConsumed) if (!consumed.has(q)) problems.push(`queue ${q}: consumed at the top level, not in [env.${ENV}]`);
-  const mailQueueName = /MAIL_QUEUE_NAME = "([^"]+)"/.exec(src("src/domains/notifications/mail-queue.ts"))?.[1];
+  for (const q of topConsumed)
+    if (!consumed.has(q))
+      problems.push(`queue ${q}: consumed at the top level, not in [env.${ENV}]`);
+  const mailQueueName = /MAIL_QUEUE_NAME = "([^"]+)"/.exec(
+    src("src/domains/notifications/mail-queue.ts"),
+  )?.[1];
   const mail = (prod.queues.producers ?? []).find((q) => q.binding === "MAIL_QUEUE");
-  if (mail && mail.queue !== mailQueueName) problems.push(`MAIL_QUEUE: sends to ${mail.queue}, but the consumer recognises ${mailQueueName}`);
+  if (mail && mail.queue !== mailQueueName)
+    problems.push(
+      `MAIL_QUEUE: sends to ${mail.queue}, but the consumer recognises ${mailQueueName}`,
+    );
 
   const crons = (c) => JSON.stringify([...(c.triggers?.crons ?? [])].sort());
-  if (crons(prod) !== crons(top)) problems.push(`crons: [env.${ENV}] runs ${crons(prod)}, the worker's schedule is ${crons(top)}`);
+  if (crons(prod) !== crons(top))
+    problems.push(
+      `crons: [env.${ENV}] runs ${crons(prod)}, the worker's schedule is ${crons(top)}`,
+    );
 
   const entry = src("src/index.ts");
-  const migrated = new Set(prod.migrations.flatMap((m) => [...(m.new_sqlite_classes ?? []), ...(m.new_classes ?? [])]));
+  const migrated = new Set(
+    prod.migrations.flatMap((m) => [...(m.new_sqlite_classes ?? []), ...(m.new_classes ?? [])]),
+  );
   for (const { name, class_name } of prod.durable_objects.bindings) {
-    const exported = new RegExp(`export (class ${class_name}\\b|\\{[^}]*\\b${class_name}\\b[^}]*\\})`).test(entry);
+    const exported = new RegExp(
+      `export (class ${class_name}\\b|\\{[^}]*\\b${class_name}\\b[^}]*\\})`,
+    ).test(entry);
     if (!exported) problems.push(`${name}: class ${class_name} is not exported by src/index.ts`);
-    if (!migrated.has(class_name)) problems.push(`${name}: class ${class_name} has no Durable Object migration`);
+    if (!migrated.has(class_name))
+      problems.push(`${name}: class ${class_name} has no Durable Object migration`);
   }
 
   // The vars and the secrets the setup stores must make a configuration the worker accepts.
-  const ConfigSchema = await configSchema();
+  const { ConfigSchema, servesDevMail } = await configModule();
   const examples = Object.fromEntries(OPERATOR_REQUIRED.map((s) => [s.names[0], s.example]));
-  const parsed = ConfigSchema.safeParse({ ...prod.vars, ...generateSecrets(), ...examples, VAPID_SUBJECT: vapidSubjectFrom(examples.MAIL_FROM) });
+  // A var written in the file is what deploys; the examples stand in only for the stored secrets.
+  if (servesDevMail({ ...examples, ...prod.vars }))
+    problems.push(
+      `/dev/mail: [env.${ENV}.vars] would serve every user's mail without a sign-in (development, the outbox and a loopback APP_ORIGIN)`,
+    );
+  if (servesDevMail({ ...top.vars }))
+    problems.push(
+      "/dev/mail: `wrangler deploy` without --env would serve every user's mail without a sign-in (the top level's [vars] name a loopback APP_ORIGIN; `npm start` passes it with --var)",
+    );
+  const parsed = ConfigSchema.safeParse({
+    ...prod.vars,
+    ...generateSecrets(),
+    ...examples,
+    VAPID_SUBJECT: vapidSubjectFrom(examples.MAIL_FROM),
+  });
   if (!parsed.success) {
     const stored = [...GENERATED, ...OPERATOR_REQUIRED.flatMap((s) => s.names)];
     for (const issue of parsed.error.issues) {
       const name = String(issue.path[0] ?? "config");
-      const where = stored.includes(name) ? "a stored secret" : `neither a var of [env.${ENV}.vars] nor a secret deploy:setup stores`;
+      const where = stored.includes(name)
+        ? "a stored secret"
+        : `neither a var of [env.${ENV}.vars] nor a secret deploy:setup stores`;
       problems.push(`${name}: ${issue.message} in production (${where})`);
     }
   }
@@ -127,15 +199,31 @@ export async function checkProduction(path) {
 export function dryRun(path) {
   const dir = mkdtempSync(join(tmpdir(), "dry-run-"));
   try {
-    const r = spawnSync("npx", ["wrangler", "deploy", "--dry-run", "--env", ENV, "--config", path, "--outdir", dir], {
-      cwd: root,
-      encoding: "utf8",
-      env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", FORCE_COLOR: "0" },
-    });
+    const r = spawnSync(
+      "npx",
+      ["wrangler", "deploy", "--dry-run", "--env", ENV, "--config", path, "--outdir", dir],
+      {
+        cwd: root,
+        encoding: "utf8",
+        env: {
+          ...process.env,
+          CI: "true",
+          WRANGLER_SEND_METRICS: "false",
+          NO_COLOR: "1",
+          FORCE_COLOR: "0",
+        },
+      },
+    );
     const out = `${r.stdout}\n${r.stderr}`;
     const problems = [];
-    if (r.status !== 0) problems.push(`wrangler deploy --dry-run --env ${ENV} failed:\n${out.trim().split("\n").slice(-15).join("\n")}`);
-    else if (/\[WARNING\]/.test(out)) problems.push(`wrangler deploy --dry-run --env ${ENV} warned:\n${out.slice(out.indexOf("[WARNING]")).split("\n").slice(0, 12).join("\n")}`);
+    if (r.status !== 0)
+      problems.push(
+        `wrangler deploy --dry-run --env ${ENV} failed:\n${out.trim().split("\n").slice(-15).join("\n")}`,
+      );
+    else if (/\[WARNING\]/.test(out))
+      problems.push(
+        `wrangler deploy --dry-run --env ${ENV} warned:\n${out.slice(out.indexOf("[WARNING]")).split("\n").slice(0, 12).join("\n")}`,
+      );
     return { problems, out };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -144,11 +232,14 @@ export function dryRun(path) {
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const problems = await checkProduction(configPath);
-  if (args.includes("--dry-run") && problems.length === 0) problems.push(...dryRun(configPath).problems);
+  if (args.includes("--dry-run") && problems.length === 0)
+    problems.push(...dryRun(configPath).problems);
   if (problems.length) {
     console.error(`[env.${ENV}] of ${configPath} is incomplete:`);
     for (const p of problems) console.error(`  - ${p}`);
     process.exit(1);
   }
-  console.log(`[env.${ENV}] binds everything the worker uses${args.includes("--dry-run") ? "; the dry run deploys without a warning" : ""}`);
+  console.log(
+    `[env.${ENV}] binds everything the worker uses${args.includes("--dry-run") ? "; the dry run deploys without a warning" : ""}`,
+  );
 }

@@ -41,7 +41,8 @@ export function d1Databases(toml, env) {
 }
 
 const databases = d1Databases(readFileSync(configPath, "utf8"), envName);
-if (databases.length === 0) throw new Error(`wrangler.toml declares no D1 database${envName ? ` for env ${envName}` : ""}`);
+if (databases.length === 0)
+  throw new Error(`wrangler.toml declares no D1 database${envName ? ` for env ${envName}` : ""}`);
 const seen = new Set();
 for (const db of databases) {
   // One database is one name and one id (a deployment not yet set up has placeholder ids for all).
@@ -51,7 +52,15 @@ for (const db of databases) {
     continue;
   }
   seen.add(key);
-  const cmd = ["d1", "migrations", "apply", db.binding, remote ? "--remote" : "--local", ...(envName ? ["--env", envName] : []), ...(configAt >= 0 ? ["--config", configPath] : [])];
+  const cmd = [
+    "d1",
+    "migrations",
+    "apply",
+    db.binding,
+    remote ? "--remote" : "--local",
+    ...(envName ? ["--env", envName] : []),
+    ...(configAt >= 0 ? ["--config", configPath] : []),
+  ];
   console.log(`${db.binding}: wrangler ${cmd.join(" ")}`);
   const r = spawnSync("wrangler", cmd, { cwd: root, stdio: "inherit", env: wranglerEnv() });
   if (r.status !== 0) process.exit(r.status ?? 1);

@@ -18,7 +18,16 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { ENV, generateSecrets, OPERATOR_OPTIONAL, OPERATOR_REQUIRED, readWranglerConfig, resourcesOf, root, vapidSubjectFrom } from "./lib/production.mjs";
+import {
+  ENV,
+  generateSecrets,
+  OPERATOR_OPTIONAL,
+  OPERATOR_REQUIRED,
+  readWranglerConfig,
+  resourcesOf,
+  root,
+  vapidSubjectFrom,
+} from "./lib/production.mjs";
 import { wranglerEnv } from "./lib/wrangler-env.mjs";
 
 const args = process.argv.slice(2);
@@ -31,10 +40,22 @@ const say = (line) => console.log(`   ${line}`);
 
 /** Runs wrangler; its output is returned, not shown, unless `show`. A failure stops the setup. */
 function wrangler(cmd, { input, show = false, allowFail = false } = {}) {
-  const r = spawnSync("wrangler", [...cmd, ...configArgs], { cwd: root, input, encoding: "utf8", env: wranglerEnv(), stdio: [input === undefined ? "ignore" : "pipe", show ? "inherit" : "pipe", show ? "inherit" : "pipe"] });
+  const r = spawnSync("wrangler", [...cmd, ...configArgs], {
+    cwd: root,
+    input,
+    encoding: "utf8",
+    env: wranglerEnv(),
+    stdio: [
+      input === undefined ? "ignore" : "pipe",
+      show ? "inherit" : "pipe",
+      show ? "inherit" : "pipe",
+    ],
+  });
   if (r.error) throw r.error;
   if (r.status !== 0 && !allowFail) {
-    console.error(`wrangler ${cmd[0]} ${cmd[1] ?? ""} failed (exit ${r.status})${show ? "" : `:\n${r.stderr || r.stdout}`}`);
+    console.error(
+      `wrangler ${cmd[0]} ${cmd[1] ?? ""} failed (exit ${r.status})${show ? "" : `:\n${r.stderr || r.stdout}`}`,
+    );
     process.exit(r.status ?? 1);
   }
   return { ok: r.status === 0, out: `${r.stdout ?? ""}${r.stderr ?? ""}` };
@@ -51,7 +72,10 @@ function readSettings(file) {
   return out;
 }
 
-const given = { ...Object.fromEntries(Object.entries(process.env).filter(([, v]) => v)), ...readSettings(flag("--settings")) };
+const given = {
+  ...Object.fromEntries(Object.entries(process.env).filter(([, v]) => v)),
+  ...readSettings(flag("--settings")),
+};
 const { config } = await readWranglerConfig(configPath, ENV);
 const want = resourcesOf(config);
 
@@ -63,12 +87,19 @@ if (!listed.ok && !/does not exist|not found|10007/i.test(listed.out)) {
   console.error(`wrangler secret list failed:\n${listed.out}`);
   process.exit(1);
 }
-const stored = listed.ok ? JSON.parse(listed.out.slice(listed.out.indexOf("["))).map((s) => s.name) : [];
+const stored = listed.ok
+  ? JSON.parse(listed.out.slice(listed.out.indexOf("["))).map((s) => s.name)
+  : [];
 say(stored.length ? stored.join(", ") : "none yet");
-const missing = OPERATOR_REQUIRED.filter((s) => !s.names.some((n) => stored.includes(n) || given[n]));
+const missing = OPERATOR_REQUIRED.filter(
+  (s) => !s.names.some((n) => stored.includes(n) || given[n]),
+);
 if (missing.length) {
-  console.error(`\nMissing settings (give them in --settings <file> or the environment, then run again; nothing was created):`);
-  for (const s of missing) console.error(`   ${s.names.join(" or ")}: ${s.about} (for example ${s.example})`);
+  console.error(
+    `\nMissing settings (give them in --settings <file> or the environment, then run again; nothing was created):`,
+  );
+  for (const s of missing)
+    console.error(`   ${s.names.join(" or ")}: ${s.about} (for example ${s.example})`);
   process.exit(1);
 }
 
@@ -86,7 +117,9 @@ if (want.databases.some((n) => !databases.some((d) => d.name === n))) databases 
 writeDatabaseIds(databases);
 
 step("R2 buckets");
-const buckets = [...wrangler(["r2", "bucket", "list"]).out.matchAll(/^name:\s+(\S+)\s*$/gm)].map((m) => m[1]);
+const buckets = [...wrangler(["r2", "bucket", "list"]).out.matchAll(/^name:\s+(\S+)\s*$/gm)].map(
+  (m) => m[1],
+);
 for (const name of want.buckets) {
   if (buckets.includes(name)) say(`${name}: exists`);
   else {
@@ -109,7 +142,8 @@ for (const name of want.queues) {
 step("Secrets");
 const generated = generateSecrets();
 const values = { ...generated };
-for (const name of [...OPERATOR_REQUIRED.flatMap((s) => s.names), ...OPERATOR_OPTIONAL]) if (given[name]) values[name] = given[name];
+for (const name of [...OPERATOR_REQUIRED.flatMap((s) => s.names), ...OPERATOR_OPTIONAL])
+  if (given[name]) values[name] = given[name];
 if (!values.VAPID_SUBJECT && !stored.includes("VAPID_SUBJECT")) {
   const from = given.MAIL_FROM;
   if (from) values.VAPID_SUBJECT = vapidSubjectFrom(from);
@@ -131,7 +165,11 @@ for (const [name, value] of Object.entries(values)) {
 }
 
 step("Migrations (every production database)");
-const migrate = spawnSync(process.execPath, [join(root, "scripts/db-migrate.mjs"), "--remote", "--env", ENV, ...configArgs], { cwd: root, stdio: "inherit", env: wranglerEnv() });
+const migrate = spawnSync(
+  process.execPath,
+  [join(root, "scripts/db-migrate.mjs"), "--remote", "--env", ENV, ...configArgs],
+  { cwd: root, stdio: "inherit", env: wranglerEnv() },
+);
 if (migrate.status !== 0) process.exit(migrate.status ?? 1);
 
 if (args.includes("--skip-deploy")) {
@@ -149,14 +187,23 @@ function writeDatabaseIds(list) {
   if (section < 0) return;
   let changed = false;
   const told = new Set();
-  const tail = text.slice(section).replace(new RegExp(`(\\[\\[env\\.${ENV}\\.d1_databases\\]\\][^[]*?database_name\\s*=\\s*"([^"]+)"\\s*\\n\\s*database_id\\s*=\\s*")([^"]*)(")`, "g"), (all, head, name, id, end) => {
-    const real = list.find((d) => d.name === name)?.uuid;
-    if (!real || real === id) return all;
-    changed = true;
-    if (!told.has(name)) say(`${name}: id ${real} written into ${configPath} ([env.${ENV}]; commit it)`);
-    told.add(name);
-    return `${head}${real}${end}`;
-  });
+  const tail = text
+    .slice(section)
+    .replace(
+      new RegExp(
+        `(\\[\\[env\\.${ENV}\\.d1_databases\\]\\][^[]*?database_name\\s*=\\s*"([^"]+)"\\s*\\n\\s*database_id\\s*=\\s*")([^"]*)(")`,
+        "g",
+      ),
+      (all, head, name, id, end) => {
+        const real = list.find((d) => d.name === name)?.uuid;
+        if (!real || real === id) return all;
+        changed = true;
+        if (!told.has(name))
+          say(`${name}: id ${real} written into ${configPath} ([env.${ENV}]; commit it)`);
+        told.add(name);
+        return `${head}${real}${end}`;
+      },
+    );
   if (changed) writeFileSync(configPath, text.slice(0, section) + tail);
   else say(`ids in ${configPath} up to date`);
 }

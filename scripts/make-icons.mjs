@@ -11,10 +11,16 @@ const STATIC = join(ROOT, "client", "static");
 const svg = readFileSync(join(STATIC, "icon.svg"), "utf8");
 const src = `data:image/svg+xml;base64,${Buffer.from(svg).toString("base64")}`;
 
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium" });
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+});
 try {
   const page = await browser.newPage({ deviceScaleFactor: 1 });
-  for (const [name, size, maskable] of [["icon-192.png", 192, false], ["icon-512.png", 512, false], ["icon-maskable-512.png", 512, true]]) {
+  for (const [name, size, maskable] of [
+    ["icon-192.png", 192, false],
+    ["icon-512.png", 512, false],
+    ["icon-maskable-512.png", 512, true],
+  ]) {
     await page.setViewportSize({ width: size, height: size });
     // Maskable: the icon's own blue fills the square, the lock drawn at 70 % in the middle.
     const inner = maskable ? Math.round(size * 0.7) : size;

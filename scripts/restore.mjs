@@ -29,7 +29,9 @@ async function api(path, body) {
   for (;;) {
     const init = { headers: { ...auth } };
     if (body !== undefined) {
-      csrf ??= (await (await fetch(new URL("/api/auth/csrf-token", values.url), { headers: auth })).json()).csrfToken;
+      csrf ??= (
+        await (await fetch(new URL("/api/auth/csrf-token", values.url), { headers: auth })).json()
+      ).csrfToken;
       Object.assign(init, { method: "POST", body: JSON.stringify(body) });
       Object.assign(init.headers, { "content-type": "application/json", "x-csrf-token": csrf });
     }
@@ -47,7 +49,8 @@ async function api(path, body) {
 
 const [command] = positionals;
 if (command === "list") {
-  for (const b of (await api("/api/admin/backups")).backups) console.log(`${b.id}  ${b.complete ? "complete" : "unfinished"}`);
+  for (const b of (await api("/api/admin/backups")).backups)
+    console.log(`${b.id}  ${b.complete ? "complete" : "unfinished"}`);
 } else if (command === "backup") {
   let r = await api("/api/admin/backups", { force: true });
   while (!r.done) {
@@ -58,18 +61,30 @@ if (command === "list") {
 } else if (values.backup) {
   const summary = await api(`/api/admin/backups/${values.backup}`);
   const rows = Object.values(summary.counts.rows).reduce((n, c) => n + c, 0);
-  console.log(`backup ${summary.id} (${summary.started_at} to ${summary.finished_at}): ${rows} rows, ${summary.counts.objects} objects, ${summary.chunks} chunks`);
+  console.log(
+    `backup ${summary.id} (${summary.started_at} to ${summary.finished_at}): ${rows} rows, ${summary.counts.objects} objects, ${summary.chunks} chunks`,
+  );
   let step = values.from === undefined ? 0 : Number(values.from);
-  if (step === 0 && !values.yes) throw new Error(`restoring empties every table and bucket of ${values.url} first: add --yes`);
+  if (step === 0 && !values.yes)
+    throw new Error(`restoring empties every table and bucket of ${values.url} first: add --yes`);
   const start = Date.now();
   let total = { rows: 0, objects: 0 };
   while (step !== null) {
-    const r = await api(`/api/admin/backups/${summary.id}/restore`, { step, confirm_wipe: step === 0 });
+    const r = await api(`/api/admin/backups/${summary.id}/restore`, {
+      step,
+      confirm_wipe: step === 0,
+    });
     total = { rows: total.rows + r.rows, objects: total.objects + r.objects };
-    console.log(`step ${r.step + 1}/${r.total_steps}: ${r.step === 0 ? "emptied the deployment" : r.next === null ? "triggers recreated" : `${r.rows} rows, ${r.objects} objects`}`);
+    console.log(
+      `step ${r.step + 1}/${r.total_steps}: ${r.step === 0 ? "emptied the deployment" : r.next === null ? "triggers recreated" : `${r.rows} rows, ${r.objects} objects`}`,
+    );
     step = r.next;
   }
-  console.log(`restored ${total.rows} rows and ${total.objects} objects in ${((Date.now() - start) / 1000).toFixed(1)} s`);
+  console.log(
+    `restored ${total.rows} rows and ${total.objects} objects in ${((Date.now() - start) / 1000).toFixed(1)} s`,
+  );
 } else {
-  throw new Error("usage: npm run restore -- list | backup | --backup <id> --yes | --backup <id> --from <step>");
+  throw new Error(
+    "usage: npm run restore -- list | backup | --backup <id> --yes | --backup <id> --from <step>",
+  );
 }

@@ -48,16 +48,24 @@ export async function collectRoutes() {
       outfile,
       logLevel: "error",
       external: ["cloudflare:*", "node:*"],
-      plugins: [{
-        name: "workers-only",
-        setup(b) {
-          b.onResolve({ filter: /^cloudflare:/ }, (a) => ({ path: a.path, namespace: "stub" }));
-          b.onLoad({ filter: /.*/, namespace: "stub" }, () => ({ contents: "module.exports = { DurableObject: class {}, WorkerEntrypoint: class {}, env: {} };", loader: "js" }));
+      plugins: [
+        {
+          name: "workers-only",
+          setup(b) {
+            b.onResolve({ filter: /^cloudflare:/ }, (a) => ({ path: a.path, namespace: "stub" }));
+            b.onLoad({ filter: /.*/, namespace: "stub" }, () => ({
+              contents:
+                "module.exports = { DurableObject: class {}, WorkerEntrypoint: class {}, env: {} };",
+              loader: "js",
+            }));
+          },
         },
-      }],
+      ],
     });
     const { collect, ConfigSchema } = await import(outfile);
-    const routes = collect().sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
+    const routes = collect().sort(
+      (a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method),
+    );
     return { routes, configKeys: Object.keys(ConfigSchema.shape) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -73,7 +81,9 @@ export function render(routes) {
     "",
     "| Method | Path | File | What it does |",
     "|---|---|---|---|",
-    ...routes.map((r) => `| ${r.method} | \`${r.path}\` | \`${r.file}\` | ${r.summary.replace(/\|/g, "\\|")} |`),
+    ...routes.map(
+      (r) => `| ${r.method} | \`${r.path}\` | \`${r.file}\` | ${r.summary.replace(/\|/g, "\\|")} |`,
+    ),
     "",
   ];
   return lines.join("\n");
@@ -84,7 +94,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const text = render(routes);
   if (process.argv.includes("--check")) {
     let current = "";
-    try { current = readFileSync(out, "utf8"); } catch {}
+    try {
+      current = readFileSync(out, "utf8");
+    } catch {}
     if (current !== text) {
       console.error("docs/routes.md is stale: run `npm run routes`");
       process.exit(1);
@@ -93,7 +105,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const readme = readFileSync(join(root, "docs/operations.md"), "utf8");
     const missing = configKeys.filter((k) => !new RegExp(`\\b${k}\\b`).test(readme));
     if (missing.length) {
-      console.error(`docs/operations.md does not name these configuration variables: ${missing.join(", ")}`);
+      console.error(
+        `docs/operations.md does not name these configuration variables: ${missing.join(", ")}`,
+      );
       process.exit(1);
     }
   } else if (process.argv.includes("--json")) {

@@ -10,12 +10,18 @@ import { parseArgs } from "node:util";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { url: { type: "string", default: "http://localhost:8787" }, token: { type: "string" }, user: { type: "string" }, to: { type: "string" } },
+  options: {
+    url: { type: "string", default: "http://localhost:8787" },
+    token: { type: "string" },
+    user: { type: "string" },
+    to: { type: "string" },
+  },
 });
 const token = values.token ?? process.env.VAULT_ADMIN_TOKEN;
 if (!token) throw new Error("an admin token is needed: --token or VAULT_ADMIN_TOKEN");
 const auth = { authorization: `Bearer ${token}` };
-const api = (path, init = {}) => fetch(new URL(path, values.url), { ...init, headers: { ...auth, ...init.headers } });
+const api = (path, init = {}) =>
+  fetch(new URL(path, values.url), { ...init, headers: { ...auth, ...init.headers } });
 
 async function answer(res) {
   const body = await res.json().catch(() => ({}));
@@ -31,9 +37,15 @@ if (command === "list") {
   const { csrfToken } = await answer(await api("/api/auth/csrf-token"));
   const start = Date.now();
   const r = await answer(
-    await api("/api/admin/shards/moves", { method: "POST", headers: { "content-type": "application/json", "x-csrf-token": csrfToken }, body: JSON.stringify({ user_id: values.user, to: values.to }) }),
+    await api("/api/admin/shards/moves", {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-csrf-token": csrfToken },
+      body: JSON.stringify({ user_id: values.user, to: values.to }),
+    }),
   );
-  console.log(`${r.user_id}: ${r.from} -> ${r.to}, ${r.rows_copied} rows copied, ${r.rows_deleted} deleted, ${((Date.now() - start) / 1000).toFixed(1)} s`);
+  console.log(
+    `${r.user_id}: ${r.from} -> ${r.to}, ${r.rows_copied} rows copied, ${r.rows_deleted} deleted, ${((Date.now() - start) / 1000).toFixed(1)} s`,
+  );
 } else {
   throw new Error("usage: node scripts/shards.mjs list | move --user <id> --to DB_<n>");
 }

@@ -12,8 +12,8 @@ status=0
 # A file filter usually names files of one suite only; the other then has nothing to run.
 filtered=()
 [ $# -gt 0 ] && filtered=(--passWithNoTests)
-# The checks that need no server (five type checks, the layers, the route table, the Node suite:
-# scripts/lib/checks.sh) run in the background beside the production dry run and the worker
+# The checks that need no server (five type checks, the layers, the format, the route table, the
+# Node suite: scripts/lib/checks.sh) run in the background beside the production dry run and the worker
 # passes, their log held back and printed after them; a failed check no longer stops the suites,
 # it fails the run and is counted and named in the closing summary (docs/development.md, "The
 # test run").

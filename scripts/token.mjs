@@ -12,7 +12,9 @@ const { values } = parseArgs({
   },
 });
 if (!values.sub) {
-  console.error("usage: npm run token -- --sub <id> --email <e> [--admin] [--auth-age <seconds>] [--ttl <seconds>]");
+  console.error(
+    "usage: npm run token -- --sub <id> --email <e> [--admin] [--auth-age <seconds>] [--ttl <seconds>]",
+  );
   process.exit(2);
 }
 await ensureDevVars();

@@ -18,7 +18,9 @@ export type Bindings = {
   LIVE_SYNC: import("../durable-objects/live-sync-hub").LiveSyncNamespace;
   BROWSER: Fetcher;
   RECOVERY_TIMER: import("../durable-objects/recovery-timer").RecoveryTimerNamespace;
-  TOKEN_REFRESHER: DurableObjectNamespace<import("../durable-objects/token-refresher").TokenRefresherBase>;
+  TOKEN_REFRESHER: DurableObjectNamespace<
+    import("../durable-objects/token-refresher").TokenRefresherBase
+  >;
   /** Where the scheduled backup writes (src/domains/backup); backups are off without it. */
   BACKUP_BUCKET?: R2Bucket;
   /** The web client's static files (wrangler.toml [assets]). */
@@ -58,9 +60,15 @@ const vapidShape = {
       return bytes?.length === 65 && bytes.charCodeAt(0) === 4;
     }, "must be base64url of an uncompressed P-256 point")
     .optional(),
-  VAPID_PRIVATE_KEY: z.string().refine((v) => base64urlBytes(v)?.length === 32, "must be base64url of 32 bytes").optional(),
+  VAPID_PRIVATE_KEY: z
+    .string()
+    .refine((v) => base64urlBytes(v)?.length === 32, "must be base64url of 32 bytes")
+    .optional(),
   /** RFC 8292 section 2.1: a contact for the push service operator, mailto: or https:. */
-  VAPID_SUBJECT: z.string().regex(/^(mailto:[^\s@]+@[^\s@]+|https:\/\/\S+)$/, "must be a mailto: or https: URL").optional(),
+  VAPID_SUBJECT: z
+    .string()
+    .regex(/^(mailto:[^\s@]+@[^\s@]+|https:\/\/\S+)$/, "must be a mailto: or https: URL")
+    .optional(),
 };
 
 /**
@@ -76,7 +84,11 @@ const mailConfigShape = {
   MAILX_REVOKE_URL: optionalUrl,
   MAILX_CLIENT_ID: z.string().min(1).optional(),
   MAILX_CLIENT_SECRET: z.string().min(1).optional(),
-  MAILX_SCOPES: z.string().default("https://www.googleapis.com/auth/gmail.readonly https://www.googleapis.com/auth/gmail.modify"),
+  MAILX_SCOPES: z
+    .string()
+    .default(
+      "https://www.googleapis.com/auth/gmail.readonly https://www.googleapis.com/auth/gmail.modify",
+    ),
   MAILY_AUTH_URL: optionalUrl,
   MAILY_TOKEN_URL: optionalUrl,
   MAILY_API_URL: optionalUrl,
@@ -99,9 +111,16 @@ const mailConfigShape = {
   IDP_OAUTH_CLIENT_SECRET: z.string().min(1).optional(),
   IDP_OAUTH_SCOPES: z.string().default("openid email offline_access"),
   /** Ports an IMAP host may be reached on; development and tests add their own. */
-  IMAP_ALLOWED_PORTS: z.string().regex(/^\d+(,\d+)*$/).default("143,993"),
+  IMAP_ALLOWED_PORTS: z
+    .string()
+    .regex(/^\d+(,\d+)*$/)
+    .default("143,993"),
   /** Bound on the literals of one IMAP response together (src/lib/imap/reader.ts). */
-  IMAP_MAX_LITERAL_BYTES: z.coerce.number().int().min(1024).default(25 * 1024 * 1024),
+  IMAP_MAX_LITERAL_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(25 * 1024 * 1024),
   /** Bound on connecting to an IMAP server and on each wait for its data. */
   IMAP_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(300).default(30),
   /** DNS over HTTPS endpoint used by the outbound guard to resolve user-supplied hostnames. */
@@ -142,14 +161,29 @@ export const ConfigSchema = z
     DATA_ENCRYPTION_KEYS_PREVIOUS: z
       .string()
       .optional()
-      .refine((v) => !v || v.split(",").every((k) => base64Key32.safeParse(k.trim()).success), "must be comma-separated base64 of 32 bytes each"),
+      .refine(
+        (v) => !v || v.split(",").every((k) => base64Key32.safeParse(k.trim()).success),
+        "must be comma-separated base64 of 32 bytes each",
+      ),
     MAX_PASSWORDS_PER_USER: z.coerce.number().int().positive().default(10_000),
     /** Bytes of one user's notifications (title, body, metadata and the other free-text fields). */
-    MAX_NOTIFICATION_BYTES_PER_USER: z.coerce.number().int().positive().default(1024 * 1024),
+    MAX_NOTIFICATION_BYTES_PER_USER: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(1024 * 1024),
     /** Bytes of one user's identities (every text field, the sealed alias key included). */
-    MAX_IDENTITY_BYTES_PER_USER: z.coerce.number().int().positive().default(1024 * 1024),
+    MAX_IDENTITY_BYTES_PER_USER: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(1024 * 1024),
     /** Bytes of ciphertext (encrypted_data + wrapped_item_key) one user's live entries may hold. */
-    MAX_VAULT_BYTES_PER_USER: z.coerce.number().int().positive().default(100 * 1024 * 1024),
+    MAX_VAULT_BYTES_PER_USER: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(100 * 1024 * 1024),
     APP_ORIGIN: z.string().optional(),
     CORS_ORIGINS: z.string().optional(),
     OUTBOUND_ALLOW_PRIVATE: z.string().optional(),
@@ -181,20 +215,36 @@ export const ConfigSchema = z
     MAX_LIVE_BROWSERS: z.coerce.number().int().min(1).default(10),
     /** Live-sync connections (WebSockets to the user's hub) one user may hold open at once. */
     LIVE_SYNC_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(20),
-    ATTACHMENT_QUOTA_BYTES: z.coerce.number().int().positive().default(100 * 1024 * 1024),
+    ATTACHMENT_QUOTA_BYTES: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(100 * 1024 * 1024),
     /** Secure links one user may hold open at once (not revoked, content not yet purged). */
     SECURE_LINK_MAX_OPEN: z.coerce.number().int().positive().default(50),
     /** Bytes of ciphertext one user's open secure links may hold in R2 together. */
-    SECURE_LINK_QUOTA_BYTES: z.coerce.number().int().positive().default(100 * 1024 * 1024),
+    SECURE_LINK_QUOTA_BYTES: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(100 * 1024 * 1024),
     /** "true" adds the Server-Timing header to API responses; off unless configured (npm start turns it on). */
     SERVER_TIMING: z.enum(["true", "false"]).default("false"),
     /** Complete backups older than this many days are deleted (the newest is always kept). */
     BACKUP_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
     /** A new backup starts when the newest began this many hours ago. */
-    BACKUP_INTERVAL_HOURS: z.coerce.number().int().min(1).max(24 * 31).default(24),
+    BACKUP_INTERVAL_HOURS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 31)
+      .default(24),
     ...vapidShape,
   })
-  .refine((c) => c.IDP_JWKS || c.IDP_JWKS_URL, { message: "one of IDP_JWKS or IDP_JWKS_URL is required", path: ["IDP_JWKS"] })
+  .refine((c) => c.IDP_JWKS || c.IDP_JWKS_URL, {
+    message: "one of IDP_JWKS or IDP_JWKS_URL is required",
+    path: ["IDP_JWKS"],
+  })
   .refine((c) => c.MAIL_TRANSPORT !== "http" || (c.MAIL_API_URL && c.MAIL_API_KEY && c.MAIL_FROM), {
     message: "MAIL_TRANSPORT=http needs MAIL_API_URL, MAIL_API_KEY and MAIL_FROM",
     path: ["MAIL_API_KEY"],
@@ -202,19 +252,63 @@ export const ConfigSchema = z
   .superRefine((c, ctx) => {
     if (c.ENVIRONMENT !== "production") return;
     // Production has no development defaults (D18): each of these missing is named in the log.
-    const missing = (name: string) => ctx.addIssue({ code: "custom", path: [name], message: "required in production" });
+    const missing = (name: string) =>
+      ctx.addIssue({ code: "custom", path: [name], message: "required in production" });
     if (!c.IDP_ISSUER) missing("IDP_ISSUER");
     if (!c.IDP_AUDIENCE) missing("IDP_AUDIENCE");
     // The outbox is a development inbox, not a mail service: production must send (D19).
     if (c.MAIL_TRANSPORT !== "http") missing("MAIL_TRANSPORT");
     if (c.OUTBOUND_ALLOW_PRIVATE === "true") {
-      ctx.addIssue({ code: "custom", path: ["OUTBOUND_ALLOW_PRIVATE"], message: "must not open private addresses in production" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["OUTBOUND_ALLOW_PRIVATE"],
+        message: "must not open private addresses in production",
+      });
     }
   })
-  .refine((c) => [c.VAPID_PUBLIC_KEY, c.VAPID_PRIVATE_KEY, c.VAPID_SUBJECT].every((v) => v === undefined) || (c.VAPID_PUBLIC_KEY && c.VAPID_PRIVATE_KEY && c.VAPID_SUBJECT), {
-    message: "Web Push needs all of VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY and VAPID_SUBJECT, or none",
-    path: ["VAPID_PRIVATE_KEY"],
-  });
+  .refine(
+    (c) =>
+      [c.VAPID_PUBLIC_KEY, c.VAPID_PRIVATE_KEY, c.VAPID_SUBJECT].every((v) => v === undefined) ||
+      (c.VAPID_PUBLIC_KEY && c.VAPID_PRIVATE_KEY && c.VAPID_SUBJECT),
+    {
+      message:
+        "Web Push needs all of VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY and VAPID_SUBJECT, or none",
+      path: ["VAPID_PRIVATE_KEY"],
+    },
+  );
+
+/**
+ * An origin on this machine: http(s) on localhost, 127.0.0.0/8 or [::1]. The URL parser has
+ * already written any IPv4 form (127.1, 0x7f.0.0.1) as four decimal octets.
+ */
+export function isLoopbackOrigin(origin: string | undefined): boolean {
+  if (!origin || !URL.canParse(origin)) return false;
+  const { protocol, hostname } = new URL(origin);
+  if (protocol !== "http:" && protocol !== "https:") return false;
+  return (
+    hostname === "localhost" ||
+    hostname === "[::1]" ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
+  );
+}
+
+/**
+ * Whether /dev/mail (src/domains/dev-mail) shows the outbox: development, mail kept in the outbox,
+ * and the app served from this machine. The page holds every user's mail and its tokens without a
+ * sign-in, so a deploy that took the top level's development settings (no APP_ORIGIN, or a real
+ * one) must not serve it. Read by scripts/check-production.mjs as well.
+ */
+export function servesDevMail(vars: {
+  ENVIRONMENT?: unknown;
+  MAIL_TRANSPORT?: unknown;
+  APP_ORIGIN?: unknown;
+}): boolean {
+  return (
+    vars.ENVIRONMENT === "development" &&
+    (vars.MAIL_TRANSPORT ?? "outbox") === "outbox" &&
+    isLoopbackOrigin(typeof vars.APP_ORIGIN === "string" ? vars.APP_ORIGIN : undefined)
+  );
+}
 
 export type Config = z.infer<typeof ConfigSchema> & {
   corsOrigins: string[];
@@ -252,15 +346,30 @@ export function loadConfig(env: Bindings): Config {
     corsOrigins,
     allowPrivateOutbound: c.OUTBOUND_ALLOW_PRIVATE === "true",
     serverTiming: c.SERVER_TIMING === "true",
-    emailVerifiedRequired: (c.IDP_EMAIL_VERIFIED_CLAIM ?? (c.ENVIRONMENT === "production" ? "required" : "absent-is-verified")) === "required",
+    emailVerifiedRequired:
+      (c.IDP_EMAIL_VERIFIED_CLAIM ??
+        (c.ENVIRONMENT === "production" ? "required" : "absent-is-verified")) === "required",
     dataKeys: dataKeysOf(c),
-    push: c.VAPID_PUBLIC_KEY && c.VAPID_PRIVATE_KEY && c.VAPID_SUBJECT ? { publicKey: c.VAPID_PUBLIC_KEY, privateKey: c.VAPID_PRIVATE_KEY, subject: c.VAPID_SUBJECT } : null,
+    push:
+      c.VAPID_PUBLIC_KEY && c.VAPID_PRIVATE_KEY && c.VAPID_SUBJECT
+        ? {
+            publicKey: c.VAPID_PUBLIC_KEY,
+            privateKey: c.VAPID_PRIVATE_KEY,
+            subject: c.VAPID_SUBJECT,
+          }
+        : null,
   };
   cache.set(env, config);
   return config;
 }
 
-function dataKeysOf(c: { DATA_ENCRYPTION_KEY: string; DATA_ENCRYPTION_KEYS_PREVIOUS?: string }): readonly string[] {
-  const previous = (c.DATA_ENCRYPTION_KEYS_PREVIOUS ?? "").split(",").map((k) => k.trim()).filter((k) => k && k !== c.DATA_ENCRYPTION_KEY);
+function dataKeysOf(c: {
+  DATA_ENCRYPTION_KEY: string;
+  DATA_ENCRYPTION_KEYS_PREVIOUS?: string;
+}): readonly string[] {
+  const previous = (c.DATA_ENCRYPTION_KEYS_PREVIOUS ?? "")
+    .split(",")
+    .map((k) => k.trim())
+    .filter((k) => k && k !== c.DATA_ENCRYPTION_KEY);
   return [c.DATA_ENCRYPTION_KEY, ...previous];
 }

@@ -6,7 +6,12 @@ import { runDeadManSwitchTimer } from "./domains/dead-man-switch";
 import { runEmergencyTimer } from "./domains/emergency";
 import { freshToken, type FreshToken } from "./domains/integrations";
 import type { OAuthProvider } from "./domains/integrations";
-import { consumeMailBatch, MAIL_QUEUE_NAME, retryParkedMail, type MailMessage } from "./domains/notifications";
+import {
+  consumeMailBatch,
+  MAIL_QUEUE_NAME,
+  retryParkedMail,
+  type MailMessage,
+} from "./domains/notifications";
 import { consumeResetBatch, type ResetMessage } from "./domains/reset";
 import { sessionShareRoomHooks } from "./domains/session-shares";
 import { purgeExpiredTombstones } from "./domains/sync";
@@ -34,13 +39,16 @@ export { LiveSyncHub } from "../durable-objects/live-sync-hub";
  * here, the one module that knows both sides.
  */
 const recoveryTick: TimerTick<Bindings> = (env, target, now) =>
-  target.kind === "dead_man_switch" ? runDeadManSwitchTimer(env, target.userId, now) : runEmergencyTimer(env, target.contactId, target.ownerId, now);
+  target.kind === "dead_man_switch"
+    ? runDeadManSwitchTimer(env, target.userId, now)
+    : runEmergencyTimer(env, target.contactId, target.ownerId, now);
 
 export class RecoveryTimer extends RecoveryTimerBase<Bindings> {
   protected tick = recoveryTick;
 }
 
-const tokenSource: TokenSource<Bindings, FreshToken> = (env, userId, provider, force) => freshToken(env, userId, provider as OAuthProvider, force);
+const tokenSource: TokenSource<Bindings, FreshToken> = (env, userId, provider, force) =>
+  freshToken(env, userId, provider as OAuthProvider, force);
 
 export class TokenRefresher extends TokenRefresherBase<Bindings, FreshToken> {
   protected source = tokenSource;
@@ -56,7 +64,13 @@ const app = buildApp();
  * Every column of server-held secrets (D10). OAuth PKCE verifiers (oauth_states) are left out: they
  * live ten minutes, so keep a retired key in DATA_ENCRYPTION_KEYS_PREVIOUS that long.
  */
-const SEALED_COLUMNS = [mailSecretsColumn, sessionShareCredentialsColumn, legacyTotpSecretsColumn, twoFactorSecretsColumn, identityAliasKeysColumn];
+const SEALED_COLUMNS = [
+  mailSecretsColumn,
+  sessionShareCredentialsColumn,
+  legacyTotpSecretsColumn,
+  twoFactorSecretsColumn,
+  identityAliasKeysColumn,
+];
 
 /** The cron's re-seal pass: values under a previous data key move to the current one, in chunks. */
 async function resealStale(env: Bindings): Promise<string> {
@@ -76,7 +90,11 @@ async function resealStale(env: Bindings): Promise<string> {
 async function backupTick(env: Bindings, now: Date): Promise<string> {
   if (!env.BACKUP_BUCKET) return "no BACKUP_BUCKET bound: backups are off";
   const config = loadConfig(env);
-  const r = await runBackup(env, env.BACKUP_BUCKET, { now, retentionDays: config.BACKUP_RETENTION_DAYS, intervalHours: config.BACKUP_INTERVAL_HOURS });
+  const r = await runBackup(env, env.BACKUP_BUCKET, {
+    now,
+    retentionDays: config.BACKUP_RETENTION_DAYS,
+    intervalHours: config.BACKUP_INTERVAL_HOURS,
+  });
   if (!r.id) return "no backup due";
   return `${r.id}: ${r.chunks} chunks, ${r.rows} rows, ${r.objects} objects this step${r.done ? ", complete" : ", continues next time"}${r.deleted.length ? `; retired ${r.deleted.join(", ")}` : ""}`;
 }
@@ -87,14 +105,38 @@ export default {
   scheduled: (controller, env, ctx) =>
     withLogContext({ cron: controller.cron }, () => {
       if (controller.cron === BACKUP_CRON) {
-        ctx.waitUntil(backupTick(env, new Date(controller.scheduledTime)).then((summary) => logJson("info", "backup", { summary })));
+        ctx.waitUntil(
+          backupTick(env, new Date(controller.scheduledTime)).then((summary) =>
+            logJson("info", "backup", { summary }),
+          ),
+        );
         return;
       }
-      ctx.waitUntil(purgeExpiredTombstones(env).then((purged) => logJson("info", "expired sync tombstones purged", { purged })));
-      ctx.waitUntil(purgeEndedSessionShares(env).then((purged) => logJson("info", "ended session shares purged", { purged })));
+      ctx.waitUntil(
+        purgeExpiredTombstones(env).then((purged) =>
+          logJson("info", "expired sync tombstones purged", { purged }),
+        ),
+      );
+      ctx.waitUntil(
+        purgeEndedSessionShares(env).then((purged) =>
+          logJson("info", "ended session shares purged", { purged }),
+        ),
+      );
       ctx.waitUntil(purgeSecureLinks(env).then((r) => logJson("info", "secure links purged", r)));
-      ctx.waitUntil(retryParkedMail(loadConfig(env), directoryDb(env)).then((r) => logJson("info", "retry outbox", { sent: r.sent, retried: r.retried, deadLettered: r.deadLettered })));
-      ctx.waitUntil(resealStale(env).then((summary) => logJson("info", "re-sealed under the current data key", { summary })));
+      ctx.waitUntil(
+        retryParkedMail(loadConfig(env), directoryDb(env)).then((r) =>
+          logJson("info", "retry outbox", {
+            sent: r.sent,
+            retried: r.retried,
+            deadLettered: r.deadLettered,
+          }),
+        ),
+      );
+      ctx.waitUntil(
+        resealStale(env).then((summary) =>
+          logJson("info", "re-sealed under the current data key", { summary }),
+        ),
+      );
     }),
   // One consumer per queue of wrangler.toml, told apart by the queue's name.
   queue: (batch, env) =>

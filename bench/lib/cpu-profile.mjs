@@ -22,9 +22,11 @@ export async function startProfile(page, intervalUs = 200) {
  * keeps the profile under `dir` (open it in Chrome's DevTools, Performance panel) when one is given.
  */
 export function printProfile(label, profile, dir, top = 12) {
-  if (dir) writeFileSync(join(dir, `${label.replace(/\W+/g, "-")}.cpuprofile`), JSON.stringify(profile));
+  if (dir)
+    writeFileSync(join(dir, `${label.replace(/\W+/g, "-")}.cpuprofile`), JSON.stringify(profile));
   const dt = new Map();
-  for (let i = 0; i < profile.samples.length; i++) dt.set(profile.samples[i], (dt.get(profile.samples[i]) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  for (let i = 0; i < profile.samples.length; i++)
+    dt.set(profile.samples[i], (dt.get(profile.samples[i]) ?? 0) + (profile.timeDeltas[i] ?? 0));
   const self = new Map();
   let busy = 0;
   for (const n of profile.nodes) {
@@ -36,7 +38,9 @@ export function printProfile(label, profile, dir, top = 12) {
     self.set(key, (self.get(key) ?? 0) + us);
   }
   const rows = [...self].sort((a, b) => b[1] - a[1]).slice(0, top);
-  console.log(`profile ${label}: ${(busy / 1000).toFixed(0)} ms of script and engine time; by self time:`);
+  console.log(
+    `profile ${label}: ${(busy / 1000).toFixed(0)} ms of script and engine time; by self time:`,
+  );
   for (const [k, us] of rows) console.log(`  ${(us / 1000).toFixed(1).padStart(8)} ms  ${k}`);
 }
 
@@ -46,7 +50,8 @@ export function printProfile(label, profile, dir, top = 12) {
  */
 export function printLongStretches(label, profile, minMs = 50, top = 4) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const name = (n) => `${n.callFrame.functionName || "(anonymous)"} ${n.callFrame.url.split("/").pop()}:${n.callFrame.lineNumber + 1}`;
+  const name = (n) =>
+    `${n.callFrame.functionName || "(anonymous)"} ${n.callFrame.url.split("/").pop()}:${n.callFrame.lineNumber + 1}`;
   const stretches = [];
   let cur = null;
   let t = profile.startTime;
@@ -67,7 +72,12 @@ export function printLongStretches(label, profile, minMs = 50, top = 4) {
   if (cur && cur.end - cur.start >= minMs * 1000) stretches.push(cur);
   console.log(`profile ${label}: ${stretches.length} busy stretches over ${minMs} ms`);
   for (const s of stretches.sort((a, b) => b.end - b.start - (a.end - a.start)).slice(0, 8)) {
-    const parts = [...s.self].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, us]) => `${k} ${(us / 1000).toFixed(0)} ms`);
-    console.log(`  ${((s.end - s.start) / 1000).toFixed(0).padStart(5)} ms at +${((s.start - profile.startTime) / 1e6).toFixed(2)} s: ${parts.join("; ")}`);
+    const parts = [...s.self]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([k, us]) => `${k} ${(us / 1000).toFixed(0)} ms`);
+    console.log(
+      `  ${((s.end - s.start) / 1000).toFixed(0).padStart(5)} ms at +${((s.start - profile.startTime) / 1e6).toFixed(2)} s: ${parts.join("; ")}`,
+    );
   }
 }

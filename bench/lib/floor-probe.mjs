@@ -13,27 +13,31 @@ export async function startProbe(browser, { workMs = 2, everyMs = 50 } = {}) {
   const ctx = await browser.newContext();
   const probe = await ctx.newPage();
   await probe.goto("about:blank");
-  await probe.evaluate(([workMs, everyMs]) => {
-    let sink = 0;
-    const spin = (n) => {
-      for (let i = 0; i < n; i++) sink = (sink * 31 + i) | 0;
-    };
-    // The most loops done in 5 ms across a few tries: the idle core's rate.
-    let rate = 0;
-    for (let k = 0; k < 20; k++) {
-      const t = performance.now();
-      let n = 0;
-      while (performance.now() - t < 5) (spin(1000), (n += 1000));
-      rate = Math.max(rate, n / (performance.now() - t));
-    }
-    const loops = Math.round(rate * workMs);
-    window.__probeTasks = [];
-    new PerformanceObserver((l) => {
-      for (const t of l.getEntries()) window.__probeTasks.push([performance.timeOrigin + t.startTime, t.duration]);
-    }).observe({ type: "longtask" });
-    setInterval(() => spin(loops), everyMs);
-    window.__probeSink = () => sink;
-  }, [workMs, everyMs]);
+  await probe.evaluate(
+    ([workMs, everyMs]) => {
+      let sink = 0;
+      const spin = (n) => {
+        for (let i = 0; i < n; i++) sink = (sink * 31 + i) | 0;
+      };
+      // The most loops done in 5 ms across a few tries: the idle core's rate.
+      let rate = 0;
+      for (let k = 0; k < 20; k++) {
+        const t = performance.now();
+        let n = 0;
+        while (performance.now() - t < 5) spin(1000), (n += 1000);
+        rate = Math.max(rate, n / (performance.now() - t));
+      }
+      const loops = Math.round(rate * workMs);
+      window.__probeTasks = [];
+      new PerformanceObserver((l) => {
+        for (const t of l.getEntries())
+          window.__probeTasks.push([performance.timeOrigin + t.startTime, t.duration]);
+      }).observe({ type: "longtask" });
+      setInterval(() => spin(loops), everyMs);
+      window.__probeSink = () => sink;
+    },
+    [workMs, everyMs],
+  );
   return async (from, to) => {
     const tasks = await probe.evaluate(() => window.__probeTasks);
     await ctx.close();

@@ -3,7 +3,16 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import http from "node:http";
 import net from "node:net";
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { ensureDevVars, ROOT, signDevToken } from "../../scripts/lib/dev-identity.mjs";
 
@@ -11,29 +20,63 @@ export { signDevToken };
 
 export function ensureWrk() {
   if (spawnSync("sh", ["-c", "command -v wrk"]).status === 0) return;
-  execFileSync("sh", ["-c", "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null"], { stdio: "inherit" });
+  execFileSync(
+    "sh",
+    [
+      "-c",
+      "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null",
+    ],
+    { stdio: "inherit" },
+  );
 }
 
 /** Starts wrangler dev with fresh local state and waits until /api/health answers. */
 export async function startWorker({ port, name, vars = {}, inspectorPort = 0 }) {
   await ensureDevVars();
   // wrangler.toml's [assets] directory must exist before wrangler dev starts.
-  if (!existsSync(join(ROOT, "public", "index.html"))) execFileSync("node", ["scripts/build-client.mjs"], { cwd: ROOT, stdio: "ignore" });
+  if (!existsSync(join(ROOT, "public", "index.html")))
+    execFileSync("node", ["scripts/build-client.mjs"], { cwd: ROOT, stdio: "ignore" });
   const state = join(ROOT, "bench", "out", name);
   rmSync(state, { recursive: true, force: true });
   mkdirSync(state, { recursive: true });
-  const npx = (args) => execFileSync("npx", args, { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, WRANGLER_SEND_METRICS: "false" } });
+  const npx = (args) =>
+    execFileSync("npx", args, {
+      cwd: ROOT,
+      stdio: ["ignore", "ignore", "inherit"],
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    });
   npx(["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
-  const varArgs = Object.entries({ RATE_LIMIT_MULTIPLIER: "1000", ...vars }).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
+  const varArgs = Object.entries({ RATE_LIMIT_MULTIPLIER: "1000", ...vars }).flatMap(([k, v]) => [
+    "--var",
+    `${k}:${v}`,
+  ]);
   const inspector = inspectorPort ? ["--inspector-port", String(inspectorPort)] : [];
-  const child = spawn("npx", ["wrangler", "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state, ...inspector, ...varArgs], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
-    detached: true,
-  });
+  const child = spawn(
+    "npx",
+    [
+      "wrangler",
+      "dev",
+      "--port",
+      String(port),
+      "--ip",
+      "127.0.0.1",
+      "--persist-to",
+      state,
+      ...inspector,
+      ...varArgs,
+    ],
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+      detached: true,
+    },
+  );
   let log = "";
-  if (process.env.BENCH_WORKER_LOG) { child.stdout.pipe(process.stderr); child.stderr.pipe(process.stderr); }
+  if (process.env.BENCH_WORKER_LOG) {
+    child.stdout.pipe(process.stderr);
+    child.stderr.pipe(process.stderr);
+  }
   // Also kept beside the state, so a test can read what the worker logged (worker.log).
   const logFile = join(state, "worker.log");
   const keep = (d) => {
@@ -57,14 +100,26 @@ export async function startWorker({ port, name, vars = {}, inspectorPort = 0 }) 
     quiet = log.length === seen ? quiet + 1 : 0;
     seen = log.length;
   }
-  if (!(await fetch(`${base}/api/health`)).ok) throw new Error(`wrangler dev stopped answering:\n${log}`);
+  if (!(await fetch(`${base}/api/health`)).ok)
+    throw new Error(`wrangler dev stopped answering:\n${log}`);
   return {
     base,
     state,
     logFile,
     /** Runs SQL against the same local D1 the worker uses. */
     sql(file) {
-      npx(["wrangler", "d1", "execute", "DB", "--local", "--persist-to", state, "--file", file, "--yes"]);
+      npx([
+        "wrangler",
+        "d1",
+        "execute",
+        "DB",
+        "--local",
+        "--persist-to",
+        state,
+        "--file",
+        file,
+        "--yes",
+      ]);
     },
     /**
      * Sets the niceness of the server's share of the machine (Linux's autogroup: the server runs in
@@ -106,7 +161,13 @@ export function wrk(url, headers, { seconds = 10, connections = 8, threads = 1, 
   const out = execFileSync("wrk", [...args, url], { encoding: "utf8" });
   const pct = (p) => toMs(new RegExp(`^\\s+${p}%\\s+(\\S+)`, "m").exec(out)?.[1] ?? "");
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-  return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]), p50: pct(50), p99: pct(99), non2xx, raw: out };
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]),
+    p50: pct(50),
+    p99: pct(99),
+    non2xx,
+    raw: out,
+  };
 }
 
 export const fmt = (n, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : "n/a");
@@ -123,7 +184,9 @@ export function workerdPids(port) {
     .flatMap((pid) => {
       try {
         const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-        return cmd.includes("workerd") ? [{ pid: Number(pid), ppid: Number(stat(pid)[1]), cmd }] : [];
+        return cmd.includes("workerd")
+          ? [{ pid: Number(pid), ppid: Number(stat(pid)[1]), cmd }]
+          : [];
       } catch {
         return [];
       }
@@ -169,7 +232,9 @@ export async function runtimeEntry(port) {
   const { runtime } = workerdPids(port);
   for (const candidate of listeningPorts(runtime)) {
     try {
-      const res = await fetch(`http://127.0.0.1:${candidate}/api/health`, { signal: AbortSignal.timeout(5_000) });
+      const res = await fetch(`http://127.0.0.1:${candidate}/api/health`, {
+        signal: AbortSignal.timeout(5_000),
+      });
       if (res.ok && (await res.json()).status === "ok") return candidate;
     } catch {}
   }
@@ -221,8 +286,10 @@ export function memKiB(pid) {
 /** Resident memory of a process in KiB. */
 export const rssKiB = (pid) => memKiB(pid).rss;
 
-export const hex = (n) => Array.from({ length: n }, () => Math.floor(Math.random() * 16).toString(16)).join("");
-export const b64 = (n) => Buffer.from(Array.from({ length: n }, () => Math.floor(Math.random() * 256))).toString("base64");
+export const hex = (n) =>
+  Array.from({ length: n }, () => Math.floor(Math.random() * 16).toString(16)).join("");
+export const b64 = (n) =>
+  Buffer.from(Array.from({ length: n }, () => Math.floor(Math.random() * 256))).toString("base64");
 
 /** An import/create body shaped like a real client's V3 entry; hosts repeat every 2,000 entries. */
 export const benchEntry = (i) => ({
@@ -245,12 +312,20 @@ export const benchEntry = (i) => ({
 export async function benchSession(base, sub) {
   const token = await signDevToken({ sub, email: `${sub}@example.test` });
   const auth = { Authorization: `Bearer ${token}` };
-  const { csrfToken } = await (await fetch(`${base}/api/auth/csrf-token`, { headers: auth })).json();
+  const { csrfToken } = await (
+    await fetch(`${base}/api/auth/csrf-token`, { headers: auth })
+  ).json();
   const agent = new http.Agent({ keepAlive: true });
   const once = (method, path, body, extra) =>
     new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : JSON.stringify(body);
-      const headers = { ...auth, ...extra, ...(method === "GET" ? {} : { "x-csrf-token": csrfToken, "content-type": "application/json" }) };
+      const headers = {
+        ...auth,
+        ...extra,
+        ...(method === "GET"
+          ? {}
+          : { "x-csrf-token": csrfToken, "content-type": "application/json" }),
+      };
       const t0 = performance.now();
       const req = http.request(`${base}${path}`, { method, headers, agent }, (res) => {
         const chunks = [];
@@ -258,8 +333,19 @@ export async function benchSession(base, sub) {
         res.on("end", () => {
           const ms = performance.now() - t0;
           const buf = Buffer.concat(chunks);
-          if (res.statusCode >= 400) return reject(new Error(`${method} ${path}: ${res.statusCode} ${buf.toString("utf8").slice(0, 300)}`));
-          resolve({ ms, bytes: buf.length, status: res.statusCode, headers: res.headers, json: buf.length ? JSON.parse(buf.toString("utf8")) : null });
+          if (res.statusCode >= 400)
+            return reject(
+              new Error(
+                `${method} ${path}: ${res.statusCode} ${buf.toString("utf8").slice(0, 300)}`,
+              ),
+            );
+          resolve({
+            ms,
+            bytes: buf.length,
+            status: res.statusCode,
+            headers: res.headers,
+            json: buf.length ? JSON.parse(buf.toString("utf8")) : null,
+          });
         });
         res.on("error", reject);
       });
@@ -270,7 +356,9 @@ export async function benchSession(base, sub) {
   // documented remedy is to send again on a fresh socket (request.reusedSocket).
   const call = (method, path, body, extra = {}) =>
     once(method, path, body, extra).catch((err) =>
-      err.reused && (err.code === "ECONNRESET" || err.code === "EPIPE") ? once(method, path, body, extra) : Promise.reject(err),
+      err.reused && (err.code === "ECONNRESET" || err.code === "EPIPE")
+        ? once(method, path, body, extra)
+        : Promise.reject(err),
     );
   return { auth, csrfToken, call };
 }
@@ -290,7 +378,9 @@ export async function benchSession(base, sub) {
  */
 export async function workerHeapProbe(inspectorPort, base) {
   const { default: WebSocket } = await import("ws");
-  const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`, { signal: AbortSignal.timeout(10_000) })).json();
+  const targets = await (
+    await fetch(`http://127.0.0.1:${inspectorPort}/json`, { signal: AbortSignal.timeout(10_000) })
+  ).json();
   // A heap snapshot arrives in chunks that together exceed ws's default message cap.
   const ws = new WebSocket(targets[0].webSocketDebuggerUrl, { maxPayload: 1 << 30 });
   await new Promise((resolve, reject) => (ws.once("open", resolve), ws.once("error", reject)));
@@ -299,10 +389,13 @@ export async function workerHeapProbe(inspectorPort, base) {
   const call = (method, params = {}, timeout = 20_000) =>
     new Promise((resolve, reject) => {
       const id = next++;
-      const timer = setTimeout(() => (ws.off("message", onMessage), reject(new Error(`${method}: no answer`))), timeout);
+      const timer = setTimeout(
+        () => (ws.off("message", onMessage), reject(new Error(`${method}: no answer`))),
+        timeout,
+      );
       const onMessage = (m) => {
         const d = JSON.parse(m);
-        if (d.id === id) (clearTimeout(timer), ws.off("message", onMessage), resolve(d.result));
+        if (d.id === id) clearTimeout(timer), ws.off("message", onMessage), resolve(d.result);
       };
       ws.on("message", onMessage);
       ws.send(JSON.stringify({ id, method, params }));
@@ -316,7 +409,9 @@ export async function workerHeapProbe(inspectorPort, base) {
       let collected = false;
       const gc = call("HeapProfiler.collectGarbage").then(() => (collected = true));
       for (let i = 0; !collected && i < 80; i++) {
-        await fetch(`${base}/api/health`).then((r) => r.arrayBuffer()).catch(() => {});
+        await fetch(`${base}/api/health`)
+          .then((r) => r.arrayBuffer())
+          .catch(() => {});
         await Promise.race([gc, new Promise((r) => setTimeout(r, 250))]);
       }
       await gc;

@@ -19,7 +19,8 @@ import { fmt } from "./harness.mjs";
 export function eventTimingInit() {
   window.__events = [];
   new PerformanceObserver((l) => {
-    for (const e of l.getEntries()) window.__events.push({ name: e.name, start: e.startTime, duration: e.duration });
+    for (const e of l.getEntries())
+      window.__events.push({ name: e.name, start: e.startTime, duration: e.duration });
   }).observe({ type: "event", durationThreshold: 16, buffered: true });
 }
 
@@ -28,7 +29,11 @@ function arm([kind, expect]) {
   const s = { kind };
   window.__sample = s;
   const startEvent = kind === "key" ? "keydown" : "click";
-  addEventListener(startEvent, (ev) => ((s.start = ev.timeStamp), (s.handler = performance.now())), { capture: true, once: true });
+  addEventListener(
+    startEvent,
+    (ev) => ((s.start = ev.timeStamp), (s.handler = performance.now())),
+    { capture: true, once: true },
+  );
   s.done = new Promise((resolve) => {
     const finish = () => {
       s.drawn = performance.now();
@@ -40,7 +45,10 @@ function arm([kind, expect]) {
       });
     };
     const target = document.getElementById(kind === "key" ? "entries-heading" : "revealed");
-    const ready = kind === "key" ? () => target.textContent.includes(`matching “${expect}”`) : () => target.dataset.id === expect && !target.hidden;
+    const ready =
+      kind === "key"
+        ? () => target.textContent.includes(`matching “${expect}”`)
+        : () => target.dataset.id === expect && !target.hidden;
     const mo = new MutationObserver(() => ready() && (mo.disconnect(), finish()));
     mo.observe(target, { childList: true, characterData: true, subtree: true, attributes: true });
     setTimeout(() => (mo.disconnect(), (s.timedOut = true), resolve()), 60_000);
@@ -54,10 +62,20 @@ async function collect() {
   return { ...s, done: undefined, eventMs: events.reduce((m, e) => Math.max(m, e.duration), 0) };
 }
 
-const METRICS = ["ThreadTime", "TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDuration", "LayoutCount", "JSHeapUsedSize"];
+const METRICS = [
+  "ThreadTime",
+  "TaskDuration",
+  "ScriptDuration",
+  "LayoutDuration",
+  "RecalcStyleDuration",
+  "LayoutCount",
+  "JSHeapUsedSize",
+];
 async function metrics(cdp) {
   const { metrics: all } = await cdp.send("Performance.getMetrics");
-  return Object.fromEntries(all.filter((m) => METRICS.includes(m.name)).map((m) => [m.name, m.value]));
+  return Object.fromEntries(
+    all.filter((m) => METRICS.includes(m.name)).map((m) => [m.name, m.value]),
+  );
 }
 
 /** A sampler on `page`: `take(kind, expect, act)` arms, runs `act` (the real key press or click), and returns the sample. */
@@ -99,9 +117,15 @@ const ms = (x) => `${fmt(x, 0)}`;
 export function printSamples(label, samples, slowest = 4) {
   const col = (k) => samples.map((s) => s[k]);
   const pq = (k) => `${ms(quantile(col(k), 0.5))}/${ms(quantile(col(k), 0.95))}`;
-  console.log(`${label.padEnd(44)} p50 ${ms(quantile(col("seen"), 0.5))} ms, p95 ${ms(quantile(col("seen"), 0.95))} ms, max ${ms(quantile(col("seen"), 1))} ms (${samples.length} samples)`);
-  console.log(`  p50/p95: waiting for the main thread ${pq("queued")}, handlers to the change in the DOM ${pq("work")}, to the frame ${pq("toFrame")}, frame ${pq("frameWork")}; main-thread CPU ${pq("cpuMs")} (script ${pq("scriptMs")}, layout ${pq("layoutMs")}, style ${pq("styleMs")}); Event Timing ${pq("eventMs")} (0: under 16)`);
+  console.log(
+    `${label.padEnd(44)} p50 ${ms(quantile(col("seen"), 0.5))} ms, p95 ${ms(quantile(col("seen"), 0.95))} ms, max ${ms(quantile(col("seen"), 1))} ms (${samples.length} samples)`,
+  );
+  console.log(
+    `  p50/p95: waiting for the main thread ${pq("queued")}, handlers to the change in the DOM ${pq("work")}, to the frame ${pq("toFrame")}, frame ${pq("frameWork")}; main-thread CPU ${pq("cpuMs")} (script ${pq("scriptMs")}, layout ${pq("layoutMs")}, style ${pq("styleMs")}); Event Timing ${pq("eventMs")} (0: under 16)`,
+  );
   for (const s of [...samples].sort((a, b) => b.seen - a.seen).slice(0, slowest)) {
-    console.log(`  slow: ${ms(s.seen)} ms = waiting ${ms(s.queued)} + handlers ${ms(s.work)} + to frame ${ms(s.toFrame)} + frame ${ms(s.frameWork)}; CPU ${ms(s.cpuMs)} (script ${ms(s.scriptMs)}, layout ${ms(s.layoutMs)} in ${s.layouts}, style ${ms(s.styleMs)}), heap drop ${ms(s.heapDropKiB)} KiB, Event Timing ${ms(s.eventMs)}`);
+    console.log(
+      `  slow: ${ms(s.seen)} ms = waiting ${ms(s.queued)} + handlers ${ms(s.work)} + to frame ${ms(s.toFrame)} + frame ${ms(s.frameWork)}; CPU ${ms(s.cpuMs)} (script ${ms(s.scriptMs)}, layout ${ms(s.layoutMs)} in ${s.layouts}, style ${ms(s.styleMs)}), heap drop ${ms(s.heapDropKiB)} KiB, Event Timing ${ms(s.eventMs)}`,
+    );
   }
 }

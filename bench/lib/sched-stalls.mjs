@@ -12,7 +12,8 @@ import { join } from "node:path";
 import { fmt } from "./harness.mjs";
 
 /** performance.now() in this process as CLOCK_MONOTONIC milliseconds, the clock perf is told to use. */
-export const monoOf = (perfNow) => perfNow + (Number(process.hrtime.bigint()) / 1e6 - performance.now());
+export const monoOf = (perfNow) =>
+  perfNow + (Number(process.hrtime.bigint()) / 1e6 - performance.now());
 
 /**
  * Starts recording every context switch on the machine (needs perf and the right to trace: root,
@@ -22,14 +23,22 @@ export const monoOf = (perfNow) => perfNow + (Number(process.hrtime.bigint()) / 
  */
 export async function startSched() {
   const path = join(tmpdir(), `bench-sched-${process.pid}-${Date.now()}.data`);
-  const rec = spawn("perf", ["sched", "record", "-k", "CLOCK_MONOTONIC", "-o", path], { stdio: ["ignore", "ignore", "pipe"] });
+  const rec = spawn("perf", ["sched", "record", "-k", "CLOCK_MONOTONIC", "-o", path], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let err = "";
   rec.stderr.on("data", (d) => (err += d));
-  const ended = new Promise((resolve) => rec.on("close", resolve).on("error", (e) => ((err += e.message), resolve(-1))));
+  const ended = new Promise((resolve) =>
+    rec.on("close", resolve).on("error", (e) => ((err += e.message), resolve(-1))),
+  );
   // perf writes its file's header once its events are set up.
   for (let i = 0; i < 100 && !(existsSync(path) && statSync(path).size > 0); i++) {
-    if ((await Promise.race([ended, new Promise((r) => setTimeout(() => r("wait"), 50))])) !== "wait") {
-      console.log(`--sched: perf could not record (${err.trim().split("\n").pop() || "not found"})`);
+    if (
+      (await Promise.race([ended, new Promise((r) => setTimeout(() => r("wait"), 50))])) !== "wait"
+    ) {
+      console.log(
+        `--sched: perf could not record (${err.trim().split("\n").pop() || "not found"})`,
+      );
       rmSync(path, { force: true });
       return null;
     }
@@ -52,14 +61,26 @@ export async function startSched() {
  */
 async function timehist(path) {
   const out = [];
-  const p = spawn("perf", ["sched", "timehist", "--state", "-i", path], { stdio: ["ignore", "pipe", "ignore"] });
+  const p = spawn("perf", ["sched", "timehist", "--state", "-i", path], {
+    stdio: ["ignore", "pipe", "ignore"],
+  });
   // "   34270.344 [0001]  chromium[9373]    0.000   4.1   0.9   S" (a thread other than a
   // process's first: "DedicatedWorker[9407/9373]").
-  const line = /^\s*([\d.]+)\s+\[\d+\]\s+(.+?)\[(\d+)(?:\/(\d+))?\]\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)\s*$/;
+  const line =
+    /^\s*([\d.]+)\s+\[\d+\]\s+(.+?)\[(\d+)(?:\/(\d+))?\]\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)\s*$/;
   for await (const l of createInterface({ input: p.stdout })) {
     const m = line.exec(l);
     if (!m) continue;
-    out.push({ at: Number(m[1]) * 1000, name: m[2], tid: Number(m[3]), pid: Number(m[4] ?? m[3]), off: Number(m[5]), woken: Number(m[6]), ran: Number(m[7]), state: m[8] });
+    out.push({
+      at: Number(m[1]) * 1000,
+      name: m[2],
+      tid: Number(m[3]),
+      pid: Number(m[4] ?? m[3]),
+      off: Number(m[5]),
+      woken: Number(m[6]),
+      ran: Number(m[7]),
+      state: m[8],
+    });
   }
   return out;
 }
@@ -88,7 +109,9 @@ export function printSched(label, switches, fromMs, tasks) {
     return [...names][0] ?? "?";
   };
   // Each switch's thread, named once ("renderer 9373 main", "browser 9174 Chrome_IOThread 9207").
-  const keys = switches.map((s) => `${kind(s.pid)} ${s.pid} ${s.tid === s.pid ? "main" : `${s.name} ${s.tid}`}`);
+  const keys = switches.map(
+    (s) => `${kind(s.pid)} ${s.pid} ${s.tid === s.pid ? "main" : `${s.name} ${s.tid}`}`,
+  );
   /** CPU per thread between two times (ms, monotonic). */
   const ranBetween = (a, b) => {
     const ran = new Map();
@@ -100,13 +123,17 @@ export function printSched(label, switches, fromMs, tasks) {
   };
   const all = ranBetween(-Infinity, Infinity);
   const busy = all.reduce((a, [, v]) => a + v, 0);
-  console.log(`sched ${label}: ${fmt(span / 1000, 1)} s recorded, ${fmt(busy / span, 2)} of the machine's cores busy; most CPU:`);
+  console.log(
+    `sched ${label}: ${fmt(span / 1000, 1)} s recorded, ${fmt(busy / span, 2)} of the machine's cores busy; most CPU:`,
+  );
   for (const [k, v] of all.slice(0, 10)) console.log(`    ${k}: ${fmt(v, 0)} ms`);
 
   const busiest = all.find(([k]) => k.startsWith("renderer ") && k.endsWith(" main"))?.[0];
   if (!tasks.length) return;
   const overlap = (a, b, x, y) => Math.max(0, Math.min(b, y) - Math.max(a, x));
-  console.log(`  long tasks as the kernel saw the main thread that ran them (ms from ${fmt(fromMs, 1)} of CLOCK_MONOTONIC):`);
+  console.log(
+    `  long tasks as the kernel saw the main thread that ran them (ms from ${fmt(fromMs, 1)} of CLOCK_MONOTONIC):`,
+  );
   for (const { at, wall, pid } of tasks) {
     const main = pid ? `${kind(pid)} ${pid} main` : busiest;
     const a = at;
@@ -127,7 +154,11 @@ export function printSched(label, switches, fromMs, tasks) {
       else asleep += off;
       left = s.state;
     }
-    const others = ranBetween(a, b).filter(([k]) => k !== main).slice(0, 4);
-    console.log(`    +${fmt(at - fromMs, 0)} ms (${fmt(wall, 0)} ms, ${main}): on a core ${fmt(on, 0)}, waiting for one ${fmt(waiting, 0)}, asleep ${fmt(asleep, 0)}; the cores meanwhile: ${others.map(([k, v]) => `${k} ${fmt(v, 0)}`).join(", ")}`);
+    const others = ranBetween(a, b)
+      .filter(([k]) => k !== main)
+      .slice(0, 4);
+    console.log(
+      `    +${fmt(at - fromMs, 0)} ms (${fmt(wall, 0)} ms, ${main}): on a core ${fmt(on, 0)}, waiting for one ${fmt(waiting, 0)}, asleep ${fmt(asleep, 0)}; the cores meanwhile: ${others.map(([k, v]) => `${k} ${fmt(v, 0)}`).join(", ")}`,
+    );
   }
 }

@@ -16,7 +16,17 @@ export async function startTrace(browser, page) {
   // BENCH_TRACE_CATEGORIES adds Chrome's own (comma-separated: "mojom,ipc" shows a synchronous call
   // to another process inside a task).
   const more = (process.env.BENCH_TRACE_CATEGORIES ?? "").split(",").filter(Boolean);
-  await browser.startTracing(page, { path, categories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "blink.user_timing", "toplevel", "v8", ...more] });
+  await browser.startTracing(page, {
+    path,
+    categories: [
+      "devtools.timeline",
+      "disabled-by-default-devtools.timeline",
+      "blink.user_timing",
+      "toplevel",
+      "v8",
+      ...more,
+    ],
+  });
   return async () => {
     await browser.stopTracing();
     const trace = JSON.parse(readFileSync(path, "utf8"));
@@ -28,12 +38,28 @@ export async function startTrace(browser, page) {
 /** A slice's own facts for the detail listing: its script and place, or its layout's size. */
 function describe(e) {
   const d = e.args?.data ?? e.args?.beginData ?? {};
-  if (d.url) return `${d.url.replace(/^.*\//, "")}:${d.lineNumber ?? ""}:${d.columnNumber ?? ""} ${d.functionName ?? ""}`;
+  if (d.url)
+    return `${d.url.replace(/^.*\//, "")}:${d.lineNumber ?? ""}:${d.columnNumber ?? ""} ${d.functionName ?? ""}`;
   return JSON.stringify(d).slice(0, 140);
 }
 
 /** What ran inside a task, by the trace's own names: layout, style, paint, GC, script and its event. */
-const PARTS = new Set(["Layout", "UpdateLayoutTree", "Paint", "Commit", "MajorGC", "MinorGC", "TimerFire", "FireAnimationFrame", "HandlePostMessage", "EvaluateScript", "v8.compile", "v8.compileModule", "v8.evaluateModule", "ParseHTML"]);
+const PARTS = new Set([
+  "Layout",
+  "UpdateLayoutTree",
+  "Paint",
+  "Commit",
+  "MajorGC",
+  "MinorGC",
+  "TimerFire",
+  "FireAnimationFrame",
+  "HandlePostMessage",
+  "EvaluateScript",
+  "v8.compile",
+  "v8.compileModule",
+  "v8.evaluateModule",
+  "ParseHTML",
+]);
 
 /**
  * The main thread's tasks from the one that holds the mark `from` on: those over 50 ms of wall
@@ -43,23 +69,53 @@ const PARTS = new Set(["Layout", "UpdateLayoutTree", "Paint", "Commit", "MajorGC
  */
 export function printTasks(label, events, from, minCpu = 25) {
   const start = events.find((e) => e.name === from)?.ts;
-  const mains = new Set(events.filter((e) => e.name === "thread_name" && e.args?.name === "CrRendererMain").map((e) => `${e.pid}:${e.tid}`));
-  const own = events.filter((e) => e.ph === "X" && mains.has(`${e.pid}:${e.tid}`) && (start === undefined || e.ts + e.dur >= start)).sort((a, b) => a.ts - b.ts);
+  const mains = new Set(
+    events
+      .filter((e) => e.name === "thread_name" && e.args?.name === "CrRendererMain")
+      .map((e) => `${e.pid}:${e.tid}`),
+  );
+  const own = events
+    .filter(
+      (e) =>
+        e.ph === "X" &&
+        mains.has(`${e.pid}:${e.tid}`) &&
+        (start === undefined || e.ts + e.dur >= start),
+    )
+    .sort((a, b) => a.ts - b.ts);
   const tasks = own.filter((e) => e.name === "RunTask");
   const ms = (us) => Math.round((us ?? 0) / 1000);
   const shown = tasks.filter((t) => t.dur > 50_000 || (t.tdur ?? 0) > minCpu * 1000);
-  console.log(`trace ${label}: ${tasks.filter((t) => t.dur > 50_000).length} tasks over 50 ms of wall time, ${tasks.filter((t) => (t.tdur ?? 0) > 50_000).length} over 50 ms of CPU; longest ${ms(Math.max(0, ...tasks.map((t) => t.dur)))} ms wall, ${ms(Math.max(0, ...tasks.map((t) => t.tdur ?? 0)))} ms CPU`);
+  console.log(
+    `trace ${label}: ${tasks.filter((t) => t.dur > 50_000).length} tasks over 50 ms of wall time, ${tasks.filter((t) => (t.tdur ?? 0) > 50_000).length} over 50 ms of CPU; longest ${ms(Math.max(0, ...tasks.map((t) => t.dur)))} ms wall, ${ms(Math.max(0, ...tasks.map((t) => t.tdur ?? 0)))} ms CPU`,
+  );
   if (process.env.BENCH_TRACE_DETAIL) {
     // Every task by what started it (its first slice's name): where the main thread's CPU went.
     const kinds = new Map();
     // BENCH_TRACE_DETAIL=N (over 1): only the tasks of the first N ms after the mark.
-    const until = Number(process.env.BENCH_TRACE_DETAIL) > 1 ? (start ?? 0) + Number(process.env.BENCH_TRACE_DETAIL) * 1000 : Infinity;
+    const until =
+      Number(process.env.BENCH_TRACE_DETAIL) > 1
+        ? (start ?? 0) + Number(process.env.BENCH_TRACE_DETAIL) * 1000
+        : Infinity;
     for (const t of tasks.filter((t) => t.ts < until)) {
-      const first = own.find((e) => e !== t && e.ts >= t.ts && e.ts + e.dur <= t.ts + t.dur && e.name !== "ThreadControllerImpl::RunTask");
+      const first = own.find(
+        (e) =>
+          e !== t &&
+          e.ts >= t.ts &&
+          e.ts + e.dur <= t.ts + t.dur &&
+          e.name !== "ThreadControllerImpl::RunTask",
+      );
       const k = kinds.get(first?.name ?? "(none)") ?? { n: 0, cpu: 0, wall: 0, max: 0 };
-      kinds.set(first?.name ?? "(none)", { n: k.n + 1, cpu: k.cpu + (t.tdur ?? 0), wall: k.wall + t.dur, max: Math.max(k.max, t.tdur ?? 0) });
+      kinds.set(first?.name ?? "(none)", {
+        n: k.n + 1,
+        cpu: k.cpu + (t.tdur ?? 0),
+        wall: k.wall + t.dur,
+        max: Math.max(k.max, t.tdur ?? 0),
+      });
     }
-    for (const [name, k] of [...kinds].sort((a, b) => b[1].cpu - a[1].cpu).slice(0, 8)) console.log(`    ${name}: ${k.n} tasks, ${ms(k.cpu)} ms CPU (longest ${ms(k.max)}), ${ms(k.wall)} ms wall`);
+    for (const [name, k] of [...kinds].sort((a, b) => b[1].cpu - a[1].cpu).slice(0, 8))
+      console.log(
+        `    ${name}: ${k.n} tasks, ${ms(k.cpu)} ms CPU (longest ${ms(k.max)}), ${ms(k.wall)} ms wall`,
+      );
   }
   for (const t of shown) {
     const parts = new Map();
@@ -67,9 +123,23 @@ export function printTasks(label, events, from, minCpu = 25) {
       if (e.ts < t.ts || e.ts + e.dur > t.ts + t.dur || !PARTS.has(e.name)) continue;
       parts.set(e.name, (parts.get(e.name) ?? 0) + (e.tdur ?? e.dur));
     }
-    const inside = [...parts].sort((a, b) => b[1] - a[1]).filter(([, us]) => us >= 1000).map(([n, us]) => `${n} ${ms(us)}`).join(", ");
-    console.log(`  +${ms(t.ts - (start ?? t.ts))} ms: ${ms(t.dur)} ms wall, ${ms(t.tdur)} ms CPU${inside ? ` (${inside})` : ""}`);
-    if (process.env.BENCH_TRACE_DETAIL) for (const e of own.filter((e) => e !== t && e.ts >= t.ts && e.ts + e.dur <= t.ts + t.dur && e.dur > 3000).slice(0, 25)) console.log(`      ${ms(e.ts - t.ts)} ${e.name} ${ms(e.dur)}w ${ms(e.tdur)}c ${describe(e)}`);
+    const inside = [...parts]
+      .sort((a, b) => b[1] - a[1])
+      .filter(([, us]) => us >= 1000)
+      .map(([n, us]) => `${n} ${ms(us)}`)
+      .join(", ");
+    console.log(
+      `  +${ms(t.ts - (start ?? t.ts))} ms: ${ms(t.dur)} ms wall, ${ms(t.tdur)} ms CPU${inside ? ` (${inside})` : ""}`,
+    );
+    if (process.env.BENCH_TRACE_DETAIL)
+      for (const e of own
+        .filter((e) => e !== t && e.ts >= t.ts && e.ts + e.dur <= t.ts + t.dur && e.dur > 3000)
+        .slice(0, 25))
+        console.log(
+          `      ${ms(e.ts - t.ts)} ${e.name} ${ms(e.dur)}w ${ms(e.tdur)}c ${describe(e)}`,
+        );
   }
-  return tasks.filter((t) => t.dur > 50_000).map((t) => ({ at: t.ts / 1000, wall: t.dur / 1000, cpu: (t.tdur ?? 0) / 1000, pid: t.pid }));
+  return tasks
+    .filter((t) => t.dur > 50_000)
+    .map((t) => ({ at: t.ts / 1000, wall: t.dur / 1000, cpu: (t.tdur ?? 0) / 1000, pid: t.pid }));
 }

@@ -11,7 +11,11 @@ async function clientCrypto() {
   if (crypto_) return crypto_;
   const outfile = join(ROOT, "bench", "out", "client-crypto.mjs");
   await build({
-    stdin: { contents: `export { deriveVaultKeys, blindIndexes } from "./client/src/crypto.ts"; export { sealEntry, placeOf } from "./client/src/envelope.ts";`, resolveDir: ROOT, loader: "ts" },
+    stdin: {
+      contents: `export { deriveVaultKeys, blindIndexes } from "./client/src/crypto.ts"; export { sealEntry, placeOf } from "./client/src/envelope.ts";`,
+      resolveDir: ROOT,
+      loader: "ts",
+    },
     outfile,
     bundle: true,
     format: "esm",
@@ -29,7 +33,9 @@ async function clientCrypto() {
 export async function seedVault({ base, token, sub, passphrase, count, website }) {
   const { deriveVaultKeys, sealEntry, placeOf, blindIndexes } = await clientCrypto();
   const auth = { authorization: `Bearer ${token}` };
-  const { csrfToken } = await (await fetch(`${base}/api/auth/csrf-token`, { headers: auth })).json();
+  const { csrfToken } = await (
+    await fetch(`${base}/api/auth/csrf-token`, { headers: auth })
+  ).json();
   const keys = await deriveVaultKeys(passphrase, sub);
   const now = new Date().toISOString();
   for (let i = 0; i < count; i += 100) {
@@ -39,12 +45,36 @@ export async function seedVault({ base, token, sub, passphrase, count, website }
         const site = website(n);
         const username = `user${n}@example.test`;
         const id = crypto.randomUUID();
-        const envelope = await sealEntry(keys, placeOf(sub, { id, website: site }), { username, password: `pw-${n}-${crypto.randomUUID()}`, notes: "", category: "", totp: "", address: site });
+        const envelope = await sealEntry(keys, placeOf(sub, { id, website: site }), {
+          username,
+          password: `pw-${n}-${crypto.randomUUID()}`,
+          notes: "",
+          category: "",
+          totp: "",
+          address: site,
+        });
         const idx = await blindIndexes(keys, { name: `Entry ${n}`, website: site, username });
-        return { action: "create", id, clientUpdatedAt: now, data: { name: `Entry ${n}`, website: site, tags: [], ...envelope, encryption_version: 3, ...idx, domain_hash: idx.domain_hash ?? null } };
+        return {
+          action: "create",
+          id,
+          clientUpdatedAt: now,
+          data: {
+            name: `Entry ${n}`,
+            website: site,
+            tags: [],
+            ...envelope,
+            encryption_version: 3,
+            ...idx,
+            domain_hash: idx.domain_hash ?? null,
+          },
+        };
       }),
     );
-    const res = await fetch(`${base}/api/passwords/sync`, { method: "POST", headers: { ...auth, "x-csrf-token": csrfToken, "content-type": "application/json" }, body: JSON.stringify({ mutations }) });
+    const res = await fetch(`${base}/api/passwords/sync`, {
+      method: "POST",
+      headers: { ...auth, "x-csrf-token": csrfToken, "content-type": "application/json" },
+      body: JSON.stringify({ mutations }),
+    });
     if (!res.ok) throw new Error(`seed: ${res.status} ${await res.text()}`);
   }
 }

@@ -7,47 +7,159 @@
  * Every call goes through ENDPOINTS, which a test checks against /api/openapi.json.
  */
 import type { MutationData } from "./db";
-import { BOOKMARK_HEADER, formatBookmarks, mergeBookmarks, parseBookmarks } from "../../src/kernel/bookmarks";
+import {
+  BOOKMARK_HEADER,
+  formatBookmarks,
+  mergeBookmarks,
+  parseBookmarks,
+} from "../../src/kernel/bookmarks";
 import { Revalidation } from "./revalidate";
 
 export const ENDPOINTS = {
   csrfToken: { method: "GET", path: "/api/auth/csrf-token", reads: ["csrfToken"] },
   session: { method: "GET", path: "/api/auth/session", reads: ["user", "twoFactorRequired"] },
-  listPasswords: { method: "GET", path: "/api/passwords", query: ["page", "limit"], reads: ["data", "pagination"] },
-  match: { method: "GET", path: "/api/passwords/match", query: ["url", "host_hashes"], reads: ["matches"] },
+  listPasswords: {
+    method: "GET",
+    path: "/api/passwords",
+    query: ["page", "limit"],
+    reads: ["data", "pagination"],
+  },
+  match: {
+    method: "GET",
+    path: "/api/passwords/match",
+    query: ["url", "host_hashes"],
+    reads: ["matches"],
+  },
   reveal: { method: "POST", path: "/api/passwords/{id}/reveal", reads: ["envelope"] },
-  syncPull: { method: "GET", path: "/api/passwords/sync", query: ["since", "resume"], reads: ["changes", "serverTimestamp", "fullSyncRequired"] },
-  syncPush: { method: "POST", path: "/api/passwords/sync", body: ["mutations"], reads: ["results", "serverTimestamp"] },
-  sharingKey: { method: "GET", path: "/api/sharing/public-key", query: ["email"], reads: ["publicKey"] },
-  totpGet: { method: "GET", path: "/api/passwords/{id}/totp", reads: ["hasTotp", "secretEncrypted", "algorithm", "digits", "period"] },
-  totpSet: { method: "POST", path: "/api/passwords/{id}/totp", body: ["secretEncrypted", "algorithm", "digits", "period"], reads: ["success"] },
+  syncPull: {
+    method: "GET",
+    path: "/api/passwords/sync",
+    query: ["since", "resume"],
+    reads: ["changes", "serverTimestamp", "fullSyncRequired"],
+  },
+  syncPush: {
+    method: "POST",
+    path: "/api/passwords/sync",
+    body: ["mutations"],
+    reads: ["results", "serverTimestamp"],
+  },
+  sharingKey: {
+    method: "GET",
+    path: "/api/sharing/public-key",
+    query: ["email"],
+    reads: ["publicKey"],
+  },
+  totpGet: {
+    method: "GET",
+    path: "/api/passwords/{id}/totp",
+    reads: ["hasTotp", "secretEncrypted", "algorithm", "digits", "period"],
+  },
+  totpSet: {
+    method: "POST",
+    path: "/api/passwords/{id}/totp",
+    body: ["secretEncrypted", "algorithm", "digits", "period"],
+    reads: ["success"],
+  },
   totpDelete: { method: "DELETE", path: "/api/passwords/{id}/totp", reads: ["success"] },
-  twofaStatus: { method: "GET", path: "/api/2fa/status", reads: ["enrolled", "method", "enrolledAt", "pending", "recoveryCodesRemaining"] },
-  twofaEnroll: { method: "POST", path: "/api/2fa/enroll", reads: ["qrCodeUri", "secret", "recoveryCodes"] },
+  twofaStatus: {
+    method: "GET",
+    path: "/api/2fa/status",
+    reads: ["enrolled", "method", "enrolledAt", "pending", "recoveryCodesRemaining"],
+  },
+  twofaEnroll: {
+    method: "POST",
+    path: "/api/2fa/enroll",
+    reads: ["qrCodeUri", "secret", "recoveryCodes"],
+  },
   twofaVerify: { method: "POST", path: "/api/2fa/verify", body: ["code"], reads: ["verified"] },
   twofaDisable: { method: "POST", path: "/api/2fa/disable", body: ["code"], reads: ["success"] },
-  devices: { method: "GET", path: "/api/devices", query: ["limit", "cursor"], reads: ["devices", "next_cursor"] },
-  deviceRegister: { method: "POST", path: "/api/devices", body: ["fingerprint", "deviceName", "deviceType", "os", "browser", "publicKey"], reads: ["device"] },
-  deviceUpdate: { method: "PATCH", path: "/api/devices/{id}", body: ["deviceName", "trustLevel"], reads: ["device"] },
+  devices: {
+    method: "GET",
+    path: "/api/devices",
+    query: ["limit", "cursor"],
+    reads: ["devices", "next_cursor"],
+  },
+  deviceRegister: {
+    method: "POST",
+    path: "/api/devices",
+    body: ["fingerprint", "deviceName", "deviceType", "os", "browser", "publicKey"],
+    reads: ["device"],
+  },
+  deviceUpdate: {
+    method: "PATCH",
+    path: "/api/devices/{id}",
+    body: ["deviceName", "trustLevel"],
+    reads: ["device"],
+  },
   deviceRevoke: { method: "DELETE", path: "/api/devices/{id}", reads: ["success"] },
-  notifications: { method: "GET", path: "/api/notifications", query: ["limit", "unread_only"], reads: ["notifications", "unread_count"] },
-  notificationRead: { method: "PATCH", path: "/api/notifications/{id}", body: ["is_read"], reads: ["notification"] },
+  notifications: {
+    method: "GET",
+    path: "/api/notifications",
+    query: ["limit", "unread_only"],
+    reads: ["notifications", "unread_count"],
+  },
+  notificationRead: {
+    method: "PATCH",
+    path: "/api/notifications/{id}",
+    body: ["is_read"],
+    reads: ["notification"],
+  },
   notificationsReadAll: { method: "POST", path: "/api/notifications/read", reads: ["updated"] },
-  notificationsClear: { method: "DELETE", path: "/api/notifications", reads: ["success", "deleted"] },
+  notificationsClear: {
+    method: "DELETE",
+    path: "/api/notifications",
+    reads: ["success", "deleted"],
+  },
   pushKey: { method: "GET", path: "/api/push/vapid-public-key", reads: ["enabled", "public_key"] },
-  pushSubscribe: { method: "POST", path: "/api/push/subscriptions", body: ["endpoint", "expirationTime", "keys"], reads: ["subscription"] },
+  pushSubscribe: {
+    method: "POST",
+    path: "/api/push/subscriptions",
+    body: ["endpoint", "expirationTime", "keys"],
+    reads: ["subscription"],
+  },
   pushUnsubscribe: { method: "DELETE", path: "/api/push/subscriptions/{id}", reads: ["success"] },
-  attachments: { method: "GET", path: "/api/vault/attachments", query: ["parent_id", "parent_type", "limit", "cursor"], reads: ["attachments", "usage", "next_cursor"] },
-  attachmentUpload: { method: "POST", path: "/api/vault/attachments", body: ["parent_id", "parent_type", "encrypted_content", "wrapped_file_key", "encrypted_filename", "encrypted_mime_type"], reads: ["attachment"] },
+  attachments: {
+    method: "GET",
+    path: "/api/vault/attachments",
+    query: ["parent_id", "parent_type", "limit", "cursor"],
+    reads: ["attachments", "usage", "next_cursor"],
+  },
+  attachmentUpload: {
+    method: "POST",
+    path: "/api/vault/attachments",
+    body: [
+      "parent_id",
+      "parent_type",
+      "encrypted_content",
+      "wrapped_file_key",
+      "encrypted_filename",
+      "encrypted_mime_type",
+    ],
+    reads: ["attachment"],
+  },
   attachment: { method: "GET", path: "/api/vault/attachments/{id}", reads: ["attachment"] },
   attachmentDelete: { method: "DELETE", path: "/api/vault/attachments/{id}", reads: ["success"] },
-  importPasswords: { method: "POST", path: "/api/passwords/import", body: ["entries", "provider"], reads: ["success", "imported", "errors"] },
-  exportPasswords: { method: "GET", path: "/api/passwords/export", reads: ["format", "version", "entries", "count"] },
+  importPasswords: {
+    method: "POST",
+    path: "/api/passwords/import",
+    body: ["entries", "provider"],
+    reads: ["success", "imported", "errors"],
+  },
+  exportPasswords: {
+    method: "GET",
+    path: "/api/passwords/export",
+    reads: ["format", "version", "entries", "count"],
+  },
 } as const;
 
 export type EndpointName = keyof typeof ENDPOINTS;
 
-export type ErrorBody = { error: string; code: string; status: number; details?: { field: string; message: string }[] };
+export type ErrorBody = {
+  error: string;
+  code: string;
+  status: number;
+  details?: { field: string; message: string }[];
+};
 
 export type SyncEntry = {
   id: string;
@@ -68,7 +180,11 @@ export type SyncEntry = {
 export type Tombstone = { id: string; _deleted: true; deleted_at: string };
 export type SyncChange = SyncEntry | Tombstone;
 
-export type SyncPullResponse = { changes: SyncChange[]; serverTimestamp: string; fullSyncRequired: boolean };
+export type SyncPullResponse = {
+  changes: SyncChange[];
+  serverTimestamp: string;
+  fullSyncRequired: boolean;
+};
 
 export type WireMutation =
   | { action: "create" | "update"; id: string; data: MutationData; clientUpdatedAt: string }
@@ -83,15 +199,39 @@ export type MutationResult = {
 };
 export type SyncPushResponse = { results: MutationResult[]; serverTimestamp: string };
 
-export type RevealResponse = { envelope: { wrappedItemKey: string; encryptedData: string; version: number } };
+export type RevealResponse = {
+  envelope: { wrappedItemKey: string; encryptedData: string; version: number };
+};
 
-export type SharingKeyResponse = { publicKey: { kty: string; crv: string; x: string; y: string }; created_at: string; updated_at: string };
+export type SharingKeyResponse = {
+  publicKey: { kty: string; crv: string; x: string; y: string };
+  created_at: string;
+  updated_at: string;
+};
 
-export type MatchedEntry = { id: string; name: string; username_hash: string | null; url: string | null; wrapped_item_key: string | null; encrypted_data: string | null };
+export type MatchedEntry = {
+  id: string;
+  name: string;
+  username_hash: string | null;
+  url: string | null;
+  wrapped_item_key: string | null;
+  encrypted_data: string | null;
+};
 export type MatchResponse = { matches: MatchedEntry[] };
 
-export type ListedEntry = { id: string; name: string; website: string | null; url: string | null; encryption_version: number; wrapped_item_key: string | null; encrypted_data: string | null };
-export type ListPasswordsResponse = { data: ListedEntry[]; pagination: { page: number; limit: number; total: number } };
+export type ListedEntry = {
+  id: string;
+  name: string;
+  website: string | null;
+  url: string | null;
+  encryption_version: number;
+  wrapped_item_key: string | null;
+  encrypted_data: string | null;
+};
+export type ListPasswordsResponse = {
+  data: ListedEntry[];
+  pagination: { page: number; limit: number; total: number };
+};
 
 /** The API answered with the standard error body. */
 export class ApiError extends Error {
@@ -125,19 +265,44 @@ export class OfflineError extends Error {
   }
 }
 
-export type EndpointDef = { method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"; path: string; query?: readonly string[]; body?: readonly string[]; reads: readonly string[] };
+export type EndpointDef = {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  path: string;
+  query?: readonly string[];
+  body?: readonly string[];
+  reads: readonly string[];
+};
 /** A GET made ready on this thread and sent from another (the pull worker). */
-export type PreparedGet = { url: string; headers: Record<string, string>; credentials: RequestCredentials };
+export type PreparedGet = {
+  url: string;
+  headers: Record<string, string>;
+  credentials: RequestCredentials;
+};
 /**
  * `quiet`: a call the page makes on its own (registering this browser at start), whose refusal is
  * handled by its caller instead of being put to the person as "confirm it's you".
  */
-type CallOptions = { params?: Record<string, string>; query?: Record<string, string | undefined>; body?: unknown; headers?: Record<string, string>; quiet?: boolean };
+type CallOptions = {
+  params?: Record<string, string>;
+  query?: Record<string, string | undefined>;
+  body?: unknown;
+  headers?: Record<string, string>;
+  quiet?: boolean;
+};
 
-const matchQuery = (url: string, hostHashes: string[]) => ({ url, host_hashes: hostHashes.length ? hostHashes.join(",") : undefined });
+const matchQuery = (url: string, hostHashes: string[]) => ({
+  url,
+  host_hashes: hostHashes.length ? hostHashes.join(",") : undefined,
+});
 
-function urlFor(template: string, params: Record<string, string> = {}, query: Record<string, string | undefined> = {}): string {
-  const path = template.replace(/\{(\w+)\}/g, (_, k: string) => encodeURIComponent(params[k] ?? ""));
+function urlFor(
+  template: string,
+  params: Record<string, string> = {},
+  query: Record<string, string | undefined> = {},
+): string {
+  const path = template.replace(/\{(\w+)\}/g, (_, k: string) =>
+    encodeURIComponent(params[k] ?? ""),
+  );
   const qs = Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined);
   return qs.length ? `${path}?${new URLSearchParams(qs)}` : path;
 }
@@ -156,19 +321,43 @@ export function setDefaultHeader(name: string, value: string | null): void {
  * The device-possession hook (RFC 9449 DPoP): set by device.ts once this browser's key is ready,
  * it signs a proof for each request, sent as the `dpop` header. Null: no proof.
  */
-export type ProofSigner = (req: { method: string; url: string; accessToken: string | null }) => Promise<string | null>;
+export type ProofSigner = (req: {
+  method: string;
+  url: string;
+  accessToken: string | null;
+}) => Promise<string | null>;
 let proofSigner: ProofSigner | null = null;
 export function setProofSigner(signer: ProofSigner | null): void {
   proofSigner = signer;
 }
-async function withProof(headers: Record<string, string>, method: string, url: string, accessToken: string | null): Promise<void> {
-  const proof = proofSigner && (await proofSigner({ method, url: new URL(url, globalThis.location?.href).href, accessToken }));
+async function withProof(
+  headers: Record<string, string>,
+  method: string,
+  url: string,
+  accessToken: string | null,
+): Promise<void> {
+  const proof =
+    proofSigner &&
+    (await proofSigner({ method, url: new URL(url, globalThis.location?.href).href, accessToken }));
   if (proof) headers.dpop = proof;
 }
 
 export type CipherPart = { iv: string; ciphertext: string };
-export type TotpConfig = { hasTotp: boolean; zeroTrust?: boolean; secretEncrypted?: CipherPart; algorithm?: string; digits?: number; period?: number };
-export type TwoFactorStatus = { enrolled: boolean; method: "totp" | null; enrolledAt: string | null; pending: boolean; recoveryCodesRemaining: number };
+export type TotpConfig = {
+  hasTotp: boolean;
+  zeroTrust?: boolean;
+  secretEncrypted?: CipherPart;
+  algorithm?: string;
+  digits?: number;
+  period?: number;
+};
+export type TwoFactorStatus = {
+  enrolled: boolean;
+  method: "totp" | null;
+  enrolledAt: string | null;
+  pending: boolean;
+  recoveryCodesRemaining: number;
+};
 export type TrustLevel = "trusted" | "recognized" | "unknown";
 export type Device = {
   id: string;
@@ -186,7 +375,14 @@ export type Device = {
   trusted_at: string | null;
   created_at: string;
 };
-export type DeviceRegistration = { fingerprint: string; deviceName?: string; deviceType?: Device["device_type"]; os?: string; browser?: string; publicKey?: { kty: "EC"; crv: "P-256"; x: string; y: string } };
+export type DeviceRegistration = {
+  fingerprint: string;
+  deviceName?: string;
+  deviceType?: Device["device_type"];
+  os?: string;
+  browser?: string;
+  publicKey?: { kty: "EC"; crv: "P-256"; x: string; y: string };
+};
 export type AppNotification = {
   id: string;
   type: string;
@@ -202,9 +398,28 @@ export type AppNotification = {
 };
 export type NotificationList = { notifications: AppNotification[]; unread_count: number };
 export type ParentType = "password" | "note" | "item";
-export type AttachmentMeta = { id: string; parent_id: string; parent_type: ParentType; size: number; created_at: string; encrypted_filename: CipherPart; encrypted_mime_type: CipherPart; wrapped_file_key: CipherPart };
-export type AttachmentUpload = { parent_id: string; parent_type: ParentType; encrypted_content: string; wrapped_file_key: CipherPart; encrypted_filename: CipherPart; encrypted_mime_type: CipherPart };
-export type AttachmentList = { attachments: AttachmentMeta[]; usage: { used: number; quota: number } };
+export type AttachmentMeta = {
+  id: string;
+  parent_id: string;
+  parent_type: ParentType;
+  size: number;
+  created_at: string;
+  encrypted_filename: CipherPart;
+  encrypted_mime_type: CipherPart;
+  wrapped_file_key: CipherPart;
+};
+export type AttachmentUpload = {
+  parent_id: string;
+  parent_type: ParentType;
+  encrypted_content: string;
+  wrapped_file_key: CipherPart;
+  encrypted_filename: CipherPart;
+  encrypted_mime_type: CipherPart;
+};
+export type AttachmentList = {
+  attachments: AttachmentMeta[];
+  usage: { used: number; quota: number };
+};
 export type ImportEntry = {
   /** Chosen by the client: the envelope is bound to it (the import keeps it). */
   id?: string;
@@ -221,7 +436,14 @@ export type ImportEntry = {
   search_tokens: string[];
 };
 export type ImportResponse = { success: boolean; imported: number; errors: string[] };
-export type ExportDocument = { format: string; version: number; provider: string; encryption_version: number; count: number; entries: ImportEntry[] };
+export type ExportDocument = {
+  format: string;
+  version: number;
+  provider: string;
+  encryption_version: number;
+  count: number;
+  entries: ImportEntry[];
+};
 
 export class ApiClient {
   private csrf: string | null = null;
@@ -270,9 +492,14 @@ export class ApiClient {
     let out: Record<string, unknown> | null = null;
     let cursor: string | undefined;
     for (;;) {
-      const page = await this.request<Record<string, unknown> & { next_cursor?: string | null }>(ep, { ...opts, query: { ...opts.query, limit: "100", cursor } });
+      const page = await this.request<Record<string, unknown> & { next_cursor?: string | null }>(
+        ep,
+        { ...opts, query: { ...opts.query, limit: "100", cursor } },
+      );
       if (!out) out = { ...page };
-      else for (const [k, v] of Object.entries(page)) out[k] = Array.isArray(v) && Array.isArray(out[k]) ? [...(out[k] as unknown[]), ...v] : v;
+      else
+        for (const [k, v] of Object.entries(page))
+          out[k] = Array.isArray(v) && Array.isArray(out[k]) ? [...(out[k] as unknown[]), ...v] : v;
       if (!page.next_cursor) return out as T;
       cursor = page.next_cursor;
     }
@@ -284,14 +511,26 @@ export class ApiClient {
   }
 
   /** An endpoint answered with text/event-stream: its body, read as it arrives (automation/sse.ts). */
-  async stream(ep: EndpointDef, opts: CallOptions & { signal?: AbortSignal } = {}): Promise<ReadableStream<Uint8Array>> {
+  async stream(
+    ep: EndpointDef,
+    opts: CallOptions & { signal?: AbortSignal } = {},
+  ): Promise<ReadableStream<Uint8Array>> {
     const res = await this.fetchOk(ep, opts, "text/event-stream");
-    if (!res.body) throw new ApiError(res.status, { error: "empty stream", code: "INTERNAL_ERROR", status: res.status });
+    if (!res.body)
+      throw new ApiError(res.status, {
+        error: "empty stream",
+        code: "INTERNAL_ERROR",
+        status: res.status,
+      });
     return res.body;
   }
 
   /** A call's URL and headers: the session, this device's proof and the bookmarks it carries. */
-  private async prepare(ep: EndpointDef, opts: CallOptions, accept: string): Promise<{ url: string; headers: Record<string, string> }> {
+  private async prepare(
+    ep: EndpointDef,
+    opts: CallOptions,
+    accept: string,
+  ): Promise<{ url: string; headers: Record<string, string> }> {
     const headers: Record<string, string> = { ...defaultHeaders, ...opts.headers, accept };
     const token = this.bearer ? await this.bearer() : null;
     if (token) headers.authorization = `Bearer ${token}`;
@@ -311,9 +550,20 @@ export class ApiClient {
    * worker does not take (a refusal, no stream) is asked again through `syncPages`, whose errors
    * are this client's.
    */
-  async syncPagesRequest(since: string | undefined, resume: string | undefined): Promise<PreparedGet> {
-    const { url, headers } = await this.prepare(ENDPOINTS.syncPull, { query: { since, resume } }, "application/x-ndjson");
-    return { url: new URL(url, globalThis.location?.href).href, headers, credentials: this.bearer ? "omit" : "same-origin" };
+  async syncPagesRequest(
+    since: string | undefined,
+    resume: string | undefined,
+  ): Promise<PreparedGet> {
+    const { url, headers } = await this.prepare(
+      ENDPOINTS.syncPull,
+      { query: { since, resume } },
+      "application/x-ndjson",
+    );
+    return {
+      url: new URL(url, globalThis.location?.href).href,
+      headers,
+      credentials: this.bearer ? "omit" : "same-origin",
+    };
   }
 
   /** Takes the bookmarks of an answer fetched on another thread. */
@@ -322,7 +572,12 @@ export class ApiClient {
   }
 
   /** A successful response, or the error as ApiError / OfflineError. */
-  private async fetchOk(ep: EndpointDef, opts: CallOptions & { signal?: AbortSignal }, accept: string, retried = false): Promise<Response> {
+  private async fetchOk(
+    ep: EndpointDef,
+    opts: CallOptions & { signal?: AbortSignal },
+    accept: string,
+    retried = false,
+  ): Promise<Response> {
     const { method } = ep;
     const { url, headers } = await this.prepare(ep, opts, accept);
     const etag = method === "GET" ? this.revalidation.condition(url) : undefined;
@@ -341,13 +596,20 @@ export class ApiClient {
       if (opts.signal?.aborted) throw e;
       throw new OfflineError();
     }
-    this.bookmarks = mergeBookmarks(this.bookmarks, parseBookmarks(res.headers.get(BOOKMARK_HEADER)));
+    this.bookmarks = mergeBookmarks(
+      this.bookmarks,
+      parseBookmarks(res.headers.get(BOOKMARK_HEADER)),
+    );
     if (res.status === 304 && etag) {
       const kept = this.revalidation.replay(url, res);
       if (kept) return kept;
     }
     if (res.ok) return method === "GET" ? this.revalidation.keep(url, res) : res;
-    const err = ((await res.json().catch(() => null)) ?? { error: res.statusText, code: "INTERNAL_ERROR", status: res.status }) as ErrorBody;
+    const err = ((await res.json().catch(() => null)) ?? {
+      error: res.statusText,
+      code: "INTERNAL_ERROR",
+      status: res.status,
+    }) as ErrorBody;
     if (res.status === 503 && err.error === "offline") throw new OfflineError();
     // The token outlives a page but not 12 hours, nor a change of user: fetch a fresh one once.
     if (res.status === 403 && /csrf/i.test(err.error) && !retried) {
@@ -355,7 +617,13 @@ export class ApiClient {
       return this.fetchOk(ep, opts, accept, true);
     }
     const failure = new ApiError(res.status, err);
-    if (res.status === 401 && !opts.quiet && CHALLENGE_CODES.includes(err.code) && challengeHandler && (await challengeHandler(failure))) {
+    if (
+      res.status === 401 &&
+      !opts.quiet &&
+      CHALLENGE_CODES.includes(err.code) &&
+      challengeHandler &&
+      (await challengeHandler(failure))
+    ) {
       return this.fetchOk(ep, opts, accept, retried);
     }
     throw failure;
@@ -406,8 +674,16 @@ export class ApiClient {
    * part-way. The answer as it came: an intermediary that answers with the one JSON object instead
    * is told apart by its content type (sync-engine.ts reads both).
    */
-  syncPages(since: string | undefined, resume: string | undefined, signal?: AbortSignal): Promise<Response> {
-    return this.fetchOk(ENDPOINTS.syncPull, { query: { since, resume }, signal }, "application/x-ndjson");
+  syncPages(
+    since: string | undefined,
+    resume: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<Response> {
+    return this.fetchOk(
+      ENDPOINTS.syncPull,
+      { query: { since, resume }, signal },
+      "application/x-ndjson",
+    );
   }
 
   /** The caller's sharing public key, or with `email` a contact's: as the server says (see contact-keys.ts). */
@@ -423,7 +699,10 @@ export class ApiClient {
     return this.call("totpGet", { params: { id } });
   }
 
-  setTotp(id: string, body: { secretEncrypted: CipherPart; algorithm: string; digits: number; period: number }): Promise<{ success: true }> {
+  setTotp(
+    id: string,
+    body: { secretEncrypted: CipherPart; algorithm: string; digits: number; period: number },
+  ): Promise<{ success: true }> {
     return this.call("totpSet", { params: { id }, body });
   }
 
@@ -457,7 +736,10 @@ export class ApiClient {
     return this.call("deviceRegister", { body, quiet: true });
   }
 
-  updateDevice(id: string, body: { deviceName?: string; trustLevel?: TrustLevel }): Promise<{ device: Device }> {
+  updateDevice(
+    id: string,
+    body: { deviceName?: string; trustLevel?: TrustLevel },
+  ): Promise<{ device: Device }> {
     return this.call("deviceUpdate", { params: { id }, body });
   }
 
@@ -494,7 +776,9 @@ export class ApiClient {
   }
 
   attachments(parentId: string, parentType: ParentType = "password"): Promise<AttachmentList> {
-    return this.requestAll(ENDPOINTS.attachments, { query: { parent_id: parentId, parent_type: parentType } });
+    return this.requestAll(ENDPOINTS.attachments, {
+      query: { parent_id: parentId, parent_type: parentType },
+    });
   }
 
   attachment(id: string): Promise<{ attachment: AttachmentMeta & { encrypted_content: string } }> {
@@ -506,10 +790,18 @@ export class ApiClient {
   }
 
   /** XMLHttpRequest, not fetch: only it reports upload progress (`onProgress(sent, total)`). */
-  async uploadAttachment(body: AttachmentUpload, onProgress: (sent: number, total: number) => void): Promise<{ attachment: AttachmentMeta }> {
+  async uploadAttachment(
+    body: AttachmentUpload,
+    onProgress: (sent: number, total: number) => void,
+  ): Promise<{ attachment: AttachmentMeta }> {
     const csrf = await this.csrfToken();
     const { method, path } = ENDPOINTS.attachmentUpload;
-    const headers: Record<string, string> = { ...defaultHeaders, accept: "application/json", "content-type": "application/json", "x-csrf-token": csrf };
+    const headers: Record<string, string> = {
+      ...defaultHeaders,
+      accept: "application/json",
+      "content-type": "application/json",
+      "x-csrf-token": csrf,
+    };
     await withProof(headers, method, this.origin + path, null);
     return new Promise((resolve, reject) => {
       const xhr = new XMLHttpRequest();
@@ -525,16 +817,34 @@ export class ApiClient {
         } catch {
           parsed = null;
         }
-        if (xhr.status >= 200 && xhr.status < 300) resolve(parsed as { attachment: AttachmentMeta });
-        else reject(new ApiError(xhr.status, (parsed ?? { error: xhr.statusText, code: "INTERNAL_ERROR", status: xhr.status }) as ErrorBody));
+        if (xhr.status >= 200 && xhr.status < 300)
+          resolve(parsed as { attachment: AttachmentMeta });
+        else
+          reject(
+            new ApiError(
+              xhr.status,
+              (parsed ?? {
+                error: xhr.statusText,
+                code: "INTERNAL_ERROR",
+                status: xhr.status,
+              }) as ErrorBody,
+            ),
+          );
       };
       xhr.send(JSON.stringify(body));
     });
   }
 
   /** One batch; the Idempotency-Key makes a retry of the same batch safe (remembered 1 hour). */
-  importPasswords(entries: ImportEntry[], provider: string, idempotencyKey: string): Promise<ImportResponse> {
-    return this.call("importPasswords", { body: { entries, provider }, headers: { "idempotency-key": idempotencyKey } });
+  importPasswords(
+    entries: ImportEntry[],
+    provider: string,
+    idempotencyKey: string,
+  ): Promise<ImportResponse> {
+    return this.call("importPasswords", {
+      body: { entries, provider },
+      headers: { "idempotency-key": idempotencyKey },
+    });
   }
 
   exportPasswords(): Promise<ExportDocument> {

@@ -19,10 +19,19 @@ export const SIGNED_IN_AGAIN = "/signed-in-again";
 const CHANNEL = "vault-sign-in";
 
 /** A dialog with a heading, a lead text and the given content; removed from the page when closed. The app's one modal look. */
-export function dialog(title: string, lead: string): { box: HTMLDialogElement; body: HTMLElement; close: () => void } {
+export function dialog(
+  title: string,
+  lead: string,
+): { box: HTMLDialogElement; body: HTMLElement; close: () => void } {
   const heading = el("h2", { id: `confirm-title-${Date.now()}` }, title);
   const body = el("div", {});
-  const box = el("dialog", { className: "confirm-dialog", "aria-labelledby": heading.id }, heading, el("p", {}, lead), body);
+  const box = el(
+    "dialog",
+    { className: "confirm-dialog", "aria-labelledby": heading.id },
+    heading,
+    el("p", {}, lead),
+    body,
+  );
   document.body.append(box);
   box.showModal();
   return { box, body, close: () => (box.open && box.close(), box.remove()) };
@@ -37,15 +46,29 @@ export function askForCode(api: ApiClient, purpose: "sign-in" | "confirm"): Prom
     purpose === "sign-in"
       ? "Two-factor authentication is on for this account. Enter the 6-digit code from your authenticator app."
       : "This needs a recent sign-in. Enter the 6-digit code from your authenticator app to confirm it's you; then it goes on.";
-  const { box, body, close } = dialog(purpose === "sign-in" ? "Two-factor code" : "Confirm it's you", lead);
+  const { box, body, close } = dialog(
+    purpose === "sign-in" ? "Two-factor code" : "Confirm it's you",
+    lead,
+  );
   return new Promise((resolve) => {
     let recovery = false;
     const label = el("label", { htmlFor: "confirm-code" }, "Authenticator code");
-    const code = el("input", { id: "confirm-code", name: "code", autocomplete: "one-time-code", inputMode: "numeric", required: true, maxLength: 64 });
+    const code = el("input", {
+      id: "confirm-code",
+      name: "code",
+      autocomplete: "one-time-code",
+      inputMode: "numeric",
+      required: true,
+      maxLength: 64,
+    });
     const error = el("p", { className: "error", role: "alert", id: "confirm-error" });
     const submit = el("button", { type: "submit" }, purpose === "sign-in" ? "Verify" : "Confirm");
     const cancel = el("button", { type: "button", className: "secondary" }, "Cancel");
-    const toggle = el("button", { type: "button", className: "linklike", id: "use-recovery-code" }, "Use a recovery code");
+    const toggle = el(
+      "button",
+      { type: "button", className: "linklike", id: "use-recovery-code" },
+      "Use a recovery code",
+    );
     toggle.addEventListener("click", () => {
       recovery = !recovery;
       label.textContent = recovery ? "Recovery code" : "Authenticator code";
@@ -55,7 +78,20 @@ export function askForCode(api: ApiClient, purpose: "sign-in" | "confirm"): Prom
       code.value = "";
       code.focus();
     });
-    const form = el("form", { method: "dialog" }, label, code, el("p", { className: "hint" }, "A recovery code works once; you saved ten when you turned 2FA on."), toggle, error, el("div", { className: "actions" }, submit, cancel));
+    const form = el(
+      "form",
+      { method: "dialog" },
+      label,
+      code,
+      el(
+        "p",
+        { className: "hint" },
+        "A recovery code works once; you saved ten when you turned 2FA on.",
+      ),
+      toggle,
+      error,
+      el("div", { className: "actions" }, submit, cancel),
+    );
     body.append(form);
     const finish = (ok: boolean) => {
       close();
@@ -78,9 +114,15 @@ export function askForCode(api: ApiClient, purpose: "sign-in" | "confirm"): Prom
         .catch((e: unknown) => {
           submit.disabled = false;
           code.select();
-          if (e instanceof ApiError && e.status === 429) error.textContent = "Too many wrong codes: wait a few minutes, then try again.";
-          else if (e instanceof ApiError && e.status === 401) error.textContent = recovery ? "That recovery code is not valid or was used already." : "That code is not right (or was used already): wait for the next one.";
-          else if (e instanceof OfflineError) error.textContent = "You are offline: the code can be checked once you are back online.";
+          if (e instanceof ApiError && e.status === 429)
+            error.textContent = "Too many wrong codes: wait a few minutes, then try again.";
+          else if (e instanceof ApiError && e.status === 401)
+            error.textContent = recovery
+              ? "That recovery code is not valid or was used already."
+              : "That code is not right (or was used already): wait for the next one.";
+          else if (e instanceof OfflineError)
+            error.textContent =
+              "You are offline: the code can be checked once you are back online.";
           else error.textContent = e instanceof Error ? e.message : String(e);
         });
     });
@@ -114,7 +156,9 @@ export function signInAgain(): Promise<boolean> {
     go.addEventListener("click", () => {
       const url = `/api/auth/login?${new URLSearchParams({ next: SIGNED_IN_AGAIN })}`;
       const win = window.open(url, "vault-confirm", "popup,width=520,height=700");
-      status.textContent = win ? "Waiting for the sign-in in the other window…" : "The window was blocked: allow pop-ups for this site, then press Sign in again.";
+      status.textContent = win
+        ? "Waiting for the sign-in in the other window…"
+        : "The window was blocked: allow pop-ups for this site, then press Sign in again.";
     });
     cancel.addEventListener("click", () => finish(false));
     box.addEventListener("cancel", (ev) => {

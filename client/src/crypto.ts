@@ -31,7 +31,12 @@ const dec = new TextDecoder();
  * was derived with. Both travel in every key wrap (envelope.ts) so another device derives alike.
  * Keys stored before these fields existed have neither: version 1 at the default rounds.
  */
-export type VaultKeys = { vaultKey: CryptoKey; indexKey: CryptoKey; version?: number; iterations?: number };
+export type VaultKeys = {
+  vaultKey: CryptoKey;
+  indexKey: CryptoKey;
+  version?: number;
+  iterations?: number;
+};
 
 export const keyVersion = (keys: VaultKeys) => keys.version ?? 1;
 export const keyIterations = (keys: VaultKeys) => keys.iterations ?? PBKDF2_ITERATIONS;
@@ -74,7 +79,20 @@ export type EntrySecrets = {
   extra?: Record<string, unknown>;
 } & EntryModel;
 
-const KNOWN_KEYS = new Set<string>(["username", "password", "notes", "category", "totp", "address", "favorite", "folder", "password_changed_at", "password_history", "passkeys", ...MODEL_KEYS]);
+const KNOWN_KEYS = new Set<string>([
+  "username",
+  "password",
+  "notes",
+  "category",
+  "totp",
+  "address",
+  "favorite",
+  "folder",
+  "password_changed_at",
+  "password_history",
+  "passkeys",
+  ...MODEL_KEYS,
+]);
 
 /** The payload's JSON: the unknown keys carried back to the top level, under the known ones. */
 export function serializeSecrets(secrets: EntrySecrets): string {
@@ -84,7 +102,12 @@ export function serializeSecrets(secrets: EntrySecrets): string {
 
 export type Envelope = { wrapped_item_key: string; encrypted_data: string };
 
-export type BlindIndexes = { name_hash: string; username_hash: string; domain_hash?: string; search_tokens: string[] };
+export type BlindIndexes = {
+  name_hash: string;
+  username_hash: string;
+  domain_hash?: string;
+  search_tokens: string[];
+};
 
 export class DecryptionError extends Error {
   constructor(message = "This entry cannot be decrypted with the current vault key") {
@@ -106,7 +129,8 @@ export class KdfRefusedError extends Error {
 }
 
 export function acceptKdf(iterations: number): number {
-  if (!Number.isSafeInteger(iterations) || iterations < KDF_FLOOR || iterations > KDF_CEILING) throw new KdfRefusedError(iterations);
+  if (!Number.isSafeInteger(iterations) || iterations < KDF_FLOOR || iterations > KDF_CEILING)
+    throw new KdfRefusedError(iterations);
   return iterations;
 }
 
@@ -123,7 +147,10 @@ export function joinIv(iv: Uint8Array, ct: ArrayBuffer): string {
   return toBase64(out);
 }
 
-export function splitIv(b64: string): { iv: Uint8Array<ArrayBuffer>; body: Uint8Array<ArrayBuffer> } {
+export function splitIv(b64: string): {
+  iv: Uint8Array<ArrayBuffer>;
+  body: Uint8Array<ArrayBuffer>;
+} {
   const all = fromBase64(b64);
   if (all.length <= IV_BYTES) throw new DecryptionError();
   return { iv: all.subarray(0, IV_BYTES), body: all.subarray(IV_BYTES) };
@@ -138,7 +165,12 @@ async function saltFor(userId: string): Promise<ArrayBuffer> {
 }
 
 /** `iterations` below the floor only in unit tests; settings read from the server go through acceptKdf. */
-export function deriveVaultKeys(passphrase: string, userId: string, iterations = PBKDF2_ITERATIONS, version = 1): Promise<VaultKeys> {
+export function deriveVaultKeys(
+  passphrase: string,
+  userId: string,
+  iterations = PBKDF2_ITERATIONS,
+  version = 1,
+): Promise<VaultKeys> {
   return derive(passphrase, userId, iterations, version, false);
 }
 
@@ -147,18 +179,56 @@ export function deriveVaultKeys(passphrase: string, userId: string, iterations =
  * emergency contact or a dead man's switch recipient (docs/decisions.md, "Client: app shell, OpenID Connect sign-in, journeys between people"). The key in
  * memory stays non-extractable; the caller checks this copy against the key check before use.
  */
-export function deriveExtractableVaultKey(passphrase: string, userId: string, iterations: number, version: number): Promise<VaultKeys> {
+export function deriveExtractableVaultKey(
+  passphrase: string,
+  userId: string,
+  iterations: number,
+  version: number,
+): Promise<VaultKeys> {
   return derive(passphrase, userId, iterations, version, true);
 }
 
-async function derive(passphrase: string, userId: string, iterations: number, version: number, extractable: boolean): Promise<VaultKeys> {
+async function derive(
+  passphrase: string,
+  userId: string,
+  iterations: number,
+  version: number,
+  extractable: boolean,
+): Promise<VaultKeys> {
   if (passphrase.length === 0) throw new Error("passphrase is empty");
-  const base = await crypto.subtle.importKey("raw", bytes(passphrase.normalize("NFKC")), "PBKDF2", false, ["deriveBits"]);
-  const root = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt: await saltFor(userId), iterations }, base, 256);
+  const base = await crypto.subtle.importKey(
+    "raw",
+    bytes(passphrase.normalize("NFKC")),
+    "PBKDF2",
+    false,
+    ["deriveBits"],
+  );
+  const root = await crypto.subtle.deriveBits(
+    { name: "PBKDF2", hash: "SHA-256", salt: await saltFor(userId), iterations },
+    base,
+    256,
+  );
   const hkdf = await crypto.subtle.importKey("raw", root, "HKDF", false, ["deriveKey"]);
-  const info = (label: string) => ({ name: "HKDF", hash: "SHA-256", salt: new Uint8Array(32), info: bytes(`credential-vault/${label}/v1`) });
-  const vaultKey = await crypto.subtle.deriveKey(info("vault-key"), hkdf, { name: "AES-GCM", length: 256 }, extractable, ["wrapKey", "unwrapKey"]);
-  const indexKey = await crypto.subtle.deriveKey(info("blind-index"), hkdf, { name: "HMAC", hash: "SHA-256", length: 256 }, false, ["sign"]);
+  const info = (label: string) => ({
+    name: "HKDF",
+    hash: "SHA-256",
+    salt: new Uint8Array(32),
+    info: bytes(`credential-vault/${label}/v1`),
+  });
+  const vaultKey = await crypto.subtle.deriveKey(
+    info("vault-key"),
+    hkdf,
+    { name: "AES-GCM", length: 256 },
+    extractable,
+    ["wrapKey", "unwrapKey"],
+  );
+  const indexKey = await crypto.subtle.deriveKey(
+    info("blind-index"),
+    hkdf,
+    { name: "HMAC", hash: "SHA-256", length: 256 },
+    false,
+    ["sign"],
+  );
   return { vaultKey, indexKey, version, iterations };
 }
 
@@ -167,22 +237,39 @@ async function derive(passphrase: string, userId: string, iterations: number, ve
  * are read only to migrate entries made before it, and made only by tests that need such entries.
  */
 async function sealEnvelope(keys: VaultKeys, plain: Uint8Array<ArrayBuffer>): Promise<Envelope> {
-  const itemKey = await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, true, ["encrypt", "decrypt"]);
+  const itemKey = await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, true, [
+    "encrypt",
+    "decrypt",
+  ]);
   const dataIv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
   const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv: dataIv }, itemKey, plain);
   const wrapIv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  const wrapped = await crypto.subtle.wrapKey("raw", itemKey, keys.vaultKey, { name: "AES-GCM", iv: wrapIv });
+  const wrapped = await crypto.subtle.wrapKey("raw", itemKey, keys.vaultKey, {
+    name: "AES-GCM",
+    iv: wrapIv,
+  });
   return { wrapped_item_key: joinIv(wrapIv, wrapped), encrypted_data: joinIv(dataIv, data) };
 }
 
 async function openEnvelope(keys: VaultKeys, envelope: Envelope): Promise<string> {
   const w = splitIv(envelope.wrapped_item_key);
-  const itemKey = await crypto.subtle.unwrapKey("raw", w.body, keys.vaultKey, { name: "AES-GCM", iv: w.iv }, { name: "AES-GCM", length: 256 }, false, ["decrypt"]);
+  const itemKey = await crypto.subtle.unwrapKey(
+    "raw",
+    w.body,
+    keys.vaultKey,
+    { name: "AES-GCM", iv: w.iv },
+    { name: "AES-GCM", length: 256 },
+    false,
+    ["decrypt"],
+  );
   const d = splitIv(envelope.encrypted_data);
   return dec.decode(await crypto.subtle.decrypt({ name: "AES-GCM", iv: d.iv }, itemKey, d.body));
 }
 
-export async function encryptLegacyEntry(keys: VaultKeys, secrets: EntrySecrets): Promise<Envelope> {
+export async function encryptLegacyEntry(
+  keys: VaultKeys,
+  secrets: EntrySecrets,
+): Promise<Envelope> {
   return sealEnvelope(keys, bytes(serializeSecrets(secrets)));
 }
 
@@ -196,16 +283,33 @@ export function parseSecrets(json: string): EntrySecrets {
   }
   if (!obj || typeof obj !== "object" || Array.isArray(obj)) throw new DecryptionError();
   const str = (v: unknown) => (typeof v === "string" ? v : "");
-  const secrets: EntrySecrets = { username: str(obj.username), password: str(obj.password), notes: str(obj.notes), category: str(obj.category), totp: str(obj.totp) };
+  const secrets: EntrySecrets = {
+    username: str(obj.username),
+    password: str(obj.password),
+    notes: str(obj.notes),
+    category: str(obj.category),
+    totp: str(obj.totp),
+  };
   if (typeof obj.address === "string") secrets.address = obj.address;
   if (obj.favorite === true) secrets.favorite = true;
   if (typeof obj.folder === "string" && obj.folder.trim()) secrets.folder = obj.folder.trim();
-  if (typeof obj.password_changed_at === "string" && !Number.isNaN(Date.parse(obj.password_changed_at))) secrets.password_changed_at = obj.password_changed_at;
+  if (
+    typeof obj.password_changed_at === "string" &&
+    !Number.isNaN(Date.parse(obj.password_changed_at))
+  )
+    secrets.password_changed_at = obj.password_changed_at;
   if (Array.isArray(obj.password_history)) {
     const past = (obj.password_history as unknown[]).filter(
-      (p): p is PastPassword => !!p && typeof (p as PastPassword).password === "string" && typeof (p as PastPassword).changed_at === "string",
+      (p): p is PastPassword =>
+        !!p &&
+        typeof (p as PastPassword).password === "string" &&
+        typeof (p as PastPassword).changed_at === "string",
     );
-    if (past.length) secrets.password_history = past.map((p) => ({ password: p.password, changed_at: p.changed_at }));
+    if (past.length)
+      secrets.password_history = past.map((p) => ({
+        password: p.password,
+        changed_at: p.changed_at,
+      }));
   }
   const passkeys = parsePasskeys(obj.passkeys);
   if (passkeys.length) secrets.passkeys = passkeys;
@@ -215,7 +319,10 @@ export function parseSecrets(json: string): EntrySecrets {
   return secrets;
 }
 
-export async function decryptLegacyEntry(keys: VaultKeys, envelope: Envelope): Promise<EntrySecrets> {
+export async function decryptLegacyEntry(
+  keys: VaultKeys,
+  envelope: Envelope,
+): Promise<EntrySecrets> {
   let json: string;
   try {
     json = await openEnvelope(keys, envelope);
@@ -230,7 +337,8 @@ async function hmacHex(key: CryptoKey, label: string, value: string): Promise<st
 }
 
 /** A normalised host's blind index, as `domain_hash` and the extra addresses' `host_hashes` store it. */
-export const domainHash = (keys: VaultKeys, host: string): Promise<string> => hmacHex(keys.indexKey, "domain", host);
+export const domainHash = (keys: VaultKeys, host: string): Promise<string> =>
+  hmacHex(keys.indexKey, "domain", host);
 
 /** Hostname without scheme, port, path or a leading www., lower case: what domain_hash covers. */
 export function domainOf(website: string): string {
@@ -244,7 +352,10 @@ const MAX_TOKENS = 300;
 /** Lower-case words of letters and digits; a word also yields its prefixes, so "git" finds "github". */
 export function plainTokens(text: string): string[] {
   const out = new Set<string>();
-  for (const word of text.toLowerCase().normalize("NFKC").split(/[^\p{L}\p{N}]+/u)) {
+  for (const word of text
+    .toLowerCase()
+    .normalize("NFKC")
+    .split(/[^\p{L}\p{N}]+/u)) {
     const w = word.slice(0, MAX_WORD);
     for (let n = MIN_TOKEN; n <= w.length; n++) out.add(w.slice(0, n));
   }
@@ -252,7 +363,10 @@ export function plainTokens(text: string): string[] {
 }
 
 /** Blind indexes as the server's V3 columns store them: hex HMAC-SHA256 under the index key. */
-export async function blindIndexes(keys: VaultKeys, fields: { name: string; website: string; username: string }): Promise<BlindIndexes> {
+export async function blindIndexes(
+  keys: VaultKeys,
+  fields: { name: string; website: string; username: string },
+): Promise<BlindIndexes> {
   const domain = domainOf(fields.website);
   const words = plainTokens(`${fields.name} ${domain} ${fields.username}`).slice(0, MAX_TOKENS);
   return {
@@ -265,7 +379,12 @@ export async function blindIndexes(keys: VaultKeys, fields: { name: string; webs
 
 /** The query's words, hashed like search_tokens (whole words only: a query word is a prefix already). */
 export async function queryTokens(keys: VaultKeys, query: string): Promise<string[]> {
-  const words = query.toLowerCase().normalize("NFKC").split(/[^\p{L}\p{N}]+/u).filter((w) => w.length >= MIN_TOKEN).map((w) => w.slice(0, MAX_WORD));
+  const words = query
+    .toLowerCase()
+    .normalize("NFKC")
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length >= MIN_TOKEN)
+    .map((w) => w.slice(0, MAX_WORD));
   return Promise.all([...new Set(words)].map((w) => hmacHex(keys.indexKey, "token", w)));
 }
 

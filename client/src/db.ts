@@ -95,14 +95,30 @@ const PULL_WRITE: IDBTransactionOptions = { durability: "relaxed" };
 export type PulledChange = LocalEntry | { id: string; tombstone: true };
 
 async function queuedIds(tx: IDBTransaction, userId: string): Promise<Set<string>> {
-  return new Set(((await req(tx.objectStore("pending").index("byUser").getAll(userId))) as PendingMutation[]).map((p) => p.entryId));
+  return new Set(
+    (
+      (await req(tx.objectStore("pending").index("byUser").getAll(userId))) as PendingMutation[]
+    ).map((p) => p.entryId),
+  );
 }
 
 /** One pulled change into the store; an unchanged envelope keeps the search tokens `prev` had. */
-function writeChange(entries: IDBObjectStore, userId: string, c: PulledChange, prev: LocalEntry | undefined): IDBRequest {
+function writeChange(
+  entries: IDBObjectStore,
+  userId: string,
+  c: PulledChange,
+  prev: LocalEntry | undefined,
+): IDBRequest {
   if ("tombstone" in c) return entries.delete([userId, c.id]);
   // A re-wrapped key (passphrase changed elsewhere) also voids the tokens: they may be under another index key.
-  const sameEnvelope = prev && prev.encrypted_data === c.encrypted_data && prev.wrapped_item_key === c.wrapped_item_key && prev.name === c.name && prev.website === c.website;
+  // So does another address (its host and scheme are the envelope's place): the entry is opened again in it.
+  const sameEnvelope =
+    prev &&
+    prev.encrypted_data === c.encrypted_data &&
+    prev.wrapped_item_key === c.wrapped_item_key &&
+    prev.name === c.name &&
+    prev.website === c.website &&
+    prev.url === c.url;
   return entries.put({ ...c, search_tokens: sameEnvelope ? prev.search_tokens : null });
 }
 
@@ -128,13 +144,19 @@ export function openDb(): Promise<LocalDb> {
     };
     open.onsuccess = () => resolve(new LocalDb(open.result));
     open.onerror = () => reject(open.error);
-    open.onblocked = () => reject(new Error("app-sync is blocked by another tab on an older version"));
+    open.onblocked = () =>
+      reject(new Error("app-sync is blocked by another tab on an older version"));
   });
 }
 
 /** One queued mutation per entry (see applyLocal), inside the caller's transaction. */
 async function enqueue(pending: IDBObjectStore, m: PendingMutation): Promise<void> {
-  const prev = (await req(pending.index("byEntry").get([m.userId, m.entryId]) as IDBRequest<PendingMutation | undefined>)) ?? null;
+  const prev =
+    (await req(
+      pending.index("byEntry").get([m.userId, m.entryId]) as IDBRequest<
+        PendingMutation | undefined
+      >,
+    )) ?? null;
   if (!prev) {
     pending.add(m);
   } else if (prev.action === "create" && m.action === "delete") {
@@ -162,31 +184,53 @@ export class LocalDb {
   }
 
   async entry(userId: string, id: string): Promise<LocalEntry | undefined> {
-    return req(this.idb.transaction("entries").objectStore("entries").get([userId, id]) as IDBRequest<LocalEntry | undefined>);
+    return req(
+      this.idb.transaction("entries").objectStore("entries").get([userId, id]) as IDBRequest<
+        LocalEntry | undefined
+      >,
+    );
   }
 
   /**
    * Stores search tokens unless the entry changed since they were computed. The wrapped key counts
    * too: a passphrase change keeps encrypted_data and changes only the key wrap and the index key.
    */
-  async setTokens(userId: string, updates: { id: string; wrapped_item_key: string | null; encrypted_data: string | null; tokens: string[] }[]): Promise<void> {
+  async setTokens(
+    userId: string,
+    updates: {
+      id: string;
+      wrapped_item_key: string | null;
+      encrypted_data: string | null;
+      tokens: string[];
+    }[],
+  ): Promise<void> {
     const tx = this.idb.transaction("entries", "readwrite");
     const store = tx.objectStore("entries");
     for (const u of updates) {
-      const now = (await req(store.get([userId, u.id]) as IDBRequest<LocalEntry | undefined>)) ?? null;
-      if (now && now.encrypted_data === u.encrypted_data && now.wrapped_item_key === u.wrapped_item_key) store.put({ ...now, search_tokens: u.tokens });
+      const now =
+        (await req(store.get([userId, u.id]) as IDBRequest<LocalEntry | undefined>)) ?? null;
+      if (
+        now &&
+        now.encrypted_data === u.encrypted_data &&
+        now.wrapped_item_key === u.wrapped_item_key
+      )
+        store.put({ ...now, search_tokens: u.tokens });
     }
     await done(tx);
   }
 
   async pending(userId: string): Promise<PendingMutation[]> {
     const tx = this.idb.transaction("pending");
-    const all = await req(tx.objectStore("pending").index("byUser").getAll(userId) as IDBRequest<PendingMutation[]>);
+    const all = await req(
+      tx.objectStore("pending").index("byUser").getAll(userId) as IDBRequest<PendingMutation[]>,
+    );
     return all.sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
   }
 
   async pendingCount(userId: string): Promise<number> {
-    return req(this.idb.transaction("pending").objectStore("pending").index("byUser").count(userId));
+    return req(
+      this.idb.transaction("pending").objectStore("pending").index("byUser").count(userId),
+    );
   }
 
   /**
@@ -209,7 +253,12 @@ export class LocalDb {
    * new keys and the new key check are written in one transaction, so the store never holds a
    * vault key that does not open its entries.
    */
-  async rotate(userId: string, changes: { entry: LocalEntry; mutation?: PendingMutation }[], keys: VaultKeys, keyCheck: Envelope): Promise<void> {
+  async rotate(
+    userId: string,
+    changes: { entry: LocalEntry; mutation?: PendingMutation }[],
+    keys: VaultKeys,
+    keyCheck: Envelope,
+  ): Promise<void> {
     const tx = this.idb.transaction(["entries", "pending", "metadata"], "readwrite");
     const entries = tx.objectStore("entries");
     const pending = tx.objectStore("pending");
@@ -228,7 +277,10 @@ export class LocalDb {
    * change stays queued and keeps the local entry). `server` is the version the local entry takes:
    * an entry, a tombstone (remove), or undefined (keep what is there).
    */
-  async settle(m: PendingMutation, server: LocalEntry | { tombstone: true } | undefined): Promise<void> {
+  async settle(
+    m: PendingMutation,
+    server: LocalEntry | { tombstone: true } | undefined,
+  ): Promise<void> {
     const tx = this.idb.transaction(["entries", "pending"], "readwrite");
     const pending = tx.objectStore("pending");
     const now = (await req(pending.get(m.seq!) as IDBRequest<PendingMutation | undefined>)) ?? null;
@@ -252,7 +304,12 @@ export class LocalDb {
    * Applies a pull. Entries with a queued mutation keep their local version: the push that runs
    * before every pull settles them. A full sync replaces every other entry of the user.
    */
-  async applyPull(userId: string, changes: PulledChange[], full: boolean, cursor: string): Promise<void> {
+  async applyPull(
+    userId: string,
+    changes: PulledChange[],
+    full: boolean,
+    cursor: string,
+  ): Promise<void> {
     const tx = this.idb.transaction(["entries", "pending", "metadata"], "readwrite");
     const entries = tx.objectStore("entries");
     const queued = await queuedIds(tx, userId);
@@ -281,7 +338,11 @@ export class LocalDb {
    * envelope keeps its search tokens. Null for a pull that is not full or is resumed: its pages
    * look up each entry's stored copy.
    */
-  async beginPull(userId: string, resumed: boolean, full: boolean): Promise<Map<string, LocalEntry> | null> {
+  async beginPull(
+    userId: string,
+    resumed: boolean,
+    full: boolean,
+  ): Promise<Map<string, LocalEntry> | null> {
     if (resumed) return null;
     const removed = new Map<string, LocalEntry>();
     const tx = this.idb.transaction(["entries", "pending", "metadata"], "readwrite", PULL_WRITE);
@@ -308,13 +369,24 @@ export class LocalDb {
    * new browser's first sync those were one read per entry, 10,000, each a round trip to the
    * store in the pull worker between a page's parse and its writes.
    */
-  async applyPage(userId: string, changes: PulledChange[], resume: string, removed: Map<string, LocalEntry> | null): Promise<void> {
+  async applyPage(
+    userId: string,
+    changes: PulledChange[],
+    resume: string,
+    removed: Map<string, LocalEntry> | null,
+  ): Promise<void> {
     const tx = this.idb.transaction(["entries", "pending", "metadata"], "readwrite", PULL_WRITE);
     const entries = tx.objectStore("entries");
     const queued = await queuedIds(tx, userId);
     const prev = removed
       ? changes.map((c) => removed.get(c.id))
-      : await Promise.all(changes.map((c) => ("tombstone" in c ? undefined : (req(entries.get([userId, c.id])) as Promise<LocalEntry | undefined>))));
+      : await Promise.all(
+          changes.map((c) =>
+            "tombstone" in c
+              ? undefined
+              : (req(entries.get([userId, c.id])) as Promise<LocalEntry | undefined>),
+          ),
+        );
     changes.forEach((c, i) => {
       if (!queued.has(c.id)) writeChange(entries, userId, c, prev[i]);
     });
@@ -333,7 +405,9 @@ export class LocalDb {
   }
 
   async meta<T>(key: string): Promise<T | undefined> {
-    const row = (await req(this.idb.transaction("metadata").objectStore("metadata").get(key))) as { value: T } | undefined;
+    const row = (await req(this.idb.transaction("metadata").objectStore("metadata").get(key))) as
+      | { value: T }
+      | undefined;
     return row?.value;
   }
 

@@ -35,14 +35,21 @@ export function deviceKeyPair(): Promise<CryptoKeyPair> {
   pairPromise ??= (async () => {
     const db = await openStore();
     try {
-      const kept = await request<CryptoKeyPair | undefined>(db.transaction(STORE).objectStore(STORE).get(KEY_ID));
+      const kept = await request<CryptoKeyPair | undefined>(
+        db.transaction(STORE).objectStore(STORE).get(KEY_ID),
+      );
       if (kept) return kept;
-      const made = (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, false, ["sign", "verify"])) as CryptoKeyPair;
+      const made = (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, false, [
+        "sign",
+        "verify",
+      ])) as CryptoKeyPair;
       try {
         await request(db.transaction(STORE, "readwrite").objectStore(STORE).add(made, KEY_ID));
         return made;
       } catch {
-        const winner = await request<CryptoKeyPair | undefined>(db.transaction(STORE).objectStore(STORE).get(KEY_ID));
+        const winner = await request<CryptoKeyPair | undefined>(
+          db.transaction(STORE).objectStore(STORE).get(KEY_ID),
+        );
         if (!winner) throw new Error("the device key could not be stored");
         return winner;
       }
@@ -55,14 +62,21 @@ export function deviceKeyPair(): Promise<CryptoKeyPair> {
 }
 
 /** The public half as the server takes it (a P-256 JWK without private or optional members). */
-export async function publicJwk(pair: CryptoKeyPair): Promise<{ kty: "EC"; crv: "P-256"; x: string; y: string }> {
+export async function publicJwk(
+  pair: CryptoKeyPair,
+): Promise<{ kty: "EC"; crv: "P-256"; x: string; y: string }> {
   const { x, y } = await crypto.subtle.exportKey("jwk", pair.publicKey);
   return { kty: "EC", crv: "P-256", x: x!, y: y! };
 }
 
-const b64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const b64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 const b64json = (v: unknown) => b64url(new TextEncoder().encode(JSON.stringify(v)));
-const sha256b64url = async (s: string) => b64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s))));
+const sha256b64url = async (s: string) =>
+  b64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s))));
 
 export type ProofFor = { method: string; url: string; accessToken: string | null };
 
@@ -72,13 +86,27 @@ export type ProofFor = { method: string; url: string; accessToken: string | null
  * a kind, `nonce` is the server's, and `ath` binds the access token where the caller holds it.
  * WebCrypto's ECDSA signature is already the r||s form JWS wants (RFC 7518 section 3.4).
  */
-export async function signProof(pair: CryptoKeyPair, req: ProofFor, nonce: string): Promise<string> {
+export async function signProof(
+  pair: CryptoKeyPair,
+  req: ProofFor,
+  nonce: string,
+): Promise<string> {
   const u = new URL(req.url);
   const header = { typ: "dpop+jwt", alg: "ES256", jwk: await publicJwk(pair) };
-  const claims: Record<string, unknown> = { htm: req.method.toUpperCase(), htu: `${u.origin}${u.pathname}`, iat: Math.floor(Date.now() / 1000), jti: crypto.randomUUID(), nonce };
+  const claims: Record<string, unknown> = {
+    htm: req.method.toUpperCase(),
+    htu: `${u.origin}${u.pathname}`,
+    iat: Math.floor(Date.now() / 1000),
+    jti: crypto.randomUUID(),
+    nonce,
+  };
   if (req.accessToken) claims.ath = await sha256b64url(req.accessToken);
   const input = `${b64json(header)}.${b64json(claims)}`;
-  const signature = await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, pair.privateKey, new TextEncoder().encode(input));
+  const signature = await crypto.subtle.sign(
+    { name: "ECDSA", hash: "SHA-256" },
+    pair.privateKey,
+    new TextEncoder().encode(input),
+  );
   return `${input}.${b64url(new Uint8Array(signature))}`;
 }
 
@@ -87,7 +115,9 @@ export async function signProof(pair: CryptoKeyPair, req: ProofFor, nonce: strin
  * itself carries no proof) is kept for four minutes. No key or no nonce (offline, signed out)
  * means no proof: the request goes as an unproven one and the server judges it so.
  */
-export function proofSigner(fetchNonce: () => Promise<string>): (req: ProofFor) => Promise<string | null> {
+export function proofSigner(
+  fetchNonce: () => Promise<string>,
+): (req: ProofFor) => Promise<string | null> {
   let nonce: { value: Promise<string>; at: number } | null = null;
   return async (req) => {
     try {

@@ -6,7 +6,14 @@
  * joined by a non-extractable key (device-key.ts) that signs a DPoP proof (RFC 9449) on every call,
  * and a device registered with it counts as this device only with such a proof.
  */
-import { ApiError, setDefaultHeader, setProofSigner, type ApiClient, type Device, type DeviceRegistration } from "./api";
+import {
+  ApiError,
+  setDefaultHeader,
+  setProofSigner,
+  type ApiClient,
+  type Device,
+  type DeviceRegistration,
+} from "./api";
 import { deviceKeyPair, proofSigner, publicJwk } from "./device-key";
 
 export type DeviceSignals = {
@@ -47,7 +54,18 @@ export function deviceSignals(): DeviceSignals {
 
 /** In the spec's order: platform, language, cores, resolution, colour depth, timezone, touch points, GPU. */
 export async function fingerprintOf(s: DeviceSignals): Promise<string> {
-  return sha256hex([s.platform, s.language, s.cpuCores, s.screen, s.colorDepth, s.timezone, s.touchPoints, s.gpu].join("|"));
+  return sha256hex(
+    [
+      s.platform,
+      s.language,
+      s.cpuCores,
+      s.screen,
+      s.colorDepth,
+      s.timezone,
+      s.touchPoints,
+      s.gpu,
+    ].join("|"),
+  );
 }
 
 async function sha256hex(text: string): Promise<string> {
@@ -70,7 +88,10 @@ function browserOf(ua: string): string {
     [/(Chrome|Chromium)\//, "Chromium"],
     [/Safari\//, "Safari"],
   ] as const) {
-    if (re.test(ua)) return name === "Chromium" && /Chrome\//.test(ua) && !/Chromium|HeadlessChrome/.test(ua) ? "Chrome" : name;
+    if (re.test(ua))
+      return name === "Chromium" && /Chrome\//.test(ua) && !/Chromium|HeadlessChrome/.test(ua)
+        ? "Chrome"
+        : name;
   }
   return "Browser";
 }
@@ -89,7 +110,13 @@ export async function thisDevice(): Promise<DeviceRegistration> {
   const ua = navigator.userAgent;
   const browser = browserOf(ua);
   const os = osOf(ua);
-  return { fingerprint: await fingerprintOf(deviceSignals()), deviceName: `${browser} on ${os}`, deviceType: deviceTypeOf(ua), os, browser };
+  return {
+    fingerprint: await fingerprintOf(deviceSignals()),
+    deviceName: `${browser} on ${os}`,
+    deviceType: deviceTypeOf(ua),
+    os,
+    browser,
+  };
 }
 
 /** Computes the fingerprint and puts it on every later API call; returns it. */
@@ -138,7 +165,11 @@ export async function registerThisDevice(api: ApiClient): Promise<Device | null>
 }
 
 /** `registerThisDevice` for a caller that names itself (the extension) and has set its proof signer. */
-export async function registerWithKey(api: ApiClient, me: DeviceRegistration, publicKey: DeviceRegistration["publicKey"]): Promise<Device | null> {
+export async function registerWithKey(
+  api: ApiClient,
+  me: DeviceRegistration,
+  publicKey: DeviceRegistration["publicKey"],
+): Promise<Device | null> {
   const attempt = async (body: DeviceRegistration) => {
     const device = (await api.registerDevice(body)).device;
     outcome = "registered";
@@ -167,12 +198,25 @@ export async function registerWithKey(api: ApiClient, me: DeviceRegistration, pu
  * its public key (RFC 7638 member order): stable for as long as the key, and a new installation is
  * a new device, as it is a new key.
  */
-export async function extensionDevice(publicKey: NonNullable<DeviceRegistration["publicKey"]>): Promise<DeviceRegistration> {
+export async function extensionDevice(
+  publicKey: NonNullable<DeviceRegistration["publicKey"]>,
+): Promise<DeviceRegistration> {
   const ua = navigator.userAgent;
   const browser = browserOf(ua);
   const os = osOf(ua);
-  const canonical = JSON.stringify({ crv: publicKey.crv, kty: publicKey.kty, x: publicKey.x, y: publicKey.y });
-  return { fingerprint: await sha256hex(`extension|${canonical}`), deviceName: `${browser} extension on ${os}`, deviceType: deviceTypeOf(ua), os, browser };
+  const canonical = JSON.stringify({
+    crv: publicKey.crv,
+    kty: publicKey.kty,
+    x: publicKey.x,
+    y: publicKey.y,
+  });
+  return {
+    fingerprint: await sha256hex(`extension|${canonical}`),
+    deviceName: `${browser} extension on ${os}`,
+    deviceType: deviceTypeOf(ua),
+    os,
+    browser,
+  };
 }
 
 /** Whether a listed device is this browser (by the server's is_current, else the fingerprint). */

@@ -24,20 +24,55 @@ export const FIELD_TYPES = ["text", "hidden", "boolean"] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 export type CustomField = { name: string; value: string; type: FieldType };
 
-export const CARD_KEYS = ["cardholder", "brand", "number", "exp_month", "exp_year", "code"] as const;
+export const CARD_KEYS = [
+  "cardholder",
+  "brand",
+  "number",
+  "exp_month",
+  "exp_year",
+  "code",
+] as const;
 export type CardDetails = Partial<Record<(typeof CARD_KEYS)[number], string>>;
 
-export const IDENTITY_KEYS = ["title", "first_name", "middle_name", "last_name", "email", "phone", "company", "address1", "address2", "city", "state", "postal_code", "country", "username", "ssn", "passport", "license"] as const;
+export const IDENTITY_KEYS = [
+  "title",
+  "first_name",
+  "middle_name",
+  "last_name",
+  "email",
+  "phone",
+  "company",
+  "address1",
+  "address2",
+  "city",
+  "state",
+  "postal_code",
+  "country",
+  "username",
+  "ssn",
+  "passport",
+  "license",
+] as const;
 export type IdentityDetails = Partial<Record<(typeof IDENTITY_KEYS)[number], string>>;
 
-export type EntryModel = { kind?: EntryKind; urls?: EntryUrl[]; fields?: CustomField[]; card?: CardDetails; identity?: IdentityDetails };
+export type EntryModel = {
+  kind?: EntryKind;
+  urls?: EntryUrl[];
+  fields?: CustomField[];
+  card?: CardDetails;
+  identity?: IdentityDetails;
+};
 
 /** The payload keys this module owns (a client that knows them does not carry them as unknown). */
 export const MODEL_KEYS = ["kind", "urls", "fields", "card", "identity"] as const;
 
-const isIn = <T extends string>(list: readonly T[], v: unknown): v is T => typeof v === "string" && (list as readonly string[]).includes(v);
+const isIn = <T extends string>(list: readonly T[], v: unknown): v is T =>
+  typeof v === "string" && (list as readonly string[]).includes(v);
 
-function details<K extends string>(keys: readonly K[], v: unknown): Partial<Record<K, string>> | undefined {
+function details<K extends string>(
+  keys: readonly K[],
+  v: unknown,
+): Partial<Record<K, string>> | undefined {
   if (!v || typeof v !== "object") return undefined;
   const out: Partial<Record<K, string>> = {};
   for (const k of keys) {
@@ -54,7 +89,9 @@ export function parseModel(obj: Record<string, unknown>): EntryModel {
   if (Array.isArray(obj.urls)) {
     const urls = (obj.urls as unknown[]).flatMap((u) => {
       const o = u as Record<string, unknown> | null;
-      return o && typeof o.url === "string" && o.url.trim() ? [{ url: o.url.trim(), match: isIn(MATCH_RULES, o.match) ? o.match : "domain" }] : [];
+      return o && typeof o.url === "string" && o.url.trim()
+        ? [{ url: o.url.trim(), match: isIn(MATCH_RULES, o.match) ? o.match : "domain" }]
+        : [];
     });
     if (urls.length) out.urls = urls;
   }
@@ -62,7 +99,8 @@ export function parseModel(obj: Record<string, unknown>): EntryModel {
     const fields = (obj.fields as unknown[]).flatMap((f) => {
       const o = f as Record<string, unknown> | null;
       if (!o || typeof o.name !== "string") return [];
-      const value = typeof o.value === "string" ? o.value : typeof o.value === "boolean" ? String(o.value) : "";
+      const value =
+        typeof o.value === "string" ? o.value : typeof o.value === "boolean" ? String(o.value) : "";
       return [{ name: o.name, value, type: isIn(FIELD_TYPES, o.type) ? o.type : "text" }];
     });
     if (fields.length) out.fields = fields;
@@ -77,4 +115,5 @@ export function parseModel(obj: Record<string, unknown>): EntryModel {
 export const kindOf = (m: EntryModel): EntryKind => m.kind ?? "login";
 
 /** A card number shown masked: its last four digits only. */
-export const maskedCardNumber = (n: string) => (n.replace(/\s+/g, "").length > 4 ? `•••• ${n.replace(/\s+/g, "").slice(-4)}` : n);
+export const maskedCardNumber = (n: string) =>
+  n.replace(/\s+/g, "").length > 4 ? `•••• ${n.replace(/\s+/g, "").slice(-4)}` : n;

@@ -6,7 +6,8 @@ import type { LocalEntry, PulledChange } from "./db";
 
 const byName = new Intl.Collator(undefined, { sensitivity: "variant" });
 /** The vault's list order: by name, ties by id. */
-export const byEntryName = (a: LocalEntry, b: LocalEntry): number => byName.compare(a.name, b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+export const byEntryName = (a: LocalEntry, b: LocalEntry): number =>
+  byName.compare(a.name, b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
  * A page of a pull in the list's order: its removals first, then its entries by name. Done where

@@ -17,12 +17,28 @@ import type { ReaderRequest, ReaderResult } from "./entry-reader";
 /** Entries in flight at once: enough to keep Web Crypto's threads busy. */
 const PARALLEL = 32;
 
-async function read(req: ReaderRequest, e: ReaderRequest["entries"][number]): Promise<ReaderResult> {
+async function read(
+  req: ReaderRequest,
+  e: ReaderRequest["entries"][number],
+): Promise<ReaderResult> {
   try {
     if (!e.wrapped_item_key || !e.encrypted_data) return { id: e.id };
-    const place = { entryId: e.id, userId: req.userId, host: e.host };
-    const { secrets } = await openEntry(req.keys, place, { wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data }, { allowLegacy: false });
-    const tokens = req.tokens ? (await blindIndexes(req.keys, { name: e.name, website: e.site, username: secrets.username })).search_tokens : undefined;
+    const place = { entryId: e.id, userId: req.userId, host: e.host, scheme: e.scheme };
+    const { secrets } = await openEntry(
+      req.keys,
+      place,
+      { wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data },
+      { allowLegacy: false },
+    );
+    const tokens = req.tokens
+      ? (
+          await blindIndexes(req.keys, {
+            name: e.name,
+            website: e.site,
+            username: secrets.username,
+          })
+        ).search_tokens
+      : undefined;
     return { id: e.id, secrets: secrets as EntrySecrets, tokens };
   } catch {
     return { id: e.id };
@@ -33,7 +49,10 @@ self.onmessage = async (ev: MessageEvent<ReaderRequest>) => {
   const req = ev.data;
   const results: ReaderResult[] = [];
   try {
-    for (let i = 0; i < req.entries.length; i += PARALLEL) results.push(...(await Promise.all(req.entries.slice(i, i + PARALLEL).map((e) => read(req, e)))));
+    for (let i = 0; i < req.entries.length; i += PARALLEL)
+      results.push(
+        ...(await Promise.all(req.entries.slice(i, i + PARALLEL).map((e) => read(req, e)))),
+      );
   } finally {
     // Every batch is answered, even one cut short: the page opens what is missing from the answer.
     (self as unknown as Worker).postMessage({ batch: req.batch, results });

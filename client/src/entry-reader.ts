@@ -16,7 +16,15 @@ export type ReaderRequest = {
   userId: string;
   /** Whether to compute the blind-index tokens too (for entries that came from the server without them). */
   tokens: boolean;
-  entries: { id: string; name: string; site: string; host: string; wrapped_item_key: string | null; encrypted_data: string | null }[];
+  entries: {
+    id: string;
+    name: string;
+    site: string;
+    host: string;
+    scheme: string;
+    wrapped_item_key: string | null;
+    encrypted_data: string | null;
+  }[];
 };
 /** An entry opened (its secrets, and tokens when asked), or only its id: not opened here, the page tries. */
 export type ReaderResult = { id: string; secrets?: EntrySecrets; tokens?: string[] };
@@ -92,7 +100,18 @@ export class EntryReader {
       tokens,
       entries: entries
         .filter((e) => e.encryption_version === 3)
-        .map((e) => ({ id: e.id, name: e.name, site: e.website ?? e.url ?? "", host: placeOf(this.userId, e).host, wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data })),
+        .map((e) => {
+          const { host, scheme } = placeOf(this.userId, e);
+          return {
+            id: e.id,
+            name: e.name,
+            site: e.website ?? e.url ?? "",
+            host,
+            scheme,
+            wrapped_item_key: e.wrapped_item_key,
+            encrypted_data: e.encrypted_data,
+          };
+        }),
     };
     return new Promise((resolve) => {
       this.waiting.set(batch, (results) => resolve(new Map(results.map((r) => [r.id, r]))));

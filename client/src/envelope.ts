@@ -1,39 +1,90 @@
 /**
  * Envelopes bound to their place (docs/decisions.md, "Crypto: the clients hold against a malicious server"): an entry's ciphertext and its
  * item-key wrap carry AES-GCM associated data naming the entry id, the owner's user id, the
- * envelope version and the website host, so a server that serves one entry's blob under another
- * entry, another user or another site gets a failed tag instead of a wrong secret.
+ * envelope version and the website host (and, from version 3, the scheme of its address), so a
+ * server that serves one entry's blob under another entry, another user or another site, or turns
+ * its https address into http, gets a failed tag instead of a wrong secret.
  *
  * Layout (base64 on the wire, as the server's columns require):
  *   encrypted_data   = MAGIC || IV(12) || AES-GCM(item key, payload, ad = data AD)
  *   wrapped_item_key = MAGIC || key version (u32) || KDF id (u8) || PBKDF2 rounds (u32) || IV(12)
  *                      || AES-GCM wrap(vault key, item key, ad = wrap AD || those 9 header bytes)
  * The header says which vault key and which derivation settings made the wrap; being in the AD,
- * it cannot be edited without the wrap failing. Envelopes without MAGIC are version 1 (unbound,
- * crypto.encryptLegacyEntry): read only to migrate them.
+ * it cannot be edited without the wrap failing. MAGIC names each part's version ("cv3:", or "cv2:"
+ * for the version before the scheme was bound); each part opens with its own version's AD, so a
+ * version-2 envelope still opens and any write seals version 3. The version is inside the AD too:
+ * a magic changed to claim the other version fails the tag. Envelopes without MAGIC are version 1
+ * (unbound, crypto.encryptLegacyEntry): read only to migrate them.
  */
 import { fromBase64, toBase64 } from "../../src/kernel/base64";
-import { DecryptionError, decryptLegacyEntry, domainOf, IV_BYTES, joinIv, keyIterations, keyVersion, legacyKeyCheckMatches, parseSecrets, serializeSecrets, splitIv, type EntrySecrets, type Envelope, type VaultKeys } from "./crypto";
+import {
+  DecryptionError,
+  decryptLegacyEntry,
+  domainOf,
+  IV_BYTES,
+  joinIv,
+  keyIterations,
+  keyVersion,
+  legacyKeyCheckMatches,
+  parseSecrets,
+  serializeSecrets,
+  splitIv,
+  type EntrySecrets,
+  type Envelope,
+  type VaultKeys,
+} from "./crypto";
 
-export const ENVELOPE_VERSION = 2;
-/** "cv2:" — a legacy blob starts with a random IV, which begins like this once in 2^32. */
-const MAGIC = new Uint8Array([0x63, 0x76, 0x32, 0x3a]);
+export const ENVELOPE_VERSION = 3;
+type Version = 2 | 3;
+/** "cv3:" and "cv2:" — a legacy blob starts with a random IV, which begins like one of these once in 2^31. */
+const MAGICS: Record<Version, Uint8Array> = {
+  3: new Uint8Array([0x63, 0x76, 0x33, 0x3a]),
+  2: new Uint8Array([0x63, 0x76, 0x32, 0x3a]),
+};
+const MAGIC = MAGICS[ENVELOPE_VERSION];
+const MAGIC_BYTES = MAGIC.length;
 const KDF_PBKDF2_SHA256 = 1;
 const HEADER_BYTES = 9;
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-/** Where an envelope belongs. `host` is the entry's website host as domainOf gives it ("" for none). */
-export type Place = { entryId: string; userId: string; host: string };
+/**
+ * Where an envelope belongs. `host` is the entry's website host as domainOf gives it ("" for none);
+ * `scheme` the scheme its address names (schemeOf), bound from version 3 on.
+ */
+export type Place = { entryId: string; userId: string; host: string; scheme: string };
 
-export function placeOf(userId: string, e: { id: string; website?: string | null; url?: string | null }): Place {
-  return { entryId: e.id, userId, host: domainOf(e.website || e.url || "") };
+/** The scheme an address names, lower case ("https" of "HTTPS://x.test/"), or "" when it names none ("x.test"). */
+export function schemeOf(address: string | null | undefined): string {
+  return /^([a-z][a-z0-9+.-]*):\/\//i.exec((address ?? "").trim())?.[1]?.toLowerCase() ?? "";
+}
+
+/**
+ * The scheme of an entry's address: its URL's, else its website's (the web client stores the
+ * website as a bare host, so the URL is where a scheme is written; vault.ts seals the same
+ * `url ?? website` as the payload's address).
+ */
+export const placeScheme = (e: { website?: string | null; url?: string | null }): string =>
+  schemeOf(e.url || e.website || "");
+
+export function placeOf(
+  userId: string,
+  e: { id: string; website?: string | null; url?: string | null },
+): Place {
+  return {
+    entryId: e.id,
+    userId,
+    host: domainOf(e.website || e.url || ""),
+    scheme: placeScheme(e),
+  };
 }
 
 /** The envelope was made for another entry, user or website (or its bytes were changed). */
 export class MisplacedEnvelopeError extends DecryptionError {
   constructor() {
-    super("This entry's encrypted data does not belong to this entry, account or website (the server may have moved it). It is not shown.");
+    super(
+      "This entry's encrypted data does not belong to this entry, account or website (the server may have moved it). It is not shown.",
+    );
     this.name = "MisplacedEnvelopeError";
   }
 }
@@ -44,7 +95,9 @@ export class KeyRollbackError extends DecryptionError {
     readonly offered: number,
     readonly known: number,
   ) {
-    super(`The server offered an older vault key (version ${offered}) than this device has already seen (version ${known}). Refused.`);
+    super(
+      `The server offered an older vault key (version ${offered}) than this device has already seen (version ${known}). Refused.`,
+    );
     this.name = "KeyRollbackError";
   }
 }
@@ -52,7 +105,9 @@ export class KeyRollbackError extends DecryptionError {
 /** A wrap under a newer vault key than this device holds: the passphrase was changed elsewhere. */
 export class NewerKeyError extends DecryptionError {
   constructor(readonly offered: number) {
-    super(`This entry is under a newer vault key (version ${offered}): the master passphrase was changed on another device. Sign in again with the new one.`);
+    super(
+      `This entry is under a newer vault key (version ${offered}): the master passphrase was changed on another device. Sign in again with the new one.`,
+    );
     this.name = "NewerKeyError";
   }
 }
@@ -60,20 +115,37 @@ export class NewerKeyError extends DecryptionError {
 /** An unbound (version 1) envelope after this device saw the vault fully bound. */
 export class LegacyRefusedError extends DecryptionError {
   constructor() {
-    super("This entry came in the old, unbound format, which this vault no longer uses on this device. It is not shown.");
+    super(
+      "This entry came in the old, unbound format, which this vault no longer uses on this device. It is not shown.",
+    );
     this.name = "LegacyRefusedError";
   }
 }
 
 export type WrapHeader = { keyVersion: number; iterations: number };
 
-function hasMagic(all: Uint8Array): boolean {
-  return all.length > MAGIC.length && MAGIC.every((b, i) => all[i] === b);
+/** The version a part's magic names, or null for none (an unbound part). */
+function versionOf(all: Uint8Array): Version | null {
+  if (all.length <= MAGIC_BYTES) return null;
+  for (const v of [3, 2] as const) if (MAGICS[v].every((b, i) => all[i] === b)) return v;
+  return null;
 }
+const hasMagic = (all: Uint8Array) => versionOf(all) !== null;
 
-/** Whether an envelope is bound (version 2); unbound ones are version 1. */
+/** Whether an envelope is bound (version 2 or 3); unbound ones are version 1. */
 export function isBound(env: Envelope): boolean {
   return hasMagic(leadingBytes(env.wrapped_item_key)) && hasMagic(leadingBytes(env.encrypted_data));
+}
+
+/**
+ * Whether an envelope binds its address's scheme (either part version 3). Read from the magic,
+ * which is trustworthy once the envelope opened in its place: the version is in each part's AD.
+ */
+export function bindsScheme(env: Envelope): boolean {
+  return (
+    versionOf(leadingBytes(env.wrapped_item_key)) === 3 ||
+    versionOf(leadingBytes(env.encrypted_data)) === 3
+  );
 }
 
 /**
@@ -85,7 +157,7 @@ function leadingBytes(b64: string): Uint8Array {
   return quickLeadingBytes(b64) ?? fromBase64(b64.slice(0, LEADING_CHARS));
 }
 
-const LEADING_CHARS = 4 * Math.ceil((MAGIC.length + 1) / 3);
+const LEADING_CHARS = 4 * Math.ceil((MAGIC_BYTES + 1) / 3);
 /** Each base64 character's six bits, for both alphabets (RFC 4648 §4 and §5); -1 for any other. */
 const SIXTETS = (() => {
   const t = new Int8Array(128).fill(-1);
@@ -123,8 +195,8 @@ function quickLeadingBytes(b64: string): Uint8Array | null {
 /** The header of a bound wrap (still unauthenticated: the wrap's tag covers it once opened). */
 export function wrapHeader(wrappedItemKey: string): WrapHeader | null {
   const all = fromBase64(wrappedItemKey);
-  if (!hasMagic(all) || all.length < MAGIC.length + HEADER_BYTES + IV_BYTES + 1) return null;
-  const view = new DataView(all.buffer, all.byteOffset + MAGIC.length, HEADER_BYTES);
+  if (!hasMagic(all) || all.length < MAGIC_BYTES + HEADER_BYTES + IV_BYTES + 1) return null;
+  const view = new DataView(all.buffer, all.byteOffset + MAGIC_BYTES, HEADER_BYTES);
   if (view.getUint8(4) !== KDF_PBKDF2_SHA256) return null;
   return { keyVersion: view.getUint32(0), iterations: view.getUint32(5) };
 }
@@ -138,11 +210,19 @@ function headerBytes(keys: VaultKeys): Uint8Array<ArrayBuffer> {
   return out;
 }
 
-/** JSON arrays: no separator inside an id or host can shift one field into the next. */
-const dataAd = (p: Place) => enc.encode(JSON.stringify(["credential-vault/entry-data", ENVELOPE_VERSION, p.userId, p.entryId, p.host]));
+/** JSON arrays: no separator inside an id, host or scheme can shift one field into the next. */
+const placeAd = (label: string, p: Place, v: Version) =>
+  enc.encode(
+    JSON.stringify(
+      v === 2
+        ? [label, 2, p.userId, p.entryId, p.host]
+        : [label, 3, p.userId, p.entryId, p.host, p.scheme],
+    ),
+  );
+const dataAd = (p: Place, v: Version) => placeAd("credential-vault/entry-data", p, v);
 
-function wrapAd(p: Place, header: Uint8Array): Uint8Array<ArrayBuffer> {
-  const label = enc.encode(JSON.stringify(["credential-vault/item-key", ENVELOPE_VERSION, p.userId, p.entryId, p.host]));
+function wrapAd(p: Place, header: Uint8Array, v: Version): Uint8Array<ArrayBuffer> {
+  const label = placeAd("credential-vault/item-key", p, v);
   const out = new Uint8Array(label.length + header.length);
   out.set(label);
   out.set(header, label.length);
@@ -151,39 +231,57 @@ function wrapAd(p: Place, header: Uint8Array): Uint8Array<ArrayBuffer> {
 
 const withMagic = (b64: string) => {
   const body = fromBase64(b64);
-  const out = new Uint8Array(MAGIC.length + body.length);
+  const out = new Uint8Array(MAGIC_BYTES + body.length);
   out.set(MAGIC);
-  out.set(body, MAGIC.length);
+  out.set(body, MAGIC_BYTES);
   return toBase64(out);
 };
 
-const withoutMagic = (all: Uint8Array) => toBase64(all.subarray(MAGIC.length));
+const withoutMagic = (all: Uint8Array) => toBase64(all.subarray(MAGIC_BYTES));
 
 async function wrapFor(keys: VaultKeys, place: Place, itemKey: CryptoKey): Promise<string> {
   const header = headerBytes(keys);
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  const wrapped = await crypto.subtle.wrapKey("raw", itemKey, keys.vaultKey, { name: "AES-GCM", iv, additionalData: wrapAd(place, header) });
+  const wrapped = await crypto.subtle.wrapKey("raw", itemKey, keys.vaultKey, {
+    name: "AES-GCM",
+    iv,
+    additionalData: wrapAd(place, header, ENVELOPE_VERSION),
+  });
   const body = fromBase64(joinIv(iv, wrapped));
-  const out = new Uint8Array(MAGIC.length + HEADER_BYTES + body.length);
+  const out = new Uint8Array(MAGIC_BYTES + HEADER_BYTES + body.length);
   out.set(MAGIC);
-  out.set(header, MAGIC.length);
-  out.set(body, MAGIC.length + HEADER_BYTES);
+  out.set(header, MAGIC_BYTES);
+  out.set(body, MAGIC_BYTES + HEADER_BYTES);
   return toBase64(out);
 }
 
-async function unwrapFor(keys: VaultKeys, place: Place, wrappedItemKey: string, extractable: boolean): Promise<CryptoKey> {
+async function unwrapFor(
+  keys: VaultKeys,
+  place: Place,
+  wrappedItemKey: string,
+  extractable: boolean,
+): Promise<CryptoKey> {
   const header = wrapHeader(wrappedItemKey);
   if (!header) throw new MisplacedEnvelopeError();
-  if (header.keyVersion < keyVersion(keys)) throw new KeyRollbackError(header.keyVersion, keyVersion(keys));
+  if (header.keyVersion < keyVersion(keys))
+    throw new KeyRollbackError(header.keyVersion, keyVersion(keys));
   if (header.keyVersion > keyVersion(keys)) throw new NewerKeyError(header.keyVersion);
   const all = fromBase64(wrappedItemKey);
-  const w = splitIv(toBase64(all.subarray(MAGIC.length + HEADER_BYTES)));
+  const w = splitIv(toBase64(all.subarray(MAGIC_BYTES + HEADER_BYTES)));
   try {
     return await crypto.subtle.unwrapKey(
       "raw",
       w.body,
       keys.vaultKey,
-      { name: "AES-GCM", iv: w.iv, additionalData: wrapAd(place, all.subarray(MAGIC.length, MAGIC.length + HEADER_BYTES)) },
+      {
+        name: "AES-GCM",
+        iv: w.iv,
+        additionalData: wrapAd(
+          place,
+          all.subarray(MAGIC_BYTES, MAGIC_BYTES + HEADER_BYTES),
+          versionOf(all)!,
+        ),
+      },
       { name: "AES-GCM", length: 256 },
       extractable,
       ["encrypt", "decrypt"],
@@ -194,23 +292,52 @@ async function unwrapFor(keys: VaultKeys, place: Place, wrappedItemKey: string, 
   }
 }
 
-async function seal(keys: VaultKeys, place: Place, plain: Uint8Array<ArrayBuffer>): Promise<Envelope> {
-  const itemKey = await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, true, ["encrypt", "decrypt"]);
+async function seal(
+  keys: VaultKeys,
+  place: Place,
+  plain: Uint8Array<ArrayBuffer>,
+): Promise<Envelope> {
+  const itemKey = await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, true, [
+    "encrypt",
+    "decrypt",
+  ]);
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: dataAd(place) }, itemKey, plain);
-  return { wrapped_item_key: await wrapFor(keys, place, itemKey), encrypted_data: withMagic(joinIv(iv, data)) };
+  const data = await crypto.subtle.encrypt(
+    { name: "AES-GCM", iv, additionalData: dataAd(place, ENVELOPE_VERSION) },
+    itemKey,
+    plain,
+  );
+  return {
+    wrapped_item_key: await wrapFor(keys, place, itemKey),
+    encrypted_data: withMagic(joinIv(iv, data)),
+  };
 }
 
-async function open(keys: VaultKeys, place: Place, env: Envelope): Promise<string> {
-  const itemKey = await unwrapFor(keys, place, env.wrapped_item_key, false);
-  const all = fromBase64(env.encrypted_data);
-  if (!hasMagic(all)) throw new MisplacedEnvelopeError();
+/** encrypted_data opened under its item key, with the AD of the version its magic names. */
+async function openData(itemKey: CryptoKey, place: Place, encryptedData: string): Promise<string> {
+  const all = fromBase64(encryptedData);
+  const v = versionOf(all);
+  if (!v) throw new MisplacedEnvelopeError();
   const d = splitIv(withoutMagic(all));
   try {
-    return dec.decode(await crypto.subtle.decrypt({ name: "AES-GCM", iv: d.iv, additionalData: dataAd(place) }, itemKey, d.body));
+    return dec.decode(
+      await crypto.subtle.decrypt(
+        { name: "AES-GCM", iv: d.iv, additionalData: dataAd(place, v) },
+        itemKey,
+        d.body,
+      ),
+    );
   } catch {
     throw new MisplacedEnvelopeError();
   }
+}
+
+async function open(keys: VaultKeys, place: Place, env: Envelope): Promise<string> {
+  return openData(
+    await unwrapFor(keys, place, env.wrapped_item_key, false),
+    place,
+    env.encrypted_data,
+  );
 }
 
 /** A value of the page's own (not an entry: a place no entry id can take), sealed as JSON. */
@@ -233,9 +360,15 @@ export type Opened = { secrets: EntrySecrets; legacy: boolean };
  * `allowLegacy` holds (the device has not yet seen this vault fully migrated); the caller then
  * re-seals it. Throws a DecryptionError whose message says why the entry is not shown.
  */
-export async function openEntry(keys: VaultKeys, place: Place, env: Envelope, opts: { allowLegacy?: boolean } = {}): Promise<Opened> {
+export async function openEntry(
+  keys: VaultKeys,
+  place: Place,
+  env: Envelope,
+  opts: { allowLegacy?: boolean } = {},
+): Promise<Opened> {
   if (isBound(env)) return { secrets: parseSecrets(await open(keys, place, env)), legacy: false };
-  if (wrapHeader(env.wrapped_item_key) || hasMagic(fromBase64(env.encrypted_data))) throw new MisplacedEnvelopeError();
+  if (wrapHeader(env.wrapped_item_key) || hasMagic(fromBase64(env.encrypted_data)))
+    throw new MisplacedEnvelopeError();
   if (!opts.allowLegacy) throw new LegacyRefusedError();
   return { secrets: await decryptLegacyEntry(keys, env), legacy: true };
 }
@@ -244,12 +377,22 @@ export async function openEntry(keys: VaultKeys, place: Place, env: Envelope, op
  * Moves a bound item key to another vault key (a passphrase change) without touching
  * encrypted_data: the item key is extractable only for the moment it takes to wrap it again.
  */
-export async function rewrapItemKey(from: VaultKeys, to: VaultKeys, place: Place, wrappedItemKey: string): Promise<string> {
+export async function rewrapItemKey(
+  from: VaultKeys,
+  to: VaultKeys,
+  place: Place,
+  wrappedItemKey: string,
+): Promise<string> {
   return wrapFor(to, place, await unwrapFor(from, place, wrappedItemKey, true));
 }
 
 const KEY_CHECK_TEXT = "credential-vault/key-check/v2";
-const keyCheckPlace = (userId: string): Place => ({ entryId: "key-check", userId, host: "" });
+const keyCheckPlace = (userId: string): Place => ({
+  entryId: "key-check",
+  userId,
+  host: "",
+  scheme: "",
+});
 
 /**
  * A value that proves a passphrase offline: a bound envelope of a constant. Its header records the
@@ -259,7 +402,11 @@ export function makeKeyCheck(keys: VaultKeys, userId: string): Promise<Envelope>
   return seal(keys, keyCheckPlace(userId), enc.encode(KEY_CHECK_TEXT));
 }
 
-export async function keyCheckMatches(keys: VaultKeys, userId: string, check: Envelope): Promise<boolean> {
+export async function keyCheckMatches(
+  keys: VaultKeys,
+  userId: string,
+  check: Envelope,
+): Promise<boolean> {
   if (!isBound(check)) return legacyKeyCheckMatches(keys, check);
   try {
     return (await open(keys, keyCheckPlace(userId), check)) === KEY_CHECK_TEXT;
@@ -272,25 +419,39 @@ export async function keyCheckMatches(keys: VaultKeys, userId: string, check: En
  * An entry's item key, extractable: for wrapping it to a share recipient. Only bound envelopes are
  * shared (unbound ones are re-sealed at unlock first), so the recipient can check the place too.
  */
-export async function extractableItemKey(keys: VaultKeys, place: Place, wrappedItemKey: string): Promise<CryptoKey> {
+export async function extractableItemKey(
+  keys: VaultKeys,
+  place: Place,
+  wrappedItemKey: string,
+): Promise<CryptoKey> {
   if (!wrapHeader(wrappedItemKey)) throw new LegacyRefusedError();
   return unwrapFor(keys, place, wrappedItemKey, true);
 }
 
 /** A shared entry's secrets, opened with the item key its share carries, in the owner's place. */
-export async function openDataWith(itemKey: CryptoKey, place: Place, encryptedData: string): Promise<EntrySecrets> {
-  const all = fromBase64(encryptedData);
-  if (!hasMagic(all)) throw new MisplacedEnvelopeError();
-  const d = splitIv(withoutMagic(all));
-  try {
-    return parseSecrets(dec.decode(await crypto.subtle.decrypt({ name: "AES-GCM", iv: d.iv, additionalData: dataAd(place) }, itemKey, d.body)));
-  } catch {
-    throw new MisplacedEnvelopeError();
-  }
+export async function openDataWith(
+  itemKey: CryptoKey,
+  place: Place,
+  encryptedData: string,
+): Promise<EntrySecrets> {
+  return parseSecrets(await openData(itemKey, place, encryptedData));
 }
 
 /** New encrypted_data for a shared entry under its item key, bound to the owner's place. */
-export async function sealDataWith(itemKey: CryptoKey, place: Place, secrets: EntrySecrets): Promise<string> {
+export async function sealDataWith(
+  itemKey: CryptoKey,
+  place: Place,
+  secrets: EntrySecrets,
+): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  return withMagic(joinIv(iv, await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: dataAd(place) }, itemKey, enc.encode(serializeSecrets(secrets)))));
+  return withMagic(
+    joinIv(
+      iv,
+      await crypto.subtle.encrypt(
+        { name: "AES-GCM", iv, additionalData: dataAd(place, ENVELOPE_VERSION) },
+        itemKey,
+        enc.encode(serializeSecrets(secrets)),
+      ),
+    ),
+  );
 }

@@ -29,12 +29,18 @@ export function extraHosts(urls: readonly EntryUrl[] | undefined, mainAddress: s
 }
 
 /** What a create, update or import sends as `host_hashes`. */
-export function hostHashes(keys: VaultKeys, urls: readonly EntryUrl[] | undefined, mainAddress: string): Promise<string[]> {
+export function hostHashes(
+  keys: VaultKeys,
+  urls: readonly EntryUrl[] | undefined,
+  mainAddress: string,
+): Promise<string[]> {
   return Promise.all(extraHosts(urls, mainAddress).map((h) => domainHash(keys, h)));
 }
 
 /** The hashes a match request names for a page: its host and each parent domain, as the server's match walks them. */
 export function pageHostHashes(keys: VaultKeys, pageUrl: string): Promise<string[]> {
   const host = normalizeHost(pageUrl);
-  return Promise.all((host ? candidateHosts(host) : []).slice(0, MAX_HOST_HASHES).map((h) => domainHash(keys, h)));
+  return Promise.all(
+    (host ? candidateHosts(host) : []).slice(0, MAX_HOST_HASHES).map((h) => domainHash(keys, h)),
+  );
 }

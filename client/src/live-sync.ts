@@ -7,8 +7,21 @@
  */
 import type { ApiClient } from "./api";
 import type { LocalDb } from "./db";
-import { cursorCovers, LIVE_SYNC_BEARER_PREFIX, LIVE_SYNC_PING, LIVE_SYNC_PROTOCOL, parseLiveSyncMessage, type LiveSyncTopic } from "../../src/kernel/live-sync";
-import { pushPending, syncOnce, withSyncLock, type PageListener, type PullGate } from "./sync-engine";
+import {
+  cursorCovers,
+  LIVE_SYNC_BEARER_PREFIX,
+  LIVE_SYNC_PING,
+  LIVE_SYNC_PROTOCOL,
+  parseLiveSyncMessage,
+  type LiveSyncTopic,
+} from "../../src/kernel/live-sync";
+import {
+  pushPending,
+  syncOnce,
+  withSyncLock,
+  type PageListener,
+  type PullGate,
+} from "./sync-engine";
 
 /** The safety net: a connected, current device still pulls this often. */
 export const SAFETY_PULL_MS = 5 * 60_000;
@@ -84,7 +97,9 @@ export class LiveSync implements PullGate {
 
   /** The sync run asks: may it skip its pull? Only while connected, current, and within the safety net. */
   covers(cursor: string | undefined, now = Date.now()): boolean {
-    return this.ready && now - this.lastPull < SAFETY_PULL_MS && cursorCovers(cursor, this.hubClock);
+    return (
+      this.ready && now - this.lastPull < SAFETY_PULL_MS && cursorCovers(cursor, this.hubClock)
+    );
   }
 
   /** A pull began: the safety net counts from here. */
@@ -143,7 +158,10 @@ export class LiveSync implements PullGate {
 
   private schedule() {
     clearTimeout(this.retry);
-    this.retry = setTimeout(() => void this.connect(), reconnectDelay(this.attempt++, this.opts.random));
+    this.retry = setTimeout(
+      () => void this.connect(),
+      reconnectDelay(this.attempt++, this.opts.random),
+    );
   }
 }
 
@@ -158,7 +176,9 @@ export function liveSyncUrl(origin: string): string {
 export function liveSyncProtocols(bearer?: () => Promise<string | null>): () => Promise<string[]> {
   return async () => {
     const token = bearer ? await bearer() : null;
-    return token ? [LIVE_SYNC_PROTOCOL, `${LIVE_SYNC_BEARER_PREFIX}${token}`] : [LIVE_SYNC_PROTOCOL];
+    return token
+      ? [LIVE_SYNC_PROTOCOL, `${LIVE_SYNC_BEARER_PREFIX}${token}`]
+      : [LIVE_SYNC_PROTOCOL];
   };
 }
 
@@ -167,7 +187,13 @@ export function liveSyncProtocols(bearer?: () => Promise<string | null>): () => 
  * hub says the cursor is current (a pull cut part-way is resumed whatever the hub says, as the
  * engine does). `onPage` hears each page of the pull once parsed, with when it is stored.
  */
-export async function gatedSync(db: LocalDb, api: ApiClient, userId: string, gate: PullGate | null, onPage?: PageListener): Promise<void> {
+export async function gatedSync(
+  db: LocalDb,
+  api: ApiClient,
+  userId: string,
+  gate: PullGate | null,
+  onPage?: PageListener,
+): Promise<void> {
   const cut = (await db.meta<string>(`resume:${userId}`)) !== undefined;
   if (!cut && gate?.covers(await db.meta<string>(`cursor:${userId}`))) {
     await withSyncLock(() => pushPending(db, api, userId));

@@ -40,7 +40,10 @@ export function slicer(ms = SLICE_MS) {
 const SORT_SLICE = 1000;
 
 /** A stable sort of `items` (a new array), run as a merge sort of slices, each in its own task. */
-export async function sortInSlices<T>(items: readonly T[], compare: (a: T, b: T) => number): Promise<T[]> {
+export async function sortInSlices<T>(
+  items: readonly T[],
+  compare: (a: T, b: T) => number,
+): Promise<T[]> {
   let runs: T[][] = [];
   for (let i = 0; i < items.length; i += SORT_SLICE) {
     runs.push(items.slice(i, i + SORT_SLICE).sort(compare));
@@ -48,7 +51,8 @@ export async function sortInSlices<T>(items: readonly T[], compare: (a: T, b: T)
   }
   while (runs.length > 1) {
     const merged: T[][] = [];
-    for (let i = 0; i < runs.length; i += 2) merged.push(i + 1 < runs.length ? await merge(runs[i]!, runs[i + 1]!, compare) : runs[i]!);
+    for (let i = 0; i < runs.length; i += 2)
+      merged.push(i + 1 < runs.length ? await merge(runs[i]!, runs[i + 1]!, compare) : runs[i]!);
     runs = merged;
   }
   return runs[0] ?? [];

@@ -21,7 +21,12 @@ export const ENTRIES_AHEAD = 10_000;
 /** Entries written in one transaction at most, when several pages wait (a page larger goes alone). */
 const ENTRIES_PER_WRITE = 2_000;
 
-type Waiting = { changes: PulledChange[]; resume: string; stored: () => void; lost: (e: unknown) => void };
+type Waiting = {
+  changes: PulledChange[];
+  resume: string;
+  stored: () => void;
+  lost: (e: unknown) => void;
+};
 
 export class PageWriter {
   private readonly queue: Waiting[] = [];
@@ -51,7 +56,12 @@ export class PageWriter {
         this.wake = null;
         w?.();
       };
-      this.queue.push({ changes, resume, stored: () => (settle(), resolve()), lost: (e) => (settle(), reject(e)) });
+      this.queue.push({
+        changes,
+        resume,
+        stored: () => (settle(), resolve()),
+        lost: (e) => (settle(), reject(e)),
+      });
     });
     // A page nobody waits on (a listener that ignores it) must not report an unhandled rejection.
     stored.catch(() => undefined);
@@ -61,7 +71,8 @@ export class PageWriter {
 
   /** Resolves when fewer than ENTRIES_AHEAD entries wait for the store; rejects once a write failed. */
   async room(): Promise<void> {
-    while (this.unsettled >= ENTRIES_AHEAD && !this.failure) await new Promise<void>((r) => (this.wake = r));
+    while (this.unsettled >= ENTRIES_AHEAD && !this.failure)
+      await new Promise<void>((r) => (this.wake = r));
     if (this.failure) throw this.failure.e;
   }
 
@@ -74,7 +85,12 @@ export class PageWriter {
   private async drain(): Promise<void> {
     while (this.queue.length) {
       let n = 1;
-      for (let size = this.queue[0]!.changes.length; n < this.queue.length && size + this.queue[n]!.changes.length <= ENTRIES_PER_WRITE; n++) size += this.queue[n]!.changes.length;
+      for (
+        let size = this.queue[0]!.changes.length;
+        n < this.queue.length && size + this.queue[n]!.changes.length <= ENTRIES_PER_WRITE;
+        n++
+      )
+        size += this.queue[n]!.changes.length;
       const batch = this.queue.splice(0, n);
       if (this.failure) {
         for (const p of batch) p.lost(this.failure.e);
@@ -82,7 +98,12 @@ export class PageWriter {
       }
       try {
         const changes = batch.length === 1 ? batch[0]!.changes : batch.flatMap((p) => p.changes);
-        await this.db.applyPage(this.userId, changes, batch[batch.length - 1]!.resume, this.removed);
+        await this.db.applyPage(
+          this.userId,
+          changes,
+          batch[batch.length - 1]!.resume,
+          this.removed,
+        );
         for (const p of batch) p.stored();
       } catch (e) {
         this.failure = { e };

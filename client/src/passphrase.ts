@@ -3,9 +3,25 @@
  * offline: the passphrase is checked against the key check stored at sign-in, and a change is
  * queued as ordinary update mutations that the sync engine pushes later.
  */
-import { blindIndexes, deriveVaultKeys, keyIterations, keyVersion, PBKDF2_ITERATIONS, type Envelope, type VaultKeys } from "./crypto";
+import {
+  blindIndexes,
+  deriveVaultKeys,
+  keyIterations,
+  keyVersion,
+  PBKDF2_ITERATIONS,
+  type Envelope,
+  type VaultKeys,
+} from "./crypto";
 import type { LocalDb, LocalEntry, PendingMutation } from "./db";
-import { isBound, keyCheckMatches, makeKeyCheck, openEntry, placeOf, rewrapItemKey, wrapHeader } from "./envelope";
+import {
+  isBound,
+  keyCheckMatches,
+  makeKeyCheck,
+  openEntry,
+  placeOf,
+  rewrapItemKey,
+  wrapHeader,
+} from "./envelope";
 import { withSyncLock } from "./sync-engine";
 import { TrustStore } from "./trust";
 import { resealed, withEnvelope } from "./vault";
@@ -34,25 +50,43 @@ export async function idleTooLong(db: LocalDb, userId: string): Promise<boolean>
 /** Lock: the keys leave the store (the caller drops the page, and with it the keys in memory). */
 export async function lockVault(db: LocalDb, userId: string, keys: VaultKeys): Promise<void> {
   // A session signed in before key checks existed gets one while the key is still at hand.
-  if (!(await db.keyCheck(userId))) await db.setMeta(`keycheck:${userId}`, await makeKeyCheck(keys, userId));
+  if (!(await db.keyCheck(userId)))
+    await db.setMeta(`keycheck:${userId}`, await makeKeyCheck(keys, userId));
   await db.dropKeys(userId);
 }
 
 /** The keys a key check was made with: its header names the rounds and version (none: version 1). */
-export function keysForCheck(passphrase: string, userId: string, check: Envelope): Promise<VaultKeys> {
+export function keysForCheck(
+  passphrase: string,
+  userId: string,
+  check: Envelope,
+): Promise<VaultKeys> {
   const header = isBound(check) ? wrapHeader(check.wrapped_item_key) : null;
-  return deriveVaultKeys(passphrase, userId, header?.iterations ?? PBKDF2_ITERATIONS, header?.keyVersion ?? 1);
+  return deriveVaultKeys(
+    passphrase,
+    userId,
+    header?.iterations ?? PBKDF2_ITERATIONS,
+    header?.keyVersion ?? 1,
+  );
 }
 
 async function verified(db: LocalDb, userId: string, passphrase: string): Promise<VaultKeys> {
   const check = await db.keyCheck(userId);
-  if (!check) throw new PassphraseError("This device cannot check the passphrase: sign out and sign in again");
+  if (!check)
+    throw new PassphraseError(
+      "This device cannot check the passphrase: sign out and sign in again",
+    );
   const keys = await keysForCheck(passphrase, userId, check);
-  if (!(await keyCheckMatches(keys, userId, check))) throw new PassphraseError("This passphrase does not open the vault");
+  if (!(await keyCheckMatches(keys, userId, check)))
+    throw new PassphraseError("This passphrase does not open the vault");
   return keys;
 }
 
-export async function unlockVault(db: LocalDb, userId: string, passphrase: string): Promise<VaultKeys> {
+export async function unlockVault(
+  db: LocalDb,
+  userId: string,
+  passphrase: string,
+): Promise<VaultKeys> {
   const keys = await verified(db, userId, passphrase);
   await recordActivity(db, userId, Date.now());
   await db.setMeta(`keys:${userId}`, keys);
@@ -66,13 +100,26 @@ export async function unlockVault(db: LocalDb, userId: string, passphrase: strin
  * entries, queue, keys and key check change in one transaction. Runs under the sync lock, so no
  * pull lands an old-key envelope in between. Returns the number of entries re-wrapped.
  */
-export async function changePassphrase(db: LocalDb, userId: string, oldKeys: VaultKeys, current: string, next: string): Promise<number> {
-  if (next.length < MIN_PASSPHRASE) throw new PassphraseError(`The new passphrase needs at least ${MIN_PASSPHRASE} characters`);
+export async function changePassphrase(
+  db: LocalDb,
+  userId: string,
+  oldKeys: VaultKeys,
+  current: string,
+  next: string,
+): Promise<number> {
+  if (next.length < MIN_PASSPHRASE)
+    throw new PassphraseError(`The new passphrase needs at least ${MIN_PASSPHRASE} characters`);
   if (next === current) throw new PassphraseError("The new passphrase is the current one");
-  if (!(await db.keyCheck(userId))) await db.setMeta(`keycheck:${userId}`, await makeKeyCheck(oldKeys, userId));
+  if (!(await db.keyCheck(userId)))
+    await db.setMeta(`keycheck:${userId}`, await makeKeyCheck(oldKeys, userId));
   const checked = await verified(db, userId, current);
   // A new key version, so that a server replaying the old wraps is caught (envelope.KeyRollbackError).
-  const newKeys = await deriveVaultKeys(next, userId, Math.max(keyIterations(checked), PBKDF2_ITERATIONS), keyVersion(checked) + 1);
+  const newKeys = await deriveVaultKeys(
+    next,
+    userId,
+    Math.max(keyIterations(checked), PBKDF2_ITERATIONS),
+    keyVersion(checked) + 1,
+  );
   return withSyncLock(async () => {
     const now = new Date().toISOString();
     const changes: { entry: LocalEntry; mutation?: PendingMutation }[] = [];
@@ -95,13 +142,25 @@ export async function changePassphrase(db: LocalDb, userId: string, oldKeys: Vau
           continue;
         }
         const wrapped = await rewrapItemKey(checked, newKeys, place, e.wrapped_item_key);
-        changes.push(await withEnvelope(newKeys, userId, e, { wrapped_item_key: wrapped, encrypted_data: e.encrypted_data }, opened.secrets, now));
+        changes.push(
+          await withEnvelope(
+            newKeys,
+            userId,
+            e,
+            { wrapped_item_key: wrapped, encrypted_data: e.encrypted_data },
+            opened.secrets,
+            now,
+          ),
+        );
       } catch {
         unreadable.push(e.name);
       }
     }
     // Switching keys now would strand these entries under a passphrase that is about to be forgotten.
-    if (unreadable.length) throw new PassphraseError(`Not changed: ${unreadable.length} entries cannot be opened with the current key (${unreadable.slice(0, 3).join(", ")})`);
+    if (unreadable.length)
+      throw new PassphraseError(
+        `Not changed: ${unreadable.length} entries cannot be opened with the current key (${unreadable.slice(0, 3).join(", ")})`,
+      );
     await db.rotate(userId, changes, newKeys, await makeKeyCheck(newKeys, userId));
     const trust = await TrustStore.open(userId);
     try {

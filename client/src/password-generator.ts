@@ -5,7 +5,12 @@
  * same request for every entry, so nothing about the entry leaves the device.
  */
 
-import { DIGITS, SYMBOLS, generateFromClasses, randomBelow } from "../../src/kernel/password-generator";
+import {
+  DIGITS,
+  SYMBOLS,
+  generateFromClasses,
+  randomBelow,
+} from "../../src/kernel/password-generator";
 import type { PasswordRequirements } from "../../src/kernel/password-rules";
 
 /** The registry's password requirements: the shared pure layer's type (src/kernel/password-rules.ts). */
@@ -18,7 +23,13 @@ export type RulesTable = {
   totp?: string[];
 };
 
-export type CharOptions = { length: number; lower: boolean; upper: boolean; digits: boolean; symbols: boolean };
+export type CharOptions = {
+  length: number;
+  lower: boolean;
+  upper: boolean;
+  digits: boolean;
+  symbols: boolean;
+};
 
 export const DEFAULT_LENGTH = 20;
 export const DEFAULT_WORDS = 5;
@@ -35,9 +46,14 @@ export function hostOf(site: string): string | null {
 }
 
 /** The rules of the site's service (the domain itself or a subdomain of it), else the defaults. */
-export function rulesFor(table: RulesTable, site: string): { service: string | null; rules: Requirements } {
+export function rulesFor(
+  table: RulesTable,
+  site: string,
+): { service: string | null; rules: Requirements } {
   const host = hostOf(site);
-  const hit = host ? table.services.find((s) => host === s.domain || host.endsWith(`.${s.domain}`)) : undefined;
+  const hit = host
+    ? table.services.find((s) => host === s.domain || host.endsWith(`.${s.domain}`))
+    : undefined;
   return { service: hit?.name ?? null, rules: { ...table.default, ...hit?.rules } };
 }
 
@@ -45,10 +61,17 @@ export function rulesFor(table: RulesTable, site: string): { service: string | n
  * The character options within a service's rules: a class it requires is forced on, a length
  * outside its range is brought into it. Returns what was changed, for the form to say.
  */
-export function withinRules(o: CharOptions, r: Requirements): { options: CharOptions; forced: string[] } {
+export function withinRules(
+  o: CharOptions,
+  r: Requirements,
+): { options: CharOptions; forced: string[] } {
   const forced: string[] = [];
   const out = { ...o };
-  const force = (key: "lower" | "upper" | "digits" | "symbols", required: boolean | undefined, label: string) => {
+  const force = (
+    key: "lower" | "upper" | "digits" | "symbols",
+    required: boolean | undefined,
+    label: string,
+  ) => {
     if (required && !out[key]) {
       out[key] = true;
       forced.push(label);
@@ -77,7 +100,11 @@ export function generatePassword(o: CharOptions, r: Requirements = {}): string {
  * added when the service's rules ask for them. Words are dropped (down to one) until it fits the
  * service's maximum length.
  */
-export function generatePassphrase(words: readonly string[], count: number, r: Requirements = {}): string {
+export function generatePassphrase(
+  words: readonly string[],
+  count: number,
+  r: Requirements = {},
+): string {
   if (words.length === 0) throw new Error("The word list is not available");
   const picked = Array.from({ length: count }, () => words[randomBelow(words.length)]!);
   if (r.requireUppercase) {
@@ -87,7 +114,9 @@ export function generatePassphrase(words: readonly string[], count: number, r: R
   const separator = r.disallowedChars?.includes("-") ? " " : "-";
   let suffix = r.requireNumbers ? DIGITS[randomBelow(DIGITS.length)]! : "";
   if (r.requireSymbols) {
-    const symbols = [...(r.specificSymbols ?? SYMBOLS)].filter((c) => !(r.disallowedChars ?? "").includes(c));
+    const symbols = [...(r.specificSymbols ?? SYMBOLS)].filter(
+      (c) => !(r.disallowedChars ?? "").includes(c),
+    );
     if (symbols.length) suffix += symbols[randomBelow(symbols.length)];
   }
   const max = r.maxLength ?? Infinity;

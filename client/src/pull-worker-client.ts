@@ -25,7 +25,14 @@ declare const __PULL_WORKER__: string | undefined;
  * `notify`: whether to send each page's changes back. `abort`: that pull's request is cut.
  */
 export type PullJob =
-  | { job: number; kind: "pull"; source: { request: PreparedGet } | { body: ReadableStream<Uint8Array> }; userId: string; since: string | undefined; notify: boolean }
+  | {
+      job: number;
+      kind: "pull";
+      source: { request: PreparedGet } | { body: ReadableStream<Uint8Array> };
+      userId: string;
+      since: string | undefined;
+      notify: boolean;
+    }
   | { job: number; kind: "abort" };
 /**
  * What the worker says: the answer's arrival (its bookmarks; an answer that is not a stream of pages
@@ -42,7 +49,12 @@ export type PullNotice =
   | { job: number; kind: "failed"; message: string };
 
 type Ending = Exclude<PullNotice, { kind: "page" | "stored" | "answered" }>;
-type Waiting = { onPage?: PageListener; onAnswer?: (bookmark: string | null) => void; settle: (n: Ending) => void; unstored: { stored: () => void; lost: () => void }[] };
+type Waiting = {
+  onPage?: PageListener;
+  onAnswer?: (bookmark: string | null) => void;
+  settle: (n: Ending) => void;
+  unstored: { stored: () => void; lost: () => void }[];
+};
 
 let worker: Worker | null = null;
 /** Set once a worker could not start or failed: pulls are read on this thread from then on. */
@@ -71,7 +83,9 @@ function start(): Worker | null {
     }
     if (n.kind === "page") {
       performance.mark("vault:page-parsed");
-      const stored = new Promise<void>((resolve, reject) => w.unstored.push({ stored: resolve, lost: () => reject(new OfflineError()) }));
+      const stored = new Promise<void>((resolve, reject) =>
+        w.unstored.push({ stored: resolve, lost: () => reject(new OfflineError()) }),
+      );
       stored.catch(() => undefined);
       try {
         if (n.changes) w.onPage?.(n.changes, stored);
@@ -125,7 +139,12 @@ export function warmPullWorker(): boolean {
  * Reads a page-framed pull's body in the worker. Resolves to the pull's report, or null when no
  * worker can take it (the caller reads it itself); throws OfflineError for a body cut off.
  */
-export function pullInWorker(body: ReadableStream<Uint8Array>, userId: string, since: string | undefined, onPage?: PageListener): Promise<PullReport> | null {
+export function pullInWorker(
+  body: ReadableStream<Uint8Array>,
+  userId: string,
+  since: string | undefined,
+  onPage?: PageListener,
+): Promise<PullReport> | null {
   return job({ body }, userId, since, onPage) as Promise<PullReport> | null;
 }
 
@@ -137,11 +156,25 @@ export function pullInWorker(body: ReadableStream<Uint8Array>, userId: string, s
  * for an answer the worker does not take (the caller asks again, through its own error handling);
  * null when no worker can take it. `onAnswer` hears the answer's bookmarks; `signal` cuts the request.
  */
-export function fetchPullInWorker(request: PreparedGet, userId: string, since: string | undefined, onAnswer: (bookmark: string | null) => void, onPage?: PageListener, signal?: AbortSignal): Promise<PullReport | "refused"> | null {
+export function fetchPullInWorker(
+  request: PreparedGet,
+  userId: string,
+  since: string | undefined,
+  onAnswer: (bookmark: string | null) => void,
+  onPage?: PageListener,
+  signal?: AbortSignal,
+): Promise<PullReport | "refused"> | null {
   return job({ request }, userId, since, onPage, onAnswer, signal);
 }
 
-function job(source: { request: PreparedGet } | { body: ReadableStream<Uint8Array> }, userId: string, since: string | undefined, onPage?: PageListener, onAnswer?: (bookmark: string | null) => void, signal?: AbortSignal): Promise<PullReport | "refused"> | null {
+function job(
+  source: { request: PreparedGet } | { body: ReadableStream<Uint8Array> },
+  userId: string,
+  since: string | undefined,
+  onPage?: PageListener,
+  onAnswer?: (bookmark: string | null) => void,
+  signal?: AbortSignal,
+): Promise<PullReport | "refused"> | null {
   const w = start();
   if (!w) return null;
   const id = ++jobs;

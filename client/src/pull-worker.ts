@@ -24,14 +24,24 @@ const requests = new Map<number, AbortController>();
  * asks again itself, where its client turns a refusal into its error. Throws OfflineError when the
  * request fails or is cut.
  */
-async function answerOf(job: number, request: PreparedGet, signal: AbortSignal): Promise<ReadableStream<Uint8Array> | null> {
+async function answerOf(
+  job: number,
+  request: PreparedGet,
+  signal: AbortSignal,
+): Promise<ReadableStream<Uint8Array> | null> {
   let res: Response;
   try {
-    res = await fetch(request.url, { headers: request.headers, credentials: request.credentials, cache: "no-store", signal });
+    res = await fetch(request.url, {
+      headers: request.headers,
+      credentials: request.credentials,
+      cache: "no-store",
+      signal,
+    });
   } catch {
     throw new OfflineError();
   }
-  const taken = res.ok && !!res.body && /\bapplication\/x-ndjson\b/.test(res.headers.get("content-type") ?? "");
+  const taken =
+    res.ok && !!res.body && /\bapplication\/x-ndjson\b/.test(res.headers.get("content-type") ?? "");
   post({ job, kind: "answered", bookmark: res.headers.get(BOOKMARK_HEADER) });
   if (taken) return res.body;
   void res.body?.cancel().catch(() => undefined);
@@ -46,7 +56,10 @@ self.onmessage = async (ev: MessageEvent<PullJob>) => {
   requests.set(job, cut);
   try {
     // The request goes out at once; the store opens while it is on its way.
-    const [db, body] = await Promise.all([(dbReady ??= openDb()), "body" in source ? source.body : answerOf(job, source.request, cut.signal)]);
+    const [db, body] = await Promise.all([
+      (dbReady ??= openDb()),
+      "body" in source ? source.body : answerOf(job, source.request, cut.signal),
+    ]);
     if (!body) return post({ job, kind: "refused" });
     const report = await readPages(db, body, userId, since, (changes, stored) => {
       post({ job, kind: "page", changes: notify ? inListOrder(changes) : null });
@@ -58,7 +71,15 @@ self.onmessage = async (ev: MessageEvent<PullJob>) => {
     });
     post({ job, kind: "done", report });
   } catch (e) {
-    post(e instanceof OfflineError || cut.signal.aborted ? { job, kind: "cut" } : { job, kind: "failed", message: e instanceof Error ? `${e.name}: ${e.message}` : String(e) });
+    post(
+      e instanceof OfflineError || cut.signal.aborted
+        ? { job, kind: "cut" }
+        : {
+            job,
+            kind: "failed",
+            message: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
+          },
+    );
   } finally {
     requests.delete(job);
   }

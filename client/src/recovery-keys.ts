@@ -7,7 +7,13 @@
 import { ApiError, OfflineError, type SyncEntry } from "./api";
 import { FirstUseDeclined, KeyChangedError, trustedContactKey } from "./contact-keys";
 import { askFirstUse } from "./first-use-panel";
-import { deriveExtractableVaultKey, keyIterations, keyVersion, type EntrySecrets, type VaultKeys } from "./crypto";
+import {
+  deriveExtractableVaultKey,
+  keyIterations,
+  keyVersion,
+  type EntrySecrets,
+  type VaultKeys,
+} from "./crypto";
 import { keyCheckMatches, makeKeyCheck, openEntry, placeOf, wrapHeader } from "./envelope";
 import { wrapVaultKeyFor, type VaultKeyBinding } from "./share-crypto";
 import type { AppContext } from "./shell/context";
@@ -19,10 +25,16 @@ export class RecoveryInputError extends Error {}
 
 /** Words for the person from a failure: step-up refusals ask for a fresh sign-in. */
 export function explain(e: unknown, what: string): string {
-  if (e instanceof RecoveryInputError || e instanceof KeyChangedError || e instanceof FirstUseDeclined) return e.message;
+  if (
+    e instanceof RecoveryInputError ||
+    e instanceof KeyChangedError ||
+    e instanceof FirstUseDeclined
+  )
+    return e.message;
   if (e instanceof OfflineError) return `${what} needs a connection; you are offline.`;
   if (e instanceof ApiError) {
-    if (e.body.code === "STEP_UP_REQUIRED") return `${what} needs a recent sign-in: sign in again, then retry.`;
+    if (e.body.code === "STEP_UP_REQUIRED")
+      return `${what} needs a recent sign-in: sign in again, then retry.`;
     return `${what} failed: ${e.body.error}`;
   }
   return `${what} failed: ${e instanceof Error ? e.message : String(e)}`;
@@ -40,28 +52,49 @@ export async function extractableVaultKey(app: Owner, passphrase: string): Promi
     check = await makeKeyCheck(app.keys, uid);
     await app.db.setMeta(`keycheck:${uid}`, check);
   }
-  const copy = await deriveExtractableVaultKey(passphrase, uid, keyIterations(app.keys), keyVersion(app.keys));
-  if (!(await keyCheckMatches(copy, uid, check)) || !(await keyCheckMatches(app.keys, uid, check))) {
+  const copy = await deriveExtractableVaultKey(
+    passphrase,
+    uid,
+    keyIterations(app.keys),
+    keyVersion(app.keys),
+  );
+  if (
+    !(await keyCheckMatches(copy, uid, check)) ||
+    !(await keyCheckMatches(app.keys, uid, check))
+  ) {
     throw new RecoveryInputError("This passphrase does not open the vault: nothing was sent");
   }
   return copy.vaultKey;
 }
 
 /**
- * The owner's vault key wrapped for `email`'s pinned sharing key. A changed key is refused
- * (KeyChangedError, with both fingerprints); a person without one is told what to do.
+ * The owner's vault key wrapped for `email`'s pinned sharing key (the same pin as sharing: a key
+ * compared for one feature is not asked about again). A changed key is refused (KeyChangedError,
+ * with both fingerprints); a person without one is told what to do.
  */
-export async function vaultKeyFor(app: Owner, passphrase: string, email: string, bind: Omit<VaultKeyBinding, "ownerId" | "recipientEmail">): Promise<string> {
+export async function vaultKeyFor(
+  app: Owner,
+  passphrase: string,
+  email: string,
+  bind: Omit<VaultKeyBinding, "ownerId" | "recipientEmail">,
+): Promise<string> {
   // The passphrase first: a wrong one ends here, before the person is asked to compare a key.
   const vaultKey = await extractableVaultKey(app, passphrase);
   let recipient: { jwk: { x: string; y: string } };
   try {
-    recipient = await trustedContactKey(app.api, app.trust, email, "emergency", askFirstUse);
+    recipient = await trustedContactKey(app.api, app.trust, email, bind.purpose, askFirstUse);
   } catch (e) {
-    if (e instanceof ApiError && e.status === 404) throw new RecoveryInputError(`${email} has no sharing key yet: ask them to open Sharing once, then try again`);
+    if (e instanceof ApiError && e.status === 404)
+      throw new RecoveryInputError(
+        `${email} has no sharing key yet: ask them to open Sharing once, then try again`,
+      );
     throw e;
   }
-  return wrapVaultKeyFor(vaultKey, recipient.jwk, { ...bind, ownerId: app.session.userId, recipientEmail: email });
+  return wrapVaultKeyFor(vaultKey, recipient.jwk, {
+    ...bind,
+    ownerId: app.session.userId,
+    recipientEmail: email,
+  });
 }
 
 export type OwnerEntry = { entry: SyncEntry; open(): Promise<EntrySecrets> };
@@ -72,16 +105,35 @@ export type OwnerEntry = { entry: SyncEntry; open(): Promise<EntrySecrets> };
  * the vault key has no other: a wrap under a newer key (a passphrase change since the invitation)
  * fails its tag and is reported as not opening.
  */
-export function ownerEntries(vaultKey: CryptoKey, ownerId: string, entries: SyncEntry[]): OwnerEntry[] {
+export function ownerEntries(
+  vaultKey: CryptoKey,
+  ownerId: string,
+  entries: SyncEntry[],
+): OwnerEntry[] {
   let indexKey: Promise<CryptoKey> | null = null;
   return entries.map((entry) => ({
     entry,
     async open() {
-      if (!entry.wrapped_item_key || !entry.encrypted_data) throw new RecoveryInputError("This entry has no encrypted data to open");
-      indexKey ??= crypto.subtle.generateKey({ name: "HMAC", hash: "SHA-256", length: 256 }, false, ["sign"]) as Promise<CryptoKey>;
+      if (!entry.wrapped_item_key || !entry.encrypted_data)
+        throw new RecoveryInputError("This entry has no encrypted data to open");
+      indexKey ??= crypto.subtle.generateKey(
+        { name: "HMAC", hash: "SHA-256", length: 256 },
+        false,
+        ["sign"],
+      ) as Promise<CryptoKey>;
       const header = wrapHeader(entry.wrapped_item_key);
-      const keys: VaultKeys = { vaultKey, indexKey: await indexKey, version: header?.keyVersion ?? 1, iterations: header?.iterations };
-      return (await openEntry(keys, placeOf(ownerId, entry), { wrapped_item_key: entry.wrapped_item_key, encrypted_data: entry.encrypted_data })).secrets;
+      const keys: VaultKeys = {
+        vaultKey,
+        indexKey: await indexKey,
+        version: header?.keyVersion ?? 1,
+        iterations: header?.iterations,
+      };
+      return (
+        await openEntry(keys, placeOf(ownerId, entry), {
+          wrapped_item_key: entry.wrapped_item_key,
+          encrypted_data: entry.encrypted_data,
+        })
+      ).secrets;
     },
   }));
 }

@@ -7,9 +7,26 @@
  * the master passphrase and kept, non-extractable, in the local store until sign-out.
  */
 import { ApiClient, ApiError } from "./api";
-import { acceptKdf, decryptLegacyEntry, DecryptionError, deriveVaultKeys, KdfRefusedError, keyVersion, PBKDF2_ITERATIONS, type VaultKeys } from "./crypto";
+import {
+  acceptKdf,
+  decryptLegacyEntry,
+  DecryptionError,
+  deriveVaultKeys,
+  KdfRefusedError,
+  keyVersion,
+  PBKDF2_ITERATIONS,
+  type VaultKeys,
+} from "./crypto";
 import { openDb, type LocalDb, type Session } from "./db";
-import { isBound, KeyRollbackError, LegacyRefusedError, makeKeyCheck, openEntry, placeOf, wrapHeader } from "./envelope";
+import {
+  isBound,
+  KeyRollbackError,
+  LegacyRefusedError,
+  makeKeyCheck,
+  openEntry,
+  placeOf,
+  wrapHeader,
+} from "./envelope";
 import { recordActivity } from "./passphrase";
 import { removeThisBrowsersPush } from "./push-subscription";
 import { stopPullWorker } from "./pull-worker-client";
@@ -28,7 +45,8 @@ export const PULLED_AHEAD = "pulledAhead";
 export const AUTH_COOKIE = "access_token";
 
 /** The auth cookie's name at an origin: `__Host-` prefixed over https, bare on plain-http development (src/http/cookies.ts). */
-export const authCookieAt = (origin: string) => (new URL(origin).protocol === "https:" ? `__Host-${AUTH_COOKIE}` : AUTH_COOKIE);
+export const authCookieAt = (origin: string) =>
+  new URL(origin).protocol === "https:" ? `__Host-${AUTH_COOKIE}` : AUTH_COOKIE;
 
 type Claims = { sub?: unknown; email?: unknown; exp?: unknown };
 
@@ -42,13 +60,21 @@ export function tokenClaims(token: string): { sub: string; email: string | null;
   } catch {
     throw new SignInError("The token's payload is not readable JSON");
   }
-  if (typeof claims.sub !== "string" || !claims.sub) throw new SignInError("The token has no subject (sub)");
-  if (typeof claims.exp !== "number" || claims.exp * 1000 <= Date.now()) throw new SignInError("The token has expired");
-  return { sub: claims.sub, email: typeof claims.email === "string" ? claims.email : null, exp: claims.exp };
+  if (typeof claims.sub !== "string" || !claims.sub)
+    throw new SignInError("The token has no subject (sub)");
+  if (typeof claims.exp !== "number" || claims.exp * 1000 <= Date.now())
+    throw new SignInError("The token has expired");
+  return {
+    sub: claims.sub,
+    email: typeof claims.email === "string" ? claims.email : null,
+    exp: claims.exp,
+  };
 }
 
 /** The user the auth cookie names, or null when there is none (or it expired). */
-export async function providerSession(api = new ApiClient()): Promise<{ id: string; email: string | null } | null> {
+export async function providerSession(
+  api = new ApiClient(),
+): Promise<{ id: string; email: string | null } | null> {
   try {
     return (await api.session()).user;
   } catch (e) {
@@ -65,7 +91,11 @@ type Kdf = { iterations: number; keyVersion: number };
 type Derived = { userId: string; kdf: Kdf; keys: VaultKeys };
 
 const samplesOf = (data: Entry[]) =>
-  data.flatMap((e) => (e.encryption_version === 3 && e.wrapped_item_key && e.encrypted_data ? [{ e, env: { wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data } }] : []));
+  data.flatMap((e) =>
+    e.encryption_version === 3 && e.wrapped_item_key && e.encrypted_data
+      ? [{ e, env: { wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data } }]
+      : [],
+  );
 
 /**
  * The derivation a vault's newest entries name, over this device's floor: the newest bound entry's
@@ -78,7 +108,8 @@ function kdfFor(samples: ReturnType<typeof samplesOf>, floor: { keyVersion: numb
   if (!bound) return { iterations: PBKDF2_ITERATIONS, keyVersion: Math.max(1, floor.keyVersion) };
   const header = wrapHeader(bound.env.wrapped_item_key);
   if (!header) throw new SignInError("This passphrase does not open the vault");
-  if (header.keyVersion < floor.keyVersion) throw new KeyRollbackError(header.keyVersion, floor.keyVersion);
+  if (header.keyVersion < floor.keyVersion)
+    throw new KeyRollbackError(header.keyVersion, floor.keyVersion);
   return { iterations: acceptKdf(header.iterations), keyVersion: header.keyVersion };
 }
 
@@ -92,7 +123,11 @@ async function deriveAhead(passphrase: string, ahead: SignInAhead): Promise<Deri
   const trust = await TrustStore.open(ahead.userId);
   try {
     const kdf = kdfFor(samplesOf(ahead.newest), await trust.floor());
-    return { userId: ahead.userId, kdf, keys: await deriveVaultKeys(passphrase, ahead.userId, kdf.iterations, kdf.keyVersion) };
+    return {
+      userId: ahead.userId,
+      kdf,
+      keys: await deriveVaultKeys(passphrase, ahead.userId, kdf.iterations, kdf.keyVersion),
+    };
   } catch {
     return null;
   } finally {
@@ -109,7 +144,13 @@ async function deriveAhead(passphrase: string, ahead: SignInAhead): Promise<Deri
  * they were derived for this user with what the vault names now: the read made now decides, so a
  * vault re-keyed since the page loaded is opened with its new settings.
  */
-export async function vaultKeys(api: ApiClient, trust: TrustStore, userId: string, passphrase: string, ahead?: { newest: Promise<Entry[]>; derived?: Promise<Derived | null> }): Promise<VaultKeys> {
+export async function vaultKeys(
+  api: ApiClient,
+  trust: TrustStore,
+  userId: string,
+  passphrase: string,
+  ahead?: { newest: Promise<Entry[]>; derived?: Promise<Derived | null> },
+): Promise<VaultKeys> {
   const data = ahead ? await ahead.newest : (await api.listPasswords(1, 20)).data;
   performance.mark("vault:sample-read");
   const samples = samplesOf(data);
@@ -117,7 +158,13 @@ export async function vaultKeys(api: ApiClient, trust: TrustStore, userId: strin
   try {
     const kdf = kdfFor(samples, floor);
     const early = await ahead?.derived;
-    const keys = early && early.userId === userId && early.kdf.iterations === kdf.iterations && early.kdf.keyVersion === kdf.keyVersion ? early.keys : await deriveVaultKeys(passphrase, userId, kdf.iterations, kdf.keyVersion);
+    const keys =
+      early &&
+      early.userId === userId &&
+      early.kdf.iterations === kdf.iterations &&
+      early.kdf.keyVersion === kdf.keyVersion
+        ? early.keys
+        : await deriveVaultKeys(passphrase, userId, kdf.iterations, kdf.keyVersion);
     const bound = samples.find((s) => isBound(s.env));
     if (bound) {
       await openEntry(keys, placeOf(userId, bound.e), bound.env);
@@ -129,8 +176,14 @@ export async function vaultKeys(api: ApiClient, trust: TrustStore, userId: strin
     }
     return keys;
   } catch (e) {
-    if (e instanceof KdfRefusedError || e instanceof KeyRollbackError || e instanceof LegacyRefusedError) throw new SignInError(e.message);
-    if (e instanceof DecryptionError) throw new SignInError("This passphrase does not open the vault");
+    if (
+      e instanceof KdfRefusedError ||
+      e instanceof KeyRollbackError ||
+      e instanceof LegacyRefusedError
+    )
+      throw new SignInError(e.message);
+    if (e instanceof DecryptionError)
+      throw new SignInError("This passphrase does not open the vault");
     throw e;
   }
 }
@@ -164,8 +217,17 @@ export async function signIn(passphrase: string, ahead?: SignInAhead): Promise<S
     const previous = await db.session();
     const pulledFor = await db.meta<string>(PULLED_AHEAD);
     // Another user's data never stays behind a sign-in.
-    if (previous ? previous.userId !== claims.sub : pulledFor !== undefined && pulledFor !== claims.sub) await db.clearAll();
-    const session: Session = { userId: claims.sub, email: claims.email, signedInAt: new Date().toISOString() };
+    if (
+      previous
+        ? previous.userId !== claims.sub
+        : pulledFor !== undefined && pulledFor !== claims.sub
+    )
+      await db.clearAll();
+    const session: Session = {
+      userId: claims.sub,
+      email: claims.email,
+      signedInAt: new Date().toISOString(),
+    };
     await db.setMeta(`keys:${claims.sub}`, keys);
     await db.setMeta(`keycheck:${claims.sub}`, await makeKeyCheck(keys, claims.sub));
     // A sign-in is activity: an idle time left from before (a lock, an expired token) must not lock the new keys.
@@ -181,7 +243,9 @@ export async function signIn(passphrase: string, ahead?: SignInAhead): Promise<S
  * The signed-in user, or null (then the page goes to sign-in). Without keys the vault is locked:
  * the session and the encrypted entries stay until the passphrase opens it again.
  */
-export async function currentSession(db: LocalDb): Promise<{ session: Session; keys: VaultKeys | undefined } | null> {
+export async function currentSession(
+  db: LocalDb,
+): Promise<{ session: Session; keys: VaultKeys | undefined } | null> {
   const session = await db.session();
   return session ? { session, keys: await db.keys(session.userId) } : null;
 }
@@ -196,7 +260,9 @@ export async function signOut(db: LocalDb): Promise<void> {
   stopPullWorker();
   await db.clearAll();
   // The cookie is HTTP-only: only the worker can clear it.
-  await fetch("/api/auth/logout", { method: "POST", credentials: "same-origin" }).catch(() => undefined);
+  await fetch("/api/auth/logout", { method: "POST", credentials: "same-origin" }).catch(
+    () => undefined,
+  );
   await clearSyncCache();
 }
 

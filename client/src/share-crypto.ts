@@ -8,41 +8,85 @@
  * the owner's entry at its website, so a server cannot hand them another blob under the share.
  */
 import { fromBase64, toBase64 } from "../../src/kernel/base64";
-import { DecryptionError, IV_BYTES, joinIv, splitIv, type EntrySecrets, type VaultKeys } from "./crypto";
+import {
+  DecryptionError,
+  IV_BYTES,
+  joinIv,
+  splitIv,
+  type EntrySecrets,
+  type VaultKeys,
+} from "./crypto";
 import { extractableItemKey, openDataWith, sealDataWith, type Place } from "./envelope";
 
 const EC = { name: "ECDH", namedCurve: "P-256" } as const;
 const EPK_BYTES = 65;
 export type SharingPublicJwk = { kty: "EC"; crv: "P-256"; x: string; y: string };
 
-export async function unwrapSharingPrivateKey(keys: VaultKeys, wrappedPrivateKey: string): Promise<CryptoKey> {
+export async function unwrapSharingPrivateKey(
+  keys: VaultKeys,
+  wrappedPrivateKey: string,
+): Promise<CryptoKey> {
   try {
     const w = splitIv(wrappedPrivateKey);
-    return await crypto.subtle.unwrapKey("pkcs8", w.body, keys.vaultKey, { name: "AES-GCM", iv: w.iv }, EC, false, ["deriveBits"]);
+    return await crypto.subtle.unwrapKey(
+      "pkcs8",
+      w.body,
+      keys.vaultKey,
+      { name: "AES-GCM", iv: w.iv },
+      EC,
+      false,
+      ["deriveBits"],
+    );
   } catch {
     throw new DecryptionError();
   }
 }
 
-export async function makeSharingKeyPair(keys: VaultKeys): Promise<{ publicKey: SharingPublicJwk; wrappedPrivateKey: string; privateKey: CryptoKey }> {
+export async function makeSharingKeyPair(
+  keys: VaultKeys,
+): Promise<{ publicKey: SharingPublicJwk; wrappedPrivateKey: string; privateKey: CryptoKey }> {
   const pair = await crypto.subtle.generateKey(EC, true, ["deriveBits"]);
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  const wrappedPrivateKey = joinIv(iv, await crypto.subtle.wrapKey("pkcs8", pair.privateKey, keys.vaultKey, { name: "AES-GCM", iv }));
+  const wrappedPrivateKey = joinIv(
+    iv,
+    await crypto.subtle.wrapKey("pkcs8", pair.privateKey, keys.vaultKey, { name: "AES-GCM", iv }),
+  );
   const { x, y } = await crypto.subtle.exportKey("jwk", pair.publicKey);
   // From here on only a non-extractable copy of the private key is kept in memory.
-  return { publicKey: { kty: "EC", crv: "P-256", x: x!, y: y! }, wrappedPrivateKey, privateKey: await unwrapSharingPrivateKey(keys, wrappedPrivateKey) };
+  return {
+    publicKey: { kty: "EC", crv: "P-256", x: x!, y: y! },
+    wrappedPrivateKey,
+    privateKey: await unwrapSharingPrivateKey(keys, wrappedPrivateKey),
+  };
 }
 
 const SHARE_INFO = "credential-vault/share-wrap/v1";
 const VAULT_KEY_INFO = "credential-vault/vault-key-wrap/v1";
 
-async function shareKek(privateKey: CryptoKey, publicKey: CryptoKey, usage: "wrapKey" | "unwrapKey", info = SHARE_INFO, salt: Uint8Array<ArrayBuffer> = new Uint8Array(32)): Promise<CryptoKey> {
-  const shared = await crypto.subtle.deriveBits({ name: "ECDH", public: publicKey }, privateKey, 256);
+async function shareKek(
+  privateKey: CryptoKey,
+  publicKey: CryptoKey,
+  usage: "wrapKey" | "unwrapKey",
+  info = SHARE_INFO,
+  salt: Uint8Array<ArrayBuffer> = new Uint8Array(32),
+): Promise<CryptoKey> {
+  const shared = await crypto.subtle.deriveBits(
+    { name: "ECDH", public: publicKey },
+    privateKey,
+    256,
+  );
   const hkdf = await crypto.subtle.importKey("raw", shared, "HKDF", false, ["deriveKey"]);
-  return crypto.subtle.deriveKey({ name: "HKDF", hash: "SHA-256", salt, info: new TextEncoder().encode(info) }, hkdf, { name: "AES-GCM", length: 256 }, false, [usage]);
+  return crypto.subtle.deriveKey(
+    { name: "HKDF", hash: "SHA-256", salt, info: new TextEncoder().encode(info) },
+    hkdf,
+    { name: "AES-GCM", length: 256 },
+    false,
+    [usage],
+  );
 }
 
-const importPublic = (k: { x: string; y: string }) => crypto.subtle.importKey("jwk", { kty: "EC", crv: "P-256", x: k.x, y: k.y }, EC, false, []);
+const importPublic = (k: { x: string; y: string }) =>
+  crypto.subtle.importKey("jwk", { kty: "EC", crv: "P-256", x: k.x, y: k.y }, EC, false, []);
 
 /** base64(ephemeral public key || IV || wrap): the layout of every key wrapped for a person. */
 async function packed(epk: CryptoKey, iv: Uint8Array, wrapped: ArrayBuffer): Promise<string> {
@@ -57,15 +101,29 @@ async function packed(epk: CryptoKey, iv: Uint8Array, wrapped: ArrayBuffer): Pro
 async function unpacked(wrapped: string) {
   const all = fromBase64(wrapped);
   if (all.length <= EPK_BYTES + IV_BYTES) throw new DecryptionError();
-  return { epk: await crypto.subtle.importKey("raw", all.subarray(0, EPK_BYTES), EC, false, []), iv: all.subarray(EPK_BYTES, EPK_BYTES + IV_BYTES), body: all.subarray(EPK_BYTES + IV_BYTES) };
+  return {
+    epk: await crypto.subtle.importKey("raw", all.subarray(0, EPK_BYTES), EC, false, []),
+    iv: all.subarray(EPK_BYTES, EPK_BYTES + IV_BYTES),
+    body: all.subarray(EPK_BYTES + IV_BYTES),
+  };
 }
 
 /** The entry's item key (from its bound wrap under the vault key), wrapped for the recipient's public key. */
-export async function wrapItemKeyFor(keys: VaultKeys, place: Place, wrappedItemKey: string, recipient: { x: string; y: string }): Promise<string> {
+export async function wrapItemKeyFor(
+  keys: VaultKeys,
+  place: Place,
+  wrappedItemKey: string,
+  recipient: { x: string; y: string },
+): Promise<string> {
   const itemKey = await extractableItemKey(keys, place, wrappedItemKey);
   const eph = await crypto.subtle.generateKey(EC, true, ["deriveBits"]);
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  const wrapped = await crypto.subtle.wrapKey("raw", itemKey, await shareKek(eph.privateKey, await importPublic(recipient), "wrapKey"), { name: "AES-GCM", iv });
+  const wrapped = await crypto.subtle.wrapKey(
+    "raw",
+    itemKey,
+    await shareKek(eph.privateKey, await importPublic(recipient), "wrapKey"),
+    { name: "AES-GCM", iv },
+  );
   return packed(eph.publicKey, iv, wrapped);
 }
 
@@ -73,19 +131,37 @@ async function unwrapSharedItemKey(privateKey: CryptoKey, wrapped: string): Prom
   try {
     const { epk, iv, body } = await unpacked(wrapped);
     const kek = await shareKek(privateKey, epk, "unwrapKey");
-    return await crypto.subtle.unwrapKey("raw", body, kek, { name: "AES-GCM", iv }, { name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]);
+    return await crypto.subtle.unwrapKey(
+      "raw",
+      body,
+      kek,
+      { name: "AES-GCM", iv },
+      { name: "AES-GCM", length: 256 },
+      false,
+      ["encrypt", "decrypt"],
+    );
   } catch {
     throw new DecryptionError("This share's key cannot be opened with your sharing key");
   }
 }
 
 /** A shared entry's secrets, opened with the recipient's private key, in the owner's place. */
-export async function openSharedEntry(privateKey: CryptoKey, wrappedForMe: string, owner: Place, encryptedData: string): Promise<EntrySecrets> {
+export async function openSharedEntry(
+  privateKey: CryptoKey,
+  wrappedForMe: string,
+  owner: Place,
+  encryptedData: string,
+): Promise<EntrySecrets> {
   return openDataWith(await unwrapSharedItemKey(privateKey, wrappedForMe), owner, encryptedData);
 }
 
 /** New encrypted_data for a shared entry under the same item key (a recipient with write permission). */
-export async function sealSharedEntry(privateKey: CryptoKey, wrappedForMe: string, owner: Place, secrets: EntrySecrets): Promise<string> {
+export async function sealSharedEntry(
+  privateKey: CryptoKey,
+  wrappedForMe: string,
+  owner: Place,
+  secrets: EntrySecrets,
+): Promise<string> {
   return sealDataWith(await unwrapSharedItemKey(privateKey, wrappedForMe), owner, secrets);
 }
 
@@ -96,29 +172,81 @@ export async function sealSharedEntry(privateKey: CryptoKey, wrappedForMe: strin
  * the wrap; the dead man's switch API has no such field, so its wraps use an empty salt (the fresh
  * ephemeral key already makes each wrapping key unique).
  */
-export type VaultKeyBinding = { purpose: "emergency" | "dead-man-switch"; ownerId: string; recipientEmail: string; salt?: Uint8Array<ArrayBuffer> };
+export type VaultKeyBinding = {
+  purpose: "emergency" | "dead-man-switch";
+  ownerId: string;
+  recipientEmail: string;
+  salt?: Uint8Array<ArrayBuffer>;
+};
 
-const vaultKeyAd = (b: VaultKeyBinding) => new TextEncoder().encode(JSON.stringify(["credential-vault/vault-key", 1, b.purpose, b.ownerId, b.recipientEmail.trim().toLowerCase()]));
+const vaultKeyAd = (b: VaultKeyBinding) =>
+  new TextEncoder().encode(
+    JSON.stringify([
+      "credential-vault/vault-key",
+      1,
+      b.purpose,
+      b.ownerId,
+      b.recipientEmail.trim().toLowerCase(),
+    ]),
+  );
 
 /**
  * The owner's vault key itself, wrapped for a contact's sharing public key (docs/decisions.md,
  * "Client: app shell, OpenID Connect sign-in, journeys between people", "Emergency access and dead man's switch keys"): same layout as wrapItemKeyFor under
  * its own HKDF label. Needs the extractable copy of crypto.deriveExtractableVaultKey.
  */
-export async function wrapVaultKeyFor(vaultKey: CryptoKey, recipient: { x: string; y: string }, bind: VaultKeyBinding): Promise<string> {
+export async function wrapVaultKeyFor(
+  vaultKey: CryptoKey,
+  recipient: { x: string; y: string },
+  bind: VaultKeyBinding,
+): Promise<string> {
   const eph = await crypto.subtle.generateKey(EC, true, ["deriveBits"]);
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  const kek = await shareKek(eph.privateKey, await importPublic(recipient), "wrapKey", VAULT_KEY_INFO, bind.salt ?? new Uint8Array(0));
-  return packed(eph.publicKey, iv, await crypto.subtle.wrapKey("raw", vaultKey, kek, { name: "AES-GCM", iv, additionalData: vaultKeyAd(bind) }));
+  const kek = await shareKek(
+    eph.privateKey,
+    await importPublic(recipient),
+    "wrapKey",
+    VAULT_KEY_INFO,
+    bind.salt ?? new Uint8Array(0),
+  );
+  return packed(
+    eph.publicKey,
+    iv,
+    await crypto.subtle.wrapKey("raw", vaultKey, kek, {
+      name: "AES-GCM",
+      iv,
+      additionalData: vaultKeyAd(bind),
+    }),
+  );
 }
 
 /** The owner's vault key, opened with the contact's own sharing private key: non-extractable, for unwrapping item keys only. */
-export async function unwrapVaultKey(privateKey: CryptoKey, wrapped: string, bind: VaultKeyBinding): Promise<CryptoKey> {
+export async function unwrapVaultKey(
+  privateKey: CryptoKey,
+  wrapped: string,
+  bind: VaultKeyBinding,
+): Promise<CryptoKey> {
   try {
     const { epk, iv, body } = await unpacked(wrapped);
-    const kek = await shareKek(privateKey, epk, "unwrapKey", VAULT_KEY_INFO, bind.salt ?? new Uint8Array(0));
-    return await crypto.subtle.unwrapKey("raw", body, kek, { name: "AES-GCM", iv, additionalData: vaultKeyAd(bind) }, { name: "AES-GCM", length: 256 }, false, ["wrapKey", "unwrapKey"]);
+    const kek = await shareKek(
+      privateKey,
+      epk,
+      "unwrapKey",
+      VAULT_KEY_INFO,
+      bind.salt ?? new Uint8Array(0),
+    );
+    return await crypto.subtle.unwrapKey(
+      "raw",
+      body,
+      kek,
+      { name: "AES-GCM", iv, additionalData: vaultKeyAd(bind) },
+      { name: "AES-GCM", length: 256 },
+      false,
+      ["wrapKey", "unwrapKey"],
+    );
   } catch {
-    throw new DecryptionError("The access key cannot be opened with your sharing key (it was not made for you, or not for this vault)");
+    throw new DecryptionError(
+      "The access key cannot be opened with your sharing key (it was not made for you, or not for this vault)",
+    );
   }
 }

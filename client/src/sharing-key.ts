@@ -15,7 +15,10 @@ export type OwnSharingKey = { privateKey: CryptoKey | null; registered: boolean 
  * The private key, or null when the account's key was registered without its private half (a
  * script). `create`: make and register a pair when the account has none (online only).
  */
-export async function ownSharingKey(app: Pick<AppContext, "api" | "db" | "session" | "keys">, create: boolean): Promise<OwnSharingKey> {
+export async function ownSharingKey(
+  app: Pick<AppContext, "api" | "db" | "session" | "keys">,
+  create: boolean,
+): Promise<OwnSharingKey> {
   const api = sharingApi(app.api);
   const cacheKey = `sharingKey:${app.session.userId}`;
   let stored = await app.db.meta<SharingKey>(cacheKey);

@@ -30,10 +30,13 @@ const STATIC = /\.(?:js|mjs|css|html|json|webmanifest|txt)$/;
 const MEDIA = /\.(?:png|jpe?g|gif|svg|webp|avif|ico|woff2?|ttf|otf)$/;
 
 function offline(): Response {
-  return new Response(JSON.stringify({ error: "offline", code: "SERVICE_UNAVAILABLE", status: 503 }), {
-    status: 503,
-    headers: { "content-type": "application/json", "cache-control": "no-store" },
-  });
+  return new Response(
+    JSON.stringify({ error: "offline", code: "SERVICE_UNAVAILABLE", status: 503 }),
+    {
+      status: 503,
+      headers: { "content-type": "application/json", "cache-control": "no-store" },
+    },
+  );
 }
 
 /** Evicts the oldest entries (cache keys come in insertion order) once the maximum is exceeded. */
@@ -47,7 +50,13 @@ async function putBounded(cacheName: string, key: Request | string, res: Respons
 /** A response worth keeping: complete, same-origin and not a redirect (which navigations refuse). */
 const storable = (res: Response) => res.status === 200 && res.type === "basic" && !res.redirected;
 
-async function networkFirst(req: Request, cacheName: string, max: number, fallback: () => Promise<Response | undefined>, key: Request | string = req) {
+async function networkFirst(
+  req: Request,
+  cacheName: string,
+  max: number,
+  fallback: () => Promise<Response | undefined>,
+  key: Request | string = req,
+) {
   try {
     const res = await fetch(req);
     if (storable(res)) await putBounded(cacheName, key, res.clone(), max);
@@ -66,7 +75,8 @@ async function networkFirstStreamed(event: FetchEvent, cacheName: string, max: n
   const req = event.request;
   try {
     const res = await fetch(req);
-    if (storable(res)) event.waitUntil(putBounded(cacheName, req, res.clone(), max).catch(() => undefined));
+    if (storable(res))
+      event.waitUntil(putBounded(cacheName, req, res.clone(), max).catch(() => undefined));
     return res;
   } catch {
     return (await caches.match(req, { cacheName })) ?? offline();
@@ -109,7 +119,10 @@ self.addEventListener("fetch", (event) => {
   // Secure-link open pages: the stranger's page works without this worker, and one link's page is
   // never kept in this browser's caches.
   if (url.pathname.startsWith("/l/")) return;
-  if (url.pathname === SYNC_PATH && /\bapplication\/x-ndjson\b/.test(req.headers.get("accept") ?? "")) {
+  if (
+    url.pathname === SYNC_PATH &&
+    /\bapplication\/x-ndjson\b/.test(req.headers.get("accept") ?? "")
+  ) {
     event.respondWith(networkFirstStreamed(event, SYNC_CACHE, SYNC_CACHE_MAX));
   } else if (url.pathname === SYNC_PATH) {
     event.respondWith(networkFirst(req, SYNC_CACHE, SYNC_CACHE_MAX, async () => undefined));
@@ -118,10 +131,26 @@ self.addEventListener("fetch", (event) => {
     event.respondWith(fetch(req).catch(offline));
   } else if (req.mode === "navigate") {
     const key = url.origin + url.pathname;
-    event.respondWith(networkFirst(req, SHELL_CACHE, SHELL_CACHE_MAX, () => caches.match("/offline", { cacheName: SHELL_CACHE }), key));
-  } else if (MEDIA.test(url.pathname) || req.destination === "image" || req.destination === "font") {
+    event.respondWith(
+      networkFirst(
+        req,
+        SHELL_CACHE,
+        SHELL_CACHE_MAX,
+        () => caches.match("/offline", { cacheName: SHELL_CACHE }),
+        key,
+      ),
+    );
+  } else if (
+    MEDIA.test(url.pathname) ||
+    req.destination === "image" ||
+    req.destination === "font"
+  ) {
     event.respondWith(staleWhileRevalidate(event));
-  } else if (STATIC.test(url.pathname) || req.destination === "script" || req.destination === "style") {
+  } else if (
+    STATIC.test(url.pathname) ||
+    req.destination === "script" ||
+    req.destination === "style"
+  ) {
     event.respondWith(cacheFirst(req));
   } else {
     event.respondWith(fetch(req).catch(offline));
@@ -197,7 +226,8 @@ async function backgroundPush() {
     const api = new ApiClient();
     await api.csrfToken();
     const report = await withSyncLock(() => pushPending(db, api, session.userId));
-    for (const client of await self.clients.matchAll({ type: "window" })) client.postMessage({ type: "VAULT_SYNCED", report });
+    for (const client of await self.clients.matchAll({ type: "window" }))
+      client.postMessage({ type: "VAULT_SYNCED", report });
   } catch (e) {
     // Rethrowing an offline failure makes the browser retry the registration later.
     if (e instanceof OfflineError) throw e;
@@ -227,7 +257,13 @@ self.addEventListener("push", (event) => {
   }
   const title = typeof data.title === "string" && data.title ? data.title : "Credential Vault";
   const url = typeof data.url === "string" ? data.url : "/";
-  event.waitUntil(self.registration.showNotification(title, { body: typeof data.body === "string" ? data.body : "", data: { url }, tag: data.type ?? "vault" }));
+  event.waitUntil(
+    self.registration.showNotification(title, {
+      body: typeof data.body === "string" ? data.body : "",
+      data: { url },
+      tag: data.type ?? "vault",
+    }),
+  );
 });
 
 /** Opens the notice's page, on this origin only: a pushed url must not take the user elsewhere. */
@@ -238,7 +274,10 @@ self.addEventListener("notificationclick", (event) => {
   const url = target.origin === self.location.origin ? target.href : self.location.origin + "/";
   event.waitUntil(
     (async () => {
-      for (const client of await self.clients.matchAll({ type: "window", includeUncontrolled: true })) {
+      for (const client of await self.clients.matchAll({
+        type: "window",
+        includeUncontrolled: true,
+      })) {
         if (new URL(client.url).origin === self.location.origin && "focus" in client) {
           await (client as WindowClient).navigate(url);
           return void (await (client as WindowClient).focus());

@@ -3,11 +3,25 @@
  * syncOnce) runs in pages and in the service worker; SyncEngine adds the page's schedule through a
  * small host interface, so this module needs no DOM.
  */
-import { ApiError, OfflineError, type ApiClient, type SyncChange, type SyncEntry, type SyncPullResponse, type WireMutation } from "./api";
+import {
+  ApiError,
+  OfflineError,
+  type ApiClient,
+  type SyncChange,
+  type SyncEntry,
+  type SyncPullResponse,
+  type WireMutation,
+} from "./api";
 import type { LocalDb, LocalEntry, PendingMutation, PulledChange } from "./db";
 import { jsonLines } from "./ndjson";
 import { PageWriter } from "./page-writer";
-import { fetchPullInWorker, pullInWorker, warmPullWorker, type PageListener, type PullReport } from "./pull-worker-client";
+import {
+  fetchPullInWorker,
+  pullInWorker,
+  warmPullWorker,
+  type PageListener,
+  type PullReport,
+} from "./pull-worker-client";
 
 export const SYNC_PERIOD_MS = 30_000;
 /** Placeholder entries (spec: encryption_version -1) that the client must still encrypt. */
@@ -38,10 +52,12 @@ export function toLocal(userId: string, e: SyncEntry): LocalEntry {
   };
 }
 
-const serverVersion = (userId: string, c: SyncChange | undefined) => (c === undefined ? undefined : c._deleted ? ({ tombstone: true } as const) : toLocal(userId, c));
+const serverVersion = (userId: string, c: SyncChange | undefined) =>
+  c === undefined ? undefined : c._deleted ? ({ tombstone: true } as const) : toLocal(userId, c);
 
 function wire(p: PendingMutation): WireMutation {
-  if (p.action === "delete") return { action: "delete", id: p.entryId, clientUpdatedAt: p.clientUpdatedAt };
+  if (p.action === "delete")
+    return { action: "delete", id: p.entryId, clientUpdatedAt: p.clientUpdatedAt };
   return { action: p.action, id: p.entryId, data: p.data!, clientUpdatedAt: p.clientUpdatedAt };
 }
 
@@ -52,7 +68,11 @@ export type PushReport = { sent: number; applied: number; conflicts: number; fai
  * conflict_server_wins leave the queue; on a conflict the local entry takes serverEntry. Failed
  * mutations stay queued with their error, except a delete of an entry the server no longer has.
  */
-export async function pushPending(db: LocalDb, api: ApiClient, userId: string): Promise<PushReport> {
+export async function pushPending(
+  db: LocalDb,
+  api: ApiClient,
+  userId: string,
+): Promise<PushReport> {
   const report: PushReport = { sent: 0, applied: 0, conflicts: 0, failed: 0 };
   const queue = await db.pending(userId);
   for (let i = 0; i < queue.length; i += MAX_BATCH) {
@@ -66,8 +86,18 @@ export async function pushPending(db: LocalDb, api: ApiClient, userId: string): 
         report.applied++;
         const server = serverVersion(userId, r.serverEntry);
         // Keep the locally computed search tokens: an applied create stored exactly what we sent.
-        const local = server && !("tombstone" in server) ? await db.entry(userId, m.entryId) : undefined;
-        await db.settle(m, server && local && !("tombstone" in server) && local.encrypted_data === server.encrypted_data && local.wrapped_item_key === server.wrapped_item_key ? { ...server, search_tokens: local.search_tokens } : server);
+        const local =
+          server && !("tombstone" in server) ? await db.entry(userId, m.entryId) : undefined;
+        await db.settle(
+          m,
+          server &&
+            local &&
+            !("tombstone" in server) &&
+            local.encrypted_data === server.encrypted_data &&
+            local.wrapped_item_key === server.wrapped_item_key
+            ? { ...server, search_tokens: local.search_tokens }
+            : server,
+        );
       } else if (r.status === "conflict_server_wins") {
         report.conflicts++;
         await db.settle(m, serverVersion(userId, r.serverEntry));
@@ -89,7 +119,8 @@ export type { PageListener, PullReport };
 type PullFacts = { serverTimestamp: string; fullSyncRequired: boolean; resumed: boolean };
 type PullPageLine = { changes: SyncChange[]; resume: string };
 
-const toPulled = (userId: string, c: SyncChange): PulledChange => (c._deleted ? { id: c.id, tombstone: true as const } : toLocal(userId, c));
+const toPulled = (userId: string, c: SyncChange): PulledChange =>
+  c._deleted ? { id: c.id, tombstone: true as const } : toLocal(userId, c);
 
 /**
  * Delta pull from the stored cursor; serverTimestamp becomes the next cursor (rule 4, D13). The
@@ -100,7 +131,13 @@ const toPulled = (userId: string, c: SyncChange): PulledChange => (c._deleted ? 
  * dropped part-way leaves what was stored and its position; the engine's short retry resumes from
  * there instead of pulling everything again.
  */
-export async function pull(db: LocalDb, api: ApiClient, userId: string, onPage?: PageListener, signal?: AbortSignal): Promise<PullReport> {
+export async function pull(
+  db: LocalDb,
+  api: ApiClient,
+  userId: string,
+  onPage?: PageListener,
+  signal?: AbortSignal,
+): Promise<PullReport> {
   const since = await db.meta<string>(`cursor:${userId}`);
   const resume = await db.meta<string>(`resume:${userId}`);
   // The D1 bookmarks travel with the cursor (docs/decisions.md, Scale: shards, a directory, many databases): reopened later, the device still reads from
@@ -110,13 +147,24 @@ export async function pull(db: LocalDb, api: ApiClient, userId: string, onPage?:
   // Sent and read by the pull worker where one runs (the page's thread then never touches the
   // answer's bytes); here when none can, or when the worker did not take the answer (a refusal:
   // asked again here, where the client turns it into its error).
-  const inWorker = warmPullWorker() ? await fetchPullInWorker(await api.syncPagesRequest(since, resume), userId, since, (bookmark) => api.noteAnswer(bookmark), onPage, signal) : null;
+  const inWorker = warmPullWorker()
+    ? await fetchPullInWorker(
+        await api.syncPagesRequest(since, resume),
+        userId,
+        since,
+        (bookmark) => api.noteAnswer(bookmark),
+        onPage,
+        signal,
+      )
+    : null;
   let report: PullReport;
   if (inWorker && inWorker !== "refused") report = inWorker;
   else {
     const res = await api.syncPages(since, resume, signal);
     performance.mark("vault:pull-answered");
-    report = /\bapplication\/x-ndjson\b/.test(res.headers.get("content-type") ?? "") ? await readPagesOffThread(db, res.body!, userId, since, onPage) : await readWhole(db, res, userId, since);
+    report = /\bapplication\/x-ndjson\b/.test(res.headers.get("content-type") ?? "")
+      ? await readPagesOffThread(db, res.body!, userId, since, onPage)
+      : await readWhole(db, res, userId, since);
   }
   await db.setMeta(`bookmark:${userId}`, api.bookmarkHeader());
   return report;
@@ -127,8 +175,17 @@ export async function pull(db: LocalDb, api: ApiClient, userId: string, onPage?:
  * be started, so the page's thread only hears of each stored page; here otherwise (the service
  * worker, a build without the worker). Same store, same positions either way.
  */
-async function readPagesOffThread(db: LocalDb, body: ReadableStream<Uint8Array>, userId: string, since: string | undefined, onPage?: PageListener): Promise<PullReport> {
-  return (await pullInWorker(body, userId, since, onPage)) ?? (await readPages(db, body, userId, since, onPage));
+async function readPagesOffThread(
+  db: LocalDb,
+  body: ReadableStream<Uint8Array>,
+  userId: string,
+  since: string | undefined,
+  onPage?: PageListener,
+): Promise<PullReport> {
+  return (
+    (await pullInWorker(body, userId, since, onPage)) ??
+    (await readPages(db, body, userId, since, onPage))
+  );
 }
 
 /**
@@ -137,7 +194,13 @@ async function readPagesOffThread(db: LocalDb, body: ReadableStream<Uint8Array>,
  * at the last line once every page is stored. Throws OfflineError for a body cut off before that
  * line (what was stored stays, with its position).
  */
-export async function readPages(db: LocalDb, body: ReadableStream<Uint8Array>, userId: string, since: string | undefined, onPage?: PageListener): Promise<PullReport> {
+export async function readPages(
+  db: LocalDb,
+  body: ReadableStream<Uint8Array>,
+  userId: string,
+  since: string | undefined,
+  onPage?: PageListener,
+): Promise<PullReport> {
   let facts: PullFacts | null = null;
   let writer: PageWriter | null = null;
   let changes = 0;
@@ -146,7 +209,11 @@ export async function readPages(db: LocalDb, body: ReadableStream<Uint8Array>, u
       if (!facts) {
         facts = line as PullFacts;
         if (typeof facts.serverTimestamp !== "string") break;
-        const removed = await db.beginPull(userId, facts.resumed === true, facts.fullSyncRequired || (since === undefined && !facts.resumed));
+        const removed = await db.beginPull(
+          userId,
+          facts.resumed === true,
+          facts.fullSyncRequired || (since === undefined && !facts.resumed),
+        );
         writer = new PageWriter(db, userId, removed);
         continue;
       }
@@ -177,22 +244,37 @@ export async function readPages(db: LocalDb, body: ReadableStream<Uint8Array>, u
 }
 
 /** The spec's one JSON object, from an intermediary that answered so (a cached answer offline). */
-async function readWhole(db: LocalDb, res: Response, userId: string, since: string | undefined): Promise<PullReport> {
+async function readWhole(
+  db: LocalDb,
+  res: Response,
+  userId: string,
+  since: string | undefined,
+): Promise<PullReport> {
   const body = (await res.json().catch(() => null)) as SyncPullResponse | null;
   // A body cut off mid-way does not parse: nothing is applied and the engine pulls again shortly.
   if (!body || !Array.isArray(body.changes)) throw new OfflineError();
-  await db.applyPull(userId, body.changes.map((c) => toPulled(userId, c)), body.fullSyncRequired || since === undefined, body.serverTimestamp);
+  await db.applyPull(
+    userId,
+    body.changes.map((c) => toPulled(userId, c)),
+    body.fullSyncRequired || since === undefined,
+    body.serverTimestamp,
+  );
   await db.finishPull(userId, body.serverTimestamp);
   return { changes: body.changes.length, full: body.fullSyncRequired };
 }
 
 export async function withSyncLock<T>(run: () => Promise<T>): Promise<T> {
-  return typeof navigator !== "undefined" && navigator.locks ? await navigator.locks.request(LOCK, run) : run();
+  return typeof navigator !== "undefined" && navigator.locks
+    ? await navigator.locks.request(LOCK, run)
+    : run();
 }
 
 /** Push, then pull (rule 4), under the lock. */
 export function syncOnce(db: LocalDb, api: ApiClient, userId: string, onPage?: PageListener) {
-  return withSyncLock(async () => ({ pushed: await pushPending(db, api, userId), pulled: await pull(db, api, userId, onPage) }));
+  return withSyncLock(async () => ({
+    pushed: await pushPending(db, api, userId),
+    pulled: await pull(db, api, userId, onPage),
+  }));
 }
 
 /** What the page gives the engine: its online and visibility state, and their events. */
@@ -202,7 +284,11 @@ export interface SyncHost {
   on(event: "online" | "visibilitychange", fn: () => void): () => void;
 }
 
-export type SyncState = { phase: "idle" | "syncing" | "offline" | "error"; lastError?: string; lastSync?: string };
+export type SyncState = {
+  phase: "idle" | "syncing" | "offline" | "error";
+  lastError?: string;
+  lastSync?: string;
+};
 
 /**
  * Live sync (client/src/live-sync.ts) as the engine sees it: started and stopped with the engine,
@@ -306,7 +392,8 @@ export class SyncEngine {
       const gate = this.gate;
       // A pull cut off part-way is resumed whatever live sync says of the cursor.
       const cut = (await this.db.meta<string>(`resume:${this.userId}`)) !== undefined;
-      if (!cut && gate?.covers(await this.db.meta<string>(`cursor:${this.userId}`))) await withSyncLock(() => pushPending(this.db, this.api, this.userId));
+      if (!cut && gate?.covers(await this.db.meta<string>(`cursor:${this.userId}`)))
+        await withSyncLock(() => pushPending(this.db, this.api, this.userId));
       else {
         gate?.pulled();
         await syncOnce(this.db, this.api, this.userId, (changes, stored) => {
@@ -325,9 +412,13 @@ export class SyncEngine {
       if (e instanceof OfflineError) {
         this.onState({ phase: "offline" });
         clearTimeout(this.retry);
-        if (this.host.isOnline() && this.active) this.retry = setTimeout(() => void this.syncNow(), RETRY_MS);
+        if (this.host.isOnline() && this.active)
+          this.retry = setTimeout(() => void this.syncNow(), RETRY_MS);
       } else {
-        this.onState({ phase: "error", lastError: e instanceof ApiError ? `${e.status} ${e.body.code}: ${e.message}` : String(e) });
+        this.onState({
+          phase: "error",
+          lastError: e instanceof ApiError ? `${e.status} ${e.body.code}: ${e.message}` : String(e),
+        });
       }
     }
   }

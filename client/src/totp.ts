@@ -9,7 +9,14 @@
 import { fromBase64, toBase64 } from "../../src/kernel/base64";
 
 export type TotpAlgorithm = "SHA-1" | "SHA-256" | "SHA-512";
-export type TotpSecret = { secret: Uint8Array<ArrayBuffer>; algorithm: TotpAlgorithm; digits: number; period: number; issuer?: string; account?: string };
+export type TotpSecret = {
+  secret: Uint8Array<ArrayBuffer>;
+  algorithm: TotpAlgorithm;
+  digits: number;
+  period: number;
+  issuer?: string;
+  account?: string;
+};
 
 export class TotpInputError extends Error {}
 
@@ -24,7 +31,8 @@ export function base32Decode(text: string): Uint8Array<ArrayBuffer> {
   let value = 0;
   for (const ch of clean) {
     const v = B32.indexOf(ch);
-    if (v < 0) throw new TotpInputError(`The secret is not base32: “${ch}” is not one of A–Z and 2–7`);
+    if (v < 0)
+      throw new TotpInputError(`The secret is not base32: “${ch}” is not one of A–Z and 2–7`);
     value = (value << 5) | v;
     bits += 5;
     if (bits >= 8) {
@@ -43,10 +51,17 @@ function algorithmOf(name: string | null): TotpAlgorithm {
   throw new TotpInputError(`Unsupported algorithm ${name}: use SHA1, SHA256 or SHA512`);
 }
 
-function intParam(v: string | null, fallback: number, min: number, max: number, what: string): number {
+function intParam(
+  v: string | null,
+  fallback: number,
+  min: number,
+  max: number,
+  what: string,
+): number {
   if (v === null || v === "") return fallback;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > max) throw new TotpInputError(`${what} must be a whole number from ${min} to ${max}`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new TotpInputError(`${what} must be a whole number from ${min} to ${max}`);
   return n;
 }
 
@@ -68,10 +83,17 @@ export function parseTotpInput(input: string): TotpSecret {
     } catch {
       throw new TotpInputError("The otpauth:// URI is malformed");
     }
-    if (url.host.toLowerCase() !== "totp") throw new TotpInputError(url.host.toLowerCase() === "hotp" ? "Counter-based (HOTP) codes are not supported, only time-based (TOTP)" : "The URI is not an otpauth://totp/ URI");
+    if (url.host.toLowerCase() !== "totp")
+      throw new TotpInputError(
+        url.host.toLowerCase() === "hotp"
+          ? "Counter-based (HOTP) codes are not supported, only time-based (TOTP)"
+          : "The URI is not an otpauth://totp/ URI",
+      );
     const p = url.searchParams;
     const label = decodeURIComponent(url.pathname.replace(/^\//, ""));
-    const [labelIssuer, account] = label.includes(":") ? [label.slice(0, label.indexOf(":")), label.slice(label.indexOf(":") + 1).trim()] : [undefined, label];
+    const [labelIssuer, account] = label.includes(":")
+      ? [label.slice(0, label.indexOf(":")), label.slice(label.indexOf(":") + 1).trim()]
+      : [undefined, label];
     out = {
       secret: base32Decode(p.get("secret") ?? ""),
       algorithm: algorithmOf(p.get("algorithm")),
@@ -83,24 +105,50 @@ export function parseTotpInput(input: string): TotpSecret {
   } else {
     out = { secret: base32Decode(text), algorithm: "SHA-1", digits: 6, period: 30 };
   }
-  if (out.secret.length < MIN_SECRET_BYTES) throw new TotpInputError(`The secret is too short (${out.secret.length * 8} bits; at least 80 are needed)`);
+  if (out.secret.length < MIN_SECRET_BYTES)
+    throw new TotpInputError(
+      `The secret is too short (${out.secret.length * 8} bits; at least 80 are needed)`,
+    );
   return out;
 }
 
 /** Wraps the secret under the vault key; the HMAC key exists extractable only for this call. */
-export async function sealTotpSecret(vaultKey: CryptoKey, s: TotpSecret): Promise<{ iv: string; ciphertext: string }> {
-  const key = await crypto.subtle.importKey("raw", s.secret, { name: "HMAC", hash: s.algorithm }, true, ["sign"]);
+export async function sealTotpSecret(
+  vaultKey: CryptoKey,
+  s: TotpSecret,
+): Promise<{ iv: string; ciphertext: string }> {
+  const key = await crypto.subtle.importKey(
+    "raw",
+    s.secret,
+    { name: "HMAC", hash: s.algorithm },
+    true,
+    ["sign"],
+  );
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const wrapped = await crypto.subtle.wrapKey("raw", key, vaultKey, { name: "AES-GCM", iv });
   return { iv: toBase64(iv), ciphertext: toBase64(new Uint8Array(wrapped)) };
 }
 
-export async function openTotpSecret(vaultKey: CryptoKey, sealed: { iv: string; ciphertext: string }, algorithm: TotpAlgorithm): Promise<CryptoKey> {
-  return crypto.subtle.unwrapKey("raw", fromBase64(sealed.ciphertext), vaultKey, { name: "AES-GCM", iv: fromBase64(sealed.iv) }, { name: "HMAC", hash: algorithm }, false, ["sign"]);
+export async function openTotpSecret(
+  vaultKey: CryptoKey,
+  sealed: { iv: string; ciphertext: string },
+  algorithm: TotpAlgorithm,
+): Promise<CryptoKey> {
+  return crypto.subtle.unwrapKey(
+    "raw",
+    fromBase64(sealed.ciphertext),
+    vaultKey,
+    { name: "AES-GCM", iv: fromBase64(sealed.iv) },
+    { name: "HMAC", hash: algorithm },
+    false,
+    ["sign"],
+  );
 }
 
 export async function hmacKeyOf(s: TotpSecret): Promise<CryptoKey> {
-  return crypto.subtle.importKey("raw", s.secret, { name: "HMAC", hash: s.algorithm }, false, ["sign"]);
+  return crypto.subtle.importKey("raw", s.secret, { name: "HMAC", hash: s.algorithm }, false, [
+    "sign",
+  ]);
 }
 
 /** RFC 4226 section 5.3: HMAC of the 8-byte big-endian counter, dynamic truncation, modulo 10^digits. */
@@ -109,14 +157,26 @@ export async function hotp(key: CryptoKey, counter: number, digits: number): Pro
   new DataView(msg.buffer).setBigUint64(0, BigInt(counter));
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, msg));
   const offset = mac[mac.length - 1]! & 0x0f;
-  const bin = ((mac[offset]! & 0x7f) << 24) | (mac[offset + 1]! << 16) | (mac[offset + 2]! << 8) | mac[offset + 3]!;
+  const bin =
+    ((mac[offset]! & 0x7f) << 24) |
+    (mac[offset + 1]! << 16) |
+    (mac[offset + 2]! << 8) |
+    mac[offset + 3]!;
   return String(bin % 10 ** digits).padStart(digits, "0");
 }
 
 /** RFC 6238 section 4: the counter is floor(unix seconds / period). */
-export async function totpAt(key: CryptoKey, epochMs: number, digits: number, period: number): Promise<{ code: string; remaining: number }> {
+export async function totpAt(
+  key: CryptoKey,
+  epochMs: number,
+  digits: number,
+  period: number,
+): Promise<{ code: string; remaining: number }> {
   const seconds = Math.floor(epochMs / 1000);
-  return { code: await hotp(key, Math.floor(seconds / period), digits), remaining: period - (seconds % period) };
+  return {
+    code: await hotp(key, Math.floor(seconds / period), digits),
+    remaining: period - (seconds % period),
+  };
 }
 
 export function normalizeAlgorithm(name: string | undefined): TotpAlgorithm {

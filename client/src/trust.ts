@@ -5,19 +5,56 @@
  *
  * - floors: per user, the highest vault key version seen (an older key wrap is refused) and
  *   whether the vault was seen fully bound (an unbound envelope is refused after that).
- * - pins: per user, contact email and purpose, the public key first seen (trust on first use).
+ * - contacts: per user and contact email, the contact's sharing key first used (trust on first
+ *   use) and whether the person compared its fingerprint with the contact. One record per contact,
+ *   whatever the key is used for: sharing, emergency access, a dead man's switch recipient (and any
+ *   later use of the same sharing key, such as members of a shared vault), so a key compared once
+ *   is known everywhere until it changes.
  */
 export const TRUST_DB = "vault-trust";
-const TRUST_VERSION = 1;
+const TRUST_VERSION = 2;
 
-export type KeyPurpose = "sharing" | "emergency";
+/** What the key is about to be used for: it words the question, it does not split the record. */
+export type KeyPurpose = "sharing" | "emergency" | "dead-man-switch";
 export type PublicJwk = { kty: string; crv: string; x: string; y: string };
 export type Floor = { userId: string; keyVersion: number; bound: boolean };
-type Pin = { userId: string; purpose: KeyPurpose; email: string; jwk: PublicJwk; fingerprint: string; pinnedAt: string };
+type Contact = {
+  userId: string;
+  email: string;
+  jwk: PublicJwk;
+  fingerprint: string;
+  pinnedAt: string;
+  compared: boolean;
+  comparedAt?: string;
+};
+/** Version 1 kept one pin per (user, purpose, email). */
+type OldPin = {
+  userId: string;
+  purpose: string;
+  email: string;
+  jwk: PublicJwk;
+  fingerprint: string;
+  pinnedAt: string;
+};
 
-/** ok: the pinned key; new: first seen, now pinned; changed: differs from the pin (not used). */
-export type PinResult = { status: "ok" | "new" | "changed"; fingerprint: string; pinned?: string };
-
+/**
+ * ok: the pinned key; new: first seen (pinned only if the caller says so); changed: differs from
+ * the pin (not used). `compared`: the person compared the pinned key's fingerprint with the contact.
+ */
+export type PinResult = {
+  status: "ok" | "new" | "changed";
+  fingerprint: string;
+  pinned?: string;
+  compared: boolean;
+};
+/** What the device knows of a contact's key, for showing beside the contact. */
+export type KnownContact = {
+  email: string;
+  fingerprint: string;
+  compared: boolean;
+  pinnedAt: string;
+  comparedAt?: string;
+};
 function req<T>(r: IDBRequest<T>): Promise<T> {
   return new Promise((resolve, reject) => {
     r.onsuccess = () => resolve(r.result);
@@ -26,14 +63,17 @@ function req<T>(r: IDBRequest<T>): Promise<T> {
 }
 
 /** RFC 7638 thumbprint input for an EC key: the required members in lexicographic order. */
-const thumbprintInput = (k: PublicJwk) => JSON.stringify({ crv: k.crv, kty: k.kty, x: k.x, y: k.y });
+const thumbprintInput = (k: PublicJwk) =>
+  JSON.stringify({ crv: k.crv, kty: k.kty, x: k.x, y: k.y });
 
 /**
  * Thirty digits in six groups, read aloud or compared side by side (like Signal's safety
  * numbers): each group is 5 bytes of the SHA-256 thumbprint reduced to 5 digits, about 100 bits.
  */
 export async function fingerprint(k: PublicJwk): Promise<string> {
-  const h = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(thumbprintInput(k))));
+  const h = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(thumbprintInput(k))),
+  );
   const groups: string[] = [];
   for (let g = 0; g < 6; g++) {
     let n = 0;
@@ -43,18 +83,62 @@ export async function fingerprint(k: PublicJwk): Promise<string> {
   return groups.join(" ");
 }
 
+const emailKey = (email: string) => email.trim().toLowerCase();
+
+/**
+ * Version 1's pins become one record per contact. Where two purposes pinned different keys for
+ * one contact, the later pin wins (a later pin was an explicit acceptance); none counts as compared,
+ * as version 1 did not record it.
+ */
+function mergePins(pins: OldPin[]): Contact[] {
+  const byContact = new Map<string, OldPin>();
+  for (const p of pins) {
+    const id = JSON.stringify([p.userId, p.email]);
+    const seen = byContact.get(id);
+    if (!seen || p.pinnedAt > seen.pinnedAt) byContact.set(id, p);
+  }
+  return [...byContact.values()].map((p) => ({
+    userId: p.userId,
+    email: p.email,
+    jwk: p.jwk,
+    fingerprint: p.fingerprint,
+    pinnedAt: p.pinnedAt,
+    compared: false,
+  }));
+}
+
+const resultFor = (contact: Contact | undefined, fp: string): PinResult => {
+  if (!contact) return { status: "new", fingerprint: fp, compared: false };
+  if (contact.fingerprint !== fp)
+    return { status: "changed", fingerprint: fp, pinned: contact.fingerprint, compared: false };
+  return { status: "ok", fingerprint: fp, compared: contact.compared };
+};
+
 export class TrustStore {
   private constructor(
     private readonly idb: IDBDatabase,
     readonly userId: string,
-  ) {}
+  ) {
+    // A newer page upgrading the database waits for this connection: let it go (this page reloads to use it).
+    idb.onversionchange = () => idb.close();
+  }
 
   static open(userId: string): Promise<TrustStore> {
     return new Promise((resolve, reject) => {
       const r = indexedDB.open(TRUST_DB, TRUST_VERSION);
-      r.onupgradeneeded = () => {
-        r.result.createObjectStore("floors", { keyPath: "userId" });
-        r.result.createObjectStore("pins", { keyPath: ["userId", "purpose", "email"] });
+      r.onupgradeneeded = (ev) => {
+        const db = r.result;
+        if (ev.oldVersion < 1) db.createObjectStore("floors", { keyPath: "userId" });
+        if (ev.oldVersion < 2) {
+          const contacts = db.createObjectStore("contacts", { keyPath: ["userId", "email"] });
+          if (ev.oldVersion >= 1) {
+            const all = r.transaction!.objectStore("pins").getAll() as IDBRequest<OldPin[]>;
+            all.onsuccess = () => {
+              for (const c of mergePins(all.result)) contacts.put(c);
+              db.deleteObjectStore("pins");
+            };
+          }
+        }
       };
       r.onsuccess = () => resolve(new TrustStore(r.result, userId));
       r.onerror = () => reject(r.error);
@@ -66,7 +150,11 @@ export class TrustStore {
   }
 
   async floor(): Promise<Floor> {
-    const f = await req(this.idb.transaction("floors").objectStore("floors").get(this.userId) as IDBRequest<Floor | undefined>);
+    const f = await req(
+      this.idb.transaction("floors").objectStore("floors").get(this.userId) as IDBRequest<
+        Floor | undefined
+      >,
+    );
     return f ?? { userId: this.userId, keyVersion: 0, bound: false };
   }
 
@@ -74,41 +162,102 @@ export class TrustStore {
   async raise(seen: { keyVersion?: number; bound?: boolean }): Promise<void> {
     const tx = this.idb.transaction("floors", "readwrite");
     const store = tx.objectStore("floors");
-    const f = ((await req(store.get(this.userId))) as Floor | undefined) ?? { userId: this.userId, keyVersion: 0, bound: false };
-    await req(store.put({ userId: this.userId, keyVersion: Math.max(f.keyVersion, seen.keyVersion ?? 0), bound: f.bound || seen.bound === true }));
+    const f = ((await req(store.get(this.userId))) as Floor | undefined) ?? {
+      userId: this.userId,
+      keyVersion: 0,
+      bound: false,
+    };
+    await req(
+      store.put({
+        userId: this.userId,
+        keyVersion: Math.max(f.keyVersion, seen.keyVersion ?? 0),
+        bound: f.bound || seen.bound === true,
+      }),
+    );
+  }
+
+  private contact(email: string): Promise<Contact | undefined> {
+    return req(
+      this.idb
+        .transaction("contacts")
+        .objectStore("contacts")
+        .get([this.userId, emailKey(email)]) as IDBRequest<Contact | undefined>,
+    );
+  }
+
+  /** How `jwk` compares to the contact's pinned key, without pinning anything. */
+  async peekKey(email: string, jwk: PublicJwk): Promise<PinResult> {
+    return resultFor(await this.contact(email), await fingerprint(jwk));
   }
 
   /**
-   * Trust on first use: the first key seen for (email, purpose) is pinned; the same key again is
-   * ok; another key is "changed" and stays unpinned until the person compares fingerprints and
-   * calls acceptKey.
+   * Trust on first use, for a page that shows the fingerprint it pins (the Keys page): the first
+   * key seen for a contact is pinned, not compared; the same key again is ok; another key is
+   * "changed" and stays unpinned until the person compares it and calls acceptKey.
    */
-  async pinKey(email: string, purpose: KeyPurpose, jwk: PublicJwk): Promise<PinResult> {
-    const id = [this.userId, purpose, email.trim().toLowerCase()];
-    const fp = await fingerprint(jwk);
-    const tx = this.idb.transaction("pins", "readwrite");
-    const store = tx.objectStore("pins");
-    const pin = (await req(store.get(id))) as Pin | undefined;
-    if (!pin) {
-      await req(store.put({ userId: this.userId, purpose, email: id[2], jwk, fingerprint: fp, pinnedAt: new Date().toISOString() } satisfies Pin));
-      return { status: "new", fingerprint: fp };
-    }
-    return pin.fingerprint === fp ? { status: "ok", fingerprint: fp } : { status: "changed", fingerprint: fp, pinned: pin.fingerprint };
+  async pinKey(email: string, jwk: PublicJwk): Promise<PinResult> {
+    const result = await this.peekKey(email, jwk);
+    if (result.status === "new") await this.acceptKey(email, jwk, false);
+    return result;
   }
 
-  /** How `jwk` compares to the pin for (email, purpose), without pinning anything. */
-  async peekKey(email: string, purpose: KeyPurpose, jwk: PublicJwk): Promise<PinResult> {
+  /**
+   * The person chose to use this key for the contact (seen first, or changed and compared): it
+   * becomes the pin, `compared` saying whether they compared its fingerprint with the contact.
+   */
+  async acceptKey(email: string, jwk: PublicJwk, compared: boolean): Promise<string> {
     const fp = await fingerprint(jwk);
-    const pin = (await req(this.idb.transaction("pins").objectStore("pins").get([this.userId, purpose, email.trim().toLowerCase()]))) as Pin | undefined;
-    if (!pin) return { status: "new", fingerprint: fp };
-    return pin.fingerprint === fp ? { status: "ok", fingerprint: fp } : { status: "changed", fingerprint: fp, pinned: pin.fingerprint };
-  }
-
-  /** The person checked the new fingerprint with the contact: it replaces the pin. */
-  async acceptKey(email: string, purpose: KeyPurpose, jwk: PublicJwk): Promise<string> {
-    const fp = await fingerprint(jwk);
-    const pin: Pin = { userId: this.userId, purpose, email: email.trim().toLowerCase(), jwk, fingerprint: fp, pinnedAt: new Date().toISOString() };
-    await req(this.idb.transaction("pins", "readwrite").objectStore("pins").put(pin));
+    const now = new Date().toISOString();
+    const pin: Contact = {
+      userId: this.userId,
+      email: emailKey(email),
+      jwk,
+      fingerprint: fp,
+      pinnedAt: now,
+      compared,
+      ...(compared ? { comparedAt: now } : {}),
+    };
+    await req(this.idb.transaction("contacts", "readwrite").objectStore("contacts").put(pin));
     return fp;
+  }
+
+  /**
+   * The person compared `fp` with the contact and it matched: recorded only if it is still the
+   * pinned key (a comparison of another key says nothing about the pin). False when it is not.
+   */
+  async markCompared(email: string, fp: string): Promise<boolean> {
+    const tx = this.idb.transaction("contacts", "readwrite");
+    const store = tx.objectStore("contacts");
+    const pin = (await req(store.get([this.userId, emailKey(email)]))) as Contact | undefined;
+    if (!pin || pin.fingerprint !== fp) return false;
+    if (!pin.compared)
+      await req(
+        store.put({
+          ...pin,
+          compared: true,
+          comparedAt: new Date().toISOString(),
+        } satisfies Contact),
+      );
+    return true;
+  }
+
+  /** Every contact whose key this device pinned for this user, by email. */
+  async contacts(): Promise<Map<string, KnownContact>> {
+    const range = IDBKeyRange.bound([this.userId, ""], [this.userId, "\uffff"]);
+    const all = (await req(
+      this.idb.transaction("contacts").objectStore("contacts").getAll(range),
+    )) as Contact[];
+    return new Map(
+      all.map((c) => [
+        c.email,
+        {
+          email: c.email,
+          fingerprint: c.fingerprint,
+          compared: c.compared,
+          pinnedAt: c.pinnedAt,
+          ...(c.comparedAt ? { comparedAt: c.comparedAt } : {}),
+        },
+      ]),
+    );
   }
 }

@@ -4,7 +4,11 @@ import { ApiError, OfflineError } from "./api";
 type Props = Record<string, string | number | boolean | undefined>;
 
 /** An element with properties (or attributes, for names with a dash) and children (nodes or text). */
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Props = {},
+  ...children: (Node | string)[]
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(props)) {
     if (v === undefined) continue;

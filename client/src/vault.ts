@@ -2,23 +2,50 @@
  * Local vault operations: every change is encrypted, written to the local store and queued in one
  * transaction; the sync engine (or the service worker's background sync) pushes it later.
  */
-import { blindIndexes, DecryptionError, domainOf, queryTokens, type BlindIndexes, type EntrySecrets, type Envelope, type VaultKeys } from "./crypto";
+import {
+  blindIndexes,
+  DecryptionError,
+  domainOf,
+  queryTokens,
+  type BlindIndexes,
+  type EntrySecrets,
+  type Envelope,
+  type VaultKeys,
+} from "./crypto";
 import type { LocalDb, LocalEntry, MutationData, PendingMutation } from "./db";
 import type { EntryReader, ReaderResult } from "./entry-reader";
 import { hostHashes } from "./host-hashes";
-import { isBound, KeyRollbackError, LegacyRefusedError, MisplacedEnvelopeError, openEntry, placeOf, sealEntry } from "./envelope";
+import {
+  isBound,
+  KeyRollbackError,
+  LegacyRefusedError,
+  MisplacedEnvelopeError,
+  openEntry,
+  placeOf,
+  sealEntry,
+} from "./envelope";
 import { byEntryName } from "./entry-order";
 import { slicer, sortInSlices } from "./next-task";
 import { passkeyLabel } from "./passkeys/stored";
 import { PLACEHOLDER_VERSION, withSyncLock } from "./sync-engine";
 
-export type EntryInput = EntrySecrets & { name: string; website: string; url: string; tags: string[] };
+export type EntryInput = EntrySecrets & {
+  name: string;
+  website: string;
+  url: string;
+  tags: string[];
+};
 
 /** Whether this device still opens unbound (version 1) envelopes of the user's vault. */
 export type LegacyPolicy = () => Promise<boolean>;
 
 /** What a create or update sends: plaintext metadata, the envelope and the blind indexes (extra addresses' hashes included, even none). */
-function mutationData(meta: { name: string; website: string | null; url: string | null; tags: string[] }, envelope: Envelope, idx: BlindIndexes, hosts: string[]): MutationData {
+function mutationData(
+  meta: { name: string; website: string | null; url: string | null; tags: string[] },
+  envelope: Envelope,
+  idx: BlindIndexes,
+  hosts: string[],
+): MutationData {
   return {
     ...meta,
     ...envelope,
@@ -35,9 +62,25 @@ function mutationData(meta: { name: string; website: string | null; url: string 
  * An existing entry with a new envelope (same plaintext metadata), its blind indexes under `keys`,
  * and the update mutation that carries it.
  */
-export async function withEnvelope(keys: VaultKeys, userId: string, e: LocalEntry, envelope: Envelope, secrets: Pick<EntrySecrets, "username" | "urls">, now: string): Promise<{ entry: LocalEntry; mutation: PendingMutation }> {
-  const idx = await blindIndexes(keys, { name: e.name, website: e.website ?? e.url ?? "", username: secrets.username });
-  const data = mutationData(e, envelope, idx, await hostHashes(keys, secrets.urls, e.website ?? e.url ?? ""));
+export async function withEnvelope(
+  keys: VaultKeys,
+  userId: string,
+  e: LocalEntry,
+  envelope: Envelope,
+  secrets: Pick<EntrySecrets, "username" | "urls">,
+  now: string,
+): Promise<{ entry: LocalEntry; mutation: PendingMutation }> {
+  const idx = await blindIndexes(keys, {
+    name: e.name,
+    website: e.website ?? e.url ?? "",
+    username: secrets.username,
+  });
+  const data = mutationData(
+    e,
+    envelope,
+    idx,
+    await hostHashes(keys, secrets.urls, e.website ?? e.url ?? ""),
+  );
   return {
     entry: { ...e, ...envelope, search_tokens: idx.search_tokens, updated_at: now },
     mutation: { userId, action: "update", entryId: e.id, clientUpdatedAt: now, data },
@@ -45,12 +88,30 @@ export async function withEnvelope(keys: VaultKeys, userId: string, e: LocalEntr
 }
 
 /** An entry sealed again, bound to its place: the in-browser migration of unbound entries. */
-export async function resealed(keys: VaultKeys, userId: string, e: LocalEntry, secrets: EntrySecrets, now: string) {
-  return withEnvelope(keys, userId, e, await sealEntry(keys, placeOf(userId, e), secrets), secrets, now);
+export async function resealed(
+  keys: VaultKeys,
+  userId: string,
+  e: LocalEntry,
+  secrets: EntrySecrets,
+  now: string,
+) {
+  return withEnvelope(
+    keys,
+    userId,
+    e,
+    await sealEntry(keys, placeOf(userId, e), secrets),
+    secrets,
+    now,
+  );
 }
 
 /** An entry as the server stores it under V3, its envelope bound to its id, owner and website. */
-export async function sealInput(keys: VaultKeys, userId: string, id: string, input: EntryInput): Promise<{ data: MutationData; tokens: string[] }> {
+export async function sealInput(
+  keys: VaultKeys,
+  userId: string,
+  id: string,
+  input: EntryInput,
+): Promise<{ data: MutationData; tokens: string[] }> {
   const name = input.name.trim();
   if (!name) throw new Error("A name is required");
   const website = domainOf(input.website || input.url) || null;
@@ -69,9 +130,17 @@ export async function sealInput(keys: VaultKeys, userId: string, id: string, inp
     ...(input.passkeys?.length ? { passkeys: input.passkeys } : {}),
     ...modelOf(input),
   });
-  const idx = await blindIndexes(keys, { name, website: input.website || input.url, username: input.username });
+  const idx = await blindIndexes(keys, {
+    name,
+    website: input.website || input.url,
+    username: input.username,
+  });
   const hosts = await hostHashes(keys, input.urls, input.website || input.url);
-  const data = { ...mutationData({ name, website, url, tags: input.tags }, envelope, idx, hosts), has_passkey: !!input.passkeys?.length, passkey_label: passkeyLabel(input.passkeys) };
+  const data = {
+    ...mutationData({ name, website, url, tags: input.tags }, envelope, idx, hosts),
+    has_passkey: !!input.passkeys?.length,
+    passkey_label: passkeyLabel(input.passkeys),
+  };
   return { data, tokens: idx.search_tokens };
 }
 
@@ -116,14 +185,24 @@ export function passwordDates(
   input: EntrySecrets,
   now: string,
 ): Pick<EntrySecrets, "password_changed_at" | "password_history"> {
-  if (!before) return { password_changed_at: input.password_changed_at, password_history: input.password_history };
+  if (!before)
+    return {
+      password_changed_at: input.password_changed_at,
+      password_history: input.password_history,
+    };
   if (before.password === input.password) {
-    return { password_changed_at: before.password_changed_at ?? input.password_changed_at, password_history: before.password_history ?? input.password_history };
+    return {
+      password_changed_at: before.password_changed_at ?? input.password_changed_at,
+      password_history: before.password_history ?? input.password_history,
+    };
   }
   const past = before.password ? [{ password: before.password, changed_at: now }] : [];
   return {
     password_changed_at: input.password ? now : undefined,
-    password_history: [...past, ...(before.password_history ?? [])].slice(0, PASSWORD_HISTORY_LENGTH),
+    password_history: [...past, ...(before.password_history ?? [])].slice(
+      0,
+      PASSWORD_HISTORY_LENGTH,
+    ),
   };
 }
 
@@ -145,7 +224,13 @@ export class Vault {
     return sealInput(this.keys, this.userId, id, input);
   }
 
-  private local(id: string, data: MutationData, tokens: string[], createdAt: string, now: string): LocalEntry {
+  private local(
+    id: string,
+    data: MutationData,
+    tokens: string[],
+    createdAt: string,
+    now: string,
+  ): LocalEntry {
     return {
       userId: this.userId,
       id,
@@ -166,8 +251,17 @@ export class Vault {
   async create(input: EntryInput): Promise<string> {
     const id = crypto.randomUUID();
     const now = new Date().toISOString();
-    const { data, tokens } = await this.seal(id, { ...input, password_changed_at: input.password_changed_at ?? (input.password ? now : undefined) });
-    await this.db.applyLocal(this.local(id, data, tokens, now, now), { userId: this.userId, action: "create", entryId: id, data, clientUpdatedAt: now });
+    const { data, tokens } = await this.seal(id, {
+      ...input,
+      password_changed_at: input.password_changed_at ?? (input.password ? now : undefined),
+    });
+    await this.db.applyLocal(this.local(id, data, tokens, now, now), {
+      userId: this.userId,
+      action: "create",
+      entryId: id,
+      data,
+      clientUpdatedAt: now,
+    });
     return id;
   }
 
@@ -182,23 +276,48 @@ export class Vault {
    * Changes part of an entry's secrets, its metadata as it is, reading and opening the entry once
    * and writing it (with its queued mutation) in one transaction: the passkey sign counter's store,
    * which the page's assertion waits for. `edit` gives the changed part, or null to leave the entry
- * as it is; false when nothing was written (the entry gone, or `edit` said null).
+   * as it is; false when nothing was written (the entry gone, or `edit` said null).
    */
-  async change(id: string, edit: (secrets: EntrySecrets) => Promise<Partial<EntrySecrets> | null> | Partial<EntrySecrets> | null): Promise<boolean> {
+  async change(
+    id: string,
+    edit: (
+      secrets: EntrySecrets,
+    ) => Promise<Partial<EntrySecrets> | null> | Partial<EntrySecrets> | null,
+  ): Promise<boolean> {
     const prev = await this.db.entry(this.userId, id);
     if (!prev) return false;
     const before = await this.secrets(prev);
     const changed = await edit(before);
     if (!changed) return false;
-    await this.write(prev, before, { ...before, ...changed, name: prev.name, website: prev.website ?? "", url: prev.url ?? "", tags: prev.tags });
+    await this.write(prev, before, {
+      ...before,
+      ...changed,
+      name: prev.name,
+      website: prev.website ?? "",
+      url: prev.url ?? "",
+      tags: prev.tags,
+    });
     return true;
   }
 
-  private async write(prev: LocalEntry, before: EntrySecrets | null, input: EntryInput): Promise<void> {
+  private async write(
+    prev: LocalEntry,
+    before: EntrySecrets | null,
+    input: EntryInput,
+  ): Promise<void> {
     const now = new Date().toISOString();
     // An edit that does not name the passkeys (the entry form) keeps them; deleting one passes the rest.
-    const { data, tokens } = await this.seal(prev.id, { ...carried(before, input), ...passwordDates(before, input, now) });
-    await this.db.applyLocal(this.local(prev.id, data, tokens, prev.created_at, now), { userId: this.userId, action: "update", entryId: prev.id, data, clientUpdatedAt: now });
+    const { data, tokens } = await this.seal(prev.id, {
+      ...carried(before, input),
+      ...passwordDates(before, input, now),
+    });
+    await this.db.applyLocal(this.local(prev.id, data, tokens, prev.created_at, now), {
+      userId: this.userId,
+      action: "update",
+      entryId: prev.id,
+      data,
+      clientUpdatedAt: now,
+    });
   }
 
   /**
@@ -209,11 +328,23 @@ export class Vault {
     const e = await this.db.entry(this.userId, id);
     if (!e) throw new Error("This entry is no longer in the vault");
     const s = await this.secrets(e);
-    await this.update(id, { ...s, ...change, name: e.name, website: e.website ?? "", url: e.url ?? "", tags: e.tags });
+    await this.update(id, {
+      ...s,
+      ...change,
+      name: e.name,
+      website: e.website ?? "",
+      url: e.url ?? "",
+      tags: e.tags,
+    });
   }
 
   async remove(id: string): Promise<void> {
-    await this.db.applyLocal(null, { userId: this.userId, action: "delete", entryId: id, clientUpdatedAt: new Date().toISOString() });
+    await this.db.applyLocal(null, {
+      userId: this.userId,
+      action: "delete",
+      entryId: id,
+      clientUpdatedAt: new Date().toISOString(),
+    });
   }
 
   /**
@@ -235,12 +366,22 @@ export class Vault {
    * same entry's envelope (the reveal endpoint's); it is held to the same place. An unbound entry
    * that opens is re-sealed and queued (the migration: on first open).
    */
-  async secrets(e: LocalEntry, envelope?: { wrapped_item_key: string; encrypted_data: string }): Promise<EntrySecrets> {
-    const env = envelope ?? (e.wrapped_item_key && e.encrypted_data ? { wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data } : null);
+  async secrets(
+    e: LocalEntry,
+    envelope?: { wrapped_item_key: string; encrypted_data: string },
+  ): Promise<EntrySecrets> {
+    const env =
+      envelope ??
+      (e.wrapped_item_key && e.encrypted_data
+        ? { wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data }
+        : null);
     if (!env) throw new DecryptionError();
-    const opened = await openEntry(this.keys, placeOf(this.userId, e), env, { allowLegacy: await this.allowLegacy() });
+    const opened = await openEntry(this.keys, placeOf(this.userId, e), env, {
+      allowLegacy: await this.allowLegacy(),
+    });
     // A fresher copy from the server is not this entry's local copy: the next pull brings it, then it migrates.
-    if (opened.legacy && (!envelope || envelope.encrypted_data === e.encrypted_data)) await this.migrateOne(e, opened.secrets);
+    if (opened.legacy && (!envelope || envelope.encrypted_data === e.encrypted_data))
+      await this.migrateOne(e, opened.secrets);
     return opened.secrets;
   }
 
@@ -248,8 +389,19 @@ export class Vault {
     return withSyncLock(async () => {
       // A pull may have replaced the entry meanwhile: only the copy that was opened is re-sealed.
       const now = await this.db.entry(this.userId, e.id);
-      if (!now || now.encrypted_data !== e.encrypted_data || now.wrapped_item_key !== e.wrapped_item_key) return;
-      const { entry, mutation } = await resealed(this.keys, this.userId, now, secrets, new Date().toISOString());
+      if (
+        !now ||
+        now.encrypted_data !== e.encrypted_data ||
+        now.wrapped_item_key !== e.wrapped_item_key
+      )
+        return;
+      const { entry, mutation } = await resealed(
+        this.keys,
+        this.userId,
+        now,
+        secrets,
+        new Date().toISOString(),
+      );
       await this.db.applyLocal(entry, mutation);
     });
   }
@@ -262,7 +414,8 @@ export class Vault {
     for (const e of all ?? (await this.entries())) {
       if (clock.due()) await clock.yield();
       if (e.encryption_version !== 3 || !e.wrapped_item_key || !e.encrypted_data) continue;
-      if (isBound({ wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data })) continue;
+      if (isBound({ wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data }))
+        continue;
       try {
         await this.secrets(e);
         n++;
@@ -279,7 +432,13 @@ export class Vault {
     const clock = slicer();
     for (const e of all ?? (await this.entries())) {
       if (clock.due()) await clock.yield();
-      if (e.encryption_version === 3 && e.wrapped_item_key && e.encrypted_data && !isBound({ wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data })) n++;
+      if (
+        e.encryption_version === 3 &&
+        e.wrapped_item_key &&
+        e.encrypted_data &&
+        !isBound({ wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data })
+      )
+        n++;
     }
     return n;
   }
@@ -291,9 +450,21 @@ export class Vault {
    */
   async sealPlaceholders(all?: LocalEntry[]): Promise<number> {
     const queued = new Set((await this.db.pending(this.userId)).map((p) => p.entryId));
-    const open = (all ?? (await this.entries())).filter((e) => e.encryption_version === PLACEHOLDER_VERSION && !queued.has(e.id));
+    const open = (all ?? (await this.entries())).filter(
+      (e) => e.encryption_version === PLACEHOLDER_VERSION && !queued.has(e.id),
+    );
     for (const e of open) {
-      await this.update(e.id, { name: e.name, website: e.website ?? "", url: e.url ?? "", tags: e.tags, username: e.username ?? "", password: "", notes: "", category: "", totp: "" });
+      await this.update(e.id, {
+        name: e.name,
+        website: e.website ?? "",
+        url: e.url ?? "",
+        tags: e.tags,
+        username: e.username ?? "",
+        password: "",
+        notes: "",
+        category: "",
+        totp: "",
+      });
     }
     return open.length;
   }
@@ -315,7 +486,12 @@ export class Vault {
     let unreadable = 0;
     const reasons = new Set<string>();
     const stale = snapshot.filter((e) => e.search_tokens === null);
-    const done: { id: string; wrapped_item_key: string | null; encrypted_data: string | null; tokens: string[] }[] = [];
+    const done: {
+      id: string;
+      wrapped_item_key: string | null;
+      encrypted_data: string | null;
+      tokens: string[];
+    }[] = [];
     const index = async (e: LocalEntry) => {
       let username = e.encryption_version === 3 ? null : "";
       if (username === null) {
@@ -325,12 +501,26 @@ export class Vault {
           opened?.(e, secrets);
         } catch (err) {
           unreadable++;
-          if (err instanceof MisplacedEnvelopeError || err instanceof KeyRollbackError || err instanceof LegacyRefusedError) reasons.add(err.message);
+          if (
+            err instanceof MisplacedEnvelopeError ||
+            err instanceof KeyRollbackError ||
+            err instanceof LegacyRefusedError
+          )
+            reasons.add(err.message);
           return;
         }
       }
-      const idx = await blindIndexes(this.keys, { name: e.name, website: e.website ?? e.url ?? "", username });
-      done.push({ id: e.id, wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data, tokens: idx.search_tokens });
+      const idx = await blindIndexes(this.keys, {
+        name: e.name,
+        website: e.website ?? e.url ?? "",
+        username,
+      });
+      done.push({
+        id: e.id,
+        wrapped_item_key: e.wrapped_item_key,
+        encrypted_data: e.encrypted_data,
+        tokens: idx.search_tokens,
+      });
     };
     // Web Crypto works off the main thread: a few dozen entries in flight keep it busy, where one
     // at a time would leave it idle between each open and hash (a new browser's first sync indexes all).
@@ -346,9 +536,15 @@ export class Vault {
           continue;
         }
         opened?.(e, r.secrets);
-        done.push({ id: e.id, wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data, tokens: r.tokens });
+        done.push({
+          id: e.id,
+          wrapped_item_key: e.wrapped_item_key,
+          encrypted_data: e.encrypted_data,
+          tokens: r.tokens,
+        });
       }
-      for (let k = 0; k < rest.length; k += INDEX_PARALLEL) await Promise.all(rest.slice(k, k + INDEX_PARALLEL).map(index));
+      for (let k = 0; k < rest.length; k += INDEX_PARALLEL)
+        await Promise.all(rest.slice(k, k + INDEX_PARALLEL).map(index));
     }
     if (done.length) await this.db.setTokens(this.userId, done);
     return { unreadable, reasons: [...reasons], indexed: done.length, sealed };
@@ -359,6 +555,8 @@ export class Vault {
     const all = await this.list(snapshot);
     const wanted = await queryTokens(this.keys, query);
     if (wanted.length === 0) return all;
-    return all.filter((e) => e.search_tokens !== null && wanted.every((t) => e.search_tokens!.includes(t)));
+    return all.filter(
+      (e) => e.search_tokens !== null && wanted.every((t) => e.search_tokens!.includes(t)),
+    );
   }
 }

@@ -37,20 +37,28 @@ describe("account 2FA", () => {
     expect(recovery.length).toBeGreaterThanOrEqual(8);
     await screenshot(page, "screenshots/security-enrol.png");
 
-    const [file] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download recovery codes" }).click()]);
+    const [file] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download recovery codes" }).click(),
+    ]);
     const text = readFileSync((await file.path())!, "utf8");
     for (const c of recovery) expect(text).toContain(c);
 
     // The QR code on the page carries the otpauth URI with this secret: read it back with jsQR.
     const img = await page.evaluate(() => {
-      const canvas = document.querySelector("canvas[aria-label='QR code for your authenticator app']") as HTMLCanvasElement;
+      const canvas = document.querySelector(
+        "canvas[aria-label='QR code for your authenticator app']",
+      ) as HTMLCanvasElement;
       const d = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height);
       return { width: d.width, height: d.height, data: Array.from(d.data) };
     });
     const decoded = jsQR(new Uint8ClampedArray(img.data), img.width, img.height)?.data ?? "";
     expect(decoded).toMatch(/^otpauth:\/\/totp\//);
     expect(new URL(decoded).searchParams.get("secret")).toBe(secret);
-    expect((await api.get("/api/2fa/status")).body).toMatchObject({ enrolled: false, pending: true });
+    expect((await api.get("/api/2fa/status")).body).toMatchObject({
+      enrolled: false,
+      pending: true,
+    });
   });
 
   it("a wrong code is refused with a message, and 2FA stays off", async () => {
@@ -69,9 +77,14 @@ describe("account 2FA", () => {
     const { page, api } = person;
     await page.getByLabel("Code from the app").fill(await codeNow(secret));
     await page.getByRole("button", { name: "Confirm" }).click();
-    await expect.poll(() => page.locator("#twofa-state").getAttribute("data-enrolled")).toBe("true");
+    await expect
+      .poll(() => page.locator("#twofa-state").getAttribute("data-enrolled"))
+      .toBe("true");
     expect(await page.locator("#recovery-codes").count()).toBe(0);
-    expect((await api.get("/api/2fa/status")).body).toMatchObject({ enrolled: true, method: "totp" });
+    expect((await api.get("/api/2fa/status")).body).toMatchObject({
+      enrolled: true,
+      method: "totp",
+    });
     await page.reload();
     await page.locator("#twofa-state[data-enrolled=true]").waitFor();
     expect(await page.locator("#recovery-codes").count()).toBe(0);

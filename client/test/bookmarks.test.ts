@@ -11,9 +11,19 @@ function server(answers: (string | null)[]) {
   vi.stubGlobal("fetch", async (_url: string, init: RequestInit) => {
     sent.push((init.headers as Record<string, string>)["x-vault-bookmark"] ?? null);
     const bookmark = answers.shift();
-    return new Response(JSON.stringify({ changes: [], serverTimestamp: "2026-11-24T00:00:00.000Z", fullSyncRequired: false }), {
-      headers: { "content-type": "application/json", ...(bookmark ? { "x-vault-bookmark": bookmark } : {}) },
-    });
+    return new Response(
+      JSON.stringify({
+        changes: [],
+        serverTimestamp: "2026-11-24T00:00:00.000Z",
+        fullSyncRequired: false,
+      }),
+      {
+        headers: {
+          "content-type": "application/json",
+          ...(bookmark ? { "x-vault-bookmark": bookmark } : {}),
+        },
+      },
+    );
   });
   return sent;
 }
@@ -31,7 +41,12 @@ describe("the web client's D1 bookmarks", () => {
     api.useBookmarks(`DB_0=${A2}`);
     await api.syncPull(undefined);
     await api.syncPull(undefined);
-    expect(sent).toEqual([null, `DB_0=${A1}`, `DB_0=${A2};DIRECTORY=${D1}`, `DB_0=${A2};DIRECTORY=${D1}`]);
+    expect(sent).toEqual([
+      null,
+      `DB_0=${A1}`,
+      `DB_0=${A2};DIRECTORY=${D1}`,
+      `DB_0=${A2};DIRECTORY=${D1}`,
+    ]);
     expect(api.bookmarkHeader()).toBe(`DB_0=${A2};DIRECTORY=${D1}`);
   });
 

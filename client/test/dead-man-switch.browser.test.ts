@@ -2,7 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromBase64 } from "../../src/kernel/base64";
 import { deriveExtractableVaultKey } from "../src/crypto";
 import { apiAs } from "./support/api";
-import { dashboardReady, fillEntry, launch, newUser, screenshot, signInThroughPage, waitForPending, type Browser, type Page } from "./support/browser";
+import {
+  dashboardReady,
+  fillEntry,
+  launch,
+  newUser,
+  screenshot,
+  signInThroughPage,
+  waitForPending,
+  type Browser,
+  type Page,
+} from "./support/browser";
 import { base, d1, openSection, personContext, useContactKey } from "./support/journey";
 
 // Olivia sets up her dead man's switch and names Rita. The steps that need a sign-in within 90
@@ -24,7 +34,9 @@ beforeAll(async () => {
   [o, r] = await Promise.all([newUser("olivia"), newUser("rita")]);
   [oApi, rApi] = await Promise.all([apiAs(base(), o.token), apiAs(base(), r.token)]);
   browser = await launch();
-  [olivia, rita] = await Promise.all([personContext(browser), personContext(browser)]).then((all) => all.map((p) => p.page));
+  [olivia, rita] = await Promise.all([personContext(browser), personContext(browser)]).then((all) =>
+    all.map((p) => p.page),
+  );
 });
 
 afterAll(async () => {
@@ -34,9 +46,14 @@ afterAll(async () => {
 const formError = (p: Page) => p.locator("#dms-form-error").innerText();
 const recipientError = (p: Page) => p.locator("#dms-r-error").innerText();
 const days = (p: Page) => p.locator("#dms-days").getAttribute("data-days");
-async function settings(p: Page, f: { days?: string; notify?: string; email?: boolean; push?: boolean }) {
-  if (f.days !== undefined) await p.getByLabel("Days of inactivity before it triggers (7 to 365)").fill(f.days);
-  if (f.notify !== undefined) await p.getByLabel("Remind me this many days before (comma-separated)").fill(f.notify);
+async function settings(
+  p: Page,
+  f: { days?: string; notify?: string; email?: boolean; push?: boolean },
+) {
+  if (f.days !== undefined)
+    await p.getByLabel("Days of inactivity before it triggers (7 to 365)").fill(f.days);
+  if (f.notify !== undefined)
+    await p.getByLabel("Remind me this many days before (comma-separated)").fill(f.notify);
   if (f.email !== undefined) await p.getByLabel("Email", { exact: true }).setChecked(f.email);
   if (f.push !== undefined) await p.getByLabel("In-app notification").setChecked(f.push);
   await p.getByRole("button", { name: "Save", exact: true }).click();
@@ -59,20 +76,33 @@ describe("the dead man's switch in the browser", () => {
 
   it("refuses bad settings with a clear message and creates nothing", async () => {
     await signInThroughPage(olivia, o.token, PASS_O);
-    await fillEntry(olivia, { name: "Pension", website: "pension.example", username: "olivia", password: SECRET });
+    await fillEntry(olivia, {
+      name: "Pension",
+      website: "pension.example",
+      username: "olivia",
+      password: SECRET,
+    });
     await waitForPending(olivia, 0);
     await openSection(olivia, "Dead man's switch");
-    await expect.poll(() => olivia.locator("#dms-status").innerText()).toBe("No dead man's switch is set up. Save the settings below to start one.");
+    await expect
+      .poll(() => olivia.locator("#dms-status").innerText())
+      .toBe("No dead man's switch is set up. Save the settings below to start one.");
     await addRecipient(olivia, r.email, PASS_O);
     await expect.poll(() => recipientError(olivia)).toBe("Save the switch's settings first");
     for (const d of ["6", "366", "10.5", ""]) {
       await settings(olivia, { days: d });
-      await expect.poll(() => formError(olivia)).toBe("Days of inactivity must be a whole number from 7 to 365");
+      await expect
+        .poll(() => formError(olivia))
+        .toBe("Days of inactivity must be a whole number from 7 to 365");
     }
     await settings(olivia, { days: "30", notify: "7, x" });
-    await expect.poll(() => formError(olivia)).toBe("Reminder days must be whole numbers of at least 1, separated by commas");
+    await expect
+      .poll(() => formError(olivia))
+      .toBe("Reminder days must be whole numbers of at least 1, separated by commas");
     await settings(olivia, { notify: "30" });
-    await expect.poll(() => formError(olivia)).toBe("Each reminder day must be fewer than the 30 days of inactivity");
+    await expect
+      .poll(() => formError(olivia))
+      .toBe("Each reminder day must be fewer than the 30 days of inactivity");
     await settings(olivia, { notify: "3, 3" });
     await expect.poll(() => formError(olivia)).toBe("Each reminder day may appear only once");
     await settings(olivia, { notify: "7, 3, 1", email: false, push: false });
@@ -87,7 +117,13 @@ describe("the dead man's switch in the browser", () => {
     expect(await days(olivia)).toBe("30");
     expect(await formError(olivia)).toBe("");
     const s = (await oApi.get("/api/dead-man-switch")).body;
-    expect(s.switch).toMatchObject({ enabled: true, inactivity_days: 30, notify_at_days: [7, 3, 1], notify_via: ["email", "push"], confirmation_required: false });
+    expect(s.switch).toMatchObject({
+      enabled: true,
+      inactivity_days: 30,
+      notify_at_days: [7, 3, 1],
+      notify_via: ["email", "push"],
+      confirmation_required: false,
+    });
     await screenshot(olivia, "screenshots/dead-man-switch-on.png");
   });
 
@@ -95,13 +131,23 @@ describe("the dead man's switch in the browser", () => {
     await addRecipient(olivia, o.email, PASS_O);
     await expect.poll(() => recipientError(olivia)).toBe("You cannot name yourself as a recipient");
     await addRecipient(olivia, "", PASS_O);
-    await expect.poll(() => recipientError(olivia)).toBe("Enter the recipient's email address, like name@example.com");
+    await expect
+      .poll(() => recipientError(olivia))
+      .toBe("Enter the recipient's email address, like name@example.com");
     await addRecipient(olivia, r.email, "");
-    await expect.poll(() => recipientError(olivia)).toBe("Enter your master passphrase: it wraps your vault key for the recipient");
+    await expect
+      .poll(() => recipientError(olivia))
+      .toBe("Enter your master passphrase: it wraps your vault key for the recipient");
     await addRecipient(olivia, r.email, "wrong passphrase");
-    await expect.poll(() => recipientError(olivia)).toBe("This passphrase does not open the vault: nothing was sent");
+    await expect
+      .poll(() => recipientError(olivia))
+      .toBe("This passphrase does not open the vault: nothing was sent");
     await addRecipient(olivia, "nobody-dms@example.test", PASS_O);
-    await expect.poll(() => recipientError(olivia)).toBe("nobody-dms@example.test has no sharing key yet: ask them to open Sharing once, then try again");
+    await expect
+      .poll(() => recipientError(olivia))
+      .toBe(
+        "nobody-dms@example.test has no sharing key yet: ask them to open Sharing once, then try again",
+      );
     expect((await oApi.get("/api/dead-man-switch")).body.recipients).toEqual([]);
 
     await addRecipient(olivia, r.email, PASS_O, "Rita");
@@ -111,10 +157,19 @@ describe("the dead man's switch in the browser", () => {
     expect(await row.locator("td").nth(2).innerText()).toBe("pending");
     await screenshot(olivia, "screenshots/dead-man-switch-recipient.png");
     const [rec] = (await oApi.get("/api/dead-man-switch")).body.recipients;
-    expect(rec).toMatchObject({ recipient_email: r.email, recipient_name: "Rita", status: "pending" });
+    expect(rec).toMatchObject({
+      recipient_email: r.email,
+      recipient_name: "Rita",
+      status: "pending",
+    });
     const wrap = fromBase64(rec.wrapped_recovery_key);
     expect(wrap.length).toBe(65 + 12 + 32 + 16);
-    const raw = new Uint8Array(await crypto.subtle.exportKey("raw", (await deriveExtractableVaultKey(PASS_O, o.sub, 600_000, 1)).vaultKey));
+    const raw = new Uint8Array(
+      await crypto.subtle.exportKey(
+        "raw",
+        (await deriveExtractableVaultKey(PASS_O, o.sub, 600_000, 1)).vaultKey,
+      ),
+    );
     expect(Buffer.from(wrap).indexOf(Buffer.from(raw))).toBe(-1);
     expect(rec.wrapped_recovery_key).not.toContain(SECRET);
   });
@@ -128,14 +183,18 @@ describe("the dead man's switch in the browser", () => {
   it("a check-in moves the days left back to the full period", async () => {
     // The stored trigger is moved ten days closer. Not last_check_in: a check-in older than
     // Olivia's sign-in would be reset by that sign-in (D7), as it should.
-    d1(`UPDATE dead_man_switches SET next_trigger_at = '${new Date(Date.now() + 20 * 86_400_000).toISOString()}' WHERE user_id = '${o.sub}'`);
+    d1(
+      `UPDATE dead_man_switches SET next_trigger_at = '${new Date(Date.now() + 20 * 86_400_000).toISOString()}' WHERE user_id = '${o.sub}'`,
+    );
     await olivia.reload();
     await dashboardReady(olivia);
     await expect.poll(() => days(olivia)).toBe("20");
     await screenshot(olivia, "screenshots/dead-man-switch-20-days.png");
     await olivia.getByRole("button", { name: "Check in" }).click();
     await expect.poll(() => days(olivia)).toBe("30");
-    await expect.poll(() => olivia.locator("#dms-log li").first().innerText()).toMatch(/^Checked in · /);
+    await expect
+      .poll(() => olivia.locator("#dms-log li").first().innerText())
+      .toMatch(/^Checked in · /);
     expect((await oApi.get("/api/dead-man-switch")).body.days_remaining).toBe(30);
   });
 });

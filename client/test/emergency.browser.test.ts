@@ -2,7 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromBase64 } from "../../src/kernel/base64";
 import { deriveExtractableVaultKey } from "../src/crypto";
 import { apiAs } from "./support/api";
-import { dashboardReady, fillEntry, launch, newUser, screenshot, signInThroughPage, waitForPending, type Browser, type Page } from "./support/browser";
+import {
+  dashboardReady,
+  fillEntry,
+  launch,
+  newUser,
+  screenshot,
+  signInThroughPage,
+  waitForPending,
+  type Browser,
+  type Page,
+} from "./support/browser";
 import { base, inviteToken, openSection, personContext, useContactKey } from "./support/journey";
 
 // Three people, three browsers: Olivia names Carl and Dana as emergency contacts. Carl accepts
@@ -24,9 +34,17 @@ let dApi: Awaited<ReturnType<typeof apiAs>>;
 
 beforeAll(async () => {
   [o, c, d] = await Promise.all([newUser("olivia"), newUser("carl"), newUser("dana")]);
-  [oApi, cApi, dApi] = await Promise.all([apiAs(base(), o.token), apiAs(base(), c.token), apiAs(base(), d.token)]);
+  [oApi, cApi, dApi] = await Promise.all([
+    apiAs(base(), o.token),
+    apiAs(base(), c.token),
+    apiAs(base(), d.token),
+  ]);
   browser = await launch();
-  [olivia, carl, dana] = await Promise.all([personContext(browser), personContext(browser), personContext(browser)]).then((all) => all.map((p) => p.page));
+  [olivia, carl, dana] = await Promise.all([
+    personContext(browser),
+    personContext(browser),
+    personContext(browser),
+  ]).then((all) => all.map((p) => p.page));
 });
 
 afterAll(async () => {
@@ -61,7 +79,10 @@ async function acceptByLink(p: Page, email: string) {
 
 describe("emergency access between two people", () => {
   it("contacts get a sharing key by opening the page; nobody is named yet", async () => {
-    for (const [page, user, pass] of [[carl, c, "carl passphrase 15"], [dana, d, "dana passphrase 15"]] as const) {
+    for (const [page, user, pass] of [
+      [carl, c, "carl passphrase 15"],
+      [dana, d, "dana passphrase 15"],
+    ] as const) {
       await signInThroughPage(page, user.token, pass);
       await openSection(page, "Emergency access");
       await page.locator("#owners-empty:not([hidden])").waitFor();
@@ -73,23 +94,43 @@ describe("emergency access between two people", () => {
 
   it("refuses bad input with a clear message and names nobody", async () => {
     await signInThroughPage(olivia, o.token, PASS_O);
-    await fillEntry(olivia, { name: "Bank", website: "bank.example", username: "olivia", password: SECRET, notes: "the joint account" });
+    await fillEntry(olivia, {
+      name: "Bank",
+      website: "bank.example",
+      username: "olivia",
+      password: SECRET,
+      notes: "the joint account",
+    });
     await waitForPending(olivia, 0);
     await openSection(olivia, "Emergency access");
     await invite(olivia, "", "24", PASS_O);
-    await expect.poll(() => inviteError(olivia)).toBe("Enter the contact's email address, like name@example.com");
+    await expect
+      .poll(() => inviteError(olivia))
+      .toBe("Enter the contact's email address, like name@example.com");
     await invite(olivia, o.email, "24", PASS_O);
-    await expect.poll(() => inviteError(olivia)).toBe("You cannot name yourself as your emergency contact");
+    await expect
+      .poll(() => inviteError(olivia))
+      .toBe("You cannot name yourself as your emergency contact");
     for (const hours of ["0", "721", "2.5", ""]) {
       await invite(olivia, c.email, hours, PASS_O);
-      await expect.poll(() => inviteError(olivia)).toBe("The waiting period must be a whole number of hours from 1 to 720");
+      await expect
+        .poll(() => inviteError(olivia))
+        .toBe("The waiting period must be a whole number of hours from 1 to 720");
     }
     await invite(olivia, c.email, "24", "");
-    await expect.poll(() => inviteError(olivia)).toBe("Enter your master passphrase: it wraps your vault key for the contact");
+    await expect
+      .poll(() => inviteError(olivia))
+      .toBe("Enter your master passphrase: it wraps your vault key for the contact");
     await invite(olivia, c.email, "24", "not the passphrase");
-    await expect.poll(() => inviteError(olivia)).toBe("This passphrase does not open the vault: nothing was sent");
+    await expect
+      .poll(() => inviteError(olivia))
+      .toBe("This passphrase does not open the vault: nothing was sent");
     await invite(olivia, "nobody-here@example.test", "24", PASS_O);
-    await expect.poll(() => inviteError(olivia)).toBe("nobody-here@example.test has no sharing key yet: ask them to open Sharing once, then try again");
+    await expect
+      .poll(() => inviteError(olivia))
+      .toBe(
+        "nobody-here@example.test has no sharing key yet: ask them to open Sharing once, then try again",
+      );
     await screenshot(olivia, "screenshots/emergency-bad-input.png");
     expect((await oApi.get("/api/vault/emergency")).body.as_owner).toEqual([]);
   });
@@ -99,7 +140,9 @@ describe("emergency access between two people", () => {
     await useContactKey(olivia, c.email);
     await expect.poll(() => statusOf(contactRow(olivia, c.email))).toBe("invited");
     expect(await olivia.getByLabel("Your master passphrase").inputValue()).toBe("");
-    expect((await oApi.get("/api/vault/emergency")).body.as_owner).toMatchObject([{ contact_email: c.email, status: "pending_invite", wait_hours: 24 }]);
+    expect((await oApi.get("/api/vault/emergency")).body.as_owner).toMatchObject([
+      { contact_email: c.email, status: "pending_invite", wait_hours: 24 },
+    ]);
     await screenshot(olivia, "screenshots/emergency-owner-invited.png");
 
     await acceptByLink(carl, c.email);
@@ -110,7 +153,9 @@ describe("emergency access between two people", () => {
   it("Carl requests access; Olivia approves", async () => {
     await carl.getByRole("button", { name: `Request access to ${o.email}'s vault` }).click();
     await expect.poll(() => statusOf(ownerRow(carl))).toBe("access requested");
-    expect(await ownerRow(carl).locator("td").nth(3).innerText()).toMatch(/^granted automatically at /);
+    expect(await ownerRow(carl).locator("td").nth(3).innerText()).toMatch(
+      /^granted automatically at /,
+    );
     await reopen(olivia);
     await expect.poll(() => statusOf(contactRow(olivia, c.email))).toBe("access requested");
     await screenshot(olivia, "screenshots/emergency-owner-request.png");
@@ -123,9 +168,15 @@ describe("emergency access between two people", () => {
     await carl.getByRole("button", { name: `Open ${o.email}'s vault` }).click();
     await carl.locator('#owner-entries li:has-text("Bank")').waitFor();
     await carl.getByRole("button", { name: "Reveal Bank" }).click();
-    await expect.poll(() => carl.locator('#owner-entry-fields dd[data-field="password"]').innerText()).toBe(SECRET);
-    expect(await carl.locator('#owner-entry-fields dd[data-field="username"]').innerText()).toBe("olivia");
-    expect(await carl.locator('#owner-entry-fields dd[data-field="notes"]').innerText()).toBe("the joint account");
+    await expect
+      .poll(() => carl.locator('#owner-entry-fields dd[data-field="password"]').innerText())
+      .toBe(SECRET);
+    expect(await carl.locator('#owner-entry-fields dd[data-field="username"]').innerText()).toBe(
+      "olivia",
+    );
+    expect(await carl.locator('#owner-entry-fields dd[data-field="notes"]').innerText()).toBe(
+      "the joint account",
+    );
     await screenshot(carl, "screenshots/emergency-contact-vault.png");
 
     const contactId = (await cApi.get("/api/vault/emergency")).body.as_contact[0].id;
@@ -135,22 +186,35 @@ describe("emergency access between two people", () => {
     // Ephemeral P-256 key (65) || IV (12) || the 32-byte key wrapped with its 16-byte tag.
     expect(wrap.length).toBe(65 + 12 + 32 + 16);
     expect(fromBase64(stored.body.invite_salt).length).toBe(16);
-    const raw = new Uint8Array(await crypto.subtle.exportKey("raw", (await deriveExtractableVaultKey(PASS_O, o.sub, 600_000, 1)).vaultKey));
+    const raw = new Uint8Array(
+      await crypto.subtle.exportKey(
+        "raw",
+        (await deriveExtractableVaultKey(PASS_O, o.sub, 600_000, 1)).vaultKey,
+      ),
+    );
     expect(raw.length).toBe(32);
     expect(Buffer.from(wrap).indexOf(Buffer.from(raw))).toBe(-1);
     expect(JSON.stringify(stored.body)).not.toContain(SECRET);
-    expect(JSON.stringify((await cApi.get(`/api/vault/emergency/${contactId}/vault`)).body)).not.toContain(SECRET);
+    expect(
+      JSON.stringify((await cApi.get(`/api/vault/emergency/${contactId}/vault`)).body),
+    ).not.toContain(SECRET);
   });
 
   it("Olivia changes Carl's waiting period, then revokes him: Carl loses access", async () => {
     await reopen(olivia);
     await olivia.getByLabel(`Waiting period for ${c.email}`, { exact: true }).fill("0");
     await olivia.getByRole("button", { name: `Change waiting period for ${c.email}` }).click();
-    await expect.poll(() => olivia.locator("#contacts-error").innerText()).toBe("The waiting period must be a whole number of hours from 1 to 720");
+    await expect
+      .poll(() => olivia.locator("#contacts-error").innerText())
+      .toBe("The waiting period must be a whole number of hours from 1 to 720");
     await olivia.getByLabel(`Waiting period for ${c.email}`, { exact: true }).fill("72");
     await olivia.getByRole("button", { name: `Change waiting period for ${c.email}` }).click();
-    await expect.poll(async () => (await oApi.get("/api/vault/emergency")).body.as_owner[0].wait_hours).toBe(72);
-    await expect.poll(() => olivia.getByLabel(`Waiting period for ${c.email}`, { exact: true }).inputValue()).toBe("72");
+    await expect
+      .poll(async () => (await oApi.get("/api/vault/emergency")).body.as_owner[0].wait_hours)
+      .toBe(72);
+    await expect
+      .poll(() => olivia.getByLabel(`Waiting period for ${c.email}`, { exact: true }).inputValue())
+      .toBe("72");
 
     await olivia.getByRole("button", { name: `Revoke ${c.email}` }).click();
     await expect.poll(() => statusOf(contactRow(olivia, c.email))).toBe("revoked");
@@ -159,7 +223,9 @@ describe("emergency access between two people", () => {
     await expect.poll(() => statusOf(ownerRow(carl))).toBe("revoked");
     expect(await carl.getByRole("button", { name: `Open ${o.email}'s vault` }).count()).toBe(0);
     const contactId = (await cApi.get("/api/vault/emergency")).body.as_contact[0].id;
-    expect((await cApi.get(`/api/vault/emergency/access?contact_id=${contactId}`)).status).toBe(403);
+    expect((await cApi.get(`/api/vault/emergency/access?contact_id=${contactId}`)).status).toBe(
+      403,
+    );
   });
 
   it("Dana asks and Olivia denies: no access", async () => {
@@ -178,6 +244,8 @@ describe("emergency access between two people", () => {
     expect(await dana.getByRole("button", { name: `Open ${o.email}'s vault` }).count()).toBe(0);
     await screenshot(dana, "screenshots/emergency-contact-denied.png");
     const contactId = (await dApi.get("/api/vault/emergency")).body.as_contact[0].id;
-    expect((await dApi.get(`/api/vault/emergency/access?contact_id=${contactId}`)).status).toBe(403);
+    expect((await dApi.get(`/api/vault/emergency/access?contact_id=${contactId}`)).status).toBe(
+      403,
+    );
   });
 });

@@ -3,7 +3,14 @@ import { openEntry as openSealed, placeOf } from "../src/envelope";
 import { deriveVaultKeys } from "../src/crypto";
 import { pageHostHashes } from "../src/host-hashes";
 import { signedInPerson } from "./support/account";
-import { launch, openEntry, openNewEntry, screenshot, waitForPending, type Browser } from "./support/browser";
+import {
+  launch,
+  openEntry,
+  openNewEntry,
+  screenshot,
+  waitForPending,
+  type Browser,
+} from "./support/browser";
 import { openSection } from "./support/journey";
 
 // The entry form edits an entry's other addresses (each with its match rule) and custom fields;
@@ -45,31 +52,47 @@ describe("the entry form's addresses and fields", () => {
     await page.reload();
     await openSection(page, "Vault");
     await openEntry(page, "Forge");
-    expect(await page.locator('#revealed-fields dd[data-field="urls.0"]').innerText()).toBe("https://git.example.org/login");
+    expect(await page.locator('#revealed-fields dd[data-field="urls.0"]').innerText()).toBe(
+      "https://git.example.org/login",
+    );
     const hidden = page.locator('#revealed-fields dd[data-label="Recovery code"]');
     expect(await hidden.getAttribute("data-masked")).toBe("true");
     expect(await hidden.innerText()).not.toContain("RC-77-secret");
 
     // On the server: sealed (nothing of it in the clear), and found by the second address's hashed host.
     const keys = await deriveVaultKeys(PASSPHRASE, user.sub);
-    const row = (await api.entries()).get("Forge") as { id: string; website: string | null; url: string | null; wrapped_item_key: string; encrypted_data: string };
+    const row = (await api.entries()).get("Forge") as {
+      id: string;
+      website: string | null;
+      url: string | null;
+      wrapped_item_key: string;
+      encrypted_data: string;
+    };
     expect(JSON.stringify(row)).not.toContain("git.example.org");
     const { secrets } = await openSealed(keys, placeOf(user.sub, row), row);
     expect(secrets.urls).toEqual([{ url: "https://git.example.org/login", match: "host" }]);
-    expect(secrets.fields).toEqual([{ name: "Recovery code", value: "RC-77-secret", type: "hidden" }]);
+    expect(secrets.fields).toEqual([
+      { name: "Recovery code", value: "RC-77-secret", type: "hidden" },
+    ]);
     const page2 = "https://git.example.org/login";
-    const found = await api.get(`/api/passwords/match?url=${encodeURIComponent(page2)}&host_hashes=${(await pageHostHashes(keys, page2)).join(",")}`);
+    const found = await api.get(
+      `/api/passwords/match?url=${encodeURIComponent(page2)}&host_hashes=${(await pageHostHashes(keys, page2)).join(",")}`,
+    );
     expect(found.body.matches.map((m: { id: string }) => m.id)).toEqual([row.id]);
 
     // Removing the address in an edit clears it, on the server's index too.
     await page.getByRole("button", { name: "Edit Forge", exact: true }).click();
     await page.locator("#entry-dialog[open]").waitFor();
-    expect(await page.getByLabel("Address 1", { exact: true }).inputValue()).toBe("https://git.example.org/login");
+    expect(await page.getByLabel("Address 1", { exact: true }).inputValue()).toBe(
+      "https://git.example.org/login",
+    );
     await page.getByRole("button", { name: /^Remove address/ }).click();
     await page.getByRole("button", { name: "Save" }).click();
     await page.locator("#entry-dialog[open]").waitFor({ state: "hidden" });
     await waitForPending(page, 0);
-    const after = await api.get(`/api/passwords/match?url=${encodeURIComponent(page2)}&host_hashes=${(await pageHostHashes(keys, page2)).join(",")}`);
+    const after = await api.get(
+      `/api/passwords/match?url=${encodeURIComponent(page2)}&host_hashes=${(await pageHostHashes(keys, page2)).join(",")}`,
+    );
     expect(after.body.matches).toEqual([]);
   });
 });

@@ -4,7 +4,19 @@ import { pageHostHashes } from "../src/host-hashes";
 import { startLoginSite } from "../../test/support/login-site";
 import { apiAs } from "./support/api";
 import { newUser, screenshot, signInThroughPage, type BrowserContext } from "./support/browser";
-import { buildExtension, deriveVaultKeys, extensionStatus, frameText, launchWithExtension, newProfile, openFillMenu, openPage, openPopup, pressInFrame, startRelay } from "./support/extension";
+import {
+  buildExtension,
+  deriveVaultKeys,
+  extensionStatus,
+  frameText,
+  launchWithExtension,
+  newProfile,
+  openFillMenu,
+  openPage,
+  openPopup,
+  pressInFrame,
+  startRelay,
+} from "./support/extension";
 import { openSection } from "./support/journey";
 
 // An entry imported with two addresses is offered by the extension on the second one: from its
@@ -27,7 +39,10 @@ beforeAll(async () => {
   buildExtension(relay.url);
   user = await newUser("extra-urls");
   keys = await deriveVaultKeys(PASSPHRASE, user.sub);
-  await fetch(`${site.url}/register`, { method: "POST", body: JSON.stringify({ username: "nina", password: "nina-second-pass" }) });
+  await fetch(`${site.url}/register`, {
+    method: "POST",
+    body: JSON.stringify({ username: "nina", password: "nina-second-pass" }),
+  });
   ({ context } = await launchWithExtension(newProfile(), base));
 });
 
@@ -63,15 +78,23 @@ describe("an entry's extra addresses in the extension", () => {
       ],
     };
     await openSection(app, "Import & export");
-    await app.getByLabel(/Export file from another password manager/).setInputFiles({ name: "bitwarden.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(file)) });
+    await app.getByLabel(/Export file from another password manager/).setInputFiles({
+      name: "bitwarden.json",
+      mimeType: "application/json",
+      buffer: Buffer.from(JSON.stringify(file)),
+    });
     await app.getByRole("button", { name: "Preview" }).click();
     await app.getByRole("button", { name: "Import 1 entry" }).click();
-    await expect.poll(() => app.locator("#import-done").getAttribute("data-imported"), { timeout: 30_000 }).toBe("1");
+    await expect
+      .poll(() => app.locator("#import-done").getAttribute("data-imported"), { timeout: 30_000 })
+      .toBe("1");
     await app.close();
 
     // The server stores the second address's host only as a blind hash, which the page's hashes find.
     const api = await apiAs(base, user.token);
-    const found = await api.get(`/api/passwords/match?url=${encodeURIComponent(second())}&host_hashes=${(await pageHostHashes(keys, second())).join(",")}`);
+    const found = await api.get(
+      `/api/passwords/match?url=${encodeURIComponent(second())}&host_hashes=${(await pageHostHashes(keys, second())).join(",")}`,
+    );
     expect(found.body.matches.map((m: { name: string }) => m.name)).toEqual(["Two sites"]);
     expect(JSON.stringify(found.body)).not.toContain("second.test");
     const plain = await api.get(`/api/passwords/match?url=${encodeURIComponent(second())}`);
@@ -79,11 +102,12 @@ describe("an entry's extra addresses in the extension", () => {
   });
 
   it("the extension offers and fills it on the second site, and nothing on a lookalike", async () => {
-
     const popup = await openPopup(context);
     await popup.getByLabel("Master passphrase").fill(PASSPHRASE);
     await popup.getByRole("button", { name: "Unlock" }).click();
-    await expect.poll(async () => (await extensionStatus(popup)).cached, { timeout: 30_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(async () => (await extensionStatus(popup)).cached, { timeout: 30_000 })
+      .toBeGreaterThan(0);
     await popup.close();
 
     const page = await openPage(context, second());

@@ -1,7 +1,22 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startLoginSite } from "../../test/support/login-site";
 import { newUser, screenshot, signInThroughPage, type BrowserContext } from "./support/browser";
-import { buildExtension, deriveVaultKeys, extensionStatus, frameText, launchWithExtension, newProfile, openFillMenu, openPage, pressInFrame, seedEntries, startRelay, unlockInPopup, type Heard, type Seed } from "./support/extension";
+import {
+  buildExtension,
+  deriveVaultKeys,
+  extensionStatus,
+  frameText,
+  launchWithExtension,
+  newProfile,
+  openFillMenu,
+  openPage,
+  pressInFrame,
+  seedEntries,
+  startRelay,
+  unlockInPopup,
+  type Heard,
+  type Seed,
+} from "./support/extension";
 
 // The extension's first sync on a new browser: the vault is unlocked and the fill menu answers
 // while the pull is still under way (held back at a relay in front of the worker), and a pull cut
@@ -38,10 +53,21 @@ beforeAll(async () => {
   buildExtension(relay.url);
   user = await newUser("ext-first-sync");
   const keys = await deriveVaultKeys(PASSPHRASE, user.sub);
-  const seeds: Seed[] = Array.from({ length: COUNT - 1 }, (_, n) => ({ name: `Filler ${n}`, website: `filler${n}.example.test`, username: `user${n}`, password: `pw-${n}` }));
-  seeds.splice(COUNT / 2, 0, { name: "First sync", website: "firstsync.test", username: "fiona", password: SECRET });
+  const seeds: Seed[] = Array.from({ length: COUNT - 1 }, (_, n) => ({
+    name: `Filler ${n}`,
+    website: `filler${n}.example.test`,
+    username: `user${n}`,
+    password: `pw-${n}`,
+  }));
+  seeds.splice(COUNT / 2, 0, {
+    name: "First sync",
+    website: "firstsync.test",
+    username: "fiona",
+    password: SECRET,
+  });
   // The server takes at most 100 mutations a batch.
-  for (let i = 0; i < seeds.length; i += 100) await seedEntries(base, user, keys, seeds.slice(i, i + 100));
+  for (let i = 0; i < seeds.length; i += 100)
+    await seedEntries(base, user, keys, seeds.slice(i, i + 100));
 });
 
 afterAll(async () => {
@@ -58,7 +84,9 @@ describe("the extension's first sync", () => {
     const popup = await unlockInPopup(context, PASSPHRASE);
     await expect.poll(() => relay.heard().filter(isPull).length).toBeGreaterThan(pullsBefore);
     // The popup says the first sync is under way, with nothing of it arrived yet.
-    await expect.poll(() => popup.locator("#sync").innerText()).toContain("First sync: 0 entries so far");
+    await expect
+      .poll(() => popup.locator("#sync").innerText())
+      .toContain("First sync: 0 entries so far");
 
     const page = await openPage(context, at("firstsync.test", "/login"));
     const menu = await openFillMenu(page);
@@ -71,8 +99,12 @@ describe("the extension's first sync", () => {
     await screenshot(popup, "extension-first-sync-popup.png");
 
     relay.pace(null);
-    await expect.poll(async () => extensionStatus(popup), { timeout: 60_000 }).toMatchObject({ cached: COUNT, synced: true });
-    await expect.poll(() => popup.locator("#sync").innerText(), { timeout: 10_000 }).toMatch(/^Synced /);
+    await expect
+      .poll(async () => extensionStatus(popup), { timeout: 60_000 })
+      .toMatchObject({ cached: COUNT, synced: true });
+    await expect
+      .poll(() => popup.locator("#sync").innerText(), { timeout: 10_000 })
+      .toMatch(/^Synced /);
     await page.close();
   });
 
@@ -82,16 +114,22 @@ describe("the extension's first sync", () => {
     const context = await newBrowser();
     const pullsBefore = relay.heard().filter(isPull).length;
     const popup = await unlockInPopup(context, PASSPHRASE);
-    await expect.poll(async () => (await extensionStatus(popup)).cached, { timeout: 60_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(async () => (await extensionStatus(popup)).cached, { timeout: 60_000 })
+      .toBeGreaterThan(0);
     const partial = await extensionStatus(popup);
     expect(partial.synced).toBe(false);
     expect(partial.cached).toBeLessThan(COUNT);
     relay.cut(PULL);
     relay.pace(null);
 
-    await expect.poll(async () => extensionStatus(popup), { timeout: 60_000 }).toMatchObject({ cached: COUNT, synced: true });
+    await expect
+      .poll(async () => extensionStatus(popup), { timeout: 60_000 })
+      .toMatchObject({ cached: COUNT, synced: true });
     const pulls = relay.heard().filter(isPull).slice(pullsBefore);
-    console.log(`extension first sync: ${partial.cached} entries stored before the cut; pulls: ${pulls.map((h) => `${h.line} ${h.status ?? ""}`).join("; ")}`);
+    console.log(
+      `extension first sync: ${partial.cached} entries stored before the cut; pulls: ${pulls.map((h) => `${h.line} ${h.status ?? ""}`).join("; ")}`,
+    );
     // The pull after the cut asks from the stored position: only the first asked for everything
     // (neither a cursor nor a position), and a later one for the rest.
     const fromScratch = pulls.filter((h) => !/[?&](since|resume)=/.test(h.line));

@@ -2,8 +2,29 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startLoginSite } from "../../test/support/login-site";
 import { automation } from "./support/automation";
-import { newUser, screenshot, signInThroughPage, type BrowserContext, type Page } from "./support/browser";
-import { buildExtension, deriveVaultKeys, extensionFrames, extensionStatus, frameText, launchWithExtension, newProfile, openFillMenu, openPage, openPopup, pressInFrame, seedEntries, startRelay, unlockInPopup } from "./support/extension";
+import {
+  newUser,
+  screenshot,
+  signInThroughPage,
+  type BrowserContext,
+  type Page,
+} from "./support/browser";
+import {
+  buildExtension,
+  deriveVaultKeys,
+  extensionFrames,
+  extensionStatus,
+  frameText,
+  launchWithExtension,
+  newProfile,
+  openFillMenu,
+  openPage,
+  openPopup,
+  pressInFrame,
+  seedEntries,
+  startRelay,
+  unlockInPopup,
+} from "./support/extension";
 
 // The extension warns when it fills a password that is exposed (the Pwned Passwords stand-in lists
 // its hash) or reused (another entry of the synced copy holds it), in its own frame or popup, and
@@ -24,7 +45,12 @@ let sitePort: string;
 let requestsBefore = 0;
 
 type RangeRequest = { path: string; padding: string | null };
-const rangeRequests = async (): Promise<RangeRequest[]> => ((await (await fetch(`${automation().pwnedRangeUrl}/__control/requests`)).json()) as { requests: RangeRequest[] }).requests;
+const rangeRequests = async (): Promise<RangeRequest[]> =>
+  (
+    (await (await fetch(`${automation().pwnedRangeUrl}/__control/requests`)).json()) as {
+      requests: RangeRequest[];
+    }
+  ).requests;
 const at = (host: string) => `http://${host}:${sitePort}/login`;
 
 /** The person opens the menu in the page's username field and picks `name`: the page is filled, and the frame that stays (or not) is returned. */
@@ -36,7 +62,10 @@ async function pickInMenu(page: Page, name: RegExp, password: string) {
 }
 
 beforeAll(async () => {
-  await fetch(`${automation().pwnedRangeUrl}/__control/hashes`, { method: "POST", body: JSON.stringify({ passwords: [P.exposed], count: 1234 }) });
+  await fetch(`${automation().pwnedRangeUrl}/__control/hashes`, {
+    method: "POST",
+    body: JSON.stringify({ passwords: [P.exposed], count: 1234 }),
+  });
   requestsBefore = (await rangeRequests()).length;
   site = await startLoginSite();
   sitePort = new URL(site.url).port;
@@ -73,8 +102,12 @@ describe("fill warnings in the extension", () => {
     const menu = await pickInMenu(page, /Leaky forum/, P.exposed);
     await menu.locator("body[data-warning]").waitFor();
     expect(await menu.locator("body").getAttribute("data-warning")).toBe("exposed");
-    expect(await frameText(menu)).toContain("this password appeared in a data breach (seen 1,234 times)");
-    expect(await menu.getByRole("link", { name: "Open Vault health" }).getAttribute("href")).toBe(new URL("/health", relay.url).href);
+    expect(await frameText(menu)).toContain(
+      "this password appeared in a data breach (seen 1,234 times)",
+    );
+    expect(await menu.getByRole("link", { name: "Open Vault health" }).getAttribute("href")).toBe(
+      new URL("/health", relay.url).href,
+    );
     await screenshot(page, "extension-fill-warning-exposed.png");
     // Only the frame says it: nothing of the warning is in the page's DOM.
     expect(await page.content()).not.toContain("breach");
@@ -97,7 +130,8 @@ describe("fill warnings in the extension", () => {
     const page = await openPage(context, at("bank.test"));
     const menu = await pickInMenu(page, /Fine bank/, P.clean);
     await expect.poll(() => menu.isDetached()).toBe(true);
-    for (const f of extensionFrames(page)) expect(await f.locator("body[data-warning]").count()).toBe(0);
+    for (const f of extensionFrames(page))
+      expect(await f.locator("body[data-warning]").count()).toBe(0);
     await page.close();
   });
 
@@ -135,6 +169,7 @@ describe("fill warnings in the extension", () => {
     // suite (one worker for all) asked the same prefix and the worker answers it from its cache.
     for (const prefix of ours) expect(all.map((r) => r.path)).toContain(`/range/${prefix}`);
     // No full hash or suffix of a password went anywhere the relay saw.
-    for (const p of Object.values(P)) expect(relay.heard().some((h) => h.line.includes(sha1(p).slice(5)))).toBe(false);
+    for (const p of Object.values(P))
+      expect(relay.heard().some((h) => h.line.includes(sha1(p).slice(5)))).toBe(false);
   });
 });

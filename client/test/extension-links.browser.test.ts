@@ -2,8 +2,25 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startLoginSite } from "../../test/support/login-site";
 import { apiAs } from "./support/api";
-import { launch, newUser, screenshot, signInThroughPage, type Browser, type BrowserContext, type Page } from "./support/browser";
-import { buildExtension, deriveVaultKeys, EXTENSION_ID, launchWithExtension, newProfile, openPage, openPopup, seedEntries } from "./support/extension";
+import {
+  launch,
+  newUser,
+  screenshot,
+  signInThroughPage,
+  type Browser,
+  type BrowserContext,
+  type Page,
+} from "./support/browser";
+import {
+  buildExtension,
+  deriveVaultKeys,
+  EXTENSION_ID,
+  launchWithExtension,
+  newProfile,
+  openPage,
+  openPopup,
+  seedEntries,
+} from "./support/extension";
 import { d1, openSection } from "./support/journey";
 import { axeViolations } from "./support/pages";
 import { stateFiles } from "./support/storage";
@@ -15,7 +32,13 @@ import { stateFiles } from "./support/storage";
 const PASSPHRASE = "extension links passphrase";
 const TEXT = "alarm code 4417-Kq9";
 const LINK_PASSPHRASE = "quiet harbour lamp";
-const ENTRY = { name: "Router admin", website: "site.test", username: "root-admin", password: "pw-Router-Zx81!q", totp: "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP" };
+const ENTRY = {
+  name: "Router admin",
+  website: "site.test",
+  username: "root-admin",
+  password: "pw-Router-Zx81!q",
+  totp: "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP",
+};
 const LABEL = "Router for the plumber";
 const base = inject("baseUrl");
 let site: Awaited<ReturnType<typeof startLoginSite>>;
@@ -25,12 +48,20 @@ let app: Page;
 let strangers: Browser;
 let sitePage: Page;
 
-const links = async () => ((await (await apiAs(base, user.token)).get("/api/links")).body as { links: { id: string; max_views: number; has_passphrase: boolean; label: unknown }[] }).links;
+const links = async () =>
+  (
+    (await (await apiAs(base, user.token)).get("/api/links")).body as {
+      links: { id: string; max_views: number; has_passphrase: boolean; label: unknown }[];
+    }
+  ).links;
 const idOf = (url: string) => new URL(url).pathname.split("/")[2]!;
 
 /** A stranger: a fresh browser context of another browser, with no account, cookies or service worker. */
 async function stranger(): Promise<Page> {
-  const ctx = await strangers.newContext({ viewport: { width: 390, height: 800 }, serviceWorkers: "block" });
+  const ctx = await strangers.newContext({
+    viewport: { width: 390, height: 800 },
+    serviceWorkers: "block",
+  });
   const page = await ctx.newPage();
   page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
   return page;
@@ -65,7 +96,10 @@ beforeAll(async () => {
   buildExtension(base);
   user = await newUser("ext-links");
   const keys = await deriveVaultKeys(PASSPHRASE, user.sub);
-  await seedEntries(base, user, keys, [ENTRY, { name: "Other site", website: "other.test", username: "bob", password: "pw-other-never-sent" }]);
+  await seedEntries(base, user, keys, [
+    ENTRY,
+    { name: "Other site", website: "other.test", username: "bob", password: "pw-other-never-sent" },
+  ]);
   ({ context } = await launchWithExtension(newProfile(), base));
   // For every origin: Chromium refuses a grant named for the extension's origin (not a web origin).
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
@@ -123,10 +157,15 @@ describe("secure links from the extension popup", () => {
     expect(await axeViolations(popup)).toEqual([]);
     await screenshot(popup, "screenshots/extension-link-create.png");
     const url = await createAndCopy(popup);
-    expect(url).toMatch(new RegExp(`^${base.replace(/[.]/g, "\\.")}/l/[A-Za-z0-9_-]{22}#[A-Za-z0-9_-]{43}$`));
+    expect(url).toMatch(
+      new RegExp(`^${base.replace(/[.]/g, "\\.")}/l/[A-Za-z0-9_-]{22}#[A-Za-z0-9_-]{43}$`),
+    );
     expect(await axeViolations(popup)).toEqual([]);
     await screenshot(popup, "screenshots/extension-link-result.png");
-    expect((await links()).find((l) => l.id === idOf(url))).toMatchObject({ max_views: 1, has_passphrase: true });
+    expect((await links()).find((l) => l.id === idOf(url))).toMatchObject({
+      max_views: 1,
+      has_passphrase: true,
+    });
     // The page the popup acted on saw nothing of it.
     expect(await sitePage.content()).not.toContain(idOf(url));
     await popup.close();
@@ -135,18 +174,30 @@ describe("secure links from the extension popup", () => {
     await page.goto(url);
     await page.getByLabel("Passphrase").fill(LINK_PASSPHRASE);
     await page.getByRole("button", { name: "Show the secret" }).click();
-    await expect.poll(() => page.locator("#link-fields .link-value").allInnerTexts()).toEqual([TEXT]);
+    await expect
+      .poll(() => page.locator("#link-fields .link-value").allInnerTexts())
+      .toEqual([TEXT]);
     const again = await stranger();
     await again.goto(url);
-    await expect.poll(() => again.locator("#link-status").innerText()).toContain("already been opened as many times as the sender allowed");
+    await expect
+      .poll(() => again.locator("#link-status").innerText())
+      .toContain("already been opened as many times as the sender allowed");
   });
 
   it("an entry's chosen fields go out by link from its match in the popup, and nothing else of it", async () => {
     const popup = await popupUnlocked();
-    await popup.getByRole("button", { name: `Share ${ENTRY.name} ${ENTRY.username} by link` }).click();
+    await popup
+      .getByRole("button", { name: `Share ${ENTRY.name} ${ENTRY.username} by link` })
+      .click();
     const fields = popup.locator("#share-fields");
     await fields.getByLabel("Password").waitFor();
-    expect(await fields.locator("label").allInnerTexts()).toEqual(["Name", "Website", "Username", "Password", "TOTP secret"]);
+    expect(await fields.locator("label").allInnerTexts()).toEqual([
+      "Name",
+      "Website",
+      "Username",
+      "Password",
+      "TOTP secret",
+    ]);
     // The popup is told which fields exist, never what they hold.
     expect(await popup.content()).not.toContain(ENTRY.password);
     await fields.getByLabel("Website").uncheck();
@@ -159,10 +210,17 @@ describe("secure links from the extension popup", () => {
     const page = await stranger();
     await page.goto(url);
     await page.getByRole("button", { name: "Show the secret" }).click();
-    await expect.poll(() => page.locator("#link-fields .name").allInnerTexts()).toEqual(["Name", "Username", "Password"]);
-    expect(await page.locator("#link-fields .link-value").allInnerTexts()).toEqual([ENTRY.name, ENTRY.username, ENTRY.password]);
+    await expect
+      .poll(() => page.locator("#link-fields .name").allInnerTexts())
+      .toEqual(["Name", "Username", "Password"]);
+    expect(await page.locator("#link-fields .link-value").allInnerTexts()).toEqual([
+      ENTRY.name,
+      ENTRY.username,
+      ENTRY.password,
+    ]);
     const shown = await page.locator("body").innerText();
-    for (const absent of [ENTRY.totp, ENTRY.website, "pw-other-never-sent"]) expect(shown).not.toContain(absent);
+    for (const absent of [ENTRY.totp, ENTRY.website, "pw-other-never-sent"])
+      expect(shown).not.toContain(absent);
     await screenshot(page, "screenshots/extension-link-opened.png");
 
     // The owner's web app lists it under the label, which only the owner's browser opens.
@@ -170,8 +228,13 @@ describe("secure links from the extension popup", () => {
     const card = app.locator(`#links li[data-id="${idOf(url)}"]`);
     await expect.poll(() => card.innerText()).toContain(LABEL);
     expect(await card.innerText()).toContain("Views 1 of 2");
-    const [row] = d1<{ encrypted_label: string }>(`SELECT encrypted_label FROM secure_links WHERE id = '${idOf(url)}'`);
-    expect(JSON.parse(row!.encrypted_label)).toMatchObject({ iv: expect.any(String), ciphertext: expect.any(String) });
+    const [row] = d1<{ encrypted_label: string }>(
+      `SELECT encrypted_label FROM secure_links WHERE id = '${idOf(url)}'`,
+    );
+    expect(JSON.parse(row!.encrypted_label)).toMatchObject({
+      iv: expect.any(String),
+      ciphertext: expect.any(String),
+    });
     expect(row!.encrypted_label).not.toContain("plumber");
   });
 
@@ -180,11 +243,15 @@ describe("secure links from the extension popup", () => {
     await popup.getByRole("button", { name: "Share a link" }).click();
     await popup.getByLabel("Entry", { exact: true }).check();
     await popup.getByRole("button", { name: "Create link" }).click();
-    expect(await popup.locator("#share-error").innerText()).toBe("Find and choose the entry to send.");
+    expect(await popup.locator("#share-error").innerText()).toBe(
+      "Find and choose the entry to send.",
+    );
     await popup.getByLabel("Find an entry").fill("other");
     await popup.getByRole("button", { name: /Other site/ }).click();
     const fields = popup.locator("#share-fields");
-    await expect.poll(() => fields.locator("label").allInnerTexts()).toEqual(["Name", "Website", "Username", "Password"]);
+    await expect
+      .poll(() => fields.locator("label").allInnerTexts())
+      .toEqual(["Name", "Website", "Username", "Password"]);
     expect(await popup.locator("#share-entry").innerText()).toBe("Other site (bob)");
     expect(await popup.content()).not.toContain("pw-other-never-sent");
     expect(await axeViolations(popup)).toEqual([]);
@@ -195,13 +262,18 @@ describe("secure links from the extension popup", () => {
 
   it("a page cannot make the extension create a link: no runtime messaging, and posted messages do nothing", async () => {
     const before = (await links()).length;
-    const attempt = { type: "link-create", source: { kind: "entry", id: "x", fields: ["password"] }, options: { expiresInSeconds: 3600, maxViews: 1 } };
+    const attempt = {
+      type: "link-create",
+      source: { kind: "entry", id: "x", fields: ["password"] },
+      options: { expiresInSeconds: 3600, maxViews: 1 },
+    };
     const tried = await sitePage.evaluate(
       async ({ id, m }) => {
         window.postMessage(m, "*");
         window.postMessage({ ...m, target: "offscreen" }, "*");
         for (const f of Array.from(window.frames)) f.postMessage(m, "*");
-        const runtime = (globalThis as { chrome?: { runtime?: { sendMessage?: unknown } } }).chrome?.runtime;
+        const runtime = (globalThis as { chrome?: { runtime?: { sendMessage?: unknown } } }).chrome
+          ?.runtime;
         if (typeof runtime?.sendMessage !== "function") return "no runtime messaging";
         try {
           await (runtime.sendMessage as (id: string, m: unknown) => Promise<unknown>)(id, m);
@@ -215,7 +287,13 @@ describe("secure links from the extension popup", () => {
     // The manifest declares no externally_connectable: pages get no channel to the extension at all.
     expect(tried).toBe("no runtime messaging");
     // The web app's own page is a page too.
-    expect(await app.evaluate(() => typeof (globalThis as { chrome?: { runtime?: { sendMessage?: unknown } } }).chrome?.runtime?.sendMessage)).toBe("undefined");
+    expect(
+      await app.evaluate(
+        () =>
+          typeof (globalThis as { chrome?: { runtime?: { sendMessage?: unknown } } }).chrome
+            ?.runtime?.sendMessage,
+      ),
+    ).toBe("undefined");
     await new Promise((r) => setTimeout(r, 1500));
     expect((await links()).length).toBe(before);
   });

@@ -1,8 +1,27 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startLoginSite } from "../../test/support/login-site";
 import { apiAs } from "./support/api";
-import { fillEntry, newUser, screenshot, signInThroughPage, waitForPending, type BrowserContext, type Page } from "./support/browser";
-import { buildExtension, extensionStatus, frameText, launchWithExtension, newProfile, openFillMenu, openPage, startRelay, unlockInPopup, type Heard } from "./support/extension";
+import {
+  fillEntry,
+  newUser,
+  screenshot,
+  signInThroughPage,
+  waitForPending,
+  type BrowserContext,
+  type Page,
+} from "./support/browser";
+import {
+  buildExtension,
+  extensionStatus,
+  frameText,
+  launchWithExtension,
+  newProfile,
+  openFillMenu,
+  openPage,
+  startRelay,
+  unlockInPopup,
+  type Heard,
+} from "./support/extension";
 
 // Live sync in the extension: its vault document holds one live connection (through a relay that
 // can drop it), and a change saved in the web app reaches the extension's fill cache without a
@@ -48,8 +67,16 @@ function whenStored(name: string, timeout: number): Promise<number> {
           const look = () => {
             const all = db.transaction("entries").objectStore("entries").getAll();
             all.onsuccess = () => {
-              if ((all.result as { name?: string; deletedAt?: string | null }[]).some((e) => e.name === name)) return resolve(Date.now());
-              if (Date.now() > until) return reject(new Error(`the extension's vault did not take ${name} in ${timeout} ms`));
+              if (
+                (all.result as { name?: string; deletedAt?: string | null }[]).some(
+                  (e) => e.name === name,
+                )
+              )
+                return resolve(Date.now());
+              if (Date.now() > until)
+                return reject(
+                  new Error(`the extension's vault did not take ${name} in ${timeout} ms`),
+                );
               setTimeout(look, 10);
             };
           };
@@ -76,7 +103,10 @@ beforeAll(async () => {
   popup = await unlockInPopup(context, PASSPHRASE);
   await until(async () => (await extensionStatus(popup)).lastSync !== null, "the first sync");
   // Connected: the relay carried the upgrade and the worker switched protocols.
-  await until(async () => relay.heard().some((h) => isLive(h) && h.status === 101), "the live connection");
+  await until(
+    async () => relay.heard().some((h) => isLive(h) && h.status === 101),
+    "the live connection",
+  );
 });
 
 afterAll(async () => {
@@ -89,13 +119,25 @@ describe("live sync in the extension", () => {
   it("a save in the web app reaches the extension's fill cache within a second, with no sync press", async () => {
     const pullsBefore = relay.heard().filter(isPull).length;
     const saved = app
-      .waitForResponse((r) => r.request().method() === "POST" && ["/api/passwords/sync", "/api/passwords"].includes(new URL(r.url()).pathname) && r.status() < 300)
+      .waitForResponse(
+        (r) =>
+          r.request().method() === "POST" &&
+          ["/api/passwords/sync", "/api/passwords"].includes(new URL(r.url()).pathname) &&
+          r.status() < 300,
+      )
       .then(() => Date.now());
-    await fillEntry(app, { name: "Live from the app", website: "livesync.test", username: "lina", password: "pw-live-ext" });
+    await fillEntry(app, {
+      name: "Live from the app",
+      website: "livesync.test",
+      username: "lina",
+      password: "pw-live-ext",
+    });
     const storedAt = whenStored("Live from the app", 10_000);
     const [savedAt, cachedAt] = await Promise.all([saved, storedAt]);
     const pull = relay.heard().filter(isPull).at(-1);
-    console.log(`extension live sync: write response to the extension's vault holding it: ${cachedAt - savedAt} ms (its pull asked at +${(pull?.at ?? 0) - savedAt} ms)`);
+    console.log(
+      `extension live sync: write response to the extension's vault holding it: ${cachedAt - savedAt} ms (its pull asked at +${(pull?.at ?? 0) - savedAt} ms)`,
+    );
     expect(cachedAt - savedAt).toBeLessThan(1000);
     // The extension pulled because it was told (the only pull since), not because a run came due.
     expect(relay.heard().filter(isPull).length).toBe(pullsBefore + 1);
@@ -116,7 +158,12 @@ describe("live sync in the extension", () => {
     await relay.stop();
     const before = (await extensionStatus(popup)).cached;
     const pullsBefore = relay.heard().filter(isPull).length;
-    await fillEntry(app, { name: "While the extension was away", website: "away-ext.test", username: "lina", password: "pw-away-ext" });
+    await fillEntry(app, {
+      name: "While the extension was away",
+      website: "away-ext.test",
+      username: "lina",
+      password: "pw-away-ext",
+    });
     await waitForPending(app, 0);
     expect((await api.entries()).has("While the extension was away")).toBe(true);
     await pause(1500);
@@ -132,9 +179,20 @@ describe("live sync in the extension", () => {
     // The connection is back too. (The 30-second run may have pulled first, while the connection
     // was still waiting out its backoff: then the greeting finds the cursor current and no second
     // pull follows; either way nothing waited for a press.)
-    await expect.poll(() => relay.heard().slice(heardBefore).some((h) => isLive(h) && h.status === 101), { timeout: 20_000 }).toBe(true);
+    await expect
+      .poll(
+        () =>
+          relay
+            .heard()
+            .slice(heardBefore)
+            .some((h) => isLive(h) && h.status === 101),
+        { timeout: 20_000 },
+      )
+      .toBe(true);
     const since = relay.heard().slice(heardBefore);
-    console.log(`extension live sync: after the resume: ${since.map((h) => `+${h.at - resumedAt} ms ${h.line} ${h.status ?? ""}`).join("; ")}`);
+    console.log(
+      `extension live sync: after the resume: ${since.map((h) => `+${h.at - resumedAt} ms ${h.line} ${h.status ?? ""}`).join("; ")}`,
+    );
     expect(since.some(isPull)).toBe(true);
     // And the fill cache follows the vault (the status counts it).
     await expect.poll(async () => (await extensionStatus(popup)).cached).toBe(before + 1);

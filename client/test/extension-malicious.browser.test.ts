@@ -2,9 +2,33 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { VaultKeys } from "../src/crypto";
 import { startLoginSite } from "../../test/support/login-site";
 import { apiAs } from "./support/api";
-import { newUser, screenshot, signInThroughPage, type BrowserContext, type Page } from "./support/browser";
-import { buildExtension, deriveVaultKeys, extensionStatus, frameText, launchWithExtension, newProfile, openFillMenu, openPage, openPopup, pressInFrame, seedEntries } from "./support/extension";
-import { isListing, startMaliciousServer, withRounds, type MaliciousServer, type Seen } from "./support/malicious-server";
+import {
+  newUser,
+  screenshot,
+  signInThroughPage,
+  type BrowserContext,
+  type Page,
+} from "./support/browser";
+import {
+  buildExtension,
+  deriveVaultKeys,
+  extensionStatus,
+  frameText,
+  launchWithExtension,
+  newProfile,
+  openFillMenu,
+  openPage,
+  openPopup,
+  pressInFrame,
+  seedEntries,
+} from "./support/extension";
+import {
+  isListing,
+  startMaliciousServer,
+  withRounds,
+  type MaliciousServer,
+  type Seen,
+} from "./support/malicious-server";
 
 // docs/decisions.md, Crypto: the clients hold against a malicious server, the extension's part: the unpacked extension in real Chromium talks to the real worker
 // only through a proxy that rewrites the API's answers as a compromised server could. For each
@@ -20,7 +44,14 @@ let user: Awaited<ReturnType<typeof newUser>>;
 let keys: VaultKeys;
 let context: BrowserContext;
 
-type Row = { id: string; name: string; website: string | null; url: string | null; wrapped_item_key: string; encrypted_data: string };
+type Row = {
+  id: string;
+  name: string;
+  website: string | null;
+  url: string | null;
+  wrapped_item_key: string;
+  encrypted_data: string;
+};
 
 const at = (host: string, path: string) => `http://${host}:${sitePort}${path}`;
 const isMatch = (r: Seen) => r.method === "GET" && r.path === "/api/passwords/match";
@@ -31,7 +62,8 @@ function mapRows(body: unknown, fn: (row: Row) => Row): unknown {
   if (Array.isArray(body)) return body.map((x) => mapRows(x, fn));
   if (body && typeof body === "object") {
     const o = body as Record<string, unknown>;
-    if (typeof o.id === "string" && typeof o.wrapped_item_key === "string") return fn(o as unknown as Row);
+    if (typeof o.id === "string" && typeof o.wrapped_item_key === "string")
+      return fn(o as unknown as Row);
     return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, mapRows(v, fn)]));
   }
   return body;
@@ -58,7 +90,9 @@ beforeAll(async () => {
   buildExtension(evil.base);
   user = await newUser("ext-hostile");
   keys = await deriveVaultKeys(PASSPHRASE, user.sub);
-  await seedEntries(base, user, keys, [{ name: "Test site", website: "site.test", username: "alice", password: "alice-site-pass" }]);
+  await seedEntries(base, user, keys, [
+    { name: "Test site", website: "site.test", username: "alice", password: "alice-site-pass" },
+  ]);
   ({ context } = await launchWithExtension(newProfile(), evil.base));
   // The session comes from the web app, opened through the same hostile origin.
   const app = await context.newPage();
@@ -77,13 +111,21 @@ describe("the extension against a malicious server", () => {
   it("downgrades the key derivation at the first unlock: refused with the reason, nothing derived", async () => {
     evil.rewrite({
       when: isListing,
-      json: (body: { data: Row[] }) => ({ ...body, data: body.data.map((e) => ({ ...e, wrapped_item_key: withRounds(e.wrapped_item_key, 1000) })) }),
+      json: (body: { data: Row[] }) => ({
+        ...body,
+        data: body.data.map((e) => ({
+          ...e,
+          wrapped_item_key: withRounds(e.wrapped_item_key, 1000),
+        })),
+      }),
     });
     const popup = await openPopup(context);
     try {
       await popup.getByLabel("Master passphrase").fill(PASSPHRASE);
       await popup.getByRole("button", { name: "Unlock" }).click();
-      await expect.poll(() => popup.locator("#unlock-error").innerText()).toContain("weaker key derivation (PBKDF2 with 1000 rounds)");
+      await expect
+        .poll(() => popup.locator("#unlock-error").innerText())
+        .toContain("weaker key derivation (PBKDF2 with 1000 rounds)");
       expect((await extensionStatus(popup)).unlocked).toBe(false);
       await screenshot(popup, "extension-malicious-kdf.png");
     } finally {
@@ -104,11 +146,17 @@ describe("the extension against a malicious server", () => {
     let shop: Row | undefined;
     let mail: Row | undefined;
     const swap = (r: Row): Row =>
-      !shop || !mail ? r
-      : r.id === shop.id ? { ...r, wrapped_item_key: mail.wrapped_item_key, encrypted_data: mail.encrypted_data }
-      : r.id === mail.id ? { ...r, wrapped_item_key: shop.wrapped_item_key, encrypted_data: shop.encrypted_data }
-      : r;
-    evil.rewrite({ when: (r) => isMatch(r) || isPull(r) || isListing(r), json: (body) => mapRows(body, swap) });
+      !shop || !mail
+        ? r
+        : r.id === shop.id
+          ? { ...r, wrapped_item_key: mail.wrapped_item_key, encrypted_data: mail.encrypted_data }
+          : r.id === mail.id
+            ? { ...r, wrapped_item_key: shop.wrapped_item_key, encrypted_data: shop.encrypted_data }
+            : r;
+    evil.rewrite({
+      when: (r) => isMatch(r) || isPull(r) || isListing(r),
+      json: (body) => mapRows(body, swap),
+    });
     await seedEntries(base, user, keys, [
       { name: "Shop", website: "shop.test", username: "carol", password: "carol-shop-pass" },
       { name: "Mail", website: "mail.test", username: "dave", password: MAIL_SECRET },
@@ -137,8 +185,12 @@ describe("the extension against a malicious server", () => {
   it("moves another user's entry for this site into the match list: it is not offered", async () => {
     const other = await newUser("ext-hostile-other");
     const otherKeys = await deriveVaultKeys(PASSPHRASE, other.sub);
-    await seedEntries(base, other, otherKeys, [{ name: "Forum", website: "forum.test", username: "erin", password: "erin-forum-secret" }]);
-    const moved = ((await (await apiAs(base, other.token)).entries()) as Map<string, Row>).get("Forum")!;
+    await seedEntries(base, other, otherKeys, [
+      { name: "Forum", website: "forum.test", username: "erin", password: "erin-forum-secret" },
+    ]);
+    const moved = ((await (await apiAs(base, other.token)).entries()) as Map<string, Row>).get(
+      "Forum",
+    )!;
     evil.rewrite({
       when: (r) => isMatch(r) && r.search.includes("forum.test"),
       json: (body: { matches: Row[] }) => ({ ...body, matches: [...body.matches, moved] }),
@@ -154,13 +206,20 @@ describe("the extension against a malicious server", () => {
   });
 
   it("points an entry at another site by rewriting its address: nothing is offered there", async () => {
-    await seedEntries(base, user, keys, [{ name: "Bank", website: "bank.test", username: "frank", password: BANK_SECRET }]);
+    await seedEntries(base, user, keys, [
+      { name: "Bank", website: "bank.test", username: "frank", password: BANK_SECRET },
+    ]);
     // An honest copy in the extension's cache first (an unlock syncs), so both paths are attacked:
     // the cached copy and the server's answer.
     const popup = await openPopup(context);
     const before = (await extensionStatus(popup)).cached;
     await popup.evaluate(() => chrome.runtime.sendMessage({ type: "lock" }));
-    expect(await popup.evaluate((p) => chrome.runtime.sendMessage({ type: "unlock", passphrase: p }), PASSPHRASE)).toMatchObject({ ok: true });
+    expect(
+      await popup.evaluate(
+        (p) => chrome.runtime.sendMessage({ type: "unlock", passphrase: p }),
+        PASSPHRASE,
+      ),
+    ).toMatchObject({ ok: true });
     await expect.poll(async () => (await extensionStatus(popup)).cached).toBeGreaterThan(before);
     await popup.close();
     const bank = (await serverRows()).get("Bank")!;
@@ -170,7 +229,13 @@ describe("the extension against a malicious server", () => {
       when: (r) => isMatch(r) && r.search.includes("evil.test"),
       json: (body: { matches: Row[] }) => ({ ...body, matches: [...body.matches, forged] }),
     });
-    evil.rewrite({ when: (r) => isPull(r) || isListing(r), json: (body) => mapRows(body, (r) => (r.id === bank.id ? { ...r, website: forged.website, url: forged.url } : r)) });
+    evil.rewrite({
+      when: (r) => isPull(r) || isListing(r),
+      json: (body) =>
+        mapRows(body, (r) =>
+          r.id === bank.id ? { ...r, website: forged.website, url: forged.url } : r,
+        ),
+    });
     try {
       const page = await openLogin(at("evil.test", "/login"));
       await offersNothing(page, BANK_SECRET);

@@ -1,6 +1,24 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { newUser, screenshot, signInThroughPage, type BrowserContext, type Page } from "./support/browser";
-import { buildExtension, deriveVaultKeys, extensionFrame, extensionFrames, launchWithExtension, newProfile, openPage, openPopup, pressInFrame, seedEntries, unlockInPopup } from "./support/extension";
+import {
+  newUser,
+  screenshot,
+  signInThroughPage,
+  type BrowserContext,
+  type Page,
+} from "./support/browser";
+import {
+  buildExtension,
+  deriveVaultKeys,
+  extensionFrame,
+  extensionFrames,
+  launchWithExtension,
+  newProfile,
+  openPage,
+  openPopup,
+  pressInFrame,
+  seedEntries,
+  unlockInPopup,
+} from "./support/extension";
 import { startHostileSite } from "./support/hostile-site";
 import { startMaliciousServer, type MaliciousServer } from "./support/malicious-server";
 
@@ -22,8 +40,17 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pageView = (page: Page) =>
   page.evaluate(() => {
     const w = window as unknown as { __stolen: string[]; __heard: string[]; __tries: number };
-    const hosts = [...document.documentElement.children].filter((e) => e !== document.head && e !== document.body && e.tagName === "DIV" && e.id !== "decoy") as HTMLElement[];
-    return { hosts: hosts.map((h) => ({ inert: h.inert })), heard: w.__heard, stolen: w.__stolen, tries: w.__tries, html: document.documentElement.outerHTML, values: [...document.querySelectorAll("input")].map((i) => i.value) };
+    const hosts = [...document.documentElement.children].filter(
+      (e) => e !== document.head && e !== document.body && e.tagName === "DIV" && e.id !== "decoy",
+    ) as HTMLElement[];
+    return {
+      hosts: hosts.map((h) => ({ inert: h.inert })),
+      heard: w.__heard,
+      stolen: w.__stolen,
+      tries: w.__tries,
+      html: document.documentElement.outerHTML,
+      values: [...document.querySelectorAll("input")].map((i) => i.value),
+    };
   });
 
 async function nothingLeaked(page: Page) {
@@ -38,7 +65,14 @@ async function nothingLeaked(page: Page) {
 /** Extension frames that have drawn something (a body with a data-state). */
 const drawn = async (page: Page) => {
   let n = 0;
-  for (const f of extensionFrames(page)) if (await f.locator("body[data-state]").count().catch(() => 0)) n++;
+  for (const f of extensionFrames(page))
+    if (
+      await f
+        .locator("body[data-state]")
+        .count()
+        .catch(() => 0)
+    )
+      n++;
   return n;
 };
 
@@ -48,14 +82,19 @@ async function clicksAt(page: Page, x: number, y: number, ms: number) {
   while (Date.now() < until) await page.mouse.click(x, y);
 }
 
-const isMatch = (host: string) => evil.seen.filter((r) => r.method === "GET" && r.path === "/api/passwords/match" && r.search.includes(host)).length;
+const isMatch = (host: string) =>
+  evil.seen.filter(
+    (r) => r.method === "GET" && r.path === "/api/passwords/match" && r.search.includes(host),
+  ).length;
 
 beforeAll(async () => {
   evil = await startMaliciousServer(base);
   site = await startHostileSite();
   buildExtension(evil.base);
   const user = await newUser("ext-prewarm");
-  await seedEntries(base, user, await deriveVaultKeys(PASSPHRASE, user.sub), [{ name: "Prewarm", website: "hostile.test", username: "alice", password: SECRET }]);
+  await seedEntries(base, user, await deriveVaultKeys(PASSPHRASE, user.sub), [
+    { name: "Prewarm", website: "hostile.test", username: "alice", password: SECRET },
+  ]);
   ({ context } = await launchWithExtension(newProfile(), evil.base));
   const app = await context.newPage();
   await app.goto(evil.base);
@@ -77,7 +116,12 @@ describe("the fill menu made ahead", () => {
     expect(extensionFrames(page)).toHaveLength(0);
     expect((await pageView(page)).hosts).toHaveLength(0);
     // A sign-in form the page adds later gets its menu made ahead.
-    await page.evaluate(() => document.body.insertAdjacentHTML("beforeend", `<form><label>Username <input name="username"></label><label>Password <input type="password" name="password"></label></form>`));
+    await page.evaluate(() =>
+      document.body.insertAdjacentHTML(
+        "beforeend",
+        `<form><label>Username <input name="username"></label><label>Password <input type="password" name="password"></label></form>`,
+      ),
+    );
     await expect.poll(() => extensionFrames(page).length).toBe(1);
     await page.goto(at("login.hostile.test", "/login"));
     await expect.poll(() => extensionFrames(page).length).toBe(1);
@@ -123,17 +167,33 @@ describe("the fill menu made ahead", () => {
     const item = (await menu.getByRole("menuitem", { name: /Prewarm/ }).boundingBox())!;
     // Each click is timed by the frame itself from when it drew (a loaded machine delays the
     // test's clicks): every one that arrives in the first 500 ms must be refused.
-    await menu.evaluate(() => addEventListener("click", (e) => (document.body.dataset.clickAfter = String(performance.timeOrigin + e.timeStamp - Number(document.body.dataset.readyAt))), true));
+    await menu.evaluate(() =>
+      addEventListener(
+        "click",
+        (e) =>
+          (document.body.dataset.clickAfter = String(
+            performance.timeOrigin + e.timeStamp - Number(document.body.dataset.readyAt),
+          )),
+        true,
+      ),
+    );
     const readyAt = Number(await menu.locator("body").getAttribute("data-ready-at"));
     let early = 0;
     let late = false;
     for (const until = Date.now() + 250; Date.now() < until && !late; ) {
-      await menu.evaluate(() => (delete document.body.dataset.refused, delete document.body.dataset.clickAfter));
+      await menu.evaluate(
+        () => (delete document.body.dataset.refused, delete document.body.dataset.clickAfter),
+      );
       await page.mouse.click(item.x + 20, item.y + item.height / 2);
-      const read = await menu.evaluate(() => ({ after: document.body.dataset.clickAfter, refused: document.body.dataset.refused })).catch((e: unknown) => {
-        if (!String(e).includes("detached")) throw e;
-        return null;
-      });
+      const read = await menu
+        .evaluate(() => ({
+          after: document.body.dataset.clickAfter,
+          refused: document.body.dataset.refused,
+        }))
+        .catch((e: unknown) => {
+          if (!String(e).includes("detached")) throw e;
+          return null;
+        });
       if (read === null) {
         // The click filled and the menu closed before it could be read (a loaded machine delayed
         // the click past 500 ms): the menu was gone by now, so it must be 500 ms after it drew.
@@ -156,7 +216,8 @@ describe("the fill menu made ahead", () => {
       expect(await page.getByLabel("Password").inputValue()).toBe("");
     }
     // Shown long enough, the person's click fills.
-    if (!(late && (await page.getByLabel("Password").inputValue()) === SECRET)) await pressInFrame(await extensionFrame(page), /Prewarm/);
+    if (!(late && (await page.getByLabel("Password").inputValue()) === SECRET))
+      await pressInFrame(await extensionFrame(page), /Prewarm/);
     await expect.poll(() => page.getByLabel("Password").inputValue()).toBe(SECRET);
     await page.close();
   });
@@ -180,7 +241,8 @@ describe("the fill menu made ahead", () => {
       await page.getByLabel("Username").click();
       const menu = await extensionFrame(page);
       expect(ahead).not.toContain(menu);
-      for (const f of ahead) expect(f.isDetached() || !(await f.locator("body[data-state]").count())).toBe(true);
+      for (const f of ahead)
+        expect(f.isDetached() || !(await f.locator("body[data-state]").count())).toBe(true);
       await pressInFrame(menu, /Prewarm/);
       await expect.poll(() => page.getByLabel("Password").inputValue()).toBe(SECRET);
       await page.close();
@@ -194,7 +256,12 @@ describe("the fill menu made ahead", () => {
     // Locking forgets every menu's session; the frame made ahead cannot show anything of it.
     const popup = await openPopup(context);
     await popup.evaluate(() => chrome.runtime.sendMessage({ type: "lock" }));
-    expect(await popup.evaluate((p) => chrome.runtime.sendMessage({ type: "unlock", passphrase: p }), PASSPHRASE)).toMatchObject({ ok: true });
+    expect(
+      await popup.evaluate(
+        (p) => chrome.runtime.sendMessage({ type: "unlock", passphrase: p }),
+        PASSPHRASE,
+      ),
+    ).toMatchObject({ ok: true });
     await popup.close();
     await page.getByLabel("Username").click();
     const menu = await extensionFrame(page);

@@ -4,8 +4,29 @@ import { openEntry, placeOf } from "../src/envelope";
 import { startLoginSite } from "../../test/support/login-site";
 import { totpCode, TOTP_DEFAULTS } from "../../src/lib/totp";
 import { apiAs } from "./support/api";
-import { newUser, screenshot, signInThroughPage, type BrowserContext, type Page } from "./support/browser";
-import { buildExtension, deriveVaultKeys, extensionFrame, extensionFrames, extensionStatus, frameText, launchWithExtension, newProfile, openFillMenu, openPage, openPopup, pressInFrame, seedEntries, startRelay } from "./support/extension";
+import {
+  newUser,
+  screenshot,
+  signInThroughPage,
+  type BrowserContext,
+  type Page,
+} from "./support/browser";
+import {
+  buildExtension,
+  deriveVaultKeys,
+  extensionFrame,
+  extensionFrames,
+  extensionStatus,
+  frameText,
+  launchWithExtension,
+  newProfile,
+  openFillMenu,
+  openPage,
+  openPopup,
+  pressInFrame,
+  seedEntries,
+  startRelay,
+} from "./support/extension";
 
 // The browser extension, unpacked in Chromium's new headless mode, against the real worker (behind
 // a relay that can drop the connection) and a local login site under *.test names on loopback.
@@ -21,7 +42,8 @@ let context: BrowserContext;
 let sitePort: string;
 
 const at = (host: string, path: string) => `http://${host}:${sitePort}${path}`;
-const register = (username: string, password: string) => fetch(`${site.url}/register`, { method: "POST", body: JSON.stringify({ username, password }) });
+const register = (username: string, password: string) =>
+  fetch(`${site.url}/register`, { method: "POST", body: JSON.stringify({ username, password }) });
 
 async function unlockInPopup(passphrase: string) {
   const popup = await openPopup(context);
@@ -47,7 +69,8 @@ async function signInByHand(username: string, password: string) {
 async function serverEntries() {
   const api = await apiAs(base, user.token);
   const out = new Map<string, { row: any; secrets: EntrySecrets }>();
-  for (const [name, row] of await api.entries()) out.set(name, { row, secrets: (await openEntry(keys, placeOf(user.sub, row), row)).secrets });
+  for (const [name, row] of await api.entries())
+    out.set(name, { row, secrets: (await openEntry(keys, placeOf(user.sub, row), row)).secrets });
   return out;
 }
 
@@ -61,9 +84,27 @@ beforeAll(async () => {
   await register("alice", "alice-site-pass");
   await seedEntries(base, user, keys, [
     { name: "Test site", website: "site.test", username: "alice", password: "alice-site-pass" },
-    { name: "GitHub", website: "github.com", url: "https://github.com/login", username: "alice", password: "gh-pass" },
-    { name: "Secure site", website: "secure.test", url: "https://secure.test/login", username: "bob", password: "bob-secure-pass" },
-    { name: "OTP site", website: "otp.test", username: "olga", password: "olga-pass", totp: TOTP_SECRET },
+    {
+      name: "GitHub",
+      website: "github.com",
+      url: "https://github.com/login",
+      username: "alice",
+      password: "gh-pass",
+    },
+    {
+      name: "Secure site",
+      website: "secure.test",
+      url: "https://secure.test/login",
+      username: "bob",
+      password: "bob-secure-pass",
+    },
+    {
+      name: "OTP site",
+      website: "otp.test",
+      username: "olga",
+      password: "olga-pass",
+      totp: TOTP_SECRET,
+    },
   ]);
   profile = newProfile();
   ({ context } = await launchWithExtension(profile, base));
@@ -88,7 +129,9 @@ describe("the browser extension", () => {
     await popup.close();
 
     const wrong = await unlockInPopup("not the passphrase");
-    await expect.poll(() => wrong.locator("#unlock-error").innerText()).toBe("This passphrase does not open the vault");
+    await expect
+      .poll(() => wrong.locator("#unlock-error").innerText())
+      .toBe("This passphrase does not open the vault");
     expect((await extensionStatus(wrong)).unlocked).toBe(false);
     await wrong.close();
 
@@ -111,7 +154,10 @@ describe("the browser extension", () => {
     expect(await page.getByLabel("Username").inputValue()).toBe("alice");
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("heading", { name: "Welcome, alice" }).waitFor();
-    expect(await (await fetch(`${site.url}/stats?u=alice`)).json()).toMatchObject({ logins: 1, failed: 0 });
+    expect(await (await fetch(`${site.url}/stats?u=alice`)).json()).toMatchObject({
+      logins: 1,
+      failed: 0,
+    });
     await page.close();
   });
 
@@ -121,7 +167,9 @@ describe("the browser extension", () => {
     await popup.locator("body[data-matches='1']").waitFor();
     await popup.getByRole("button", { name: "Generate" }).click();
     await expect.poll(() => popup.getByLabel("Generated password").inputValue()).toHaveLength(20);
-    expect(await popup.locator("#requirements").innerText()).toContain("Default rules: 8–64 characters");
+    expect(await popup.locator("#requirements").innerText()).toContain(
+      "Default rules: 8–64 characters",
+    );
     await screenshot(popup, "extension-popup.png");
     await popup.getByRole("button", { name: "Fill Test site alice" }).click();
     await expect.poll(() => page.getByLabel("Password").inputValue()).toBe("alice-site-pass");
@@ -134,7 +182,9 @@ describe("the browser extension", () => {
     await expect.poll(() => page.getByLabel("Code").inputValue()).toMatch(/^\d{6}$/);
     const code = await page.getByLabel("Code").inputValue();
     const now = Date.now() / 1000;
-    const valid = await Promise.all([now - 30, now].map((t) => totpCode({ secret: TOTP_SECRET, ...TOTP_DEFAULTS }, t)));
+    const valid = await Promise.all(
+      [now - 30, now].map((t) => totpCode({ secret: TOTP_SECRET, ...TOTP_DEFAULTS }, t)),
+    );
     expect(valid).toContain(code);
     expect(await page.getByLabel("Password").inputValue()).toBe("olga-pass");
     await page.close();
@@ -142,12 +192,17 @@ describe("the browser extension", () => {
 
   it("draws the menu from its synced copy while live sync holds it current: the server hears no lookup, and a sign-in added elsewhere shows once live sync brings it", async () => {
     const host = "local-first.test";
-    const lookups = () => relay.heard().filter((r) => r.line.startsWith("GET /api/passwords/match") && r.line.includes(host));
+    const lookups = () =>
+      relay
+        .heard()
+        .filter((r) => r.line.startsWith("GET /api/passwords/match") && r.line.includes(host));
     const popup = await openPopup(context);
     try {
       await expect.poll(async () => (await extensionStatus(popup)).current).toBe(true);
       const before = (await extensionStatus(popup)).cached;
-      await seedEntries(base, user, keys, [{ name: "Lena", website: host, username: "lena", password: "lena-pass" }]);
+      await seedEntries(base, user, keys, [
+        { name: "Lena", website: host, username: "lena", password: "lena-pass" },
+      ]);
       // No sync is pressed and the periodic run is 30 s away: live sync's notice brings it.
       await expect.poll(async () => (await extensionStatus(popup)).cached).toBe(before + 1);
       await expect.poll(async () => (await extensionStatus(popup)).current).toBe(true);
@@ -173,7 +228,10 @@ describe("the browser extension", () => {
     await expect.poll(async () => (await extensionStatus(popup)).current).toBe(false);
     await popup.close();
     const host = "revalidate.test";
-    const lookups = () => relay.heard().filter((r) => r.line.startsWith("GET /api/passwords/match") && r.line.includes(host));
+    const lookups = () =>
+      relay
+        .heard()
+        .filter((r) => r.line.startsWith("GET /api/passwords/match") && r.line.includes(host));
     const shows = async (names: string[]) => {
       const page = await openLogin(at(host, "/login"));
       const menu = await openFillMenu(page);
@@ -182,12 +240,23 @@ describe("the browser extension", () => {
       await page.close();
       return lookups().at(-1);
     };
-    await seedEntries(base, user, keys, [{ name: "Rita first", website: host, username: "rita", password: "rita-pass-1" }]);
-    expect(await shows(["Rita first"])).toMatchObject({ line: expect.any(String), conditional: false, status: 200 });
+    await seedEntries(base, user, keys, [
+      { name: "Rita first", website: host, username: "rita", password: "rita-pass-1" },
+    ]);
+    expect(await shows(["Rita first"])).toMatchObject({
+      line: expect.any(String),
+      conditional: false,
+      status: 200,
+    });
     expect(await shows(["Rita first"])).toMatchObject({ conditional: true, status: 304 });
     // Another device adds a sign-in for the host: the kept answer is no longer confirmed.
-    await seedEntries(base, user, keys, [{ name: "Rita second", website: host, username: "rita2", password: "rita-pass-2" }]);
-    expect(await shows(["Rita first", "Rita second"])).toMatchObject({ conditional: true, status: 200 });
+    await seedEntries(base, user, keys, [
+      { name: "Rita second", website: host, username: "rita2", password: "rita-pass-2" },
+    ]);
+    expect(await shows(["Rita first", "Rita second"])).toMatchObject({
+      conditional: true,
+      status: 200,
+    });
     const page = await openLogin(at(host, "/login"));
     const menu = await openFillMenu(page);
     expect(await menu.locator("body").getAttribute("data-count")).toBe("2");
@@ -218,10 +287,14 @@ describe("the browser extension", () => {
     const menu = await extensionFrame(same);
     expect(menu.parentFrame()?.url()).toContain("/login");
     await pressInFrame(menu, /Test site/);
-    await expect.poll(() => same.frameLocator("#inner").getByLabel("Password").inputValue()).not.toBe("");
+    await expect
+      .poll(() => same.frameLocator("#inner").getByLabel("Password").inputValue())
+      .not.toBe("");
     await same.close();
 
-    const cross = await openLogin(at("top.test", `/frame?src=${encodeURIComponent(at("login.site.test", "/login"))}`));
+    const cross = await openLogin(
+      at("top.test", `/frame?src=${encodeURIComponent(at("login.site.test", "/login"))}`),
+    );
     const frame = cross.frameLocator("#inner");
     await frame.locator("html[data-credential-vault=refuse-frame]").waitFor();
     await frame.getByLabel("Password").click();
@@ -231,14 +304,12 @@ describe("the browser extension", () => {
     await cross.close();
   });
 
-  it("asks before filling an https sign-in into a plain-http page", async () => {
+  it("never offers an https sign-in on a plain-http page: its scheme is sealed, so nothing confirms it there", async () => {
     const page = await openLogin(at("secure.test", "/login"));
     const menu = await openFillMenu(page);
-    await pressInFrame(menu, /Secure site/);
-    await expect.poll(() => frameText(menu)).toContain("This page is not secure");
+    expect(await menu.locator("body").getAttribute("data-count")).toBe("0");
+    expect(await frameText(menu)).not.toContain("Secure site");
     expect(await page.getByLabel("Password").inputValue()).toBe("");
-    await pressInFrame(menu, "Fill anyway");
-    await expect.poll(() => page.getByLabel("Password").inputValue()).toBe("bob-secure-pass");
     await page.close();
   });
 
@@ -281,7 +352,9 @@ describe("the browser extension", () => {
     expect(await frameText(bar)).toContain("Update the password of alice on login.site.test?");
     await pressInFrame(bar, "Update", "button");
     await expect.poll(() => bar.locator("body").getAttribute("data-state")).toBe("saved");
-    await expect.poll(async () => (await serverEntries()).get("Test site")?.secrets.password).toBe("alice-new-pass");
+    await expect
+      .poll(async () => (await serverEntries()).get("Test site")?.secrets.password)
+      .toBe("alice-new-pass");
     await page.close();
   });
 

@@ -46,17 +46,32 @@ describe("fill warnings (extension)", () => {
     const { asked, range } = standIn({ "leaked-pass": 321 });
     const health = new FillHealth(range);
     const opened: string[] = [];
-    const copy = [entry("a", "shared-pass"), entry("b", "shared-pass"), entry("c", "leaked-pass"), entry("d", "clean-one")];
+    const copy = [
+      entry("a", "shared-pass"),
+      entry("b", "shared-pass"),
+      entry("c", "leaked-pass"),
+      entry("d", "clean-one"),
+    ];
     await health.refresh(copy, opener(opened));
     expect(health.ready).toBe(true);
     expect(opened.sort()).toEqual(["a", "b", "c", "d"]);
 
-    expect(await health.warning("a", "shared-pass", URL_)).toEqual({ reused: 1, exposed: 0, healthUrl: URL_ });
-    expect(await health.warning("c", "leaked-pass", URL_)).toEqual({ reused: 0, exposed: 321, healthUrl: URL_ });
+    expect(await health.warning("a", "shared-pass", URL_)).toEqual({
+      reused: 1,
+      exposed: 0,
+      healthUrl: URL_,
+    });
+    expect(await health.warning("c", "leaked-pass", URL_)).toEqual({
+      reused: 0,
+      exposed: 321,
+      healthUrl: URL_,
+    });
     // Listed in the range only as padding (count 0): not exposed.
     expect(await health.warning("d", "clean-one", URL_)).toBeNull();
     for (const p of asked) expect(p).toMatch(/^[0-9A-F]{5}$/);
-    expect(new Set(asked)).toEqual(new Set(["shared-pass", "leaked-pass", "clean-one"].map((p) => sha1(p).slice(0, 5))));
+    expect(new Set(asked)).toEqual(
+      new Set(["shared-pass", "leaked-pass", "clean-one"].map((p) => sha1(p).slice(0, 5))),
+    );
 
     // The next sync: b changed its password, d was deleted; only b is opened again.
     opened.length = 0;

@@ -12,7 +12,11 @@ beforeAll(async () => {
   // A server that would keep every connection open for a minute: only the client can end them.
   server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
     connections.find((c) => c.socket === req.socket)!.requests++;
-    req.resume().on("end", () => res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}'));
+    req
+      .resume()
+      .on("end", () =>
+        res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}'),
+      );
   });
   server.on("connection", (socket: Socket) => {
     connections.push({ socket, requests: 0 });
@@ -28,7 +32,10 @@ afterAll(async () => {
 
 it("sends each request on a connection of its own, closed after the answer", async () => {
   for (const method of ["GET", "POST", "GET"]) {
-    const res = await fetch(`${origin}/control`, { method, body: method === "POST" ? "{}" : undefined });
+    const res = await fetch(`${origin}/control`, {
+      method,
+      body: method === "POST" ? "{}" : undefined,
+    });
     expect(await res.json()).toEqual({ ok: true });
     // Time for a kept connection to be offered back to the pool, as between a test's steps.
     await new Promise((resolve) => setTimeout(resolve, 50));

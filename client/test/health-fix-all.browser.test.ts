@@ -1,6 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addEntryWithUrl, automation, connectResetMailbox, revealedPassword, revealEntry, siteAccount, siteLogin, trackedResets } from "./support/automation";
-import { fillEntry, launch, newUser, screenshot, signInThroughPage, waitForPending, type Browser } from "./support/browser";
+import {
+  addEntryWithUrl,
+  automation,
+  connectResetMailbox,
+  revealedPassword,
+  revealEntry,
+  siteAccount,
+  siteLogin,
+  trackedResets,
+} from "./support/automation";
+import {
+  fillEntry,
+  launch,
+  newUser,
+  screenshot,
+  signInThroughPage,
+  waitForPending,
+  type Browser,
+} from "./support/browser";
 import { base, openSection, personContext } from "./support/journey";
 
 // "Fix all that can be fixed" on the health page, in real Chromium against wrangler dev, the local
@@ -16,7 +33,10 @@ const WEAK = "winter2018";
 let browser: Browser;
 
 beforeAll(async () => {
-  await fetch(`${automation().pwnedRangeUrl}/__control/hashes`, { method: "POST", body: JSON.stringify({ passwords: [EXPOSED], count: 5 }) });
+  await fetch(`${automation().pwnedRangeUrl}/__control/hashes`, {
+    method: "POST",
+    body: JSON.stringify({ passwords: [EXPOSED], count: 5 }),
+  });
   browser = await launch();
 });
 
@@ -32,9 +52,24 @@ describe("vault health: fix all", () => {
     const { context, page } = await personContext(browser);
     await signInThroughPage(page, user.token, PASSPHRASE);
     await connectResetMailbox(base(), user.token, resettable);
-    await addEntryWithUrl(page, { name: "Reset site", url: `${automation().resetSite}/login`, username: resettable, password: EXPOSED });
-    await addEntryWithUrl(page, { name: "Quiet site", url: `${automation().resetSite}/forgot-password`, username: resettable, password: WEAK });
-    await fillEntry(page, { name: "Manual shop", website: "shop.example", username: "ann", password: EXPOSED });
+    await addEntryWithUrl(page, {
+      name: "Reset site",
+      url: `${automation().resetSite}/login`,
+      username: resettable,
+      password: EXPOSED,
+    });
+    await addEntryWithUrl(page, {
+      name: "Quiet site",
+      url: `${automation().resetSite}/forgot-password`,
+      username: resettable,
+      password: WEAK,
+    });
+    await fillEntry(page, {
+      name: "Manual shop",
+      website: "shop.example",
+      username: "ann",
+      password: EXPOSED,
+    });
     await waitForPending(page, 0);
 
     await openSection(page, "Vault health");
@@ -42,7 +77,10 @@ describe("vault health: fix all", () => {
     const start = panel.getByRole("button", { name: "Fix all that can be fixed (2)" });
     await start.waitFor({ timeout: 90_000 });
     await start.click();
-    const row = (name: string) => panel.locator(".health-queue > li").filter({ has: page.getByRole("link", { name, exact: true }) });
+    const row = (name: string) =>
+      panel
+        .locator(".health-queue > li")
+        .filter({ has: page.getByRole("link", { name, exact: true }) });
     // The exposed one goes first, and only one runs at a time.
     await expect.poll(() => row("Reset site").getAttribute("data-state")).toBe("running");
     expect(await row("Quiet site").getAttribute("data-state")).toBe("waiting");
@@ -50,15 +88,21 @@ describe("vault health: fix all", () => {
     // Paused: the reset under way finishes, the next is held until Resume.
     await panel.getByRole("button", { name: "Pause", exact: true }).click();
     await row("Reset site").and(page.locator('[data-state="fixed"]')).waitFor({ timeout: 180_000 });
-    expect(await row("Reset site").locator(".reason").innerText()).toBe("Fixed: new password saved");
+    expect(await row("Reset site").locator(".reason").innerText()).toBe(
+      "Fixed: new password saved",
+    );
     // The queue moves on in the same task that marks a row fixed, so the next row shows whether it was held.
     expect(await row("Quiet site").getAttribute("data-state")).toBe("waiting");
     expect(await panel.getByRole("status").innerText()).toContain("Paused");
     // Cancel while paused: the held reset is never started.
     await panel.getByRole("button", { name: "Cancel", exact: true }).click();
-    await row("Quiet site").and(page.locator('[data-state="cancelled"]')).waitFor({ timeout: 30_000 });
+    await row("Quiet site")
+      .and(page.locator('[data-state="cancelled"]'))
+      .waitFor({ timeout: 30_000 });
     expect(await row("Quiet site").locator(".reason").innerText()).toBe("Not started: cancelled");
-    expect(await panel.getByRole("progressbar", { name: "Fix all progress" }).getAttribute("value")).toBe("1");
+    expect(
+      await panel.getByRole("progressbar", { name: "Fix all progress" }).getAttribute("value"),
+    ).toBe("1");
 
     const summary = panel.locator(".health-fix-summary");
     await summary.waitFor();
@@ -67,7 +111,9 @@ describe("vault health: fix all", () => {
     expect(await summary.locator('[data-count="manual"]').innerText()).toBe("Needs you: 1");
     expect(await summary.innerText()).toContain("Manual shop: change it at shop.example");
     // The re-check after the queue: the fixed entry is no longer exposed, the shop still is.
-    await expect.poll(() => page.locator("#health-exposed li .name a").allInnerTexts(), { timeout: 90_000 }).toEqual(["Manual shop"]);
+    await expect
+      .poll(() => page.locator("#health-exposed li .name a").allInnerTexts(), { timeout: 90_000 })
+      .toEqual(["Manual shop"]);
     await screenshot(page, "screenshots/health-fix-all-summary.png");
 
     await openSection(page, "Vault");

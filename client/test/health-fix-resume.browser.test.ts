@@ -1,6 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addEntryWithUrl, automation, connectResetMailbox, revealedPassword, revealEntry, siteAccount, siteLogin, trackedResets } from "./support/automation";
-import { launch, newUser, screenshot, signInThroughPage, waitForPending, type Browser } from "./support/browser";
+import {
+  addEntryWithUrl,
+  automation,
+  connectResetMailbox,
+  revealedPassword,
+  revealEntry,
+  siteAccount,
+  siteLogin,
+  trackedResets,
+} from "./support/automation";
+import {
+  launch,
+  newUser,
+  screenshot,
+  signInThroughPage,
+  waitForPending,
+  type Browser,
+} from "./support/browser";
 import { base, openSection, personContext } from "./support/journey";
 
 // "Fix all" survives a closed tab: the queue (ids and outcomes, no password) is kept on the device;
@@ -13,10 +29,15 @@ const EXPOSED = "autumn2017";
 const WEAK = "spring2016";
 let browser: Browser;
 
-const resetsAtSite = async (): Promise<number> => ((await (await fetch(`${automation().resetSite}/__test/stats`)).json()) as { resets: number }).resets;
+const resetsAtSite = async (): Promise<number> =>
+  ((await (await fetch(`${automation().resetSite}/__test/stats`)).json()) as { resets: number })
+    .resets;
 
 beforeAll(async () => {
-  await fetch(`${automation().pwnedRangeUrl}/__control/hashes`, { method: "POST", body: JSON.stringify({ passwords: [EXPOSED], count: 9 }) });
+  await fetch(`${automation().pwnedRangeUrl}/__control/hashes`, {
+    method: "POST",
+    body: JSON.stringify({ passwords: [EXPOSED], count: 9 }),
+  });
   browser = await launch();
 });
 
@@ -32,13 +53,25 @@ describe("vault health: fix all after a closed tab", () => {
     const { context, page } = await personContext(browser);
     await signInThroughPage(page, user.token, PASSPHRASE);
     await connectResetMailbox(base(), user.token, resettable);
-    await addEntryWithUrl(page, { name: "Reset site", url: `${automation().resetSite}/login`, username: resettable, password: EXPOSED });
-    await addEntryWithUrl(page, { name: "Quiet site", url: `${automation().resetSite}/forgot-password`, username: resettable, password: WEAK });
+    await addEntryWithUrl(page, {
+      name: "Reset site",
+      url: `${automation().resetSite}/login`,
+      username: resettable,
+      password: EXPOSED,
+    });
+    await addEntryWithUrl(page, {
+      name: "Quiet site",
+      url: `${automation().resetSite}/forgot-password`,
+      username: resettable,
+      password: WEAK,
+    });
     await waitForPending(page, 0);
     const resetsBefore = await resetsAtSite();
 
     await openSection(page, "Vault health");
-    const start = page.locator(".health-fix-all").getByRole("button", { name: "Fix all that can be fixed (2)" });
+    const start = page
+      .locator(".health-fix-all")
+      .getByRole("button", { name: "Fix all that can be fixed (2)" });
     await start.waitFor({ timeout: 90_000 });
     await start.click();
     // The first reset has started on the server (this device tracks its task): the tab closes.
@@ -64,7 +97,9 @@ describe("vault health: fix all after a closed tab", () => {
     // The queue is gone once it ended: the next visit offers nothing.
     await again.reload();
     await openSection(again, "Vault health");
-    await panel.getByRole("button", { name: /Fix all that can be fixed/ }).waitFor({ timeout: 90_000 });
+    await panel
+      .getByRole("button", { name: /Fix all that can be fixed/ })
+      .waitFor({ timeout: 90_000 });
     expect(await notice.isVisible()).toBe(false);
     // The last reset's password is the site's: the entry holds it.
     await openSection(again, "Vault");

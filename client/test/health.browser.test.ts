@@ -5,7 +5,17 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { deriveVaultKeys } from "../src/crypto";
 import { apiAs, openFor } from "./support/api";
 import { automation } from "./support/automation";
-import { fillEntry, launch, newUser, openEntry, screenshot, signInThroughPage, waitForPending, type Browser, type Page } from "./support/browser";
+import {
+  fillEntry,
+  launch,
+  newUser,
+  openEntry,
+  screenshot,
+  signInThroughPage,
+  waitForPending,
+  type Browser,
+  type Page,
+} from "./support/browser";
 import { base, openSection, personContext } from "./support/journey";
 import { axeViolations, sidewaysScroll, THEMES, view } from "./support/pages";
 
@@ -33,23 +43,60 @@ let requestsBefore = 0;
 
 type RangeRequest = { path: string; padding: string | null };
 async function rangeRequests(): Promise<RangeRequest[]> {
-  return ((await (await fetch(`${automation().pwnedRangeUrl}/__control/requests`)).json()) as { requests: RangeRequest[] }).requests;
+  return (
+    (await (await fetch(`${automation().pwnedRangeUrl}/__control/requests`)).json()) as {
+      requests: RangeRequest[];
+    }
+  ).requests;
 }
 
 beforeAll(async () => {
-  await fetch(`${automation().pwnedRangeUrl}/__control/hashes`, { method: "POST", body: JSON.stringify({ passwords: [P.exposed], count: 77 }) });
+  await fetch(`${automation().pwnedRangeUrl}/__control/hashes`, {
+    method: "POST",
+    body: JSON.stringify({ passwords: [P.exposed], count: 77 }),
+  });
   requestsBefore = (await rangeRequests()).length;
   user = await newUser("health");
   api = await apiAs(base(), user.token);
   browser = await launch();
   ({ page } = await personContext(browser));
   await signInThroughPage(page, user.token, PASSPHRASE);
-  await fillEntry(page, { name: "Weak site", website: "weak.example", username: "ann", password: P.weak });
-  await fillEntry(page, { name: "Shop A", website: "shop-a.example", username: "ann", password: P.reused });
-  await fillEntry(page, { name: "Shop B", website: "shop-b.example", username: "ann", password: P.reused });
-  await fillEntry(page, { name: "Leaky forum", website: "forum.example", username: "ann", password: P.exposed });
-  await fillEntry(page, { name: "GitHub", website: "github.com", username: "ann", password: P.github });
-  await fillEntry(page, { name: "Fine bank", website: "bank.example", username: "ann", password: P.fine });
+  await fillEntry(page, {
+    name: "Weak site",
+    website: "weak.example",
+    username: "ann",
+    password: P.weak,
+  });
+  await fillEntry(page, {
+    name: "Shop A",
+    website: "shop-a.example",
+    username: "ann",
+    password: P.reused,
+  });
+  await fillEntry(page, {
+    name: "Shop B",
+    website: "shop-b.example",
+    username: "ann",
+    password: P.reused,
+  });
+  await fillEntry(page, {
+    name: "Leaky forum",
+    website: "forum.example",
+    username: "ann",
+    password: P.exposed,
+  });
+  await fillEntry(page, {
+    name: "GitHub",
+    website: "github.com",
+    username: "ann",
+    password: P.github,
+  });
+  await fillEntry(page, {
+    name: "Fine bank",
+    website: "bank.example",
+    username: "ann",
+    password: P.fine,
+  });
   await waitForPending(page, 0);
 });
 
@@ -59,7 +106,12 @@ afterAll(async () => {
 
 const finding = (f: string) => page.locator(`#health-${f}`);
 const listed = (f: string) => finding(f).locator("li .name a").allInnerTexts();
-const reasonOf = (f: string, name: string) => finding(f).locator("li").filter({ has: page.getByRole("link", { name, exact: true }) }).locator(".reason").innerText();
+const reasonOf = (f: string, name: string) =>
+  finding(f)
+    .locator("li")
+    .filter({ has: page.getByRole("link", { name, exact: true }) })
+    .locator(".reason")
+    .innerText();
 
 describe("vault health", () => {
   it("lists the weak, reused, exposed and missing-2FA entries with their reasons, and a score", async () => {
@@ -71,14 +123,22 @@ describe("vault health", () => {
     expect(await reasonOf("reused", "Shop A")).toBe("Same password as Shop B.");
     expect(await listed("weak")).toEqual(["Weak site"]);
     // The estimator's own words: a common word with a year.
-    expect(await reasonOf("weak", "Weak site")).toMatch(/^(Very weak|Weak|Fair): .*(common|year|guess)/i);
+    expect(await reasonOf("weak", "Weak site")).toMatch(
+      /^(Very weak|Weak|Fair): .*(common|year|guess)/i,
+    );
     expect(await listed("no2fa")).toEqual(["GitHub"]);
     expect(await finding("old").count()).toBe(0);
     const score = Number(await page.locator("#health-score").innerText());
     expect(score).toBeGreaterThan(0);
     expect(score).toBeLessThan(100);
     const counts = await page.locator(".health-counts li").allInnerTexts();
-    expect(counts).toEqual(["Exposed in data breaches: 1", "Reused passwords: 2", "Weak passwords: 1", "Old passwords: 0", "Two-factor authentication available: 1"]);
+    expect(counts).toEqual([
+      "Exposed in data breaches: 1",
+      "Reused passwords: 2",
+      "Weak passwords: 1",
+      "Old passwords: 0",
+      "Two-factor authentication available: 1",
+    ]);
     await screenshot(page, "screenshots/health-1280.png");
   });
 
@@ -87,7 +147,9 @@ describe("vault health", () => {
     const mine = [P.weak, P.reused, P.exposed, P.github, P.fine].map((p) => sha1(p));
     // One request per distinct password at most (other files' requests may interleave: only ours are counted).
     const ours = asked.filter((r) => mine.some((h) => r.path === `/range/${h.slice(0, 5)}`));
-    expect(new Set(ours.map((r) => r.path))).toEqual(new Set(mine.map((h) => `/range/${h.slice(0, 5)}`)));
+    expect(new Set(ours.map((r) => r.path))).toEqual(
+      new Set(mine.map((h) => `/range/${h.slice(0, 5)}`)),
+    );
     expect(ours.length).toBe(mine.length);
     for (const r of asked) {
       expect(r.path).toMatch(/^\/range\/[0-9A-F]{5}$/);
@@ -100,7 +162,11 @@ describe("vault health", () => {
       for (const name of readdirSync(dir)) {
         const path = join(dir, name);
         if (statSync(path).isDirectory()) walk(path);
-        else if (/\.(sqlite|sqlite-wal|sqlite-shm|log)$/.test(name) && (path.includes(`${join("v3", "d1")}`) || name === "worker.log")) files.push(path);
+        else if (
+          /\.(sqlite|sqlite-wal|sqlite-shm|log)$/.test(name) &&
+          (path.includes(`${join("v3", "d1")}`) || name === "worker.log")
+        )
+          files.push(path);
       }
     };
     walk(state);
@@ -111,21 +177,30 @@ describe("vault health", () => {
       for (const [name, password] of Object.entries(P)) {
         expect(text.includes(password), `${name} password in ${f}`).toBe(false);
         const hash = sha1(password);
-        for (const form of [hash, hash.toLowerCase(), hash.slice(5), hash.slice(5).toLowerCase()]) expect(text.includes(form), `${name} hash in ${f}`).toBe(false);
+        for (const form of [hash, hash.toLowerCase(), hash.slice(5), hash.slice(5).toLowerCase()])
+          expect(text.includes(form), `${name} hash in ${f}`).toBe(false);
       }
     }
     // Not even the prefixes reached the worker's log (those with a letter: digits alone occur by chance).
     const log = readFileSync(join(state, "worker.log"), "utf8");
-    for (const h of mine) if (/[A-F]/.test(h.slice(0, 5))) expect(log.includes(h.slice(0, 5)), `prefix ${h.slice(0, 5)} in the log`).toBe(false);
+    for (const h of mine)
+      if (/[A-F]/.test(h.slice(0, 5)))
+        expect(log.includes(h.slice(0, 5)), `prefix ${h.slice(0, 5)} in the log`).toBe(false);
   });
 
   it("links each finding to its entry, and a manual fix offers the change-password page with a generated password", async () => {
-    const leaky = finding("exposed").locator("li").filter({ has: page.getByRole("link", { name: "Leaky forum", exact: true }) });
+    const leaky = finding("exposed")
+      .locator("li")
+      .filter({ has: page.getByRole("link", { name: "Leaky forum", exact: true }) });
     await leaky.getByRole("button", { name: "Fix Leaky forum" }).click();
     const change = leaky.getByRole("link", { name: "Open forum.example's change-password page" });
-    expect(await change.getAttribute("href")).toBe("https://forum.example/.well-known/change-password");
+    expect(await change.getAttribute("href")).toBe(
+      "https://forum.example/.well-known/change-password",
+    );
     expect(await change.getAttribute("rel")).toBe("noopener noreferrer");
-    const generated = await leaky.getByRole("textbox", { name: "New password for Leaky forum", exact: true }).inputValue();
+    const generated = await leaky
+      .getByRole("textbox", { name: "New password for Leaky forum", exact: true })
+      .inputValue();
     expect(generated).toHaveLength(20);
     expect(generated).not.toBe(P.exposed);
     await screenshot(page, "screenshots/health-fix-1280.png");
@@ -152,7 +227,12 @@ describe("vault health", () => {
 
   it("a changed password is dated and the old one kept in the entry's history, inside the envelope", async () => {
     await openSection(page, "Vault");
-    await fillEntry(page, { name: "Rotated", website: "rotated.example", username: "ann", password: P.rotatedOld });
+    await fillEntry(page, {
+      name: "Rotated",
+      website: "rotated.example",
+      username: "ann",
+      password: P.rotatedOld,
+    });
     await waitForPending(page, 0);
     const keys = await deriveVaultKeys(PASSPHRASE, user.sub);
     const first = await openFor(keys, user.sub, (await api.entries()).get("Rotated"));
@@ -166,8 +246,12 @@ describe("vault health", () => {
     const row = (await api.entries()).get("Rotated");
     const after = await openFor(keys, user.sub, row);
     expect(after.password).toBe(P.rotatedNew);
-    expect(after.password_history).toEqual([{ password: P.rotatedOld, changed_at: after.password_changed_at }]);
-    expect(Date.parse(after.password_changed_at!)).toBeGreaterThan(Date.parse(first.password_changed_at!));
+    expect(after.password_history).toEqual([
+      { password: P.rotatedOld, changed_at: after.password_changed_at },
+    ]);
+    expect(Date.parse(after.password_changed_at!)).toBeGreaterThan(
+      Date.parse(first.password_changed_at!),
+    );
     // Nothing of it in clear beside the envelope.
     expect(JSON.stringify(row)).not.toMatch(/password_changed_at|password_history/);
     // The person sees it on the entry: the old password only once they open the history.

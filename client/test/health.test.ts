@@ -1,6 +1,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { BreachChecker, parseRange, sha1Hex } from "../src/health/breach";
-import { checkHealth, findReuse, hostMatches, reuseKey, type HealthItem, type StrengthCheck } from "../src/health/detectors";
+import {
+  checkHealth,
+  findReuse,
+  hostMatches,
+  reuseKey,
+  type HealthItem,
+  type StrengthCheck,
+} from "../src/health/detectors";
 import { isLongRandom, longWords, type LongWords } from "../src/health/random-path";
 import { strengthTools } from "../src/strength";
 
@@ -9,7 +16,17 @@ const NOW = Date.parse("2026-11-27T12:00:00Z");
 const STRONG = "vN8#qL2!zR5@wT9$";
 
 function item(id: string, password: string, over: Partial<HealthItem> = {}): HealthItem {
-  return { id, name: `Entry ${id}`, host: `${id}.example`, username: `${id}@example.test`, password, totp: "", changedAt: new Date(NOW - DAY).toISOString(), createdAt: new Date(NOW - 2 * DAY).toISOString(), ...over };
+  return {
+    id,
+    name: `Entry ${id}`,
+    host: `${id}.example`,
+    username: `${id}@example.test`,
+    password,
+    totp: "",
+    changedAt: new Date(NOW - DAY).toISOString(),
+    createdAt: new Date(NOW - 2 * DAY).toISOString(),
+    ...over,
+  };
 }
 
 /** A stand-in for the worker's relay: the real range format, padding rows of count 0 included. */
@@ -18,7 +35,8 @@ function rangeSource(breached: Record<string, number>, padWith: string[] = []) {
   const source = async (prefix: string) => {
     asked.push(prefix);
     const rows: string[] = [];
-    for (const [hash, count] of Object.entries(breached)) if (hash.startsWith(prefix)) rows.push(`${hash.slice(5)}:${count}`);
+    for (const [hash, count] of Object.entries(breached))
+      if (hash.startsWith(prefix)) rows.push(`${hash.slice(5)}:${count}`);
     for (const hash of padWith) if (hash.startsWith(prefix)) rows.push(`${hash.slice(5)}:0`);
     for (let i = 0; i < 20; i++) rows.push(`${(await sha1Hex(`pad ${prefix} ${i}`)).slice(5)}:0`);
     return rows.join("\r\n");
@@ -43,7 +61,9 @@ describe("breach range (k-anonymity)", () => {
   });
 
   it("reads SUFFIX:COUNT lines and drops padding rows and anything malformed", () => {
-    const range = parseRange("1E4C9B93F3F0682250B6CF8331B7EE68FD8:3730471\r\n0018A45C4D1DEF81644B54AB7F969B88D65:0\r\nnot a row\r\n00D4F6E8FA6EECAD2A3AA415EEC418D38EC:2");
+    const range = parseRange(
+      "1E4C9B93F3F0682250B6CF8331B7EE68FD8:3730471\r\n0018A45C4D1DEF81644B54AB7F969B88D65:0\r\nnot a row\r\n00D4F6E8FA6EECAD2A3AA415EEC418D38EC:2",
+    );
     expect([...range]).toEqual([
       ["1E4C9B93F3F0682250B6CF8331B7EE68FD8", 3730471],
       ["00D4F6E8FA6EECAD2A3AA415EEC418D38EC", 2],
@@ -78,7 +98,15 @@ describe("reuse", () => {
   it("groups identical passwords and trivial variations, not short look-alikes", () => {
     expect(reuseKey("Summer2023!")).toBe(reuseKey("summer2024"));
     expect(reuseKey("abc1")).not.toBe(reuseKey("abc2"));
-    const groups = findReuse([item("a", STRONG), item("b", STRONG), item("c", "Correcthorse2023!"), item("d", "correcthorse2024"), item("e", "abc1"), item("f", "abc2"), item("g", "")]);
+    const groups = findReuse([
+      item("a", STRONG),
+      item("b", STRONG),
+      item("c", "Correcthorse2023!"),
+      item("d", "correcthorse2024"),
+      item("e", "abc1"),
+      item("f", "abc2"),
+      item("g", ""),
+    ]);
     expect(groups).toEqual([
       { group: "g1", kind: "same", ids: ["a", "b"] },
       { group: "g2", kind: "similar", ids: ["c", "d"] },
@@ -89,7 +117,12 @@ describe("reuse", () => {
 describe("the fast path for long random passwords", () => {
   it("lets generated passwords through, and each of them the estimator also calls strong", () => {
     const alphabet = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ0123456789!#$%&*@-_";
-    const sample = Array.from({ length: 60 }, () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => alphabet[b % alphabet.length]).join(""));
+    const sample = Array.from({ length: 60 }, () =>
+      Array.from(
+        crypto.getRandomValues(new Uint8Array(16)),
+        (b) => alphabet[b % alphabet.length],
+      ).join(""),
+    );
     const taken = sample.filter((p) => isLongRandom(p, words));
     expect(taken.length).toBeGreaterThan(50);
     for (const p of taken) expect(check(p, []).score, p).toBeGreaterThanOrEqual(3);
@@ -123,13 +156,21 @@ describe("the health check", () => {
         item("r2", "Kj4$nP8!sD2@fG6#"),
         item("leak", exposedPassword),
         item("old", "Zt5^hY1*cM3(bN7)", { changedAt: new Date(NOW - 400 * DAY).toISOString() }),
-        item("undated", "Wd9%kE3&uR6*oI2!", { changedAt: null, createdAt: new Date(NOW - 500 * DAY).toISOString() }),
+        item("undated", "Wd9%kE3&uR6*oI2!", {
+          changedAt: null,
+          createdAt: new Date(NOW - 500 * DAY).toISOString(),
+        }),
         item("gh", "Hs2!vQ8@lA4#yU6$", { host: "gist.github.com" }),
         item("gh-ok", "Fb3$gT7%jW1^xZ5&", { host: "github.com", totp: "JBSWY3DPEHPK3PXP" }),
         item("fine", STRONG),
         item("empty", ""),
       ],
-      { strength: await strength(), breach: new BreachChecker(source), offersTotp: (h) => hostMatches(h, new Set(["github.com"])), now: NOW },
+      {
+        strength: await strength(),
+        breach: new BreachChecker(source),
+        offersTotp: (h) => hostMatches(h, new Set(["github.com"])),
+        now: NOW,
+      },
     );
     const by = Object.fromEntries(report.entries.map((e) => [e.id, e]));
     expect(Object.keys(by).sort()).toEqual(["gh", "leak", "old", "r1", "r2", "undated", "weak"]);
@@ -152,23 +193,48 @@ describe("the health check", () => {
 
   it("names at most three others of a large reuse group, with the group's size", async () => {
     const items = Array.from({ length: 40 }, (_, n) => item(`s${n}`, "Kj4$nP8!sD2@fG6#"));
-    const report = await checkHealth(items, { strength: await strength(), breach: null, offersTotp: () => false, now: NOW });
+    const report = await checkHealth(items, {
+      strength: await strength(),
+      breach: null,
+      offersTotp: () => false,
+      now: NOW,
+    });
     const first = report.entries.find((e) => e.id === "s0")!;
     const later = report.entries.find((e) => e.id === "s7")!;
-    expect(first.reused).toEqual({ group: "g1", kind: "same", size: 40, others: ["s1", "s2", "s3"] });
-    expect(later.reused).toEqual({ group: "g1", kind: "same", size: 40, others: ["s0", "s1", "s2"] });
+    expect(first.reused).toEqual({
+      group: "g1",
+      kind: "same",
+      size: 40,
+      others: ["s1", "s2", "s3"],
+    });
+    expect(later.reused).toEqual({
+      group: "g1",
+      kind: "same",
+      size: 40,
+      others: ["s0", "s1", "s2"],
+    });
     expect(report.reuseGroups[0]!.ids).toHaveLength(40);
   });
 
   it("a healthy vault scores 100; a failed range service leaves entries unchecked, not clean", async () => {
-    const healthy = await checkHealth([item("a", STRONG)], { strength: await strength(), breach: new BreachChecker(rangeSource({}).source), offersTotp: () => false, now: NOW });
-    expect(healthy).toMatchObject({ score: 100, entries: [], exposureUnchecked: 0 });
-    const down = await checkHealth([item("a", STRONG)], {
+    const healthy = await checkHealth([item("a", STRONG)], {
       strength: await strength(),
-      breach: new BreachChecker(() => Promise.reject(new Error("The breach check service is unavailable"))),
+      breach: new BreachChecker(rangeSource({}).source),
       offersTotp: () => false,
       now: NOW,
     });
-    expect(down).toMatchObject({ exposureUnchecked: 1, exposureError: "The breach check service is unavailable" });
+    expect(healthy).toMatchObject({ score: 100, entries: [], exposureUnchecked: 0 });
+    const down = await checkHealth([item("a", STRONG)], {
+      strength: await strength(),
+      breach: new BreachChecker(() =>
+        Promise.reject(new Error("The breach check service is unavailable")),
+      ),
+      offersTotp: () => false,
+      now: NOW,
+    });
+    expect(down).toMatchObject({
+      exposureUnchecked: 1,
+      exposureError: "The breach check service is unavailable",
+    });
   });
 });

@@ -1,7 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiAs } from "./support/api";
 import { aliasProviderKey, aliasProviderState, revealEntry } from "./support/automation";
-import { entryNames, launch, newUser, revealedField, screenshot, signInThroughPage, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
+import {
+  entryNames,
+  launch,
+  newUser,
+  revealedField,
+  screenshot,
+  signInThroughPage,
+  waitForPending,
+  type Browser,
+  type BrowserContext,
+  type Page,
+} from "./support/browser";
 import { base, openSection, personContext } from "./support/journey";
 
 // Disposable identities in real Chromium against wrangler dev and the local alias provider.
@@ -12,7 +23,13 @@ let page: Page;
 let api: Awaited<ReturnType<typeof apiAs>>;
 
 const cards = (p: Page) => p.locator("section.identity");
-const serverIdentities = async () => (await api.get("/api/identities")).body.identities as { id: string; email_alias: string | null; address_country: string | null; first_name: string }[];
+const serverIdentities = async () =>
+  (await api.get("/api/identities")).body.identities as {
+    id: string;
+    email_alias: string | null;
+    address_country: string | null;
+    first_name: string;
+  }[];
 
 beforeAll(async () => {
   browser = await launch();
@@ -38,7 +55,9 @@ describe("identities", () => {
     expect(made!.address_country).toBe("GB");
     expect(made!.email_alias).toBeNull();
     const card = cards(page).first();
-    expect(await card.locator('dd[data-field="first_name"] span').innerText()).toBe(made!.first_name);
+    expect(await card.locator('dd[data-field="first_name"] span').innerText()).toBe(
+      made!.first_name,
+    );
     expect(await card.locator('dd[data-field="email_alias"]').count()).toBe(0);
     await card.getByRole("button", { name: /^Copy First name of / }).click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(made!.first_name);
@@ -48,10 +67,14 @@ describe("identities", () => {
   it("with an alias from the alias provider; a missing or refused key gets a clear message and creates nothing", async () => {
     await page.getByLabel("Create an email alias").check();
     await page.getByRole("button", { name: "Generate identity" }).click();
-    await expect.poll(() => page.locator("form.identity-form").getByRole("alert").innerText()).toBe("Enter the alias provider's API key to create an email alias.");
+    await expect
+      .poll(() => page.locator("form.identity-form").getByRole("alert").innerText())
+      .toBe("Enter the alias provider's API key to create an email alias.");
     await page.getByLabel("Alias provider API key").fill("key_not_known_to_the_provider");
     await page.getByRole("button", { name: "Generate identity" }).click();
-    await expect.poll(() => page.locator("form.identity-form").getByRole("alert").innerText()).toContain("emailApiKey");
+    await expect
+      .poll(() => page.locator("form.identity-form").getByRole("alert").innerText())
+      .toContain("emailApiKey");
     expect(await serverIdentities()).toHaveLength(1);
 
     const key = await aliasProviderKey();
@@ -61,7 +84,9 @@ describe("identities", () => {
     const alias = (await aliasProviderState(key)).aliases[0]!;
     expect(alias.enabled).toBe(true);
     const withAlias = cards(page).filter({ hasText: alias.email });
-    expect(await withAlias.locator('dd[data-field="email_alias"] span').innerText()).toBe(alias.email);
+    expect(await withAlias.locator('dd[data-field="email_alias"] span').innerText()).toBe(
+      alias.email,
+    );
     await screenshot(page, "screenshots/identities-alias.png");
   });
 

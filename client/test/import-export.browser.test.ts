@@ -3,7 +3,16 @@ import { strToU8, zipSync } from "fflate";
 import { protectedBitwardenExport } from "../../test/importers/bitwarden-export";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedInPerson } from "./support/account";
-import { entryNames, launch, openEntry, openNewEntry, revealedField, screenshot, waitForPending, type Browser } from "./support/browser";
+import {
+  entryNames,
+  launch,
+  openEntry,
+  openNewEntry,
+  revealedField,
+  screenshot,
+  waitForPending,
+  type Browser,
+} from "./support/browser";
 import { openSection } from "./support/journey";
 
 // Import from another manager's export (preview with per-row problems, encrypted here, sent in
@@ -14,7 +23,10 @@ let person: Awaited<ReturnType<typeof signedInPerson>>;
 const GOOD = 120;
 const csv = [
   "name,url,username,password,notes",
-  ...Array.from({ length: GOOD }, (_, i) => `Site ${i},https://site${i}.example/login,user${i},secret-pw-${i},note ${i}`),
+  ...Array.from(
+    { length: GOOD },
+    (_, i) => `Site ${i},https://site${i}.example/login,user${i},secret-pw-${i},note ${i}`,
+  ),
   "Only a name,,,,",
   `${"N".repeat(600)},https://long.example,u,p,`,
 ].join("\n");
@@ -28,16 +40,27 @@ afterAll(async () => {
   await browser?.close();
 });
 
-const serverRows = async () => (await person.api.get("/api/passwords?limit=2000")).body.data as { name: string; encryption_version: number; encrypted_data: string; username: string | null; password?: unknown }[];
+const serverRows = async () =>
+  (await person.api.get("/api/passwords?limit=2000")).body.data as {
+    name: string;
+    encryption_version: number;
+    encrypted_data: string;
+    username: string | null;
+    password?: unknown;
+  }[];
 
 describe("import and export", () => {
   it("a file that is not of the chosen format gets a clear message and imports nothing", async () => {
     const { page } = person;
     await openSection(page, "Import & export");
-    await page.getByLabel(/Export file from another password manager/).setInputFiles({ name: "export.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+    await page
+      .getByLabel(/Export file from another password manager/)
+      .setInputFiles({ name: "export.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
     await page.getByLabel("Format").selectOption("source_mgr_2");
     await page.getByRole("button", { name: "Preview" }).click();
-    await expect.poll(() => page.locator("#import-error").innerText()).toMatch(/cannot be read as that format/);
+    await expect
+      .poll(() => page.locator("#import-error").innerText())
+      .toMatch(/cannot be read as that format/);
     expect(await page.locator("#import-start").isHidden()).toBe(true);
     expect(await serverRows()).toEqual([]);
   });
@@ -46,7 +69,9 @@ describe("import and export", () => {
     const { page } = person;
     await page.getByLabel("Format").selectOption("auto");
     await page.getByRole("button", { name: "Preview" }).click();
-    await expect.poll(() => page.locator("#import-summary").innerText()).toMatch(`${GOOD} entries ready (${GOOD} kept as they are, 0 changed), 2 skipped`);
+    await expect
+      .poll(() => page.locator("#import-summary").innerText())
+      .toMatch(`${GOOD} entries ready (${GOOD} kept as they are, 0 changed), 2 skipped`);
     expect(await page.locator("#import-preview tbody tr[data-status=kept]").count()).toBe(GOOD);
     const bad = await page.locator("#import-preview tbody tr[data-status=skipped]").allInnerTexts();
     expect(bad.join("\n")).toMatch(/nothing to store/);
@@ -59,15 +84,22 @@ describe("import and export", () => {
     const { page } = person;
     const batches: number[] = [];
     page.on("request", (r) => {
-      if (r.url().endsWith("/api/passwords/import")) batches.push((JSON.parse(r.postData() ?? "{}") as { entries: unknown[] }).entries.length);
+      if (r.url().endsWith("/api/passwords/import"))
+        batches.push((JSON.parse(r.postData() ?? "{}") as { entries: unknown[] }).entries.length);
     });
     await page.getByRole("button", { name: `Import ${GOOD} entries` }).click();
-    await expect.poll(() => page.locator("#import-done").getAttribute("data-imported"), { timeout: 30_000 }).toBe(String(GOOD));
+    await expect
+      .poll(() => page.locator("#import-done").getAttribute("data-imported"), { timeout: 30_000 })
+      .toBe(String(GOOD));
     expect(batches).toEqual([50, 50, 20]);
-    expect(await page.locator("#import-progress").evaluate((p) => (p as HTMLProgressElement).value)).toBe(100);
+    expect(
+      await page.locator("#import-progress").evaluate((p) => (p as HTMLProgressElement).value),
+    ).toBe(100);
     const rows = await serverRows();
     expect(rows).toHaveLength(GOOD);
-    expect(rows.every((r) => r.encryption_version === 3 && r.encrypted_data && r.username === null)).toBe(true);
+    expect(
+      rows.every((r) => r.encryption_version === 3 && r.encrypted_data && r.username === null),
+    ).toBe(true);
     expect(JSON.stringify(rows)).not.toContain("secret-pw-");
 
     await openSection(page, "Vault");
@@ -81,44 +113,92 @@ describe("import and export", () => {
   it("exports the vault encrypted with each entry's id; importing it again duplicates nothing", async () => {
     const { page } = person;
     await openSection(page, "Import & export");
-    const [file] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export the vault" }).click()]);
+    const [file] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Export the vault" }).click(),
+    ]);
     exported = readFileSync((await file.path())!, "utf8");
     const doc = JSON.parse(exported) as { format: string; count: number; entries: unknown[] };
     expect(doc).toMatchObject({ format: "credential-vault-export", count: GOOD });
     expect(exported).not.toContain("secret-pw-");
 
-    await page.getByLabel(/Export file from another password manager/).setInputFiles({ name: "vault.json", mimeType: "application/json", buffer: Buffer.from(exported) });
+    await page.getByLabel(/Export file from another password manager/).setInputFiles({
+      name: "vault.json",
+      mimeType: "application/json",
+      buffer: Buffer.from(exported),
+    });
     await page.getByRole("button", { name: "Preview" }).click();
-    await expect.poll(() => page.locator("#import-summary").innerText()).toMatch(`This vault's export: ${GOOD} entries ready`);
+    await expect
+      .poll(() => page.locator("#import-summary").innerText())
+      .toMatch(`This vault's export: ${GOOD} entries ready`);
     // Each entry is bound to its id, and these ids are in the vault already: nothing is duplicated.
     await page.getByRole("button", { name: `Import ${GOOD} entries` }).click();
-    await expect.poll(() => page.locator("#import-done").getAttribute("data-imported"), { timeout: 30_000 }).toBe("0");
+    await expect
+      .poll(() => page.locator("#import-done").getAttribute("data-imported"), { timeout: 30_000 })
+      .toBe("0");
     const said = await page.locator("#import-result").innerText();
-    for (const [from, to, n] of [[1, 50, 50], [51, 100, 50], [101, 120, 20]]) expect(said).toContain(`Entries ${from} to ${to}: ${n} entries were skipped: already in the vault (same id)`);
+    for (const [from, to, n] of [
+      [1, 50, 50],
+      [51, 100, 50],
+      [101, 120, 20],
+    ])
+      expect(said).toContain(
+        `Entries ${from} to ${to}: ${n} entries were skipped: already in the vault (same id)`,
+      );
     expect(await serverRows()).toHaveLength(GOOD);
-    expect(JSON.parse(exported).entries.every((e: { id?: string }) => typeof e.id === "string")).toBe(true);
+    expect(
+      JSON.parse(exported).entries.every((e: { id?: string }) => typeof e.id === "string"),
+    ).toBe(true);
     await screenshot(page, "screenshots/import-export-done.png");
   });
 
   it("a 1PUX zip: the preview says per item kept, changed or skipped and why; fields and kinds arrive sealed", async () => {
     const { page } = person;
-    const data = readFileSync(new URL("../../test/fixtures/imports/onepux-export.data", import.meta.url), "utf8");
-    const pux = zipSync({ "export.attributes": strToU8('{"version":3}'), "export.data": strToU8(data) });
-    await page.getByLabel(/Export file from another password manager/).setInputFiles({ name: "1PasswordExport.1pux", mimeType: "application/octet-stream", buffer: Buffer.from(pux) });
+    const data = readFileSync(
+      new URL("../../test/fixtures/imports/onepux-export.data", import.meta.url),
+      "utf8",
+    );
+    const pux = zipSync({
+      "export.attributes": strToU8('{"version":3}'),
+      "export.data": strToU8(data),
+    });
+    await page.getByLabel(/Export file from another password manager/).setInputFiles({
+      name: "1PasswordExport.1pux",
+      mimeType: "application/octet-stream",
+      buffer: Buffer.from(pux),
+    });
     await page.getByLabel("Format").selectOption("auto");
     await page.getByRole("button", { name: "Preview" }).click();
-    await expect.poll(() => page.locator("#import-summary").innerText()).toMatch("1Password (1PUX): 3 entries ready (2 kept as they are, 1 changed), 1 skipped.");
+    await expect
+      .poll(() => page.locator("#import-summary").innerText())
+      .toMatch("1Password (1PUX): 3 entries ready (2 kept as they are, 1 changed), 1 skipped.");
     const rows = await page.locator("#import-preview tbody tr").allInnerTexts();
-    expect(rows[0]).toMatch(/Bank[\s\S]*1 more address; 3 fields \(1 hidden\); TOTP; 1 earlier password; notes; folder Private; tags finance; favourite[\s\S]*Kept as it is/);
+    expect(rows[0]).toMatch(
+      /Bank[\s\S]*1 more address; 3 fields \(1 hidden\); TOTP; 1 earlier password; notes; folder Private; tags finance; favourite[\s\S]*Kept as it is/,
+    );
     expect(rows[1]).toMatch(/House[\s\S]*Changed: archived in the source: tagged "archived"/);
     expect(rows[3]).toMatch(/Scan\.pdf[\s\S]*Skipped: a 1Password document/);
     await screenshot(page, "screenshots/import-1pux-preview.png");
     await page.getByRole("button", { name: "Import 3 entries" }).click();
-    await expect.poll(() => page.locator("#import-done").innerText(), { timeout: 30_000 }).toBe("Imported 3 of 3 entries. 2 kept as they were, 1 changed, 1 not imported.");
-    expect(await page.locator("#import-skipped").textContent()).toMatch(/Scan\.pdf: a 1Password document/);
+    await expect
+      .poll(() => page.locator("#import-done").innerText(), { timeout: 30_000 })
+      .toBe("Imported 3 of 3 entries. 2 kept as they were, 1 changed, 1 not imported.");
+    expect(await page.locator("#import-skipped").textContent()).toMatch(
+      /Scan\.pdf: a 1Password document/,
+    );
     // What the server holds in the clear (ciphertext and blind-index hashes set aside: a short
     // canary like "2468" turns up in that much hex and base64 by chance).
-    const clear = (await serverRows()).map(({ wrapped_item_key, encrypted_data, name_hash, username_hash, domain_hash, search_tokens, ...rest }: Record<string, unknown>) => rest);
+    const clear = (await serverRows()).map(
+      ({
+        wrapped_item_key,
+        encrypted_data,
+        name_hash,
+        username_hash,
+        domain_hash,
+        search_tokens,
+        ...rest
+      }: Record<string, unknown>) => rest,
+    );
     expect(JSON.stringify(clear)).not.toMatch(/2468|W3ndy|OldW3ndy|4111111111111111/);
 
     await openSection(page, "Vault");
@@ -128,36 +208,80 @@ describe("import and export", () => {
     expect(await pin.innerText()).not.toContain("2468");
     await page.getByRole("button", { name: "Show pin", exact: true }).click();
     await expect.poll(() => pin.innerText()).toBe("2468");
-    expect(await page.locator('#revealed-fields dd[data-label="Branch"]').innerText()).toBe("North");
-    expect(await page.locator('#revealed-fields dd[data-field="urls.0"]').innerText()).toBe("https://app.bank.example.com");
+    expect(await page.locator('#revealed-fields dd[data-label="Branch"]').innerText()).toBe(
+      "North",
+    );
+    expect(await page.locator('#revealed-fields dd[data-field="urls.0"]').innerText()).toBe(
+      "https://app.bank.example.com",
+    );
     await openEntry(page, "Visa");
     expect(await page.locator('#revealed-fields dd[data-field="kind"]').innerText()).toBe("Card");
-    expect(await page.locator('#revealed-fields dd[data-field="card.number"]').getAttribute("data-masked")).toBe("true");
-    expect(await page.locator('#revealed-fields dd[data-field="card.expiry"]').innerText()).toBe("12/2027");
+    expect(
+      await page
+        .locator('#revealed-fields dd[data-field="card.number"]')
+        .getAttribute("data-masked"),
+    ).toBe("true");
+    expect(await page.locator('#revealed-fields dd[data-field="card.expiry"]').innerText()).toBe(
+      "12/2027",
+    );
     await screenshot(page, "screenshots/import-1pux-card.png");
   });
 
   it("a password-protected Bitwarden JSON asks for its password, refuses a wrong one, and opens with the right one", async () => {
     const { page } = person;
-    const plain = { encrypted: false, folders: [], items: [{ type: 1, name: "Locked forge", favorite: false, notes: null, fields: [{ name: "Recovery", value: "R-42", type: 1 }], login: { username: "lou", password: "forge-pw-9", totp: null, uris: [{ uri: "https://forge.example.com", match: null }] } }] };
+    const plain = {
+      encrypted: false,
+      folders: [],
+      items: [
+        {
+          type: 1,
+          name: "Locked forge",
+          favorite: false,
+          notes: null,
+          fields: [{ name: "Recovery", value: "R-42", type: 1 }],
+          login: {
+            username: "lou",
+            password: "forge-pw-9",
+            totp: null,
+            uris: [{ uri: "https://forge.example.com", match: null }],
+          },
+        },
+      ],
+    };
     const file = await protectedBitwardenExport(JSON.stringify(plain), "export-secret", 5000);
     await openSection(page, "Import & export");
-    await page.getByLabel(/Export file from another password manager/).setInputFiles({ name: "bitwarden_encrypted_export.json", mimeType: "application/json", buffer: Buffer.from(file) });
+    await page.getByLabel(/Export file from another password manager/).setInputFiles({
+      name: "bitwarden_encrypted_export.json",
+      mimeType: "application/json",
+      buffer: Buffer.from(file),
+    });
     await page.getByRole("button", { name: "Preview" }).click();
-    await expect.poll(() => page.locator("#import-error").innerText()).toMatch(/protected by a password: enter it/);
+    await expect
+      .poll(() => page.locator("#import-error").innerText())
+      .toMatch(/protected by a password: enter it/);
     await page.getByLabel("Export password").fill("not-it");
     await page.getByRole("button", { name: "Preview" }).click();
-    await expect.poll(() => page.locator("#import-error").innerText()).toMatch(/The password does not open this Bitwarden export/);
+    await expect
+      .poll(() => page.locator("#import-error").innerText())
+      .toMatch(/The password does not open this Bitwarden export/);
     expect(await page.locator("#import-start").isHidden()).toBe(true);
     await page.getByLabel("Export password").fill("export-secret");
     await page.getByRole("button", { name: "Preview" }).click();
-    await expect.poll(() => page.locator("#import-summary").innerText()).toMatch("Bitwarden (JSON, password-protected JSON or CSV): 1 entry ready (1 kept as they are, 0 changed), 0 skipped.");
+    await expect
+      .poll(() => page.locator("#import-summary").innerText())
+      .toMatch(
+        "Bitwarden (JSON, password-protected JSON or CSV): 1 entry ready (1 kept as they are, 0 changed), 0 skipped.",
+      );
     await page.getByRole("button", { name: "Import 1 entry" }).click();
-    await expect.poll(() => page.locator("#import-done").getAttribute("data-imported"), { timeout: 30_000 }).toBe("1");
+    await expect
+      .poll(() => page.locator("#import-done").getAttribute("data-imported"), { timeout: 30_000 })
+      .toBe("1");
     await openSection(page, "Vault");
     await openEntry(page, "Locked forge");
     await expect.poll(() => revealedField(page, "password")).toBe("forge-pw-9");
-    expect(await page.locator('#revealed-fields dd[data-label="Recovery"]').getAttribute("data-masked")).toBe("true");
+    expect(
+      await page.locator('#revealed-fields dd[data-label="Recovery"]').getAttribute("data-masked"),
+    ).toBe("true");
   });
 
   it("the entry form makes a card and a secure note; the card's number and code are masked in the detail", async () => {
@@ -181,7 +305,9 @@ describe("import and export", () => {
     expect(await number.innerText()).not.toContain("4000");
     await page.getByRole("button", { name: "Show card number", exact: true }).click();
     await expect.poll(() => number.innerText()).toBe("4000 0000 0000 0002");
-    expect(await page.locator('#revealed-fields dd[data-field="card.expiry"]').innerText()).toBe("07/2031");
+    expect(await page.locator('#revealed-fields dd[data-field="card.expiry"]').innerText()).toBe(
+      "07/2031",
+    );
     expect(await page.locator('#revealed-fields dd[data-field="password"]').count()).toBe(0);
 
     await openNewEntry(page);
@@ -191,8 +317,14 @@ describe("import and export", () => {
     await page.getByRole("button", { name: "Save" }).click();
     await page.locator("#entry-dialog[open]").waitFor({ state: "detached" });
     await openEntry(page, "Safe combination");
-    expect(await page.locator('#revealed-fields dd[data-field="kind"]').innerText()).toBe("Secure note");
-    expect(await page.locator('#revealed-fields dd[data-field="notes"]').innerText()).toBe("Left 32, right 7");
-    expect(JSON.stringify(await serverRows())).not.toMatch(/4000 0000 0000 0002|Left 32, right 7|Pat Doe/);
+    expect(await page.locator('#revealed-fields dd[data-field="kind"]').innerText()).toBe(
+      "Secure note",
+    );
+    expect(await page.locator('#revealed-fields dd[data-field="notes"]').innerText()).toBe(
+      "Left 32, right 7",
+    );
+    expect(JSON.stringify(await serverRows())).not.toMatch(
+      /4000 0000 0000 0002|Left 32, right 7|Pat Doe/,
+    );
   });
 });

@@ -4,7 +4,14 @@ import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedInPerson } from "./support/account";
-import { CHROMIUM, dashboardReady, entryNames, fillEntry, launch, type Browser } from "./support/browser";
+import {
+  CHROMIUM,
+  dashboardReady,
+  entryNames,
+  fillEntry,
+  launch,
+  type Browser,
+} from "./support/browser";
 import { base } from "./support/journey";
 
 // Installable as an app: a web app manifest linked from every page, icons that load (PNG 192 and
@@ -12,12 +19,24 @@ import { base } from "./support/journey";
 let browser: Browser;
 let person: Awaited<ReturnType<typeof signedInPerson>>;
 
-type Manifest = { name: string; short_name: string; start_url: string; scope: string; display: string; icons: { src: string; sizes: string; type: string; purpose?: string }[] };
+type Manifest = {
+  name: string;
+  short_name: string;
+  start_url: string;
+  scope: string;
+  display: string;
+  icons: { src: string; sizes: string; type: string; purpose?: string }[];
+};
 
 beforeAll(async () => {
   browser = await launch();
   person = await signedInPerson(browser, "install");
-  await fillEntry(person.page, { name: "Installed", website: "installed.example", username: "ivy", password: "pw-installed" });
+  await fillEntry(person.page, {
+    name: "Installed",
+    website: "installed.example",
+    username: "ivy",
+    password: "pw-installed",
+  });
 });
 
 afterAll(async () => {
@@ -36,9 +55,18 @@ describe("the web app manifest", () => {
     expect(res.status()).toBe(200);
     expect(res.headers()["content-type"]).toMatch(/^application\/manifest\+json/);
     const manifest = (await res.json()) as Manifest;
-    expect(manifest).toMatchObject({ name: "Credential vault", start_url: "/vault", scope: "/", display: "standalone" });
+    expect(manifest).toMatchObject({
+      name: "Credential vault",
+      start_url: "/vault",
+      scope: "/",
+      display: "standalone",
+    });
     const png = manifest.icons.filter((i) => i.type === "image/png");
-    expect(png.map((i) => `${i.sizes}${i.purpose ? ` ${i.purpose}` : ""}`).sort()).toEqual(["192x192", "512x512", "512x512 maskable"]);
+    expect(png.map((i) => `${i.sizes}${i.purpose ? ` ${i.purpose}` : ""}`).sort()).toEqual([
+      "192x192",
+      "512x512",
+      "512x512 maskable",
+    ]);
     for (const icon of png) {
       const img = await person.page.request.get(`${base()}${icon.src}`);
       expect(img.status()).toBe(200);
@@ -52,17 +80,26 @@ describe("the web app manifest", () => {
     const { page } = person;
     for (const path of ["/vault", "/settings", "/keys", "/offline"]) {
       await page.goto(path);
-      expect(await page.locator('link[rel="manifest"]').evaluate((l: HTMLLinkElement) => new URL(l.href).pathname)).toBe("/manifest.webmanifest");
+      expect(
+        await page
+          .locator('link[rel="manifest"]')
+          .evaluate((l: HTMLLinkElement) => new URL(l.href).pathname),
+      ).toBe("/manifest.webmanifest");
     }
     const signedOut = await browser.newPage({ baseURL: base() });
     await signedOut.goto("/");
-    expect(await signedOut.locator('link[rel="manifest"]').getAttribute("href")).toBe("/manifest.webmanifest");
+    expect(await signedOut.locator('link[rel="manifest"]').getAttribute("href")).toBe(
+      "/manifest.webmanifest",
+    );
     await signedOut.close();
 
     await page.goto("/vault");
     await dashboardReady(page);
     const cdp = await page.context().newCDPSession(page);
-    const app = (await cdp.send("Page.getAppManifest")) as { url: string; errors: { message: string }[] };
+    const app = (await cdp.send("Page.getAppManifest")) as {
+      url: string;
+      errors: { message: string }[];
+    };
     expect(new URL(app.url).pathname).toBe("/manifest.webmanifest");
     expect(app.errors).toEqual([]);
     await cdp.detach();
@@ -71,13 +108,19 @@ describe("the web app manifest", () => {
   it("is installable by Chromium's own check, in an ordinary (not incognito) profile", async () => {
     // Test contexts are incognito, where Chromium never offers to install: a profile on disk is not.
     const profile = mkdtempSync(join(tmpdir(), "install-profile-"));
-    const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-dev-shm-usage"], baseURL: base() });
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      args: ["--no-sandbox", "--disable-dev-shm-usage"],
+      baseURL: base(),
+    });
     try {
       const page = context.pages()[0] ?? (await context.newPage());
       await page.goto("/");
       await page.evaluate(() => navigator.serviceWorker.ready);
       const cdp = await context.newCDPSession(page);
-      const { installabilityErrors } = (await cdp.send("Page.getInstallabilityErrors")) as { installabilityErrors: { errorId: string }[] };
+      const { installabilityErrors } = (await cdp.send("Page.getInstallabilityErrors")) as {
+        installabilityErrors: { errorId: string }[];
+      };
       expect(installabilityErrors).toEqual([]);
     } finally {
       await context.close();
@@ -93,9 +136,18 @@ describe("the web app manifest", () => {
       await dashboardReady(page);
       await expect.poll(() => entryNames(page)).toContain("Installed");
       const fetched = await page.evaluate(async () =>
-        Promise.all(["/manifest.webmanifest", "/icon-192.png", "/icon-512.png", "/icon-maskable-512.png"].map(async (u) => `${u} ${(await fetch(u)).status}`)),
+        Promise.all(
+          ["/manifest.webmanifest", "/icon-192.png", "/icon-512.png", "/icon-maskable-512.png"].map(
+            async (u) => `${u} ${(await fetch(u)).status}`,
+          ),
+        ),
       );
-      expect(fetched).toEqual(["/manifest.webmanifest 200", "/icon-192.png 200", "/icon-512.png 200", "/icon-maskable-512.png 200"]);
+      expect(fetched).toEqual([
+        "/manifest.webmanifest 200",
+        "/icon-192.png 200",
+        "/icon-512.png 200",
+        "/icon-maskable-512.png 200",
+      ]);
     } finally {
       await context.setOffline(false);
     }

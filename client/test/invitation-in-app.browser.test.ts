@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiAs } from "./support/api";
-import { launch, newUser, screenshot, signInThroughPage, type Browser, type Page } from "./support/browser";
+import {
+  launch,
+  newUser,
+  screenshot,
+  signInThroughPage,
+  type Browser,
+  type Page,
+} from "./support/browser";
 import { base, inviteToken, openSection, personContext, useContactKey } from "./support/journey";
 
 // An invitation a person finds without the mail: Olga names Kim by email; Kim signs in, opens
@@ -16,13 +23,18 @@ let k: Awaited<ReturnType<typeof newUser>>;
 let oApi: Awaited<ReturnType<typeof apiAs>>;
 let kApi: Awaited<ReturnType<typeof apiAs>>;
 
-type Listed = { as_owner: { contact_email: string; status: string }[]; as_contact: { id: string; owner_email?: string; status: string }[] };
+type Listed = {
+  as_owner: { contact_email: string; status: string }[];
+  as_contact: { id: string; owner_email?: string; status: string }[];
+};
 
 beforeAll(async () => {
   [o, k] = await Promise.all([newUser("olga"), newUser("kim")]);
   [oApi, kApi] = await Promise.all([apiAs(base(), o.token), apiAs(base(), k.token)]);
   browser = await launch();
-  [olga, kim] = await Promise.all([personContext(browser), personContext(browser)]).then((all) => all.map((p) => p.page));
+  [olga, kim] = await Promise.all([personContext(browser), personContext(browser)]).then((all) =>
+    all.map((p) => p.page),
+  );
 });
 
 afterAll(async () => {
@@ -45,13 +57,17 @@ describe("an emergency invitation found in the app", () => {
     await olga.getByRole("button", { name: "Invite", exact: true }).click();
     await useContactKey(olga, k.email);
     await olga.locator("#contact-rows tr", { hasText: k.email }).waitFor();
-    expect(((await oApi.get("/api/vault/emergency")).body as Listed).as_owner).toMatchObject([{ contact_email: k.email, status: "pending_invite" }]);
+    expect(((await oApi.get("/api/vault/emergency")).body as Listed).as_owner).toMatchObject([
+      { contact_email: k.email, status: "pending_invite" },
+    ]);
   });
 
   it("the invitation mail is on the development mail page, its link working", async () => {
     const token = inviteToken(k.email);
     await kim.goto("/dev/mail");
-    const mail = kim.locator("article", { hasText: k.email.toLowerCase() }).filter({ hasText: "emergency.invite" });
+    const mail = kim
+      .locator("article", { hasText: k.email.toLowerCase() })
+      .filter({ hasText: "emergency.invite" });
     await expect.poll(() => mail.count()).toBe(1);
     const link = mail.getByRole("link", { name: `/emergency/${token}` });
     const href = (await link.getAttribute("href")) ?? "";
@@ -72,12 +88,22 @@ describe("an emergency invitation found in the app", () => {
     await expect.poll(() => kim.locator("#owners-empty").isHidden()).toBe(true);
     await screenshot(kim, "screenshots/invitation-listed.png");
     await kim.getByRole("button", { name: `Accept ${o.email}'s invitation` }).click();
-    await expect.poll(() => kim.locator("#toast").innerText()).toBe(`You are now an emergency contact of ${o.email}`);
+    await expect
+      .poll(() => kim.locator("#toast").innerText())
+      .toBe(`You are now an emergency contact of ${o.email}`);
     await expect.poll(() => row.locator("td").nth(1).innerText()).toBe("active");
-    await expect(kim.getByRole("button", { name: `Accept ${o.email}'s invitation` }).count()).resolves.toBe(0);
-    await expect(row.getByRole("button", { name: `Request access to ${o.email}'s vault` }).isVisible()).resolves.toBe(true);
+    await expect(
+      kim.getByRole("button", { name: `Accept ${o.email}'s invitation` }).count(),
+    ).resolves.toBe(0);
+    await expect(
+      row.getByRole("button", { name: `Request access to ${o.email}'s vault` }).isVisible(),
+    ).resolves.toBe(true);
 
-    expect(((await kApi.get("/api/vault/emergency")).body as Listed).as_contact).toMatchObject([{ owner_email: o.email, status: "active" }]);
-    expect(((await oApi.get("/api/vault/emergency")).body as Listed).as_owner).toMatchObject([{ contact_email: k.email, status: "active" }]);
+    expect(((await kApi.get("/api/vault/emergency")).body as Listed).as_contact).toMatchObject([
+      { owner_email: o.email, status: "active" },
+    ]);
+    expect(((await oApi.get("/api/vault/emergency")).body as Listed).as_owner).toMatchObject([
+      { contact_email: k.email, status: "active" },
+    ]);
   });
 });

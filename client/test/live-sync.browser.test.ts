@@ -1,6 +1,16 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { apiAs } from "./support/api";
-import { entryNames, fillEntry, launch, newUser, screenshot, signInThroughPage, waitForPending, type Browser, type Page } from "./support/browser";
+import {
+  entryNames,
+  fillEntry,
+  launch,
+  newUser,
+  screenshot,
+  signInThroughPage,
+  waitForPending,
+  type Browser,
+  type Page,
+} from "./support/browser";
 
 // Live sync: two browsers of one person; a save in one shows in the other without a reload, as
 // soon as the hub says the change clock moved (not at the next 30-second run).
@@ -16,15 +26,19 @@ const readerSockets: { close(): Promise<void> }[] = [];
 const readerConnectedAt: number[] = [];
 let allowReader = true;
 
-const isPush = (r: { url(): string; method(): string }) => r.method() === "POST" && ["/api/passwords/sync", "/api/passwords"].includes(new URL(r.url()).pathname);
-const isPull = (r: { url(): string; method(): string }) => r.method() === "GET" && new URL(r.url()).pathname === "/api/passwords/sync";
+const isPush = (r: { url(): string; method(): string }) =>
+  r.method() === "POST" &&
+  ["/api/passwords/sync", "/api/passwords"].includes(new URL(r.url()).pathname);
+const isPull = (r: { url(): string; method(): string }) =>
+  r.method() === "GET" && new URL(r.url()).pathname === "/api/passwords/sync";
 
 /** Resolves with Date.now() (in the reader's page) when an entry named `name` is in the list. */
 function whenShown(page: Page, name: string): Promise<number> {
   return page.evaluate(
     (n) =>
       new Promise<number>((resolve) => {
-        const shown = () => [...document.querySelectorAll("#entries li .name")].some((e) => e.textContent === n);
+        const shown = () =>
+          [...document.querySelectorAll("#entries li .name")].some((e) => e.textContent === n);
         if (shown()) return resolve(Date.now());
         const obs = new MutationObserver(() => {
           if (shown()) {
@@ -53,7 +67,8 @@ beforeAll(async () => {
   });
   writer = await a.newPage();
   reader = await b.newPage();
-  for (const p of [writer, reader]) p.on("pageerror", (e) => console.error(`page error: ${e.message}`));
+  for (const p of [writer, reader])
+    p.on("pageerror", (e) => console.error(`page error: ${e.message}`));
   await signInThroughPage(writer, user.token, PASSPHRASE);
   await signInThroughPage(reader, user.token, PASSPHRASE);
   await reader.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
@@ -67,13 +82,22 @@ describe("live sync between two browsers of one person", () => {
   it("a save in one appears in the other without a reload, within a second of the save's response", async () => {
     await expect.poll(() => readerSockets.length).toBeGreaterThan(0);
     const shown = whenShown(reader, "Live entry");
-    const saved = writer.waitForResponse((r) => isPush(r.request()) && r.status() < 300).then(() => Date.now());
-    await fillEntry(writer, { name: "Live entry", website: "live.example", username: "sam", password: "pw-live" });
+    const saved = writer
+      .waitForResponse((r) => isPush(r.request()) && r.status() < 300)
+      .then(() => Date.now());
+    await fillEntry(writer, {
+      name: "Live entry",
+      website: "live.example",
+      username: "sam",
+      password: "pw-live",
+    });
     const [savedAt, shownAt] = await Promise.all([saved, shown]);
     const ms = shownAt - savedAt;
     console.log(`live sync: write response to the other browser showing it: ${ms} ms`);
     expect(ms).toBeLessThan(1000);
-    expect(await reader.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+    expect(
+      await reader.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded),
+    ).toBe(true);
     await waitForPending(writer, 0);
     await screenshot(reader, "live-sync-reader.png");
   });
@@ -83,7 +107,12 @@ describe("live sync between two browsers of one person", () => {
     const open = readerSockets.splice(0);
     await Promise.all(open.map((ws) => ws.close()));
     // Written while the reader has no connection: no notice can reach it.
-    await fillEntry(writer, { name: "While away", website: "away.example", username: "sam", password: "pw-away" });
+    await fillEntry(writer, {
+      name: "While away",
+      website: "away.example",
+      username: "sam",
+      password: "pw-away",
+    });
     await waitForPending(writer, 0);
     expect((await api.entries()).has("While away")).toBe(true);
     expect(await entryNames(reader)).not.toContain("While away");
@@ -102,6 +131,8 @@ describe("live sync between two browsers of one person", () => {
     // Caught up by the reconnect's greeting (a clock past the cursor), not the 30-second run.
     expect(pulls.some((t) => t >= reconnectedAt - 50)).toBe(true);
     expect(shownAt - reconnectedAt).toBeLessThan(5000);
-    expect(await reader.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+    expect(
+      await reader.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded),
+    ).toBe(true);
   });
 });

@@ -1,5 +1,19 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { dashboardReady, entryNames, fillEntry, launch, localState, newUser, openEntry, revealedField, signInThroughPage, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
+import {
+  dashboardReady,
+  entryNames,
+  fillEntry,
+  launch,
+  localState,
+  newUser,
+  openEntry,
+  revealedField,
+  signInThroughPage,
+  waitForPending,
+  type Browser,
+  type BrowserContext,
+  type Page,
+} from "./support/browser";
 
 // Lock, unlock (offline) and the 15-minute idle lock, on Playwright's fake clock.
 const PASSPHRASE = "lock screen passphrase";
@@ -41,8 +55,18 @@ beforeAll(async () => {
   page = await context.newPage();
   page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
   await signInThroughPage(page, user.token, PASSPHRASE);
-  await fillEntry(page, { name: "Alpha", website: "alpha.example", username: "alice", password: "pw-alpha" });
-  await fillEntry(page, { name: "Bravo", website: "bravo.example", username: "bob", password: "pw-bravo" });
+  await fillEntry(page, {
+    name: "Alpha",
+    website: "alpha.example",
+    username: "alice",
+    password: "pw-alpha",
+  });
+  await fillEntry(page, {
+    name: "Bravo",
+    website: "bravo.example",
+    username: "bob",
+    password: "pw-bravo",
+  });
   await waitForPending(page, 0);
 });
 
@@ -70,7 +94,15 @@ describe("locking the vault", () => {
       }
       // The last listing stays (ids, names, sites: what the entries hold in plaintext anyway), so
       // the next unlock draws the list at once; so do the sync cursor and its D1 bookmark (docs/decisions.md, Scale: shards, a directory, many databases).
-      expect(await metaKeys(page)).toEqual(["activity", "bookmark", "cursor", "keycheck", "lastSync", "listing", "session"]);
+      expect(await metaKeys(page)).toEqual([
+        "activity",
+        "bookmark",
+        "cursor",
+        "keycheck",
+        "lastSync",
+        "listing",
+        "session",
+      ]);
       // The encrypted entries stay; without the keys they are envelopes only.
       expect((await localState(page)).names).toEqual(["Alpha", "Bravo"]);
     } finally {
@@ -84,7 +116,9 @@ describe("locking the vault", () => {
     await lockScreen(page).waitFor({ state: "visible" });
 
     await unlock(page, "not the passphrase");
-    await expect.poll(() => page.locator("#unlock-error").innerText()).toBe("This passphrase does not open the vault");
+    await expect
+      .poll(() => page.locator("#unlock-error").innerText())
+      .toBe("This passphrase does not open the vault");
     expect(await page.locator("#vault-view").isHidden()).toBe(true);
     expect(await metaKeys(page)).not.toContain("keys");
 
@@ -159,7 +193,11 @@ describe("locking the vault", () => {
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.waitForURL((u) => u.pathname === "/");
     const after = await localState(page);
-    expect({ entries: after.entries, pending: after.pending, metadata: after.metadata }).toEqual({ entries: 0, pending: 0, metadata: 0 });
+    expect({ entries: after.entries, pending: after.pending, metadata: after.metadata }).toEqual({
+      entries: 0,
+      pending: 0,
+      metadata: 0,
+    });
     expect(after.caches["app-sync-v1"]).toBeUndefined();
   });
 });

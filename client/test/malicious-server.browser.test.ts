@@ -1,9 +1,29 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { fingerprint, type PublicJwk } from "../src/trust";
 import { apiAs } from "./support/api";
-import { dashboardReady, fillEntry, launch, newUser, openEntry, screenshot, signInThroughPage, signInWithCookie, submitSignIn, waitForPending, type Browser, type Page } from "./support/browser";
+import {
+  dashboardReady,
+  fillEntry,
+  launch,
+  newUser,
+  openEntry,
+  screenshot,
+  signInThroughPage,
+  signInWithCookie,
+  submitSignIn,
+  waitForPending,
+  type Browser,
+  type Page,
+} from "./support/browser";
 import { openSection } from "./support/journey";
-import { fullPull, isListing, isSyncPull, startMaliciousServer, withRounds, type MaliciousServer } from "./support/malicious-server";
+import {
+  fullPull,
+  isListing,
+  isSyncPull,
+  startMaliciousServer,
+  withRounds,
+  type MaliciousServer,
+} from "./support/malicious-server";
 
 // docs/decisions.md, Crypto: the clients hold against a malicious server: the web client against a hostile server. Real Chromium talks to the real worker through
 // a proxy that rewrites the API's answers; for each attack the page refuses or warns, and the
@@ -15,7 +35,14 @@ let browser: Browser;
 let evil: MaliciousServer;
 
 type User = Awaited<ReturnType<typeof newUser>>;
-type Listed = { id: string; name: string; website: string | null; url: string | null; wrapped_item_key: string; encrypted_data: string };
+type Listed = {
+  id: string;
+  name: string;
+  website: string | null;
+  url: string | null;
+  wrapped_item_key: string;
+  encrypted_data: string;
+};
 type Change = Listed & { _deleted: boolean };
 
 /** A browser profile (one device) that reaches the server only through the proxy. */
@@ -29,19 +56,37 @@ async function device(user: User, passphrase = PASSPHRASE): Promise<Page> {
 }
 
 /** A user with Bank (the secret) and Forum, made through the page and synced. */
-async function userWithBank(prefix: string): Promise<{ user: User; page: Page; entries: Map<string, Listed> }> {
+async function userWithBank(
+  prefix: string,
+): Promise<{ user: User; page: Page; entries: Map<string, Listed> }> {
   const user = await newUser(prefix);
   const page = await device(user);
-  await fillEntry(page, { name: "Bank", website: "bank.example", username: "alice", password: BANK_SECRET });
-  await fillEntry(page, { name: "Forum", website: "forum.example", username: "alice", password: "forum-pw" });
+  await fillEntry(page, {
+    name: "Bank",
+    website: "bank.example",
+    username: "alice",
+    password: BANK_SECRET,
+  });
+  await fillEntry(page, {
+    name: "Forum",
+    website: "forum.example",
+    username: "alice",
+    password: "forum-pw",
+  });
   await waitForPending(page, 0);
-  return { user, page, entries: (await (await apiAs(base, user.token)).entries()) as Map<string, Listed> };
+  return {
+    user,
+    page,
+    entries: (await (await apiAs(base, user.token)).entries()) as Map<string, Listed>,
+  };
 }
 
 /** Nothing of the secret in the page: not in the DOM, not in a field's value. */
 async function neverShown(page: Page, secret = BANK_SECRET) {
   expect(await page.content()).not.toContain(secret);
-  const values = await page.locator("input, textarea").evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value));
+  const values = await page
+    .locator("input, textarea")
+    .evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value));
   expect(values.join("\n")).not.toContain(secret);
 }
 
@@ -49,13 +94,19 @@ async function syncNow(page: Page) {
   // A sync already under way may have asked before the test's rewrite was in place, and a press
   // during it joins it rather than pulling again: wait until none runs, so this press pulls anew.
   await expect.poll(() => page.locator("#net-state").innerText()).not.toContain("syncing");
-  const pulled = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/passwords/sync" && r.request().method() === "GET");
+  const pulled = page.waitForResponse(
+    (r) => new URL(r.url()).pathname === "/api/passwords/sync" && r.request().method() === "GET",
+  );
   await page.getByRole("button", { name: "Sync now" }).click();
   await pulled;
 }
 
 const swap = (a: Listed, b: Listed) => (e: Change) =>
-  e.id === a.id ? { ...e, wrapped_item_key: b.wrapped_item_key, encrypted_data: b.encrypted_data } : e.id === b.id ? { ...e, wrapped_item_key: a.wrapped_item_key, encrypted_data: a.encrypted_data } : e;
+  e.id === a.id
+    ? { ...e, wrapped_item_key: b.wrapped_item_key, encrypted_data: b.encrypted_data }
+    : e.id === b.id
+      ? { ...e, wrapped_item_key: a.wrapped_item_key, encrypted_data: a.encrypted_data }
+      : e;
 
 beforeAll(async () => {
   evil = await startMaliciousServer(base);
@@ -75,23 +126,43 @@ describe("a malicious server", () => {
     evil.rewrite({
       when: isSyncPull,
       url: fullPull,
-      json: (body: { changes: Change[] }) => ({ ...body, changes: body.changes.map(swap(bank, forum)), fullSyncRequired: true }),
+      json: (body: { changes: Change[] }) => ({
+        ...body,
+        changes: body.changes.map(swap(bank, forum)),
+        fullSyncRequired: true,
+      }),
     });
     evil.rewrite({
       when: (r) => r.method === "POST" && r.path === `/api/passwords/${forum.id}/reveal`,
-      json: () => ({ envelope: { wrappedItemKey: bank.wrapped_item_key, encryptedData: bank.encrypted_data, version: 3 } }),
+      json: () => ({
+        envelope: {
+          wrappedItemKey: bank.wrapped_item_key,
+          encryptedData: bank.encrypted_data,
+          version: 3,
+        },
+      }),
     });
     try {
       await syncNow(page);
-      await expect.poll(() => page.locator("#foreign-key").innerText()).toMatch(/^2 entries not shown\. This entry's encrypted data does not belong to this entry, account or website/);
+      await expect
+        .poll(() => page.locator("#foreign-key").innerText())
+        .toMatch(
+          /^2 entries not shown\. This entry's encrypted data does not belong to this entry, account or website/,
+        );
       await openEntry(page, "Forum");
-      await expect.poll(() => page.locator("#toast").innerText()).toMatch(/^Cannot reveal: This entry's encrypted data does not belong/);
+      await expect
+        .poll(() => page.locator("#toast").innerText())
+        .toMatch(/^Cannot reveal: This entry's encrypted data does not belong/);
       // The copy shortcut on the open entry: its secrets did not open, so nothing is copied.
       await page.keyboard.press("c");
-      await expect.poll(() => page.locator("#toast").innerText()).toMatch(/^Cannot copy: This entry's encrypted data does not belong/);
+      await expect
+        .poll(() => page.locator("#toast").innerText())
+        .toMatch(/^Cannot copy: This entry's encrypted data does not belong/);
       expect(await page.evaluate(() => navigator.clipboard.readText())).not.toContain(BANK_SECRET);
       await page.getByRole("button", { name: "Edit Forum" }).click();
-      await expect.poll(() => page.locator("#toast").innerText()).toMatch(/^Cannot edit: This entry's encrypted data does not belong/);
+      await expect
+        .poll(() => page.locator("#toast").innerText())
+        .toMatch(/^Cannot edit: This entry's encrypted data does not belong/);
       await neverShown(page);
       await screenshot(page, "malicious-swap.png");
       // Nothing was re-sealed or pushed from what the server planted.
@@ -106,29 +177,57 @@ describe("a malicious server", () => {
     const bank = alice.entries.get("Bank")!;
     const bob = await newUser("other");
     const page = await device(bob);
-    await fillEntry(page, { name: "Mail", website: "mail.example", username: "bob", password: "bob-mail-pw" });
+    await fillEntry(page, {
+      name: "Mail",
+      website: "mail.example",
+      username: "bob",
+      password: "bob-mail-pw",
+    });
     await waitForPending(page, 0);
-    const mail = ((await (await apiAs(base, bob.token)).entries()) as Map<string, Listed>).get("Mail")!;
+    const mail = ((await (await apiAs(base, bob.token)).entries()) as Map<string, Listed>).get(
+      "Mail",
+    )!;
     evil.rewrite({
       when: isSyncPull,
       url: fullPull,
       json: (body: { changes: Change[] }) => ({
         ...body,
         // Alice's Bank as it is, and her blob in place of Bob's own Mail entry.
-        changes: [...body.changes.map((e) => (e.id === mail.id ? { ...e, wrapped_item_key: bank.wrapped_item_key, encrypted_data: bank.encrypted_data } : e)), { ...bank, _deleted: false }],
+        changes: [
+          ...body.changes.map((e) =>
+            e.id === mail.id
+              ? {
+                  ...e,
+                  wrapped_item_key: bank.wrapped_item_key,
+                  encrypted_data: bank.encrypted_data,
+                }
+              : e,
+          ),
+          { ...bank, _deleted: false },
+        ],
         fullSyncRequired: true,
       }),
     });
     evil.rewrite({
       when: (r) => r.method === "POST" && r.path.endsWith("/reveal"),
-      json: () => ({ envelope: { wrappedItemKey: bank.wrapped_item_key, encryptedData: bank.encrypted_data, version: 3 } }),
+      json: () => ({
+        envelope: {
+          wrappedItemKey: bank.wrapped_item_key,
+          encryptedData: bank.encrypted_data,
+          version: 3,
+        },
+      }),
     });
     try {
       await syncNow(page);
-      await expect.poll(() => page.locator("#foreign-key").innerText()).toMatch(/^2 entries not shown\. This entry's encrypted data does not belong/);
+      await expect
+        .poll(() => page.locator("#foreign-key").innerText())
+        .toMatch(/^2 entries not shown\. This entry's encrypted data does not belong/);
       for (const name of ["Bank", "Mail"]) {
         await openEntry(page, name);
-        await expect.poll(() => page.locator("#toast").innerText()).toMatch(/^Cannot reveal: This entry's encrypted data does not belong/);
+        await expect
+          .poll(() => page.locator("#toast").innerText())
+          .toMatch(/^Cannot reveal: This entry's encrypted data does not belong/);
       }
       await neverShown(page);
     } finally {
@@ -143,7 +242,13 @@ describe("a malicious server", () => {
     await seeding.context().close();
     evil.rewrite({
       when: isListing,
-      json: (body: { data: Listed[] }) => ({ ...body, data: body.data.map((e) => ({ ...e, wrapped_item_key: withRounds(e.wrapped_item_key, 1000) })) }),
+      json: (body: { data: Listed[] }) => ({
+        ...body,
+        data: body.data.map((e) => ({
+          ...e,
+          wrapped_item_key: withRounds(e.wrapped_item_key, 1000),
+        })),
+      }),
     });
     const context = await browser.newContext({ baseURL: evil.base });
     const page = await context.newPage();
@@ -151,17 +256,28 @@ describe("a malicious server", () => {
       await signInWithCookie(page, user.token);
       const from = evil.seen.length;
       await submitSignIn(page, PASSPHRASE);
-      await expect.poll(() => page.locator("#signin-error").innerText()).toBe(
-        "The server asked for weaker key derivation (PBKDF2 with 1000 rounds) than this app allows (600000). Nothing was derived or sent.",
-      );
+      await expect
+        .poll(() => page.locator("#signin-error").innerText())
+        .toBe(
+          "The server asked for weaker key derivation (PBKDF2 with 1000 rounds) than this app allows (600000). Nothing was derived or sent.",
+        );
       expect(new URL(page.url()).pathname).toBe("/");
       // Nothing was written: the session, the listing whose settings were refused, and the first
       // pull's read, which a new browser starts at the click, before the settings are known (it
       // carries ciphertext only; docs/decisions.md, "Client: the first row on a new browser"). Only
       // this user's requests count: the pages of the tests before this one still run (live sync
       // retries its connection to this proxy).
-      const after = () => evil.seen.slice(from).filter((r) => r.path.startsWith("/api/") && r.credentials.includes(user.token));
-      await expect.poll(() => after().map((r) => `${r.method} ${r.path}`).sort()).toEqual(["GET /api/auth/session", "GET /api/passwords", "GET /api/passwords/sync"]);
+      const after = () =>
+        evil.seen
+          .slice(from)
+          .filter((r) => r.path.startsWith("/api/") && r.credentials.includes(user.token));
+      await expect
+        .poll(() =>
+          after()
+            .map((r) => `${r.method} ${r.path}`)
+            .sort(),
+        )
+        .toEqual(["GET /api/auth/session", "GET /api/passwords", "GET /api/passwords/sync"]);
       await screenshot(page, "malicious-kdf.png");
     } finally {
       evil.honest();
@@ -190,13 +306,27 @@ describe("a malicious server", () => {
     evil.rewrite({
       when: isSyncPull,
       url: fullPull,
-      json: (body: { changes: Change[] }) => ({ ...body, changes: body.changes.map((e) => (e.id === oldBank.id ? { ...e, wrapped_item_key: oldBank.wrapped_item_key, encrypted_data: oldBank.encrypted_data } : e)), fullSyncRequired: true }),
+      json: (body: { changes: Change[] }) => ({
+        ...body,
+        changes: body.changes.map((e) =>
+          e.id === oldBank.id
+            ? {
+                ...e,
+                wrapped_item_key: oldBank.wrapped_item_key,
+                encrypted_data: oldBank.encrypted_data,
+              }
+            : e,
+        ),
+        fullSyncRequired: true,
+      }),
     });
     try {
       await syncNow(page);
-      await expect.poll(() => page.locator("#foreign-key").innerText()).toBe(
-        "1 entry not shown. The server offered an older vault key (version 1) than this device has already seen (version 2). Refused.",
-      );
+      await expect
+        .poll(() => page.locator("#foreign-key").innerText())
+        .toBe(
+          "1 entry not shown. The server offered an older vault key (version 1) than this device has already seen (version 2). Refused.",
+        );
       await neverShown(page);
     } finally {
       evil.honest();
@@ -209,9 +339,11 @@ describe("a malicious server", () => {
     try {
       await signInWithCookie(page, user.token);
       await submitSignIn(page, PASSPHRASE);
-      await expect.poll(() => page.locator("#signin-error").innerText()).toBe(
-        "The server offered an older vault key (version 1) than this device has already seen (version 2). Refused.",
-      );
+      await expect
+        .poll(() => page.locator("#signin-error").innerText())
+        .toBe(
+          "The server offered an older vault key (version 1) than this device has already seen (version 2). Refused.",
+        );
       expect(new URL(page.url()).pathname).toBe("/");
     } finally {
       evil.honest();
@@ -228,7 +360,15 @@ describe("a malicious server", () => {
       json: (body: { changes: Change[] }) => ({
         ...body,
         changes: body.changes.map((e) =>
-          e.id === bank.id ? { ...e, name: `Bank <img src="${beacon("name")}">`, website: "attacker.example", url: beacon("url"), tags: [`<img src=${beacon("tag")}>`] } : e,
+          e.id === bank.id
+            ? {
+                ...e,
+                name: `Bank <img src="${beacon("name")}">`,
+                website: "attacker.example",
+                url: beacon("url"),
+                tags: [`<img src=${beacon("tag")}>`],
+              }
+            : e,
         ),
         fullSyncRequired: true,
       }),
@@ -239,9 +379,13 @@ describe("a malicious server", () => {
       await expect.poll(() => row.count()).toBe(1);
       // Shown as text, never as markup.
       expect(await page.locator("#entries img").count()).toBe(0);
-      await expect.poll(() => page.locator("#foreign-key").innerText()).toMatch(/^1 entry not shown\. This entry's encrypted data does not belong/);
+      await expect
+        .poll(() => page.locator("#foreign-key").innerText())
+        .toMatch(/^1 entry not shown\. This entry's encrypted data does not belong/);
       await row.locator("button.entry-row").click();
-      await expect.poll(() => page.locator("#toast").innerText()).toMatch(/^Cannot reveal: This entry's encrypted data does not belong/);
+      await expect
+        .poll(() => page.locator("#toast").innerText())
+        .toMatch(/^Cannot reveal: This entry's encrypted data does not belong/);
       await page.reload();
       await dashboardReady(page);
       await neverShown(page);
@@ -254,11 +398,21 @@ describe("a malicious server", () => {
   it("substitutes a recipient's public key: the first key is pinned, a different one is flagged and not trusted silently", async () => {
     const erin = await newUser("erin");
     const jwk = async (): Promise<PublicJwk> => {
-      const { kty, crv, x, y } = (await crypto.subtle.exportKey("jwk", (await crypto.subtle.generateKey({ name: "ECDH", namedCurve: "P-256" }, true, ["deriveBits"])).publicKey)) as PublicJwk;
+      const { kty, crv, x, y } = (await crypto.subtle.exportKey(
+        "jwk",
+        (
+          await crypto.subtle.generateKey({ name: "ECDH", namedCurve: "P-256" }, true, [
+            "deriveBits",
+          ])
+        ).publicKey,
+      )) as PublicJwk;
       return { kty, crv, x, y };
     };
     const [real, forged] = [await jwk(), await jwk()];
-    expect((await (await apiAs(base, erin.token)).put("/api/sharing/public-key", { publicKey: real })).status).toBe(200);
+    expect(
+      (await (await apiAs(base, erin.token)).put("/api/sharing/public-key", { publicKey: real }))
+        .status,
+    ).toBe(200);
     const dave = await newUser("dave");
     const page = await device(dave);
     await page.getByRole("link", { name: "Contacts' keys" }).click();
@@ -274,7 +428,8 @@ describe("a malicious server", () => {
     expect(await page.locator("#result-fingerprint").innerText()).toBe(await fingerprint(real));
 
     evil.rewrite({
-      when: (r) => r.method === "GET" && r.path === "/api/sharing/public-key" && r.search.includes("email="),
+      when: (r) =>
+        r.method === "GET" && r.path === "/api/sharing/public-key" && r.search.includes("email="),
       json: (body: { publicKey: PublicJwk }) => ({ ...body, publicKey: forged }),
     });
     try {

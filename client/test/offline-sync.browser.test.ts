@@ -1,7 +1,23 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { deriveVaultKeys, queryTokens, type VaultKeys } from "../src/crypto";
 import { apiAs, openFor, sealFor } from "./support/api";
-import { dashboardReady, entryNames, fillEntry, launch, localState, newUser, openEntry, revealedField, screenshot, signInThroughPage, signInWithProvider, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
+import {
+  dashboardReady,
+  entryNames,
+  fillEntry,
+  launch,
+  localState,
+  newUser,
+  openEntry,
+  revealedField,
+  screenshot,
+  signInThroughPage,
+  signInWithProvider,
+  waitForPending,
+  type Browser,
+  type BrowserContext,
+  type Page,
+} from "./support/browser";
 
 // One user's day with the vault, in order: each step builds on the state the previous one left.
 const PASSPHRASE = "correct horse battery staple";
@@ -13,7 +29,13 @@ let user: Awaited<ReturnType<typeof newUser>>;
 let api: Awaited<ReturnType<typeof apiAs>>;
 let keys: VaultKeys;
 
-const open = (e: { id: string; website: string | null; url: string | null; wrapped_item_key: string; encrypted_data: string }) => openFor(keys, user.sub, e);
+const open = (e: {
+  id: string;
+  website: string | null;
+  url: string | null;
+  wrapped_item_key: string;
+  encrypted_data: string;
+}) => openFor(keys, user.sub, e);
 
 beforeAll(async () => {
   user = await newUser("browser");
@@ -37,9 +59,25 @@ afterAll(async () => {
 describe("web client, online and offline", () => {
   it("signs in and creates entries that reach the server as V3 envelopes with blind indexes", async () => {
     await signInThroughPage(page, user.token, PASSPHRASE);
-    await fillEntry(page, { name: "Alpha", website: "alpha.example", username: "alice", password: "pw-alpha-1", notes: "first" });
-    await fillEntry(page, { name: "Bravo", website: "https://www.bravo.example/login", username: "bob", password: "pw-bravo-1" });
-    await fillEntry(page, { name: "Delta", website: "delta.example", username: "dora", password: "pw-delta-1" });
+    await fillEntry(page, {
+      name: "Alpha",
+      website: "alpha.example",
+      username: "alice",
+      password: "pw-alpha-1",
+      notes: "first",
+    });
+    await fillEntry(page, {
+      name: "Bravo",
+      website: "https://www.bravo.example/login",
+      username: "bob",
+      password: "pw-bravo-1",
+    });
+    await fillEntry(page, {
+      name: "Delta",
+      website: "delta.example",
+      username: "dora",
+      password: "pw-delta-1",
+    });
     await expect.poll(() => entryNames(page)).toEqual(["Alpha", "Bravo", "Delta"]);
     await waitForPending(page, 0);
     await expect.poll(() => page.locator("#net-state").getAttribute("data-state")).toBe("online");
@@ -47,11 +85,22 @@ describe("web client, online and offline", () => {
     const server = await api.entries();
     expect([...server.keys()].sort()).toEqual(["Alpha", "Bravo", "Delta"]);
     const alpha = server.get("Alpha");
-    expect(alpha).toMatchObject({ encryption_version: 3, username: null, password: null, notes: null, category: null, website: "alpha.example" });
+    expect(alpha).toMatchObject({
+      encryption_version: 3,
+      username: null,
+      password: null,
+      notes: null,
+      category: null,
+      website: "alpha.example",
+    });
     expect(alpha.name_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(alpha.username_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(alpha.domain_hash).toMatch(/^[0-9a-f]{64}$/);
-    expect(await open(alpha)).toMatchObject({ username: "alice", password: "pw-alpha-1", notes: "first" });
+    expect(await open(alpha)).toMatchObject({
+      username: "alice",
+      password: "pw-alpha-1",
+      notes: "first",
+    });
     // The server's search tokens are the page's blind index: a Node-side query hash finds them.
     const [aliceToken] = await queryTokens(keys, "alice");
     expect(alpha.search_tokens).toContain(aliceToken);
@@ -69,7 +118,9 @@ describe("web client, online and offline", () => {
     await page.getByLabel("Search").fill("");
     await expect.poll(() => entryNames(page)).toEqual(["Alpha", "Bravo", "Delta"]);
 
-    const revealed = page.waitForResponse((r) => r.request().method() === "POST" && /\/api\/passwords\/[^/]+\/reveal$/.test(r.url()));
+    const revealed = page.waitForResponse(
+      (r) => r.request().method() === "POST" && /\/api\/passwords\/[^/]+\/reveal$/.test(r.url()),
+    );
     await openEntry(page, "Alpha");
     expect((await revealed).status()).toBe(200);
     await expect.poll(() => revealedField(page, "password")).toBe("pw-alpha-1");
@@ -87,12 +138,21 @@ describe("web client, online and offline", () => {
 
     await openEntry(page, "Bravo");
     await page.getByRole("button", { name: "Edit Bravo" }).click();
-    await expect.poll(() => page.getByLabel("Password", { exact: true }).inputValue()).toBe("pw-bravo-1");
+    await expect
+      .poll(() => page.getByLabel("Password", { exact: true }).inputValue())
+      .toBe("pw-bravo-1");
     await fillEntry(page, { name: "Bravo", password: "pw-bravo-2" });
-    await fillEntry(page, { name: "Charlie", website: "charlie.example", username: "carol", password: "pw-charlie-1" });
+    await fillEntry(page, {
+      name: "Charlie",
+      website: "charlie.example",
+      username: "carol",
+      password: "pw-charlie-1",
+    });
     await openEntry(page, "Alpha");
     await page.getByRole("button", { name: "Edit Alpha" }).click();
-    await expect.poll(() => page.getByLabel("Username", { exact: true }).inputValue()).toBe("alice");
+    await expect
+      .poll(() => page.getByLabel("Username", { exact: true }).inputValue())
+      .toBe("alice");
     await fillEntry(page, { name: "Alpha local", password: "pw-alpha-local" });
     await openEntry(page, "Delta");
     await page.getByRole("button", { name: "Delete Delta" }).click();
@@ -122,10 +182,16 @@ describe("web client, online and offline", () => {
 
   it("answers an uncached sync GET offline with the 503 offline error body", async () => {
     const res = await page.evaluate(async () => {
-      const r = await fetch(`/api/passwords/sync?since=${encodeURIComponent(new Date().toISOString())}`);
+      const r = await fetch(
+        `/api/passwords/sync?since=${encodeURIComponent(new Date().toISOString())}`,
+      );
       return { status: r.status, type: r.headers.get("content-type"), body: await r.json() };
     });
-    expect(res).toEqual({ status: 503, type: "application/json", body: { error: "offline", code: "SERVICE_UNAVAILABLE", status: 503 } });
+    expect(res).toEqual({
+      status: 503,
+      type: "application/json",
+      body: { error: "offline", code: "SERVICE_UNAVAILABLE", status: 503 },
+    });
   });
 
   it("pushes the queue when back online; a newer server change wins the conflict", async () => {
@@ -145,7 +211,10 @@ describe("web client, online and offline", () => {
     const server = await api.entries();
     expect([...server.keys()].sort()).toEqual(["Alpha server", "Bravo", "Charlie"]);
     expect((await open(server.get("Bravo"))).password).toBe("pw-bravo-2");
-    expect(await open(server.get("Charlie"))).toMatchObject({ username: "carol", password: "pw-charlie-1" });
+    expect(await open(server.get("Charlie"))).toMatchObject({
+      username: "carol",
+      password: "pw-charlie-1",
+    });
     expect((await open(server.get("Alpha server"))).password).toBe("pw-alpha-server");
     const pulled = await api.get("/api/passwords/sync");
     expect(pulled.body.changes.some((c: { name?: string }) => c.name === "Delta")).toBe(false);
@@ -164,7 +233,11 @@ describe("web client, online and offline", () => {
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.waitForURL((u) => u.pathname === "/");
     const after = await localState(page);
-    expect({ entries: after.entries, pending: after.pending, metadata: after.metadata }).toEqual({ entries: 0, pending: 0, metadata: 0 });
+    expect({ entries: after.entries, pending: after.pending, metadata: after.metadata }).toEqual({
+      entries: 0,
+      pending: 0,
+      metadata: 0,
+    });
     expect(after.caches["app-sync-v1"]).toBeUndefined();
     expect(await page.evaluate(() => document.cookie.includes("access_token="))).toBe(false);
     // The dashboard without a session goes back to sign-in.
@@ -176,7 +249,9 @@ describe("web client, online and offline", () => {
     await signInWithProvider(page, user.token);
     await page.getByLabel("Master passphrase").fill("not the passphrase");
     await page.getByRole("button", { name: "Open vault" }).click();
-    await expect.poll(() => page.getByRole("alert").innerText()).toBe("This passphrase does not open the vault");
+    await expect
+      .poll(() => page.getByRole("alert").innerText())
+      .toBe("This passphrase does not open the vault");
     expect(new URL(page.url()).pathname).toBe("/");
 
     await page.getByLabel("Master passphrase").fill(PASSPHRASE);

@@ -7,12 +7,30 @@ import type { PageListener } from "../src/sync-engine";
 // A pull's pages are told of once parsed and stored behind the parse: the store must still hold a
 // prefix of the pull with the position after it, the reader may run only so far ahead, and the
 // vault page's re-read of the store must keep what it was told of and the store does not hold yet.
-const entry = (id: string): LocalEntry => ({ userId: "u", id, name: id, website: null, url: null, tags: [], encryption_version: 3, wrapped_item_key: "k", encrypted_data: "d", created_at: "", updated_at: "", search_tokens: null });
+const entry = (id: string): LocalEntry => ({
+  userId: "u",
+  id,
+  name: id,
+  website: null,
+  url: null,
+  tags: [],
+  encryption_version: 3,
+  wrapped_item_key: "k",
+  encrypted_data: "d",
+  created_at: "",
+  updated_at: "",
+  search_tokens: null,
+});
 const page = (n: number): PulledChange[] => [entry(`a${n}`), entry(`b${n}`)];
 
 /** A store whose writes wait until the test lets them commit (or fail). */
 function heldStore() {
-  const writes: { ids: string[]; resume: string; commit: () => void; fail: (e: unknown) => void }[] = [];
+  const writes: {
+    ids: string[];
+    resume: string;
+    commit: () => void;
+    fail: (e: unknown) => void;
+  }[] = [];
   const held: string[] = [];
   let position: string | undefined;
   const db = {
@@ -90,14 +108,24 @@ describe("the vault page's arrivals over a re-read of the store", () => {
   it("keeps the pages told of and not stored yet, and drops them once stored", async () => {
     let listener: PageListener = () => undefined;
     const taken: PulledChange[][] = [];
-    const arrivals = new Arrivals({ onPage: (l) => ((listener = l), () => undefined) }, { ready: () => false, empty: () => false, merge: (c) => taken.push(c), draw: () => undefined });
+    const arrivals = new Arrivals(
+      { onPage: (l) => ((listener = l), () => undefined) },
+      {
+        ready: () => false,
+        empty: () => false,
+        merge: (c) => taken.push(c),
+        draw: () => undefined,
+      },
+    );
     let store0 = () => {};
     let lose1 = () => {};
     listener(page(0), new Promise<void>((r) => (store0 = r)));
     listener(page(1), new Promise<void>((_, r) => (lose1 = () => r(new Error("cut")))));
     listener(page(2), new Promise<void>(() => undefined));
     arrivals.restart();
-    expect(arrivals.all().map((c) => c.id)).toEqual([...page(0), ...page(1), ...page(2)].map((c) => c.id));
+    expect(arrivals.all().map((c) => c.id)).toEqual(
+      [...page(0), ...page(1), ...page(2)].map((c) => c.id),
+    );
     store0();
     lose1();
     await tick();
@@ -117,7 +145,12 @@ describe("the vault page's arrivals as pages come", () => {
       let listed = 0;
       const arrivals = new Arrivals(
         { onPage: (l) => ((listener = l), () => undefined) },
-        { ready: () => true, empty: () => listed === 0, merge: (c) => ((listed += c.length), log.push(`merge ${c.length}`)), draw: (first) => log.push(first ? "draw first" : "draw") },
+        {
+          ready: () => true,
+          empty: () => listed === 0,
+          merge: (c) => ((listed += c.length), log.push(`merge ${c.length}`)),
+          draw: (first) => log.push(first ? "draw first" : "draw"),
+        },
       );
       const arrive = (n: number) => listener(page(n), new Promise<void>(() => undefined));
       arrive(0);
@@ -133,7 +166,15 @@ describe("the vault page's arrivals as pages come", () => {
       // The first merge and six more (at 125, 275 ... 875 ms); one drawing, 500 ms after the merge at 125 ms.
       expect(merges).toBe(7);
       expect(draws).toBe(1);
-      expect(log.slice(0, 7)).toEqual(["merge 2", "draw first", "merge 6", "merge 6", "merge 6", "merge 6", "draw"]);
+      expect(log.slice(0, 7)).toEqual([
+        "merge 2",
+        "draw first",
+        "merge 6",
+        "merge 6",
+        "merge 6",
+        "merge 6",
+        "draw",
+      ]);
       // The pull ends: what came since the last merge is merged and drawn at once.
       arrive(21);
       arrivals.flush();

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedInPerson } from "./support/account";
-import { dashboardReady, fillEntry, launch, screenshot, type Browser, type Page } from "./support/browser";
+import {
+  dashboardReady,
+  fillEntry,
+  launch,
+  screenshot,
+  type Browser,
+  type Page,
+} from "./support/browser";
 import { base, personContext } from "./support/journey";
 import { axeViolations, sidewaysScroll, THEMES, view, WIDTHS } from "./support/pages";
 
@@ -10,14 +17,35 @@ import { axeViolations, sidewaysScroll, THEMES, view, WIDTHS } from "./support/p
 let browser: Browser;
 let person: Awaited<ReturnType<typeof signedInPerson>>;
 
-const SECTIONS = ["/vault", "/health", "/notifications", "/sharing", "/session-shares", "/identities", "/resets", "/mailboxes", "/discovery", "/emergency", "/dead-man-switch", "/settings", "/security", "/devices", "/import-export"];
+const SECTIONS = [
+  "/vault",
+  "/health",
+  "/notifications",
+  "/sharing",
+  "/session-shares",
+  "/identities",
+  "/resets",
+  "/mailboxes",
+  "/discovery",
+  "/emergency",
+  "/dead-man-switch",
+  "/settings",
+  "/security",
+  "/devices",
+  "/import-export",
+];
 /** Long enough to widen a drop-down that is not made to fit. */
 const LONG_NAME = "A rather long entry name that would widen a drop-down on a phone";
 
 beforeAll(async () => {
   browser = await launch();
   person = await signedInPerson(browser, "pages");
-  await fillEntry(person.page, { name: LONG_NAME, website: "a-very-long-subdomain-name.example.com", username: "someone.with.a.long.address@example.com", password: "pw-pages-1" });
+  await fillEntry(person.page, {
+    name: LONG_NAME,
+    website: "a-very-long-subdomain-name.example.com",
+    username: "someone.with.a.long.address@example.com",
+    password: "pw-pages-1",
+  });
 });
 
 afterAll(async () => {
@@ -59,8 +87,14 @@ describe("every page, at phone and desktop widths, light and dark", () => {
   it("/import-export with a file previewed (a table: stacked cards on a phone)", async () => {
     const { page } = person;
     await open(page, "/import-export");
-    const csv = ["name,url,username,password,notes", `${LONG_NAME},https://a-very-long-subdomain-name.example.com/login/with/a/path,someone.with.a.long.address@example.com,pw-1,`, "Only a name,,,,"].join("\n");
-    await page.getByLabel(/Export file from another password manager/).setInputFiles({ name: "export.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+    const csv = [
+      "name,url,username,password,notes",
+      `${LONG_NAME},https://a-very-long-subdomain-name.example.com/login/with/a/path,someone.with.a.long.address@example.com,pw-1,`,
+      "Only a name,,,,",
+    ].join("\n");
+    await page
+      .getByLabel(/Export file from another password manager/)
+      .setInputFiles({ name: "export.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
     await page.getByRole("button", { name: "Preview" }).click();
     await page.locator("#import-preview tbody tr").first().waitFor();
     expect(await checkEverywhere(page, "import-export-preview")).toEqual([]);
@@ -73,7 +107,10 @@ describe("every page, at phone and desktop widths, light and dark", () => {
     for (const theme of THEMES) {
       await view(page, 360, theme);
       await page.getByRole("button", { name: "Menu" }).click();
-      await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Vault", exact: true }).waitFor();
+      await page
+        .getByRole("navigation", { name: "Sections" })
+        .getByRole("link", { name: "Vault", exact: true })
+        .waitFor();
       for (const v of await axeViolations(page)) found.push(`${theme}: ${v}`);
       await screenshot(page, `screenshots/pages/menu-360-${theme}.png`);
       await page.keyboard.press("Escape");
@@ -84,7 +121,11 @@ describe("every page, at phone and desktop widths, light and dark", () => {
 
   it("/keys, the offline page and the not-found page", async () => {
     const { page } = person;
-    for (const [path, name] of [["/keys", "keys"], ["/offline", "offline"], ["/no-such-page", "not-found"]] as const) {
+    for (const [path, name] of [
+      ["/keys", "keys"],
+      ["/offline", "offline"],
+      ["/no-such-page", "not-found"],
+    ] as const) {
       await page.goto(path);
       await page.getByRole("heading", { level: 1 }).first().waitFor();
       expect(await checkEverywhere(page, name)).toEqual([]);

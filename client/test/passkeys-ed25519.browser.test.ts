@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startWebAuthnRp } from "../../test/support/webauthn-rp";
 import { decodeCbor, type CborMap } from "../src/passkeys/cbor";
 import { newUser, type BrowserContext } from "./support/browser";
-import { buildExtension, deriveVaultKeys, extensionFrame, frameText, openPage, pressInFrame, seedEntries, signedInWithExtension } from "./support/extension";
+import {
+  buildExtension,
+  deriveVaultKeys,
+  extensionFrame,
+  frameText,
+  openPage,
+  pressInFrame,
+  seedEntries,
+  signedInWithExtension,
+} from "./support/extension";
 
 // Ed25519 passkeys through the extension, in real Chromium: a relying party whose library
 // (@simplewebauthn/server) accepts EdDSA (-8) alone, so only an Ed25519 key can register there.
@@ -16,7 +25,9 @@ beforeAll(async () => {
   buildExtension(base);
   const user = await newUser("passkeys-ed25519");
   const keys = await deriveVaultKeys(PASSPHRASE, user.sub);
-  await seedEntries(base, user, keys, [{ name: "Mail", website: "mail.test", username: "grace", password: "mail-pass" }]);
+  await seedEntries(base, user, keys, [
+    { name: "Mail", website: "mail.test", username: "grace", password: "mail-pass" },
+  ]);
   context = await signedInWithExtension(base, user.token, PASSPHRASE);
 });
 

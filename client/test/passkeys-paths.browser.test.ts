@@ -3,8 +3,24 @@ import { startWebAuthnRp } from "../../test/support/webauthn-rp";
 import { signDevToken } from "../../scripts/lib/dev-identity.mjs";
 import type { EntrySecrets, VaultKeys } from "../src/crypto";
 import { apiAs, openFor } from "./support/api";
-import { entryRow, newUser, openEntry, screenshot, type BrowserContext, type Page } from "./support/browser";
-import { buildExtension, deriveVaultKeys, extensionFrame, frameText, openPage, pressInFrame, seedEntries, signedInWithExtension } from "./support/extension";
+import {
+  entryRow,
+  newUser,
+  openEntry,
+  screenshot,
+  type BrowserContext,
+  type Page,
+} from "./support/browser";
+import {
+  buildExtension,
+  deriveVaultKeys,
+  extensionFrame,
+  frameText,
+  openPage,
+  pressInFrame,
+  seedEntries,
+  signedInWithExtension,
+} from "./support/extension";
 
 // The passkey paths beside the main journey (passkeys.browser.test.ts), in real Chromium with the
 // extension: the browser's own authenticator as the fallback, a passkey added to an existing entry,
@@ -21,12 +37,22 @@ let user: Awaited<ReturnType<typeof newUser>>;
 let keys: VaultKeys;
 let context: BrowserContext;
 
-type Listed = { id: string; name: string; website: string | null; has_passkey: boolean; wrapped_item_key: string; encrypted_data: string };
+type Listed = {
+  id: string;
+  name: string;
+  website: string | null;
+  has_passkey: boolean;
+  wrapped_item_key: string;
+  encrypted_data: string;
+};
 
 /** Every entry as the server has it, opened with the person's keys. */
 async function serverEntries(): Promise<{ entry: Listed; secrets: EntrySecrets }[]> {
-  const list = (await (await apiAs(base, user.token)).get("/api/passwords?limit=2000")).body.data as Listed[];
-  return Promise.all(list.map(async (entry) => ({ entry, secrets: await openFor(keys, user.sub, entry) })));
+  const list = (await (await apiAs(base, user.token)).get("/api/passwords?limit=2000")).body
+    .data as Listed[];
+  return Promise.all(
+    list.map(async (entry) => ({ entry, secrets: await openFor(keys, user.sub, entry) })),
+  );
 }
 const allPasskeys = async () => (await serverEntries()).flatMap((e) => e.secrets.passkeys ?? []);
 const status = (page: Page) => page.locator("#status");
@@ -42,15 +68,36 @@ beforeAll(async () => {
     { name: "Plain http site", website: PLAIN_HTTP, username: "pat", password: "pat-pass" },
   ]);
   // An operator says, in the admin registry, which sites offer passkeys and where.
-  const admin = await apiAs(base, (await signDevToken({ sub: `admin-${tag}`, email: `admin-${tag}@example.test`, admin: true, issuer: inject("idpIssuer") })) as string);
+  const admin = await apiAs(
+    base,
+    (await signDevToken({
+      sub: `admin-${tag}`,
+      email: `admin-${tag}@example.test`,
+      admin: true,
+      issuer: inject("idpIssuer"),
+    })) as string,
+  );
   for (const body of [
-    { domain: KEYED, name: "Keyed Shop", passkey_support_type: "sign-in", passkey_setup_url: `https://${KEYED}/account/passkeys` },
-    { domain: PLAIN_HTTP, name: "Plain", passkey_support_type: "mfa-only", passkey_setup_url: `http://${PLAIN_HTTP}/passkeys` },
+    {
+      domain: KEYED,
+      name: "Keyed Shop",
+      passkey_support_type: "sign-in",
+      passkey_setup_url: `https://${KEYED}/account/passkeys`,
+    },
+    {
+      domain: PLAIN_HTTP,
+      name: "Plain",
+      passkey_support_type: "mfa-only",
+      passkey_setup_url: `http://${PLAIN_HTTP}/passkeys`,
+    },
   ]) {
     const res = await admin.post("/api/admin/services/registry", body);
-    if (res.status !== 201) throw new Error(`registry override: ${res.status} ${JSON.stringify(res.body)}`);
+    if (res.status !== 201)
+      throw new Error(`registry override: ${res.status} ${JSON.stringify(res.body)}`);
   }
-  context = await signedInWithExtension(base, user.token, PASSPHRASE, ["--ignore-certificate-errors"]);
+  context = await signedInWithExtension(base, user.token, PASSPHRASE, [
+    "--ignore-certificate-errors",
+  ]);
 });
 
 afterAll(async () => {
@@ -65,7 +112,14 @@ describe("passkey paths through the extension", () => {
     const cdp = await context.newCDPSession(page);
     await cdp.send("WebAuthn.enable");
     const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
-      options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      options: {
+        protocol: "ctap2",
+        transport: "internal",
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
     });
     await page.getByRole("button", { name: "Create a passkey" }).click();
     const frame = await extensionFrame(page);
@@ -77,13 +131,16 @@ describe("passkey paths through the extension", () => {
     expect(credentials[0]!.rpId).toBe("localhost");
     const made = rp.accounts.get("carol")!.credentials;
     expect(made).toHaveLength(1);
-    expect(Buffer.from(credentials[0]!.credentialId, "base64").toString("base64url")).toBe(made[0]!.id);
+    expect(Buffer.from(credentials[0]!.credentialId, "base64").toString("base64url")).toBe(
+      made[0]!.id,
+    );
 
     // Again, excluding that credential: the vault does not hold it, the browser's authenticator
     // does and refuses; the page gets the browser's InvalidStateError, not one of ours.
     const excluded = made[0]!.id;
     const outcome = page.evaluate(async (id) => {
-      const bin = (s: string) => Uint8Array.from(atob(s.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
+      const bin = (s: string) =>
+        Uint8Array.from(atob(s.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
       try {
         await navigator.credentials.create({
           publicKey: {
@@ -104,7 +161,9 @@ describe("passkey paths through the extension", () => {
     const said = await outcome;
     expect(said).toMatch(/^InvalidStateError: /);
     expect(said).not.toContain("Credential Vault");
-    expect((await cdp.send("WebAuthn.getCredentials", { authenticatorId })).credentials).toHaveLength(1);
+    expect(
+      (await cdp.send("WebAuthn.getCredentials", { authenticatorId })).credentials,
+    ).toHaveLength(1);
     // Nothing of carol's reached the vault.
     expect((await allPasskeys()).filter((p) => p.user_name === "carol")).toEqual([]);
     await page.close();
@@ -119,7 +178,15 @@ describe("passkey paths through the extension", () => {
     await pressInFrame(frame, "Add to Site login (bob)");
     await expect.poll(() => status(page).innerText()).toBe("Registered bob");
     const bobId = rp.accounts.get("bob")!.credentials[0]!.id;
-    await expect.poll(async () => (await serverEntries()).find((e) => e.entry.name === "Site login")?.secrets.passkeys?.map((p) => p.credential_id), { timeout: 20_000 }).toEqual([bobId]);
+    await expect
+      .poll(
+        async () =>
+          (await serverEntries())
+            .find((e) => e.entry.name === "Site login")
+            ?.secrets.passkeys?.map((p) => p.credential_id),
+        { timeout: 20_000 },
+      )
+      .toEqual([bobId]);
     const after = await serverEntries();
     expect(after.map((e) => e.entry.id).sort()).toEqual(before.map((e) => e.entry.id).sort());
     const site = after.find((e) => e.entry.name === "Site login")!;
@@ -148,9 +215,17 @@ describe("passkey paths through the extension", () => {
       const page = await openPage(context, other.url("/"));
       const bobId = rp.accounts.get("bob")!.credentials[0]!.id;
       const outcome = page.evaluate(async (id) => {
-        const bin = (s: string) => Uint8Array.from(atob(s.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
+        const bin = (s: string) =>
+          Uint8Array.from(atob(s.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
         try {
-          await navigator.credentials.get({ publicKey: { challenge: crypto.getRandomValues(new Uint8Array(32)), rpId: "rp.test", allowCredentials: [{ type: "public-key", id: bin(id) }], userVerification: "required" } });
+          await navigator.credentials.get({
+            publicKey: {
+              challenge: crypto.getRandomValues(new Uint8Array(32)),
+              rpId: "rp.test",
+              allowCredentials: [{ type: "public-key", id: bin(id) }],
+              userVerification: "required",
+            },
+          });
           return "signed";
         } catch (e) {
           return (e as Error).name;
@@ -179,12 +254,22 @@ describe("passkeys in the web app's list and detail", () => {
     const app = await context.newPage();
     await app.goto(`${base}/vault`);
     await entryRow(app, "Site login").waitFor();
-    await expect.poll(() => entryRow(app, "Site login").locator(".passkey-mark").count(), { timeout: 20_000 }).toBe(1);
-    expect(await entryRow(app, "Site login").getByRole("button").getAttribute("data-id")).toBeTruthy();
-    expect(await entryRow(app, "Site login").getByRole("button", { name: /Passkey/ }).count()).toBe(1);
+    await expect
+      .poll(() => entryRow(app, "Site login").locator(".passkey-mark").count(), { timeout: 20_000 })
+      .toBe(1);
+    expect(
+      await entryRow(app, "Site login").getByRole("button").getAttribute("data-id"),
+    ).toBeTruthy();
+    expect(
+      await entryRow(app, "Site login")
+        .getByRole("button", { name: /Passkey/ })
+        .count(),
+    ).toBe(1);
     expect(await entryRow(app, "Keyed shop").locator(".passkey-mark").count()).toBe(0);
     await app.getByLabel("Kind", { exact: true }).selectOption({ label: "With passkeys" });
-    await expect.poll(() => app.locator("#entries li .name").allInnerTexts()).toEqual(["Site login"]);
+    await expect
+      .poll(() => app.locator("#entries li .name").allInnerTexts())
+      .toEqual(["Site login"]);
     await screenshot(app, "screenshots/vault-with-passkeys-filter.png");
     await app.getByLabel("Kind", { exact: true }).selectOption({ label: "All kinds" });
     await expect.poll(() => app.locator("#entries li .name").count()).toBe(3);

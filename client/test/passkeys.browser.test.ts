@@ -5,8 +5,28 @@ import { base64url } from "../../src/kernel/base64";
 import type { EntrySecrets, VaultKeys } from "../src/crypto";
 import { openEntry as openEnvelope, placeOf } from "../src/envelope";
 import { apiAs } from "./support/api";
-import { newUser, openEntry, screenshot, signInThroughPage, type BrowserContext, type Page } from "./support/browser";
-import { buildExtension, deriveVaultKeys, extensionFrame, frameText, launchWithExtension, newProfile, openPage, openPopup, pressInFrame, seedEntries, signedInWithExtension, unlockInPopup } from "./support/extension";
+import {
+  newUser,
+  openEntry,
+  screenshot,
+  signInThroughPage,
+  type BrowserContext,
+  type Page,
+} from "./support/browser";
+import {
+  buildExtension,
+  deriveVaultKeys,
+  extensionFrame,
+  frameText,
+  launchWithExtension,
+  newProfile,
+  openPage,
+  openPopup,
+  pressInFrame,
+  seedEntries,
+  signedInWithExtension,
+  unlockInPopup,
+} from "./support/extension";
 import { stateFiles } from "./support/storage";
 
 // Passkeys through the extension, in real Chromium: a relying party on loopback whose library
@@ -18,7 +38,15 @@ let user: Awaited<ReturnType<typeof newUser>>;
 let keys: VaultKeys;
 let context: BrowserContext;
 
-type Listed = { id: string; name: string; website: string | null; has_passkey: boolean; passkey_label: string | null; wrapped_item_key: string; encrypted_data: string };
+type Listed = {
+  id: string;
+  name: string;
+  website: string | null;
+  has_passkey: boolean;
+  passkey_label: string | null;
+  wrapped_item_key: string;
+  encrypted_data: string;
+};
 
 /** The entries holding passkeys as the server has them, opened with the person's keys. */
 async function passkeyEntries(): Promise<{ entry: Listed; secrets: EntrySecrets }[]> {
@@ -26,7 +54,10 @@ async function passkeyEntries(): Promise<{ entry: Listed; secrets: EntrySecrets 
   const list = (await api.get("/api/passwords")).body.data as Listed[];
   const out = [];
   for (const e of list.filter((x) => x.has_passkey)) {
-    const { secrets } = await openEnvelope(keys, placeOf(user.sub, e), { wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data });
+    const { secrets } = await openEnvelope(keys, placeOf(user.sub, e), {
+      wrapped_item_key: e.wrapped_item_key,
+      encrypted_data: e.encrypted_data,
+    });
     out.push({ entry: e, secrets });
   }
   return out;
@@ -49,9 +80,13 @@ beforeAll(async () => {
   buildExtension(base);
   user = await newUser("passkeys");
   keys = await deriveVaultKeys(PASSPHRASE, user.sub);
-  await seedEntries(base, user, keys, [{ name: "Mail", website: "mail.test", username: "ada", password: "mail-pass" }]);
+  await seedEntries(base, user, keys, [
+    { name: "Mail", website: "mail.test", username: "ada", password: "mail-pass" },
+  ]);
   // The https relying party's certificate is self-signed.
-  context = await signedInWithExtension(base, user.token, PASSPHRASE, ["--ignore-certificate-errors"]);
+  context = await signedInWithExtension(base, user.token, PASSPHRASE, [
+    "--ignore-certificate-errors",
+  ]);
 });
 
 afterAll(async () => {
@@ -72,9 +107,20 @@ describe("passkeys through the extension", () => {
     // The vault pushed it: the server's entry says it holds a passkey; the passkey is in its ciphertext.
     await expect.poll(async () => (await passkeyEntries()).length, { timeout: 20_000 }).toBe(1);
     const [{ entry, secrets }] = await passkeyEntries();
-    expect(entry).toMatchObject({ website: "localhost", has_passkey: true, passkey_label: "localhost" });
+    expect(entry).toMatchObject({
+      website: "localhost",
+      has_passkey: true,
+      passkey_label: "localhost",
+    });
     expect(secrets.passkeys).toHaveLength(1);
-    expect(secrets.passkeys![0]).toMatchObject({ rp_id: "localhost", user_name: "ada", alg: -7, sign_count: 0, discoverable: true, credential_id: rp.accounts.get("ada")!.credentials[0]!.id });
+    expect(secrets.passkeys![0]).toMatchObject({
+      rp_id: "localhost",
+      user_name: "ada",
+      alg: -7,
+      sign_count: 0,
+      discoverable: true,
+      credential_id: rp.accounts.get("ada")!.credentials[0]!.id,
+    });
   });
 
   it("signs in with it after signing out; the site's library verifies the signature and the counter rises", async () => {
@@ -84,7 +130,11 @@ describe("passkeys through the extension", () => {
     await signInOnSite(page, /^Signed in as ada, counter 2$/);
     expect(rp.accounts.get("ada")!.credentials[0]!.counter).toBe(2);
     // The raised counter is sealed in the entry and synced (a second device goes on from it).
-    await expect.poll(async () => (await passkeyEntries())[0]?.secrets.passkeys?.[0]?.sign_count, { timeout: 20_000 }).toBe(2);
+    await expect
+      .poll(async () => (await passkeyEntries())[0]?.secrets.passkeys?.[0]?.sign_count, {
+        timeout: 20_000,
+      })
+      .toBe(2);
   });
 
   it("refuses another site's rp id, and says so in the page's error as the browser would", async () => {
@@ -160,7 +210,12 @@ describe("passkeys through the extension", () => {
     const [{ secrets }] = await passkeyEntries();
     const d = base64url.decode(secrets.passkeys![0]!.private_key.d!);
     expect(d.length).toBe(32);
-    const needles = [Buffer.from(d), Buffer.from(secrets.passkeys![0]!.private_key.d!), Buffer.from(Buffer.from(d).toString("base64")), Buffer.from(Buffer.from(d).toString("hex"))];
+    const needles = [
+      Buffer.from(d),
+      Buffer.from(secrets.passkeys![0]!.private_key.d!),
+      Buffer.from(Buffer.from(d).toString("base64")),
+      Buffer.from(Buffer.from(d).toString("hex")),
+    ];
     const files = stateFiles();
     expect(files.some((f) => f.endsWith(".sqlite"))).toBe(true);
     for (const f of files) {
@@ -176,7 +231,9 @@ describe("passkeys through the extension", () => {
     await app.locator("#entries li").first().waitFor();
     await openEntry(app, entry.name);
     const row = app.locator('#revealed-fields dd[data-field="passkeys"] li');
-    await expect.poll(() => row.innerText()).toMatch(/^Passkey site \(localhost\) · ada · created .+Delete$/s);
+    await expect
+      .poll(() => row.innerText())
+      .toMatch(/^Passkey site \(localhost\) · ada · created .+Delete$/s);
     const html = await app.content();
     expect(html).not.toContain(secrets.passkeys![0]!.private_key.d!);
     expect(html).not.toContain(secrets.passkeys![0]!.credential_id);
@@ -187,7 +244,9 @@ describe("passkeys through the extension", () => {
     // The server's entry no longer says it holds a passkey; the rest of the entry stays.
     await expect.poll(async () => (await passkeyEntries()).length, { timeout: 20_000 }).toBe(0);
     const api = await apiAs(base, user.token);
-    const after = ((await api.get("/api/passwords")).body.data as Listed[]).find((e) => e.id === entry.id)!;
+    const after = ((await api.get("/api/passwords")).body.data as Listed[]).find(
+      (e) => e.id === entry.id,
+    )!;
     expect(after).toMatchObject({ has_passkey: false, passkey_label: null, name: entry.name });
     await app.close();
   });

@@ -1,8 +1,29 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { DecryptionError, deriveVaultKeys, PBKDF2_ITERATIONS, queryTokens, type VaultKeys } from "../src/crypto";
+import {
+  DecryptionError,
+  deriveVaultKeys,
+  PBKDF2_ITERATIONS,
+  queryTokens,
+  type VaultKeys,
+} from "../src/crypto";
 import { wrapHeader } from "../src/envelope";
 import { apiAs, openFor } from "./support/api";
-import { dashboardReady, entryNames, fillEntry, launch, localState, newUser, openEntry, revealedField, signInThroughPage, signInWithProvider, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
+import {
+  dashboardReady,
+  entryNames,
+  fillEntry,
+  launch,
+  localState,
+  newUser,
+  openEntry,
+  revealedField,
+  signInThroughPage,
+  signInWithProvider,
+  waitForPending,
+  type Browser,
+  type BrowserContext,
+  type Page,
+} from "./support/browser";
 import { openSection } from "./support/journey";
 
 // A master-passphrase change made offline: item keys re-wrapped and blind indexes recomputed in the
@@ -38,15 +59,33 @@ beforeAll(async () => {
   user = await newUser("rotate");
   api = await apiAs(base, user.token);
   // A change makes key version 2 (envelope.ts: the wrap header names it).
-  [oldKeys, newKeys] = await Promise.all([deriveVaultKeys(OLD, user.sub), deriveVaultKeys(NEW, user.sub, PBKDF2_ITERATIONS, 2)]);
+  [oldKeys, newKeys] = await Promise.all([
+    deriveVaultKeys(OLD, user.sub),
+    deriveVaultKeys(NEW, user.sub, PBKDF2_ITERATIONS, 2),
+  ]);
   browser = await launch();
   context = await browser.newContext({ baseURL: base });
   page = await context.newPage();
   page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
   await signInThroughPage(page, user.token, OLD);
-  await fillEntry(page, { name: "Alpha", website: "alpha.example", username: "alice", password: "pw-alpha" });
-  await fillEntry(page, { name: "Bravo", website: "bravo.example", username: "bob", password: "pw-bravo" });
-  await fillEntry(page, { name: "Charlie", website: "charlie.example", username: "carol", password: "pw-charlie" });
+  await fillEntry(page, {
+    name: "Alpha",
+    website: "alpha.example",
+    username: "alice",
+    password: "pw-alpha",
+  });
+  await fillEntry(page, {
+    name: "Bravo",
+    website: "bravo.example",
+    username: "bob",
+    password: "pw-bravo",
+  });
+  await fillEntry(page, {
+    name: "Charlie",
+    website: "charlie.example",
+    username: "carol",
+    password: "pw-charlie",
+  });
   await waitForPending(page, 0);
   before = await api.entries();
   // A second device, signed in with the old passphrase before the change.
@@ -69,9 +108,13 @@ describe("changing the master passphrase", () => {
     // The change lives in the account settings, out of the vault's way.
     await openSection(page, "Account");
     await changePassphrase("not the current one", NEW);
-    await expect.poll(() => page.locator("#cp-error").innerText()).toBe("This passphrase does not open the vault");
+    await expect
+      .poll(() => page.locator("#cp-error").innerText())
+      .toBe("This passphrase does not open the vault");
     await changePassphrase(OLD, NEW, `${NEW}!`);
-    await expect.poll(() => page.locator("#cp-error").innerText()).toBe("The new passphrase and its repetition differ");
+    await expect
+      .poll(() => page.locator("#cp-error").innerText())
+      .toBe("The new passphrase and its repetition differ");
     expect(await page.locator("#pending").getAttribute("data-count")).toBe("0");
   });
 
@@ -101,7 +144,11 @@ describe("changing the master passphrase", () => {
     await context.setOffline(false);
     await waitForPending(page, 0);
     const server = await api.entries();
-    for (const [name, password] of [["Alpha", "pw-alpha"], ["Bravo", "pw-bravo"], ["Charlie", "pw-charlie"]] as const) {
+    for (const [name, password] of [
+      ["Alpha", "pw-alpha"],
+      ["Bravo", "pw-bravo"],
+      ["Charlie", "pw-charlie"],
+    ] as const) {
       const e = server.get(name);
       expect(e.encrypted_data).toBe(before.get(name).encrypted_data);
       expect(e.wrapped_item_key).not.toBe(before.get(name).wrapped_item_key);
@@ -119,10 +166,18 @@ describe("changing the master passphrase", () => {
     // Live sync may already have told the other device (the re-wrap moved the change clock); a
     // press of "Sync now" brings it either way.
     await other.getByRole("button", { name: "Sync now" }).click();
-    await expect.poll(() => other.locator("#foreign-key").innerText()).toMatch(/^3 entries cannot be opened with this device's key\. If the master passphrase was changed on another device, sign out and sign in with the new one\.$/);
+    await expect
+      .poll(() => other.locator("#foreign-key").innerText())
+      .toMatch(
+        /^3 entries cannot be opened with this device's key\. If the master passphrase was changed on another device, sign out and sign in with the new one\.$/,
+      );
     await openEntry(other, "Alpha");
     // The wrap header names the newer key version, so the device says what happened (docs/decisions.md, Crypto: the clients hold against a malicious server).
-    await expect.poll(() => other.locator("#toast").innerText()).toBe("Cannot reveal: This entry is under a newer vault key (version 2): the master passphrase was changed on another device. Sign in again with the new one.");
+    await expect
+      .poll(() => other.locator("#toast").innerText())
+      .toBe(
+        "Cannot reveal: This entry is under a newer vault key (version 2): the master passphrase was changed on another device. Sign in again with the new one.",
+      );
   });
 
   it("opens with the new passphrase on a sign-in page left open since before the change, at the new key version: the click's own read of the vault decides", async () => {
@@ -135,11 +190,19 @@ describe("changing the master passphrase", () => {
     await expect.poll(() => revealedField(waiting, "password")).toBe("pw-alpha");
     // What it seals now names version 2 in its wrap header: keys kept at the version the page read
     // as it loaded would seal under a version this vault has left.
-    await fillEntry(waiting, { name: "Delta", website: "delta.example", username: "dan", password: "pw-delta" });
+    await fillEntry(waiting, {
+      name: "Delta",
+      website: "delta.example",
+      username: "dan",
+      password: "pw-delta",
+    });
     await waitForPending(waiting, 0);
     await expect.poll(async () => (await api.entries()).has("Delta")).toBe(true);
     const delta = (await api.entries()).get("Delta");
-    expect(wrapHeader(delta.wrapped_item_key)).toEqual({ keyVersion: 2, iterations: PBKDF2_ITERATIONS });
+    expect(wrapHeader(delta.wrapped_item_key)).toEqual({
+      keyVersion: 2,
+      iterations: PBKDF2_ITERATIONS,
+    });
     expect((await openFor(newKeys, user.sub, delta)).password).toBe("pw-delta");
     await waiting.context().close();
   });
@@ -150,7 +213,9 @@ describe("changing the master passphrase", () => {
     expect((await localState(page)).metadata).toBe(0);
 
     await signInWith(OLD);
-    await expect.poll(() => page.getByRole("alert").innerText()).toBe("This passphrase does not open the vault");
+    await expect
+      .poll(() => page.getByRole("alert").innerText())
+      .toBe("This passphrase does not open the vault");
 
     await page.getByLabel("Master passphrase").fill(NEW);
     await page.getByRole("button", { name: "Open vault" }).click();

@@ -1,7 +1,18 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { deriveVaultKeys, type VaultKeys } from "../src/crypto";
 import { apiAs, sealFor } from "./support/api";
-import { dashboardReady, entryNames, fillEntry, launch, newUser, signInThroughPage, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
+import {
+  dashboardReady,
+  entryNames,
+  fillEntry,
+  launch,
+  newUser,
+  signInThroughPage,
+  waitForPending,
+  type Browser,
+  type BrowserContext,
+  type Page,
+} from "./support/browser";
 
 // Rule 4's 30-second schedule, driven by Playwright's fake clock instead of waiting.
 const PASSPHRASE = "periodic passphrase";
@@ -14,11 +25,15 @@ let keys: VaultKeys;
 let userId: string;
 let syncGets = 0;
 
-const isSyncGet = (r: { url(): string; method(): string }) => r.method() === "GET" && new URL(r.url()).pathname === "/api/passwords/sync";
+const isSyncGet = (r: { url(): string; method(): string }) =>
+  r.method() === "GET" && new URL(r.url()).pathname === "/api/passwords/sync";
 
 async function renameOnServer(from: string, to: string) {
   const entry = (await api.entries()).get(from);
-  const res = await api.patch(`/api/passwords/${entry.id}`, { name: to, ...(await sealFor(keys, userId, entry, { username: "sam", password: `pw-${to}` })) });
+  const res = await api.patch(`/api/passwords/${entry.id}`, {
+    name: to,
+    ...(await sealFor(keys, userId, entry, { username: "sam", password: `pw-${to}` })),
+  });
   expect(res.status).toBe(200);
 }
 
@@ -42,14 +57,21 @@ beforeAll(async () => {
   await context.clock.install();
   // A browser whose live-sync connection cannot open (a proxy that drops WebSockets) keeps rule
   // 4's schedule; with live sync these changes would arrive at once (live-sync.browser.test.ts).
-  await context.routeWebSocket(/\/api\/sync\/live$/, (ws) => ws.close({ code: 1011, reason: "blocked by the test" }));
+  await context.routeWebSocket(/\/api\/sync\/live$/, (ws) =>
+    ws.close({ code: 1011, reason: "blocked by the test" }),
+  );
   page = await context.newPage();
   page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
   page.on("request", (r) => {
     if (isSyncGet(r)) syncGets++;
   });
   await signInThroughPage(page, user.token, PASSPHRASE);
-  await fillEntry(page, { name: "Shared", website: "shared.example", username: "sam", password: "pw-shared" });
+  await fillEntry(page, {
+    name: "Shared",
+    website: "shared.example",
+    username: "sam",
+    password: "pw-shared",
+  });
   await waitForPending(page, 0);
 });
 

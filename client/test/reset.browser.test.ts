@@ -1,7 +1,25 @@
 import { CompactEncrypt, importJWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addEntryWithUrl, automation, connectResetMailbox, revealedPassword, revealEntry, siteAccount, siteLogin, trackedResets } from "./support/automation";
-import { dashboardReady, launch, newUser, screenshot, signInThroughPage, waitForPending, type Browser, type Page } from "./support/browser";
+import {
+  addEntryWithUrl,
+  automation,
+  connectResetMailbox,
+  revealedPassword,
+  revealEntry,
+  siteAccount,
+  siteLogin,
+  trackedResets,
+} from "./support/automation";
+import {
+  dashboardReady,
+  launch,
+  newUser,
+  screenshot,
+  signInThroughPage,
+  waitForPending,
+  type Browser,
+  type Page,
+} from "./support/browser";
 import { openEntryTool } from "./support/account";
 import { base, openSection, personContext } from "./support/journey";
 
@@ -36,7 +54,8 @@ async function startReset(page: Page, entryName: string) {
   return (await live.getAttribute("data-task"))!;
 }
 
-const liveReset = (page: Page, taskId: string) => page.locator(`.reset-live[data-task="${taskId}"]`);
+const liveReset = (page: Page, taskId: string) =>
+  page.locator(`.reset-live[data-task="${taskId}"]`);
 
 describe("password reset in the browser", () => {
   it("a reset started from the entry ends with the entry holding the new password the site accepts", async () => {
@@ -44,7 +63,12 @@ describe("password reset in the browser", () => {
     const old = `Old-${crypto.randomUUID()}`;
     await siteAccount(mailbox, old);
     const { user, context, page, api } = await person("reset", mailbox);
-    await addEntryWithUrl(page, { name: "Reset site", url: `${automation().resetSite}/login`, username: mailbox, password: old });
+    await addEntryWithUrl(page, {
+      name: "Reset site",
+      url: `${automation().resetSite}/login`,
+      username: mailbox,
+      password: old,
+    });
     await waitForPending(page, 0);
     const before = (await api.entries()).get("Reset site");
 
@@ -54,11 +78,19 @@ describe("password reset in the browser", () => {
     await openSection(page, "Password resets");
     const live = liveReset(page, taskId);
     await live.locator('li[data-step="navigate"][data-state="done"]').waitFor({ timeout: 60_000 });
-    await expect.poll(() => live.locator("img.reset-shot").getAttribute("src"), { timeout: 60_000 }).toMatch(/^data:image\/jpeg;base64,/);
+    await expect
+      .poll(() => live.locator("img.reset-shot").getAttribute("src"), { timeout: 60_000 })
+      .toMatch(/^data:image\/jpeg;base64,/);
     await screenshot(page, "screenshots/reset-progress.png");
-    await page.locator(`.reset-live[data-task="${taskId}"][data-status="saved"]`).waitFor({ timeout: 120_000 });
+    await page
+      .locator(`.reset-live[data-task="${taskId}"][data-status="saved"]`)
+      .waitFor({ timeout: 120_000 });
     expect(await live.locator(".reset-status").innerText()).toContain("saved to “Reset site”");
-    expect(await live.locator("li[data-step]").evaluateAll((lis) => lis.map((li) => (li as HTMLElement).dataset.state))).toEqual(["done", "done", "done", "done", "done"]);
+    expect(
+      await live
+        .locator("li[data-step]")
+        .evaluateAll((lis) => lis.map((li) => (li as HTMLElement).dataset.state)),
+    ).toEqual(["done", "done", "done", "done", "done"]);
     await screenshot(page, "screenshots/reset-saved.png");
 
     await openSection(page, "Vault");
@@ -89,7 +121,12 @@ describe("password reset in the browser", () => {
     const old = `Old-${crypto.randomUUID()}`;
     await siteAccount(mailbox, old);
     const { context, page, api } = await person("reset-closed", mailbox);
-    await addEntryWithUrl(page, { name: "Closed tab site", url: `${automation().resetSite}/login`, username: mailbox, password: old });
+    await addEntryWithUrl(page, {
+      name: "Closed tab site",
+      url: `${automation().resetSite}/login`,
+      username: mailbox,
+      password: old,
+    });
     await waitForPending(page, 0);
     const taskId = await startReset(page, "Closed tab site");
     // Lock (the page reloads to the lock screen, dropping everything in memory) and leave.
@@ -97,7 +134,12 @@ describe("password reset in the browser", () => {
     await page.getByRole("button", { name: "Unlock" }).waitFor();
     await page.goto("about:blank");
 
-    await expect.poll(async () => (await api.get(`/api/jobs/${taskId}`)).body.status, { timeout: 120_000, interval: 1_000 }).toBe("completed");
+    await expect
+      .poll(async () => (await api.get(`/api/jobs/${taskId}`)).body.status, {
+        timeout: 120_000,
+        interval: 1_000,
+      })
+      .toBe("completed");
     expect(await siteLogin(mailbox, old)).toBe(401);
 
     await page.goto("/vault");
@@ -120,12 +162,21 @@ describe("password reset in the browser", () => {
     // The site has no account for this address: no reset mail comes, the task waits for one.
     const mailbox = automation().resetImap.users[2]!;
     const { context, page, api } = await person("reset-cancel", mailbox);
-    await addEntryWithUrl(page, { name: "Cancel site", url: `${automation().resetSite}/forgot-password`, username: mailbox, password: "kept-password-1" });
+    await addEntryWithUrl(page, {
+      name: "Cancel site",
+      url: `${automation().resetSite}/forgot-password`,
+      username: mailbox,
+      password: "kept-password-1",
+    });
     const taskId = await startReset(page, "Cancel site");
     const live = liveReset(page, taskId);
-    await live.locator('li[data-step="wait_for_email"][data-state="current"]').waitFor({ timeout: 60_000 });
+    await live
+      .locator('li[data-step="wait_for_email"][data-state="current"]')
+      .waitFor({ timeout: 60_000 });
     await live.getByRole("button", { name: "Cancel reset" }).click();
-    await expect.poll(() => live.locator(".reset-status").innerText()).toContain("Password reset cancelled");
+    await expect
+      .poll(() => live.locator(".reset-status").innerText())
+      .toContain("Password reset cancelled");
     expect(await live.getAttribute("data-status")).toBe("cancelled");
     expect(await live.getByRole("button", { name: "Cancel reset" }).isHidden()).toBe(true);
     await screenshot(page, "screenshots/reset-cancelled.png");
@@ -140,21 +191,34 @@ describe("password reset in the browser", () => {
     const old = `Old-${crypto.randomUUID()}`;
     await siteAccount(mailbox, old);
     const { context, page } = await person("reset-chat", mailbox);
-    await addEntryWithUrl(page, { name: "Chat site", url: `${automation().resetSite}/login`, username: mailbox, password: old });
+    await addEntryWithUrl(page, {
+      name: "Chat site",
+      url: `${automation().resetSite}/login`,
+      username: mailbox,
+      password: old,
+    });
     await openSection(page, "Password resets");
     await page.getByLabel("Ask the reset assistant").fill("");
     await page.getByRole("button", { name: "Send" }).click();
-    await expect.poll(() => page.locator("form.chat").getByRole("alert").innerText()).toContain("Say which password to reset");
-    await page.getByLabel("Ask the reset assistant").fill(`please reset my password at ${automation().resetSite}/login`);
+    await expect
+      .poll(() => page.locator("form.chat").getByRole("alert").innerText())
+      .toContain("Say which password to reset");
+    await page
+      .getByLabel("Ask the reset assistant")
+      .fill(`please reset my password at ${automation().resetSite}/login`);
     await page.getByRole("button", { name: "Send" }).click();
     await page.locator('.chat-section[data-kind="header"]').waitFor({ timeout: 30_000 });
-    expect(await page.locator('.chat-section[data-kind="header"]').innerText()).toContain(`Account: ${mailbox}`);
+    expect(await page.locator('.chat-section[data-kind="header"]').innerText()).toContain(
+      `Account: ${mailbox}`,
+    );
     const live = page.locator(".reset-live").first();
     await live.waitFor();
     await page.locator('.reset-live[data-status="saved"]').waitFor({ timeout: 120_000 });
     expect(await live.locator(".reset-status").innerText()).toContain("saved to “Chat site”");
     await page.locator('.chat-section[data-kind="result"]').waitFor({ timeout: 30_000 });
-    expect(await page.locator('.chat-section[data-kind="result"]').innerText()).toContain("Completed.");
+    expect(await page.locator('.chat-section[data-kind="result"]').innerText()).toContain(
+      "Completed.",
+    );
     await screenshot(page, "screenshots/reset-chat.png");
     await openSection(page, "Vault");
     await revealEntry(page, "Chat site");
@@ -167,7 +231,12 @@ describe("password reset in the browser", () => {
   it("a reset that stopped while setting the password: the entry keeps its password, the one being set is kept in its notes", async () => {
     const mailbox = automation().resetImap.users[2]!;
     const { context, page, api } = await person("reset-uncertain", mailbox);
-    await addEntryWithUrl(page, { name: "Uncertain site", url: `${automation().resetSite}/login`, username: mailbox, password: "kept-password-2" });
+    await addEntryWithUrl(page, {
+      name: "Uncertain site",
+      url: `${automation().resetSite}/login`,
+      username: mailbox,
+      password: "kept-password-2",
+    });
     await waitForPending(page, 0);
     const before = (await api.entries()).get("Uncertain site");
     // The server's side is played here: a run that died in the password's step, so the task ends
@@ -177,9 +246,18 @@ describe("password reset in the browser", () => {
     let sealed = "";
     await context.route("**/api/tasks/reset", async (route) => {
       const { clientPublicKey } = route.request().postDataJSON() as { clientPublicKey: JsonWebKey };
-      const key = await importJWK({ kty: "EC", crv: "P-256", x: clientPublicKey.x, y: clientPublicKey.y }, "ECDH-ES");
-      sealed = await new CompactEncrypt(new TextEncoder().encode(typed)).setProtectedHeader({ alg: "ECDH-ES", enc: "A256GCM" }).encrypt(key);
-      await route.fulfill({ status: 201, contentType: "application/json", body: JSON.stringify({ taskId, status: "pending" }) });
+      const key = await importJWK(
+        { kty: "EC", crv: "P-256", x: clientPublicKey.x, y: clientPublicKey.y },
+        "ECDH-ES",
+      );
+      sealed = await new CompactEncrypt(new TextEncoder().encode(typed))
+        .setProtectedHeader({ alg: "ECDH-ES", enc: "A256GCM" })
+        .encrypt(key);
+      await route.fulfill({
+        status: 201,
+        contentType: "application/json",
+        body: JSON.stringify({ taskId, status: "pending" }),
+      });
     });
     await context.route(`**/api/tasks/${taskId}/stream`, (route) =>
       route.fulfill({
@@ -190,13 +268,19 @@ describe("password reset in the browser", () => {
     );
     expect(await startReset(page, "Uncertain site")).toBe(taskId);
     const live = liveReset(page, taskId);
-    await page.locator(`.reset-live[data-task="${taskId}"][data-status="saved"]`).waitFor({ timeout: 30_000 });
-    expect(await live.locator(".reset-status").innerText()).toContain("it may already be in effect. It is kept in the notes of “Uncertain site”; the saved password is unchanged.");
+    await page
+      .locator(`.reset-live[data-task="${taskId}"][data-status="saved"]`)
+      .waitFor({ timeout: 30_000 });
+    expect(await live.locator(".reset-status").innerText()).toContain(
+      "it may already be in effect. It is kept in the notes of “Uncertain site”; the saved password is unchanged.",
+    );
     await screenshot(page, "screenshots/reset-uncertain.png");
     // Kept as a sync update of the same entry: the server holds only the new envelope.
     await waitForPending(page, 0);
     await revealEntry(page, "Uncertain site");
-    await expect.poll(() => page.locator('#revealed-fields dd[data-field="notes"]').innerText()).toContain(`this one was being set: ${typed}`);
+    await expect
+      .poll(() => page.locator('#revealed-fields dd[data-field="notes"]').innerText())
+      .toContain(`this one was being set: ${typed}`);
     expect(await revealedPassword(page)).toBe("kept-password-2");
     const after = (await api.entries()).get("Uncertain site");
     expect(after.id).toBe(before.id);

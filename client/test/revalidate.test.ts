@@ -15,8 +15,15 @@ function recordLookups() {
   const seen: { ifNoneMatch: string | null; status: number }[] = [];
   vi.stubGlobal("fetch", async (url: string, init: RequestInit) => {
     // One connection a call: the runtime closes idle connections sooner than Node's fetch reuses them.
-    const res = await real(url, { ...init, headers: { ...(init.headers as Record<string, string>), ...ONE_SHOT } });
-    if (url.includes("/api/passwords/match")) seen.push({ ifNoneMatch: new Headers(init.headers).get("if-none-match"), status: res.status });
+    const res = await real(url, {
+      ...init,
+      headers: { ...(init.headers as Record<string, string>), ...ONE_SHOT },
+    });
+    if (url.includes("/api/passwords/match"))
+      seen.push({
+        ifNoneMatch: new Headers(init.headers).get("if-none-match"),
+        status: res.status,
+      });
     return res;
   });
   return seen;
@@ -26,7 +33,10 @@ describe("conditional GETs in the API client", () => {
   it("asks the real worker again with If-None-Match, takes its 304 as the kept answer, and a change elsewhere as a new one", async () => {
     const user = await newUser("revalidate");
     const keys = await deriveVaultKeys("revalidate passphrase", user.sub);
-    const seed = (name: string) => seedEntries(base, user, keys, [{ name, website: "kept.test", username: name, password: `${name}-pass` }]);
+    const seed = (name: string) =>
+      seedEntries(base, user, keys, [
+        { name, website: "kept.test", username: name, password: `${name}-pass` },
+      ]);
     await seed("first");
     const seen = recordLookups();
     const api = new ApiClient(base, async () => user.token);
@@ -63,11 +73,19 @@ describe("conditional GETs in the API client", () => {
   it("keeps the bytes of an answer with an ETag, replays them on each 304, and passes other answers through", async () => {
     const r = new Revalidation(2);
     const bytes = new Uint8Array([0, 255, 128, 10]);
-    const kept = await r.keep("/a", new Response(bytes, { headers: { etag: 'W/"1"', "content-type": "application/octet-stream" } }));
+    const kept = await r.keep(
+      "/a",
+      new Response(bytes, {
+        headers: { etag: 'W/"1"', "content-type": "application/octet-stream" },
+      }),
+    );
     expect(new Uint8Array(await kept.arrayBuffer())).toEqual(bytes);
     expect(r.condition("/a")).toBe('W/"1"');
     for (let i = 0; i < 2; i++) {
-      const again = r.replay("/a", new Response(null, { status: 304, headers: { etag: 'W/"1"', "x-vault-bookmark": "b" } }))!;
+      const again = r.replay(
+        "/a",
+        new Response(null, { status: 304, headers: { etag: 'W/"1"', "x-vault-bookmark": "b" } }),
+      )!;
       expect(again.status).toBe(200);
       expect(again.headers.get("content-type")).toBe("application/octet-stream");
       expect(again.headers.get("x-vault-bookmark")).toBe("b");
@@ -82,11 +100,16 @@ describe("conditional GETs in the API client", () => {
 
   it("keeps at most its bound, dropping the least recently used", async () => {
     const r = new Revalidation(2);
-    const keep = (url: string) => r.keep(url, new Response("{}", { headers: { etag: `"${url}"` } }));
+    const keep = (url: string) =>
+      r.keep(url, new Response("{}", { headers: { etag: `"${url}"` } }));
     await keep("/a");
     await keep("/b");
     r.replay("/a", new Response(null, { status: 304 }));
     await keep("/c");
-    expect([r.condition("/a"), r.condition("/b"), r.condition("/c")]).toEqual(['"/a"', undefined, '"/c"']);
+    expect([r.condition("/a"), r.condition("/b"), r.condition("/c")]).toEqual([
+      '"/a"',
+      undefined,
+      '"/c"',
+    ]);
   });
 });

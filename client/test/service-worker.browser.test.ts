@@ -1,7 +1,19 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { deriveVaultKeys } from "../src/crypto";
 import { apiAs, openFor, sealFor } from "./support/api";
-import { dashboardReady, fillEntry, launch, localState, newUser, openEntry, signInThroughPage, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
+import {
+  dashboardReady,
+  fillEntry,
+  launch,
+  localState,
+  newUser,
+  openEntry,
+  signInThroughPage,
+  waitForPending,
+  type Browser,
+  type BrowserContext,
+  type Page,
+} from "./support/browser";
 
 const PASSPHRASE = "service worker passphrase";
 const base = inject("baseUrl");
@@ -28,17 +40,23 @@ describe("service worker", () => {
     // A page without scripts: nothing registers the worker yet. Leave caches of an older version.
     await page.goto("/no-such-page");
     await page.evaluate(async () => {
-      for (const name of ["app-shell-v0", "app-sync-v0", "app-extra-v9", "unrelated-cache"]) await (await caches.open(name)).put("/x", new Response("old"));
+      for (const name of ["app-shell-v0", "app-sync-v0", "app-extra-v9", "unrelated-cache"])
+        await (await caches.open(name)).put("/x", new Response("old"));
     });
     await page.goto("/");
     const controlled = await page.evaluate(async () => {
       await navigator.serviceWorker.ready;
-      if (!navigator.serviceWorker.controller) await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
+      if (!navigator.serviceWorker.controller)
+        await new Promise((r) =>
+          navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }),
+        );
       return navigator.serviceWorker.controller?.scriptURL;
     });
     // Claimed without a reload: skipWaiting and clients.claim.
     expect(controlled).toBe(`${base}/sw.js`);
-    await expect.poll(async () => (await cacheNames(page)).sort()).toEqual(["app-shell-v1", "unrelated-cache"]);
+    await expect
+      .poll(async () => (await cacheNames(page)).sort())
+      .toEqual(["app-shell-v1", "unrelated-cache"]);
     const shell = (await localState(page)).caches["app-shell-v1"];
     expect(shell).toEqual(expect.arrayContaining(["/dashboard", "/offline"]));
     expect(shell.some((p) => /^\/assets\/dashboard-\w+\.js$/.test(p))).toBe(true);
@@ -51,12 +69,21 @@ describe("service worker", () => {
     // Once the vault has opened, the bundles the install left out are kept too: the health check
     // and the importer then open offline.
     await expect
-      .poll(async () => (await localState(page)).caches["app-shell-v1"].filter((p) => /^\/assets\/(health|keepass)-worker-\w+\.js$/.test(p)).length, { timeout: 30_000 })
+      .poll(
+        async () =>
+          (await localState(page)).caches["app-shell-v1"].filter((p) =>
+            /^\/assets\/(health|keepass)-worker-\w+\.js$/.test(p),
+          ).length,
+        { timeout: 30_000 },
+      )
       .toBe(2);
-    const sinces = Array.from({ length: 12 }, (_, i) => new Date(Date.now() - (12 - i) * 60_000).toISOString());
+    const sinces = Array.from({ length: 12 }, (_, i) =>
+      new Date(Date.now() - (12 - i) * 60_000).toISOString(),
+    );
     const statuses = await page.evaluate(async (list) => {
       const out: number[] = [];
-      for (const s of list) out.push((await fetch(`/api/passwords/sync?since=${encodeURIComponent(s)}`)).status);
+      for (const s of list)
+        out.push((await fetch(`/api/passwords/sync?since=${encodeURIComponent(s)}`)).status);
       return out;
     }, sinces);
     expect(statuses).toEqual(Array(12).fill(200));
@@ -79,7 +106,10 @@ describe("service worker", () => {
         const r = await fetch("/api/auth/csrf-token");
         return { status: r.status, body: await r.json() };
       });
-      expect(csrf).toEqual({ status: 503, body: { error: "offline", code: "SERVICE_UNAVAILABLE", status: 503 } });
+      expect(csrf).toEqual({
+        status: 503,
+        body: { error: "offline", code: "SERVICE_UNAVAILABLE", status: 503 },
+      });
     } finally {
       await context.setOffline(false);
     }
@@ -99,10 +129,20 @@ describe("service worker", () => {
 
   it("pushes the queue from the worker on a vault-sync background sync, with a CSRF token, without the page", async () => {
     const keys = await deriveVaultKeys(PASSPHRASE, user.sub);
-    await fillEntry(page, { name: "Contested", website: "contested.example", username: "cody", password: "pw-contested-1" });
+    await fillEntry(page, {
+      name: "Contested",
+      website: "contested.example",
+      username: "cody",
+      password: "pw-contested-1",
+    });
     await waitForPending(page, 0);
     await context.setOffline(true);
-    await fillEntry(page, { name: "Queued offline", website: "queued.example", username: "quinn", password: "pw-queued" });
+    await fillEntry(page, {
+      name: "Queued offline",
+      website: "queued.example",
+      username: "quinn",
+      password: "pw-queued",
+    });
     await openEntry(page, "Contested");
     await page.getByRole("button", { name: "Edit Contested" }).click();
     await expect.poll(() => page.getByLabel("Username", { exact: true }).inputValue()).toBe("cody");
@@ -112,8 +152,14 @@ describe("service worker", () => {
     // Meanwhile another device renames the entry: the server's version is the newer one.
     const api = await apiAs(base, user.token);
     const contested = (await api.entries()).get("Contested");
-    const env = await sealFor(keys, user.sub, contested, { username: "cody", password: "pw-contested-server" });
-    expect((await api.patch(`/api/passwords/${contested.id}`, { name: "Contested on server", ...env })).status).toBe(200);
+    const env = await sealFor(keys, user.sub, contested, {
+      username: "cody",
+      password: "pw-contested-server",
+    });
+    expect(
+      (await api.patch(`/api/passwords/${contested.id}`, { name: "Contested on server", ...env }))
+        .status,
+    ).toBe(200);
     expect((await api.entries()).has("Queued offline")).toBe(false);
 
     // Close the vault (no page-side sync, no pull can run), reconnect, and watch from a blank page.
@@ -124,18 +170,32 @@ describe("service worker", () => {
     page = await context.newPage();
     const cdp = await context.newCDPSession(page);
     const registrationId = await new Promise<string>((resolve) => {
-      cdp.on("ServiceWorker.workerRegistrationUpdated", (ev: { registrations: { registrationId: string; scopeURL: string; isDeleted: boolean }[] }) => {
-        const reg = ev.registrations.find((r) => r.scopeURL === `${base}/` && !r.isDeleted);
-        if (reg) resolve(reg.registrationId);
-      });
+      cdp.on(
+        "ServiceWorker.workerRegistrationUpdated",
+        (ev: {
+          registrations: { registrationId: string; scopeURL: string; isDeleted: boolean }[];
+        }) => {
+          const reg = ev.registrations.find((r) => r.scopeURL === `${base}/` && !r.isDeleted);
+          if (reg) resolve(reg.registrationId);
+        },
+      );
       void cdp.send("ServiceWorker.enable");
     });
-    await cdp.send("ServiceWorker.dispatchSyncEvent", { origin: base, registrationId, tag: "vault-sync", lastChance: false });
+    await cdp.send("ServiceWorker.dispatchSyncEvent", {
+      origin: base,
+      registrationId,
+      tag: "vault-sync",
+      lastChance: false,
+    });
 
     await expect.poll(async () => (await api.entries()).has("Queued offline")).toBe(true);
     const server = await api.entries();
-    expect((await openFor(keys, user.sub, server.get("Queued offline"))).password).toBe("pw-queued");
-    expect((await openFor(keys, user.sub, server.get("Contested on server"))).password).toBe("pw-contested-server");
+    expect((await openFor(keys, user.sub, server.get("Queued offline"))).password).toBe(
+      "pw-queued",
+    );
+    expect((await openFor(keys, user.sub, server.get("Contested on server"))).password).toBe(
+      "pw-contested-server",
+    );
     expect(server.has("Contested locally")).toBe(false);
     // Both results left the queue; the conflicted entry took the server's version locally (no pull ran).
     await page.goto("/no-such-page");

@@ -21,12 +21,16 @@ const hex = (n = 64) => randomBytes(n / 2).toString("hex");
 
 async function siteAccount() {
   const account = { username: `user-${hex(8)}`, password: `Pw!${hex(32)}` };
-  const res = await fetch(`${site.url}/register`, { method: "POST", body: JSON.stringify(account) });
+  const res = await fetch(`${site.url}/register`, {
+    method: "POST",
+    body: JSON.stringify(account),
+  });
   if (res.status !== 204) throw new Error(`register: ${res.status}`);
   return account;
 }
 
-const clicks = async (username: string) => ((await (await fetch(`${site.url}/stats?u=${username}`)).json()) as { clicks: number }).clicks;
+const clicks = async (username: string) =>
+  ((await (await fetch(`${site.url}/stats?u=${username}`)).json()) as { clicks: number }).clicks;
 
 /** A share of a fresh site account, waited on until the room has logged in. */
 async function activeShare(accessType: "full" | "view_only") {
@@ -43,10 +47,19 @@ async function activeShare(accessType: "full" | "view_only") {
     search_tokens: [hex(16)],
   });
   expect(entry.status).toBe(201);
-  const created = await ownerApi.post("/api/session-shares", { accountId: entry.body.data.id, decryptedUsername: account.username, decryptedPassword: account.password, accessType });
+  const created = await ownerApi.post("/api/session-shares", {
+    accountId: entry.body.data.id,
+    decryptedUsername: account.username,
+    decryptedPassword: account.password,
+    accessType,
+  });
   expect(created.status).toBe(201);
   const id = created.body.id as string;
-  await expect.poll(async () => (await ownerApi.get(`/api/session-shares/${id}`)).body.session.status, { timeout: 30_000 }).toBe("active");
+  await expect
+    .poll(async () => (await ownerApi.get(`/api/session-shares/${id}`)).body.session.status, {
+      timeout: 30_000,
+    })
+    .toBe("active");
   return { id, shareUrl: created.body.shareUrl as string, account };
 }
 
@@ -62,7 +75,10 @@ type Watched = {
 
 /** A signed-in tab that records everything that crosses the network: bodies, headers and WebSocket frames. */
 async function signedInPage(token: string): Promise<Watched> {
-  const context = await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 900 } });
+  const context = await browser.newContext({
+    baseURL: base,
+    viewport: { width: 1280, height: 900 },
+  });
   await context.addCookies([{ name: "access_token", value: token, url: base }]);
   const page = await context.newPage();
   const traffic: string[] = [];
@@ -114,10 +130,23 @@ async function openRegistered(w: Watched, api: Awaited<ReturnType<typeof apiAs>>
 
 /** The drawn frame: a decoded JPEG in the page's <img>, and where a page pixel lands on screen. */
 async function frameDrawn(page: Page) {
-  await expect.poll(() => page.locator("#screen").evaluate((img: HTMLImageElement) => (img.complete ? img.naturalWidth : 0)), { timeout: 20_000 }).toBeGreaterThan(0);
-  expect(await page.locator("#screen").getAttribute("src")).toMatch(/^data:image\/jpeg;base64,\/9j\//);
+  await expect
+    .poll(
+      () =>
+        page
+          .locator("#screen")
+          .evaluate((img: HTMLImageElement) => (img.complete ? img.naturalWidth : 0)),
+      { timeout: 20_000 },
+    )
+    .toBeGreaterThan(0);
+  expect(await page.locator("#screen").getAttribute("src")).toMatch(
+    /^data:image\/jpeg;base64,\/9j\//,
+  );
   const box = (await page.locator("#screen").boundingBox())!;
-  return (x: number, y: number) => ({ x: box.x + (x * box.width) / 1280, y: box.y + (y * box.height) / 800 });
+  return (x: number, y: number) => ({
+    x: box.x + (x * box.width) / 1280,
+    y: box.y + (y * box.height) / 800,
+  });
 }
 
 /** The account page's button covers (100..400, 200..320) in page pixels. */
@@ -128,7 +157,11 @@ async function clickButton(page: Page, at: (x: number, y: number) => { x: number
 
 function expectNoSecret(w: Watched, password: string) {
   const everything = w.traffic.join("\n");
-  for (const form of [password, encodeURIComponent(password), Buffer.from(password).toString("base64")]) {
+  for (const form of [
+    password,
+    encodeURIComponent(password),
+    Buffer.from(password).toString("base64"),
+  ]) {
     expect(everything).not.toContain(form);
   }
 }
@@ -156,7 +189,9 @@ describe("the session viewer page in Chromium", () => {
     expect(w.fingerprints[0]).toMatch(/^[0-9a-f]{64}$/);
 
     // The fingerprint the page computed is the one registered, as a client's device registration does.
-    expect((await viewerApi.post("/api/devices", { fingerprint: w.fingerprints[0] })).status).toBe(201);
+    expect((await viewerApi.post("/api/devices", { fingerprint: w.fingerprints[0] })).status).toBe(
+      201,
+    );
     await w.page.reload();
     await expect.poll(() => w.page.locator("#mode").innerText()).toBe("full access");
     const at = await frameDrawn(w.page);

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedInPerson, syncedEntry } from "./support/account";
-import { dashboardReady, entryNames, launch, waitForPending, type Browser } from "./support/browser";
+import {
+  dashboardReady,
+  entryNames,
+  launch,
+  waitForPending,
+  type Browser,
+} from "./support/browser";
 import { openSection } from "./support/journey";
 
 // Account matters live in the settings pages, out of the vault's way: the account page (who is
@@ -28,7 +34,13 @@ describe("settings", () => {
     expect(await page.getByRole("heading", { name: "Change master passphrase" }).count()).toBe(0);
     expect(await page.getByLabel("Current master passphrase").count()).toBe(0);
     const group = nav().getByRole("list", { name: "Settings" });
-    expect(await group.getByRole("link").allInnerTexts()).toEqual(["Account", "Security", "Devices", "Import & export", "Contacts' keys"]);
+    expect(await group.getByRole("link").allInnerTexts()).toEqual([
+      "Account",
+      "Security",
+      "Devices",
+      "Import & export",
+      "Contacts' keys",
+    ]);
     await openSection(page, "Account");
     expect(new URL(page.url()).pathname).toBe("/settings");
     expect(await page.locator("#settings-email").innerText()).toBe(person.user.email);
@@ -36,12 +48,18 @@ describe("settings", () => {
 
   it("leads from the account page to the other settings pages, at their old addresses", async () => {
     const { page } = person;
-    for (const [title, path] of [["Security", "/security"], ["Devices", "/devices"], ["Import & export", "/import-export"]] as const) {
+    for (const [title, path] of [
+      ["Security", "/security"],
+      ["Devices", "/devices"],
+      ["Import & export", "/import-export"],
+    ] as const) {
       await openSection(page, "Account");
       await page.getByRole("main").getByRole("link", { name: title, exact: true }).click();
       await page.waitForURL((u) => u.pathname === path);
       await page.getByRole("heading", { level: 1, name: title }).waitFor();
-      expect(await nav().getByRole("link", { name: title, exact: true }).getAttribute("aria-current")).toBe("page");
+      expect(
+        await nav().getByRole("link", { name: title, exact: true }).getAttribute("aria-current"),
+      ).toBe("page");
     }
     // Loaded directly (a mail's link, a bookmark), each still opens.
     await page.goto("/devices");
@@ -73,7 +91,9 @@ describe("settings", () => {
     await page.locator("body[data-ready=locked]").waitFor();
     await page.getByLabel("Master passphrase").fill(OLD);
     await page.getByRole("button", { name: "Unlock" }).click();
-    await expect.poll(() => page.locator("#unlock-error").innerText()).toBe("This passphrase does not open the vault");
+    await expect
+      .poll(() => page.locator("#unlock-error").innerText())
+      .toBe("This passphrase does not open the vault");
     await page.getByLabel("Master passphrase").fill(NEW);
     await page.getByRole("button", { name: "Unlock" }).click();
     await dashboardReady(page);

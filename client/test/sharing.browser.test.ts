@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deriveVaultKeys } from "../src/crypto";
 import { fingerprint } from "../src/trust";
 import { apiAs, openFor } from "./support/api";
-import { dashboardReady, fillEntry, launch, newUser, screenshot, signInThroughPage, type Browser, type Page } from "./support/browser";
+import {
+  dashboardReady,
+  fillEntry,
+  launch,
+  newUser,
+  screenshot,
+  signInThroughPage,
+  type Browser,
+  type Page,
+} from "./support/browser";
 import { base, openSection, personContext } from "./support/journey";
 
 // Two people, two browsers: Olivia shares an entry with Rick, who accepts, opens and edits it;
@@ -37,10 +46,18 @@ const receivedRow = (p: Page, name: string) => p.locator("#received-rows tr", { 
 describe("sharing an entry between two people", () => {
   it("sets up each person's sharing key on first visit: public key and wrapped private key only", async () => {
     await signInThroughPage(olivia, o.token, PASS_O);
-    await fillEntry(olivia, { name: "Team wiki", website: "wiki.example", username: "olivia", password: SECRET, notes: "shared notes" });
+    await fillEntry(olivia, {
+      name: "Team wiki",
+      website: "wiki.example",
+      username: "olivia",
+      password: SECRET,
+      notes: "shared notes",
+    });
     await signInThroughPage(rick, r.token, PASS_R);
     await openSection(rick, "Sharing");
-    await expect.poll(() => rick.locator("#sharing-status").innerText()).toMatch(/^Sharing is set up/);
+    await expect
+      .poll(() => rick.locator("#sharing-status").innerText())
+      .toMatch(/^Sharing is set up/);
     const key = await rApi.get("/api/sharing/public-key");
     expect(key.status).toBe(200);
     expect(Object.keys(key.body.publicKey).sort()).toEqual(["crv", "kty", "x", "y"]);
@@ -60,13 +77,17 @@ describe("sharing an entry between two people", () => {
     await olivia.getByLabel("Entry", { exact: true }).selectOption({ label: "Team wiki" });
     await olivia.getByLabel("Recipient's email").fill("not-an-email");
     await olivia.getByRole("button", { name: "Share", exact: true }).click();
-    await expect.poll(() => error.innerText()).toBe("Enter the recipient's email address, like name@example.com");
+    await expect
+      .poll(() => error.innerText())
+      .toBe("Enter the recipient's email address, like name@example.com");
     await olivia.getByLabel("Recipient's email").fill(o.email);
     await olivia.getByRole("button", { name: "Share", exact: true }).click();
     await expect.poll(() => error.innerText()).toBe("You cannot share an entry with yourself");
     await olivia.getByLabel("Recipient's email").fill("nobody-here@example.test");
     await olivia.getByRole("button", { name: "Share", exact: true }).click();
-    await expect.poll(() => error.innerText()).toBe("nobody-here@example.test has not set up sharing yet: they need to open Sharing once");
+    await expect
+      .poll(() => error.innerText())
+      .toBe("nobody-here@example.test has not set up sharing yet: they need to open Sharing once");
     await olivia.getByLabel("Recipient's email").fill(r.email);
     await olivia.getByLabel("Expires on (optional)").fill("2001-01-01");
     await olivia.getByRole("button", { name: "Share", exact: true }).click();
@@ -79,7 +100,9 @@ describe("sharing an entry between two people", () => {
     const expiry = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
     await olivia.getByLabel("Expires on (optional)").fill(expiry);
     await olivia.getByLabel("Permission", { exact: true }).selectOption("write");
-    const rickFingerprint = await fingerprint((await rApi.get("/api/sharing/public-key")).body.publicKey);
+    const rickFingerprint = await fingerprint(
+      (await rApi.get("/api/sharing/public-key")).body.publicKey,
+    );
     // The app's own panel asks, before anything is sent; here the person reads it and cancels.
     await olivia.getByRole("button", { name: "Share", exact: true }).click();
     const panel = olivia.getByRole("dialog", { name: `Compare ${r.email}'s key` });
@@ -87,12 +110,16 @@ describe("sharing an entry between two people", () => {
     expect(await panel.locator("#first-use-fingerprint").innerText()).toBe(rickFingerprint);
     const asked = await panel.innerText();
     expect(asked).toContain(`first time this device uses ${r.email}'s key`);
-    expect(asked).toMatch(/Compare it with the fingerprint .* sees under "Your fingerprint" on their Keys page/);
+    expect(asked).toMatch(
+      /Compare it with the fingerprint .* sees under "Your sharing key" on their Contacts' keys page/,
+    );
     await screenshot(olivia, "screenshots/sharing-first-use-key.png");
     // Cancel is where the focus starts: Enter or Escape sends nothing.
     expect(await olivia.evaluate(() => document.activeElement?.id)).toBe("first-use-cancel");
     await panel.getByRole("button", { name: "Cancel" }).click();
-    await expect.poll(() => olivia.locator("#share-error").innerText()).toBe(`Nothing was sent to ${r.email}. Compare fingerprints with them, then try again.`);
+    await expect
+      .poll(() => olivia.locator("#share-error").innerText())
+      .toBe(`Nothing was sent to ${r.email}. Compare fingerprints with them, then try again.`);
     expect(await panel.count()).toBe(0);
     expect((await oApi.get("/api/sharing?type=owned")).body.shares).toEqual([]);
   });
@@ -101,15 +128,21 @@ describe("sharing an entry between two people", () => {
     // Nothing was pinned: the next attempt asks again, and the person goes ahead.
     await olivia.getByRole("button", { name: "Share", exact: true }).click();
     const panel = olivia.getByRole("dialog", { name: `Compare ${r.email}'s key` });
-    await panel.getByRole("button", { name: "Use this key" }).click();
+    await panel.getByRole("button", { name: "Use without comparing" }).click();
     await ownedRow(olivia, r.email).waitFor();
     expect(await panel.count()).toBe(0);
     expect(await ownedRow(olivia, r.email).locator("td").nth(2).innerText()).toBe("pending");
     await screenshot(olivia, "screenshots/sharing-owner.png");
     const owned = (await oApi.get("/api/sharing?type=owned")).body.shares;
     expect(owned).toHaveLength(1);
-    expect(owned[0]).toMatchObject({ recipient_email: r.email, permission: "write", status: "pending" });
-    expect(owned[0].expires_at.slice(0, 10)).toBe(new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10));
+    expect(owned[0]).toMatchObject({
+      recipient_email: r.email,
+      permission: "write",
+      status: "pending",
+    });
+    expect(owned[0].expires_at.slice(0, 10)).toBe(
+      new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10),
+    );
     expect(JSON.stringify(owned)).not.toContain(SECRET);
   });
 
@@ -119,10 +152,16 @@ describe("sharing an entry between two people", () => {
     await receivedRow(rick, "Team wiki").waitFor();
     expect(await receivedRow(rick, "Team wiki").locator("td").nth(2).innerText()).toBe("pending");
     await rick.getByRole("button", { name: "Accept Team wiki" }).click();
-    await expect.poll(() => receivedRow(rick, "Team wiki").locator("td").nth(2).innerText()).toBe("active");
+    await expect
+      .poll(() => receivedRow(rick, "Team wiki").locator("td").nth(2).innerText())
+      .toBe("active");
     await rick.getByRole("button", { name: "Open Team wiki" }).click();
-    await expect.poll(() => rick.locator('#shared-fields dd[data-field="password"]').innerText()).toBe(SECRET);
-    expect(await rick.locator('#shared-fields dd[data-field="notes"]').innerText()).toBe("shared notes");
+    await expect
+      .poll(() => rick.locator('#shared-fields dd[data-field="password"]').innerText())
+      .toBe(SECRET);
+    expect(await rick.locator('#shared-fields dd[data-field="notes"]').innerText()).toBe(
+      "shared notes",
+    );
     await screenshot(rick, "screenshots/sharing-recipient-open.png");
     // What the server gave Rick: ciphertext and a wrapped key, no secret in the clear.
     const received = (await rApi.get("/api/sharing?type=received")).body.shares;
@@ -143,10 +182,14 @@ describe("sharing an entry between two people", () => {
     await rick.getByRole("button", { name: "Edit Team wiki" }).click();
     await rick.getByLabel("Password", { exact: true }).fill("");
     await rick.getByRole("button", { name: "Save changes" }).click();
-    await expect.poll(() => rick.locator("#se-error").innerText()).toBe("The password cannot be empty");
+    await expect
+      .poll(() => rick.locator("#se-error").innerText())
+      .toBe("The password cannot be empty");
     await rick.getByLabel("Password", { exact: true }).fill("pw-rotated-by-rick");
     await rick.getByRole("button", { name: "Save changes" }).click();
-    await expect.poll(() => rick.locator("#toast").innerText()).toBe("Saved Team wiki for its owner");
+    await expect
+      .poll(() => rick.locator("#toast").innerText())
+      .toBe("Saved Team wiki for its owner");
     const entry = (await oApi.entries()).get("Team wiki");
     expect(JSON.stringify(entry)).not.toContain("pw-rotated-by-rick");
     const keys = await deriveVaultKeys(PASS_O, o.sub);
@@ -158,9 +201,13 @@ describe("sharing an entry between two people", () => {
     try {
       await rick.reload();
       await dashboardReady(rick);
-      await expect.poll(() => rick.locator("#sharing-offline").innerText()).toMatch(/^Offline: shares as of /);
+      await expect
+        .poll(() => rick.locator("#sharing-offline").innerText())
+        .toMatch(/^Offline: shares as of /);
       await rick.getByRole("button", { name: "Open Team wiki" }).click();
-      await expect.poll(() => rick.locator('#shared-fields dd[data-field="password"]').innerText()).toBe("pw-rotated-by-rick");
+      await expect
+        .poll(() => rick.locator('#shared-fields dd[data-field="password"]').innerText())
+        .toBe("pw-rotated-by-rick");
       await screenshot(rick, "screenshots/sharing-offline.png");
     } finally {
       await rickContext.setOffline(false);
@@ -169,17 +216,23 @@ describe("sharing an entry between two people", () => {
 
   it("Olivia lowers the permission to read, then revokes: Rick loses edit, then the share", async () => {
     await olivia.getByLabel(`Permission for ${r.email} on Team wiki`).selectOption("read");
-    await expect.poll(async () => (await oApi.get("/api/sharing?type=owned")).body.shares[0].permission).toBe("read");
+    await expect
+      .poll(async () => (await oApi.get("/api/sharing?type=owned")).body.shares[0].permission)
+      .toBe("read");
     await rick.reload();
     await dashboardReady(rick);
     await rick.getByRole("button", { name: "Open Team wiki" }).waitFor();
     expect(await rick.getByRole("button", { name: "Edit Team wiki" }).count()).toBe(0);
     // A read share refuses a write even if a page tried.
     const shareId = (await rApi.get("/api/sharing?type=received")).body.shares[0].id;
-    expect((await rApi.patch(`/api/sharing/${shareId}/account`, { name: "hijacked" })).status).toBe(403);
+    expect((await rApi.patch(`/api/sharing/${shareId}/account`, { name: "hijacked" })).status).toBe(
+      403,
+    );
 
     await olivia.getByRole("button", { name: `Revoke Team wiki for ${r.email}` }).click();
-    await expect.poll(() => ownedRow(olivia, r.email).locator("td").nth(2).innerText()).toBe("revoked");
+    await expect
+      .poll(() => ownedRow(olivia, r.email).locator("td").nth(2).innerText())
+      .toBe("revoked");
     await rick.reload();
     await dashboardReady(rick);
     await rick.locator("#received-empty:not([hidden])").waitFor();

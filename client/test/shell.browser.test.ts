@@ -1,5 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dashboardReady, entryNames, fillEntry, launch, newUser, screenshot, signInThroughPage, type Browser, type BrowserContext, type Page } from "./support/browser";
+import {
+  dashboardReady,
+  entryNames,
+  fillEntry,
+  launch,
+  newUser,
+  screenshot,
+  signInThroughPage,
+  type Browser,
+  type BrowserContext,
+  type Page,
+} from "./support/browser";
 import { base, personContext } from "./support/journey";
 
 // The app shell: a section per capability in one navigation, keyboard use, a phone-sized viewport,
@@ -28,15 +39,26 @@ describe("app shell", () => {
     await page.waitForURL((u) => u.pathname === "/" && u.searchParams.get("next") === "/vault");
     await signInThroughPage(page, user.token, PASSPHRASE, { through: "provider" });
     expect(new URL(page.url()).pathname).toBe("/vault");
-    expect(await nav(page).getByRole("link", { name: "Vault", exact: true }).getAttribute("aria-current")).toBe("page");
+    expect(
+      await nav(page)
+        .getByRole("link", { name: "Vault", exact: true })
+        .getAttribute("aria-current"),
+    ).toBe("page");
     expect(await page.getByRole("heading", { level: 1 }).first().innerText()).toBe("Vault");
-    await fillEntry(page, { name: "Shell entry", website: "shell.example", username: "sam", password: "pw-shell" });
+    await fillEntry(page, {
+      name: "Shell entry",
+      website: "shell.example",
+      username: "sam",
+      password: "pw-shell",
+    });
     await screenshot(page, "screenshots/shell-vault.png");
   });
 
   it("lists a link per section, each opening its section without a page load", async () => {
     // Sections open inside the shell; the one page outside it (contacts' keys) loads as a page.
-    expect(await nav(page).getByRole("link", { name: "Contacts' keys" }).getAttribute("href")).toBe("/keys");
+    expect(await nav(page).getByRole("link", { name: "Contacts' keys" }).getAttribute("href")).toBe(
+      "/keys",
+    );
     const links = await nav(page).locator("a[data-section]").all();
     expect(links.length).toBeGreaterThanOrEqual(14);
     await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
@@ -73,7 +95,10 @@ describe("app shell", () => {
     const phone = await personContext(browser, { width: 375, height: 740 });
     // Contexts share nothing: the phone signs in on its own.
     await signInThroughPage(phone.page, user.token, PASSPHRASE);
-    const widths = await phone.page.evaluate(() => ({ doc: document.documentElement.scrollWidth, view: window.innerWidth }));
+    const widths = await phone.page.evaluate(() => ({
+      doc: document.documentElement.scrollWidth,
+      view: window.innerWidth,
+    }));
     expect(widths.doc).toBeLessThanOrEqual(widths.view);
     // The header stays compact, and the sections are a menu rather than a row that scrolls sideways.
     const header = (await phone.page.locator("header.bar").boundingBox())!;
@@ -99,13 +124,17 @@ describe("app shell", () => {
   });
 
   it("opens every section offline from the cache", async () => {
-    const paths = await nav(page).locator("a[data-section]").evaluateAll((as) => as.map((a) => a.getAttribute("href")!));
+    const paths = await nav(page)
+      .locator("a[data-section]")
+      .evaluateAll((as) => as.map((a) => a.getAttribute("href")!));
     await context.setOffline(true);
     try {
       for (const path of paths) {
         await page.goto(path);
         await page.locator("body[data-ready=true]").waitFor();
-        expect(await page.getByRole("heading", { level: 1 }).first().innerText()).not.toBe("You are offline");
+        expect(await page.getByRole("heading", { level: 1 }).first().innerText()).not.toBe(
+          "You are offline",
+        );
       }
       await page.goto("/vault");
       await dashboardReady(page);
@@ -120,6 +149,10 @@ describe("app shell", () => {
     expect(res.status()).toBe(404);
     await page.goto("/dashboard");
     await dashboardReady(page);
-    expect(await nav(page).getByRole("link", { name: "Vault", exact: true }).getAttribute("aria-current")).toBe("page");
+    expect(
+      await nav(page)
+        .getByRole("link", { name: "Vault", exact: true })
+        .getAttribute("aria-current"),
+    ).toBe("page");
   });
 });

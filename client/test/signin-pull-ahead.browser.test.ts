@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blindIndexes, deriveVaultKeys } from "../src/crypto";
 import { apiAs, sealFor } from "./support/api";
-import { launch, localState, newUser, screenshot, signInWithCookie, submitSignIn, type Browser, type Page } from "./support/browser";
+import {
+  launch,
+  localState,
+  newUser,
+  screenshot,
+  signInWithCookie,
+  submitSignIn,
+  type Browser,
+  type Page,
+} from "./support/browser";
 import { base } from "./support/journey";
 
 // A new browser's first pull starts on the sign-in page at the click on "Open vault" (while the
@@ -25,11 +34,35 @@ async function seed(who: Awaited<ReturnType<typeof newUser>>, count: number, idT
     const mutations = await Promise.all(
       Array.from({ length: Math.min(100, count - i) }, async (_, k) => {
         const n = i + k;
-        const e = { name: `Entry ${String(n).padStart(4, "0")}`, website: `site${n}.example.test`, username: `user${n}@example.test` };
+        const e = {
+          name: `Entry ${String(n).padStart(4, "0")}`,
+          website: `site${n}.example.test`,
+          username: `user${n}@example.test`,
+        };
         const id = `${String(n).padStart(8, "0")}-0000-4000-8000-${idTail}`;
-        const envelope = await sealFor(keys, who.sub, { id, website: e.website, url: null }, { username: e.username, password: `pw-${n}` });
-        const idx = await blindIndexes(keys, { name: e.name, website: e.website, username: e.username });
-        const data = { name: e.name, website: e.website, url: null, tags: [], ...envelope, encryption_version: 3, name_hash: idx.name_hash, username_hash: idx.username_hash, domain_hash: idx.domain_hash, search_tokens: idx.search_tokens };
+        const envelope = await sealFor(
+          keys,
+          who.sub,
+          { id, website: e.website, url: null },
+          { username: e.username, password: `pw-${n}` },
+        );
+        const idx = await blindIndexes(keys, {
+          name: e.name,
+          website: e.website,
+          username: e.username,
+        });
+        const data = {
+          name: e.name,
+          website: e.website,
+          url: null,
+          tags: [],
+          ...envelope,
+          encryption_version: 3,
+          name_hash: idx.name_hash,
+          username_hash: idx.username_hash,
+          domain_hash: idx.domain_hash,
+          search_tokens: idx.search_tokens,
+        };
         return { action: "create", id, data, clientUpdatedAt: now };
       }),
     );
@@ -50,7 +83,10 @@ const stored = (p: Page, prefix: string) =>
           const keys = tx.objectStore("metadata").getAllKeys();
           const entries = tx.objectStore("entries").getAll();
           tx.oncomplete = () => {
-            resolve({ keys: (keys.result as string[]).filter((k) => String(k).startsWith(prefix)), owners: [...new Set((entries.result as { userId: string }[]).map((e) => e.userId))] });
+            resolve({
+              keys: (keys.result as string[]).filter((k) => String(k).startsWith(prefix)),
+              owners: [...new Set((entries.result as { userId: string }[]).map((e) => e.userId))],
+            });
             open.result.close();
           };
         };
@@ -70,7 +106,11 @@ afterAll(async () => {
 
 describe("the first pull of a new browser, started at the click on Open vault", () => {
   it("is sent from the sign-in page; the vault page lists its first page while its own resumed pull is held, then every entry once", async () => {
-    const context = await browser.newContext({ baseURL: base(), viewport: { width: 1280, height: 900 }, serviceWorkers: "block" });
+    const context = await browser.newContext({
+      baseURL: base(),
+      viewport: { width: 1280, height: 900 },
+      serviceWorkers: "block",
+    });
     const pulls: { from: string; search: string }[] = [];
     let firstPage = 0;
     let release = () => {};
@@ -84,7 +124,11 @@ describe("the first pull of a new browser, started at the click on Open vault", 
         const res = await route.fetch();
         const lines = (await res.text()).split("\n");
         firstPage = (JSON.parse(lines[1]!) as { changes: unknown[] }).changes.length;
-        return route.fulfill({ status: res.status(), contentType: res.headers()["content-type"], body: `${lines.slice(0, 2).join("\n")}\n` });
+        return route.fulfill({
+          status: res.status(),
+          contentType: res.headers()["content-type"],
+          body: `${lines.slice(0, 2).join("\n")}\n`,
+        });
       }
       // The vault page's own pull waits for the test: what the list shows meanwhile came from the store.
       if (pulls.length === 2) await held;
@@ -100,7 +144,9 @@ describe("the first pull of a new browser, started at the click on Open vault", 
     expect(firstPage).toBeGreaterThan(0);
     expect(firstPage).toBeLessThan(COUNT);
     // Its first page is listed while the vault page's pull is still held.
-    await expect.poll(() => page.locator("#entries-heading").innerText(), { timeout: 30_000 }).toBe(`Entries (${firstPage})`);
+    await expect
+      .poll(() => page.locator("#entries-heading").innerText(), { timeout: 30_000 })
+      .toBe(`Entries (${firstPage})`);
     expect(await page.locator("#entries li[data-id]").first().isVisible()).toBe(true);
     // More pages are on their way: only the rows in view and a margin are drawn, not the whole page.
     expect(await page.locator("#entries li[data-id]").count()).toBeLessThan(firstPage);
@@ -111,9 +157,13 @@ describe("the first pull of a new browser, started at the click on Open vault", 
     expect(pulls[1]!.search).toMatch(/[?&]resume=/);
     await screenshot(page, "screenshots/signin-pull-ahead-first-page-1280.png");
     release();
-    await expect.poll(() => page.locator("#entries-heading").innerText(), { timeout: 60_000 }).toBe(`Entries (${COUNT})`);
+    await expect
+      .poll(() => page.locator("#entries-heading").innerText(), { timeout: 60_000 })
+      .toBe(`Entries (${COUNT})`);
     // Every entry once, the pull's position gone and its cursor kept.
-    await expect.poll(() => page.locator("#net-state").innerText(), { timeout: 30_000 }).toBe("Online");
+    await expect
+      .poll(() => page.locator("#net-state").innerText(), { timeout: 30_000 })
+      .toBe("Online");
     expect((await localState(page)).entries).toBe(COUNT);
     expect((await stored(page, "resume:")).keys).toEqual([]);
     expect((await stored(page, "cursor:")).keys).toEqual([`cursor:${owner.sub}`]);
@@ -121,24 +171,37 @@ describe("the first pull of a new browser, started at the click on Open vault", 
   }, 180_000);
 
   it("opens the vault in the sign-in page's own document, with no second page load; a reload then loads the vault page itself", async () => {
-    const context = await browser.newContext({ baseURL: base(), viewport: { width: 1280, height: 900 }, serviceWorkers: "block" });
+    const context = await browser.newContext({
+      baseURL: base(),
+      viewport: { width: 1280, height: 900 },
+      serviceWorkers: "block",
+    });
     const page = await context.newPage();
     await signInWithCookie(page, owner.token);
     const documents: string[] = [];
     page.on("request", (r) => {
-      if (r.isNavigationRequest() && r.frame() === page.mainFrame()) documents.push(new URL(r.url()).pathname);
+      if (r.isNavigationRequest() && r.frame() === page.mainFrame())
+        documents.push(new URL(r.url()).pathname);
     });
     // A mark on the sign-in page's window: a navigation would leave it behind.
-    await page.evaluate(() => ((window as unknown as { signInWindow?: boolean }).signInWindow = true));
+    await page.evaluate(
+      () => ((window as unknown as { signInWindow?: boolean }).signInWindow = true),
+    );
     await submitSignIn(page, PASSPHRASE);
     await page.waitForURL("**/vault");
-    await expect.poll(() => page.locator("#entries-heading").innerText(), { timeout: 60_000 }).toBe(`Entries (${COUNT})`);
+    await expect
+      .poll(() => page.locator("#entries-heading").innerText(), { timeout: 60_000 })
+      .toBe(`Entries (${COUNT})`);
     expect(await page.locator("#entries li[data-id]").first().isVisible()).toBe(true);
     expect(documents).toEqual([]);
-    expect(await page.evaluate(() => (window as unknown as { signInWindow?: boolean }).signInWindow)).toBe(true);
+    expect(
+      await page.evaluate(() => (window as unknown as { signInWindow?: boolean }).signInWindow),
+    ).toBe(true);
     // The pulls were sent by the pull worker, which reads their answers: the page's own thread
     // fetched the sign-in's calls (its resource timing lists them) and never a pull.
-    const fetched = await page.evaluate(() => performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname));
+    const fetched = await page.evaluate(() =>
+      performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname),
+    );
     expect(fetched).toContain("/api/auth/session");
     expect(fetched.filter((p) => p === "/api/passwords/sync")).toEqual([]);
     // The shell as a load of its page leaves it: its markup only, its title, its navigation working.
@@ -149,67 +212,111 @@ describe("the first pull of a new browser, started at the click on Open vault", 
     await expect.poll(() => page.title()).toBe("Account · Credential vault");
     await page.goBack();
     await page.waitForURL("**/vault");
-    await expect.poll(() => page.locator("#entries-heading").innerText(), { timeout: 30_000 }).toBe(`Entries (${COUNT})`);
+    await expect
+      .poll(() => page.locator("#entries-heading").innerText(), { timeout: 30_000 })
+      .toBe(`Entries (${COUNT})`);
     expect(documents).toEqual([]);
     // A reload is the vault page's own load, from the store, with the keys kept.
     await page.reload();
-    await expect.poll(() => page.locator("#entries-heading").innerText(), { timeout: 60_000 }).toBe(`Entries (${COUNT})`);
+    await expect
+      .poll(() => page.locator("#entries-heading").innerText(), { timeout: 60_000 })
+      .toBe(`Entries (${COUNT})`);
     expect(documents).toEqual(["/vault"]);
-    expect(await page.evaluate(() => (window as unknown as { signInWindow?: boolean }).signInWindow)).toBeUndefined();
+    expect(
+      await page.evaluate(() => (window as unknown as { signInWindow?: boolean }).signInWindow),
+    ).toBeUndefined();
     await context.close();
   }, 180_000);
 
   it("draws a vault shorter than a page whole once its first sync has ended", async () => {
     const short = await newUser("pullahead-short");
     await seed(short, SHORT, "0000000054e7");
-    const context = await browser.newContext({ baseURL: base(), viewport: { width: 1280, height: 900 }, serviceWorkers: "block" });
+    const context = await browser.newContext({
+      baseURL: base(),
+      viewport: { width: 1280, height: 900 },
+      serviceWorkers: "block",
+    });
     const page = await context.newPage();
     await signInWithCookie(page, short.token);
     await submitSignIn(page, PASSPHRASE);
     await page.waitForURL("**/vault");
-    await expect.poll(() => page.locator("#entries-heading").innerText(), { timeout: 60_000 }).toBe(`Entries (${SHORT})`);
-    await expect.poll(async () => (await stored(page, "cursor:")).keys, { timeout: 60_000 }).toEqual([`cursor:${short.sub}`]);
+    await expect
+      .poll(() => page.locator("#entries-heading").innerText(), { timeout: 60_000 })
+      .toBe(`Entries (${SHORT})`);
+    await expect
+      .poll(async () => (await stored(page, "cursor:")).keys, { timeout: 60_000 })
+      .toEqual([`cursor:${short.sub}`]);
     // Every row is in the page (a short list is not virtualised once whole), in order, the last one reachable by scrolling.
-    await expect.poll(() => page.locator("#entries li[data-id]").count(), { timeout: 30_000 }).toBe(SHORT);
-    expect(await page.locator("#entries li[data-id] .name").last().innerText()).toBe(`Entry ${String(SHORT - 1).padStart(4, "0")}`);
+    await expect
+      .poll(() => page.locator("#entries li[data-id]").count(), { timeout: 30_000 })
+      .toBe(SHORT);
+    expect(await page.locator("#entries li[data-id] .name").last().innerText()).toBe(
+      `Entry ${String(SHORT - 1).padStart(4, "0")}`,
+    );
     await page.locator("#entries li[data-id]").last().scrollIntoViewIfNeeded();
     expect(await page.locator("#entries li[data-id]").last().isVisible()).toBe(true);
     await context.close();
   }, 180_000);
 
   it("says why a pull was refused: an answer the worker does not take is asked again by the page, whose client reads the refusal", async () => {
-    const context = await browser.newContext({ baseURL: base(), viewport: { width: 1280, height: 900 }, serviceWorkers: "block" });
+    const context = await browser.newContext({
+      baseURL: base(),
+      viewport: { width: 1280, height: 900 },
+      serviceWorkers: "block",
+    });
     let refusing = true;
     let refused = 0;
     await context.route("**/api/passwords/sync*", async (route) => {
       if (route.request().method() !== "GET" || !refusing) return route.continue();
       refused++;
-      return route.fulfill({ status: 500, contentType: "application/json", body: JSON.stringify({ error: "Database unavailable", code: "INTERNAL_ERROR", status: 500 }) });
+      return route.fulfill({
+        status: 500,
+        contentType: "application/json",
+        body: JSON.stringify({
+          error: "Database unavailable",
+          code: "INTERNAL_ERROR",
+          status: 500,
+        }),
+      });
     });
     const page = await context.newPage();
     await signInWithCookie(page, owner.token);
     await submitSignIn(page, PASSPHRASE);
     await page.waitForURL("**/vault");
-    await expect.poll(() => page.locator("#net-state").innerText(), { timeout: 60_000 }).toBe("Online · sync failed (500 INTERNAL_ERROR: Database unavailable)");
+    await expect
+      .poll(() => page.locator("#net-state").innerText(), { timeout: 60_000 })
+      .toBe("Online · sync failed (500 INTERNAL_ERROR: Database unavailable)");
     // Each pull asked twice: by the worker, then by the page.
     expect(refused).toBeGreaterThanOrEqual(2);
     expect((await localState(page)).entries).toBe(0);
     refusing = false;
     await page.locator("#sync-now").click();
-    await expect.poll(() => page.locator("#entries-heading").innerText(), { timeout: 60_000 }).toBe(`Entries (${COUNT})`);
-    await expect.poll(() => page.locator("#net-state").innerText(), { timeout: 30_000 }).toBe("Online");
+    await expect
+      .poll(() => page.locator("#entries-heading").innerText(), { timeout: 60_000 })
+      .toBe(`Entries (${COUNT})`);
+    await expect
+      .poll(() => page.locator("#net-state").innerText(), { timeout: 30_000 })
+      .toBe("Online");
     await context.close();
   }, 180_000);
 
   it("leaves what a failed sign-in pulled to its own user only: another user's sign-in on that browser clears it", async () => {
-    const context = await browser.newContext({ baseURL: base(), viewport: { width: 1280, height: 900 }, serviceWorkers: "block" });
+    const context = await browser.newContext({
+      baseURL: base(),
+      viewport: { width: 1280, height: 900 },
+      serviceWorkers: "block",
+    });
     const page = await context.newPage();
     await signInWithCookie(page, owner.token);
     await page.getByLabel("Master passphrase").fill("not the passphrase of this vault");
     await page.getByRole("button", { name: "Open vault" }).click();
-    await expect.poll(() => page.locator("#signin-error").innerText(), { timeout: 30_000 }).toBe("This passphrase does not open the vault");
+    await expect
+      .poll(() => page.locator("#signin-error").innerText(), { timeout: 30_000 })
+      .toBe("This passphrase does not open the vault");
     // The pull ahead stored its first page: the owner's ciphertext, with no session beside it.
-    await expect.poll(async () => (await localState(page)).entries, { timeout: 60_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(async () => (await localState(page)).entries, { timeout: 60_000 })
+      .toBeGreaterThan(0);
     expect((await localState(page)).entries).toBeLessThan(COUNT);
     expect((await stored(page, "session")).keys).toEqual([]);
     expect((await stored(page, "")).owners).toEqual([owner.sub]);

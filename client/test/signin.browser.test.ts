@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_PASSWORD } from "../../scripts/lib/dev-users.mjs";
-import { dashboardReady, launch, newUser, screenshot, type Browser, type BrowserContext, type Page } from "./support/browser";
+import {
+  dashboardReady,
+  launch,
+  newUser,
+  screenshot,
+  type Browser,
+  type BrowserContext,
+  type Page,
+} from "./support/browser";
 import { base, personContext } from "./support/journey";
 
 // Sign-in by a real OpenID Connect redirect (authorization code with PKCE) through the local
@@ -22,7 +30,8 @@ afterAll(async () => {
 });
 
 const authCookie = async () => (await context.cookies()).find((c) => c.name === "access_token");
-const claims = (jwt: string) => JSON.parse(Buffer.from(jwt.split(".")[1]!, "base64url").toString()) as Record<string, unknown>;
+const claims = (jwt: string) =>
+  JSON.parse(Buffer.from(jwt.split(".")[1]!, "base64url").toString()) as Record<string, unknown>;
 
 describe("sign-in with the OpenID provider", () => {
   it("refuses a wrong password at the provider, and sets no cookie", async () => {
@@ -33,7 +42,9 @@ describe("sign-in with the OpenID provider", () => {
     await page.getByLabel("Email").fill(user.email);
     await page.getByLabel("Password").fill("not the password");
     await page.getByRole("button", { name: "Sign in" }).click();
-    await expect.poll(() => page.getByRole("alert").innerText()).toBe("Unknown email or wrong password");
+    await expect
+      .poll(() => page.getByRole("alert").innerText())
+      .toBe("Unknown email or wrong password");
     await screenshot(page, "screenshots/signin-provider-refused.png");
     expect(await authCookie()).toBeUndefined();
   });
@@ -47,7 +58,12 @@ describe("sign-in with the OpenID provider", () => {
     const cookie = (await authCookie())!;
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/" });
     const c = claims(cookie.value);
-    expect(c).toMatchObject({ sub: user.sub, email: user.email, aud: "credential-vault", client_id: "credential-vault-web" });
+    expect(c).toMatchObject({
+      sub: user.sub,
+      email: user.email,
+      aud: "credential-vault",
+      client_id: "credential-vault-web",
+    });
     // A fresh sign-in: auth_time is now, which step-up (DECISIONS D3) relies on.
     expect(c.auth_time as number).toBeGreaterThanOrEqual(before);
     // The attempt's cookie (state, nonce, verifier) is gone, and the page cannot read the token.
@@ -56,32 +72,49 @@ describe("sign-in with the OpenID provider", () => {
     await screenshot(page, "screenshots/signin-passphrase.png");
 
     // A new vault: its passphrase is chosen here, typed twice, with its strength and what losing it means.
-    expect(await page.locator("#passphrase-loss").innerText()).toContain("cannot recover or reset it; without it your vault cannot be opened");
+    expect(await page.locator("#passphrase-loss").innerText()).toContain(
+      "cannot recover or reset it; without it your vault cannot be opened",
+    );
     await page.getByLabel("Master passphrase").fill("short");
     await page.getByRole("button", { name: "Create vault" }).click();
-    await expect.poll(() => page.getByRole("alert").innerText()).toBe("The master passphrase needs at least 8 characters");
+    await expect
+      .poll(() => page.getByRole("alert").innerText())
+      .toBe("The master passphrase needs at least 8 characters");
     expect(new URL(page.url()).pathname).toBe("/");
 
     // The verdict appears in room kept for it: the button below does not move, at desktop and phone widths.
     const button = page.getByRole("button", { name: "Create vault" });
     const buttonTop = async () => (await button.boundingBox())!.y;
-    for (const viewport of [{ width: 390, height: 844 }, { width: 1280, height: 900 }]) {
+    for (const viewport of [
+      { width: 390, height: 844 },
+      { width: 1280, height: 900 },
+    ]) {
       await page.setViewportSize(viewport);
       await page.getByLabel("Master passphrase").fill("");
-      await expect.poll(() => page.locator("#passphrase-strength-text").innerText()).toMatch(/^Its strength shows here as you type/);
+      await expect
+        .poll(() => page.locator("#passphrase-strength-text").innerText())
+        .toMatch(/^Its strength shows here as you type/);
       const before = await buttonTop();
       await page.getByLabel("Master passphrase").fill("password1");
-      await expect.poll(() => page.locator("#passphrase-strength-text").innerText()).toMatch(/^Very weak: /);
+      await expect
+        .poll(() => page.locator("#passphrase-strength-text").innerText())
+        .toMatch(/^Very weak: /);
       expect(await buttonTop()).toBe(before);
       if (viewport.width < 600) await screenshot(page, "screenshots/signin-new-vault-phone.png");
       await page.getByLabel("Master passphrase").fill(PASSPHRASE);
-      await expect.poll(() => page.locator("#passphrase-strength-text").innerText()).toMatch(/^(Strong|Very strong): /);
+      await expect
+        .poll(() => page.locator("#passphrase-strength-text").innerText())
+        .toMatch(/^(Strong|Very strong): /);
       expect(await buttonTop()).toBe(before);
     }
-    expect(await page.locator("#passphrase-strength meter").evaluate((m: HTMLMeterElement) => m.value)).toBeGreaterThanOrEqual(3);
+    expect(
+      await page.locator("#passphrase-strength meter").evaluate((m: HTMLMeterElement) => m.value),
+    ).toBeGreaterThanOrEqual(3);
     await page.getByLabel("Type it again").fill(`${PASSPHRASE}x`);
     await page.getByRole("button", { name: "Create vault" }).click();
-    await expect.poll(() => page.getByRole("alert").innerText()).toBe("The two passphrases differ: type the same one twice");
+    await expect
+      .poll(() => page.getByRole("alert").innerText())
+      .toBe("The two passphrases differ: type the same one twice");
     expect(new URL(page.url()).pathname).toBe("/");
     await screenshot(page, "screenshots/signin-new-vault.png");
 
@@ -91,14 +124,19 @@ describe("sign-in with the OpenID provider", () => {
     await dashboardReady(page);
     expect(await page.locator("#user").innerText()).toBe(user.email);
     // The cookie's token is the API identity: the vault's own calls succeed with it.
-    expect(await page.evaluate(async () => (await fetch("/api/auth/session")).json())).toEqual({ user: { id: user.sub, email: user.email }, twoFactorRequired: false });
+    expect(await page.evaluate(async () => (await fetch("/api/auth/session")).json())).toEqual({
+      user: { id: user.sub, email: user.email },
+      twoFactorRequired: false,
+    });
   });
 
   it("refuses a callback that this browser did not start, with a message and no cookie", async () => {
     const other = await personContext(browser);
     await other.page.goto(`/api/auth/callback?code=stolen-code&state=forged-state`);
     await other.page.waitForURL((u) => u.pathname === "/");
-    await expect.poll(() => other.page.getByRole("alert").innerText()).toBe("Sign-in failed: The sign-in attempt expired or was started elsewhere");
+    await expect
+      .poll(() => other.page.getByRole("alert").innerText())
+      .toBe("Sign-in failed: The sign-in attempt expired or was started elsewhere");
     expect((await other.context.cookies()).some((k) => k.name === "access_token")).toBe(false);
     await screenshot(other.page, "screenshots/signin-refused-callback.png");
     await other.context.close();

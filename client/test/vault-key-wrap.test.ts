@@ -15,21 +15,45 @@ async function contactPair() {
   return { privateKey: pair.privateKey, jwk: { x: x!, y: y! } };
 }
 
-const bind = (over: Partial<VaultKeyBinding> = {}): VaultKeyBinding => ({ purpose: "emergency", ownerId: OWNER, recipientEmail: "carl@example.test", salt: new Uint8Array(16).fill(7), ...over });
+const bind = (over: Partial<VaultKeyBinding> = {}): VaultKeyBinding => ({
+  purpose: "emergency",
+  ownerId: OWNER,
+  recipientEmail: "carl@example.test",
+  salt: new Uint8Array(16).fill(7),
+  ...over,
+});
 
 describe("wrapping the vault key for a contact", () => {
   it("the extractable copy is the key in memory: the same key check opens under both, a wrong passphrase's does not", async () => {
     const keys = await deriveVaultKeys("owner passphrase", OWNER, ROUNDS, 1);
     const check = await makeKeyCheck(keys, OWNER);
-    expect(await keyCheckMatches(await deriveExtractableVaultKey("owner passphrase", OWNER, ROUNDS, 1), OWNER, check)).toBe(true);
-    expect(await keyCheckMatches(await deriveExtractableVaultKey("another passphrase", OWNER, ROUNDS, 1), OWNER, check)).toBe(false);
+    expect(
+      await keyCheckMatches(
+        await deriveExtractableVaultKey("owner passphrase", OWNER, ROUNDS, 1),
+        OWNER,
+        check,
+      ),
+    ).toBe(true);
+    expect(
+      await keyCheckMatches(
+        await deriveExtractableVaultKey("another passphrase", OWNER, ROUNDS, 1),
+        OWNER,
+        check,
+      ),
+    ).toBe(false);
     await expect(crypto.subtle.exportKey("raw", keys.vaultKey)).rejects.toThrow();
   });
 
   it("opens with the contact's private key into a key that opens the owner's entries in the owner's place", async () => {
     const keys = await deriveVaultKeys("owner passphrase", OWNER, ROUNDS, 1);
     const entry = { id: "e1", website: "bank.example" };
-    const env = await sealEntry(keys, placeOf(OWNER, entry), { username: "u", password: "pw-1", notes: "", category: "", totp: "" });
+    const env = await sealEntry(keys, placeOf(OWNER, entry), {
+      username: "u",
+      password: "pw-1",
+      notes: "",
+      category: "",
+      totp: "",
+    });
     const carl = await contactPair();
     const copy = await deriveExtractableVaultKey("owner passphrase", OWNER, ROUNDS, 1);
     const wrapped = await wrapVaultKeyFor(copy.vaultKey, carl.jwk, bind());
@@ -37,7 +61,9 @@ describe("wrapping the vault key for a contact", () => {
     await expect(crypto.subtle.exportKey("raw", vaultKey)).rejects.toThrow();
     const opened: VaultKeys = { vaultKey, indexKey: keys.indexKey, version: 1 };
     expect((await openEntry(opened, placeOf(OWNER, entry), env)).secrets.password).toBe("pw-1");
-    await expect(openEntry(opened, placeOf("someone-else", entry), env)).rejects.toThrow(/does not belong/);
+    await expect(openEntry(opened, placeOf("someone-else", entry), env)).rejects.toThrow(
+      /does not belong/,
+    );
   });
 
   it("refuses another contact's key, owner, purpose, address or salt", async () => {
@@ -45,9 +71,18 @@ describe("wrapping the vault key for a contact", () => {
     const carl = await contactPair();
     const wrapped = await wrapVaultKeyFor(copy.vaultKey, carl.jwk, bind());
     const mallory = await contactPair();
-    await expect(unwrapVaultKey(mallory.privateKey, wrapped, bind())).rejects.toThrow(/cannot be opened/);
-    for (const wrong of [{ ownerId: "owner-2" }, { purpose: "dead-man-switch" as const }, { recipientEmail: "dana@example.test" }, { salt: new Uint8Array(16) }]) {
-      await expect(unwrapVaultKey(carl.privateKey, wrapped, bind(wrong))).rejects.toThrow(/cannot be opened/);
+    await expect(unwrapVaultKey(mallory.privateKey, wrapped, bind())).rejects.toThrow(
+      /cannot be opened/,
+    );
+    for (const wrong of [
+      { ownerId: "owner-2" },
+      { purpose: "dead-man-switch" as const },
+      { recipientEmail: "dana@example.test" },
+      { salt: new Uint8Array(16) },
+    ]) {
+      await expect(unwrapVaultKey(carl.privateKey, wrapped, bind(wrong))).rejects.toThrow(
+        /cannot be opened/,
+      );
     }
   });
 });

@@ -1,7 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deriveVaultKeys } from "../src/crypto";
 import { apiAs, openFor } from "./support/api";
-import { entryNames, entryRow, fillEntry, launch, newUser, openEntry, screenshot, signInThroughPage, waitForPending, type Browser, type Page } from "./support/browser";
+import {
+  entryNames,
+  entryRow,
+  fillEntry,
+  launch,
+  newUser,
+  openEntry,
+  screenshot,
+  signInThroughPage,
+  waitForPending,
+  type Browser,
+  type Page,
+} from "./support/browser";
 import { base, openSection, personContext } from "./support/journey";
 
 // The vault's organisation as a person uses it: a star and a Favourites filter, folders made by
@@ -20,7 +32,10 @@ beforeAll(async () => {
   user = await newUser("vaultorg");
   api = await apiAs(base(), user.token);
   browser = await launch();
-  const context = await browser.newContext({ baseURL: base(), viewport: { width: 1280, height: 900 } });
+  const context = await browser.newContext({
+    baseURL: base(),
+    viewport: { width: 1280, height: 900 },
+  });
   page = await context.newPage();
   page.on("dialog", (d) => {
     asked.push(d.message());
@@ -28,7 +43,12 @@ beforeAll(async () => {
   });
   page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
   await signInThroughPage(page, user.token, PASSPHRASE);
-  await fillEntry(page, { name: "Chase", website: "chase.com", username: "carol@example.test", password: "Chase-pw-1" });
+  await fillEntry(page, {
+    name: "Chase",
+    website: "chase.com",
+    username: "carol@example.test",
+    password: "Chase-pw-1",
+  });
   await fillEntry(page, { name: "Home wifi", notes: "SSID home, key under the router" });
   await page.getByRole("button", { name: "New entry", exact: true }).click();
   await page.getByLabel("Name", { exact: true }).fill("Jane persona");
@@ -66,10 +86,12 @@ const localText = (p: Page) =>
         req.onerror = () => reject(req.error);
       });
       for (const store of db.objectStoreNames) {
-        out.push(await new Promise((resolve) => {
-          const req = db.transaction(store).objectStore(store).getAll();
-          req.onsuccess = () => resolve(req.result);
-        }));
+        out.push(
+          await new Promise((resolve) => {
+            const req = db.transaction(store).objectStore(store).getAll();
+            req.onsuccess = () => resolve(req.result);
+          }),
+        );
       }
       db.close();
     }
@@ -92,7 +114,9 @@ describe("vault organisation at desktop width", () => {
     expect(await star.getAttribute("aria-pressed")).toBe("false");
     await star.click();
     await expect.poll(() => star.getAttribute("aria-pressed")).toBe("true");
-    await expect.poll(() => entryRow(page, "Chase").locator(".fav-mark").innerText()).toContain("★");
+    await expect
+      .poll(() => entryRow(page, "Chase").locator(".fav-mark").innerText())
+      .toContain("★");
     expect(await entryRow(page, "Home wifi").locator(".fav-mark").count()).toBe(0);
 
     await page.getByRole("button", { name: "Favourites", exact: true }).click();
@@ -102,7 +126,9 @@ describe("vault organisation at desktop width", () => {
     await page.getByRole("button", { name: "Favourites", exact: true }).click();
     await expect.poll(() => entryNames(page)).toEqual(["Chase", "Home wifi", "Jane persona"]);
 
-    await expect.poll(() => serverSecrets("Chase")).toMatchObject({ favorite: true, password: "Chase-pw-1" });
+    await expect
+      .poll(() => serverSecrets("Chase"))
+      .toMatchObject({ favorite: true, password: "Chase-pw-1" });
     await waitForPending(page, 0);
     expect(await serverSecrets("Home wifi")).not.toHaveProperty("favorite");
     expect(await serverText()).not.toMatch(/favou?rite/i);
@@ -145,7 +171,12 @@ describe("vault organisation at desktop width", () => {
     await expect.poll(() => entryNames(page)).toEqual(["Jane persona"]);
     await page.locator("#folder-filter").selectOption({ label: "All folders" });
 
-    await expect.poll(async () => [(await serverSecrets("Chase")).folder, (await serverSecrets("Home wifi")).folder]).toEqual(["Household", "Household"]);
+    await expect
+      .poll(async () => [
+        (await serverSecrets("Chase")).folder,
+        (await serverSecrets("Home wifi")).folder,
+      ])
+      .toEqual(["Household", "Household"]);
     await waitForPending(page, 0);
     expect(await serverSecrets("Jane persona")).not.toHaveProperty("folder");
     // Ciphertext only: the name is nowhere in what the server lists.
@@ -173,7 +204,12 @@ describe("vault organisation at desktop width", () => {
     await expect.poll(() => folderOptions(page)).toEqual(["All folders", "No folder", "Bills"]);
     expect(await page.locator("#folder-filter").inputValue()).toBe("Bills");
     await expect.poll(() => entryNames(page)).toEqual(["Chase", "Home wifi"]);
-    await expect.poll(async () => [(await serverSecrets("Chase")).folder, (await serverSecrets("Home wifi")).folder]).toEqual(["Bills", "Bills"]);
+    await expect
+      .poll(async () => [
+        (await serverSecrets("Chase")).folder,
+        (await serverSecrets("Home wifi")).folder,
+      ])
+      .toEqual(["Bills", "Bills"]);
     await waitForPending(page, 0);
     expect(await serverText()).not.toMatch(/Bills|Household/);
   });
@@ -185,7 +221,9 @@ describe("an empty folder", () => {
     names.push("Trips");
     await page.getByRole("button", { name: "New folder", exact: true }).click();
     expect(asked.at(-1)).toBe("Name of the new folder");
-    await expect.poll(() => folderOptions(page)).toEqual(["All folders", "No folder", "Bills", "Trips"]);
+    await expect
+      .poll(() => folderOptions(page))
+      .toEqual(["All folders", "No folder", "Bills", "Trips"]);
     expect(await filter.inputValue()).toBe("Trips");
     await expect.poll(() => heading(page)).toBe("Entries: in folder “Trips” (0)");
     expect(await page.locator("#no-match").innerText()).toContain("The folder Trips is empty.");
@@ -193,14 +231,18 @@ describe("an empty folder", () => {
 
     // Still there after a reload, and nowhere in the clear: not on the server, not in the local store.
     await page.reload();
-    await expect.poll(() => folderOptions(page)).toEqual(["All folders", "No folder", "Bills", "Trips"]);
+    await expect
+      .poll(() => folderOptions(page))
+      .toEqual(["All folders", "No folder", "Bills", "Trips"]);
     expect(await localText(page)).not.toContain("Trips");
     expect(await serverText()).not.toContain("Trips");
 
     await filter.selectOption({ label: "Trips" });
     names.push("Holidays");
     await page.getByRole("button", { name: "Rename folder Trips" }).click();
-    await expect.poll(() => folderOptions(page)).toEqual(["All folders", "No folder", "Bills", "Holidays"]);
+    await expect
+      .poll(() => folderOptions(page))
+      .toEqual(["All folders", "No folder", "Bills", "Holidays"]);
     await expect.poll(() => heading(page)).toBe("Entries: in folder “Holidays” (0)");
 
     // An entry moved in carries the folder (sealed, synced); moved out again, the folder stays, empty.
@@ -246,11 +288,17 @@ describe.each([360, 1280])("another device at %i px", (width) => {
     await other.getByRole("button", { name: "Favourites", exact: true }).click();
     await other.locator("#folder-filter").selectOption({ label: "Bills" });
     await expect.poll(() => entryNames(other)).toEqual(["Chase", "Home wifi"]);
-    expect(await other.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    expect(
+      await other.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
+    ).toBe(true);
     await screenshot(other, `screenshots/vault-folder-filter-${width}.png`);
     await openEntry(other, "Home wifi");
-    await expect.poll(() => other.getByLabel("In folder", { exact: true }).inputValue()).toBe("Bills");
-    expect(await other.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    await expect
+      .poll(() => other.getByLabel("In folder", { exact: true }).inputValue())
+      .toBe("Bills");
+    expect(
+      await other.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
+    ).toBe(true);
     await screenshot(other, `screenshots/vault-organise-detail-${width}.png`);
     await other.context().close();
   });
@@ -260,10 +308,16 @@ describe("deleting a folder", () => {
   it("keeps its entries, in no folder", async () => {
     await page.locator("#folder-filter").selectOption({ label: "Bills" });
     await page.getByRole("button", { name: "Delete folder Bills" }).click();
-    expect(asked.at(-1)).toBe("Delete the folder Bills? Its 2 entries stay in the vault, in no folder.");
+    expect(asked.at(-1)).toBe(
+      "Delete the folder Bills? Its 2 entries stay in the vault, in no folder.",
+    );
     await expect.poll(() => folderOptions(page)).toEqual(["All folders", "No folder"]);
     await expect.poll(() => entryNames(page)).toEqual(["Chase", "Home wifi", "Jane persona"]);
-    await expect.poll(async () => [await serverSecrets("Chase"), await serverSecrets("Home wifi")].map((s) => "folder" in s)).toEqual([false, false]);
+    await expect
+      .poll(async () =>
+        [await serverSecrets("Chase"), await serverSecrets("Home wifi")].map((s) => "folder" in s),
+      )
+      .toEqual([false, false]);
     await waitForPending(page, 0);
     // The favourite mark survived the folder's changes.
     expect((await serverSecrets("Chase")).favorite).toBe(true);
@@ -276,16 +330,38 @@ describe("importing from another manager", () => {
       encrypted: false,
       folders: [{ id: "f1", name: "Travel" }],
       items: [
-        { type: 1, name: "Airline", folderId: "f1", favorite: true, login: { username: "flyer", password: "fly-pw-1", uris: [{ uri: "https://air.example" }] } },
-        { type: 1, name: "Hotel", folderId: null, favorite: false, login: { username: "guest", password: "stay-pw-1", uris: [] } },
+        {
+          type: 1,
+          name: "Airline",
+          folderId: "f1",
+          favorite: true,
+          login: {
+            username: "flyer",
+            password: "fly-pw-1",
+            uris: [{ uri: "https://air.example" }],
+          },
+        },
+        {
+          type: 1,
+          name: "Hotel",
+          folderId: null,
+          favorite: false,
+          login: { username: "guest", password: "stay-pw-1", uris: [] },
+        },
       ],
     };
     await openSection(page, "Import & export");
     await page.getByLabel("Format", { exact: true }).selectOption("source_mgr_1");
-    await page.getByLabel(/Export file from another password manager/).setInputFiles({ name: "bitwarden.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(exported)) });
+    await page.getByLabel(/Export file from another password manager/).setInputFiles({
+      name: "bitwarden.json",
+      mimeType: "application/json",
+      buffer: Buffer.from(JSON.stringify(exported)),
+    });
     await page.getByRole("button", { name: "Preview" }).click();
     await page.getByRole("button", { name: "Import 2 entries" }).click();
-    await expect.poll(() => page.locator("#import-done").getAttribute("data-imported"), { timeout: 30_000 }).toBe("2");
+    await expect
+      .poll(() => page.locator("#import-done").getAttribute("data-imported"), { timeout: 30_000 })
+      .toBe("2");
     expect((await serverSecrets("Airline")).folder).toBe("Travel");
     expect((await serverSecrets("Airline")).favorite).toBe(true);
     expect(await serverSecrets("Hotel")).not.toHaveProperty("folder");

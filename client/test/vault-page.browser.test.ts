@@ -1,7 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deriveVaultKeys } from "../src/crypto";
 import { apiAs, openFor } from "./support/api";
-import { entryNames, entryRow, launch, newUser, openEntry, openNewEntry, revealedField, screenshot, signInThroughPage, waitForPending, type Browser, type BrowserContext, type Page } from "./support/browser";
+import {
+  entryNames,
+  entryRow,
+  launch,
+  newUser,
+  openEntry,
+  openNewEntry,
+  revealedField,
+  screenshot,
+  signInThroughPage,
+  waitForPending,
+  type Browser,
+  type BrowserContext,
+  type Page,
+} from "./support/browser";
 import { base, personContext } from "./support/journey";
 
 // The vault page as a person lives in it: the list beside the open entry (its own view on a phone),
@@ -57,8 +71,12 @@ describe("vault page at desktop width", () => {
     const empty = page.locator("#empty");
     await empty.waitFor();
     expect(await empty.innerText()).toContain("Your vault is empty.");
-    expect(await empty.getByRole("link", { name: "Import your passwords" }).getAttribute("href")).toBe("/import-export");
-    expect(await empty.getByRole("button", { name: "Add your first entry" }).isVisible()).toBe(true);
+    expect(
+      await empty.getByRole("link", { name: "Import your passwords" }).getAttribute("href"),
+    ).toBe("/import-export");
+    expect(await empty.getByRole("button", { name: "Add your first entry" }).isVisible()).toBe(
+      true,
+    );
     await screenshot(page, "screenshots/vault-empty-1280.png");
   });
 
@@ -69,13 +87,21 @@ describe("vault page at desktop width", () => {
     await page.getByLabel("Username", { exact: true }).fill("carol@example.test");
     // A weak password typed: the meter says so, and why.
     await page.getByLabel("Password", { exact: true }).fill("password1");
-    await expect.poll(() => page.locator("#strength-text").innerText()).toMatch(/^(Very weak|Weak): \S.+/);
+    await expect
+      .poll(() => page.locator("#strength-text").innerText())
+      .toMatch(/^(Very weak|Weak): \S.+/);
     expect(await page.locator("#strength-meter").getAttribute("value")).toMatch(/^[01]$/);
 
     await page.getByText("Password generator").click();
-    await expect.poll(() => page.locator("#gen-rules").innerText()).toBe("Chase asks for 8–32 characters, upper case, lower case, digits, symbols (only !#$%+/=@~).");
+    await expect
+      .poll(() => page.locator("#gen-rules").innerText())
+      .toBe(
+        "Chase asks for 8–32 characters, upper case, lower case, digits, symbols (only !#$%+/=@~).",
+      );
     await page.getByRole("button", { name: "Generate a password" }).click();
-    await expect.poll(() => page.getByLabel("Password", { exact: true }).inputValue()).not.toBe("password1");
+    await expect
+      .poll(() => page.getByLabel("Password", { exact: true }).inputValue())
+      .not.toBe("password1");
     const generated = await page.getByLabel("Password", { exact: true }).inputValue();
     expect(generated).toHaveLength(20);
     expect(generated).toMatch(/^[A-Za-z0-9!#$%+/=@~]+$/);
@@ -84,13 +110,18 @@ describe("vault page at desktop width", () => {
     expect(generated).toMatch(/\d/);
     // Shown, so the person sees what will be saved; rated strong with the reason.
     expect(await page.getByLabel("Password", { exact: true }).getAttribute("type")).toBe("text");
-    await expect.poll(() => page.locator("#strength-text").innerText()).toMatch(/^(Strong|Very strong): /);
+    await expect
+      .poll(() => page.locator("#strength-text").innerText())
+      .toMatch(/^(Strong|Very strong): /);
     await screenshot(page, "screenshots/vault-new-generator-1280.png");
 
     await page.getByRole("button", { name: "Save" }).click();
     await dialog(page).waitFor({ state: "hidden" });
     await waitForPending(page, 0);
-    expect(await serverSecrets("Chase")).toMatchObject({ username: "carol@example.test", password: generated });
+    expect(await serverSecrets("Chase")).toMatchObject({
+      username: "carol@example.test",
+      password: generated,
+    });
   });
 
   it("follows a service's length limit and makes passphrases of words", async () => {
@@ -100,17 +131,25 @@ describe("vault page at desktop width", () => {
     await page.getByLabel("Username", { exact: true }).fill("sam");
     await page.getByText("Password generator").click();
     await page.getByRole("button", { name: "Generate a password" }).click();
-    await expect.poll(() => page.getByLabel("Password", { exact: true }).inputValue()).toHaveLength(15);
-    expect(await page.locator("#gen-rules").innerText()).toContain("Changed to follow them: length 15.");
+    await expect
+      .poll(() => page.getByLabel("Password", { exact: true }).inputValue())
+      .toHaveLength(15);
+    expect(await page.locator("#gen-rules").innerText()).toContain(
+      "Changed to follow them: length 15.",
+    );
     const chars = await page.getByLabel("Password", { exact: true }).inputValue();
     // Words, for a site without known rules (the defaults ask for every class, up to 64).
     await page.getByLabel("Website", { exact: true }).fill("samsung.example");
     await page.getByLabel("Words (a passphrase)").check();
     await page.getByLabel("Number of words").fill("4");
     await page.getByRole("button", { name: "Generate a password" }).click();
-    await expect.poll(() => page.getByLabel("Password", { exact: true }).inputValue()).not.toBe(chars);
+    await expect
+      .poll(() => page.getByLabel("Password", { exact: true }).inputValue())
+      .not.toBe(chars);
     // Four words joined by "-", one capitalised, then a digit and a symbol for the rules.
-    expect(await page.getByLabel("Password", { exact: true }).inputValue()).toMatch(/^[a-zA-Z]+(-[a-zA-Z]+){3}[2-9][!@#$%^&*\-_+=?]$/);
+    expect(await page.getByLabel("Password", { exact: true }).inputValue()).toMatch(
+      /^[a-zA-Z]+(-[a-zA-Z]+){3}[2-9][!@#$%^&*\-_+=?]$/,
+    );
     expect(await page.getByLabel("Password", { exact: true }).inputValue()).toMatch(/[A-Z]/);
     await page.getByRole("button", { name: "Save" }).click();
     await dialog(page).waitFor({ state: "hidden" });
@@ -171,15 +210,25 @@ describe("vault page at desktop width", () => {
     // Leaving the entry masks it again.
     await openEntry(page, "Samsung");
     await openEntry(page, "Chase");
-    expect(await page.locator('#revealed-fields dd[data-field="password"]').innerText()).toBe("••••••••••");
+    expect(await page.locator('#revealed-fields dd[data-field="password"]').innerText()).toBe(
+      "••••••••••",
+    );
     // Nothing was fetched from a host named in an entry.
     expect(requested.filter((u) => new URL(u).origin !== new URL(base()).origin)).toEqual([]);
   });
 
   it("shows the entry's tools as tabs, and keeps a tool open past 30 seconds of use", async () => {
     await openEntry(page, "Chase");
-    expect(await page.getByRole("tab").allInnerTexts()).toEqual(["Details", "Attachments", "Password reset", "Share session", "Share by link"]);
-    expect(await page.getByRole("tab", { name: "Details" }).getAttribute("aria-selected")).toBe("true");
+    expect(await page.getByRole("tab").allInnerTexts()).toEqual([
+      "Details",
+      "Attachments",
+      "Password reset",
+      "Share session",
+      "Share by link",
+    ]);
+    expect(await page.getByRole("tab", { name: "Details" }).getAttribute("aria-selected")).toBe(
+      "true",
+    );
     // The live code's place is in the details.
     await page.locator('#panel-details [data-tool="totp"]').waitFor();
     await page.getByRole("tab", { name: "Attachments" }).click();
@@ -192,10 +241,18 @@ describe("vault page at desktop width", () => {
     await page.evaluate(() => {
       const net = document.getElementById("net-state")!;
       const seen: string[] = ((window as unknown as { netStates: string[] }).netStates = []);
-      new MutationObserver(() => seen.push(net.textContent ?? "")).observe(net, { childList: true, characterData: true, subtree: true });
+      new MutationObserver(() => seen.push(net.textContent ?? "")).observe(net, {
+        childList: true,
+        characterData: true,
+        subtree: true,
+      });
     });
     await page.clock.fastForward("00:31");
-    await expect.poll(() => page.evaluate(() => (window as unknown as { netStates: string[] }).netStates.join(" | "))).toMatch(/syncing.* \| Online$/);
+    await expect
+      .poll(() =>
+        page.evaluate(() => (window as unknown as { netStates: string[] }).netStates.join(" | ")),
+      )
+      .toMatch(/syncing.* \| Online$/);
     expect(await attachments.isVisible()).toBe(true);
     expect(await page.locator("#revealed").isVisible()).toBe(true);
   });
@@ -239,7 +296,9 @@ describe("vault page at desktop width", () => {
     await page.keyboard.press("ArrowDown");
     await page.keyboard.press("Enter");
     await expect.poll(() => page.locator("#revealed-heading").innerText()).toBe("Samsung");
-    expect(await page.locator("#search-help").innerText()).toContain("c copies the password, u the username");
+    expect(await page.locator("#search-help").innerText()).toContain(
+      "c copies the password, u the username",
+    );
   });
 
   it("from unlocked to the password on the clipboard: three steps, type, Enter, c (the search has the focus)", async () => {
@@ -285,7 +344,9 @@ describe("vault page: sort and tags", () => {
     await page.getByLabel("Tags (comma-separated)").fill("bank, work");
     await page.getByRole("button", { name: "Save" }).click();
     await dialog(page).waitFor({ state: "hidden" });
-    await expect.poll(() => page.getByLabel("Tag", { exact: true }).locator("option").allInnerTexts()).toEqual(["All tags", "bank", "work"]);
+    await expect
+      .poll(() => page.getByLabel("Tag", { exact: true }).locator("option").allInnerTexts())
+      .toEqual(["All tags", "bank", "work"]);
     await page.getByLabel("Tag", { exact: true }).selectOption("bank");
     await expect.poll(() => entryNames(page)).toEqual(["Chase"]);
     expect(await page.locator("#entries-heading").innerText()).toBe("Entries tagged “bank” (1)");
@@ -305,7 +366,8 @@ describe.each([390, 360])("vault page at a %i px phone width", (width) => {
     await phone.locator("#entries li").nth(1).waitFor();
   });
 
-  const noSideways = () => phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+  const noSideways = () =>
+    phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
 
   it("shows the list, then the entry as its own view with a way back, without sideways scrolling", async () => {
     await expect.poll(() => entryNames(phone)).toEqual(["Chase", "Samsung"]);

@@ -29,7 +29,8 @@ const entry = (id: string, name: string, website: string | null): LocalEntry => 
 describe("in-memory search", () => {
   const e = entry("1", "Chase Bank – Checking", "https://www.Chase.com/login");
   const index = new SearchIndex();
-  const finds = (q: string, username?: string) => index.matches(e, username, needles(queryWords(q)));
+  const finds = (q: string, username?: string) =>
+    index.matches(e, username, needles(queryWords(q)));
   /** The blind index's answer for the same query: every query word among the plain tokens. */
   const blind = (q: string, username = "") => {
     const tokens = new Set(plainTokens(`${e.name} chase.com ${username}`));
@@ -59,13 +60,33 @@ describe("in-memory search", () => {
 });
 
 describe("a keystroke's answer at thousands of entries", () => {
-  const entries = Array.from({ length: 3000 }, (_, i) => entry(String(i).padStart(5, "0"), `Service ${i % 250} ${["alpha", "beta", "gamma"][i % 3]}`, `https://service${i % 500}.example.test`));
+  const entries = Array.from({ length: 3000 }, (_, i) =>
+    entry(
+      String(i).padStart(5, "0"),
+      `Service ${i % 250} ${["alpha", "beta", "gamma"][i % 3]}`,
+      `https://service${i % 500}.example.test`,
+    ),
+  );
   const index = new SearchIndex();
-  const answers = new ListAnswers({ entries: () => entries, keyOf: (e) => index.keyOf(e, undefined), rowOf: (e) => ({ id: e.id, name: e.name, site: e.website ?? "" }) });
-  const scan = (q: string) => entries.filter((e) => index.matches(e, undefined, needles(queryWords(q)))).map((e) => e.id);
+  const answers = new ListAnswers({
+    entries: () => entries,
+    keyOf: (e) => index.keyOf(e, undefined),
+    rowOf: (e) => ({ id: e.id, name: e.name, site: e.website ?? "" }),
+  });
+  const scan = (q: string) =>
+    entries.filter((e) => index.matches(e, undefined, needles(queryWords(q)))).map((e) => e.id);
   const ask = (q: string, tag = "", version = "v1") => {
     const words = queryWords(q);
-    return answers.answer(answers.tableFor(version), { words, needles: needles(words), hashed: [], tag, organised: null, scope: "" }).map((r) => r.id);
+    return answers
+      .answer(answers.tableFor(version), {
+        words,
+        needles: needles(words),
+        hashed: [],
+        tag,
+        organised: null,
+        scope: "",
+      })
+      .map((r) => r.id);
   };
 
   it("narrows only when each earlier word begins one of the new ones", () => {
@@ -78,9 +99,11 @@ describe("a keystroke's answer at thousands of entries", () => {
 
   it("gives, keystroke by keystroke and narrowed or not, what a scan of every entry gives, in the list's order", () => {
     for (const typed of ["service12 alpha", "gamma service4", "beta"]) {
-      for (let i = 0; i <= typed.length; i++) expect(ask(typed.slice(0, i))).toEqual(scan(typed.slice(0, i)));
+      for (let i = 0; i <= typed.length; i++)
+        expect(ask(typed.slice(0, i))).toEqual(scan(typed.slice(0, i)));
       // Taken back: a shorter query is answered from the whole table again.
-      for (let i = typed.length; i >= 0; i--) expect(ask(typed.slice(0, i))).toEqual(scan(typed.slice(0, i)));
+      for (let i = typed.length; i >= 0; i--)
+        expect(ask(typed.slice(0, i))).toEqual(scan(typed.slice(0, i)));
     }
     // A changed table (a new version) is never narrowed from the old answer.
     expect(ask("service1")).toEqual(scan("service1"));
@@ -99,12 +122,23 @@ describe("a keystroke's answer at thousands of entries", () => {
     const table = new ListAnswers({
       entries: () => withTokens,
       keyOf: (e) => (made.push(e.id), users.has(e.id) ? index.keyOf(e, users.get(e.id)) : null),
-      rowOf: (e) => rows.get(e.id) ?? rows.set(e.id, { id: e.id, name: e.name, site: e.website ?? "" }).get(e.id)!,
+      rowOf: (e) =>
+        rows.get(e.id) ??
+        rows.set(e.id, { id: e.id, name: e.name, site: e.website ?? "" }).get(e.id)!,
     });
     for (const e of withTokens.slice(1)) users.set(e.id, "someone");
     const q = (text: string, hashed: string[] = []) => {
       const words = queryWords(text);
-      return table.answer(table.tableFor("v"), { words, needles: needles(words), hashed, tag: "", organised: null, scope: "" }).map((r) => r.id);
+      return table
+        .answer(table.tableFor("v"), {
+          words,
+          needles: needles(words),
+          hashed,
+          tag: "",
+          organised: null,
+          scope: "",
+        })
+        .map((r) => r.id);
     };
     expect(table.tableFor("v").tokens).toBe(true);
     // "car" narrows from "ca"; the first entry (on its tokens, which the query's hash misses) is left out.
@@ -145,8 +179,33 @@ describe("a pull's pages merged into the sorted list", () => {
 
 describe("a first sync's pages in the list's order", () => {
   // Names that put the collator's rules to work: case, accents, digits, punctuation, empty, equal names.
-  const NAMES = ["delta", "Alpha", "charlie", "alpha", "Bravo", "echo", "Échelle", "foxtrot", "10 Downing", "2fa", "_x", "", "Zoë", "zoe", "ZOE", "bank", "Bank"];
-  const many = (n: number, seed: number) => Array.from({ length: n }, (_, i) => entry(`id-${seed}-${i}`, `${NAMES[(i * 7 + seed) % NAMES.length]} ${(i * 31 + seed) % 53}`, ""));
+  const NAMES = [
+    "delta",
+    "Alpha",
+    "charlie",
+    "alpha",
+    "Bravo",
+    "echo",
+    "Échelle",
+    "foxtrot",
+    "10 Downing",
+    "2fa",
+    "_x",
+    "",
+    "Zoë",
+    "zoe",
+    "ZOE",
+    "bank",
+    "Bank",
+  ];
+  const many = (n: number, seed: number) =>
+    Array.from({ length: n }, (_, i) =>
+      entry(
+        `id-${seed}-${i}`,
+        `${NAMES[(i * 7 + seed) % NAMES.length]} ${(i * 31 + seed) % 53}`,
+        "",
+      ),
+    );
 
   it("pages sorted by the worker and merged one after another give what one sort of all gives", () => {
     let list: LocalEntry[] = [];
@@ -154,7 +213,10 @@ describe("a first sync's pages in the list's order", () => {
     for (let p = 0; p < 12; p++) {
       const page = many(150 + p * 40, p);
       all.push(...page);
-      list = withArrivals(list, inListOrder([...page, { id: `id-${p - 1}-3`, tombstone: true as const }]));
+      list = withArrivals(
+        list,
+        inListOrder([...page, { id: `id-${p - 1}-3`, tombstone: true as const }]),
+      );
       const tomb = all.findIndex((e) => e.id === `id-${p - 1}-3`);
       if (tomb >= 0) all.splice(tomb, 1);
     }
@@ -162,7 +224,11 @@ describe("a first sync's pages in the list's order", () => {
   });
 
   it("a page in the list's order puts its removals first and its entries by name", () => {
-    const page = [entry("b", "beta", ""), { id: "x", tombstone: true as const }, entry("a", "Alpha", "")];
+    const page = [
+      entry("b", "beta", ""),
+      { id: "x", tombstone: true as const },
+      entry("a", "Alpha", ""),
+    ];
     expect(inListOrder(page).map((c) => c.id)).toEqual(["x", "a", "b"]);
   });
 
@@ -191,7 +257,9 @@ describe("a first sync's pages in the list's order", () => {
       for (let i = 0; i < 5; i++) await Promise.resolve();
       // Not done within the task that started it: the two passes over 3,000 entries yielded.
       expect(done).toBe(false);
-      expect((await ordering).map((e) => e.id)).toEqual([...read].sort(byEntryName).map((e) => e.id));
+      expect((await ordering).map((e) => e.id)).toEqual(
+        [...read].sort(byEntryName).map((e) => e.id),
+      );
     } finally {
       clock.mockRestore();
     }
@@ -210,7 +278,10 @@ describe("sort in slices", () => {
     let ran = false;
     setTimeout(() => (ran = true), 0);
     await nextTask();
-    await sortInSlices(Array.from({ length: 5000 }, (_, i) => 5000 - i), (a, b) => a - b);
+    await sortInSlices(
+      Array.from({ length: 5000 }, (_, i) => 5000 - i),
+      (a, b) => a - b,
+    );
     expect(ran).toBe(true);
   });
 });

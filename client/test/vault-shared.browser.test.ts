@@ -1,6 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiAs } from "./support/api";
-import { entryNames, entryRow, fillEntry, launch, newUser, openEntry, revealedField, screenshot, signInThroughPage, type Browser, type Page } from "./support/browser";
+import {
+  entryNames,
+  entryRow,
+  fillEntry,
+  launch,
+  newUser,
+  openEntry,
+  revealedField,
+  screenshot,
+  signInThroughPage,
+  type Browser,
+  type Page,
+} from "./support/browser";
 import { base, openSection, personContext, useContactKey } from "./support/journey";
 
 // Entries shared with a person appear in their vault, not only under Sharing: Olivia shares an
@@ -27,13 +39,26 @@ beforeAll(async () => {
   rick = await rickContext.newPage();
   rick.on("dialog", (d) => void d.accept());
   await signInThroughPage(olivia, o.token, PASS_O);
-  await fillEntry(olivia, { name: "Team board", website: "board.example", username: "team@board.example", password: SECRET });
+  await fillEntry(olivia, {
+    name: "Team board",
+    website: "board.example",
+    username: "team@board.example",
+    password: SECRET,
+  });
   await signInThroughPage(rick, r.token, PASS_R);
-  await fillEntry(rick, { name: "Rick mail", website: "mail.example", username: "rick", password: "rick-own-1" });
+  await fillEntry(rick, {
+    name: "Rick mail",
+    website: "mail.example",
+    username: "rick",
+    password: "rick-own-1",
+  });
   await fillEntry(rick, { name: "Zoo tickets", username: "rick", password: "rick-own-2" });
   // Rick's sharing key is made on his first visit to Sharing; then Olivia can share with him.
   await openSection(rick, "Sharing");
-  await rick.locator("#sharing-status").getByText(/^Sharing is set up/).waitFor();
+  await rick
+    .locator("#sharing-status")
+    .getByText(/^Sharing is set up/)
+    .waitFor();
   await openSection(olivia, "Sharing");
   await olivia.locator("#share-submit:not([disabled])").waitFor();
   await olivia.getByLabel("Entry", { exact: true }).selectOption({ label: "Team board" });
@@ -72,10 +97,15 @@ describe("entries shared with the person, in their vault", () => {
     await openEntry(rick, "Team board");
     expect(await rick.locator("#detail-shared").innerText()).toBe(sharedMark());
     expect(await revealedField(rick, "username")).toBe("team@board.example");
-    expect(await rick.locator('#revealed-fields dd[data-field="password"]').innerText()).toBe("••••••••••");
+    expect(await rick.locator('#revealed-fields dd[data-field="password"]').innerText()).toBe(
+      "••••••••••",
+    );
     await rick.getByRole("button", { name: "Copy password" }).click();
     await expect.poll(() => rick.evaluate(() => navigator.clipboard.readText())).toBe(SECRET);
-    for (const name of ["Edit Team board", "Delete Team board", "Favourite"]) expect(await rick.locator("#revealed").getByRole("button", { name, exact: true }).count()).toBe(0);
+    for (const name of ["Edit Team board", "Delete Team board", "Favourite"])
+      expect(
+        await rick.locator("#revealed").getByRole("button", { name, exact: true }).count(),
+      ).toBe(0);
     expect(await rick.getByLabel("In folder", { exact: true }).isVisible()).toBe(false);
     expect(await rick.getByRole("tab").allInnerTexts()).toEqual(["Details"]);
     await screenshot(rick, "screenshots/vault-shared-detail-1280.png");
@@ -110,7 +140,8 @@ describe("at a 360 px phone width", () => {
     await signInThroughPage(phone, r.token, PASS_R);
     await expect.poll(() => entryNames(phone)).toEqual(["Rick mail", "Team board", "Zoo tickets"]);
     expect(await entryRow(phone, "Team board").locator(".shared-mark").isVisible()).toBe(true);
-    const noSideways = () => phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+    const noSideways = () =>
+      phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
     expect(await noSideways()).toBe(true);
     await screenshot(phone, "screenshots/vault-shared-list-360.png");
     await openEntry(phone, "Team board");

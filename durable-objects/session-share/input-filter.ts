@@ -13,7 +13,10 @@ export type CdpInput =
   | { method: "Input.dispatchMouseEvent"; params: Record<string, unknown> }
   | { method: "Input.dispatchKeyEvent"; params: Record<string, unknown> };
 
-export function cdpInput(data: unknown, viewport: { width: number; height: number }): CdpInput | null {
+export function cdpInput(
+  data: unknown,
+  viewport: { width: number; height: number },
+): CdpInput | null {
   if (typeof data !== "string" || data.length > MAX_INPUT_BYTES) return null;
   let m: Record<string, unknown>;
   try {
@@ -25,7 +28,9 @@ export function cdpInput(data: unknown, viewport: { width: number; height: numbe
   const modifiers = typeof m.modifiers === "number" ? m.modifiers & 15 : 0;
   if (modifiers & BLOCKED_MODIFIERS) return null;
   if (m.type === "mouse" && MOUSE_TYPES.has(String(m.event))) {
-    const button = ["left", "middle", "right", "none"].includes(String(m.button)) ? String(m.button) : "left";
+    const button = ["left", "middle", "right", "none"].includes(String(m.button))
+      ? String(m.button)
+      : "left";
     return {
       method: "Input.dispatchMouseEvent",
       params: {

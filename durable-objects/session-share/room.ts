@@ -5,7 +5,14 @@ import { cdpInput } from "./input-filter";
 import { Screencast } from "./screencast";
 import { errorName, logJson } from "../../src/lib/log";
 
-export type RoomStatus = "scheduled" | "login_in_progress" | "active" | "paused" | "revoked" | "expired" | "failed";
+export type RoomStatus =
+  | "scheduled"
+  | "login_in_progress"
+  | "active"
+  | "paused"
+  | "revoked"
+  | "expired"
+  | "failed";
 
 export type RoomConfig = {
   id: string;
@@ -25,8 +32,17 @@ export type RoomConfig = {
 type RoomState = RoomConfig & { status: RoomStatus };
 type Role = "owner" | "viewer";
 type Client = { role: Role; userId: string };
-export type Control = { action: "pause" } | { action: "resume" } | { action: "extend"; expiresAt: string } | { action: "watermark"; enabled: boolean };
-export type RoomRecord = { status?: RoomStatus; endedAt?: string; currentViewers?: number; failureReason?: string };
+export type Control =
+  | { action: "pause" }
+  | { action: "resume" }
+  | { action: "extend"; expiresAt: string }
+  | { action: "watermark"; enabled: boolean };
+export type RoomRecord = {
+  status?: RoomStatus;
+  endedAt?: string;
+  currentViewers?: number;
+  failureReason?: string;
+};
 export type LoginResult = { ok: true } | { ok: false; reason: string };
 
 /**
@@ -62,7 +78,9 @@ const TICK_MS = 30_000;
  * against maxViewers, and ends the session on revoke or by alarm at expiry. The credentials never
  * reach this object: the login hook holds them.
  */
-export abstract class SessionShareRoomBase<E extends { BROWSER: Fetcher } = { BROWSER: Fetcher }> extends DurableObject<E> {
+export abstract class SessionShareRoomBase<
+  E extends { BROWSER: Fetcher } = { BROWSER: Fetcher },
+> extends DurableObject<E> {
   protected abstract roomHooks: (env: E) => RoomHooks;
   private state?: RoomState;
   private browser?: Browser;
@@ -88,7 +106,8 @@ export abstract class SessionShareRoomBase<E extends { BROWSER: Fetcher } = { BR
   }
 
   async start(config: RoomConfig): Promise<void> {
-    const scheduled = config.scheduledStart !== null && Date.parse(config.scheduledStart) > Date.now();
+    const scheduled =
+      config.scheduledStart !== null && Date.parse(config.scheduledStart) > Date.now();
     this.state = { ...config, status: scheduled ? "scheduled" : "login_in_progress" };
     await this.ctx.storage.put("state", this.state);
     if (scheduled) {
@@ -144,7 +163,12 @@ export abstract class SessionShareRoomBase<E extends { BROWSER: Fetcher } = { BR
     this.browser = this.page = this.cast = undefined;
     await browser?.close().catch(() => undefined);
     const now = new Date().toISOString();
-    await this.hooks.record(s, { status, endedAt: now, currentViewers: 0, ...(reason ? { failureReason: reason } : {}) });
+    await this.hooks.record(s, {
+      status,
+      endedAt: now,
+      currentViewers: 0,
+      ...(reason ? { failureReason: reason } : {}),
+    });
   }
 
   async issueTicket(role: Role, userId: string): Promise<string> {
@@ -161,9 +185,11 @@ export abstract class SessionShareRoomBase<E extends { BROWSER: Fetcher } = { BR
     if (Date.now() >= Date.parse(s.expiresAt)) return this.end("expired");
     // A live room whose object was restarted holds no browser any more: nothing can revive the
     // session, so it ends rather than showing viewers a share that never draws again.
-    if (s.status !== "scheduled" && !this.browser && !this.launching) return this.end("failed", BROWSER_GONE);
+    if (s.status !== "scheduled" && !this.browser && !this.launching)
+      return this.end("failed", BROWSER_GONE);
     if (s.status === "scheduled") {
-      if (!(await this.hooks.mayStart(s))) return this.end("failed", "too many automated browsers were running at its start");
+      if (!(await this.hooks.mayStart(s)))
+        return this.end("failed", "too many automated browsers were running at its start");
       await this.setStatus("login_in_progress");
       await this.scheduleTick();
       this.ctx.waitUntil(this.launch());
@@ -173,7 +199,9 @@ export abstract class SessionShareRoomBase<E extends { BROWSER: Fetcher } = { BR
   }
 
   private async scheduleTick() {
-    await this.ctx.storage.setAlarm(Math.min(Date.parse(this.state!.expiresAt), Date.now() + TICK_MS));
+    await this.ctx.storage.setAlarm(
+      Math.min(Date.parse(this.state!.expiresAt), Date.now() + TICK_MS),
+    );
   }
 
   private async setStatus(status: RoomStatus) {
@@ -186,7 +214,9 @@ export abstract class SessionShareRoomBase<E extends { BROWSER: Fetcher } = { BR
     const hooks = this.hooks;
     this.launching = true;
     try {
-      const browser = (this.browser = await puppeteer.launch(this.env.BROWSER, { keep_alive: 600_000 }));
+      const browser = (this.browser = await puppeteer.launch(this.env.BROWSER, {
+        keep_alive: 600_000,
+      }));
       // Chromium dying (or its session dropped) ends the share; end() itself clears this.browser
       // before closing it, so a revoke's own close is not taken for a crash.
       browser.on("disconnected", () => {
@@ -197,7 +227,9 @@ export abstract class SessionShareRoomBase<E extends { BROWSER: Fetcher } = { BR
       await page.setViewport(hooks.viewport);
       await page.evaluateOnNewDocument(hooks.pageGuard);
       page.on("load", () => void this.applyWatermark());
-      this.cast = new Screencast(await page.createCDPSession(), hooks.viewport, (msg) => this.broadcastFrame(msg));
+      this.cast = new Screencast(await page.createCDPSession(), hooks.viewport, (msg) =>
+        this.broadcastFrame(msg),
+      );
       await page.goto(s.loginUrl, { waitUntil: "load", timeout: 30_000 });
       // Casting starts on the loaded login page, so the first frame anyone sees is the site.
       await this.cast.start();
@@ -222,7 +254,10 @@ export abstract class SessionShareRoomBase<E extends { BROWSER: Fetcher } = { BR
 
   /** Manual login: the owner signs in through the live view; done once the hook says so. */
   private async waitForManualLogin(page: Page): Promise<boolean> {
-    while (this.state?.status === "login_in_progress" && Date.now() < Date.parse(this.state.expiresAt)) {
+    while (
+      this.state?.status === "login_in_progress" &&
+      Date.now() < Date.parse(this.state.expiresAt)
+    ) {
       await new Promise((r) => setTimeout(r, 1000));
       if (this.page !== page) return false;
       if (await this.hooks.loggedIn(page).catch(() => false)) return true;
@@ -243,7 +278,13 @@ export abstract class SessionShareRoomBase<E extends { BROWSER: Fetcher } = { BR
 
   private broadcastStatus() {
     const s = this.state!;
-    const msg = JSON.stringify({ type: "status", status: s.status, expiresAt: s.expiresAt, accessType: s.accessType, viewers: this.viewerCount() });
+    const msg = JSON.stringify({
+      type: "status",
+      status: s.status,
+      expiresAt: s.expiresAt,
+      accessType: s.accessType,
+      viewers: this.viewerCount(),
+    });
     for (const [ws] of this.clients) this.safeSend(ws, msg);
   }
 
@@ -274,10 +315,14 @@ export abstract class SessionShareRoomBase<E extends { BROWSER: Fetcher } = { BR
     const ticket = new URL(request.url).searchParams.get("ticket") ?? "";
     const t = this.tickets.get(ticket);
     this.tickets.delete(ticket);
-    if (!s || TERMINAL.includes(s.status)) return errorResponse(410, "GONE", "The shared session has ended");
-    if (!t || t.exp < Date.now()) return errorResponse(401, "UNAUTHORIZED", "Invalid or expired viewer ticket");
-    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return errorResponse(400, "VALIDATION_ERROR", "Expected a WebSocket upgrade");
-    if (t.role === "viewer" && this.viewerCount() >= s.maxViewers) return errorResponse(409, "CONFLICT", "The session has its maximum number of viewers");
+    if (!s || TERMINAL.includes(s.status))
+      return errorResponse(410, "GONE", "The shared session has ended");
+    if (!t || t.exp < Date.now())
+      return errorResponse(401, "UNAUTHORIZED", "Invalid or expired viewer ticket");
+    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket")
+      return errorResponse(400, "VALIDATION_ERROR", "Expected a WebSocket upgrade");
+    if (t.role === "viewer" && this.viewerCount() >= s.maxViewers)
+      return errorResponse(409, "CONFLICT", "The session has its maximum number of viewers");
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
     server.accept();
@@ -299,7 +344,8 @@ export abstract class SessionShareRoomBase<E extends { BROWSER: Fetcher } = { BR
     const s = this.state;
     if (!s) return;
     this.broadcastStatus();
-    if (!TERMINAL.includes(s.status)) await this.hooks.record(s, { currentViewers: this.viewerCount() });
+    if (!TERMINAL.includes(s.status))
+      await this.hooks.record(s, { currentViewers: this.viewerCount() });
   }
 
   /** Input reaches the page only for full access (the owner always); input-filter.ts says what passes. */
@@ -315,7 +361,10 @@ export abstract class SessionShareRoomBase<E extends { BROWSER: Fetcher } = { BR
 }
 
 function errorResponse(status: number, code: string, error: string) {
-  return new Response(JSON.stringify({ error, code, status }), { status, headers: { "content-type": "application/json" } });
+  return new Response(JSON.stringify({ error, code, status }), {
+    status,
+    headers: { "content-type": "application/json" },
+  });
 }
 
 export type SessionShareRoomNamespace = DurableObjectNamespace<SessionShareRoomBase>;

@@ -1,6 +1,10 @@
 import type { CDPSession } from "@cloudflare/puppeteer";
 
-type Frame = { data: string; sessionId: number; metadata: { deviceWidth: number; deviceHeight: number } };
+type Frame = {
+  data: string;
+  sessionId: number;
+  metadata: { deviceWidth: number; deviceHeight: number };
+};
 
 /**
  * Drives CDP's screencast (Page.startScreencast) for one tab: acknowledges each frame so the next
@@ -21,7 +25,13 @@ export class Screencast {
   async start() {
     if (this.casting) return;
     this.casting = true;
-    await this.cdp.send("Page.startScreencast", { format: "jpeg", quality: 60, maxWidth: this.viewport.width, maxHeight: this.viewport.height, everyNthFrame: 1 });
+    await this.cdp.send("Page.startScreencast", {
+      format: "jpeg",
+      quality: 60,
+      maxWidth: this.viewport.width,
+      maxHeight: this.viewport.height,
+      everyNthFrame: 1,
+    });
   }
 
   async stop() {
@@ -31,13 +41,23 @@ export class Screencast {
   }
 
   /** Input goes down the same CDP session the frames come up on (the Input domain). */
-  send(method: "Input.dispatchMouseEvent" | "Input.dispatchKeyEvent", params: Record<string, unknown>) {
+  send(
+    method: "Input.dispatchMouseEvent" | "Input.dispatchKeyEvent",
+    params: Record<string, unknown>,
+  ) {
     return this.cdp.send(method as "Input.dispatchMouseEvent", params as never);
   }
 
   private frame(f: Frame) {
-    void this.cdp.send("Page.screencastFrameAck", { sessionId: f.sessionId }).catch(() => undefined);
-    const msg = JSON.stringify({ type: "frame", data: f.data, width: Math.round(f.metadata.deviceWidth), height: Math.round(f.metadata.deviceHeight) });
+    void this.cdp
+      .send("Page.screencastFrameAck", { sessionId: f.sessionId })
+      .catch(() => undefined);
+    const msg = JSON.stringify({
+      type: "frame",
+      data: f.data,
+      width: Math.round(f.metadata.deviceWidth),
+      height: Math.round(f.metadata.deviceHeight),
+    });
     this.lastFrame = msg;
     this.onFrame(msg);
   }

@@ -6,14 +6,19 @@
  * what the service worker sends to this very document after the person's choice in the frame.
  */
 import { newNonce, openFrame, type OpenFrame } from "./frame";
-import type { Credentials, Request, ToContent } from "./messages";
+import type { Credentials, FromContent, Request, ToContent } from "./messages";
 
-const send = <T>(m: Request): Promise<T> => chrome.runtime.sendMessage(m);
+const send = <T>(m: Request): Promise<T> =>
+  chrome.runtime.sendMessage({ ...m, origin: self.origin } satisfies FromContent);
 
-const visible = (el: HTMLElement) => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== "hidden";
-const passwordFields = (scope: ParentNode = document) => [...scope.querySelectorAll<HTMLInputElement>("input[type=password]")].filter(visible);
-const OTP = 'input[autocomplete="one-time-code"], input[name*="otp" i], input[id*="otp" i], input[name*="totp" i]';
-const totpField = (scope: ParentNode = document) => [...scope.querySelectorAll<HTMLInputElement>(OTP)].find(visible) ?? null;
+const visible = (el: HTMLElement) =>
+  el.getClientRects().length > 0 && getComputedStyle(el).visibility !== "hidden";
+const passwordFields = (scope: ParentNode = document) =>
+  [...scope.querySelectorAll<HTMLInputElement>("input[type=password]")].filter(visible);
+const OTP =
+  'input[autocomplete="one-time-code"], input[name*="otp" i], input[id*="otp" i], input[name*="totp" i]';
+const totpField = (scope: ParentNode = document) =>
+  [...scope.querySelectorAll<HTMLInputElement>(OTP)].find(visible) ?? null;
 
 /** The text field before the password field in its form: where sign-in forms put the username. */
 function usernameFor(pw: HTMLInputElement): HTMLInputElement | null {
@@ -120,7 +125,14 @@ function prepareSoon() {
 /** A menu made now, at the click: the path when none was made ahead (or the page tampered with it). */
 function openFresh(anchor: HTMLInputElement) {
   const nonce = newNonce();
-  current = { ...openFrame(nonce, { anchor, session: send<boolean>({ type: "menu-open", nonce }), onClose: () => closed(nonce) }), anchor };
+  current = {
+    ...openFrame(nonce, {
+      anchor,
+      session: send<boolean>({ type: "menu-open", nonce }),
+      onClose: () => closed(nonce),
+    }),
+    anchor,
+  };
 }
 
 function openMenu(anchor: HTMLInputElement) {
@@ -137,7 +149,9 @@ function openMenu(anchor: HTMLInputElement) {
     // The vault starts the page's lookup now (once the session exists), while the press travels to
     // the frame and the frame loads or asks for what to draw; the answer goes to that frame only
     // (offscreen.ts `lookAhead`).
-    void ready.opened.then((ok) => ok && send({ type: "menu-pressed", nonce: ready.nonce })).catch(() => undefined);
+    void ready.opened
+      .then((ok) => ok && send({ type: "menu-pressed", nonce: ready.nonce }))
+      .catch(() => undefined);
   } else {
     ready?.remove();
     openFresh(anchor);
@@ -168,7 +182,11 @@ document.addEventListener("focusin", (e) => {
   if (performance.now() - lastTab < 1000 && isLoginField(e.target)) openMenu(e.target);
 });
 // Typing in the field means the person is not picking from the menu: it goes out of the way.
-document.addEventListener("input", (e) => e.isTrusted && current?.kind === "fill" && e.target === current.anchor && close(), true);
+document.addEventListener(
+  "input",
+  (e) => e.isTrusted && current?.kind === "fill" && e.target === current.anchor && close(),
+  true,
+);
 
 document.addEventListener(
   "submit",
@@ -176,8 +194,11 @@ document.addEventListener(
     // A page's requestSubmit() is not a sign-in the person made.
     if (!e.isTrusted) return;
     const form = e.target as HTMLFormElement;
-    const pw = [...form.querySelectorAll<HTMLInputElement>("input[type=password]")].find((p) => p.value);
-    if (pw) void send({ type: "submitted", username: usernameFor(pw)?.value ?? "", password: pw.value });
+    const pw = [...form.querySelectorAll<HTMLInputElement>("input[type=password]")].find(
+      (p) => p.value,
+    );
+    if (pw)
+      void send({ type: "submitted", username: usernameFor(pw)?.value ?? "", password: pw.value });
   },
   true,
 );
@@ -185,7 +206,11 @@ document.addEventListener(
 // Only the extension can send these (the browser delivers them to this document alone).
 chrome.runtime.onMessage.addListener((m: ToContent, _sender, reply) => {
   if (m.type === "do-fill") {
-    if (m.nonce !== undefined && (m.nonce !== current?.nonce || current.kind !== "fill")) return void reply(false);
+    if (m.nonce !== undefined && (m.nonce !== current?.nonce || current.kind !== "fill"))
+      return void reply(false);
+    // The popup's fill is addressed to the tab's document by its URL: one its site sandboxed
+    // (an opaque origin) is not that site, so it gets nothing (sender-origin.ts for the rest).
+    if (self.origin === "null") return void reply(false);
     fillWith(m.credentials, current?.anchor ?? null);
     if (m.nonce !== undefined && !m.keep) close();
     reply(true);
@@ -205,7 +230,11 @@ async function start() {
     // This tab's next page after a sign-in: the service worker decides whether it is the same site.
     const nonce = newNonce();
     const session = send<boolean>({ type: "save-offer", nonce });
-    if (await session) current = { ...openFrame(nonce, { anchor: null, session, onClose: () => closed(nonce) }), anchor: null };
+    if (await session)
+      current = {
+        ...openFrame(nonce, { anchor: null, session, onClose: () => closed(nonce) }),
+        anchor: null,
+      };
   }
   afterLoad(prepare);
 }
@@ -245,7 +274,12 @@ function watchForLoginFields() {
       prepare();
     }, 250);
   });
-  fieldWatch.observe(document.documentElement, { childList: true, subtree: true, attributes: true, attributeFilter: ["type", "style", "class", "hidden"] });
+  fieldWatch.observe(document.documentElement, {
+    childList: true,
+    subtree: true,
+    attributes: true,
+    attributeFilter: ["type", "style", "class", "hidden"],
+  });
 }
 
 void start();

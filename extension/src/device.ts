@@ -11,7 +11,10 @@ import { extensionDevice, proveThisDevice, registerWithKey } from "../../client/
 import { deviceKeyPair, publicJwk } from "../../client/src/device-key";
 import type { DeviceRegistration } from "../../client/src/api";
 
-let identity: Promise<{ me: DeviceRegistration; publicKey: DeviceRegistration["publicKey"] } | null> | null = null;
+let identity: Promise<{
+  me: DeviceRegistration;
+  publicKey: DeviceRegistration["publicKey"];
+} | null> | null = null;
 let provingAt: string | null = null;
 /** Origin and account this extension is registered with, in this document's life. */
 const registered = new Set<string>();
@@ -21,7 +24,10 @@ const registered = new Set<string>();
  * Without IndexedDB or WebCrypto there is no key: calls go unproven and the extension is then no
  * known device (it calls nothing that needs one).
  */
-export async function proveExtension(appOrigin: string, bearer: () => Promise<string | null>): Promise<void> {
+export async function proveExtension(
+  appOrigin: string,
+  bearer: () => Promise<string | null>,
+): Promise<void> {
   identity ??= deviceKeyPair()
     .then(publicJwk)
     .then(async (publicKey) => {
@@ -42,7 +48,11 @@ export async function proveExtension(appOrigin: string, bearer: () => Promise<st
  * Registers the extension with its key, once per account and address while this document lives;
  * a refusal (a sign-in older than 300 s for a new device, offline) is tried again next time.
  */
-export async function registerExtension(api: ApiClient, appOrigin: string, userId: string): Promise<void> {
+export async function registerExtension(
+  api: ApiClient,
+  appOrigin: string,
+  userId: string,
+): Promise<void> {
   const id = await identity;
   const key = `${appOrigin}|${userId}`;
   if (!id || registered.has(key)) return;

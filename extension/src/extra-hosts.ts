@@ -14,7 +14,11 @@ export class ExtraHosts {
   private readonly known = new Map<string, { data: string | null; hosts: string[] }>();
 
   /** Adds each entry under the hosts of its extra addresses to `byHost` (not twice under one host). */
-  async addTo(byHost: Map<string, LocalEntry[]>, entries: LocalEntry[], open: Opener): Promise<void> {
+  async addTo(
+    byHost: Map<string, LocalEntry[]>,
+    entries: LocalEntry[],
+    open: Opener,
+  ): Promise<void> {
     const seen = new Set<string>();
     for (const e of entries) {
       seen.add(e.id);

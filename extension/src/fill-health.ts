@@ -27,7 +27,8 @@ const RANGE_TTL_MS = 24 * 60 * 60_000;
 const SLICE = 50;
 
 /** An entry's revision: a new seal (any edit) changes its time and its ciphertext. */
-const revisionOf = (e: LocalEntry) => `${e.updated_at}|${e.encrypted_data?.length ?? 0}|${e.encrypted_data?.slice(-24) ?? ""}`;
+const revisionOf = (e: LocalEntry) =>
+  `${e.updated_at}|${e.encrypted_data?.length ?? 0}|${e.encrypted_data?.slice(-24) ?? ""}`;
 
 export class FillHealth {
   /** Each entry's revision and its password's SHA-1 (null without a password or when it does not open). */
@@ -45,7 +46,10 @@ export class FillHealth {
    * Opens the entries new or changed since the last pass and counts who holds each password. A
    * newer pass (the next sync) supersedes one still running.
    */
-  async refresh(entries: LocalEntry[], password: (e: LocalEntry) => Promise<string>): Promise<void> {
+  async refresh(
+    entries: LocalEntry[],
+    password: (e: LocalEntry) => Promise<string>,
+  ): Promise<void> {
     const pass = ++this.pass;
     const present = new Set<string>();
     let opened = 0;
@@ -64,7 +68,8 @@ export class FillHealth {
     }
     for (const id of this.known.keys()) if (!present.has(id)) this.known.delete(id);
     const holders = new Map<string, number>();
-    for (const { hash } of this.known.values()) if (hash) holders.set(hash, (holders.get(hash) ?? 0) + 1);
+    for (const { hash } of this.known.values())
+      if (hash) holders.set(hash, (holders.get(hash) ?? 0) + 1);
     this.holders = holders;
     this.ready = true;
   }

@@ -10,7 +10,14 @@ import { boundHost } from "./entry-lookup";
 import type { ExtraHosts } from "./extra-hosts";
 import type { FillHealth } from "./fill-health";
 
-export type IndexedVault = { userId: string; vault: Vault; byHost: Map<string, LocalEntry[]>; extra: ExtraHosts; health: FillHealth; indexedAt?: string };
+export type IndexedVault = {
+  userId: string;
+  vault: Vault;
+  byHost: Map<string, LocalEntry[]>;
+  extra: ExtraHosts;
+  health: FillHealth;
+  indexedAt?: string;
+};
 
 /** Adds `entries` under their bound host (an entry already there under that host is replaced). */
 function addBound(byHost: Map<string, LocalEntry[]>, entries: LocalEntry[]): void {

@@ -24,7 +24,9 @@ export type OpenFrame = {
 
 /** A session's nonce: 128 random bits (crypto.randomUUID needs a secure context, and http pages are not). */
 export function newNonce(): string {
-  const h = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const h = [...crypto.getRandomValues(new Uint8Array(16))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
@@ -46,7 +48,11 @@ function place(host: HTMLElement, anchor: HTMLInputElement | null, height: numbe
   const below = r.bottom + GAP + height <= innerHeight || r.top - GAP - height < 0;
   const top = below ? r.bottom + GAP : r.top - GAP - height;
   const left = Math.max(0, Math.min(r.left, innerWidth - WIDTH));
-  Object.assign(host.style, { position: "absolute", top: `${top + scrollY}px`, left: `${left + scrollX}px` });
+  Object.assign(host.style, {
+    position: "absolute",
+    top: `${top + scrollY}px`,
+    left: `${left + scrollX}px`,
+  });
 }
 
 type Options = {
@@ -60,7 +66,10 @@ type Options = {
   onStale?: () => void;
 };
 
-export function openFrame(nonce: string, { anchor, session, hidden = false, onClose, onStale }: Options): OpenFrame {
+export function openFrame(
+  nonce: string,
+  { anchor, session, hidden = false, onClose, onStale }: Options,
+): OpenFrame {
   const host = document.createElement("div");
   const root = host.attachShadow({ mode: "closed" });
   const style = document.createElement("style");

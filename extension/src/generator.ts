@@ -11,16 +11,31 @@ import { registrableDomain } from "./policy";
 /** Long enough for ~120 bits from the full alphabet; a service's maximum may cut it shorter. */
 const PREFERRED_LENGTH = 20;
 
-export function requirementsFor(url: string): { service: string | null; requirements: PasswordRequirements } {
+export function requirementsFor(url: string): {
+  service: string | null;
+  requirements: PasswordRequirements;
+} {
   const domain = registrableDomain(url);
   const service = BUILTIN_SERVICES.find((s) => s.domain === domain);
-  return { service: service?.name ?? null, requirements: { ...DEFAULT_REQUIREMENTS, ...service?.password_requirements } };
+  return {
+    service: service?.name ?? null,
+    requirements: { ...DEFAULT_REQUIREMENTS, ...service?.password_requirements },
+  };
 }
 
 export function generatePassword(r: PasswordRequirements): string {
   // Classes a service does not ask for are left out: a service that does not require symbols often refuses them.
-  const classes = { lower: r.requireLowercase ?? true, upper: r.requireUppercase ?? true, digits: r.requireNumbers ?? true, symbols: r.requireSymbols ?? true };
-  return generateFromClasses(classes, Math.max(r.minLength ?? 8, Math.min(PREFERRED_LENGTH, r.maxLength ?? PREFERRED_LENGTH)), r);
+  const classes = {
+    lower: r.requireLowercase ?? true,
+    upper: r.requireUppercase ?? true,
+    digits: r.requireNumbers ?? true,
+    symbols: r.requireSymbols ?? true,
+  };
+  return generateFromClasses(
+    classes,
+    Math.max(r.minLength ?? 8, Math.min(PREFERRED_LENGTH, r.maxLength ?? PREFERRED_LENGTH)),
+    r,
+  );
 }
 
 export function describe(r: PasswordRequirements): string {

@@ -7,13 +7,21 @@
  */
 import type { ApiClient } from "../../client/src/api";
 import type { EntrySecrets } from "../../client/src/crypto";
-import { createLink, entryLinkFields, type CreateOptions, type EntryLinkField, type LinkPayload } from "../../client/src/secure-links";
+import {
+  createLink,
+  entryLinkFields,
+  type CreateOptions,
+  type EntryLinkField,
+  type LinkPayload,
+} from "../../client/src/secure-links";
 import { errorText } from "../../client/src/ui";
 import type { LinkCreateReply, LinkEntriesReply, LinkFieldsReply, LinkSource } from "./messages";
 
 /** What the unlocked vault lends this module: an entry's opened secrets by id, the vault key, the API. */
 export type LinkVault = {
-  entry(id: string): Promise<{ name: string; website?: string | null; secrets: EntrySecrets } | null>;
+  entry(
+    id: string,
+  ): Promise<{ name: string; website?: string | null; secrets: EntrySecrets } | null>;
   /** The synced copy's entries, with their plaintext name and website only. */
   list(): Promise<{ id: string; name: string; website: string | null; sealed: boolean }[]>;
   vaultKey: CryptoKey;
@@ -26,17 +34,32 @@ export async function linkFields(vault: LinkVault | null, id: string): Promise<L
   if (!vault) return { locked: true };
   const e = await vault.entry(id);
   if (!e) return { locked: false, found: false };
-  const fields = entryLinkFields(e, e.secrets).map(({ key, label, checked }) => ({ key, label, checked }));
+  const fields = entryLinkFields(e, e.secrets).map(({ key, label, checked }) => ({
+    key,
+    label,
+    checked,
+  }));
   return { locked: false, found: true, name: e.name, username: e.secrets.username, fields };
 }
 
 /** Entries whose name or website holds the query (both plaintext in the copy), for the popup's "Find an entry". */
-export async function linkEntries(vault: LinkVault | null, query: string): Promise<LinkEntriesReply> {
+export async function linkEntries(
+  vault: LinkVault | null,
+  query: string,
+): Promise<LinkEntriesReply> {
   if (!vault) return { locked: true };
-  const q = String(query ?? "").trim().toLowerCase();
-  const hits = (await vault.list()).filter((e) => e.sealed && (e.name.toLowerCase().includes(q) || (e.website ?? "").toLowerCase().includes(q)));
+  const q = String(query ?? "")
+    .trim()
+    .toLowerCase();
+  const hits = (await vault.list()).filter(
+    (e) =>
+      e.sealed && (e.name.toLowerCase().includes(q) || (e.website ?? "").toLowerCase().includes(q)),
+  );
   hits.sort((a, b) => a.name.localeCompare(b.name));
-  return { locked: false, entries: hits.slice(0, 20).map(({ id, name, website }) => ({ id, name, website })) };
+  return {
+    locked: false,
+    entries: hits.slice(0, 20).map(({ id, name, website }) => ({ id, name, website })),
+  };
 }
 
 /** What the link carries: the free text as one field, or the entry's chosen fields in the form's order. */
@@ -55,7 +78,11 @@ async function payloadOf(vault: LinkVault, source: LinkSource): Promise<LinkPayl
 }
 
 /** Seals and uploads the link; the answer is the full address with its key, for the popup only. */
-export async function createLinkFrom(vault: LinkVault | null, source: LinkSource, options: CreateOptions): Promise<LinkCreateReply> {
+export async function createLinkFrom(
+  vault: LinkVault | null,
+  source: LinkSource,
+  options: CreateOptions,
+): Promise<LinkCreateReply> {
   if (!vault) return { ok: false, locked: true };
   const payload = await payloadOf(vault, source);
   if (typeof payload === "string") return { ok: false, error: payload };

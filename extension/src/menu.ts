@@ -7,7 +7,16 @@
  * IntersectionObserver v2 (where Chromium has it) says the frame is fully visible; the content
  * script then judges it from outside as well before the service worker releases anything.
  */
-import type { FrameAttached, FrameView, MatchItem, PasskeyChoice, PasskeyView, PickReply, Request, SaveOffer } from "./messages";
+import type {
+  FrameAttached,
+  FrameView,
+  MatchItem,
+  PasskeyChoice,
+  PasskeyView,
+  PickReply,
+  Request,
+  SaveOffer,
+} from "./messages";
 import { warningParts } from "./warning";
 import { MIN_SHOWN_MS } from "./visibility";
 
@@ -22,7 +31,11 @@ let keyboardArmed = false;
 /** IntersectionObserver v2: whether Chromium reports visibility here, and since when it holds. */
 const seen = { supported: true, visibleSince: null as number | null };
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls: string, text = ""): HTMLElementTagNameMap[K] {
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  cls: string,
+  text = "",
+): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
   e.className = cls;
   e.textContent = text;
@@ -30,7 +43,8 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls: string, text = "
 }
 
 /** Tells the content script the height to give the frame, or that it is done. */
-const toPage = (m: { type: "size"; height: number } | { type: "close" }) => parent.postMessage(m, "*");
+const toPage = (m: { type: "size"; height: number } | { type: "close" }) =>
+  parent.postMessage(m, "*");
 
 function draw(...children: HTMLElement[]) {
   box.replaceChildren(...children);
@@ -49,18 +63,24 @@ function refusal(e: MouseEvent): string | null {
   if (e.detail === 0 && !keyboardArmed) return "keyboard";
   const now = performance.now();
   if (now - shownAt < MIN_SHOWN_MS) return "too-soon";
-  if (seen.supported && (seen.visibleSince === null || now - seen.visibleSince < MIN_SHOWN_MS)) return "not-visible";
+  if (seen.supported && (seen.visibleSince === null || now - seen.visibleSince < MIN_SHOWN_MS))
+    return "not-visible";
   return null;
 }
 
 function armed() {
   const now = performance.now();
-  const ok = now - shownAt >= MIN_SHOWN_MS && (!seen.supported || (seen.visibleSince !== null && now - seen.visibleSince >= MIN_SHOWN_MS));
+  const ok =
+    now - shownAt >= MIN_SHOWN_MS &&
+    (!seen.supported || (seen.visibleSince !== null && now - seen.visibleSince >= MIN_SHOWN_MS));
   if (ok) body.dataset.armed = "true";
   else delete body.dataset.armed;
 }
 
-function refuse(reason: string, note = "Not done: the menu was hidden, covered or had only just appeared. Try again.") {
+function refuse(
+  reason: string,
+  note = "Not done: the menu was hidden, covered or had only just appeared. Try again.",
+) {
   body.dataset.refused = reason;
   box.querySelector(".note")?.remove();
   box.append(el("div", "note", note));
@@ -78,7 +98,12 @@ function control(b: HTMLButtonElement, act: () => Promise<void>) {
 }
 
 async function pick(item: MatchItem, confirmed: boolean) {
-  const reply = await send<PickReply>({ type: "frame-pick", nonce: nonce!, id: item.id, confirmed });
+  const reply = await send<PickReply>({
+    type: "frame-pick",
+    nonce: nonce!,
+    id: item.id,
+    confirmed,
+  });
   if (reply.ok) {
     body.dataset.state = "filled";
     if (!reply.warning) return toPage({ type: "close" });
@@ -95,9 +120,21 @@ async function pick(item: MatchItem, confirmed: boolean) {
   if (reply.reason === "confirm-insecure") {
     const yes = control(el("button", "confirm", "Fill anyway"), () => pick(item, true));
     yes.setAttribute("role", "menuitem");
-    return draw(el("div", "warn", "This page is not secure (http) but the sign-in was saved for https. Fill anyway?"), yes);
+    return draw(
+      el(
+        "div",
+        "warn",
+        "This page is not secure (http) but the sign-in was saved for https. Fill anyway?",
+      ),
+      yes,
+    );
   }
-  refuse(reply.reason, reply.reason === "navigated" ? "Not filled: the page changed." : "Not filled: the menu was hidden, covered or had only just appeared. Try again.");
+  refuse(
+    reply.reason,
+    reply.reason === "navigated"
+      ? "Not filled: the page changed."
+      : "Not filled: the menu was hidden, covered or had only just appeared. Try again.",
+  );
 }
 
 function itemButton(item: MatchItem): HTMLButtonElement {
@@ -110,10 +147,22 @@ function itemButton(item: MatchItem): HTMLButtonElement {
 function showFill(view: Extract<FrameView, { kind: "fill" }>) {
   const r = view.reply;
   const parts: HTMLElement[] = [];
-  if (r.locked) parts.push(el("div", "title", "Credential Vault is locked: open the extension to unlock"));
-  else if (r.twoFactorRequired) parts.push(el("div", "title", "Confirm your sign-in: open the extension and enter your two-factor code"));
+  if (r.locked)
+    parts.push(el("div", "title", "Credential Vault is locked: open the extension to unlock"));
+  else if (r.twoFactorRequired)
+    parts.push(
+      el("div", "title", "Confirm your sign-in: open the extension and enter your two-factor code"),
+    );
   else {
-    parts.push(el("div", "title", r.items.length ? `Fill from Credential Vault${r.source === "cache" ? " (offline)" : ""}` : "No saved sign-in for this site"));
+    parts.push(
+      el(
+        "div",
+        "title",
+        r.items.length
+          ? `Fill from Credential Vault${r.source === "cache" ? " (offline)" : ""}`
+          : "No saved sign-in for this site",
+      ),
+    );
     for (const item of r.items) parts.push(itemButton(item));
   }
   box.setAttribute("role", "menu");
@@ -126,15 +175,35 @@ function showSave(offer: SaveOffer) {
   box.setAttribute("role", "dialog");
   box.setAttribute("aria-label", "Save to Credential Vault");
   const answer = (accept: boolean) => async () => {
-    const { saved } = await send<{ saved: boolean; refused?: string }>({ type: "frame-save", nonce: nonce!, accept });
-    if (accept && !saved) return refuse("not-visible", "Not saved: the offer was hidden, covered or had only just appeared. Try again.");
+    const { saved } = await send<{ saved: boolean; refused?: string }>({
+      type: "frame-save",
+      nonce: nonce!,
+      accept,
+    });
+    if (accept && !saved)
+      return refuse(
+        "not-visible",
+        "Not saved: the offer was hidden, covered or had only just appeared. Try again.",
+      );
     body.dataset.state = saved ? "saved" : "dismissed";
     box.replaceChildren(el("div", "title", saved ? "Saved in Credential Vault" : "Not saved"));
     setTimeout(() => toPage({ type: "close" }), 2500);
   };
   const row = el("div", "row");
-  row.append(control(el("button", "primary", offer.kind === "save" ? "Save" : "Update"), answer(true)), control(el("button", "", "Not now"), answer(false)));
-  draw(el("div", "title", offer.kind === "save" ? `Save the sign-in for ${offer.host} as ${offer.username}?` : `Update the password of ${offer.username} on ${offer.host}?`), row);
+  row.append(
+    control(el("button", "primary", offer.kind === "save" ? "Save" : "Update"), answer(true)),
+    control(el("button", "", "Not now"), answer(false)),
+  );
+  draw(
+    el(
+      "div",
+      "title",
+      offer.kind === "save"
+        ? `Save the sign-in for ${offer.host} as ${offer.username}?`
+        : `Update the password of ${offer.username} on ${offer.host}?`,
+    ),
+    row,
+  );
 }
 
 /**
@@ -146,7 +215,13 @@ function showPasskey(view: PasskeyView) {
   box.setAttribute("aria-label", "Passkey – Credential Vault");
   const choose = (choice: PasskeyChoice) => async () => {
     const reply = await send<PickReply>({ type: "frame-passkey", nonce: nonce!, choice });
-    if (!reply.ok) return refuse(reply.reason, reply.reason === "navigated" ? "Not done: the page changed." : "Not done: this box was hidden, covered or had only just appeared. Try again.");
+    if (!reply.ok)
+      return refuse(
+        reply.reason,
+        reply.reason === "navigated"
+          ? "Not done: the page changed."
+          : "Not done: this box was hidden, covered or had only just appeared. Try again.",
+      );
     body.dataset.state = typeof choice === "string" ? choice : "answered";
     toPage({ type: "close" });
   };
@@ -156,19 +231,39 @@ function showPasskey(view: PasskeyView) {
     return b;
   };
   const parts: HTMLElement[] = [];
-  if (view.locked) parts.push(el("div", "title", `${view.rpId} asks for a passkey. Credential Vault is locked: unlock it in the extension and try again.`));
+  if (view.locked)
+    parts.push(
+      el(
+        "div",
+        "title",
+        `${view.rpId} asks for a passkey. Credential Vault is locked: unlock it in the extension and try again.`,
+      ),
+    );
   else if (view.op === "get") {
     const accounts = view.accounts ?? [];
-    parts.push(el("div", "title", accounts.length ? `Sign in to ${view.rpId} with a passkey` : `No passkey for ${view.rpId} in Credential Vault`));
+    parts.push(
+      el(
+        "div",
+        "title",
+        accounts.length
+          ? `Sign in to ${view.rpId} with a passkey`
+          : `No passkey for ${view.rpId} in Credential Vault`,
+      ),
+    );
     for (const a of accounts) {
       const b = button("", { use: a.credentialId }, "item");
       b.append(el("div", "name", a.userName || "(no user name)"), el("div", "user", a.entry));
       parts.push(b);
     }
   } else {
-    parts.push(el("div", "title", `Save a passkey for ${view.user || "this account"} on ${view.rpId}?`));
+    parts.push(
+      el("div", "title", `Save a passkey for ${view.user || "this account"} on ${view.rpId}?`),
+    );
     parts.push(button("Save in a new entry", { save: "new" }, "primary"));
-    for (const e of view.entries ?? []) parts.push(button(`Add to ${e.name}${e.username ? ` (${e.username})` : ""}`, { save: e.id }, "item"));
+    for (const e of view.entries ?? [])
+      parts.push(
+        button(`Add to ${e.name}${e.username ? ` (${e.username})` : ""}`, { save: e.id }, "item"),
+      );
   }
   const row = el("div", "row");
   row.append(button("Use the browser's own", "fallback"), button("Cancel", "cancel"));
@@ -184,7 +279,8 @@ addEventListener("keydown", (e) => {
   const buttons = [...box.querySelectorAll("button")];
   if (!buttons.length) return;
   const at = buttons.indexOf(document.activeElement as HTMLButtonElement);
-  const next = e.key === "ArrowDown" ? (at + 1) % buttons.length : (at - 1 + buttons.length) % buttons.length;
+  const next =
+    e.key === "ArrowDown" ? (at + 1) % buttons.length : (at - 1 + buttons.length) % buttons.length;
   buttons[next]!.focus();
   keyboardArmed = true;
   e.preventDefault();
@@ -198,7 +294,11 @@ const observer = new IntersectionObserver(
       else if (visible && entry.intersectionRatio >= 0.99) seen.visibleSince ??= entry.time;
       else seen.visibleSince = null;
     }
-    body.dataset.seen = !seen.supported ? "unsupported" : seen.visibleSince === null ? "hidden" : "visible";
+    body.dataset.seen = !seen.supported
+      ? "unsupported"
+      : seen.visibleSince === null
+        ? "hidden"
+        : "visible";
     armed();
     if (seen.visibleSince !== null) setTimeout(armed, MIN_SHOWN_MS);
   },
@@ -246,7 +346,8 @@ async function present(offered: string, show: boolean) {
   if (view.kind === "fill") showFill(view);
   else if (view.kind === "passkey") showPasskey(view);
   else showSave(view.offer);
-  body.dataset.state = view.kind === "fill" ? "ready" : view.kind === "passkey" ? "asking" : "offered";
+  body.dataset.state =
+    view.kind === "fill" ? "ready" : view.kind === "passkey" ? "asking" : "offered";
   // Who answered (server, synced copy, offline cache): the bench reports it with its figures.
   if (view.kind === "fill" && !view.reply.locked) body.dataset.source = view.reply.source;
   body.dataset.readyAt = String(performance.timeOrigin + performance.now());

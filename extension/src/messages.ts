@@ -1,10 +1,28 @@
 /** Messages between the extension's parts. The service worker stamps page context onto them. */
 import type { CreateOptions, EntryLinkField } from "../../client/src/secure-links";
 
-export type MatchItem = { id: string; name: string; username: string; hasTotp: boolean; insecure: boolean };
+export type MatchItem = {
+  id: string;
+  name: string;
+  username: string;
+  hasTotp: boolean;
+  insecure: boolean;
+};
 
 /** `twoFactorRequired`: the web app's sign-in still owes its account 2FA code (DECISIONS D20); nothing fills until it is given. */
-export type Status = { signedIn: boolean; email: string | null; twoFactorRequired: boolean; unlocked: boolean; appOrigin: string; pending: number; lastSync: string | null; cached: number; /** the fill index holds a whole pull, not only a first sync's pages so far */ synced: boolean; current: boolean; /** the fill warnings' reuse count covers the whole synced copy */ healthReady: boolean };
+export type Status = {
+  signedIn: boolean;
+  email: string | null;
+  twoFactorRequired: boolean;
+  unlocked: boolean;
+  appOrigin: string;
+  pending: number;
+  lastSync: string | null;
+  cached: number /** the fill index holds a whole pull, not only a first sync's pages so far */;
+  synced: boolean;
+  current: boolean /** the fill warnings' reuse count covers the whole synced copy */;
+  healthReady: boolean;
+};
 
 export type Credentials = { username: string; password: string; totp: string | null };
 
@@ -18,7 +36,11 @@ export type FillWarning = { reused: number; exposed: number; healthUrl: string }
 export type SaveOffer = { kind: "save" | "update"; host: string; username: string };
 
 /** What an extension frame shows: the fill menu, the save offer or the passkey confirmation of its session. */
-export type FrameView = { kind: "fill"; reply: MatchReply } | { kind: "save"; offer: SaveOffer } | PasskeyView | { kind: "gone" };
+export type FrameView =
+  | { kind: "fill"; reply: MatchReply }
+  | { kind: "save"; offer: SaveOffer }
+  | PasskeyView
+  | { kind: "gone" };
 
 /**
  * A page's `navigator.credentials` publicKey request as the page script forwards it, byte strings
@@ -33,15 +55,45 @@ export type PasskeyCreateOptions = {
   authenticatorSelection?: { residentKey?: string; requireResidentKey?: boolean };
   extensions?: { credProps?: boolean };
 };
-export type PasskeyGetOptions = { rpId?: string; challenge: string; allowCredentials?: { id: string }[] };
-export type PasskeyRequest = { op: "create"; options: PasskeyCreateOptions } | { op: "get"; options: PasskeyGetOptions };
+export type PasskeyGetOptions = {
+  rpId?: string;
+  challenge: string;
+  allowCredentials?: { id: string }[];
+};
+export type PasskeyRequest =
+  | { op: "create"; options: PasskeyCreateOptions }
+  | { op: "get"; options: PasskeyGetOptions };
 
 /** What the page's promise settles with: a credential, the browser's own authenticator, or an error (a DOMException name). */
 export type PasskeyResult =
-  | { kind: "created"; credential: { id: string; clientDataJSON: string; attestationObject: string; authenticatorData: string; publicKey: string; publicKeyAlgorithm: number; credProps?: { rk: boolean } } }
-  | { kind: "asserted"; assertion: { id: string; clientDataJSON: string; authenticatorData: string; signature: string; userHandle: string | null } }
+  | {
+      kind: "created";
+      credential: {
+        id: string;
+        clientDataJSON: string;
+        attestationObject: string;
+        authenticatorData: string;
+        publicKey: string;
+        publicKeyAlgorithm: number;
+        credProps?: { rk: boolean };
+      };
+    }
+  | {
+      kind: "asserted";
+      assertion: {
+        id: string;
+        clientDataJSON: string;
+        authenticatorData: string;
+        signature: string;
+        userHandle: string | null;
+      };
+    }
   | { kind: "fallback" }
-  | { kind: "error"; name: "NotAllowedError" | "SecurityError" | "InvalidStateError" | "NotSupportedError"; message: string };
+  | {
+      kind: "error";
+      name: "NotAllowedError" | "SecurityError" | "InvalidStateError" | "NotSupportedError";
+      message: string;
+    };
 
 /** The person's answer in the passkey frame: a passkey to sign in with, where to save a new one, the browser's own, or no. */
 export type PasskeyChoice = { use: string } | { save: "new" | string } | "fallback" | "cancel";
@@ -66,11 +118,27 @@ export type FrameAttached = { kind: "attached" } | { kind: "gone" };
  * A secure link from the popup: a free text, or an entry's fields by key (the popup never holds
  * their values). Only the popup may ask (background.ts routes these from extension pages alone).
  */
-export type LinkSource = { kind: "text"; text: string } | { kind: "entry"; id: string; fields: EntryLinkField["key"][] };
-export type LinkFieldsReply = { locked: true } | { locked: false; found: false } | { locked: false; found: true; name: string; username: string; fields: Omit<EntryLinkField, "value">[] };
-export type LinkEntriesReply = { locked: true } | { locked: false; entries: { id: string; name: string; website: string | null }[] };
+export type LinkSource =
+  | { kind: "text"; text: string }
+  | { kind: "entry"; id: string; fields: EntryLinkField["key"][] };
+export type LinkFieldsReply =
+  | { locked: true }
+  | { locked: false; found: false }
+  | {
+      locked: false;
+      found: true;
+      name: string;
+      username: string;
+      fields: Omit<EntryLinkField, "value">[];
+    };
+export type LinkEntriesReply =
+  | { locked: true }
+  | { locked: false; entries: { id: string; name: string; website: string | null }[] };
 /** The new link's full address (key in the fragment): shown in the popup once, never sent to a page. */
-export type LinkCreateReply = { ok: true; url: string } | { ok: false; locked: true } | { ok: false; locked?: undefined; error: string };
+export type LinkCreateReply =
+  | { ok: true; url: string }
+  | { ok: false; locked: true }
+  | { ok: false; locked?: undefined; error: string };
 
 /** From the popup, the extension's frames and content scripts to the service worker. */
 export type Request =
@@ -100,9 +168,20 @@ export type Request =
   | { type: "link-fields"; id: string }
   | { type: "link-create"; source: LinkSource; options: CreateOptions };
 
+/**
+ * A content script's message as sent: stamped with the origin its document has (window.origin),
+ * which the service worker holds against the one the browser reports (sender-origin.ts).
+ */
+export type FromContent = Request & { origin: string };
+
 /** From the service worker to a content script: only the extension can send these. */
 export type ToContent =
-  | { type: "do-fill"; nonce?: string; credentials: Credentials; /** the menu stays to show a warning */ keep?: boolean }
+  | {
+      type: "do-fill";
+      nonce?: string;
+      credentials: Credentials /** the menu stays to show a warning */;
+      keep?: boolean;
+    }
   | { type: "frame-visible"; nonce: string }
   | { type: "frame-close"; nonce: string }
   | { type: "passkey-visible"; nonce: string }
@@ -113,7 +192,29 @@ export type ToContent =
  * sync holds it current; "cache" is the same copy offline (the menu says so).
  */
 export type MatchSource = "server" | "synced" | "cache";
-export type MatchReply = { locked: true } | { locked: false; items: MatchItem[]; source: MatchSource; refused?: "refuse-frame"; twoFactorRequired?: true };
+export type MatchReply =
+  | { locked: true }
+  | {
+      locked: false;
+      items: MatchItem[];
+      source: MatchSource;
+      refused?: "refuse-frame";
+      twoFactorRequired?: true;
+    };
 /** What a content script learns at page load: whether its frame may be filled at all; never an entry. */
-export type FillReply = { ok: true; credentials: Credentials; warning?: FillWarning } | { ok: false; reason: "locked" | "two-factor-required" | "confirm-insecure" | "refuse-frame" | "refuse-domain" | "not-found" | "not-visible" | "navigated" };
+export type FillReply =
+  | { ok: true; credentials: Credentials; warning?: FillWarning }
+  | {
+      ok: false;
+      reason:
+        | "locked"
+        | "two-factor-required"
+        | "confirm-insecure"
+        | "refuse-insecure"
+        | "refuse-frame"
+        | "refuse-domain"
+        | "not-found"
+        | "not-visible"
+        | "navigated";
+    };
 export type PickReply = { ok: true; warning?: FillWarning } | { ok: false; reason: string };

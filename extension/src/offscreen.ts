@@ -19,7 +19,15 @@ import { HEALTH_ENDPOINTS } from "../../client/src/health/breach";
 import type { Forwarded } from "./background";
 import { proveExtension, registerExtension } from "./device";
 import { FillHealth } from "./fill-health";
-import type { Credentials, FillReply, FrameAttached, FrameView, MatchItem, MatchReply, SaveOffer } from "./messages";
+import type {
+  Credentials,
+  FillReply,
+  FrameAttached,
+  FrameView,
+  MatchItem,
+  MatchReply,
+  SaveOffer,
+} from "./messages";
 import { entryVerdict, hostOf, type FillContext } from "./policy";
 import { ExtraHosts } from "./extra-hosts";
 import { offerFor, saveSubmission, type Submission } from "./save-offer";
@@ -32,7 +40,20 @@ import { indexedCount, indexPage, reindex } from "./fill-index";
 import { Timeline } from "./timeline";
 import { owesCode, TwoFactorGate } from "./two-factor";
 
-type Unlocked = { userId: string; keys: VaultKeys; vault: Vault; api: ApiClient; appOrigin: string; byHost: Map<string, LocalEntry[]>; extra: ExtraHosts; indexedAt?: string; timer: ReturnType<typeof setInterval>; retry?: ReturnType<typeof setTimeout>; live: LiveSync; health: FillHealth };
+type Unlocked = {
+  userId: string;
+  keys: VaultKeys;
+  vault: Vault;
+  api: ApiClient;
+  appOrigin: string;
+  byHost: Map<string, LocalEntry[]>;
+  extra: ExtraHosts;
+  indexedAt?: string;
+  timer: ReturnType<typeof setInterval>;
+  retry?: ReturnType<typeof setTimeout>;
+  live: LiveSync;
+  health: FillHealth;
+};
 
 const dbReady = openDb();
 /** Where the time after an unlock goes (timeline.ts): read by the bench through the popup. */
@@ -43,15 +64,24 @@ let autoLockMs = 15 * 60_000;
 /** Sign-ins typed into pages, by tab, until that tab's next page (which may offer to save them). */
 const submissions = new Map<number, Submission>();
 /** The extension frames content scripts opened: what each may show and for which document. */
-const sessions = new FrameSessions<{ submission: Submission; offer: SaveOffer & { id?: string } }>();
+const sessions = new FrameSessions<{
+  submission: Submission;
+  offer: SaveOffer & { id?: string };
+}>();
 /** A lookup started ahead of its frame's show is used only this fresh. */
 const LOOKUP_FRESH_MS = 10_000;
 /** Passkey requests of pages, answered from the vault (passkey-offscreen.ts). */
-const passkeys = vaultPasskeys({ state: () => state, inForce: () => liveToken === lastToken, sync: (s) => sync(s), touch: () => (lastUse = Date.now()) });
+const passkeys = vaultPasskeys({
+  state: () => state,
+  inForce: () => liveToken === lastToken,
+  sync: (s) => sync(s),
+  touch: () => (lastUse = Date.now()),
+});
 
 /** The session as the service worker last read it (it stamps every message); asked for when there is none. */
 let lastToken: string | null = null;
-const token = async (): Promise<string | null> => lastToken ?? (lastToken = await chrome.runtime.sendMessage({ type: "token" }));
+const token = async (): Promise<string | null> =>
+  lastToken ?? (lastToken = await chrome.runtime.sendMessage({ type: "token" }));
 /** Whether this sign-in still owes its account 2FA code (two-factor.ts): while it does, nothing fills. */
 const twoFactor = new TwoFactorGate(token);
 /**
@@ -78,7 +108,12 @@ async function sync(s: Unlocked) {
     // A pull cut part-way (the connection dropped) resumes shortly from its stored position, as
     // the web app's engine does, rather than at the next 30-second run. Offline with nothing
     // pulled, the 30-second run and live sync's reconnects are enough.
-    else if (state === s && navigator.onLine && (await s.vault.db.meta<string>(`resume:${s.userId}`)) !== undefined) s.retry = setTimeout(() => void sync(s), RETRY_MS);
+    else if (
+      state === s &&
+      navigator.onLine &&
+      (await s.vault.db.meta<string>(`resume:${s.userId}`)) !== undefined
+    )
+      s.retry = setTimeout(() => void sync(s), RETRY_MS);
   }
   if (state === s) await reindex(s);
   if (state === s && s.indexedAt !== undefined) timeline.mark("first-sync-indexed");
@@ -111,7 +146,8 @@ async function unlock(passphrase: string, appOrigin: string, current: string | n
   let keys: VaultKeys;
   if (check) {
     keys = await keysForCheck(passphrase, claims.sub, check);
-    if (!(await keyCheckMatches(keys, claims.sub, check))) throw new SignInError("This passphrase does not open the vault");
+    if (!(await keyCheckMatches(keys, claims.sub, check)))
+      throw new SignInError("This passphrase does not open the vault");
   } else {
     // The web client's first unlock: derivation settings from the vault's newest bound entry, held
     // to this browser's floor (KDF rounds, key version), which a server cannot lower.
@@ -124,7 +160,11 @@ async function unlock(passphrase: string, appOrigin: string, current: string | n
     }
     await db.setMeta(`keycheck:${claims.sub}`, await makeKeyCheck(keys, claims.sub));
   }
-  await db.setMeta("session", { userId: claims.sub, email: claims.email, signedInAt: new Date().toISOString() });
+  await db.setMeta("session", {
+    userId: claims.sub,
+    email: claims.email,
+    signedInAt: new Date().toISOString(),
+  });
   lock();
   // Live sync: the vault document (not the service worker, which the browser stops when idle)
   // holds the connection while unlocked; a notice pulls at once, so the fill cache follows the
@@ -139,7 +179,9 @@ async function unlock(passphrase: string, appOrigin: string, current: string | n
     extra: new ExtraHosts(),
     timer: setInterval(() => void sync(s), SYNC_PERIOD_MS),
     live: liveFor(appOrigin, () => s),
-    health: new FillHealth((prefix) => s.api.text(HEALTH_ENDPOINTS.breachRange, { params: { prefix } })),
+    health: new FillHealth((prefix) =>
+      s.api.text(HEALTH_ENDPOINTS.breachRange, { params: { prefix } }),
+    ),
   };
   state = s;
   s.live.start();
@@ -161,13 +203,20 @@ function liveFor(appOrigin: string, vault: () => Unlocked): LiveSync {
 }
 
 /** The page's candidate entries, opened (entry-lookup.ts), the synced copy answering while live sync's session is in force. */
-const openedCandidates = (s: Unlocked, pageUrl: string) => lookup(s, pageUrl, liveToken === lastToken, (name) => timeline.mark(name));
+const openedCandidates = (s: Unlocked, pageUrl: string) =>
+  lookup(s, pageUrl, liveToken === lastToken, (name) => timeline.mark(name));
 
 async function match(ctx: FillContext): Promise<MatchReply> {
   const s = state;
   if (!s) return { locked: true };
-  if (ctx.crossOriginFrame) return { locked: false, items: [], source: "server", refused: "refuse-frame" };
-  const unverified: MatchReply = { locked: false, items: [], source: "server", twoFactorRequired: true };
+  if (ctx.crossOriginFrame)
+    return { locked: false, items: [], source: "server", refused: "refuse-frame" };
+  const unverified: MatchReply = {
+    locked: false,
+    items: [],
+    source: "server",
+    twoFactorRequired: true,
+  };
   if (twoFactor.pending) return unverified;
   let found: Awaited<ReturnType<typeof lookup>>;
   timeline.mark("match-asked");
@@ -183,14 +232,26 @@ async function match(ctx: FillContext): Promise<MatchReply> {
   // Never decided on the server's plaintext address: only on the one the opened envelope vouches for.
   for (const { c, o } of list) {
     if (!o) continue;
-    const v = entryVerdict(ctx, o.url, o.secrets.urls);
+    const v = entryVerdict(ctx, o.url, o.secrets.urls, false, o.schemeSealed);
     if (v !== "fill" && v !== "confirm-insecure") continue;
-    items.push({ id: c.id, name: c.name, username: o.secrets.username, hasTotp: o.secrets.totp !== "", insecure: v === "confirm-insecure" });
+    items.push({
+      id: c.id,
+      name: c.name,
+      username: o.secrets.username,
+      hasTotp: o.secrets.totp !== "",
+      insecure: v === "confirm-insecure",
+    });
     // Its breach range is asked now, so a pick has it (fill-health.ts).
     void s.health.prewarm(o.secrets.password);
   }
   timeline.mark("match-answered");
-  return { locked: false, items: items.sort((a, b) => a.name.localeCompare(b.name) || a.username.localeCompare(b.username)), source };
+  return {
+    locked: false,
+    items: items.sort(
+      (a, b) => a.name.localeCompare(b.name) || a.username.localeCompare(b.username),
+    ),
+    source,
+  };
 }
 
 async function fill(ctx: FillContext, id: string, confirmed: boolean): Promise<FillReply> {
@@ -198,15 +259,26 @@ async function fill(ctx: FillContext, id: string, confirmed: boolean): Promise<F
   if (!s) return { ok: false, reason: "locked" };
   if (twoFactor.pending) return { ok: false, reason: "two-factor-required" };
   // During a first sync the copy is read from the fill index, not queued behind the pull's writes (entry-lookup.ts).
-  const local = s.indexedAt === undefined ? firstSyncCopy(s, id) : await s.vault.db.entry(s.userId, id);
-  const o = local ? await opened(s, local) : (await openedCandidates(s, ctx.pageUrl)).list.find(({ c }) => c.id === id)?.o;
+  const local =
+    s.indexedAt === undefined ? firstSyncCopy(s, id) : await s.vault.db.entry(s.userId, id);
+  const o = local
+    ? await opened(s, local)
+    : (await openedCandidates(s, ctx.pageUrl)).list.find(({ c }) => c.id === id)?.o;
   if (!o) return { ok: false, reason: "not-found" };
-  const v = entryVerdict(ctx, o.url, o.secrets.urls, confirmed);
+  const v = entryVerdict(ctx, o.url, o.secrets.urls, confirmed, o.schemeSealed);
   if (v !== "fill") return { ok: false, reason: v };
   lastUse = Date.now();
   const secrets = o.secrets;
-  const credentials: Credentials = { username: secrets.username, password: secrets.password, totp: secrets.totp ? await currentCode(secrets.totp) : null };
-  const warning = await s.health.warning(id, secrets.password, new URL("/health", s.appOrigin).href);
+  const credentials: Credentials = {
+    username: secrets.username,
+    password: secrets.password,
+    totp: secrets.totp ? await currentCode(secrets.totp) : null,
+  };
+  const warning = await s.health.warning(
+    id,
+    secrets.password,
+    new URL("/health", s.appOrigin).href,
+  );
   return warning ? { ok: true, credentials, warning } : { ok: true, credentials };
 }
 
@@ -216,18 +288,33 @@ async function fill(ctx: FillContext, id: string, confirmed: boolean): Promise<F
  * form was submitted on gets the offer, which lives in a session of an extension frame (`nonce`),
  * never in the page.
  */
-async function saveOffer(tabId: number, pageUrl: string, nonce: string, frame: { frameId: number; documentId: string }): Promise<boolean> {
+async function saveOffer(
+  tabId: number,
+  pageUrl: string,
+  nonce: string,
+  frame: { frameId: number; documentId: string },
+): Promise<boolean> {
   const s = state;
   const sub = submissions.get(tabId);
   submissions.delete(tabId);
   if (!s || !sub || !hostOf(pageUrl) || hostOf(pageUrl) !== hostOf(sub.url)) return false;
   const offer = offerFor(sub, (await openedCandidates(s, sub.url)).list);
   if (!offer) return false;
-  sessions.open(nonce, { kind: "save", tabId, ...frame, pageUrl, crossOriginFrame: false, save: { submission: sub, offer } });
+  sessions.open(nonce, {
+    kind: "save",
+    tabId,
+    ...frame,
+    pageUrl,
+    crossOriginFrame: false,
+    save: { submission: sub, offer },
+  });
   return true;
 }
 
-async function saveAnswer(session: FrameSession<{ submission: Submission; offer: SaveOffer & { id?: string } }>, accept: boolean): Promise<{ saved: boolean }> {
+async function saveAnswer(
+  session: FrameSession<{ submission: Submission; offer: SaveOffer & { id?: string } }>,
+  accept: boolean,
+): Promise<{ saved: boolean }> {
   const s = state;
   sessions.close(session.nonce);
   if (!s || !session.save || !accept) return { saved: false };
@@ -241,7 +328,12 @@ async function saveAnswer(session: FrameSession<{ submission: Submission; offer:
 /** The extension registers itself as a device when the person opens it signed in (device.ts). */
 function registerDevice(appOrigin: string, current: string | null) {
   if (!current || twoFactor.pending) return;
-  void (async () => registerExtension(new ApiClient(appOrigin, token), appOrigin, tokenClaims(current).sub))().catch(() => undefined);
+  void (async () =>
+    registerExtension(
+      new ApiClient(appOrigin, token),
+      appOrigin,
+      tokenClaims(current).sub,
+    ))().catch(() => undefined);
 }
 
 async function status(appOrigin: string, current: string | null) {
@@ -265,24 +357,48 @@ async function status(appOrigin: string, current: string | null) {
 }
 
 /** A frame presents the nonce its content script handed it: the session becomes that frame's, once. */
-function attach(nonce: string, tabId: number | undefined, documentId: string | undefined): FrameAttached {
-  return sessions.attach(nonce, tabId, documentId) || passkeys.sessions.attach(nonce, tabId, documentId) ? { kind: "attached" } : { kind: "gone" };
+function attach(
+  nonce: string,
+  tabId: number | undefined,
+  documentId: string | undefined,
+): FrameAttached {
+  return sessions.attach(nonce, tabId, documentId) ||
+    passkeys.sessions.attach(nonce, tabId, documentId)
+    ? { kind: "attached" }
+    : { kind: "gone" };
 }
 
 /**
  * What the frame that owns the session draws, asked when its content script shows it (at the
  * person's click for a menu made ahead): the page's matches are looked up then, never earlier.
  */
-async function show(nonce: string, tabId: number | undefined, documentId: string | undefined): Promise<FrameView> {
+async function show(
+  nonce: string,
+  tabId: number | undefined,
+  documentId: string | undefined,
+): Promise<FrameView> {
   const asking = passkeys.sessions.of(nonce, tabId, documentId);
   if (asking) return passkeys.view(asking);
   const session = sessions.of(nonce, tabId, documentId);
   if (!session) return { kind: "gone" };
-  if (session.kind === "save") return { kind: "save", offer: { kind: session.save!.offer.kind, host: session.save!.offer.host, username: session.save!.offer.username } };
+  if (session.kind === "save")
+    return {
+      kind: "save",
+      offer: {
+        kind: session.save!.offer.kind,
+        host: session.save!.offer.host,
+        username: session.save!.offer.username,
+      },
+    };
   const looked = session.lookup;
   session.lookup = "taken";
-  const ahead = looked && looked !== "taken" && Date.now() - looked.at < LOOKUP_FRESH_MS ? looked.reply : null;
-  return { kind: "fill", reply: await (ahead ?? match({ pageUrl: session.pageUrl, crossOriginFrame: session.crossOriginFrame })) };
+  const ahead =
+    looked && looked !== "taken" && Date.now() - looked.at < LOOKUP_FRESH_MS ? looked.reply : null;
+  return {
+    kind: "fill",
+    reply: await (ahead ??
+      match({ pageUrl: session.pageUrl, crossOriginFrame: session.crossOriginFrame })),
+  };
 }
 
 /**
@@ -292,7 +408,10 @@ async function show(nonce: string, tabId: number | undefined, documentId: string
  */
 function lookAhead(session: FrameSession<unknown> | null): boolean {
   if (!session || session.kind !== "fill" || session.lookup) return false;
-  const reply = match({ pageUrl: session.pageUrl, crossOriginFrame: session.crossOriginFrame }).catch(() => ({ locked: false, items: [], source: "server" }) as MatchReply);
+  const reply = match({
+    pageUrl: session.pageUrl,
+    crossOriginFrame: session.crossOriginFrame,
+  }).catch(() => ({ locked: false, items: [], source: "server" }) as MatchReply);
   session.lookup = { reply, at: Date.now() };
   return true;
 }
@@ -306,7 +425,13 @@ function linkVault(): LinkVault | null {
     const o = local ? await opened(s, local) : null;
     return local && o ? { name: local.name, website: local.website, secrets: o.secrets } : null;
   };
-  const list = async () => (await s.vault.db.entries(s.userId)).map((e) => ({ id: e.id, name: e.name, website: e.website, sealed: !!e.encrypted_data }));
+  const list = async () =>
+    (await s.vault.db.entries(s.userId)).map((e) => ({
+      id: e.id,
+      name: e.name,
+      website: e.website,
+      sealed: !!e.encrypted_data,
+    }));
   return { entry, list, vaultKey: s.keys.vaultKey, api: s.api, appOrigin: s.appOrigin };
 }
 
@@ -325,10 +450,17 @@ async function handle(m: Forwarded): Promise<unknown> {
   if (state && state.appOrigin !== m.appOrigin) {
     const s = state;
     s.live.stop();
-    Object.assign(s, { appOrigin: m.appOrigin, api: new ApiClient(m.appOrigin, token), live: liveFor(m.appOrigin, () => s) });
+    Object.assign(s, {
+      appOrigin: m.appOrigin,
+      api: new ApiClient(m.appOrigin, token),
+      live: liveFor(m.appOrigin, () => s),
+    });
     s.live.start();
   }
-  const ctx: FillContext = { pageUrl: m.pageUrl ?? "", crossOriginFrame: m.crossOriginFrame ?? false };
+  const ctx: FillContext = {
+    pageUrl: m.pageUrl ?? "",
+    crossOriginFrame: m.crossOriginFrame ?? false,
+  };
   switch (m.type) {
     case "status":
       return status(m.appOrigin, m.token);
@@ -346,7 +478,8 @@ async function handle(m: Forwarded): Promise<unknown> {
         return { ok: true };
       } catch (e) {
         if (e instanceof SignInError) return { ok: false, error: e.message };
-        if (e instanceof OfflineError) return { ok: false, error: "The first unlock on this browser needs the network" };
+        if (e instanceof OfflineError)
+          return { ok: false, error: "The first unlock on this browser needs the network" };
         if (owesCode(e)) return { ok: false, error: "Enter your two-factor code first" };
         throw e;
       }
@@ -360,13 +493,26 @@ async function handle(m: Forwarded): Promise<unknown> {
     case "fill":
       return fill(ctx, m.id, m.confirmed ?? false);
     case "submitted":
-      if (state && m.tabId !== undefined && m.password) submissions.set(m.tabId, { url: ctx.pageUrl, username: m.username, password: m.password });
+      if (state && m.tabId !== undefined && m.password)
+        submissions.set(m.tabId, { url: ctx.pageUrl, username: m.username, password: m.password });
       return { ok: true };
     case "save-offer":
-      return m.tabId === undefined || !m.documentId ? false : saveOffer(m.tabId, ctx.pageUrl, m.nonce, { frameId: m.frameId ?? 0, documentId: m.documentId });
+      return m.tabId === undefined || !m.documentId
+        ? false
+        : saveOffer(m.tabId, ctx.pageUrl, m.nonce, {
+            frameId: m.frameId ?? 0,
+            documentId: m.documentId,
+          });
     case "menu-open":
       if (m.tabId === undefined || !m.documentId) return false;
-      sessions.open(m.nonce, { kind: "fill", tabId: m.tabId, frameId: m.frameId ?? 0, documentId: m.documentId, pageUrl: ctx.pageUrl, crossOriginFrame: ctx.crossOriginFrame });
+      sessions.open(m.nonce, {
+        kind: "fill",
+        tabId: m.tabId,
+        frameId: m.frameId ?? 0,
+        documentId: m.documentId,
+        pageUrl: ctx.pageUrl,
+        crossOriginFrame: ctx.crossOriginFrame,
+      });
       // A menu made ahead looks nothing up until the person's press (`menu-pressed`): the server
       // is not told of every sign-in page visited.
       if (!m.ahead) lookAhead(sessions.opener(m.nonce, m.tabId, m.documentId));
@@ -386,7 +532,11 @@ async function handle(m: Forwarded): Promise<unknown> {
     case "frame-show":
       return show(m.nonce, m.tabId, m.senderDocumentId);
     case "frame-session":
-      return sessions.of(m.nonce, m.tabId, m.senderDocumentId) ?? passkeys.sessions.of(m.nonce, m.tabId, m.senderDocumentId) ?? null;
+      return (
+        sessions.of(m.nonce, m.tabId, m.senderDocumentId) ??
+        passkeys.sessions.of(m.nonce, m.tabId, m.senderDocumentId) ??
+        null
+      );
     case "passkey-request":
     case "passkey-answer":
       return passkeyMessage(passkeys, m);
@@ -402,6 +552,8 @@ async function handle(m: Forwarded): Promise<unknown> {
 chrome.runtime.onMessage.addListener((m: Forwarded, sender, reply) => {
   // Only the service worker forwards here; a content script's or frame's message (it has a tab) is not for the vault.
   if (m?.target !== "offscreen" || sender.tab) return false;
-  handle(m).then(reply, (e: unknown) => reply({ error: e instanceof Error ? e.message : String(e) }));
+  handle(m).then(reply, (e: unknown) =>
+    reply({ error: e instanceof Error ? e.message : String(e) }),
+  );
   return true;
 });

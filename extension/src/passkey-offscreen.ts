@@ -27,7 +27,9 @@ export function vaultPasskeys<S extends LookupVault>(w: Wiring<S>): PasskeyProvi
       const s = w.state();
       if (!s) return [];
       const { list } = await openedCandidates(s, pageUrl, w.inForce());
-      return list.flatMap(({ c, o }) => (o ? [{ id: c.id, name: c.name, secrets: o.secrets }] : []));
+      return list.flatMap(({ c, o }) =>
+        o ? [{ id: c.id, name: c.name, secrets: o.secrets }] : [],
+      );
     },
     saved: () => {
       const s = w.state();
@@ -39,17 +41,29 @@ export function vaultPasskeys<S extends LookupVault>(w: Wiring<S>): PasskeyProvi
     },
     counted: () => {
       const s = w.state();
-      if (s) void gatedSync(s.vault.db, s.api, s.userId, s.live).catch((e: unknown) => e instanceof OfflineError || console.warn(`sync failed: ${String(e)}`));
+      if (s)
+        void gatedSync(s.vault.db, s.api, s.userId, s.live).catch(
+          (e: unknown) => e instanceof OfflineError || console.warn(`sync failed: ${String(e)}`),
+        );
     },
     touch: w.touch,
   });
 }
 
 /** The vault's answer to a passkey message, or `undefined` for any other message. */
-export function passkeyMessage(passkeys: PasskeyProvider, m: Forwarded): Promise<unknown> | unknown {
+export function passkeyMessage(
+  passkeys: PasskeyProvider,
+  m: Forwarded,
+): Promise<unknown> | unknown {
   switch (m.type) {
     case "passkey-request":
-      return passkeys.open(m.nonce, m.request, { pageUrl: m.pageUrl ?? "", crossOriginFrame: m.crossOriginFrame ?? false, tabId: m.tabId, frameId: m.frameId, documentId: m.documentId });
+      return passkeys.open(m.nonce, m.request, {
+        pageUrl: m.pageUrl ?? "",
+        crossOriginFrame: m.crossOriginFrame ?? false,
+        tabId: m.tabId,
+        frameId: m.frameId,
+        documentId: m.documentId,
+      });
     case "passkey-answer": {
       // Only the frame that owns the session answers; for any other, or a session gone, null (the page is not told).
       const session = passkeys.sessions.of(m.nonce, m.tabId, m.senderDocumentId);

@@ -17,20 +17,45 @@ const TAG = "credential-vault-passkey";
   if (!creds || typeof PublicKeyCredential === "undefined") return;
   const originalCreate = creds.create.bind(creds);
   const originalGet = creds.get.bind(creds);
-  const waiting = new Map<string, { resolve(v: Credential | null): void; reject(e: unknown): void; fallback(): Promise<Credential | null> }>();
+  const waiting = new Map<
+    string,
+    {
+      resolve(v: Credential | null): void;
+      reject(e: unknown): void;
+      fallback(): Promise<Credential | null>;
+    }
+  >();
 
-  const bytesOf = (v: BufferSource): Uint8Array => (v instanceof ArrayBuffer ? new Uint8Array(v) : new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
-  const b64u = (v: BufferSource) => btoa(String.fromCharCode(...bytesOf(v))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  const bytesOf = (v: BufferSource): Uint8Array =>
+    v instanceof ArrayBuffer
+      ? new Uint8Array(v)
+      : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+  const b64u = (v: BufferSource) =>
+    btoa(String.fromCharCode(...bytesOf(v)))
+      .replace(/\+/g, "-")
+      .replace(/\//g, "_")
+      .replace(/=+$/, "");
   const buf = (s: string): ArrayBuffer => {
     const bin = atob(s.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((s.length + 3) % 4));
     return Uint8Array.from(bin, (c) => c.charCodeAt(0)).buffer;
   };
-  const ids = (list: readonly PublicKeyCredentialDescriptor[] | undefined) => (list ?? []).map((c) => ({ id: b64u(c.id) }));
+  const ids = (list: readonly PublicKeyCredentialDescriptor[] | undefined) =>
+    (list ?? []).map((c) => ({ id: b64u(c.id) }));
 
-  function toRequest(op: "create" | "get", pk: PublicKeyCredentialCreationOptions | PublicKeyCredentialRequestOptions): PasskeyRequest {
+  function toRequest(
+    op: "create" | "get",
+    pk: PublicKeyCredentialCreationOptions | PublicKeyCredentialRequestOptions,
+  ): PasskeyRequest {
     if (op === "get") {
       const o = pk as PublicKeyCredentialRequestOptions;
-      return { op, options: { ...(o.rpId !== undefined ? { rpId: o.rpId } : {}), challenge: b64u(o.challenge), allowCredentials: ids(o.allowCredentials) } };
+      return {
+        op,
+        options: {
+          ...(o.rpId !== undefined ? { rpId: o.rpId } : {}),
+          challenge: b64u(o.challenge),
+          allowCredentials: ids(o.allowCredentials),
+        },
+      };
     }
     const o = pk as PublicKeyCredentialCreationOptions;
     return {
@@ -41,17 +66,26 @@ const TAG = "credential-vault-passkey";
         challenge: b64u(o.challenge),
         pubKeyCredParams: (o.pubKeyCredParams ?? []).map((p) => ({ type: p.type, alg: p.alg })),
         excludeCredentials: ids(o.excludeCredentials),
-        authenticatorSelection: { ...(o.authenticatorSelection?.residentKey ? { residentKey: o.authenticatorSelection.residentKey } : {}), requireResidentKey: o.authenticatorSelection?.requireResidentKey ?? false },
-        extensions: { credProps: (o.extensions as { credProps?: boolean } | undefined)?.credProps === true },
+        authenticatorSelection: {
+          ...(o.authenticatorSelection?.residentKey
+            ? { residentKey: o.authenticatorSelection.residentKey }
+            : {}),
+          requireResidentKey: o.authenticatorSelection?.requireResidentKey ?? false,
+        },
+        extensions: {
+          credProps: (o.extensions as { credProps?: boolean } | undefined)?.credProps === true,
+        },
       },
     };
   }
 
-  const props = (o: Record<string, unknown>): PropertyDescriptorMap => Object.fromEntries(Object.entries(o).map(([k, value]) => [k, { value, enumerable: true }]));
+  const props = (o: Record<string, unknown>): PropertyDescriptorMap =>
+    Object.fromEntries(Object.entries(o).map(([k, value]) => [k, { value, enumerable: true }]));
 
   /** The credential as the browser's own would be: prototypes of the real interfaces, methods sites call. */
   function credentialOf(r: Extract<PasskeyResult, { kind: "created" | "asserted" }>): Credential {
-    const extensions = r.kind === "created" && r.credential.credProps ? { credProps: r.credential.credProps } : {};
+    const extensions =
+      r.kind === "created" && r.credential.credProps ? { credProps: r.credential.credProps } : {};
     let response: AuthenticatorResponse;
     let json: Record<string, unknown>;
     const id = r.kind === "created" ? r.credential.id : r.assertion.id;
@@ -69,14 +103,31 @@ const TAG = "credential-vault-passkey";
           getAuthenticatorData: () => buf(c.authenticatorData),
         }),
       );
-      json = { clientDataJSON: c.clientDataJSON, attestationObject: c.attestationObject, authenticatorData: c.authenticatorData, transports, publicKey: c.publicKey, publicKeyAlgorithm: c.publicKeyAlgorithm };
+      json = {
+        clientDataJSON: c.clientDataJSON,
+        attestationObject: c.attestationObject,
+        authenticatorData: c.authenticatorData,
+        transports,
+        publicKey: c.publicKey,
+        publicKeyAlgorithm: c.publicKeyAlgorithm,
+      };
     } else {
       const a = r.assertion;
       response = Object.create(
         AuthenticatorAssertionResponse.prototype,
-        props({ clientDataJSON: buf(a.clientDataJSON), authenticatorData: buf(a.authenticatorData), signature: buf(a.signature), userHandle: a.userHandle ? buf(a.userHandle) : null }),
+        props({
+          clientDataJSON: buf(a.clientDataJSON),
+          authenticatorData: buf(a.authenticatorData),
+          signature: buf(a.signature),
+          userHandle: a.userHandle ? buf(a.userHandle) : null,
+        }),
       );
-      json = { clientDataJSON: a.clientDataJSON, authenticatorData: a.authenticatorData, signature: a.signature, ...(a.userHandle ? { userHandle: a.userHandle } : {}) };
+      json = {
+        clientDataJSON: a.clientDataJSON,
+        authenticatorData: a.authenticatorData,
+        signature: a.signature,
+        ...(a.userHandle ? { userHandle: a.userHandle } : {}),
+      };
     }
     return Object.create(
       PublicKeyCredential.prototype,
@@ -87,14 +138,28 @@ const TAG = "credential-vault-passkey";
         authenticatorAttachment: "platform",
         response,
         getClientExtensionResults: () => ({ ...extensions }),
-        toJSON: () => ({ id, rawId: id, type: "public-key", authenticatorAttachment: "platform", response: json, clientExtensionResults: { ...extensions } }),
+        toJSON: () => ({
+          id,
+          rawId: id,
+          type: "public-key",
+          authenticatorAttachment: "platform",
+          response: json,
+          clientExtensionResults: { ...extensions },
+        }),
       }),
     ) as Credential;
   }
 
-  function ask(op: "create" | "get", options: CredentialCreationOptions | CredentialRequestOptions, fallback: () => Promise<Credential | null>): Promise<Credential | null> {
+  function ask(
+    op: "create" | "get",
+    options: CredentialCreationOptions | CredentialRequestOptions,
+    fallback: () => Promise<Credential | null>,
+  ): Promise<Credential | null> {
     const signal = options.signal;
-    if (signal?.aborted) return Promise.reject(signal.reason ?? new DOMException("The operation was aborted", "AbortError"));
+    if (signal?.aborted)
+      return Promise.reject(
+        signal.reason ?? new DOMException("The operation was aborted", "AbortError"),
+      );
     let request: PasskeyRequest;
     try {
       request = toRequest(op, options.publicKey!);
@@ -126,7 +191,8 @@ const TAG = "credential-vault-passkey";
 
   window.addEventListener("message", (e: MessageEvent) => {
     const m = e.data as { [TAG]?: string; id?: string; result?: PasskeyResult };
-    if (e.source !== window || m?.[TAG] !== "answer" || typeof m.id !== "string" || !m.result) return;
+    if (e.source !== window || m?.[TAG] !== "answer" || typeof m.id !== "string" || !m.result)
+      return;
     const w = waiting.get(m.id);
     if (!w) return;
     waiting.delete(m.id);

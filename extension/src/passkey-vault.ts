@@ -6,11 +6,23 @@
  */
 import type { EntrySecrets } from "../../client/src/crypto";
 import type { Vault } from "../../client/src/vault";
-import { chooseAlg, getAssertion, makeCredential, signingKey, type Assertion } from "../../client/src/passkeys/authenticator";
+import {
+  chooseAlg,
+  getAssertion,
+  makeCredential,
+  signingKey,
+  type Assertion,
+} from "../../client/src/passkeys/authenticator";
 import { checkRpId } from "../../client/src/passkeys/rpid";
 import type { StoredPasskey } from "../../client/src/passkeys/stored";
 import { base64url } from "../../src/kernel/base64";
-import type { PasskeyChoice, PasskeyCreateOptions, PasskeyRequest, PasskeyResult, PasskeyView } from "./messages";
+import type {
+  PasskeyChoice,
+  PasskeyCreateOptions,
+  PasskeyRequest,
+  PasskeyResult,
+  PasskeyView,
+} from "./messages";
 import { FrameSessions, type FrameSession } from "./sessions";
 
 /** A candidate entry of the page, opened; `url` is the address its ciphertext vouches for. */
@@ -36,10 +48,26 @@ type Found = { entry: OpenedEntry; passkey: StoredPasskey };
  * `lookup`: the passkeys a get() may use, looked up from the moment the request is held (while the
  * frame loads); `found`: those the frame offered, so the person's pick is signed without a second lookup.
  */
-type Pending = { request: PasskeyRequest; rpId: string; origin: string; locked: boolean; lookup?: Promise<Found[]>; found?: Map<string, Found> };
-export type PasskeyContext = { pageUrl: string; crossOriginFrame: boolean; tabId?: number; frameId?: number; documentId?: string };
+type Pending = {
+  request: PasskeyRequest;
+  rpId: string;
+  origin: string;
+  locked: boolean;
+  lookup?: Promise<Found[]>;
+  found?: Map<string, Found>;
+};
+export type PasskeyContext = {
+  pageUrl: string;
+  crossOriginFrame: boolean;
+  tabId?: number;
+  frameId?: number;
+  documentId?: string;
+};
 
-const refuse = (name: Extract<PasskeyResult, { kind: "error" }>["name"], message: string): PasskeyResult => ({ kind: "error", name, message });
+const refuse = (
+  name: Extract<PasskeyResult, { kind: "error" }>["name"],
+  message: string,
+): PasskeyResult => ({ kind: "error", name, message });
 
 export class PasskeyProvider {
   readonly sessions = new FrameSessions<Pending>();
@@ -64,7 +92,9 @@ export class PasskeyProvider {
     const key = signingKey(p);
     this.keys.set(p.credential_id, { d: p.private_key.d, key });
     // A key that does not import is not kept: the next try imports again and reports its error.
-    key.catch(() => this.keys.get(p.credential_id)?.key === key && this.keys.delete(p.credential_id));
+    key.catch(
+      () => this.keys.get(p.credential_id)?.key === key && this.keys.delete(p.credential_id),
+    );
     return key;
   }
 
@@ -73,20 +103,49 @@ export class PasskeyProvider {
    * itself would, SecurityError), left to the browser's own authenticator from a cross-origin
    * frame, otherwise held in a session for the frame the content script opens.
    */
-  open(nonce: string, request: PasskeyRequest, ctx: PasskeyContext): { ok: true } | { ok: false; result: PasskeyResult } {
+  open(
+    nonce: string,
+    request: PasskeyRequest,
+    ctx: PasskeyContext,
+  ): { ok: true } | { ok: false; result: PasskeyResult } {
     if (ctx.crossOriginFrame) return { ok: false, result: { kind: "fallback" } };
-    if (ctx.tabId === undefined || !ctx.documentId) return { ok: false, result: refuse("NotAllowedError", "No page to answer") };
+    if (ctx.tabId === undefined || !ctx.documentId)
+      return { ok: false, result: refuse("NotAllowedError", "No page to answer") };
     const asked = request.op === "create" ? request.options.rp.id : request.options.rpId;
     const rp = checkRpId(ctx.pageUrl, asked);
-    if (!rp.ok) return { ok: false, result: refuse("SecurityError", `Credential Vault refused this request: ${rp.reason === "insecure" ? "the page is not https" : rp.reason === "public-suffix" ? "the relying party is a public suffix" : rp.reason === "other-site" ? "the relying party is another site" : "the relying party is not a domain"}`) };
-    const held: Pending = { request, rpId: rp.rpId, origin: rp.origin, locked: this.access.vault() === null };
-    this.sessions.open(nonce, { kind: "passkey", tabId: ctx.tabId, frameId: ctx.frameId ?? 0, documentId: ctx.documentId, pageUrl: ctx.pageUrl, crossOriginFrame: false, save: held });
-    if (!this.sessions.has(nonce)) return { ok: false, result: refuse("NotAllowedError", "The request could not be held") };
+    if (!rp.ok)
+      return {
+        ok: false,
+        result: refuse(
+          "SecurityError",
+          `Credential Vault refused this request: ${rp.reason === "insecure" ? "the page is not https" : rp.reason === "public-suffix" ? "the relying party is a public suffix" : rp.reason === "other-site" ? "the relying party is another site" : "the relying party is not a domain"}`,
+        ),
+      };
+    const held: Pending = {
+      request,
+      rpId: rp.rpId,
+      origin: rp.origin,
+      locked: this.access.vault() === null,
+    };
+    this.sessions.open(nonce, {
+      kind: "passkey",
+      tabId: ctx.tabId,
+      frameId: ctx.frameId ?? 0,
+      documentId: ctx.documentId,
+      pageUrl: ctx.pageUrl,
+      crossOriginFrame: false,
+      save: held,
+    });
+    if (!this.sessions.has(nonce))
+      return { ok: false, result: refuse("NotAllowedError", "The request could not be held") };
     // A get() names its site and asks the vault now: its passkeys are looked up (and their keys
     // imported) while the content script makes the frame, which then draws them without waiting.
     if (request.op === "get" && !held.locked) {
       held.lookup = this.usable(ctx.pageUrl, rp.rpId, request.options.allowCredentials);
-      held.lookup.then((found) => found.forEach((f) => void this.key(f.passkey).catch(() => undefined)), () => undefined);
+      held.lookup.then(
+        (found) => found.forEach((f) => void this.key(f.passkey).catch(() => undefined)),
+        () => undefined,
+      );
     }
     return { ok: true };
   }
@@ -96,7 +155,11 @@ export class PasskeyProvider {
    * One lookup: the entries stored for the page's host and each parent, among which the rp id
    * always is (it is the page's host or a registrable suffix of it; docs/decisions.md, "Vault: passkeys").
    */
-  private async usable(pageUrl: string, rpId: string, allow: { id: string }[] | undefined): Promise<Found[]> {
+  private async usable(
+    pageUrl: string,
+    rpId: string,
+    allow: { id: string }[] | undefined,
+  ): Promise<Found[]> {
     const ids = new Set((allow ?? []).map((c) => c.id));
     const out: Found[] = [];
     for (const entry of await this.access.entriesFor(pageUrl)) {
@@ -116,12 +179,25 @@ export class PasskeyProvider {
     if (locked) return base;
     if (p.request.op === "get") {
       // Looked up when the request was held; again when the vault was locked then, or that lookup failed.
-      const found = (await p.lookup?.catch(() => undefined)) ?? (await this.usable(session.pageUrl, p.rpId, p.request.options.allowCredentials));
+      const found =
+        (await p.lookup?.catch(() => undefined)) ??
+        (await this.usable(session.pageUrl, p.rpId, p.request.options.allowCredentials));
       p.found = new Map(found.map((f) => [f.passkey.credential_id, f]));
-      return { ...base, accounts: found.map(({ entry, passkey }) => ({ credentialId: passkey.credential_id, userName: passkey.user_name || passkey.display_name, entry: entry.name })) };
+      return {
+        ...base,
+        accounts: found.map(({ entry, passkey }) => ({
+          credentialId: passkey.credential_id,
+          userName: passkey.user_name || passkey.display_name,
+          entry: entry.name,
+        })),
+      };
     }
     const entries = await this.access.entriesFor(`https://${p.rpId}/`);
-    return { ...base, user: p.request.options.user.name, entries: entries.map((e) => ({ id: e.id, name: e.name, username: e.secrets.username })) };
+    return {
+      ...base,
+      user: p.request.options.user.name,
+      entries: entries.map((e) => ({ id: e.id, name: e.name, username: e.secrets.username })),
+    };
   }
 
   /** The person's answer, already judged visible by the content script. Ends the session. */
@@ -129,12 +205,15 @@ export class PasskeyProvider {
     this.sessions.close(session.nonce);
     const p = session.save!;
     if (choice === "fallback") return { kind: "fallback" };
-    if (choice === "cancel") return refuse("NotAllowedError", "The request was declined in Credential Vault");
+    if (choice === "cancel")
+      return refuse("NotAllowedError", "The request was declined in Credential Vault");
     const vault = this.access.vault();
     if (!vault) return refuse("NotAllowedError", "Credential Vault is locked");
     this.access.touch();
-    if (p.request.op === "get" && typeof choice === "object" && "use" in choice) return this.sign(vault, session.pageUrl, p, choice.use);
-    if (p.request.op === "create" && typeof choice === "object" && "save" in choice) return this.create(vault, p, p.request.options, choice.save);
+    if (p.request.op === "get" && typeof choice === "object" && "use" in choice)
+      return this.sign(vault, session.pageUrl, p, choice.use);
+    if (p.request.op === "create" && typeof choice === "object" && "save" in choice)
+      return this.create(vault, p, p.request.options, choice.save);
     return refuse("NotAllowedError", "That answer does not fit the request");
   }
 
@@ -143,9 +222,18 @@ export class PasskeyProvider {
    * and stores the raised counter in the same read and write of the entry before the page has the
    * assertion: a second use never reuses a count, even after a crash.
    */
-  private async sign(vault: Vault, pageUrl: string, p: Pending, credentialId: string): Promise<PasskeyResult> {
+  private async sign(
+    vault: Vault,
+    pageUrl: string,
+    p: Pending,
+    credentialId: string,
+  ): Promise<PasskeyResult> {
     const req = p.request as Extract<PasskeyRequest, { op: "get" }>;
-    const found = p.found?.get(credentialId) ?? (await this.usable(pageUrl, p.rpId, req.options.allowCredentials)).find((f) => f.passkey.credential_id === credentialId);
+    const found =
+      p.found?.get(credentialId) ??
+      (await this.usable(pageUrl, p.rpId, req.options.allowCredentials)).find(
+        (f) => f.passkey.credential_id === credentialId,
+      );
     if (!found) return refuse("NotAllowedError", "That passkey is no longer in the vault");
     const out: { assertion?: Assertion } = {};
     const signed = () =>
@@ -153,9 +241,15 @@ export class PasskeyProvider {
         const keys = secrets.passkeys ?? [];
         const current = keys.find((k) => k.credential_id === credentialId && k.rp_id === p.rpId);
         if (!current) return null;
-        const made = await getAssertion(current, { origin: p.origin, challenge: base64url.decode(req.options.challenge) }, await this.key(current));
+        const made = await getAssertion(
+          current,
+          { origin: p.origin, challenge: base64url.decode(req.options.challenge) },
+          await this.key(current),
+        );
         out.assertion = made.assertion;
-        return { passkeys: keys.map((k) => (k === current ? { ...k, sign_count: made.signCount } : k)) };
+        return {
+          passkeys: keys.map((k) => (k === current ? { ...k, sign_count: made.signCount } : k)),
+        };
       });
     // Found in the server's copy but not yet in the local store (a first sync still pulling): the
     // counter can only be stored once it is, so the vault syncs first, then signs.
@@ -169,13 +263,31 @@ export class PasskeyProvider {
     return { kind: "asserted", assertion: out.assertion };
   }
 
-  private async create(vault: Vault, p: Pending, o: PasskeyCreateOptions, into: string): Promise<PasskeyResult> {
+  private async create(
+    vault: Vault,
+    p: Pending,
+    o: PasskeyCreateOptions,
+    into: string,
+  ): Promise<PasskeyResult> {
     const excluded = new Set((o.excludeCredentials ?? []).map((c) => c.id));
-    const mine = (await this.usable(`https://${p.rpId}/`, p.rpId, [...excluded].map((id) => ({ id })))).filter((f) => excluded.has(f.passkey.credential_id));
-    if (excluded.size && mine.length) return refuse("InvalidStateError", "This account already has a passkey in Credential Vault");
+    const mine = (
+      await this.usable(
+        `https://${p.rpId}/`,
+        p.rpId,
+        [...excluded].map((id) => ({ id })),
+      )
+    ).filter((f) => excluded.has(f.passkey.credential_id));
+    if (excluded.size && mine.length)
+      return refuse("InvalidStateError", "This account already has a passkey in Credential Vault");
     const alg = await chooseAlg(o.pubKeyCredParams ?? []);
-    if (alg === null) return refuse("NotSupportedError", "The site asks for a key type Credential Vault cannot make");
-    const discoverable = o.authenticatorSelection?.residentKey !== "discouraged" || o.authenticatorSelection?.requireResidentKey === true;
+    if (alg === null)
+      return refuse(
+        "NotSupportedError",
+        "The site asks for a key type Credential Vault cannot make",
+      );
+    const discoverable =
+      o.authenticatorSelection?.residentKey !== "discouraged" ||
+      o.authenticatorSelection?.requireResidentKey === true;
     const made = await makeCredential({
       rpId: p.rpId,
       ...(o.rp.name ? { rpName: o.rp.name } : {}),
@@ -186,11 +298,34 @@ export class PasskeyProvider {
       discoverable,
     });
     // A new passkey for the same account of the same site replaces the old one (as authenticators do, §6.3.2 step 7).
-    const keep = (keys: StoredPasskey[]) => [...keys.filter((k) => !(k.rp_id === p.rpId && k.user_handle === made.passkey.user_handle)), made.passkey];
+    const keep = (keys: StoredPasskey[]) => [
+      ...keys.filter((k) => !(k.rp_id === p.rpId && k.user_handle === made.passkey.user_handle)),
+      made.passkey,
+    ];
     if (into === "new") {
-      await vault.create({ name: o.rp.name?.trim() || p.rpId, website: p.rpId, url: p.origin, tags: [], username: o.user.name, password: "", notes: "", category: "", totp: "", passkeys: [made.passkey] });
-    } else if (!(await vault.change(into, (secrets) => ({ passkeys: keep(secrets.passkeys ?? []) })))) return refuse("NotAllowedError", "That entry is no longer in the vault");
+      await vault.create({
+        name: o.rp.name?.trim() || p.rpId,
+        website: p.rpId,
+        url: p.origin,
+        tags: [],
+        username: o.user.name,
+        password: "",
+        notes: "",
+        category: "",
+        totp: "",
+        passkeys: [made.passkey],
+      });
+    } else if (
+      !(await vault.change(into, (secrets) => ({ passkeys: keep(secrets.passkeys ?? []) })))
+    )
+      return refuse("NotAllowedError", "That entry is no longer in the vault");
     this.access.saved();
-    return { kind: "created", credential: { ...made.credential, ...(o.extensions?.credProps ? { credProps: { rk: discoverable } } : {}) } };
+    return {
+      kind: "created",
+      credential: {
+        ...made.credential,
+        ...(o.extensions?.credProps ? { credProps: { rk: discoverable } } : {}),
+      },
+    };
   }
 }

@@ -4,8 +4,11 @@
  * is the entry's own host or a subdomain of it: an entry for accounts.example.com is not offered on
  * evil.example.com (a sibling) nor on example.com (a parent), and "github.com.evil.example" is no
  * subdomain of github.com. The entry's host and scheme are the ones its ciphertext vouches for
- * (offscreen.ts `sealedAddress`). An https entry fills a plain-http page only when the person
- * confirms in extension UI. The registrable domain (eTLD+1) is kept for the generator's registry.
+ * (entry-lookup.ts `sealedAddress`). An https entry never fills a plain-http page: its scheme is
+ * authenticated, so an http page on its host is another site as far as the sign-in goes. Only an
+ * entry whose ciphertext names no scheme at all (sealed before the scheme was) is taken as https
+ * and fills an http page once the person confirms in extension UI. The registrable domain
+ * (eTLD+1) is kept for the generator's registry.
  */
 import { getDomain, getHostname } from "tldts";
 import { candidateHosts, normalizeHost } from "../../src/kernel/hostname";
@@ -34,27 +37,45 @@ export function hostCovers(entryHost: string, pageHost: string): boolean {
 }
 
 export type FillContext = { pageUrl: string; crossOriginFrame: boolean };
-export type Verdict = "fill" | "confirm-insecure" | "refuse-frame" | "refuse-domain";
+export type Verdict =
+  | "fill"
+  | "confirm-insecure"
+  | "refuse-insecure"
+  | "refuse-frame"
+  | "refuse-domain";
 
 /**
  * The entry's address (scheme and host, or a bare host when its ciphertext names no scheme)
- * against the page it would fill.
+ * against the page it would fill. `schemeSealed` false: the https is assumed, not vouched for
+ * (entry-lookup.ts), and the person may confirm a fill into http.
  */
-export function verdict(ctx: FillContext, entryAddress: string | null, confirmedInsecure = false): Verdict {
+export function verdict(
+  ctx: FillContext,
+  entryAddress: string | null,
+  confirmedInsecure = false,
+  schemeSealed = true,
+): Verdict {
   if (ctx.crossOriginFrame) return "refuse-frame";
   const page = hostOf(ctx.pageUrl);
   const entry = entryAddress ? hostOf(entryAddress) : null;
   if (!page || !entry || !hostCovers(entry, page)) return "refuse-domain";
   const pageHttp = ctx.pageUrl.trim().toLowerCase().startsWith("http:");
   const entryHttps = entryAddress!.trim().toLowerCase().startsWith("https:");
-  if (pageHttp && entryHttps && !confirmedInsecure) return "confirm-insecure";
+  if (pageHttp && entryHttps)
+    return schemeSealed ? "refuse-insecure" : confirmedInsecure ? "fill" : "confirm-insecure";
   return "fill";
 }
 
 /** One of an entry's extra addresses as sealed in it (client/src/entry-model.ts EntryUrl). */
 export type ExtraAddress = { url: string; match: string };
 
-const ORDER: Verdict[] = ["fill", "confirm-insecure", "refuse-domain", "refuse-frame"];
+const ORDER: Verdict[] = [
+  "fill",
+  "confirm-insecure",
+  "refuse-insecure",
+  "refuse-domain",
+  "refuse-frame",
+];
 
 /**
  * Whether an extra address's own rule admits the page, before the host and scheme checks of
@@ -91,8 +112,20 @@ function ruleAdmits(pageUrl: string, a: ExtraAddress): boolean {
 /**
  * The best verdict over an entry's addresses, all vouched for by its ciphertext: its main address
  * (as `verdict`) and each extra one its rule admits. "fill" beats "confirm-insecure" beats a refusal.
+ * Extra addresses are sealed inside the entry, so their schemes are always vouched for.
  */
-export function entryVerdict(ctx: FillContext, mainAddress: string | null, extra: readonly ExtraAddress[] | undefined, confirmedInsecure = false): Verdict {
-  const all = [verdict(ctx, mainAddress, confirmedInsecure), ...(extra ?? []).filter((a) => ruleAdmits(ctx.pageUrl, a)).map((a) => verdict(ctx, a.url, confirmedInsecure))];
+export function entryVerdict(
+  ctx: FillContext,
+  mainAddress: string | null,
+  extra: readonly ExtraAddress[] | undefined,
+  confirmedInsecure = false,
+  mainSchemeSealed = true,
+): Verdict {
+  const all = [
+    verdict(ctx, mainAddress, confirmedInsecure, mainSchemeSealed),
+    ...(extra ?? [])
+      .filter((a) => ruleAdmits(ctx.pageUrl, a))
+      .map((a) => verdict(ctx, a.url, confirmedInsecure)),
+  ];
   return all.reduce((best, v) => (ORDER.indexOf(v) < ORDER.indexOf(best) ? v : best));
 }

@@ -7,7 +7,13 @@
  */
 import { linkOptions, showLink } from "../../client/src/link-options";
 import { el } from "../../client/src/ui";
-import type { LinkCreateReply, LinkEntriesReply, LinkFieldsReply, LinkSource, Request } from "./messages";
+import type {
+  LinkCreateReply,
+  LinkEntriesReply,
+  LinkFieldsReply,
+  LinkSource,
+  Request,
+} from "./messages";
 
 type Send = <T>(m: Request) => Promise<T>;
 type EntryKey = Extract<LinkSource, { kind: "entry" }>["fields"][number];
@@ -17,19 +23,50 @@ type Chosen = { id: string; name: string };
  * Mounts the view into `root` (hidden until opened). `locked` is called when the vault turned out
  * locked: the popup then shows its unlock step, and the view comes back with what was typed.
  */
-export function shareView(root: HTMLElement, send: Send, opts: { locked: () => Promise<void>; appOrigin: () => string }) {
+export function shareView(
+  root: HTMLElement,
+  send: Send,
+  opts: { locked: () => Promise<void>; appOrigin: () => string },
+) {
   let entry: Chosen | null = null;
   let open = false;
   const heading = el("h2", { id: "share-title" }, "Share a link");
   const back = el("button", { type: "button", id: "share-back" }, "Back");
-  const kindText = el("input", { type: "radio", name: "share-kind", id: "share-kind-text", checked: true });
+  const kindText = el("input", {
+    type: "radio",
+    name: "share-kind",
+    id: "share-kind-text",
+    checked: true,
+  });
   const kindEntry = el("input", { type: "radio", name: "share-kind", id: "share-kind-entry" });
-  const kinds = el("fieldset", { id: "share-kinds" }, el("legend", {}, "What to send"), el("label", { className: "inline" }, kindText, "Text"), el("label", { className: "inline" }, kindEntry, "Entry"));
-  const text = el("textarea", { id: "share-text", rows: 4, autocomplete: "off", spellcheck: false });
+  const kinds = el(
+    "fieldset",
+    { id: "share-kinds" },
+    el("legend", {}, "What to send"),
+    el("label", { className: "inline" }, kindText, "Text"),
+    el("label", { className: "inline" }, kindEntry, "Entry"),
+  );
+  const text = el("textarea", {
+    id: "share-text",
+    rows: 4,
+    autocomplete: "off",
+    spellcheck: false,
+  });
   const textPart = el("div", {}, el("label", { htmlFor: "share-text" }, "Secret text"), text);
-  const find = el("input", { id: "share-find", type: "search", autocomplete: "off", spellcheck: false });
+  const find = el("input", {
+    id: "share-find",
+    type: "search",
+    autocomplete: "off",
+    spellcheck: false,
+  });
   const found = el("ul", { id: "share-found", className: "found" });
-  const findPart = el("div", {}, el("label", { htmlFor: "share-find" }, "Find an entry"), find, found);
+  const findPart = el(
+    "div",
+    {},
+    el("label", { htmlFor: "share-find" }, "Find an entry"),
+    find,
+    found,
+  );
   const fieldset = el("fieldset", { id: "share-fields" });
   const options = linkOptions("share");
   const error = el("p", { id: "share-error", className: "error", role: "alert" });
@@ -38,7 +75,11 @@ export function shareView(root: HTMLElement, send: Send, opts: { locked: () => P
   const form = el(
     "form",
     { id: "share-form" },
-    el("p", { className: "hint" }, "Anyone with the link can open it, without an account. It is encrypted here; the key is only in the link."),
+    el(
+      "p",
+      { className: "hint" },
+      "Anyone with the link can open it, without an account. It is encrypted here; the key is only in the link.",
+    ),
     kinds,
     textPart,
     findPart,
@@ -48,8 +89,18 @@ export function shareView(root: HTMLElement, send: Send, opts: { locked: () => P
     el("div", { className: "actions" }, submit),
   );
   const result = el("div", { id: "share-result", hidden: true });
-  const file = el("a", { id: "share-file", target: "_blank", rel: "noopener" }, "Share a file from the web app");
-  root.replaceChildren(el("div", { className: "share-head" }, heading, back), form, result, el("p", { className: "hint" }, file), status);
+  const file = el(
+    "a",
+    { id: "share-file", target: "_blank", rel: "noopener" },
+    "Share a file from the web app",
+  );
+  root.replaceChildren(
+    el("div", { className: "share-head" }, heading, back),
+    form,
+    result,
+    el("p", { className: "hint" }, file),
+    status,
+  );
 
   /** Asks the vault which of the entry's fields can go (labels only) and draws the ticks. */
   async function drawFields() {
@@ -58,11 +109,31 @@ export function shareView(root: HTMLElement, send: Send, opts: { locked: () => P
     const reply = await send<LinkFieldsReply>({ type: "link-fields", id: entry.id });
     if (reply.locked) return opts.locked();
     if (!reply.found) {
-      fieldset.append(el("p", { className: "error" }, "This entry is not in the extension's copy of the vault yet."));
+      fieldset.append(
+        el(
+          "p",
+          { className: "error" },
+          "This entry is not in the extension's copy of the vault yet.",
+        ),
+      );
       return;
     }
-    fieldset.append(el("p", { className: "hint", id: "share-entry" }, `${reply.name}${reply.username ? ` (${reply.username})` : ""}`));
-    for (const f of reply.fields) fieldset.append(el("label", { className: "inline" }, el("input", { type: "checkbox", value: f.key, checked: f.checked }), f.label));
+    fieldset.append(
+      el(
+        "p",
+        { className: "hint", id: "share-entry" },
+        `${reply.name}${reply.username ? ` (${reply.username})` : ""}`,
+      ),
+    );
+    for (const f of reply.fields)
+      fieldset.append(
+        el(
+          "label",
+          { className: "inline" },
+          el("input", { type: "checkbox", value: f.key, checked: f.checked }),
+          f.label,
+        ),
+      );
   }
 
   function drawKind() {
@@ -79,7 +150,12 @@ export function shareView(root: HTMLElement, send: Send, opts: { locked: () => P
     if (query !== find.value) return;
     found.replaceChildren(
       ...reply.entries.map((e) => {
-        const pick = el("button", { type: "button", className: "pick" }, e.name, el("span", { className: "hint" }, e.website ?? ""));
+        const pick = el(
+          "button",
+          { type: "button", className: "pick" },
+          e.name,
+          el("span", { className: "hint" }, e.website ?? ""),
+        );
         pick.addEventListener("click", async () => {
           entry = { id: e.id, name: e.name };
           found.replaceChildren();
@@ -90,7 +166,8 @@ export function shareView(root: HTMLElement, send: Send, opts: { locked: () => P
         return el("li", {}, pick);
       }),
     );
-    if (!reply.entries.length) found.append(el("li", { className: "hint" }, "No entry by that name or website."));
+    if (!reply.entries.length)
+      found.append(el("li", { className: "hint" }, "No entry by that name or website."));
   }
   find.addEventListener("input", () => void search());
   kindText.addEventListener("change", drawKind);
@@ -121,7 +198,9 @@ export function shareView(root: HTMLElement, send: Send, opts: { locked: () => P
         error.textContent = "Find and choose the entry to send.";
         return;
       }
-      const fields = [...fieldset.querySelectorAll<HTMLInputElement>("input[type=checkbox]:checked")].map((b) => b.value as EntryKey);
+      const fields = [
+        ...fieldset.querySelectorAll<HTMLInputElement>("input[type=checkbox]:checked"),
+      ].map((b) => b.value as EntryKey);
       if (!fields.length) {
         error.textContent = "Choose at least one field.";
         return;

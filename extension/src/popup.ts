@@ -15,10 +15,16 @@ async function targetTab(): Promise<chrome.tabs.Tab | undefined> {
   const web = (t: chrome.tabs.Tab) => /^https?:/.test(t.url ?? "");
   const [active] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
   if (active && web(active)) return active;
-  return (await chrome.tabs.query({})).filter(web).sort((a, b) => (b.lastAccessed ?? 0) - (a.lastAccessed ?? 0))[0];
+  return (await chrome.tabs.query({}))
+    .filter(web)
+    .sort((a, b) => (b.lastAccessed ?? 0) - (a.lastAccessed ?? 0))[0];
 }
 
-function matchRow(tab: chrome.tabs.Tab, documentId: string | undefined, item: MatchItem): HTMLLIElement {
+function matchRow(
+  tab: chrome.tabs.Tab,
+  documentId: string | undefined,
+  item: MatchItem,
+): HTMLLIElement {
   const li = document.createElement("li");
   const text = document.createElement("div");
   const name = document.createElement("div");
@@ -34,9 +40,17 @@ function matchRow(tab: chrome.tabs.Tab, documentId: string | undefined, item: Ma
   fill.textContent = "Fill";
   fill.setAttribute("aria-label", `Fill ${item.name} ${item.username}`);
   fill.addEventListener("click", async () => {
-    const confirmed = item.insecure && confirm("This page is not secure (http) but the sign-in was saved for https. Fill anyway?");
+    const confirmed =
+      item.insecure &&
+      confirm("This page is not secure (http) but the sign-in was saved for https. Fill anyway?");
     if (item.insecure && !confirmed) return;
-    const reply = await send<PickReply>({ type: "fill-tab", tabId: tab.id!, documentId, id: item.id, confirmed });
+    const reply = await send<PickReply>({
+      type: "fill-tab",
+      tabId: tab.id!,
+      documentId,
+      id: item.id,
+      confirmed,
+    });
     if (reply.ok && reply.warning) showWarning(reply.warning);
     else if (reply.ok) window.close();
     else $("insecure").textContent = `Not filled: ${reply.reason}`;
@@ -67,8 +81,12 @@ function showWarning(w: FillWarning) {
 /** The sync line: during a first sync, how many entries have arrived so far. */
 function syncLine(status: Status) {
   const pending = status.pending ? `${status.pending} change(s) waiting to sync. ` : "";
-  const when = status.lastSync ? `Synced ${new Date(status.lastSync).toLocaleTimeString()}` : "Not synced yet";
-  $("sync").textContent = pending + (status.synced ? when : `First sync: ${status.cached.toLocaleString()} entries so far…`);
+  const when = status.lastSync
+    ? `Synced ${new Date(status.lastSync).toLocaleTimeString()}`
+    : "Not synced yet";
+  $("sync").textContent =
+    pending +
+    (status.synced ? when : `First sync: ${status.cached.toLocaleString()} entries so far…`);
   document.body.dataset.synced = String(status.synced);
 }
 
@@ -93,7 +111,13 @@ async function render() {
   const status = await send<Status>({ type: "status" });
   // A sign-in that owes its 2FA code is asked for it first, unlocked or not: nothing fills before.
   const owesCode = status.signedIn && status.twoFactorRequired;
-  document.body.dataset.state = !status.signedIn ? "signed-out" : owesCode ? "two-factor" : status.unlocked ? "unlocked" : "locked";
+  document.body.dataset.state = !status.signedIn
+    ? "signed-out"
+    : owesCode
+      ? "two-factor"
+      : status.unlocked
+        ? "unlocked"
+        : "locked";
   $("who").textContent = status.email ?? "";
   $<HTMLInputElement>("app-origin").value = status.appOrigin;
   $<HTMLAnchorElement>("open-app").href = status.appOrigin;
@@ -136,7 +160,10 @@ $<HTMLFormElement>("unlock").addEventListener("submit", async (e) => {
   e.preventDefault();
   const input = $<HTMLInputElement>("passphrase");
   $("unlock-error").textContent = "";
-  const reply = await send<{ ok: boolean; error?: string }>({ type: "unlock", passphrase: input.value });
+  const reply = await send<{ ok: boolean; error?: string }>({
+    type: "unlock",
+    passphrase: input.value,
+  });
   input.value = "";
   if (!reply.ok) $("unlock-error").textContent = reply.error ?? "Unlock failed";
   await render();
@@ -145,7 +172,9 @@ $<HTMLFormElement>("unlock").addEventListener("submit", async (e) => {
 let recovery = false;
 $("use-recovery").addEventListener("click", () => {
   recovery = !recovery;
-  $("two-factor-label").textContent = recovery ? "Recovery code" : "Code from your authenticator app";
+  $("two-factor-label").textContent = recovery
+    ? "Recovery code"
+    : "Code from your authenticator app";
   $("use-recovery").textContent = recovery ? "Use an authenticator code" : "Use a recovery code";
   const input = $<HTMLInputElement>("two-factor-code");
   input.inputMode = recovery ? "text" : "numeric";
@@ -157,7 +186,10 @@ $<HTMLFormElement>("two-factor").addEventListener("submit", async (e) => {
   e.preventDefault();
   const input = $<HTMLInputElement>("two-factor-code");
   $("two-factor-error").textContent = "";
-  const reply = await send<{ ok: boolean; error?: string }>({ type: "verify-2fa", code: input.value });
+  const reply = await send<{ ok: boolean; error?: string }>({
+    type: "verify-2fa",
+    code: input.value,
+  });
   input.value = "";
   if (!reply.ok) {
     $("two-factor-error").textContent = reply.error ?? "That code was not accepted";
@@ -169,12 +201,16 @@ $<HTMLFormElement>("two-factor").addEventListener("submit", async (e) => {
 async function generate() {
   const tab = await targetTab();
   const { service, requirements } = requirementsFor(tab?.url ?? "");
-  $("requirements").textContent = `${service ? `${service}'s rules` : "Default rules"}: ${describe(requirements)}`;
+  $("requirements").textContent =
+    `${service ? `${service}'s rules` : "Default rules"}: ${describe(requirements)}`;
   $<HTMLInputElement>("generated").value = generatePassword(requirements);
 }
 
 $("generate").addEventListener("click", () => void generate());
-$("copy").addEventListener("click", () => void navigator.clipboard.writeText($<HTMLInputElement>("generated").value));
+$("copy").addEventListener(
+  "click",
+  () => void navigator.clipboard.writeText($<HTMLInputElement>("generated").value),
+);
 
 $("share-open").addEventListener("click", () => void share.show(null).then(() => render()));
 $("share").addEventListener("share-closed", () => void render());
@@ -185,7 +221,9 @@ $("lock").addEventListener("click", async () => {
 });
 
 $("save-settings").addEventListener("click", async () => {
-  await chrome.storage.local.set({ appOrigin: new URL($<HTMLInputElement>("app-origin").value).origin });
+  await chrome.storage.local.set({
+    appOrigin: new URL($<HTMLInputElement>("app-origin").value).origin,
+  });
   await render();
 });
 

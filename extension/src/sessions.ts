@@ -37,10 +37,13 @@ export class FrameSessions<S> {
   open(nonce: string, s: Omit<FrameSession<S>, "nonce" | "openedAt">) {
     if (!/^[0-9a-f-]{36}$/.test(nonce) || this.byNonce.has(nonce)) return;
     const now = Date.now();
-    const sameTab = [...this.byNonce.values()].filter((x) => x.tabId === s.tabId || now - x.openedAt > TTL_MS);
+    const sameTab = [...this.byNonce.values()].filter(
+      (x) => x.tabId === s.tabId || now - x.openedAt > TTL_MS,
+    );
     for (const old of sameTab) {
       // A newer menu of the same document replaces the older one; an expired one just goes.
-      if (now - old.openedAt > TTL_MS || old.documentId === s.documentId) this.byNonce.delete(old.nonce);
+      if (now - old.openedAt > TTL_MS || old.documentId === s.documentId)
+        this.byNonce.delete(old.nonce);
     }
     const left = [...this.byNonce.values()].filter((x) => x.tabId === s.tabId);
     if (left.length >= PER_TAB) this.byNonce.delete(left[0]!.nonce);
@@ -48,7 +51,11 @@ export class FrameSessions<S> {
   }
 
   /** The first frame in the session's tab to present the nonce owns it; nobody else ever does. */
-  attach(nonce: string, tabId: number | undefined, frameDocumentId: string | undefined): FrameSession<S> | null {
+  attach(
+    nonce: string,
+    tabId: number | undefined,
+    frameDocumentId: string | undefined,
+  ): FrameSession<S> | null {
     const s = this.byNonce.get(nonce);
     if (!s || tabId !== s.tabId || !frameDocumentId || s.frameDocumentId) return null;
     s.frameDocumentId = frameDocumentId;
@@ -56,14 +63,23 @@ export class FrameSessions<S> {
   }
 
   /** The session, when asked by the frame that owns it. */
-  of(nonce: string, tabId: number | undefined, frameDocumentId: string | undefined): FrameSession<S> | null {
+  of(
+    nonce: string,
+    tabId: number | undefined,
+    frameDocumentId: string | undefined,
+  ): FrameSession<S> | null {
     const s = this.byNonce.get(nonce);
-    if (!s || s.tabId !== tabId || !frameDocumentId || s.frameDocumentId !== frameDocumentId) return null;
+    if (!s || s.tabId !== tabId || !frameDocumentId || s.frameDocumentId !== frameDocumentId)
+      return null;
     return s;
   }
 
   /** The session, when asked by the document that opened it (a content script, as the browser names its sender). */
-  opener(nonce: string, tabId: number | undefined, documentId: string | undefined): FrameSession<S> | null {
+  opener(
+    nonce: string,
+    tabId: number | undefined,
+    documentId: string | undefined,
+  ): FrameSession<S> | null {
     const s = this.byNonce.get(nonce);
     if (!s || s.tabId !== tabId || !documentId || s.documentId !== documentId) return null;
     return s;

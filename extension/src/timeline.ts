@@ -12,7 +12,8 @@ export class Timeline {
 
   /** Records `name` the first time only (the first page, the first menu), unless `again`. */
   mark(name: string, again = false): void {
-    if (again || !(name in this.marks)) this.marks[name] = performance.timeOrigin + performance.now();
+    if (again || !(name in this.marks))
+      this.marks[name] = performance.timeOrigin + performance.now();
   }
 
   /** Starts a new timeline (each unlock). */

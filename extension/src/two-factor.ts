@@ -7,7 +7,8 @@
  */
 import { ApiClient, ApiError, OfflineError, setChallengeHandler } from "../../client/src/api";
 
-export const owesCode = (e: unknown) => e instanceof ApiError && e.body.code === "TWO_FACTOR_REQUIRED";
+export const owesCode = (e: unknown) =>
+  e instanceof ApiError && e.body.code === "TWO_FACTOR_REQUIRED";
 
 export class TwoFactorGate {
   pending = false;
@@ -24,20 +25,34 @@ export class TwoFactorGate {
   async check(appOrigin: string, current: string | null): Promise<boolean> {
     if (!current) return (this.pending = false);
     try {
-      this.pending = (await new ApiClient(appOrigin, this.token).session()).twoFactorRequired === true;
+      this.pending =
+        (await new ApiClient(appOrigin, this.token).session()).twoFactorRequired === true;
     } catch (e) {
-      if (!(e instanceof OfflineError) && !owesCode(e)) console.warn(`session check failed: ${String(e)}`);
+      if (!(e instanceof OfflineError) && !owesCode(e))
+        console.warn(`session check failed: ${String(e)}`);
     }
     return this.pending;
   }
 
   /** The popup's code (TOTP or recovery code) for this sign-in, posted with the session and its CSRF token; `verified` runs once it is accepted. */
-  async verify(appOrigin: string, code: string, verified: () => void): Promise<{ ok: boolean; error?: string }> {
+  async verify(
+    appOrigin: string,
+    code: string,
+    verified: () => void,
+  ): Promise<{ ok: boolean; error?: string }> {
     try {
       await new ApiClient(appOrigin, this.token).twoFactorVerify(code.trim());
     } catch (e) {
-      if (e instanceof OfflineError) return { ok: false, error: "No connection to the web app: try again when online" };
-      if (e instanceof ApiError) return { ok: false, error: e.status === 429 ? "Too many wrong codes: wait a few minutes, then try again" : "That code was not accepted" };
+      if (e instanceof OfflineError)
+        return { ok: false, error: "No connection to the web app: try again when online" };
+      if (e instanceof ApiError)
+        return {
+          ok: false,
+          error:
+            e.status === 429
+              ? "Too many wrong codes: wait a few minutes, then try again"
+              : "That code was not accepted",
+        };
       throw e;
     }
     this.pending = false;

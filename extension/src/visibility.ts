@@ -19,7 +19,8 @@ const INVISIBLE_STYLE = (s: CSSStyleDeclaration): string | null => {
   if (s.clipPath !== "none") return "clip-path";
   if ((s.maskImage || s.webkitMaskImage || "none") !== "none") return "mask";
   if (s.mixBlendMode !== "normal") return `mix-blend-mode ${s.mixBlendMode}`;
-  if (s.transform !== "none" && !/^matrix\(1, 0, 0, 1, [-\d.e]+, [-\d.e]+\)$/.test(s.transform)) return "transform";
+  if (s.transform !== "none" && !/^matrix\(1, 0, 0, 1, [-\d.e]+, [-\d.e]+\)$/.test(s.transform))
+    return "transform";
   if (s.display === "none" || s.contentVisibility === "hidden") return "display";
   return null;
 };
@@ -27,7 +28,13 @@ const INVISIBLE_STYLE = (s: CSSStyleDeclaration): string | null => {
 /** The host's z-index: the highest there is, so only later elements of equal z-index (or the top layer) paint over it. */
 export const TOP_Z = "2147483647";
 
-const meets = (a: DOMRect, b: DOMRect) => a.width > 0 && a.height > 0 && a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+const meets = (a: DOMRect, b: DOMRect) =>
+  a.width > 0 &&
+  a.height > 0 &&
+  a.left < b.right &&
+  b.left < a.right &&
+  a.top < b.bottom &&
+  b.top < a.bottom;
 
 /**
  * What hit testing cannot see: an overlay with `pointer-events: none` lets the click through to
@@ -39,7 +46,8 @@ const meets = (a: DOMRect, b: DOMRect) => a.width > 0 && a.height > 0 && a.left 
 function overlaid(host: Element, r: DOMRect): string | null {
   for (const sel of [":modal", ":popover-open", ":fullscreen"]) {
     try {
-      for (const el of document.querySelectorAll(sel)) if (meets(el.getBoundingClientRect(), r)) return "top layer";
+      for (const el of document.querySelectorAll(sel))
+        if (meets(el.getBoundingClientRect(), r)) return "top layer";
     } catch {
       // A selector this Chromium does not know: nothing of that kind can be shown either.
     }
@@ -50,34 +58,50 @@ function overlaid(host: Element, r: DOMRect): string | null {
     for (const el of [sib, ...sib.querySelectorAll("*")]) {
       const s = getComputedStyle(el);
       if (s.zIndex !== TOP_Z || s.position === "static") continue;
-      if ([el, ...el.querySelectorAll("*")].some((d) => meets(d.getBoundingClientRect(), r))) return "overlay";
+      if ([el, ...el.querySelectorAll("*")].some((d) => meets(d.getBoundingClientRect(), r)))
+        return "overlay";
     }
   }
   return null;
 }
 
 /** The parent across shadow boundaries: a shadow root's host. */
-const composedParent = (el: Element): Element | null => el.parentElement ?? ((el.parentNode as ShadowRoot | null)?.host ?? null);
+const composedParent = (el: Element): Element | null =>
+  el.parentElement ?? (el.parentNode as ShadowRoot | null)?.host ?? null;
 
 /**
  * The frame and each of its ancestors paint fully (no opacity, filter, mask, blend or
  * non-translation transform), it lies inside the viewport and inside every clipping ancestor,
  * and at its centre and four inset corners the topmost element is the frame itself.
  */
-export function judge(frame: HTMLIFrameElement, root: ShadowRoot, expected: { width: number; height: number }, deep = false): Seen {
+export function judge(
+  frame: HTMLIFrameElement,
+  root: ShadowRoot,
+  expected: { width: number; height: number },
+  deep = false,
+): Seen {
   if (!frame.isConnected) return { ok: false, reason: "detached" };
   if (root.host.parentElement !== document.documentElement) return { ok: false, reason: "moved" };
   if (getComputedStyle(root.host).zIndex !== TOP_Z) return { ok: false, reason: "lowered" };
   const r = frame.getBoundingClientRect();
-  if (r.width < expected.width - 1 || r.height < expected.height - 1) return { ok: false, reason: "shrunk" };
-  if (r.left < 0 || r.top < 0 || r.right > innerWidth || r.bottom > innerHeight) return { ok: false, reason: "off-screen" };
+  if (r.width < expected.width - 1 || r.height < expected.height - 1)
+    return { ok: false, reason: "shrunk" };
+  if (r.left < 0 || r.top < 0 || r.right > innerWidth || r.bottom > innerHeight)
+    return { ok: false, reason: "off-screen" };
   for (let el: Element | null = frame; el; el = composedParent(el)) {
     const s = getComputedStyle(el);
     const bad = INVISIBLE_STYLE(s);
     if (bad) return { ok: false, reason: bad };
-    if (el !== frame && (s.overflowX !== "visible" || s.overflowY !== "visible" || s.contain.includes("paint"))) {
+    if (
+      el !== frame &&
+      (s.overflowX !== "visible" || s.overflowY !== "visible" || s.contain.includes("paint"))
+    ) {
       const c = el.getBoundingClientRect();
-      if (el !== document.documentElement && (r.left < c.left || r.top < c.top || r.right > c.right || r.bottom > c.bottom)) return { ok: false, reason: "clipped" };
+      if (
+        el !== document.documentElement &&
+        (r.left < c.left || r.top < c.top || r.right > c.right || r.bottom > c.bottom)
+      )
+        return { ok: false, reason: "clipped" };
     }
   }
   const inset = 4;
@@ -119,7 +143,9 @@ export class VisibilityWatch {
     const now = this.tick(true);
     if (!now.ok) return now;
     const shown = this.since === null ? 0 : performance.now() - this.since;
-    return shown >= MIN_SHOWN_MS ? { ok: true } : { ok: false, reason: `shown ${Math.round(shown)} ms` };
+    return shown >= MIN_SHOWN_MS
+      ? { ok: true }
+      : { ok: false, reason: `shown ${Math.round(shown)} ms` };
   }
 
   stop() {

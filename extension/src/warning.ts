@@ -1,7 +1,11 @@
 /** The words of a fill warning (fill-health.ts), for the fill menu's frame and the popup alike. */
 import type { FillWarning } from "./messages";
 
-export function warningParts(w: FillWarning): { kinds: string; text: string; link: HTMLAnchorElement } {
+export function warningParts(w: FillWarning): {
+  kinds: string;
+  text: string;
+  link: HTMLAnchorElement;
+} {
   const kinds = [w.exposed ? "exposed" : "", w.reused ? "reused" : ""].filter(Boolean).join(" ");
   const others = `${w.reused} other ${w.reused === 1 ? "entry" : "entries"}`;
   const seen = `${w.exposed.toLocaleString("en")} ${w.exposed === 1 ? "time" : "times"}`;

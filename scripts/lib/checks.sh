@@ -35,6 +35,9 @@ check "tsc -p client/test" npx tsc -p client/test --incremental --tsBuildInfoFil
 check "tsc -p extension" npx tsc -p extension --incremental --tsBuildInfoFile "$cache/extension.tsbuildinfo"
 # The layering rules (.dependency-cruiser.cjs): a new crossing between layers or domains fails here.
 check "depcruise (layers)" npx depcruise src durable-objects client/src extension/src --output-type err
+# One format for the whole tree (biome.json, formatter only): a file written by hand in another
+# shape fails here and its difference is printed; `npx biome format --write .` puts it right.
+check "format (biome)" npx biome format .
 # docs/routes.md is generated from the route registry; a route added without regenerating fails here.
 check "route table (docs/routes.md)" node scripts/route-table.mjs --check
 # The tooling's own suites in Node (vitest.node.config.mts): the production check, the first deploy.

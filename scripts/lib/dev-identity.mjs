@@ -20,7 +20,12 @@ export const DEV_AUDIENCE = "credential-vault";
 export async function ensureKey() {
   if (existsSync(KEY_FILE)) return JSON.parse(readFileSync(KEY_FILE, "utf8"));
   const { privateKey } = await generateKeyPair("ES256", { extractable: true });
-  const jwk = { ...(await exportJWK(privateKey)), alg: "ES256", kid: `dev-${randomBytes(4).toString("hex")}`, use: "sig" };
+  const jwk = {
+    ...(await exportJWK(privateKey)),
+    alg: "ES256",
+    kid: `dev-${randomBytes(4).toString("hex")}`,
+    use: "sig",
+  };
   mkdirSync(dirname(KEY_FILE), { recursive: true });
   writeFileSync(KEY_FILE, JSON.stringify(jwk), { mode: 0o600 });
   return jwk;
@@ -46,12 +51,14 @@ export async function ensureDevVars() {
   const jwk = await ensureKey();
   const vars = readVars();
   vars.set("IDP_JWKS", `'${JSON.stringify(publicJwks(jwk))}'`);
-  if (!vars.has("IDP_ISSUER") || vars.get("IDP_ISSUER") === OLD_DEV_ISSUER) vars.set("IDP_ISSUER", DEV_ISSUER);
+  if (!vars.has("IDP_ISSUER") || vars.get("IDP_ISSUER") === OLD_DEV_ISSUER)
+    vars.set("IDP_ISSUER", DEV_ISSUER);
   if (!vars.has("OIDC_CLIENT_ID")) vars.set("OIDC_CLIENT_ID", "credential-vault-web");
   if (!vars.has("OIDC_SCOPES")) vars.set("OIDC_SCOPES", "'openid email vault'");
   if (!vars.has("IDP_AUDIENCE")) vars.set("IDP_AUDIENCE", DEV_AUDIENCE);
   if (!vars.has("CSRF_SECRET")) vars.set("CSRF_SECRET", randomBytes(32).toString("base64url"));
-  if (!vars.has("DATA_ENCRYPTION_KEY")) vars.set("DATA_ENCRYPTION_KEY", randomBytes(32).toString("base64"));
+  if (!vars.has("DATA_ENCRYPTION_KEY"))
+    vars.set("DATA_ENCRYPTION_KEY", randomBytes(32).toString("base64"));
   if (!vars.has("APP_ORIGIN")) vars.set("APP_ORIGIN", "http://localhost:8787");
   // The browser extension (extension/, fixed id from its manifest key) calls the API cross-origin.
   if (!vars.has("CORS_ORIGINS")) vars.set("CORS_ORIGINS", extensionOrigin());
@@ -65,7 +72,9 @@ export async function ensureDevVars() {
     vars.set("VAPID_PRIVATE_KEY", vapid.getPrivateKey().toString("base64url"));
   }
   if (!vars.has("VAPID_SUBJECT")) vars.set("VAPID_SUBJECT", "mailto:dev@localhost.test");
-  writeFileSync(VARS_FILE, [...vars].map(([k, v]) => `${k}=${v}`).join("\n") + "\n", { mode: 0o600 });
+  writeFileSync(VARS_FILE, [...vars].map(([k, v]) => `${k}=${v}`).join("\n") + "\n", {
+    mode: 0o600,
+  });
 }
 
 export async function signDevToken({ sub, email, admin = false, authAge = 0, ttl = 3600, issuer }) {

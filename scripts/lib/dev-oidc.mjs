@@ -46,7 +46,14 @@ function sameSecret(a, b) {
  * `allowRegistration` (tests only) opens `POST /dev/users` {sub, email}, so each test can sign in
  * as a fresh user through the same login page.
  */
-export async function startDevOidc({ port, issuer = `http://localhost:${port}`, redirectUris, audience = DEV_AUDIENCE, allowRegistration = false, quiet = false }) {
+export async function startDevOidc({
+  port,
+  issuer = `http://localhost:${port}`,
+  redirectUris,
+  audience = DEV_AUDIENCE,
+  allowRegistration = false,
+  quiet = false,
+}) {
   const key = await ensureKey();
   const users = new Map(DEV_USERS.map((u) => [u.email, u]));
   const bySub = () => new Map([...users.values()].map((u) => [u.sub, u]));
@@ -73,7 +80,10 @@ export async function startDevOidc({ port, issuer = `http://localhost:${port}`, 
     async findAccount(_ctx, sub) {
       const user = bySub().get(sub);
       if (!user) return undefined;
-      return { accountId: sub, claims: async () => ({ sub, email: user.email, email_verified: true }) };
+      return {
+        accountId: sub,
+        claims: async () => ({ sub, email: user.email, email_verified: true }),
+      };
     },
     features: {
       devInteractions: { enabled: false },
@@ -81,23 +91,37 @@ export async function startDevOidc({ port, issuer = `http://localhost:${port}`, 
         enabled: true,
         defaultResource: () => RESOURCE,
         useGrantedResource: () => true,
-        getResourceServerInfo: () => ({ scope: "vault", audience, accessTokenFormat: "jwt", accessTokenTTL: 3600, jwt: { sign: { alg: "ES256" } } }),
+        getResourceServerInfo: () => ({
+          scope: "vault",
+          audience,
+          accessTokenFormat: "jwt",
+          accessTokenTTL: 3600,
+          jwt: { sign: { alg: "ES256" } },
+        }),
       },
     },
     // The claims the worker reads (DECISIONS D1): email, auth_time (step-up, D3) and roles.
     async extraTokenClaims(ctx, token) {
       const user = bySub().get(token.accountId);
       const authTime = ctx?.oidc?.entities?.AuthorizationCode?.authTime;
-      return { email: user?.email, roles: user?.roles ?? [], auth_time: (authTime ?? Math.floor(Date.now() / 1000)) - authAgeSeconds };
+      return {
+        email: user?.email,
+        roles: user?.roles ?? [],
+        auth_time: (authTime ?? Math.floor(Date.now() / 1000)) - authAgeSeconds,
+      };
     },
     // First-party client: no consent screen; the grant covers what the app asks for.
     async loadExistingGrant(ctx) {
-      const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session.grantIdFor(ctx.oidc.client.clientId);
+      const grantId =
+        ctx.oidc.result?.consent?.grantId || ctx.oidc.session.grantIdFor(ctx.oidc.client.clientId);
       if (grantId) {
         const found = await ctx.oidc.provider.Grant.find(grantId);
         if (found) return found;
       }
-      const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client.clientId, accountId: ctx.oidc.session.accountId });
+      const grant = new ctx.oidc.provider.Grant({
+        clientId: ctx.oidc.client.clientId,
+        accountId: ctx.oidc.session.accountId,
+      });
       grant.addOIDCScope("openid email vault");
       grant.addResourceScope(RESOURCE, "vault");
       await grant.save();
@@ -105,17 +129,30 @@ export async function startDevOidc({ port, issuer = `http://localhost:${port}`, 
     },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     cookies: { keys: [randomBytes(32).toString("base64url")] },
-    ttl: { AccessToken: 3600, AuthorizationCode: 60, IdToken: 3600, Interaction: 600, Session: 8 * 3600, Grant: 8 * 3600 },
+    ttl: {
+      AccessToken: 3600,
+      AuthorizationCode: 60,
+      IdToken: 3600,
+      Interaction: 600,
+      Session: 8 * 3600,
+      Grant: 8 * 3600,
+    },
     renderError(ctx, out) {
       ctx.type = "html";
-      ctx.body = page("Error", `<h1>Sign-in error</h1><p class="error">${esc(out.error)}: ${esc(out.error_description ?? "")}</p>`);
+      ctx.body = page(
+        "Error",
+        `<h1>Sign-in error</h1><p class="error">${esc(out.error)}: ${esc(out.error_description ?? "")}</p>`,
+      );
     },
   });
   provider.on("server_error", (_ctx, err) => console.error(`dev OpenID provider: ${err.message}`));
   const handle = provider.callback();
 
   function loginPage(uid, error = "", email = "") {
-    const list = DEV_USERS.map((u) => `<li><code>${esc(u.email)}</code>${u.roles.length ? ` (${esc(u.roles.join(", "))})` : ""}</li>`).join("");
+    const list = DEV_USERS.map(
+      (u) =>
+        `<li><code>${esc(u.email)}</code>${u.roles.length ? ` (${esc(u.roles.join(", "))})` : ""}</li>`,
+    ).join("");
     return page(
       "Sign in",
       `<h1>Sign in</h1>
@@ -133,7 +170,11 @@ export async function startDevOidc({ port, issuer = `http://localhost:${port}`, 
     try {
       const url = new URL(req.url ?? "/", issuer);
       const send = (status, html) => {
-        res.writeHead(status, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "x-frame-options": "DENY" });
+        res.writeHead(status, {
+          "content-type": "text/html; charset=utf-8",
+          "cache-control": "no-store",
+          "x-frame-options": "DENY",
+        });
         res.end(html);
       };
       const login = /^\/interaction\/([\w-]+)\/login$/.exec(url.pathname);
@@ -141,16 +182,31 @@ export async function startDevOidc({ port, issuer = `http://localhost:${port}`, 
         const details = await provider.interactionDetails(req, res);
         if (details.prompt.name !== "login") {
           // Consent is granted by loadExistingGrant; any other prompt just continues.
-          return await provider.interactionFinished(req, res, {}, { mergeWithLastSubmission: true });
+          return await provider.interactionFinished(
+            req,
+            res,
+            {},
+            { mergeWithLastSubmission: true },
+          );
         }
         return send(200, loginPage(details.uid));
       }
       if (login && req.method === "POST") {
         const details = await provider.interactionDetails(req, res);
         const form = await readForm(req);
-        const user = users.get(String(form.email ?? "").trim().toLowerCase());
-        if (!user || !sameSecret(form.password ?? "", DEV_PASSWORD)) return send(401, loginPage(details.uid, "Unknown email or wrong password", form.email));
-        return await provider.interactionFinished(req, res, { login: { accountId: user.sub } }, { mergeWithLastSubmission: false });
+        const user = users.get(
+          String(form.email ?? "")
+            .trim()
+            .toLowerCase(),
+        );
+        if (!user || !sameSecret(form.password ?? "", DEV_PASSWORD))
+          return send(401, loginPage(details.uid, "Unknown email or wrong password", form.email));
+        return await provider.interactionFinished(
+          req,
+          res,
+          { login: { accountId: user.sub } },
+          { mergeWithLastSubmission: false },
+        );
       }
       if (allowRegistration && url.pathname === "/dev/auth-age" && req.method === "POST") {
         authAgeSeconds = Math.max(0, Number((await readForm(req)).seconds) || 0);
@@ -160,13 +216,18 @@ export async function startDevOidc({ port, issuer = `http://localhost:${port}`, 
       if (allowRegistration && url.pathname === "/dev/users" && req.method === "POST") {
         const form = await readForm(req);
         if (!form.sub || !form.email) return send(400, "sub and email required");
-        users.set(form.email.toLowerCase(), { sub: form.sub, email: form.email.toLowerCase(), roles: form.admin === "true" ? ["admin"] : [] });
+        users.set(form.email.toLowerCase(), {
+          sub: form.sub,
+          email: form.email.toLowerCase(),
+          roles: form.admin === "true" ? ["admin"] : [],
+        });
         res.writeHead(204).end();
         return;
       }
       handle(req, res);
     } catch (e) {
-      if (!quiet) console.error(`dev OpenID provider: ${e instanceof Error ? e.message : String(e)}`);
+      if (!quiet)
+        console.error(`dev OpenID provider: ${e instanceof Error ? e.message : String(e)}`);
       if (!res.headersSent) res.writeHead(400, { "content-type": "text/plain" });
       res.end("Sign-in request not valid (expired or already used). Start again from the vault.");
     }

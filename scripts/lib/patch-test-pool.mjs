@@ -16,9 +16,13 @@ import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
-const file = join(root, "node_modules/@cloudflare/vitest-pool-workers/dist/worker/lib/cloudflare/test-internal.mjs");
+const file = join(
+  root,
+  "node_modules/@cloudflare/vitest-pool-workers/dist/worker/lib/cloudflare/test-internal.mjs",
+);
 const UNFIXED = "\t\tClass.prototype = new Proxy(Class.prototype, { get(target, key, receiver) {";
-const FIXED = "\t\tif (!Object.hasOwn(Class, kProxyInstalled) && (Class[kProxyInstalled] = true)) Class.prototype = new Proxy(Class.prototype, { get(target, key, receiver) {";
+const FIXED =
+  "\t\tif (!Object.hasOwn(Class, kProxyInstalled) && (Class[kProxyInstalled] = true)) Class.prototype = new Proxy(Class.prototype, { get(target, key, receiver) {";
 const MARK = 'const kProxyInstalled = Symbol.for("vault.test-pool.proxy-installed");\n';
 
 if (!existsSync(file)) {
@@ -29,13 +33,20 @@ if (!existsSync(file)) {
     // Already mended (an earlier setup).
   } else if (src.includes(UNFIXED)) {
     const at = src.indexOf("function createProxyPrototypeClass(");
-    if (at < 0) throw new Error("patch-test-pool: createProxyPrototypeClass not found beside the unfixed line");
+    if (at < 0)
+      throw new Error(
+        "patch-test-pool: createProxyPrototypeClass not found beside the unfixed line",
+      );
     const out = src.slice(0, at) + MARK + src.slice(at).replace(UNFIXED, FIXED);
     // Write the bytes in place rather than replacing the file: node_modules may be hard-linked
     // into other checkouts, which then get the same mend.
     writeFileSync(file, out);
-    console.log("patch-test-pool: the Durable Object wrapper's prototype Proxy is now installed once per class");
+    console.log(
+      "patch-test-pool: the Durable Object wrapper's prototype Proxy is now installed once per class",
+    );
   } else {
-    console.log("patch-test-pool: the pool's wrapper no longer has the per-construction Proxy line; nothing to mend (check the release notes)");
+    console.log(
+      "patch-test-pool: the pool's wrapper no longer has the per-construction Proxy line; nothing to mend (check the release notes)",
+    );
   }
 }

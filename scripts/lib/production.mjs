@@ -31,17 +31,44 @@ export const GENERATED = Object.keys(generateSecrets());
  * check prove that these, with [env.production.vars] and the generated secrets, satisfy src/env.ts.
  */
 export const OPERATOR_REQUIRED = [
-  { names: ["IDP_ISSUER"], example: "https://idp.example.org", about: "the OpenID provider's issuer" },
-  { names: ["IDP_AUDIENCE"], example: "credential-vault", about: "the audience the provider's tokens carry" },
-  { names: ["IDP_JWKS_URL", "IDP_JWKS"], example: "https://idp.example.org/jwks", about: "the provider's signing keys (URL or JSON)" },
-  { names: ["APP_ORIGIN"], example: "https://vault.example.org", about: "the web app's origin, for links in mail" },
-  { names: ["MAIL_API_URL"], example: "https://mail.example.org/send", about: "the HTTP mail service" },
+  {
+    names: ["IDP_ISSUER"],
+    example: "https://idp.example.org",
+    about: "the OpenID provider's issuer",
+  },
+  {
+    names: ["IDP_AUDIENCE"],
+    example: "credential-vault",
+    about: "the audience the provider's tokens carry",
+  },
+  {
+    names: ["IDP_JWKS_URL", "IDP_JWKS"],
+    example: "https://idp.example.org/jwks",
+    about: "the provider's signing keys (URL or JSON)",
+  },
+  {
+    names: ["APP_ORIGIN"],
+    example: "https://vault.example.org",
+    about: "the web app's origin, for links in mail",
+  },
+  {
+    names: ["MAIL_API_URL"],
+    example: "https://mail.example.org/send",
+    about: "the HTTP mail service",
+  },
   { names: ["MAIL_API_KEY"], example: "mail-api-key", about: "its key" },
   { names: ["MAIL_FROM"], example: "vault@example.org", about: "the sender address" },
 ];
 
 /** Stored when given, skipped when not (browser sign-in by OIDC, Web Push contact, extra origins). */
-export const OPERATOR_OPTIONAL = ["VAPID_SUBJECT", "OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET", "OIDC_DISCOVERY_URL", "CORS_ORIGINS", "OAUTH_REDIRECT_BASE"];
+export const OPERATOR_OPTIONAL = [
+  "VAPID_SUBJECT",
+  "OIDC_CLIENT_ID",
+  "OIDC_CLIENT_SECRET",
+  "OIDC_DISCOVERY_URL",
+  "CORS_ORIGINS",
+  "OAUTH_REDIRECT_BASE",
+];
 
 /** RFC 8292 section 2.1 asks for a contact; without one given, the sender address is it. */
 export function vapidSubjectFrom(mailFrom) {
@@ -73,6 +100,9 @@ export function resourcesOf(config) {
   return {
     databases: unique(config.d1_databases.map((d) => d.database_name)),
     buckets: unique(config.r2_buckets.map((b) => b.bucket_name)),
-    queues: unique([...(config.queues.producers ?? []).map((q) => q.queue), ...(config.queues.consumers ?? []).map((q) => q.queue)]),
+    queues: unique([
+      ...(config.queues.producers ?? []).map((q) => q.queue),
+      ...(config.queues.consumers ?? []).map((q) => q.queue),
+    ]),
   };
 }

@@ -7,5 +7,11 @@ import { fileURLToPath } from "node:url";
 const bin = join(fileURLToPath(new URL("../..", import.meta.url)), "node_modules", ".bin");
 
 export function wranglerEnv(extra = {}) {
-  return { ...process.env, PATH: [process.env.PATH, bin].filter(Boolean).join(delimiter), CI: "true", WRANGLER_SEND_METRICS: "false", ...extra };
+  return {
+    ...process.env,
+    PATH: [process.env.PATH, bin].filter(Boolean).join(delimiter),
+    CI: "true",
+    WRANGLER_SEND_METRICS: "false",
+    ...extra,
+  };
 }

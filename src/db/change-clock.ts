@@ -22,7 +22,11 @@ export function advanceClock(db: Db, userId: string, nowMs = Date.now()) {
  * The clock set to at least `nowMs`; `past` is what the stored clock counts as (itself, or itself
  * plus one for a write, which must land strictly above every earlier one).
  */
-const upsertClock = (userId: string | Placeholder<"user">, nowMs: number | Placeholder<"now">, past: SQL) =>
+const upsertClock = (
+  userId: string | Placeholder<"user">,
+  nowMs: number | Placeholder<"now">,
+  past: SQL,
+) =>
   sql`INSERT INTO sync_clocks (user_id, clock) VALUES (${userId}, ${nowMs})
     ON CONFLICT (user_id) DO UPDATE SET clock = max(${past}, excluded.clock)`;
 
@@ -34,7 +38,9 @@ const advanceSql = (userId: string | Placeholder<"user">, nowMs: number | Placeh
   sql`${upsertClock(userId, nowMs, sql`sync_clocks.clock + 1`)} RETURNING user_id AS advanced_user, clock AS advanced_clock`;
 
 /** `advanceClock` compiled once (src/db/compiled.ts), for a hot path's batch of compiled statements. */
-export const advanceClockCompiled = compile<"user" | "now">(advanceSql(sql.placeholder("user"), sql.placeholder("now")));
+export const advanceClockCompiled = compile<"user" | "now">(
+  advanceSql(sql.placeholder("user"), sql.placeholder("now")),
+);
 
 /**
  * Brings the clock up to the reader's wall time without passing any committed write, so a pull's
@@ -54,7 +60,10 @@ export function clockValue(userId: string | Placeholder<"user">) {
 }
 
 export function readClock(db: Db, userId: string) {
-  return db.select({ clock: syncClocks.clock }).from(syncClocks).where(eq(syncClocks.userId, userId));
+  return db
+    .select({ clock: syncClocks.clock })
+    .from(syncClocks)
+    .where(eq(syncClocks.userId, userId));
 }
 
 export const clockToIso = (clock: number) => new Date(clock).toISOString();

@@ -8,7 +8,10 @@ import { errorName, logJson } from "../lib/log";
  */
 type HubNamespace = {
   idFromName(name: string): DurableObjectId;
-  get(id: DurableObjectId): { notify(userId: string, clock: number): Promise<number>; topic(userId: string, topic: LiveSyncTopic): Promise<number> };
+  get(id: DurableObjectId): {
+    notify(userId: string, clock: number): Promise<number>;
+    topic(userId: string, topic: LiveSyncTopic): Promise<number>;
+  };
 };
 
 /** Runs a hub call past the response (waitUntil); a failure is logged and never fails the write. */
@@ -29,10 +32,16 @@ function outlive(told: Promise<unknown>) {
  * emergency record's owner and contact). Called by the service once its write has committed, so a
  * refused or failed change tells no one; the notice carries the topic only.
  */
-export function announceTopic(env: object, userIds: (string | null | undefined)[], topic: LiveSyncTopic): void {
+export function announceTopic(
+  env: object,
+  userIds: (string | null | undefined)[],
+  topic: LiveSyncTopic,
+): void {
   const hubs = (env as Record<string, unknown>).LIVE_SYNC as HubNamespace | undefined;
   if (!hubs) return;
-  for (const userId of new Set(userIds.filter((u): u is string => typeof u === "string" && u !== ""))) {
+  for (const userId of new Set(
+    userIds.filter((u): u is string => typeof u === "string" && u !== ""),
+  )) {
     outlive(hubs.get(hubs.idFromName(userId)).topic(userId, topic));
   }
 }
@@ -53,17 +62,23 @@ export function announceClocks(env: Record<string, unknown>, rows: AdvancedClock
   const hubs = env.LIVE_SYNC as HubNamespace | undefined;
   if (!hubs || rows.length === 0) return;
   const latest = new Map<string, number>();
-  for (const r of rows) latest.set(r.advanced_user, Math.max(latest.get(r.advanced_user) ?? 0, r.advanced_clock));
-  for (const [userId, clock] of latest) outlive(hubs.get(hubs.idFromName(userId)).notify(userId, clock));
+  for (const r of rows)
+    latest.set(r.advanced_user, Math.max(latest.get(r.advanced_user) ?? 0, r.advanced_clock));
+  for (const [userId, clock] of latest)
+    outlive(hubs.get(hubs.idFromName(userId)).notify(userId, clock));
 }
 
 /** The advanced-clock rows among a batch's results, by the statements that advanced it. */
-export function advancedRows(sqls: (string | undefined)[], results: { results?: unknown[] }[]): AdvancedClock[] {
+export function advancedRows(
+  sqls: (string | undefined)[],
+  results: { results?: unknown[] }[],
+): AdvancedClock[] {
   const rows: AdvancedClock[] = [];
   sqls.forEach((sql, i) => {
     if (sql === undefined || !advancesClock(sql)) return;
     for (const r of (results[i]?.results ?? []) as Partial<AdvancedClock>[]) {
-      if (typeof r.advanced_user === "string" && typeof r.advanced_clock === "number") rows.push(r as AdvancedClock);
+      if (typeof r.advanced_user === "string" && typeof r.advanced_clock === "number")
+        rows.push(r as AdvancedClock);
     }
   });
   return rows;

@@ -8,7 +8,8 @@ import type { Db } from "./client";
 export const rawD1 = (db: Db): D1Database => (db as unknown as { $client: D1Database }).$client;
 
 /** How many rows a write touched: 0 means a guard in its WHERE did not hold (a lost race). */
-export const rowsChanged = (res: { meta: { changes?: number | null } }): number => res.meta.changes ?? 0;
+export const rowsChanged = (res: { meta: { changes?: number | null } }): number =>
+  res.meta.changes ?? 0;
 
 /**
  * drizzle's raw `db.run(sql)` has no prepared D1 statement, so `db.batch` cannot bind it; this

@@ -12,7 +12,12 @@ export type ProvenKey = () => Promise<string | null>;
  * unknown, and so is a key-bound device's fingerprint without a valid proof by its key (the
  * fingerprint alone is what anyone holding the token could copy).
  */
-export async function trustLevelOf(db: Db, userId: string, fingerprint: string | null, proven: ProvenKey): Promise<TrustLevel> {
+export async function trustLevelOf(
+  db: Db,
+  userId: string,
+  fingerprint: string | null,
+  proven: ProvenKey,
+): Promise<TrustLevel> {
   if (!fingerprint) return "unknown";
   const row = await db
     .select({ trustLevel: devices.trustLevel, dpopJkt: devices.dpopJkt })

@@ -8,10 +8,22 @@ import { dpopProofs } from "./schema";
  * whether the proof is new, and the removal of the user's proofs past their acceptance window (a
  * removed proof fails its own time checks, so forgetting it lets nothing through).
  */
-export async function takeProofOnce(db: Db, userId: string, proofId: string, expiresAt: number, nowSeconds: number): Promise<boolean> {
+export async function takeProofOnce(
+  db: Db,
+  userId: string,
+  proofId: string,
+  expiresAt: number,
+  nowSeconds: number,
+): Promise<boolean> {
   const [inserted] = await db.batch([
-    db.insert(dpopProofs).values({ userId, proofId, expiresAt }).onConflictDoNothing().returning({ proofId: dpopProofs.proofId }),
-    db.delete(dpopProofs).where(and(eq(dpopProofs.userId, userId), lt(dpopProofs.expiresAt, nowSeconds))),
+    db
+      .insert(dpopProofs)
+      .values({ userId, proofId, expiresAt })
+      .onConflictDoNothing()
+      .returning({ proofId: dpopProofs.proofId }),
+    db
+      .delete(dpopProofs)
+      .where(and(eq(dpopProofs.userId, userId), lt(dpopProofs.expiresAt, nowSeconds))),
   ]);
   return inserted.length === 1;
 }

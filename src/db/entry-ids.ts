@@ -14,7 +14,10 @@ export interface EntryIdClaims {
    * Claims `ids` for `ownerId`. Returns the ids another user holds (they must not be written) and
    * the ones this call claimed first (`fresh`), which `release` may give back.
    */
-  claim(ownerId: string, ids: readonly string[]): Promise<{ taken: Set<string>; fresh: Set<string> }>;
+  claim(
+    ownerId: string,
+    ids: readonly string[],
+  ): Promise<{ taken: Set<string>; fresh: Set<string> }>;
   /**
    * Gives back ids whose entries were not written. Only for ids the server minted: nobody else can
    * know one, so no other request of the owner can be writing it meanwhile. A client's id stays
@@ -24,12 +27,18 @@ export interface EntryIdClaims {
   release(ownerId: string, ids: readonly string[]): Promise<void>;
 }
 
-const none = { claim: async () => ({ taken: new Set<string>(), fresh: new Set<string>() }), release: async () => {} };
+const none = {
+  claim: async () => ({ taken: new Set<string>(), fresh: new Set<string>() }),
+  release: async () => {},
+};
 
 /** D1 binds at most 100 parameters a statement; ids go in as one JSON array instead. */
-const CLAIM = "INSERT INTO entry_ids (id, owner_id) SELECT value, ?1 FROM json_each(?2) WHERE true ON CONFLICT (id) DO NOTHING RETURNING id";
-const TAKEN = "SELECT id FROM entry_ids WHERE id IN (SELECT value FROM json_each(?2)) AND owner_id <> ?1";
-const RELEASE = "DELETE FROM entry_ids WHERE owner_id = ?1 AND id IN (SELECT value FROM json_each(?2))";
+const CLAIM =
+  "INSERT INTO entry_ids (id, owner_id) SELECT value, ?1 FROM json_each(?2) WHERE true ON CONFLICT (id) DO NOTHING RETURNING id";
+const TAKEN =
+  "SELECT id FROM entry_ids WHERE id IN (SELECT value FROM json_each(?2)) AND owner_id <> ?1";
+const RELEASE =
+  "DELETE FROM entry_ids WHERE owner_id = ?1 AND id IN (SELECT value FROM json_each(?2))";
 
 export function entryIdClaims(env: DbBindings): EntryIdClaims {
   if (shardBindings(env).length < 2) return none;
@@ -40,8 +49,14 @@ export function entryIdClaims(env: DbBindings): EntryIdClaims {
       const list = JSON.stringify([...new Set(ids)]);
       const d1 = directory();
       // One batch is one transaction: what is not fresh was claimed before, by its owner or not.
-      const [claimed, taken] = await d1.batch<{ id: string }>([d1.prepare(CLAIM).bind(ownerId, list), d1.prepare(TAKEN).bind(ownerId, list)]);
-      return { taken: new Set(taken!.results.map((r) => r.id)), fresh: new Set(claimed!.results.map((r) => r.id)) };
+      const [claimed, taken] = await d1.batch<{ id: string }>([
+        d1.prepare(CLAIM).bind(ownerId, list),
+        d1.prepare(TAKEN).bind(ownerId, list),
+      ]);
+      return {
+        taken: new Set(taken!.results.map((r) => r.id)),
+        fresh: new Set(claimed!.results.map((r) => r.id)),
+      };
     },
     async release(ownerId, ids) {
       if (ids.length === 0) return;
@@ -61,7 +76,12 @@ export function entryIdClaims(env: DbBindings): EntryIdClaims {
  * answers whether it did). A minted id is a v4 UUID (122 random bits): held by another user only
  * if the generator is broken, which fails the request rather than sharing an id.
  */
-export async function writeMinted(claims: EntryIdClaims, ownerId: string, ids: readonly string[], write: () => Promise<boolean>): Promise<boolean> {
+export async function writeMinted(
+  claims: EntryIdClaims,
+  ownerId: string,
+  ids: readonly string[],
+  write: () => Promise<boolean>,
+): Promise<boolean> {
   const { taken, fresh } = await claims.claim(ownerId, ids);
   if (taken.size > 0) throw new Error("a minted entry id is already claimed");
   let stored = false;

@@ -34,7 +34,12 @@ export function orderKeys<T extends Keyed>(table: T, order: Order<T>): SQL[] {
  * Rows after the cursor row, as a row-value comparison against that row's keys read in the same
  * statement. The cursor row is looked up by id within `scope`, so an id outside it matches nothing.
  */
-export function afterCursor<T extends Keyed>(table: T, order: Order<T>, scope: Scope<T>, cursor: string): SQL {
+export function afterCursor<T extends Keyed>(
+  table: T,
+  order: Order<T>,
+  scope: Scope<T>,
+  cursor: string,
+): SQL {
   // An alias, so the subquery's columns cannot be read as the outer query's.
   const c = alias(table, CURSOR_ROW) as unknown as T;
   const op = order.dir === "asc" ? sql`>` : sql`<`;
@@ -44,10 +49,22 @@ export function afterCursor<T extends Keyed>(table: T, order: Order<T>, scope: S
 }
 
 /** A cursor naming no row the caller may list: unknown, deleted, or someone else's. */
-export const badCursor = () => validationError("Request validation failed", [{ field: "cursor", message: "is not the id of an item in this list" }]);
+export const badCursor = () =>
+  validationError("Request validation failed", [
+    { field: "cursor", message: "is not the id of an item in this list" },
+  ]);
 
-export async function requireCursor<T extends Keyed>(db: Db, table: T, scope: Scope<T>, cursor: string): Promise<void> {
-  const row = await db.select({ id: table.id }).from(table).where(and(eq(table.id, cursor), scope(table))).get();
+export async function requireCursor<T extends Keyed>(
+  db: Db,
+  table: T,
+  scope: Scope<T>,
+  cursor: string,
+): Promise<void> {
+  const row = await db
+    .select({ id: table.id })
+    .from(table)
+    .where(and(eq(table.id, cursor), scope(table)))
+    .get();
   if (!row) throw badCursor();
 }
 
@@ -63,7 +80,14 @@ export async function keysetPage<T extends Keyed, R extends { id: string }>(
   fetch: (step: PageStep) => Promise<R[]>,
 ): Promise<Page<R>> {
   const { table, order, scope, page } = spec;
-  const step = { after: page.cursor ? afterCursor(table, order, scope, page.cursor) : undefined, orderBy: orderKeys(table, order), take: page.limit + 1 };
-  const [rows] = await Promise.all([fetch(step), page.cursor ? requireCursor(db, table, scope, page.cursor) : undefined]);
+  const step = {
+    after: page.cursor ? afterCursor(table, order, scope, page.cursor) : undefined,
+    orderBy: orderKeys(table, order),
+    take: page.limit + 1,
+  };
+  const [rows] = await Promise.all([
+    fetch(step),
+    page.cursor ? requireCursor(db, table, scope, page.cursor) : undefined,
+  ]);
   return pageOf(rows, page.limit);
 }

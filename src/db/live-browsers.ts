@@ -27,7 +27,10 @@ async function countOf(db: Db, userId: string | null): Promise<number> {
  * resets and session shares together.
  */
 export async function liveBrowserCounts(env: DbBindings, userId: string): Promise<LiveBrowsers> {
-  const [user, ...perShard] = await Promise.all([countOf(dbFor(env, userId), userId), ...eachShard(env).map(({ db }) => countOf(db, null))]);
+  const [user, ...perShard] = await Promise.all([
+    countOf(dbFor(env, userId), userId),
+    ...eachShard(env).map(({ db }) => countOf(db, null)),
+  ]);
   return { user: user!, global: perShard.reduce((a, b) => a + b, 0) };
 }
 
@@ -39,18 +42,33 @@ const RETRY_AFTER_S = 60;
  * undoes its insert and the request is refused. Inserting first makes parallel starts safe: each
  * sees the others' rows, so together they never pass the cap (at worst all of them are refused).
  */
-export async function requireBrowserCapacity(env: DbBindings, userId: string, caps: { perUser: number; global: number }, undo: () => Promise<unknown>): Promise<void> {
+export async function requireBrowserCapacity(
+  env: DbBindings,
+  userId: string,
+  caps: { perUser: number; global: number },
+  undo: () => Promise<unknown>,
+): Promise<void> {
   const counts = await liveBrowserCounts(env, userId);
   if (counts.user <= caps.perUser && counts.global <= caps.global) return;
   await undo();
   const mine = counts.user > caps.perUser;
-  throw new AppError(ErrorCode.RATE_LIMITED, mine ? `At most ${caps.perUser} automated browsers can run for you at once; wait for one to end` : "Too many automated browsers are running; try again shortly", {
-    headers: { "Retry-After": String(RETRY_AFTER_S) },
-  });
+  throw new AppError(
+    ErrorCode.RATE_LIMITED,
+    mine
+      ? `At most ${caps.perUser} automated browsers can run for you at once; wait for one to end`
+      : "Too many automated browsers are running; try again shortly",
+    {
+      headers: { "Retry-After": String(RETRY_AFTER_S) },
+    },
+  );
 }
 
 /** For a scheduled start: is there room for one more browser for this user? */
-export async function hasBrowserCapacity(env: DbBindings, userId: string, caps: { perUser: number; global: number }): Promise<boolean> {
+export async function hasBrowserCapacity(
+  env: DbBindings,
+  userId: string,
+  caps: { perUser: number; global: number },
+): Promise<boolean> {
   const counts = await liveBrowserCounts(env, userId);
   return counts.user < caps.perUser && counts.global < caps.global;
 }

@@ -27,7 +27,13 @@ export type ResealResult = { resealed: number; failed: number };
  * configured again. Each write is conditional on the value being unchanged, so a concurrent
  * re-seal by the owner's own request wins.
  */
-export async function resealColumn(db: Db, keys: readonly string[], spec: SealedColumn, chunk = 100, maxChunks = 20): Promise<ResealResult> {
+export async function resealColumn(
+  db: Db,
+  keys: readonly string[],
+  spec: SealedColumn,
+  chunk = 100,
+  maxChunks = 20,
+): Promise<ResealResult> {
   const previous = await Promise.all(keys.slice(1).map(dataKeyId));
   const out = { resealed: 0, failed: 0 };
   if (previous.length === 0) return out;
@@ -47,7 +53,12 @@ export async function resealColumn(db: Db, keys: readonly string[], spec: Sealed
       try {
         const aad = spec.aad(row);
         const fresh = await seal(keys, await unseal(keys, row[spec.column], aad), aad);
-        await d1.prepare(`UPDATE ${spec.table} SET ${spec.column} = ? WHERE ${spec.key} = ? AND ${spec.column} = ?`).bind(fresh, row[spec.key], row[spec.column]).run();
+        await d1
+          .prepare(
+            `UPDATE ${spec.table} SET ${spec.column} = ? WHERE ${spec.key} = ? AND ${spec.column} = ?`,
+          )
+          .bind(fresh, row[spec.key], row[spec.column])
+          .run();
         out.resealed++;
       } catch {
         out.failed++;
@@ -55,6 +66,11 @@ export async function resealColumn(db: Db, keys: readonly string[], spec: Sealed
     }
     if (results.length < chunk) break;
   }
-  if (out.failed) logJson("error", "sealed values did not open for re-sealing", { table: spec.table, column: spec.column, failed: out.failed });
+  if (out.failed)
+    logJson("error", "sealed values did not open for re-sealing", {
+      table: spec.table,
+      column: spec.column,
+      failed: out.failed,
+    });
   return out;
 }

@@ -70,8 +70,14 @@ class UserRoute {
 
   async batch<T>(statements: D1PreparedStatement[]): Promise<D1Result<T>[]> {
     const routed = statements as unknown as RoutedStatement[];
-    const d1 = await this.target(routed.some((s) => !(s instanceof RoutedStatement) || isWrite(s.sql)));
-    const results = await d1.batch<T>(routed.map((s) => (s instanceof RoutedStatement ? s.on(d1) : (s as unknown as D1PreparedStatement))));
+    const d1 = await this.target(
+      routed.some((s) => !(s instanceof RoutedStatement) || isWrite(s.sql)),
+    );
+    const results = await d1.batch<T>(
+      routed.map((s) =>
+        s instanceof RoutedStatement ? s.on(d1) : (s as unknown as D1PreparedStatement),
+      ),
+    );
     this.committed(
       routed.map((s) => (s instanceof RoutedStatement ? s.sql : undefined)),
       results,

@@ -8,7 +8,10 @@
 type SessionCapable = D1Database & { withSession?: D1Database["withSession"] };
 
 const isD1 = (v: unknown): v is SessionCapable =>
-  typeof v === "object" && v !== null && typeof (v as D1Database).prepare === "function" && typeof (v as D1Database).batch === "function";
+  typeof v === "object" &&
+  v !== null &&
+  typeof (v as D1Database).prepare === "function" &&
+  typeof (v as D1Database).batch === "function";
 
 export interface RequestSessions {
   /** The request's environment, every D1 binding replaced by a session on it. */
@@ -23,14 +26,20 @@ export interface RequestSessions {
  * replica; a request that writes starts on the primary, and so does every use of `DIRECTORY`,
  * whose user → shard map must be current for a write to land on the right shard during a move.
  */
-export function openSessions(env: Record<string, unknown>, given: Map<string, string>, primary: boolean): RequestSessions {
+export function openSessions(
+  env: Record<string, unknown>,
+  given: Map<string, string>,
+  primary: boolean,
+): RequestSessions {
   const sessions = new Map<string, D1DatabaseSession>();
   const wrapped = new Map<string, D1Database>();
   const wrap = (name: string, d1: SessionCapable): D1Database => {
     let w = wrapped.get(name);
     if (w) return w;
     if (typeof d1.withSession !== "function") return d1;
-    const constraint = given.get(name) ?? (primary || name === "DIRECTORY" ? "first-primary" : "first-unconstrained");
+    const constraint =
+      given.get(name) ??
+      (primary || name === "DIRECTORY" ? "first-primary" : "first-unconstrained");
     const session = d1.withSession(constraint);
     sessions.set(name, session);
     // prepare and batch go through the session; exec and dump (migrations, tooling) stay on the
@@ -38,7 +47,8 @@ export function openSessions(env: Record<string, unknown>, given: Map<string, st
     w = new Proxy(d1, {
       get(target, key) {
         if (key === "prepare") return (sql: string) => session.prepare(sql);
-        if (key === "batch") return (statements: D1PreparedStatement[]) => session.batch(statements);
+        if (key === "batch")
+          return (statements: D1PreparedStatement[]) => session.batch(statements);
         if (key === "withSession") return undefined;
         const value = Reflect.get(target, key, target);
         return typeof value === "function" ? value.bind(target) : value;

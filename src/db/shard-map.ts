@@ -38,15 +38,23 @@ export function forgetShard(userId?: string) {
 }
 
 const SELECT = "SELECT shard, moving_to AS movingTo FROM user_shards WHERE user_id = ?";
-const RECORD = "INSERT INTO user_shards (user_id, shard, created_at) VALUES (?, ?, ?) ON CONFLICT (user_id) DO NOTHING";
+const RECORD =
+  "INSERT INTO user_shards (user_id, shard, created_at) VALUES (?, ?, ?) ON CONFLICT (user_id) DO NOTHING";
 
-async function readMap(env: Record<string, unknown>, userId: string, record: boolean): Promise<Mapped> {
+async function readMap(
+  env: Record<string, unknown>,
+  userId: string,
+  record: boolean,
+): Promise<Mapped> {
   const directory = bindingOf(env, directoryBinding(env));
-  if (!record) return (await directory.prepare(SELECT).bind(userId).first<NonNullable<Mapped>>()) ?? null;
+  if (!record)
+    return (await directory.prepare(SELECT).bind(userId).first<NonNullable<Mapped>>()) ?? null;
   // Two first writes racing in different isolates both insert the hash's choice; the one that
   // lands wins and the select returns it to both.
   const [, read] = await directory.batch<NonNullable<Mapped>>([
-    directory.prepare(RECORD).bind(userId, pickShard(userId, shardBindings(env)), new Date().toISOString()),
+    directory
+      .prepare(RECORD)
+      .bind(userId, pickShard(userId, shardBindings(env)), new Date().toISOString()),
     directory.prepare(SELECT).bind(userId),
   ]);
   return read!.results[0] ?? null;
@@ -57,7 +65,11 @@ async function readMap(env: Record<string, unknown>, userId: string, record: boo
  * first, and waits while the user is being moved (a write then would land on a copy being made);
  * a read of an unmapped user goes where the hash points, which is where their first write will go.
  */
-export async function resolveShard(env: Record<string, unknown>, userId: string, forWrite: boolean): Promise<string> {
+export async function resolveShard(
+  env: Record<string, unknown>,
+  userId: string,
+  forWrite: boolean,
+): Promise<string> {
   const shards = shardBindings(env);
   const hit = cache.get(userId);
   let row: Mapped | undefined = hit && hit.until > Date.now() ? hit.row : undefined;
@@ -65,7 +77,12 @@ export async function resolveShard(env: Record<string, unknown>, userId: string,
     row = await readMap(env, userId, forWrite);
     const deadline = Date.now() + MOVE_WAIT_MS;
     while (forWrite && row?.movingTo) {
-      if (Date.now() > deadline) throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Your data is being moved; try again shortly", { headers: { "Retry-After": "5" } });
+      if (Date.now() > deadline)
+        throw new AppError(
+          ErrorCode.SERVICE_UNAVAILABLE,
+          "Your data is being moved; try again shortly",
+          { headers: { "Retry-After": "5" } },
+        );
       await new Promise((r) => setTimeout(r, MOVE_POLL_MS));
       row = await readMap(env, userId, false);
     }
@@ -74,7 +91,8 @@ export async function resolveShard(env: Record<string, unknown>, userId: string,
   const shard = row?.shard ?? pickShard(userId, shards);
   // A map naming a database this deployment does not bind is a configuration error: serving the
   // hash's choice instead would answer from the wrong (empty) database.
-  if (!shards.includes(shard)) throw new Error(`User is mapped to shard ${shard}, which is not bound`);
+  if (!shards.includes(shard))
+    throw new Error(`User is mapped to shard ${shard}, which is not bound`);
   return shard;
 }
 

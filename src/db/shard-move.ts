@@ -76,31 +76,53 @@ const GRACE_MS = 2_000;
 
 export type MoveStep = "marked" | "copied" | "switched" | "cleaned";
 export type MoveOptions = { settleMs?: number; onStep?: (step: MoveStep) => void | Promise<void> };
-export type MoveResult = { userId: string; from: string; to: string; rowsCopied: number; rowsDeleted: number };
+export type MoveResult = {
+  userId: string;
+  from: string;
+  to: string;
+  rowsCopied: number;
+  rowsDeleted: number;
+};
 
 type MapRow = { shard: string; moving_to: string | null; cleanup_from: string | null };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function moveUser(env: Record<string, unknown>, userId: string, to: string, opts: MoveOptions = {}): Promise<MoveResult> {
+export async function moveUser(
+  env: Record<string, unknown>,
+  userId: string,
+  to: string,
+  opts: MoveOptions = {},
+): Promise<MoveResult> {
   const shards = shardBindings(env);
-  if (!shards.includes(to)) throw validationError("No such shard", [{ field: "to", message: "is not a bound shard" }]);
+  if (!shards.includes(to))
+    throw validationError("No such shard", [{ field: "to", message: "is not a bound shard" }]);
   const directory = bindingOf(env, directoryBinding(env));
   const settle = opts.settleMs ?? shardCacheMs(env) + GRACE_MS;
-  const read = () => directory.prepare("SELECT shard, moving_to, cleanup_from FROM user_shards WHERE user_id = ?").bind(userId).first<MapRow>();
+  const read = () =>
+    directory
+      .prepare("SELECT shard, moving_to, cleanup_from FROM user_shards WHERE user_id = ?")
+      .bind(userId)
+      .first<MapRow>();
 
   // A user never written is recorded where the hash puts them, so there is a row to mark.
   await directory
-    .prepare("INSERT INTO user_shards (user_id, shard, created_at) VALUES (?, ?, ?) ON CONFLICT (user_id) DO NOTHING")
+    .prepare(
+      "INSERT INTO user_shards (user_id, shard, created_at) VALUES (?, ?, ?) ON CONFLICT (user_id) DO NOTHING",
+    )
     .bind(userId, pickShard(userId, shards), new Date().toISOString())
     .run();
   let row = (await read())!;
-  if (row.moving_to && row.moving_to !== to) throw conflict(`The user is being moved to ${row.moving_to}; finish that move first`);
+  if (row.moving_to && row.moving_to !== to)
+    throw conflict(`The user is being moved to ${row.moving_to}; finish that move first`);
   let rowsCopied = 0;
   let rowsDeleted = 0;
   const from = row.moving_to ? row.shard : (row.cleanup_from ?? row.shard);
 
   if (!row.cleanup_from && row.shard !== to) {
-    await directory.prepare("UPDATE user_shards SET moving_to = ? WHERE user_id = ? AND moving_to IS NULL").bind(to, userId).run();
+    await directory
+      .prepare("UPDATE user_shards SET moving_to = ? WHERE user_id = ? AND moving_to IS NULL")
+      .bind(to, userId)
+      .run();
     forgetShard(userId);
     await opts.onStep?.("marked");
     await sleep(settle);
@@ -109,12 +131,20 @@ export async function moveUser(env: Record<string, unknown>, userId: string, to:
     } catch (err) {
       // A copy that fails (not a crash) gives the user back their writes on the old shard; the
       // partial copy is cleared by the next attempt before it copies.
-      await directory.prepare("UPDATE user_shards SET moving_to = NULL WHERE user_id = ? AND moving_to = ?").bind(userId, to).run();
+      await directory
+        .prepare("UPDATE user_shards SET moving_to = NULL WHERE user_id = ? AND moving_to = ?")
+        .bind(userId, to)
+        .run();
       forgetShard(userId);
       throw err;
     }
     await opts.onStep?.("copied");
-    await directory.prepare("UPDATE user_shards SET shard = ?, moving_to = NULL, cleanup_from = ? WHERE user_id = ? AND moving_to = ?").bind(to, row.shard, userId, to).run();
+    await directory
+      .prepare(
+        "UPDATE user_shards SET shard = ?, moving_to = NULL, cleanup_from = ? WHERE user_id = ? AND moving_to = ?",
+      )
+      .bind(to, row.shard, userId, to)
+      .run();
     forgetShard(userId);
     await opts.onStep?.("switched");
     row = (await read())!;
@@ -123,7 +153,10 @@ export async function moveUser(env: Record<string, unknown>, userId: string, to:
     // Readers that looked the map up before the switch still read the old shard until then.
     await sleep(settle);
     rowsDeleted = await deleteUser(bindingOf(env, row.cleanup_from), userId);
-    await directory.prepare("UPDATE user_shards SET cleanup_from = NULL WHERE user_id = ? AND cleanup_from = ?").bind(userId, row.cleanup_from).run();
+    await directory
+      .prepare("UPDATE user_shards SET cleanup_from = NULL WHERE user_id = ? AND cleanup_from = ?")
+      .bind(userId, row.cleanup_from)
+      .run();
     await opts.onStep?.("cleaned");
   }
   return { userId, from, to, rowsCopied, rowsDeleted };
@@ -137,7 +170,9 @@ async function copyUser(source: D1Database, target: D1Database, userId: string):
     let after = -1;
     for (;;) {
       const page = await source
-        .prepare(`SELECT rowid AS rowid__, * FROM ${table} WHERE ${column} = ? AND rowid > ? ORDER BY rowid LIMIT ${PAGE}`)
+        .prepare(
+          `SELECT rowid AS rowid__, * FROM ${table} WHERE ${column} = ? AND rowid > ? ORDER BY rowid LIMIT ${PAGE}`,
+        )
         .bind(userId, after)
         .all<Record<string, unknown>>();
       if (page.results.length === 0) break;
@@ -145,7 +180,11 @@ async function copyUser(source: D1Database, target: D1Database, userId: string):
         const { rowid__, ...cols } = r;
         after = rowid__ as number;
         const names = Object.keys(cols);
-        return target.prepare(`INSERT ${REPLACED.has(table) ? "OR REPLACE " : ""}INTO ${table} (${names.map((n) => `"${n}"`).join(", ")}) VALUES (${names.map(() => "?").join(", ")})`).bind(...names.map((n) => cols[n]));
+        return target
+          .prepare(
+            `INSERT ${REPLACED.has(table) ? "OR REPLACE " : ""}INTO ${table} (${names.map((n) => `"${n}"`).join(", ")}) VALUES (${names.map(() => "?").join(", ")})`,
+          )
+          .bind(...names.map((n) => cols[n]));
       });
       await target.batch(inserts);
       copied += inserts.length;
@@ -159,9 +198,18 @@ async function copyUser(source: D1Database, target: D1Database, userId: string):
 async function deleteUser(d1: D1Database, userId: string): Promise<number> {
   let deleted = 0;
   for (const [table, column] of USER_TABLES) {
-    deleted += (await d1.prepare(`SELECT count(*) AS n FROM ${table} WHERE ${column} = ?`).bind(userId).first<number>("n")) ?? 0;
+    deleted +=
+      (await d1
+        .prepare(`SELECT count(*) AS n FROM ${table} WHERE ${column} = ?`)
+        .bind(userId)
+        .first<number>("n")) ?? 0;
     for (;;) {
-      const r = await d1.prepare(`DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE ${column} = ? LIMIT 1000)`).bind(userId).run();
+      const r = await d1
+        .prepare(
+          `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE ${column} = ? LIMIT 1000)`,
+        )
+        .bind(userId)
+        .run();
       if ((r.meta.changes ?? 0) === 0) break;
     }
   }

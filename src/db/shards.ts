@@ -35,7 +35,8 @@ function fmix32(h: number): number {
 }
 
 const seeds = new Map<string, number>();
-const seedOf = (shard: string) => seeds.get(shard) ?? (seeds.set(shard, fmix32(fnv1a(shard))), seeds.get(shard)!);
+const seedOf = (shard: string) =>
+  seeds.get(shard) ?? (seeds.set(shard, fmix32(fnv1a(shard))), seeds.get(shard)!);
 
 /**
  * The weight of one (shard, user) pair. The user id is hashed once and mixed with each shard's
@@ -61,7 +62,8 @@ export function pickShard(userId: string, shards: readonly string[]): string {
   return best;
 }
 
-const isD1 = (v: unknown): v is D1Database => typeof v === "object" && v !== null && typeof (v as D1Database).prepare === "function";
+const isD1 = (v: unknown): v is D1Database =>
+  typeof v === "object" && v !== null && typeof (v as D1Database).prepare === "function";
 
 /**
  * The shard bindings present in the environment, in index order. They must run `DB_0` to
@@ -92,7 +94,10 @@ function listShards(env: Record<string, unknown>): string[] {
     throw new Error("No D1 shard binding (DB_0 … DB_{n-1}) is configured");
   }
   found.forEach((n, i) => {
-    if (n !== i) throw new Error(`D1 shard bindings must be DB_0 … DB_${found.length - 1} without a gap; DB_${i} is missing`);
+    if (n !== i)
+      throw new Error(
+        `D1 shard bindings must be DB_0 … DB_${found.length - 1} without a gap; DB_${i} is missing`,
+      );
   });
   return found.map((n) => `DB_${n}`);
 }

@@ -12,7 +12,9 @@ export function registerAppPages(app: Hono<AppEnv>) {
   for (const section of TOKEN_SECTIONS) {
     app.get(`${section}/:token{[A-Za-z0-9_-]{1,200}}`, async function appShellPage(c) {
       if (!c.env.ASSETS) return c.notFound();
-      const res = await c.env.ASSETS.fetch(new Request(new URL(section, c.req.url), { headers: c.req.raw.headers }));
+      const res = await c.env.ASSETS.fetch(
+        new Request(new URL(section, c.req.url), { headers: c.req.raw.headers }),
+      );
       const out = new Response(res.body, res);
       // The token is a secret: keep it out of Referer headers and shared caches.
       out.headers.set("Referrer-Policy", "no-referrer");

@@ -38,7 +38,8 @@ const SEGMENT = /^[A-Za-z0-9_-]+$/;
  */
 function isCompactJws(token: string): boolean {
   const parts = token.split(".");
-  if (parts.length !== 3 || !parts.every((p) => SEGMENT.test(p) && p.length % 4 !== 1)) return false;
+  if (parts.length !== 3 || !parts.every((p) => SEGMENT.test(p) && p.length % 4 !== 1))
+    return false;
   try {
     const header: unknown = JSON.parse(new TextDecoder().decode(base64url.decode(parts[0])));
     JSON.parse(new TextDecoder().decode(base64url.decode(parts[1])));
@@ -57,11 +58,15 @@ export async function verifyAccessToken(config: Config, token: string): Promise<
     requiredClaims: ["sub", "exp"],
   });
   if (typeof payload.sub !== "string" || payload.sub.length === 0) throw new Error("no subject");
-  const roles = Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === "string") : [];
+  const roles = Array.isArray(payload.roles)
+    ? payload.roles.filter((r): r is string => typeof r === "string")
+    : [];
   // Shares, sharing keys, emergency invitations and switch transfers are matched by this address,
   // so an address the provider has not said it verified is no address at all. A missing claim
   // counts as verified only where the deployment says its provider omits it (IDP_EMAIL_VERIFIED_CLAIM).
-  const vouched = payload.email_verified === true || (payload.email_verified === undefined && !config.emailVerifiedRequired);
+  const vouched =
+    payload.email_verified === true ||
+    (payload.email_verified === undefined && !config.emailVerifiedRequired);
   const authTime = typeof payload.auth_time === "number" ? payload.auth_time : undefined;
   const sid = typeof payload.sid === "string" ? payload.sid : "";
   return {
@@ -69,14 +74,22 @@ export async function verifyAccessToken(config: Config, token: string): Promise<
     email: typeof payload.email === "string" && vouched ? payload.email : undefined,
     authTime,
     // Without auth_time nothing ties two tokens to one sign-in: each token (its signature) stands alone.
-    signIn: authTime !== undefined ? `${authTime}:${sid.slice(0, 200)}` : `token:${token.slice(token.lastIndexOf(".") + 1)}`,
+    signIn:
+      authTime !== undefined
+        ? `${authTime}:${sid.slice(0, 200)}`
+        : `token:${token.slice(token.lastIndexOf(".") + 1)}`,
     roles,
   };
 }
 
 /** The request's access token as presented, in the Authorization header or the auth cookie. */
 export function accessTokenOf(c: Context<AppEnv>): string | null {
-  return bearerOrCookie(c.req.header("authorization") ?? websocketBearer(c), getHostCookie(c, c.get("config").AUTH_COOKIE));
+  return bearerOrCookie(presentedBearer(c), getHostCookie(c, c.get("config").AUTH_COOKIE));
+}
+
+/** The bearer credential offered (Authorization header, or a WebSocket's bearer subprotocol), if any. */
+function presentedBearer(c: Context<AppEnv>): string | undefined {
+  return c.req.header("authorization") ?? websocketBearer(c);
 }
 
 /**
@@ -86,7 +99,9 @@ export function accessTokenOf(c: Context<AppEnv>): string | null {
 function websocketBearer(c: Context<AppEnv>): string | undefined {
   if (c.req.header("upgrade")?.toLowerCase() !== "websocket") return undefined;
   const offered = (c.req.header("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim());
-  const token = offered.find((p) => p.startsWith(LIVE_SYNC_BEARER_PREFIX))?.slice(LIVE_SYNC_BEARER_PREFIX.length);
+  const token = offered
+    .find((p) => p.startsWith(LIVE_SYNC_BEARER_PREFIX))
+    ?.slice(LIVE_SYNC_BEARER_PREFIX.length);
   return token ? `Bearer ${token}` : undefined;
 }
 
@@ -113,13 +128,18 @@ export function authenticate(): MiddlewareHandler<AppEnv> {
       throw new AppError(ErrorCode.UNAUTHORIZED, "Invalid or expired token");
     }
     c.set("user", user);
+    // A cookie rides along on any page's request; a bearer token is one the caller had to hold.
+    // Checks that trust the second but not the first (live sync's origin check) read this, never
+    // the raw headers, so an empty or unverifiable bearer offer cannot pass for one.
+    c.set("credential", presentedBearer(c) !== undefined ? "bearer" : "cookie");
     await next();
   };
 }
 
 export function requireAdmin(): MiddlewareHandler<AppEnv> {
   return async function requireAdmin(c, next) {
-    if (!c.get("user").roles.includes("admin")) throw new AppError(ErrorCode.FORBIDDEN, "Admin role required");
+    if (!c.get("user").roles.includes("admin"))
+      throw new AppError(ErrorCode.FORBIDDEN, "Admin role required");
     await next();
   };
 }

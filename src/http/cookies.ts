@@ -15,7 +15,12 @@ export const cookieName = (c: Context, name: string) => (overHttps(c) ? `__Host-
 
 export type HostCookieOptions = { httpOnly: true; sameSite: "Strict" | "Lax"; maxAge: number };
 
-export function setHostCookie(c: Context, name: string, value: string, opts: HostCookieOptions): void {
+export function setHostCookie(
+  c: Context,
+  name: string,
+  value: string,
+  opts: HostCookieOptions,
+): void {
   setCookie(c, cookieName(c, name), value, { ...opts, path: "/", secure: overHttps(c) });
 }
 

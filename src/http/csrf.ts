@@ -11,12 +11,21 @@ async function signature(secret: string, userId: string, exp: number): Promise<s
 }
 
 /** Stateless CSRF token (DECISIONS D2): `<expiry>.<HMAC(user id, expiry)>`, valid for that user only. */
-export async function issueCsrfToken(secret: string, userId: string, nowMs = Date.now()): Promise<{ token: string; expiresAt: number }> {
+export async function issueCsrfToken(
+  secret: string,
+  userId: string,
+  nowMs = Date.now(),
+): Promise<{ token: string; expiresAt: number }> {
   const exp = Math.floor(nowMs / 1000) + CSRF_TTL_SECONDS;
   return { token: `${exp}.${await signature(secret, userId, exp)}`, expiresAt: exp };
 }
 
-export async function verifyCsrfToken(secret: string, userId: string, token: string, nowMs = Date.now()): Promise<boolean> {
+export async function verifyCsrfToken(
+  secret: string,
+  userId: string,
+  token: string,
+  nowMs = Date.now(),
+): Promise<boolean> {
   const m = /^(\d{1,12})\.([A-Za-z0-9_-]{20,100})$/.exec(token);
   if (!m) return false;
   const exp = Number(m[1]);
@@ -27,8 +36,11 @@ export async function verifyCsrfToken(secret: string, userId: string, token: str
 export function csrfProtection(): MiddlewareHandler<AppEnv> {
   return async function csrfProtection(c, next) {
     const token = c.req.header("x-csrf-token");
-    const ok = token ? await verifyCsrfToken(c.get("config").CSRF_SECRET, c.get("user").id, token) : false;
-    if (!ok) throw new AppError(ErrorCode.FORBIDDEN, token ? "Invalid CSRF token" : "Missing CSRF token");
+    const ok = token
+      ? await verifyCsrfToken(c.get("config").CSRF_SECRET, c.get("user").id, token)
+      : false;
+    if (!ok)
+      throw new AppError(ErrorCode.FORBIDDEN, token ? "Invalid CSRF token" : "Missing CSRF token");
     await next();
   };
 }

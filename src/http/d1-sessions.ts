@@ -13,7 +13,11 @@ const READS = new Set(["GET", "HEAD"]);
 export function d1Sessions(): MiddlewareHandler<AppEnv> {
   return async function d1Sessions(c, next) {
     const env = c.env;
-    const sessions = openSessions(env as unknown as Record<string, unknown>, parseBookmarks(c.req.header(BOOKMARK_HEADER)), !READS.has(c.req.method));
+    const sessions = openSessions(
+      env as unknown as Record<string, unknown>,
+      parseBookmarks(c.req.header(BOOKMARK_HEADER)),
+      !READS.has(c.req.method),
+    );
     c.env = sessions.env as unknown as AppEnv["Bindings"];
     try {
       await next();

@@ -1,7 +1,13 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { routePath } from "hono/route";
-import { AppError, ErrorCode, errorBody, SealedValueError, sealedValueUnusable } from "../lib/errors";
+import {
+  AppError,
+  ErrorCode,
+  errorBody,
+  SealedValueError,
+  sealedValueUnusable,
+} from "../lib/errors";
 import { logJson, requestIdOf } from "./request-log";
 import { allowedMethods } from "./route";
 
@@ -22,17 +28,37 @@ export function errorResponse(c: Context, err: AppError): Response {
 export function handleError(err: unknown, c: Context): Response {
   if (err instanceof AppError) return errorResponse(c, err);
   if (err instanceof HTTPException) {
-    if (err.status === 400) return errorResponse(c, new AppError(ErrorCode.VALIDATION_ERROR, "Malformed JSON in request body", { details: [{ field: "body", message: "invalid JSON" }] }));
-    if (err.status === 413) return errorResponse(c, new AppError(ErrorCode.PAYLOAD_TOO_LARGE, "Request body too large"));
-    if (err.status === 401) return errorResponse(c, new AppError(ErrorCode.UNAUTHORIZED, "Authentication required"));
+    if (err.status === 400)
+      return errorResponse(
+        c,
+        new AppError(ErrorCode.VALIDATION_ERROR, "Malformed JSON in request body", {
+          details: [{ field: "body", message: "invalid JSON" }],
+        }),
+      );
+    if (err.status === 413)
+      return errorResponse(c, new AppError(ErrorCode.PAYLOAD_TOO_LARGE, "Request body too large"));
+    if (err.status === 401)
+      return errorResponse(c, new AppError(ErrorCode.UNAUTHORIZED, "Authentication required"));
   }
   if (err instanceof SealedValueError) {
     // A configuration fault (a data key rotated out too early, a row from another deployment), not
     // a bug: logged as that, with the purpose and key id only.
-    logJson("error", "sealed value could not be opened", { requestId: requestIdOf(c), method: c.req.method, route: routePath(c, -1), purpose: err.purpose, kid: err.keyId || "-", reason: err.reason });
+    logJson("error", "sealed value could not be opened", {
+      requestId: requestIdOf(c),
+      method: c.req.method,
+      route: routePath(c, -1),
+      purpose: err.purpose,
+      kid: err.keyId || "-",
+      reason: err.reason,
+    });
     return errorResponse(c, sealedValueUnusable());
   }
-  logJson("error", "unhandled error", { requestId: requestIdOf(c), method: c.req.method, route: routePath(c, -1), error: err instanceof Error ? `${err.name}: ${err.message}` : "non-error thrown" });
+  logJson("error", "unhandled error", {
+    requestId: requestIdOf(c),
+    method: c.req.method,
+    route: routePath(c, -1),
+    error: err instanceof Error ? `${err.name}: ${err.message}` : "non-error thrown",
+  });
   return errorResponse(c, new AppError(ErrorCode.INTERNAL_ERROR, "Internal server error"));
 }
 
@@ -40,7 +66,12 @@ export function handleError(err: unknown, c: Context): Response {
 export function handleNotFound(c: Context): Response {
   const allowed = allowedMethods(c.req.path);
   if (allowed.length > 0 && !allowed.includes(c.req.method)) {
-    return errorResponse(c, new AppError(ErrorCode.METHOD_NOT_ALLOWED, "Method not allowed", { headers: { Allow: allowed.join(", ") } }));
+    return errorResponse(
+      c,
+      new AppError(ErrorCode.METHOD_NOT_ALLOWED, "Method not allowed", {
+        headers: { Allow: allowed.join(", ") },
+      }),
+    );
   }
   return errorResponse(c, new AppError(ErrorCode.NOT_FOUND, "Not found"));
 }

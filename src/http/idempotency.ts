@@ -41,10 +41,16 @@ export function idempotency(): MiddlewareHandler<AppEnv> {
     const client = idempotencyClient(c.env);
     const begun = await client.begin(userId, key, fingerprint);
     if (begun.state === "mismatch") {
-      throw new AppError(ErrorCode.UNPROCESSABLE, "Idempotency-Key was used with a different request");
+      throw new AppError(
+        ErrorCode.UNPROCESSABLE,
+        "Idempotency-Key was used with a different request",
+      );
     }
     if (begun.state === "in_flight") {
-      throw new AppError(ErrorCode.CONFLICT, "A request with this Idempotency-Key is still being processed");
+      throw new AppError(
+        ErrorCode.CONFLICT,
+        "A request with this Idempotency-Key is still being processed",
+      );
     }
     if (begun.state === "replay") {
       const headers = new Headers(begun.response.headers);

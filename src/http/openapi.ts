@@ -3,7 +3,11 @@ import { ErrorCode } from "../lib/errors";
 import type { RegisteredRoute } from "./route";
 
 function schemaOf(schema: ZodType, io: "input" | "output"): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as Record<string, unknown>;
+  const json = z.toJSONSchema(schema, {
+    target: "draft-2020-12",
+    io,
+    unrepresentable: "any",
+  }) as Record<string, unknown>;
   delete json.$schema;
   return json;
 }
@@ -13,18 +17,28 @@ const errorSchema = {
   required: ["error", "code", "status"],
   properties: {
     error: { type: "string" },
-    code: { type: "string", description: `One of ${Object.values(ErrorCode).join(", ")} (lower-case on the admin registry and notifications)` },
+    code: {
+      type: "string",
+      description: `One of ${Object.values(ErrorCode).join(", ")} (lower-case on the admin registry and notifications)`,
+    },
     status: { type: "integer" },
     details: {
       type: "array",
-      items: { type: "object", required: ["field", "message"], properties: { field: { type: "string" }, message: { type: "string" } } },
+      items: {
+        type: "object",
+        required: ["field", "message"],
+        properties: { field: { type: "string" }, message: { type: "string" } },
+      },
     },
   },
 };
 
 function parametersOf(schema: ZodType | undefined, where: "query" | "path") {
   if (!schema) return [];
-  const json = schemaOf(schema, "input") as { properties?: Record<string, unknown>; required?: string[] };
+  const json = schemaOf(schema, "input") as {
+    properties?: Record<string, unknown>;
+    required?: string[];
+  };
   return Object.entries(json.properties ?? {}).map(([name, s]) => ({
     name,
     in: where,
@@ -43,10 +57,15 @@ export function buildOpenApi(routes: RegisteredRoute[]) {
       const type = spec.contentType ?? "application/json";
       responses[status] = {
         description: spec.description,
-        ...(spec.schema ? { content: { [type]: { schema: schemaOf(spec.schema, "output") } } } : {}),
+        ...(spec.schema
+          ? { content: { [type]: { schema: schemaOf(spec.schema, "output") } } }
+          : {}),
       };
     }
-    responses.default = { description: "Error", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
+    responses.default = {
+      description: "Error",
+      content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+    };
     const op: Record<string, unknown> = {
       summary: r.summary,
       tags: r.tags,
@@ -58,7 +77,11 @@ export function buildOpenApi(routes: RegisteredRoute[]) {
     if (r.deprecated) op.deprecated = true;
     if (r.auth !== false && r.method !== "get" && r.csrf === false) op["x-csrf-exempt"] = true;
     if (r.stepUp) op["x-step-up"] = r.stepUp;
-    if (r.body) op.requestBody = { required: true, content: { "application/json": { schema: schemaOf(r.body, "input") } } };
+    if (r.body)
+      op.requestBody = {
+        required: true,
+        content: { "application/json": { schema: schemaOf(r.body, "input") } },
+      };
     paths[path] = { ...(paths[path] ?? {}), [r.method]: op };
   }
   return {

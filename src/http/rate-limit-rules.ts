@@ -4,7 +4,13 @@
  * and per IP when not (DECISIONS D5). `failClosed` rules refuse the request when the limiter is down;
  * an `ownBudget` rule replaces the general limit for its route instead of adding to it.
  */
-export type RateRule = { limit: number; windowSeconds: number; by?: "user" | "ip"; failClosed?: boolean; ownBudget?: boolean };
+export type RateRule = {
+  limit: number;
+  windowSeconds: number;
+  by?: "user" | "ip";
+  failClosed?: boolean;
+  ownBudget?: boolean;
+};
 
 export const RATE_RULES = {
   general: { limit: 100, windowSeconds: 60 },

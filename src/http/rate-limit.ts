@@ -34,27 +34,41 @@ function limiter(names: RateRuleName[]) {
     const bySubject = new Map<string, LimitCheck[]>();
     for (const name of all) {
       const rule = RATE_RULES[name];
-      const subject = "by" in rule && rule.by === "ip" ? `ip:${ip}` : user ? `user:${user.id}` : `ip:${ip}`;
+      const subject =
+        "by" in rule && rule.by === "ip" ? `ip:${ip}` : user ? `user:${user.id}` : `ip:${ip}`;
       const list = bySubject.get(subject) ?? [];
-      list.push({ rule: name, limit: Math.floor(rule.limit * multiplier), windowMs: rule.windowSeconds * 1000 });
+      list.push({
+        rule: name,
+        limit: Math.floor(rule.limit * multiplier),
+        windowMs: rule.windowSeconds * 1000,
+      });
       bySubject.set(subject, list);
     }
     const client = rateLimiterClient(c.env);
-    const hit = () => Promise.all([...bySubject].map(([subject, checks]) => client.hit(subject, checks)));
+    const hit = () =>
+      Promise.all([...bySubject].map(([subject, checks]) => client.hit(subject, checks)));
     let results: LimitResult[];
     try {
       const timing = c.get("timing");
       results = await (timing ? timing.time("ratelimit", hit) : hit());
     } catch (err) {
-      if (failClosed) return { allowed: false, error: new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Rate limiter unavailable") };
-      logJson("warn", "rate limiter unreachable; letting the request through", { error: errorName(err) });
+      if (failClosed)
+        return {
+          allowed: false,
+          error: new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Rate limiter unavailable"),
+        };
+      logJson("warn", "rate limiter unreachable; letting the request through", {
+        error: errorName(err),
+      });
       return { allowed: true };
     }
     const refused = results.find((r) => !r.allowed);
     if (!refused) return { allowed: true };
     return {
       allowed: false,
-      error: new AppError(ErrorCode.RATE_LIMITED, "Too many requests", { headers: { "Retry-After": String(refused.retryAfterSeconds) } }),
+      error: new AppError(ErrorCode.RATE_LIMITED, "Too many requests", {
+        headers: { "Retry-After": String(refused.retryAfterSeconds) },
+      }),
     };
   };
   return { check, failClosed };

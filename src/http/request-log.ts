@@ -37,7 +37,13 @@ export function requestLog(): MiddlewareHandler<AppEnv> {
     }
     const status = c.res.status;
     if (status >= 500 || c.env.ENVIRONMENT === "production") {
-      logJson(status >= 500 ? "error" : "info", "request", { requestId: id, method: c.req.method, route: routePath(c, -1), status, ms: Date.now() - start });
+      logJson(status >= 500 ? "error" : "info", "request", {
+        requestId: id,
+        method: c.req.method,
+        route: routePath(c, -1),
+        status,
+        ms: Date.now() - start,
+      });
     }
   };
 }

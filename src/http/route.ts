@@ -21,7 +21,11 @@ type Out<S> = S extends ZodType ? z.output<S> : undefined;
 
 export type ResponseSpec = { description: string; schema?: AnySchema; contentType?: string };
 
-export type RouteDef<B extends AnySchema | undefined, Q extends AnySchema | undefined, P extends AnySchema | undefined> = {
+export type RouteDef<
+  B extends AnySchema | undefined,
+  Q extends AnySchema | undefined,
+  P extends AnySchema | undefined,
+> = {
   method: Method;
   path: string;
   summary: string;
@@ -46,10 +50,17 @@ export type RouteDef<B extends AnySchema | undefined, Q extends AnySchema | unde
   params?: P;
   responses: Record<number, ResponseSpec>;
   deprecated?: boolean;
-  handler: (c: Context<AppEnv>, input: { body: Out<B>; query: Out<Q>; params: Out<P> }) => Response | Promise<Response>;
+  handler: (
+    c: Context<AppEnv>,
+    input: { body: Out<B>; query: Out<Q>; params: Out<P> },
+  ) => Response | Promise<Response>;
 };
 
-export type RegisteredRoute = RouteDef<AnySchema | undefined, AnySchema | undefined, AnySchema | undefined>;
+export type RegisteredRoute = RouteDef<
+  AnySchema | undefined,
+  AnySchema | undefined,
+  AnySchema | undefined
+>;
 
 /** Every route, for the OpenAPI document and for telling 405 from 404. */
 export const registry: RegisteredRoute[] = [];
@@ -57,7 +68,9 @@ export const registry: RegisteredRoute[] = [];
 /** The validator hook: every schema failure becomes the standard 400 body with field details. */
 function hook(result: { success: boolean; error?: unknown }) {
   if (!result.success) {
-    throw new AppError(ErrorCode.VALIDATION_ERROR, "Request validation failed", { details: zodIssues(result.error as z.ZodError) });
+    throw new AppError(ErrorCode.VALIDATION_ERROR, "Request validation failed", {
+      details: zodIssues(result.error as z.ZodError),
+    });
   }
 }
 
@@ -66,7 +79,8 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 function requireJsonBody(): MiddlewareHandler<AppEnv> {
   return async function requireJsonBody(c, next) {
     const length = c.req.header("content-length");
-    const hasBody = (length !== undefined && length !== "0") || c.req.header("transfer-encoding") !== undefined;
+    const hasBody =
+      (length !== undefined && length !== "0") || c.req.header("transfer-encoding") !== undefined;
     const type = c.req.header("content-type");
     if (hasBody && (!type || !JSON_TYPE.test(type))) {
       throw new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, "Content-Type must be application/json");
@@ -80,28 +94,35 @@ function requireJsonBody(): MiddlewareHandler<AppEnv> {
  * 2FA for this sign-in, D20), CSRF, rate limits, step-up, then the body is read (size cap, media
  * type) and validated, then idempotency.
  */
-export function route<B extends AnySchema | undefined = undefined, Q extends AnySchema | undefined = undefined, P extends AnySchema | undefined = undefined>(
-  app: Hono<AppEnv>,
-  def: RouteDef<B, Q, P>,
-): void {
+export function route<
+  B extends AnySchema | undefined = undefined,
+  Q extends AnySchema | undefined = undefined,
+  P extends AnySchema | undefined = undefined,
+>(app: Hono<AppEnv>, def: RouteDef<B, Q, P>): void {
   registry.push(def as unknown as RegisteredRoute);
   const chain: MiddlewareHandler<AppEnv>[] = [];
   const mutating = def.method !== "get";
   if (def.auth !== false) chain.push(phase("auth", authenticate()));
-  if (def.auth !== false && !exemptFromSecondFactor(def.method, def.path)) chain.push(phase("auth", requireSecondFactor()));
-  else if (def.auth !== false && notesSecondFactor(def.method, def.path)) chain.push(phase("auth", requireSecondFactor({ refuse: false })));
+  if (def.auth !== false && !exemptFromSecondFactor(def.method, def.path))
+    chain.push(phase("auth", requireSecondFactor()));
+  else if (def.auth !== false && notesSecondFactor(def.method, def.path))
+    chain.push(phase("auth", requireSecondFactor({ refuse: false })));
   if (def.admin) chain.push(requireAdmin());
-  if (def.auth !== false && mutating && def.csrf !== false) chain.push(phase("auth", csrfProtection()));
+  if (def.auth !== false && mutating && def.csrf !== false)
+    chain.push(phase("auth", csrfProtection()));
   chain.push((def.rateLimitConcurrent ? rateLimitAlongside : rateLimit)(...(def.rateLimit ?? [])));
   if (def.stepUp) chain.push(phase("auth", stepUp(def.stepUp)));
   if (mutating) {
     chain.push(
-      phase("validation", bodyLimit({
-        maxSize: def.bodyLimit ?? DEFAULT_BODY_LIMIT,
-        onError: () => {
-          throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, "Request body too large");
-        },
-      })),
+      phase(
+        "validation",
+        bodyLimit({
+          maxSize: def.bodyLimit ?? DEFAULT_BODY_LIMIT,
+          onError: () => {
+            throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, "Request body too large");
+          },
+        }),
+      ),
     );
   }
   const validator = (target: "param" | "query" | "json", schema: ZodType) =>
@@ -126,7 +147,12 @@ export function route<B extends AnySchema | undefined = undefined, Q extends Any
     // promise that would sit unhandled for a tick (see phase() in server-timing.ts).
     return timing ? await timing.time("app", async () => run()) : await run();
   };
-  (app.on as (m: string, p: string, ...h: unknown[]) => unknown)(def.method.toUpperCase(), def.path, ...chain, handler);
+  (app.on as (m: string, p: string, ...h: unknown[]) => unknown)(
+    def.method.toUpperCase(),
+    def.path,
+    ...chain,
+    handler,
+  );
 }
 
 function pathPattern(path: string): RegExp {

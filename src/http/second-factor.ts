@@ -12,7 +12,10 @@ import type { AppEnv } from "./types";
 export function exemptFromSecondFactor(method: string, path: string): boolean {
   const m = method.toUpperCase();
   if (path.startsWith("/api/auth/") || path === "/api/health") return true;
-  return (m === "GET" && path === "/api/2fa/status") || (m === "POST" && (path === "/api/2fa/verify" || path === "/api/devices"));
+  return (
+    (m === "GET" && path === "/api/2fa/status") ||
+    (m === "POST" && (path === "/api/2fa/verify" || path === "/api/devices"))
+  );
 }
 
 /** The routes a sign-in reaches before its code that still count an accepted code for step-up. */
@@ -22,18 +25,21 @@ export function notesSecondFactor(method: string, path: string): boolean {
 
 /**
  * Account 2FA in force (D20): once a user's 2FA is confirmed, a sign-in reaches the API only after
- * a code was accepted for it. The code's time goes on the user for step-up (D3), which counts an
- * accepted code as a fresh sign-in. With `refuse: false` (a route exempt from D20 that has a
+ * a code was accepted for it. The time of a code the sign-in was asked for goes on the user for
+ * step-up (D3), which counts it as a fresh sign-in; the code that confirmed an enrollment does not. With `refuse: false` (a route exempt from D20 that has a
  * step-up of its own: registering a new device) the code's time is noted and nothing is refused.
  */
-export function requireSecondFactor(opts: { refuse: boolean } = { refuse: true }): MiddlewareHandler<AppEnv> {
+export function requireSecondFactor(
+  opts: { refuse: boolean } = { refuse: true },
+): MiddlewareHandler<AppEnv> {
   return async function requireSecondFactor(c, next) {
     const user = c.get("user");
     const state = await signInState(dbFor(c.env, user.id), user.id, user.signIn);
     if (opts.refuse && state.required && state.verifiedAt === null) {
       throw new AppError(ErrorCode.TWO_FACTOR_REQUIRED, "This sign-in needs your two-factor code");
     }
-    if (state.required && state.verifiedAt !== null) c.set("user", { ...user, secondFactorAt: state.verifiedAt });
+    if (state.required && state.freshAt !== null)
+      c.set("user", { ...user, secondFactorAt: state.freshAt });
     await next();
   };
 }

@@ -58,7 +58,8 @@ function timedD1(db: D1Database, timing: Timing): D1Database {
     get(target, key) {
       if (key === "prepare") return (query: string) => wrap(target.prepare(query));
       if (key === "batch") {
-        return (statements: D1PreparedStatement[]) => timing.time("db", () => target.batch(statements.map((s) => original.get(s) ?? s)));
+        return (statements: D1PreparedStatement[]) =>
+          timing.time("db", () => target.batch(statements.map((s) => original.get(s) ?? s)));
       }
       if (key === "exec") return (query: string) => timing.time("db", () => target.exec(query));
       return forward(target, key);
@@ -66,7 +67,11 @@ function timedD1(db: D1Database, timing: Timing): D1Database {
   });
 }
 
-const isD1 = (v: unknown): v is D1Database => typeof v === "object" && v !== null && typeof (v as D1Database).prepare === "function" && typeof (v as D1Database).batch === "function";
+const isD1 = (v: unknown): v is D1Database =>
+  typeof v === "object" &&
+  v !== null &&
+  typeof (v as D1Database).prepare === "function" &&
+  typeof (v as D1Database).batch === "function";
 
 function setHeader(c: Context<AppEnv>, name: string, value: string) {
   try {

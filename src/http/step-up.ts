@@ -24,10 +24,27 @@ export function provenKeyOf(c: Context<AppEnv>): ProvenKey {
 
 async function acceptedProofKey(c: Context<AppEnv>): Promise<string | null> {
   const now = Date.now();
-  const proof = await checkProof(c.get("config").CSRF_SECRET, { method: c.req.method, url: c.req.url, proof: c.req.header("dpop"), accessToken: bearerTokenOf(c) }, now);
+  const proof = await checkProof(
+    c.get("config").CSRF_SECRET,
+    {
+      method: c.req.method,
+      url: c.req.url,
+      proof: c.req.header("dpop"),
+      accessToken: bearerTokenOf(c),
+    },
+    now,
+  );
   if (!proof) return null;
   const userId = c.get("user").id;
-  return (await takeProofOnce(dbFor(c.env, userId), userId, proof.proofId, proof.expiresAt, Math.floor(now / 1000))) ? proof.jkt : null;
+  return (await takeProofOnce(
+    dbFor(c.env, userId),
+    userId,
+    proof.proofId,
+    proof.expiresAt,
+    Math.floor(now / 1000),
+  ))
+    ? proof.jkt
+    : null;
 }
 
 /** Age limit that device trust adds to sensitive operations on recognized and unknown devices (D3). */
@@ -53,20 +70,33 @@ export function stepUp(opts: StepUpOptions): MiddlewareHandler<AppEnv> {
     const user = c.get("user");
     let maxAge = opts.maxAge ?? Number.POSITIVE_INFINITY;
     if (opts.sensitive || opts.denyUnknownDevice) {
-      const trust = await trustLevelOf(dbFor(c.env, user.id), user.id, c.req.header("x-device-fingerprint") ?? null, provenKeyOf(c));
+      const trust = await trustLevelOf(
+        dbFor(c.env, user.id),
+        user.id,
+        c.req.header("x-device-fingerprint") ?? null,
+        provenKeyOf(c),
+      );
       if (trust === "unknown" && opts.denyUnknownDevice) {
         throw new AppError(ErrorCode.FORBIDDEN, "Not allowed from an unregistered device");
       }
-      if (opts.sensitive && trust !== "trusted") maxAge = Math.min(maxAge, UNTRUSTED_DEVICE_MAX_AGE);
+      if (opts.sensitive && trust !== "trusted")
+        maxAge = Math.min(maxAge, UNTRUSTED_DEVICE_MAX_AGE);
     }
     if (!Number.isFinite(maxAge)) return next();
     // An account 2FA code accepted for this sign-in counts as a fresh sign-in (D20).
-    const signedIn = Math.max(user.authTime ?? Number.NEGATIVE_INFINITY, user.secondFactorAt ?? Number.NEGATIVE_INFINITY);
-    const age = Number.isFinite(signedIn) ? Math.floor(Date.now() / 1000) - signedIn : Number.POSITIVE_INFINITY;
+    const signedIn = Math.max(
+      user.authTime ?? Number.NEGATIVE_INFINITY,
+      user.secondFactorAt ?? Number.NEGATIVE_INFINITY,
+    );
+    const age = Number.isFinite(signedIn)
+      ? Math.floor(Date.now() / 1000) - signedIn
+      : Number.POSITIVE_INFINITY;
     if (!(age <= maxAge)) {
       throw new AppError(ErrorCode.STEP_UP_REQUIRED, "Recent authentication required", {
         extra: { maxAge },
-        headers: { "WWW-Authenticate": `Bearer error="insufficient_user_authentication", max_age=${maxAge}` },
+        headers: {
+          "WWW-Authenticate": `Bearer error="insufficient_user_authentication", max_age=${maxAge}`,
+        },
       });
     }
     await next();

@@ -25,7 +25,10 @@ export class Timing {
 
   header(): string {
     return [...this.phases]
-      .map(([name, p]) => `${name};dur=${p.ms.toFixed(1)}${p.count > 1 ? `;desc="${p.count} calls"` : ""}`)
+      .map(
+        ([name, p]) =>
+          `${name};dur=${p.ms.toFixed(1)}${p.count > 1 ? `;desc="${p.count} calls"` : ""}`,
+      )
       .join(", ");
   }
 }

@@ -12,6 +12,8 @@ export type AppEnv = {
     /** The request's id, answered in X-Request-Id and carried by its log lines (http/request-log.ts). */
     requestId: string;
     user: AuthUser;
+    /** How `user` was authenticated: set by authenticate() with the user. */
+    credential: "bearer" | "cookie";
     /** Present only when Server-Timing is on. */
     timing?: Timing;
   };

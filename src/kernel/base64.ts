@@ -7,7 +7,8 @@ export function toBase64(bytes: Uint8Array): string {
   let out = "";
   // Multiples of 3 bytes so the pieces concatenate into one valid base64 string.
   const STEP = 3 * 8192;
-  for (let i = 0; i < bytes.length; i += STEP) out += btoa(String.fromCharCode(...bytes.subarray(i, i + STEP)));
+  for (let i = 0; i < bytes.length; i += STEP)
+    out += btoa(String.fromCharCode(...bytes.subarray(i, i + STEP)));
   return out;
 }
 

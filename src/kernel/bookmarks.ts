@@ -32,8 +32,12 @@ export function formatBookmarks(bookmarks: Map<string, string>): string {
 }
 
 /** Keeps the later bookmark of each database (D1 bookmarks compare as strings). */
-export function mergeBookmarks(older: Map<string, string>, newer: Map<string, string>): Map<string, string> {
+export function mergeBookmarks(
+  older: Map<string, string>,
+  newer: Map<string, string>,
+): Map<string, string> {
   const out = new Map(older);
-  for (const [name, bookmark] of newer) if (!out.has(name) || out.get(name)! < bookmark) out.set(name, bookmark);
+  for (const [name, bookmark] of newer)
+    if (!out.has(name) || out.get(name)! < bookmark) out.set(name, bookmark);
   return out;
 }

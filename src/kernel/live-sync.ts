@@ -24,7 +24,10 @@ export const LIVE_SYNC_PONG = "pong";
  * since it was made); `changed` when a write committed; clocks are the change clock as ISO 8601,
  * the same form as a pull's `serverTimestamp`, so a device compares it with its cursor.
  */
-export type LiveSyncMessage = { type: "hello"; clock: string | null } | { type: "changed"; clock: string } | { type: "topic"; topic: LiveSyncTopic };
+export type LiveSyncMessage =
+  | { type: "hello"; clock: string | null }
+  | { type: "changed"; clock: string }
+  | { type: "topic"; topic: LiveSyncTopic };
 
 /**
  * What a delta pull does not carry and a device reads through its own routes: the shares the user
@@ -34,7 +37,8 @@ export type LiveSyncMessage = { type: "hello"; clock: string | null } | { type: 
  */
 export const LIVE_SYNC_TOPICS = ["shares", "emergency"] as const;
 export type LiveSyncTopic = (typeof LIVE_SYNC_TOPICS)[number];
-export const isLiveSyncTopic = (t: unknown): t is LiveSyncTopic => (LIVE_SYNC_TOPICS as readonly unknown[]).includes(t);
+export const isLiveSyncTopic = (t: unknown): t is LiveSyncTopic =>
+  (LIVE_SYNC_TOPICS as readonly unknown[]).includes(t);
 
 /** Close codes (RFC 6455 section 7.4.2, the 4000–4999 private range). */
 export const LIVE_SYNC_CLOSE = {
@@ -47,8 +51,10 @@ export function parseLiveSyncMessage(text: unknown): LiveSyncMessage | null {
   if (typeof text !== "string" || text === LIVE_SYNC_PONG) return null;
   try {
     const m = JSON.parse(text) as Partial<LiveSyncMessage>;
-    if (m.type === "hello" && (m.clock === null || typeof m.clock === "string")) return { type: "hello", clock: m.clock };
-    if (m.type === "changed" && typeof m.clock === "string") return { type: "changed", clock: m.clock };
+    if (m.type === "hello" && (m.clock === null || typeof m.clock === "string"))
+      return { type: "hello", clock: m.clock };
+    if (m.type === "changed" && typeof m.clock === "string")
+      return { type: "changed", clock: m.clock };
     if (m.type === "topic" && isLiveSyncTopic(m.topic)) return { type: "topic", topic: m.topic };
   } catch {
     /* not ours */

@@ -27,15 +27,23 @@ export function randomBelow(n: number): number {
  * least one character of every chosen class, shuffled (Fisher–Yates). With no usable class it falls
  * back to lower case and digits.
  */
-export function generateFromClasses(classes: CharClasses, length: number, r: PasswordRequirements = {}): string {
-  const strip = (set: string) => [...set].filter((c) => !(r.disallowedChars ?? "").includes(c)).join("");
+export function generateFromClasses(
+  classes: CharClasses,
+  length: number,
+  r: PasswordRequirements = {},
+): string {
+  const strip = (set: string) =>
+    [...set].filter((c) => !(r.disallowedChars ?? "").includes(c)).join("");
   const chosen: [boolean, string][] = [
     [classes.lower, LOWER],
     [classes.upper, UPPER],
     [classes.digits, DIGITS],
     [classes.symbols, r.specificSymbols ?? SYMBOLS],
   ];
-  let sets = chosen.filter(([on]) => on).map(([, set]) => strip(set)).filter((s) => s.length > 0);
+  let sets = chosen
+    .filter(([on]) => on)
+    .map(([, set]) => strip(set))
+    .filter((s) => s.length > 0);
   if (sets.length === 0) sets = [strip(LOWER + DIGITS)];
   const total = Math.max(sets.length, length);
   const all = sets.join("");

@@ -5,7 +5,17 @@
  * Nothing here may import a library: the extension bundles this file.
  */
 
-export const CATEGORIES = ["big-tech", "social", "finance", "productivity", "shopping", "gaming", "developer", "email", "other"] as const;
+export const CATEGORIES = [
+  "big-tech",
+  "social",
+  "finance",
+  "productivity",
+  "shopping",
+  "gaming",
+  "developer",
+  "email",
+  "other",
+] as const;
 export const LOGIN_TYPES = ["password_reset", "magic_link", "otp", "sso_only"] as const;
 export const PASSKEY_SUPPORT_TYPES = ["sign-in", "sign-in-and-sign-up", "mfa-only"] as const;
 export const BROWSER_TYPES = ["chromium", "stealth"] as const;

@@ -2,7 +2,11 @@
  * Server-sent events (WHATWG HTML §9.2): one framing and one parser for the worker's streams, the
  * web client and the tests, and the task statuses after which a progress stream closes.
  */
-export const TERMINAL_TASK_STATUSES: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"]);
+export const TERMINAL_TASK_STATUSES: ReadonlySet<string> = new Set([
+  "completed",
+  "failed",
+  "cancelled",
+]);
 
 /** One event: an optional `event:` line and one `data:` line (line breaks in `data` are flattened). */
 export function sseFrame(event: string | null, data: string): string {
@@ -56,5 +60,11 @@ export async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerat
  * proxies from holding events back; `no-store` because every stream is one user's live state.
  */
 export function sseResponse(body: ReadableStream<Uint8Array> | null): Response {
-  return new Response(body, { headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", "x-accel-buffering": "no" } });
+  return new Response(body, {
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-store",
+      "x-accel-buffering": "no",
+    },
+  });
 }

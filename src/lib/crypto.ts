@@ -15,7 +15,10 @@ export async function sha256Hex(input: string | Uint8Array): Promise<string> {
   return toHex(await crypto.subtle.digest("SHA-256", data));
 }
 
-export async function hmacSha256(secret: string | Uint8Array, message: string): Promise<Uint8Array> {
+export async function hmacSha256(
+  secret: string | Uint8Array,
+  message: string,
+): Promise<Uint8Array> {
   const key = await crypto.subtle.importKey(
     "raw",
     typeof secret === "string" ? enc.encode(secret) : secret,
@@ -64,8 +67,16 @@ export async function seal(keys: DataKeys, plaintext: string, aad: string): Prom
   const raw = fromBase64(ring(keys)[0]);
   const key = await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt"]);
   const iv = crypto.getRandomValues(new Uint8Array(12));
-  const ct = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: enc.encode(aad) }, key, enc.encode(plaintext));
-  const sealed: Sealed = { kid: await keyId(raw), iv: toBase64(iv), ct: toBase64(new Uint8Array(ct)) };
+  const ct = await crypto.subtle.encrypt(
+    { name: "AES-GCM", iv, additionalData: enc.encode(aad) },
+    key,
+    enc.encode(plaintext),
+  );
+  const sealed: Sealed = {
+    kid: await keyId(raw),
+    iv: toBase64(iv),
+    ct: toBase64(new Uint8Array(ct)),
+  };
   return JSON.stringify(sealed);
 }
 
@@ -79,7 +90,12 @@ export async function unseal(keys: DataKeys, sealedJson: string, aad: string): P
   let sealed: Sealed;
   try {
     sealed = JSON.parse(sealedJson) as Sealed;
-    if (typeof sealed?.kid !== "string" || typeof sealed.iv !== "string" || typeof sealed.ct !== "string") throw new Error();
+    if (
+      typeof sealed?.kid !== "string" ||
+      typeof sealed.iv !== "string" ||
+      typeof sealed.ct !== "string"
+    )
+      throw new Error();
   } catch {
     throw new SealedValueError(purpose, "", "malformed");
   }

@@ -7,7 +7,8 @@ export const DPOP_NONCE_TTL_S = 300;
 /** A proof's `iat` may be this far from our clock either way. */
 const IAT_SKEW_S = 60;
 
-const nonceMac = async (secret: string, t: string) => base64url.encode(await hmacSha256(secret, `dpop-nonce|${t}`));
+const nonceMac = async (secret: string, t: string) =>
+  base64url.encode(await hmacSha256(secret, `dpop-nonce|${t}`));
 
 /** A stateless nonce: the time it was issued and a MAC over it. */
 export async function issueNonce(secret: string, now = Date.now()): Promise<string> {
@@ -22,7 +23,11 @@ async function nonceIssuedAt(secret: string, nonce: unknown, now: number): Promi
   if (!m) return null;
   const issued = Number(m[1]);
   const age = now / 1000 - issued;
-  return age >= -IAT_SKEW_S && age <= DPOP_NONCE_TTL_S && timingSafeEqualStr(m[2], await nonceMac(secret, m[1])) ? issued : null;
+  return age >= -IAT_SKEW_S &&
+    age <= DPOP_NONCE_TTL_S &&
+    timingSafeEqualStr(m[2], await nonceMac(secret, m[1]))
+    ? issued
+    : null;
 }
 
 /** RFC 9449 section 4.3: `htu` is the request URI without query and fragment. */
@@ -31,9 +36,17 @@ const htuOf = (url: string) => {
   return `${u.origin}${u.pathname}`;
 };
 
-const sha256b64u = async (s: string) => base64url.encode(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s))));
+const sha256b64u = async (s: string) =>
+  base64url.encode(
+    new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s))),
+  );
 
-export type ProofRequest = { method: string; url: string; proof: string | undefined; accessToken: string | null };
+export type ProofRequest = {
+  method: string;
+  url: string;
+  proof: string | undefined;
+  accessToken: string | null;
+};
 
 /** A proof that passed every check: its key, and what a replay store needs to take it only once. */
 export type CheckedProof = {
@@ -51,7 +64,11 @@ export type CheckedProof = {
  * the key's thumbprint with the proof's id, or null when the proof is absent or fails any check.
  * Whether the proof was seen before is the caller's store to say (src/db/dpop-replay.ts).
  */
-export async function checkProof(secret: string, req: ProofRequest, now = Date.now()): Promise<CheckedProof | null> {
+export async function checkProof(
+  secret: string,
+  req: ProofRequest,
+  now = Date.now(),
+): Promise<CheckedProof | null> {
   if (!req.proof || req.proof.length > 4096) return null;
   try {
     const { payload, protectedHeader } = await jwtVerify(req.proof, EmbeddedJWK, {
@@ -61,13 +78,21 @@ export async function checkProof(secret: string, req: ProofRequest, now = Date.n
       clockTolerance: IAT_SKEW_S,
       currentDate: new Date(now),
     });
-    if (payload.htm !== req.method.toUpperCase() || payload.htu !== htuOf(req.url) || typeof payload.jti !== "string" || typeof payload.iat !== "number") return null;
+    if (
+      payload.htm !== req.method.toUpperCase() ||
+      payload.htu !== htuOf(req.url) ||
+      typeof payload.jti !== "string" ||
+      typeof payload.iat !== "number"
+    )
+      return null;
     const issued = await nonceIssuedAt(secret, payload.nonce, now);
     if (issued === null) return null;
     if (req.accessToken && payload.ath !== (await sha256b64u(req.accessToken))) return null;
     const jkt = await calculateJwkThumbprint(protectedHeader.jwk as JWK);
     // jose accepts iat up to maxTokenAge + clockTolerance old, and the nonce up to its TTL.
-    const expiresAt = Math.ceil(Math.min(payload.iat + DPOP_NONCE_TTL_S + IAT_SKEW_S, issued + DPOP_NONCE_TTL_S));
+    const expiresAt = Math.ceil(
+      Math.min(payload.iat + DPOP_NONCE_TTL_S + IAT_SKEW_S, issued + DPOP_NONCE_TTL_S),
+    );
     return { jkt, proofId: await sha256b64u(`${jkt}|${payload.jti}`), expiresAt };
   } catch {
     return null;

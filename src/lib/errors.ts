@@ -65,7 +65,11 @@ export class AppError extends Error {
   constructor(
     code: ErrorCode,
     message: string,
-    opts: { details?: FieldIssue[]; headers?: Record<string, string>; extra?: Record<string, unknown> } = {},
+    opts: {
+      details?: FieldIssue[];
+      headers?: Record<string, string>;
+      extra?: Record<string, unknown>;
+    } = {},
   ) {
     super(message);
     this.name = "AppError";
@@ -96,11 +100,15 @@ export class SealedValueError extends Error {
 
 /** What the client is told about a SealedValueError: the request is understood, the stored secret it needs is not usable. */
 export const sealedValueUnusable = () =>
-  new AppError(ErrorCode.UNPROCESSABLE, "A secret stored for this request can no longer be opened; connect or enter it again");
+  new AppError(
+    ErrorCode.UNPROCESSABLE,
+    "A secret stored for this request can no longer be opened; connect or enter it again",
+  );
 
 export const validationError = (message: string, details: FieldIssue[] = []) =>
   new AppError(ErrorCode.VALIDATION_ERROR, message, { details });
-export const notFound = (what = "Resource") => new AppError(ErrorCode.NOT_FOUND, `${what} not found`);
+export const notFound = (what = "Resource") =>
+  new AppError(ErrorCode.NOT_FOUND, `${what} not found`);
 export const forbidden = (message = "Forbidden") => new AppError(ErrorCode.FORBIDDEN, message);
 export const conflict = (message: string) => new AppError(ErrorCode.CONFLICT, message);
 

@@ -7,15 +7,24 @@ const MAX_REDIRECTS = 5;
 /** The two settings outbound requests obey (env.ts: OUTBOUND_ALLOW_PRIVATE, DOH_URL). */
 export type OutboundConfig = { allowPrivateOutbound: boolean; DOH_URL: string };
 
-export const guardOptions = (config: OutboundConfig) => ({ allowPrivate: config.allowPrivateOutbound, resolve: dohResolver(config.DOH_URL) });
+export const guardOptions = (config: OutboundConfig) => ({
+  allowPrivate: config.allowPrivateOutbound,
+  resolve: dohResolver(config.DOH_URL),
+});
 
-const HEADERS = { "user-agent": "Mozilla/5.0 (credential-vault sign-in discovery)", accept: "text/html,application/xhtml+xml" };
+const HEADERS = {
+  "user-agent": "Mozilla/5.0 (credential-vault sign-in discovery)",
+  accept: "text/html,application/xhtml+xml",
+};
 /** What a caller reads of a page at most (readCapped's default). */
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
 /** The address to pin: an IPv4 one first (as for IMAP), else an IPv6 one; none when nothing was resolved. */
 function pinOf(addresses: string[]): string | undefined {
-  return addresses.find((a) => parseIp(a)?.version === 4) ?? addresses.find((a) => parseIp(a)?.version === 6);
+  return (
+    addresses.find((a) => parseIp(a)?.version === 4) ??
+    addresses.find((a) => parseIp(a)?.version === 6)
+  );
 }
 
 /**
@@ -41,8 +50,17 @@ export async function guardedFetch(
     const timeoutMs = opts.timeoutMs ?? 10_000;
     try {
       res = pin
-        ? await pinnedGet(url, pin.replace(/^\[(.*)\]$/, "$1"), { headers: HEADERS, timeoutMs, maxBodyBytes: MAX_BODY_BYTES, dial: opts.dial })
-        : await fetch(url, { redirect: "manual", headers: HEADERS, signal: AbortSignal.timeout(timeoutMs) });
+        ? await pinnedGet(url, pin.replace(/^\[(.*)\]$/, "$1"), {
+            headers: HEADERS,
+            timeoutMs,
+            maxBodyBytes: MAX_BODY_BYTES,
+            dial: opts.dial,
+          })
+        : await fetch(url, {
+            redirect: "manual",
+            headers: HEADERS,
+            signal: AbortSignal.timeout(timeoutMs),
+          });
     } catch {
       throw new AppError(ErrorCode.UNPROCESSABLE, "The page could not be reached");
     }

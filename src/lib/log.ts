@@ -28,7 +28,8 @@ export function currentRequestId(): string | undefined {
 }
 
 /** An error as a log field: its name only, never its message (a message can quote a value). */
-export const errorName = (err: unknown): string => (err instanceof Error ? err.name : "non-error thrown");
+export const errorName = (err: unknown): string =>
+  err instanceof Error ? err.name : "non-error thrown";
 
 /**
  * One log line as one JSON object, so Workers Logs (and any search over them) can filter by field.

@@ -72,7 +72,11 @@ export function parseIPv6(input: string): Uint8Array | null {
   if (halves.length === 2) {
     const fill = groupsNeeded - head.length - rest.length;
     if (fill < 1) return null;
-    groups = [...head.map((g) => parseInt(g, 16)), ...new Array(fill).fill(0), ...rest.map((g) => parseInt(g, 16))];
+    groups = [
+      ...head.map((g) => parseInt(g, 16)),
+      ...new Array(fill).fill(0),
+      ...rest.map((g) => parseInt(g, 16)),
+    ];
   } else {
     if (head.length !== groupsNeeded) return null;
     groups = head.map((g) => parseInt(g, 16));
@@ -129,7 +133,8 @@ function isPrivateV6(b: Uint8Array): boolean {
   if (zeroUpTo(10) && b[10] === 0xff && b[11] === 0xff) return isPrivateV4(b.subarray(12));
   if (zeroUpTo(12)) return true;
   // ::ffff:0:a.b.c.d (SIIT, RFC 2765) and 64:ff9b::/96 (NAT64, RFC 6052) translate to IPv4.
-  if (zeroUpTo(8) && b[8] === 0xff && b[9] === 0xff && b[10] === 0 && b[11] === 0) return isPrivateV4(b.subarray(12));
+  if (zeroUpTo(8) && b[8] === 0xff && b[9] === 0xff && b[10] === 0 && b[11] === 0)
+    return isPrivateV4(b.subarray(12));
   if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b) return true;
   // 6to4 (RFC 3056) embeds the IPv4 address in bytes 2..5.
   if (b[0] === 0x20 && b[1] === 0x02) return isPrivateV4(b.subarray(2, 6));
@@ -150,13 +155,22 @@ export function isPrivateAddress(ip: IpAddress): boolean {
 /** Names that never leave the machine (RFC 6761 section 6.3) or the local network. */
 function isLocalName(host: string): boolean {
   const h = host.toLowerCase().replace(/\.$/, "");
-  return h === "localhost" || h.endsWith(".localhost") || h.endsWith(".local") || h.endsWith(".internal") || !h.includes(".");
+  return (
+    h === "localhost" ||
+    h.endsWith(".localhost") ||
+    h.endsWith(".local") ||
+    h.endsWith(".internal") ||
+    !h.includes(".")
+  );
 }
 
-const HOSTNAME = /^(?=.{1,253}\.?$)([a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9])?)(\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9])?)*\.?$/i;
+const HOSTNAME =
+  /^(?=.{1,253}\.?$)([a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9])?)(\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9])?)*\.?$/i;
 
 function refuse(field: string, message: string): AppError {
-  return new AppError(ErrorCode.VALIDATION_ERROR, "Destination refused", { details: [{ field, message }] });
+  return new AppError(ErrorCode.VALIDATION_ERROR, "Destination refused", {
+    details: [{ field, message }],
+  });
 }
 
 /**
@@ -165,7 +179,11 @@ function refuse(field: string, message: string): AppError {
  * passed (the literal itself, or what the name resolved to; empty when nothing was resolved
  * because private destinations are allowed), so a caller can connect to exactly those.
  */
-export async function assertPublicHost(host: string, field: string, opts: GuardOptions): Promise<string[]> {
+export async function assertPublicHost(
+  host: string,
+  field: string,
+  opts: GuardOptions,
+): Promise<string[]> {
   const trimmed = host.trim();
   const ip = parseIp(trimmed);
   if (ip) {
@@ -185,25 +203,35 @@ export async function assertPublicHost(host: string, field: string, opts: GuardO
   if (addresses.length === 0) throw refuse(field, "hostname cannot be resolved");
   for (const a of addresses) {
     const parsed = parseIp(a);
-    if (!parsed || isPrivateAddress(parsed)) throw refuse(field, "hostname resolves to an address that is not public");
+    if (!parsed || isPrivateAddress(parsed))
+      throw refuse(field, "hostname resolves to an address that is not public");
   }
   return addresses;
 }
 
 /** A URL must be http or https and its host public (D12). Returns the parsed URL. */
-export async function assertPublicUrl(raw: string, field: string, opts: GuardOptions): Promise<URL> {
+export async function assertPublicUrl(
+  raw: string,
+  field: string,
+  opts: GuardOptions,
+): Promise<URL> {
   return (await checkPublicUrl(raw, field, opts)).url;
 }
 
 /** assertPublicUrl, also returning the addresses that passed (see assertPublicHost), for a caller that pins one. */
-export async function checkPublicUrl(raw: string, field: string, opts: GuardOptions): Promise<{ url: URL; addresses: string[] }> {
+export async function checkPublicUrl(
+  raw: string,
+  field: string,
+  opts: GuardOptions,
+): Promise<{ url: URL; addresses: string[] }> {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     throw refuse(field, "not a valid URL");
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw refuse(field, "URL must be http or https");
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw refuse(field, "URL must be http or https");
   if (url.username || url.password) throw refuse(field, "URL must not carry credentials");
   const addresses = await assertPublicHost(url.hostname, field, opts);
   return { url, addresses };
@@ -219,7 +247,10 @@ export function dohResolver(endpoint: string, fetcher: typeof fetch = fetch): Re
       url.searchParams.set("type", type);
       const res = await fetcher(url, { headers: { accept: "application/dns-json" } });
       if (!res.ok) throw new Error(`resolver answered ${res.status}`);
-      const json = (await res.json()) as { Status?: number; Answer?: { type: number; data: string }[] };
+      const json = (await res.json()) as {
+        Status?: number;
+        Answer?: { type: number; data: string }[];
+      };
       if (json.Status !== 0 && json.Status !== 3) throw new Error(`resolver status ${json.Status}`);
       for (const a of json.Answer ?? []) if (a.type === 1 || a.type === 28) out.push(a.data);
     }

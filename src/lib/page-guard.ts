@@ -64,20 +64,38 @@ const guardedBrowsers = new WeakMap<Browser, Promise<void>>();
  * does not), once per browser. A popup is closed as soon as it appears, whatever opened it (a
  * target=_blank link or form, window.open from a realm the page script did not reach).
  */
-function guardBrowser(browser: Browser, decide: (url: string) => Promise<RequestVerdict>): Promise<void> {
+function guardBrowser(
+  browser: Browser,
+  decide: (url: string) => Promise<RequestVerdict>,
+): Promise<void> {
   let done = guardedBrowsers.get(browser);
   if (!done) {
     done = (async () => {
       const session: CDPSession = await browser.target().createCDPSession();
       session.on("Fetch.requestPaused", (e: { requestId: string; request: { url: string } }) => {
         void decide(e.request.url)
-          .then((v) => (v === "continue" ? session.send("Fetch.continueRequest", { requestId: e.requestId }) : session.send("Fetch.failRequest", { requestId: e.requestId, errorReason: "BlockedByClient" })))
+          .then((v) =>
+            v === "continue"
+              ? session.send("Fetch.continueRequest", { requestId: e.requestId })
+              : session.send("Fetch.failRequest", {
+                  requestId: e.requestId,
+                  errorReason: "BlockedByClient",
+                }),
+          )
           .catch(() => undefined);
       });
-      await session.send("Fetch.enable", { patterns: [{ urlPattern: "*", requestStage: "Request" }] });
+      await session.send("Fetch.enable", {
+        patterns: [{ urlPattern: "*", requestStage: "Request" }],
+      });
       browser.on("targetcreated", (t) => {
         if (t.type() !== "page" || !t.opener()) return;
-        void t.page().then((p) => p?.close(), () => undefined).catch(() => undefined);
+        void t
+          .page()
+          .then(
+            (p) => p?.close(),
+            () => undefined,
+          )
+          .catch(() => undefined);
       });
     })();
     guardedBrowsers.set(browser, done);
@@ -98,7 +116,9 @@ export async function guardPageRequests(page: Page, opts: GuardOptions): Promise
   await page.evaluateOnNewDocument(REFUSE_UNGUARDED_CHANNELS);
   const cdp = await page.createCDPSession();
   cdp.on("Network.webSocketCreated", (e: { url: string }) => {
-    void decide(e.url.replace(/^ws(s?):/i, "http$1:")).then((v) => (v === "abort" ? page.close() : undefined)).catch(() => undefined);
+    void decide(e.url.replace(/^ws(s?):/i, "http$1:"))
+      .then((v) => (v === "abort" ? page.close() : undefined))
+      .catch(() => undefined);
   });
   await cdp.send("Network.enable");
   await page.setRequestInterception(true);

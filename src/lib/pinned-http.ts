@@ -8,10 +8,15 @@ import { connect } from "cloudflare:sockets";
  * Content-Length, chunked or read-to-close body, all bounded in bytes and time.
  */
 
-export type PinnedSocket = { readable: ReadableStream<Uint8Array>; writable: WritableStream<Uint8Array>; close(): Promise<void> };
+export type PinnedSocket = {
+  readable: ReadableStream<Uint8Array>;
+  writable: WritableStream<Uint8Array>;
+  close(): Promise<void>;
+};
 export type Dial = (address: string, port: number) => PinnedSocket;
 
-const dialSocket: Dial = (address, port) => connect({ hostname: address, port }, { secureTransport: "off", allowHalfOpen: false });
+const dialSocket: Dial = (address, port) =>
+  connect({ hostname: address, port }, { secureTransport: "off", allowHalfOpen: false });
 
 const MAX_HEAD_BYTES = 64 * 1024;
 const CRLFCRLF = [13, 10, 13, 10];
@@ -31,7 +36,15 @@ export async function pinnedGet(
   const reader = socket.readable.getReader();
   try {
     const writer = socket.writable.getWriter();
-    const lines = [`GET ${url.pathname}${url.search} HTTP/1.1`, `Host: ${url.host}`, ...Object.entries(opts.headers).map(([k, v]) => `${k}: ${v.replace(/[\r\n]/g, "")}`), "Accept-Encoding: identity", "Connection: close", "", ""];
+    const lines = [
+      `GET ${url.pathname}${url.search} HTTP/1.1`,
+      `Host: ${url.host}`,
+      ...Object.entries(opts.headers).map(([k, v]) => `${k}: ${v.replace(/[\r\n]/g, "")}`),
+      "Accept-Encoding: identity",
+      "Connection: close",
+      "",
+      "",
+    ];
     await within(writer.write(new TextEncoder().encode(lines.join("\r\n"))), deadline);
     writer.releaseLock();
     return await readResponse(reader, deadline, opts.maxBodyBytes);
@@ -45,13 +58,26 @@ async function within<T>(p: Promise<T>, deadline: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   p.catch(() => undefined);
   try {
-    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new PinnedHttpError("timed out")), Math.max(0, deadline - Date.now()))))]);
+    return await Promise.race([
+      p,
+      new Promise<never>(
+        (_, reject) =>
+          (timer = setTimeout(
+            () => reject(new PinnedHttpError("timed out")),
+            Math.max(0, deadline - Date.now()),
+          )),
+      ),
+    ]);
   } finally {
     clearTimeout(timer);
   }
 }
 
-async function readResponse(reader: ReadableStreamDefaultReader<Uint8Array>, deadline: number, maxBody: number): Promise<Response> {
+async function readResponse(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  deadline: number,
+  maxBody: number,
+): Promise<Response> {
   let buf = new Uint8Array(0);
   let ended = false;
   const more = async () => {
@@ -84,9 +110,14 @@ async function readResponse(reader: ReadableStreamDefaultReader<Uint8Array>, dea
   buf = buf.subarray(headEnd + 4);
   const chunked = /\bchunked\b/i.test(headers.get("transfer-encoding") ?? "");
   const length = headers.get("content-length");
-  const want = chunked ? Infinity : length && /^\d+$/.test(length) ? Math.min(Number(length), maxBody) : maxBody;
+  const want = chunked
+    ? Infinity
+    : length && /^\d+$/.test(length)
+      ? Math.min(Number(length), maxBody)
+      : maxBody;
   // Read until the body is whole, the cap is reached (chunk framing allowed for) or the server closes.
-  const complete = () => (chunked ? chunkedDone(buf) || buf.length >= maxBody + MAX_HEAD_BYTES : buf.length >= want);
+  const complete = () =>
+    chunked ? chunkedDone(buf) || buf.length >= maxBody + MAX_HEAD_BYTES : buf.length >= want;
   while (!ended && !complete()) await more();
   let body = chunked ? dechunk(buf) : buf;
   if (body.length > maxBody) body = body.subarray(0, maxBody);

@@ -1,4 +1,11 @@
-import { createGuardrails, generate, generateSecret, generateURI, verify, type HashAlgorithm } from "otplib";
+import {
+  createGuardrails,
+  generate,
+  generateSecret,
+  generateURI,
+  verify,
+  type HashAlgorithm,
+} from "otplib";
 
 /**
  * The one TOTP implementation (RFC 6238 over RFC 4226) behind account 2FA and legacy vault-entry
@@ -46,7 +53,12 @@ export type TotpCheck = { valid: true; timeStep: number } | { valid: false };
  * small window for clock drift and transmission delay). The caller rejects replays by comparing the
  * returned step with the last one it accepted.
  */
-export async function checkTotp(p: TotpParams, token: string, epochSeconds: number, windowSteps = 1): Promise<TotpCheck> {
+export async function checkTotp(
+  p: TotpParams,
+  token: string,
+  epochSeconds: number,
+  windowSteps = 1,
+): Promise<TotpCheck> {
   if (token.length !== p.digits || !/^\d+$/.test(token)) return { valid: false };
   const result = await verify({
     ...p,
@@ -55,7 +67,9 @@ export async function checkTotp(p: TotpParams, token: string, epochSeconds: numb
     epochTolerance: windowSteps * p.period,
     guardrails,
   });
-  return result.valid && "timeStep" in result ? { valid: true, timeStep: result.timeStep } : { valid: false };
+  return result.valid && "timeStep" in result
+    ? { valid: true, timeStep: result.timeStep }
+    : { valid: false };
 }
 
 export function newTotpSecret(): string {
@@ -63,5 +77,12 @@ export function newTotpSecret(): string {
 }
 
 export function otpauthUri(issuer: string, label: string, secret: string): string {
-  return generateURI({ issuer, label, secret, algorithm: TOTP_DEFAULTS.algorithm, digits: TOTP_DEFAULTS.digits, period: TOTP_DEFAULTS.period });
+  return generateURI({
+    issuer,
+    label,
+    secret,
+    algorithm: TOTP_DEFAULTS.algorithm,
+    digits: TOTP_DEFAULTS.digits,
+    period: TOTP_DEFAULTS.period,
+  });
 }

@@ -29,7 +29,8 @@ describe("attachments: the streaming base64 encoder", () => {
       });
       const parts: string[] = [];
       const reader = source.pipeThrough(base64EncodeStream()).getReader();
-      for (let r = await reader.read(); !r.done; r = await reader.read()) parts.push(ascii(r.value));
+      for (let r = await reader.read(); !r.done; r = await reader.read())
+        parts.push(ascii(r.value));
       expect(parts.join(""), `chunks of ${size}`).toBe(bytesToBase64(bytes));
     }
   });

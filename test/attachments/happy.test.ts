@@ -2,9 +2,20 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { buildUploadBody, decryptAttachment, fromBase64 } from "../../client/src/attachments";
 import { TestUser } from "../support/auth";
-import { createParent, encryptedBody, r2Keys, randomBytes, upload, vaultKey, type Listed } from "../support/attachments";
+import {
+  createParent,
+  encryptedBody,
+  r2Keys,
+  randomBytes,
+  upload,
+  vaultKey,
+  type Listed,
+} from "../support/attachments";
 
-type Downloaded = Listed & { encrypted_content: string; wrapped_file_key: { iv: string; ciphertext: string } };
+type Downloaded = Listed & {
+  encrypted_content: string;
+  wrapped_file_key: { iv: string; ciphertext: string };
+};
 
 describe("attachments: happy paths", () => {
   it("round-trips a file through the real endpoints with the client module", async () => {
@@ -12,23 +23,46 @@ describe("attachments: happy paths", () => {
     const parent = await createParent(user);
     const key = await vaultKey();
     const content = randomBytes(300_001);
-    const body = await buildUploadBody(key, parent, { content, filename: "Passport scan – 2024.png", mimeType: "image/png" });
+    const body = await buildUploadBody(key, parent, {
+      content,
+      filename: "Passport scan – 2024.png",
+      mimeType: "image/png",
+    });
 
     const created = await user.call("POST", "/api/vault/attachments", { body });
     expect(created.status).toBe(201);
     const { attachment } = (await created.json()) as { attachment: Listed };
-    expect(Object.keys(attachment).sort()).toEqual(["created_at", "encrypted_filename", "encrypted_mime_type", "id", "parent_id", "parent_type", "size", "wrapped_file_key"]);
-    expect(attachment).toMatchObject({ parent_id: parent.id, parent_type: "password", size: 12 + content.length + 16 });
+    expect(Object.keys(attachment).sort()).toEqual([
+      "created_at",
+      "encrypted_filename",
+      "encrypted_mime_type",
+      "id",
+      "parent_id",
+      "parent_type",
+      "size",
+      "wrapped_file_key",
+    ]);
+    expect(attachment).toMatchObject({
+      parent_id: parent.id,
+      parent_type: "password",
+      size: 12 + content.length + 16,
+    });
     expect(attachment.encrypted_filename).toEqual(body.encrypted_filename);
 
-    const listed = (await (await user.call("GET", `/api/vault/attachments?parent_id=${parent.id}&parent_type=password`)).json()) as { attachments: Listed[] };
+    const listed = (await (
+      await user.call("GET", `/api/vault/attachments?parent_id=${parent.id}&parent_type=password`)
+    ).json()) as { attachments: Listed[] };
     expect(listed.attachments).toEqual([attachment]);
 
     const got = await user.call("GET", `/api/vault/attachments/${attachment.id}`);
     expect(got.status).toBe(200);
     expect(got.headers.get("content-type")).toContain("application/json");
     const { attachment: full } = (await got.json()) as { attachment: Downloaded };
-    expect(full).toEqual({ ...attachment, encrypted_content: body.encrypted_content, wrapped_file_key: body.wrapped_file_key });
+    expect(full).toEqual({
+      ...attachment,
+      encrypted_content: body.encrypted_content,
+      wrapped_file_key: body.wrapped_file_key,
+    });
     const plain = await decryptAttachment(key, full);
     expect(plain.filename).toBe("Passport scan – 2024.png");
     expect(plain.mimeType).toBe("image/png");
@@ -43,7 +77,12 @@ describe("attachments: happy paths", () => {
     const a = await buildUploadBody(key, parent, file);
     const b = await buildUploadBody(key, parent, file);
     const contentIv = btoa(String.fromCharCode(...fromBase64(a.encrypted_content).subarray(0, 12)));
-    const ivs = new Set([contentIv, a.wrapped_file_key.iv, a.encrypted_filename.iv, a.encrypted_mime_type.iv]);
+    const ivs = new Set([
+      contentIv,
+      a.wrapped_file_key.iv,
+      a.encrypted_filename.iv,
+      a.encrypted_mime_type.iv,
+    ]);
     expect(ivs.size).toBe(4);
     expect(a.wrapped_file_key.ciphertext).not.toBe(b.wrapped_file_key.ciphertext);
     expect(a.encrypted_content).not.toBe(b.encrypted_content);
@@ -58,8 +97,13 @@ describe("attachments: happy paths", () => {
       const parent = await createParent(user, type);
       const att = await upload(user, await encryptedBody(parent));
       expect(att.parent_type).toBe(type);
-      const res = await user.call("GET", `/api/vault/attachments?parent_id=${parent.id}&parent_type=${type}`);
-      expect(((await res.json()) as { attachments: Listed[] }).attachments.map((a) => a.id)).toEqual([att.id]);
+      const res = await user.call(
+        "GET",
+        `/api/vault/attachments?parent_id=${parent.id}&parent_type=${type}`,
+      );
+      expect(
+        ((await res.json()) as { attachments: Listed[] }).attachments.map((a) => a.id),
+      ).toEqual([att.id]);
     }
   });
 
@@ -70,7 +114,9 @@ describe("attachments: happy paths", () => {
     const a = await upload(user, await encryptedBody(p1));
     const b = await upload(user, await encryptedBody(p1));
     await upload(user, await encryptedBody(p2));
-    const listed = (await (await user.call("GET", `/api/vault/attachments?parent_id=${p1.id}&parent_type=password`)).json()) as { attachments: Listed[] };
+    const listed = (await (
+      await user.call("GET", `/api/vault/attachments?parent_id=${p1.id}&parent_type=password`)
+    ).json()) as { attachments: Listed[] };
     expect(listed.attachments.map((x) => x.id)).toEqual([b.id, a.id]);
   });
 
@@ -95,13 +141,23 @@ describe("attachments: happy paths", () => {
     const user = await TestUser.create();
     const parent = await createParent(user);
     const att = await upload(user, await encryptedBody(parent, 2000));
-    await user.call("DELETE", `/api/vault/attachments/${att.id}`, { headers: { "cf-connecting-ip": "203.0.113.9" } });
-    const { results } = await env.DB.prepare("SELECT action, target_type, target_id, details, ip FROM audit_events WHERE user_id = ? ORDER BY created_at").bind(user.id).all();
+    await user.call("DELETE", `/api/vault/attachments/${att.id}`, {
+      headers: { "cf-connecting-ip": "203.0.113.9" },
+    });
+    const { results } = await env.DB.prepare(
+      "SELECT action, target_type, target_id, details, ip FROM audit_events WHERE user_id = ? ORDER BY created_at",
+    )
+      .bind(user.id)
+      .all();
     const events = results.filter((r) => String(r.action).startsWith("attachment."));
     expect(events.map((e) => e.action)).toEqual(["attachment.upload", "attachment.delete"]);
     for (const e of events) {
       expect(e).toMatchObject({ target_type: "attachment", target_id: att.id });
-      expect(JSON.parse(String(e.details))).toEqual({ parent_type: "password", parent_id: parent.id, size: 2028 });
+      expect(JSON.parse(String(e.details))).toEqual({
+        parent_type: "password",
+        parent_id: parent.id,
+        size: 2028,
+      });
     }
     expect(events[1].ip).toBe("203.0.113.9");
   });

@@ -3,7 +3,10 @@ import { TestUser } from "../support/auth";
 import { createParent, encryptedBody, upload } from "../support/attachments";
 
 type Listing = { attachments: { id: string }[]; usage: { used: number; quota: number } };
-const listing = async (user: TestUser, parentId: string) => (await (await user.call("GET", `/api/vault/attachments?parent_id=${parentId}&parent_type=password`)).json()) as Listing;
+const listing = async (user: TestUser, parentId: string) =>
+  (await (
+    await user.call("GET", `/api/vault/attachments?parent_id=${parentId}&parent_type=password`)
+  ).json()) as Listing;
 
 describe("attachments: the list carries the quota and its use", () => {
   it("used counts every attachment of the caller, across parents, and drops on delete", async () => {

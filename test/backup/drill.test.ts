@@ -1,9 +1,19 @@
-import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createScheduledController,
+  env,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { bindingOf, pickShard, shardBindings } from "../../src/db/shards";
 import { listBackups, runBackup } from "../../src/domains/backup/backup";
 import { distinctDatabases, quoted, schemaOf } from "../../src/domains/backup/databases";
-import { keys, sha256Hex, timeOf as timeOfId, type Manifest } from "../../src/domains/backup/format";
+import {
+  keys,
+  sha256Hex,
+  timeOf as timeOfId,
+  type Manifest,
+} from "../../src/domains/backup/format";
 import { createParent, encryptedBody, upload } from "../support/attachments";
 import { TestUser } from "../support/auth";
 import { register } from "../support/devices";
@@ -44,7 +54,8 @@ const ok = async (res: Response, status = 200) => {
 /** Users on every shard, each with the records a person makes, and the records that cross users. */
 async function fill() {
   const users = [];
-  for (let i = 0; i < Math.max(3, shards.length); i++) users.push(await userOn(shards[i % shards.length]!));
+  for (let i = 0; i < Math.max(3, shards.length); i++)
+    users.push(await userOn(shards[i % shards.length]!));
   for (const [i, user] of users.entries()) {
     const kept = await createEntry(user, { name: `kept ${i}`, website: `site${i}.test` });
     const gone = await createEntry(user, { name: `deleted ${i}` });
@@ -56,17 +67,35 @@ async function fill() {
     await upload(user, await encryptedBody(await createParent(user, "note"), 512));
     const push = await browserSubscription();
     await ok(await subscribe(user, push.json), 201);
-    await ok(await user.call("PUT", "/api/sharing/public-key", { body: { publicKey: { kty: "EC", crv: "P-256", x: `${i}`.repeat(43), y: "y".repeat(43) } } }));
+    await ok(
+      await user.call("PUT", "/api/sharing/public-key", {
+        body: { publicKey: { kty: "EC", crv: "P-256", x: `${i}`.repeat(43), y: "y".repeat(43) } },
+      }),
+    );
   }
   const [a, b, c] = users as [TestUser, TestUser, TestUser];
   await enrollAndConfirm(a);
   const entry = await createEntry(a, { name: "shared" });
-  const share = await createShare(a, { accountId: entry.id, recipientEmail: b.email, wrapped_vault_key_invite: invite() });
+  const share = await createShare(a, {
+    accountId: entry.id,
+    recipientEmail: b.email,
+    wrapped_vault_key_invite: invite(),
+  });
   await ok(await b.call("PATCH", `/api/sharing/${share.id}`, { body: { status: "active" } }));
   // A pending request: its grant timer must come back with the restore.
   const { contact } = await requested(b, c);
-  await ok(await c.call("POST", "/api/dead-man-switch", { body: { inactivity_days: 30, notify_at_days: [7], notify_via: ["email"] } }), 201);
-  await ok(await c.call("POST", "/api/dead-man-switch/recipients", { body: { recipient_email: a.email, wrapped_recovery_key: invite() } }), 201);
+  await ok(
+    await c.call("POST", "/api/dead-man-switch", {
+      body: { inactivity_days: 30, notify_at_days: [7], notify_via: ["email"] },
+    }),
+    201,
+  );
+  await ok(
+    await c.call("POST", "/api/dead-man-switch/recipients", {
+      body: { recipient_email: a.email, wrapped_recovery_key: invite() },
+    }),
+    201,
+  );
   return { users, switchOwner: c.id, contactId: contact.id };
 }
 
@@ -88,7 +117,15 @@ async function snapshot(): Promise<Snapshot> {
     const page = await env.ATTACHMENTS.list({ cursor });
     for (const o of page.objects) {
       const obj = (await env.ATTACHMENTS.get(o.key))!;
-      objects.push(JSON.stringify([o.key, o.size, await sha256Hex(await obj.arrayBuffer()), obj.httpMetadata, obj.customMetadata]));
+      objects.push(
+        JSON.stringify([
+          o.key,
+          o.size,
+          await sha256Hex(await obj.arrayBuffer()),
+          obj.httpMetadata,
+          obj.customMetadata,
+        ]),
+      );
     }
     cursor = page.truncated ? page.cursor : undefined;
   } while (cursor);
@@ -98,7 +135,8 @@ async function snapshot(): Promise<Snapshot> {
 async function wipe() {
   for (const db of await distinctDatabases(e)) {
     const d1 = bindingOf(e, db.binding);
-    for (const table of (await schemaOf(d1)).tables) await d1.prepare(`DELETE FROM ${quoted(table)}`).run();
+    for (const table of (await schemaOf(d1)).tables)
+      await d1.prepare(`DELETE FROM ${quoted(table)}`).run();
   }
   const listed = await env.ATTACHMENTS.list();
   if (listed.objects.length) await env.ATTACHMENTS.delete(listed.objects.map((o) => o.key));
@@ -109,7 +147,11 @@ async function restoreAll(admin: TestUser, id: string) {
   let step: number | null = 0;
   const done = { steps: 0, rows: 0, objects: 0 };
   while (step !== null) {
-    const res = await ok(await admin.call("POST", `/api/admin/backups/${id}/restore`, { body: { step, confirm_wipe: true } }));
+    const res = await ok(
+      await admin.call("POST", `/api/admin/backups/${id}/restore`, {
+        body: { step, confirm_wipe: true },
+      }),
+    );
     const r = (await res.json()) as { next: number | null; rows: number; objects: number };
     done.steps++;
     done.rows += r.rows;
@@ -124,7 +166,10 @@ describe("backup and restore drill", () => {
 
   it(`restores every row and object of ${shards.length} shard(s) and the directory, nothing lost, nothing changed`, async () => {
     const { users, switchOwner, contactId } = await fill();
-    const timers = { dms: await alarmAt(dmsTimer(switchOwner)), emergency: await alarmAt(emergencyTimer(contactId)) };
+    const timers = {
+      dms: await alarmAt(dmsTimer(switchOwner)),
+      emergency: await alarmAt(emergencyTimer(contactId)),
+    };
     expect(timers.dms).not.toBeNull();
     expect(timers.emergency).not.toBeNull();
     await fillEmptyTables(e);
@@ -132,7 +177,8 @@ describe("backup and restore drill", () => {
     const before = await snapshot();
     // Every table holds rows, so the comparison covers every kind of record the schema has.
     const everywhere = new Map<string, number>();
-    for (const [name, rows] of Object.entries(before.tables)) everywhere.set(name.split(".")[1]!, (everywhere.get(name.split(".")[1]!) ?? 0) + rows.length);
+    for (const [name, rows] of Object.entries(before.tables))
+      everywhere.set(name.split(".")[1]!, (everywhere.get(name.split(".")[1]!) ?? 0) + rows.length);
     expect([...everywhere].filter(([, n]) => n === 0).map(([t]) => t)).toEqual([]);
     expect(before.objects.length).toBeGreaterThanOrEqual(6);
 
@@ -148,7 +194,12 @@ describe("backup and restore drill", () => {
     expect(steps).toBeGreaterThanOrEqual(3);
     const manifest = (await (await backups().get(keys(backupId).manifest))!.json()) as Manifest;
     expect(await backups().head(keys(backupId).state)).toBeNull();
-    expect(manifest.databases.map((d) => [d.binding, ...d.aliases]).flat().sort()).toEqual([...new Set(["DIRECTORY", ...shards])].sort());
+    expect(
+      manifest.databases
+        .map((d) => [d.binding, ...d.aliases])
+        .flat()
+        .sort(),
+    ).toEqual([...new Set(["DIRECTORY", ...shards])].sort());
     expect(manifest.counts.objects).toBe(before.objects.length);
     const rows = Object.values(before.tables).reduce((n, t) => n + t.length, 0);
     expect(Object.values(manifest.counts.rows).reduce((n, c) => n + c, 0)).toBe(rows);
@@ -164,10 +215,15 @@ describe("backup and restore drill", () => {
     expect(wiped.objects).toEqual([]);
 
     const done = await restoreAll(admin, backupId);
-    expect(done).toMatchObject({ steps: manifest.chunks.length + 2, rows, objects: before.objects.length });
+    expect(done).toMatchObject({
+      steps: manifest.chunks.length + 2,
+      rows,
+      objects: before.objects.length,
+    });
     const after = await snapshot();
     expect(after.objects).toEqual(before.objects);
-    for (const name of Object.keys(before.tables)) expect(after.tables[name], name).toEqual(before.tables[name]);
+    for (const name of Object.keys(before.tables))
+      expect(after.tables[name], name).toEqual(before.tables[name]);
     expect(Object.keys(after.tables).sort()).toEqual(Object.keys(before.tables).sort());
     // The recovery timers are armed again from the restored rows, for the same moments.
     expect(await alarmAt(dmsTimer(switchOwner))).toBe(timers.dms);
@@ -176,11 +232,17 @@ describe("backup and restore drill", () => {
     // The restored deployment works: the triggers are back, so the counters follow a new entry, and
     // an owner reads their vault through the API.
     const owner = users[0]!;
-    const counted = () => bindingOf(e, shards[0]!).prepare("SELECT live FROM vault_counters WHERE user_id = ?").bind(owner.id).first<number>("live");
+    const counted = () =>
+      bindingOf(e, shards[0]!)
+        .prepare("SELECT live FROM vault_counters WHERE user_id = ?")
+        .bind(owner.id)
+        .first<number>("live");
     const live = (await counted())!;
     await createEntry(owner, { name: "after the restore" });
     expect(await counted()).toBe(live + 1);
-    const list = (await (await ok(await owner.call("GET", "/api/passwords?limit=100"))).json()) as { data: { name: string }[] };
+    const list = (await (await ok(await owner.call("GET", "/api/passwords?limit=100"))).json()) as {
+      data: { name: string }[];
+    };
     expect(list.data.map((p) => p.name).sort()).toEqual(["after the restore", "kept 0", "shared"]);
     // A whole deployment filled through the API (about 80 requests), then backed up, wiped and restored.
   }, 120_000);
@@ -189,18 +251,39 @@ describe("backup and restore drill", () => {
     const admin = await TestUser.create({ admin: true });
     const user = await TestUser.create();
     expect((await user.call("GET", "/api/admin/backups")).status).toBe(403);
-    expect((await user.call("POST", `/api/admin/backups/${backupId}/restore`, { body: { step: 0, confirm_wipe: true } })).status).toBe(403);
-    const list = (await (await ok(await admin.call("GET", "/api/admin/backups"))).json()) as { backups: { id: string; complete: boolean }[] };
+    expect(
+      (
+        await user.call("POST", `/api/admin/backups/${backupId}/restore`, {
+          body: { step: 0, confirm_wipe: true },
+        })
+      ).status,
+    ).toBe(403);
+    const list = (await (await ok(await admin.call("GET", "/api/admin/backups"))).json()) as {
+      backups: { id: string; complete: boolean }[];
+    };
     expect(list.backups).toContainEqual({ id: backupId, complete: true });
-    expect((await admin.call("POST", `/api/admin/backups/${backupId}/restore`, { body: { step: 0 } })).status).toBe(400);
-    expect((await admin.call("POST", "/api/admin/backups/not-an-id/restore", { body: { step: 0, confirm_wipe: true } })).status).toBe(400);
-    expect((await admin.call("GET", "/api/admin/backups/2000-01-01T00-00-00-000Z")).status).toBe(404);
+    expect(
+      (await admin.call("POST", `/api/admin/backups/${backupId}/restore`, { body: { step: 0 } }))
+        .status,
+    ).toBe(400);
+    expect(
+      (
+        await admin.call("POST", "/api/admin/backups/not-an-id/restore", {
+          body: { step: 0, confirm_wipe: true },
+        })
+      ).status,
+    ).toBe(400);
+    expect((await admin.call("GET", "/api/admin/backups/2000-01-01T00-00-00-000Z")).status).toBe(
+      404,
+    );
     const manifest = (await (await backups().get(keys(backupId).manifest))!.json()) as Manifest;
     const chunk = manifest.chunks.find((c) => c.kind === "rows")!;
     const original = await (await backups().get(chunk.key))!.text();
     await backups().put(chunk.key, original.replace(/"/, '"x'));
     const step = manifest.chunks.indexOf(chunk) + 1;
-    const res = await admin.call("POST", `/api/admin/backups/${backupId}/restore`, { body: { step } });
+    const res = await admin.call("POST", `/api/admin/backups/${backupId}/restore`, {
+      body: { step },
+    });
     expect(res.status).toBe(409);
     expect(((await res.json()) as { error: string }).error).toContain("checksum");
     await backups().put(chunk.key, original);
@@ -214,9 +297,16 @@ describe("backup and restore drill", () => {
     expect(r.deleted).toContain(backupId);
     expect(await listBackups(backups())).toEqual([r.id]);
     // Not due again until the interval has passed; retention never deletes the last one.
-    const again = await runBackup(e, backups(), { now: new Date(later.getTime() + 3600_000), retentionDays: 1 });
+    const again = await runBackup(e, backups(), {
+      now: new Date(later.getTime() + 3600_000),
+      retentionDays: 1,
+    });
     expect(again).toMatchObject({ id: r.id, done: true, chunks: 0, deleted: [] });
-    const years = await runBackup(e, backups(), { now: new Date(later.getTime() + 400 * 86_400_000), retentionDays: 30, intervalHours: 24 * 365 * 10 });
+    const years = await runBackup(e, backups(), {
+      now: new Date(later.getTime() + 400 * 86_400_000),
+      retentionDays: 30,
+      intervalHours: 24 * 365 * 10,
+    });
     expect(years.deleted).toEqual([]);
     expect(await listBackups(backups())).toEqual([r.id]);
   });
@@ -226,7 +316,11 @@ describe("backup and restore drill", () => {
     const due = timeOfId(newest!) + 25 * 3600_000;
     const tick = async (at: number) => {
       const ctx = createExecutionContext();
-      await worker.scheduled!(createScheduledController({ scheduledTime: at, cron: BACKUP_CRON }), env as never, ctx);
+      await worker.scheduled!(
+        createScheduledController({ scheduledTime: at, cron: BACKUP_CRON }),
+        env as never,
+        ctx,
+      );
       await waitOnExecutionContext(ctx);
     };
     await tick(due);

@@ -7,7 +7,13 @@ import { distinctDatabases, quoted, schemaOf } from "../../src/domains/backup/da
  * is in the comparison. One row per such table, written on the first database where its columns
  * are satisfied; the values are made up to each column's declared type.
  */
-type Column = { name: string; type: string; notnull: number; dflt_value: string | null; pk: number };
+type Column = {
+  name: string;
+  type: string;
+  notnull: number;
+  dflt_value: string | null;
+  pk: number;
+};
 
 const valueFor = (table: string, c: Column, n: number) => {
   const type = c.type.toUpperCase();
@@ -22,7 +28,8 @@ export async function fillEmptyTables(env: Record<string, unknown>): Promise<str
   for (const db of databases) {
     const d1 = bindingOf(env, db.binding);
     for (const table of (await schemaOf(d1)).tables) {
-      const n = (await d1.prepare(`SELECT count(*) AS n FROM ${quoted(table)}`).first<number>("n")) ?? 0;
+      const n =
+        (await d1.prepare(`SELECT count(*) AS n FROM ${quoted(table)}`).first<number>("n")) ?? 0;
       counts.set(table, (counts.get(table) ?? 0) + n);
     }
   }
@@ -33,7 +40,9 @@ export async function fillEmptyTables(env: Record<string, unknown>): Promise<str
     const { results } = await d1.prepare(`PRAGMA table_info(${quoted(table)})`).all<Column>();
     const columns = results.filter((c) => c.notnull || c.pk || c.dflt_value === null);
     await d1
-      .prepare(`INSERT INTO ${quoted(table)} (${columns.map((c) => quoted(c.name)).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`)
+      .prepare(
+        `INSERT INTO ${quoted(table)} (${columns.map((c) => quoted(c.name)).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
+      )
       .bind(...columns.map((c) => valueFor(table, c, 1)))
       .run();
     filled.push(table);

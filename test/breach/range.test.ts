@@ -7,10 +7,14 @@ import { breachPasswords, freshPrefix, rangeRequests } from "../support/pwned-ra
 
 async function sha1Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-1", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("").toUpperCase();
+  return [...new Uint8Array(digest)]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("")
+    .toUpperCase();
 }
 
-const asked = async (prefix: string) => (await rangeRequests()).filter((r) => r.path === `/range/${prefix}`);
+const asked = async (prefix: string) =>
+  (await rangeRequests()).filter((r) => r.path === `/range/${prefix}`);
 
 describe("GET /api/breach/range/<prefix>", () => {
   it("needs a signed-in caller", async () => {
@@ -21,9 +25,25 @@ describe("GET /api/breach/range/<prefix>", () => {
   it("refuses anything but five hex characters, naming the field, and asks the upstream nothing", async () => {
     const user = await TestUser.create();
     const before = (await rangeRequests()).length;
-    for (const bad of ["ABCD", "ABCDEF", "ABCDG", "21BD1%2F", "%20ABCD", "21BD1.", "zzzzz", "21BD12FC9A4"]) {
-      const err = await expectErrorBody(await user.call("GET", `/api/breach/range/${bad}`), 400, "VALIDATION_ERROR");
-      expect((err as { details?: { field: string }[] }).details?.map((d) => d.field), bad).toContain("prefix");
+    for (const bad of [
+      "ABCD",
+      "ABCDEF",
+      "ABCDG",
+      "21BD1%2F",
+      "%20ABCD",
+      "21BD1.",
+      "zzzzz",
+      "21BD12FC9A4",
+    ]) {
+      const err = await expectErrorBody(
+        await user.call("GET", `/api/breach/range/${bad}`),
+        400,
+        "VALIDATION_ERROR",
+      );
+      expect(
+        (err as { details?: { field: string }[] }).details?.map((d) => d.field),
+        bad,
+      ).toContain("prefix");
     }
     expect((await rangeRequests()).length).toBe(before);
   });
@@ -64,13 +84,24 @@ describe("GET /api/breach/range/<prefix>", () => {
     const prefix = freshPrefix();
     // 110 through the route: past the general 100 a minute, which this route does not spend.
     for (let batch = 0; batch < 2; batch++) {
-      const statuses = await Promise.all(Array.from({ length: 55 }, () => user.call("GET", `/api/breach/range/${prefix}`).then((r) => r.status)));
-      expect(statuses.every((s) => s === 200), `batch ${batch}`).toBe(true);
+      const statuses = await Promise.all(
+        Array.from({ length: 55 }, () =>
+          user.call("GET", `/api/breach/range/${prefix}`).then((r) => r.status),
+        ),
+      );
+      expect(
+        statuses.every((s) => s === 200),
+        `batch ${batch}`,
+      ).toBe(true);
     }
     expect((await user.call("GET", "/api/identities")).status).toBe(200);
     // The rest of the 600 straight into the caller's limiter object, as 489 more reads would.
     const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`user:${user.id}`));
-    const rule = { rule: "breach_range", limit: RATE_RULES.breach_range.limit, windowMs: RATE_RULES.breach_range.windowSeconds * 1000 };
+    const rule = {
+      rule: "breach_range",
+      limit: RATE_RULES.breach_range.limit,
+      windowMs: RATE_RULES.breach_range.windowSeconds * 1000,
+    };
     // One call with the rule 489 times records 489 hits (each check is counted once it passes).
     expect((await limiter.hit(Array.from({ length: 489 }, () => rule))).allowed).toBe(true);
     expect((await user.call("GET", `/api/breach/range/${prefix}`)).status).toBe(200);

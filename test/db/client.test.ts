@@ -11,7 +11,9 @@ describe("the drizzle client built over a schema derived once per isolate", () =
   it("is what drizzle(client, { schema }) builds: the same relational tables, the binding, queries and batches", async () => {
     const db = dbFor(env, "u-client");
     const reference = drizzle(env.DB, { schema });
-    expect(Object.keys(db._.schema ?? {}).sort()).toEqual(Object.keys(reference._.schema ?? {}).sort());
+    expect(Object.keys(db._.schema ?? {}).sort()).toEqual(
+      Object.keys(reference._.schema ?? {}).sort(),
+    );
     expect(Object.keys(db.query).sort()).toEqual(Object.keys(reference.query).sort());
     const directory = directoryDb(env);
     expect(rawD1(directory)).toBe((env as unknown as { DIRECTORY: D1Database }).DIRECTORY);
@@ -23,6 +25,8 @@ describe("the drizzle client built over a schema derived once per isolate", () =
       db.select().from(syncClocks).where(eq(syncClocks.userId, "u-client")),
     ]);
     expect(rows).toEqual([{ userId: "u-client", clock: 43 }]);
-    expect(await db.query.syncClocks.findFirst({ where: eq(syncClocks.userId, "u-client") })).toEqual({ userId: "u-client", clock: 43 });
+    expect(
+      await db.query.syncClocks.findFirst({ where: eq(syncClocks.userId, "u-client") }),
+    ).toEqual({ userId: "u-client", clock: 43 });
   });
 });

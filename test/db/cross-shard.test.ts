@@ -24,9 +24,14 @@ describe("data across shards", () => {
       // With one shard the directory is the same database (and listed under its own name too).
       const here = await holders("passwords", "id = ?", id);
       expect(here).toEqual(shards.length === 1 ? databases() : [shard]);
-      const map = await bindingOf(e, directoryBinding(e)).prepare("SELECT shard FROM user_shards WHERE user_id = ?").bind(user.id).first<{ shard: string }>();
+      const map = await bindingOf(e, directoryBinding(e))
+        .prepare("SELECT shard FROM user_shards WHERE user_id = ?")
+        .bind(user.id)
+        .first<{ shard: string }>();
       expect(map?.shard).toBe(shard);
-      const listed = (await (await user.call("GET", "/api/passwords")).json()) as { data: { id: string }[] };
+      const listed = (await (await user.call("GET", "/api/passwords")).json()) as {
+        data: { id: string }[];
+      };
       expect(listed.data.map((p) => p.id)).toEqual([id]);
     }
   });
@@ -37,8 +42,11 @@ describe("data across shards", () => {
     const fp = await registerDevice(viewer);
     const { created } = await createSessionShare(owner, { scheduledStart: later() });
     expect(await holders("session_shares", "id = ?", created.id)).toContain(first);
-    if (shards.length > 1) expect(await holders("session_shares", "id = ?", created.id)).not.toContain(last);
-    expect(await holders("session_share_links", "share_id = ?", created.id)).toContain(directoryBinding(e));
+    if (shards.length > 1)
+      expect(await holders("session_shares", "id = ?", created.id)).not.toContain(last);
+    expect(await holders("session_share_links", "share_id = ?", created.id)).toContain(
+      directoryBinding(e),
+    );
 
     const res = await ticket(viewer, `/api/session-shares/view/${created.shareToken}/ticket`, fp);
     expect(res.status).toBe(200);
@@ -47,20 +55,28 @@ describe("data across shards", () => {
     await owner.call("DELETE", `/api/session-shares/${created.id}`);
     expect((await live.closed).code).toBe(4000);
     // An id that no share has is refused before any room is reached.
-    const none = await SELF.fetch(`https://vault.test/api/session-shares/${crypto.randomUUID()}/live?ticket=${"a".repeat(32)}`, { headers: { upgrade: "websocket" } });
+    const none = await SELF.fetch(
+      `https://vault.test/api/session-shares/${crypto.randomUUID()}/live?ticket=${"a".repeat(32)}`,
+      { headers: { upgrade: "websocket" } },
+    );
     expect(none.status).toBe(404);
   });
 
   it("the registry's overrides live in the directory, whichever shard the admin is on", async () => {
     const admin = await userOn(last, { admin: true });
     const ip = `203.0.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
-    const call = (m: string, p: string, body?: unknown) => admin.call(m, p, { body, headers: { "cf-connecting-ip": ip } });
+    const call = (m: string, p: string, body?: unknown) =>
+      admin.call(m, p, { body, headers: { "cf-connecting-ip": ip } });
     const domain = `cross-${crypto.randomUUID().slice(0, 8)}.example`;
-    expect((await call("POST", "/api/admin/services/registry", { domain, name: "Cross Shard" })).status).toBe(201);
+    expect(
+      (await call("POST", "/api/admin/services/registry", { domain, name: "Cross Shard" })).status,
+    ).toBe(201);
     const where = await holders("registry_overrides", "domain = ?", domain);
     expect(where).toContain(directoryBinding(e));
     if (shards.length > 1) expect(where).toEqual([directoryBinding(e)]);
-    const list = (await (await call("GET", `/api/admin/services/registry?search=${domain}`)).json()) as { overrides: { domain: string }[] };
+    const list = (await (
+      await call("GET", `/api/admin/services/registry?search=${domain}`)
+    ).json()) as { overrides: { domain: string }[] };
     expect(list.overrides.map((o) => o.domain)).toEqual([domain]);
   });
 
@@ -71,7 +87,10 @@ describe("data across shards", () => {
       const { id } = await createEntry(user);
       expect((await user.call("DELETE", `/api/passwords/${id}`)).status).toBe(200);
       // Older than the 30-day cursor window.
-      await bindingOf(e, shard).prepare("UPDATE passwords SET change_seq = 1 WHERE id = ?").bind(id).run();
+      await bindingOf(e, shard)
+        .prepare("UPDATE passwords SET change_seq = 1 WHERE id = ?")
+        .bind(id)
+        .run();
       gone.push(id);
     }
     expect(await purgeExpiredTombstones(e as never)).toBeGreaterThanOrEqual(shards.length);
@@ -83,7 +102,9 @@ describe("data across shards", () => {
     const owner = await userOn(first);
     const now = new Date().toISOString();
     await bindingOf(e, first)
-      .prepare("INSERT INTO reset_jobs (id, user_id, service, service_url, email, status, steps, created_at, updated_at) VALUES (?, ?, 'x', 'https://x.test/', 'a@x.test', 'running', '[]', ?, ?)")
+      .prepare(
+        "INSERT INTO reset_jobs (id, user_id, service, service_url, email, status, steps, created_at, updated_at) VALUES (?, ?, 'x', 'https://x.test/', 'a@x.test', 'running', '[]', ?, ?)",
+      )
       .bind(crypto.randomUUID(), owner.id, now, now)
       .run();
     // Counted for a user on another shard too: the deployment's cap is one number.

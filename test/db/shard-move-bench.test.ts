@@ -13,7 +13,8 @@ const e = env as unknown as Record<string, unknown>;
 const shards = shardBindings(e);
 const ENTRIES = 10_000;
 
-if (!e.TEST_SHARD_BENCH || shards.length < 2) throw new Error("run through bench/shards.mjs (SHARD_BENCH=1, VAULT_SHARDS=3)");
+if (!e.TEST_SHARD_BENCH || shards.length < 2)
+  throw new Error("run through bench/shards.mjs (SHARD_BENCH=1, VAULT_SHARDS=3)");
 
 describe("bench: moving a 10,000-entry vault", () => {
   it("times the move and checks every write made during it", { timeout: 300_000 }, async () => {
@@ -31,7 +32,9 @@ describe("bench: moving a 10,000-entry vault", () => {
       await d1.batch(
         Array.from({ length: 100 }, (_, j) =>
           d1
-            .prepare("INSERT INTO passwords (id, user_id, name, encryption_version, encrypted_data, wrapped_item_key, created_at, updated_at, deleted_at, change_seq) VALUES (?, ?, ?, 3, ?, 'k', ?, ?, ?, ?)")
+            .prepare(
+              "INSERT INTO passwords (id, user_id, name, encryption_version, encrypted_data, wrapped_item_key, created_at, updated_at, deleted_at, change_seq) VALUES (?, ?, ?, 3, ?, 'k', ?, ?, ?, ?)",
+            )
             .bind(crypto.randomUUID(), user.id, `seeded ${i + j}`, blob, now, now, now, Date.now()),
         ),
       );
@@ -39,7 +42,9 @@ describe("bench: moving a 10,000-entry vault", () => {
     const admin = await TestUser.create({ admin: true });
     let moving = true;
     const start = performance.now();
-    const move = admin.call("POST", "/api/admin/shards/moves", { body: { user_id: user.id, to } }).finally(() => (moving = false));
+    const move = admin
+      .call("POST", "/api/admin/shards/moves", { body: { user_id: user.id, to } })
+      .finally(() => (moving = false));
     const writes: { name: string; ms: number }[] = [];
     let created = 0;
     for (let v = 1; moving; v++) {
@@ -56,11 +61,16 @@ describe("bench: moving a 10,000-entry vault", () => {
     const seconds = (performance.now() - start) / 1000;
     const body = (await res.json()) as { rows_copied: number; rows_deleted: number };
     expect(res.status).toBe(200);
-    const list = (await (await user.call("GET", "/api/passwords?limit=2000")).json()) as { data: { name: string }[] };
+    const list = (await (await user.call("GET", "/api/passwords?limit=2000")).json()) as {
+      data: { name: string }[];
+    };
     const names = new Set(list.data.map((p) => p.name));
     expect(names.has(writes.at(-1)!.name)).toBe(true);
     for (let i = 1; i <= created; i++) expect(names.has(`during ${i}`)).toBe(true);
-    const onTarget = await bindingOf(e, to).prepare("SELECT count(*) AS n FROM passwords WHERE user_id = ?").bind(user.id).first<number>("n");
+    const onTarget = await bindingOf(e, to)
+      .prepare("SELECT count(*) AS n FROM passwords WHERE user_id = ?")
+      .bind(user.id)
+      .first<number>("n");
     expect(onTarget).toBe(ENTRIES + 1 + created);
     const slowest = Math.max(...writes.map((w) => w.ms));
     console.log(

@@ -25,13 +25,20 @@ async function userOn(shard: string, opts: { admin?: boolean } = {}) {
 async function rowsOn(shard: string, userId: string) {
   let n = 0;
   for (const [table, column] of USER_TABLES) {
-    n += (await bindingOf(e, shard).prepare(`SELECT count(*) AS n FROM ${table} WHERE ${column} = ?`).bind(userId).first<number>("n")) ?? 0;
+    n +=
+      (await bindingOf(e, shard)
+        .prepare(`SELECT count(*) AS n FROM ${table} WHERE ${column} = ?`)
+        .bind(userId)
+        .first<number>("n")) ?? 0;
   }
   return n;
 }
 
 const mapOf = (userId: string) =>
-  directory().prepare("SELECT shard, moving_to, cleanup_from FROM user_shards WHERE user_id = ?").bind(userId).first<{ shard: string; moving_to: string | null; cleanup_from: string | null }>();
+  directory()
+    .prepare("SELECT shard, moving_to, cleanup_from FROM user_shards WHERE user_id = ?")
+    .bind(userId)
+    .first<{ shard: string; moving_to: string | null; cleanup_from: string | null }>();
 
 /**
  * Entries written straight into the user's shard: more than the suite's per-user API limit. Deleted
@@ -42,8 +49,18 @@ async function seed(shard: string, userId: string, n: number, opts: { deleted?: 
   const d1 = bindingOf(e, shard);
   const stmts = Array.from({ length: n }, (_, i) =>
     d1
-      .prepare("INSERT INTO passwords (id, user_id, name, encryption_version, created_at, updated_at, deleted_at, change_seq) VALUES (?, ?, ?, 3, ?, ?, ?, ?)")
-      .bind(crypto.randomUUID(), userId, `seeded ${i}`, now, now, opts.deleted ? now : null, Date.now()),
+      .prepare(
+        "INSERT INTO passwords (id, user_id, name, encryption_version, created_at, updated_at, deleted_at, change_seq) VALUES (?, ?, ?, 3, ?, ?, ?, ?)",
+      )
+      .bind(
+        crypto.randomUUID(),
+        userId,
+        `seeded ${i}`,
+        now,
+        now,
+        opts.deleted ? now : null,
+        Date.now(),
+      ),
   );
   for (let i = 0; i < stmts.length; i += 100) await d1.batch(stmts.slice(i, i + 100));
 }
@@ -51,20 +68,28 @@ async function seed(shard: string, userId: string, n: number, opts: { deleted?: 
 const listNames = async (user: TestUser) => {
   const names: string[] = [];
   for (let page = 1; ; page++) {
-    const body = (await (await user.call("GET", `/api/passwords?limit=100&page=${page}`)).json()) as { data: { name: string }[] };
+    const body = (await (
+      await user.call("GET", `/api/passwords?limit=100&page=${page}`)
+    ).json()) as { data: { name: string }[] };
     names.push(...body.data.map((p) => p.name));
     if (body.data.length < 100) return names;
   }
 };
 
-if (shards.length < 2) throw new Error("moves need two shards: VAULT_SHARDS=3 (scripts/test.sh's second pass, npm run test:shards)");
+if (shards.length < 2)
+  throw new Error(
+    "moves need two shards: VAULT_SHARDS=3 (scripts/test.sh's second pass, npm run test:shards)",
+  );
 
 describe("moving a user between shards", () => {
   it("copies every row, switches the map and empties the old shard; the API then serves the new one", async () => {
     const [from, to] = [shards[0]!, shards[1]!];
     const user = await userOn(from);
     const hash = "ab".repeat(32);
-    const { id: withHosts } = await createEntry(user, { name: "through the API", host_hashes: [hash] });
+    const { id: withHosts } = await createEntry(user, {
+      name: "through the API",
+      host_hashes: [hash],
+    });
     await seed(from, user.id, 250);
     const before = await rowsOn(from, user.id);
     const r = await moveUser(e, user.id, to, { settleMs: 0 });
@@ -76,8 +101,13 @@ describe("moving a user between shards", () => {
     expect(names).toHaveLength(251);
     expect(names).toContain("through the API");
     // The entry's extra host hashes moved with it: match still finds it by one.
-    const match = await user.call("GET", `/api/passwords/match?url=elsewhere.example&host_hashes=${hash}`);
-    expect(((await match.json()) as { matches: { id: string }[] }).matches.map((m) => m.id)).toEqual([withHosts]);
+    const match = await user.call(
+      "GET",
+      `/api/passwords/match?url=elsewhere.example&host_hashes=${hash}`,
+    );
+    expect(
+      ((await match.json()) as { matches: { id: string }[] }).matches.map((m) => m.id),
+    ).toEqual([withHosts]);
   });
 
   it("resumes after a crash before the switch and after a crash before the clean-up", async () => {
@@ -88,11 +118,15 @@ describe("moving a user between shards", () => {
     const crash = (at: string) => (step: string) => {
       if (step === at) throw new Error(`crash at ${at}`);
     };
-    await expect(moveUser(e, user.id, to, { settleMs: 0, onStep: crash("copied") })).rejects.toThrow("crash at copied");
+    await expect(
+      moveUser(e, user.id, to, { settleMs: 0, onStep: crash("copied") }),
+    ).rejects.toThrow("crash at copied");
     // Marked, copied, not switched: the old shard still serves, writes are held.
     expect(await mapOf(user.id)).toEqual({ shard: from, moving_to: to, cleanup_from: null });
     expect(await rowsOn(to, user.id)).toBe(total);
-    await expect(moveUser(e, user.id, to, { settleMs: 0, onStep: crash("switched") })).rejects.toThrow("crash at switched");
+    await expect(
+      moveUser(e, user.id, to, { settleMs: 0, onStep: crash("switched") }),
+    ).rejects.toThrow("crash at switched");
     // Switched, not cleaned: the new shard serves, the old copy is still there to delete.
     expect(await mapOf(user.id)).toEqual({ shard: to, moving_to: null, cleanup_from: from });
     expect((await listNames(user)).length).toBe(120);
@@ -128,7 +162,8 @@ describe("moving a user between shards", () => {
       const res = await user.call("PATCH", `/api/passwords/${id}`, { body: { name } });
       expect(res.status).toBe(200);
       lastName = name;
-      if (version % 3 === 0 && created.length < 6) created.push((await createEntry(user, { name: `during ${created.length + 1}` })).id);
+      if (version % 3 === 0 && created.length < 6)
+        created.push((await createEntry(user, { name: `during ${created.length + 1}` })).id);
       await new Promise((r) => setTimeout(r, 300));
     }
     const res = await move;
@@ -141,7 +176,10 @@ describe("moving a user between shards", () => {
     for (let i = 1; i <= created.length; i++) expect(names).toContain(`during ${i}`);
     expect(names).toHaveLength(1 + created.length);
     expect(await rowsOn(from, user.id)).toBe(0);
-    const tombstones = await bindingOf(e, to).prepare("SELECT count(*) AS n FROM passwords WHERE user_id = ? AND deleted_at IS NOT NULL").bind(user.id).first<number>("n");
+    const tombstones = await bindingOf(e, to)
+      .prepare("SELECT count(*) AS n FROM passwords WHERE user_id = ? AND deleted_at IS NOT NULL")
+      .bind(user.id)
+      .first<number>("n");
     expect(tombstones).toBe(2000);
   });
 
@@ -150,13 +188,30 @@ describe("moving a user between shards", () => {
     const owner = await userOn(from);
     const recipient = await userOn(to);
     const entry = await createEntry(owner, { name: "shared before the move" });
-    const share = await createShare(owner, { accountId: entry.id, recipientEmail: recipient.email, wrapped_vault_key_invite: invite() });
-    expect((await recipient.call("PATCH", `/api/sharing/${share.id}`, { body: { status: "active" } })).status).toBe(200);
-    expect((await owner.call("PUT", "/api/sharing/public-key", { body: { publicKey: { kty: "EC", crv: "P-256", x: "x".repeat(43), y: "y".repeat(43) } } })).status).toBe(200);
+    const share = await createShare(owner, {
+      accountId: entry.id,
+      recipientEmail: recipient.email,
+      wrapped_vault_key_invite: invite(),
+    });
+    expect(
+      (await recipient.call("PATCH", `/api/sharing/${share.id}`, { body: { status: "active" } }))
+        .status,
+    ).toBe(200);
+    expect(
+      (
+        await owner.call("PUT", "/api/sharing/public-key", {
+          body: { publicKey: { kty: "EC", crv: "P-256", x: "x".repeat(43), y: "y".repeat(43) } },
+        })
+      ).status,
+    ).toBe(200);
     const inDirectory = async () => {
       let n = 0;
       for (const [table, column] of DIRECTORY_USER_TABLES) {
-        n += (await directory().prepare(`SELECT count(*) AS n FROM ${table} WHERE ${column} = ?`).bind(owner.id).first<number>("n")) ?? 0;
+        n +=
+          (await directory()
+            .prepare(`SELECT count(*) AS n FROM ${table} WHERE ${column} = ?`)
+            .bind(owner.id)
+            .first<number>("n")) ?? 0;
       }
       return n;
     };
@@ -164,16 +219,34 @@ describe("moving a user between shards", () => {
     expect(await inDirectory()).toBe(3);
     await moveUser(e, owner.id, to, { settleMs: 0 });
     expect(await inDirectory()).toBe(3);
-    for (const [table] of DIRECTORY_USER_TABLES) expect(USER_TABLES.map(([t]) => t)).not.toContain(table);
+    for (const [table] of DIRECTORY_USER_TABLES)
+      expect(USER_TABLES.map(([t]) => t)).not.toContain(table);
     const received = (await listShares(recipient, "received")).shares;
-    expect(received.map((s) => [s.id, s.account?.name, s.account?.encrypted_data])).toEqual([[share.id, "shared before the move", entry.body.encrypted_data]]);
+    expect(received.map((s) => [s.id, s.account?.name, s.account?.encrypted_data])).toEqual([
+      [share.id, "shared before the move", entry.body.encrypted_data],
+    ]);
   });
 
   it("is for admins only and names a bound shard", async () => {
     const user = await TestUser.create();
-    expect((await user.call("POST", "/api/admin/shards/moves", { body: { user_id: user.id, to: shards[0] } })).status).toBe(403);
+    expect(
+      (
+        await user.call("POST", "/api/admin/shards/moves", {
+          body: { user_id: user.id, to: shards[0] },
+        })
+      ).status,
+    ).toBe(403);
     const admin = await TestUser.create({ admin: true });
-    expect((await admin.call("POST", "/api/admin/shards/moves", { body: { user_id: user.id, to: "DB_99" } })).status).toBe(400);
-    expect(await (await admin.call("GET", "/api/admin/shards")).json()).toEqual({ shards, directory: directoryBinding(e) });
+    expect(
+      (
+        await admin.call("POST", "/api/admin/shards/moves", {
+          body: { user_id: user.id, to: "DB_99" },
+        })
+      ).status,
+    ).toBe(400);
+    expect(await (await admin.call("GET", "/api/admin/shards")).json()).toEqual({
+      shards,
+      directory: directoryBinding(e),
+    });
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { bindingOf, directoryBinding, pickShard, shardBindings } from "../../src/db/shards";
 
-const ids = (n: number) => Array.from({ length: n }, (_, i) => (i % 2 ? crypto.randomUUID() : `user-${i}`));
+const ids = (n: number) =>
+  Array.from({ length: n }, (_, i) => (i % 2 ? crypto.randomUUID() : `user-${i}`));
 const names = (n: number) => Array.from({ length: n }, (_, i) => `DB_${i}`);
 const fakeD1 = () => ({ prepare() {} });
 
@@ -19,7 +20,8 @@ describe("rendezvous routing", () => {
     const users = ids(30_000);
     for (const n of [3, 8]) {
       const counts = new Map<string, number>();
-      for (const id of users) counts.set(pickShard(id, names(n)), (counts.get(pickShard(id, names(n))) ?? 0) + 1);
+      for (const id of users)
+        counts.set(pickShard(id, names(n)), (counts.get(pickShard(id, names(n))) ?? 0) + 1);
       const values = [...counts.values()];
       expect(values.length).toBe(n);
       // 30,000 / n users per shard; a binomial spread stays well inside 10% of it.
@@ -57,7 +59,20 @@ describe("rendezvous routing", () => {
 
 describe("shard bindings", () => {
   it("lists DB_0 … DB_{n-1} in numeric order and ignores other bindings", () => {
-    const env = { DB_10: fakeD1(), DB_2: fakeD1(), DB_0: fakeD1(), DB_1: fakeD1(), DB_01: fakeD1(), DB_X: fakeD1(), ...Object.fromEntries(names(10).slice(3).map((n) => [n, fakeD1()])), DB_11: "not a database" };
+    const env = {
+      DB_10: fakeD1(),
+      DB_2: fakeD1(),
+      DB_0: fakeD1(),
+      DB_1: fakeD1(),
+      DB_01: fakeD1(),
+      DB_X: fakeD1(),
+      ...Object.fromEntries(
+        names(10)
+          .slice(3)
+          .map((n) => [n, fakeD1()]),
+      ),
+      DB_11: "not a database",
+    };
     expect(shardBindings(env)).toEqual(names(11));
   });
 

@@ -1,13 +1,27 @@
 import { describe, expect, it } from "vitest";
 import { expectErrorBody, TestUser } from "../support/auth";
-import { alarmAt, DAY, dmsTimer, fireAlarm, rewindSwitch, signedInAgain, switchRow, wrappedKey } from "../support/recovery";
+import {
+  alarmAt,
+  DAY,
+  dmsTimer,
+  fireAlarm,
+  rewindSwitch,
+  signedInAgain,
+  switchRow,
+  wrappedKey,
+} from "../support/recovery";
 
 async function setUp() {
   const owner = await TestUser.create();
   const heir = await TestUser.create();
   const stranger = await TestUser.create();
-  expect((await owner.call("POST", "/api/dead-man-switch", { body: { secret_phrase: "phrase one" } })).status).toBe(201);
-  const res = await owner.call("POST", "/api/dead-man-switch/recipients", { body: { recipient_email: heir.email, wrapped_recovery_key: wrappedKey() } });
+  expect(
+    (await owner.call("POST", "/api/dead-man-switch", { body: { secret_phrase: "phrase one" } }))
+      .status,
+  ).toBe(201);
+  const res = await owner.call("POST", "/api/dead-man-switch/recipients", {
+    body: { recipient_email: heir.email, wrapped_recovery_key: wrappedKey() },
+  });
   const rec = ((await res.json()) as { recipient: { id: string } }).recipient;
   return { owner, heir, stranger, rec };
 }
@@ -15,26 +29,42 @@ async function setUp() {
 describe("dead man's switch: who may do what", () => {
   it("another user sees none of the owner's switch and cannot remove its recipients (404)", async () => {
     const { owner, stranger, rec } = await setUp();
-    const status = (await (await stranger.call("GET", "/api/dead-man-switch")).json()) as { switch: unknown; recipients: unknown[] };
+    const status = (await (await stranger.call("GET", "/api/dead-man-switch")).json()) as {
+      switch: unknown;
+      recipients: unknown[];
+    };
     expect(status.switch).toBeNull();
     expect(status.recipients).toEqual([]);
-    await expectErrorBody(await stranger.call("DELETE", `/api/dead-man-switch/recipients/${rec.id}`), 404, "NOT_FOUND");
-    const own = (await (await owner.call("GET", "/api/dead-man-switch")).json()) as { recipients: unknown[] };
+    await expectErrorBody(
+      await stranger.call("DELETE", `/api/dead-man-switch/recipients/${rec.id}`),
+      404,
+      "NOT_FOUND",
+    );
+    const own = (await (await owner.call("GET", "/api/dead-man-switch")).json()) as {
+      recipients: unknown[];
+    };
     expect(own.recipients).toHaveLength(1);
   });
 
   it("no one but the named recipient can claim, even after the trigger; the recipient not before it", async () => {
     const { owner, heir, stranger, rec } = await setUp();
-    const claim = (u: TestUser) => u.call("POST", `/api/dead-man-switch/transfers/${rec.id}/claim`, { body: { secret_phrase: "phrase one" } });
+    const claim = (u: TestUser) =>
+      u.call("POST", `/api/dead-man-switch/transfers/${rec.id}/claim`, {
+        body: { secret_phrase: "phrase one" },
+      });
     await expectErrorBody(await claim(heir), 404, "NOT_FOUND");
     await rewindSwitch(owner.id, 31);
     await fireAlarm(dmsTimer(owner.id));
     await expectErrorBody(await claim(stranger), 404, "NOT_FOUND");
     await expectErrorBody(await claim(owner), 404, "NOT_FOUND");
-    const strangerList = (await (await stranger.call("GET", "/api/dead-man-switch/transfers")).json()) as { transfers: unknown[] };
+    const strangerList = (await (
+      await stranger.call("GET", "/api/dead-man-switch/transfers")
+    ).json()) as { transfers: unknown[] };
     expect(strangerList.transfers).toEqual([]);
     expect((await claim(heir)).status).toBe(200);
-    const bound = (await (await owner.call("GET", "/api/dead-man-switch")).json()) as { recipients: { user_id: string }[] };
+    const bound = (await (await owner.call("GET", "/api/dead-man-switch")).json()) as {
+      recipients: { user_id: string }[];
+    };
     expect(bound.recipients[0].user_id).toBe(heir.id);
   });
 
@@ -50,7 +80,9 @@ describe("dead man's switch: who may do what", () => {
 describe("dead man's switch: a sign-in resets the timer (D7)", () => {
   it("a request with an auth_time later than last_check_in returns a warning switch to idle", async () => {
     const owner = await TestUser.create();
-    await owner.call("POST", "/api/dead-man-switch", { body: { inactivity_days: 30, notify_at_days: [7] } });
+    await owner.call("POST", "/api/dead-man-switch", {
+      body: { inactivity_days: 30, notify_at_days: [7] },
+    });
     await rewindSwitch(owner.id, 25);
     await fireAlarm(dmsTimer(owner.id));
     expect((await switchRow(owner.id))!.status).toBe("warning");
@@ -63,7 +95,10 @@ describe("dead man's switch: a sign-in resets the timer (D7)", () => {
     expect(row.remindersSent).toEqual([]);
     expect(Date.now() - Date.parse(row.lastCheckIn)).toBeLessThan(60_000);
     expect(await alarmAt(dmsTimer(owner.id))).toBe(Date.parse(row.nextTriggerAt!) - 7 * DAY);
-    const status = (await (await again.call("GET", "/api/dead-man-switch")).json()) as { recent_logs: { action: string }[]; days_remaining: number };
+    const status = (await (await again.call("GET", "/api/dead-man-switch")).json()) as {
+      recent_logs: { action: string }[];
+      days_remaining: number;
+    };
     expect(status.recent_logs[0].action).toBe("sign_in");
     expect(status.days_remaining).toBe(30);
   });
@@ -87,7 +122,13 @@ describe("dead man's switch: a sign-in resets the timer (D7)", () => {
     const again = await signedInAgain(owner, { authAge: 5 });
     await again.call("GET", "/api/auth/csrf-token");
     expect((await switchRow(owner.id))!.status).toBe("idle");
-    await expectErrorBody(await heir.call("POST", `/api/dead-man-switch/transfers/${rec.id}/claim`, { body: { secret_phrase: "phrase one" } }), 404, "NOT_FOUND");
+    await expectErrorBody(
+      await heir.call("POST", `/api/dead-man-switch/transfers/${rec.id}/claim`, {
+        body: { secret_phrase: "phrase one" },
+      }),
+      404,
+      "NOT_FOUND",
+    );
   });
 
   it("a sign-in does not re-enable a disabled switch", async () => {

@@ -9,7 +9,15 @@ import { beforeAll, describe, expect, it } from "vitest";
  * the first run creates every resource and secret, the second finds them and creates nothing.
  */
 type Call = { argv: string[]; stdin: boolean };
-type State = { calls: Call[]; d1: { uuid: string; name: string }[]; r2: string[]; queues: string[]; secrets: Record<string, string>; migrated: string[]; deployed: boolean };
+type State = {
+  calls: Call[];
+  d1: { uuid: string; name: string }[];
+  r2: string[];
+  queues: string[];
+  secrets: Record<string, string>;
+  migrated: string[];
+  deployed: boolean;
+};
 
 const dir = mkdtempSync(join(tmpdir(), "deploy-setup-"));
 const config = join(dir, "wrangler.toml");
@@ -24,12 +32,23 @@ const settings = {
   MAIL_FROM: "Vault <vault@example.org>",
 };
 const state = (): State => JSON.parse(readFileSync(statePath, "utf8"));
-const created = (s: State) => s.calls.filter((c) => c.argv.includes("create") || (c.argv[0] === "secret" && c.argv[1] === "put")).map((c) => c.argv.join(" "));
+const created = (s: State) =>
+  s.calls
+    .filter((c) => c.argv.includes("create") || (c.argv[0] === "secret" && c.argv[1] === "put"))
+    .map((c) => c.argv.join(" "));
 
 function setup(extra: string[] = [], env: Record<string, string> = {}) {
   // Only what the setup needs from this process: a developer's own IDP_* or MAIL_* stay out.
-  const base = { PATH: [resolve("test/deploy/stub"), process.env.PATH].join(delimiter), HOME: process.env.HOME ?? dir, WRANGLER_STUB_STATE: statePath };
-  return spawnSync(process.execPath, ["scripts/deploy-setup.mjs", "--config", config, ...extra], { encoding: "utf8", env: { ...base, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const base = {
+    PATH: [resolve("test/deploy/stub"), process.env.PATH].join(delimiter),
+    HOME: process.env.HOME ?? dir,
+    WRANGLER_STUB_STATE: statePath,
+  };
+  return spawnSync(process.execPath, ["scripts/deploy-setup.mjs", "--config", config, ...extra], {
+    encoding: "utf8",
+    env: { ...base, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
 }
 
 describe("npm run deploy:setup against a stub wrangler", () => {
@@ -38,9 +57,25 @@ describe("npm run deploy:setup against a stub wrangler", () => {
 
   beforeAll(() => {
     copyFileSync("wrangler.toml", config);
-    writeFileSync(statePath, JSON.stringify({ calls: [], d1: [{ uuid: "11111111-2222-3333-4444-555555555555", name: "someone-elses-db" }], r2: [], queues: [], secrets: {}, migrated: [], deployed: false }));
+    writeFileSync(
+      statePath,
+      JSON.stringify({
+        calls: [],
+        d1: [{ uuid: "11111111-2222-3333-4444-555555555555", name: "someone-elses-db" }],
+        r2: [],
+        queues: [],
+        secrets: {},
+        migrated: [],
+        deployed: false,
+      }),
+    );
     const settingsFile = join(dir, "production.env");
-    writeFileSync(settingsFile, Object.entries(settings).map(([k, v]) => `${k}=${v}`).join("\n"));
+    writeFileSync(
+      settingsFile,
+      Object.entries(settings)
+        .map(([k, v]) => `${k}=${v}`)
+        .join("\n"),
+    );
     first = setup(["--settings", settingsFile]);
     afterFirst = state();
   });
@@ -48,7 +83,18 @@ describe("npm run deploy:setup against a stub wrangler", () => {
   it("without the operator's settings, names them and creates nothing", () => {
     const before = readFileSync(statePath, "utf8");
     const fresh = join(dir, "fresh.json");
-    writeFileSync(fresh, JSON.stringify({ calls: [], d1: [], r2: [], queues: [], secrets: {}, migrated: [], deployed: false }));
+    writeFileSync(
+      fresh,
+      JSON.stringify({
+        calls: [],
+        d1: [],
+        r2: [],
+        queues: [],
+        secrets: {},
+        migrated: [],
+        deployed: false,
+      }),
+    );
     const r = setup([], { WRANGLER_STUB_STATE: fresh, MAIL_FROM: "vault@example.org" });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain("IDP_ISSUER");
@@ -61,8 +107,15 @@ describe("npm run deploy:setup against a stub wrangler", () => {
 
   it("creates every database, bucket and queue of [env.production] and writes the ids", () => {
     expect(first.status, first.stderr).toBe(0);
-    expect(afterFirst.d1.map((d) => d.name).sort()).toEqual(["credential-vault-directory", "credential-vault-shard-0", "someone-elses-db"]);
-    expect(afterFirst.r2.sort()).toEqual(["credential-vault-attachments", "credential-vault-backups"]);
+    expect(afterFirst.d1.map((d) => d.name).sort()).toEqual([
+      "credential-vault-directory",
+      "credential-vault-shard-0",
+      "someone-elses-db",
+    ]);
+    expect(afterFirst.r2.sort()).toEqual([
+      "credential-vault-attachments",
+      "credential-vault-backups",
+    ]);
     expect(afterFirst.queues.sort()).toEqual(["credential-vault-mail", "credential-vault-reset"]);
     const toml = readFileSync(config, "utf8");
     for (const d of afterFirst.d1.filter((d) => d.name.startsWith("credential-vault"))) {
@@ -73,7 +126,16 @@ describe("npm run deploy:setup against a stub wrangler", () => {
 
   it("stores generated secrets in the formats the worker requires, each value on stdin and never printed", () => {
     const s = afterFirst.secrets;
-    expect(Object.keys(s).sort()).toEqual([...Object.keys(settings), "CSRF_SECRET", "DATA_ENCRYPTION_KEY", "VAPID_PRIVATE_KEY", "VAPID_PUBLIC_KEY", "VAPID_SUBJECT"].sort());
+    expect(Object.keys(s).sort()).toEqual(
+      [
+        ...Object.keys(settings),
+        "CSRF_SECRET",
+        "DATA_ENCRYPTION_KEY",
+        "VAPID_PRIVATE_KEY",
+        "VAPID_PUBLIC_KEY",
+        "VAPID_SUBJECT",
+      ].sort(),
+    );
     expect(Buffer.from(s.DATA_ENCRYPTION_KEY!, "base64")).toHaveLength(32);
     expect(s.CSRF_SECRET!.length).toBeGreaterThanOrEqual(32);
     expect(Buffer.from(s.VAPID_PUBLIC_KEY!, "base64url")[0]).toBe(4);
@@ -84,7 +146,8 @@ describe("npm run deploy:setup against a stub wrangler", () => {
       expect(put.stdin).toBe(true);
       expect(put.argv).toEqual(["secret", "put", put.argv[2], "--env", "production"]);
     }
-    for (const name of ["CSRF_SECRET", "DATA_ENCRYPTION_KEY", "VAPID_PRIVATE_KEY", "MAIL_API_KEY"]) expect(first.stdout + first.stderr).not.toContain(s[name]);
+    for (const name of ["CSRF_SECRET", "DATA_ENCRYPTION_KEY", "VAPID_PRIVATE_KEY", "MAIL_API_KEY"])
+      expect(first.stdout + first.stderr).not.toContain(s[name]);
   });
 
   it("migrates each production database once, then deploys production", () => {
@@ -109,7 +172,9 @@ describe("npm run deploy:setup against a stub wrangler", () => {
 
   it("stops, instead of generating a new data key, when the stored secrets cannot be listed", () => {
     const broken = join(dir, "broken");
-    writeFileSync(broken, "#!/bin/sh\necho 'Authentication error [code: 10000]' >&2\nexit 1\n", { mode: 0o755 });
+    writeFileSync(broken, "#!/bin/sh\necho 'Authentication error [code: 10000]' >&2\nexit 1\n", {
+      mode: 0o755,
+    });
     const stubDir = mkdtempSync(join(tmpdir(), "broken-wrangler-"));
     copyFileSync(broken, join(stubDir, "wrangler"));
     const r = setup([], { PATH: [stubDir, process.env.PATH].join(delimiter), ...settings });

@@ -21,8 +21,15 @@ describe("trusted devices: errors", () => {
       [{ fingerprint: fp, browser: 7 }, "browser"],
     ];
     for (const [body, field] of cases) {
-      const err = await expectErrorBody(await user.call("POST", "/api/devices", { body }), 400, "VALIDATION_ERROR");
-      expect(err.details?.map((d) => d.field), JSON.stringify(body)).toContain(field);
+      const err = await expectErrorBody(
+        await user.call("POST", "/api/devices", { body }),
+        400,
+        "VALIDATION_ERROR",
+      );
+      expect(
+        err.details?.map((d) => d.field),
+        JSON.stringify(body),
+      ).toContain(field);
     }
     expect(await listDevices(user)).toEqual([]);
   });
@@ -30,16 +37,36 @@ describe("trusted devices: errors", () => {
   it("invalid updates are 400 and change nothing", async () => {
     const user = await TestUser.create();
     const { device } = await register(user);
-    for (const body of [{}, { trustLevel: "admin" }, { deviceName: "" }, { deviceName: "x".repeat(101) }, { trustLevel: null }]) {
-      await expectErrorBody(await user.call("PATCH", `/api/devices/${device.id}`, { body }), 400, "VALIDATION_ERROR");
+    for (const body of [
+      {},
+      { trustLevel: "admin" },
+      { deviceName: "" },
+      { deviceName: "x".repeat(101) },
+      { trustLevel: null },
+    ]) {
+      await expectErrorBody(
+        await user.call("PATCH", `/api/devices/${device.id}`, { body }),
+        400,
+        "VALIDATION_ERROR",
+      );
     }
     expect(await listDevices(user)).toEqual([device]);
   });
 
   it("unknown devices are 404 for PATCH and DELETE", async () => {
     const user = await TestUser.create();
-    await expectErrorBody(await user.call("PATCH", `/api/devices/${crypto.randomUUID()}`, { body: { deviceName: "x" } }), 404, "NOT_FOUND");
-    await expectErrorBody(await user.call("DELETE", `/api/devices/${crypto.randomUUID()}`), 404, "NOT_FOUND");
+    await expectErrorBody(
+      await user.call("PATCH", `/api/devices/${crypto.randomUUID()}`, {
+        body: { deviceName: "x" },
+      }),
+      404,
+      "NOT_FOUND",
+    );
+    await expectErrorBody(
+      await user.call("DELETE", `/api/devices/${crypto.randomUUID()}`),
+      404,
+      "NOT_FOUND",
+    );
   });
 
   it(`past ${MAX_DEVICES_PER_USER} devices a new one is 409, while known ones still re-register`, async () => {
@@ -52,7 +79,11 @@ describe("trusted devices: errors", () => {
     await env.DB.batch(fps.map((fp) => stmt.bind(crypto.randomUUID(), user.id, fp, now, now)));
     const res = await user.call("POST", "/api/devices", { body: { fingerprint: fingerprint() } });
     await expectErrorBody(res, 409, "CONFLICT");
-    const row = await env.DB.prepare("SELECT count(*) AS n, sum(is_current) AS current FROM devices WHERE user_id = ?").bind(user.id).first<{ n: number; current: number }>();
+    const row = await env.DB.prepare(
+      "SELECT count(*) AS n, sum(is_current) AS current FROM devices WHERE user_id = ?",
+    )
+      .bind(user.id)
+      .first<{ n: number; current: number }>();
     expect(row).toEqual({ n: MAX_DEVICES_PER_USER, current: 0 });
     expect((await register(user, { fingerprint: fps[5] })).status).toBe(200);
   });
@@ -60,7 +91,10 @@ describe("trusted devices: errors", () => {
   it("registration is limited to 30 per 60 seconds", async () => {
     const user = await TestUser.create();
     const fp = fingerprint();
-    for (let i = 0; i < 30; i++) expect((await user.call("POST", "/api/devices", { body: { fingerprint: fp } })).status).toBeLessThan(300);
+    for (let i = 0; i < 30; i++)
+      expect(
+        (await user.call("POST", "/api/devices", { body: { fingerprint: fp } })).status,
+      ).toBeLessThan(300);
     const res = await user.call("POST", "/api/devices", { body: { fingerprint: fp } });
     await expectErrorBody(res, 429, "RATE_LIMITED");
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);

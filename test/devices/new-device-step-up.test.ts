@@ -9,10 +9,13 @@ const DEVICES = "https://vault.test/api/devices";
 const EXPORT = "https://vault.test/api/passwords/export";
 
 type Notice = { type: string; body: string; action_url: string | null };
-const notices = async (user: TestUser) => ((await (await user.call("GET", "/api/notifications")).json()) as { notifications: Notice[] }).notifications;
+const notices = async (user: TestUser) =>
+  ((await (await user.call("GET", "/api/notifications")).json()) as { notifications: Notice[] })
+    .notifications;
 
 /** The same account, signed in `authAge` seconds ago (null: a token without auth_time). */
-const signedIn = (user: TestUser, authAge: number | null) => TestUser.create({ sub: user.id, email: user.email, authAge });
+const signedIn = (user: TestUser, authAge: number | null) =>
+  TestUser.create({ sub: user.id, email: user.email, authAge });
 
 describe("registering a new device takes a recent sign-in", () => {
   it("a token whose sign-in is over 300 s old cannot add a device: 401 STEP_UP_REQUIRED, nothing registered, still an unknown device", async () => {
@@ -25,7 +28,13 @@ describe("registering a new device takes a recent sign-in", () => {
       expect(res.headers.get("www-authenticate")).toContain("max_age=300");
       expect((await expectErrorBody(res, 401, "STEP_UP_REQUIRED")).maxAge).toBe(300);
       // D17: the fingerprint it tried to register is still an unknown device.
-      await expectErrorBody(await stale.call("GET", "/api/passwords/export", { headers: { "x-device-fingerprint": fp } }), 403, "FORBIDDEN");
+      await expectErrorBody(
+        await stale.call("GET", "/api/passwords/export", {
+          headers: { "x-device-fingerprint": fp },
+        }),
+        403,
+        "FORBIDDEN",
+      );
     }
     expect(await listDevices(owner)).toHaveLength(1);
     expect(await notices(owner)).toEqual([]);
@@ -46,10 +55,16 @@ describe("registering a new device takes a recent sign-in", () => {
     const { fingerprint: fp } = await register(owner);
     const stale = await signedIn(owner, 3600);
     const key = await deviceKey();
-    const res = await stale.call("POST", "/api/devices", { body: { fingerprint: fp, publicKey: key.jwk }, headers: { dpop: await proof(key, stale, "POST", DEVICES) } });
+    const res = await stale.call("POST", "/api/devices", {
+      body: { fingerprint: fp, publicKey: key.jwk },
+      headers: { dpop: await proof(key, stale, "POST", DEVICES) },
+    });
     await expectErrorBody(res, 401, "STEP_UP_REQUIRED");
     expect((await listDevices(owner))[0]!.key_bound).toBe(false);
-    const bound = await owner.call("POST", "/api/devices", { body: { fingerprint: fp, publicKey: key.jwk }, headers: { dpop: await proof(key, owner, "POST", DEVICES) } });
+    const bound = await owner.call("POST", "/api/devices", {
+      body: { fingerprint: fp, publicKey: key.jwk },
+      headers: { dpop: await proof(key, owner, "POST", DEVICES) },
+    });
     expect(bound.status).toBe(200);
     expect((await listDevices(owner))[0]!.key_bound).toBe(true);
   });
@@ -64,7 +79,8 @@ describe("registering a new device takes a recent sign-in", () => {
     expect(notice).toMatchObject({ type: "new_device", action_url: "/devices" });
     expect(notice!.body).toContain("Unfamiliar laptop");
     expect(notice!.body).toMatch(/revoke it in Devices/);
-    for (let i = 0; i < 50 && (await sub.received()).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 50 && (await sub.received()).length === 0; i++)
+      await new Promise((r) => setTimeout(r, 50));
     const [pushed] = await sub.received();
     expect(pushed!.payload).toMatchObject({ type: "new_device", url: "/devices" });
     expect(String(pushed!.payload!.body)).toMatch(/revoke it in Devices/);
@@ -77,14 +93,41 @@ describe("a key-bound device is not its fingerprint", () => {
     const owner = await TestUser.create();
     const key = await deviceKey();
     const fp = fingerprint();
-    expect((await owner.call("POST", "/api/devices", { body: { fingerprint: fp, publicKey: key.jwk }, headers: { dpop: await proof(key, owner, "POST", DEVICES) } })).status).toBe(201);
+    expect(
+      (
+        await owner.call("POST", "/api/devices", {
+          body: { fingerprint: fp, publicKey: key.jwk },
+          headers: { dpop: await proof(key, owner, "POST", DEVICES) },
+        })
+      ).status,
+    ).toBe(201);
     const cookie = { cookie: `__Host-access_token=${owner.token}`, "x-device-fingerprint": fp };
     const noAth = async () => proof(key, owner, "GET", EXPORT, { ath: undefined });
-    expect((await SELF.fetch(EXPORT, { headers: { ...cookie, dpop: await noAth() } })).status).toBe(200);
+    expect((await SELF.fetch(EXPORT, { headers: { ...cookie, dpop: await noAth() } })).status).toBe(
+      200,
+    );
     await expectErrorBody(await SELF.fetch(EXPORT, { headers: cookie }), 403, "FORBIDDEN");
     const thief = await deviceKey();
-    await expectErrorBody(await SELF.fetch(EXPORT, { headers: { ...cookie, dpop: await proof(thief, owner, "GET", EXPORT, { ath: undefined }) } }), 403, "FORBIDDEN");
-    await expectErrorBody(await owner.call("GET", "/api/passwords/export", { headers: { "x-device-fingerprint": fp, dpop: await noAth() } }), 403, "FORBIDDEN");
-    expect((await owner.call("GET", "/api/passwords/export", { headers: { "x-device-fingerprint": fp, dpop: await proof(key, owner, "GET", EXPORT) } })).status).toBe(200);
+    await expectErrorBody(
+      await SELF.fetch(EXPORT, {
+        headers: { ...cookie, dpop: await proof(thief, owner, "GET", EXPORT, { ath: undefined }) },
+      }),
+      403,
+      "FORBIDDEN",
+    );
+    await expectErrorBody(
+      await owner.call("GET", "/api/passwords/export", {
+        headers: { "x-device-fingerprint": fp, dpop: await noAth() },
+      }),
+      403,
+      "FORBIDDEN",
+    );
+    expect(
+      (
+        await owner.call("GET", "/api/passwords/export", {
+          headers: { "x-device-fingerprint": fp, dpop: await proof(key, owner, "GET", EXPORT) },
+        })
+      ).status,
+    ).toBe(200);
   });
 });

@@ -25,7 +25,9 @@ describe("device possession (RFC 9449 DPoP) and fingerprints kept secret", () =>
     const [device] = (JSON.parse(listText) as { devices: Record<string, unknown>[] }).devices;
     expect(device).not.toHaveProperty("device_fingerprint");
     expect(device.fingerprint_hint).toMatch(/^[0-9a-f]{8}$/);
-    expect(device.fingerprint_hint).toBe((JSON.parse(text) as { device: Record<string, unknown> }).device.fingerprint_hint);
+    expect(device.fingerprint_hint).toBe(
+      (JSON.parse(text) as { device: Record<string, unknown> }).device.fingerprint_hint,
+    );
     expect(device.key_bound).toBe(false);
   });
 
@@ -33,13 +35,26 @@ describe("device possession (RFC 9449 DPoP) and fingerprints kept secret", () =>
     const user = await TestUser.create();
     const key = await deviceKey();
     const fp = fingerprint();
-    const reg = await user.call("POST", "/api/devices", { body: { fingerprint: fp, publicKey: key.jwk }, headers: { dpop: await proof(key, user, "POST", "https://vault.test/api/devices") } });
+    const reg = await user.call("POST", "/api/devices", {
+      body: { fingerprint: fp, publicKey: key.jwk },
+      headers: { dpop: await proof(key, user, "POST", "https://vault.test/api/devices") },
+    });
     expect(reg.status).toBe(201);
     expect(((await reg.json()) as { device: { key_bound: boolean } }).device.key_bound).toBe(true);
     const fpHeader = { "x-device-fingerprint": fp };
     // The fingerprint alone (what a token thief could copy) is an unknown device.
-    await expectErrorBody(await user.call("GET", "/api/passwords/export", { headers: fpHeader }), 403, "FORBIDDEN");
-    expect((await user.call("GET", "/api/passwords/export", { headers: { ...fpHeader, dpop: await proof(key, user, "GET", EXPORT) } })).status).toBe(200);
+    await expectErrorBody(
+      await user.call("GET", "/api/passwords/export", { headers: fpHeader }),
+      403,
+      "FORBIDDEN",
+    );
+    expect(
+      (
+        await user.call("GET", "/api/passwords/export", {
+          headers: { ...fpHeader, dpop: await proof(key, user, "GET", EXPORT) },
+        })
+      ).status,
+    ).toBe(200);
     const refused = [
       await proof(key, user, "POST", EXPORT),
       await proof(key, user, "GET", "https://vault.test/api/passwords"),
@@ -47,7 +62,12 @@ describe("device possession (RFC 9449 DPoP) and fingerprints kept secret", () =>
       await proof(key, user, "GET", EXPORT, { ath: await sha256b64u("another token") }),
       await proof(await deviceKey(), user, "GET", EXPORT),
     ];
-    for (const dpop of refused) await expectErrorBody(await user.call("GET", "/api/passwords/export", { headers: { ...fpHeader, dpop } }), 403, "FORBIDDEN");
+    for (const dpop of refused)
+      await expectErrorBody(
+        await user.call("GET", "/api/passwords/export", { headers: { ...fpHeader, dpop } }),
+        403,
+        "FORBIDDEN",
+      );
   });
 
   it("a key is registered only with a proof by it; a bound device is re-registered only with a proof by its key", async () => {
@@ -55,14 +75,43 @@ describe("device possession (RFC 9449 DPoP) and fingerprints kept secret", () =>
     const key = await deviceKey();
     const fp = fingerprint();
     const url = "https://vault.test/api/devices";
-    await expectErrorBody(await user.call("POST", "/api/devices", { body: { fingerprint: fp, publicKey: key.jwk } }), 403, "FORBIDDEN");
+    await expectErrorBody(
+      await user.call("POST", "/api/devices", { body: { fingerprint: fp, publicKey: key.jwk } }),
+      403,
+      "FORBIDDEN",
+    );
     expect(await listDevices(user)).toEqual([]);
-    expect((await user.call("POST", "/api/devices", { body: { fingerprint: fp, publicKey: key.jwk }, headers: { dpop: await proof(key, user, "POST", url) } })).status).toBe(201);
+    expect(
+      (
+        await user.call("POST", "/api/devices", {
+          body: { fingerprint: fp, publicKey: key.jwk },
+          headers: { dpop: await proof(key, user, "POST", url) },
+        })
+      ).status,
+    ).toBe(201);
     // A thief who copied the fingerprint cannot re-register it, with or without a key of their own.
     const thief = await deviceKey();
-    await expectErrorBody(await user.call("POST", "/api/devices", { body: { fingerprint: fp } }), 403, "FORBIDDEN");
-    await expectErrorBody(await user.call("POST", "/api/devices", { body: { fingerprint: fp, publicKey: thief.jwk }, headers: { dpop: await proof(thief, user, "POST", url) } }), 403, "FORBIDDEN");
-    expect((await user.call("POST", "/api/devices", { body: { fingerprint: fp }, headers: { dpop: await proof(key, user, "POST", url) } })).status).toBe(200);
+    await expectErrorBody(
+      await user.call("POST", "/api/devices", { body: { fingerprint: fp } }),
+      403,
+      "FORBIDDEN",
+    );
+    await expectErrorBody(
+      await user.call("POST", "/api/devices", {
+        body: { fingerprint: fp, publicKey: thief.jwk },
+        headers: { dpop: await proof(thief, user, "POST", url) },
+      }),
+      403,
+      "FORBIDDEN",
+    );
+    expect(
+      (
+        await user.call("POST", "/api/devices", {
+          body: { fingerprint: fp },
+          headers: { dpop: await proof(key, user, "POST", url) },
+        })
+      ).status,
+    ).toBe(200);
     const [device] = await listDevices(user);
     expect((device as unknown as { key_bound: boolean }).key_bound).toBe(true);
     expect(await calculateJwkThumbprint(key.jwk)).not.toBe(await calculateJwkThumbprint(thief.jwk));
@@ -81,13 +130,27 @@ describe("device possession (RFC 9449 DPoP) and fingerprints kept secret", () =>
     await expectErrorBody(await user.call("POST", "/api/devices", reg), 403, "FORBIDDEN");
     const once = { "x-device-fingerprint": fp, dpop: await proof(key, user, "GET", EXPORT) };
     expect((await user.call("GET", "/api/passwords/export", { headers: once })).status).toBe(200);
-    await expectErrorBody(await user.call("GET", "/api/passwords/export", { headers: once }), 403, "FORBIDDEN");
+    await expectErrorBody(
+      await user.call("GET", "/api/passwords/export", { headers: once }),
+      403,
+      "FORBIDDEN",
+    );
     // Sent twice at once, one of the two is let in.
     const twice = { "x-device-fingerprint": fp, dpop: await proof(key, user, "GET", EXPORT) };
-    const statuses = (await Promise.all([0, 1].map(() => user.call("GET", "/api/passwords/export", { headers: twice })))).map((r) => r.status);
+    const statuses = (
+      await Promise.all(
+        [0, 1].map(() => user.call("GET", "/api/passwords/export", { headers: twice })),
+      )
+    ).map((r) => r.status);
     expect(statuses.sort()).toEqual([200, 403]);
     // A fresh proof by the key is this device again.
-    expect((await user.call("GET", "/api/passwords/export", { headers: { "x-device-fingerprint": fp, dpop: await proof(key, user, "GET", EXPORT) } })).status).toBe(200);
+    expect(
+      (
+        await user.call("GET", "/api/passwords/export", {
+          headers: { "x-device-fingerprint": fp, dpop: await proof(key, user, "GET", EXPORT) },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it("the replay store forgets a user's proofs once they are past their window, in the batch that takes a new one", async () => {
@@ -97,7 +160,11 @@ describe("device possession (RFC 9449 DPoP) and fingerprints kept secret", () =>
     expect(await takeProofOnce(db, user.id, "old", now - 1, now - 400)).toBe(true);
     expect(await takeProofOnce(db, user.id, "old", now - 1, now - 400)).toBe(false);
     expect(await takeProofOnce(db, user.id, "new", now + 360, now)).toBe(true);
-    const left = await db.select({ proofId: dpopProofs.proofId }).from(dpopProofs).where(eq(dpopProofs.userId, user.id)).all();
+    const left = await db
+      .select({ proofId: dpopProofs.proofId })
+      .from(dpopProofs)
+      .where(eq(dpopProofs.userId, user.id))
+      .all();
     expect(left.map((r) => r.proofId)).toEqual(["new"]);
     // Another user's store is their own.
     const other = await TestUser.create();
@@ -108,10 +175,18 @@ describe("device possession (RFC 9449 DPoP) and fingerprints kept secret", () =>
     const user = await TestUser.create();
     const e = await enrollAndConfirm(user);
     await expectErrorBody(await user.call("POST", "/api/2fa/enroll"), 401, "UNAUTHORIZED");
-    await expectErrorBody(await user.call("POST", "/api/2fa/enroll", { body: { code: "000000" } }), 401, "UNAUTHORIZED");
-    const status = (await (await user.call("GET", "/api/2fa/status")).json()) as { enrolled: boolean };
+    await expectErrorBody(
+      await user.call("POST", "/api/2fa/enroll", { body: { code: "000000" } }),
+      401,
+      "UNAUTHORIZED",
+    );
+    const status = (await (await user.call("GET", "/api/2fa/status")).json()) as {
+      enrolled: boolean;
+    };
     expect(status.enrolled).toBe(true);
-    const res = await user.call("POST", "/api/2fa/enroll", { body: { code: await codeFor(e.secret, 1) } });
+    const res = await user.call("POST", "/api/2fa/enroll", {
+      body: { code: await codeFor(e.secret, 1) },
+    });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { secret: string }).secret).not.toBe(e.secret);
   });

@@ -6,11 +6,22 @@ import { accountReport, imapCommands, patchAccount } from "../support/mail-provi
 import { connectSource, FIXTURE, list, scan } from "./support";
 
 /** Any IMAP fetch item that transfers a body, a body part or the whole message. */
-const BODY_FETCH = /BODY(\.PEEK)?\[(?!HEADER\.FIELDS)[^\]]*\]|\bRFC822(?!\.SIZE)(\.TEXT|\.HEADER)?\b|\bBINARY(\.PEEK)?\[|BODYSTRUCTURE/i;
+const BODY_FETCH =
+  /BODY(\.PEEK)?\[(?!HEADER\.FIELDS)[^\]]*\]|\bRFC822(?!\.SIZE)(\.TEXT|\.HEADER)?\b|\bBINARY(\.PEEK)?\[|BODYSTRUCTURE/i;
 
 describe("a scan reads metadata only (rule 2)", () => {
   it("the body-fetch pattern recognises every way to read a body, and not the header-fields fetch", () => {
-    for (const c of ["UID FETCH 1 (BODY[])", "UID FETCH 1 (BODY.PEEK[])", "FETCH 1 BODY[TEXT]", "FETCH 1 (RFC822)", "FETCH 1 RFC822.TEXT", "FETCH 1 BODY.PEEK[1]", "FETCH 1 BINARY.PEEK[1]", "FETCH 1 BODYSTRUCTURE"]) expect(c).toMatch(BODY_FETCH);
+    for (const c of [
+      "UID FETCH 1 (BODY[])",
+      "UID FETCH 1 (BODY.PEEK[])",
+      "FETCH 1 BODY[TEXT]",
+      "FETCH 1 (RFC822)",
+      "FETCH 1 RFC822.TEXT",
+      "FETCH 1 BODY.PEEK[1]",
+      "FETCH 1 BINARY.PEEK[1]",
+      "FETCH 1 BODYSTRUCTURE",
+    ])
+      expect(c).toMatch(BODY_FETCH);
     expect("UID FETCH 1:3 (UID BODY.PEEK[HEADER.FIELDS (FROM DATE)])").not.toMatch(BODY_FETCH);
   });
 
@@ -26,12 +37,16 @@ describe("a scan reads metadata only (rule 2)", () => {
     const searches = session.filter((c) => c.startsWith("UID SEARCH"));
     expect(searches).toHaveLength(7);
     for (const s of searches) expect(s).toMatch(/^UID SEARCH (OR )*SUBJECT "/);
-    expect(searches[4]).toBe('UID SEARCH OR SUBJECT "password reset" OR SUBJECT "reset your password" SUBJECT "change your password"');
+    expect(searches[4]).toBe(
+      'UID SEARCH OR SUBJECT "password reset" OR SUBJECT "reset your password" SUBJECT "change your password"',
+    );
     const fetches = session.filter((c) => /FETCH/i.test(c));
     // Message 8 matches no subject search and is never read, nor is the mailbox check message the
     // vault mailed when the mailbox was connected: 9 of the 11 messages, From and Date only.
     expect(fetches).toHaveLength(1);
-    const m = /^UID FETCH ([\d:,]+) \(UID BODY\.PEEK\[HEADER\.FIELDS \(FROM DATE\)\]\)$/.exec(fetches[0]!);
+    const m = /^UID FETCH ([\d:,]+) \(UID BODY\.PEEK\[HEADER\.FIELDS \(FROM DATE\)\]\)$/.exec(
+      fetches[0]!,
+    );
     expect(m).not.toBeNull();
     const uids = m![1]!.split(",").flatMap((r) => {
       const [a, b] = r.split(":").map(Number);
@@ -50,24 +65,36 @@ describe("a scan reads metadata only (rule 2)", () => {
     const user = await TestUser.create();
     const { handle } = await connectSource(user, "mailx");
     await scan(user);
-    const requests = (await accountReport(handle)).requests.map((r) => new URL(r.split(" ")[1], "http://x"));
+    const requests = (await accountReport(handle)).requests.map(
+      (r) => new URL(r.split(" ")[1], "http://x"),
+    );
     const lists = requests.filter((u) => u.pathname === "/gmail/v1/users/me/messages");
     expect(lists).toHaveLength(7);
-    expect(lists[0].searchParams.get("q")).toBe('subject:(welcome) OR subject:("thanks for signing up") OR subject:("thanks for joining")');
+    expect(lists[0].searchParams.get("q")).toBe(
+      'subject:(welcome) OR subject:("thanks for signing up") OR subject:("thanks for joining")',
+    );
     const reads = requests.filter((u) => u.pathname.startsWith("/gmail/v1/users/me/messages/"));
     expect(reads).toHaveLength(FIXTURE.length - 1);
     for (const u of reads) {
       expect(u.searchParams.get("format")).toBe("metadata");
       expect(u.searchParams.getAll("metadataHeaders")).toEqual(["From", "Date"]);
     }
-    expect(requests.every((u) => u.pathname === "/gmail/v1/users/me/profile" || u.pathname.startsWith("/gmail/v1/users/me/messages"))).toBe(true);
+    expect(
+      requests.every(
+        (u) =>
+          u.pathname === "/gmail/v1/users/me/profile" ||
+          u.pathname.startsWith("/gmail/v1/users/me/messages"),
+      ),
+    ).toBe(true);
   });
 
   it("maily (Graph shape): seven $search queries selecting from and receivedDateTime only; no message is opened", async () => {
     const user = await TestUser.create();
     const { handle } = await connectSource(user, "maily");
     await scan(user);
-    const requests = (await accountReport(handle)).requests.map((r) => new URL(r.split(" ")[1], "http://x"));
+    const requests = (await accountReport(handle)).requests.map(
+      (r) => new URL(r.split(" ")[1], "http://x"),
+    );
     const lists = requests.filter((u) => u.pathname === "/v1.0/me/messages");
     expect(lists).toHaveLength(7);
     for (const u of lists) {
@@ -81,7 +108,11 @@ describe("a scan reads metadata only (rule 2)", () => {
 describe("the bearer token stays with the provider", () => {
   it("a Graph paging link to another origin is not followed", async () => {
     const user = await TestUser.create();
-    const many = Array.from({ length: 150 }, (_, i) => ({ from: `Svc <hi@svc${i}.example>`, subject: "Welcome aboard", date: "2026-01-01T00:00:00Z" }));
+    const many = Array.from({ length: 150 }, (_, i) => ({
+      from: `Svc <hi@svc${i}.example>`,
+      subject: "Welcome aboard",
+      date: "2026-01-01T00:00:00Z",
+    }));
     const { handle } = await connectSource(user, "maily", many);
     await patchAccount(handle, { foreignNextLink: true });
     expect((await scan(user)).stats.total).toBe(100);
@@ -94,11 +125,29 @@ describe("discovered accounts belong to their owner", () => {
     await connectSource(owner, "imap");
     const [account] = (await scan(owner)).accounts;
     const other = await TestUser.create();
-    await expectErrorBody(await other.call("PATCH", "/api/accounts", { body: { id: account.id, dismissed: true } }), 404, "NOT_FOUND");
-    await expectErrorBody(await other.call("PATCH", "/api/discover-accounts", { body: { id: account.id, dismissed: true } }), 404, "NOT_FOUND");
+    await expectErrorBody(
+      await other.call("PATCH", "/api/accounts", { body: { id: account.id, dismissed: true } }),
+      404,
+      "NOT_FOUND",
+    );
+    await expectErrorBody(
+      await other.call("PATCH", "/api/discover-accounts", {
+        body: { id: account.id, dismissed: true },
+      }),
+      404,
+      "NOT_FOUND",
+    );
     expect((await list(other, "?include_dismissed=true")).accounts).toEqual([]);
-    const res = (await (await other.call("POST", "/api/accounts/add-to-vault", { body: { domains: [account.domain] } })).json()) as { created: unknown[]; skipped: unknown[] };
-    expect(res).toEqual({ success: true, created: [], skipped: [{ domain: account.domain, reason: "not_discovered" }] });
+    const res = (await (
+      await other.call("POST", "/api/accounts/add-to-vault", {
+        body: { domains: [account.domain] },
+      })
+    ).json()) as { created: unknown[]; skipped: unknown[] };
+    expect(res).toEqual({
+      success: true,
+      created: [],
+      skipped: [{ domain: account.domain, reason: "not_discovered" }],
+    });
     expect((await list(owner)).accounts.find((a) => a.id === account.id)?.dismissed).toBe(false);
   });
 
@@ -108,7 +157,13 @@ describe("discovered accounts belong to their owner", () => {
     const [account] = (await scan(owner)).accounts;
     const other = await TestUser.create();
     const entry = await createEntry(other);
-    await expectErrorBody(await owner.call("PATCH", "/api/accounts", { body: { id: account.id, vaultPasswordId: entry.id } }), 404, "NOT_FOUND");
+    await expectErrorBody(
+      await owner.call("PATCH", "/api/accounts", {
+        body: { id: account.id, vaultPasswordId: entry.id },
+      }),
+      404,
+      "NOT_FOUND",
+    );
   });
 
   it("requires authentication and CSRF", async () => {
@@ -118,10 +173,25 @@ describe("discovered accounts belong to their owner", () => {
       ["GET", "/api/discover-accounts"],
       ["POST", "/api/accounts/add-to-vault"],
     ]) {
-      await expectErrorBody(await SELF.fetch(`https://vault.test${path}`, { method }), 401, "UNAUTHORIZED");
+      await expectErrorBody(
+        await SELF.fetch(`https://vault.test${path}`, { method }),
+        401,
+        "UNAUTHORIZED",
+      );
     }
     const user = await TestUser.create();
-    await expectErrorBody(await user.call("POST", "/api/accounts", { csrf: false }), 403, "FORBIDDEN");
-    await expectErrorBody(await user.call("PATCH", "/api/accounts", { csrf: false, body: { id: "x", dismissed: true } }), 403, "FORBIDDEN");
+    await expectErrorBody(
+      await user.call("POST", "/api/accounts", { csrf: false }),
+      403,
+      "FORBIDDEN",
+    );
+    await expectErrorBody(
+      await user.call("PATCH", "/api/accounts", {
+        csrf: false,
+        body: { id: "x", dismissed: true },
+      }),
+      403,
+      "FORBIDDEN",
+    );
   });
 });

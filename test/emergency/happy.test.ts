@@ -1,12 +1,37 @@
 import { describe, expect, it } from "vitest";
 import { TestUser } from "../support/auth";
 import { accepted, invite, inviteTokenFor, requested, type Contact } from "../support/emergency";
-import { alarmAt, auditOf, contactRow, emergencyTimer, fireAlarm, HOUR, iso, notificationsOf, outbox, setContact } from "../support/recovery";
+import {
+  alarmAt,
+  auditOf,
+  contactRow,
+  emergencyTimer,
+  fireAlarm,
+  HOUR,
+  iso,
+  notificationsOf,
+  outbox,
+  setContact,
+} from "../support/recovery";
 import { sha256Hex } from "../../src/lib/crypto";
 
-const CONTACT_KEYS = ["contact_email", "contact_user_id", "created_at", "expires_at", "grant_at", "granted_at", "id", "owner_email", "owner_id", "requested_at", "status", "wait_hours"];
+const CONTACT_KEYS = [
+  "contact_email",
+  "contact_user_id",
+  "created_at",
+  "expires_at",
+  "grant_at",
+  "granted_at",
+  "id",
+  "owner_email",
+  "owner_id",
+  "requested_at",
+  "status",
+  "wait_hours",
+];
 
-const access = (u: TestUser, id: string) => u.call("GET", `/api/vault/emergency/access?contact_id=${encodeURIComponent(id)}`);
+const access = (u: TestUser, id: string) =>
+  u.call("GET", `/api/vault/emergency/access?contact_id=${encodeURIComponent(id)}`);
 const contactOf = async (res: Response) => ((await res.json()) as { contact: Contact }).contact;
 
 describe("emergency access: invitation and acceptance", () => {
@@ -15,7 +40,15 @@ describe("emergency access: invitation and acceptance", () => {
     const friend = await TestUser.create();
     const { contact } = await invite(owner, friend, { wait_hours: 12 });
     expect(Object.keys(contact).sort()).toEqual(CONTACT_KEYS);
-    expect(contact).toMatchObject({ owner_id: owner.id, contact_email: friend.email, contact_user_id: null, status: "pending_invite", wait_hours: 12, requested_at: null, grant_at: null });
+    expect(contact).toMatchObject({
+      owner_id: owner.id,
+      contact_email: friend.email,
+      contact_user_id: null,
+      status: "pending_invite",
+      wait_hours: 12,
+      requested_at: null,
+      grant_at: null,
+    });
 
     const mails = await outbox(friend.email);
     expect(mails).toHaveLength(1);
@@ -25,26 +58,45 @@ describe("emergency access: invitation and acceptance", () => {
     expect(row.inviteTokenHash).toBe(await sha256Hex(token));
     expect(JSON.stringify(row)).not.toContain(token);
     expect(Date.parse(row.inviteExpiresAt) - Date.parse(row.createdAt)).toBe(7 * 24 * HOUR);
-    expect(await auditOf(owner.id, "emergency_contact.add")).toMatchObject([{ details: { email: friend.email, wait_hours: 12 } }]);
+    expect(await auditOf(owner.id, "emergency_contact.add")).toMatchObject([
+      { details: { email: friend.email, wait_hours: 12 } },
+    ]);
   });
 
   it("accepting makes the record active and binds the contact; both sides list it", async () => {
     const owner = await TestUser.create();
     const friend = await TestUser.create();
     const { contact } = await invite(owner, friend);
-    const res = await friend.call("POST", "/api/vault/emergency/accept", { body: { token: await inviteTokenFor(friend.email) } });
+    const res = await friend.call("POST", "/api/vault/emergency/accept", {
+      body: { token: await inviteTokenFor(friend.email) },
+    });
     expect(res.status).toBe(200);
-    expect(await contactOf(res)).toMatchObject({ id: contact.id, status: "active", contact_user_id: friend.id });
-    expect(await auditOf(friend.id, "emergency_contact.accept")).toMatchObject([{ details: { owner_id: owner.id } }]);
+    expect(await contactOf(res)).toMatchObject({
+      id: contact.id,
+      status: "active",
+      contact_user_id: friend.id,
+    });
+    expect(await auditOf(friend.id, "emergency_contact.accept")).toMatchObject([
+      { details: { owner_id: owner.id } },
+    ]);
     expect(await notificationsOf(owner.id, "emergency_contact_accepted")).toHaveLength(1);
 
-    const ownerList = (await (await owner.call("GET", "/api/vault/emergency")).json()) as { as_owner: Contact[]; as_contact: Contact[] };
+    const ownerList = (await (await owner.call("GET", "/api/vault/emergency")).json()) as {
+      as_owner: Contact[];
+      as_contact: Contact[];
+    };
     expect(ownerList.as_owner.map((c) => c.id)).toEqual([contact.id]);
     expect(ownerList.as_contact).toEqual([]);
-    const friendList = (await (await friend.call("GET", "/api/vault/emergency")).json()) as { as_owner: Contact[]; as_contact: Contact[] };
+    const friendList = (await (await friend.call("GET", "/api/vault/emergency")).json()) as {
+      as_owner: Contact[];
+      as_contact: Contact[];
+    };
     expect(friendList.as_contact.map((c) => [c.id, c.status])).toEqual([[contact.id, "active"]]);
     // The contact's page names the owner by address, not only by id.
-    expect(friendList.as_contact[0]).toMatchObject({ owner_id: owner.id, owner_email: owner.email.toLowerCase() });
+    expect(friendList.as_contact[0]).toMatchObject({
+      owner_id: owner.id,
+      owner_email: owner.email.toLowerCase(),
+    });
     expect(friendList.as_owner).toEqual([]);
   });
 });
@@ -61,7 +113,9 @@ describe("emergency access: request, response and the timers", () => {
     expect(notes[0]).toMatchObject({ actorId: friend.id, actorEmail: friend.email });
     expect((await outbox(owner.email)).map((m) => m.kind)).toEqual(["emergency.requested"]);
     expect(await alarmAt(emergencyTimer(contact.id))).toBe(Date.parse(contact.grant_at!));
-    expect(await auditOf(friend.id, "emergency_access.request")).toMatchObject([{ details: { owner_id: owner.id, wait_hours: 5, grant_at: contact.grant_at } }]);
+    expect(await auditOf(friend.id, "emergency_access.request")).toMatchObject([
+      { details: { owner_id: owner.id, wait_hours: 5, grant_at: contact.grant_at } },
+    ]);
     const before = await access(friend, contact.id);
     expect(before.status).toBe(403);
   });
@@ -70,7 +124,9 @@ describe("emergency access: request, response and the timers", () => {
     const owner = await TestUser.create();
     const friend = await TestUser.create();
     const { contact, body } = await requested(owner, friend);
-    const res = await owner.call("POST", "/api/vault/emergency/respond", { body: { contact_id: contact.id, action: "approve" } });
+    const res = await owner.call("POST", "/api/vault/emergency/respond", {
+      body: { contact_id: contact.id, action: "approve" },
+    });
     expect(res.status).toBe(200);
     const granted = await contactOf(res);
     expect(granted.status).toBe("access_granted");
@@ -80,21 +136,32 @@ describe("emergency access: request, response and the timers", () => {
 
     const got = await access(friend, contact.id);
     expect(got.status).toBe(200);
-    expect(await got.json()).toEqual({ wrapped_access_key: body.wrapped_access_key, invite_salt: body.invite_salt });
-    expect(await auditOf(owner.id, "emergency_access.approve")).toMatchObject([{ details: { contact_id: contact.id, email: friend.email } }]);
-    expect(await auditOf(friend.id, "emergency_access.retrieve_key")).toMatchObject([{ details: { owner_id: owner.id } }]);
+    expect(await got.json()).toEqual({
+      wrapped_access_key: body.wrapped_access_key,
+      invite_salt: body.invite_salt,
+    });
+    expect(await auditOf(owner.id, "emergency_access.approve")).toMatchObject([
+      { details: { contact_id: contact.id, email: friend.email } },
+    ]);
+    expect(await auditOf(friend.id, "emergency_access.retrieve_key")).toMatchObject([
+      { details: { owner_id: owner.id } },
+    ]);
   });
 
   it("denial ends the request and disarms the timer", async () => {
     const owner = await TestUser.create();
     const friend = await TestUser.create();
     const { contact } = await requested(owner, friend);
-    const res = await owner.call("POST", "/api/vault/emergency/respond", { body: { contact_id: contact.id, action: "deny" } });
+    const res = await owner.call("POST", "/api/vault/emergency/respond", {
+      body: { contact_id: contact.id, action: "deny" },
+    });
     expect((await contactOf(res)).status).toBe("access_denied");
     expect(await alarmAt(emergencyTimer(contact.id))).toBeNull();
     expect((await access(friend, contact.id)).status).toBe(403);
     expect(await notificationsOf(friend.id, "emergency_access_denied")).toHaveLength(1);
-    expect(await auditOf(owner.id, "emergency_access.deny")).toMatchObject([{ details: { contact_id: contact.id, email: friend.email } }]);
+    expect(await auditOf(owner.id, "emergency_access.deny")).toMatchObject([
+      { details: { contact_id: contact.id, email: friend.email } },
+    ]);
   });
 
   it("grants automatically when grant_at passes, then expires after 24 hours (alarms)", async () => {
@@ -136,16 +203,30 @@ describe("emergency access: request, response and the timers", () => {
     const owner = await TestUser.create();
     const friend = await TestUser.create();
     const { contact } = await requested(owner, friend, { wait_hours: 10 });
-    const res = await owner.call("PATCH", `/api/vault/emergency/${contact.id}`, { body: { wait_hours: 100 } });
+    const res = await owner.call("PATCH", `/api/vault/emergency/${contact.id}`, {
+      body: { wait_hours: 100 },
+    });
     expect(res.status).toBe(200);
     const updated = await contactOf(res);
-    expect(updated).toMatchObject({ wait_hours: 100, grant_at: contact.grant_at, status: "access_requested" });
-    expect(await auditOf(owner.id, "emergency_contact.update")).toMatchObject([{ details: { wait_hours: 100 } }]);
+    expect(updated).toMatchObject({
+      wait_hours: 100,
+      grant_at: contact.grant_at,
+      status: "access_requested",
+    });
+    expect(await auditOf(owner.id, "emergency_contact.update")).toMatchObject([
+      { details: { wait_hours: 100 } },
+    ]);
 
     const later = await TestUser.create();
     const second = await accepted(owner, later, { wait_hours: 1 });
-    await owner.call("PATCH", `/api/vault/emergency/${second.contact.id}`, { body: { wait_hours: 30 } });
-    const req = await contactOf(await later.call("POST", "/api/vault/emergency/request", { body: { contact_id: second.contact.id } }));
+    await owner.call("PATCH", `/api/vault/emergency/${second.contact.id}`, {
+      body: { wait_hours: 30 },
+    });
+    const req = await contactOf(
+      await later.call("POST", "/api/vault/emergency/request", {
+        body: { contact_id: second.contact.id },
+      }),
+    );
     expect(Date.parse(req.grant_at!) - Date.parse(req.requested_at!)).toBe(30 * HOUR);
   });
 
@@ -159,16 +240,26 @@ describe("emergency access: request, response and the timers", () => {
     expect((await contactRow(contact.id))!.status).toBe("revoked");
     expect(await alarmAt(emergencyTimer(contact.id))).toBeNull();
     expect((await access(friend, contact.id)).status).toBe(403);
-    expect((await friend.call("POST", "/api/vault/emergency/request", { body: { contact_id: contact.id } })).status).toBe(409);
+    expect(
+      (
+        await friend.call("POST", "/api/vault/emergency/request", {
+          body: { contact_id: contact.id },
+        })
+      ).status,
+    ).toBe(409);
     expect(await auditOf(owner.id, "emergency_contact.revoke")).toHaveLength(1);
 
     const pending = await TestUser.create();
     await invite(owner, pending);
     const token = await inviteTokenFor(pending.email);
-    const list = (await (await owner.call("GET", "/api/vault/emergency")).json()) as { as_owner: Contact[] };
+    const list = (await (await owner.call("GET", "/api/vault/emergency")).json()) as {
+      as_owner: Contact[];
+    };
     const pendingId = list.as_owner.find((c) => c.contact_email === pending.email)!.id;
     await owner.call("DELETE", `/api/vault/emergency/${pendingId}`);
-    expect((await pending.call("POST", "/api/vault/emergency/accept", { body: { token } })).status).toBe(404);
+    expect(
+      (await pending.call("POST", "/api/vault/emergency/accept", { body: { token } })).status,
+    ).toBe(404);
     expect((await invite(owner, pending)).contact.status).toBe("pending_invite");
   });
 });

@@ -6,7 +6,8 @@ import { auditOf, iso, notificationsOf, setContact } from "../support/recovery";
 
 // DECISIONS D15: after a grant, the contact reads the owner's vault (ciphertext) through
 // GET /api/vault/emergency/<id>/vault; read-only, audited, the owner told once per window.
-const vault = (u: TestUser, id: string) => u.call("GET", `/api/vault/emergency/${encodeURIComponent(id)}/vault`);
+const vault = (u: TestUser, id: string) =>
+  u.call("GET", `/api/vault/emergency/${encodeURIComponent(id)}/vault`);
 
 async function grantedPair() {
   const owner = await TestUser.create();
@@ -16,7 +17,13 @@ async function grantedPair() {
   const gone = await createEntry(owner, { name: "Old", website: "old.test" });
   expect((await owner.call("DELETE", `/api/passwords/${gone.id}`)).status).toBe(200);
   const { contact } = await requested(owner, friend);
-  expect((await owner.call("POST", "/api/vault/emergency/respond", { body: { contact_id: contact.id, action: "approve" } })).status).toBe(200);
+  expect(
+    (
+      await owner.call("POST", "/api/vault/emergency/respond", {
+        body: { contact_id: contact.id, action: "approve" },
+      })
+    ).status,
+  ).toBe(200);
   return { owner, friend, contact, live: [a, b] };
 }
 
@@ -26,7 +33,11 @@ describe("emergency read access (D15)", () => {
     const res = await vault(friend, contact.id);
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("no-store");
-    const body = (await res.json()) as { owner_email: string; owner_id: string; entries: Record<string, unknown>[] };
+    const body = (await res.json()) as {
+      owner_email: string;
+      owner_id: string;
+      entries: Record<string, unknown>[];
+    };
     expect(body.owner_email).toBe(owner.email.toLowerCase());
     expect(body.owner_id).toBe(owner.id);
     expect(body.entries.map((e) => e.id).sort()).toEqual(live.map((e) => e.id).sort());
@@ -37,7 +48,9 @@ describe("emergency read access (D15)", () => {
       expect(e).not.toHaveProperty("password");
     }
     // The same shape as the owner's own full pull.
-    const pull = (await (await owner.call("GET", "/api/passwords/sync")).json()) as { changes: { id: string; _deleted: boolean }[] };
+    const pull = (await (await owner.call("GET", "/api/passwords/sync")).json()) as {
+      changes: { id: string; _deleted: boolean }[];
+    };
     const mine = pull.changes.filter((c) => !c._deleted);
     expect(body.entries).toEqual(expect.arrayContaining(mine));
   });
@@ -48,7 +61,10 @@ describe("emergency read access (D15)", () => {
     expect(await auditOf(friend.id, "emergency_access.read_vault")).toHaveLength(3);
     expect(await notificationsOf(owner.id, "emergency_vault_read")).toHaveLength(1);
     // A new window (a later grant) gets its own notice.
-    await setContact(contact.id, { grantedAt: iso(Date.now() + 1000), vaultReadNotifiedAt: iso(Date.now()) });
+    await setContact(contact.id, {
+      grantedAt: iso(Date.now() + 1000),
+      vaultReadNotifiedAt: iso(Date.now()),
+    });
     expect((await vault(friend, contact.id)).status).toBe(200);
     expect(await notificationsOf(owner.id, "emergency_vault_read")).toHaveLength(2);
   });
@@ -77,15 +93,27 @@ describe("emergency read access (D15)", () => {
   it("is 403 once revoked or denied, and nothing in it lets the contact write the owner's entries", async () => {
     const { owner, friend, contact, live } = await grantedPair();
     // No write route accepts a contact for the owner's data.
-    expect((await friend.call("PATCH", `/api/passwords/${live[0]!.id}`, { body: { name: "taken" } })).status).toBe(404);
+    expect(
+      (await friend.call("PATCH", `/api/passwords/${live[0]!.id}`, { body: { name: "taken" } }))
+        .status,
+    ).toBe(404);
     expect((await friend.call("DELETE", `/api/passwords/${live[0]!.id}`)).status).toBe(404);
     const push = await friend.call("POST", "/api/passwords/sync", {
-      body: { mutations: [{ action: "delete", id: live[0]!.id, clientUpdatedAt: new Date().toISOString() }] },
+      body: {
+        mutations: [
+          { action: "delete", id: live[0]!.id, clientUpdatedAt: new Date().toISOString() },
+        ],
+      },
     });
     const results = ((await push.json()) as { results: { status: string }[] }).results;
     expect(results[0]!.status).toBe("failed");
-    const still = (await (await owner.call("GET", "/api/passwords/sync")).json()) as { changes: { id: string; _deleted: boolean; name: string }[] };
-    expect(still.changes.find((c) => c.id === live[0]!.id)).toMatchObject({ _deleted: false, name: "Bank" });
+    const still = (await (await owner.call("GET", "/api/passwords/sync")).json()) as {
+      changes: { id: string; _deleted: boolean; name: string }[];
+    };
+    expect(still.changes.find((c) => c.id === live[0]!.id)).toMatchObject({
+      _deleted: false,
+      name: "Bank",
+    });
 
     expect((await owner.call("DELETE", `/api/vault/emergency/${contact.id}`)).status).toBe(200);
     expect((await vault(friend, contact.id)).status).toBe(403);

@@ -7,7 +7,9 @@ import { base32Decode, base32Encode, referenceTotp } from "../support/rfc6238";
 
 async function entryRow(user: TestUser, id: string) {
   const res = await user.call("GET", "/api/passwords");
-  const { data } = (await res.json()) as { data: { id: string; has_totp: boolean; updated_at: string }[] };
+  const { data } = (await res.json()) as {
+    data: { id: string; has_totp: boolean; updated_at: string }[];
+  };
   return data.find((e) => e.id === id)!;
 }
 
@@ -39,8 +41,17 @@ describe("vault entry TOTP: happy paths", () => {
     const user = await TestUser.create();
     const { id } = await createEntry(user);
     const { secretEncrypted } = zeroTrustBody();
-    expect((await user.call("POST", `/api/passwords/${id}/totp`, { body: { secretEncrypted } })).status).toBe(201);
-    expect(await (await user.call("GET", `/api/passwords/${id}/totp`)).json()).toEqual({ hasTotp: true, zeroTrust: true, secretEncrypted, algorithm: "SHA-1", digits: 6, period: 30 });
+    expect(
+      (await user.call("POST", `/api/passwords/${id}/totp`, { body: { secretEncrypted } })).status,
+    ).toBe(201);
+    expect(await (await user.call("GET", `/api/passwords/${id}/totp`)).json()).toEqual({
+      hasTotp: true,
+      zeroTrust: true,
+      secretEncrypted,
+      algorithm: "SHA-1",
+      digits: 6,
+      period: 30,
+    });
   });
 
   it("a second POST replaces the configuration", async () => {
@@ -48,8 +59,14 @@ describe("vault entry TOTP: happy paths", () => {
     const { id } = await createEntry(user);
     await user.call("POST", `/api/passwords/${id}/totp`, { body: zeroTrustBody() });
     const second = zeroTrustBody({ algorithm: "sha512" });
-    expect((await user.call("POST", `/api/passwords/${id}/totp`, { body: second })).status).toBe(201);
-    expect(await (await user.call("GET", `/api/passwords/${id}/totp`)).json()).toEqual({ hasTotp: true, zeroTrust: true, ...second });
+    expect((await user.call("POST", `/api/passwords/${id}/totp`, { body: second })).status).toBe(
+      201,
+    );
+    expect(await (await user.call("GET", `/api/passwords/${id}/totp`)).json()).toEqual({
+      hasTotp: true,
+      zeroTrust: true,
+      ...second,
+    });
   });
 
   it("DELETE removes the configuration and clears has_totp", async () => {
@@ -59,7 +76,9 @@ describe("vault entry TOTP: happy paths", () => {
     const res = await user.call("DELETE", `/api/passwords/${id}/totp`);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ success: true });
-    expect(await (await user.call("GET", `/api/passwords/${id}/totp`)).json()).toEqual({ hasTotp: false });
+    expect(await (await user.call("GET", `/api/passwords/${id}/totp`)).json()).toEqual({
+      hasTotp: false,
+    });
     expect((await entryRow(user, id)).has_totp).toBe(false);
   });
 
@@ -68,7 +87,13 @@ describe("vault entry TOTP: happy paths", () => {
     const { id } = await createEntry(user);
     const secret = base32Encode(crypto.getRandomValues(new Uint8Array(20)));
     await seedLegacySecret(user.id, id, { secret, algorithm: "SHA-1", digits: 6, period: 30 });
-    expect(await (await user.call("GET", `/api/passwords/${id}/totp`)).json()).toEqual({ hasTotp: true, zeroTrust: false, algorithm: "SHA-1", digits: 6, period: 30 });
+    expect(await (await user.call("GET", `/api/passwords/${id}/totp`)).json()).toEqual({
+      hasTotp: true,
+      zeroTrust: false,
+      algorithm: "SHA-1",
+      digits: 6,
+      period: 30,
+    });
     expect((await entryRow(user, id)).has_totp).toBe(true);
 
     const t0 = Date.now() / 1000;
@@ -92,22 +117,43 @@ describe("vault entry TOTP: happy paths", () => {
     const user = await TestUser.create();
     const { id } = await createEntry(user);
     const key = crypto.getRandomValues(new Uint8Array(64));
-    await seedLegacySecret(user.id, id, { secret: base32Encode(key), algorithm: "SHA-512", digits: 8, period: 60 });
+    await seedLegacySecret(user.id, id, {
+      secret: base32Encode(key),
+      algorithm: "SHA-512",
+      digits: 8,
+      period: 60,
+    });
     const t0 = Date.now() / 1000;
-    const body = (await (await user.call("GET", `/api/passwords/${id}/totp/code`)).json()) as { code: string; remaining: number };
+    const body = (await (await user.call("GET", `/api/passwords/${id}/totp/code`)).json()) as {
+      code: string;
+      remaining: number;
+    };
     const t1 = Date.now() / 1000;
     const opts = { algorithm: "SHA-512" as const, digits: 8, period: 60 };
-    expect([await referenceTotp(key, t0, opts), await referenceTotp(key, t1, opts)]).toContain(body.code);
+    expect([await referenceTotp(key, t0, opts), await referenceTotp(key, t1, opts)]).toContain(
+      body.code,
+    );
     expect(body.remaining).toBeLessThanOrEqual(60);
   });
 
   it("posting a zero-trust configuration over a legacy secret migrates the entry and drops the server-held secret", async () => {
     const user = await TestUser.create();
     const { id } = await createEntry(user);
-    await seedLegacySecret(user.id, id, { secret: base32Encode(crypto.getRandomValues(new Uint8Array(20))), algorithm: "SHA-1", digits: 6, period: 30 });
-    expect((await user.call("POST", `/api/passwords/${id}/totp`, { body: zeroTrustBody() })).status).toBe(201);
+    await seedLegacySecret(user.id, id, {
+      secret: base32Encode(crypto.getRandomValues(new Uint8Array(20))),
+      algorithm: "SHA-1",
+      digits: 6,
+      period: 30,
+    });
+    expect(
+      (await user.call("POST", `/api/passwords/${id}/totp`, { body: zeroTrustBody() })).status,
+    ).toBe(201);
     expect((await user.call("GET", `/api/passwords/${id}/totp/code`)).status).toBe(410);
-    const row = await env.DB.prepare("SELECT secret_sealed, zero_trust FROM password_totp WHERE password_id = ?").bind(id).first<{ secret_sealed: string | null; zero_trust: number }>();
+    const row = await env.DB.prepare(
+      "SELECT secret_sealed, zero_trust FROM password_totp WHERE password_id = ?",
+    )
+      .bind(id)
+      .first<{ secret_sealed: string | null; zero_trust: number }>();
     expect(row).toEqual({ secret_sealed: null, zero_trust: 1 });
   });
 });

@@ -1,4 +1,9 @@
-import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createScheduledController,
+  env,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { Hono } from "hono";
 import { describe, expect, it, vi } from "vitest";
 import { sendQuietly, type Mailer } from "../../src/domains/notifications";
@@ -7,9 +12,13 @@ import type { AppEnv } from "../../src/http/types";
 import worker from "../../src/index";
 
 /** Every console line written while `fn` runs, each parsed as the JSON object it must be. */
-async function logged<T>(fn: () => T | Promise<T>): Promise<{ result: T; lines: Record<string, unknown>[]; raw: string[] }> {
+async function logged<T>(
+  fn: () => T | Promise<T>,
+): Promise<{ result: T; lines: Record<string, unknown>[]; raw: string[] }> {
   const raw: string[] = [];
-  const spies = (["log", "warn", "error"] as const).map((m) => vi.spyOn(console, m).mockImplementation((...a: unknown[]) => void raw.push(a.join(" "))));
+  const spies = (["log", "warn", "error"] as const).map((m) =>
+    vi.spyOn(console, m).mockImplementation((...a: unknown[]) => void raw.push(a.join(" "))),
+  );
   try {
     const result = await fn();
     return { result, lines: raw.map((l) => JSON.parse(l) as Record<string, unknown>), raw };
@@ -33,7 +42,12 @@ function app() {
   const a = new Hono<AppEnv>();
   a.use("*", requestLog());
   a.post("/send/:delay", async (c) => {
-    const sent = await sendQuietly(failing(Number(c.req.param("delay"))), { to: "owner@example.test", subject: "Invitation", text: `Accept: /invite/${SECRET}`, kind: "invitation" });
+    const sent = await sendQuietly(failing(Number(c.req.param("delay"))), {
+      to: "owner@example.test",
+      subject: "Invitation",
+      text: `Accept: /invite/${SECRET}`,
+      kind: "invitation",
+    });
     return c.json({ sent });
   });
   return a;
@@ -41,17 +55,34 @@ function app() {
 
 describe("domain log lines: JSON, with the request id of the request that wrote them", () => {
   it("a domain service's line carries the id the answer carries, and not the error's message", async () => {
-    const { result: res, lines, raw } = await logged(() => app().request("/send/0", { method: "POST" }, { ENVIRONMENT: "development" }));
+    const {
+      result: res,
+      lines,
+      raw,
+    } = await logged(() =>
+      app().request("/send/0", { method: "POST" }, { ENVIRONMENT: "development" }),
+    );
     expect(await res.json()).toEqual({ sent: false });
     const id = res.headers.get("X-Request-Id");
     expect(id).toBeTruthy();
-    expect(lines).toEqual([{ level: "error", msg: "mail send failed", requestId: id, kind: "invitation", reason: "Error" }]);
+    expect(lines).toEqual([
+      {
+        level: "error",
+        msg: "mail send failed",
+        requestId: id,
+        kind: "invitation",
+        reason: "Error",
+      },
+    ]);
     expect(raw.join("\n")).not.toMatch(/s3cret|owner@example/);
   });
 
   it("two requests in flight at once each log under their own id", async () => {
     const { result, lines } = await logged(() =>
-      Promise.all([app().request("/send/30", { method: "POST" }, {}), app().request("/send/5", { method: "POST" }, {})]),
+      Promise.all([
+        app().request("/send/30", { method: "POST" }, {}),
+        app().request("/send/5", { method: "POST" }, {}),
+      ]),
     );
     const ids = result.map((r) => r.headers.get("X-Request-Id"));
     expect(new Set(ids).size).toBe(2);
@@ -62,14 +93,27 @@ describe("domain log lines: JSON, with the request id of the request that wrote 
   it("a cron's lines carry the cron instead of a request id", async () => {
     const ctx = createExecutionContext();
     const { lines } = await logged(async () => {
-      await worker.scheduled!(createScheduledController({ scheduledTime: Date.now(), cron: "17 3 * * *" }), env, ctx);
+      await worker.scheduled!(
+        createScheduledController({ scheduledTime: Date.now(), cron: "17 3 * * *" }),
+        env,
+        ctx,
+      );
       await waitOnExecutionContext(ctx);
     });
     expect(lines.length).toBeGreaterThanOrEqual(4);
     for (const line of lines) {
-      expect(line).toMatchObject({ level: expect.any(String), msg: expect.any(String), cron: "17 3 * * *" });
+      expect(line).toMatchObject({
+        level: expect.any(String),
+        msg: expect.any(String),
+        cron: "17 3 * * *",
+      });
       expect(line).not.toHaveProperty("requestId");
     }
-    expect(lines).toContainEqual(expect.objectContaining({ msg: "expired sync tombstones purged", purged: expect.any(Number) }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        msg: "expired sync tombstones purged",
+        purged: expect.any(Number),
+      }),
+    );
   });
 });

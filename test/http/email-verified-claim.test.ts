@@ -12,9 +12,18 @@ async function sessionEmail(vars: Record<string, unknown>, emailVerified?: boole
   const token = await signToken({ email: "person@corp.test", emailVerified });
   const log = vi.spyOn(console, "error").mockImplementation(() => {});
   try {
-    const res = await buildApp().request("/api/auth/session", { headers: { authorization: `Bearer ${token}` } }, vars);
+    const res = await buildApp().request(
+      "/api/auth/session",
+      { headers: { authorization: `Bearer ${token}` } },
+      vars,
+    );
     const body = (await res.json()) as { user?: { email: string | null }; code?: string };
-    return { status: res.status, email: body.user?.email, code: body.code, logged: log.mock.calls.map((c) => c.join(" ")).join("\n") };
+    return {
+      status: res.status,
+      email: body.user?.email,
+      code: body.code,
+      logged: log.mock.calls.map((c) => c.join(" ")).join("\n"),
+    };
   } finally {
     log.mockRestore();
   }
@@ -31,12 +40,19 @@ describe("IDP_EMAIL_VERIFIED_CLAIM", () => {
   });
 
   it("production with absent-is-verified: the deployment's provider omits the claim, so its email counts", async () => {
-    expect((await sessionEmail({ ...production, IDP_EMAIL_VERIFIED_CLAIM: "absent-is-verified" })).email).toBe("person@corp.test");
-    expect((await sessionEmail({ ...production, IDP_EMAIL_VERIFIED_CLAIM: "absent-is-verified" }, false)).email).toBeNull();
+    expect(
+      (await sessionEmail({ ...production, IDP_EMAIL_VERIFIED_CLAIM: "absent-is-verified" })).email,
+    ).toBe("person@corp.test");
+    expect(
+      (await sessionEmail({ ...production, IDP_EMAIL_VERIFIED_CLAIM: "absent-is-verified" }, false))
+        .email,
+    ).toBeNull();
   });
 
   it("production with required spelled out behaves as the default", async () => {
-    expect((await sessionEmail({ ...production, IDP_EMAIL_VERIFIED_CLAIM: "required" })).email).toBeNull();
+    expect(
+      (await sessionEmail({ ...production, IDP_EMAIL_VERIFIED_CLAIM: "required" })).email,
+    ).toBeNull();
   });
 
   it("an unknown value fails closed: 500 and a log line naming the variable", async () => {
@@ -46,6 +62,8 @@ describe("IDP_EMAIL_VERIFIED_CLAIM", () => {
   });
 
   it("development keeps an absent claim as verified (local identity providers)", async () => {
-    expect((await sessionEmail({ ...env, ENVIRONMENT: "development" })).email).toBe("person@corp.test");
+    expect((await sessionEmail({ ...env, ENVIRONMENT: "development" })).email).toBe(
+      "person@corp.test",
+    );
   });
 });

@@ -10,7 +10,11 @@ describe("errors and protocol", () => {
   it("an unknown /api route is 404 NOT_FOUND with the standard body and API-Version", async () => {
     const res = await SELF.fetch("https://vault.test/api/does-not-exist");
     expect(res.headers.get("api-version")).toBe("1");
-    expect(await expectErrorBody(res, 404, "NOT_FOUND")).toEqual({ error: "Not found", code: "NOT_FOUND", status: 404 });
+    expect(await expectErrorBody(res, 404, "NOT_FOUND")).toEqual({
+      error: "Not found",
+      code: "NOT_FOUND",
+      status: 404,
+    });
   });
 
   it("a known path under another method is 405 with Allow", async () => {
@@ -48,7 +52,11 @@ describe("errors and protocol", () => {
     const res = await app.request("/boom");
     log.mockRestore();
     expect(res.status).toBe(500);
-    expect(await res.json()).toEqual({ error: "Internal server error", code: "INTERNAL_ERROR", status: 500 });
+    expect(await res.json()).toEqual({
+      error: "Internal server error",
+      code: "INTERNAL_ERROR",
+      status: 500,
+    });
   });
 
   it("a missing required secret fails closed: 500 on every request and a log line naming it", async () => {
@@ -57,10 +65,18 @@ describe("errors and protocol", () => {
     const app = buildApp();
     const res = await app.request("/api/health", {}, { ...withoutCsrf });
     expect(res.status).toBe(500);
-    expect(await res.json()).toEqual({ error: "Service misconfigured", code: "INTERNAL_ERROR", status: 500 });
+    expect(await res.json()).toEqual({
+      error: "Service misconfigured",
+      code: "INTERNAL_ERROR",
+      status: 500,
+    });
     const logged = log.mock.calls.map((c) => c.join(" ")).join("\n");
     expect(logged).toContain("CSRF_SECRET");
-    const badKey = await app.request("/api/health", {}, { ...env, DATA_ENCRYPTION_KEY: "c2hvcnQ=" });
+    const badKey = await app.request(
+      "/api/health",
+      {},
+      { ...env, DATA_ENCRYPTION_KEY: "c2hvcnQ=" },
+    );
     expect(badKey.status).toBe(500);
     expect(log.mock.calls.map((c) => c.join(" ")).join("\n")).toContain("DATA_ENCRYPTION_KEY");
     expect(log.mock.calls.map((c) => c.join(" ")).join("\n")).not.toContain("c2hvcnQ=");
@@ -74,7 +90,11 @@ describe("CORS", () => {
   const preflight = (origin: string) =>
     SELF.fetch("https://vault.test/api/passwords", {
       method: "OPTIONS",
-      headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "authorization, x-csrf-token" },
+      headers: {
+        origin,
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization, x-csrf-token",
+      },
     });
 
   it("allows the app origin and configured extension origins with credentials", async () => {
@@ -99,17 +119,33 @@ describe("OpenAPI", () => {
   it("documents every password route from the zod schemas", async () => {
     const res = await SELF.fetch("https://vault.test/api/openapi.json");
     expect(res.status).toBe(200);
-    const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, any>> };
+    const doc = (await res.json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, any>>;
+    };
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths["/api/passwords"]).sort()).toEqual(["get", "post"]);
     expect(Object.keys(doc.paths["/api/passwords/{id}"]).sort()).toEqual(["delete", "patch"]);
     expect(doc.paths["/api/passwords/{id}/reveal"].post).toBeDefined();
     expect(doc.paths["/api/passwords/match"].get.parameters).toEqual(
-      expect.arrayContaining([expect.objectContaining({ name: "url", in: "query", required: true })]),
+      expect.arrayContaining([
+        expect.objectContaining({ name: "url", in: "query", required: true }),
+      ]),
     );
     const create = doc.paths["/api/passwords"].post.requestBody.content["application/json"].schema;
-    expect(create.required).toEqual(expect.arrayContaining(["name", "wrapped_item_key", "encrypted_data", "name_hash", "username_hash"]));
-    expect(doc.paths["/api/passwords"].post.responses["201"].content["application/json"].schema.properties.data).toBeDefined();
+    expect(create.required).toEqual(
+      expect.arrayContaining([
+        "name",
+        "wrapped_item_key",
+        "encrypted_data",
+        "name_hash",
+        "username_hash",
+      ]),
+    );
+    expect(
+      doc.paths["/api/passwords"].post.responses["201"].content["application/json"].schema
+        .properties.data,
+    ).toBeDefined();
     expect(doc.paths["/api/auth/csrf-token"].get).toBeDefined();
   });
 });

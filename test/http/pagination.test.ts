@@ -41,14 +41,32 @@ type Case = {
 
 /** Distinct, increasing timestamps in creation order, so an expectation can name the order by hand. */
 async function stamp(table: string, idsInCreationOrder: string[]) {
-  for (const [i, id] of idsInCreationOrder.entries()) await env.DB.prepare(`UPDATE ${table} SET created_at = ? WHERE id = ?`).bind(`2026-01-01T00:00:0${i}.000Z`, id).run();
+  for (const [i, id] of idsInCreationOrder.entries())
+    await env.DB.prepare(`UPDATE ${table} SET created_at = ? WHERE id = ?`)
+      .bind(`2026-01-01T00:00:0${i}.000Z`, id)
+      .run();
 }
 
-const ids = async (sql: string, ...binds: unknown[]) => (await env.DB.prepare(sql).bind(...binds).all<{ id: string }>()).results.map((r) => r.id);
+const ids = async (sql: string, ...binds: unknown[]) =>
+  (
+    await env.DB.prepare(sql)
+      .bind(...binds)
+      .all<{ id: string }>()
+  ).results.map((r) => r.id);
 
 /** Two groups of equal values, alternating by insertion order, so both sort keys matter. */
-async function twoGroups(table: string, column: string, where: string, bind: string, values = ["2026-01-02T00:00:00.000Z", "2026-01-01T00:00:00.000Z"]) {
-  await env.DB.prepare(`UPDATE ${table} SET ${column} = CASE WHEN rowid % 2 = 0 THEN ?1 ELSE ?2 END WHERE ${where} = ?3`).bind(values[0], values[1], bind).run();
+async function twoGroups(
+  table: string,
+  column: string,
+  where: string,
+  bind: string,
+  values = ["2026-01-02T00:00:00.000Z", "2026-01-01T00:00:00.000Z"],
+) {
+  await env.DB.prepare(
+    `UPDATE ${table} SET ${column} = CASE WHEN rowid % 2 = 0 THEN ?1 ELSE ?2 END WHERE ${where} = ?3`,
+  )
+    .bind(values[0], values[1], bind)
+    .run();
 }
 
 function withQuery(path: string, q: Record<string, string | number | undefined>) {
@@ -92,10 +110,22 @@ const cases: Case[] = [
     items: (b) => b.identities as Item[],
     seed: async () => {
       const [user, other] = await Promise.all([TestUser.create(), TestUser.create()]);
-      for (let i = 0; i < 5; i++) expect((await user.call("POST", "/api/identities", { body: {} })).status).toBe(201);
-      const foreign = (await (await other.call("POST", "/api/identities", { body: {} })).json()) as { identity: Item };
+      for (let i = 0; i < 5; i++)
+        expect((await user.call("POST", "/api/identities", { body: {} })).status).toBe(201);
+      const foreign = (await (
+        await other.call("POST", "/api/identities", { body: {} })
+      ).json()) as { identity: Item };
       await twoGroups("identities", "created_at", "user_id", user.id);
-      return { user, path: "/api/identities", foreign: foreign.identity.id, expected: () => ids("SELECT id FROM identities WHERE user_id = ? ORDER BY created_at DESC, id DESC", user.id) };
+      return {
+        user,
+        path: "/api/identities",
+        foreign: foreign.identity.id,
+        expected: () =>
+          ids(
+            "SELECT id FROM identities WHERE user_id = ? ORDER BY created_at DESC, id DESC",
+            user.id,
+          ),
+      };
     },
   },
   {
@@ -105,10 +135,30 @@ const cases: Case[] = [
     seed: async () => {
       const [user, other] = await Promise.all([TestUser.create(), TestUser.create()]);
       const entry = await createEntry(user);
-      for (let i = 0; i < 5; i++) await createShare(user, { accountId: entry.id, recipientEmail: `r${i}-${user.email}`, wrapped_vault_key_invite: wrappedInvite(), invite_token_salt: "s" });
-      const theirs = await createShare(other, { accountId: (await createEntry(other)).id, recipientEmail: `x-${other.email}`, wrapped_vault_key_invite: wrappedInvite(), invite_token_salt: "s" });
+      for (let i = 0; i < 5; i++)
+        await createShare(user, {
+          accountId: entry.id,
+          recipientEmail: `r${i}-${user.email}`,
+          wrapped_vault_key_invite: wrappedInvite(),
+          invite_token_salt: "s",
+        });
+      const theirs = await createShare(other, {
+        accountId: (await createEntry(other)).id,
+        recipientEmail: `x-${other.email}`,
+        wrapped_vault_key_invite: wrappedInvite(),
+        invite_token_salt: "s",
+      });
       await twoGroups("shares", "created_at", "owner_id", user.id);
-      return { user, path: "/api/sharing?type=owned", foreign: theirs.id, expected: () => ids("SELECT id FROM shares WHERE owner_id = ? ORDER BY created_at DESC, id DESC", user.id) };
+      return {
+        user,
+        path: "/api/sharing?type=owned",
+        foreign: theirs.id,
+        expected: () =>
+          ids(
+            "SELECT id FROM shares WHERE owner_id = ? ORDER BY created_at DESC, id DESC",
+            user.id,
+          ),
+      };
     },
   },
   {
@@ -121,12 +171,33 @@ const cases: Case[] = [
       let foreign = "";
       for (const owner of owners) {
         const entry = await createEntry(owner);
-        await createShare(owner, { accountId: entry.id, recipientEmail: user.email, wrapped_vault_key_invite: wrappedInvite(), invite_token_salt: "s" });
+        await createShare(owner, {
+          accountId: entry.id,
+          recipientEmail: user.email,
+          wrapped_vault_key_invite: wrappedInvite(),
+          invite_token_salt: "s",
+        });
         // A share of the same owner to someone else: the caller must not be able to page from it.
-        foreign = (await createShare(owner, { accountId: entry.id, recipientEmail: `x-${owner.email}`, wrapped_vault_key_invite: wrappedInvite(), invite_token_salt: "s" })).id;
+        foreign = (
+          await createShare(owner, {
+            accountId: entry.id,
+            recipientEmail: `x-${owner.email}`,
+            wrapped_vault_key_invite: wrappedInvite(),
+            invite_token_salt: "s",
+          })
+        ).id;
       }
       await twoGroups("shares", "created_at", "recipient_email", user.email);
-      return { user, path: "/api/sharing?type=received", foreign, expected: () => ids("SELECT id FROM shares WHERE recipient_email = ? ORDER BY created_at DESC, id DESC", user.email) };
+      return {
+        user,
+        path: "/api/sharing?type=received",
+        foreign,
+        expected: () =>
+          ids(
+            "SELECT id FROM shares WHERE recipient_email = ? ORDER BY created_at DESC, id DESC",
+            user.email,
+          ),
+      };
     },
   },
   {
@@ -147,8 +218,14 @@ const cases: Case[] = [
         path: "/api/vault/emergency",
         foreign,
         expected: async () => [
-          ...(await ids("SELECT id FROM emergency_contacts WHERE owner_id = ? ORDER BY created_at DESC, id DESC", user.id)),
-          ...(await ids("SELECT id FROM emergency_contacts WHERE contact_user_id = ? ORDER BY created_at DESC, id DESC", user.id)),
+          ...(await ids(
+            "SELECT id FROM emergency_contacts WHERE owner_id = ? ORDER BY created_at DESC, id DESC",
+            user.id,
+          )),
+          ...(await ids(
+            "SELECT id FROM emergency_contacts WHERE contact_user_id = ? ORDER BY created_at DESC, id DESC",
+            user.id,
+          )),
         ],
       };
     },
@@ -169,7 +246,12 @@ const cases: Case[] = [
         user,
         path: `/api/vault/attachments?parent_type=${parent.type}&parent_id=${parent.id}`,
         foreign,
-        expected: () => ids("SELECT id FROM attachments WHERE user_id = ? AND parent_id = ? ORDER BY created_at DESC, id DESC", user.id, parent.id),
+        expected: () =>
+          ids(
+            "SELECT id FROM attachments WHERE user_id = ? AND parent_id = ? ORDER BY created_at DESC, id DESC",
+            user.id,
+            parent.id,
+          ),
       };
     },
   },
@@ -183,15 +265,31 @@ const cases: Case[] = [
         await connectSource(u, "mailx");
         expect((await u.call("POST", "/api/accounts", { body: {} })).status).toBe(200);
       }
-      await twoGroups("discovered_accounts", "service_name", "user_id", user.id, ["Same name A", "Same name B"]);
-      const [dismissed] = await ids("SELECT id FROM discovered_accounts WHERE user_id = ? ORDER BY domain LIMIT 1", user.id);
-      expect((await user.call("PATCH", "/api/accounts", { body: { id: dismissed, dismissed: true } })).status).toBe(200);
-      const [foreign] = await ids("SELECT id FROM discovered_accounts WHERE user_id = ? LIMIT 1", other.id);
+      await twoGroups("discovered_accounts", "service_name", "user_id", user.id, [
+        "Same name A",
+        "Same name B",
+      ]);
+      const [dismissed] = await ids(
+        "SELECT id FROM discovered_accounts WHERE user_id = ? ORDER BY domain LIMIT 1",
+        user.id,
+      );
+      expect(
+        (await user.call("PATCH", "/api/accounts", { body: { id: dismissed, dismissed: true } }))
+          .status,
+      ).toBe(200);
+      const [foreign] = await ids(
+        "SELECT id FROM discovered_accounts WHERE user_id = ? LIMIT 1",
+        other.id,
+      );
       return {
         user,
         path: "/api/accounts",
         foreign,
-        expected: () => ids("SELECT id FROM discovered_accounts WHERE user_id = ? AND dismissed = 0 ORDER BY service_name, id", user.id),
+        expected: () =>
+          ids(
+            "SELECT id FROM discovered_accounts WHERE user_id = ? AND dismissed = 0 ORDER BY service_name, id",
+            user.id,
+          ),
       };
     },
   },
@@ -204,7 +302,16 @@ const cases: Case[] = [
       for (let i = 0; i < 5; i++) await register(user, { deviceName: `Device ${i}` });
       const foreign = (await register(other)).device.id;
       await twoGroups("devices", "created_at", "user_id", user.id);
-      return { user, path: "/api/devices", foreign, expected: () => ids("SELECT id FROM devices WHERE user_id = ? ORDER BY is_current DESC, created_at DESC, id DESC", user.id) };
+      return {
+        user,
+        path: "/api/devices",
+        foreign,
+        expected: () =>
+          ids(
+            "SELECT id FROM devices WHERE user_id = ? ORDER BY is_current DESC, created_at DESC, id DESC",
+            user.id,
+          ),
+      };
     },
   },
   {
@@ -217,7 +324,16 @@ const cases: Case[] = [
       for (let i = 0; i < 5; i++) await createNotification(user, { title: `n${i}` });
       const foreign = (await createNotification(other)).id;
       await twoGroups("notifications", "created_at", "user_id", user.id);
-      return { user, path: "/api/notifications", foreign, expected: () => ids("SELECT id FROM notifications WHERE user_id = ? ORDER BY created_at DESC, rowid DESC", user.id) };
+      return {
+        user,
+        path: "/api/notifications",
+        foreign,
+        expected: () =>
+          ids(
+            "SELECT id FROM notifications WHERE user_id = ? ORDER BY created_at DESC, rowid DESC",
+            user.id,
+          ),
+      };
     },
   },
 ];
@@ -245,13 +361,21 @@ describe.each(cases)("cursor pagination: $name", (c) => {
     expect(exact.next_cursor).toBeNull();
 
     for (const limit of ["0", "101", "abc", "1.5", "-1", ""]) {
-      const err = await expectErrorBody(await s.user.call("GET", withQuery(s.path, { limit })), 400, validation);
+      const err = await expectErrorBody(
+        await s.user.call("GET", withQuery(s.path, { limit })),
+        400,
+        validation,
+      );
       expect(err.details?.map((d) => d.field)).toEqual(["limit"]);
     }
 
     // Another user's item, or an id that names nothing: 400, and none of that user's items leak.
     for (const cursor of [s.foreign, "no-such-id"]) {
-      const err = await expectErrorBody(await s.user.call("GET", withQuery(s.path, { limit: 2, cursor })), 400, validation);
+      const err = await expectErrorBody(
+        await s.user.call("GET", withQuery(s.path, { limit: 2, cursor })),
+        400,
+        validation,
+      );
       expect(err.details).toEqual([{ field: "cursor", message: expect.any(String) }]);
       expect(Object.keys(err).sort()).toEqual(["code", "details", "error", "status"]);
     }
@@ -265,7 +389,12 @@ describe("cursor pagination keeps each endpoint's filters", () => {
     for (let i = 0; i < 5; i++) made.push((await createNotification(user)).id);
     await markRead(made[2]);
     const c = cases.find((x) => x.name === "notifications")!;
-    const s: Seeded = { user, path: "/api/notifications?unread_only=true", foreign: "", expected: async () => [] };
+    const s: Seeded = {
+      user,
+      path: "/api/notifications?unread_only=true",
+      foreign: "",
+      expected: async () => [],
+    };
     const { seen } = await walk(c, s, 2);
     expect(seen).toEqual([made[4], made[3], made[1], made[0]]);
     expect((await page(user, s.path, { limit: 1 })).unread_count).toBe(4);
@@ -275,15 +404,40 @@ describe("cursor pagination keeps each endpoint's filters", () => {
     const user = await TestUser.create();
     await connectSource(user, "mailx");
     expect((await user.call("POST", "/api/discover-accounts", { body: {} })).status).toBe(200);
-    const [dismissed] = await ids("SELECT id FROM discovered_accounts WHERE user_id = ? ORDER BY domain LIMIT 1", user.id);
-    expect((await user.call("PATCH", "/api/discover-accounts", { body: { id: dismissed, dismissed: true } })).status).toBe(200);
+    const [dismissed] = await ids(
+      "SELECT id FROM discovered_accounts WHERE user_id = ? ORDER BY domain LIMIT 1",
+      user.id,
+    );
+    expect(
+      (
+        await user.call("PATCH", "/api/discover-accounts", {
+          body: { id: dismissed, dismissed: true },
+        })
+      ).status,
+    ).toBe(200);
     const c = cases.find((x) => x.name === "discovered accounts")!;
-    const s: Seeded = { user, path: "/api/discover-accounts?include_dismissed=true", foreign: "", expected: async () => [] };
+    const s: Seeded = {
+      user,
+      path: "/api/discover-accounts?include_dismissed=true",
+      foreign: "",
+      expected: async () => [],
+    };
     const { seen } = await walk(c, s, 4);
-    expect(seen).toEqual(await ids("SELECT id FROM discovered_accounts WHERE user_id = ? ORDER BY service_name, id", user.id));
+    expect(seen).toEqual(
+      await ids(
+        "SELECT id FROM discovered_accounts WHERE user_id = ? ORDER BY service_name, id",
+        user.id,
+      ),
+    );
     expect(seen).toContain(dismissed);
     const first = await page(user, "/api/discover-accounts", { limit: 1 });
-    expect(first.stats).toEqual({ total: 6, inVault: 0, notInVault: 6, oauthLikely: 0, dismissed: 1 });
+    expect(first.stats).toEqual({
+      total: 6,
+      inVault: 0,
+      notInVault: 6,
+      oauthLikely: 0,
+      dismissed: 1,
+    });
     // A dismissed account still marks a position in the list without it.
     const after = await page(user, "/api/discover-accounts", { limit: 100, cursor: dismissed });
     expect(c.items(after).map((i) => i.id)).not.toContain(dismissed);
@@ -292,12 +446,28 @@ describe("cursor pagination keeps each endpoint's filters", () => {
   it("identities: a cursor whose identity left the status filter still continues the list", async () => {
     const user = await TestUser.create();
     const made: Item[] = [];
-    for (let i = 0; i < 4; i++) made.push(((await (await user.call("POST", "/api/identities", { body: {} })).json()) as { identity: Item }).identity);
-    await stamp("identities", made.map((m) => m.id));
+    for (let i = 0; i < 4; i++)
+      made.push(
+        (
+          (await (await user.call("POST", "/api/identities", { body: {} })).json()) as {
+            identity: Item;
+          }
+        ).identity,
+      );
+    await stamp(
+      "identities",
+      made.map((m) => m.id),
+    );
     const first = await page(user, "/api/identities?status=active", { limit: 2 });
     expect((first.identities as Item[]).map((i) => i.id)).toEqual([made[3].id, made[2].id]);
-    expect((await user.call("PATCH", `/api/identities/${made[2].id}`, { body: { status: "paused" } })).status).toBe(200);
-    const second = await page(user, "/api/identities?status=active", { limit: 2, cursor: first.next_cursor! });
+    expect(
+      (await user.call("PATCH", `/api/identities/${made[2].id}`, { body: { status: "paused" } }))
+        .status,
+    ).toBe(200);
+    const second = await page(user, "/api/identities?status=active", {
+      limit: 2,
+      cursor: first.next_cursor!,
+    });
     expect((second.identities as Item[]).map((i) => i.id)).toEqual([made[1].id, made[0].id]);
     expect(second.next_cursor).toBeNull();
   });
@@ -308,9 +478,13 @@ describe("cursor pagination keeps each endpoint's filters", () => {
     for (let i = 0; i < 4; i++) made.push((await register(user)).device.id);
     await stamp("devices", made);
     // The first device registers again and becomes current: it moves to the front.
-    await env.DB.prepare("UPDATE devices SET is_current = (id = ?) WHERE user_id = ?").bind(made[0], user.id).run();
+    await env.DB.prepare("UPDATE devices SET is_current = (id = ?) WHERE user_id = ?")
+      .bind(made[0], user.id)
+      .run();
     const first = await page(user, "/api/devices", { limit: 2 });
-    expect((first.devices as (Item & { is_current: boolean })[]).map((d) => [d.id, d.is_current])).toEqual([
+    expect(
+      (first.devices as (Item & { is_current: boolean })[]).map((d) => [d.id, d.is_current]),
+    ).toEqual([
       [made[0], true],
       [made[3], false],
     ]);

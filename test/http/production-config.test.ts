@@ -10,7 +10,11 @@ async function health(vars: Record<string, unknown>) {
   const log = vi.spyOn(console, "error").mockImplementation(() => {});
   try {
     const res = await buildApp().request("/api/health", {}, vars);
-    return { status: res.status, body: (await res.json()) as Record<string, unknown>, logged: log.mock.calls.map((c) => c.join(" ")).join("\n") };
+    return {
+      status: res.status,
+      body: (await res.json()) as Record<string, unknown>,
+      logged: log.mock.calls.map((c) => c.join(" ")).join("\n"),
+    };
   } finally {
     log.mockRestore();
   }
@@ -21,7 +25,14 @@ describe("production configuration fails closed", () => {
     expect((await health(production)).status).toBe(200);
   });
 
-  it.each(["IDP_ISSUER", "IDP_AUDIENCE", "DATA_ENCRYPTION_KEY", "MAIL_TRANSPORT", "MAIL_API_KEY", "ENVIRONMENT"])("without %s: 500 INTERNAL_ERROR and a log line naming it", async (name) => {
+  it.each([
+    "IDP_ISSUER",
+    "IDP_AUDIENCE",
+    "DATA_ENCRYPTION_KEY",
+    "MAIL_TRANSPORT",
+    "MAIL_API_KEY",
+    "ENVIRONMENT",
+  ])("without %s: 500 INTERNAL_ERROR and a log line naming it", async (name) => {
     const r = await health({ ...production, [name]: undefined });
     expect(r.status).toBe(500);
     expect(r.body).toMatchObject({ code: "INTERNAL_ERROR", status: 500 });
@@ -41,7 +52,13 @@ describe("production configuration fails closed", () => {
   });
 
   it("development keeps its defaults: no issuer, audience or mail transport needed", async () => {
-    const r = await health({ ...env, ENVIRONMENT: "development", IDP_ISSUER: undefined, IDP_AUDIENCE: undefined, MAIL_TRANSPORT: undefined });
+    const r = await health({
+      ...env,
+      ENVIRONMENT: "development",
+      IDP_ISSUER: undefined,
+      IDP_AUDIENCE: undefined,
+      MAIL_TRANSPORT: undefined,
+    });
     expect(r.status).toBe(200);
   });
 });

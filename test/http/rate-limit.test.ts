@@ -49,16 +49,22 @@ describe("rate limit middleware", () => {
   it("counts unauthenticated callers per IP", async () => {
     const app = tinyApp("admin_registry_write");
     const ip = `198.51.100.${Math.floor(Math.random() * 250)}`;
-    for (let i = 0; i < 10; i++) expect((await app.request("/op", { headers: { "cf-connecting-ip": ip } }, env)).status).toBe(200);
+    for (let i = 0; i < 10; i++)
+      expect((await app.request("/op", { headers: { "cf-connecting-ip": ip } }, env)).status).toBe(
+        200,
+      );
     const res = await app.request("/op", { headers: { "cf-connecting-ip": ip } }, env);
     expect(res.status).toBe(429);
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect((await app.request("/op", { headers: { "cf-connecting-ip": "192.0.2.77" } }, env)).status).toBe(200);
+    expect(
+      (await app.request("/op", { headers: { "cf-connecting-ip": "192.0.2.77" } }, env)).status,
+    ).toBe(200);
   });
 });
 
 describe("RateLimiter Durable Object: sliding window", () => {
-  const stub = () => env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`test:${crypto.randomUUID()}`));
+  const stub = () =>
+    env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`test:${crypto.randomUUID()}`));
   const rule = [{ rule: "r", limit: 2, windowMs: 10_000 }];
 
   it("allows the limit within the window, refuses the next with an exact Retry-After, then slides", async () => {
@@ -66,9 +72,17 @@ describe("RateLimiter Durable Object: sliding window", () => {
     const t0 = 1_000_000;
     expect(await s.hit(rule, t0)).toEqual({ allowed: true });
     expect(await s.hit(rule, t0 + 4_000)).toEqual({ allowed: true });
-    expect(await s.hit(rule, t0 + 5_000)).toEqual({ allowed: false, rule: "r", retryAfterSeconds: 5 });
+    expect(await s.hit(rule, t0 + 5_000)).toEqual({
+      allowed: false,
+      rule: "r",
+      retryAfterSeconds: 5,
+    });
     expect(await s.hit(rule, t0 + 10_001)).toEqual({ allowed: true });
-    expect(await s.hit(rule, t0 + 10_500)).toEqual({ allowed: false, rule: "r", retryAfterSeconds: 4 });
+    expect(await s.hit(rule, t0 + 10_500)).toEqual({
+      allowed: false,
+      rule: "r",
+      retryAfterSeconds: 4,
+    });
   });
 
   it("records nothing when any rule refuses, so refused calls do not extend the window", async () => {
@@ -92,7 +106,11 @@ describe("RateLimiter Durable Object: sliding window", () => {
     // Both earlier hits have left the 10 s window, so this one is the window's only hit...
     expect(await s.hit(narrow, 20_000)).toEqual({ allowed: true });
     // ...but a minute's window holds all three, and the oldest decides when the next is allowed.
-    expect(await s.hit([{ rule: "r", limit: 3, windowMs: 60_000 }], 20_001)).toEqual({ allowed: false, rule: "r", retryAfterSeconds: 40 });
+    expect(await s.hit([{ rule: "r", limit: 3, windowMs: 60_000 }], 20_001)).toEqual({
+      allowed: false,
+      rule: "r",
+      retryAfterSeconds: 40,
+    });
   });
 
   it("keeps the log in order when the caller's clock steps back", async () => {
@@ -122,7 +140,11 @@ describe("RateLimiter Durable Object: sliding window", () => {
     // The last of them (at 10,340) leaves 1,025 forgotten hits, the point where memory is compacted.
     for (let i = 0; i < 1_035; i++) expect((await s.hit(short, i * 10)).allowed).toBe(true);
     // The ten hits from 10,250 to 10,340 are still in the window: the next at 10,340 is refused.
-    expect(await s.hit(short, 10_340)).toEqual({ allowed: false, rule: "short", retryAfterSeconds: 1 });
+    expect(await s.hit(short, 10_340)).toEqual({
+      allowed: false,
+      rule: "short",
+      retryAfterSeconds: 1,
+    });
     expect(await s.hit(short, 10_350)).toEqual({ allowed: true });
   });
 });
@@ -132,17 +154,32 @@ describe("rate limit subject", () => {
     const app = tinyApp("admin_registry_write");
     const ip = `203.0.113.${Math.floor(Math.random() * 250)}`;
     for (let i = 0; i < 10; i++) {
-      const res = await app.request("/op", { headers: { "cf-connecting-ip": ip, "x-forwarded-for": `10.0.0.${i}` } }, env);
+      const res = await app.request(
+        "/op",
+        { headers: { "cf-connecting-ip": ip, "x-forwarded-for": `10.0.0.${i}` } },
+        env,
+      );
       expect(res.status).toBe(200);
     }
-    expect((await app.request("/op", { headers: { "cf-connecting-ip": ip, "x-forwarded-for": "10.9.9.9" } }, env)).status).toBe(429);
+    expect(
+      (
+        await app.request(
+          "/op",
+          { headers: { "cf-connecting-ip": ip, "x-forwarded-for": "10.9.9.9" } },
+          env,
+        )
+      ).status,
+    ).toBe(429);
   });
 });
 
 describe("rate limit checked alongside a read", () => {
   const refusingEnv = {
     ...env,
-    RATE_LIMITER: { idFromName: () => ({}), get: () => ({ hit: async () => ({ allowed: false, rule: "general", retryAfterSeconds: 7 }) }) },
+    RATE_LIMITER: {
+      idFromName: () => ({}),
+      get: () => ({ hit: async () => ({ allowed: false, rule: "general", retryAfterSeconds: 7 }) }),
+    },
   };
   function alongsideApp(handler: () => Response, ...rules: RateRuleName[]) {
     const app = new Hono<AppEnv>();

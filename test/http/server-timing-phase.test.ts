@@ -14,7 +14,11 @@ const refuse = async function refuse() {
 function tinyApp(withTiming: boolean) {
   const app = new Hono<AppEnv>();
   app.onError(handleError);
-  if (withTiming) app.use("*", async (c, next) => { c.set("timing", new Timing()); await next(); });
+  if (withTiming)
+    app.use("*", async (c, next) => {
+      c.set("timing", new Timing());
+      await next();
+    });
   app.get("/x", phase("auth", refuse), (c) => c.text("never"));
   return app;
 }
@@ -22,7 +26,10 @@ function tinyApp(withTiming: boolean) {
 /** Rejections nobody handled while `work` ran (workerd raises the standard event on globalThis). */
 async function unhandledDuring(work: () => Promise<void>): Promise<unknown[]> {
   const seen: unknown[] = [];
-  const onUnhandled = (e: PromiseRejectionEvent) => { seen.push(e.reason); e.preventDefault(); };
+  const onUnhandled = (e: PromiseRejectionEvent) => {
+    seen.push(e.reason);
+    e.preventDefault();
+  };
   addEventListener("unhandledrejection", onUnhandled);
   try {
     await work();

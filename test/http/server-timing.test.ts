@@ -5,14 +5,24 @@ import { TestUser } from "../support/auth";
 import { entryBody } from "../support/fixtures";
 
 /** The worker as deployed, with Server-Timing configured one way or the other. */
-async function send(user: TestUser, serverTiming: string | undefined, method: string, path: string, body?: unknown) {
+async function send(
+  user: TestUser,
+  serverTiming: string | undefined,
+  method: string,
+  path: string,
+  body?: unknown,
+) {
   const vars = serverTiming === undefined ? { ...env } : { ...env, SERVER_TIMING: serverTiming };
   const headers: Record<string, string> = { authorization: `Bearer ${user.token}` };
   if (body !== undefined) {
     headers["content-type"] = "application/json";
     headers["x-csrf-token"] = await user.csrf();
   }
-  const req = new Request(`https://vault.test${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const req = new Request(`https://vault.test${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return worker.fetch(req, vars, createExecutionContext());
 }
 
@@ -24,7 +34,10 @@ const phases = (res: Response) =>
 
 /** How many database calls the db phase counted (one call carries no desc). */
 const dbCalls = (res: Response) => {
-  const db = (res.headers.get("server-timing") ?? "").split(",").map((p) => p.trim()).find((p) => p.startsWith("db;"));
+  const db = (res.headers.get("server-timing") ?? "")
+    .split(",")
+    .map((p) => p.trim())
+    .find((p) => p.startsWith("db;"));
   if (!db) return 0;
   const calls = /desc="(\d+) calls"/.exec(db);
   return calls ? Number(calls[1]) : 1;
@@ -42,16 +55,33 @@ describe("Server-Timing", () => {
 
   it("names each phase of a request when on, in the W3C syntax, on errors too", async () => {
     const user = await TestUser.create();
-    const created = await send(user, "true", "POST", "/api/passwords", entryBody({ website: "timed.example.com" }));
+    const created = await send(
+      user,
+      "true",
+      "POST",
+      "/api/passwords",
+      entryBody({ website: "timed.example.com" }),
+    );
     expect(created.status).toBe(201);
     const header = created.headers.get("server-timing")!;
-    expect(header).toMatch(/^[a-z]+;dur=\d+(\.\d+)?(;desc="\d+ calls")?(, [a-z]+;dur=\d+(\.\d+)?(;desc="\d+ calls")?)*$/);
-    expect(phases(created)).toEqual(expect.arrayContaining(["auth", "ratelimit", "validation", "db", "ser", "app", "total"]));
+    expect(header).toMatch(
+      /^[a-z]+;dur=\d+(\.\d+)?(;desc="\d+ calls")?(, [a-z]+;dur=\d+(\.\d+)?(;desc="\d+ calls")?)*$/,
+    );
+    expect(phases(created)).toEqual(
+      expect.arrayContaining(["auth", "ratelimit", "validation", "db", "ser", "app", "total"]),
+    );
 
     // The timed database served the write: it is there to match.
-    const match = await send(user, "true", "GET", "/api/passwords/match?url=https://login.timed.example.com/");
+    const match = await send(
+      user,
+      "true",
+      "GET",
+      "/api/passwords/match?url=https://login.timed.example.com/",
+    );
     expect(((await match.json()) as { matches: unknown[] }).matches).toHaveLength(1);
-    expect(phases(match)).toEqual(expect.arrayContaining(["auth", "ratelimit", "validation", "db", "ser", "total"]));
+    expect(phases(match)).toEqual(
+      expect.arrayContaining(["auth", "ratelimit", "validation", "db", "ser", "total"]),
+    );
 
     const bad = await send(user, "true", "GET", "/api/passwords/match");
     expect(bad.status).toBe(400);

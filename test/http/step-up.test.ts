@@ -21,7 +21,11 @@ function tinyApp(opts: StepUpOptions) {
   return app;
 }
 
-async function registerDevice(userId: string, fingerprint: string, trust: "trusted" | "recognized" | "unknown") {
+async function registerDevice(
+  userId: string,
+  fingerprint: string,
+  trust: "trusted" | "recognized" | "unknown",
+) {
   const now = new Date().toISOString();
   await env.DB.prepare(
     "INSERT INTO devices (id, user_id, device_fingerprint, device_name, device_type, trust_level, is_current, last_active_at, created_at) VALUES (?, ?, ?, 'd', 'desktop', ?, 1, ?, ?)",
@@ -30,8 +34,15 @@ async function registerDevice(userId: string, fingerprint: string, trust: "trust
     .run();
 }
 
-async function request(app: Hono<AppEnv>, authAge: number | null, sub = crypto.randomUUID(), fingerprint?: string) {
-  const headers: Record<string, string> = { authorization: `Bearer ${await signToken({ sub, authAge })}` };
+async function request(
+  app: Hono<AppEnv>,
+  authAge: number | null,
+  sub = crypto.randomUUID(),
+  fingerprint?: string,
+) {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${await signToken({ sub, authAge })}`,
+  };
   if (fingerprint) headers["x-device-fingerprint"] = fingerprint;
   return app.request("/op", { headers }, env);
 }
@@ -43,7 +54,9 @@ describe("step-up middleware (RFC 9470)", () => {
     const res = await request(app, 120);
     expect(res.status).toBe(401);
     expect(await res.json()).toMatchObject({ code: "STEP_UP_REQUIRED", status: 401, maxAge: 90 });
-    expect(res.headers.get("www-authenticate")).toBe('Bearer error="insufficient_user_authentication", max_age=90');
+    expect(res.headers.get("www-authenticate")).toBe(
+      'Bearer error="insufficient_user_authentication", max_age=90',
+    );
   });
 
   it("treats a token without auth_time as stale", async () => {
@@ -69,13 +82,17 @@ describe("step-up middleware (RFC 9470)", () => {
   it("a device registered by another user does not count as trusted", async () => {
     const owner = crypto.randomUUID();
     await registerDevice(owner, "owner-fp", "trusted");
-    expect((await request(tinyApp({ sensitive: true }), 3600, crypto.randomUUID(), "owner-fp")).status).toBe(401);
+    expect(
+      (await request(tinyApp({ sensitive: true }), 3600, crypto.randomUUID(), "owner-fp")).status,
+    ).toBe(401);
   });
 
   it("the operation's own tighter limit still holds on a trusted device", async () => {
     const user = crypto.randomUUID();
     await registerDevice(user, "fp", "trusted");
-    expect((await request(tinyApp({ maxAge: 90, sensitive: true }), 120, user, "fp")).status).toBe(401);
+    expect((await request(tinyApp({ maxAge: 90, sensitive: true }), 120, user, "fp")).status).toBe(
+      401,
+    );
   });
 
   it("denyUnknownDevice refuses an unregistered device with 403", async () => {

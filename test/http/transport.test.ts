@@ -14,16 +14,32 @@ const production = productionVars;
 describe("cookies: __Host- over https", () => {
   it("over https only the __Host- session cookie is read; the bare name is ignored", async () => {
     const token = await signToken();
-    const bare = await SELF.fetch("https://vault.test/api/auth/session", { headers: { cookie: `access_token=${token}` } });
+    const bare = await SELF.fetch("https://vault.test/api/auth/session", {
+      headers: { cookie: `access_token=${token}` },
+    });
     expect(bare.status).toBe(401);
-    const prefixed = await SELF.fetch("https://vault.test/api/auth/session", { headers: { cookie: `__Host-access_token=${token}` } });
+    const prefixed = await SELF.fetch("https://vault.test/api/auth/session", {
+      headers: { cookie: `__Host-access_token=${token}` },
+    });
     expect(prefixed.status).toBe(200);
   });
 
   it("over plain http (local development) the bare name is used, since a browser refuses __Host- there", async () => {
     const token = await signToken();
-    expect((await SELF.fetch("http://vault.test/api/auth/session", { headers: { cookie: `access_token=${token}` } })).status).toBe(200);
-    expect((await SELF.fetch("http://vault.test/api/auth/session", { headers: { cookie: `__Host-access_token=${token}` } })).status).toBe(401);
+    expect(
+      (
+        await SELF.fetch("http://vault.test/api/auth/session", {
+          headers: { cookie: `access_token=${token}` },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await SELF.fetch("http://vault.test/api/auth/session", {
+          headers: { cookie: `__Host-access_token=${token}` },
+        })
+      ).status,
+    ).toBe(401);
   });
 
   it("sign-out clears the __Host- cookie with Secure and Path=/ and no Domain (a browser ignores anything else)", async () => {
@@ -46,20 +62,34 @@ describe("HSTS", () => {
       const res = await app.request(`https://vault.test${path}`, {}, production);
       expect(res.headers.get("strict-transport-security"), path).toBe(HSTS_VALUE);
     }
-    const broken = await app.request("https://vault.test/api/health", {}, { ...production, DATA_ENCRYPTION_KEY: undefined });
+    const broken = await app.request(
+      "https://vault.test/api/health",
+      {},
+      { ...production, DATA_ENCRYPTION_KEY: undefined },
+    );
     expect(broken.status).toBe(500);
     expect(broken.headers.get("strict-transport-security")).toBe(HSTS_VALUE);
   });
 
   it("development (plain http on localhost) sends none", async () => {
-    expect((await SELF.fetch("https://vault.test/api/health")).headers.get("strict-transport-security")).toBeNull();
+    expect(
+      (await SELF.fetch("https://vault.test/api/health")).headers.get("strict-transport-security"),
+    ).toBeNull();
   });
 
   it("the middleware alone, on a tiny app", async () => {
     const app = new Hono<AppEnv>();
     app.use("*", strictTransport());
     app.get("/", (c) => c.text("ok"));
-    expect((await app.request("/", {}, { ENVIRONMENT: "production" })).headers.get("strict-transport-security")).toBe(HSTS_VALUE);
-    expect((await app.request("/", {}, { ENVIRONMENT: "development" })).headers.get("strict-transport-security")).toBeNull();
+    expect(
+      (await app.request("/", {}, { ENVIRONMENT: "production" })).headers.get(
+        "strict-transport-security",
+      ),
+    ).toBe(HSTS_VALUE);
+    expect(
+      (await app.request("/", {}, { ENVIRONMENT: "development" })).headers.get(
+        "strict-transport-security",
+      ),
+    ).toBeNull();
   });
 });

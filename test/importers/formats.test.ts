@@ -1,6 +1,13 @@
 import { strToU8, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
-import { detectFormat, ImportFormatError, parseCsv, parseImport, readImportFile, WrongPasswordError } from "../../client/src/importers";
+import {
+  detectFormat,
+  ImportFormatError,
+  parseCsv,
+  parseImport,
+  readImportFile,
+  WrongPasswordError,
+} from "../../client/src/importers";
 import onePassword7 from "../fixtures/imports/1password7.csv?raw";
 import dashCreds from "../fixtures/imports/dashlane-credentials.csv?raw";
 import dashInfo from "../fixtures/imports/dashlane-personalinfo.csv?raw";
@@ -28,22 +35,55 @@ describe("CSV reader (RFC 4180 and what exporters really write)", () => {
     const out = parseImport(onePassword7);
     expect(out.format).toBe("source_mgr_3");
     expect(out.credentials).toHaveLength(2);
-    expect(out.credentials[0]).toMatchObject({ name: "Quote club", url: "https://quotes.example.com", website: "quotes.example.com", username: "quinn", password: 'he said "hi", then left', notes: 'Line one\nLine "two"', changes: [] });
-    expect(out.credentials[1]).toMatchObject({ name: "Only a note", username: "", password: "", notes: "Remember the milk" });
-    expect(out.skipped).toEqual([{ name: "Empty card", reason: "nothing to store: no username, password, notes, TOTP or fields" }]);
+    expect(out.credentials[0]).toMatchObject({
+      name: "Quote club",
+      url: "https://quotes.example.com",
+      website: "quotes.example.com",
+      username: "quinn",
+      password: 'he said "hi", then left',
+      notes: 'Line one\nLine "two"',
+      changes: [],
+    });
+    expect(out.credentials[1]).toMatchObject({
+      name: "Only a note",
+      username: "",
+      password: "",
+      notes: "Remember the milk",
+    });
+    expect(out.skipped).toEqual([
+      {
+        name: "Empty card",
+        reason: "nothing to store: no username, password, notes, TOTP or fields",
+      },
+    ]);
   });
 });
 
 describe("detection and browser files", () => {
   it("the older Safari header (Title,Url,…,OTPAuth without Notes)", () => {
     expect(detectFormat(safariOld)).toBe("source_browser");
-    expect(parseImport(safariOld).credentials).toEqual([expect.objectContaining({ name: "Old Safari shop", website: "old.example.com", username: "olga", password: 'pa"ss', totp: null })]);
+    expect(parseImport(safariOld).credentials).toEqual([
+      expect.objectContaining({
+        name: "Old Safari shop",
+        website: "old.example.com",
+        username: "olga",
+        password: 'pa"ss',
+        totp: null,
+      }),
+    ]);
   });
 
   it("Firefox's own account row is skipped with the reason, never imported as a password", () => {
     const out = parseImport(firefoxAccounts);
-    expect(out.credentials.map((c) => [c.website, c.username, c.password])).toEqual([["shop.example.com", "ruth", "ruths-pass"]]);
-    expect(out.skipped).toEqual([{ name: "Firefox Accounts", reason: "Firefox's own sync account (its keys, not a website password)" }]);
+    expect(out.credentials.map((c) => [c.website, c.username, c.password])).toEqual([
+      ["shop.example.com", "ruth", "ruths-pass"],
+    ]);
+    expect(out.skipped).toEqual([
+      {
+        name: "Firefox Accounts",
+        reason: "Firefox's own sync account (its keys, not a website password)",
+      },
+    ]);
     expect(JSON.stringify(out.credentials)).not.toContain("kSync");
   });
 });
@@ -53,12 +93,24 @@ describe("Dashlane", () => {
     const creds = parseImport(dashCreds);
     expect(creds.provider).toBe("source_mgr_4");
     expect(creds.credentials).toEqual([
-      expect.objectContaining({ name: "Chat", url: "https://chat.example.com", username: "sam@example.test", password: "ch@t-2", totp: "otpauth://totp/Chat:sam?secret=JBSWY3DPEHPK3PXP&issuer=Chat", folder: "Social", fields: [] }),
+      expect.objectContaining({
+        name: "Chat",
+        url: "https://chat.example.com",
+        username: "sam@example.test",
+        password: "ch@t-2",
+        totp: "otpauth://totp/Chat:sam?secret=JBSWY3DPEHPK3PXP&issuer=Chat",
+        folder: "Social",
+        fields: [],
+      }),
     ]);
     const notes = parseImport(dashNotes);
     expect(notes.format).toBe("source_mgr_4");
-    expect(notes.credentials).toEqual([expect.objectContaining({ name: "Locker code", kind: "note", notes: "Gym locker: 4-12-33" })]);
-    expect(() => parseImport(dashInfo)).toThrow(/Dashlane's personal info file, which holds no logins\. Import Dashlane's credentials\.csv/);
+    expect(notes.credentials).toEqual([
+      expect.objectContaining({ name: "Locker code", kind: "note", notes: "Gym locker: 4-12-33" }),
+    ]);
+    expect(() => parseImport(dashInfo)).toThrow(
+      /Dashlane's personal info file, which holds no logins\. Import Dashlane's credentials\.csv/,
+    );
   });
 });
 
@@ -92,14 +144,43 @@ describe("NordPass and KeePassXC CSV", () => {
       history: [],
       changes: [],
     });
-    expect(out.credentials[1]).toMatchObject({ name: "Travel card", kind: "card", card: { cardholder: "Tara Q", number: "4111111111111111", code: "123", exp_month: "09", exp_year: "29" }, url: null });
+    expect(out.credentials[1]).toMatchObject({
+      name: "Travel card",
+      kind: "card",
+      card: {
+        cardholder: "Tara Q",
+        number: "4111111111111111",
+        code: "123",
+        exp_month: "09",
+        exp_year: "29",
+      },
+      url: null,
+    });
   });
 
   it("KeePassXC: the group path below the root becomes the folder", () => {
     const out = parseImport(keepassxc);
     expect(out.format).toBe("keepassxc");
-    expect(out.credentials.map((c) => [c.name, c.folder, c.username, c.password, c.website, c.notes, c.totp])).toEqual([
-      ["Mail host", "Email", "uma@example.test", "m@il-pass", "mail.example.org", "IMAP on 993", "otpauth://totp/Mail:uma?secret=JBSWY3DPEHPK3PXP"],
+    expect(
+      out.credentials.map((c) => [
+        c.name,
+        c.folder,
+        c.username,
+        c.password,
+        c.website,
+        c.notes,
+        c.totp,
+      ]),
+    ).toEqual([
+      [
+        "Mail host",
+        "Email",
+        "uma@example.test",
+        "m@il-pass",
+        "mail.example.org",
+        "IMAP on 993",
+        "otpauth://totp/Mail:uma?secret=JBSWY3DPEHPK3PXP",
+      ],
       ["Router", null, "admin", "r0uter", "10.0.0.1", "", null],
     ]);
   });
@@ -130,8 +211,24 @@ describe("Proton Pass", () => {
       history: [],
       changes: [],
     });
-    expect(out.credentials[1]).toMatchObject({ name: "Boat keys", kind: "note", notes: "Marina locker 7", folder: "Personal" });
-    expect(out.credentials[2]).toMatchObject({ name: "Debit", kind: "card", card: { cardholder: "Vic Doe", number: "5500000000000004", code: "321", exp_month: "04", exp_year: "2028" }, fields: [{ name: "PIN", value: "0000", type: "hidden" }] });
+    expect(out.credentials[1]).toMatchObject({
+      name: "Boat keys",
+      kind: "note",
+      notes: "Marina locker 7",
+      folder: "Personal",
+    });
+    expect(out.credentials[2]).toMatchObject({
+      name: "Debit",
+      kind: "card",
+      card: {
+        cardholder: "Vic Doe",
+        number: "5500000000000004",
+        code: "321",
+        exp_month: "04",
+        exp_year: "2028",
+      },
+      fields: [{ name: "PIN", value: "0000", type: "hidden" }],
+    });
     expect(out.skipped).toEqual([{ name: "Old shop", reason: "in the source's trash" }]);
   };
 
@@ -141,12 +238,18 @@ describe("Proton Pass", () => {
   });
 
   it("an encrypted (PGP) export is refused with what to do", () => {
-    expect(() => parseImport(JSON.stringify({ version: "1", encrypted: true, vaults: {} }))).toThrow(/encrypted with PGP\. In Proton Pass, export again without encryption/);
+    expect(() =>
+      parseImport(JSON.stringify({ version: "1", encrypted: true, vaults: {} })),
+    ).toThrow(/encrypted with PGP\. In Proton Pass, export again without encryption/);
   });
 });
 
 describe("1Password 1PUX", () => {
-  const pux = zipSync({ "export.attributes": strToU8('{"version":3}'), "export.data": strToU8(onePuxData), "files/abc__Scan.pdf": new Uint8Array([1, 2, 3]) });
+  const pux = zipSync({
+    "export.attributes": strToU8('{"version":3}'),
+    "export.data": strToU8(onePuxData),
+    "files/abc__Scan.pdf": new Uint8Array([1, 2, 3]),
+  });
 
   it("every field of every item; archived kept and said; documents skipped with the reason", async () => {
     const out = await readImportFile(pux);
@@ -174,24 +277,71 @@ describe("1Password 1PUX", () => {
       history: [{ password: "OldW3ndy", changed_at: "2023-07-22T04:26:40.000Z" }],
       changes: [],
     });
-    expect(out.credentials[1]).toMatchObject({ name: "House", kind: "note", notes: "Alarm code 1234", tags: ["archived"], changes: ['archived in the source: tagged "archived"'] });
-    expect(out.credentials[2]).toMatchObject({ name: "Visa", kind: "card", card: { cardholder: "Wendy W", number: "4111111111111111", code: "999", exp_month: "12", exp_year: "2027" } });
-    expect(out.skipped).toEqual([{ name: "Scan.pdf", reason: "a 1Password document: files are not imported (download it from 1Password and attach it to an entry)" }]);
+    expect(out.credentials[1]).toMatchObject({
+      name: "House",
+      kind: "note",
+      notes: "Alarm code 1234",
+      tags: ["archived"],
+      changes: ['archived in the source: tagged "archived"'],
+    });
+    expect(out.credentials[2]).toMatchObject({
+      name: "Visa",
+      kind: "card",
+      card: {
+        cardholder: "Wendy W",
+        number: "4111111111111111",
+        code: "999",
+        exp_month: "12",
+        exp_year: "2027",
+      },
+    });
+    expect(out.skipped).toEqual([
+      {
+        name: "Scan.pdf",
+        reason:
+          "a 1Password document: files are not imported (download it from 1Password and attach it to an entry)",
+      },
+    ]);
   });
 
   it("errors name the format actually found", async () => {
-    await expect(readImportFile(pux, { format: "proton_pass" })).rejects.toThrow(/not a Proton Pass export \(no data\.json inside\)/);
-    await expect(readImportFile(zipSync({ "a.txt": strToU8("x") }))).rejects.toThrow(/not a 1Password 1PUX or Proton Pass export/);
+    await expect(readImportFile(pux, { format: "proton_pass" })).rejects.toThrow(
+      /not a Proton Pass export \(no data\.json inside\)/,
+    );
+    await expect(readImportFile(zipSync({ "a.txt": strToU8("x") }))).rejects.toThrow(
+      /not a 1Password 1PUX or Proton Pass export/,
+    );
     await expect(readImportFile(bytes(onePuxData))).resolves.toMatchObject({ format: "onepux" });
   });
 });
 
 describe("Bitwarden password-protected JSON", () => {
   it("opens with the export password (PBKDF2) and reads every item", async () => {
-    const plain = { encrypted: false, folders: [], items: [{ type: 1, name: "Locked site", favorite: false, notes: "n", fields: [{ name: "Q", value: "A", type: 0 }], passwordHistory: [{ password: "older", lastUsedDate: "2024-05-01T00:00:00.000Z" }], login: { username: "xena", password: "x-pass", totp: null, uris: [{ uri: "https://locked.example.com", match: 3 }] } }] };
+    const plain = {
+      encrypted: false,
+      folders: [],
+      items: [
+        {
+          type: 1,
+          name: "Locked site",
+          favorite: false,
+          notes: "n",
+          fields: [{ name: "Q", value: "A", type: 0 }],
+          passwordHistory: [{ password: "older", lastUsedDate: "2024-05-01T00:00:00.000Z" }],
+          login: {
+            username: "xena",
+            password: "x-pass",
+            totp: null,
+            uris: [{ uri: "https://locked.example.com", match: 3 }],
+          },
+        },
+      ],
+    };
     const file = await protectedBitwardenExport(JSON.stringify(plain), "export-pw", 5000);
     await expect(readImportFile(bytes(file))).rejects.toThrow(/protected by a password/);
-    await expect(readImportFile(bytes(file), { password: "wrong" })).rejects.toThrow(WrongPasswordError);
+    await expect(readImportFile(bytes(file), { password: "wrong" })).rejects.toThrow(
+      WrongPasswordError,
+    );
     const out = await readImportFile(bytes(file), { password: "export-pw" });
     expect(out.format).toBe("source_mgr_1");
     expect(out.credentials).toEqual([
@@ -218,13 +368,22 @@ describe("Bitwarden password-protected JSON", () => {
   it("an altered file is refused, not half read", async () => {
     const file = JSON.parse(await protectedBitwardenExport("{}", "pw", 5000)) as { data: string };
     const [iv, ct, mac] = file.data.slice(2).split("|");
-    const altered = JSON.stringify({ ...file, data: `2.${iv}|${ct.startsWith("A") ? "B" : "A"}${ct.slice(1)}|${mac}` });
-    await expect(readImportFile(bytes(altered), { password: "pw" })).rejects.toThrow(ImportFormatError);
+    const altered = JSON.stringify({
+      ...file,
+      data: `2.${iv}|${ct.startsWith("A") ? "B" : "A"}${ct.slice(1)}|${mac}`,
+    });
+    await expect(readImportFile(bytes(altered), { password: "pw" })).rejects.toThrow(
+      ImportFormatError,
+    );
   });
 
   it("a KDBX database asks for its master password or key file, and a damaged one is named as such", async () => {
     const kdbx = new Uint8Array([0x03, 0xd9, 0xa2, 0x9a, 0x67, 0xfb, 0x4b, 0xb5, 0, 0]);
-    await expect(readImportFile(kdbx)).rejects.toThrow(/KeePass database is locked: enter its master password, choose its key file, or both/);
-    await expect(readImportFile(kdbx, { password: "pw" })).rejects.toThrow(/This KeePass database cannot be read: it looks damaged/);
+    await expect(readImportFile(kdbx)).rejects.toThrow(
+      /KeePass database is locked: enter its master password, choose its key file, or both/,
+    );
+    await expect(readImportFile(kdbx, { password: "pw" })).rejects.toThrow(
+      /This KeePass database cannot be read: it looks damaged/,
+    );
   });
 });

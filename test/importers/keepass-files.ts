@@ -5,20 +5,45 @@
  * documented layout. Used by the unit tests (workerd) and the browser journey (Node).
  */
 import { argon2d, argon2id } from "hash-wasm";
-import { Consts, CryptoEngine, Int64, Kdbx, KdbxCredentials, ProtectedValue, VarDictionary } from "kdbxweb";
+import {
+  Consts,
+  CryptoEngine,
+  Int64,
+  Kdbx,
+  KdbxCredentials,
+  ProtectedValue,
+  VarDictionary,
+} from "kdbxweb";
 
-CryptoEngine.setArgon2Impl(async (password, salt, memory, iterations, length, parallelism, type) => {
-  const run = type === CryptoEngine.Argon2TypeArgon2id ? argon2id : argon2d;
-  const out = await run({ password: new Uint8Array(password), salt: new Uint8Array(salt), memorySize: memory, iterations, parallelism, hashLength: length, outputType: "binary" });
-  return out.slice().buffer;
-});
+CryptoEngine.setArgon2Impl(
+  async (password, salt, memory, iterations, length, parallelism, type) => {
+    const run = type === CryptoEngine.Argon2TypeArgon2id ? argon2id : argon2d;
+    const out = await run({
+      password: new Uint8Array(password),
+      salt: new Uint8Array(salt),
+      memorySize: memory,
+      iterations,
+      parallelism,
+      hashLength: length,
+      outputType: "binary",
+    });
+    return out.slice().buffer;
+  },
+);
 
 export const KEEPASS_PASSWORD = "correct horse battery staple";
 const pv = (s: string) => ProtectedValue.fromString(s);
 const at = (iso: string) => new Date(iso);
 
 /** `argon2`: memory in MiB, iterations and lanes (kdbxweb's defaults are 1 MiB, 2, 1; KeePassXC's are 64 MiB and more). */
-export type KdbxOptions = { version: 3 | 4; kdf?: "argon2id" | "argon2d" | "aes"; keyFile?: Uint8Array; password?: string | null; extra?: number; argon2?: { memory: number; iterations: number; parallelism: number } };
+export type KdbxOptions = {
+  version: 3 | 4;
+  kdf?: "argon2id" | "argon2d" | "aes";
+  keyFile?: Uint8Array;
+  password?: string | null;
+  extra?: number;
+  argon2?: { memory: number; iterations: number; parallelism: number };
+};
 
 /**
  * The known items: "Mail" (every kind of field), "Bank" (KeePass 2's TimeOtp fields, an extra
@@ -30,7 +55,14 @@ export async function buildKdbx(opts: KdbxOptions): Promise<Uint8Array> {
   const creds = new KdbxCredentials(password === null ? null : pv(password), opts.keyFile ?? null);
   const db = Kdbx.create(creds, "My passwords");
   db.setVersion(opts.version);
-  if (opts.version === 4) db.setKdf(opts.kdf === "aes" ? Consts.KdfId.Aes : opts.kdf === "argon2d" ? Consts.KdfId.Argon2d : Consts.KdfId.Argon2id);
+  if (opts.version === 4)
+    db.setKdf(
+      opts.kdf === "aes"
+        ? Consts.KdfId.Aes
+        : opts.kdf === "argon2d"
+          ? Consts.KdfId.Argon2d
+          : Consts.KdfId.Argon2id,
+    );
   const params = db.header.kdfParameters;
   if (opts.argon2 && params) {
     params.set("M", VarDictionary.ValueType.UInt64, Int64.from(opts.argon2.memory * 1024 * 1024));
@@ -62,7 +94,10 @@ export async function buildKdbx(opts: KdbxOptions): Promise<Uint8Array> {
   mail.pushHistory();
   mail.fields.set("Password", pv("current-pw"));
   mail.times.lastModTime = at("2026-01-01T00:00:00Z");
-  mail.binaries.set("backup-codes.txt", await db.createBinary(Uint8Array.from(new TextEncoder().encode("codes")).buffer));
+  mail.binaries.set(
+    "backup-codes.txt",
+    await db.createBinary(Uint8Array.from(new TextEncoder().encode("codes")).buffer),
+  );
 
   const bank = db.createEntry(root);
   bank.fields.set("Title", "Bank");

@@ -66,17 +66,29 @@ const EXPECTED = {
         { password: "second-pw", changed_at: "2026-01-01T00:00:00.000Z" },
         { password: "first-pw", changed_at: "2025-01-01T00:00:00.000Z" },
       ],
-      changes: ['expiry date 2030-01-31 kept as the field "Expires"', 'attachment "backup-codes.txt" not imported (save it from KeePass and attach it to the entry here)'],
+      changes: [
+        'expiry date 2030-01-31 kept as the field "Expires"',
+        'attachment "backup-codes.txt" not imported (save it from KeePass and attach it to the entry here)',
+      ],
     },
   ],
   skipped: [
     { name: "Old forum", reason: "in KeePass's Recycle Bin" },
-    { name: "Placeholder", reason: "nothing to store: no username, password, notes, TOTP or fields" },
+    {
+      name: "Placeholder",
+      reason: "nothing to store: no username, password, notes, TOTP or fields",
+    },
   ],
 };
 
-const byName = <T extends { name: string }>(xs: T[]) => [...xs].sort((a, b) => a.name.localeCompare(b.name));
-function expectKnownItems(out: { credentials: { name: string }[]; skipped: { name: string }[]; provider: string; format: string }) {
+const byName = <T extends { name: string }>(xs: T[]) =>
+  [...xs].sort((a, b) => a.name.localeCompare(b.name));
+function expectKnownItems(out: {
+  credentials: { name: string }[];
+  skipped: { name: string }[];
+  provider: string;
+  format: string;
+}) {
   expect(out.provider).toBe("generic");
   expect(out.format).toBe("keepass");
   expect(byName(out.credentials)).toEqual(byName(EXPECTED.credentials));
@@ -101,16 +113,24 @@ describe("KeePass importer: KDBX databases", () => {
   });
 
   it("KDBX 4 with AES-KDF reads the same", async () => {
-    expectKnownItems(await readImportFile(await buildKdbx({ version: 4, kdf: "aes" }), { password: KEEPASS_PASSWORD }));
+    expectKnownItems(
+      await readImportFile(await buildKdbx({ version: 4, kdf: "aes" }), {
+        password: KEEPASS_PASSWORD,
+      }),
+    );
   });
 
   it("asks for the password (or key file) first; a wrong password is refused with a message to retry", async () => {
     const file = await buildKdbx({ version: 4, kdf: "argon2id" });
     await expect(readImportFile(file)).rejects.toBeInstanceOf(PasswordNeededError);
-    await expect(readImportFile(file)).rejects.toThrow(/master password, choose its key file, or both/);
+    await expect(readImportFile(file)).rejects.toThrow(
+      /master password, choose its key file, or both/,
+    );
     const wrong = readImportFile(file, { password: "wrong horse" });
     await expect(wrong).rejects.toBeInstanceOf(WrongPasswordError);
-    await expect(readImportFile(file, { password: "wrong horse" })).rejects.toThrow("The password or key file does not open this KeePass database");
+    await expect(readImportFile(file, { password: "wrong horse" })).rejects.toThrow(
+      "The password or key file does not open this KeePass database",
+    );
   });
 
   it("a database locked with a password and a key file needs both; a key file alone opens a key-file-only one", async () => {
@@ -118,8 +138,12 @@ describe("KeePass importer: KDBX databases", () => {
     const other = await KdbxCredentials.createRandomKeyFile(2);
     const both = await buildKdbx({ version: 4, kdf: "argon2id", keyFile });
     expectKnownItems(await readImportFile(both, { password: KEEPASS_PASSWORD, keyFile }));
-    await expect(readImportFile(both, { password: KEEPASS_PASSWORD })).rejects.toBeInstanceOf(WrongPasswordError);
-    await expect(readImportFile(both, { password: KEEPASS_PASSWORD, keyFile: other })).rejects.toBeInstanceOf(WrongPasswordError);
+    await expect(readImportFile(both, { password: KEEPASS_PASSWORD })).rejects.toBeInstanceOf(
+      WrongPasswordError,
+    );
+    await expect(
+      readImportFile(both, { password: KEEPASS_PASSWORD, keyFile: other }),
+    ).rejects.toBeInstanceOf(WrongPasswordError);
     await expect(readImportFile(both, { keyFile })).rejects.toBeInstanceOf(WrongPasswordError);
     const keyOnly = await buildKdbx({ version: 3, keyFile, password: null });
     expectKnownItems(await readImportFile(keyOnly, { keyFile }));
@@ -131,7 +155,9 @@ describe("KeePass importer: KDBX databases", () => {
     const err = await readImportFile(cut, { password: KEEPASS_PASSWORD }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
     expect(err).not.toBeInstanceOf(WrongPasswordError);
-    expect((err as Error).message).toMatch(/^This KeePass database cannot be read: it looks damaged/);
+    expect((err as Error).message).toMatch(
+      /^This KeePass database cannot be read: it looks damaged/,
+    );
   });
 });
 
@@ -183,7 +209,11 @@ describe("KeePass importer: KeePass 2 XML", () => {
   });
 
   it("a file that is not KeePass XML, read as KeePass, is refused with the format's name", async () => {
-    await expect(readImportFile(new TextEncoder().encode("name,url\nx,y"), { format: "keepass" })).rejects.toThrow(/KeePass/);
-    await expect(readImportFile(new TextEncoder().encode("<KeePassFile><Root>"), { format: "keepass" })).rejects.toThrow(/KeePass/);
+    await expect(
+      readImportFile(new TextEncoder().encode("name,url\nx,y"), { format: "keepass" }),
+    ).rejects.toThrow(/KeePass/);
+    await expect(
+      readImportFile(new TextEncoder().encode("<KeePassFile><Root>"), { format: "keepass" }),
+    ).rejects.toThrow(/KeePass/);
   });
 });

@@ -1,22 +1,40 @@
 import { describe, expect, it } from "vitest";
-import { openIfProtected, PasswordNeededError, WrongPasswordError } from "../../client/src/importers";
+import {
+  openIfProtected,
+  PasswordNeededError,
+  WrongPasswordError,
+} from "../../client/src/importers";
 import { protectExport } from "../../client/src/importers/bitwarden-crypto";
 
 // The vault's own password-protected export (the CXF file): written by protectExport, opened by the
 // Import page's first step with the password, each refusal naming what it asks for.
 describe("a password-protected CXF export", () => {
-  const text = JSON.stringify({ version: { major: 1, minor: 0 }, accounts: [{ items: [{ title: "Kept secret" }] }] });
-  const bytes = async () => new TextEncoder().encode(JSON.stringify(await protectExport(text, "the file password", 5000)));
+  const text = JSON.stringify({
+    version: { major: 1, minor: 0 },
+    accounts: [{ items: [{ title: "Kept secret" }] }],
+  });
+  const bytes = async () =>
+    new TextEncoder().encode(JSON.stringify(await protectExport(text, "the file password", 5000)));
 
   it("holds nothing in clear, and opens with its password only", async () => {
     const file = await bytes();
     const doc = JSON.parse(new TextDecoder().decode(file)) as Record<string, unknown>;
-    expect(doc).toMatchObject({ encrypted: true, passwordProtected: true, contents: "cxf", kdfType: 0, kdfIterations: 5000 });
+    expect(doc).toMatchObject({
+      encrypted: true,
+      passwordProtected: true,
+      contents: "cxf",
+      kdfType: 0,
+      kdfIterations: 5000,
+    });
     expect(new TextDecoder().decode(file)).not.toContain("Kept secret");
     await expect(openIfProtected(file)).rejects.toThrow(PasswordNeededError);
-    await expect(openIfProtected(file)).rejects.toThrow("This CXF export is protected by a password: enter it to read the file");
+    await expect(openIfProtected(file)).rejects.toThrow(
+      "This CXF export is protected by a password: enter it to read the file",
+    );
     await expect(openIfProtected(file, "not it")).rejects.toThrow(WrongPasswordError);
-    await expect(openIfProtected(file, "not it")).rejects.toThrow("The password does not open this CXF export");
+    await expect(openIfProtected(file, "not it")).rejects.toThrow(
+      "The password does not open this CXF export",
+    );
     expect(new TextDecoder().decode(await openIfProtected(file, "the file password"))).toBe(text);
   });
 

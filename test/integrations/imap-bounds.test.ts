@@ -3,10 +3,17 @@ import { ImapClient } from "../../src/lib/imap/client";
 import { ImapError, ImapReader, type ReaderLimits } from "../../src/lib/imap/reader";
 
 const enc = new TextEncoder();
-const limits: ReaderLimits = { maxLineBytes: 64 * 1024, maxLiteralBytes: 1024 * 1024, idleMs: 2000 };
+const limits: ReaderLimits = {
+  maxLineBytes: 64 * 1024,
+  maxLiteralBytes: 1024 * 1024,
+  idleMs: 2000,
+};
 
 /** A reader over fixed chunks; after them the stream ends, or stays silent when `hang`. */
-function readerOf(chunks: (string | Uint8Array)[], opts: Partial<ReaderLimits> & { hang?: boolean } = {}) {
+function readerOf(
+  chunks: (string | Uint8Array)[],
+  opts: Partial<ReaderLimits> & { hang?: boolean } = {},
+) {
   const queue = chunks.map((c) => (typeof c === "string" ? enc.encode(c) : c));
   let pulls = 0;
   const reader = new ImapReader(
@@ -21,14 +28,22 @@ function readerOf(chunks: (string | Uint8Array)[], opts: Partial<ReaderLimits> &
 }
 
 const kindOf = async (p: Promise<unknown>) => {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ImapError);
   return (err as ImapError).kind;
 };
 
 describe("IMAP reader bounds", () => {
   it("reads lines and literals split anywhere, CRLF across chunks included", async () => {
-    const { reader } = readerOf(["* OK hel", "lo\r", "\n* 1 FETCH (UID 7 BODY[] {5}\r\nab", "cde)\r\nA1 OK done\r\n"]);
+    const { reader } = readerOf([
+      "* OK hel",
+      "lo\r",
+      "\n* 1 FETCH (UID 7 BODY[] {5}\r\nab",
+      "cde)\r\nA1 OK done\r\n",
+    ]);
     expect(await reader.readResponse()).toEqual({ text: "* OK hello", literals: [] });
     const r = await reader.readResponse();
     expect(r.text).toBe("* 1 FETCH (UID 7 BODY[] {0})");
@@ -47,7 +62,13 @@ describe("IMAP reader bounds", () => {
     const { reader, pulls } = readerOf(["* 1 FETCH (BODY[] {2097152}\r\n", "y".repeat(1024)]);
     expect(await kindOf(reader.readResponse())).toBe("too_large");
     expect(pulls()).toBe(1);
-    const many = readerOf(["* 1 FETCH (A {600000}\r\n", new Uint8Array(600000), " B {600000}\r\n", new Uint8Array(600000), ")\r\n"]);
+    const many = readerOf([
+      "* 1 FETCH (A {600000}\r\n",
+      new Uint8Array(600000),
+      " B {600000}\r\n",
+      new Uint8Array(600000),
+      ")\r\n",
+    ]);
     expect(await kindOf(many.reader.readResponse())).toBe("too_large");
   });
 
@@ -73,7 +94,15 @@ describe("IMAP reader bounds", () => {
 
 describe("IMAP client against misbehaving servers", () => {
   const ports = inject("misbehavingImap");
-  const open = (port: number, timeoutMs = 5000) => ImapClient.open({ host: "127.0.0.1", port, tls: false, timeoutMs, maxLineBytes: 64 * 1024, maxLiteralBytes: 1024 * 1024 });
+  const open = (port: number, timeoutMs = 5000) =>
+    ImapClient.open({
+      host: "127.0.0.1",
+      port,
+      tls: false,
+      timeoutMs,
+      maxLineBytes: 64 * 1024,
+      maxLiteralBytes: 1024 * 1024,
+    });
 
   it("a greeting that never ends with CRLF is refused at the line cap", async () => {
     expect(await kindOf(open(ports.noCrlf))).toBe("too_large");
@@ -92,7 +121,12 @@ describe("IMAP client against misbehaving servers", () => {
   });
 
   it("untagged responses without end are cut off per command, by the default cap, without waiting for the tag", async () => {
-    const client = await ImapClient.open({ host: "127.0.0.1", port: ports.untaggedFlood, tls: false, timeoutMs: 5000 });
+    const client = await ImapClient.open({
+      host: "127.0.0.1",
+      port: ports.untaggedFlood,
+      tls: false,
+      timeoutMs: 5000,
+    });
     const started = Date.now();
     let seen = 0;
     expect(await kindOf(client.command("NOOP", () => seen++))).toBe("too_large");
@@ -101,7 +135,13 @@ describe("IMAP client against misbehaving servers", () => {
   });
 
   it("the byte bound of one command's untagged responses holds before the count bound", async () => {
-    const client = await ImapClient.open({ host: "127.0.0.1", port: ports.untaggedFlood, tls: false, timeoutMs: 5000, maxUntaggedBytesPerCommand: 1000 });
+    const client = await ImapClient.open({
+      host: "127.0.0.1",
+      port: ports.untaggedFlood,
+      tls: false,
+      timeoutMs: 5000,
+      maxUntaggedBytesPerCommand: 1000,
+    });
     let seen = 0;
     expect(await kindOf(client.command("NOOP", () => seen++))).toBe("too_large");
     expect(seen).toBeLessThan(110);

@@ -1,20 +1,33 @@
 import { describe, expect, it } from "vitest";
 import { expectErrorBody, TestUser } from "../support/auth";
 import { discoveryDelivery, latestCheckMail } from "../support/imap-proof";
-import { connectImap, discoveryImap, imapCommands, imapMailbox, integrations } from "../support/mail-provider";
+import {
+  connectImap,
+  discoveryImap,
+  imapCommands,
+  imapMailbox,
+  integrations,
+} from "../support/mail-provider";
 import { resetUser } from "../reset/support";
 
 // An IMAP login proves only that a server accepts a password, and a self-run server accepts any
 // login name: the address it claims counts (for resets and discovery) only once a check message
 // mailed to that address through the service's mail transport is read back through the mailbox.
 const deliver = discoveryDelivery(discoveryImap.control);
-const verify = (user: TestUser, body: Record<string, unknown> = {}) => user.call("POST", "/api/integrations/imap/verify", { body });
+const verify = (user: TestUser, body: Record<string, unknown> = {}) =>
+  user.call("POST", "/api/integrations/imap/verify", { body });
 const refOf = (subject: string) => /(VC-[A-Z0-9]+)/.exec(subject)![1]!;
 
 /** A user who connected a mailbox that receives none of its address's mail (the check message goes elsewhere). */
 async function claimed() {
   const user = await resetUser();
-  const box = await imapMailbox([{ from: "Welcome <hello@shop.example>", subject: "Welcome to Shop", date: new Date().toUTCString() }]);
+  const box = await imapMailbox([
+    {
+      from: "Welcome <hello@shop.example>",
+      subject: "Welcome to Shop",
+      date: new Date().toUTCString(),
+    },
+  ]);
   const connected = await connectImap(user, box, false);
   return { user, box, connected };
 }
@@ -23,15 +36,31 @@ describe("IMAP mailbox ownership", () => {
   it("a connected IMAP mailbox is pending until proven: no reset to its address, no scan of it", async () => {
     const { user, box, connected } = await claimed();
     expect(connected).toEqual({ success: true, email: box.user, status: "pending_verification" });
-    expect(await integrations(user)).toMatchObject([{ provider: "imap", email: box.user, status: "pending_verification" }]);
+    expect(await integrations(user)).toMatchObject([
+      { provider: "imap", email: box.user, status: "pending_verification" },
+    ]);
     const mail = await latestCheckMail(box.user);
     expect(mail).toMatchObject({ toAddress: box.user, kind: "integration.imap_verify" });
 
-    const reset = await user.call("POST", "/api/tasks/reset", { body: { serviceUrl: "https://shop.example/forgot", email: box.user } });
+    const reset = await user.call("POST", "/api/tasks/reset", {
+      body: { serviceUrl: "https://shop.example/forgot", email: box.user },
+    });
     await expectErrorBody(reset, 422, "UNPROCESSABLE");
-    await expectErrorBody(await user.call("POST", "/api/accounts", { body: { email: box.user } }), 404, "NOT_FOUND");
-    await expectErrorBody(await user.call("POST", "/api/accounts", { body: {} }), 422, "UNPROCESSABLE");
-    await expectErrorBody(await user.call("POST", "/api/discover-accounts", { body: {} }), 422, "UNPROCESSABLE");
+    await expectErrorBody(
+      await user.call("POST", "/api/accounts", { body: { email: box.user } }),
+      404,
+      "NOT_FOUND",
+    );
+    await expectErrorBody(
+      await user.call("POST", "/api/accounts", { body: {} }),
+      422,
+      "UNPROCESSABLE",
+    );
+    await expectErrorBody(
+      await user.call("POST", "/api/discover-accounts", { body: {} }),
+      422,
+      "UNPROCESSABLE",
+    );
   });
 
   it("checking before the message is there is 422 and changes nothing", async () => {
@@ -62,16 +91,26 @@ describe("IMAP mailbox ownership", () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ success: true, email: box.user, status: "active" });
     expect((await integrations(user))[0]!.status).toBe("active");
-    expect((await user.call("POST", "/api/accounts", { body: { email: box.user } })).status).toBe(200);
+    expect((await user.call("POST", "/api/accounts", { body: { email: box.user } })).status).toBe(
+      200,
+    );
     // Checked again once active: still active, no new message mailed.
-    expect(await (await verify(user)).json()).toEqual({ success: true, email: box.user, status: "active" });
+    expect(await (await verify(user)).json()).toEqual({
+      success: true,
+      email: box.user,
+      status: "active",
+    });
   });
 
   it("a new check message replaces the old one, which no longer counts", async () => {
     const { user, box } = await claimed();
     const first = await latestCheckMail(box.user);
     const res = await verify(user, { resend: true });
-    expect(await res.json()).toEqual({ success: true, email: box.user, status: "pending_verification" });
+    expect(await res.json()).toEqual({
+      success: true,
+      email: box.user,
+      status: "pending_verification",
+    });
     const second = await latestCheckMail(box.user);
     expect(second.subject).not.toBe(first.subject);
     await deliver(box.user, first.subject, first.textBody);

@@ -13,7 +13,13 @@ function deploymentWithout(...unset: string[]) {
   const partial = { ...(env as unknown as Record<string, unknown>) };
   for (const k of unset) delete partial[k];
   return (path: string, token: string) =>
-    worker.fetch!(new Request(`https://vault.test${path}`, { headers: { authorization: `Bearer ${token}` } }) as never, partial as never, createExecutionContext());
+    worker.fetch!(
+      new Request(`https://vault.test${path}`, {
+        headers: { authorization: `Bearer ${token}` },
+      }) as never,
+      partial as never,
+      createExecutionContext(),
+    );
 }
 
 describe("GET /api/integrations/providers", () => {
@@ -38,10 +44,19 @@ describe("GET /api/integrations/providers", () => {
       { provider: "maily", configured: false },
       { provider: "imap", configured: true },
     ]);
-    for (const p of ["mailx", "maily"]) await expectErrorBody(await call(`/api/integrations/${p}/auth`, user.token), 503, "SERVICE_UNAVAILABLE");
+    for (const p of ["mailx", "maily"])
+      await expectErrorBody(
+        await call(`/api/integrations/${p}/auth`, user.token),
+        503,
+        "SERVICE_UNAVAILABLE",
+      );
   });
 
   it("answers only a signed-in caller", async () => {
-    await expectErrorBody(await SELF.fetch("https://vault.test/api/integrations/providers"), 401, "UNAUTHORIZED");
+    await expectErrorBody(
+      await SELF.fetch("https://vault.test/api/integrations/providers"),
+      401,
+      "UNAUTHORIZED",
+    );
   });
 });

@@ -7,7 +7,17 @@ import { IntegrationService } from "../../src/domains/integrations/service";
 import { dbFor } from "../../src/db/client";
 import { AppError } from "../../src/lib/errors";
 import { expectErrorBody, TestUser } from "../support/auth";
-import { accountReport, authorize, authUrl, callback, connectImap, connectOAuth, imapMailbox, integrations, providerAccount } from "../support/mail-provider";
+import {
+  accountReport,
+  authorize,
+  authUrl,
+  callback,
+  connectImap,
+  connectOAuth,
+  imapMailbox,
+  integrations,
+  providerAccount,
+} from "../support/mail-provider";
 
 const addr = (p: string) => `${p}-${crypto.randomUUID().slice(0, 8)}@mail.example.test`;
 const reason = (l: URL) => `${l.searchParams.get("status")}:${l.searchParams.get("reason")}`;
@@ -18,7 +28,10 @@ describe("OAuth state: signed, short-lived, bound to the user, single use", () =
   it("a state started by another user is refused, and stores nothing for either", async () => {
     const victim = await TestUser.create();
     const attacker = await TestUser.create();
-    const back = await authorize(await authUrl(attacker, "mailx"), await providerAccount("mailx", addr("mailx")));
+    const back = await authorize(
+      await authUrl(attacker, "mailx"),
+      await providerAccount("mailx", addr("mailx")),
+    );
     // The attacker lures the victim's browser (signed in) into the attacker's callback.
     expect(reason((await callback(back, victim)).location)).toBe("error:invalid_state");
     expect(await integrations(victim)).toEqual([]);
@@ -27,14 +40,20 @@ describe("OAuth state: signed, short-lived, bound to the user, single use", () =
 
   it("a replayed state is refused", async () => {
     const user = await TestUser.create();
-    const back = await authorize(await authUrl(user, "maily"), await providerAccount("maily", addr("maily")));
+    const back = await authorize(
+      await authUrl(user, "maily"),
+      await providerAccount("maily", addr("maily")),
+    );
     expect(reason((await callback(back, user)).location)).toBe("connected:null");
     expect(reason((await callback(back, user)).location)).toBe("error:invalid_state");
   });
 
   it("an expired state is refused", async () => {
     const user = await TestUser.create();
-    const back = await authorize(await authUrl(user, "mailx"), await providerAccount("mailx", addr("mailx")));
+    const back = await authorize(
+      await authUrl(user, "mailx"),
+      await providerAccount("mailx", addr("mailx")),
+    );
     const real = Date.now;
     vi.spyOn(Date, "now").mockImplementation(() => real() + 10 * 60 * 1000 + 5_000);
     expect(reason((await callback(back, user)).location)).toBe("error:expired_state");
@@ -77,7 +96,16 @@ describe("OAuth state: signed, short-lived, bound to the user, single use", () =
     const user = await TestUser.create();
     const url = await authUrl(user, "codehost");
     url.searchParams.set("code_challenge", "A".repeat(43));
-    expect(reason((await callback(await authorize(url, await providerAccount("codehost", addr("codehost"))), user)).location)).toBe("error:token_exchange_failed");
+    expect(
+      reason(
+        (
+          await callback(
+            await authorize(url, await providerAccount("codehost", addr("codehost"))),
+            user,
+          )
+        ).location,
+      ),
+    ).toBe("error:token_exchange_failed");
     expect(await integrations(user)).toEqual([]);
   });
 });
@@ -87,11 +115,19 @@ describe("tokens and passwords never leave sealed", () => {
     const user = await TestUser.create();
     const account = await providerAccount("mailx", addr("mailx"));
     const { location } = await connectOAuth(user, "mailx", account);
-    const seen = [location.toString(), JSON.stringify(await integrations(user)), await (await user.call("POST", "/api/integrations/mailx/refresh")).text()];
+    const seen = [
+      location.toString(),
+      JSON.stringify(await integrations(user)),
+      await (await user.call("POST", "/api/integrations/mailx/refresh")).text(),
+    ];
     const { issued } = await accountReport(account);
     expect(issued.length).toBe(4);
-    const rows = await env.DB.prepare("SELECT * FROM mail_integrations WHERE user_id = ?").bind(user.id).all();
-    const states = await env.DB.prepare("SELECT * FROM oauth_states WHERE user_id = ?").bind(user.id).all();
+    const rows = await env.DB.prepare("SELECT * FROM mail_integrations WHERE user_id = ?")
+      .bind(user.id)
+      .all();
+    const states = await env.DB.prepare("SELECT * FROM oauth_states WHERE user_id = ?")
+      .bind(user.id)
+      .all();
     const stored = JSON.stringify([rows.results, states.results]);
     for (const t of issued) {
       for (const s of seen) expect(s).not.toContain(t);
@@ -104,7 +140,9 @@ describe("tokens and passwords never leave sealed", () => {
     const box = await imapMailbox([]);
     const res = await connectImap(user, box);
     expect(JSON.stringify(res)).not.toContain(box.password);
-    const row = await env.DB.prepare("SELECT * FROM mail_integrations WHERE user_id = ?").bind(user.id).first();
+    const row = await env.DB.prepare("SELECT * FROM mail_integrations WHERE user_id = ?")
+      .bind(user.id)
+      .first();
     expect(JSON.stringify(row)).not.toContain(box.password);
   });
 });
@@ -118,10 +156,18 @@ describe("access control", () => {
       ["POST", "/api/integrations/imap/connect"],
       ["GET", "/api/user-integrations"],
     ]) {
-      await expectErrorBody(await SELF.fetch(`https://vault.test${path}`, { method }), 401, "UNAUTHORIZED");
+      await expectErrorBody(
+        await SELF.fetch(`https://vault.test${path}`, { method }),
+        401,
+        "UNAUTHORIZED",
+      );
     }
     const user = await TestUser.create();
-    await expectErrorBody(await user.call("POST", "/api/integrations/mailx/disconnect", { csrf: false }), 403, "FORBIDDEN");
+    await expectErrorBody(
+      await user.call("POST", "/api/integrations/mailx/disconnect", { csrf: false }),
+      403,
+      "FORBIDDEN",
+    );
   });
 
   it("one user's integration is invisible to another and untouched by their calls", async () => {
@@ -129,7 +175,11 @@ describe("access control", () => {
     await connectOAuth(owner, "idp", await providerAccount("idp", addr("idp")));
     const other = await TestUser.create();
     expect(await integrations(other)).toEqual([]);
-    await expectErrorBody(await other.call("POST", "/api/integrations/idp/refresh"), 404, "NOT_FOUND");
+    await expectErrorBody(
+      await other.call("POST", "/api/integrations/idp/refresh"),
+      404,
+      "NOT_FOUND",
+    );
     await other.call("POST", "/api/integrations/idp/disconnect");
     expect(await integrations(owner)).toHaveLength(1);
   });
@@ -148,7 +198,16 @@ describe("outbound guard for IMAP (OUTBOUND_ALLOW_PRIVATE off)", () => {
   };
 
   it("refuses private addresses in any spelling, and names that resolve to one", async () => {
-    for (const host of ["127.0.0.1", "2130706433", "0x7f000001", "::1", "10.0.0.5", "169.254.169.254", "localhost", "mail.private.test"]) {
+    for (const host of [
+      "127.0.0.1",
+      "2130706433",
+      "0x7f000001",
+      "::1",
+      "10.0.0.5",
+      "169.254.169.254",
+      "localhost",
+      "mail.private.test",
+    ]) {
       await refusedOn(guardImapTarget(closed(), host, 993), "host");
     }
   });
@@ -157,8 +216,26 @@ describe("outbound guard for IMAP (OUTBOUND_ALLOW_PRIVATE off)", () => {
     const user = await TestUser.create();
     const box = await imapMailbox([]);
     const svc = new IntegrationService(dbFor(env, user.id), env, closed());
-    await refusedOn(svc.connectImap(user.id, { host: "127.0.0.1", port: 993, username: box.user, password: box.password, tls: false }), "host");
-    await refusedOn(svc.connectImap(user.id, { host: "8.8.8.8", port: 2525, username: box.user, password: box.password, tls: false }), "port");
+    await refusedOn(
+      svc.connectImap(user.id, {
+        host: "127.0.0.1",
+        port: 993,
+        username: box.user,
+        password: box.password,
+        tls: false,
+      }),
+      "host",
+    );
+    await refusedOn(
+      svc.connectImap(user.id, {
+        host: "8.8.8.8",
+        port: 2525,
+        username: box.user,
+        password: box.password,
+        tls: false,
+      }),
+      "port",
+    );
     expect(await integrations(user)).toEqual([]);
   });
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { DIGITS, LOWER, SYMBOLS, UPPER, generateFromClasses, randomBelow } from "../../src/kernel/password-generator";
+import {
+  DIGITS,
+  LOWER,
+  SYMBOLS,
+  UPPER,
+  generateFromClasses,
+  randomBelow,
+} from "../../src/kernel/password-generator";
 
 const all = { lower: true, upper: true, digits: true, symbols: true };
 const has = (pw: string, set: string) => [...pw].some((c) => set.includes(c));
@@ -22,10 +29,15 @@ describe("the shared character generator", () => {
   });
 
   it("leaves out unchosen classes, and is longer than asked only to fit one of each", () => {
-    const pw = generateFromClasses({ lower: false, upper: false, digits: true, symbols: false }, 12);
+    const pw = generateFromClasses(
+      { lower: false, upper: false, digits: true, symbols: false },
+      12,
+    );
     expect(pw).toMatch(/^[2-9]{12}$/);
     expect(generateFromClasses(all, 2)).toHaveLength(4);
-    expect(generateFromClasses({ lower: false, upper: false, digits: false, symbols: false }, 10)).toMatch(/^[a-z2-9]{10}$/);
+    expect(
+      generateFromClasses({ lower: false, upper: false, digits: false, symbols: false }, 10),
+    ).toMatch(/^[a-z2-9]{10}$/);
   });
 
   it("picks uniformly: every index below n comes up, none above", () => {

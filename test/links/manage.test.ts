@@ -2,24 +2,46 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { purgeSecureLinks } from "../../src/domains/links";
 import { expectErrorBody, TestUser } from "../support/auth";
-import { HOUR, linkRow, opener, r2Objects, salt, sealed, textLink, verifier, type LinkView } from "../support/links";
+import {
+  HOUR,
+  linkRow,
+  opener,
+  r2Objects,
+  salt,
+  sealed,
+  textLink,
+  verifier,
+  type LinkView,
+} from "../support/links";
 
 const list = async (user: TestUser) => {
   const res = await user.call("GET", "/api/links");
   expect(res.status).toBe(200);
-  return (await res.json()) as { links: LinkView[]; usage: { open: number; max_open: number; bytes: number; quota_bytes: number } };
+  return (await res.json()) as {
+    links: LinkView[];
+    usage: { open: number; max_open: number; bytes: number; quota_bytes: number };
+  };
 };
 
 describe("secure links: create, list, revoke", () => {
   it("lists the owner's links with views used, last opened, expiry and state", async () => {
     const owner = await TestUser.create();
     const a = await textLink(owner, { max_views: 2 });
-    const b = await textLink(owner, { max_views: 1, expires_in_seconds: 30 * 24 * HOUR, passphrase: { salt: salt(), verifier: verifier() } });
+    const b = await textLink(owner, {
+      max_views: 1,
+      expires_in_seconds: 30 * 24 * HOUR,
+      passphrase: { salt: salt(), verifier: verifier() },
+    });
     expect((await opener().open(a.link.id)).status).toBe(200);
     const { links, usage } = await list(owner);
     expect(links.map((l) => l.id).sort()).toEqual([a.link.id, b.link.id].sort());
     const la = links.find((l) => l.id === a.link.id)!;
-    expect(la).toMatchObject({ views_used: 1, max_views: 2, state: "active", has_passphrase: false });
+    expect(la).toMatchObject({
+      views_used: 1,
+      max_views: 2,
+      state: "active",
+      has_passphrase: false,
+    });
     expect(la.last_opened_at).toBeTypeOf("string");
     const lb = links.find((l) => l.id === b.link.id)!;
     expect(lb).toMatchObject({ views_used: 0, has_passphrase: true, last_opened_at: null });
@@ -49,11 +71,29 @@ describe("secure links: create, list, revoke", () => {
       { kind: "text", expires_in_seconds: HOUR, max_views: 1 },
     ];
     for (const body of bad) {
-      const err = await expectErrorBody(await owner.call("POST", "/api/links", { body }), 400, "VALIDATION_ERROR");
+      const err = await expectErrorBody(
+        await owner.call("POST", "/api/links", { body }),
+        400,
+        "VALIDATION_ERROR",
+      );
       expect(err.details?.length, JSON.stringify(body).slice(0, 80)).toBeGreaterThan(0);
     }
-    await expectErrorBody(await owner.call("POST", "/api/links", { rawBody: "{", headers: { "content-type": "application/json" } }), 400, "VALIDATION_ERROR");
-    await expectErrorBody(await owner.call("POST", "/api/links", { rawBody: JSON.stringify(good), headers: { "content-type": "text/plain" } }), 415, "UNSUPPORTED_MEDIA_TYPE");
+    await expectErrorBody(
+      await owner.call("POST", "/api/links", {
+        rawBody: "{",
+        headers: { "content-type": "application/json" },
+      }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    await expectErrorBody(
+      await owner.call("POST", "/api/links", {
+        rawBody: JSON.stringify(good),
+        headers: { "content-type": "text/plain" },
+      }),
+      415,
+      "UNSUPPORTED_MEDIA_TYPE",
+    );
     expect((await list(owner)).links).toEqual([]);
     expect(await r2Objects(owner.id)).toEqual([]);
   });
@@ -76,7 +116,9 @@ describe("secure links: create, list, revoke", () => {
     expect(res.status).toBe(200);
     expect(((await res.json()) as { link: LinkView }).link.state).toBe("revoked");
     expect(await r2Objects(owner.id)).toEqual([]);
-    expect((await expectErrorBody(await opener().open(link.id), 410, "GONE")).state).toBe("revoked");
+    expect((await expectErrorBody(await opener().open(link.id), 410, "GONE")).state).toBe(
+      "revoked",
+    );
     expect(await (await opener().meta(link.id)).json()).toMatchObject({ state: "revoked" });
     // Again: still revoked, still 200.
     expect((await owner.call("DELETE", `/api/links/${link.id}`)).status).toBe(200);
@@ -91,21 +133,31 @@ describe("secure links: create, list, revoke", () => {
     const d1 = env.DB;
     for (let i = 0; i < 49; i++) {
       await d1
-        .prepare("INSERT INTO secure_links (id, owner_id, kind, size, r2_key, max_views, expires_at, created_at) VALUES (?, ?, 'text', 100, 'none', 1, ?, ?)")
+        .prepare(
+          "INSERT INTO secure_links (id, owner_id, kind, size, r2_key, max_views, expires_at, created_at) VALUES (?, ?, 'text', 100, 'none', 1, ?, ?)",
+        )
         .bind(crypto.randomUUID(), owner.id, later, now)
         .run();
     }
     const { content } = await sealed("x");
     const body = { kind: "text", content, expires_in_seconds: HOUR, max_views: 1 };
-    const results = await Promise.all([0, 1, 2].map(() => owner.call("POST", "/api/links", { body })));
+    const results = await Promise.all(
+      [0, 1, 2].map(() => owner.call("POST", "/api/links", { body })),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([201, 422, 422]);
-    const refused = await expectErrorBody(results.find((r) => r.status === 422)!, 422, "UNPROCESSABLE");
+    const refused = await expectErrorBody(
+      results.find((r) => r.status === 422)!,
+      422,
+      "UNPROCESSABLE",
+    );
     expect(refused).toMatchObject({ open: 50, max_open: 50 });
     expect(await r2Objects(owner.id)).toHaveLength(1);
 
     const big = await TestUser.create();
     await d1
-      .prepare("INSERT INTO secure_links (id, owner_id, kind, size, r2_key, max_views, expires_at, created_at) VALUES (?, ?, 'file', ?, 'none', 1, ?, ?)")
+      .prepare(
+        "INSERT INTO secure_links (id, owner_id, kind, size, r2_key, max_views, expires_at, created_at) VALUES (?, ?, 'file', ?, 'none', 1, ?, ?)",
+      )
       .bind(crypto.randomUUID(), big.id, 100 * 1024 * 1024 - 10, later, now)
       .run();
     await expectErrorBody(await big.call("POST", "/api/links", { body }), 422, "UNPROCESSABLE");
@@ -118,7 +170,9 @@ describe("secure links: create, list, revoke", () => {
     const live = await textLink(owner, { max_views: 1 });
     const expired = await textLink(owner, { max_views: 3 });
     expect((await opener().open(used.link.id)).status).toBe(200);
-    await env.DB.prepare("UPDATE secure_links SET expires_at = ? WHERE id = ?").bind(new Date(Date.now() - 1000).toISOString(), expired.link.id).run();
+    await env.DB.prepare("UPDATE secure_links SET expires_at = ? WHERE id = ?")
+      .bind(new Date(Date.now() - 1000).toISOString(), expired.link.id)
+      .run();
     // Within the grace period nothing goes: a delivery may still be streaming.
     await purgeSecureLinks(env as never);
     expect(await r2Objects(owner.id)).toHaveLength(3);
@@ -127,7 +181,11 @@ describe("secure links: create, list, revoke", () => {
     expect((await linkRow(used.link.id))!.content_purged_at).toBeTypeOf("string");
     expect((await linkRow(live.link.id))!.content_purged_at).toBeNull();
     expect((await list(owner)).links.map((l) => [l.id, l.state]).sort()).toEqual(
-      [[used.link.id, "used_up"], [live.link.id, "active"], [expired.link.id, "expired"]].sort(),
+      [
+        [used.link.id, "used_up"],
+        [live.link.id, "active"],
+        [expired.link.id, "expired"],
+      ].sort(),
     );
     await purgeSecureLinks(env as never, Date.now() + 31 * 24 * 3600 * 1000);
     expect(await linkRow(expired.link.id)).toBeNull();
@@ -138,7 +196,11 @@ describe("secure links: create, list, revoke", () => {
   it("the server holds only ciphertext: the secret's bytes are nowhere in D1 or R2", async () => {
     const owner = await TestUser.create();
     const secret = "zebra-quartz-7781-secret";
-    const { link } = await textLink(owner, { max_views: 3, passphrase: { salt: salt(), verifier: verifier() } }, secret);
+    const { link } = await textLink(
+      owner,
+      { max_views: 3, passphrase: { salt: salt(), verifier: verifier() } },
+      secret,
+    );
     const row = await linkRow(link.id);
     expect(JSON.stringify(row)).not.toContain(secret);
     const object = await env.ATTACHMENTS.get(`links/${owner.id}/${link.id}`);

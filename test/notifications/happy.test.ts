@@ -55,7 +55,9 @@ describe("notifications: happy paths", () => {
       actor_name: "Bob",
       metadata: { shareId: "s1", nested: { n: 1 } },
     });
-    const list = (await (await user.call("GET", "/api/notifications")).json()) as { notifications: unknown[] };
+    const list = (await (await user.call("GET", "/api/notifications")).json()) as {
+      notifications: unknown[];
+    };
     expect(list.notifications).toEqual([n]);
   });
 
@@ -78,10 +80,14 @@ describe("notifications: happy paths", () => {
     const a = await createNotification(user);
     const b = await createNotification(user);
     await markRead(b.id);
-    const unread = (await (await user.call("GET", "/api/notifications?unread_only=true")).json()) as List;
+    const unread = (await (
+      await user.call("GET", "/api/notifications?unread_only=true")
+    ).json()) as List;
     expect(unread.notifications.map((n) => n.id)).toEqual([a.id]);
     expect(unread.unread_count).toBe(1);
-    const all = (await (await user.call("GET", "/api/notifications?unread_only=false&limit=100")).json()) as List;
+    const all = (await (
+      await user.call("GET", "/api/notifications?unread_only=false&limit=100")
+    ).json()) as List;
     expect(all.notifications.map((n) => [n.id, n.is_read])).toEqual([
       [b.id, true],
       [a.id, false],
@@ -90,7 +96,11 @@ describe("notifications: happy paths", () => {
 
   it("the default limit is 50", async () => {
     const user = await TestUser.create();
-    await Promise.all(Array.from({ length: 55 }, () => notify(dbFor(env, user.id), { userId: user.id, type: "info", title: "t", body: "b" })));
+    await Promise.all(
+      Array.from({ length: 55 }, () =>
+        notify(dbFor(env, user.id), { userId: user.id, type: "info", title: "t", body: "b" }),
+      ),
+    );
     const body = (await (await user.call("GET", "/api/notifications")).json()) as List;
     expect(body.notifications).toHaveLength(50);
     expect(body.unread_count).toBe(55);
@@ -104,7 +114,11 @@ describe("notifications: happy paths", () => {
     const res = await user.call("DELETE", "/api/notifications");
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ success: true, deleted: 2 });
-    expect(await (await user.call("GET", "/api/notifications")).json()).toEqual({ notifications: [], unread_count: 0, next_cursor: null });
+    expect(await (await user.call("GET", "/api/notifications")).json()).toEqual({
+      notifications: [],
+      unread_count: 0,
+      next_cursor: null,
+    });
   });
 
   it("notifications the service creates itself (notify helper) are listed like any other", async () => {

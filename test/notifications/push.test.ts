@@ -56,7 +56,8 @@ describe("Web Push: subscriptions", () => {
       { ...sub.json, keys: { ...sub.json.keys, auth: sub.json.keys.auth + "AAAA" } },
       { ...sub.json, keys: { p256dh: sub.json.keys.p256dh } },
     ];
-    for (const body of bad) expect((await subscribe(user, body)).status, JSON.stringify(body)).toBe(400);
+    for (const body of bad)
+      expect((await subscribe(user, body)).status, JSON.stringify(body)).toBe(400);
     expect(await subscriptionsOf(user)).toHaveLength(0);
   });
 
@@ -65,8 +66,15 @@ describe("Web Push: subscriptions", () => {
     const strict = loadConfig({ ...env, OUTBOUND_ALLOW_PRIVATE: "false" } as Bindings);
     const user = await TestUser.create();
     const sub = await browserSubscription();
-    for (const endpoint of [sub.json.endpoint, "https://10.0.0.5/push/x", "https://[::1]/push/x", "http://push.example/x"]) {
-      await expect(new PushService(db, strict).subscribe(user.id, { ...sub.json, endpoint })).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
+    for (const endpoint of [
+      sub.json.endpoint,
+      "https://10.0.0.5/push/x",
+      "https://[::1]/push/x",
+      "http://push.example/x",
+    ]) {
+      await expect(
+        new PushService(db, strict).subscribe(user.id, { ...sub.json, endpoint }),
+      ).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
     }
     expect(await subscriptionsOf(user)).toHaveLength(0);
   });
@@ -96,20 +104,38 @@ describe("Web Push: delivery (RFC 8291 payload, RFC 8292 VAPID)", () => {
     await requested(owner, contact);
     const got = await until(sub.received, (r) => r.length > 0);
     expect(got).toHaveLength(1);
-    expect(got[0]!.vapid).toMatchObject({ ok: true, aud: new URL(env.TEST_PUSH_SERVICE_URL).origin, sub: "mailto:ops@vault.test", k: env.VAPID_PUBLIC_KEY });
-    expect(got[0]!.payload).toEqual({ type: "emergency_access_requested", title: "Emergency access requested", body: expect.stringContaining(contact.email), url: "/emergency" });
+    expect(got[0]!.vapid).toMatchObject({
+      ok: true,
+      aud: new URL(env.TEST_PUSH_SERVICE_URL).origin,
+      sub: "mailto:ops@vault.test",
+      k: env.VAPID_PUBLIC_KEY,
+    });
+    expect(got[0]!.payload).toEqual({
+      type: "emergency_access_requested",
+      title: "Emergency access requested",
+      body: expect.stringContaining(contact.email),
+      url: "/emergency",
+    });
     expect(Number(got[0]!.ttl)).toBeGreaterThan(0);
   });
 
   it("a switch reminder with notify_via push reaches the owner", async () => {
     const owner = await TestUser.create();
     const sub = await subscribed(owner);
-    const res = await owner.call("POST", "/api/dead-man-switch", { body: { inactivity_days: 30, notify_at_days: [7, 3], notify_via: ["push"] } });
+    const res = await owner.call("POST", "/api/dead-man-switch", {
+      body: { inactivity_days: 30, notify_at_days: [7, 3], notify_via: ["push"] },
+    });
     expect(res.status).toBe(201);
     await rewindSwitch(owner.id, 24);
     await fireAlarm(dmsTimer(owner.id));
     const got = await until(sub.received, (r) => r.length > 0);
-    expect(got.map((r) => r.payload)).toEqual([expect.objectContaining({ type: "dead_man_switch_reminder", title: "Dead man's switch: check in", url: "/dead-man-switch" })]);
+    expect(got.map((r) => r.payload)).toEqual([
+      expect.objectContaining({
+        type: "dead_man_switch_reminder",
+        title: "Dead man's switch: check in",
+        url: "/dead-man-switch",
+      }),
+    ]);
   });
 
   it("a new device reaches the owner's other browsers", async () => {
@@ -118,7 +144,13 @@ describe("Web Push: delivery (RFC 8291 payload, RFC 8292 VAPID)", () => {
     const sub = await subscribed(owner);
     expect((await register(owner)).status).toBe(201);
     const got = await until(sub.received, (r) => r.length > 0);
-    expect(got.map((r) => r.payload)).toEqual([expect.objectContaining({ type: "new_device", title: "New device signed in", url: "/devices" })]);
+    expect(got.map((r) => r.payload)).toEqual([
+      expect.objectContaining({
+        type: "new_device",
+        title: "New device signed in",
+        url: "/devices",
+      }),
+    ]);
   });
 
   it("a 410 from the push service removes the subscription; the notification stands", async () => {
@@ -127,10 +159,15 @@ describe("Web Push: delivery (RFC 8291 payload, RFC 8292 VAPID)", () => {
     const sub = await subscribed(owner);
     await sub.answer(410);
     await requested(owner, contact);
-    await until(() => subscriptionsOf(owner), (l) => l.length === 0);
+    await until(
+      () => subscriptionsOf(owner),
+      (l) => l.length === 0,
+    );
     expect(await subscriptionsOf(owner)).toHaveLength(0);
     expect(await sub.received()).toHaveLength(1);
-    const list = (await (await owner.call("GET", "/api/notifications")).json()) as { notifications: { type: string }[] };
+    const list = (await (await owner.call("GET", "/api/notifications")).json()) as {
+      notifications: { type: string }[];
+    };
     expect(list.notifications.map((n) => n.type)).toContain("emergency_access_requested");
   });
 
@@ -145,12 +182,27 @@ describe("Web Push: delivery (RFC 8291 payload, RFC 8292 VAPID)", () => {
   });
 
   it("sends nothing, and the key route says so, when push is not configured", async () => {
-    const off = { ...env, VAPID_PUBLIC_KEY: undefined, VAPID_PRIVATE_KEY: undefined, VAPID_SUBJECT: undefined } as Bindings;
+    const off = {
+      ...env,
+      VAPID_PUBLIC_KEY: undefined,
+      VAPID_PRIVATE_KEY: undefined,
+      VAPID_SUBJECT: undefined,
+    } as Bindings;
     const owner = await TestUser.create();
     const sub = await subscribed(owner);
-    await pushToUser(db, loadConfig(off), owner.id, { type: "new_device", title: "t", body: "b", url: "/" });
+    await pushToUser(db, loadConfig(off), owner.id, {
+      type: "new_device",
+      title: "t",
+      body: "b",
+      url: "/",
+    });
     expect(await sub.received()).toHaveLength(0);
-    await pushToUser(db, loadConfig(env as Bindings), owner.id, { type: "new_device", title: "t", body: "b", url: "/" });
+    await pushToUser(db, loadConfig(env as Bindings), owner.id, {
+      type: "new_device",
+      title: "t",
+      body: "b",
+      url: "/",
+    });
     expect(await sub.received()).toHaveLength(1);
   });
 });

@@ -7,10 +7,19 @@ import { sharedPair } from "../support/sharing";
 // /api/notifications are lower-case (spec "Errors").
 const QUOTA = Number(env.MAX_NOTIFICATION_BYTES_PER_USER);
 /** title "t" + 4,000-character body + metadata "{}": 4,003 bytes, so four fit and a fifth does not. */
-const note = (user: TestUser) => ({ user_id: user.id, type: "note", title: "t", body: "x".repeat(4000) });
+const note = (user: TestUser) => ({
+  user_id: user.id,
+  type: "note",
+  title: "t",
+  body: "x".repeat(4000),
+});
 
 const counted = async (userId: string) =>
-  (await env.DB.prepare("SELECT notification_bytes AS n FROM vault_counters WHERE user_id = ?").bind(userId).first<{ n: number }>())?.n ?? 0;
+  (
+    await env.DB.prepare("SELECT notification_bytes AS n FROM vault_counters WHERE user_id = ?")
+      .bind(userId)
+      .first<{ n: number }>()
+  )?.n ?? 0;
 const stored = async (userId: string) =>
   (
     await env.DB.prepare(
@@ -19,7 +28,13 @@ const stored = async (userId: string) =>
       .bind(userId)
       .first<{ n: number }>()
   )?.n ?? 0;
-const rows = (userId: string) => env.DB.prepare("SELECT id, is_read FROM notifications WHERE user_id = ? ORDER BY created_at, rowid").bind(userId).all<{ id: string; is_read: number }>().then((r) => r.results);
+const rows = (userId: string) =>
+  env.DB.prepare(
+    "SELECT id, is_read FROM notifications WHERE user_id = ? ORDER BY created_at, rowid",
+  )
+    .bind(userId)
+    .all<{ id: string; is_read: number }>()
+    .then((r) => r.results);
 
 describe("notification byte quota", () => {
   it("of eight parallel posts exactly four fit; the others are 503 and nothing unread is dropped", async () => {
@@ -27,7 +42,11 @@ describe("notification byte quota", () => {
     expect(5 * 4003).toBeGreaterThan(QUOTA);
     const user = await TestUser.create();
     await user.csrf();
-    const res = await Promise.all(Array.from({ length: 8 }, () => user.call("POST", "/api/notifications", { body: note(user) })));
+    const res = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        user.call("POST", "/api/notifications", { body: note(user) }),
+      ),
+    );
     expect(res.map((r) => r.status).sort()).toEqual([201, 201, 201, 201, 503, 503, 503, 503]);
     await expectErrorBody(res.find((r) => r.status === 503)!, 503, "service_unavailable");
     expect(await rows(user.id)).toHaveLength(4);
@@ -36,9 +55,16 @@ describe("notification byte quota", () => {
 
   it("a full quota makes room by deleting the oldest read notifications, never unread ones", async () => {
     const user = await TestUser.create();
-    for (let i = 0; i < 4; i++) expect((await user.call("POST", "/api/notifications", { body: note(user) })).status).toBe(201);
+    for (let i = 0; i < 4; i++)
+      expect((await user.call("POST", "/api/notifications", { body: note(user) })).status).toBe(
+        201,
+      );
     const [oldest, second] = await rows(user.id);
-    for (const r of [oldest, second]) expect((await user.call("PATCH", `/api/notifications/${r.id}`, { body: { is_read: true } })).status).toBe(200);
+    for (const r of [oldest, second])
+      expect(
+        (await user.call("PATCH", `/api/notifications/${r.id}`, { body: { is_read: true } }))
+          .status,
+      ).toBe(200);
     expect((await user.call("POST", "/api/notifications", { body: note(user) })).status).toBe(201);
     const after = await rows(user.id);
     expect(after.map((r) => r.id)).not.toContain(oldest.id);
@@ -49,11 +75,25 @@ describe("notification byte quota", () => {
 
   it("the service's own notifications are stored even over the quota; the user's next post is refused, not an unread one dropped", async () => {
     const { owner, share, recipient } = await sharedPair();
-    for (let i = 0; i < 4; i++) expect((await owner.call("POST", "/api/notifications", { body: note(owner) })).status).toBe(201);
+    for (let i = 0; i < 4; i++)
+      expect((await owner.call("POST", "/api/notifications", { body: note(owner) })).status).toBe(
+        201,
+      );
     const before = (await rows(owner.id)).length;
-    expect((await recipient.call("POST", `/api/sharing/${share.id}/view`, { body: { action: "password_viewed" }, csrf: false })).status).toBe(201);
+    expect(
+      (
+        await recipient.call("POST", `/api/sharing/${share.id}/view`, {
+          body: { action: "password_viewed" },
+          csrf: false,
+        })
+      ).status,
+    ).toBe(201);
     expect((await rows(owner.id)).length).toBe(before + 1);
-    await expectErrorBody(await owner.call("POST", "/api/notifications", { body: note(owner) }), 503, "service_unavailable");
+    await expectErrorBody(
+      await owner.call("POST", "/api/notifications", { body: note(owner) }),
+      503,
+      "service_unavailable",
+    );
     expect((await rows(owner.id)).length).toBe(before + 1);
     expect(await counted(owner.id)).toBe(await stored(owner.id));
   });

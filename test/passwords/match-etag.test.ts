@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { TestUser } from "../support/auth";
 import { createEntry } from "../support/fixtures";
 
-const MATCH = "/api/passwords/match?url=" + encodeURIComponent("https://login.tagged.example.com/signin");
+const MATCH =
+  "/api/passwords/match?url=" + encodeURIComponent("https://login.tagged.example.com/signin");
 
 async function match(user: TestUser, ifNoneMatch?: string) {
   return user.call("GET", MATCH, { headers: ifNoneMatch ? { "if-none-match": ifNoneMatch } : {} });
@@ -17,7 +18,9 @@ describe("match revalidation (ETag / If-None-Match)", () => {
     const etag = first.headers.get("etag")!;
     expect(etag).toMatch(/^W\/"[0-9a-f]{32}"$/);
     expect(first.headers.get("cache-control")).toBe("private, no-cache");
-    expect(((await first.json()) as { matches: { id: string }[] }).matches.map((m) => m.id)).toEqual([id]);
+    expect(
+      ((await first.json()) as { matches: { id: string }[] }).matches.map((m) => m.id),
+    ).toEqual([id]);
 
     const again = await match(user, etag);
     expect(again.status).toBe(304);
@@ -33,10 +36,14 @@ describe("match revalidation (ETag / If-None-Match)", () => {
     const etag2 = afterCreate.headers.get("etag")!;
     expect(etag2).not.toBe(etag);
 
-    expect((await user.call("PATCH", `/api/passwords/${id}`, { body: { name: "Renamed" } })).status).toBe(200);
+    expect(
+      (await user.call("PATCH", `/api/passwords/${id}`, { body: { name: "Renamed" } })).status,
+    ).toBe(200);
     const afterEdit = await match(user, etag2);
     expect(afterEdit.status).toBe(200);
-    expect(((await afterEdit.json()) as { matches: { name: string }[] }).matches[0].name).toBe("Renamed");
+    expect(((await afterEdit.json()) as { matches: { name: string }[] }).matches[0].name).toBe(
+      "Renamed",
+    );
     const etag3 = afterEdit.headers.get("etag")!;
 
     expect((await user.call("DELETE", `/api/passwords/${id}`)).status).toBe(200);
@@ -58,7 +65,9 @@ describe("match revalidation (ETag / If-None-Match)", () => {
 
   it("keeps validating the input first: a bad url is 400 whatever the If-None-Match", async () => {
     const user = await TestUser.create();
-    const res = await user.call("GET", "/api/passwords/match?url=", { headers: { "if-none-match": "*" } });
+    const res = await user.call("GET", "/api/passwords/match?url=", {
+      headers: { "if-none-match": "*" },
+    });
     expect(res.status).toBe(400);
   });
 });

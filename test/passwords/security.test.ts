@@ -8,12 +8,28 @@ describe("password entries: another user's records", () => {
     const owner = await TestUser.create();
     const intruder = await TestUser.create();
     const { id, body } = await createEntry(owner, { name: "Mine", website: "mine.test" });
-    await expectErrorBody(await intruder.call("PATCH", `/api/passwords/${id}`, { body: { name: "Stolen" } }), 404, "NOT_FOUND");
+    await expectErrorBody(
+      await intruder.call("PATCH", `/api/passwords/${id}`, { body: { name: "Stolen" } }),
+      404,
+      "NOT_FOUND",
+    );
     await expectErrorBody(await intruder.call("DELETE", `/api/passwords/${id}`), 404, "NOT_FOUND");
-    await expectErrorBody(await intruder.call("POST", `/api/passwords/${id}/reveal`), 404, "NOT_FOUND");
-    const row = await env.DB.prepare("SELECT name, deleted_at, encrypted_data FROM passwords WHERE id = ?").bind(id).first();
+    await expectErrorBody(
+      await intruder.call("POST", `/api/passwords/${id}/reveal`),
+      404,
+      "NOT_FOUND",
+    );
+    const row = await env.DB.prepare(
+      "SELECT name, deleted_at, encrypted_data FROM passwords WHERE id = ?",
+    )
+      .bind(id)
+      .first();
     expect(row).toEqual({ name: "Mine", deleted_at: null, encrypted_data: body.encrypted_data });
-    const audits = await env.DB.prepare("SELECT count(*) AS n FROM audit_events WHERE target_id = ?").bind(id).first<{ n: number }>();
+    const audits = await env.DB.prepare(
+      "SELECT count(*) AS n FROM audit_events WHERE target_id = ?",
+    )
+      .bind(id)
+      .first<{ n: number }>();
     expect(audits?.n).toBe(0);
   });
 
@@ -21,10 +37,15 @@ describe("password entries: another user's records", () => {
     const owner = await TestUser.create();
     const other = await TestUser.create();
     await createEntry(owner, { website: "shared-host.test" });
-    const list = (await (await other.call("GET", "/api/passwords")).json()) as { data: unknown[]; pagination: { total: number } };
+    const list = (await (await other.call("GET", "/api/passwords")).json()) as {
+      data: unknown[];
+      pagination: { total: number };
+    };
     expect(list.data).toEqual([]);
     expect(list.pagination.total).toBe(0);
-    const match = (await (await other.call("GET", "/api/passwords/match?url=shared-host.test")).json()) as { matches: unknown[] };
+    const match = (await (
+      await other.call("GET", "/api/passwords/match?url=shared-host.test")
+    ).json()) as { matches: unknown[] };
     expect(match.matches).toEqual([]);
   });
 
@@ -37,16 +58,22 @@ describe("password entries: another user's records", () => {
     expect(res.status).toBe(201);
     const json = (await res.json()) as { data: { user_id: string } };
     expect(json.data.user_id).toBe(user.id);
-    const n = await env.DB.prepare("SELECT count(*) AS n FROM passwords WHERE user_id = ?").bind(victim.id).first<{ n: number }>();
+    const n = await env.DB.prepare("SELECT count(*) AS n FROM passwords WHERE user_id = ?")
+      .bind(victim.id)
+      .first<{ n: number }>();
     expect(n?.n).toBe(0);
   });
 
   it("plaintext secrets sent to create are never stored", async () => {
     const user = await TestUser.create();
     const { entryBody } = await import("../support/fixtures");
-    const res = await user.call("POST", "/api/passwords", { body: { ...entryBody(), password: "hunter2", username: "alice", notes: "secret" } });
+    const res = await user.call("POST", "/api/passwords", {
+      body: { ...entryBody(), password: "hunter2", username: "alice", notes: "secret" },
+    });
     expect(res.status).toBe(201);
-    const row = await env.DB.prepare("SELECT * FROM passwords WHERE user_id = ?").bind(user.id).first();
+    const row = await env.DB.prepare("SELECT * FROM passwords WHERE user_id = ?")
+      .bind(user.id)
+      .first();
     expect(JSON.stringify(row)).not.toContain("hunter2");
     expect(JSON.stringify(row)).not.toContain("secret");
     expect(row?.username).toBeNull();

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { BUILTIN_SERVICES } from "../../src/data/registry/services";
-import { BuiltinService, CreateOverrideBody, isValidHostname } from "../../src/domains/registry/schema";
+import {
+  BuiltinService,
+  CreateOverrideBody,
+  isValidHostname,
+} from "../../src/domains/registry/schema";
 
 describe("built-in service registry", () => {
   it("holds 103 services with distinct, normalised domains", () => {
@@ -14,23 +18,40 @@ describe("built-in service registry", () => {
     }
   });
 
-  it.each(BUILTIN_SERVICES.map((s) => [s.domain, s] as const))("%s validates against the override schema", (_d, s) => {
-    const asOverride = CreateOverrideBody.safeParse(s);
-    expect(asOverride.success, JSON.stringify(asOverride.error?.issues)).toBe(true);
-    expect(BuiltinService.safeParse(s).success).toBe(true);
-    for (const p of [...s.link_patterns, ...(s.otp_patterns ?? [])]) expect(() => new RegExp(p, "i")).not.toThrow();
-    expect(new URL(s.reset_url as string).protocol).toBe("https:");
-  });
+  it.each(BUILTIN_SERVICES.map((s) => [s.domain, s] as const))(
+    "%s validates against the override schema",
+    (_d, s) => {
+      const asOverride = CreateOverrideBody.safeParse(s);
+      expect(asOverride.success, JSON.stringify(asOverride.error?.issues)).toBe(true);
+      expect(BuiltinService.safeParse(s).success).toBe(true);
+      for (const p of [...s.link_patterns, ...(s.otp_patterns ?? [])])
+        expect(() => new RegExp(p, "i")).not.toThrow();
+      expect(new URL(s.reset_url as string).protocol).toBe("https:");
+    },
+  );
 
   it("covers every category of the spec", () => {
     const cats = new Set(BUILTIN_SERVICES.map((s) => s.category));
-    for (const c of ["big-tech", "social", "finance", "productivity", "shopping", "gaming", "developer", "email", "other"]) expect(cats.has(c as never)).toBe(true);
+    for (const c of [
+      "big-tech",
+      "social",
+      "finance",
+      "productivity",
+      "shopping",
+      "gaming",
+      "developer",
+      "email",
+      "other",
+    ])
+      expect(cats.has(c as never)).toBe(true);
   });
 
   it("link patterns match a reset link of the service's own domain and not a look-alike", () => {
     const gh = BUILTIN_SERVICES.find((s) => s.domain === "github.com") as BuiltinService;
     const res = gh.link_patterns.map((p) => new RegExp(p, "i"));
     expect(res.some((r) => r.test("https://github.com/password_reset/abc123"))).toBe(true);
-    expect(res.some((r) => r.test("https://github.com.evil.test/password_reset/abc123"))).toBe(false);
+    expect(res.some((r) => r.test("https://github.com.evil.test/password_reset/abc123"))).toBe(
+      false,
+    );
   });
 });

@@ -7,13 +7,21 @@ describe("password generator", () => {
     for (const s of BUILTIN_SERVICES) {
       for (let i = 0; i < 20; i++) {
         const pw = generatePassword(s.password_requirements);
-        expect(meetsRequirements(pw, s.password_requirements), `${s.domain}: ${pw.length}`).toBe(true);
+        expect(meetsRequirements(pw, s.password_requirements), `${s.domain}: ${pw.length}`).toBe(
+          true,
+        );
       }
     }
   });
 
   it("honours a short maximum, specific symbols and disallowed characters", () => {
-    const req = { minLength: 8, maxLength: 10, requireSymbols: true, specificSymbols: "#", disallowedChars: "aeiouAEIOU0" };
+    const req = {
+      minLength: 8,
+      maxLength: 10,
+      requireSymbols: true,
+      specificSymbols: "#",
+      disallowedChars: "aeiouAEIOU0",
+    };
     for (let i = 0; i < 200; i++) {
       const pw = generatePassword(req);
       expect(pw.length).toBe(10);
@@ -32,7 +40,14 @@ describe("password generator", () => {
 
   it("contains every required class even at the shortest length", () => {
     for (let i = 0; i < 200; i++) {
-      const pw = generatePassword({ minLength: 1, maxLength: 4, requireUppercase: true, requireLowercase: true, requireNumbers: true, requireSymbols: true });
+      const pw = generatePassword({
+        minLength: 1,
+        maxLength: 4,
+        requireUppercase: true,
+        requireLowercase: true,
+        requireNumbers: true,
+        requireSymbols: true,
+      });
       expect(pw).toMatch(/[A-Z]/);
       expect(pw).toMatch(/[a-z]/);
       expect(pw).toMatch(/[0-9]/);
@@ -45,7 +60,9 @@ describe("password generator", () => {
   });
 
   it("refuses requirements that exclude a required class entirely", () => {
-    expect(() => generatePassword({ requireNumbers: true, disallowedChars: "0123456789" })).toThrow();
+    expect(() =>
+      generatePassword({ requireNumbers: true, disallowedChars: "0123456789" }),
+    ).toThrow();
   });
 
   it("meetsRequirements rejects what breaks a rule", () => {

@@ -10,11 +10,21 @@ describe("admin service registry: security", () => {
     const user = await TestUser.create();
     const domain = uniqueDomain();
     await expectErrorBody(await user.call("GET", base), 403, "forbidden");
-    await expectErrorBody(await user.call("POST", base, { body: { domain, name: "x" } }), 403, "forbidden");
-    await expectErrorBody(await user.call("PATCH", `${base}/${domain}`, { body: { name: "x" } }), 403, "forbidden");
+    await expectErrorBody(
+      await user.call("POST", base, { body: { domain, name: "x" } }),
+      403,
+      "forbidden",
+    );
+    await expectErrorBody(
+      await user.call("PATCH", `${base}/${domain}`, { body: { name: "x" } }),
+      403,
+      "forbidden",
+    );
     await expectErrorBody(await user.call("DELETE", `${base}/${domain}`), 403, "forbidden");
     const { call } = await adminFromFreshIp();
-    expect(((await (await call("GET", `${base}?search=${domain}`)).json()) as { count: number }).count).toBe(0);
+    expect(
+      ((await (await call("GET", `${base}?search=${domain}`)).json()) as { count: number }).count,
+    ).toBe(0);
   });
 
   it("no token is 401 unauthorized", async () => {
@@ -24,7 +34,11 @@ describe("admin service registry: security", () => {
 
   it("an admin without a CSRF token is refused", async () => {
     const admin = await TestUser.create({ admin: true });
-    await expectErrorBody(await admin.call("POST", base, { body: { domain: uniqueDomain(), name: "x" }, csrf: false }), 403, "forbidden");
+    await expectErrorBody(
+      await admin.call("POST", base, { body: { domain: uniqueDomain(), name: "x" }, csrf: false }),
+      403,
+      "forbidden",
+    );
   });
 
   it.each([
@@ -39,8 +53,16 @@ describe("admin service registry: security", () => {
     ["import", "@import 'x'"],
   ])("selectors with %s are refused in every selector field", async (_label, sel) => {
     const { call } = await adminFromFreshIp();
-    for (const field of ["forgot_password_selectors", "email_input_selectors", "submit_selectors"]) {
-      const err = await expectErrorBody(await call("POST", base, { domain: uniqueDomain(), name: "x", [field]: ["button", sel] }), 400, "validation_failed");
+    for (const field of [
+      "forgot_password_selectors",
+      "email_input_selectors",
+      "submit_selectors",
+    ]) {
+      const err = await expectErrorBody(
+        await call("POST", base, { domain: uniqueDomain(), name: "x", [field]: ["button", sel] }),
+        400,
+        "validation_failed",
+      );
       expect(err.details?.map((d) => d.field)).toContain(`${field}.1`);
     }
   });
@@ -61,20 +83,30 @@ describe("admin service registry: security", () => {
     const { ip } = await adminFromFreshIp();
     const admins = [await TestUser.create({ admin: true }), await TestUser.create({ admin: true })];
     for (let i = 0; i < 10; i++) {
-      const res = await admins[i % 2].call("POST", base, { body: { domain: uniqueDomain(), name: "x" }, headers: { "cf-connecting-ip": ip } });
+      const res = await admins[i % 2].call("POST", base, {
+        body: { domain: uniqueDomain(), name: "x" },
+        headers: { "cf-connecting-ip": ip },
+      });
       expect(res.status).toBe(201);
     }
     const domain = uniqueDomain();
-    const limited = await admins[0].call("POST", base, { body: { domain, name: "x" }, headers: { "cf-connecting-ip": ip } });
+    const limited = await admins[0].call("POST", base, {
+      body: { domain, name: "x" },
+      headers: { "cf-connecting-ip": ip },
+    });
     await expectErrorBody(limited.clone(), 429, "rate_limited");
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
     const other = await adminFromFreshIp();
-    expect(((await (await other.call("GET", `${base}?search=${domain}`)).json()) as { count: number }).count).toBe(0);
+    expect(
+      ((await (await other.call("GET", `${base}?search=${domain}`)).json()) as { count: number })
+        .count,
+    ).toBe(0);
   });
 
   it("reads are limited to 30 per 60 s per IP", async () => {
     const { call } = await adminFromFreshIp();
-    for (let i = 0; i < 30; i++) expect((await call("GET", `${base}?active_only=true&search=none`)).status).toBe(200);
+    for (let i = 0; i < 30; i++)
+      expect((await call("GET", `${base}?active_only=true&search=none`)).status).toBe(200);
     await expectErrorBody(await call("GET", base), 429, "rate_limited");
   });
 });

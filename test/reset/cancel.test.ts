@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { TestUser } from "../support/auth";
-import { clientKeys, connectMailbox, imap, readStream, resetUser, site, type SseEvent } from "./support";
+import {
+  clientKeys,
+  connectMailbox,
+  imap,
+  readStream,
+  resetUser,
+  site,
+  type SseEvent,
+} from "./support";
 
 /**
  * This file's own Dovecot mailbox: the site has no account for it, so no reset mail ever comes.
@@ -8,12 +16,24 @@ import { clientKeys, connectMailbox, imap, readStream, resetUser, site, type Sse
  */
 const mailbox = imap.mailboxes.cancel;
 
-type Task = { status: string; error?: string; completedAt: string | null; steps: { name: string; status: string }[] };
-const task = async (user: TestUser, id: string) => (await (await user.call("GET", `/api/jobs/${id}`)).json()) as Task;
+type Task = {
+  status: string;
+  error?: string;
+  completedAt: string | null;
+  steps: { name: string; status: string }[];
+};
+const task = async (user: TestUser, id: string) =>
+  (await (await user.call("GET", `/api/jobs/${id}`)).json()) as Task;
 
 async function startWaitingTask(user: TestUser) {
   const keys = await clientKeys();
-  const res = await user.call("POST", "/api/tasks/reset", { body: { serviceUrl: `${site}/forgot-password`, email: mailbox, clientPublicKey: keys.publicJwk } });
+  const res = await user.call("POST", "/api/tasks/reset", {
+    body: {
+      serviceUrl: `${site}/forgot-password`,
+      email: mailbox,
+      clientPublicKey: keys.publicJwk,
+    },
+  });
   expect(res.status).toBe(201);
   return ((await res.json()) as { taskId: string }).taskId;
 }
@@ -24,9 +44,14 @@ describe("POST /api/tasks/<id>/cancel (DECISIONS D17)", () => {
     await connectMailbox(user, mailbox);
     const taskId = await startWaitingTask(user);
     let cancel: Response | undefined;
-    const events = await readStream(await user.call("GET", `/api/tasks/${taskId}/stream`), 60_000, async (e: SseEvent) => {
-      if (e.event === "status" && e.data.status === "waiting_for_email" && !cancel) cancel = await user.call("POST", `/api/tasks/${taskId}/cancel`);
-    });
+    const events = await readStream(
+      await user.call("GET", `/api/tasks/${taskId}/stream`),
+      60_000,
+      async (e: SseEvent) => {
+        if (e.event === "status" && e.data.status === "waiting_for_email" && !cancel)
+          cancel = await user.call("POST", `/api/tasks/${taskId}/cancel`);
+      },
+    );
     expect(cancel?.status).toBe(200);
     expect(await cancel?.json()).toEqual({ taskId, status: "cancelled" });
     expect(events.at(-1)?.data).toEqual({ status: "cancelled" });
@@ -46,7 +71,11 @@ describe("POST /api/tasks/<id>/cancel (DECISIONS D17)", () => {
     ]);
     const replay = await readStream(await user.call("GET", `/api/tasks/${taskId}/stream`), 5_000);
     expect(replay.map((e) => e.data.status)).toEqual(["cancelled"]);
-    expect(await (await user.call("POST", `/api/tasks/${taskId}/otp`, { body: { code: "123456" } })).json()).toEqual({ accepted: false });
+    expect(
+      await (
+        await user.call("POST", `/api/tasks/${taskId}/otp`, { body: { code: "123456" } })
+      ).json(),
+    ).toEqual({ accepted: false });
   }, 90_000);
 
   it("an ended task answers 409 CONFLICT and stays as it ended; anyone else's task is 404", async () => {
@@ -69,7 +98,13 @@ describe("POST /api/tasks/<id>/cancel (DECISIONS D17)", () => {
     const user = await resetUser();
     await connectMailbox(user, mailbox);
     const keys = await clientKeys();
-    const res = await user.call("POST", "/api/tasks/reset", { body: { serviceUrl: `${site}/forgot-captcha`, email: mailbox, clientPublicKey: keys.publicJwk } });
+    const res = await user.call("POST", "/api/tasks/reset", {
+      body: {
+        serviceUrl: `${site}/forgot-captcha`,
+        email: mailbox,
+        clientPublicKey: keys.publicJwk,
+      },
+    });
     const { taskId } = (await res.json()) as { taskId: string };
     const events = await readStream(await user.call("GET", `/api/tasks/${taskId}/stream`), 60_000);
     expect(events.at(-1)?.data).toMatchObject({ status: "failed", error: "captcha" });

@@ -29,7 +29,10 @@ function recordingDial() {
   const dialled: string[] = [];
   const dial: Dial = (address, port) => {
     dialled.push(`${address}:${port}`);
-    return connect({ hostname: "127.0.0.1", port: sitePort }, { secureTransport: "off", allowHalfOpen: false });
+    return connect(
+      { hostname: "127.0.0.1", port: sitePort },
+      { secureTransport: "off", allowHalfOpen: false },
+    );
   };
   return { dial, dialled };
 }
@@ -38,19 +41,36 @@ const strict = () => ({ ...loadConfig(env), allowPrivateOutbound: false });
 
 describe("sign-in discovery: pinned addresses", () => {
   it("the request goes to the address the guard passed; the name is not resolved again", async () => {
-    const { resolve, asked } = rebindingResolver({ "shop.example": [["93.184.216.34"], ["127.0.0.1"]] });
+    const { resolve, asked } = rebindingResolver({
+      "shop.example": [["93.184.216.34"], ["127.0.0.1"]],
+    });
     const { dial, dialled } = recordingDial();
-    const out = await discoverSignIn(strict(), directoryDb(env), `http://shop.example:${sitePort}/login`, { resolve, dial });
+    const out = await discoverSignIn(
+      strict(),
+      directoryDb(env),
+      `http://shop.example:${sitePort}/login`,
+      { resolve, dial },
+    );
     expect(out.methods).toEqual(["email_password", "passkey", "google"]);
     expect(asked).toEqual(["shop.example"]);
     expect(dialled).toEqual([`93.184.216.34:${sitePort}`]);
   });
 
   it("each redirect hop is resolved and checked once; a hop whose name answers private is refused", async () => {
-    const { resolve, asked } = rebindingResolver({ "shop.example": [["93.184.216.34"]], "inside.example": [["10.0.0.7"]] });
+    const { resolve, asked } = rebindingResolver({
+      "shop.example": [["93.184.216.34"]],
+      "inside.example": [["10.0.0.7"]],
+    });
     const { dial, dialled } = recordingDial();
     const to = encodeURIComponent(`http://inside.example:${sitePort}/login`);
-    await expect(discoverSignIn(strict(), directoryDb(env), `http://shop.example:${sitePort}/redirect?to=${to}`, { resolve, dial })).rejects.toMatchObject({
+    await expect(
+      discoverSignIn(
+        strict(),
+        directoryDb(env),
+        `http://shop.example:${sitePort}/redirect?to=${to}`,
+        { resolve, dial },
+      ),
+    ).rejects.toMatchObject({
       code: "VALIDATION_ERROR",
       details: [{ field: "url" }],
     });
@@ -61,18 +81,35 @@ describe("sign-in discovery: pinned addresses", () => {
   it("a name with one public and one private answer is refused before any connection", async () => {
     const { resolve } = rebindingResolver({ "mixed.example": [["93.184.216.34", "192.168.1.1"]] });
     const { dial, dialled } = recordingDial();
-    await expect(discoverSignIn(strict(), directoryDb(env), `http://mixed.example:${sitePort}/login`, { resolve, dial })).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
+    await expect(
+      discoverSignIn(strict(), directoryDb(env), `http://mixed.example:${sitePort}/login`, {
+        resolve,
+        dial,
+      }),
+    ).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
     expect(dialled).toEqual([]);
   });
 
   it("an address literal is sent over the pinned socket end to end (real HTTP/1.1 from the local site)", async () => {
     const user = await TestUser.create();
     const literal = site.replace("localhost", "127.0.0.1");
-    const res = await user.call("POST", "/api/sign-in-discovery", { body: { url: `${literal}/redirect?to=/plain-login` } });
+    const res = await user.call("POST", "/api/sign-in-discovery", {
+      body: { url: `${literal}/redirect?to=/plain-login` },
+    });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ methods: ["email_password"], resetUrl: `${literal}/help/reset-password`, signupUrl: null });
-    const login = await user.call("POST", "/api/sign-in-discovery", { body: { url: `${literal}/login` } });
-    expect(((await login.json()) as { methods: string[] }).methods).toEqual(["email_password", "passkey", "google"]);
+    expect(await res.json()).toEqual({
+      methods: ["email_password"],
+      resetUrl: `${literal}/help/reset-password`,
+      signupUrl: null,
+    });
+    const login = await user.call("POST", "/api/sign-in-discovery", {
+      body: { url: `${literal}/login` },
+    });
+    expect(((await login.json()) as { methods: string[] }).methods).toEqual([
+      "email_password",
+      "passkey",
+      "google",
+    ]);
   });
 });
 
@@ -80,12 +117,20 @@ describe("sign-in discovery: its own per-user limit", () => {
   it("20 discoveries an hour per user; the 21st is 429 with Retry-After and fetches nothing; another user is unaffected", async () => {
     const user = await TestUser.create();
     for (let i = 0; i < 20; i++) {
-      expect((await user.call("POST", "/api/sign-in-discovery", { body: { url: `${site}/not-html` } })).status).toBe(422);
+      expect(
+        (await user.call("POST", "/api/sign-in-discovery", { body: { url: `${site}/not-html` } }))
+          .status,
+      ).toBe(422);
     }
-    const refused = await user.call("POST", "/api/sign-in-discovery", { body: { url: `${site}/login` } });
+    const refused = await user.call("POST", "/api/sign-in-discovery", {
+      body: { url: `${site}/login` },
+    });
     await expectErrorBody(refused, 429, "RATE_LIMITED");
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
     const other = await TestUser.create();
-    expect((await other.call("POST", "/api/sign-in-discovery", { body: { url: `${site}/login` } })).status).toBe(200);
+    expect(
+      (await other.call("POST", "/api/sign-in-discovery", { body: { url: `${site}/login` } }))
+        .status,
+    ).toBe(200);
   });
 });

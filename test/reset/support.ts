@@ -5,7 +5,12 @@ import { fingerprint, register } from "../support/devices";
 import { proveMailbox, resetSiteDelivery } from "../support/imap-proof";
 
 export const site = env.TEST_RESET_SITE;
-export const imap = JSON.parse(env.TEST_RESET_IMAP) as { port: number; user: string; password: string; mailboxes: { chat: string; otp: string; silent: string; cancel: string } };
+export const imap = JSON.parse(env.TEST_RESET_IMAP) as {
+  port: number;
+  user: string;
+  password: string;
+  mailboxes: { chat: string; otp: string; silent: string; cancel: string };
+};
 
 /**
  * A user who may start resets (DECISIONS D17): signed in just now, calling from a device they
@@ -16,7 +21,9 @@ export async function resetUser(opts: TokenOptions = {}): Promise<TestUser> {
   const fp = fingerprint();
   // A new device takes a recent sign-in (docs/decisions.md, "Hardening: devices, cookies, push,
   // contact keys"): the device was registered at a fresh sign-in, whatever the user's token says now.
-  await register(await TestUser.create({ ...opts, sub: user.id, authAge: 10 }), { fingerprint: fp });
+  await register(await TestUser.create({ ...opts, sub: user.id, authAge: 10 }), {
+    fingerprint: fp,
+  });
   user.defaultHeaders["x-device-fingerprint"] = fp;
   return user;
 }
@@ -25,28 +32,56 @@ export async function resetUser(opts: TokenOptions = {}): Promise<TestUser> {
  * `address` picks the Dovecot mailbox: each file that reads reset mail has its own. The mailbox
  * check is finished too (the check message delivered and read back), unless `prove` is false.
  */
-export async function connectMailbox(user: TestUser, address = imap.user, prove = true): Promise<void> {
-  const res = await user.call("POST", "/api/integrations/imap/connect", { body: { host: "127.0.0.1", port: imap.port, username: address, password: imap.password, tls: false } });
+export async function connectMailbox(
+  user: TestUser,
+  address = imap.user,
+  prove = true,
+): Promise<void> {
+  const res = await user.call("POST", "/api/integrations/imap/connect", {
+    body: {
+      host: "127.0.0.1",
+      port: imap.port,
+      username: address,
+      password: imap.password,
+      tls: false,
+    },
+  });
   if (res.status !== 200) throw new Error(`imap connect failed: ${res.status} ${await res.text()}`);
   if (prove) await proveMailbox(user, address, resetSiteDelivery(site));
 }
 
 export async function clientKeys() {
-  const { publicKey, privateKey } = await generateKeyPair("ECDH-ES", { crv: "P-256", extractable: true });
-  return { publicJwk: await exportJWK(publicKey), open: async (jwe: string) => new TextDecoder().decode((await compactDecrypt(jwe, privateKey)).plaintext) };
+  const { publicKey, privateKey } = await generateKeyPair("ECDH-ES", {
+    crv: "P-256",
+    extractable: true,
+  });
+  return {
+    publicJwk: await exportJWK(publicKey),
+    open: async (jwe: string) =>
+      new TextDecoder().decode((await compactDecrypt(jwe, privateKey)).plaintext),
+  };
 }
 
 export type SseEvent = { event: string; data: Record<string, unknown> };
 
 /** Reads server-sent events until a terminal status or the timeout; `onEvent` may act as each arrives. */
-export async function readStream(res: Response, timeoutMs = 60_000, onEvent?: (e: SseEvent) => Promise<void>): Promise<SseEvent[]> {
+export async function readStream(
+  res: Response,
+  timeoutMs = 60_000,
+  onEvent?: (e: SseEvent) => Promise<void>,
+): Promise<SseEvent[]> {
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   const dec = new TextDecoder();
   const events: SseEvent[] = [];
   let buf = "";
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const { done, value } = await Promise.race([reader.read(), new Promise<{ done: true; value: undefined }>((r) => setTimeout(() => r({ done: true, value: undefined }), deadline - Date.now()))]);
+    const { done, value } = await Promise.race([
+      reader.read(),
+      new Promise<{ done: true; value: undefined }>((r) =>
+        setTimeout(() => r({ done: true, value: undefined }), deadline - Date.now()),
+      ),
+    ]);
     if (done) break;
     buf += dec.decode(value, { stream: true });
     let i: number;
@@ -70,13 +105,21 @@ export async function readStream(res: Response, timeoutMs = 60_000, onEvent?: (e
 export type ChatSection = { kind: string; lines: string[] };
 
 /** Reads the chat wire format (event: section, then one data line per markdown line) to the end. */
-export async function readChat(res: Response, timeoutMs = 60_000): Promise<{ sections: ChatSection[]; raw: string }> {
+export async function readChat(
+  res: Response,
+  timeoutMs = 60_000,
+): Promise<{ sections: ChatSection[]; raw: string }> {
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   const dec = new TextDecoder();
   let raw = "";
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const { done, value } = await Promise.race([reader.read(), new Promise<{ done: true; value: undefined }>((r) => setTimeout(() => r({ done: true, value: undefined }), deadline - Date.now()))]);
+    const { done, value } = await Promise.race([
+      reader.read(),
+      new Promise<{ done: true; value: undefined }>((r) =>
+        setTimeout(() => r({ done: true, value: undefined }), deadline - Date.now()),
+      ),
+    ]);
     if (done) break;
     raw += dec.decode(value, { stream: true });
   }

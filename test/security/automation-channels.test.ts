@@ -9,10 +9,15 @@ import { site } from "../support/session-shares";
 // case is a hostile page aiming at a loopback site (the suite's login site, which counts what
 // reaches /canary/<id>), under the guard as a deployment has it.
 const strict = { allowPrivate: false, resolve: async () => [] as string[] };
-const hits = async (id: string) => ((await (await fetch(`${site()}/canary-hits?id=${id}`)).json()) as { hits: number }).hits;
+const hits = async (id: string) =>
+  ((await (await fetch(`${site()}/canary-hits?id=${id}`)).json()) as { hits: number }).hits;
 const canary = () => {
   const id = crypto.randomUUID();
-  return { id, http: `${site()}/canary/${id}`, ws: `${site().replace(/^http/, "ws")}/canary/${id}` };
+  return {
+    id,
+    http: `${site()}/canary/${id}`,
+    ws: `${site().replace(/^http/, "ws")}/canary/${id}`,
+  };
 };
 const settle = () => new Promise((r) => setTimeout(r, 1500));
 
@@ -43,7 +48,9 @@ describe("automation browsers: channels request interception does not see", () =
 
   it("a WebSocket to a loopback site is refused", async () => {
     const c = canary();
-    expect(await hostile(`String(new WebSocket(${JSON.stringify(c.ws)}))`)).toBe("refused: SecurityError");
+    expect(await hostile(`String(new WebSocket(${JSON.stringify(c.ws)}))`)).toBe(
+      "refused: SecurityError",
+    );
     await settle();
     expect(await hits(c.id)).toBe(0);
   });
@@ -59,7 +66,10 @@ describe("automation browsers: channels request interception does not see", () =
 
   it("a fresh realm (an iframe's window) gets no WebSocket or Worker either", async () => {
     const c = canary();
-    const out = await hostile(`(() => { const f = document.getElementById("f"); const W = f.contentWindow; const r = []; for (const make of [() => new W.WebSocket(${JSON.stringify(c.ws)}), () => new W.Worker("data:text/javascript,fetch('${c.http}')")]) { try { make(); r.push("opened"); } catch (e) { r.push(e.name); } } return r.join(","); })()`, `<iframe id="f" srcdoc="<p>x</p>"></iframe>`);
+    const out = await hostile(
+      `(() => { const f = document.getElementById("f"); const W = f.contentWindow; const r = []; for (const make of [() => new W.WebSocket(${JSON.stringify(c.ws)}), () => new W.Worker("data:text/javascript,fetch('${c.http}')")]) { try { make(); r.push("opened"); } catch (e) { r.push(e.name); } } return r.join(","); })()`,
+      `<iframe id="f" srcdoc="<p>x</p>"></iframe>`,
+    );
     await settle();
     expect(await hits(c.id)).toBe(0);
     expect(out).not.toContain("opened");
@@ -86,6 +96,8 @@ describe("automation browsers: channels request interception does not see", () =
 
   it("WebRTC (which picks its own addresses) and service workers are refused", async () => {
     expect(await hostile(`String(new RTCPeerConnection())`)).toBe("refused: SecurityError");
-    expect(await hostile(`navigator.serviceWorker ? "present" : "absent"`)).toMatch(/present|absent/);
+    expect(await hostile(`navigator.serviceWorker ? "present" : "absent"`)).toMatch(
+      /present|absent/,
+    );
   });
 });

@@ -1,4 +1,9 @@
-import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createScheduledController,
+  env,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { legacyTotpSecretsColumn } from "../../src/domains/entry-totp";
@@ -22,7 +27,12 @@ async function seedAll(key: string): Promise<Seeded[]> {
   const userId = crypto.randomUUID();
   const id = () => crypto.randomUUID();
   const out: Seeded[] = [];
-  const put = async (spec: SealedColumn, row: Record<string, string>, plaintext: string, insert: (sealed: string) => D1PreparedStatement) => {
+  const put = async (
+    spec: SealedColumn,
+    row: Record<string, string>,
+    plaintext: string,
+    insert: (sealed: string) => D1PreparedStatement,
+  ) => {
     const sealed = await seal(key, plaintext, spec.aad(row));
     await insert(sealed).run();
     out.push({ spec, row, plaintext });
@@ -30,7 +40,9 @@ async function seedAll(key: string): Promise<Seeded[]> {
   for (const provider of ["mailx", "imap"]) {
     const row = { id: id(), user_id: userId, provider };
     await put(mailSecretsColumn, row, `{"secret":"${provider}"}`, (s) =>
-      env.DB.prepare("INSERT INTO mail_integrations (id, user_id, provider, email, secret, connected_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)").bind(row.id, userId, provider, `${provider}@example.test`, s, now(), now()),
+      env.DB.prepare(
+        "INSERT INTO mail_integrations (id, user_id, provider, email, secret, connected_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      ).bind(row.id, userId, provider, `${provider}@example.test`, s, now(), now()),
     );
   }
   const share = { id: id(), owner_id: userId };
@@ -41,21 +53,21 @@ async function seedAll(key: string): Promise<Seeded[]> {
   );
   const totp = { password_id: id(), user_id: userId };
   await put(legacyTotpSecretsColumn, totp, "JBSWY3DPEHPK3PXP", (s) =>
-    env.DB.prepare("INSERT INTO password_totp (password_id, user_id, zero_trust, secret_sealed, algorithm, digits, period, created_at, updated_at) VALUES (?, ?, 0, ?, 'SHA1', 6, 30, ?, ?)").bind(
-      totp.password_id,
-      userId,
-      s,
-      now(),
-      now(),
-    ),
+    env.DB.prepare(
+      "INSERT INTO password_totp (password_id, user_id, zero_trust, secret_sealed, algorithm, digits, period, created_at, updated_at) VALUES (?, ?, 0, ?, 'SHA1', 6, 30, ?, ?)",
+    ).bind(totp.password_id, userId, s, now(), now()),
   );
   const tf = { user_id: userId, enrollment_id: id() };
   await put(twoFactorSecretsColumn, tf, "KRSXG5CTMVRXEZLU", (s) =>
-    env.DB.prepare("INSERT INTO two_factor (user_id, enrollment_id, secret_sealed, created_at) VALUES (?, ?, ?, ?)").bind(userId, tf.enrollment_id, s, now()),
+    env.DB.prepare(
+      "INSERT INTO two_factor (user_id, enrollment_id, secret_sealed, created_at) VALUES (?, ?, ?, ?)",
+    ).bind(userId, tf.enrollment_id, s, now()),
   );
   const ident = { id: id(), user_id: userId };
   await put(identityAliasKeysColumn, ident, "alias-api-key", (s) =>
-    env.DB.prepare("INSERT INTO identities (id, user_id, status, alias_key_sealed, created_at, updated_at) VALUES (?, ?, 'active', ?, ?, ?)").bind(ident.id, userId, s, now(), now()),
+    env.DB.prepare(
+      "INSERT INTO identities (id, user_id, status, alias_key_sealed, created_at, updated_at) VALUES (?, ?, 'active', ?, ?, ?)",
+    ).bind(ident.id, userId, s, now(), now()),
   );
   return out;
 }
@@ -75,16 +87,26 @@ async function runCron(vars: Record<string, unknown>) {
 describe("data key rotation", () => {
   it("seals under the current key, opens a value sealed under a previous key by its id, refuses an unknown id", async () => {
     const [current, old, unknown] = [newKey(), newKey(), newKey()];
-    const keys = loadConfig({ ...env, DATA_ENCRYPTION_KEY: current, DATA_ENCRYPTION_KEYS_PREVIOUS: `${old}, ${newKey()}` }).dataKeys;
+    const keys = loadConfig({
+      ...env,
+      DATA_ENCRYPTION_KEY: current,
+      DATA_ENCRYPTION_KEYS_PREVIOUS: `${old}, ${newKey()}`,
+    }).dataKeys;
     expect(keys[0]).toBe(current);
     expect(kidOf(await seal(keys, "x", "aad"))).toBe(await dataKeyId(current));
     expect(await unseal(keys, await seal(old, "from before", "aad"), "aad")).toBe("from before");
-    await expect(unseal(keys, await seal(unknown, "lost", "aad"), "aad")).rejects.toThrow("unknown-key-id");
-    await expect(unseal(current, await seal(old, "x", "aad"), "aad")).rejects.toThrow("unknown-key-id");
+    await expect(unseal(keys, await seal(unknown, "lost", "aad"), "aad")).rejects.toThrow(
+      "unknown-key-id",
+    );
+    await expect(unseal(current, await seal(old, "x", "aad"), "aad")).rejects.toThrow(
+      "unknown-key-id",
+    );
   });
 
   it("refuses a malformed DATA_ENCRYPTION_KEYS_PREVIOUS", () => {
-    expect(() => loadConfig({ ...env, DATA_ENCRYPTION_KEYS_PREVIOUS: "c2hvcnQ=" })).toThrow("Service misconfigured");
+    expect(() => loadConfig({ ...env, DATA_ENCRYPTION_KEYS_PREVIOUS: "c2hvcnQ=" })).toThrow(
+      "Service misconfigured",
+    );
   });
 
   it("the cron re-seals every sealed column under the current key id; the values open with the current key alone", async () => {
@@ -103,7 +125,9 @@ describe("data key rotation", () => {
     for (const s of stranger) {
       const value = await stored(s);
       expect(kidOf(value)).not.toBe(currentId);
-      await expect(unseal([current, old], value, s.spec.aad(s.row))).rejects.toThrow("unknown-key-id");
+      await expect(unseal([current, old], value, s.spec.aad(s.row))).rejects.toThrow(
+        "unknown-key-id",
+      );
     }
   });
 

@@ -25,7 +25,15 @@ async function liveShare(userId: string, status = "active") {
        max_viewers, watermark_enabled, status, current_viewers, duration_minutes, estimated_cost_cents, expires_at, created_at, updated_at)
      VALUES (?, ?, 'a', 's', 'https://example.test/', ?, '', 'view_only', 'manual', 1, 1, ?, 0, 15, 1, ?, ?, ?)`,
   )
-    .bind(crypto.randomUUID(), userId, crypto.randomUUID(), status, new Date(Date.now() + 60_000).toISOString(), now(), now())
+    .bind(
+      crypto.randomUUID(),
+      userId,
+      crypto.randomUUID(),
+      status,
+      new Date(Date.now() + 60_000).toISOString(),
+      now(),
+      now(),
+    )
     .run();
 }
 
@@ -33,19 +41,36 @@ const resetBody = () => ({ serviceUrl: `${resetSite}/forgot-captcha`, email: ima
 
 async function shareCreate(user: TestUser) {
   const account = await siteAccount();
-  const entry = await createEntry(user, { name: "Test site", url: `${shareSite()}/login`, website: "127.0.0.1" });
-  return user.call("POST", "/api/session-shares", { body: { accountId: entry.id, decryptedUsername: account.username, decryptedPassword: account.password } });
+  const entry = await createEntry(user, {
+    name: "Test site",
+    url: `${shareSite()}/login`,
+    website: "127.0.0.1",
+  });
+  return user.call("POST", "/api/session-shares", {
+    body: {
+      accountId: entry.id,
+      decryptedUsername: account.username,
+      decryptedPassword: account.password,
+    },
+  });
 }
 
 async function resetCount(userId: string) {
-  return (await env.DB.prepare("SELECT count(*) AS n FROM reset_jobs WHERE user_id = ?").bind(userId).first<{ n: number }>())?.n;
+  return (
+    await env.DB.prepare("SELECT count(*) AS n FROM reset_jobs WHERE user_id = ?")
+      .bind(userId)
+      .first<{ n: number }>()
+  )?.n;
 }
 
 const cap = loadConfig(env as never).MAX_LIVE_BROWSERS_PER_USER;
 
 /** `n` live browsers for the user, resets and session shares mixed. */
 async function fill(userId: string, n: number) {
-  for (let i = 0; i < n; i++) await (i % 2 ? liveShare(userId, i % 4 === 1 ? "active" : "login_in_progress") : liveReset(userId, i % 4 === 0 ? "waiting_for_email" : "pending"));
+  for (let i = 0; i < n; i++)
+    await (i % 2
+      ? liveShare(userId, i % 4 === 1 ? "active" : "login_in_progress")
+      : liveReset(userId, i % 4 === 0 ? "waiting_for_email" : "pending"));
 }
 
 describe("live browsers are capped per user (resets and session shares together) and per deployment", () => {
@@ -84,7 +109,9 @@ describe("live browsers are capped per user (resets and session shares together)
     const user = await resetUser();
     await connectMailbox(user);
     await fill(user.id, cap - 1);
-    const results = await Promise.all([0, 1, 2].map(() => user.call("POST", "/api/tasks/reset", { body: resetBody() })));
+    const results = await Promise.all(
+      [0, 1, 2].map(() => user.call("POST", "/api/tasks/reset", { body: resetBody() })),
+    );
     expect(results.every((r) => r.status === 201 || r.status === 429)).toBe(true);
     expect(results.filter((r) => r.status === 201).length).toBeLessThanOrEqual(1);
     expect((await liveBrowserCounts(env as never, user.id)).user).toBeLessThanOrEqual(cap);
@@ -94,15 +121,34 @@ describe("live browsers are capped per user (resets and session shares together)
     const user = await resetUser();
     await fill(user.id, cap);
     const account = await siteAccount();
-    const entry = await createEntry(user, { name: "Test site", url: `${shareSite()}/login`, website: "127.0.0.1" });
+    const entry = await createEntry(user, {
+      name: "Test site",
+      url: `${shareSite()}/login`,
+      website: "127.0.0.1",
+    });
     const res = await user.call("POST", "/api/session-shares", {
-      body: { accountId: entry.id, decryptedUsername: account.username, decryptedPassword: account.password, scheduledStart: new Date(Date.now() + 10 * 60_000).toISOString() },
+      body: {
+        accountId: entry.id,
+        decryptedUsername: account.username,
+        decryptedPassword: account.password,
+        scheduledStart: new Date(Date.now() + 10 * 60_000).toISOString(),
+      },
     });
     expect(res.status).toBe(201);
     const { id } = (await res.json()) as { id: string };
-    expect(await runDurableObjectAlarm(env.SESSION_SHARES.get(env.SESSION_SHARES.idFromName(id)))).toBe(true);
-    const row = await env.DB.prepare("SELECT status, failure_reason, sealed_credentials FROM session_shares WHERE id = ?").bind(id).first();
-    expect(row).toEqual({ status: "failed", failure_reason: "too many automated browsers were running at its start", sealed_credentials: "" });
+    expect(
+      await runDurableObjectAlarm(env.SESSION_SHARES.get(env.SESSION_SHARES.idFromName(id))),
+    ).toBe(true);
+    const row = await env.DB.prepare(
+      "SELECT status, failure_reason, sealed_credentials FROM session_shares WHERE id = ?",
+    )
+      .bind(id)
+      .first();
+    expect(row).toEqual({
+      status: "failed",
+      failure_reason: "too many automated browsers were running at its start",
+      sealed_credentials: "",
+    });
   });
 
   it("the deployment's cap (MAX_LIVE_BROWSERS) refuses anyone once reached", async () => {
@@ -110,7 +156,9 @@ describe("live browsers are capped per user (resets and session shares together)
     await connectMailbox(user);
     const config = loadConfig(env as never);
     const { global } = await liveBrowserCounts(env as never, user.id);
-    await expect(createResetTask(env as never, { ...config, MAX_LIVE_BROWSERS: global }, user.id, resetBody())).rejects.toMatchObject({ status: 429 });
+    await expect(
+      createResetTask(env as never, { ...config, MAX_LIVE_BROWSERS: global }, user.id, resetBody()),
+    ).rejects.toMatchObject({ status: 429 });
     expect(await resetCount(user.id)).toBe(0);
   });
 });

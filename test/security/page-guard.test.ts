@@ -6,7 +6,10 @@ import { site } from "../support/session-shares";
 
 // The suite opens private addresses (OUTBOUND_ALLOW_PRIVATE) for its local sites; these cases use
 // the guard as a deployment has it, with a resolver that answers what each case needs.
-const NAMES: Record<string, string[]> = { "public.example": ["93.184.216.34"], "rebind.example": ["10.0.0.7"] };
+const NAMES: Record<string, string[]> = {
+  "public.example": ["93.184.216.34"],
+  "rebind.example": ["10.0.0.7"],
+};
 const strict = { allowPrivate: false, resolve: async (host: string) => NAMES[host] ?? [] };
 
 describe("automation pages: every request through the outbound guard ( item 9)", () => {
@@ -33,8 +36,13 @@ describe("automation pages: every request through the outbound guard ( item 9)",
 
   it("asks the resolver once per host for a page's many requests", async () => {
     let lookups = 0;
-    const decide = requestGuard({ allowPrivate: false, resolve: async (h) => (lookups++, NAMES[h] ?? []) });
-    await Promise.all(Array.from({ length: 20 }, (_, i) => decide(`https://public.example/img/${i}.png`)));
+    const decide = requestGuard({
+      allowPrivate: false,
+      resolve: async (h) => (lookups++, NAMES[h] ?? []),
+    });
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => decide(`https://public.example/img/${i}.png`)),
+    );
     expect(lookups).toBe(1);
   });
 
@@ -45,14 +53,18 @@ describe("automation pages: every request through the outbound guard ( item 9)",
       await guardPageRequests(page, strict);
       const failed: { url: string; reason: string }[] = [];
       const done: string[] = [];
-      page.on("requestfailed", (r) => failed.push({ url: r.url(), reason: r.failure()?.errorText ?? "" }));
+      page.on("requestfailed", (r) =>
+        failed.push({ url: r.url(), reason: r.failure()?.errorText ?? "" }),
+      );
       page.on("requestfinished", (r) => done.push(r.url().slice(0, 10)));
       const pixel = "data:image/gif;base64,R0lGODlhAQABAAAAACw=";
       const html = `<img src="${site()}/login"><iframe src="http://169.254.169.254/latest/meta-data/"></iframe><img src="${pixel}">`;
       await page.goto(`data:text/html,${encodeURIComponent(html)}`, { waitUntil: "load" });
       await new Promise((r) => setTimeout(r, 300));
       const blocked = failed.filter((f) => /BLOCKED_BY_CLIENT/.test(f.reason)).map((f) => f.url);
-      expect(blocked).toEqual(expect.arrayContaining([`${site()}/login`, "http://169.254.169.254/latest/meta-data/"]));
+      expect(blocked).toEqual(
+        expect.arrayContaining([`${site()}/login`, "http://169.254.169.254/latest/meta-data/"]),
+      );
       expect(done).toContain("data:image");
     } finally {
       await browser.close();

@@ -14,7 +14,9 @@ describe("the shared tab's password guard, in Chromium", () => {
       await page.type("#pw", "typed-secret");
       await page.click("#show");
       await new Promise((r) => setTimeout(r, 100));
-      expect(await page.$eval("#pw", (el) => (el as unknown as { type: string }).type)).toBe("password");
+      expect(await page.$eval("#pw", (el) => (el as unknown as { type: string }).type)).toBe(
+        "password",
+      );
       const copyCancelled = await page.evaluate(`(() => {
         const pw = document.getElementById("pw");
         pw.focus();
@@ -36,7 +38,12 @@ describe("the shared tab's password guard, in Chromium", () => {
       expect(late).toBe("password");
 
       await page.evaluate(watermarkScript(true, "Shared by owner@example.test"));
-      expect(await page.$eval("#__vault_session_watermark", (el) => (el as unknown as { textContent: string }).textContent)).toContain("Shared by owner@example.test");
+      expect(
+        await page.$eval(
+          "#__vault_session_watermark",
+          (el) => (el as unknown as { textContent: string }).textContent,
+        ),
+      ).toContain("Shared by owner@example.test");
       await page.evaluate(watermarkScript(false, "x"));
       expect(await page.$("#__vault_session_watermark")).toBeNull();
     } finally {

@@ -8,7 +8,9 @@ import { createSessionShare, openLive, registerDevice, ticket } from "../support
 
 const later = () => new Date(Date.now() + 60 * 60_000).toISOString();
 const sha256 = async (s: string) =>
-  [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s)))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s)))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
 
 describe("session shares: owner-only rules and the viewer's gate", () => {
   it("another user gets 404 on GET, status stream, PATCH, DELETE and the owner ticket; nothing changes", async () => {
@@ -19,10 +21,16 @@ describe("session shares: owner-only rules and the viewer's gate", () => {
     const p = `/api/session-shares/${created.id}`;
     await expectErrorBody(await other.call("GET", p), 404, "NOT_FOUND");
     await expectErrorBody(await other.call("GET", `${p}/status`), 404, "NOT_FOUND");
-    await expectErrorBody(await other.call("PATCH", p, { body: { action: "revoke" } }), 404, "NOT_FOUND");
+    await expectErrorBody(
+      await other.call("PATCH", p, { body: { action: "revoke" } }),
+      404,
+      "NOT_FOUND",
+    );
     await expectErrorBody(await other.call("DELETE", p), 404, "NOT_FOUND");
     await expectErrorBody(await ticket(other, `${p}/ticket`, fp), 404, "NOT_FOUND");
-    const row = await env.DB.prepare("SELECT status FROM session_shares WHERE id = ?").bind(created.id).first();
+    const row = await env.DB.prepare("SELECT status FROM session_shares WHERE id = ?")
+      .bind(created.id)
+      .first();
     expect(row?.status).toBe("scheduled");
     await owner.call("DELETE", p);
   });
@@ -30,13 +38,19 @@ describe("session shares: owner-only rules and the viewer's gate", () => {
   it("the token is returned once and stored only as its SHA-256; the credentials only sealed", async () => {
     const owner = await TestUser.create();
     const { created, creds } = await createSessionShare(owner, { scheduledStart: later() });
-    const row = await env.DB.prepare("SELECT * FROM session_shares WHERE id = ?").bind(created.id).first<Record<string, unknown>>();
+    const row = await env.DB.prepare("SELECT * FROM session_shares WHERE id = ?")
+      .bind(created.id)
+      .first<Record<string, unknown>>();
     expect(row?.token_hash).toBe(await sha256(created.shareToken));
     const stored = JSON.stringify(row);
     expect(stored).not.toContain(created.shareToken);
     expect(stored).not.toContain(creds.password);
     expect(stored).not.toContain(creds.username);
-    expect(JSON.parse(row!.sealed_credentials as string)).toMatchObject({ kid: expect.any(String), iv: expect.any(String), ct: expect.any(String) });
+    expect(JSON.parse(row!.sealed_credentials as string)).toMatchObject({
+      kid: expect.any(String),
+      iv: expect.any(String),
+      ct: expect.any(String),
+    });
     const get = await owner.call("GET", `/api/session-shares/${created.id}`);
     const text = await get.text();
     expect(text).not.toContain(created.shareToken);
@@ -52,8 +66,16 @@ describe("session shares: owner-only rules and the viewer's gate", () => {
     await expectErrorBody(await viewer.call("POST", path), 403, "FORBIDDEN");
     await expectErrorBody(await ticket(viewer, path, "f".repeat(64)), 403, "FORBIDDEN");
     const fp = await registerDevice(viewer);
-    await expectErrorBody(await ticket(viewer, `/api/session-shares/view/${"x".repeat(43)}/ticket`, fp), 404, "NOT_FOUND");
-    await expectErrorBody(await viewer.call("POST", path, { headers: { "x-device-fingerprint": fp }, csrf: false }), 403, "FORBIDDEN");
+    await expectErrorBody(
+      await ticket(viewer, `/api/session-shares/view/${"x".repeat(43)}/ticket`, fp),
+      404,
+      "NOT_FOUND",
+    );
+    await expectErrorBody(
+      await viewer.call("POST", path, { headers: { "x-device-fingerprint": fp }, csrf: false }),
+      403,
+      "FORBIDDEN",
+    );
     expect((await ticket(viewer, path, fp)).status).toBe(200);
     await owner.call("DELETE", `/api/session-shares/${created.id}`);
     await expectErrorBody(await ticket(viewer, path, fp), 410, "GONE");
@@ -64,13 +86,20 @@ describe("session shares: owner-only rules and the viewer's gate", () => {
     const viewer = await TestUser.create();
     const fp = await registerDevice(viewer);
     const { created } = await createSessionShare(owner, { scheduledStart: later(), maxViewers: 2 });
-    const t = (await (await ticket(viewer, `/api/session-shares/view/${created.shareToken}/ticket`, fp)).json()) as { wsUrl: string };
+    const t = (await (
+      await ticket(viewer, `/api/session-shares/view/${created.shareToken}/ticket`, fp)
+    ).json()) as { wsUrl: string };
     const live = await openLive(t.wsUrl);
     const status = await live.waitFor((m) => m.type === "status");
     expect(status.status).toBe("scheduled");
-    const again = await SELF.fetch(`https://vault.test${t.wsUrl}`, { headers: { upgrade: "websocket" } });
+    const again = await SELF.fetch(`https://vault.test${t.wsUrl}`, {
+      headers: { upgrade: "websocket" },
+    });
     await expectErrorBody(again, 401, "UNAUTHORIZED");
-    const bad = await SELF.fetch(`https://vault.test/api/session-shares/${created.id}/live?ticket=${"a".repeat(32)}`, { headers: { upgrade: "websocket" } });
+    const bad = await SELF.fetch(
+      `https://vault.test/api/session-shares/${created.id}/live?ticket=${"a".repeat(32)}`,
+      { headers: { upgrade: "websocket" } },
+    );
     await expectErrorBody(bad, 401, "UNAUTHORIZED");
     await owner.call("DELETE", `/api/session-shares/${created.id}`);
     expect((await live.closed).code).toBe(4000);
@@ -89,10 +118,14 @@ describe("session shares: owner-only rules and the viewer's gate", () => {
     const tb = (await (await ticket(b, path, fb)).json()) as { wsUrl: string };
     const first = await openLive(ta.wsUrl);
     await first.waitFor((m) => m.type === "status" && m.viewers === 1);
-    const second = await SELF.fetch(`https://vault.test${tb.wsUrl}`, { headers: { upgrade: "websocket" } });
+    const second = await SELF.fetch(`https://vault.test${tb.wsUrl}`, {
+      headers: { upgrade: "websocket" },
+    });
     await expectErrorBody(second, 409, "CONFLICT");
     await expectErrorBody(await ticket(b, path, fb), 409, "CONFLICT");
-    const row = await env.DB.prepare("SELECT current_viewers FROM session_shares WHERE id = ?").bind(created.id).first();
+    const row = await env.DB.prepare("SELECT current_viewers FROM session_shares WHERE id = ?")
+      .bind(created.id)
+      .first();
     expect(row?.current_viewers).toBe(1);
     // The owner's own preview does not take a viewer seat.
     const fo = await registerDevice(owner);
@@ -103,11 +136,16 @@ describe("session shares: owner-only rules and the viewer's gate", () => {
 
   it("create needs step-up (300 s) and CSRF", async () => {
     const stale = await TestUser.create({ authAge: 301 });
-    const res = await stale.call("POST", "/api/session-shares", { body: { accountId: "x", decryptedUsername: "u", decryptedPassword: "p" } });
+    const res = await stale.call("POST", "/api/session-shares", {
+      body: { accountId: "x", decryptedUsername: "u", decryptedPassword: "p" },
+    });
     await expectErrorBody(res, 401, "STEP_UP_REQUIRED");
     const fresh = await TestUser.create();
     await expectErrorBody(
-      await fresh.call("POST", "/api/session-shares", { body: { accountId: "x", decryptedUsername: "u", decryptedPassword: "p" }, csrf: false }),
+      await fresh.call("POST", "/api/session-shares", {
+        body: { accountId: "x", decryptedUsername: "u", decryptedPassword: "p" },
+        csrf: false,
+      }),
       403,
       "FORBIDDEN",
     );
@@ -130,14 +168,34 @@ describe("session shares: owner-only rules and the viewer's gate", () => {
   });
 
   it("login URLs pass the outbound guard: private literals and names resolving to private addresses are refused", async () => {
-    const resolve = async (host: string) => (host === "intranet.example" ? ["10.0.0.7"] : host === "split.example" ? ["93.184.216.34", "127.0.0.1"] : ["93.184.216.34"]);
+    const resolve = async (host: string) =>
+      host === "intranet.example"
+        ? ["10.0.0.7"]
+        : host === "split.example"
+          ? ["93.184.216.34", "127.0.0.1"]
+          : ["93.184.216.34"];
     const guard = { allowPrivate: false, resolve };
-    for (const url of ["http://localhost/", "http://2130706433/", "http://0x7f000001/", "http://169.254.169.254/latest", "http://[::ffff:127.0.0.1]/", "https://intranet.example/login", "https://split.example/"]) {
-      const err = await loginUrlOf(url, null, guard).then(() => null, (e: unknown) => e);
+    for (const url of [
+      "http://localhost/",
+      "http://2130706433/",
+      "http://0x7f000001/",
+      "http://169.254.169.254/latest",
+      "http://[::ffff:127.0.0.1]/",
+      "https://intranet.example/login",
+      "https://split.example/",
+    ]) {
+      const err = await loginUrlOf(url, null, guard).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err, url).toBeInstanceOf(AppError);
       expect((err as AppError).code, url).toBe("VALIDATION_ERROR");
     }
-    await expect(loginUrlOf(null, "public.example", guard)).resolves.toBe("https://public.example/");
-    await expect(loginUrlOf("https://intranet.example/login", null, { allowPrivate: true })).resolves.toBe("https://intranet.example/login");
+    await expect(loginUrlOf(null, "public.example", guard)).resolves.toBe(
+      "https://public.example/",
+    );
+    await expect(
+      loginUrlOf("https://intranet.example/login", null, { allowPrivate: true }),
+    ).resolves.toBe("https://intranet.example/login");
   });
 });

@@ -3,7 +3,14 @@ import { TestUser } from "../support/auth";
 import { sharedPair } from "../support/sharing";
 
 const publicJwk = async () => {
-  const jwk = (await crypto.subtle.exportKey("jwk", ((await crypto.subtle.generateKey({ name: "ECDH", namedCurve: "P-256" }, true, ["deriveBits"])) as CryptoKeyPair).publicKey)) as JsonWebKey;
+  const jwk = (await crypto.subtle.exportKey(
+    "jwk",
+    (
+      (await crypto.subtle.generateKey({ name: "ECDH", namedCurve: "P-256" }, true, [
+        "deriveBits",
+      ])) as CryptoKeyPair
+    ).publicKey,
+  )) as JsonWebKey;
   return { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y };
 };
 
@@ -14,26 +21,44 @@ describe("sharing for the web app", () => {
     const user = await TestUser.create();
     const other = await TestUser.create();
     const publicKey = await publicJwk();
-    const put = await user.call("PUT", "/api/sharing/public-key", { body: { publicKey, wrappedPrivateKey: "AAAAAAAAAAAAAAAAAAAAAAAAAAAA" } });
+    const put = await user.call("PUT", "/api/sharing/public-key", {
+      body: { publicKey, wrappedPrivateKey: "AAAAAAAAAAAAAAAAAAAAAAAAAAAA" },
+    });
     expect(put.status).toBe(200);
-    expect(((await (await user.call("GET", "/api/sharing/public-key")).json()) as { wrappedPrivateKey: string }).wrappedPrivateKey).toBe("AAAAAAAAAAAAAAAAAAAAAAAAAAAA");
-    const looked = (await (await other.call("GET", `/api/sharing/public-key?email=${encodeURIComponent(user.email)}`)).json()) as Record<string, unknown>;
+    expect(
+      (
+        (await (await user.call("GET", "/api/sharing/public-key")).json()) as {
+          wrappedPrivateKey: string;
+        }
+      ).wrappedPrivateKey,
+    ).toBe("AAAAAAAAAAAAAAAAAAAAAAAAAAAA");
+    const looked = (await (
+      await other.call("GET", `/api/sharing/public-key?email=${encodeURIComponent(user.email)}`)
+    ).json()) as Record<string, unknown>;
     expect(looked.publicKey).toEqual(publicKey);
     expect(looked).not.toHaveProperty("wrappedPrivateKey");
   });
 
   it("refuses a wrapped private key that is not base64, changing nothing", async () => {
     const user = await TestUser.create();
-    const res = await user.call("PUT", "/api/sharing/public-key", { body: { publicKey: await publicJwk(), wrappedPrivateKey: "not base64 at all!" } });
+    const res = await user.call("PUT", "/api/sharing/public-key", {
+      body: { publicKey: await publicJwk(), wrappedPrivateKey: "not base64 at all!" },
+    });
     expect(res.status).toBe(400);
     expect((await user.call("GET", "/api/sharing/public-key")).status).toBe(404);
   });
 
   it("shows the owner the view log, newest first; the recipient and strangers get 404", async () => {
     const { owner, recipient, share } = await sharedPair();
-    expect((await recipient.call("PATCH", `/api/sharing/${share.id}`, { body: { status: "active" } })).status).toBe(200);
+    expect(
+      (await recipient.call("PATCH", `/api/sharing/${share.id}`, { body: { status: "active" } }))
+        .status,
+    ).toBe(200);
     for (const action of ["password_viewed", "password_copied"]) {
-      expect((await recipient.call("POST", `/api/sharing/${share.id}/view`, { body: { action } })).status).toBe(201);
+      expect(
+        (await recipient.call("POST", `/api/sharing/${share.id}/view`, { body: { action } }))
+          .status,
+      ).toBe(201);
     }
     const log = await owner.call("GET", `/api/sharing/${share.id}/views`);
     expect(log.status).toBe(200);
@@ -41,6 +66,8 @@ describe("sharing for the web app", () => {
     expect(views.map((v) => v.action).sort()).toEqual(["password_copied", "password_viewed"]);
     expect(views[0]!.logged_at >= views[1]!.logged_at).toBe(true);
     expect((await recipient.call("GET", `/api/sharing/${share.id}/views`)).status).toBe(404);
-    expect((await (await TestUser.create()).call("GET", `/api/sharing/${share.id}/views`)).status).toBe(404);
+    expect(
+      (await (await TestUser.create()).call("GET", `/api/sharing/${share.id}/views`)).status,
+    ).toBe(404);
   });
 });

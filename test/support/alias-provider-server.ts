@@ -6,8 +6,20 @@ import { randomBytes, randomInt } from "node:crypto";
  * `Authentication` header) and addy.io's under /b (Bearer token). Accounts are made through
  * /__control so each test gets its own key; an account in mode "down" answers 500 to everything.
  */
-type Alias = { id: number; uuid: string; email: string; enabled: boolean; note: string | null; hostname: string | null };
-type Account = { key: string; mode: "ok" | "down"; aliases: Alias[]; calls: { method: string; path: string }[] };
+type Alias = {
+  id: number;
+  uuid: string;
+  email: string;
+  enabled: boolean;
+  note: string | null;
+  hostname: string | null;
+};
+type Account = {
+  key: string;
+  mode: "ok" | "down";
+  aliases: Alias[];
+  calls: { method: string; path: string }[];
+};
 
 const accounts = new Map<string, Account>();
 let nextId = 1000;
@@ -25,11 +37,23 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
 }
 
 function slView(a: Alias) {
-  return { id: a.id, email: a.email, enabled: a.enabled, note: a.note, creation_timestamp: Math.floor(Date.now() / 1000) };
+  return {
+    id: a.id,
+    email: a.email,
+    enabled: a.enabled,
+    note: a.note,
+    creation_timestamp: Math.floor(Date.now() / 1000),
+  };
 }
 
 function addyView(a: Alias) {
-  return { id: a.uuid, email: a.email, active: a.enabled, description: a.note, domain: a.email.split("@")[1] };
+  return {
+    id: a.uuid,
+    email: a.email,
+    active: a.enabled,
+    description: a.note,
+    domain: a.email.split("@")[1],
+  };
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse) {
@@ -45,16 +69,22 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   if (control) {
     const account = accounts.get(decodeURIComponent(control[1]));
     if (!account) return send(res, 404, { error: "no such account" });
-    if (req.method === "PATCH") account.mode = (await readJson(req)).mode === "down" ? "down" : "ok";
+    if (req.method === "PATCH")
+      account.mode = (await readJson(req)).mode === "down" ? "down" : "ok";
     return send(res, 200, { aliases: account.aliases, calls: account.calls });
   }
 
   const isA = path.startsWith("/a/");
   const isB = path.startsWith("/b/");
   if (!isA && !isB) return send(res, 404, { error: "not found" });
-  const key = isA ? req.headers["authentication"] : /^Bearer (.+)$/.exec(req.headers["authorization"] ?? "")?.[1];
+  const key = isA
+    ? req.headers["authentication"]
+    : /^Bearer (.+)$/.exec(req.headers["authorization"] ?? "")?.[1];
   const account = typeof key === "string" ? accounts.get(key) : undefined;
-  if (!account) return isA ? send(res, 401, { error: "Wrong api key" }) : send(res, 401, { message: "Unauthenticated." });
+  if (!account)
+    return isA
+      ? send(res, 401, { error: "Wrong api key" })
+      : send(res, 401, { message: "Unauthenticated." });
   account.calls.push({ method: req.method ?? "", path: path + url.search });
   if (account.mode === "down") return send(res, 500, { error: "internal error" });
 
@@ -85,7 +115,8 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
 
   if (path === "/b/api/v1/aliases" && req.method === "POST") {
     const body = await readJson(req);
-    if (typeof body.domain !== "string") return send(res, 422, { message: "The domain field is required." });
+    if (typeof body.domain !== "string")
+      return send(res, 422, { message: "The domain field is required." });
     const alias: Alias = {
       id: nextId++,
       uuid: crypto.randomUUID(),

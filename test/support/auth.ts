@@ -29,7 +29,12 @@ export async function signToken(opts: TokenOptions = {}): Promise<string> {
   const alg = opts.alg ?? "ES256";
   const jwk = alg === "ES256" ? keys.es : keys.rs;
   const key = opts.foreignKey
-    ? ((await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"])) as CryptoKeyPair).privateKey
+    ? (
+        (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
+          "sign",
+          "verify",
+        ])) as CryptoKeyPair
+      ).privateKey
     : await importJWK(jwk, alg);
   const now = Math.floor(Date.now() / 1000);
   const claims: Record<string, unknown> = { roles: opts.admin ? ["admin"] : [] };
@@ -48,7 +53,12 @@ export async function signToken(opts: TokenOptions = {}): Promise<string> {
   return jwt.sign(key);
 }
 
-export type CallOptions = { body?: unknown; rawBody?: string; headers?: Record<string, string>; csrf?: boolean | string };
+export type CallOptions = {
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+  csrf?: boolean | string;
+};
 
 export class TestUser {
   readonly id: string;
@@ -74,14 +84,20 @@ export class TestUser {
 
   /** The same person with another token: a refresh of this sign-in or a new sign-in, as `opts` say. */
   async withToken(opts: TokenOptions = {}): Promise<TestUser> {
-    const other = new TestUser(await signToken({ ...opts, sub: this.id, email: this.email }), this.id, this.email);
+    const other = new TestUser(
+      await signToken({ ...opts, sub: this.id, email: this.email }),
+      this.id,
+      this.email,
+    );
     Object.assign(other.defaultHeaders, this.defaultHeaders);
     return other;
   }
 
   async csrf(): Promise<string> {
     if (!this.csrfToken) {
-      const res = await SELF.fetch("https://vault.test/api/auth/csrf-token", { headers: { authorization: `Bearer ${this.token}` } });
+      const res = await SELF.fetch("https://vault.test/api/auth/csrf-token", {
+        headers: { authorization: `Bearer ${this.token}` },
+      });
       this.csrfToken = ((await res.json()) as { csrfToken: string }).csrfToken;
     }
     return this.csrfToken;
@@ -89,7 +105,11 @@ export class TestUser {
 
   /** Calls the worker as this user; mutating calls carry a CSRF token unless told not to. */
   async call(method: string, path: string, opts: CallOptions = {}): Promise<Response> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, ...this.defaultHeaders, ...opts.headers };
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.token}`,
+      ...this.defaultHeaders,
+      ...opts.headers,
+    };
     if (method !== "GET" && opts.csrf !== false) {
       headers["x-csrf-token"] = typeof opts.csrf === "string" ? opts.csrf : await this.csrf();
     }
@@ -105,8 +125,19 @@ export class TestUser {
 
 export async function expectErrorBody(res: Response, status: number, code: string) {
   const body = (await res.json()) as { error: unknown; code: unknown; status: unknown };
-  if (res.status !== status || body.code !== code || body.status !== status || typeof body.error !== "string") {
+  if (
+    res.status !== status ||
+    body.code !== code ||
+    body.status !== status ||
+    typeof body.error !== "string"
+  ) {
     throw new Error(`expected ${status} ${code}, got ${res.status} ${JSON.stringify(body)}`);
   }
-  return body as { error: string; code: string; status: number; details?: { field: string; message: string }[]; [k: string]: unknown };
+  return body as {
+    error: string;
+    code: string;
+    status: number;
+    details?: { field: string; message: string }[];
+    [k: string]: unknown;
+  };
 }

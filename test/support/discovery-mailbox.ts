@@ -27,13 +27,17 @@ const read = (req: IncomingMessage) =>
 export default async function setup(project: TestProject) {
   // Dovecot re-reads its passwd-file at most once a second, so a user added mid-run may not log in
   // yet: every mailbox user exists from the start and a test takes the next free one.
-  const pool = Array.from({ length: POOL }, () => ({ user: `box-${randomBytes(6).toString("hex")}@example.test`, password: randomBytes(12).toString("base64url") }));
+  const pool = Array.from({ length: POOL }, () => ({
+    user: `box-${randomBytes(6).toString("hex")}@example.test`,
+    password: randomBytes(12).toString("base64url"),
+  }));
   const dovecot = await startDovecot({ prefix: "discovery-imap-", users: pool });
   const proxy = await startRecordingProxy(dovecot.port);
   const users = new Set<string>();
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
-    const json = (status: number, body: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+    const json = (status: number, body: unknown) =>
+      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
     try {
       const body = await read(req);
       const m = /^\/mailboxes\/([^/]+)(\/commands)?$/.exec(url.pathname);
@@ -66,7 +70,11 @@ export default async function setup(project: TestProject) {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as { port: number };
-  project.provide("discoveryImap", { port: proxy.port, directPort: dovecot.port, control: `http://127.0.0.1:${port}` });
+  project.provide("discoveryImap", {
+    port: proxy.port,
+    directPort: dovecot.port,
+    control: `http://127.0.0.1:${port}`,
+  });
   return async () => {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));

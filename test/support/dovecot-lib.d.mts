@@ -1,4 +1,10 @@
-export type MailSpec = { from: string; to?: string; subject: string; date?: Date | string | number; body?: string };
+export type MailSpec = {
+  from: string;
+  to?: string;
+  subject: string;
+  date?: Date | string | number;
+  body?: string;
+};
 export type Dovecot = {
   port: number;
   dir: string;
@@ -9,7 +15,13 @@ export type Dovecot = {
   stop(): Promise<void>;
 };
 export function freePort(): Promise<number>;
-export function startDovecot(opts?: { users?: { user: string; password: string; messages?: (MailSpec | string)[] }[]; prefix?: string; port?: number }): Promise<Dovecot>;
+export function startDovecot(opts?: {
+  users?: { user: string; password: string; messages?: (MailSpec | string)[] }[];
+  prefix?: string;
+  port?: number;
+}): Promise<Dovecot>;
 export function rfc822(m: MailSpec): string;
 export function writeMaildir(maildir: string, messages: (MailSpec | string)[]): void;
-export function startRecordingProxy(targetPort: number): Promise<{ port: number; commandsFor(user: string): string[]; close(): Promise<void> }>;
+export function startRecordingProxy(
+  targetPort: number,
+): Promise<{ port: number; commandsFor(user: string): string[]; close(): Promise<void> }>;

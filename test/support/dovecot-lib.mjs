@@ -2,7 +2,17 @@
 // bench scripts can use it too. Mailboxes are written as Maildir files directly (fast: no SMTP).
 import { execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { appendFileSync, chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -108,7 +118,8 @@ first_valid_uid = 0
     /** Replaces a mailbox's messages (Dovecot notices the Maildir change on the next session). */
     replaceMessages(user, messages) {
       const maildir = maildirOf(user);
-      for (const sub of ["new", "cur"]) rmSync(join(maildir, sub), { recursive: true, force: true });
+      for (const sub of ["new", "cur"])
+        rmSync(join(maildir, sub), { recursive: true, force: true });
       for (const sub of ["new", "cur"]) mkdirSync(join(maildir, sub), { recursive: true });
       writeMaildir(maildir, messages);
       execFileSync("chown", ["-R", `${uid}:${gid}`, maildir]);
@@ -141,8 +152,25 @@ first_valid_uid = 0
 let seq = 0;
 
 /** An RFC 5322 message; `body` defaults to a marker the no-body proof looks for. */
-export function rfc822({ from, to = "owner@example.test", subject, date = new Date(), body = "BODY-MARKER do not read" }) {
-  return [`From: ${from}`, `To: ${to}`, `Subject: ${subject}`, `Date: ${new Date(date).toUTCString()}`, `Message-ID: <${randomBytes(8).toString("hex")}@test>`, "MIME-Version: 1.0", "Content-Type: text/plain; charset=utf-8", "", body, ""].join("\r\n");
+export function rfc822({
+  from,
+  to = "owner@example.test",
+  subject,
+  date = new Date(),
+  body = "BODY-MARKER do not read",
+}) {
+  return [
+    `From: ${from}`,
+    `To: ${to}`,
+    `Subject: ${subject}`,
+    `Date: ${new Date(date).toUTCString()}`,
+    `Message-ID: <${randomBytes(8).toString("hex")}@test>`,
+    "MIME-Version: 1.0",
+    "Content-Type: text/plain; charset=utf-8",
+    "",
+    body,
+    "",
+  ].join("\r\n");
 }
 
 /** Writes messages into cur/ unseen (`:2,` with no flags), in order so UIDs follow the array. */

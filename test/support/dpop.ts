@@ -1,5 +1,15 @@
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from "jose";
+import { env } from "cloudflare:test";
+import {
+  calculateJwkThumbprint,
+  exportJWK,
+  generateKeyPair,
+  SignJWT,
+  type CryptoKey,
+  type JWK,
+} from "jose";
 import { expect } from "vitest";
+import { dbFor } from "../../src/db/client";
+import { devices } from "../../src/db/schema";
 import type { TestUser } from "./auth";
 
 export type DeviceKey = { privateKey: CryptoKey; jwk: JWK };
@@ -19,10 +29,60 @@ export async function nonce(user: TestUser): Promise<string> {
 }
 
 export const sha256b64u = async (s: string) =>
-  btoa(String.fromCharCode(...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s))))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  btoa(
+    String.fromCharCode(
+      ...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s))),
+    ),
+  )
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 
 /** RFC 9449 section 4.2 proof for one request, bound to the user's bearer token unless `over` says otherwise. */
-export async function proof(key: DeviceKey, user: TestUser, method: string, url: string, over: Record<string, unknown> = {}): Promise<string> {
-  const claims = { htm: method, htu: url, jti: crypto.randomUUID(), nonce: await nonce(user), ath: await sha256b64u(user.token), ...over };
-  return new SignJWT(claims).setProtectedHeader({ alg: "ES256", typ: "dpop+jwt", jwk: key.jwk }).setIssuedAt().sign(key.privateKey);
+export async function proof(
+  key: DeviceKey,
+  user: TestUser,
+  method: string,
+  url: string,
+  over: Record<string, unknown> = {},
+): Promise<string> {
+  const claims = {
+    htm: method,
+    htu: url,
+    jti: crypto.randomUUID(),
+    nonce: await nonce(user),
+    ath: await sha256b64u(user.token),
+    ...over,
+  };
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: "ES256", typ: "dpop+jwt", jwk: key.jwk })
+    .setIssuedAt()
+    .sign(key.privateKey);
+}
+
+/**
+ * A trusted device of the user's bound to a fresh DPoP key, as a registration and a later "trust"
+ * leave it: it counts as trusted only on a request carrying a new proof by that key.
+ */
+export async function trustedKeyedDevice(
+  userId: string,
+): Promise<{ key: DeviceKey; fingerprint: string }> {
+  const key = await deviceKey();
+  const fingerprint = `fp-${crypto.randomUUID()}`;
+  const now = new Date().toISOString();
+  await dbFor(env, userId)
+    .insert(devices)
+    .values({
+      id: crypto.randomUUID(),
+      userId,
+      deviceFingerprint: fingerprint,
+      deviceName: "Laptop",
+      deviceType: "desktop",
+      trustLevel: "trusted",
+      lastActiveAt: now,
+      trustedAt: now,
+      createdAt: now,
+      dpopJkt: await calculateJwkThumbprint(key.jwk),
+    });
+  return { key, fingerprint };
 }

@@ -18,7 +18,13 @@ export type Contact = {
 };
 
 export function inviteBody(email: string, over: Record<string, unknown> = {}) {
-  return { email, wait_hours: 48, wrapped_access_key: wrappedKey(), invite_salt: crypto.randomUUID(), ...over };
+  return {
+    email,
+    wait_hours: 48,
+    wrapped_access_key: wrappedKey(),
+    invite_salt: crypto.randomUUID(),
+    ...over,
+  };
 }
 
 /** The token from the last invitation mailed to `email`, read from the outbox. */
@@ -29,23 +35,39 @@ export async function inviteTokenFor(email: string): Promise<string> {
   return m[1];
 }
 
-export async function invite(owner: TestUser, contact: TestUser, over: Record<string, unknown> = {}) {
+export async function invite(
+  owner: TestUser,
+  contact: TestUser,
+  over: Record<string, unknown> = {},
+) {
   const body = inviteBody(contact.email, over);
   const res = await owner.call("POST", "/api/vault/emergency", { body });
   expect(res.status).toBe(201);
   return { contact: ((await res.json()) as { contact: Contact }).contact, body };
 }
 
-export async function accepted(owner: TestUser, contact: TestUser, over: Record<string, unknown> = {}) {
+export async function accepted(
+  owner: TestUser,
+  contact: TestUser,
+  over: Record<string, unknown> = {},
+) {
   const made = await invite(owner, contact, over);
-  const res = await contact.call("POST", "/api/vault/emergency/accept", { body: { token: await inviteTokenFor(contact.email) } });
+  const res = await contact.call("POST", "/api/vault/emergency/accept", {
+    body: { token: await inviteTokenFor(contact.email) },
+  });
   expect(res.status).toBe(200);
   return made;
 }
 
-export async function requested(owner: TestUser, contact: TestUser, over: Record<string, unknown> = {}) {
+export async function requested(
+  owner: TestUser,
+  contact: TestUser,
+  over: Record<string, unknown> = {},
+) {
   const made = await accepted(owner, contact, over);
-  const res = await contact.call("POST", "/api/vault/emergency/request", { body: { contact_id: made.contact.id } });
+  const res = await contact.call("POST", "/api/vault/emergency/request", {
+    body: { contact_id: made.contact.id },
+  });
   expect(res.status).toBe(200);
   return { ...made, contact: ((await res.json()) as { contact: Contact }).contact };
 }

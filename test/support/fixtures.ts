@@ -1,6 +1,9 @@
 import type { TestUser } from "./auth";
 
-const hex = (n = 64) => [...crypto.getRandomValues(new Uint8Array(n / 2))].map((b) => b.toString(16).padStart(2, "0")).join("");
+const hex = (n = 64) =>
+  [...crypto.getRandomValues(new Uint8Array(n / 2))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
 const b64 = (n = 48) => btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(n))));
 
 export function entryBody(over: Record<string, unknown> = {}) {
@@ -19,7 +22,10 @@ export function entryBody(over: Record<string, unknown> = {}) {
   };
 }
 
-export async function createEntry(user: TestUser, over: Record<string, unknown> = {}): Promise<{ id: string; body: ReturnType<typeof entryBody> }> {
+export async function createEntry(
+  user: TestUser,
+  over: Record<string, unknown> = {},
+): Promise<{ id: string; body: ReturnType<typeof entryBody> }> {
   const body = entryBody(over);
   const res = await user.call("POST", "/api/passwords", { body });
   if (res.status !== 201) throw new Error(`create failed: ${res.status} ${await res.text()}`);

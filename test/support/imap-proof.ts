@@ -16,7 +16,11 @@ export async function latestCheckMail(address: string) {
 
 export type Deliver = (to: string, subject: string, text: string) => Promise<void>;
 
-export async function proveMailbox(user: TestUser, address: string, deliver: Deliver): Promise<void> {
+export async function proveMailbox(
+  user: TestUser,
+  address: string,
+  deliver: Deliver,
+): Promise<void> {
   const mail = await latestCheckMail(address);
   await deliver(address, mail.subject, mail.textBody);
   const res = await user.call("POST", "/api/integrations/imap/verify", { body: {} });
@@ -27,7 +31,11 @@ export async function proveMailbox(user: TestUser, address: string, deliver: Del
 export const resetSiteDelivery =
   (site: string): Deliver =>
   async (to, subject, text) => {
-    const res = await fetch(`${site}/__test/deliver`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ to, subject, text }) });
+    const res = await fetch(`${site}/__test/deliver`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ to, subject, text }),
+    });
     if (res.status !== 201) throw new Error(`delivery failed: ${res.status}`);
   };
 
@@ -35,6 +43,9 @@ export const resetSiteDelivery =
 export const discoveryDelivery =
   (control: string): Deliver =>
   async (to, subject, text) => {
-    const res = await fetch(`${control}/mailboxes/${encodeURIComponent(to)}`, { method: "POST", body: JSON.stringify({ messages: [{ from: "vault@example.test", to, subject, body: text }] }) });
+    const res = await fetch(`${control}/mailboxes/${encodeURIComponent(to)}`, {
+      method: "POST",
+      body: JSON.stringify({ messages: [{ from: "vault@example.test", to, subject, body: text }] }),
+    });
     if (res.status !== 201) throw new Error(`delivery failed: ${res.status}`);
   };

@@ -7,7 +7,9 @@ export const LIVE_URL = "https://vault.test/api/sync/live";
 
 /** A WebSocket handshake to the live route with the given headers. */
 export function handshake(headers: Record<string, string>) {
-  return SELF.fetch(LIVE_URL, { headers: { upgrade: "websocket", "sec-websocket-protocol": "vault-live", ...headers } });
+  return SELF.fetch(LIVE_URL, {
+    headers: { upgrade: "websocket", "sec-websocket-protocol": "vault-live", ...headers },
+  });
 }
 
 /** An open live connection and the messages it has received, in order. */

@@ -27,7 +27,9 @@ export async function startLoginSite(): Promise<{ url: string; close(): Promise<
     const sid = /(?:^|;\s*)sid=([^;]+)/.exec(req.headers.cookie ?? "")?.[1];
     return sid ? sessions.get(sid) : undefined;
   };
-  const loginPage = (error = "") => `<!doctype html><html><head><title>Test site login</title></head><body>
+  const loginPage = (
+    error = "",
+  ) => `<!doctype html><html><head><title>Test site login</title></head><body>
 <h1>Sign in</h1>${error ? `<p id="error">${error}</p>` : ""}
 <form method="post" action="/login">
 <label>Username <input name="username" autocomplete="username"></label>
@@ -38,7 +40,9 @@ export async function startLoginSite(): Promise<{ url: string; close(): Promise<
 
   // The same form, but its username field matches none of the default selectors (no type, no
   // autocomplete, a name and id without user/email/login): only a registry selector finds it.
-  const handlePage = (error = "") => `<!doctype html><html><head><title>Handle login</title></head><body>
+  const handlePage = (
+    error = "",
+  ) => `<!doctype html><html><head><title>Handle login</title></head><body>
 <h1>Sign in with your handle</h1>${error ? `<p id="error">${error}</p>` : ""}
 <form method="post" action="/login-handle">
 <label>Handle <input name="handle" id="handle" class="acct"></label>
@@ -58,11 +62,15 @@ export async function startLoginSite(): Promise<{ url: string; close(): Promise<
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
     if (hit(url.pathname)) {
-      res.writeHead(200, { "content-type": "text/html", "access-control-allow-origin": "*" }).end("<p>reached</p>");
+      res
+        .writeHead(200, { "content-type": "text/html", "access-control-allow-origin": "*" })
+        .end("<p>reached</p>");
       return;
     }
     if (url.pathname === "/canary-hits") {
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ hits: canary.get(url.searchParams.get("id") ?? "") ?? 0 }));
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ hits: canary.get(url.searchParams.get("id") ?? "") ?? 0 }));
       return;
     }
     const html = (s: string, status = 200, headers: Record<string, string> = {}) => {
@@ -70,7 +78,10 @@ export async function startLoginSite(): Promise<{ url: string; close(): Promise<
       res.end(s);
     };
     if (req.method === "POST" && url.pathname === "/register") {
-      const { username, password } = JSON.parse(await body(req)) as { username: string; password: string };
+      const { username, password } = JSON.parse(await body(req)) as {
+        username: string;
+        password: string;
+      };
       accounts.set(username, password);
       res.writeHead(204).end();
     } else if (url.pathname === "/stats/handle-posts") {
@@ -78,17 +89,31 @@ export async function startLoginSite(): Promise<{ url: string; close(): Promise<
       res.end(JSON.stringify({ posts: handlePosts }));
     } else if (url.pathname === "/stats") {
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify(stats.get(url.searchParams.get("u") ?? "") ?? { logins: 0, clicks: 0, failed: 0 }));
+      res.end(
+        JSON.stringify(
+          stats.get(url.searchParams.get("u") ?? "") ?? { logins: 0, clicks: 0, failed: 0 },
+        ),
+      );
     } else if (req.method === "GET" && url.pathname === "/login") {
       html(loginPage());
     } else if (req.method === "GET" && url.pathname === "/login-otp") {
-      html(loginPage().replace('<button type="submit">', '<label>Code <input name="otp" autocomplete="one-time-code" inputmode="numeric"></label>\n<button type="submit">'));
+      html(
+        loginPage().replace(
+          '<button type="submit">',
+          '<label>Code <input name="otp" autocomplete="one-time-code" inputmode="numeric"></label>\n<button type="submit">',
+        ),
+      );
     } else if (req.method === "GET" && url.pathname === "/frame") {
       // A page that embeds another (the browser-extension tests: fills into same- and cross-origin frames).
-      html(`<!doctype html><html><head><title>Framed</title></head><body><h1>Framed</h1><iframe id="inner" width="600" height="400" src="${(url.searchParams.get("src") ?? "/login").replace(/[<>"&]/g, "")}"></iframe></body></html>`);
+      html(
+        `<!doctype html><html><head><title>Framed</title></head><body><h1>Framed</h1><iframe id="inner" width="600" height="400" src="${(url.searchParams.get("src") ?? "/login").replace(/[<>"&]/g, "")}"></iframe></body></html>`,
+      );
     } else if (req.method === "GET" && url.pathname === "/login-handle") {
       html(handlePage());
-    } else if (req.method === "POST" && (url.pathname === "/login" || url.pathname === "/login-handle")) {
+    } else if (
+      req.method === "POST" &&
+      (url.pathname === "/login" || url.pathname === "/login-handle")
+    ) {
       if (url.pathname === "/login-handle") handlePosts++;
       const form = new URLSearchParams(await body(req));
       const u = form.get(url.pathname === "/login" ? "username" : "handle") ?? "";
@@ -99,7 +124,12 @@ export async function startLoginSite(): Promise<{ url: string; close(): Promise<
         html("", 302, { location: "/account", "set-cookie": `sid=${sid}; HttpOnly; Path=/` });
       } else {
         statOf(u).failed++;
-        html(url.pathname === "/login" ? loginPage("Wrong username or password") : handlePage("Wrong handle or password"), 401);
+        html(
+          url.pathname === "/login"
+            ? loginPage("Wrong username or password")
+            : handlePage("Wrong handle or password"),
+          401,
+        );
       }
     } else if (url.pathname === "/account") {
       const u = userOf(req);

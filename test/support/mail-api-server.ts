@@ -35,22 +35,29 @@ export default async function setup(project: TestProject) {
       return;
     }
     if (req.method !== "POST" || req.url !== "/emails") return void res.writeHead(404).end();
-    if (req.headers.authorization !== `Bearer ${KEY}`) return void res.writeHead(401).end('{"message":"invalid key"}');
+    if (req.headers.authorization !== `Bearer ${KEY}`)
+      return void res.writeHead(401).end('{"message":"invalid key"}');
     let msg: { from?: string; to?: string[]; subject?: string; text?: string };
     try {
       msg = JSON.parse(body);
     } catch {
       return void res.writeHead(422).end('{"message":"invalid json"}');
     }
-    if (!msg.from || !Array.isArray(msg.to) || !msg.subject || !msg.text) return void res.writeHead(422).end('{"message":"missing field"}');
+    if (!msg.from || !Array.isArray(msg.to) || !msg.subject || !msg.text)
+      return void res.writeHead(422).end('{"message":"missing field"}');
     if (msg.subject.includes("[hang]")) return;
-    if (msg.subject.includes("[fail]")) return void res.writeHead(500).end('{"message":"upstream failure"}');
+    if (msg.subject.includes("[fail]"))
+      return void res.writeHead(500).end('{"message":"upstream failure"}');
     const first = !seen.has(msg.subject);
     seen.add(msg.subject);
-    if (first && msg.subject.includes("[flaky]")) return void res.writeHead(500).end('{"message":"upstream failure"}');
-    if (first && msg.subject.includes("[429]")) return void res.writeHead(429, { "retry-after": "120" }).end('{"message":"slow down"}');
+    if (first && msg.subject.includes("[flaky]"))
+      return void res.writeHead(500).end('{"message":"upstream failure"}');
+    if (first && msg.subject.includes("[429]"))
+      return void res.writeHead(429, { "retry-after": "120" }).end('{"message":"slow down"}');
     messages.push(msg);
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: crypto.randomUUID() }));
+    res
+      .writeHead(200, { "content-type": "application/json" })
+      .end(JSON.stringify({ id: crypto.randomUUID() }));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as { port: number };

@@ -51,9 +51,19 @@ export default async function setup(project: TestProject) {
     }),
   ];
   const ports = await Promise.all(
-    servers.map((server) => new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as { port: number }).port)))),
+    servers.map(
+      (server) =>
+        new Promise<number>((resolve) =>
+          server.listen(0, "127.0.0.1", () => resolve((server.address() as { port: number }).port)),
+        ),
+    ),
   );
-  project.provide("misbehavingImap", { noCrlf: ports[0], bigLiteral: ports[1], silent: ports[2], untaggedFlood: ports[3] });
+  project.provide("misbehavingImap", {
+    noCrlf: ports[0],
+    bigLiteral: ports[1],
+    silent: ports[2],
+    untaggedFlood: ports[3],
+  });
   return async () => {
     for (const s of open) s.destroy();
     await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));

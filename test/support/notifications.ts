@@ -5,10 +5,14 @@ export function notificationBody(user: TestUser, over: Record<string, unknown> =
   return { user_id: user.id, type: "info", title: "Hello", body: "Something happened", ...over };
 }
 
-export async function createNotification(user: TestUser, over: Record<string, unknown> = {}): Promise<Record<string, unknown> & { id: string }> {
+export async function createNotification(
+  user: TestUser,
+  over: Record<string, unknown> = {},
+): Promise<Record<string, unknown> & { id: string }> {
   const res = await user.call("POST", "/api/notifications", { body: notificationBody(user, over) });
   if (res.status !== 201) throw new Error(`create failed: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { notification: Record<string, unknown> & { id: string } }).notification;
+  return ((await res.json()) as { notification: Record<string, unknown> & { id: string } })
+    .notification;
 }
 
 /** Sets the read flag in the table directly, for tests about the list rather than the PATCH route. */

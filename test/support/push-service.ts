@@ -18,7 +18,11 @@ declare module "vitest" {
  * then the body decrypted (RFC 8291). Control paths under /__control are the test's only.
  */
 type Sub = { privateKey: string; authSecret: string; answer: number; received: Received[] };
-type Received = { payload: unknown; ttl: string | null; vapid: { ok: boolean; reason?: string; aud?: string; sub?: string; k?: string } };
+type Received = {
+  payload: unknown;
+  ttl: string | null;
+  vapid: { ok: boolean; reason?: string; aud?: string; sub?: string; k?: string };
+};
 
 const read = (req: IncomingMessage) =>
   new Promise<Buffer>((resolve) => {
@@ -34,17 +38,37 @@ function checkVapid(header: string | undefined, origin: string): Received["vapid
   const [, jwt, k] = m;
   const [h, p, s] = jwt!.split(".");
   const header64 = JSON.parse(Buffer.from(h!, "base64url").toString());
-  const claims = JSON.parse(Buffer.from(p!, "base64url").toString()) as { aud?: string; exp?: number; sub?: string };
+  const claims = JSON.parse(Buffer.from(p!, "base64url").toString()) as {
+    aud?: string;
+    exp?: number;
+    sub?: string;
+  };
   const point = Buffer.from(k!, "base64url");
-  if (header64.alg !== "ES256" || point.length !== 65) return { ok: false, reason: "not ES256 / P-256" };
-  const key = createPublicKey({ key: { kty: "EC", crv: "P-256", x: point.subarray(1, 33).toString("base64url"), y: point.subarray(33).toString("base64url") }, format: "jwk" });
-  const good = verify("sha256", Buffer.from(`${h}.${p}`), { key, dsaEncoding: "ieee-p1363" }, Buffer.from(s!, "base64url"));
+  if (header64.alg !== "ES256" || point.length !== 65)
+    return { ok: false, reason: "not ES256 / P-256" };
+  const key = createPublicKey({
+    key: {
+      kty: "EC",
+      crv: "P-256",
+      x: point.subarray(1, 33).toString("base64url"),
+      y: point.subarray(33).toString("base64url"),
+    },
+    format: "jwk",
+  });
+  const good = verify(
+    "sha256",
+    Buffer.from(`${h}.${p}`),
+    { key, dsaEncoding: "ieee-p1363" },
+    Buffer.from(s!, "base64url"),
+  );
   const now = Math.floor(Date.now() / 1000);
   const base = { aud: claims.aud, sub: claims.sub, k };
   if (!good) return { ok: false, reason: "bad signature", ...base };
   if (claims.aud !== origin) return { ok: false, reason: "wrong aud", ...base };
-  if (!claims.exp || claims.exp <= now || claims.exp > now + 24 * 3600) return { ok: false, reason: "bad exp", ...base };
-  if (!claims.sub || !/^(mailto:|https:)/.test(claims.sub)) return { ok: false, reason: "bad sub", ...base };
+  if (!claims.exp || claims.exp <= now || claims.exp > now + 24 * 3600)
+    return { ok: false, reason: "bad exp", ...base };
+  if (!claims.sub || !/^(mailto:|https:)/.test(claims.sub))
+    return { ok: false, reason: "bad sub", ...base };
   return { ok: true, ...base };
 }
 
@@ -60,7 +84,8 @@ export default async function setup(project: TestProject) {
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? "/", "http://x");
-    const json = (status: number, body: unknown) => void res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+    const json = (status: number, body: unknown) =>
+      void res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
     const body = await read(req);
     const ctl = /^\/__control\/subs\/([A-Za-z0-9_-]+)$/.exec(url.pathname);
     if (ctl) {
@@ -89,7 +114,11 @@ export default async function setup(project: TestProject) {
     if (req.headers["content-encoding"] !== "aes128gcm") return json(415, {});
     let payload: unknown;
     try {
-      const plain: Buffer = ece.decrypt(body, { version: "aes128gcm", privateKey: ecdhFrom(sub.privateKey), authSecret: Buffer.from(sub.authSecret, "base64url") });
+      const plain: Buffer = ece.decrypt(body, {
+        version: "aes128gcm",
+        privateKey: ecdhFrom(sub.privateKey),
+        authSecret: Buffer.from(sub.authSecret, "base64url"),
+      });
       payload = JSON.parse(plain.toString());
     } catch (err) {
       payload = { undecryptable: String(err) };
@@ -99,7 +128,9 @@ export default async function setup(project: TestProject) {
     return void res.writeHead(201, { location: `${origin}/msg/${sub.received.length}` }).end();
   }
 
-  const server = createServer((req, res) => void handle(req, res).catch(() => res.writeHead(500).end()));
+  const server = createServer(
+    (req, res) => void handle(req, res).catch(() => res.writeHead(500).end()),
+  );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as { port: number };
   origin = `http://127.0.0.1:${port}`;

@@ -20,7 +20,10 @@ const sha1 = (s: string) => createHash("sha1").update(s, "utf8").digest("hex").t
 
 /** A few rows every prefix has, as real ranges hold hundreds: derived, so repeatable. */
 function fillerRows(prefix: string): string[] {
-  return Array.from({ length: 12 }, (_, i) => `${sha1(`filler:${prefix}:${i}`).slice(5)}:${(i * 37) % 500 + 1}`);
+  return Array.from(
+    { length: 12 },
+    (_, i) => `${sha1(`filler:${prefix}:${i}`).slice(5)}:${((i * 37) % 500) + 1}`,
+  );
 }
 
 function paddingRows(prefix: string, taken: Set<string>): string[] {
@@ -45,7 +48,10 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   if (url.pathname === "/__control/hashes" && req.method === "POST") {
     const body = await readJson(req);
     const count = typeof body.count === "number" ? body.count : 42;
-    const hashes = [...((body.passwords as string[] | undefined) ?? []).map(sha1), ...((body.sha1 as string[] | undefined) ?? []).map((h) => h.toUpperCase())];
+    const hashes = [
+      ...((body.passwords as string[] | undefined) ?? []).map(sha1),
+      ...((body.sha1 as string[] | undefined) ?? []).map((h) => h.toUpperCase()),
+    ];
     for (const h of hashes) breached.set(h, count);
     res.writeHead(201, { "content-type": "application/json" });
     return res.end(JSON.stringify({ hashes }));
@@ -60,15 +66,21 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
     return res.end("Not found");
   }
   const padding = req.headers["add-padding"];
-  requests.push({ path: url.pathname + url.search, padding: typeof padding === "string" ? padding : null, at: Date.now() });
+  requests.push({
+    path: url.pathname + url.search,
+    padding: typeof padding === "string" ? padding : null,
+    at: Date.now(),
+  });
   const prefix = m[1]!.toUpperCase();
   if (!/^[0-9A-F]{5}$/.test(prefix)) {
     res.writeHead(400, { "content-type": "text/plain" });
     return res.end("The hash prefix was not in a valid format");
   }
   const rows = fillerRows(prefix);
-  for (const [hash, count] of breached) if (hash.startsWith(prefix)) rows.push(`${hash.slice(5)}:${count}`);
-  if (padding === "true") rows.push(...paddingRows(prefix, new Set(rows.map((r) => r.slice(0, 35)))));
+  for (const [hash, count] of breached)
+    if (hash.startsWith(prefix)) rows.push(`${hash.slice(5)}:${count}`);
+  if (padding === "true")
+    rows.push(...paddingRows(prefix, new Set(rows.map((r) => r.slice(0, 35)))));
   rows.sort();
   res.writeHead(200, { "content-type": "text/plain" });
   res.end(rows.join("\r\n"));

@@ -31,21 +31,41 @@ export function fireAlarm(name: string): Promise<boolean> {
  * in the sender's shard's outbox, and the rows of several databases come back one database after another.
  */
 export async function outbox(to: string) {
-  const rows = await db.select().from(schema.outboundEmails).where(eq(schema.outboundEmails.toAddress, to.toLowerCase())).orderBy(asc(schema.outboundEmails.createdAt)).all();
+  const rows = await db
+    .select()
+    .from(schema.outboundEmails)
+    .where(eq(schema.outboundEmails.toAddress, to.toLowerCase()))
+    .orderBy(asc(schema.outboundEmails.createdAt))
+    .all();
   return rows.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
 export function notificationsOf(userId: string, type?: string) {
-  const where = type ? and(eq(schema.notifications.userId, userId), eq(schema.notifications.type, type)) : eq(schema.notifications.userId, userId);
-  return db.select().from(schema.notifications).where(where).orderBy(asc(schema.notifications.createdAt)).all();
+  const where = type
+    ? and(eq(schema.notifications.userId, userId), eq(schema.notifications.type, type))
+    : eq(schema.notifications.userId, userId);
+  return db
+    .select()
+    .from(schema.notifications)
+    .where(where)
+    .orderBy(asc(schema.notifications.createdAt))
+    .all();
 }
 
 export function auditOf(userId: string, action: string) {
-  return db.select().from(schema.auditEvents).where(and(eq(schema.auditEvents.userId, userId), eq(schema.auditEvents.action, action))).all();
+  return db
+    .select()
+    .from(schema.auditEvents)
+    .where(and(eq(schema.auditEvents.userId, userId), eq(schema.auditEvents.action, action)))
+    .all();
 }
 
 export function switchRow(userId: string) {
-  return db.select().from(schema.deadManSwitches).where(eq(schema.deadManSwitches.userId, userId)).get();
+  return db
+    .select()
+    .from(schema.deadManSwitches)
+    .where(eq(schema.deadManSwitches.userId, userId))
+    .get();
 }
 
 /** Moves the switch's clock: its last check-in becomes `daysAgo` days ago (the trigger follows). */
@@ -63,7 +83,11 @@ export async function setSwitch(userId: string, set: Partial<schema.DeadManSwitc
 }
 
 export function contactRow(id: string) {
-  return db.select().from(schema.emergencyContacts).where(eq(schema.emergencyContacts.id, id)).get();
+  return db
+    .select()
+    .from(schema.emergencyContacts)
+    .where(eq(schema.emergencyContacts.id, id))
+    .get();
 }
 
 export async function setContact(id: string, set: Partial<schema.EmergencyContactRow>) {
@@ -72,7 +96,12 @@ export async function setContact(id: string, set: Partial<schema.EmergencyContac
 
 /** The same account signing in again (a fresh auth_time). */
 export async function signedInAgain(user: TestUser, opts: TokenOptions = {}): Promise<TestUser> {
-  return new TestUser(await signToken({ sub: user.id, email: user.email, ...opts }), user.id, user.email);
+  return new TestUser(
+    await signToken({ sub: user.id, email: user.email, ...opts }),
+    user.id,
+    user.email,
+  );
 }
 
-export const wrappedKey = () => btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(48))));
+export const wrappedKey = () =>
+  btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(48))));

@@ -40,15 +40,29 @@ export function base32Encode(bytes: Uint8Array): string {
 
 export type RefAlgorithm = "SHA-1" | "SHA-256" | "SHA-512";
 
-export async function referenceTotp(key: Uint8Array, epochSeconds: number, opts: { algorithm?: RefAlgorithm; digits?: number; period?: number } = {}): Promise<string> {
+export async function referenceTotp(
+  key: Uint8Array,
+  epochSeconds: number,
+  opts: { algorithm?: RefAlgorithm; digits?: number; period?: number } = {},
+): Promise<string> {
   const { algorithm = "SHA-1", digits = 6, period = 30 } = opts;
   const counter = BigInt(Math.floor(epochSeconds / period));
   const msg = new Uint8Array(8);
   new DataView(msg.buffer).setBigUint64(0, counter);
-  const k = await crypto.subtle.importKey("raw", new Uint8Array(key), { name: "HMAC", hash: algorithm }, false, ["sign"]);
+  const k = await crypto.subtle.importKey(
+    "raw",
+    new Uint8Array(key),
+    { name: "HMAC", hash: algorithm },
+    false,
+    ["sign"],
+  );
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", k, msg));
   const offset = mac[mac.length - 1] & 0x0f;
-  const bin = ((mac[offset] & 0x7f) << 24) | (mac[offset + 1] << 16) | (mac[offset + 2] << 8) | mac[offset + 3];
+  const bin =
+    ((mac[offset] & 0x7f) << 24) |
+    (mac[offset + 1] << 16) |
+    (mac[offset + 2] << 8) |
+    mac[offset + 3];
   return String(bin % 10 ** digits).padStart(digits, "0");
 }
 
@@ -56,14 +70,31 @@ export async function referenceTotp(key: Uint8Array, epochSeconds: number, opts:
 export const RFC6238_SEEDS: Record<RefAlgorithm, Uint8Array> = {
   "SHA-1": new TextEncoder().encode("12345678901234567890"),
   "SHA-256": new TextEncoder().encode("12345678901234567890123456789012"),
-  "SHA-512": new TextEncoder().encode("1234567890123456789012345678901234567890123456789012345678901234"),
+  "SHA-512": new TextEncoder().encode(
+    "1234567890123456789012345678901234567890123456789012345678901234",
+  ),
 };
 
 export const RFC6238_VECTORS: { time: number; codes: Record<RefAlgorithm, string> }[] = [
   { time: 59, codes: { "SHA-1": "94287082", "SHA-256": "46119246", "SHA-512": "90693936" } },
-  { time: 1111111109, codes: { "SHA-1": "07081804", "SHA-256": "68084774", "SHA-512": "25091201" } },
-  { time: 1111111111, codes: { "SHA-1": "14050471", "SHA-256": "67062674", "SHA-512": "99943326" } },
-  { time: 1234567890, codes: { "SHA-1": "89005924", "SHA-256": "91819424", "SHA-512": "93441116" } },
-  { time: 2000000000, codes: { "SHA-1": "69279037", "SHA-256": "90698825", "SHA-512": "38618901" } },
-  { time: 20000000000, codes: { "SHA-1": "65353130", "SHA-256": "77737706", "SHA-512": "47863826" } },
+  {
+    time: 1111111109,
+    codes: { "SHA-1": "07081804", "SHA-256": "68084774", "SHA-512": "25091201" },
+  },
+  {
+    time: 1111111111,
+    codes: { "SHA-1": "14050471", "SHA-256": "67062674", "SHA-512": "99943326" },
+  },
+  {
+    time: 1234567890,
+    codes: { "SHA-1": "89005924", "SHA-256": "91819424", "SHA-512": "93441116" },
+  },
+  {
+    time: 2000000000,
+    codes: { "SHA-1": "69279037", "SHA-256": "90698825", "SHA-512": "38618901" },
+  },
+  {
+    time: 20000000000,
+    codes: { "SHA-1": "65353130", "SHA-256": "77737706", "SHA-512": "47863826" },
+  },
 ];

@@ -19,7 +19,8 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 const REACHES_PLACEMENT = /\b(directoryDb|eachShard)\b/;
-const NAMES_PLACEMENT = /\b(shards?|DIRECTORY|directoryDb|eachShard|VAULT_SHARDS)\b|\b(scheduled|queue)!?\(/i;
+const NAMES_PLACEMENT =
+  /\b(shards?|DIRECTORY|directoryDb|eachShard|VAULT_SHARDS)\b|\b(scheduled|queue)!?\(/i;
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -31,10 +32,17 @@ function files(dir: string): string[] {
 /** The test files (paths relative to `root`) the three-shard pass runs. */
 export function shardPassFiles(root: string): string[] {
   const domains = readdirSync(join(root, "src/domains")).filter((d) =>
-    files(join(root, "src/domains", d)).some((f) => f.endsWith(".ts") && REACHES_PLACEMENT.test(readFileSync(f, "utf8"))),
+    files(join(root, "src/domains", d)).some(
+      (f) => f.endsWith(".ts") && REACHES_PLACEMENT.test(readFileSync(f, "utf8")),
+    ),
   );
   const dirs = ["test/db/", ...domains.map((d) => `test/${d}/`)];
   return files(join(root, "test"))
     .map((f) => f.slice(root.length + 1))
-    .filter((f) => f.endsWith(".test.ts") && (dirs.some((d) => f.startsWith(d)) || NAMES_PLACEMENT.test(readFileSync(join(root, f), "utf8"))));
+    .filter(
+      (f) =>
+        f.endsWith(".test.ts") &&
+        (dirs.some((d) => f.startsWith(d)) ||
+          NAMES_PLACEMENT.test(readFileSync(join(root, f), "utf8"))),
+    );
 }

@@ -17,7 +17,8 @@ export const last = shards[shards.length - 1]!;
 export async function userOn(shard: string, opts: { admin?: boolean; email?: string } = {}) {
   for (;;) {
     const id = crypto.randomUUID();
-    if (pickShard(id, shards) === shard) return TestUser.create({ sub: id, admin: opts.admin, email: opts.email });
+    if (pickShard(id, shards) === shard)
+      return TestUser.create({ sub: id, admin: opts.admin, email: opts.email });
   }
 }
 
@@ -25,7 +26,10 @@ export async function userOn(shard: string, opts: { admin?: boolean; email?: str
 export async function holders(table: string, where: string, ...params: unknown[]) {
   const out: string[] = [];
   for (const name of databases()) {
-    const row = await bindingOf(e, name).prepare(`SELECT 1 AS x FROM ${table} WHERE ${where}`).bind(...params).first();
+    const row = await bindingOf(e, name)
+      .prepare(`SELECT 1 AS x FROM ${table} WHERE ${where}`)
+      .bind(...params)
+      .first();
     if (row) out.push(name);
   }
   return out;
@@ -39,5 +43,8 @@ export const inDirectory = () => (shards.length === 1 ? databases() : [directory
 
 /** One column of a row on one database. */
 export async function valueOn<T>(database: string, sql: string, ...params: unknown[]) {
-  return bindingOf(e, database).prepare(sql).bind(...params).first<T>();
+  return bindingOf(e, database)
+    .prepare(sql)
+    .bind(...params)
+    .first<T>();
 }

@@ -12,7 +12,8 @@ import { bindingOf, directoryBinding, shardBindings } from "../../src/db/shards"
  */
 type Env = Record<string, unknown>;
 
-const INSERT = /^\s*insert\s+(?:or\s+\w+\s+)?into\s+["`]?\w+["`]?\s*\(([^)]*)\)\s*values\s*\(([^)]*)\)/i;
+const INSERT =
+  /^\s*insert\s+(?:or\s+\w+\s+)?into\s+["`]?\w+["`]?\s*\(([^)]*)\)\s*values\s*\(([^)]*)\)/i;
 const OWNER_COLUMNS = new Set(["user_id", "owner_id"]);
 
 /** The user a plain `INSERT … (cols) VALUES (?, …)` writes for, if its owner column is a parameter. */
@@ -24,12 +25,19 @@ function insertedUser(sql: string, params: unknown[]): string | undefined {
   const at = cols.findIndex((c) => OWNER_COLUMNS.has(c));
   if (at < 0 || !values[at]) return undefined;
   const numbered = /^\?(\d+)$/.exec(values[at]!);
-  const index = numbered ? Number(numbered[1]) - 1 : values[at] === "?" ? values.slice(0, at).filter((v) => v === "?").length : -1;
+  const index = numbered
+    ? Number(numbered[1]) - 1
+    : values[at] === "?"
+      ? values.slice(0, at).filter((v) => v === "?").length
+      : -1;
   const user = params[index];
   return typeof user === "string" ? user : undefined;
 }
 
-const DIRECTORY_TABLE = new RegExp(`\\b(?:from|into|update|join)\\s+["\`]?(?:${DIRECTORY_USER_TABLES.map(([t]) => t).join("|")})\\b`, "i");
+const DIRECTORY_TABLE = new RegExp(
+  `\\b(?:from|into|update|join)\\s+["\`]?(?:${DIRECTORY_USER_TABLES.map(([t]) => t).join("|")})\\b`,
+  "i",
+);
 
 async function targetsOf(env: Env, sql: string, params: unknown[]): Promise<D1Database[]> {
   if (DIRECTORY_TABLE.test(sql)) return [bindingOf(env, directoryBinding(env))];
@@ -39,7 +47,9 @@ async function targetsOf(env: Env, sql: string, params: unknown[]): Promise<D1Da
   if (strings.length) {
     const directory = bindingOf(env, directoryBinding(env));
     const rows = await directory
-      .prepare(`SELECT DISTINCT shard FROM user_shards WHERE user_id IN (${strings.map(() => "?").join(",")})`)
+      .prepare(
+        `SELECT DISTINCT shard FROM user_shards WHERE user_id IN (${strings.map(() => "?").join(",")})`,
+      )
       .bind(...strings)
       .all<{ shard: string }>();
     if (rows.results.length === 1) return [bindingOf(env, rows.results[0]!.shard)];
@@ -49,7 +59,8 @@ async function targetsOf(env: Env, sql: string, params: unknown[]): Promise<D1Da
 }
 
 /** A row that found something: a count of 0 or a row of nulls loses to another database's answer. */
-const found = (row: Record<string, unknown> | null) => row !== null && Object.values(row).some((v) => v !== null && v !== 0);
+const found = (row: Record<string, unknown> | null) =>
+  row !== null && Object.values(row).some((v) => v !== null && v !== 0);
 
 class FanStatement {
   constructor(
@@ -63,11 +74,15 @@ class FanStatement {
   }
 
   private async each() {
-    return (await targetsOf(this.env, this.sql, this.params)).map((d1) => d1.prepare(this.sql).bind(...this.params));
+    return (await targetsOf(this.env, this.sql, this.params)).map((d1) =>
+      d1.prepare(this.sql).bind(...this.params),
+    );
   }
 
   async first<T>(column?: string): Promise<T | null> {
-    const rows = await Promise.all((await this.each()).map((s) => s.first<Record<string, unknown>>()));
+    const rows = await Promise.all(
+      (await this.each()).map((s) => s.first<Record<string, unknown>>()),
+    );
     const row = rows.find(found) ?? rows.find((r) => r !== null) ?? null;
     if (row === null) return null;
     return (column === undefined ? row : row[column]) as T;

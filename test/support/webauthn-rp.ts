@@ -5,10 +5,22 @@
  * into ArrayBuffers, navigator.credentials.create()/get(), the result posted back as JSON.
  * `?rp=<id>` makes the page ask for another rp id (a refusal test); `?user=<name>` names the account.
  */
-import { generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse, type WebAuthnCredential } from "@simplewebauthn/server";
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type WebAuthnCredential,
+} from "@simplewebauthn/server";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -78,7 +90,29 @@ async function json(req: IncomingMessage): Promise<unknown> {
 /** A self-signed certificate for `host` (the browser is told to ignore certificate errors). */
 function selfSigned(host: string): { key: Buffer; cert: Buffer } {
   const dir = mkdtempSync(join(tmpdir(), "webauthn-rp-tls-"));
-  execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2", "-subj", `/CN=${host}`, "-addext", `subjectAltName=DNS:${host}`, "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")], { stdio: "ignore" });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:P-256",
+      "-nodes",
+      "-days",
+      "2",
+      "-subj",
+      `/CN=${host}`,
+      "-addext",
+      `subjectAltName=DNS:${host}`,
+      "-keyout",
+      join(dir, "key.pem"),
+      "-out",
+      join(dir, "cert.pem"),
+    ],
+    { stdio: "ignore" },
+  );
   return { key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) };
 }
 
@@ -86,7 +120,9 @@ function selfSigned(host: string): { key: Buffer; cert: Buffer } {
  * `https`: served over TLS under `rpId` (a *.test name the browser maps to loopback). `algs`: the
  * COSE algorithms it accepts, most preferred first (its pubKeyCredParams; the library's default else).
  */
-export async function startWebAuthnRp(opts: { rpId?: string; port?: number; https?: boolean; algs?: number[] } = {}) {
+export async function startWebAuthnRp(
+  opts: { rpId?: string; port?: number; https?: boolean; algs?: number[] } = {},
+) {
   const rpID = opts.rpId ?? "localhost";
   const scheme = opts.https ? "https" : "http";
   const accounts = new Map<string, RpAccount>();
@@ -101,16 +137,30 @@ export async function startWebAuthnRp(opts: { rpId?: string; port?: number; http
       const url = new URL(req.url ?? "/", origin);
       const user = url.searchParams.get("user") ?? "ada";
       try {
-        if (req.method === "GET" && url.pathname === "/") return send(res, 200, PAGE, "text/html; charset=utf-8");
+        if (req.method === "GET" && url.pathname === "/")
+          return send(res, 200, PAGE, "text/html; charset=utf-8");
         if (url.pathname === "/register/options") {
           const known = accounts.get(user);
-          const o = await generateRegistrationOptions({ rpName: "Passkey site", rpID, userName: user, excludeCredentials: known?.credentials.map((c) => ({ id: c.id })) ?? [], authenticatorSelection: { residentKey: "required", userVerification: "required" }, ...(opts.algs ? { supportedAlgorithmIDs: opts.algs } : {}) });
+          const o = await generateRegistrationOptions({
+            rpName: "Passkey site",
+            rpID,
+            userName: user,
+            excludeCredentials: known?.credentials.map((c) => ({ id: c.id })) ?? [],
+            authenticatorSelection: { residentKey: "required", userVerification: "required" },
+            ...(opts.algs ? { supportedAlgorithmIDs: opts.algs } : {}),
+          });
           challenge = o.challenge;
           accounts.set(user, known ?? { name: user, userId: o.user.id, credentials: [] });
           return send(res, 200, o);
         }
         if (url.pathname === "/register/verify") {
-          const r = await verifyRegistrationResponse({ response: (await json(req)) as never, expectedChallenge: challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: true });
+          const r = await verifyRegistrationResponse({
+            response: (await json(req)) as never,
+            expectedChallenge: challenge,
+            expectedOrigin: origin,
+            expectedRPID: rpID,
+            requireUserVerification: true,
+          });
           if (!r.verified) return send(res, 400, { ok: false, error: "not verified" });
           accounts.get(user)!.credentials.push(r.registrationInfo.credential);
           return send(res, 200, { ok: true });
@@ -122,11 +172,21 @@ export async function startWebAuthnRp(opts: { rpId?: string; port?: number; http
         }
         if (url.pathname === "/login/verify") {
           const body = (await json(req)) as { id: string; response: { userHandle?: string } };
-          const account = [...accounts.values()].find((a) => a.credentials.some((c) => c.id === body.id));
+          const account = [...accounts.values()].find((a) =>
+            a.credentials.some((c) => c.id === body.id),
+          );
           const cred = account?.credentials.find((c) => c.id === body.id);
           if (!account || !cred) return send(res, 400, { ok: false, error: "unknown credential" });
-          if (body.response.userHandle !== account.userId) return send(res, 400, { ok: false, error: "wrong user handle" });
-          const r = await verifyAuthenticationResponse({ response: body as never, expectedChallenge: challenge, expectedOrigin: origin, expectedRPID: rpID, credential: cred, requireUserVerification: true });
+          if (body.response.userHandle !== account.userId)
+            return send(res, 400, { ok: false, error: "wrong user handle" });
+          const r = await verifyAuthenticationResponse({
+            response: body as never,
+            expectedChallenge: challenge,
+            expectedOrigin: origin,
+            expectedRPID: rpID,
+            credential: cred,
+            requireUserVerification: true,
+          });
           if (!r.verified) return send(res, 400, { ok: false, error: "not verified" });
           cred.counter = r.authenticationInfo.newCounter;
           return send(res, 200, { ok: true, user: account.name, counter: cred.counter });
@@ -137,7 +197,9 @@ export async function startWebAuthnRp(opts: { rpId?: string; port?: number; http
       }
     })();
   };
-  const server: Server = opts.https ? (createHttpsServer(selfSigned(rpID), handler) as unknown as Server) : createServer(handler);
+  const server: Server = opts.https
+    ? (createHttpsServer(selfSigned(rpID), handler) as unknown as Server)
+    : createServer(handler);
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, "127.0.0.1", resolve));
   const port = (server.address() as { port: number }).port;
   origin = `${scheme}://${rpID}:${port}`;

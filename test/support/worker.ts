@@ -18,8 +18,18 @@ export const SELF = {
       const body = await req.arrayBuffer();
       const headers = new Headers(req.headers);
       headers.set("content-length", String(body.byteLength));
-      req = new Request(req.url, { method: req.method, headers, body, redirect: req.redirect, signal: req.signal });
+      req = new Request(req.url, {
+        method: req.method,
+        headers,
+        body,
+        redirect: req.redirect,
+        signal: req.signal,
+      });
     }
-    return worker.fetch!(req as Request<unknown, IncomingRequestCfProperties>, env as never, createExecutionContext());
+    return worker.fetch!(
+      req as Request<unknown, IncomingRequestCfProperties>,
+      env as never,
+      createExecutionContext(),
+    );
   },
 };

@@ -89,10 +89,18 @@ describe("sync push", () => {
     expect(isIso(body.serverTimestamp)).toBe(true);
     expect(body.results).toHaveLength(1);
     expect(body.results[0]).toMatchObject({ id, status: "applied" });
-    expect(body.results[0].serverEntry).toMatchObject({ id, name: "Offline", _deleted: false, encrypted_data: m.data.encrypted_data, encryption_version: 3 });
+    expect(body.results[0].serverEntry).toMatchObject({
+      id,
+      name: "Offline",
+      _deleted: false,
+      encrypted_data: m.data.encrypted_data,
+      encryption_version: 3,
+    });
     const delta = await pull(user, before.serverTimestamp);
     expect(delta.changes.map((c) => c.id)).toEqual([id]);
-    const list = (await (await user.call("GET", "/api/passwords")).json()) as { data: { id: string; name: string }[] };
+    const list = (await (await user.call("GET", "/api/passwords")).json()) as {
+      data: { id: string; name: string }[];
+    };
     expect(list.data.map((e) => e.id)).toEqual([id]);
   });
 
@@ -101,9 +109,16 @@ describe("sync push", () => {
     const { id } = await createEntry(user, { name: "Old" });
     const cursor = (await pull(user)).serverTimestamp;
     const newData = envelope({ name: "New", website: "new.example.com" });
-    const up = await push(user, [{ action: "update", id, data: newData, clientUpdatedAt: at(1000) }]);
+    const up = await push(user, [
+      { action: "update", id, data: newData, clientUpdatedAt: at(1000) },
+    ]);
     expect(up.results).toEqual([{ id, status: "applied" }]);
-    expect(await row(id)).toMatchObject({ name: "New", encrypted_data: newData.encrypted_data, host: "new.example.com", deleted_at: null });
+    expect(await row(id)).toMatchObject({
+      name: "New",
+      encrypted_data: newData.encrypted_data,
+      host: "new.example.com",
+      deleted_at: null,
+    });
 
     const del = await push(user, [{ action: "delete", id, clientUpdatedAt: at(2000) }]);
     expect(del.results).toEqual([{ id, status: "applied" }]);
@@ -117,12 +132,27 @@ describe("sync push", () => {
     const user = await TestUser.create();
     const { id } = await createEntry(user, { name: "Server" });
     const stored = (await row(id))!;
-    const older = await push(user, [{ action: "update", id, data: { name: "Stale" }, clientUpdatedAt: at(-60_000) }]);
-    expect(older.results[0]).toMatchObject({ id, status: "conflict_server_wins", serverEntry: { id, name: "Server", _deleted: false } });
-    const tie = await push(user, [{ action: "update", id, data: { name: "Tie" }, clientUpdatedAt: stored.updated_at }]);
-    expect(tie.results[0]).toMatchObject({ id, status: "conflict_server_wins", serverEntry: { name: "Server" } });
+    const older = await push(user, [
+      { action: "update", id, data: { name: "Stale" }, clientUpdatedAt: at(-60_000) },
+    ]);
+    expect(older.results[0]).toMatchObject({
+      id,
+      status: "conflict_server_wins",
+      serverEntry: { id, name: "Server", _deleted: false },
+    });
+    const tie = await push(user, [
+      { action: "update", id, data: { name: "Tie" }, clientUpdatedAt: stored.updated_at },
+    ]);
+    expect(tie.results[0]).toMatchObject({
+      id,
+      status: "conflict_server_wins",
+      serverEntry: { name: "Server" },
+    });
     const staleDelete = await push(user, [{ action: "delete", id, clientUpdatedAt: at(-60_000) }]);
-    expect(staleDelete.results[0]).toMatchObject({ status: "conflict_server_wins", serverEntry: { id, _deleted: false } });
+    expect(staleDelete.results[0]).toMatchObject({
+      status: "conflict_server_wins",
+      serverEntry: { id, _deleted: false },
+    });
     expect(await row(id)).toMatchObject({ name: "Server", deleted_at: null });
   });
 
@@ -132,11 +162,22 @@ describe("sync push", () => {
     const m = create(id, { name: "Once" });
     await push(user, [m]);
     const retry = await push(user, [m]);
-    expect(retry.results[0]).toMatchObject({ id, status: "applied", serverEntry: { id, name: "Once" } });
+    expect(retry.results[0]).toMatchObject({
+      id,
+      status: "applied",
+      serverEntry: { id, name: "Once" },
+    });
     const newer = create(id, { name: "Newer" }, at(5000));
-    expect((await push(user, [newer])).results[0]).toMatchObject({ id, status: "applied", serverEntry: { name: "Newer" } });
+    expect((await push(user, [newer])).results[0]).toMatchObject({
+      id,
+      status: "applied",
+      serverEntry: { name: "Newer" },
+    });
     await expect(countRows(user.id, false)).resolves.toBe(1);
-    expect(await row(id)).toMatchObject({ name: "Newer", encrypted_data: newer.data.encrypted_data });
+    expect(await row(id)).toMatchObject({
+      name: "Newer",
+      encrypted_data: newer.data.encrypted_data,
+    });
   });
 
   it("mutations of one push apply in order, to the same entry too", async () => {
@@ -147,7 +188,11 @@ describe("sync push", () => {
       { action: "update", id, data: { name: "v2" }, clientUpdatedAt: at(-2000) },
       { action: "update", id, data: { name: "older" }, clientUpdatedAt: at(-2500) },
     ]);
-    expect(body.results.map((r) => r.status)).toEqual(["applied", "applied", "conflict_server_wins"]);
+    expect(body.results.map((r) => r.status)).toEqual([
+      "applied",
+      "applied",
+      "conflict_server_wins",
+    ]);
     expect((body.results[2].serverEntry as Change).name).toBe("v2");
     expect((await row(id))?.name).toBe("v2");
   });
@@ -156,10 +201,19 @@ describe("sync push", () => {
     const user = await TestUser.create();
     const { id } = await createEntry(user);
     await user.call("DELETE", `/api/passwords/${id}`);
-    expect((await push(user, [{ action: "delete", id, clientUpdatedAt: at() }])).results).toEqual([{ id, status: "applied" }]);
-    const stale = await push(user, [{ action: "update", id, data: { name: "Stale" }, clientUpdatedAt: at(-60_000) }]);
-    expect(stale.results[0]).toMatchObject({ status: "conflict_server_wins", serverEntry: { id, _deleted: true } });
-    const back = await push(user, [{ action: "update", id, data: { name: "Back" }, clientUpdatedAt: at(1000) }]);
+    expect((await push(user, [{ action: "delete", id, clientUpdatedAt: at() }])).results).toEqual([
+      { id, status: "applied" },
+    ]);
+    const stale = await push(user, [
+      { action: "update", id, data: { name: "Stale" }, clientUpdatedAt: at(-60_000) },
+    ]);
+    expect(stale.results[0]).toMatchObject({
+      status: "conflict_server_wins",
+      serverEntry: { id, _deleted: true },
+    });
+    const back = await push(user, [
+      { action: "update", id, data: { name: "Back" }, clientUpdatedAt: at(1000) },
+    ]);
     expect(back.results[0].status).toBe("applied");
     expect(await row(id)).toMatchObject({ name: "Back", deleted_at: null });
   });
@@ -168,17 +222,30 @@ describe("sync push", () => {
     const user = await TestUser.create();
     const { id } = await createEntry(user);
     const { env } = await import("cloudflare:test");
-    await env.DB.prepare("UPDATE passwords SET encryption_version = -1, username = 'alice', updated_at = ? WHERE id = ?").bind(at(-60_000), id).run();
-    const partial = await push(user, [{ action: "update", id, data: { name: "No envelope" }, clientUpdatedAt: at() }]);
+    await env.DB.prepare(
+      "UPDATE passwords SET encryption_version = -1, username = 'alice', updated_at = ? WHERE id = ?",
+    )
+      .bind(at(-60_000), id)
+      .run();
+    const partial = await push(user, [
+      { action: "update", id, data: { name: "No envelope" }, clientUpdatedAt: at() },
+    ]);
     expect(partial.results[0]).toMatchObject({ status: "failed", code: "VALIDATION_ERROR" });
-    const full = await push(user, [{ action: "update", id, data: envelope(), clientUpdatedAt: at() }]);
+    const full = await push(user, [
+      { action: "update", id, data: envelope(), clientUpdatedAt: at() },
+    ]);
     expect(full.results[0].status).toBe("applied");
     expect(await row(id)).toMatchObject({ encryption_version: 3, username: null });
   });
 
   it("takes a full batch of 100 mutations and a pull then carries each changed entry once", async () => {
     const user = await TestUser.create();
-    const ids = (await push(user, Array.from({ length: 20 }, () => create(undefined, {}, at(-60_000))))).results.map((r) => r.id);
+    const ids = (
+      await push(
+        user,
+        Array.from({ length: 20 }, () => create(undefined, {}, at(-60_000))),
+      )
+    ).results.map((r) => r.id);
     const cursor = (await pull(user)).serverTimestamp;
     const base = Date.now() - 30_000;
     const mutations = Array.from({ length: 100 }, (_, k) => ({
@@ -198,10 +265,14 @@ describe("sync push", () => {
     const user = await TestUser.create();
     const { id } = await createEntry(user);
     const cursor = (await pull(user)).serverTimestamp;
-    expect((await user.call("POST", `/api/passwords/${id}/totp`, { body: zeroTrustBody() })).status).toBe(201);
+    expect(
+      (await user.call("POST", `/api/passwords/${id}/totp`, { body: zeroTrustBody() })).status,
+    ).toBe(201);
     const added = await pull(user, cursor);
     expect(added.changes).toEqual([expect.objectContaining({ id, has_totp: true })]);
     expect((await user.call("DELETE", `/api/passwords/${id}/totp`)).status).toBe(200);
-    expect((await pull(user, added.serverTimestamp)).changes).toEqual([expect.objectContaining({ id, has_totp: false })]);
+    expect((await pull(user, added.serverTimestamp)).changes).toEqual([
+      expect.objectContaining({ id, has_totp: false }),
+    ]);
   });
 });

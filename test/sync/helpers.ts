@@ -1,16 +1,30 @@
 import { env } from "cloudflare:test";
 import type { TestUser } from "../support/auth";
 
-export const b64 = (n = 48) => btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(n))));
-export const hex = (n = 64) => [...crypto.getRandomValues(new Uint8Array(n / 2))].map((b) => b.toString(16).padStart(2, "0")).join("");
+export const b64 = (n = 48) =>
+  btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(n))));
+export const hex = (n = 64) =>
+  [...crypto.getRandomValues(new Uint8Array(n / 2))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
 
 export type Change = Record<string, unknown> & { id: string; _deleted: boolean };
 export type PullBody = { changes: Change[]; serverTimestamp: string; fullSyncRequired: boolean };
-export type Result = { id: string; status: string; serverEntry?: Change; error?: string; code?: string; details?: unknown[] };
+export type Result = {
+  id: string;
+  status: string;
+  serverEntry?: Change;
+  error?: string;
+  code?: string;
+  details?: unknown[];
+};
 export type PushBody = { results: Result[]; serverTimestamp: string };
 
 export async function pull(user: TestUser, since?: string): Promise<PullBody> {
-  const res = await user.call("GET", `/api/passwords/sync${since ? `?since=${encodeURIComponent(since)}` : ""}`);
+  const res = await user.call(
+    "GET",
+    `/api/passwords/sync${since ? `?since=${encodeURIComponent(since)}` : ""}`,
+  );
   if (res.status !== 200) throw new Error(`pull failed: ${res.status} ${await res.text()}`);
   return (await res.json()) as PullBody;
 }
@@ -22,12 +36,23 @@ export async function push(user: TestUser, mutations: unknown[]): Promise<PushBo
 }
 
 export function envelope(over: Record<string, unknown> = {}) {
-  return { name: "Synced", website: "sync.example.com", wrapped_item_key: b64(40), encrypted_data: b64(100), encryption_version: 3, ...over };
+  return {
+    name: "Synced",
+    website: "sync.example.com",
+    wrapped_item_key: b64(40),
+    encrypted_data: b64(100),
+    encryption_version: 3,
+    ...over,
+  };
 }
 
 export const at = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
 
-export const create = (id = crypto.randomUUID(), data: Record<string, unknown> = {}, clientUpdatedAt = at()) => ({
+export const create = (
+  id = crypto.randomUUID(),
+  data: Record<string, unknown> = {},
+  clientUpdatedAt = at(),
+) => ({
   action: "create",
   id,
   data: envelope(data),
@@ -47,11 +72,15 @@ export function importEntry(over: Record<string, unknown> = {}) {
 }
 
 export async function row(id: string) {
-  return env.DB.prepare("SELECT * FROM passwords WHERE id = ?").bind(id).first<Record<string, unknown>>();
+  return env.DB.prepare("SELECT * FROM passwords WHERE id = ?")
+    .bind(id)
+    .first<Record<string, unknown>>();
 }
 
 export async function countRows(userId: string, live = true) {
-  const r = await env.DB.prepare(`SELECT count(*) AS n FROM passwords WHERE user_id = ?${live ? " AND deleted_at IS NULL" : ""}`)
+  const r = await env.DB.prepare(
+    `SELECT count(*) AS n FROM passwords WHERE user_id = ?${live ? " AND deleted_at IS NULL" : ""}`,
+  )
     .bind(userId)
     .first<{ n: number }>();
   return r?.n ?? 0;

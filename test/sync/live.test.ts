@@ -14,38 +14,115 @@ import { handshake, Live, LIVE_URL } from "../support/live-sync";
 import { create, push } from "./helpers";
 
 const entryClock = async (userId: string, id: string) =>
-  (await env.DB.prepare("SELECT change_seq AS c FROM passwords WHERE id = ? AND user_id = ?").bind(id, userId).first<{ c: number }>())?.c;
+  (
+    await env.DB.prepare("SELECT change_seq AS c FROM passwords WHERE id = ? AND user_id = ?")
+      .bind(id, userId)
+      .first<{ c: number }>()
+  )?.c;
 
 describe("live sync: connecting", () => {
   it("needs a signed-in user: no token and a forged token are 401", async () => {
     await expectErrorBody(await handshake({}), 401, "UNAUTHORIZED");
-    await expectErrorBody(await handshake({ authorization: `Bearer ${await signToken({ foreignKey: true })}` }), 401, "UNAUTHORIZED");
-    await expectErrorBody(await handshake({ "sec-websocket-protocol": `vault-live, vault-bearer.${await signToken({ foreignKey: true })}` }), 401, "UNAUTHORIZED");
+    await expectErrorBody(
+      await handshake({ authorization: `Bearer ${await signToken({ foreignKey: true })}` }),
+      401,
+      "UNAUTHORIZED",
+    );
+    await expectErrorBody(
+      await handshake({
+        "sec-websocket-protocol": `vault-live, vault-bearer.${await signToken({ foreignKey: true })}`,
+      }),
+      401,
+      "UNAUTHORIZED",
+    );
   });
 
   it("takes the bearer token offered as a subprotocol, as the browser's WebSocket must send it", async () => {
     const user = await TestUser.create();
-    const res = await handshake({ "sec-websocket-protocol": `vault-live, vault-bearer.${user.token}` });
+    const res = await handshake({
+      "sec-websocket-protocol": `vault-live, vault-bearer.${user.token}`,
+    });
     expect(res.status).toBe(101);
     const live = new Live(res.webSocket!);
     expect((await live.until((m) => m.length > 0))[0]).toEqual({ type: "hello", clock: null });
-    expect(await liveSyncHub(env.LIVE_SYNC, user.id).state()).toMatchObject({ userId: user.id, connections: 1 });
+    expect(await liveSyncHub(env.LIVE_SYNC, user.id).state()).toMatchObject({
+      userId: user.id,
+      connections: 1,
+    });
     live.ws.close(1000);
   });
 
   it("is a WebSocket speaking vault-live, or 400", async () => {
     const user = await TestUser.create();
     const plain = await user.call("GET", "/api/sync/live");
-    expect((await expectErrorBody(plain, 400, "VALIDATION_ERROR")).details?.[0]?.field).toBe("upgrade");
-    const noProtocol = await SELF.fetch(LIVE_URL, { headers: { upgrade: "websocket", authorization: `Bearer ${user.token}` } });
-    expect((await expectErrorBody(noProtocol, 400, "VALIDATION_ERROR")).details?.[0]?.field).toBe("sec-websocket-protocol");
+    expect((await expectErrorBody(plain, 400, "VALIDATION_ERROR")).details?.[0]?.field).toBe(
+      "upgrade",
+    );
+    const noProtocol = await SELF.fetch(LIVE_URL, {
+      headers: { upgrade: "websocket", authorization: `Bearer ${user.token}` },
+    });
+    expect((await expectErrorBody(noProtocol, 400, "VALIDATION_ERROR")).details?.[0]?.field).toBe(
+      "sec-websocket-protocol",
+    );
   });
 
   it("refuses the session cookie from another site's page (cross-site WebSocket hijacking)", async () => {
     const user = await TestUser.create();
     const cookie = `__Host-access_token=${user.token}`;
-    await expectErrorBody(await handshake({ cookie, origin: "https://evil.test" }), 403, "FORBIDDEN");
+    await expectErrorBody(
+      await handshake({ cookie, origin: "https://evil.test" }),
+      403,
+      "FORBIDDEN",
+    );
     const own = await handshake({ cookie, origin: "https://vault.test" });
+    expect(own.status).toBe(101);
+    new Live(own.webSocket!).ws.close(1000);
+  });
+
+  it("does not take an empty or stray bearer subprotocol beside the cookie as a bearer: another site's page is still refused", async () => {
+    const user = await TestUser.create();
+    const cookie = `__Host-access_token=${user.token}`;
+    // A page may offer any subprotocol names; only a bearer token that authenticated skips the origin check.
+    for (const protocols of [
+      "vault-live, vault-bearer.",
+      "vault-bearer., vault-live",
+      "vault-live, x-vault-bearer.abc",
+    ]) {
+      const res = await handshake({
+        cookie,
+        origin: "https://evil.test",
+        "sec-websocket-protocol": protocols,
+      });
+      await expectErrorBody(res, 403, "FORBIDDEN");
+    }
+    expect(await liveSyncHub(env.LIVE_SYNC, user.id).state()).toMatchObject({ connections: 0 });
+    // A bearer that does not verify is refused, cookie or not.
+    await expectErrorBody(
+      await handshake({
+        cookie,
+        origin: "https://evil.test",
+        "sec-websocket-protocol": "vault-live, vault-bearer.not.a.jwt",
+      }),
+      401,
+      "UNAUTHORIZED",
+    );
+  });
+
+  it("a real bearer token needs no Origin, or opens from any origin; the app's own page with its cookie still opens", async () => {
+    const user = await TestUser.create();
+    for (const origin of [undefined, "https://evil.test"]) {
+      const res = await handshake({
+        "sec-websocket-protocol": `vault-live, vault-bearer.${user.token}`,
+        ...(origin ? { origin } : {}),
+      });
+      expect(res.status).toBe(101);
+      new Live(res.webSocket!).ws.close(1000);
+    }
+    const own = await handshake({
+      cookie: `__Host-access_token=${user.token}`,
+      origin: "https://vault.test",
+      "sec-websocket-protocol": "vault-live, vault-bearer.",
+    });
     expect(own.status).toBe(101);
     new Live(own.webSocket!).ws.close(1000);
   });
@@ -79,9 +156,15 @@ describe("live sync: notices", () => {
     await b.until((m) => m.some((x) => x.type === "changed"));
     expect(b.changes()).toEqual(a.changes());
     expect(JSON.stringify(a.messages)).not.toContain(id);
-    expect(await liveSyncHub(env.LIVE_SYNC, user.id).state()).toEqual({ userId: user.id, connections: 2, clock });
+    expect(await liveSyncHub(env.LIVE_SYNC, user.id).state()).toEqual({
+      userId: user.id,
+      connections: 2,
+      clock,
+    });
     // An update and a delete each move the clock again.
-    expect((await user.call("PATCH", `/api/passwords/${id}`, { body: { name: "Renamed" } })).status).toBe(200);
+    expect(
+      (await user.call("PATCH", `/api/passwords/${id}`, { body: { name: "Renamed" } })).status,
+    ).toBe(200);
     await a.until((m) => m.filter((x) => x.type === "changed").length >= 2);
     expect((await user.call("DELETE", `/api/passwords/${id}`)).status).toBe(200);
     await a.until((m) => m.filter((x) => x.type === "changed").length >= 3);
@@ -114,10 +197,16 @@ describe("live sync: notices", () => {
     const user = await TestUser.create();
     const live = await Live.open(user);
     const db = dbFor(env, user.id);
-    await expect(db.batch([advanceClock(db, user.id), batchable(db, sql`INSERT INTO no_such_table VALUES (1)`)])).rejects.toThrow();
+    await expect(
+      db.batch([
+        advanceClock(db, user.id),
+        batchable(db, sql`INSERT INTO no_such_table VALUES (1)`),
+      ]),
+    ).rejects.toThrow();
     expect(await liveSyncHub(env.LIVE_SYNC, user.id).state()).toMatchObject({ clock: null });
     const [advanced] = await db.batch([advanceClock(db, user.id)]);
-    const committed = (advanced as unknown as { results: { advanced_clock: number }[] }).results[0].advanced_clock;
+    const committed = (advanced as unknown as { results: { advanced_clock: number }[] }).results[0]
+      .advanced_clock;
     await live.until((m) => m.some((x) => x.type === "changed"));
     expect(live.changes()).toEqual([new Date(committed).toISOString()]);
     live.ws.close(1000);
@@ -143,7 +232,9 @@ describe("live sync: notices", () => {
     const expiring = await Live.open(shortLived);
     const fresh = await Live.open(user);
     // Past the short token's exp (whole seconds, RFC 7519 section 4.1.4).
-    await new Promise((r) => setTimeout(r, decodeJwt(shortLived.token).exp! * 1000 - Date.now() + 50));
+    await new Promise((r) =>
+      setTimeout(r, decodeJwt(shortLived.token).exp! * 1000 - Date.now() + 50),
+    );
     expect(await liveSyncHub(env.LIVE_SYNC, user.id).notify(Date.now())).toBe(1);
     await expiring.until(() => expiring.closes.length > 0);
     expect(expiring.closes).toEqual([LIVE_SYNC_CLOSE.TOKEN_EXPIRED]);

@@ -20,10 +20,20 @@ async function seed(userId: string, n: number, tie = 5, base = Date.now() - 3_60
   const rows = Array.from({ length: n }, (_, i) => {
     const seq = base + Math.floor(i / tie) * tie;
     const stamp = new Date(seq).toISOString();
-    return stmt.bind(`${userId}-${String(i).padStart(5, "0")}`, userId, `Seed ${i}`, stamp, stamp, seq, i % 7 === 6 ? stamp : null);
+    return stmt.bind(
+      `${userId}-${String(i).padStart(5, "0")}`,
+      userId,
+      `Seed ${i}`,
+      stamp,
+      stamp,
+      seq,
+      i % 7 === 6 ? stamp : null,
+    );
   });
   for (let i = 0; i < rows.length; i += 500) await env.DB.batch(rows.slice(i, i + 500));
-  await env.DB.prepare("INSERT INTO sync_clocks (user_id, clock) VALUES (?, ?)").bind(userId, base + n).run();
+  await env.DB.prepare("INSERT INTO sync_clocks (user_id, clock) VALUES (?, ?)")
+    .bind(userId, base + n)
+    .run();
 }
 
 /**
@@ -34,7 +44,10 @@ async function createRaw(userId: string) {
   const id = crypto.randomUUID();
   const now = new Date().toISOString();
   await env.DB.batch([
-    env.DB.prepare("UPDATE sync_clocks SET clock = max(clock + 1, ?) WHERE user_id = ?").bind(Date.now(), userId),
+    env.DB.prepare("UPDATE sync_clocks SET clock = max(clock + 1, ?) WHERE user_id = ?").bind(
+      Date.now(),
+      userId,
+    ),
     env.DB.prepare(
       `INSERT INTO passwords (id, user_id, name, website, tags, encryption_version, wrapped_item_key, encrypted_data, created_at, updated_at, change_seq)
        VALUES (?, ?, 'New', 'n.example.com', '[]', 3, 'k', 'new', ?, ?, (SELECT clock FROM sync_clocks WHERE user_id = ?))`,
@@ -51,7 +64,12 @@ type Page = { changes: Change[]; resume: string };
  * that many pages (the stream is cancelled, its read ahead still running).
  */
 async function read(user: TestUser, opts: { since?: string; resume?: string; cut?: number } = {}) {
-  const out = await new SyncService(dbFor(env, user.id), { entries: 1_000, bytes: 10_000_000 }, entryIdClaims(env), SIZES).pull(user.id, opts.since, { resume: opts.resume, format: "ndjson" });
+  const out = await new SyncService(
+    dbFor(env, user.id),
+    { entries: 1_000, bytes: 10_000_000 },
+    entryIdClaims(env),
+    SIZES,
+  ).pull(user.id, opts.since, { resume: opts.resume, format: "ndjson" });
   const stream = typeof out === "string" ? new Response(out).body! : out;
   const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
   let buffered = "";
@@ -80,16 +98,22 @@ async function read(user: TestUser, opts: { since?: string; resume?: string; cut
 /** A client's store: each page applied as it came (tombstones remove), as the web client does. */
 function apply(store: Map<string, Change>, pages: Page[], clear = false) {
   if (clear) store.clear();
-  for (const p of pages) for (const c of p.changes) (c._deleted ? store.delete(c.id) : store.set(c.id, c));
+  for (const p of pages)
+    for (const c of p.changes) c._deleted ? store.delete(c.id) : store.set(c.id, c);
   return store;
 }
 
 /** What the server holds now: each live entry's id and ciphertext. */
 async function held(userId: string) {
-  const { results } = await env.DB.prepare("SELECT id, encrypted_data FROM passwords WHERE user_id = ? AND deleted_at IS NULL ORDER BY id").bind(userId).all<{ id: string; encrypted_data: string }>();
+  const { results } = await env.DB.prepare(
+    "SELECT id, encrypted_data FROM passwords WHERE user_id = ? AND deleted_at IS NULL ORDER BY id",
+  )
+    .bind(userId)
+    .all<{ id: string; encrypted_data: string }>();
   return results.map((r) => [r.id, r.encrypted_data]);
 }
-const stored = (store: Map<string, Change>) => [...store.values()].map((c) => [c.id, c.encrypted_data]).sort((a, b) => (a[0]! < b[0]! ? -1 : 1));
+const stored = (store: Map<string, Change>) =>
+  [...store.values()].map((c) => [c.id, c.encrypted_data]).sort((a, b) => (a[0]! < b[0]! ? -1 : 1));
 const ids = (pages: Page[]) => pages.flatMap((p) => p.changes.map((c) => c.id));
 const idOf = (userId: string, i: number) => `${userId}-${String(i).padStart(5, "0")}`;
 
@@ -116,12 +140,30 @@ describe("sync pull resumed after a cut", () => {
     await seed(user.id, 200);
     const first = await read(user, { cut: 5 });
     const received = new Set(ids(first.pages));
-    const pick = (have: boolean, skip = 0) => Array.from({ length: 200 }, (_, i) => idOf(user.id, i)).filter((id, i) => i % 7 !== 6 && received.has(id) === have)[skip]!;
-    const [editedSent, editedUnsent, deletedSent, deletedUnsent] = [pick(true), pick(false, 3), pick(true, 1), pick(false, 4)];
+    const pick = (have: boolean, skip = 0) =>
+      Array.from({ length: 200 }, (_, i) => idOf(user.id, i)).filter(
+        (id, i) => i % 7 !== 6 && received.has(id) === have,
+      )[skip]!;
+    const [editedSent, editedUnsent, deletedSent, deletedUnsent] = [
+      pick(true),
+      pick(false, 3),
+      pick(true, 1),
+      pick(false, 4),
+    ];
     const fresh = await createRaw(user.id);
     const res = await push(user, [
-      { action: "update", id: editedSent, data: { encrypted_data: envelope().encrypted_data }, clientUpdatedAt: at() },
-      { action: "update", id: editedUnsent, data: { encrypted_data: envelope().encrypted_data }, clientUpdatedAt: at() },
+      {
+        action: "update",
+        id: editedSent,
+        data: { encrypted_data: envelope().encrypted_data },
+        clientUpdatedAt: at(),
+      },
+      {
+        action: "update",
+        id: editedUnsent,
+        data: { encrypted_data: envelope().encrypted_data },
+        clientUpdatedAt: at(),
+      },
       { action: "delete", id: deletedSent, clientUpdatedAt: at() },
       { action: "delete", id: deletedUnsent, clientUpdatedAt: at() },
     ]);
@@ -131,7 +173,9 @@ describe("sync pull resumed after a cut", () => {
     const resumed = ids(rest.pages);
     expect(new Set(resumed).size).toBe(resumed.length);
     // Only what changed comes again; the rest of what was received does not.
-    expect(resumed.filter((id) => received.has(id)).sort()).toEqual([editedSent, deletedSent].sort());
+    expect(resumed.filter((id) => received.has(id)).sort()).toEqual(
+      [editedSent, deletedSent].sort(),
+    );
     expect(resumed).toContain(fresh);
     const store = apply(apply(new Map(), first.pages, true), rest.pages);
     expect(stored(store)).toEqual(await held(user.id));
@@ -150,7 +194,12 @@ describe("sync pull resumed after a cut", () => {
     for (let round = 0; round < 3; round++) {
       const sentIds = [...store.keys()];
       const res = await push(user, [
-        { action: "update", id: sentIds[round]!, data: { encrypted_data: envelope().encrypted_data }, clientUpdatedAt: at() },
+        {
+          action: "update",
+          id: sentIds[round]!,
+          data: { encrypted_data: envelope().encrypted_data },
+          clientUpdatedAt: at(),
+        },
         { action: "delete", id: sentIds[round + 5]!, clientUpdatedAt: at() },
       ]);
       expect(res.results.map((r) => r.status)).toEqual(["applied", "applied"]);
@@ -182,7 +231,9 @@ describe("sync pull resumed after a cut", () => {
   it("over HTTP: the page-framed answer on request, the spec's object otherwise, and a token that is not one, or too old", async () => {
     const user = await TestUser.create();
     await seed(user.id, 900, 3);
-    const lines = await user.call("GET", "/api/passwords/sync", { headers: { accept: "application/x-ndjson" } });
+    const lines = await user.call("GET", "/api/passwords/sync", {
+      headers: { accept: "application/x-ndjson" },
+    });
     expect(lines.status).toBe(200);
     expect(lines.headers.get("content-type")).toBe("application/x-ndjson");
     const text = (await lines.text()).split("\n");
@@ -193,17 +244,31 @@ describe("sync pull resumed after a cut", () => {
     expect(pages.flatMap((p) => p.changes)).toHaveLength(900 - Math.floor(900 / 7));
 
     // The spec's object, resumed: the rest of the entries, as a delta on top of what the client kept.
-    const res = await user.call("GET", `/api/passwords/sync?resume=${encodeURIComponent(pages[0]!.resume)}`);
+    const res = await user.call(
+      "GET",
+      `/api/passwords/sync?resume=${encodeURIComponent(pages[0]!.resume)}`,
+    );
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     const body = (await res.json()) as { changes: Change[]; fullSyncRequired: boolean };
     expect(body.fullSyncRequired).toBe(false);
-    expect(body.changes.map((c) => c.id)).toEqual(pages.slice(1).flatMap((p) => p.changes.map((c) => c.id)));
+    expect(body.changes.map((c) => c.id)).toEqual(
+      pages.slice(1).flatMap((p) => p.changes.map((c) => c.id)),
+    );
 
     for (const bad of ["nonsense", "1.2", `${Date.now() + 3_600_000}.1.YQ`]) {
-      await expectErrorBody(await user.call("GET", `/api/passwords/sync?resume=${encodeURIComponent(bad)}`), 400, "VALIDATION_ERROR");
+      await expectErrorBody(
+        await user.call("GET", `/api/passwords/sync?resume=${encodeURIComponent(bad)}`),
+        400,
+        "VALIDATION_ERROR",
+      );
     }
-    const old = resumeToken(Date.now() - 31 * 24 * 3_600_000, { seq: Date.now() - 31 * 24 * 3_600_000, id: "x" });
-    const again = (await (await user.call("GET", `/api/passwords/sync?resume=${encodeURIComponent(old)}`)).json()) as { changes: Change[]; fullSyncRequired: boolean };
+    const old = resumeToken(Date.now() - 31 * 24 * 3_600_000, {
+      seq: Date.now() - 31 * 24 * 3_600_000,
+      id: "x",
+    });
+    const again = (await (
+      await user.call("GET", `/api/passwords/sync?resume=${encodeURIComponent(old)}`)
+    ).json()) as { changes: Change[]; fullSyncRequired: boolean };
     expect(again.fullSyncRequired).toBe(true);
     expect(again.changes).toHaveLength(900 - Math.floor(900 / 7));
   });

@@ -26,20 +26,33 @@ describe("sync: another user's records", () => {
       ["failed", "CONFLICT"],
     ]);
     expect(res.results.every((r) => r.serverEntry === undefined)).toBe(true);
-    expect(await row(id)).toMatchObject({ user_id: owner.id, name: "Mine", deleted_at: null, encrypted_data: body.encrypted_data });
+    expect(await row(id)).toMatchObject({
+      user_id: owner.id,
+      name: "Mine",
+      deleted_at: null,
+      encrypted_data: body.encrypted_data,
+    });
   });
 
   it("push needs a CSRF token (the service worker's push is not exempt, D2)", async () => {
     const user = await TestUser.create();
     const m = create();
-    await expectErrorBody(await user.call("POST", "/api/passwords/sync", { body: { mutations: [m] }, csrf: false }), 403, "FORBIDDEN");
+    await expectErrorBody(
+      await user.call("POST", "/api/passwords/sync", { body: { mutations: [m] }, csrf: false }),
+      403,
+      "FORBIDDEN",
+    );
     expect(await row(m.id)).toBeNull();
   });
 
   it("a placeholder's plaintext username never leaves through sync once it is V3", async () => {
     const user = await TestUser.create();
     const { id } = await createEntry(user);
-    await env.DB.prepare("UPDATE passwords SET encryption_version = -1, username = 'alice@example.test', updated_at = ? WHERE id = ?").bind(at(-60_000), id).run();
+    await env.DB.prepare(
+      "UPDATE passwords SET encryption_version = -1, username = 'alice@example.test', updated_at = ? WHERE id = ?",
+    )
+      .bind(at(-60_000), id)
+      .run();
     await push(user, [{ action: "update", id, data: envelope(), clientUpdatedAt: at() }]);
     const text = JSON.stringify(await pull(user));
     expect(text).not.toContain("alice@example.test");
@@ -55,7 +68,10 @@ describe("sync cursor: no change is ever skipped", () => {
     // The writer's clock reads ten seconds earlier than the cursor it races with.
     await db.batch([
       advanceClock(db, user.id, Date.parse(cursor) - 10_000),
-      db.update(passwords).set({ name: "Lagging", changeSeq: clockValue(user.id) }).where(and(eq(passwords.userId, user.id), eq(passwords.id, id))),
+      db
+        .update(passwords)
+        .set({ name: "Lagging", changeSeq: clockValue(user.id) })
+        .where(and(eq(passwords.userId, user.id), eq(passwords.id, id))),
     ]);
     const delta = await pull(user, cursor);
     expect(delta.changes.map((c) => [c.id, c.name])).toEqual([[id, "Lagging"]]);
@@ -70,7 +86,10 @@ describe("sync cursor: no change is ever skipped", () => {
     for (const id of ids) {
       await db.batch([
         advanceClock(db, user.id, now),
-        db.update(passwords).set({ changeSeq: clockValue(user.id) }).where(and(eq(passwords.userId, user.id), eq(passwords.id, id))),
+        db
+          .update(passwords)
+          .set({ changeSeq: clockValue(user.id) })
+          .where(and(eq(passwords.userId, user.id), eq(passwords.id, id))),
       ]);
     }
     const seqs = [];
@@ -95,7 +114,11 @@ describe("sync cursor: no change is ever skipped", () => {
       const tasks = [];
       for (let round = 0; round < 3; round++) {
         for (const id of ids) {
-          tasks.push(user.call("PATCH", `/api/passwords/${id}`, { body: { encrypted_data: envelope().encrypted_data } }));
+          tasks.push(
+            user.call("PATCH", `/api/passwords/${id}`, {
+              body: { encrypted_data: envelope().encrypted_data },
+            }),
+          );
         }
         tasks.push(push(user, [create(), create()]));
       }
@@ -110,8 +133,13 @@ describe("sync cursor: no change is ever skipped", () => {
     await writers;
     apply((await pull(user, cursor)).changes as never);
 
-    const rows = await env.DB.prepare("SELECT id, encrypted_data, deleted_at FROM passwords WHERE user_id = ?").bind(user.id).all<{ id: string; encrypted_data: string; deleted_at: string | null }>();
+    const rows = await env.DB.prepare(
+      "SELECT id, encrypted_data, deleted_at FROM passwords WHERE user_id = ?",
+    )
+      .bind(user.id)
+      .all<{ id: string; encrypted_data: string; deleted_at: string | null }>();
     expect(rows.results.length).toBe(14);
-    for (const r of rows.results) expect(seen.get(r.id)).toBe(r.deleted_at ? "deleted" : r.encrypted_data);
+    for (const r of rows.results)
+      expect(seen.get(r.id)).toBe(r.deleted_at ? "deleted" : r.encrypted_data);
   });
 });

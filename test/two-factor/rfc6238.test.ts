@@ -4,7 +4,13 @@ import { dbFor } from "../../src/db/client";
 import { TwoFactorService, secretAad } from "../../src/domains/two-factor/service";
 import { seal } from "../../src/lib/crypto";
 import { checkTotp, normalizeAlgorithm, totpCode } from "../../src/lib/totp";
-import { base32Encode, referenceTotp, RFC6238_SEEDS, RFC6238_VECTORS, type RefAlgorithm } from "../support/rfc6238";
+import {
+  base32Encode,
+  referenceTotp,
+  RFC6238_SEEDS,
+  RFC6238_VECTORS,
+  type RefAlgorithm,
+} from "../support/rfc6238";
 
 const ALGORITHMS: RefAlgorithm[] = ["SHA-1", "SHA-256", "SHA-512"];
 const meta = { ip: "192.0.2.1", userAgent: "vitest", device: null };
@@ -13,7 +19,9 @@ describe("RFC 6238 appendix B test vectors", () => {
   it("the test's own reference implementation reproduces them", async () => {
     for (const v of RFC6238_VECTORS) {
       for (const alg of ALGORITHMS) {
-        expect(await referenceTotp(RFC6238_SEEDS[alg], v.time, { algorithm: alg, digits: 8 })).toBe(v.codes[alg]);
+        expect(await referenceTotp(RFC6238_SEEDS[alg], v.time, { algorithm: alg, digits: 8 })).toBe(
+          v.codes[alg],
+        );
       }
     }
   });
@@ -21,7 +29,12 @@ describe("RFC 6238 appendix B test vectors", () => {
   it("the service's TOTP core generates every vector (SHA-1, SHA-256, SHA-512)", async () => {
     for (const v of RFC6238_VECTORS) {
       for (const alg of ALGORITHMS) {
-        const params = { secret: base32Encode(RFC6238_SEEDS[alg]), algorithm: normalizeAlgorithm(alg)!, digits: 8, period: 30 };
+        const params = {
+          secret: base32Encode(RFC6238_SEEDS[alg]),
+          algorithm: normalizeAlgorithm(alg)!,
+          digits: 8,
+          period: 30,
+        };
         expect(await totpCode(params, v.time)).toBe(v.codes[alg]);
       }
     }
@@ -30,8 +43,16 @@ describe("RFC 6238 appendix B test vectors", () => {
   it("the service's TOTP check accepts every vector at its time and refuses it two steps later", async () => {
     for (const v of RFC6238_VECTORS) {
       for (const alg of ALGORITHMS) {
-        const params = { secret: base32Encode(RFC6238_SEEDS[alg]), algorithm: normalizeAlgorithm(alg)!, digits: 8, period: 30 };
-        expect(await checkTotp(params, v.codes[alg], v.time)).toEqual({ valid: true, timeStep: Math.floor(v.time / 30) });
+        const params = {
+          secret: base32Encode(RFC6238_SEEDS[alg]),
+          algorithm: normalizeAlgorithm(alg)!,
+          digits: 8,
+          period: 30,
+        };
+        expect(await checkTotp(params, v.codes[alg], v.time)).toEqual({
+          valid: true,
+          timeStep: Math.floor(v.time / 30),
+        });
         expect((await checkTotp(params, v.codes[alg], v.time + 60)).valid).toBe(false);
       }
     }
@@ -43,15 +64,27 @@ describe("RFC 6238 appendix B test vectors", () => {
     const db = dbFor(env, userId);
     const service = new TwoFactorService(db, env.DATA_ENCRYPTION_KEY as string, "Test", () => now);
     await service.enroll(userId, "rfc@example.test", meta);
-    const { enrollment_id } = (await env.DB.prepare("SELECT enrollment_id FROM two_factor WHERE user_id = ?").bind(userId).first<{ enrollment_id: string }>())!;
-    const sealed = await seal(env.DATA_ENCRYPTION_KEY as string, base32Encode(RFC6238_SEEDS["SHA-1"]), secretAad(userId, enrollment_id));
-    await env.DB.prepare("UPDATE two_factor SET secret_sealed = ? WHERE user_id = ?").bind(sealed, userId).run();
+    const { enrollment_id } = (await env.DB.prepare(
+      "SELECT enrollment_id FROM two_factor WHERE user_id = ?",
+    )
+      .bind(userId)
+      .first<{ enrollment_id: string }>())!;
+    const sealed = await seal(
+      env.DATA_ENCRYPTION_KEY as string,
+      base32Encode(RFC6238_SEEDS["SHA-1"]),
+      secretAad(userId, enrollment_id),
+    );
+    await env.DB.prepare("UPDATE two_factor SET secret_sealed = ? WHERE user_id = ?")
+      .bind(sealed, userId)
+      .run();
     for (const v of RFC6238_VECTORS) {
       now = v.time * 1000;
       // RFC 4226 section 5.3: a 6-digit code is the 8-digit value modulo 10^6.
       const code = v.codes["SHA-1"].slice(-6);
-      expect(await service.verify(userId, code, meta)).toEqual({ verified: true });
-      await expect(service.verify(userId, code, meta)).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+      expect((await service.verify(userId, code, meta)).answer).toEqual({ verified: true });
+      await expect(service.verify(userId, code, meta)).rejects.toMatchObject({
+        code: "UNAUTHORIZED",
+      });
     }
   });
 });

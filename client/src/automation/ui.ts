@@ -3,8 +3,21 @@ import { ApiError, OfflineError } from "../api";
 import { el } from "../pages/common";
 
 /** A section's frame: its h1 (focus target), an intro line, and the body parts. */
-export function sectionFrame(root: HTMLElement, title: string, intro: string, ...parts: HTMLElement[]) {
-  root.append(el("div", { className: "section" }, el("h1", { textContent: title, tabIndex: -1 }), el("p", { className: "hint", textContent: intro }), ...parts));
+export function sectionFrame(
+  root: HTMLElement,
+  title: string,
+  intro: string,
+  ...parts: HTMLElement[]
+) {
+  root.append(
+    el(
+      "div",
+      { className: "section" },
+      el("h1", { textContent: title, tabIndex: -1 }),
+      el("p", { className: "hint", textContent: intro }),
+      ...parts,
+    ),
+  );
 }
 
 /** What went wrong, in words a person can act on, with the fields the server named. */
@@ -17,8 +30,17 @@ export function describeError(e: unknown, action: string): string {
   return `${action} failed: ${e instanceof Error ? e.message : String(e)}`;
 }
 
-export function button(label: string, onClick: () => void, opts: { aria?: string; secondary?: boolean } = {}) {
-  const b = el("button", { type: "button", textContent: label, className: opts.secondary === false ? "" : "secondary", onclick: onClick });
+export function button(
+  label: string,
+  onClick: () => void,
+  opts: { aria?: string; secondary?: boolean } = {},
+) {
+  const b = el("button", {
+    type: "button",
+    textContent: label,
+    className: opts.secondary === false ? "" : "secondary",
+    onclick: onClick,
+  });
   if (opts.aria) b.setAttribute("aria-label", opts.aria);
   return b;
 }
@@ -34,5 +56,11 @@ export async function copyText(text: string, what: string, toast: (m: string) =>
 }
 
 export function labelled(label: string, control: HTMLElement, hint?: string) {
-  return el("label", {}, label, control, ...(hint ? [el("span", { className: "hint", textContent: ` ${hint}` })] : []));
+  return el(
+    "label",
+    {},
+    label,
+    control,
+    ...(hint ? [el("span", { className: "hint", textContent: ` ${hint}` })] : []),
+  );
 }

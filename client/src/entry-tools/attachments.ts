@@ -19,21 +19,45 @@ export function mount(root: HTMLElement, entry: EntryContext): () => void {
   const usage = el("p", { id: "attachments-usage", className: "muted" });
   const list = el("ul", { id: "attachments", className: "cards", "aria-label": "Attachments" });
   const file = el("input", { id: "attachment-file", type: "file" });
-  const progress = el("progress", { id: "attachment-progress", max: 100, value: 0, hidden: true, "aria-label": "Upload progress" });
+  const progress = el("progress", {
+    id: "attachment-progress",
+    max: 100,
+    value: 0,
+    hidden: true,
+    "aria-label": "Upload progress",
+  });
   const error = el("p", { id: "attachment-error", className: "error", role: "alert" });
   const upload = el("button", { type: "submit" }, "Upload");
-  const form = el("form", { id: "attachment-form" }, el("label", { htmlFor: "attachment-file" }, "Attach a file (up to 25 MB)"), file, el("div", { className: "row" }, upload), progress, error);
+  const form = el(
+    "form",
+    { id: "attachment-form" },
+    el("label", { htmlFor: "attachment-file" }, "Attach a file (up to 25 MB)"),
+    file,
+    el("div", { className: "row" }, upload),
+    progress,
+    error,
+  );
   root.replaceChildren(usage, list, form);
   let quota = { used: 0, quota: 0 };
 
   function row(a: AttachmentMeta, name: string) {
-    const get = el("button", { type: "button", className: "secondary", "aria-label": `Download ${name}` }, "Download");
-    const del = el("button", { type: "button", className: "danger", "aria-label": `Delete ${name}` }, "Delete");
+    const get = el(
+      "button",
+      { type: "button", className: "secondary", "aria-label": `Download ${name}` },
+      "Download",
+    );
+    const del = el(
+      "button",
+      { type: "button", className: "danger", "aria-label": `Delete ${name}` },
+      "Delete",
+    );
     get.addEventListener("click", () => {
       void (async () => {
         const { attachment } = await api.attachment(a.id);
         const plain = await decryptAttachment(keys.vaultKey, attachment);
-        const url = URL.createObjectURL(new Blob([plain.content], { type: plain.mimeType || "application/octet-stream" }));
+        const url = URL.createObjectURL(
+          new Blob([plain.content], { type: plain.mimeType || "application/octet-stream" }),
+        );
         const link = el("a", { href: url, download: plain.filename });
         document.body.append(link);
         link.click();
@@ -52,10 +76,21 @@ export function mount(root: HTMLElement, entry: EntryContext): () => void {
         })
         .catch((err: unknown) => (error.textContent = `Cannot delete: ${errorText(err)}`));
     });
-    return el("li", { "data-id": a.id }, el("span", { className: "name" }, name), el("span", { className: "muted" }, ` ${formatBytes(a.size)} · ${new Date(a.created_at).toLocaleDateString()}`), el("span", { className: "actions" }, get, del));
+    return el(
+      "li",
+      { "data-id": a.id },
+      el("span", { className: "name" }, name),
+      el(
+        "span",
+        { className: "muted" },
+        ` ${formatBytes(a.size)} · ${new Date(a.created_at).toLocaleDateString()}`,
+      ),
+      el("span", { className: "actions" }, get, del),
+    );
   }
 
-  const decryptedName = async (a: AttachmentMeta) => (await decryptAttachmentInfo(keys.vaultKey, a)).filename;
+  const decryptedName = async (a: AttachmentMeta) =>
+    (await decryptAttachmentInfo(keys.vaultKey, a)).filename;
 
   async function render() {
     const data = await api.attachments(entry.id);
@@ -63,10 +98,15 @@ export function mount(root: HTMLElement, entry: EntryContext): () => void {
     quota = data.usage;
     usage.textContent = `${formatBytes(quota.used)} of ${formatBytes(quota.quota)} used`;
     usage.dataset.used = String(quota.used);
-    const rows = await Promise.all(data.attachments.map(async (a) => row(a, await decryptedName(a).catch(() => "(cannot be decrypted)"))));
+    const rows = await Promise.all(
+      data.attachments.map(async (a) =>
+        row(a, await decryptedName(a).catch(() => "(cannot be decrypted)")),
+      ),
+    );
     if (gone) return;
     list.replaceChildren(...rows);
-    if (rows.length === 0) list.replaceChildren(el("li", { className: "muted" }, "No attachments."));
+    if (rows.length === 0)
+      list.replaceChildren(el("li", { className: "muted" }, "No attachments."));
   }
 
   form.addEventListener("submit", (ev) => {
@@ -93,8 +133,19 @@ export function mount(root: HTMLElement, entry: EntryContext): () => void {
     progress.hidden = false;
     progress.value = 0;
     void (async () => {
-      const body = await buildUploadBody(keys.vaultKey, { id: entry.id, type: "password" }, { content: new Uint8Array(await f.arrayBuffer()), filename: f.name, mimeType: f.type || "application/octet-stream" });
-      await api.uploadAttachment(body, (sent, total) => (progress.value = total ? Math.round((sent / total) * 100) : 0));
+      const body = await buildUploadBody(
+        keys.vaultKey,
+        { id: entry.id, type: "password" },
+        {
+          content: new Uint8Array(await f.arrayBuffer()),
+          filename: f.name,
+          mimeType: f.type || "application/octet-stream",
+        },
+      );
+      await api.uploadAttachment(
+        body,
+        (sent, total) => (progress.value = total ? Math.round((sent / total) * 100) : 0),
+      );
       progress.value = 100;
       toast(`Attached ${f.name}`);
       form.reset();
@@ -107,7 +158,9 @@ export function mount(root: HTMLElement, entry: EntryContext): () => void {
       });
   });
 
-  void render().catch((err: unknown) => (error.textContent = `Cannot load attachments: ${errorText(err)}`));
+  void render().catch(
+    (err: unknown) => (error.textContent = `Cannot load attachments: ${errorText(err)}`),
+  );
   return () => {
     gone = true;
   };

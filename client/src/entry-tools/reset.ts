@@ -30,7 +30,13 @@ export async function mount(root: HTMLElement, ctx: EntryContext): Promise<() =>
   // Enabled once the mailboxes are listed: a reset needs one of them.
   const start = el("button", { type: "button", textContent: "Reset password", disabled: true });
   start.setAttribute("aria-label", `Reset password of ${ctx.entry.name}`);
-  const form = el("div", { className: "reset-start" }, el("label", {}, "Mailbox that receives the reset email", select), el("div", { className: "row" }, start), message);
+  const form = el(
+    "div",
+    { className: "reset-start" },
+    el("label", {}, "Mailbox that receives the reset email", select),
+    el("div", { className: "row" }, start),
+    message,
+  );
   const live = el("div");
   root.append(form, live);
   let unmountView: (() => void) | null = null;
@@ -42,24 +48,37 @@ export async function mount(root: HTMLElement, ctx: EntryContext): Promise<() =>
 
   const url = serviceUrlOf(ctx.entry);
   if (!url) {
-    message.textContent = "Add the site's address (website or URL) to this entry to reset its password.";
+    message.textContent =
+      "Add the site's address (website or URL) to this entry to reset its password.";
   }
   try {
     const boxes = await activeMailboxes(app.api);
-    select.replaceChildren(...boxes.map((b) => el("option", { value: b.email, textContent: `${b.email} (${b.provider})` })));
+    select.replaceChildren(
+      ...boxes.map((b) =>
+        el("option", { value: b.email, textContent: `${b.email} (${b.provider})` }),
+      ),
+    );
     // The entry's own username first when it is one of the mailboxes: that is the account's address.
-    const own = boxes.find((b) => b.email.toLowerCase() === ctx.fields.username.trim().toLowerCase());
+    const own = boxes.find(
+      (b) => b.email.toLowerCase() === ctx.fields.username.trim().toLowerCase(),
+    );
     if (own) select.value = own.email;
     start.disabled = !url || boxes.length === 0;
     if (boxes.length === 0) {
-      message.replaceChildren("Connect the mailbox this account uses before resetting its password: ", el("a", { href: "/mailboxes", textContent: "Mailboxes" }));
+      message.replaceChildren(
+        "Connect the mailbox this account uses before resetting its password: ",
+        el("a", { href: "/mailboxes", textContent: "Mailboxes" }),
+      );
       message.querySelector("a")?.addEventListener("click", (ev) => {
         ev.preventDefault();
         app.navigate("/mailboxes");
       });
     }
   } catch (e) {
-    message.textContent = e instanceof OfflineError ? "Resetting a password needs a connection." : `Cannot list mailboxes: ${e instanceof Error ? e.message : String(e)}`;
+    message.textContent =
+      e instanceof OfflineError
+        ? "Resetting a password needs a connection."
+        : `Cannot list mailboxes: ${e instanceof Error ? e.message : String(e)}`;
   }
 
   start.addEventListener("click", () => {
@@ -83,9 +102,12 @@ export async function mount(root: HTMLElement, ctx: EntryContext): Promise<() =>
 /** What the person can do about a refused start. */
 export function describeStartError(e: unknown): string {
   if (e instanceof OfflineError) return "Resetting a password needs a connection.";
-  if (!(e instanceof ApiError)) return `Could not start the reset: ${e instanceof Error ? e.message : String(e)}`;
-  if (e.body.code === "STEP_UP_REQUIRED") return "For a password reset, sign in again first (your last sign-in is too old).";
-  if (e.status === 403) return `Password resets can only be started from a registered device: ${e.message}`;
+  if (!(e instanceof ApiError))
+    return `Could not start the reset: ${e instanceof Error ? e.message : String(e)}`;
+  if (e.body.code === "STEP_UP_REQUIRED")
+    return "For a password reset, sign in again first (your last sign-in is too old).";
+  if (e.status === 403)
+    return `Password resets can only be started from a registered device: ${e.message}`;
   if (e.status === 429) return "Too many resets started recently; try again in a few minutes.";
   const detail = e.body.details?.map((d) => `${d.field}: ${d.message}`).join("; ");
   return `Could not start the reset: ${e.message}${detail ? ` (${detail})` : ""}`;

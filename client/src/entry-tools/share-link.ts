@@ -10,7 +10,10 @@ import { el, errorText } from "../ui";
 export function mount(root: HTMLElement, ctx: EntryContext): void {
   const { entry, fields, app } = ctx;
   const candidates = entryLinkFields(entry, fields);
-  const boxes = candidates.map((c, i) => ({ c, box: el("input", { type: "checkbox", id: `share-link-field-${i}`, checked: c.checked }) }));
+  const boxes = candidates.map((c, i) => ({
+    c,
+    box: el("input", { type: "checkbox", id: `share-link-field-${i}`, checked: c.checked }),
+  }));
   const options = linkOptions("share-link");
   const error = el("p", { id: "share-link-error", className: "error", role: "alert" });
   const submit = el("button", { type: "submit" }, "Create link");
@@ -18,8 +21,17 @@ export function mount(root: HTMLElement, ctx: EntryContext): void {
   const form = el(
     "form",
     { id: "share-link-form" },
-    el("p", { className: "hint" }, "Send the chosen fields to anyone, even without an account. They are encrypted in this browser; the key is only in the link."),
-    el("fieldset", {}, el("legend", {}, "Fields to include"), ...boxes.map(({ c, box }) => el("label", { className: "inline" }, box, c.label))),
+    el(
+      "p",
+      { className: "hint" },
+      "Send the chosen fields to anyone, even without an account. They are encrypted in this browser; the key is only in the link.",
+    ),
+    el(
+      "fieldset",
+      {},
+      el("legend", {}, "Fields to include"),
+      ...boxes.map(({ c, box }) => el("label", { className: "inline" }, box, c.label)),
+    ),
     ...options.nodes,
     error,
     el("div", { className: "row" }, submit),
@@ -28,7 +40,9 @@ export function mount(root: HTMLElement, ctx: EntryContext): void {
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     error.textContent = "";
-    const chosen = boxes.filter((b) => b.box.checked).map(({ c }) => ({ label: c.label, value: c.value }));
+    const chosen = boxes
+      .filter((b) => b.box.checked)
+      .map(({ c }) => ({ label: c.label, value: c.value }));
     if (!chosen.length) {
       error.textContent = "Choose at least one field.";
       return;
@@ -40,7 +54,12 @@ export function mount(root: HTMLElement, ctx: EntryContext): void {
     }
     submit.disabled = true;
     try {
-      const { url } = await createLink(app.api, { type: "text", fields: chosen }, opts, app.keys.vaultKey);
+      const { url } = await createLink(
+        app.api,
+        { type: "text", fields: chosen },
+        opts,
+        app.keys.vaultKey,
+      );
       showLink(result, "share-link", url, app.toast);
       options.reset();
     } catch (err) {

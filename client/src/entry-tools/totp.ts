@@ -7,7 +7,15 @@
 import jsQR from "jsqr";
 import { ApiError, OfflineError, type TotpConfig } from "../api";
 import type { EntryContext } from "../shell/context";
-import { hmacKeyOf, normalizeAlgorithm, openTotpSecret, parseTotpInput, sealTotpSecret, totpAt, TotpInputError } from "../totp";
+import {
+  hmacKeyOf,
+  normalizeAlgorithm,
+  openTotpSecret,
+  parseTotpInput,
+  sealTotpSecret,
+  totpAt,
+  TotpInputError,
+} from "../totp";
 import { el, errorText } from "../ui";
 
 /** Decodes the first QR code in an image file; null when the image holds none. */
@@ -40,7 +48,8 @@ export function mount(root: HTMLElement, entry: EntryContext): () => void {
       return cfg;
     } catch (err) {
       // Offline, or an entry not yet synced: the last configuration this browser saw.
-      if (err instanceof OfflineError || (err instanceof ApiError && err.status === 404)) return (await db.meta<TotpConfig>(cacheKey(entry))) ?? null;
+      if (err instanceof OfflineError || (err instanceof ApiError && err.status === 404))
+        return (await db.meta<TotpConfig>(cacheKey(entry))) ?? null;
       throw err;
     }
   }
@@ -48,7 +57,10 @@ export function mount(root: HTMLElement, entry: EntryContext): () => void {
   function showCodes(key: CryptoKey, digits: number, period: number, source: string) {
     const code = el("output", { className: "totp-code", "aria-label": "Current code" });
     const left = el("span", { className: "muted totp-left" });
-    const bar = el("progress", { max: period, "aria-label": "Seconds left" }) as HTMLProgressElement;
+    const bar = el("progress", {
+      max: period,
+      "aria-label": "Seconds left",
+    }) as HTMLProgressElement;
     const copy = el("button", { type: "button", className: "secondary" }, "Copy code");
     const remove = el("button", { type: "button", className: "secondary" }, "Remove TOTP");
     const actions = el("div", { className: "row" }, copy);
@@ -101,7 +113,14 @@ export function mount(root: HTMLElement, entry: EntryContext): () => void {
       el("div", { className: "row" }, save),
       error,
     );
-    body.replaceChildren(el("p", { className: "muted" }, "No TOTP secret yet. It is encrypted on this device before it is stored."), form);
+    body.replaceChildren(
+      el(
+        "p",
+        { className: "muted" },
+        "No TOTP secret yet. It is encrypted on this device before it is stored.",
+      ),
+      form,
+    );
 
     qr.addEventListener("change", () => {
       const file = qr.files?.[0];
@@ -128,7 +147,12 @@ export function mount(root: HTMLElement, entry: EntryContext): () => void {
       save.disabled = true;
       void (async () => {
         const sealed = await sealTotpSecret(keys.vaultKey, parsed);
-        const cfg = { secretEncrypted: sealed, algorithm: parsed.algorithm, digits: parsed.digits, period: parsed.period };
+        const cfg = {
+          secretEncrypted: sealed,
+          algorithm: parsed.algorithm,
+          digits: parsed.digits,
+          period: parsed.period,
+        };
         await api.setTotp(entry.id, cfg);
         await db.setMeta(cacheKey(entry), { hasTotp: true, zeroTrust: true, ...cfg });
         toast("TOTP secret added");
@@ -150,7 +174,12 @@ export function mount(root: HTMLElement, entry: EntryContext): () => void {
     if (stopped) return;
     if (cfg?.hasTotp && cfg.secretEncrypted) {
       const algorithm = normalizeAlgorithm(cfg.algorithm);
-      showCodes(await openTotpSecret(keys.vaultKey, cfg.secretEncrypted, algorithm), cfg.digits ?? 6, cfg.period ?? 30, "server");
+      showCodes(
+        await openTotpSecret(keys.vaultKey, cfg.secretEncrypted, algorithm),
+        cfg.digits ?? 6,
+        cfg.period ?? 30,
+        "server",
+      );
       return;
     }
     // A secret kept in the entry's own encrypted fields (typed in the entry form or imported).

@@ -94,7 +94,9 @@ export function reuseKey(password: string): string {
 }
 
 /** Groups entries whose passwords are the same or trivially varied; only groups of two or more. */
-export function findReuse(items: readonly HealthItem[]): { group: string; kind: "same" | "similar"; ids: string[] }[] {
+export function findReuse(
+  items: readonly HealthItem[],
+): { group: string; kind: "same" | "similar"; ids: string[] }[] {
   const byKey = new Map<string, HealthItem[]>();
   for (const i of items) {
     if (!i.password) continue;
@@ -114,7 +116,11 @@ export function findReuse(items: readonly HealthItem[]): { group: string; kind: 
 }
 
 /** Days since the password was set (or, unknown, since the entry was made); null when not old. */
-export function ageOf(item: HealthItem, now: number, maxAgeDays: number): EntryHealth["old"] | null {
+export function ageOf(
+  item: HealthItem,
+  now: number,
+  maxAgeDays: number,
+): EntryHealth["old"] | null {
   const since = item.changedAt ?? item.createdAt;
   const t = Date.parse(since);
   if (Number.isNaN(t)) return null;
@@ -123,7 +129,8 @@ export function ageOf(item: HealthItem, now: number, maxAgeDays: number): EntryH
 }
 
 export function hostMatches(host: string, domains: ReadonlySet<string>): boolean {
-  for (let h = host; h; h = h.includes(".") ? h.slice(h.indexOf(".") + 1) : "") if (domains.has(h)) return true;
+  for (let h = host; h; h = h.includes(".") ? h.slice(h.indexOf(".") + 1) : "")
+    if (domains.has(h)) return true;
   return false;
 }
 
@@ -139,12 +146,17 @@ function yielder(slice: boolean) {
 
 async function pool<T>(work: T[], size: number, run: (t: T) => Promise<void>) {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(size, work.length) }, async () => {
-    while (next < work.length) await run(work[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(size, work.length) }, async () => {
+      while (next < work.length) await run(work[next++]!);
+    }),
+  );
 }
 
-export async function checkHealth(items: readonly HealthItem[], o: HealthOptions): Promise<HealthReport> {
+export async function checkHealth(
+  items: readonly HealthItem[],
+  o: HealthOptions,
+): Promise<HealthReport> {
   const now = o.now ?? Date.now();
   const maxAge = o.maxAgeDays ?? DEFAULT_MAX_AGE_DAYS;
   const withPassword = items.filter((i) => i.password);
@@ -153,14 +165,19 @@ export async function checkHealth(items: readonly HealthItem[], o: HealthOptions
   const progress = () => o.onProgress?.(++done, total);
   const pause = yielder(o.slice ?? true);
   const result = new Map<string, EntryHealth>();
-  const of = (i: HealthItem) => result.get(i.id) ?? (result.set(i.id, { id: i.id, name: i.name, host: i.host }), result.get(i.id)!);
+  const of = (i: HealthItem) =>
+    result.get(i.id) ??
+    (result.set(i.id, { id: i.id, name: i.name, host: i.host }), result.get(i.id)!);
 
   // Strength, once per distinct password (with the entry's own words as hints).
   const strength = new Map<string, StrengthResult>();
   for (const i of withPassword) {
     let s = strength.get(i.password);
     if (!s) {
-      s = o.strength(i.password, [i.username, i.name, ...(i.host ?? "").split(".")].filter((w) => w.length > 2));
+      s = o.strength(
+        i.password,
+        [i.username, i.name, ...(i.host ?? "").split(".")].filter((w) => w.length > 2),
+      );
       strength.set(i.password, s);
     }
     if (s.score < 3) of(i).weak = s;
@@ -176,7 +193,15 @@ export async function checkHealth(items: readonly HealthItem[], o: HealthOptions
   for (const g of reuseGroups) {
     for (const id of g.ids) {
       const i = byId.get(id)!;
-      of(i).reused = { group: g.group, kind: g.kind, size: g.ids.length, others: g.ids.slice(0, OTHERS_NAMED + 1).filter((x) => x !== id).slice(0, OTHERS_NAMED) };
+      of(i).reused = {
+        group: g.group,
+        kind: g.kind,
+        size: g.ids.length,
+        others: g.ids
+          .slice(0, OTHERS_NAMED + 1)
+          .filter((x) => x !== id)
+          .slice(0, OTHERS_NAMED),
+      };
     }
   }
 
@@ -206,13 +231,25 @@ export async function checkHealth(items: readonly HealthItem[], o: HealthOptions
     exposureUnchecked = withPassword.length;
   }
 
-  const entries = [...result.values()].filter((e) => e.weak || e.reused || e.exposed || e.old || e.no2fa);
-  const counts = Object.fromEntries(FINDINGS.map((f) => [f, entries.filter((e) => e[f]).length])) as Record<Finding, number>;
+  const entries = [...result.values()].filter(
+    (e) => e.weak || e.reused || e.exposed || e.old || e.no2fa,
+  );
+  const counts = Object.fromEntries(
+    FINDINGS.map((f) => [f, entries.filter((e) => e[f]).length]),
+  ) as Record<Finding, number>;
   let points = 0;
   for (const i of withPassword) {
     const e = result.get(i.id);
     points += Math.max(0, 100 - FINDINGS.reduce((sum, f) => sum + (e?.[f] ? PENALTY[f] : 0), 0));
   }
   const score = withPassword.length ? Math.round(points / withPassword.length) : 100;
-  return { score, checked: withPassword.length, counts, entries, reuseGroups, exposureUnchecked, exposureError };
+  return {
+    score,
+    checked: withPassword.length,
+    counts,
+    entries,
+    reuseGroups,
+    exposureUnchecked,
+    exposureError,
+  };
 }

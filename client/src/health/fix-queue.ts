@@ -13,7 +13,8 @@ export type KeptQueue = { ids: string[]; outcomes: KeptOutcome[] };
 const keyOf = (userId: string) => `health:fix-queue:${userId}`;
 
 /** The ids of a kept queue with no outcome yet (the one under way when the tab closed among them). */
-export const leftIn = (q: KeptQueue): string[] => q.ids.filter((id) => !q.outcomes.some((o) => o.id === id));
+export const leftIn = (q: KeptQueue): string[] =>
+  q.ids.filter((id) => !q.outcomes.some((o) => o.id === id));
 
 /** The interrupted queue, or null when there is none (or nothing of it is left). */
 export async function keptQueue(db: LocalDb, userId: string): Promise<KeptQueue | null> {

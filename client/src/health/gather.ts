@@ -36,7 +36,11 @@ export function workerRange(api: ApiClient, onWait?: (seconds: number) => void):
 export type Gathered = { items: HealthItem[]; unreadable: number };
 
 /** Opens every entry of the person's own vault that holds a password (placeholders have none yet). */
-export async function gatherItems(vault: Vault, entries: LocalEntry[], onProgress?: (done: number, total: number) => void): Promise<Gathered> {
+export async function gatherItems(
+  vault: Vault,
+  entries: LocalEntry[],
+  onProgress?: (done: number, total: number) => void,
+): Promise<Gathered> {
   const items: HealthItem[] = [];
   let unreadable = 0;
   let last = Date.now();

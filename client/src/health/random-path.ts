@@ -24,10 +24,19 @@ export const RANDOM_MIN_LENGTH = 16;
 /** Words of the estimator's dictionaries this long or longer are looked for as written. */
 const LONG_WORD = 8;
 
-export const RANDOM_VERDICT: StrengthResult = { score: 3, label: "Strong", reason: "Long and random: no word or pattern long enough to make it guessable." };
+export const RANDOM_VERDICT: StrengthResult = {
+  score: 3,
+  label: "Strong",
+  reason: "Long and random: no word or pattern long enough to make it guessable.",
+};
 
 function classes(p: string): number {
-  return Number(/[a-z]/.test(p)) + Number(/[A-Z]/.test(p)) + Number(/[0-9]/.test(p)) + Number(/[^a-zA-Z0-9]/.test(p));
+  return (
+    Number(/[a-z]/.test(p)) +
+    Number(/[A-Z]/.test(p)) +
+    Number(/[0-9]/.test(p)) +
+    Number(/[^a-zA-Z0-9]/.test(p))
+  );
 }
 
 /** A run of 4 or more characters whose code points step by the same small amount ("abcd", "9753"). */
@@ -79,7 +88,8 @@ function hasLongWord(p: string, { words, longest }: LongWords): boolean {
   const reversed = [...lower].reverse().join("");
   for (const s of [lower, reversed]) {
     for (let i = 0; i + LONG_WORD <= s.length; i++) {
-      for (let j = i + LONG_WORD; j <= Math.min(s.length, i + longest); j++) if (words.has(s.slice(i, j))) return true;
+      for (let j = i + LONG_WORD; j <= Math.min(s.length, i + longest); j++)
+        if (words.has(s.slice(i, j))) return true;
     }
   }
   return false;

@@ -10,12 +10,26 @@ import { PART, type CheckRequest, type FromWorker, type ToWorker } from "./messa
 /** The worker bundle's hashed URL, set by the client build (scripts/build-client.mjs). */
 declare const __HEALTH_WORKER__: string;
 
-export type CheckInput = { items: HealthItem[]; totp: string[]; maxAgeDays: number; breach: boolean; now?: number };
+export type CheckInput = {
+  items: HealthItem[];
+  totp: string[];
+  maxAgeDays: number;
+  breach: boolean;
+  now?: number;
+};
 
 export class HealthWorker {
   private readonly worker: Worker;
   private runs = 0;
-  private readonly pending = new Map<number, { entries: HealthReport["entries"]; resolve(r: HealthReport): void; reject(e: Error): void; progress?: (done: number, total: number) => void }>();
+  private readonly pending = new Map<
+    number,
+    {
+      entries: HealthReport["entries"];
+      resolve(r: HealthReport): void;
+      reject(e: Error): void;
+      progress?: (done: number, total: number) => void;
+    }
+  >();
 
   constructor(range: RangeSource, url: string = __HEALTH_WORKER__) {
     this.worker = new Worker(url, { type: "module", name: "health" });
@@ -25,7 +39,8 @@ export class HealthWorker {
       if (m.type === "range") {
         range(m.prefix).then(
           (text) => send({ type: "range", ask: m.ask, text }),
-          (e: unknown) => send({ type: "range", ask: m.ask, error: e instanceof Error ? e.message : String(e) }),
+          (e: unknown) =>
+            send({ type: "range", ask: m.ask, error: e instanceof Error ? e.message : String(e) }),
         );
         return;
       }
@@ -40,17 +55,34 @@ export class HealthWorker {
     // A worker that fails to load or throws outside a check fails every check waiting on it.
     this.worker.onerror = (ev) => {
       ev.preventDefault();
-      for (const p of this.pending.values()) p.reject(new Error(ev.message || "the health worker failed"));
+      for (const p of this.pending.values())
+        p.reject(new Error(ev.message || "the health worker failed"));
       this.pending.clear();
     };
   }
 
-  async check(input: CheckInput, progress?: (done: number, total: number) => void): Promise<HealthReport> {
+  async check(
+    input: CheckInput,
+    progress?: (done: number, total: number) => void,
+  ): Promise<HealthReport> {
     const run = ++this.runs;
-    const req: CheckRequest = { type: "check", run, totp: input.totp, maxAgeDays: input.maxAgeDays, breach: input.breach, now: input.now ?? Date.now() };
-    const done = new Promise<HealthReport>((resolve, reject) => this.pending.set(run, { entries: [], resolve, reject, progress }));
+    const req: CheckRequest = {
+      type: "check",
+      run,
+      totp: input.totp,
+      maxAgeDays: input.maxAgeDays,
+      breach: input.breach,
+      now: input.now ?? Date.now(),
+    };
+    const done = new Promise<HealthReport>((resolve, reject) =>
+      this.pending.set(run, { entries: [], resolve, reject, progress }),
+    );
     for (let i = 0; i < input.items.length; i += PART) {
-      this.worker.postMessage({ type: "items", run, items: input.items.slice(i, i + PART) } satisfies ToWorker);
+      this.worker.postMessage({
+        type: "items",
+        run,
+        items: input.items.slice(i, i + PART),
+      } satisfies ToWorker);
       // Each part's copy in a task of its own.
       if (i + PART < input.items.length) await new Promise((r) => setTimeout(r, 0));
     }

@@ -12,7 +12,10 @@ import { isLongRandom, longWords, RANDOM_VERDICT } from "./random-path";
 import { strengthTools } from "../strength";
 
 // The DOM library types `self` as a window; in a worker it is the worker's own scope.
-const scope = self as unknown as { postMessage(m: FromWorker): void; onmessage: ((ev: MessageEvent<ToWorker>) => void) | null };
+const scope = self as unknown as {
+  postMessage(m: FromWorker): void;
+  onmessage: ((ev: MessageEvent<ToWorker>) => void) | null;
+};
 const post = (m: FromWorker) => scope.postMessage(m);
 
 let asks = 0;
@@ -26,7 +29,10 @@ const breach = new BreachChecker(
     }),
 );
 
-const tools = strengthTools().then(({ checker, dictionary, graphs }) => ({ checker, words: longWords(dictionary, graphs) }));
+const tools = strengthTools().then(({ checker, dictionary, graphs }) => ({
+  checker,
+  words: longWords(dictionary, graphs),
+}));
 /** Progress goes out at most this often: a message per entry would flood the page. */
 const PROGRESS_MS = 50;
 
@@ -54,8 +60,14 @@ async function check(req: Extract<ToWorker, { type: "check" }>) {
       post({ type: "progress", run: req.run, done, total });
     },
   });
-  for (let i = 0; i < report.entries.length; i += PART) post({ type: "entries", run: req.run, entries: report.entries.slice(i, i + PART) });
-  post({ type: "done", run: req.run, report: { ...report, entries: [] }, ms: Math.round(performance.now() - started) });
+  for (let i = 0; i < report.entries.length; i += PART)
+    post({ type: "entries", run: req.run, entries: report.entries.slice(i, i + PART) });
+  post({
+    type: "done",
+    run: req.run,
+    report: { ...report, entries: [] },
+    ms: Math.round(performance.now() - started),
+  });
 }
 
 scope.onmessage = (ev) => {
@@ -71,5 +83,7 @@ scope.onmessage = (ev) => {
     received.set(m.run, [...(received.get(m.run) ?? []), ...m.items]);
     return;
   }
-  check(m).catch((e: unknown) => post({ type: "error", run: m.run, message: e instanceof Error ? e.message : String(e) }));
+  check(m).catch((e: unknown) =>
+    post({ type: "error", run: m.run, message: e instanceof Error ? e.message : String(e) }),
+  );
 };

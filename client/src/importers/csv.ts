@@ -74,7 +74,8 @@ function scan(text: string, backslash: boolean): { rows: string[][]; malformed: 
  * keep that reading when it is consistent.
  */
 function readRows(text: string): string[][] {
-  const good = (r: { rows: string[][]; malformed: boolean }) => !r.malformed && r.rows.every((row) => row.length <= r.rows[0].length);
+  const good = (r: { rows: string[][]; malformed: boolean }) =>
+    !r.malformed && r.rows.every((row) => row.length <= r.rows[0].length);
   let plain: { rows: string[][]; malformed: boolean } | null = null;
   try {
     plain = scan(text, false);
@@ -103,4 +104,3 @@ export function csvRecords(text: string): { headers: string[]; records: Record<s
   });
   return { headers, records };
 }
-

@@ -5,7 +5,16 @@
 import type { CustomField } from "../entry-model";
 import { csvRecords } from "./csv";
 import { pick, requireHeaders } from "./headers";
-import { clean, credential, finish, ImportFormatError, readJson, splitTags, truthy, type ParseOutput } from "./model";
+import {
+  clean,
+  credential,
+  finish,
+  ImportFormatError,
+  readJson,
+  splitTags,
+  truthy,
+  type ParseOutput,
+} from "./model";
 
 const FIREFOX_ACCOUNTS = /^chrome:\/\/FirefoxAccounts/i;
 
@@ -21,10 +30,22 @@ export function parseBrowserCsv(text: string): ParseOutput {
   const out: ParseOutput = { credentials: [], skipped: [] };
   for (const r of records) {
     if (FIREFOX_ACCOUNTS.test(r.url ?? "")) {
-      out.skipped.push({ name: "Firefox Accounts", reason: "Firefox's own sync account (its keys, not a website password)" });
+      out.skipped.push({
+        name: "Firefox Accounts",
+        reason: "Firefox's own sync account (its keys, not a website password)",
+      });
       continue;
     }
-    out.credentials.push(credential({ name: pick(r, "name", "title"), url: r.url, username: r.username, password: r.password, notes: pick(r, "note", "notes"), totp: pick(r, "otpauth") }));
+    out.credentials.push(
+      credential({
+        name: pick(r, "name", "title"),
+        url: r.url,
+        username: r.username,
+        password: r.password,
+        notes: pick(r, "note", "notes"),
+        totp: pick(r, "otpauth"),
+      }),
+    );
   }
   return finish(out);
 }
@@ -35,12 +56,26 @@ export function parseBrowserCsv(text: string): ParseOutput {
  */
 export function parseMgr2Csv(text: string): ParseOutput {
   const { headers, records } = csvRecords(text);
-  requireHeaders(headers, ["url", "username", "password", "extra", "name", "grouping"], "LastPass CSV");
+  requireHeaders(
+    headers,
+    ["url", "username", "password", "extra", "name", "grouping"],
+    "LastPass CSV",
+  );
   const out: ParseOutput = { credentials: [], skipped: [] };
   for (const r of records) {
     const note = r.url === "http://sn";
     out.credentials.push(
-      credential({ name: r.name, kind: note ? "note" : "login", url: note ? null : r.url, username: r.username, password: r.password, notes: r.extra, totp: r.totp, folder: r.grouping, favorite: truthy(r.fav ?? "") }),
+      credential({
+        name: r.name,
+        kind: note ? "note" : "login",
+        url: note ? null : r.url,
+        username: r.username,
+        password: r.password,
+        notes: r.extra,
+        totp: r.totp,
+        folder: r.grouping,
+        favorite: truthy(r.fav ?? ""),
+      }),
     );
   }
   return finish(out);
@@ -54,7 +89,8 @@ export function parseMgr2Csv(text: string): ParseOutput {
 export function parseMgr3Csv(text: string): ParseOutput {
   const { headers, records } = csvRecords(text);
   requireHeaders(headers, ["title", "username", "password"], "1Password CSV");
-  if (!headers.includes("url") && !headers.includes("website")) throw new ImportFormatError("Not a 1Password CSV export: missing column(s) url");
+  if (!headers.includes("url") && !headers.includes("website"))
+    throw new ImportFormatError("Not a 1Password CSV export: missing column(s) url");
   const out: ParseOutput = { credentials: [], skipped: [] };
   for (const r of records) {
     const archived = truthy(r.archived ?? "");
@@ -69,7 +105,7 @@ export function parseMgr3Csv(text: string): ParseOutput {
         totp: pick(r, "otpauth"),
         tags: archived ? [...tags, "archived"] : tags,
         favorite: truthy(r.favorite ?? ""),
-        changes: archived ? ["archived in the source: tagged \"archived\""] : [],
+        changes: archived ? ['archived in the source: tagged "archived"'] : [],
       }),
     );
   }
@@ -90,28 +126,63 @@ const DASHLANE_OTHER: [string, string][] = [
 export function parseMgr4Csv(text: string): ParseOutput {
   const { headers, records } = csvRecords(text);
   for (const [col, what] of DASHLANE_OTHER) {
-    if (headers.includes(col)) throw new ImportFormatError(`This is Dashlane's ${what} file, which holds no logins. Import Dashlane's credentials.csv (and securenotes.csv, payments.csv) from the same export.`);
+    if (headers.includes(col))
+      throw new ImportFormatError(
+        `This is Dashlane's ${what} file, which holds no logins. Import Dashlane's credentials.csv (and securenotes.csv, payments.csv) from the same export.`,
+      );
   }
   const out: ParseOutput = { credentials: [], skipped: [] };
   if (headers.includes("cc_number")) {
     for (const r of records) {
-      const card = { cardholder: r.account_holder ?? "", number: r.cc_number ?? "", code: r.code ?? "", exp_month: r.expiration_month ?? "", exp_year: r.expiration_year ?? "" };
+      const card = {
+        cardholder: r.account_holder ?? "",
+        number: r.cc_number ?? "",
+        code: r.code ?? "",
+        exp_month: r.expiration_month ?? "",
+        exp_year: r.expiration_year ?? "",
+      };
       if (!card.number && r.account_number) {
-        out.skipped.push({ name: r.account_name || "Bank account", reason: "a bank account: this vault holds cards, notes, identities and logins" });
+        out.skipped.push({
+          name: r.account_name || "Bank account",
+          reason: "a bank account: this vault holds cards, notes, identities and logins",
+        });
         continue;
       }
-      out.credentials.push(credential({ name: r.account_name || "Card", kind: "card", card: Object.fromEntries(Object.entries(card).filter(([, v]) => v)), notes: r.note ?? "" }));
+      out.credentials.push(
+        credential({
+          name: r.account_name || "Card",
+          kind: "card",
+          card: Object.fromEntries(Object.entries(card).filter(([, v]) => v)),
+          notes: r.note ?? "",
+        }),
+      );
     }
     return finish(out);
   }
   if (!headers.includes("username") && headers.includes("title") && headers.includes("note")) {
-    for (const r of records) out.credentials.push(credential({ name: r.title, kind: "note", notes: r.note, folder: r.category }));
+    for (const r of records)
+      out.credentials.push(
+        credential({ name: r.title, kind: "note", notes: r.note, folder: r.category }),
+      );
     return finish(out);
   }
   requireHeaders(headers, ["username", "title", "password", "url"], "Dashlane credentials");
   for (const r of records) {
-    const fields: CustomField[] = [r.username2, r.username3].filter(Boolean).map((u) => ({ name: "Other username", value: u, type: "text" }));
-    out.credentials.push(credential({ name: r.title, url: r.url, username: r.username, password: r.password, notes: r.note ?? "", fields, totp: pick(r, "otpurl", "otpsecret"), folder: r.category }));
+    const fields: CustomField[] = [r.username2, r.username3]
+      .filter(Boolean)
+      .map((u) => ({ name: "Other username", value: u, type: "text" }));
+    out.credentials.push(
+      credential({
+        name: r.title,
+        url: r.url,
+        username: r.username,
+        password: r.password,
+        notes: r.note ?? "",
+        fields,
+        totp: pick(r, "otpurl", "otpsecret"),
+        folder: r.category,
+      }),
+    );
   }
   return finish(out);
 }
@@ -134,7 +205,11 @@ function jsonCell(v: string): unknown[] {
  */
 export function parseNordPassCsv(text: string): ParseOutput {
   const { headers, records } = csvRecords(text);
-  requireHeaders(headers, ["name", "url", "username", "password", "note", "folder", "type"], "NordPass CSV");
+  requireHeaders(
+    headers,
+    ["name", "url", "username", "password", "note", "folder", "type"],
+    "NordPass CSV",
+  );
   const out: ParseOutput = { credentials: [], skipped: [] };
   for (const r of records) {
     const type = (r.type ?? "").toLowerCase();
@@ -142,11 +217,24 @@ export function parseNordPassCsv(text: string): ParseOutput {
     const fields = jsonCell(r.custom_fields ?? "").flatMap((f): CustomField[] => {
       if (typeof f === "string") return [{ name: "Field", value: f, type: "text" }];
       const o = f as Record<string, unknown>;
-      return [{ name: clean(o.label), value: clean(o.value), type: o.type === "hidden" ? "hidden" : "text" }];
+      return [
+        {
+          name: clean(o.label),
+          value: clean(o.value),
+          type: o.type === "hidden" ? "hidden" : "text",
+        },
+      ];
     });
     const urls = jsonCell(r.additional_urls ?? "").map((u) => clean(u));
     const [month, year] = (r.expirydate ?? "").split("/");
-    const kind = type === "credit_card" ? "card" : type === "identity" ? "identity" : type === "note" ? "note" : "login";
+    const kind =
+      type === "credit_card"
+        ? "card"
+        : type === "identity"
+          ? "identity"
+          : type === "note"
+            ? "note"
+            : "login";
     out.credentials.push(
       credential({
         name: r.name,
@@ -158,10 +246,33 @@ export function parseNordPassCsv(text: string): ParseOutput {
         notes: r.note,
         folder: r.folder,
         fields,
-        card: kind === "card" ? Object.fromEntries(Object.entries({ cardholder: r.cardholdername, number: r.cardnumber, code: r.cvc, exp_month: month ?? "", exp_year: year ?? "" }).filter(([, v]) => v)) : undefined,
+        card:
+          kind === "card"
+            ? Object.fromEntries(
+                Object.entries({
+                  cardholder: r.cardholdername,
+                  number: r.cardnumber,
+                  code: r.cvc,
+                  exp_month: month ?? "",
+                  exp_year: year ?? "",
+                }).filter(([, v]) => v),
+              )
+            : undefined,
         identity:
           kind === "identity"
-            ? Object.fromEntries(Object.entries({ first_name: r.full_name, email: r.email, phone: r.phone_number, address1: r.address1, address2: r.address2, city: r.city, state: r.state, country: r.country, postal_code: r.zipcode }).filter(([, v]) => v))
+            ? Object.fromEntries(
+                Object.entries({
+                  first_name: r.full_name,
+                  email: r.email,
+                  phone: r.phone_number,
+                  address1: r.address1,
+                  address2: r.address2,
+                  city: r.city,
+                  state: r.state,
+                  country: r.country,
+                  postal_code: r.zipcode,
+                }).filter(([, v]) => v),
+              )
             : undefined,
       }),
     );
@@ -172,12 +283,26 @@ export function parseNordPassCsv(text: string): ParseOutput {
 /** KeePassXC CSV: "Group","Title","Username","Password","URL","Notes","TOTP","Icon","Last Modified","Created". */
 export function parseKeePassXcCsv(text: string): ParseOutput {
   const { headers, records } = csvRecords(text);
-  requireHeaders(headers, ["group", "title", "username", "password", "url", "notes"], "KeePassXC CSV");
+  requireHeaders(
+    headers,
+    ["group", "title", "username", "password", "url", "notes"],
+    "KeePassXC CSV",
+  );
   const out: ParseOutput = { credentials: [], skipped: [] };
   for (const r of records) {
     // The database's root group is every entry's first path step: it names no folder.
     const folder = (r.group ?? "").split("/").slice(1).join("/");
-    out.credentials.push(credential({ name: r.title, url: r.url, username: r.username, password: r.password, notes: r.notes, totp: r.totp, folder }));
+    out.credentials.push(
+      credential({
+        name: r.title,
+        url: r.url,
+        username: r.username,
+        password: r.password,
+        notes: r.notes,
+        totp: r.totp,
+        folder,
+      }),
+    );
   }
   return finish(out);
 }
@@ -188,7 +313,16 @@ export function parseGenericCsv(text: string): ParseOutput {
   requireHeaders(headers, ["name", "url", "username", "password"], "generic CSV");
   return finish({
     credentials: records.map((r) =>
-      credential({ name: r.name, url: r.url, username: r.username, password: r.password, notes: pick(r, "notes", "note"), totp: pick(r, "totp", "otp"), tags: splitTags(pick(r, "tags"), /[;,]/), folder: pick(r, "folder", "group") }),
+      credential({
+        name: r.name,
+        url: r.url,
+        username: r.username,
+        password: r.password,
+        notes: pick(r, "notes", "note"),
+        totp: pick(r, "totp", "otp"),
+        tags: splitTags(pick(r, "tags"), /[;,]/),
+        folder: pick(r, "folder", "group"),
+      }),
     ),
     skipped: [],
   });
@@ -197,7 +331,8 @@ export function parseGenericCsv(text: string): ParseOutput {
 /** Generic JSON: an array of credential objects; common key spellings are accepted. */
 export function parseGenericJson(text: string): ParseOutput {
   const doc = readJson(text, "JSON");
-  if (!Array.isArray(doc)) throw new ImportFormatError("Generic JSON must be an array of credential objects");
+  if (!Array.isArray(doc))
+    throw new ImportFormatError("Generic JSON must be an array of credential objects");
   const out: ParseOutput = { credentials: [], skipped: [] };
   doc.forEach((raw, idx) => {
     if (!raw || typeof raw !== "object" || Array.isArray(raw)) {
@@ -205,8 +340,11 @@ export function parseGenericJson(text: string): ParseOutput {
       return;
     }
     const o = raw as Record<string, unknown>;
-    const get = (...keys: string[]) => keys.map((k) => o[k]).find((v) => typeof v === "string" && v !== "") as string | undefined;
-    const tags = Array.isArray(o.tags) ? o.tags.filter((t): t is string => typeof t === "string") : splitTags(get("tags") ?? "", /[;,]/);
+    const get = (...keys: string[]) =>
+      keys.map((k) => o[k]).find((v) => typeof v === "string" && v !== "") as string | undefined;
+    const tags = Array.isArray(o.tags)
+      ? o.tags.filter((t): t is string => typeof t === "string")
+      : splitTags(get("tags") ?? "", /[;,]/);
     out.credentials.push(
       credential({
         name: get("name", "title") ?? `Item ${idx + 1}`,

@@ -7,7 +7,16 @@
 import { csvRecords } from "./csv";
 import { bitwardenPasskeys, fromMgr1Doc, parseMgr1Csv, type Mgr1Doc } from "./bitwarden";
 import { isProtectedExport, openProtectedExport } from "./bitwarden-crypto";
-import { parseBrowserCsv, parseGenericCsv, parseGenericJson, parseKeePassXcCsv, parseMgr2Csv, parseMgr3Csv, parseMgr4Csv, parseNordPassCsv } from "./formats";
+import {
+  parseBrowserCsv,
+  parseGenericCsv,
+  parseGenericJson,
+  parseKeePassXcCsv,
+  parseMgr2Csv,
+  parseMgr3Csv,
+  parseMgr4Csv,
+  parseNordPassCsv,
+} from "./formats";
 import { ImportFormatError, readJson, type ImportedCredential, type ParseOutput } from "./model";
 import { readKeePass } from "./keepass-reader";
 import { fromOnePuxDoc, type OnePuxDoc } from "./onepux";
@@ -19,10 +28,22 @@ export { WrongPasswordError } from "./bitwarden-crypto";
 export { hostnameOf, ImportFormatError, type ImportedCredential, type Skipped } from "./model";
 
 /** The spec's `provider` values for POST /api/passwords/import. */
-export type ImportProvider = "source_browser" | "source_mgr_1" | "source_mgr_2" | "source_mgr_3" | "source_mgr_4" | "generic";
+export type ImportProvider =
+  | "source_browser"
+  | "source_mgr_1"
+  | "source_mgr_2"
+  | "source_mgr_3"
+  | "source_mgr_4"
+  | "generic";
 
 /** What a file can be read as: a provider's own formats, and the formats the API files under generic. */
-export type ImportFormat = ImportProvider | "nordpass" | "keepassxc" | "keepass" | "proton_pass" | "onepux";
+export type ImportFormat =
+  | ImportProvider
+  | "nordpass"
+  | "keepassxc"
+  | "keepass"
+  | "proton_pass"
+  | "onepux";
 
 export const FORMAT_LABELS: Record<ImportFormat, string> = {
   source_mgr_1: "Bitwarden (JSON, password-protected JSON or CSV)",
@@ -60,7 +81,11 @@ export const KDBX_WHAT = "KeePass database";
 /** Raised when the file is an encrypted export: ask for its password (and key file for KeePass) and read again. */
 export class PasswordNeededError extends Error {
   constructor(readonly what: string) {
-    super(what === KDBX_WHAT ? `This ${what} is locked: enter its master password, choose its key file, or both` : `This ${what} is protected by a password: enter it to read the file`);
+    super(
+      what === KDBX_WHAT
+        ? `This ${what} is locked: enter its master password, choose its key file, or both`
+        : `This ${what} is protected by a password: enter it to read the file`,
+    );
     this.name = "PasswordNeededError";
   }
 }
@@ -86,12 +111,33 @@ export function detectFormat(text: string): ImportFormat {
   const has = (...names: string[]) => names.every((n) => h.has(n));
   if (has("login_uri", "login_username", "login_password")) return "source_mgr_1";
   if (has("extra", "grouping")) return "source_mgr_2";
-  if (has("additional_urls", "folder", "type") || has("cardholdername", "custom_fields")) return "nordpass";
+  if (has("additional_urls", "folder", "type") || has("cardholdername", "custom_fields"))
+    return "nordpass";
   if (has("group", "title", "username", "password", "url", "notes")) return "keepassxc";
-  if (has("title", "url", "username", "password", "archived") || (has("title", "website", "username", "password") && !h.has("url"))) return "source_mgr_3";
-  if (has("username2", "title") || h.has("otpsecret") || h.has("otpurl") || h.has("cc_number") || h.has("date_of_birth") || h.has("place_of_issue")) return "source_mgr_4";
+  if (
+    has("title", "url", "username", "password", "archived") ||
+    (has("title", "website", "username", "password") && !h.has("url"))
+  )
+    return "source_mgr_3";
+  if (
+    has("username2", "title") ||
+    h.has("otpsecret") ||
+    h.has("otpurl") ||
+    h.has("cc_number") ||
+    h.has("date_of_birth") ||
+    h.has("place_of_issue")
+  )
+    return "source_mgr_4";
   if (has("title", "note") && h.size <= 3 && !h.has("password")) return "source_mgr_4";
-  if (has("url", "username", "password") && (h.has("httprealm") || h.has("formactionorigin") || h.has("note") || h.has("otpauth") || h.has("title"))) return "source_browser";
+  if (
+    has("url", "username", "password") &&
+    (h.has("httprealm") ||
+      h.has("formactionorigin") ||
+      h.has("note") ||
+      h.has("otpauth") ||
+      h.has("title"))
+  )
+    return "source_browser";
   return "generic";
 }
 
@@ -130,12 +176,15 @@ export function parseImport(text: string, format: ImportFormat = detectFormat(te
       break;
     case "proton_pass": {
       const doc = readJson(text, "Proton Pass JSON");
-      if (!isProtonDoc(doc)) throw new ImportFormatError("Not a Proton Pass JSON export: no vaults");
+      if (!isProtonDoc(doc))
+        throw new ImportFormatError("Not a Proton Pass JSON export: no vaults");
       out = fromProtonDoc(doc);
       break;
     }
     case "keepass":
-      throw new ImportFormatError("A KeePass file is read from its bytes: not a KeePass 2 XML export");
+      throw new ImportFormatError(
+        "A KeePass file is read from its bytes: not a KeePass 2 XML export",
+      );
     case "onepux":
       out = fromOnePuxDoc(readJson(text, "1Password 1PUX export.data") as OnePuxDoc);
       break;
@@ -150,7 +199,8 @@ export function parseImport(text: string, format: ImportFormat = detectFormat(te
 
 const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
 /** A KeePass 2 XML export: its root element is `<KeePassFile>` (after an XML declaration or comments). */
-const isKeePassXmlText = (text: string) => /^\s*(<\?xml[^>]*\?>\s*)?(<!--[\s\S]*?-->\s*)*<KeePassFile[\s>]/.test(stripBom(text));
+const isKeePassXmlText = (text: string) =>
+  /^\s*(<\?xml[^>]*\?>\s*)?(<!--[\s\S]*?-->\s*)*<KeePassFile[\s>]/.test(stripBom(text));
 const KDBX_MAGIC = [0x03, 0xd9, 0xa2, 0x9a, 0x67, 0xfb, 0x4b, 0xb5];
 const startsWith = (bytes: Uint8Array, magic: number[]) => magic.every((b, i) => bytes[i] === b);
 
@@ -158,25 +208,50 @@ const startsWith = (bytes: Uint8Array, magic: number[]) => magic.every((b, i) =>
  * Any export file as its bytes: zips (1PUX, Proton Pass), password-protected Bitwarden JSON (with
  * `password`), and every text format. `format` is the person's choice, or detection when absent.
  */
-export async function readImportFile(bytes: Uint8Array, opts: { format?: ImportFormat; password?: string; keyFile?: Uint8Array } = {}): Promise<ImportResult> {
+export async function readImportFile(
+  bytes: Uint8Array,
+  opts: { format?: ImportFormat; password?: string; keyFile?: Uint8Array } = {},
+): Promise<ImportResult> {
   if (startsWith(bytes, KDBX_MAGIC)) {
     if (!opts.password && !opts.keyFile) throw new PasswordNeededError(KDBX_WHAT);
-    return { ...(await readKeePass({ kind: "kdbx", bytes, password: opts.password, keyFile: opts.keyFile })), provider: "generic", format: "keepass" };
+    return {
+      ...(await readKeePass({
+        kind: "kdbx",
+        bytes,
+        password: opts.password,
+        keyFile: opts.keyFile,
+      })),
+      provider: "generic",
+      format: "keepass",
+    };
   }
   if (startsWith(bytes, ZIP_MAGIC)) {
     const files = await readZip(bytes);
     const exportData = files.get("export.data");
-    if (exportData !== undefined && opts.format !== "proton_pass") return parseImport(exportData, "onepux");
+    if (exportData !== undefined && opts.format !== "proton_pass")
+      return parseImport(exportData, "onepux");
     const proton = [...files.entries()].find(([name]) => /(^|\/)data\.json$/.test(name));
     if (proton && opts.format !== "onepux") return parseImport(proton[1], "proton_pass");
-    const want = opts.format === "onepux" ? "a 1Password 1PUX export (no export.data inside)" : opts.format === "proton_pass" ? "a Proton Pass export (no data.json inside)" : "a 1Password 1PUX or Proton Pass export";
+    const want =
+      opts.format === "onepux"
+        ? "a 1Password 1PUX export (no export.data inside)"
+        : opts.format === "proton_pass"
+          ? "a Proton Pass export (no data.json inside)"
+          : "a 1Password 1PUX or Proton Pass export";
     throw new ImportFormatError(`This zip file is not ${want}`);
   }
   const text = new TextDecoder().decode(bytes);
   if (isKeePassXmlText(text) && (!opts.format || opts.format === "keepass")) {
-    return { ...(await readKeePass({ kind: "xml", text })), provider: "generic", format: "keepass" };
+    return {
+      ...(await readKeePass({ kind: "xml", text })),
+      provider: "generic",
+      format: "keepass",
+    };
   }
-  if (opts.format === "keepass") throw new ImportFormatError("This file is neither a KeePass database (KDBX) nor a KeePass 2 XML export");
+  if (opts.format === "keepass")
+    throw new ImportFormatError(
+      "This file is neither a KeePass database (KDBX) nor a KeePass 2 XML export",
+    );
   const format = opts.format ?? detectFormat(text);
   if (format === "source_mgr_1" && looksLikeJson(text)) {
     let doc = readJson(text, "Bitwarden JSON") as Mgr1Doc;
@@ -185,7 +260,11 @@ export async function readImportFile(bytes: Uint8Array, opts: { format?: ImportF
       doc = readJson(await openProtectedExport(doc, opts.password), "Bitwarden JSON") as Mgr1Doc;
     }
     // Passkeys are read first (Web Crypto imports their keys), then land in their logins' entries.
-    return { ...fromMgr1Doc(doc, await bitwardenPasskeys(doc)), provider: "source_mgr_1", format: "source_mgr_1" };
+    return {
+      ...fromMgr1Doc(doc, await bitwardenPasskeys(doc)),
+      provider: "source_mgr_1",
+      format: "source_mgr_1",
+    };
   }
   return parseImport(text, format);
 }

@@ -9,18 +9,28 @@ import { ImportFormatError, type ParseOutput } from "./model";
 /** The URL of the worker's bundle, set by the client build (scripts/build-client.mjs). */
 declare const __KEEPASS_WORKER__: string | undefined;
 
-export type KeePassRequest = { kind: "kdbx"; bytes: Uint8Array; password?: string; keyFile?: Uint8Array } | { kind: "xml"; text: string };
-export type KeePassResponse = { ok: true; out: ParseOutput } | { ok: false; name: string; message: string };
+export type KeePassRequest =
+  | { kind: "kdbx"; bytes: Uint8Array; password?: string; keyFile?: Uint8Array }
+  | { kind: "xml"; text: string };
+export type KeePassResponse =
+  | { ok: true; out: ParseOutput }
+  | { ok: false; name: string; message: string };
 
 /** The worker's answer, its errors given back their types (a wrong password may be retried). */
 function answer(res: KeePassResponse): ParseOutput {
   if (res.ok) return res.out;
-  if (res.name === "WrongPasswordError") throw new WrongPasswordError("KeePass database", res.message);
+  if (res.name === "WrongPasswordError")
+    throw new WrongPasswordError("KeePass database", res.message);
   throw new ImportFormatError(res.message);
 }
 
 /** The part of a Web Worker used here (the importers are also compiled, and tested, without the DOM's types). */
-type WorkerLike = { postMessage(m: unknown): void; terminate(): void; onmessage: ((ev: { data: KeePassResponse }) => void) | null; onerror: ((ev: { preventDefault(): void }) => void) | null };
+type WorkerLike = {
+  postMessage(m: unknown): void;
+  terminate(): void;
+  onmessage: ((ev: { data: KeePassResponse }) => void) | null;
+  onerror: ((ev: { preventDefault(): void }) => void) | null;
+};
 type WorkerCtor = new (url: string, opts: { type: "module"; name: string }) => WorkerLike;
 
 function inWorker(Ctor: WorkerCtor, url: string, req: KeePassRequest): Promise<ParseOutput> {
@@ -48,5 +58,7 @@ export async function readKeePass(req: KeePassRequest): Promise<ParseOutput> {
   const Ctor = (globalThis as { Worker?: WorkerCtor }).Worker;
   if (url && Ctor) return inWorker(Ctor, url, req);
   const { readKdbx, readKeePassXml } = await import("./keepass");
-  return req.kind === "kdbx" ? readKdbx(req.bytes, req.password, req.keyFile) : readKeePassXml(req.text);
+  return req.kind === "kdbx"
+    ? readKdbx(req.bytes, req.password, req.keyFile)
+    : readKeePassXml(req.text);
 }

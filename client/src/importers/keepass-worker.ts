@@ -11,9 +11,19 @@ self.onmessage = async (ev: MessageEvent<KeePassRequest>) => {
   const req = ev.data;
   let res: KeePassResponse;
   try {
-    res = { ok: true, out: req.kind === "kdbx" ? await readKdbx(req.bytes, req.password, req.keyFile) : await readKeePassXml(req.text) };
+    res = {
+      ok: true,
+      out:
+        req.kind === "kdbx"
+          ? await readKdbx(req.bytes, req.password, req.keyFile)
+          : await readKeePassXml(req.text),
+    };
   } catch (err) {
-    res = { ok: false, name: err instanceof Error ? err.name : "Error", message: err instanceof Error ? err.message : String(err) };
+    res = {
+      ok: false,
+      name: err instanceof Error ? err.name : "Error",
+      message: err instanceof Error ? err.message : String(err),
+    };
   }
   self.postMessage(res);
 };

@@ -4,7 +4,15 @@
  * each with its reason. Nothing a file holds is dropped without a word.
  */
 import { normalizeHost } from "../../../src/kernel/hostname";
-import type { CardDetails, CustomField, EntryKind, EntryUrl, IdentityDetails, MatchRule, PastPassword } from "../entry-model";
+import type {
+  CardDetails,
+  CustomField,
+  EntryKind,
+  EntryUrl,
+  IdentityDetails,
+  MatchRule,
+  PastPassword,
+} from "../entry-model";
 import type { StoredPasskey } from "../passkeys/stored";
 
 export type ImportedCredential = {
@@ -43,7 +51,8 @@ export function hostnameOf(url: string | null): string | null {
   return host && (host.includes(".") || host === "localhost") ? host : null;
 }
 
-export const clean = (v: unknown) => (typeof v === "string" ? v.trim() : v == null ? "" : String(v).trim());
+export const clean = (v: unknown) =>
+  typeof v === "string" ? v.trim() : v == null ? "" : String(v).trim();
 export const truthy = (v: string) => ["1", "true", "yes", "y"].includes(v.trim().toLowerCase());
 export const splitTags = (v: string, sep: RegExp) =>
   v
@@ -51,12 +60,20 @@ export const splitTags = (v: string, sep: RegExp) =>
     .map((t) => t.trim())
     .filter(Boolean);
 
-export type CredentialParts = Partial<Omit<ImportedCredential, "url" | "urls">> & { url?: string | null; urls?: (string | EntryUrl)[] };
+export type CredentialParts = Partial<Omit<ImportedCredential, "url" | "urls">> & {
+  url?: string | null;
+  urls?: (string | EntryUrl)[];
+};
 
 /** A credential from what a format read; the first address becomes `url`, the rest `urls`. */
 export function credential(parts: CredentialParts): ImportedCredential {
   const all = [...(parts.url ? [parts.url] : []), ...(parts.urls ?? [])]
-    .map((u): EntryUrl => (typeof u === "string" ? { url: clean(u), match: "domain" } : { url: clean(u.url), match: u.match }))
+    .map(
+      (u): EntryUrl =>
+        typeof u === "string"
+          ? { url: clean(u), match: "domain" }
+          : { url: clean(u.url), match: u.match },
+    )
     .filter((u) => u.url !== "");
   const seen = new Set<string>();
   const unique = all.filter((u) => !seen.has(u.url) && seen.add(u.url));
@@ -86,11 +103,24 @@ export function credential(parts: CredentialParts): ImportedCredential {
 }
 
 /** A match rule from a number of the scheme most managers share (0 domain … 5 never). */
-export const matchRule = (n: unknown): MatchRule => (["domain", "host", "starts_with", "exact", "regex", "never"] as const)[typeof n === "number" ? n : -1] ?? "domain";
+export const matchRule = (n: unknown): MatchRule =>
+  (["domain", "host", "starts_with", "exact", "regex", "never"] as const)[
+    typeof n === "number" ? n : -1
+  ] ?? "domain";
 
 /** Whether an item holds anything worth storing. */
 export function hasContent(c: ImportedCredential): boolean {
-  return !!(c.username || c.password || c.notes.trim() || c.totp || c.fields.length || c.card || c.identity || c.passkeys?.length || c.kind !== "login");
+  return !!(
+    c.username ||
+    c.password ||
+    c.notes.trim() ||
+    c.totp ||
+    c.fields.length ||
+    c.card ||
+    c.identity ||
+    c.passkeys?.length ||
+    c.kind !== "login"
+  );
 }
 
 /**
@@ -101,7 +131,11 @@ export function finish(out: ParseOutput): ParseOutput {
   const credentials: ImportedCredential[] = [];
   for (const c of out.credentials) {
     if (hasContent(c)) credentials.push(c);
-    else out.skipped.push({ name: c.name, reason: "nothing to store: no username, password, notes, TOTP or fields" });
+    else
+      out.skipped.push({
+        name: c.name,
+        reason: "nothing to store: no username, password, notes, TOTP or fields",
+      });
   }
   return { credentials, skipped: out.skipped };
 }

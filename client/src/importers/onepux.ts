@@ -20,11 +20,24 @@ type Item = {
     sections?: { title?: string; fields?: SectionField[] }[];
     passwordHistory?: { value?: string; time?: number }[];
   };
-  overview?: { title?: string; url?: string; urls?: { url?: string; label?: string }[]; tags?: string[] };
+  overview?: {
+    title?: string;
+    url?: string;
+    urls?: { url?: string; label?: string }[];
+    tags?: string[];
+  };
 };
-export type OnePuxDoc = { accounts?: { vaults?: { attrs?: { name?: string }; items?: (Item | { item?: Item })[] }[] }[] };
+export type OnePuxDoc = {
+  accounts?: { vaults?: { attrs?: { name?: string }; items?: (Item | { item?: Item })[] }[] }[];
+};
 
-const CATEGORY: Record<string, EntryKind | "password"> = { "001": "login", "002": "card", "003": "note", "004": "identity", "005": "password" };
+const CATEGORY: Record<string, EntryKind | "password"> = {
+  "001": "login",
+  "002": "card",
+  "003": "note",
+  "004": "identity",
+  "005": "password",
+};
 const str = (v: unknown) => (typeof v === "string" ? v : typeof v === "number" ? String(v) : "");
 
 /** A section field's value as text, and whether it is secret. */
@@ -32,13 +45,18 @@ function fieldValue(v: Value = {}): { value: string; hidden: boolean; kind: stri
   const [kind, raw] = Object.entries(v)[0] ?? ["string", ""];
   if (raw && typeof raw === "object") {
     const o = raw as Record<string, unknown>;
-    return { value: str(o.email_address ?? o.url ?? Object.values(o).find((x) => typeof x === "string")), hidden: false, kind };
+    return {
+      value: str(o.email_address ?? o.url ?? Object.values(o).find((x) => typeof x === "string")),
+      hidden: false,
+      kind,
+    };
   }
   return { value: str(raw), hidden: kind === "concealed", kind };
 }
 
 export function fromOnePuxDoc(doc: OnePuxDoc): ParseOutput {
-  if (!Array.isArray(doc.accounts)) throw new ImportFormatError("Not a 1Password 1PUX export: export.data has no accounts");
+  if (!Array.isArray(doc.accounts))
+    throw new ImportFormatError("Not a 1Password 1PUX export: export.data has no accounts");
   const out: ParseOutput = { credentials: [], skipped: [] };
   for (const account of doc.accounts) {
     for (const vault of account.vaults ?? []) {
@@ -51,17 +69,36 @@ export function fromOnePuxDoc(doc: OnePuxDoc): ParseOutput {
         }
         const category = CATEGORY[item.categoryUuid ?? ""];
         if (!category) {
-          out.skipped.push({ name, reason: item.categoryUuid === "006" ? "a 1Password document: files are not imported (download it from 1Password and attach it to an entry)" : `a 1Password item of category ${str(item.categoryUuid)}, which this vault does not hold` });
+          out.skipped.push({
+            name,
+            reason:
+              item.categoryUuid === "006"
+                ? "a 1Password document: files are not imported (download it from 1Password and attach it to an entry)"
+                : `a 1Password item of category ${str(item.categoryUuid)}, which this vault does not hold`,
+          });
           continue;
         }
         const d = item.details ?? {};
         const login = d.loginFields ?? [];
         const username = str(login.find((f) => f.designation === "username")?.value);
-        const password = str(login.find((f) => f.designation === "password")?.value) || str(d.password);
+        const password =
+          str(login.find((f) => f.designation === "password")?.value) || str(d.password);
         // Other form fields the login remembers: a concealed one stays hidden, a checkbox a boolean.
         const fields: CustomField[] = login
           .filter((f) => !f.designation && f.value)
-          .map((f) => (f.fieldType === "C" ? { name: str(f.name), value: String(["on", "true", "✓", "1"].includes(str(f.value))), type: "boolean" } : { name: str(f.name), value: str(f.value), type: f.fieldType === "P" ? "hidden" : "text" }));
+          .map((f) =>
+            f.fieldType === "C"
+              ? {
+                  name: str(f.name),
+                  value: String(["on", "true", "✓", "1"].includes(str(f.value))),
+                  type: "boolean",
+                }
+              : {
+                  name: str(f.name),
+                  value: str(f.value),
+                  type: f.fieldType === "P" ? "hidden" : "text",
+                },
+          );
         const card: Record<string, string> = {};
         const identity: Record<string, string> = {};
         let totp = "";
@@ -71,19 +108,43 @@ export function fromOnePuxDoc(doc: OnePuxDoc): ParseOutput {
             if (!value) continue;
             const id = str(f.id);
             if (kind === "totp" && !totp) totp = value;
-            else if (category === "card" && ["cardholder", "ccnum", "cvv", "expiry", "type"].includes(id)) {
+            else if (
+              category === "card" &&
+              ["cardholder", "ccnum", "cvv", "expiry", "type"].includes(id)
+            ) {
               if (id === "expiry") {
                 card.exp_year = value.slice(0, 4);
                 card.exp_month = value.slice(4, 6);
-              } else card[{ cardholder: "cardholder", ccnum: "number", cvv: "code", type: "brand" }[id]!] = value;
-            } else if (category === "identity" && ["firstname", "lastname", "email", "company"].includes(id)) {
-              identity[{ firstname: "first_name", lastname: "last_name", email: "email", company: "company" }[id]!] = value;
-            } else fields.push({ name: str(f.title) || id, value, type: hidden || kind === "totp" ? "hidden" : "text" });
+              } else
+                card[
+                  { cardholder: "cardholder", ccnum: "number", cvv: "code", type: "brand" }[id]!
+                ] = value;
+            } else if (
+              category === "identity" &&
+              ["firstname", "lastname", "email", "company"].includes(id)
+            ) {
+              identity[
+                {
+                  firstname: "first_name",
+                  lastname: "last_name",
+                  email: "email",
+                  company: "company",
+                }[id]!
+              ] = value;
+            } else
+              fields.push({
+                name: str(f.title) || id,
+                value,
+                type: hidden || kind === "totp" ? "hidden" : "text",
+              });
           }
         }
         const archived = item.state === "archived";
         const tags = [...(item.overview?.tags ?? []), ...(archived ? ["archived"] : [])];
-        const urls = [str(item.overview?.url), ...(item.overview?.urls ?? []).map((u) => clean(u.url))];
+        const urls = [
+          str(item.overview?.url),
+          ...(item.overview?.urls ?? []).map((u) => clean(u.url)),
+        ];
         out.credentials.push(
           credential({
             name,
@@ -99,7 +160,10 @@ export function fromOnePuxDoc(doc: OnePuxDoc): ParseOutput {
             tags,
             folder: vault.attrs?.name ?? null,
             favorite: (item.favIndex ?? 0) > 0,
-            history: (d.passwordHistory ?? []).map((h) => ({ password: str(h.value), changed_at: new Date((h.time ?? 0) * 1000).toISOString() })),
+            history: (d.passwordHistory ?? []).map((h) => ({
+              password: str(h.value),
+              changed_at: new Date((h.time ?? 0) * 1000).toISOString(),
+            })),
             changes: archived ? ['archived in the source: tagged "archived"'] : [],
           }),
         );

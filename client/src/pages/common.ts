@@ -20,7 +20,9 @@ export async function registerServiceWorker(): Promise<ServiceWorkerRegistration
  * vault has opened, so on a new browser they never compete with the sign-in and the first rows.
  */
 export function precacheDeferred(): void {
-  void navigator.serviceWorker?.ready.then((reg) => reg.active?.postMessage({ type: "PRECACHE_DEFERRED" })).catch(() => undefined);
+  void navigator.serviceWorker?.ready
+    .then((reg) => reg.active?.postMessage({ type: "PRECACHE_DEFERRED" }))
+    .catch(() => undefined);
 }
 
 export function $(id: string): HTMLElement {
@@ -38,7 +40,10 @@ export function input(id: string): HTMLInputElement {
  * arrive after the person went to another section: they then land in the old, detached root and
  * change nothing on screen, where a document-wide lookup would find nothing and throw.
  */
-export function scope(root: HTMLElement): { $: (id: string) => HTMLElement; input: (id: string) => HTMLInputElement } {
+export function scope(root: HTMLElement): {
+  $: (id: string) => HTMLElement;
+  input: (id: string) => HTMLInputElement;
+} {
   const find = (id: string) => {
     const found = root.querySelector<HTMLElement>(`#${CSS.escape(id)}`);
     if (!found) throw new Error(`#${id} is missing from the section`);
@@ -50,7 +55,9 @@ export function scope(root: HTMLElement): { $: (id: string) => HTMLElement; inpu
 /** Leaves a push of the queue to the service worker (rule 6), for when this page is gone. */
 export async function requestBackgroundSync() {
   try {
-    const reg = (await navigator.serviceWorker?.getRegistration()) as (ServiceWorkerRegistration & { sync?: { register(tag: string): Promise<void> } }) | undefined;
+    const reg = (await navigator.serviceWorker?.getRegistration()) as
+      | (ServiceWorkerRegistration & { sync?: { register(tag: string): Promise<void> } })
+      | undefined;
     await reg?.sync?.register("vault-sync");
   } catch {
     // Background Sync is optional; the timer and the online event still push the queue.
@@ -58,7 +65,11 @@ export async function requestBackgroundSync() {
 }
 
 /** An element with text, for building views without innerHTML. */
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> & { dataset?: Record<string, string> } = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Partial<HTMLElementTagNameMap[K]> & { dataset?: Record<string, string> } = {},
+  ...children: (Node | string)[]
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   const { dataset, ...rest } = props;
   Object.assign(node, rest);

@@ -31,7 +31,8 @@ async function boot(session: Session, keys: VaultKeys | undefined) {
       engine?.stop();
       stopPage?.();
       // Queued changes would be lost with the store: one last push while the connection allows it.
-      if (navigator.onLine) await syncOnce(db, new ApiClient(), session.userId).catch(() => undefined);
+      if (navigator.onLine)
+        await syncOnce(db, new ApiClient(), session.userId).catch(() => undefined);
       await signOut(db);
       location.replace("/");
     })();

@@ -1,9 +1,11 @@
-/** Contacts' keys: your own fingerprint, and a contact's checked against this device's pin. */
+/** Contacts' keys: your own fingerprint, a contact's checked against this device's pin, and the contacts it knows. */
 import { ApiClient, ApiError } from "../api";
 import { checkContactKey, type CheckedKey } from "../contact-keys";
 import { openDb } from "../db";
+import { keyBadge } from "../first-use-panel";
 import { currentSession } from "../session";
-import { fingerprint, TrustStore, type KeyPurpose } from "../trust";
+import { fingerprint, TrustStore } from "../trust";
+import { el } from "../ui";
 import { $, input } from "./common";
 
 const db = await openDb();
@@ -18,27 +20,62 @@ async function main(userId: string) {
   try {
     own.textContent = await fingerprint((await api.sharingKey()).publicKey);
   } catch (e) {
-    own.textContent = e instanceof ApiError && e.status === 404 ? "You have no sharing key yet." : `Cannot load it: ${e instanceof Error ? e.message : String(e)}`;
+    own.textContent =
+      e instanceof ApiError && e.status === 404
+        ? "You have no sharing key yet."
+        : `Cannot load it: ${e instanceof Error ? e.message : String(e)}`;
   }
 
-  let shown: { email: string; purpose: KeyPurpose; checked: CheckedKey } | null = null;
+  let shown: { email: string; checked: CheckedKey } | null = null;
   const STATUS = {
-    new: (email: string) => `First key seen for ${email}: now pinned on this device. Compare the fingerprint with them once.`,
-    ok: (email: string) => `This is the key pinned for ${email}.`,
+    new: (email: string) =>
+      `First key seen for ${email}: now pinned on this device, not compared yet. Compare the fingerprint with them once.`,
+    ok: (email: string, compared: boolean) =>
+      compared
+        ? `This is the key pinned for ${email}; you compared it with them.`
+        : `This is the key pinned for ${email}, not compared yet.`,
     changed: (email: string) => `Warning: this is not the key pinned for ${email}.`,
   };
 
-  function show(email: string, purpose: KeyPurpose, checked: CheckedKey) {
-    shown = { email, purpose, checked };
+  async function listContacts() {
+    const known = await trust.contacts();
+    $("known-rows").replaceChildren(
+      ...[...known.values()].map((c) =>
+        el(
+          "tr",
+          {},
+          el("td", {}, c.email),
+          el("td", { className: "fingerprint" }, c.fingerprint),
+          el("td", {}, keyBadge(trust, known, c.email, refresh) ?? ""),
+        ),
+      ),
+    );
+    $("known-empty").hidden = known.size > 0;
+  }
+
+  function show(email: string, checked: CheckedKey) {
+    shown = { email, checked };
+    const { status, compared } = checked.pin;
     $("result").hidden = false;
-    $("result").dataset.status = checked.pin.status;
-    $("result-status").textContent = STATUS[checked.pin.status](email);
+    $("result").dataset.status = status;
+    $("result").dataset.compared = String(compared);
+    $("result-status").textContent =
+      status === "ok" ? STATUS.ok(email, compared) : STATUS[status](email);
     $("result-fingerprint").textContent = checked.pin.fingerprint;
-    $("changed").hidden = checked.pin.status !== "changed";
+    $("mark-compared").hidden = status === "changed" || compared;
+    $("changed").hidden = status !== "changed";
     $("changed-text").textContent =
-      checked.pin.status === "changed"
-        ? `The server now gives a different key for ${email}. Pinned: ${checked.pin.pinned}. This device will not share with or invite ${email} with the new key until you compare its fingerprint with them. If they did not get a new device or reset their keys, someone may be trying to read what you share.`
+      status === "changed"
+        ? `The server now gives a different key for ${email}. Pinned: ${checked.pin.pinned}. This device will not share with, invite or name ${email} with the new key until you compare its fingerprint with them. If they did not get a new device or reset their keys, someone may be trying to read what you share.`
         : "";
+  }
+
+  /** Shows the checked key again from the pin (after a comparison made here or in a row below). */
+  async function refresh() {
+    await listContacts();
+    if (!shown) return;
+    const { email, checked } = shown;
+    show(email, { jwk: checked.jwk, pin: await trust.peekKey(email, checked.jwk) });
   }
 
   const form = $("check-form") as HTMLFormElement;
@@ -47,18 +84,23 @@ async function main(userId: string) {
     $("check-error").textContent = "";
     $("result").hidden = true;
     const email = input("contact-email").value.trim();
-    const purpose = ($("contact-purpose") as HTMLSelectElement).value as KeyPurpose;
-    checkContactKey(api, trust, email, purpose)
-      .then((checked) => show(email, purpose, checked))
+    checkContactKey(api, trust, email)
+      .then((checked) => show(email, checked))
+      .then(listContacts)
       .catch((e: unknown) => {
-        $("check-error").textContent = e instanceof ApiError && e.status === 404 ? `${email} has no sharing key yet.` : `Cannot check: ${e instanceof Error ? e.message : String(e)}`;
+        $("check-error").textContent =
+          e instanceof ApiError && e.status === 404
+            ? `${email} has no sharing key yet.`
+            : `Cannot check: ${e instanceof Error ? e.message : String(e)}`;
       });
   });
-  $("accept").addEventListener("click", () => {
-    if (!shown) return;
-    const { email, purpose, checked } = shown;
-    void trust.acceptKey(email, purpose, checked.jwk).then(() => show(email, purpose, { jwk: checked.jwk, pin: { status: "ok", fingerprint: checked.pin.fingerprint } }));
+  $("mark-compared").addEventListener("click", () => {
+    if (shown) void trust.markCompared(shown.email, shown.checked.pin.fingerprint).then(refresh);
   });
+  $("accept").addEventListener("click", () => {
+    if (shown) void trust.acceptKey(shown.email, shown.checked.jwk, true).then(refresh);
+  });
+  await listContacts();
   ($("check") as HTMLButtonElement).disabled = false;
   document.body.dataset.ready = "true";
 }

@@ -3,14 +3,21 @@
  * key from the fragment (never sent anywhere), asks for a passphrase when the link has one,
  * counts a view only when the person asks to see the content, and decrypts in the browser.
  */
-import { LinkKeyError, openPayload, passphraseVerifier, type LinkPayload, type LinkState, type PublicLink } from "../secure-links";
+import {
+  LinkKeyError,
+  openPayload,
+  passphraseVerifier,
+  type LinkPayload,
+  type LinkState,
+  type PublicLink,
+} from "../secure-links";
 import { $, input } from "./common";
 
 const STATE_TEXT: Record<Exclude<LinkState, "active">, string> = {
   expired: "This link has expired. Ask the sender for a new one.",
   used_up: "This link has already been opened as many times as the sender allowed.",
   revoked: "The sender revoked this link.",
-  locked: "This link is locked: the passphrase was entered wrongly too many times.",
+  locked: "This link is locked: a wrong passphrase or email code was entered too many times.",
 };
 
 const id = location.pathname.split("/")[2] ?? "";
@@ -25,8 +32,16 @@ const say = (text: string, state = "info") => {
   status.className = state === "error" ? "error" : "hint";
 };
 
-async function api(path: string, init?: RequestInit): Promise<{ res: Response; body: Record<string, unknown> }> {
-  const res = await fetch(path, { credentials: "omit", referrerPolicy: "no-referrer", cache: "no-store", ...init });
+async function api(
+  path: string,
+  init?: RequestInit,
+): Promise<{ res: Response; body: Record<string, unknown> }> {
+  const res = await fetch(path, {
+    credentials: "omit",
+    referrerPolicy: "no-referrer",
+    cache: "no-store",
+    ...init,
+  });
   return { res, body: (await res.json().catch(() => ({}))) as Record<string, unknown> };
 }
 
@@ -37,7 +52,10 @@ function ended(state: string) {
 
 function facts(meta: PublicLink): string {
   const who = meta.sender_email ? `Shared by ${meta.sender_email}. ` : "";
-  const views = meta.views_left === 1 ? "It can be opened once more." : `It can be opened ${meta.views_left} more times.`;
+  const views =
+    meta.views_left === 1
+      ? "It can be opened once more."
+      : `It can be opened ${meta.views_left} more times.`;
   return `${who}${meta.kind === "file" ? "A file" : "A secret"}. ${views} Expires ${new Date(meta.expires_at).toLocaleString()}.`;
 }
 
@@ -100,7 +118,11 @@ function show(payload: LinkPayload) {
     const a = document.createElement("a");
     a.className = "button";
     a.id = "link-download";
-    a.href = URL.createObjectURL(new Blob([payload.bytes as Uint8Array<ArrayBuffer>], { type: payload.mime }));
+    // The sender's type is not trusted: a blob URL is this origin's, and typed as HTML or SVG it would
+    // run as a page here if opened rather than saved. Bytes to save, named by the download attribute.
+    a.href = URL.createObjectURL(
+      new Blob([payload.bytes as Uint8Array<ArrayBuffer>], { type: "application/octet-stream" }),
+    );
     a.download = payload.name;
     a.textContent = `Download ${payload.name}`;
     li.append(name, size, a);
@@ -112,10 +134,19 @@ function show(payload: LinkPayload) {
 
 async function main() {
   if (!/^[A-Za-z0-9_-]{22}$/.test(id)) return say("This is not a secure link address.", "error");
-  if (!fragment) return say("This link is incomplete: the part after # is missing. Ask the sender to send the whole link.", "error");
+  if (!fragment)
+    return say(
+      "This link is incomplete: the part after # is missing. Ask the sender to send the whole link.",
+      "error",
+    );
   const { res, body } = await api(`/api/links/public/${id}`);
-  if (res.status === 404) return say("This link does not exist, or it was removed after it ended.", "error");
-  if (!res.ok) return say(String(body.error ?? "The link cannot be checked right now. Try again later."), "error");
+  if (res.status === 404)
+    return say("This link does not exist, or it was removed after it ended.", "error");
+  if (!res.ok)
+    return say(
+      String(body.error ?? "The link cannot be checked right now. Try again later."),
+      "error",
+    );
   const meta = body as unknown as PublicLink;
   if (meta.state !== "active") return ended(meta.state);
   $("link-facts").textContent = facts(meta);
@@ -138,7 +169,11 @@ async function main() {
     }
     sendCode.disabled = true;
     try {
-      const { res: r, body: b } = await api(`/api/links/public/${id}/code`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email }) });
+      const { res: r, body: b } = await api(`/api/links/public/${id}/code`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email }),
+      });
       if (r.status === 410) return ended(String(b.state));
       if (!r.ok) {
         error.textContent = String(b.error ?? "The code could not be sent. Try again.");
@@ -166,16 +201,23 @@ async function main() {
     }
     const code = input("link-code").value.trim();
     if (meta.recipients_only && (!challenge || !/^\d{6}$/.test(code))) {
-      error.textContent = challenge ? "Enter the 6-digit code from the email." : "Enter your email address and ask for a code first.";
+      error.textContent = challenge
+        ? "Enter the 6-digit code from the email."
+        : "Enter your email address and ask for a code first.";
       return;
     }
     button.disabled = true;
     try {
-      const verifier = meta.passphrase ? await passphraseVerifier(passphrase, meta.passphrase.salt) : undefined;
+      const verifier = meta.passphrase
+        ? await passphraseVerifier(passphrase, meta.passphrase.salt)
+        : undefined;
       const { res: r, body: b } = await api(`/api/links/public/${id}/open`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ ...(verifier ? { verifier } : {}), ...(meta.recipients_only ? { challenge, code } : {}) }),
+        body: JSON.stringify({
+          ...(verifier ? { verifier } : {}),
+          ...(meta.recipients_only ? { challenge, code } : {}),
+        }),
       });
       if (r.status === 410) return ended(String(b.state));
       if (r.status === 403) {
@@ -194,8 +236,12 @@ async function main() {
     } catch (err) {
       if (err instanceof LinkKeyError) {
         $("link-ask").hidden = true;
-        say(`${err.message}: the link was changed or cut. Ask the sender to send it again.`, "error");
-      } else error.textContent = "The link could not be opened. Check your connection and try again.";
+        say(
+          `${err.message}: the link was changed or cut. Ask the sender to send it again.`,
+          "error",
+        );
+      } else
+        error.textContent = "The link could not be opened. Check your connection and try again.";
     } finally {
       button.disabled = false;
     }

@@ -19,9 +19,16 @@ export function announceKeysChanged() {
 /** How stale the stored activity time may get: writing it on every key press would be wasteful. */
 const PERSIST_EVERY_MS = 60_000;
 
-const message = (e: unknown) => (e instanceof PassphraseError ? e.message : `Failed: ${e instanceof Error ? e.message : String(e)}`);
+const message = (e: unknown) =>
+  e instanceof PassphraseError
+    ? e.message
+    : `Failed: ${e instanceof Error ? e.message : String(e)}`;
 
-export function showLockScreen(db: LocalDb, userId: string, onUnlocked: (keys: VaultKeys) => Promise<void>) {
+export function showLockScreen(
+  db: LocalDb,
+  userId: string,
+  onUnlocked: (keys: VaultKeys) => Promise<void>,
+) {
   $("app-main").hidden = true;
   $("app-nav").hidden = true;
   $("lock-screen").hidden = false;
@@ -76,7 +83,8 @@ export function watchIdle(lock: () => void, persist: (at: number) => void): () =
     if (last - persisted >= PERSIST_EVERY_MS) save((persisted = last));
   };
   addEventListener("pagehide", () => save(last));
-  for (const ev of ["keydown", "pointerdown", "wheel", "touchstart", "input"]) document.addEventListener(ev, touch, { capture: true, passive: true });
+  for (const ev of ["keydown", "pointerdown", "wheel", "touchstart", "input"])
+    document.addEventListener(ev, touch, { capture: true, passive: true });
   const check = () => {
     if (stopped) return;
     const left = last + AUTO_LOCK_MS - Date.now();

@@ -16,9 +16,16 @@ export function readShellPage(path: string): Promise<ShellPage | null> {
   return fetch(path, { credentials: "same-origin", headers: { accept: "text/html" } })
     .then(async (res) => {
       // A redirect or a refusal is not the shell: that path opens by a navigation, as before.
-      if (!res.ok || res.redirected || !(res.headers.get("content-type") ?? "").includes("text/html")) return null;
+      if (
+        !res.ok ||
+        res.redirected ||
+        !(res.headers.get("content-type") ?? "").includes("text/html")
+      )
+        return null;
       const doc = new DOMParser().parseFromString(await res.text(), "text/html");
-      const script = doc.querySelector<HTMLScriptElement>('body script[type="module"][src^="/assets/dashboard-"]');
+      const script = doc.querySelector<HTMLScriptElement>(
+        'body script[type="module"][src^="/assets/dashboard-"]',
+      );
       const entry = script?.getAttribute("src");
       if (!script || !entry || !doc.getElementById("app-main")) return null;
       script.remove();
@@ -27,7 +34,11 @@ export function readShellPage(path: string): Promise<ShellPage | null> {
       const preloads = [...doc.querySelectorAll('link[rel="modulepreload"]')];
       for (const l of preloads) l.remove();
       for (const href of [entry, ...preloads.map((l) => l.getAttribute("href"))]) {
-        if (!href || document.head.querySelector(`link[rel="modulepreload"][href="${CSS.escape(href)}"]`)) continue;
+        if (
+          !href ||
+          document.head.querySelector(`link[rel="modulepreload"][href="${CSS.escape(href)}"]`)
+        )
+          continue;
         const link = document.createElement("link");
         link.rel = "modulepreload";
         link.href = href;

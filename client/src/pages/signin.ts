@@ -1,10 +1,22 @@
 import { ApiClient, ApiError, OfflineError } from "../api";
-import { askForCode, installConfirmDialog, reportSignedInAgain, SIGNED_IN_AGAIN } from "../confirm-dialog";
+import {
+  askForCode,
+  installConfirmDialog,
+  reportSignedInAgain,
+  SIGNED_IN_AGAIN,
+} from "../confirm-dialog";
 import { openDb } from "../db";
 import { startEntryReader } from "../entry-reader";
 import { pullAhead, type PullAhead } from "../pull-ahead";
 import { warmPullWorker } from "../pull-worker-client";
-import { currentSession, providerSession, SignInError, signIn, signOut, type SignInAhead } from "../session";
+import {
+  currentSession,
+  providerSession,
+  SignInError,
+  signIn,
+  signOut,
+  type SignInAhead,
+} from "../session";
 import { noteUnlocked } from "../ui";
 import { $, input, registerServiceWorker } from "./common";
 import { openInPlace, readShellPage, type ShellPage } from "./open-in-place";
@@ -21,7 +33,8 @@ function nextPath(): string {
 const form = $("signin") as HTMLFormElement;
 const error = $("signin-error");
 const submit = $("open-vault") as HTMLButtonElement;
-($("signin-link") as HTMLAnchorElement).href = `/api/auth/login?${new URLSearchParams({ next: nextPath() })}`;
+($("signin-link") as HTMLAnchorElement).href =
+  `/api/auth/login?${new URLSearchParams({ next: nextPath() })}`;
 // The callback sends refusals here: the provider's or ours, in words for the person.
 if (params.get("error")) error.textContent = `Sign-in failed: ${params.get("error")}`;
 
@@ -53,7 +66,10 @@ void (async () => {
     if (!(e instanceof ApiError && e.status === 401)) {
       // Offline with a vault on this device: it opens from the local store.
       if (e instanceof OfflineError && local) return location.replace(nextPath());
-      error.textContent = e instanceof OfflineError ? "You are offline: signing in needs a connection." : `Sign-in failed: ${e instanceof Error ? e.message : String(e)}`;
+      error.textContent =
+        e instanceof OfflineError
+          ? "You are offline: signing in needs a connection."
+          : `Sign-in failed: ${e instanceof Error ? e.message : String(e)}`;
       return;
     }
     user = null;
@@ -72,7 +88,9 @@ void (async () => {
     $("signin-start").hidden = true;
     while (!(await askForCode(api, "sign-in"))) {
       $("code-owed").hidden = false;
-      await new Promise<void>((resolve) => $("enter-code").addEventListener("click", () => resolve(), { once: true, signal }));
+      await new Promise<void>((resolve) =>
+        $("enter-code").addEventListener("click", () => resolve(), { once: true, signal }),
+      );
       $("code-owed").hidden = true;
     }
   }
@@ -121,7 +139,9 @@ async function offerNewVault(api: ApiClient) {
     const s = value ? checker.check(value) : null;
     meter.value = s?.score ?? 0;
     $("passphrase-strength").dataset.score = s ? String(s.score) : "";
-    text.textContent = s ? `${s.label}: ${s.reason}${s.crackTime ? ` (guessed in ${s.crackTime} by an offline attack)` : ""}` : waiting;
+    text.textContent = s
+      ? `${s.label}: ${s.reason}${s.crackTime ? ` (guessed in ${s.crackTime} by an offline attack)` : ""}`
+      : waiting;
   };
   // The estimator is loaded as the form appears, not on the first keystroke: once it is here, each
   // verdict is drawn in the keystroke's own task, never later under a pointer already aimed below.
@@ -191,7 +211,8 @@ form.addEventListener(
     submit.textContent = "Opening…";
     performance.mark("vault:click");
     // The vault's first pull runs while the passphrase is derived (pull-ahead.ts).
-    const early: PullAhead | null = signedIn && !newVault ? pullAhead(signedIn.user, signedIn.stored) : null;
+    const early: PullAhead | null =
+      signedIn && !newVault ? pullAhead(signedIn.user, signedIn.stored) : null;
     // The vault opens in this document (open-in-place.ts): its entry reader's worker starts now,
     // while the keys are derived, and the vault's first read finds it running.
     if (nextPath() === "/vault") startEntryReader();
@@ -202,7 +223,10 @@ form.addEventListener(
         // The keys can be ready before the pull's first page (the derivation runs beside the
         // session's and the vault's round trips): leaving now would cut that page, which the vault
         // lists first, and the vault would ask for it again. A pull that hangs is not waited for.
-        await Promise.race([early?.firstPage, new Promise((r) => setTimeout(r, FIRST_PAGE_WAIT_MS))]);
+        await Promise.race([
+          early?.firstPage,
+          new Promise((r) => setTimeout(r, FIRST_PAGE_WAIT_MS)),
+        ]);
         // Ended before the vault's first read of the store, as a navigation would have ended it.
         await early?.stop();
         // Still being read (a click as the form appeared) is still sooner than a navigation.
@@ -217,7 +241,10 @@ form.addEventListener(
         });
       })
       .catch((e: unknown) => {
-        error.textContent = e instanceof SignInError ? e.message : `Sign-in failed: ${e instanceof Error ? e.message : String(e)}`;
+        error.textContent =
+          e instanceof SignInError
+            ? e.message
+            : `Sign-in failed: ${e instanceof Error ? e.message : String(e)}`;
         submit.disabled = false;
         submit.textContent = newVault ? "Create vault" : "Open vault";
       });

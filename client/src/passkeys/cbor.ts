@@ -12,10 +12,21 @@ function head(major: number, n: number): number[] {
   if (n < 24) return [m | n];
   if (n < 0x100) return [m | 24, n];
   if (n < 0x10000) return [m | 25, n >> 8, n & 0xff];
-  if (n < 0x100000000) return [m | 26, (n >>> 24) & 0xff, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff];
+  if (n < 0x100000000)
+    return [m | 26, (n >>> 24) & 0xff, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff];
   const hi = Math.floor(n / 0x100000000);
   const lo = n >>> 0;
-  return [m | 27, (hi >>> 24) & 0xff, (hi >> 16) & 0xff, (hi >> 8) & 0xff, hi & 0xff, (lo >>> 24) & 0xff, (lo >> 16) & 0xff, (lo >> 8) & 0xff, lo & 0xff];
+  return [
+    m | 27,
+    (hi >>> 24) & 0xff,
+    (hi >> 16) & 0xff,
+    (hi >> 8) & 0xff,
+    hi & 0xff,
+    (lo >>> 24) & 0xff,
+    (lo >> 16) & 0xff,
+    (lo >> 8) & 0xff,
+    lo & 0xff,
+  ];
 }
 
 const enc = new TextEncoder();
@@ -95,7 +106,8 @@ export function decodeCbor(bytes: Uint8Array, start = 0): { value: CborValue; en
         const m: CborMap = new Map();
         for (let i = 0; i < n; i++) {
           const k = item(depth + 1);
-          if (typeof k !== "number" && typeof k !== "string") throw new RangeError("CBOR: map key of another type");
+          if (typeof k !== "number" && typeof k !== "string")
+            throw new RangeError("CBOR: map key of another type");
           m.set(k, item(depth + 1));
         }
         return m;

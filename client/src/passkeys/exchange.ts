@@ -22,9 +22,17 @@ export type PasskeyFields = {
 };
 
 /** A PKCS#8 private key as the vault stores it (JWK), its algorithm read from the key: P-256, else Ed25519. */
-async function jwkOf(pkcs8: Uint8Array<ArrayBuffer>): Promise<{ jwk: JsonWebKey; alg: PasskeyAlg }> {
+async function jwkOf(
+  pkcs8: Uint8Array<ArrayBuffer>,
+): Promise<{ jwk: JsonWebKey; alg: PasskeyAlg }> {
   try {
-    const k = await crypto.subtle.importKey("pkcs8", pkcs8, { name: "ECDSA", namedCurve: "P-256" }, true, ["sign"]);
+    const k = await crypto.subtle.importKey(
+      "pkcs8",
+      pkcs8,
+      { name: "ECDSA", namedCurve: "P-256" },
+      true,
+      ["sign"],
+    );
     return { jwk: (await crypto.subtle.exportKey("jwk", k)) as JsonWebKey, alg: -7 };
   } catch {
     const k = await crypto.subtle.importKey("pkcs8", pkcs8, { name: "Ed25519" }, true, ["sign"]);
@@ -63,10 +71,27 @@ const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function bitwardenCredentialId(id: string): Uint8Array {
   if (id.startsWith("b64.")) return base64url.decode(id.slice(4));
   if (!GUID.test(id)) throw new Error("not a Bitwarden credential id");
-  return new Uint8Array(id.replace(/-/g, "").match(/../g)!.map((h) => parseInt(h, 16)));
+  return new Uint8Array(
+    id
+      .replace(/-/g, "")
+      .match(/../g)!
+      .map((h) => parseInt(h, 16)),
+  );
 }
 
-type BitwardenFido2 = { credentialId?: unknown; keyValue?: unknown; keyAlgorithm?: unknown; rpId?: unknown; rpName?: unknown; userHandle?: unknown; userName?: unknown; userDisplayName?: unknown; counter?: unknown; discoverable?: unknown; creationDate?: unknown };
+type BitwardenFido2 = {
+  credentialId?: unknown;
+  keyValue?: unknown;
+  keyAlgorithm?: unknown;
+  rpId?: unknown;
+  rpName?: unknown;
+  userHandle?: unknown;
+  userName?: unknown;
+  userDisplayName?: unknown;
+  counter?: unknown;
+  discoverable?: unknown;
+  creationDate?: unknown;
+};
 
 /** One of a Bitwarden login's `fido2Credentials`, or null when it is not a key this vault can use. */
 export async function fromBitwarden(c: BitwardenFido2): Promise<StoredPasskey | null> {
@@ -84,7 +109,10 @@ export async function fromBitwarden(c: BitwardenFido2): Promise<StoredPasskey | 
       pkcs8: base64url.decode(s(c.keyValue)),
       signCount: Number.isSafeInteger(count) && count >= 0 ? count : 0,
       discoverable: c.discoverable !== "false" && c.discoverable !== false,
-      createdAt: s(c.creationDate) && !Number.isNaN(Date.parse(s(c.creationDate))) ? new Date(s(c.creationDate)).toISOString() : undefined,
+      createdAt:
+        s(c.creationDate) && !Number.isNaN(Date.parse(s(c.creationDate)))
+          ? new Date(s(c.creationDate)).toISOString()
+          : undefined,
     });
   } catch {
     return null;
@@ -92,16 +120,38 @@ export async function fromBitwarden(c: BitwardenFido2): Promise<StoredPasskey | 
 }
 
 /** An item of a CXF file as this vault imports it: a login with its passkeys. */
-export type CxfEntry = { name: string; url: string; username: string; password: string; notes: string; passkeys: StoredPasskey[] };
+export type CxfEntry = {
+  name: string;
+  url: string;
+  username: string;
+  password: string;
+  notes: string;
+  passkeys: StoredPasskey[];
+};
 
 type CxfCredential = { type?: unknown; [k: string]: unknown };
-type CxfItem = { title?: unknown; creationAt?: unknown; scope?: { urls?: unknown }; credentials?: unknown };
+type CxfItem = {
+  title?: unknown;
+  creationAt?: unknown;
+  scope?: { urls?: unknown };
+  credentials?: unknown;
+};
 
-const field = (v: unknown): string => (typeof v === "string" ? v : v && typeof v === "object" && typeof (v as { value?: unknown }).value === "string" ? (v as { value: string }).value : "");
+const field = (v: unknown): string =>
+  typeof v === "string"
+    ? v
+    : v && typeof v === "object" && typeof (v as { value?: unknown }).value === "string"
+      ? (v as { value: string }).value
+      : "";
 
 /** Whether a JSON document is a CXF export (a version and accounts of items). */
 export function isCxf(doc: unknown): boolean {
-  return !!doc && typeof doc === "object" && "version" in doc && Array.isArray((doc as { accounts?: unknown }).accounts);
+  return (
+    !!doc &&
+    typeof doc === "object" &&
+    "version" in doc &&
+    Array.isArray((doc as { accounts?: unknown }).accounts)
+  );
 }
 
 /**
@@ -116,11 +166,16 @@ export async function fromCxf(doc: unknown): Promise<{ entries: CxfEntry[]; skip
   for (const account of (doc as { accounts: { items?: unknown }[] }).accounts) {
     for (const item of (Array.isArray(account?.items) ? account.items : []) as CxfItem[]) {
       const creds = (Array.isArray(item.credentials) ? item.credentials : []) as CxfCredential[];
-      const urls = Array.isArray(item.scope?.urls) ? (item.scope!.urls as unknown[]).filter((u): u is string => typeof u === "string") : [];
+      const urls = Array.isArray(item.scope?.urls)
+        ? (item.scope!.urls as unknown[]).filter((u): u is string => typeof u === "string")
+        : [];
       const login = creds.find((c) => c.type === "basic-auth");
       const note = creds.find((c) => c.type === "note");
       const passkeys: StoredPasskey[] = [];
-      const created = typeof item.creationAt === "number" ? new Date(item.creationAt * 1000).toISOString() : undefined;
+      const created =
+        typeof item.creationAt === "number"
+          ? new Date(item.creationAt * 1000).toISOString()
+          : undefined;
       for (const c of creds.filter((x) => x.type === "passkey")) {
         try {
           passkeys.push(
@@ -145,20 +200,57 @@ export async function fromCxf(doc: unknown): Promise<{ entries: CxfEntry[]; skip
         continue;
       }
       const url = urls[0] ?? (passkeys[0] ? `https://${passkeys[0].rp_id}` : "");
-      entries.push({ name: field(item.title) || passkeys[0]?.rp_id || url || "Imported", url, username, password, notes: field(note?.content), passkeys });
+      entries.push({
+        name: field(item.title) || passkeys[0]?.rp_id || url || "Imported",
+        url,
+        username,
+        password,
+        notes: field(note?.content),
+        passkeys,
+      });
     }
   }
   return { entries, skipped };
 }
 
 /** An entry as a CXF item: its login (basic-auth), note, and passkeys with their keys as PKCS#8. */
-export async function toCxfItem(e: { id: string; name: string; url: string; createdAt: string; updatedAt: string; username: string; password: string; notes: string; passkeys?: StoredPasskey[] }) {
+export async function toCxfItem(e: {
+  id: string;
+  name: string;
+  url: string;
+  createdAt: string;
+  updatedAt: string;
+  username: string;
+  password: string;
+  notes: string;
+  passkeys?: StoredPasskey[];
+}) {
   const credentials: Record<string, unknown>[] = [];
-  if (e.username || e.password) credentials.push({ type: "basic-auth", username: { fieldType: "string", value: e.username }, password: { fieldType: "concealed-string", value: e.password } });
+  if (e.username || e.password)
+    credentials.push({
+      type: "basic-auth",
+      username: { fieldType: "string", value: e.username },
+      password: { fieldType: "concealed-string", value: e.password },
+    });
   if (e.notes) credentials.push({ type: "note", content: { fieldType: "string", value: e.notes } });
   for (const p of e.passkeys ?? []) {
-    credentials.push({ type: "passkey", credentialId: p.credential_id, rpId: p.rp_id, username: p.user_name, userDisplayName: p.display_name, userHandle: p.user_handle, key: base64url.encode(await pkcs8Of(p)) });
+    credentials.push({
+      type: "passkey",
+      credentialId: p.credential_id,
+      rpId: p.rp_id,
+      username: p.user_name,
+      userDisplayName: p.display_name,
+      userHandle: p.user_handle,
+      key: base64url.encode(await pkcs8Of(p)),
+    });
   }
   const secs = (iso: string) => Math.floor(Date.parse(iso) / 1000);
-  return { id: base64url.encode(new TextEncoder().encode(e.id)), creationAt: secs(e.createdAt), modifiedAt: secs(e.updatedAt), title: e.name, credentials, ...(e.url ? { scope: { urls: [e.url], androidApps: [] } } : {}) };
+  return {
+    id: base64url.encode(new TextEncoder().encode(e.id)),
+    creationAt: secs(e.createdAt),
+    modifiedAt: secs(e.updatedAt),
+    title: e.name,
+    credentials,
+    ...(e.url ? { scope: { urls: [e.url], androidApps: [] } } : {}),
+  };
 }

@@ -22,7 +22,10 @@ export function secureForWebAuthn(origin: URL): boolean {
  * The rp id a request may use on `pageUrl`, or why not. `rpId` undefined means the page's own
  * host (the default of both create and get). IP addresses are no valid domain, so never an rp.
  */
-export function checkRpId(pageUrl: string, rpId: string | undefined): { ok: true; rpId: string; origin: string } | { ok: false; reason: RpRefusal } {
+export function checkRpId(
+  pageUrl: string,
+  rpId: string | undefined,
+): { ok: true; rpId: string; origin: string } | { ok: false; reason: RpRefusal } {
   let page: URL;
   try {
     page = new URL(pageUrl);
@@ -31,12 +34,21 @@ export function checkRpId(pageUrl: string, rpId: string | undefined): { ok: true
   }
   if (!secureForWebAuthn(page)) return { ok: false, reason: "insecure" };
   const host = page.hostname.toLowerCase();
-  if (!host || IPV4.test(host) || host.startsWith("[")) return { ok: false, reason: "not-a-domain" };
+  if (!host || IPV4.test(host) || host.startsWith("["))
+    return { ok: false, reason: "not-a-domain" };
   const rp = (rpId ?? host).toLowerCase();
-  if (!rp || rp.endsWith(".") || rp.startsWith(".") || rp.includes("..") || !/^[a-z0-9.-]+$/.test(rp)) return { ok: false, reason: "not-a-domain" };
+  if (
+    !rp ||
+    rp.endsWith(".") ||
+    rp.startsWith(".") ||
+    rp.includes("..") ||
+    !/^[a-z0-9.-]+$/.test(rp)
+  )
+    return { ok: false, reason: "not-a-domain" };
   if (rp !== host && !host.endsWith(`.${rp}`)) return { ok: false, reason: "other-site" };
   // localhost is its own site (the browser treats it as such); any other rp must sit below a public suffix.
   const local = rp === "localhost" || rp.endsWith(".localhost");
-  if (!local && getPublicSuffix(rp, { allowPrivateDomains: true }) === rp) return { ok: false, reason: "public-suffix" };
+  if (!local && getPublicSuffix(rp, { allowPrivateDomains: true }) === rp)
+    return { ok: false, reason: "public-suffix" };
   return { ok: true, rpId: rp, origin: page.origin };
 }

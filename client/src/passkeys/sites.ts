@@ -12,14 +12,21 @@ export const PASSKEY_SITE_ENDPOINTS = {
 } as const;
 
 export type PasskeySupport = "sign-in" | "sign-in-and-sign-up" | "mfa-only";
-export type PasskeySite = { domain: string; name: string; passkey_support_type: PasskeySupport; passkey_setup_url: string | null };
+export type PasskeySite = {
+  domain: string;
+  name: string;
+  passkey_support_type: PasskeySupport;
+  passkey_setup_url: string | null;
+};
 
 let loaded: { api: ApiClient; sites: Promise<Map<string, PasskeySite>> } | null = null;
 
 /** The list, fetched once per page and account; a failed read is tried again next time. */
 function sitesOf(api: ApiClient): Promise<Map<string, PasskeySite>> {
   if (loaded?.api === api) return loaded.sites;
-  const sites = api.request<{ sites: PasskeySite[] }>(PASSKEY_SITE_ENDPOINTS.passkeySites).then((r) => new Map(r.sites.map((s) => [s.domain, s])));
+  const sites = api
+    .request<{ sites: PasskeySite[] }>(PASSKEY_SITE_ENDPOINTS.passkeySites)
+    .then((r) => new Map(r.sites.map((s) => [s.domain, s])));
   loaded = { api, sites };
   sites.catch(() => {
     if (loaded?.sites === sites) loaded = null;

@@ -35,10 +35,14 @@ export function parsePasskey(v: unknown): StoredPasskey | null {
   const rp = str("rp_id");
   const handle = str("user_handle");
   const key = p.private_key;
-  if (!id || !B64URL.test(id) || !rp || handle === null || (handle !== "" && !B64URL.test(handle))) return null;
+  if (!id || !B64URL.test(id) || !rp || handle === null || (handle !== "" && !B64URL.test(handle)))
+    return null;
   if (p.alg !== -7 && p.alg !== -8) return null;
   if (!key || typeof key !== "object" || typeof (key as JsonWebKey).kty !== "string") return null;
-  const count = typeof p.sign_count === "number" && Number.isSafeInteger(p.sign_count) && p.sign_count >= 0 ? p.sign_count : 0;
+  const count =
+    typeof p.sign_count === "number" && Number.isSafeInteger(p.sign_count) && p.sign_count >= 0
+      ? p.sign_count
+      : 0;
   const created = str("created_at");
   return {
     credential_id: id,

@@ -19,7 +19,9 @@ export function deviceKey(db: LocalDb, userId: string): Promise<DeviceKey> {
   return locked(`reset-key:${userId}`, async () => {
     const have = await db.meta<DeviceKey>(metaKey(userId));
     if (have) return have;
-    const pair = (await crypto.subtle.generateKey({ name: "ECDH", namedCurve: "P-256" }, false, ["deriveBits"])) as CryptoKeyPair;
+    const pair = (await crypto.subtle.generateKey({ name: "ECDH", namedCurve: "P-256" }, false, [
+      "deriveBits",
+    ])) as CryptoKeyPair;
     const { kty, crv, x, y } = await crypto.subtle.exportKey("jwk", pair.publicKey);
     const made: DeviceKey = { privateKey: pair.privateKey, publicJwk: { kty, crv, x, y } };
     await db.setMeta(metaKey(userId), made);
@@ -29,7 +31,10 @@ export function deviceKey(db: LocalDb, userId: string): Promise<DeviceKey> {
 
 /** Opens a compact JWE sealed to this device's key. */
 export async function openSealed(key: DeviceKey, jwe: string): Promise<string> {
-  const { plaintext, protectedHeader } = await compactDecrypt(jwe, key.privateKey, { keyManagementAlgorithms: ["ECDH-ES"], contentEncryptionAlgorithms: ["A256GCM"] });
+  const { plaintext, protectedHeader } = await compactDecrypt(jwe, key.privateKey, {
+    keyManagementAlgorithms: ["ECDH-ES"],
+    contentEncryptionAlgorithms: ["A256GCM"],
+  });
   if (protectedHeader.alg !== "ECDH-ES") throw new Error("unexpected JWE algorithm");
   return new TextDecoder().decode(plaintext);
 }

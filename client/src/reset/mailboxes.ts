@@ -2,7 +2,12 @@
 import type { ApiClient } from "../api";
 import { AUTOMATION_ENDPOINTS as EP } from "../automation/endpoints";
 
-export type Integration = { provider: "mailx" | "maily" | "codehost" | "idp" | "imap"; email: string; connectedAt: string; status: "active" | "disconnected" | "pending_verification" };
+export type Integration = {
+  provider: "mailx" | "maily" | "codehost" | "idp" | "imap";
+  email: string;
+  connectedAt: string;
+  status: "active" | "disconnected" | "pending_verification";
+};
 
 export const MAILBOX_PROVIDERS = new Set(["mailx", "maily", "imap"]);
 
@@ -12,7 +17,9 @@ export async function integrations(api: ApiClient): Promise<Integration[]> {
 
 /** Active mailboxes only: a reset reads its mail from one of them (DECISIONS D17). */
 export async function activeMailboxes(api: ApiClient): Promise<Integration[]> {
-  return (await integrations(api)).filter((i) => i.status === "active" && MAILBOX_PROVIDERS.has(i.provider));
+  return (await integrations(api)).filter(
+    (i) => i.status === "active" && MAILBOX_PROVIDERS.has(i.provider),
+  );
 }
 
 export type MailboxProvider = { provider: "mailx" | "maily" | "imap"; configured: boolean };

@@ -39,7 +39,11 @@ export class ResetManager extends EventTarget {
     return [...this.live.values()].filter((r) => r.task.entryId === entryId).at(-1);
   }
 
-  async start(input: { entryId: string | null; serviceUrl: string; email: string }): Promise<LiveReset> {
+  async start(input: {
+    entryId: string | null;
+    serviceUrl: string;
+    email: string;
+  }): Promise<LiveReset> {
     return this.watch(await this.resets.start(input));
   }
 
@@ -47,7 +51,14 @@ export class ResetManager extends EventTarget {
   watch(task: TrackedReset): LiveReset {
     const known = this.live.get(task.taskId);
     if (known) return known;
-    const r: LiveReset = { task, status: null, reached: [], screenshot: null, saved: null, interrupted: false };
+    const r: LiveReset = {
+      task,
+      status: null,
+      reached: [],
+      screenshot: null,
+      saved: null,
+      interrupted: false,
+    };
     this.live.set(task.taskId, r);
     void this.run(r);
     return r;
@@ -61,7 +72,11 @@ export class ResetManager extends EventTarget {
           if (e.kind === "screenshot") r.screenshot = e.url;
           else if (e.kind === "saved") {
             r.saved = e;
-            this.app.toast(e.uncertain ? `The password being set is kept in the notes of ${e.entryName}` : `New password saved to ${e.entryName}`);
+            this.app.toast(
+              e.uncertain
+                ? `The password being set is kept in the notes of ${e.entryName}`
+                : `New password saved to ${e.entryName}`,
+            );
             void this.app.changed();
           } else {
             r.status = e.status;
@@ -77,7 +92,10 @@ export class ResetManager extends EventTarget {
         }
         if (!(e instanceof OfflineError) && !(e instanceof ApiError)) {
           // Still tracked: the next unlock tries to open and save it again.
-          r.status = { status: "failed", error: `the new password could not be saved here (${e instanceof Error ? e.message : String(e)})` };
+          r.status = {
+            status: "failed",
+            error: `the new password could not be saved here (${e instanceof Error ? e.message : String(e)})`,
+          };
           this.changed(r);
           return;
         }
@@ -87,7 +105,8 @@ export class ResetManager extends EventTarget {
       this.changed(r);
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, RETRY_MS);
-        if (!navigator.onLine) addEventListener("online", () => (clearTimeout(t), resolve()), { once: true });
+        if (!navigator.onLine)
+          addEventListener("online", () => (clearTimeout(t), resolve()), { once: true });
       });
     }
   }

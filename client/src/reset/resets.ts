@@ -13,9 +13,19 @@ import type { LocalDb } from "../db";
 import type { Vault } from "../vault";
 import { deviceKey, openSealed } from "./device-key";
 
-export type TrackedReset = { taskId: string; entryId: string | null; service: string; serviceUrl: string; email: string; startedAt: string };
+export type TrackedReset = {
+  taskId: string;
+  entryId: string | null;
+  service: string;
+  serviceUrl: string;
+  email: string;
+  startedAt: string;
+};
 export type TaskStatus = { status: string; step?: string; error?: string; newPassword?: string };
-export type TaskEvent = { kind: "status"; status: TaskStatus } | { kind: "screenshot"; url: string } | { kind: "saved"; entryId: string; entryName: string; uncertain: boolean };
+export type TaskEvent =
+  | { kind: "status"; status: TaskStatus }
+  | { kind: "screenshot"; url: string }
+  | { kind: "saved"; entryId: string; entryName: string; uncertain: boolean };
 
 export const TERMINAL = new Set(["completed", "failed", "cancelled"]);
 export const STEP_LABELS: Record<string, string> = {
@@ -41,7 +51,9 @@ export class Resets {
   }
 
   private async edit(fn: (list: TrackedReset[]) => TrackedReset[]): Promise<void> {
-    await navigator.locks.request(`resets:${this.userId}`, async () => this.db.setMeta(trackKey(this.userId), fn(await this.tracked())));
+    await navigator.locks.request(`resets:${this.userId}`, async () =>
+      this.db.setMeta(trackKey(this.userId), fn(await this.tracked())),
+    );
   }
 
   private track(t: TrackedReset) {
@@ -53,11 +65,27 @@ export class Resets {
   }
 
   /** Starts a reset for an entry; the task is remembered before anything can be lost. */
-  async start(input: { entryId: string | null; serviceUrl: string; email: string }): Promise<TrackedReset> {
+  async start(input: {
+    entryId: string | null;
+    serviceUrl: string;
+    email: string;
+  }): Promise<TrackedReset> {
     const key = await deviceKey(this.db, this.userId);
-    const body = { serviceUrl: input.serviceUrl, email: input.email, clientPublicKey: key.publicJwk, ...(input.entryId ? { passwordId: input.entryId } : {}) };
+    const body = {
+      serviceUrl: input.serviceUrl,
+      email: input.email,
+      clientPublicKey: key.publicJwk,
+      ...(input.entryId ? { passwordId: input.entryId } : {}),
+    };
     const { taskId } = await this.api.request<{ taskId: string }>(EP.createReset, { body });
-    const t: TrackedReset = { taskId, entryId: input.entryId, service: hostOf(input.serviceUrl), serviceUrl: input.serviceUrl, email: input.email, startedAt: new Date().toISOString() };
+    const t: TrackedReset = {
+      taskId,
+      entryId: input.entryId,
+      service: hostOf(input.serviceUrl),
+      serviceUrl: input.serviceUrl,
+      email: input.email,
+      startedAt: new Date().toISOString(),
+    };
     await this.track(t);
     return t;
   }
@@ -66,9 +94,15 @@ export class Resets {
    * A chat message ("reset my GitHub password"): the server resolves the service and starts the
    * task; the markdown lines go to `onLine` and the task is tracked as soon as its id is shown.
    */
-  async chat(message: string, onLine: (section: string, line: string) => void, onTask: (t: TrackedReset) => void): Promise<void> {
+  async chat(
+    message: string,
+    onLine: (section: string, line: string) => void,
+    onTask: (t: TrackedReset) => void,
+  ): Promise<void> {
     const key = await deviceKey(this.db, this.userId);
-    const body = await this.api.stream(STREAM_ENDPOINTS.chatReset, { body: { message, clientPublicKey: key.publicJwk } });
+    const body = await this.api.stream(STREAM_ENDPOINTS.chatReset, {
+      body: { message, clientPublicKey: key.publicJwk },
+    });
     let section = "";
     const header: Record<string, string> = {};
     for await (const f of frames(body)) {
@@ -77,13 +111,23 @@ export class Resets {
         continue;
       }
       onLine(section, f.data);
-      const field = section === "header" ? /^- (Service|Account|Task): `([^`]+)`/.exec(f.data) : null;
+      const field =
+        section === "header" ? /^- (Service|Account|Task): `([^`]+)`/.exec(f.data) : null;
       if (!field) continue;
       header[field[1]] = field[2];
       if (field[1] !== "Task") continue;
-      const job = await this.api.request<{ service: string; passwordId: string | null }>(EP.job, { params: { id: field[2] } });
+      const job = await this.api.request<{ service: string; passwordId: string | null }>(EP.job, {
+        params: { id: field[2] },
+      });
       const service = header.Service ?? job.service;
-      const t: TrackedReset = { taskId: field[2], entryId: job.passwordId ?? (await this.entryFor(service)), service, serviceUrl: `https://${service}`, email: header.Account ?? "", startedAt: new Date().toISOString() };
+      const t: TrackedReset = {
+        taskId: field[2],
+        entryId: job.passwordId ?? (await this.entryFor(service)),
+        service,
+        serviceUrl: `https://${service}`,
+        email: header.Account ?? "",
+        startedAt: new Date().toISOString(),
+      };
       await this.track(t);
       onTask(t);
     }
@@ -92,7 +136,9 @@ export class Resets {
   /** The vault entry of a service the chat named (by its site's domain), so the password goes there. */
   private async entryFor(service: string): Promise<string | null> {
     const host = domainOf(service);
-    return (await this.vault.list()).find((e) => domainOf(e.url || e.website || "") === host)?.id ?? null;
+    return (
+      (await this.vault.list()).find((e) => domainOf(e.url || e.website || "") === host)?.id ?? null
+    );
   }
 
   cancel(taskId: string) {
@@ -100,7 +146,10 @@ export class Resets {
   }
 
   otp(taskId: string, code: string) {
-    return this.api.request<{ accepted: boolean }>(EP.taskOtp, { params: { id: taskId }, body: { code } });
+    return this.api.request<{ accepted: boolean }>(EP.taskOtp, {
+      params: { id: taskId },
+      body: { code },
+    });
   }
 
   /**
@@ -108,8 +157,15 @@ export class Resets {
    * password is saved before the task is forgotten; a stream cut short leaves it tracked, so the
    * next unlock picks it up again.
    */
-  async follow(taskId: string, onEvent: (e: TaskEvent) => void, signal?: AbortSignal): Promise<TaskStatus | null> {
-    const body = await this.api.stream(STREAM_ENDPOINTS.taskStream, { params: { id: taskId }, signal });
+  async follow(
+    taskId: string,
+    onEvent: (e: TaskEvent) => void,
+    signal?: AbortSignal,
+  ): Promise<TaskStatus | null> {
+    const body = await this.api.stream(STREAM_ENDPOINTS.taskStream, {
+      params: { id: taskId },
+      signal,
+    });
     for await (const f of frames(body)) {
       if (f.event === "screenshot") {
         onEvent({ kind: "screenshot", url: (JSON.parse(f.data) as { url: string }).url });
@@ -133,7 +189,11 @@ export class Resets {
    * site was given the password, so it may or may not be in effect; the entry keeps its password
    * and the new one goes into its notes, so neither is lost.
    */
-  async settle(taskId: string, jwe: string, uncertain = false): Promise<{ entryId: string; entryName: string; uncertain: boolean } | null> {
+  async settle(
+    taskId: string,
+    jwe: string,
+    uncertain = false,
+  ): Promise<{ entryId: string; entryName: string; uncertain: boolean } | null> {
     return navigator.locks.request(`reset-settle:${taskId}`, async () => {
       const t = (await this.tracked()).find((x) => x.taskId === taskId);
       if (!t) return null;
@@ -144,13 +204,32 @@ export class Resets {
       const maybe = `An automated reset on ${when} stopped while setting a new password. If the saved password no longer works, this one was being set: ${password}`;
       if (entry) {
         const secrets = await this.vault.secrets(entry);
-        const changed = uncertain ? { notes: secrets.notes ? `${secrets.notes}\n\n${maybe}` : maybe } : { password };
-        await this.vault.update(entry.id, { ...secrets, ...changed, name: entry.name, website: entry.website ?? "", url: entry.url ?? "", tags: entry.tags });
+        const changed = uncertain
+          ? { notes: secrets.notes ? `${secrets.notes}\n\n${maybe}` : maybe }
+          : { password };
+        await this.vault.update(entry.id, {
+          ...secrets,
+          ...changed,
+          name: entry.name,
+          website: entry.website ?? "",
+          url: entry.url ?? "",
+          tags: entry.tags,
+        });
         saved = { entryId: entry.id, entryName: entry.name, uncertain };
       } else {
         const name = t.service || "Reset password";
         const note = uncertain ? maybe : `Password set by an automated reset on ${when}.`;
-        const id = await this.vault.create({ name, website: t.service, url: t.serviceUrl, tags: [], username: t.email, password, notes: note, category: "login", totp: "" });
+        const id = await this.vault.create({
+          name,
+          website: t.service,
+          url: t.serviceUrl,
+          tags: [],
+          username: t.email,
+          password,
+          notes: note,
+          category: "login",
+          totp: "",
+        });
         saved = { entryId: id, entryName: name, uncertain };
       }
       await this.untrack(taskId);

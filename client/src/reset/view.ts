@@ -8,11 +8,13 @@ const STEPS = Object.keys(STEP_LABELS);
 
 function headline(r: LiveReset): string {
   const s = r.status?.status;
-  if (r.saved?.uncertain) return `Password reset stopped while setting the new password: it may already be in effect. It is kept in the notes of “${r.saved.entryName}”; the saved password is unchanged.`;
+  if (r.saved?.uncertain)
+    return `Password reset stopped while setting the new password: it may already be in effect. It is kept in the notes of “${r.saved.entryName}”; the saved password is unchanged.`;
   if (r.saved) return `Password reset: the new password is saved to “${r.saved.entryName}”.`;
   if (s === "completed") return "Password reset: completed.";
   if (s === "failed") return `Password reset failed: ${r.status?.error ?? "unknown reason"}.`;
-  if (s === "cancelled") return "Password reset cancelled: it was stopped and nothing was changed here.";
+  if (s === "cancelled")
+    return "Password reset cancelled: it was stopped and nothing was changed here.";
   if (r.interrupted) return "Password reset: reconnecting to its progress…";
   if (s === "waiting_for_otp") return `Password reset: ${r.task.service} asks for a one-time code.`;
   if (s === "waiting_for_email") return "Password reset: waiting for the reset email…";
@@ -37,12 +39,39 @@ export function mountResetView(root: HTMLElement, manager: ResetManager, r: Live
   status.setAttribute("aria-live", "polite");
   const steps = el("ol", { className: "reset-steps" });
   steps.setAttribute("aria-label", "Reset steps");
-  const shot = el("img", { className: "reset-shot", alt: `Screenshot of the reset at ${r.task.service}`, hidden: true });
-  const codeInput = el("input", { name: "otp", autocomplete: "one-time-code", inputMode: "text", maxLength: 32 });
+  const shot = el("img", {
+    className: "reset-shot",
+    alt: `Screenshot of the reset at ${r.task.service}`,
+    hidden: true,
+  });
+  const codeInput = el("input", {
+    name: "otp",
+    autocomplete: "one-time-code",
+    inputMode: "text",
+    maxLength: 32,
+  });
   const codeError = el("p", { className: "error", role: "alert" });
-  const otpForm = el("form", { className: "reset-otp", hidden: true }, el("label", {}, "One-time code", codeInput), el("div", { className: "row" }, el("button", { type: "submit", textContent: "Send code" })), codeError);
-  const cancel = el("button", { type: "button", className: "secondary", textContent: "Cancel reset" });
-  const box = el("div", { className: "card reset-live", dataset: { task: r.task.taskId } }, status, steps, otpForm, el("div", { className: "row" }, cancel), shot);
+  const otpForm = el(
+    "form",
+    { className: "reset-otp", hidden: true },
+    el("label", {}, "One-time code", codeInput),
+    el("div", { className: "row" }, el("button", { type: "submit", textContent: "Send code" })),
+    codeError,
+  );
+  const cancel = el("button", {
+    type: "button",
+    className: "secondary",
+    textContent: "Cancel reset",
+  });
+  const box = el(
+    "div",
+    { className: "card reset-live", dataset: { task: r.task.taskId } },
+    status,
+    steps,
+    otpForm,
+    el("div", { className: "row" }, cancel),
+    shot,
+  );
   root.append(box);
 
   function render() {
@@ -52,7 +81,12 @@ export function mountResetView(root: HTMLElement, manager: ResetManager, r: Live
     steps.replaceChildren(
       ...STEPS.map((step) => {
         const state = stepState(r, step);
-        return el("li", { dataset: { step, state } }, `${STEP_LABELS[step]}`, el("span", { className: "muted", textContent: ` — ${state}` }));
+        return el(
+          "li",
+          { dataset: { step, state } },
+          `${STEP_LABELS[step]}`,
+          el("span", { className: "muted", textContent: ` — ${state}` }),
+        );
       }),
     );
     if (r.screenshot) {
@@ -77,7 +111,9 @@ export function mountResetView(root: HTMLElement, manager: ResetManager, r: Live
         codeError.textContent = accepted ? "" : "The reset no longer waits for a code.";
         if (accepted) status.textContent = "Password reset: code sent, continuing…";
       },
-      (e) => (codeError.textContent = e instanceof ApiError ? e.message : "Could not send the code (offline?)"),
+      (e) =>
+        (codeError.textContent =
+          e instanceof ApiError ? e.message : "Could not send the code (offline?)"),
     );
   });
   cancel.addEventListener("click", () => {
@@ -86,7 +122,8 @@ export function mountResetView(root: HTMLElement, manager: ResetManager, r: Live
       () => undefined,
       (e) => {
         cancel.disabled = false;
-        status.textContent = e instanceof ApiError ? `Cannot cancel: ${e.message}` : "Cannot cancel while offline.";
+        status.textContent =
+          e instanceof ApiError ? `Cannot cancel: ${e.message}` : "Cannot cancel while offline.";
       },
     );
   });

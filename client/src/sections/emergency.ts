@@ -5,12 +5,21 @@
  * As contact: accept, request, and once granted read the owner's vault, decrypted here.
  */
 import { fromBase64, toBase64 } from "../../../src/kernel/base64";
+import { contactCell } from "../first-use-panel";
 import { el, scope } from "../pages/common";
 import { emergencyApi, type EmergencyContact } from "../recovery-api";
-import { explain, ownerEntries, randomSalt, RecoveryInputError, vaultKeyFor, type OwnerEntry } from "../recovery-keys";
+import {
+  explain,
+  ownerEntries,
+  randomSalt,
+  RecoveryInputError,
+  vaultKeyFor,
+  type OwnerEntry,
+} from "../recovery-keys";
 import { unwrapVaultKey } from "../share-crypto";
 import { ownSharingKey } from "../sharing-key";
 import type { AppContext } from "../shell/context";
+import type { KnownContact } from "../trust";
 import { EMERGENCY_MARKUP } from "./emergency-markup";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -28,13 +37,16 @@ const STATUS: Record<EmergencyContact["status"], string> = {
 
 export function waitHoursProblem(raw: string): string {
   const n = Number(raw);
-  return raw.trim() !== "" && Number.isInteger(n) && n >= WAIT_HOURS.min && n <= WAIT_HOURS.max ? "" : `The waiting period must be a whole number of hours from ${WAIT_HOURS.min} to ${WAIT_HOURS.max}`;
+  return raw.trim() !== "" && Number.isInteger(n) && n >= WAIT_HOURS.min && n <= WAIT_HOURS.max
+    ? ""
+    : `The waiting period must be a whole number of hours from ${WAIT_HOURS.min} to ${WAIT_HOURS.max}`;
 }
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "");
 
 function access(c: EmergencyContact): string {
-  if (c.status === "access_requested" && c.grant_at) return `granted automatically at ${when(c.grant_at)} unless denied`;
+  if (c.status === "access_requested" && c.grant_at)
+    return `granted automatically at ${when(c.grant_at)} unless denied`;
   if (c.status === "access_granted" && c.expires_at) return `until ${when(c.expires_at)}`;
   return "";
 }
@@ -66,17 +78,43 @@ export async function mount(root: HTMLElement, app: AppContext) {
     await render();
   }
 
-  function ownedRow(c: EmergencyContact) {
+  function ownedRow(c: EmergencyContact, known: Map<string, KnownContact>) {
     const actions = el("td");
     if (c.status === "access_requested") {
       actions.append(
-        btn("Approve", `Approve access for ${c.contact_email}`, () => void act(() => api.respond(c.id, "approve"), `Approved access for ${c.contact_email}`, "Approving")),
-        btn("Deny", `Deny access for ${c.contact_email}`, () => void act(() => api.respond(c.id, "deny"), `Denied access for ${c.contact_email}`, "Denying"), "danger"),
+        btn(
+          "Approve",
+          `Approve access for ${c.contact_email}`,
+          () =>
+            void act(
+              () => api.respond(c.id, "approve"),
+              `Approved access for ${c.contact_email}`,
+              "Approving",
+            ),
+        ),
+        btn(
+          "Deny",
+          `Deny access for ${c.contact_email}`,
+          () =>
+            void act(
+              () => api.respond(c.id, "deny"),
+              `Denied access for ${c.contact_email}`,
+              "Denying",
+            ),
+          "danger",
+        ),
       );
     }
     const wait = el("td", { textContent: `${c.wait_hours} h` });
     if (c.status !== "revoked") {
-      const hours = el("input", { type: "number", min: String(WAIT_HOURS.min), max: String(WAIT_HOURS.max), step: "1", value: String(c.wait_hours), className: "narrow" });
+      const hours = el("input", {
+        type: "number",
+        min: String(WAIT_HOURS.min),
+        max: String(WAIT_HOURS.max),
+        step: "1",
+        value: String(c.wait_hours),
+        className: "narrow",
+      });
       hours.setAttribute("aria-label", `Waiting period for ${c.contact_email}`);
       const save = btn("Change", `Change waiting period for ${c.contact_email}`, () => {
         const problem = waitHoursProblem(hours.value);
@@ -84,28 +122,84 @@ export async function mount(root: HTMLElement, app: AppContext) {
           $("contacts-error").textContent = problem;
           return;
         }
-        void act(() => api.update(c.id, Number(hours.value)), `Waiting period for ${c.contact_email} is now ${hours.value} hours`, "Changing the waiting period");
+        void act(
+          () => api.update(c.id, Number(hours.value)),
+          `Waiting period for ${c.contact_email} is now ${hours.value} hours`,
+          "Changing the waiting period",
+        );
       });
       wait.replaceChildren(hours, save);
-      actions.append(btn("Revoke", `Revoke ${c.contact_email}`, () => void act(() => api.revoke(c.id), `Revoked ${c.contact_email}`, "Revoking"), "danger"));
+      actions.append(
+        btn(
+          "Revoke",
+          `Revoke ${c.contact_email}`,
+          () => void act(() => api.revoke(c.id), `Revoked ${c.contact_email}`, "Revoking"),
+          "danger",
+        ),
+      );
     }
-    return el("tr", { dataset: { contact: c.id } }, cell(c.contact_email), cell(STATUS[c.status]), wait, cell(access(c)), actions);
+    return el(
+      "tr",
+      { dataset: { contact: c.id } },
+      contactCell(app.trust, known, c.contact_email, () => void render()),
+      cell(STATUS[c.status]),
+      wait,
+      cell(access(c)),
+      actions,
+    );
   }
 
   function contactRow(c: EmergencyContact) {
     const owner = c.owner_email ?? c.owner_id;
     const actions = el("td");
-    if (c.status === "pending_invite") actions.append(btn("Accept", `Accept ${owner}'s invitation`, () => void act(() => api.acceptListed(c.id), `You are now an emergency contact of ${owner}`, "Accepting the invitation"), ""));
-    if (c.status === "active") actions.append(btn("Request access", `Request access to ${owner}'s vault`, () => void act(() => api.request(c.id), `Requested access to ${owner}'s vault`, "Requesting access")));
-    if (c.status === "access_granted") actions.append(btn("Open vault", `Open ${owner}'s vault`, () => void openVault(c), ""));
-    return el("tr", { dataset: { contact: c.id } }, cell(owner), cell(STATUS[c.status]), cell(`${c.wait_hours} h`), cell(access(c)), actions);
+    if (c.status === "pending_invite")
+      actions.append(
+        btn(
+          "Accept",
+          `Accept ${owner}'s invitation`,
+          () =>
+            void act(
+              () => api.acceptListed(c.id),
+              `You are now an emergency contact of ${owner}`,
+              "Accepting the invitation",
+            ),
+          "",
+        ),
+      );
+    if (c.status === "active")
+      actions.append(
+        btn(
+          "Request access",
+          `Request access to ${owner}'s vault`,
+          () =>
+            void act(
+              () => api.request(c.id),
+              `Requested access to ${owner}'s vault`,
+              "Requesting access",
+            ),
+        ),
+      );
+    if (c.status === "access_granted")
+      actions.append(btn("Open vault", `Open ${owner}'s vault`, () => void openVault(c), ""));
+    return el(
+      "tr",
+      { dataset: { contact: c.id } },
+      cell(owner),
+      cell(STATUS[c.status]),
+      cell(`${c.wait_hours} h`),
+      cell(access(c)),
+      actions,
+    );
   }
 
   async function render() {
     try {
-      const { as_owner, as_contact } = await api.list();
+      const [{ as_owner, as_contact }, known] = await Promise.all([
+        api.list(),
+        app.trust.contacts(),
+      ]);
       if (gone) return;
-      $("contact-rows").replaceChildren(...as_owner.map(ownedRow));
+      $("contact-rows").replaceChildren(...as_owner.map((c) => ownedRow(c, known)));
       $("contacts-empty").hidden = as_owner.length > 0;
       $("owner-rows").replaceChildren(...as_contact.map(contactRow));
       $("owners-empty").hidden = as_contact.length > 0;
@@ -127,8 +221,12 @@ export async function mount(root: HTMLElement, app: AppContext) {
     const passphrase = input("invite-passphrase").value;
     let problem = "";
     if (!EMAIL.test(email)) problem = "Enter the contact's email address, like name@example.com";
-    else if (email === app.session.email?.toLowerCase()) problem = "You cannot name yourself as your emergency contact";
-    else problem = waitHoursProblem(waitRaw) || (passphrase ? "" : "Enter your master passphrase: it wraps your vault key for the contact");
+    else if (email === app.session.email?.toLowerCase())
+      problem = "You cannot name yourself as your emergency contact";
+    else
+      problem =
+        waitHoursProblem(waitRaw) ||
+        (passphrase ? "" : "Enter your master passphrase: it wraps your vault key for the contact");
     if (problem) {
       error.textContent = problem;
       return;
@@ -138,7 +236,12 @@ export async function mount(root: HTMLElement, app: AppContext) {
     try {
       const salt = randomSalt();
       const wrapped = await vaultKeyFor(app, passphrase, email, { purpose: "emergency", salt });
-      await api.add({ email, wait_hours: Number(waitRaw), wrapped_access_key: wrapped, invite_salt: toBase64(salt) });
+      await api.add({
+        email,
+        wait_hours: Number(waitRaw),
+        wrapped_access_key: wrapped,
+        invite_salt: toBase64(salt),
+      });
       app.toast(`Invited ${email} as your emergency contact`);
       ($("invite-form") as HTMLFormElement).reset();
       await render();
@@ -155,16 +258,31 @@ export async function mount(root: HTMLElement, app: AppContext) {
     status.textContent = "Opening the vault…";
     try {
       const { privateKey } = await ownSharingKey(app, false);
-      if (!privateKey) throw new RecoveryInputError("Your sharing key cannot be opened on this device, so the access key cannot be either");
+      if (!privateKey)
+        throw new RecoveryInputError(
+          "Your sharing key cannot be opened on this device, so the access key cannot be either",
+        );
       const key = await api.access(c.id);
-      const vaultKey = await unwrapVaultKey(privateKey, key.wrapped_access_key, { purpose: "emergency", ownerId: c.owner_id, recipientEmail: app.session.email ?? c.contact_email, salt: fromBase64(key.invite_salt) });
+      const vaultKey = await unwrapVaultKey(privateKey, key.wrapped_access_key, {
+        purpose: "emergency",
+        ownerId: c.owner_id,
+        recipientEmail: app.session.email ?? c.contact_email,
+        salt: fromBase64(key.invite_salt),
+      });
       const vault = await api.vault(c.id);
       // The owner the wrap was bound to is the one whose entries are opened: a server naming another fails every entry.
       opened = { contactId: c.id, entries: ownerEntries(vaultKey, c.owner_id, vault.entries) };
-      $("owner-vault-heading").textContent = `Vault of ${vault.owner_email ?? c.owner_email ?? c.owner_id}`;
+      $("owner-vault-heading").textContent =
+        `Vault of ${vault.owner_email ?? c.owner_email ?? c.owner_id}`;
       $("owner-entries").replaceChildren(
         ...opened.entries.map((o) =>
-          el("li", { dataset: { entry: o.entry.id } }, el("span", { className: "name", textContent: o.entry.name }), el("span", { className: "muted", textContent: ` ${o.entry.website ?? ""}` }), btn("Reveal", `Reveal ${o.entry.name}`, () => void reveal(o))),
+          el(
+            "li",
+            { dataset: { entry: o.entry.id } },
+            el("span", { className: "name", textContent: o.entry.name }),
+            el("span", { className: "muted", textContent: ` ${o.entry.website ?? ""}` }),
+            btn("Reveal", `Reveal ${o.entry.name}`, () => void reveal(o)),
+          ),
         ),
       );
       $("owner-entries-empty").hidden = opened.entries.length > 0;
@@ -180,8 +298,17 @@ export async function mount(root: HTMLElement, app: AppContext) {
     try {
       const secrets = await o.open();
       $("owner-entry-heading").textContent = o.entry.name;
-      const fields: [string, "username" | "password" | "notes"][] = [["Username", "username"], ["Password", "password"], ["Notes", "notes"]];
-      $("owner-entry-fields").replaceChildren(...fields.flatMap(([label, k]) => [el("dt", { textContent: label }), el("dd", { textContent: secrets[k] || "—", dataset: { field: k } })]));
+      const fields: [string, "username" | "password" | "notes"][] = [
+        ["Username", "username"],
+        ["Password", "password"],
+        ["Notes", "notes"],
+      ];
+      $("owner-entry-fields").replaceChildren(
+        ...fields.flatMap(([label, k]) => [
+          el("dt", { textContent: label }),
+          el("dd", { textContent: secrets[k] || "—", dataset: { field: k } }),
+        ]),
+      );
       $("owner-entry").hidden = false;
     } catch (e) {
       app.toast(explain(e, `Opening ${o.entry.name}`));
@@ -204,7 +331,9 @@ export async function mount(root: HTMLElement, app: AppContext) {
         $("accept-error").textContent = "";
         try {
           const { contact } = await api.accept(token);
-          app.toast(`You are now an emergency contact of ${contact.owner_email ?? "the vault's owner"}`);
+          app.toast(
+            `You are now an emergency contact of ${contact.owner_email ?? "the vault's owner"}`,
+          );
           app.navigate("/emergency");
         } catch (e) {
           $("accept-error").textContent = explain(e, "Accepting the invitation");
@@ -214,7 +343,9 @@ export async function mount(root: HTMLElement, app: AppContext) {
   }
 
   // A contact's own sharing key must exist before anyone can name them: opening this page makes it.
-  await ownSharingKey(app, true).catch((e: unknown) => ($("emergency-status").textContent = explain(e, "Setting up your sharing key")));
+  await ownSharingKey(app, true).catch(
+    (e: unknown) => ($("emergency-status").textContent = explain(e, "Setting up your sharing key")),
+  );
   await render();
   // The other side accepted, asked, answered or revoked (or the wait ran out): read the records again.
   const stopLive = app.onLive("emergency", render);

@@ -18,7 +18,14 @@ import { download, el, errorText } from "../ui";
 
 export const MIN_EXPORT_PASSWORD = 10;
 
-export type CxfExport = { doc: object; entries: number; passkeys: number; usedPasskeys: number; notCarried: number; unreadable: number };
+export type CxfExport = {
+  doc: object;
+  entries: number;
+  passkeys: number;
+  usedPasskeys: number;
+  notCarried: number;
+  unreadable: number;
+};
 
 /** The vault's entries as one CXF account (version 1.0), with what was left out and why. */
 export async function vaultAsCxf(app: AppContext): Promise<CxfExport> {
@@ -39,7 +46,19 @@ export async function vaultAsCxf(app: AppContext): Promise<CxfExport> {
     const unused = (s.passkeys ?? []).filter((p) => p.sign_count === 0);
     out.usedPasskeys += (s.passkeys ?? []).length - unused.length;
     if (!s.username && !s.password && !s.notes && !unused.length) continue;
-    items.push(await toCxfItem({ id: e.id, name: e.name, url: e.url ?? "", createdAt: e.created_at, updatedAt: e.updated_at, username: s.username, password: s.password, notes: s.notes, passkeys: unused }));
+    items.push(
+      await toCxfItem({
+        id: e.id,
+        name: e.name,
+        url: e.url ?? "",
+        createdAt: e.created_at,
+        updatedAt: e.updated_at,
+        username: s.username,
+        password: s.password,
+        notes: s.notes,
+        passkeys: unused,
+      }),
+    );
     out.entries++;
     out.passkeys += unused.length;
   }
@@ -49,7 +68,15 @@ export async function vaultAsCxf(app: AppContext): Promise<CxfExport> {
     exporterRpId: host,
     exporterDisplayName: "Credential vault",
     timestamp: Math.floor(Date.now() / 1000),
-    accounts: [{ id: btoa(app.session.userId).replace(/=+$/, ""), username: "", email: app.session.email ?? "", collections: [], items }],
+    accounts: [
+      {
+        id: btoa(app.session.userId).replace(/=+$/, ""),
+        username: "",
+        email: app.session.email ?? "",
+        collections: [],
+        items,
+      },
+    ],
   };
   return { doc, ...out };
 }
@@ -59,8 +86,12 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 /** What the person is told after the download: what is in the file and what was left out. */
 export function exportSummary(x: Omit<CxfExport, "doc">): string {
   const left = [
-    x.usedPasskeys ? `${plural(x.usedPasskeys, "passkey")} already used to sign in (the format carries only passkeys whose counter is still zero)` : "",
-    x.notCarried ? `${plural(x.notCarried, "card or identity", "cards and identities")} (not in this format yet: use "Export the vault")` : "",
+    x.usedPasskeys
+      ? `${plural(x.usedPasskeys, "passkey")} already used to sign in (the format carries only passkeys whose counter is still zero)`
+      : "",
+    x.notCarried
+      ? `${plural(x.notCarried, "card or identity", "cards and identities")} (not in this format yet: use "Export the vault")`
+      : "",
     x.unreadable ? `${plural(x.unreadable, "entry", "entries")} this device cannot open` : "",
   ].filter(Boolean);
   return `Exported ${plural(x.entries, "entry", "entries")} with ${plural(x.passkeys, "passkey")}.${left.length ? ` Left out: ${left.join("; ")}.` : ""}`;
@@ -69,15 +100,27 @@ export function exportSummary(x: Omit<CxfExport, "doc">): string {
 /** The form: a password twice, then the download. */
 export function cxfExportForm(app: AppContext, isGone: () => boolean): HTMLElement {
   const pass = el("input", { id: "cxf-password", type: "password", autocomplete: "new-password" });
-  const again = el("input", { id: "cxf-password-again", type: "password", autocomplete: "new-password" });
-  const btn = el("button", { type: "submit", id: "export-cxf" }, "Export passkeys and logins (CXF)");
+  const again = el("input", {
+    id: "cxf-password-again",
+    type: "password",
+    autocomplete: "new-password",
+  });
+  const btn = el(
+    "button",
+    { type: "submit", id: "export-cxf" },
+    "Export passkeys and logins (CXF)",
+  );
   const status = el("p", { id: "cxf-status", "aria-live": "polite" });
   const error = el("p", { id: "cxf-error", className: "error", role: "alert" });
   const form = el(
     "form",
     { id: "cxf-form", "aria-labelledby": "cxf-heading" },
     el("h3", { id: "cxf-heading" }, "Passkeys and logins (CXF)"),
-    el("p", { className: "hint" }, "A file in the FIDO Credential Exchange Format with your logins, notes and passkeys, encrypted on this device with a password you choose here. Keep the password: without it the file cannot be opened, and this page asks for it when you import the file."),
+    el(
+      "p",
+      { className: "hint" },
+      "A file in the FIDO Credential Exchange Format with your logins, notes and passkeys, encrypted on this device with a password you choose here. Keep the password: without it the file cannot be opened, and this page asks for it when you import the file.",
+    ),
     el("label", { htmlFor: "cxf-password" }, "File password"),
     pass,
     el("label", { htmlFor: "cxf-password-again" }, "File password again"),
@@ -90,7 +133,8 @@ export function cxfExportForm(app: AppContext, isGone: () => boolean): HTMLEleme
     ev.preventDefault();
     error.textContent = "";
     status.textContent = "";
-    if (pass.value.length < MIN_EXPORT_PASSWORD) return void (error.textContent = `Choose a file password of at least ${MIN_EXPORT_PASSWORD} characters`);
+    if (pass.value.length < MIN_EXPORT_PASSWORD)
+      return void (error.textContent = `Choose a file password of at least ${MIN_EXPORT_PASSWORD} characters`);
     if (pass.value !== again.value) return void (error.textContent = "The two passwords differ");
     btn.disabled = true;
     status.textContent = "Preparing the file…";
@@ -101,13 +145,20 @@ export function cxfExportForm(app: AppContext, isGone: () => boolean): HTMLEleme
       const { doc, ...counts } = await vaultAsCxf(app);
       const file = await protectExport(JSON.stringify(doc), pass.value);
       if (isGone()) return;
-      download(`credential-vault-cxf-${new Date().toISOString().slice(0, 10)}.json`, JSON.stringify(file, null, 2), "application/json");
+      download(
+        `credential-vault-cxf-${new Date().toISOString().slice(0, 10)}.json`,
+        JSON.stringify(file, null, 2),
+        "application/json",
+      );
       pass.value = again.value = "";
       status.textContent = exportSummary(counts);
     })()
       .catch((err: unknown) => {
         status.textContent = "";
-        error.textContent = err instanceof ApiError && err.status === 403 ? "Export is refused from an unregistered device: register this browser under Devices" : `Cannot export: ${errorText(err)}`;
+        error.textContent =
+          err instanceof ApiError && err.status === 403
+            ? "Export is refused from an unregistered device: register this browser under Devices"
+            : `Cannot export: ${errorText(err)}`;
       })
       .finally(() => (btn.disabled = false));
   });

@@ -28,14 +28,24 @@ type Outcome = { id: string; name: string; result: "fixed" | "failed" | "cancell
 /** Entries fixed during this page visit, so a second run does not redo them. */
 const fixedThisVisit = new Set<string>();
 
-function waitForEnd(r: LiveReset, manager: FixTools["manager"]): Promise<Omit<Outcome, "id" | "name">> {
+function waitForEnd(
+  r: LiveReset,
+  manager: FixTools["manager"],
+): Promise<Omit<Outcome, "id" | "name">> {
   return new Promise((resolve) => {
     const check = () => {
       const s = r.status?.status;
       let out: Omit<Outcome, "id" | "name"> | null = null;
-      if (r.saved) out = r.saved.uncertain ? { result: "failed", why: "stopped while setting the new password; the one being set is kept in the entry's notes" } : { result: "fixed" };
+      if (r.saved)
+        out = r.saved.uncertain
+          ? {
+              result: "failed",
+              why: "stopped while setting the new password; the one being set is kept in the entry's notes",
+            }
+          : { result: "fixed" };
       else if (s === "cancelled") out = { result: "cancelled" };
-      else if (s === "failed" && !r.status?.newPassword) out = { result: "failed", why: r.status?.error ?? "the reset failed" };
+      else if (s === "failed" && !r.status?.newPassword)
+        out = { result: "failed", why: r.status?.error ?? "the reset failed" };
       if (!out) return;
       manager.removeEventListener("change", check);
       resolve(out);
@@ -45,19 +55,44 @@ function waitForEnd(r: LiveReset, manager: FixTools["manager"]): Promise<Omit<Ou
   });
 }
 
-export function fixAllPanel(entries: EntryHealth[], tools: FixTools, hooks: { started(): void; done(): void }): HTMLElement {
+export function fixAllPanel(
+  entries: EntryHealth[],
+  tools: FixTools,
+  hooks: { started(): void; done(): void },
+): HTMLElement {
   const { app, manager } = tools;
-  const candidates = entries.filter((e) => PASSWORD_FINDINGS.some((f) => e[f]) && !fixedThisVisit.has(e.id));
+  const candidates = entries.filter(
+    (e) => PASSWORD_FINDINGS.some((f) => e[f]) && !fixedThisVisit.has(e.id),
+  );
   // Worst first: exposed, then reused, weak, old (the order of the findings on the page).
   const rank = (e: EntryHealth) => PASSWORD_FINDINGS.findIndex((f) => e[f]);
-  const auto = candidates.filter((e) => canReset(tools.items.get(e.id), tools.mailboxes)).sort((a, b) => rank(a) - rank(b));
+  const auto = candidates
+    .filter((e) => canReset(tools.items.get(e.id), tools.mailboxes))
+    .sort((a, b) => rank(a) - rank(b));
   const manual = candidates.filter((e) => !auto.includes(e));
 
-  const start = el("button", { type: "button", textContent: `Fix all that can be fixed (${auto.length})` });
-  const interrupted = el("div", { className: "health-fix-interrupted", role: "status", hidden: true });
+  const start = el("button", {
+    type: "button",
+    textContent: `Fix all that can be fixed (${auto.length})`,
+  });
+  const interrupted = el("div", {
+    className: "health-fix-interrupted",
+    role: "status",
+    hidden: true,
+  });
   start.disabled = auto.length === 0;
-  const pause = el("button", { type: "button", className: "secondary", textContent: "Pause", hidden: true });
-  const cancel = el("button", { type: "button", className: "secondary", textContent: "Cancel", hidden: true });
+  const pause = el("button", {
+    type: "button",
+    className: "secondary",
+    textContent: "Pause",
+    hidden: true,
+  });
+  const cancel = el("button", {
+    type: "button",
+    className: "secondary",
+    textContent: "Cancel",
+    hidden: true,
+  });
   const overall = el("progress", { max: Math.max(1, auto.length), value: 0, hidden: true });
   overall.setAttribute("aria-label", "Fix all progress");
   const status = el("p", { className: "hint", role: "status" });
@@ -69,7 +104,10 @@ export function fixAllPanel(entries: EntryHealth[], tools: FixTools, hooks: { st
     "section",
     { className: "card health-fix-all" },
     el("h2", { textContent: "Fix all" }),
-    el("p", { className: "hint", textContent: `${auto.length} of ${candidates.length} entries with a password problem can be reset for you, one at a time (each reset drives a browser at the site and reads the reset email from your connected mailbox). The others need you at the site.` }),
+    el("p", {
+      className: "hint",
+      textContent: `${auto.length} of ${candidates.length} entries with a password problem can be reset for you, one at a time (each reset drives a browser at the site and reads the reset email from your connected mailbox). The others need you at the site.`,
+    }),
     interrupted,
     el("div", { className: "row" }, start, pause, cancel),
     overall,
@@ -86,7 +124,9 @@ export function fixAllPanel(entries: EntryHealth[], tools: FixTools, hooks: { st
   pause.addEventListener("click", () => {
     paused = !paused;
     pause.textContent = paused ? "Resume" : "Pause";
-    status.textContent = paused ? "Paused: the reset under way finishes, the next waits." : "Resumed.";
+    status.textContent = paused
+      ? "Paused: the reset under way finishes, the next waits."
+      : "Resumed.";
     if (!paused) resume?.();
   });
   cancel.addEventListener("click", () => {
@@ -94,11 +134,13 @@ export function fixAllPanel(entries: EntryHealth[], tools: FixTools, hooks: { st
     cancel.disabled = pause.disabled = true;
     status.textContent = "Cancelling…";
     resume?.();
-    if (current && !current.saved) void manager.resets.cancel(current.task.taskId).catch(() => undefined);
+    if (current && !current.saved)
+      void manager.resets.cancel(current.task.taskId).catch(() => undefined);
   });
 
   const userId = app.session.userId;
-  const nameOf = (id: string) => entries.find((e) => e.id === id)?.name ?? tools.items.get(id)?.name ?? "An entry";
+  const nameOf = (id: string) =>
+    entries.find((e) => e.id === id)?.name ?? tools.items.get(id)?.name ?? "An entry";
   let running = false;
   start.addEventListener("click", () => {
     interrupted.hidden = true;
@@ -110,13 +152,20 @@ export function fixAllPanel(entries: EntryHealth[], tools: FixTools, hooks: { st
     if (!q || running) return;
     const left = leftIn(q).length;
     const resumeButton = el("button", { type: "button", textContent: "Resume" });
-    const dismiss = el("button", { type: "button", className: "secondary", textContent: "Dismiss" });
+    const dismiss = el("button", {
+      type: "button",
+      className: "secondary",
+      textContent: "Dismiss",
+    });
     resumeButton.addEventListener("click", () => void resumeKept(q));
     dismiss.addEventListener("click", () => {
       interrupted.hidden = true;
       void keepQueue(app.db, userId, null);
     });
-    interrupted.replaceChildren(el("p", { textContent: `Fixing was interrupted: ${left} left.` }), el("div", { className: "row" }, resumeButton, dismiss));
+    interrupted.replaceChildren(
+      el("p", { textContent: `Fixing was interrupted: ${left} left.` }),
+      el("div", { className: "row" }, resumeButton, dismiss),
+    );
     interrupted.hidden = false;
   });
 
@@ -128,7 +177,9 @@ export function fixAllPanel(entries: EntryHealth[], tools: FixTools, hooks: { st
   async function resumeKept(q: KeptQueue) {
     interrupted.hidden = true;
     await resumeResets(app);
-    const flagged = new Set(entries.filter((e) => PASSWORD_FINDINGS.some((f) => e[f])).map((e) => e.id));
+    const flagged = new Set(
+      entries.filter((e) => PASSWORD_FINDINGS.some((f) => e[f])).map((e) => e.id),
+    );
     const prior: Outcome[] = q.outcomes.map((o) => ({ ...o, name: nameOf(o.id) }));
     const queue: { id: string; name: string }[] = [];
     const followed = new Set<string>();
@@ -136,14 +187,24 @@ export function fixAllPanel(entries: EntryHealth[], tools: FixTools, hooks: { st
       if (manager.forEntry(id)) followed.add(id);
       if (followed.has(id) || auto.some((e) => e.id === id)) queue.push({ id, name: nameOf(id) });
       else if (!flagged.has(id)) prior.push({ id, name: nameOf(id), result: "fixed" });
-      else prior.push({ id, name: nameOf(id), result: "failed", why: "it can no longer be reset here (its mailbox or address changed)" });
+      else
+        prior.push({
+          id,
+          name: nameOf(id),
+          result: "failed",
+          why: "it can no longer be reset here (its mailbox or address changed)",
+        });
     }
     for (const o of prior) if (o.result === "fixed") fixedThisVisit.add(o.id);
     await run(queue, prior, followed);
   }
 
   /** `followed`: entries whose reset from before is followed to its end, whatever its state. */
-  async function run(queue: { id: string; name: string }[], prior: Outcome[], followed = new Set<string>()) {
+  async function run(
+    queue: { id: string; name: string }[],
+    prior: Outcome[],
+    followed = new Set<string>(),
+  ) {
     running = true;
     start.disabled = true;
     hooks.started();
@@ -151,15 +212,26 @@ export function fixAllPanel(entries: EntryHealth[], tools: FixTools, hooks: { st
     const outcomes: Outcome[] = [...prior];
     overall.max = Math.max(1, queue.length + prior.length);
     overall.value = prior.length;
-    const kept: KeptQueue = { ids: [...prior.map((o) => o.id), ...queue.map((e) => e.id)], outcomes: prior.map(({ id, result, why }) => ({ id, result, why })) };
+    const kept: KeptQueue = {
+      ids: [...prior.map((o) => o.id), ...queue.map((e) => e.id)],
+      outcomes: prior.map(({ id, result, why }) => ({ id, result, why })),
+    };
     await keepQueue(app.db, userId, kept);
-    const rowOf = new Map(queue.map((e) => {
-      const state = el("p", { className: "reason", textContent: "Waiting" });
-      const live = el("div");
-      const li = el("li", { dataset: { id: e.id, state: "waiting" } }, el("p", { className: "name" }, entryLink(app, e.id, e.name)), state, live);
-      rows.append(li);
-      return [e.id, { li, state, live }] as const;
-    }));
+    const rowOf = new Map(
+      queue.map((e) => {
+        const state = el("p", { className: "reason", textContent: "Waiting" });
+        const live = el("div");
+        const li = el(
+          "li",
+          { dataset: { id: e.id, state: "waiting" } },
+          el("p", { className: "name" }, entryLink(app, e.id, e.name)),
+          state,
+          live,
+        );
+        rows.append(li);
+        return [e.id, { li, state, live }] as const;
+      }),
+    );
     for (const e of queue) {
       if (paused && !cancelled) await new Promise<void>((r) => (resume = r));
       resume = null;
@@ -179,10 +251,18 @@ export function fixAllPanel(entries: EntryHealth[], tools: FixTools, hooks: { st
       try {
         // One already under way for the entry (a kept queue's, followed since the unlock) is not started again.
         const live = manager.forEntry(e.id);
-        current = live && (followed.has(e.id) || !(live.saved || (live.status && TERMINAL.has(live.status.status)))) ? live : null;
+        current =
+          live &&
+          (followed.has(e.id) || !(live.saved || (live.status && TERMINAL.has(live.status.status))))
+            ? live
+            : null;
         while (!current) {
           try {
-            current = await manager.start({ entryId: e.id, serviceUrl: item.url!, email: item.username.trim() });
+            current = await manager.start({
+              entryId: e.id,
+              serviceUrl: item.url!,
+              email: item.username.trim(),
+            });
           } catch (err) {
             if (!(err instanceof ApiError && err.status === 429) || cancelled) throw err;
             row.state.textContent = "Waiting for the reset limit…";
@@ -201,7 +281,12 @@ export function fixAllPanel(entries: EntryHealth[], tools: FixTools, hooks: { st
       await keepQueue(app.db, userId, kept);
       if (out.result === "fixed") fixedThisVisit.add(e.id);
       row.li.dataset.state = out.result;
-      row.state.textContent = out.result === "fixed" ? "Fixed: new password saved" : out.result === "cancelled" ? "Cancelled" : `Failed: ${out.why}`;
+      row.state.textContent =
+        out.result === "fixed"
+          ? "Fixed: new password saved"
+          : out.result === "cancelled"
+            ? "Cancelled"
+            : `Failed: ${out.why}`;
       overall.value = outcomes.length;
     }
     pause.hidden = cancel.hidden = true;
@@ -222,11 +307,36 @@ export function fixAllPanel(entries: EntryHealth[], tools: FixTools, hooks: { st
       list(fixed.map((o) => el("li", {}, entryLink(app, o.id, o.name)))),
       el("p", { dataset: { count: "failed" }, textContent: `Failed: ${failed.length}` }),
       list(failed.map((o) => el("li", {}, entryLink(app, o.id, o.name), `: ${o.why}`))),
-      ...(stopped.length ? [el("p", { dataset: { count: "cancelled" }, textContent: `Cancelled: ${stopped.length}` })] : []),
+      ...(stopped.length
+        ? [
+            el("p", {
+              dataset: { count: "cancelled" },
+              textContent: `Cancelled: ${stopped.length}`,
+            }),
+          ]
+        : []),
       el("p", { dataset: { count: "manual" }, textContent: `Needs you: ${manual.length}` }),
       list(
         manual.map((e) =>
-          el("li", { dataset: { id: e.id } }, entryLink(app, e.id, e.name), e.host ? el("span", {}, ": change it at ", el("a", { href: changePasswordUrl(e.host), target: "_blank", rel: "noopener noreferrer", textContent: e.host }), " (its Fix below has a new password ready)") : ": change it at the service (its Fix below has a new password ready)"),
+          el(
+            "li",
+            { dataset: { id: e.id } },
+            entryLink(app, e.id, e.name),
+            e.host
+              ? el(
+                  "span",
+                  {},
+                  ": change it at ",
+                  el("a", {
+                    href: changePasswordUrl(e.host),
+                    target: "_blank",
+                    rel: "noopener noreferrer",
+                    textContent: e.host,
+                  }),
+                  " (its Fix below has a new password ready)",
+                )
+              : ": change it at the service (its Fix below has a new password ready)",
+          ),
         ),
       ),
     );

@@ -7,7 +7,13 @@
 import { describeStartError } from "../entry-tools/reset";
 import type { Finding, EntryHealth, HealthItem } from "../health/detectors";
 import { el } from "../pages/common";
-import { DEFAULT_LENGTH, generatePassword, rulesFor, withinRules, type RulesTable } from "../password-generator";
+import {
+  DEFAULT_LENGTH,
+  generatePassword,
+  rulesFor,
+  withinRules,
+  type RulesTable,
+} from "../password-generator";
 import type { ResetManager } from "../reset/manager";
 import { mountResetView } from "../reset/view";
 import type { AppContext } from "../shell/context";
@@ -46,7 +52,15 @@ export function fixPanel(f: Finding, e: EntryHealth, tools: FixTools): HTMLEleme
   const item = tools.items.get(e.id);
   const box = el("div", { className: "health-fix" });
   if (f === "no2fa") {
-    box.append(el("p", {}, "Turn on two-factor sign-in in the site's security settings, then ", entryLink(app, e.id, `add the TOTP secret to ${e.name}`), "."));
+    box.append(
+      el(
+        "p",
+        {},
+        "Turn on two-factor sign-in in the site's security settings, then ",
+        entryLink(app, e.id, `add the TOTP secret to ${e.name}`),
+        ".",
+      ),
+    );
     return box;
   }
   const message = el("p", { className: "error", role: "alert" });
@@ -63,15 +77,25 @@ export function fixPanel(f: Finding, e: EntryHealth, tools: FixTools): HTMLEleme
     start.addEventListener("click", () => {
       start.disabled = true;
       message.textContent = "";
-      void manager.start({ entryId: e.id, serviceUrl: item!.url!, email: item!.username.trim() }).then(
-        (r) => show(r),
-        (err) => {
-          start.disabled = false;
-          message.textContent = describeStartError(err);
-        },
-      );
+      void manager
+        .start({ entryId: e.id, serviceUrl: item!.url!, email: item!.username.trim() })
+        .then(
+          (r) => show(r),
+          (err) => {
+            start.disabled = false;
+            message.textContent = describeStartError(err);
+          },
+        );
     });
-    box.append(el("p", { className: "hint", textContent: `Resets the password at ${e.host ?? "the site"} with the reset email sent to ${item!.username.trim()}, and saves the new one here.` }), el("div", { className: "row" }, start), message, live);
+    box.append(
+      el("p", {
+        className: "hint",
+        textContent: `Resets the password at ${e.host ?? "the site"} with the reset email sent to ${item!.username.trim()}, and saves the new one here.`,
+      }),
+      el("div", { className: "row" }, start),
+      message,
+      live,
+    );
     return box;
   }
   const fix = el("button", { type: "button", className: "secondary", textContent: "Fix" });
@@ -90,8 +114,17 @@ export function fixPanel(f: Finding, e: EntryHealth, tools: FixTools): HTMLEleme
 
 function fillManual(panel: HTMLElement, e: EntryHealth, tools: FixTools) {
   const { rules } = rulesFor(tools.rules, e.host ?? "");
-  const { options } = withinRules({ length: DEFAULT_LENGTH, lower: true, upper: true, digits: true, symbols: true }, rules);
-  const value = el("input", { readOnly: true, value: generatePassword(options, rules), className: "mono", spellcheck: false, autocomplete: "off" });
+  const { options } = withinRules(
+    { length: DEFAULT_LENGTH, lower: true, upper: true, digits: true, symbols: true },
+    rules,
+  );
+  const value = el("input", {
+    readOnly: true,
+    value: generatePassword(options, rules),
+    className: "mono",
+    spellcheck: false,
+    autocomplete: "off",
+  });
   value.setAttribute("aria-label", `New password for ${e.name}`);
   const copy = el("button", { type: "button", className: "secondary", textContent: "Copy" });
   copy.setAttribute("aria-label", `Copy the new password for ${e.name}`);
@@ -103,10 +136,33 @@ function fillManual(panel: HTMLElement, e: EntryHealth, tools: FixTools) {
   });
   const steps = el("ol", { className: "health-steps" });
   if (e.host) {
-    steps.append(el("li", {}, el("a", { href: changePasswordUrl(e.host), target: "_blank", rel: "noopener noreferrer", textContent: `Open ${e.host}'s change-password page` }), " (sign in there if it asks)."));
+    steps.append(
+      el(
+        "li",
+        {},
+        el("a", {
+          href: changePasswordUrl(e.host),
+          target: "_blank",
+          rel: "noopener noreferrer",
+          textContent: `Open ${e.host}'s change-password page`,
+        }),
+        " (sign in there if it asks).",
+      ),
+    );
   } else {
-    steps.append(el("li", { textContent: "Sign in to the service and open its change-password page." }));
+    steps.append(
+      el("li", { textContent: "Sign in to the service and open its change-password page." }),
+    );
   }
-  steps.append(el("li", {}, "Paste this new password there: ", el("span", { className: "row" }, value, copy)), el("li", {}, "Then ", entryLink(tools.app, e.id, `save it in ${e.name}`), ", so the vault keeps the old one in its history."));
+  steps.append(
+    el("li", {}, "Paste this new password there: ", el("span", { className: "row" }, value, copy)),
+    el(
+      "li",
+      {},
+      "Then ",
+      entryLink(tools.app, e.id, `save it in ${e.name}`),
+      ", so the vault keeps the old one in its history.",
+    ),
+  );
   panel.append(steps);
 }

@@ -5,7 +5,12 @@
  * breach ranges by five-character prefix (health/breach.ts).
  */
 import { OfflineError } from "../api";
-import { DEFAULT_MAX_AGE_DAYS, type EntryHealth, type Finding, type HealthReport } from "../health/detectors";
+import {
+  DEFAULT_MAX_AGE_DAYS,
+  type EntryHealth,
+  type Finding,
+  type HealthReport,
+} from "../health/detectors";
 import { gatherItems, workerRange } from "../health/gather";
 import { HealthWorker } from "../health/run";
 import { el } from "../pages/common";
@@ -24,11 +29,20 @@ const AGES: [number, string][] = [
 ];
 
 export const FINDING_TEXT: Record<Finding, { title: string; hint: string }> = {
-  exposed: { title: "Exposed in data breaches", hint: "These passwords appear in known breaches: attackers try them first. Change them now." },
-  reused: { title: "Reused passwords", hint: "One breach opens every account that shares a password (or a trivial variation of it)." },
+  exposed: {
+    title: "Exposed in data breaches",
+    hint: "These passwords appear in known breaches: attackers try them first. Change them now.",
+  },
+  reused: {
+    title: "Reused passwords",
+    hint: "One breach opens every account that shares a password (or a trivial variation of it).",
+  },
   weak: { title: "Weak passwords", hint: "Easy to guess: the reason is the strength estimator's." },
   old: { title: "Old passwords", hint: "Not changed for a long time." },
-  no2fa: { title: "Two-factor authentication available", hint: "These services offer authenticator-app codes, but the entry holds no TOTP secret." },
+  no2fa: {
+    title: "Two-factor authentication available",
+    hint: "These services offer authenticator-app codes, but the entry holds no TOTP secret.",
+  },
 };
 const ORDER: Finding[] = ["exposed", "reused", "weak", "old", "no2fa"];
 /** Entries drawn per finding before "Show more". */
@@ -40,13 +54,19 @@ function reasonOf(f: Finding, e: EntryHealth, names: Map<string, string>): strin
       return `Seen ${e.exposed!.count.toLocaleString()} time${e.exposed!.count === 1 ? "" : "s"} in breaches.`;
     case "reused": {
       const more = e.reused!.size - 1 - e.reused!.others.length;
-      const others = e.reused!.others.map((id) => names.get(id) ?? "another entry").join(", ") + (more > 0 ? ` and ${more} other${more === 1 ? "" : "s"}` : "");
-      return e.reused!.kind === "same" ? `Same password as ${others}.` : `A variation of the password of ${others}.`;
+      const others =
+        e.reused!.others.map((id) => names.get(id) ?? "another entry").join(", ") +
+        (more > 0 ? ` and ${more} other${more === 1 ? "" : "s"}` : "");
+      return e.reused!.kind === "same"
+        ? `Same password as ${others}.`
+        : `A variation of the password of ${others}.`;
     }
     case "weak":
       return `${e.weak!.label}: ${e.weak!.reason}`;
     case "old":
-      return e.old!.known ? `Changed ${e.old!.days} days ago.` : `Not changed since it was added to the vault, ${e.old!.days} days ago.`;
+      return e.old!.known
+        ? `Changed ${e.old!.days} days ago.`
+        : `Not changed since it was added to the vault, ${e.old!.days} days ago.`;
     case "no2fa":
       return "The site offers sign-in codes from an authenticator app; this entry holds none.";
   }
@@ -59,8 +79,16 @@ export function mount(root: HTMLElement, app: AppContext): Unmount {
   status.setAttribute("aria-live", "polite");
   const progress = el("progress", { max: 1, value: 0 });
   progress.setAttribute("aria-label", "Health check progress");
-  const age = el("select", { name: "max-age" }, ...AGES.map(([d, t]) => el("option", { value: String(d), textContent: t })));
-  const recheck = el("button", { type: "button", className: "secondary", textContent: "Check again" });
+  const age = el(
+    "select",
+    { name: "max-age" },
+    ...AGES.map(([d, t]) => el("option", { value: String(d), textContent: t })),
+  );
+  const recheck = el("button", {
+    type: "button",
+    className: "secondary",
+    textContent: "Check again",
+  });
   const summary = el("div", { className: "card health-summary" });
   const findings = el("div", { className: "health-findings" });
   // The queue's panel outlives the re-check that follows it, so its summary stays on screen.
@@ -69,7 +97,11 @@ export function mount(root: HTMLElement, app: AppContext): Unmount {
   const error = el("p", { className: "error", role: "alert" });
   root.replaceChildren(
     el("h1", { textContent: "Vault health", tabIndex: -1 }),
-    el("p", { className: "hint", textContent: "Checked on this device. To look a password up in known breaches, only the first five characters of its SHA-1 hash leave it; the comparison happens here." }),
+    el("p", {
+      className: "hint",
+      textContent:
+        "Checked on this device. To look a password up in known breaches, only the first five characters of its SHA-1 hash leave it; the comparison happens here.",
+    }),
     el("div", { className: "row health-controls" }, el("label", {}, "Old after ", age), recheck),
     progress,
     status,
@@ -82,7 +114,10 @@ export function mount(root: HTMLElement, app: AppContext): Unmount {
   const manager = resetManager(app);
   // Made on first use and kept for the visit: the worker keeps the breach ranges it was given.
   let worker: HealthWorker | null = null;
-  const range = workerRange(app.api, (s) => !gone && (status.textContent = `Waiting ${s} s for the breach check's rate limit…`));
+  const range = workerRange(
+    app.api,
+    (s) => !gone && (status.textContent = `Waiting ${s} s for the breach check's rate limit…`),
+  );
   let running = false;
 
   async function run() {
@@ -96,21 +131,42 @@ export function mount(root: HTMLElement, app: AppContext): Unmount {
     try {
       status.textContent = "Opening your entries…";
       const entries = await app.vault.entries();
-      const { items, unreadable } = await gatherItems(app.vault, entries, (d, t) => !gone && (progress.value = (d / t) * 0.3));
+      const { items, unreadable } = await gatherItems(
+        app.vault,
+        entries,
+        (d, t) => !gone && (progress.value = (d / t) * 0.3),
+      );
       status.textContent = "Checking passwords…";
-      const [rules, mailboxes] = await Promise.all([passwordRules(), activeMailboxes(app.api).catch(() => [])]);
+      const [rules, mailboxes] = await Promise.all([
+        passwordRules(),
+        activeMailboxes(app.api).catch(() => []),
+      ]);
       if (gone) return;
       worker ??= new HealthWorker(range);
       const report = await worker.check(
-        { items, totp: rules.totp ?? [], maxAgeDays: Number(age.value) || DEFAULT_MAX_AGE_DAYS, breach: navigator.onLine },
+        {
+          items,
+          totp: rules.totp ?? [],
+          maxAgeDays: Number(age.value) || DEFAULT_MAX_AGE_DAYS,
+          breach: navigator.onLine,
+        },
         (d, t) => !gone && (progress.value = 0.3 + (d / t) * 0.7),
       );
       if (gone) return;
-      const tools: FixTools = { app, manager, mailboxes: mailboxes.map((m) => m.email.toLowerCase()), rules, items: new Map(items.map((i) => [i.id, i])) };
+      const tools: FixTools = {
+        app,
+        manager,
+        mailboxes: mailboxes.map((m) => m.email.toLowerCase()),
+        rules,
+        items: new Map(items.map((i) => [i.id, i])),
+      };
       draw(report, unreadable, tools);
       status.textContent = `Checked ${report.checked} password${report.checked === 1 ? "" : "s"}.`;
     } catch (e) {
-      error.textContent = e instanceof OfflineError ? "The health check needs a connection for the breach lookup." : `The health check failed: ${e instanceof Error ? e.message : String(e)}`;
+      error.textContent =
+        e instanceof OfflineError
+          ? "The health check needs a connection for the breach lookup."
+          : `The health check failed: ${e instanceof Error ? e.message : String(e)}`;
     } finally {
       running = false;
       findings.setAttribute("aria-busy", "false");
@@ -126,17 +182,46 @@ export function mount(root: HTMLElement, app: AppContext): Unmount {
       { className: "health-counts" },
       ...ORDER.map((f) =>
         // A count links to its list; a zero has no list to go to.
-        el("li", { dataset: { finding: f } }, report.counts[f] > 0 ? el("a", { href: `#health-${f}`, textContent: `${FINDING_TEXT[f].title}: ` }, el("strong", { textContent: String(report.counts[f]) })) : `${FINDING_TEXT[f].title}: 0`),
+        el(
+          "li",
+          { dataset: { finding: f } },
+          report.counts[f] > 0
+            ? el(
+                "a",
+                { href: `#health-${f}`, textContent: `${FINDING_TEXT[f].title}: ` },
+                el("strong", { textContent: String(report.counts[f]) }),
+              )
+            : `${FINDING_TEXT[f].title}: 0`,
+        ),
       ),
     );
-    const score = el("meter", { min: 0, max: 100, low: 50, high: 80, optimum: 100, value: report.score });
+    const score = el("meter", {
+      min: 0,
+      max: 100,
+      low: 50,
+      high: 80,
+      optimum: 100,
+      value: report.score,
+    });
     score.setAttribute("aria-label", "Health score");
     const notes: string[] = [];
-    if (report.exposureUnchecked) notes.push(`${report.exposureUnchecked} password${report.exposureUnchecked === 1 ? " was" : "s were"} not looked up in breaches${report.exposureError ? ` (${report.exposureError})` : ""}.`);
-    if (unreadable) notes.push(`${unreadable} entr${unreadable === 1 ? "y" : "ies"} could not be opened on this device and ${unreadable === 1 ? "was" : "were"} not checked.`);
+    if (report.exposureUnchecked)
+      notes.push(
+        `${report.exposureUnchecked} password${report.exposureUnchecked === 1 ? " was" : "s were"} not looked up in breaches${report.exposureError ? ` (${report.exposureError})` : ""}.`,
+      );
+    if (unreadable)
+      notes.push(
+        `${unreadable} entr${unreadable === 1 ? "y" : "ies"} could not be opened on this device and ${unreadable === 1 ? "was" : "were"} not checked.`,
+      );
     summary.replaceChildren(
       el("h2", { textContent: "Score" }),
-      el("p", { className: "health-score" }, el("strong", { id: "health-score", textContent: String(report.score) }), " / 100 ", score),
+      el(
+        "p",
+        { className: "health-score" },
+        el("strong", { id: "health-score", textContent: String(report.score) }),
+        " / 100 ",
+        score,
+      ),
       counts,
       ...notes.map((n) => el("p", { className: "hint", textContent: n })),
     );
@@ -175,12 +260,33 @@ export function mount(root: HTMLElement, app: AppContext): Unmount {
         }),
       );
     }
-    if (report.entries.length === 0) findings.append(el("p", { className: "card", textContent: "Nothing to fix: no weak, reused, exposed or old passwords found." }));
+    if (report.entries.length === 0)
+      findings.append(
+        el("p", {
+          className: "card",
+          textContent: "Nothing to fix: no weak, reused, exposed or old passwords found.",
+        }),
+      );
   }
 
-  function card(f: Finding, e: EntryHealth, names: Map<string, string>, tools: FixTools): HTMLLIElement {
+  function card(
+    f: Finding,
+    e: EntryHealth,
+    names: Map<string, string>,
+    tools: FixTools,
+  ): HTMLLIElement {
     const link = entryLink(app, e.id, e.name);
-    const li = el("li", { dataset: { id: e.id, finding: f } }, el("p", { className: "name" }, link, e.host ? el("span", { className: "muted", textContent: ` ${e.host}` }) : ""), el("p", { className: "reason", textContent: reasonOf(f, e, names) }));
+    const li = el(
+      "li",
+      { dataset: { id: e.id, finding: f } },
+      el(
+        "p",
+        { className: "name" },
+        link,
+        e.host ? el("span", { className: "muted", textContent: ` ${e.host}` }) : "",
+      ),
+      el("p", { className: "reason", textContent: reasonOf(f, e, names) }),
+    );
     li.append(fixPanel(f, e, tools));
     return li;
   }

@@ -53,21 +53,58 @@ function newPassword(length = 20): string {
   const out: string[] = [];
   const limit = 256 - (256 % ALPHABET.length);
   while (out.length < length) {
-    for (const b of crypto.getRandomValues(new Uint8Array(length * 2))) if (b < limit && out.length < length) out.push(ALPHABET[b % ALPHABET.length]!);
+    for (const b of crypto.getRandomValues(new Uint8Array(length * 2)))
+      if (b < limit && out.length < length) out.push(ALPHABET[b % ALPHABET.length]!);
   }
   return out.join("");
 }
 
 export function mount(root: HTMLElement, app: AppContext): void {
   const { api } = app;
-  const country = el("select", { name: "country" }, ...[["US", "United States"], ["GB", "United Kingdom"], ["CA", "Canada"]].map(([v, t]) => el("option", { value: v!, textContent: t! })));
-  const gender = el("select", { name: "gender" }, ...[["any", "Any"], ["female", "Female"], ["male", "Male"]].map(([v, t]) => el("option", { value: v!, textContent: t! })));
+  const country = el(
+    "select",
+    { name: "country" },
+    ...[
+      ["US", "United States"],
+      ["GB", "United Kingdom"],
+      ["CA", "Canada"],
+    ].map(([v, t]) => el("option", { value: v!, textContent: t! })),
+  );
+  const gender = el(
+    "select",
+    { name: "gender" },
+    ...[
+      ["any", "Any"],
+      ["female", "Female"],
+      ["male", "Male"],
+    ].map(([v, t]) => el("option", { value: v!, textContent: t! })),
+  );
   const label = el("input", { name: "label", maxLength: 200 });
   const service = el("input", { name: "service", maxLength: 200, placeholder: "example.com" });
   const withAlias = el("input", { type: "checkbox", name: "alias" });
-  const provider = el("select", { name: "alias-provider" }, el("option", { value: "alias_provider_a", textContent: "Alias provider A (SimpleLogin API)" }), el("option", { value: "alias_provider_b", textContent: "Alias provider B (addy.io API)" }));
-  const key = el("input", { name: "alias-key", type: "password", autocomplete: "off", maxLength: 512, value: aliasKey });
-  const aliasBox = el("div", { className: "alias-options", hidden: true }, labelled("Alias provider", provider), labelled("Alias provider API key", key, "Used for this alias only; the server keeps it sealed to disable the alias later."));
+  const provider = el(
+    "select",
+    { name: "alias-provider" },
+    el("option", { value: "alias_provider_a", textContent: "Alias provider A (SimpleLogin API)" }),
+    el("option", { value: "alias_provider_b", textContent: "Alias provider B (addy.io API)" }),
+  );
+  const key = el("input", {
+    name: "alias-key",
+    type: "password",
+    autocomplete: "off",
+    maxLength: 512,
+    value: aliasKey,
+  });
+  const aliasBox = el(
+    "div",
+    { className: "alias-options", hidden: true },
+    labelled("Alias provider", provider),
+    labelled(
+      "Alias provider API key",
+      key,
+      "Used for this alias only; the server keeps it sealed to disable the alias later.",
+    ),
+  );
   const error = el("p", { className: "error", role: "alert" });
   const submit = el("button", { type: "submit", textContent: "Generate identity" });
   const form = el(
@@ -84,27 +121,56 @@ export function mount(root: HTMLElement, app: AppContext): void {
   );
   const list = el("div", { className: "identities" });
   const empty = el("p", { className: "muted", textContent: "No identities yet." });
-  sectionFrame(root, "Identities", "Disposable personas for sign-ups you would rather not tie to your real name and address.", form, el("h2", { textContent: "Your identities" }), empty, list);
+  sectionFrame(
+    root,
+    "Identities",
+    "Disposable personas for sign-ups you would rather not tie to your real name and address.",
+    form,
+    el("h2", { textContent: "Your identities" }),
+    empty,
+    list,
+  );
 
   withAlias.addEventListener("change", () => (aliasBox.hidden = !withAlias.checked));
 
   function card(i: Identity) {
-    const name = i.display_name ?? ([i.first_name, i.last_name].filter(Boolean).join(" ") || "Identity");
-    const status = el("p", { className: "muted", textContent: `${i.status}${i.label ? ` · ${i.label}` : ""}${i.used_for_service ? ` · for ${i.used_for_service}` : ""}` });
+    const name =
+      i.display_name ?? ([i.first_name, i.last_name].filter(Boolean).join(" ") || "Identity");
+    const status = el("p", {
+      className: "muted",
+      textContent: `${i.status}${i.label ? ` · ${i.label}` : ""}${i.used_for_service ? ` · for ${i.used_for_service}` : ""}`,
+    });
     const fields = el(
       "dl",
       { className: "identity-fields" },
       ...FIELDS.filter(([f]) => i[f]).flatMap(([f, title]) => [
         el("dt", { textContent: title }),
-        el("dd", { dataset: { field: f } }, el("span", { textContent: String(i[f]) }), " ", button("Copy", () => void copyText(String(i[f]), title, app.toast), { aria: `Copy ${title} of ${name}` })),
+        el(
+          "dd",
+          { dataset: { field: f } },
+          el("span", { textContent: String(i[f]) }),
+          " ",
+          button("Copy", () => void copyText(String(i[f]), title, app.toast), {
+            aria: `Copy ${title} of ${name}`,
+          }),
+        ),
       ]),
     );
-    const box = el("section", { className: "card identity", dataset: { id: i.id } }, el("h3", { textContent: name }), status, fields);
+    const box = el(
+      "section",
+      { className: "card identity", dataset: { id: i.id } },
+      el("h3", { textContent: name }),
+      status,
+      fields,
+    );
     box.append(
       el(
         "div",
         { className: "row" },
-        button("Save as vault entry", () => void save(i, name), { aria: `Save ${name} as a vault entry`, secondary: false }),
+        button("Save as vault entry", () => void save(i, name), {
+          aria: `Save ${name} as a vault entry`,
+          secondary: false,
+        }),
         button("Delete", () => void remove(i, name), { aria: `Delete ${name}` }),
       ),
     );
@@ -122,7 +188,13 @@ export function mount(root: HTMLElement, app: AppContext): void {
   }
 
   async function save(i: Identity, name: string) {
-    const address = [i.address_line1, [i.address_city, i.address_state, i.address_zip].filter(Boolean).join(" "), i.address_country].filter(Boolean).join(", ");
+    const address = [
+      i.address_line1,
+      [i.address_city, i.address_state, i.address_zip].filter(Boolean).join(" "),
+      i.address_country,
+    ]
+      .filter(Boolean)
+      .join(", ");
     const notes = [
       `Identity: ${name}`,
       i.date_of_birth ? `Date of birth: ${i.date_of_birth}` : "",
@@ -132,13 +204,28 @@ export function mount(root: HTMLElement, app: AppContext): void {
       .filter(Boolean)
       .join("\n");
     const site = i.used_for_service ?? "";
-    await app.vault.create({ name: i.label || `${name} (identity)`, website: site, url: "", tags: ["identity"], username: i.email_alias ?? i.username ?? "", password: newPassword(), notes, category: "identity", totp: "" });
+    await app.vault.create({
+      name: i.label || `${name} (identity)`,
+      website: site,
+      url: "",
+      tags: ["identity"],
+      username: i.email_alias ?? i.username ?? "",
+      password: newPassword(),
+      notes,
+      category: "identity",
+      totp: "",
+    });
     await app.changed();
     app.toast(`Saved ${name} to the vault`);
   }
 
   async function remove(i: Identity, name: string) {
-    if (!confirm(`Delete the identity ${name}?${i.email_alias ? " Mail to its alias may still arrive until you disable the alias." : ""}`)) return;
+    if (
+      !confirm(
+        `Delete the identity ${name}?${i.email_alias ? " Mail to its alias may still arrive until you disable the alias." : ""}`,
+      )
+    )
+      return;
     try {
       await api.request(EP.deleteIdentity, { params: { id: i.id } });
       app.toast(`Deleted ${name}`);
@@ -152,7 +239,9 @@ export function mount(root: HTMLElement, app: AppContext): void {
     ev.preventDefault();
     error.textContent = "";
     aliasKey = key.value.trim();
-    if (withAlias.checked && !aliasKey) return void (error.textContent = "Enter the alias provider's API key to create an email alias.");
+    if (withAlias.checked && !aliasKey)
+      return void (error.textContent =
+        "Enter the alias provider's API key to create an email alias.");
     submit.disabled = true;
     const body = {
       country: country.value,

@@ -8,7 +8,19 @@
  * a progress bar follows the batches. The export is the server's encrypted document, which this
  * page (or POST /api/passwords/import) takes back unchanged.
  */
-import { FORMAT_LABELS, ImportFormatError, KDBX_WHAT, openIfProtected, PasswordNeededError, readImportFile, secretPayload, WrongPasswordError, type ImportedCredential, type ImportFormat, type Skipped } from "../importers";
+import {
+  FORMAT_LABELS,
+  ImportFormatError,
+  KDBX_WHAT,
+  openIfProtected,
+  PasswordNeededError,
+  readImportFile,
+  secretPayload,
+  WrongPasswordError,
+  type ImportedCredential,
+  type ImportFormat,
+  type Skipped,
+} from "../importers";
 import { ApiError, type ExportDocument, type ImportEntry } from "../api";
 import { domainOf, type VaultKeys } from "../crypto";
 import type { AppContext } from "../shell/context";
@@ -23,7 +35,10 @@ export const BATCH = 50;
 const MAX_ENTRIES = 5000;
 const MAX_FILE_BYTES = 12 * 1024 * 1024;
 
-const FORMATS: [ImportFormat | "auto", string][] = [["auto", "Detect from the file"], ...(Object.entries(FORMAT_LABELS) as [ImportFormat, string][])];
+const FORMATS: [ImportFormat | "auto", string][] = [
+  ["auto", "Detect from the file"],
+  ...(Object.entries(FORMAT_LABELS) as [ImportFormat, string][]),
+];
 /** Detected from the file whatever the choice: its own shape says what it is. */
 const CXF_LABEL = "Credential Exchange Format (CXF, logins and passkeys)";
 
@@ -36,7 +51,12 @@ function problemOf(c: ImportedCredential, passkeys = 0): string | null {
 }
 
 /** Sealed under an id chosen here, which the import keeps: the envelope is bound to it. */
-async function sealCredential(keys: VaultKeys, userId: string, c: ImportedCredential, passkeys?: StoredPasskey[]): Promise<ImportEntry> {
+async function sealCredential(
+  keys: VaultKeys,
+  userId: string,
+  c: ImportedCredential,
+  passkeys?: StoredPasskey[],
+): Promise<ImportEntry> {
   const s = secretPayload(c);
   const id = crypto.randomUUID();
   const { data } = await sealInput(keys, userId, id, {
@@ -60,10 +80,22 @@ async function sealCredential(keys: VaultKeys, userId: string, c: ImportedCreden
     ...(s.identity ? { identity: s.identity } : {}),
     ...(s.password_history ? { password_history: s.password_history } : {}),
   });
-  return { ...data, id, website: data.website ?? null, url: data.url ?? null, tags: data.tags ?? [], domain_hash: data.domain_hash ?? null, encryption_version: 3 };
+  return {
+    ...data,
+    id,
+    website: data.website ?? null,
+    url: data.url ?? null,
+    tags: data.tags ?? [],
+    domain_hash: data.domain_hash ?? null,
+    encryption_version: 3,
+  };
 }
 
-const isOwnExport = (v: unknown): v is ExportDocument => typeof v === "object" && v !== null && (v as { format?: unknown }).format === "credential-vault-export" && Array.isArray((v as { entries?: unknown }).entries);
+const isOwnExport = (v: unknown): v is ExportDocument =>
+  typeof v === "object" &&
+  v !== null &&
+  (v as { format?: unknown }).format === "credential-vault-export" &&
+  Array.isArray((v as { entries?: unknown }).entries);
 
 /** A JSON object of the shape `is` recognises, or null. */
 function readJsonDoc<T>(text: string, is: (v: unknown) => boolean): T | null {
@@ -81,21 +113,45 @@ const readCxf = (text: string) => readJsonDoc<object>(text, isCxf);
 
 export function mount(root: HTMLElement, app: AppContext): () => void {
   let gone = false;
-  const file = el("input", { id: "import-file", type: "file", accept: ".csv,.json,.xml,.1pux,.zip,.kdbx,text/csv,application/json,application/zip" });
-  const provider = el("select", { id: "import-provider" }, ...FORMATS.map(([v, t]) => el("option", { value: v }, t)));
+  const file = el("input", {
+    id: "import-file",
+    type: "file",
+    accept: ".csv,.json,.xml,.1pux,.zip,.kdbx,text/csv,application/json,application/zip",
+  });
+  const provider = el(
+    "select",
+    { id: "import-provider" },
+    ...FORMATS.map(([v, t]) => el("option", { value: v }, t)),
+  );
   const password = el("input", { id: "import-password", type: "password", autocomplete: "off" });
   const passwordLabel = el("label", { htmlFor: "import-password" }, "Export password");
   const passwordRow = el("div", { hidden: true }, passwordLabel, password);
   // A KeePass database opens with its master password, a key file, or both.
   const keyFile = el("input", { id: "import-key-file", type: "file" });
-  const keyFileRow = el("div", { hidden: true }, el("label", { htmlFor: "import-key-file" }, "Key file (if the database uses one)"), keyFile);
+  const keyFileRow = el(
+    "div",
+    { hidden: true },
+    el("label", { htmlFor: "import-key-file" }, "Key file (if the database uses one)"),
+    keyFile,
+  );
   const readBtn = el("button", { type: "submit" }, "Preview");
   const error = el("p", { id: "import-error", className: "error", role: "alert" });
   const summary = el("p", { id: "import-summary", "aria-live": "polite" });
   // It scrolls (a long file): focusable, so the keyboard can scroll it too.
-  const table = el("table", { id: "import-preview", hidden: true, tabindex: 0, "aria-label": "Preview of the file's entries" });
+  const table = el("table", {
+    id: "import-preview",
+    hidden: true,
+    tabindex: 0,
+    "aria-label": "Preview of the file's entries",
+  });
   const start = el("button", { type: "button", id: "import-start", hidden: true }, "Import");
-  const progress = el("progress", { id: "import-progress", max: 100, value: 0, hidden: true, "aria-label": "Import progress" });
+  const progress = el("progress", {
+    id: "import-progress",
+    max: 100,
+    value: 0,
+    hidden: true,
+    "aria-label": "Import progress",
+  });
   const result = el("div", { id: "import-result", "aria-live": "polite" });
   const exportBtn = el("button", { type: "button", id: "export" }, "Export the vault");
   const exportError = el("p", { className: "error", role: "alert" });
@@ -103,7 +159,11 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
   const form = el(
     "form",
     { id: "import-form" },
-    el("label", { htmlFor: "import-file" }, "Export file from another password manager, or from this vault"),
+    el(
+      "label",
+      { htmlFor: "import-file" },
+      "Export file from another password manager, or from this vault",
+    ),
     file,
     el("label", { htmlFor: "import-provider" }, "Format"),
     provider,
@@ -115,12 +175,42 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
   root.classList.add("section");
   root.replaceChildren(
     el("h1", {}, "Import & export"),
-    el("section", { "aria-labelledby": "import-heading" }, el("h2", { id: "import-heading" }, "Import"), el("p", { className: "hint" }, "Entries are encrypted on this device before they are sent. Nothing is imported until you confirm the preview."), form, summary, table, start, progress, result),
-    el("section", { "aria-labelledby": "export-heading" }, el("h2", { id: "export-heading" }, "Export"), el("p", { className: "hint" }, "Downloads every entry, still encrypted with your vault key, in a file this page can import again. It cannot be read without your master passphrase."), exportBtn, exportError, cxfExportForm(app, () => gone)),
+    el(
+      "section",
+      { "aria-labelledby": "import-heading" },
+      el("h2", { id: "import-heading" }, "Import"),
+      el(
+        "p",
+        { className: "hint" },
+        "Entries are encrypted on this device before they are sent. Nothing is imported until you confirm the preview.",
+      ),
+      form,
+      summary,
+      table,
+      start,
+      progress,
+      result,
+    ),
+    el(
+      "section",
+      { "aria-labelledby": "export-heading" },
+      el("h2", { id: "export-heading" }, "Export"),
+      el(
+        "p",
+        { className: "hint" },
+        "Downloads every entry, still encrypted with your vault key, in a file this page can import again. It cannot be read without your master passphrase.",
+      ),
+      exportBtn,
+      exportError,
+      cxfExportForm(app, () => gone),
+    ),
   );
 
   /** What the confirmed import sends: fresh credentials to encrypt, or an export's entries as they are. */
-  let pending: { provider: string; rows: Row[]; skipped: Skipped[] } | { provider: "generic"; sealed: ImportEntry[]; rows: Row[]; skipped: Skipped[] } | null = null;
+  let pending:
+    | { provider: string; rows: Row[]; skipped: Skipped[] }
+    | { provider: "generic"; sealed: ImportEntry[]; rows: Row[]; skipped: Skipped[] }
+    | null = null;
 
   function showPreview(rows: Row[], skipped: Skipped[], label: string) {
     const ok = rows.filter((r) => !r.problem).length;
@@ -172,44 +262,104 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
       let bytes: Uint8Array;
       try {
         // A password-protected file (this vault's CXF export, or Bitwarden's) is read as what it holds.
-        bytes = await openIfProtected(new Uint8Array(buf), passwordRow.hidden ? undefined : password.value);
+        bytes = await openIfProtected(
+          new Uint8Array(buf),
+          passwordRow.hidden ? undefined : password.value,
+        );
       } catch (err) {
         return void showReadError(err);
       }
       if (gone) return;
       const own = bytes[0] === 0x50 ? null : readOwnExport(new TextDecoder().decode(bytes));
       if (own) {
-        const rows = own.entries.map((e): Row => ({ credential: { name: e.name ?? "Imported entry", website: e.website, url: e.url, username: "(encrypted)", password: "", notes: "", totp: null, tags: e.tags ?? [], folder: null, favorite: false, kind: "login", urls: [], fields: [], history: [], changes: [] }, problem: e.wrapped_item_key && e.encrypted_data ? null : "no encrypted data" }));
+        const rows = own.entries.map(
+          (e): Row => ({
+            credential: {
+              name: e.name ?? "Imported entry",
+              website: e.website,
+              url: e.url,
+              username: "(encrypted)",
+              password: "",
+              notes: "",
+              totp: null,
+              tags: e.tags ?? [],
+              folder: null,
+              favorite: false,
+              kind: "login",
+              urls: [],
+              fields: [],
+              history: [],
+              changes: [],
+            },
+            problem: e.wrapped_item_key && e.encrypted_data ? null : "no encrypted data",
+          }),
+        );
         pending = { provider: "generic", sealed: own.entries, rows, skipped: [] };
         showPreview(rows, [], "This vault's export");
         return;
       }
       const cxf = bytes[0] === 0x50 ? null : readCxf(new TextDecoder().decode(bytes));
       if (cxf) {
-        void fromCxf(cxf).then(({ entries, skipped }) => {
-          if (gone) return;
-          const rows = entries.map((e): Row => {
-            const website = domainOf(e.url) || null;
-            const credential: ImportedCredential = { name: e.name, url: e.url || null, website, username: e.username, password: e.password, notes: e.notes, totp: null, tags: [], folder: null, favorite: false, kind: "login", urls: [], fields: [], history: [], changes: [] };
-            return { credential, passkeys: e.passkeys, problem: problemOf(credential, e.passkeys.length) };
-          });
-          if (rows.length > MAX_ENTRIES) {
-            error.textContent = `The file holds ${rows.length} entries; at most ${MAX_ENTRIES} can be imported at once`;
-            return;
-          }
-          const notRead: Skipped[] = Array.from({ length: skipped }, () => ({ name: "(an item)", reason: "no login, or a passkey whose key cannot be read" }));
-          pending = { provider: "generic", rows, skipped: notRead };
-          showPreview(rows, notRead, CXF_LABEL);
-        }, (err: unknown) => (error.textContent = errorText(err)));
+        void fromCxf(cxf).then(
+          ({ entries, skipped }) => {
+            if (gone) return;
+            const rows = entries.map((e): Row => {
+              const website = domainOf(e.url) || null;
+              const credential: ImportedCredential = {
+                name: e.name,
+                url: e.url || null,
+                website,
+                username: e.username,
+                password: e.password,
+                notes: e.notes,
+                totp: null,
+                tags: [],
+                folder: null,
+                favorite: false,
+                kind: "login",
+                urls: [],
+                fields: [],
+                history: [],
+                changes: [],
+              };
+              return {
+                credential,
+                passkeys: e.passkeys,
+                problem: problemOf(credential, e.passkeys.length),
+              };
+            });
+            if (rows.length > MAX_ENTRIES) {
+              error.textContent = `The file holds ${rows.length} entries; at most ${MAX_ENTRIES} can be imported at once`;
+              return;
+            }
+            const notRead: Skipped[] = Array.from({ length: skipped }, () => ({
+              name: "(an item)",
+              reason: "no login, or a passkey whose key cannot be read",
+            }));
+            pending = { provider: "generic", rows, skipped: notRead };
+            showPreview(rows, notRead, CXF_LABEL);
+          },
+          (err: unknown) => (error.textContent = errorText(err)),
+        );
         return;
       }
       try {
         const chosen = provider.value === "auto" ? undefined : (provider.value as ImportFormat);
         const key = keyFileRow.hidden ? undefined : keyFile.files?.[0];
         const keyBytes = key ? new Uint8Array(await key.arrayBuffer()) : undefined;
-        const parsed = await readImportFile(bytes, { format: chosen, password: passwordRow.hidden ? undefined : password.value, keyFile: keyBytes });
+        const parsed = await readImportFile(bytes, {
+          format: chosen,
+          password: passwordRow.hidden ? undefined : password.value,
+          keyFile: keyBytes,
+        });
         if (gone) return;
-        const rows = parsed.credentials.map((c): Row => ({ credential: c, problem: problemOf(c, c.passkeys?.length), ...(c.passkeys ? { passkeys: c.passkeys } : {}) }));
+        const rows = parsed.credentials.map(
+          (c): Row => ({
+            credential: c,
+            problem: problemOf(c, c.passkeys?.length),
+            ...(c.passkeys ? { passkeys: c.passkeys } : {}),
+          }),
+        );
         if (rows.length + parsed.skipped.length === 0) {
           error.textContent = "The file holds no entries";
           return;
@@ -233,7 +383,11 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
       error.textContent = err.message;
     } else if (err instanceof WrongPasswordError) {
       error.textContent = `${err.message}: check it and press Preview again`;
-    } else error.textContent = err instanceof ImportFormatError ? `This file cannot be read as that format: ${err.message}` : errorText(err);
+    } else
+      error.textContent =
+        err instanceof ImportFormatError
+          ? `This file cannot be read as that format: ${err.message}`
+          : errorText(err);
   }
 
   start.addEventListener("click", () => {
@@ -246,12 +400,21 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     void (async () => {
       // Sealed a batch at a time, each batch just before it is sent, with a yield between: sealing
       // thousands at once (an envelope and some hundred HMACs each) holds the page for seconds.
-      const ready = "sealed" in job ? job.sealed.filter((e) => e.wrapped_item_key && e.encrypted_data) : job.rows.filter((r) => !r.problem);
+      const ready =
+        "sealed" in job
+          ? job.sealed.filter((e) => e.wrapped_item_key && e.encrypted_data)
+          : job.rows.filter((r) => !r.problem);
       const total = ready.length;
       const sealBatch = async (from: number): Promise<ImportEntry[]> => {
         const part = ready.slice(from, from + BATCH);
         await new Promise((r) => setTimeout(r, 0));
-        return "sealed" in job ? (part as ImportEntry[]) : Promise.all((part as Row[]).map((r) => sealCredential(app.keys, app.session.userId, r.credential, r.passkeys)));
+        return "sealed" in job
+          ? (part as ImportEntry[])
+          : Promise.all(
+              (part as Row[]).map((r) =>
+                sealCredential(app.keys, app.session.userId, r.credential, r.passkeys),
+              ),
+            );
       };
       let imported = 0;
       const errors: string[] = [];
@@ -259,12 +422,17 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
       for (let i = 0; i < total; i += BATCH) {
         const batch = await sealBatch(i);
         try {
-          const res = await app.api.importPasswords(batch, job.provider, `import-${run}-${i / BATCH}`);
+          const res = await app.api.importPasswords(
+            batch,
+            job.provider,
+            `import-${run}-${i / BATCH}`,
+          );
           imported += res.imported;
           errors.push(...res.errors.map((e) => `Entries ${i + 1} to ${i + batch.length}: ${e}`));
         } catch (err) {
           // Step-up or the network: the rest would fail the same way, so stop and say where.
-          if (err instanceof ApiError && err.body.code === "STEP_UP_REQUIRED") errors.push("Your sign-in is too old to import: sign out, sign in again and retry");
+          if (err instanceof ApiError && err.body.code === "STEP_UP_REQUIRED")
+            errors.push("Your sign-in is too old to import: sign out, sign in again and retry");
           else errors.push(`Entries ${i + 1} to ${i + batch.length}: ${errorText(err)}`);
           break;
         }
@@ -276,7 +444,9 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
       await app.sync.syncNow();
       app.toast(`Imported ${imported} ${imported === 1 ? "entry" : "entries"}`);
     })()
-      .catch((err: unknown) => result.replaceChildren(el("p", { className: "error" }, `Import failed: ${errorText(err)}`)))
+      .catch((err: unknown) =>
+        result.replaceChildren(el("p", { className: "error" }, `Import failed: ${errorText(err)}`)),
+      )
       .finally(() => {
         start.disabled = false;
         readBtn.disabled = false;
@@ -289,10 +459,20 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     app.api
       .exportPasswords()
       .then((doc) => {
-        download(`credential-vault-export-${new Date().toISOString().slice(0, 10)}.json`, JSON.stringify(doc, null, 2), "application/json");
+        download(
+          `credential-vault-export-${new Date().toISOString().slice(0, 10)}.json`,
+          JSON.stringify(doc, null, 2),
+          "application/json",
+        );
         app.toast(`Exported ${doc.count} ${doc.count === 1 ? "entry" : "entries"}`);
       })
-      .catch((err: unknown) => (exportError.textContent = err instanceof ApiError && err.status === 403 ? "Export is refused from an unregistered device: register this browser under Devices" : `Cannot export: ${errorText(err)}`))
+      .catch(
+        (err: unknown) =>
+          (exportError.textContent =
+            err instanceof ApiError && err.status === 403
+              ? "Export is refused from an unregistered device: register this browser under Devices"
+              : `Cannot export: ${errorText(err)}`),
+      )
       .finally(() => (exportBtn.disabled = false));
   });
 

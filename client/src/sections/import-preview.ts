@@ -8,7 +8,11 @@ import type { StoredPasskey } from "../passkeys/stored";
 import { el } from "../ui";
 
 /** A row of the preview: the credential, or why it cannot be imported; `passkeys` to seal with it (CXF, Bitwarden). */
-export type Row = { credential: ImportedCredential; problem: string | null; passkeys?: StoredPasskey[] };
+export type Row = {
+  credential: ImportedCredential;
+  problem: string | null;
+  passkeys?: StoredPasskey[];
+};
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -18,7 +22,9 @@ export function keptParts(c: ImportedCredential): string {
   return [
     c.kind !== "login" ? { note: "secure note", card: "card", identity: "identity" }[c.kind] : "",
     c.urls.length ? `${plural(c.urls.length, "more address", "more addresses")}` : "",
-    c.fields.length ? `${plural(c.fields.length, "field")}${hidden ? ` (${hidden} hidden)` : ""}` : "",
+    c.fields.length
+      ? `${plural(c.fields.length, "field")}${hidden ? ` (${hidden} hidden)` : ""}`
+      : "",
     c.totp ? "TOTP" : "",
     c.history.length ? plural(c.history.length, "earlier password") : "",
     c.passkeys?.length ? plural(c.passkeys.length, "passkey") : "",
@@ -33,14 +39,20 @@ export function keptParts(c: ImportedCredential): string {
 
 export function statusOf(r: Row): { status: "kept" | "changed" | "skipped"; text: string } {
   if (r.problem) return { status: "skipped", text: `Skipped: ${r.problem}` };
-  if (r.credential.changes.length) return { status: "changed", text: `Changed: ${r.credential.changes.join("; ")}` };
+  if (r.credential.changes.length)
+    return { status: "changed", text: `Changed: ${r.credential.changes.join("; ")}` };
   return { status: "kept", text: "Kept as it is" };
 }
 
 export function counts(rows: Row[], skipped: Skipped[]) {
   const kept = rows.filter((r) => statusOf(r).status === "kept").length;
   const changed = rows.filter((r) => statusOf(r).status === "changed").length;
-  return { kept, changed, skipped: rows.length - kept - changed + skipped.length, ready: kept + changed };
+  return {
+    kept,
+    changed,
+    skipped: rows.length - kept - changed + skipped.length,
+    ready: kept + changed,
+  };
 }
 
 export function summaryText(label: string, rows: Row[], skipped: Skipped[]): string {
@@ -49,7 +61,16 @@ export function summaryText(label: string, rows: Row[], skipped: Skipped[]): str
 }
 
 export function previewTable(table: HTMLTableElement, rows: Row[], skipped: Skipped[]) {
-  const head = el("tr", {}, el("th", {}, "#"), el("th", {}, "Name"), el("th", {}, "Website"), el("th", {}, "Username"), el("th", {}, "Also kept"), el("th", {}, "Status"));
+  const head = el(
+    "tr",
+    {},
+    el("th", {}, "#"),
+    el("th", {}, "Name"),
+    el("th", {}, "Website"),
+    el("th", {}, "Username"),
+    el("th", {}, "Also kept"),
+    el("th", {}, "Status"),
+  );
   const body = rows.map((r, i) => {
     const s = statusOf(r);
     return el(
@@ -63,20 +84,64 @@ export function previewTable(table: HTMLTableElement, rows: Row[], skipped: Skip
       el("td", {}, s.text),
     );
   });
-  const left = skipped.map((s) => el("tr", { className: "row-error", "data-status": "skipped" }, el("td", {}, "—"), el("td", {}, s.name), el("td", { colSpan: 3 }, ""), el("td", {}, `Skipped: ${s.reason}`)));
+  const left = skipped.map((s) =>
+    el(
+      "tr",
+      { className: "row-error", "data-status": "skipped" },
+      el("td", {}, "—"),
+      el("td", {}, s.name),
+      el("td", { colSpan: 3 }, ""),
+      el("td", {}, `Skipped: ${s.reason}`),
+    ),
+  );
   table.replaceChildren(el("thead", {}, head), el("tbody", {}, ...body, ...left));
   table.hidden = false;
 }
 
 /** After the import: what was stored, what was changed, and every item not imported with its reason. */
-export function resultList(imported: number, sent: number, rows: Row[], skipped: Skipped[], errors: string[]): HTMLElement[] {
+export function resultList(
+  imported: number,
+  sent: number,
+  rows: Row[],
+  skipped: Skipped[],
+  errors: string[],
+): HTMLElement[] {
   const n = counts(rows, skipped);
-  const notImported = [...rows.filter((r) => r.problem).map((r) => `${r.credential.name}: ${r.problem}`), ...skipped.map((s) => `${s.name}: ${s.reason}`)];
-  const changed = rows.filter((r) => !r.problem && r.credential.changes.length).map((r) => `${r.credential.name}: ${r.credential.changes.join("; ")}`);
+  const notImported = [
+    ...rows.filter((r) => r.problem).map((r) => `${r.credential.name}: ${r.problem}`),
+    ...skipped.map((s) => `${s.name}: ${s.reason}`),
+  ];
+  const changed = rows
+    .filter((r) => !r.problem && r.credential.changes.length)
+    .map((r) => `${r.credential.name}: ${r.credential.changes.join("; ")}`);
   return [
-    el("p", { id: "import-done", "data-imported": String(imported) }, `Imported ${imported} of ${plural(sent, "entry", "entries")}. ${n.kept} kept as they were, ${n.changed} changed, ${n.skipped} not imported.`),
-    ...(changed.length ? [el("details", { id: "import-changed" }, el("summary", {}, `Changed (${changed.length})`), el("ul", {}, ...changed.map((t) => el("li", {}, t))))] : []),
-    ...(notImported.length ? [el("details", { id: "import-skipped" }, el("summary", {}, `Not imported (${notImported.length})`), el("ul", {}, ...notImported.map((t) => el("li", {}, t))))] : []),
-    ...(errors.length ? [el("ul", { className: "error" }, ...errors.map((e) => el("li", {}, e)))] : []),
+    el(
+      "p",
+      { id: "import-done", "data-imported": String(imported) },
+      `Imported ${imported} of ${plural(sent, "entry", "entries")}. ${n.kept} kept as they were, ${n.changed} changed, ${n.skipped} not imported.`,
+    ),
+    ...(changed.length
+      ? [
+          el(
+            "details",
+            { id: "import-changed" },
+            el("summary", {}, `Changed (${changed.length})`),
+            el("ul", {}, ...changed.map((t) => el("li", {}, t))),
+          ),
+        ]
+      : []),
+    ...(notImported.length
+      ? [
+          el(
+            "details",
+            { id: "import-skipped" },
+            el("summary", {}, `Not imported (${notImported.length})`),
+            el("ul", {}, ...notImported.map((t) => el("li", {}, t))),
+          ),
+        ]
+      : []),
+    ...(errors.length
+      ? [el("ul", { className: "error" }, ...errors.map((e) => el("li", {}, e)))]
+      : []),
   ];
 }

@@ -4,24 +4,53 @@
  * their views and expiry, and revoke one.
  */
 import type { AppContext } from "../shell/context";
-import { createLink, LINK_ENDPOINTS, openLabel, type LinkPayload, type LinkUsage, type SecureLink } from "../secure-links";
+import {
+  createLink,
+  LINK_ENDPOINTS,
+  openLabel,
+  type LinkPayload,
+  type LinkUsage,
+  type SecureLink,
+} from "../secure-links";
 import { el, errorText, formatTime } from "../ui";
 import { linkOptions, showLink } from "../link-options";
 
 /** The attachment size limit: 25 MB of file. */
 const MAX_FILE_BYTES = 25 * 1024 * 1024;
-const STATE: Record<SecureLink["state"], string> = { active: "Active", expired: "Expired", used_up: "Used up", revoked: "Revoked", locked: "Locked" };
+const STATE: Record<SecureLink["state"], string> = {
+  active: "Active",
+  expired: "Expired",
+  used_up: "Used up",
+  revoked: "Revoked",
+  locked: "Locked",
+};
 
 export function mount(root: HTMLElement, app: AppContext): () => void {
   let gone = false;
   root.classList.add("section");
   const error = el("p", { id: "links-error", className: "error", role: "alert" });
-  const kindText = el("input", { type: "radio", name: "link-kind", id: "link-kind-text", value: "text", checked: true });
-  const kindFile = el("input", { type: "radio", name: "link-kind", id: "link-kind-file", value: "file" });
+  const kindText = el("input", {
+    type: "radio",
+    name: "link-kind",
+    id: "link-kind-text",
+    value: "text",
+    checked: true,
+  });
+  const kindFile = el("input", {
+    type: "radio",
+    name: "link-kind",
+    id: "link-kind-file",
+    value: "file",
+  });
   const text = el("textarea", { id: "link-text", rows: 4, autocomplete: "off", spellcheck: false });
   const file = el("input", { id: "link-file", type: "file" });
   const textRow = el("div", {}, el("label", { htmlFor: "link-text" }, "Secret text"), text);
-  const fileRow = el("div", { hidden: true }, el("label", { htmlFor: "link-file" }, "File (up to 25 MB)"), file);
+  const fileRow = el(
+    "div",
+    { hidden: true },
+    el("label", { htmlFor: "link-file" }, "File (up to 25 MB)"),
+    file,
+  );
   const options = linkOptions("link");
   const submit = el("button", { type: "submit", id: "link-create" }, "Create link");
   const result = el("div", { id: "link-result", className: "card", hidden: true });
@@ -29,7 +58,13 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     "form",
     { id: "link-form", className: "card", "aria-labelledby": "link-form-heading" },
     el("h2", { id: "link-form-heading" }, "New secure link"),
-    el("fieldset", {}, el("legend", {}, "What to share"), el("label", { className: "inline" }, kindText, "Text"), el("label", { className: "inline" }, kindFile, "File")),
+    el(
+      "fieldset",
+      {},
+      el("legend", {}, "What to share"),
+      el("label", { className: "inline" }, kindText, "Text"),
+      el("label", { className: "inline" }, kindFile, "File"),
+    ),
     textRow,
     fileRow,
     ...options.nodes,
@@ -39,7 +74,11 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
   const list = el("ul", { id: "links", className: "cards", "aria-label": "Your secure links" });
   root.replaceChildren(
     el("h1", {}, "Secure links"),
-    el("p", { className: "hint" }, "Share a password, a note or a file with anyone, for a limited time. It is encrypted in this browser; the key is only in the link, so the server cannot read it."),
+    el(
+      "p",
+      { className: "hint" },
+      "Share a password, a note or a file with anyone, for a limited time. It is encrypted in this browser; the key is only in the link, so the server cannot read it.",
+    ),
     form,
     result,
     error,
@@ -55,11 +94,19 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
   kindFile.addEventListener("change", syncKind);
 
   async function payload(): Promise<LinkPayload | string> {
-    if (kindText.checked) return text.value.trim() ? { type: "text", fields: [{ label: "Secret", value: text.value }] } : "Write the text to share.";
+    if (kindText.checked)
+      return text.value.trim()
+        ? { type: "text", fields: [{ label: "Secret", value: text.value }] }
+        : "Write the text to share.";
     const f = file.files?.[0];
     if (!f) return "Choose a file to share.";
     if (f.size > MAX_FILE_BYTES) return "The file is larger than 25 MB.";
-    return { type: "file", name: f.name, mime: f.type || "application/octet-stream", bytes: new Uint8Array(await f.arrayBuffer()) };
+    return {
+      type: "file",
+      name: f.name,
+      mime: f.type || "application/octet-stream",
+      bytes: new Uint8Array(await f.arrayBuffer()),
+    };
   }
 
   form.addEventListener("submit", async (e) => {
@@ -93,7 +140,8 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
   function card(l: SecureLink, label: string | null): HTMLLIElement {
     const revoke = el("button", { type: "button", className: "danger" }, "Revoke");
     revoke.addEventListener("click", async () => {
-      if (!confirm("Revoke this link? It stops opening at once and its content is deleted.")) return;
+      if (!confirm("Revoke this link? It stops opening at once and its content is deleted."))
+        return;
       error.textContent = "";
       try {
         await app.api.request(LINK_ENDPOINTS.revoke, { params: { id: l.id } });
@@ -112,22 +160,40 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
         { className: label ? "muted" : "name" },
         `${l.kind === "file" ? "File" : "Text"} · ${STATE[l.state]}`,
         l.has_passphrase ? el("span", { className: "badge" }, "Passphrase") : "",
-        l.recipients ? el("span", { className: "badge" }, `${l.recipients} recipient${l.recipients === 1 ? "" : "s"} by email`) : "",
+        l.recipients
+          ? el(
+              "span",
+              { className: "badge" },
+              `${l.recipients} recipient${l.recipients === 1 ? "" : "s"} by email`,
+            )
+          : "",
       ),
-      el("p", { className: "muted" }, `Views ${l.views_used} of ${l.max_views} · last opened ${l.last_opened_at ? formatTime(l.last_opened_at) : "never"} · expires ${formatTime(l.expires_at)} · created ${formatTime(l.created_at)}`),
+      el(
+        "p",
+        { className: "muted" },
+        `Views ${l.views_used} of ${l.max_views} · last opened ${l.last_opened_at ? formatTime(l.last_opened_at) : "never"} · expires ${formatTime(l.expires_at)} · created ${formatTime(l.created_at)}`,
+      ),
       l.state === "active" ? el("div", { className: "row" }, revoke) : "",
     );
   }
 
   async function render() {
     try {
-      const r = await app.api.request<{ links: SecureLink[]; usage: LinkUsage }>(LINK_ENDPOINTS.list);
+      const r = await app.api.request<{ links: SecureLink[]; usage: LinkUsage }>(
+        LINK_ENDPOINTS.list,
+      );
       if (gone) return;
       usage.textContent = `${r.usage.open} of ${r.usage.max_open} links open · ${(r.usage.bytes / 1048576).toFixed(1)} of ${Math.round(r.usage.quota_bytes / 1048576)} MB`;
       // Labels are sealed under the vault key: opened here, never by the server.
-      const labels = await Promise.all(r.links.map((l) => (l.label ? openLabel(app.keys.vaultKey, l.label) : null)));
+      const labels = await Promise.all(
+        r.links.map((l) => (l.label ? openLabel(app.keys.vaultKey, l.label) : null)),
+      );
       if (gone) return;
-      list.replaceChildren(...(r.links.length ? r.links.map((l, i) => card(l, labels[i] ?? null)) : [el("li", { className: "muted" }, "No secure links yet.")]));
+      list.replaceChildren(
+        ...(r.links.length
+          ? r.links.map((l, i) => card(l, labels[i] ?? null))
+          : [el("li", { className: "muted" }, "No secure links yet.")]),
+      );
     } catch (err) {
       if (!gone) error.textContent = errorText(err);
     }

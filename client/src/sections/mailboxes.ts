@@ -22,7 +22,10 @@ export const PROVIDER_NAMES: Record<Integration["provider"], string> = {
 };
 
 type OAuthMailbox = "mailx" | "maily";
-const CONNECT_LABELS: Record<OAuthMailbox, string> = { mailx: "Connect Mailx (Gmail-compatible)", maily: "Connect Maily (Graph-compatible)" };
+const CONNECT_LABELS: Record<OAuthMailbox, string> = {
+  mailx: "Connect Mailx (Gmail-compatible)",
+  maily: "Connect Maily (Graph-compatible)",
+};
 
 const REASONS: Record<string, string> = {
   access_denied: "you declined access at the provider",
@@ -36,7 +39,22 @@ export function mount(root: HTMLElement, app: AppContext): void {
   const notice = el("p", { role: "status", className: "notice" });
   const error = el("p", { className: "error", role: "alert" });
   const table = el("tbody");
-  const list = el("table", { className: "mailboxes" }, el("thead", {}, el("tr", {}, ...["Provider", "Address", "Status", "Connected", ""].map((h) => el("th", { textContent: h })))), table);
+  const list = el(
+    "table",
+    { className: "mailboxes" },
+    el(
+      "thead",
+      {},
+      el(
+        "tr",
+        {},
+        ...["Provider", "Address", "Status", "Connected", ""].map((h) =>
+          el("th", { textContent: h }),
+        ),
+      ),
+    ),
+    table,
+  );
   const empty = el("p", { className: "muted", textContent: "No mailbox connected yet." });
 
   /** OAuth mailboxes this deployment can connect; filled from the server before the list renders. */
@@ -49,11 +67,34 @@ export function mount(root: HTMLElement, app: AppContext): void {
       (e) => (error.textContent = describeError(e, "Connecting")),
     );
 
-  const host = el("input", { name: "host", required: true, maxLength: 253, placeholder: "imap.example.com" });
-  const port = el("input", { name: "port", type: "number", min: "1", max: "65535", value: "993", required: true });
+  const host = el("input", {
+    name: "host",
+    required: true,
+    maxLength: 253,
+    placeholder: "imap.example.com",
+  });
+  const port = el("input", {
+    name: "port",
+    type: "number",
+    min: "1",
+    max: "65535",
+    value: "993",
+    required: true,
+  });
   const tls = el("input", { name: "tls", type: "checkbox", checked: true });
-  const username = el("input", { name: "username", required: true, maxLength: 320, autocomplete: "username" });
-  const password = el("input", { name: "password", type: "password", required: true, maxLength: 1024, autocomplete: "off" });
+  const username = el("input", {
+    name: "username",
+    required: true,
+    maxLength: 320,
+    autocomplete: "username",
+  });
+  const password = el("input", {
+    name: "password",
+    type: "password",
+    required: true,
+    maxLength: 1024,
+    autocomplete: "off",
+  });
   const imapError = el("p", { className: "error", role: "alert" });
   const imapForm = el(
     "form",
@@ -63,8 +104,16 @@ export function mount(root: HTMLElement, app: AppContext): void {
     labelled("Port", port),
     el("label", { className: "inline" }, tls, " Use TLS"),
     labelled("Username", username),
-    labelled("App password", password, "An app password from your mail provider, not your account password."),
-    el("div", { className: "row" }, el("button", { type: "submit", textContent: "Connect IMAP mailbox" })),
+    labelled(
+      "App password",
+      password,
+      "An app password from your mail provider, not your account password.",
+    ),
+    el(
+      "div",
+      { className: "row" },
+      el("button", { type: "submit", textContent: "Connect IMAP mailbox" }),
+    ),
     imapError,
   );
 
@@ -91,16 +140,27 @@ export function mount(root: HTMLElement, app: AppContext): void {
   if (from) {
     const name = PROVIDER_NAMES[from] ?? from;
     if (q.get("status") === "connected") notice.textContent = `${name} connected.`;
-    else error.textContent = `${name} was not connected: ${REASONS[q.get("reason") ?? ""] ?? q.get("reason") ?? "unknown reason"}.`;
+    else
+      error.textContent = `${name} was not connected: ${REASONS[q.get("reason") ?? ""] ?? q.get("reason") ?? "unknown reason"}.`;
     history.replaceState(null, "", "/mailboxes");
   }
 
   /** Offers the providers the server says are set up, and names the rest with the reason. */
   async function offerProviders() {
     try {
-      const providers = (await mailboxProviders(api)).filter((p): p is { provider: OAuthMailbox; configured: boolean } => p.provider !== "imap");
+      const providers = (await mailboxProviders(api)).filter(
+        (p): p is { provider: OAuthMailbox; configured: boolean } => p.provider !== "imap",
+      );
       for (const p of providers) if (p.configured) configured.add(p.provider);
-      connectRow.replaceChildren(...providers.filter((p) => p.configured).map((p) => button(CONNECT_LABELS[p.provider], () => connectOAuth(p.provider), { secondary: false })));
+      connectRow.replaceChildren(
+        ...providers
+          .filter((p) => p.configured)
+          .map((p) =>
+            button(CONNECT_LABELS[p.provider], () => connectOAuth(p.provider), {
+              secondary: false,
+            }),
+          ),
+      );
       connectRow.hidden = configured.size === 0;
       const missing = providers.filter((p) => !p.configured).map((p) => PROVIDER_NAMES[p.provider]);
       unavailable.hidden = missing.length === 0;
@@ -119,21 +179,40 @@ export function mount(root: HTMLElement, app: AppContext): void {
           const disconnected = i.status === "disconnected";
           const pending = i.status === "pending_verification";
           const actions = el("td", {});
-          if (disconnected && configured.has(i.provider)) actions.append(button("Reconnect", () => connectOAuth(i.provider as OAuthMailbox), { aria: `Reconnect ${i.email}`, secondary: false }));
+          if (disconnected && configured.has(i.provider))
+            actions.append(
+              button("Reconnect", () => connectOAuth(i.provider as OAuthMailbox), {
+                aria: `Reconnect ${i.email}`,
+                secondary: false,
+              }),
+            );
           if (pending) {
             actions.append(
-              button("Check mailbox", () => void verify(i, false), { aria: `Check mailbox ${i.email}`, secondary: false }),
-              button("Send again", () => void verify(i, true), { aria: `Send the check message again to ${i.email}` }),
+              button("Check mailbox", () => void verify(i, false), {
+                aria: `Check mailbox ${i.email}`,
+                secondary: false,
+              }),
+              button("Send again", () => void verify(i, true), {
+                aria: `Send the check message again to ${i.email}`,
+              }),
             );
           }
-          actions.append(button("Disconnect", () => void disconnect(i), { aria: `Disconnect ${i.email}` }));
+          actions.append(
+            button("Disconnect", () => void disconnect(i), { aria: `Disconnect ${i.email}` }),
+          );
           const badge = disconnected
             ? el("span", {
                 className: "badge warn",
-                textContent: configured.has(i.provider) || i.provider === "imap" ? "Disconnected: reconnect to keep discovery and resets working" : "Disconnected: this provider is not set up on this vault any more; connect the mailbox over IMAP instead",
+                textContent:
+                  configured.has(i.provider) || i.provider === "imap"
+                    ? "Disconnected: reconnect to keep discovery and resets working"
+                    : "Disconnected: this provider is not set up on this vault any more; connect the mailbox over IMAP instead",
               })
             : pending
-              ? el("span", { className: "badge warn", textContent: `Waiting for the check message sent to ${i.email}; not used for resets or discovery until it is read back` })
+              ? el("span", {
+                  className: "badge warn",
+                  textContent: `Waiting for the check message sent to ${i.email}; not used for resets or discovery until it is read back`,
+                })
               : el("span", { className: "badge ok", textContent: "Active" });
           return el(
             "tr",
@@ -157,7 +236,9 @@ export function mount(root: HTMLElement, app: AppContext): void {
   async function verify(i: Integration, resend: boolean) {
     error.textContent = "";
     try {
-      const r = await api.request<{ email: string; status: string }>(EP.imapVerify, { body: resend ? { resend: true } : {} });
+      const r = await api.request<{ email: string; status: string }>(EP.imapVerify, {
+        body: resend ? { resend: true } : {},
+      });
       notice.textContent =
         r.status === "active"
           ? `${r.email} verified: discovery and password resets can use it now.`
@@ -190,11 +271,20 @@ export function mount(root: HTMLElement, app: AppContext): void {
       [password, "the app password"],
     ].find(([f]) => !(f as HTMLInputElement).value.trim());
     if (missing) return void (imapError.textContent = `Enter ${missing[1]}.`);
-    if (!Number.isInteger(portNo) || portNo < 1 || portNo > 65535) return void (imapError.textContent = "The port is a whole number from 1 to 65535.");
+    if (!Number.isInteger(portNo) || portNo < 1 || portNo > 65535)
+      return void (imapError.textContent = "The port is a whole number from 1 to 65535.");
     const submit = imapForm.querySelector("button[type=submit]") as HTMLButtonElement;
     submit.disabled = true;
     void api
-      .request<{ email: string; status: string }>(EP.imapConnect, { body: { host: host.value.trim(), port: portNo, username: username.value.trim(), password: password.value, tls: tls.checked } })
+      .request<{ email: string; status: string }>(EP.imapConnect, {
+        body: {
+          host: host.value.trim(),
+          port: portNo,
+          username: username.value.trim(),
+          password: password.value,
+          tls: tls.checked,
+        },
+      })
       .then(
         async ({ email, status }) => {
           password.value = "";

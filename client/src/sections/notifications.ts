@@ -33,7 +33,11 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
       { "data-id": n.id, "data-read": String(n.is_read), className: n.is_read ? "read" : "unread" },
       el("p", { className: "name" }, n.title),
       el("p", {}, n.body),
-      el("p", { className: "muted" }, `${formatTime(n.created_at)}${n.actor_email ? ` · ${n.actor_email}` : ""}`),
+      el(
+        "p",
+        { className: "muted" },
+        `${formatTime(n.created_at)}${n.actor_email ? ` · ${n.actor_email}` : ""}`,
+      ),
     );
     const actions = el("div", { className: "row" });
     if (n.action_url?.startsWith("/")) {
@@ -45,7 +49,11 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
       actions.append(open);
     }
     if (!n.is_read) {
-      const mark = el("button", { type: "button", className: "secondary", "aria-label": `Mark “${n.title}” read` }, "Mark read");
+      const mark = el(
+        "button",
+        { type: "button", className: "secondary", "aria-label": `Mark “${n.title}” read` },
+        "Mark read",
+      );
       mark.addEventListener("click", () => void act(app.api.markNotificationRead(n.id)));
       actions.append(mark);
     }
@@ -54,10 +62,12 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
   }
 
   function show(data: NotificationList) {
-    count.textContent = data.unread_count === 0 ? "No unread notifications" : `${data.unread_count} unread`;
+    count.textContent =
+      data.unread_count === 0 ? "No unread notifications" : `${data.unread_count} unread`;
     count.dataset.count = String(data.unread_count);
     list.replaceChildren(...data.notifications.map(item));
-    if (data.notifications.length === 0) list.replaceChildren(el("li", { className: "muted" }, "Nothing here."));
+    if (data.notifications.length === 0)
+      list.replaceChildren(el("li", { className: "muted" }, "Nothing here."));
     readAll.disabled = data.unread_count === 0;
     clear.disabled = data.notifications.length === 0;
   }
@@ -74,7 +84,8 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
 
   readAll.addEventListener("click", () => void act(app.api.markAllNotificationsRead()));
   clear.addEventListener("click", () => {
-    if (confirm("Delete all notifications, read and unread? This cannot be undone.")) void act(app.api.clearNotifications());
+    if (confirm("Delete all notifications, read and unread? This cannot be undone."))
+      void act(app.api.clearNotifications());
   });
 
   const poll = setInterval(() => {
@@ -84,10 +95,13 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     if (ev.data?.type === "PUSH_RECEIVED") void refresh().catch(() => undefined);
   };
   navigator.serviceWorker?.addEventListener("message", onMessage);
-  const onVisible = () => document.visibilityState === "visible" && void refresh().catch(() => undefined);
+  const onVisible = () =>
+    document.visibilityState === "visible" && void refresh().catch(() => undefined);
   document.addEventListener("visibilitychange", onVisible);
 
-  void refresh().catch((err: unknown) => (error.textContent = `Cannot load notifications: ${errorText(err)}`));
+  void refresh().catch(
+    (err: unknown) => (error.textContent = `Cannot load notifications: ${errorText(err)}`),
+  );
   return () => {
     gone = true;
     clearInterval(poll);

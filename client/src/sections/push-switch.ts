@@ -15,8 +15,14 @@ function keyBytes(b64url: string): Uint8Array<ArrayBuffer> {
 export function pushSwitch(app: AppContext): HTMLElement {
   const box = el("input", { type: "checkbox", id: "push-switch" });
   const message = el("p", { id: "push-message", role: "status" });
-  const wrap = el("div", { className: "row" }, el("label", {}, box, " Push notifications on this browser"), message);
-  const supported = "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
+  const wrap = el(
+    "div",
+    { className: "row" },
+    el("label", {}, box, " Push notifications on this browser"),
+    message,
+  );
+  const supported =
+    "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
   // Off until this browser's state is read: a click before that would be overwritten by the
   // reading, and the switch would show the opposite of what is being done.
   box.disabled = true;
@@ -31,14 +37,21 @@ export function pushSwitch(app: AppContext): HTMLElement {
 
   async function turnOn() {
     const { enabled, public_key } = await app.api.pushKey();
-    if (!enabled || !public_key) throw new Error("Push notifications are not configured on this server.");
-    if ((await Notification.requestPermission()) !== "granted") throw new Error("Notifications are blocked for this site in the browser.");
+    if (!enabled || !public_key)
+      throw new Error("Push notifications are not configured on this server.");
+    if ((await Notification.requestPermission()) !== "granted")
+      throw new Error("Notifications are blocked for this site in the browser.");
     const reg = await navigator.serviceWorker.ready;
     let sub: PushSubscription;
     try {
-      sub = await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(public_key) });
+      sub = await reg.pushManager.subscribe({
+        userVisibleOnly: true,
+        applicationServerKey: keyBytes(public_key),
+      });
     } catch {
-      throw new Error("This browser refused to subscribe to push notifications (no push service available).");
+      throw new Error(
+        "This browser refused to subscribe to push notifications (no push service available).",
+      );
     }
     try {
       const { subscription } = await app.api.pushSubscribe(sub.toJSON());
@@ -56,10 +69,16 @@ export function pushSwitch(app: AppContext): HTMLElement {
     box.disabled = true;
     message.textContent = "";
     void (on ? turnOn() : turnOff())
-      .then(() => (message.textContent = on ? "Push notifications are on for this browser." : "Push notifications are off for this browser."))
+      .then(
+        () =>
+          (message.textContent = on
+            ? "Push notifications are on for this browser."
+            : "Push notifications are off for this browser."),
+      )
       .catch((err: unknown) => {
         box.checked = !on;
-        message.textContent = err instanceof Error && !("status" in err) ? err.message : errorText(err);
+        message.textContent =
+          err instanceof Error && !("status" in err) ? err.message : errorText(err);
       })
       .finally(() => (box.disabled = false));
   });

@@ -11,20 +11,39 @@ import type { AppContext, Unmount } from "../shell/context";
 
 export function mount(root: HTMLElement, app: AppContext): Unmount {
   const manager = resetManager(app);
-  const message = el("textarea", { name: "message", rows: 2, placeholder: "reset my GitHub password", maxLength: 2000 });
+  const message = el("textarea", {
+    name: "message",
+    rows: 2,
+    placeholder: "reset my GitHub password",
+    maxLength: 2000,
+  });
   const send = el("button", { type: "submit", textContent: "Send" });
   const error = el("p", { className: "error", role: "alert" });
   const transcript = el("div", { className: "chat-log", role: "log" });
   transcript.setAttribute("aria-label", "Reset assistant");
-  const chat = el("form", { className: "card chat" }, el("label", {}, "Ask the reset assistant", message), el("div", { className: "row" }, send), error, transcript);
+  const chat = el(
+    "form",
+    { className: "card chat" },
+    el("label", {}, "Ask the reset assistant", message),
+    el("div", { className: "row" }, send),
+    error,
+    transcript,
+  );
   const list = el("div");
-  const empty = el("p", { className: "muted", textContent: "No resets in progress on this device." });
+  const empty = el("p", {
+    className: "muted",
+    textContent: "No resets in progress on this device.",
+  });
   root.append(
     el(
       "div",
       { className: "section" },
       el("h1", { textContent: "Password resets", tabIndex: -1 }),
-      el("p", { className: "hint", textContent: "The vault resets a password by driving the site in a browser and reading the reset email from a connected mailbox. The new password is sealed to this device and saved into the entry." }),
+      el("p", {
+        className: "hint",
+        textContent:
+          "The vault resets a password by driving the site in a browser and reading the reset email from a connected mailbox. The new password is sealed to this device and saved into the entry.",
+      }),
       chat,
       el("h2", { textContent: "On this device" }),
       empty,
@@ -34,7 +53,8 @@ export function mount(root: HTMLElement, app: AppContext): Unmount {
 
   const views = new Map<string, () => void>();
   function renderList() {
-    for (const r of manager.live.values()) if (!views.has(r.task.taskId)) views.set(r.task.taskId, mountResetView(list, manager, r));
+    for (const r of manager.live.values())
+      if (!views.has(r.task.taskId)) views.set(r.task.taskId, mountResetView(list, manager, r));
     empty.hidden = views.size > 0;
   }
   const onChange = () => renderList();
@@ -56,8 +76,13 @@ export function mount(root: HTMLElement, app: AppContext): Unmount {
       .chat(
         text,
         (kind, line) => {
-          if (!section || section.dataset.kind !== kind) transcript.append((section = el("div", { className: "chat-section", dataset: { kind } })));
-          section.append(el("p", { textContent: line.replace(/^#+\s*|^-\s*|\*\*/g, "").replace(/`/g, "") }));
+          if (!section || section.dataset.kind !== kind)
+            transcript.append(
+              (section = el("div", { className: "chat-section", dataset: { kind } })),
+            );
+          section.append(
+            el("p", { textContent: line.replace(/^#+\s*|^-\s*|\*\*/g, "").replace(/`/g, "") }),
+          );
         },
         (task) => {
           manager.watch(task);
@@ -69,7 +94,8 @@ export function mount(root: HTMLElement, app: AppContext): Unmount {
           message.value = "";
         },
         (e) => {
-          error.textContent = e instanceof ApiError && e.status === 400 ? e.message : describeStartError(e);
+          error.textContent =
+            e instanceof ApiError && e.status === 400 ? e.message : describeStartError(e);
         },
       )
       .finally(() => (send.disabled = false));

@@ -12,12 +12,19 @@ import { download, el, errorText, formatTime } from "../ui";
 /** The QR code as a canvas of whole-pixel modules with the 4-module quiet zone (ISO/IEC 18004). */
 export function qrCanvas(text: string, label: string, scale = 5): HTMLCanvasElement {
   const qr = encode(text, { ecc: "M", border: 4 });
-  const canvas = el("canvas", { width: qr.size * scale, height: qr.size * scale, role: "img", "aria-label": label });
+  const canvas = el("canvas", {
+    width: qr.size * scale,
+    height: qr.size * scale,
+    role: "img",
+    "aria-label": label,
+  });
   const ctx = canvas.getContext("2d")!;
   ctx.fillStyle = "#fff";
   ctx.fillRect(0, 0, canvas.width, canvas.height);
   ctx.fillStyle = "#000";
-  qr.data.forEach((row, y) => row.forEach((dark, x) => dark && ctx.fillRect(x * scale, y * scale, scale, scale)));
+  qr.data.forEach((row, y) =>
+    row.forEach((dark, x) => dark && ctx.fillRect(x * scale, y * scale, scale, scale)),
+  );
   return canvas;
 }
 
@@ -28,13 +35,39 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
   const status = el("div", { id: "twofa-status" });
   const panel = el("div");
   root.classList.add("section");
-  root.replaceChildren(el("h1", {}, "Security"), el("section", { "aria-labelledby": "twofa-heading" }, el("h2", { id: "twofa-heading" }, "Two-factor authentication"), status, panel));
+  root.replaceChildren(
+    el("h1", {}, "Security"),
+    el(
+      "section",
+      { "aria-labelledby": "twofa-heading" },
+      el("h2", { id: "twofa-heading" }, "Two-factor authentication"),
+      status,
+      panel,
+    ),
+  );
 
-  function codeForm(id: string, label: string, submit: string, onCode: (code: string) => Promise<void>) {
-    const input = el("input", { id, inputMode: "numeric", autocomplete: "one-time-code", maxLength: 64 });
+  function codeForm(
+    id: string,
+    label: string,
+    submit: string,
+    onCode: (code: string) => Promise<void>,
+  ) {
+    const input = el("input", {
+      id,
+      inputMode: "numeric",
+      autocomplete: "one-time-code",
+      maxLength: 64,
+    });
     const error = el("p", { id: `${id}-error`, className: "error", role: "alert" });
     const button = el("button", { type: "submit" }, submit);
-    const form = el("form", {}, el("label", { htmlFor: id }, label), input, el("div", { className: "row" }, button), error);
+    const form = el(
+      "form",
+      {},
+      el("label", { htmlFor: id }, label),
+      input,
+      el("div", { className: "row" }, button),
+      error,
+    );
     form.addEventListener("submit", (ev) => {
       ev.preventDefault();
       error.textContent = "";
@@ -56,20 +89,50 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
 
   function showStatus(s: TwoFactorStatus) {
     status.replaceChildren(
-      el("p", { id: "twofa-state", "data-enrolled": String(s.enrolled) }, s.enrolled ? `On since ${formatTime(s.enrolledAt)} · ${s.recoveryCodesRemaining} recovery codes left` : s.pending ? "Enrolment started, not yet confirmed" : "Off"),
+      el(
+        "p",
+        { id: "twofa-state", "data-enrolled": String(s.enrolled) },
+        s.enrolled
+          ? `On since ${formatTime(s.enrolledAt)} · ${s.recoveryCodesRemaining} recovery codes left`
+          : s.pending
+            ? "Enrolment started, not yet confirmed"
+            : "Off",
+      ),
     );
   }
 
   function showEnrolment(e: { qrCodeUri: string; secret: string; recoveryCodes: string[] }) {
-    const codes = el("ol", { id: "recovery-codes", className: "codes" }, ...e.recoveryCodes.map((c) => el("li", {}, c)));
-    const save = el("button", { type: "button", className: "secondary" }, "Download recovery codes");
-    save.addEventListener("click", () => download("credential-vault-recovery-codes.txt", `Credential vault recovery codes for ${app.session.email ?? app.session.userId}\nEach code works once.\n\n${e.recoveryCodes.join("\n")}\n`));
+    const codes = el(
+      "ol",
+      { id: "recovery-codes", className: "codes" },
+      ...e.recoveryCodes.map((c) => el("li", {}, c)),
+    );
+    const save = el(
+      "button",
+      { type: "button", className: "secondary" },
+      "Download recovery codes",
+    );
+    save.addEventListener("click", () =>
+      download(
+        "credential-vault-recovery-codes.txt",
+        `Credential vault recovery codes for ${app.session.email ?? app.session.userId}\nEach code works once.\n\n${e.recoveryCodes.join("\n")}\n`,
+      ),
+    );
     panel.replaceChildren(
       el("p", {}, "Scan this code with your authenticator app, then enter the code it shows."),
       qrCanvas(e.qrCodeUri, "QR code for your authenticator app"),
-      el("p", { className: "muted" }, "Cannot scan? Enter this key: ", el("code", { id: "twofa-secret" }, e.secret)),
+      el(
+        "p",
+        { className: "muted" },
+        "Cannot scan? Enter this key: ",
+        el("code", { id: "twofa-secret" }, e.secret),
+      ),
       el("h3", {}, "Recovery codes"),
-      el("p", { className: "hint" }, "Shown only now. Keep them somewhere safe: each one lets you in once if you lose the authenticator."),
+      el(
+        "p",
+        { className: "hint" },
+        "Shown only now. Keep them somewhere safe: each one lets you in once if you lose the authenticator.",
+      ),
       codes,
       save,
       codeForm("twofa-code", "Code from the app", "Confirm", async (code) => {
@@ -86,15 +149,24 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     showStatus(s);
     if (s.enrolled) {
       panel.replaceChildren(
-        codeForm("twofa-disable-code", "Code from the app (or a recovery code) to turn 2FA off", "Turn off 2FA", async (code) => {
-          await app.api.twoFactorDisable(code);
-          app.toast("Two-factor authentication is off");
-          await render();
-        }),
+        codeForm(
+          "twofa-disable-code",
+          "Code from the app (or a recovery code) to turn 2FA off",
+          "Turn off 2FA",
+          async (code) => {
+            await app.api.twoFactorDisable(code);
+            app.toast("Two-factor authentication is off");
+            await render();
+          },
+        ),
       );
       return;
     }
-    const start = el("button", { type: "button", id: "twofa-enrol" }, s.pending ? "Start again" : "Turn on 2FA");
+    const start = el(
+      "button",
+      { type: "button", id: "twofa-enrol" },
+      s.pending ? "Start again" : "Turn on 2FA",
+    );
     const error = el("p", { className: "error", role: "alert" });
     start.addEventListener("click", () => {
       start.disabled = true;
@@ -106,10 +178,22 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
           error.textContent = errorText(err);
         });
     });
-    panel.replaceChildren(el("p", { className: "muted" }, "Ask for a code from an authenticator app as well as your sign-in."), start, error);
+    panel.replaceChildren(
+      el(
+        "p",
+        { className: "muted" },
+        "Ask for a code from an authenticator app as well as your sign-in.",
+      ),
+      start,
+      error,
+    );
   }
 
-  void render().catch((err: unknown) => status.replaceChildren(el("p", { className: "error" }, `Cannot load 2FA status: ${errorText(err)}`)));
+  void render().catch((err: unknown) =>
+    status.replaceChildren(
+      el("p", { className: "error" }, `Cannot load 2FA status: ${errorText(err)}`),
+    ),
+  );
   return () => {
     gone = true;
   };

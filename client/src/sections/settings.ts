@@ -12,10 +12,30 @@ import { el } from "../ui";
 
 /** The other settings pages, each with what a person finds there. */
 const PAGES: { href: string; title: string; text: string; section: boolean }[] = [
-  { href: "/security", title: "Security", text: "Two-step login (an authenticator app) and recovery codes.", section: true },
-  { href: "/devices", title: "Devices", text: "Browsers signed in to your vault: rename, trust or remove them.", section: true },
-  { href: "/import-export", title: "Import & export", text: "Bring entries from another password manager, or export your vault.", section: true },
-  { href: "/keys", title: "Contacts' keys", text: "Your sharing key's fingerprint, and checking a contact's key before sharing.", section: false },
+  {
+    href: "/security",
+    title: "Security",
+    text: "Two-step login (an authenticator app) and recovery codes.",
+    section: true,
+  },
+  {
+    href: "/devices",
+    title: "Devices",
+    text: "Browsers signed in to your vault: rename, trust or remove them.",
+    section: true,
+  },
+  {
+    href: "/import-export",
+    title: "Import & export",
+    text: "Bring entries from another password manager, or export your vault.",
+    section: true,
+  },
+  {
+    href: "/keys",
+    title: "Contacts' keys",
+    text: "Your sharing key's fingerprint, and checking a contact's key before sharing.",
+    section: false,
+  },
 ];
 
 const MARKUP = `
@@ -40,7 +60,10 @@ const MARKUP = `
   <ul id="settings-pages" class="cards link-cards"></ul>
 </section>`;
 
-const message = (e: unknown) => (e instanceof PassphraseError ? e.message : `Failed: ${e instanceof Error ? e.message : String(e)}`);
+const message = (e: unknown) =>
+  e instanceof PassphraseError
+    ? e.message
+    : `Failed: ${e instanceof Error ? e.message : String(e)}`;
 
 export function mount(root: HTMLElement, app: AppContext) {
   root.classList.add("section");
@@ -56,7 +79,12 @@ export function mount(root: HTMLElement, app: AppContext) {
           ev.preventDefault();
           app.navigate(p.href);
         });
-      return el("li", {}, el("p", { className: "name" }, a), el("p", { className: "muted" }, p.text));
+      return el(
+        "li",
+        {},
+        el("p", { className: "name" }, a),
+        el("p", { className: "muted" }, p.text),
+      );
     }),
   );
   setupChangePassphrase(root, app);

@@ -6,7 +6,7 @@
  */
 import { ApiError, OfflineError } from "../api";
 import { trustedContactKey } from "../contact-keys";
-import { askFirstUse } from "../first-use-panel";
+import { askFirstUse, contactCell } from "../first-use-panel";
 import type { EntrySecrets } from "../crypto";
 import { placeOf } from "../envelope";
 import { openSharedEntry, sealSharedEntry, wrapItemKeyFor } from "../share-crypto";
@@ -23,7 +23,8 @@ type Cached = { owned: Share[]; received: Share[]; at: string };
 export function explain(e: unknown, what: string): string {
   if (e instanceof OfflineError) return `${what} needs a connection; you are offline.`;
   if (e instanceof ApiError) {
-    if (e.body.code === "STEP_UP_REQUIRED") return `${what} needs a recent sign-in: sign in again, then retry.`;
+    if (e.body.code === "STEP_UP_REQUIRED")
+      return `${what} needs a recent sign-in: sign in again, then retry.`;
     return `${what} failed: ${e.body.error}`;
   }
   return `${what} failed: ${e instanceof Error ? e.message : String(e)}`;
@@ -50,45 +51,106 @@ export async function mount(root: HTMLElement, app: AppContext) {
   async function entryOptions() {
     const select = $("share-entry") as HTMLSelectElement;
     const entries = await vault.list();
-    select.replaceChildren(el("option", { value: "", textContent: "Choose an entry" }), ...entries.map((e) => el("option", { value: e.id, textContent: e.name })));
+    select.replaceChildren(
+      el("option", { value: "", textContent: "Choose an entry" }),
+      ...entries.map((e) => el("option", { value: e.id, textContent: e.name })),
+    );
   }
 
   async function lists(): Promise<Cached & { offline: boolean }> {
     try {
       const [owned, received] = await Promise.all([api.list("owned"), api.list("received")]);
-      const fresh = { owned: owned.shares, received: received.shares, at: new Date().toISOString() };
+      const fresh = {
+        owned: owned.shares,
+        received: received.shares,
+        at: new Date().toISOString(),
+      };
       await db.setMeta(`shares:${uid}`, fresh);
       return { ...fresh, offline: false };
     } catch (e) {
       if (!(e instanceof OfflineError)) throw e;
       const cached = await db.meta<Cached>(`shares:${uid}`);
-      return { owned: cached?.owned ?? [], received: cached?.received ?? [], at: cached?.at ?? "", offline: true };
+      return {
+        owned: cached?.owned ?? [],
+        received: cached?.received ?? [],
+        at: cached?.at ?? "",
+        offline: true,
+      };
     }
   }
 
   const cell = (text: string) => el("td", { textContent: text });
   const when = (iso: string | null) => (iso ? new Date(iso).toLocaleDateString() : "never");
   function btn(label: string, aria: string, onClick: () => void) {
-    const b = el("button", { type: "button", className: "secondary", textContent: label, onclick: onClick });
+    const b = el("button", {
+      type: "button",
+      className: "secondary",
+      textContent: label,
+      onclick: onClick,
+    });
     b.setAttribute("aria-label", aria);
     return b;
   }
 
   async function render() {
-    const data = await lists();
+    const [data, known] = await Promise.all([lists(), app.trust.contacts()]);
     if (gone) return;
     $("sharing-offline").hidden = !data.offline;
-    $("sharing-offline").textContent = data.offline ? `Offline: shares as of ${data.at ? new Date(data.at).toLocaleString() : "never"}.` : "";
+    $("sharing-offline").textContent = data.offline
+      ? `Offline: shares as of ${data.at ? new Date(data.at).toLocaleString() : "never"}.`
+      : "";
     $("owned-rows").replaceChildren(
       ...data.owned.map((s) => {
         const name = s.account?.name ?? s.account_id;
-        const perm = el("select", { value: s.permission, disabled: s.status === "revoked" }, el("option", { value: "read", textContent: "read" }), el("option", { value: "write", textContent: "write" }));
+        const perm = el(
+          "select",
+          { value: s.permission, disabled: s.status === "revoked" },
+          el("option", { value: "read", textContent: "read" }),
+          el("option", { value: "write", textContent: "write" }),
+        );
         perm.value = s.permission;
         perm.setAttribute("aria-label", `Permission for ${s.recipient_email} on ${name}`);
-        perm.addEventListener("change", () => void act(() => api.patch(s.id, { permission: perm.value as "read" | "write" }), `Permission for ${s.recipient_email} is now ${perm.value}`, "Changing the permission"));
-        const actions = el("td", {}, btn("View log", `View log of ${name} for ${s.recipient_email}`, () => void showLog(s, name)));
-        if (s.status !== "revoked") actions.append(btn("Revoke", `Revoke ${name} for ${s.recipient_email}`, () => void act(() => api.patch(s.id, { status: "revoked" }), `Revoked ${name} for ${s.recipient_email}`, "Revoking")));
-        return el("tr", { dataset: { share: s.id } }, cell(name), cell(s.recipient_email), cell(s.status), el("td", {}, perm), cell(when(s.expires_at)), actions);
+        perm.addEventListener(
+          "change",
+          () =>
+            void act(
+              () => api.patch(s.id, { permission: perm.value as "read" | "write" }),
+              `Permission for ${s.recipient_email} is now ${perm.value}`,
+              "Changing the permission",
+            ),
+        );
+        const actions = el(
+          "td",
+          {},
+          btn(
+            "View log",
+            `View log of ${name} for ${s.recipient_email}`,
+            () => void showLog(s, name),
+          ),
+        );
+        if (s.status !== "revoked")
+          actions.append(
+            btn(
+              "Revoke",
+              `Revoke ${name} for ${s.recipient_email}`,
+              () =>
+                void act(
+                  () => api.patch(s.id, { status: "revoked" }),
+                  `Revoked ${name} for ${s.recipient_email}`,
+                  "Revoking",
+                ),
+            ),
+          );
+        return el(
+          "tr",
+          { dataset: { share: s.id } },
+          cell(name),
+          contactCell(app.trust, known, s.recipient_email, () => void render()),
+          cell(s.status),
+          el("td", {}, perm),
+          cell(when(s.expires_at)),
+          actions,
+        );
       }),
     );
     $("owned-empty").hidden = data.owned.length > 0;
@@ -96,12 +158,34 @@ export async function mount(root: HTMLElement, app: AppContext) {
       ...data.received.map((s) => {
         const name = s.account?.name ?? s.account_id;
         const actions = el("td");
-        if (s.status === "pending") actions.append(btn("Accept", `Accept ${name}`, () => void act(() => api.patch(s.id, { status: "active" }), `Accepted ${name}`, "Accepting")));
+        if (s.status === "pending")
+          actions.append(
+            btn(
+              "Accept",
+              `Accept ${name}`,
+              () =>
+                void act(
+                  () => api.patch(s.id, { status: "active" }),
+                  `Accepted ${name}`,
+                  "Accepting",
+                ),
+            ),
+          );
         else {
           actions.append(btn("Open", `Open ${name}`, () => void open(s, false)));
-          if (s.permission === "write") actions.append(btn("Edit", `Edit ${name}`, () => void open(s, true)));
+          if (s.permission === "write")
+            actions.append(btn("Edit", `Edit ${name}`, () => void open(s, true)));
         }
-        return el("tr", { dataset: { share: s.id } }, cell(name), cell(s.account?.website ?? ""), cell(s.status), cell(s.permission), cell(when(s.expires_at)), actions);
+        return el(
+          "tr",
+          { dataset: { share: s.id } },
+          cell(name),
+          cell(s.account?.website ?? ""),
+          cell(s.status),
+          cell(s.permission),
+          cell(when(s.expires_at)),
+          actions,
+        );
       }),
     );
     $("received-empty").hidden = data.received.length > 0;
@@ -121,7 +205,13 @@ export async function mount(root: HTMLElement, app: AppContext) {
     try {
       const { views } = await api.views(s.id);
       $("log-heading").textContent = `View log: ${name} (${s.recipient_email})`;
-      $("log-rows").replaceChildren(...views.map((v) => el("li", { textContent: `${v.action === "password_viewed" ? "Viewed" : "Copied"} ${new Date(v.logged_at).toLocaleString()}` })));
+      $("log-rows").replaceChildren(
+        ...views.map((v) =>
+          el("li", {
+            textContent: `${v.action === "password_viewed" ? "Viewed" : "Copied"} ${new Date(v.logged_at).toLocaleString()}`,
+          }),
+        ),
+      );
       $("log-empty").hidden = views.length > 0;
       $("view-log").hidden = false;
     } catch (e) {
@@ -133,11 +223,26 @@ export async function mount(root: HTMLElement, app: AppContext) {
     const detail = $("shared-entry");
     try {
       const key = await sharingKey();
-      if (!key || !s.account?.wrapped_item_key || !s.account.encrypted_data) throw new Error("this share cannot be opened on this device");
-      const secrets = await openSharedEntry(key, s.account.wrapped_item_key, placeOf(s.owner_id, s.account), s.account.encrypted_data);
+      if (!key || !s.account?.wrapped_item_key || !s.account.encrypted_data)
+        throw new Error("this share cannot be opened on this device");
+      const secrets = await openSharedEntry(
+        key,
+        s.account.wrapped_item_key,
+        placeOf(s.owner_id, s.account),
+        s.account.encrypted_data,
+      );
       $("shared-heading").textContent = s.account.name;
-      const fields: [string, "username" | "password" | "notes"][] = [["Username", "username"], ["Password", "password"], ["Notes", "notes"]];
-      $("shared-fields").replaceChildren(...fields.flatMap(([label, k]) => [el("dt", { textContent: label }), el("dd", { textContent: secrets[k] || "—", dataset: { field: k } })]));
+      const fields: [string, "username" | "password" | "notes"][] = [
+        ["Username", "username"],
+        ["Password", "password"],
+        ["Notes", "notes"],
+      ];
+      $("shared-fields").replaceChildren(
+        ...fields.flatMap(([label, k]) => [
+          el("dt", { textContent: label }),
+          el("dd", { textContent: secrets[k] || "—", dataset: { field: k } }),
+        ]),
+      );
       const form = $("shared-edit") as HTMLFormElement;
       form.hidden = !editing;
       if (editing) {
@@ -159,13 +264,26 @@ export async function mount(root: HTMLElement, app: AppContext) {
 
   async function saveShared(s: Share, key: CryptoKey, before: EntrySecrets) {
     $("se-error").textContent = "";
-    const next = { ...before, username: input("se-username").value, password: input("se-password").value, notes: ($("se-notes") as HTMLTextAreaElement).value };
+    const next = {
+      ...before,
+      username: input("se-username").value,
+      password: input("se-password").value,
+      notes: ($("se-notes") as HTMLTextAreaElement).value,
+    };
     if (!next.password) {
       $("se-error").textContent = "The password cannot be empty";
       return;
     }
     try {
-      await api.updateAccount(s.id, await sealSharedEntry(key, s.account!.wrapped_item_key!, placeOf(s.owner_id, s.account!), next));
+      await api.updateAccount(
+        s.id,
+        await sealSharedEntry(
+          key,
+          s.account!.wrapped_item_key!,
+          placeOf(s.owner_id, s.account!),
+          next,
+        ),
+      );
       toast(`Saved ${s.account!.name} for its owner`);
       $("shared-entry").hidden = true;
       await render();
@@ -189,10 +307,14 @@ export async function mount(root: HTMLElement, app: AppContext) {
     const entry = entryId ? await db.entry(uid, entryId) : undefined;
     let problem = "";
     if (!entry) problem = "Choose the entry to share";
-    else if (!EMAIL.test(email)) problem = "Enter the recipient's email address, like name@example.com";
-    else if (email === session.email?.toLowerCase()) problem = "You cannot share an entry with yourself";
-    else if (expiry && new Date(`${expiry}T23:59:59`).getTime() <= Date.now()) problem = "The expiry date must be in the future";
-    else if ((await db.pending(uid)).some((p) => p.entryId === entryId)) problem = "This entry has changes not yet synced; sync, then share";
+    else if (!EMAIL.test(email))
+      problem = "Enter the recipient's email address, like name@example.com";
+    else if (email === session.email?.toLowerCase())
+      problem = "You cannot share an entry with yourself";
+    else if (expiry && new Date(`${expiry}T23:59:59`).getTime() <= Date.now())
+      problem = "The expiry date must be in the future";
+    else if ((await db.pending(uid)).some((p) => p.entryId === entryId))
+      problem = "This entry has changes not yet synced; sync, then share";
     else if (!entry.wrapped_item_key) problem = "This entry has no encrypted envelope to share";
     if (problem) {
       error.textContent = problem;
@@ -201,21 +323,36 @@ export async function mount(root: HTMLElement, app: AppContext) {
     const submit = $("share-submit") as HTMLButtonElement;
     submit.disabled = true;
     try {
-      // The first key seen for this person is pinned on this device; a different one later is refused.
+      // The first key seen for this person is shown and pinned on this device; a different one later is refused.
       let recipient: { jwk: { x: string; y: string } };
       try {
         recipient = await trustedContactKey(app.api, app.trust, email, "sharing", askFirstUse);
       } catch (e) {
-        if (e instanceof ApiError && e.status === 404) throw new Error(`${email} has not set up sharing yet: they need to open Sharing once`);
+        if (e instanceof ApiError && e.status === 404)
+          throw new Error(`${email} has not set up sharing yet: they need to open Sharing once`);
         throw e;
       }
-      const wrapped = await wrapItemKeyFor(keys, placeOf(uid, entry!), entry!.wrapped_item_key!, recipient.jwk);
-      await api.create({ accountId: entryId, recipientEmail: email, permission, ...(expiry ? { expiresAt: new Date(`${expiry}T23:59:59`).toISOString() } : {}), wrapped_vault_key_invite: wrapped });
+      const wrapped = await wrapItemKeyFor(
+        keys,
+        placeOf(uid, entry!),
+        entry!.wrapped_item_key!,
+        recipient.jwk,
+      );
+      await api.create({
+        accountId: entryId,
+        recipientEmail: email,
+        permission,
+        ...(expiry ? { expiresAt: new Date(`${expiry}T23:59:59`).toISOString() } : {}),
+        wrapped_vault_key_invite: wrapped,
+      });
       toast(`Shared ${entry!.name} with ${email}`);
-      (($("share-form") as HTMLFormElement)).reset();
+      ($("share-form") as HTMLFormElement).reset();
       await render();
     } catch (e) {
-      error.textContent = e instanceof Error && !(e instanceof ApiError) && !(e instanceof OfflineError) ? e.message : explain(e, "Sharing");
+      error.textContent =
+        e instanceof Error && !(e instanceof ApiError) && !(e instanceof OfflineError)
+          ? e.message
+          : explain(e, "Sharing");
     } finally {
       submit.disabled = false;
     }
@@ -224,7 +361,9 @@ export async function mount(root: HTMLElement, app: AppContext) {
   $("hide-shared").addEventListener("click", () => ($("shared-entry").hidden = true));
   $("hide-log").addEventListener("click", () => ($("view-log").hidden = true));
   await entryOptions();
-  await sharingKey().catch((e: unknown) => ($("sharing-status").textContent = explain(e, "Setting up sharing")));
+  await sharingKey().catch(
+    (e: unknown) => ($("sharing-status").textContent = explain(e, "Setting up sharing")),
+  );
   await render();
   ($("share-submit") as HTMLButtonElement).disabled = false;
   // Accepted, revoked or changed by the other side: both lists are read again.

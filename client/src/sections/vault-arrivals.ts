@@ -31,11 +31,16 @@ const MERGE_MS = 125;
  * last one's: k new entries among n cost about 2k·log(n/k) comparisons of names, each an
  * `Intl.Collator` call and the costliest thing an arrival did on the page.
  */
-export function withArrivals(sorted: readonly LocalEntry[], changes: readonly PulledChange[]): LocalEntry[] {
+export function withArrivals(
+  sorted: readonly LocalEntry[],
+  changes: readonly PulledChange[],
+): LocalEntry[] {
   const latest = new Map<string, PulledChange>();
   for (const c of changes) latest.set(c.id, c);
   const kept = sorted.filter((e) => !latest.has(e.id));
-  const added = [...latest.values()].filter((c): c is LocalEntry => !("tombstone" in c)).sort(byEntryName);
+  const added = [...latest.values()]
+    .filter((c): c is LocalEntry => !("tombstone" in c))
+    .sort(byEntryName);
   const out: LocalEntry[] = [];
   let from = 0;
   for (const e of added) {
@@ -56,7 +61,10 @@ export function withArrivals(sorted: readonly LocalEntry[], changes: readonly Pu
  * in slices and merged in. The order is the same as sorting `all` afresh: the entries kept are a
  * part of a sorted list, so in order, and their places depend on the name and id alone.
  */
-export async function inOrderOf(all: readonly LocalEntry[], previous: readonly LocalEntry[]): Promise<LocalEntry[]> {
+export async function inOrderOf(
+  all: readonly LocalEntry[],
+  previous: readonly LocalEntry[],
+): Promise<LocalEntry[]> {
   // Both passes yield: at 10,000 entries they were one task of about 7 ms idle (Node), on the
   // page's thread while the pass that opens entries keeps the cores busy after a first sync.
   const clock = slicer();
@@ -111,7 +119,12 @@ export class Arrivals {
 
   constructor(
     engine: { onPage(listener: PageListener): () => void },
-    private readonly host: { ready(): boolean; empty(): boolean; merge(changes: PulledChange[]): void; draw(first: boolean): void },
+    private readonly host: {
+      ready(): boolean;
+      empty(): boolean;
+      merge(changes: PulledChange[]): void;
+      draw(first: boolean): void;
+    },
   ) {
     this.stopPages = engine.onPage((changes, stored) => {
       this.changes.push(...changes);

@@ -34,17 +34,51 @@ const IDENTITY: [keyof IdentityDetails, string, boolean][] = [
   ["passport", "Passport number", true],
   ["license", "Licence number", true],
 ];
-const RULE_TEXT: Record<string, string> = { domain: "", host: " (this host only)", starts_with: " (addresses starting with it)", exact: " (this exact address)", regex: " (pattern)", never: " (never filled)" };
+const RULE_TEXT: Record<string, string> = {
+  domain: "",
+  host: " (this host only)",
+  starts_with: " (addresses starting with it)",
+  exact: " (this exact address)",
+  regex: " (pattern)",
+  never: " (never filled)",
+};
 
-export const KIND_LABEL = { login: "Login", note: "Secure note", card: "Card", identity: "Identity" } as const;
+export const KIND_LABEL = {
+  login: "Login",
+  note: "Secure note",
+  card: "Card",
+  identity: "Identity",
+} as const;
 
 export function extraRows(s: EntrySecrets): ExtraRow[] {
   const rows: ExtraRow[] = [];
-  for (const [k, label, secret] of CARD) if (s.card?.[k]) rows.push({ key: `card.${k}`, label, value: s.card[k], secret });
-  if (s.card?.exp_month || s.card?.exp_year) rows.push({ key: "card.expiry", label: "Expires", value: `${s.card.exp_month ?? "??"}/${s.card.exp_year ?? "????"}`, secret: false });
-  for (const [k, label, secret] of IDENTITY) if (s.identity?.[k]) rows.push({ key: `identity.${k}`, label, value: s.identity[k], secret });
-  (s.urls ?? []).forEach((u, i) => rows.push({ key: `urls.${i}`, label: `Also on${RULE_TEXT[u.match] ?? ""}`, value: u.url, secret: false }));
-  (s.fields ?? []).forEach((f, i) => rows.push({ key: `fields.${i}`, label: f.name || "Field", value: f.type === "boolean" ? (f.value === "true" ? "Yes" : "No") : f.value, secret: f.type === "hidden" }));
+  for (const [k, label, secret] of CARD)
+    if (s.card?.[k]) rows.push({ key: `card.${k}`, label, value: s.card[k], secret });
+  if (s.card?.exp_month || s.card?.exp_year)
+    rows.push({
+      key: "card.expiry",
+      label: "Expires",
+      value: `${s.card.exp_month ?? "??"}/${s.card.exp_year ?? "????"}`,
+      secret: false,
+    });
+  for (const [k, label, secret] of IDENTITY)
+    if (s.identity?.[k]) rows.push({ key: `identity.${k}`, label, value: s.identity[k], secret });
+  (s.urls ?? []).forEach((u, i) =>
+    rows.push({
+      key: `urls.${i}`,
+      label: `Also on${RULE_TEXT[u.match] ?? ""}`,
+      value: u.url,
+      secret: false,
+    }),
+  );
+  (s.fields ?? []).forEach((f, i) =>
+    rows.push({
+      key: `fields.${i}`,
+      label: f.name || "Field",
+      value: f.type === "boolean" ? (f.value === "true" ? "Yes" : "No") : f.value,
+      secret: f.type === "hidden",
+    }),
+  );
   return rows;
 }
 

@@ -77,7 +77,8 @@ export class EntryDetail {
     this.shared = !!shared;
     $("detail-shared").textContent = shared ?? "";
     $("detail-shared").hidden = !shared;
-    for (const id of ["edit-entry", "delete-entry", "favorite-entry", "detail-folder"]) $(id).hidden = !!shared;
+    for (const id of ["edit-entry", "delete-entry", "favorite-entry", "detail-folder"])
+      $(id).hidden = !!shared;
     const site = e.website || e.url || "";
     $("revealed-heading").textContent = e.name;
     $("detail-site").textContent = site;
@@ -99,7 +100,8 @@ export class EntryDetail {
         if (mine !== this.opened) return;
         this.drawFields(e, s);
         if (!shared) void this.drawPasskeyHint(e, s, mine);
-        if (!shared) this.mountTool(entryTools.find((t) => t.id === INLINE_TOOL)!, $("panel-details"), s);
+        if (!shared)
+          this.mountTool(entryTools.find((t) => t.id === INLINE_TOOL)!, $("panel-details"), s);
         this.box.dataset.ready = "true";
       },
       (err: unknown) => {
@@ -122,7 +124,8 @@ export class EntryDetail {
     this.box.hidden = true;
     $("revealed-fields").replaceChildren();
     this.tabs.replaceChildren();
-    for (const p of Array.from(this.tools.querySelectorAll(".tab-panel:not(#panel-details)"))) p.remove();
+    for (const p of Array.from(this.tools.querySelectorAll(".tab-panel:not(#panel-details)")))
+      p.remove();
     $("panel-details").querySelector(`[data-tool="${INLINE_TOOL}"]`)?.remove();
   }
 
@@ -138,21 +141,25 @@ export class EntryDetail {
 
   /** Masks every shown secret again. */
   mask() {
-    for (const dd of Array.from(this.box.querySelectorAll<HTMLElement>("dd[data-secret]"))) this.setShown(dd, false);
+    for (const dd of Array.from(this.box.querySelectorAll<HTMLElement>("dd[data-secret]")))
+      this.setShown(dd, false);
   }
 
   /** Copies a field of the open entry; `code` copies the live one-time code. */
   async copy(key: FieldKey | "code") {
     if (!this.entry || !this.secrets) return;
     if (key === "code") {
-      const button = Array.from(this.box.querySelectorAll<HTMLButtonElement>(`[data-tool="${INLINE_TOOL}"] button`)).find((b) => b.textContent === "Copy code");
+      const button = Array.from(
+        this.box.querySelectorAll<HTMLButtonElement>(`[data-tool="${INLINE_TOOL}"] button`),
+      ).find((b) => b.textContent === "Copy code");
       if (button) button.click();
       else this.host.app.toast("This entry has no one-time code");
       return;
     }
     const label = FIELDS.find((f) => f.key === key)!.label;
     try {
-      const value = key === "website" || key === "url" ? (this.entry[key] ?? "") : (await this.secrets)[key];
+      const value =
+        key === "website" || key === "url" ? (this.entry[key] ?? "") : (await this.secrets)[key];
       await navigator.clipboard.writeText(value);
       this.host.app.toast(`${label} copied`);
     } catch (err) {
@@ -176,7 +183,10 @@ export class EntryDetail {
     const toggle = dd.nextElementSibling?.querySelector<HTMLButtonElement>("button.show");
     if (toggle) {
       toggle.textContent = shown ? "Hide" : "Show";
-      toggle.setAttribute("aria-label", `${shown ? "Hide" : "Show"} ${dd.dataset.label?.toLowerCase()}`);
+      toggle.setAttribute(
+        "aria-label",
+        `${shown ? "Hide" : "Show"} ${dd.dataset.label?.toLowerCase()}`,
+      );
       toggle.setAttribute("aria-pressed", String(shown));
     }
   }
@@ -184,18 +194,61 @@ export class EntryDetail {
   private drawFields(e: LocalEntry, s: EntrySecrets) {
     const values: Record<FieldKey, string> = { ...s, website: e.website ?? "", url: e.url ?? "" };
     const login = showsLoginRows(s);
-    const kind = login ? [] : [el("dt", { textContent: "Kind" }), el("dd", { className: "value", dataset: { field: "kind" }, textContent: KIND_LABEL[s.kind ?? "login"] }), el("dd", { className: "field-actions" })];
+    const kind = login
+      ? []
+      : [
+          el("dt", { textContent: "Kind" }),
+          el("dd", {
+            className: "value",
+            dataset: { field: "kind" },
+            textContent: KIND_LABEL[s.kind ?? "login"],
+          }),
+          el("dd", { className: "field-actions" }),
+        ];
     const rows = FIELDS.filter((f) => (f.always && login) || values[f.key]).flatMap((f) =>
-      this.valueRow({ key: f.key, label: f.label, value: values[f.key], secret: f.secret, className: f.key === "notes" ? "value notes" : "value", empty: "—", copy: values[f.key] ? () => void this.copy(f.key) : null }),
+      this.valueRow({
+        key: f.key,
+        label: f.label,
+        value: values[f.key],
+        secret: f.secret,
+        className: f.key === "notes" ? "value notes" : "value",
+        empty: "—",
+        copy: values[f.key] ? () => void this.copy(f.key) : null,
+      }),
     );
-    const extra = extraRows(s).flatMap((f) => this.valueRow({ key: f.key, label: f.label, value: f.value, secret: f.secret, copy: () => void this.copyText(f.label, f.value) }));
-    $("revealed-fields").replaceChildren(...kind, ...rows, ...extra, ...passwordDates(s), ...passkeyRows(s, this.shared ? undefined : (p) => this.removePasskey(e, p)));
+    const extra = extraRows(s).flatMap((f) =>
+      this.valueRow({
+        key: f.key,
+        label: f.label,
+        value: f.value,
+        secret: f.secret,
+        copy: () => void this.copyText(f.label, f.value),
+      }),
+    );
+    $("revealed-fields").replaceChildren(
+      ...kind,
+      ...rows,
+      ...extra,
+      ...passwordDates(s),
+      ...passkeyRows(s, this.shared ? undefined : (p) => this.removePasskey(e, p)),
+    );
     this.mask();
   }
 
   /** One revealed row: its term, its value (masked behind Show when secret) and its Copy. */
-  private valueRow(o: { key: string; label: string; value: string; secret?: boolean; className?: string; empty?: string; copy: (() => void) | null }): HTMLElement[] {
-    const dd = el("dd", { className: o.className ?? "value", dataset: { field: o.key, label: o.label } });
+  private valueRow(o: {
+    key: string;
+    label: string;
+    value: string;
+    secret?: boolean;
+    className?: string;
+    empty?: string;
+    copy: (() => void) | null;
+  }): HTMLElement[] {
+    const dd = el("dd", {
+      className: o.className ?? "value",
+      dataset: { field: o.key, label: o.label },
+    });
     this.values.set(dd, o.value);
     const actions = el("dd", { className: "field-actions" });
     if (o.secret) {
@@ -220,7 +273,9 @@ export class EntryDetail {
    */
   private async drawPasskeyHint(e: LocalEntry, s: EntrySecrets, mine: number) {
     if (s.passkeys?.length || !showsLoginRows(s)) return;
-    const site = await passkeySiteFor(this.host.app.api, e.website || e.url || "").catch(() => null);
+    const site = await passkeySiteFor(this.host.app.api, e.website || e.url || "").catch(
+      () => null,
+    );
     if (!site || mine !== this.opened) return;
     $("revealed-fields").append(...passkeyHintRows(site));
   }
@@ -232,8 +287,17 @@ export class EntryDetail {
       const current = (await app.db.entry(app.session.userId, e.id)) ?? e;
       const secrets = await app.vault.secrets(current);
       const passkeys = (secrets.passkeys ?? []).filter((k) => k.credential_id !== p.credential_id);
-      await app.vault.update(e.id, { ...secrets, passkeys, name: current.name, website: current.website ?? "", url: current.url ?? "", tags: current.tags });
-      app.toast(`Deleted the passkey of ${p.user_name || p.display_name || "this account"} on ${p.rp_id}`);
+      await app.vault.update(e.id, {
+        ...secrets,
+        passkeys,
+        name: current.name,
+        website: current.website ?? "",
+        url: current.url ?? "",
+        tags: current.tags,
+      });
+      app.toast(
+        `Deleted the passkey of ${p.user_name || p.display_name || "this account"} on ${p.rp_id}`,
+      );
       const saved = await app.db.entry(app.session.userId, e.id);
       if (saved && this.entry?.id === e.id) await this.open(saved);
       await app.changed();
@@ -244,7 +308,12 @@ export class EntryDetail {
 
   private drawTabs() {
     const tab = (id: string, title: string) => {
-      const b = el("button", { type: "button", id: `tab-${id}`, textContent: title, dataset: { tab: id } });
+      const b = el("button", {
+        type: "button",
+        id: `tab-${id}`,
+        textContent: title,
+        dataset: { tab: id },
+      });
       b.setAttribute("role", "tab");
       b.setAttribute("aria-controls", `panel-${id}`);
       b.addEventListener("click", () => this.showTab(id));
@@ -256,7 +325,12 @@ export class EntryDetail {
     this.tabs.onkeydown = (ev) => {
       const all = Array.from(this.tabs.querySelectorAll<HTMLButtonElement>("[role=tab]"));
       const at = all.indexOf(document.activeElement as HTMLButtonElement);
-      const to = ev.key === "ArrowRight" ? all[(at + 1) % all.length] : ev.key === "ArrowLeft" ? all[(at - 1 + all.length) % all.length] : undefined;
+      const to =
+        ev.key === "ArrowRight"
+          ? all[(at + 1) % all.length]
+          : ev.key === "ArrowLeft"
+            ? all[(at - 1 + all.length) % all.length]
+            : undefined;
       if (!to) return;
       ev.preventDefault();
       to.focus();
@@ -276,22 +350,41 @@ export class EntryDetail {
     if (!panel) {
       const tool = entryTools.find((t) => t.id === id);
       if (!tool || !this.secrets) return;
-      panel = el("section", { id: `panel-${id}`, className: "tab-panel entry-tool", dataset: { tool: id } });
+      panel = el("section", {
+        id: `panel-${id}`,
+        className: "tab-panel entry-tool",
+        dataset: { tool: id },
+      });
       panel.setAttribute("role", "tabpanel");
       panel.setAttribute("aria-labelledby", `tab-${id}`);
       this.tools.append(panel);
       const mine = this.opened;
-      void this.secrets.then((s) => mine === this.opened && this.mountTool(tool, panel!, s, true)).catch(() => undefined);
+      void this.secrets
+        .then((s) => mine === this.opened && this.mountTool(tool, panel!, s, true))
+        .catch(() => undefined);
     }
-    for (const p of Array.from(this.tools.querySelectorAll<HTMLElement>(".tab-panel"))) p.hidden = p !== panel;
+    for (const p of Array.from(this.tools.querySelectorAll<HTMLElement>(".tab-panel")))
+      p.hidden = p !== panel;
   }
 
   private mountTool(tool: EntryToolDef, into: HTMLElement, fields: EntrySecrets, own = false) {
     const e = this.entry!;
     const { app } = this.host;
     const root = el("div");
-    if (own) into.replaceChildren(el("h3", { className: "visually-hidden", textContent: tool.title }), root);
-    else into.append(el("section", { className: "entry-tool inline-tool", dataset: { tool: tool.id } }, el("h3", { textContent: tool.title }), root));
+    if (own)
+      into.replaceChildren(
+        el("h3", { className: "visually-hidden", textContent: tool.title }),
+        root,
+      );
+    else
+      into.append(
+        el(
+          "section",
+          { className: "entry-tool inline-tool", dataset: { tool: tool.id } },
+          el("h3", { textContent: tool.title }),
+          root,
+        ),
+      );
     const ctx: EntryContext = {
       app,
       id: e.id,
@@ -300,7 +393,14 @@ export class EntryDetail {
       async save(changes) {
         const current = (await app.db.entry(app.session.userId, e.id)) ?? e;
         const secrets = await app.vault.secrets(current);
-        await app.vault.update(e.id, { ...secrets, name: current.name, website: current.website ?? "", url: current.url ?? "", tags: current.tags, ...changes });
+        await app.vault.update(e.id, {
+          ...secrets,
+          name: current.name,
+          website: current.website ?? "",
+          url: current.url ?? "",
+          tags: current.tags,
+          ...changes,
+        });
         await app.changed();
       },
     };
@@ -317,7 +417,13 @@ export class EntryDetail {
   /** Shortcuts on an open entry (outside text fields): c password, u username, o code, Esc back. */
   private onKey(ev: KeyboardEvent) {
     const t = ev.target as HTMLElement;
-    if (ev.ctrlKey || ev.metaKey || ev.altKey || t.closest("input, textarea, select, [contenteditable]")) return;
+    if (
+      ev.ctrlKey ||
+      ev.metaKey ||
+      ev.altKey ||
+      t.closest("input, textarea, select, [contenteditable]")
+    )
+      return;
     const act: Record<string, () => void> = {
       c: () => void this.copy("password"),
       u: () => void this.copy("username"),
@@ -337,14 +443,45 @@ export class EntryDetail {
  */
 function passwordDates(s: EntrySecrets): HTMLElement[] {
   const out: HTMLElement[] = [];
-  if (s.password_changed_at) out.push(el("dt", { textContent: "Password changed" }), el("dd", { className: "value", dataset: { field: "password_changed_at" }, textContent: formatTime(s.password_changed_at) }), el("dd", { className: "field-actions" }));
+  if (s.password_changed_at)
+    out.push(
+      el("dt", { textContent: "Password changed" }),
+      el("dd", {
+        className: "value",
+        dataset: { field: "password_changed_at" },
+        textContent: formatTime(s.password_changed_at),
+      }),
+      el("dd", { className: "field-actions" }),
+    );
   const past = s.password_history ?? [];
   if (!past.length) return out;
   const list = el("ol", { className: "password-history" });
-  const box = el("details", {}, el("summary", { textContent: `Show ${past.length} previous password${past.length === 1 ? "" : "s"}` }), list);
+  const box = el(
+    "details",
+    {},
+    el("summary", {
+      textContent: `Show ${past.length} previous password${past.length === 1 ? "" : "s"}`,
+    }),
+    list,
+  );
   box.addEventListener("toggle", () => {
-    list.replaceChildren(...(box.open ? past.map((p) => el("li", {}, el("span", { className: "mono", textContent: p.password }), ` (until ${formatTime(p.changed_at)})`)) : []));
+    list.replaceChildren(
+      ...(box.open
+        ? past.map((p) =>
+            el(
+              "li",
+              {},
+              el("span", { className: "mono", textContent: p.password }),
+              ` (until ${formatTime(p.changed_at)})`,
+            ),
+          )
+        : []),
+    );
   });
-  out.push(el("dt", { textContent: "Previous passwords" }), el("dd", { className: "value", dataset: { field: "password_history" } }, box), el("dd", { className: "field-actions" }));
+  out.push(
+    el("dt", { textContent: "Previous passwords" }),
+    el("dd", { className: "value", dataset: { field: "password_history" } }, box),
+    el("dd", { className: "field-actions" }),
+  );
   return out;
 }

@@ -13,10 +13,19 @@ import { mergeByName } from "./vault-shared";
  * `entries` (in name order) in the list's order `by`: favourites (as far as the pass has read
  * them) first, last changed, last used (on this device), or as they are.
  */
-export function ordered(entries: LocalEntry[], by: string, favourite: (e: LocalEntry) => boolean, used: Record<string, number>): LocalEntry[] {
-  if (by === "favourites") return entries.filter(favourite).concat(entries.filter((e) => !favourite(e)));
+export function ordered(
+  entries: LocalEntry[],
+  by: string,
+  favourite: (e: LocalEntry) => boolean,
+  used: Record<string, number>,
+): LocalEntry[] {
+  if (by === "favourites")
+    return entries.filter(favourite).concat(entries.filter((e) => !favourite(e)));
   // The snapshot is in name order and the sort is stable: ties stay by name.
-  if (by === "changed") return [...entries].sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0));
+  if (by === "changed")
+    return [...entries].sort((a, b) =>
+      a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0,
+    );
   if (by === "used") return [...entries].sort((a, b) => (used[b.id] ?? 0) - (used[a.id] ?? 0));
   return entries;
 }
@@ -30,7 +39,9 @@ export function withSharedRows(own: Row[], sharedRows: Row[], by: string): Row[]
   if (by === "name") return mergeByName(own, sharedRows);
   if (by !== "favourites") return own.concat(sharedRows);
   const cut = own.findIndex((r) => !r.favorite);
-  return cut < 0 ? own.concat(sharedRows) : own.slice(0, cut).concat(mergeByName(own.slice(cut), sharedRows));
+  return cut < 0
+    ? own.concat(sharedRows)
+    : own.slice(0, cut).concat(mergeByName(own.slice(cut), sharedRows));
 }
 
 /**
@@ -43,7 +54,13 @@ export class RowCache {
   of(e: LocalEntry, favorite: boolean): Row {
     const known = this.rows.get(e.id);
     if (known && known.e === e && known.row.favorite === favorite) return known.row;
-    const row: Row = { id: e.id, name: e.name, site: e.website ?? e.url ?? "", favorite, ...(e.has_passkey ? { passkey: true } : {}) };
+    const row: Row = {
+      id: e.id,
+      name: e.name,
+      site: e.website ?? e.url ?? "",
+      favorite,
+      ...(e.has_passkey ? { passkey: true } : {}),
+    };
     this.rows.set(e.id, { e, row });
     return row;
   }
@@ -96,7 +113,11 @@ class Table {
 }
 
 /** What the table is made from; `keyOf` is null for an entry matched on its blind-index tokens. */
-export type TableSource = { entries: () => LocalEntry[]; keyOf: (e: LocalEntry) => string | null; rowOf: (e: LocalEntry) => Row };
+export type TableSource = {
+  entries: () => LocalEntry[];
+  keyOf: (e: LocalEntry) => string | null;
+  rowOf: (e: LocalEntry) => Row;
+};
 
 export type Query = {
   /** The query's words, and as searched for (vault-search.ts `needles`). */
@@ -145,7 +166,10 @@ export class ListAnswers {
   /** The rows `q` finds in the table, in its order. */
   answer(t: Table, q: Query): Row[] {
     const scope = `${t.key}\u0001${q.tag}\u0001${q.scope}`;
-    const from = this.last && this.last.scope === scope && narrows(this.last.words, q.words) ? this.last.places : null;
+    const from =
+      this.last && this.last.scope === scope && narrows(this.last.words, q.words)
+        ? this.last.places
+        : null;
     let places: number[] | null = null;
     if (q.words.length || q.tag || q.organised || from) {
       places = [];
@@ -156,7 +180,13 @@ export class ListAnswers {
         if (q.tag && !e.tags.includes(q.tag)) continue;
         if (q.organised && !q.organised(e)) continue;
         const key = t.keys[i];
-        if (q.words.length && !(key !== null ? keyMatches(key, q.needles) : q.hashed.every((h) => e.search_tokens!.includes(h)))) continue;
+        if (
+          q.words.length &&
+          !(key !== null
+            ? keyMatches(key, q.needles)
+            : q.hashed.every((h) => e.search_tokens!.includes(h)))
+        )
+          continue;
         places.push(i);
       }
     }

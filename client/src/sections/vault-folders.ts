@@ -17,7 +17,7 @@ export class EmptyFolders {
 
   constructor(private readonly app: AppContext) {
     this.key = `folders:${app.session.userId}`;
-    this.place = { entryId: "empty-folders", userId: app.session.userId, host: "" };
+    this.place = { entryId: "empty-folders", userId: app.session.userId, host: "", scheme: "" };
   }
 
   /** Reads the kept names; a record that does not open (another vault key) is left as none. */
@@ -26,7 +26,9 @@ export class EmptyFolders {
     if (!env) return;
     try {
       const value = await openValue(this.app.keys, this.place, env);
-      this.names = Array.isArray(value) ? value.filter((v): v is string => typeof v === "string" && v.trim() !== "") : [];
+      this.names = Array.isArray(value)
+        ? value.filter((v): v is string => typeof v === "string" && v.trim() !== "")
+        : [];
     } catch {
       this.names = [];
     }

@@ -6,7 +6,16 @@
  * otherwise carried as they were, like a card's.
  */
 import { el } from "../pages/common";
-import { FIELD_TYPES, IDENTITY_KEYS, MATCH_RULES, type CustomField, type EntryUrl, type FieldType, type IdentityDetails, type MatchRule } from "../entry-model";
+import {
+  FIELD_TYPES,
+  IDENTITY_KEYS,
+  MATCH_RULES,
+  type CustomField,
+  type EntryUrl,
+  type FieldType,
+  type IdentityDetails,
+  type MatchRule,
+} from "../entry-model";
 import type { EntryInput } from "../vault";
 
 const RULE_LABELS: Record<MatchRule, string> = {
@@ -17,11 +26,29 @@ const RULE_LABELS: Record<MatchRule, string> = {
   regex: "Regular expression (not used for filling)",
   never: "Never",
 };
-const TYPE_LABELS: Record<FieldType, string> = { text: "Text", hidden: "Hidden", boolean: "Yes/No" };
+const TYPE_LABELS: Record<FieldType, string> = {
+  text: "Text",
+  hidden: "Hidden",
+  boolean: "Yes/No",
+};
 const IDENTITY_LABELS: Record<(typeof IDENTITY_KEYS)[number], string> = {
-  title: "Title", first_name: "First name", middle_name: "Middle name", last_name: "Last name", email: "Email", phone: "Phone",
-  company: "Company", address1: "Address line 1", address2: "Address line 2", city: "City", state: "State or region",
-  postal_code: "Postal code", country: "Country", username: "User ID", ssn: "National ID number", passport: "Passport number", license: "Licence number",
+  title: "Title",
+  first_name: "First name",
+  middle_name: "Middle name",
+  last_name: "Last name",
+  email: "Email",
+  phone: "Phone",
+  company: "Company",
+  address1: "Address line 1",
+  address2: "Address line 2",
+  city: "City",
+  state: "State or region",
+  postal_code: "Postal code",
+  country: "Country",
+  username: "User ID",
+  ssn: "National ID number",
+  passport: "Passport number",
+  license: "Licence number",
 };
 const MASKED_IDENTITY = new Set(["ssn", "passport", "license"]);
 
@@ -38,11 +65,21 @@ export class EntryFormExtra {
     const addUrl = el("button", { type: "button", id: "f-add-url", textContent: "Add address" });
     addUrl.addEventListener("click", () => this.addUrl({ url: "", match: "domain" }, true));
     const addField = el("button", { type: "button", id: "f-add-field", textContent: "Add field" });
-    addField.addEventListener("click", () => this.addField({ name: "", value: "", type: "text" }, true));
-    const ident = el("fieldset", { className: "identity-only" }, el("legend", { textContent: "Identity details" }));
+    addField.addEventListener("click", () =>
+      this.addField({ name: "", value: "", type: "text" }, true),
+    );
+    const ident = el(
+      "fieldset",
+      { className: "identity-only" },
+      el("legend", { textContent: "Identity details" }),
+    );
     for (const k of IDENTITY_KEYS) {
       const id = `f-identity-${k}`;
-      const box = el("input", { id, autocomplete: "off", type: MASKED_IDENTITY.has(k) ? "password" : "text" });
+      const box = el("input", {
+        id,
+        autocomplete: "off",
+        type: MASKED_IDENTITY.has(k) ? "password" : "text",
+      });
       this.identity.set(k, box);
       ident.append(el("label", { htmlFor: id, textContent: IDENTITY_LABELS[k] }), box);
     }
@@ -64,9 +101,19 @@ export class EntryFormExtra {
 
   private addUrl(u: EntryUrl, focus = false) {
     const i = ++this.n;
-    const url = el("input", { type: "text", value: u.url, inputMode: "url", autocomplete: "off", dataset: { role: "url" } });
+    const url = el("input", {
+      type: "text",
+      value: u.url,
+      inputMode: "url",
+      autocomplete: "off",
+      dataset: { role: "url" },
+    });
     url.setAttribute("aria-label", `Address ${this.urls.children.length + 1}`);
-    const rule = el("select", { dataset: { role: "match" } }, ...options(MATCH_RULES, RULE_LABELS, u.match));
+    const rule = el(
+      "select",
+      { dataset: { role: "match" } },
+      ...options(MATCH_RULES, RULE_LABELS, u.match),
+    );
     rule.setAttribute("aria-label", `Match rule of address ${this.urls.children.length + 1}`);
     this.row(this.urls, `address ${i}`, url, rule);
     if (focus) url.focus();
@@ -74,9 +121,18 @@ export class EntryFormExtra {
 
   private addField(f: CustomField, focus = false) {
     const n = this.fields.children.length + 1;
-    const name = el("input", { type: "text", value: f.name, autocomplete: "off", dataset: { role: "name" } });
+    const name = el("input", {
+      type: "text",
+      value: f.name,
+      autocomplete: "off",
+      dataset: { role: "name" },
+    });
     name.setAttribute("aria-label", `Field ${n} name`);
-    const type = el("select", { dataset: { role: "type" } }, ...options(FIELD_TYPES, TYPE_LABELS, f.type));
+    const type = el(
+      "select",
+      { dataset: { role: "type" } },
+      ...options(FIELD_TYPES, TYPE_LABELS, f.type),
+    );
     type.setAttribute("aria-label", `Field ${n} type`);
     const value = el("input", { value: f.value, autocomplete: "off", dataset: { role: "value" } });
     value.setAttribute("aria-label", `Field ${n} value`);
@@ -96,13 +152,21 @@ export class EntryFormExtra {
     this.fields.replaceChildren();
     for (const u of v.urls ?? []) this.addUrl(u);
     for (const f of v.fields ?? []) this.addField(f);
-    for (const [k, box] of this.identity) box.value = v.identity?.[k as keyof IdentityDetails] ?? "";
+    for (const [k, box] of this.identity)
+      box.value = v.identity?.[k as keyof IdentityDetails] ?? "";
   }
 
   private readUrls(): EntryUrl[] {
     return Array.from(this.urls.children).flatMap((r) => {
       const url = (r.querySelector("[data-role=url]") as HTMLInputElement).value.trim();
-      return url ? [{ url, match: (r.querySelector("[data-role=match]") as HTMLSelectElement).value as MatchRule }] : [];
+      return url
+        ? [
+            {
+              url,
+              match: (r.querySelector("[data-role=match]") as HTMLSelectElement).value as MatchRule,
+            },
+          ]
+        : [];
     });
   }
 
@@ -112,19 +176,35 @@ export class EntryFormExtra {
       const value = (r.querySelector("[data-role=value]") as HTMLInputElement).value;
       const type = (r.querySelector("[data-role=type]") as HTMLSelectElement).value as FieldType;
       if (!name && !value) return [];
-      return [{ name, type, value: type === "boolean" ? String(/^(true|yes|1|on)$/i.test(value.trim())) : value }];
+      return [
+        {
+          name,
+          type,
+          value: type === "boolean" ? String(/^(true|yes|1|on)$/i.test(value.trim())) : value,
+        },
+      ];
     });
   }
 
   /** What the form sets: addresses and fields always; identity details while the kind is identity. */
   read(kind: string): Pick<EntryInput, "urls" | "fields" | "identity"> {
-    const out: Pick<EntryInput, "urls" | "fields" | "identity"> = { urls: this.readUrls(), fields: this.readFields() };
-    if (kind === "identity") out.identity = Object.fromEntries([...this.identity].map(([k, b]) => [k, b.value.trim()]).filter(([, x]) => x));
+    const out: Pick<EntryInput, "urls" | "fields" | "identity"> = {
+      urls: this.readUrls(),
+      fields: this.readFields(),
+    };
+    if (kind === "identity")
+      out.identity = Object.fromEntries(
+        [...this.identity].map(([k, b]) => [k, b.value.trim()]).filter(([, x]) => x),
+      );
     return out;
   }
 
   /** For the form's unsaved-changes check. */
   state(): string {
-    return JSON.stringify([this.readUrls(), this.readFields(), [...this.identity.values()].map((b) => b.value)]);
+    return JSON.stringify([
+      this.readUrls(),
+      this.readFields(),
+      [...this.identity.values()].map((b) => b.value),
+    ]);
   }
 }

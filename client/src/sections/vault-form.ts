@@ -10,8 +10,28 @@ import type { EntryInput } from "../vault";
 import { mountGenerator, mountStrength } from "./vault-generator";
 import { EntryFormExtra } from "./vault-form-extra";
 
-const CARD_INPUTS = { cardholder: "f-card-holder", number: "f-card-number", exp_month: "f-card-month", exp_year: "f-card-year", code: "f-card-code" } as const;
-const FIELDS = ["entry-id", "f-name", "f-kind", "f-website", "f-url", "f-username", "f-password", "f-notes", "f-category", "f-totp", "f-folder", "f-tags", ...Object.values(CARD_INPUTS)] as const;
+const CARD_INPUTS = {
+  cardholder: "f-card-holder",
+  number: "f-card-number",
+  exp_month: "f-card-month",
+  exp_year: "f-card-year",
+  code: "f-card-code",
+} as const;
+const FIELDS = [
+  "entry-id",
+  "f-name",
+  "f-kind",
+  "f-website",
+  "f-url",
+  "f-username",
+  "f-password",
+  "f-notes",
+  "f-category",
+  "f-totp",
+  "f-folder",
+  "f-tags",
+  ...Object.values(CARD_INPUTS),
+] as const;
 
 export class EntryForm {
   private readonly dialog = $("entry-dialog") as HTMLDialogElement;
@@ -82,7 +102,8 @@ export class EntryForm {
     input("entry-id").value = id;
     input("f-name").value = v.name ?? "";
     ($("f-kind") as HTMLSelectElement).value = v.kind ?? "login";
-    for (const [k, field] of Object.entries(CARD_INPUTS)) input(field).value = v.card?.[k as keyof typeof CARD_INPUTS] ?? "";
+    for (const [k, field] of Object.entries(CARD_INPUTS))
+      input(field).value = v.card?.[k as keyof typeof CARD_INPUTS] ?? "";
     this.extra.fill(v);
     this.showKind();
     input("f-website").value = v.website ?? "";
@@ -116,7 +137,10 @@ export class EntryForm {
   }
 
   private confirmDiscard(): boolean {
-    return !this.dirty() || confirm(`Discard the changes to ${this.text("f-name").trim() || "this entry"}?`);
+    return (
+      !this.dirty() ||
+      confirm(`Discard the changes to ${this.text("f-name").trim() || "this entry"}?`)
+    );
   }
 
   requestClose() {
@@ -146,14 +170,22 @@ export class EntryForm {
       notes: this.text("f-notes"),
       category: this.text("f-category"),
       totp: this.text("f-totp"),
-      tags: this.text("f-tags").split(",").map((t) => t.trim()).filter(Boolean),
+      tags: this.text("f-tags")
+        .split(",")
+        .map((t) => t.trim())
+        .filter(Boolean),
       folder: this.text("f-folder"),
       favorite: this.favorite,
       kind: this.text("f-kind") as EntryKind,
     };
     // A card's details are the form's to set only while it is a card; otherwise they are carried as they were.
     Object.assign(v, this.extra.read(v.kind ?? "login"));
-    if (v.kind === "card") v.card = Object.fromEntries(Object.entries(CARD_INPUTS).map(([k, f]) => [k, this.text(f).trim()]).filter(([, x]) => x));
+    if (v.kind === "card")
+      v.card = Object.fromEntries(
+        Object.entries(CARD_INPUTS)
+          .map(([k, f]) => [k, this.text(f).trim()])
+          .filter(([, x]) => x),
+      );
     const id = this.text("entry-id");
     this.setBusy(true);
     try {

@@ -4,7 +4,16 @@
  * symbols); the meter gives a score and the reason for it. Both load what they need (the rules
  * file, the estimator and its dictionaries) the first time they are used.
  */
-import { DEFAULT_LENGTH, DEFAULT_WORDS, generatePassphrase, generatePassword, passwordRules, rulesFor, withinRules, type Requirements } from "../password-generator";
+import {
+  DEFAULT_LENGTH,
+  DEFAULT_WORDS,
+  generatePassphrase,
+  generatePassword,
+  passwordRules,
+  rulesFor,
+  withinRules,
+  type Requirements,
+} from "../password-generator";
 import { $, el, input } from "../pages/common";
 
 const MARKUP = `
@@ -52,9 +61,12 @@ export function mountGenerator(changed: () => void): { reset(): void } {
     if (rules.requireUppercase) parts.push("upper case");
     if (rules.requireLowercase) parts.push("lower case");
     if (rules.requireNumbers) parts.push("digits");
-    if (rules.requireSymbols) parts.push(`symbols${rules.specificSymbols ? ` (only ${rules.specificSymbols})` : ""}`);
+    if (rules.requireSymbols)
+      parts.push(`symbols${rules.specificSymbols ? ` (only ${rules.specificSymbols})` : ""}`);
     if (rules.disallowedChars) parts.push(`never ${rules.disallowedChars}`);
-    $("gen-rules").textContent = service ? `${service} asks for ${parts.join(", ")}.` : `No known rules for this site: ${parts.join(", ")}.`;
+    $("gen-rules").textContent = service
+      ? `${service} asks for ${parts.join(", ")}.`
+      : `No known rules for this site: ${parts.join(", ")}.`;
   }
 
   async function generate() {
@@ -63,7 +75,11 @@ export function mountGenerator(changed: () => void): { reset(): void } {
     if (words()) {
       const { strengthTools } = await import("../strength");
       const { words: list } = await strengthTools();
-      value = generatePassphrase(list, Math.min(12, Math.max(3, Number(input("gen-words").value) || DEFAULT_WORDS)), rules);
+      value = generatePassphrase(
+        list,
+        Math.min(12, Math.max(3, Number(input("gen-words").value) || DEFAULT_WORDS)),
+        rules,
+      );
     } else {
       const chosen = {
         length: Number(input("gen-length").value) || DEFAULT_LENGTH,
@@ -74,10 +90,17 @@ export function mountGenerator(changed: () => void): { reset(): void } {
       };
       const { options, forced } = withinRules(chosen, rules);
       input("gen-length").value = String(options.length);
-      for (const [id, on] of [["gen-lower", options.lower], ["gen-upper", options.upper], ["gen-digits", options.digits], ["gen-symbols", options.symbols]] as const) input(id).checked = on;
+      for (const [id, on] of [
+        ["gen-lower", options.lower],
+        ["gen-upper", options.upper],
+        ["gen-digits", options.digits],
+        ["gen-symbols", options.symbols],
+      ] as const)
+        input(id).checked = on;
       value = generatePassword(options, rules);
       await describeRules();
-      if (forced.length) $("gen-rules").textContent += ` Changed to follow them: ${forced.join(", ")}.`;
+      if (forced.length)
+        $("gen-rules").textContent += ` Changed to follow them: ${forced.join(", ")}.`;
     }
     pw.value = value;
     // A generated password is shown, so the person sees what will be saved.
@@ -89,13 +112,22 @@ export function mountGenerator(changed: () => void): { reset(): void } {
   }
 
   $("generator").addEventListener("toggle", () => void describeRules());
-  for (const id of ["f-website", "f-url"]) input(id).addEventListener("change", () => void describeRules());
+  for (const id of ["f-website", "f-url"])
+    input(id).addEventListener("change", () => void describeRules());
   for (const r of document.querySelectorAll<HTMLInputElement>('input[name="gen-kind"]'))
     r.addEventListener("change", () => {
       $("gen-char-options").hidden = words();
       $("gen-word-options").hidden = !words();
     });
-  $("generate").addEventListener("click", () => void generate().catch((err: unknown) => ($("gen-rules").textContent = `Cannot generate: ${err instanceof Error ? err.message : String(err)}`)));
+  $("generate").addEventListener(
+    "click",
+    () =>
+      void generate().catch(
+        (err: unknown) =>
+          ($("gen-rules").textContent =
+            `Cannot generate: ${err instanceof Error ? err.message : String(err)}`),
+      ),
+  );
   return {
     reset() {
       ($("generator") as HTMLDetailsElement).open = false;
@@ -123,11 +155,18 @@ export function mountStrength(): StrengthView {
       .then((m) => m.strengthTools())
       .then(({ checker }) => {
         if (mine !== asked) return;
-        const userInputs = [input("f-name").value, input("f-username").value, input("f-website").value].filter(Boolean);
+        const userInputs = [
+          input("f-name").value,
+          input("f-username").value,
+          input("f-website").value,
+        ].filter(Boolean);
         const s = checker.check(value, userInputs);
         meter.value = s.score;
         $("strength").dataset.score = String(s.score);
-        text.replaceChildren(el("strong", { textContent: s.label }), `: ${s.reason}${s.crackTime ? ` (guessed in ${s.crackTime} by an offline attack)` : ""}`);
+        text.replaceChildren(
+          el("strong", { textContent: s.label }),
+          `: ${s.reason}${s.crackTime ? ` (guessed in ${s.crackTime} by an offline attack)` : ""}`,
+        );
       });
   };
   pw.addEventListener("input", update);

@@ -5,10 +5,16 @@
  */
 import type { EntryList } from "./vault-list";
 
-const editable = (t: EventTarget | null) => t instanceof HTMLElement && !!t.closest("input, textarea, select, [contenteditable]");
+const editable = (t: EventTarget | null) =>
+  t instanceof HTMLElement && !!t.closest("input, textarea, select, [contenteditable]");
 
 /** `openFirst` opens the first row of the search's answer (once the page has one: see vault.ts). */
-export function bindSearchKeys(search: HTMLInputElement, list: EntryList, openFirst: () => void, dialog: HTMLDialogElement): () => void {
+export function bindSearchKeys(
+  search: HTMLInputElement,
+  list: EntryList,
+  openFirst: () => void,
+  dialog: HTMLDialogElement,
+): () => void {
   search.addEventListener("keydown", (ev) => {
     if (ev.key === "ArrowDown") {
       ev.preventDefault();
@@ -19,7 +25,15 @@ export function bindSearchKeys(search: HTMLInputElement, list: EntryList, openFi
     }
   });
   const onKey = (ev: KeyboardEvent) => {
-    if (ev.key !== "/" || ev.ctrlKey || ev.metaKey || ev.altKey || editable(ev.target) || dialog.open) return;
+    if (
+      ev.key !== "/" ||
+      ev.ctrlKey ||
+      ev.metaKey ||
+      ev.altKey ||
+      editable(ev.target) ||
+      dialog.open
+    )
+      return;
     ev.preventDefault();
     search.focus();
     search.select();

@@ -34,7 +34,8 @@ const AVATAR_COLOURS = 8;
 
 /** The avatar's letter: the first letter or digit of the name, else of the site. */
 export function avatarLetter(name: string, site = ""): string {
-  const m = /[\p{L}\p{N}]/u.exec(name) ?? /[\p{L}\p{N}]/u.exec(site.replace(/^https?:\/\/(www\.)?/i, ""));
+  const m =
+    /[\p{L}\p{N}]/u.exec(name) ?? /[\p{L}\p{N}]/u.exec(site.replace(/^https?:\/\/(www\.)?/i, ""));
   return m ? m[0].toLocaleUpperCase() : "?";
 }
 
@@ -46,11 +47,16 @@ export function avatarColour(name: string): number {
 }
 
 export function avatar(name: string, site: string, large = false): HTMLSpanElement {
-  return el("span", { className: `avatar c${avatarColour(name)}${large ? " large" : ""}`, textContent: avatarLetter(name, site), ariaHidden: "true" });
+  return el("span", {
+    className: `avatar c${avatarColour(name)}${large ? " large" : ""}`,
+    textContent: avatarLetter(name, site),
+    ariaHidden: "true",
+  });
 }
 
 /** What a drawn row shows besides its username: a row whose text changed is made again. */
-const rowSig = (e: Row, queued: Set<string>) => `${e.name}\u0001${e.site}\u0001${e.favorite ? 1 : 0}\u0001${e.shared ?? ""}\u0001${queued.has(e.id) ? 1 : 0}\u0001${e.passkey ? 1 : 0}`;
+const rowSig = (e: Row, queued: Set<string>) =>
+  `${e.name}\u0001${e.site}\u0001${e.favorite ? 1 : 0}\u0001${e.shared ?? ""}\u0001${queued.has(e.id) ? 1 : 0}\u0001${e.passkey ? 1 : 0}`;
 
 export class EntryList {
   /** Every row of the list as filtered and sorted now; only some are in the page. */
@@ -112,13 +118,44 @@ export class EntryList {
   }
 
   private row(e: Row, queued: Set<string>): HTMLLIElement {
-    const sub = el("span", { className: "row-sub" }, el("span", { className: "user", textContent: this.usernames.get(e.id) ?? "" }), el("span", { className: "site", textContent: e.site }));
+    const sub = el(
+      "span",
+      { className: "row-sub" },
+      el("span", { className: "user", textContent: this.usernames.get(e.id) ?? "" }),
+      el("span", { className: "site", textContent: e.site }),
+    );
     if (e.shared) sub.append(el("span", { className: "shared-mark", textContent: e.shared }));
-    const text = el("span", { className: "row-text" }, el("span", { className: "name", textContent: e.name }), sub);
-    const b = el("button", { type: "button", className: "entry-row", dataset: { id: e.id } }, avatar(e.name, e.site), text);
-    if (e.passkey) b.append(el("span", { className: "passkey-mark", title: "This entry holds a passkey", textContent: "Passkey" }));
-    if (e.favorite) b.append(el("span", { className: "fav-mark" }, el("span", { ariaHidden: "true", textContent: "★" }), el("span", { className: "visually-hidden", textContent: "Favourite" })));
-    if (queued.has(e.id)) b.append(el("span", { className: "pending-mark", textContent: "not yet synced" }));
+    const text = el(
+      "span",
+      { className: "row-text" },
+      el("span", { className: "name", textContent: e.name }),
+      sub,
+    );
+    const b = el(
+      "button",
+      { type: "button", className: "entry-row", dataset: { id: e.id } },
+      avatar(e.name, e.site),
+      text,
+    );
+    if (e.passkey)
+      b.append(
+        el("span", {
+          className: "passkey-mark",
+          title: "This entry holds a passkey",
+          textContent: "Passkey",
+        }),
+      );
+    if (e.favorite)
+      b.append(
+        el(
+          "span",
+          { className: "fav-mark" },
+          el("span", { ariaHidden: "true", textContent: "★" }),
+          el("span", { className: "visually-hidden", textContent: "Favourite" }),
+        ),
+      );
+    if (queued.has(e.id))
+      b.append(el("span", { className: "pending-mark", textContent: "not yet synced" }));
     if (e.id === this.selected) b.setAttribute("aria-current", "true");
     return el("li", { dataset: { id: e.id } }, b);
   }
@@ -160,10 +197,14 @@ export class EntryList {
   private range(cached: boolean): [number, number] {
     const n = this.rows.length;
     if (n <= ALL_ROWS && !this.growing) return [0, n];
-    if (cached && !this.view) return [0, Math.min(n, Math.ceil(window.innerHeight / this.rowPx) + MARGIN)];
+    if (cached && !this.view)
+      return [0, Math.min(n, Math.ceil(window.innerHeight / this.rowPx) + MARGIN)];
     if (!cached || !this.view) {
       const box = this.list.getBoundingClientRect();
-      this.view = [this.list.scrollTop + Math.max(0, -box.top - this.list.clientTop), this.list.scrollTop + Math.min(this.list.clientHeight, window.innerHeight - box.top)];
+      this.view = [
+        this.list.scrollTop + Math.max(0, -box.top - this.list.clientTop),
+        this.list.scrollTop + Math.min(this.list.clientHeight, window.innerHeight - box.top),
+      ];
     }
     const [top, bottom] = this.view;
     const first = Math.min(n, Math.max(0, Math.floor(top / this.rowPx) - MARGIN));
@@ -177,7 +218,10 @@ export class EntryList {
   private render(around?: number, cached = false) {
     if (this.gone) return;
     const n = this.rows.length;
-    const [first, last] = around === undefined ? this.range(cached) : [Math.max(0, around - MARGIN), Math.min(n, around + MARGIN + 1)];
+    const [first, last] =
+      around === undefined
+        ? this.range(cached)
+        : [Math.max(0, around - MARGIN), Math.min(n, around + MARGIN + 1)];
     const next = new Map<string, { li: HTMLLIElement; sig: string }>();
     const items: HTMLLIElement[] = [];
     for (let i = first; i < last; i++) {
@@ -185,8 +229,10 @@ export class EntryList {
       const sig = rowSig(e, this.queued);
       const known = this.drawn.get(e.id);
       const d = known && known.sig === sig ? known : { li: this.row(e, this.queued), sig };
-      if (d.li.getAttribute("aria-posinset") !== String(i + 1)) d.li.setAttribute("aria-posinset", String(i + 1));
-      if (d.li.getAttribute("aria-setsize") !== String(n)) d.li.setAttribute("aria-setsize", String(n));
+      if (d.li.getAttribute("aria-posinset") !== String(i + 1))
+        d.li.setAttribute("aria-posinset", String(i + 1));
+      if (d.li.getAttribute("aria-setsize") !== String(n))
+        d.li.setAttribute("aria-setsize", String(n));
       next.set(e.id, d);
       items.push(d.li);
     }
@@ -206,7 +252,10 @@ export class EntryList {
     // The stylesheet gives every row one height: measured once drawn, and again only after the
     // list's box changed size (fonts and zoom change it), in a render that measures anyway. Measured
     // at every render, it forced a layout of the rows just put in after each arrival of a pull.
-    const h = (!cached && !this.measured && first < last ? this.drawn.get(this.rows[first]!.id)?.li.getBoundingClientRect().height : 0) ?? 0;
+    const h =
+      (!cached && !this.measured && first < last
+        ? this.drawn.get(this.rows[first]!.id)?.li.getBoundingClientRect().height
+        : 0) ?? 0;
     if (h > 0) this.measured = true;
     if (h > 0 && Math.abs(h - px) > 0.5) {
       this.rowPx = h;

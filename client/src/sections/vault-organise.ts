@@ -13,7 +13,12 @@ import type { AppContext } from "../shell/context";
 import { EmptyFolders } from "./vault-folders";
 
 export type Kind = "login" | "note" | "card" | "identity";
-export const KINDS: Record<Kind, string> = { login: "Logins", note: "Secure notes", card: "Cards", identity: "Identities" };
+export const KINDS: Record<Kind, string> = {
+  login: "Logins",
+  note: "Secure notes",
+  card: "Cards",
+  identity: "Identities",
+};
 
 export type Organisation = { favorite: boolean; folder: string; kind: Kind };
 
@@ -27,7 +32,8 @@ const WITH_PASSKEYS = "passkey";
 export function kindOf(e: Pick<LocalEntry, "tags">, s: EntrySecrets): Kind {
   // The kind sealed in the entry wins; entries from before it existed are judged by what they hold.
   if (s.kind) return s.kind;
-  if (s.category.trim().toLowerCase() === "identity" || e.tags.includes("identity")) return "identity";
+  if (s.category.trim().toLowerCase() === "identity" || e.tags.includes("identity"))
+    return "identity";
   if (!s.username && !s.password && !s.totp && s.notes.trim()) return "note";
   return "login";
 }
@@ -68,7 +74,10 @@ export class Organiser {
     });
     this.kindFilter.addEventListener("change", () => refilter());
     this.favouritesOnly.addEventListener("click", () => {
-      this.favouritesOnly.setAttribute("aria-pressed", String(this.favouritesOnly.getAttribute("aria-pressed") !== "true"));
+      this.favouritesOnly.setAttribute(
+        "aria-pressed",
+        String(this.favouritesOnly.getAttribute("aria-pressed") !== "true"),
+      );
       refilter();
     });
     this.renameButton.addEventListener("click", () => void this.renameFolder());
@@ -89,7 +98,12 @@ export class Organiser {
   /** Notes what an opened entry holds; true when it changes what the list shows. */
   learn(e: LocalEntry, s: EntrySecrets): boolean {
     const before = this.known.get(e.id);
-    const o = { favorite: s.favorite === true, folder: s.folder ?? "", kind: kindOf(e, s), sig: e.encrypted_data };
+    const o = {
+      favorite: s.favorite === true,
+      folder: s.folder ?? "",
+      kind: kindOf(e, s),
+      sig: e.encrypted_data,
+    };
     this.known.set(e.id, o);
     if (e.id === this.openId) this.showOpen(e.id);
     // A first reading matters to the list only if it shows a mark or folder, or a filter is on.
@@ -99,12 +113,20 @@ export class Organiser {
 
   /** Whether any organisation filter is on (then entries not yet opened are left out). */
   active(): boolean {
-    return !!this.folderFilter.value || !!this.kindFilter.value || this.favouritesOnly.getAttribute("aria-pressed") === "true";
+    return (
+      !!this.folderFilter.value ||
+      !!this.kindFilter.value ||
+      this.favouritesOnly.getAttribute("aria-pressed") === "true"
+    );
   }
 
   /** Whether entries shared with the person show: they have no mark, folder or kind of theirs. */
   sharedShown(): boolean {
-    return this.favouritesOnly.getAttribute("aria-pressed") !== "true" && !this.folderFilter.value && (!this.kindFilter.value || this.sharedOnly());
+    return (
+      this.favouritesOnly.getAttribute("aria-pressed") !== "true" &&
+      !this.folderFilter.value &&
+      (!this.kindFilter.value || this.sharedOnly())
+    );
   }
 
   /** The "Shared with me" kind: only entries shared with the person. */
@@ -168,9 +190,17 @@ export class Organiser {
       this.folderFilter.dataset.sig = sig;
       const current = filterTo ?? this.folderFilter.value;
       const option = (value: string, text: string) => el("option", { value, textContent: text });
-      this.folderFilter.replaceChildren(option("", "All folders"), option(NO_FOLDER, "No folder"), ...folders.map((f) => option(f, f)));
+      this.folderFilter.replaceChildren(
+        option("", "All folders"),
+        option(NO_FOLDER, "No folder"),
+        ...folders.map((f) => option(f, f)),
+      );
       this.folderFilter.value = current === NO_FOLDER || folders.includes(current) ? current : "";
-      this.entryFolder.replaceChildren(option("", "No folder"), ...folders.map((f) => option(f, f)), option(NEW_FOLDER, "New folder…"));
+      this.entryFolder.replaceChildren(
+        option("", "No folder"),
+        ...folders.map((f) => option(f, f)),
+        option(NEW_FOLDER, "New folder…"),
+      );
     }
     this.showFolderActions();
     if (this.openId) this.showOpen(this.openId);
@@ -198,7 +228,12 @@ export class Organiser {
   }
 
   /** Re-seals entries with a change; the list is drawn again from the store once all are queued. */
-  private async organise(ids: string[], change: { favorite?: boolean; folder?: string }, done: string, filterTo?: string) {
+  private async organise(
+    ids: string[],
+    change: { favorite?: boolean; folder?: string },
+    done: string,
+    filterTo?: string,
+  ) {
     try {
       for (const id of ids) {
         await this.app.vault.organise(id, change);
@@ -220,7 +255,11 @@ export class Organiser {
     const id = this.openId;
     const o = id ? this.known.get(id) : undefined;
     if (!id || !o) return;
-    await this.organise([id], { favorite: !o.favorite }, o.favorite ? "Removed from favourites" : "Added to favourites");
+    await this.organise(
+      [id],
+      { favorite: !o.favorite },
+      o.favorite ? "Removed from favourites" : "Added to favourites",
+    );
   }
 
   private async moveOpenEntry() {
@@ -239,7 +278,11 @@ export class Organiser {
     // The folder left stays, empty, if this was its last entry (as far as the pass has read).
     const left = o.folder && this.inFolder(o.folder).every((other) => other === id) ? o.folder : "";
     if (left) await this.empty.add(left);
-    await this.organise([id], { folder }, folder ? `Moved to ${folder}` : "Moved out of its folder");
+    await this.organise(
+      [id],
+      { folder },
+      folder ? `Moved to ${folder}` : "Moved out of its folder",
+    );
   }
 
   /** "New folder": a folder with no entry yet, which the list then shows (empty). */
@@ -248,7 +291,9 @@ export class Organiser {
     if (!name) return;
     if (!this.folders().includes(name)) {
       await this.empty.add(name);
-      this.app.toast(`Folder ${name} made: open an entry and choose it under “In folder” to move the entry in`);
+      this.app.toast(
+        `Folder ${name} made: open an entry and choose it under “In folder” to move the entry in`,
+      );
     }
     this.drawFolders(name);
     this.folderFilter.value = name;
@@ -269,7 +314,8 @@ export class Organiser {
     await this.empty.rename(folder, name);
     // The filter follows the folder to its new name.
     const ids = this.inFolder(folder);
-    if (ids.length) await this.organise(ids, { folder: name }, `Renamed ${folder} to ${name}`, name);
+    if (ids.length)
+      await this.organise(ids, { folder: name }, `Renamed ${folder} to ${name}`, name);
     else {
       this.drawFolders(name);
       this.app.toast(`Renamed ${folder} to ${name}`);
@@ -284,7 +330,9 @@ export class Organiser {
     if (!folder || folder === NO_FOLDER) return;
     await this.allRead();
     const ids = this.inFolder(folder);
-    const question = ids.length ? ` Its ${ids.length} ${ids.length === 1 ? "entry stays" : "entries stay"} in the vault, in no folder.` : " It is empty.";
+    const question = ids.length
+      ? ` Its ${ids.length} ${ids.length === 1 ? "entry stays" : "entries stay"} in the vault, in no folder.`
+      : " It is empty.";
     if (!confirm(`Delete the folder ${folder}?${question}`)) return;
     this.folderFilter.value = "";
     await this.empty.remove(folder);

@@ -43,7 +43,10 @@ export function narrows(before: readonly string[], now: readonly string[]): bool
 }
 
 export class SearchIndex {
-  private readonly keys = new Map<string, { name: string; site: string; username: string; key: string }>();
+  private readonly keys = new Map<
+    string,
+    { name: string; site: string; username: string; key: string }
+  >();
 
   /** The entry's key with the username as known now (undefined: not opened yet, name and site only). */
   keyOf(e: LocalEntry, username: string | undefined): string {
@@ -52,9 +55,12 @@ export class SearchIndex {
     // Compared field by field: a keystroke checks every entry, and a joined key per entry was a
     // string made 10,000 times per keystroke.
     const known = this.keys.get(e.id);
-    if (known && known.name === e.name && known.site === site && known.username === user) return known.key;
+    if (known && known.name === e.name && known.site === site && known.username === user)
+      return known.key;
     // The same text the blind index hashes: the name, the site's host and the username.
-    const key = [...new Set(split(`${e.name} ${domainOf(site)} ${user}`))].map((w) => SEP + w).join("");
+    const key = [...new Set(split(`${e.name} ${domainOf(site)} ${user}`))]
+      .map((w) => SEP + w)
+      .join("");
     this.keys.set(e.id, { name: e.name, site, username: user, key });
     return key;
   }

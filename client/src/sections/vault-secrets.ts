@@ -17,9 +17,13 @@ export async function auditedSecrets(app: AppContext, e: LocalEntry): Promise<En
   if (navigator.onLine && !isQueued) {
     try {
       const { envelope } = await api.reveal(e.id);
-      return await vault.secrets(e, { wrapped_item_key: envelope.wrappedItemKey, encrypted_data: envelope.encryptedData });
+      return await vault.secrets(e, {
+        wrapped_item_key: envelope.wrappedItemKey,
+        encrypted_data: envelope.encryptedData,
+      });
     } catch (err) {
-      if (!(err instanceof OfflineError) && !(err instanceof ApiError && err.status === 404)) throw err;
+      if (!(err instanceof OfflineError) && !(err instanceof ApiError && err.status === 404))
+        throw err;
     }
   }
   return vault.secrets(e);
@@ -32,7 +36,8 @@ export async function auditedSecrets(app: AppContext, e: LocalEntry): Promise<En
  */
 export async function noteFullyBound(app: AppContext, all: LocalEntry[]) {
   const { db, session, vault, trust } = app;
-  if (!(await db.meta(`lastSync:${session.userId}`)) || (await db.pendingCount(session.userId)) > 0) return;
+  if (!(await db.meta(`lastSync:${session.userId}`)) || (await db.pendingCount(session.userId)) > 0)
+    return;
   if ((await vault.legacyCount(all)) === 0) await trust.raise({ bound: true });
 }
 
@@ -46,7 +51,18 @@ export async function noteFullyBound(app: AppContext, all: LocalEntry[]) {
  */
 export async function storeMark(app: AppContext): Promise<{ mark: string; firstSync: boolean }> {
   const { db, session } = app;
-  const [cursor, resume, pending] = await Promise.all([db.meta(`cursor:${session.userId}`), db.meta(`resume:${session.userId}`), db.pending(session.userId)]);
+  const [cursor, resume, pending] = await Promise.all([
+    db.meta(`cursor:${session.userId}`),
+    db.meta(`resume:${session.userId}`),
+    db.pending(session.userId),
+  ]);
   // No cursor yet: the store has never held the whole vault, its first pull is still under way.
-  return { mark: JSON.stringify([cursor ?? null, resume ?? null, pending.map((p) => [p.seq, p.entryId, p.clientUpdatedAt, p.lastError ?? ""])]), firstSync: cursor === undefined };
+  return {
+    mark: JSON.stringify([
+      cursor ?? null,
+      resume ?? null,
+      pending.map((p) => [p.seq, p.entryId, p.clientUpdatedAt, p.lastError ?? ""]),
+    ]),
+    firstSync: cursor === undefined,
+  };
 }

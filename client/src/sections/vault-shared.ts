@@ -16,7 +16,11 @@ import type { Row } from "./vault-list";
 /** Shared rows' ids: never an entry id (those are UUIDs). */
 export const SHARED_PREFIX = "share:";
 
-export type SharedEntry = { share: Share & { account: NonNullable<Share["account"]> }; entry: LocalEntry; mark: string };
+export type SharedEntry = {
+  share: Share & { account: NonNullable<Share["account"]> };
+  entry: LocalEntry;
+  mark: string;
+};
 
 const byName = new Intl.Collator(undefined, { sensitivity: "variant" });
 
@@ -46,7 +50,10 @@ export class SharedEntries {
       received = (await this.app.db.meta<{ received: Share[] }>(`shares:${uid}`))?.received ?? [];
     }
     const items = received
-      .filter((s): s is SharedEntry["share"] => s.status === "active" && !!s.account?.encrypted_data && !!s.account.wrapped_item_key)
+      .filter(
+        (s): s is SharedEntry["share"] =>
+          s.status === "active" && !!s.account?.encrypted_data && !!s.account.wrapped_item_key,
+      )
       .map((share) => ({
         share,
         mark: sharedMark(share),
@@ -66,7 +73,15 @@ export class SharedEntries {
         },
       }))
       .sort((a, b) => byName.compare(a.entry.name, b.entry.name));
-    const sig = JSON.stringify(items.map((i) => [i.entry.id, i.entry.name, i.entry.website, i.mark, i.share.account.encrypted_data]));
+    const sig = JSON.stringify(
+      items.map((i) => [
+        i.entry.id,
+        i.entry.name,
+        i.entry.website,
+        i.mark,
+        i.share.account.encrypted_data,
+      ]),
+    );
     if (sig === this.sig) return false;
     this.sig = sig;
     this.items = items;
@@ -78,13 +93,24 @@ export class SharedEntries {
   }
 
   row(i: SharedEntry): Row {
-    return { id: i.entry.id, name: i.entry.name, site: i.entry.website ?? i.entry.url ?? "", shared: i.mark };
+    return {
+      id: i.entry.id,
+      name: i.entry.name,
+      site: i.entry.website ?? i.entry.url ?? "",
+      shared: i.mark,
+    };
   }
 
   /** The rows a search shows: the name and site are plaintext here, matched as typed. */
   rows(query: string): Row[] {
     const q = query.trim().toLowerCase();
-    return this.items.filter((i) => !q || `${i.entry.name} ${i.entry.website ?? ""} ${i.entry.url ?? ""}`.toLowerCase().includes(q)).map((i) => this.row(i));
+    return this.items
+      .filter(
+        (i) =>
+          !q ||
+          `${i.entry.name} ${i.entry.website ?? ""} ${i.entry.url ?? ""}`.toLowerCase().includes(q),
+      )
+      .map((i) => this.row(i));
   }
 
   /** Opens a shared entry with this person's sharing key; the owner's log records the view. */
@@ -96,8 +122,16 @@ export class SharedEntries {
     });
     if (!key) throw new Error("this account's sharing key cannot be opened on this device");
     const { share } = i;
-    const secrets = await openSharedEntry(key, share.account.wrapped_item_key!, placeOf(share.owner_id, share.account), share.account.encrypted_data!);
-    if (navigator.onLine) void sharingApi(this.app.api).logView(share.id, "password_viewed").catch(() => undefined);
+    const secrets = await openSharedEntry(
+      key,
+      share.account.wrapped_item_key!,
+      placeOf(share.owner_id, share.account),
+      share.account.encrypted_data!,
+    );
+    if (navigator.onLine)
+      void sharingApi(this.app.api)
+        .logView(share.id, "password_viewed")
+        .catch(() => undefined);
     return secrets;
   }
 }

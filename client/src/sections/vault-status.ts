@@ -22,14 +22,20 @@ export interface ListStatus {
 export function drawStatus(s: ListStatus) {
   $("empty").hidden = s.total > 0;
   const noMatch = $("no-match");
-  noMatch.hidden = !((s.query || s.tag || s.organised) && s.shown === 0 && (s.total > 0 || s.folder));
+  noMatch.hidden = !(
+    (s.query || s.tag || s.organised) &&
+    s.shown === 0 &&
+    (s.total > 0 || s.folder)
+  );
   noMatch.textContent = s.query
     ? `No entry matches “${s.query}”. Search looks at whole words and word beginnings of the name, website and username.`
     : s.folder
       ? `The folder ${s.folder} is empty. To move an entry into it, open the entry and choose ${s.folder} under “In folder”.`
       : "No entry in this view yet.";
   const tagged = (s.tag ? ` tagged “${s.tag}”` : "") + s.scope;
-  $("entries-heading").textContent = s.query ? `Entries${tagged} matching “${s.query}” (${s.shown})` : `Entries${tagged} (${s.shown})`;
+  $("entries-heading").textContent = s.query
+    ? `Entries${tagged} matching “${s.query}” (${s.shown})`
+    : `Entries${tagged} (${s.shown})`;
 }
 
 /** The tag filter's options: every tag in the vault, the current choice kept. */
@@ -47,7 +53,10 @@ export function drawTags(entries: LocalEntry[], added?: readonly PulledChange[])
   if (select.dataset.sig === sig) return;
   select.dataset.sig = sig;
   const current = select.value;
-  select.replaceChildren(el("option", { value: "", textContent: "All tags" }), ...tags.map((t) => el("option", { value: t, textContent: t })));
+  select.replaceChildren(
+    el("option", { value: "", textContent: "All tags" }),
+    ...tags.map((t) => el("option", { value: t, textContent: t })),
+  );
   select.value = tags.includes(current) ? current : "";
 }
 

@@ -51,7 +51,11 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   const list = new EntryList($("entries"), usernames, (id) => void openById(id));
   /** The pass that reads every entry (usernames, marks, folders); a folder's rename waits for it. */
   let reading: Promise<void> = Promise.resolve();
-  const organiser = new Organiser(app, () => void filter(), () => reading);
+  const organiser = new Organiser(
+    app,
+    () => void filter(),
+    () => reading,
+  );
   const shared = new SharedEntries(app);
   /** Opens entries for the pass below in a Worker, off the page's main thread. */
   const reader = new EntryReader(keys, session.userId);
@@ -99,7 +103,10 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     list.setUsername(e.id, s.username);
     index.note(e, s.username);
     const words = needles(queryWords(search.value));
-    const found = words.length > 0 && before !== s.username && index.matches(e, s.username, words) !== index.matches(e, before, words);
+    const found =
+      words.length > 0 &&
+      before !== s.username &&
+      index.matches(e, s.username, words) !== index.matches(e, before, words);
     const organised = organiser.learn(e, s);
     // The search table holds favourite marks (and the order by them): made again when one changed.
     // A username alone changes one entry's search key, taken in place.
@@ -119,7 +126,8 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
 
   const answers = new ListAnswers({
     entries: () => ordered(snapshot, sortBy.value, favourite, device.used),
-    keyOf: (e) => (usernames.has(e.id) || e.search_tokens === null ? index.keyOf(e, usernames.get(e.id)) : null),
+    keyOf: (e) =>
+      usernames.has(e.id) || e.search_tokens === null ? index.keyOf(e, usernames.get(e.id)) : null,
     rowOf,
   });
   /** The snapshot's table in the list's order (made again when the order or the version changed). */
@@ -143,14 +151,32 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     const hashed = words.length && tableOf().tokens ? await queryTokens(keys, query) : [];
     if (gone || mine !== searched) return;
     const tag = ($("tag-filter") as HTMLSelectElement).value;
-    const own = answers.answer(tableOf(), { words, needles: needles(words), hashed, tag, organised: organiser.active() ? (e) => organiser.matches(e) : null, scope: organiser.describe() });
+    const own = answers.answer(tableOf(), {
+      words,
+      needles: needles(words),
+      hashed,
+      tag,
+      organised: organiser.active() ? (e) => organiser.matches(e) : null,
+      scope: organiser.describe(),
+    });
     // Shared entries carry no tag, favourite or folder of this person's: they show unfiltered, or alone.
     const withShared = !tag && organiser.sharedShown();
     const sharedRows = withShared ? shared.rows(query) : [];
-    const rows = organiser.sharedOnly() ? sharedRows : withSharedRows(own, sharedRows, sortBy.value);
+    const rows = organiser.sharedOnly()
+      ? sharedRows
+      : withSharedRows(own, sharedRows, sortBy.value);
     list.draw(rows, queued, arriving || growing);
-    if (!arriving && !growing && !query && !tag && !organiser.active()) void device.keepListing(own);
-    drawStatus({ query, tag, scope: organiser.describe(), folder: organiser.folderShown(), organised: organiser.active(), shown: rows.length, total: snapshot.length + shared.items.length });
+    if (!arriving && !growing && !query && !tag && !organiser.active())
+      void device.keepListing(own);
+    drawStatus({
+      query,
+      tag,
+      scope: organiser.describe(),
+      folder: organiser.folderShown(),
+      organised: organiser.active(),
+      shown: rows.length,
+      total: snapshot.length + shared.items.length,
+    });
   }
 
   const sortBy = $("sort") as HTMLSelectElement;
@@ -177,9 +203,16 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
       }
       await Promise.all(
         rest.map(async (e) => {
-          const placeholder = { username: e.username ?? "", password: "", notes: "", category: "", totp: "" };
+          const placeholder = {
+            username: e.username ?? "",
+            password: "",
+            notes: "",
+            category: "",
+            totp: "",
+          };
           try {
-            if (learn(e, e.encryption_version === -1 ? placeholder : await vault.secrets(e))) found = true;
+            if (learn(e, e.encryption_version === -1 ? placeholder : await vault.secrets(e)))
+              found = true;
           } catch {
             // Unreadable: the foreign-key notice says why.
           }
@@ -200,7 +233,11 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
    * Whether the list follows entries as they are read: it shows a subset (a search or a filter), or
    * puts favourites first (a favourite is known once its entry is read).
    */
-  const filtered = () => !!search.value.trim() || !!($("tag-filter") as HTMLSelectElement).value || organiser.active() || sortBy.value === "favourites";
+  const filtered = () =>
+    !!search.value.trim() ||
+    !!($("tag-filter") as HTMLSelectElement).value ||
+    organiser.active() ||
+    sortBy.value === "favourites";
 
   /**
    * Puts a pull's changes, as the store took them, into the snapshot the list is drawn from: a first
@@ -236,7 +273,9 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
 
   /** The usernames of the rows at the top of a list that has just appeared, opened in the worker. */
   async function openFirstRows() {
-    const top = tableOf().entries.slice(0, READER_BATCH).filter((e) => !usernames.has(e.id));
+    const top = tableOf()
+      .entries.slice(0, READER_BATCH)
+      .filter((e) => !usernames.has(e.id));
     const read = await reader.read(top, false);
     performance.mark("vault:first-rows-opened");
     if (gone) return;
@@ -298,11 +337,16 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
       // a search or filter on screen follows a few times a second.
       let learnt = false;
       let follow: ReturnType<typeof setTimeout> | undefined;
-      const { unreadable, reasons, sealed } = await vault.ensureIndexed(all, (e, s) => {
-        if (!learn(e, s)) return;
-        learnt = true;
-        if (filtered() && follow === undefined) follow = setTimeout(() => ((follow = undefined), void filter()), FOLLOW_MS);
-      }, reader);
+      const { unreadable, reasons, sealed } = await vault.ensureIndexed(
+        all,
+        (e, s) => {
+          if (!learn(e, s)) return;
+          learnt = true;
+          if (filtered() && follow === undefined)
+            follow = setTimeout(() => ((follow = undefined), void filter()), FOLLOW_MS);
+        },
+        reader,
+      );
       if ((migrated > 0 || sealed > 0) && navigator.onLine) void sync.syncNow();
       await noteFullyBound(app, all);
       if (gone) return;
@@ -345,13 +389,23 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     const stored = await db.entry(session.userId, id);
     if (gone || detail.entry !== e) return;
     if (!stored) toast("That entry is no longer in the vault");
-    else if (stored.encrypted_data !== e.encrypted_data || stored.wrapped_item_key !== e.wrapped_item_key || stored.updated_at !== e.updated_at || stored.name !== e.name) void detail.open(stored);
+    else if (
+      stored.encrypted_data !== e.encrypted_data ||
+      stored.wrapped_item_key !== e.wrapped_item_key ||
+      stored.updated_at !== e.updated_at ||
+      stored.name !== e.name
+    )
+      void detail.open(stored);
   }
 
   async function edit(e: LocalEntry) {
     try {
       const s = await vault.secrets(e);
-      form.open(e.id, { ...s, name: e.name, website: e.website ?? "", url: e.url ?? "", tags: e.tags }, organiser.folders());
+      form.open(
+        e.id,
+        { ...s, name: e.name, website: e.website ?? "", url: e.url ?? "", tags: e.tags },
+        organiser.folders(),
+      );
     } catch (err) {
       toast(`Cannot edit: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -368,9 +422,16 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   search.addEventListener("input", () => void filter());
   for (const id of ["sort", "tag-filter"]) $(id).addEventListener("change", () => void filter());
   // Enter typed before the store's first read (the cached listing is not filtered) waits for the answer.
-  const openFirst = () => void firstRead.then(() => !gone && list.firstId() && void openById(list.firstId()!));
-  const unbindKeys = bindSearchKeys(search, list, openFirst, $("entry-dialog") as HTMLDialogElement);
-  for (const id of ["new-entry", "empty-new"]) $(id).addEventListener("click", () => form.open("", {}, organiser.folders()));
+  const openFirst = () =>
+    void firstRead.then(() => !gone && list.firstId() && void openById(list.firstId()!));
+  const unbindKeys = bindSearchKeys(
+    search,
+    list,
+    openFirst,
+    $("entry-dialog") as HTMLDialogElement,
+  );
+  for (const id of ["new-entry", "empty-new"])
+    $(id).addEventListener("click", () => form.open("", {}, organiser.folders()));
   // Through the shell's paint queue, so two renderings never interleave.
   const stopListening = app.onSynced(() => renderList());
   // A share accepted or revoked elsewhere: only the received shares are read again (own entries
@@ -389,7 +450,12 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   // reload leaves Tab's first stop to the skip link; a navigation moves the focus to the heading after
   // the mount (the shell); a touch screen gets no keyboard unasked.
   const unlockedNow = takeUnlocked();
-  if (unlockedNow && (!document.activeElement || document.activeElement === document.body) && matchMedia("(pointer: fine)").matches) search.focus();
+  if (
+    unlockedNow &&
+    (!document.activeElement || document.activeElement === document.body) &&
+    matchMedia("(pointer: fine)").matches
+  )
+    search.focus();
   await app.refresh();
   // /vault?open=<id> (the health page's links to an entry): that entry opens.
   const wanted = new URLSearchParams(location.search).get("open");

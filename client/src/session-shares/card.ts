@@ -2,7 +2,13 @@
 import { ApiError } from "../api";
 import { button, copyText, describeError } from "../automation/ui";
 import { el } from "../pages/common";
-import { ENDED, type KnownShare, type SessionShares, type ShareAction, type ShareView } from "./shares";
+import {
+  ENDED,
+  type KnownShare,
+  type SessionShares,
+  type ShareAction,
+  type ShareView,
+} from "./shares";
 
 const POLL_MS = 3_000;
 const STATUS_TEXT: Record<string, string> = {
@@ -15,13 +21,22 @@ const STATUS_TEXT: Record<string, string> = {
   failed: "Failed",
 };
 
-export function mountShareCard(root: HTMLElement, shares: SessionShares, share: KnownShare, toast: (m: string) => void): () => void {
+export function mountShareCard(
+  root: HTMLElement,
+  shares: SessionShares,
+  share: KnownShare,
+  toast: (m: string) => void,
+): () => void {
   const status = el("span", { className: "badge" });
   const detail = el("span", { className: "muted" });
   const error = el("p", { className: "error", role: "alert" });
   const link = el("input", { readOnly: true, value: share.shareUrl, name: "viewer-link" });
   link.setAttribute("aria-label", `Viewer link for ${share.entryName}`);
-  const extendBy = el("select", { name: "extend-by" }, ...[15, 30, 60].map((m) => el("option", { value: String(m), textContent: `${m} min` })));
+  const extendBy = el(
+    "select",
+    { name: "extend-by" },
+    ...[15, 30, 60].map((m) => el("option", { value: String(m), textContent: `${m} min` })),
+  );
   extendBy.setAttribute("aria-label", "Extend by");
   let view: ShareView | null = null;
   const act = (a: ShareAction, done: string) =>
@@ -35,11 +50,21 @@ export function mountShareCard(root: HTMLElement, shares: SessionShares, share: 
     );
   const pause = button("Pause", () => act({ action: "pause" }, "Session paused"));
   const resume = button("Resume", () => act({ action: "resume" }, "Session resumed"));
-  const extend = button("Extend", () => act({ action: "extend", minutes: Number(extendBy.value) }, "Session extended"));
+  const extend = button("Extend", () =>
+    act({ action: "extend", minutes: Number(extendBy.value) }, "Session extended"),
+  );
   const revoke = button("Revoke", () => {
-    if (confirm(`Revoke the shared session of ${share.entryName}? Viewers are disconnected at once.`)) act({ action: "revoke" }, "Session revoked");
+    if (
+      confirm(`Revoke the shared session of ${share.entryName}? Viewers are disconnected at once.`)
+    )
+      act({ action: "revoke" }, "Session revoked");
   });
-  const preview = el("a", { href: `/s/preview/${encodeURIComponent(share.id)}`, target: "_blank", rel: "noopener", textContent: "Open live view" });
+  const preview = el("a", {
+    href: `/s/preview/${encodeURIComponent(share.id)}`,
+    target: "_blank",
+    rel: "noopener",
+    textContent: "Open live view",
+  });
   const controls = el("div", { className: "row" }, pause, resume, extendBy, extend, revoke);
   const card = el(
     "div",
@@ -47,7 +72,14 @@ export function mountShareCard(root: HTMLElement, shares: SessionShares, share: 
     el("h3", { textContent: `Session of ${share.entryName}` }),
     el("p", {}, status, " ", detail),
     el("label", {}, "Viewer link", link),
-    el("div", { className: "row" }, button("Copy link", () => void copyText(share.shareUrl, "Viewer link", toast), { aria: `Copy viewer link for ${share.entryName}` }), preview),
+    el(
+      "div",
+      { className: "row" },
+      button("Copy link", () => void copyText(share.shareUrl, "Viewer link", toast), {
+        aria: `Copy viewer link for ${share.entryName}`,
+      }),
+      preview,
+    ),
     controls,
     error,
   );
@@ -78,7 +110,8 @@ export function mountShareCard(root: HTMLElement, shares: SessionShares, share: 
         return;
       }
     }
-    if (!stopped && !(view && ENDED.has(view.status))) timer = setTimeout(() => void poll(), POLL_MS);
+    if (!stopped && !(view && ENDED.has(view.status)))
+      timer = setTimeout(() => void poll(), POLL_MS);
   }
   void poll();
   return () => {

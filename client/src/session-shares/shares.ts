@@ -7,7 +7,13 @@ import type { ApiClient } from "../api";
 import { AUTOMATION_ENDPOINTS as EP } from "../automation/endpoints";
 import type { LocalDb } from "../db";
 
-export type KnownShare = { id: string; entryId: string; entryName: string; shareUrl: string; createdAt: string };
+export type KnownShare = {
+  id: string;
+  entryId: string;
+  entryName: string;
+  shareUrl: string;
+  createdAt: string;
+};
 export type ShareView = {
   id: string;
   status: string;
@@ -22,8 +28,19 @@ export type ShareView = {
   expiresAt: string;
   endedAt: string | null;
 };
-export type ShareOptions = { loginMethod: "ai_agent" | "manual"; accessType: "full" | "view_only"; durationMinutes: number; maxViewers: number; watermarkEnabled: boolean };
-export type ShareAction = { action: "pause" } | { action: "resume" } | { action: "revoke" } | { action: "extend"; minutes: number } | { action: "watermark"; watermarkEnabled: boolean };
+export type ShareOptions = {
+  loginMethod: "ai_agent" | "manual";
+  accessType: "full" | "view_only";
+  durationMinutes: number;
+  maxViewers: number;
+  watermarkEnabled: boolean;
+};
+export type ShareAction =
+  | { action: "pause" }
+  | { action: "resume" }
+  | { action: "revoke" }
+  | { action: "extend"; minutes: number }
+  | { action: "watermark"; watermarkEnabled: boolean };
 
 export const ENDED = new Set(["revoked", "expired", "failed"]);
 const key = (userId: string) => `sessionShares:${userId}`;
@@ -39,24 +56,51 @@ export class SessionShares {
     return (await this.db.meta<KnownShare[]>(key(this.userId))) ?? [];
   }
 
-  async create(entry: { id: string; name: string; username: string; password: string }, o: ShareOptions): Promise<KnownShare> {
+  async create(
+    entry: { id: string; name: string; username: string; password: string },
+    o: ShareOptions,
+  ): Promise<KnownShare> {
     const res = await this.api.request<{ id: string; shareUrl: string }>(EP.createSessionShare, {
-      body: { accountId: entry.id, decryptedUsername: entry.username, decryptedPassword: entry.password, ...o },
+      body: {
+        accountId: entry.id,
+        decryptedUsername: entry.username,
+        decryptedPassword: entry.password,
+        ...o,
+      },
     });
-    const share: KnownShare = { id: res.id, entryId: entry.id, entryName: entry.name, shareUrl: new URL(res.shareUrl, location.origin).toString(), createdAt: new Date().toISOString() };
-    await navigator.locks.request(key(this.userId), async () => this.db.setMeta(key(this.userId), [...(await this.known()), share]));
+    const share: KnownShare = {
+      id: res.id,
+      entryId: entry.id,
+      entryName: entry.name,
+      shareUrl: new URL(res.shareUrl, location.origin).toString(),
+      createdAt: new Date().toISOString(),
+    };
+    await navigator.locks.request(key(this.userId), async () =>
+      this.db.setMeta(key(this.userId), [...(await this.known()), share]),
+    );
     return share;
   }
 
   async view(id: string): Promise<ShareView> {
-    return (await this.api.request<{ session: ShareView }>(EP.sessionShare, { params: { id } })).session;
+    return (await this.api.request<{ session: ShareView }>(EP.sessionShare, { params: { id } }))
+      .session;
   }
 
   async act(id: string, a: ShareAction): Promise<ShareView> {
-    return (await this.api.request<{ session: ShareView }>(EP.patchSessionShare, { params: { id }, body: a })).session;
+    return (
+      await this.api.request<{ session: ShareView }>(EP.patchSessionShare, {
+        params: { id },
+        body: a,
+      })
+    ).session;
   }
 
   async forget(id: string): Promise<void> {
-    await navigator.locks.request(key(this.userId), async () => this.db.setMeta(key(this.userId), (await this.known()).filter((s) => s.id !== id)));
+    await navigator.locks.request(key(this.userId), async () =>
+      this.db.setMeta(
+        key(this.userId),
+        (await this.known()).filter((s) => s.id !== id),
+      ),
+    );
   }
 }

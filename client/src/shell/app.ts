@@ -35,11 +35,18 @@ export type ShellHooks = {
   started(engine: SyncEngine, stopPage: () => void): void;
 };
 
-export async function startShell(db: LocalDb, session: Session, keys: VaultKeys, hooks: ShellHooks) {
+export async function startShell(
+  db: LocalDb,
+  session: Session,
+  keys: VaultKeys,
+  hooks: ShellHooks,
+) {
   performance.mark("vault:shell-start");
   // The section's module is fetched and run while the shell starts (the trust store, the status
   // line), not after: go() below then finds it loaded.
-  void resolveSection(sections, location.pathname)?.section.load().catch(() => undefined);
+  void resolveSection(sections, location.pathname)
+    ?.section.load()
+    .catch(() => undefined);
   // The sync engine's pulls are sent by the pull worker: its script loads while the shell starts.
   warmPullWorker();
   const api = new ApiClient();
@@ -90,7 +97,9 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
       onStale: () => host.isVisible() && void sync.syncNow(),
       // What the pull does not carry: the mounted section that shows it reads it again.
       onTopic: (topic) => {
-        for (const l of [...liveListeners]) if (l.topic === topic) void Promise.resolve(l.fn()).catch((e: unknown) => console.error(e));
+        for (const l of [...liveListeners])
+          if (l.topic === topic)
+            void Promise.resolve(l.fn()).catch((e: unknown) => console.error(e));
       },
     }),
   );
@@ -100,15 +109,25 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
     const online = navigator.onLine && lastState.phase !== "offline";
     const net = $("net-state");
     net.dataset.state = online ? "online" : "offline";
-    net.textContent = online ? (lastState.phase === "syncing" ? "Online · syncing…" : "Online") : "Offline";
-    if (lastState.phase === "error") net.textContent = `Online · sync failed (${lastState.lastError ?? "unknown error"})`;
+    net.textContent = online
+      ? lastState.phase === "syncing"
+        ? "Online · syncing…"
+        : "Online"
+      : "Offline";
+    if (lastState.phase === "error")
+      net.textContent = `Online · sync failed (${lastState.lastError ?? "unknown error"})`;
     // The identity provider's token expired: local data stays, sync resumes after signing in again.
-    $("signin-again").hidden = !(lastState.phase === "error" && lastState.lastError?.startsWith("401"));
+    $("signin-again").hidden = !(
+      lastState.phase === "error" && lastState.lastError?.startsWith("401")
+    );
   }
 
   /** The status line's figures, read from the store; `showStatus` draws them. */
   async function readStatus() {
-    const [n, last] = await Promise.all([db.pendingCount(session.userId), db.meta<string>(`lastSync:${session.userId}`)]);
+    const [n, last] = await Promise.all([
+      db.pendingCount(session.userId),
+      db.meta<string>(`lastSync:${session.userId}`),
+    ]);
     return { n, last };
   }
 
@@ -117,7 +136,9 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
     const pending = $("pending");
     pending.textContent = `${n} pending ${n === 1 ? "change" : "changes"}`;
     pending.dataset.count = String(n);
-    $("last-sync").textContent = last ? `Last synced ${new Date(last).toLocaleTimeString()}` : "Not synced yet";
+    $("last-sync").textContent = last
+      ? `Last synced ${new Date(last).toLocaleTimeString()}`
+      : "Not synced yet";
   }
 
   /**
@@ -179,7 +200,13 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
 
   const main = $("app-main");
   labelTables(main);
-  const nav = buildNav($("app-nav"), $("nav-list"), $("menu-toggle") as HTMLButtonElement, sections, (path) => void go(path, true));
+  const nav = buildNav(
+    $("app-nav"),
+    $("nav-list"),
+    $("menu-toggle") as HTMLButtonElement,
+    sections,
+    (path) => void go(path, true),
+  );
 
   let unmount: Unmount | null = null;
   let generation = 0;
@@ -192,7 +219,8 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
       url.pathname = "/mailboxes";
       history.replaceState(null, "", url);
     }
-    if (push && url.pathname + url.search !== location.pathname + location.search) history.pushState(null, "", url);
+    if (push && url.pathname + url.search !== location.pathname + location.search)
+      history.pushState(null, "", url);
     const mine = ++generation;
     unmount?.();
     unmount = null;
@@ -206,7 +234,8 @@ export async function startShell(db: LocalDb, session: Session, keys: VaultKeys,
       const h1 = document.createElement("h1");
       h1.textContent = "Not found";
       const p = document.createElement("p");
-      p.textContent = "No section of the app lives at this address. Choose one from the navigation.";
+      p.textContent =
+        "No section of the app lives at this address. Choose one from the navigation.";
       main.append(h1, p);
       document.title = "Not found · Credential vault";
       return;

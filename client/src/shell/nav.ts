@@ -15,14 +15,21 @@ export interface Nav {
   current(sectionId: string | undefined): void;
 }
 
-export function buildNav(nav: HTMLElement, list: HTMLElement, toggle: HTMLButtonElement, sections: SectionDef[], go: (path: string) => void): Nav {
+export function buildNav(
+  nav: HTMLElement,
+  list: HTMLElement,
+  toggle: HTMLButtonElement,
+  sections: SectionDef[],
+  go: (path: string) => void,
+): Nav {
   const groups = new Map<string, HTMLLIElement[]>();
   const item = (group: string, a: HTMLAnchorElement) => {
     const items = groups.get(group) ?? [];
     items.push(el("li", {}, a));
     groups.set(group, items);
   };
-  for (const s of sections) item(s.group ?? "", el("a", { href: s.path, dataset: { section: s.id } }, s.title));
+  for (const s of sections)
+    item(s.group ?? "", el("a", { href: s.path, dataset: { section: s.id } }, s.title));
   for (const p of pageLinks) item(p.group, el("a", { href: p.href }, p.title));
   list.replaceChildren(
     ...[...groups].map(([name, items], i) => {
@@ -30,7 +37,12 @@ export function buildNav(nav: HTMLElement, list: HTMLElement, toggle: HTMLButton
       const id = `nav-group-${i}`;
       const ul = el("ul", {}, ...items);
       ul.setAttribute("aria-labelledby", id);
-      return el("div", { className: "nav-group" }, el("p", { id, className: "nav-heading" }, name), ul);
+      return el(
+        "div",
+        { className: "nav-group" },
+        el("p", { id, className: "nav-heading" }, name),
+        ul,
+      );
     }),
   );
 
@@ -46,7 +58,8 @@ export function buildNav(nav: HTMLElement, list: HTMLElement, toggle: HTMLButton
   });
   // Escape closes the menu and gives focus back to its button, as a disclosure does.
   nav.addEventListener("keydown", (ev) => {
-    if (ev.key !== "Escape" || !narrow.matches || toggle.getAttribute("aria-expanded") !== "true") return;
+    if (ev.key !== "Escape" || !narrow.matches || toggle.getAttribute("aria-expanded") !== "true")
+      return;
     setOpen(false);
     toggle.focus();
   });

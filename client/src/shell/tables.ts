@@ -4,7 +4,9 @@
  * body cell as data-label, so no section has to repeat them. Cells spanning columns get none.
  */
 function label(table: HTMLTableElement) {
-  const heads = Array.from(table.tHead?.rows[0]?.cells ?? []).map((th) => th.textContent?.trim() ?? "");
+  const heads = Array.from(table.tHead?.rows[0]?.cells ?? []).map(
+    (th) => th.textContent?.trim() ?? "",
+  );
   if (!heads.length) return;
   for (const body of Array.from(table.tBodies)) {
     for (const row of Array.from(body.rows)) {

@@ -2,11 +2,23 @@
 import { deflateSync } from "node:zlib";
 import { encode } from "uqr";
 import { apiAs } from "./api";
-import { fillEntry, newUser, openEntry, signInThroughPage, waitForPending, type Browser, type Page } from "./browser";
+import {
+  fillEntry,
+  newUser,
+  openEntry,
+  signInThroughPage,
+  waitForPending,
+  type Browser,
+  type Page,
+} from "./browser";
 import { base, personContext } from "./journey";
 
 /** A new user signed in through the page, with the API as another client of theirs sees it. */
-export async function signedInPerson(browser: Browser, prefix: string, passphrase = `${prefix} passphrase 16`) {
+export async function signedInPerson(
+  browser: Browser,
+  prefix: string,
+  passphrase = `${prefix} passphrase 16`,
+) {
   const user = await newUser(prefix);
   const { context, page } = await personContext(browser);
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
@@ -15,8 +27,17 @@ export async function signedInPerson(browser: Browser, prefix: string, passphras
 }
 
 /** Adds an entry through the form, waits until it is on the server, and returns its server row. */
-export async function syncedEntry(page: Page, api: Awaited<ReturnType<typeof apiAs>>, name: string) {
-  await fillEntry(page, { name, website: `${name.toLowerCase().replace(/\W+/g, "")}.example`, username: "alice", password: `pw-${name}` });
+export async function syncedEntry(
+  page: Page,
+  api: Awaited<ReturnType<typeof apiAs>>,
+  name: string,
+) {
+  await fillEntry(page, {
+    name,
+    website: `${name.toLowerCase().replace(/\W+/g, "")}.example`,
+    username: "alice",
+    password: `pw-${name}`,
+  });
   await waitForPending(page, 0);
   const row = (await api.entries()).get(name);
   if (!row) throw new Error(`${name} did not reach the server`);
@@ -60,12 +81,20 @@ export function qrPng(text: string, scale = 6): Buffer {
   const raw = Buffer.alloc(side * (side + 1));
   for (let y = 0; y < side; y++) {
     raw[y * (side + 1)] = 0; // filter: none
-    for (let x = 0; x < side; x++) raw[y * (side + 1) + 1 + x] = qr.data[Math.floor(y / scale)]![Math.floor(x / scale)] ? 0 : 255;
+    for (let x = 0; x < side; x++)
+      raw[y * (side + 1) + 1 + x] = qr.data[Math.floor(y / scale)]![Math.floor(x / scale)]
+        ? 0
+        : 255;
   }
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(side, 0);
   ihdr.writeUInt32BE(side, 4);
   ihdr[8] = 8; // bit depth
   ihdr[9] = 0; // greyscale
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), chunk("IDAT", deflateSync(raw)), chunk("IEND", new Uint8Array())]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr),
+    chunk("IDAT", deflateSync(raw)),
+    chunk("IEND", new Uint8Array()),
+  ]);
 }

@@ -18,7 +18,11 @@ export async function apiAs(base: string, token: string) {
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${base}${path}`, {
       method,
-      headers: { ...auth, "x-csrf-token": csrfToken, ...(body ? { "content-type": "application/json" } : {}) },
+      headers: {
+        ...auth,
+        "x-csrf-token": csrfToken,
+        ...(body ? { "content-type": "application/json" } : {}),
+      },
       body: body ? JSON.stringify(body) : undefined,
     });
     return { status: res.status, body: (await res.json()) as any };
@@ -41,11 +45,27 @@ export async function apiAs(base: string, token: string) {
 type Placed = { id: string; website?: string | null; url?: string | null };
 
 /** An envelope as the web client seals it for this entry of this user (bound to its place). */
-export function sealFor(keys: VaultKeys, userId: string, entry: Placed, secrets: Partial<EntrySecrets>) {
-  return sealEntry(keys, placeOf(userId, entry), { username: "", password: "", notes: "", category: "", totp: "", ...secrets });
+export function sealFor(
+  keys: VaultKeys,
+  userId: string,
+  entry: Placed,
+  secrets: Partial<EntrySecrets>,
+) {
+  return sealEntry(keys, placeOf(userId, entry), {
+    username: "",
+    password: "",
+    notes: "",
+    category: "",
+    totp: "",
+    ...secrets,
+  });
 }
 
 /** The secrets of a server entry (list or sync shape), opened in its place. */
-export async function openFor(keys: VaultKeys, userId: string, entry: Placed & { wrapped_item_key: string; encrypted_data: string }): Promise<EntrySecrets> {
+export async function openFor(
+  keys: VaultKeys,
+  userId: string,
+  entry: Placed & { wrapped_item_key: string; encrypted_data: string },
+): Promise<EntrySecrets> {
   return (await openEntry(keys, placeOf(userId, entry), entry)).secrets;
 }

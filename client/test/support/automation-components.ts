@@ -10,7 +10,11 @@ import type { TestProject } from "vitest/node";
 import aliasProviderSetup from "../../../test/support/alias-provider-setup";
 import discoveryMailboxSetup from "../../../test/support/discovery-mailbox";
 import { startDovecot } from "../../../test/support/dovecot-lib.mjs";
-import mailProviderSetup, { clientId, clientSecret, PROVIDERS } from "../../../test/support/mail-provider-server";
+import mailProviderSetup, {
+  clientId,
+  clientSecret,
+  PROVIDERS,
+} from "../../../test/support/mail-provider-server";
 import { startResetSite } from "../../../test/support/reset-site-lib.mjs";
 import pwnedRangeSetup from "../../../test/support/pwned-range-setup";
 
@@ -31,23 +35,42 @@ declare module "vitest" {
 }
 
 /** One reset mailbox per journey that reads reset mail: the watcher takes any fresh mail from the site. */
-const RESET_USERS = ["web-reset@example.test", "web-reset-closed@example.test", "web-reset-cancel@example.test", "web-reset-chat@example.test", "web-reset-spare@example.test"];
+const RESET_USERS = [
+  "web-reset@example.test",
+  "web-reset-closed@example.test",
+  "web-reset-cancel@example.test",
+  "web-reset-chat@example.test",
+  "web-reset-spare@example.test",
+];
 const PREFIX = { mailx: "MAILX", maily: "MAILY", codehost: "CODEHOST", idp: "IDP_OAUTH" } as const;
 
 /** Runs another suite's globalSetup here, keeping what it provides. */
-async function run<T>(setup: (p: TestProject) => Promise<() => unknown>, key: string): Promise<{ value: T; stop: () => unknown }> {
+async function run<T>(
+  setup: (p: TestProject) => Promise<() => unknown>,
+  key: string,
+): Promise<{ value: T; stop: () => unknown }> {
   const provided: Record<string, unknown> = {};
-  const stop = await setup({ provide: (k: string, v: unknown) => void (provided[k] = v) } as unknown as TestProject);
+  const stop = await setup({
+    provide: (k: string, v: unknown) => void (provided[k] = v),
+  } as unknown as TestProject);
   return { value: provided[key] as T, stop };
 }
 
 export async function startAutomationComponents(appOrigin: string) {
   const password = randomBytes(12).toString("base64url");
-  const dovecot = await startDovecot({ users: RESET_USERS.map((user) => ({ user, password })), prefix: "browser-reset-imap-" });
-  const site = await startResetSite({ mailboxFor: (email: string) => (RESET_USERS.includes(email) ? dovecot.maildirOf(email) : null) });
+  const dovecot = await startDovecot({
+    users: RESET_USERS.map((user) => ({ user, password })),
+    prefix: "browser-reset-imap-",
+  });
+  const site = await startResetSite({
+    mailboxFor: (email: string) => (RESET_USERS.includes(email) ? dovecot.maildirOf(email) : null),
+  });
   const mail = await run<string>(mailProviderSetup, "mailProviderUrl");
   const alias = await run<string>(aliasProviderSetup, "aliasProviderUrl");
-  const discovery = await run<AutomationContext["discoveryImap"]>(discoveryMailboxSetup, "discoveryImap");
+  const discovery = await run<AutomationContext["discoveryImap"]>(
+    discoveryMailboxSetup,
+    "discoveryImap",
+  );
   const pwned = await run<string>(pwnedRangeSetup, "pwnedRangeUrl");
   const context: AutomationContext = {
     resetSite: site.origin as string,

@@ -1,4 +1,11 @@
-import { chromium, type Browser, type BrowserContext, type Page, type Request, type Response } from "playwright-core";
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type Page,
+  type Request,
+  type Response,
+} from "playwright-core";
 import { inject } from "vitest";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -21,8 +28,17 @@ export const ARTIFACTS = join(ROOT, "test-artifacts");
  * setup (no endpoint provided), a Chromium of its own.
  */
 export async function launch(): Promise<Browser> {
+<<<<<<< HEAD
   const shared = inject("chromiumEndpoint");
   return watchBrowser(shared ? await chromium.connectOverCDP(shared) : await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }));
+=======
+  return watchBrowser(
+    await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--no-sandbox", "--disable-dev-shm-usage"],
+    }),
+  );
+>>>>>>> main
 }
 
 /**
@@ -33,13 +49,19 @@ export async function newUser(prefix: string) {
   const sub = `${prefix}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
   const email = `${sub}@example.test`;
   const issuer = inject("idpIssuer");
-  const res = await fetch(`${issuer}/dev/users`, { method: "POST", body: new URLSearchParams({ sub, email }) });
-  if (res.status !== 204) throw new Error(`registering ${sub} at the OpenID provider: ${res.status}`);
+  const res = await fetch(`${issuer}/dev/users`, {
+    method: "POST",
+    body: new URLSearchParams({ sub, email }),
+  });
+  if (res.status !== 204)
+    throw new Error(`registering ${sub} at the OpenID provider: ${res.status}`);
   return { sub, email, token: (await signDevToken({ sub, email, issuer })) as string };
 }
 
 function emailOf(token: string): string {
-  return (JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { email: string }).email;
+  return (
+    JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { email: string }
+  ).email;
 }
 
 /**
@@ -61,7 +83,8 @@ export async function openPage(page: Page, url: string) {
   } catch (e) {
     const now = Date.now();
     const list = [...open].map(
-      ([r, t]) => `${r.method()} ${r.url()} (${r.resourceType()}, ${now - t} ms, ${answered.has(r) ? `answered ${answered.get(r)}, body unfinished` : "no answer"})`,
+      ([r, t]) =>
+        `${r.method()} ${r.url()} (${r.resourceType()}, ${now - t} ms, ${answered.has(r) ? `answered ${answered.get(r)}, body unfinished` : "no answer"})`,
     );
     // The same URLs fetched from Node now: an answer here while the page's request hangs points at
     // the browser's connection, none at the server.
@@ -77,7 +100,9 @@ export async function openPage(page: Page, url: string) {
         }
       }),
     );
-    throw new Error(`${(e as Error).message}\nrequests still open: ${list.length ? list.join("; ") : "none"}\n${probes.join("\n")}`);
+    throw new Error(
+      `${(e as Error).message}\nrequests still open: ${list.length ? list.join("; ") : "none"}\n${probes.join("\n")}`,
+    );
   } finally {
     page.off("request", started);
     page.off("response", headers);
@@ -125,8 +150,19 @@ export async function signInWithCookie(page: Page, token: string) {
   await openPage(page, "/");
   // Kept as long as the token lives, as the callback's Max-Age keeps it (a profile relaunched with
   // the same directory is still signed in).
-  const { exp } = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { exp: number };
-  await page.context().addCookies([{ name: "access_token", value: token, url: new URL(page.url()).origin, httpOnly: true, sameSite: "Strict", expires: exp }]);
+  const { exp } = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as {
+    exp: number;
+  };
+  await page.context().addCookies([
+    {
+      name: "access_token",
+      value: token,
+      url: new URL(page.url()).origin,
+      httpOnly: true,
+      sameSite: "Strict",
+      expires: exp,
+    },
+  ]);
   await openPage(page, "/");
   await page.getByLabel("Master passphrase").waitFor();
 }
@@ -139,12 +175,22 @@ export async function signInWithCookie(page: Page, token: string) {
  * sign-ins a run) except with `through: "provider"`: signin.browser.test.ts and the journeys
  * whose subject is that sign-in drive it themselves (signInWithProvider).
  */
-export async function signInThroughPage(page: Page, token: string, passphrase: string, { through = "cookie" }: { through?: "cookie" | "provider" } = {}) {
+export async function signInThroughPage(
+  page: Page,
+  token: string,
+  passphrase: string,
+  { through = "cookie" }: { through?: "cookie" | "provider" } = {},
+) {
   await openPage(page, "/");
   if (through === "provider") await signInWithProvider(page, token);
   else {
-    const { sub, email } = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { sub: string; email: string };
-    await signInWithCookie(page, (await signDevToken({ sub, email, issuer: inject("idpIssuer") })) as string);
+    const { sub, email } = JSON.parse(
+      Buffer.from(token.split(".")[1]!, "base64url").toString(),
+    ) as { sub: string; email: string };
+    await signInWithCookie(
+      page,
+      (await signDevToken({ sub, email, issuer: inject("idpIssuer") })) as string,
+    );
   }
   await submitSignIn(page, passphrase);
   await page.waitForURL("**/vault");
@@ -153,18 +199,35 @@ export async function signInThroughPage(page: Page, token: string, passphrase: s
   const controlled = await page.evaluate(async () => {
     const taking = (async () => {
       await navigator.serviceWorker.ready;
-      if (!navigator.serviceWorker.controller) await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
+      if (!navigator.serviceWorker.controller)
+        await new Promise((r) =>
+          navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }),
+        );
       return true;
     })();
     const late = new Promise<string>((r) =>
       setTimeout(async () => {
         const regs = await navigator.serviceWorker.getRegistrations();
-        r(JSON.stringify(regs.map((g) => ({ scope: g.scope, installing: g.installing?.state, waiting: g.waiting?.state, active: g.active?.state })).concat([{ controller: String(!!navigator.serviceWorker.controller) } as never])));
+        r(
+          JSON.stringify(
+            regs
+              .map((g) => ({
+                scope: g.scope,
+                installing: g.installing?.state,
+                waiting: g.waiting?.state,
+                active: g.active?.state,
+              }))
+              .concat([{ controller: String(!!navigator.serviceWorker.controller) } as never]),
+          ),
+        );
       }, 20_000),
     );
     return Promise.race([taking, late]);
   });
-  if (controlled !== true) throw new Error(`the service worker did not take control of the vault within 20 s: ${controlled}`);
+  if (controlled !== true)
+    throw new Error(
+      `the service worker did not take control of the vault within 20 s: ${controlled}`,
+    );
 }
 
 /** The dashboard script has rendered the vault and attached its handlers. */
@@ -177,7 +240,13 @@ export async function screenshot(page: Page, name: string) {
   await page.screenshot({ path: join(ARTIFACTS, name), fullPage: true });
 }
 
-export type Entry = { name: string; website?: string; username?: string; password?: string; notes?: string };
+export type Entry = {
+  name: string;
+  website?: string;
+  username?: string;
+  password?: string;
+  notes?: string;
+};
 
 /** Opens the entry dialog for a new entry, unless it is already open (an edit in progress). */
 export async function openNewEntry(page: Page) {
@@ -199,13 +268,17 @@ export async function fillEntry(page: Page, e: Entry) {
   await page.waitForFunction(() => {
     const form = document.getElementById("entry-form");
     const name = document.getElementById("f-name") as HTMLInputElement;
-    return form?.getAttribute("aria-busy") === "false" && (name.value === "" || document.getElementById("form-error")?.textContent !== "");
+    return (
+      form?.getAttribute("aria-busy") === "false" &&
+      (name.value === "" || document.getElementById("form-error")?.textContent !== "")
+    );
   });
   const error = await page.locator("#form-error").innerText();
   if (error) throw new Error(`saving ${e.name} failed: ${error}`);
 }
 
-export const pendingCount = async (page: Page) => Number(await page.locator("#pending").getAttribute("data-count"));
+export const pendingCount = async (page: Page) =>
+  Number(await page.locator("#pending").getAttribute("data-count"));
 
 /**
  * Waits until the status line reads `n` pending changes and the device's queue holds `n`. The line
@@ -216,10 +289,13 @@ export const pendingCount = async (page: Page) => Number(await page.locator("#pe
 export async function waitForPending(page: Page, n: number) {
   const deadline = Date.now() + 20_000;
   for (;;) {
-    await page.locator(`#pending[data-count="${n}"]`).waitFor({ timeout: Math.max(1, deadline - Date.now()) });
+    await page
+      .locator(`#pending[data-count="${n}"]`)
+      .waitFor({ timeout: Math.max(1, deadline - Date.now()) });
     const queued = await queuedChanges(page);
     if (queued === n) return;
-    if (Date.now() > deadline) throw new Error(`the status line read ${n} pending, the queue still holds ${queued}`);
+    if (Date.now() > deadline)
+      throw new Error(`the status line read ${n} pending, the queue still holds ${queued}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -250,7 +326,10 @@ function queuedChanges(page: Page): Promise<number> {
 export const entryNames = (page: Page) => page.locator("#entries li .name").allInnerTexts();
 
 /** The list row of an entry, by its exact name. */
-export const entryRow = (page: Page, name: string) => page.locator("#entries li").filter({ has: page.locator(".name").getByText(name, { exact: true }) });
+export const entryRow = (page: Page, name: string) =>
+  page
+    .locator("#entries li")
+    .filter({ has: page.locator(".name").getByText(name, { exact: true }) });
 
 /**
  * Opens an entry from the list and waits for its detail: its fields once its secrets are opened,
@@ -266,7 +345,10 @@ export async function openEntry(page: Page, name: string) {
   await page.locator(`#revealed[data-id]`).waitFor();
   await page.waitForFunction(() => {
     const box = document.getElementById("revealed");
-    return box?.dataset.ready === "true" || (document.getElementById("detail-error")?.textContent ?? "") !== "";
+    return (
+      box?.dataset.ready === "true" ||
+      (document.getElementById("detail-error")?.textContent ?? "") !== ""
+    );
   });
 }
 
@@ -275,7 +357,12 @@ export async function revealedField(page: Page, field: string) {
   const dd = page.locator(`#revealed-fields dd[data-field="${field}"]`);
   await dd.waitFor();
   if ((await dd.getAttribute("data-masked")) === "true") {
-    await page.getByRole("button", { name: `Show ${field === "totp" ? "totp secret" : field}`, exact: true }).click();
+    await page
+      .getByRole("button", {
+        name: `Show ${field === "totp" ? "totp secret" : field}`,
+        exact: true,
+      })
+      .click();
     await page.locator(`#revealed-fields dd[data-field="${field}"][data-masked="false"]`).waitFor();
   }
   return dd.innerText();
@@ -300,9 +387,18 @@ export function localState(page: Page) {
       r.onsuccess = () => resolve((r.result as { name: string }[]).map((e) => e.name).sort());
       r.onerror = () => reject(r.error);
     });
-    const out = { entries: await count("entries"), names, pending: await count("pending"), metadata: await count("metadata"), caches: {} as Record<string, string[]> };
+    const out = {
+      entries: await count("entries"),
+      names,
+      pending: await count("pending"),
+      metadata: await count("metadata"),
+      caches: {} as Record<string, string[]>,
+    };
     db.close();
-    for (const name of await caches.keys()) out.caches[name] = (await (await caches.open(name)).keys()).map((k) => new URL(k.url).pathname + new URL(k.url).search);
+    for (const name of await caches.keys())
+      out.caches[name] = (await (await caches.open(name)).keys()).map(
+        (k) => new URL(k.url).pathname + new URL(k.url).search,
+      );
     return out;
   });
 }

@@ -11,13 +11,18 @@ import { CHROMIUM, signInThroughPage } from "./browser";
 import { watchPersistentContext } from "./failures";
 import { blindIndexes, deriveVaultKeys, type VaultKeys } from "../../src/crypto";
 import { placeOf, sealEntry } from "../../src/envelope";
+import { sealEntryV2 } from "./envelope-v2";
 
 export const EXTENSION_DIR = join(ROOT, "dist", "extension");
 export const EXTENSION_ID = extensionId();
 
 /** Builds dist/extension with the given web app origin. */
 export function buildExtension(appOrigin: string) {
-  execFileSync("node", ["scripts/build-extension.mjs"], { cwd: ROOT, stdio: "inherit", env: { ...process.env, EXTENSION_APP_ORIGIN: appOrigin } });
+  execFileSync("node", ["scripts/build-extension.mjs"], {
+    cwd: ROOT,
+    stdio: "inherit",
+    env: { ...process.env, EXTENSION_APP_ORIGIN: appOrigin },
+  });
 }
 
 export const newProfile = () => mkdtempSync(join(tmpdir(), "vault-extension-"));
@@ -26,21 +31,29 @@ export const newProfile = () => mkdtempSync(join(tmpdir(), "vault-extension-"));
  * Chromium's new headless mode with the unpacked extension. Every *.test host resolves to
  * loopback, so the local login site can be reached under names with real registrable domains.
  */
-export async function launchWithExtension(profile: string, baseURL?: string, extraArgs: string[] = []): Promise<{ context: BrowserContext; worker: Worker }> {
-  const context = watchPersistentContext(await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    baseURL,
-    args: [
-      "--no-sandbox",
-      "--disable-dev-shm-usage",
-      `--disable-extensions-except=${EXTENSION_DIR}`,
-      `--load-extension=${EXTENSION_DIR}`,
-      "--host-resolver-rules=MAP *.test 127.0.0.1",
-      ...extraArgs,
-    ],
-  }));
-  const worker = context.serviceWorkers().find((w) => w.url().includes(EXTENSION_ID)) ?? (await context.waitForEvent("serviceworker", (w) => w.url().includes(EXTENSION_ID)));
+export async function launchWithExtension(
+  profile: string,
+  baseURL?: string,
+  extraArgs: string[] = [],
+): Promise<{ context: BrowserContext; worker: Worker }> {
+  const context = watchPersistentContext(
+    await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      baseURL,
+      args: [
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        `--disable-extensions-except=${EXTENSION_DIR}`,
+        `--load-extension=${EXTENSION_DIR}`,
+        "--host-resolver-rules=MAP *.test 127.0.0.1",
+        ...extraArgs,
+      ],
+    }),
+  );
+  const worker =
+    context.serviceWorkers().find((w) => w.url().includes(EXTENSION_ID)) ??
+    (await context.waitForEvent("serviceworker", (w) => w.url().includes(EXTENSION_ID)));
   return { context, worker };
 }
 
@@ -54,7 +67,12 @@ export async function openPopup(context: BrowserContext): Promise<Page> {
 }
 
 /** A new profile with the extension, signed in to the web app at `base` and unlocked in its popup (where the passkey journeys start). */
-export async function signedInWithExtension(base: string, token: string, passphrase: string, extraArgs: string[] = []): Promise<BrowserContext> {
+export async function signedInWithExtension(
+  base: string,
+  token: string,
+  passphrase: string,
+  extraArgs: string[] = [],
+): Promise<BrowserContext> {
   const { context } = await launchWithExtension(newProfile(), base, extraArgs);
   const app = await context.newPage();
   await app.goto(base);
@@ -65,17 +83,31 @@ export async function signedInWithExtension(base: string, token: string, passphr
 }
 
 /** Unlocks the extension in its popup and waits until its first sync has cached `cached` entries; the popup stays open. */
-export async function unlockInPopup(context: BrowserContext, passphrase: string, cached = 0): Promise<Page> {
+export async function unlockInPopup(
+  context: BrowserContext,
+  passphrase: string,
+  cached = 0,
+): Promise<Page> {
   const popup = await openPopup(context);
   await popup.getByLabel("Master passphrase").fill(passphrase);
   await popup.getByRole("button", { name: "Unlock" }).click();
   await popup.locator("body[data-state=unlocked]").waitFor();
-  while ((await extensionStatus(popup)).cached < cached) await new Promise((r) => setTimeout(r, 100));
+  while ((await extensionStatus(popup)).cached < cached)
+    await new Promise((r) => setTimeout(r, 100));
   return popup;
 }
 
 /** `current`: live sync holds the fill copy current, so menus are drawn from it without the server. */
-export type ExtensionStatus = { signedIn: boolean; unlocked: boolean; cached: number; synced: boolean; current: boolean; pending: number; lastSync: string | null; healthReady: boolean };
+export type ExtensionStatus = {
+  signedIn: boolean;
+  unlocked: boolean;
+  cached: number;
+  synced: boolean;
+  current: boolean;
+  pending: number;
+  lastSync: string | null;
+  healthReady: boolean;
+};
 
 /** What the service worker reports, asked from an extension page like the popup does. */
 export function extensionStatus(popup: Page): Promise<ExtensionStatus> {
@@ -83,7 +115,13 @@ export function extensionStatus(popup: Page): Promise<ExtensionStatus> {
 }
 
 /** A request that crossed the relay: its method and path, whether it was conditional, its headers (names in lower case) and the status it got. */
-export type Heard = { line: string; conditional: boolean; headers: Record<string, string>; status?: number; at: number };
+export type Heard = {
+  line: string;
+  conditional: boolean;
+  headers: Record<string, string>;
+  status?: number;
+  at: number;
+};
 
 /**
  * A TCP relay in front of the worker: the extension's web app origin in the tests, so "offline"
@@ -125,9 +163,23 @@ export async function startRelay(target: { host: string; port: number }, port = 
             upstream.destroy();
             return;
           }
-          for (const m of chunk.toString("latin1").matchAll(/^([A-Z]+) (\S+) HTTP\/1\.1\r\n([\s\S]*?)\r\n\r\n/gm)) {
-            const headers = Object.fromEntries(m[3]!.split("\r\n").map((h) => [h.slice(0, h.indexOf(":")).trim().toLowerCase(), h.slice(h.indexOf(":") + 1).trim()]));
-            const r: Heard = { line: `${m[1]} ${m[2]}`, conditional: "if-none-match" in headers, headers, at: Date.now() };
+          for (const m of chunk
+            .toString("latin1")
+            .matchAll(/^([A-Z]+) (\S+) HTTP\/1\.1\r\n([\s\S]*?)\r\n\r\n/gm)) {
+            const headers = Object.fromEntries(
+              m[3]!
+                .split("\r\n")
+                .map((h) => [
+                  h.slice(0, h.indexOf(":")).trim().toLowerCase(),
+                  h.slice(h.indexOf(":") + 1).trim(),
+                ]),
+            );
+            const r: Heard = {
+              line: `${m[1]} ${m[2]}`,
+              conditional: "if-none-match" in headers,
+              headers,
+              at: Date.now(),
+            };
             waiting.push(r);
             heard.push(r);
           }
@@ -200,10 +252,27 @@ export async function startRelay(target: { host: string; port: number }, port = 
   };
 }
 
-export type Seed = { name: string; website: string; url?: string; username: string; password: string; totp?: string };
+/**
+ * `before: "scheme"`: sealed as a client did before the scheme was bound or the address sealed in
+ * the payload (a version-2 envelope, no `address`): nothing vouches for its scheme.
+ */
+export type Seed = {
+  name: string;
+  website: string;
+  url?: string;
+  username: string;
+  password: string;
+  totp?: string;
+  before?: "scheme";
+};
 
 /** Another device of the same user adds entries through sync: envelopes sealed in their place by the client's crypto. */
-export async function seedEntries(base: string, user: { sub: string; token: string }, keys: VaultKeys, seeds: Seed[]) {
+export async function seedEntries(
+  base: string,
+  user: { sub: string; token: string },
+  keys: VaultKeys,
+  seeds: Seed[],
+) {
   const token = user.token;
   const api = await apiAs(base, token);
   const now = new Date().toISOString();
@@ -211,18 +280,45 @@ export async function seedEntries(base: string, user: { sub: string; token: stri
   for (const s of seeds) {
     const id = crypto.randomUUID();
     // Sealed as the web client seals (vault.ts sealInput): the address inside the ciphertext.
-    const secrets = { username: s.username, password: s.password, notes: "", category: "", totp: s.totp ?? "", address: s.url ?? s.website };
-    const envelope = await sealEntry(keys, placeOf(user.sub, { id, website: s.website, url: s.url ?? null }), secrets);
-    const idx = await blindIndexes(keys, { name: s.name, website: s.website, username: s.username });
+    const secrets = {
+      username: s.username,
+      password: s.password,
+      notes: "",
+      category: "",
+      totp: s.totp ?? "",
+    };
+    const place = placeOf(user.sub, { id, website: s.website, url: s.url ?? null });
+    const envelope =
+      s.before === "scheme"
+        ? await sealEntryV2(keys, place, secrets)
+        : await sealEntry(keys, place, { ...secrets, address: s.url ?? s.website });
+    const idx = await blindIndexes(keys, {
+      name: s.name,
+      website: s.website,
+      username: s.username,
+    });
     mutations.push({
       action: "create",
       id,
       clientUpdatedAt: now,
-      data: { name: s.name, website: s.website, url: s.url ?? null, tags: [], ...envelope, encryption_version: 3, ...idx, domain_hash: idx.domain_hash ?? null },
+      data: {
+        name: s.name,
+        website: s.website,
+        url: s.url ?? null,
+        tags: [],
+        ...envelope,
+        encryption_version: 3,
+        ...idx,
+        domain_hash: idx.domain_hash ?? null,
+      },
     });
   }
   const res = await api.post("/api/passwords/sync", { mutations });
-  if (res.status !== 200 || res.body.results.some((r: { status: string }) => r.status !== "applied")) throw new Error(`seed: ${JSON.stringify(res.body)}`);
+  if (
+    res.status !== 200 ||
+    res.body.results.some((r: { status: string }) => r.status !== "applied")
+  )
+    throw new Error(`seed: ${JSON.stringify(res.body)}`);
 }
 
 export { deriveVaultKeys };
@@ -242,14 +338,21 @@ const FRAME_URL = `chrome-extension://${EXTENSION_ID}/menu.html`;
  * A page with a login field has one from its load on: the fill menu made ahead, hidden and empty
  * until the person opens it (it has no data-state until then).
  */
-export const extensionFrames = (p: Page): Frame[] => p.frames().filter((f) => f.url().startsWith(FRAME_URL) && !f.isDetached());
+export const extensionFrames = (p: Page): Frame[] =>
+  p.frames().filter((f) => f.url().startsWith(FRAME_URL) && !f.isDetached());
 
 /** The page's newest extension frame once it shows something (its body has a data-state). */
 export async function extensionFrame(p: Page, timeout = 10_000): Promise<Frame> {
   const until = Date.now() + timeout;
   for (;;) {
     for (const f of extensionFrames(p).reverse()) {
-      if (await f.locator("body[data-state]").count().catch(() => 0)) return f;
+      if (
+        await f
+          .locator("body[data-state]")
+          .count()
+          .catch(() => 0)
+      )
+        return f;
     }
     if (Date.now() > until) throw new Error(`no extension frame in ${p.url()}`);
     await new Promise((r) => setTimeout(r, 50));
@@ -266,7 +369,11 @@ export async function openFillMenu(p: Page, field = "Username"): Promise<Frame> 
 export const frameText = (f: Frame) => f.locator("#box").innerText();
 
 /** A real click on a control of the frame, once the frame says it counts clicks (shown long enough, visible). */
-export async function pressInFrame(f: Frame, name: string | RegExp, role: "menuitem" | "button" = "menuitem") {
+export async function pressInFrame(
+  f: Frame,
+  name: string | RegExp,
+  role: "menuitem" | "button" = "menuitem",
+) {
   await f.locator("body[data-armed]").waitFor();
   await f.getByRole(role, { name }).click();
 }

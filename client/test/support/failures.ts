@@ -25,9 +25,18 @@ function listen(page: Page) {
   heard.set(page, []);
   page.on("console", (m) => note(page, `console.${m.type()}: ${m.text()}`));
   page.on("pageerror", (e) => note(page, `page error: ${e.message}`));
-  page.on("requestfailed", (r) => note(page, `request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ""}`));
-  page.on("response", (r) => void (r.status() >= 400 && note(page, `${r.status()} ${r.request().method()} ${r.url()}`)));
-  page.on("framenavigated", (f) => void (f === page.mainFrame() && note(page, `navigated to ${f.url()}`)));
+  page.on("requestfailed", (r) =>
+    note(page, `request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ""}`),
+  );
+  page.on(
+    "response",
+    (r) =>
+      void (r.status() >= 400 && note(page, `${r.status()} ${r.request().method()} ${r.url()}`)),
+  );
+  page.on(
+    "framenavigated",
+    (f) => void (f === page.mainFrame() && note(page, `navigated to ${f.url()}`)),
+  );
 }
 
 function watchContext(context: BrowserContext) {
@@ -60,7 +69,9 @@ export function watchBrowser(browser: Browser): Browser {
 /** Screenshots of every open page under test-artifacts/failures/, and what each page said. */
 export async function recordFailure(dir: string, testName: string): Promise<string> {
   const slug = testName.replace(/[^a-z0-9]+/gi, "-").slice(0, 80);
-  const pages = [...[...browsers].flatMap((b) => b.contexts()), ...persistent].flatMap((c) => c.pages());
+  const pages = [...[...browsers].flatMap((b) => b.contexts()), ...persistent].flatMap((c) =>
+    c.pages(),
+  );
   mkdirSync(join(dir, "failures"), { recursive: true });
   const out: string[] = [];
   for (const [i, page] of pages.entries()) {
@@ -69,8 +80,13 @@ export async function recordFailure(dir: string, testName: string): Promise<stri
       () => file,
       (e: Error) => `no screenshot (${e.message.split("\n")[0]})`,
     );
-    const toast = await page.locator("#toast").textContent({ timeout: 1_000 }).catch(() => null);
-    out.push(`page ${i + 1} ${page.url()}: ${shot}${toast ? `\n  toast: ${toast}` : ""}\n  ${(heard.get(page) ?? ["(not followed)"]).join("\n  ")}`);
+    const toast = await page
+      .locator("#toast")
+      .textContent({ timeout: 1_000 })
+      .catch(() => null);
+    out.push(
+      `page ${i + 1} ${page.url()}: ${shot}${toast ? `\n  toast: ${toast}` : ""}\n  ${(heard.get(page) ?? ["(not followed)"]).join("\n  ")}`,
+    );
   }
   return out.join("\n") || "no page was open";
 }

@@ -6,7 +6,9 @@ import type { AddressInfo } from "node:net";
  * `?attack=<name>` adds a script that tries to make the extension fill or save without the person.
  * Every script records what it read from the page's fields in `window.__stolen` and how often it
  * tried in `window.__tries`, and every message the window received in `window.__heard`. The same server answers for every *.test name (loopback), so a page
- * can be the entry's own host, a subdomain, a sibling or another site.
+ * can be the entry's own host, a subdomain, a sibling or another site. `/login?sandbox` is served
+ * with a `sandbox` CSP (an opaque origin at the site's own address, as sites serve content they host
+ * for others); `/sandboxed-frame` embeds the sign-in in a sandboxed iframe of the same address.
  */
 const PRELUDE = `
 window.__stolen = []; window.__tries = 0;
@@ -83,29 +85,50 @@ export async function startHostileSite(): Promise<{ port: number; close(): Promi
       req.on("data", (c) => (data += c));
       req.on("end", () => resolve(data));
     });
-  const script = (attack: string | null) => (attack && ATTACKS[attack] ? `<script>${PRELUDE}${ATTACKS[attack]}</script>` : `<script>${PRELUDE}</script>`);
+  const script = (attack: string | null) =>
+    attack && ATTACKS[attack]
+      ? `<script>${PRELUDE}${ATTACKS[attack]}</script>`
+      : `<script>${PRELUDE}</script>`;
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
     const attack = url.searchParams.get("attack");
     const html = (s: string, status = 200, headers: Record<string, string> = {}) => {
-      res.writeHead(status, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", ...headers });
+      res.writeHead(status, {
+        "content-type": "text/html; charset=utf-8",
+        "cache-control": "no-store",
+        ...headers,
+      });
       res.end(s);
     };
     if (req.method === "GET" && url.pathname === "/login") {
       const to = url.searchParams.get("to");
       const action = to ? `/login?to=${encodeURIComponent(to)}` : "/login";
-      html(`<!doctype html><html><head><title>Hostile login</title></head><body style="margin:0;padding:20px">
+      html(
+        `<!doctype html><html><head><title>Hostile login</title></head><body style="margin:0;padding:20px">
 <h1>Sign in</h1>
 <form method="post" action="${action.replace(/"/g, "&quot;")}">
 <label>Username <input name="username" autocomplete="username"></label><br>
 <label>Password <input name="password" type="password" autocomplete="current-password"></label><br>
 <button type="submit">Sign in</button>
-</form>${script(attack)}</body></html>`);
+</form>${script(attack)}</body></html>`,
+        200,
+        url.searchParams.has("sandbox")
+          ? { "content-security-policy": "sandbox allow-scripts allow-forms" }
+          : {},
+      );
+    } else if (url.pathname === "/sandboxed-frame") {
+      html(
+        `<!doctype html><html><head><title>Sandboxed frame</title></head><body><iframe id="inner" sandbox="allow-scripts allow-forms" src="/login" style="width:600px;height:400px"></iframe></body></html>`,
+      );
     } else if (req.method === "POST" && url.pathname === "/login") {
       await body(req);
-      html("", 302, { location: url.searchParams.get("to") ?? `/account${attack ? `?attack=${attack}` : ""}` });
+      html("", 302, {
+        location: url.searchParams.get("to") ?? `/account${attack ? `?attack=${attack}` : ""}`,
+      });
     } else if (url.pathname === "/account") {
-      html(`<!doctype html><html><head><title>Account</title></head><body><h1>Signed in</h1>${script(attack)}</body></html>`);
+      html(
+        `<!doctype html><html><head><title>Account</title></head><body><h1>Signed in</h1>${script(attack)}</body></html>`,
+      );
     } else {
       res.writeHead(404).end();
     }

@@ -12,7 +12,13 @@ import type { AddressInfo } from "node:net";
  * requests while other tests' pages (their live-sync reconnects, their periodic runs) still talk
  * through the same proxy.
  */
-export type Seen = { method: string; path: string; search: string; body: string; credentials: string };
+export type Seen = {
+  method: string;
+  path: string;
+  search: string;
+  body: string;
+  credentials: string;
+};
 
 /**
  * A rewrite: `when` picks requests; `url` may change what is asked of the worker (drop a cursor,
@@ -46,7 +52,14 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
  * Hop-by-hop and length headers are the proxy's own business; fetch already decoded the body. Each
  * forwarded request takes its own connection to the worker (support/fresh-connections.ts says why).
  */
-const DROP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding", "host"]);
+const DROP = new Set([
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "content-length",
+  "content-encoding",
+  "host",
+]);
 
 /**
  * A pull read page by page (one JSON text per line: its facts, its pages, its end) rewritten as
@@ -54,13 +67,24 @@ const DROP = new Set(["connection", "keep-alive", "transfer-encoding", "content-
  * page carrying the last page's resume position.
  */
 async function rewritePages(text: string, rewrite: (body: unknown) => unknown): Promise<string> {
-  const lines = text.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = text
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   const [facts, ...rest] = lines;
   const complete = rest.at(-1)?.complete === true;
   const pages = (complete ? rest.slice(0, -1) : rest) as { changes: unknown[]; resume: string }[];
-  const body = (await rewrite({ changes: pages.flatMap((p) => p.changes), serverTimestamp: facts!.serverTimestamp, fullSyncRequired: facts!.fullSyncRequired })) as Record<string, unknown>;
+  const body = (await rewrite({
+    changes: pages.flatMap((p) => p.changes),
+    serverTimestamp: facts!.serverTimestamp,
+    fullSyncRequired: facts!.fullSyncRequired,
+  })) as Record<string, unknown>;
   const out = [
-    { serverTimestamp: body.serverTimestamp, fullSyncRequired: body.fullSyncRequired, resumed: facts!.resumed },
+    {
+      serverTimestamp: body.serverTimestamp,
+      fullSyncRequired: body.fullSyncRequired,
+      resumed: facts!.resumed,
+    },
     { changes: body.changes, resume: pages.at(-1)?.resume ?? "" },
     ...(complete ? [{ complete: true }] : []),
   ];
@@ -74,14 +98,26 @@ export async function startMaliciousServer(upstream: string): Promise<MaliciousS
     void (async () => {
       const body = await readBody(req);
       const incoming = new URL(req.url ?? "/", upstream);
-      const r: Seen = { method: req.method ?? "GET", path: incoming.pathname, search: incoming.search, body: body.toString("utf8"), credentials: `${req.headers.cookie ?? ""} ${req.headers.authorization ?? ""}` };
+      const r: Seen = {
+        method: req.method ?? "GET",
+        path: incoming.pathname,
+        search: incoming.search,
+        body: body.toString("utf8"),
+        credentials: `${req.headers.cookie ?? ""} ${req.headers.authorization ?? ""}`,
+      };
       seen.push(r);
       const rule = rules.find((x) => x.when(r));
       const target = rule?.url ? rule.url(new URL(incoming)) : incoming;
       const headers = new Headers();
-      for (const [k, v] of Object.entries(req.headers)) if (!DROP.has(k) && v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
+      for (const [k, v] of Object.entries(req.headers))
+        if (!DROP.has(k) && v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
       headers.set("connection", "close");
-      const up = await fetch(target, { method: r.method, headers, body: ["GET", "HEAD"].includes(r.method) ? undefined : new Uint8Array(body), redirect: "manual" });
+      const up = await fetch(target, {
+        method: r.method,
+        headers,
+        body: ["GET", "HEAD"].includes(r.method) ? undefined : new Uint8Array(body),
+        redirect: "manual",
+      });
       let out: Buffer = Buffer.from(await up.arrayBuffer());
       const type = up.headers.get("content-type") ?? "";
       if (rule?.json && type.includes("application/json")) {
@@ -100,7 +136,9 @@ export async function startMaliciousServer(upstream: string): Promise<MaliciousS
       res.end(out);
     })().catch((e: unknown) => {
       // Said aloud: a page that waits on this answer would otherwise fail with no trace of why.
-      console.error(`malicious-server: ${req.method} ${req.url} -> 502: ${e instanceof Error ? `${e.message} ${String((e as { cause?: unknown }).cause ?? "")}` : String(e)}`);
+      console.error(
+        `malicious-server: ${req.method} ${req.url} -> 502: ${e instanceof Error ? `${e.message} ${String((e as { cause?: unknown }).cause ?? "")}` : String(e)}`,
+      );
       res.writeHead(502, { "content-type": "text/plain" });
       res.end(String(e));
     });

@@ -25,15 +25,26 @@ export function sidewaysScroll(page: Page): Promise<string | null> {
     const wide: string[] = [];
     for (const el of Array.from(document.querySelectorAll<HTMLElement>("body *"))) {
       const r = el.getBoundingClientRect();
-      if (r.width && r.right > doc.clientWidth + 1 && !(el.parentElement && el.parentElement.getBoundingClientRect().right > doc.clientWidth + 1)) {
-        wide.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}${el.className && typeof el.className === "string" ? `.${el.className.split(" ").join(".")}` : ""} (right ${Math.round(r.right)})`);
+      if (
+        r.width &&
+        r.right > doc.clientWidth + 1 &&
+        !(el.parentElement && el.parentElement.getBoundingClientRect().right > doc.clientWidth + 1)
+      ) {
+        wide.push(
+          `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}${el.className && typeof el.className === "string" ? `.${el.className.split(" ").join(".")}` : ""} (right ${Math.round(r.right)})`,
+        );
       }
     }
     return `scrollWidth ${doc.scrollWidth} > clientWidth ${doc.clientWidth}: ${wide.slice(0, 5).join(", ")}`;
   });
 }
 
-type Violation = { id: string; impact: string | null; help: string; nodes: { target: string[]; failureSummary?: string }[] };
+type Violation = {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[]; failureSummary?: string }[];
+};
 
 /**
  * Serious and critical axe violations of the page as it is now, one line each. The script goes in
@@ -41,14 +52,27 @@ type Violation = { id: string; impact: string | null; help: string; nodes: { tar
  * label-content-name-mismatch (a control whose visible text is not part of its accessible name,
  * WCAG 2.5.3) is experimental in axe, so it is turned on by name.
  */
-export async function axeViolations(page: Page, impacts: readonly string[] = ["serious", "critical"]): Promise<string[]> {
+export async function axeViolations(
+  page: Page,
+  impacts: readonly string[] = ["serious", "critical"],
+): Promise<string[]> {
   if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE);
   const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: unknown[] }> } }).axe;
-    const result = await axe.run(document, { resultTypes: ["violations"], rules: { "label-content-name-mismatch": { enabled: true } } });
+    const axe = (
+      window as unknown as {
+        axe: { run(ctx: Document, opts: object): Promise<{ violations: unknown[] }> };
+      }
+    ).axe;
+    const result = await axe.run(document, {
+      resultTypes: ["violations"],
+      rules: { "label-content-name-mismatch": { enabled: true } },
+    });
     return result.violations as Violation[];
   });
   return violations
     .filter((v) => impacts.includes(v.impact ?? ""))
-    .map((v) => `${v.impact} ${v.id} (${v.help}): ${v.nodes.map((n) => `${n.target.join(" ")}${n.failureSummary ? ` [${n.failureSummary.replace(/\s+/g, " ").slice(0, 160)}]` : ""}`).join("; ")}`);
+    .map(
+      (v) =>
+        `${v.impact} ${v.id} (${v.help}): ${v.nodes.map((n) => `${n.target.join(" ")}${n.failureSummary ? ` [${n.failureSummary.replace(/\s+/g, " ").slice(0, 160)}]` : ""}`).join("; ")}`,
+    );
 }

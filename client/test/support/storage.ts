@@ -27,11 +27,18 @@ export function stateFiles(): string[] {
 export function sqlOnWorkerState<T>(sql: string): T[] {
   const dir = join(inject("workerState"), "v3", "d1", "miniflare-D1DatabaseObject");
   const files = readdirSync(dir).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite");
-  if (files.length !== 1) throw new Error(`expected the one local D1 database in ${dir}, found: ${files.join(", ") || "none"}`);
+  if (files.length !== 1)
+    throw new Error(
+      `expected the one local D1 database in ${dir}, found: ${files.join(", ") || "none"}`,
+    );
   const db = new DatabaseSync(join(dir, files[0]!), { timeout: 10_000 });
   try {
     const statement = db.prepare(sql);
-    return (/^\s*(select|with|pragma)\b/i.test(sql) || /\breturning\b/i.test(sql) ? statement.all() : (statement.run(), [])) as T[];
+    return (
+      /^\s*(select|with|pragma)\b/i.test(sql) || /\breturning\b/i.test(sql)
+        ? statement.all()
+        : (statement.run(), [])
+    ) as T[];
   } finally {
     db.close();
   }

@@ -33,21 +33,43 @@ export default async function setup(project: TestProject) {
   // One Chromium for the run, started beside the servers: launching one per file cost each file
   // 1.5 to 3 s and a second of CPU; each file still gets contexts of its own (browser.ts, launch).
   const debugPort = await freePort();
-  const browser = chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, `--remote-debugging-port=${debugPort}`] });
+  const browser = chromium.launch({
+    executablePath: CHROMIUM,
+    args: [...CHROMIUM_ARGS, `--remote-debugging-port=${debugPort}`],
+  });
   // Awaited below; a failure elsewhere first must not leave this one unhandled.
   browser.catch(() => undefined);
   // A free port unless one is named: several checkouts may run this suite on one machine.
-  const port = process.env.BROWSER_TEST_PORT ? Number(process.env.BROWSER_TEST_PORT) : await freePort();
-  const idp = await startDevOidc({ port: await freePort(), redirectUris: [`http://127.0.0.1:${port}/api/auth/callback`], allowRegistration: true, quiet: true });
+  const port = process.env.BROWSER_TEST_PORT
+    ? Number(process.env.BROWSER_TEST_PORT)
+    : await freePort();
+  const idp = await startDevOidc({
+    port: await freePort(),
+    redirectUris: [`http://127.0.0.1:${port}/api/auth/callback`],
+    allowRegistration: true,
+    quiet: true,
+  });
   const components = await startAutomationComponents(`http://127.0.0.1:${port}`);
   // Web Push on (RFC 8292 keys for this run), so the switch reaches the browser's own subscribe.
   const vapid = createECDH("prime256v1");
   vapid.generateKeys();
-  const push = { VAPID_PUBLIC_KEY: vapid.getPublicKey().toString("base64url"), VAPID_PRIVATE_KEY: vapid.getPrivateKey().toString("base64url"), VAPID_SUBJECT: "mailto:ops@vault.test" };
+  const push = {
+    VAPID_PUBLIC_KEY: vapid.getPublicKey().toString("base64url"),
+    VAPID_PRIVATE_KEY: vapid.getPrivateKey().toString("base64url"),
+    VAPID_SUBJECT: "mailto:ops@vault.test",
+  };
   const worker = await startWorker({
     port: await freePort(),
     name: "browser-suite",
-    vars: { OUTBOUND_ALLOW_PRIVATE: "true", CORS_ORIGINS: extensionOrigin(), IDP_ISSUER: idp.issuer, OIDC_CLIENT_ID: DEV_CLIENT_ID, OIDC_SCOPES: "openid email vault", ...push, ...components.vars },
+    vars: {
+      OUTBOUND_ALLOW_PRIVATE: "true",
+      CORS_ORIGINS: extensionOrigin(),
+      IDP_ISSUER: idp.issuer,
+      OIDC_CLIENT_ID: DEV_CLIENT_ID,
+      OIDC_SCOPES: "openid email vault",
+      ...push,
+      ...components.vars,
+    },
   });
   // The browser and the tests reach the runtime itself on `port`, not wrangler dev's reload proxy
   // (bench/lib/harness.mjs, runtimeEntry).

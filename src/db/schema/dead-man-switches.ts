@@ -20,7 +20,10 @@ export const deadManSwitches = sqliteTable("dead_man_switches", {
   nextTriggerAt: text("next_trigger_at"),
   status: text("status").$type<SwitchStatus>().notNull(),
   /** Reminder days (from notify_at_days) already sent in the current inactivity period. */
-  remindersSent: text("reminders_sent", { mode: "json" }).$type<number[]>().notNull().default(sql`'[]'`),
+  remindersSent: text("reminders_sent", { mode: "json" })
+    .$type<number[]>()
+    .notNull()
+    .default(sql`'[]'`),
   triggeredAt: text("triggered_at"),
   /** With confirmation_required: when the held transfers are released unless the owner shows up. */
   releaseAt: text("release_at"),

@@ -23,7 +23,10 @@ export const discoveredAccounts = sqliteTable(
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
-  (t) => [uniqueIndex("discovered_accounts_user_domain").on(t.userId, t.domain), index("discovered_accounts_user").on(t.userId)],
+  (t) => [
+    uniqueIndex("discovered_accounts_user_domain").on(t.userId, t.domain),
+    index("discovered_accounts_user").on(t.userId),
+  ],
 );
 
 export type DiscoveredAccountRow = typeof discoveredAccounts.$inferSelect;

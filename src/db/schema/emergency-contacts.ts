@@ -34,7 +34,11 @@ export const emergencyContacts = sqliteTable(
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
-  (t) => [index("emergency_owner").on(t.ownerId, t.createdAt), index("emergency_contact_user").on(t.contactUserId), index("emergency_invitee").on(t.contactEmail, t.status)],
+  (t) => [
+    index("emergency_owner").on(t.ownerId, t.createdAt),
+    index("emergency_contact_user").on(t.contactUserId),
+    index("emergency_invitee").on(t.contactEmail, t.status),
+  ],
 );
 
 export type EmergencyContactRow = typeof emergencyContacts.$inferSelect;

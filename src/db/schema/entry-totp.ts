@@ -11,7 +11,10 @@ export const entryTotp = sqliteTable(
     passwordId: text("password_id").primaryKey(),
     userId: text("user_id").notNull(),
     zeroTrust: integer("zero_trust", { mode: "boolean" }).notNull(),
-    secretEncrypted: text("secret_encrypted", { mode: "json" }).$type<{ iv: string; ciphertext: string }>(),
+    secretEncrypted: text("secret_encrypted", { mode: "json" }).$type<{
+      iv: string;
+      ciphertext: string;
+    }>(),
     secretSealed: text("secret_sealed"),
     algorithm: text("algorithm").notNull(),
     digits: integer("digits").notNull(),

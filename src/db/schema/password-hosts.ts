@@ -13,5 +13,8 @@ export const passwordHosts = sqliteTable(
     passwordId: text("password_id").notNull(),
     hostHash: text("host_hash").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.userId, t.hostHash, t.passwordId] }), index("password_hosts_entry").on(t.userId, t.passwordId)],
+  (t) => [
+    primaryKey({ columns: [t.userId, t.hostHash, t.passwordId] }),
+    index("password_hosts_entry").on(t.userId, t.passwordId),
+  ],
 );

@@ -18,7 +18,10 @@ export const passwords = sqliteTable(
     domainHash: text("domain_hash"),
     nameHash: text("name_hash"),
     usernameHash: text("username_hash"),
-    searchTokens: text("search_tokens", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    searchTokens: text("search_tokens", { mode: "json" })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
     shareCount: integer("share_count").notNull().default(0),
     hasTotp: integer("has_totp", { mode: "boolean" }).notNull().default(false),
     hasPasskey: integer("has_passkey", { mode: "boolean" }).notNull().default(false),

@@ -30,8 +30,13 @@ export const registryOverrides = sqliteTable(
     submitSelectors: text("submit_selectors", { mode: "json" }).$type<Strings>(),
     submitButtonText: text("submit_button_text", { mode: "json" }).$type<Strings>(),
     skipSubmitPatterns: text("skip_submit_patterns", { mode: "json" }).$type<Strings>(),
-    passwordRequirements: text("password_requirements", { mode: "json" }).$type<StoredPasswordRequirements>(),
-    recoveryMethod: text("recovery_method", { mode: "json" }).$type<{ primary: string; secondary?: string }>(),
+    passwordRequirements: text("password_requirements", {
+      mode: "json",
+    }).$type<StoredPasswordRequirements>(),
+    recoveryMethod: text("recovery_method", { mode: "json" }).$type<{
+      primary: string;
+      secondary?: string;
+    }>(),
     notes: text("notes"),
     isVerified: integer("is_verified", { mode: "boolean" }),
     isActive: integer("is_active", { mode: "boolean" }).notNull().default(true),
@@ -40,7 +45,10 @@ export const registryOverrides = sqliteTable(
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
-  (t) => [index("registry_overrides_active").on(t.isActive), index("registry_overrides_category").on(t.category)],
+  (t) => [
+    index("registry_overrides_active").on(t.isActive),
+    index("registry_overrides_category").on(t.category),
+  ],
 );
 
 export type RegistryOverrideRow = typeof registryOverrides.$inferSelect;

@@ -26,6 +26,8 @@ export const secureLinks = sqliteTable(
     passphraseSalt: text("passphrase_salt"),
     passphraseVerifierHash: text("passphrase_verifier_hash"),
     failedAttempts: integer("failed_attempts").notNull().default(0),
+    /** Wrong email codes, whatever the attempt or address; the link locks at MAX_FAILED_CODES. */
+    failedCodes: integer("failed_codes").notNull().default(0),
     revokedAt: text("revoked_at"),
     lastOpenedAt: text("last_opened_at"),
     /** Set once the scheduled purge (or a revoke) removed the ciphertext from R2. */
@@ -37,7 +39,10 @@ export const secureLinks = sqliteTable(
     /** The code challenge the last delivery was made under (consumed with it). */
     lastCodeId: text("last_code_id"),
   },
-  (t) => [index("secure_links_owner").on(t.ownerId, t.createdAt), index("secure_links_expiry").on(t.expiresAt)],
+  (t) => [
+    index("secure_links_owner").on(t.ownerId, t.createdAt),
+    index("secure_links_expiry").on(t.expiresAt),
+  ],
 );
 
 export type SecureLinkRow = typeof secureLinks.$inferSelect;
@@ -64,11 +69,18 @@ export const secureLinkCodes = sqliteTable(
     id: text("id").primaryKey(),
     ownerId: text("owner_id").notNull(),
     linkId: text("link_id").notNull(),
+    /** The keyed hash of the code; for an address not on the list, a value no hash can equal. */
     codeHash: text("code_hash").notNull(),
+    /** The recipients' keyed hash of the address asked for: it must be on the list for the code to open. */
+    addressHash: text("address_hash"),
     attempts: integer("attempts").notNull().default(0),
     expiresAt: text("expires_at").notNull(),
     consumedAt: text("consumed_at"),
     createdAt: text("created_at").notNull(),
   },
-  (t) => [index("secure_link_codes_link").on(t.linkId, t.createdAt), index("secure_link_codes_owner").on(t.ownerId)],
+  (t) => [
+    index("secure_link_codes_link").on(t.linkId, t.createdAt),
+    index("secure_link_codes_owner").on(t.ownerId),
+    index("secure_link_codes_address").on(t.linkId, t.addressHash, t.createdAt),
+  ],
 );

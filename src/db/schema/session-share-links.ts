@@ -14,5 +14,8 @@ export const sessionShareLinks = sqliteTable(
     /** The share's own expiry: the scheduled purge drops links past the retention period by it. */
     expiresAt: text("expires_at").notNull(),
   },
-  (t) => [uniqueIndex("session_share_links_token").on(t.tokenHash), index("session_share_links_expiry").on(t.expiresAt)],
+  (t) => [
+    uniqueIndex("session_share_links_token").on(t.tokenHash),
+    index("session_share_links_expiry").on(t.expiresAt),
+  ],
 );

@@ -1,6 +1,14 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
-export const SESSION_SHARE_STATUSES = ["scheduled", "login_in_progress", "active", "paused", "revoked", "expired", "failed"] as const;
+export const SESSION_SHARE_STATUSES = [
+  "scheduled",
+  "login_in_progress",
+  "active",
+  "paused",
+  "revoked",
+  "expired",
+  "failed",
+] as const;
 export type SessionShareStatus = (typeof SESSION_SHARE_STATUSES)[number];
 
 export const sessionShares = sqliteTable(
@@ -30,7 +38,10 @@ export const sessionShares = sqliteTable(
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
-  (t) => [uniqueIndex("session_shares_token").on(t.tokenHash), index("session_shares_owner").on(t.ownerId, t.createdAt)],
+  (t) => [
+    uniqueIndex("session_shares_token").on(t.tokenHash),
+    index("session_shares_owner").on(t.ownerId, t.createdAt),
+  ],
 );
 
 export type SessionShareRow = typeof sessionShares.$inferSelect;

@@ -25,7 +25,9 @@ export const shares = sqliteTable(
     index("shares_account").on(t.accountId),
     index("shares_recipient").on(t.recipientId),
     index("shares_recipient_email").on(t.recipientEmail),
-    uniqueIndex("shares_live_unique").on(t.ownerId, t.accountId, t.recipientEmail).where(sql`status <> 'revoked'`),
+    uniqueIndex("shares_live_unique")
+      .on(t.ownerId, t.accountId, t.recipientEmail)
+      .where(sql`status <> 'revoked'`),
   ],
 );
 

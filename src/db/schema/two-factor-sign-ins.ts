@@ -10,8 +10,14 @@ export const twoFactorSignIns = sqliteTable(
   {
     userId: text("user_id").notNull(),
     signIn: text("sign_in").notNull(),
-    /** Epoch seconds of the last code accepted for this sign-in: step-up age runs from here too (D3). */
+    /** Epoch seconds of the last code accepted for this sign-in: it is verified (D20) while the row lives. */
     verifiedAt: integer("verified_at").notNull(),
+    /**
+     * Epoch seconds of the last code that counts as a fresh sign-in for step-up (D3): one the sign-in
+     * was asked for. The code that confirms an enrollment verifies the sign-in but leaves this alone,
+     * or a stolen session could enrol its own second factor and make itself fresh.
+     */
+    freshAt: integer("fresh_at"),
   },
   (t) => [primaryKey({ columns: [t.userId, t.signIn] })],
 );

@@ -20,10 +20,12 @@ export const vaultCounters = sqliteTable("vault_counters", {
 });
 
 /** The user's live entry count as a scalar subquery: one primary-key read, whatever the vault's size. */
-export const liveEntries = (userId: string | Placeholder<"user">) => sql<number>`coalesce((SELECT live FROM vault_counters WHERE user_id = ${userId}), 0)`;
+export const liveEntries = (userId: string | Placeholder<"user">) =>
+  sql<number>`coalesce((SELECT live FROM vault_counters WHERE user_id = ${userId}), 0)`;
 
 /** The user's live entries' stored bytes as a scalar subquery (migration 0014's triggers keep it). */
-export const vaultBytes = (userId: string | Placeholder<"user">) => sql<number>`coalesce((SELECT bytes FROM vault_counters WHERE user_id = ${userId}), 0)`;
+export const vaultBytes = (userId: string | Placeholder<"user">) =>
+  sql<number>`coalesce((SELECT bytes FROM vault_counters WHERE user_id = ${userId}), 0)`;
 
 /**
  * What one entry counts against MAX_VAULT_BYTES_PER_USER: the UTF-8 bytes of its two ciphertext
@@ -35,17 +37,44 @@ export const entryBytes = (data: SQL, key: SQL) =>
   sql<number>`(length(CAST(coalesce(${data}, '') AS BLOB)) + length(CAST(coalesce(${key}, '') AS BLOB)))`;
 
 /** The variable-size columns of a notification, counted against MAX_NOTIFICATION_BYTES_PER_USER. */
-export const NOTIFICATION_SIZE_COLUMNS = ["title", "body", "metadata", "icon", "action_url", "actor_email", "actor_name"] as const;
+export const NOTIFICATION_SIZE_COLUMNS = [
+  "title",
+  "body",
+  "metadata",
+  "icon",
+  "action_url",
+  "actor_email",
+  "actor_name",
+] as const;
 
 /** Every text column of an identity a user or the generator fills, counted against MAX_IDENTITY_BYTES_PER_USER. */
 export const IDENTITY_SIZE_COLUMNS = [
-  "display_name", "first_name", "last_name", "username", "email_alias", "phone_number", "date_of_birth", "gender",
-  "address_line1", "address_city", "address_state", "address_zip", "address_country", "label", "notes",
-  "used_for_service", "alias_key_sealed",
+  "display_name",
+  "first_name",
+  "last_name",
+  "username",
+  "email_alias",
+  "phone_number",
+  "date_of_birth",
+  "gender",
+  "address_line1",
+  "address_city",
+  "address_state",
+  "address_zip",
+  "address_country",
+  "label",
+  "notes",
+  "used_for_service",
+  "alias_key_sealed",
 ] as const;
 
 /** UTF-8 bytes of the named columns, each given as SQL (a column of the row or a bound value). */
-export const bytesOf = (values: SQL[]) => sql<number>`(${sql.join(values.map((v) => sql`length(CAST(coalesce(${v}, '') AS BLOB))`), sql` + `)})`;
+export const bytesOf = (values: SQL[]) =>
+  sql<number>`(${sql.join(
+    values.map((v) => sql`length(CAST(coalesce(${v}, '') AS BLOB))`),
+    sql` + `,
+  )})`;
 
 /** UTF-8 bytes of the values as the SQL above counts them, for a row about to be written. */
-export const utf8Bytes = (values: (string | null | undefined)[]) => values.reduce((n, v) => n + (v ? new TextEncoder().encode(v).length : 0), 0);
+export const utf8Bytes = (values: (string | null | undefined)[]) =>
+  values.reduce((n, v) => n + (v ? new TextEncoder().encode(v).length : 0), 0);

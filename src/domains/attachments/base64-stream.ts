@@ -16,7 +16,9 @@ export function decodeBase64(b64: string, decodedLength: number): Uint8Array {
 /** Bytes gathered before encoding: small R2 chunks cost more per byte than the copy into one buffer. */
 const BLOCK = 3 * 256 * 1024;
 
-const ALPHABET = new TextEncoder().encode("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/");
+const ALPHABET = new TextEncoder().encode(
+  "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+);
 const PAD = 61;
 
 /**
@@ -80,7 +82,11 @@ export function base64EncodeStream(): TransformStream<Uint8Array, Uint8Array> {
  * Pull-driven, so R2 is read only as fast as the client takes the response, and a 25 MB blob is
  * never held whole.
  */
-export function jsonAroundBase64(prefix: string, body: ReadableStream<Uint8Array>, suffix: string): ReadableStream<Uint8Array> {
+export function jsonAroundBase64(
+  prefix: string,
+  body: ReadableStream<Uint8Array>,
+  suffix: string,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   const head = encoder.encode(prefix);
   const tail = encoder.encode(suffix);

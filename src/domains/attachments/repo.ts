@@ -1,6 +1,13 @@
 import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { attachments, notes, passwords, vaultItems, type AttachmentRow, type NewAttachmentRow } from "../../db/schema";
+import {
+  attachments,
+  notes,
+  passwords,
+  vaultItems,
+  type AttachmentRow,
+  type NewAttachmentRow,
+} from "../../db/schema";
 import type { RequestMeta } from "../../kernel/context";
 import { randomId } from "../../lib/crypto";
 import type { ParentType } from "./schema";
@@ -17,7 +24,13 @@ const PARENTS = { password: passwords, note: notes, item: vaultItems } as const;
  * Whether the caller owns the parent in its own collection. A soft-deleted parent still counts
  * when `includeDeleted` is set, so its attachments can be removed after it is gone.
  */
-export async function ownsParent(db: Db, userId: string, type: ParentType, id: string, includeDeleted = false): Promise<boolean> {
+export async function ownsParent(
+  db: Db,
+  userId: string,
+  type: ParentType,
+  id: string,
+  includeDeleted = false,
+): Promise<boolean> {
   const t = PARENTS[type];
   const owner = and(eq(t.userId, userId), eq(t.id, id));
   const row = await db
@@ -28,32 +41,59 @@ export async function ownsParent(db: Db, userId: string, type: ParentType, id: s
   return !!row;
 }
 
-const visible = (userId: string) => and(eq(attachments.userId, userId), isNull(attachments.deletingAt));
+const visible = (userId: string) =>
+  and(eq(attachments.userId, userId), isNull(attachments.deletingAt));
 
 /** Newest first; `created_at` never changes, so a page boundary never moves. */
 const NEWEST: Order<typeof attachments> = { dir: "desc", keys: (t) => [t.createdAt] };
 
-export async function listForParent(db: Db, userId: string, type: ParentType, parentId: string, page: PageParams): Promise<Page<AttachmentRow>> {
+export async function listForParent(
+  db: Db,
+  userId: string,
+  type: ParentType,
+  parentId: string,
+  page: PageParams,
+): Promise<Page<AttachmentRow>> {
   // The parent is part of the scope: a cursor from another item's list is no position in this one.
-  const scope = (t: typeof attachments) => and(eq(t.userId, userId), eq(t.parentType, type), eq(t.parentId, parentId));
-  return keysetPage(db, { table: attachments, order: NEWEST, scope, page }, ({ after, orderBy, take }) =>
-    db
-      .select()
-      .from(attachments)
-      .where(and(scope(attachments), isNull(attachments.deletingAt), after))
-      .orderBy(...orderBy)
-      .limit(take)
-      .all(),
+  const scope = (t: typeof attachments) =>
+    and(eq(t.userId, userId), eq(t.parentType, type), eq(t.parentId, parentId));
+  return keysetPage(
+    db,
+    { table: attachments, order: NEWEST, scope, page },
+    ({ after, orderBy, take }) =>
+      db
+        .select()
+        .from(attachments)
+        .where(and(scope(attachments), isNull(attachments.deletingAt), after))
+        .orderBy(...orderBy)
+        .limit(take)
+        .all(),
   );
 }
 
-export async function findVisible(db: Db, userId: string, id: string): Promise<AttachmentRow | undefined> {
-  return db.select().from(attachments).where(and(visible(userId), eq(attachments.id, id))).get();
+export async function findVisible(
+  db: Db,
+  userId: string,
+  id: string,
+): Promise<AttachmentRow | undefined> {
+  return db
+    .select()
+    .from(attachments)
+    .where(and(visible(userId), eq(attachments.id, id)))
+    .get();
 }
 
 /** Includes attachments whose delete started but did not finish, so a retried DELETE completes it. */
-export async function findAny(db: Db, userId: string, id: string): Promise<AttachmentRow | undefined> {
-  return db.select().from(attachments).where(and(eq(attachments.userId, userId), eq(attachments.id, id))).get();
+export async function findAny(
+  db: Db,
+  userId: string,
+  id: string,
+): Promise<AttachmentRow | undefined> {
+  return db
+    .select()
+    .from(attachments)
+    .where(and(eq(attachments.userId, userId), eq(attachments.id, id)))
+    .get();
 }
 
 export async function usedBytes(db: Db, userId: string): Promise<number> {
@@ -65,20 +105,48 @@ export async function usedBytes(db: Db, userId: string): Promise<number> {
   return row?.n ?? 0;
 }
 
-export async function pendingDeletes(db: Db, userId: string, limit: number): Promise<AttachmentRow[]> {
-  return db.select().from(attachments).where(and(eq(attachments.userId, userId), isNotNull(attachments.deletingAt))).limit(limit).all();
+export async function pendingDeletes(
+  db: Db,
+  userId: string,
+  limit: number,
+): Promise<AttachmentRow[]> {
+  return db
+    .select()
+    .from(attachments)
+    .where(and(eq(attachments.userId, userId), isNotNull(attachments.deletingAt)))
+    .limit(limit)
+    .all();
 }
 
 /** The audit insert as a raw statement that only fires while the attachment row exists, for D1 batches. */
-function auditIfPresent(db: Db, row: Pick<AttachmentRow, "id" | "userId" | "parentType" | "parentId" | "size">, action: string, meta?: RequestMeta): D1PreparedStatement {
-  const details = JSON.stringify({ parent_type: row.parentType, parent_id: row.parentId, size: row.size });
+function auditIfPresent(
+  db: Db,
+  row: Pick<AttachmentRow, "id" | "userId" | "parentType" | "parentId" | "size">,
+  action: string,
+  meta?: RequestMeta,
+): D1PreparedStatement {
+  const details = JSON.stringify({
+    parent_type: row.parentType,
+    parent_id: row.parentId,
+    size: row.size,
+  });
   return d1(db)
     .prepare(
       `INSERT INTO audit_events (id, user_id, action, target_type, target_id, ip, user_agent, device, details, created_at)
        SELECT ?1, ?2, ?3, 'attachment', ?4, ?5, ?6, ?7, ?8, ?9
        WHERE EXISTS (SELECT 1 FROM attachments WHERE id = ?4 AND user_id = ?2)`,
     )
-    .bind(randomId(), row.userId, action, row.id, meta?.ip ?? null, meta?.userAgent ?? null, meta?.device ?? null, details, new Date().toISOString());
+    .bind(
+      randomId(),
+      row.userId,
+      action,
+      row.id,
+      meta?.ip ?? null,
+      meta?.userAgent ?? null,
+      meta?.device ?? null,
+      details,
+      new Date().toISOString(),
+    );
 }
 
 /**
@@ -86,7 +154,12 @@ function auditIfPresent(db: Db, row: Pick<AttachmentRow, "id" | "userId" | "pare
  * bytes plus this file stay within the quota: the check and the insert are one statement, so
  * concurrent uploads cannot overshoot it. Returns false when the quota refused it.
  */
-export async function insertWithinQuota(db: Db, row: NewAttachmentRow & { userId: string; size: number }, quota: number, meta: RequestMeta): Promise<boolean> {
+export async function insertWithinQuota(
+  db: Db,
+  row: NewAttachmentRow & { userId: string; size: number },
+  quota: number,
+  meta: RequestMeta,
+): Promise<boolean> {
   const insert = d1(db)
     .prepare(
       `INSERT INTO attachments (id, user_id, parent_type, parent_id, size, r2_key, wrapped_file_key, encrypted_filename,
@@ -107,7 +180,10 @@ export async function insertWithinQuota(db: Db, row: NewAttachmentRow & { userId
       row.createdAt,
       quota,
     );
-  const [inserted] = await d1(db).batch([insert, auditIfPresent(db, row as AttachmentRow, "attachment.upload", meta)]);
+  const [inserted] = await d1(db).batch([
+    insert,
+    auditIfPresent(db, row as AttachmentRow, "attachment.upload", meta),
+  ]);
   return rowsChanged(inserted) > 0;
 }
 
@@ -115,7 +191,9 @@ export async function markDeleting(db: Db, userId: string, id: string, at: strin
   await db
     .update(attachments)
     .set({ deletingAt: at })
-    .where(and(eq(attachments.userId, userId), eq(attachments.id, id), isNull(attachments.deletingAt)))
+    .where(
+      and(eq(attachments.userId, userId), eq(attachments.id, id), isNull(attachments.deletingAt)),
+    )
     .run();
 }
 
@@ -123,6 +201,8 @@ export async function markDeleting(db: Db, userId: string, id: string, at: strin
 export async function finishDelete(db: Db, row: AttachmentRow, meta?: RequestMeta): Promise<void> {
   await d1(db).batch([
     auditIfPresent(db, row, "attachment.delete", meta),
-    d1(db).prepare("DELETE FROM attachments WHERE id = ?1 AND user_id = ?2").bind(row.id, row.userId),
+    d1(db)
+      .prepare("DELETE FROM attachments WHERE id = ?1 AND user_id = ?2")
+      .bind(row.id, row.userId),
   ]);
 }

@@ -3,11 +3,23 @@ import { dbFor } from "../../db/client";
 import { route } from "../../http/route";
 import { requestMeta, type AppEnv } from "../../http/types";
 import { idParam } from "../../lib/validators";
-import { DownloadResponse, ListQuery, ListResponse, SuccessResponse, UPLOAD_BODY_LIMIT, UploadBody, UploadResponse } from "./schema";
+import {
+  DownloadResponse,
+  ListQuery,
+  ListResponse,
+  SuccessResponse,
+  UPLOAD_BODY_LIMIT,
+  UploadBody,
+  UploadResponse,
+} from "./schema";
 import { AttachmentService } from "./service";
 
 function service(c: Context<AppEnv>) {
-  return new AttachmentService(dbFor(c.env, c.get("user").id), c.env.ATTACHMENTS, c.get("config").ATTACHMENT_QUOTA_BYTES);
+  return new AttachmentService(
+    dbFor(c.env, c.get("user").id),
+    c.env.ATTACHMENTS,
+    c.get("config").ATTACHMENT_QUOTA_BYTES,
+  );
 }
 
 export function registerAttachmentRoutes(app: Hono<AppEnv>) {
@@ -18,7 +30,9 @@ export function registerAttachmentRoutes(app: Hono<AppEnv>) {
     tags: ["attachments"],
     rateLimit: ["attachments_list"],
     query: ListQuery,
-    responses: { 200: { description: "Attachments, newest first, without content", schema: ListResponse } },
+    responses: {
+      200: { description: "Attachments, newest first, without content", schema: ListResponse },
+    },
     handler: async (c, { query }) => {
       const svc = service(c);
       const page = await svc.list(c.get("user").id, query.parent_type, query.parent_id, query);
@@ -29,7 +43,8 @@ export function registerAttachmentRoutes(app: Hono<AppEnv>) {
   route(app, {
     method: "post",
     path: "/api/vault/attachments",
-    summary: "Upload a client-side encrypted attachment (12-byte IV then AES-GCM ciphertext, base64)",
+    summary:
+      "Upload a client-side encrypted attachment (12-byte IV then AES-GCM ciphertext, base64)",
     tags: ["attachments"],
     rateLimit: ["attachments_upload"],
     bodyLimit: UPLOAD_BODY_LIMIT,
@@ -39,7 +54,11 @@ export function registerAttachmentRoutes(app: Hono<AppEnv>) {
       413: { description: "Body over 36 MB" },
       422: { description: "Storage quota exceeded" },
     },
-    handler: async (c, { body }) => c.json({ attachment: await service(c).upload(c.get("user").id, body, requestMeta(c.req)) }, 201),
+    handler: async (c, { body }) =>
+      c.json(
+        { attachment: await service(c).upload(c.get("user").id, body, requestMeta(c.req)) },
+        201,
+      ),
   });
 
   route(app, {
@@ -50,10 +69,15 @@ export function registerAttachmentRoutes(app: Hono<AppEnv>) {
     rateLimit: ["attachments_download"],
     stepUp: { sensitive: true },
     params: idParam,
-    responses: { 200: { description: "The attachment with its content", schema: DownloadResponse } },
+    responses: {
+      200: { description: "The attachment with its content", schema: DownloadResponse },
+    },
     handler: async (c, { params }) => {
       const stream = await service(c).download(c.get("user").id, params.id);
-      return new Response(stream, { status: 200, headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" } });
+      return new Response(stream, {
+        status: 200,
+        headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
+      });
     },
   });
 

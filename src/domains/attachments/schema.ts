@@ -29,11 +29,19 @@ const b64Bytes = (min: number, max: number, what: string) =>
     .superRefine((v, ctx) => {
       const n = decodedLength(v);
       if (n < 0) ctx.addIssue({ code: "custom", message: "must be standard base64 with padding" });
-      else if (n < min || n > max) ctx.addIssue({ code: "custom", message: min === max ? `must decode to ${min} bytes` : `must decode to ${min} to ${max} bytes` });
+      else if (n < min || n > max)
+        ctx.addIssue({
+          code: "custom",
+          message:
+            min === max ? `must decode to ${min} bytes` : `must decode to ${min} to ${max} bytes`,
+        });
     });
 
 const ivPart = b64Bytes(IV_BYTES, IV_BYTES, "iv");
-const textCipher = z.object({ iv: ivPart, ciphertext: b64Bytes(GCM_TAG_BYTES + 1, 1024, "ciphertext") });
+const textCipher = z.object({
+  iv: ivPart,
+  ciphertext: b64Bytes(GCM_TAG_BYTES + 1, 1024, "ciphertext"),
+});
 
 export const PARENT_TYPES = ["password", "note", "item"] as const;
 export type ParentType = (typeof PARENT_TYPES)[number];
@@ -46,7 +54,11 @@ export const sealedBase64 = (tooLarge: string) =>
     .superRefine((v, ctx) => {
       const n = decodedLength(v);
       if (n < 0) ctx.addIssue({ code: "custom", message: "must be standard base64 with padding" });
-      else if (n < IV_BYTES + GCM_TAG_BYTES) ctx.addIssue({ code: "custom", message: "must start with the 12-byte IV followed by AES-GCM ciphertext" });
+      else if (n < IV_BYTES + GCM_TAG_BYTES)
+        ctx.addIssue({
+          code: "custom",
+          message: "must start with the 12-byte IV followed by AES-GCM ciphertext",
+        });
       else if (n > MAX_CONTENT_BYTES) ctx.addIssue({ code: "custom", message: tooLarge });
     });
 
@@ -54,13 +66,19 @@ export const UploadBody = z.object({
   parent_id: z.string().min(1).max(128),
   parent_type: z.enum(PARENT_TYPES),
   encrypted_content: sealedBase64("file exceeds 25 MB"),
-  wrapped_file_key: z.object({ iv: ivPart, ciphertext: b64Bytes(WRAPPED_KEY_BYTES, WRAPPED_KEY_BYTES, "ciphertext") }),
+  wrapped_file_key: z.object({
+    iv: ivPart,
+    ciphertext: b64Bytes(WRAPPED_KEY_BYTES, WRAPPED_KEY_BYTES, "ciphertext"),
+  }),
   encrypted_filename: textCipher,
   encrypted_mime_type: textCipher,
 });
 export type UploadInput = z.output<typeof UploadBody>;
 
-export const ListQuery = PageQuery.extend({ parent_id: z.string().min(1).max(128), parent_type: z.enum(PARENT_TYPES) });
+export const ListQuery = PageQuery.extend({
+  parent_id: z.string().min(1).max(128),
+  parent_type: z.enum(PARENT_TYPES),
+});
 
 const CipherPartSchema = z.object({ iv: z.string(), ciphertext: z.string() });
 export const Attachment = z.object({
@@ -79,6 +97,10 @@ export const AttachmentWithContent = Attachment.extend({ encrypted_content: z.st
 
 export const UploadResponse = z.object({ attachment: Attachment });
 /** `usage` (docs/decisions.md, Client: entry tools and account pages): the quota and what all of the caller's attachments take of it, in bytes. */
-export const ListResponse = z.object({ attachments: z.array(Attachment), usage: z.object({ used: z.number().int(), quota: z.number().int() }), next_cursor: NextCursor });
+export const ListResponse = z.object({
+  attachments: z.array(Attachment),
+  usage: z.object({ used: z.number().int(), quota: z.number().int() }),
+  next_cursor: NextCursor,
+});
 export const DownloadResponse = z.object({ attachment: AttachmentWithContent });
 export { SuccessResponse } from "../../kernel/schemas";

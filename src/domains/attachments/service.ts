@@ -42,8 +42,14 @@ export class AttachmentService {
     private readonly faults: FaultInjection = {},
   ) {}
 
-  private async requireParent(userId: string, type: ParentType, id: string, includeDeleted = false) {
-    if (!(await repo.ownsParent(this.db, userId, type, id, includeDeleted))) throw notFound("Parent item");
+  private async requireParent(
+    userId: string,
+    type: ParentType,
+    id: string,
+    includeDeleted = false,
+  ) {
+    if (!(await repo.ownsParent(this.db, userId, type, id, includeDeleted)))
+      throw notFound("Parent item");
   }
 
   /**
@@ -104,7 +110,12 @@ export class AttachmentService {
     }
   }
 
-  async list(userId: string, type: ParentType, parentId: string, page: PageParams): Promise<{ attachments: AttachmentView[]; next_cursor: string | null }> {
+  async list(
+    userId: string,
+    type: ParentType,
+    parentId: string,
+    page: PageParams,
+  ): Promise<{ attachments: AttachmentView[]; next_cursor: string | null }> {
     await this.requireParent(userId, type, parentId);
     await this.finishPendingDeletes(userId);
     const rows = await repo.listForParent(this.db, userId, type, parentId, page);
@@ -130,7 +141,11 @@ export class AttachmentService {
       throw new AppError(ErrorCode.INTERNAL_ERROR, "Attachment content unavailable");
     }
     const head = JSON.stringify({ ...toAttachment(row), wrapped_file_key: row.wrappedFileKey });
-    return jsonAroundBase64(`{"attachment":${head.slice(0, -1)},"encrypted_content":"`, object.body, `"}}`);
+    return jsonAroundBase64(
+      `{"attachment":${head.slice(0, -1)},"encrypted_content":"`,
+      object.body,
+      `"}}`,
+    );
   }
 
   /**
@@ -161,7 +176,9 @@ export class AttachmentService {
       try {
         await this.completeDelete(row);
       } catch {
-        logJson("error", "pending attachment delete still failing; will retry", { attachmentId: row.id });
+        logJson("error", "pending attachment delete still failing; will retry", {
+          attachmentId: row.id,
+        });
       }
     }
   }

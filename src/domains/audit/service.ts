@@ -31,7 +31,9 @@ export function auditInsert(db: Db, e: AuditInput) {
 
 /** Only to undo, in the same breath, a change refused right after it was written with its event. */
 export function auditDelete(db: Db, userId: string, targetId: string) {
-  return db.delete(auditEvents).where(and(eq(auditEvents.userId, userId), eq(auditEvents.targetId, targetId)));
+  return db
+    .delete(auditEvents)
+    .where(and(eq(auditEvents.userId, userId), eq(auditEvents.targetId, targetId)));
 }
 
 export async function recordAudit(db: Db, e: AuditInput): Promise<void> {

@@ -23,13 +23,18 @@ type Flow = { state: string; nonce: string; verifier: string; next: string; exp:
 const discoveries = new Map<string, Promise<Discovery>>();
 
 function clientOf(config: Config) {
-  if (!config.OIDC_CLIENT_ID || !config.IDP_ISSUER) throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Sign-in is not configured (OIDC_CLIENT_ID, IDP_ISSUER)");
+  if (!config.OIDC_CLIENT_ID || !config.IDP_ISSUER)
+    throw new AppError(
+      ErrorCode.SERVICE_UNAVAILABLE,
+      "Sign-in is not configured (OIDC_CLIENT_ID, IDP_ISSUER)",
+    );
   return { clientId: config.OIDC_CLIENT_ID, issuer: config.IDP_ISSUER };
 }
 
 async function discover(config: Config): Promise<Discovery> {
   const { issuer } = clientOf(config);
-  const url = config.OIDC_DISCOVERY_URL ?? `${issuer.replace(/\/$/, "")}/.well-known/openid-configuration`;
+  const url =
+    config.OIDC_DISCOVERY_URL ?? `${issuer.replace(/\/$/, "")}/.well-known/openid-configuration`;
   let hit = discoveries.get(url);
   if (!hit) {
     hit = (async () => {
@@ -37,7 +42,8 @@ async function discover(config: Config): Promise<Discovery> {
       if (!res.ok) throw new Error(`discovery ${res.status}`);
       const doc = (await res.json()) as Partial<Discovery>;
       // OpenID Connect Discovery 1.0 section 4.3: the issuer must be the one configured.
-      if (doc.issuer !== issuer || !doc.authorization_endpoint || !doc.token_endpoint) throw new Error("discovery document does not match IDP_ISSUER");
+      if (doc.issuer !== issuer || !doc.authorization_endpoint || !doc.token_endpoint)
+        throw new Error("discovery document does not match IDP_ISSUER");
       return doc as Discovery;
     })();
     discoveries.set(url, hit);
@@ -51,7 +57,9 @@ async function discover(config: Config): Promise<Discovery> {
 }
 
 async function s256(verifier: string): Promise<string> {
-  return base64url.encode(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
+  return base64url.encode(
+    new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))),
+  );
 }
 
 async function sealFlow(secret: string, flow: Flow): Promise<string> {
@@ -62,7 +70,8 @@ async function sealFlow(secret: string, flow: Flow): Promise<string> {
 async function openFlow(secret: string, cookie: string | undefined): Promise<Flow | null> {
   const m = /^([A-Za-z0-9_-]{1,4000})\.([A-Za-z0-9_-]{20,100})$/.exec(cookie ?? "");
   if (!m) return null;
-  if (!timingSafeEqualStr(m[2]!, base64url.encode(await hmacSha256(secret, `oidc-flow|${m[1]}`)))) return null;
+  if (!timingSafeEqualStr(m[2]!, base64url.encode(await hmacSha256(secret, `oidc-flow|${m[1]}`))))
+    return null;
   try {
     const flow = JSON.parse(new TextDecoder().decode(base64url.decode(m[1]!))) as Flow;
     return flow.exp * 1000 > Date.now() ? flow : null;
@@ -77,10 +86,20 @@ export function safeNext(next: string | undefined): string {
 }
 
 /** Starts a sign-in: the provider URL to send the browser to, and the flow cookie's value. */
-export async function beginSignIn(config: Config, origin: string, next: string | undefined): Promise<{ location: string; cookie: string }> {
+export async function beginSignIn(
+  config: Config,
+  origin: string,
+  next: string | undefined,
+): Promise<{ location: string; cookie: string }> {
   const { clientId } = clientOf(config);
   const doc = await discover(config);
-  const flow: Flow = { state: randomToken(), nonce: randomToken(), verifier: randomToken(48), next: safeNext(next), exp: Math.floor(Date.now() / 1000) + FLOW_TTL_SECONDS };
+  const flow: Flow = {
+    state: randomToken(),
+    nonce: randomToken(),
+    verifier: randomToken(48),
+    next: safeNext(next),
+    exp: Math.floor(Date.now() / 1000) + FLOW_TTL_SECONDS,
+  };
   const url = new URL(doc.authorization_endpoint);
   url.search = new URLSearchParams({
     response_type: "code",
@@ -110,28 +129,51 @@ export async function completeSignIn(
 ): Promise<{ token: string; user: AuthUser; expiresIn: number; next: string }> {
   const flow = await openFlow(config.CSRF_SECRET, flowCookie);
   // RFC 6749 section 10.12: the state must be the one this browser's attempt sent.
-  if (!flow || !query.state || !timingSafeEqualStr(query.state, flow.state)) throw new SignInRefused("The sign-in attempt expired or was started elsewhere");
-  if (query.error) throw new SignInRefused(`The identity provider refused the sign-in (${query.error.slice(0, 100)})`);
+  if (!flow || !query.state || !timingSafeEqualStr(query.state, flow.state))
+    throw new SignInRefused("The sign-in attempt expired or was started elsewhere");
+  if (query.error)
+    throw new SignInRefused(
+      `The identity provider refused the sign-in (${query.error.slice(0, 100)})`,
+    );
   if (!query.code) throw new SignInRefused("The identity provider sent no authorization code");
   const { clientId } = clientOf(config);
   const doc = await discover(config);
-  const form = new URLSearchParams({ grant_type: "authorization_code", code: query.code, redirect_uri: origin + CALLBACK_PATH, code_verifier: flow.verifier, client_id: clientId });
-  const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded", accept: "application/json" };
-  if (config.OIDC_CLIENT_SECRET) headers.authorization = `Basic ${btoa(`${encodeURIComponent(clientId)}:${encodeURIComponent(config.OIDC_CLIENT_SECRET)}`)}`;
+  const form = new URLSearchParams({
+    grant_type: "authorization_code",
+    code: query.code,
+    redirect_uri: origin + CALLBACK_PATH,
+    code_verifier: flow.verifier,
+    client_id: clientId,
+  });
+  const headers: Record<string, string> = {
+    "content-type": "application/x-www-form-urlencoded",
+    accept: "application/json",
+  };
+  if (config.OIDC_CLIENT_SECRET)
+    headers.authorization = `Basic ${btoa(`${encodeURIComponent(clientId)}:${encodeURIComponent(config.OIDC_CLIENT_SECRET)}`)}`;
   let body: { access_token?: string; id_token?: string; expires_in?: number; error?: string };
   try {
     const res = await fetch(doc.token_endpoint, { method: "POST", headers, body: form });
     body = (await res.json()) as typeof body;
-    if (!res.ok) throw new SignInRefused(`The code exchange was refused (${String(body.error ?? res.status).slice(0, 100)})`);
+    if (!res.ok)
+      throw new SignInRefused(
+        `The code exchange was refused (${String(body.error ?? res.status).slice(0, 100)})`,
+      );
   } catch (e) {
     if (e instanceof SignInRefused) throw e;
     throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "The identity provider cannot be reached");
   }
-  if (!body.access_token || !body.id_token) throw new SignInRefused("The identity provider sent no tokens");
+  if (!body.access_token || !body.id_token)
+    throw new SignInRefused("The identity provider sent no tokens");
   let idSub: string | undefined;
   try {
-    const { payload } = await jwtVerify(body.id_token, keySetFor(config), { algorithms: ["RS256", "ES256"], issuer: config.IDP_ISSUER, audience: clientId });
-    if (typeof payload.nonce !== "string" || !timingSafeEqualStr(payload.nonce, flow.nonce)) throw new Error("nonce");
+    const { payload } = await jwtVerify(body.id_token, keySetFor(config), {
+      algorithms: ["RS256", "ES256"],
+      issuer: config.IDP_ISSUER,
+      audience: clientId,
+    });
+    if (typeof payload.nonce !== "string" || !timingSafeEqualStr(payload.nonce, flow.nonce))
+      throw new Error("nonce");
     idSub = payload.sub;
   } catch {
     throw new SignInRefused("The ID token is not valid for this sign-in");
@@ -143,5 +185,10 @@ export async function completeSignIn(
     throw new SignInRefused("The access token is not valid for this service");
   }
   if (user.id !== idSub) throw new SignInRefused("The tokens name different users");
-  return { token: body.access_token, user, expiresIn: Math.max(60, Math.min(body.expires_in ?? 3600, 24 * 3600)), next: flow.next };
+  return {
+    token: body.access_token,
+    user,
+    expiresIn: Math.max(60, Math.min(body.expires_in ?? 3600, 24 * 3600)),
+    next: flow.next,
+  };
 }

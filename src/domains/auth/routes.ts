@@ -6,7 +6,14 @@ import { issueCsrfToken } from "../../http/csrf";
 import { deleteHostCookie, getHostCookie, setHostCookie } from "../../http/cookies";
 import { route } from "../../http/route";
 import type { AppEnv } from "../../http/types";
-import { beginSignIn, CALLBACK_PATH, completeSignIn, FLOW_COOKIE, FLOW_TTL_SECONDS, SignInRefused } from "./oidc";
+import {
+  beginSignIn,
+  CALLBACK_PATH,
+  completeSignIn,
+  FLOW_COOKIE,
+  FLOW_TTL_SECONDS,
+  SignInRefused,
+} from "./oidc";
 
 export function registerAuthRoutes(app: Hono<AppEnv>) {
   route(app, {
@@ -25,35 +32,51 @@ export function registerAuthRoutes(app: Hono<AppEnv>) {
   route(app, {
     method: "get",
     path: "/api/auth/session",
-    summary: "Who the auth cookie or Bearer token names (the web app's sign-in reads it: the cookie is HTTP-only)",
+    summary:
+      "Who the auth cookie or Bearer token names (the web app's sign-in reads it: the cookie is HTTP-only)",
     tags: ["auth"],
     responses: {
       200: {
-        description: "The signed-in user; twoFactorRequired while this sign-in still owes its account 2FA code (D20)",
-        schema: z.object({ user: z.object({ id: z.string(), email: z.string().nullable() }), twoFactorRequired: z.boolean() }),
+        description:
+          "The signed-in user; twoFactorRequired while this sign-in still owes its account 2FA code (D20)",
+        schema: z.object({
+          user: z.object({ id: z.string(), email: z.string().nullable() }),
+          twoFactorRequired: z.boolean(),
+        }),
       },
     },
     handler: async (c) => {
       const user = c.get("user");
       const state = await signInState(dbFor(c.env, user.id), user.id, user.signIn);
       c.header("Cache-Control", "no-store");
-      return c.json({ user: { id: user.id, email: user.email ?? null }, twoFactorRequired: state.required && state.verifiedAt === null });
+      return c.json({
+        user: { id: user.id, email: user.email ?? null },
+        twoFactorRequired: state.required && state.verifiedAt === null,
+      });
     },
   });
 
   route(app, {
     method: "get",
     path: "/api/auth/login",
-    summary: "Start a browser sign-in: redirect to the OpenID provider (authorization code with PKCE)",
+    summary:
+      "Start a browser sign-in: redirect to the OpenID provider (authorization code with PKCE)",
     tags: ["auth"],
     auth: false,
     query: z.object({ next: z.string().max(2000).optional() }),
-    responses: { 302: { description: "To the provider's authorization endpoint" }, 503: { description: "Sign-in not configured or the provider unreachable" } },
+    responses: {
+      302: { description: "To the provider's authorization endpoint" },
+      503: { description: "Sign-in not configured or the provider unreachable" },
+    },
     handler: async (c, { query }) => {
       const origin = new URL(c.req.url).origin;
       const { location, cookie } = await beginSignIn(c.get("config"), origin, query.next);
       // Lax: the cookie must come back on the provider's top-level redirect to the callback.
-      setHostCookie(c, FLOW_COOKIE, cookie, { httpOnly: true, sameSite: "Lax", maxAge: FLOW_TTL_SECONDS });
+      setHostCookie(c, FLOW_COOKIE, cookie, {
+        httpOnly: true,
+        sameSite: "Lax",
+        maxAge: FLOW_TTL_SECONDS,
+      });
       c.header("Cache-Control", "no-store");
       return c.redirect(location, 302);
     },
@@ -65,8 +88,14 @@ export function registerAuthRoutes(app: Hono<AppEnv>) {
     summary: "Finish a browser sign-in: exchange the code, verify the tokens, set the auth cookie",
     tags: ["auth"],
     auth: false,
-    query: z.object({ code: z.string().max(2000).optional(), state: z.string().max(200).optional(), error: z.string().max(200).optional() }),
-    responses: { 303: { description: "To the app (signed in), or to the sign-in page with an error message" } },
+    query: z.object({
+      code: z.string().max(2000).optional(),
+      state: z.string().max(200).optional(),
+      error: z.string().max(200).optional(),
+    }),
+    responses: {
+      303: { description: "To the app (signed in), or to the sign-in page with an error message" },
+    },
     handler: async (c, { query }) => {
       const config = c.get("config");
       const origin = new URL(c.req.url).origin;
@@ -76,7 +105,11 @@ export function registerAuthRoutes(app: Hono<AppEnv>) {
       c.header("Referrer-Policy", "no-referrer");
       try {
         const done = await completeSignIn(config, origin, query, flow);
-        setHostCookie(c, config.AUTH_COOKIE, done.token, { httpOnly: true, sameSite: "Strict", maxAge: done.expiresIn });
+        setHostCookie(c, config.AUTH_COOKIE, done.token, {
+          httpOnly: true,
+          sameSite: "Strict",
+          maxAge: done.expiresIn,
+        });
         return c.redirect(`/?${new URLSearchParams({ next: done.next })}`, 303);
       } catch (e) {
         if (!(e instanceof SignInRefused)) throw e;

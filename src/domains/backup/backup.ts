@@ -1,6 +1,21 @@
 import { bindingOf, directoryBinding } from "../../db/shards";
 import { distinctDatabases, migrationsOf, quoted, schemaOf } from "./databases";
-import { DEFAULT_BUDGET, FORMAT, idFor, keys, PREFIX, sha256Hex, spender, timeOf, type BackupState, type Budget, type ChunkRef, type Cursor, type Manifest, type ObjectLine } from "./format";
+import {
+  DEFAULT_BUDGET,
+  FORMAT,
+  idFor,
+  keys,
+  PREFIX,
+  sha256Hex,
+  spender,
+  timeOf,
+  type BackupState,
+  type Budget,
+  type ChunkRef,
+  type Cursor,
+  type Manifest,
+  type ObjectLine,
+} from "./format";
 
 /**
  * The scheduled backup (docs/operations.md, "Backup and restore"): every D1 database's rows and
@@ -33,7 +48,14 @@ export type BackupOptions = {
   force?: boolean;
 };
 
-export type BackupProgress = { id: string | null; done: boolean; chunks: number; rows: number; objects: number; deleted: string[] };
+export type BackupProgress = {
+  id: string | null;
+  done: boolean;
+  chunks: number;
+  rows: number;
+  objects: number;
+  deleted: string[];
+};
 
 const encoder = new TextEncoder();
 
@@ -43,7 +65,11 @@ export async function listBackups(bucket: R2Bucket): Promise<string[]> {
   let cursor: string | undefined;
   do {
     const page = await bucket.list({ prefix: PREFIX, delimiter: "/", cursor });
-    ids.push(...page.delimitedPrefixes.map((p) => p.slice(PREFIX.length, -1)).filter((id) => !Number.isNaN(timeOf(id))));
+    ids.push(
+      ...page.delimitedPrefixes
+        .map((p) => p.slice(PREFIX.length, -1))
+        .filter((id) => !Number.isNaN(timeOf(id))),
+    );
     cursor = page.truncated ? page.cursor : undefined;
   } while (cursor);
   return ids.sort();
@@ -56,7 +82,8 @@ export async function readJson<T>(bucket: R2Bucket, key: string): Promise<T | nu
 
 async function begin(env: Record<string, unknown>, now: Date): Promise<BackupState> {
   const databases = [];
-  for (const d of await distinctDatabases(env)) databases.push({ ...d, ...(await schemaOf(bindingOf(env, d.binding))) });
+  for (const d of await distinctDatabases(env))
+    databases.push({ ...d, ...(await schemaOf(bindingOf(env, d.binding))) });
   const id = idFor(now);
   return {
     format: FORMAT,
@@ -72,43 +99,74 @@ async function begin(env: Record<string, unknown>, now: Date): Promise<BackupSta
 }
 
 /** One step of the backup: continue the unfinished one, or start one when it is due; then retention. */
-export async function runBackup(env: Record<string, unknown>, bucket: R2Bucket, opts: BackupOptions = {}): Promise<BackupProgress> {
+export async function runBackup(
+  env: Record<string, unknown>,
+  bucket: R2Bucket,
+  opts: BackupOptions = {},
+): Promise<BackupProgress> {
   const now = opts.now ?? new Date();
   const budget = spender(opts.budget ?? DEFAULT_BUDGET);
   const ids = await listBackups(bucket);
   const latest = ids.at(-1);
   let state = latest ? await readJson<BackupState>(bucket, keys(latest).state) : null;
-  const due = !latest || opts.force || now.getTime() - timeOf(latest) >= (opts.intervalHours ?? 24) * 3600_000;
+  const due =
+    !latest ||
+    opts.force ||
+    now.getTime() - timeOf(latest) >= (opts.intervalHours ?? 24) * 3600_000;
   if (!state && due) state = await begin(env, now);
-  const progress: BackupProgress = { id: state?.id ?? latest ?? null, done: !state, chunks: 0, rows: 0, objects: 0, deleted: [] };
+  const progress: BackupProgress = {
+    id: state?.id ?? latest ?? null,
+    done: !state,
+    chunks: 0,
+    rows: 0,
+    objects: 0,
+    deleted: [],
+  };
   if (state) {
     const before = { chunks: state.chunks.length, objects: state.counts.objects };
     const finished = await advance(env, bucket, state, budget);
     progress.chunks = state.chunks.length - before.chunks;
-    progress.rows = state.chunks.slice(before.chunks).reduce((n, c) => n + (c.kind === "rows" ? c.count : 0), 0);
+    progress.rows = state.chunks
+      .slice(before.chunks)
+      .reduce((n, c) => n + (c.kind === "rows" ? c.count : 0), 0);
     progress.objects = state.counts.objects - before.objects;
     if (finished) {
       const { cursor: _, ...rest } = state;
       const manifest: Manifest = { ...rest, finished_at: new Date().toISOString() };
-      await bucket.put(keys(state.id).manifest, JSON.stringify(manifest), { httpMetadata: { contentType: "application/json" } });
+      await bucket.put(keys(state.id).manifest, JSON.stringify(manifest), {
+        httpMetadata: { contentType: "application/json" },
+      });
       await bucket.delete(keys(state.id).state);
       progress.done = true;
     } else {
-      await bucket.put(keys(state.id).state, JSON.stringify(state), { httpMetadata: { contentType: "application/json" } });
+      await bucket.put(keys(state.id).state, JSON.stringify(state), {
+        httpMetadata: { contentType: "application/json" },
+      });
     }
   }
-  if (progress.done && !budget.exhausted()) progress.deleted = await retire(bucket, now, opts.retentionDays ?? 30, budget);
+  if (progress.done && !budget.exhausted())
+    progress.deleted = await retire(bucket, now, opts.retentionDays ?? 30, budget);
   return progress;
 }
 
-async function putChunk(bucket: R2Bucket, state: BackupState, ref: Omit<ChunkRef, "bytes" | "sha256">, lines: string[]) {
+async function putChunk(
+  bucket: R2Bucket,
+  state: BackupState,
+  ref: Omit<ChunkRef, "bytes" | "sha256">,
+  lines: string[],
+) {
   const bytes = encoder.encode(lines.join(""));
   await bucket.put(ref.key, bytes, { httpMetadata: { contentType: "application/x-ndjson" } });
   state.chunks.push({ ...ref, bytes: bytes.byteLength, sha256: await sha256Hex(bytes) });
 }
 
 /** Copies until the budget is spent or the backup is complete; true when complete. */
-async function advance(env: Record<string, unknown>, bucket: R2Bucket, state: BackupState, budget: ReturnType<typeof spender>): Promise<boolean> {
+async function advance(
+  env: Record<string, unknown>,
+  bucket: R2Bucket,
+  state: BackupState,
+  budget: ReturnType<typeof spender>,
+): Promise<boolean> {
   const k = keys(state.id);
   while (state.cursor.phase === "rows") {
     const c = state.cursor;
@@ -132,7 +190,9 @@ async function advance(env: Record<string, unknown>, bucket: R2Bucket, state: Ba
     while (lines.length < CHUNK_ROWS && bytes < CHUNK_BYTES && !budget.exhausted()) {
       budget.spend();
       const { results } = await d1
-        .prepare(`SELECT rowid AS "__backup_rowid", * FROM ${quoted(table)} WHERE rowid > ? ORDER BY rowid LIMIT ${PAGE_ROWS}`)
+        .prepare(
+          `SELECT rowid AS "__backup_rowid", * FROM ${quoted(table)} WHERE rowid > ? ORDER BY rowid LIMIT ${PAGE_ROWS}`,
+        )
         .bind(after)
         .all<Record<string, unknown>>();
       for (const { __backup_rowid: rowid, ...row } of results) {
@@ -148,11 +208,30 @@ async function advance(env: Record<string, unknown>, bucket: R2Bucket, state: Ba
     }
     if (lines.length > 0) {
       budget.spend();
-      await putChunk(bucket, state, { key: k.rows(db.binding, table, c.part), kind: "rows", database: db.binding, table, count: lines.length }, lines);
+      await putChunk(
+        bucket,
+        state,
+        {
+          key: k.rows(db.binding, table, c.part),
+          kind: "rows",
+          database: db.binding,
+          table,
+          count: lines.length,
+        },
+        lines,
+      );
       const name = `${db.binding}.${table}`;
       state.counts.rows[name] = (state.counts.rows[name] ?? 0) + lines.length;
     }
-    state.cursor = end ? { phase: "rows", db: c.db, table: c.table + 1, after: 0, part: 0 } : { phase: "rows", db: c.db, table: c.table, after, part: c.part + (lines.length > 0 ? 1 : 0) };
+    state.cursor = end
+      ? { phase: "rows", db: c.db, table: c.table + 1, after: 0, part: 0 }
+      : {
+          phase: "rows",
+          db: c.db,
+          table: c.table,
+          after,
+          part: c.part + (lines.length > 0 ? 1 : 0),
+        };
   }
   while (state.cursor.phase === "objects") {
     const c: Extract<Cursor, { phase: "objects" }> = state.cursor;
@@ -168,7 +247,10 @@ async function advance(env: Record<string, unknown>, bucket: R2Bucket, state: Ba
       const obj = await source.get(listed.key);
       if (!obj) continue; // deleted since the listing
       const body = await obj.arrayBuffer();
-      await bucket.put(keys(state.id).object(name, obj.key), body, { httpMetadata: obj.httpMetadata, customMetadata: obj.customMetadata });
+      await bucket.put(keys(state.id).object(name, obj.key), body, {
+        httpMetadata: obj.httpMetadata,
+        customMetadata: obj.customMetadata,
+      });
       const line: ObjectLine = {
         bucket: name,
         key: obj.key,
@@ -183,9 +265,17 @@ async function advance(env: Record<string, unknown>, bucket: R2Bucket, state: Ba
       state.counts.objects++;
       state.counts.object_bytes += body.byteLength;
     }
-    if (lines.length > 0) await putChunk(bucket, state, { key: k.objects(name, c.part), kind: "objects", count: lines.length }, lines);
+    if (lines.length > 0)
+      await putChunk(
+        bucket,
+        state,
+        { key: k.objects(name, c.part), kind: "objects", count: lines.length },
+        lines,
+      );
     const part = c.part + (lines.length > 0 ? 1 : 0);
-    state.cursor = page.truncated ? { phase: "objects", bucket: c.bucket, list: page.cursor, part } : { phase: "objects", bucket: c.bucket + 1, part };
+    state.cursor = page.truncated
+      ? { phase: "objects", bucket: c.bucket, list: page.cursor, part }
+      : { phase: "objects", bucket: c.bucket + 1, part };
   }
   return true;
 }
@@ -195,7 +285,12 @@ async function advance(env: Record<string, unknown>, bucket: R2Bucket, state: Ba
  * deployment whose backups stopped keeps its last). An unfinished backup older than that is
  * abandoned and deleted too. Deletion is budgeted like the rest and resumes next time.
  */
-async function retire(bucket: R2Bucket, now: Date, days: number, budget: ReturnType<typeof spender>): Promise<string[]> {
+async function retire(
+  bucket: R2Bucket,
+  now: Date,
+  days: number,
+  budget: ReturnType<typeof spender>,
+): Promise<string[]> {
   const ids = await listBackups(bucket);
   budget.spend();
   const cutoff = now.getTime() - days * 86_400_000;

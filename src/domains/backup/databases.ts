@@ -30,14 +30,21 @@ export function quoted(name: string): string {
 }
 
 async function identityOf(d1: D1Database): Promise<string> {
-  await d1.prepare("INSERT OR IGNORE INTO database_identity (singleton, id) VALUES (1, ?)").bind(crypto.randomUUID()).run();
-  const id = await d1.prepare("SELECT id FROM database_identity WHERE singleton = 1").first<string>("id");
+  await d1
+    .prepare("INSERT OR IGNORE INTO database_identity (singleton, id) VALUES (1, ?)")
+    .bind(crypto.randomUUID())
+    .run();
+  const id = await d1
+    .prepare("SELECT id FROM database_identity WHERE singleton = 1")
+    .first<string>("id");
   if (!id) throw new Error("database identity missing");
   return id;
 }
 
 /** The directory first, then the shards in order; a binding whose database is already listed joins its aliases. */
-export async function distinctDatabases(env: Record<string, unknown>): Promise<{ binding: string; aliases: string[] }[]> {
+export async function distinctDatabases(
+  env: Record<string, unknown>,
+): Promise<{ binding: string; aliases: string[] }[]> {
   const seen = new Map<string, { binding: string; aliases: string[] }>();
   for (const name of new Set([directoryBinding(env), ...shardBindings(env)])) {
     const id = await identityOf(bindingOf(env, name));
@@ -50,7 +57,9 @@ export async function distinctDatabases(env: Record<string, unknown>): Promise<{
 
 export async function schemaOf(d1: D1Database): Promise<Pick<DatabaseInfo, "tables" | "triggers">> {
   const { results } = await d1
-    .prepare("SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'trigger') ORDER BY type, name")
+    .prepare(
+      "SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'trigger') ORDER BY type, name",
+    )
     .all<{ type: string; name: string; sql: string }>();
   const data = results.filter((r) => !NOT_DATA.test(r.name));
   return {
@@ -61,6 +70,8 @@ export async function schemaOf(d1: D1Database): Promise<Pick<DatabaseInfo, "tabl
 
 /** The migrations applied, in order: a restore needs the target at the same schema. */
 export async function migrationsOf(d1: D1Database): Promise<string[]> {
-  const { results } = await d1.prepare("SELECT name FROM d1_migrations ORDER BY id").all<{ name: string }>();
+  const { results } = await d1
+    .prepare("SELECT name FROM d1_migrations ORDER BY id")
+    .all<{ name: string }>();
   return results.map((r) => r.name);
 }

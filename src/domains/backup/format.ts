@@ -52,7 +52,9 @@ export type Manifest = {
 };
 
 /** Where an unfinished backup stopped: the next page of rows, or the next page of a bucket's objects. */
-export type Cursor = { phase: "rows"; db: number; table: number; after: number; part: number } | { phase: "objects"; bucket: number; list?: string; part: number };
+export type Cursor =
+  | { phase: "rows"; db: number; table: number; after: number; part: number }
+  | { phase: "objects"; bucket: number; list?: string; part: number };
 
 export type BackupState = Omit<Manifest, "finished_at"> & { cursor: Cursor };
 
@@ -66,8 +68,10 @@ export function timeOf(id: string): number {
 export const keys = (id: string) => ({
   manifest: `${PREFIX}${id}/manifest.json`,
   state: `${PREFIX}${id}/state.json`,
-  rows: (binding: string, table: string, part: number) => `${PREFIX}${id}/rows/${binding}/${table}/${String(part).padStart(6, "0")}.ndjson`,
-  objects: (bucket: string, part: number) => `${PREFIX}${id}/objects/${bucket}/${String(part).padStart(6, "0")}.ndjson`,
+  rows: (binding: string, table: string, part: number) =>
+    `${PREFIX}${id}/rows/${binding}/${table}/${String(part).padStart(6, "0")}.ndjson`,
+  objects: (bucket: string, part: number) =>
+    `${PREFIX}${id}/objects/${bucket}/${String(part).padStart(6, "0")}.ndjson`,
   object: (bucket: string, key: string) => `${PREFIX}${id}/r2/${bucket}/${key}`,
 });
 

@@ -1,4 +1,7 @@
-import { recoveryTimers, type RecoveryTimerNamespace } from "../../../durable-objects/recovery-timer";
+import {
+  recoveryTimers,
+  type RecoveryTimerNamespace,
+} from "../../../durable-objects/recovery-timer";
 import { directoryDb } from "../../db/client";
 import { bindingOf, directoryBinding } from "../../db/shards";
 import { rearmDeadManSwitches } from "../dead-man-switch";
@@ -23,7 +26,13 @@ import { keys, ndjson, sha256Hex, type Manifest, type ObjectLine } from "./forma
  * timers, Durable Object alarms, are armed again from the restored rows.
  */
 
-export type RestoreProgress = { step: number; next: number | null; total_steps: number; rows: number; objects: number };
+export type RestoreProgress = {
+  step: number;
+  next: number | null;
+  total_steps: number;
+  rows: number;
+  objects: number;
+};
 
 /** Statements per D1 batch: each is one row, within D1's 100 bound parameters a statement. */
 const BATCH = 50;
@@ -39,28 +48,40 @@ async function chunkText(bucket: R2Bucket, key: string, sha256: string): Promise
   const obj = await bucket.get(key);
   if (!obj) throw conflict(`The backup is missing ${key}`);
   const bytes = await obj.arrayBuffer();
-  if ((await sha256Hex(bytes)) !== sha256) throw conflict(`The backup's ${key} does not match its checksum`);
+  if ((await sha256Hex(bytes)) !== sha256)
+    throw conflict(`The backup's ${key} does not match its checksum`);
   return new TextDecoder().decode(bytes);
 }
 
 async function prepare(env: Record<string, unknown>, manifest: Manifest): Promise<boolean> {
-  const missing = manifest.databases.flatMap((d) => [d.binding, ...d.aliases]).filter((name) => {
-    try {
-      bindingOf(env, name);
-      return false;
-    } catch {
-      return true;
-    }
-  });
-  if (missing.length > 0) throw validationError("The backup's databases are not all bound here", missing.map((m) => ({ field: m, message: "is not bound" })));
+  const missing = manifest.databases
+    .flatMap((d) => [d.binding, ...d.aliases])
+    .filter((name) => {
+      try {
+        bindingOf(env, name);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+  if (missing.length > 0)
+    throw validationError(
+      "The backup's databases are not all bound here",
+      missing.map((m) => ({ field: m, message: "is not bound" })),
+    );
   const have = await migrationsOf(bindingOf(env, directoryBinding(env)));
   if (have.join("\n") !== manifest.migrations.join("\n")) {
-    throw conflict(`This deployment's migrations (${have.at(-1) ?? "none"}) differ from the backup's (${manifest.migrations.at(-1) ?? "none"}): migrate to the same release first`);
+    throw conflict(
+      `This deployment's migrations (${have.at(-1) ?? "none"}) differ from the backup's (${manifest.migrations.at(-1) ?? "none"}): migrate to the same release first`,
+    );
   }
   for (const { binding } of await distinctDatabases(env)) {
     const d1 = bindingOf(env, binding);
     const { tables, triggers } = await schemaOf(d1);
-    await d1.batch([...triggers.map((t) => d1.prepare(`DROP TRIGGER IF EXISTS ${quoted(t.name)}`)), ...tables.map((t) => d1.prepare(`DELETE FROM ${quoted(t)}`))]);
+    await d1.batch([
+      ...triggers.map((t) => d1.prepare(`DROP TRIGGER IF EXISTS ${quoted(t.name)}`)),
+      ...tables.map((t) => d1.prepare(`DELETE FROM ${quoted(t)}`)),
+    ]);
   }
   for (const name of manifest.buckets) {
     const target = env[name] as R2Bucket;
@@ -74,11 +95,20 @@ async function prepare(env: Record<string, unknown>, manifest: Manifest): Promis
   return true;
 }
 
-async function restoreRows(env: Record<string, unknown>, database: string, table: string, rows: Record<string, unknown>[]) {
+async function restoreRows(
+  env: Record<string, unknown>,
+  database: string,
+  table: string,
+  rows: Record<string, unknown>[],
+) {
   const d1 = bindingOf(env, database);
   const statements = rows.map((row) => {
     const columns = Object.keys(row);
-    return d1.prepare(`INSERT OR REPLACE INTO ${quoted(table)} (${columns.map(quoted).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`).bind(...columns.map((c) => row[c]));
+    return d1
+      .prepare(
+        `INSERT OR REPLACE INTO ${quoted(table)} (${columns.map(quoted).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
+      )
+      .bind(...columns.map((c) => row[c]));
   });
   for (let i = 0; i < statements.length; i += BATCH) await d1.batch(statements.slice(i, i + BATCH));
 }
@@ -87,29 +117,68 @@ async function restoreRows(env: Record<string, unknown>, database: string, table
  * Timers are Durable Object alarms, not rows: the restored switches and emergency contacts have
  * theirs armed again from their rows, chunk by chunk, so a restore leaves nothing that never fires.
  */
-async function rearmTimers(env: Record<string, unknown>, table: string, rows: Record<string, unknown>[]) {
+async function rearmTimers(
+  env: Record<string, unknown>,
+  table: string,
+  rows: Record<string, unknown>[],
+) {
   const timers = () => recoveryTimers(env.RECOVERY_TIMER as RecoveryTimerNamespace);
-  if (table === "dead_man_switches") await rearmDeadManSwitches(directoryDb(env), timers(), rows.map((r) => String(r.user_id)));
-  if (table === "emergency_contacts") await rearmEmergencyContacts(directoryDb(env), timers(), rows.map((r) => String(r.id)));
+  if (table === "dead_man_switches")
+    await rearmDeadManSwitches(
+      directoryDb(env),
+      timers(),
+      rows.map((r) => String(r.user_id)),
+    );
+  if (table === "emergency_contacts")
+    await rearmEmergencyContacts(
+      directoryDb(env),
+      timers(),
+      rows.map((r) => String(r.id)),
+    );
 }
 
-async function restoreObjects(env: Record<string, unknown>, bucket: R2Bucket, id: string, lines: ObjectLine[]) {
+async function restoreObjects(
+  env: Record<string, unknown>,
+  bucket: R2Bucket,
+  id: string,
+  lines: ObjectLine[],
+) {
   for (const o of lines) {
     const stored = await bucket.get(keys(id).object(o.bucket, o.key));
     if (!stored) throw conflict(`The backup is missing the object ${o.key}`);
     const body = await stored.arrayBuffer();
-    if ((await sha256Hex(body)) !== o.sha256) throw conflict(`The backup's copy of ${o.key} does not match its checksum`);
-    await (env[o.bucket] as R2Bucket).put(o.key, body, { httpMetadata: o.http_metadata, customMetadata: o.custom_metadata });
+    if ((await sha256Hex(body)) !== o.sha256)
+      throw conflict(`The backup's copy of ${o.key} does not match its checksum`);
+    await (env[o.bucket] as R2Bucket).put(o.key, body, {
+      httpMetadata: o.http_metadata,
+      customMetadata: o.custom_metadata,
+    });
   }
 }
 
-export async function restoreStep(env: Record<string, unknown>, bucket: R2Bucket, id: string, step: number, confirmWipe: boolean): Promise<RestoreProgress> {
+export async function restoreStep(
+  env: Record<string, unknown>,
+  bucket: R2Bucket,
+  id: string,
+  step: number,
+  confirmWipe: boolean,
+): Promise<RestoreProgress> {
   const manifest = await manifestOf(bucket, id);
   const total = manifest.chunks.length + 2;
-  if (step >= total) throw validationError("No such step", [{ field: "step", message: `must be below ${total}` }]);
-  const progress: RestoreProgress = { step, next: step + 1, total_steps: total, rows: 0, objects: 0 };
+  if (step >= total)
+    throw validationError("No such step", [{ field: "step", message: `must be below ${total}` }]);
+  const progress: RestoreProgress = {
+    step,
+    next: step + 1,
+    total_steps: total,
+    rows: 0,
+    objects: 0,
+  };
   if (step === 0) {
-    if (!confirmWipe) throw validationError("Restoring replaces every row and object of this deployment", [{ field: "confirm_wipe", message: "must be true" }]);
+    if (!confirmWipe)
+      throw validationError("Restoring replaces every row and object of this deployment", [
+        { field: "confirm_wipe", message: "must be true" },
+      ]);
     if (!(await prepare(env, manifest))) progress.next = 0;
   } else if (step <= manifest.chunks.length) {
     const chunk = manifest.chunks[step - 1]!;
@@ -127,7 +196,14 @@ export async function restoreStep(env: Record<string, unknown>, bucket: R2Bucket
   } else {
     for (const db of manifest.databases) {
       const d1 = bindingOf(env, db.binding);
-      const create = db.triggers.map((t) => d1.prepare(t.sql.replace(/^\s*CREATE\s+TRIGGER\s+(?!IF\s+NOT\s+EXISTS)/i, "CREATE TRIGGER IF NOT EXISTS ")));
+      const create = db.triggers.map((t) =>
+        d1.prepare(
+          t.sql.replace(
+            /^\s*CREATE\s+TRIGGER\s+(?!IF\s+NOT\s+EXISTS)/i,
+            "CREATE TRIGGER IF NOT EXISTS ",
+          ),
+        ),
+      );
       if (create.length > 0) await d1.batch(create);
     }
     progress.next = null;
@@ -138,7 +214,16 @@ export async function restoreStep(env: Record<string, unknown>, bucket: R2Bucket
 /** What the restore script shows before it starts: the manifest without its chunk list. */
 export async function describeBackup(bucket: R2Bucket, id: string) {
   const m = await manifestOf(bucket, id);
-  return { id: m.id, started_at: m.started_at, finished_at: m.finished_at, migrations: m.migrations.length, databases: m.databases.map((d) => [d.binding, ...d.aliases]), counts: m.counts, chunks: m.chunks.length };
+  return {
+    id: m.id,
+    started_at: m.started_at,
+    finished_at: m.finished_at,
+    migrations: m.migrations.length,
+    databases: m.databases.map((d) => [d.binding, ...d.aliases]),
+    counts: m.counts,
+    chunks: m.chunks.length,
+  };
 }
 
-export const backupUnavailable = () => new AppError(ErrorCode.SERVICE_UNAVAILABLE, "No backup bucket is bound (BACKUP_BUCKET)");
+export const backupUnavailable = () =>
+  new AppError(ErrorCode.SERVICE_UNAVAILABLE, "No backup bucket is bound (BACKUP_BUCKET)");

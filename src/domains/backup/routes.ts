@@ -4,7 +4,15 @@ import type { AppEnv } from "../../http/types";
 import { listBackups, runBackup } from "./backup";
 import { backupUnavailable, describeBackup, restoreStep } from "./restore";
 import { keys } from "./format";
-import { BackupBody, BackupList, BackupParam, BackupProgress, BackupSummary, RestoreBody, RestoreProgress } from "./schema";
+import {
+  BackupBody,
+  BackupList,
+  BackupParam,
+  BackupProgress,
+  BackupSummary,
+  RestoreBody,
+  RestoreProgress,
+} from "./schema";
 
 /**
  * The operator's backups (scripts/restore.mjs drives these; the cron runs the same backup step).
@@ -24,11 +32,16 @@ export function registerBackupRoutes(app: Hono<AppEnv>) {
     tags: ["admin"],
     admin: true,
     rateLimit: ["admin_backup"],
-    responses: { 200: { description: "Backups", schema: BackupList }, 503: { description: "No backup bucket bound" } },
+    responses: {
+      200: { description: "Backups", schema: BackupList },
+      503: { description: "No backup bucket bound" },
+    },
     handler: async (c) => {
       const bucket = bucketOf(c.env);
       const ids = await listBackups(bucket);
-      const backups = await Promise.all(ids.map(async (id) => ({ id, complete: (await bucket.head(keys(id).manifest)) !== null })));
+      const backups = await Promise.all(
+        ids.map(async (id) => ({ id, complete: (await bucket.head(keys(id).manifest)) !== null })),
+      );
       return c.json({ backups });
     },
   });
@@ -41,10 +54,17 @@ export function registerBackupRoutes(app: Hono<AppEnv>) {
     admin: true,
     rateLimit: ["admin_backup"],
     body: BackupBody,
-    responses: { 200: { description: "What this step copied; repeat until done", schema: BackupProgress }, 503: { description: "No backup bucket bound" } },
+    responses: {
+      200: { description: "What this step copied; repeat until done", schema: BackupProgress },
+      503: { description: "No backup bucket bound" },
+    },
     handler: async (c, { body }) => {
       const config = c.get("config");
-      const r = await runBackup(c.env, bucketOf(c.env), { force: body.force, retentionDays: config.BACKUP_RETENTION_DAYS, intervalHours: config.BACKUP_INTERVAL_HOURS });
+      const r = await runBackup(c.env, bucketOf(c.env), {
+        force: body.force,
+        retentionDays: config.BACKUP_RETENTION_DAYS,
+        intervalHours: config.BACKUP_INTERVAL_HOURS,
+      });
       return c.json(r);
     },
   });
@@ -57,24 +77,34 @@ export function registerBackupRoutes(app: Hono<AppEnv>) {
     admin: true,
     rateLimit: ["admin_backup"],
     params: BackupParam,
-    responses: { 200: { description: "The manifest's summary", schema: BackupSummary }, 404: { description: "No complete backup with this id" } },
+    responses: {
+      200: { description: "The manifest's summary", schema: BackupSummary },
+      404: { description: "No complete backup with this id" },
+    },
     handler: async (c, { params }) => c.json(await describeBackup(bucketOf(c.env), params.id)),
   });
 
   route(app, {
     method: "post",
     path: "/api/admin/backups/:id/restore",
-    summary: "Run one step of restoring this deployment from a backup; step 0 empties it first (admin)",
+    summary:
+      "Run one step of restoring this deployment from a backup; step 0 empties it first (admin)",
     tags: ["admin"],
     admin: true,
     rateLimit: ["admin_backup"],
     params: BackupParam,
     body: RestoreBody,
     responses: {
-      200: { description: "The step done and the next one (null when restored)", schema: RestoreProgress },
+      200: {
+        description: "The step done and the next one (null when restored)",
+        schema: RestoreProgress,
+      },
       404: { description: "No complete backup with this id" },
       409: { description: "Different migrations here, or a chunk that fails its checksum" },
     },
-    handler: async (c, { params, body }) => c.json(await restoreStep(c.env, bucketOf(c.env), params.id, body.step, body.confirm_wipe === true)),
+    handler: async (c, { params, body }) =>
+      c.json(
+        await restoreStep(c.env, bucketOf(c.env), params.id, body.step, body.confirm_wipe === true),
+      ),
   });
 }

@@ -1,7 +1,9 @@
 import { z } from "zod";
 
 /** A backup's id: its start time, `2026-11-27T03-17-00-000Z` (src/domains/backup/format.ts). */
-export const BackupParam = z.object({ id: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$/, "must be a backup id") });
+export const BackupParam = z.object({
+  id: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$/, "must be a backup id"),
+});
 
 export const BackupBody = z.object({
   /** Start a new backup now rather than when the schedule says one is due. */
@@ -14,7 +16,9 @@ export const RestoreBody = z.object({
   confirm_wipe: z.boolean().optional(),
 });
 
-export const BackupList = z.object({ backups: z.array(z.object({ id: z.string(), complete: z.boolean() })) });
+export const BackupList = z.object({
+  backups: z.array(z.object({ id: z.string(), complete: z.boolean() })),
+});
 
 export const BackupProgress = z.object({
   id: z.string().nullable(),
@@ -31,7 +35,11 @@ export const BackupSummary = z.object({
   finished_at: z.string(),
   migrations: z.number().int(),
   databases: z.array(z.array(z.string())),
-  counts: z.object({ rows: z.record(z.string(), z.number()), objects: z.number(), object_bytes: z.number() }),
+  counts: z.object({
+    rows: z.record(z.string(), z.number()),
+    objects: z.number(),
+    object_bytes: z.number(),
+  }),
   chunks: z.number().int(),
 });
 

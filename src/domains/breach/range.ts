@@ -49,6 +49,14 @@ export async function rangeFor(upstreamBase: string, prefix: string): Promise<st
     logJson("warn", "breach range upstream refused", { status: res.status });
     throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "The breach check service is unavailable");
   }
-  await cache.put(key, new Response(body, { headers: { "content-type": "text/plain; charset=utf-8", "cache-control": `public, max-age=${RANGE_TTL_SECONDS}` } }));
+  await cache.put(
+    key,
+    new Response(body, {
+      headers: {
+        "content-type": "text/plain; charset=utf-8",
+        "cache-control": `public, max-age=${RANGE_TTL_SECONDS}`,
+      },
+    }),
+  );
   return body;
 }

@@ -19,7 +19,8 @@ export function daysRemaining(nextTriggerAt: number, now: number): number {
 /** DECISIONS D7, evaluated at `now` so a read is right even if the timer has not fired yet. */
 export function statusAt(row: DeadManSwitchRow, now: number): SwitchStatus {
   if (!row.enabled) return "disabled";
-  if (row.status === "triggered" || !row.nextTriggerAt) return row.status === "triggered" ? "triggered" : "idle";
+  if (row.status === "triggered" || !row.nextTriggerAt)
+    return row.status === "triggered" ? "triggered" : "idle";
   const next = ms(row.nextTriggerAt);
   if (now >= next) return "triggered";
   const largest = Math.max(0, ...row.notifyAtDays);
@@ -39,7 +40,9 @@ export function nextWake(row: DeadManSwitchRow): number | null {
   if (row.status === "triggered") return row.releaseAt ? ms(row.releaseAt) : null;
   if (!row.nextTriggerAt) return null;
   const next = ms(row.nextTriggerAt);
-  const pending = row.notifyAtDays.filter((d) => !row.remindersSent.includes(d)).map((d) => next - d * DAY_MS);
+  const pending = row.notifyAtDays
+    .filter((d) => !row.remindersSent.includes(d))
+    .map((d) => next - d * DAY_MS);
   return Math.min(next, ...pending);
 }
 

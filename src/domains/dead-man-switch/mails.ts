@@ -6,10 +6,23 @@ const PAGE = "/dead-man-switch";
 const CHECK_IN = "open your dead man's switch and choose Check in";
 
 export const REMINDER_TITLE = "Dead man's switch: check in";
-export const reminderBody = (days: number, nextTriggerAt: string) => `Your dead man's switch triggers in ${countOf(days, "day")} (${nextTriggerAt}). Check in to reset it.`;
+export const reminderBody = (days: number, nextTriggerAt: string) =>
+  `Your dead man's switch triggers in ${countOf(days, "day")} (${nextTriggerAt}). Check in to reset it.`;
 
-export const reminderMail = (origin: string, to: string, days: number, nextTriggerAt: string): Mail =>
-  actionMail(origin, { to, kind: "dead_man_switch.reminder", subject: REMINDER_TITLE, body: reminderBody(days, nextTriggerAt), action: `To reset it, ${CHECK_IN}`, path: PAGE });
+export const reminderMail = (
+  origin: string,
+  to: string,
+  days: number,
+  nextTriggerAt: string,
+): Mail =>
+  actionMail(origin, {
+    to,
+    kind: "dead_man_switch.reminder",
+    subject: REMINDER_TITLE,
+    body: reminderBody(days, nextTriggerAt),
+    action: `To reset it, ${CHECK_IN}`,
+    path: PAGE,
+  });
 
 export const TRIGGERED_TITLE = "Dead man's switch triggered";
 /** `releaseAt` is set while the release waits for the owner's last chance (confirmation required). */
@@ -24,7 +37,9 @@ export const triggeredMail = (origin: string, to: string, releaseAt: string | nu
     kind: "dead_man_switch.triggered",
     subject: TRIGGERED_TITLE,
     body: triggeredBody(releaseAt),
-    action: releaseAt ? `To stop the release, ${CHECK_IN} before ${releaseAt}` : `To stop further access, ${CHECK_IN}`,
+    action: releaseAt
+      ? `To stop the release, ${CHECK_IN} before ${releaseAt}`
+      : `To stop further access, ${CHECK_IN}`,
     path: PAGE,
   });
 

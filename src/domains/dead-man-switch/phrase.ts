@@ -5,8 +5,18 @@ import { timingSafeEqualStr } from "../../lib/crypto";
 const ITERATIONS = 100_000;
 
 async function derive(phrase: string, salt: Uint8Array, iterations: number): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(phrase), "PBKDF2", false, ["deriveBits"]);
-  const bits = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt, iterations }, key, 256);
+  const key = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(phrase),
+    "PBKDF2",
+    false,
+    ["deriveBits"],
+  );
+  const bits = await crypto.subtle.deriveBits(
+    { name: "PBKDF2", hash: "SHA-256", salt, iterations },
+    key,
+    256,
+  );
   return toBase64(new Uint8Array(bits));
 }
 

@@ -8,7 +8,11 @@ import * as repo from "./repo";
  * rows back and then arms each restored switch's timer from its row, as saving the switch would.
  * Returns how many were armed (a disabled or finished switch has nothing to time).
  */
-export async function rearmDeadManSwitches(directory: Db, timers: RecoveryTimers, userIds: readonly string[]): Promise<number> {
+export async function rearmDeadManSwitches(
+  directory: Db,
+  timers: RecoveryTimers,
+  userIds: readonly string[],
+): Promise<number> {
   let armed = 0;
   for (const userId of userIds) {
     const row = await repo.findSwitch(directory, userId);

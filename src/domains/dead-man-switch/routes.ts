@@ -23,7 +23,11 @@ import { errorName, logJson } from "../../lib/log";
 const STEP_UP = { maxAge: 90 };
 
 function service(c: Context<AppEnv>) {
-  return new DeadManSwitchService(directoryDb(c.env), (userId) => dbFor(c.env, userId), recoveryTimers(c.env.RECOVERY_TIMER));
+  return new DeadManSwitchService(
+    directoryDb(c.env),
+    (userId) => dbFor(c.env, userId),
+    recoveryTimers(c.env.RECOVERY_TIMER),
+  );
 }
 
 /**
@@ -31,23 +35,25 @@ function service(c: Context<AppEnv>) {
  * auth_time is newer than the switch's last check-in counts as one. Cheap: it touches D1 once per
  * (user, auth_time) per isolate and never fails the request it follows.
  */
-export const signInResetsDeadManSwitch: MiddlewareHandler<AppEnv> = async function signInResetsDeadManSwitch(c, next) {
-  await next();
-  const user = c.get("user");
-  // A 401 (a sign-in still owing its 2FA code, D20) is not yet the owner signing in.
-  if (!user || user.authTime === undefined || c.res.status >= 500 || c.res.status === 401) return;
-  try {
-    await applySignIn(directoryDb(c.env), recoveryTimers(c.env.RECOVERY_TIMER), user);
-  } catch (err) {
-    logJson("error", "sign-in check-in failed", { error: errorName(err) });
-  }
-};
+export const signInResetsDeadManSwitch: MiddlewareHandler<AppEnv> =
+  async function signInResetsDeadManSwitch(c, next) {
+    await next();
+    const user = c.get("user");
+    // A 401 (a sign-in still owing its 2FA code, D20) is not yet the owner signing in.
+    if (!user || user.authTime === undefined || c.res.status >= 500 || c.res.status === 401) return;
+    try {
+      await applySignIn(directoryDb(c.env), recoveryTimers(c.env.RECOVERY_TIMER), user);
+    } catch (err) {
+      logJson("error", "sign-in check-in failed", { error: errorName(err) });
+    }
+  };
 
 export function registerDeadManSwitchRoutes(app: Hono<AppEnv>) {
   route(app, {
     method: "get",
     path: "/api/dead-man-switch",
-    summary: "The caller's dead man's switch with recipients, recent log and days remaining (switch null when none)",
+    summary:
+      "The caller's dead man's switch with recipients, recent log and days remaining (switch null when none)",
     tags: ["dead-man-switch"],
     responses: { 200: { description: "Status", schema: StatusResponse } },
     handler: async (c) => c.json(await service(c).status(c.get("user"))),
@@ -56,14 +62,22 @@ export function registerDeadManSwitchRoutes(app: Hono<AppEnv>) {
   route(app, {
     method: "post",
     path: "/api/dead-man-switch",
-    summary: "Create (201) or update the given fields (200) of the switch; also counts as a check-in",
+    summary:
+      "Create (201) or update the given fields (200) of the switch; also counts as a check-in",
     tags: ["dead-man-switch"],
     rateLimit: ["dead_man_switch_post"],
     stepUp: STEP_UP,
     body: SwitchBody,
-    responses: { 200: { description: "Updated", schema: SaveResponse }, 201: { description: "Created", schema: SaveResponse } },
+    responses: {
+      200: { description: "Updated", schema: SaveResponse },
+      201: { description: "Created", schema: SaveResponse },
+    },
     handler: async (c, { body }) => {
-      const { created, switch: sw } = await service(c).save(c.get("user"), body, requestMeta(c.req));
+      const { created, switch: sw } = await service(c).save(
+        c.get("user"),
+        body,
+        requestMeta(c.req),
+      );
       return c.json({ success: true as const, switch: sw }, created ? 201 : 200);
     },
   });
@@ -101,7 +115,11 @@ export function registerDeadManSwitchRoutes(app: Hono<AppEnv>) {
     stepUp: STEP_UP,
     body: RecipientBody,
     responses: { 201: { description: "Added", schema: RecipientResponse } },
-    handler: async (c, { body }) => c.json({ recipient: await service(c).addRecipient(c.get("user"), body, requestMeta(c.req)) }, 201),
+    handler: async (c, { body }) =>
+      c.json(
+        { recipient: await service(c).addRecipient(c.get("user"), body, requestMeta(c.req)) },
+        201,
+      ),
   });
 
   route(app, {
@@ -137,6 +155,9 @@ export function registerDeadManSwitchRoutes(app: Hono<AppEnv>) {
     params: idParam,
     body: ClaimBody,
     responses: { 200: { description: "The wrapped key", schema: ClaimResponse } },
-    handler: async (c, { params, body }) => c.json(await service(c).claim(c.get("user"), params.id, body.secret_phrase, requestMeta(c.req))),
+    handler: async (c, { params, body }) =>
+      c.json(
+        await service(c).claim(c.get("user"), params.id, body.secret_phrase, requestMeta(c.req)),
+      ),
   });
 }

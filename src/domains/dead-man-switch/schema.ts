@@ -10,7 +10,13 @@ export const SwitchBody = z
     enabled: z.boolean(),
     inactivity_days: z.number().int().min(MIN_INACTIVITY_DAYS).max(MAX_INACTIVITY_DAYS),
     notify_at_days: z
-      .array(z.number().int().min(1).max(MAX_INACTIVITY_DAYS - 1))
+      .array(
+        z
+          .number()
+          .int()
+          .min(1)
+          .max(MAX_INACTIVITY_DAYS - 1),
+      )
       .max(10)
       .refine((a) => new Set(a).size === a.length, "must not repeat a day"),
     notify_via: z
@@ -59,7 +65,11 @@ export const RecipientShape = z.object({
   created_at: z.string(),
 });
 
-export const LogShape = z.object({ action: z.string(), timestamp: z.string(), details: z.record(z.string(), z.unknown()) });
+export const LogShape = z.object({
+  action: z.string(),
+  timestamp: z.string(),
+  details: z.record(z.string(), z.unknown()),
+});
 
 export const StatusResponse = z.object({
   switch: SwitchShape.nullable(),
@@ -71,7 +81,11 @@ export const StatusResponse = z.object({
 
 export const SaveResponse = z.object({ success: z.literal(true), switch: SwitchShape });
 export { SuccessResponse } from "../../kernel/schemas";
-export const CheckInResponse = z.object({ success: z.literal(true), next_trigger_at: z.string(), days_until_trigger: z.number().int() });
+export const CheckInResponse = z.object({
+  success: z.literal(true),
+  next_trigger_at: z.string(),
+  days_until_trigger: z.number().int(),
+});
 export const RecipientResponse = z.object({ recipient: RecipientShape });
 
 export const TransferShape = z.object({
@@ -84,4 +98,8 @@ export const TransferShape = z.object({
   requires_secret_phrase: z.boolean(),
 });
 export const TransfersResponse = z.object({ transfers: z.array(TransferShape) });
-export const ClaimResponse = z.object({ wrapped_recovery_key: z.string(), owner_id: z.string(), released_at: z.string() });
+export const ClaimResponse = z.object({
+  wrapped_recovery_key: z.string(),
+  owner_id: z.string(),
+  released_at: z.string(),
+});

@@ -3,7 +3,14 @@ import type { Db } from "../../db/client";
 import type { DeadManSwitchRecipientRow, DeadManSwitchRow } from "../../db/schema";
 import type { AuthUser, RequestMeta } from "../../kernel/context";
 import { randomId } from "../../lib/crypto";
-import { AppError, ErrorCode, conflict, forbidden, notFound, validationError } from "../../lib/errors";
+import {
+  AppError,
+  ErrorCode,
+  conflict,
+  forbidden,
+  notFound,
+  validationError,
+} from "../../lib/errors";
 import { auditInsert, type AuditInput } from "../audit";
 import { checkInFields, daysRemaining, iso, ms, nextWake, statusAt } from "./engine";
 import { hashPhrase, verifyPhrase } from "./phrase";
@@ -11,7 +18,13 @@ import * as repo from "./repo";
 import type { RecipientInput, SwitchInput } from "./schema";
 import { rowsChanged } from "../../db/d1";
 
-export const DEFAULTS = { enabled: true, inactivity_days: 30, notify_at_days: [7, 3, 1], notify_via: ["email", "push"], confirmation_required: false };
+export const DEFAULTS = {
+  enabled: true,
+  inactivity_days: 30,
+  notify_at_days: [7, 3, 1],
+  notify_via: ["email", "push"],
+  confirmation_required: false,
+};
 export const MAX_RECIPIENTS = 10;
 
 const lower = (e: string | undefined) => (e ? e.trim().toLowerCase() : null);
@@ -54,7 +67,12 @@ const seenSignIns = new Map<string, number>();
  * conditional UPDATE per new sign-in per isolate; returns whether the switch was reset. `db` is
  * the directory, which holds the switch (docs/decisions.md, Scale: shards, a directory, many databases).
  */
-export async function applySignIn(db: Db, timers: RecoveryTimers, user: AuthUser, now = Date.now()): Promise<boolean> {
+export async function applySignIn(
+  db: Db,
+  timers: RecoveryTimers,
+  user: AuthUser,
+  now = Date.now(),
+): Promise<boolean> {
   if (user.authTime === undefined) return false;
   if (seenSignIns.get(user.id) === user.authTime) return false;
   const row = await repo.findSwitch(db, user.id);
@@ -95,14 +113,30 @@ export class DeadManSwitchService {
 
   async status(user: AuthUser, now = Date.now()) {
     await applySignIn(this.db, this.timers, user, now);
-    const [[row], recipients, logs] = await this.db.batch([repo.switchQuery(this.db, user.id), repo.recipientsQuery(this.db, user.id), repo.recentLogs(this.db, user.id)]);
-    if (!row) return { switch: null, recipients: [], recent_logs: [], days_remaining: null, is_warning: false };
+    const [[row], recipients, logs] = await this.db.batch([
+      repo.switchQuery(this.db, user.id),
+      repo.recipientsQuery(this.db, user.id),
+      repo.recentLogs(this.db, user.id),
+    ]);
+    if (!row)
+      return {
+        switch: null,
+        recipients: [],
+        recent_logs: [],
+        days_remaining: null,
+        is_warning: false,
+      };
     const status = statusAt(row, now);
     return {
       switch: toSwitch(row, now),
       recipients: recipients.map(toRecipient),
-      recent_logs: logs.map((l) => ({ action: l.action, timestamp: l.timestamp, details: l.details })),
-      days_remaining: row.enabled && row.nextTriggerAt ? daysRemaining(ms(row.nextTriggerAt), now) : null,
+      recent_logs: logs.map((l) => ({
+        action: l.action,
+        timestamp: l.timestamp,
+        details: l.details,
+      })),
+      days_remaining:
+        row.enabled && row.nextTriggerAt ? daysRemaining(ms(row.nextTriggerAt), now) : null,
       is_warning: status === "warning",
     };
   }
@@ -113,13 +147,29 @@ export class DeadManSwitchService {
     const merged = {
       enabled: input.enabled ?? existing?.enabled ?? DEFAULTS.enabled,
       inactivityDays: input.inactivity_days ?? existing?.inactivityDays ?? DEFAULTS.inactivity_days,
-      notifyAtDays: [...(input.notify_at_days ?? existing?.notifyAtDays ?? DEFAULTS.notify_at_days)].sort((a, b) => b - a),
+      notifyAtDays: [
+        ...(input.notify_at_days ?? existing?.notifyAtDays ?? DEFAULTS.notify_at_days),
+      ].sort((a, b) => b - a),
       notifyVia: input.notify_via ?? existing?.notifyVia ?? DEFAULTS.notify_via,
-      confirmationRequired: input.confirmation_required ?? existing?.confirmationRequired ?? DEFAULTS.confirmation_required,
+      confirmationRequired:
+        input.confirmation_required ??
+        existing?.confirmationRequired ??
+        DEFAULTS.confirmation_required,
     };
     const tooLate = merged.notifyAtDays.filter((d) => d >= merged.inactivityDays);
-    if (tooLate.length) throw validationError("Reminder days must be fewer than inactivity_days", [{ field: "notify_at_days", message: `must be less than inactivity_days (${merged.inactivityDays})` }]);
-    const secretPhraseHash = input.secret_phrase === undefined ? (existing?.secretPhraseHash ?? null) : input.secret_phrase === null ? null : await hashPhrase(input.secret_phrase);
+    if (tooLate.length)
+      throw validationError("Reminder days must be fewer than inactivity_days", [
+        {
+          field: "notify_at_days",
+          message: `must be less than inactivity_days (${merged.inactivityDays})`,
+        },
+      ]);
+    const secretPhraseHash =
+      input.secret_phrase === undefined
+        ? (existing?.secretPhraseHash ?? null)
+        : input.secret_phrase === null
+          ? null
+          : await hashPhrase(input.secret_phrase);
     const row: DeadManSwitchRow = {
       id: existing?.id ?? randomId(),
       userId: user.id,
@@ -132,15 +182,32 @@ export class DeadManSwitchService {
     };
     const wake = nextWake(row);
     if (wake !== null) await this.timers.scheduleDeadManSwitch(user.id, wake);
-    const changed = Object.keys(input).filter((k) => k !== "secret_phrase" || input.secret_phrase !== undefined);
-    const write = existing ? repo.updateSwitch(this.db, user.id, row) : repo.insertSwitch(this.db, row);
+    const changed = Object.keys(input).filter(
+      (k) => k !== "secret_phrase" || input.secret_phrase !== undefined,
+    );
+    const write = existing
+      ? repo.updateSwitch(this.db, user.id, row)
+      : repo.insertSwitch(this.db, row);
     const [res] = await this.db.batch([
       write,
       repo.setRecipientsStatus(this.db, user.id, "pending", null),
-      repo.insertLog(this.db, user.id, existing ? "updated" : "created", { fields: changed }, iso(now)),
+      repo.insertLog(
+        this.db,
+        user.id,
+        existing ? "updated" : "created",
+        { fields: changed },
+        iso(now),
+      ),
     ]);
     if (rowsChanged(res) === 0) throw conflict("The switch was changed concurrently; retry");
-    await this.audit({ userId: user.id, action: existing ? "dead_man_switch.update" : "dead_man_switch.create", targetType: "dead_man_switch", targetId: row.id, meta, details: { fields: changed } });
+    await this.audit({
+      userId: user.id,
+      action: existing ? "dead_man_switch.update" : "dead_man_switch.create",
+      targetType: "dead_man_switch",
+      targetId: row.id,
+      meta,
+      details: { fields: changed },
+    });
     if (wake === null) await this.timers.cancelDeadManSwitch(user.id);
     return { created: !existing, switch: toSwitch(row, now) };
   }
@@ -148,8 +215,18 @@ export class DeadManSwitchService {
   async remove(user: AuthUser, meta: RequestMeta) {
     const existing = await repo.findSwitch(this.db, user.id);
     if (!existing) throw notFound("Dead man's switch");
-    await this.db.batch([repo.deleteSwitch(this.db, user.id), repo.deleteRecipients(this.db, user.id), repo.deleteLogs(this.db, user.id)]);
-    await this.audit({ userId: user.id, action: "dead_man_switch.delete", targetType: "dead_man_switch", targetId: existing.id, meta });
+    await this.db.batch([
+      repo.deleteSwitch(this.db, user.id),
+      repo.deleteRecipients(this.db, user.id),
+      repo.deleteLogs(this.db, user.id),
+    ]);
+    await this.audit({
+      userId: user.id,
+      action: "dead_man_switch.delete",
+      targetType: "dead_man_switch",
+      targetId: existing.id,
+      meta,
+    });
     await this.timers.cancelDeadManSwitch(user.id);
   }
 
@@ -162,9 +239,19 @@ export class DeadManSwitchService {
     await this.db.batch([
       repo.updateSwitch(this.db, user.id, fields),
       repo.setRecipientsStatus(this.db, user.id, "pending", null),
-      repo.insertLog(this.db, user.id, "check_in", { previous_status: statusAt(row, now) }, iso(now)),
+      repo.insertLog(
+        this.db,
+        user.id,
+        "check_in",
+        { previous_status: statusAt(row, now) },
+        iso(now),
+      ),
     ]);
-    return { success: true as const, next_trigger_at: fields.nextTriggerAt, days_until_trigger: daysRemaining(ms(fields.nextTriggerAt), now) };
+    return {
+      success: true as const,
+      next_trigger_at: fields.nextTriggerAt,
+      days_until_trigger: daysRemaining(ms(fields.nextTriggerAt), now),
+    };
   }
 
   async addRecipient(user: AuthUser, input: RecipientInput, meta: RequestMeta, now = Date.now()) {
@@ -180,7 +267,8 @@ export class DeadManSwitchService {
       userId: null,
       recipientEmail: email,
       recipientName: input.recipient_name ?? null,
-      status: row.status === "triggered" ? (released ? "released" : "awaiting_confirmation") : "pending",
+      status:
+        row.status === "triggered" ? (released ? "released" : "awaiting_confirmation") : "pending",
       wrappedRecoveryKey: input.wrapped_recovery_key,
       releasedAt: released ? iso(now) : null,
       createdAt: iso(now),
@@ -188,26 +276,47 @@ export class DeadManSwitchService {
     if (!(await repo.insertRecipientUnderCap(this.db, rec, MAX_RECIPIENTS))) {
       // Refused: read only now which rule it was (the address, or the cap).
       const existing = await repo.listRecipients(this.db, user.id);
-      if (existing.some((r) => r.recipientEmail === email)) throw conflict("That address is already a recipient");
+      if (existing.some((r) => r.recipientEmail === email))
+        throw conflict("That address is already a recipient");
       throw new AppError(ErrorCode.UNPROCESSABLE, `At most ${MAX_RECIPIENTS} recipients`);
     }
     // Written after the row: only an added recipient leaves a log line and an audit event.
     await repo.insertLog(this.db, user.id, "recipient_added", { recipient_email: email }, iso(now));
-    await this.audit({ userId: user.id, action: "dead_man_switch.recipient_add", targetType: "dead_man_switch_recipient", targetId: rec.id, meta, details: { recipient_email: email } });
+    await this.audit({
+      userId: user.id,
+      action: "dead_man_switch.recipient_add",
+      targetType: "dead_man_switch_recipient",
+      targetId: rec.id,
+      meta,
+      details: { recipient_email: email },
+    });
     return toRecipient(rec);
   }
 
   async removeRecipient(user: AuthUser, id: string, meta: RequestMeta) {
     const rec = (await repo.listRecipients(this.db, user.id)).find((r) => r.id === id);
     if (!rec) throw notFound("Recipient");
-    await this.db.batch([repo.deleteRecipient(this.db, user.id, id), repo.insertLog(this.db, user.id, "recipient_removed", { recipient_email: rec.recipientEmail })]);
-    await this.audit({ userId: user.id, action: "dead_man_switch.recipient_remove", targetType: "dead_man_switch_recipient", targetId: id, meta });
+    await this.db.batch([
+      repo.deleteRecipient(this.db, user.id, id),
+      repo.insertLog(this.db, user.id, "recipient_removed", {
+        recipient_email: rec.recipientEmail,
+      }),
+    ]);
+    await this.audit({
+      userId: user.id,
+      action: "dead_man_switch.recipient_remove",
+      targetType: "dead_man_switch_recipient",
+      targetId: id,
+      meta,
+    });
   }
 
   /** What the caller may receive from others' switches: only transfers that have triggered. */
   async transfers(user: AuthUser) {
     const email = lower(user.email);
-    const rows = (await repo.transfersFor(this.db, user.id, email)).filter((r) => r.status !== "pending");
+    const rows = (await repo.transfersFor(this.db, user.id, email)).filter(
+      (r) => r.status !== "pending",
+    );
     const out = [];
     for (const r of rows) {
       if (!r.userId && email) await repo.bindRecipient(this.db, r.id, user.id, email);
@@ -230,16 +339,33 @@ export class DeadManSwitchService {
     const email = lower(user.email);
     const rec = (await repo.transfersFor(this.db, user.id, email)).find((r) => r.id === id);
     if (!rec || rec.status === "pending") throw notFound("Transfer");
-    if (rec.status !== "released" || !rec.releasedAt) throw forbidden("The transfer has not been released yet");
+    if (rec.status !== "released" || !rec.releasedAt)
+      throw forbidden("The transfer has not been released yet");
     const owner = await repo.findSwitch(this.db, rec.ownerId);
-    if (owner?.secretPhraseHash && !(phrase !== undefined && (await verifyPhrase(phrase, owner.secretPhraseHash)))) {
+    if (
+      owner?.secretPhraseHash &&
+      !(phrase !== undefined && (await verifyPhrase(phrase, owner.secretPhraseHash)))
+    ) {
       throw forbidden("The secret phrase is missing or wrong");
     }
     if (!rec.userId && email) await repo.bindRecipient(this.db, rec.id, user.id, email);
     // The owner's log line first: a crash before the recipient's audit event still leaves the
     // retrieval where the owner looks.
-    await repo.insertLog(this.db, rec.ownerId, "key_retrieved", { recipient_email: rec.recipientEmail });
-    await this.audit({ userId: user.id, action: "dead_man_switch.retrieve_key", targetType: "dead_man_switch_recipient", targetId: rec.id, meta, details: { owner_id: rec.ownerId } });
-    return { wrapped_recovery_key: rec.wrappedRecoveryKey, owner_id: rec.ownerId, released_at: rec.releasedAt };
+    await repo.insertLog(this.db, rec.ownerId, "key_retrieved", {
+      recipient_email: rec.recipientEmail,
+    });
+    await this.audit({
+      userId: user.id,
+      action: "dead_man_switch.retrieve_key",
+      targetType: "dead_man_switch_recipient",
+      targetId: rec.id,
+      meta,
+      details: { owner_id: rec.ownerId },
+    });
+    return {
+      wrapped_recovery_key: rec.wrappedRecoveryKey,
+      owner_id: rec.ownerId,
+      released_at: rec.releasedAt,
+    };
   }
 }

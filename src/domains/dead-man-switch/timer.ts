@@ -3,8 +3,24 @@ import type { DeadManSwitchRow } from "../../db/schema";
 import { loadConfig, type Bindings, type Config } from "../../env";
 import { mailerFor, sendQuietly, type Mailer } from "../notifications";
 import { notify } from "../notifications";
-import { releasedMail, reminderBody, reminderMail, REMINDER_TITLE, triggeredBody, triggeredMail, TRIGGERED_TITLE } from "./mails";
-import { CONFIRMATION_WINDOW_MS, daysRemaining, dueReminders, iso, ms, nextWake, statusAt } from "./engine";
+import {
+  releasedMail,
+  reminderBody,
+  reminderMail,
+  REMINDER_TITLE,
+  triggeredBody,
+  triggeredMail,
+  TRIGGERED_TITLE,
+} from "./mails";
+import {
+  CONFIRMATION_WINDOW_MS,
+  daysRemaining,
+  dueReminders,
+  iso,
+  ms,
+  nextWake,
+  statusAt,
+} from "./engine";
 import * as repo from "./repo";
 import { rowsChanged } from "../../db/d1";
 
@@ -16,10 +32,20 @@ type Ctx = { db: Db; ownerDb: Db; mailer: Mailer; appOrigin: string; config: Con
  * inactivity period has run out, release held transfers when the confirmation window has passed.
  * Returns when to wake next, or null when nothing is left to time.
  */
-export async function runDeadManSwitchTimer(env: Bindings, userId: string, now: number): Promise<number | null> {
+export async function runDeadManSwitchTimer(
+  env: Bindings,
+  userId: string,
+  now: number,
+): Promise<number | null> {
   const config = loadConfig(env);
   const ownerDb = dbFor(env, userId);
-  const ctx = { db: directoryDb(env), ownerDb, mailer: mailerFor(config, ownerDb, env.MAIL_QUEUE, directoryDb(env)), appOrigin: config.APP_ORIGIN ?? "", config };
+  const ctx = {
+    db: directoryDb(env),
+    ownerDb,
+    mailer: mailerFor(config, ownerDb, env.MAIL_QUEUE, directoryDb(env)),
+    appOrigin: config.APP_ORIGIN ?? "",
+    config,
+  };
   const next = await tick(ctx, userId, now);
   if (next === null && (await notYetInDirectory(ctx, userId))) return now + NOT_COPIED_RETRY_MS;
   return next;
@@ -50,7 +76,17 @@ async function tick(ctx: Ctx, userId: string, now: number): Promise<number | nul
   const set = { remindersSent: [...row.remindersSent, ...due], status, updatedAt: iso(now) };
   const [res] = await ctx.db.batch([
     repo.updateSwitchIfUnchanged(ctx.db, row, set),
-    ...(due.length ? [repo.insertLog(ctx.db, userId, "reminder_sent", { days_remaining: daysRemaining(ms(row.nextTriggerAt!), now), channels: row.notifyVia }, iso(now))] : []),
+    ...(due.length
+      ? [
+          repo.insertLog(
+            ctx.db,
+            userId,
+            "reminder_sent",
+            { days_remaining: daysRemaining(ms(row.nextTriggerAt!), now), channels: row.notifyVia },
+            iso(now),
+          ),
+        ]
+      : []),
   ]);
   if (rowsChanged(res) === 0) return now;
   if (due.length) await remind(ctx, row, now);
@@ -62,27 +98,67 @@ async function remind(ctx: Ctx, row: DeadManSwitchRow, now: number) {
   const title = REMINDER_TITLE;
   const body = reminderBody(days, row.nextTriggerAt!);
   if (row.notifyVia.includes("push")) {
-    await notify(ctx.ownerDb, { userId: row.userId, type: "dead_man_switch_reminder", title, body, color: "warning", actionUrl: "/dead-man-switch", metadata: { days_remaining: days, next_trigger_at: row.nextTriggerAt } }, ctx.config);
+    await notify(
+      ctx.ownerDb,
+      {
+        userId: row.userId,
+        type: "dead_man_switch_reminder",
+        title,
+        body,
+        color: "warning",
+        actionUrl: "/dead-man-switch",
+        metadata: { days_remaining: days, next_trigger_at: row.nextTriggerAt },
+      },
+      ctx.config,
+    );
   }
   if (row.notifyVia.includes("email") && row.ownerEmail) {
-    await sendQuietly(ctx.mailer, reminderMail(ctx.appOrigin, row.ownerEmail, days, row.nextTriggerAt!));
+    await sendQuietly(
+      ctx.mailer,
+      reminderMail(ctx.appOrigin, row.ownerEmail, days, row.nextTriggerAt!),
+    );
   }
 }
 
 async function trigger(ctx: Ctx, row: DeadManSwitchRow, now: number): Promise<number | null> {
   const held = row.confirmationRequired;
   const releaseAt = held ? iso(now + CONFIRMATION_WINDOW_MS) : null;
-  const set = { status: "triggered" as const, triggeredAt: iso(now), releaseAt, updatedAt: iso(now) };
+  const set = {
+    status: "triggered" as const,
+    triggeredAt: iso(now),
+    releaseAt,
+    updatedAt: iso(now),
+  };
   const [res] = await ctx.db.batch([
     repo.updateSwitchIfUnchanged(ctx.db, row, set),
-    repo.setRecipientsStatus(ctx.db, row.userId, held ? "awaiting_confirmation" : "released", held ? null : iso(now)),
-    repo.insertLog(ctx.db, row.userId, "triggered", { confirmation_required: held, release_at: releaseAt }, iso(now)),
+    repo.setRecipientsStatus(
+      ctx.db,
+      row.userId,
+      held ? "awaiting_confirmation" : "released",
+      held ? null : iso(now),
+    ),
+    repo.insertLog(
+      ctx.db,
+      row.userId,
+      "triggered",
+      { confirmation_required: held, release_at: releaseAt },
+      iso(now),
+    ),
   ]);
   if (rowsChanged(res) === 0) return now;
   const title = TRIGGERED_TITLE;
   const body = triggeredBody(releaseAt);
-  await notify(ctx.ownerDb, { userId: row.userId, type: "dead_man_switch_triggered", title, body, color: "error", actionUrl: "/dead-man-switch", metadata: { release_at: releaseAt } });
-  if (row.ownerEmail) await sendQuietly(ctx.mailer, triggeredMail(ctx.appOrigin, row.ownerEmail, releaseAt));
+  await notify(ctx.ownerDb, {
+    userId: row.userId,
+    type: "dead_man_switch_triggered",
+    title,
+    body,
+    color: "error",
+    actionUrl: "/dead-man-switch",
+    metadata: { release_at: releaseAt },
+  });
+  if (row.ownerEmail)
+    await sendQuietly(ctx.mailer, triggeredMail(ctx.appOrigin, row.ownerEmail, releaseAt));
   if (!held) await mailRecipients(ctx, row.userId);
   return releaseAt ? ms(releaseAt) : null;
 }
@@ -105,4 +181,3 @@ async function mailRecipients(ctx: Ctx, ownerId: string) {
     await sendQuietly(ctx.mailer, releasedMail(ctx.appOrigin, r.recipientEmail));
   }
 }
-

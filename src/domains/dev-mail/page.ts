@@ -1,7 +1,19 @@
 /** One sent mail as the page shows it. */
-export type ShownMail = { to: string; subject: string; kind: string; createdAt: string; text: string };
+export type ShownMail = {
+  to: string;
+  subject: string;
+  kind: string;
+  createdAt: string;
+  text: string;
+};
 
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+const ESCAPES: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
 
 /** Text as HTML text or attribute value: nothing a mail (or a name in it) carries becomes markup. */
 export function escapeHtml(s: string): string {
@@ -13,7 +25,8 @@ export function escapeHtml(s: string): string {
  * APP_ORIGIN mails links relative to itself, which this page, served by the same worker, resolves),
  * each up to whitespace or a character that cannot end one in plain text.
  */
-const URL_RE = /https?:\/\/[^\s<>"'`]+[^\s<>"'`.,;:!?)\]]|(?<=^|\s)\/[A-Za-z0-9][^\s<>"'`]*[^\s<>"'`.,;:!?)\]]/g;
+const URL_RE =
+  /https?:\/\/[^\s<>"'`]+[^\s<>"'`.,;:!?)\]]|(?<=^|\s)\/[A-Za-z0-9][^\s<>"'`]*[^\s<>"'`.,;:!?)\]]/g;
 
 /**
  * A mail's plain text as HTML with every link an anchor: the text around and inside the
@@ -49,7 +62,9 @@ export function renderMailPage(mails: ShownMail[], nonce: string): string {
 </article>`,
     )
     .join("\n");
-  const body = mails.length ? items : "<p>No mail sent yet. Mail the service sends (invitations, reminders, notices) appears here.</p>";
+  const body = mails.length
+    ? items
+    : "<p>No mail sent yet. Mail the service sends (invitations, reminders, notices) appears here.</p>";
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="no-referrer"><title>Development mail</title><style nonce="${nonce}">${STYLE}</style></head>

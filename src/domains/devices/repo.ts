@@ -10,27 +10,41 @@ import type { Page, PageParams } from "../../kernel/pagination";
  * The current device first, then newest registered first. Not by last activity: every request of
  * a device moves it, so pages read one after the other would skip and repeat devices.
  */
-const CURRENT_THEN_NEWEST: Order<typeof devices> = { dir: "desc", keys: (t) => [t.isCurrent, t.createdAt] };
+const CURRENT_THEN_NEWEST: Order<typeof devices> = {
+  dir: "desc",
+  keys: (t) => [t.isCurrent, t.createdAt],
+};
 
 export async function list(db: Db, userId: string, page: PageParams): Promise<Page<DeviceRow>> {
   const mine = (t: typeof devices) => eq(t.userId, userId);
-  return keysetPage(db, { table: devices, order: CURRENT_THEN_NEWEST, scope: mine, page }, ({ after, orderBy, take }) =>
-    db
-      .select()
-      .from(devices)
-      .where(and(mine(devices), after))
-      .orderBy(...orderBy)
-      .limit(take)
-      .all(),
+  return keysetPage(
+    db,
+    { table: devices, order: CURRENT_THEN_NEWEST, scope: mine, page },
+    ({ after, orderBy, take }) =>
+      db
+        .select()
+        .from(devices)
+        .where(and(mine(devices), after))
+        .orderBy(...orderBy)
+        .limit(take)
+        .all(),
   );
 }
 
 export async function hasAny(db: Db, userId: string): Promise<boolean> {
-  return !!(await db.select({ id: devices.id }).from(devices).where(eq(devices.userId, userId)).get());
+  return !!(await db
+    .select({ id: devices.id })
+    .from(devices)
+    .where(eq(devices.userId, userId))
+    .get());
 }
 
 export async function findById(db: Db, userId: string, id: string): Promise<DeviceRow | undefined> {
-  return db.select().from(devices).where(and(eq(devices.userId, userId), eq(devices.id, id))).get();
+  return db
+    .select()
+    .from(devices)
+    .where(and(eq(devices.userId, userId), eq(devices.id, id)))
+    .get();
 }
 
 /** Clears is_current on the user's other devices, only if `fingerprint` is registered (so a failed insert changes nothing). */
@@ -48,19 +62,47 @@ function clearOtherCurrent(db: Db, userId: string, fingerprint: string) {
     );
 }
 
-export async function findByFingerprint(db: Db, userId: string, fingerprint: string): Promise<DeviceRow | undefined> {
-  return db.select().from(devices).where(and(eq(devices.userId, userId), eq(devices.deviceFingerprint, fingerprint))).get();
+export async function findByFingerprint(
+  db: Db,
+  userId: string,
+  fingerprint: string,
+): Promise<DeviceRow | undefined> {
+  return db
+    .select()
+    .from(devices)
+    .where(and(eq(devices.userId, userId), eq(devices.deviceFingerprint, fingerprint)))
+    .get();
 }
 
-export type Refresh = { os?: string; browser?: string; ipAddress: string | null; lastActiveAt: string; dpopJkt: string | null };
+export type Refresh = {
+  os?: string;
+  browser?: string;
+  ipAddress: string | null;
+  lastActiveAt: string;
+  dpopJkt: string | null;
+};
 
 /** Re-registration: the device becomes current, the others stop being so; trust is untouched. */
-export async function refresh(db: Db, userId: string, fingerprint: string, r: Refresh): Promise<DeviceRow | undefined> {
-  const set: Partial<DeviceRow> = { isCurrent: true, lastActiveAt: r.lastActiveAt, ipAddress: r.ipAddress, dpopJkt: r.dpopJkt };
+export async function refresh(
+  db: Db,
+  userId: string,
+  fingerprint: string,
+  r: Refresh,
+): Promise<DeviceRow | undefined> {
+  const set: Partial<DeviceRow> = {
+    isCurrent: true,
+    lastActiveAt: r.lastActiveAt,
+    ipAddress: r.ipAddress,
+    dpopJkt: r.dpopJkt,
+  };
   if (r.os !== undefined) set.os = r.os;
   if (r.browser !== undefined) set.browser = r.browser;
   const [updated] = await db.batch([
-    db.update(devices).set(set).where(and(eq(devices.userId, userId), eq(devices.deviceFingerprint, fingerprint))).returning(),
+    db
+      .update(devices)
+      .set(set)
+      .where(and(eq(devices.userId, userId), eq(devices.deviceFingerprint, fingerprint)))
+      .returning(),
     clearOtherCurrent(db, userId, fingerprint),
   ]);
   return updated[0];
@@ -70,7 +112,11 @@ export async function refresh(db: Db, userId: string, fingerprint: string, r: Re
  * Inserts a new device while the user holds fewer than `max`; the count and the insert are one
  * statement. Returns "conflict" when the fingerprint was registered concurrently.
  */
-export async function insertUnderLimit(db: Db, row: DeviceRow, max: number): Promise<"inserted" | "limit" | "conflict"> {
+export async function insertUnderLimit(
+  db: Db,
+  row: DeviceRow,
+  max: number,
+): Promise<"inserted" | "limit" | "conflict"> {
   // drizzle cannot batch an INSERT ... SELECT with a guard, so both statements go to D1's own batch
   // (one transaction), the second one built by drizzle.
   const clear = clearOtherCurrent(db, row.userId, row.deviceFingerprint).toSQL();
@@ -107,20 +153,40 @@ export async function insertUnderLimit(db: Db, row: DeviceRow, max: number): Pro
   const existing = await db
     .select({ id: devices.id })
     .from(devices)
-    .where(and(eq(devices.userId, row.userId), eq(devices.deviceFingerprint, row.deviceFingerprint)))
+    .where(
+      and(eq(devices.userId, row.userId), eq(devices.deviceFingerprint, row.deviceFingerprint)),
+    )
     .get();
   return existing ? "conflict" : "limit";
 }
 
-export async function update(db: Db, userId: string, id: string, set: Partial<DeviceRow>, audit: AuditInput): Promise<DeviceRow | undefined> {
+export async function update(
+  db: Db,
+  userId: string,
+  id: string,
+  set: Partial<DeviceRow>,
+  audit: AuditInput,
+): Promise<DeviceRow | undefined> {
   const [updated] = await db.batch([
-    db.update(devices).set(set).where(and(eq(devices.userId, userId), eq(devices.id, id))).returning(),
+    db
+      .update(devices)
+      .set(set)
+      .where(and(eq(devices.userId, userId), eq(devices.id, id)))
+      .returning(),
     auditInsert(db, audit),
   ]);
   return updated[0];
 }
 
-export async function remove(db: Db, userId: string, id: string, audit: AuditInput): Promise<boolean> {
-  const [deleted] = await db.batch([db.delete(devices).where(and(eq(devices.userId, userId), eq(devices.id, id))), auditInsert(db, audit)]);
+export async function remove(
+  db: Db,
+  userId: string,
+  id: string,
+  audit: AuditInput,
+): Promise<boolean> {
+  const [deleted] = await db.batch([
+    db.delete(devices).where(and(eq(devices.userId, userId), eq(devices.id, id))),
+    auditInsert(db, audit),
+  ]);
   return rowsChanged(deleted) > 0;
 }

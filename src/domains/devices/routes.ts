@@ -5,11 +5,24 @@ import { provenKeyOf, stepUp, UNTRUSTED_DEVICE_MAX_AGE } from "../../http/step-u
 import { requestMeta, type AppEnv } from "../../http/types";
 import { idParam } from "../../lib/validators";
 import { issueNonce } from "../../lib/dpop";
-import { DeviceListResponse, ListDevicesQuery, DeviceResponse, NonceResponse, RegisterDeviceBody, SuccessResponse, UpdateDeviceBody } from "./schema";
+import {
+  DeviceListResponse,
+  ListDevicesQuery,
+  DeviceResponse,
+  NonceResponse,
+  RegisterDeviceBody,
+  SuccessResponse,
+  UpdateDeviceBody,
+} from "./schema";
 import { DeviceService } from "./service";
 
 function service(c: Context<AppEnv>) {
-  return new DeviceService(dbFor(c.env, c.get("user").id), c.get("config").CSRF_SECRET, Date.now, c.get("config"));
+  return new DeviceService(
+    dbFor(c.env, c.get("user").id),
+    c.get("config").CSRF_SECRET,
+    Date.now,
+    c.get("config"),
+  );
 }
 
 const raiseTrustStepUp = stepUp({ sensitive: true });
@@ -30,7 +43,8 @@ export function registerDeviceRoutes(app: Hono<AppEnv>) {
   route(app, {
     method: "get",
     path: "/api/devices/dpop-nonce",
-    summary: "A server nonce for DPoP proofs (RFC 9449 section 8), also sent as the DPoP-Nonce header",
+    summary:
+      "A server nonce for DPoP proofs (RFC 9449 section 8), also sent as the DPoP-Nonce header",
     tags: ["devices"],
     responses: { 200: { description: "Nonce, accepted for 300 s", schema: NonceResponse } },
     handler: async (c) => {
@@ -50,12 +64,24 @@ export function registerDeviceRoutes(app: Hono<AppEnv>) {
     body: RegisterDeviceBody,
     responses: {
       201: { description: "Registered as a new, trusted device", schema: DeviceResponse },
-      401: { description: "STEP_UP_REQUIRED: a new fingerprint, or a key for a device known by its fingerprint alone, needs a sign-in at most 300 s old" },
-      403: { description: "publicKey without a DPoP proof by it, or a key-bound device without a proof by its key" },
+      401: {
+        description:
+          "STEP_UP_REQUIRED: a new fingerprint, or a key for a device known by its fingerprint alone, needs a sign-in at most 300 s old",
+      },
+      403: {
+        description:
+          "publicKey without a DPoP proof by it, or a key-bound device without a proof by its key",
+      },
       200: { description: "Re-registered; trust unchanged", schema: DeviceResponse },
     },
     handler: async (c, { body }) => {
-      const { created, device } = await service(c).register(c.get("user").id, body, requestMeta(c.req), provenKeyOf(c), () => newDeviceStepUp(c, async () => {}) as Promise<void>);
+      const { created, device } = await service(c).register(
+        c.get("user").id,
+        body,
+        requestMeta(c.req),
+        provenKeyOf(c),
+        () => newDeviceStepUp(c, async () => {}) as Promise<void>,
+      );
       return c.json({ device }, created ? 201 : 200);
     },
   });
@@ -70,7 +96,13 @@ export function registerDeviceRoutes(app: Hono<AppEnv>) {
     body: UpdateDeviceBody,
     responses: { 200: { description: "Updated device", schema: DeviceResponse } },
     handler: async (c, { params, body }) => {
-      const device = await service(c).update(c.get("user").id, params.id, body, requestMeta(c.req), () => raiseTrustStepUp(c, async () => {}) as Promise<void>);
+      const device = await service(c).update(
+        c.get("user").id,
+        params.id,
+        body,
+        requestMeta(c.req),
+        () => raiseTrustStepUp(c, async () => {}) as Promise<void>,
+      );
       return c.json({ device });
     },
   });

@@ -37,7 +37,9 @@ export type RegisterDeviceInput = z.infer<typeof RegisterDeviceBody>;
 export const UpdateDeviceBody = z
   .object({ deviceName: label, trustLevel: z.enum(TRUST_LEVELS) })
   .partial()
-  .refine((b) => b.deviceName !== undefined || b.trustLevel !== undefined, { message: "deviceName or trustLevel is required" });
+  .refine((b) => b.deviceName !== undefined || b.trustLevel !== undefined, {
+    message: "deviceName or trustLevel is required",
+  });
 export type UpdateDeviceInput = z.infer<typeof UpdateDeviceBody>;
 
 export const Device = z.object({

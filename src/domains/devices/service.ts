@@ -28,7 +28,9 @@ export async function toDevice(row: DeviceRow, hintKey: string) {
   return {
     id: row.id,
     user_id: row.userId,
-    fingerprint_hint: toHex(await hmacSha256(hintKey, `device-hint|${row.deviceFingerprint}`)).slice(0, 8),
+    fingerprint_hint: toHex(
+      await hmacSha256(hintKey, `device-hint|${row.deviceFingerprint}`),
+    ).slice(0, 8),
     key_bound: row.dpopJkt !== null,
     device_name: row.deviceName,
     device_type: row.deviceType,
@@ -58,7 +60,10 @@ export class DeviceService {
 
   async list(userId: string, page: PageParams) {
     const rows = await repo.list(this.db, userId, page);
-    return { devices: await Promise.all(rows.items.map((r) => toDevice(r, this.hintKey))), next_cursor: rows.next_cursor };
+    return {
+      devices: await Promise.all(rows.items.map((r) => toDevice(r, this.hintKey))),
+      next_cursor: rows.next_cursor,
+    };
   }
 
   /**
@@ -66,12 +71,20 @@ export class DeviceService {
    * and its key is not replaced (revoke the device to start over). A key is bound only with a proof
    * by it, so a copied public key is worth nothing. Returns the thumbprint the device ends with.
    */
-  private async keyFor(existing: DeviceRow | undefined, input: RegisterDeviceInput, proven: ProvenKey, requireRecentAuth: () => Promise<void>): Promise<string | null> {
-    if (existing?.dpopJkt && (await proven()) !== existing.dpopJkt) throw forbidden("This device is bound to a key: sign the request with it (DPoP)");
+  private async keyFor(
+    existing: DeviceRow | undefined,
+    input: RegisterDeviceInput,
+    proven: ProvenKey,
+    requireRecentAuth: () => Promise<void>,
+  ): Promise<string | null> {
+    if (existing?.dpopJkt && (await proven()) !== existing.dpopJkt)
+      throw forbidden("This device is bound to a key: sign the request with it (DPoP)");
     if (!input.publicKey) return existing?.dpopJkt ?? null;
     const jkt = await calculateJwkThumbprint(input.publicKey as JWK);
-    if (existing?.dpopJkt && existing.dpopJkt !== jkt) throw forbidden("This device is bound to another key; revoke it to register a new one");
-    if ((await proven()) !== jkt) throw forbidden("Prove possession of publicKey with a DPoP proof signed by it");
+    if (existing?.dpopJkt && existing.dpopJkt !== jkt)
+      throw forbidden("This device is bound to another key; revoke it to register a new one");
+    if ((await proven()) !== jkt)
+      throw forbidden("Prove possession of publicKey with a DPoP proof signed by it");
     // Binding a key to a device known by its fingerprint alone decides who that device is from now
     // on: as much a new device as a new fingerprint, so it takes the same recent sign-in.
     if (existing && !existing.dpopJkt) await requireRecentAuth();
@@ -85,21 +98,37 @@ export class DeviceService {
    * calls `requireRecentAuth` (a sign-in at most 300 s old, D3), or any bearer token could make
    * itself a trusted device with one call. Re-registering a known fingerprint does not.
    */
-  async register(userId: string, input: RegisterDeviceInput, meta: RequestMeta, proven: ProvenKey, requireRecentAuth: () => Promise<void>) {
+  async register(
+    userId: string,
+    input: RegisterDeviceInput,
+    meta: RequestMeta,
+    proven: ProvenKey,
+    requireRecentAuth: () => Promise<void>,
+  ) {
     const now = new Date(this.clock()).toISOString();
     const ip = meta.ip === "unknown" ? null : meta.ip;
     for (let attempt = 0; attempt < 2; attempt++) {
       const existing = await repo.findByFingerprint(this.db, userId, input.fingerprint);
       const dpopJkt = await this.keyFor(existing, input, proven, requireRecentAuth);
       if (!existing) await requireRecentAuth();
-      const refreshed = existing && (await repo.refresh(this.db, userId, input.fingerprint, { os: input.os, browser: input.browser, ipAddress: ip, lastActiveAt: now, dpopJkt }));
+      const refreshed =
+        existing &&
+        (await repo.refresh(this.db, userId, input.fingerprint, {
+          os: input.os,
+          browser: input.browser,
+          ipAddress: ip,
+          lastActiveAt: now,
+          dpopJkt,
+        }));
       if (refreshed) return { created: false, device: await toDevice(refreshed, this.hintKey) };
       const row: DeviceRow = {
         id: randomId(),
         userId,
         deviceFingerprint: input.fingerprint,
         deviceName: input.deviceName ?? defaultName(input),
-        deviceType: meta.userAgent ? deviceTypeFromUserAgent(meta.userAgent) : (input.deviceType ?? "desktop"),
+        deviceType: meta.userAgent
+          ? deviceTypeFromUserAgent(meta.userAgent)
+          : (input.deviceType ?? "desktop"),
         os: input.os ?? null,
         browser: input.browser ?? null,
         ipAddress: ip,
@@ -116,7 +145,10 @@ export class DeviceService {
         if (hadDevices) await this.tellOwner(row);
         return { created: true, device: await toDevice(row, this.hintKey) };
       }
-      if (outcome === "limit") throw conflict(`At most ${MAX_DEVICES_PER_USER} devices can be registered; revoke one first`);
+      if (outcome === "limit")
+        throw conflict(
+          `At most ${MAX_DEVICES_PER_USER} devices can be registered; revoke one first`,
+        );
     }
     throw conflict("The device was registered concurrently; retry");
   }
@@ -129,16 +161,20 @@ export class DeviceService {
   private async tellOwner(row: DeviceRow) {
     const what = [row.browser, row.os].filter(Boolean).join(" on ") || row.deviceType;
     try {
-      await notify(this.db, {
-        userId: row.userId,
-        type: "new_device",
-        title: "New device signed in",
-        body: `${row.deviceName} (${what})${row.ipAddress ? ` from ${row.ipAddress}` : ""} was registered on your account. If this was not you, revoke it in Devices and change your password.`,
-        color: "warning",
-        icon: "device",
-        actionUrl: "/devices",
-        metadata: { deviceId: row.id, deviceType: row.deviceType, ipAddress: row.ipAddress },
-      }, this.config);
+      await notify(
+        this.db,
+        {
+          userId: row.userId,
+          type: "new_device",
+          title: "New device signed in",
+          body: `${row.deviceName} (${what})${row.ipAddress ? ` from ${row.ipAddress}` : ""} was registered on your account. If this was not you, revoke it in Devices and change your password.`,
+          color: "warning",
+          icon: "device",
+          actionUrl: "/devices",
+          metadata: { deviceId: row.id, deviceType: row.deviceType, ipAddress: row.ipAddress },
+        },
+        this.config,
+      );
     } catch (err) {
       logJson("error", "devices: new-device notification not written", { error: errorName(err) });
     }
@@ -148,7 +184,13 @@ export class DeviceService {
    * Renames (cosmetic) and changes trust. Raising trust calls `requireRecentAuth` first, so a
    * stolen session on a lesser device cannot promote it without signing in again.
    */
-  async update(userId: string, id: string, input: UpdateDeviceInput, meta: RequestMeta, requireRecentAuth: () => Promise<void>) {
+  async update(
+    userId: string,
+    id: string,
+    input: UpdateDeviceInput,
+    meta: RequestMeta,
+    requireRecentAuth: () => Promise<void>,
+  ) {
     const current = await repo.findById(this.db, userId, id);
     if (!current) throw notFound("Device");
     const set: Partial<DeviceRow> = {};
@@ -186,7 +228,15 @@ export class DeviceService {
       targetType: "device",
       targetId: id,
       meta,
-      details: { changes: { removed: { device_name: current.deviceName, trust_level: current.trustLevel, device_type: current.deviceType } } },
+      details: {
+        changes: {
+          removed: {
+            device_name: current.deviceName,
+            trust_level: current.trustLevel,
+            device_type: current.deviceType,
+          },
+        },
+      },
     });
     if (!removed) throw notFound("Device");
   }

@@ -8,7 +8,12 @@ import { batchable } from "../../db/d1";
 import { PLACEHOLDER_ENCRYPTION_VERSION } from "../passwords";
 
 export async function listAccounts(db: Db, userId: string): Promise<DiscoveredAccountRow[]> {
-  return db.select().from(discoveredAccounts).where(eq(discoveredAccounts.userId, userId)).orderBy(discoveredAccounts.serviceName).all();
+  return db
+    .select()
+    .from(discoveredAccounts)
+    .where(eq(discoveredAccounts.userId, userId))
+    .orderBy(discoveredAccounts.serviceName)
+    .all();
 }
 
 /**
@@ -17,16 +22,30 @@ export async function listAccounts(db: Db, userId: string): Promise<DiscoveredAc
  */
 const BY_NAME: Order<typeof discoveredAccounts> = { dir: "asc", keys: (t) => [t.serviceName] };
 
-export async function pageAccounts(db: Db, userId: string, includeDismissed: boolean, page: PageParams): Promise<Page<DiscoveredAccountRow>> {
+export async function pageAccounts(
+  db: Db,
+  userId: string,
+  includeDismissed: boolean,
+  page: PageParams,
+): Promise<Page<DiscoveredAccountRow>> {
   const mine = (t: typeof discoveredAccounts) => eq(t.userId, userId);
-  return keysetPage(db, { table: discoveredAccounts, order: BY_NAME, scope: mine, page }, ({ after, orderBy, take }) =>
-    db
-      .select()
-      .from(discoveredAccounts)
-      .where(and(mine(discoveredAccounts), includeDismissed ? undefined : eq(discoveredAccounts.dismissed, false), after))
-      .orderBy(...orderBy)
-      .limit(take)
-      .all(),
+  return keysetPage(
+    db,
+    { table: discoveredAccounts, order: BY_NAME, scope: mine, page },
+    ({ after, orderBy, take }) =>
+      db
+        .select()
+        .from(discoveredAccounts)
+        .where(
+          and(
+            mine(discoveredAccounts),
+            includeDismissed ? undefined : eq(discoveredAccounts.dismissed, false),
+            after,
+          ),
+        )
+        .orderBy(...orderBy)
+        .limit(take)
+        .all(),
   );
 }
 
@@ -34,28 +53,69 @@ export async function pageAccounts(db: Db, userId: string, includeDismissed: boo
 export async function accountStats(db: Db, userId: string) {
   const t = discoveredAccounts;
   const r = await db
-    .select({ total: count(), inVault: sql<number>`coalesce(sum(${t.inVault}), 0)`, oauthLikely: sql<number>`coalesce(sum(${t.oauthLikely}), 0)`, dismissed: sql<number>`coalesce(sum(${t.dismissed}), 0)` })
+    .select({
+      total: count(),
+      inVault: sql<number>`coalesce(sum(${t.inVault}), 0)`,
+      oauthLikely: sql<number>`coalesce(sum(${t.oauthLikely}), 0)`,
+      dismissed: sql<number>`coalesce(sum(${t.dismissed}), 0)`,
+    })
     .from(t)
     .where(eq(t.userId, userId))
     .get();
   const total = r?.total ?? 0;
   const inVault = r?.inVault ?? 0;
-  return { total, inVault, notInVault: total - inVault, oauthLikely: r?.oauthLikely ?? 0, dismissed: r?.dismissed ?? 0 };
+  return {
+    total,
+    inVault,
+    notInVault: total - inVault,
+    oauthLikely: r?.oauthLikely ?? 0,
+    dismissed: r?.dismissed ?? 0,
+  };
 }
 
 export async function findAccount(db: Db, userId: string, id: string) {
-  return db.select().from(discoveredAccounts).where(and(eq(discoveredAccounts.userId, userId), eq(discoveredAccounts.id, id))).get();
+  return db
+    .select()
+    .from(discoveredAccounts)
+    .where(and(eq(discoveredAccounts.userId, userId), eq(discoveredAccounts.id, id)))
+    .get();
 }
 
-export async function updateAccount(db: Db, userId: string, id: string, set: Partial<DiscoveredAccountRow>) {
-  return db.update(discoveredAccounts).set(set).where(and(eq(discoveredAccounts.userId, userId), eq(discoveredAccounts.id, id))).returning().get();
+export async function updateAccount(
+  db: Db,
+  userId: string,
+  id: string,
+  set: Partial<DiscoveredAccountRow>,
+) {
+  return db
+    .update(discoveredAccounts)
+    .set(set)
+    .where(and(eq(discoveredAccounts.userId, userId), eq(discoveredAccounts.id, id)))
+    .returning()
+    .get();
 }
 
-export type VaultRef = { id: string; name: string; website: string | null; url: string | null; username: string | null; encryptionVersion: number; host: string | null };
+export type VaultRef = {
+  id: string;
+  name: string;
+  website: string | null;
+  url: string | null;
+  username: string | null;
+  encryptionVersion: number;
+  host: string | null;
+};
 
 export async function vaultRefs(db: Db, userId: string): Promise<VaultRef[]> {
   return db
-    .select({ id: passwords.id, name: passwords.name, website: passwords.website, url: passwords.url, username: passwords.username, encryptionVersion: passwords.encryptionVersion, host: passwords.host })
+    .select({
+      id: passwords.id,
+      name: passwords.name,
+      website: passwords.website,
+      url: passwords.url,
+      username: passwords.username,
+      encryptionVersion: passwords.encryptionVersion,
+      host: passwords.host,
+    })
     .from(passwords)
     .where(and(eq(passwords.userId, userId), isNull(passwords.deletedAt)))
     .orderBy(passwords.createdAt)
@@ -72,7 +132,12 @@ export async function liveEntryExists(db: Db, userId: string, id: string): Promi
 }
 
 /** Rule 8 in one transaction: upsert what was seen (dismissed kept), delete what vanished. */
-export async function replaceScanned(db: Db, userId: string, upserts: DiscoveredAccountRow[], removeIds: string[]) {
+export async function replaceScanned(
+  db: Db,
+  userId: string,
+  upserts: DiscoveredAccountRow[],
+  removeIds: string[],
+) {
   const stmts = upserts.map((row) =>
     db
       .insert(discoveredAccounts)
@@ -95,7 +160,14 @@ export async function replaceScanned(db: Db, userId: string, upserts: Discovered
         },
       }),
   );
-  const all = [...stmts, ...chunks(removeIds, 90).map((ids) => db.delete(discoveredAccounts).where(and(eq(discoveredAccounts.userId, userId), inArray(discoveredAccounts.id, ids))))];
+  const all = [
+    ...stmts,
+    ...chunks(removeIds, 90).map((ids) =>
+      db
+        .delete(discoveredAccounts)
+        .where(and(eq(discoveredAccounts.userId, userId), inArray(discoveredAccounts.id, ids))),
+    ),
+  ];
   if (all.length === 0) return;
   await db.batch(all as [(typeof all)[number], ...(typeof all)[number][]]);
 }
@@ -106,7 +178,13 @@ export function chunks<T>(xs: T[], n: number): T[][] {
   return out;
 }
 
-export type Placeholder = { id: string; accountId: string; domain: string; name: string; username: string | null };
+export type Placeholder = {
+  id: string;
+  accountId: string;
+  domain: string;
+  name: string;
+  username: string | null;
+};
 
 /**
  * Add-to-vault's writes, all or nothing at the entry limit without a read before them (docs/decisions.md, Hardening: limits, abuse and failure
@@ -116,18 +194,30 @@ export type Placeholder = { id: string; accountId: string; domain: string; name:
  * transaction, so once the first is in, the rest fit, and when it is refused nothing is written.
  * The batch must start with `advanceClock` (the rows are stamped with the commit clock).
  */
-export function placeholderStatements(db: Db, userId: string, items: Placeholder[], max: number, now: string) {
+export function placeholderStatements(
+  db: Db,
+  userId: string,
+  items: Placeholder[],
+  max: number,
+  now: string,
+) {
   const first = items[0].id;
   const room = sql`(SELECT coalesce((SELECT live FROM vault_counters WHERE user_id = ${userId}), 0)) + ${items.length} <= ${max}`;
   const firstIn = sql`EXISTS (SELECT 1 FROM passwords WHERE id = ${first} AND user_id = ${userId})`;
   return items.flatMap((p) => [
-    batchable(db, sql`
+    batchable(
+      db,
+      sql`
       INSERT INTO passwords (id, user_id, name, website, url, username, tags, encryption_version, search_tokens, host, created_at, updated_at, change_seq)
       SELECT ${p.id}, ${userId}, ${p.name}, ${p.domain}, ${"https://" + p.domain}, ${p.username}, '[]', ${PLACEHOLDER_ENCRYPTION_VERSION}, '[]',
         ${p.domain}, ${now}, ${now}, ${clockValue(userId)}
-      WHERE ${p.id === first ? room : firstIn}`),
-    batchable(db, sql`
+      WHERE ${p.id === first ? room : firstIn}`,
+    ),
+    batchable(
+      db,
+      sql`
       UPDATE discovered_accounts SET in_vault = 1, vault_password_id = ${p.id}, updated_at = ${now}
-      WHERE user_id = ${userId} AND id = ${p.accountId} AND ${firstIn}`),
+      WHERE user_id = ${userId} AND id = ${p.accountId} AND ${firstIn}`,
+    ),
   ]);
 }

@@ -2,7 +2,16 @@ import type { Context, Hono } from "hono";
 import { dbFor } from "../../db/client";
 import { route } from "../../http/route";
 import type { AppEnv } from "../../http/types";
-import { AccountsPatchBody, AccountsScanBody, AddToVaultBody, AddToVaultResponse, ListQuery, ListResponse, OriginalPatchBody, PatchResponse } from "./schema";
+import {
+  AccountsPatchBody,
+  AccountsScanBody,
+  AddToVaultBody,
+  AddToVaultResponse,
+  ListQuery,
+  ListResponse,
+  OriginalPatchBody,
+  PatchResponse,
+} from "./schema";
 import { DiscoveryService } from "./service";
 
 function service(c: Context<AppEnv>) {
@@ -17,11 +26,13 @@ export function registerDiscoveryRoutes(app: Hono<AppEnv>) {
     route(app, {
       method: "get",
       path,
-      summary: "Persisted discovered accounts (no scan); dismissed ones only with include_dismissed=true",
+      summary:
+        "Persisted discovered accounts (no scan); dismissed ones only with include_dismissed=true",
       tags: [tag],
       query: ListQuery,
       responses: { 200: { description: "Accounts and stats", schema: ListResponse } },
-      handler: async (c, { query }) => c.json(await service(c).list(c.get("user").id, query.include_dismissed ?? false, query)),
+      handler: async (c, { query }) =>
+        c.json(await service(c).list(c.get("user").id, query.include_dismissed ?? false, query)),
     });
   }
 
@@ -38,12 +49,14 @@ export function registerDiscoveryRoutes(app: Hono<AppEnv>) {
   route(app, {
     method: "post",
     path: "/api/accounts",
-    summary: "Fresh scan of every connected mailbox, or only the one with `email`, with OAuth sign-in enrichment",
+    summary:
+      "Fresh scan of every connected mailbox, or only the one with `email`, with OAuth sign-in enrichment",
     tags: ["discovery"],
     rateLimit: ["accounts_scan"],
     body: AccountsScanBody,
     responses: { 200: { description: "Accounts and stats", schema: ListResponse } },
-    handler: async (c, { body }) => c.json(await service(c).scan(c.get("user").id, "unified", body?.email)),
+    handler: async (c, { body }) =>
+      c.json(await service(c).scan(c.get("user").id, "unified", body?.email)),
   });
 
   route(app, {
@@ -54,7 +67,8 @@ export function registerDiscoveryRoutes(app: Hono<AppEnv>) {
     rateLimit: ["accounts_patch"],
     body: OriginalPatchBody,
     responses: { 200: { description: "Updated", schema: PatchResponse } },
-    handler: async (c, { body }) => c.json({ success: true as const, account: await service(c).patch(c.get("user").id, body) }),
+    handler: async (c, { body }) =>
+      c.json({ success: true as const, account: await service(c).patch(c.get("user").id, body) }),
   });
 
   route(app, {
@@ -65,7 +79,8 @@ export function registerDiscoveryRoutes(app: Hono<AppEnv>) {
     rateLimit: ["accounts_patch"],
     body: AccountsPatchBody,
     responses: { 200: { description: "Updated", schema: PatchResponse } },
-    handler: async (c, { body }) => c.json({ success: true as const, account: await service(c).patch(c.get("user").id, body) }),
+    handler: async (c, { body }) =>
+      c.json({ success: true as const, account: await service(c).patch(c.get("user").id, body) }),
   });
 
   route(app, {
@@ -76,6 +91,13 @@ export function registerDiscoveryRoutes(app: Hono<AppEnv>) {
     rateLimit: ["accounts_add_to_vault"],
     body: AddToVaultBody,
     responses: { 200: { description: "Created and skipped", schema: AddToVaultResponse } },
-    handler: async (c, { body }) => c.json(await service(c).addToVault(c.get("user").id, body.domains, c.get("config").MAX_PASSWORDS_PER_USER)),
+    handler: async (c, { body }) =>
+      c.json(
+        await service(c).addToVault(
+          c.get("user").id,
+          body.domains,
+          c.get("config").MAX_PASSWORDS_PER_USER,
+        ),
+      ),
   });
 }

@@ -13,8 +13,30 @@ export const SUBJECT_GROUPS: string[][] = [
 
 /** Scan rule 3: leading labels removed from the sender's domain. */
 export const STRIPPED_LABELS = new Set([
-  "mail", "email", "mailer", "noreply", "notify", "notifications", "accounts", "account", "info", "news", "newsletter", "support",
-  "help", "no-reply", "updates", "marketing", "transactional", "bounce", "e", "em", "m", "mg", "post", "comms",
+  "mail",
+  "email",
+  "mailer",
+  "noreply",
+  "notify",
+  "notifications",
+  "accounts",
+  "account",
+  "info",
+  "news",
+  "newsletter",
+  "support",
+  "help",
+  "no-reply",
+  "updates",
+  "marketing",
+  "transactional",
+  "bounce",
+  "e",
+  "em",
+  "m",
+  "mg",
+  "post",
+  "comms",
 ]);
 
 /**
@@ -22,17 +44,44 @@ export const STRIPPED_LABELS = new Set([
  * and bulk-mail delivery services (they send on behalf of others; the real sender is unknown).
  */
 export const EXCLUDED_DOMAINS = new Set([
-  "gmail.com", "googlemail.com", "outlook.com", "hotmail.com", "live.com", "msn.com", "yahoo.com", "ymail.com", "aol.com",
-  "icloud.com", "me.com", "mac.com", "protonmail.com", "proton.me", "gmx.com", "gmx.net", "mail.com", "yandex.com", "zoho.com",
+  "gmail.com",
+  "googlemail.com",
+  "outlook.com",
+  "hotmail.com",
+  "live.com",
+  "msn.com",
+  "yahoo.com",
+  "ymail.com",
+  "aol.com",
+  "icloud.com",
+  "me.com",
+  "mac.com",
+  "protonmail.com",
+  "proton.me",
+  "gmx.com",
+  "gmx.net",
+  "mail.com",
+  "yandex.com",
+  "zoho.com",
   "fastmail.com",
-  "sendgrid.net", "mailchimp.com", "mcsv.net", "mailgun.org", "amazonses.com", "sparkpostmail.com", "mandrillapp.com",
-  "constantcontact.com", "sendinblue.com", "postmarkapp.com", "exacttarget.com",
+  "sendgrid.net",
+  "mailchimp.com",
+  "mcsv.net",
+  "mailgun.org",
+  "amazonses.com",
+  "sparkpostmail.com",
+  "mandrillapp.com",
+  "constantcontact.com",
+  "sendinblue.com",
+  "postmarkapp.com",
+  "exacttarget.com",
 ]);
 
 /** Excluded also covers subdomains the label stripping leaves (bounces.us-east-1.amazonses.com). */
 export function isExcluded(domain: string): boolean {
   const labels = domain.split(".");
-  for (let i = 0; i <= labels.length - 2; i++) if (EXCLUDED_DOMAINS.has(labels.slice(i).join("."))) return true;
+  for (let i = 0; i <= labels.length - 2; i++)
+    if (EXCLUDED_DOMAINS.has(labels.slice(i).join("."))) return true;
   return false;
 }
 
@@ -48,7 +97,10 @@ export function senderAddress(from: string): string | null {
 export function senderDomain(from: string): string | null {
   const address = senderAddress(from);
   if (!address) return null;
-  let domain = address.slice(address.lastIndexOf("@") + 1).toLowerCase().replace(/\.$/, "");
+  let domain = address
+    .slice(address.lastIndexOf("@") + 1)
+    .toLowerCase()
+    .replace(/\.$/, "");
   if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(domain)) return null;
   let labels = domain.split(".");
   while (labels.length > 2 && STRIPPED_LABELS.has(labels[0])) labels = labels.slice(1);
@@ -57,13 +109,25 @@ export function senderDomain(from: string): string | null {
   return domain;
 }
 
-export type ServiceInfo = { serviceName: string; serviceIcon: string; serviceColor: string; category: string | null; loginUrl: string | null };
+export type ServiceInfo = {
+  serviceName: string;
+  serviceIcon: string;
+  serviceColor: string;
+  category: string | null;
+  loginUrl: string | null;
+};
 
 /** Rule 5: the known service's details, or the capitalised first label and a generic grey. */
 export function serviceInfo(domain: string): ServiceInfo {
   const known = findKnownService(domain);
   if (known) {
-    return { serviceName: known.name, serviceIcon: `https://${known.domain}/favicon.ico`, serviceColor: known.color, category: known.category, loginUrl: known.loginUrl };
+    return {
+      serviceName: known.name,
+      serviceIcon: `https://${known.domain}/favicon.ico`,
+      serviceColor: known.color,
+      category: known.category,
+      loginUrl: known.loginUrl,
+    };
   }
   const label = domain.split(".")[0];
   return {

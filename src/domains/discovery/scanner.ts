@@ -1,7 +1,16 @@
 import type { MailIntegrationRow } from "../../db/schema";
 import type { Bindings, Config } from "../../env";
 import { AppError } from "../../lib/errors";
-import { MailboxUnavailable, openMailbox, providerConfig, providerMailbox, tokensFor, type Mailbox, type MessageMeta, type OAuthProvider } from "../integrations";
+import {
+  MailboxUnavailable,
+  openMailbox,
+  providerConfig,
+  providerMailbox,
+  tokensFor,
+  type Mailbox,
+  type MessageMeta,
+  type OAuthProvider,
+} from "../integrations";
 import { senderDomain, SUBJECT_GROUPS } from "./rules";
 
 export type DomainHit = { count: number; lastSeen: string | null };
@@ -39,7 +48,12 @@ async function tally(mailbox: Mailbox): Promise<Map<string, DomainHit>> {
 }
 
 /** Provider API scan; the token is refreshed first (rule 9) through the user's single-flight object. */
-export async function scanIntegration(env: Bindings, config: Config, userId: string, row: MailIntegrationRow): Promise<ScanOutcome> {
+export async function scanIntegration(
+  env: Bindings,
+  config: Config,
+  userId: string,
+  row: MailIntegrationRow,
+): Promise<ScanOutcome> {
   if (row.provider === "imap") {
     // A mailbox that refuses the login or cannot be reached fails on its own; the others still scan.
     try {
@@ -51,12 +65,19 @@ export async function scanIntegration(env: Bindings, config: Config, userId: str
   }
   const provider = row.provider as OAuthProvider;
   const token = await tokensFor(env, userId).token(provider, true);
-  if (!token.ok) return { ok: false, reason: token.reason === "unavailable" ? "unavailable" : "refresh_failed" };
+  if (!token.ok)
+    return { ok: false, reason: token.reason === "unavailable" ? "unavailable" : "refresh_failed" };
   try {
-    return { ok: true, hits: await tally(providerMailbox(providerConfig(config, provider), async () => token.accessToken)) };
+    return {
+      ok: true,
+      hits: await tally(
+        providerMailbox(providerConfig(config, provider), async () => token.accessToken),
+      ),
+    };
   } catch (err) {
     // Busy or failing after the adapter's own retries: reported, the mailbox stays connected.
-    if (err instanceof MailboxUnavailable) return { ok: false, reason: "unavailable", retryAfterSeconds: err.retryAfterSeconds };
+    if (err instanceof MailboxUnavailable)
+      return { ok: false, reason: "unavailable", retryAfterSeconds: err.retryAfterSeconds };
     throw err;
   }
 }

@@ -14,7 +14,6 @@ import * as repo from "./repo";
 import { serviceInfo } from "./rules";
 import { scanIntegration, type DomainHit } from "./scanner";
 
-
 export function toAccount(row: DiscoveredAccountRow) {
   return {
     id: row.id,
@@ -46,7 +45,11 @@ export function statsOf(rows: DiscoveredAccountRow[]) {
 }
 
 /** Rule 6: the first vault entry that belongs to the domain or names the service. */
-export function matchEntry(domain: string, serviceName: string, entries: repo.VaultRef[]): repo.VaultRef | undefined {
+export function matchEntry(
+  domain: string,
+  serviceName: string,
+  entries: repo.VaultRef[],
+): repo.VaultRef | undefined {
   const name = serviceName.toLowerCase();
   return entries.find((e) => {
     const hosts = [normalizeHost(e.website), normalizeHost(e.url)];
@@ -62,7 +65,12 @@ export function matchEntry(domain: string, serviceName: string, entries: repo.Va
  * hold no password; a V3 entry's username and password are sealed client-side and cannot be read.
  */
 function oauthLikely(entry: repo.VaultRef | undefined, emails: Set<string>): boolean {
-  return !!entry && entry.encryptionVersion === PLACEHOLDER_ENCRYPTION_VERSION && !!entry.username && emails.has(entry.username.trim().toLowerCase());
+  return (
+    !!entry &&
+    entry.encryptionVersion === PLACEHOLDER_ENCRYPTION_VERSION &&
+    !!entry.username &&
+    emails.has(entry.username.trim().toLowerCase())
+  );
 }
 
 export type Family = "original" | "unified";
@@ -75,7 +83,10 @@ export class DiscoveryService {
   ) {}
 
   async list(userId: string, includeDismissed: boolean, page: PageParams) {
-    const [rows, stats] = await Promise.all([repo.pageAccounts(this.db, userId, includeDismissed, page), repo.accountStats(this.db, userId)]);
+    const [rows, stats] = await Promise.all([
+      repo.pageAccounts(this.db, userId, includeDismissed, page),
+      repo.accountStats(this.db, userId),
+    ]);
     return { accounts: rows.items.map(toAccount), stats, next_cursor: rows.next_cursor };
   }
 
@@ -93,7 +104,8 @@ export class DiscoveryService {
       targets = all.filter((i) => i.email === email.toLowerCase());
       if (targets.length === 0) throw notFound("Connected mailbox with that address");
     }
-    if (targets.length === 0) throw new AppError(ErrorCode.UNPROCESSABLE, "No connected mailbox to scan");
+    if (targets.length === 0)
+      throw new AppError(ErrorCode.UNPROCESSABLE, "No connected mailbox to scan");
 
     const found = new Map<string, DomainHit & { source: string }>();
     const scanned: string[] = [];
@@ -105,7 +117,8 @@ export class DiscoveryService {
       if (!outcome.ok) {
         refreshFailed ||= outcome.reason === "refresh_failed";
         if (outcome.reason === "failed") failure ??= outcome.error;
-        if (outcome.reason === "unavailable" && outcome.retryAfterSeconds) retryAfter = Math.max(retryAfter ?? 0, outcome.retryAfterSeconds);
+        if (outcome.reason === "unavailable" && outcome.retryAfterSeconds)
+          retryAfter = Math.max(retryAfter ?? 0, outcome.retryAfterSeconds);
         continue;
       }
       scanned.push(integration.email);
@@ -114,17 +127,29 @@ export class DiscoveryService {
         if (!prev) found.set(domain, { ...hit, source: integration.email });
         else {
           prev.count += hit.count;
-          if (hit.lastSeen && (!prev.lastSeen || hit.lastSeen > prev.lastSeen)) prev.lastSeen = hit.lastSeen;
+          if (hit.lastSeen && (!prev.lastSeen || hit.lastSeen > prev.lastSeen))
+            prev.lastSeen = hit.lastSeen;
         }
       }
     }
     if (scanned.length === 0) {
-      if (refreshFailed) throw new AppError(ErrorCode.UNPROCESSABLE, "The mailbox is disconnected; reconnect it and scan again");
+      if (refreshFailed)
+        throw new AppError(
+          ErrorCode.UNPROCESSABLE,
+          "The mailbox is disconnected; reconnect it and scan again",
+        );
       if (failure) throw failure;
       if (retryAfter) {
-        throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, `The mailbox provider is busy; try again in ${retryAfter} seconds`, { headers: { "Retry-After": String(retryAfter) } });
+        throw new AppError(
+          ErrorCode.SERVICE_UNAVAILABLE,
+          `The mailbox provider is busy; try again in ${retryAfter} seconds`,
+          { headers: { "Retry-After": String(retryAfter) } },
+        );
       }
-      throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "The mailbox provider is unavailable; try again later");
+      throw new AppError(
+        ErrorCode.SERVICE_UNAVAILABLE,
+        "The mailbox provider is unavailable; try again later",
+      );
     }
 
     const [existing, entries, connected] = await Promise.all([
@@ -133,7 +158,11 @@ export class DiscoveryService {
       integrationsRepo.listIntegrations(this.db, userId),
     ]);
     // A mailbox whose address is not yet proven (pending_verification) names no one.
-    const emails = new Set(connected.filter((i) => i.status !== "pending_verification").map((i) => i.email.toLowerCase()));
+    const emails = new Set(
+      connected
+        .filter((i) => i.status !== "pending_verification")
+        .map((i) => i.email.toLowerCase()),
+    );
     const byDomain = new Map(existing.map((r) => [r.domain, r]));
     const now = new Date().toISOString();
     const upserts: DiscoveredAccountRow[] = [];
@@ -149,7 +178,8 @@ export class DiscoveryService {
         inVault: !!entry,
         vaultPasswordId: entry?.id ?? null,
         dismissed: prev?.dismissed ?? false,
-        oauthLikely: family === "unified" ? oauthLikely(entry, emails) : (prev?.oauthLikely ?? false),
+        oauthLikely:
+          family === "unified" ? oauthLikely(entry, emails) : (prev?.oauthLikely ?? false),
         emailCount: hit.count,
         sourceEmail: hit.source,
         lastSeenAt: hit.lastSeen,
@@ -159,23 +189,40 @@ export class DiscoveryService {
     }
     // Only accounts that the scanned mailboxes could have produced are removed when absent.
     const scannedSet = new Set(scanned);
-    const remove = existing.filter((r) => !found.has(r.domain) && (!r.sourceEmail || scannedSet.has(r.sourceEmail) || family === "original")).map((r) => r.id);
+    const remove = existing
+      .filter(
+        (r) =>
+          !found.has(r.domain) &&
+          (!r.sourceEmail || scannedSet.has(r.sourceEmail) || family === "original"),
+      )
+      .map((r) => r.id);
     await repo.replaceScanned(this.db, userId, upserts, remove);
     // A scan answers with everything it leaves, unpaged as before, so next_cursor is null.
     const rows = await repo.listAccounts(this.db, userId);
-    return { accounts: rows.filter((r) => !r.dismissed).map(toAccount), stats: statsOf(rows), next_cursor: null };
+    return {
+      accounts: rows.filter((r) => !r.dismissed).map(toAccount),
+      stats: statsOf(rows),
+      next_cursor: null,
+    };
   }
 
-  async patch(userId: string, body: { id: string; dismissed?: boolean; inVault?: boolean; vaultPasswordId?: string | null }) {
+  async patch(
+    userId: string,
+    body: { id: string; dismissed?: boolean; inVault?: boolean; vaultPasswordId?: string | null },
+  ) {
     const set: Partial<DiscoveredAccountRow> = { updatedAt: new Date().toISOString() };
     if (body.dismissed !== undefined) set.dismissed = body.dismissed;
     if (body.vaultPasswordId) {
-      if (!(await repo.liveEntryExists(this.db, userId, body.vaultPasswordId))) throw notFound("Vault entry");
+      if (!(await repo.liveEntryExists(this.db, userId, body.vaultPasswordId)))
+        throw notFound("Vault entry");
       set.vaultPasswordId = body.vaultPasswordId;
       set.inVault = true;
     }
     if (body.inVault === false) {
-      if (body.vaultPasswordId) throw validationError("inVault false contradicts vaultPasswordId", [{ field: "inVault", message: "cannot be false with a vaultPasswordId" }]);
+      if (body.vaultPasswordId)
+        throw validationError("inVault false contradicts vaultPasswordId", [
+          { field: "inVault", message: "cannot be false with a vaultPasswordId" },
+        ]);
       set.inVault = false;
       set.vaultPasswordId = null;
     } else if (body.inVault === true) set.inVault = true;
@@ -194,7 +241,11 @@ export class DiscoveryService {
     ]);
     const username = integrations.find((i) => i.status !== "pending_verification")?.email ?? null;
     const byDomain = new Map(accounts.map((a) => [a.domain, a]));
-    const vaultHosts = new Set(entries.flatMap((e) => [e.host, normalizeHost(e.website), normalizeHost(e.url)]).filter(Boolean));
+    const vaultHosts = new Set(
+      entries
+        .flatMap((e) => [e.host, normalizeHost(e.website), normalizeHost(e.url)])
+        .filter(Boolean),
+    );
     const items: repo.Placeholder[] = [];
     const skipped: { domain: string; reason: "in_vault" | "not_discovered" }[] = [];
     for (const domain of wanted) {
@@ -207,18 +258,42 @@ export class DiscoveryService {
         skipped.push({ domain, reason: "in_vault" });
         continue;
       }
-      items.push({ id: randomId(), accountId: account.id, domain, name: account.serviceName, username });
+      items.push({
+        id: randomId(),
+        accountId: account.id,
+        domain,
+        name: account.serviceName,
+        username,
+      });
     }
     if (items.length) {
       // Placeholders are vault writes like any other: the batch moves the commit clock so sync sees them.
-      const stmts = repo.placeholderStatements(this.db, userId, items, maxPerUser, new Date().toISOString());
-      const stored = await writeMinted(entryIdClaims(this.env), userId, items.map((p) => p.id), async () => {
-        const [, firstInsert] = await this.db.batch([advanceClock(this.db, userId), ...stmts] as unknown as Parameters<Db["batch"]>[0]);
-        return rowsChanged(firstInsert as { meta: { changes?: number | null } }) > 0;
-      });
-      if (!stored) throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Password entry limit reached");
+      const stmts = repo.placeholderStatements(
+        this.db,
+        userId,
+        items,
+        maxPerUser,
+        new Date().toISOString(),
+      );
+      const stored = await writeMinted(
+        entryIdClaims(this.env),
+        userId,
+        items.map((p) => p.id),
+        async () => {
+          const [, firstInsert] = await this.db.batch([
+            advanceClock(this.db, userId),
+            ...stmts,
+          ] as unknown as Parameters<Db["batch"]>[0]);
+          return rowsChanged(firstInsert as { meta: { changes?: number | null } }) > 0;
+        },
+      );
+      if (!stored)
+        throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Password entry limit reached");
     }
-    return { success: true as const, created: items.map(({ id, domain, name }) => ({ id, domain, name })), skipped };
+    return {
+      success: true as const,
+      created: items.map(({ id, domain, name }) => ({ id, domain, name })),
+      skipped,
+    };
   }
-
 }

@@ -2,7 +2,15 @@
 import { countOf } from "../../kernel/plural";
 import { actionMail, type Mail } from "../notifications";
 
-export const inviteMail = (origin: string, to: string, owner: string | null, waitHours: number, ttlDays: number, expiresAt: string, token: string): Mail =>
+export const inviteMail = (
+  origin: string,
+  to: string,
+  owner: string | null,
+  waitHours: number,
+  ttlDays: number,
+  expiresAt: string,
+  token: string,
+): Mail =>
   actionMail(origin, {
     to,
     kind: "emergency.invite",
@@ -13,7 +21,8 @@ export const inviteMail = (origin: string, to: string, owner: string | null, wai
   });
 
 export const REQUESTED_TITLE = "Emergency access requested";
-export const requestedBody = (contact: string, grantAt: string) => `${contact} requested emergency access to your vault. It will be granted automatically at ${grantAt} unless you deny it.`;
+export const requestedBody = (contact: string, grantAt: string) =>
+  `${contact} requested emergency access to your vault. It will be granted automatically at ${grantAt} unless you deny it.`;
 
 export const requestedMail = (origin: string, to: string, contact: string, grantAt: string): Mail =>
   actionMail(origin, {

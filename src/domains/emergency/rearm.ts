@@ -7,11 +7,20 @@ import * as repo from "./repo";
  * (src/domains/backup) a pending request is armed again for its grant time and a granted access
  * for its expiry, as the request and the approval arm them. Returns how many were armed.
  */
-export async function rearmEmergencyContacts(directory: Db, timers: RecoveryTimers, ids: readonly string[]): Promise<number> {
+export async function rearmEmergencyContacts(
+  directory: Db,
+  timers: RecoveryTimers,
+  ids: readonly string[],
+): Promise<number> {
   let armed = 0;
   for (const id of ids) {
     const row = await repo.findById(directory, id);
-    const at = row?.status === "access_requested" ? row.grantAt : row?.status === "access_granted" ? row.expiresAt : null;
+    const at =
+      row?.status === "access_requested"
+        ? row.grantAt
+        : row?.status === "access_granted"
+          ? row.expiresAt
+          : null;
     if (!row || !at) continue;
     await timers.scheduleEmergency(row.id, row.ownerId, Date.parse(at));
     armed++;

@@ -20,12 +20,28 @@ export type Party = { id: string; email: string | null; now: string };
 // open invitations sent to the caller's verified address (D21), so a person finds them in the app.
 const sideScope = (side: Side, party: Party) => (t: typeof emergencyContacts) => {
   if (side === "owner") return eq(t.ownerId, party.id);
-  const invited = party.email ? and(eq(t.status, "pending_invite"), eq(t.contactEmail, party.email), isNull(t.contactUserId), gt(t.inviteExpiresAt, party.now)) : undefined;
-  return and(invited ? or(eq(t.contactUserId, party.id), invited) : eq(t.contactUserId, party.id), ne(t.ownerId, party.id));
+  const invited = party.email
+    ? and(
+        eq(t.status, "pending_invite"),
+        eq(t.contactEmail, party.email),
+        isNull(t.contactUserId),
+        gt(t.inviteExpiresAt, party.now),
+      )
+    : undefined;
+  return and(
+    invited ? or(eq(t.contactUserId, party.id), invited) : eq(t.contactUserId, party.id),
+    ne(t.ownerId, party.id),
+  );
 };
 
 /** Up to `take` rows of one side, after the row `cursor` names on that side (if given). */
-export function listSide(db: Db, party: Party, side: Side, cursor: string | undefined, take: number) {
+export function listSide(
+  db: Db,
+  party: Party,
+  side: Side,
+  cursor: string | undefined,
+  take: number,
+) {
   const scope = sideScope(side, party);
   const t = emergencyContacts;
   return db
@@ -49,7 +65,11 @@ export async function cursorSide(db: Db, party: Party, id: string): Promise<Side
 }
 
 /** A record the caller takes part in, as owner or as the contact who accepted; anything else is absent. */
-export async function findForParty(db: Db, userId: string, id: string): Promise<EmergencyContactRow | undefined> {
+export async function findForParty(
+  db: Db,
+  userId: string,
+  id: string,
+): Promise<EmergencyContactRow | undefined> {
   const row = await findById(db, id);
   return row && (row.ownerId === userId || row.contactUserId === userId) ? row : undefined;
 }
@@ -60,14 +80,24 @@ export function findById(db: Db, id: string): Promise<EmergencyContactRow | unde
 }
 
 export function findByTokenHash(db: Db, hash: string): Promise<EmergencyContactRow | undefined> {
-  return db.select().from(emergencyContacts).where(eq(emergencyContacts.inviteTokenHash, hash)).get();
+  return db
+    .select()
+    .from(emergencyContacts)
+    .where(eq(emergencyContacts.inviteTokenHash, hash))
+    .get();
 }
 
 export function findLiveByEmail(db: Db, ownerId: string, email: string) {
   return db
     .select({ id: emergencyContacts.id })
     .from(emergencyContacts)
-    .where(and(eq(emergencyContacts.ownerId, ownerId), eq(emergencyContacts.contactEmail, email), ne(emergencyContacts.status, "revoked")))
+    .where(
+      and(
+        eq(emergencyContacts.ownerId, ownerId),
+        eq(emergencyContacts.contactEmail, email),
+        ne(emergencyContacts.status, "revoked"),
+      ),
+    )
     .get();
 }
 
@@ -76,7 +106,12 @@ export function insert(db: Db, row: EmergencyContactRow) {
 }
 
 /** Moves a record only from the states given, so two racing transitions cannot both apply. */
-export function transition(db: Db, id: string, from: EmergencyStatus[], set: Partial<EmergencyContactRow>) {
+export function transition(
+  db: Db,
+  id: string,
+  from: EmergencyStatus[],
+  set: Partial<EmergencyContactRow>,
+) {
   return db
     .update(emergencyContacts)
     .set(set)
@@ -88,18 +123,43 @@ export function transition(db: Db, id: string, from: EmergencyStatus[], set: Par
  * first read after `grantedAt`, false for every later one (the WHERE decides, so two reads at once
  * cannot both claim it).
  */
-export async function claimReadNotice(db: Db, id: string, grantedAt: string, now: string): Promise<boolean> {
+export async function claimReadNotice(
+  db: Db,
+  id: string,
+  grantedAt: string,
+  now: string,
+): Promise<boolean> {
   const done = await db
     .update(emergencyContacts)
     .set({ vaultReadNotifiedAt: now })
-    .where(and(eq(emergencyContacts.id, id), or(isNull(emergencyContacts.vaultReadNotifiedAt), lt(emergencyContacts.vaultReadNotifiedAt, grantedAt))))
+    .where(
+      and(
+        eq(emergencyContacts.id, id),
+        or(
+          isNull(emergencyContacts.vaultReadNotifiedAt),
+          lt(emergencyContacts.vaultReadNotifiedAt, grantedAt),
+        ),
+      ),
+    )
     .returning({ id: emergencyContacts.id });
   return done.length > 0;
 }
 
-export function updateOwned(db: Db, ownerId: string, id: string, from: EmergencyStatus[], set: Partial<EmergencyContactRow>) {
+export function updateOwned(
+  db: Db,
+  ownerId: string,
+  id: string,
+  from: EmergencyStatus[],
+  set: Partial<EmergencyContactRow>,
+) {
   return db
     .update(emergencyContacts)
     .set(set)
-    .where(and(eq(emergencyContacts.ownerId, ownerId), eq(emergencyContacts.id, id), inArray(emergencyContacts.status, from)));
+    .where(
+      and(
+        eq(emergencyContacts.ownerId, ownerId),
+        eq(emergencyContacts.id, id),
+        inArray(emergencyContacts.status, from),
+      ),
+    );
 }

@@ -3,12 +3,28 @@ import { recoveryTimers } from "../../../durable-objects/recovery-timer";
 import { route } from "../../http/route";
 import { requestMeta, type AppEnv } from "../../http/types";
 import { idParam } from "../../lib/validators";
-import { AcceptBody, AccessQuery, AccessResponse, AddBody, ContactResponse, ListQuery, ListResponse, RequestBody, RespondBody, SuccessResponse, UpdateBody, VaultResponse } from "./schema";
+import {
+  AcceptBody,
+  AccessQuery,
+  AccessResponse,
+  AddBody,
+  ContactResponse,
+  ListQuery,
+  ListResponse,
+  RequestBody,
+  RespondBody,
+  SuccessResponse,
+  UpdateBody,
+  VaultResponse,
+} from "./schema";
 import { EmergencyService } from "./service";
 import { emergencyCtx } from "./timer";
 
 function service(c: Context<AppEnv>) {
-  return new EmergencyService(emergencyCtx(c.env, c.get("config"), c.get("user").id), recoveryTimers(c.env.RECOVERY_TIMER));
+  return new EmergencyService(
+    emergencyCtx(c.env, c.get("config"), c.get("user").id),
+    recoveryTimers(c.env.RECOVERY_TIMER),
+  );
 }
 
 /** DECISIONS D3/D11: adding a contact and responding are sensitive (300 s on untrusted devices). */
@@ -34,7 +50,8 @@ export function registerEmergencyRoutes(app: Hono<AppEnv>) {
     stepUp: SENSITIVE,
     body: AddBody,
     responses: { 201: { description: "Invited", schema: ContactResponse } },
-    handler: async (c, { body }) => c.json({ contact: await service(c).add(c.get("user"), body, requestMeta(c.req)) }, 201),
+    handler: async (c, { body }) =>
+      c.json({ contact: await service(c).add(c.get("user"), body, requestMeta(c.req)) }, 201),
   });
 
   route(app, {
@@ -44,16 +61,23 @@ export function registerEmergencyRoutes(app: Hono<AppEnv>) {
     tags: ["emergency"],
     query: AccessQuery,
     responses: { 200: { description: "Key material", schema: AccessResponse } },
-    handler: async (c, { query }) => c.json(await service(c).access(c.get("user"), query.contact_id, requestMeta(c.req))),
+    handler: async (c, { query }) =>
+      c.json(await service(c).access(c.get("user"), query.contact_id, requestMeta(c.req))),
   });
 
   route(app, {
     method: "get",
     path: "/api/vault/emergency/:id/vault",
-    summary: "The owner's vault for a contact with granted access (DECISIONS D15): ciphertext, read-only",
+    summary:
+      "The owner's vault for a contact with granted access (DECISIONS D15): ciphertext, read-only",
     tags: ["emergency"],
     params: idParam,
-    responses: { 200: { description: "The owner's live entries as a full sync pull holds them", schema: VaultResponse } },
+    responses: {
+      200: {
+        description: "The owner's live entries as a full sync pull holds them",
+        schema: VaultResponse,
+      },
+    },
     handler: async (c, { params }) => {
       c.header("Cache-Control", "no-store");
       return c.json(await service(c).readVault(c.get("user"), params.id, requestMeta(c.req)));
@@ -68,7 +92,8 @@ export function registerEmergencyRoutes(app: Hono<AppEnv>) {
     rateLimit: ["emergency_accept"],
     body: AcceptBody,
     responses: { 200: { description: "Accepted", schema: ContactResponse } },
-    handler: async (c, { body }) => c.json({ contact: await service(c).accept(c.get("user"), body, requestMeta(c.req)) }),
+    handler: async (c, { body }) =>
+      c.json({ contact: await service(c).accept(c.get("user"), body, requestMeta(c.req)) }),
   });
 
   route(app, {
@@ -79,7 +104,10 @@ export function registerEmergencyRoutes(app: Hono<AppEnv>) {
     rateLimit: ["emergency_request"],
     body: RequestBody,
     responses: { 200: { description: "Requested", schema: ContactResponse } },
-    handler: async (c, { body }) => c.json({ contact: await service(c).request(c.get("user"), body.contact_id, requestMeta(c.req)) }),
+    handler: async (c, { body }) =>
+      c.json({
+        contact: await service(c).request(c.get("user"), body.contact_id, requestMeta(c.req)),
+      }),
   });
 
   route(app, {
@@ -91,7 +119,15 @@ export function registerEmergencyRoutes(app: Hono<AppEnv>) {
     stepUp: SENSITIVE,
     body: RespondBody,
     responses: { 200: { description: "Answered", schema: ContactResponse } },
-    handler: async (c, { body }) => c.json({ contact: await service(c).respond(c.get("user"), body.contact_id, body.action, requestMeta(c.req)) }),
+    handler: async (c, { body }) =>
+      c.json({
+        contact: await service(c).respond(
+          c.get("user"),
+          body.contact_id,
+          body.action,
+          requestMeta(c.req),
+        ),
+      }),
   });
 
   route(app, {
@@ -103,7 +139,15 @@ export function registerEmergencyRoutes(app: Hono<AppEnv>) {
     params: idParam,
     body: UpdateBody,
     responses: { 200: { description: "Updated", schema: ContactResponse } },
-    handler: async (c, { params, body }) => c.json({ contact: await service(c).updateWait(c.get("user"), params.id, body.wait_hours, requestMeta(c.req)) }),
+    handler: async (c, { params, body }) =>
+      c.json({
+        contact: await service(c).updateWait(
+          c.get("user"),
+          params.id,
+          body.wait_hours,
+          requestMeta(c.req),
+        ),
+      }),
   });
 
   route(app, {

@@ -17,11 +17,20 @@ export type AddInput = z.output<typeof AddBody>;
 
 /** The mailed token, or (D21) the id of an invitation listed for the caller's verified email. */
 export const AcceptBody = z
-  .object({ token: z.string().min(16).max(512).optional(), contact_id: z.string().min(1).max(128).optional() })
-  .refine((b) => (b.token === undefined) !== (b.contact_id === undefined), { message: "give either token or contact_id", path: ["token"] })
+  .object({
+    token: z.string().min(16).max(512).optional(),
+    contact_id: z.string().min(1).max(128).optional(),
+  })
+  .refine((b) => (b.token === undefined) !== (b.contact_id === undefined), {
+    message: "give either token or contact_id",
+    path: ["token"],
+  })
   .transform((b) => (b.token !== undefined ? { token: b.token } : { contact_id: b.contact_id! }));
 export const RequestBody = z.object({ contact_id: z.string().min(1).max(128) });
-export const RespondBody = z.object({ contact_id: z.string().min(1).max(128), action: z.enum(["approve", "deny"]) });
+export const RespondBody = z.object({
+  contact_id: z.string().min(1).max(128),
+  action: z.enum(["approve", "deny"]),
+});
 export const UpdateBody = z.object({ wait_hours: waitHours });
 export const AccessQuery = z.object({ contact_id: z.string().min(1).max(128) });
 
@@ -32,7 +41,15 @@ export const ContactShape = z.object({
   owner_email: z.string().nullable(),
   contact_email: z.string(),
   contact_user_id: z.string().nullable(),
-  status: z.enum(["pending_invite", "active", "access_requested", "access_granted", "access_denied", "access_expired", "revoked"]),
+  status: z.enum([
+    "pending_invite",
+    "active",
+    "access_requested",
+    "access_granted",
+    "access_denied",
+    "access_expired",
+    "revoked",
+  ]),
   wait_hours: z.number().int(),
   requested_at: z.string().nullable(),
   grant_at: z.string().nullable(),
@@ -43,8 +60,16 @@ export const ContactShape = z.object({
 
 export const ContactResponse = z.object({ contact: ContactShape });
 export const ListQuery = PageQuery;
-export const ListResponse = z.object({ as_owner: z.array(ContactShape), as_contact: z.array(ContactShape), next_cursor: NextCursor });
+export const ListResponse = z.object({
+  as_owner: z.array(ContactShape),
+  as_contact: z.array(ContactShape),
+  next_cursor: NextCursor,
+});
 export const AccessResponse = z.object({ wrapped_access_key: z.string(), invite_salt: z.string() });
 export { SuccessResponse } from "../../kernel/schemas";
 
-export const VaultResponse = z.object({ owner_email: z.string().nullable(), owner_id: z.string(), entries: z.array(SyncEntry) });
+export const VaultResponse = z.object({
+  owner_email: z.string().nullable(),
+  owner_id: z.string(),
+  entries: z.array(SyncEntry),
+});

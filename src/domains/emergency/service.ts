@@ -11,7 +11,13 @@ import { notify } from "../notifications";
 import { liveEntries } from "../sync";
 import * as repo from "./repo";
 import type { AddInput } from "./schema";
-import { announceGrant, INVITE_TTL_MS, RETRIEVAL_WINDOW_MS, tickContact, type EmergencyCtx } from "./timer";
+import {
+  announceGrant,
+  INVITE_TTL_MS,
+  RETRIEVAL_WINDOW_MS,
+  tickContact,
+  type EmergencyCtx,
+} from "./timer";
 import { rowsChanged } from "../../db/d1";
 import { inviteMail, requestedBody, requestedMail } from "./mails";
 
@@ -55,7 +61,10 @@ export class EmergencyService {
    * a crash between loses that event, never logs a change that was not made. False when a guard in
    * the change's WHERE did not hold (nothing is logged then).
    */
-  private async changeThenAudit(change: Promise<{ meta: { changes?: number | null } }>, event: AuditInput): Promise<boolean> {
+  private async changeThenAudit(
+    change: Promise<{ meta: { changes?: number | null } }>,
+    event: AuditInput,
+  ): Promise<boolean> {
     if (rowsChanged(await change) === 0) return false;
     await auditInsert(this.ctx.dbOf(event.userId), event);
     return true;
@@ -72,9 +81,15 @@ export class EmergencyService {
     const take = page.limit + 1;
     const [owned, contacted] =
       side === "owner"
-        ? await this.directory.batch([repo.listSide(this.directory, party, "owner", page.cursor, take), repo.listSide(this.directory, party, "contact", undefined, take)])
+        ? await this.directory.batch([
+            repo.listSide(this.directory, party, "owner", page.cursor, take),
+            repo.listSide(this.directory, party, "contact", undefined, take),
+          ])
         : [[], await repo.listSide(this.directory, party, "contact", page.cursor, take)];
-    const rows = [...owned.map((row) => ({ id: row.id, row, side: "owner" })), ...contacted.map((row) => ({ id: row.id, row, side: "contact" }))];
+    const rows = [
+      ...owned.map((row) => ({ id: row.id, row, side: "owner" })),
+      ...contacted.map((row) => ({ id: row.id, row, side: "contact" })),
+    ];
     const { items, next_cursor } = pageOf(rows, page.limit);
     const on = (s: repo.Side) => items.filter((i) => i.side === s).map((i) => toContact(i.row));
     return { as_owner: on("owner"), as_contact: on("contact"), next_cursor };
@@ -82,8 +97,10 @@ export class EmergencyService {
 
   async add(user: AuthUser, input: AddInput, meta: RequestMeta, now = Date.now()) {
     const email = lower(input.email)!;
-    if (email === lower(user.email)) throw conflict("You cannot name yourself as an emergency contact");
-    if (await repo.findLiveByEmail(this.directory, user.id, email)) throw conflict("That address is already an emergency contact");
+    if (email === lower(user.email))
+      throw conflict("You cannot name yourself as an emergency contact");
+    if (await repo.findLiveByEmail(this.directory, user.id, email))
+      throw conflict("That address is already an emergency contact");
     const token = randomToken(32);
     const row: EmergencyContactRow = {
       id: randomId(),
@@ -113,7 +130,18 @@ export class EmergencyService {
       meta,
       details: { email, wait_hours: row.waitHours },
     });
-    await sendQuietly(this.ctx.mailer, inviteMail(this.ctx.appOrigin, email, user.email ?? null, row.waitHours, INVITE_TTL_MS / DAY_MS, row.inviteExpiresAt, token));
+    await sendQuietly(
+      this.ctx.mailer,
+      inviteMail(
+        this.ctx.appOrigin,
+        email,
+        user.email ?? null,
+        row.waitHours,
+        INVITE_TTL_MS / DAY_MS,
+        row.inviteExpiresAt,
+        token,
+      ),
+    );
     return toContact(row);
   }
 
@@ -121,9 +149,21 @@ export class EmergencyService {
    * Accepts by the mailed token, or by the invitation's id when it is addressed to the caller's
    * verified email (D21: the invitation found in the app). Someone else's id is simply not found.
    */
-  async accept(user: AuthUser, by: { token: string } | { contact_id: string }, meta: RequestMeta, now = Date.now()) {
-    const found = "token" in by ? await repo.findByTokenHash(this.directory, await sha256Hex(by.token)) : await repo.findById(this.directory, by.contact_id);
-    const mine = found && ("token" in by || found.contactEmail === lower(user.email) || found.contactUserId === user.id);
+  async accept(
+    user: AuthUser,
+    by: { token: string } | { contact_id: string },
+    meta: RequestMeta,
+    now = Date.now(),
+  ) {
+    const found =
+      "token" in by
+        ? await repo.findByTokenHash(this.directory, await sha256Hex(by.token))
+        : await repo.findById(this.directory, by.contact_id);
+    const mine =
+      found &&
+      ("token" in by ||
+        found.contactEmail === lower(user.email) ||
+        found.contactUserId === user.id);
     const row = mine ? found : undefined;
     if (!row || row.status === "revoked") throw notFound("Invitation");
     if (row.ownerId === user.id) throw forbidden("You cannot accept your own invitation");
@@ -131,17 +171,22 @@ export class EmergencyService {
       if (row.contactUserId === user.id) throw conflict("Invitation already accepted");
       throw notFound("Invitation");
     }
-    if (now >= Date.parse(row.inviteExpiresAt)) throw new AppError(ErrorCode.GONE, "Invitation expired");
-    if (lower(user.email) !== row.contactEmail) throw forbidden("The invitation was sent to another address");
+    if (now >= Date.parse(row.inviteExpiresAt))
+      throw new AppError(ErrorCode.GONE, "Invitation expired");
+    if (lower(user.email) !== row.contactEmail)
+      throw forbidden("The invitation was sent to another address");
     const set = { status: "active" as const, contactUserId: user.id, updatedAt: iso(now) };
-    const accepted = await this.changeThenAudit(repo.transition(this.directory, row.id, ["pending_invite"], set).run(), {
-      userId: user.id,
-      action: "emergency_contact.accept",
-      targetType: "emergency_contact",
-      targetId: row.id,
-      meta,
-      details: { owner_id: row.ownerId },
-    });
+    const accepted = await this.changeThenAudit(
+      repo.transition(this.directory, row.id, ["pending_invite"], set).run(),
+      {
+        userId: user.id,
+        action: "emergency_contact.accept",
+        targetType: "emergency_contact",
+        targetId: row.id,
+        meta,
+        details: { owner_id: row.ownerId },
+      },
+    );
     if (!accepted) throw conflict("Invitation already answered");
     this.ctx.tell({ ...row, ...set });
     await notify(this.ctx.dbOf(row.ownerId), {
@@ -175,52 +220,87 @@ export class EmergencyService {
 
   async request(user: AuthUser, id: string, meta: RequestMeta, now = Date.now()) {
     const row = await this.asContact(user, id);
-    if (row.status !== "active") throw conflict(`Access cannot be requested while the record is ${row.status}`);
+    if (row.status !== "active")
+      throw conflict(`Access cannot be requested while the record is ${row.status}`);
     const grantAt = now + row.waitHours * HOUR_MS;
-    const set = { status: "access_requested" as const, requestedAt: iso(now), grantAt: iso(grantAt), grantedAt: null, expiresAt: null, updatedAt: iso(now) };
+    const set = {
+      status: "access_requested" as const,
+      requestedAt: iso(now),
+      grantAt: iso(grantAt),
+      grantedAt: null,
+      expiresAt: null,
+      updatedAt: iso(now),
+    };
     await this.timers.scheduleEmergency(row.id, row.ownerId, grantAt);
-    const requested = await this.changeThenAudit(repo.transition(this.directory, row.id, ["active"], set).run(), {
-      userId: user.id,
-      action: "emergency_access.request",
-      targetType: "emergency_contact",
-      targetId: row.id,
-      meta,
-      details: { owner_id: row.ownerId, wait_hours: row.waitHours, grant_at: set.grantAt },
-    });
+    const requested = await this.changeThenAudit(
+      repo.transition(this.directory, row.id, ["active"], set).run(),
+      {
+        userId: user.id,
+        action: "emergency_access.request",
+        targetType: "emergency_contact",
+        targetId: row.id,
+        meta,
+        details: { owner_id: row.ownerId, wait_hours: row.waitHours, grant_at: set.grantAt },
+      },
+    );
     if (!requested) throw conflict("The record changed; reload it");
     this.ctx.tell(row);
     const body = requestedBody(row.contactEmail, set.grantAt);
-    await notify(this.ctx.dbOf(row.ownerId), {
-      userId: row.ownerId,
-      type: "emergency_access_requested",
-      title: "Emergency access requested",
-      body,
-      color: "warning",
-      actionUrl: "/emergency",
-      actorId: user.id,
-      actorEmail: row.contactEmail,
-      metadata: { contact_id: row.id, grant_at: set.grantAt, wait_hours: row.waitHours },
-    }, this.ctx.config);
-    if (row.ownerEmail) await sendQuietly(this.ctx.mailer, requestedMail(this.ctx.appOrigin, row.ownerEmail, row.contactEmail, set.grantAt));
+    await notify(
+      this.ctx.dbOf(row.ownerId),
+      {
+        userId: row.ownerId,
+        type: "emergency_access_requested",
+        title: "Emergency access requested",
+        body,
+        color: "warning",
+        actionUrl: "/emergency",
+        actorId: user.id,
+        actorEmail: row.contactEmail,
+        metadata: { contact_id: row.id, grant_at: set.grantAt, wait_hours: row.waitHours },
+      },
+      this.ctx.config,
+    );
+    if (row.ownerEmail)
+      await sendQuietly(
+        this.ctx.mailer,
+        requestedMail(this.ctx.appOrigin, row.ownerEmail, row.contactEmail, set.grantAt),
+      );
     return toContact({ ...row, ...set });
   }
 
-  async respond(user: AuthUser, id: string, action: "approve" | "deny", meta: RequestMeta, now = Date.now()) {
+  async respond(
+    user: AuthUser,
+    id: string,
+    action: "approve" | "deny",
+    meta: RequestMeta,
+    now = Date.now(),
+  ) {
     const row = await this.asOwner(user, id);
-    if (row.status !== "access_requested") throw conflict(`There is no pending request (record is ${row.status})`);
+    if (row.status !== "access_requested")
+      throw conflict(`There is no pending request (record is ${row.status})`);
     const set =
       action === "approve"
-        ? { status: "access_granted" as const, grantedAt: iso(now), expiresAt: iso(now + RETRIEVAL_WINDOW_MS), updatedAt: iso(now) }
+        ? {
+            status: "access_granted" as const,
+            grantedAt: iso(now),
+            expiresAt: iso(now + RETRIEVAL_WINDOW_MS),
+            updatedAt: iso(now),
+          }
         : { status: "access_denied" as const, updatedAt: iso(now) };
-    if (action === "approve") await this.timers.scheduleEmergency(row.id, row.ownerId, now + RETRIEVAL_WINDOW_MS);
-    const answered = await this.changeThenAudit(repo.updateOwned(this.directory, user.id, row.id, ["access_requested"], set).run(), {
-      userId: user.id,
-      action: `emergency_access.${action}`,
-      targetType: "emergency_contact",
-      targetId: row.id,
-      meta,
-      details: { contact_id: row.id, email: row.contactEmail },
-    });
+    if (action === "approve")
+      await this.timers.scheduleEmergency(row.id, row.ownerId, now + RETRIEVAL_WINDOW_MS);
+    const answered = await this.changeThenAudit(
+      repo.updateOwned(this.directory, user.id, row.id, ["access_requested"], set).run(),
+      {
+        userId: user.id,
+        action: `emergency_access.${action}`,
+        targetType: "emergency_contact",
+        targetId: row.id,
+        meta,
+        details: { contact_id: row.id, email: row.contactEmail },
+      },
+    );
     if (!answered) throw conflict("The request was answered already");
     const updated = { ...row, ...set };
     if (action === "approve") await announceGrant(this.ctx, updated, updated.expiresAt!, false);
@@ -228,25 +308,50 @@ export class EmergencyService {
       this.ctx.tell(row);
       await this.timers.cancelEmergency(row.id);
       if (row.contactUserId) {
-        await notify(this.ctx.dbOf(row.contactUserId), { userId: row.contactUserId, type: "emergency_access_denied", title: "Emergency access denied", body: "The vault owner denied your emergency access request.", color: "error", actionUrl: "/emergency", actorId: user.id, metadata: { contact_id: row.id } });
+        await notify(this.ctx.dbOf(row.contactUserId), {
+          userId: row.contactUserId,
+          type: "emergency_access_denied",
+          title: "Emergency access denied",
+          body: "The vault owner denied your emergency access request.",
+          color: "error",
+          actionUrl: "/emergency",
+          actorId: user.id,
+          metadata: { contact_id: row.id },
+        });
       }
     }
     return toContact(updated);
   }
 
-  async updateWait(user: AuthUser, id: string, waitHours: number, meta: RequestMeta, now = Date.now()) {
+  async updateWait(
+    user: AuthUser,
+    id: string,
+    waitHours: number,
+    meta: RequestMeta,
+    now = Date.now(),
+  ) {
     const row = await this.asOwner(user, id);
     if (row.status === "revoked") throw conflict("The record is revoked");
     const set = { waitHours, updatedAt: iso(now) };
-    const live = ["pending_invite", "active", "access_requested", "access_granted", "access_denied", "access_expired"] as const;
-    const updated = await this.changeThenAudit(repo.updateOwned(this.directory, user.id, row.id, [...live], set).run(), {
-      userId: user.id,
-      action: "emergency_contact.update",
-      targetType: "emergency_contact",
-      targetId: row.id,
-      meta,
-      details: { wait_hours: waitHours, previous_wait_hours: row.waitHours },
-    });
+    const live = [
+      "pending_invite",
+      "active",
+      "access_requested",
+      "access_granted",
+      "access_denied",
+      "access_expired",
+    ] as const;
+    const updated = await this.changeThenAudit(
+      repo.updateOwned(this.directory, user.id, row.id, [...live], set).run(),
+      {
+        userId: user.id,
+        action: "emergency_contact.update",
+        targetType: "emergency_contact",
+        targetId: row.id,
+        meta,
+        details: { wait_hours: waitHours, previous_wait_hours: row.waitHours },
+      },
+    );
     if (!updated) throw conflict("The record is revoked");
     return toContact({ ...row, ...set });
   }
@@ -254,14 +359,22 @@ export class EmergencyService {
   async revoke(user: AuthUser, id: string, meta: RequestMeta, now = Date.now()) {
     const row = await this.asOwner(user, id);
     if (row.status !== "revoked") {
-      const revoked = await this.changeThenAudit(repo.updateOwned(this.directory, user.id, row.id, [row.status], { status: "revoked", updatedAt: iso(now) }).run(), {
-        userId: user.id,
-        action: "emergency_contact.revoke",
-        targetType: "emergency_contact",
-        targetId: row.id,
-        meta,
-        details: { email: row.contactEmail, previous_status: row.status },
-      });
+      const revoked = await this.changeThenAudit(
+        repo
+          .updateOwned(this.directory, user.id, row.id, [row.status], {
+            status: "revoked",
+            updatedAt: iso(now),
+          })
+          .run(),
+        {
+          userId: user.id,
+          action: "emergency_contact.revoke",
+          targetType: "emergency_contact",
+          targetId: row.id,
+          meta,
+          details: { email: row.contactEmail, previous_status: row.status },
+        },
+      );
       if (revoked) this.ctx.tell(row);
     }
     await this.timers.cancelEmergency(row.id);
@@ -270,16 +383,26 @@ export class EmergencyService {
   /** Spec: recipient only; 403 unless granted and in its window, 404 absent, 410 once the window has passed. */
   private async granted(user: AuthUser, id: string, now: number) {
     const found = await this.asContact(user, id);
-    if (found.status === "access_requested" || found.status === "access_granted") await tickContact(this.ctx, id, now);
+    if (found.status === "access_requested" || found.status === "access_granted")
+      await tickContact(this.ctx, id, now);
     const row = (await repo.findForParty(this.directory, user.id, id)) ?? found;
-    if (row.status === "access_expired") throw new AppError(ErrorCode.GONE, "The access window has expired");
-    if (row.status !== "access_granted" || !row.expiresAt || now >= Date.parse(row.expiresAt)) throw forbidden("Access has not been granted");
+    if (row.status === "access_expired")
+      throw new AppError(ErrorCode.GONE, "The access window has expired");
+    if (row.status !== "access_granted" || !row.expiresAt || now >= Date.parse(row.expiresAt))
+      throw forbidden("Access has not been granted");
     return row;
   }
 
   async access(user: AuthUser, id: string, meta: RequestMeta, now = Date.now()) {
     const row = await this.granted(user, id, now);
-    await auditInsert(this.ctx.dbOf(user.id), { userId: user.id, action: "emergency_access.retrieve_key", targetType: "emergency_contact", targetId: row.id, meta, details: { owner_id: row.ownerId } });
+    await auditInsert(this.ctx.dbOf(user.id), {
+      userId: user.id,
+      action: "emergency_access.retrieve_key",
+      targetType: "emergency_contact",
+      targetId: row.id,
+      meta,
+      details: { owner_id: row.ownerId },
+    });
     return { wrapped_access_key: row.wrappedAccessKey, invite_salt: row.inviteSalt };
   }
 
@@ -291,7 +414,14 @@ export class EmergencyService {
   async readVault(user: AuthUser, id: string, meta: RequestMeta, now = Date.now()) {
     const row = await this.granted(user, id, now);
     const entries = await liveEntries(this.ctx.dbOf(row.ownerId), row.ownerId);
-    await auditInsert(this.ctx.dbOf(user.id), { userId: user.id, action: "emergency_access.read_vault", targetType: "emergency_contact", targetId: row.id, meta, details: { owner_id: row.ownerId, entries: entries.length } });
+    await auditInsert(this.ctx.dbOf(user.id), {
+      userId: user.id,
+      action: "emergency_access.read_vault",
+      targetType: "emergency_contact",
+      targetId: row.id,
+      meta,
+      details: { owner_id: row.ownerId, entries: entries.length },
+    });
     if (await repo.claimReadNotice(this.directory, row.id, row.grantedAt ?? iso(now), iso(now))) {
       await notify(this.ctx.dbOf(row.ownerId), {
         userId: row.ownerId,

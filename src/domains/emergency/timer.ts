@@ -19,7 +19,14 @@ const iso = (t: number) => new Date(t).toISOString();
  * `config` lets notify() push (docs/decisions.md, Client: entry tools and account pages).
  * `tell` gives the parties' open devices live sync's `emergency` topic after a committed change.
  */
-export type EmergencyCtx = { directory: Db; dbOf: (userId: string) => Db; mailer: Mailer; appOrigin: string; config?: Config; tell: (row: EmergencyContactRow) => void };
+export type EmergencyCtx = {
+  directory: Db;
+  dbOf: (userId: string) => Db;
+  mailer: Mailer;
+  appOrigin: string;
+  config?: Config;
+  tell: (row: EmergencyContactRow) => void;
+};
 
 export function emergencyCtx(env: Bindings, config: Config, callerId: string): EmergencyCtx {
   return {
@@ -36,7 +43,12 @@ export function emergencyCtx(env: Bindings, config: Config, callerId: string): E
  * The record is found by its id in the directory; `ownerId` (absent from timers armed before it
  * was passed, then read from the record) chooses the shard whose outbox the run's mails go to.
  */
-export async function runEmergencyTimer(env: Bindings, contactId: string, ownerId: string | undefined, now: number): Promise<number | null> {
+export async function runEmergencyTimer(
+  env: Bindings,
+  contactId: string,
+  ownerId: string | undefined,
+  now: number,
+): Promise<number | null> {
   const owner = ownerId ?? (await repo.findById(directoryDb(env), contactId))?.ownerId;
   if (!owner) return null;
   return tickContact(emergencyCtx(env, loadConfig(env), owner), contactId, now);
@@ -48,20 +60,32 @@ export async function runEmergencyTimer(env: Bindings, contactId: string, ownerI
  * Returns when to wake next, or null. Also run inline before key retrieval, so a late alarm never
  * decides the answer.
  */
-export async function tickContact(ctx: EmergencyCtx, contactId: string, now: number): Promise<number | null> {
+export async function tickContact(
+  ctx: EmergencyCtx,
+  contactId: string,
+  now: number,
+): Promise<number | null> {
   const row = await repo.findById(ctx.directory, contactId);
   if (!row) return null;
   if (row.status === "access_requested" && row.grantAt) {
     if (now < Date.parse(row.grantAt)) return Date.parse(row.grantAt);
     const expiresAt = now + RETRIEVAL_WINDOW_MS;
-    const res = await repo.transition(ctx.directory, row.id, ["access_requested"], { status: "access_granted", grantedAt: iso(now), expiresAt: iso(expiresAt), updatedAt: iso(now) });
+    const res = await repo.transition(ctx.directory, row.id, ["access_requested"], {
+      status: "access_granted",
+      grantedAt: iso(now),
+      expiresAt: iso(expiresAt),
+      updatedAt: iso(now),
+    });
     if (rowsChanged(res) === 0) return now;
     await announceGrant(ctx, row, iso(expiresAt), true);
     return expiresAt;
   }
   if (row.status === "access_granted" && row.expiresAt) {
     if (now < Date.parse(row.expiresAt)) return Date.parse(row.expiresAt);
-    const res = await repo.transition(ctx.directory, row.id, ["access_granted"], { status: "access_expired", updatedAt: iso(now) });
+    const res = await repo.transition(ctx.directory, row.id, ["access_granted"], {
+      status: "access_expired",
+      updatedAt: iso(now),
+    });
     if (rowsChanged(res) > 0) ctx.tell(row);
     return null;
   }
@@ -69,7 +93,12 @@ export async function tickContact(ctx: EmergencyCtx, contactId: string, now: num
 }
 
 /** Tells both sides that access has been granted (by the owner or because the wait ran out). */
-export async function announceGrant(ctx: EmergencyCtx, row: EmergencyContactRow, expiresAt: string, automatic: boolean) {
+export async function announceGrant(
+  ctx: EmergencyCtx,
+  row: EmergencyContactRow,
+  expiresAt: string,
+  automatic: boolean,
+) {
   ctx.tell(row);
   const how = automatic ? "the waiting period passed without a response" : "the owner approved it";
   if (row.contactUserId) {

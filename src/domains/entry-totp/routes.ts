@@ -17,14 +17,17 @@ export function registerEntryTotpRoutes(app: Hono<AppEnv>) {
     summary: "The entry's TOTP configuration (zero-trust form includes secretEncrypted)",
     tags: ["passwords", "totp"],
     params: idParam,
-    responses: { 200: { description: "Configuration, or {hasTotp: false}", schema: TotpConfigResponse } },
+    responses: {
+      200: { description: "Configuration, or {hasTotp: false}", schema: TotpConfigResponse },
+    },
     handler: async (c, { params }) => c.json(await service(c).get(c.get("user").id, params.id)),
   });
 
   route(app, {
     method: "post",
     path: "/api/passwords/:id/totp",
-    summary: "Store a client-side encrypted TOTP secret and its parameters (replaces any earlier one)",
+    summary:
+      "Store a client-side encrypted TOTP secret and its parameters (replaces any earlier one)",
     tags: ["passwords", "totp"],
     params: idParam,
     body: SetTotpBody,
@@ -54,7 +57,9 @@ export function registerEntryTotpRoutes(app: Hono<AppEnv>) {
     summary: "Current code of a legacy (server-held) secret; 410 for zero-trust entries",
     tags: ["passwords", "totp"],
     params: idParam,
-    responses: { 200: { description: "Code and whole seconds until it changes", schema: CodeResponse } },
+    responses: {
+      200: { description: "Code and whole seconds until it changes", schema: CodeResponse },
+    },
     handler: async (c, { params }) => {
       c.header("Cache-Control", "no-store");
       return c.json(await service(c).code(c.get("user").id, params.id, requestMeta(c.req)));

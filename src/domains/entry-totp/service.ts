@@ -62,7 +62,8 @@ export class EntryTotpService {
 
   async remove(userId: string, passwordId: string) {
     if (!(await this.entry(userId, passwordId)).totp) throw notFound("TOTP configuration");
-    if (!(await repo.remove(this.db, userId, passwordId, new Date(this.clock()).toISOString()))) throw notFound("TOTP configuration");
+    if (!(await repo.remove(this.db, userId, passwordId, new Date(this.clock()).toISOString())))
+      throw notFound("TOTP configuration");
   }
 
   /** The current code of a legacy entry; zero-trust secrets never reach the server (410). */
@@ -70,14 +71,27 @@ export class EntryTotpService {
     const row = (await this.entry(userId, passwordId)).totp;
     if (!row) throw notFound("TOTP configuration");
     if (row.zeroTrust || !row.secretSealed) {
-      throw new AppError(ErrorCode.GONE, "This entry's TOTP secret is encrypted on the client; generate the code there (RFC 6238)");
+      throw new AppError(
+        ErrorCode.GONE,
+        "This entry's TOTP secret is encrypted on the client; generate the code there (RFC 6238)",
+      );
     }
     const algorithm = normalizeAlgorithm(row.algorithm);
-    if (!algorithm) throw new AppError(ErrorCode.UNPROCESSABLE, "Unsupported TOTP algorithm on this entry");
+    if (!algorithm)
+      throw new AppError(ErrorCode.UNPROCESSABLE, "Unsupported TOTP algorithm on this entry");
     const secret = await unseal(this.dataKey, row.secretSealed, legacyAad(userId, passwordId));
     const nowSeconds = this.clock() / 1000;
-    const code = await totpCode({ secret, algorithm, digits: row.digits, period: row.period }, nowSeconds);
-    await recordAudit(this.db, { userId, action: "password.totp_code", targetType: "password", targetId: passwordId, meta });
+    const code = await totpCode(
+      { secret, algorithm, digits: row.digits, period: row.period },
+      nowSeconds,
+    );
+    await recordAudit(this.db, {
+      userId,
+      action: "password.totp_code",
+      targetType: "password",
+      targetId: passwordId,
+      meta,
+    });
     return { code, remaining: remainingSeconds(nowSeconds, row.period) };
   }
 
@@ -88,11 +102,16 @@ export class EntryTotpService {
   async setLegacySecret(userId: string, passwordId: string, legacy: LegacySecret) {
     const secret = legacy.secret.replace(/\s/g, "").toUpperCase();
     if (!BASE32.test(secret) || secret.replace(/=+$/, "").length < 16) {
-      throw validationError("Legacy secret must be base32 of at least 80 bits", [{ field: "secret", message: "must be base32, at least 16 characters" }]);
+      throw validationError("Legacy secret must be base32 of at least 80 bits", [
+        { field: "secret", message: "must be base32, at least 16 characters" },
+      ]);
     }
     const params = LegacyParams.safeParse({ digits: legacy.digits, period: legacy.period });
     if (!params.success) throw validationError("Invalid TOTP parameters", zodIssues(params.error));
-    if (!normalizeAlgorithm(legacy.algorithm)) throw validationError("Unsupported algorithm", [{ field: "algorithm", message: "must be SHA-1, SHA-256 or SHA-512" }]);
+    if (!normalizeAlgorithm(legacy.algorithm))
+      throw validationError("Unsupported algorithm", [
+        { field: "algorithm", message: "must be SHA-1, SHA-256 or SHA-512" },
+      ]);
     const existing = (await this.entry(userId, passwordId)).totp;
     const now = new Date(this.clock()).toISOString();
     await repo.upsert(this.db, {

@@ -39,7 +39,8 @@ const CA_LETTERS = "ABCEGHJKLMNPRSTVWXYZ";
 
 function postalCode(country: Country, prefix: string): string {
   if (country === "US") return prefix;
-  if (country === "GB") return `${prefix} ${randomInt(10)}${pick([...GB_INWARD_LETTERS])}${pick([...GB_INWARD_LETTERS])}`;
+  if (country === "GB")
+    return `${prefix} ${randomInt(10)}${pick([...GB_INWARD_LETTERS])}${pick([...GB_INWARD_LETTERS])}`;
   return `${prefix} ${randomInt(10)}${pick([...CA_LETTERS])}${randomInt(10)}`;
 }
 
@@ -63,18 +64,32 @@ function dateOfBirth(now = new Date()): string {
 }
 
 function ascii(s: string): string {
-  return s.normalize("NFD").replace(/[\u0300-\u036f]/g, "").replace(/[^A-Za-z0-9]/g, "").toLowerCase();
+  return s
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .replace(/[^A-Za-z0-9]/g, "")
+    .toLowerCase();
 }
 
 function username(first: string, last: string, dob: string): string {
   const f = ascii(first);
   const l = ascii(last);
   const year = dob.slice(2, 4);
-  const forms = [`${f}.${l}`, `${f}${l}${year}`, `${f[0]}${l}${digits(2)}`, `${f}_${l}${digits(3)}`, `${l}${f[0]}${year}`];
+  const forms = [
+    `${f}.${l}`,
+    `${f}${l}${year}`,
+    `${f[0]}${l}${digits(2)}`,
+    `${f}_${l}${digits(3)}`,
+    `${l}${f[0]}${year}`,
+  ];
   return pick(forms);
 }
 
-export function generatePersona(country: Country, gender: GenderChoice, withPhone: boolean): Persona {
+export function generatePersona(
+  country: Country,
+  gender: GenderChoice,
+  withPhone: boolean,
+): Persona {
   const data = DATA[country];
   const g = gender === "any" ? pick(["male", "female"] as const) : gender;
   const firstName = pick(g === "male" ? data.male : data.female);

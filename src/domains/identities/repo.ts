@@ -1,6 +1,12 @@
 import { and, eq, getTableColumns, ne, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { bytesOf, identities, IDENTITY_SIZE_COLUMNS, type IdentityRow, type NewIdentityRow } from "../../db/schema";
+import {
+  bytesOf,
+  identities,
+  IDENTITY_SIZE_COLUMNS,
+  type IdentityRow,
+  type NewIdentityRow,
+} from "../../db/schema";
 import { rowsChanged } from "../../db/d1";
 import { keysetPage, type Order } from "../../db/keyset";
 import type { Page, PageParams } from "../../kernel/pagination";
@@ -10,16 +16,24 @@ type Status = IdentityRow["status"];
 /** Newest first; `created_at` never changes, so a page boundary never moves. */
 const NEWEST: Order<typeof identities> = { dir: "desc", keys: (t) => [t.createdAt] };
 
-export async function list(db: Db, userId: string, status: Status | undefined, page: PageParams): Promise<Page<IdentityRow>> {
+export async function list(
+  db: Db,
+  userId: string,
+  status: Status | undefined,
+  page: PageParams,
+): Promise<Page<IdentityRow>> {
   const mine = eq(identities.userId, userId);
-  return keysetPage(db, { table: identities, order: NEWEST, scope: (t) => eq(t.userId, userId), page }, ({ after, orderBy, take }) =>
-    db
-      .select()
-      .from(identities)
-      .where(and(mine, status ? eq(identities.status, status) : undefined, after))
-      .orderBy(...orderBy)
-      .limit(take)
-      .all(),
+  return keysetPage(
+    db,
+    { table: identities, order: NEWEST, scope: (t) => eq(t.userId, userId), page },
+    ({ after, orderBy, take }) =>
+      db
+        .select()
+        .from(identities)
+        .where(and(mine, status ? eq(identities.status, status) : undefined, after))
+        .orderBy(...orderBy)
+        .limit(take)
+        .all(),
   );
 }
 
@@ -39,20 +53,27 @@ export async function stats(db: Db, userId: string) {
 }
 
 export async function find(db: Db, userId: string, id: string): Promise<IdentityRow | undefined> {
-  return db.select().from(identities).where(and(eq(identities.userId, userId), eq(identities.id, id))).get();
+  return db
+    .select()
+    .from(identities)
+    .where(and(eq(identities.userId, userId), eq(identities.id, id)))
+    .get();
 }
 
 const columns = getTableColumns(identities);
 type Key = keyof typeof columns;
 const keyOf = new Map(Object.entries(columns).map(([k, c]) => [c.name, k as Key]));
-const identityBytes = (userId: string) => sql`coalesce((SELECT identity_bytes FROM vault_counters WHERE user_id = ${userId}), 0)`;
+const identityBytes = (userId: string) =>
+  sql`coalesce((SELECT identity_bytes FROM vault_counters WHERE user_id = ${userId}), 0)`;
 
 /** The counted bytes of the row with `values` (by property name) in place of its own columns. */
 function bytesWith(values: Partial<Record<Key, unknown>>): SQL {
   return bytesOf(
     IDENTITY_SIZE_COLUMNS.map((name) => {
       const key = keyOf.get(name)!;
-      return key in values && values[key] !== undefined ? sql`${values[key] ?? null}` : sql`${columns[key]}`;
+      return key in values && values[key] !== undefined
+        ? sql`${values[key] ?? null}`
+        : sql`${columns[key]}`;
     }),
   );
 }
@@ -61,12 +82,28 @@ function bytesWith(values: Partial<Record<Key, unknown>>): SQL {
  * Inserts only while the user's identities stay within `maxBytes` (migration 0015's counter, read
  * in the same statement, so parallel creates cannot pass it). False when refused.
  */
-export async function insertWithinQuota(db: Db, row: NewIdentityRow & { userId: string }, maxBytes: number): Promise<boolean> {
+export async function insertWithinQuota(
+  db: Db,
+  row: NewIdentityRow & { userId: string },
+  maxBytes: number,
+): Promise<boolean> {
   const entries = Object.entries(row).filter(([, v]) => v !== undefined) as [Key, unknown][];
-  const names = sql.join(entries.map(([k]) => sql.raw(columns[k].name)), sql`, `);
-  const values = sql.join(entries.map(([, v]) => sql`${v ?? null}`), sql`, `);
-  const size = bytesOf(IDENTITY_SIZE_COLUMNS.map((name) => sql`${(row as Record<string, unknown>)[keyOf.get(name)!] ?? null}`));
-  const res = await db.run(sql`INSERT INTO identities (${names}) SELECT ${values} WHERE ${identityBytes(row.userId)} + ${size} <= ${maxBytes}`);
+  const names = sql.join(
+    entries.map(([k]) => sql.raw(columns[k].name)),
+    sql`, `,
+  );
+  const values = sql.join(
+    entries.map(([, v]) => sql`${v ?? null}`),
+    sql`, `,
+  );
+  const size = bytesOf(
+    IDENTITY_SIZE_COLUMNS.map(
+      (name) => sql`${(row as Record<string, unknown>)[keyOf.get(name)!] ?? null}`,
+    ),
+  );
+  const res = await db.run(
+    sql`INSERT INTO identities (${names}) SELECT ${values} WHERE ${identityBytes(row.userId)} + ${size} <= ${maxBytes}`,
+  );
   return rowsChanged(res) > 0;
 }
 
@@ -74,7 +111,13 @@ export async function insertWithinQuota(db: Db, row: NewIdentityRow & { userId: 
  * Updates only while the identity is not nuked, so a nuke racing a PATCH cannot be undone, and
  * only within the byte quota unless the row does not grow (a nuke, which clears it, always passes).
  */
-export async function updateUnlessNuked(db: Db, userId: string, id: string, set: Partial<NewIdentityRow>, maxBytes: number): Promise<IdentityRow | undefined> {
+export async function updateUnlessNuked(
+  db: Db,
+  userId: string,
+  id: string,
+  set: Partial<NewIdentityRow>,
+  maxBytes: number,
+): Promise<IdentityRow | undefined> {
   const before = bytesWith({});
   const after = bytesWith(set);
   return db
@@ -85,7 +128,10 @@ export async function updateUnlessNuked(db: Db, userId: string, id: string, set:
         eq(identities.userId, userId),
         eq(identities.id, id),
         ne(identities.status, "nuked"),
-        or(sql`${identityBytes(userId)} - ${before} + ${after} <= ${maxBytes}`, sql`${after} <= ${before}`),
+        or(
+          sql`${identityBytes(userId)} - ${before} + ${after} <= ${maxBytes}`,
+          sql`${after} <= ${before}`,
+        ),
       ),
     )
     .returning()
@@ -93,6 +139,9 @@ export async function updateUnlessNuked(db: Db, userId: string, id: string, set:
 }
 
 export async function remove(db: Db, userId: string, id: string): Promise<boolean> {
-  const result = await db.delete(identities).where(and(eq(identities.userId, userId), eq(identities.id, id))).run();
+  const result = await db
+    .delete(identities)
+    .where(and(eq(identities.userId, userId), eq(identities.id, id)))
+    .run();
   return rowsChanged(result) > 0;
 }

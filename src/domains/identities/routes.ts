@@ -17,7 +17,11 @@ function service(c: Context<AppEnv>) {
   const config = c.get("config");
   return new IdentityService(
     dbFor(c.env, c.get("user").id),
-    { a: config.ALIAS_PROVIDER_A_URL, b: config.ALIAS_PROVIDER_B_URL, bDomain: config.ALIAS_PROVIDER_B_DOMAIN },
+    {
+      a: config.ALIAS_PROVIDER_A_URL,
+      b: config.ALIAS_PROVIDER_B_URL,
+      bDomain: config.ALIAS_PROVIDER_B_DOMAIN,
+    },
     config.dataKeys,
     config.MAX_IDENTITY_BYTES_PER_USER,
   );
@@ -31,13 +35,15 @@ export function registerIdentityRoutes(app: Hono<AppEnv>) {
     tags: ["identities"],
     query: ListIdentitiesQuery,
     responses: { 200: { description: "Identities and stats", schema: ListIdentitiesResponse } },
-    handler: async (c, { query }) => c.json(await service(c).list(c.get("user").id, query.status, query)),
+    handler: async (c, { query }) =>
+      c.json(await service(c).list(c.get("user").id, query.status, query)),
   });
 
   route(app, {
     method: "post",
     path: "/api/identities",
-    summary: "Generate a disposable identity, optionally with an email alias from an alias provider",
+    summary:
+      "Generate a disposable identity, optionally with an email alias from an alias provider",
     tags: ["identities"],
     rateLimit: ["identities_create"],
     body: CreateIdentityBody,
@@ -46,7 +52,11 @@ export function registerIdentityRoutes(app: Hono<AppEnv>) {
       422: { description: "The alias provider rejected the API key or the request" },
       503: { description: "The alias provider is unavailable; nothing was created" },
     },
-    handler: async (c, { body }) => c.json({ success: true as const, identity: await service(c).create(c.get("user").id, body) }, 201),
+    handler: async (c, { body }) =>
+      c.json(
+        { success: true as const, identity: await service(c).create(c.get("user").id, body) },
+        201,
+      ),
   });
 
   route(app, {
@@ -63,7 +73,10 @@ export function registerIdentityRoutes(app: Hono<AppEnv>) {
       503: { description: "The alias provider is unavailable; the identity was not nuked" },
     },
     handler: async (c, { params, body }) =>
-      c.json({ success: true as const, identity: await service(c).update(c.get("user").id, params.id, body) }),
+      c.json({
+        success: true as const,
+        identity: await service(c).update(c.get("user").id, params.id, body),
+      }),
   });
 
   route(app, {

@@ -26,10 +26,15 @@ export const UpdateIdentityBody = z
     service: nullableText(200),
     used_for_service: nullableText(200),
   })
-  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: "give a status or at least one metadata field", path: ["body"] });
+  .refine((b) => Object.values(b).some((v) => v !== undefined), {
+    message: "give a status or at least one metadata field",
+    path: ["body"],
+  });
 export type UpdateIdentityInput = z.output<typeof UpdateIdentityBody>;
 
-export const ListIdentitiesQuery = PageQuery.extend({ status: z.enum(IDENTITY_STATUSES).optional() });
+export const ListIdentitiesQuery = PageQuery.extend({
+  status: z.enum(IDENTITY_STATUSES).optional(),
+});
 
 export const Identity = z.object({
   id: z.string(),
@@ -55,7 +60,16 @@ export const Identity = z.object({
 });
 export type IdentityView = z.infer<typeof Identity>;
 
-export const IdentityStats = z.object({ total: z.number(), active: z.number(), paused: z.number(), nuked: z.number() });
-export const ListIdentitiesResponse = z.object({ identities: z.array(Identity), stats: IdentityStats, next_cursor: NextCursor });
+export const IdentityStats = z.object({
+  total: z.number(),
+  active: z.number(),
+  paused: z.number(),
+  nuked: z.number(),
+});
+export const ListIdentitiesResponse = z.object({
+  identities: z.array(Identity),
+  stats: IdentityStats,
+  next_cursor: NextCursor,
+});
 export const IdentityResponse = z.object({ success: z.literal(true), identity: Identity });
 export { SuccessResponse } from "../../kernel/schemas";

@@ -4,7 +4,12 @@ import type { PageParams } from "../../kernel/pagination";
 import type { SealedColumn } from "../../db/reseal";
 import { randomId, seal, unseal, type DataKeys } from "../../lib/crypto";
 import { AppError, ErrorCode, notFound, validationError } from "../../lib/errors";
-import { createAlias, disableAlias, type AliasProviderName, type ProviderUrls } from "./alias-providers";
+import {
+  createAlias,
+  disableAlias,
+  type AliasProviderName,
+  type ProviderUrls,
+} from "./alias-providers";
 import { generatePersona } from "./persona";
 import * as repo from "./repo";
 import type { CreateIdentityInput, IdentityView, UpdateIdentityInput } from "./schema";
@@ -74,7 +79,10 @@ export class IdentityService {
   ) {}
 
   async list(userId: string, status: IdentityRow["status"] | undefined, page: PageParams) {
-    const [rows, stats] = await Promise.all([repo.list(this.db, userId, status, page), repo.stats(this.db, userId)]);
+    const [rows, stats] = await Promise.all([
+      repo.list(this.db, userId, status, page),
+      repo.stats(this.db, userId),
+    ]);
     return { identities: rows.items.map(toIdentity), stats, next_cursor: rows.next_cursor };
   }
 
@@ -86,7 +94,9 @@ export class IdentityService {
   async create(userId: string, input: CreateIdentityInput): Promise<IdentityView> {
     const wantsEmail = input.generateEmail ?? input.emailApiKey !== undefined;
     if (wantsEmail && !input.emailApiKey) {
-      throw validationError("generateEmail needs the alias provider's API key", [{ field: "emailApiKey", message: "required when generateEmail is true" }]);
+      throw validationError("generateEmail needs the alias provider's API key", [
+        { field: "emailApiKey", message: "required when generateEmail is true" },
+      ]);
     }
     const persona = generatePersona(input.country, input.gender, input.generatePhone ?? true);
     const id = randomId();
@@ -109,7 +119,9 @@ export class IdentityService {
       usedForService: input.service ?? null,
       aliasProvider: alias ? provider : null,
       aliasId: alias?.id ?? null,
-      aliasKeySealed: alias ? await seal(this.dataKey, input.emailApiKey as string, keyAad(userId, id)) : null,
+      aliasKeySealed: alias
+        ? await seal(this.dataKey, input.emailApiKey as string, keyAad(userId, id))
+        : null,
       createdAt: now,
       updatedAt: now,
     };
@@ -117,11 +129,17 @@ export class IdentityService {
     try {
       stored = await repo.insertWithinQuota(this.db, row, this.maxBytes);
     } catch (err) {
-      if (alias) await disableAlias(provider, this.providers, input.emailApiKey as string, alias.id).catch(() => undefined);
+      if (alias)
+        await disableAlias(provider, this.providers, input.emailApiKey as string, alias.id).catch(
+          () => undefined,
+        );
       throw err;
     }
     if (!stored) {
-      if (alias) await disableAlias(provider, this.providers, input.emailApiKey as string, alias.id).catch(() => undefined);
+      if (alias)
+        await disableAlias(provider, this.providers, input.emailApiKey as string, alias.id).catch(
+          () => undefined,
+        );
       throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Identity storage quota exceeded");
     }
     return toIdentity(row as IdentityRow);
@@ -130,11 +148,16 @@ export class IdentityService {
   async update(userId: string, id: string, input: UpdateIdentityInput): Promise<IdentityView> {
     const current = await repo.find(this.db, userId, id);
     if (!current) throw notFound("Identity");
-    if (current.status === "nuked") throw new AppError(ErrorCode.CONFLICT, "A nuked identity cannot be changed");
+    if (current.status === "nuked")
+      throw new AppError(ErrorCode.CONFLICT, "A nuked identity cannot be changed");
     const service = input.used_for_service !== undefined ? input.used_for_service : input.service;
-    const hasMetadata = input.label !== undefined || input.notes !== undefined || service !== undefined;
+    const hasMetadata =
+      input.label !== undefined || input.notes !== undefined || service !== undefined;
     if (input.status === "nuked") {
-      if (hasMetadata) throw validationError("Nuking takes no other fields", [{ field: "status", message: "nuked cannot be combined with metadata" }]);
+      if (hasMetadata)
+        throw validationError("Nuking takes no other fields", [
+          { field: "status", message: "nuked cannot be combined with metadata" },
+        ]);
       return this.nuke(userId, current);
     }
     const set: Partial<NewIdentityRow> = { updatedAt: new Date().toISOString() };
@@ -144,7 +167,8 @@ export class IdentityService {
     if (service !== undefined) set.usedForService = service;
     const row = await repo.updateUnlessNuked(this.db, userId, id, set, this.maxBytes);
     if (!row) {
-      if ((await repo.find(this.db, userId, id))?.status !== "nuked") throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Identity storage quota exceeded");
+      if ((await repo.find(this.db, userId, id))?.status !== "nuked")
+        throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Identity storage quota exceeded");
       throw new AppError(ErrorCode.CONFLICT, "A nuked identity cannot be changed");
     }
     return toIdentity(row);
@@ -154,9 +178,20 @@ export class IdentityService {
   private async nuke(userId: string, current: IdentityRow): Promise<IdentityView> {
     if (current.aliasProvider && current.aliasId && current.aliasKeySealed) {
       const key = await unseal(this.dataKey, current.aliasKeySealed, keyAad(userId, current.id));
-      await disableAlias(current.aliasProvider as AliasProviderName, this.providers, key, current.aliasId);
+      await disableAlias(
+        current.aliasProvider as AliasProviderName,
+        this.providers,
+        key,
+        current.aliasId,
+      );
     }
-    const row = await repo.updateUnlessNuked(this.db, userId, current.id, { ...DESTROYED, status: "nuked", updatedAt: new Date().toISOString() }, this.maxBytes);
+    const row = await repo.updateUnlessNuked(
+      this.db,
+      userId,
+      current.id,
+      { ...DESTROYED, status: "nuked", updatedAt: new Date().toISOString() },
+      this.maxBytes,
+    );
     if (!row) throw new AppError(ErrorCode.CONFLICT, "The identity is already nuked");
     return toIdentity(row);
   }

@@ -23,7 +23,10 @@ export const PROOF_TTL_MS = 24 * 60 * 60 * 1000;
 export const PROOF_MAIL_KIND = "integration.imap_verify";
 
 const ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
-const letters = (n: number) => Array.from(crypto.getRandomValues(new Uint8Array(n)), (b) => ALPHABET[b % ALPHABET.length]).join("");
+const letters = (n: number) =>
+  Array.from(crypto.getRandomValues(new Uint8Array(n)), (b) => ALPHABET[b % ALPHABET.length]).join(
+    "",
+  );
 
 export function newProof(now = Date.now()): ImapProof {
   // The reference only needs to find the message; the code is what must be unguessable (~60 bits).
@@ -52,7 +55,20 @@ export function proofMail(config: Config, email: string, proof: ImapProof) {
 /** IMAP SEARCH's date (RFC 3501 section 9, date-text): 26-Nov-2026. */
 function imapDate(ms: number): string {
   const d = new Date(ms);
-  const month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][d.getUTCMonth()];
+  const month = [
+    "Jan",
+    "Feb",
+    "Mar",
+    "Apr",
+    "May",
+    "Jun",
+    "Jul",
+    "Aug",
+    "Sep",
+    "Oct",
+    "Nov",
+    "Dec",
+  ][d.getUTCMonth()];
   return `${d.getUTCDate()}-${month}-${d.getUTCFullYear()}`;
 }
 
@@ -63,7 +79,9 @@ function imapDate(ms: number): string {
  */
 export async function findProof(client: ImapClient, proof: ImapProof): Promise<boolean> {
   await client.examine("INBOX");
-  const uids = await client.uidSearch(`SINCE ${imapDate(proof.sentAt - 24 * 60 * 60 * 1000)} SUBJECT ${quote(proof.ref)}`);
+  const uids = await client.uidSearch(
+    `SINCE ${imapDate(proof.sentAt - 24 * 60 * 60 * 1000)} SUBJECT ${quote(proof.ref)}`,
+  );
   let found = false;
   await client.fetchHeaderFields(uids.slice(-20), ["SUBJECT"], (_uid, headers) => {
     if (headers.replace(/\r?\n[ \t]+/g, " ").includes(proof.code)) found = true;

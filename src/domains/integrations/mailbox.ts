@@ -38,9 +38,16 @@ const DAY = 86_400_000;
 const SLACK = 120_000;
 
 /** A stored mailbox row (imap: sealed credentials; mailx or maily: tokens through the refresher). */
-export async function openMailbox(env: Bindings, config: Config, userId: string, box: { provider: string; secret: string }): Promise<Mailbox> {
-  if (box.provider === "imap") return imapMailbox(config, await unsealImap(config, userId, box.secret));
-  if (box.provider === "mailx" || box.provider === "maily") return apiMailbox(env, config, userId, box.provider);
+export async function openMailbox(
+  env: Bindings,
+  config: Config,
+  userId: string,
+  box: { provider: string; secret: string },
+): Promise<Mailbox> {
+  if (box.provider === "imap")
+    return imapMailbox(config, await unsealImap(config, userId, box.secret));
+  if (box.provider === "mailx" || box.provider === "maily")
+    return apiMailbox(env, config, userId, box.provider);
   throw new Error(`${box.provider} has no mailbox`);
 }
 
@@ -48,7 +55,12 @@ export async function openMailbox(env: Bindings, config: Config, userId: string,
  * The API mailbox of a user's mailx or maily integration. Each call for a token goes through the
  * user's TokenRefresher, so a token near expiry is refreshed (single flight) before it is used.
  */
-export function apiMailbox(env: Bindings, config: Config, userId: string, provider: "mailx" | "maily"): Mailbox {
+export function apiMailbox(
+  env: Bindings,
+  config: Config,
+  userId: string,
+  provider: "mailx" | "maily",
+): Mailbox {
   return providerMailbox(providerConfig(config, provider), async () => {
     const t = await tokensFor(env, userId).token(provider);
     if (!t.ok) throw new Error(`mailbox token unavailable: ${t.reason}`);
@@ -72,7 +84,9 @@ export function imapCriteria(group: string[]): string {
 const searchTerm = (sender: string) => sender.replace(/^@/, "").replace(/["\\\r\n]/g, "");
 
 function fromCriteria(senders: string[]): string {
-  return senders.map((s) => `FROM "${searchTerm(s)}"`).reduce((acc, t) => (acc ? `OR ${acc} ${t}` : t), "");
+  return senders
+    .map((s) => `FROM "${searchTerm(s)}"`)
+    .reduce((acc, t) => (acc ? `OR ${acc} ${t}` : t), "");
 }
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
@@ -82,7 +96,11 @@ const imapDate = (d: Date) => `${d.getUTCDate()}-${MONTHS[d.getUTCMonth()]}-${d.
  * The session is opened on first use: read-only (EXAMINE) for a scan, read-write (SELECT) for a
  * reset, which alone sets \Seen, and only on the message it took.
  */
-export function imapMailbox(config: Config, creds: ImapCredentials, trace?: (line: string) => void): Mailbox {
+export function imapMailbox(
+  config: Config,
+  creds: ImapCredentials,
+  trace?: (line: string) => void,
+): Mailbox {
   let client: ImapClient | undefined;
   let mode: "examine" | "select" | undefined;
   const session = async (want: "examine" | "select") => {
@@ -99,7 +117,8 @@ export function imapMailbox(config: Config, creds: ImapCredentials, trace?: (lin
     async *subjects(groups) {
       const c = await session("examine");
       const uids = new Set<number>();
-      for (const group of groups) for (const uid of await c.uidSearch(imapCriteria(group))) uids.add(uid);
+      for (const group of groups)
+        for (const uid of await c.uidSearch(imapCriteria(group))) uids.add(uid);
       const metas: MessageMeta[] = [];
       await c.fetchHeaderFields([...uids], ["FROM", "DATE"], (_uid, headers) => {
         const from = headerValue(headers, "from");
@@ -111,7 +130,9 @@ export function imapMailbox(config: Config, creds: ImapCredentials, trace?: (lin
       const terms = senders.map(searchTerm).filter(Boolean);
       if (terms.length === 0) return [];
       const c = await session("select");
-      const uids = await c.uidSearch(`UNSEEN SINCE ${imapDate(new Date(since.getTime() - DAY))} ${fromCriteria(terms)}`);
+      const uids = await c.uidSearch(
+        `UNSEEN SINCE ${imapDate(new Date(since.getTime() - DAY))} ${fromCriteria(terms)}`,
+      );
       return uids.sort((a, b) => b - a).map((uid) => ({ id: String(uid), receivedAt: Number.NaN }));
     },
     async raw(id) {
@@ -136,7 +157,11 @@ export function imapMailbox(config: Config, creds: ImapCredentials, trace?: (lin
 }
 
 /** Maps with at most `limit` calls in flight, keeping the input order. */
-async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+async function mapLimited<T, R>(
+  items: T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {
@@ -191,17 +216,28 @@ abstract class HttpMailbox {
     for (let attempt = 1; ; attempt++) {
       let failure: MailboxUnavailable;
       try {
-        const res = await fetch(target, { ...init, headers: { ...init.headers, authorization: `Bearer ${await this.accessToken()}` } });
+        const res = await fetch(target, {
+          ...init,
+          headers: { ...init.headers, authorization: `Bearer ${await this.accessToken()}` },
+        });
         if (res.ok) return res;
-        if (res.status !== 429 && res.status < 500) throw new Error(`mailbox API answered ${res.status}`);
+        if (res.status !== 429 && res.status < 500)
+          throw new Error(`mailbox API answered ${res.status}`);
         await res.body?.cancel();
-        failure = new MailboxUnavailable(res.status, retryAfterSeconds(res.headers.get("retry-after")));
+        failure = new MailboxUnavailable(
+          res.status,
+          retryAfterSeconds(res.headers.get("retry-after")),
+        );
       } catch (err) {
         if (!(err instanceof TypeError)) throw err;
         failure = new MailboxUnavailable(0, null);
       }
-      const wait = failure.retryAfterSeconds !== null ? failure.retryAfterSeconds * 1000 : BACKOFF_MS[attempt - 1];
-      if (attempt >= ATTEMPTS || wait === undefined || wait > MAX_INLINE_WAIT_S * 1000) throw failure;
+      const wait =
+        failure.retryAfterSeconds !== null
+          ? failure.retryAfterSeconds * 1000
+          : BACKOFF_MS[attempt - 1];
+      if (attempt >= ATTEMPTS || wait === undefined || wait > MAX_INLINE_WAIT_S * 1000)
+        throw failure;
       await new Promise((r) => setTimeout(r, wait));
     }
   }
@@ -225,7 +261,9 @@ const gmailTerm = (phrase: string) => `subject:(${phrase.includes(" ") ? `"${phr
 export function gmailQueries(searches: string[], senders: string[], since: Date): string[] {
   const own = searches.map((q) => q.trim()).filter(Boolean);
   if (own.length) return own.map((q) => `is:unread ${q}`);
-  return [`is:unread after:${Math.floor(since.getTime() / 1000) - DAY / 1000} (${senders.map((s) => `from:${s}`).join(" OR ")})`];
+  return [
+    `is:unread after:${Math.floor(since.getTime() / 1000) - DAY / 1000} (${senders.map((s) => `from:${s}`).join(" OR ")})`,
+  ];
 }
 
 class GmailMailbox extends HttpMailbox implements Mailbox {
@@ -245,15 +283,20 @@ class GmailMailbox extends HttpMailbox implements Mailbox {
         list.searchParams.set("q", group.map(gmailTerm).join(" OR "));
         list.searchParams.set("maxResults", String(GMAIL_PAGE));
         if (pageToken) list.searchParams.set("pageToken", pageToken);
-        const page = await this.json<{ messages?: { id: string }[]; nextPageToken?: string }>(list.toString());
-        const fresh = (page.messages ?? []).map((m) => m.id).filter((id) => !seen.has(id) && seen.add(id));
+        const page = await this.json<{ messages?: { id: string }[]; nextPageToken?: string }>(
+          list.toString(),
+        );
+        const fresh = (page.messages ?? [])
+          .map((m) => m.id)
+          .filter((id) => !seen.has(id) && seen.add(id));
         const metas = await mapLimited(fresh, GMAIL_METADATA_CONCURRENCY, (id) =>
           this.json<{ payload?: { headers?: { name: string; value: string }[] } }>(
             `/gmail/v1/users/me/messages/${encodeURIComponent(id)}?format=metadata&metadataHeaders=From&metadataHeaders=Date`,
           ),
         );
         for (const meta of metas) {
-          const header = (n: string) => meta.payload?.headers?.find((h) => h.name.toLowerCase() === n)?.value ?? null;
+          const header = (n: string) =>
+            meta.payload?.headers?.find((h) => h.name.toLowerCase() === n)?.value ?? null;
           const from = header("from");
           if (from) yield { from, date: header("date") };
         }
@@ -268,14 +311,19 @@ class GmailMailbox extends HttpMailbox implements Mailbox {
     const seen = new Set<string>();
     const out: MailRef[] = [];
     for (const q of gmailQueries(searches, terms, since)) {
-      const page = await this.json<{ messages?: { id: string }[] }>(`/gmail/v1/users/me/messages?maxResults=20&q=${encodeURIComponent(q)}`);
-      for (const x of page.messages ?? []) if (!seen.has(x.id) && seen.add(x.id)) out.push({ id: x.id, receivedAt: Number.NaN });
+      const page = await this.json<{ messages?: { id: string }[] }>(
+        `/gmail/v1/users/me/messages?maxResults=20&q=${encodeURIComponent(q)}`,
+      );
+      for (const x of page.messages ?? [])
+        if (!seen.has(x.id) && seen.add(x.id)) out.push({ id: x.id, receivedAt: Number.NaN });
     }
     return out;
   }
 
   async raw(id: string): Promise<Uint8Array> {
-    const { raw } = await this.json<{ raw: string }>(`/gmail/v1/users/me/messages/${encodeURIComponent(id)}?format=raw`);
+    const { raw } = await this.json<{ raw: string }>(
+      `/gmail/v1/users/me/messages/${encodeURIComponent(id)}?format=raw`,
+    );
     const bin = atob(raw.replace(/-/g, "+").replace(/_/g, "/"));
     return Uint8Array.from(bin, (c) => c.charCodeAt(0));
   }
@@ -315,9 +363,17 @@ class GraphMailbox extends HttpMailbox implements Mailbox {
     const seen = new Set<string>();
     for (const group of groups) {
       const kql = group.map((phrase) => `subject:"${phrase}"`).join(" OR ");
-      let next: string | undefined = `/v1.0/me/messages?$search=${encodeURIComponent(`"${kql.replace(/"/g, '\\"')}"`)}&$select=from,receivedDateTime&$top=${GRAPH_PAGE}`;
+      let next: string | undefined =
+        `/v1.0/me/messages?$search=${encodeURIComponent(`"${kql.replace(/"/g, '\\"')}"`)}&$select=from,receivedDateTime&$top=${GRAPH_PAGE}`;
       while (next) {
-        const page: { value?: { id: string; from?: { emailAddress?: { address?: string } }; receivedDateTime?: string }[]; "@odata.nextLink"?: string } = await this.json(next);
+        const page: {
+          value?: {
+            id: string;
+            from?: { emailAddress?: { address?: string } };
+            receivedDateTime?: string;
+          }[];
+          "@odata.nextLink"?: string;
+        } = await this.json(next);
         for (const m of page.value ?? []) {
           if (seen.has(m.id)) continue;
           seen.add(m.id);
@@ -334,7 +390,9 @@ class GraphMailbox extends HttpMailbox implements Mailbox {
     const terms = senders.map(searchTerm).filter(Boolean);
     if (terms.length === 0) return [];
     const kql = terms.map((s) => `from:${s}`).join(" OR ");
-    const page = await this.json<{ value?: { id: string; isRead?: boolean; receivedDateTime?: string }[] }>(
+    const page = await this.json<{
+      value?: { id: string; isRead?: boolean; receivedDateTime?: string }[];
+    }>(
       `/v1.0/me/messages?$search=${encodeURIComponent(`"${kql}"`)}&$select=id,from,receivedDateTime,isRead&$top=25`,
     );
     return (page.value ?? [])
@@ -345,10 +403,16 @@ class GraphMailbox extends HttpMailbox implements Mailbox {
   }
 
   async raw(id: string): Promise<Uint8Array> {
-    return new Uint8Array(await (await this.call(`/v1.0/me/messages/${encodeURIComponent(id)}/$value`)).arrayBuffer());
+    return new Uint8Array(
+      await (await this.call(`/v1.0/me/messages/${encodeURIComponent(id)}/$value`)).arrayBuffer(),
+    );
   }
 
   async markRead(id: string): Promise<void> {
-    await this.call(`/v1.0/me/messages/${encodeURIComponent(id)}`, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ isRead: true }) });
+    await this.call(`/v1.0/me/messages/${encodeURIComponent(id)}`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ isRead: true }),
+    });
   }
 }

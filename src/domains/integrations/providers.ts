@@ -18,7 +18,12 @@ export type ProviderConfig = {
   mailbox: boolean;
 };
 
-const PREFIX: Record<OAuthProvider, string> = { mailx: "MAILX", maily: "MAILY", codehost: "CODEHOST", idp: "IDP_OAUTH" };
+const PREFIX: Record<OAuthProvider, string> = {
+  mailx: "MAILX",
+  maily: "MAILY",
+  codehost: "CODEHOST",
+  idp: "IDP_OAUTH",
+};
 
 /** The mailboxes a person can connect: the two OAuth shapes, and IMAP, which needs no operator setup. */
 export const MAILBOX_PROVIDERS = ["mailx", "maily", "imap"] as const;
@@ -26,7 +31,14 @@ export const MAILBOX_PROVIDERS = ["mailx", "maily", "imap"] as const;
 const settings = (config: Config, name: OAuthProvider) => {
   const c = config as unknown as Record<string, string | undefined>;
   const p = PREFIX[name];
-  return { c, p, authUrl: c[`${p}_AUTH_URL`], tokenUrl: c[`${p}_TOKEN_URL`], apiUrl: c[`${p}_API_URL`], clientId: c[`${p}_CLIENT_ID`] };
+  return {
+    c,
+    p,
+    authUrl: c[`${p}_AUTH_URL`],
+    tokenUrl: c[`${p}_TOKEN_URL`],
+    apiUrl: c[`${p}_API_URL`],
+    clientId: c[`${p}_CLIENT_ID`],
+  };
 };
 
 /** Whether the operator gave this deployment the provider's OAuth client (the same test providerConfig applies). */
@@ -56,7 +68,9 @@ export function providerConfig(config: Config, name: OAuthProvider): ProviderCon
 }
 
 async function getJson<T>(url: string, accessToken: string): Promise<T> {
-  const res = await fetch(url, { headers: { authorization: `Bearer ${accessToken}`, accept: "application/json" } });
+  const res = await fetch(url, {
+    headers: { authorization: `Bearer ${accessToken}`, accept: "application/json" },
+  });
   if (!res.ok) throw new Error(`provider API answered ${res.status}`);
   return (await res.json()) as T;
 }
@@ -65,12 +79,20 @@ async function getJson<T>(url: string, accessToken: string): Promise<T> {
 export async function fetchAccountEmail(p: ProviderConfig, accessToken: string): Promise<string> {
   let email: string | undefined;
   if (p.name === "mailx") {
-    email = (await getJson<{ emailAddress?: string }>(`${p.apiUrl}/gmail/v1/users/me/profile`, accessToken)).emailAddress;
+    email = (
+      await getJson<{ emailAddress?: string }>(`${p.apiUrl}/gmail/v1/users/me/profile`, accessToken)
+    ).emailAddress;
   } else if (p.name === "maily") {
-    const me = await getJson<{ mail?: string | null; userPrincipalName?: string }>(`${p.apiUrl}/v1.0/me?$select=mail,userPrincipalName`, accessToken);
+    const me = await getJson<{ mail?: string | null; userPrincipalName?: string }>(
+      `${p.apiUrl}/v1.0/me?$select=mail,userPrincipalName`,
+      accessToken,
+    );
     email = me.mail ?? me.userPrincipalName;
   } else if (p.name === "codehost") {
-    const list = await getJson<{ email: string; primary: boolean; verified: boolean }[]>(`${p.apiUrl}/user/emails`, accessToken);
+    const list = await getJson<{ email: string; primary: boolean; verified: boolean }[]>(
+      `${p.apiUrl}/user/emails`,
+      accessToken,
+    );
     email = (list.find((e) => e.primary && e.verified) ?? list.find((e) => e.verified))?.email;
   } else {
     email = (await getJson<{ email?: string }>(`${p.apiUrl}/userinfo`, accessToken)).email;

@@ -11,16 +11,31 @@ export async function listActiveMailboxes(db: Db, userId: string): Promise<MailI
   return db
     .select()
     .from(mailIntegrations)
-    .where(and(eq(mailIntegrations.userId, userId), eq(mailIntegrations.status, "active"), inArray(mailIntegrations.provider, MAILBOX_PROVIDERS)))
+    .where(
+      and(
+        eq(mailIntegrations.userId, userId),
+        eq(mailIntegrations.status, "active"),
+        inArray(mailIntegrations.provider, MAILBOX_PROVIDERS),
+      ),
+    )
     .orderBy(mailIntegrations.connectedAt)
     .all();
 }
 
 export async function listIntegrations(db: Db, userId: string): Promise<MailIntegrationRow[]> {
-  return db.select().from(mailIntegrations).where(eq(mailIntegrations.userId, userId)).orderBy(mailIntegrations.connectedAt).all();
+  return db
+    .select()
+    .from(mailIntegrations)
+    .where(eq(mailIntegrations.userId, userId))
+    .orderBy(mailIntegrations.connectedAt)
+    .all();
 }
 
-export async function findIntegration(db: Db, userId: string, provider: string): Promise<MailIntegrationRow | undefined> {
+export async function findIntegration(
+  db: Db,
+  userId: string,
+  provider: string,
+): Promise<MailIntegrationRow | undefined> {
   return db
     .select()
     .from(mailIntegrations)
@@ -35,12 +50,25 @@ export async function upsertIntegration(db: Db, row: MailIntegrationRow): Promis
     .values(row)
     .onConflictDoUpdate({
       target: [mailIntegrations.userId, mailIntegrations.provider],
-      set: { email: row.email, status: row.status, secret: row.secret, expiresAt: row.expiresAt, scopes: row.scopes, connectedAt: row.connectedAt, updatedAt: row.updatedAt },
+      set: {
+        email: row.email,
+        status: row.status,
+        secret: row.secret,
+        expiresAt: row.expiresAt,
+        scopes: row.scopes,
+        connectedAt: row.connectedAt,
+        updatedAt: row.updatedAt,
+      },
     })
     .run();
 }
 
-export async function updateIntegration(db: Db, userId: string, provider: string, set: Partial<MailIntegrationRow>): Promise<void> {
+export async function updateIntegration(
+  db: Db,
+  userId: string,
+  provider: string,
+  set: Partial<MailIntegrationRow>,
+): Promise<void> {
   await db
     .update(mailIntegrations)
     .set(set)
@@ -48,7 +76,11 @@ export async function updateIntegration(db: Db, userId: string, provider: string
     .run();
 }
 
-export async function deleteIntegration(db: Db, userId: string, provider: string): Promise<boolean> {
+export async function deleteIntegration(
+  db: Db,
+  userId: string,
+  provider: string,
+): Promise<boolean> {
   const r = await db
     .delete(mailIntegrations)
     .where(and(eq(mailIntegrations.userId, userId), eq(mailIntegrations.provider, provider)))
@@ -57,7 +89,10 @@ export async function deleteIntegration(db: Db, userId: string, provider: string
 }
 
 export async function insertState(db: Db, row: typeof oauthStates.$inferInsert): Promise<void> {
-  await db.batch([db.delete(oauthStates).where(lt(oauthStates.expiresAt, Date.now())), db.insert(oauthStates).values(row)]);
+  await db.batch([
+    db.delete(oauthStates).where(lt(oauthStates.expiresAt, Date.now())),
+    db.insert(oauthStates).values(row),
+  ]);
 }
 
 /** Deletes and returns the pending authorization: a state is consumed exactly once. */

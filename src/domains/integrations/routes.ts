@@ -30,7 +30,9 @@ function service(c: Context<AppEnv>, userId?: string) {
 async function optionalCaller(c: Context<AppEnv>): Promise<string | null> {
   const config = c.get("config");
   const header = c.req.header("authorization");
-  const token = header ? /^Bearer\s+(\S+)$/i.exec(header)?.[1] : getHostCookie(c, config.AUTH_COOKIE);
+  const token = header
+    ? /^Bearer\s+(\S+)$/i.exec(header)?.[1]
+    : getHostCookie(c, config.AUTH_COOKIE);
   if (!token) return null;
   try {
     return (await verifyAccessToken(config, token)).id;
@@ -51,18 +53,21 @@ function resumePage(requestUrl: string): string {
   return `<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=${href}"><title>Connecting…</title><p>Connecting your mailbox…</p>`;
 }
 
-const callbackPath = (provider: OAuthProvider, legacy: boolean) => (legacy ? "/api/mailx/callback" : `/api/integrations/${provider}/callback`);
+const callbackPath = (provider: OAuthProvider, legacy: boolean) =>
+  legacy ? "/api/mailx/callback" : `/api/integrations/${provider}/callback`;
 
 function registerOAuthFamily(app: Hono<AppEnv>, legacy: boolean) {
   const base = legacy ? "/api/mailx" : "/api/integrations/:provider";
   const tags = [legacy ? "mailx (original)" : "integrations"];
-  const provider = (params: unknown): OAuthProvider => (legacy ? "mailx" : (params as { provider: OAuthProvider }).provider);
+  const provider = (params: unknown): OAuthProvider =>
+    legacy ? "mailx" : (params as { provider: OAuthProvider }).provider;
   const params = legacy ? undefined : ProviderParam;
 
   route(app, {
     method: "get",
     path: `${base}/auth`,
-    summary: "Start the OAuth authorization code flow with PKCE; returns the provider's consent URL",
+    summary:
+      "Start the OAuth authorization code flow with PKCE; returns the provider's consent URL",
     tags,
     params,
     responses: { 200: { description: "Consent URL", schema: AuthUrlResponse } },
@@ -71,29 +76,55 @@ function registerOAuthFamily(app: Hono<AppEnv>, legacy: boolean) {
       const userId = c.get("user").id;
       const flow = flowSecret(getHostCookie(c, FLOW_COOKIE));
       // Lax, not Strict: it must come back on the provider's top-level redirect to the callback.
-      setHostCookie(c, FLOW_COOKIE, flow, { httpOnly: true, sameSite: "Lax", maxAge: STATE_TTL_MS / 1000 });
-      return c.json({ authUrl: await service(c, userId).authUrl(userId, p, redirectUri(c.get("config"), c.req.url, callbackPath(p, legacy)), flow) });
+      setHostCookie(c, FLOW_COOKIE, flow, {
+        httpOnly: true,
+        sameSite: "Lax",
+        maxAge: STATE_TTL_MS / 1000,
+      });
+      return c.json({
+        authUrl: await service(c, userId).authUrl(
+          userId,
+          p,
+          redirectUri(c.get("config"), c.req.url, callbackPath(p, legacy)),
+          flow,
+        ),
+      });
     },
   });
 
   route(app, {
     method: "get",
     path: `${base}/callback`,
-    summary: "OAuth redirect target: needs the state, the flow cookie of the browser that started it and that user's session; stores the tokens sealed and redirects to the dashboard",
+    summary:
+      "OAuth redirect target: needs the state, the flow cookie of the browser that started it and that user's session; stores the tokens sealed and redirects to the dashboard",
     tags,
     auth: false,
     csrf: false,
     rateLimit: ["auth"],
     params,
     query: CallbackQuery,
-    responses: { 200: { description: "Once, without a session cookie: a page reloading the callback same-site with resumed=1", contentType: "text/html" }, 302: { description: "Redirect to /dashboard?integration=<provider>&status=connected|error" } },
+    responses: {
+      200: {
+        description:
+          "Once, without a session cookie: a page reloading the callback same-site with resumed=1",
+        contentType: "text/html",
+      },
+      302: { description: "Redirect to /dashboard?integration=<provider>&status=connected|error" },
+    },
     handler: async (c, input) => {
       const p = provider(input.params);
       c.header("cache-control", "no-store");
       c.header("referrer-policy", "no-referrer");
       const caller = await optionalCaller(c);
-      if (caller === null && !input.query.resumed && wellFormedState(input.query.state)) return c.html(resumePage(c.req.url));
-      const location = await service(c).callback(p, input.query, caller, getHostCookie(c, FLOW_COOKIE), redirectUri(c.get("config"), c.req.url, callbackPath(p, legacy)));
+      if (caller === null && !input.query.resumed && wellFormedState(input.query.state))
+        return c.html(resumePage(c.req.url));
+      const location = await service(c).callback(
+        p,
+        input.query,
+        caller,
+        getHostCookie(c, FLOW_COOKIE),
+        redirectUri(c.get("config"), c.req.url, callbackPath(p, legacy)),
+      );
       return c.redirect(location, 302);
     },
   });
@@ -131,33 +162,46 @@ export function registerIntegrationRoutes(app: Hono<AppEnv>) {
   route(app, {
     method: "post",
     path: "/api/integrations/imap/connect",
-    summary: "Check IMAP credentials by logging in, store them sealed, and mail the address a check message (pending_verification until it is read back)",
+    summary:
+      "Check IMAP credentials by logging in, store them sealed, and mail the address a check message (pending_verification until it is read back)",
     tags: ["integrations"],
     rateLimit: ["auth"],
     body: ImapConnectBody,
-    responses: { 200: { description: "Connected, pending verification", schema: ImapConnectResponse } },
+    responses: {
+      200: { description: "Connected, pending verification", schema: ImapConnectResponse },
+    },
     handler: async (c, { body }) => {
       const userId = c.get("user").id;
-      return c.json({ success: true as const, ...(await service(c, userId).connectImap(userId, body)) });
+      return c.json({
+        success: true as const,
+        ...(await service(c, userId).connectImap(userId, body)),
+      });
     },
   });
 
   route(app, {
     method: "post",
     path: "/api/integrations/imap/verify",
-    summary: "Read the check message back through the IMAP mailbox (the mailbox becomes active), or send a new one ({resend: true})",
+    summary:
+      "Read the check message back through the IMAP mailbox (the mailbox becomes active), or send a new one ({resend: true})",
     tags: ["integrations"],
     rateLimit: ["imap_verify"],
     body: ImapVerifyBody,
     responses: {
-      200: { description: "The mailbox's status: active once verified", schema: ImapConnectResponse },
+      200: {
+        description: "The mailbox's status: active once verified",
+        schema: ImapConnectResponse,
+      },
       404: { description: "No IMAP mailbox connected" },
       410: { description: "The check message expired; send a new one" },
       422: { description: "The check message has not arrived in the mailbox yet" },
     },
     handler: async (c, { body }) => {
       const userId = c.get("user").id;
-      return c.json({ success: true as const, ...(await service(c, userId).verifyImap(userId, body.resend === true)) });
+      return c.json({
+        success: true as const,
+        ...(await service(c, userId).verifyImap(userId, body.resend === true)),
+      });
     },
   });
 
@@ -189,12 +233,18 @@ export function registerIntegrationRoutes(app: Hono<AppEnv>) {
   route(app, {
     method: "get",
     path: "/api/integrations/providers",
-    summary: "The mailbox providers this deployment can connect (configured:false when the operator has not set one up)",
+    summary:
+      "The mailbox providers this deployment can connect (configured:false when the operator has not set one up)",
     tags: ["integrations"],
     responses: { 200: { description: "Mailbox providers", schema: MailboxProvidersResponse } },
     handler: (c) => {
       const config = c.get("config");
-      return c.json({ providers: MAILBOX_PROVIDERS.map((provider) => ({ provider, configured: isConfigured(config, provider) })) });
+      return c.json({
+        providers: MAILBOX_PROVIDERS.map((provider) => ({
+          provider,
+          configured: isConfigured(config, provider),
+        })),
+      });
     },
   });
 

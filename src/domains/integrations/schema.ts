@@ -25,7 +25,11 @@ export const AuthUrlResponse = z.object({ authUrl: z.url() });
 export { SuccessResponse } from "../../kernel/schemas";
 export const RefreshResponse = z.object({ success: z.literal(true), expiresAt: z.string() });
 /** The spec's {success, email}, and the mailbox's status: pending_verification until its check message is read back. */
-export const ImapConnectResponse = z.object({ success: z.literal(true), email: z.string(), status: z.enum(["pending_verification", "active", "disconnected"]) });
+export const ImapConnectResponse = z.object({
+  success: z.literal(true),
+  email: z.string(),
+  status: z.enum(["pending_verification", "active", "disconnected"]),
+});
 export const ImapVerifyBody = z.object({ resend: z.boolean().optional() }).strict();
 export const Integration = z.object({
   provider: z.enum([...OAUTH_PROVIDERS, "imap"]),
@@ -35,4 +39,6 @@ export const Integration = z.object({
 });
 export const IntegrationsResponse = z.object({ integrations: z.array(Integration) });
 /** Which mailboxes this deployment can connect; an unconfigured one is listed with configured:false so the page can say why it is missing. */
-export const MailboxProvidersResponse = z.object({ providers: z.array(z.object({ provider: z.enum(MAILBOX_PROVIDERS), configured: z.boolean() })) });
+export const MailboxProvidersResponse = z.object({
+  providers: z.array(z.object({ provider: z.enum(MAILBOX_PROVIDERS), configured: z.boolean() })),
+});

@@ -7,12 +7,25 @@ import { AppError, ErrorCode, notFound } from "../../lib/errors";
 import { guardImapTarget, openImap, sealImap, unsealImap, type ImapCredentials } from "./imap";
 import { findProof, newProof, PENDING_VERIFICATION, PROOF_TTL_MS, proofMail } from "./imap-proof";
 import { mailerFor } from "../notifications";
-import { buildAuthUrl, consumeState, exchangeCode, revokeGrant, sealTokens, StateError, unsealTokens } from "./oauth";
+import {
+  buildAuthUrl,
+  consumeState,
+  exchangeCode,
+  revokeGrant,
+  sealTokens,
+  StateError,
+  unsealTokens,
+} from "./oauth";
 import { providerConfig, type OAuthProvider, type ProviderConfig } from "./providers";
 import * as repo from "./repo";
 
 export function toIntegration(row: MailIntegrationRow) {
-  return { provider: row.provider, email: row.email, connectedAt: row.connectedAt, status: row.status };
+  return {
+    provider: row.provider,
+    email: row.email,
+    connectedAt: row.connectedAt,
+    status: row.status,
+  };
 }
 
 /** The redirect URI registered with the provider: the callback path on the service's origin. */
@@ -32,16 +45,34 @@ export class IntegrationService {
     return (await repo.listIntegrations(this.db, userId)).map(toIntegration);
   }
 
-  async authUrl(userId: string, provider: OAuthProvider, redirect: string, flow: string): Promise<string> {
+  async authUrl(
+    userId: string,
+    provider: OAuthProvider,
+    redirect: string,
+    flow: string,
+  ): Promise<string> {
     // The state is read back by a callback that may carry no session, so it lives in the directory.
-    return buildAuthUrl(directoryDb(this.env), this.config, providerConfig(this.config, provider), userId, redirect, flow);
+    return buildAuthUrl(
+      directoryDb(this.env),
+      this.config,
+      providerConfig(this.config, provider),
+      userId,
+      redirect,
+      flow,
+    );
   }
 
   /**
    * Completes the authorization code flow. Returns the dashboard redirect of DECISIONS D8; any
    * failure is reported there as a reason code, never with the provider's own words.
    */
-  async callback(provider: OAuthProvider, q: { code?: string; state?: string; error?: string }, callerId: string | null, flow: string | undefined, redirect: string): Promise<string> {
+  async callback(
+    provider: OAuthProvider,
+    q: { code?: string; state?: string; error?: string },
+    callerId: string | null,
+    flow: string | undefined,
+    redirect: string,
+  ): Promise<string> {
     const done = (status: string, reason?: string) => {
       const u = new URL("/dashboard", this.config.APP_ORIGIN ?? "http://localhost");
       u.searchParams.set("integration", provider);
@@ -53,12 +84,20 @@ export class IntegrationService {
     let userId: string;
     let verifier: string;
     try {
-      ({ userId, verifier } = await consumeState(directoryDb(this.env), this.config, provider, q.state, callerId, flow));
+      ({ userId, verifier } = await consumeState(
+        directoryDb(this.env),
+        this.config,
+        provider,
+        q.state,
+        callerId,
+        flow,
+      ));
     } catch (err) {
       if (err instanceof StateError) return done("error", err.message);
       throw err;
     }
-    if (q.error) return done("error", q.error === "access_denied" ? "access_denied" : "provider_error");
+    if (q.error)
+      return done("error", q.error === "access_denied" ? "access_denied" : "provider_error");
     if (!q.code) return done("error", "missing_code");
     const p = providerConfig(this.config, provider);
     let result: Awaited<ReturnType<typeof exchangeCode>>;
@@ -87,7 +126,9 @@ export class IntegrationService {
   async disconnect(userId: string, provider: OAuthProvider | "imap"): Promise<void> {
     const row = await repo.findIntegration(this.db, userId, provider);
     if (row && provider !== "imap") {
-      const tokens = await unsealTokens(this.config, userId, provider, row.secret).catch(() => null);
+      const tokens = await unsealTokens(this.config, userId, provider, row.secret).catch(
+        () => null,
+      );
       let p: ProviderConfig | null = null;
       try {
         p = providerConfig(this.config, provider);
@@ -104,7 +145,8 @@ export class IntegrationService {
     const r = await tokensFor(this.env, userId).token(provider, true);
     if (r.ok) return { expiresAt: new Date(r.expiresAt).toISOString() };
     if (r.reason === "not_connected") throw notFound("Integration");
-    if (r.reason === "unavailable") throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Provider unavailable; try again later");
+    if (r.reason === "unavailable")
+      throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Provider unavailable; try again later");
     throw new AppError(ErrorCode.UNPROCESSABLE, "The integration is disconnected; reconnect it");
   }
 
@@ -113,11 +155,16 @@ export class IntegrationService {
    * and mails the check message to the address (imap-proof.ts). The mailbox counts for resets and
    * discovery only once verifyImap has read that message back through it.
    */
-  async connectImap(userId: string, creds: ImapCredentials): Promise<{ email: string; status: string }> {
+  async connectImap(
+    userId: string,
+    creds: ImapCredentials,
+  ): Promise<{ email: string; status: string }> {
     await guardImapTarget(this.config, creds.host, creds.port);
     const client = await openImap(this.config, creds);
     await client.logout();
-    const email = (creds.username.includes("@") ? creds.username : `${creds.username}@${creds.host}`).toLowerCase();
+    const email = (
+      creds.username.includes("@") ? creds.username : `${creds.username}@${creds.host}`
+    ).toLowerCase();
     const now = new Date().toISOString();
     const proof = newProof();
     await repo.upsertIntegration(this.db, {
@@ -149,11 +196,15 @@ export class IntegrationService {
     const now = new Date().toISOString();
     if (resend || !proof) {
       const fresh = newProof();
-      await repo.updateIntegration(this.db, userId, "imap", { secret: await sealImap(this.config, userId, { ...creds, proof: fresh }), updatedAt: now });
+      await repo.updateIntegration(this.db, userId, "imap", {
+        secret: await sealImap(this.config, userId, { ...creds, proof: fresh }),
+        updatedAt: now,
+      });
       await this.mailer().send(proofMail(this.config, row.email, fresh));
       return { email: row.email, status: PENDING_VERIFICATION };
     }
-    if (Date.now() - proof.sentAt > PROOF_TTL_MS) throw new AppError(ErrorCode.GONE, "The check message has expired; send a new one");
+    if (Date.now() - proof.sentAt > PROOF_TTL_MS)
+      throw new AppError(ErrorCode.GONE, "The check message has expired; send a new one");
     const client = await openImap(this.config, creds);
     let found: boolean;
     try {
@@ -163,8 +214,16 @@ export class IntegrationService {
     } finally {
       await client.logout();
     }
-    if (!found) throw new AppError(ErrorCode.UNPROCESSABLE, "The check message has not arrived in this mailbox yet; try again once it has");
-    await repo.updateIntegration(this.db, userId, "imap", { status: "active", secret: await sealImap(this.config, userId, creds), updatedAt: now });
+    if (!found)
+      throw new AppError(
+        ErrorCode.UNPROCESSABLE,
+        "The check message has not arrived in this mailbox yet; try again once it has",
+      );
+    await repo.updateIntegration(this.db, userId, "imap", {
+      status: "active",
+      secret: await sealImap(this.config, userId, creds),
+      updatedAt: now,
+    });
     return { email: row.email, status: "active" };
   }
 

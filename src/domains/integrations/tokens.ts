@@ -12,7 +12,8 @@ export type FreshToken =
   | { ok: false; reason: "not_connected" | "disconnected" | "refresh_failed" | "unavailable" };
 
 /** The typed client of the user's TokenRefresher object: every token request goes through it. */
-export const tokensFor = (env: Bindings, userId: string) => tokenClient<FreshToken, OAuthProvider>(env.TOKEN_REFRESHER, userId);
+export const tokensFor = (env: Bindings, userId: string) =>
+  tokenClient<FreshToken, OAuthProvider>(env.TOKEN_REFRESHER, userId);
 
 /** A token this close to expiry is refreshed before use. */
 const EARLY_MS = 60_000;
@@ -23,7 +24,12 @@ const EARLY_MS = 60_000;
  * (providers rotate refresh tokens: a second, racing refresh would present a spent one).
  * A refused refresh marks the integration disconnected and tells the user to reconnect.
  */
-export async function freshToken(env: Bindings, userId: string, provider: OAuthProvider, force: boolean): Promise<FreshToken> {
+export async function freshToken(
+  env: Bindings,
+  userId: string,
+  provider: OAuthProvider,
+  force: boolean,
+): Promise<FreshToken> {
   const config = loadConfig(env);
   const db = dbFor(env, userId);
   const row = await repo.findIntegration(db, userId, provider);
@@ -38,7 +44,10 @@ export async function freshToken(env: Bindings, userId: string, provider: OAuthP
   try {
     const next = await refreshGrant(p, tokens.refreshToken);
     await repo.updateIntegration(db, userId, provider, {
-      secret: await sealTokens(config, userId, provider, { accessToken: next.accessToken, refreshToken: next.refreshToken }),
+      secret: await sealTokens(config, userId, provider, {
+        accessToken: next.accessToken,
+        refreshToken: next.refreshToken,
+      }),
       expiresAt: next.expiresAt,
       updatedAt: new Date().toISOString(),
     });
@@ -46,13 +55,19 @@ export async function freshToken(env: Bindings, userId: string, provider: OAuthP
   } catch (err) {
     // Only a refusal by the token endpoint (RFC 6749 section 5.2, a 4xx) means the grant is dead; a
     // network failure or 5xx leaves the integration as it is for the next attempt.
-    if (err instanceof TokenEndpointError && err.status >= 400 && err.status < 500) return markDisconnected(env, userId, provider, row.email);
+    if (err instanceof TokenEndpointError && err.status >= 400 && err.status < 500)
+      return markDisconnected(env, userId, provider, row.email);
     logJson("warn", "token refresh failed transiently", { provider, error: errorName(err) });
     return { ok: false, reason: "unavailable" };
   }
 }
 
-async function markDisconnected(env: Bindings, userId: string, provider: string, email: string): Promise<FreshToken> {
+async function markDisconnected(
+  env: Bindings,
+  userId: string,
+  provider: string,
+  email: string,
+): Promise<FreshToken> {
   const db = dbFor(env, userId);
   const now = new Date().toISOString();
   await repo.updateIntegration(db, userId, provider, { status: "disconnected", updatedAt: now });

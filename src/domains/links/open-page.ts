@@ -21,8 +21,19 @@ const LINK_PATH = /^[A-Za-z0-9_-]{1,64}$/;
 
 export async function openPage(c: Context<AppEnv>): Promise<Response> {
   const id = c.req.param("id") ?? "";
-  const page = LINK_PATH.test(id) && c.env.ASSETS ? await c.env.ASSETS.fetch(new Request(new URL("/link", c.req.url))) : null;
-  const out = page?.ok ? new Response(page.body, { status: 200, headers: { "content-type": "text/html; charset=utf-8" } }) : new Response("Not found", { status: 404, headers: { "content-type": "text/plain; charset=utf-8" } });
+  const page =
+    LINK_PATH.test(id) && c.env.ASSETS
+      ? await c.env.ASSETS.fetch(new Request(new URL("/link", c.req.url)))
+      : null;
+  const out = page?.ok
+    ? new Response(page.body, {
+        status: 200,
+        headers: { "content-type": "text/html; charset=utf-8" },
+      })
+    : new Response("Not found", {
+        status: 404,
+        headers: { "content-type": "text/plain; charset=utf-8" },
+      });
   for (const [k, v] of Object.entries(OPEN_PAGE_HEADERS)) out.headers.set(k, v);
   return out;
 }

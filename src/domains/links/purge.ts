@@ -2,7 +2,7 @@ import { directoryDb, eachShard } from "../../db/client";
 import type { Bindings } from "../../env";
 import { logJson } from "../../lib/log";
 import * as repo from "./repo";
-import { MAX_FAILED_ATTEMPTS } from "./schema";
+import { MAX_FAILED_ATTEMPTS, MAX_FAILED_CODES } from "./schema";
 
 /** A delivery counted just before the end streams its bytes within this; the purge waits it out. */
 export const PURGE_GRACE_MS = 10 * 60 * 1000;
@@ -16,14 +16,22 @@ const MAX_CHUNKS = 50;
  * locked), then the rows and directory pointers of links that expired past the retention period.
  * The R2 object goes before the row is marked, so a crash between leaves a row the next run retries.
  */
-export async function purgeSecureLinks(env: Bindings, nowMs = Date.now()): Promise<{ content: number; rows: number }> {
+export async function purgeSecureLinks(
+  env: Bindings,
+  nowMs = Date.now(),
+): Promise<{ content: number; rows: number }> {
   const grace = new Date(nowMs - PURGE_GRACE_MS).toISOString();
   const retention = new Date(nowMs - LINK_RETENTION_DAYS * 24 * 60 * 60 * 1000).toISOString();
   let content = 0;
   let rows = 0;
   for (const { db } of eachShard(env)) {
     for (let i = 0; i < MAX_CHUNKS; i++) {
-      const ended = await repo.purgeable(db, grace, MAX_FAILED_ATTEMPTS, CHUNK);
+      const ended = await repo.purgeable(
+        db,
+        grace,
+        { passphrases: MAX_FAILED_ATTEMPTS, codes: MAX_FAILED_CODES },
+        CHUNK,
+      );
       if (ended.length === 0) break;
       const gone: string[] = [];
       for (const link of ended) {
@@ -31,7 +39,9 @@ export async function purgeSecureLinks(env: Bindings, nowMs = Date.now()): Promi
           await env.ATTACHMENTS.delete(link.r2Key);
           gone.push(link.id);
         } catch {
-          logJson("error", "secure link content could not be purged; will retry", { linkId: link.id });
+          logJson("error", "secure link content could not be purged; will retry", {
+            linkId: link.id,
+          });
         }
       }
       await repo.markPurged(db, gone, new Date(nowMs).toISOString());

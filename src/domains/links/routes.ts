@@ -9,7 +9,16 @@ import { notifyOpened } from "./notify-open";
 import { openPage } from "./open-page";
 import { mailerFor, sendQuietly } from "../notifications";
 import { startAttempt } from "./recipients";
-import { CodeBody, CodeResponse, CreateLinkBody, LinkIdParam, LinkResponse, ListResponse, OpenBody, PublicMeta } from "./schema";
+import {
+  CodeBody,
+  CodeResponse,
+  CreateLinkBody,
+  LinkIdParam,
+  LinkResponse,
+  ListResponse,
+  OpenBody,
+  PublicMeta,
+} from "./schema";
 import { deliveryStream, gone, LinkService, toPublic, toView } from "./service";
 
 const limits = (c: Context<AppEnv>) => ({
@@ -19,23 +28,46 @@ const limits = (c: Context<AppEnv>) => ({
 });
 
 const ownerService = (c: Context<AppEnv>) =>
-  new LinkService({ db: dbFor(c.env, c.get("user").id), directory: directoryDb(c.env), bucket: c.env.ATTACHMENTS }, limits(c));
+  new LinkService(
+    {
+      db: dbFor(c.env, c.get("user").id),
+      directory: directoryDb(c.env),
+      bucket: c.env.ATTACHMENTS,
+    },
+    limits(c),
+  );
 
 /** An opener has no account: the directory says whose shard holds the link its id names. */
 async function publicService(c: Context<AppEnv>, id: string) {
   const directory = directoryDb(c.env);
   const ownerId = await repo.ownerOf(directory, id);
   if (!ownerId) throw notFound("Secure link");
-  return { ownerId, svc: new LinkService({ db: dbFor(c.env, ownerId), directory, bucket: c.env.ATTACHMENTS }, limits(c)) };
+  return {
+    ownerId,
+    svc: new LinkService(
+      { db: dbFor(c.env, ownerId), directory, bucket: c.env.ATTACHMENTS },
+      limits(c),
+    ),
+  };
 }
 
-const PUBLIC_HEADERS = { "cache-control": "no-store", "referrer-policy": "no-referrer", "x-robots-tag": "noindex, nofollow" };
+/** An opener's body is an address or a verifier and a code: a few hundred bytes, parsed with no account. */
+const PUBLIC_BODY_LIMIT = 4 * 1024;
+
+/** The public answers carry the sender's bytes (base64 in JSON): no cache, no Referer, never sniffed as another type. */
+const PUBLIC_HEADERS = {
+  "cache-control": "no-store",
+  "referrer-policy": "no-referrer",
+  "x-robots-tag": "noindex, nofollow",
+  "x-content-type-options": "nosniff",
+};
 
 export function registerLinkRoutes(app: Hono<AppEnv>) {
   route(app, {
     method: "post",
     path: "/api/links",
-    summary: "Create a secure link: ciphertext made in the browser under a key that stays in the link's fragment",
+    summary:
+      "Create a secure link: ciphertext made in the browser under a key that stays in the link's fragment",
     tags: ["links"],
     rateLimit: ["links_create"],
     bodyLimit: UPLOAD_BODY_LIMIT,
@@ -45,13 +77,15 @@ export function registerLinkRoutes(app: Hono<AppEnv>) {
       413: { description: "Body over 36 MB" },
       422: { description: "Count or byte quota exceeded" },
     },
-    handler: async (c, { body }) => c.json({ link: toView(await ownerService(c).create(c.get("user"), body)) }, 201),
+    handler: async (c, { body }) =>
+      c.json({ link: toView(await ownerService(c).create(c.get("user"), body)) }, 201),
   });
 
   route(app, {
     method: "get",
     path: "/api/links",
-    summary: "The caller's secure links, newest first, with views used, last opened, expiry and state",
+    summary:
+      "The caller's secure links, newest first, with views used, last opened, expiry and state",
     tags: ["links"],
     rateLimit: ["links_manage"],
     responses: { 200: { description: "Links and quota usage", schema: ListResponse } },
@@ -66,7 +100,8 @@ export function registerLinkRoutes(app: Hono<AppEnv>) {
     rateLimit: ["links_manage"],
     params: LinkIdParam,
     responses: { 200: { description: "Revoked", schema: LinkResponse } },
-    handler: async (c, { params }) => c.json({ link: toView(await ownerService(c).revoke(c.get("user").id, params.id)) }),
+    handler: async (c, { params }) =>
+      c.json({ link: toView(await ownerService(c).revoke(c.get("user").id, params.id)) }),
   });
 
   route(app, {
@@ -87,29 +122,38 @@ export function registerLinkRoutes(app: Hono<AppEnv>) {
   route(app, {
     method: "post",
     path: "/api/links/public/:id/code",
-    summary: "Ask for a one-time code for a recipients-only link; the same answer whether or not the address is listed",
+    summary:
+      "Ask for a one-time code for a recipients-only link; the same answer whether or not the address is listed",
     tags: ["links"],
     auth: false,
     csrf: false,
+    bodyLimit: PUBLIC_BODY_LIMIT,
     rateLimit: ["links_open", "links_code"],
     params: LinkIdParam,
     body: CodeBody,
     responses: {
-      202: { description: "An open attempt; a code was mailed if the address may open the link", schema: CodeResponse },
+      202: {
+        description: "An open attempt; a code was mailed if the address may open the link",
+        schema: CodeResponse,
+      },
       409: { description: "The link is not limited to addresses" },
+      413: { description: "Body over 4 KB" },
       410: { description: "Expired, used up, revoked or locked (state)" },
-      429: { description: "Too many codes asked for this link" },
+      429: { description: "Too many codes asked for this link or this address" },
     },
     handler: async (c, { params, body }) => {
       const { svc, ownerId } = await publicService(c, params.id);
       const row = await svc.found(params.id);
       const meta = toPublic(row);
       if (meta.state !== "active") throw gone(meta.state);
-      if (!row.recipientHashes) throw new AppError(ErrorCode.CONFLICT, "This link is not limited to email addresses");
+      if (!row.recipientHashes)
+        throw new AppError(ErrorCode.CONFLICT, "This link is not limited to email addresses");
       const db = dbFor(c.env, ownerId);
       const mailer = mailerFor(c.get("config"), db, c.env.MAIL_QUEUE, directoryDb(c.env));
       // The mail goes out beside the answer: a listed address must not answer slower than another.
-      const attempt = await startAttempt(db, c.get("config").CSRF_SECRET, row, body.email, (mail) => c.executionCtx.waitUntil(sendQuietly(mailer, mail)));
+      const attempt = await startAttempt(db, c.get("config").CSRF_SECRET, row, body.email, (mail) =>
+        c.executionCtx.waitUntil(sendQuietly(mailer, mail)),
+      );
       return c.json(attempt, 202, PUBLIC_HEADERS);
     },
   });
@@ -117,21 +161,25 @@ export function registerLinkRoutes(app: Hono<AppEnv>) {
   route(app, {
     method: "post",
     path: "/api/links/public/:id/open",
-    summary: "Count one view and deliver the ciphertext; a wrong passphrase counts a failure instead",
+    summary:
+      "Count one view and deliver the ciphertext; a wrong passphrase counts a failure instead",
     tags: ["links"],
     auth: false,
     csrf: false,
+    bodyLimit: PUBLIC_BODY_LIMIT,
     rateLimit: ["links_open"],
     params: LinkIdParam,
     body: OpenBody,
     responses: {
       200: { description: "The link's facts and its ciphertext (base64)" },
       403: { description: "Passphrase or email code missing or wrong (reason, attempts_left)" },
+      413: { description: "Body over 4 KB" },
       410: { description: "Expired, used up, revoked or locked (state)" },
     },
     handler: async (c, { params, body }) => {
       const { svc } = await publicService(c, params.id);
-      const code = body.challenge && body.code ? { challenge: body.challenge, code: body.code } : undefined;
+      const code =
+        body.challenge && body.code ? { challenge: body.challenge, code: body.code } : undefined;
       const { row, body: content } = await svc.open(params.id, body.verifier, code);
       const country = (c.req.raw as { cf?: { country?: string } }).cf?.country;
       const db = dbFor(c.env, row.ownerId);
@@ -145,5 +193,3 @@ export function registerLinkRoutes(app: Hono<AppEnv>) {
 
   app.get("/l/:id", (c) => openPage(c));
 }
-
-

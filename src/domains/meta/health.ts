@@ -6,7 +6,14 @@ import { bindingOf, directoryBinding, shardBindings } from "../../db/shards";
  * Names and outcomes only: no database id, bucket name, setting or error text leaves the worker
  * (the cause goes to the log with the request id).
  */
-export type Check = { binding: string; kind: "d1" | "r2" | "queue"; ok: boolean; ms?: number; error?: "unreachable" | "timeout" | "not bound"; note?: string };
+export type Check = {
+  binding: string;
+  kind: "d1" | "r2" | "queue";
+  ok: boolean;
+  ms?: number;
+  error?: "unreachable" | "timeout" | "not bound";
+  note?: string;
+};
 export type Health = { status: "ok" | "degraded"; checks: Check[] };
 
 /** A probe that has not answered by then counts as down: a monitor wants an answer, not a hang. */
@@ -18,13 +25,22 @@ const PROBE_TIMEOUT_MS = 3000;
 const CACHE_MS = 5000;
 const cache = new WeakMap<object, { at: number; health: Promise<Health> }>();
 
-async function probe(binding: string, kind: Check["kind"], run: () => Promise<unknown>, log: (binding: string, err: unknown) => void): Promise<Check> {
+async function probe(
+  binding: string,
+  kind: Check["kind"],
+  run: () => Promise<unknown>,
+  log: (binding: string, err: unknown) => void,
+): Promise<Check> {
   const start = Date.now();
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), PROBE_TIMEOUT_MS)));
+  const timeout = new Promise<"timeout">(
+    (resolve) => (timer = setTimeout(() => resolve("timeout"), PROBE_TIMEOUT_MS)),
+  );
   try {
     const outcome = await Promise.race([run().then(() => "ok" as const), timeout]);
-    return outcome === "ok" ? { binding, kind, ok: true, ms: Date.now() - start } : { binding, kind, ok: false, error: "timeout" };
+    return outcome === "ok"
+      ? { binding, kind, ok: true, ms: Date.now() - start }
+      : { binding, kind, ok: false, error: "timeout" };
   } catch (err) {
     log(binding, err);
     return { binding, kind, ok: false, ms: Date.now() - start, error: "unreachable" };
@@ -33,11 +49,16 @@ async function probe(binding: string, kind: Check["kind"], run: () => Promise<un
   }
 }
 
-function checkAll(env: Bindings, config: Config, log: (binding: string, err: unknown) => void): Promise<Health> {
+function checkAll(
+  env: Bindings,
+  config: Config,
+  log: (binding: string, err: unknown) => void,
+): Promise<Health> {
   const probes: Promise<Check>[] = [];
   // Each shard and the directory: one `SELECT 1` each, on the binding the worker reads through.
   const d1 = [...shardBindings(env), directoryBinding(env)];
-  for (const name of new Set(d1)) probes.push(probe(name, "d1", () => bindingOf(env, name).prepare("SELECT 1").first(), log));
+  for (const name of new Set(d1))
+    probes.push(probe(name, "d1", () => bindingOf(env, name).prepare("SELECT 1").first(), log));
   // A HEAD of a key that is never written: a round trip to the bucket that reads no one's data.
   probes.push(probe("ATTACHMENTS", "r2", () => env.ATTACHMENTS.head("health/probe"), log));
   // A queue binding offers only send: it cannot be probed without enqueuing a message, so it is
@@ -48,13 +69,29 @@ function checkAll(env: Bindings, config: Config, log: (binding: string, err: unk
   ];
   for (const [name, q, required] of queues) {
     const bound = typeof (q as Queue | undefined)?.send === "function";
-    if (bound) probes.push(Promise.resolve({ binding: name, kind: "queue", ok: true, note: "bound; a queue cannot be probed without sending" }));
-    else if (required) probes.push(Promise.resolve({ binding: name, kind: "queue", ok: false, error: "not bound" }));
+    if (bound)
+      probes.push(
+        Promise.resolve({
+          binding: name,
+          kind: "queue",
+          ok: true,
+          note: "bound; a queue cannot be probed without sending",
+        }),
+      );
+    else if (required)
+      probes.push(Promise.resolve({ binding: name, kind: "queue", ok: false, error: "not bound" }));
   }
-  return Promise.all(probes).then((checks) => ({ status: checks.every((c) => c.ok) ? "ok" : "degraded", checks }));
+  return Promise.all(probes).then((checks) => ({
+    status: checks.every((c) => c.ok) ? "ok" : "degraded",
+    checks,
+  }));
 }
 
-export function health(env: Bindings, config: Config, log: (binding: string, err: unknown) => void): Promise<Health> {
+export function health(
+  env: Bindings,
+  config: Config,
+  log: (binding: string, err: unknown) => void,
+): Promise<Health> {
   const hit = cache.get(env);
   if (hit && Date.now() - hit.at < CACHE_MS) return hit.health;
   const health = checkAll(env, config, log);

@@ -26,10 +26,19 @@ export function registerMetaRoutes(app: Hono<AppEnv>) {
     auth: false,
     responses: {
       200: { description: "Up, every binding answering", schema: HealthBody },
-      503: { description: "Up, but a binding does not answer (`status: \"degraded\"`; the failing check says which)", schema: HealthBody },
+      503: {
+        description:
+          'Up, but a binding does not answer (`status: "degraded"`; the failing check says which)',
+        schema: HealthBody,
+      },
     },
     handler: async (c) => {
-      const log = (binding: string, err: unknown) => logJson("error", "health probe failed", { requestId: c.get("requestId"), binding, error: err instanceof Error ? err.name : "error" });
+      const log = (binding: string, err: unknown) =>
+        logJson("error", "health probe failed", {
+          requestId: c.get("requestId"),
+          binding,
+          error: err instanceof Error ? err.name : "error",
+        });
       const body = await health(c.env, c.get("config"), log);
       return c.json(body, body.status === "ok" ? 200 : 503);
     },

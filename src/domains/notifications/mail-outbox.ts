@@ -18,11 +18,20 @@ const CLAIM_SECONDS = 10 * 60;
  * API took it; a refusal is retried with the queue's backoff, and the last one (the queue's retry
  * count) moves the mail to mail_dead_letters. Returns what happened, for the run's log line.
  */
-export async function retryParkedMail(config: Config, db: Db, now = Date.now()): Promise<{ sent: number; retried: number; deadLettered: number }> {
+export async function retryParkedMail(
+  config: Config,
+  db: Db,
+  now = Date.now(),
+): Promise<{ sent: number; retried: number; deadLettered: number }> {
   const out = { sent: 0, retried: 0, deadLettered: 0 };
   if (config.MAIL_TRANSPORT !== "http") return out;
   const http = httpMailer(config);
-  const due = await db.select().from(mailRetryOutbox).where(lte(mailRetryOutbox.nextAttemptAt, new Date(now).toISOString())).orderBy(asc(mailRetryOutbox.nextAttemptAt)).limit(BATCH);
+  const due = await db
+    .select()
+    .from(mailRetryOutbox)
+    .where(lte(mailRetryOutbox.nextAttemptAt, new Date(now).toISOString()))
+    .orderBy(asc(mailRetryOutbox.nextAttemptAt))
+    .limit(BATCH);
   for (const row of due) {
     if (!(await claim(db, row, now))) continue;
     const mail = { to: row.toAddress, subject: row.subject, text: row.textBody, kind: row.kind };
@@ -35,14 +44,28 @@ export async function retryParkedMail(config: Config, db: Db, now = Date.now()):
       if (attempts > MAIL_QUEUE_MAX_RETRIES + 1) {
         logJson("error", "mail dead-lettered", { kind: row.kind, reason: reason(err) });
         await db.batch([
-          db.insert(mailDeadLetters).values({ id: randomId(), toAddress: row.toAddress, subject: row.subject, textBody: row.textBody, kind: row.kind, attempts, lastError: reason(err), createdAt: new Date(now).toISOString() }),
+          db.insert(mailDeadLetters).values({
+            id: randomId(),
+            toAddress: row.toAddress,
+            subject: row.subject,
+            textBody: row.textBody,
+            kind: row.kind,
+            attempts,
+            lastError: reason(err),
+            createdAt: new Date(now).toISOString(),
+          }),
           db.delete(mailRetryOutbox).where(eq(mailRetryOutbox.id, row.id)),
         ]);
         out.deadLettered++;
         continue;
       }
-      const next = new Date(now + delayFor(err, config.MAIL_RETRY_BASE_SECONDS, attempts) * 1000).toISOString();
-      await db.update(mailRetryOutbox).set({ attempts, lastError: reason(err), nextAttemptAt: next }).where(eq(mailRetryOutbox.id, row.id));
+      const next = new Date(
+        now + delayFor(err, config.MAIL_RETRY_BASE_SECONDS, attempts) * 1000,
+      ).toISOString();
+      await db
+        .update(mailRetryOutbox)
+        .set({ attempts, lastError: reason(err), nextAttemptAt: next })
+        .where(eq(mailRetryOutbox.id, row.id));
       out.retried++;
     }
   }
@@ -54,6 +77,8 @@ async function claim(db: Db, row: MailRetryOutboxRow, now: number): Promise<bool
   const res = await db
     .update(mailRetryOutbox)
     .set({ nextAttemptAt: until })
-    .where(and(eq(mailRetryOutbox.id, row.id), eq(mailRetryOutbox.nextAttemptAt, row.nextAttemptAt)));
+    .where(
+      and(eq(mailRetryOutbox.id, row.id), eq(mailRetryOutbox.nextAttemptAt, row.nextAttemptAt)),
+    );
   return (res.meta.changes ?? 0) === 1;
 }

@@ -2,7 +2,14 @@ import type { Db } from "../../db/client";
 import { mailDeadLetters, mailRetryOutbox } from "../../db/schema";
 import type { Config } from "../../env";
 import { randomId } from "../../lib/crypto";
-import { httpMailer, MailApiError, OutboxMailer, type HttpApiMailer, type Mail, type Mailer } from "./mailer";
+import {
+  httpMailer,
+  MailApiError,
+  OutboxMailer,
+  type HttpApiMailer,
+  type Mail,
+  type Mailer,
+} from "./mailer";
 import { errorName, logJson } from "../../lib/log";
 
 /**
@@ -27,10 +34,14 @@ export function mailBackoff(baseSeconds: number, attempts: number): number {
 export function delayFor(err: unknown, baseSeconds: number, attempts: number): number {
   const backoff = mailBackoff(baseSeconds, attempts);
   const asked = err instanceof MailApiError ? err.retryAfter : undefined;
-  return Math.min(MAX_DELAY_SECONDS, Math.max(1, asked === undefined ? backoff : Math.max(asked, 1)));
+  return Math.min(
+    MAX_DELAY_SECONDS,
+    Math.max(1, asked === undefined ? backoff : Math.max(asked, 1)),
+  );
 }
 
-export const reason = (err: unknown) => (err instanceof MailApiError ? err.message : err instanceof Error ? err.name : "unknown error");
+export const reason = (err: unknown) =>
+  err instanceof MailApiError ? err.message : err instanceof Error ? err.name : "unknown error";
 
 /**
  * The HTTP transport with a queue behind it (DECISIONS D19): every mail is tried at once, so the
@@ -53,10 +64,17 @@ export class QueuedMailer implements Mailer {
       const delaySeconds = delayFor(err, this.baseSeconds, 1);
       try {
         await this.queue.send({ mail }, { delaySeconds });
-        logJson("warn", "mail send deferred to the queue", { kind: mail.kind, reason: reason(err) });
+        logJson("warn", "mail send deferred to the queue", {
+          kind: mail.kind,
+          reason: reason(err),
+        });
       } catch (queueErr) {
         // The queue refused too (an outage, a limit): the mail is kept in D1 for the scheduled job.
-        logJson("warn", "mail send deferred to the retry outbox", { kind: mail.kind, reason: reason(err), queueError: errorName(queueErr) });
+        logJson("warn", "mail send deferred to the retry outbox", {
+          kind: mail.kind,
+          reason: reason(err),
+          queueError: errorName(queueErr),
+        });
         await parkMail(this.park, mail, 1, reason(err), delaySeconds);
       }
     }
@@ -64,7 +82,13 @@ export class QueuedMailer implements Mailer {
 }
 
 /** Writes a mail to the retry outbox, due after `delaySeconds`. */
-export async function parkMail(db: Db, mail: Mail, attempts: number, lastError: string, delaySeconds: number): Promise<void> {
+export async function parkMail(
+  db: Db,
+  mail: Mail,
+  attempts: number,
+  lastError: string,
+  delaySeconds: number,
+): Promise<void> {
   const now = Date.now();
   await db.insert(mailRetryOutbox).values({
     id: randomId(),
@@ -83,7 +107,12 @@ export async function parkMail(db: Db, mail: Mail, attempts: number, lastError: 
  * MAIL_TRANSPORT selects the transport: `outbox` (default) or `http` (MAIL_API_URL, MAIL_API_KEY,
  * MAIL_FROM), whose failed sends go to `queue` (the MAIL_QUEUE binding) for retries.
  */
-export function mailerFor(config: Config, db: Db, queue: Queue<MailMessage> | undefined, directory: Db = db): Mailer {
+export function mailerFor(
+  config: Config,
+  db: Db,
+  queue: Queue<MailMessage> | undefined,
+  directory: Db = db,
+): Mailer {
   if (config.MAIL_TRANSPORT !== "http") return new OutboxMailer(db);
   const http = httpMailer(config);
   if (!queue) throw new Error("MAIL_TRANSPORT=http needs the MAIL_QUEUE binding");
@@ -95,7 +124,11 @@ export function mailerFor(config: Config, db: Db, queue: Queue<MailMessage> | un
  * Retry-After); refused on the last delivery is written to `mail_dead_letters` and acked, so it
  * is kept for an operator instead of being dropped by the queue.
  */
-export async function consumeMailBatch(batch: MessageBatch<MailMessage>, config: Config, db: Db): Promise<void> {
+export async function consumeMailBatch(
+  batch: MessageBatch<MailMessage>,
+  config: Config,
+  db: Db,
+): Promise<void> {
   const http = httpMailer(config);
   for (const msg of batch.messages) {
     const { mail } = msg.body;

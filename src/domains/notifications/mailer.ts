@@ -49,15 +49,29 @@ export class HttpApiMailer implements Mailer {
       res = await fetch(this.url, {
         method: "POST",
         headers: { authorization: `Bearer ${this.apiKey}`, "content-type": "application/json" },
-        body: JSON.stringify({ from: this.from, to: [mail.to], subject: mail.subject, text: mail.text }),
+        body: JSON.stringify({
+          from: this.from,
+          to: [mail.to],
+          subject: mail.subject,
+          text: mail.text,
+        }),
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (err) {
-      throw new MailApiError(0, undefined, err instanceof Error && /timeout|abort/i.test(`${err.name} ${err.message}`) ? "mail API timed out" : "mail API unreachable");
+      throw new MailApiError(
+        0,
+        undefined,
+        err instanceof Error && /timeout|abort/i.test(`${err.name} ${err.message}`)
+          ? "mail API timed out"
+          : "mail API unreachable",
+      );
     }
     if (!res.ok) {
       await res.body?.cancel();
-      throw new MailApiError(res.status, retryAfterSeconds(res.headers.get("retry-after"), Date.now()));
+      throw new MailApiError(
+        res.status,
+        retryAfterSeconds(res.headers.get("retry-after"), Date.now()),
+      );
     }
     await res.body?.cancel();
   }
@@ -88,7 +102,12 @@ export function httpMailer(config: Config): HttpApiMailer {
   if (!config.MAIL_API_URL || !config.MAIL_API_KEY || !config.MAIL_FROM) {
     throw new Error("MAIL_TRANSPORT=http needs MAIL_API_URL, MAIL_API_KEY and MAIL_FROM");
   }
-  return new HttpApiMailer(config.MAIL_API_URL, config.MAIL_API_KEY, config.MAIL_FROM, config.MAIL_API_TIMEOUT_SECONDS * 1000);
+  return new HttpApiMailer(
+    config.MAIL_API_URL,
+    config.MAIL_API_KEY,
+    config.MAIL_FROM,
+    config.MAIL_API_TIMEOUT_SECONDS * 1000,
+  );
 }
 
 /**
@@ -102,7 +121,10 @@ export async function sendQuietly(mailer: Mailer, mail: Mail): Promise<boolean> 
     await mailer.send(mail);
     return true;
   } catch (err) {
-    logJson("error", "mail send failed", { kind: mail.kind, reason: err instanceof MailApiError ? err.message : errorName(err) });
+    logJson("error", "mail send failed", {
+      kind: mail.kind,
+      reason: err instanceof MailApiError ? err.message : errorName(err),
+    });
     return false;
   }
 }

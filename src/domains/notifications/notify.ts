@@ -1,7 +1,13 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { batchable } from "../../db/d1";
-import { bytesOf, NOTIFICATION_SIZE_COLUMNS, notifications, utf8Bytes, type NotificationRow } from "../../db/schema";
+import {
+  bytesOf,
+  NOTIFICATION_SIZE_COLUMNS,
+  notifications,
+  utf8Bytes,
+  type NotificationRow,
+} from "../../db/schema";
 import type { Config } from "../../env";
 import { randomId } from "../../lib/crypto";
 import { pushToUser } from "../push";
@@ -62,7 +68,15 @@ export function notificationInsert(db: Db, n: NotifyInput) {
 
 /** What a row counts against MAX_NOTIFICATION_BYTES_PER_USER, as migration 0015's triggers count it. */
 export const notificationBytes = (r: NotificationRow) =>
-  utf8Bytes([r.title, r.body, JSON.stringify(r.metadata), r.icon, r.actionUrl, r.actorEmail, r.actorName]);
+  utf8Bytes([
+    r.title,
+    r.body,
+    JSON.stringify(r.metadata),
+    r.icon,
+    r.actionUrl,
+    r.actorEmail,
+    r.actorName,
+  ]);
 
 const rowBytes = bytesOf(NOTIFICATION_SIZE_COLUMNS.map((c) => sql.raw(c)));
 
@@ -72,19 +86,26 @@ const rowBytes = bytesOf(NOTIFICATION_SIZE_COLUMNS.map((c) => sql.raw(c)));
  * events. One statement; the triggers lower the counter as rows go.
  */
 export function evictReadStatement(db: Db, userId: string, incoming: number, max: number) {
-  return batchable(db, sql`
+  return batchable(
+    db,
+    sql`
     DELETE FROM notifications WHERE id IN (
       SELECT id FROM (
         SELECT id, sum(${rowBytes}) OVER (ORDER BY created_at DESC, rowid DESC) AS kept
         FROM notifications WHERE user_id = ${userId} AND is_read = 1)
-      WHERE kept + ${incoming} + (SELECT coalesce(sum(${rowBytes}), 0) FROM notifications WHERE user_id = ${userId} AND is_read = 0) > ${max})`);
+      WHERE kept + ${incoming} + (SELECT coalesce(sum(${rowBytes}), 0) FROM notifications WHERE user_id = ${userId} AND is_read = 0) > ${max})`,
+  );
 }
 
 /**
  * What reaches the user with no tab open (docs/decisions.md, Client: entry tools and account pages, Web Push): the events that need a person
  * within hours or that look like a break-in. The rest waits in the notification centre.
  */
-const PUSHED_TYPES = new Set(["emergency_access_requested", "dead_man_switch_reminder", "new_device"]);
+const PUSHED_TYPES = new Set([
+  "emergency_access_requested",
+  "dead_man_switch_reminder",
+  "new_device",
+]);
 
 /**
  * The service's own notifications (a viewed share, an emergency request, a switch reminder). They
@@ -96,7 +117,13 @@ const PUSHED_TYPES = new Set(["emergency_access_requested", "dead_man_switch_rem
 export async function notify(db: Db, n: NotifyInput, config?: Config) {
   const { row, query } = notificationInsert(db, n);
   await query;
-  if (config && PUSHED_TYPES.has(n.type)) await pushToUser(db, config, n.userId, { type: n.type, title: n.title, body: n.body, url: n.actionUrl ?? "/" });
+  if (config && PUSHED_TYPES.has(n.type))
+    await pushToUser(db, config, n.userId, {
+      type: n.type,
+      title: n.title,
+      body: n.body,
+      url: n.actionUrl ?? "/",
+    });
   return toNotification(row);
 }
 
@@ -107,11 +134,16 @@ export async function notify(db: Db, n: NotifyInput, config?: Config) {
 export async function notifyWithinQuota(db: Db, n: NotifyInput, maxBytes: number) {
   const { row } = notificationInsert(db, n);
   const size = notificationBytes(row);
-  const insert = batchable(db, sql`
+  const insert = batchable(
+    db,
+    sql`
     INSERT INTO notifications (id, user_id, type, title, body, color, icon, action_url, actor_id, actor_email, actor_name, metadata, is_read, created_at)
     SELECT ${row.id}, ${row.userId}, ${row.type}, ${row.title}, ${row.body}, ${row.color}, ${row.icon}, ${row.actionUrl}, ${row.actorId},
       ${row.actorEmail}, ${row.actorName}, ${JSON.stringify(row.metadata)}, 0, ${row.createdAt}
-    WHERE coalesce((SELECT notification_bytes FROM vault_counters WHERE user_id = ${row.userId}), 0) + ${size} <= ${maxBytes}`);
+    WHERE coalesce((SELECT notification_bytes FROM vault_counters WHERE user_id = ${row.userId}), 0) + ${size} <= ${maxBytes}`,
+  );
   const [, inserted] = await db.batch([evictReadStatement(db, n.userId, size, maxBytes), insert]);
-  return (inserted as { meta: { changes?: number | null } }).meta.changes ? toNotification(row) : null;
+  return (inserted as { meta: { changes?: number | null } }).meta.changes
+    ? toNotification(row)
+    : null;
 }

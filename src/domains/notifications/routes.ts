@@ -16,7 +16,10 @@ import {
 import { NotificationService } from "./service";
 
 function service(c: Context<AppEnv>) {
-  return new NotificationService(dbFor(c.env, c.get("user").id), c.get("config").MAX_NOTIFICATION_BYTES_PER_USER);
+  return new NotificationService(
+    dbFor(c.env, c.get("user").id),
+    c.get("config").MAX_NOTIFICATION_BYTES_PER_USER,
+  );
 }
 
 /** Error codes under /api/notifications are lower-case (spec "Errors"); http/errors.ts does that by path. */
@@ -28,7 +31,8 @@ export function registerNotificationRoutes(app: Hono<AppEnv>) {
     tags: ["notifications"],
     query: ListNotificationsQuery,
     responses: { 200: { description: "Notifications", schema: ListNotificationsResponse } },
-    handler: async (c, { query }) => c.json(await service(c).list(c.get("user").id, query.unread_only, query)),
+    handler: async (c, { query }) =>
+      c.json(await service(c).list(c.get("user").id, query.unread_only, query)),
   });
 
   route(app, {
@@ -39,7 +43,8 @@ export function registerNotificationRoutes(app: Hono<AppEnv>) {
     rateLimit: ["notifications_create"],
     body: CreateNotificationBody,
     responses: { 201: { description: "Created", schema: CreateNotificationResponse } },
-    handler: async (c, { body }) => c.json({ notification: await service(c).create(c.get("user").id, body) }, 201),
+    handler: async (c, { body }) =>
+      c.json({ notification: await service(c).create(c.get("user").id, body) }, 201),
   });
 
   route(app, {
@@ -49,7 +54,8 @@ export function registerNotificationRoutes(app: Hono<AppEnv>) {
     tags: ["notifications"],
     rateLimit: ["notifications_update"],
     responses: { 200: { description: "Marked", schema: MarkAllReadResponse } },
-    handler: async (c) => c.json({ success: true as const, updated: await service(c).markAllRead(c.get("user").id) }),
+    handler: async (c) =>
+      c.json({ success: true as const, updated: await service(c).markAllRead(c.get("user").id) }),
   });
 
   route(app, {
@@ -61,7 +67,8 @@ export function registerNotificationRoutes(app: Hono<AppEnv>) {
     params: idParam,
     body: MarkReadBody,
     responses: { 200: { description: "Updated notification", schema: NotificationResponse } },
-    handler: async (c, { params, body }) => c.json({ notification: await service(c).setRead(c.get("user").id, params.id, body.is_read) }),
+    handler: async (c, { params, body }) =>
+      c.json({ notification: await service(c).setRead(c.get("user").id, params.id, body.is_read) }),
   });
 
   route(app, {
@@ -71,6 +78,7 @@ export function registerNotificationRoutes(app: Hono<AppEnv>) {
     tags: ["notifications"],
     rateLimit: ["notifications_clear"],
     responses: { 200: { description: "Cleared", schema: ClearNotificationsResponse } },
-    handler: async (c) => c.json({ success: true as const, deleted: await service(c).clearAll(c.get("user").id) }),
+    handler: async (c) =>
+      c.json({ success: true as const, deleted: await service(c).clearAll(c.get("user").id) }),
   });
 }

@@ -27,7 +27,10 @@ const ActionUrl = z
 
 const Metadata = z
   .record(z.string(), z.unknown())
-  .refine((m) => new TextEncoder().encode(JSON.stringify(m)).length <= MAX_METADATA_BYTES, `must be at most ${MAX_METADATA_BYTES} bytes as JSON`);
+  .refine(
+    (m) => new TextEncoder().encode(JSON.stringify(m)).length <= MAX_METADATA_BYTES,
+    `must be at most ${MAX_METADATA_BYTES} bytes as JSON`,
+  );
 
 export const CreateNotificationBody = z.object({
   user_id: z.string().trim().min(1).max(255),
@@ -65,10 +68,20 @@ export const Notification = z.object({
   created_at: z.string(),
 });
 
-export const ListNotificationsResponse = z.object({ notifications: z.array(Notification), unread_count: z.number().int(), next_cursor: NextCursor });
+export const ListNotificationsResponse = z.object({
+  notifications: z.array(Notification),
+  unread_count: z.number().int(),
+  next_cursor: NextCursor,
+});
 export const CreateNotificationResponse = z.object({ notification: Notification });
-export const ClearNotificationsResponse = z.object({ success: z.literal(true), deleted: z.number().int() });
+export const ClearNotificationsResponse = z.object({
+  success: z.literal(true),
+  deleted: z.number().int(),
+});
 
 export const MarkReadBody = z.object({ is_read: z.boolean() });
 export const NotificationResponse = z.object({ notification: Notification });
-export const MarkAllReadResponse = z.object({ success: z.literal(true), updated: z.number().int() });
+export const MarkAllReadResponse = z.object({
+  success: z.literal(true),
+  updated: z.number().int(),
+});

@@ -13,29 +13,41 @@ export class NotificationService {
 
   async list(userId: string, unreadOnly: boolean, page: PageParams) {
     const { rows, unread } = await repo.list(this.db, userId, unreadOnly, page);
-    return { notifications: rows.items.map(toNotification), unread_count: unread, next_cursor: rows.next_cursor };
+    return {
+      notifications: rows.items.map(toNotification),
+      unread_count: unread,
+      next_cursor: rows.next_cursor,
+    };
   }
 
   /** A client may only notify itself (spec "Authentication" 7): another user's id is 403. */
   async create(userId: string, input: CreateNotificationInput) {
     if (input.user_id !== userId) {
-      if (!UUID.test(input.user_id)) throw validationError("Request validation failed", [{ field: "user_id", message: "must be a UUID" }]);
+      if (!UUID.test(input.user_id))
+        throw validationError("Request validation failed", [
+          { field: "user_id", message: "must be a UUID" },
+        ]);
       throw new AppError(ErrorCode.FORBIDDEN, "Notifications can only be created for yourself");
     }
-    const created = await notifyWithinQuota(this.db, {
-      userId,
-      type: input.type,
-      title: input.title,
-      body: input.body,
-      color: input.color,
-      icon: input.icon,
-      actionUrl: input.action_url,
-      actorId: input.actor_id,
-      actorEmail: input.actor_email,
-      actorName: input.actor_name,
-      metadata: input.metadata,
-    }, this.maxBytes);
-    if (!created) throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Notification storage quota exceeded");
+    const created = await notifyWithinQuota(
+      this.db,
+      {
+        userId,
+        type: input.type,
+        title: input.title,
+        body: input.body,
+        color: input.color,
+        icon: input.icon,
+        actionUrl: input.action_url,
+        actorId: input.actor_id,
+        actorEmail: input.actor_email,
+        actorName: input.actor_name,
+        metadata: input.metadata,
+      },
+      this.maxBytes,
+    );
+    if (!created)
+      throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Notification storage quota exceeded");
     return created;
   }
 

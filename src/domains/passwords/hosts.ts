@@ -12,7 +12,9 @@ import { batchable } from "../../db/d1";
  * learns neither the hosts nor how many entries share one with another user.
  */
 export const MAX_HOST_HASHES = 20;
-const hostHash = z.string().regex(/^[0-9a-f]{64}$/, "must be 64 lower-case hex characters (HMAC-SHA256)");
+const hostHash = z
+  .string()
+  .regex(/^[0-9a-f]{64}$/, "must be 64 lower-case hex characters (HMAC-SHA256)");
 export const hostHashes = z.array(hostHash).max(MAX_HOST_HASHES);
 
 /** The hashes a match request names: the page's host and each parent domain, hashed by the client. */
@@ -44,7 +46,8 @@ function replaceSql(userId: Value<"user">, payload: Value<"payload">) {
   };
 }
 
-const payloadOf = (entries: EntryHosts[]) => JSON.stringify(entries.map((e) => ({ id: e.id, h: e.hashes })));
+const payloadOf = (entries: EntryHosts[]) =>
+  JSON.stringify(entries.map((e) => ({ id: e.id, h: e.hashes })));
 
 /** The two statements, for a drizzle batch, placed after the entry writes of the batch. */
 export function replaceHostsStatements(db: Db, userId: string, entries: EntryHosts[]) {
@@ -58,7 +61,11 @@ const compiled = (() => {
 })();
 
 /** The same two statements compiled once, for the create path's raw batch. */
-export function replaceHostsCompiled(d1: D1Database, userId: string, entries: EntryHosts[]): D1PreparedStatement[] {
+export function replaceHostsCompiled(
+  d1: D1Database,
+  userId: string,
+  entries: EntryHosts[],
+): D1PreparedStatement[] {
   const values = { user: userId, payload: payloadOf(entries) };
   return [compiled.clear.on(d1, values), compiled.fill.on(d1, values)];
 }

@@ -1,7 +1,16 @@
 import { and, asc, desc, eq, isNull, sql, type Placeholder, type SQL } from "drizzle-orm";
 import { QueryBuilder } from "drizzle-orm/sqlite-core";
 import type { Db } from "../../db/client";
-import { entryBytes, liveEntries, passwordHosts, passwords, vaultBytes, vaultCounters, type NewPasswordRow, type PasswordRow } from "../../db/schema";
+import {
+  entryBytes,
+  liveEntries,
+  passwordHosts,
+  passwords,
+  vaultBytes,
+  vaultCounters,
+  type NewPasswordRow,
+  type PasswordRow,
+} from "../../db/schema";
 import { advanceClock, advanceClockCompiled, clockValue } from "../../db/change-clock";
 import { compile } from "../../db/compiled";
 import { batchable, rawD1, rowsChanged } from "../../db/d1";
@@ -12,7 +21,10 @@ const live = (userId: string) => and(eq(passwords.userId, userId), isNull(passwo
 /** What one user's vault may hold: entries (MAX_PASSWORDS_PER_USER) and their ciphertext bytes (MAX_VAULT_BYTES_PER_USER). */
 export type VaultLimits = { entries: number; bytes: number };
 
-export const vaultLimits = (c: { MAX_PASSWORDS_PER_USER: number; MAX_VAULT_BYTES_PER_USER: number }): VaultLimits => ({
+export const vaultLimits = (c: {
+  MAX_PASSWORDS_PER_USER: number;
+  MAX_VAULT_BYTES_PER_USER: number;
+}): VaultLimits => ({
   entries: c.MAX_PASSWORDS_PER_USER,
   bytes: c.MAX_VAULT_BYTES_PER_USER,
 });
@@ -24,26 +36,59 @@ export const vaultLimits = (c: { MAX_PASSWORDS_PER_USER: number; MAX_VAULT_BYTES
  * already over a lowered quota can still be edited down. Undefined when `set` leaves the
  * ciphertext alone and cannot bring the row back.
  */
-export function bytesGuard(userId: string, set: Partial<NewPasswordRow>, maxBytes: number): SQL | undefined {
-  if (set.encryptedData === undefined && set.wrappedItemKey === undefined && set.deletedAt === undefined) return undefined;
+export function bytesGuard(
+  userId: string,
+  set: Partial<NewPasswordRow>,
+  maxBytes: number,
+): SQL | undefined {
+  if (
+    set.encryptedData === undefined &&
+    set.wrappedItemKey === undefined &&
+    set.deletedAt === undefined
+  )
+    return undefined;
   const now = sql`CASE WHEN ${passwords.deletedAt} IS NULL THEN ${entryBytes(sql`${passwords.encryptedData}`, sql`${passwords.wrappedItemKey}`)} ELSE 0 END`;
   const after = entryBytes(
     set.encryptedData !== undefined ? sql`${set.encryptedData}` : sql`${passwords.encryptedData}`,
-    set.wrappedItemKey !== undefined ? sql`${set.wrappedItemKey}` : sql`${passwords.wrappedItemKey}`,
+    set.wrappedItemKey !== undefined
+      ? sql`${set.wrappedItemKey}`
+      : sql`${passwords.wrappedItemKey}`,
   );
   return sql`(${vaultBytes(userId)} - ${now} + ${after} <= ${maxBytes} OR ${after} <= ${now})`;
 }
 
-export async function listLive(db: Db, userId: string, offset: number, limit: number): Promise<{ rows: PasswordRow[]; total: number }> {
+export async function listLive(
+  db: Db,
+  userId: string,
+  offset: number,
+  limit: number,
+): Promise<{ rows: PasswordRow[]; total: number }> {
   const [rows, totals] = await db.batch([
-    db.select().from(passwords).where(live(userId)).orderBy(desc(passwords.createdAt), desc(passwords.id)).limit(limit).offset(offset),
-    db.select({ n: vaultCounters.live }).from(vaultCounters).where(eq(vaultCounters.userId, userId)),
+    db
+      .select()
+      .from(passwords)
+      .where(live(userId))
+      .orderBy(desc(passwords.createdAt), desc(passwords.id))
+      .limit(limit)
+      .offset(offset),
+    db
+      .select({ n: vaultCounters.live })
+      .from(vaultCounters)
+      .where(eq(vaultCounters.userId, userId)),
   ]);
   return { rows, total: totals[0]?.n ?? 0 };
 }
 
-export async function findLive(db: Db, userId: string, id: string): Promise<PasswordRow | undefined> {
-  return db.select().from(passwords).where(and(live(userId), eq(passwords.id, id))).get();
+export async function findLive(
+  db: Db,
+  userId: string,
+  id: string,
+): Promise<PasswordRow | undefined> {
+  return db
+    .select()
+    .from(passwords)
+    .where(and(live(userId), eq(passwords.id, id)))
+    .get();
 }
 
 const ph = <N extends string>(name: N) => sql.placeholder(name);
@@ -63,12 +108,25 @@ const insertOneStatement = compile<"user" | "payload" | "count" | "maxEntries" |
  * The clock's advance and the guarded insert (and the entry's extra host hashes, when given): one
  * batch, one transaction, one round trip, no read back.
  */
-export async function insertUnderLimit(db: Db, row: PasswordRow, max: VaultLimits, hostHashes?: string[]): Promise<boolean> {
+export async function insertUnderLimit(
+  db: Db,
+  row: PasswordRow,
+  max: VaultLimits,
+  hostHashes?: string[],
+): Promise<boolean> {
   const d1 = rawD1(db);
   const [, result] = await d1.batch([
     advanceClockCompiled.on(d1, { user: row.userId, now: Date.now() }),
-    insertOneStatement.on(d1, { user: row.userId, payload: payloadOf([row]), count: 1, maxEntries: max.entries, maxBytes: max.bytes }),
-    ...(hostHashes?.length ? replaceHostsCompiled(d1, row.userId, [{ id: row.id, hashes: hostHashes }]) : []),
+    insertOneStatement.on(d1, {
+      user: row.userId,
+      payload: payloadOf([row]),
+      count: 1,
+      maxEntries: max.entries,
+      maxBytes: max.bytes,
+    }),
+    ...(hostHashes?.length
+      ? replaceHostsCompiled(d1, row.userId, [{ id: row.id, hashes: hostHashes }])
+      : []),
   ]);
   return rowsChanged(result!) > 0;
 }
@@ -77,7 +135,14 @@ export async function insertUnderLimit(db: Db, row: PasswordRow, max: VaultLimit
  * False when the entry is gone or the write would pass the byte quota (the caller tells which).
  * `hostHashes` replaces the entry's extra host hashes in the same batch, only if the write applied.
  */
-export async function updateLive(db: Db, userId: string, id: string, set: Partial<NewPasswordRow>, maxBytes: number, hostHashes?: string[]): Promise<boolean> {
+export async function updateLive(
+  db: Db,
+  userId: string,
+  id: string,
+  set: Partial<NewPasswordRow>,
+  maxBytes: number,
+  hostHashes?: string[],
+): Promise<boolean> {
   const [, result] = await db.batch([
     advanceClock(db, userId),
     db
@@ -109,8 +174,16 @@ export async function softDelete(db: Db, userId: string, id: string, at: string)
 const vaultVersionStatement = compile<"user">(
   new QueryBuilder()
     .select({
-      seq: sql<number | null>`(SELECT ${passwords.changeSeq} FROM ${passwords} WHERE ${passwords.userId} = ${ph("user")} ORDER BY ${passwords.changeSeq} DESC LIMIT 1)`.as("seq"),
-      live: sql<number | null>`(SELECT ${vaultCounters.live} FROM ${vaultCounters} WHERE ${vaultCounters.userId} = ${ph("user")})`.as("live"),
+      seq: sql<
+        number | null
+      >`(SELECT ${passwords.changeSeq} FROM ${passwords} WHERE ${passwords.userId} = ${ph("user")} ORDER BY ${passwords.changeSeq} DESC LIMIT 1)`.as(
+        "seq",
+      ),
+      live: sql<
+        number | null
+      >`(SELECT ${vaultCounters.live} FROM ${vaultCounters} WHERE ${vaultCounters.userId} = ${ph("user")})`.as(
+        "live",
+      ),
     })
     .from(sql`(SELECT 1)`),
 );
@@ -161,11 +234,20 @@ const byHostsStatement = compile<"user" | "hosts" | "hashes">(
 );
 
 /** The version and the matching entries, read in one round trip. */
-export async function versionAndHosts(db: Db, userId: string, hosts: string[], hashes: string[] = []): Promise<{ version: VaultVersion; rows: HostMatch[] }> {
+export async function versionAndHosts(
+  db: Db,
+  userId: string,
+  hosts: string[],
+  hashes: string[] = [],
+): Promise<{ version: VaultVersion; rows: HostMatch[] }> {
   const d1 = rawD1(db);
   const [version, rows] = await d1.batch([
     vaultVersionStatement.on(d1, { user: userId }),
-    byHostsStatement.on(d1, { user: userId, hosts: JSON.stringify(hosts), hashes: JSON.stringify(hashes) }),
+    byHostsStatement.on(d1, {
+      user: userId,
+      hosts: JSON.stringify(hosts),
+      hashes: JSON.stringify(hashes),
+    }),
   ]);
   return { version: version!.results[0] as VaultVersion, rows: rows!.results as HostMatch[] };
 }
@@ -228,8 +310,24 @@ function guardedInsert(
  * as one JSON parameter, and the statement inserts nothing unless all of them fit under the entry
  * limit and the byte quota. Must follow `advanceClock` in the same batch.
  */
-export function bulkInsertStatement(db: Db, userId: string, rows: PasswordRow[], max: VaultLimits, opts: { skipTakenIds?: boolean } = {}) {
-  return batchable(db, guardedInsert(userId, payloadOf(rows), rows.length, max.entries, max.bytes, opts.skipTakenIds ? sql`ON CONFLICT (id) DO NOTHING` : sql``));
+export function bulkInsertStatement(
+  db: Db,
+  userId: string,
+  rows: PasswordRow[],
+  max: VaultLimits,
+  opts: { skipTakenIds?: boolean } = {},
+) {
+  return batchable(
+    db,
+    guardedInsert(
+      userId,
+      payloadOf(rows),
+      rows.length,
+      max.entries,
+      max.bytes,
+      opts.skipTakenIds ? sql`ON CONFLICT (id) DO NOTHING` : sql``,
+    ),
+  );
 }
 
 /**
@@ -238,7 +336,11 @@ export function bulkInsertStatement(db: Db, userId: string, rows: PasswordRow[],
  */
 export async function takenIds(db: Db, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.select({ id: passwords.id }).from(passwords).where(sql`${passwords.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`).all();
+  const rows = await db
+    .select({ id: passwords.id })
+    .from(passwords)
+    .where(sql`${passwords.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`)
+    .all();
   return new Set(rows.map((r) => r.id));
 }
 
@@ -254,7 +356,11 @@ export async function listAllLive(db: Db, userId: string): Promise<PasswordRow[]
 
 /** Every extra host hash of the user's entries, by entry id (for export). */
 export async function hostHashesOf(db: Db, userId: string): Promise<Map<string, string[]>> {
-  const rows = await db.select({ id: passwordHosts.passwordId, hash: passwordHosts.hostHash }).from(passwordHosts).where(eq(passwordHosts.userId, userId)).all();
+  const rows = await db
+    .select({ id: passwordHosts.passwordId, hash: passwordHosts.hostHash })
+    .from(passwordHosts)
+    .where(eq(passwordHosts.userId, userId))
+    .all();
   const out = new Map<string, string[]>();
   for (const r of rows) out.set(r.id, [...(out.get(r.id) ?? []), r.hash]);
   return out;

@@ -22,7 +22,11 @@ import { PasswordService } from "./service";
 
 function service(c: Context<AppEnv>) {
   const user = c.get("user");
-  return new PasswordService(dbFor(c.env, user.id), vaultLimits(c.get("config")), entryIdClaims(c.env));
+  return new PasswordService(
+    dbFor(c.env, user.id),
+    vaultLimits(c.get("config")),
+    entryIdClaims(c.env),
+  );
 }
 
 export function registerPasswordRoutes(app: Hono<AppEnv>) {
@@ -39,7 +43,12 @@ export function registerPasswordRoutes(app: Hono<AppEnv>) {
       304: { description: "Unchanged since the ETag sent in If-None-Match" },
     },
     handler: async (c, { query }) => {
-      const { etag, matches } = await service(c).match(c.get("user").id, query.url, query.host_hashes, c.req.header("if-none-match"));
+      const { etag, matches } = await service(c).match(
+        c.get("user").id,
+        query.url,
+        query.host_hashes,
+        c.req.header("if-none-match"),
+      );
       // Revalidate every time (no-cache): the answer is one user's, and may change with any write.
       c.header("ETag", etag);
       c.header("Cache-Control", "private, no-cache");
@@ -56,7 +65,8 @@ export function registerPasswordRoutes(app: Hono<AppEnv>) {
     rateLimit: ["passwords"],
     query: ListPasswordsQuery,
     responses: { 200: { description: "A page of entries", schema: ListPasswordsResponse } },
-    handler: async (c, { query }) => c.json(await service(c).list(c.get("user").id, query.page, query.limit)),
+    handler: async (c, { query }) =>
+      c.json(await service(c).list(c.get("user").id, query.page, query.limit)),
   });
 
   route(app, {
@@ -68,7 +78,11 @@ export function registerPasswordRoutes(app: Hono<AppEnv>) {
     idempotent: true,
     body: CreatePasswordBody,
     responses: { 201: { description: "Created", schema: CreatePasswordResponse } },
-    handler: async (c, { body }) => c.json({ success: true as const, data: await service(c).create(c.get("user").id, body) }, 201),
+    handler: async (c, { body }) =>
+      c.json(
+        { success: true as const, data: await service(c).create(c.get("user").id, body) },
+        201,
+      ),
   });
 
   route(app, {
@@ -80,7 +94,10 @@ export function registerPasswordRoutes(app: Hono<AppEnv>) {
     body: UpdatePasswordBody,
     responses: { 200: { description: "Updated", schema: UpdatePasswordResponse } },
     handler: async (c, { params, body }) =>
-      c.json({ success: true as const, data: await service(c).update(c.get("user").id, params.id, body) }),
+      c.json({
+        success: true as const,
+        data: await service(c).update(c.get("user").id, params.id, body),
+      }),
   });
 
   route(app, {
@@ -105,6 +122,8 @@ export function registerPasswordRoutes(app: Hono<AppEnv>) {
     params: idParam,
     responses: { 200: { description: "Envelope", schema: RevealResponse } },
     handler: async (c, { params }) =>
-      c.json({ envelope: await service(c).reveal(c.get("user").id, params.id, requestMeta(c.req)) }),
+      c.json({
+        envelope: await service(c).reveal(c.get("user").id, params.id, requestMeta(c.req)),
+      }),
   });
 }

@@ -4,7 +4,10 @@ import { normalizeHost } from "../../kernel/hostname";
 export const CURRENT_ENCRYPTION_VERSION = 3;
 
 /** The hostname an entry matches on: its website's, else its URL's. */
-export function hostOf(website: string | null | undefined, url: string | null | undefined): string | null {
+export function hostOf(
+  website: string | null | undefined,
+  url: string | null | undefined,
+): string | null {
   return normalizeHost(website) ?? normalizeHost(url);
 }
 
@@ -68,7 +71,11 @@ export function newEntryRow(
  * changed website or URL (falling back to the stored other one). `base` carries what the caller
  * always writes (the stamp, and for sync the V3 upgrade).
  */
-export function entryPatch(d: EntryFields, prev: { website: string | null; url: string | null }, base: Partial<NewPasswordRow>): Partial<NewPasswordRow> {
+export function entryPatch(
+  d: EntryFields,
+  prev: { website: string | null; url: string | null },
+  base: Partial<NewPasswordRow>,
+): Partial<NewPasswordRow> {
   const set: Partial<NewPasswordRow> = { ...base };
   if (d.name !== undefined) set.name = d.name;
   if (d.website !== undefined) set.website = d.website;
@@ -84,7 +91,10 @@ export function entryPatch(d: EntryFields, prev: { website: string | null; url: 
   if (d.has_passkey !== undefined) set.hasPasskey = d.has_passkey;
   if (d.passkey_label !== undefined) set.passkeyLabel = d.passkey_label;
   if (d.website !== undefined || d.url !== undefined) {
-    set.host = hostOf(d.website !== undefined ? d.website : prev.website, d.url !== undefined ? d.url : prev.url);
+    set.host = hostOf(
+      d.website !== undefined ? d.website : prev.website,
+      d.url !== undefined ? d.url : prev.url,
+    );
   }
   return set;
 }

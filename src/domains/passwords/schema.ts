@@ -64,7 +64,10 @@ export const ListPasswordsQuery = z.object({
 });
 
 /** `host_hashes`: comma-separated blind hashes of the page's host and parents, for entries' extra addresses. */
-export const MatchQuery = z.object({ url: z.string().min(1).max(2048), host_hashes: matchHostHashes.optional() });
+export const MatchQuery = z.object({
+  url: z.string().min(1).max(2048),
+  host_hashes: matchHostHashes.optional(),
+});
 
 export const PasswordEntry = z.object({
   id: z.string(),
@@ -97,7 +100,11 @@ export type PasswordEntry = z.infer<typeof PasswordEntry>;
 
 export const ListPasswordsResponse = z.object({
   data: z.array(PasswordEntry),
-  pagination: z.object({ page: z.number().int(), limit: z.number().int(), total: z.number().int() }),
+  pagination: z.object({
+    page: z.number().int(),
+    limit: z.number().int(),
+    total: z.number().int(),
+  }),
 });
 export const CreatePasswordResponse = z.object({
   success: z.literal(true),
@@ -110,10 +117,17 @@ export const CreatePasswordResponse = z.object({
     created_at: z.string(),
   }),
 });
-export const UpdatePasswordResponse = z.object({ success: z.literal(true), data: z.object({ id: z.string(), updated_at: z.string() }) });
+export const UpdatePasswordResponse = z.object({
+  success: z.literal(true),
+  data: z.object({ id: z.string(), updated_at: z.string() }),
+});
 export { SuccessResponse } from "../../kernel/schemas";
 export const RevealResponse = z.object({
-  envelope: z.object({ wrappedItemKey: z.string(), encryptedData: z.string(), version: z.number().int() }),
+  envelope: z.object({
+    wrappedItemKey: z.string(),
+    encryptedData: z.string(),
+    version: z.number().int(),
+  }),
 });
 export const MatchResponse = z.object({
   matches: z.array(

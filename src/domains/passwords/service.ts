@@ -60,9 +60,22 @@ export class PasswordService {
   async create(userId: string, input: CreatePasswordInput) {
     const now = new Date().toISOString();
     const row = newEntryRow(userId, randomId(), input, now);
-    const stored = await writeMinted(this.claims, userId, [row.id], () => repo.insertUnderLimit(this.db, row, this.limits, input.host_hashes));
-    if (!stored) throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Password limit exceeded (entries or storage)");
-    return { id: row.id, user_id: userId, name: row.name, encryption_version: row.encryptionVersion, password: null, created_at: now };
+    const stored = await writeMinted(this.claims, userId, [row.id], () =>
+      repo.insertUnderLimit(this.db, row, this.limits, input.host_hashes),
+    );
+    if (!stored)
+      throw new AppError(
+        ErrorCode.SERVICE_UNAVAILABLE,
+        "Password limit exceeded (entries or storage)",
+      );
+    return {
+      id: row.id,
+      user_id: userId,
+      name: row.name,
+      encryption_version: row.encryptionVersion,
+      password: null,
+      created_at: now,
+    };
   }
 
   async update(userId: string, id: string, input: UpdatePasswordInput) {
@@ -70,47 +83,78 @@ export class PasswordService {
     if (!current) throw notFound("Password entry");
     const now = new Date().toISOString();
     const set = entryPatch(input, current, { updatedAt: now });
-    if (input.encryption_version === CURRENT_ENCRYPTION_VERSION && current.encryptionVersion !== CURRENT_ENCRYPTION_VERSION) {
+    if (
+      input.encryption_version === CURRENT_ENCRYPTION_VERSION &&
+      current.encryptionVersion !== CURRENT_ENCRYPTION_VERSION
+    ) {
       // A placeholder or legacy entry becomes V3 only with a complete envelope; its plaintext goes.
       const key = input.wrapped_item_key ?? current.wrappedItemKey;
       const data = input.encrypted_data ?? current.encryptedData;
       if (!key || !data) {
-        throw validationError("Upgrading to encryption version 3 needs wrapped_item_key and encrypted_data", [
-          { field: "encrypted_data", message: "required when encryption_version becomes 3" },
-        ]);
+        throw validationError(
+          "Upgrading to encryption version 3 needs wrapped_item_key and encrypted_data",
+          [{ field: "encrypted_data", message: "required when encryption_version becomes 3" }],
+        );
       }
       set.encryptionVersion = CURRENT_ENCRYPTION_VERSION;
       set.username = null;
     }
     if (!(await repo.updateLive(this.db, userId, id, set, this.limits.bytes, input.host_hashes))) {
-      if (await repo.findLive(this.db, userId, id)) throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Vault storage quota exceeded");
+      if (await repo.findLive(this.db, userId, id))
+        throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Vault storage quota exceeded");
       throw notFound("Password entry");
     }
     return { id, updated_at: now };
   }
 
   async remove(userId: string, id: string) {
-    if (!(await repo.softDelete(this.db, userId, id, new Date().toISOString()))) throw notFound("Password entry");
+    if (!(await repo.softDelete(this.db, userId, id, new Date().toISOString())))
+      throw notFound("Password entry");
   }
 
   /** Returns the V3 envelope and records who revealed it, from where and when. */
   async reveal(userId: string, id: string, meta: RequestMeta) {
     const row = await repo.findLive(this.db, userId, id);
     if (!row) throw notFound("Password entry");
-    if (row.encryptionVersion !== CURRENT_ENCRYPTION_VERSION || !row.wrappedItemKey || !row.encryptedData) {
-      throw new AppError(ErrorCode.CONFLICT, "Entry uses legacy encryption and must be migrated to V3 before it can be revealed");
+    if (
+      row.encryptionVersion !== CURRENT_ENCRYPTION_VERSION ||
+      !row.wrappedItemKey ||
+      !row.encryptedData
+    ) {
+      throw new AppError(
+        ErrorCode.CONFLICT,
+        "Entry uses legacy encryption and must be migrated to V3 before it can be revealed",
+      );
     }
-    await auditInsert(this.db, { userId, action: "password.reveal", targetType: "password", targetId: id, meta });
-    return { wrappedItemKey: row.wrappedItemKey, encryptedData: row.encryptedData, version: row.encryptionVersion };
+    await auditInsert(this.db, {
+      userId,
+      action: "password.reveal",
+      targetType: "password",
+      targetId: id,
+      meta,
+    });
+    return {
+      wrappedItemKey: row.wrappedItemKey,
+      encryptedData: row.encryptedData,
+      version: row.encryptionVersion,
+    };
   }
 
   /**
    * Entries for a URL's host and its parent domains, with an entity tag for revalidation (RFC 9110
    * section 8.8.3). When the caller's If-None-Match still holds, only the vault's version is read.
    */
-  async match(userId: string, url: string, hashes: string[] = [], ifNoneMatch?: string): Promise<{ etag: string; matches: MatchEntry[] | null }> {
+  async match(
+    userId: string,
+    url: string,
+    hashes: string[] = [],
+    ifNoneMatch?: string,
+  ): Promise<{ etag: string; matches: MatchEntry[] | null }> {
     const host = normalizeHost(url);
-    if (!host) throw validationError("url has no hostname", [{ field: "url", message: "must be a URL or hostname" }]);
+    if (!host)
+      throw validationError("url has no hostname", [
+        { field: "url", message: "must be a URL or hostname" },
+      ]);
     // The hashes stand for hosts too (the client's blind index of this host and its parents).
     const hosts = candidateHosts(host);
     const keyed = [...hosts, ...hashes];
@@ -131,7 +175,14 @@ export class PasswordService {
   }
 }
 
-type MatchEntry = { id: string; name: string; username_hash: string | null; url: string | null; wrapped_item_key: string | null; encrypted_data: string | null };
+type MatchEntry = {
+  id: string;
+  name: string;
+  username_hash: string | null;
+  url: string | null;
+  wrapped_item_key: string | null;
+  encrypted_data: string | null;
+};
 
 /**
  * A weak tag (the same answer, not necessarily the same bytes) of one user's answer for these

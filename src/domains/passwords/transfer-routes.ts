@@ -26,24 +26,43 @@ export function registerTransferRoutes(app: Hono<AppEnv>) {
     bodyLimit: IMPORT_BODY_LIMIT,
     idempotent: true,
     body: ImportBody,
-    responses: { 200: { description: "How many entries went in, and one error per failed batch", schema: ImportResponse } },
+    responses: {
+      200: {
+        description: "How many entries went in, and one error per failed batch",
+        schema: ImportResponse,
+      },
+    },
     handler: async (c, { body }) =>
-      c.json(await new ImportService(dbOf(c), max(c), entryIdClaims(c.env)).import(c.get("user").id, body.entries, body.provider, requestMeta(c.req))),
+      c.json(
+        await new ImportService(dbOf(c), max(c), entryIdClaims(c.env)).import(
+          c.get("user").id,
+          body.entries,
+          body.provider,
+          requestMeta(c.req),
+        ),
+      ),
   });
 
   route(app, {
     method: "get",
     path: "/api/passwords/export",
-    summary: "Every live V3 entry's envelope and plaintext metadata, in the shape the import endpoint accepts",
+    summary:
+      "Every live V3 entry's envelope and plaintext metadata, in the shape the import endpoint accepts",
     tags: ["passwords"],
     rateLimit: ["passwords"],
     stepUp: { sensitive: true, denyUnknownDevice: true },
     responses: { 200: { description: "The export document", schema: ExportResponse } },
     handler: async (c) => {
-      const doc = await new ImportService(dbOf(c), max(c), entryIdClaims(c.env)).export(c.get("user").id, requestMeta(c.req));
+      const doc = await new ImportService(dbOf(c), max(c), entryIdClaims(c.env)).export(
+        c.get("user").id,
+        requestMeta(c.req),
+      );
       const res = c.json(doc);
       res.headers.set("Cache-Control", "no-store");
-      res.headers.set("Content-Disposition", `attachment; filename="vault-export-${doc.exported_at.slice(0, 10)}.json"`);
+      res.headers.set(
+        "Content-Disposition",
+        `attachment; filename="vault-export-${doc.exported_at.slice(0, 10)}.json"`,
+      );
       return res;
     },
   });
@@ -56,9 +75,16 @@ export function registerTransferRoutes(app: Hono<AppEnv>) {
     deprecated: true,
     responses: { 400: { description: "Deprecated plaintext import" } },
     handler: () => {
-      throw new AppError(ErrorCode.VALIDATION_ERROR, "The plaintext import path is deprecated: encrypt entries on the client and use POST /api/passwords/import", {
-        headers: { Deprecation: `@${PLAINTEXT_IMPORT_DEPRECATED_AT}`, Link: '</api/passwords/import>; rel="successor-version"' },
-      });
+      throw new AppError(
+        ErrorCode.VALIDATION_ERROR,
+        "The plaintext import path is deprecated: encrypt entries on the client and use POST /api/passwords/import",
+        {
+          headers: {
+            Deprecation: `@${PLAINTEXT_IMPORT_DEPRECATED_AT}`,
+            Link: '</api/passwords/import>; rel="successor-version"',
+          },
+        },
+      );
     },
   });
 }

@@ -6,7 +6,14 @@ import { blindIndex, envelopeData, envelopeKey, searchTokens, tags, webField } f
 export const MAX_IMPORT_ENTRIES = 5000;
 export const IMPORT_BATCH_SIZE = 50;
 export const IMPORT_BODY_LIMIT = 12 * 1024 * 1024;
-export const IMPORT_PROVIDERS = ["source_browser", "source_mgr_1", "source_mgr_2", "source_mgr_3", "source_mgr_4", "generic"] as const;
+export const IMPORT_PROVIDERS = [
+  "source_browser",
+  "source_mgr_1",
+  "source_mgr_2",
+  "source_mgr_3",
+  "source_mgr_4",
+  "generic",
+] as const;
 
 export const ImportEntry = z.object({
   /**

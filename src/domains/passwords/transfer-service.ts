@@ -33,32 +33,59 @@ export class ImportService {
     // An entry whose id is taken (imported before, or another's) is skipped, never overwritten: its
     // envelope is bound to that id, so storing it under a fresh one would make it unreadable.
     const rows = entries.map((e) => toRow(userId, e, now));
-    const hosts = new Map<string, string[]>(entries.flatMap((e, i) => (e.host_hashes?.length ? [[rows[i].id, e.host_hashes] as const] : [])));
+    const hosts = new Map<string, string[]>(
+      entries.flatMap((e, i) =>
+        e.host_hashes?.length ? [[rows[i].id, e.host_hashes] as const] : [],
+      ),
+    );
     const minted = new Set(rows.flatMap((r, i) => (entries[i].id ? [] : [r.id])));
     const [here, claimed] = await Promise.all([
-      repo.takenIds(this.db, entries.flatMap((e) => (e.id ? [e.id] : []))),
-      this.claims.claim(userId, rows.map((r) => r.id)),
+      repo.takenIds(
+        this.db,
+        entries.flatMap((e) => (e.id ? [e.id] : [])),
+      ),
+      this.claims.claim(
+        userId,
+        rows.map((r) => r.id),
+      ),
     ]);
-    const fresh = rows.filter((r) => minted.has(r.id) || (!here.has(r.id) && !claimed.taken.has(r.id)));
+    const fresh = rows.filter(
+      (r) => minted.has(r.id) || (!here.has(r.id) && !claimed.taken.has(r.id)),
+    );
     const batches: PasswordRow[][] = [];
-    for (let start = 0; start < fresh.length; start += IMPORT_BATCH_SIZE) batches.push(fresh.slice(start, start + IMPORT_BATCH_SIZE));
+    for (let start = 0; start < fresh.length; start += IMPORT_BATCH_SIZE)
+      batches.push(fresh.slice(start, start + IMPORT_BATCH_SIZE));
     const outcomes: (boolean | "error")[] = [];
     try {
       for (let g = 0; g < batches.length; g += BATCHES_PER_ROUND_TRIP) {
-        outcomes.push(...(await this.storeGroup(userId, batches.slice(g, g + BATCHES_PER_ROUND_TRIP), hosts)));
+        outcomes.push(
+          ...(await this.storeGroup(userId, batches.slice(g, g + BATCHES_PER_ROUND_TRIP), hosts)),
+        );
       }
     } finally {
-      const unstored = batches.flatMap((b, i) => (outcomes[i] === true ? [] : b)).filter((r) => minted.has(r.id) && claimed.fresh.has(r.id));
-      await this.claims.release(userId, unstored.map((r) => r.id));
+      const unstored = batches
+        .flatMap((b, i) => (outcomes[i] === true ? [] : b))
+        .filter((r) => minted.has(r.id) && claimed.fresh.has(r.id));
+      await this.claims.release(
+        userId,
+        unstored.map((r) => r.id),
+      );
     }
     const skipped = entries.length - fresh.length;
-    const errors: string[] = skipped ? [`${skipped} ${skipped === 1 ? "entry was" : "entries were"} skipped: already in the vault (same id)`] : [];
+    const errors: string[] = skipped
+      ? [
+          `${skipped} ${skipped === 1 ? "entry was" : "entries were"} skipped: already in the vault (same id)`,
+        ]
+      : [];
     let imported = 0;
     outcomes.forEach((ok, b) => {
       const first = b * IMPORT_BATCH_SIZE + 1;
       const label = `Batch ${b + 1} (entries ${first} to ${first + batches[b].length - 1})`;
       if (ok === true) imported += batches[b].length;
-      else if (ok === false) errors.push(`${label}: not imported, the vault would exceed its limit of ${this.limits.entries} entries or ${this.limits.bytes} bytes`);
+      else if (ok === false)
+        errors.push(
+          `${label}: not imported, the vault would exceed its limit of ${this.limits.entries} entries or ${this.limits.bytes} bytes`,
+        );
       else errors.push(`${label}: not imported, the batch could not be stored`);
     });
     await auditInsert(this.db, {
@@ -67,7 +94,12 @@ export class ImportService {
       meta,
       details: { provider, submitted: entries.length, imported, failedBatches: errors.length },
     });
-    return { success: errors.length === 0, imported, encryption_version: CURRENT_ENCRYPTION_VERSION, errors };
+    return {
+      success: errors.length === 0,
+      imported,
+      encryption_version: CURRENT_ENCRYPTION_VERSION,
+      errors,
+    };
   }
 
   /**
@@ -75,16 +107,24 @@ export class ImportService {
    * fit simply inserts nothing; should a statement fail outright, the round trip is rolled back and
    * its batches are retried one by one, so the failure stays with its own batch.
    */
-  private async storeGroup(userId: string, group: PasswordRow[][], hosts: Map<string, string[]>): Promise<(boolean | "error")[]> {
+  private async storeGroup(
+    userId: string,
+    group: PasswordRow[][],
+    hosts: Map<string, string[]>,
+  ): Promise<(boolean | "error")[]> {
     const run = async (part: PasswordRow[][]) => {
       // The hosts' rows last: they go in only for entries the batch's inserts stored.
-      const withHosts: EntryHosts[] = part.flat().flatMap((r) => (hosts.has(r.id) ? [{ id: r.id, hashes: hosts.get(r.id)! }] : []));
+      const withHosts: EntryHosts[] = part
+        .flat()
+        .flatMap((r) => (hosts.has(r.id) ? [{ id: r.id, hashes: hosts.get(r.id)! }] : []));
       const statements = [
         advanceClock(this.db, userId),
         ...part.map((rows) => repo.bulkInsertStatement(this.db, userId, rows, this.limits)),
         ...(withHosts.length ? replaceHostsStatements(this.db, userId, withHosts) : []),
       ];
-      const out = (await this.db.batch(statements as unknown as Parameters<Db["batch"]>[0])) as unknown as { meta?: { changes?: number } }[];
+      const out = (await this.db.batch(
+        statements as unknown as Parameters<Db["batch"]>[0],
+      )) as unknown as { meta?: { changes?: number } }[];
       return part.map((_, i) => (out[i + 1].meta?.changes ?? 0) > 0);
     };
     try {
@@ -105,8 +145,14 @@ export class ImportService {
 
   /** Every live V3 entry as a document that the import endpoint accepts back as it is. */
   async export(userId: string, meta: RequestMeta) {
-    const [rows, hosts] = await Promise.all([repo.listAllLive(this.db, userId), repo.hostHashesOf(this.db, userId)]);
-    const v3 = rows.filter((r) => r.encryptionVersion === CURRENT_ENCRYPTION_VERSION && r.wrappedItemKey && r.encryptedData);
+    const [rows, hosts] = await Promise.all([
+      repo.listAllLive(this.db, userId),
+      repo.hostHashesOf(this.db, userId),
+    ]);
+    const v3 = rows.filter(
+      (r) =>
+        r.encryptionVersion === CURRENT_ENCRYPTION_VERSION && r.wrappedItemKey && r.encryptedData,
+    );
     const entries = v3.map((r) => ({
       id: r.id,
       wrapped_item_key: r.wrappedItemKey!,

@@ -3,17 +3,25 @@ import { dbFor } from "../../db/client";
 import { route } from "../../http/route";
 import type { AppEnv } from "../../http/types";
 import { idParam } from "../../lib/validators";
-import { DeletedResponse, SubscribeBody, SubscriptionListResponse, SubscriptionResponse, VapidKeyResponse } from "./schema";
+import {
+  DeletedResponse,
+  SubscribeBody,
+  SubscriptionListResponse,
+  SubscriptionResponse,
+  VapidKeyResponse,
+} from "./schema";
 import { PushService } from "./service";
 
-const service = (c: Context<AppEnv>) => new PushService(dbFor(c.env, c.get("user").id), c.get("config"));
+const service = (c: Context<AppEnv>) =>
+  new PushService(dbFor(c.env, c.get("user").id), c.get("config"));
 
 /** Web Push (docs/decisions.md, Client: entry tools and account pages): not in the spec, so the paths and bodies are ours (docs/decisions.md, "Web Push"). */
 export function registerPushRoutes(app: Hono<AppEnv>) {
   route(app, {
     method: "get",
     path: "/api/push/vapid-public-key",
-    summary: "The application server key for PushManager.subscribe (RFC 8292), or enabled:false when push is not configured",
+    summary:
+      "The application server key for PushManager.subscribe (RFC 8292), or enabled:false when push is not configured",
     tags: ["push"],
     responses: { 200: { description: "Key", schema: VapidKeyResponse } },
     handler: async (c) => {
@@ -25,7 +33,8 @@ export function registerPushRoutes(app: Hono<AppEnv>) {
   route(app, {
     method: "get",
     path: "/api/push/subscriptions",
-    summary: "The caller's push subscriptions (the push service host only; the endpoint is a capability)",
+    summary:
+      "The caller's push subscriptions (the push service host only; the endpoint is a capability)",
     tags: ["push"],
     responses: { 200: { description: "Subscriptions", schema: SubscriptionListResponse } },
     handler: async (c) => c.json({ subscriptions: await service(c).list(c.get("user").id) }),
@@ -38,7 +47,10 @@ export function registerPushRoutes(app: Hono<AppEnv>) {
     tags: ["push"],
     rateLimit: ["push_subscribe"],
     body: SubscribeBody,
-    responses: { 201: { description: "Created", schema: SubscriptionResponse }, 200: { description: "Replaced", schema: SubscriptionResponse } },
+    responses: {
+      201: { description: "Created", schema: SubscriptionResponse },
+      200: { description: "Replaced", schema: SubscriptionResponse },
+    },
     handler: async (c, { body }) => {
       const { subscription, created } = await service(c).subscribe(c.get("user").id, body);
       return c.json({ subscription }, created ? 201 : 200);

@@ -22,7 +22,11 @@ function b64urlToBytes(v: string): Uint8Array {
   return Uint8Array.from(atob(s + "=".repeat((4 - (s.length % 4)) % 4)), (ch) => ch.charCodeAt(0));
 }
 
-const bytesToB64url = (b: Uint8Array) => btoa(String.fromCharCode(...b)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const bytesToB64url = (b: Uint8Array) =>
+  btoa(String.fromCharCode(...b))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 
 /**
  * RFC 8292 section 2: an ES256 JWT whose aud is the push resource's origin, exp within 24 hours,
@@ -32,7 +36,13 @@ const bytesToB64url = (b: Uint8Array) => btoa(String.fromCharCode(...b)).replace
 async function vapidAuthorization(push: PushConfig, endpoint: URL): Promise<string> {
   const point = b64urlToBytes(push.publicKey);
   const key = await importJWK(
-    { kty: "EC", crv: "P-256", x: bytesToB64url(point.slice(1, 33)), y: bytesToB64url(point.slice(33, 65)), d: push.privateKey },
+    {
+      kty: "EC",
+      crv: "P-256",
+      x: bytesToB64url(point.slice(1, 33)),
+      y: bytesToB64url(point.slice(33, 65)),
+      d: push.privateKey,
+    },
     "ES256",
   );
   const jwt = await new SignJWT({ sub: push.subject })
@@ -44,7 +54,12 @@ async function vapidAuthorization(push: PushConfig, endpoint: URL): Promise<stri
 }
 
 /** Sends to one subscription; answers whether the subscription is gone (RFC 8030 section 7.3: 404, 410). */
-async function sendOne(config: Config, push: PushConfig, sub: PushSubscriptionRow, payload: PushPayload): Promise<"sent" | "gone" | "failed"> {
+async function sendOne(
+  config: Config,
+  push: PushConfig,
+  sub: PushSubscriptionRow,
+  payload: PushPayload,
+): Promise<"sent" | "gone" | "failed"> {
   const url = await assertPublicUrl(sub.endpoint, "endpoint", guardOptions(config));
   const body = await encryptNotification(
     { endpoint: sub.endpoint, expirationTime: null, keys: { p256dh: sub.p256dh, auth: sub.auth } },
@@ -74,7 +89,12 @@ async function sendOne(config: Config, push: PushConfig, sub: PushSubscriptionRo
  * top of the stored notification. Logs name the push service's host only, since the endpoint path
  * is a capability.
  */
-export async function pushToUser(db: Db, config: Config, userId: string, payload: PushPayload): Promise<void> {
+export async function pushToUser(
+  db: Db,
+  config: Config,
+  userId: string,
+  payload: PushPayload,
+): Promise<void> {
   const push = config.push;
   if (!push) return;
   let subs: PushSubscriptionRow[];
@@ -90,7 +110,8 @@ export async function pushToUser(db: Db, config: Config, userId: string, payload
       try {
         const outcome = await sendOne(config, push, sub, payload);
         if (outcome === "gone") await remove(db, userId, sub.id);
-        else if (outcome === "failed") logJson("warn", "push: the push service refused the message", { host });
+        else if (outcome === "failed")
+          logJson("warn", "push: the push service refused the message", { host });
       } catch (err) {
         logJson("warn", "push: sending failed", { host, error: errorName(err) });
       }

@@ -11,7 +11,11 @@ import type { z } from "zod";
 /** Browsers one user may receive pushes on; more is a runaway client, not a person. */
 export const MAX_SUBSCRIPTIONS_PER_USER = 10;
 
-const view = (row: PushSubscriptionRow) => ({ id: row.id, push_service: new URL(row.endpoint).host, created_at: row.createdAt });
+const view = (row: PushSubscriptionRow) => ({
+  id: row.id,
+  push_service: new URL(row.endpoint).host,
+  created_at: row.createdAt,
+});
 
 export class PushService {
   constructor(
@@ -20,7 +24,8 @@ export class PushService {
   ) {}
 
   private enabled() {
-    if (!this.config.push) throw new AppError(ErrorCode.NOT_FOUND, "Push notifications are not configured");
+    if (!this.config.push)
+      throw new AppError(ErrorCode.NOT_FOUND, "Push notifications are not configured");
   }
 
   async list(userId: string) {
@@ -37,11 +42,21 @@ export class PushService {
     this.enabled();
     const url = await assertPublicUrl(body.endpoint, "endpoint", guardOptions(this.config));
     if (url.protocol !== "https:" && !this.config.allowPrivateOutbound) {
-      throw new AppError(ErrorCode.VALIDATION_ERROR, "Request validation failed", { details: [{ field: "endpoint", message: "must be https" }] });
+      throw new AppError(ErrorCode.VALIDATION_ERROR, "Request validation failed", {
+        details: [{ field: "endpoint", message: "must be https" }],
+      });
     }
-    const keys = { endpoint: body.endpoint, p256dh: body.keys.p256dh.replace(/=+$/, ""), auth: body.keys.auth.replace(/=+$/, "") };
+    const keys = {
+      endpoint: body.endpoint,
+      p256dh: body.keys.p256dh.replace(/=+$/, ""),
+      auth: body.keys.auth.replace(/=+$/, ""),
+    };
     const done = await repo.upsertUnderLimit(this.db, userId, keys, MAX_SUBSCRIPTIONS_PER_USER);
-    if (!done) throw new AppError(ErrorCode.CONFLICT, `At most ${MAX_SUBSCRIPTIONS_PER_USER} browsers can receive push notifications`);
+    if (!done)
+      throw new AppError(
+        ErrorCode.CONFLICT,
+        `At most ${MAX_SUBSCRIPTIONS_PER_USER} browsers can receive push notifications`,
+      );
     return { subscription: view(done.row), created: done.created };
   }
 

@@ -31,7 +31,9 @@ export const FIELD_COLUMNS = {
 export type ApiField = keyof typeof FIELD_COLUMNS;
 
 /** The given fields only (PATCH semantics); an explicit null is kept so it clears the column. */
-export function bodyToColumns(body: Partial<CreateOverrideBody> | UpdateOverrideBody): Partial<NewRegistryOverrideRow> {
+export function bodyToColumns(
+  body: Partial<CreateOverrideBody> | UpdateOverrideBody,
+): Partial<NewRegistryOverrideRow> {
   const out: Record<string, unknown> = {};
   for (const [field, column] of Object.entries(FIELD_COLUMNS)) {
     const v = (body as Record<string, unknown>)[field];
@@ -41,9 +43,12 @@ export function bodyToColumns(body: Partial<CreateOverrideBody> | UpdateOverride
 }
 
 /** Every field, absent ones as null: a create (or reactivation) replaces the whole record. */
-export function createToColumns(body: CreateOverrideBody): Omit<NewRegistryOverrideRow, "domain" | "createdAt" | "updatedAt"> {
+export function createToColumns(
+  body: CreateOverrideBody,
+): Omit<NewRegistryOverrideRow, "domain" | "createdAt" | "updatedAt"> {
   const out: Record<string, unknown> = {};
-  for (const [field, column] of Object.entries(FIELD_COLUMNS)) out[column] = (body as Record<string, unknown>)[field] ?? null;
+  for (const [field, column] of Object.entries(FIELD_COLUMNS))
+    out[column] = (body as Record<string, unknown>)[field] ?? null;
   return out as Omit<NewRegistryOverrideRow, "domain" | "createdAt" | "updatedAt">;
 }
 

@@ -1,7 +1,15 @@
 import type { Db } from "../../db/client";
 import type { RegistryOverrideRow } from "../../db/schema";
 import { BUILTIN_SERVICES } from "../../data/registry/services";
-import { GENERIC_EMAIL_SELECTORS, GENERIC_FORGOT_SELECTORS, GENERIC_OTP, GENERIC_SUBMIT_SELECTORS, GENERIC_SUBMIT_TEXT, GENERIC_SUCCESS, DEFAULT_REQUIREMENTS } from "../../data/registry/build";
+import {
+  GENERIC_EMAIL_SELECTORS,
+  GENERIC_FORGOT_SELECTORS,
+  GENERIC_OTP,
+  GENERIC_SUBMIT_SELECTORS,
+  GENERIC_SUBMIT_TEXT,
+  GENERIC_SUCCESS,
+  DEFAULT_REQUIREMENTS,
+} from "../../data/registry/build";
 import { candidateHosts, normalizeHost } from "../../kernel/hostname";
 import { FIELD_COLUMNS, type ApiField } from "./mapping";
 import * as repo from "./repo";
@@ -21,7 +29,8 @@ export async function refreshRegistryCache(db: Db): Promise<void> {
 }
 
 async function overrides(db: Db): Promise<Map<string, RegistryOverrideRow>> {
-  if (!cache || Date.now() - cache.loadedAt >= REGISTRY_CACHE_TTL_MS) await refreshRegistryCache(db);
+  if (!cache || Date.now() - cache.loadedAt >= REGISTRY_CACHE_TTL_MS)
+    await refreshRegistryCache(db);
   return (cache as NonNullable<typeof cache>).byDomain;
 }
 
@@ -55,7 +64,10 @@ export type ResolvedService = {
 };
 
 /** Invalid expressions are dropped silently (spec "Resolution"). */
-export function compilePatterns(patterns: readonly string[] | null | undefined, flags = "i"): RegExp[] {
+export function compilePatterns(
+  patterns: readonly string[] | null | undefined,
+  flags = "i",
+): RegExp[] {
   const out: RegExp[] = [];
   for (const p of patterns ?? []) {
     try {
@@ -93,7 +105,10 @@ function generic(host: string): BuiltinService {
 /** Non-null override fields replace built-in ones; null fields leave them (spec "Resolution"). */
 export function mergeOverride(base: BuiltinService, row: RegistryOverrideRow): BuiltinService {
   const merged: Record<string, unknown> = { ...base };
-  for (const [field, column] of Object.entries(FIELD_COLUMNS) as [ApiField, keyof RegistryOverrideRow][]) {
+  for (const [field, column] of Object.entries(FIELD_COLUMNS) as [
+    ApiField,
+    keyof RegistryOverrideRow,
+  ][]) {
     const v = row[column];
     if (v !== null && v !== undefined) merged[field] = v;
   }
@@ -136,7 +151,8 @@ export async function resolveService(db: Db, urlOrDomain: string): Promise<Resol
   for (const h of candidateHosts(host)) {
     const row = ov.get(h);
     const builtin = BUILTIN.get(h);
-    if (row) return toResolved(mergeOverride(builtin ?? generic(h), row), builtin ? "merged" : "override");
+    if (row)
+      return toResolved(mergeOverride(builtin ?? generic(h), row), builtin ? "merged" : "override");
     if (builtin) return toResolved(builtin, "builtin");
   }
   return toResolved(generic(host), "generic");

@@ -27,8 +27,20 @@ export function registerRegistryRoutes(app: Hono<AppEnv>) {
     admin: true,
     rateLimit: ["admin_registry_read"],
     query: ListOverridesQuery,
-    responses: { 200: { description: "Overrides, inactive ones included unless active_only=true", schema: ListOverridesResponse } },
-    handler: async (c, { query }) => c.json(await service(c).list({ search: query.search, category: query.category, activeOnly: query.active_only })),
+    responses: {
+      200: {
+        description: "Overrides, inactive ones included unless active_only=true",
+        schema: ListOverridesResponse,
+      },
+    },
+    handler: async (c, { query }) =>
+      c.json(
+        await service(c).list({
+          search: query.search,
+          category: query.category,
+          activeOnly: query.active_only,
+        }),
+      ),
   });
 
   route(app, {
@@ -39,8 +51,15 @@ export function registerRegistryRoutes(app: Hono<AppEnv>) {
     admin: true,
     rateLimit: ["admin_registry_write"],
     body: CreateOverrideBody,
-    responses: { 201: { description: "Created", schema: CreateOverrideResponse }, 409: { description: "An active override exists" } },
-    handler: async (c, { body }) => c.json({ override: await service(c).create(c.get("user").id, body), created: true as const }, 201),
+    responses: {
+      201: { description: "Created", schema: CreateOverrideResponse },
+      409: { description: "An active override exists" },
+    },
+    handler: async (c, { body }) =>
+      c.json(
+        { override: await service(c).create(c.get("user").id, body), created: true as const },
+        201,
+      ),
   });
 
   route(app, {
@@ -53,7 +72,8 @@ export function registerRegistryRoutes(app: Hono<AppEnv>) {
     params: DomainParam,
     body: UpdateOverrideBody,
     responses: { 200: { description: "Updated", schema: OverrideResponse } },
-    handler: async (c, { params, body }) => c.json({ override: await service(c).update(c.get("user").id, params.domain, body) }),
+    handler: async (c, { params, body }) =>
+      c.json({ override: await service(c).update(c.get("user").id, params.domain, body) }),
   });
 
   route(app, {
@@ -65,7 +85,8 @@ export function registerRegistryRoutes(app: Hono<AppEnv>) {
     rateLimit: ["admin_registry_write"],
     params: DomainParam,
     responses: { 200: { description: "Deactivated", schema: OverrideResponse } },
-    handler: async (c, { params }) => c.json({ override: await service(c).remove(c.get("user").id, params.domain) }),
+    handler: async (c, { params }) =>
+      c.json({ override: await service(c).remove(c.get("user").id, params.domain) }),
   });
 
   // Any signed-in person: the entry detail's "this site supports passkeys". The whole list, not a
@@ -75,7 +96,12 @@ export function registerRegistryRoutes(app: Hono<AppEnv>) {
     path: "/api/registry/passkeys",
     summary: "Sites the service registry says offer passkeys, with where to add one",
     tags: ["registry"],
-    responses: { 200: { description: "Passkey sites (name, support type, https setup address); no admin fields", schema: PasskeySitesResponse } },
+    responses: {
+      200: {
+        description: "Passkey sites (name, support type, https setup address); no admin fields",
+        schema: PasskeySitesResponse,
+      },
+    },
     handler: async (c) => {
       const sites = await passkeySites(directoryDb(c.env));
       return c.json({ sites, count: sites.length });

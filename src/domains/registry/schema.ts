@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { BROWSER_TYPES, CATEGORIES, LOGIN_TYPES, PASSKEY_SUPPORT_TYPES, type PasswordRequirements as SharedPasswordRequirements } from "../../kernel/password-rules";
+import {
+  BROWSER_TYPES,
+  CATEGORIES,
+  LOGIN_TYPES,
+  PASSKEY_SUPPORT_TYPES,
+  type PasswordRequirements as SharedPasswordRequirements,
+} from "../../kernel/password-rules";
 
 /**
  * The service registry override of the spec ("Service registry override"). The same schema
@@ -28,21 +34,30 @@ export const domainField = z
   .transform(normalizeDomain)
   .pipe(z.string().min(3).max(253).refine(isValidHostname, "must be a valid hostname"));
 
-const httpUrl = z
-  .url({ protocol: /^https?$/ })
-  .max(2048);
+const httpUrl = z.url({ protocol: /^https?$/ }).max(2048);
 
 /**
  * A CSS selector never needs markup, declaration blocks, escapes or URL functions; any of these
  * means someone is trying to smuggle script or style into the page the automation drives.
  */
-const SELECTOR_INJECTION = [/[<{};`\\]/, /javascript\s*:/i, /vbscript\s*:/i, /data\s*:\s*text\/html/i, /expression\s*\(/i, /url\s*\(/i, /@import/i, /\bon[a-z]+\s*=/i, /<\/?script/i];
+const SELECTOR_INJECTION = [
+  /[<{};`\\]/,
+  /javascript\s*:/i,
+  /vbscript\s*:/i,
+  /data\s*:\s*text\/html/i,
+  /expression\s*\(/i,
+  /url\s*\(/i,
+  /@import/i,
+  /\bon[a-z]+\s*=/i,
+  /<\/?script/i,
+];
 
 export function isSafeSelector(s: string): boolean {
   return s.trim().length > 0 && !SELECTOR_INJECTION.some((re) => re.test(s));
 }
 
-const selector = (max: number) => z.string().min(1).max(max).refine(isSafeSelector, "selector contains disallowed content");
+const selector = (max: number) =>
+  z.string().min(1).max(max).refine(isSafeSelector, "selector contains disallowed content");
 const list = <T extends z.ZodType>(item: T, max: number) => z.array(item).max(max);
 
 export const PasswordRequirements = z
@@ -57,10 +72,13 @@ export const PasswordRequirements = z
     specificSymbols: z.string().min(1).max(50).optional(),
   })
   .strict()
-  .refine((r) => r.minLength === undefined || r.maxLength === undefined || r.minLength <= r.maxLength, {
-    message: "minLength must not exceed maxLength",
-    path: ["minLength"],
-  });
+  .refine(
+    (r) => r.minLength === undefined || r.maxLength === undefined || r.minLength <= r.maxLength,
+    {
+      message: "minLength must not exceed maxLength",
+      path: ["minLength"],
+    },
+  );
 export type PasswordRequirements = z.infer<typeof PasswordRequirements>;
 
 /** The validator and the browsers' type are one shape: a field added to one alone fails to compile. */
@@ -68,7 +86,9 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const sameShape: Same<PasswordRequirements, SharedPasswordRequirements> = true;
 void sameShape;
 
-export const RecoveryMethod = z.object({ primary: z.string().min(1).max(100), secondary: z.string().min(1).max(100).optional() }).strict();
+export const RecoveryMethod = z
+  .object({ primary: z.string().min(1).max(100), secondary: z.string().min(1).max(100).optional() })
+  .strict();
 
 /** Every optional field of an override; null clears it (the built-in value then applies). */
 export const overrideFields = {
@@ -97,17 +117,24 @@ export const overrideFields = {
 } as const;
 
 type Fields = typeof overrideFields;
-const nullableFields = Object.fromEntries(Object.entries(overrideFields).map(([k, v]) => [k, v.nullable().optional()])) as {
+const nullableFields = Object.fromEntries(
+  Object.entries(overrideFields).map(([k, v]) => [k, v.nullable().optional()]),
+) as {
   [K in keyof Fields]: z.ZodOptional<z.ZodNullable<Fields[K]>>;
 };
 
-export const CreateOverrideBody = z.object({ domain: domainField, name: z.string().trim().min(1).max(200), ...nullableFields }).strict();
+export const CreateOverrideBody = z
+  .object({ domain: domainField, name: z.string().trim().min(1).max(200), ...nullableFields })
+  .strict();
 export type CreateOverrideBody = z.infer<typeof CreateOverrideBody>;
 
 export const UpdateOverrideBody = z
   .object({ name: z.string().trim().min(1).max(200).optional(), ...nullableFields })
   .strict()
-  .refine((b) => Object.keys(b).length > 0, { message: "at least one field is required", path: ["body"] });
+  .refine((b) => Object.keys(b).length > 0, {
+    message: "at least one field is required",
+    path: ["body"],
+  });
 export type UpdateOverrideBody = z.infer<typeof UpdateOverrideBody>;
 
 export const DomainParam = z.object({ domain: domainField });
@@ -115,7 +142,10 @@ export const DomainParam = z.object({ domain: domainField });
 export const ListOverridesQuery = z.object({
   search: z.string().max(200).optional(),
   category: z.enum(CATEGORIES).optional(),
-  active_only: z.enum(["true", "false"]).optional().transform((v) => v === "true"),
+  active_only: z
+    .enum(["true", "false"])
+    .optional()
+    .transform((v) => v === "true"),
 });
 
 /** A built-in entry: the override shape with every automation field filled in. */
@@ -134,13 +164,31 @@ export const BuiltinService = CreateOverrideBody.extend({
 });
 export type BuiltinService = z.infer<typeof BuiltinService>;
 
-const OverrideOut = z.object({ domain: z.string(), name: z.string(), is_active: z.boolean(), created_by: z.string().nullable(), created_at: z.string() }).loose();
+const OverrideOut = z
+  .object({
+    domain: z.string(),
+    name: z.string(),
+    is_active: z.boolean(),
+    created_by: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .loose();
 export const OverrideResponse = z.object({ override: OverrideOut });
 export const CreateOverrideResponse = z.object({ override: OverrideOut, created: z.literal(true) });
-export const ListOverridesResponse = z.object({ overrides: z.array(OverrideOut), count: z.number().int() });
+export const ListOverridesResponse = z.object({
+  overrides: z.array(OverrideOut),
+  count: z.number().int(),
+});
 
 /** The passkey sites a signed-in person's client reads (resolve.ts `passkeySites`). */
 export const PasskeySitesResponse = z.object({
-  sites: z.array(z.object({ domain: z.string(), name: z.string(), passkey_support_type: z.enum(PASSKEY_SUPPORT_TYPES), passkey_setup_url: z.string().nullable() })),
+  sites: z.array(
+    z.object({
+      domain: z.string(),
+      name: z.string(),
+      passkey_support_type: z.enum(PASSKEY_SUPPORT_TYPES),
+      passkey_setup_url: z.string().nullable(),
+    }),
+  ),
   count: z.number().int(),
 });

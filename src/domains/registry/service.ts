@@ -31,13 +31,24 @@ export class RegistryAdminService {
       logJson("error", "registry override insert failed", { error: errorName(err) });
       throw new AppError(ErrorCode.INTERNAL_ERROR, "Could not save the override");
     }
-    if (!row) throw new AppError(ErrorCode.CONFLICT, "An active override for this domain already exists");
+    if (!row)
+      throw new AppError(ErrorCode.CONFLICT, "An active override for this domain already exists");
     await refreshRegistryCache(this.db);
-    return { domain: row.domain, name: row.name, is_active: row.isActive, created_by: row.createdBy, created_at: row.createdAt };
+    return {
+      domain: row.domain,
+      name: row.name,
+      is_active: row.isActive,
+      created_by: row.createdBy,
+      created_at: row.createdAt,
+    };
   }
 
   async update(adminId: string, domain: string, body: UpdateOverrideBody) {
-    const row = await repo.updateOverride(this.db, domain, { ...bodyToColumns(body), updatedBy: adminId, updatedAt: new Date().toISOString() });
+    const row = await repo.updateOverride(this.db, domain, {
+      ...bodyToColumns(body),
+      updatedBy: adminId,
+      updatedAt: new Date().toISOString(),
+    });
     if (!row) throw notFound("Override");
     await refreshRegistryCache(this.db);
     return toView(row);

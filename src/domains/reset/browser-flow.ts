@@ -8,7 +8,8 @@ type DomLike = { innerText?: string; value?: string; href?: string };
 
 export class FlowFailure extends Error {}
 
-const CAPTCHA = 'iframe[src*="recaptcha"], iframe[src*="hcaptcha"], iframe[title*="captcha" i], .g-recaptcha, .h-captcha, .cf-turnstile, iframe[src*="challenges.cloudflare.com"]';
+const CAPTCHA =
+  'iframe[src*="recaptcha"], iframe[src*="hcaptcha"], iframe[title*="captcha" i], .g-recaptcha, .h-captcha, .cf-turnstile, iframe[src*="challenges.cloudflare.com"]';
 
 export type FlowHooks = {
   screenshot(url: string): Promise<void>;
@@ -24,10 +25,16 @@ export async function shot(page: Page, hooks: FlowHooks): Promise<void> {
 }
 
 /** Every address the browser is sent to passes the outbound guard, redirects included. */
-export async function guardedGoto(page: Page, config: Config, url: string, field: string): Promise<void> {
+export async function guardedGoto(
+  page: Page,
+  config: Config,
+  url: string,
+  field: string,
+): Promise<void> {
   await assertPublicUrl(url, field, guardOptions(config));
   const res = await page.goto(url, { waitUntil: "domcontentloaded", timeout: 30_000 });
-  for (const r of res?.request().redirectChain() ?? []) await assertPublicUrl(r.url(), field, guardOptions(config));
+  for (const r of res?.request().redirectChain() ?? [])
+    await assertPublicUrl(r.url(), field, guardOptions(config));
   await assertPublicUrl(page.url(), field, guardOptions(config));
 }
 
@@ -50,15 +57,31 @@ async function firstPresent(page: Page, selectors: string[]): Promise<string | n
 async function submit(page: Page, svc: ResolvedService): Promise<void> {
   const sel = await firstPresent(page, svc.submitSelectors);
   const clickIt = async (handle: { click(): Promise<void> }) => {
-    await Promise.all([page.waitForNavigation({ waitUntil: "domcontentloaded", timeout: 15_000 }).catch(() => undefined), handle.click()]);
+    await Promise.all([
+      page
+        .waitForNavigation({ waitUntil: "domcontentloaded", timeout: 15_000 })
+        .catch(() => undefined),
+      handle.click(),
+    ]);
   };
   if (sel) {
     const handle = await page.$(sel);
-    const text = ((await handle?.evaluate((el) => (el as unknown as DomLike).innerText || (el as unknown as DomLike).value || "")) ?? "").trim();
-    if (handle && !svc.skipSubmitPatterns.some((p) => text.toLowerCase().includes(p.toLowerCase()))) return clickIt(handle);
+    const text = (
+      (await handle?.evaluate(
+        (el) => (el as unknown as DomLike).innerText || (el as unknown as DomLike).value || "",
+      )) ?? ""
+    ).trim();
+    if (handle && !svc.skipSubmitPatterns.some((p) => text.toLowerCase().includes(p.toLowerCase())))
+      return clickIt(handle);
   }
   for (const b of await page.$$("button, input[type=submit]")) {
-    const text = ((await b.evaluate((el) => (el as unknown as DomLike).innerText || (el as unknown as DomLike).value || "")) ?? "").trim().toLowerCase();
+    const text = (
+      (await b.evaluate(
+        (el) => (el as unknown as DomLike).innerText || (el as unknown as DomLike).value || "",
+      )) ?? ""
+    )
+      .trim()
+      .toLowerCase();
     if (svc.skipSubmitPatterns.some((p) => text.includes(p.toLowerCase()))) continue;
     if (svc.submitButtonText.some((t) => text.includes(t.toLowerCase()))) return clickIt(b);
   }
@@ -69,7 +92,13 @@ async function submit(page: Page, svc: ResolvedService): Promise<void> {
  * navigate: the reset page; from a login page (it has a password field) or a page without an
  * email field, the forgot-password link is followed.
  */
-export async function stepNavigate(page: Page, config: Config, svc: ResolvedService, serviceUrl: string, hooks: FlowHooks): Promise<void> {
+export async function stepNavigate(
+  page: Page,
+  config: Config,
+  svc: ResolvedService,
+  serviceUrl: string,
+  hooks: FlowHooks,
+): Promise<void> {
   const start = svc.known && svc.resetUrl ? svc.resetUrl : serviceUrl;
   await guardedGoto(page, config, start, "serviceUrl");
   const loginForm = (await page.$$('input[type="password"]')).length > 0;
@@ -85,7 +114,12 @@ export async function stepNavigate(page: Page, config: Config, svc: ResolvedServ
 }
 
 /** enter_email: type the account address into the forgot-password form and send it. */
-export async function stepEnterEmail(page: Page, svc: ResolvedService, email: string, hooks: FlowHooks): Promise<void> {
+export async function stepEnterEmail(
+  page: Page,
+  svc: ResolvedService,
+  email: string,
+  hooks: FlowHooks,
+): Promise<void> {
   const input = await firstPresent(page, svc.emailInputSelectors);
   if (!input) throw new FlowFailure("form vanished: no email field on the reset page");
   await page.type(input, email);
@@ -96,14 +130,25 @@ export async function stepEnterEmail(page: Page, svc: ResolvedService, email: st
 }
 
 /** follow_link: open the mailed link; the new-password form must be there. */
-export async function stepFollowLink(page: Page, config: Config, link: string, hooks: FlowHooks): Promise<void> {
+export async function stepFollowLink(
+  page: Page,
+  config: Config,
+  link: string,
+  hooks: FlowHooks,
+): Promise<void> {
   await guardedGoto(page, config, link, "link");
   await shot(page, hooks);
   await assertNoCaptcha(page);
-  if ((await page.$$('input[type="password"]')).length === 0) throw new FlowFailure("form vanished: the reset link shows no password form");
+  if ((await page.$$('input[type="password"]')).length === 0)
+    throw new FlowFailure("form vanished: the reset link shows no password form");
 }
 
-const CODE_FIELDS = ['input[autocomplete="one-time-code"]', 'input[name*="code" i]:not([type="hidden"])', 'input[id*="code" i]:not([type="hidden"])', 'input[inputmode="numeric"]'];
+const CODE_FIELDS = [
+  'input[autocomplete="one-time-code"]',
+  'input[name*="code" i]:not([type="hidden"])',
+  'input[id*="code" i]:not([type="hidden"])',
+  'input[inputmode="numeric"]',
+];
 
 /** After the email is sent: a page asking for a code means the reset continues with a code, not a link. */
 export async function asksForCode(page: Page): Promise<boolean> {
@@ -111,26 +156,40 @@ export async function asksForCode(page: Page): Promise<boolean> {
 }
 
 /** Enters a code into the page's one-time-code field; the site must then offer the new-password form. */
-export async function enterOtp(page: Page, svc: ResolvedService, code: string, hooks: FlowHooks): Promise<void> {
+export async function enterOtp(
+  page: Page,
+  svc: ResolvedService,
+  code: string,
+  hooks: FlowHooks,
+): Promise<void> {
   const field = await firstPresent(page, CODE_FIELDS);
   if (!field) throw new FlowFailure("form vanished: no code field");
   await page.type(field, code);
   await submit(page, svc);
   await shot(page, hooks);
   await assertNoCaptcha(page);
-  if ((await page.$$('input[type="password"]')).length === 0) throw new FlowFailure("the site did not accept the code");
+  if ((await page.$$('input[type="password"]')).length === 0)
+    throw new FlowFailure("the site did not accept the code");
 }
 
 /** set_password: fill every password field and submit; the site must not show the form again. */
-export async function stepSetPassword(page: Page, svc: ResolvedService, password: string, hooks: FlowHooks): Promise<void> {
+export async function stepSetPassword(
+  page: Page,
+  svc: ResolvedService,
+  password: string,
+  hooks: FlowHooks,
+): Promise<void> {
   const fields = await page.$$('input[type="password"]');
   if (fields.length === 0) throw new FlowFailure("form vanished: no password field");
   for (const f of fields) await f.type(password);
   await submit(page, svc);
   await shot(page, hooks);
-  const text = String((await page.evaluate("document.body ? document.body.innerText : ''")) ?? "").toLowerCase();
+  const text = String(
+    (await page.evaluate("document.body ? document.body.innerText : ''")) ?? "",
+  ).toLowerCase();
   const success = svc.successIndicators.some((s) => text.includes(s.toLowerCase()));
   const formAgain = (await page.$$('input[type="password"]')).length > 0;
   if (!success && formAgain) throw new FlowFailure("password rejected by the site");
-  if (!success && /invalid|expired|error|requirement/.test(text)) throw new FlowFailure("password rejected by the site");
+  if (!success && /invalid|expired|error|requirement/.test(text))
+    throw new FlowFailure("password rejected by the site");
 }

@@ -7,10 +7,20 @@ import { findLive } from "../passwords";
 import * as registryRepo from "../registry";
 import { resolveService, type ResolvedService } from "../registry";
 
-export type ChatRequest = { message: string; serviceId?: string; passwordId?: string; email?: string };
+export type ChatRequest = {
+  message: string;
+  serviceId?: string;
+  passwordId?: string;
+  email?: string;
+};
 
 /** `email` is null only when the user has no active mailbox (task creation then answers 422). */
-export type ChatTarget = { svc: ResolvedService; serviceUrl: string; email: string | null; passwordId?: string };
+export type ChatTarget = {
+  svc: ResolvedService;
+  serviceUrl: string;
+  email: string | null;
+  passwordId?: string;
+};
 
 const URL_IN_MESSAGE = /https?:\/\/[^\s<>"'`]+/i;
 const EMAIL_IN_MESSAGE = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/;
@@ -31,7 +41,10 @@ function startUrl(svc: ResolvedService, explicit: string | null): string {
  * registry (built-in names and active overrides; the longest name wins, so "Google Cloud" beats
  * "Google"). Names match as whole words, case-insensitively.
  */
-async function fromMessage(db: Db, message: string): Promise<{ svc: ResolvedService; url: string | null } | null> {
+async function fromMessage(
+  db: Db,
+  message: string,
+): Promise<{ svc: ResolvedService; url: string | null } | null> {
   const url = URL_IN_MESSAGE.exec(message)?.[0].replace(/[.,;:!?)]+$/, "");
   if (url && normalizeHost(url)) return { svc: await resolveService(db, url), url };
   const withoutEmails = message.replace(new RegExp(EMAIL_IN_MESSAGE.source, "g"), " ");
@@ -43,7 +56,12 @@ async function fromMessage(db: Db, message: string): Promise<{ svc: ResolvedServ
     ...BUILTIN_SERVICES.map((s) => ({ name: s.name, domain: s.domain })),
     ...(await registryRepo.activeOverrides(db)).map((o) => ({ name: o.name, domain: o.domain })),
   ].sort((a, b) => b.name.length - a.name.length);
-  const hit = names.find((n) => new RegExp(`(^|[^\\p{L}\\p{N}])${escapeRe(n.name)}($|[^\\p{L}\\p{N}])`, n.name.length <= 3 ? "u" : "iu").test(withoutEmails));
+  const hit = names.find((n) =>
+    new RegExp(
+      `(^|[^\\p{L}\\p{N}])${escapeRe(n.name)}($|[^\\p{L}\\p{N}])`,
+      n.name.length <= 3 ? "u" : "iu",
+    ).test(withoutEmails),
+  );
   return hit ? { svc: await resolveService(db, hit.domain), url: null } : null;
 }
 
@@ -53,7 +71,12 @@ async function fromMessage(db: Db, message: string): Promise<{ svc: ResolvedServ
  * that names no service is 400 on `message`.
  */
 /** `db` is the caller's shard; `registry` the directory, where the admin's overrides live (docs/decisions.md, Scale: shards, a directory, many databases). */
-export async function resolveChatTarget(db: Db, registry: Db, userId: string, req: ChatRequest): Promise<ChatTarget> {
+export async function resolveChatTarget(
+  db: Db,
+  registry: Db,
+  userId: string,
+  req: ChatRequest,
+): Promise<ChatTarget> {
   const entry = req.passwordId ? await findLive(db, userId, req.passwordId) : undefined;
   if (req.passwordId && !entry) throw notFound("Password");
 
@@ -65,7 +88,10 @@ export async function resolveChatTarget(db: Db, registry: Db, userId: string, re
     if (!svc || !svc.known) throw notFound("Service");
   } else if (entry) {
     const host = entry.host ?? normalizeHost(entry.url) ?? normalizeHost(entry.website);
-    if (!host) throw validationError("Request validation failed", [{ field: "passwordId", message: "the entry has no website to reset" }]);
+    if (!host)
+      throw validationError("Request validation failed", [
+        { field: "passwordId", message: "the entry has no website to reset" },
+      ]);
     svc = await resolveService(registry, host);
     explicitUrl = svc.known ? null : httpUrl(entry.url);
   } else {
@@ -73,11 +99,22 @@ export async function resolveChatTarget(db: Db, registry: Db, userId: string, re
     if (found) ({ svc, url: explicitUrl } = found);
   }
   if (!svc) {
-    throw validationError("Request validation failed", [{ field: "message", message: "name the service to reset: its name, its domain or a link to its sign-in page" }]);
+    throw validationError("Request validation failed", [
+      {
+        field: "message",
+        message: "name the service to reset: its name, its domain or a link to its sign-in page",
+      },
+    ]);
   }
 
-  const email = req.email ?? EMAIL_IN_MESSAGE.exec(req.message)?.[0] ?? (await mailboxAddress(db, userId));
-  return { svc, serviceUrl: startUrl(svc, explicitUrl), email: email?.toLowerCase() ?? null, ...(req.passwordId ? { passwordId: req.passwordId } : {}) };
+  const email =
+    req.email ?? EMAIL_IN_MESSAGE.exec(req.message)?.[0] ?? (await mailboxAddress(db, userId));
+  return {
+    svc,
+    serviceUrl: startUrl(svc, explicitUrl),
+    email: email?.toLowerCase() ?? null,
+    ...(req.passwordId ? { passwordId: req.passwordId } : {}),
+  };
 }
 
 /** Without an address in the request, the account is taken to be the connected mailbox's own. */

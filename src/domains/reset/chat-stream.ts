@@ -2,8 +2,21 @@ import { sseEvents, sseFrame, TERMINAL_TASK_STATUSES } from "../../kernel/sse";
 import type { ResolvedService } from "../registry";
 
 export type SectionKind = "header" | "progress" | "gmail" | "captcha" | "password" | "result";
-export type ChatContext = { taskId: string; svc: ResolvedService; serviceUrl: string; email: string; passwordId?: string; waitSeconds: number };
-type Status = { status: string; step?: string; error?: string; newPassword?: string; mailAuthentication?: string };
+export type ChatContext = {
+  taskId: string;
+  svc: ResolvedService;
+  serviceUrl: string;
+  email: string;
+  passwordId?: string;
+  waitSeconds: number;
+};
+type Status = {
+  status: string;
+  step?: string;
+  error?: string;
+  newPassword?: string;
+  mailAuthentication?: string;
+};
 
 const enc = new TextEncoder();
 
@@ -48,7 +61,13 @@ export class ChatRenderer {
   }
 
   status(s: Status): string {
-    const note = s.mailAuthentication === "none" && !this.seen.has("mail-auth") ? (this.seen.add("mail-auth"), this.section("gmail", ["- The code came from a mail your mailbox gave no authentication verdict for (no DKIM or DMARC result); it was used unverified."])) : "";
+    const note =
+      s.mailAuthentication === "none" && !this.seen.has("mail-auth")
+        ? (this.seen.add("mail-auth"),
+          this.section("gmail", [
+            "- The code came from a mail your mailbox gave no authentication verdict for (no DKIM or DMARC result); it was used unverified.",
+          ]))
+        : "";
     return note + this.statusLines(s);
   }
 
@@ -65,7 +84,10 @@ export class ChatRenderer {
         return line ? this.section("progress", [line]) : "";
       }
       case "waiting_for_email":
-        return this.section("gmail", [`- Watching your mailbox for the reset email from ${plain(c.svc.name)} (up to ${c.waitSeconds} s).`, "- It is read only during this reset; the message is marked as read once used."]);
+        return this.section("gmail", [
+          `- Watching your mailbox for the reset email from ${plain(c.svc.name)} (up to ${c.waitSeconds} s).`,
+          "- It is read only during this reset; the message is marked as read once used.",
+        ]);
       case "waiting_for_otp":
         return this.section("gmail", [
           `- ${plain(c.svc.name)} asks for a one-time code. Watching your mailbox for it.`,
@@ -84,7 +106,9 @@ export class ChatRenderer {
 
   private completed(): string {
     const c = this.c;
-    const save = c.passwordId ? `- This device opens it and saves it to your vault entry ${code(c.passwordId)}.` : "- This device opens it and saves it to your vault.";
+    const save = c.passwordId
+      ? `- This device opens it and saves it to your vault entry ${code(c.passwordId)}.`
+      : "- This device opens it and saves it to your vault.";
     return (
       this.section("password", [
         "**New password set.**",
@@ -109,7 +133,9 @@ export class ChatRenderer {
 
   /** When the progress feed stops without an end state, the task itself goes on. */
   interrupted(): string {
-    return this.section("result", [`**Progress unavailable.** The reset continues; follow ${code(`GET /api/tasks/${this.c.taskId}/stream`)}.`]);
+    return this.section("result", [
+      `**Progress unavailable.** The reset continues; follow ${code(`GET /api/tasks/${this.c.taskId}/stream`)}.`,
+    ]);
   }
 }
 
@@ -125,7 +151,10 @@ async function* statusEvents(upstream: ReadableStream<Uint8Array>): AsyncGenerat
 }
 
 /** The chat body: the header, then the task's progress relayed until it ends. */
-export function chatStream(ctx: ChatContext, upstream: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+export function chatStream(
+  ctx: ChatContext,
+  upstream: ReadableStream<Uint8Array>,
+): ReadableStream<Uint8Array> {
   const r = new ChatRenderer(ctx);
   async function* frames(): AsyncGenerator<string> {
     yield r.header();

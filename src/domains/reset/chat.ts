@@ -13,19 +13,38 @@ export type ChatResetInput = ChatRequest & { clientPublicKey?: JsonWebKey };
  * does (outbound guard, mailbox check, queue), then relays the task's progress as markdown.
  * Everything that can refuse the request does so before the first byte of the stream.
  */
-export async function startChatReset(env: Bindings, config: Config, userId: string, input: ChatResetInput, meta?: RequestMeta): Promise<ReadableStream<Uint8Array>> {
+export async function startChatReset(
+  env: Bindings,
+  config: Config,
+  userId: string,
+  input: ChatResetInput,
+  meta?: RequestMeta,
+): Promise<ReadableStream<Uint8Array>> {
   const target = await resolveChatTarget(dbFor(env, userId), directoryDb(env), userId, input);
   // A null address means no active mailbox: createResetTask refuses that with 422 before writing.
   const email = target.email ?? "";
-  const { taskId } = await createResetTask(env, config, userId, {
-    serviceUrl: target.serviceUrl,
-    email,
-    passwordId: target.passwordId,
-    clientPublicKey: input.clientPublicKey,
-  }, meta);
+  const { taskId } = await createResetTask(
+    env,
+    config,
+    userId,
+    {
+      serviceUrl: target.serviceUrl,
+      email,
+      passwordId: target.passwordId,
+      clientPublicKey: input.clientPublicKey,
+    },
+    meta,
+  );
   const upstream = await taskProgress(env.TASK_PROGRESS, taskId).stream();
   return chatStream(
-    { taskId, svc: target.svc, serviceUrl: target.serviceUrl, email, passwordId: target.passwordId, waitSeconds: config.RESET_EMAIL_WAIT_SECONDS },
+    {
+      taskId,
+      svc: target.svc,
+      serviceUrl: target.serviceUrl,
+      email,
+      passwordId: target.passwordId,
+      waitSeconds: config.RESET_EMAIL_WAIT_SECONDS,
+    },
     upstream.body as ReadableStream<Uint8Array>,
   );
 }

@@ -8,7 +8,16 @@ import { guardOptions } from "../../lib/guarded-fetch";
 import { guardPageRequests } from "../../lib/page-guard";
 import { listActiveMailboxes, openMailbox, type Mailbox } from "../integrations";
 import { resolveService, type ResolvedService } from "../registry";
-import { asksForCode, enterOtp, FlowFailure, launchBrowser, stepEnterEmail, stepFollowLink, stepNavigate, stepSetPassword } from "./browser-flow";
+import {
+  asksForCode,
+  enterOtp,
+  FlowFailure,
+  launchBrowser,
+  stepEnterEmail,
+  stepFollowLink,
+  stepNavigate,
+  stepSetPassword,
+} from "./browser-flow";
 import { sealToClient } from "./jwe";
 import { waitForResetMail, type FoundMail } from "./mail";
 import { generatePassword, meetsRequirements } from "./password-generator";
@@ -20,7 +29,8 @@ import { errorName, logJson } from "../../lib/log";
 
 export type ResetMessage = { taskId: string; userId: string };
 /** Messages queued before the rename named the task `jobId`; a deploy may find some still waiting. */
-const current = (m: ResetMessage | { jobId: string; userId: string }): ResetMessage => ("jobId" in m ? { taskId: m.jobId, userId: m.userId } : m);
+const current = (m: ResetMessage | { jobId: string; userId: string }): ResetMessage =>
+  "jobId" in m ? { taskId: m.jobId, userId: m.userId } : m;
 
 /** Retries with exponential backoff for failures of our side (the browser could not start). */
 class Transient extends Error {}
@@ -34,7 +44,10 @@ const backoff = (attempts: number) => Math.min(300, 5 * 2 ** attempts);
  * lease is live comes back when it could have expired; one after a dead worker's lease ran out
  * takes the task over. Errors outside the flow (D1, the progress object) are retried with backoff.
  */
-export async function consumeResetBatch(batch: MessageBatch<ResetMessage>, env: Bindings): Promise<void> {
+export async function consumeResetBatch(
+  batch: MessageBatch<ResetMessage>,
+  env: Bindings,
+): Promise<void> {
   for (const msg of batch.messages) {
     const body = current(msg.body);
     const lastAttempt = msg.attempts > QUEUE_MAX_RETRIES;
@@ -49,14 +62,24 @@ export async function consumeResetBatch(batch: MessageBatch<ResetMessage>, env: 
         msg.ack();
       }
     } catch (err) {
-      if (!(err instanceof Transient)) logJson("error", "reset task crashed", { error: errorName(err) });
+      if (!(err instanceof Transient))
+        logJson("error", "reset task crashed", { error: errorName(err) });
       msg.retry({ delaySeconds: backoff(msg.attempts) });
     }
   }
 }
 
 /** `notes` are facts about the run that every later status event repeats (the stream replays the latest one). */
-type Ctx = { env: Bindings; config: Config; task: ResetTaskRow; leaseId: string; steps: TaskStep[]; progress: TaskProgressClient; cancelled: AbortSignal; notes: Record<string, string> };
+type Ctx = {
+  env: Bindings;
+  config: Config;
+  task: ResetTaskRow;
+  leaseId: string;
+  steps: TaskStep[];
+  progress: TaskProgressClient;
+  cancelled: AbortSignal;
+  notes: Record<string, string>;
+};
 
 /** How often a run looks for the owner's cancellation (DECISIONS D17) while it works or waits. */
 const CANCEL_POLL_MS = 1000;
@@ -65,17 +88,26 @@ const CANCEL_POLL_MS = 1000;
 async function setStatus(ctx: Ctx, status: string, extra: Record<string, unknown> = {}) {
   const now = new Date().toISOString();
   const terminal = ["completed", "failed", "cancelled"].includes(status);
-  const kept = await repo.updateLeased(dbFor(ctx.env, ctx.task.userId), ctx.task.userId, ctx.task.id, ctx.leaseId, {
-    status,
-    steps: ctx.steps,
-    updatedAt: now,
-    leaseExpiresAt: terminal ? now : leaseUntil(ctx.config),
-    ...(terminal ? { completedAt: now } : {}),
-    ...(typeof extra.error === "string" ? { error: extra.error } : {}),
-  });
+  const kept = await repo.updateLeased(
+    dbFor(ctx.env, ctx.task.userId),
+    ctx.task.userId,
+    ctx.task.id,
+    ctx.leaseId,
+    {
+      status,
+      steps: ctx.steps,
+      updatedAt: now,
+      leaseExpiresAt: terminal ? now : leaseUntil(ctx.config),
+      ...(terminal ? { completedAt: now } : {}),
+      ...(typeof extra.error === "string" ? { error: extra.error } : {}),
+    },
+  );
   if (!kept) throw new LeaseLost();
   if (status === "completed" || status === "failed") {
-    const outcome = status === "completed" ? ({ status } as const) : ({ status, error: String(extra.error ?? "failed") } as const);
+    const outcome =
+      status === "completed"
+        ? ({ status } as const)
+        : ({ status, error: String(extra.error ?? "failed") } as const);
     await recordResetOutcome(dbFor(ctx.env, ctx.task.userId), ctx.task, outcome);
   }
   await ctx.progress.publish({ event: "status", data: { status, ...ctx.notes, ...extra } });
@@ -100,12 +132,18 @@ async function step<T>(ctx: Ctx, name: string, status: string, fn: () => Promise
 
 function reasonOf(err: unknown): string {
   if (err instanceof FlowFailure) return err.message;
-  if (err instanceof AppError) return err.details?.[0] ? `refused destination (${err.details[0].field})` : err.message;
-  if (err instanceof Error && /timeout|navigation/i.test(err.message)) return "the site did not respond in time";
+  if (err instanceof AppError)
+    return err.details?.[0] ? `refused destination (${err.details[0].field})` : err.message;
+  if (err instanceof Error && /timeout|navigation/i.test(err.message))
+    return "the site did not respond in time";
   return "the automation stopped unexpectedly";
 }
 
-export async function runResetTask(env: Bindings, m: ResetMessage, opts: { lastAttempt?: boolean } = {}): Promise<{ retryAfterSeconds?: number }> {
+export async function runResetTask(
+  env: Bindings,
+  m: ResetMessage,
+  opts: { lastAttempt?: boolean } = {},
+): Promise<{ retryAfterSeconds?: number }> {
   const config = loadConfig(env);
   const db = dbFor(env, m.userId);
   const claim = await claimForRun(env, config, db, m.userId, m.taskId);
@@ -116,17 +154,47 @@ export async function runResetTask(env: Bindings, m: ResetMessage, opts: { lastA
   if (task.runs > 1 && typedBefore(task)) {
     // The run before died with the password in the site's form: running again would set another
     // one on top of a password the owner may never learn. The held one is delivered instead.
-    const steps = task.steps.map((s) => ({ ...s, status: s.status === "running" ? "failed" : s.status === "pending" ? "skipped" : s.status }));
+    const steps = task.steps.map((s) => ({
+      ...s,
+      status: s.status === "running" ? "failed" : s.status === "pending" ? "skipped" : s.status,
+    }));
     const held = await progress.heldPassword();
-    await setStatus({ env, config, task, leaseId, steps, progress, cancelled: new AbortController().signal, notes: {} }, "failed", { error: STOPPED_TYPING, ...(held ? { newPassword: held } : {}) }).catch((e) => {
+    await setStatus(
+      {
+        env,
+        config,
+        task,
+        leaseId,
+        steps,
+        progress,
+        cancelled: new AbortController().signal,
+        notes: {},
+      },
+      "failed",
+      { error: STOPPED_TYPING, ...(held ? { newPassword: held } : {}) },
+    ).catch((e) => {
       if (!(e instanceof LeaseLost)) throw e;
     });
     return {};
   }
-  const steps: TaskStep[] = task.runs > 1 ? STEP_NAMES.map((name) => ({ name, status: "pending", duration: null })) : task.steps.map((s) => ({ ...s }));
+  const steps: TaskStep[] =
+    task.runs > 1
+      ? STEP_NAMES.map((name) => ({ name, status: "pending", duration: null }))
+      : task.steps.map((s) => ({ ...s }));
   const cancel = new AbortController();
-  const ctx: Ctx = { env, config, task, leaseId, steps, progress, cancelled: cancel.signal, notes: {} };
-  const hooks = { screenshot: (url: string) => ctx.progress.publish({ event: "screenshot", data: { url } }) };
+  const ctx: Ctx = {
+    env,
+    config,
+    task,
+    leaseId,
+    steps,
+    progress,
+    cancelled: cancel.signal,
+    notes: {},
+  };
+  const hooks = {
+    screenshot: (url: string) => ctx.progress.publish({ event: "screenshot", data: { url } }),
+  };
   const svc = await resolveService(directoryDb(env), task.serviceUrl);
   let browser: Browser | undefined;
   // A cancelled run stops where it is: waits end through the signal, and closing the browser ends
@@ -143,14 +211,20 @@ export async function runResetTask(env: Bindings, m: ResetMessage, opts: { lastA
   }, CANCEL_POLL_MS);
   let sealed: string | undefined;
   try {
-    if (!task.clientPublicKey) throw new FlowFailure("no clientPublicKey to deliver the new password to");
+    if (!task.clientPublicKey)
+      throw new FlowFailure("no clientPublicKey to deliver the new password to");
     const mailbox = await mailboxFor(env, config, db, m.userId, task.email);
     const t0 = Date.now();
     try {
       browser = await launchBrowser(env);
     } catch {
       if (opts.lastAttempt) throw new FlowFailure("the browser could not start");
-      await repo.updateLeased(db, m.userId, task.id, leaseId, { status: "pending", leaseId: null, leaseExpiresAt: null, updatedAt: new Date().toISOString() });
+      await repo.updateLeased(db, m.userId, task.id, leaseId, {
+        status: "pending",
+        leaseId: null,
+        leaseExpiresAt: null,
+        updatedAt: new Date().toISOString(),
+      });
       throw new Transient("browser unavailable");
     }
     const launchMs = Date.now() - t0;
@@ -159,11 +233,19 @@ export async function runResetTask(env: Bindings, m: ResetMessage, opts: { lastA
     const page: Page = await browser.newPage();
     await guardPageRequests(page, guardOptions(config));
     const requestedAt = new Date();
-    await step(ctx, "navigate", "running", () => stepNavigate(page, config, svc, task.serviceUrl, hooks));
+    await step(ctx, "navigate", "running", () =>
+      stepNavigate(page, config, svc, task.serviceUrl, hooks),
+    );
     await step(ctx, "enter_email", "running", () => stepEnterEmail(page, svc, task.email, hooks));
     const codePage = await asksForCode(page);
-    const found = await step(ctx, "wait_for_email", codePage ? "waiting_for_otp" : "waiting_for_email", () =>
-      codePage ? mailOrUserCode(ctx, mailbox, svc, requestedAt) : mailOnly(ctx, mailbox, svc, requestedAt),
+    const found = await step(
+      ctx,
+      "wait_for_email",
+      codePage ? "waiting_for_otp" : "waiting_for_email",
+      () =>
+        codePage
+          ? mailOrUserCode(ctx, mailbox, svc, requestedAt)
+          : mailOnly(ctx, mailbox, svc, requestedAt),
     );
     // A code from a mailbox that gives no authentication verdict was used unverified: the task says so.
     if (found.otp && found.mailAuthentication === "none") ctx.notes.mailAuthentication = "none";
@@ -172,7 +254,8 @@ export async function runResetTask(env: Bindings, m: ResetMessage, opts: { lastA
       await enterOtp(page, svc, found.otp as string, hooks);
     });
     const password = generatePassword(svc.passwordRequirements);
-    if (!meetsRequirements(password, svc.passwordRequirements)) throw new FlowFailure("could not generate a password meeting the requirements");
+    if (!meetsRequirements(password, svc.passwordRequirements))
+      throw new FlowFailure("could not generate a password meeting the requirements");
     // Sealed and held before the site is given it: a password typed and then lost (this run
     // failing or dying before the end) would lock the owner out of the account.
     sealed = await sealToClient(task.clientPublicKey, password);
@@ -184,8 +267,15 @@ export async function runResetTask(env: Bindings, m: ResetMessage, opts: { lastA
     if (err instanceof LeaseLost) return {};
     for (const s of ctx.steps) if (s.status === "pending") s.status = "skipped";
     // Once the site has been given the password it may be in effect, whatever went wrong after.
-    const typed = sealed && ctx.steps.some((s) => s.name === "set_password" && s.status !== "pending" && s.status !== "skipped");
-    await setStatus(ctx, "failed", { error: reasonOf(err), ...(typed ? { newPassword: sealed } : {}) }).catch((e) => {
+    const typed =
+      sealed &&
+      ctx.steps.some(
+        (s) => s.name === "set_password" && s.status !== "pending" && s.status !== "skipped",
+      );
+    await setStatus(ctx, "failed", {
+      error: reasonOf(err),
+      ...(typed ? { newPassword: sealed } : {}),
+    }).catch((e) => {
       if (!(e instanceof LeaseLost)) throw e;
     });
   } finally {
@@ -199,14 +289,33 @@ export async function runResetTask(env: Bindings, m: ResetMessage, opts: { lastA
  * The mailbox the reset mail is read from: the connected one whose address the reset was asked
  * for (D17), through IMAP or its provider's API. Disconnected since: the run fails.
  */
-async function mailboxFor(env: Bindings, config: Config, db: Db, userId: string, email: string): Promise<Mailbox> {
-  const box = (await listActiveMailboxes(db, userId)).find((b) => b.email.toLowerCase() === email.toLowerCase());
+async function mailboxFor(
+  env: Bindings,
+  config: Config,
+  db: Db,
+  userId: string,
+  email: string,
+): Promise<Mailbox> {
+  const box = (await listActiveMailboxes(db, userId)).find(
+    (b) => b.email.toLowerCase() === email.toLowerCase(),
+  );
   if (!box) throw new FlowFailure("the mailbox for this address is no longer connected");
   return openMailbox(env, config, userId, box);
 }
 
-async function mailOnly(ctx: Ctx, mailbox: Mailbox, svc: ResolvedService, since: Date): Promise<FoundMail> {
-  const mail = await waitForResetMail(mailbox, svc, since, Date.now() + ctx.config.RESET_EMAIL_WAIT_SECONDS * 1000, ctx.cancelled);
+async function mailOnly(
+  ctx: Ctx,
+  mailbox: Mailbox,
+  svc: ResolvedService,
+  since: Date,
+): Promise<FoundMail> {
+  const mail = await waitForResetMail(
+    mailbox,
+    svc,
+    since,
+    Date.now() + ctx.config.RESET_EMAIL_WAIT_SECONDS * 1000,
+    ctx.cancelled,
+  );
   if (!mail) throw new FlowFailure("no reset email arrived in time");
   return mail;
 }
@@ -216,12 +325,19 @@ async function mailOnly(ctx: Ctx, mailbox: Mailbox, svc: ResolvedService, since:
  * (POST /api/tasks/<id>/otp, for a code sent by text message or a mail the patterns miss).
  * Whichever arrives first within the bound wins; the other wait is stopped.
  */
-async function mailOrUserCode(ctx: Ctx, mailbox: Mailbox, svc: ResolvedService, since: Date): Promise<FoundMail> {
+async function mailOrUserCode(
+  ctx: Ctx,
+  mailbox: Mailbox,
+  svc: ResolvedService,
+  since: Date,
+): Promise<FoundMail> {
   const deadline = Date.now() + ctx.config.RESET_EMAIL_WAIT_SECONDS * 1000;
   const stop = new AbortController();
   if (ctx.cancelled.aborted) stop.abort();
   else ctx.cancelled.addEventListener("abort", () => stop.abort(), { once: true });
-  const fromMail = waitForResetMail(mailbox, svc, since, deadline, stop.signal).then((m) => m ?? null);
+  const fromMail = waitForResetMail(mailbox, svc, since, deadline, stop.signal).then(
+    (m) => m ?? null,
+  );
   const fromUser = (async (): Promise<FoundMail | null> => {
     while (Date.now() < deadline && !stop.signal.aborted) {
       const code = await ctx.progress.takeOtp();
@@ -235,7 +351,10 @@ async function mailOrUserCode(ctx: Ctx, mailbox: Mailbox, svc: ResolvedService, 
   })();
   let found: FoundMail | null;
   try {
-    found = (await Promise.race([fromMail, fromUser])) ?? (await Promise.all([fromMail, fromUser])).find((x) => x !== null) ?? null;
+    found =
+      (await Promise.race([fromMail, fromUser])) ??
+      (await Promise.all([fromMail, fromUser])).find((x) => x !== null) ??
+      null;
   } finally {
     stop.abort();
     await Promise.allSettled([fromMail, fromUser]);

@@ -16,5 +16,7 @@ export const ClientPublicKey = z
 /** Seals the new password to the client's key: compact JWE, ECDH-ES + A256GCM (DECISIONS D8, D14). */
 export async function sealToClient(jwk: JsonWebKey, plaintext: string): Promise<string> {
   const key = await importJWK({ kty: "EC", crv: "P-256", x: jwk.x, y: jwk.y }, "ECDH-ES");
-  return new CompactEncrypt(new TextEncoder().encode(plaintext)).setProtectedHeader({ alg: "ECDH-ES", enc: "A256GCM" }).encrypt(key);
+  return new CompactEncrypt(new TextEncoder().encode(plaintext))
+    .setProtectedHeader({ alg: "ECDH-ES", enc: "A256GCM" })
+    .encrypt(key);
 }

@@ -9,13 +9,22 @@ const POLL_MS = 2000;
  * `mailAuthentication` says what the mail's Authentication-Results said for the service's domain:
  * "pass", or "none" when the mailbox gave no verdict at all (a code typed by the user has none).
  */
-export type FoundMail = { link: string | null; otp: string | null; mailAuthentication?: "pass" | "none" };
+export type FoundMail = {
+  link: string | null;
+  otp: string | null;
+  mailAuthentication?: "pass" | "none";
+};
 
 const URL_IN_TEXT = /https?:\/\/[^\s"'<>()]+/gi;
 const HREF = /href\s*=\s*(?:"([^"]*)"|'([^']*)')/gi;
 const RESETISH = /reset|password|recover|token|verify/i;
 
-const decodeEntities = (s: string) => s.replace(/&amp;/g, "&").replace(/&#x2F;/gi, "/").replace(/&#47;/g, "/").replace(/&quot;/g, '"');
+const decodeEntities = (s: string) =>
+  s
+    .replace(/&amp;/g, "&")
+    .replace(/&#x2F;/gi, "/")
+    .replace(/&#47;/g, "/")
+    .replace(/&quot;/g, '"');
 
 /** The service's registrable domain or a subdomain of it; never a name that merely contains it. */
 export function onServiceDomain(url: string, domain: string): boolean {
@@ -35,10 +44,15 @@ export function onServiceDomain(url: string, domain: string): boolean {
  * name and address alike, is the sender's claim and steers nothing); of those the first that
  * matches one of the service's link patterns wins, else the first that looks like a reset link.
  */
-export function extractResetLink(html: string | undefined, text: string | undefined, svc: Pick<ResolvedService, "linkPatterns" | "domain">): string | null {
+export function extractResetLink(
+  html: string | undefined,
+  text: string | undefined,
+  svc: Pick<ResolvedService, "linkPatterns" | "domain">,
+): string | null {
   const candidates: string[] = [];
   for (const m of (html ?? "").matchAll(HREF)) candidates.push(decodeEntities(m[1] ?? m[2] ?? ""));
-  for (const m of (text ?? "").matchAll(URL_IN_TEXT)) candidates.push(m[0].replace(/[.,;:!?]+$/, ""));
+  for (const m of (text ?? "").matchAll(URL_IN_TEXT))
+    candidates.push(m[0].replace(/[.,;:!?]+$/, ""));
   const urls = candidates.filter((u) => /^https?:\/\//i.test(u) && onServiceDomain(u, svc.domain));
   for (const re of svc.linkPatterns) {
     const hit = urls.find((u) => re.test(u));
@@ -57,10 +71,16 @@ export function authVerdict(results: string[], domain: string): "pass" | "fail" 
   const d = domain.toLowerCase();
   let verdict: "fail" | "none" = "none";
   for (const header of results) {
-    for (const part of header.replace(/\([^)]*\)/g, " ").split(";").slice(1)) {
+    for (const part of header
+      .replace(/\([^)]*\)/g, " ")
+      .split(";")
+      .slice(1)) {
       const m = /^\s*(dkim|dmarc)\s*=\s*(\w+)/i.exec(part);
       if (!m) continue;
-      const id = /\bheader\.(?:d|from|i)\s*=\s*"?([^\s";]+)/i.exec(part)?.[1]?.toLowerCase().replace(/^.*@/, "");
+      const id = /\bheader\.(?:d|from|i)\s*=\s*"?([^\s";]+)/i
+        .exec(part)?.[1]
+        ?.toLowerCase()
+        .replace(/^.*@/, "");
       if (!id || !(id === d || id.endsWith(`.${d}`))) continue;
       const result = m[2].toLowerCase();
       if (result === "pass") return "pass";
@@ -88,11 +108,17 @@ export function extractOtp(text: string, patterns: RegExp[]): string | null {
  * Authentication-Results header: a self-run server that adds none), the code is taken and the
  * task says so; where it gives verdicts but none passes for the service, the code is not taken.
  */
-export async function readResetMail(raw: Uint8Array, svc: ResolvedService, since: Date): Promise<ReadMail | null> {
+export async function readResetMail(
+  raw: Uint8Array,
+  svc: ResolvedService,
+  since: Date,
+): Promise<ReadMail | null> {
   const mail = await PostalMime.parse(raw);
   const sentAt = mail.date ? Date.parse(mail.date) : NaN;
   if (Number.isFinite(sentAt) && sentAt < since.getTime() - 120_000) return null;
-  const results = mail.headers.filter((h) => h.key === "authentication-results").map((h) => h.value);
+  const results = mail.headers
+    .filter((h) => h.key === "authentication-results")
+    .map((h) => h.value);
   // A mail its receiving server found forged for the service's domain is not read at all.
   const verdict = authVerdict(results, svc.domain);
   if (verdict === "fail") return null;
@@ -109,7 +135,10 @@ type ReadMail = { found: FoundMail; verdict: "pass" | "none" };
  * Of one round's messages (newest first), the first whose DKIM or DMARC passed for the service,
  * else the first usable one: not every receiving server adds Authentication-Results.
  */
-export async function preferAuthenticated<K>(keys: K[], read: (k: K) => Promise<ReadMail | null>): Promise<{ key: K; found: FoundMail } | null> {
+export async function preferAuthenticated<K>(
+  keys: K[],
+  read: (k: K) => Promise<ReadMail | null>,
+): Promise<{ key: K; found: FoundMail } | null> {
   let fallback: { key: K; found: FoundMail } | null = null;
   for (const key of keys) {
     const r = await read(key);
@@ -127,7 +156,13 @@ export async function preferAuthenticated<K>(keys: K[], read: (k: K) => Promise<
  * to search by gets no mail read at all. Returns null when the deadline passes or `signal` aborts
  * (the user typed the code first).
  */
-export async function waitForResetMail(mailbox: Mailbox, svc: ResolvedService, since: Date, deadline: number, signal?: AbortSignal): Promise<FoundMail | null> {
+export async function waitForResetMail(
+  mailbox: Mailbox,
+  svc: ResolvedService,
+  since: Date,
+  deadline: number,
+  signal?: AbortSignal,
+): Promise<FoundMail | null> {
   if (!svc.senderPatterns.some((p) => p.replace(/^@/, "").trim())) return null;
   const tried = new Set<string>();
   const query = { senders: svc.senderPatterns, since, searches: svc.mailboxQueries ?? [] };
@@ -158,7 +193,10 @@ export async function waitForResetMail(mailbox: Mailbox, svc: ResolvedService, s
       }
       await new Promise((r) => setTimeout(r, Math.min(pause, Math.max(0, deadline - Date.now()))));
     }
-    if (failing && !signal?.aborted) throw new FlowFailure(`the mailbox provider is not answering (${failing.status ? `HTTP ${failing.status}` : "no answer"}); the reset mail could not be read`);
+    if (failing && !signal?.aborted)
+      throw new FlowFailure(
+        `the mailbox provider is not answering (${failing.status ? `HTTP ${failing.status}` : "no answer"}); the reset mail could not be read`,
+      );
     return null;
   } finally {
     // An IMAP session is not held open across the rest of the run; the next wait opens its own.

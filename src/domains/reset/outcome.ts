@@ -9,9 +9,22 @@ type EndedTask = { id: string; userId: string; service: string; passwordId: stri
  * audit log, and for a completed one a `password_reset` notification, written together. The new
  * password is never part of either.
  */
-export async function recordResetOutcome(db: Db, task: EndedTask, outcome: { status: "completed" } | { status: "failed"; error: string }): Promise<void> {
-  const details = { service: task.service, ...(outcome.status === "failed" ? { error: outcome.error } : {}) };
-  const audit = auditInsert(db, { userId: task.userId, action: outcome.status === "completed" ? "reset.complete" : "reset.fail", targetType: "reset_task", targetId: task.id, details });
+export async function recordResetOutcome(
+  db: Db,
+  task: EndedTask,
+  outcome: { status: "completed" } | { status: "failed"; error: string },
+): Promise<void> {
+  const details = {
+    service: task.service,
+    ...(outcome.status === "failed" ? { error: outcome.error } : {}),
+  };
+  const audit = auditInsert(db, {
+    userId: task.userId,
+    action: outcome.status === "completed" ? "reset.complete" : "reset.fail",
+    targetType: "reset_task",
+    targetId: task.id,
+    details,
+  });
   if (outcome.status !== "completed") {
     await audit.run();
     return;

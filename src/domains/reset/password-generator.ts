@@ -18,14 +18,19 @@ const pick = (set: string) => set[randomIndex(set.length)];
 export function generatePassword(req: PasswordRequirements = {}): string {
   const disallowed = new Set(req.disallowedChars ?? "");
   const clean = (s: string) => [...s].filter((ch) => !disallowed.has(ch)).join("");
-  const wantSymbols = req.requireSymbols === true || (req.requireSymbols !== false && req.specificSymbols !== undefined);
+  const wantSymbols =
+    req.requireSymbols === true ||
+    (req.requireSymbols !== false && req.specificSymbols !== undefined);
   const classes = [
     { set: clean(LOWER), required: req.requireLowercase !== false },
     { set: clean(UPPER), required: req.requireUppercase !== false },
     { set: clean(DIGITS), required: req.requireNumbers !== false },
-    ...(wantSymbols ? [{ set: clean(req.specificSymbols ?? DEFAULT_SYMBOLS), required: true }] : []),
+    ...(wantSymbols
+      ? [{ set: clean(req.specificSymbols ?? DEFAULT_SYMBOLS), required: true }]
+      : []),
   ];
-  if (classes.some((c) => c.required && !c.set)) throw new Error("password requirements leave a required class empty");
+  if (classes.some((c) => c.required && !c.set))
+    throw new Error("password requirements leave a required class empty");
   const used = classes.filter((c) => c.set.length > 0);
   const min = req.minLength ?? 1;
   const max = req.maxLength ?? 256;
@@ -51,7 +56,11 @@ export function meetsRequirements(pw: string, req: PasswordRequirements = {}): b
   if (req.requireNumbers && !/[0-9]/.test(pw)) return false;
   const symbols = req.specificSymbols ?? DEFAULT_SYMBOLS;
   if (req.requireSymbols && ![...pw].some((ch) => symbols.includes(ch))) return false;
-  if (req.specificSymbols && [...pw].some((ch) => !/[A-Za-z0-9]/.test(ch) && !req.specificSymbols?.includes(ch))) return false;
+  if (
+    req.specificSymbols &&
+    [...pw].some((ch) => !/[A-Za-z0-9]/.test(ch) && !req.specificSymbols?.includes(ch))
+  )
+    return false;
   if (req.disallowedChars && [...pw].some((ch) => req.disallowedChars?.includes(ch))) return false;
   return true;
 }

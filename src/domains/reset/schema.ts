@@ -2,7 +2,11 @@ import { z } from "zod";
 import { emailAddress } from "../../kernel/schemas";
 
 export const SignInDiscoveryBody = z.object({ url: z.string().trim().min(1).max(2048) });
-export const SignInDiscoveryResponse = z.object({ methods: z.array(z.string()), resetUrl: z.string().nullable(), signupUrl: z.string().nullable() });
+export const SignInDiscoveryResponse = z.object({
+  methods: z.array(z.string()),
+  resetUrl: z.string().nullable(),
+  signupUrl: z.string().nullable(),
+});
 
 import { ClientPublicKey } from "./jwe";
 
@@ -14,9 +18,21 @@ export const CreateResetTaskBody = z.object({
 });
 export const CreateResetTaskResponse = z.object({ taskId: z.string(), status: z.string() });
 export const CancelTaskResponse = z.object({ taskId: z.string(), status: z.literal("cancelled") });
-export const OtpBody = z.object({ code: z.string().trim().min(1).max(32).regex(/^[A-Za-z0-9-]+$/, "must be letters, digits or dashes") });
+export const OtpBody = z.object({
+  code: z
+    .string()
+    .trim()
+    .min(1)
+    .max(32)
+    .regex(/^[A-Za-z0-9-]+$/, "must be letters, digits or dashes"),
+});
 export const OtpResponse = z.object({ accepted: z.boolean() });
-const Step = z.object({ name: z.string(), status: z.string(), duration: z.number().int().nullable(), launchMs: z.number().int().optional() });
+const Step = z.object({
+  name: z.string(),
+  status: z.string(),
+  duration: z.number().int().nullable(),
+  launchMs: z.number().int().optional(),
+});
 export const JobResponse = z.object({
   id: z.string(),
   status: z.string(),

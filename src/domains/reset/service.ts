@@ -13,51 +13,105 @@ import { auditInsert } from "../audit";
 import { recordResetOutcome } from "./outcome";
 import * as repo from "./repo";
 
-export const STEP_NAMES = ["navigate", "enter_email", "wait_for_email", "follow_link", "set_password"] as const;
+export const STEP_NAMES = [
+  "navigate",
+  "enter_email",
+  "wait_for_email",
+  "follow_link",
+  "set_password",
+] as const;
 
-export type CreateTaskInput = { serviceUrl: string; email: string; passwordId?: string; clientPublicKey?: JsonWebKey };
+export type CreateTaskInput = {
+  serviceUrl: string;
+  email: string;
+  passwordId?: string;
+  clientPublicKey?: JsonWebKey;
+};
 
 /**
  * Creates a reset task. The outbound guard runs first (DECISIONS D12), then the connected-mailbox
  * check (422, D14 and D17); only then is anything written (the task with its `reset.start` audit
  * event) or queued.
  */
-export async function createResetTask(env: Bindings, config: Config, userId: string, input: CreateTaskInput, meta?: RequestMeta) {
+export async function createResetTask(
+  env: Bindings,
+  config: Config,
+  userId: string,
+  input: CreateTaskInput,
+  meta?: RequestMeta,
+) {
   const url = await assertPublicUrl(input.serviceUrl, "serviceUrl", guardOptions(config));
   const db = dbFor(env, userId);
   const mailboxes = await listActiveMailboxes(db, userId);
-  if (mailboxes.length === 0) throw new AppError(ErrorCode.UNPROCESSABLE, "Connect a mailbox before starting a password reset");
+  if (mailboxes.length === 0)
+    throw new AppError(
+      ErrorCode.UNPROCESSABLE,
+      "Connect a mailbox before starting a password reset",
+    );
   // D17: the reset mail must land where this user reads it; any other address would let a token
   // holder reset an account that is not theirs.
   const email = input.email.toLowerCase();
   if (!mailboxes.some((m) => m.email.toLowerCase() === email)) {
-    throw new AppError(ErrorCode.UNPROCESSABLE, "email must be the address of one of your connected mailboxes");
+    throw new AppError(
+      ErrorCode.UNPROCESSABLE,
+      "email must be the address of one of your connected mailboxes",
+    );
   }
   const id = crypto.randomUUID();
   const now = new Date().toISOString();
   const steps: TaskStep[] = STEP_NAMES.map((name) => ({ name, status: "pending", duration: null }));
   const service = normalizeHost(url.hostname) ?? url.hostname;
-  await repo.insertTask(db, {
-    id,
+  await repo.insertTask(
+    db,
+    {
+      id,
+      userId,
+      service,
+      serviceUrl: url.toString(),
+      email,
+      passwordId: input.passwordId ?? null,
+      clientPublicKey: input.clientPublicKey ?? null,
+      status: "pending",
+      steps,
+      createdAt: now,
+      updatedAt: now,
+    },
+    auditInsert(db, {
+      userId,
+      action: "reset.start",
+      targetType: "reset_task",
+      targetId: id,
+      meta,
+      details: { service },
+    }),
+  );
+  await requireBrowserCapacity(
+    env,
     userId,
-    service,
-    serviceUrl: url.toString(),
-    email,
-    passwordId: input.passwordId ?? null,
-    clientPublicKey: input.clientPublicKey ?? null,
-    status: "pending",
-    steps,
-    createdAt: now,
-    updatedAt: now,
-  }, auditInsert(db, { userId, action: "reset.start", targetType: "reset_task", targetId: id, meta, details: { service } }));
-  await requireBrowserCapacity(env, userId, { perUser: config.MAX_LIVE_BROWSERS_PER_USER, global: config.MAX_LIVE_BROWSERS }, () => repo.deleteTask(db, userId, id));
-  await taskProgress(env.TASK_PROGRESS, id).publish({ event: "status", data: { status: "pending" } });
+    { perUser: config.MAX_LIVE_BROWSERS_PER_USER, global: config.MAX_LIVE_BROWSERS },
+    () => repo.deleteTask(db, userId, id),
+  );
+  await taskProgress(env.TASK_PROGRESS, id).publish({
+    event: "status",
+    data: { status: "pending" },
+  });
   try {
     await env.RESET_QUEUE.send({ taskId: id, userId });
   } catch {
-    await repo.updateTask(db, userId, id, { status: "failed", error: "could not be queued", updatedAt: new Date().toISOString() });
-    await recordResetOutcome(db, { id, userId, service, passwordId: input.passwordId ?? null }, { status: "failed", error: "could not be queued" });
-    await taskProgress(env.TASK_PROGRESS, id).publish({ event: "status", data: { status: "failed", error: "could not be queued" } });
+    await repo.updateTask(db, userId, id, {
+      status: "failed",
+      error: "could not be queued",
+      updatedAt: new Date().toISOString(),
+    });
+    await recordResetOutcome(
+      db,
+      { id, userId, service, passwordId: input.passwordId ?? null },
+      { status: "failed", error: "could not be queued" },
+    );
+    await taskProgress(env.TASK_PROGRESS, id).publish({
+      event: "status",
+      data: { status: "failed", error: "could not be queued" },
+    });
     throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "The reset queue is unavailable");
   }
   return { taskId: id, status: "pending" as const };
@@ -102,10 +156,13 @@ export async function cancelTask(env: Bindings, userId: string, id: string) {
   const db = dbFor(env, userId);
   const row = await repo.findTask(db, userId, id);
   if (!row) throw notFound("Task");
-  const steps = row.steps.map((s) => (s.status === "pending" || s.status === "running" ? { ...s, status: "skipped" } : s));
+  const steps = row.steps.map((s) =>
+    s.status === "pending" || s.status === "running" ? { ...s, status: "skipped" } : s,
+  );
   if (!(await repo.cancelTaskRow(db, userId, id, steps, new Date().toISOString()))) {
     const now = await repo.findTask(db, userId, id);
-    if (now && OPEN.has(now.status)) throw conflict("The new password is already being set; the reset can no longer be cancelled");
+    if (now && OPEN.has(now.status))
+      throw conflict("The new password is already being set; the reset can no longer be cancelled");
     throw conflict("The task has already ended");
   }
   await taskProgress(env.TASK_PROGRESS, id).cancel();

@@ -20,13 +20,22 @@ export async function pageFacts(html: string): Promise<PageFacts> {
   const rewriter = new HTMLRewriter()
     .on("input", {
       element(e) {
-        facts.inputs.push({ type: (e.getAttribute("type") ?? "text").toLowerCase(), name: e.getAttribute("name") ?? "", autocomplete: e.getAttribute("autocomplete") ?? "", id: e.getAttribute("id") ?? "" });
-        if ((e.getAttribute("type") ?? "").toLowerCase() === "submit") facts.buttons.push(e.getAttribute("value") ?? "");
+        facts.inputs.push({
+          type: (e.getAttribute("type") ?? "text").toLowerCase(),
+          name: e.getAttribute("name") ?? "",
+          autocomplete: e.getAttribute("autocomplete") ?? "",
+          id: e.getAttribute("id") ?? "",
+        });
+        if ((e.getAttribute("type") ?? "").toLowerCase() === "submit")
+          facts.buttons.push(e.getAttribute("value") ?? "");
       },
     })
     .on("a", {
       element(e) {
-        link = { href: e.getAttribute("href") ?? "", text: [e.getAttribute("aria-label"), e.getAttribute("title")].filter(Boolean).join(" ") };
+        link = {
+          href: e.getAttribute("href") ?? "",
+          text: [e.getAttribute("aria-label"), e.getAttribute("title")].filter(Boolean).join(" "),
+        };
         facts.links.push(link);
       },
       text(t) {
@@ -62,13 +71,37 @@ export async function pageFacts(html: string): Promise<PageFacts> {
 }
 
 const OAUTH: [string, RegExp, RegExp][] = [
-  ["google", /accounts\.google\.com|\/auth\/google|oauth.*google/i, /(sign|log) ?in with google|continue with google/i],
+  [
+    "google",
+    /accounts\.google\.com|\/auth\/google|oauth.*google/i,
+    /(sign|log) ?in with google|continue with google/i,
+  ],
   ["apple", /appleid\.apple\.com|\/auth\/apple/i, /(sign|log) ?in with apple|continue with apple/i],
-  ["facebook", /facebook\.com\/.*(dialog\/oauth|login)|\/auth\/facebook/i, /(sign|log) ?in with facebook|continue with facebook/i],
-  ["microsoft", /login\.microsoftonline\.com|login\.live\.com|\/auth\/microsoft/i, /(sign|log) ?in with microsoft|continue with microsoft/i],
-  ["github", /github\.com\/login\/oauth|\/auth\/github/i, /(sign|log) ?in with github|continue with github/i],
-  ["x", /(twitter|x)\.com\/i\/oauth2|api\.twitter\.com\/oauth|\/auth\/twitter/i, /(sign|log) ?in with (twitter|x)\b|continue with (twitter|x)\b/i],
-  ["linkedin", /linkedin\.com\/oauth|\/auth\/linkedin/i, /(sign|log) ?in with linkedin|continue with linkedin/i],
+  [
+    "facebook",
+    /facebook\.com\/.*(dialog\/oauth|login)|\/auth\/facebook/i,
+    /(sign|log) ?in with facebook|continue with facebook/i,
+  ],
+  [
+    "microsoft",
+    /login\.microsoftonline\.com|login\.live\.com|\/auth\/microsoft/i,
+    /(sign|log) ?in with microsoft|continue with microsoft/i,
+  ],
+  [
+    "github",
+    /github\.com\/login\/oauth|\/auth\/github/i,
+    /(sign|log) ?in with github|continue with github/i,
+  ],
+  [
+    "x",
+    /(twitter|x)\.com\/i\/oauth2|api\.twitter\.com\/oauth|\/auth\/twitter/i,
+    /(sign|log) ?in with (twitter|x)\b|continue with (twitter|x)\b/i,
+  ],
+  [
+    "linkedin",
+    /linkedin\.com\/oauth|\/auth\/linkedin/i,
+    /(sign|log) ?in with linkedin|continue with linkedin/i,
+  ],
   ["sso", /\/sso\b|saml/i, /single sign-on|\bsso\b/i],
 ];
 
@@ -76,7 +109,8 @@ const RESET = /forgot|reset|recover|lost.?password|trouble (signing|logging) in/
 const SIGNUP = /sign.?up|register|create.?(an.?)?account|join\b|get started/i;
 
 function absolute(href: string, base: URL): string | null {
-  if (!href || /^(javascript|mailto|tel|data):/i.test(href.trim()) || href.startsWith("#")) return null;
+  if (!href || /^(javascript|mailto|tel|data):/i.test(href.trim()) || href.startsWith("#"))
+    return null;
   try {
     const u = new URL(href, base);
     return u.protocol === "http:" || u.protocol === "https:" ? u.toString() : null;
@@ -86,18 +120,34 @@ function absolute(href: string, base: URL): string | null {
 }
 
 /** Sign-in methods, reset and signup URLs as a page presents them. */
-export function analyse(facts: PageFacts, base: URL, known?: { loginType?: string; resetUrl?: string | null }) {
+export function analyse(
+  facts: PageFacts,
+  base: URL,
+  known?: { loginType?: string; resetUrl?: string | null },
+) {
   const methods: string[] = [];
   const hasPassword = facts.inputs.some((i) => i.type === "password");
-  const hasIdentifier = facts.inputs.some((i) => i.type === "email" || /email|user|login|identifier/i.test(`${i.name} ${i.id} ${i.autocomplete}`));
-  if (hasPassword || (hasIdentifier && (!known?.loginType || known.loginType === "password_reset"))) methods.push("email_password");
+  const hasIdentifier = facts.inputs.some(
+    (i) =>
+      i.type === "email" ||
+      /email|user|login|identifier/i.test(`${i.name} ${i.id} ${i.autocomplete}`),
+  );
+  if (hasPassword || (hasIdentifier && (!known?.loginType || known.loginType === "password_reset")))
+    methods.push("email_password");
   else if (hasIdentifier && known?.loginType === "magic_link") methods.push("magic_link");
   else if (hasIdentifier && known?.loginType === "otp") methods.push("email_otp");
-  const passkey = facts.inputs.some((i) => /webauthn/i.test(i.autocomplete)) || /PublicKeyCredential|navigator\.credentials\.get|webauthn/i.test(facts.scripts) || /passkey/i.test(`${facts.text} ${facts.buttons.join(" ")}`);
+  const passkey =
+    facts.inputs.some((i) => /webauthn/i.test(i.autocomplete)) ||
+    /PublicKeyCredential|navigator\.credentials\.get|webauthn/i.test(facts.scripts) ||
+    /passkey/i.test(`${facts.text} ${facts.buttons.join(" ")}`);
   if (passkey) methods.push("passkey");
-  const clickables = [...facts.links.map((l) => ({ target: l.href, text: l.text })), ...facts.buttons.map((b) => ({ target: "", text: b }))];
+  const clickables = [
+    ...facts.links.map((l) => ({ target: l.href, text: l.text })),
+    ...facts.buttons.map((b) => ({ target: "", text: b })),
+  ];
   for (const [name, hrefRe, textRe] of OAUTH) {
-    if (clickables.some((c) => (c.target && hrefRe.test(c.target)) || textRe.test(c.text))) methods.push(name);
+    if (clickables.some((c) => (c.target && hrefRe.test(c.target)) || textRe.test(c.text)))
+      methods.push(name);
   }
   const find = (re: RegExp) => {
     for (const l of facts.links) {
@@ -111,7 +161,12 @@ export function analyse(facts: PageFacts, base: URL, known?: { loginType?: strin
   return { methods, resetUrl: find(RESET) ?? known?.resetUrl ?? null, signupUrl: find(SIGNUP) };
 }
 
-export async function discoverSignIn(config: Config, db: Db, rawUrl: string, deps: Parameters<typeof guardedFetch>[3] = {}) {
+export async function discoverSignIn(
+  config: Config,
+  db: Db,
+  rawUrl: string,
+  deps: Parameters<typeof guardedFetch>[3] = {},
+) {
   const { res, url } = await guardedFetch(config, rawUrl, "url", deps);
   if (!res.ok) {
     await res.body?.cancel();
@@ -124,5 +179,9 @@ export async function discoverSignIn(config: Config, db: Db, rawUrl: string, dep
   }
   const facts = await pageFacts(await readCapped(res));
   const svc = await resolveService(db, url.hostname);
-  return analyse(facts, url, svc.known ? { loginType: svc.loginType, resetUrl: svc.resetUrl } : undefined);
+  return analyse(
+    facts,
+    url,
+    svc.known ? { loginType: svc.loginType, resetUrl: svc.resetUrl } : undefined,
+  );
 }

@@ -58,7 +58,10 @@ async function firstVisible(page: Page, selectors: string[]) {
   for (const sel of selectors) {
     for (const handle of await page.$$(sel)) {
       const visible = await handle.evaluate((el) => {
-        const input = el as unknown as { getBoundingClientRect(): { width: number; height: number }; disabled?: boolean };
+        const input = el as unknown as {
+          getBoundingClientRect(): { width: number; height: number };
+          disabled?: boolean;
+        };
         const r = input.getBoundingClientRect();
         return r.width > 0 && r.height > 0 && !input.disabled;
       });
@@ -72,7 +75,9 @@ async function firstVisible(page: Page, selectors: string[]) {
 export type RegistrySelectors = { username: string[]; submit: string[] };
 export const NO_REGISTRY_SELECTORS: RegistrySelectors = { username: [], submit: [] };
 
-const merged = (first: readonly string[], then: readonly string[]) => [...new Set([...first, ...then])];
+const merged = (first: readonly string[], then: readonly string[]) => [
+  ...new Set([...first, ...then]),
+];
 
 export async function hasVisiblePasswordField(page: Page): Promise<boolean> {
   return (await firstVisible(page, DEFAULT_SELECTORS.password)) !== null;
@@ -99,10 +104,13 @@ export async function automatedLogin(
   await pass.click();
   await pass.type(password);
   const submit = await firstVisible(page, merged(registry.submit, DEFAULT_SELECTORS.submit));
-  const navigation = page.waitForNavigation({ waitUntil: "load", timeout: 20_000 }).catch(() => null);
+  const navigation = page
+    .waitForNavigation({ waitUntil: "load", timeout: 20_000 })
+    .catch(() => null);
   if (submit) await submit.click();
   else await pass.press("Enter");
   await navigation;
-  if (await hasVisiblePasswordField(page)) return { ok: false, reason: "the site did not accept the credentials" };
+  if (await hasVisiblePasswordField(page))
+    return { ok: false, reason: "the site did not accept the credentials" };
   return { ok: true };
 }

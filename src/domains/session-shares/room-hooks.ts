@@ -7,7 +7,14 @@ import type { SealedColumn } from "../../db/reseal";
 import { unseal } from "../../lib/crypto";
 import { guardOptions } from "../../lib/guarded-fetch";
 import { guardPageRequests } from "../../lib/page-guard";
-import { automatedLogin, hasVisiblePasswordField, NO_REGISTRY_SELECTORS, PASSWORD_GUARD, VIEWPORT, watermarkScript } from "./browser";
+import {
+  automatedLogin,
+  hasVisiblePasswordField,
+  NO_REGISTRY_SELECTORS,
+  PASSWORD_GUARD,
+  VIEWPORT,
+  watermarkScript,
+} from "./browser";
 import * as repo from "./repo";
 
 /** Maps a stored sealed credential to its AAD, shared by the sealer (service) and the login hook. */
@@ -27,21 +34,44 @@ export function sessionShareRoomHooks(env: Bindings): RoomHooks {
     async automatedLogin(room: RoomConfig, page: Page) {
       const row = await repo.findOwned(dbFor(env, room.ownerId), room.ownerId, room.id);
       if (!row) return { ok: false, reason: "session share missing" };
-      const creds = JSON.parse(await unseal(loadConfig(env).dataKeys, row.sealedCredentials, credentialsAad(room.id, room.ownerId))) as { u: string; p: string };
-      const result = await automatedLogin(page, creds.u, creds.p, room.selectors ?? NO_REGISTRY_SELECTORS);
+      const creds = JSON.parse(
+        await unseal(
+          loadConfig(env).dataKeys,
+          row.sealedCredentials,
+          credentialsAad(room.id, room.ownerId),
+        ),
+      ) as { u: string; p: string };
+      const result = await automatedLogin(
+        page,
+        creds.u,
+        creds.p,
+        room.selectors ?? NO_REGISTRY_SELECTORS,
+      );
       // The login is done: the site's session now lives in the browser, the password is not needed again.
-      if (result.ok) await repo.update(dbFor(env, room.ownerId), room.ownerId, room.id, { sealedCredentials: repo.ERASED });
+      if (result.ok)
+        await repo.update(dbFor(env, room.ownerId), room.ownerId, room.id, {
+          sealedCredentials: repo.ERASED,
+        });
       return result;
     },
     async mayStart(room: RoomConfig) {
       const config = loadConfig(env);
-      return hasBrowserCapacity(env, room.ownerId, { perUser: config.MAX_LIVE_BROWSERS_PER_USER, global: config.MAX_LIVE_BROWSERS });
+      return hasBrowserCapacity(env, room.ownerId, {
+        perUser: config.MAX_LIVE_BROWSERS_PER_USER,
+        global: config.MAX_LIVE_BROWSERS,
+      });
     },
     async loggedIn(page: Page) {
       return !(await hasVisiblePasswordField(page).catch(() => true));
     },
     // An ended share (revoked, expired, failed) keeps no credentials.
-    record: (room, patch) => repo.update(dbFor(env, room.ownerId), room.ownerId, room.id, patch.endedAt ? { ...patch, sealedCredentials: repo.ERASED } : patch),
+    record: (room, patch) =>
+      repo.update(
+        dbFor(env, room.ownerId),
+        room.ownerId,
+        room.id,
+        patch.endedAt ? { ...patch, sealedCredentials: repo.ERASED } : patch,
+      ),
   };
 }
 

@@ -21,7 +21,8 @@ import { previewUrl, SessionShareService, TERMINAL, toView } from "./service";
 import { viewerPage } from "./viewer-page";
 import { sseJsonFrame, sseResponse } from "../../kernel/sse";
 
-const service = (c: Context<AppEnv>) => new SessionShareService(dbFor(c.env, c.get("user").id), c.env, c.get("config"));
+const service = (c: Context<AppEnv>) =>
+  new SessionShareService(dbFor(c.env, c.get("user").id), c.env, c.get("config"));
 
 /** Spec "Events": polled every 2 seconds for at most 5 minutes. */
 export const STATUS_POLL_MS = 2000;
@@ -36,7 +37,12 @@ export function registerSessionShareRoutes(app: Hono<AppEnv>) {
     rateLimit: ["session_share_create"],
     stepUp: { maxAge: 300, sensitive: true },
     body: CreateSessionShareBody,
-    responses: { 201: { description: "Created; the token is shown only here", schema: CreateSessionShareResponse } },
+    responses: {
+      201: {
+        description: "Created; the token is shown only here",
+        schema: CreateSessionShareResponse,
+      },
+    },
     handler: async (c, { body }) => c.json(await service(c).create(c.get("user"), body), 201),
   });
 
@@ -46,14 +52,21 @@ export function registerSessionShareRoutes(app: Hono<AppEnv>) {
     summary: "One of the caller's session shares",
     tags: ["session-shares"],
     params: idParam,
-    responses: { 200: { description: "The session", schema: z.object({ session: SessionResponse.shape.session }) } },
-    handler: async (c, { params }) => c.json({ session: toView(await service(c).get(c.get("user"), params.id)) }),
+    responses: {
+      200: {
+        description: "The session",
+        schema: z.object({ session: SessionResponse.shape.session }),
+      },
+    },
+    handler: async (c, { params }) =>
+      c.json({ session: toView(await service(c).get(c.get("user"), params.id)) }),
   });
 
   route(app, {
     method: "get",
     path: "/api/session-shares/:id/status",
-    summary: "Owner-only status stream (text/event-stream): status every 2 s, complete when the login is done",
+    summary:
+      "Owner-only status stream (text/event-stream): status every 2 s, complete when the login is done",
     tags: ["session-shares"],
     params: idParam,
     responses: { 200: { description: "Server-sent events", contentType: "text/event-stream" } },
@@ -72,7 +85,11 @@ export function registerSessionShareRoutes(app: Hono<AppEnv>) {
     params: idParam,
     body: PatchSessionShareBody,
     responses: { 200: { description: "Updated", schema: SessionResponse } },
-    handler: async (c, { params, body }) => c.json({ success: true as const, session: await service(c).patch(c.get("user"), params.id, body) }),
+    handler: async (c, { params, body }) =>
+      c.json({
+        success: true as const,
+        session: await service(c).patch(c.get("user"), params.id, body),
+      }),
   });
 
   route(app, {
@@ -96,7 +113,8 @@ export function registerSessionShareRoutes(app: Hono<AppEnv>) {
     stepUp: { denyUnknownDevice: true },
     params: idParam,
     responses: { 200: { description: "Ticket", schema: TicketResponse } },
-    handler: async (c, { params }) => c.json(await service(c).ticketForOwner(c.get("user"), params.id)),
+    handler: async (c, { params }) =>
+      c.json(await service(c).ticketForOwner(c.get("user"), params.id)),
   });
 
   route(app, {
@@ -107,7 +125,8 @@ export function registerSessionShareRoutes(app: Hono<AppEnv>) {
     stepUp: { denyUnknownDevice: true },
     params: TokenParam,
     responses: { 200: { description: "Ticket", schema: TicketResponse } },
-    handler: async (c, { params }) => c.json(await service(c).ticketForViewer(c.get("user"), params.token)),
+    handler: async (c, { params }) =>
+      c.json(await service(c).ticketForViewer(c.get("user"), params.token)),
   });
 
   route(app, {
@@ -120,8 +139,10 @@ export function registerSessionShareRoutes(app: Hono<AppEnv>) {
     query: TicketQuery,
     responses: { 101: { description: "WebSocket" } },
     handler: async (c, { params }) => {
-      if (c.req.header("upgrade")?.toLowerCase() !== "websocket") throw new AppError(ErrorCode.VALIDATION_ERROR, "Expected a WebSocket upgrade");
-      if (!(await repo.ownerOf(directoryDb(c.env), { id: params.id }))) throw new AppError(ErrorCode.NOT_FOUND, "Shared session not found");
+      if (c.req.header("upgrade")?.toLowerCase() !== "websocket")
+        throw new AppError(ErrorCode.VALIDATION_ERROR, "Expected a WebSocket upgrade");
+      if (!(await repo.ownerOf(directoryDb(c.env), { id: params.id })))
+        throw new AppError(ErrorCode.NOT_FOUND, "Shared session not found");
       return roomFor(c.env.SESSION_SHARES, params.id).fetch(c.req.raw);
     },
   });
@@ -136,7 +157,8 @@ function statusStream(c: Context<AppEnv>, ownerId: string, id: string): Response
   let stopped = false;
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
-      const send = (event: string, data: unknown) => controller.enqueue(enc.encode(sseJsonFrame(event, data)));
+      const send = (event: string, data: unknown) =>
+        controller.enqueue(enc.encode(sseJsonFrame(event, data)));
       const deadline = Date.now() + STATUS_STREAM_MS;
       try {
         while (!stopped) {
@@ -145,8 +167,15 @@ function statusStream(c: Context<AppEnv>, ownerId: string, id: string): Response
           const done = row.status !== "scheduled" && row.status !== "login_in_progress";
           const live = row.status === "active" || row.status === "paused";
           const preview = live ? { livePreviewUrl: previewUrl(id) } : {};
-          const viewers = live ? ((await roomFor(c.env.SESSION_SHARES, id).status())?.viewers ?? row.currentViewers) : row.currentViewers;
-          send("status", { type: "status", status: row.status, currentViewers: viewers, ...preview });
+          const viewers = live
+            ? ((await roomFor(c.env.SESSION_SHARES, id).status())?.viewers ?? row.currentViewers)
+            : row.currentViewers;
+          send("status", {
+            type: "status",
+            status: row.status,
+            currentViewers: viewers,
+            ...preview,
+          });
           if (done || TERMINAL.includes(row.status)) {
             send("complete", { type: "complete", status: row.status, ...preview });
             break;

@@ -22,9 +22,18 @@ export const CreateSessionShareBody = z
       }, "must be in the future and within 7 days")
       .optional(),
   })
-  .refine((b) => !(b.viewOnly === true && b.accessType === "full"), { message: "viewOnly contradicts accessType full", path: ["viewOnly"] })
-  .refine((b) => b.loginMethod !== "ai_agent" || b.decryptedUsername !== undefined, { message: "required for an automated login", path: ["decryptedUsername"] })
-  .refine((b) => b.loginMethod !== "ai_agent" || b.decryptedPassword !== undefined, { message: "required for an automated login", path: ["decryptedPassword"] });
+  .refine((b) => !(b.viewOnly === true && b.accessType === "full"), {
+    message: "viewOnly contradicts accessType full",
+    path: ["viewOnly"],
+  })
+  .refine((b) => b.loginMethod !== "ai_agent" || b.decryptedUsername !== undefined, {
+    message: "required for an automated login",
+    path: ["decryptedUsername"],
+  })
+  .refine((b) => b.loginMethod !== "ai_agent" || b.decryptedPassword !== undefined, {
+    message: "required for an automated login",
+    path: ["decryptedPassword"],
+  });
 export type CreateSessionShareInput = z.infer<typeof CreateSessionShareBody>;
 
 export const PatchSessionShareBody = z.discriminatedUnion("action", [
@@ -36,7 +45,13 @@ export const PatchSessionShareBody = z.discriminatedUnion("action", [
 ]);
 export type PatchSessionShareInput = z.infer<typeof PatchSessionShareBody>;
 
-export const TokenParam = z.object({ token: z.string().min(20).max(128).regex(/^[A-Za-z0-9_-]+$/) });
+export const TokenParam = z.object({
+  token: z
+    .string()
+    .min(20)
+    .max(128)
+    .regex(/^[A-Za-z0-9_-]+$/),
+});
 export const TicketQuery = z.object({ ticket: z.string().min(20).max(128) });
 
 export const CreateSessionShareResponse = z.object({
@@ -70,4 +85,9 @@ export type SessionView = z.infer<typeof SessionView>;
 
 export const SessionResponse = z.object({ success: z.literal(true), session: SessionView });
 export { SuccessResponse } from "../../kernel/schemas";
-export const TicketResponse = z.object({ ticket: z.string(), wsUrl: z.string(), accessType: z.string(), expiresIn: z.number().int() });
+export const TicketResponse = z.object({
+  ticket: z.string(),
+  wsUrl: z.string(),
+  accessType: z.string(),
+  expiresIn: z.number().int(),
+});

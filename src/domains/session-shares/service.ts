@@ -19,7 +19,8 @@ import type { CreateSessionShareInput, PatchSessionShareInput, SessionView } fro
 export const TERMINAL: SessionShareStatus[] = ["revoked", "expired", "failed"];
 export const MAX_TOTAL_MINUTES = 8 * 60;
 
-export const costCents = (minutes: number, centsPerHour: number) => Math.ceil((minutes / 60) * centsPerHour);
+export const costCents = (minutes: number, centsPerHour: number) =>
+  Math.ceil((minutes / 60) * centsPerHour);
 export const previewUrl = (id: string) => `/s/preview/${id}`;
 
 export function toView(row: SessionShareRow): SessionView {
@@ -49,7 +50,12 @@ const isHttpUrl = (url: string | null): url is string => !!url && /^https?:\/\//
  * so a name that resolves to a private address is refused too, not only a literal one; a registry
  * login_url is checked the same way as one the user typed.
  */
-export async function loginUrlOf(url: string | null, website: string | null, guard: GuardOptions, registryLoginUrl: string | null = null): Promise<string> {
+export async function loginUrlOf(
+  url: string | null,
+  website: string | null,
+  guard: GuardOptions,
+  registryLoginUrl: string | null = null,
+): Promise<string> {
   const raw = isHttpUrl(url) ? url : website ? (registryLoginUrl ?? `https://${website}`) : null;
   let parsed: URL | null = null;
   try {
@@ -58,7 +64,10 @@ export async function loginUrlOf(url: string | null, website: string | null, gua
     parsed = null;
   }
   if (!parsed || !/^https?:$/.test(parsed.protocol)) {
-    throw new AppError(ErrorCode.UNPROCESSABLE, "The entry has no http or https login URL or website");
+    throw new AppError(
+      ErrorCode.UNPROCESSABLE,
+      "The entry has no http or https login URL or website",
+    );
   }
   return (await assertPublicUrl(parsed.toString(), "accountId", guard)).toString();
 }
@@ -69,12 +78,22 @@ export async function loginUrlOf(url: string | null, website: string | null, gua
  * registry does not know adds nothing: its generic defaults are guesses the built-in selectors
  * already cover, and a guessed /login path would be worse than the site's own front page.
  */
-export async function loginTargetOf(db: Db, url: string | null, website: string | null, guard: GuardOptions): Promise<{ loginUrl: string; selectors: RegistrySelectors }> {
+export async function loginTargetOf(
+  db: Db,
+  url: string | null,
+  website: string | null,
+  guard: GuardOptions,
+): Promise<{ loginUrl: string; selectors: RegistrySelectors }> {
   const host = normalizeHost(isHttpUrl(url) ? url : website);
   const svc = host ? await resolveService(db, host) : null;
   const known = svc && svc.source !== "generic" ? svc : null;
   const loginUrl = await loginUrlOf(url, website, guard, known?.loginUrl ?? null);
-  return { loginUrl, selectors: known ? { username: known.emailInputSelectors, submit: known.submitSelectors } : NO_REGISTRY_SELECTORS };
+  return {
+    loginUrl,
+    selectors: known
+      ? { username: known.emailInputSelectors, submit: known.submitSelectors }
+      : NO_REGISTRY_SELECTORS,
+  };
 }
 
 export class SessionShareService {
@@ -87,7 +106,12 @@ export class SessionShareService {
   async create(user: AuthUser, input: CreateSessionShareInput) {
     const entry = await findLive(this.db, user.id, input.accountId);
     if (!entry) throw notFound("Password entry");
-    const { loginUrl, selectors } = await loginTargetOf(directoryDb(this.env), entry.url, entry.website, guardOptions(this.config));
+    const { loginUrl, selectors } = await loginTargetOf(
+      directoryDb(this.env),
+      entry.url,
+      entry.website,
+      guardOptions(this.config),
+    );
     const now = Date.now();
     const start = input.scheduledStart ? Date.parse(input.scheduledStart) : now;
     const id = randomId();
@@ -104,7 +128,11 @@ export class SessionShareService {
       // share never types them, so it stores none (ERASED).
       sealedCredentials:
         input.loginMethod === "ai_agent"
-          ? await seal(this.config.dataKeys, JSON.stringify({ u: input.decryptedUsername, p: input.decryptedPassword }), credentialsAad(id, user.id))
+          ? await seal(
+              this.config.dataKeys,
+              JSON.stringify({ u: input.decryptedUsername, p: input.decryptedPassword }),
+              credentialsAad(id, user.id),
+            )
           : repo.ERASED,
       accessType: input.viewOnly ? "view_only" : accessType,
       loginMethod: input.loginMethod,
@@ -113,7 +141,10 @@ export class SessionShareService {
       status: input.scheduledStart ? "scheduled" : "login_in_progress",
       currentViewers: 0,
       durationMinutes: input.durationMinutes,
-      estimatedCostCents: costCents(input.durationMinutes, this.config.SESSION_BROWSER_CENTS_PER_HOUR),
+      estimatedCostCents: costCents(
+        input.durationMinutes,
+        this.config.SESSION_BROWSER_CENTS_PER_HOUR,
+      ),
       scheduledStart: input.scheduledStart ? new Date(start).toISOString() : null,
       expiresAt: new Date(start + input.durationMinutes * 60_000).toISOString(),
       endedAt: null,
@@ -124,10 +155,15 @@ export class SessionShareService {
     const directory = directoryDb(this.env);
     await repo.link(directory, row);
     await repo.insert(this.db, row);
-    await requireBrowserCapacity(this.env, user.id, { perUser: this.config.MAX_LIVE_BROWSERS_PER_USER, global: this.config.MAX_LIVE_BROWSERS }, async () => {
-      await repo.remove(this.db, user.id, id);
-      await repo.unlink(directory, id);
-    });
+    await requireBrowserCapacity(
+      this.env,
+      user.id,
+      { perUser: this.config.MAX_LIVE_BROWSERS_PER_USER, global: this.config.MAX_LIVE_BROWSERS },
+      async () => {
+        await repo.remove(this.db, user.id, id);
+        await repo.unlink(directory, id);
+      },
+    );
     try {
       await roomFor(this.env.SESSION_SHARES, id).start({
         id,
@@ -144,7 +180,12 @@ export class SessionShareService {
         expiresAt: row.expiresAt,
       });
     } catch (e) {
-      await repo.update(this.db, user.id, id, { status: "failed", failureReason: "browser session could not start", endedAt: new Date().toISOString(), sealedCredentials: repo.ERASED });
+      await repo.update(this.db, user.id, id, {
+        status: "failed",
+        failureReason: "browser session could not start",
+        endedAt: new Date().toISOString(),
+        sealedCredentials: repo.ERASED,
+      });
       throw e;
     }
     return {
@@ -182,7 +223,10 @@ export class SessionShareService {
       control = { action: "resume" };
     } else if (input.action === "extend") {
       const total = row.durationMinutes + input.minutes;
-      if (total > MAX_TOTAL_MINUTES) throw validationError(`A session lasts at most ${MAX_TOTAL_MINUTES} minutes`, [{ field: "minutes", message: "too long in total" }]);
+      if (total > MAX_TOTAL_MINUTES)
+        throw validationError(`A session lasts at most ${MAX_TOTAL_MINUTES} minutes`, [
+          { field: "minutes", message: "too long in total" },
+        ]);
       set.durationMinutes = total;
       set.expiresAt = new Date(Date.parse(row.expiresAt) + input.minutes * 60_000).toISOString();
       set.estimatedCostCents = costCents(total, this.config.SESSION_BROWSER_CENTS_PER_HOUR);
@@ -218,20 +262,29 @@ export class SessionShareService {
     // The viewer is not the owner: the directory says whose shard holds the share.
     const tokenHash = await sha256Hex(token);
     const ownerId = await repo.ownerOf(directoryDb(this.env), { tokenHash });
-    const row = ownerId ? await repo.findByTokenHash(dbFor(this.env, ownerId), tokenHash) : undefined;
+    const row = ownerId
+      ? await repo.findByTokenHash(dbFor(this.env, ownerId), tokenHash)
+      : undefined;
     if (!row) throw notFound("Shared session");
     return await this.ticket(row, row.ownerId === user.id ? "owner" : "viewer", user.id);
   }
 
   private async ticket(row: SessionShareRow, role: "owner" | "viewer", userId: string) {
-    if (TERMINAL.includes(row.status) || Date.parse(row.expiresAt) <= Date.now()) throw new AppError(ErrorCode.GONE, "The shared session has ended");
-    if (role === "viewer" && row.currentViewers >= row.maxViewers) throw conflict("The session has its maximum number of viewers");
+    if (TERMINAL.includes(row.status) || Date.parse(row.expiresAt) <= Date.now())
+      throw new AppError(ErrorCode.GONE, "The shared session has ended");
+    if (role === "viewer" && row.currentViewers >= row.maxViewers)
+      throw conflict("The session has its maximum number of viewers");
     let ticket: string;
     try {
       ticket = await roomFor(this.env.SESSION_SHARES, row.id).issueTicket(role, userId);
     } catch {
       throw new AppError(ErrorCode.GONE, "The shared session has ended");
     }
-    return { ticket, wsUrl: `/api/session-shares/${row.id}/live?ticket=${ticket}`, accessType: role === "owner" ? "full" : row.accessType, expiresIn: 60 };
+    return {
+      ticket,
+      wsUrl: `/api/session-shares/${row.id}/live?ticket=${ticket}`,
+      accessType: role === "owner" ? "full" : row.accessType,
+      expiresIn: 60,
+    };
   }
 }

@@ -25,8 +25,15 @@ export function viewerPage(c: Context<AppEnv>, target: Target): Response {
     "x-content-type-options": "nosniff",
     "content-security-policy": `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; img-src data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
   };
-  if (!SAFE.test(ref)) return new Response("Not found", { status: 404, headers: { ...headers, "content-type": "text/plain" } });
-  const ticketPath = target.kind === "viewer" ? `/api/session-shares/view/${ref}/ticket` : `/api/session-shares/${ref}/ticket`;
+  if (!SAFE.test(ref))
+    return new Response("Not found", {
+      status: 404,
+      headers: { ...headers, "content-type": "text/plain" },
+    });
+  const ticketPath =
+    target.kind === "viewer"
+      ? `/api/session-shares/view/${ref}/ticket`
+      : `/api/session-shares/${ref}/ticket`;
   return c.body(page(nonce, ticketPath), 200, headers);
 }
 

@@ -33,7 +33,8 @@ export function registerSharingRoutes(app: Hono<AppEnv>) {
     stepUp: { maxAge: 300, sensitive: true },
     body: CreateShareBody,
     responses: { 201: { description: "Created", schema: CreateShareResponse } },
-    handler: async (c, { body }) => c.json({ success: true as const, share: await service(c).create(c.get("user"), body) }, 201),
+    handler: async (c, { body }) =>
+      c.json({ success: true as const, share: await service(c).create(c.get("user"), body) }, 201),
   });
 
   route(app, {
@@ -44,7 +45,8 @@ export function registerSharingRoutes(app: Hono<AppEnv>) {
     rateLimit: ["sharing_access"],
     query: ListSharesQuery,
     responses: { 200: { description: "Shares", schema: ListSharesResponse } },
-    handler: async (c, { query }) => c.json(await service(c).list(c.get("user"), query.type, query.accountId, query)),
+    handler: async (c, { query }) =>
+      c.json(await service(c).list(c.get("user"), query.type, query.accountId, query)),
   });
 
   route(app, {
@@ -66,7 +68,8 @@ export function registerSharingRoutes(app: Hono<AppEnv>) {
     rateLimit: ["sharing_access"],
     body: PutSharingKeyBody,
     responses: { 200: { description: "Registered", schema: SharingKeyResponse } },
-    handler: async (c, { body }) => c.json(await service(c).putKey(c.get("user"), body.publicKey, body.wrappedPrivateKey)),
+    handler: async (c, { body }) =>
+      c.json(await service(c).putKey(c.get("user"), body.publicKey, body.wrappedPrivateKey)),
   });
 
   route(app, {
@@ -89,7 +92,11 @@ export function registerSharingRoutes(app: Hono<AppEnv>) {
     params: idParam,
     body: PatchShareBody,
     responses: { 200: { description: "Updated", schema: ShareResponse } },
-    handler: async (c, { params, body }) => c.json({ success: true as const, share: await service(c).patch(c.get("user"), params.id, body) }),
+    handler: async (c, { params, body }) =>
+      c.json({
+        success: true as const,
+        share: await service(c).patch(c.get("user"), params.id, body),
+      }),
   });
 
   route(app, {
@@ -116,7 +123,11 @@ export function registerSharingRoutes(app: Hono<AppEnv>) {
     params: idParam,
     body: ViewLogBody,
     responses: { 201: { description: "Recorded", schema: ViewLogResponse } },
-    handler: async (c, { params, body }) => c.json(await service(c).logView(c.get("user"), params.id, body.action, requestMeta(c.req)), 201),
+    handler: async (c, { params, body }) =>
+      c.json(
+        await service(c).logView(c.get("user"), params.id, body.action, requestMeta(c.req)),
+        201,
+      ),
   });
 
   route(app, {
@@ -129,6 +140,9 @@ export function registerSharingRoutes(app: Hono<AppEnv>) {
     body: UpdateSharedAccountBody,
     responses: { 200: { description: "Updated", schema: UpdateSharedAccountResponse } },
     handler: async (c, { params, body }) =>
-      c.json({ success: true as const, account: await service(c).updateSharedAccount(c.get("user"), params.id, body) }),
+      c.json({
+        success: true as const,
+        account: await service(c).updateSharedAccount(c.get("user"), params.id, body),
+      }),
   });
 }

@@ -26,7 +26,9 @@ export const PatchShareBody = z
     status: z.enum(["active", "revoked"]).optional(),
     permission: z.enum(["read", "write"]).optional(),
   })
-  .refine((b) => b.status !== undefined || b.permission !== undefined, { message: "status or permission is required" });
+  .refine((b) => b.status !== undefined || b.permission !== undefined, {
+    message: "status or permission is required",
+  });
 export type PatchShareInput = z.infer<typeof PatchShareBody>;
 
 export const ViewLogBody = z.object({ action: z.enum(["password_viewed", "password_copied"]) });
@@ -49,7 +51,10 @@ const P256PublicJwk = z.object({
   x: base64String.min(43).max(44),
   y: base64String.min(43).max(44),
 });
-export const PutSharingKeyBody = z.object({ publicKey: P256PublicJwk, wrappedPrivateKey: base64String.min(16).max(4096).optional() });
+export const PutSharingKeyBody = z.object({
+  publicKey: P256PublicJwk,
+  wrappedPrivateKey: base64String.min(16).max(4096).optional(),
+});
 export const SharingKeyQuery = z.object({ email: email.optional() });
 
 export const ShareAccount = z.object({
@@ -80,10 +85,30 @@ export const Share = z.object({
 export type Share = z.infer<typeof Share>;
 
 export const CreateShareResponse = z.object({ success: z.literal(true), share: Share });
-export const ListSharesResponse = z.object({ shares: z.array(Share), setup_required: z.boolean(), next_cursor: NextCursor });
+export const ListSharesResponse = z.object({
+  shares: z.array(Share),
+  setup_required: z.boolean(),
+  next_cursor: NextCursor,
+});
 export const ShareResponse = z.object({ success: z.literal(true), share: Share });
 export { SuccessResponse } from "../../kernel/schemas";
-export const ViewLogResponse = z.object({ success: z.literal(true), action: z.string(), logged_at: z.string() });
-export const SharingKeyResponse = z.object({ publicKey: P256PublicJwk, created_at: z.string(), updated_at: z.string(), wrappedPrivateKey: z.string().nullable().optional() });
-export const ViewLogListResponse = z.object({ views: z.array(z.object({ action: z.enum(["password_viewed", "password_copied"]), logged_at: z.string() })) });
-export const UpdateSharedAccountResponse = z.object({ success: z.literal(true), account: z.object({ id: z.string(), updated_at: z.string() }) });
+export const ViewLogResponse = z.object({
+  success: z.literal(true),
+  action: z.string(),
+  logged_at: z.string(),
+});
+export const SharingKeyResponse = z.object({
+  publicKey: P256PublicJwk,
+  created_at: z.string(),
+  updated_at: z.string(),
+  wrappedPrivateKey: z.string().nullable().optional(),
+});
+export const ViewLogListResponse = z.object({
+  views: z.array(
+    z.object({ action: z.enum(["password_viewed", "password_copied"]), logged_at: z.string() }),
+  ),
+});
+export const UpdateSharedAccountResponse = z.object({
+  success: z.literal(true),
+  account: z.object({ id: z.string(), updated_at: z.string() }),
+});

@@ -4,7 +4,14 @@ import type { ShareRow } from "../../db/schema";
 import type { AuthUser, RequestMeta } from "../../kernel/context";
 import type { PageParams } from "../../kernel/pagination";
 import { randomId } from "../../lib/crypto";
-import { AppError, ErrorCode, conflict, forbidden, notFound, validationError } from "../../lib/errors";
+import {
+  AppError,
+  ErrorCode,
+  conflict,
+  forbidden,
+  notFound,
+  validationError,
+} from "../../lib/errors";
 import { notificationInsert } from "../notifications";
 import { entryPatch, findLive } from "../passwords";
 import * as repo from "./repo";
@@ -27,13 +34,22 @@ function toShare(row: repo.ShareWithAccount, view: "owned" | "received"): Share 
     expires_at: row.expiresAt,
     accepted_at: row.acceptedAt,
     created_at: row.createdAt,
-    account: { id: row.accountId, name: row.accountName, website: row.accountWebsite, url: row.accountUrl },
+    account: {
+      id: row.accountId,
+      name: row.accountName,
+      website: row.accountWebsite,
+      url: row.accountUrl,
+    },
   };
   // Only an accepted share hands over ciphertext, and only to its recipient: the item key wrapped
   // for them by the owner's client, and the entry's current encrypted_data.
   if (view === "received" && row.status === "active") {
     share.invite_token_salt = row.inviteTokenSalt;
-    share.account = { ...share.account!, encrypted_data: row.accountEncryptedData, wrapped_item_key: row.wrappedVaultKeyInvite };
+    share.account = {
+      ...share.account!,
+      encrypted_data: row.accountEncryptedData,
+      wrapped_item_key: row.wrappedVaultKeyInvite,
+    };
   }
   return share;
 }
@@ -56,8 +72,13 @@ export class SharingService {
    * sync's `shares` topic). A pending share names its recipient by address; the account that
    * published the sharing key for it is the one that reads it (putKey keeps that unique).
    */
-  private async tell(share: { ownerId: string; recipientId: string | null; recipientEmail: string }) {
-    const recipient = share.recipientId ?? (await repo.getKeyByEmail(this.directory, share.recipientEmail))?.userId;
+  private async tell(share: {
+    ownerId: string;
+    recipientId: string | null;
+    recipientEmail: string;
+  }) {
+    const recipient =
+      share.recipientId ?? (await repo.getKeyByEmail(this.directory, share.recipientEmail))?.userId;
     announceTopic(this.env, [share.ownerId, recipient], "shares");
   }
 
@@ -66,9 +87,12 @@ export class SharingService {
     const entry = await findLive(this.ownerDb(user.id), user.id, input.accountId);
     if (!entry) throw notFound("Password entry");
     if (input.expiresAt && Date.parse(input.expiresAt) <= Date.now()) {
-      throw validationError("expiresAt must be in the future", [{ field: "expiresAt", message: "must be in the future" }]);
+      throw validationError("expiresAt must be in the future", [
+        { field: "expiresAt", message: "must be in the future" },
+      ]);
     }
-    if (input.recipientEmail === emailOf(user)) throw conflict("You cannot share an entry with yourself");
+    if (input.recipientEmail === emailOf(user))
+      throw conflict("You cannot share an entry with yourself");
     if (await repo.findLiveDuplicate(this.directory, user.id, entry.id, input.recipientEmail)) {
       throw conflict("This entry is already shared with that email");
     }
@@ -89,32 +113,68 @@ export class SharingService {
     };
     let inserted: boolean;
     try {
-      inserted = await repo.insertUnderLimits(this.directory, row, now, MAX_SHARES_PER_ENTRY, MAX_ACTIVE_SHARES_PER_USER);
+      inserted = await repo.insertUnderLimits(
+        this.directory,
+        row,
+        now,
+        MAX_SHARES_PER_ENTRY,
+        MAX_ACTIVE_SHARES_PER_USER,
+      );
     } catch (e) {
-      if (String((e as Error).message).includes("UNIQUE")) throw conflict("This entry is already shared with that email");
+      if (String((e as Error).message).includes("UNIQUE"))
+        throw conflict("This entry is already shared with that email");
       throw e;
     }
     if (!inserted) {
-      throw new AppError(ErrorCode.RATE_LIMITED, `Share limits exceeded: at most ${MAX_SHARES_PER_ENTRY} per entry and ${MAX_ACTIVE_SHARES_PER_USER} active per user`, {
-        headers: { "Retry-After": "60" },
-      });
+      throw new AppError(
+        ErrorCode.RATE_LIMITED,
+        `Share limits exceeded: at most ${MAX_SHARES_PER_ENTRY} per entry and ${MAX_ACTIVE_SHARES_PER_USER} active per user`,
+        {
+          headers: { "Retry-After": "60" },
+        },
+      );
     }
     await repo.refreshShareCount(this.directory, this.ownerDb(user.id), user.id, entry.id);
     await this.tell(row);
-    return toShare({ ...row, accountName: entry.name, accountWebsite: entry.website, accountUrl: entry.url, accountEncryptedData: null }, "owned");
+    return toShare(
+      {
+        ...row,
+        accountName: entry.name,
+        accountWebsite: entry.website,
+        accountUrl: entry.url,
+        accountEncryptedData: null,
+      },
+      "owned",
+    );
   }
 
-  async list(user: AuthUser, type: "owned" | "received", accountId: string | undefined, page: PageParams) {
+  async list(
+    user: AuthUser,
+    type: "owned" | "received",
+    accountId: string | undefined,
+    page: PageParams,
+  ) {
     const now = new Date().toISOString();
     const [rows, key] = await Promise.all([
       type === "owned"
         ? repo.listOwned(this.directory, this.ownerDb, user.id, accountId, page)
-        : repo.listReceived(this.directory, this.ownerDb, user.id, emailOf(user), now, accountId, page),
+        : repo.listReceived(
+            this.directory,
+            this.ownerDb,
+            user.id,
+            emailOf(user),
+            now,
+            accountId,
+            page,
+          ),
       repo.getKey(this.directory, user.id),
     ]);
     const shares = rows.items.map((r) => toShare(r, type));
     if (type === "received") {
-      const emails = await repo.ownerEmails(this.directory, rows.items.map((r) => r.ownerId));
+      const emails = await repo.ownerEmails(
+        this.directory,
+        rows.items.map((r) => r.ownerId),
+      );
       for (const s of shares) s.owner_email = emails.get(s.owner_id) ?? null;
     }
     return { shares, setup_required: !key, next_cursor: rows.next_cursor };
@@ -128,9 +188,11 @@ export class SharingService {
     const now = new Date().toISOString();
     const received = await repo.findReceived(this.directory, this.ownerDb, user.id, email, id, now);
     if (!received) throw notFound("Share");
-    if (input.permission !== undefined || input.status !== "active") throw forbidden("Only the owner can revoke a share or change its permission");
+    if (input.permission !== undefined || input.status !== "active")
+      throw forbidden("Only the owner can revoke a share or change its permission");
     if (received.status === "active") return toShare(received, "received");
-    if (!email || !(await repo.accept(this.directory, id, user.id, email, now))) throw notFound("Share");
+    if (!email || !(await repo.accept(this.directory, id, user.id, email, now)))
+      throw notFound("Share");
     const fresh = await repo.findReceived(this.directory, this.ownerDb, user.id, email, id, now);
     if (!fresh) throw notFound("Share");
     await this.tell(fresh);
@@ -139,13 +201,20 @@ export class SharingService {
 
   private async ownerPatch(share: repo.ShareWithAccount, input: PatchShareInput) {
     if (input.status === "active") throw forbidden("Only the recipient can accept a share");
-    if (share.status === "revoked") throw conflict("The share is revoked; create a new one instead");
+    if (share.status === "revoked")
+      throw conflict("The share is revoked; create a new one instead");
     const now = new Date().toISOString();
     const set: Partial<ShareRow> = { updatedAt: now };
     if (input.permission) set.permission = input.permission;
     if (input.status === "revoked") set.status = "revoked";
-    if (!(await repo.ownerUpdate(this.directory, share, set))) throw conflict("The share changed meanwhile; reload it");
-    await repo.refreshShareCount(this.directory, this.ownerDb(share.ownerId), share.ownerId, share.accountId);
+    if (!(await repo.ownerUpdate(this.directory, share, set)))
+      throw conflict("The share changed meanwhile; reload it");
+    await repo.refreshShareCount(
+      this.directory,
+      this.ownerDb(share.ownerId),
+      share.ownerId,
+      share.accountId,
+    );
     await this.tell(share);
     return { ...share, ...set };
   }
@@ -158,10 +227,23 @@ export class SharingService {
   }
 
   /** The recipient's view log; password_viewed tells the owner, password_copied is only recorded. */
-  async logView(user: AuthUser, id: string, action: "password_viewed" | "password_copied", meta: RequestMeta) {
+  async logView(
+    user: AuthUser,
+    id: string,
+    action: "password_viewed" | "password_copied",
+    meta: RequestMeta,
+  ) {
     const now = new Date().toISOString();
-    const share = await repo.findReceived(this.directory, this.ownerDb, user.id, emailOf(user), id, now);
-    if (!share || share.status !== "active" || share.recipientId !== user.id) throw notFound("Share");
+    const share = await repo.findReceived(
+      this.directory,
+      this.ownerDb,
+      user.id,
+      emailOf(user),
+      id,
+      now,
+    );
+    if (!share || share.status !== "active" || share.recipientId !== user.id)
+      throw notFound("Share");
     await repo.viewLogInsert(this.directory, {
       id: randomId(),
       shareId: share.id,
@@ -191,10 +273,22 @@ export class SharingService {
 
   async updateSharedAccount(user: AuthUser, id: string, input: UpdateSharedAccountInput) {
     const now = new Date().toISOString();
-    const share = await repo.findReceived(this.directory, this.ownerDb, user.id, emailOf(user), id, now);
-    if (!share || share.status !== "active" || share.recipientId !== user.id) throw notFound("Share");
+    const share = await repo.findReceived(
+      this.directory,
+      this.ownerDb,
+      user.id,
+      emailOf(user),
+      id,
+      now,
+    );
+    if (!share || share.status !== "active" || share.recipientId !== user.id)
+      throw notFound("Share");
     if (share.permission !== "write") throw forbidden("This share is read-only");
-    const set = entryPatch(input, { website: share.accountWebsite, url: share.accountUrl }, { updatedAt: now });
+    const set = entryPatch(
+      input,
+      { website: share.accountWebsite, url: share.accountUrl },
+      { updatedAt: now },
+    );
     if (!(await repo.updateSharedEntry(this.ownerDb(share.ownerId), share, set))) {
       throw forbidden("The share no longer grants write access");
     }
@@ -203,23 +297,43 @@ export class SharingService {
 
   async putKey(user: AuthUser, publicKey: object, wrappedPrivateKey?: string) {
     const email = emailOf(user);
-    if (!email) throw new AppError(ErrorCode.UNPROCESSABLE, "Your sign-in token carries no email; a sharing key needs one");
-    const row = await repo.putKey(this.directory, user.id, email, JSON.stringify(publicKey), new Date().toISOString(), wrappedPrivateKey ?? null);
+    if (!email)
+      throw new AppError(
+        ErrorCode.UNPROCESSABLE,
+        "Your sign-in token carries no email; a sharing key needs one",
+      );
+    const row = await repo.putKey(
+      this.directory,
+      user.id,
+      email,
+      JSON.stringify(publicKey),
+      new Date().toISOString(),
+      wrappedPrivateKey ?? null,
+    );
     if (!row) throw conflict("Another account already published a sharing key for this email");
     return { ...toKey(row!), wrappedPrivateKey: row!.wrappedPrivateKey };
   }
 
   /** The caller's own key comes with its wrapped private half (for their other devices); another's never. */
   async getKey(user: AuthUser, email?: string) {
-    const row = email ? await repo.getKeyByEmail(this.directory, email) : await repo.getKey(this.directory, user.id);
+    const row = email
+      ? await repo.getKeyByEmail(this.directory, email)
+      : await repo.getKey(this.directory, user.id);
     if (!row) throw notFound("Sharing key");
     return email ? toKey(row) : { ...toKey(row), wrappedPrivateKey: row.wrappedPrivateKey };
   }
 
   async views(user: AuthUser, id: string) {
-    const share = isUuid(id) ? await repo.findOwned(this.directory, this.ownerDb, user.id, id) : undefined;
+    const share = isUuid(id)
+      ? await repo.findOwned(this.directory, this.ownerDb, user.id, id)
+      : undefined;
     if (!share) throw notFound("Share");
-    return { views: (await repo.viewLog(this.directory, user.id, id)).map((v) => ({ action: v.action, logged_at: v.createdAt })) };
+    return {
+      views: (await repo.viewLog(this.directory, user.id, id)).map((v) => ({
+        action: v.action,
+        logged_at: v.createdAt,
+      })),
+    };
   }
 }
 
@@ -227,5 +341,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const isUuid = (s: string) => UUID.test(s);
 
 function toKey(row: { publicKey: string; createdAt: string; updatedAt: string }) {
-  return { publicKey: JSON.parse(row.publicKey) as { kty: "EC"; crv: "P-256"; x: string; y: string }, created_at: row.createdAt, updated_at: row.updatedAt };
+  return {
+    publicKey: JSON.parse(row.publicKey) as { kty: "EC"; crv: "P-256"; x: string; y: string },
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
 }

@@ -41,8 +41,20 @@ export type SyncRow = Pick<PasswordRow, keyof typeof syncColumns>;
  * what the runtime's memory grows by during a long pull. The figures behind these numbers (time
  * and memory per page size) are in docs/scale.md ("Full pull").
  */
-export type PageSizes = { first: number; bytes: number; maxBytes?: number; minRows: number; maxRows: number };
-export const PAGE_SIZES: PageSizes = { first: 200, bytes: 256 * 1024, maxBytes: 1024 * 1024, minRows: 20, maxRows: 4000 };
+export type PageSizes = {
+  first: number;
+  bytes: number;
+  maxBytes?: number;
+  minRows: number;
+  maxRows: number;
+};
+export const PAGE_SIZES: PageSizes = {
+  first: 200,
+  bytes: 256 * 1024,
+  maxBytes: 1024 * 1024,
+  minRows: 20,
+  maxRows: 4000,
+};
 
 /** The byte budget of the `index`th page after the first read (0-based): `bytes`, doubled per page up to `maxBytes`. */
 export function pageBytes(sizes: PageSizes, index: number): number {
@@ -88,7 +100,10 @@ const SEQ_WIDTH = 16;
  * rest of a pull cut off after `after` (see `Resume` in ./resume.ts): every row after that position,
  * live ones and the tombstones of rows changed after the cut pull's `base`.
  */
-export type PullMode = { kind: "full" } | { kind: "delta"; since: number } | { kind: "resume"; base: number; after: PageEnd };
+export type PullMode =
+  | { kind: "full" }
+  | { kind: "delta"; since: number }
+  | { kind: "resume"; base: number; after: PageEnd };
 
 /**
  * One page of a pull: the rows of `mode` committed at or before the pull's clock, after the (seq, id)
@@ -119,7 +134,9 @@ function pageStatement(kind: PullMode["kind"], first: boolean) {
         eq(passwords.userId, user),
         rows,
         sql`${passwords.changeSeq} <= ${first ? clockValue(user) : sql.placeholder("upto")}`,
-        first && kind !== "resume" ? undefined : sql`(${passwords.changeSeq}, ${passwords.id}) > (${sql.placeholder("afterSeq")}, ${sql.placeholder("afterId")})`,
+        first && kind !== "resume"
+          ? undefined
+          : sql`(${passwords.changeSeq}, ${passwords.id}) > (${sql.placeholder("afterSeq")}, ${sql.placeholder("afterId")})`,
       ),
     )
     .orderBy(asc(passwords.changeSeq), asc(passwords.id))
@@ -128,9 +145,13 @@ function pageStatement(kind: PullMode["kind"], first: boolean) {
   return compile<"user" | "since" | "upto" | "afterSeq" | "afterId" | "limit">(
     qb
       .select({
-        body: sql<string | null>`group_concat(${page.change}, ',' ORDER BY ${page.seq}, ${page.id})`.as("body"),
+        body: sql<
+          string | null
+        >`group_concat(${page.change}, ',' ORDER BY ${page.seq}, ${page.id})`.as("body"),
         n: sql<number>`count(*)`.as("n"),
-        last: sql<string | null>`max(printf('%0${sql.raw(String(SEQ_WIDTH))}d', ${page.seq}) || ${page.id})`.as("last"),
+        last: sql<
+          string | null
+        >`max(printf('%0${sql.raw(String(SEQ_WIDTH))}d', ${page.seq}) || ${page.id})`.as("last"),
       })
       .from(page),
   );
@@ -147,7 +168,12 @@ type PageRow = { body: string | null; n: number; last: string | null };
 /** `more`: the page is full, so rows may follow it. */
 function toPage(row: PageRow | undefined, limit: number): PullPage {
   if (!row || row.n === 0 || row.last === null) return { body: null, n: 0, end: null, more: false };
-  return { body: row.body, n: row.n, end: { seq: Number(row.last.slice(0, SEQ_WIDTH)), id: row.last.slice(SEQ_WIDTH) }, more: row.n === limit };
+  return {
+    body: row.body,
+    n: row.n,
+    end: { seq: Number(row.last.slice(0, SEQ_WIDTH)), id: row.last.slice(SEQ_WIDTH) },
+    more: row.n === limit,
+  };
 }
 
 /** The statement parameters of `mode`, reading after `after` (a resumed pull's first page reads after its cut). */
@@ -163,18 +189,39 @@ function params(mode: PullMode, after: PageEnd | null) {
  * this pull contains. Later pages (`pullPage`) keep that bound: a row written meanwhile is stamped
  * above it and comes with the next pull from this cursor.
  */
-export async function pull(db: Db, userId: string, mode: PullMode, nowMs: number, limit: number): Promise<{ clock: number; page: PullPage }> {
+export async function pull(
+  db: Db,
+  userId: string,
+  mode: PullMode,
+  nowMs: number,
+  limit: number,
+): Promise<{ clock: number; page: PullPage }> {
   const d1 = rawD1(db);
   const [clock, page] = await d1.batch([
     catchUpClock.on(d1, { user: userId, now: nowMs }),
     PAGES[mode.kind].first.on(d1, { user: userId, ...params(mode, null), limit }),
   ]);
-  return { clock: (clock.results[0] as { clock: number } | undefined)?.clock ?? nowMs, page: toPage(page.results[0] as PageRow | undefined, limit) };
+  return {
+    clock: (clock.results[0] as { clock: number } | undefined)?.clock ?? nowMs,
+    page: toPage(page.results[0] as PageRow | undefined, limit),
+  };
 }
 
-export async function pullPage(db: Db, userId: string, mode: PullMode, clock: number, after: PageEnd, limit: number): Promise<PullPage> {
+export async function pullPage(
+  db: Db,
+  userId: string,
+  mode: PullMode,
+  clock: number,
+  after: PageEnd,
+  limit: number,
+): Promise<PullPage> {
   const d1 = rawD1(db);
-  const statement = PAGES[mode.kind].next.on(d1, { user: userId, ...params(mode, after), upto: clock, limit });
+  const statement = PAGES[mode.kind].next.on(d1, {
+    user: userId,
+    ...params(mode, after),
+    upto: clock,
+    limit,
+  });
   return toPage((await statement.first<PageRow>()) ?? undefined, limit);
 }
 
@@ -182,7 +229,8 @@ export async function pullPage(db: Db, userId: string, mode: PullMode, clock: nu
  * `id IN (...)` with the list as one JSON parameter: D1 binds at most 100 parameters per statement,
  * and a push names up to 100 ids besides the owner.
  */
-const idIn = (ids: string[]) => sql`${passwords.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
+const idIn = (ids: string[]) =>
+  sql`${passwords.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
 
 /** The user's rows with these ids, live or deleted. */
 export async function findMany(db: Db, userId: string, ids: string[]): Promise<PasswordRow[]> {
@@ -199,18 +247,34 @@ export async function findMany(db: Db, userId: string, ids: string[]): Promise<P
  * holds, in one round trip. Ids are global primary keys and clients choose them on create, so the
  * second query is the one that looks past the owner; it returns ids only, never a row.
  */
-export async function lookup(db: Db, userId: string, ids: string[]): Promise<{ mine: PasswordRow[]; foreign: Set<string>; liveCount: number }> {
+export async function lookup(
+  db: Db,
+  userId: string,
+  ids: string[],
+): Promise<{ mine: PasswordRow[]; foreign: Set<string>; liveCount: number }> {
   if (ids.length === 0) return { mine: [], foreign: new Set(), liveCount: 0 };
   const [mine, others, live] = await db.batch([
-    db.select().from(passwords).where(and(eq(passwords.userId, userId), idIn(ids))),
-    db.select({ id: passwords.id }).from(passwords).where(and(idIn(ids), sql`${passwords.userId} <> ${userId}`)),
-    db.select({ n: vaultCounters.live }).from(vaultCounters).where(eq(vaultCounters.userId, userId)),
+    db
+      .select()
+      .from(passwords)
+      .where(and(eq(passwords.userId, userId), idIn(ids))),
+    db
+      .select({ id: passwords.id })
+      .from(passwords)
+      .where(and(idIn(ids), sql`${passwords.userId} <> ${userId}`)),
+    db
+      .select({ n: vaultCounters.live })
+      .from(vaultCounters)
+      .where(eq(vaultCounters.userId, userId)),
   ]);
   return { mine, foreign: new Set(others.map((r) => r.id)), liveCount: live[0]?.n ?? 0 };
 }
 
 /** The guard of an optimistic write: the row is still the version the decision was made on. */
-function sameVersion(userId: string, prev: Pick<PasswordRow, "id" | "updatedAt" | "deletedAt">): SQL | undefined {
+function sameVersion(
+  userId: string,
+  prev: Pick<PasswordRow, "id" | "updatedAt" | "deletedAt">,
+): SQL | undefined {
   return and(
     eq(passwords.userId, userId),
     eq(passwords.id, prev.id),
@@ -219,14 +283,26 @@ function sameVersion(userId: string, prev: Pick<PasswordRow, "id" | "updatedAt" 
   );
 }
 
-export function updateStatement(db: Db, userId: string, prev: PasswordRow, set: Partial<NewPasswordRow>, maxBytes: number) {
+export function updateStatement(
+  db: Db,
+  userId: string,
+  prev: PasswordRow,
+  set: Partial<NewPasswordRow>,
+  maxBytes: number,
+) {
   return db
     .update(passwords)
     .set({ ...set, changeSeq: clockValue(userId) })
     .where(and(sameVersion(userId, prev), bytesGuard(userId, set, maxBytes)));
 }
 
-export function tombstoneStatement(db: Db, userId: string, prev: PasswordRow, deletedAt: string, updatedAt: string) {
+export function tombstoneStatement(
+  db: Db,
+  userId: string,
+  prev: PasswordRow,
+  deletedAt: string,
+  updatedAt: string,
+) {
   return db
     .update(passwords)
     .set({ deletedAt, updatedAt, changeSeq: clockValue(userId) })

@@ -22,7 +22,11 @@ export type Resume = { base: number; after: PageEnd };
 
 const TOKEN = /^(\d{1,16})\.(\d{1,16})\.([A-Za-z0-9_-]{1,200})$/;
 
-const b64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const b64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 
 export function resumeToken(base: number, after: PageEnd): string {
   return `${base}.${after.seq}.${b64url(new TextEncoder().encode(after.id))}`;
@@ -34,7 +38,9 @@ export function parseResume(token: string): Resume | null {
   if (!m) return null;
   try {
     const bin = atob(m[3]!.replace(/-/g, "+").replace(/_/g, "/"));
-    const id = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(bin, (ch) => ch.charCodeAt(0)));
+    const id = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(
+      Uint8Array.from(bin, (ch) => ch.charCodeAt(0)),
+    );
     return id ? { base: Number(m[1]), after: { seq: Number(m[2]), id } } : null;
   } catch {
     return null;

@@ -3,12 +3,7 @@ import { dbFor } from "../../db/client";
 import { entryIdClaims } from "../../db/entry-ids";
 import { route } from "../../http/route";
 import type { AppEnv } from "../../http/types";
-import {
-  SyncPullQuery,
-  SyncPullResponse,
-  SyncPushBody,
-  SyncPushResponse,
-} from "./schema";
+import { SyncPullQuery, SyncPullResponse, SyncPushBody, SyncPushResponse } from "./schema";
 import { vaultLimits } from "../passwords";
 import { SyncService } from "./service";
 import { registerLiveSyncRoute } from "./live";
@@ -21,7 +16,8 @@ export function registerSyncRoutes(app: Hono<AppEnv>) {
   route(app, {
     method: "get",
     path: "/api/passwords/sync",
-    summary: "Changes since a cursor (entries and tombstones); without one, or older than 30 days, every live entry",
+    summary:
+      "Changes since a cursor (entries and tombstones); without one, or older than 30 days, every live entry",
     tags: ["sync"],
     rateLimit: ["sync_pull"],
     rateLimitConcurrent: true,
@@ -29,24 +25,44 @@ export function registerSyncRoutes(app: Hono<AppEnv>) {
     responses: { 200: { description: "Changes and the next cursor", schema: SyncPullResponse } },
     handler: async (c, { query }) => {
       // A client that reads the answer page by page asks for it one JSON text per line (service.ts, `PullFormat`).
-      const format = /\bapplication\/x-ndjson\b/.test(c.req.header("accept") ?? "") ? "ndjson" : "json";
-      const body = await new SyncService(dbOf(c), max(c), entryIdClaims(c.env)).pull(c.get("user").id, query.since, { resume: query.resume, format });
-      if (format === "json") return c.body(body, 200, { "Content-Type": "application/json", Vary: "Accept" });
+      const format = /\bapplication\/x-ndjson\b/.test(c.req.header("accept") ?? "")
+        ? "ndjson"
+        : "json";
+      const body = await new SyncService(dbOf(c), max(c), entryIdClaims(c.env)).pull(
+        c.get("user").id,
+        query.since,
+        { resume: query.resume, format },
+      );
+      if (format === "json")
+        return c.body(body, 200, { "Content-Type": "application/json", Vary: "Accept" });
       // The platform compresses the JSON types it knows by itself; NDJSON is not among them, so the
       // answer names its coding and the runtime compresses it as it streams (encodeBody "automatic").
       const gzip = /\bgzip\b/.test(c.req.header("accept-encoding") ?? "");
-      return c.body(body, 200, { "Content-Type": "application/x-ndjson", Vary: "Accept, Accept-Encoding", ...(gzip ? { "Content-Encoding": "gzip" } : {}) });
+      return c.body(body, 200, {
+        "Content-Type": "application/x-ndjson",
+        Vary: "Accept, Accept-Encoding",
+        ...(gzip ? { "Content-Encoding": "gzip" } : {}),
+      });
     },
   });
 
   route(app, {
     method: "post",
     path: "/api/passwords/sync",
-    summary: "Apply up to 100 offline mutations in one transaction; last write wins, the server wins ties",
+    summary:
+      "Apply up to 100 offline mutations in one transaction; last write wins, the server wins ties",
     tags: ["sync"],
     rateLimit: ["sync_push"],
     body: SyncPushBody,
-    responses: { 200: { description: "One result per mutation, in order", schema: SyncPushResponse } },
-    handler: async (c, { body }) => c.json(await new SyncService(dbOf(c), max(c), entryIdClaims(c.env)).push(c.get("user").id, body.mutations)),
+    responses: {
+      200: { description: "One result per mutation, in order", schema: SyncPushResponse },
+    },
+    handler: async (c, { body }) =>
+      c.json(
+        await new SyncService(dbOf(c), max(c), entryIdClaims(c.env)).push(
+          c.get("user").id,
+          body.mutations,
+        ),
+      ),
   });
 }

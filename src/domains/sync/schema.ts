@@ -1,14 +1,28 @@
 import { z } from "zod";
 import { isoTimestamp } from "../../lib/validators";
-import { blindIndex, envelopeData, envelopeKey, hostHashes, PasswordEntry, searchTokens, tags, webField } from "../passwords";
+import {
+  blindIndex,
+  envelopeData,
+  envelopeKey,
+  hostHashes,
+  PasswordEntry,
+  searchTokens,
+  tags,
+  webField,
+} from "../passwords";
 
 export const MAX_MUTATIONS = 100;
 
 /** `resume`: the token of the last page a client stored of a pull cut off part-way (./resume.ts). */
-export const SyncPullQuery = z.object({ since: isoTimestamp.optional(), resume: z.string().max(300).optional() });
+export const SyncPullQuery = z.object({
+  since: isoTimestamp.optional(),
+  resume: z.string().max(300).optional(),
+});
 
 /** Client-generated ids: UUIDs in practice; any short URL-safe token is accepted. */
-export const entryId = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, "must be 1 to 128 characters of A-Z a-z 0-9 . _ : -");
+export const entryId = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,128}$/, "must be 1 to 128 characters of A-Z a-z 0-9 . _ : -");
 
 /**
  * The push envelope. Only what is needed to answer per mutation is checked here (an array of at
@@ -88,7 +102,11 @@ export const SyncEntry = PasswordEntry.pick({
   created_at: true,
   updated_at: true,
 }).extend({ _deleted: z.literal(false) });
-export const Tombstone = z.object({ id: z.string(), _deleted: z.literal(true), deleted_at: z.string() });
+export const Tombstone = z.object({
+  id: z.string(),
+  _deleted: z.literal(true),
+  deleted_at: z.string(),
+});
 export type SyncEntry = z.infer<typeof SyncEntry>;
 export type Tombstone = z.infer<typeof Tombstone>;
 export const SyncChange = z.union([SyncEntry, Tombstone]);
@@ -109,4 +127,7 @@ export const MutationResult = z.object({
 });
 export type MutationResult = z.infer<typeof MutationResult>;
 
-export const SyncPushResponse = z.object({ results: z.array(MutationResult), serverTimestamp: z.string() });
+export const SyncPushResponse = z.object({
+  results: z.array(MutationResult),
+  serverTimestamp: z.string(),
+});

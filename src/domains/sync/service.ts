@@ -3,11 +3,27 @@ import type { EntryIdClaims } from "../../db/entry-ids";
 import type { NewPasswordRow, PasswordRow } from "../../db/schema";
 import { ErrorCode, validationError, zodIssues } from "../../lib/errors";
 import { clockToIso } from "../../db/change-clock";
-import { replaceHostsStatements, bulkInsertStatement, type VaultLimits, CURRENT_ENCRYPTION_VERSION, entryPatch, listAllLive, newEntryRow, PLACEHOLDER_ENCRYPTION_VERSION } from "../passwords";
+import {
+  replaceHostsStatements,
+  bulkInsertStatement,
+  type VaultLimits,
+  CURRENT_ENCRYPTION_VERSION,
+  entryPatch,
+  listAllLive,
+  newEntryRow,
+  PLACEHOLDER_ENCRYPTION_VERSION,
+} from "../passwords";
 import * as repo from "./repo";
 import { parseResume, resumeToken } from "./resume";
 import type { SyncRow } from "./repo";
-import { Mutation, type CreateData, type MutationResult, type SyncEntry, type Tombstone, type UpdateData } from "./schema";
+import {
+  Mutation,
+  type CreateData,
+  type MutationResult,
+  type SyncEntry,
+  type Tombstone,
+  type UpdateData,
+} from "./schema";
 
 /** A user's live entries in the shape of a full sync pull, without tombstones (DECISIONS D15). */
 export async function liveEntries(db: Db, userId: string): Promise<SyncEntry[]> {
@@ -52,7 +68,11 @@ function framing(format: PullFormat, facts: Facts) {
   if (format === "ndjson") {
     return {
       open: `${JSON.stringify(facts)}\n`,
-      page: (body: string, token: string, _first: boolean) => ['{"changes":[', body, `],"resume":${JSON.stringify(token)}}\n`],
+      page: (body: string, token: string, _first: boolean) => [
+        '{"changes":[',
+        body,
+        `],"resume":${JSON.stringify(token)}}\n`,
+      ],
       close: '{"complete":true}\n',
     };
   }
@@ -67,17 +87,29 @@ function framing(format: PullFormat, facts: Facts) {
  * What a pull reads: a resume token wins over `since`; a cursor or a resume base older than the
  * cursor window reads in full (D13); one more than a minute ahead is refused.
  */
-function pullMode(since: string | undefined, resume: string | undefined, now: number): repo.PullMode {
+function pullMode(
+  since: string | undefined,
+  resume: string | undefined,
+  now: number,
+): repo.PullMode {
   const fresh = (ms: number, field: string) => {
-    if (ms > now + CURSOR_MAX_FUTURE_MS) throw validationError(`${field} is in the future`, [{ field, message: "must not be more than a minute in the future" }]);
+    if (ms > now + CURSOR_MAX_FUTURE_MS)
+      throw validationError(`${field} is in the future`, [
+        { field, message: "must not be more than a minute in the future" },
+      ]);
     return ms >= now - CURSOR_MAX_AGE_MS;
   };
   if (resume !== undefined) {
     const r = parseResume(resume);
-    if (!r) throw validationError("resume is not a token this server gave", [{ field: "resume", message: "must be a resume token from an earlier pull" }]);
+    if (!r)
+      throw validationError("resume is not a token this server gave", [
+        { field: "resume", message: "must be a resume token from an earlier pull" },
+      ]);
     // The position's own stamp only has to be a real one: a row may rest unchanged for months.
     fresh(r.after.seq, "resume");
-    return fresh(r.base, "resume") ? { kind: "resume", base: r.base, after: r.after } : { kind: "full" };
+    return fresh(r.base, "resume")
+      ? { kind: "resume", base: r.base, after: r.after }
+      : { kind: "full" };
   }
   if (since === undefined) return { kind: "full" };
   const sinceMs = Date.parse(since);
@@ -85,7 +117,13 @@ function pullMode(since: string | undefined, resume: string | undefined, now: nu
 }
 
 /** `prev`: the version an update was decided on, to tell a lost race from the byte quota. */
-type Write = { index: number; id: string; statementIndex: number; entry?: PasswordRow; prev?: PasswordRow };
+type Write = {
+  index: number;
+  id: string;
+  statementIndex: number;
+  entry?: PasswordRow;
+  prev?: PasswordRow;
+};
 
 export class SyncService {
   constructor(
@@ -103,7 +141,11 @@ export class SyncService {
    * window, when the answer is a full pull again. Returns the response's text, or a stream of it
    * when it spans several pages, framed as `format` says (see `framing`).
    */
-  async pull(userId: string, since: string | undefined, opts: { resume?: string; format?: PullFormat } = {}): Promise<string | ReadableStream<Uint8Array>> {
+  async pull(
+    userId: string,
+    since: string | undefined,
+    opts: { resume?: string; format?: PullFormat } = {},
+  ): Promise<string | ReadableStream<Uint8Array>> {
     const now = Date.now();
     const mode = pullMode(since, opts.resume, now);
     const sizes = this.pages;
@@ -112,9 +154,14 @@ export class SyncService {
     // The position a client may resume from after a page: the clock of a full pull, the cursor of a
     // delta, or the base a resumed pull carries on.
     const base = mode.kind === "full" ? clock : mode.kind === "delta" ? mode.since : mode.base;
-    const frame = framing(opts.format ?? "json", { serverTimestamp: clockToIso(clock), fullSyncRequired: mode.kind === "full", resumed: mode.kind === "resume" });
+    const frame = framing(opts.format ?? "json", {
+      serverTimestamp: clockToIso(clock),
+      fullSyncRequired: mode.kind === "full",
+      resumed: mode.kind === "resume",
+    });
     let sent = 0;
-    const parts = (page: repo.PullPage): string[] => (page.n > 0 ? frame.page(page.body!, resumeToken(base, page.end!), sent++ === 0) : []);
+    const parts = (page: repo.PullPage): string[] =>
+      page.n > 0 ? frame.page(page.body!, resumeToken(base, page.end!), sent++ === 0) : [];
     if (!first.page.more) return frame.open + parts(first.page).join("") + frame.close;
     // A large pull streams page by page, so a 100,000-entry vault is never held whole in memory:
     // each page arrives from SQLite as one JSON text and leaves as its bytes. One read runs ahead:
@@ -123,7 +170,14 @@ export class SyncService {
     const encoder = new TextEncoder();
     let reads = 0;
     const read = (after: repo.PullPage): Promise<repo.PullPage> => {
-      const next = repo.pullPage(this.db, userId, mode, clock, after.end!, repo.nextLimit(after, sizes, reads++));
+      const next = repo.pullPage(
+        this.db,
+        userId,
+        mode,
+        clock,
+        after.end!,
+        repo.nextLimit(after, sizes, reads++),
+      );
       // A read whose stream was cancelled is never awaited; its failure must not go unhandled.
       next.catch(() => {});
       return next;
@@ -168,7 +222,13 @@ export class SyncService {
     const parsed: (Mutation | null)[] = raw.map((m, i) => {
       const r = Mutation.safeParse(m);
       if (r.success) return r.data;
-      results[i] = { id: m.id, status: "failed", code: ErrorCode.VALIDATION_ERROR, error: "Invalid mutation", details: zodIssues(r.error) };
+      results[i] = {
+        id: m.id,
+        status: "failed",
+        code: ErrorCode.VALIDATION_ERROR,
+        error: "Invalid mutation",
+        details: zodIssues(r.error),
+      };
       return null;
     });
     const valid = parsed.filter((m): m is Mutation => m !== null);
@@ -177,7 +237,10 @@ export class SyncService {
     // own entry finds its own claim and goes on as before.
     const [{ mine, foreign, liveCount }, claimed] = await Promise.all([
       repo.lookup(this.db, userId, ids),
-      this.claims.claim(userId, valid.filter((m) => m.action === "create").map((m) => m.id)),
+      this.claims.claim(
+        userId,
+        valid.filter((m) => m.action === "create").map((m) => m.id),
+      ),
     ]);
     for (const id of claimed.taken) foreign.add(id);
     const current = new Map(mine.map((r) => [r.id, r]));
@@ -190,7 +253,8 @@ export class SyncService {
 
     const statements: unknown[] = [repo.advanceClock(this.db, userId, now)];
     const writes: Write[] = [];
-    const fail = (i: number, id: string, code: ErrorCode, error: string) => (results[i] = { id, status: "failed", code, error });
+    const fail = (i: number, id: string, code: ErrorCode, error: string) =>
+      (results[i] = { id, status: "failed", code, error });
 
     parsed.forEach((m, i) => {
       if (!m) return;
@@ -199,16 +263,29 @@ export class SyncService {
       // A client clock running ahead must not make its write unbeatable.
       const stamp = new Date(Math.min(clientMs, now)).toISOString();
       if (!prev) {
-        if (m.action !== "create") return fail(i, m.id, ErrorCode.NOT_FOUND, "Password entry not found");
-        if (foreign.has(m.id)) return fail(i, m.id, ErrorCode.CONFLICT, "This id is not available; create the entry under a new id");
-        if (bulkRows.length >= room) return fail(i, m.id, ErrorCode.SERVICE_UNAVAILABLE, "Password limit exceeded");
+        if (m.action !== "create")
+          return fail(i, m.id, ErrorCode.NOT_FOUND, "Password entry not found");
+        if (foreign.has(m.id))
+          return fail(
+            i,
+            m.id,
+            ErrorCode.CONFLICT,
+            "This id is not available; create the entry under a new id",
+          );
+        if (bulkRows.length >= room)
+          return fail(i, m.id, ErrorCode.SERVICE_UNAVAILABLE, "Password limit exceeded");
         const row = newRow(userId, m.id, m.data, nowIso, stamp);
         current.set(m.id, row);
         if (bulkSlot < 0) bulkSlot = statements.push(null) - 1;
         bulkRows.push({ index: i, row });
         return;
       }
-      if (m.action === "create" && prev.encryptedData === m.data.encrypted_data && prev.wrappedItemKey === m.data.wrapped_item_key && prev.deletedAt === null) {
+      if (
+        m.action === "create" &&
+        prev.encryptedData === m.data.encrypted_data &&
+        prev.wrappedItemKey === m.data.wrapped_item_key &&
+        prev.deletedAt === null
+      ) {
         // A retried create whose first answer was lost: same envelope, nothing to do.
         results[i] = { id: m.id, status: "applied", serverEntry: toChange(prev) };
         return;
@@ -230,63 +307,137 @@ export class SyncService {
       }
       // An update of a deleted entry brings it back, so it takes a place under the entry limit.
       if (prev.deletedAt !== null) {
-        if (bulkRows.length + restores >= room) return fail(i, m.id, ErrorCode.SERVICE_UNAVAILABLE, "Password limit exceeded");
+        if (bulkRows.length + restores >= room)
+          return fail(i, m.id, ErrorCode.SERVICE_UNAVAILABLE, "Password limit exceeded");
         restores++;
       }
       const set = changeSet(m.data, prev, stamp);
       if ("error" in set) {
-        results[i] = { id: m.id, status: "failed", code: ErrorCode.VALIDATION_ERROR, error: set.error, details: set.details };
+        results[i] = {
+          id: m.id,
+          status: "failed",
+          code: ErrorCode.VALIDATION_ERROR,
+          error: set.error,
+          details: set.details,
+        };
         return;
       }
       statements.push(repo.updateStatement(this.db, userId, prev, set, this.limits.bytes));
       const next = { ...prev, ...set } as PasswordRow;
-      writes.push({ index: i, id: m.id, statementIndex: statements.length - 1, entry: m.action === "create" ? next : undefined, prev });
+      writes.push({
+        index: i,
+        id: m.id,
+        statementIndex: statements.length - 1,
+        entry: m.action === "create" ? next : undefined,
+        prev,
+      });
       current.set(m.id, next);
     });
 
     if (bulkSlot >= 0) {
-      statements[bulkSlot] = bulkInsertStatement(this.db, userId, bulkRows.map((b) => b.row), this.limits, { skipTakenIds: true });
+      statements[bulkSlot] = bulkInsertStatement(
+        this.db,
+        userId,
+        bulkRows.map((b) => b.row),
+        this.limits,
+        { skipTakenIds: true },
+      );
     }
     // Extra host hashes after every entry write: only entries this batch wrote take them (the last
     // mutation of an id that sends them wins), in the same transaction as the entry.
     const hosts = new Map<string, string[]>();
-    for (const m of parsed) if (m && m.action !== "delete" && m.data.host_hashes) hosts.set(m.id, m.data.host_hashes);
-    if (hosts.size > 0) statements.push(...replaceHostsStatements(this.db, userId, [...hosts].map(([id, hashes]) => ({ id, hashes }))));
+    for (const m of parsed)
+      if (m && m.action !== "delete" && m.data.host_hashes) hosts.set(m.id, m.data.host_hashes);
+    if (hosts.size > 0)
+      statements.push(
+        ...replaceHostsStatements(
+          this.db,
+          userId,
+          [...hosts].map(([id, hashes]) => ({ id, hashes })),
+        ),
+      );
     statements.push(repo.readClock(this.db, userId));
-    const out = (await this.db.batch(statements as unknown as Parameters<Db["batch"]>[0])) as unknown as unknown[];
+    const out = (await this.db.batch(
+      statements as unknown as Parameters<Db["batch"]>[0],
+    )) as unknown as unknown[];
     const clock = (out[out.length - 1] as { clock: number }[])[0]?.clock ?? now;
 
     if (bulkSlot >= 0) {
       const inserted = (out[bulkSlot] as { meta?: { changes?: number } }).meta?.changes ?? 0;
       if (inserted === bulkRows.length) {
-        for (const b of bulkRows) results[b.index] = { id: b.row.id, status: "applied", serverEntry: toChange(b.row) };
+        for (const b of bulkRows)
+          results[b.index] = { id: b.row.id, status: "applied", serverEntry: toChange(b.row) };
       } else {
         // Someone took an id (or filled the vault) between the read and the write: check row by row.
-        const stored = new Map((await repo.lookup(this.db, userId, bulkRows.map((b) => b.row.id))).mine.map((r) => [r.id, r]));
+        const stored = new Map(
+          (
+            await repo.lookup(
+              this.db,
+              userId,
+              bulkRows.map((b) => b.row.id),
+            )
+          ).mine.map((r) => [r.id, r]),
+        );
         for (const b of bulkRows) {
           const row = stored.get(b.row.id);
-          if (row && row.encryptedData === b.row.encryptedData) results[b.index] = { id: b.row.id, status: "applied", serverEntry: toChange(row) };
-          else if (row) results[b.index] = { id: b.row.id, status: "conflict_server_wins", serverEntry: toChange(row) };
-          else if (inserted === 0) fail(b.index, b.row.id, ErrorCode.SERVICE_UNAVAILABLE, "Password limit exceeded");
-          else fail(b.index, b.row.id, ErrorCode.CONFLICT, "This id is not available; create the entry under a new id");
+          if (row && row.encryptedData === b.row.encryptedData)
+            results[b.index] = { id: b.row.id, status: "applied", serverEntry: toChange(row) };
+          else if (row)
+            results[b.index] = {
+              id: b.row.id,
+              status: "conflict_server_wins",
+              serverEntry: toChange(row),
+            };
+          else if (inserted === 0)
+            fail(b.index, b.row.id, ErrorCode.SERVICE_UNAVAILABLE, "Password limit exceeded");
+          else
+            fail(
+              b.index,
+              b.row.id,
+              ErrorCode.CONFLICT,
+              "This id is not available; create the entry under a new id",
+            );
         }
       }
     }
     const lost: Write[] = [];
     for (const w of writes) {
       const changes = (out[w.statementIndex] as { meta?: { changes?: number } }).meta?.changes ?? 0;
-      if (changes > 0) results[w.index] = { id: w.id, status: "applied", ...(w.entry ? { serverEntry: toChange(w.entry) } : {}) };
+      if (changes > 0)
+        results[w.index] = {
+          id: w.id,
+          status: "applied",
+          ...(w.entry ? { serverEntry: toChange(w.entry) } : {}),
+        };
       else lost.push(w);
     }
     if (lost.length > 0) {
       // A concurrent writer got there first: report what is stored now.
-      const fresh = new Map((await repo.findMany(this.db, userId, lost.map((w) => w.id))).map((r) => [r.id, r]));
+      const fresh = new Map(
+        (
+          await repo.findMany(
+            this.db,
+            userId,
+            lost.map((w) => w.id),
+          )
+        ).map((r) => [r.id, r]),
+      );
       for (const w of lost) {
         const row = fresh.get(w.id);
         // Still the version it was decided on: nobody else wrote, the byte quota refused it.
-        if (row && w.prev && row.updatedAt === w.prev.updatedAt && row.deletedAt === w.prev.deletedAt) {
+        if (
+          row &&
+          w.prev &&
+          row.updatedAt === w.prev.updatedAt &&
+          row.deletedAt === w.prev.deletedAt
+        ) {
           fail(w.index, w.id, ErrorCode.SERVICE_UNAVAILABLE, "Vault storage quota exceeded");
-        } else if (row) results[w.index] = { id: w.id, status: "conflict_server_wins", serverEntry: toChange(row) };
+        } else if (row)
+          results[w.index] = {
+            id: w.id,
+            status: "conflict_server_wins",
+            serverEntry: toChange(row),
+          };
         else fail(w.index, w.id, ErrorCode.NOT_FOUND, "Password entry not found");
       }
     }
@@ -294,7 +445,13 @@ export class SyncService {
   }
 }
 
-function newRow(userId: string, id: string, d: CreateData, createdAt: string, updatedAt: string): PasswordRow {
+function newRow(
+  userId: string,
+  id: string,
+  d: CreateData,
+  createdAt: string,
+  updatedAt: string,
+): PasswordRow {
   return newEntryRow(userId, id, d, createdAt, updatedAt);
 }
 
@@ -303,13 +460,28 @@ function newRow(userId: string, id: string, d: CreateData, createdAt: string, up
  * entry: a deleted one comes back (its later edit wins), and a placeholder or legacy entry needs a
  * complete envelope, after which its plaintext username goes (D14).
  */
-function changeSet(d: UpdateData | CreateData, prev: PasswordRow, stamp: string): Partial<NewPasswordRow> | { error: string; details: { field: string; message: string }[] } {
-  if (prev.encryptionVersion !== CURRENT_ENCRYPTION_VERSION && (!d.wrapped_item_key || !d.encrypted_data)) {
+function changeSet(
+  d: UpdateData | CreateData,
+  prev: PasswordRow,
+  stamp: string,
+): Partial<NewPasswordRow> | { error: string; details: { field: string; message: string }[] } {
+  if (
+    prev.encryptionVersion !== CURRENT_ENCRYPTION_VERSION &&
+    (!d.wrapped_item_key || !d.encrypted_data)
+  ) {
     return {
-      error: "Sync push accepts V3 entries only: send wrapped_item_key and encrypted_data to upgrade this entry",
-      details: [{ field: "data.encrypted_data", message: "required for an entry that is not yet V3" }],
+      error:
+        "Sync push accepts V3 entries only: send wrapped_item_key and encrypted_data to upgrade this entry",
+      details: [
+        { field: "data.encrypted_data", message: "required for an entry that is not yet V3" },
+      ],
     };
   }
-  const set = entryPatch(d, prev, { updatedAt: stamp, deletedAt: null, encryptionVersion: CURRENT_ENCRYPTION_VERSION, username: null });
+  const set = entryPatch(d, prev, {
+    updatedAt: stamp,
+    deletedAt: null,
+    encryptionVersion: CURRENT_ENCRYPTION_VERSION,
+    username: null,
+  });
   return set;
 }

@@ -32,9 +32,14 @@ function recoveryHash(userId: string, normalized: string): Promise<string> {
   return sha256Hex(`two_factor_recovery:${userId}:${normalized}`);
 }
 
-export const secretAad = (userId: string, enrollmentId: string) => `two_factor:${userId}:${enrollmentId}`;
+export const secretAad = (userId: string, enrollmentId: string) =>
+  `two_factor:${userId}:${enrollmentId}`;
 
-export type CodeCheck = { ok: true; via: "totp" } | { ok: true; via: "recovery_code"; remaining: number } | { ok: false };
+/** A right code; `confirms` when it was the first code of a pending enrollment, which it confirmed. */
+export type CodeCheck =
+  | { ok: true; via: "totp"; confirms?: "enabled" | "replaced" }
+  | { ok: true; via: "recovery_code"; remaining: number; confirms?: undefined }
+  | { ok: false };
 
 export class TwoFactorService {
   constructor(
@@ -52,11 +57,17 @@ export class TwoFactorService {
    * Starts (or restarts) enrollment: a new secret replaces any earlier one and its recovery codes at
    * once. The enrollment stays pending until a code from the new secret is verified.
    */
-  async enroll(userId: string, label: string, meta: RequestMeta) {
+  async enroll(
+    userId: string,
+    label: string,
+    meta: RequestMeta,
+  ): Promise<{ qrCodeUri: string; secret: string; recoveryCodes: string[]; replaced: boolean }> {
     const secret = newTotpSecret();
     const enrollmentId = randomId();
     const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
-    const hashes = await Promise.all(recoveryCodes.map((c) => recoveryHash(userId, normalizeRecoveryCode(c))));
+    const hashes = await Promise.all(
+      recoveryCodes.map((c) => recoveryHash(userId, normalizeRecoveryCode(c))),
+    );
     const previous = await repo.find(this.db, userId);
     await repo.replaceEnrollment(
       this.db,
@@ -75,7 +86,14 @@ export class TwoFactorService {
       hashes,
       { userId, action: previous ? "2fa.reenroll" : "2fa.enroll", meta },
     );
-    return { qrCodeUri: otpauthUri(this.issuer, label, secret), secret, recoveryCodes };
+    // Over a confirmed second factor, the old secret and recovery codes stop working here, not at
+    // the new one's confirmation: that is the moment the owner's authenticator is replaced.
+    return {
+      qrCodeUri: otpauthUri(this.issuer, label, secret),
+      secret,
+      recoveryCodes,
+      replaced: !!previous?.enrolledAt,
+    };
   }
 
   async status(userId: string) {
@@ -92,26 +110,54 @@ export class TwoFactorService {
 
   /**
    * Checks a code; a right one verifies the sign-in that sent it (D20), the enrollment-confirming
-   * code included, and counts as a fresh sign-in for step-up.
+   * code included. Only a code the sign-in was asked for counts as a fresh sign-in for step-up:
+   * the one confirming an enrollment proves the session holds the secret it was just handed, which
+   * a stolen session does too, so it refreshes nothing. `confirms` says what a confirmation did.
    */
   async verify(userId: string, code: string, meta: RequestMeta, signIn?: string) {
     const result = await this.check(userId, code, meta);
-    if (!result.ok) throw new AppError(ErrorCode.UNAUTHORIZED, "Invalid or already used code", { extra: { verified: false } });
-    if (signIn) await repo.recordSignIn(this.db, userId, signIn, Math.floor(this.clock() / 1000));
-    return result.via === "recovery_code" ? { verified: true as const, recoveryCodesRemaining: result.remaining } : { verified: true as const };
+    if (!result.ok)
+      throw new AppError(ErrorCode.UNAUTHORIZED, "Invalid or already used code", {
+        extra: { verified: false },
+      });
+    if (signIn)
+      await repo.recordSignIn(
+        this.db,
+        userId,
+        signIn,
+        Math.floor(this.clock() / 1000),
+        !result.confirms,
+      );
+    const answer =
+      result.via === "recovery_code"
+        ? { verified: true as const, recoveryCodesRemaining: result.remaining }
+        : { verified: true as const };
+    return { answer, confirms: result.confirms };
   }
 
-  /** A stolen session must not swap the second factor for its own: the current one must be shown. */
-  async requireCurrentCode(userId: string, code: string | undefined, meta: RequestMeta, signIn?: string) {
-    if (!code) throw new AppError(ErrorCode.UNAUTHORIZED, "A current code is required to replace two-factor authentication");
-    if (!(await this.check(userId, code, meta)).ok) throw new AppError(ErrorCode.UNAUTHORIZED, "Invalid or already used code");
-    if (signIn) await repo.recordSignIn(this.db, userId, signIn, Math.floor(this.clock() / 1000));
+  /**
+   * A stolen session must not swap the second factor for its own: the current one must be shown.
+   * Replacing is not a sign-in, so the code verifies nothing new and refreshes nothing.
+   */
+  async requireCurrentCode(userId: string, code: string | undefined, meta: RequestMeta) {
+    if (!code)
+      throw new AppError(
+        ErrorCode.UNAUTHORIZED,
+        "A current code is required to replace two-factor authentication",
+      );
+    if (!(await this.check(userId, code, meta)).ok)
+      throw new AppError(ErrorCode.UNAUTHORIZED, "Invalid or already used code");
   }
 
   async disable(userId: string, code: string, meta: RequestMeta) {
     const result = await this.check(userId, code, meta);
     if (!result.ok) throw new AppError(ErrorCode.UNAUTHORIZED, "Invalid or already used code");
-    await repo.remove(this.db, userId, { userId, action: "2fa.disable", meta, details: { via: result.via } });
+    await repo.remove(this.db, userId, {
+      userId,
+      action: "2fa.disable",
+      meta,
+      details: { via: result.via },
+    });
   }
 
   /**
@@ -121,34 +167,81 @@ export class TwoFactorService {
    */
   async check(userId: string, code: string, meta: RequestMeta): Promise<CodeCheck> {
     const row = await repo.find(this.db, userId);
-    if (!row) throw new AppError(ErrorCode.UNPROCESSABLE, "Two-factor authentication is not enrolled");
+    if (!row)
+      throw new AppError(ErrorCode.UNPROCESSABLE, "Two-factor authentication is not enrolled");
     const nowMs = this.clock();
-    if (!(await repo.reserveAttempt(this.db, userId, nowMs, WRONG_CODE_WINDOW_MS, WRONG_CODE_LIMIT))) {
+    if (
+      !(await repo.reserveAttempt(this.db, userId, nowMs, WRONG_CODE_WINDOW_MS, WRONG_CODE_LIMIT))
+    ) {
       const current = await repo.find(this.db, userId);
-      if (!current) throw new AppError(ErrorCode.UNPROCESSABLE, "Two-factor authentication is not enrolled");
-      const retryAfter = Math.max(1, Math.ceil((current.failedWindowStart + WRONG_CODE_WINDOW_MS - nowMs) / 1000));
-      throw new AppError(ErrorCode.RATE_LIMITED, "Too many wrong codes; try again later", { headers: { "Retry-After": String(retryAfter) } });
+      if (!current)
+        throw new AppError(ErrorCode.UNPROCESSABLE, "Two-factor authentication is not enrolled");
+      const retryAfter = Math.max(
+        1,
+        Math.ceil((current.failedWindowStart + WRONG_CODE_WINDOW_MS - nowMs) / 1000),
+      );
+      throw new AppError(ErrorCode.RATE_LIMITED, "Too many wrong codes; try again later", {
+        headers: { "Retry-After": String(retryAfter) },
+      });
     }
     const now = new Date(nowMs).toISOString();
-    const result = await this.match(row, code, nowMs, now);
-    if (result.ok) await repo.releaseAttempt(this.db, userId);
-    const action = !result.ok ? "2fa.code_rejected" : result.via === "recovery_code" ? "2fa.recovery_code_used" : row.enrolledAt ? null : "2fa.enabled";
+    const matched = await this.match(row, code, nowMs, now);
+    if (matched.ok) await repo.releaseAttempt(this.db, userId);
+    // A pending enrollment over an account already in force (D20's `enforced`) replaces its factor.
+    const result: CodeCheck =
+      matched.ok && matched.via === "totp" && !row.enrolledAt
+        ? { ...matched, confirms: row.enforced ? "replaced" : "enabled" }
+        : matched;
+    const action = !result.ok
+      ? "2fa.code_rejected"
+      : result.via === "recovery_code"
+        ? "2fa.recovery_code_used"
+        : result.confirms
+          ? "2fa.enabled"
+          : null;
     if (action) await recordAudit(this.db, { userId, action, meta });
     return result;
   }
 
-  private async match(row: TwoFactorRow, code: string, nowMs: number, now: string): Promise<CodeCheck> {
+  private async match(
+    row: TwoFactorRow,
+    code: string,
+    nowMs: number,
+    now: string,
+  ): Promise<CodeCheck> {
     if (/^\d+$/.test(code)) {
-      const secret = await unseal(this.dataKey, row.secretSealed, secretAad(row.userId, row.enrollmentId));
+      const secret = await unseal(
+        this.dataKey,
+        row.secretSealed,
+        secretAad(row.userId, row.enrollmentId),
+      );
       const totp = await checkTotp({ secret, ...TOTP_DEFAULTS }, code, nowMs / 1000);
       if (!totp.valid) return { ok: false };
-      const fresh = await repo.markStepUsed(this.db, row.userId, row.enrollmentId, totp.timeStep, now);
+      const fresh = await repo.markStepUsed(
+        this.db,
+        row.userId,
+        row.enrollmentId,
+        totp.timeStep,
+        now,
+      );
       return fresh ? { ok: true, via: "totp" } : { ok: false };
     }
     const normalized = normalizeRecoveryCode(code);
     if (!row.enrolledAt || !RECOVERY_SHAPE.test(normalized)) return { ok: false };
-    if (!(await repo.consumeRecoveryCode(this.db, row.userId, await recoveryHash(row.userId, normalized), now))) return { ok: false };
-    return { ok: true, via: "recovery_code", remaining: await repo.unusedRecoveryCodes(this.db, row.userId) };
+    if (
+      !(await repo.consumeRecoveryCode(
+        this.db,
+        row.userId,
+        await recoveryHash(row.userId, normalized),
+        now,
+      ))
+    )
+      return { ok: false };
+    return {
+      ok: true,
+      via: "recovery_code",
+      remaining: await repo.unusedRecoveryCodes(this.db, row.userId),
+    };
   }
 }
 

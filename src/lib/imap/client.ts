@@ -1,5 +1,13 @@
 import { connect } from "cloudflare:sockets";
-import { DEFAULT_IDLE_MS, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_LITERAL_BYTES, DEFAULT_MAX_UNTAGGED, ImapError, ImapReader, type ImapResponse } from "./reader";
+import {
+  DEFAULT_IDLE_MS,
+  DEFAULT_MAX_LINE_BYTES,
+  DEFAULT_MAX_LITERAL_BYTES,
+  DEFAULT_MAX_UNTAGGED,
+  ImapError,
+  ImapReader,
+  type ImapResponse,
+} from "./reader";
 
 export { ImapError, type ImapResponse } from "./reader";
 
@@ -49,7 +57,11 @@ export class ImapClient {
   ) {
     const stream = socket.readable.getReader();
     // A failed read (the socket reset or closed by us) is the end of the stream to the reader.
-    const pull = () => stream.read().then((r) => r.value, () => undefined);
+    const pull = () =>
+      stream.read().then(
+        (r) => r.value,
+        () => undefined,
+      );
     this.reader = new ImapReader(pull, {
       maxLineBytes: opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
       maxLiteralBytes: opts.maxLiteralBytes ?? DEFAULT_MAX_LITERAL_BYTES,
@@ -61,7 +73,10 @@ export class ImapClient {
   static async open(opts: ImapOptions): Promise<ImapClient> {
     let socket: Socket;
     try {
-      socket = connect({ hostname: opts.host, port: opts.port }, { secureTransport: opts.tls ? "on" : "off", allowHalfOpen: false });
+      socket = connect(
+        { hostname: opts.host, port: opts.port },
+        { secureTransport: opts.tls ? "on" : "off", allowHalfOpen: false },
+      );
     } catch (err) {
       throw new ImapError(`cannot connect: ${String(err)}`, "connect");
     }
@@ -69,7 +84,8 @@ export class ImapClient {
     try {
       await client.withTimeout(socket.opened);
       const greeting = await client.reader.readResponse();
-      if (!/^\* (OK|PREAUTH)\b/i.test(greeting.text)) throw new ImapError("server refused the connection", "connect");
+      if (!/^\* (OK|PREAUTH)\b/i.test(greeting.text))
+        throw new ImapError("server refused the connection", "connect");
     } catch (err) {
       await client.close();
       if (err instanceof ImapError) throw err;
@@ -102,7 +118,10 @@ export class ImapClient {
   async command(cmd: string, onUntagged?: (r: ImapResponse) => void): Promise<string> {
     const tag = `A${++this.tagNo}`;
     const maxCount = this.opts.maxUntaggedPerCommand ?? DEFAULT_MAX_UNTAGGED;
-    const maxBytes = this.opts.maxUntaggedBytesPerCommand ?? this.opts.maxLiteralBytes ?? DEFAULT_MAX_LITERAL_BYTES;
+    const maxBytes =
+      this.opts.maxUntaggedBytesPerCommand ??
+      this.opts.maxLiteralBytes ??
+      DEFAULT_MAX_LITERAL_BYTES;
     let count = 0;
     let bytes = 0;
     this.opts.trace?.(/^LOGIN /i.test(cmd) ? "LOGIN <redacted>" : cmd);
@@ -113,11 +132,16 @@ export class ImapClient {
       if (r.text.startsWith(`${tag} `)) {
         const status = r.text.slice(tag.length + 1);
         if (/^OK\b/i.test(status)) return status;
-        throw new ImapError(`command failed: ${status.slice(0, 200)}`, /^LOGIN /i.test(cmd) ? "auth" : "protocol");
+        throw new ImapError(
+          `command failed: ${status.slice(0, 200)}`,
+          /^LOGIN /i.test(cmd) ? "auth" : "protocol",
+        );
       }
-      if (r.text.startsWith("+")) throw new ImapError("unexpected continuation request", "protocol");
+      if (r.text.startsWith("+"))
+        throw new ImapError("unexpected continuation request", "protocol");
       bytes += r.text.length + r.literals.reduce((n, l) => n + l.length, 0);
-      if (++count > maxCount || bytes > maxBytes) throw new ImapError("IMAP server sent too many responses to one command", "too_large");
+      if (++count > maxCount || bytes > maxBytes)
+        throw new ImapError("IMAP server sent too many responses to one command", "too_large");
       onUntagged?.(r);
     }
   }
@@ -139,7 +163,8 @@ export class ImapClient {
   async uidSearch(criteria: string): Promise<number[]> {
     const uids: number[] = [];
     await this.command(`UID SEARCH ${criteria}`, (r) => {
-      if (/^\* SEARCH\b/i.test(r.text)) for (const n of r.text.slice(8).trim().split(/\s+/)) if (n) uids.push(Number(n));
+      if (/^\* SEARCH\b/i.test(r.text))
+        for (const n of r.text.slice(8).trim().split(/\s+/)) if (n) uids.push(Number(n));
     });
     return uids;
   }
@@ -148,15 +173,23 @@ export class ImapClient {
    * Fetches the named header fields only, with BODY.PEEK so \Seen is never set (RFC 3501 section
    * 6.4.5). Each message is handed to `onMessage` and dropped.
    */
-  async fetchHeaderFields(uids: number[], fields: string[], onMessage: (uid: number, headers: string) => void, chunk = 500): Promise<void> {
+  async fetchHeaderFields(
+    uids: number[],
+    fields: string[],
+    onMessage: (uid: number, headers: string) => void,
+    chunk = 500,
+  ): Promise<void> {
     const sorted = [...uids].sort((a, b) => a - b);
     for (let i = 0; i < sorted.length; i += chunk) {
       const set = sequenceSet(sorted.slice(i, i + chunk));
-      await this.command(`UID FETCH ${set} (UID BODY.PEEK[HEADER.FIELDS (${fields.join(" ")})])`, (r) => {
-        if (!/^\* \d+ FETCH/i.test(r.text)) return;
-        const uid = /\bUID (\d+)/i.exec(r.text);
-        if (uid && r.literals[0]) onMessage(Number(uid[1]), latin1.decode(r.literals[0]));
-      });
+      await this.command(
+        `UID FETCH ${set} (UID BODY.PEEK[HEADER.FIELDS (${fields.join(" ")})])`,
+        (r) => {
+          if (!/^\* \d+ FETCH/i.test(r.text)) return;
+          const uid = /\bUID (\d+)/i.exec(r.text);
+          if (uid && r.literals[0]) onMessage(Number(uid[1]), latin1.decode(r.literals[0]));
+        },
+      );
     }
   }
 

@@ -109,7 +109,10 @@ export class ImapReader {
       const value = await Promise.race([
         pending,
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new ImapError("IMAP server timed out", "timeout")), this.limits.idleMs);
+          timer = setTimeout(
+            () => reject(new ImapError("IMAP server timed out", "timeout")),
+            this.limits.idleMs,
+          );
         }),
       ]);
       if (!value) throw new ImapError("connection closed by the server", "protocol");
@@ -122,14 +125,16 @@ export class ImapReader {
   async readLine(): Promise<string> {
     for (;;) {
       const end = this.q.findCrlf();
-      if (end > this.limits.maxLineBytes) throw new ImapError("IMAP response line too long", "too_large");
+      if (end > this.limits.maxLineBytes)
+        throw new ImapError("IMAP response line too long", "too_large");
       if (end >= 0) {
         const line = latin1.decode(this.q.take(end));
         this.q.take(2);
         return line;
       }
       // No CRLF yet: refuse as soon as the partial line is longer than any line we accept.
-      if (this.q.length > this.limits.maxLineBytes + 1) throw new ImapError("IMAP response line too long", "too_large");
+      if (this.q.length > this.limits.maxLineBytes + 1)
+        throw new ImapError("IMAP response line too long", "too_large");
       await this.fill();
     }
   }
@@ -150,11 +155,13 @@ export class ImapReader {
     const literals: Uint8Array[] = [];
     for (;;) {
       const line = await this.readLine();
-      if (text.length + line.length > this.limits.maxLineBytes) throw new ImapError("IMAP response line too long", "too_large");
+      if (text.length + line.length > this.limits.maxLineBytes)
+        throw new ImapError("IMAP response line too long", "too_large");
       const m = /\{(\d+)\+?\}$/.exec(line);
       if (!m) return { text: text + line, literals };
       literalBytes += Number(m[1]);
-      if (!Number.isSafeInteger(literalBytes) || literalBytes > this.limits.maxLiteralBytes) throw new ImapError("IMAP literal too large", "too_large");
+      if (!Number.isSafeInteger(literalBytes) || literalBytes > this.limits.maxLiteralBytes)
+        throw new ImapError("IMAP literal too large", "too_large");
       text += line.slice(0, m.index) + `{${literals.length}}`;
       literals.push(await this.readBytes(Number(m[1])));
     }
