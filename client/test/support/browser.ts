@@ -28,17 +28,12 @@ export const ARTIFACTS = join(ROOT, "test-artifacts");
  * setup (no endpoint provided), a Chromium of its own.
  */
 export async function launch(): Promise<Browser> {
-<<<<<<< HEAD
   const shared = inject("chromiumEndpoint");
-  return watchBrowser(shared ? await chromium.connectOverCDP(shared) : await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }));
-=======
   return watchBrowser(
-    await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--no-sandbox", "--disable-dev-shm-usage"],
-    }),
+    shared
+      ? await chromium.connectOverCDP(shared)
+      : await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }),
   );
->>>>>>> main
 }
 
 /**
