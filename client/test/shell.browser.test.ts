@@ -62,6 +62,10 @@ describe("app shell", () => {
     const links = await nav(page).locator("a[data-section]").all();
     expect(links.length).toBeGreaterThanOrEqual(14);
     await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
+    // A section left while its late answers are still coming (the vault's reading pass) must not
+    // throw when they land: the person sees nothing of them, and nothing is left half-drawn.
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
     for (const link of links) {
       const href = (await link.getAttribute("href"))!;
       await link.click();
@@ -69,6 +73,12 @@ describe("app shell", () => {
       expect(await link.getAttribute("aria-current")).toBe("page");
       await expect.poll(() => page.locator("#app-main h1").first().isVisible()).toBe(true);
     }
+    // Straight out of the vault again, before its first read has finished.
+    await nav(page).getByRole("link", { name: "Vault", exact: true }).click();
+    await links[links.length - 1].click();
+    await expect.poll(() => page.locator("#app-main h1").first().isVisible()).toBe(true);
+    await page.waitForTimeout(500);
+    expect(errors).toEqual([]);
     // Client-side navigation: the page (and its unlocked keys in memory) stayed.
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
     await page.goBack();

@@ -199,12 +199,16 @@ export class EntryForm {
       await this.app.changed();
     } catch (err) {
       this.setBusy(false);
-      $("form-error").textContent = err instanceof Error ? err.message : String(err);
+      (this.form.querySelector("#form-error") as HTMLElement).textContent =
+        err instanceof Error ? err.message : String(err);
     }
   }
 
-  /** Lets the form submit (until then a native submission would put secrets in a request). */
+  /**
+   * Lets the form submit (until then a native submission would put secrets in a request). Found in
+   * this form, not the document: the vault may have been left while it was opening.
+   */
   enable() {
-    ($("save") as HTMLButtonElement).disabled = false;
+    (this.form.querySelector("#save") as HTMLButtonElement).disabled = false;
   }
 }

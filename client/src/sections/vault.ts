@@ -4,7 +4,7 @@
  */
 import { queryTokens, type EntrySecrets } from "../crypto";
 import type { LocalEntry, PulledChange } from "../db";
-import { $, input } from "../pages/common";
+import { scope } from "../pages/common";
 import { takeUnlocked } from "../ui";
 import { EntryReader } from "../entry-reader";
 import { nextTask } from "../next-task";
@@ -29,6 +29,9 @@ const FOLLOW_MS = 150;
 export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount> {
   const { db, session, keys, vault, sync, toast } = app;
   root.innerHTML = VAULT_MARKUP;
+  // Lookups in this section's root, never the document's: the reading pass and a store read may
+  // answer after the person has gone to another section, when the page no longer has #entries.
+  const { $, input } = scope(root);
   const panes = $("vault-panes");
   const search = input("search");
   let gone = false;
