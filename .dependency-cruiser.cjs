@@ -2,7 +2,8 @@
  * The layering (README "Layout"), checked by `npm test` (scripts/test.sh). Read each rule as a
  * sentence; a new import that breaks one fails the run.
  *
- *   kernel            pure shared modules (worker, web client, importers): import nothing of ours
+ *   kernel            pure shared modules (worker, client core, apps, importers), the built-in
+ *                     registry data among them (src/kernel/registry): import nothing of ours
  *   lib               pure helpers of the worker: kernel only
  *   db                tables, dbFor, the change clock: kernel and lib only
  *   durable-objects/  leaves: kernel and lib only; domains reach them through typed clients and
@@ -10,10 +11,14 @@
  *   http              middleware and the route builder: kernel, lib, db, env
  *   domains/<d>       may use kernel, lib, db, env, http, durable-objects and another domain only
  *                     through that domain's index.ts
- *   client/src        browser code: itself and kernel only
- *   client/, extension/  browser code never reaches a server domain, not even through a module
- *                     between (the extension also reads the built-in registry data, src/data/registry,
- *                     which itself imports only kernel)
+ *   data              the worker's other data (personas, known services): kernel only
+ *   core/<part>       the client core every app shares (crypto, api, store, sync, vault, ...): kernel
+ *                     and another part only through that part's index.ts, never an app or server
+ *                     code; ui and device read the page, so no other part imports them
+ *   client/src, extension/src, cli/
+ *                     the apps (web app, browser extension, command line): core only through a
+ *                     part's index.ts, kernel, and themselves; never another app, never server code
+ *   every browser-side module never reaches a server domain, not even through a module between
  */
 const DOMAIN = "^src/domains/([^/]+)/";
 
@@ -32,28 +37,34 @@ module.exports = {
       severity: "error",
       comment: "src/kernel is shared with the browser: it imports nothing of ours.",
       from: { path: "^src/kernel/" },
-      to: { path: "^(src|durable-objects|client)/", pathNot: "^src/kernel/" },
+      to: { path: "^(src|durable-objects|core|client|extension|cli)/", pathNot: "^src/kernel/" },
     },
     {
       name: "lib-is-a-leaf",
       severity: "error",
       comment: "src/lib knows nothing above it.",
       from: { path: "^src/lib/" },
-      to: { path: "^(src|durable-objects|client)/", pathNot: "^src/(lib|kernel)/" },
+      to: {
+        path: "^(src|durable-objects|core|client|extension|cli)/",
+        pathNot: "^src/(lib|kernel)/",
+      },
     },
     {
       name: "db-is-a-leaf",
       severity: "error",
       comment: "src/db knows nothing above it.",
       from: { path: "^src/db/" },
-      to: { path: "^(src|durable-objects|client)/", pathNot: "^src/(db|lib|kernel)/" },
+      to: {
+        path: "^(src|durable-objects|core|client|extension|cli)/",
+        pathNot: "^src/(db|lib|kernel)/",
+      },
     },
     {
       name: "durable-objects-are-leaves",
       severity: "error",
       comment: "A Durable Object holds no domain rules: the entry registers them (src/index.ts).",
       from: { path: "^durable-objects/" },
-      to: { path: "^(src|client)/", pathNot: "^src/(lib|kernel)/" },
+      to: { path: "^(src|core|client|extension|cli)/", pathNot: "^src/(lib|kernel)/" },
     },
     {
       name: "http-below-domains",
@@ -88,32 +99,85 @@ module.exports = {
       to: { path: "^src/domains/", pathNot: "^src/domains/[^/]+/index\\.ts$" },
     },
     {
-      name: "browser-code-shares-only-pure-modules",
+      name: "core-imports-only-kernel-and-core",
       severity: "error",
-      comment: "Browser code imports itself and src/kernel only.",
-      from: { path: "^client/src/" },
+      comment:
+        "The client core is shared by every app: it imports src/kernel and itself, never an app (client/, extension/, cli/) nor server code.",
+      from: { path: "^core/" },
+      to: { path: "^(src|durable-objects|client|extension|cli)/", pathNot: "^src/kernel/" },
+    },
+    {
+      name: "core-parts-through-their-index",
+      severity: "error",
+      comment:
+        "A core part uses another part only through that part's index.ts (its public surface), never its other files.",
+      from: { path: "^core/([^/]+)/" },
+      to: { path: "^core/([^/]+)/", pathNot: ["^core/$1/", "^core/[^/]+/index\\.ts$"] },
+    },
+    {
+      name: "core-below-the-page",
+      severity: "error",
+      comment:
+        "core/ui and core/device read the page (the DOM, the screen): no other part imports them, so a command line can use every other part.",
+      from: { path: "^core/", pathNot: "^core/(ui|device)/" },
+      to: { path: "^core/(ui|device)/" },
+    },
+    {
+      name: "apps-use-core-through-its-index",
+      severity: "error",
+      comment:
+        "The web app, the extension and the command line reach the core only through a part's index.ts.",
+      from: { path: "^(client/src|extension/src|cli)/" },
+      to: { path: "^core/", pathNot: "^core/[^/]+/index\\.ts$" },
+    },
+    {
+      name: "apps-share-only-core-and-kernel",
+      severity: "error",
+      comment:
+        "An app imports the core, src/kernel and itself, never server code. (For now extension/src/totp.ts still reads src/lib/totp.ts: the TOTP code is being folded into one kernel module, and the exception goes with it.)",
+      from: { path: "^(client/src|extension/src|cli)/", pathNot: "^extension/src/totp\\.ts$" },
       to: { path: "^(src|durable-objects)/", pathNot: "^src/kernel/" },
+    },
+    {
+      name: "apps-stay-apart",
+      severity: "error",
+      comment:
+        "No app imports another (the extension nothing of client/): what two apps need moves into the core.",
+      from: { path: "^(client/src|extension/src|cli)/" },
+      to: { path: "^(client|extension|cli)/", pathNot: "^$1/" },
+    },
+    {
+      name: "command-line-has-no-page",
+      severity: "error",
+      comment: "The command line has no DOM: it never imports core/ui or core/device.",
+      from: { path: "^cli/" },
+      to: { path: "^core/(ui|device)/" },
     },
     {
       name: "browsers-never-reach-server-domains",
       severity: "error",
       comment:
-        "The web client and the extension share src/kernel with the worker, never a domain (directly or through src/data): what both sides need moves into the pure layer.",
-      from: { path: "^(client|extension)/" },
+        "The core and the apps share src/kernel with the worker, never a domain (directly or through a module between): what both sides need moves into the pure layer.",
+      from: { path: "^(core|client|extension|cli)/" },
       to: { path: "^src/domains/", reachable: true },
     },
     {
-      name: "registry-data-is-pure",
+      name: "data-is-pure",
       severity: "error",
-      comment: "The built-in registry data is bundled into the extension: kernel only.",
+      comment: "The worker's data (personas, known services) imports kernel only.",
       from: { path: "^src/data/" },
-      to: { path: "^(src|durable-objects|client)/", pathNot: "^src/(data|kernel)/" },
+      to: {
+        path: "^(src|durable-objects|core|client|extension|cli)/",
+        pathNot: "^src/(data|kernel)/",
+      },
     },
     {
       name: "server-never-imports-browser-code",
       severity: "error",
+      comment:
+        "The worker and its Durable Objects import no client code: not the core, not an app.",
       from: { path: "^(src|durable-objects)/" },
-      to: { path: "^client/" },
+      to: { path: "^(core|client|extension|cli)/" },
     },
   ],
   options: {

@@ -29,9 +29,9 @@ const bundle = buildSync({
   stdin: {
     contents: `
       import { HealthWorker } from "./client/src/health/run";
-      import { sha1Hex } from "./client/src/health/breach";
+      import { sha1Hex } from "./core/health/breach";
       import { isLongRandom, longWords } from "./client/src/health/random-path";
-      import { strengthTools } from "./client/src/strength";
+      import { strengthTools } from "./client/src/health/strength";
       window.health = { HealthWorker, sha1Hex, isLongRandom, longWords, strengthTools };`,
     resolveDir: ROOT,
     loader: "ts",

@@ -74,8 +74,8 @@ const bundle = buildSync({
   stdin: {
     contents: `
       import { readImportFile, secretPayload } from "./client/src/importers";
-      import { deriveVaultKeys } from "./client/src/crypto";
-      import { sealInput } from "./client/src/vault";
+      import { deriveVaultKeys } from "./core/crypto/crypto";
+      import { sealInput } from "./core/vault/vault";
       window.bench = { readImportFile, secretPayload, deriveVaultKeys, sealInput };`,
     resolveDir: ROOT,
     loader: "ts",

@@ -1,7 +1,7 @@
 // The browser's read of a full pull (docs/decisions.md, "Sync: a pull read page by page, resumed
 // where it was cut"), in Chromium against wrangler dev: the spec's one JSON object parsed whole
 // (`response.json()`, how the client read it before) beside the page-framed answer read line by line
-// as it arrives (the client's reader, client/src/ndjson.ts, bundled from the source). For each: the
+// as it arrives (the client's reader, core/sync/ndjson.ts, bundled from the source). For each: the
 // time to the first page parsed (the whole body for the one object), to the last, the longest task
 // on the main thread (Long Tasks API; a task under 50 ms is not reported, so 0 means none over 50),
 // and the JS heap after the read. The store's writes are the same per entry either way and are
@@ -27,7 +27,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const reader = (
   await build({
-    entryPoints: [join(ROOT, "client/src/ndjson.ts")],
+    entryPoints: [join(ROOT, "core/sync/ndjson.ts")],
     bundle: true,
     write: false,
     format: "iife",

@@ -17,6 +17,8 @@ import { basename, join, relative } from "node:path";
 import { ROOT } from "./lib/dev-identity.mjs";
 
 const SRC = join(ROOT, "client", "src");
+/** The client core shared with the extension (core/): two of the workers are its bundle entries. */
+const CORE = join(ROOT, "core");
 const STATIC = join(ROOT, "client", "static");
 const OUT = join(ROOT, "public");
 const PAGES = ["signin", "dashboard", "offline", "keys", "link"];
@@ -51,14 +53,14 @@ mkdirSync(join(OUT, "assets"), { recursive: true });
 
 /**
  * A module Web Worker of its own, content-hashed like the pages; its URL is given to the page
- * bundles at build time: the vault page's entry reader (client/src/entry-reader-worker.ts), the
- * sync engine's pull reader (client/src/pull-worker.ts), the
+ * bundles at build time: the vault page's entry reader (core/vault/entry-reader-worker.ts), the
+ * sync engine's pull reader (core/sync/pull-worker.ts), the
  * health check (the estimator and its dictionaries inside), and the import page's KeePass reader
  * (kdbxweb and Argon2: client/src/importers/keepass-worker.ts).
  */
 async function workerBundle(entry, names) {
   const out = await build({
-    entryPoints: [join(SRC, ...entry)],
+    entryPoints: [join(...entry)],
     outdir: join(OUT, "assets"),
     entryNames: names,
     bundle: true,
@@ -73,11 +75,11 @@ async function workerBundle(entry, names) {
     .split("\\")
     .join("/")}`;
 }
-const readerUrl = await workerBundle(["entry-reader-worker.ts"], "[name]-[hash]");
-const pullWorkerUrl = await workerBundle(["pull-worker.ts"], "[name]-[hash]");
-const healthWorkerUrl = await workerBundle(["health", "worker.ts"], "health-worker-[hash]");
+const readerUrl = await workerBundle([CORE, "vault", "entry-reader-worker.ts"], "[name]-[hash]");
+const pullWorkerUrl = await workerBundle([CORE, "sync", "pull-worker.ts"], "[name]-[hash]");
+const healthWorkerUrl = await workerBundle([SRC, "health", "worker.ts"], "health-worker-[hash]");
 const keepassWorkerUrl = await workerBundle(
-  ["importers", "keepass-worker.ts"],
+  [SRC, "importers", "keepass-worker.ts"],
   "keepass-worker-[hash]",
 );
 
@@ -139,7 +141,7 @@ const entryFile = (name) => {
 };
 function vaultPreloads() {
   const shell = entryFile("client/src/pages/dashboard.ts");
-  const section = entryFile("client/src/sections/vault.ts");
+  const section = entryFile("client/src/sections/vault/page.ts");
   const files = new Set([...closure(shell, new Set()), section, ...closure(section, new Set())]);
   files.delete(shell);
   return [...files].map((f) => `<link rel="modulepreload" href="${urlOf(f)}">`).join("\n  ");
@@ -150,7 +152,7 @@ function startModules() {
   for (const name of [
     "client/src/pages/signin.ts",
     "client/src/pages/dashboard.ts",
-    "client/src/sections/vault.ts",
+    "client/src/sections/vault/page.ts",
   ]) {
     const file = entryFile(name);
     files.add(file);
@@ -166,13 +168,14 @@ writeFileSync(join(OUT, cssUrl), css);
 /**
  * The built-in service registry's password rules (and which services offer TOTP, for the health
  * check), as one static file the vault's generator and the health page read
- * (browser code imports only src/kernel; the registry is server data, bundled here for the file).
+ * (the registry is pure data in src/kernel/registry, read here into one file so no page bundle
+ * carries it).
  * Every entry form asks for the same file, so no request depends on entry data.
  */
 const registry = await build({
   stdin: {
     contents:
-      'export { BUILTIN_SERVICES } from "./src/data/registry/services"; export { DEFAULT_REQUIREMENTS } from "./src/data/registry/build"; export { TOTP_SERVICES } from "./src/data/registry/two-factor";',
+      'export { BUILTIN_SERVICES } from "./src/kernel/registry/services"; export { DEFAULT_REQUIREMENTS } from "./src/kernel/registry/build"; export { TOTP_SERVICES } from "./src/kernel/registry/two-factor";',
     resolveDir: ROOT,
     loader: "ts",
   },
@@ -264,7 +267,7 @@ const buildId = createHash("sha256")
   .digest("hex")
   .slice(0, 12);
 await build({
-  entryPoints: [join(SRC, "sw.ts")],
+  entryPoints: [join(SRC, "service-worker", "sw.ts")],
   outfile: join(OUT, "sw.js"),
   bundle: true,
   format: "iife",

@@ -1,5 +1,5 @@
 // Builds the browser extension (extension/) into dist/extension/, a folder Chromium loads unpacked,
-// and dist/extension.zip for the store. It bundles the web client's own modules (client/src): one
+// and dist/extension.zip for the store. It bundles the client core the web app also uses (core/): one
 // crypto, sync engine and local store for both. EXTENSION_APP_ORIGIN names the web app the
 // extension reads its session from (the popup can change it).
 import { build } from "esbuild";
@@ -43,7 +43,7 @@ await build({
   format: "iife",
   target: "chrome116",
   minify: true,
-  // The sync engine reads a pull in a Worker of its own (client/src/pull-worker.ts), built below.
+  // The sync engine reads a pull in a Worker of its own (core/sync/pull-worker.ts), built below.
   define: {
     __APP_ORIGIN__: JSON.stringify(APP_ORIGIN),
     __PULL_WORKER__: JSON.stringify("/pull-worker.js"),
@@ -54,7 +54,7 @@ await build({
 // policy allows 'self' scripts); a first sync's parse and writes then leave the vault document free
 // to answer fill menus.
 await build({
-  entryPoints: [join(ROOT, "client", "src", "pull-worker.ts")],
+  entryPoints: [join(ROOT, "core", "sync", "pull-worker.ts")],
   outdir: OUT,
   bundle: true,
   format: "esm",

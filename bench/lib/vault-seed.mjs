@@ -1,4 +1,4 @@
-// A vault sealed with the web client's own crypto (client/src/crypto.ts and envelope.ts, bundled
+// A vault sealed with the web client's own crypto (core/crypto/crypto.ts and envelope.ts, bundled
 // by esbuild for Node) and pushed through sync, for the benches that need thousands of real
 // entries in a browser (dashboard, extension).
 import { build } from "esbuild";
@@ -12,7 +12,7 @@ async function clientCrypto() {
   const outfile = join(ROOT, "bench", "out", "client-crypto.mjs");
   await build({
     stdin: {
-      contents: `export { deriveVaultKeys, blindIndexes } from "./client/src/crypto.ts"; export { sealEntry, placeOf } from "./client/src/envelope.ts";`,
+      contents: `export { deriveVaultKeys, blindIndexes } from "./core/crypto/crypto.ts"; export { sealEntry, placeOf } from "./core/crypto/envelope.ts";`,
       resolveDir: ROOT,
       loader: "ts",
     },

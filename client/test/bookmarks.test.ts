@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ApiClient } from "../src/api";
+import { ApiClient } from "../../core/api/api";
 
 const A1 = "00000001-00000002-00000003-0123456789abcdef0123456789abcdef";
 const A2 = "00000001-00000002-00000004-0123456789abcdef0123456789abcdef";

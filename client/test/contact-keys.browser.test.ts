@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromBase64 } from "../../src/kernel/base64";
-import { placeOf } from "../src/envelope";
-import { openSharedEntry, unwrapVaultKey } from "../src/share-crypto";
-import { fingerprint, type PublicJwk } from "../src/trust";
+import { placeOf } from "../../core/crypto/envelope";
+import { openSharedEntry, unwrapVaultKey } from "../../core/crypto/share-crypto";
+import { fingerprint, type PublicJwk } from "../../core/crypto/trust";
 import { apiAs } from "./support/api";
 import {
   fillEntry,

@@ -9,7 +9,7 @@ import {
   type EntrySecrets,
   type Envelope,
   type VaultKeys,
-} from "../src/crypto";
+} from "../../core/crypto/crypto";
 import {
   keyCheckMatches,
   makeKeyCheck,
@@ -17,7 +17,7 @@ import {
   rewrapItemKey,
   sealEntry,
   type Place,
-} from "../src/envelope";
+} from "../../core/crypto/envelope";
 import { fromBase64 } from "../../src/kernel/base64";
 
 const PLACE: Place = { entryId: "entry-1", userId: "user-1", host: "example.com", scheme: "https" };

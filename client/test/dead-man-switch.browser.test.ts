@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromBase64 } from "../../src/kernel/base64";
-import { deriveExtractableVaultKey } from "../src/crypto";
+import { deriveExtractableVaultKey } from "../../core/crypto/crypto";
 import { apiAs } from "./support/api";
 import {
   dashboardReady,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openEntry as openSealed, placeOf } from "../src/envelope";
-import { deriveVaultKeys } from "../src/crypto";
-import { pageHostHashes } from "../src/host-hashes";
+import { openEntry as openSealed, placeOf } from "../../core/crypto/envelope";
+import { deriveVaultKeys } from "../../core/crypto/crypto";
+import { pageHostHashes } from "../../core/hosts/host-hashes";
 import { signedInPerson } from "./support/account";
 import {
   launch,

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { deriveVaultKeys, parseSecrets, serializeSecrets, type EntrySecrets } from "../src/crypto";
-import { openEntry, sealEntry, type Place } from "../src/envelope";
-import { carried, type EntryInput } from "../src/vault";
+import {
+  deriveVaultKeys,
+  parseSecrets,
+  serializeSecrets,
+  type EntrySecrets,
+} from "../../core/crypto/crypto";
+import { openEntry, sealEntry, type Place } from "../../core/crypto/envelope";
+import { carried, type EntryInput } from "../../core/vault/vault";
 
 const PLACE: Place = { entryId: "entry-1", userId: "user-1", host: "example.com", scheme: "https" };
 const base = { username: "u", password: "p", notes: "", category: "", totp: "" };

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { blindIndexes, deriveVaultKeys, encryptLegacyEntry, type VaultKeys } from "../src/crypto";
-import { bindsScheme, isBound, placeOf } from "../src/envelope";
+import {
+  blindIndexes,
+  deriveVaultKeys,
+  encryptLegacyEntry,
+  type VaultKeys,
+} from "../../core/crypto/crypto";
+import { bindsScheme, isBound, placeOf } from "../../core/crypto/envelope";
 import { sealEntryV2 } from "./support/envelope-v2";
 import { apiAs, openFor } from "./support/api";
 import {

@@ -5,7 +5,7 @@ import {
   encryptLegacyEntry,
   KDF_FLOOR,
   KdfRefusedError,
-} from "../src/crypto";
+} from "../../core/crypto/crypto";
 import {
   bindsScheme,
   isBound,
@@ -19,16 +19,16 @@ import {
   sealEntry,
   wrapHeader,
   type Place,
-} from "../src/envelope";
+} from "../../core/crypto/envelope";
 import { sealEntryV2 } from "./support/envelope-v2";
-import type { ApiClient } from "../src/api";
+import type { ApiClient } from "../../core/api/api";
 import {
   FirstUseDeclined,
   KeyChangedError,
   trustedContactKey,
   type FirstUseAnswer,
-} from "../src/contact-keys";
-import { fingerprint, type PinResult, type TrustStore } from "../src/trust";
+} from "../src/keys/contact-keys";
+import { fingerprint, type PinResult, type TrustStore } from "../../core/crypto/trust";
 import { fromBase64, toBase64 } from "../../src/kernel/base64";
 
 // docs/decisions.md, Crypto: the clients hold against a malicious server: envelopes bound to entry, owner, version and host; key versions; the KDF floor.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { type VaultKeys } from "../src/crypto";
-import { pageHostHashes } from "../src/host-hashes";
+import { type VaultKeys } from "../../core/crypto/crypto";
+import { pageHostHashes } from "../../core/hosts/host-hashes";
 import { startLoginSite } from "../../test/support/login-site";
 import { apiAs } from "./support/api";
 import { newUser, screenshot, signInThroughPage, type BrowserContext } from "./support/browser";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { VaultKeys } from "../src/crypto";
-import { openEntry, placeOf } from "../src/envelope";
+import type { VaultKeys } from "../../core/crypto/crypto";
+import { openEntry, placeOf } from "../../core/crypto/envelope";
 import { apiAs } from "./support/api";
 import {
   newUser,

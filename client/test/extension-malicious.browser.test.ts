@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { VaultKeys } from "../src/crypto";
+import type { VaultKeys } from "../../core/crypto/crypto";
 import { startLoginSite } from "../../test/support/login-site";
 import { apiAs } from "./support/api";
 import {

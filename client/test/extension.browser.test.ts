@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { type EntrySecrets, type VaultKeys } from "../src/crypto";
-import { openEntry, placeOf } from "../src/envelope";
+import { type EntrySecrets, type VaultKeys } from "../../core/crypto/crypto";
+import { openEntry, placeOf } from "../../core/crypto/envelope";
 import { startLoginSite } from "../../test/support/login-site";
 import { totpCode, TOTP_DEFAULTS } from "../../src/lib/totp";
 import { apiAs } from "./support/api";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { entryVerdict } from "../../extension/src/policy";
-import { extraHosts, MAX_HOST_HASHES } from "../src/host-hashes";
+import { extraHosts, MAX_HOST_HASHES } from "../../core/hosts/host-hashes";
 
 const top = (pageUrl: string) => ({ pageUrl, crossOriginFrame: false });
 

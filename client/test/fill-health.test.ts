@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import type { LocalEntry } from "../src/db";
+import type { LocalEntry } from "../../core/store/db";
 import { FillHealth } from "../../extension/src/fill-health";
 
 // The extension's fill warnings: reuse counted over the synced copy by revision, exposure by the

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { deriveVaultKeys } from "../src/crypto";
+import { deriveVaultKeys } from "../../core/crypto/crypto";
 import { apiAs, openFor } from "./support/api";
 import { automation } from "./support/automation";
 import {

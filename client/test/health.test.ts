@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { BreachChecker, parseRange, sha1Hex } from "../src/health/breach";
+import { BreachChecker, parseRange, sha1Hex } from "../../core/health/breach";
 import {
   checkHealth,
   findReuse,
@@ -9,7 +9,7 @@ import {
   type StrengthCheck,
 } from "../src/health/detectors";
 import { isLongRandom, longWords, type LongWords } from "../src/health/random-path";
-import { strengthTools } from "../src/strength";
+import { strengthTools } from "../src/health/strength";
 
 const DAY = 24 * 60 * 60 * 1000;
 const NOW = Date.parse("2026-11-27T12:00:00Z");

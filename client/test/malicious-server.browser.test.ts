@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { fingerprint, type PublicJwk } from "../src/trust";
+import { fingerprint, type PublicJwk } from "../../core/crypto/trust";
 import { apiAs } from "./support/api";
 import {
   dashboardReady,

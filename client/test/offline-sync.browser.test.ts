@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { deriveVaultKeys, queryTokens, type VaultKeys } from "../src/crypto";
+import { deriveVaultKeys, queryTokens, type VaultKeys } from "../../core/crypto/crypto";
 import { apiAs, openFor, sealFor } from "./support/api";
 import {
   dashboardReady,

@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { ENDPOINTS } from "../src/api";
-import { LINK_ENDPOINTS } from "../src/secure-links";
-import { SHARING_ENDPOINTS } from "../src/sharing-api";
-import { DMS_ENDPOINTS, EMERGENCY_ENDPOINTS } from "../src/recovery-api";
+import { ENDPOINTS } from "../../core/api/api";
+import { LINK_ENDPOINTS } from "../../core/links/secure-links";
+import { SHARING_ENDPOINTS } from "../../core/api/sharing-api";
+import { DMS_ENDPOINTS, EMERGENCY_ENDPOINTS } from "../../core/api/recovery-api";
 import { AUTOMATION_ENDPOINTS, STREAM_ENDPOINTS } from "../src/automation/endpoints";
 import { HEALTH_ENDPOINTS } from "../src/health/gather";
-import { PASSKEY_SITE_ENDPOINTS } from "../src/passkeys/sites";
+import { PASSKEY_SITE_ENDPOINTS } from "../src/sections/vault/passkey-sites";
 
 type Schema = {
   type?: string;

@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
-import type { LocalDb, LocalEntry, PulledChange } from "../src/db";
-import { ENTRIES_AHEAD, PageWriter } from "../src/page-writer";
-import { Arrivals } from "../src/sections/vault-arrivals";
-import type { PageListener } from "../src/sync-engine";
+import type { LocalDb, LocalEntry, PulledChange } from "../../core/store/db";
+import { ENTRIES_AHEAD, PageWriter } from "../../core/sync/page-writer";
+import { Arrivals } from "../src/sections/vault/arrivals";
+import type { PageListener } from "../../core/sync/sync-engine";
 
 // A pull's pages are told of once parsed and stored behind the parse: the store must still hold a
 // prefix of the pull with the position after it, the reader may run only so far ahead, and the

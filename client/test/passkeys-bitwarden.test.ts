@@ -7,9 +7,9 @@ import {
 import { describe, expect, it } from "vitest";
 import { base64url } from "../../src/kernel/base64";
 import { parseImport, readImportFile, secretPayload } from "../src/importers";
-import { getAssertion, makeCredential } from "../src/passkeys/authenticator";
-import { pkcs8Of } from "../src/passkeys/exchange";
-import type { StoredPasskey } from "../src/passkeys/stored";
+import { getAssertion, makeCredential } from "../../core/authenticator/authenticator";
+import { pkcs8Of } from "../../core/passkeys/exchange";
+import type { StoredPasskey } from "../../core/passkeys/stored";
 
 // A Bitwarden JSON export (the shape its "Export vault" writes, hand-written here) whose login holds
 // a passkey: the importer puts the passkey in the login's entry, every field kept.

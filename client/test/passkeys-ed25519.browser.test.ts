@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startWebAuthnRp } from "../../test/support/webauthn-rp";
-import { decodeCbor, type CborMap } from "../src/passkeys/cbor";
+import { decodeCbor, type CborMap } from "../../core/authenticator/cbor";
 import { newUser, type BrowserContext } from "./support/browser";
 import {
   buildExtension,

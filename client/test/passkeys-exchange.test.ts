@@ -6,7 +6,7 @@ import {
 } from "@simplewebauthn/server";
 import { describe, expect, it } from "vitest";
 import { base64url } from "../../src/kernel/base64";
-import { getAssertion, makeCredential } from "../src/passkeys/authenticator";
+import { getAssertion, makeCredential } from "../../core/authenticator/authenticator";
 import {
   bitwardenCredentialId,
   fromBitwarden,
@@ -14,7 +14,7 @@ import {
   isCxf,
   pkcs8Of,
   toCxfItem,
-} from "../src/passkeys/exchange";
+} from "../../core/passkeys/exchange";
 
 const origin = "https://login.example.com";
 

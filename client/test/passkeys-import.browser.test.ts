@@ -2,8 +2,8 @@ import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startWebAuthnRp } from "../../test/support/webauthn-rp";
 import { base64url } from "../../src/kernel/base64";
-import { makeCredential } from "../src/passkeys/authenticator";
-import { pkcs8Of } from "../src/passkeys/exchange";
+import { makeCredential } from "../../core/authenticator/authenticator";
+import { pkcs8Of } from "../../core/passkeys/exchange";
 import { apiAs } from "./support/api";
 import { newUser, signInThroughPage, type BrowserContext } from "./support/browser";
 import {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startWebAuthnRp } from "../../test/support/webauthn-rp";
 import { signDevToken } from "../../scripts/lib/dev-identity.mjs";
-import type { EntrySecrets, VaultKeys } from "../src/crypto";
+import type { EntrySecrets, VaultKeys } from "../../core/crypto/crypto";
 import { apiAs, openFor } from "./support/api";
 import {
   entryRow,

@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startWebAuthnRp } from "../../test/support/webauthn-rp";
 import { base64url } from "../../src/kernel/base64";
-import type { EntrySecrets, VaultKeys } from "../src/crypto";
-import { openEntry as openEnvelope, placeOf } from "../src/envelope";
+import type { EntrySecrets, VaultKeys } from "../../core/crypto/crypto";
+import { openEntry as openEnvelope, placeOf } from "../../core/crypto/envelope";
 import { apiAs } from "./support/api";
 import {
   newUser,

@@ -17,11 +17,16 @@ import {
   getAssertion,
   makeCredential,
   noneAttestation,
-} from "../src/passkeys/authenticator";
-import { decodeCbor, encodeCbor, type CborMap, type CborValue } from "../src/passkeys/cbor";
-import { checkRpId } from "../src/passkeys/rpid";
-import { parsePasskeys } from "../src/passkeys/stored";
-import { parseSecrets } from "../src/crypto";
+} from "../../core/authenticator/authenticator";
+import {
+  decodeCbor,
+  encodeCbor,
+  type CborMap,
+  type CborValue,
+} from "../../core/authenticator/cbor";
+import { checkRpId } from "../../core/authenticator/rpid";
+import { parsePasskeys } from "../../core/passkeys/stored";
+import { parseSecrets } from "../../core/crypto/crypto";
 
 const hex = (b: Uint8Array) => [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
 const unhex = (h: string) => new Uint8Array(h.match(/../g)!.map((x) => parseInt(x, 16)));

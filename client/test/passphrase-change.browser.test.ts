@@ -5,8 +5,8 @@ import {
   PBKDF2_ITERATIONS,
   queryTokens,
   type VaultKeys,
-} from "../src/crypto";
-import { wrapHeader } from "../src/envelope";
+} from "../../core/crypto/crypto";
+import { wrapHeader } from "../../core/crypto/envelope";
 import { apiAs, openFor } from "./support/api";
 import {
   dashboardReady,

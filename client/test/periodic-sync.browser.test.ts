@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { deriveVaultKeys, type VaultKeys } from "../src/crypto";
+import { deriveVaultKeys, type VaultKeys } from "../../core/crypto/crypto";
 import { apiAs, sealFor } from "./support/api";
 import {
   dashboardReady,

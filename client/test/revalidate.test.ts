@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, inject, it, vi } from "vitest";
-import { ApiClient } from "../src/api";
-import { Revalidation } from "../src/revalidate";
+import { ApiClient } from "../../core/api/api";
+import { Revalidation } from "../../core/api/revalidate";
 import { ONE_SHOT } from "./support/api";
 import { newUser } from "./support/browser";
 import { deriveVaultKeys, seedEntries } from "./support/extension";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deriveVaultKeys } from "../src/crypto";
-import { fingerprint } from "../src/trust";
+import { deriveVaultKeys } from "../../core/crypto/crypto";
+import { fingerprint } from "../../core/crypto/trust";
 import { apiAs, openFor } from "./support/api";
 import {
   dashboardReady,

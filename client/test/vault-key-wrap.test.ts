@@ -1,7 +1,21 @@
 import { describe, expect, it } from "vitest";
-import { deriveExtractableVaultKey, deriveVaultKeys, type VaultKeys } from "../src/crypto";
-import { keyCheckMatches, makeKeyCheck, openEntry, placeOf, sealEntry } from "../src/envelope";
-import { unwrapVaultKey, wrapVaultKeyFor, type VaultKeyBinding } from "../src/share-crypto";
+import {
+  deriveExtractableVaultKey,
+  deriveVaultKeys,
+  type VaultKeys,
+} from "../../core/crypto/crypto";
+import {
+  keyCheckMatches,
+  makeKeyCheck,
+  openEntry,
+  placeOf,
+  sealEntry,
+} from "../../core/crypto/envelope";
+import {
+  unwrapVaultKey,
+  wrapVaultKeyFor,
+  type VaultKeyBinding,
+} from "../../core/crypto/share-crypto";
 
 // The emergency / dead man's switch wrap of the owner's vault key (docs/decisions.md, "Client: app shell, OpenID Connect sign-in, journeys between people",
 // "Emergency access and dead man's switch keys"). Few PBKDF2 rounds: only tests may go below the floor.

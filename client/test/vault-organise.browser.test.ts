@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deriveVaultKeys } from "../src/crypto";
+import { deriveVaultKeys } from "../../core/crypto/crypto";
 import { apiAs, openFor } from "./support/api";
 import {
   entryNames,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { blindIndexes, deriveVaultKeys } from "../src/crypto";
+import { blindIndexes, deriveVaultKeys } from "../../core/crypto/crypto";
 import { apiAs, sealFor } from "./support/api";
 import {
   entryRow,

@@ -1,12 +1,12 @@
 import { describe, expect, it, vi } from "vitest";
-import { plainTokens } from "../src/crypto";
-import type { LocalEntry } from "../src/db";
-import { nextTask, sortInSlices } from "../src/next-task";
-import { inListOrder } from "../src/entry-order";
-import { inOrderOf, withArrivals } from "../src/sections/vault-arrivals";
-import { ListAnswers } from "../src/sections/vault-filter";
-import { narrows, needles, queryWords, SearchIndex } from "../src/sections/vault-search";
-import { byEntryName } from "../src/vault";
+import { plainTokens } from "../../core/crypto/crypto";
+import type { LocalEntry } from "../../core/store/db";
+import { nextTask, sortInSlices } from "../../core/vault/next-task";
+import { inListOrder } from "../../core/store/entry-order";
+import { inOrderOf, withArrivals } from "../src/sections/vault/arrivals";
+import { ListAnswers } from "../src/sections/vault/filter";
+import { narrows, needles, queryWords, SearchIndex } from "../src/sections/vault/search";
+import { byEntryName } from "../../core/vault/vault";
 
 // The vault page's in-memory search must find exactly what the blind index finds (whole words and
 // word beginnings of the name, site host and username), and its sort in slices exactly what one

@@ -3,8 +3,8 @@
  * stamping each with facts the sender cannot forge (the frame's URL and whether it is cross-origin,
  * from the browser's `sender`), the web app's origin and the session read from its cookie.
  */
-import { deviceKeyPair } from "../../client/src/device-key";
-import { authCookieAt, tokenClaims } from "../../client/src/session";
+import { deviceKeyPair } from "../../core/crypto";
+import { authCookieAt, tokenClaims } from "../../core/session";
 import type {
   FillReply,
   FrameAttached,

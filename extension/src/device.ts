@@ -1,15 +1,14 @@
 /**
  * The extension as a device of the account (spec "Trusted device"), bound to a key of its own:
- * the web client's device key (client/src/device-key.ts), a non-extractable ECDSA P-256 pair in
+ * the web client's device key (core/crypto/device-key.ts), a non-extractable ECDSA P-256 pair in
  * the extension's IndexedDB. The service worker makes it when the extension is installed or the
  * browser starts; the offscreen vault, the one context that calls the API, reads the same stored
  * pair, names the extension by it (`x-device-fingerprint`) and signs a DPoP proof (RFC 9449) with it
  * on every call it makes, the web client's signer with the server's nonce.
  */
-import { setDefaultHeader, type ApiClient } from "../../client/src/api";
-import { extensionDevice, proveThisDevice, registerWithKey } from "../../client/src/device";
-import { deviceKeyPair, publicJwk } from "../../client/src/device-key";
-import type { DeviceRegistration } from "../../client/src/api";
+import { setDefaultHeader, type ApiClient, type DeviceRegistration } from "../../core/api";
+import { extensionDevice, proveThisDevice, registerWithKey } from "../../core/device";
+import { deviceKeyPair, publicJwk } from "../../core/crypto";
 
 let identity: Promise<{
   me: DeviceRegistration;

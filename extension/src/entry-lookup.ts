@@ -3,13 +3,21 @@
  * sync vouches for it, else by the server's match (the copy offline), and each held to the address
  * its own ciphertext vouches for. Fills, save offers and passkey requests all look entries up here.
  */
-import { ApiClient, OfflineError } from "../../client/src/api";
-import { domainOf, type EntrySecrets, type VaultKeys } from "../../client/src/crypto";
-import type { LocalEntry } from "../../client/src/db";
-import { bindsScheme, isBound, openEntry, placeOf, placeScheme } from "../../client/src/envelope";
-import { pageHostHashes } from "../../client/src/host-hashes";
-import type { LiveSync } from "../../client/src/live-sync";
-import type { Vault } from "../../client/src/vault";
+import { ApiClient, OfflineError } from "../../core/api";
+import {
+  domainOf,
+  type EntrySecrets,
+  type VaultKeys,
+  bindsScheme,
+  isBound,
+  openEntry,
+  placeOf,
+  placeScheme,
+} from "../../core/crypto";
+import type { LocalEntry } from "../../core/store";
+import { pageHostHashes } from "../../core/hosts";
+import type { LiveSync } from "../../core/sync";
+import type { Vault } from "../../core/vault";
 import type { MatchSource } from "./messages";
 import { entryHostsFor } from "./policy";
 
@@ -152,7 +160,7 @@ export type Opened = NonNullable<Awaited<ReturnType<typeof opened>>>;
 /**
  * The page's candidates, each with what its envelope opens to (null when it does not). A server
  * answer holding an envelope that does not open in its place is not revalidated next time: a 304
- * would confirm the very body kept (client/src/revalidate.ts). Placeholders have no envelope.
+ * would confirm the very body kept (core/api/revalidate.ts). Placeholders have no envelope.
  */
 export async function openedCandidates(
   s: LookupVault,

@@ -4,9 +4,9 @@
  * ciphertext (an entry whose `encrypted_data` did not change is not opened again). An entry that
  * does not open is left out here; `opened` in offscreen.ts decides what it may fill anyway.
  */
-import type { EntrySecrets } from "../../client/src/crypto";
-import type { LocalEntry } from "../../client/src/db";
-import { extraHosts } from "../../client/src/host-hashes";
+import type { EntrySecrets } from "../../core/crypto";
+import type { LocalEntry } from "../../core/store";
+import { extraHosts } from "../../core/hosts";
 
 type Opener = (e: LocalEntry) => Promise<EntrySecrets>;
 

@@ -15,8 +15,8 @@
  * Only the five-character prefix leaves this device; hashes, prefixes asked and ranges live in this
  * document's memory only and go at lock with the keys.
  */
-import type { LocalEntry } from "../../client/src/db";
-import { parseRange, sha1Hex, type RangeSource } from "../../client/src/health/breach";
+import type { LocalEntry } from "../../core/store";
+import { parseRange, sha1Hex, type RangeSource } from "../../core/health";
 import type { FillWarning } from "./messages";
 
 /** How long a pick waits for a range still being asked before it fills without the exposure part. */

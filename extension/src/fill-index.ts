@@ -4,8 +4,8 @@
  * store after each sync run; during a first sync each stored page is added as it arrives, so what
  * has arrived can be looked up (and counted) before the pull ends.
  */
-import type { LocalEntry, PulledChange } from "../../client/src/db";
-import type { Vault } from "../../client/src/vault";
+import type { LocalEntry, PulledChange } from "../../core/store";
+import type { Vault } from "../../core/vault";
 import { boundHost } from "./entry-lookup";
 import type { ExtraHosts } from "./extra-hosts";
 import type { FillHealth } from "./fill-health";

@@ -3,7 +3,7 @@
  * site (the built-in registry, src/data/registry; the database overrides are an admin resource the
  * extension cannot read), else the registry's defaults.
  */
-import { BUILTIN_SERVICES } from "../../src/data/registry/services";
+import { BUILTIN_SERVICES } from "../../src/kernel/registry/services";
 import { generateFromClasses } from "../../src/kernel/password-generator";
 import { DEFAULT_REQUIREMENTS, type PasswordRequirements } from "../../src/kernel/password-rules";
 import { registrableDomain } from "./policy";

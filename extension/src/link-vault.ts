@@ -1,20 +1,20 @@
 /**
  * Secure links made from the extension popup (docs/decisions.md, Extension: secure links from the
  * popup), in the offscreen vault: an entry's fields are read and sealed here, under a key made
- * here, and only the ciphertext goes to the server (client/src/secure-links.ts, the web app's
+ * here, and only the ciphertext goes to the server (core/links/secure-links.ts, the web app's
  * module). The popup names an entry and the fields it wants by key; it never receives a value, and
  * nothing of this reaches a page.
  */
-import type { ApiClient } from "../../client/src/api";
-import type { EntrySecrets } from "../../client/src/crypto";
+import type { ApiClient } from "../../core/api";
+import type { EntrySecrets } from "../../core/crypto";
 import {
   createLink,
   entryLinkFields,
   type CreateOptions,
   type EntryLinkField,
   type LinkPayload,
-} from "../../client/src/secure-links";
-import { errorText } from "../../client/src/ui";
+} from "../../core/links";
+import { errorText } from "../../core/ui";
 import type { LinkCreateReply, LinkEntriesReply, LinkFieldsReply, LinkSource } from "./messages";
 
 /** What the unlocked vault lends this module: an entry's opened secrets by id, the vault key, the API. */

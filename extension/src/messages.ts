@@ -1,5 +1,5 @@
 /** Messages between the extension's parts. The service worker stamps page context onto them. */
-import type { CreateOptions, EntryLinkField } from "../../client/src/secure-links";
+import type { CreateOptions, EntryLinkField } from "../../core/links";
 
 export type MatchItem = {
   id: string;

@@ -5,17 +5,26 @@
  * stored. The store is the web client's (app-sync in the extension's IndexedDB) and the crypto,
  * vault and sync engine are the web client's modules.
  */
-import { ApiClient, OfflineError } from "../../client/src/api";
-import { keyVersion, type VaultKeys } from "../../client/src/crypto";
-import { openDb, type LocalEntry } from "../../client/src/db";
-import { keyCheckMatches, makeKeyCheck } from "../../client/src/envelope";
-import { keysForCheck } from "../../client/src/passphrase";
-import { SignInError, tokenClaims, vaultKeys } from "../../client/src/session";
-import { TrustStore } from "../../client/src/trust";
-import { RETRY_MS, SYNC_PERIOD_MS } from "../../client/src/sync-engine";
-import { gatedSync, LiveSync, liveSyncProtocols, liveSyncUrl } from "../../client/src/live-sync";
-import { Vault } from "../../client/src/vault";
-import { HEALTH_ENDPOINTS } from "../../client/src/health/breach";
+import { ApiClient, OfflineError } from "../../core/api";
+import {
+  keyVersion,
+  type VaultKeys,
+  keyCheckMatches,
+  makeKeyCheck,
+  TrustStore,
+} from "../../core/crypto";
+import { openDb, type LocalEntry } from "../../core/store";
+import { keysForCheck, SignInError, tokenClaims, vaultKeys } from "../../core/session";
+import {
+  RETRY_MS,
+  SYNC_PERIOD_MS,
+  gatedSync,
+  LiveSync,
+  liveSyncProtocols,
+  liveSyncUrl,
+} from "../../core/sync";
+import { Vault } from "../../core/vault";
+import { HEALTH_ENDPOINTS } from "../../core/health";
 import type { Forwarded } from "./background";
 import { proveExtension, registerExtension } from "./device";
 import { FillHealth } from "./fill-health";

@@ -3,8 +3,8 @@
  * unlocked vault and its entry lookup, and the vault's answers to the passkey messages the service
  * worker forwards (a page's request, the person's answer from the frame that owns its session).
  */
-import { OfflineError } from "../../client/src/api";
-import { gatedSync } from "../../client/src/live-sync";
+import { OfflineError } from "../../core/api";
+import { gatedSync } from "../../core/sync";
 import type { Forwarded } from "./background";
 import { openedCandidates, type LookupVault } from "./entry-lookup";
 import { PasskeyProvider } from "./passkey-vault";

@@ -4,17 +4,17 @@
  * extension's frame, then makes or uses the passkey and stores it (a new passkey, or the raised
  * sign counter) through the vault's own save path, so it syncs like any edit.
  */
-import type { EntrySecrets } from "../../client/src/crypto";
-import type { Vault } from "../../client/src/vault";
+import type { EntrySecrets } from "../../core/crypto";
+import type { Vault } from "../../core/vault";
 import {
   chooseAlg,
   getAssertion,
   makeCredential,
   signingKey,
   type Assertion,
-} from "../../client/src/passkeys/authenticator";
-import { checkRpId } from "../../client/src/passkeys/rpid";
-import type { StoredPasskey } from "../../client/src/passkeys/stored";
+  checkRpId,
+} from "../../core/authenticator";
+import type { StoredPasskey } from "../../core/passkeys";
 import { base64url } from "../../src/kernel/base64";
 import type {
   PasskeyChoice,

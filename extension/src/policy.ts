@@ -66,7 +66,7 @@ export function verdict(
   return "fill";
 }
 
-/** One of an entry's extra addresses as sealed in it (client/src/entry-model.ts EntryUrl). */
+/** One of an entry's extra addresses as sealed in it (core/entry/entry-model.ts EntryUrl). */
 export type ExtraAddress = { url: string; match: string };
 
 const ORDER: Verdict[] = [

@@ -5,8 +5,7 @@
  * key and uploads the ciphertext (link-vault.ts). The address with its key comes back here only,
  * to be copied; nothing goes into a page.
  */
-import { linkOptions, showLink } from "../../client/src/link-options";
-import { el } from "../../client/src/ui";
+import { linkOptions, showLink, el } from "../../core/ui";
 import type {
   LinkCreateReply,
   LinkEntriesReply,

@@ -2,7 +2,7 @@
  * The offscreen vault's save offer after a sign-in typed into a page: what to offer (save a new
  * sign-in, update a changed password, or nothing when the vault already holds it), and the saving.
  */
-import type { Vault } from "../../client/src/vault";
+import type { Vault } from "../../core/vault";
 import type { Candidate, Opened } from "./entry-lookup";
 import type { SaveOffer } from "./messages";
 import { entryVerdict } from "./policy";

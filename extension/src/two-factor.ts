@@ -5,7 +5,7 @@
  * nothing fills, not even from the offline copy: the server would refuse this sign-in everything,
  * so the extension does too.
  */
-import { ApiClient, ApiError, OfflineError, setChallengeHandler } from "../../client/src/api";
+import { ApiClient, ApiError, OfflineError, setChallengeHandler } from "../../core/api";
 
 export const owesCode = (e: unknown) =>
   e instanceof ApiError && e.body.code === "TWO_FACTOR_REQUIRED";

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { buildUploadBody, decryptAttachment, fromBase64 } from "../../client/src/attachments";
+import { buildUploadBody, decryptAttachment, fromBase64 } from "../../core/crypto/attachments";
 import { TestUser } from "../support/auth";
 import {
   createParent,

@@ -104,7 +104,7 @@ describe("CORS", () => {
       expect(res.headers.get("access-control-allow-origin")).toBe(origin);
       expect(res.headers.get("access-control-allow-credentials")).toBe("true");
       expect(res.headers.get("access-control-allow-headers")).toContain("x-csrf-token");
-      // The extension revalidates its match lookups (client/src/revalidate.ts).
+      // The extension revalidates its match lookups (core/api/revalidate.ts).
       expect(res.headers.get("access-control-allow-headers")).toContain("if-none-match");
     }
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BUILTIN_SERVICES } from "../../src/data/registry/services";
+import { BUILTIN_SERVICES } from "../../src/kernel/registry/services";
 import { generatePassword, meetsRequirements } from "../../src/domains/reset/password-generator";
 
 describe("password generator", () => {

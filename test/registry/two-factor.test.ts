@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { BUILTIN_SERVICES } from "../../src/data/registry/services";
-import { TOTP_SERVICES } from "../../src/data/registry/two-factor";
+import { BUILTIN_SERVICES } from "../../src/kernel/registry/services";
+import { TOTP_SERVICES } from "../../src/kernel/registry/two-factor";
 
 describe("built-in services that offer TOTP", () => {
   it("are all built-in services, each listed once", () => {

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { expect } from "vitest";
-import { buildUploadBody, type ParentType, type UploadBody } from "../../client/src/attachments";
+import { buildUploadBody, type ParentType, type UploadBody } from "../../core/crypto/attachments";
 import type { TestUser } from "./auth";
 import { createEntry } from "./fixtures";
 

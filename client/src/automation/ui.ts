@@ -1,5 +1,5 @@
 /** Small view helpers shared by the automation sections (mailboxes, discovery, identities, shares). */
-import { ApiError, OfflineError } from "../api";
+import { ApiError, OfflineError } from "../../../core/api";
 import { el } from "../pages/common";
 
 /** A section's frame: its h1 (focus target), an intro line, and the body parts. */

@@ -3,10 +3,10 @@
  * each under a per-file key wrapped by the vault key) and uploaded with a progress bar; listed with
  * their decrypted names, downloaded and decrypted, deleted. The quota and its use are shown.
  */
-import { buildUploadBody, decryptAttachment, decryptAttachmentInfo } from "../attachments";
-import type { AttachmentMeta } from "../api";
+import { buildUploadBody, decryptAttachment, decryptAttachmentInfo } from "../../../core/crypto";
+import type { AttachmentMeta } from "../../../core/api";
 import type { EntryContext } from "../shell/context";
-import { el, errorText, formatBytes } from "../ui";
+import { el, errorText, formatBytes } from "../../../core/ui";
 
 /** Spec "Limits": 25 MB per file. Checked here too, so nothing is encrypted and sent in vain. */
 export const MAX_FILE_BYTES = 25 * 1024 * 1024;

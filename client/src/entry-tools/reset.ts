@@ -3,7 +3,7 @@
  * connected mailboxes, then shows it live. The task itself is followed by the reset manager, so it
  * goes on (and its password is saved here) when this view closes.
  */
-import { ApiError, OfflineError } from "../api";
+import { ApiError, OfflineError } from "../../../core/api";
 import { el } from "../pages/common";
 import { activeMailboxes } from "../reset/mailboxes";
 import { resetManager } from "../reset/manager";

@@ -2,10 +2,9 @@
  * "Share by link" of an entry: the person picks which fields go into a secure link (sealed in this
  * browser; docs/decisions.md, Sharing: secure links), sets its options and gets the link to send.
  */
-import { linkOptions, showLink } from "../link-options";
-import { createLink, entryLinkFields } from "../secure-links";
+import { linkOptions, showLink, el, errorText } from "../../../core/ui";
+import { createLink, entryLinkFields } from "../../../core/links";
 import type { EntryContext } from "../shell/context";
-import { el, errorText } from "../ui";
 
 export function mount(root: HTMLElement, ctx: EntryContext): void {
   const { entry, fields, app } = ctx;

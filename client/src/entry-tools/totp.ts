@@ -5,7 +5,7 @@
  * codes keep coming offline.
  */
 import jsQR from "jsqr";
-import { ApiError, OfflineError, type TotpConfig } from "../api";
+import { ApiError, OfflineError, type TotpConfig } from "../../../core/api";
 import type { EntryContext } from "../shell/context";
 import {
   hmacKeyOf,
@@ -16,7 +16,7 @@ import {
   totpAt,
   TotpInputError,
 } from "../totp";
-import { el, errorText } from "../ui";
+import { el, errorText } from "../../../core/ui";
 
 /** Decodes the first QR code in an image file; null when the image holds none. */
 export async function decodeQrFile(file: Blob): Promise<string | null> {

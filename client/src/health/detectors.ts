@@ -5,7 +5,7 @@
  * SHA-1 (breach.ts). The page runs it in a Web Worker (worker.ts); run on a page, it works in
  * slices that give the page back every few milliseconds, so the page stays responsive.
  */
-import { BreachChecker, sha1Hex } from "./breach";
+import { BreachChecker, sha1Hex } from "../../../core/health";
 
 export type HealthItem = {
   id: string;

@@ -5,7 +5,7 @@
  * the person dismisses it. The resets themselves are the reset manager's and are saved at the next
  * unlock as any reset is; this only remembers which were still to do.
  */
-import type { LocalDb } from "../db";
+import type { LocalDb } from "../../../core/store";
 
 export type KeptOutcome = { id: string; result: "fixed" | "failed" | "cancelled"; why?: string };
 export type KeptQueue = { ids: string[]; outcomes: KeptOutcome[] };

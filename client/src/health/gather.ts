@@ -2,12 +2,12 @@
  * What the health page checks: the person's own entries, opened on this device in slices (a large
  * vault is thousands of decryptions), and the range source that asks the worker for a prefix.
  */
-import { ApiError, type ApiClient } from "../api";
-import type { LocalEntry } from "../db";
+import { ApiError, type ApiClient } from "../../../core/api";
+import type { LocalEntry } from "../../../core/store";
 import { serviceUrlOf } from "../entry-tools/reset";
 import { hostOf } from "../password-generator";
-import type { Vault } from "../vault";
-import { HEALTH_ENDPOINTS, type RangeSource } from "./breach";
+import type { Vault } from "../../../core/vault";
+import { HEALTH_ENDPOINTS, type RangeSource } from "../../../core/health";
 import type { HealthItem } from "./detectors";
 
 export { HEALTH_ENDPOINTS };

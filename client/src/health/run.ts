@@ -3,7 +3,7 @@
  * its range requests through the page's range source (the signed-in API client), and reports
  * progress. One worker serves a visit of the health page, so its cached ranges serve a second check.
  */
-import type { RangeSource } from "./breach";
+import type { RangeSource } from "../../../core/health";
 import type { HealthItem, HealthReport } from "./detectors";
 import { PART, type CheckRequest, type FromWorker, type ToWorker } from "./messages";
 

@@ -4,12 +4,11 @@
  * the checks run here and the page only draws. Breach ranges are asked of the page (messages.ts)
  * and kept for the worker's life, a visit of the health page: a second check asks nothing again.
  */
-import { BreachChecker } from "./breach";
-import { checkHealth, hostMatches } from "./detectors";
-import type { HealthItem } from "./detectors";
+import { BreachChecker } from "../../../core/health";
+import { checkHealth, hostMatches, type HealthItem } from "./detectors";
 import { PART, type FromWorker, type ToWorker } from "./messages";
 import { isLongRandom, longWords, RANDOM_VERDICT } from "./random-path";
-import { strengthTools } from "../strength";
+import { strengthTools } from "./strength";
 
 // The DOM library types `self` as a window; in a worker it is the worker's own scope.
 const scope = self as unknown as {

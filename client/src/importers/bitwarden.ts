@@ -4,7 +4,7 @@
  * collections and archived state, and a login's passkeys (`fido2Credentials`, read with Web Crypto
  * before the items: bitwardenPasskeys). A password-protected export is opened first (bitwarden-crypto.ts).
  */
-import type { CustomField, FieldType } from "../entry-model";
+import type { CustomField, FieldType } from "../../../core/entry";
 import {
   clean,
   credential,
@@ -17,8 +17,7 @@ import {
 } from "./model";
 import { csvRecords } from "./csv";
 import { requireHeaders } from "./headers";
-import { fromBitwarden } from "../passkeys/exchange";
-import type { StoredPasskey } from "../passkeys/stored";
+import { fromBitwarden, type StoredPasskey } from "../../../core/passkeys";
 
 type Item = {
   type?: number;

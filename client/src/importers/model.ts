@@ -12,8 +12,8 @@ import type {
   IdentityDetails,
   MatchRule,
   PastPassword,
-} from "../entry-model";
-import type { StoredPasskey } from "../passkeys/stored";
+} from "../../../core/entry";
+import type { StoredPasskey } from "../../../core/passkeys";
 
 export type ImportedCredential = {
   name: string;

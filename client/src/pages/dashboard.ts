@@ -1,12 +1,11 @@
 /** The app shell's page script (served at /vault, every other section path, and /dashboard). */
-import { ApiClient } from "../api";
-import type { VaultKeys } from "../crypto";
-import { openDb, type Session } from "../db";
-import { idleTooLong, lockVault } from "../passphrase";
-import { currentSession, signOut } from "../session";
-import { startEntryReader } from "../entry-reader";
+import { ApiClient } from "../../../core/api";
+import type { VaultKeys } from "../../../core/crypto";
+import { openDb, type Session } from "../../../core/store";
+import { idleTooLong, lockVault, currentSession, signOut } from "../../../core/session";
+import { startEntryReader } from "../../../core/vault";
 import { startShell } from "../shell/app";
-import { syncOnce, type SyncEngine } from "../sync-engine";
+import { syncOnce, type SyncEngine } from "../../../core/sync";
 import { $, registerServiceWorker } from "./common";
 import { showLockScreen } from "./lock";
 

@@ -1,11 +1,11 @@
 /** Contacts' keys: your own fingerprint, a contact's checked against this device's pin, and the contacts it knows. */
-import { ApiClient, ApiError } from "../api";
-import { checkContactKey, type CheckedKey } from "../contact-keys";
-import { openDb } from "../db";
-import { keyBadge } from "../first-use-panel";
-import { currentSession } from "../session";
-import { fingerprint, TrustStore } from "../trust";
-import { el } from "../ui";
+import { ApiClient, ApiError } from "../../../core/api";
+import { checkContactKey, type CheckedKey } from "../keys/contact-keys";
+import { openDb } from "../../../core/store";
+import { keyBadge } from "../keys/first-use-panel";
+import { currentSession } from "../../../core/session";
+import { fingerprint, TrustStore } from "../../../core/crypto";
+import { el } from "../../../core/ui";
 import { $, input } from "./common";
 
 const db = await openDb();

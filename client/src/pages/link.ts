@@ -10,7 +10,7 @@ import {
   type LinkPayload,
   type LinkState,
   type PublicLink,
-} from "../secure-links";
+} from "../../../core/links";
 import { $, input } from "./common";
 
 const STATE_TEXT: Record<Exclude<LinkState, "active">, string> = {

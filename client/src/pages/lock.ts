@@ -1,8 +1,8 @@
 /** The dashboard's lock screen and idle auto-lock (the passphrase change lives in the account settings). */
-import type { VaultKeys } from "../crypto";
-import type { LocalDb } from "../db";
-import { AUTO_LOCK_MS, PassphraseError, unlockVault } from "../passphrase";
-import { noteUnlocked } from "../ui";
+import type { VaultKeys } from "../../../core/crypto";
+import type { LocalDb } from "../../../core/store";
+import { AUTO_LOCK_MS, PassphraseError, unlockVault } from "../../../core/session";
+import { noteUnlocked } from "../../../core/ui";
 import { $, input } from "./common";
 
 /**

@@ -1,14 +1,14 @@
-import { ApiClient, ApiError, OfflineError } from "../api";
+import { ApiClient, ApiError, OfflineError } from "../../../core/api";
 import {
   askForCode,
   installConfirmDialog,
   reportSignedInAgain,
   SIGNED_IN_AGAIN,
-} from "../confirm-dialog";
-import { openDb } from "../db";
-import { startEntryReader } from "../entry-reader";
-import { pullAhead, type PullAhead } from "../pull-ahead";
-import { warmPullWorker } from "../pull-worker-client";
+} from "../shell/confirm-dialog";
+import { openDb } from "../../../core/store";
+import { startEntryReader } from "../../../core/vault";
+import { pullAhead, type PullAhead } from "./pull-ahead";
+import { warmPullWorker } from "../../../core/sync";
 import {
   currentSession,
   providerSession,
@@ -16,8 +16,8 @@ import {
   signIn,
   signOut,
   type SignInAhead,
-} from "../session";
-import { noteUnlocked } from "../ui";
+} from "../../../core/session";
+import { noteUnlocked } from "../../../core/ui";
 import { $, input, registerServiceWorker } from "./common";
 import { openInPlace, readShellPage, type ShellPage } from "./open-in-place";
 
@@ -118,7 +118,7 @@ void (async () => {
  * losing it means said plainly.
  */
 let newVault = false;
-type Checker = Awaited<ReturnType<typeof import("../strength").strengthTools>>["checker"];
+type Checker = Awaited<ReturnType<typeof import("../health/strength").strengthTools>>["checker"];
 async function offerNewVault(api: ApiClient) {
   let newest: SignInAhead["newest"] | undefined;
   try {
@@ -146,7 +146,7 @@ async function offerNewVault(api: ApiClient) {
   // The estimator is loaded as the form appears, not on the first keystroke: once it is here, each
   // verdict is drawn in the keystroke's own task, never later under a pointer already aimed below.
   let checker: Checker | undefined;
-  const loading = import("../strength")
+  const loading = import("../health/strength")
     .then((m) => m.strengthTools())
     .then((t) => (checker = t.checker))
     .catch(() => undefined);

@@ -4,7 +4,7 @@
  * server gets the public key and seals the new password to it (ECDH-ES + A256GCM, RFC 7518 §4.6).
  */
 import { compactDecrypt } from "jose";
-import type { LocalDb } from "../db";
+import type { LocalDb } from "../../../core/store";
 
 export type DeviceKey = { privateKey: CryptoKey; publicJwk: JsonWebKey };
 

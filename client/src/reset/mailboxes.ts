@@ -1,5 +1,5 @@
 /** The caller's connected mailboxes, as the reset and discovery views offer them. */
-import type { ApiClient } from "../api";
+import type { ApiClient } from "../../../core/api";
 import { AUTOMATION_ENDPOINTS as EP } from "../automation/endpoints";
 
 export type Integration = {

@@ -3,7 +3,7 @@
  * entry's reset tool or the resets section may come and go, the task goes on and its password is
  * saved. Started at unlock (resumeResets), so tasks that ended while no tab was open are saved then.
  */
-import { ApiError, OfflineError } from "../api";
+import { ApiError, OfflineError } from "../../../core/api";
 import type { AppContext } from "../shell/context";
 import { Resets, TERMINAL, type TaskStatus, type TrackedReset } from "./resets";
 

@@ -5,12 +5,12 @@
  * the local store until its result is saved; the manager (manager.ts) follows them again at every
  * unlock and finishes the ones that ended while no tab was open, so a new password is never lost.
  */
-import type { ApiClient } from "../api";
-import { domainOf } from "../crypto";
+import type { ApiClient } from "../../../core/api";
+import { domainOf } from "../../../core/crypto";
 import { AUTOMATION_ENDPOINTS as EP, STREAM_ENDPOINTS } from "../automation/endpoints";
 import { frames } from "../automation/sse";
-import type { LocalDb } from "../db";
-import type { Vault } from "../vault";
+import type { LocalDb } from "../../../core/store";
+import type { Vault } from "../../../core/vault";
 import { deviceKey, openSealed } from "./device-key";
 
 export type TrackedReset = {

@@ -1,5 +1,5 @@
 /** One reset as the person follows it: named steps, the latest screenshot, a code prompt, cancel. */
-import { ApiError } from "../api";
+import { ApiError } from "../../../core/api";
 import { el } from "../pages/common";
 import type { LiveReset, ResetManager } from "./manager";
 import { STEP_LABELS, TERMINAL } from "./resets";

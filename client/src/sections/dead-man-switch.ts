@@ -3,19 +3,18 @@
  * (each gets the vault key wrapped for their pinned sharing key, like an emergency contact), the
  * switch's recent log, and, for a recipient, the transfers released to them and their claim.
  */
-import { contactCell } from "../first-use-panel";
+import { contactCell } from "../keys/first-use-panel";
 import { el, scope } from "../pages/common";
 import {
   deadManSwitchApi,
   type SwitchSettings,
   type SwitchStatus,
   type Transfer,
-} from "../recovery-api";
-import { explain, RecoveryInputError, vaultKeyFor } from "../recovery-keys";
-import { unwrapVaultKey } from "../share-crypto";
-import { ownSharingKey } from "../sharing-key";
+} from "../../../core/api";
+import { explain, RecoveryInputError, vaultKeyFor } from "../keys/recovery-keys";
+import { unwrapVaultKey, type KnownContact } from "../../../core/crypto";
+import { ownSharingKey } from "../keys/sharing-key";
 import type { AppContext } from "../shell/context";
-import type { KnownContact } from "../trust";
 import { DMS_MARKUP } from "./dead-man-switch-markup";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

@@ -2,10 +2,10 @@
  * /devices: the account's registered devices (spec "Trusted device"): rename, change trust,
  * remove. This browser is marked; removing it means it registers as new on its next start.
  */
-import type { Device, TrustLevel } from "../api";
-import { identifyDevice, isThisDevice, lastRegistration } from "../device";
+import type { Device, TrustLevel } from "../../../core/api";
+import { identifyDevice, isThisDevice, lastRegistration } from "../../../core/device";
 import type { AppContext } from "../shell/context";
-import { el, errorText, formatTime } from "../ui";
+import { el, errorText, formatTime } from "../../../core/ui";
 
 const TRUST: Record<TrustLevel, string> = {
   trusted: "Trusted: full access",

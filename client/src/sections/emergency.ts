@@ -5,9 +5,9 @@
  * As contact: accept, request, and once granted read the owner's vault, decrypted here.
  */
 import { fromBase64, toBase64 } from "../../../src/kernel/base64";
-import { contactCell } from "../first-use-panel";
+import { contactCell } from "../keys/first-use-panel";
 import { el, scope } from "../pages/common";
-import { emergencyApi, type EmergencyContact } from "../recovery-api";
+import { emergencyApi, type EmergencyContact } from "../../../core/api";
 import {
   explain,
   ownerEntries,
@@ -15,11 +15,10 @@ import {
   RecoveryInputError,
   vaultKeyFor,
   type OwnerEntry,
-} from "../recovery-keys";
-import { unwrapVaultKey } from "../share-crypto";
-import { ownSharingKey } from "../sharing-key";
+} from "../keys/recovery-keys";
+import { unwrapVaultKey, type KnownContact } from "../../../core/crypto";
+import { ownSharingKey } from "../keys/sharing-key";
 import type { AppContext } from "../shell/context";
-import type { KnownContact } from "../trust";
 import { EMERGENCY_MARKUP } from "./emergency-markup";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

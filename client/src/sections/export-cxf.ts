@@ -10,11 +10,11 @@
  * at zero, and the site would see a counter go back), and the exporter should say so: such
  * passkeys are left out and counted. Cards and identities have no item type here yet: counted too.
  */
-import { ApiError } from "../api";
+import { ApiError } from "../../../core/api";
 import { protectExport } from "../importers/bitwarden-crypto";
-import { toCxfItem } from "../passkeys/exchange";
+import { toCxfItem } from "../../../core/passkeys";
 import type { AppContext } from "../shell/context";
-import { download, el, errorText } from "../ui";
+import { download, el, errorText } from "../../../core/ui";
 
 export const MIN_EXPORT_PASSWORD = 10;
 

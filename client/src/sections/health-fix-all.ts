@@ -8,7 +8,7 @@
  * and a fixed entry's findings leave with the re-check that follows the queue. The queue is kept on
  * the device while it runs (fix-queue.ts): a tab closed half-way offers it again on the next visit.
  */
-import { ApiError } from "../api";
+import { ApiError } from "../../../core/api";
 import { describeStartError } from "../entry-tools/reset";
 import type { EntryHealth, Finding } from "../health/detectors";
 import { keepQueue, keptQueue, leftIn, type KeptQueue } from "../health/fix-queue";

@@ -4,7 +4,7 @@
  * in a Web Worker (health/worker.ts) so the page stays responsive; the server is asked only for
  * breach ranges by five-character prefix (health/breach.ts).
  */
-import { OfflineError } from "../api";
+import { OfflineError } from "../../../core/api";
 import {
   DEFAULT_MAX_AGE_DAYS,
   type EntryHealth,

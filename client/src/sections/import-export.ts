@@ -21,13 +21,12 @@ import {
   type ImportFormat,
   type Skipped,
 } from "../importers";
-import { ApiError, type ExportDocument, type ImportEntry } from "../api";
-import { domainOf, type VaultKeys } from "../crypto";
+import { ApiError, type ExportDocument, type ImportEntry } from "../../../core/api";
+import { domainOf, type VaultKeys } from "../../../core/crypto";
 import type { AppContext } from "../shell/context";
-import { download, el, errorText } from "../ui";
-import { sealInput } from "../vault";
-import { fromCxf, isCxf } from "../passkeys/exchange";
-import type { StoredPasskey } from "../passkeys/stored";
+import { download, el, errorText } from "../../../core/ui";
+import { sealInput } from "../../../core/vault";
+import { fromCxf, isCxf, type StoredPasskey } from "../../../core/passkeys";
 import { cxfExportForm } from "./export-cxf";
 import { previewTable, resultList, summaryText, type Row } from "./import-preview";
 

@@ -4,8 +4,8 @@
  * the import says the same of what was sent.
  */
 import type { ImportedCredential, Skipped } from "../importers";
-import type { StoredPasskey } from "../passkeys/stored";
-import { el } from "../ui";
+import type { StoredPasskey } from "../../../core/passkeys";
+import { el } from "../../../core/ui";
 
 /** A row of the preview: the credential, or why it cannot be imported; `passkeys` to seal with it (CXF, Bitwarden). */
 export type Row = {

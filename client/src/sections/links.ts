@@ -11,9 +11,8 @@ import {
   type LinkPayload,
   type LinkUsage,
   type SecureLink,
-} from "../secure-links";
-import { el, errorText, formatTime } from "../ui";
-import { linkOptions, showLink } from "../link-options";
+} from "../../../core/links";
+import { el, errorText, formatTime, linkOptions, showLink } from "../../../core/ui";
 
 /** The attachment size limit: 25 MB of file. */
 const MAX_FILE_BYTES = 25 * 1024 * 1024;

@@ -3,9 +3,9 @@
  * spec offers no single deletion). New notifications appear without a reload: the list is polled
  * while the tab is visible, and at once when the service worker reports a push.
  */
-import type { AppNotification, NotificationList } from "../api";
+import type { AppNotification, NotificationList } from "../../../core/api";
 import type { AppContext } from "../shell/context";
-import { el, errorText, formatTime } from "../ui";
+import { el, errorText, formatTime } from "../../../core/ui";
 import { pushSwitch } from "./push-switch";
 
 export const POLL_MS = 15_000;

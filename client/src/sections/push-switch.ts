@@ -3,9 +3,9 @@
  * worker with the server's VAPID key (RFC 8292) and registers the subscription; off unsubscribes
  * and removes it server-side. A refusal (no permission, no push service) changes nothing.
  */
-import { PUSH_ID_KEY as ID_KEY, removeThisBrowsersPush } from "../push-subscription";
+import { PUSH_ID_KEY as ID_KEY, removeThisBrowsersPush } from "../../../core/session";
 import type { AppContext } from "../shell/context";
-import { el, errorText } from "../ui";
+import { el, errorText } from "../../../core/ui";
 
 function keyBytes(b64url: string): Uint8Array<ArrayBuffer> {
   const s = b64url.replace(/-/g, "+").replace(/_/g, "/");

@@ -2,7 +2,7 @@
  * Password resets (/resets): a chat box ("reset my GitHub password") and the resets this device
  * follows. Resets of a particular entry also start from the entry's "Reset password" tool.
  */
-import { ApiError } from "../api";
+import { ApiError } from "../../../core/api";
 import { el } from "../pages/common";
 import { describeStartError } from "../entry-tools/reset";
 import { resetManager } from "../reset/manager";

@@ -5,9 +5,9 @@
  * enrolment; disabling needs a current code (or a recovery code).
  */
 import { encode } from "uqr";
-import type { TwoFactorStatus } from "../api";
+import type { TwoFactorStatus } from "../../../core/api";
 import type { AppContext } from "../shell/context";
-import { download, el, errorText, formatTime } from "../ui";
+import { download, el, errorText, formatTime } from "../../../core/ui";
 
 /** The QR code as a canvas of whole-pixel modules with the 4-module quiet zone (ISO/IEC 18004). */
 export function qrCanvas(text: string, label: string, scale = 5): HTMLCanvasElement {

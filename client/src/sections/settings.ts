@@ -3,12 +3,11 @@
  * passphrase change, and the way to the other settings pages (security, devices, import and
  * export, contacts' keys). Account matters live here, out of the vault's way.
  */
-import { changePassphrase, PassphraseError } from "../passphrase";
+import { changePassphrase, PassphraseError, clearSyncCache } from "../../../core/session";
 import { input, requestBackgroundSync } from "../pages/common";
 import { announceKeysChanged } from "../pages/lock";
-import { clearSyncCache } from "../session";
 import type { AppContext } from "../shell/context";
-import { el } from "../ui";
+import { el } from "../../../core/ui";
 
 /** The other settings pages, each with what a person finds there. */
 const PAGES: { href: string; title: string; text: string; section: boolean }[] = [

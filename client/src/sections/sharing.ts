@@ -4,15 +4,18 @@
  * made (permission, view log, revoke) and the shares I received (accept, open, edit when allowed).
  * Both lists are kept in the local store, so the section opens offline.
  */
-import { ApiError, OfflineError } from "../api";
-import { trustedContactKey } from "../contact-keys";
-import { askFirstUse, contactCell } from "../first-use-panel";
-import type { EntrySecrets } from "../crypto";
-import { placeOf } from "../envelope";
-import { openSharedEntry, sealSharedEntry, wrapItemKeyFor } from "../share-crypto";
-import { ownSharingKey } from "../sharing-key";
+import { ApiError, OfflineError, sharingApi, type Share } from "../../../core/api";
+import { trustedContactKey } from "../keys/contact-keys";
+import { askFirstUse, contactCell } from "../keys/first-use-panel";
+import {
+  type EntrySecrets,
+  placeOf,
+  openSharedEntry,
+  sealSharedEntry,
+  wrapItemKeyFor,
+} from "../../../core/crypto";
+import { ownSharingKey } from "../keys/sharing-key";
 import { el, scope } from "../pages/common";
-import { sharingApi, type Share } from "../sharing-api";
 import type { AppContext } from "../shell/context";
 import { SHARING_MARKUP } from "./sharing-markup";
 

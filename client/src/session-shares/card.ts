@@ -1,5 +1,5 @@
 /** One session share, live: status and viewers (polled), the viewer link, pause/resume/extend/revoke. */
-import { ApiError } from "../api";
+import { ApiError } from "../../../core/api";
 import { button, copyText, describeError } from "../automation/ui";
 import { el } from "../pages/common";
 import {

@@ -3,9 +3,9 @@
  * the viewer link only when the share is made; this device keeps both (the link alone admits no
  * one: a viewer still signs in from a registered device) so the owner can watch and copy it later.
  */
-import type { ApiClient } from "../api";
+import type { ApiClient } from "../../../core/api";
 import { AUTOMATION_ENDPOINTS as EP } from "../automation/endpoints";
-import type { LocalDb } from "../db";
+import type { LocalDb } from "../../../core/store";
 
 export type KnownShare = {
   id: string;

@@ -4,19 +4,23 @@
  * Sections are loaded on demand, and every bundle is pre-cached by the service worker, so a section
  * whose data is in the local store opens offline.
  */
-import { ApiClient } from "../api";
-import { installConfirmDialog } from "../confirm-dialog";
-import { keyVersion, type VaultKeys } from "../crypto";
-import { registerThisDevice } from "../device";
-import { nextTask } from "../next-task";
-import { warmPullWorker } from "../pull-worker-client";
-import type { LocalDb, Session } from "../db";
-import { lockVault, recordActivity } from "../passphrase";
-import { SyncEngine, type SyncHost, type SyncState } from "../sync-engine";
-import { LiveSync, liveSyncProtocols, liveSyncUrl } from "../live-sync";
+import { ApiClient } from "../../../core/api";
+import { installConfirmDialog } from "./confirm-dialog";
+import { keyVersion, type VaultKeys, TrustStore } from "../../../core/crypto";
+import { registerThisDevice } from "../../../core/device";
+import { nextTask, Vault } from "../../../core/vault";
+import {
+  warmPullWorker,
+  SyncEngine,
+  type SyncHost,
+  type SyncState,
+  LiveSync,
+  liveSyncProtocols,
+  liveSyncUrl,
+} from "../../../core/sync";
+import type { LocalDb, Session } from "../../../core/store";
+import { lockVault, recordActivity } from "../../../core/session";
 import type { LiveSyncTopic } from "../../../src/kernel/live-sync";
-import { TrustStore } from "../trust";
-import { Vault } from "../vault";
 import { $, precacheDeferred, requestBackgroundSync } from "../pages/common";
 import { announceKeysChanged, watchIdle } from "../pages/lock";
 import type { AppContext, Unmount } from "./context";

@@ -2,13 +2,12 @@
  * The contract between the app shell and its sections and entry tools (/work/SHELL.md; see
  * docs/decisions.md, "Client: app shell, OpenID Connect sign-in, journeys between people"). Sections get an AppContext; entry tools an EntryContext.
  */
-import type { ApiClient } from "../api";
-import type { EntrySecrets, VaultKeys } from "../crypto";
+import type { ApiClient } from "../../../core/api";
+import type { EntrySecrets, VaultKeys, TrustStore } from "../../../core/crypto";
 import type { LiveSyncTopic } from "../../../src/kernel/live-sync";
-import type { LocalDb, LocalEntry, Session } from "../db";
-import type { SyncEngine } from "../sync-engine";
-import type { TrustStore } from "../trust";
-import type { EntryInput, Vault } from "../vault";
+import type { LocalDb, LocalEntry, Session } from "../../../core/store";
+import type { SyncEngine } from "../../../core/sync";
+import type { EntryInput, Vault } from "../../../core/vault";
 
 export type Unmount = () => void;
 

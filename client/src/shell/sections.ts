@@ -5,7 +5,7 @@
 import type { SectionDef } from "./context";
 
 export const sections: SectionDef[] = [
-  { id: "vault", title: "Vault", path: "/vault", load: () => import("../sections/vault") },
+  { id: "vault", title: "Vault", path: "/vault", load: () => import("../sections/vault/page") },
   {
     id: "health",
     title: "Vault health",

@@ -1,5 +1,5 @@
-import type { EntrySecrets, VaultKeys } from "../../src/crypto";
-import { openEntry, placeOf, sealEntry } from "../../src/envelope";
+import type { EntrySecrets, VaultKeys } from "../../../core/crypto/crypto";
+import { openEntry, placeOf, sealEntry } from "../../../core/crypto/envelope";
 
 /**
  * Asks the server to close the connection after its answer. What keeps every request of the suite

@@ -10,8 +10,8 @@ import {
   type EntrySecrets,
   type Envelope,
   type VaultKeys,
-} from "../../src/crypto";
-import type { Place } from "../../src/envelope";
+} from "../../../core/crypto/crypto";
+import type { Place } from "../../../core/crypto/envelope";
 import { toBase64 } from "../../../src/kernel/base64";
 
 const MAGIC_V2 = [0x63, 0x76, 0x32, 0x3a];

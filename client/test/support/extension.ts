@@ -9,8 +9,8 @@ import { extensionId } from "../../../scripts/lib/extension-id.mjs";
 import { apiAs } from "./api";
 import { CHROMIUM, signInThroughPage } from "./browser";
 import { watchPersistentContext } from "./failures";
-import { blindIndexes, deriveVaultKeys, type VaultKeys } from "../../src/crypto";
-import { placeOf, sealEntry } from "../../src/envelope";
+import { blindIndexes, deriveVaultKeys, type VaultKeys } from "../../../core/crypto/crypto";
+import { placeOf, sealEntry } from "../../../core/crypto/envelope";
 import { sealEntryV2 } from "./envelope-v2";
 
 export const EXTENSION_DIR = join(ROOT, "dist", "extension");

@@ -1,6 +1,6 @@
 import type { Db } from "../../db/client";
 import type { RegistryOverrideRow } from "../../db/schema";
-import { BUILTIN_SERVICES } from "../../data/registry/services";
+import { BUILTIN_SERVICES } from "../../kernel/registry/services";
 import {
   GENERIC_EMAIL_SELECTORS,
   GENERIC_FORGOT_SELECTORS,
@@ -9,7 +9,7 @@ import {
   GENERIC_SUBMIT_TEXT,
   GENERIC_SUCCESS,
   DEFAULT_REQUIREMENTS,
-} from "../../data/registry/build";
+} from "../../kernel/registry/build";
 import { candidateHosts, normalizeHost } from "../../kernel/hostname";
 import { FIELD_COLUMNS, type ApiField } from "./mapping";
 import * as repo from "./repo";

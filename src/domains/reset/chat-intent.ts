@@ -1,4 +1,4 @@
-import { BUILTIN_SERVICES } from "../../data/registry/services";
+import { BUILTIN_SERVICES } from "../../kernel/registry/services";
 import type { Db } from "../../db/client";
 import { notFound, validationError } from "../../lib/errors";
 import { normalizeHost } from "../../kernel/hostname";

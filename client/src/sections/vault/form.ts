@@ -1,0 +1,214 @@
+/**
+ * New and edit in a modal dialog. A click outside does nothing (a modal dialog has no light
+ * dismiss); Cancel and Escape ask before dropping changes that were typed. Saving locks the form
+ * while the entry is encrypted and stored, so nothing typed meanwhile is lost.
+ */
+import { $, el, input } from "../../pages/common";
+import type { AppContext } from "../../shell/context";
+import type { EntryKind } from "../../../../core/entry";
+import type { EntryInput } from "../../../../core/vault";
+import { mountGenerator, mountStrength } from "./generator";
+import { EntryFormExtra } from "./form-extra";
+
+const CARD_INPUTS = {
+  cardholder: "f-card-holder",
+  number: "f-card-number",
+  exp_month: "f-card-month",
+  exp_year: "f-card-year",
+  code: "f-card-code",
+} as const;
+const FIELDS = [
+  "entry-id",
+  "f-name",
+  "f-kind",
+  "f-website",
+  "f-url",
+  "f-username",
+  "f-password",
+  "f-notes",
+  "f-category",
+  "f-totp",
+  "f-folder",
+  "f-tags",
+  ...Object.values(CARD_INPUTS),
+] as const;
+
+export class EntryForm {
+  private readonly dialog = $("entry-dialog") as HTMLDialogElement;
+  private readonly form = $("entry-form") as HTMLFormElement;
+  private snapshot = "";
+  /** The entry's favourite mark, kept through an edit (it is set from the detail, not here). */
+  private favorite = false;
+  private readonly strength = mountStrength();
+  private readonly generator = mountGenerator(() => undefined);
+  /** Other addresses, custom fields, identity details (vault-form-extra.ts), placed before Folder. */
+  private readonly extra = new EntryFormExtra($("f-folder").previousElementSibling!);
+
+  constructor(
+    private readonly app: AppContext,
+    /** After a save: the id of the entry saved. */
+    private readonly saved: (id: string) => void,
+  ) {
+    this.form.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      void this.submit();
+    });
+    $("cancel-edit").addEventListener("click", () => this.requestClose());
+    // Escape: handled here (not by the dialog's own cancel), so a dirty form always asks.
+    // The keydown's default (the close request) is prevented, so one Escape asks once.
+    this.dialog.addEventListener("keydown", (ev) => {
+      if (ev.key !== "Escape") return;
+      ev.preventDefault();
+      ev.stopPropagation();
+      this.requestClose();
+    });
+    // Another close request (a phone's back gesture, say) asks the same way.
+    this.dialog.addEventListener("cancel", (ev) => {
+      ev.preventDefault();
+      this.requestClose();
+    });
+    $("f-password-show").addEventListener("click", () => {
+      const pw = input("f-password");
+      const show = pw.type === "password";
+      pw.type = show ? "text" : "password";
+      $("f-password-show").textContent = show ? "Hide" : "Show";
+      $("f-password-show").setAttribute("aria-pressed", String(show));
+    });
+    $("f-kind").addEventListener("change", () => this.showKind());
+    $("f-password-show").setAttribute("aria-label", "Show the password");
+    $("f-password-show").setAttribute("aria-pressed", "false");
+    this.fill("", {});
+  }
+
+  private text(id: (typeof FIELDS)[number]) {
+    return ($(id) as HTMLInputElement | HTMLTextAreaElement).value;
+  }
+
+  private state(): string {
+    return JSON.stringify([FIELDS.map((f) => this.text(f)), this.extra.state()]);
+  }
+
+  /** Whether anything was typed since the dialog opened. */
+  dirty(): boolean {
+    return this.dialog.open && this.state() !== this.snapshot;
+  }
+
+  /** Only the inputs of the chosen kind are shown (styles.css reads the form's data-kind). */
+  private showKind() {
+    this.form.dataset.kind = ($("f-kind") as HTMLSelectElement).value;
+  }
+
+  private fill(id: string, v: Partial<EntryInput>) {
+    input("entry-id").value = id;
+    input("f-name").value = v.name ?? "";
+    ($("f-kind") as HTMLSelectElement).value = v.kind ?? "login";
+    for (const [k, field] of Object.entries(CARD_INPUTS))
+      input(field).value = v.card?.[k as keyof typeof CARD_INPUTS] ?? "";
+    this.extra.fill(v);
+    this.showKind();
+    input("f-website").value = v.website ?? "";
+    input("f-url").value = v.url ?? "";
+    input("f-username").value = v.username ?? "";
+    input("f-password").value = v.password ?? "";
+    input("f-password").type = "password";
+    $("f-password-show").textContent = "Show";
+    $("f-password-show").setAttribute("aria-pressed", "false");
+    ($("f-notes") as HTMLTextAreaElement).value = v.notes ?? "";
+    input("f-category").value = v.category ?? "";
+    input("f-totp").value = v.totp ?? "";
+    input("f-folder").value = v.folder ?? "";
+    this.favorite = v.favorite === true;
+    input("f-tags").value = (v.tags ?? []).join(", ");
+    $("form-heading").textContent = id ? `Edit ${v.name ?? ""}` : "New entry";
+    $("form-error").textContent = "";
+    this.strength.reset();
+    this.generator.reset();
+    this.snapshot = this.state();
+  }
+
+  /** Opens the dialog, empty (a new entry) or with an entry's values; `folders` are offered. */
+  open(id = "", v: Partial<EntryInput> = {}, folders: string[] = []) {
+    if (this.dialog.open && !this.confirmDiscard()) return;
+    $("folder-names").replaceChildren(...folders.map((f) => el("option", { value: f })));
+    this.fill(id, v);
+    if (v.password) this.strength.update();
+    if (!this.dialog.open) this.dialog.showModal();
+    input("f-name").focus();
+  }
+
+  private confirmDiscard(): boolean {
+    return (
+      !this.dirty() ||
+      confirm(`Discard the changes to ${this.text("f-name").trim() || "this entry"}?`)
+    );
+  }
+
+  requestClose() {
+    if (this.form.getAttribute("aria-busy") === "true") return;
+    if (!this.confirmDiscard()) return;
+    this.close();
+  }
+
+  close() {
+    this.fill("", {});
+    if (this.dialog.open) this.dialog.close();
+  }
+
+  private setBusy(busy: boolean) {
+    this.form.setAttribute("aria-busy", String(busy));
+    for (const f of Array.from(this.form.elements)) (f as HTMLInputElement).disabled = busy;
+  }
+
+  private async submit() {
+    $("form-error").textContent = "";
+    const v: EntryInput = {
+      name: this.text("f-name"),
+      website: this.text("f-website"),
+      url: this.text("f-url"),
+      username: this.text("f-username"),
+      password: this.text("f-password"),
+      notes: this.text("f-notes"),
+      category: this.text("f-category"),
+      totp: this.text("f-totp"),
+      tags: this.text("f-tags")
+        .split(",")
+        .map((t) => t.trim())
+        .filter(Boolean),
+      folder: this.text("f-folder"),
+      favorite: this.favorite,
+      kind: this.text("f-kind") as EntryKind,
+    };
+    // A card's details are the form's to set only while it is a card; otherwise they are carried as they were.
+    Object.assign(v, this.extra.read(v.kind ?? "login"));
+    if (v.kind === "card")
+      v.card = Object.fromEntries(
+        Object.entries(CARD_INPUTS)
+          .map(([k, f]) => [k, this.text(f).trim()])
+          .filter(([, x]) => x),
+      );
+    const id = this.text("entry-id");
+    this.setBusy(true);
+    try {
+      const saved = id ? (await this.app.vault.update(id, v), id) : await this.app.vault.create(v);
+      // The dialog closes once the list and the pending count show the saved entry.
+      await this.app.refresh();
+      this.setBusy(false);
+      this.close();
+      this.app.toast(id ? `Saved ${v.name.trim()}` : `Added ${v.name.trim()}`);
+      this.saved(saved);
+      await this.app.changed();
+    } catch (err) {
+      this.setBusy(false);
+      (this.form.querySelector("#form-error") as HTMLElement).textContent =
+        err instanceof Error ? err.message : String(err);
+    }
+  }
+
+  /**
+   * Lets the form submit (until then a native submission would put secrets in a request). Found in
+   * this form, not the document: the vault may have been left while it was opening.
+   */
+  enable() {
+    (this.form.querySelector("#save") as HTMLButtonElement).disabled = false;
+  }
+}

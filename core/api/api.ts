@@ -1,0 +1,853 @@
+/**
+ * Typed client for the API endpoints the web client and the browser extension use. In the web app,
+ * same-origin requests with `credentials: "same-origin"`: the identity travels in the access_token
+ * cookie (docs/decisions.md, "Client: the web client"), so pages and the service worker never hold the token.
+ * The extension is another origin: it passes `bearer`, which reads the same cookie through the
+ * cookies API on every call (docs/decisions.md, "Extension: the browser extension"), and sends no cookies of its own.
+ * Every call goes through ENDPOINTS, which a test checks against /api/openapi.json.
+ */
+import type { MutationData } from "../store";
+import {
+  BOOKMARK_HEADER,
+  formatBookmarks,
+  mergeBookmarks,
+  parseBookmarks,
+} from "../../src/kernel/bookmarks";
+import { Revalidation } from "./revalidate";
+
+export const ENDPOINTS = {
+  csrfToken: { method: "GET", path: "/api/auth/csrf-token", reads: ["csrfToken"] },
+  session: { method: "GET", path: "/api/auth/session", reads: ["user", "twoFactorRequired"] },
+  listPasswords: {
+    method: "GET",
+    path: "/api/passwords",
+    query: ["page", "limit"],
+    reads: ["data", "pagination"],
+  },
+  match: {
+    method: "GET",
+    path: "/api/passwords/match",
+    query: ["url", "host_hashes"],
+    reads: ["matches"],
+  },
+  reveal: { method: "POST", path: "/api/passwords/{id}/reveal", reads: ["envelope"] },
+  syncPull: {
+    method: "GET",
+    path: "/api/passwords/sync",
+    query: ["since", "resume"],
+    reads: ["changes", "serverTimestamp", "fullSyncRequired"],
+  },
+  syncPush: {
+    method: "POST",
+    path: "/api/passwords/sync",
+    body: ["mutations"],
+    reads: ["results", "serverTimestamp"],
+  },
+  sharingKey: {
+    method: "GET",
+    path: "/api/sharing/public-key",
+    query: ["email"],
+    reads: ["publicKey"],
+  },
+  totpGet: {
+    method: "GET",
+    path: "/api/passwords/{id}/totp",
+    reads: ["hasTotp", "secretEncrypted", "algorithm", "digits", "period"],
+  },
+  totpSet: {
+    method: "POST",
+    path: "/api/passwords/{id}/totp",
+    body: ["secretEncrypted", "algorithm", "digits", "period"],
+    reads: ["success"],
+  },
+  totpDelete: { method: "DELETE", path: "/api/passwords/{id}/totp", reads: ["success"] },
+  twofaStatus: {
+    method: "GET",
+    path: "/api/2fa/status",
+    reads: ["enrolled", "method", "enrolledAt", "pending", "recoveryCodesRemaining"],
+  },
+  twofaEnroll: {
+    method: "POST",
+    path: "/api/2fa/enroll",
+    reads: ["qrCodeUri", "secret", "recoveryCodes"],
+  },
+  twofaVerify: { method: "POST", path: "/api/2fa/verify", body: ["code"], reads: ["verified"] },
+  twofaDisable: { method: "POST", path: "/api/2fa/disable", body: ["code"], reads: ["success"] },
+  devices: {
+    method: "GET",
+    path: "/api/devices",
+    query: ["limit", "cursor"],
+    reads: ["devices", "next_cursor"],
+  },
+  deviceRegister: {
+    method: "POST",
+    path: "/api/devices",
+    body: ["fingerprint", "deviceName", "deviceType", "os", "browser", "publicKey"],
+    reads: ["device"],
+  },
+  deviceUpdate: {
+    method: "PATCH",
+    path: "/api/devices/{id}",
+    body: ["deviceName", "trustLevel"],
+    reads: ["device"],
+  },
+  deviceRevoke: { method: "DELETE", path: "/api/devices/{id}", reads: ["success"] },
+  notifications: {
+    method: "GET",
+    path: "/api/notifications",
+    query: ["limit", "unread_only"],
+    reads: ["notifications", "unread_count"],
+  },
+  notificationRead: {
+    method: "PATCH",
+    path: "/api/notifications/{id}",
+    body: ["is_read"],
+    reads: ["notification"],
+  },
+  notificationsReadAll: { method: "POST", path: "/api/notifications/read", reads: ["updated"] },
+  notificationsClear: {
+    method: "DELETE",
+    path: "/api/notifications",
+    reads: ["success", "deleted"],
+  },
+  pushKey: { method: "GET", path: "/api/push/vapid-public-key", reads: ["enabled", "public_key"] },
+  pushSubscribe: {
+    method: "POST",
+    path: "/api/push/subscriptions",
+    body: ["endpoint", "expirationTime", "keys"],
+    reads: ["subscription"],
+  },
+  pushUnsubscribe: { method: "DELETE", path: "/api/push/subscriptions/{id}", reads: ["success"] },
+  attachments: {
+    method: "GET",
+    path: "/api/vault/attachments",
+    query: ["parent_id", "parent_type", "limit", "cursor"],
+    reads: ["attachments", "usage", "next_cursor"],
+  },
+  attachmentUpload: {
+    method: "POST",
+    path: "/api/vault/attachments",
+    body: [
+      "parent_id",
+      "parent_type",
+      "encrypted_content",
+      "wrapped_file_key",
+      "encrypted_filename",
+      "encrypted_mime_type",
+    ],
+    reads: ["attachment"],
+  },
+  attachment: { method: "GET", path: "/api/vault/attachments/{id}", reads: ["attachment"] },
+  attachmentDelete: { method: "DELETE", path: "/api/vault/attachments/{id}", reads: ["success"] },
+  importPasswords: {
+    method: "POST",
+    path: "/api/passwords/import",
+    body: ["entries", "provider"],
+    reads: ["success", "imported", "errors"],
+  },
+  exportPasswords: {
+    method: "GET",
+    path: "/api/passwords/export",
+    reads: ["format", "version", "entries", "count"],
+  },
+} as const;
+
+export type EndpointName = keyof typeof ENDPOINTS;
+
+export type ErrorBody = {
+  error: string;
+  code: string;
+  status: number;
+  details?: { field: string; message: string }[];
+};
+
+export type SyncEntry = {
+  id: string;
+  _deleted: false;
+  name: string;
+  website: string | null;
+  url: string | null;
+  username: string | null;
+  tags: string[];
+  encryption_version: number;
+  wrapped_item_key: string | null;
+  encrypted_data: string | null;
+  has_totp: boolean;
+  has_passkey: boolean;
+  created_at: string;
+  updated_at: string;
+};
+export type Tombstone = { id: string; _deleted: true; deleted_at: string };
+export type SyncChange = SyncEntry | Tombstone;
+
+export type SyncPullResponse = {
+  changes: SyncChange[];
+  serverTimestamp: string;
+  fullSyncRequired: boolean;
+};
+
+export type WireMutation =
+  | { action: "create" | "update"; id: string; data: MutationData; clientUpdatedAt: string }
+  | { action: "delete"; id: string; clientUpdatedAt: string };
+
+export type MutationResult = {
+  id: string;
+  status: "applied" | "conflict_server_wins" | "failed";
+  serverEntry?: SyncChange;
+  error?: string;
+  code?: string;
+};
+export type SyncPushResponse = { results: MutationResult[]; serverTimestamp: string };
+
+export type RevealResponse = {
+  envelope: { wrappedItemKey: string; encryptedData: string; version: number };
+};
+
+export type SharingKeyResponse = {
+  publicKey: { kty: string; crv: string; x: string; y: string };
+  created_at: string;
+  updated_at: string;
+};
+
+export type MatchedEntry = {
+  id: string;
+  name: string;
+  username_hash: string | null;
+  url: string | null;
+  wrapped_item_key: string | null;
+  encrypted_data: string | null;
+};
+export type MatchResponse = { matches: MatchedEntry[] };
+
+export type ListedEntry = {
+  id: string;
+  name: string;
+  website: string | null;
+  url: string | null;
+  encryption_version: number;
+  wrapped_item_key: string | null;
+  encrypted_data: string | null;
+};
+export type ListPasswordsResponse = {
+  data: ListedEntry[];
+  pagination: { page: number; limit: number; total: number };
+};
+
+/** The API answered with the standard error body. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: ErrorBody,
+  ) {
+    super(body.error);
+    this.name = "ApiError";
+  }
+}
+
+/**
+ * Asked when the server wants more proof of the person before it answers: an account 2FA code for
+ * this sign-in (TWO_FACTOR_REQUIRED, DECISIONS D20) or a recent sign-in (STEP_UP_REQUIRED, D3).
+ * Resolves true once the person has given it: the call is then made again, so the action that met
+ * the refusal finishes. Pages set one (client/src/shell/confirm-dialog.ts); without one the error stands.
+ */
+export type ChallengeHandler = (err: ApiError) => Promise<boolean>;
+let challengeHandler: ChallengeHandler | null = null;
+export function setChallengeHandler(fn: ChallengeHandler | null): void {
+  challengeHandler = fn;
+}
+export const CHALLENGE_CODES: readonly string[] = ["TWO_FACTOR_REQUIRED", "STEP_UP_REQUIRED"];
+
+/** No network: fetch failed, or the service worker answered 503 {error: "offline"}. */
+export class OfflineError extends Error {
+  constructor() {
+    super("offline");
+    this.name = "OfflineError";
+  }
+}
+
+export type EndpointDef = {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  path: string;
+  query?: readonly string[];
+  body?: readonly string[];
+  reads: readonly string[];
+};
+/** A GET made ready on this thread and sent from another (the pull worker). */
+export type PreparedGet = {
+  url: string;
+  headers: Record<string, string>;
+  credentials: RequestCredentials;
+};
+/**
+ * `quiet`: a call the page makes on its own (registering this browser at start), whose refusal is
+ * handled by its caller instead of being put to the person as "confirm it's you".
+ */
+type CallOptions = {
+  params?: Record<string, string>;
+  query?: Record<string, string | undefined>;
+  body?: unknown;
+  headers?: Record<string, string>;
+  quiet?: boolean;
+};
+
+const matchQuery = (url: string, hostHashes: string[]) => ({
+  url,
+  host_hashes: hostHashes.length ? hostHashes.join(",") : undefined,
+});
+
+function urlFor(
+  template: string,
+  params: Record<string, string> = {},
+  query: Record<string, string | undefined> = {},
+): string {
+  const path = template.replace(/\{(\w+)\}/g, (_, k: string) =>
+    encodeURIComponent(params[k] ?? ""),
+  );
+  const qs = Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined);
+  return qs.length ? `${path}?${new URLSearchParams(qs)}` : path;
+}
+
+/**
+ * Headers every call carries, set once per page: `x-device-fingerprint` names this browser's
+ * registered device (DECISIONS D11), set by core/device/device.ts, the one module that knows how.
+ */
+const defaultHeaders: Record<string, string> = {};
+export function setDefaultHeader(name: string, value: string | null): void {
+  if (value === null) delete defaultHeaders[name];
+  else defaultHeaders[name] = value;
+}
+
+/**
+ * The device-possession hook (RFC 9449 DPoP): set by device.ts once this browser's key is ready,
+ * it signs a proof for each request, sent as the `dpop` header. Null: no proof.
+ */
+export type ProofSigner = (req: {
+  method: string;
+  url: string;
+  accessToken: string | null;
+}) => Promise<string | null>;
+let proofSigner: ProofSigner | null = null;
+export function setProofSigner(signer: ProofSigner | null): void {
+  proofSigner = signer;
+}
+async function withProof(
+  headers: Record<string, string>,
+  method: string,
+  url: string,
+  accessToken: string | null,
+): Promise<void> {
+  const proof =
+    proofSigner &&
+    (await proofSigner({ method, url: new URL(url, globalThis.location?.href).href, accessToken }));
+  if (proof) headers.dpop = proof;
+}
+
+export type CipherPart = { iv: string; ciphertext: string };
+export type TotpConfig = {
+  hasTotp: boolean;
+  zeroTrust?: boolean;
+  secretEncrypted?: CipherPart;
+  algorithm?: string;
+  digits?: number;
+  period?: number;
+};
+export type TwoFactorStatus = {
+  enrolled: boolean;
+  method: "totp" | null;
+  enrolledAt: string | null;
+  pending: boolean;
+  recoveryCodesRemaining: number;
+};
+export type TrustLevel = "trusted" | "recognized" | "unknown";
+export type Device = {
+  id: string;
+  device_fingerprint?: string;
+  device_name: string;
+  device_type: "desktop" | "mobile" | "tablet";
+  os: string | null;
+  browser: string | null;
+  ip_address: string | null;
+  trust_level: TrustLevel;
+  /** Registered with a device key: it counts as this device only with a proof by that key. */
+  key_bound?: boolean;
+  is_current: boolean;
+  last_active_at: string;
+  trusted_at: string | null;
+  created_at: string;
+};
+export type DeviceRegistration = {
+  fingerprint: string;
+  deviceName?: string;
+  deviceType?: Device["device_type"];
+  os?: string;
+  browser?: string;
+  publicKey?: { kty: "EC"; crv: "P-256"; x: string; y: string };
+};
+export type AppNotification = {
+  id: string;
+  type: string;
+  title: string;
+  body: string;
+  color: string;
+  icon: string | null;
+  action_url: string | null;
+  actor_email: string | null;
+  actor_name: string | null;
+  is_read: boolean;
+  created_at: string;
+};
+export type NotificationList = { notifications: AppNotification[]; unread_count: number };
+export type ParentType = "password" | "note" | "item";
+export type AttachmentMeta = {
+  id: string;
+  parent_id: string;
+  parent_type: ParentType;
+  size: number;
+  created_at: string;
+  encrypted_filename: CipherPart;
+  encrypted_mime_type: CipherPart;
+  wrapped_file_key: CipherPart;
+};
+export type AttachmentUpload = {
+  parent_id: string;
+  parent_type: ParentType;
+  encrypted_content: string;
+  wrapped_file_key: CipherPart;
+  encrypted_filename: CipherPart;
+  encrypted_mime_type: CipherPart;
+};
+export type AttachmentList = {
+  attachments: AttachmentMeta[];
+  usage: { used: number; quota: number };
+};
+export type ImportEntry = {
+  /** Chosen by the client: the envelope is bound to it (the import keeps it). */
+  id?: string;
+  name: string;
+  website: string | null;
+  url: string | null;
+  tags: string[];
+  wrapped_item_key: string;
+  encrypted_data: string;
+  encryption_version: 3;
+  name_hash: string;
+  username_hash: string;
+  domain_hash: string | null;
+  search_tokens: string[];
+};
+export type ImportResponse = { success: boolean; imported: number; errors: string[] };
+export type ExportDocument = {
+  format: string;
+  version: number;
+  provider: string;
+  encryption_version: number;
+  count: number;
+  entries: ImportEntry[];
+};
+
+export class ApiClient {
+  private csrf: string | null = null;
+  /** The D1 bookmarks last seen (src/kernel/bookmarks.ts), sent with every request. */
+  private bookmarks = new Map<string, string>();
+  /** Answers kept by their ETag, asked again with If-None-Match (revalidate.ts). */
+  private readonly revalidation = new Revalidation();
+
+  /**
+   * `origin` is "" in pages and the worker (same origin); tests and the extension pass an absolute
+   * base. `bearer` gives the access token for an Authorization header (the extension); without it
+   * the cookie travels.
+   */
+  constructor(
+    private readonly origin = "",
+    private readonly bearer?: () => Promise<string | null>,
+  ) {}
+
+  /**
+   * The bookmarks as a header value, for keeping beside the sync cursor (docs/decisions.md, Scale: shards, a directory, many databases): whichever
+   * replica answers this device's next request has seen at least what this device last saw.
+   */
+  bookmarkHeader(): string {
+    return formatBookmarks(this.bookmarks);
+  }
+
+  /** Starts from stored bookmarks; later ones already held win. */
+  useBookmarks(header: string | null | undefined) {
+    this.bookmarks = mergeBookmarks(parseBookmarks(header), this.bookmarks);
+  }
+
+  private call<T>(name: EndpointName, opts: CallOptions = {}): Promise<T> {
+    return this.request<T>(ENDPOINTS[name], opts);
+  }
+
+  /** Any endpoint described like ENDPOINTS' entries (sections keep their own tables, also checked against OpenAPI). */
+  async request<T>(ep: EndpointDef, opts: CallOptions = {}): Promise<T> {
+    return (await (await this.fetchOk(ep, opts, "application/json")).json().catch(() => null)) as T;
+  }
+
+  /**
+   * Every page of a cursor-paginated list (limit and cursor in, next_cursor out; docs/decisions.md,
+   * "Cursor pagination"): array fields of the pages are joined in order, the rest is the last page's.
+   */
+  async requestAll<T extends object>(ep: EndpointDef, opts: CallOptions = {}): Promise<T> {
+    let out: Record<string, unknown> | null = null;
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await this.request<Record<string, unknown> & { next_cursor?: string | null }>(
+        ep,
+        { ...opts, query: { ...opts.query, limit: "100", cursor } },
+      );
+      if (!out) out = { ...page };
+      else
+        for (const [k, v] of Object.entries(page))
+          out[k] = Array.isArray(v) && Array.isArray(out[k]) ? [...(out[k] as unknown[]), ...v] : v;
+      if (!page.next_cursor) return out as T;
+      cursor = page.next_cursor;
+    }
+  }
+
+  /** An endpoint answered with text/plain (the breach range): its body as text. */
+  async text(ep: EndpointDef, opts: CallOptions = {}): Promise<string> {
+    return (await this.fetchOk(ep, opts, "text/plain")).text();
+  }
+
+  /** An endpoint answered with text/event-stream: its body, read as it arrives (automation/sse.ts). */
+  async stream(
+    ep: EndpointDef,
+    opts: CallOptions & { signal?: AbortSignal } = {},
+  ): Promise<ReadableStream<Uint8Array>> {
+    const res = await this.fetchOk(ep, opts, "text/event-stream");
+    if (!res.body)
+      throw new ApiError(res.status, {
+        error: "empty stream",
+        code: "INTERNAL_ERROR",
+        status: res.status,
+      });
+    return res.body;
+  }
+
+  /** A call's URL and headers: the session, this device's proof and the bookmarks it carries. */
+  private async prepare(
+    ep: EndpointDef,
+    opts: CallOptions,
+    accept: string,
+  ): Promise<{ url: string; headers: Record<string, string> }> {
+    const headers: Record<string, string> = { ...defaultHeaders, ...opts.headers, accept };
+    const token = this.bearer ? await this.bearer() : null;
+    if (token) headers.authorization = `Bearer ${token}`;
+    if (this.bookmarks.size) headers[BOOKMARK_HEADER] = formatBookmarks(this.bookmarks);
+    if (ep.method !== "GET") {
+      headers["x-csrf-token"] = await this.csrfToken();
+      if (opts.body !== undefined) headers["content-type"] = "application/json";
+    }
+    const url = this.urlOf(ep, opts);
+    await withProof(headers, ep.method, url, token);
+    return { url, headers };
+  }
+
+  /**
+   * The pull's request made ready for the pull worker to send (pull-worker-client.ts), which then
+   * reads the answer on its own thread. What comes back is noted with `noteAnswer`; an answer the
+   * worker does not take (a refusal, no stream) is asked again through `syncPages`, whose errors
+   * are this client's.
+   */
+  async syncPagesRequest(
+    since: string | undefined,
+    resume: string | undefined,
+  ): Promise<PreparedGet> {
+    const { url, headers } = await this.prepare(
+      ENDPOINTS.syncPull,
+      { query: { since, resume } },
+      "application/x-ndjson",
+    );
+    return {
+      url: new URL(url, globalThis.location?.href).href,
+      headers,
+      credentials: this.bearer ? "omit" : "same-origin",
+    };
+  }
+
+  /** Takes the bookmarks of an answer fetched on another thread. */
+  noteAnswer(bookmarkHeader: string | null) {
+    this.bookmarks = mergeBookmarks(this.bookmarks, parseBookmarks(bookmarkHeader));
+  }
+
+  /** A successful response, or the error as ApiError / OfflineError. */
+  private async fetchOk(
+    ep: EndpointDef,
+    opts: CallOptions & { signal?: AbortSignal },
+    accept: string,
+    retried = false,
+  ): Promise<Response> {
+    const { method } = ep;
+    const { url, headers } = await this.prepare(ep, opts, accept);
+    const etag = method === "GET" ? this.revalidation.condition(url) : undefined;
+    if (etag) headers["if-none-match"] = etag;
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method,
+        headers,
+        credentials: this.bearer ? "omit" : "same-origin",
+        cache: "no-store",
+        signal: opts.signal,
+        body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+      });
+    } catch (e) {
+      if (opts.signal?.aborted) throw e;
+      throw new OfflineError();
+    }
+    this.bookmarks = mergeBookmarks(
+      this.bookmarks,
+      parseBookmarks(res.headers.get(BOOKMARK_HEADER)),
+    );
+    if (res.status === 304 && etag) {
+      const kept = this.revalidation.replay(url, res);
+      if (kept) return kept;
+    }
+    if (res.ok) return method === "GET" ? this.revalidation.keep(url, res) : res;
+    const err = ((await res.json().catch(() => null)) ?? {
+      error: res.statusText,
+      code: "INTERNAL_ERROR",
+      status: res.status,
+    }) as ErrorBody;
+    if (res.status === 503 && err.error === "offline") throw new OfflineError();
+    // The token outlives a page but not 12 hours, nor a change of user: fetch a fresh one once.
+    if (res.status === 403 && /csrf/i.test(err.error) && !retried) {
+      this.csrf = null;
+      return this.fetchOk(ep, opts, accept, true);
+    }
+    const failure = new ApiError(res.status, err);
+    if (
+      res.status === 401 &&
+      !opts.quiet &&
+      CHALLENGE_CODES.includes(err.code) &&
+      challengeHandler &&
+      (await challengeHandler(failure))
+    ) {
+      return this.fetchOk(ep, opts, accept, retried);
+    }
+    throw failure;
+  }
+
+  private urlOf(ep: EndpointDef, opts: CallOptions): string {
+    return this.origin + urlFor(ep.path, opts.params, opts.query);
+  }
+
+  async csrfToken(): Promise<string> {
+    this.csrf ??= (await this.call<{ csrfToken: string }>("csrfToken")).csrfToken;
+    return this.csrf;
+  }
+
+  /** Who the HTTP-only auth cookie names (401 without one). */
+  session(): Promise<{ user: { id: string; email: string | null }; twoFactorRequired?: boolean }> {
+    return this.call("session");
+  }
+
+  listPasswords(page = 1, limit = 20): Promise<ListPasswordsResponse> {
+    return this.call("listPasswords", { query: { page: String(page), limit: String(limit) } });
+  }
+
+  /** `hostHashes`: the page's hashed hosts (host-hashes.ts), so entries match by their extra addresses too. */
+  match(url: string, hostHashes: string[] = []): Promise<MatchResponse> {
+    return this.call("match", { query: matchQuery(url, hostHashes) });
+  }
+
+  /**
+   * For an answer the caller cannot trust (an entry that does not open in its place): a 304 would
+   * confirm the body kept, so the next lookup of this URL asks unconditionally.
+   */
+  forgetMatch(url: string, hostHashes: string[] = []) {
+    this.revalidation.forget(this.urlOf(ENDPOINTS.match, { query: matchQuery(url, hostHashes) }));
+  }
+
+  reveal(id: string): Promise<RevealResponse> {
+    return this.call("reveal", { params: { id } });
+  }
+
+  syncPull(since: string | undefined): Promise<SyncPullResponse> {
+    return this.call("syncPull", { query: { since } });
+  }
+
+  /**
+   * The pull asked for one JSON text per line (docs/decisions.md, "Sync: a pull read page by page,
+   * resumed where it was cut"), to be read as it arrives; `resume` goes on with a pull cut off
+   * part-way. The answer as it came: an intermediary that answers with the one JSON object instead
+   * is told apart by its content type (sync-engine.ts reads both).
+   */
+  syncPages(
+    since: string | undefined,
+    resume: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<Response> {
+    return this.fetchOk(
+      ENDPOINTS.syncPull,
+      { query: { since, resume }, signal },
+      "application/x-ndjson",
+    );
+  }
+
+  /** The caller's sharing public key, or with `email` a contact's: as the server says (see contact-keys.ts). */
+  sharingKey(email?: string): Promise<SharingKeyResponse> {
+    return this.call("sharingKey", { query: { email } });
+  }
+
+  syncPush(mutations: WireMutation[]): Promise<SyncPushResponse> {
+    return this.call("syncPush", { body: { mutations } });
+  }
+
+  totp(id: string): Promise<TotpConfig> {
+    return this.call("totpGet", { params: { id } });
+  }
+
+  setTotp(
+    id: string,
+    body: { secretEncrypted: CipherPart; algorithm: string; digits: number; period: number },
+  ): Promise<{ success: true }> {
+    return this.call("totpSet", { params: { id }, body });
+  }
+
+  deleteTotp(id: string): Promise<{ success: true }> {
+    return this.call("totpDelete", { params: { id } });
+  }
+
+  twoFactorStatus(): Promise<TwoFactorStatus> {
+    return this.call("twofaStatus");
+  }
+
+  twoFactorEnroll(): Promise<{ qrCodeUri: string; secret: string; recoveryCodes: string[] }> {
+    return this.call("twofaEnroll");
+  }
+
+  twoFactorVerify(code: string): Promise<{ verified: true; recoveryCodesRemaining?: number }> {
+    return this.call("twofaVerify", { body: { code } });
+  }
+
+  twoFactorDisable(code: string): Promise<{ success: true }> {
+    return this.call("twofaDisable", { body: { code } });
+  }
+
+  devices(): Promise<{ devices: Device[] }> {
+    return this.requestAll(ENDPOINTS.devices);
+  }
+
+  registerDevice(body: DeviceRegistration): Promise<{ device: Device }> {
+    // Made at start, not by the person: a stale sign-in leaves the browser unregistered (the
+    // Devices page says why) instead of opening "confirm it's you" over the vault.
+    return this.call("deviceRegister", { body, quiet: true });
+  }
+
+  updateDevice(
+    id: string,
+    body: { deviceName?: string; trustLevel?: TrustLevel },
+  ): Promise<{ device: Device }> {
+    return this.call("deviceUpdate", { params: { id }, body });
+  }
+
+  revokeDevice(id: string): Promise<{ success: true }> {
+    return this.call("deviceRevoke", { params: { id } });
+  }
+
+  notifications(limit = 50): Promise<NotificationList> {
+    return this.call("notifications", { query: { limit: String(limit), unread_only: "false" } });
+  }
+
+  markNotificationRead(id: string): Promise<{ notification: AppNotification }> {
+    return this.call("notificationRead", { params: { id }, body: { is_read: true } });
+  }
+
+  markAllNotificationsRead(): Promise<{ updated: number }> {
+    return this.call("notificationsReadAll");
+  }
+
+  clearNotifications(): Promise<{ success: true; deleted: number }> {
+    return this.call("notificationsClear");
+  }
+
+  pushKey(): Promise<{ enabled: boolean; public_key: string | null }> {
+    return this.call("pushKey");
+  }
+
+  pushSubscribe(subscription: PushSubscriptionJSON): Promise<{ subscription: { id: string } }> {
+    return this.call("pushSubscribe", { body: subscription });
+  }
+
+  pushUnsubscribe(id: string): Promise<{ success: true }> {
+    return this.call("pushUnsubscribe", { params: { id } });
+  }
+
+  attachments(parentId: string, parentType: ParentType = "password"): Promise<AttachmentList> {
+    return this.requestAll(ENDPOINTS.attachments, {
+      query: { parent_id: parentId, parent_type: parentType },
+    });
+  }
+
+  attachment(id: string): Promise<{ attachment: AttachmentMeta & { encrypted_content: string } }> {
+    return this.call("attachment", { params: { id } });
+  }
+
+  deleteAttachment(id: string): Promise<{ success: true }> {
+    return this.call("attachmentDelete", { params: { id } });
+  }
+
+  /** XMLHttpRequest, not fetch: only it reports upload progress (`onProgress(sent, total)`). */
+  async uploadAttachment(
+    body: AttachmentUpload,
+    onProgress: (sent: number, total: number) => void,
+  ): Promise<{ attachment: AttachmentMeta }> {
+    const csrf = await this.csrfToken();
+    const { method, path } = ENDPOINTS.attachmentUpload;
+    const headers: Record<string, string> = {
+      ...defaultHeaders,
+      accept: "application/json",
+      "content-type": "application/json",
+      "x-csrf-token": csrf,
+    };
+    await withProof(headers, method, this.origin + path, null);
+    return new Promise((resolve, reject) => {
+      const xhr = new XMLHttpRequest();
+      xhr.open(method, this.origin + path);
+      for (const [k, v] of Object.entries(headers)) xhr.setRequestHeader(k, v);
+      xhr.withCredentials = true;
+      xhr.upload.onprogress = (ev) => onProgress(ev.loaded, ev.total);
+      xhr.onerror = () => reject(new OfflineError());
+      xhr.onload = () => {
+        let parsed: unknown = null;
+        try {
+          parsed = JSON.parse(xhr.responseText);
+        } catch {
+          parsed = null;
+        }
+        if (xhr.status >= 200 && xhr.status < 300)
+          resolve(parsed as { attachment: AttachmentMeta });
+        else
+          reject(
+            new ApiError(
+              xhr.status,
+              (parsed ?? {
+                error: xhr.statusText,
+                code: "INTERNAL_ERROR",
+                status: xhr.status,
+              }) as ErrorBody,
+            ),
+          );
+      };
+      xhr.send(JSON.stringify(body));
+    });
+  }
+
+  /** One batch; the Idempotency-Key makes a retry of the same batch safe (remembered 1 hour). */
+  importPasswords(
+    entries: ImportEntry[],
+    provider: string,
+    idempotencyKey: string,
+  ): Promise<ImportResponse> {
+    return this.call("importPasswords", {
+      body: { entries, provider },
+      headers: { "idempotency-key": idempotencyKey },
+    });
+  }
+
+  exportPasswords(): Promise<ExportDocument> {
+    return this.call("exportPasswords");
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * Lock, unlock and master-passphrase change (docs/decisions.md, "Client: the web client"). All three work
+ * offline: the passphrase is checked against the key check stored at sign-in, and a change is
+ * queued as ordinary update mutations that the sync engine pushes later.
+ */
+import {
+  blindIndexes,
+  deriveVaultKeys,
+  keyIterations,
+  keyVersion,
+  PBKDF2_ITERATIONS,
+  type Envelope,
+  type VaultKeys,
+  isBound,
+  keyCheckMatches,
+  makeKeyCheck,
+  openEntry,
+  placeOf,
+  rewrapItemKey,
+  wrapHeader,
+  TrustStore,
+} from "../crypto";
+import type { LocalDb, LocalEntry, PendingMutation } from "../store";
+import { withSyncLock } from "../sync";
+import { resealed, withEnvelope } from "../vault";
+
+/** Idle time after which the dashboard locks the vault. */
+export const AUTO_LOCK_MS = 15 * 60_000;
+export const MIN_PASSPHRASE = 8;
+
+export class PassphraseError extends Error {}
+
+/**
+ * The last user activity is also stored, so the idle limit holds across closed tabs and restarts:
+ * the keys must not outlive it just because no dashboard was open to count.
+ */
+const activityKey = (userId: string) => `activity:${userId}`;
+
+export function recordActivity(db: LocalDb, userId: string, at: number): Promise<void> {
+  return db.setMeta(activityKey(userId), at);
+}
+
+export async function idleTooLong(db: LocalDb, userId: string): Promise<boolean> {
+  const last = await db.meta<number>(activityKey(userId));
+  return last !== undefined && Date.now() - last >= AUTO_LOCK_MS;
+}
+
+/** Lock: the keys leave the store (the caller drops the page, and with it the keys in memory). */
+export async function lockVault(db: LocalDb, userId: string, keys: VaultKeys): Promise<void> {
+  // A session signed in before key checks existed gets one while the key is still at hand.
+  if (!(await db.keyCheck(userId)))
+    await db.setMeta(`keycheck:${userId}`, await makeKeyCheck(keys, userId));
+  await db.dropKeys(userId);
+}
+
+/** The keys a key check was made with: its header names the rounds and version (none: version 1). */
+export function keysForCheck(
+  passphrase: string,
+  userId: string,
+  check: Envelope,
+): Promise<VaultKeys> {
+  const header = isBound(check) ? wrapHeader(check.wrapped_item_key) : null;
+  return deriveVaultKeys(
+    passphrase,
+    userId,
+    header?.iterations ?? PBKDF2_ITERATIONS,
+    header?.keyVersion ?? 1,
+  );
+}
+
+async function verified(db: LocalDb, userId: string, passphrase: string): Promise<VaultKeys> {
+  const check = await db.keyCheck(userId);
+  if (!check)
+    throw new PassphraseError(
+      "This device cannot check the passphrase: sign out and sign in again",
+    );
+  const keys = await keysForCheck(passphrase, userId, check);
+  if (!(await keyCheckMatches(keys, userId, check)))
+    throw new PassphraseError("This passphrase does not open the vault");
+  return keys;
+}
+
+export async function unlockVault(
+  db: LocalDb,
+  userId: string,
+  passphrase: string,
+): Promise<VaultKeys> {
+  const keys = await verified(db, userId, passphrase);
+  await recordActivity(db, userId, Date.now());
+  await db.setMeta(`keys:${userId}`, keys);
+  return keys;
+}
+
+/**
+ * Zero-knowledge rotation: every item key is unwrapped with the old vault key and wrapped with the
+ * new one (encrypted_data does not change), the blind indexes are recomputed with the new index
+ * key, and each entry is queued as an update. Nothing is written until every entry is done; then
+ * entries, queue, keys and key check change in one transaction. Runs under the sync lock, so no
+ * pull lands an old-key envelope in between. Returns the number of entries re-wrapped.
+ */
+export async function changePassphrase(
+  db: LocalDb,
+  userId: string,
+  oldKeys: VaultKeys,
+  current: string,
+  next: string,
+): Promise<number> {
+  if (next.length < MIN_PASSPHRASE)
+    throw new PassphraseError(`The new passphrase needs at least ${MIN_PASSPHRASE} characters`);
+  if (next === current) throw new PassphraseError("The new passphrase is the current one");
+  if (!(await db.keyCheck(userId)))
+    await db.setMeta(`keycheck:${userId}`, await makeKeyCheck(oldKeys, userId));
+  const checked = await verified(db, userId, current);
+  // A new key version, so that a server replaying the old wraps is caught (envelope.KeyRollbackError).
+  const newKeys = await deriveVaultKeys(
+    next,
+    userId,
+    Math.max(keyIterations(checked), PBKDF2_ITERATIONS),
+    keyVersion(checked) + 1,
+  );
+  return withSyncLock(async () => {
+    const now = new Date().toISOString();
+    const changes: { entry: LocalEntry; mutation?: PendingMutation }[] = [];
+    const unreadable: string[] = [];
+    for (const e of await db.entries(userId)) {
+      const website = e.website ?? e.url ?? "";
+      if (e.encryption_version !== 3 || !e.wrapped_item_key || !e.encrypted_data) {
+        // Legacy plaintext entries have no key to move; only their local search tokens change.
+        const idx = await blindIndexes(newKeys, { name: e.name, website, username: "" });
+        changes.push({ entry: { ...e, search_tokens: idx.search_tokens } });
+        continue;
+      }
+      const env = { wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data };
+      const place = placeOf(userId, e);
+      try {
+        // The old key is the one being replaced, so unbound entries are re-sealed bound on the way.
+        const opened = await openEntry(checked, place, env, { allowLegacy: true });
+        if (opened.legacy) {
+          changes.push(await resealed(newKeys, userId, e, opened.secrets, now));
+          continue;
+        }
+        const wrapped = await rewrapItemKey(checked, newKeys, place, e.wrapped_item_key);
+        changes.push(
+          await withEnvelope(
+            newKeys,
+            userId,
+            e,
+            { wrapped_item_key: wrapped, encrypted_data: e.encrypted_data },
+            opened.secrets,
+            now,
+          ),
+        );
+      } catch {
+        unreadable.push(e.name);
+      }
+    }
+    // Switching keys now would strand these entries under a passphrase that is about to be forgotten.
+    if (unreadable.length)
+      throw new PassphraseError(
+        `Not changed: ${unreadable.length} entries cannot be opened with the current key (${unreadable.slice(0, 3).join(", ")})`,
+      );
+    await db.rotate(userId, changes, newKeys, await makeKeyCheck(newKeys, userId));
+    const trust = await TrustStore.open(userId);
+    try {
+      await trust.raise({ keyVersion: keyVersion(newKeys) });
+    } finally {
+      trust.close();
+    }
+    return changes.filter((c) => c.mutation).length;
+  });
+}
