@@ -34,7 +34,7 @@ import { offerFor, saveSubmission, type Submission } from "./save-offer";
 import { firstSyncCopy, opened, openedCandidates as lookup } from "./entry-lookup";
 import { passkeyMessage, vaultPasskeys } from "./passkey-offscreen";
 import { FrameSessions, type FrameSession } from "./sessions";
-import { currentCode } from "./totp";
+import { codeOfField } from "../../src/kernel/totp";
 import { createLinkFrom, linkEntries, linkFields, type LinkVault } from "./link-vault";
 import { indexedCount, indexPage, reindex } from "./fill-index";
 import { Timeline } from "./timeline";
@@ -272,7 +272,7 @@ async function fill(ctx: FillContext, id: string, confirmed: boolean): Promise<F
   const credentials: Credentials = {
     username: secrets.username,
     password: secrets.password,
-    totp: secrets.totp ? await currentCode(secrets.totp) : null,
+    totp: secrets.totp ? await codeOfField(secrets.totp) : null,
   };
   const warning = await s.health.warning(
     id,
