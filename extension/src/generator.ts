@@ -6,7 +6,7 @@
 import { BUILTIN_SERVICES } from "../../src/data/registry/services";
 import { generateFromClasses } from "../../src/kernel/password-generator";
 import { DEFAULT_REQUIREMENTS, type PasswordRequirements } from "../../src/kernel/password-rules";
-import { registrableDomain } from "./policy";
+import { registrableDomain } from "../../src/kernel/site";
 
 /** Long enough for ~120 bits from the full alphabet; a service's maximum may cut it shorter. */
 const PREFERRED_LENGTH = 20;

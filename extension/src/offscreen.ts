@@ -28,7 +28,8 @@ import type {
   MatchReply,
   SaveOffer,
 } from "./messages";
-import { entryVerdict, hostOf, type FillContext } from "./policy";
+import { normalizeHost } from "../../src/kernel/hostname";
+import { entryVerdict, type FillContext } from "./policy";
 import { ExtraHosts } from "./extra-hosts";
 import { offerFor, saveSubmission, type Submission } from "./save-offer";
 import { firstSyncCopy, opened, openedCandidates as lookup } from "./entry-lookup";
@@ -297,7 +298,8 @@ async function saveOffer(
   const s = state;
   const sub = submissions.get(tabId);
   submissions.delete(tabId);
-  if (!s || !sub || !hostOf(pageUrl) || hostOf(pageUrl) !== hostOf(sub.url)) return false;
+  if (!s || !sub || !normalizeHost(pageUrl) || normalizeHost(pageUrl) !== normalizeHost(sub.url))
+    return false;
   const offer = offerFor(sub, (await openedCandidates(s, sub.url)).list);
   if (!offer) return false;
   sessions.open(nonce, {
