@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { generatePassword, requirementsFor } from "../../extension/src/generator";
+import type { PasswordRequirements } from "../../src/kernel/password-rules";
+import { requirementsFor } from "../../extension/src/generator";
+import { generatePassword as generate, optionsFor } from "../../src/kernel/password-generator";
 import { verdict } from "../../extension/src/policy";
 import { senderOrigin } from "../../extension/src/sender-origin";
 
@@ -86,6 +88,7 @@ describe("whose request it is", () => {
 });
 
 describe("the generator", () => {
+  const generatePassword = (r: PasswordRequirements) => generate(optionsFor(r), r);
   const classes = (p: string) => ({
     upper: /[A-Z]/.test(p),
     lower: /[a-z]/.test(p),
