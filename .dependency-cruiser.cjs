@@ -133,9 +133,8 @@ module.exports = {
     {
       name: "apps-share-only-core-and-kernel",
       severity: "error",
-      comment:
-        "An app imports the core, src/kernel and itself, never server code. (For now extension/src/totp.ts still reads src/lib/totp.ts: the TOTP code is being folded into one kernel module, and the exception goes with it.)",
-      from: { path: "^(client/src|extension/src|cli)/", pathNot: "^extension/src/totp\\.ts$" },
+      comment: "An app imports the core, src/kernel and itself, never server code.",
+      from: { path: "^(client/src|extension/src|cli)/" },
       to: { path: "^(src|durable-objects)/", pathNot: "^src/kernel/" },
     },
     {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type EntrySecrets, type VaultKeys } from "../../core/crypto/crypto";
 import { openEntry, placeOf } from "../../core/crypto/envelope";
 import { startLoginSite } from "../../test/support/login-site";
-import { totpCode, TOTP_DEFAULTS } from "../../src/lib/totp";
+import { totpCode, TOTP_DEFAULTS } from "../../src/kernel/totp";
 import { apiAs } from "./support/api";
 import {
   newUser,

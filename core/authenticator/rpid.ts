@@ -5,7 +5,7 @@
  * suffix list is tldts' (the one the extension already uses for registrable domains), private
  * suffixes included, as browsers apply it: "github.io" is nobody's rp id.
  */
-import { getPublicSuffix } from "tldts";
+import { isPublicSuffix } from "../../src/kernel/site";
 
 export type RpRefusal = "insecure" | "not-a-domain" | "other-site" | "public-suffix";
 
@@ -48,7 +48,6 @@ export function checkRpId(
   if (rp !== host && !host.endsWith(`.${rp}`)) return { ok: false, reason: "other-site" };
   // localhost is its own site (the browser treats it as such); any other rp must sit below a public suffix.
   const local = rp === "localhost" || rp.endsWith(".localhost");
-  if (!local && getPublicSuffix(rp, { allowPrivateDomains: true }) === rp)
-    return { ok: false, reason: "public-suffix" };
+  if (!local && isPublicSuffix(rp)) return { ok: false, reason: "public-suffix" };
   return { ok: true, rpId: rp, origin: page.origin };
 }

@@ -1,15 +1,12 @@
 /**
- * The popup's password generator. It honours the service registry's password requirements for the
- * site (the built-in registry, src/data/registry; the database overrides are an admin resource the
- * extension cannot read), else the registry's defaults.
+ * The popup generator's rules: the service registry's password requirements for the site (the
+ * built-in registry, src/kernel/registry; the database overrides are an admin resource the extension
+ * cannot read), else the registry's defaults. The generator is the shared one
+ * (src/kernel/password-generator.ts).
  */
 import { BUILTIN_SERVICES } from "../../src/kernel/registry/services";
-import { generateFromClasses } from "../../src/kernel/password-generator";
 import { DEFAULT_REQUIREMENTS, type PasswordRequirements } from "../../src/kernel/password-rules";
-import { registrableDomain } from "./policy";
-
-/** Long enough for ~120 bits from the full alphabet; a service's maximum may cut it shorter. */
-const PREFERRED_LENGTH = 20;
+import { registrableDomain } from "../../src/kernel/site";
 
 export function requirementsFor(url: string): {
   service: string | null;
@@ -21,21 +18,6 @@ export function requirementsFor(url: string): {
     service: service?.name ?? null,
     requirements: { ...DEFAULT_REQUIREMENTS, ...service?.password_requirements },
   };
-}
-
-export function generatePassword(r: PasswordRequirements): string {
-  // Classes a service does not ask for are left out: a service that does not require symbols often refuses them.
-  const classes = {
-    lower: r.requireLowercase ?? true,
-    upper: r.requireUppercase ?? true,
-    digits: r.requireNumbers ?? true,
-    symbols: r.requireSymbols ?? true,
-  };
-  return generateFromClasses(
-    classes,
-    Math.max(r.minLength ?? 8, Math.min(PREFERRED_LENGTH, r.maxLength ?? PREFERRED_LENGTH)),
-    r,
-  );
 }
 
 export function describe(r: PasswordRequirements): string {

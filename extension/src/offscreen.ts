@@ -37,13 +37,14 @@ import type {
   MatchReply,
   SaveOffer,
 } from "./messages";
-import { entryVerdict, hostOf, type FillContext } from "./policy";
+import { normalizeHost } from "../../src/kernel/hostname";
+import { entryVerdict, type FillContext } from "./policy";
 import { ExtraHosts } from "./extra-hosts";
 import { offerFor, saveSubmission, type Submission } from "./save-offer";
 import { firstSyncCopy, opened, openedCandidates as lookup } from "./entry-lookup";
 import { passkeyMessage, vaultPasskeys } from "./passkey-offscreen";
 import { FrameSessions, type FrameSession } from "./sessions";
-import { currentCode } from "./totp";
+import { codeOfField } from "../../src/kernel/totp";
 import { createLinkFrom, linkEntries, linkFields, type LinkVault } from "./link-vault";
 import { indexedCount, indexPage, reindex } from "./fill-index";
 import { Timeline } from "./timeline";
@@ -281,7 +282,7 @@ async function fill(ctx: FillContext, id: string, confirmed: boolean): Promise<F
   const credentials: Credentials = {
     username: secrets.username,
     password: secrets.password,
-    totp: secrets.totp ? await currentCode(secrets.totp) : null,
+    totp: secrets.totp ? await codeOfField(secrets.totp) : null,
   };
   const warning = await s.health.warning(
     id,
@@ -306,7 +307,8 @@ async function saveOffer(
   const s = state;
   const sub = submissions.get(tabId);
   submissions.delete(tabId);
-  if (!s || !sub || !hostOf(pageUrl) || hostOf(pageUrl) !== hostOf(sub.url)) return false;
+  if (!s || !sub || !normalizeHost(pageUrl) || normalizeHost(pageUrl) !== normalizeHost(sub.url))
+    return false;
   const offer = offerFor(sub, (await openedCandidates(s, sub.url)).list);
   if (!offer) return false;
   sessions.open(nonce, {

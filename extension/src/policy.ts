@@ -7,33 +7,14 @@
  * (entry-lookup.ts `sealedAddress`). An https entry never fills a plain-http page: its scheme is
  * authenticated, so an http page on its host is another site as far as the sign-in goes. Only an
  * entry whose ciphertext names no scheme at all (sealed before the scheme was) is taken as https
- * and fills an http page once the person confirms in extension UI. The registrable domain
- * (eTLD+1) is kept for the generator's registry.
+ * and fills an http page once the person confirms in extension UI.
  */
-import { getDomain, getHostname } from "tldts";
-import { candidateHosts, normalizeHost } from "../../src/kernel/hostname";
-
-/** The registrable domain of a URL or bare host, lower case; the host itself for IPs and single labels. */
-export function registrableDomain(urlOrHost: string): string | null {
-  const s = urlOrHost.trim().toLowerCase();
-  if (!s) return null;
-  const host = getHostname(/^[a-z][a-z0-9+.-]*:\/\//.test(s) ? s : `https://${s}`);
-  if (!host) return null;
-  return getDomain(host, { allowPrivateDomains: true }) ?? host.replace(/^\[|\]$/g, "");
-}
-
-/** The host of a URL or bare host as entries are stored under it (lower case, no www., no port). */
-export const hostOf = (urlOrHost: string): string | null => normalizeHost(urlOrHost);
+import { candidateHosts, hostCovers, normalizeHost } from "../../src/kernel/hostname";
 
 /** The hosts an entry may be stored under to fill a page on `pageUrl`: its host and each parent (as the server's match). */
 export function entryHostsFor(pageUrl: string): string[] {
-  const host = hostOf(pageUrl);
+  const host = normalizeHost(pageUrl);
   return host ? candidateHosts(host) : [];
-}
-
-/** Whether `pageHost` is `entryHost` or one of its subdomains (label-wise, so "xgithub.com" is not). */
-export function hostCovers(entryHost: string, pageHost: string): boolean {
-  return pageHost === entryHost || pageHost.endsWith(`.${entryHost}`);
 }
 
 export type FillContext = { pageUrl: string; crossOriginFrame: boolean };
@@ -56,8 +37,8 @@ export function verdict(
   schemeSealed = true,
 ): Verdict {
   if (ctx.crossOriginFrame) return "refuse-frame";
-  const page = hostOf(ctx.pageUrl);
-  const entry = entryAddress ? hostOf(entryAddress) : null;
+  const page = normalizeHost(ctx.pageUrl);
+  const entry = entryAddress ? normalizeHost(entryAddress) : null;
   if (!page || !entry || !hostCovers(entry, page)) return "refuse-domain";
   const pageHttp = ctx.pageUrl.trim().toLowerCase().startsWith("http:");
   const entryHttps = entryAddress!.trim().toLowerCase().startsWith("https:");
@@ -85,8 +66,8 @@ const ORDER: Verdict[] = [
  * `never` never matches.
  */
 function ruleAdmits(pageUrl: string, a: ExtraAddress): boolean {
-  const page = hostOf(pageUrl);
-  const host = hostOf(a.url);
+  const page = normalizeHost(pageUrl);
+  const host = normalizeHost(a.url);
   if (!page || !host) return false;
   switch (a.match) {
     case "domain":

@@ -1,5 +1,6 @@
 /** The toolbar popup: session and lock state, unlock, the current site's matches, lock, settings. */
-import { describe, generatePassword, requirementsFor } from "./generator";
+import { generatePassword, optionsFor } from "../../src/kernel/password-generator";
+import { describe, requirementsFor } from "./generator";
 import type { FillWarning, MatchItem, MatchReply, PickReply, Request, Status } from "./messages";
 import { warningParts } from "./warning";
 import { shareView } from "./popup-link";
@@ -203,7 +204,7 @@ async function generate() {
   const { service, requirements } = requirementsFor(tab?.url ?? "");
   $("requirements").textContent =
     `${service ? `${service}'s rules` : "Default rules"}: ${describe(requirements)}`;
-  $<HTMLInputElement>("generated").value = generatePassword(requirements);
+  $<HTMLInputElement>("generated").value = generatePassword(optionsFor(requirements), requirements);
 }
 
 $("generate").addEventListener("click", () => void generate());

@@ -1,6 +1,6 @@
 /**
- * An independent RFC 6238 / RFC 4226 implementation on WebCrypto, so tests check the service's codes
- * against something other than the library the service uses. Checked itself against appendix B.
+ * An independent RFC 6238 / RFC 4226 implementation on WebCrypto, so tests check the codes against
+ * code written apart from src/kernel/totp.ts. Checked itself against appendix B.
  */
 const B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 

@@ -3,7 +3,6 @@ import { describe, expect, it } from "vitest";
 import { dbFor } from "../../src/db/client";
 import { TwoFactorService, secretAad } from "../../src/domains/two-factor/service";
 import { seal } from "../../src/lib/crypto";
-import { checkTotp, normalizeAlgorithm, totpCode } from "../../src/lib/totp";
 import {
   base32Encode,
   referenceTotp,
@@ -22,38 +21,6 @@ describe("RFC 6238 appendix B test vectors", () => {
         expect(await referenceTotp(RFC6238_SEEDS[alg], v.time, { algorithm: alg, digits: 8 })).toBe(
           v.codes[alg],
         );
-      }
-    }
-  });
-
-  it("the service's TOTP core generates every vector (SHA-1, SHA-256, SHA-512)", async () => {
-    for (const v of RFC6238_VECTORS) {
-      for (const alg of ALGORITHMS) {
-        const params = {
-          secret: base32Encode(RFC6238_SEEDS[alg]),
-          algorithm: normalizeAlgorithm(alg)!,
-          digits: 8,
-          period: 30,
-        };
-        expect(await totpCode(params, v.time)).toBe(v.codes[alg]);
-      }
-    }
-  });
-
-  it("the service's TOTP check accepts every vector at its time and refuses it two steps later", async () => {
-    for (const v of RFC6238_VECTORS) {
-      for (const alg of ALGORITHMS) {
-        const params = {
-          secret: base32Encode(RFC6238_SEEDS[alg]),
-          algorithm: normalizeAlgorithm(alg)!,
-          digits: 8,
-          period: 30,
-        };
-        expect(await checkTotp(params, v.codes[alg], v.time)).toEqual({
-          valid: true,
-          timeStep: Math.floor(v.time / 30),
-        });
-        expect((await checkTotp(params, v.codes[alg], v.time + 60)).valid).toBe(false);
       }
     }
   });

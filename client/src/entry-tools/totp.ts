@@ -15,7 +15,7 @@ import {
   sealTotpSecret,
   totpAt,
   TotpInputError,
-} from "../totp";
+} from "../../../src/kernel/totp";
 import { el, errorText } from "../../../core/ui";
 
 /** Decodes the first QR code in an image file; null when the image holds none. */
@@ -173,7 +173,7 @@ export function mount(root: HTMLElement, entry: EntryContext): () => void {
     const cfg = await load();
     if (stopped) return;
     if (cfg?.hasTotp && cfg.secretEncrypted) {
-      const algorithm = normalizeAlgorithm(cfg.algorithm);
+      const algorithm = normalizeAlgorithm(cfg.algorithm ?? "SHA-1") ?? "SHA-1";
       showCodes(
         await openTotpSecret(keys.vaultKey, cfg.secretEncrypted, algorithm),
         cfg.digits ?? 6,

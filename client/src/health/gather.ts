@@ -5,7 +5,7 @@
 import { ApiError, type ApiClient } from "../../../core/api";
 import type { LocalEntry } from "../../../core/store";
 import { serviceUrlOf } from "../entry-tools/reset";
-import { hostOf } from "../password-generator";
+import { normalizeHost } from "../../../src/kernel/hostname";
 import type { Vault } from "../../../core/vault";
 import { HEALTH_ENDPOINTS, type RangeSource } from "../../../core/health";
 import type { HealthItem } from "./detectors";
@@ -52,7 +52,7 @@ export async function gatherItems(
         items.push({
           id: e.id,
           name: e.name,
-          host: hostOf(e.website ?? e.url ?? ""),
+          host: normalizeHost(e.website ?? e.url ?? ""),
           url: serviceUrlOf(e),
           username: s.username,
           password: s.password,

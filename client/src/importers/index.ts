@@ -25,7 +25,7 @@ import { readZip } from "./zip";
 
 export { parseCsv } from "./csv";
 export { WrongPasswordError } from "./bitwarden-crypto";
-export { hostnameOf, ImportFormatError, type ImportedCredential, type Skipped } from "./model";
+export { ImportFormatError, type ImportedCredential, type Skipped } from "./model";
 
 /** The spec's `provider` values for POST /api/passwords/import. */
 export type ImportProvider =

@@ -3,7 +3,7 @@
  * client to encrypt (V3), with what was changed on the way in and why; and the items left out,
  * each with its reason. Nothing a file holds is dropped without a word.
  */
-import { normalizeHost } from "../../../src/kernel/hostname";
+import { websiteHost } from "../../../src/kernel/hostname";
 import type {
   CardDetails,
   CustomField,
@@ -46,11 +46,6 @@ export type ImportedCredential = {
 export type Skipped = { name: string; reason: string };
 export type ParseOutput = { credentials: ImportedCredential[]; skipped: Skipped[] };
 
-export function hostnameOf(url: string | null): string | null {
-  const host = normalizeHost(url);
-  return host && (host.includes(".") || host === "localhost") ? host : null;
-}
-
 export const clean = (v: unknown) =>
   typeof v === "string" ? v.trim() : v == null ? "" : String(v).trim();
 export const truthy = (v: string) => ["1", "true", "yes", "y"].includes(v.trim().toLowerCase());
@@ -78,7 +73,7 @@ export function credential(parts: CredentialParts): ImportedCredential {
   const seen = new Set<string>();
   const unique = all.filter((u) => !seen.has(u.url) && seen.add(u.url));
   const url = unique[0]?.url ?? null;
-  const website = hostnameOf(url);
+  const website = websiteHost(url);
   const fields = (parts.fields ?? []).filter((f) => f.name.trim() !== "" || f.value !== "");
   return {
     name: clean(parts.name) || website || clean(parts.username) || "Untitled",

@@ -6,6 +6,7 @@
  * unlock and finishes the ones that ended while no tab was open, so a new password is never lost.
  */
 import type { ApiClient } from "../../../core/api";
+import { hostnameOf } from "../../../src/kernel/hostname";
 import { domainOf } from "../../../core/crypto";
 import { AUTOMATION_ENDPOINTS as EP, STREAM_ENDPOINTS } from "../automation/endpoints";
 import { frames } from "../automation/sse";
@@ -81,7 +82,7 @@ export class Resets {
     const t: TrackedReset = {
       taskId,
       entryId: input.entryId,
-      service: hostOf(input.serviceUrl),
+      service: hostnameOf(input.serviceUrl) ?? input.serviceUrl,
       serviceUrl: input.serviceUrl,
       email: input.email,
       startedAt: new Date().toISOString(),
@@ -235,13 +236,5 @@ export class Resets {
       await this.untrack(taskId);
       return saved;
     });
-  }
-}
-
-export function hostOf(url: string): string {
-  try {
-    return new URL(url).hostname;
-  } catch {
-    return url;
   }
 }

@@ -13,7 +13,7 @@ import {
   rulesFor,
   withinRules,
   type RulesTable,
-} from "../password-generator";
+} from "../../../src/kernel/password-generator";
 import type { ResetManager } from "../reset/manager";
 import { mountResetView } from "../reset/view";
 import type { AppContext } from "../shell/context";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { normalizeAlgorithm } from "../../lib/totp";
+import { normalizeAlgorithm } from "../../kernel/totp";
 import { base64String } from "../../lib/validators";
 
 export const Algorithm = z

@@ -5,7 +5,7 @@ import type { SealedColumn } from "../../db/reseal";
 import { seal, unseal, type DataKeys } from "../../lib/crypto";
 import { z } from "zod";
 import { AppError, ErrorCode, notFound, validationError, zodIssues } from "../../lib/errors";
-import { normalizeAlgorithm, remainingSeconds, totpCode } from "../../lib/totp";
+import { normalizeAlgorithm, remainingSeconds, totpCode } from "../../kernel/totp";
 import { recordAudit } from "../audit";
 import * as repo from "./repo";
 import { Digits, Period, type SetTotpInput } from "./schema";

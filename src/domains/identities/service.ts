@@ -1,5 +1,6 @@
 import type { Db } from "../../db/client";
 import type { IdentityRow, NewIdentityRow } from "../../db/schema";
+import { hostnameOf } from "../../kernel/hostname";
 import type { PageParams } from "../../kernel/pagination";
 import type { SealedColumn } from "../../db/reseal";
 import { randomId, seal, unseal, type DataKeys } from "../../lib/crypto";
@@ -61,15 +62,6 @@ const DESTROYED: Partial<NewIdentityRow> = {
 
 const keyAad = (userId: string, id: string) => `identity-alias-key:${userId}:${id}`;
 
-function hostnameOf(service: string | undefined): string | undefined {
-  if (!service) return undefined;
-  try {
-    return new URL(service.includes("://") ? service : `https://${service}`).hostname || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 export class IdentityService {
   constructor(
     private readonly db: Db,
@@ -104,7 +96,7 @@ export class IdentityService {
     const alias = wantsEmail
       ? await createAlias(provider, this.providers, input.emailApiKey as string, {
           note: input.label ?? input.service,
-          hostname: hostnameOf(input.service),
+          hostname: hostnameOf(input.service) ?? undefined,
         })
       : null;
     const now = new Date().toISOString();

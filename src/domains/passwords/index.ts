@@ -1,7 +1,7 @@
 /** The passwords domain's public surface: other domains and the entry import only this file. */
 export { registerPasswordRoutes } from "./routes";
 export { entryPatch, newEntryRow, type EntryFields } from "./rows";
-export { CURRENT_ENCRYPTION_VERSION, hostOf, PLACEHOLDER_ENCRYPTION_VERSION } from "./service";
+export { CURRENT_ENCRYPTION_VERSION, PLACEHOLDER_ENCRYPTION_VERSION } from "./service";
 /** The entry's wire fields, for the domains that accept entries too (sync, sharing). */
 export {
   blindIndex,

@@ -1,15 +1,7 @@
 import type { NewPasswordRow, PasswordRow } from "../../db/schema";
-import { normalizeHost } from "../../kernel/hostname";
+import { entryHost } from "../../kernel/hostname";
 
 export const CURRENT_ENCRYPTION_VERSION = 3;
-
-/** The hostname an entry matches on: its website's, else its URL's. */
-export function hostOf(
-  website: string | null | undefined,
-  url: string | null | undefined,
-): string | null {
-  return normalizeHost(website) ?? normalizeHost(url);
-}
 
 /** An entry's fields as every writer receives them on the wire (passwords, sync push, import, share edits). */
 export type EntryFields = {
@@ -58,7 +50,7 @@ export function newEntryRow(
     hasPasskey: d.has_passkey ?? false,
     passkeyLabel: d.passkey_label ?? null,
     strength: d.strength ?? null,
-    host: hostOf(d.website, d.url),
+    host: entryHost(d.website, d.url),
     createdAt,
     updatedAt,
     deletedAt: null,
@@ -91,7 +83,7 @@ export function entryPatch(
   if (d.has_passkey !== undefined) set.hasPasskey = d.has_passkey;
   if (d.passkey_label !== undefined) set.passkeyLabel = d.passkey_label;
   if (d.website !== undefined || d.url !== undefined) {
-    set.host = hostOf(
+    set.host = entryHost(
       d.website !== undefined ? d.website : prev.website,
       d.url !== undefined ? d.url : prev.url,
     );

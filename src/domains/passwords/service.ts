@@ -8,9 +8,9 @@ import { candidateHosts, normalizeHost } from "../../kernel/hostname";
 import { auditInsert } from "../audit";
 import * as repo from "./repo";
 import type { VaultLimits } from "./repo";
-import { CURRENT_ENCRYPTION_VERSION, entryPatch, hostOf, newEntryRow } from "./rows";
+import { CURRENT_ENCRYPTION_VERSION, entryPatch, newEntryRow } from "./rows";
 
-export { CURRENT_ENCRYPTION_VERSION, hostOf };
+export { CURRENT_ENCRYPTION_VERSION };
 import type { CreatePasswordInput, PasswordEntry, UpdatePasswordInput } from "./schema";
 
 export const PLACEHOLDER_ENCRYPTION_VERSION = -1;

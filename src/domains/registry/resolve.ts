@@ -18,7 +18,7 @@ import { PASSKEY_SUPPORT_TYPES, type BuiltinService, type PasswordRequirements }
 /** Spec "Resolution": overrides are read from the database at most every 30 seconds per isolate. */
 export const REGISTRY_CACHE_TTL_MS = 30_000;
 
-// Typed as the domain's schema: the built-in data (typed by inference, src/data/registry) must fit it.
+// Typed as the domain's schema: the built-in data (typed by inference, src/kernel/registry) must fit it.
 const BUILTIN = new Map<string, BuiltinService>(BUILTIN_SERVICES.map((s) => [s.domain, s]));
 
 let cache: { loadedAt: number; byDomain: Map<string, RegistryOverrideRow> } | null = null;

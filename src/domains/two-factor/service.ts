@@ -4,7 +4,7 @@ import type { RequestMeta } from "../../kernel/context";
 import type { SealedColumn } from "../../db/reseal";
 import { randomId, seal, sha256Hex, unseal, type DataKeys } from "../../lib/crypto";
 import { AppError, ErrorCode } from "../../lib/errors";
-import { checkTotp, newTotpSecret, otpauthUri, TOTP_DEFAULTS } from "../../lib/totp";
+import { checkTotp, newTotpSecret, otpauthUri, TOTP_DEFAULTS } from "../../kernel/totp";
 import { recordAudit } from "../audit";
 import * as repo from "./repo";
 

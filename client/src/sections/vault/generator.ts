@@ -9,11 +9,11 @@ import {
   DEFAULT_WORDS,
   generatePassphrase,
   generatePassword,
-  passwordRules,
   rulesFor,
   withinRules,
-  type Requirements,
-} from "../../password-generator";
+} from "../../../../src/kernel/password-generator";
+import type { PasswordRequirements as Requirements } from "../../../../src/kernel/password-rules";
+import { passwordRules } from "../../password-generator";
 import { $, el, input } from "../../pages/common";
 
 const MARKUP = `
