@@ -81,6 +81,9 @@ export default defineConfig({
           // Named here because wrangler also reads a developer's .dev.vars (npm start turns it on):
           // the suite's answers must not depend on whether that file exists.
           SERVER_TIMING: "false",
+          // Every JSON success answer is checked against its route's declared schema (the one the
+          // client's wire types come from): a handler drifting from it fails the file that calls it.
+          CHECK_RESPONSE_SCHEMAS: "true",
           // 1 MiB: five entries of 200,000-character ciphertexts fit, a sixth does not (test/passwords/quota.test.ts).
           MAX_VAULT_BYTES_PER_USER: "1048576",
           // Four 4,000-byte notifications or three identities with 5,000-character notes fit, not more

@@ -2,74 +2,17 @@
 // The route → file table in docs/routes.md, read from the route registry itself. `--check` exits 1
 // when the file is stale, or when docs/operations.md leaves out a configuration variable of src/env.ts, so
 // `npm test` catches a route or a variable added without documenting it.
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { build } from "esbuild";
-import { join, relative } from "node:path";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { loadRegistry, root } from "./lib/route-registry.mjs";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
 const out = join(root, "docs", "routes.md");
 
-// Each domain's routes module is bundled (esbuild, already a dependency) and its register
-// functions run against a throwaway app: the registry then says which routes that file declared.
+/** The routes (method, path, summary, file) and the configuration variables src/env.ts reads. */
 export async function collectRoutes() {
-  const domains = join(root, "src", "domains");
-  const modules = readdirSync(domains)
-    .map((d) => join(domains, d, "routes.ts"))
-    .filter((p) => existsSync(p));
-  const entry = [
-    `import { Hono } from "hono";`,
-    `import { registry } from ${JSON.stringify(join(root, "src/http/route.ts"))};`,
-    `export { ConfigSchema } from ${JSON.stringify(join(root, "src/env.ts"))};`,
-    ...modules.map((p, i) => `import * as m${i} from ${JSON.stringify(p)};`),
-    `const files = ${JSON.stringify(modules.map((p) => relative(root, p)))};`,
-    `export function collect() {`,
-    `  const out = [];`,
-    `  [${modules.map((_, i) => `m${i}`).join(", ")}].forEach((mod, i) => {`,
-    `    for (const [name, fn] of Object.entries(mod)) {`,
-    `      if (typeof fn !== "function" || !/^register\\w*Routes$/.test(name)) continue;`,
-    `      const before = registry.length;`,
-    `      fn(new Hono());`,
-    `      for (const r of registry.slice(before)) out.push({ method: r.method.toUpperCase(), path: r.path, summary: r.summary ?? "", file: files[i] });`,
-    `    }`,
-    `  });`,
-    `  return out;`,
-    `}`,
-  ].join("\n");
-  const dir = mkdtempSync(join(tmpdir(), "route-table-"));
-  const outfile = join(dir, "routes.mjs");
-  try {
-    await build({
-      stdin: { contents: entry, resolveDir: root, loader: "js" },
-      bundle: true,
-      format: "esm",
-      platform: "node",
-      outfile,
-      logLevel: "error",
-      external: ["cloudflare:*", "node:*"],
-      plugins: [
-        {
-          name: "workers-only",
-          setup(b) {
-            b.onResolve({ filter: /^cloudflare:/ }, (a) => ({ path: a.path, namespace: "stub" }));
-            b.onLoad({ filter: /.*/, namespace: "stub" }, () => ({
-              contents:
-                "module.exports = { DurableObject: class {}, WorkerEntrypoint: class {}, env: {} };",
-              loader: "js",
-            }));
-          },
-        },
-      ],
-    });
-    const { collect, ConfigSchema } = await import(outfile);
-    const routes = collect().sort(
-      (a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method),
-    );
-    return { routes, configKeys: Object.keys(ConfigSchema.shape) };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const { routes, configKeys } = await loadRegistry();
+  return { routes, configKeys };
 }
 
 export function render(routes) {

@@ -230,6 +230,11 @@ export const ConfigSchema = z
       .default(100 * 1024 * 1024),
     /** "true" adds the Server-Timing header to API responses; off unless configured (npm start turns it on). */
     SERVER_TIMING: z.enum(["true", "false"]).default("false"),
+    /**
+     * "true" checks each JSON success answer against the schema its route declares (http/response-check.ts):
+     * the worker suite turns it on; off in production.
+     */
+    CHECK_RESPONSE_SCHEMAS: z.enum(["true", "false"]).default("false"),
     /** Complete backups older than this many days are deleted (the newest is always kept). */
     BACKUP_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
     /** A new backup starts when the newest began this many hours ago. */

@@ -4,9 +4,12 @@
  * cookie (docs/decisions.md, "Client: the web client"), so pages and the service worker never hold the token.
  * The extension is another origin: it passes `bearer`, which reads the same cookie through the
  * cookies API on every call (docs/decisions.md, "Extension: the browser extension"), and sends no cookies of its own.
- * Every call goes through ENDPOINTS, which a test checks against /api/openapi.json.
+ * Every call goes through ENDPOINTS. The wire types are the server's own (core/api/wire.gen.ts,
+ * generated from the routes' schemas): a changed response fails this file's compile, and
+ * client/test/wire-contract.ts checks the ENDPOINTS tables against the same types.
  */
 import type { MutationData } from "../store";
+import type { components, WireBody, WireResponse } from "./wire.gen";
 import {
   BOOKMARK_HEADER,
   formatBookmarks,
@@ -154,84 +157,29 @@ export const ENDPOINTS = {
 
 export type EndpointName = keyof typeof ENDPOINTS;
 
-export type ErrorBody = {
-  error: string;
-  code: string;
-  status: number;
-  details?: { field: string; message: string }[];
-};
+export type ErrorBody = components["schemas"]["Error"];
 
-export type SyncEntry = {
-  id: string;
-  _deleted: false;
-  name: string;
-  website: string | null;
-  url: string | null;
-  username: string | null;
-  tags: string[];
-  encryption_version: number;
-  wrapped_item_key: string | null;
-  encrypted_data: string | null;
-  has_totp: boolean;
-  has_passkey: boolean;
-  created_at: string;
-  updated_at: string;
-};
-export type Tombstone = { id: string; _deleted: true; deleted_at: string };
-export type SyncChange = SyncEntry | Tombstone;
-
-export type SyncPullResponse = {
-  changes: SyncChange[];
-  serverTimestamp: string;
-  fullSyncRequired: boolean;
-};
+export type SyncPullResponse = WireResponse<"/api/passwords/sync", "get">;
+export type SyncChange = SyncPullResponse["changes"][number];
+export type SyncEntry = Extract<SyncChange, { _deleted: false }>;
+export type Tombstone = Extract<SyncChange, { _deleted: true }>;
 
 export type WireMutation =
   | { action: "create" | "update"; id: string; data: MutationData; clientUpdatedAt: string }
   | { action: "delete"; id: string; clientUpdatedAt: string };
 
-export type MutationResult = {
-  id: string;
-  status: "applied" | "conflict_server_wins" | "failed";
-  serverEntry?: SyncChange;
-  error?: string;
-  code?: string;
-};
-export type SyncPushResponse = { results: MutationResult[]; serverTimestamp: string };
+export type SyncPushResponse = WireResponse<"/api/passwords/sync", "post">;
+export type MutationResult = SyncPushResponse["results"][number];
 
-export type RevealResponse = {
-  envelope: { wrappedItemKey: string; encryptedData: string; version: number };
-};
+export type RevealResponse = WireResponse<"/api/passwords/{id}/reveal", "post">;
 
-export type SharingKeyResponse = {
-  publicKey: { kty: string; crv: string; x: string; y: string };
-  created_at: string;
-  updated_at: string;
-};
+export type SharingKeyResponse = WireResponse<"/api/sharing/public-key", "get">;
 
-export type MatchedEntry = {
-  id: string;
-  name: string;
-  username_hash: string | null;
-  url: string | null;
-  wrapped_item_key: string | null;
-  encrypted_data: string | null;
-};
-export type MatchResponse = { matches: MatchedEntry[] };
+export type MatchResponse = WireResponse<"/api/passwords/match", "get">;
+export type MatchedEntry = MatchResponse["matches"][number];
 
-export type ListedEntry = {
-  id: string;
-  name: string;
-  website: string | null;
-  url: string | null;
-  encryption_version: number;
-  wrapped_item_key: string | null;
-  encrypted_data: string | null;
-};
-export type ListPasswordsResponse = {
-  data: ListedEntry[];
-  pagination: { page: number; limit: number; total: number };
-};
+export type ListPasswordsResponse = WireResponse<"/api/passwords", "get">;
+export type ListedEntry = ListPasswordsResponse["data"][number];
 
 /** The API answered with the standard error body. */
 export class ApiError extends Error {
@@ -342,108 +290,23 @@ async function withProof(
   if (proof) headers.dpop = proof;
 }
 
-export type CipherPart = { iv: string; ciphertext: string };
-export type TotpConfig = {
-  hasTotp: boolean;
-  zeroTrust?: boolean;
-  secretEncrypted?: CipherPart;
-  algorithm?: string;
-  digits?: number;
-  period?: number;
-};
-export type TwoFactorStatus = {
-  enrolled: boolean;
-  method: "totp" | null;
-  enrolledAt: string | null;
-  pending: boolean;
-  recoveryCodesRemaining: number;
-};
-export type TrustLevel = "trusted" | "recognized" | "unknown";
-export type Device = {
-  id: string;
-  device_fingerprint?: string;
-  device_name: string;
-  device_type: "desktop" | "mobile" | "tablet";
-  os: string | null;
-  browser: string | null;
-  ip_address: string | null;
-  trust_level: TrustLevel;
-  /** Registered with a device key: it counts as this device only with a proof by that key. */
-  key_bound?: boolean;
-  is_current: boolean;
-  last_active_at: string;
-  trusted_at: string | null;
-  created_at: string;
-};
-export type DeviceRegistration = {
-  fingerprint: string;
-  deviceName?: string;
-  deviceType?: Device["device_type"];
-  os?: string;
-  browser?: string;
-  publicKey?: { kty: "EC"; crv: "P-256"; x: string; y: string };
-};
-export type AppNotification = {
-  id: string;
-  type: string;
-  title: string;
-  body: string;
-  color: string;
-  icon: string | null;
-  action_url: string | null;
-  actor_email: string | null;
-  actor_name: string | null;
-  is_read: boolean;
-  created_at: string;
-};
-export type NotificationList = { notifications: AppNotification[]; unread_count: number };
-export type ParentType = "password" | "note" | "item";
-export type AttachmentMeta = {
-  id: string;
-  parent_id: string;
-  parent_type: ParentType;
-  size: number;
-  created_at: string;
-  encrypted_filename: CipherPart;
-  encrypted_mime_type: CipherPart;
-  wrapped_file_key: CipherPart;
-};
-export type AttachmentUpload = {
-  parent_id: string;
-  parent_type: ParentType;
-  encrypted_content: string;
-  wrapped_file_key: CipherPart;
-  encrypted_filename: CipherPart;
-  encrypted_mime_type: CipherPart;
-};
-export type AttachmentList = {
-  attachments: AttachmentMeta[];
-  usage: { used: number; quota: number };
-};
-export type ImportEntry = {
-  /** Chosen by the client: the envelope is bound to it (the import keeps it). */
-  id?: string;
-  name: string;
-  website: string | null;
-  url: string | null;
-  tags: string[];
-  wrapped_item_key: string;
-  encrypted_data: string;
-  encryption_version: 3;
-  name_hash: string;
-  username_hash: string;
-  domain_hash: string | null;
-  search_tokens: string[];
-};
-export type ImportResponse = { success: boolean; imported: number; errors: string[] };
-export type ExportDocument = {
-  format: string;
-  version: number;
-  provider: string;
-  encryption_version: number;
-  count: number;
-  entries: ImportEntry[];
-};
+export type TotpConfig = WireResponse<"/api/passwords/{id}/totp", "get">;
+export type CipherPart = NonNullable<TotpConfig["secretEncrypted"]>;
+export type TwoFactorStatus = WireResponse<"/api/2fa/status", "get">;
+/** `key_bound`: registered with a device key, it counts as this device only with a proof by that key. */
+export type Device = WireResponse<"/api/devices", "get">["devices"][number];
+export type TrustLevel = Device["trust_level"];
+export type DeviceRegistration = WireBody<"/api/devices", "post">;
+export type NotificationList = WireResponse<"/api/notifications", "get">;
+export type AppNotification = NotificationList["notifications"][number];
+export type AttachmentList = WireResponse<"/api/vault/attachments", "get">;
+export type AttachmentMeta = AttachmentList["attachments"][number];
+export type ParentType = AttachmentMeta["parent_type"];
+export type AttachmentUpload = WireBody<"/api/vault/attachments", "post">;
+/** `id`: chosen by the client, the envelope is bound to it (the import keeps it). */
+export type ImportEntry = WireBody<"/api/passwords/import", "post">["entries"][number];
+export type ImportResponse = WireResponse<"/api/passwords/import", "post">;
+export type ExportDocument = WireResponse<"/api/passwords/export", "get">;
 
 export class ApiClient {
   private csrf: string | null = null;
@@ -634,12 +497,14 @@ export class ApiClient {
   }
 
   async csrfToken(): Promise<string> {
-    this.csrf ??= (await this.call<{ csrfToken: string }>("csrfToken")).csrfToken;
+    this.csrf ??= (
+      await this.call<WireResponse<"/api/auth/csrf-token", "get">>("csrfToken")
+    ).csrfToken;
     return this.csrf;
   }
 
   /** Who the HTTP-only auth cookie names (401 without one). */
-  session(): Promise<{ user: { id: string; email: string | null }; twoFactorRequired?: boolean }> {
+  session(): Promise<WireResponse<"/api/auth/session", "get">> {
     return this.call("session");
   }
 
@@ -701,12 +566,12 @@ export class ApiClient {
 
   setTotp(
     id: string,
-    body: { secretEncrypted: CipherPart; algorithm: string; digits: number; period: number },
-  ): Promise<{ success: true }> {
+    body: WireBody<"/api/passwords/{id}/totp", "post">,
+  ): Promise<WireResponse<"/api/passwords/{id}/totp", "post">> {
     return this.call("totpSet", { params: { id }, body });
   }
 
-  deleteTotp(id: string): Promise<{ success: true }> {
+  deleteTotp(id: string): Promise<WireResponse<"/api/passwords/{id}/totp", "delete">> {
     return this.call("totpDelete", { params: { id } });
   }
 
@@ -714,23 +579,23 @@ export class ApiClient {
     return this.call("twofaStatus");
   }
 
-  twoFactorEnroll(): Promise<{ qrCodeUri: string; secret: string; recoveryCodes: string[] }> {
+  twoFactorEnroll(): Promise<WireResponse<"/api/2fa/enroll", "post">> {
     return this.call("twofaEnroll");
   }
 
-  twoFactorVerify(code: string): Promise<{ verified: true; recoveryCodesRemaining?: number }> {
+  twoFactorVerify(code: string): Promise<WireResponse<"/api/2fa/verify", "post">> {
     return this.call("twofaVerify", { body: { code } });
   }
 
-  twoFactorDisable(code: string): Promise<{ success: true }> {
+  twoFactorDisable(code: string): Promise<WireResponse<"/api/2fa/disable", "post">> {
     return this.call("twofaDisable", { body: { code } });
   }
 
-  devices(): Promise<{ devices: Device[] }> {
+  devices(): Promise<WireResponse<"/api/devices", "get">> {
     return this.requestAll(ENDPOINTS.devices);
   }
 
-  registerDevice(body: DeviceRegistration): Promise<{ device: Device }> {
+  registerDevice(body: DeviceRegistration): Promise<WireResponse<"/api/devices", "post">> {
     // Made at start, not by the person: a stale sign-in leaves the browser unregistered (the
     // Devices page says why) instead of opening "confirm it's you" over the vault.
     return this.call("deviceRegister", { body, quiet: true });
@@ -738,12 +603,12 @@ export class ApiClient {
 
   updateDevice(
     id: string,
-    body: { deviceName?: string; trustLevel?: TrustLevel },
-  ): Promise<{ device: Device }> {
+    body: WireBody<"/api/devices/{id}", "patch">,
+  ): Promise<WireResponse<"/api/devices/{id}", "patch">> {
     return this.call("deviceUpdate", { params: { id }, body });
   }
 
-  revokeDevice(id: string): Promise<{ success: true }> {
+  revokeDevice(id: string): Promise<WireResponse<"/api/devices/{id}", "delete">> {
     return this.call("deviceRevoke", { params: { id } });
   }
 
@@ -751,27 +616,29 @@ export class ApiClient {
     return this.call("notifications", { query: { limit: String(limit), unread_only: "false" } });
   }
 
-  markNotificationRead(id: string): Promise<{ notification: AppNotification }> {
+  markNotificationRead(id: string): Promise<WireResponse<"/api/notifications/{id}", "patch">> {
     return this.call("notificationRead", { params: { id }, body: { is_read: true } });
   }
 
-  markAllNotificationsRead(): Promise<{ updated: number }> {
+  markAllNotificationsRead(): Promise<WireResponse<"/api/notifications/read", "post">> {
     return this.call("notificationsReadAll");
   }
 
-  clearNotifications(): Promise<{ success: true; deleted: number }> {
+  clearNotifications(): Promise<WireResponse<"/api/notifications", "delete">> {
     return this.call("notificationsClear");
   }
 
-  pushKey(): Promise<{ enabled: boolean; public_key: string | null }> {
+  pushKey(): Promise<WireResponse<"/api/push/vapid-public-key", "get">> {
     return this.call("pushKey");
   }
 
-  pushSubscribe(subscription: PushSubscriptionJSON): Promise<{ subscription: { id: string } }> {
+  pushSubscribe(
+    subscription: PushSubscriptionJSON,
+  ): Promise<WireResponse<"/api/push/subscriptions", "post">> {
     return this.call("pushSubscribe", { body: subscription });
   }
 
-  pushUnsubscribe(id: string): Promise<{ success: true }> {
+  pushUnsubscribe(id: string): Promise<WireResponse<"/api/push/subscriptions/{id}", "delete">> {
     return this.call("pushUnsubscribe", { params: { id } });
   }
 
@@ -781,11 +648,11 @@ export class ApiClient {
     });
   }
 
-  attachment(id: string): Promise<{ attachment: AttachmentMeta & { encrypted_content: string } }> {
+  attachment(id: string): Promise<WireResponse<"/api/vault/attachments/{id}", "get">> {
     return this.call("attachment", { params: { id } });
   }
 
-  deleteAttachment(id: string): Promise<{ success: true }> {
+  deleteAttachment(id: string): Promise<WireResponse<"/api/vault/attachments/{id}", "delete">> {
     return this.call("attachmentDelete", { params: { id } });
   }
 
@@ -793,7 +660,7 @@ export class ApiClient {
   async uploadAttachment(
     body: AttachmentUpload,
     onProgress: (sent: number, total: number) => void,
-  ): Promise<{ attachment: AttachmentMeta }> {
+  ): Promise<WireResponse<"/api/vault/attachments", "post">> {
     const csrf = await this.csrfToken();
     const { method, path } = ENDPOINTS.attachmentUpload;
     const headers: Record<string, string> = {
@@ -818,7 +685,7 @@ export class ApiClient {
           parsed = null;
         }
         if (xhr.status >= 200 && xhr.status < 300)
-          resolve(parsed as { attachment: AttachmentMeta });
+          resolve(parsed as WireResponse<"/api/vault/attachments", "post">);
         else
           reject(
             new ApiError(

@@ -219,7 +219,10 @@ export async function extensionDevice(
   };
 }
 
-/** Whether a listed device is this browser (by the server's is_current, else the fingerprint). */
-export function isThisDevice(d: Device, fingerprint: string): boolean {
-  return d.device_fingerprint !== undefined ? d.device_fingerprint === fingerprint : d.is_current;
+/**
+ * Whether a listed device is this browser. The server says so in is_current: a list carries only
+ * a hint of each fingerprint (fingerprint_hint), never the fingerprint to compare.
+ */
+export function isThisDevice(d: Device): boolean {
+  return d.is_current;
 }

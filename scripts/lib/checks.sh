@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The checks of `npm test` that need no server and write nothing the suites read: the type checks,
-# the layering rules, the route table, and the tooling's own suite in Node. scripts/test.sh runs
+# the layering rules, the route table, the client's wire types, and the tooling's own suite in Node. scripts/test.sh runs
 # this beside the production dry run and the worker passes (the dry run itself is not here: it
 # rebuilds public/, which the suites' runtimes serve, so it runs before them). Every check runs even when one before it failed; each failure
 # is named in test-artifacts/checks-failed.txt (the closing summary counts and lists them), and the
@@ -40,6 +40,9 @@ check "depcruise (layers)" npx depcruise src durable-objects core client/src ext
 check "format (biome)" npx biome format .
 # docs/routes.md is generated from the route registry; a route added without regenerating fails here.
 check "route table (docs/routes.md)" node scripts/route-table.mjs --check
+# The web client's wire types are generated from the same registry's OpenAPI document: a route
+# schema changed without regenerating fails here (and then the client's compile, if it disagrees).
+check "wire types (core/api/wire.gen.ts)" node scripts/wire-types.mjs --check
 # The tooling's own suites in Node (vitest.node.config.mts): the production check, the first deploy.
 # Its failures are counted from its JSON like the other suites', so it is not listed as a check.
 echo "--- the node suite (vitest.node.config.mts)"

@@ -7,6 +7,7 @@ import { authenticate, requireAdmin } from "./auth";
 import { csrfProtection } from "./csrf";
 import { idempotency } from "./idempotency";
 import { rateLimit, rateLimitAlongside } from "./rate-limit";
+import { checkResponse } from "./response-check";
 import type { RateRuleName } from "./rate-limit-rules";
 import { phase } from "./server-timing";
 import { exemptFromSecondFactor, notesSecondFactor, requireSecondFactor } from "./second-factor";
@@ -145,7 +146,8 @@ export function route<
     const timing = c.get("timing");
     // Awaited, not returned: a handler that throws before its first await hands back a rejected
     // promise that would sit unhandled for a tick (see phase() in server-timing.ts).
-    return timing ? await timing.time("app", async () => run()) : await run();
+    const res = timing ? await timing.time("app", async () => run()) : await run();
+    return c.get("config").CHECK_RESPONSE_SCHEMAS === "true" ? checkResponse(c, def, res) : res;
   };
   (app.on as (m: string, p: string, ...h: unknown[]) => unknown)(
     def.method.toUpperCase(),

@@ -130,12 +130,10 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
   }
 
   async function render() {
-    const [fingerprint, { devices }] = await Promise.all([identifyDevice(), app.api.devices()]);
+    const [, { devices }] = await Promise.all([identifyDevice(), app.api.devices()]);
     if (gone) return;
-    list.replaceChildren(...devices.map((d) => card(d, isThisDevice(d, fingerprint))));
-    explainUnregistered(
-      devices.some((d) => isThisDevice(d, fingerprint)) && lastRegistration() !== "refused",
-    );
+    list.replaceChildren(...devices.map((d) => card(d, isThisDevice(d))));
+    explainUnregistered(devices.some((d) => isThisDevice(d)) && lastRegistration() !== "refused");
     if (devices.length === 0)
       list.replaceChildren(el("li", { className: "muted" }, "No devices registered."));
   }

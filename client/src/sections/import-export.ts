@@ -275,8 +275,8 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
           (e): Row => ({
             credential: {
               name: e.name ?? "Imported entry",
-              website: e.website,
-              url: e.url,
+              website: e.website ?? null,
+              url: e.url ?? null,
               username: "(encrypted)",
               password: "",
               notes: "",

@@ -1,0 +1,60 @@
+/**
+ * The client's endpoint tables against the server's own types (core/api/wire.gen.ts, generated
+ * from the routes' schemas and checked current by `node scripts/wire-types.mjs --check` and
+ * openapi-contract.test.ts). Nothing here runs: `tsc -p client/test` fails on the line of a table
+ * naming a route, method, query parameter, body field or response field the server does not
+ * have, and the error names it. The wire types themselves are api.ts's types, so a field the
+ * client reads and the server drops already fails the client's own compile.
+ */
+import type { paths, WireBody, WireQuery, WireResponse } from "../../core/api/wire.gen";
+import { ENDPOINTS, type WireMutation } from "../../core/api/api";
+import { AUTOMATION_ENDPOINTS, STREAM_ENDPOINTS } from "../src/automation/endpoints";
+import { HEALTH_ENDPOINTS } from "../src/health/gather";
+import { PASSKEY_SITE_ENDPOINTS } from "../src/sections/vault/passkey-sites";
+import { DMS_ENDPOINTS, EMERGENCY_ENDPOINTS } from "../../core/api/recovery-api";
+import { LINK_ENDPOINTS } from "../../core/links/secure-links";
+import { SHARING_ENDPOINTS } from "../../core/api/sharing-api";
+
+type Method = "get" | "post" | "put" | "patch" | "delete";
+/** The keys of every member of a union (a response that is one of several shapes). */
+type KeysOf<T> = T extends unknown ? keyof T : never;
+type Missing<E, K extends string, T> = E extends { [k in K]: readonly (infer F)[] }
+  ? [Exclude<F, KeysOf<T>>] extends [never]
+    ? never
+    : `${K}: ${Exclude<F, KeysOf<T>> & string}`
+  : never;
+type Problem<E> = E extends { method: infer U extends string; path: infer P extends string }
+  ? P extends keyof paths
+    ? Lowercase<U> extends infer M extends Method & keyof paths[P]
+      ? [NonNullable<paths[P][M]>] extends [never]
+        ? `${U} ${P}: no such method`
+        :
+            | Missing<E, "query", WireQuery<P, M>>
+            | Missing<E, "body", WireBody<P, M>>
+            | Missing<E, "reads", WireResponse<P, M>>
+      : `${U} ${P}: no such method`
+    : `${P}: no such path`
+  : "not an endpoint";
+type Problems<T> = { [K in keyof T]: Problem<T[K]> }[keyof T];
+/** Compiles only when `T` is never; otherwise the error shows what `T` is. */
+type None<T extends never> = T;
+
+export type Contract = [
+  None<Problems<typeof ENDPOINTS>>,
+  None<Problems<typeof SHARING_ENDPOINTS>>,
+  None<Problems<typeof EMERGENCY_ENDPOINTS>>,
+  None<Problems<typeof DMS_ENDPOINTS>>,
+  None<Problems<typeof AUTOMATION_ENDPOINTS>>,
+  None<Problems<typeof STREAM_ENDPOINTS>>,
+  None<Problems<typeof HEALTH_ENDPOINTS>>,
+  None<Problems<typeof LINK_ENDPOINTS>>,
+  None<Problems<typeof PASSKEY_SITE_ENDPOINTS>>,
+];
+
+// The one request body the client types by hand (each mutation's data is the entry model's):
+// every mutation it sends is one the server's schema takes.
+type Assignable<T extends U, U> = T;
+export type MutationsTaken = Assignable<
+  WireMutation[],
+  WireBody<"/api/passwords/sync", "post">["mutations"]
+>;
