@@ -10,7 +10,8 @@
  *                     the entry (src/index.ts) registers what they run
  *   http              middleware and the route builder: kernel, lib, db, env
  *   domains/<d>       may use kernel, lib, db, env, http, durable-objects and another domain only
- *                     through that domain's index.ts
+ *                     through that domain's index.ts; the passwords table is imported only by
+ *                     the passwords domain (and src/db), the others use its index.ts
  *   data              the worker's other data (personas, known services): kernel only
  *   core/<part>       the client core every app shares (crypto, api, store, sync, vault, ...): kernel
  *                     and another part only through that part's index.ts, never an app or server
@@ -90,6 +91,14 @@ module.exports = {
         path: "^src/domains/([^/]+)/",
         pathNot: ["^src/domains/$1/", "^src/domains/[^/]+/index\\.ts$"],
       },
+    },
+    {
+      name: "passwords-table-has-one-owner",
+      severity: "error",
+      comment:
+        "The passwords table is the passwords domain's: every other domain reads and writes entries through its index.ts (statement builders it can put in its own batch), so one place knows every write of a vault entry.",
+      from: { path: "^(src|durable-objects)/", pathNot: "^src/(domains/passwords|db)/" },
+      to: { path: "^src/db/schema/passwords\\.ts$" },
     },
     {
       name: "entry-through-domain-index",

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { dbFor } from "../../src/db/client";
 import { entryIdClaims } from "../../src/db/entry-ids";
-import { passwords } from "../../src/db/schema";
+import { passwords } from "../../src/db/schema/passwords";
 import { parseResume } from "../../src/domains/sync/resume";
 import { SyncService, toChange } from "../../src/domains/sync/service";
 import { TestUser } from "../support/auth";

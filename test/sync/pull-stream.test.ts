@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { dbFor } from "../../src/db/client";
 import { entryIdClaims } from "../../src/db/entry-ids";
-import { passwords } from "../../src/db/schema";
+import { passwords } from "../../src/db/schema/passwords";
 import { PAGE_SIZES } from "../../src/domains/sync/repo";
 import { SyncService, toChange } from "../../src/domains/sync/service";
 import { eq } from "drizzle-orm";

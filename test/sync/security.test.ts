@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { dbFor } from "../../src/db/client";
-import { passwords } from "../../src/db/schema";
+import { passwords } from "../../src/db/schema/passwords";
 import { advanceClock, clockValue } from "../../src/db/change-clock";
 import { and, eq } from "drizzle-orm";
 import { expectErrorBody, TestUser } from "../support/auth";

@@ -1,6 +1,12 @@
 export * from "./audit-events";
 export * from "./devices";
-export * from "./passwords";
+/**
+ * The `passwords` table itself is not re-exported: the passwords domain owns it and imports it from
+ * ./passwords (.dependency-cruiser.cjs, "passwords-table-has-one-owner"); its row types are shared.
+ * drizzle's relational API (`db.query.*`, client.ts) is therefore without it: nothing uses that API
+ * for entries, and select/insert/update take the table itself.
+ */
+export type { NewPasswordRow, PasswordRow } from "./passwords";
 export * from "./password-hosts";
 export * from "./notifications";
 export * from "./outbound-emails";

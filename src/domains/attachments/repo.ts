@@ -3,7 +3,6 @@ import type { Db } from "../../db/client";
 import {
   attachments,
   notes,
-  passwords,
   vaultItems,
   type AttachmentRow,
   type NewAttachmentRow,
@@ -11,6 +10,7 @@ import {
 import type { RequestMeta } from "../../kernel/context";
 import { randomId } from "../../lib/crypto";
 import type { ParentType } from "./schema";
+import { ownsEntry } from "../passwords";
 import { rawD1, rowsChanged } from "../../db/d1";
 import { keysetPage, type Order } from "../../db/keyset";
 import type { Page, PageParams } from "../../kernel/pagination";
@@ -18,7 +18,8 @@ import type { Page, PageParams } from "../../kernel/pagination";
 /** drizzle's D1 handle carries the raw binding; batches with conditional raw statements need it. */
 const d1 = rawD1;
 
-const PARENTS = { password: passwords, note: notes, item: vaultItems } as const;
+/** Notes and items are this domain's to read; an entry is the passwords domain's (it owns that table). */
+const PARENTS = { note: notes, item: vaultItems } as const;
 
 /**
  * Whether the caller owns the parent in its own collection. A soft-deleted parent still counts
@@ -31,6 +32,7 @@ export async function ownsParent(
   id: string,
   includeDeleted = false,
 ): Promise<boolean> {
+  if (type === "password") return ownsEntry(db, userId, id, includeDeleted);
   const t = PARENTS[type];
   const owner = and(eq(t.userId, userId), eq(t.id, id));
   const row = await db

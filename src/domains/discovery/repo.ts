@@ -1,11 +1,10 @@
 import { and, count, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { keysetPage, type Order } from "../../db/keyset";
-import { discoveredAccounts, passwords, type DiscoveredAccountRow } from "../../db/schema";
+import { discoveredAccounts, type DiscoveredAccountRow } from "../../db/schema";
 import type { Page, PageParams } from "../../kernel/pagination";
-import { clockValue } from "../../db/change-clock";
 import { batchable } from "../../db/d1";
-import { PLACEHOLDER_ENCRYPTION_VERSION } from "../passwords";
+import { placeholderInserts, type Placeholder as EntryPlaceholder } from "../passwords";
 
 export async function listAccounts(db: Db, userId: string): Promise<DiscoveredAccountRow[]> {
   return db
@@ -95,41 +94,7 @@ export async function updateAccount(
     .get();
 }
 
-export type VaultRef = {
-  id: string;
-  name: string;
-  website: string | null;
-  url: string | null;
-  username: string | null;
-  encryptionVersion: number;
-  host: string | null;
-};
-
-export async function vaultRefs(db: Db, userId: string): Promise<VaultRef[]> {
-  return db
-    .select({
-      id: passwords.id,
-      name: passwords.name,
-      website: passwords.website,
-      url: passwords.url,
-      username: passwords.username,
-      encryptionVersion: passwords.encryptionVersion,
-      host: passwords.host,
-    })
-    .from(passwords)
-    .where(and(eq(passwords.userId, userId), isNull(passwords.deletedAt)))
-    .orderBy(passwords.createdAt)
-    .all();
-}
-
-export async function liveEntryExists(db: Db, userId: string, id: string): Promise<boolean> {
-  const row = await db
-    .select({ id: passwords.id })
-    .from(passwords)
-    .where(and(eq(passwords.userId, userId), eq(passwords.id, id), isNull(passwords.deletedAt)))
-    .get();
-  return !!row;
-}
+export { ownsEntry as liveEntryExists, vaultRefs, type VaultRef } from "../passwords";
 
 /** Rule 8 in one transaction: upsert what was seen (dismissed kept), delete what vanished. */
 export async function replaceScanned(
@@ -178,20 +143,13 @@ export function chunks<T>(xs: T[], n: number): T[][] {
   return out;
 }
 
-export type Placeholder = {
-  id: string;
-  accountId: string;
-  domain: string;
-  name: string;
-  username: string | null;
-};
+export type Placeholder = EntryPlaceholder & { accountId: string };
 
 /**
  * Add-to-vault's writes, all or nothing at the entry limit without a read before them (docs/decisions.md, Hardening: limits, abuse and failure
- * item 10). The first placeholder goes in only while the vault has room for all of them (the count
- * is the trigger-kept `vault_counters.live`, read inside the statement); every later one, and each
- * account's link, only when that first row exists. D1 runs the batch as one serialised
- * transaction, so once the first is in, the rest fit, and when it is refused nothing is written.
+ * item 10): the placeholder entries (the passwords domain's guarded inserts, which go in whole or
+ * not at all) and, with each, its account's link, only when the first entry is in. D1 runs the
+ * batch as one serialised transaction, so a refused first entry writes nothing.
  * The batch must start with `advanceClock` (the rows are stamped with the commit clock).
  */
 export function placeholderStatements(
@@ -201,23 +159,14 @@ export function placeholderStatements(
   max: number,
   now: string,
 ) {
-  const first = items[0].id;
-  const room = sql`(SELECT coalesce((SELECT live FROM vault_counters WHERE user_id = ${userId}), 0)) + ${items.length} <= ${max}`;
-  const firstIn = sql`EXISTS (SELECT 1 FROM passwords WHERE id = ${first} AND user_id = ${userId})`;
-  return items.flatMap((p) => [
-    batchable(
-      db,
-      sql`
-      INSERT INTO passwords (id, user_id, name, website, url, username, tags, encryption_version, search_tokens, host, created_at, updated_at, change_seq)
-      SELECT ${p.id}, ${userId}, ${p.name}, ${p.domain}, ${"https://" + p.domain}, ${p.username}, '[]', ${PLACEHOLDER_ENCRYPTION_VERSION}, '[]',
-        ${p.domain}, ${now}, ${now}, ${clockValue(userId)}
-      WHERE ${p.id === first ? room : firstIn}`,
-    ),
+  const { inserts, firstStored } = placeholderInserts(db, userId, items, max, now);
+  return items.flatMap((p, i) => [
+    inserts[i]!,
     batchable(
       db,
       sql`
       UPDATE discovered_accounts SET in_vault = 1, vault_password_id = ${p.id}, updated_at = ${now}
-      WHERE user_id = ${userId} AND id = ${p.accountId} AND ${firstIn}`,
+      WHERE user_id = ${userId} AND id = ${p.accountId} AND ${firstStored}`,
     ),
   ]);
 }

@@ -1,11 +1,9 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { passwords, entryTotp, type EntryTotpRow } from "../../db/schema";
-import { advanceClock, clockValue } from "../../db/change-clock";
+import { entryTotp, type EntryTotpRow } from "../../db/schema";
+import { advanceClock } from "../../db/change-clock";
 import { rowsChanged } from "../../db/d1";
-
-const liveEntry = (userId: string, passwordId: string) =>
-  and(eq(passwords.userId, userId), eq(passwords.id, passwordId), isNull(passwords.deletedAt));
+import { hasTotpStatement, liveEntryQuery } from "../passwords";
 
 /** The caller's live entry and its TOTP configuration, if any; undefined when the entry is not theirs. */
 export async function findEntry(
@@ -13,13 +11,15 @@ export async function findEntry(
   userId: string,
   passwordId: string,
 ): Promise<{ totp: EntryTotpRow | null } | undefined> {
-  const row = await db
-    .select({ id: passwords.id, totp: entryTotp })
-    .from(passwords)
-    .leftJoin(entryTotp, and(eq(entryTotp.passwordId, passwords.id), eq(entryTotp.userId, userId)))
-    .where(liveEntry(userId, passwordId))
-    .get();
-  return row ? { totp: row.totp } : undefined;
+  // One round trip: the entry (the passwords domain's query) and its configuration.
+  const [entry, totp] = await db.batch([
+    liveEntryQuery(db, userId, passwordId),
+    db
+      .select()
+      .from(entryTotp)
+      .where(and(eq(entryTotp.passwordId, passwordId), eq(entryTotp.userId, userId))),
+  ]);
+  return entry.length > 0 ? { totp: totp[0] ?? null } : undefined;
 }
 
 /** Stores (or replaces) the configuration and marks the entry, in one transaction. */
@@ -35,10 +35,7 @@ export async function upsert(db: Db, row: EntryTotpRow): Promise<void> {
         set: changes,
         setWhere: eq(entryTotp.userId, row.userId),
       }),
-    db
-      .update(passwords)
-      .set({ hasTotp: true, updatedAt: row.updatedAt, changeSeq: clockValue(row.userId) })
-      .where(liveEntry(row.userId, passwordId)),
+    hasTotpStatement(db, row.userId, passwordId, true, row.updatedAt),
   ]);
 }
 
@@ -53,10 +50,7 @@ export async function remove(
     db
       .delete(entryTotp)
       .where(and(eq(entryTotp.userId, userId), eq(entryTotp.passwordId, passwordId))),
-    db
-      .update(passwords)
-      .set({ hasTotp: false, updatedAt: now, changeSeq: clockValue(userId) })
-      .where(liveEntry(userId, passwordId)),
+    hasTotpStatement(db, userId, passwordId, false, now),
   ]);
   return rowsChanged(deleted) > 0;
 }

@@ -24,3 +24,33 @@ export {
 } from "./repo";
 /** Extra addresses' blind host hashes: their validation and the statements that replace them in a write batch. */
 export { hostHashes, replaceHostsStatements, type EntryHosts } from "./hosts";
+/**
+ * Every other domain's reads and writes of entries: the table is this domain's alone, and a write
+ * is a statement the caller puts in its own batch (one transaction with its own rows).
+ */
+export {
+  hasTotpStatement,
+  liveEntryQuery,
+  ownsEntry,
+  placeholderInserts,
+  shareCountStatement,
+  sharedAccounts,
+  sharedEntryUpdateStatement,
+  vaultRefs,
+  type Placeholder,
+  type VaultRef,
+} from "./other-domains";
+/** The entry store as delta sync pulls and pushes it. */
+export {
+  findMany,
+  lookup,
+  pull,
+  pullPage,
+  purgeTombstones,
+  tombstoneStatement,
+  updateStatement,
+  type PageEnd,
+  type PullMode,
+  type PullPage,
+  type SyncRow,
+} from "./sync-repo";

@@ -5,12 +5,12 @@ import {
   entryBytes,
   liveEntries,
   passwordHosts,
-  passwords,
   vaultBytes,
   vaultCounters,
   type NewPasswordRow,
   type PasswordRow,
 } from "../../db/schema";
+import { passwords } from "../../db/schema/passwords";
 import { advanceClock, advanceClockCompiled, clockValue } from "../../db/change-clock";
 import { compile } from "../../db/compiled";
 import { batchable, rawD1, rowsChanged } from "../../db/d1";

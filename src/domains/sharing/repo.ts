@@ -1,7 +1,14 @@
-import { advanceClock, clockValue } from "../../db/change-clock";
+import { advanceClock } from "../../db/change-clock";
 import { and, desc, eq, gt, inArray, isNull, ne, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { passwords, shares, shareViewLogs, sharingKeys, type ShareRow } from "../../db/schema";
+import {
+  shares,
+  shareViewLogs,
+  sharingKeys,
+  type NewPasswordRow,
+  type ShareRow,
+} from "../../db/schema";
+import { shareCountStatement, sharedAccounts, sharedEntryUpdateStatement } from "../passwords";
 import { rawD1, rowsChanged } from "../../db/d1";
 import { afterCursor, orderKeys, requireCursor, type Order, type Scope } from "../../db/keyset";
 import { pageOf, type Page, type PageParams } from "../../kernel/pagination";
@@ -35,23 +42,7 @@ async function withEntries(ownerDb: OwnerDb, rows: ShareRow[]): Promise<ShareWit
   const found = new Map<string, Account>();
   await Promise.all(
     [...byOwner].map(async ([ownerId, ids]) => {
-      const entries = await ownerDb(ownerId)
-        .select({
-          id: passwords.id,
-          accountName: passwords.name,
-          accountWebsite: passwords.website,
-          accountUrl: passwords.url,
-          accountEncryptedData: passwords.encryptedData,
-        })
-        .from(passwords)
-        .where(
-          and(
-            eq(passwords.userId, ownerId),
-            inArray(passwords.id, [...ids]),
-            isNull(passwords.deletedAt),
-          ),
-        )
-        .all();
+      const entries = await sharedAccounts(ownerDb(ownerId), ownerId, [...ids]);
       for (const { id, ...account } of entries) found.set(`${ownerId}/${id}`, account);
     }),
   );
@@ -242,11 +233,7 @@ export async function refreshShareCount(
       ),
     )
     .get();
-  await ownerDb
-    .update(passwords)
-    .set({ shareCount: counted?.n ?? 0 })
-    .where(and(eq(passwords.id, accountId), eq(passwords.userId, ownerId)))
-    .run();
+  await shareCountStatement(ownerDb, ownerId, accountId, counted?.n ?? 0).run();
 }
 
 /** Inserts the share only while both limits hold, in one statement, so concurrent creates cannot overshoot. */
@@ -352,21 +339,12 @@ export function viewLogInsert(directory: Db, row: typeof shareViewLogs.$inferIns
 export async function updateSharedEntry(
   ownerDb: Db,
   share: { ownerId: string; accountId: string },
-  set: Partial<typeof passwords.$inferInsert>,
+  set: Partial<NewPasswordRow>,
 ): Promise<boolean> {
   // The owner's commit clock moves with the edit, so the owner's devices see it in a delta pull.
   const [, res] = await ownerDb.batch([
     advanceClock(ownerDb, share.ownerId),
-    ownerDb
-      .update(passwords)
-      .set({ ...set, changeSeq: clockValue(share.ownerId) })
-      .where(
-        and(
-          eq(passwords.id, share.accountId),
-          eq(passwords.userId, share.ownerId),
-          isNull(passwords.deletedAt),
-        ),
-      ),
+    sharedEntryUpdateStatement(ownerDb, share.ownerId, share.accountId, set),
   ]);
   return rowsChanged(res) > 0;
 }

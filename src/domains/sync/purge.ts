@@ -1,6 +1,6 @@
 import { eachShard } from "../../db/client";
 import type { Bindings } from "../../env";
-import { purgeTombstones } from "./repo";
+import { purgeTombstones } from "../passwords";
 import { CURSOR_MAX_AGE_MS } from "./service";
 
 const CHUNK = 500;

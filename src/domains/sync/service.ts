@@ -2,7 +2,7 @@ import type { Db } from "../../db/client";
 import type { EntryIdClaims } from "../../db/entry-ids";
 import type { NewPasswordRow, PasswordRow } from "../../db/schema";
 import { ErrorCode, validationError, zodIssues } from "../../lib/errors";
-import { clockToIso } from "../../db/change-clock";
+import { advanceClock, clockToIso } from "../../db/change-clock";
 import {
   replaceHostsStatements,
   bulkInsertStatement,
@@ -251,7 +251,7 @@ export class SyncService {
     let bulkSlot = -1;
     let restores = 0;
 
-    const statements: unknown[] = [repo.advanceClock(this.db, userId, now)];
+    const statements: unknown[] = [advanceClock(this.db, userId, now)];
     const writes: Write[] = [];
     const fail = (i: number, id: string, code: ErrorCode, error: string) =>
       (results[i] = { id, status: "failed", code, error });
