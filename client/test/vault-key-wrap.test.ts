@@ -3,7 +3,7 @@ import { deriveExtractableVaultKey, deriveVaultKeys, type VaultKeys } from "../s
 import { keyCheckMatches, makeKeyCheck, openEntry, placeOf, sealEntry } from "../src/envelope";
 import { unwrapVaultKey, wrapVaultKeyFor, type VaultKeyBinding } from "../src/share-crypto";
 
-// The emergency / dead man's switch wrap of the owner's vault key (docs/decisions.md, "Client: app shell, OpenID Connect sign-in, journeys between people",
+// The emergency / dead man's switch wrap of the owner's vault key (docs/decisions/client.md, "Client: app shell, OpenID Connect sign-in, journeys between people",
 // "Emergency access and dead man's switch keys"). Few PBKDF2 rounds: only tests may go below the floor.
 const ROUNDS = 1000;
 const OWNER = "owner-1";

@@ -187,7 +187,7 @@ export type Placeholder = {
 };
 
 /**
- * Add-to-vault's writes, all or nothing at the entry limit without a read before them (docs/decisions.md, Hardening: limits, abuse and failure
+ * Add-to-vault's writes, all or nothing at the entry limit without a read before them (docs/decisions/hardening.md, "Hardening: limits, abuse and failure"
  * item 10). The first placeholder goes in only while the vault has room for all of them (the count
  * is the trigger-kept `vault_counters.live`, read inside the statement); every later one, and each
  * account's link, only when that first row exists. D1 runs the batch as one serialised
