@@ -133,6 +133,7 @@ export default defineConfig({
       "client/**",
       // Node-side tooling suites: vitest.node.config.mts.
       "test/deploy/**",
+      "test/tooling/**",
       "test/**/*.node.test.ts",
       ...(SHARDS > 1 ? [] : ["test/db/shard-move.test.ts"]),
       ...(process.env.SHARD_BENCH ? [] : ["test/db/shard-move-bench.test.ts"]),

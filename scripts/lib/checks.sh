@@ -40,6 +40,9 @@ check "depcruise (layers)" npx depcruise src durable-objects client/src extensio
 check "format (biome)" npx biome format .
 # docs/routes.md is generated from the route registry; a route added without regenerating fails here.
 check "route table (docs/routes.md)" node scripts/route-table.mjs --check
+# A comment or doc that cites a docs file and section title, or a numbered decision (D20), that no
+# longer exists (a section renamed, a file split) fails here with its file and line.
+check "references (docs files, sections, D numbers)" node scripts/check-references.mjs
 # The tooling's own suites in Node (vitest.node.config.mts): the production check, the first deploy.
 # Its failures are counted from its JSON like the other suites', so it is not listed as a check.
 echo "--- the node suite (vitest.node.config.mts)"
