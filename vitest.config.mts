@@ -37,7 +37,7 @@ const strip = (k: Record<string, unknown>) =>
     Object.entries(k).filter(([n]) => !["d", "p", "q", "dp", "dq", "qi"].includes(n)),
   );
 
-// Scale (docs/decisions.md, "Scale: shards, a directory, many databases"): VAULT_SHARDS=3 (scripts/test.sh's second pass, `npm run test:shards`) runs the suite on
+// Scale (docs/decisions/scale.md, "Scale: shards, a directory, many databases"): VAULT_SHARDS=3 (scripts/test.sh's second pass, `npm run test:shards`) runs the suite on
 // three shard databases and a directory of its own; the default is wrangler.toml's one database.
 const SHARDS = Number(process.env.VAULT_SHARDS ?? "1");
 const shardDatabases: Record<string, string> =
@@ -136,6 +136,7 @@ export default defineConfig({
       "client/**",
       // Node-side tooling suites: vitest.node.config.mts.
       "test/deploy/**",
+      "test/tooling/**",
       "test/**/*.node.test.ts",
       ...(SHARDS > 1 ? [] : ["test/db/shard-move.test.ts"]),
       ...(process.env.SHARD_BENCH ? [] : ["test/db/shard-move-bench.test.ts"]),
@@ -156,7 +157,7 @@ export default defineConfig({
     // Most files share one runtime (a fresh one cost about 5.6 s a file); the reset and
     // session-share directories keep one per file, since their queued tasks and live browsers
     // outlive their tests. Whole directories, so a new file there is safe by default.
-    // docs/decisions.md, "The test run: one workerd for most worker files".
+    // docs/decisions/platform.md, "Platform: the test run, one workerd for most worker files".
     projects: [
       {
         extends: true,

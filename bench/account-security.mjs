@@ -1,4 +1,4 @@
-// Account-security bench (docs/decisions.md, Auth: account 2FA, entry TOTP, trusted devices, notifications): 2FA status, device list and re-registration, the notification
+// Account-security bench (docs/decisions/auth.md, "Auth: account 2FA, entry TOTP, trusted devices, notifications"): 2FA status, device list and re-registration, the notification
 // list over 1,000 stored notifications, and a legacy entry's TOTP code, beside a trivial route.
 //   node bench/account-security.mjs [--seconds 10] [--connections 8] [--port 8740]
 import { execFileSync } from "node:child_process";

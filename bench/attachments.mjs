@@ -1,4 +1,4 @@
-// Attachments bench (docs/decisions.md, Vault: disposable identities and encrypted attachments): upload and download of a 25 MB attachment against `wrangler dev`,
+// Attachments bench (docs/decisions/vault.md, "Vault: disposable identities and encrypted attachments"): upload and download of a 25 MB attachment against `wrangler dev`,
 // with wall time and the peak resident memory of the workerd process serving the worker.
 //   node bench/attachments.mjs [--runs 3] [--port 8790]
 //

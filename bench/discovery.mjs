@@ -1,4 +1,4 @@
-// Discovery bench (docs/decisions.md, Automation: mailbox integrations and discovery): a fresh scan (POST /api/accounts) of an IMAP mailbox in a real Dovecot,
+// Discovery bench (docs/decisions/automation.md, "Automation: mailbox integrations and discovery"): a fresh scan (POST /api/accounts) of an IMAP mailbox in a real Dovecot,
 // through `wrangler dev`, for mailboxes of growing size that each hold 1,000 matching messages.
 //   node bench/discovery.mjs [--port 9510] [--sizes 2000,10000,20000] [--matching 1000] [--repeat 3] [--domains 250]
 //

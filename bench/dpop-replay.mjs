@@ -1,4 +1,4 @@
-// DPoP replay store bench (docs/decisions.md, Hardening: devices, cookies, push, contact keys): what
+// DPoP replay store bench (docs/decisions/hardening.md, "Hardening: devices, cookies, push, contact keys"): what
 // taking each proof once costs a request that checks one. One `wrangler dev` with Server-Timing on;
 // one user with two devices: a key-bound one (every request signs a fresh proof, which the server
 // checks and, with the store, records) and a fingerprint-only one (no proof is checked). Both call

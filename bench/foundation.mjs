@@ -1,4 +1,4 @@
-// Foundation bench (docs/decisions.md, Platform: errors and responses): a 10,000-entry vault; latency and throughput of autofill `match` and of
+// Foundation bench (docs/decisions/platform.md, "Platform: errors and responses"): a 10,000-entry vault; latency and throughput of autofill `match` and of
 // the first list page of 50, beside a trivial authenticated route of the same worker.
 //   node bench/foundation.mjs [--seconds 10] [--connections 8]
 import { parseArgs } from "node:util";

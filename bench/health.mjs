@@ -1,4 +1,4 @@
-// Vault health bench (docs/decisions.md, Client: vault health): the health check of a 10,000-entry
+// Vault health bench (docs/decisions/client.md, "Client: vault health"): the health check of a 10,000-entry
 // vault in Chromium, with the breach ranges already cached (a second check on the page), and how
 // responsive the page stayed: the longest task (PerformanceObserver "longtask": any task of 50 ms
 // or more) and the largest lateness of a 10 ms timer while it ran.

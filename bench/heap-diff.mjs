@@ -1,4 +1,4 @@
-// Where the worker's heap grows (docs/decisions.md, Hardening: limits, abuse and failure, soak): heap snapshots of the worker isolate through
+// Where the worker's heap grows (docs/decisions/hardening.md, "Hardening: limits, abuse and failure", soak): heap snapshots of the worker isolate through
 // wrangler's inspector before and after N requests of one route, diffed by node type and name
 // (a snapshot holds only what is reachable: V8 collects all garbage before taking it).
 //   node bench/heap-diff.mjs [--path /api/passwords?limit=50] [--n 2000] [--users 1] [--concurrency 1]

@@ -1,4 +1,4 @@
-// Hot-path bench (docs/decisions.md, Sync: hot paths (delta pull, match, create, Server-Timing)): one `wrangler dev`, vaults of 1,000, 10,000 and 100,000 entries seeded
+// Hot-path bench (docs/decisions/sync.md, "Sync: hot paths (delta pull, match, create, Server-Timing)"): one `wrangler dev`, vaults of 1,000, 10,000 and 100,000 entries seeded
 // through local D1, and in one run the trivial route beside delta pull, match, create, push, import
 // and full pull, so every target is a ratio of figures taken on the same machine at the same time.
 // The machine is shared, so absolute figures are noisy; read the ratios and their flatness. Each

@@ -1,4 +1,4 @@
-// Import bench (docs/decisions.md, Sync: client importer). Two parts:
+// Import bench (docs/decisions/sync.md, "Client importer (`client/src/importers/`)"). Two parts:
 // 1. In a bare page: a 5,000-item 1Password 1PUX export read (unzip, parse) and sealed (one envelope
 //    and the blind indexes per item) in Chromium, as the import page does before it sends anything.
 // 2. End to end through the Import page against wrangler dev: the 5,000-item 1PUX and a 5,000-item

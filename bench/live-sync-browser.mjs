@@ -1,4 +1,4 @@
-// Live sync as a person sees it (docs/decisions.md, Sync: "Live sync"): two browser contexts of one
+// Live sync as a person sees it (docs/decisions/sync.md, "Sync: live sync (a hub per user, told after each commit)"): two browser contexts of one
 // user on the web app, both unlocked; the writer saves an entry through the entry dialog, and the
 // figure is the time from the save's response (the writer's push answered) to the reader's vault
 // list showing the entry's row: the notice, the reader's delta pull, its decryption and paint.

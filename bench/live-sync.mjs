@@ -1,4 +1,4 @@
-// Live sync bench (docs/decisions.md, Sync: "Live sync"; docs/scale.md). One `wrangler dev` with
+// Live sync bench (docs/decisions/sync.md, "Sync: live sync (a hub per user, told after each commit)"; docs/scale.md). One `wrangler dev` with
 // Server-Timing on. Three figures:
 //  1. latency: device A saves an entry; device B, connected to the hub, is told and delta-pulls;
 //     from A's write response to B's pull holding the entry, p50 and p99 (B's decrypt and paint

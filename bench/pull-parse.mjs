@@ -1,4 +1,4 @@
-// The browser's read of a full pull (docs/decisions.md, "Sync: a pull read page by page, resumed
+// The browser's read of a full pull (docs/decisions/sync.md, "Sync: a pull read page by page, resumed
 // where it was cut"), in Chromium against wrangler dev: the spec's one JSON object parsed whole
 // (`response.json()`, how the client read it before) beside the page-framed answer read line by line
 // as it arrives (the client's reader, core/sync/ndjson.ts, bundled from the source). For each: the

@@ -1,4 +1,4 @@
-// Recovery bench (docs/decisions.md, Recovery: dead man's switch and emergency access): the dead man's switch status read (switch + 10 recipients + 20 log
+// Recovery bench (docs/decisions/recovery.md, "Recovery: dead man's switch and emergency access"): the dead man's switch status read (switch + 10 recipients + 20 log
 // lines), a check-in (D1 batch plus a Durable Object alarm reschedule), and the emergency list,
 // beside a trivial authenticated route of the same worker, for a user whose switch the sign-in hook
 // has to consider on every request.

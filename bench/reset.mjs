@@ -1,4 +1,4 @@
-// Reset bench (docs/decisions.md, Automation: service registry and password reset): time from task creation to `completed` for the local reset website under
+// Reset bench (docs/decisions/automation.md, "Automation: service registry and password reset"): time from task creation to `completed` for the local reset website under
 // `wrangler dev` (the real queue, Chromium behind the BROWSER binding, a private Dovecot), and how
 // much of it is browser launch (`launchMs`, timed around puppeteer.launch in the consumer).
 //   node bench/reset.mjs [--runs 3] [--flow link|otp] [--port 9600] [--site-port 9601] [--imap-port 9602]

@@ -1,4 +1,4 @@
-// Shard router bench (docs/decisions.md, Scale: shards, a directory, many databases): 100,000 user ids through the rendezvous router of
+// Shard router bench (docs/decisions/scale.md, "Scale: shards, a directory, many databases"): 100,000 user ids through the rendezvous router of
 // src/db/shards.ts (the module the worker runs, compiled with esbuild), for several shard counts:
 // users per shard, max/min ratio, the share of users that move when one shard is added, and the
 // cost of one routing decision. `--move` adds the move of a 10,000-entry vault between two shards

@@ -1,4 +1,4 @@
-// Sharing bench (docs/decisions.md, Sharing: entry shares). Entry shares: latency and throughput of the owned and received share
+// Sharing bench (docs/decisions/sharing.md, "Sharing: entry shares"). Entry shares: latency and throughput of the owned and received share
 // lists (50 each) beside a trivial authenticated route. Session shares: time from POST to an active
 // logged-in Chromium session, to the viewer's first frame, and the frame rate while the page moves.
 //   node bench/sharing.mjs [--seconds 10] [--connections 8] [--port 8770] [--sessions N]

@@ -1,4 +1,4 @@
-// Soak (docs/decisions.md, Hardening: limits, abuse and failure): many users mixing the service's routes at a fixed rate against a real
+// Soak (docs/decisions/hardening.md, "Hardening: limits, abuse and failure"): many users mixing the service's routes at a fixed rate against a real
 // `wrangler dev` for minutes. Prints, per route family, the count, 4xx, 5xx, p50 and p99, and the
 // workerd runtime's resident memory over time. Asserts nothing; the exit code is 1 on any 5xx.
 //

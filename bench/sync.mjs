@@ -1,4 +1,4 @@
-// Sync bench (docs/decisions.md, Sync: delta sync, import, export) against a real `wrangler dev`: a 10,000-entry vault seeded through the import
+// Sync bench (docs/decisions/sync.md, "Sync: delta sync, import, export") against a real `wrangler dev`: a 10,000-entry vault seeded through the import
 // endpoint, then full pull (time, bytes), delta pull after 100 changes, push of 100 mutations and an
 // import of 5,000 entries. Each figure is the median of --runs runs, with the fastest and slowest.
 // Requests go through node:http with keep-alive: undici's fetch alone spends ~0.6 s reading a 7 MiB

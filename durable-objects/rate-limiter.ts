@@ -32,7 +32,7 @@ function firstAfter(ts: number[], from: number, t: number): number {
  * checks are serialised without locks. The log lives in the object's SQLite storage, so an evicted
  * object does not forget a 15-minute window, and in memory, where a check counts the window's hits
  * by a binary search: counting them in SQLite read every hit of the window on every check, a cost
- * that grew with the traffic the limit allows (about 1 ms at a few thousand hits; docs/decisions.md, Sync: hot paths (delta pull, match, create, Server-Timing)).
+ * that grew with the traffic the limit allows (about 1 ms at a few thousand hits; docs/decisions/sync.md, "Sync: hot paths (delta pull, match, create, Server-Timing)").
  */
 export class RateLimiter extends DurableObject {
   private ready = false;

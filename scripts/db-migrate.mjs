@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Applies migrations/ to every D1 database of wrangler.toml (docs/decisions.md, Scale: shards, a directory, many databases): each shard DB_i, the
+// Applies migrations/ to every D1 database of wrangler.toml (docs/decisions/scale.md, "Scale: shards, a directory, many databases"): each shard DB_i, the
 // DIRECTORY and D12's DB, once per database (bindings sharing a database_id are one database).
 //
 //   npm run db:migrate                              local (wrangler dev's state), top-level bindings

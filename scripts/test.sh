@@ -16,7 +16,7 @@ filtered=()
 # Node suite: scripts/lib/checks.sh) run in the background beside the production dry run and the worker
 # passes, their log held back and printed after them; a failed check no longer stops the suites,
 # it fails the run and is counted and named in the closing summary (docs/development.md, "The
-# test run").
+# test run: its layout, and where the time went (before and after)").
 bash scripts/lib/checks.sh "$@" >test-artifacts/checks.log 2>&1 &
 checks=$!
 trap 'kill "$checks" 2>/dev/null || true' EXIT
@@ -27,9 +27,9 @@ trap 'kill "$checks" 2>/dev/null || true' EXIT
 dry_run=0
 node scripts/check-production.mjs --dry-run || dry_run=$?
 # The worker suite twice at the same time: on one database, and again on three shard databases and
-# a directory of their own (docs/decisions.md, Scale: shards, a directory, many databases): users
+# a directory of their own (docs/decisions/scale.md, "Scale: shards, a directory, many databases"): users
 # land on different shards, and the move tests, which need two shards, run only there. The second
-# pass takes only the files whose code reaches the directory or every shard (docs/decisions.md,
+# pass takes only the files whose code reaches the directory or every shard (docs/decisions/operations.md,
 # "Operations: the three-shard pass runs the files that place data"; test/support/shard-pass.ts).
 # The two share nothing but the cores (each its own workerd with in-memory storage, its own
 # stand-in servers on ports of their own), and much of each pass waits on Chromium, mail and

@@ -141,7 +141,7 @@ export const ConfigSchema = z
     IDP_ISSUER: z.string().min(1).optional(),
     IDP_AUDIENCE: z.string().min(1).optional(),
     AUTH_COOKIE: z.string().min(1).default("access_token"),
-    /** Browser sign-in by OpenID Connect (docs/decisions.md, Client: app shell, OpenID Connect sign-in, journeys between people): the provider's issuer is IDP_ISSUER. */
+    /** Browser sign-in by OpenID Connect (docs/decisions/client.md, "Client: app shell, OpenID Connect sign-in, journeys between people"): the provider's issuer is IDP_ISSUER. */
     OIDC_CLIENT_ID: z.string().min(1).optional(),
     OIDC_CLIENT_SECRET: z.string().min(1).optional(),
     OIDC_DISCOVERY_URL: z.url().optional(),

@@ -226,7 +226,7 @@ function listeningPorts(pid) {
  * network error until some other request arrives (workers-sdk #14593; from 4.114 the error is
  * raised instead, and can end wrangler dev itself, #15317): a page whose last scripts were parked
  * waited until the browser closed. Production has no such proxy, so the browser suite talks to the
- * runtime itself (docs/decisions.md, "Browser suite: past wrangler's reload proxy").
+ * runtime itself (docs/decisions/client.md, "Tests (`npm test`, second vitest run: `vitest.browser.config.mts`)").
  */
 export async function runtimeEntry(port) {
   const { runtime } = workerdPids(port);
@@ -374,7 +374,7 @@ export async function benchSession(base, sub) {
  * task only when the isolate next has work: on an idle worker the command waits, unanswered, for
  * the next request. So a reading sends it, then sends the worker a request (`base` + /api/health)
  * every 250 ms until the collection has answered, and only then reads the heap. (Reading without
- * waiting measured the heap with all its garbage: the soak's "leak" of docs/decisions.md, Hardening: limits, abuse and failure.)
+ * waiting measured the heap with all its garbage: the soak's "leak" of docs/decisions/hardening.md, "Hardening: limits, abuse and failure".)
  */
 export async function workerHeapProbe(inspectorPort, base) {
   const { default: WebSocket } = await import("ws");

@@ -25,7 +25,7 @@ import {
   type MaliciousServer,
 } from "./support/malicious-server";
 
-// docs/decisions.md, Crypto: the clients hold against a malicious server: entries sealed before envelopes were bound (version 1) migrate in the browser, and once
+// docs/decisions/crypto.md, "Crypto: the clients hold against a malicious server": entries sealed before envelopes were bound (version 1) migrate in the browser, and once
 // the vault is fully bound this device refuses a version-1 blob the server tries to bring back.
 const PASSPHRASE = "migrating passphrase";
 const base = inject("baseUrl");

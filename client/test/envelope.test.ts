@@ -31,7 +31,7 @@ import {
 import { fingerprint, type PinResult, type TrustStore } from "../../core/crypto/trust";
 import { fromBase64, toBase64 } from "../../src/kernel/base64";
 
-// docs/decisions.md, Crypto: the clients hold against a malicious server: envelopes bound to entry, owner, version and host; key versions; the KDF floor.
+// docs/decisions/crypto.md, "Crypto: the clients hold against a malicious server": envelopes bound to entry, owner, version and host; key versions; the KDF floor.
 const FAST = 1_000;
 const secrets = { username: "alice", password: "bank-secret", notes: "", category: "", totp: "" };
 const bank: Place = { entryId: "e-bank", userId: "u-alice", host: "bank.example", scheme: "https" };

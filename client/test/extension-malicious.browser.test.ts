@@ -30,7 +30,7 @@ import {
   type Seen,
 } from "./support/malicious-server";
 
-// docs/decisions.md, Crypto: the clients hold against a malicious server, the extension's part: the unpacked extension in real Chromium talks to the real worker
+// docs/decisions/crypto.md, "Crypto: the clients hold against a malicious server", the extension's part: the unpacked extension in real Chromium talks to the real worker
 // only through a proxy that rewrites the API's answers as a compromised server could. For each
 // attack the extension fills nothing it should not, and the secret never reaches the page.
 const PASSPHRASE = "extension hostile passphrase";

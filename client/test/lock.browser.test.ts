@@ -93,7 +93,7 @@ describe("locking the vault", () => {
         expect(await p.getByRole("button", { name: "Lock", exact: true }).isHidden()).toBe(true);
       }
       // The last listing stays (ids, names, sites: what the entries hold in plaintext anyway), so
-      // the next unlock draws the list at once; so do the sync cursor and its D1 bookmark (docs/decisions.md, Scale: shards, a directory, many databases).
+      // the next unlock draws the list at once; so do the sync cursor and its D1 bookmark (docs/decisions/scale.md, "Scale: shards, a directory, many databases").
       expect(await metaKeys(page)).toEqual([
         "activity",
         "bookmark",

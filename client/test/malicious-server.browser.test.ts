@@ -25,7 +25,7 @@ import {
   type MaliciousServer,
 } from "./support/malicious-server";
 
-// docs/decisions.md, Crypto: the clients hold against a malicious server: the web client against a hostile server. Real Chromium talks to the real worker through
+// docs/decisions/crypto.md, "Crypto: the clients hold against a malicious server": the web client against a hostile server. Real Chromium talks to the real worker through
 // a proxy that rewrites the API's answers; for each attack the page refuses or warns, and the
 // secret never reaches the page.
 const PASSPHRASE = "hostile server passphrase";
@@ -264,7 +264,7 @@ describe("a malicious server", () => {
       expect(new URL(page.url()).pathname).toBe("/");
       // Nothing was written: the session, the listing whose settings were refused, and the first
       // pull's read, which a new browser starts at the click, before the settings are known (it
-      // carries ciphertext only; docs/decisions.md, "Client: the first row on a new browser"). Only
+      // carries ciphertext only; docs/decisions/client.md, "Client: the first row on a new browser"). Only
       // this user's requests count: the pages of the tests before this one still run (live sync
       // retries its connection to this proxy).
       const after = () =>

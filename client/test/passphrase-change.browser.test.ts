@@ -172,7 +172,7 @@ describe("changing the master passphrase", () => {
         /^3 entries cannot be opened with this device's key\. If the master passphrase was changed on another device, sign out and sign in with the new one\.$/,
       );
     await openEntry(other, "Alpha");
-    // The wrap header names the newer key version, so the device says what happened (docs/decisions.md, Crypto: the clients hold against a malicious server).
+    // The wrap header names the newer key version, so the device says what happened (docs/decisions/crypto.md, "Crypto: the clients hold against a malicious server").
     await expect
       .poll(() => other.locator("#toast").innerText())
       .toBe(

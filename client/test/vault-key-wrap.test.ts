@@ -17,7 +17,7 @@ import {
   type VaultKeyBinding,
 } from "../../core/crypto/share-crypto";
 
-// The emergency / dead man's switch wrap of the owner's vault key (docs/decisions.md, "Client: app shell, OpenID Connect sign-in, journeys between people",
+// The emergency / dead man's switch wrap of the owner's vault key (docs/decisions/client.md, "Client: app shell, OpenID Connect sign-in, journeys between people",
 // "Emergency access and dead man's switch keys"). Few PBKDF2 rounds: only tests may go below the floor.
 const ROUNDS = 1000;
 const OWNER = "owner-1";

@@ -331,7 +331,7 @@ describe(`a vault of ${COUNT} entries on a new browser`, () => {
       const [first, second] = pulls as [(typeof pulls)[0], (typeof pulls)[0]];
       // The retry goes on from the last page stored, and what it sends is the rest, not the whole
       // again: what came before the cut is sent again only from the last whole page, so at most one
-      // page (about 256 KiB, docs/scale.md "Full pull") more than what the cut left unsent.
+      // page (about 256 KiB, docs/scale.md, "Full pull") more than what the cut left unsent.
       expect(second.search).toMatch(/[?&]resume=/);
       expect(second.bytes).toBeLessThan(first.bytes);
       expect(second.bytes - (first.bytes - first.cut!)).toBeLessThan(320 * 1024);

@@ -1,9 +1,9 @@
 /**
  * Typed client for the API endpoints the web client and the browser extension use. In the web app,
  * same-origin requests with `credentials: "same-origin"`: the identity travels in the access_token
- * cookie (docs/decisions.md, "Client: the web client"), so pages and the service worker never hold the token.
+ * cookie (docs/decisions/client.md, "Client: the web client"), so pages and the service worker never hold the token.
  * The extension is another origin: it passes `bearer`, which reads the same cookie through the
- * cookies API on every call (docs/decisions.md, "Extension: the browser extension"), and sends no cookies of its own.
+ * cookies API on every call (docs/decisions/extension.md, "Extension: the browser extension"), and sends no cookies of its own.
  * Every call goes through ENDPOINTS. The wire types are the server's own (core/api/wire.gen.ts,
  * generated from the routes' schemas): a changed response fails this file's compile, and
  * client/test/wire-contract.ts checks the ENDPOINTS tables against the same types.
@@ -326,7 +326,7 @@ export class ApiClient {
   ) {}
 
   /**
-   * The bookmarks as a header value, for keeping beside the sync cursor (docs/decisions.md, Scale: shards, a directory, many databases): whichever
+   * The bookmarks as a header value, for keeping beside the sync cursor (docs/decisions/scale.md, "Scale: shards, a directory, many databases"): whichever
    * replica answers this device's next request has seen at least what this device last saw.
    */
   bookmarkHeader(): string {
@@ -348,7 +348,7 @@ export class ApiClient {
   }
 
   /**
-   * Every page of a cursor-paginated list (limit and cursor in, next_cursor out; docs/decisions.md,
+   * Every page of a cursor-paginated list (limit and cursor in, next_cursor out; docs/decisions/platform.md,
    * "Cursor pagination"): array fields of the pages are joined in order, the rest is the last page's.
    */
   async requestAll<T extends object>(ep: EndpointDef, opts: CallOptions = {}): Promise<T> {
@@ -534,7 +534,7 @@ export class ApiClient {
   }
 
   /**
-   * The pull asked for one JSON text per line (docs/decisions.md, "Sync: a pull read page by page,
+   * The pull asked for one JSON text per line (docs/decisions/sync.md, "Sync: a pull read page by page,
    * resumed where it was cut"), to be read as it arrives; `resume` goes on with a pull cut off
    * part-way. The answer as it came: an intermediary that answers with the one JSON object instead
    * is told apart by its content type (sync-engine.ts reads both).

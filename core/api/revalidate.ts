@@ -5,7 +5,7 @@ type Kept = { etag: string; body: ArrayBuffer; type: string };
  * Conditional GETs for the API client (RFC 9110 section 13.1.2, section 15.4.5). A GET answered
  * with an `ETag` is kept here, and the same URL is asked again with `If-None-Match`; a 304 is then
  * answered from the kept body, so an unchanged answer costs the server a version check and the
- * network no body (the autofill match: docs/decisions.md, Sync: hot paths (delta pull, match, create, Server-Timing)). Memory only: every call goes
+ * network no body (the autofill match: docs/decisions/sync.md, "Sync: hot paths (delta pull, match, create, Server-Timing)"). Memory only: every call goes
  * out with `cache: "no-store"`, so no vault data reaches the browser's HTTP cache, and what is kept
  * goes with its client (the extension drops its client on lock). Only answers that carry an ETag
  * are read here; others, streams included, pass through untouched. The server's tag names the

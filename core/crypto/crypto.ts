@@ -50,8 +50,8 @@ export const keyIterations = (keys: VaultKeys) => keys.iterations ?? PBKDF2_ITER
  */
 /**
  * An entry's sealed payload. `favorite` and `folder` (the folder's name) are organisation, sealed
- * with the secrets so the server never learns them (docs/decisions.md, Vault: favourites and
- * folders); both are left out of the payload when unset.
+ * with the secrets so the server never learns them (docs/decisions/vault.md, "Vault: favourites and
+ * folders"); both are left out of the payload when unset.
  */
 export type { PastPassword };
 
@@ -176,7 +176,7 @@ export function deriveVaultKeys(
 
 /**
  * The same keys with an extractable vault key: only for wrapping the vault key itself for an
- * emergency contact or a dead man's switch recipient (docs/decisions.md, "Client: app shell, OpenID Connect sign-in, journeys between people"). The key in
+ * emergency contact or a dead man's switch recipient (docs/decisions/client.md, "Client: app shell, OpenID Connect sign-in, journeys between people"). The key in
  * memory stays non-extractable; the caller checks this copy against the key check before use.
  */
 export function deriveExtractableVaultKey(

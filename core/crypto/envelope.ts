@@ -1,5 +1,5 @@
 /**
- * Envelopes bound to their place (docs/decisions.md, "Crypto: the clients hold against a malicious server"): an entry's ciphertext and its
+ * Envelopes bound to their place (docs/decisions/crypto.md, "Crypto: the clients hold against a malicious server"): an entry's ciphertext and its
  * item-key wrap carry AES-GCM associated data naming the entry id, the owner's user id, the
  * envelope version and the website host (and, from version 3, the scheme of its address), so a
  * server that serves one entry's blob under another entry, another user or another site, or turns

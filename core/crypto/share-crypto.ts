@@ -1,5 +1,5 @@
 /**
- * Sharing crypto (docs/decisions.md, "Client: app shell, OpenID Connect sign-in, journeys between people"). A user's sharing key is an ECDH P-256 pair; the
+ * Sharing crypto (docs/decisions/client.md, "Client: app shell, OpenID Connect sign-in, journeys between people"). A user's sharing key is an ECDH P-256 pair; the
  * private half is stored wrapped by the vault key (server-side, as ciphertext, for the user's other
  * devices). An item key shared with someone is wrapped under a key agreed between a fresh
  * ephemeral pair and their public key (ECDH, then HKDF-SHA256), so only their private key opens it:
@@ -191,7 +191,7 @@ const vaultKeyAd = (b: VaultKeyBinding) =>
   );
 
 /**
- * The owner's vault key itself, wrapped for a contact's sharing public key (docs/decisions.md,
+ * The owner's vault key itself, wrapped for a contact's sharing public key (docs/decisions/client.md,
  * "Client: app shell, OpenID Connect sign-in, journeys between people", "Emergency access and dead man's switch keys"): same layout as wrapItemKeyFor under
  * its own HKDF label. Needs the extractable copy of crypto.deriveExtractableVaultKey.
  */

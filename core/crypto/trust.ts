@@ -1,7 +1,7 @@
 /**
  * What this device has learnt about a vault and its contacts, kept apart from the sync store
  * (database vault-trust) because it must outlive sign-out: a server that waits for the next
- * sign-in must still meet the same memory (docs/decisions.md, "Crypto: the clients hold against a malicious server").
+ * sign-in must still meet the same memory (docs/decisions/crypto.md, "Crypto: the clients hold against a malicious server").
  *
  * - floors: per user, the highest vault key version seen (an older key wrap is refused) and
  *   whether the vault was seen fully bound (an unbound envelope is refused after that).

@@ -1,5 +1,5 @@
 /**
- * Secure links in the browser (docs/decisions.md, Sharing: secure links): the content is sealed
+ * Secure links in the browser (docs/decisions/sharing.md, "Sharing: secure links (a secret or a file for anyone, the key in the link)"): the content is sealed
  * under a fresh AES-256-GCM key that travels only in the link's fragment; the server gets IV ‖
  * ciphertext. A passphrase adds a verifier (PBKDF2 over the passphrase and a random salt) that
  * the server checks before it counts a view; it opens nothing.

@@ -1,5 +1,5 @@
 /**
- * Lock, unlock and master-passphrase change (docs/decisions.md, "Client: the web client"). All three work
+ * Lock, unlock and master-passphrase change (docs/decisions/client.md, "Client: the web client"). All three work
  * offline: the passphrase is checked against the key check stored at sign-in, and a change is
  * queued as ordinary update mutations that the sync engine pushes later.
  */

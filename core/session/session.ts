@@ -1,5 +1,5 @@
 /**
- * Sign-in and sign-out for the web client (docs/decisions.md, "Client: the web client" and "Client: app shell, OpenID Connect sign-in, journeys between people").
+ * Sign-in and sign-out for the web client (docs/decisions/client.md, "Client: the web client" and "Client: app shell, OpenID Connect sign-in, journeys between people").
  *
  * The API identity travels in the HTTP-only access_token cookie, which the worker sets at the end
  * of an OpenID Connect sign-in (/api/auth/login → provider → /api/auth/callback); the page learns

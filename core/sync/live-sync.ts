@@ -3,7 +3,7 @@
  * says when the account's change clock moved (src/kernel/live-sync.ts; never content). A notice of
  * a clock past this device's cursor starts a delta pull at once; while connected and current, the
  * 30-second sync run skips its pull (pending changes still push at once), with a delta pull at
- * least every five minutes as a safety net (docs/decisions.md, Sync: "Live sync").
+ * least every five minutes as a safety net (docs/decisions/sync.md, "Sync: live sync (a hub per user, told after each commit)").
  */
 import type { ApiClient } from "../api";
 import type { LocalDb } from "../store";

@@ -124,7 +124,7 @@ const toPulled = (userId: string, c: SyncChange): PulledChange =>
 
 /**
  * Delta pull from the stored cursor; serverTimestamp becomes the next cursor (rule 4, D13). The
- * answer is read page by page as it arrives (docs/decisions.md, "Sync: a pull read page by page,
+ * answer is read page by page as it arrives (docs/decisions/sync.md, "Sync: a pull read page by page,
  * resumed where it was cut"): each page is parsed alone, handed to the listener at once and stored
  * behind the parse with the position after it, so the list fills while the rest is on its way and
  * no task parses the whole vault. A connection
@@ -140,7 +140,7 @@ export async function pull(
 ): Promise<PullReport> {
   const since = await db.meta<string>(`cursor:${userId}`);
   const resume = await db.meta<string>(`resume:${userId}`);
-  // The D1 bookmarks travel with the cursor (docs/decisions.md, Scale: shards, a directory, many databases): reopened later, the device still reads from
+  // The D1 bookmarks travel with the cursor (docs/decisions/scale.md, "Scale: shards, a directory, many databases"): reopened later, the device still reads from
   // no replica older than what it last saw.
   api.useBookmarks(await db.meta<string>(`bookmark:${userId}`));
   performance.mark("vault:pull-sent");

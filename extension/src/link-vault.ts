@@ -1,6 +1,6 @@
 /**
- * Secure links made from the extension popup (docs/decisions.md, Extension: secure links from the
- * popup), in the offscreen vault: an entry's fields are read and sealed here, under a key made
+ * Secure links made from the extension popup (docs/decisions/extension.md, "Extension: secure links from the
+ * popup"), in the offscreen vault: an entry's fields are read and sealed here, under a key made
  * here, and only the ciphertext goes to the server (core/links/secure-links.ts, the web app's
  * module). The popup names an entry and the fields it wants by key; it never receives a value, and
  * nothing of this reaches a page.

@@ -153,7 +153,7 @@ export class PasskeyProvider {
   /**
    * The passkeys of the vault that answer a get(): this rp's, discoverable or named by the page.
    * One lookup: the entries stored for the page's host and each parent, among which the rp id
-   * always is (it is the page's host or a registrable suffix of it; docs/decisions.md, "Vault: passkeys").
+   * always is (it is the page's host or a registrable suffix of it; docs/decisions/vault.md, "Vault: passkeys").
    */
   private async usable(
     pageUrl: string,

@@ -1,5 +1,5 @@
 /**
- * The popup's "Share a link" view (docs/decisions.md, Extension: secure links from the popup): a
+ * The popup's "Share a link" view (docs/decisions/extension.md, "Extension: secure links from the popup"): a
  * free text, or fields of an entry, sent as a secure link with the web app's options. The popup
  * names the entry and the fields it wants; the offscreen vault reads them, seals them under a new
  * key and uploads the ciphertext (link-vault.ts). The address with its key comes back here only,

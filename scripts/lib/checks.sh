@@ -43,6 +43,9 @@ check "route table (docs/routes.md)" node scripts/route-table.mjs --check
 # The web client's wire types are generated from the same registry's OpenAPI document: a route
 # schema changed without regenerating fails here (and then the client's compile, if it disagrees).
 check "wire types (core/api/wire.gen.ts)" node scripts/wire-types.mjs --check
+# A comment or doc that cites a docs file and section title, or a numbered decision (D20), that no
+# longer exists (a section renamed, a file split) fails here with its file and line.
+check "references (docs files, sections, D numbers)" node scripts/check-references.mjs
 # The tooling's own suites in Node (vitest.node.config.mts): the production check, the first deploy.
 # Its failures are counted from its JSON like the other suites', so it is not listed as a check.
 echo "--- the node suite (vitest.node.config.mts)"

@@ -13,7 +13,7 @@ const VARS_FILE = join(ROOT, ".dev.vars");
 /** The local OpenID provider's port and issuer (`npm start` runs it: scripts/lib/dev-oidc.mjs). */
 export const DEV_IDP_PORT = Number(process.env.IDP_PORT ?? 8790);
 export const DEV_ISSUER = `http://localhost:${DEV_IDP_PORT}`;
-/** Before docs/decisions.md, Client: app shell, OpenID Connect sign-in, journeys between people the development issuer was only a name; such a .dev.vars is moved to the provider. */
+/** Before docs/decisions/client.md, "Client: app shell, OpenID Connect sign-in, journeys between people" the development issuer was only a name; such a .dev.vars is moved to the provider. */
 const OLD_DEV_ISSUER = "https://idp.dev.local";
 export const DEV_AUDIENCE = "credential-vault";
 

@@ -1,4 +1,4 @@
-// The local OpenID Connect provider (docs/decisions.md, Client: app shell, OpenID Connect sign-in, journeys between people): `oidc-provider` (a certified implementation) with a
+// The local OpenID Connect provider (docs/decisions/client.md, "Client: app shell, OpenID Connect sign-in, journeys between people"): `oidc-provider` (a certified implementation) with a
 // login page and a few development users. Access tokens are JWTs (RFC 9068) for the resource
 // `urn:credential-vault`, audience IDP_AUDIENCE, signed ES256 with the development key whose JWKS
 // the worker trusts (DECISIONS D1), so tokens from here and from `npm run token` verify alike.

@@ -17,7 +17,7 @@ export type DbBindings = Record<string, unknown>;
 /**
  * What `drizzle(client, { schema })` derives from the schema (the relational configuration of ~30
  * tables), derived once per isolate: deriving it for each client cost 0.1–0.3 ms of CPU, paid by
- * every request (docs/decisions.md, Sync: hot paths (delta pull, match, create, Server-Timing)). The dialect holds only the schema's column-name cache, so one serves
+ * every request (docs/decisions/sync.md, "Sync: hot paths (delta pull, match, create, Server-Timing)"). The dialect holds only the schema's column-name cache, so one serves
  * every client.
  */
 const relational = (() => {

@@ -17,7 +17,7 @@ export type Compiled<P extends string> = {
  * Renders a query built with drizzle (its `sql.placeholder(name)` marking what varies per call)
  * to SQL text once per isolate, for statements a hot path runs on every request. Building the
  * delta pull's statements through drizzle on each request cost about 0.4 ms of a 6 ms pull on the
- * local runtime (docs/decisions.md); binding a kept text costs nothing measurable.
+ * local runtime (docs/decisions/sync.md, "Sync: hot paths (delta pull, match, create, Server-Timing)"); binding a kept text costs nothing measurable.
  */
 export function compile<P extends string>(query: SQLWrapper): Compiled<P> {
   const { sql: text, params } = dialect.sqlToQuery(query.getSQL());

@@ -3,7 +3,7 @@ import { bindingOf, directoryBinding, shardBindings } from "./shards";
 import { errorName, logJson } from "../lib/log";
 
 /**
- * Entry ids are unique across users (docs/decisions.md: "An id that another user holds fails with
+ * Entry ids are unique across users (docs/decisions/sync.md, "Push": "An id that another user holds fails with
  * CONFLICT"), and the id of a sync create or an import is the client's choice. On one database the
  * primary key of `passwords` keeps that rule. On several shards it sees only its own users, so
  * every entry's id is also claimed in the directory (`entry_ids`) before the entry is written,

@@ -5,7 +5,7 @@ import { validationError } from "../lib/errors";
 import type { Db } from "./client";
 
 /**
- * Keyset pagination (docs/decisions.md, "Cursor pagination"): a page continues strictly after the
+ * Keyset pagination (docs/decisions/platform.md, "Cursor pagination"): a page continues strictly after the
  * cursor row in a total order, so rows written or removed elsewhere in the list never shift a page
  * the way OFFSET would, and reading page n costs the same as page 1.
  */

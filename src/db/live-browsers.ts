@@ -23,7 +23,7 @@ async function countOf(db: Db, userId: string | null): Promise<number> {
 }
 
 /**
- * Live browsers of one user (on their shard) and of the whole deployment (every shard, docs/decisions.md, Scale: shards, a directory, many databases):
+ * Live browsers of one user (on their shard) and of the whole deployment (every shard, docs/decisions/scale.md, "Scale: shards, a directory, many databases"):
  * resets and session shares together.
  */
 export async function liveBrowserCounts(env: DbBindings, userId: string): Promise<LiveBrowsers> {

@@ -4,7 +4,7 @@ import { isWrite, resolveShard } from "./shard-map";
 
 /**
  * A D1Database for one user whose shard is resolved when a statement first runs, not when the
- * handle is made: `dbFor` stays synchronous for every repo and service (docs/decisions.md, Scale: shards, a directory, many databases), and a request
+ * handle is made: `dbFor` stays synchronous for every repo and service (docs/decisions/scale.md, "Scale: shards, a directory, many databases"), and a request
  * that touches no data never reads the map.
  */
 type Target = D1Database;

@@ -1,7 +1,7 @@
 /**
  * D1's Sessions API (read replication) for one request: every D1 binding the request reaches is
  * replaced by a session on it, so its reads may be served by a replica, never one older than the
- * bookmark the client last saw for that database (read-your-writes across requests, docs/decisions.md, Scale: shards, a directory, many databases).
+ * bookmark the client last saw for that database (read-your-writes across requests, docs/decisions/scale.md, "Scale: shards, a directory, many databases").
  * Bookmarks are per database, so the client carries one per binding name (src/kernel/bookmarks.ts).
  */
 

@@ -2,7 +2,7 @@ import { AppError, ErrorCode } from "../lib/errors";
 import { bindingOf, directoryBinding, pickShard, shardBindings } from "./shards";
 
 /**
- * The user → shard map (docs/decisions.md, Scale: shards, a directory, many databases): the directory's `user_shards` row when there is one, else the
+ * The user → shard map (docs/decisions/scale.md, "Scale: shards, a directory, many databases"): the directory's `user_shards` row when there is one, else the
  * rendezvous choice over the configured shards, recorded on the user's first write so that adding a
  * shard later never strands a user's rows on a database the hash no longer picks.
  */

@@ -3,7 +3,7 @@ import { forgetShard, shardCacheMs } from "./shard-map";
 import { bindingOf, directoryBinding, pickShard, shardBindings } from "./shards";
 
 /**
- * Moving one user to another shard while the service runs (docs/decisions.md, Scale: shards, a directory, many databases):
+ * Moving one user to another shard while the service runs (docs/decisions/scale.md, "Scale: shards, a directory, many databases"):
  *
  *   1. mark the map row `moving_to`: from then on a write for the user waits (src/db/shard-map.ts);
  *   2. wait out the isolates' map caches, so no write is still headed for the old shard;

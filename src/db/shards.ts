@@ -1,5 +1,5 @@
 /**
- * Which D1 database holds a user (docs/decisions.md, Scale: shards, a directory, many databases). Pure and synchronous: no I/O, no clock, so every
+ * Which D1 database holds a user (docs/decisions/scale.md, "Scale: shards, a directory, many databases"). Pure and synchronous: no I/O, no clock, so every
  * isolate and every tool (the move command, the bench) computes the same answer for the same
  * shard list.
  *

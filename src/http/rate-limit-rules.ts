@@ -42,9 +42,9 @@ export const RATE_RULES = {
   devices_revoke: { limit: 30, windowSeconds: 60 },
   notifications_create: { limit: 30, windowSeconds: 60 },
   notifications_clear: { limit: 30, windowSeconds: 60 },
-  // Not in the spec: marking read (docs/decisions.md, Client: entry tools and account pages); as many as a person clicking through the centre.
+  // Not in the spec: marking read (docs/decisions/client.md, "Client: entry tools and account pages"); as many as a person clicking through the centre.
   notifications_update: { limit: 60, windowSeconds: 60 },
-  // Not in the spec: Web Push subscriptions (docs/decisions.md, Client: entry tools and account pages); a browser subscribes once per visit at most.
+  // Not in the spec: Web Push subscriptions (docs/decisions/client.md, "Client: entry tools and account pages"); a browser subscribes once per visit at most.
   push_subscribe: { limit: 20, windowSeconds: 60 },
   admin_registry_read: { limit: 30, windowSeconds: 60, by: "ip" },
   admin_registry_write: { limit: 10, windowSeconds: 60, by: "ip" },
@@ -68,7 +68,7 @@ export const RATE_RULES = {
   // outside the general 100 a minute (`ownBudget`), so a health check never starves the rest of the app.
   breach_range: { limit: 600, windowSeconds: 60, ownBudget: true },
 
-  // Not in the spec: secure links (docs/decisions.md, Sharing: secure links). Creating stores up to a
+  // Not in the spec: secure links (docs/decisions/sharing.md, "Sharing: secure links (a secret or a file for anyone, the key in the link)"). Creating stores up to a
   // file's worth of bytes; opening is public, so it is counted per IP and refused while the limiter
   // is down (the passphrase lock holds the rest).
   links_create: { limit: 30, windowSeconds: 60 * 60 },

@@ -1,5 +1,5 @@
 /**
- * The `x-vault-bookmark` header (docs/decisions.md, Scale: shards, a directory, many databases, D1 read replication): the latest D1 bookmark a device has
+ * The `x-vault-bookmark` header (docs/decisions/scale.md, "Scale: shards, a directory, many databases", D1 read replication): the latest D1 bookmark a device has
  * seen of each database, by binding name, `DB_1=<bookmark>;DIRECTORY=<bookmark>`. Shared by the
  * worker (src/db/sessions.ts) and the web client, which sends back what it last received.
  */

@@ -13,7 +13,7 @@ import {
 } from "../support/shard-placement";
 
 /**
- * The dead man's switch across shards (docs/decisions.md, Scale: shards, a directory, many databases): the switch, its recipients and its log in the
+ * The dead man's switch across shards (docs/decisions/scale.md, "Scale: shards, a directory, many databases"): the switch, its recipients and its log in the
  * directory; the owner's notifications and each caller's audit events on that user's shard. Under
  * VAULT_SHARDS=3 the owner and the recipient are on different shards.
  */

@@ -5,7 +5,7 @@ import { emergencyTimer, fireAlarm, iso, setContact } from "../support/recovery"
 import { first, holders, inDirectory, last, onlyOn, userOn } from "../support/shard-placement";
 
 /**
- * Emergency contacts across shards (docs/decisions.md, Scale: shards, a directory, many databases): the record in the directory; each side's audit
+ * Emergency contacts across shards (docs/decisions/scale.md, "Scale: shards, a directory, many databases"): the record in the directory; each side's audit
  * events and notifications on that side's shard; the owner's entries read from the owner's shard.
  * Under VAULT_SHARDS=3 the owner and the contact are on different shards.
  */

@@ -13,7 +13,7 @@ import {
 import { createShare, invite, listShares } from "../support/sharing";
 
 /**
- * Entry shares across shards (docs/decisions.md, Scale: shards, a directory, many databases): the share and the sharing keys in the directory, the
+ * Entry shares across shards (docs/decisions/scale.md, "Scale: shards, a directory, many databases"): the share and the sharing keys in the directory, the
  * entry on its owner's shard, a notification on its reader's. Under VAULT_SHARDS=3 the owner and
  * the recipient are on different shards; with one shard these are ordinary journeys.
  */

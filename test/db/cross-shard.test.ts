@@ -9,7 +9,7 @@ import { databases, first, holders, last, shards, userOn } from "../support/shar
 import { SELF } from "../support/worker";
 
 /**
- * docs/decisions.md, Scale: shards, a directory, many databases across shards. With the default one shard these are ordinary journeys; under
+ * docs/decisions/scale.md, "Scale: shards, a directory, many databases" across shards. With the default one shard these are ordinary journeys; under
  * VAULT_SHARDS=3 (npm run test:shards) the users are placed on different shards and each row is
  * looked for on every database, so a query that went to the wrong one fails here.
  */

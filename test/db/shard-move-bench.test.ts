@@ -5,7 +5,7 @@ import { TestUser } from "../support/auth";
 import { createEntry } from "../support/fixtures";
 
 /**
- * The figures of `node bench/shards.mjs --move` (docs/decisions.md, Scale: shards, a directory, many databases): a 10,000-entry vault moved between two
+ * The figures of `node bench/shards.mjs --move` (docs/decisions/scale.md, "Scale: shards, a directory, many databases"): a 10,000-entry vault moved between two
  * shards of the worker pool's local D1 while its owner keeps writing. Left out of the suites by
  * vitest.config.mts; the bench sets SHARD_BENCH and VAULT_SHARDS=3.
  */

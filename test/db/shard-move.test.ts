@@ -7,7 +7,7 @@ import { createEntry } from "../support/fixtures";
 import { createShare, invite, listShares } from "../support/sharing";
 
 /**
- * The online move of one user between shards (docs/decisions.md, Scale: shards, a directory, many databases). Needs two shards at least, so it runs in
+ * The online move of one user between shards (docs/decisions/scale.md, "Scale: shards, a directory, many databases"). Needs two shards at least, so it runs in
  * the VAULT_SHARDS=3 pass of scripts/test.sh (npm run test:shards).
  */
 const e = env as unknown as Record<string, unknown>;

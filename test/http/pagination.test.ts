@@ -10,7 +10,7 @@ import { createShare, invite as wrappedInvite } from "../support/sharing";
 import { connectSource } from "../discovery/support";
 
 /**
- * Cursor pagination (docs/decisions.md, "Cursor pagination") on every list endpoint that can grow:
+ * Cursor pagination (docs/decisions/platform.md, "Cursor pagination") on every list endpoint that can grow:
  * each list is walked page by page and compared with the order the decision names, written here
  * as SQL. Timestamps (or names) are rewritten into two groups of equal values first, so the id
  * (or insertion order) tie-breaker decides within a group and a page boundary falls inside one.

@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from "vitest";
 import { buildApp } from "../../src/app";
 import { productionVars } from "../support/production-env";
 
-// DECISIONS D18 (docs/decisions.md, Hardening: limits, abuse and failure item 12): production has no development defaults.
+// DECISIONS D18 (docs/decisions/hardening.md, "Hardening: limits, abuse and failure" item 12): production has no development defaults.
 const production = productionVars;
 
 async function health(vars: Record<string, unknown>) {

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { expectErrorBody, TestUser } from "../support/auth";
 
-// docs/decisions.md, Hardening: limits, abuse and failure item 6: MAX_IDENTITY_BYTES_PER_USER (20,000 in the suite): three identities with
+// docs/decisions/hardening.md, "Hardening: limits, abuse and failure" item 6: MAX_IDENTITY_BYTES_PER_USER (20,000 in the suite): three identities with
 // 5,000-character notes fit (a generated persona adds a few hundred bytes), a fourth does not.
 const COLUMNS = [
   "display_name",

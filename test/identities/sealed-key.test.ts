@@ -49,7 +49,7 @@ describe("a sealed alias key that no longer opens", () => {
       expect(body.error).toMatch(/can no longer be opened/);
 
       const lines = log.mock.calls.map((c) => c.map(String).join(" "));
-      // One structured line (docs/decisions.md, Operations: deploy and runtime): the message and the purpose as fields.
+      // One structured line (docs/decisions/operations.md, "Operations: deploy and runtime"): the message and the purpose as fields.
       expect(
         lines.some(
           (l) =>

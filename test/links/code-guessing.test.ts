@@ -16,7 +16,7 @@ import {
 
 // Someone holding a leaked recipients-only link must not get in by guessing codes, nor keep the
 // listed recipients out by spending the link's attempts. The numbers are the documented ones
-// (docs/decisions.md, Sharing: secure links): 20 wrong codes lock a link, 3 codes per address in
+// (docs/decisions/sharing.md, "Sharing: secure links (a secret or a file for anyone, the key in the link)"): 20 wrong codes lock a link, 3 codes per address in
 // ten minutes, 5 wrong codes per attempt.
 const LOCK = 20;
 const PER_ADDRESS = 3;

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { expectErrorBody, TestUser } from "../support/auth";
 import { sharedPair } from "../support/sharing";
 
-// docs/decisions.md, Hardening: limits, abuse and failure item 6: MAX_NOTIFICATION_BYTES_PER_USER (20,000 in the suite). Error codes under
+// docs/decisions/hardening.md, "Hardening: limits, abuse and failure" item 6: MAX_NOTIFICATION_BYTES_PER_USER (20,000 in the suite). Error codes under
 // /api/notifications are lower-case (spec "Errors").
 const QUOTA = Number(env.MAX_NOTIFICATION_BYTES_PER_USER);
 /** title "t" + 4,000-character body + metadata "{}": 4,003 bytes, so four fit and a fifth does not. */

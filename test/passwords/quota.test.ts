@@ -10,7 +10,7 @@ import { expectErrorBody, TestUser } from "../support/auth";
 import { entryBody } from "../support/fixtures";
 import { at, b64, create, importEntry, push } from "../sync/helpers";
 
-// docs/decisions.md, Hardening: limits, abuse and failure item 6: MAX_VAULT_BYTES_PER_USER (1 MiB in the suite) over encrypted_data + wrapped_item_key.
+// docs/decisions/hardening.md, "Hardening: limits, abuse and failure" item 6: MAX_VAULT_BYTES_PER_USER (1 MiB in the suite) over encrypted_data + wrapped_item_key.
 const QUOTA = Number(env.MAX_VAULT_BYTES_PER_USER);
 /** 200,000 base64 characters: five such entries fit in 1 MiB with their keys, six do not. */
 const BIG = "A".repeat(200_000);

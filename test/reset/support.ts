@@ -19,7 +19,7 @@ export const imap = JSON.parse(env.TEST_RESET_IMAP) as {
 export async function resetUser(opts: TokenOptions = {}): Promise<TestUser> {
   const user = await TestUser.create(opts);
   const fp = fingerprint();
-  // A new device takes a recent sign-in (docs/decisions.md, "Hardening: devices, cookies, push,
+  // A new device takes a recent sign-in (docs/decisions/hardening.md, "Hardening: devices, cookies, push,
   // contact keys"): the device was registered at a fresh sign-in, whatever the user's token says now.
   await register(await TestUser.create({ ...opts, sub: user.id, authAge: 10 }), {
     fingerprint: fp,

@@ -6,7 +6,7 @@ import { createEntry } from "../support/fixtures";
 import { dmsTimer, fireAlarm, rewindSwitch, wrappedKey } from "../support/recovery";
 import { createShare, invite, listShares } from "../support/sharing";
 
-// docs/decisions.md, Hardening: limits, abuse and failure item 7: an `email` claim the provider marks `email_verified: false` names no one.
+// docs/decisions/hardening.md, "Hardening: limits, abuse and failure" item 7: an `email` claim the provider marks `email_verified: false` names no one.
 const unverified = (email: string) => TestUser.create({ email, emailVerified: false });
 
 async function publicJwk() {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { TestUser } from "../support/auth";
 import { wrappedKey } from "../support/recovery";
 
-// docs/decisions.md, Hardening: limits, abuse and failure item 10: limits checked in the writing statement itself, so parallel requests at the
+// docs/decisions/hardening.md, "Hardening: limits, abuse and failure" item 10: limits checked in the writing statement itself, so parallel requests at the
 // limit cannot all pass a read made before any of them wrote.
 
 const now = () => new Date().toISOString();

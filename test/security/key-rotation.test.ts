@@ -15,7 +15,7 @@ import type { SealedColumn } from "../../src/db/reseal";
 import { loadConfig } from "../../src/env";
 import { dataKeyId, seal, unseal } from "../../src/lib/crypto";
 
-// docs/decisions.md, Hardening: limits, abuse and failure item 12, D10: data keys rotate; previous keys open by key id; the cron re-seals.
+// docs/decisions/hardening.md, "Hardening: limits, abuse and failure" item 12, D10: data keys rotate; previous keys open by key id; the cron re-seals.
 const newKey = () => btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
 const kidOf = (sealed: string) => (JSON.parse(sealed) as { kid: string }).kid;
 const now = () => new Date().toISOString();

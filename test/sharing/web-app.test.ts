@@ -14,7 +14,7 @@ const publicJwk = async () => {
   return { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y };
 };
 
-// What the web app's sharing section adds (docs/decisions.md, Client: app shell, OpenID Connect sign-in, journeys between people): the wrapped private key kept for the owner's
+// What the web app's sharing section adds (docs/decisions/client.md, "Client: app shell, OpenID Connect sign-in, journeys between people"): the wrapped private key kept for the owner's
 // other devices, and the owner's view log.
 describe("sharing for the web app", () => {
   it("keeps the wrapped private key for its owner only; others get the public key", async () => {

@@ -2,7 +2,7 @@ import { applyD1Migrations, env } from "cloudflare:test";
 import { shardBindings } from "../../src/db/shards";
 import { shardedTestDb } from "./sharded-db";
 
-// Every database the worker is bound to gets every migration (docs/decisions.md, Scale: shards, a directory, many databases: one schema everywhere);
+// Every database the worker is bound to gets every migration (docs/decisions/scale.md, "Scale: shards, a directory, many databases": one schema everywhere);
 // with one shard, DB, DB_0 and DIRECTORY are one database and the later passes find nothing to do.
 const e = env as unknown as Record<string, unknown>;
 // The binding itself, kept aside when an earlier file of this isolate replaced DB below.

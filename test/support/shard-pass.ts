@@ -1,5 +1,5 @@
 /**
- * The worker suite's files that the three-shard pass runs (docs/decisions.md, "Operations: the
+ * The worker suite's files that the three-shard pass runs (docs/decisions/operations.md, "Operations: the
  * three-shard pass runs the files that place data"). Computed from the sources at each run, so a
  * domain that starts reaching the directory or every shard joins the pass by itself.
  *

@@ -3,7 +3,7 @@ import { bindingOf, directoryBinding, pickShard, shardBindings } from "../../src
 import { TestUser } from "./auth";
 
 /**
- * Placing users on chosen shards and finding which databases hold a row (docs/decisions.md, Scale: shards, a directory, many databases). With one
+ * Placing users on chosen shards and finding which databases hold a row (docs/decisions/scale.md, "Scale: shards, a directory, many databases"). With one
  * shard every user is on it and the directory is the same database.
  */
 const e = env as unknown as Record<string, unknown>;

@@ -3,7 +3,7 @@ import { DIRECTORY_USER_TABLES } from "../../src/db/shard-move";
 import { bindingOf, directoryBinding, shardBindings } from "../../src/db/shards";
 
 /**
- * `env.DB` for the suites' own reads and writes when the worker runs on several shards (docs/decisions.md, Scale: shards, a directory, many databases,
+ * `env.DB` for the suites' own reads and writes when the worker runs on several shards (docs/decisions/scale.md, "Scale: shards, a directory, many databases",
  * VAULT_SHARDS=3): the tests poke rows by SQL to set up states the API cannot reach and to check
  * what was stored. A statement on a directory table (shares, sharing keys, …) runs on the
  * directory; one that names a recorded user (or inserts a user's row) runs on that user's shard;

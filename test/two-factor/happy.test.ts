@@ -105,7 +105,7 @@ describe("account 2FA: happy paths", () => {
   it("re-enrollment replaces the secret and the recovery codes", async () => {
     const user = await TestUser.create();
     const first = await enrollAndConfirm(user);
-    // Replacing a confirmed enrollment takes a current code (docs/decisions.md, Hardening: limits, abuse and failure).
+    // Replacing a confirmed enrollment takes a current code (docs/decisions/hardening.md, "Hardening: limits, abuse and failure").
     const res = await user.call("POST", "/api/2fa/enroll", {
       body: { code: await codeFor(first.secret, 1) },
     });

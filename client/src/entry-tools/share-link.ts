@@ -1,6 +1,6 @@
 /**
  * "Share by link" of an entry: the person picks which fields go into a secure link (sealed in this
- * browser; docs/decisions.md, Sharing: secure links), sets its options and gets the link to send.
+ * browser; docs/decisions/sharing.md, "Sharing: secure links (a secret or a file for anyone, the key in the link)"), sets its options and gets the link to send.
  */
 import { linkOptions, showLink, el, errorText } from "../../../core/ui";
 import { createLink, entryLinkFields } from "../../../core/links";

@@ -1,5 +1,5 @@
 /**
- * Contacts' public keys, never taken on the server's word alone (docs/decisions.md, "Crypto: the clients hold against a malicious server"):
+ * Contacts' public keys, never taken on the server's word alone (docs/decisions/crypto.md, "Crypto: the clients hold against a malicious server"):
  * the first key seen for a contact is pinned on this device, and a different key later is
  * refused until the person compares fingerprints with the contact and accepts it. Sharing an
  * entry, inviting an emergency contact and naming a dead man's switch recipient all wrap for the

@@ -1,5 +1,5 @@
 /**
- * The keys of emergency access and the dead man's switch (docs/decisions.md, "Client: app shell, OpenID Connect sign-in, journeys between people",
+ * The keys of emergency access and the dead man's switch (docs/decisions/client.md, "Client: app shell, OpenID Connect sign-in, journeys between people",
  * "Emergency access and dead man's switch keys"): the owner's vault key, wrapped in this browser
  * for the contact's pinned sharing key; the contact unwraps it with their own sharing key and opens
  * the owner's entries in the owner's place. The server stores and relays only the wrap.

@@ -1,5 +1,5 @@
 /**
- * This user's own sharing key pair (docs/decisions.md, "Client: app shell, OpenID Connect sign-in, journeys between people", "Sharing in the web app"): made
+ * This user's own sharing key pair (docs/decisions/client.md, "Client: app shell, OpenID Connect sign-in, journeys between people", "Sharing in the web app"): made
  * in the browser on first need, the private half kept on the server wrapped by the vault key and
  * in the local store, so sharing, emergency access and the dead man's switch open it on any device
  * and offline.

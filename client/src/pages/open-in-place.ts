@@ -4,8 +4,8 @@
  * again) was about half a second of a new browser's way from "Open vault" to the first row. The
  * shell's page is read while the person types, its modules are fetched and compiled then (module
  * preloads run nothing), and at sign-in its body takes the place of the sign-in page's and its
- * entry script runs, as the same page's load would run it (docs/decisions.md, Client: the first row
- * on a new browser). Speculation Rules' prerender would keep two documents apart, but Chromium
+ * entry script runs, as the same page's load would run it (docs/decisions/client.md, "Client: the first row
+ * on a new browser"). Speculation Rules' prerender would keep two documents apart, but Chromium
  * refuses it while DevTools is attached, so the browser tests could never see it.
  */
 

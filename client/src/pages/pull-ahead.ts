@@ -4,7 +4,7 @@
  * the keys being derived meanwhile will open), so it runs while the passphrase is derived and the
  * vault page loads. It stops after its first page is stored, as a dropped connection leaves a
  * pull: the vault page lists that page from its first read of the store and its own sync engine
- * resumes the rest from the stored position (a pull read page by page: docs/decisions.md, Sync).
+ * resumes the rest from the stored position (docs/decisions/sync.md, "Sync: a pull read page by page, resumed where it was cut").
  */
 import { ApiClient } from "../../../core/api";
 import { openDb } from "../../../core/store";

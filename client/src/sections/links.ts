@@ -1,6 +1,6 @@
 /**
  * Secure links (/links): hand a secret or a file to anyone, sealed in this browser under a key
- * that lives only in the link (docs/decisions.md, Sharing: secure links); list the links with
+ * that lives only in the link (docs/decisions/sharing.md, "Sharing: secure links (a secret or a file for anyone, the key in the link)"); list the links with
  * their views and expiry, and revoke one.
  */
 import type { AppContext } from "../shell/context";

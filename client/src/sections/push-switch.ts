@@ -1,5 +1,5 @@
 /**
- * "Push notifications on this browser" (docs/decisions.md, Client: entry tools and account pages, Web Push): subscribes this browser's service
+ * "Push notifications on this browser" (docs/decisions/client.md, "Client: entry tools and account pages", "Web Push (web client)"): subscribes this browser's service
  * worker with the server's VAPID key (RFC 8292) and registers the subscription; off unsubscribes
  * and removes it server-side. A refusal (no permission, no push service) changes nothing.
  */

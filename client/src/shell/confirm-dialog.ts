@@ -1,6 +1,6 @@
 /**
  * "Confirm it's you": the one place the web app answers the server's requests for more proof of
- * the person (docs/decisions.md, "Sign-in: account 2FA in force and confirm it's you").
+ * the person (docs/decisions/auth.md, "Sign-in: account 2FA in force, "confirm it's you", invitations found in the app").
  *
  * - TWO_FACTOR_REQUIRED (DECISIONS D20): this sign-in owes its account 2FA code. A dialog asks for
  *   it (or a recovery code) and POST /api/2fa/verify takes it.

@@ -1,6 +1,6 @@
 /**
  * The contract between the app shell and its sections and entry tools (/work/SHELL.md; see
- * docs/decisions.md, "Client: app shell, OpenID Connect sign-in, journeys between people"). Sections get an AppContext; entry tools an EntryContext.
+ * docs/decisions/client.md, "Client: app shell, OpenID Connect sign-in, journeys between people"). Sections get an AppContext; entry tools an EntryContext.
  */
 import type { ApiClient } from "../../../core/api";
 import type { EntrySecrets, VaultKeys, TrustStore } from "../../../core/crypto";

@@ -1,4 +1,4 @@
-/** Helpers for the journeys of docs/decisions.md, Client: entry tools and account pages (entry tools and account pages). */
+/** Helpers for the journeys of docs/decisions/client.md, "Client: entry tools and account pages" (entry tools and account pages). */
 import { deflateSync } from "node:zlib";
 import { encode } from "uqr";
 import { apiAs } from "./api";

@@ -1,4 +1,4 @@
-/** Helpers for the automation journeys (docs/decisions.md, Client: mailboxes, discovery, resets, session shares and identities in the browser): mailboxes, the local reset site, the reset tool. */
+/** Helpers for the automation journeys (docs/decisions/client.md, "Client: mailboxes, discovery, resets, session shares and identities in the browser"): mailboxes, the local reset site, the reset tool. */
 import { inject } from "vitest";
 import { apiAs, ONE_SHOT } from "./api";
 import {

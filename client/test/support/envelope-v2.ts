@@ -1,5 +1,5 @@
 /**
- * A version-2 envelope (docs/crypto.md, "version 2"), as clients sealed before the scheme was bound:
+ * A version-2 envelope (docs/crypto.md, "Entries: the bound envelope (version 3)", which keeps the version-2 layout), as clients sealed before the scheme was bound:
  * written here from the documented layout, not with envelope.ts (which seals version 3 only), so
  * the tests hold the reader to the format that is stored in vaults today.
  */

@@ -1,4 +1,4 @@
-/** Helpers for the journeys of docs/decisions.md, Client: app shell, OpenID Connect sign-in, journeys between people (shell, sharing, emergency access, dead man's switch). */
+/** Helpers for the journeys of docs/decisions/client.md, "Client: app shell, OpenID Connect sign-in, journeys between people" (shell, sharing, emergency access, dead man's switch). */
 import { inject } from "vitest";
 import { launch, type Browser, type BrowserContext, type Page } from "./browser";
 import { sqlOnWorkerState } from "./storage";

@@ -2,7 +2,7 @@ import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
  * Secure notes, as far as attachments need them: an owner to check a parent against. The notes
- * domain itself (content, endpoints) is not built yet; see docs/decisions.md, Vault: disposable identities and encrypted attachments.
+ * domain itself (content, endpoints) is not built yet; see docs/decisions/vault.md, "Vault: disposable identities and encrypted attachments".
  */
 export const notes = sqliteTable(
   "notes",

@@ -2,7 +2,7 @@ import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import type { CipherPart } from "./attachments";
 
 /**
- * A secure link (docs/decisions.md, Sharing: secure links): the ciphertext lies in R2 under
+ * A secure link (docs/decisions/sharing.md, "Sharing: secure links (a secret or a file for anyone, the key in the link)"): the ciphertext lies in R2 under
  * `r2_key`, sealed by a key that exists only in the link's fragment. The row holds the options and
  * counters; the passphrase is checked against a hash of a verifier the browser derives, which
  * opens nothing. On the owner's shard.

@@ -1,7 +1,7 @@
 import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /**
- * The directory's pointer to a live-session share (docs/decisions.md, Scale: shards, a directory, many databases): a viewer names a share by its token
+ * The directory's pointer to a live-session share (docs/decisions/scale.md, "Scale: shards, a directory, many databases"): a viewer names a share by its token
  * and a WebSocket by its id, neither of which says whose shard holds the row, so the owner is
  * looked up here first. The share itself stays on the owner's shard.
  */

@@ -1,7 +1,7 @@
 import { sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
- * The user → shard map (docs/decisions.md, Scale: shards, a directory, many databases), kept in the directory database. A row is written on the user's
+ * The user → shard map (docs/decisions/scale.md, "Scale: shards, a directory, many databases"), kept in the directory database. A row is written on the user's
  * first write and changed only by the shard move command (scripts/shards.mjs), so a user's data is
  * found where the map says even after shards are added and the hash would now choose another.
  */

@@ -2,7 +2,7 @@ import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
  * Generic vault items, as far as attachments need them: an owner to check a parent against. The
- * items domain itself is not built yet; see docs/decisions.md, Vault: disposable identities and encrypted attachments.
+ * items domain itself is not built yet; see docs/decisions/vault.md, "Vault: disposable identities and encrypted attachments".
  */
 export const vaultItems = sqliteTable(
   "vault_items",

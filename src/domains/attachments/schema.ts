@@ -89,14 +89,14 @@ export const Attachment = z.object({
   created_at: z.string(),
   encrypted_filename: CipherPartSchema,
   encrypted_mime_type: CipherPartSchema,
-  /** Listed too (docs/decisions.md, Client: entry tools and account pages), so a client can decrypt names and types without downloading the content. */
+  /** Listed too (docs/decisions/client.md, "Client: entry tools and account pages"), so a client can decrypt names and types without downloading the content. */
   wrapped_file_key: CipherPartSchema,
 });
 export type AttachmentView = z.infer<typeof Attachment>;
 export const AttachmentWithContent = Attachment.extend({ encrypted_content: z.string() });
 
 export const UploadResponse = z.object({ attachment: Attachment });
-/** `usage` (docs/decisions.md, Client: entry tools and account pages): the quota and what all of the caller's attachments take of it, in bytes. */
+/** `usage` (docs/decisions/client.md, "Client: entry tools and account pages"): the quota and what all of the caller's attachments take of it, in bytes. */
 export const ListResponse = z.object({
   attachments: z.array(Attachment),
   usage: z.object({ used: z.number().int(), quota: z.number().int() }),

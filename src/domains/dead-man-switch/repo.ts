@@ -92,7 +92,7 @@ export function listRecipients(db: Db, ownerId: string): Promise<DeadManSwitchRe
 
 /**
  * Adds a recipient only while the owner has fewer than `max` and none at this address: the count
- * and the insert are one statement, so parallel adds cannot pass the cap (docs/decisions.md, Hardening: limits, abuse and failure item 10).
+ * and the insert are one statement, so parallel adds cannot pass the cap (docs/decisions/hardening.md, "Hardening: limits, abuse and failure" item 10).
  * False when refused; the caller tells which rule refused it.
  */
 export async function insertRecipientUnderCap(

@@ -65,7 +65,7 @@ const seenSignIns = new Map<string, number>();
 /**
  * DECISIONS D7: a request whose auth_time is later than last_check_in counts as a check-in. One
  * conditional UPDATE per new sign-in per isolate; returns whether the switch was reset. `db` is
- * the directory, which holds the switch (docs/decisions.md, Scale: shards, a directory, many databases).
+ * the directory, which holds the switch (docs/decisions/scale.md, "Scale: shards, a directory, many databases").
  */
 export async function applySignIn(
   db: Db,
@@ -94,7 +94,7 @@ export async function applySignIn(
 }
 
 /**
- * The switch, its recipients and its log live in the directory (docs/decisions.md, Scale: shards, a directory, many databases): a recipient on any shard
+ * The switch, its recipients and its log live in the directory (docs/decisions/scale.md, "Scale: shards, a directory, many databases"): a recipient on any shard
  * reads the transfers, the owner's switch (its phrase) and writes the owner's log, and each of the
  * switch's transitions still changes the three in one batch. `db` is the directory; `dbOf` gives a
  * user's shard, for the caller's audit events.

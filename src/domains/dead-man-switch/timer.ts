@@ -24,7 +24,7 @@ import {
 import * as repo from "./repo";
 import { rowsChanged } from "../../db/d1";
 
-/** `db` is the directory, which holds the switches (docs/decisions.md, Scale: shards, a directory, many databases); `ownerDb` the owner's shard, for notifications. */
+/** `db` is the directory, which holds the switches (docs/decisions/scale.md, "Scale: shards, a directory, many databases"); `ownerDb` the owner's shard, for notifications. */
 type Ctx = { db: Db; ownerDb: Db; mailer: Mailer; appOrigin: string; config: Config };
 
 /**
@@ -56,7 +56,7 @@ const NOT_COPIED_RETRY_MS = 60 * 60 * 1000;
 
 /**
  * A switch written on its owner's shard before the switch moved to the directory, and not yet copied
- * by the upgrade (docs/decisions.md, "Scale: shards, a directory, many databases", "Cross-user records: upgrade and moves"): its timer
+ * by the upgrade (docs/decisions/scale.md, "Scale: shards, a directory, many databases", "Cross-user records: upgrade and moves"): its timer
  * stays armed, since nothing else would arm it again if the owner never comes back.
  */
 async function notYetInDirectory(ctx: Ctx, userId: string): Promise<boolean> {

@@ -54,7 +54,7 @@ export class DeviceService {
     private readonly db: Db,
     private readonly hintKey: string,
     private readonly clock: () => number = Date.now,
-    /** Lets the new-device notice go out by Web Push (docs/decisions.md, Client: entry tools and account pages). */
+    /** Lets the new-device notice go out by Web Push (docs/decisions/client.md, "Client: entry tools and account pages"). */
     private readonly config?: Config,
   ) {}
 

@@ -146,7 +146,7 @@ export function chunks<T>(xs: T[], n: number): T[][] {
 export type Placeholder = EntryPlaceholder & { accountId: string };
 
 /**
- * Add-to-vault's writes, all or nothing at the entry limit without a read before them (docs/decisions.md, Hardening: limits, abuse and failure
+ * Add-to-vault's writes, all or nothing at the entry limit without a read before them (docs/decisions/hardening.md, "Hardening: limits, abuse and failure"
  * item 10): the placeholder entries (the passwords domain's guarded inserts, which go in whole or
  * not at all) and, with each, its account's link, only when the first entry is in. D1 runs the
  * batch as one serialised transaction, so a refused first entry writes nothing.

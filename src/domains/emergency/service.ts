@@ -56,7 +56,7 @@ export class EmergencyService {
   }
 
   /**
-   * A record's change, then the caller's audit event on the caller's shard (docs/decisions.md, Scale: shards, a directory, many databases: the record is
+   * A record's change, then the caller's audit event on the caller's shard (docs/decisions/scale.md, "Scale: shards, a directory, many databases": the record is
    * in the directory, so they are no longer one batch). The event follows the change it reports, so
    * a crash between loses that event, never logs a change that was not made. False when a guard in
    * the change's WHERE did not hold (nothing is logged then).
@@ -71,7 +71,7 @@ export class EmergencyService {
   }
 
   /**
-   * One page of the sequence `as_owner` then `as_contact` (docs/decisions.md, "Cursor pagination"):
+   * One page of the sequence `as_owner` then `as_contact` (docs/decisions/platform.md, "Cursor pagination"):
    * a page may end inside either list or hold the end of one and the start of the other.
    */
   async list(user: AuthUser, page: PageParams, now = Date.now()) {

@@ -16,7 +16,7 @@ const iso = (t: number) => new Date(t).toISOString();
 /**
  * The records live in the directory (`directory`), since owner and contact may be on different
  * shards; a notification, an audit event and the owner's entries on their user's shard (`dbOf`).
- * `config` lets notify() push (docs/decisions.md, Client: entry tools and account pages).
+ * `config` lets notify() push (docs/decisions/client.md, "Client: entry tools and account pages").
  * `tell` gives the parties' open devices live sync's `emergency` topic after a committed change.
  */
 export type EmergencyCtx = {

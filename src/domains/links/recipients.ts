@@ -15,7 +15,7 @@ import {
 import { gone } from "./state";
 
 /**
- * Links for named recipients (docs/decisions.md, Sharing: secure links). The owner's list is kept
+ * Links for named recipients (docs/decisions/sharing.md, "Sharing: secure links (a secret or a file for anyone, the key in the link)"). The owner's list is kept
  * as keyed hashes: HMAC under a server secret over the link id and the normalised address, so a
  * copy of the table names no address, and the same address gives unrelated hashes on two links.
  * A claimed address is checked by hashing it the same way.

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { emailAddress } from "../../kernel/schemas";
 import { decodedLength, GCM_TAG_BYTES, IV_BYTES, sealedBase64 } from "../attachments";
 
-/** Spec-free choices (docs/decisions.md, Sharing: secure links). */
+/** Spec-free choices (docs/decisions/sharing.md, "Sharing: secure links (a secret or a file for anyone, the key in the link)"). */
 export const MIN_EXPIRY_SECONDS = 60 * 60;
 export const MAX_EXPIRY_SECONDS = 30 * 24 * 60 * 60;
 export const MAX_VIEWS = 100;

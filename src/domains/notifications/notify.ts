@@ -98,7 +98,7 @@ export function evictReadStatement(db: Db, userId: string, incoming: number, max
 }
 
 /**
- * What reaches the user with no tab open (docs/decisions.md, Client: entry tools and account pages, Web Push): the events that need a person
+ * What reaches the user with no tab open (docs/decisions/client.md, "Client: entry tools and account pages", "Web Push (server side)"): the events that need a person
  * within hours or that look like a break-in. The rest waits in the notification centre.
  */
 const PUSHED_TYPES = new Set([

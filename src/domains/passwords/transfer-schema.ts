@@ -18,7 +18,7 @@ export const IMPORT_PROVIDERS = [
 export const ImportEntry = z.object({
   /**
    * The id the entry is stored under. A client chooses it when it binds the envelope to the entry
-   * (docs/decisions.md, "Client: entry tools and account pages"); the export carries it so the file imports back to the same
+   * (docs/decisions/client.md, "Client: entry tools and account pages"); the export carries it so the file imports back to the same
    * place. An id already taken is skipped, not overwritten.
    */
   id: z.uuid().optional(),

@@ -15,7 +15,7 @@ import { PushService } from "./service";
 const service = (c: Context<AppEnv>) =>
   new PushService(dbFor(c.env, c.get("user").id), c.get("config"));
 
-/** Web Push (docs/decisions.md, Client: entry tools and account pages): not in the spec, so the paths and bodies are ours (docs/decisions.md, "Web Push"). */
+/** Web Push (docs/decisions/client.md, "Client: entry tools and account pages"): not in the spec, so the paths and bodies are ours (docs/decisions/client.md, "Web Push (server side)"). */
 export function registerPushRoutes(app: Hono<AppEnv>) {
   route(app, {
     method: "get",

@@ -70,7 +70,7 @@ async function fromMessage(
  * stream starts: another user's (or a deleted) entry and an unknown serviceId are 404; a message
  * that names no service is 400 on `message`.
  */
-/** `db` is the caller's shard; `registry` the directory, where the admin's overrides live (docs/decisions.md, Scale: shards, a directory, many databases). */
+/** `db` is the caller's shard; `registry` the directory, where the admin's overrides live (docs/decisions/scale.md, "Scale: shards, a directory, many databases"). */
 export async function resolveChatTarget(
   db: Db,
   registry: Db,

@@ -25,7 +25,7 @@ const code = (s: string) => `\`${s.replace(/[`\r\n]/g, "")}\``;
 const plain = (s: string) => s.replace(/[\r\n]+/g, " ").replace(/([\\*_[\]<>#|`])/g, "\\$1");
 
 /**
- * Wire format (docs/decisions.md, Automation: service registry and password reset): a section starts with `event: section` whose data is its
+ * Wire format (docs/decisions/automation.md, "Automation: service registry and password reset"): a section starts with `event: section` whose data is its
  * kind; each markdown line that follows is its own default (`message`) event with one `data:` line.
  */
 export const sectionFrame = (kind: SectionKind) => sseFrame("section", kind);

@@ -6,7 +6,7 @@ import type { AppEnv } from "../../http/types";
 import { MoveBody, MoveResponse, ShardsResponse } from "./schema";
 
 /**
- * The operator's side of docs/decisions.md, Scale: shards, a directory, many databases (scripts/shards.mjs calls these): which shards this deployment
+ * The operator's side of docs/decisions/scale.md, "Scale: shards, a directory, many databases" (scripts/shards.mjs calls these): which shards this deployment
  * binds, and moving one user to another shard online (src/db/shard-move.ts). Admin only.
  */
 export function registerShardRoutes(app: Hono<AppEnv>) {

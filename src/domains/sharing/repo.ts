@@ -14,7 +14,7 @@ import { afterCursor, orderKeys, requireCursor, type Order, type Scope } from ".
 import { pageOf, type Page, type PageParams } from "../../kernel/pagination";
 
 /**
- * docs/decisions.md, Scale: shards, a directory, many databases: shares, their view logs and sharing keys live in the directory (`directory`), since
+ * docs/decisions/scale.md, "Scale: shards, a directory, many databases": shares, their view logs and sharing keys live in the directory (`directory`), since
  * owner and recipient may be on different shards; the shared entry stays on its owner's shard
  * (`ownerDb(ownerId)`). Nothing joins the two any more: a share is read first, its entry second.
  */
@@ -214,7 +214,7 @@ export async function findLiveDuplicate(
 
 /**
  * share_count on the entry: the directory's shares not revoked, counted after each change and
- * written to the owner's shard (docs/decisions.md, "Scale: shards, a directory, many databases", "Shares across shards").
+ * written to the owner's shard (docs/decisions/scale.md, "Scale: shards, a directory, many databases", "Shares and sharing keys in the directory").
  */
 export async function refreshShareCount(
   directory: Db,
@@ -334,7 +334,7 @@ export function viewLogInsert(directory: Db, row: typeof shareViewLogs.$inferIns
 
 /**
  * Updates the owner's entry, on the owner's shard, for a write recipient whose share the caller
- * has just read in the directory (no longer one guarded statement: docs/decisions.md, "Scale: shards, a directory, many databases").
+ * has just read in the directory (no longer one guarded statement: docs/decisions/scale.md, "Scale: shards, a directory, many databases").
  */
 export async function updateSharedEntry(
   ownerDb: Db,

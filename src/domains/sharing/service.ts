@@ -56,7 +56,7 @@ function toShare(row: repo.ShareWithAccount, view: "owned" | "received"): Share 
 
 /**
  * Shares and sharing keys are read and written in the directory; a shared entry on its owner's
- * shard, and a notification on its reader's (docs/decisions.md, Scale: shards, a directory, many databases).
+ * shard, and a notification on its reader's (docs/decisions/scale.md, "Scale: shards, a directory, many databases").
  */
 export class SharingService {
   private readonly directory: Db;

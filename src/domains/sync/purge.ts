@@ -9,7 +9,7 @@ const MAX_CHUNKS = 200;
 /**
  * Scheduled purge of tombstones older than the 30-day cursor window. A cursor that could still
  * need a purged tombstone is older than the window, and such a pull gets a full sync (D13).
- * Chunked so that one run never holds a database in one long statement; shard by shard (docs/decisions.md, Scale: shards, a directory, many databases),
+ * Chunked so that one run never holds a database in one long statement; shard by shard (docs/decisions/scale.md, "Scale: shards, a directory, many databases"),
  * each with its own chunk budget, so a large shard does not starve the others.
  */
 export async function purgeExpiredTombstones(env: Bindings, nowMs = Date.now()): Promise<number> {

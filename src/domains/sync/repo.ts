@@ -29,7 +29,7 @@ export { readClock } from "../../db/change-clock";
  * without bound. Each read costs one D1 round trip whatever its size, and a full pull's time was
  * those trips. A page is one string in the Worker, garbage once sent, so the largest page is also
  * what the runtime's memory grows by during a long pull. The figures behind these numbers (time
- * and memory per page size) are in docs/scale.md ("Full pull").
+ * and memory per page size) are in docs/scale.md, "Full pull".
  */
 export type PageSizes = {
   first: number;

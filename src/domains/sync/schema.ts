@@ -27,7 +27,7 @@ export const entryId = z
 /**
  * The push envelope. Only what is needed to answer per mutation is checked here (an array of at
  * most 100 objects, each naming its id); everything else about a mutation is judged on its own, so
- * one bad mutation fails alone (see docs/decisions.md).
+ * one bad mutation fails alone (see docs/decisions/sync.md, "Push").
  */
 export const SyncPushBody = z.object({
   mutations: z.array(z.looseObject({ id: z.string().min(1).max(128) })).max(MAX_MUTATIONS),

@@ -1,6 +1,6 @@
 /**
  * Folders with no entry in them yet, kept on this device. A folder's name otherwise lives only in
- * its entries' sealed payloads (docs/decisions.md, Vault: favourites and folders), so a folder just
+ * its entries' sealed payloads (docs/decisions/vault.md, "Vault: favourites and folders"), so a folder just
  * made, or whose last entry moved out, has nowhere on the server to live. Its name is kept in the
  * local store, sealed under the vault key in a place of its own (no entry id can take it, so no
  * entry's envelope opens there), never in the clear. It reaches the person's other devices with

@@ -1,6 +1,6 @@
 /**
  * The vault's organisation: favourites, folders and kinds. The favourite mark and the folder's name
- * live in each entry's sealed payload (docs/decisions.md, Vault: favourites and folders), so this
+ * live in each entry's sealed payload (docs/decisions/vault.md, "Vault: favourites and folders"), so this
  * page learns them as it opens entries (the same pass that learns usernames) and filters on what it
  * has learnt. A folder is made with "New folder" (kept on this device, sealed, until an entry is
  * moved into it: vault-folders.ts) or by moving a first entry into it, renamed or deleted by
