@@ -1,4 +1,5 @@
-import { beforeAll, describe, expect, inject, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { server } from "./support/server";
 import { ENDPOINTS } from "../src/api";
 import { LINK_ENDPOINTS } from "../src/secure-links";
 import { SHARING_ENDPOINTS } from "../src/sharing-api";
@@ -22,7 +23,7 @@ type Operation = {
 let doc: { paths: Record<string, Record<string, Operation>> };
 
 beforeAll(async () => {
-  const res = await fetch(`${inject("baseUrl")}/api/openapi.json`);
+  const res = await fetch(`${server().baseUrl}/api/openapi.json`);
   expect(res.status).toBe(200);
   doc = (await res.json()) as typeof doc;
 });
