@@ -19,8 +19,10 @@ import { extensionOrigin } from "./lib/extension-id.mjs";
 
 const SRC = join(ROOT, "extension", "src");
 const STATIC = join(ROOT, "extension", "static");
-const OUT = join(ROOT, "dist", "extension");
-const ZIP = join(ROOT, "dist", "extension.zip");
+// EXTENSION_OUT_DIR moves both (the zip beside the folder): the browser suite's files that run at
+// once each build their own, with their own server's origin built in (client/test/support/extension.ts).
+const OUT = process.env.EXTENSION_OUT_DIR ?? join(ROOT, "dist", "extension");
+const ZIP = `${OUT}.zip`;
 const APP_ORIGIN = process.env.EXTENSION_APP_ORIGIN ?? "http://localhost:8787";
 
 const started = Date.now();

@@ -95,17 +95,22 @@ export async function startWorker({ port, name, vars = {}, inspectorPort = 0 }) 
   }
   // wrangler's [build] watcher may rebuild the client and restart the worker just after it first
   // answers; requests during that restart fail. Wait until its output has been quiet for 3 s.
-  for (let seen = log.length, quiet = 0, waited = 0; quiet < 6 && waited < 120; waited++) {
-    await new Promise((r) => setTimeout(r, 500));
-    quiet = log.length === seen ? quiet + 1 : 0;
-    seen = log.length;
-  }
-  if (!(await fetch(`${base}/api/health`)).ok)
-    throw new Error(`wrangler dev stopped answering:\n${log}`);
+  const settled = async () => {
+    for (let seen = log.length, quiet = 0, waited = 0; quiet < 6 && waited < 120; waited++) {
+      await new Promise((r) => setTimeout(r, 500));
+      quiet = log.length === seen ? quiet + 1 : 0;
+      seen = log.length;
+    }
+    if (!(await fetch(`${base}/api/health`)).ok)
+      throw new Error(`wrangler dev stopped answering:\n${log}`);
+  };
+  await settled();
   return {
     base,
     state,
     logFile,
+    /** Waits again until the server's output has been quiet for 3 s (e.g. after public/ was rebuilt under it). */
+    settled,
     /** Runs SQL against the same local D1 the worker uses. */
     sql(file) {
       npx([

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { server } from "./support/server";
 import {
   blindIndexes,
   deriveVaultKeys,
@@ -28,7 +29,7 @@ import {
 // docs/decisions/crypto.md, "Crypto: the clients hold against a malicious server": entries sealed before envelopes were bound (version 1) migrate in the browser, and once
 // the vault is fully bound this device refuses a version-1 blob the server tries to bring back.
 const PASSPHRASE = "migrating passphrase";
-const base = inject("baseUrl");
+const base = server().baseUrl;
 let browser: Browser;
 let evil: MaliciousServer;
 let page: Page;

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { server } from "./support/server";
 import { signDevToken } from "../../scripts/lib/dev-identity.mjs";
 import { startLoginSite } from "../../test/support/login-site";
 import { base32Decode, referenceTotp } from "../../test/support/rfc6238";
@@ -20,7 +21,7 @@ import {
 // Account 2FA in force in the extension (DECISIONS D20): it carries the web app's sign-in, and a
 // sign-in that has not given its code fills nothing until the popup has taken the code.
 const PASSPHRASE = "extension 2fa passphrase";
-const base = inject("baseUrl");
+const base = server().baseUrl;
 let site: Awaited<ReturnType<typeof startLoginSite>>;
 let context: BrowserContext;
 let user: Awaited<ReturnType<typeof newUser>>;
@@ -66,7 +67,7 @@ async function newSignIn(authAge: number) {
   const token = (await signDevToken({
     sub: user.sub,
     email: user.email,
-    issuer: inject("idpIssuer"),
+    issuer: server().idpIssuer,
     authAge,
   })) as string;
   await context.addCookies([

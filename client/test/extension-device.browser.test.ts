@@ -1,5 +1,6 @@
 import { createHash, generateKeyPairSync, sign } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { server } from "./support/server";
 import { newUser, type BrowserContext } from "./support/browser";
 import { signDevToken } from "../../scripts/lib/dev-identity.mjs";
 import { apiAs, ONE_SHOT } from "./support/api";
@@ -11,12 +12,11 @@ import {
   startRelay,
 } from "./support/extension";
 import type { Worker } from "playwright-core";
-import { inject } from "vitest";
 
 // The extension as a device bound to its own non-extractable key (RFC 9449 DPoP): the service
 // worker makes the key, the extension registers with it, and every API call it makes carries a
 // proof by it. A copy of its bearer token and fingerprint without the key is an unknown device.
-const base = inject("baseUrl");
+const base = server().baseUrl;
 let relay: Awaited<ReturnType<typeof startRelay>>;
 let user: Awaited<ReturnType<typeof newUser>>;
 let context: BrowserContext;
@@ -255,7 +255,7 @@ describe("the extension's device key", () => {
     const stale = (await signDevToken({
       sub: other.sub,
       email: other.email,
-      issuer: inject("idpIssuer"),
+      issuer: server().idpIssuer,
       authAge: 600,
     })) as string;
     await context.addCookies([

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { server } from "./support/server";
 import { type VaultKeys } from "../../core/crypto/crypto";
 import { pageHostHashes } from "../../core/hosts/host-hashes";
 import { startLoginSite } from "../../test/support/login-site";
@@ -22,7 +23,7 @@ import { openSection } from "./support/journey";
 // An entry imported with two addresses is offered by the extension on the second one: from its
 // synced copy (the opened entry's extra hosts), and by the server's match (the page's hashed hosts).
 const PASSPHRASE = "extension passphrase";
-const base = inject("baseUrl");
+const base = server().baseUrl;
 let site: Awaited<ReturnType<typeof startLoginSite>>;
 let relay: Awaited<ReturnType<typeof startRelay>>;
 let user: Awaited<ReturnType<typeof newUser>>;

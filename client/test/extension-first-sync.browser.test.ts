@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { server } from "./support/server";
 import { startLoginSite } from "../../test/support/login-site";
 import { newUser, screenshot, signInThroughPage, type BrowserContext } from "./support/browser";
 import {
@@ -26,7 +27,7 @@ const PASSPHRASE = "extension first sync passphrase";
 const SECRET = "first-sync-secret-7d2";
 /** More than the pull's first read (200 rows), so the answer has several pages. */
 const COUNT = 600;
-const base = inject("baseUrl");
+const base = server().baseUrl;
 let site: Awaited<ReturnType<typeof startLoginSite>>;
 let relay: Awaited<ReturnType<typeof startRelay>>;
 let user: Awaited<ReturnType<typeof newUser>>;

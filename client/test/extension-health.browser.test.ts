@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { server } from "./support/server";
 import { startLoginSite } from "../../test/support/login-site";
 import { automation } from "./support/automation";
 import {
@@ -37,7 +38,7 @@ const P = {
   clean: "Vb7^gH2*eN5(kL9)-ext",
 };
 const sha1 = (s: string) => createHash("sha1").update(s, "utf8").digest("hex").toUpperCase();
-const base = inject("baseUrl");
+const base = server().baseUrl;
 let site: Awaited<ReturnType<typeof startLoginSite>>;
 let relay: Awaited<ReturnType<typeof startRelay>>;
 let context: BrowserContext;

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { server } from "./support/server";
 import type { VaultKeys } from "../../core/crypto/crypto";
 import { openEntry, placeOf } from "../../core/crypto/envelope";
 import { apiAs } from "./support/api";
@@ -44,7 +45,7 @@ const CORP_SECRET = "corp-secret-22b";
 const BANK_SECRET = "bank-secret-9e0";
 const FLIP_SECRET = "flip-secret-4aa";
 const ALL = [SECRET, CORP_SECRET, BANK_SECRET, FLIP_SECRET];
-const base = inject("baseUrl");
+const base = server().baseUrl;
 let evil: MaliciousServer;
 let site: Awaited<ReturnType<typeof startHostileSite>>;
 let user: Awaited<ReturnType<typeof newUser>>;

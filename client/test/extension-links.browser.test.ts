@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { server } from "./support/server";
 import { startLoginSite } from "../../test/support/login-site";
 import { apiAs } from "./support/api";
 import {
@@ -40,7 +41,7 @@ const ENTRY = {
   totp: "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP",
 };
 const LABEL = "Router for the plumber";
-const base = inject("baseUrl");
+const base = server().baseUrl;
 let site: Awaited<ReturnType<typeof startLoginSite>>;
 let user: Awaited<ReturnType<typeof newUser>>;
 let context: BrowserContext;

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { server } from "./support/server";
 import { startLoginSite } from "../../test/support/login-site";
 import { apiAs } from "./support/api";
 import {
@@ -28,7 +29,7 @@ import {
 // sync press and without waiting for the 30-second run. The cache, not the server, is what the
 // fill menu shows once the relay is down, so the menu proves the vault itself took the change.
 const PASSPHRASE = "extension live passphrase";
-const base = inject("baseUrl");
+const base = server().baseUrl;
 let site: Awaited<ReturnType<typeof startLoginSite>>;
 let relay: Awaited<ReturnType<typeof startRelay>>;
 let context: BrowserContext;

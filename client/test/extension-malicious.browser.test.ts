@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { server } from "./support/server";
 import type { VaultKeys } from "../../core/crypto/crypto";
 import { startLoginSite } from "../../test/support/login-site";
 import { apiAs } from "./support/api";
@@ -36,7 +37,7 @@ import {
 const PASSPHRASE = "extension hostile passphrase";
 const MAIL_SECRET = "dave-mail-secret-91c";
 const BANK_SECRET = "frank-bank-secret-5d2";
-const base = inject("baseUrl");
+const base = server().baseUrl;
 let evil: MaliciousServer;
 let site: Awaited<ReturnType<typeof startLoginSite>>;
 let sitePort: string;

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { server } from "./support/server";
 import {
   newUser,
   screenshot,
@@ -28,7 +29,7 @@ import { startMaliciousServer, type MaliciousServer } from "./support/malicious-
 // click, and that a page which removes, moves, exposes or covers it gets nothing.
 const PASSPHRASE = "prewarm passphrase";
 const SECRET = "alice-prewarm-secret-51c";
-const base = inject("baseUrl");
+const base = server().baseUrl;
 let evil: MaliciousServer;
 let site: Awaited<ReturnType<typeof startHostileSite>>;
 let context: BrowserContext;

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { server } from "./support/server";
 import { type EntrySecrets, type VaultKeys } from "../../core/crypto/crypto";
 import { openEntry, placeOf } from "../../core/crypto/envelope";
 import { startLoginSite } from "../../test/support/login-site";
@@ -32,7 +33,7 @@ import {
 // a relay that can drop the connection) and a local login site under *.test names on loopback.
 const PASSPHRASE = "extension passphrase";
 const TOTP_SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
-const base = inject("baseUrl");
+const base = server().baseUrl;
 let site: Awaited<ReturnType<typeof startLoginSite>>;
 let relay: Awaited<ReturnType<typeof startRelay>>;
 let user: Awaited<ReturnType<typeof newUser>>;

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { server } from "./support/server";
 import { deriveVaultKeys } from "../../core/crypto/crypto";
 import { apiAs, openFor } from "./support/api";
 import { automation } from "./support/automation";
@@ -156,7 +157,7 @@ describe("vault health", () => {
       expect(r.padding).toBe("true");
     }
     // The worker's log and its database files: no password, no hash, no hash suffix.
-    const state = inject("workerState");
+    const state = server().workerState;
     const files: string[] = [];
     const walk = (dir: string) => {
       for (const name of readdirSync(dir)) {

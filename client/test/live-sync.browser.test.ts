@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { server } from "./support/server";
 import { apiAs } from "./support/api";
 import {
   entryNames,
@@ -15,7 +16,7 @@ import {
 // Live sync: two browsers of one person; a save in one shows in the other without a reload, as
 // soon as the hub says the change clock moved (not at the next 30-second run).
 const PASSPHRASE = "live sync passphrase";
-const base = inject("baseUrl");
+const base = server().baseUrl;
 let browser: Browser;
 let writer: Page;
 let reader: Page;

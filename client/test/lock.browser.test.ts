@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { server } from "./support/server";
 import {
   dashboardReady,
   entryNames,
@@ -17,7 +18,7 @@ import {
 
 // Lock, unlock (offline) and the 15-minute idle lock, on Playwright's fake clock.
 const PASSPHRASE = "lock screen passphrase";
-const base = inject("baseUrl");
+const base = server().baseUrl;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;

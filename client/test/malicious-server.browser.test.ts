@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { server } from "./support/server";
 import { fingerprint, type PublicJwk } from "../../core/crypto/trust";
 import { apiAs } from "./support/api";
 import {
@@ -30,7 +31,7 @@ import {
 // secret never reaches the page.
 const PASSPHRASE = "hostile server passphrase";
 const BANK_SECRET = "bank-secret-7f3a";
-const base = inject("baseUrl");
+const base = server().baseUrl;
 let browser: Browser;
 let evil: MaliciousServer;
 

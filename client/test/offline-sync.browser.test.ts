@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { server } from "./support/server";
 import { deriveVaultKeys, queryTokens, type VaultKeys } from "../../core/crypto/crypto";
 import { apiAs, openFor, sealFor } from "./support/api";
 import {
@@ -21,7 +22,7 @@ import {
 
 // One user's day with the vault, in order: each step builds on the state the previous one left.
 const PASSPHRASE = "correct horse battery staple";
-const base = inject("baseUrl");
+const base = server().baseUrl;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;

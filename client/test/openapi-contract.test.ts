@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
-import { beforeAll, describe, expect, inject, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { server } from "./support/server";
 import { renderWireTypes, WIRE_FILE } from "../../scripts/wire-types.mjs";
 
 /**
@@ -12,7 +13,7 @@ type Doc = { paths: Record<string, Record<string, unknown>> };
 let doc: Doc;
 
 beforeAll(async () => {
-  const res = await fetch(`${inject("baseUrl")}/api/openapi.json`);
+  const res = await fetch(`${server().baseUrl}/api/openapi.json`);
   expect(res.status).toBe(200);
   doc = (await res.json()) as Doc;
 });

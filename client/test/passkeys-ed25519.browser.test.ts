@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { server } from "./support/server";
 import { startWebAuthnRp } from "../../test/support/webauthn-rp";
 import { decodeCbor, type CborMap } from "../../core/authenticator/cbor";
 import { newUser, type BrowserContext } from "./support/browser";
@@ -16,7 +17,7 @@ import {
 // Ed25519 passkeys through the extension, in real Chromium: a relying party whose library
 // (@simplewebauthn/server) accepts EdDSA (-8) alone, so only an Ed25519 key can register there.
 const PASSPHRASE = "ed25519 passkey passphrase";
-const base = inject("baseUrl");
+const base = server().baseUrl;
 let rp: Awaited<ReturnType<typeof startWebAuthnRp>>;
 let context: BrowserContext;
 

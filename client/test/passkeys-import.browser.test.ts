@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { server } from "./support/server";
 import { startWebAuthnRp } from "../../test/support/webauthn-rp";
 import { base64url } from "../../src/kernel/base64";
 import { makeCredential } from "../../core/authenticator/authenticator";
@@ -26,7 +27,7 @@ import {
 // a Bitwarden JSON export's passkeys the same way; and moved out: the vault's password-protected
 // CXF export, imported into a fresh account on another profile, whose passkey signs in there.
 const PASSPHRASE = "passkey import passphrase";
-const base = inject("baseUrl");
+const base = server().baseUrl;
 let rp: Awaited<ReturnType<typeof startWebAuthnRp>>;
 let user: Awaited<ReturnType<typeof newUser>>;
 let context: BrowserContext;

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { server } from "./support/server";
 import { startWebAuthnRp } from "../../test/support/webauthn-rp";
 import { signDevToken } from "../../scripts/lib/dev-identity.mjs";
 import type { EntrySecrets, VaultKeys } from "../../core/crypto/crypto";
@@ -27,7 +28,7 @@ import {
 // excludeCredentials, a credential kept to its own rp; and in the web app the list's passkey mark,
 // the "With passkeys" filter and the registry's "This site supports passkeys".
 const PASSPHRASE = "passkey paths passphrase";
-const base = inject("baseUrl");
+const base = server().baseUrl;
 const tag = Math.random().toString(36).slice(2, 8);
 /** Sites the registry says offer passkeys (unique per run: the registry is global). */
 const KEYED = `keyed-${tag}.example`;
@@ -74,7 +75,7 @@ beforeAll(async () => {
       sub: `admin-${tag}`,
       email: `admin-${tag}@example.test`,
       admin: true,
-      issuer: inject("idpIssuer"),
+      issuer: server().idpIssuer,
     })) as string,
   );
   for (const body of [

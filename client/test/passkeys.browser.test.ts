@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { server } from "./support/server";
 import { startWebAuthnRp } from "../../test/support/webauthn-rp";
 import { base64url } from "../../src/kernel/base64";
 import type { EntrySecrets, VaultKeys } from "../../core/crypto/crypto";
@@ -32,7 +33,7 @@ import { stateFiles } from "./support/storage";
 // Passkeys through the extension, in real Chromium: a relying party on loopback whose library
 // (@simplewebauthn/server) verifies each registration and sign-in, the signature and the counter.
 const PASSPHRASE = "passkey journey passphrase";
-const base = inject("baseUrl");
+const base = server().baseUrl;
 let rp: Awaited<ReturnType<typeof startWebAuthnRp>>;
 let user: Awaited<ReturnType<typeof newUser>>;
 let keys: VaultKeys;

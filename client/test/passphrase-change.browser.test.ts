@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { server } from "./support/server";
 import {
   DecryptionError,
   deriveVaultKeys,
@@ -30,7 +31,7 @@ import { openSection } from "./support/journey";
 // browser, queued as updates, pushed once online; then only the new passphrase opens the vault.
 const OLD = "the old master passphrase";
 const NEW = "a brand new master passphrase";
-const base = inject("baseUrl");
+const base = server().baseUrl;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;

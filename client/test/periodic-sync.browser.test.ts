@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { server } from "./support/server";
 import { deriveVaultKeys, type VaultKeys } from "../../core/crypto/crypto";
 import { apiAs, sealFor } from "./support/api";
 import {
@@ -16,7 +17,7 @@ import {
 
 // Rule 4's 30-second schedule, driven by Playwright's fake clock instead of waiting.
 const PASSPHRASE = "periodic passphrase";
-const base = inject("baseUrl");
+const base = server().baseUrl;
 let browser: Browser;
 let page: Page;
 let context: BrowserContext;

@@ -1,5 +1,6 @@
 import { generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { server } from "./support/server";
 import { signedInPerson } from "./support/account";
 import { openSection } from "./support/journey";
 import {
@@ -10,7 +11,7 @@ import {
   type Page,
 } from "./support/browser";
 
-const base = inject("baseUrl");
+const base = server().baseUrl;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;

@@ -1,11 +1,12 @@
-import { afterEach, describe, expect, inject, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { server } from "./support/server";
 import { ApiClient } from "../../core/api/api";
 import { Revalidation } from "../../core/api/revalidate";
 import { ONE_SHOT } from "./support/api";
 import { newUser } from "./support/browser";
 import { deriveVaultKeys, seedEntries } from "./support/extension";
 
-const base = inject("baseUrl");
+const base = server().baseUrl;
 
 afterEach(() => vi.unstubAllGlobals());
 

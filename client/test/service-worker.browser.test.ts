@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { server } from "./support/server";
 import { deriveVaultKeys } from "../../core/crypto/crypto";
 import { apiAs, openFor, sealFor } from "./support/api";
 import {
@@ -16,7 +17,7 @@ import {
 } from "./support/browser";
 
 const PASSPHRASE = "service worker passphrase";
-const base = inject("baseUrl");
+const base = server().baseUrl;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;

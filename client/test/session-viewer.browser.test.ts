@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { server } from "./support/server";
 import { startLoginSite } from "../../test/support/login-site";
 import { apiAs } from "./support/api";
 import { launch, newUser, type Browser, type BrowserContext, type Page } from "./support/browser";
@@ -8,7 +9,7 @@ import { launch, newUser, type Browser, type BrowserContext, type Page } from ".
 // script signs in with the cookie, takes a ticket, opens the WebSocket, draws frames and sends
 // input. Here that script runs in a real Chromium against wrangler dev, whose own Browser
 // Rendering session logs in to a local site.
-const base = inject("baseUrl");
+const base = server().baseUrl;
 let site: Awaited<ReturnType<typeof startLoginSite>>;
 let browser: Browser;
 let owner: Awaited<ReturnType<typeof newUser>>;

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
+import { server } from "./support/server";
 import { DEV_PASSWORD } from "../../scripts/lib/dev-users.mjs";
 import { base32Decode, referenceTotp } from "../../test/support/rfc6238";
 import { apiAs } from "./support/api";
@@ -33,7 +33,7 @@ afterAll(async () => {
 
 /** The provider's sign-ins happen `seconds` before now: "ten minutes later" without waiting. */
 async function setProviderAuthAge(seconds: number) {
-  const res = await fetch(`${inject("idpIssuer")}/dev/auth-age`, {
+  const res = await fetch(`${server().idpIssuer}/dev/auth-age`, {
     method: "POST",
     body: new URLSearchParams({ seconds: String(seconds) }),
   });

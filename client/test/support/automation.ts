@@ -1,6 +1,6 @@
 /** Helpers for the automation journeys (docs/decisions/client.md, "Client: mailboxes, discovery, resets, session shares and identities in the browser"): mailboxes, the local reset site, the reset tool. */
-import { inject } from "vitest";
 import { apiAs, ONE_SHOT } from "./api";
+import { server } from "./server";
 import {
   fillEntry,
   openEntry,
@@ -11,7 +11,7 @@ import {
 } from "./browser";
 import { d1 } from "./journey";
 
-export const automation = () => inject("automation");
+export const automation = () => server().automation;
 
 /**
  * The mail transport's part of an IMAP mailbox check: the check message the vault sent to

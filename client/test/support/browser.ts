@@ -7,6 +7,7 @@ import {
   type Response,
 } from "playwright-core";
 import { inject } from "vitest";
+import { server } from "./server";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, signDevToken } from "../../../scripts/lib/dev-identity.mjs";
@@ -18,9 +19,9 @@ export { CHROMIUM };
 export const ARTIFACTS = join(ROOT, "test-artifacts");
 
 /**
- * The run's Chromium, followed so that a failed test can show what its pages showed and said
- * (failures.ts). The global setup (worker.ts) launches one Chromium for the whole run; each call
- * here is a connection of its own to it, whose contexts are this file's alone: `close()` closes
+ * The server set's Chromium, followed so that a failed test can show what its pages showed and said
+ * (failures.ts). The global setup (worker.ts) launches one Chromium per server set, used by one
+ * file at a time (server.ts); each call here is a connection of its own to it, whose contexts are this file's alone: `close()` closes
  * them and disconnects, and a file that dies without closing loses them with its connection
  * (playwright creates each context to be disposed when its connection goes). Connected over the
  * DevTools protocol, not playwright's own server, so that the client stays local: a download's
@@ -28,7 +29,7 @@ export const ARTIFACTS = join(ROOT, "test-artifacts");
  * setup (no endpoint provided), a Chromium of its own.
  */
 export async function launch(): Promise<Browser> {
-  const shared = inject("chromiumEndpoint");
+  const shared = inject("servers") ? server().chromiumEndpoint : undefined;
   return watchBrowser(
     shared
       ? await chromium.connectOverCDP(shared)
@@ -43,7 +44,7 @@ export async function launch(): Promise<Browser> {
 export async function newUser(prefix: string) {
   const sub = `${prefix}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
   const email = `${sub}@example.test`;
-  const issuer = inject("idpIssuer");
+  const issuer = server().idpIssuer;
   const res = await fetch(`${issuer}/dev/users`, {
     method: "POST",
     body: new URLSearchParams({ sub, email }),
@@ -184,7 +185,7 @@ export async function signInThroughPage(
     ) as { sub: string; email: string };
     await signInWithCookie(
       page,
-      (await signDevToken({ sub, email, issuer: inject("idpIssuer") })) as string,
+      (await signDevToken({ sub, email, issuer: server().idpIssuer })) as string,
     );
   }
   await submitSignIn(page, passphrase);

@@ -12,16 +12,18 @@ import { watchPersistentContext } from "./failures";
 import { blindIndexes, deriveVaultKeys, type VaultKeys } from "../../../core/crypto/crypto";
 import { placeOf, sealEntry } from "../../../core/crypto/envelope";
 import { sealEntryV2 } from "./envelope-v2";
+import { slot } from "./server";
 
-export const EXTENSION_DIR = join(ROOT, "dist", "extension");
+/** The slot's own build: two files running at once would otherwise rebuild one folder under each other's browser. */
+export const EXTENSION_DIR = join(ROOT, "dist", `browser-suite-${slot()}`, "extension");
 export const EXTENSION_ID = extensionId();
 
-/** Builds dist/extension with the given web app origin. */
+/** Builds EXTENSION_DIR with the given web app origin. */
 export function buildExtension(appOrigin: string) {
   execFileSync("node", ["scripts/build-extension.mjs"], {
     cwd: ROOT,
     stdio: "inherit",
-    env: { ...process.env, EXTENSION_APP_ORIGIN: appOrigin },
+    env: { ...process.env, EXTENSION_APP_ORIGIN: appOrigin, EXTENSION_OUT_DIR: EXTENSION_DIR },
   });
 }
 

@@ -1,9 +1,9 @@
 /** Helpers for the journeys of docs/decisions/client.md, "Client: app shell, OpenID Connect sign-in, journeys between people" (shell, sharing, emergency access, dead man's switch). */
-import { inject } from "vitest";
 import { launch, type Browser, type BrowserContext, type Page } from "./browser";
+import { server } from "./server";
 import { sqlOnWorkerState } from "./storage";
 
-export const base = () => inject("baseUrl");
+export const base = () => server().baseUrl;
 
 /** A browser context for one person, with page errors surfaced in the test output. */
 export async function personContext(

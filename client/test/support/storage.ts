@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from "node:fs";
+import { server } from "./server";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { inject } from "vitest";
 
 /** Every file of the suite's wrangler state (its D1 databases and R2 objects), for scans of what the server holds. */
 export function stateFiles(): string[] {
@@ -13,7 +13,7 @@ export function stateFiles(): string[] {
       else files.push(p);
     }
   };
-  walk(inject("workerState"));
+  walk(server().workerState);
   return files;
 }
 
@@ -25,7 +25,7 @@ export function stateFiles(): string[] {
  * wrangler.toml binds one local database (DB, DB_0 and DIRECTORY share its id), so one file.
  */
 export function sqlOnWorkerState<T>(sql: string): T[] {
-  const dir = join(inject("workerState"), "v3", "d1", "miniflare-D1DatabaseObject");
+  const dir = join(server().workerState, "v3", "d1", "miniflare-D1DatabaseObject");
   const files = readdirSync(dir).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite");
   if (files.length !== 1)
     throw new Error(
