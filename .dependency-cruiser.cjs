@@ -61,6 +61,14 @@ module.exports = {
       },
     },
     {
+      name: "notices-are-sent-by-writers",
+      severity: "error",
+      comment:
+        "The database layer runs statements and tells no hub: a writer that advances a change clock announces it itself (src/db/clock-announce.ts, test/tooling/clock-notices.test.ts).",
+      from: { path: "^src/db/", pathNot: "^src/db/clock-announce\\.ts$" },
+      to: { path: "^src/db/clock-announce\\.ts$" },
+    },
+    {
       name: "durable-objects-are-leaves",
       severity: "error",
       comment: "A Durable Object holds no domain rules: the entry registers them (src/index.ts).",

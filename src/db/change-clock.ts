@@ -6,7 +6,7 @@ import { syncClocks } from "./schema";
 
 /**
  * The per-user commit clock behind delta sync. A write batch starts with `advanceClock` and stamps
- * its rows with `clockValue`, so every row of one transaction carries the same, strictly greater
+ * its rows with `clockValue` (and, committed, announces the clock: clock-announce.ts), so every row of one transaction carries the same, strictly greater
  * value than any earlier transaction of that user. D1 runs a batch as one serialised transaction,
  * so a pull that reads the clock and the changes in one batch sees exactly the writes stamped at
  * or below the value it returns, and any later write is stamped above it.
@@ -31,8 +31,8 @@ const upsertClock = (
     ON CONFLICT (user_id) DO UPDATE SET clock = max(${past}, excluded.clock)`;
 
 /**
- * Returns the user and the clock it set, named so the routed database (routed-d1.ts) recognises
- * the statement and, once its batch has committed, tells the user's live-sync hub (clock-announce.ts).
+ * Returns the user and the clock it set: the writer hands its batch's result for this statement
+ * to `announceClocks` (clock-announce.ts) once the batch has committed, to tell the user's hub.
  */
 const advanceSql = (userId: string | Placeholder<"user">, nowMs: number | Placeholder<"now">) =>
   sql`${upsertClock(userId, nowMs, sql`sync_clocks.clock + 1`)} RETURNING user_id AS advanced_user, clock AS advanced_clock`;

@@ -46,40 +46,39 @@ export function announceTopic(
   }
 }
 
-/** A row the clock-advancing statement returns (change-clock.ts `advanceSql`'s RETURNING). */
-export type AdvancedClock = { advanced_user: string; advanced_clock: number };
+/**
+ * The bindings a notice needs: the hubs' namespace, absent in a worker without live sync. Every
+ * property optional, so TypeScript refuses an object that shares none of them (not the bindings).
+ */
+export type LiveSyncBindings = { LIVE_SYNC?: unknown };
 
-/** True for the text of the statement that advances a change clock. */
-export const advancesClock = (sql: string) => sql.includes("advanced_clock");
+/** A row `advanceClock` returns (change-clock.ts `advanceSql`'s RETURNING). */
+type AdvancedClock = { advanced_user: string; advanced_clock: number };
+
+/** The user and clock in the result of a batch's `advanceClock` statement (D1's `results` rows). */
+export function advancedClocks(advanced: unknown): AdvancedClock[] {
+  const rows = (advanced as { results?: unknown[] } | undefined)?.results ?? [];
+  return (rows as Partial<AdvancedClock>[]).filter(
+    (r): r is AdvancedClock =>
+      typeof r.advanced_user === "string" && typeof r.advanced_clock === "number",
+  );
+}
 
 /**
- * Tells each user's hub the clock their committed batch advanced to. Called only after D1 has
- * answered the batch (it committed): a batch that failed rolled back and tells no one. The call
- * outlives the response (waitUntil) and never fails the write: a device that misses a notice
- * still pulls at its next safety-net run.
+ * Tells the user's hub the clock a committed batch advanced to. `advanced` is that batch's result
+ * for its `advanceClock` statement. Every writer that advances a clock calls this itself, on the
+ * line after its batch's await: a batch that failed threw before it (rolled back, tells no one),
+ * and a writer whose batch changed no row does not call it (nothing for a device to pull).
+ * test/tooling/clock-notices.test.ts fails for a module that advances a clock and never calls it.
+ * The call outlives the response (waitUntil) and never fails the write: a device that misses a
+ * notice still pulls at its next safety-net run.
  */
-export function announceClocks(env: Record<string, unknown>, rows: AdvancedClock[]): void {
+export function announceClocks(env: LiveSyncBindings, advanced: unknown): void {
   const hubs = env.LIVE_SYNC as HubNamespace | undefined;
-  if (!hubs || rows.length === 0) return;
+  if (!hubs) return;
   const latest = new Map<string, number>();
-  for (const r of rows)
+  for (const r of advancedClocks(advanced))
     latest.set(r.advanced_user, Math.max(latest.get(r.advanced_user) ?? 0, r.advanced_clock));
   for (const [userId, clock] of latest)
     outlive(hubs.get(hubs.idFromName(userId)).notify(userId, clock));
-}
-
-/** The advanced-clock rows among a batch's results, by the statements that advanced it. */
-export function advancedRows(
-  sqls: (string | undefined)[],
-  results: { results?: unknown[] }[],
-): AdvancedClock[] {
-  const rows: AdvancedClock[] = [];
-  sqls.forEach((sql, i) => {
-    if (sql === undefined || !advancesClock(sql)) return;
-    for (const r of (results[i]?.results ?? []) as Partial<AdvancedClock>[]) {
-      if (typeof r.advanced_user === "string" && typeof r.advanced_clock === "number")
-        rows.push(r as AdvancedClock);
-    }
-  });
-  return rows;
 }

@@ -1,4 +1,3 @@
-import { advancedRows, announceClocks } from "./clock-announce";
 import { bindingOf } from "./shards";
 import { isWrite, resolveShard } from "./shard-map";
 
@@ -39,9 +38,7 @@ class RoutedStatement {
   }
 
   async run<T>() {
-    const res = await (await this.real()).run<T>();
-    this.route.committed([this.sql], [res]);
-    return res;
+    return (await this.real()).run<T>();
   }
 
   async raw<T>(options?: { columnNames?: boolean }) {
@@ -73,21 +70,11 @@ class UserRoute {
     const d1 = await this.target(
       routed.some((s) => !(s instanceof RoutedStatement) || isWrite(s.sql)),
     );
-    const results = await d1.batch<T>(
+    return d1.batch<T>(
       routed.map((s) =>
         s instanceof RoutedStatement ? s.on(d1) : (s as unknown as D1PreparedStatement),
       ),
     );
-    this.committed(
-      routed.map((s) => (s instanceof RoutedStatement ? s.sql : undefined)),
-      results,
-    );
-    return results;
-  }
-
-  /** After D1 answered (the batch committed): a change clock it advanced is told to its hub. */
-  committed(sqls: (string | undefined)[], results: { results?: unknown[] }[]) {
-    announceClocks(this.env, advancedRows(sqls, results));
   }
 
   async exec(query: string) {

@@ -27,10 +27,11 @@ export function seedLegacySecret(
   return new EntryTotpService(
     dbFor(env, userId),
     env.DATA_ENCRYPTION_KEY as string,
+    env,
     clock,
   ).setLegacySecret(userId, passwordId, legacy);
 }
 
 export function entryTotpService(userId: string, clock?: () => number) {
-  return new EntryTotpService(dbFor(env, userId), env.DATA_ENCRYPTION_KEY as string, clock);
+  return new EntryTotpService(dbFor(env, userId), env.DATA_ENCRYPTION_KEY as string, env, clock);
 }

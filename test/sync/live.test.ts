@@ -4,6 +4,7 @@ import { decodeJwt } from "jose";
 import { describe, expect, it } from "vitest";
 import { LiveSyncHub, liveSyncHub } from "../../durable-objects/live-sync-hub";
 import { advanceClock } from "../../src/db/change-clock";
+import { announceClocks } from "../../src/db/clock-announce";
 import { dbFor } from "../../src/db/client";
 import { batchable } from "../../src/db/d1";
 import { LIVE_SYNC_CLOSE } from "../../src/kernel/live-sync";
@@ -197,14 +198,17 @@ describe("live sync: notices", () => {
     const user = await TestUser.create();
     const live = await Live.open(user);
     const db = dbFor(env, user.id);
+    // As every writer does: the batch, then the announcement of the clock it committed.
+    const write = async (statements: Parameters<typeof db.batch>[0]) => {
+      const out = await db.batch(statements);
+      announceClocks(env, out[0]);
+      return out;
+    };
     await expect(
-      db.batch([
-        advanceClock(db, user.id),
-        batchable(db, sql`INSERT INTO no_such_table VALUES (1)`),
-      ]),
+      write([advanceClock(db, user.id), batchable(db, sql`INSERT INTO no_such_table VALUES (1)`)]),
     ).rejects.toThrow();
     expect(await liveSyncHub(env.LIVE_SYNC, user.id).state()).toMatchObject({ clock: null });
-    const [advanced] = await db.batch([advanceClock(db, user.id)]);
+    const [advanced] = await write([advanceClock(db, user.id)]);
     const committed = (advanced as unknown as { results: { advanced_clock: number }[] }).results[0]
       .advanced_clock;
     await live.until((m) => m.some((x) => x.type === "changed"));

@@ -109,6 +109,7 @@ describe("sync pull text, built by SQLite, byte for byte what the Worker would w
         db,
         { entries: 100, bytes: 10_000_000 },
         entryIdClaims(env),
+        env,
         sizes,
       );
       const rows = await db
@@ -145,6 +146,7 @@ describe("sync pull text, built by SQLite, byte for byte what the Worker would w
         db,
         { entries: 100, bytes: 10_000_000 },
         entryIdClaims(env),
+        env,
         sizes,
       );
       const rows = await db

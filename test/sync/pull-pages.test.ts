@@ -50,6 +50,7 @@ async function drain(user: TestUser, sizes: PageSizes, since?: string) {
     dbFor(env, user.id),
     { entries: 25, bytes: 10_000_000 },
     entryIdClaims(env),
+    env,
     sizes,
   ).pull(user.id, since);
   if (typeof out === "string") return { chunks: 1, body: JSON.parse(out) as PullBody };
@@ -124,6 +125,7 @@ describe("sync pull pages sized by bytes, one read ahead", () => {
       dbFor(env, user.id),
       { entries: 25, bytes: 10_000_000 },
       entryIdClaims(env),
+      env,
       { first: 10, bytes: 1_000, minRows: 5, maxRows: 5 },
     ).pull(user.id, undefined)) as ReadableStream<Uint8Array>;
     const reader = out.getReader();
@@ -155,6 +157,7 @@ describe("sync pull pages sized by bytes, one read ahead", () => {
       dbFor(env, user.id),
       { entries: 25, bytes: 10_000_000 },
       entryIdClaims(env),
+      env,
       sizes,
     ).pull(user.id, undefined)) as ReadableStream<Uint8Array>;
     const reader = out.getReader();

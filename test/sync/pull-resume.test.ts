@@ -68,6 +68,7 @@ async function read(user: TestUser, opts: { since?: string; resume?: string; cut
     dbFor(env, user.id),
     { entries: 1_000, bytes: 10_000_000 },
     entryIdClaims(env),
+    env,
     SIZES,
   ).pull(user.id, opts.since, { resume: opts.resume, format: "ndjson" });
   const stream = typeof out === "string" ? new Response(out).body! : out;

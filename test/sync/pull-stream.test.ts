@@ -103,6 +103,7 @@ describe("sync pull, built in SQL and streamed page by page", () => {
         dbFor(env, user.id),
         { entries: 25, bytes: 1_000_000 },
         entryIdClaims(env),
+        env,
         sizes,
       ).pull(user.id, new Date(base - 1).toISOString());
       expect(typeof out !== "string").toBe(streams);
@@ -162,7 +163,7 @@ describe("sync pull, built in SQL and streamed page by page", () => {
       .all();
     const body = JSON.parse(
       await text(
-        await new SyncService(db, { entries: 25, bytes: 1_000_000 }, entryIdClaims(env)).pull(
+        await new SyncService(db, { entries: 25, bytes: 1_000_000 }, entryIdClaims(env), env).pull(
           user.id,
           new Date(now - 1000).toISOString(),
         ),
@@ -181,6 +182,7 @@ describe("sync pull, built in SQL and streamed page by page", () => {
       db,
       { entries: 25, bytes: 1_000_000 },
       entryIdClaims(env),
+      env,
       sizes,
     ).pull(user.id, undefined)) as ReadableStream<Uint8Array>;
     const reader = stream.getReader();

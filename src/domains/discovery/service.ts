@@ -1,5 +1,6 @@
 import { entryIdClaims, writeMinted } from "../../db/entry-ids";
 import { advanceClock } from "../../db/change-clock";
+import { announceClocks } from "../../db/clock-announce";
 import { rowsChanged } from "../../db/d1";
 import type { Db } from "../../db/client";
 import type { DiscoveredAccountRow } from "../../db/schema";
@@ -280,11 +281,13 @@ export class DiscoveryService {
         userId,
         items.map((p) => p.id),
         async () => {
-          const [, firstInsert] = await this.db.batch([
+          const [advanced, firstInsert] = await this.db.batch([
             advanceClock(this.db, userId),
             ...stmts,
           ] as unknown as Parameters<Db["batch"]>[0]);
-          return rowsChanged(firstInsert as { meta: { changes?: number | null } }) > 0;
+          const stored = rowsChanged(firstInsert as { meta: { changes?: number | null } }) > 0;
+          if (stored) announceClocks(this.env, advanced);
+          return stored;
         },
       );
       if (!stored)

@@ -2,6 +2,7 @@ import { and, eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { entryTotp, type EntryTotpRow } from "../../db/schema";
 import { advanceClock } from "../../db/change-clock";
+import { announceClocks, type LiveSyncBindings } from "../../db/clock-announce";
 import { rowsChanged } from "../../db/d1";
 import { hasTotpStatement, liveEntryQuery } from "../passwords";
 
@@ -23,9 +24,9 @@ export async function findEntry(
 }
 
 /** Stores (or replaces) the configuration and marks the entry, in one transaction. */
-export async function upsert(db: Db, row: EntryTotpRow): Promise<void> {
+export async function upsert(db: Db, hubs: LiveSyncBindings, row: EntryTotpRow): Promise<void> {
   const { passwordId, createdAt: _createdAt, ...changes } = row;
-  await db.batch([
+  const [advanced] = await db.batch([
     advanceClock(db, row.userId),
     db
       .insert(entryTotp)
@@ -37,20 +38,24 @@ export async function upsert(db: Db, row: EntryTotpRow): Promise<void> {
       }),
     hasTotpStatement(db, row.userId, passwordId, true, row.updatedAt),
   ]);
+  announceClocks(hubs, advanced);
 }
 
 export async function remove(
   db: Db,
+  hubs: LiveSyncBindings,
   userId: string,
   passwordId: string,
   now: string,
 ): Promise<boolean> {
-  const [, deleted] = await db.batch([
+  const [advanced, deleted] = await db.batch([
     advanceClock(db, userId),
     db
       .delete(entryTotp)
       .where(and(eq(entryTotp.userId, userId), eq(entryTotp.passwordId, passwordId))),
     hasTotpStatement(db, userId, passwordId, false, now),
   ]);
-  return rowsChanged(deleted) > 0;
+  const removed = rowsChanged(deleted) > 0;
+  if (removed) announceClocks(hubs, advanced);
+  return removed;
 }

@@ -7,7 +7,7 @@ import { CodeResponse, SetTotpBody, SuccessResponse, TotpConfigResponse } from "
 import { EntryTotpService } from "./service";
 
 function service(c: Context<AppEnv>) {
-  return new EntryTotpService(dbFor(c.env, c.get("user").id), c.get("config").dataKeys);
+  return new EntryTotpService(dbFor(c.env, c.get("user").id), c.get("config").dataKeys, c.env);
 }
 
 export function registerEntryTotpRoutes(app: Hono<AppEnv>) {

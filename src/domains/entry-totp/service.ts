@@ -1,4 +1,5 @@
 import type { Db } from "../../db/client";
+import type { LiveSyncBindings } from "../../db/clock-announce";
 import type { EntryTotpRow } from "../../db/schema";
 import type { RequestMeta } from "../../kernel/context";
 import type { SealedColumn } from "../../db/reseal";
@@ -29,6 +30,8 @@ export class EntryTotpService {
   constructor(
     private readonly db: Db,
     private readonly dataKey: DataKeys,
+    /** The live-sync hubs a committed change tells (clock-announce.ts). */
+    private readonly hubs: LiveSyncBindings,
     private readonly clock: () => number = Date.now,
   ) {}
 
@@ -46,7 +49,7 @@ export class EntryTotpService {
   async set(userId: string, passwordId: string, input: SetTotpInput) {
     const existing = (await this.entry(userId, passwordId)).totp;
     const now = new Date(this.clock()).toISOString();
-    await repo.upsert(this.db, {
+    await repo.upsert(this.db, this.hubs, {
       passwordId,
       userId,
       zeroTrust: true,
@@ -62,7 +65,15 @@ export class EntryTotpService {
 
   async remove(userId: string, passwordId: string) {
     if (!(await this.entry(userId, passwordId)).totp) throw notFound("TOTP configuration");
-    if (!(await repo.remove(this.db, userId, passwordId, new Date(this.clock()).toISOString())))
+    if (
+      !(await repo.remove(
+        this.db,
+        this.hubs,
+        userId,
+        passwordId,
+        new Date(this.clock()).toISOString(),
+      ))
+    )
       throw notFound("TOTP configuration");
   }
 
@@ -114,7 +125,7 @@ export class EntryTotpService {
       ]);
     const existing = (await this.entry(userId, passwordId)).totp;
     const now = new Date(this.clock()).toISOString();
-    await repo.upsert(this.db, {
+    await repo.upsert(this.db, this.hubs, {
       passwordId,
       userId,
       zeroTrust: false,

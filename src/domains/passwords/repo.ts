@@ -12,6 +12,7 @@ import {
 } from "../../db/schema";
 import { passwords } from "../../db/schema/passwords";
 import { advanceClock, advanceClockCompiled, clockValue } from "../../db/change-clock";
+import { announceClocks, type LiveSyncBindings } from "../../db/clock-announce";
 import { compile } from "../../db/compiled";
 import { batchable, rawD1, rowsChanged } from "../../db/d1";
 import { replaceHostsCompiled, replaceHostsStatements } from "./hosts";
@@ -110,12 +111,13 @@ const insertOneStatement = compile<"user" | "payload" | "count" | "maxEntries" |
  */
 export async function insertUnderLimit(
   db: Db,
+  hubs: LiveSyncBindings,
   row: PasswordRow,
   max: VaultLimits,
   hostHashes?: string[],
 ): Promise<boolean> {
   const d1 = rawD1(db);
-  const [, result] = await d1.batch([
+  const [advanced, result] = await d1.batch([
     advanceClockCompiled.on(d1, { user: row.userId, now: Date.now() }),
     insertOneStatement.on(d1, {
       user: row.userId,
@@ -128,7 +130,9 @@ export async function insertUnderLimit(
       ? replaceHostsCompiled(d1, row.userId, [{ id: row.id, hashes: hostHashes }])
       : []),
   ]);
-  return rowsChanged(result!) > 0;
+  const stored = rowsChanged(result!) > 0;
+  if (stored) announceClocks(hubs, advanced);
+  return stored;
 }
 
 /**
@@ -137,13 +141,14 @@ export async function insertUnderLimit(
  */
 export async function updateLive(
   db: Db,
+  hubs: LiveSyncBindings,
   userId: string,
   id: string,
   set: Partial<NewPasswordRow>,
   maxBytes: number,
   hostHashes?: string[],
 ): Promise<boolean> {
-  const [, result] = await db.batch([
+  const [advanced, result] = await db.batch([
     advanceClock(db, userId),
     db
       .update(passwords)
@@ -151,18 +156,28 @@ export async function updateLive(
       .where(and(live(userId), eq(passwords.id, id), bytesGuard(userId, set, maxBytes))),
     ...(hostHashes ? replaceHostsStatements(db, userId, [{ id, hashes: hostHashes }]) : []),
   ]);
-  return rowsChanged(result) > 0;
+  const applied = rowsChanged(result) > 0;
+  if (applied) announceClocks(hubs, advanced);
+  return applied;
 }
 
-export async function softDelete(db: Db, userId: string, id: string, at: string): Promise<boolean> {
-  const [, result] = await db.batch([
+export async function softDelete(
+  db: Db,
+  hubs: LiveSyncBindings,
+  userId: string,
+  id: string,
+  at: string,
+): Promise<boolean> {
+  const [advanced, result] = await db.batch([
     advanceClock(db, userId),
     db
       .update(passwords)
       .set({ deletedAt: at, updatedAt: at, changeSeq: clockValue(userId) })
       .where(and(live(userId), eq(passwords.id, id))),
   ]);
-  return rowsChanged(result) > 0;
+  const deleted = rowsChanged(result) > 0;
+  if (deleted) announceClocks(hubs, advanced);
+  return deleted;
 }
 
 /**

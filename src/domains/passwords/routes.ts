@@ -26,6 +26,7 @@ function service(c: Context<AppEnv>) {
     dbFor(c.env, user.id),
     vaultLimits(c.get("config")),
     entryIdClaims(c.env),
+    c.env,
   );
 }
 

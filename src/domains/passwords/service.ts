@@ -1,4 +1,5 @@
 import type { Db } from "../../db/client";
+import type { LiveSyncBindings } from "../../db/clock-announce";
 import { writeMinted, type EntryIdClaims } from "../../db/entry-ids";
 import type { PasswordRow } from "../../db/schema";
 import type { RequestMeta } from "../../kernel/context";
@@ -50,6 +51,8 @@ export class PasswordService {
     private readonly db: Db,
     private readonly limits: VaultLimits,
     private readonly claims: EntryIdClaims,
+    /** The live-sync hubs a committed write tells (clock-announce.ts). */
+    private readonly hubs: LiveSyncBindings,
   ) {}
 
   async list(userId: string, page: number, limit: number) {
@@ -61,7 +64,7 @@ export class PasswordService {
     const now = new Date().toISOString();
     const row = newEntryRow(userId, randomId(), input, now);
     const stored = await writeMinted(this.claims, userId, [row.id], () =>
-      repo.insertUnderLimit(this.db, row, this.limits, input.host_hashes),
+      repo.insertUnderLimit(this.db, this.hubs, row, this.limits, input.host_hashes),
     );
     if (!stored)
       throw new AppError(
@@ -99,7 +102,17 @@ export class PasswordService {
       set.encryptionVersion = CURRENT_ENCRYPTION_VERSION;
       set.username = null;
     }
-    if (!(await repo.updateLive(this.db, userId, id, set, this.limits.bytes, input.host_hashes))) {
+    if (
+      !(await repo.updateLive(
+        this.db,
+        this.hubs,
+        userId,
+        id,
+        set,
+        this.limits.bytes,
+        input.host_hashes,
+      ))
+    ) {
       if (await repo.findLive(this.db, userId, id))
         throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, "Vault storage quota exceeded");
       throw notFound("Password entry");
@@ -108,7 +121,7 @@ export class PasswordService {
   }
 
   async remove(userId: string, id: string) {
-    if (!(await repo.softDelete(this.db, userId, id, new Date().toISOString())))
+    if (!(await repo.softDelete(this.db, this.hubs, userId, id, new Date().toISOString())))
       throw notFound("Password entry");
   }
 

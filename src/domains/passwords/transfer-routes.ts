@@ -34,7 +34,7 @@ export function registerTransferRoutes(app: Hono<AppEnv>) {
     },
     handler: async (c, { body }) =>
       c.json(
-        await new ImportService(dbOf(c), max(c), entryIdClaims(c.env)).import(
+        await new ImportService(dbOf(c), max(c), entryIdClaims(c.env), c.env).import(
           c.get("user").id,
           body.entries,
           body.provider,
@@ -53,7 +53,7 @@ export function registerTransferRoutes(app: Hono<AppEnv>) {
     stepUp: { sensitive: true, denyUnknownDevice: true },
     responses: { 200: { description: "The export document", schema: ExportResponse } },
     handler: async (c) => {
-      const doc = await new ImportService(dbOf(c), max(c), entryIdClaims(c.env)).export(
+      const doc = await new ImportService(dbOf(c), max(c), entryIdClaims(c.env), c.env).export(
         c.get("user").id,
         requestMeta(c.req),
       );

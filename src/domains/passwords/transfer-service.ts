@@ -5,6 +5,7 @@ import type { RequestMeta } from "../../kernel/context";
 import { randomId } from "../../lib/crypto";
 import { auditInsert } from "../audit";
 import { advanceClock } from "../../db/change-clock";
+import { announceClocks, type LiveSyncBindings } from "../../db/clock-announce";
 import * as repo from "./repo";
 import { replaceHostsStatements, type EntryHosts } from "./hosts";
 import { CURRENT_ENCRYPTION_VERSION, newEntryRow } from "./rows";
@@ -20,6 +21,8 @@ export class ImportService {
     private readonly db: Db,
     private readonly limits: repo.VaultLimits,
     private readonly claims: EntryIdClaims,
+    /** The live-sync hubs a committed import batch tells (clock-announce.ts). */
+    private readonly hubs: LiveSyncBindings,
   ) {}
 
   /**
@@ -125,7 +128,9 @@ export class ImportService {
       const out = (await this.db.batch(
         statements as unknown as Parameters<Db["batch"]>[0],
       )) as unknown as { meta?: { changes?: number } }[];
-      return part.map((_, i) => (out[i + 1].meta?.changes ?? 0) > 0);
+      const stored = part.map((_, i) => (out[i + 1].meta?.changes ?? 0) > 0);
+      if (stored.some(Boolean)) announceClocks(this.hubs, out[0]);
+      return stored;
     };
     try {
       return await run(group);

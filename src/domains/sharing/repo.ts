@@ -1,4 +1,5 @@
 import { advanceClock } from "../../db/change-clock";
+import { announceClocks, type LiveSyncBindings } from "../../db/clock-announce";
 import { and, desc, eq, gt, inArray, isNull, ne, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import {
@@ -338,15 +339,18 @@ export function viewLogInsert(directory: Db, row: typeof shareViewLogs.$inferIns
  */
 export async function updateSharedEntry(
   ownerDb: Db,
+  hubs: LiveSyncBindings,
   share: { ownerId: string; accountId: string },
   set: Partial<NewPasswordRow>,
 ): Promise<boolean> {
   // The owner's commit clock moves with the edit, so the owner's devices see it in a delta pull.
-  const [, res] = await ownerDb.batch([
+  const [advanced, res] = await ownerDb.batch([
     advanceClock(ownerDb, share.ownerId),
     sharedEntryUpdateStatement(ownerDb, share.ownerId, share.accountId, set),
   ]);
-  return rowsChanged(res) > 0;
+  const applied = rowsChanged(res) > 0;
+  if (applied) announceClocks(hubs, advanced);
+  return applied;
 }
 
 export async function getKey(directory: Db, userId: string) {

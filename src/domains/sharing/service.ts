@@ -289,7 +289,7 @@ export class SharingService {
       { website: share.accountWebsite, url: share.accountUrl },
       { updatedAt: now },
     );
-    if (!(await repo.updateSharedEntry(this.ownerDb(share.ownerId), share, set))) {
+    if (!(await repo.updateSharedEntry(this.ownerDb(share.ownerId), this.env, share, set))) {
       throw forbidden("The share no longer grants write access");
     }
     return { id: share.accountId, updated_at: now };

@@ -28,7 +28,7 @@ export function registerSyncRoutes(app: Hono<AppEnv>) {
       const format = /\bapplication\/x-ndjson\b/.test(c.req.header("accept") ?? "")
         ? "ndjson"
         : "json";
-      const body = await new SyncService(dbOf(c), max(c), entryIdClaims(c.env)).pull(
+      const body = await new SyncService(dbOf(c), max(c), entryIdClaims(c.env), c.env).pull(
         c.get("user").id,
         query.since,
         { resume: query.resume, format },
@@ -59,7 +59,7 @@ export function registerSyncRoutes(app: Hono<AppEnv>) {
     },
     handler: async (c, { body }) =>
       c.json(
-        await new SyncService(dbOf(c), max(c), entryIdClaims(c.env)).push(
+        await new SyncService(dbOf(c), max(c), entryIdClaims(c.env), c.env).push(
           c.get("user").id,
           body.mutations,
         ),

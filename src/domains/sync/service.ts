@@ -3,6 +3,7 @@ import type { EntryIdClaims } from "../../db/entry-ids";
 import type { NewPasswordRow, PasswordRow } from "../../db/schema";
 import { ErrorCode, validationError, zodIssues } from "../../lib/errors";
 import { advanceClock, clockToIso } from "../../db/change-clock";
+import { announceClocks, type LiveSyncBindings } from "../../db/clock-announce";
 import {
   replaceHostsStatements,
   bulkInsertStatement,
@@ -130,6 +131,8 @@ export class SyncService {
     private readonly db: Db,
     private readonly limits: VaultLimits,
     private readonly claims: EntryIdClaims,
+    /** The live-sync hubs a committed push tells (clock-announce.ts). */
+    private readonly hubs: LiveSyncBindings,
     /** How a pull is cut into reads; tests pass small pages to cross many page edges. */
     private readonly pages: repo.PageSizes = repo.PAGE_SIZES,
   ) {}
@@ -360,6 +363,7 @@ export class SyncService {
     const out = (await this.db.batch(
       statements as unknown as Parameters<Db["batch"]>[0],
     )) as unknown as unknown[];
+    announceClocks(this.hubs, out[0]);
     const clock = (out[out.length - 1] as { clock: number }[])[0]?.clock ?? now;
 
     if (bulkSlot >= 0) {
