@@ -5,7 +5,8 @@ import { dbFor } from "../../src/db/client";
 import { entryIdClaims } from "../../src/db/entry-ids";
 import { passwords } from "../../src/db/schema/passwords";
 import { parseResume } from "../../src/domains/sync/resume";
-import { SyncService, toChange } from "../../src/domains/sync/service";
+import { toChange } from "../../src/domains/sync/changes";
+import { SyncService } from "../../src/domains/sync/service";
 import { TestUser } from "../support/auth";
 
 /**

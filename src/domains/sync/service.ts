@@ -1,30 +1,14 @@
 import type { Db } from "../../db/client";
+import type { LiveSyncBindings } from "../../db/clock-announce";
 import type { EntryIdClaims } from "../../db/entry-ids";
-import type { NewPasswordRow, PasswordRow } from "../../db/schema";
-import { ErrorCode, validationError, zodIssues } from "../../lib/errors";
-import { advanceClock, clockToIso } from "../../db/change-clock";
-import { announceClocks, type LiveSyncBindings } from "../../db/clock-announce";
-import {
-  replaceHostsStatements,
-  bulkInsertStatement,
-  type VaultLimits,
-  CURRENT_ENCRYPTION_VERSION,
-  entryPatch,
-  listAllLive,
-  newEntryRow,
-  PLACEHOLDER_ENCRYPTION_VERSION,
-} from "../passwords";
+import { validationError } from "../../lib/errors";
+import { clockToIso } from "../../db/change-clock";
+import { type VaultLimits, listAllLive } from "../passwords";
+import { toChange } from "./changes";
+import { push } from "./push";
 import * as repo from "./repo";
 import { parseResume, resumeToken } from "./resume";
-import type { SyncRow } from "./repo";
-import {
-  Mutation,
-  type CreateData,
-  type MutationResult,
-  type SyncEntry,
-  type Tombstone,
-  type UpdateData,
-} from "./schema";
+import type { SyncEntry } from "./schema";
 
 /** A user's live entries in the shape of a full sync pull, without tombstones (DECISIONS D15). */
 export async function liveEntries(db: Db, userId: string): Promise<SyncEntry[]> {
@@ -33,26 +17,6 @@ export async function liveEntries(db: Db, userId: string): Promise<SyncEntry[]> 
 
 export const CURSOR_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
 const CURSOR_MAX_FUTURE_MS = 60 * 1000;
-
-export function toChange(row: SyncRow): SyncEntry | Tombstone {
-  if (row.deletedAt !== null) return { id: row.id, _deleted: true, deleted_at: row.deletedAt };
-  return {
-    id: row.id,
-    name: row.name,
-    website: row.website,
-    url: row.url,
-    username: row.encryptionVersion === PLACEHOLDER_ENCRYPTION_VERSION ? row.username : null,
-    tags: row.tags,
-    encryption_version: row.encryptionVersion,
-    wrapped_item_key: row.wrappedItemKey,
-    encrypted_data: row.encryptedData,
-    has_totp: row.hasTotp,
-    has_passkey: row.hasPasskey,
-    created_at: row.createdAt,
-    updated_at: row.updatedAt,
-    _deleted: false,
-  };
-}
 
 /**
  * How the pull's answer is framed. `json` is the spec's one object ({changes, serverTimestamp,
@@ -116,15 +80,6 @@ function pullMode(
   const sinceMs = Date.parse(since);
   return fresh(sinceMs, "since") ? { kind: "delta", since: sinceMs } : { kind: "full" };
 }
-
-/** `prev`: the version an update was decided on, to tell a lost race from the byte quota. */
-type Write = {
-  index: number;
-  id: string;
-  statementIndex: number;
-  entry?: PasswordRow;
-  prev?: PasswordRow;
-};
 
 export class SyncService {
   constructor(
@@ -216,276 +171,10 @@ export class SyncService {
   /**
    * Applies up to 100 mutations in one D1 batch. Each is decided against the entry as read, and its
    * write is guarded on that version, so a concurrent writer turns it into a conflict rather than
-   * being overwritten.
+   * being overwritten (./push.ts).
    */
-  async push(userId: string, raw: { id: string }[]) {
-    const now = Date.now();
-    const nowIso = new Date(now).toISOString();
-    const results: MutationResult[] = raw.map((m) => ({ id: m.id, status: "failed" }));
-    const parsed: (Mutation | null)[] = raw.map((m, i) => {
-      const r = Mutation.safeParse(m);
-      if (r.success) return r.data;
-      results[i] = {
-        id: m.id,
-        status: "failed",
-        code: ErrorCode.VALIDATION_ERROR,
-        error: "Invalid mutation",
-        details: zodIssues(r.error),
-      };
-      return null;
-    });
-    const valid = parsed.filter((m): m is Mutation => m !== null);
-    const ids = [...new Set(valid.map((m) => m.id))];
-    // A create's id is claimed across shards while its shard is read; a retried create of one's
-    // own entry finds its own claim and goes on as before.
-    const [{ mine, foreign, liveCount }, claimed] = await Promise.all([
-      repo.lookup(this.db, userId, ids),
-      this.claims.claim(
-        userId,
-        valid.filter((m) => m.action === "create").map((m) => m.id),
-      ),
-    ]);
-    for (const id of claimed.taken) foreign.add(id);
-    const current = new Map(mine.map((r) => [r.id, r]));
-    // New entries go in as one statement, guarded once on the entry limit; creates beyond the room
-    // left at read time fail at once (the guard still holds if the vault filled up meanwhile).
-    const room = this.limits.entries - liveCount;
-    const bulkRows: { index: number; row: PasswordRow }[] = [];
-    let bulkSlot = -1;
-    let restores = 0;
-
-    const statements: unknown[] = [advanceClock(this.db, userId, now)];
-    const writes: Write[] = [];
-    const fail = (i: number, id: string, code: ErrorCode, error: string) =>
-      (results[i] = { id, status: "failed", code, error });
-
-    parsed.forEach((m, i) => {
-      if (!m) return;
-      const prev = current.get(m.id);
-      const clientMs = Date.parse(m.clientUpdatedAt);
-      // A client clock running ahead must not make its write unbeatable.
-      const stamp = new Date(Math.min(clientMs, now)).toISOString();
-      if (!prev) {
-        if (m.action !== "create")
-          return fail(i, m.id, ErrorCode.NOT_FOUND, "Password entry not found");
-        if (foreign.has(m.id))
-          return fail(
-            i,
-            m.id,
-            ErrorCode.CONFLICT,
-            "This id is not available; create the entry under a new id",
-          );
-        if (bulkRows.length >= room)
-          return fail(i, m.id, ErrorCode.SERVICE_UNAVAILABLE, "Password limit exceeded");
-        const row = newRow(userId, m.id, m.data, nowIso, stamp);
-        current.set(m.id, row);
-        if (bulkSlot < 0) bulkSlot = statements.push(null) - 1;
-        bulkRows.push({ index: i, row });
-        return;
-      }
-      if (
-        m.action === "create" &&
-        prev.encryptedData === m.data.encrypted_data &&
-        prev.wrappedItemKey === m.data.wrapped_item_key &&
-        prev.deletedAt === null
-      ) {
-        // A retried create whose first answer was lost: same envelope, nothing to do.
-        results[i] = { id: m.id, status: "applied", serverEntry: toChange(prev) };
-        return;
-      }
-      if (m.action === "delete" && prev.deletedAt !== null) {
-        results[i] = { id: m.id, status: "applied" };
-        return;
-      }
-      // Last write wins; the server wins a tie (spec, "Password sync" rule 3).
-      if (Date.parse(prev.updatedAt) >= clientMs) {
-        results[i] = { id: m.id, status: "conflict_server_wins", serverEntry: toChange(prev) };
-        return;
-      }
-      if (m.action === "delete") {
-        statements.push(repo.tombstoneStatement(this.db, userId, prev, nowIso, stamp));
-        writes.push({ index: i, id: m.id, statementIndex: statements.length - 1 });
-        current.set(m.id, { ...prev, deletedAt: nowIso, updatedAt: stamp });
-        return;
-      }
-      // An update of a deleted entry brings it back, so it takes a place under the entry limit.
-      if (prev.deletedAt !== null) {
-        if (bulkRows.length + restores >= room)
-          return fail(i, m.id, ErrorCode.SERVICE_UNAVAILABLE, "Password limit exceeded");
-        restores++;
-      }
-      const set = changeSet(m.data, prev, stamp);
-      if ("error" in set) {
-        results[i] = {
-          id: m.id,
-          status: "failed",
-          code: ErrorCode.VALIDATION_ERROR,
-          error: set.error,
-          details: set.details,
-        };
-        return;
-      }
-      statements.push(repo.updateStatement(this.db, userId, prev, set, this.limits.bytes));
-      const next = { ...prev, ...set } as PasswordRow;
-      writes.push({
-        index: i,
-        id: m.id,
-        statementIndex: statements.length - 1,
-        entry: m.action === "create" ? next : undefined,
-        prev,
-      });
-      current.set(m.id, next);
-    });
-
-    if (bulkSlot >= 0) {
-      statements[bulkSlot] = bulkInsertStatement(
-        this.db,
-        userId,
-        bulkRows.map((b) => b.row),
-        this.limits,
-        { skipTakenIds: true },
-      );
-    }
-    // Extra host hashes after every entry write: only entries this batch wrote take them (the last
-    // mutation of an id that sends them wins), in the same transaction as the entry.
-    const hosts = new Map<string, string[]>();
-    for (const m of parsed)
-      if (m && m.action !== "delete" && m.data.host_hashes) hosts.set(m.id, m.data.host_hashes);
-    if (hosts.size > 0)
-      statements.push(
-        ...replaceHostsStatements(
-          this.db,
-          userId,
-          [...hosts].map(([id, hashes]) => ({ id, hashes })),
-        ),
-      );
-    statements.push(repo.readClock(this.db, userId));
-    const out = (await this.db.batch(
-      statements as unknown as Parameters<Db["batch"]>[0],
-    )) as unknown as unknown[];
-    announceClocks(this.hubs, out[0]);
-    const clock = (out[out.length - 1] as { clock: number }[])[0]?.clock ?? now;
-
-    if (bulkSlot >= 0) {
-      const inserted = (out[bulkSlot] as { meta?: { changes?: number } }).meta?.changes ?? 0;
-      if (inserted === bulkRows.length) {
-        for (const b of bulkRows)
-          results[b.index] = { id: b.row.id, status: "applied", serverEntry: toChange(b.row) };
-      } else {
-        // Someone took an id (or filled the vault) between the read and the write: check row by row.
-        const stored = new Map(
-          (
-            await repo.lookup(
-              this.db,
-              userId,
-              bulkRows.map((b) => b.row.id),
-            )
-          ).mine.map((r) => [r.id, r]),
-        );
-        for (const b of bulkRows) {
-          const row = stored.get(b.row.id);
-          if (row && row.encryptedData === b.row.encryptedData)
-            results[b.index] = { id: b.row.id, status: "applied", serverEntry: toChange(row) };
-          else if (row)
-            results[b.index] = {
-              id: b.row.id,
-              status: "conflict_server_wins",
-              serverEntry: toChange(row),
-            };
-          else if (inserted === 0)
-            fail(b.index, b.row.id, ErrorCode.SERVICE_UNAVAILABLE, "Password limit exceeded");
-          else
-            fail(
-              b.index,
-              b.row.id,
-              ErrorCode.CONFLICT,
-              "This id is not available; create the entry under a new id",
-            );
-        }
-      }
-    }
-    const lost: Write[] = [];
-    for (const w of writes) {
-      const changes = (out[w.statementIndex] as { meta?: { changes?: number } }).meta?.changes ?? 0;
-      if (changes > 0)
-        results[w.index] = {
-          id: w.id,
-          status: "applied",
-          ...(w.entry ? { serverEntry: toChange(w.entry) } : {}),
-        };
-      else lost.push(w);
-    }
-    if (lost.length > 0) {
-      // A concurrent writer got there first: report what is stored now.
-      const fresh = new Map(
-        (
-          await repo.findMany(
-            this.db,
-            userId,
-            lost.map((w) => w.id),
-          )
-        ).map((r) => [r.id, r]),
-      );
-      for (const w of lost) {
-        const row = fresh.get(w.id);
-        // Still the version it was decided on: nobody else wrote, the byte quota refused it.
-        if (
-          row &&
-          w.prev &&
-          row.updatedAt === w.prev.updatedAt &&
-          row.deletedAt === w.prev.deletedAt
-        ) {
-          fail(w.index, w.id, ErrorCode.SERVICE_UNAVAILABLE, "Vault storage quota exceeded");
-        } else if (row)
-          results[w.index] = {
-            id: w.id,
-            status: "conflict_server_wins",
-            serverEntry: toChange(row),
-          };
-        else fail(w.index, w.id, ErrorCode.NOT_FOUND, "Password entry not found");
-      }
-    }
-    return { results, serverTimestamp: clockToIso(clock) };
+  push(userId: string, raw: { id: string }[]) {
+    const { db, limits, claims, hubs } = this;
+    return push({ db, limits, claims, hubs }, userId, raw);
   }
-}
-
-function newRow(
-  userId: string,
-  id: string,
-  d: CreateData,
-  createdAt: string,
-  updatedAt: string,
-): PasswordRow {
-  return newEntryRow(userId, id, d, createdAt, updatedAt);
-}
-
-/**
- * The columns an update (or a create over an existing id) writes. The result is always a live V3
- * entry: a deleted one comes back (its later edit wins), and a placeholder or legacy entry needs a
- * complete envelope, after which its plaintext username goes (D14).
- */
-function changeSet(
-  d: UpdateData | CreateData,
-  prev: PasswordRow,
-  stamp: string,
-): Partial<NewPasswordRow> | { error: string; details: { field: string; message: string }[] } {
-  if (
-    prev.encryptionVersion !== CURRENT_ENCRYPTION_VERSION &&
-    (!d.wrapped_item_key || !d.encrypted_data)
-  ) {
-    return {
-      error:
-        "Sync push accepts V3 entries only: send wrapped_item_key and encrypted_data to upgrade this entry",
-      details: [
-        { field: "data.encrypted_data", message: "required for an entry that is not yet V3" },
-      ],
-    };
-  }
-  const set = entryPatch(d, prev, {
-    updatedAt: stamp,
-    deletedAt: null,
-    encryptionVersion: CURRENT_ENCRYPTION_VERSION,
-    username: null,
-  });
-  return set;
 }
