@@ -8,7 +8,7 @@ import { Live } from "../support/live-sync";
 import { zeroTrustBody } from "../support/entry-totp";
 import { invite, sharedPair } from "../support/sharing";
 import { connectSource, scan } from "../discovery/support";
-import { create, importEntry, push } from "./helpers";
+import { at, create, importEntry, push } from "./helpers";
 
 /**
  * Each writer announces the clock it committed itself (src/db/clock-announce.ts), so each route
@@ -91,6 +91,24 @@ describe("live sync: every writer announces its commit", () => {
     const body = await push(user, [create()]);
     await hearsLastCommit(live, user.id);
     expect(live.changes()).toEqual([body.serverTimestamp]);
+    live.ws.close(1000);
+  });
+
+  it("a sync push that changes nothing (a retried create, a stale update) tells no one", async () => {
+    const user = await TestUser.create();
+    const live = await Live.open(user);
+    const first = create();
+    const created = await push(user, [first]);
+    await hearsLastCommit(live, user.id);
+    const noop = await push(user, [
+      first,
+      { action: "update", id: first.id, data: { name: "Old" }, clientUpdatedAt: at(-60_000) },
+    ]);
+    expect(noop.results.map((r) => r.status)).toEqual(["applied", "conflict_server_wins"]);
+    // The next push that writes is the next notice: nothing was sent for the clock between.
+    const next = await push(user, [create()]);
+    await hearsLastCommit(live, user.id);
+    expect(live.changes()).toEqual([created.serverTimestamp, next.serverTimestamp]);
     live.ws.close(1000);
   });
 });

@@ -235,7 +235,12 @@ async function commit({ db, hubs }: PushDeps, plan: Plan) {
   const out = (await db.batch(
     plan.statements as unknown as Parameters<Db["batch"]>[0],
   )) as unknown as unknown[];
-  announceClocks(hubs, out[plan.clockSlot]);
+  // A push that changed no row (retries, conflicts, refusals) still moves the clock, but tells no
+  // one: another device would pull and find nothing.
+  const changed =
+    (plan.bulk !== null && changesAt(out, plan.bulk.slot) > 0) ||
+    plan.writes.some((w) => changesAt(out, w.slot) > 0);
+  if (changed) announceClocks(hubs, out[plan.clockSlot]);
   const clock = (out[plan.readSlot] as { clock: number }[])[0]?.clock;
   return { out, clock };
 }
