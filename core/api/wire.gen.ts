@@ -2966,7 +2966,7 @@ export interface operations {
               enabled: boolean;
               inactivity_days: number;
               notify_at_days: number[];
-              notify_via: string[];
+              notify_via: ("email" | "push")[];
               last_check_in: string;
               next_trigger_at: string | null;
               /** @enum {string} */
@@ -3044,7 +3044,7 @@ export interface operations {
               enabled: boolean;
               inactivity_days: number;
               notify_at_days: number[];
-              notify_via: string[];
+              notify_via: ("email" | "push")[];
               last_check_in: string;
               next_trigger_at: string | null;
               /** @enum {string} */
@@ -3072,7 +3072,7 @@ export interface operations {
               enabled: boolean;
               inactivity_days: number;
               notify_at_days: number[];
-              notify_via: string[];
+              notify_via: ("email" | "push")[];
               last_check_in: string;
               next_trigger_at: string | null;
               /** @enum {string} */
