@@ -9,7 +9,7 @@
  * client/test/wire-contract.ts checks the ENDPOINTS tables against the same types.
  */
 import type { MutationData } from "../store";
-import type { components, WireBody, WireResponse } from "./wire.gen";
+import type { components, paths, WireBody, WireResponse } from "./wire.gen";
 import {
   BOOKMARK_HEADER,
   formatBookmarks,
@@ -220,6 +220,20 @@ export type EndpointDef = {
   body?: readonly string[];
   reads: readonly string[];
 };
+/**
+ * What an endpoint of one of the tables answers, by the server's own types: `request(ep)` and
+ * `requestAll(ep)` give it without a hand-written shape, so a changed response fails the compile
+ * where its fields are read. An endpoint the schemas do not describe answers `unknown`.
+ */
+export type EndpointResponse<E extends EndpointDef> = E["path"] extends keyof paths
+  ? Lowercase<E["method"]> extends infer M extends "get" | "post" | "put" | "patch" | "delete"
+    ? M extends keyof paths[E["path"]]
+      ? WireResponse<E["path"], M>
+      : unknown
+    : unknown
+  : unknown;
+/** `T` when the caller names it (a route outside the schemas), else what the endpoint answers. */
+type Answer<T, E extends EndpointDef> = [T] extends [never] ? EndpointResponse<E> : T;
 /** A GET made ready on this thread and sent from another (the pull worker). */
 export type PreparedGet = {
   url: string;
@@ -338,20 +352,31 @@ export class ApiClient {
     this.bookmarks = mergeBookmarks(parseBookmarks(header), this.bookmarks);
   }
 
-  private call<T>(name: EndpointName, opts: CallOptions = {}): Promise<T> {
-    return this.request<T>(ENDPOINTS[name], opts);
+  private call<N extends EndpointName>(
+    name: N,
+    opts: CallOptions = {},
+  ): Promise<EndpointResponse<(typeof ENDPOINTS)[N]>> {
+    // Indexed by a generic name the answer stays unresolved until the caller's name is known.
+    return this.request(ENDPOINTS[name], opts) as Promise<EndpointResponse<(typeof ENDPOINTS)[N]>>;
   }
 
   /** Any endpoint described like ENDPOINTS' entries (sections keep their own tables, also checked against OpenAPI). */
-  async request<T>(ep: EndpointDef, opts: CallOptions = {}): Promise<T> {
-    return (await (await this.fetchOk(ep, opts, "application/json")).json().catch(() => null)) as T;
+  async request<T = never, E extends EndpointDef = EndpointDef>(
+    ep: E,
+    opts: CallOptions = {},
+  ): Promise<Answer<T, E>> {
+    const res = await this.fetchOk(ep, opts, "application/json");
+    return (await res.json().catch(() => null)) as Answer<T, E>;
   }
 
   /**
    * Every page of a cursor-paginated list (limit and cursor in, next_cursor out; docs/decisions/platform.md,
    * "Cursor pagination"): array fields of the pages are joined in order, the rest is the last page's.
    */
-  async requestAll<T extends object>(ep: EndpointDef, opts: CallOptions = {}): Promise<T> {
+  async requestAll<T extends object = never, E extends EndpointDef = EndpointDef>(
+    ep: E,
+    opts: CallOptions = {},
+  ): Promise<Answer<T, E>> {
     let out: Record<string, unknown> | null = null;
     let cursor: string | undefined;
     for (;;) {
@@ -363,7 +388,7 @@ export class ApiClient {
       else
         for (const [k, v] of Object.entries(page))
           out[k] = Array.isArray(v) && Array.isArray(out[k]) ? [...(out[k] as unknown[]), ...v] : v;
-      if (!page.next_cursor) return out as T;
+      if (!page.next_cursor) return out as Answer<T, E>;
       cursor = page.next_cursor;
     }
   }
@@ -497,9 +522,7 @@ export class ApiClient {
   }
 
   async csrfToken(): Promise<string> {
-    this.csrf ??= (
-      await this.call<WireResponse<"/api/auth/csrf-token", "get">>("csrfToken")
-    ).csrfToken;
+    this.csrf ??= (await this.call("csrfToken")).csrfToken;
     return this.csrf;
   }
 
