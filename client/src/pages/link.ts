@@ -11,6 +11,7 @@ import {
   type LinkState,
   type PublicLink,
 } from "../../../core/links";
+import { el } from "../../../core/ui";
 import { $, input } from "./common";
 
 const STATE_TEXT: Record<Exclude<LinkState, "active">, string> = {
@@ -96,25 +97,22 @@ function show(payload: LinkPayload) {
   const list = $("link-fields");
   list.replaceChildren();
   if (payload.type === "text") {
-    for (const f of payload.fields) {
-      const li = document.createElement("li");
-      const name = document.createElement("p");
-      name.className = "name";
-      name.textContent = f.label;
-      const value = document.createElement("pre");
-      value.className = "link-value";
-      value.textContent = f.value;
-      li.append(name, value, copyButton(f.label, f.value));
-      list.append(li);
-    }
+    for (const f of payload.fields)
+      list.append(
+        el(
+          "li",
+          {},
+          el("p", { className: "name", textContent: f.label }),
+          el("pre", { className: "link-value", textContent: f.value }),
+          copyButton(f.label, f.value),
+        ),
+      );
   } else {
-    const li = document.createElement("li");
-    const name = document.createElement("p");
-    name.className = "name";
-    name.textContent = payload.name;
-    const size = document.createElement("p");
-    size.className = "muted";
-    size.textContent = `${payload.bytes.length.toLocaleString()} bytes · ${payload.mime}`;
+    const name = el("p", { className: "name", textContent: payload.name });
+    const size = el("p", {
+      className: "muted",
+      textContent: `${payload.bytes.length.toLocaleString()} bytes · ${payload.mime}`,
+    });
     const a = document.createElement("a");
     a.className = "button";
     a.id = "link-download";
@@ -125,8 +123,7 @@ function show(payload: LinkPayload) {
     );
     a.download = payload.name;
     a.textContent = `Download ${payload.name}`;
-    li.append(name, size, a);
-    list.append(li);
+    list.append(el("li", {}, name, size, a));
   }
   $("link-content").hidden = false;
   say("Opened. The content was decrypted in this browser.", "opened");
