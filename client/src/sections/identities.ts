@@ -6,27 +6,9 @@ import { AUTOMATION_ENDPOINTS as EP } from "../automation/endpoints";
 import { button, copyText, describeError, labelled, sectionFrame } from "../automation/ui";
 import { el } from "../pages/common";
 import type { AppContext } from "../shell/context";
+import type { WireResponse } from "../../../core/api";
 
-type Identity = {
-  id: string;
-  display_name: string | null;
-  first_name: string | null;
-  last_name: string | null;
-  username: string | null;
-  email_alias: string | null;
-  phone_number: string | null;
-  date_of_birth: string | null;
-  gender: string | null;
-  address_line1: string | null;
-  address_city: string | null;
-  address_state: string | null;
-  address_zip: string | null;
-  address_country: string | null;
-  status: string;
-  label: string | null;
-  used_for_service: string | null;
-  created_at: string;
-};
+type Identity = WireResponse<"/api/identities", "get">["identities"][number];
 
 const FIELDS: [keyof Identity, string][] = [
   ["first_name", "First name"],
@@ -179,7 +161,7 @@ export function mount(root: HTMLElement, app: AppContext): void {
 
   async function load() {
     try {
-      const { identities } = await api.requestAll<{ identities: Identity[] }>(EP.identities);
+      const { identities } = await api.requestAll(EP.identities);
       list.replaceChildren(...identities.map(card));
       empty.hidden = identities.length > 0;
     } catch (e) {
@@ -252,7 +234,7 @@ export function mount(root: HTMLElement, app: AppContext): void {
       ...(withAlias.checked ? { emailProvider: provider.value, emailApiKey: aliasKey } : {}),
     };
     void api
-      .request<{ identity: Identity }>(EP.createIdentity, { body })
+      .request(EP.createIdentity, { body })
       .then(
         async ({ identity }) => {
           app.toast(`Identity ${identity.display_name ?? ""} created`);
