@@ -4788,7 +4788,27 @@ export interface operations {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          "application/json": {
+            link: {
+              id: string;
+              /** @enum {string} */
+              kind: "text" | "file";
+              size: number;
+              /** @enum {string} */
+              state: "active" | "expired" | "used_up" | "revoked" | "locked";
+              expires_at: string;
+              views_left: number;
+              sender_email: string | null;
+              passphrase: {
+                salt: string;
+                attempts_left: number;
+              } | null;
+              recipients_only: boolean;
+            };
+            content: string;
+          };
+        };
       };
       /** @description Passphrase or email code missing or wrong (reason, attempts_left) */
       403: {

@@ -11,6 +11,7 @@ import {
   type LinkState,
   type PublicLink,
 } from "../../../core/links";
+import type { WireResponse } from "../../../core/api";
 import { el } from "../../../core/ui";
 import { $, input } from "./common";
 
@@ -144,7 +145,7 @@ async function main() {
       String(body.error ?? "The link cannot be checked right now. Try again later."),
       "error",
     );
-  const meta = body as unknown as PublicLink;
+  const meta = body as PublicLink;
   if (meta.state !== "active") return ended(meta.state);
   $("link-facts").textContent = facts(meta);
   $("link-passphrase-row").hidden = !meta.passphrase;
@@ -176,8 +177,9 @@ async function main() {
         error.textContent = String(b.error ?? "The code could not be sent. Try again.");
         return;
       }
-      challenge = String(b.challenge);
-      $("link-code-sent").textContent = String(b.message);
+      const sent = b as WireResponse<"/api/links/public/{id}/code", "post">;
+      challenge = sent.challenge;
+      $("link-code-sent").textContent = sent.message;
       $("link-code-row").hidden = false;
       sendCode.textContent = "Send a new code";
       input("link-code").value = "";
@@ -229,7 +231,8 @@ async function main() {
         error.textContent = String(b.error ?? "The link could not be opened. Try again.");
         return;
       }
-      show(await openPayload(fragment, String(b.content)));
+      const { content } = b as WireResponse<"/api/links/public/{id}/open", "post">;
+      show(await openPayload(fragment, content));
     } catch (err) {
       if (err instanceof LinkKeyError) {
         $("link-ask").hidden = true;
