@@ -14,6 +14,7 @@ import {
   type WireMutation,
 } from "../../core/api/api";
 import type { UploadBody } from "../../core/crypto";
+import type { ImportProvider } from "../src/importers";
 import { AUTOMATION_ENDPOINTS, STREAM_ENDPOINTS } from "../src/automation/endpoints";
 import { HEALTH_ENDPOINTS } from "../src/health/gather";
 import { PASSKEY_SITE_ENDPOINTS } from "../src/sections/vault/passkey-sites";
@@ -85,6 +86,13 @@ export type MutationsTaken = Assignable<
   WireBody<"/api/passwords/sync", "post">["mutations"]
 >;
 export type UploadTaken = Assignable<UploadBody, WireBody<"/api/vault/attachments", "post">>;
+// The importers name their provider by hand (the server's type checks import them, without the
+// DOM the API part needs): the same values as the import route's, neither side with one more.
+type ApiImportProvider = WireBody<"/api/passwords/import", "post">["provider"];
+export type ImportProviders = [
+  Assignable<ImportProvider, ApiImportProvider>,
+  Assignable<ApiImportProvider, ImportProvider>,
+];
 // A switch's settings as answered can be saved back as they are: the channels the server names
 // are the ones it takes.
 type SavedSwitch = NonNullable<WireResponse<"/api/dead-man-switch", "get">["switch"]>;

@@ -22,14 +22,19 @@ import { readKeePass } from "./keepass-reader";
 import { fromOnePuxDoc, type OnePuxDoc } from "./onepux";
 import { fromProtonDoc, isProtonDoc, type ProtonDoc } from "./proton";
 import { readZip } from "./zip";
-import type { ImportProvider as ApiImportProvider } from "../../../core/api";
 
 export { parseCsv } from "./csv";
 export { WrongPasswordError } from "./bitwarden-crypto";
 export { ImportFormatError, type ImportedCredential, type Skipped } from "./model";
 
 /** The spec's `provider` values for POST /api/passwords/import. */
-export type ImportProvider = ApiImportProvider;
+export type ImportProvider =
+  | "source_browser"
+  | "source_mgr_1"
+  | "source_mgr_2"
+  | "source_mgr_3"
+  | "source_mgr_4"
+  | "generic";
 
 /** What a file can be read as: a provider's own formats, and the formats the API files under generic. */
 export type ImportFormat =
