@@ -7,7 +7,14 @@
  * client reads and the server drops already fails the client's own compile.
  */
 import type { paths, WireBody, WireQuery, WireResponse } from "../../core/api/wire.gen";
-import { ENDPOINTS, type WireMutation } from "../../core/api/api";
+import {
+  ENDPOINTS,
+  type EndpointDef,
+  type EndpointResponse,
+  type WireMutation,
+} from "../../core/api/api";
+import type { UploadBody } from "../../core/crypto";
+import type { ImportProvider } from "../src/importers";
 import { AUTOMATION_ENDPOINTS, STREAM_ENDPOINTS } from "../src/automation/endpoints";
 import { HEALTH_ENDPOINTS } from "../src/health/gather";
 import { PASSKEY_SITE_ENDPOINTS } from "../src/sections/vault/passkey-sites";
@@ -39,6 +46,18 @@ type Problems<T> = { [K in keyof T]: Problem<T[K]> }[keyof T];
 /** Compiles only when `T` is never; otherwise the error shows what `T` is. */
 type None<T extends never> = T;
 
+/**
+ * The entries of a table whose answer `api.request(ep)` would give untyped: callers read every
+ * answer as the server's own type, so an entry the schemas do not resolve is named here.
+ */
+type Untyped<T> = {
+  [K in keyof T]: T[K] extends EndpointDef
+    ? unknown extends EndpointResponse<T[K]>
+      ? `${K & string}: answer not typed`
+      : never
+    : `${K & string}: not an endpoint`;
+}[keyof T];
+
 export type Contract = [
   None<Problems<typeof ENDPOINTS>>,
   None<Problems<typeof SHARING_ENDPOINTS>>,
@@ -49,12 +68,35 @@ export type Contract = [
   None<Problems<typeof HEALTH_ENDPOINTS>>,
   None<Problems<typeof LINK_ENDPOINTS>>,
   None<Problems<typeof PASSKEY_SITE_ENDPOINTS>>,
+  None<Untyped<typeof ENDPOINTS>>,
+  None<Untyped<typeof SHARING_ENDPOINTS>>,
+  None<Untyped<typeof EMERGENCY_ENDPOINTS>>,
+  None<Untyped<typeof DMS_ENDPOINTS>>,
+  None<Untyped<typeof AUTOMATION_ENDPOINTS>>,
+  None<Untyped<typeof LINK_ENDPOINTS>>,
+  None<Untyped<typeof PASSKEY_SITE_ENDPOINTS>>,
 ];
 
-// The one request body the client types by hand (each mutation's data is the entry model's):
-// every mutation it sends is one the server's schema takes.
+// The request bodies the client types by hand (each mutation's data is the entry model's; the
+// attachment upload is built where it is encrypted, in core/crypto, which the API part imports):
+// every one it sends is one the server's schema takes.
 type Assignable<T extends U, U> = T;
 export type MutationsTaken = Assignable<
   WireMutation[],
   WireBody<"/api/passwords/sync", "post">["mutations"]
+>;
+export type UploadTaken = Assignable<UploadBody, WireBody<"/api/vault/attachments", "post">>;
+// The importers name their provider by hand (the server's type checks import them, without the
+// DOM the API part needs): the same values as the import route's, neither side with one more.
+type ApiImportProvider = WireBody<"/api/passwords/import", "post">["provider"];
+export type ImportProviders = [
+  Assignable<ImportProvider, ApiImportProvider>,
+  Assignable<ApiImportProvider, ImportProvider>,
+];
+// A switch's settings as answered can be saved back as they are: the channels the server names
+// are the ones it takes.
+type SavedSwitch = NonNullable<WireResponse<"/api/dead-man-switch", "get">["switch"]>;
+export type SwitchRoundTrip = Assignable<
+  Pick<SavedSwitch, "enabled" | "inactivity_days" | "notify_at_days" | "notify_via">,
+  WireBody<"/api/dead-man-switch", "post">
 >;

@@ -9,7 +9,7 @@
  * client/test/wire-contract.ts checks the ENDPOINTS tables against the same types.
  */
 import type { MutationData } from "../store";
-import type { components, WireBody, WireResponse } from "./wire.gen";
+import type { components, paths, WireBody, WireResponse } from "./wire.gen";
 import {
   BOOKMARK_HEADER,
   formatBookmarks,
@@ -220,6 +220,27 @@ export type EndpointDef = {
   body?: readonly string[];
   reads: readonly string[];
 };
+type Method = "get" | "post" | "put" | "patch" | "delete";
+/** An endpoint of one of the tables as the schemas' path and method, or never for one they lack. */
+type RouteOf<E extends EndpointDef> = E["path"] extends infer P extends keyof paths
+  ? Lowercase<E["method"]> extends infer M extends Method & keyof paths[P]
+    ? [P, M]
+    : never
+  : never;
+/**
+ * What an endpoint of one of the tables answers, by the server's own types: `request(ep)` and
+ * `requestAll(ep)` give it without a hand-written shape, so a changed response fails the compile
+ * where its fields are read. An endpoint the schemas do not describe answers `unknown`.
+ */
+export type EndpointResponse<E extends EndpointDef> = [RouteOf<E>] extends [never]
+  ? unknown
+  : WireResponse<RouteOf<E>[0], RouteOf<E>[1]>;
+/** The body an endpoint takes (never for one that takes none), checked where the call is made. */
+export type EndpointBody<E extends EndpointDef> = [RouteOf<E>] extends [never]
+  ? unknown
+  : WireBody<RouteOf<E>[0], RouteOf<E>[1]>;
+/** `T` when the caller names it (a route outside the schemas), else what the endpoint answers. */
+type Answer<T, E extends EndpointDef> = [T] extends [never] ? EndpointResponse<E> : T;
 /** A GET made ready on this thread and sent from another (the pull worker). */
 export type PreparedGet = {
   url: string;
@@ -230,10 +251,10 @@ export type PreparedGet = {
  * `quiet`: a call the page makes on its own (registering this browser at start), whose refusal is
  * handled by its caller instead of being put to the person as "confirm it's you".
  */
-type CallOptions = {
+type CallOptions<B = unknown> = {
   params?: Record<string, string>;
   query?: Record<string, string | undefined>;
-  body?: unknown;
+  body?: B;
   headers?: Record<string, string>;
   quiet?: boolean;
 };
@@ -305,7 +326,9 @@ export type ParentType = AttachmentMeta["parent_type"];
 export type AttachmentUpload = WireBody<"/api/vault/attachments", "post">;
 /** `id`: chosen by the client, the envelope is bound to it (the import keeps it). */
 export type ImportEntry = WireBody<"/api/passwords/import", "post">["entries"][number];
+export type ImportProvider = WireBody<"/api/passwords/import", "post">["provider"];
 export type ImportResponse = WireResponse<"/api/passwords/import", "post">;
+export type PushSubscriptionBody = WireBody<"/api/push/subscriptions", "post">;
 export type ExportDocument = WireResponse<"/api/passwords/export", "get">;
 
 export class ApiClient {
@@ -338,20 +361,31 @@ export class ApiClient {
     this.bookmarks = mergeBookmarks(parseBookmarks(header), this.bookmarks);
   }
 
-  private call<T>(name: EndpointName, opts: CallOptions = {}): Promise<T> {
-    return this.request<T>(ENDPOINTS[name], opts);
+  private call<N extends EndpointName>(
+    name: N,
+    opts: CallOptions<EndpointBody<(typeof ENDPOINTS)[N]>> = {},
+  ): Promise<EndpointResponse<(typeof ENDPOINTS)[N]>> {
+    // Indexed by a generic name the answer stays unresolved until the caller's name is known.
+    return this.request(ENDPOINTS[name], opts) as Promise<EndpointResponse<(typeof ENDPOINTS)[N]>>;
   }
 
   /** Any endpoint described like ENDPOINTS' entries (sections keep their own tables, also checked against OpenAPI). */
-  async request<T>(ep: EndpointDef, opts: CallOptions = {}): Promise<T> {
-    return (await (await this.fetchOk(ep, opts, "application/json")).json().catch(() => null)) as T;
+  async request<T = never, E extends EndpointDef = EndpointDef>(
+    ep: E,
+    opts: CallOptions<EndpointBody<E>> = {},
+  ): Promise<Answer<T, E>> {
+    const res = await this.fetchOk(ep, opts, "application/json");
+    return (await res.json().catch(() => null)) as Answer<T, E>;
   }
 
   /**
    * Every page of a cursor-paginated list (limit and cursor in, next_cursor out; docs/decisions/platform.md,
    * "Cursor pagination"): array fields of the pages are joined in order, the rest is the last page's.
    */
-  async requestAll<T extends object>(ep: EndpointDef, opts: CallOptions = {}): Promise<T> {
+  async requestAll<T extends object = never, E extends EndpointDef = EndpointDef>(
+    ep: E,
+    opts: CallOptions<EndpointBody<E>> = {},
+  ): Promise<Answer<T, E>> {
     let out: Record<string, unknown> | null = null;
     let cursor: string | undefined;
     for (;;) {
@@ -363,7 +397,7 @@ export class ApiClient {
       else
         for (const [k, v] of Object.entries(page))
           out[k] = Array.isArray(v) && Array.isArray(out[k]) ? [...(out[k] as unknown[]), ...v] : v;
-      if (!page.next_cursor) return out as T;
+      if (!page.next_cursor) return out as Answer<T, E>;
       cursor = page.next_cursor;
     }
   }
@@ -497,9 +531,7 @@ export class ApiClient {
   }
 
   async csrfToken(): Promise<string> {
-    this.csrf ??= (
-      await this.call<WireResponse<"/api/auth/csrf-token", "get">>("csrfToken")
-    ).csrfToken;
+    this.csrf ??= (await this.call("csrfToken")).csrfToken;
     return this.csrf;
   }
 
@@ -633,7 +665,7 @@ export class ApiClient {
   }
 
   pushSubscribe(
-    subscription: PushSubscriptionJSON,
+    subscription: PushSubscriptionBody,
   ): Promise<WireResponse<"/api/push/subscriptions", "post">> {
     return this.call("pushSubscribe", { body: subscription });
   }
@@ -705,7 +737,7 @@ export class ApiClient {
   /** One batch; the Idempotency-Key makes a retry of the same batch safe (remembered 1 hour). */
   importPasswords(
     entries: ImportEntry[],
-    provider: string,
+    provider: ImportProvider,
     idempotencyKey: string,
   ): Promise<ImportResponse> {
     return this.call("importPasswords", {

@@ -7,3 +7,5 @@ export * from "./api";
 export * from "./recovery-api";
 export * from "./revalidate";
 export * from "./sharing-api";
+/** The server's own wire types, for shapes an app names (a listed row, a request body). */
+export type { WireBody, WireQuery, WireResponse } from "./wire.gen";

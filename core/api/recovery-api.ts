@@ -2,7 +2,8 @@
  * The emergency access and dead man's switch endpoints the web app uses (checked against OpenAPI
  * like ENDPOINTS, client/test/openapi-contract.test.ts).
  */
-import type { ApiClient, EndpointDef, SyncEntry } from "./api";
+import type { ApiClient, EndpointDef } from "./api";
+import type { WireBody, WireResponse } from "./wire.gen";
 
 export const EMERGENCY_ENDPOINTS = {
   emergencyList: {
@@ -100,126 +101,50 @@ export const DMS_ENDPOINTS = {
   },
 } as const satisfies Record<string, EndpointDef>;
 
-export type ContactStatus =
-  | "pending_invite"
-  | "active"
-  | "access_requested"
-  | "access_granted"
-  | "access_denied"
-  | "access_expired"
-  | "revoked";
-export type EmergencyContact = {
-  id: string;
-  owner_id: string;
-  owner_email?: string | null;
-  contact_email: string;
-  contact_user_id: string | null;
-  status: ContactStatus;
-  wait_hours: number;
-  requested_at: string | null;
-  grant_at: string | null;
-  granted_at: string | null;
-  expires_at: string | null;
-  created_at: string;
-};
+export type EmergencyContact = WireResponse<"/api/vault/emergency", "get">["as_owner"][number];
+export type ContactStatus = EmergencyContact["status"];
+export type NewEmergencyContact = WireBody<"/api/vault/emergency", "post">;
 
-export type SwitchSettings = {
-  enabled: boolean;
-  inactivity_days: number;
-  notify_at_days: number[];
-  notify_via: ("email" | "push")[];
-  confirmation_required: boolean;
-  secret_phrase: string | null;
-};
-export type DeadManSwitch = Omit<SwitchSettings, "secret_phrase"> & {
-  id: string;
-  last_check_in: string;
-  next_trigger_at: string | null;
-  status: "idle" | "warning" | "triggered" | "disabled";
-};
-export type SwitchRecipient = {
-  id: string;
-  recipient_email: string;
-  recipient_name: string | null;
-  status: "pending" | "awaiting_confirmation" | "released";
-  wrapped_recovery_key: string;
-  created_at: string;
-};
-export type SwitchStatus = {
-  switch: DeadManSwitch | null;
-  recipients: SwitchRecipient[];
-  recent_logs: { action: string; timestamp: string; details: Record<string, unknown> }[];
-  days_remaining: number | null;
-  is_warning: boolean;
-};
-export type Transfer = {
-  id: string;
-  owner_id: string;
-  recipient_email: string;
-  recipient_name: string | null;
-  status: SwitchRecipient["status"];
-  released_at: string | null;
-  requires_secret_phrase: boolean;
-};
+export type SwitchStatus = WireResponse<"/api/dead-man-switch", "get">;
+export type DeadManSwitch = NonNullable<SwitchStatus["switch"]>;
+export type SwitchRecipient = SwitchStatus["recipients"][number];
+export type SwitchSettings = WireBody<"/api/dead-man-switch", "post">;
+export type NewSwitchRecipient = WireBody<"/api/dead-man-switch/recipients", "post">;
+export type Transfer = WireResponse<"/api/dead-man-switch/transfers", "get">["transfers"][number];
 
 export function emergencyApi(api: ApiClient) {
   const E = EMERGENCY_ENDPOINTS;
-  type One = { contact: EmergencyContact };
   return {
-    list: () =>
-      api.requestAll<{ as_owner: EmergencyContact[]; as_contact: EmergencyContact[] }>(
-        E.emergencyList,
-      ),
-    add: (body: {
-      email: string;
-      wait_hours: number;
-      wrapped_access_key: string;
-      invite_salt: string;
-    }) => api.request<One>(E.emergencyAdd, { body }),
+    list: () => api.requestAll(E.emergencyList),
+    add: (body: NewEmergencyContact) => api.request(E.emergencyAdd, { body }),
     update: (id: string, wait_hours: number) =>
-      api.request<One>(E.emergencyUpdate, { params: { id }, body: { wait_hours } }),
-    revoke: (id: string) => api.request<unknown>(E.emergencyRevoke, { params: { id } }),
-    accept: (token: string) => api.request<One>(E.emergencyAccept, { body: { token } }),
+      api.request(E.emergencyUpdate, { params: { id }, body: { wait_hours } }),
+    revoke: (id: string) => api.request(E.emergencyRevoke, { params: { id } }),
+    accept: (token: string) => api.request(E.emergencyAccept, { body: { token } }),
     /** An invitation listed for this person's verified email (DECISIONS D21), accepted without its mailed link. */
     acceptListed: (contactId: string) =>
-      api.request<One>(E.emergencyAccept, { body: { contact_id: contactId } }),
-    request: (contact_id: string) => api.request<One>(E.emergencyRequest, { body: { contact_id } }),
-    respond: (contact_id: string, action: "approve" | "deny") =>
-      api.request<One>(E.emergencyRespond, { body: { contact_id, action } }),
-    access: (contact_id: string) =>
-      api.request<{ wrapped_access_key: string; invite_salt: string }>(E.emergencyAccess, {
-        query: { contact_id },
-      }),
-    vault: (id: string) =>
-      api.request<{ owner_email: string | null; owner_id: string; entries: SyncEntry[] }>(
-        E.emergencyVault,
-        { params: { id } },
-      ),
+      api.request(E.emergencyAccept, { body: { contact_id: contactId } }),
+    request: (contact_id: string) => api.request(E.emergencyRequest, { body: { contact_id } }),
+    respond: (
+      contact_id: string,
+      action: WireBody<"/api/vault/emergency/respond", "post">["action"],
+    ) => api.request(E.emergencyRespond, { body: { contact_id, action } }),
+    access: (contact_id: string) => api.request(E.emergencyAccess, { query: { contact_id } }),
+    vault: (id: string) => api.request(E.emergencyVault, { params: { id } }),
   };
 }
 
 export function deadManSwitchApi(api: ApiClient) {
   const E = DMS_ENDPOINTS;
   return {
-    status: () => api.request<SwitchStatus>(E.dmsStatus),
-    save: (body: Partial<SwitchSettings>) =>
-      api.request<{ success: true; switch: DeadManSwitch }>(E.dmsSave, { body }),
-    remove: () => api.request<unknown>(E.dmsDelete),
-    checkIn: () =>
-      api.request<{ success: true; next_trigger_at: string; days_until_trigger: number }>(
-        E.dmsCheckIn,
-      ),
-    addRecipient: (body: {
-      recipient_email: string;
-      recipient_name?: string;
-      wrapped_recovery_key: string;
-    }) => api.request<{ recipient: SwitchRecipient }>(E.dmsAddRecipient, { body }),
-    removeRecipient: (id: string) => api.request<unknown>(E.dmsRemoveRecipient, { params: { id } }),
-    transfers: () => api.request<{ transfers: Transfer[] }>(E.dmsTransfers),
+    status: () => api.request(E.dmsStatus),
+    save: (body: SwitchSettings) => api.request(E.dmsSave, { body }),
+    remove: () => api.request(E.dmsDelete),
+    checkIn: () => api.request(E.dmsCheckIn),
+    addRecipient: (body: NewSwitchRecipient) => api.request(E.dmsAddRecipient, { body }),
+    removeRecipient: (id: string) => api.request(E.dmsRemoveRecipient, { params: { id } }),
+    transfers: () => api.request(E.dmsTransfers),
     claim: (id: string, secret_phrase?: string) =>
-      api.request<{ wrapped_recovery_key: string; owner_id: string; released_at: string }>(
-        E.dmsClaim,
-        { params: { id }, body: secret_phrase ? { secret_phrase } : {} },
-      ),
+      api.request(E.dmsClaim, { params: { id }, body: secret_phrase ? { secret_phrase } : {} }),
   };
 }

@@ -1,5 +1,6 @@
 /** The sharing endpoints the web app's sharing section uses (checked against OpenAPI like ENDPOINTS). */
 import type { ApiClient, EndpointDef } from "./api";
+import type { WireBody, WireResponse } from "./wire.gen";
 import type { SharingPublicJwk } from "../crypto";
 
 export const SHARING_ENDPOINTS = {
@@ -43,53 +44,27 @@ export const SHARING_ENDPOINTS = {
   },
 } as const satisfies Record<string, EndpointDef>;
 
-export type Share = {
-  id: string;
-  account_id: string;
-  owner_id: string;
-  recipient_email: string;
-  status: "pending" | "active" | "revoked";
-  permission: "read" | "write";
-  expires_at: string | null;
-  accepted_at: string | null;
-  created_at: string;
-  /** In received listings: who shared it. */
-  owner_email?: string | null;
-  account?: {
-    id: string;
-    name: string;
-    website: string | null;
-    url: string | null;
-    encrypted_data?: string | null;
-    wrapped_item_key?: string | null;
-  };
-};
-
-export type SharingKey = { publicKey: SharingPublicJwk; wrappedPrivateKey?: string | null };
+export type Share = WireResponse<"/api/sharing", "get">["shares"][number];
+export type SharingKey = WireResponse<"/api/sharing/public-key", "get">;
+/** The web app always wraps the vault key for the invitee, so its shares all carry one. */
+export type NewShare = WireBody<"/api/sharing", "post"> & { wrapped_vault_key_invite: string };
+export type ShareChange = WireBody<"/api/sharing/{id}", "patch">;
+export type ShareViewAction = WireBody<"/api/sharing/{id}/view", "post">["action"];
 
 export function sharingApi(api: ApiClient) {
   const E = SHARING_ENDPOINTS;
   return {
-    ownKey: () => api.request<SharingKey>(E.ownKey),
-    keyOf: (email: string) => api.request<SharingKey>(E.ownKey, { query: { email } }),
+    ownKey: () => api.request(E.ownKey),
+    keyOf: (email: string) => api.request(E.ownKey, { query: { email } }),
     putKey: (publicKey: SharingPublicJwk, wrappedPrivateKey: string) =>
-      api.request<SharingKey>(E.putKey, { body: { publicKey, wrappedPrivateKey } }),
-    list: (type: "owned" | "received") =>
-      api.requestAll<{ shares: Share[]; setup_required: boolean }>(E.list, { query: { type } }),
-    create: (body: {
-      accountId: string;
-      recipientEmail: string;
-      permission: "read" | "write";
-      expiresAt?: string;
-      wrapped_vault_key_invite: string;
-    }) => api.request<{ share: Share }>(E.create, { body }),
-    patch: (id: string, body: { status?: "active" | "revoked"; permission?: "read" | "write" }) =>
-      api.request<unknown>(E.patch, { params: { id }, body }),
-    views: (id: string) =>
-      api.request<{ views: { action: string; logged_at: string }[] }>(E.views, { params: { id } }),
-    logView: (id: string, action: "password_viewed" | "password_copied") =>
-      api.request<unknown>(E.logView, { params: { id }, body: { action } }),
+      api.request(E.putKey, { body: { publicKey, wrappedPrivateKey } }),
+    list: (type: "owned" | "received") => api.requestAll(E.list, { query: { type } }),
+    create: (body: NewShare) => api.request(E.create, { body }),
+    patch: (id: string, body: ShareChange) => api.request(E.patch, { params: { id }, body }),
+    views: (id: string) => api.request(E.views, { params: { id } }),
+    logView: (id: string, action: ShareViewAction) =>
+      api.request(E.logView, { params: { id }, body: { action } }),
     updateAccount: (id: string, encrypted_data: string) =>
-      api.request<unknown>(E.updateAccount, { params: { id }, body: { encrypted_data } }),
+      api.request(E.updateAccount, { params: { id }, body: { encrypted_data } }),
   };
 }

@@ -2966,7 +2966,7 @@ export interface operations {
               enabled: boolean;
               inactivity_days: number;
               notify_at_days: number[];
-              notify_via: string[];
+              notify_via: ("email" | "push")[];
               last_check_in: string;
               next_trigger_at: string | null;
               /** @enum {string} */
@@ -3044,7 +3044,7 @@ export interface operations {
               enabled: boolean;
               inactivity_days: number;
               notify_at_days: number[];
-              notify_via: string[];
+              notify_via: ("email" | "push")[];
               last_check_in: string;
               next_trigger_at: string | null;
               /** @enum {string} */
@@ -3072,7 +3072,7 @@ export interface operations {
               enabled: boolean;
               inactivity_days: number;
               notify_at_days: number[];
-              notify_via: string[];
+              notify_via: ("email" | "push")[];
               last_check_in: string;
               next_trigger_at: string | null;
               /** @enum {string} */
@@ -4788,7 +4788,27 @@ export interface operations {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          "application/json": {
+            link: {
+              id: string;
+              /** @enum {string} */
+              kind: "text" | "file";
+              size: number;
+              /** @enum {string} */
+              state: "active" | "expired" | "used_up" | "revoked" | "locked";
+              expires_at: string;
+              views_left: number;
+              sender_email: string | null;
+              passphrase: {
+                salt: string;
+                attempts_left: number;
+              } | null;
+              recipients_only: boolean;
+            };
+            content: string;
+          };
+        };
       };
       /** @description Passphrase or email code missing or wrong (reason, attempts_left) */
       403: {

@@ -13,6 +13,7 @@ import {
   type ApiClient,
   type Device,
   type DeviceRegistration,
+  type WireResponse,
 } from "../api";
 import { deviceKeyPair, proofSigner, publicJwk } from "../crypto";
 
@@ -140,7 +141,7 @@ export function proveThisDevice(origin = "", bearer?: () => Promise<string | nul
         headers: token ? { authorization: `Bearer ${token}` } : {},
       });
       if (!res.ok) throw new Error(`no DPoP nonce (${res.status})`);
-      return ((await res.json()) as { nonce: string }).nonce;
+      return ((await res.json()) as WireResponse<"/api/devices/dpop-nonce", "get">).nonce;
     }),
   );
 }

@@ -5,7 +5,7 @@
  * the server checks before it counts a view; it opens nothing.
  */
 import { base64url, fromBase64, toBase64 } from "../../src/kernel/base64";
-import type { ApiClient, EndpointDef } from "../api";
+import type { ApiClient, EndpointDef, WireBody, WireResponse } from "../api";
 import { PBKDF2_ITERATIONS } from "../crypto";
 
 export const LINK_ENDPOINTS = {
@@ -55,34 +55,10 @@ export const LINK_ENDPOINTS = {
   },
 } as const satisfies Record<string, EndpointDef>;
 
-export type LinkState = "active" | "expired" | "used_up" | "revoked" | "locked";
-export type SecureLink = {
-  id: string;
-  kind: "text" | "file";
-  size: number;
-  state: LinkState;
-  max_views: number;
-  views_used: number;
-  expires_at: string;
-  last_opened_at: string | null;
-  created_at: string;
-  has_passphrase: boolean;
-  hide_sender: boolean;
-  recipients: number;
-  label: { iv: string; ciphertext: string } | null;
-};
-export type LinkUsage = { open: number; max_open: number; bytes: number; quota_bytes: number };
-export type PublicLink = {
-  id: string;
-  kind: "text" | "file";
-  size: number;
-  state: LinkState;
-  expires_at: string;
-  views_left: number;
-  sender_email: string | null;
-  passphrase: { salt: string; attempts_left: number } | null;
-  recipients_only: boolean;
-};
+export type SecureLink = WireResponse<"/api/links", "get">["links"][number];
+export type LinkState = SecureLink["state"];
+export type LinkUsage = WireResponse<"/api/links", "get">["usage"];
+export type PublicLink = WireResponse<"/api/links/public/{id}", "get">;
 
 /** What a link carries: labelled fields (a free text is one field), or a file with its name and type. */
 export type LinkPayload =
@@ -295,7 +271,7 @@ export async function createLink(
   origin = location.origin,
 ): Promise<{ url: string; link: SecureLink }> {
   const { content, fragment } = await sealPayload(payload);
-  const body: Record<string, unknown> = {
+  const body: WireBody<"/api/links", "post"> = {
     kind: payload.type,
     content,
     expires_in_seconds: opts.expiresInSeconds,
@@ -308,6 +284,6 @@ export async function createLink(
     const salt = newSalt();
     body.passphrase = { salt, verifier: await passphraseVerifier(opts.passphrase, salt) };
   }
-  const { link } = await api.request<{ link: SecureLink }>(LINK_ENDPOINTS.create, { body });
+  const { link } = await api.request(LINK_ENDPOINTS.create, { body });
   return { url: `${origin}/l/${link.id}#${fragment}`, link };
 }

@@ -4,6 +4,7 @@ import { describe, requirementsFor } from "./generator";
 import type { FillWarning, MatchItem, MatchReply, PickReply, Request, Status } from "./messages";
 import { warningParts } from "./warning";
 import { shareView } from "./popup-link";
+import { el } from "../../core/ui";
 
 const send = <T>(m: Request): Promise<T> => chrome.runtime.sendMessage(m);
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -26,15 +27,12 @@ function matchRow(
   documentId: string | undefined,
   item: MatchItem,
 ): HTMLLIElement {
-  const li = document.createElement("li");
-  const text = document.createElement("div");
-  const name = document.createElement("div");
-  name.className = "name";
-  name.textContent = item.name;
-  const user = document.createElement("div");
-  user.className = "user";
-  user.textContent = item.username || "(no username)";
-  text.append(name, user);
+  const text = el(
+    "div",
+    {},
+    el("div", { className: "name", textContent: item.name }),
+    el("div", { className: "user", textContent: item.username || "(no username)" }),
+  );
   const fill = document.createElement("button");
   fill.className = "fill";
   fill.type = "button";
@@ -64,8 +62,7 @@ function matchRow(
   const buttons = document.createElement("div");
   buttons.className = "row-actions";
   buttons.append(link, fill);
-  li.append(text, buttons);
-  return li;
+  return el("li", {}, text, buttons);
 }
 
 /** The page was filled; the popup stays open to say why its password should change. */

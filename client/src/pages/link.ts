@@ -11,6 +11,8 @@ import {
   type LinkState,
   type PublicLink,
 } from "../../../core/links";
+import type { WireResponse } from "../../../core/api";
+import { el } from "../../../core/ui";
 import { $, input } from "./common";
 
 const STATE_TEXT: Record<Exclude<LinkState, "active">, string> = {
@@ -96,25 +98,22 @@ function show(payload: LinkPayload) {
   const list = $("link-fields");
   list.replaceChildren();
   if (payload.type === "text") {
-    for (const f of payload.fields) {
-      const li = document.createElement("li");
-      const name = document.createElement("p");
-      name.className = "name";
-      name.textContent = f.label;
-      const value = document.createElement("pre");
-      value.className = "link-value";
-      value.textContent = f.value;
-      li.append(name, value, copyButton(f.label, f.value));
-      list.append(li);
-    }
+    for (const f of payload.fields)
+      list.append(
+        el(
+          "li",
+          {},
+          el("p", { className: "name", textContent: f.label }),
+          el("pre", { className: "link-value", textContent: f.value }),
+          copyButton(f.label, f.value),
+        ),
+      );
   } else {
-    const li = document.createElement("li");
-    const name = document.createElement("p");
-    name.className = "name";
-    name.textContent = payload.name;
-    const size = document.createElement("p");
-    size.className = "muted";
-    size.textContent = `${payload.bytes.length.toLocaleString()} bytes · ${payload.mime}`;
+    const name = el("p", { className: "name", textContent: payload.name });
+    const size = el("p", {
+      className: "muted",
+      textContent: `${payload.bytes.length.toLocaleString()} bytes · ${payload.mime}`,
+    });
     const a = document.createElement("a");
     a.className = "button";
     a.id = "link-download";
@@ -125,8 +124,7 @@ function show(payload: LinkPayload) {
     );
     a.download = payload.name;
     a.textContent = `Download ${payload.name}`;
-    li.append(name, size, a);
-    list.append(li);
+    list.append(el("li", {}, name, size, a));
   }
   $("link-content").hidden = false;
   say("Opened. The content was decrypted in this browser.", "opened");
@@ -147,7 +145,7 @@ async function main() {
       String(body.error ?? "The link cannot be checked right now. Try again later."),
       "error",
     );
-  const meta = body as unknown as PublicLink;
+  const meta = body as PublicLink;
   if (meta.state !== "active") return ended(meta.state);
   $("link-facts").textContent = facts(meta);
   $("link-passphrase-row").hidden = !meta.passphrase;
@@ -179,8 +177,9 @@ async function main() {
         error.textContent = String(b.error ?? "The code could not be sent. Try again.");
         return;
       }
-      challenge = String(b.challenge);
-      $("link-code-sent").textContent = String(b.message);
+      const sent = b as WireResponse<"/api/links/public/{id}/code", "post">;
+      challenge = sent.challenge;
+      $("link-code-sent").textContent = sent.message;
       $("link-code-row").hidden = false;
       sendCode.textContent = "Send a new code";
       input("link-code").value = "";
@@ -232,7 +231,8 @@ async function main() {
         error.textContent = String(b.error ?? "The link could not be opened. Try again.");
         return;
       }
-      show(await openPayload(fragment, String(b.content)));
+      const { content } = b as WireResponse<"/api/links/public/{id}/open", "post">;
+      show(await openPayload(fragment, content));
     } catch (err) {
       if (err instanceof LinkKeyError) {
         $("link-ask").hidden = true;

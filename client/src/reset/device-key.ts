@@ -5,8 +5,11 @@
  */
 import { compactDecrypt } from "jose";
 import type { LocalDb } from "../../../core/store";
+import type { WireBody } from "../../../core/api";
 
-export type DeviceKey = { privateKey: CryptoKey; publicJwk: JsonWebKey };
+/** The public half as the reset endpoints take it: a P-256 key's coordinates, nothing more. */
+export type ResetPublicJwk = NonNullable<WireBody<"/api/tasks/reset", "post">["clientPublicKey"]>;
+export type DeviceKey = { privateKey: CryptoKey; publicJwk: ResetPublicJwk };
 
 const metaKey = (userId: string) => `resetKey:${userId}`;
 
@@ -22,8 +25,12 @@ export function deviceKey(db: LocalDb, userId: string): Promise<DeviceKey> {
     const pair = (await crypto.subtle.generateKey({ name: "ECDH", namedCurve: "P-256" }, false, [
       "deriveBits",
     ])) as CryptoKeyPair;
-    const { kty, crv, x, y } = await crypto.subtle.exportKey("jwk", pair.publicKey);
-    const made: DeviceKey = { privateKey: pair.privateKey, publicJwk: { kty, crv, x, y } };
+    const { x, y } = await crypto.subtle.exportKey("jwk", pair.publicKey);
+    if (!x || !y) throw new Error("the browser exported an EC key without its coordinates");
+    const made: DeviceKey = {
+      privateKey: pair.privateKey,
+      publicJwk: { kty: "EC", crv: "P-256", x, y },
+    };
     await db.setMeta(metaKey(userId), made);
     return made;
   });

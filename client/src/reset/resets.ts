@@ -78,7 +78,7 @@ export class Resets {
       clientPublicKey: key.publicJwk,
       ...(input.entryId ? { passwordId: input.entryId } : {}),
     };
-    const { taskId } = await this.api.request<{ taskId: string }>(EP.createReset, { body });
+    const { taskId } = await this.api.request(EP.createReset, { body });
     const t: TrackedReset = {
       taskId,
       entryId: input.entryId,
@@ -117,7 +117,7 @@ export class Resets {
       if (!field) continue;
       header[field[1]] = field[2];
       if (field[1] !== "Task") continue;
-      const job = await this.api.request<{ service: string; passwordId: string | null }>(EP.job, {
+      const job = await this.api.request(EP.job, {
         params: { id: field[2] },
       });
       const service = header.Service ?? job.service;
@@ -143,11 +143,11 @@ export class Resets {
   }
 
   cancel(taskId: string) {
-    return this.api.request<{ status: string }>(EP.cancelTask, { params: { id: taskId } });
+    return this.api.request(EP.cancelTask, { params: { id: taskId } });
   }
 
   otp(taskId: string, code: string) {
-    return this.api.request<{ accepted: boolean }>(EP.taskOtp, {
+    return this.api.request(EP.taskOtp, {
       params: { id: taskId },
       body: { code },
     });

@@ -8,29 +8,11 @@ import { button, describeError, sectionFrame } from "../automation/ui";
 import { el } from "../pages/common";
 import { activeMailboxes } from "../reset/mailboxes";
 import type { AppContext } from "../shell/context";
+import type { WireResponse } from "../../../core/api";
 
-type Account = {
-  id: string;
-  domain: string;
-  serviceName: string;
-  category: string | null;
-  inVault: boolean;
-  dismissed: boolean;
-  oauthLikely: boolean;
-  emailCount: number;
-  lastSeen: string | null;
-  sourceEmail: string | null;
-};
-type Listing = {
-  accounts: Account[];
-  stats: {
-    total: number;
-    inVault: number;
-    notInVault: number;
-    oauthLikely: number;
-    dismissed: number;
-  };
-};
+/** What the page shows: the last list or scan, every page of it joined. */
+type Listing = Omit<WireResponse<"/api/accounts", "get">, "next_cursor">;
+type Account = Listing["accounts"][number];
 
 const SKIP_REASONS = {
   in_vault: "already in the vault",
@@ -159,7 +141,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
   };
   async function load() {
     try {
-      current = await api.requestAll<Listing>(EP.accounts, {
+      current = await api.requestAll(EP.accounts, {
         query: { include_dismissed: showDismissed.checked ? "true" : undefined },
       });
       render(current);
@@ -191,7 +173,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     tick();
     timer = setInterval(tick, 1000);
     void api
-      .request<Listing>(EP.scanAccounts, { body: source.value ? { email: source.value } : {} })
+      .request(EP.scanAccounts, { body: source.value ? { email: source.value } : {} })
       .then(
         async (list) => {
           status.textContent = `Scan finished: ${list.stats.total} services found, ${list.stats.notInVault} not in your vault.`;
@@ -216,10 +198,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     error.textContent = "";
     void (async () => {
       try {
-        const res = await api.request<{
-          created: { name: string }[];
-          skipped: { domain: string; reason: keyof typeof SKIP_REASONS }[];
-        }>(EP.addToVault, { body: { domains } });
+        const res = await api.request(EP.addToVault, { body: { domains } });
         selected.clear();
         // The new placeholders come down with the next pull; encrypt them here at once.
         await app.sync.syncNow();

@@ -6,27 +6,37 @@ import { AUTOMATION_ENDPOINTS as EP } from "../automation/endpoints";
 import { button, copyText, describeError, labelled, sectionFrame } from "../automation/ui";
 import { el } from "../pages/common";
 import type { AppContext } from "../shell/context";
+import type { WireBody, WireResponse } from "../../../core/api";
 
-type Identity = {
-  id: string;
-  display_name: string | null;
-  first_name: string | null;
-  last_name: string | null;
-  username: string | null;
-  email_alias: string | null;
-  phone_number: string | null;
-  date_of_birth: string | null;
-  gender: string | null;
-  address_line1: string | null;
-  address_city: string | null;
-  address_state: string | null;
-  address_zip: string | null;
-  address_country: string | null;
-  status: string;
-  label: string | null;
-  used_for_service: string | null;
-  created_at: string;
-};
+type Identity = WireResponse<"/api/identities", "get">["identities"][number];
+type NewIdentity = WireBody<"/api/identities", "post">;
+/** A select's choices: the value the server takes, and the text shown. */
+type Options<T extends string> = readonly (readonly [T, string])[];
+
+const COUNTRIES: Options<NonNullable<NewIdentity["country"]>> = [
+  ["US", "United States"],
+  ["GB", "United Kingdom"],
+  ["CA", "Canada"],
+];
+const GENDERS: Options<NonNullable<NewIdentity["gender"]>> = [
+  ["any", "Any"],
+  ["female", "Female"],
+  ["male", "Male"],
+];
+const ALIAS_PROVIDERS: Options<NonNullable<NewIdentity["emailProvider"]>> = [
+  ["alias_provider_a", "Alias provider A (SimpleLogin API)"],
+  ["alias_provider_b", "Alias provider B (addy.io API)"],
+];
+
+const select = <T extends string>(name: string, options: Options<T>) =>
+  el(
+    "select",
+    { name },
+    ...options.map(([value, textContent]) => el("option", { value, textContent })),
+  );
+/** The option picked, as the value the list was built from (the first when none is). */
+const chosen = <T extends string>(s: HTMLSelectElement, options: Options<T>): T =>
+  (options.find(([v]) => v === s.value) ?? options[0]!)[0];
 
 const FIELDS: [keyof Identity, string][] = [
   ["first_name", "First name"],
@@ -61,33 +71,12 @@ function newPassword(length = 20): string {
 
 export function mount(root: HTMLElement, app: AppContext): void {
   const { api } = app;
-  const country = el(
-    "select",
-    { name: "country" },
-    ...[
-      ["US", "United States"],
-      ["GB", "United Kingdom"],
-      ["CA", "Canada"],
-    ].map(([v, t]) => el("option", { value: v!, textContent: t! })),
-  );
-  const gender = el(
-    "select",
-    { name: "gender" },
-    ...[
-      ["any", "Any"],
-      ["female", "Female"],
-      ["male", "Male"],
-    ].map(([v, t]) => el("option", { value: v!, textContent: t! })),
-  );
+  const country = select("country", COUNTRIES);
+  const gender = select("gender", GENDERS);
   const label = el("input", { name: "label", maxLength: 200 });
   const service = el("input", { name: "service", maxLength: 200, placeholder: "example.com" });
   const withAlias = el("input", { type: "checkbox", name: "alias" });
-  const provider = el(
-    "select",
-    { name: "alias-provider" },
-    el("option", { value: "alias_provider_a", textContent: "Alias provider A (SimpleLogin API)" }),
-    el("option", { value: "alias_provider_b", textContent: "Alias provider B (addy.io API)" }),
-  );
+  const provider = select("alias-provider", ALIAS_PROVIDERS);
   const key = el("input", {
     name: "alias-key",
     type: "password",
@@ -179,7 +168,7 @@ export function mount(root: HTMLElement, app: AppContext): void {
 
   async function load() {
     try {
-      const { identities } = await api.requestAll<{ identities: Identity[] }>(EP.identities);
+      const { identities } = await api.requestAll(EP.identities);
       list.replaceChildren(...identities.map(card));
       empty.hidden = identities.length > 0;
     } catch (e) {
@@ -243,16 +232,18 @@ export function mount(root: HTMLElement, app: AppContext): void {
       return void (error.textContent =
         "Enter the alias provider's API key to create an email alias.");
     submit.disabled = true;
-    const body = {
-      country: country.value,
-      gender: gender.value,
+    const body: NewIdentity = {
+      country: chosen(country, COUNTRIES),
+      gender: chosen(gender, GENDERS),
       ...(label.value.trim() ? { label: label.value.trim() } : {}),
       ...(service.value.trim() ? { service: service.value.trim() } : {}),
       generateEmail: withAlias.checked,
-      ...(withAlias.checked ? { emailProvider: provider.value, emailApiKey: aliasKey } : {}),
+      ...(withAlias.checked
+        ? { emailProvider: chosen(provider, ALIAS_PROVIDERS), emailApiKey: aliasKey }
+        : {}),
     };
     void api
-      .request<{ identity: Identity }>(EP.createIdentity, { body })
+      .request(EP.createIdentity, { body })
       .then(
         async ({ identity }) => {
           app.toast(`Identity ${identity.display_name ?? ""} created`);

@@ -21,7 +21,12 @@ import {
   type ImportFormat,
   type Skipped,
 } from "../importers";
-import { ApiError, type ExportDocument, type ImportEntry } from "../../../core/api";
+import {
+  ApiError,
+  type ExportDocument,
+  type ImportEntry,
+  type ImportProvider,
+} from "../../../core/api";
 import { domainOf, type VaultKeys } from "../../../core/crypto";
 import type { AppContext } from "../shell/context";
 import { download, el, errorText } from "../../../core/ui";
@@ -207,7 +212,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
 
   /** What the confirmed import sends: fresh credentials to encrypt, or an export's entries as they are. */
   let pending:
-    | { provider: string; rows: Row[]; skipped: Skipped[] }
+    | { provider: ImportProvider; rows: Row[]; skipped: Skipped[] }
     | { provider: "generic"; sealed: ImportEntry[]; rows: Row[]; skipped: Skipped[] }
     | null = null;
 

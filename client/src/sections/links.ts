@@ -9,7 +9,6 @@ import {
   LINK_ENDPOINTS,
   openLabel,
   type LinkPayload,
-  type LinkUsage,
   type SecureLink,
 } from "../../../core/links";
 import { el, errorText, formatTime, linkOptions, showLink } from "../../../core/ui";
@@ -178,9 +177,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
 
   async function render() {
     try {
-      const r = await app.api.request<{ links: SecureLink[]; usage: LinkUsage }>(
-        LINK_ENDPOINTS.list,
-      );
+      const r = await app.api.request(LINK_ENDPOINTS.list);
       if (gone) return;
       usage.textContent = `${r.usage.open} of ${r.usage.max_open} links open · ${(r.usage.bytes / 1048576).toFixed(1)} of ${Math.round(r.usage.quota_bytes / 1048576)} MB`;
       // Labels are sealed under the vault key: opened here, never by the server.

@@ -62,7 +62,7 @@ export function mount(root: HTMLElement, app: AppContext): void {
   const connectRow = el("div", { className: "row" });
   const unavailable = el("p", { className: "hint", hidden: true });
   const connectOAuth = (provider: OAuthMailbox) =>
-    void api.request<{ authUrl: string }>(EP.oauthAuth, { params: { provider } }).then(
+    void api.request(EP.oauthAuth, { params: { provider } }).then(
       ({ authUrl }) => location.assign(authUrl),
       (e) => (error.textContent = describeError(e, "Connecting")),
     );
@@ -236,7 +236,7 @@ export function mount(root: HTMLElement, app: AppContext): void {
   async function verify(i: Integration, resend: boolean) {
     error.textContent = "";
     try {
-      const r = await api.request<{ email: string; status: string }>(EP.imapVerify, {
+      const r = await api.request(EP.imapVerify, {
         body: resend ? { resend: true } : {},
       });
       notice.textContent =
@@ -276,7 +276,7 @@ export function mount(root: HTMLElement, app: AppContext): void {
     const submit = imapForm.querySelector("button[type=submit]") as HTMLButtonElement;
     submit.disabled = true;
     void api
-      .request<{ email: string; status: string }>(EP.imapConnect, {
+      .request(EP.imapConnect, {
         body: {
           host: host.value.trim(),
           port: portNo,

@@ -54,7 +54,14 @@ export function pushSwitch(app: AppContext): HTMLElement {
       );
     }
     try {
-      const { subscription } = await app.api.pushSubscribe(sub.toJSON());
+      const { keys } = sub.toJSON();
+      if (!keys?.p256dh || !keys.auth)
+        throw new Error("This browser's push subscription came without its keys.");
+      const { subscription } = await app.api.pushSubscribe({
+        endpoint: sub.endpoint,
+        expirationTime: sub.expirationTime,
+        keys: { p256dh: keys.p256dh, auth: keys.auth },
+      });
       localStorage.setItem(ID_KEY, subscription.id);
     } catch (err) {
       await sub.unsubscribe().catch(() => undefined);

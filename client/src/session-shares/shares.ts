@@ -3,7 +3,7 @@
  * the viewer link only when the share is made; this device keeps both (the link alone admits no
  * one: a viewer still signs in from a registered device) so the owner can watch and copy it later.
  */
-import type { ApiClient } from "../../../core/api";
+import type { ApiClient, WireBody, WireResponse } from "../../../core/api";
 import { AUTOMATION_ENDPOINTS as EP } from "../automation/endpoints";
 import type { LocalDb } from "../../../core/store";
 
@@ -14,33 +14,15 @@ export type KnownShare = {
   shareUrl: string;
   createdAt: string;
 };
-export type ShareView = {
-  id: string;
-  status: string;
-  serviceName: string;
-  loginMethod: string;
-  accessType: string;
-  maxViewers: number;
-  currentViewers: number;
-  watermarkEnabled: boolean;
-  durationMinutes: number;
-  estimatedCostCents: number;
-  expiresAt: string;
-  endedAt: string | null;
-};
-export type ShareOptions = {
-  loginMethod: "ai_agent" | "manual";
-  accessType: "full" | "view_only";
-  durationMinutes: number;
-  maxViewers: number;
-  watermarkEnabled: boolean;
-};
-export type ShareAction =
-  | { action: "pause" }
-  | { action: "resume" }
-  | { action: "revoke" }
-  | { action: "extend"; minutes: number }
-  | { action: "watermark"; watermarkEnabled: boolean };
+export type ShareView = WireResponse<"/api/session-shares/{id}", "get">["session"];
+/** The choices the share form always makes (the server has a default for each). */
+export type ShareOptions = Required<
+  Pick<
+    WireBody<"/api/session-shares", "post">,
+    "loginMethod" | "accessType" | "durationMinutes" | "maxViewers" | "watermarkEnabled"
+  >
+>;
+export type ShareAction = WireBody<"/api/session-shares/{id}", "patch">;
 
 export const ENDED = new Set(["revoked", "expired", "failed"]);
 const key = (userId: string) => `sessionShares:${userId}`;
@@ -60,7 +42,7 @@ export class SessionShares {
     entry: { id: string; name: string; username: string; password: string },
     o: ShareOptions,
   ): Promise<KnownShare> {
-    const res = await this.api.request<{ id: string; shareUrl: string }>(EP.createSessionShare, {
+    const res = await this.api.request(EP.createSessionShare, {
       body: {
         accountId: entry.id,
         decryptedUsername: entry.username,
@@ -82,13 +64,12 @@ export class SessionShares {
   }
 
   async view(id: string): Promise<ShareView> {
-    return (await this.api.request<{ session: ShareView }>(EP.sessionShare, { params: { id } }))
-      .session;
+    return (await this.api.request(EP.sessionShare, { params: { id } })).session;
   }
 
   async act(id: string, a: ShareAction): Promise<ShareView> {
     return (
-      await this.api.request<{ session: ShareView }>(EP.patchSessionShare, {
+      await this.api.request(EP.patchSessionShare, {
         params: { id },
         body: a,
       })

@@ -4,6 +4,8 @@ import { base64String } from "../../lib/validators";
 
 export const MIN_INACTIVITY_DAYS = 7;
 export const MAX_INACTIVITY_DAYS = 365;
+/** The channels a reminder goes through; only these are ever stored (SwitchBody checks them). */
+const NotifyChannel = z.enum(["email", "push"]);
 
 export const SwitchBody = z
   .object({
@@ -20,7 +22,7 @@ export const SwitchBody = z
       .max(10)
       .refine((a) => new Set(a).size === a.length, "must not repeat a day"),
     notify_via: z
-      .array(z.enum(["email", "push"]))
+      .array(NotifyChannel)
       .min(1)
       .max(2)
       .refine((a) => new Set(a).size === a.length, "must not repeat a channel"),
@@ -45,7 +47,7 @@ export const SwitchShape = z.object({
   enabled: z.boolean(),
   inactivity_days: z.number().int(),
   notify_at_days: z.array(z.number().int()),
-  notify_via: z.array(z.string()),
+  notify_via: z.array(NotifyChannel),
   last_check_in: z.string(),
   next_trigger_at: z.string().nullable(),
   status: z.enum(["idle", "warning", "triggered", "disabled"]),

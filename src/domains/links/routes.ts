@@ -17,6 +17,7 @@ import {
   LinkResponse,
   ListResponse,
   OpenBody,
+  OpenResponse,
   PublicMeta,
 } from "./schema";
 import { deliveryStream, gone, LinkService, toPublic, toView } from "./service";
@@ -171,7 +172,7 @@ export function registerLinkRoutes(app: Hono<AppEnv>) {
     params: LinkIdParam,
     body: OpenBody,
     responses: {
-      200: { description: "The link's facts and its ciphertext (base64)" },
+      200: { description: "The link's facts and its ciphertext (base64)", schema: OpenResponse },
       403: { description: "Passphrase or email code missing or wrong (reason, attempts_left)" },
       413: { description: "Body over 4 KB" },
       410: { description: "Expired, used up, revoked or locked (state)" },

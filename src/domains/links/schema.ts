@@ -135,3 +135,5 @@ export const PublicMeta = z.object({
   passphrase: z.object({ salt: z.string(), attempts_left: z.number().int() }).nullable(),
   recipients_only: z.boolean(),
 });
+/** A delivery: streamed by the handler, so the ciphertext is never held whole on the server. */
+export const OpenResponse = z.object({ link: PublicMeta, content: z.string() });

@@ -4,20 +4,15 @@
  * admin registry's `passkey_support_type` and `passkey_setup_url`), so it is read from the server,
  * once per page: the whole list, matched here, so the server never learns which entry is open.
  */
-import type { ApiClient } from "../../../../core/api";
+import type { ApiClient, WireResponse } from "../../../../core/api";
 import { candidateHosts, normalizeHost } from "../../../../src/kernel/hostname";
 
 export const PASSKEY_SITE_ENDPOINTS = {
   passkeySites: { method: "GET", path: "/api/registry/passkeys", reads: ["sites", "count"] },
 } as const;
 
-export type PasskeySupport = "sign-in" | "sign-in-and-sign-up" | "mfa-only";
-export type PasskeySite = {
-  domain: string;
-  name: string;
-  passkey_support_type: PasskeySupport;
-  passkey_setup_url: string | null;
-};
+export type PasskeySite = WireResponse<"/api/registry/passkeys", "get">["sites"][number];
+export type PasskeySupport = PasskeySite["passkey_support_type"];
 
 let loaded: { api: ApiClient; sites: Promise<Map<string, PasskeySite>> } | null = null;
 
@@ -25,7 +20,7 @@ let loaded: { api: ApiClient; sites: Promise<Map<string, PasskeySite>> } | null 
 function sitesOf(api: ApiClient): Promise<Map<string, PasskeySite>> {
   if (loaded?.api === api) return loaded.sites;
   const sites = api
-    .request<{ sites: PasskeySite[] }>(PASSKEY_SITE_ENDPOINTS.passkeySites)
+    .request(PASSKEY_SITE_ENDPOINTS.passkeySites)
     .then((r) => new Map(r.sites.map((s) => [s.domain, s])));
   loaded = { api, sites };
   sites.catch(() => {
