@@ -27,7 +27,15 @@ export async function ensureKey() {
     use: "sig",
   };
   mkdirSync(dirname(KEY_FILE), { recursive: true });
-  writeFileSync(KEY_FILE, JSON.stringify(jwk), { mode: 0o600 });
+  // Created only if still missing: two callers at once (the browser suite's server sets each
+  // start a provider) both find no file and both generate; the second must take the first's key,
+  // or its provider signs ID tokens with a key the worker's IDP_JWKS does not hold.
+  try {
+    writeFileSync(KEY_FILE, JSON.stringify(jwk), { mode: 0o600, flag: "wx" });
+  } catch (e) {
+    if (e.code !== "EEXIST") throw e;
+    return JSON.parse(readFileSync(KEY_FILE, "utf8"));
+  }
   return jwk;
 }
 
