@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 source scripts/lib/node-runtime.sh
 bash scripts/setup.sh
 mkdir -p test-artifacts
-rm -f test-artifacts/vitest-node.json test-artifacts/vitest.json test-artifacts/vitest-shards.json test-artifacts/vitest-shards.log test-artifacts/vitest-browser.json test-artifacts/checks.log test-artifacts/checks-failed.txt
+rm -f test-artifacts/vitest-node.json test-artifacts/vitest.json test-artifacts/vitest.log test-artifacts/vitest-shards.json test-artifacts/vitest-shards.log test-artifacts/vitest-browser.json test-artifacts/checks.log test-artifacts/checks-failed.txt
 status=0
 # A file filter usually names files of one suite only; the other then has nothing to run.
 filtered=()
@@ -39,7 +39,9 @@ node scripts/check-production.mjs --dry-run || dry_run=$?
 VAULT_SHARDS=3 VAULT_SHARD_PASS=placement node_modules/.bin/vitest run "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-shards.json "$@" >test-artifacts/vitest-shards.log 2>&1 &
 shards=$!
 trap 'kill "$shards" "$checks" 2>/dev/null || true' EXIT
-npx vitest run "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest.json "$@" || status=$?
+# Its output is kept as well (test-artifacts/vitest.log) for the closing summary's reading of the
+# worker's own error log.
+npx vitest run "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest.json "$@" 2>&1 | tee test-artifacts/vitest.log || status=$?
 shard_status=0
 wait "$shards" || shard_status=$?
 echo "--- the three-shard pass (VAULT_SHARDS=3 VAULT_SHARD_PASS=placement), run beside the one above:"
@@ -84,6 +86,16 @@ node -e '
     console.log(`${f}: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.testResults.filter((file) => file.status === "failed").length} file(s) failed`);
     for (const line of failures.slice(0, 15)) console.log(`  ${line.slice(0, 300)}`);
     if (failures.length > 15) console.log(`  ... and ${failures.length - 15} more`);
+    // A worker runtime whose configuration did not parse answers every request 500 "Service
+    // misconfigured", and its log names the variables (never their values). A CI log may keep only
+    // this tail, so the names are repeated here for a worker pass that failed.
+    const log = f.replace(/\.json$/, ".log");
+    if (failures.length && fs.existsSync(log)) {
+      const names = new Map();
+      for (const m of fs.readFileSync(log, "utf8").matchAll(/"msg":"configuration invalid or missing","names":(\[[^\]]*\])/g))
+        names.set(m[1], (names.get(m[1]) ?? 0) + 1);
+      for (const [n, count] of names) console.log(`  the worker logged "configuration invalid or missing" ${count} time(s) naming ${n}`);
+    }
   }
   console.log(`Tests: ${t.passed} passed, ${t.failed} failed` + (t.skipped ? `, ${t.skipped} skipped` : ""));
 ' || true
