@@ -7,7 +7,6 @@
  */
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { CliError, EXIT } from "./errors";
 import { loadSignIn, saveSignIn, type SignIn, type Tokens } from "./state";
@@ -100,6 +99,9 @@ export async function loginWithBrowser(
   const verifier = b64url(randomBytes(32));
   const challenge = b64url(createHash("sha256").update(verifier).digest());
   const state = b64url(randomBytes(16));
+  // Loaded here, not at the top: importing node:http loads Node's fetch implementation with it,
+  // a fifth of every command's start, and only a sign-in listens for HTTP.
+  const { createServer } = await import("node:http");
   let settle!: (r: { code: string } | { error: string }) => void;
   const answered = new Promise<{ code: string } | { error: string }>((r) => (settle = r));
   const server = createServer((req, res) => {

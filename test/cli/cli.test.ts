@@ -5,6 +5,7 @@
  * descriptor, list, search, get, run with masking, inject, and the refusals: a wrong passphrase,
  * a locked vault, a reference to nothing.
  */
+import { spawn } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,7 +17,7 @@ import { freePort } from "../support/dovecot-lib.mjs";
 import { deriveVaultKeys, PBKDF2_ITERATIONS } from "../../core/crypto";
 import { sealInput } from "../../core/vault";
 import { codeOfField } from "../../src/kernel/totp";
-import { signInAtProvider, vault, waitFor, type CliEnv } from "./support";
+import { signInAtProvider, VAULT_BIN, vault, waitFor, type CliEnv } from "./support";
 
 const PASSPHRASE = "correct horse battery staple";
 const TOTP_SECRET = "JBSWY3DPEHPK3PXP";
@@ -201,16 +202,40 @@ describe("vault, the command line", () => {
   });
 
   it("answers get from the unlocked agent quickly", async () => {
-    const times: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      const t = performance.now();
-      expect((await vault(env, ["get", "Mail"])).stdout).toBe("mail-pw-456");
-      times.push(performance.now() - t);
-    }
-    times.sort((a, b) => a - b);
-    // A figure for docs/cli.md, not a gate: on a loaded machine a process start alone varies.
+    const median = async (f: () => Promise<unknown>) => {
+      const times: number[] = [];
+      for (let i = 0; i < 7; i++) {
+        const t = performance.now();
+        await f();
+        times.push(performance.now() - t);
+      }
+      return times.sort((a, b) => a - b)[3]!;
+    };
+    const get = await median(async () =>
+      expect((await vault(env, ["get", "Mail"])).stdout).toBe("mail-pw-456"),
+    );
+    // Beside a bare Node start measured now: on a shared machine a process start alone varies
+    // tenfold, so the figure for docs/cli.md is the difference as much as the total. Not a gate.
+    const bare = await median(
+      () =>
+        new Promise((resolve) =>
+          spawn(process.execPath, ["-e", "0"], { stdio: "ignore" }).on("close", resolve),
+        ),
+    );
+    // And the processor time it costs (bash's `times`: the command's and the agent's answer are
+    // not waiting on the machine's other work there).
+    const cpu = await new Promise<string>((resolve) => {
+      let text = "";
+      const child = spawn(
+        "bash",
+        ["-c", '"$@" >/dev/null; times', "_", process.execPath, VAULT_BIN, "get", "Mail"],
+        { env: { ...process.env, ...env } },
+      );
+      child.stdout.on("data", (d) => (text += d));
+      child.on("close", () => resolve(text.trim().split("\n").at(-1) ?? ""));
+    });
     console.log(
-      `vault get, agent unlocked: median ${times[2]!.toFixed(0)} ms of ${times.map((t) => t.toFixed(0)).join(", ")}`,
+      `vault get, agent unlocked: median ${get.toFixed(0)} ms; a bare node start ${bare.toFixed(0)} ms; processor time (user, system) ${cpu}`,
     );
   });
 
