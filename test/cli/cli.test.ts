@@ -317,4 +317,25 @@ describe("vault, the command line", () => {
       { signedIn: false, unlocked: false },
     ]);
   });
+
+  it("signs in again with the device authorization grant, as the same device", async () => {
+    let stderr = "";
+    const login = vault(env, ["login", "--device", "--server", at.base, "--issuer", at.issuer], {
+      onStderr: (t) => (stderr = t),
+    });
+    const [, complete] = await waitFor(() => stderr, /\(or open (\S+)\)/);
+    expect(stderr).toMatch(/enter the code [A-Z]{4}-[A-Z]{4}/);
+    const page = await signInAtProvider(complete!, user.email, DEV_PASSWORD);
+    expect(page.status).toBe(200);
+    const done = await login;
+    expect([done.code, done.stdout]).toEqual([0, expect.stringMatching(/^Signed in to /)]);
+    const devices = await call("GET", "/api/devices");
+    expect(
+      devices.body.devices.filter((d: { browser: string }) => d.browser === "vault CLI"),
+    ).toHaveLength(1);
+    const open = await vault(env, ["unlock", "--passphrase-fd", "3"], { fd3: PASSPHRASE });
+    expect(open.code).toBe(0);
+    expect((await vault(env, ["get", "vault://personal/Mail/username"])).stdout).toBe("me");
+    expect((await vault(env, ["lock"])).code).toBe(0);
+  });
 });

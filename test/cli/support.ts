@@ -43,55 +43,61 @@ export function vault(
   });
 }
 
-/** The provider's login page, filled and sent; follows the redirects to the command line's loopback port. */
-export async function signInAtProvider(authUrl: string, email: string, password: string) {
+/**
+ * A browser's part in a sign-in, by plain HTTP: follows redirects keeping cookies, fills the
+ * provider's login page with `email` and `password`, sends any other form (the device grant's
+ * code and confirm pages) as its hidden fields hold it, and ends at a page with no form (the
+ * device grant's success page) or at the command line's loopback port, which it then calls.
+ */
+export async function signInAtProvider(startUrl: string, email: string, password: string) {
   const jar = new Map<string, string>();
   const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
-  const take = (res: Response) => {
+  const go = async (url: string, form?: Record<string, string>) => {
+    const res = await fetch(url, {
+      method: form ? "POST" : "GET",
+      redirect: "manual",
+      headers: {
+        cookie: cookie(),
+        ...(form ? { "content-type": "application/x-www-form-urlencoded" } : {}),
+      },
+      body: form ? new URLSearchParams(form).toString() : undefined,
+    });
     for (const c of res.headers.getSetCookie()) {
       const [pair] = c.split(";");
       const at = pair!.indexOf("=");
       jar.set(pair!.slice(0, at), pair!.slice(at + 1));
     }
-  };
-  const go = async (url: string, init: RequestInit = {}) => {
-    const res = await fetch(url, {
-      ...init,
-      redirect: "manual",
-      headers: { ...(init.headers as Record<string, string>), cookie: cookie() },
-    });
-    take(res);
     return res;
   };
   const trail: string[] = [];
-  let res = await go(authUrl);
-  let url = authUrl;
-  for (let hops = 0; hops < 10; hops++) {
+  let url = startUrl;
+  let res = await go(url);
+  for (let hops = 0; hops < 20; hops++) {
     const location = res.headers.get("location");
-    if (res.status === 200 && /name="password"/.test(await res.clone().text())) {
-      const action = /action="([^"]+)"/.exec(await res.text())![1]!;
-      url = new URL(action, url).href;
-      res = await go(url, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ email, password }).toString(),
-      });
+    trail.push(`${res.status} ${url}`);
+    if (location) {
+      url = new URL(location, url).href;
+      // The loopback redirect: the command line's own listener takes it from here.
+      if (url.startsWith("http://127.0.0.1:") && new URL(url).pathname === "/callback") {
+        const done = await fetch(url);
+        return { status: done.status, url, body: await done.text() };
+      }
+      res = await go(url);
       continue;
     }
-    if (!location)
-      throw new Error(
-        `sign-in stopped at ${url}: ${res.status} ${(await res.text()).slice(0, 300)}`,
-      );
-    trail.push(`${res.status} ${location}`);
-    url = new URL(location, url).href;
-    // The loopback redirect: the command line's own listener takes it from here.
-    if (url.startsWith("http://127.0.0.1:") && new URL(url).pathname === "/callback") {
-      const done = await fetch(url);
-      return { status: done.status, url };
-    }
-    res = await go(url);
+    const html = await res.text();
+    const form = /<form[^>]*action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/.exec(html);
+    if (res.status !== 200 && res.status !== 401)
+      throw new Error(`sign-in stopped: ${trail.join("\n")}\n${html.slice(0, 300)}`);
+    if (!form) return { status: res.status, url, body: html };
+    const fields: Record<string, string> = {};
+    for (const m of form[2]!.matchAll(/<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g))
+      fields[m[1]!] = m[2]!;
+    if (/name="password"/.test(form[2]!)) Object.assign(fields, { email, password });
+    url = new URL(form[1]!, url).href;
+    res = await go(url, fields);
   }
-  throw new Error(`too many redirects: ${trail.join("\n")}`);
+  throw new Error(`too many steps: ${trail.join("\n")}`);
 }
 
 /** Waits until `text()` matches `re` (the child prints as it goes), then gives the match. */
