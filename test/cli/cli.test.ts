@@ -336,6 +336,17 @@ describe("vault, the command line", () => {
     const open = await vault(env, ["unlock", "--passphrase-fd", "3"], { fd3: PASSPHRASE });
     expect(open.code).toBe(0);
     expect((await vault(env, ["get", "vault://personal/Mail/username"])).stdout).toBe("me");
+
+    // An access token at its end is renewed with the refresh token, without a new sign-in.
+    const file = join(env.VAULT_CLI_HOME!, "session.json");
+    const stored = JSON.parse(readFileSync(file, "utf8"));
+    expect(stored.tokens.refresh).toEqual(expect.any(String));
+    writeFileSync(file, JSON.stringify({ ...stored, tokens: { ...stored.tokens, expiresAt: 0 } }));
+    const sync = await vault(env, ["sync", "--json"]);
+    expect([sync.code, JSON.parse(sync.stdout)]).toEqual([0, { entries: 3 }]);
+    const renewed = JSON.parse(readFileSync(file, "utf8"));
+    expect(renewed.tokens.access).not.toBe(stored.tokens.access);
+    expect(renewed.tokens.expiresAt).toBeGreaterThan(Date.now() / 1000);
     expect((await vault(env, ["lock"])).code).toBe(0);
   });
 });
