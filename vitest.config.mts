@@ -135,6 +135,7 @@ export default defineConfig({
       ...configDefaults.exclude,
       "client/**",
       // Node-side tooling suites: vitest.node.config.mts.
+      "test/cli/**",
       "test/deploy/**",
       "test/tooling/**",
       "test/**/*.node.test.ts",

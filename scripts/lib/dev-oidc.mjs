@@ -7,9 +7,9 @@ import { createServer } from "node:http";
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { DEV_AUDIENCE, ensureKey } from "./dev-identity.mjs";
 
-import { DEV_CLIENT_ID, DEV_PASSWORD, DEV_USERS } from "./dev-users.mjs";
+import { DEV_CLI_CLIENT_ID, DEV_CLIENT_ID, DEV_PASSWORD, DEV_USERS } from "./dev-users.mjs";
 
-export { DEV_CLIENT_ID, DEV_PASSWORD, DEV_USERS };
+export { DEV_CLI_CLIENT_ID, DEV_CLIENT_ID, DEV_PASSWORD, DEV_USERS };
 export const RESOURCE = "urn:credential-vault";
 
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -39,6 +39,14 @@ function sameSecret(a, b) {
   const x = Buffer.from(String(a));
   const y = Buffer.from(String(b));
   return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** A grant of everything the apps ask for (first-party clients: no consent screen); its id. */
+async function firstPartyGrant(provider, clientId, accountId) {
+  const grant = new provider.Grant({ clientId, accountId });
+  grant.addOIDCScope("openid email vault");
+  grant.addResourceScope(RESOURCE, "vault");
+  return grant.save();
 }
 
 /**
@@ -72,7 +80,24 @@ export async function startDevOidc({
         response_types: ["code"],
         id_token_signed_response_alg: "ES256",
       },
+      {
+        client_id: DEV_CLI_CLIENT_ID,
+        // A native app (RFC 8252 section 7.3): the loopback redirect's port is the one the command
+        // line listens on for this sign-in, so any port matches; PKCE is required of every client.
+        application_type: "native",
+        token_endpoint_auth_method: "none",
+        redirect_uris: ["http://127.0.0.1/callback"],
+        grant_types: [
+          "authorization_code",
+          "refresh_token",
+          "urn:ietf:params:oauth:grant-type:device_code",
+        ],
+        response_types: ["code"],
+        id_token_signed_response_alg: "ES256",
+      },
     ],
+    // The command line stays signed in past the access token's hour; the web app signs in again.
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed("refresh_token"),
     jwks: { keys: [key] },
     pkce: { required: () => true },
     scopes: ["openid", "email", "vault"],
@@ -87,6 +112,9 @@ export async function startDevOidc({
     },
     features: {
       devInteractions: { enabled: false },
+      // RFC 8628 for a machine without a browser: the provider's own code entry and confirm pages,
+      // then this provider's login page as for any sign-in.
+      deviceFlow: { enabled: true },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => RESOURCE,
@@ -118,14 +146,12 @@ export async function startDevOidc({
         const found = await ctx.oidc.provider.Grant.find(grantId);
         if (found) return found;
       }
-      const grant = new ctx.oidc.provider.Grant({
-        clientId: ctx.oidc.client.clientId,
-        accountId: ctx.oidc.session.accountId,
-      });
-      grant.addOIDCScope("openid email vault");
-      grant.addResourceScope(RESOURCE, "vault");
-      await grant.save();
-      return grant;
+      const made = await firstPartyGrant(
+        ctx.oidc.provider,
+        ctx.oidc.client.clientId,
+        ctx.oidc.session.accountId,
+      );
+      return ctx.oidc.provider.Grant.find(made);
     },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     cookies: { keys: [randomBytes(32).toString("base64url")] },
@@ -181,11 +207,16 @@ export async function startDevOidc({
       if (/^\/interaction\/[\w-]+$/.test(url.pathname) && req.method === "GET") {
         const details = await provider.interactionDetails(req, res);
         if (details.prompt.name !== "login") {
-          // Consent is granted by loadExistingGrant; any other prompt just continues.
+          // Consent is granted by loadExistingGrant; a native client (the command line) is asked
+          // for it whatever the grant holds (oidc-provider's native_client_prompt), so the answer
+          // names the grant as given.
+          const grantId =
+            details.grantId ??
+            (await firstPartyGrant(provider, details.params.client_id, details.session.accountId));
           return await provider.interactionFinished(
             req,
             res,
-            {},
+            { consent: { grantId } },
             { mergeWithLastSubmission: true },
           );
         }

@@ -1,0 +1,124 @@
+/** Every command's `--help` text and the options it takes (main.ts parses by these). */
+export type OptionSpec = Record<string, { value: boolean; short?: string }>;
+export type CommandSpec = { usage: string; summary: string; details: string; options: OptionSpec };
+
+const json = { json: { value: false } };
+const help = { help: { value: false, short: "h" } };
+
+export const COMMANDS: Record<string, CommandSpec> = {
+  login: {
+    usage: "vault login --server <url> --issuer <url> [--client-id <id>] [--device] [--no-browser]",
+    summary: "Sign in with the OpenID provider and register this computer as a device",
+    details: `Opens the provider's sign-in page in a browser (RFC 8252: PKCE and a redirect to a port
+on 127.0.0.1 this command listens on), or with --device prints a code to enter on any other
+device's browser (RFC 8628). The computer is then registered as a device of the account with a
+possession key of its own. The server and provider are remembered; VAULT_SERVER and VAULT_ISSUER
+name them too. The client id defaults to credential-vault-cli.`,
+    options: {
+      server: { value: true },
+      issuer: { value: true },
+      "client-id": { value: true },
+      device: { value: false },
+      "no-browser": { value: false },
+      ...json,
+    },
+  },
+  logout: {
+    usage: "vault logout",
+    summary: "Lock the vault and forget the sign-in",
+    details:
+      "Stops the agent (the key goes with it), revokes the refresh token at the provider where it offers revocation, and deletes the stored tokens. The device key stays: signing in again is the same device.",
+    options: {},
+  },
+  status: {
+    usage: "vault status [--json]",
+    summary: "Who is signed in, to which server, and whether the vault is unlocked",
+    details: "Exit code 0 when unlocked, 4 when locked, 3 when not signed in.",
+    options: { ...json },
+  },
+  unlock: {
+    usage: "vault unlock [--passphrase-fd <n>] [--idle-lock <minutes>]",
+    summary: "Open the vault with the master passphrase; the agent keeps the key",
+    details: `Asks for the master passphrase at a prompt that does not echo, or reads its first line
+from file descriptor <n> (e.g. \`vault unlock --passphrase-fd 3 3<secret-file\`). The passphrase is
+never taken as an argument. A background agent then holds the vault key in memory only, until
+\`vault lock\`, \`vault logout\`, or --idle-lock minutes without a command (default 15).`,
+    options: { "passphrase-fd": { value: true }, "idle-lock": { value: true }, ...json },
+  },
+  lock: {
+    usage: "vault lock",
+    summary: "Stop the agent: the vault key leaves memory",
+    details: "Locking a vault that is already locked succeeds.",
+    options: {},
+  },
+  sync: {
+    usage: "vault sync [--json]",
+    summary: "Read the vault from the server again",
+    details: "The agent reads every entry anew (ciphertext only); the vault must be unlocked.",
+    options: { ...json },
+  },
+  list: {
+    usage: "vault list [--json]",
+    summary: "List the entries by name",
+    details: "Names, websites and ids; no secret is opened.",
+    options: { ...json },
+  },
+  search: {
+    usage: "vault search <words> [--json]",
+    summary: "Find entries by the vault's blind-index search",
+    details:
+      "Each word must begin a word of an entry's name, website or username, as in the web app.",
+    options: { ...json },
+  },
+  get: {
+    usage: "vault get <entry | vault://vault/entry/field> [--field <field>] [--json]",
+    summary: "Print one field of an entry (the password unless --field names another)",
+    details: `<entry> is a name or an id. Fields: password, username, notes, totp (the current code),
+url, website, name, or the name of a custom field. Without --json the value is printed alone,
+followed by a newline only when the output is a terminal.`,
+    options: { field: { value: true, short: "f" }, ...json },
+  },
+  generate: {
+    usage:
+      "vault generate [--length <n>] [--no-symbols] [--no-digits] [--no-upper] [--no-lower] [--json]",
+    summary: "Print a new random password (default 20 characters of every class)",
+    details: "Made on this computer by the vault's own generator; nothing is sent or stored.",
+    options: {
+      length: { value: true, short: "l" },
+      "no-symbols": { value: false },
+      "no-digits": { value: false },
+      "no-upper": { value: false },
+      "no-lower": { value: false },
+      ...json,
+    },
+  },
+  run: {
+    usage: "vault run [--no-masking] -- <command> [args...]",
+    summary: "Run a program with secrets in its environment",
+    details: `Every environment variable whose value is a reference (vault://personal/<entry>/<field>)
+is given the secret, for that program only. Every reference must resolve before the program
+starts; one that does not fails the command (exit 6) and nothing runs. The secrets are replaced by
+"${"<concealed by vault>"}" in what the program prints unless --no-masking. The exit code is the program's.`,
+    options: { "no-masking": { value: false } },
+  },
+  inject: {
+    usage: "vault inject [-i <template>] [-o <output>]",
+    summary: "Fill the {{ vault://... }} references of a template",
+    details: `Reads the template (standard input without -i) and writes it with every reference
+replaced by its secret to <output> (created 0600; written whole or not at all) or standard output.
+A reference that does not resolve fails the command and nothing is written.`,
+    options: { in: { value: true, short: "i" }, out: { value: true, short: "o" } },
+  },
+};
+for (const c of Object.values(COMMANDS)) Object.assign(c.options, help);
+
+export function commandHelp(name: string): string {
+  const c = COMMANDS[name]!;
+  return `${c.usage}\n\n${c.summary}.\n\n${c.details}\n`;
+}
+
+export function mainHelp(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((k) => k.length));
+  const lines = Object.entries(COMMANDS).map(([k, c]) => `  ${k.padEnd(width)}  ${c.summary}`);
+  return `vault: the credential vault's command line\n\nUsage: vault <command> [options]\n\nCommands:\n${lines.join("\n")}\n\n\`vault <command> --help\` tells more. Exit codes: 0 done, 1 failed, 2 usage, 3 not signed in,\n4 locked, 5 wrong passphrase, 6 not found, 7 server (docs/cli.md).\n`;
+}

@@ -1,0 +1,175 @@
+/**
+ * The command line's entry (docs/cli.md): parses `vault <command> [options]`, runs the command,
+ * prints its result (plain, or JSON with --json) and exits with a code of EXIT (errors.ts).
+ */
+import { runAgent } from "./agent";
+import { ask } from "./agent-client";
+import * as commands from "./commands";
+import { CliError, EXIT, usage } from "./errors";
+import { COMMANDS, commandHelp, mainHelp, type OptionSpec } from "./help";
+import { inject, runWith } from "./run";
+
+type Parsed = { opts: Record<string, string | boolean>; args: string[]; rest: string[] };
+
+export function parse(argv: string[], spec: OptionSpec): Parsed {
+  const opts: Record<string, string | boolean> = {};
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--") return { opts, args, rest: argv.slice(i + 1) };
+    const long = /^--([a-z-]+)(?:=(.*))?$/.exec(a);
+    const short = /^-([a-z])$/.exec(a);
+    const name = long
+      ? long[1]!
+      : short
+        ? Object.entries(spec).find(([, s]) => s.short === short[1])?.[0]
+        : undefined;
+    if (!long && !short) {
+      args.push(a);
+      continue;
+    }
+    if (!name || !spec[name]) throw usage(`Unknown option ${a}`);
+    if (!spec[name].value) {
+      if (long?.[2] !== undefined) throw usage(`--${name} takes no value`);
+      opts[name] = true;
+      continue;
+    }
+    const value = long?.[2] ?? argv[++i];
+    if (value === undefined) throw usage(`--${name} needs a value`);
+    opts[name] = value;
+  }
+  return { opts, args, rest: [] };
+}
+
+const out = (text: string) => process.stdout.write(text);
+const printJson = (value: unknown) => out(`${JSON.stringify(value, null, 2)}\n`);
+
+type Listed = { id: string; name: string; website: string | null };
+const table = (rows: Listed[]) =>
+  rows.map((r) => `${r.name}\t${r.website ?? ""}\t${r.id}\n`).join("");
+
+function exactArgs(args: string[], n: number, name: string) {
+  if (args.length !== n) throw usage(`Usage: ${COMMANDS[name]!.usage}`);
+}
+
+async function dispatch(name: string, p: Parsed): Promise<number> {
+  const { opts, args } = p;
+  const json = opts.json === true;
+  switch (name) {
+    case "login": {
+      exactArgs(args, 0, name);
+      const r = await commands.login(opts);
+      if (json) printJson(r);
+      else
+        out(
+          `Signed in to ${r.server} as ${r.user.email ?? r.user.id}${r.device ? ` (device "${r.device.name}")` : ""}\n`,
+        );
+      return EXIT.OK;
+    }
+    case "logout":
+      exactArgs(args, 0, name);
+      await commands.logout();
+      out("Signed out\n");
+      return EXIT.OK;
+    case "status": {
+      exactArgs(args, 0, name);
+      const s = await commands.status();
+      if (json) printJson(s);
+      else if (!s.signedIn) out("Not signed in\n");
+      else
+        out(
+          `Signed in to ${s.server} as ${s.user.email ?? s.user.id}\n${s.unlocked ? `Unlocked: ${s.entries} entries, locks at ${s.lockAt} if idle` : "Locked"}\n`,
+        );
+      return !s.signedIn ? EXIT.SIGNED_OUT : s.unlocked ? EXIT.OK : EXIT.LOCKED;
+    }
+    case "unlock": {
+      exactArgs(args, 0, name);
+      const r = await commands.unlock(opts);
+      if (json) printJson(r);
+      else out(`Unlocked: ${r.entries} entries\n`);
+      return EXIT.OK;
+    }
+    case "lock":
+      exactArgs(args, 0, name);
+      await commands.lock();
+      out("Locked\n");
+      return EXIT.OK;
+    case "sync": {
+      exactArgs(args, 0, name);
+      const r = await ask({ op: "sync" });
+      if (json) printJson({ entries: r.entries });
+      else out(`Synced: ${r.entries} entries\n`);
+      return EXIT.OK;
+    }
+    case "list":
+    case "search": {
+      exactArgs(args, name === "list" ? 0 : 1, name);
+      const r = await ask(name === "list" ? { op: "list" } : { op: "search", query: args[0]! });
+      const rows = r.entries as Listed[];
+      if (json) printJson(rows);
+      else out(table(rows));
+      return name === "search" && rows.length === 0 ? EXIT.NOT_FOUND : EXIT.OK;
+    }
+    case "get": {
+      exactArgs(args, 1, name);
+      const value = await commands.get(args[0]!, opts);
+      if (json) printJson({ value });
+      else out(process.stdout.isTTY ? `${value}\n` : value);
+      return EXIT.OK;
+    }
+    case "generate": {
+      exactArgs(args, 0, name);
+      const value = commands.generate(opts);
+      if (json) printJson({ value });
+      else out(`${value}\n`);
+      return EXIT.OK;
+    }
+    case "run":
+      exactArgs(args, 0, name);
+      return runWith(p.rest, { mask: opts["no-masking"] !== true });
+    case "inject": {
+      exactArgs(args, 0, name);
+      const filled = await inject(
+        typeof opts.in === "string" ? opts.in : null,
+        typeof opts.out === "string" ? opts.out : null,
+      );
+      if (filled !== null) out(filled);
+      return EXIT.OK;
+    }
+  }
+  throw usage(`Unknown command ${name}`);
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === "__agent") {
+    await runAgent();
+    return -1;
+  }
+  if (!name || name === "--help" || name === "-h" || name === "help") {
+    const topic = rest[0];
+    out(topic && COMMANDS[topic] ? commandHelp(topic) : mainHelp());
+    return EXIT.OK;
+  }
+  if (name === "--version") {
+    out("vault 0.1.0\n");
+    return EXIT.OK;
+  }
+  const json = rest.includes("--json");
+  try {
+    const spec = COMMANDS[name];
+    if (!spec) throw usage(`Unknown command "${name}": see vault --help`);
+    const p = parse(rest, spec.options);
+    if (p.opts.help) {
+      out(commandHelp(name));
+      return EXIT.OK;
+    }
+    if (p.rest.length && name !== "run") throw usage(`vault ${name} takes nothing after --`);
+    return await dispatch(name, p);
+  } catch (e) {
+    const f = e instanceof CliError ? e : (await import("./agent")).failureOf(e);
+    if (json) printJson({ error: f.message, code: f.code });
+    process.stderr.write(`vault: ${f.message}\n`);
+    return f.exitCode;
+  }
+}

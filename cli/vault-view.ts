@@ -1,0 +1,220 @@
+/**
+ * The agent's view of the vault: the entries as the server lists them (ciphertext, plaintext
+ * names, blind search tokens) and the vault keys, both in the agent's memory only. An entry is
+ * opened when a command asks for one of its fields, and what it holds is never kept.
+ */
+import type { ApiClient, ListedEntry } from "../core/api";
+import { codeOfField, normalizeAlgorithm, openTotpSecret, totpAt } from "../src/kernel/totp";
+import {
+  acceptKdf,
+  DecryptionError,
+  decryptLegacyEntry,
+  deriveVaultKeys,
+  isBound,
+  openEntry,
+  PBKDF2_ITERATIONS,
+  placeOf,
+  queryTokens,
+  wrapHeader,
+  type EntrySecrets,
+  type VaultKeys,
+} from "../core/crypto";
+import { CliError, EXIT } from "./errors";
+import { FIELDS, parseReference, VAULTS } from "./references";
+
+/** The server's largest page (src/domains/passwords/schema.ts). */
+const PAGE = 2000;
+
+export type Row = ListedEntry;
+export type Listed = { id: string; name: string; website: string | null; updated_at: string };
+
+export const listed = (e: Row): Listed => ({
+  id: e.id,
+  name: e.name,
+  website: e.website ?? e.url,
+  updated_at: e.updated_at,
+});
+
+/** Every live entry, page by page; `progress` hears of each page of a long first read. */
+export async function readAll(
+  api: ApiClient,
+  progress: (done: number, total: number) => void = () => undefined,
+): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (let page = 1; ; page++) {
+    const answer = await api.listPasswords(page, PAGE);
+    rows.push(...answer.data);
+    progress(rows.length, answer.pagination.total);
+    if (answer.data.length < PAGE || rows.length >= answer.pagination.total) return rows;
+  }
+}
+
+const envelopeOf = (e: Row) =>
+  e.encryption_version === 3 && e.wrapped_item_key && e.encrypted_data
+    ? { wrapped_item_key: e.wrapped_item_key, encrypted_data: e.encrypted_data }
+    : null;
+
+/**
+ * The keys for a passphrase, checked against the vault as the web app checks them
+ * (core/session, vaultKeys): the newest bound entry names the key version and rounds in its wrap
+ * header and must open in its place; a version below `floor` is a server replaying old wraps. An
+ * empty vault takes any passphrase, which becomes the vault's.
+ */
+export async function unlockKeys(
+  rows: Row[],
+  userId: string,
+  passphrase: string,
+  floor: number,
+): Promise<VaultKeys> {
+  const newest = [...rows].sort((a, b) => b.updated_at.localeCompare(a.updated_at));
+  const bound = newest.find((e) => {
+    const env = envelopeOf(e);
+    return env !== null && isBound(env);
+  });
+  if (!bound) {
+    const keys = await deriveVaultKeys(passphrase, userId, PBKDF2_ITERATIONS, Math.max(1, floor));
+    const legacy = newest.map(envelopeOf).find((e) => e !== null);
+    if (legacy) await checked(() => decryptLegacyEntry(keys, legacy));
+    return keys;
+  }
+  const env = envelopeOf(bound)!;
+  const header = wrapHeader(env.wrapped_item_key);
+  if (!header) throw wrong();
+  if (header.keyVersion < floor)
+    throw new CliError(
+      `The server sent the vault under key version ${header.keyVersion}, older than the ${floor} this device has opened: refused`,
+    );
+  const keys = await deriveVaultKeys(
+    passphrase,
+    userId,
+    acceptKdf(header.iterations),
+    header.keyVersion,
+  );
+  await checked(() => openEntry(keys, placeOf(userId, bound), env));
+  return keys;
+}
+
+const wrong = () => new CliError("This passphrase does not open the vault", EXIT.WRONG_PASSPHRASE);
+
+async function checked<T>(f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (e) {
+    if (e instanceof DecryptionError) throw wrong();
+    throw e;
+  }
+}
+
+export class VaultView {
+  constructor(
+    readonly userId: string,
+    readonly keys: VaultKeys,
+    private rows: Row[],
+    private readonly api: ApiClient,
+  ) {}
+
+  replace(rows: Row[]) {
+    this.rows = rows;
+  }
+
+  get size() {
+    return this.rows.length;
+  }
+
+  list(): Listed[] {
+    return this.rows.map(listed).sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** Blind-index search (core/crypto queryTokens): every hashed query word among the entry's tokens. */
+  async search(query: string): Promise<Listed[]> {
+    const wanted = await queryTokens(this.keys, query);
+    return this.rows
+      .filter((e) => wanted.every((t) => e.search_tokens.includes(t)))
+      .map(listed)
+      .sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** By id, else by name (case and surrounding spaces aside); two entries of one name are named by id. */
+  find(nameOrId: string): Row {
+    const byId = this.rows.find((e) => e.id === nameOrId);
+    if (byId) return byId;
+    const wanted = nameOrId.trim().toLowerCase();
+    const named = this.rows.filter((e) => e.name.trim().toLowerCase() === wanted);
+    if (named.length === 1) return named[0]!;
+    if (named.length > 1)
+      throw new CliError(
+        `${named.length} entries are named "${nameOrId}": name one by its id (${named.map((e) => e.id).join(", ")})`,
+        EXIT.NOT_FOUND,
+      );
+    throw new CliError(`No entry named "${nameOrId}"`, EXIT.NOT_FOUND);
+  }
+
+  async open(e: Row): Promise<EntrySecrets> {
+    const env = envelopeOf(e);
+    if (!env) throw new CliError(`"${e.name}" holds no sealed secrets`, EXIT.NOT_FOUND);
+    try {
+      return (await openEntry(this.keys, placeOf(this.userId, e), env)).secrets;
+    } catch (err) {
+      if (err instanceof DecryptionError)
+        throw new CliError(`"${e.name}" does not open: ${err.message}`, EXIT.FAILED);
+      throw err;
+    }
+  }
+
+  /** One field of an entry; `totp` is the code of this moment. */
+  async field(nameOrId: string, field: string): Promise<string> {
+    const e = this.find(nameOrId);
+    const s = await this.open(e);
+    const value =
+      field.toLowerCase() === "totp" && !s.totp && e.has_totp
+        ? await this.serverTotp(e.id)
+        : await fieldValue(e, s, field);
+    if (value === null) throw new CliError(`"${e.name}" has no ${field}`, EXIT.NOT_FOUND);
+    return value;
+  }
+
+  /** The code of a secret the entry's one-time-code tool keeps on the server, wrapped by the vault key. */
+  private async serverTotp(id: string): Promise<string | null> {
+    const cfg = await this.api.totp(id);
+    if (!cfg.hasTotp || !cfg.secretEncrypted) return null;
+    const algorithm = normalizeAlgorithm(cfg.algorithm ?? "SHA-1") ?? "SHA-1";
+    const key = await openTotpSecret(this.keys.vaultKey, cfg.secretEncrypted, algorithm);
+    return (await totpAt(key, Date.now(), cfg.digits ?? 6, cfg.period ?? 30)).code;
+  }
+
+  /** Every reference or none: the first that names nothing fails the lot, before anything uses them. */
+  async resolve(refs: string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (const text of refs) {
+      const ref = parseReference(text);
+      if (!(VAULTS as readonly string[]).includes(ref.vault))
+        throw new CliError(`${text}: no vault named "${ref.vault}"`, EXIT.NOT_FOUND);
+      try {
+        out.set(text, await this.field(ref.entry, ref.field));
+      } catch (e) {
+        if (e instanceof CliError) throw new CliError(`${text}: ${e.message}`, e.exitCode);
+        throw e;
+      }
+    }
+    return out;
+  }
+}
+
+async function fieldValue(e: Row, s: EntrySecrets, field: string): Promise<string | null> {
+  const name = field.toLowerCase();
+  switch (name as (typeof FIELDS)[number]) {
+    case "password":
+    case "username":
+    case "notes":
+      return s[name as "password"] || null;
+    case "totp":
+      return s.totp ? await codeOfField(s.totp) : null;
+    case "url":
+      return s.urls?.[0]?.url || e.url || s.address || null;
+    case "website":
+      return e.website || null;
+    case "name":
+      return e.name;
+  }
+  return s.fields?.find((f) => f.name.toLowerCase() === name)?.value ?? null;
+}
