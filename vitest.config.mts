@@ -78,6 +78,9 @@ export default defineConfig({
           APP_ORIGIN: "https://app.test",
           CORS_ORIGINS: "chrome-extension://abcdefghijklmnop",
           MAX_PASSWORDS_PER_USER: "25",
+          // Small, so the shared-vault limits are reached within the rate limits (test/vaults).
+          MAX_VAULT_MEMBERS: "4",
+          MAX_VAULTS_PER_USER: "3",
           // Named here because wrangler also reads a developer's .dev.vars (npm start turns it on):
           // the suite's answers must not depend on whether that file exists.
           SERVER_TIMING: "false",

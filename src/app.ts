@@ -32,6 +32,7 @@ import { registerDevMailRoutes } from "./domains/dev-mail";
 import { registerBreachRoutes } from "./domains/breach";
 
 import { registerLinkRoutes } from "./domains/links";
+import { registerVaultRoutes } from "./domains/vaults";
 import { registerAppPages } from "./http/app-pages";
 
 const apiVersion: MiddlewareHandler<AppEnv> = async function apiVersion(c, next) {
@@ -108,6 +109,7 @@ export function buildApp(): Hono<AppEnv> {
   registerNotificationRoutes(app);
   registerPushRoutes(app);
   registerSharingRoutes(app);
+  registerVaultRoutes(app);
   registerSessionShareRoutes(app);
   registerIdentityRoutes(app);
   registerAttachmentRoutes(app);

@@ -220,6 +220,10 @@ export const ConfigSchema = z
       .int()
       .positive()
       .default(100 * 1024 * 1024),
+    /** Members (with open invitations) one shared vault may have. */
+    MAX_VAULT_MEMBERS: z.coerce.number().int().min(1).max(1000).default(50),
+    /** Shared vaults one person may belong to. */
+    MAX_VAULTS_PER_USER: z.coerce.number().int().min(1).max(1000).default(20),
     /** Secure links one user may hold open at once (not revoked, content not yet purged). */
     SECURE_LINK_MAX_OPEN: z.coerce.number().int().positive().default(50),
     /** Bytes of ciphertext one user's open secure links may hold in R2 together. */

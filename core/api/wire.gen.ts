@@ -1685,6 +1685,369 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/vaults": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The shared vaults the caller belongs to, with their role and key version */
+    get: operations["get_vaults"];
+    put?: never;
+    /** Create a shared vault (sealed name, the creator's copy of key version 1) */
+    post: operations["post_vaults"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/vaults/invitations": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Open invitations to the caller's verified email */
+    get: operations["get_vaults_invitations"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/vaults/invitations/{invitation_id}/accept": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Accept an invitation: a member without a key until an owner or manager wraps it */
+    post: operations["post_vaults_invitations_invitation_id_accept"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/vaults/invitations/{invitation_id}/decline": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Decline an invitation */
+    post: operations["post_vaults_invitations_invitation_id_decline"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/vaults/move": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Move an entry between the personal vault and shared ones, re-encrypted for its destination */
+    post: operations["post_vaults_move"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/vaults/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One vault the caller belongs to */
+    get: operations["get_vaults_id"];
+    put?: never;
+    post?: never;
+    /** Delete (owner only); refused while entries remain unless entries=delete */
+    delete: operations["delete_vaults_id"];
+    options?: never;
+    head?: never;
+    /** Rename (owner or manager; the name is sealed by the client) */
+    patch: operations["patch_vaults_id"];
+    trace?: never;
+  };
+  "/api/vaults/{id}/activity": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The vault's activity log, newest first (owner or manager; no secrets) */
+    get: operations["get_vaults_id_activity"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/vaults/{id}/entries": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Add an entry (owner, manager, editor) under the current key version */
+    post: operations["post_vaults_id_entries"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/vaults/{id}/entries/{entry_id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Change an entry (owner, manager, editor) under the current key version */
+    put: operations["put_vaults_id_entries_entry_id"];
+    post?: never;
+    /** Delete an entry (owner, manager, editor) */
+    delete: operations["delete_vaults_id_entries_entry_id"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/vaults/{id}/invitations": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Invite by email with a role (owner or manager; only an owner invites an owner) */
+    post: operations["post_vaults_id_invitations"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/vaults/{id}/invitations/{invitation_id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Cancel an open invitation (owner or manager) */
+    delete: operations["delete_vaults_id_invitations_invitation_id"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/vaults/{id}/key": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller's own copy of the vault's current key */
+    get: operations["get_vaults_id_key"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/vaults/{id}/members": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Members with their state (pending, accepted, wrapped) and open invitations */
+    get: operations["get_vaults_id_members"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/vaults/{id}/members/{user_id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Remove a member (owner or manager) or leave (oneself); refused for the last owner */
+    delete: operations["delete_vaults_id_members_user_id"];
+    options?: never;
+    head?: never;
+    /** Change a member's role (owner or manager; the last owner keeps the role) */
+    patch: operations["patch_vaults_id_members_user_id"];
+    trace?: never;
+  };
+  "/api/vaults/{id}/members/{user_id}/key": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Post a member's copy of the current vault key (owner or manager; member must have accepted) */
+    put: operations["put_vaults_id_members_user_id_key"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/vaults/{id}/rotation": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The key rotation in progress and what is left of it (owner or manager) */
+    get: operations["get_vaults_id_rotation"];
+    put?: never;
+    /** Begin (or resume) a new key version after from_version (owner or manager) */
+    post: operations["post_vaults_id_rotation"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/vaults/{id}/rotation/commit": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Commit the new version as one fenced change; writes under the old one are refused after */
+    post: operations["post_vaults_id_rotation_commit"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/vaults/{id}/rotation/entries": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Upload up to 100 entries re-encrypted for the new version; stale ones come back */
+    put: operations["put_vaults_id_rotation_entries"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/vaults/{id}/rotation/keys": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Upload members' copies of the new vault key */
+    put: operations["put_vaults_id_rotation_keys"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/vaults/{id}/sync": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A member's delta pull of one vault (its own cursor; the key version in X-Vault-Key-Version) */
+    get: operations["get_vaults_id_sync"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/vaults/{id}/transfer": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Transfer ownership to a member (owner only; the old owner becomes a manager) */
+    post: operations["post_vaults_id_transfer"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/dev/mail": {
     parameters: {
       query?: never;
@@ -8064,6 +8427,1242 @@ export interface operations {
               /** @constant */
               _deleted: false;
             }[];
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  get_vaults: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Vaults */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            vaults: {
+              id: string;
+              sealed_name: string;
+              key_version: number;
+              /** @enum {string} */
+              role: "owner" | "manager" | "editor" | "viewer";
+              /** @enum {string} */
+              member_state: "pending" | "accepted" | "wrapped";
+              members: number;
+              created_by: string;
+              created_at: string;
+              updated_at: string;
+            }[];
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  post_vaults: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          sealed_name: string;
+          wrapped_key: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            vault: {
+              id: string;
+              sealed_name: string;
+              key_version: number;
+              /** @enum {string} */
+              role: "owner" | "manager" | "editor" | "viewer";
+              /** @enum {string} */
+              member_state: "pending" | "accepted" | "wrapped";
+              members: number;
+              created_by: string;
+              created_at: string;
+              updated_at: string;
+            };
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  get_vaults_invitations: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Invitations */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            invitations: {
+              id: string;
+              vault_id: string;
+              email: string;
+              /** @enum {string} */
+              role: "owner" | "manager" | "editor" | "viewer";
+              invited_by: string;
+              inviter_email: string | null;
+              expires_at: string;
+              created_at: string;
+            }[];
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  post_vaults_invitations_invitation_id_accept: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        invitation_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Joined */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            vault: {
+              id: string;
+              sealed_name: string;
+              key_version: number;
+              /** @enum {string} */
+              role: "owner" | "manager" | "editor" | "viewer";
+              /** @enum {string} */
+              member_state: "pending" | "accepted" | "wrapped";
+              members: number;
+              created_by: string;
+              created_at: string;
+              updated_at: string;
+            };
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  post_vaults_invitations_invitation_id_decline: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        invitation_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Declined */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  post_vaults_move: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name: string;
+          wrapped_item_key: string;
+          encrypted_data: string;
+          name_hash: string;
+          username_hash: string;
+          website?: string;
+          url?: string;
+          category?: string;
+          domain_hash?: string;
+          strength?: string;
+          tags?: string[];
+          search_tokens?: string[];
+          has_passkey?: boolean;
+          passkey_label?: string | null;
+          /** @constant */
+          encryption_version?: 3;
+          from_vault: string | null;
+          to_vault: string | null;
+          entry_id: string;
+          key_version?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Moved (the entry's id in its destination) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            updated_at: string;
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  get_vaults_id: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Vault */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            vault: {
+              id: string;
+              sealed_name: string;
+              key_version: number;
+              /** @enum {string} */
+              role: "owner" | "manager" | "editor" | "viewer";
+              /** @enum {string} */
+              member_state: "pending" | "accepted" | "wrapped";
+              members: number;
+              created_by: string;
+              created_at: string;
+              updated_at: string;
+            };
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  delete_vaults_id: {
+    parameters: {
+      query?: {
+        entries?: "delete" | "refuse";
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  patch_vaults_id: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          sealed_name: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Renamed */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            vault: {
+              id: string;
+              sealed_name: string;
+              key_version: number;
+              /** @enum {string} */
+              role: "owner" | "manager" | "editor" | "viewer";
+              /** @enum {string} */
+              member_state: "pending" | "accepted" | "wrapped";
+              members: number;
+              created_by: string;
+              created_at: string;
+              updated_at: string;
+            };
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  get_vaults_id_activity: {
+    parameters: {
+      query?: {
+        limit?: string;
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Activity */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            activity: {
+              id: string;
+              actor_id: string;
+              action: string;
+              target_id: string | null;
+              created_at: string;
+            }[];
+            next_cursor: string | null;
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  post_vaults_id_entries: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name: string;
+          wrapped_item_key: string;
+          encrypted_data: string;
+          name_hash: string;
+          username_hash: string;
+          website?: string;
+          url?: string;
+          category?: string;
+          domain_hash?: string;
+          strength?: string;
+          tags?: string[];
+          search_tokens?: string[];
+          has_passkey?: boolean;
+          passkey_label?: string | null;
+          /** @constant */
+          encryption_version?: 3;
+          key_version: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            updated_at: string;
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  put_vaults_id_entries_entry_id: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        entry_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name?: string;
+          wrapped_item_key?: string;
+          encrypted_data?: string;
+          name_hash?: string;
+          username_hash?: string;
+          website?: string;
+          url?: string;
+          category?: string;
+          domain_hash?: string;
+          strength?: string;
+          tags?: string[];
+          search_tokens?: string[];
+          has_passkey?: boolean;
+          passkey_label?: string | null;
+          /** @constant */
+          encryption_version?: 3;
+          key_version: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Updated */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            updated_at: string;
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  delete_vaults_id_entries_entry_id: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        entry_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  post_vaults_id_invitations: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** Format: email */
+          email: string;
+          /** @enum {string} */
+          role: "owner" | "manager" | "editor" | "viewer";
+        };
+      };
+    };
+    responses: {
+      /** @description Invited */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            invitation: {
+              id: string;
+              vault_id: string;
+              email: string;
+              /** @enum {string} */
+              role: "owner" | "manager" | "editor" | "viewer";
+              invited_by: string;
+              inviter_email: string | null;
+              expires_at: string;
+              created_at: string;
+            };
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  delete_vaults_id_invitations_invitation_id: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        invitation_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Cancelled */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  get_vaults_id_key: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Key */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            key_version: number;
+            wrapped_key: string;
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  get_vaults_id_members: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Members */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            key_version: number;
+            members: {
+              user_id: string | null;
+              email: string | null;
+              /** @enum {string} */
+              role: "owner" | "manager" | "editor" | "viewer";
+              /** @enum {string} */
+              state: "pending" | "accepted" | "wrapped";
+              key_version: number | null;
+              invitation_id: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  delete_vaults_id_members_user_id: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        user_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Removed */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  patch_vaults_id_members_user_id: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        user_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @enum {string} */
+          role: "owner" | "manager" | "editor" | "viewer";
+        };
+      };
+    };
+    responses: {
+      /** @description Changed */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            member: {
+              user_id: string | null;
+              email: string | null;
+              /** @enum {string} */
+              role: "owner" | "manager" | "editor" | "viewer";
+              /** @enum {string} */
+              state: "pending" | "accepted" | "wrapped";
+              key_version: number | null;
+              invitation_id: string | null;
+            };
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  put_vaults_id_members_user_id_key: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        user_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          key_version: number;
+          wrapped_key: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Wrapped */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            member: {
+              user_id: string | null;
+              email: string | null;
+              /** @enum {string} */
+              role: "owner" | "manager" | "editor" | "viewer";
+              /** @enum {string} */
+              state: "pending" | "accepted" | "wrapped";
+              key_version: number | null;
+              invitation_id: string | null;
+            };
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  get_vaults_id_rotation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Rotation */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            rotation: {
+              key_version: number;
+              rotating_to: number | null;
+              remaining: {
+                id: string;
+                updated_at: string;
+              }[];
+              wrapped_members: string[];
+            };
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  post_vaults_id_rotation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          from_version: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Rotation */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            rotation: {
+              key_version: number;
+              rotating_to: number | null;
+              remaining: {
+                id: string;
+                updated_at: string;
+              }[];
+              wrapped_members: string[];
+            };
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  post_vaults_id_rotation_commit: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          version: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Committed */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            rotation: {
+              key_version: number;
+              rotating_to: number | null;
+              remaining: {
+                id: string;
+                updated_at: string;
+              }[];
+              wrapped_members: string[];
+            };
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  put_vaults_id_rotation_entries: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          version: number;
+          entries: {
+            id: string;
+            updated_at: string;
+            wrapped_item_key: string;
+            encrypted_data: string;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Staged */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            stale: string[];
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  put_vaults_id_rotation_keys: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          version: number;
+          wraps: {
+            user_id: string;
+            wrapped_key: string;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Rotation */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            rotation: {
+              key_version: number;
+              rotating_to: number | null;
+              remaining: {
+                id: string;
+                updated_at: string;
+              }[];
+              wrapped_members: string[];
+            };
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  get_vaults_id_sync: {
+    parameters: {
+      query?: {
+        since?: string;
+        resume?: string;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Changes and the next cursor */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            changes: (
+              | {
+                  id: string;
+                  name: string;
+                  website: string | null;
+                  url: string | null;
+                  username: string | null;
+                  tags: string[];
+                  encryption_version: number;
+                  wrapped_item_key: string | null;
+                  encrypted_data: string | null;
+                  has_totp: boolean;
+                  has_passkey: boolean;
+                  created_at: string;
+                  updated_at: string;
+                  /** @constant */
+                  _deleted: false;
+                }
+              | {
+                  id: string;
+                  /** @constant */
+                  _deleted: true;
+                  deleted_at: string;
+                }
+            )[];
+            serverTimestamp: string;
+            fullSyncRequired: boolean;
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  post_vaults_id_transfer: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          user_id: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Transferred */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            vault: {
+              id: string;
+              sealed_name: string;
+              key_version: number;
+              /** @enum {string} */
+              role: "owner" | "manager" | "editor" | "viewer";
+              /** @enum {string} */
+              member_state: "pending" | "accepted" | "wrapped";
+              members: number;
+              created_by: string;
+              created_at: string;
+              updated_at: string;
+            };
           };
         };
       };

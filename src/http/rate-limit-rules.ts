@@ -30,6 +30,8 @@ export const RATE_RULES = {
   dead_man_switch_check_in: { limit: 10, windowSeconds: 60 },
   dead_man_switch_recipients: { limit: 30, windowSeconds: 60, failClosed: true },
   emergency_add: { limit: 5, windowSeconds: 60 },
+  vault_create: { limit: 10, windowSeconds: 60 },
+  vault_invite: { limit: 20, windowSeconds: 60 },
   emergency_request: { limit: 5, windowSeconds: 60 },
   emergency_respond: { limit: 5, windowSeconds: 60 },
   emergency_accept: { limit: 5, windowSeconds: 60 },

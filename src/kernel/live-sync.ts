@@ -31,11 +31,12 @@ export type LiveSyncMessage =
 
 /**
  * What a delta pull does not carry and a device reads through its own routes: the shares the user
- * owns or received, and the emergency-access records on either side. A `topic` notice says only
+ * owns or received, the emergency-access records on either side, and the shared vaults (membership,
+ * keys, and any change to a vault's entries, which live on the vault's own clock). A `topic` notice says only
  * that one of these changed for this user (no share, no record, no count): the device refreshes
  * that section.
  */
-export const LIVE_SYNC_TOPICS = ["shares", "emergency"] as const;
+export const LIVE_SYNC_TOPICS = ["shares", "emergency", "vaults"] as const;
 export type LiveSyncTopic = (typeof LIVE_SYNC_TOPICS)[number];
 export const isLiveSyncTopic = (t: unknown): t is LiveSyncTopic =>
   (LIVE_SYNC_TOPICS as readonly unknown[]).includes(t);

@@ -41,3 +41,4 @@ export * from "./session-share-links";
 export * from "./entry-ids";
 export * from "./database-identity";
 export * from "./secure-links";
+export * from "./vaults";

@@ -37,6 +37,8 @@ export const passwords = sqliteTable(
      * sync cursor. Every write to a row must set it in the same batch that advances the clock.
      */
     changeSeq: integer("change_seq").notNull().default(0),
+    /** Set on a shared vault's entries, whose `user_id` is then the vault's id (docs/scale.md). */
+    vaultId: text("vault_id"),
   },
   (t) => [
     index("passwords_user_created").on(t.userId, t.createdAt, t.id).where(sql`deleted_at IS NULL`),

@@ -1,10 +1,13 @@
 /** The passwords domain's public surface: other domains and the entry import only this file. */
 export { registerPasswordRoutes } from "./routes";
+/** The personal entry store, for a move between the personal vault and a shared one. */
+export { PasswordService } from "./service";
 export { entryPatch, newEntryRow, type EntryFields } from "./rows";
 export { CURRENT_ENCRYPTION_VERSION, PLACEHOLDER_ENCRYPTION_VERSION } from "./service";
 /** The entry's wire fields, for the domains that accept entries too (sync, sharing). */
 export {
   blindIndex,
+  CreatePasswordBody,
   envelopeData,
   envelopeKey,
   MAX_ENCRYPTED_DATA,
@@ -54,3 +57,19 @@ export {
   type PullPage,
   type SyncRow,
 } from "./sync-repo";
+/** A shared vault's entries on its home shard, every ciphertext write fenced by the key version. */
+export {
+  currentKeyVersion,
+  findVaultEntry,
+  liveVaultCount,
+  vaultDelete,
+  vaultDeleteAll,
+  vaultInsert,
+  vaultUpdate,
+} from "./vault-store";
+export {
+  rotationCommit,
+  rotationRemaining,
+  rotationStage,
+  type StagedEntry,
+} from "./vault-rotation";

@@ -268,7 +268,7 @@ export async function versionAndHosts(
 }
 
 /** Rows as the one JSON parameter the guarded insert reads (D1 binds at most 100 per statement). */
-function payloadOf(rows: PasswordRow[]): string {
+export function payloadOf(rows: PasswordRow[]): string {
   return JSON.stringify(
     rows.map((r) => ({
       id: r.id,
@@ -299,7 +299,7 @@ type Value<N extends string> = string | number | Placeholder<N>;
  * entry limit and their ciphertext under the byte quota. Stamped with the user's commit clock, so it
  * follows the clock's advance in the same batch.
  */
-function guardedInsert(
+export function guardedInsert(
   userId: string | Placeholder<"user">,
   payload: Value<"payload">,
   count: Value<"count">,

@@ -55,6 +55,7 @@ export function newEntryRow(
     updatedAt,
     deletedAt: null,
     changeSeq: 0,
+    vaultId: null,
   };
 }
 

@@ -3,3 +3,6 @@ export { registerSyncRoutes } from "./routes";
 export { purgeExpiredTombstones } from "./purge";
 export { liveEntries } from "./service";
 export { SyncEntry } from "./schema";
+/** The delta pull over one owner's rows, which a shared vault's pull runs on the vault's home shard. */
+export { SyncService } from "./service";
+export { SyncPullQuery, SyncPullResponse } from "./schema";
