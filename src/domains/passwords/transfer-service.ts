@@ -148,6 +148,16 @@ export class ImportService {
     }
   }
 
+  /** The audit record of a plaintext export, which the client writes itself from opened entries. */
+  async recordPlainExport(userId: string, meta: RequestMeta) {
+    await auditInsert(this.db, {
+      userId,
+      action: "password.export_plain",
+      meta,
+      details: { format: "csv" },
+    });
+  }
+
   /** Every live V3 entry as a document that the import endpoint accepts back as it is. */
   async export(userId: string, meta: RequestMeta) {
     const [rows, hosts] = await Promise.all([
