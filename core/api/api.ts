@@ -153,6 +153,7 @@ export const ENDPOINTS = {
     path: "/api/passwords/export",
     reads: ["format", "version", "entries", "count"],
   },
+  exportPlain: { method: "POST", path: "/api/passwords/export/plain", reads: ["success"] },
 } as const;
 
 export type EndpointName = keyof typeof ENDPOINTS;
@@ -748,5 +749,10 @@ export class ApiClient {
 
   exportPasswords(): Promise<ExportDocument> {
     return this.call("exportPasswords");
+  }
+
+  /** The server's leave for a plaintext export (a recent sign-in on any device), recorded in the audit log. */
+  exportPlain(): Promise<{ success: true }> {
+    return this.call("exportPlain");
   }
 }

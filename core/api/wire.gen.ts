@@ -1008,6 +1008,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/passwords/export/plain": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Record a plaintext (CSV) export about to be written on the device; needs a sign-in of at most 300 s from any device */
+    post: operations["post_passwords_export_plain"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/passwords/import": {
     parameters: {
       query?: never;
@@ -5836,6 +5853,38 @@ export interface operations {
               has_passkey?: boolean;
               passkey_label?: string | null;
             }[];
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  post_passwords_export_plain: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The export may go ahead; it is in the audit log */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
           };
         };
       };

@@ -118,7 +118,9 @@ describe("import", () => {
     expect(second).toMatchObject({
       success: false,
       imported: 1,
-      errors: ["2 entries were skipped: already in the vault (same id)"],
+      errors: [
+        "Entries 1, 2 were not imported: their ids are already in use (an entry's envelope is bound to its id: seal them again under a new id)",
+      ],
     });
     expect((await row(mine))?.name).toBe("Mine");
     expect((await row(theirs.id))?.user_id).toBe(other.id);
@@ -252,7 +254,9 @@ describe("export", () => {
     expect(await back.json()).toMatchObject({
       success: false,
       imported: 0,
-      errors: ["2 entries were skipped: already in the vault (same id)"],
+      errors: [
+        "Entries 1, 2 were not imported: their ids are already in use (an entry's envelope is bound to its id: seal them again under a new id)",
+      ],
     });
     const other = await TestUser.create();
     const withoutIds = { ...doc, entries: doc.entries.map(({ id: _id, ...e }) => e) };

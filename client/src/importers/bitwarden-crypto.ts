@@ -17,7 +17,7 @@ export type ProtectedExport = {
   kdfParallelism?: number;
   encKeyValidation_DO_NOT_EDIT: string;
   data: string;
-  /** "cxf" on this vault's own protected CXF export, so a prompt can name what is asked for. */
+  /** "cxf" or "vault" on this vault's own protected exports, so a prompt can name what is asked for. */
   contents?: string;
 };
 
@@ -182,12 +182,14 @@ async function sealEncString(
 /**
  * A JSON text protected with a password in the same construction this reader opens (PBKDF2-SHA256,
  * 600,000 iterations, a random salt; HKDF-Expand; EncStrings): the vault's own password-protected
- * export (a CXF file), which this page's import opens with the password.
+ * exports (the vault file and the CXF file), which this page's import opens with the password.
+ * `contents` names what is inside, so the import's prompt can say which file it asks for.
  */
 export async function protectExport(
   text: string,
   password: string,
   iterations = 600_000,
+  contents: "cxf" | "vault" = "cxf",
 ): Promise<ProtectedExport> {
   const salt = toBase64(crypto.getRandomValues(new Uint8Array(16)));
   const base = await crypto.subtle.importKey("raw", enc.encode(password), "PBKDF2", false, [
@@ -210,7 +212,7 @@ export async function protectExport(
   return {
     encrypted: true,
     passwordProtected: true,
-    contents: "cxf",
+    contents,
     salt,
     kdfType: PBKDF2,
     kdfIterations: iterations,

@@ -283,7 +283,12 @@ export async function openIfProtected(bytes: Uint8Array, password?: string): Pro
     return bytes;
   }
   if (!isProtectedExport(doc)) return bytes;
-  const what = doc.contents === "cxf" ? "CXF export" : "Bitwarden export";
+  const what =
+    doc.contents === "cxf"
+      ? "CXF export"
+      : doc.contents === "vault"
+        ? "vault export"
+        : "Bitwarden export";
   if (!password) throw new PasswordNeededError(what);
   return new TextEncoder().encode(await openProtectedExport(doc, password, what));
 }

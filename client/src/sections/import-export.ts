@@ -5,8 +5,8 @@
  * A file is read and shown as a preview first, each row with its problem if it has one; nothing is
  * sent until the person confirms. Entries are encrypted here (V3: envelope and blind indexes) and
  * posted in batches of 50, each with its own Idempotency-Key so a retried batch is not stored twice;
- * a progress bar follows the batches. The export is the server's encrypted document, which this
- * page (or POST /api/passwords/import) takes back unchanged.
+ * a progress bar follows the batches. The vault's own export (export-vault.ts, vault-file.ts) is
+ * opened with its file password and every entry is sealed again here under a fresh id.
  */
 import {
   FORMAT_LABELS,
@@ -21,18 +21,21 @@ import {
   type ImportFormat,
   type Skipped,
 } from "../importers";
-import {
-  ApiError,
-  type ExportDocument,
-  type ImportEntry,
-  type ImportProvider,
-} from "../../../core/api";
+import { ApiError, type ImportEntry, type ImportProvider } from "../../../core/api";
 import { domainOf, type VaultKeys } from "../../../core/crypto";
 import type { AppContext } from "../shell/context";
-import { download, el, errorText } from "../../../core/ui";
+import { el, errorText } from "../../../core/ui";
 import { sealInput } from "../../../core/vault";
 import { fromCxf, isCxf, type StoredPasskey } from "../../../core/passkeys";
 import { cxfExportForm } from "./export-cxf";
+import { plainExportForm, vaultExportForm } from "./export-vault";
+import {
+  isServerExport,
+  isVaultFileBody,
+  itemsOfServerExport,
+  rowsOfItems,
+  sealItem,
+} from "./vault-file";
 import { previewTable, resultList, summaryText, type Row } from "./import-preview";
 
 export const BATCH = 50;
@@ -95,12 +98,6 @@ async function sealCredential(
   };
 }
 
-const isOwnExport = (v: unknown): v is ExportDocument =>
-  typeof v === "object" &&
-  v !== null &&
-  (v as { format?: unknown }).format === "credential-vault-export" &&
-  Array.isArray((v as { entries?: unknown }).entries);
-
 /** A JSON object of the shape `is` recognises, or null. */
 function readJsonDoc<T>(text: string, is: (v: unknown) => boolean): T | null {
   if (!/^\s*\{/.test(text)) return null;
@@ -111,7 +108,9 @@ function readJsonDoc<T>(text: string, is: (v: unknown) => boolean): T | null {
     return null;
   }
 }
-const readOwnExport = (text: string) => readJsonDoc<ExportDocument>(text, isOwnExport);
+/** This vault's own export, opened: version 2 (every entry whole) or the server's version 1. */
+const readOwnExport = (text: string) =>
+  readJsonDoc<unknown>(text, (v) => isVaultFileBody(v) || isServerExport(v));
 /** A FIDO Credential Exchange Format document (logins and passkeys). */
 const readCxf = (text: string) => readJsonDoc<object>(text, isCxf);
 
@@ -157,8 +156,6 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     "aria-label": "Import progress",
   });
   const result = el("div", { id: "import-result", "aria-live": "polite" });
-  const exportBtn = el("button", { type: "button", id: "export" }, "Export the vault");
-  const exportError = el("p", { className: "error", role: "alert" });
 
   const form = el(
     "form",
@@ -202,19 +199,16 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
       el(
         "p",
         { className: "hint" },
-        "Downloads every entry, still encrypted with your vault key, in a file this page can import again. It cannot be read without your master passphrase.",
+        "The encrypted exports open only with the file password you choose; this page imports them into any account.",
       ),
-      exportBtn,
-      exportError,
+      vaultExportForm(app, () => gone),
       cxfExportForm(app, () => gone),
+      plainExportForm(app, () => gone),
     ),
   );
 
   /** What the confirmed import sends: fresh credentials to encrypt, or an export's entries as they are. */
-  let pending:
-    | { provider: ImportProvider; rows: Row[]; skipped: Skipped[] }
-    | { provider: "generic"; sealed: ImportEntry[]; rows: Row[]; skipped: Skipped[] }
-    | null = null;
+  let pending: { provider: ImportProvider; rows: Row[]; skipped: Skipped[] } | null = null;
 
   function showPreview(rows: Row[], skipped: Skipped[], label: string) {
     const ok = rows.filter((r) => !r.problem).length;
@@ -276,30 +270,24 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
       if (gone) return;
       const own = bytes[0] === 0x50 ? null : readOwnExport(new TextDecoder().decode(bytes));
       if (own) {
-        const rows = own.entries.map(
-          (e): Row => ({
-            credential: {
-              name: e.name ?? "Imported entry",
-              website: e.website ?? null,
-              url: e.url ?? null,
-              username: "(encrypted)",
-              password: "",
-              notes: "",
-              totp: null,
-              tags: e.tags ?? [],
-              folder: null,
-              favorite: false,
-              kind: "login",
-              urls: [],
-              fields: [],
-              history: [],
-              changes: [],
-            },
-            problem: e.wrapped_item_key && e.encrypted_data ? null : "no encrypted data",
-          }),
-        );
-        pending = { provider: "generic", sealed: own.entries, rows, skipped: [] };
-        showPreview(rows, [], "This vault's export");
+        try {
+          const vault = await app.vault.list();
+          const { items, closed } = isVaultFileBody(own)
+            ? { items: own.items, closed: [] }
+            : isServerExport(own)
+              ? await itemsOfServerExport(app.keys, app.session.userId, own)
+              : { items: [], closed: [] };
+          const rows = [...rowsOfItems(items, vault), ...closed];
+          if (gone) return;
+          if (rows.length > MAX_ENTRIES) {
+            error.textContent = `The file holds ${rows.length} entries; at most ${MAX_ENTRIES} can be imported at once`;
+            return;
+          }
+          pending = { provider: "generic", rows, skipped: [] };
+          showPreview(rows, [], "This vault's export");
+        } catch (err) {
+          showReadError(err);
+        }
         return;
       }
       const cxf = bytes[0] === 0x50 ? null : readCxf(new TextDecoder().decode(bytes));
@@ -404,21 +392,18 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     void (async () => {
       // Sealed a batch at a time, each batch just before it is sent, with a yield between: sealing
       // thousands at once (an envelope and some hundred HMACs each) holds the page for seconds.
-      const ready =
-        "sealed" in job
-          ? job.sealed.filter((e) => e.wrapped_item_key && e.encrypted_data)
-          : job.rows.filter((r) => !r.problem);
+      const ready = job.rows.filter((r) => !r.problem);
       const total = ready.length;
       const sealBatch = async (from: number): Promise<ImportEntry[]> => {
         const part = ready.slice(from, from + BATCH);
         await new Promise((r) => setTimeout(r, 0));
-        return "sealed" in job
-          ? (part as ImportEntry[])
-          : Promise.all(
-              (part as Row[]).map((r) =>
-                sealCredential(app.keys, app.session.userId, r.credential, r.passkeys),
-              ),
-            );
+        return Promise.all(
+          part.map((r) =>
+            r.own
+              ? sealItem(app.keys, app.session.userId, r.own)
+              : sealCredential(app.keys, app.session.userId, r.credential, r.passkeys),
+          ),
+        );
       };
       let imported = 0;
       const errors: string[] = [];
@@ -455,29 +440,6 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
         start.disabled = false;
         readBtn.disabled = false;
       });
-  });
-
-  exportBtn.addEventListener("click", () => {
-    exportError.textContent = "";
-    exportBtn.disabled = true;
-    app.api
-      .exportPasswords()
-      .then((doc) => {
-        download(
-          `credential-vault-export-${new Date().toISOString().slice(0, 10)}.json`,
-          JSON.stringify(doc, null, 2),
-          "application/json",
-        );
-        app.toast(`Exported ${doc.count} ${doc.count === 1 ? "entry" : "entries"}`);
-      })
-      .catch(
-        (err: unknown) =>
-          (exportError.textContent =
-            err instanceof ApiError && err.status === 403
-              ? "Export is refused from an unregistered device: register this browser under Devices"
-              : `Cannot export: ${errorText(err)}`),
-      )
-      .finally(() => (exportBtn.disabled = false));
   });
 
   return () => {

@@ -6,12 +6,19 @@
 import type { ImportedCredential, Skipped } from "../importers";
 import type { StoredPasskey } from "../../../core/passkeys";
 import { el } from "../../../core/ui";
+import type { VaultFileItem } from "./vault-file-item";
 
-/** A row of the preview: the credential, or why it cannot be imported; `passkeys` to seal with it (CXF, Bitwarden). */
+/**
+ * A row of the preview: the credential, or why it cannot be imported; `passkeys` to seal with it
+ * (CXF, Bitwarden); `own`, an entry of this vault's own file, sealed whole; `duplicate`, what of
+ * this vault it repeats and what the import does about it.
+ */
 export type Row = {
   credential: ImportedCredential;
   problem: string | null;
   passkeys?: StoredPasskey[];
+  own?: VaultFileItem;
+  duplicate?: string;
 };
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -37,8 +44,12 @@ export function keptParts(c: ImportedCredential): string {
     .join("; ");
 }
 
-export function statusOf(r: Row): { status: "kept" | "changed" | "skipped"; text: string } {
+export function statusOf(r: Row): {
+  status: "kept" | "changed" | "duplicate" | "skipped";
+  text: string;
+} {
   if (r.problem) return { status: "skipped", text: `Skipped: ${r.problem}` };
+  if (r.duplicate) return { status: "duplicate", text: `Duplicate: ${r.duplicate}` };
   if (r.credential.changes.length)
     return { status: "changed", text: `Changed: ${r.credential.changes.join("; ")}` };
   return { status: "kept", text: "Kept as it is" };
@@ -47,17 +58,23 @@ export function statusOf(r: Row): { status: "kept" | "changed" | "skipped"; text
 export function counts(rows: Row[], skipped: Skipped[]) {
   const kept = rows.filter((r) => statusOf(r).status === "kept").length;
   const changed = rows.filter((r) => statusOf(r).status === "changed").length;
+  const duplicates = rows.filter((r) => statusOf(r).status === "duplicate").length;
   return {
     kept,
     changed,
-    skipped: rows.length - kept - changed + skipped.length,
-    ready: kept + changed,
+    duplicates,
+    skipped: rows.length - kept - changed - duplicates + skipped.length,
+    ready: kept + changed + duplicates,
   };
 }
 
+/** Duplicates are named only when there are some: most files have none. */
+const copies = (n: number) =>
+  n ? `, ${plural(n, "duplicate", "duplicates")} imported as ${n === 1 ? "a copy" : "copies"}` : "";
+
 export function summaryText(label: string, rows: Row[], skipped: Skipped[]): string {
   const n = counts(rows, skipped);
-  return `${label}: ${plural(n.ready, "entry", "entries")} ready (${n.kept} kept as they are, ${n.changed} changed), ${n.skipped} skipped.`;
+  return `${label}: ${plural(n.ready, "entry", "entries")} ready (${n.kept} kept as they are, ${n.changed} changed${copies(n.duplicates)}), ${n.skipped} skipped.`;
 }
 
 export function previewTable(table: HTMLTableElement, rows: Row[], skipped: Skipped[]) {
@@ -118,7 +135,7 @@ export function resultList(
     el(
       "p",
       { id: "import-done", "data-imported": String(imported) },
-      `Imported ${imported} of ${plural(sent, "entry", "entries")}. ${n.kept} kept as they were, ${n.changed} changed, ${n.skipped} not imported.`,
+      `Imported ${imported} of ${plural(sent, "entry", "entries")}. ${n.kept} kept as they were, ${n.changed} changed${copies(n.duplicates)}, ${n.skipped} not imported.`,
     ),
     ...(changed.length
       ? [

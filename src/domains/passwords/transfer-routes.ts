@@ -4,7 +4,14 @@ import { entryIdClaims } from "../../db/entry-ids";
 import { route } from "../../http/route";
 import { requestMeta, type AppEnv } from "../../http/types";
 import { AppError, ErrorCode } from "../../lib/errors";
-import { ExportResponse, IMPORT_BODY_LIMIT, ImportBody, ImportResponse } from "./transfer-schema";
+import {
+  ExportResponse,
+  IMPORT_BODY_LIMIT,
+  ImportBody,
+  ImportResponse,
+  PLAIN_EXPORT_MAX_AGE,
+  PlainExportResponse,
+} from "./transfer-schema";
 import { vaultLimits } from "./repo";
 import { ImportService } from "./transfer-service";
 
@@ -63,6 +70,33 @@ export function registerTransferRoutes(app: Hono<AppEnv>) {
         "Content-Disposition",
         `attachment; filename="vault-export-${doc.exported_at.slice(0, 10)}.json"`,
       );
+      return res;
+    },
+  });
+
+  route(app, {
+    method: "post",
+    path: "/api/passwords/export/plain",
+    summary:
+      "Record a plaintext (CSV) export about to be written on the device; needs a sign-in of at most 300 s from any device",
+    tags: ["passwords"],
+    rateLimit: ["passwords"],
+    // Whatever the device's trust: a file anyone can read is the one export a borrowed unlocked
+    // session must not make without the person proving they are there.
+    stepUp: { maxAge: PLAIN_EXPORT_MAX_AGE, denyUnknownDevice: true },
+    responses: {
+      200: {
+        description: "The export may go ahead; it is in the audit log",
+        schema: PlainExportResponse,
+      },
+    },
+    handler: async (c) => {
+      await new ImportService(dbOf(c), max(c), entryIdClaims(c.env), c.env).recordPlainExport(
+        c.get("user").id,
+        requestMeta(c.req),
+      );
+      const res = c.json({ success: true as const });
+      res.headers.set("Cache-Control", "no-store");
       return res;
     },
   });

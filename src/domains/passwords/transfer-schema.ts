@@ -62,3 +62,8 @@ export const ExportResponse = z.object({
   skipped_placeholders: z.number().int(),
   entries: z.array(ImportEntry),
 });
+
+/** The sign-in age a plaintext export needs, from trusted devices too (seconds). */
+export const PLAIN_EXPORT_MAX_AGE = 300;
+
+export const PlainExportResponse = z.object({ success: z.literal(true) });

@@ -33,8 +33,9 @@ export class ImportService {
    */
   async import(userId: string, entries: ImportEntry[], provider: string, meta: RequestMeta) {
     const now = new Date().toISOString();
-    // An entry whose id is taken (imported before, or another's) is skipped, never overwritten: its
-    // envelope is bound to that id, so storing it under a fresh one would make it unreadable.
+    // An entry whose id is taken (imported before, another's, or named twice in this request) is
+    // not stored, never overwritten: its envelope is bound to that id, so storing it under a fresh
+    // one would make it unreadable. Each is named by its position, so the client can seal it again.
     const rows = entries.map((e) => toRow(userId, e, now));
     const hosts = new Map<string, string[]>(
       entries.flatMap((e, i) =>
@@ -52,9 +53,15 @@ export class ImportService {
         rows.map((r) => r.id),
       ),
     ]);
-    const fresh = rows.filter(
-      (r) => minted.has(r.id) || (!here.has(r.id) && !claimed.taken.has(r.id)),
-    );
+    const named = new Set<string>();
+    const takenAt: number[] = [];
+    const fresh = rows.filter((r, i) => {
+      const ok =
+        minted.has(r.id) || (!here.has(r.id) && !claimed.taken.has(r.id) && !named.has(r.id));
+      named.add(r.id);
+      if (!ok) takenAt.push(i + 1);
+      return ok;
+    });
     const batches: PasswordRow[][] = [];
     for (let start = 0; start < fresh.length; start += IMPORT_BATCH_SIZE)
       batches.push(fresh.slice(start, start + IMPORT_BATCH_SIZE));
@@ -74,12 +81,7 @@ export class ImportService {
         unstored.map((r) => r.id),
       );
     }
-    const skipped = entries.length - fresh.length;
-    const errors: string[] = skipped
-      ? [
-          `${skipped} ${skipped === 1 ? "entry was" : "entries were"} skipped: already in the vault (same id)`,
-        ]
-      : [];
+    const errors: string[] = takenAt.length ? [takenIdsError(takenAt)] : [];
     let imported = 0;
     outcomes.forEach((ok, b) => {
       const first = b * IMPORT_BATCH_SIZE + 1;
@@ -148,6 +150,16 @@ export class ImportService {
     }
   }
 
+  /** The audit record of a plaintext export, which the client writes itself from opened entries. */
+  async recordPlainExport(userId: string, meta: RequestMeta) {
+    await auditInsert(this.db, {
+      userId,
+      action: "password.export_plain",
+      meta,
+      details: { format: "csv" },
+    });
+  }
+
   /** Every live V3 entry as a document that the import endpoint accepts back as it is. */
   async export(userId: string, meta: RequestMeta) {
     const [rows, hosts] = await Promise.all([
@@ -193,6 +205,19 @@ export class ImportService {
       entries,
     };
   }
+}
+
+/** Positions shown in the error before the rest are only counted (a 5,000-entry request stays readable). */
+const LISTED_POSITIONS = 20;
+
+function takenIdsError(positions: number[]): string {
+  const shown = positions.slice(0, LISTED_POSITIONS).join(", ");
+  const more = positions.length - LISTED_POSITIONS;
+  const which =
+    positions.length === 1
+      ? `Entry ${shown} was`
+      : `Entries ${shown}${more > 0 ? ` and ${more} more` : ""} were`;
+  return `${which} not imported: ${positions.length === 1 ? "its id is" : "their ids are"} already in use (an entry's envelope is bound to its id: seal ${positions.length === 1 ? "it" : "them"} again under a new id)`;
 }
 
 function toRow(userId: string, e: ImportEntry, now: string): PasswordRow {

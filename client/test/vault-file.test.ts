@@ -1,0 +1,168 @@
+import { describe, expect, it } from "vitest";
+import { deriveVaultKeys, type EntrySecrets } from "../../core/crypto/crypto";
+import { openEntry, placeOf, sealEntry } from "../../core/crypto/envelope";
+import type { LocalEntry } from "../../core/store";
+import {
+  openIfProtected,
+  parseImport,
+  PasswordNeededError,
+  WrongPasswordError,
+} from "../src/importers";
+import { plainCsv } from "../src/sections/export-vault";
+import { counts, summaryText } from "../src/sections/import-preview";
+import {
+  isVaultFileBody,
+  itemsOfServerExport,
+  rowsOfItems,
+  sealItem,
+  vaultFile,
+  type VaultFileItem,
+} from "../src/sections/vault-file";
+
+// The vault's own export file: only the format header in the clear; every entry comes back whole
+// in any account, under a fresh id; the preview's count is what the import does.
+const secrets = (over: Partial<EntrySecrets> = {}): EntrySecrets => ({
+  username: "canary-user@mail.example",
+  password: "canary-Pw-1",
+  notes: 'canary notes, with a comma and a "quote"\nand a second line',
+  category: "",
+  totp: "otpauth://totp/Canary?secret=JBSWY3DPEHPK3PXP",
+  folder: "Canary folder",
+  favorite: true,
+  urls: [{ url: "https://login.canary-extra.example", match: "host" }],
+  fields: [{ name: "Canary PIN", value: "8642", type: "hidden" }],
+  password_history: [{ password: "canary-old-pw", changed_at: "2026-01-01T00:00:00.000Z" }],
+  ...over,
+});
+
+const item = (over: Partial<VaultFileItem> = {}): VaultFileItem => ({
+  id: crypto.randomUUID(),
+  name: "Canary Bank",
+  website: "canary-bank.example",
+  url: "https://canary-bank.example/login",
+  tags: ["canary-tag"],
+  secrets: secrets(),
+  ...over,
+});
+
+const CANARIES = /canary|Canary|8642|JBSWY3DP/;
+
+describe("the vault export file (version 2)", () => {
+  it("holds nothing in the clear but the format header, and opens with its password only", async () => {
+    const items = [item(), item({ name: "Canary Mail", website: "mail.canary.example" })];
+    const file = await vaultFile(items, "the file password", 5000);
+    const text = JSON.stringify(file);
+    expect(text).not.toMatch(CANARIES);
+    expect(Object.keys(file).sort()).toEqual(
+      [
+        "format",
+        "version",
+        "encrypted",
+        "passwordProtected",
+        "contents",
+        "salt",
+        "kdfType",
+        "kdfIterations",
+        "encKeyValidation_DO_NOT_EDIT",
+        "data",
+      ].sort(),
+    );
+    expect(file).toMatchObject({
+      format: "credential-vault-export",
+      version: 2,
+      contents: "vault",
+    });
+    const bytes = new TextEncoder().encode(text);
+    await expect(openIfProtected(bytes)).rejects.toThrow(PasswordNeededError);
+    await expect(openIfProtected(bytes)).rejects.toThrow(
+      "This vault export is protected by a password",
+    );
+    await expect(openIfProtected(bytes, "not it")).rejects.toThrow(WrongPasswordError);
+    const body: unknown = JSON.parse(
+      new TextDecoder().decode(await openIfProtected(bytes, "the file password")),
+    );
+    expect(isVaultFileBody(body)).toBe(true);
+    expect((body as { items: VaultFileItem[] }).items).toEqual(items);
+  });
+
+  it("an item comes back whole in another account, under a fresh id bound to that account", async () => {
+    const other = await deriveVaultKeys("another account's passphrase", "user-b", 1000);
+    const it1 = item();
+    const sealed = await sealItem(other, "user-b", it1);
+    expect(sealed.id).not.toBe(it1.id);
+    expect(sealed).toMatchObject({ name: it1.name, tags: it1.tags, encryption_version: 3 });
+    const opened = await openEntry(other, placeOf("user-b", { ...sealed, id: sealed.id! }), {
+      wrapped_item_key: sealed.wrapped_item_key,
+      encrypted_data: sealed.encrypted_data,
+    });
+    expect(opened.secrets).toMatchObject(it1.secrets);
+  });
+
+  it("the preview marks duplicates (same id, or same name and website) and counts them in what is imported", () => {
+    const here = item();
+    const lookalike = item({ id: crypto.randomUUID() });
+    const fresh = item({ name: "Fresh", website: "fresh.example" });
+    const nameless = item({ name: " " });
+    const vault = [{ id: here.id, name: here.name, website: here.website }] as LocalEntry[];
+    const rows = rowsOfItems([here, lookalike, fresh, nameless], vault);
+    expect(rows.map((r) => r.duplicate ?? null)).toEqual([
+      "this very entry is already in this vault: imported as a copy",
+      "an entry with this name and website is already in this vault: imported as a copy",
+      null,
+      null,
+    ]);
+    expect(rows[3].problem).toBe("no name");
+    expect(counts(rows, [])).toMatchObject({ ready: 3, duplicates: 2, kept: 1, skipped: 1 });
+    expect(summaryText("This vault's export", rows, [])).toBe(
+      "This vault's export: 3 entries ready (1 kept as they are, 0 changed, 2 duplicates imported as copies), 1 skipped.",
+    );
+  });
+
+  it("a version 1 file (the server's document) opens in its own account; another account's entries say why they are not imported", async () => {
+    const mine = await deriveVaultKeys("my passphrase", "user-a", 1000);
+    const theirs = await deriveVaultKeys("their passphrase", "user-c", 1000);
+    const meta = { id: crypto.randomUUID(), name: "Old", website: "old.example", url: null };
+    const env = await sealEntry(mine, placeOf("user-a", meta), secrets());
+    const doc = {
+      format: "credential-vault-export" as const,
+      version: 1 as const,
+      exported_at: "",
+      provider: "generic" as const,
+      encryption_version: 3 as const,
+      count: 1,
+      skipped_placeholders: 0,
+      entries: [{ ...meta, ...env, tags: ["t"] }],
+    };
+    const here = await itemsOfServerExport(mine, "user-a", doc);
+    expect(here.closed).toEqual([]);
+    expect(here.items[0]).toMatchObject({ id: meta.id, name: "Old", tags: ["t"] });
+    expect(here.items[0].secrets.password).toBe("canary-Pw-1");
+    const there = await itemsOfServerExport(theirs, "user-c", doc);
+    expect(there.items).toEqual([]);
+    expect(there.closed[0].problem).toMatch(/sealed with another account's vault key/);
+  });
+});
+
+describe("the plain CSV export", () => {
+  it("quotes every value and reads back through the generic CSV import, field for field", () => {
+    const csv = plainCsv([item(), item({ name: 'Comma, "quoted"', tags: ["a", "b"] })]);
+    expect(csv.split("\r\n")[0]).toBe(
+      "name,url,username,password,notes,totp,tags,folder,favorite,kind,other_urls,fields",
+    );
+    const back = parseImport(csv, "generic");
+    expect(back.skipped).toEqual([]);
+    expect(back.credentials).toHaveLength(2);
+    expect(back.credentials[1]).toMatchObject({
+      name: 'Comma, "quoted"',
+      url: "https://canary-bank.example/login",
+      username: "canary-user@mail.example",
+      password: "canary-Pw-1",
+      notes: secrets().notes,
+      totp: secrets().totp,
+      tags: ["a", "b"],
+      folder: "Canary folder",
+    });
+    expect(csv).toContain('"https://login.canary-extra.example"');
+    expect(csv).toContain('"Canary PIN: 8642"');
+  });
+});
