@@ -17,17 +17,19 @@ export class TaskProgress extends DurableObject {
 
   async publish(e: TaskEvent): Promise<void> {
     if (e.event === "status") await this.ctx.storage.put("latest", e);
-    const dead: WritableStreamDefaultWriter<Uint8Array>[] = [];
+    // Writes are not awaited: a write resolves only once its reader takes the frame, so one reader
+    // that stopped reading would hold the run (and the owner's cancel) here for good. A reader that
+    // left a stream's buffer full is dropped instead; reconnecting replays the latest status.
     for (const w of this.streams) {
-      try {
-        await w.write(frame(e));
-      } catch {
-        dead.push(w);
+      if ((w.desiredSize ?? 0) <= 0) {
+        this.streams.delete(w);
+        w.abort().catch(() => undefined);
+        continue;
       }
+      w.write(frame(e)).catch(() => this.streams.delete(w));
     }
-    for (const w of dead) this.streams.delete(w);
     if (e.event === "status" && TERMINAL.has(String(e.data.status))) {
-      for (const w of this.streams) await w.close().catch(() => undefined);
+      for (const w of this.streams) w.close().catch(() => undefined);
       this.streams.clear();
     }
   }
@@ -37,7 +39,10 @@ export class TaskProgress extends DurableObject {
   }
 
   async fetch(): Promise<Response> {
-    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+    // Room for a run's worth of frames, so only a reader that stopped reading is dropped (publish).
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>(undefined, {
+      highWaterMark: 64,
+    });
     const writer = writable.getWriter();
     const latest = await this.latest();
     if (latest) writer.write(frame(latest)).catch(() => undefined);
