@@ -80,7 +80,10 @@ export async function signInWithEntries(
   passphrase: string,
   entries: SeedEntry[],
 ) {
-  const ids = await seedEntries(user, passphrase, entries);
+  // No entries, no seed: the sign-in finds the empty vault a new user has.
+  const ids = entries.length
+    ? await seedEntries(user, passphrase, entries)
+    : new Map<string, string>();
   await signInThroughPage(page, user.token, passphrase);
   for (const e of entries) await entryRow(page, e.name).first().waitFor();
   return ids;
