@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  addEntryWithUrl,
   automation,
   connectResetMailbox,
   revealedPassword,
@@ -8,8 +9,14 @@ import {
   siteLogin,
   trackedResets,
 } from "./support/automation";
-import { launch, newUser, screenshot, type Browser } from "./support/browser";
-import { signInWithEntries } from "./support/seed";
+import {
+  launch,
+  newUser,
+  screenshot,
+  signInThroughPage,
+  waitForPending,
+  type Browser,
+} from "./support/browser";
 import { base, openSection, personContext } from "./support/journey";
 
 // "Fix all" survives a closed tab: the queue (ids and outcomes, no password) is kept on the device;
@@ -44,21 +51,21 @@ describe("vault health: fix all after a closed tab", () => {
     await siteAccount(resettable, EXPOSED);
     const user = await newUser("fix-resume");
     const { context, page } = await personContext(browser);
-    await signInWithEntries(page, user, PASSPHRASE, [
-      {
-        name: "Reset site",
-        url: `${automation().resetSite}/login`,
-        username: resettable,
-        password: EXPOSED,
-      },
-      {
-        name: "Quiet site",
-        url: `${automation().resetSite}/forgot-password`,
-        username: resettable,
-        password: WEAK,
-      },
-    ]);
+    await signInThroughPage(page, user.token, PASSPHRASE);
     await connectResetMailbox(base(), user.token, resettable);
+    await addEntryWithUrl(page, {
+      name: "Reset site",
+      url: `${automation().resetSite}/login`,
+      username: resettable,
+      password: EXPOSED,
+    });
+    await addEntryWithUrl(page, {
+      name: "Quiet site",
+      url: `${automation().resetSite}/forgot-password`,
+      username: resettable,
+      password: WEAK,
+    });
+    await waitForPending(page, 0);
     const resetsBefore = await resetsAtSite();
 
     await openSection(page, "Vault health");

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signInWithEntries } from "./support/seed";
 import {
   entryNames,
+  fillEntry,
   launch,
   newUser,
   screenshot,
+  signInThroughPage,
   type Browser,
   type Page,
 } from "./support/browser";
@@ -35,28 +36,21 @@ beforeAll(async () => {
   browser = await launch();
   olivia = (await personContext(browser)).page;
   rick = (await personContext(browser)).page;
-  // Two people's browsers, set up side by side: neither waits on the other until the share.
-  await Promise.all([
-    signInWithEntries(olivia, o, PASS_O, [
-      {
-        name: "Team wiki",
-        website: "wiki.example",
-        username: "team@wiki.example",
-        password: "pw-wiki-live-7",
-      },
-    ]),
-    (async () => {
-      await signInWithEntries(rick, r, PASS_R, [
-        { name: "Rick own", username: "rick", password: "rick-own-live" },
-      ]);
-      // Rick's sharing key is made on his first visit to Sharing; then Olivia can share with him.
-      await openSection(rick, "Sharing");
-      await rick
-        .locator("#sharing-status")
-        .getByText(/^Sharing is set up/)
-        .waitFor();
-    })(),
-  ]);
+  await signInThroughPage(olivia, o.token, PASS_O);
+  await fillEntry(olivia, {
+    name: "Team wiki",
+    website: "wiki.example",
+    username: "team@wiki.example",
+    password: "pw-wiki-live-7",
+  });
+  await signInThroughPage(rick, r.token, PASS_R);
+  await fillEntry(rick, { name: "Rick own", username: "rick", password: "rick-own-live" });
+  // Rick's sharing key is made on his first visit to Sharing; then Olivia can share with him.
+  await openSection(rick, "Sharing");
+  await rick
+    .locator("#sharing-status")
+    .getByText(/^Sharing is set up/)
+    .waitFor();
   await openSection(olivia, "Sharing");
   await olivia.locator("#share-submit:not([disabled])").waitFor();
   await olivia.getByLabel("Entry", { exact: true }).selectOption({ label: "Team wiki" });

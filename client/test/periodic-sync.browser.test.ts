@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signInWithEntries } from "./support/seed";
 import { server } from "./support/server";
 import { deriveVaultKeys, type VaultKeys } from "../../core/crypto/crypto";
 import { apiAs, sealFor } from "./support/api";
 import {
   dashboardReady,
   entryNames,
+  fillEntry,
   launch,
   newUser,
+  signInThroughPage,
+  waitForPending,
   type Browser,
   type BrowserContext,
   type Page,
@@ -64,14 +66,14 @@ beforeAll(async () => {
   page.on("request", (r) => {
     if (isSyncGet(r)) syncGets++;
   });
-  await signInWithEntries(page, user, PASSPHRASE, [
-    {
-      name: "Shared",
-      website: "shared.example",
-      username: "sam",
-      password: "pw-shared",
-    },
-  ]);
+  await signInThroughPage(page, user.token, PASSPHRASE);
+  await fillEntry(page, {
+    name: "Shared",
+    website: "shared.example",
+    username: "sam",
+    password: "pw-shared",
+  });
+  await waitForPending(page, 0);
 });
 
 afterAll(async () => {
