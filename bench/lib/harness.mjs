@@ -39,13 +39,26 @@ export async function startWorker({ port, name, vars = {}, inspectorPort = 0 }) 
   const state = join(ROOT, "bench", "out", name);
   rmSync(state, { recursive: true, force: true });
   mkdirSync(state, { recursive: true });
-  const npx = (args) =>
-    execFileSync("npx", args, {
-      cwd: ROOT,
-      stdio: ["ignore", "ignore", "inherit"],
-      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
-    });
-  npx(["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
+  // Awaited, not run synchronously: the browser suite's global setup starts its Chromium beside
+  // this, and a launch whose event loop is held for the minute or more the migrations take on a
+  // loaded machine runs out its own timeout without ever spawning the browser.
+  await new Promise((resolve, reject) => {
+    const migrate = spawn(
+      "npx",
+      ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state],
+      {
+        cwd: ROOT,
+        stdio: ["ignore", "ignore", "inherit"],
+        env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+      },
+    );
+    migrate.on("error", reject);
+    migrate.on("exit", (code, signal) =>
+      code === 0
+        ? resolve(undefined)
+        : reject(new Error(`wrangler d1 migrations apply: exit ${code ?? signal}`)),
+    );
+  });
   const varArgs = Object.entries({ RATE_LIMIT_MULTIPLIER: "1000", ...vars }).flatMap(([k, v]) => [
     "--var",
     `${k}:${v}`,

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openEntryTool, signedInPerson, syncedEntry } from "./support/account";
+import { namedEntry, openEntryTool, serverEntry, signedInPerson } from "./support/account";
 import { launch, screenshot, type Browser } from "./support/browser";
 
 // Attachments of an entry: encrypted in the browser (content, name, type), uploaded with a
@@ -12,8 +12,8 @@ const CONTENT = Buffer.from(`Passport number X1234567 — ${"confidential ".repe
 
 beforeAll(async () => {
   browser = await launch();
-  person = await signedInPerson(browser, "attach");
-  entryId = (await syncedEntry(person.page, person.api, "Passport")).id;
+  person = await signedInPerson(browser, "attach", undefined, [namedEntry("Passport")]);
+  entryId = (await serverEntry(person.api, "Passport")).id;
 });
 
 afterAll(async () => {

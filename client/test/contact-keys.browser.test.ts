@@ -1,16 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signInWithEntries } from "./support/seed";
 import { fromBase64 } from "../../src/kernel/base64";
 import { placeOf } from "../../core/crypto/envelope";
 import { openSharedEntry, unwrapVaultKey } from "../../core/crypto/share-crypto";
 import { fingerprint, type PublicJwk } from "../../core/crypto/trust";
 import { apiAs } from "./support/api";
 import {
-  fillEntry,
   launch,
   newUser,
   screenshot,
   signInThroughPage,
-  waitForPending,
   type Browser,
   type Page,
 } from "./support/browser";
@@ -84,20 +83,20 @@ async function invite(email: string) {
 
 describe("a contact's key: compared once, known for every purpose", () => {
   it("the first share with Rick shows his fingerprint and asks to compare before anything is sent; 'they match' is recorded", async () => {
-    await signInThroughPage(olivia, o.token, PASS_O);
-    await fillEntry(olivia, {
-      name: "Team wiki",
-      website: "wiki.example",
-      username: "olivia",
-      password: SECRET,
-    });
-    await fillEntry(olivia, {
-      name: "Router",
-      website: "router.example",
-      username: "admin",
-      password: "pw-router-59",
-    });
-    await waitForPending(olivia, 0);
+    await signInWithEntries(olivia, o, PASS_O, [
+      {
+        name: "Team wiki",
+        website: "wiki.example",
+        username: "olivia",
+        password: SECRET,
+      },
+      {
+        name: "Router",
+        website: "router.example",
+        username: "admin",
+        password: "pw-router-59",
+      },
+    ]);
     await openSection(olivia, "Sharing");
     await olivia.locator("#share-submit:not([disabled])").waitFor();
     await share("Team wiki", r.email);

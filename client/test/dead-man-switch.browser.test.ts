@@ -1,15 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signInWithEntries } from "./support/seed";
 import { fromBase64 } from "../../src/kernel/base64";
 import { deriveExtractableVaultKey } from "../../core/crypto/crypto";
 import { apiAs } from "./support/api";
 import {
   dashboardReady,
-  fillEntry,
   launch,
   newUser,
   screenshot,
   signInThroughPage,
-  waitForPending,
   type Browser,
   type Page,
 } from "./support/browser";
@@ -75,14 +74,14 @@ describe("the dead man's switch in the browser", () => {
   });
 
   it("refuses bad settings with a clear message and creates nothing", async () => {
-    await signInThroughPage(olivia, o.token, PASS_O);
-    await fillEntry(olivia, {
-      name: "Pension",
-      website: "pension.example",
-      username: "olivia",
-      password: SECRET,
-    });
-    await waitForPending(olivia, 0);
+    await signInWithEntries(olivia, o, PASS_O, [
+      {
+        name: "Pension",
+        website: "pension.example",
+        username: "olivia",
+        password: SECRET,
+      },
+    ]);
     await openSection(olivia, "Dead man's switch");
     await expect
       .poll(() => olivia.locator("#dms-status").innerText())

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiAs } from "./support/api";
+import { signInWithEntries } from "./support/seed";
 import {
   automation,
   connectImapMailbox,
@@ -8,12 +9,10 @@ import {
 } from "./support/automation";
 import {
   entryNames,
-  fillEntry,
   launch,
   newUser,
   revealedField,
   screenshot,
-  signInThroughPage,
   waitForPending,
   type Browser,
   type BrowserContext,
@@ -63,7 +62,10 @@ beforeAll(async () => {
   browser = await launch();
   const user = await newUser("discovery");
   ({ context, page } = await personContext(browser));
-  await signInThroughPage(page, user.token, PASSPHRASE);
+  // GitHub is in the vault before the scan: the scan marks it so.
+  await signInWithEntries(page, user, PASSPHRASE, [
+    { name: "GitHub", website: "github.com", username: "octo", password: "pw-gh" },
+  ]);
   api = await apiAs(base(), user.token);
   mailbox = await discoveryMailbox(MAIL);
   await connectImapMailbox(api, "discovery", { ...mailbox, port: automation().discoveryImap.port });
@@ -75,13 +77,6 @@ afterAll(async () => {
 
 describe("account discovery", () => {
   it("scans with a progress indication and lists services grouped, marking what is in the vault", async () => {
-    await fillEntry(page, {
-      name: "GitHub",
-      website: "github.com",
-      username: "octo",
-      password: "pw-gh",
-    });
-    await waitForPending(page, 0);
     await openSection(page, "Account discovery");
     await page.locator(".scan-progress").evaluate((node) => {
       new MutationObserver(() => {

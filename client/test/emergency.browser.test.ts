@@ -1,15 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signInWithEntries } from "./support/seed";
 import { fromBase64 } from "../../src/kernel/base64";
 import { deriveExtractableVaultKey } from "../../core/crypto/crypto";
 import { apiAs } from "./support/api";
 import {
   dashboardReady,
-  fillEntry,
   launch,
   newUser,
   screenshot,
   signInThroughPage,
-  waitForPending,
   type Browser,
   type Page,
 } from "./support/browser";
@@ -93,15 +92,15 @@ describe("emergency access between two people", () => {
   });
 
   it("refuses bad input with a clear message and names nobody", async () => {
-    await signInThroughPage(olivia, o.token, PASS_O);
-    await fillEntry(olivia, {
-      name: "Bank",
-      website: "bank.example",
-      username: "olivia",
-      password: SECRET,
-      notes: "the joint account",
-    });
-    await waitForPending(olivia, 0);
+    await signInWithEntries(olivia, o, PASS_O, [
+      {
+        name: "Bank",
+        website: "bank.example",
+        username: "olivia",
+        password: SECRET,
+        notes: "the joint account",
+      },
+    ]);
     await openSection(olivia, "Emergency access");
     await invite(olivia, "", "24", PASS_O);
     await expect

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { base32Decode, referenceTotp } from "../../test/support/rfc6238";
-import { openEntryTool, qrPng, signedInPerson, syncedEntry } from "./support/account";
+import { namedEntry, openEntryTool, qrPng, serverEntry, signedInPerson } from "./support/account";
 import { launch, screenshot, type Browser } from "./support/browser";
 
 // Entry TOTP: a secret typed, pasted as an otpauth:// URI, or read from a QR image; live codes with
@@ -12,8 +12,8 @@ let entryId: string;
 
 beforeAll(async () => {
   browser = await launch();
-  person = await signedInPerson(browser, "totp");
-  entryId = (await syncedEntry(person.page, person.api, "GitHub")).id;
+  person = await signedInPerson(browser, "totp", undefined, [namedEntry("GitHub")]);
+  entryId = (await serverEntry(person.api, "GitHub")).id;
 });
 
 afterAll(async () => {

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  addEntryWithUrl,
   automation,
   connectResetMailbox,
   revealedPassword,
@@ -9,15 +8,8 @@ import {
   siteLogin,
   trackedResets,
 } from "./support/automation";
-import {
-  fillEntry,
-  launch,
-  newUser,
-  screenshot,
-  signInThroughPage,
-  waitForPending,
-  type Browser,
-} from "./support/browser";
+import { launch, newUser, screenshot, type Browser } from "./support/browser";
+import { signInWithEntries } from "./support/seed";
 import { base, openSection, personContext } from "./support/journey";
 
 // "Fix all that can be fixed" on the health page, in real Chromium against wrangler dev, the local
@@ -50,27 +42,27 @@ describe("vault health: fix all", () => {
     await siteAccount(resettable, EXPOSED);
     const user = await newUser("fix-all");
     const { context, page } = await personContext(browser);
-    await signInThroughPage(page, user.token, PASSPHRASE);
+    await signInWithEntries(page, user, PASSPHRASE, [
+      {
+        name: "Reset site",
+        url: `${automation().resetSite}/login`,
+        username: resettable,
+        password: EXPOSED,
+      },
+      {
+        name: "Quiet site",
+        url: `${automation().resetSite}/forgot-password`,
+        username: resettable,
+        password: WEAK,
+      },
+      {
+        name: "Manual shop",
+        website: "shop.example",
+        username: "ann",
+        password: EXPOSED,
+      },
+    ]);
     await connectResetMailbox(base(), user.token, resettable);
-    await addEntryWithUrl(page, {
-      name: "Reset site",
-      url: `${automation().resetSite}/login`,
-      username: resettable,
-      password: EXPOSED,
-    });
-    await addEntryWithUrl(page, {
-      name: "Quiet site",
-      url: `${automation().resetSite}/forgot-password`,
-      username: resettable,
-      password: WEAK,
-    });
-    await fillEntry(page, {
-      name: "Manual shop",
-      website: "shop.example",
-      username: "ann",
-      password: EXPOSED,
-    });
-    await waitForPending(page, 0);
 
     await openSection(page, "Vault health");
     const panel = page.locator(".health-fix-all");

@@ -12,12 +12,12 @@ import {
   newUser,
   openEntry,
   screenshot,
-  signInThroughPage,
   waitForPending,
   type Browser,
   type Page,
 } from "./support/browser";
 import { base, openSection, personContext } from "./support/journey";
+import { signInWithEntries } from "./support/seed";
 import { axeViolations, sidewaysScroll, THEMES, view } from "./support/pages";
 
 // Vault health as a person meets it: a vault with a weak password, a reused pair, an exposed one
@@ -61,44 +61,44 @@ beforeAll(async () => {
   api = await apiAs(base(), user.token);
   browser = await launch();
   ({ page } = await personContext(browser));
-  await signInThroughPage(page, user.token, PASSPHRASE);
-  await fillEntry(page, {
-    name: "Weak site",
-    website: "weak.example",
-    username: "ann",
-    password: P.weak,
-  });
-  await fillEntry(page, {
-    name: "Shop A",
-    website: "shop-a.example",
-    username: "ann",
-    password: P.reused,
-  });
-  await fillEntry(page, {
-    name: "Shop B",
-    website: "shop-b.example",
-    username: "ann",
-    password: P.reused,
-  });
-  await fillEntry(page, {
-    name: "Leaky forum",
-    website: "forum.example",
-    username: "ann",
-    password: P.exposed,
-  });
-  await fillEntry(page, {
-    name: "GitHub",
-    website: "github.com",
-    username: "ann",
-    password: P.github,
-  });
-  await fillEntry(page, {
-    name: "Fine bank",
-    website: "bank.example",
-    username: "ann",
-    password: P.fine,
-  });
-  await waitForPending(page, 0);
+  await signInWithEntries(page, user, PASSPHRASE, [
+    {
+      name: "Weak site",
+      website: "weak.example",
+      username: "ann",
+      password: P.weak,
+    },
+    {
+      name: "Shop A",
+      website: "shop-a.example",
+      username: "ann",
+      password: P.reused,
+    },
+    {
+      name: "Shop B",
+      website: "shop-b.example",
+      username: "ann",
+      password: P.reused,
+    },
+    {
+      name: "Leaky forum",
+      website: "forum.example",
+      username: "ann",
+      password: P.exposed,
+    },
+    {
+      name: "GitHub",
+      website: "github.com",
+      username: "ann",
+      password: P.github,
+    },
+    {
+      name: "Fine bank",
+      website: "bank.example",
+      username: "ann",
+      password: P.fine,
+    },
+  ]);
 });
 
 afterAll(async () => {

@@ -4,14 +4,7 @@ import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedInPerson } from "./support/account";
-import {
-  CHROMIUM,
-  dashboardReady,
-  entryNames,
-  fillEntry,
-  launch,
-  type Browser,
-} from "./support/browser";
+import { CHROMIUM, dashboardReady, entryNames, launch, type Browser } from "./support/browser";
 import { base } from "./support/journey";
 
 // Installable as an app: a web app manifest linked from every page, icons that load (PNG 192 and
@@ -30,13 +23,14 @@ type Manifest = {
 
 beforeAll(async () => {
   browser = await launch();
-  person = await signedInPerson(browser, "install");
-  await fillEntry(person.page, {
-    name: "Installed",
-    website: "installed.example",
-    username: "ivy",
-    password: "pw-installed",
-  });
+  person = await signedInPerson(browser, "install", undefined, [
+    {
+      name: "Installed",
+      website: "installed.example",
+      username: "ivy",
+      password: "pw-installed",
+    },
+  ]);
 });
 
 afterAll(async () => {

@@ -1,16 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedIntoPage } from "./support/seed";
 import { server } from "./support/server";
 import {
   dashboardReady,
   entryNames,
-  fillEntry,
   launch,
   localState,
   newUser,
   openEntry,
   revealedField,
   signInThroughPage,
-  waitForPending,
   type Browser,
   type BrowserContext,
   type Page,
@@ -55,20 +54,22 @@ beforeAll(async () => {
   await context.clock.install();
   page = await context.newPage();
   page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
+  // The sign-in finds an empty vault (the metadata the first case lists are of that sign-in).
   await signInThroughPage(page, user.token, PASSPHRASE);
-  await fillEntry(page, {
-    name: "Alpha",
-    website: "alpha.example",
-    username: "alice",
-    password: "pw-alpha",
-  });
-  await fillEntry(page, {
-    name: "Bravo",
-    website: "bravo.example",
-    username: "bob",
-    password: "pw-bravo",
-  });
-  await waitForPending(page, 0);
+  await seedIntoPage(page, user, PASSPHRASE, [
+    {
+      name: "Alpha",
+      website: "alpha.example",
+      username: "alice",
+      password: "pw-alpha",
+    },
+    {
+      name: "Bravo",
+      website: "bravo.example",
+      username: "bob",
+      password: "pw-bravo",
+    },
+  ]);
 });
 
 afterAll(async () => {

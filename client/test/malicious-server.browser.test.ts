@@ -4,7 +4,7 @@ import { fingerprint, type PublicJwk } from "../../core/crypto/trust";
 import { apiAs } from "./support/api";
 import {
   dashboardReady,
-  fillEntry,
+  entryRow,
   launch,
   newUser,
   openEntry,
@@ -17,6 +17,7 @@ import {
   type Page,
 } from "./support/browser";
 import { openSection } from "./support/journey";
+import { seedEntries } from "./support/seed";
 import {
   fullPull,
   isListing,
@@ -56,30 +57,27 @@ async function device(user: User, passphrase = PASSPHRASE): Promise<Page> {
   return page;
 }
 
-/** A user with Bank (the secret) and Forum, made through the page and synced. */
+/** A user with Bank (the secret) and Forum in the vault, set up through the API (seed.ts). */
+async function bankUser(prefix: string): Promise<{ user: User; entries: Map<string, Listed> }> {
+  const user = await newUser(prefix);
+  await seedEntries(user, PASSPHRASE, [
+    { name: "Bank", website: "bank.example", username: "alice", password: BANK_SECRET },
+    { name: "Forum", website: "forum.example", username: "alice", password: "forum-pw" },
+  ]);
+  return {
+    user,
+    entries: (await (await apiAs(base, user.token)).entries()) as Map<string, Listed>,
+  };
+}
+
+/** Such a user on a device of theirs, the two entries pulled and listed. */
 async function userWithBank(
   prefix: string,
 ): Promise<{ user: User; page: Page; entries: Map<string, Listed> }> {
-  const user = await newUser(prefix);
+  const { user, entries } = await bankUser(prefix);
   const page = await device(user);
-  await fillEntry(page, {
-    name: "Bank",
-    website: "bank.example",
-    username: "alice",
-    password: BANK_SECRET,
-  });
-  await fillEntry(page, {
-    name: "Forum",
-    website: "forum.example",
-    username: "alice",
-    password: "forum-pw",
-  });
-  await waitForPending(page, 0);
-  return {
-    user,
-    page,
-    entries: (await (await apiAs(base, user.token)).entries()) as Map<string, Listed>,
-  };
+  for (const name of entries.keys()) await entryRow(page, name).waitFor();
+  return { user, page, entries };
 }
 
 /** Nothing of the secret in the page: not in the DOM, not in a field's value. */
@@ -174,17 +172,14 @@ describe("a malicious server", () => {
   });
 
   it("moves a blob into another user's listing: that user's page cannot open it and says so", async () => {
-    const alice = await userWithBank("owner");
+    const alice = await bankUser("owner");
     const bank = alice.entries.get("Bank")!;
     const bob = await newUser("other");
+    await seedEntries(bob, PASSPHRASE, [
+      { name: "Mail", website: "mail.example", username: "bob", password: "bob-mail-pw" },
+    ]);
     const page = await device(bob);
-    await fillEntry(page, {
-      name: "Mail",
-      website: "mail.example",
-      username: "bob",
-      password: "bob-mail-pw",
-    });
-    await waitForPending(page, 0);
+    await entryRow(page, "Mail").waitFor();
     const mail = ((await (await apiAs(base, bob.token)).entries()) as Map<string, Listed>).get(
       "Mail",
     )!;
@@ -237,10 +232,8 @@ describe("a malicious server", () => {
   });
 
   it("downgrades the key-derivation settings: sign-in refuses them and derives nothing", async () => {
-    const { user, page: seeding } = await userWithBank("kdf");
-    // The device that made the entries would go on syncing through the same server, and the count
-    // of requests below is of the new sign-in's only.
-    await seeding.context().close();
+    // No device of this user's is open: the count of requests below is of the new sign-in's only.
+    const { user } = await bankUser("kdf");
     evil.rewrite({
       when: isListing,
       json: (body: { data: Listed[] }) => ({

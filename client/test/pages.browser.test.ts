@@ -1,13 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedInPerson } from "./support/account";
-import {
-  dashboardReady,
-  fillEntry,
-  launch,
-  screenshot,
-  type Browser,
-  type Page,
-} from "./support/browser";
+import { dashboardReady, launch, screenshot, type Browser, type Page } from "./support/browser";
 import { base, personContext } from "./support/journey";
 import { axeViolations, sidewaysScroll, THEMES, view, WIDTHS } from "./support/pages";
 
@@ -39,13 +32,14 @@ const LONG_NAME = "A rather long entry name that would widen a drop-down on a ph
 
 beforeAll(async () => {
   browser = await launch();
-  person = await signedInPerson(browser, "pages");
-  await fillEntry(person.page, {
-    name: LONG_NAME,
-    website: "a-very-long-subdomain-name.example.com",
-    username: "someone.with.a.long.address@example.com",
-    password: "pw-pages-1",
-  });
+  person = await signedInPerson(browser, "pages", undefined, [
+    {
+      name: LONG_NAME,
+      website: "a-very-long-subdomain-name.example.com",
+      username: "someone.with.a.long.address@example.com",
+      password: "pw-pages-1",
+    },
+  ]);
 });
 
 afterAll(async () => {

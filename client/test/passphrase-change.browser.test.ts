@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedEntries } from "./support/seed";
 import { server } from "./support/server";
 import {
   DecryptionError,
@@ -68,36 +69,30 @@ beforeAll(async () => {
   context = await browser.newContext({ baseURL: base });
   page = await context.newPage();
   page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
-  await signInThroughPage(page, user.token, OLD);
-  await fillEntry(page, {
-    name: "Alpha",
-    website: "alpha.example",
-    username: "alice",
-    password: "pw-alpha",
-  });
-  await fillEntry(page, {
-    name: "Bravo",
-    website: "bravo.example",
-    username: "bob",
-    password: "pw-bravo",
-  });
-  await fillEntry(page, {
-    name: "Charlie",
-    website: "charlie.example",
-    username: "carol",
-    password: "pw-charlie",
-  });
-  await waitForPending(page, 0);
+  await seedEntries(user, OLD, [
+    { name: "Alpha", website: "alpha.example", username: "alice", password: "pw-alpha" },
+    { name: "Bravo", website: "bravo.example", username: "bob", password: "pw-bravo" },
+    { name: "Charlie", website: "charlie.example", username: "carol", password: "pw-charlie" },
+  ]);
   before = await api.entries();
-  // A second device, signed in with the old passphrase before the change.
   other = await (await browser.newContext({ baseURL: base })).newPage();
-  await signInThroughPage(other, user.token, OLD);
-  await other.locator("#entries li").nth(2).waitFor();
-  // A third browser left at the master passphrase form before the change: that page read the
-  // vault's newest entries (key version 1) as the form appeared, and its click derives from them
-  // while it asks the vault again.
   waiting = await (await browser.newContext({ baseURL: base })).newPage();
-  await signInWithProvider(waiting, user.token);
+  // The three browsers come to the seeded vault side by side.
+  await Promise.all([
+    (async () => {
+      await signInThroughPage(page, user.token, OLD);
+      await page.locator("#entries li").nth(2).waitFor();
+    })(),
+    (async () => {
+      // A second device, signed in with the old passphrase before the change.
+      await signInThroughPage(other, user.token, OLD);
+      await other.locator("#entries li").nth(2).waitFor();
+    })(),
+    // A third browser left at the master passphrase form before the change: that page read the
+    // vault's newest entries (key version 1) as the form appeared, and its click derives from them
+    // while it asks the vault again.
+    signInWithProvider(waiting, user.token),
+  ]);
 });
 
 afterAll(async () => {

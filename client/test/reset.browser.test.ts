@@ -1,7 +1,6 @@
 import { CompactEncrypt, importJWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  addEntryWithUrl,
   automation,
   connectResetMailbox,
   revealedPassword,
@@ -22,6 +21,7 @@ import {
 } from "./support/browser";
 import { openEntryTool } from "./support/account";
 import { base, openSection, personContext } from "./support/journey";
+import { signInWithEntries, type SeedEntry } from "./support/seed";
 
 // The reset journey in real Chromium against wrangler dev (real queue, Chromium behind the BROWSER
 // binding), the local reset site and a real Dovecot: started from an entry, saved into it through
@@ -37,11 +37,14 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** A fresh user signed in (a fresh sign-in: resets need one, DECISIONS D17) with `mailbox` connected. */
-async function person(prefix: string, mailbox: string) {
+/**
+ * A fresh user signed in (a fresh sign-in: resets need one, DECISIONS D17) with `mailbox`
+ * connected, and the entry whose password is reset already in the vault (seed.ts).
+ */
+async function person(prefix: string, mailbox: string, entry: SeedEntry) {
   const user = await newUser(prefix);
   const { context, page } = await personContext(browser);
-  await signInThroughPage(page, user.token, PASSPHRASE);
+  await signInWithEntries(page, user, PASSPHRASE, [entry]);
   const api = await connectResetMailbox(base(), user.token, mailbox);
   return { user, context, page, api };
 }
@@ -62,14 +65,12 @@ describe("password reset in the browser", () => {
     const mailbox = automation().resetImap.users[0]!;
     const old = `Old-${crypto.randomUUID()}`;
     await siteAccount(mailbox, old);
-    const { user, context, page, api } = await person("reset", mailbox);
-    await addEntryWithUrl(page, {
+    const { user, context, page, api } = await person("reset", mailbox, {
       name: "Reset site",
       url: `${automation().resetSite}/login`,
       username: mailbox,
       password: old,
     });
-    await waitForPending(page, 0);
     const before = (await api.entries()).get("Reset site");
 
     const taskId = await startReset(page, "Reset site");
@@ -120,14 +121,12 @@ describe("password reset in the browser", () => {
     const mailbox = automation().resetImap.users[1]!;
     const old = `Old-${crypto.randomUUID()}`;
     await siteAccount(mailbox, old);
-    const { context, page, api } = await person("reset-closed", mailbox);
-    await addEntryWithUrl(page, {
+    const { context, page, api } = await person("reset-closed", mailbox, {
       name: "Closed tab site",
       url: `${automation().resetSite}/login`,
       username: mailbox,
       password: old,
     });
-    await waitForPending(page, 0);
     const taskId = await startReset(page, "Closed tab site");
     // Lock (the page reloads to the lock screen, dropping everything in memory) and leave.
     await page.getByRole("button", { name: "Lock", exact: true }).click();
@@ -161,8 +160,7 @@ describe("password reset in the browser", () => {
   it("a cancelled reset stops and says so; the entry keeps its password", async () => {
     // The site has no account for this address: no reset mail comes, the task waits for one.
     const mailbox = automation().resetImap.users[2]!;
-    const { context, page, api } = await person("reset-cancel", mailbox);
-    await addEntryWithUrl(page, {
+    const { context, page, api } = await person("reset-cancel", mailbox, {
       name: "Cancel site",
       url: `${automation().resetSite}/forgot-password`,
       username: mailbox,
@@ -190,8 +188,7 @@ describe("password reset in the browser", () => {
     const mailbox = automation().resetImap.users[3]!;
     const old = `Old-${crypto.randomUUID()}`;
     await siteAccount(mailbox, old);
-    const { context, page } = await person("reset-chat", mailbox);
-    await addEntryWithUrl(page, {
+    const { context, page } = await person("reset-chat", mailbox, {
       name: "Chat site",
       url: `${automation().resetSite}/login`,
       username: mailbox,
@@ -230,14 +227,12 @@ describe("password reset in the browser", () => {
 
   it("a reset that stopped while setting the password: the entry keeps its password, the one being set is kept in its notes", async () => {
     const mailbox = automation().resetImap.users[2]!;
-    const { context, page, api } = await person("reset-uncertain", mailbox);
-    await addEntryWithUrl(page, {
+    const { context, page, api } = await person("reset-uncertain", mailbox, {
       name: "Uncertain site",
       url: `${automation().resetSite}/login`,
       username: mailbox,
       password: "kept-password-2",
     });
-    await waitForPending(page, 0);
     const before = (await api.entries()).get("Uncertain site");
     // The server's side is played here: a run that died in the password's step, so the task ends
     // failed carrying the password it had sealed (to this device's key) before typing it.

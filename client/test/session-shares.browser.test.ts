@@ -3,13 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLoginSite } from "../../test/support/login-site";
 import { apiAs } from "./support/api";
 import { openEntryTool } from "./support/account";
-import { addEntryWithUrl } from "./support/automation";
+import { signInWithEntries } from "./support/seed";
 import {
   launch,
   newUser,
   screenshot,
-  signInThroughPage,
-  waitForPending,
   type Browser,
   type BrowserContext,
   type Page,
@@ -26,6 +24,11 @@ let page: Page;
 let api: Awaited<ReturnType<typeof apiAs>>;
 
 const card = (p: Page) => p.locator(".session-share").first();
+/** The person's account at the login site: in their vault from the start, registered by the test. */
+const account = {
+  username: `user-${randomBytes(4).toString("hex")}`,
+  password: `Pw!${randomBytes(16).toString("hex")}`,
+};
 
 beforeAll(async () => {
   site = await startLoginSite();
@@ -33,7 +36,14 @@ beforeAll(async () => {
   const user = await newUser("session-shares");
   ({ context, page } = await personContext(browser));
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base() });
-  await signInThroughPage(page, user.token, PASSPHRASE);
+  await signInWithEntries(page, user, PASSPHRASE, [
+    {
+      name: "Shared site",
+      url: `${site.url}/login`,
+      username: account.username,
+      password: account.password,
+    },
+  ]);
   api = await apiAs(base(), user.token);
 });
 
@@ -45,21 +55,10 @@ afterAll(async () => {
 
 describe("session shares", () => {
   it("shares a logged-in session from an entry: live status, viewer link, pause, resume, extend, revoke", async () => {
-    const account = {
-      username: `user-${randomBytes(4).toString("hex")}`,
-      password: `Pw!${randomBytes(16).toString("hex")}`,
-    };
     expect(
       (await fetch(`${site.url}/register`, { method: "POST", body: JSON.stringify(account) }))
         .status,
     ).toBe(204);
-    await addEntryWithUrl(page, {
-      name: "Shared site",
-      url: `${site.url}/login`,
-      username: account.username,
-      password: account.password,
-    });
-    await waitForPending(page, 0);
     // The entry's tools are tabs of its detail, each mounted when its tab is opened.
     const tool = await openEntryTool(page, "Shared site", "session-share");
 

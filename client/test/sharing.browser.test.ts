@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signInWithEntries } from "./support/seed";
 import { deriveVaultKeys } from "../../core/crypto/crypto";
 import { fingerprint } from "../../core/crypto/trust";
 import { apiAs, openFor } from "./support/api";
 import {
   dashboardReady,
-  fillEntry,
   launch,
   newUser,
   screenshot,
@@ -45,15 +45,19 @@ const receivedRow = (p: Page, name: string) => p.locator("#received-rows tr", { 
 
 describe("sharing an entry between two people", () => {
   it("sets up each person's sharing key on first visit: public key and wrapped private key only", async () => {
-    await signInThroughPage(olivia, o.token, PASS_O);
-    await fillEntry(olivia, {
-      name: "Team wiki",
-      website: "wiki.example",
-      username: "olivia",
-      password: SECRET,
-      notes: "shared notes",
-    });
-    await signInThroughPage(rick, r.token, PASS_R);
+    // The two browsers sign in side by side: neither waits on the other.
+    await Promise.all([
+      signInWithEntries(olivia, o, PASS_O, [
+        {
+          name: "Team wiki",
+          website: "wiki.example",
+          username: "olivia",
+          password: SECRET,
+          notes: "shared notes",
+        },
+      ]),
+      signInThroughPage(rick, r.token, PASS_R),
+    ]);
     await openSection(rick, "Sharing");
     await expect
       .poll(() => rick.locator("#sharing-status").innerText())

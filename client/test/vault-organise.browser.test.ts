@@ -4,7 +4,6 @@ import { apiAs, openFor } from "./support/api";
 import {
   entryNames,
   entryRow,
-  fillEntry,
   launch,
   newUser,
   openEntry,
@@ -14,6 +13,7 @@ import {
   type Browser,
   type Page,
 } from "./support/browser";
+import { signInWithEntries } from "./support/seed";
 import { base, openSection, personContext } from "./support/journey";
 
 // The vault's organisation as a person uses it: a star and a Favourites filter, folders made by
@@ -42,19 +42,16 @@ beforeAll(async () => {
     void (d.type() === "prompt" ? d.accept(names.shift() ?? "") : d.accept());
   });
   page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
-  await signInThroughPage(page, user.token, PASSPHRASE);
-  await fillEntry(page, {
-    name: "Chase",
-    website: "chase.com",
-    username: "carol@example.test",
-    password: "Chase-pw-1",
-  });
-  await fillEntry(page, { name: "Home wifi", notes: "SSID home, key under the router" });
-  await page.getByRole("button", { name: "New entry", exact: true }).click();
-  await page.getByLabel("Name", { exact: true }).fill("Jane persona");
-  await page.getByLabel("Username", { exact: true }).fill("jane@alias.test");
-  await page.getByLabel("Category", { exact: true }).fill("identity");
-  await fillEntry(page, { name: "Jane persona" });
+  await signInWithEntries(page, user, PASSPHRASE, [
+    {
+      name: "Chase",
+      website: "chase.com",
+      username: "carol@example.test",
+      password: "Chase-pw-1",
+    },
+    { name: "Home wifi", notes: "SSID home, key under the router" },
+    { name: "Jane persona", username: "jane@alias.test", category: "identity" },
+  ]);
 });
 
 afterAll(async () => {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signInWithEntries } from "./support/seed";
 import { apiAs } from "./support/api";
 import {
   entryNames,
   entryRow,
-  fillEntry,
   launch,
   newUser,
   openEntry,
@@ -38,27 +38,34 @@ beforeAll(async () => {
   await rickContext.grantPermissions(["clipboard-read", "clipboard-write"]);
   rick = await rickContext.newPage();
   rick.on("dialog", (d) => void d.accept());
-  await signInThroughPage(olivia, o.token, PASS_O);
-  await fillEntry(olivia, {
-    name: "Team board",
-    website: "board.example",
-    username: "team@board.example",
-    password: SECRET,
-  });
-  await signInThroughPage(rick, r.token, PASS_R);
-  await fillEntry(rick, {
-    name: "Rick mail",
-    website: "mail.example",
-    username: "rick",
-    password: "rick-own-1",
-  });
-  await fillEntry(rick, { name: "Zoo tickets", username: "rick", password: "rick-own-2" });
-  // Rick's sharing key is made on his first visit to Sharing; then Olivia can share with him.
-  await openSection(rick, "Sharing");
-  await rick
-    .locator("#sharing-status")
-    .getByText(/^Sharing is set up/)
-    .waitFor();
+  // Two people's browsers, set up side by side: neither waits on the other until the share.
+  await Promise.all([
+    signInWithEntries(olivia, o, PASS_O, [
+      {
+        name: "Team board",
+        website: "board.example",
+        username: "team@board.example",
+        password: SECRET,
+      },
+    ]),
+    (async () => {
+      await signInWithEntries(rick, r, PASS_R, [
+        {
+          name: "Rick mail",
+          website: "mail.example",
+          username: "rick",
+          password: "rick-own-1",
+        },
+        { name: "Zoo tickets", username: "rick", password: "rick-own-2" },
+      ]);
+      // Rick's sharing key is made on his first visit to Sharing; then Olivia can share with him.
+      await openSection(rick, "Sharing");
+      await rick
+        .locator("#sharing-status")
+        .getByText(/^Sharing is set up/)
+        .waitFor();
+    })(),
+  ]);
   await openSection(olivia, "Sharing");
   await olivia.locator("#share-submit:not([disabled])").waitFor();
   await olivia.getByLabel("Entry", { exact: true }).selectOption({ label: "Team board" });

@@ -2,28 +2,40 @@
 import { deflateSync } from "node:zlib";
 import { encode } from "uqr";
 import { apiAs } from "./api";
-import {
-  fillEntry,
-  newUser,
-  openEntry,
-  signInThroughPage,
-  waitForPending,
-  type Browser,
-  type Page,
-} from "./browser";
+import { fillEntry, newUser, openEntry, waitForPending, type Browser, type Page } from "./browser";
 import { base, personContext } from "./journey";
+import { signInWithEntries, type SeedEntry } from "./seed";
 
-/** A new user signed in through the page, with the API as another client of theirs sees it. */
+/**
+ * A new user signed in through the page, with the API as another client of theirs sees it. The
+ * `entries` are in the vault before the sign-in (seed.ts), listed once it is done.
+ */
 export async function signedInPerson(
   browser: Browser,
   prefix: string,
   passphrase = `${prefix} passphrase 16`,
+  entries: SeedEntry[] = [],
 ) {
   const user = await newUser(prefix);
   const { context, page } = await personContext(browser);
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
-  await signInThroughPage(page, user.token, passphrase);
+  await signInWithEntries(page, user, passphrase, entries);
   return { user, context, page, api: await apiAs(base(), user.token) };
+}
+
+/** The entry syncedEntry adds, by name: for a vault seeded with it instead. */
+export const namedEntry = (name: string): SeedEntry => ({
+  name,
+  website: `${name.toLowerCase().replace(/\W+/g, "")}.example`,
+  username: "alice",
+  password: `pw-${name}`,
+});
+
+/** The server row of an entry by name (one seeded, or one the page has pushed). */
+export async function serverEntry(api: Awaited<ReturnType<typeof apiAs>>, name: string) {
+  const row = (await api.entries()).get(name);
+  if (!row) throw new Error(`${name} is not on the server`);
+  return row as { id: string; name: string };
 }
 
 /** Adds an entry through the form, waits until it is on the server, and returns its server row. */
@@ -32,16 +44,9 @@ export async function syncedEntry(
   api: Awaited<ReturnType<typeof apiAs>>,
   name: string,
 ) {
-  await fillEntry(page, {
-    name,
-    website: `${name.toLowerCase().replace(/\W+/g, "")}.example`,
-    username: "alice",
-    password: `pw-${name}`,
-  });
+  await fillEntry(page, namedEntry(name));
   await waitForPending(page, 0);
-  const row = (await api.entries()).get(name);
-  if (!row) throw new Error(`${name} did not reach the server`);
-  return row as { id: string; name: string };
+  return serverEntry(api, name);
 }
 
 /**
