@@ -64,7 +64,9 @@ describe("entry ids across shards", () => {
     ]);
     expect(again).toMatchObject({
       imported: 1,
-      errors: ["3 entries were skipped: already in the vault (same id)"],
+      errors: [
+        "Entries 1, 2, 3 were not imported: their ids are already in use (an entry's envelope is bound to its id: seal them again under a new id)",
+      ],
     });
     for (const id of [minted, pushed, imported]) {
       expect(await holders("passwords", "id = ?", id)).toEqual(onlyOn(first));
