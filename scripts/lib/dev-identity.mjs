@@ -2,7 +2,7 @@
 // public JWKS goes into .dev.vars so `wrangler dev` trusts tokens that scripts/token.mjs signs.
 import { extensionOrigin } from "./extension-id.mjs";
 import { exportJWK, generateKeyPair, SignJWT, importJWK } from "jose";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createECDH, randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -80,9 +80,14 @@ export async function ensureDevVars() {
     vars.set("VAPID_PRIVATE_KEY", vapid.getPrivateKey().toString("base64url"));
   }
   if (!vars.has("VAPID_SUBJECT")) vars.set("VAPID_SUBJECT", "mailto:dev@localhost.test");
-  writeFileSync(VARS_FILE, [...vars].map(([k, v]) => `${k}=${v}`).join("\n") + "\n", {
-    mode: 0o600,
-  });
+  const text = [...vars].map(([k, v]) => `${k}=${v}`).join("\n") + "\n";
+  // Other processes read this file while tests start workers beside each other (wrangler and the
+  // Workers test pool load it at start): an unchanged file is not touched, and a changed one is
+  // replaced in one rename, never seen truncated or half-written.
+  if (existsSync(VARS_FILE) && readFileSync(VARS_FILE, "utf8") === text) return;
+  const tmp = `${VARS_FILE}.${process.pid}.tmp`;
+  writeFileSync(tmp, text, { mode: 0o600 });
+  renameSync(tmp, VARS_FILE);
 }
 
 export async function signDevToken({ sub, email, admin = false, authAge = 0, ttl = 3600, issuer }) {
