@@ -33,6 +33,11 @@ const INLINE_TOOL = "totp";
 
 export type DetailHost = {
   app: AppContext;
+  /**
+   * The section's own lookup (its root, not the document): an entry's secrets may open after the
+   * person left the section, and then land in the detached root instead of throwing.
+   */
+  $: (id: string) => HTMLElement;
   /** The entry's secrets (through the audited reveal endpoint when online). */
   secretsOf(e: LocalEntry): Promise<EntrySecrets>;
   edit(e: LocalEntry): void;
@@ -58,10 +63,12 @@ export class EntryDetail {
   private values = new WeakMap<HTMLElement, string>();
 
   constructor(private readonly host: DetailHost) {
-    $("hide-revealed").addEventListener("click", () => this.leave());
-    $("back-to-list").addEventListener("click", () => this.leave());
-    $("edit-entry").addEventListener("click", () => this.entry && host.edit(this.entry));
-    $("delete-entry").addEventListener("click", () => this.entry && host.remove(this.entry));
+    this.host.$("hide-revealed").addEventListener("click", () => this.leave());
+    this.host.$("back-to-list").addEventListener("click", () => this.leave());
+    this.host.$("edit-entry").addEventListener("click", () => this.entry && host.edit(this.entry));
+    this.host
+      .$("delete-entry")
+      .addEventListener("click", () => this.entry && host.remove(this.entry));
     this.box.addEventListener("keydown", (ev) => this.onKey(ev));
     document.addEventListener("visibilitychange", this.onHidden);
   }
@@ -75,20 +82,20 @@ export class EntryDetail {
     const mine = ++this.opened;
     this.entry = e;
     this.shared = !!shared;
-    $("detail-shared").textContent = shared ?? "";
-    $("detail-shared").hidden = !shared;
+    this.host.$("detail-shared").textContent = shared ?? "";
+    this.host.$("detail-shared").hidden = !shared;
     for (const id of ["edit-entry", "delete-entry", "favorite-entry", "detail-folder"])
-      $(id).hidden = !!shared;
+      this.host.$(id).hidden = !!shared;
     const site = e.website || e.url || "";
-    $("revealed-heading").textContent = e.name;
-    $("detail-site").textContent = site;
-    const av = $("detail-avatar");
+    this.host.$("revealed-heading").textContent = e.name;
+    this.host.$("detail-site").textContent = site;
+    const av = this.host.$("detail-avatar");
     av.textContent = avatarLetter(e.name, site);
     av.className = `avatar large c${avatarColour(e.name)}`;
-    $("edit-entry").setAttribute("aria-label", `Edit ${e.name}`);
-    $("delete-entry").setAttribute("aria-label", `Delete ${e.name}`);
-    $("detail-error").textContent = "";
-    $("revealed-fields").replaceChildren();
+    this.host.$("edit-entry").setAttribute("aria-label", `Edit ${e.name}`);
+    this.host.$("delete-entry").setAttribute("aria-label", `Delete ${e.name}`);
+    this.host.$("detail-error").textContent = "";
+    this.host.$("revealed-fields").replaceChildren();
     this.drawTabs();
     this.box.hidden = false;
     this.box.dataset.id = e.id;
@@ -101,12 +108,16 @@ export class EntryDetail {
         this.drawFields(e, s);
         if (!shared) void this.drawPasskeyHint(e, s, mine);
         if (!shared)
-          this.mountTool(entryTools.find((t) => t.id === INLINE_TOOL)!, $("panel-details"), s);
+          this.mountTool(
+            entryTools.find((t) => t.id === INLINE_TOOL)!,
+            this.host.$("panel-details"),
+            s,
+          );
         this.box.dataset.ready = "true";
       },
       (err: unknown) => {
         if (mine !== this.opened) return;
-        $("detail-error").textContent = `This entry cannot be opened: ${errorText(err)}`;
+        this.host.$("detail-error").textContent = `This entry cannot be opened: ${errorText(err)}`;
         this.host.app.toast(`Cannot reveal: ${errorText(err)}`);
       },
     );
@@ -122,11 +133,11 @@ export class EntryDetail {
     delete this.box.dataset.id;
     delete this.box.dataset.ready;
     this.box.hidden = true;
-    $("revealed-fields").replaceChildren();
+    this.host.$("revealed-fields").replaceChildren();
     this.tabs.replaceChildren();
     for (const p of Array.from(this.tools.querySelectorAll(".tab-panel:not(#panel-details)")))
       p.remove();
-    $("panel-details").querySelector(`[data-tool="${INLINE_TOOL}"]`)?.remove();
+    this.host.$("panel-details").querySelector(`[data-tool="${INLINE_TOOL}"]`)?.remove();
   }
 
   leave() {
@@ -225,13 +236,15 @@ export class EntryDetail {
         copy: () => void this.copyText(f.label, f.value),
       }),
     );
-    $("revealed-fields").replaceChildren(
-      ...kind,
-      ...rows,
-      ...extra,
-      ...passwordDates(s),
-      ...passkeyRows(s, this.shared ? undefined : (p) => this.removePasskey(e, p)),
-    );
+    this.host
+      .$("revealed-fields")
+      .replaceChildren(
+        ...kind,
+        ...rows,
+        ...extra,
+        ...passwordDates(s),
+        ...passkeyRows(s, this.shared ? undefined : (p) => this.removePasskey(e, p)),
+      );
     this.mask();
   }
 
@@ -277,7 +290,7 @@ export class EntryDetail {
       () => null,
     );
     if (!site || mine !== this.opened) return;
-    $("revealed-fields").append(...passkeyHintRows(site));
+    this.host.$("revealed-fields").append(...passkeyHintRows(site));
   }
 
   /** Re-seals the entry without one passkey (the others, and every other field, as they are). */

@@ -3,7 +3,7 @@
  * dismiss); Cancel and Escape ask before dropping changes that were typed. Saving locks the form
  * while the entry is encrypted and stored, so nothing typed meanwhile is lost.
  */
-import { $, el, input } from "../../pages/common";
+import { $, el, scope } from "../../pages/common";
 import type { AppContext } from "../../shell/context";
 import type { EntryKind } from "../../../../core/entry";
 import type { EntryInput } from "../../../../core/vault";
@@ -35,14 +35,19 @@ const FIELDS = [
 
 export class EntryForm {
   private readonly dialog = $("entry-dialog") as HTMLDialogElement;
-  private readonly form = $("entry-form") as HTMLFormElement;
+  /**
+   * Lookups in the dialog, not the document: the teardown of a vault left while it was opening
+   * (and late answers) reach a detached dialog, where a document-wide lookup finds nothing.
+   */
+  private readonly at = scope(this.dialog);
+  private readonly form = this.at.$("entry-form") as HTMLFormElement;
   private snapshot = "";
   /** The entry's favourite mark, kept through an edit (it is set from the detail, not here). */
   private favorite = false;
-  private readonly strength = mountStrength();
-  private readonly generator = mountGenerator(() => undefined);
+  private readonly strength = mountStrength(this.at);
+  private readonly generator = mountGenerator(() => undefined, this.at);
   /** Other addresses, custom fields, identity details (vault-form-extra.ts), placed before Folder. */
-  private readonly extra = new EntryFormExtra($("f-folder").previousElementSibling!);
+  private readonly extra = new EntryFormExtra(this.at.$("f-folder").previousElementSibling!);
 
   constructor(
     private readonly app: AppContext,
@@ -53,7 +58,7 @@ export class EntryForm {
       ev.preventDefault();
       void this.submit();
     });
-    $("cancel-edit").addEventListener("click", () => this.requestClose());
+    this.at.$("cancel-edit").addEventListener("click", () => this.requestClose());
     // Escape: handled here (not by the dialog's own cancel), so a dirty form always asks.
     // The keydown's default (the close request) is prevented, so one Escape asks once.
     this.dialog.addEventListener("keydown", (ev) => {
@@ -67,21 +72,21 @@ export class EntryForm {
       ev.preventDefault();
       this.requestClose();
     });
-    $("f-password-show").addEventListener("click", () => {
-      const pw = input("f-password");
+    this.at.$("f-password-show").addEventListener("click", () => {
+      const pw = this.at.input("f-password");
       const show = pw.type === "password";
       pw.type = show ? "text" : "password";
-      $("f-password-show").textContent = show ? "Hide" : "Show";
-      $("f-password-show").setAttribute("aria-pressed", String(show));
+      this.at.$("f-password-show").textContent = show ? "Hide" : "Show";
+      this.at.$("f-password-show").setAttribute("aria-pressed", String(show));
     });
-    $("f-kind").addEventListener("change", () => this.showKind());
-    $("f-password-show").setAttribute("aria-label", "Show the password");
-    $("f-password-show").setAttribute("aria-pressed", "false");
+    this.at.$("f-kind").addEventListener("change", () => this.showKind());
+    this.at.$("f-password-show").setAttribute("aria-label", "Show the password");
+    this.at.$("f-password-show").setAttribute("aria-pressed", "false");
     this.fill("", {});
   }
 
   private text(id: (typeof FIELDS)[number]) {
-    return ($(id) as HTMLInputElement | HTMLTextAreaElement).value;
+    return (this.at.$(id) as HTMLInputElement | HTMLTextAreaElement).value;
   }
 
   private state(): string {
@@ -95,32 +100,32 @@ export class EntryForm {
 
   /** Only the inputs of the chosen kind are shown (styles.css reads the form's data-kind). */
   private showKind() {
-    this.form.dataset.kind = ($("f-kind") as HTMLSelectElement).value;
+    this.form.dataset.kind = (this.at.$("f-kind") as HTMLSelectElement).value;
   }
 
   private fill(id: string, v: Partial<EntryInput>) {
-    input("entry-id").value = id;
-    input("f-name").value = v.name ?? "";
-    ($("f-kind") as HTMLSelectElement).value = v.kind ?? "login";
+    this.at.input("entry-id").value = id;
+    this.at.input("f-name").value = v.name ?? "";
+    (this.at.$("f-kind") as HTMLSelectElement).value = v.kind ?? "login";
     for (const [k, field] of Object.entries(CARD_INPUTS))
-      input(field).value = v.card?.[k as keyof typeof CARD_INPUTS] ?? "";
+      this.at.input(field).value = v.card?.[k as keyof typeof CARD_INPUTS] ?? "";
     this.extra.fill(v);
     this.showKind();
-    input("f-website").value = v.website ?? "";
-    input("f-url").value = v.url ?? "";
-    input("f-username").value = v.username ?? "";
-    input("f-password").value = v.password ?? "";
-    input("f-password").type = "password";
-    $("f-password-show").textContent = "Show";
-    $("f-password-show").setAttribute("aria-pressed", "false");
-    ($("f-notes") as HTMLTextAreaElement).value = v.notes ?? "";
-    input("f-category").value = v.category ?? "";
-    input("f-totp").value = v.totp ?? "";
-    input("f-folder").value = v.folder ?? "";
+    this.at.input("f-website").value = v.website ?? "";
+    this.at.input("f-url").value = v.url ?? "";
+    this.at.input("f-username").value = v.username ?? "";
+    this.at.input("f-password").value = v.password ?? "";
+    this.at.input("f-password").type = "password";
+    this.at.$("f-password-show").textContent = "Show";
+    this.at.$("f-password-show").setAttribute("aria-pressed", "false");
+    (this.at.$("f-notes") as HTMLTextAreaElement).value = v.notes ?? "";
+    this.at.input("f-category").value = v.category ?? "";
+    this.at.input("f-totp").value = v.totp ?? "";
+    this.at.input("f-folder").value = v.folder ?? "";
     this.favorite = v.favorite === true;
-    input("f-tags").value = (v.tags ?? []).join(", ");
-    $("form-heading").textContent = id ? `Edit ${v.name ?? ""}` : "New entry";
-    $("form-error").textContent = "";
+    this.at.input("f-tags").value = (v.tags ?? []).join(", ");
+    this.at.$("form-heading").textContent = id ? `Edit ${v.name ?? ""}` : "New entry";
+    this.at.$("form-error").textContent = "";
     this.strength.reset();
     this.generator.reset();
     this.snapshot = this.state();
@@ -129,11 +134,11 @@ export class EntryForm {
   /** Opens the dialog, empty (a new entry) or with an entry's values; `folders` are offered. */
   open(id = "", v: Partial<EntryInput> = {}, folders: string[] = []) {
     if (this.dialog.open && !this.confirmDiscard()) return;
-    $("folder-names").replaceChildren(...folders.map((f) => el("option", { value: f })));
+    this.at.$("folder-names").replaceChildren(...folders.map((f) => el("option", { value: f })));
     this.fill(id, v);
     if (v.password) this.strength.update();
     if (!this.dialog.open) this.dialog.showModal();
-    input("f-name").focus();
+    this.at.input("f-name").focus();
   }
 
   private confirmDiscard(): boolean {
@@ -160,7 +165,7 @@ export class EntryForm {
   }
 
   private async submit() {
-    $("form-error").textContent = "";
+    this.at.$("form-error").textContent = "";
     const v: EntryInput = {
       name: this.text("f-name"),
       website: this.text("f-website"),

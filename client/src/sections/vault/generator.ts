@@ -14,7 +14,7 @@ import {
 } from "../../../../src/kernel/password-generator";
 import type { PasswordRequirements as Requirements } from "../../../../src/kernel/password-rules";
 import { passwordRules } from "../../password-generator";
-import { $, el, input } from "../../pages/common";
+import { el, scope } from "../../pages/common";
 
 const MARKUP = `
 <details id="generator" class="generator">
@@ -42,14 +42,17 @@ const MARKUP = `
   <div class="row"><button type="button" id="generate" class="secondary">Generate a password</button></div>
 </details>`;
 
+/** The form's own lookups (its dialog, not the document). */
+type Lookup = ReturnType<typeof scope>;
+
 export type StrengthView = { update(): void; reset(): void };
 
 /** Mounts the generator into its box; `changed` is called after it fills the password. */
-export function mountGenerator(changed: () => void): { reset(): void } {
-  $("generator-box").innerHTML = MARKUP;
-  const pw = input("f-password");
-  const words = () => input("gen-wordsmode").checked;
-  const site = () => input("f-website").value || input("f-url").value;
+export function mountGenerator(changed: () => void, at: Lookup): { reset(): void } {
+  at.$("generator-box").innerHTML = MARKUP;
+  const pw = at.input("f-password");
+  const words = () => at.input("gen-wordsmode").checked;
+  const site = () => at.input("f-website").value || at.input("f-url").value;
 
   async function current(): Promise<{ service: string | null; rules: Requirements }> {
     return rulesFor(await passwordRules(), site());
@@ -64,7 +67,7 @@ export function mountGenerator(changed: () => void): { reset(): void } {
     if (rules.requireSymbols)
       parts.push(`symbols${rules.specificSymbols ? ` (only ${rules.specificSymbols})` : ""}`);
     if (rules.disallowedChars) parts.push(`never ${rules.disallowedChars}`);
-    $("gen-rules").textContent = service
+    at.$("gen-rules").textContent = service
       ? `${service} asks for ${parts.join(", ")}.`
       : `No known rules for this site: ${parts.join(", ")}.`;
   }
@@ -77,77 +80,77 @@ export function mountGenerator(changed: () => void): { reset(): void } {
       const { words: list } = await strengthTools();
       value = generatePassphrase(
         list,
-        Math.min(12, Math.max(3, Number(input("gen-words").value) || DEFAULT_WORDS)),
+        Math.min(12, Math.max(3, Number(at.input("gen-words").value) || DEFAULT_WORDS)),
         rules,
       );
     } else {
       const chosen = {
-        length: Number(input("gen-length").value) || DEFAULT_LENGTH,
-        lower: input("gen-lower").checked,
-        upper: input("gen-upper").checked,
-        digits: input("gen-digits").checked,
-        symbols: input("gen-symbols").checked,
+        length: Number(at.input("gen-length").value) || DEFAULT_LENGTH,
+        lower: at.input("gen-lower").checked,
+        upper: at.input("gen-upper").checked,
+        digits: at.input("gen-digits").checked,
+        symbols: at.input("gen-symbols").checked,
       };
       const { options, forced } = withinRules(chosen, rules);
-      input("gen-length").value = String(options.length);
+      at.input("gen-length").value = String(options.length);
       for (const [id, on] of [
         ["gen-lower", options.lower],
         ["gen-upper", options.upper],
         ["gen-digits", options.digits],
         ["gen-symbols", options.symbols],
       ] as const)
-        input(id).checked = on;
+        at.input(id).checked = on;
       value = generatePassword(options, rules);
       await describeRules();
       if (forced.length)
-        $("gen-rules").textContent += ` Changed to follow them: ${forced.join(", ")}.`;
+        at.$("gen-rules").textContent += ` Changed to follow them: ${forced.join(", ")}.`;
     }
     pw.value = value;
     // A generated password is shown, so the person sees what will be saved.
     pw.type = "text";
-    $("f-password-show").textContent = "Hide";
-    $("f-password-show").setAttribute("aria-pressed", "true");
+    at.$("f-password-show").textContent = "Hide";
+    at.$("f-password-show").setAttribute("aria-pressed", "true");
     pw.dispatchEvent(new Event("input", { bubbles: true }));
     changed();
   }
 
-  $("generator").addEventListener("toggle", () => void describeRules());
+  at.$("generator").addEventListener("toggle", () => void describeRules());
   for (const id of ["f-website", "f-url"])
-    input(id).addEventListener("change", () => void describeRules());
+    at.input(id).addEventListener("change", () => void describeRules());
   for (const r of document.querySelectorAll<HTMLInputElement>('input[name="gen-kind"]'))
     r.addEventListener("change", () => {
-      $("gen-char-options").hidden = words();
-      $("gen-word-options").hidden = !words();
+      at.$("gen-char-options").hidden = words();
+      at.$("gen-word-options").hidden = !words();
     });
-  $("generate").addEventListener(
+  at.$("generate").addEventListener(
     "click",
     () =>
       void generate().catch(
         (err: unknown) =>
-          ($("gen-rules").textContent =
+          (at.$("gen-rules").textContent =
             `Cannot generate: ${err instanceof Error ? err.message : String(err)}`),
       ),
   );
   return {
     reset() {
-      ($("generator") as HTMLDetailsElement).open = false;
-      $("gen-rules").textContent = "";
+      (at.$("generator") as HTMLDetailsElement).open = false;
+      at.$("gen-rules").textContent = "";
     },
   };
 }
 
 /** The strength meter under the password field: score, label and reason, updated as one types. */
-export function mountStrength(): StrengthView {
-  const pw = input("f-password");
-  const meter = $("strength-meter") as HTMLMeterElement;
-  const text = $("strength-text");
+export function mountStrength(at: Lookup): StrengthView {
+  const pw = at.input("f-password");
+  const meter = at.$("strength-meter") as HTMLMeterElement;
+  const text = at.$("strength-text");
   let asked = 0;
   const update = () => {
     const mine = ++asked;
     const value = pw.value;
     if (!value) {
       meter.value = 0;
-      $("strength").dataset.score = "";
+      at.$("strength").dataset.score = "";
       text.textContent = "";
       return;
     }
@@ -156,13 +159,13 @@ export function mountStrength(): StrengthView {
       .then(({ checker }) => {
         if (mine !== asked) return;
         const userInputs = [
-          input("f-name").value,
-          input("f-username").value,
-          input("f-website").value,
+          at.input("f-name").value,
+          at.input("f-username").value,
+          at.input("f-website").value,
         ].filter(Boolean);
         const s = checker.check(value, userInputs);
         meter.value = s.score;
-        $("strength").dataset.score = String(s.score);
+        at.$("strength").dataset.score = String(s.score);
         text.replaceChildren(
           el("strong", { textContent: s.label }),
           `: ${s.reason}${s.crackTime ? ` (guessed in ${s.crackTime} by an offline attack)` : ""}`,
@@ -175,7 +178,7 @@ export function mountStrength(): StrengthView {
     reset() {
       asked++;
       meter.value = 0;
-      $("strength").dataset.score = "";
+      at.$("strength").dataset.score = "";
       text.textContent = "";
     },
   };

@@ -73,6 +73,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
 
   const detail = new EntryDetail({
     app,
+    $,
     secretsOf: async (e) => {
       const share = shared.find(e.id);
       if (share) return shared.secrets(share);
@@ -169,7 +170,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     list.draw(rows, queued, arriving || growing);
     if (!arriving && !growing && !query && !tag && !organiser.active())
       void device.keepListing(own);
-    drawStatus({
+    drawStatus($, {
       query,
       tag,
       scope: organiser.describe(),
@@ -261,7 +262,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     empty: () => snapshot.length === 0,
     merge(changes) {
       takeArrivals(changes);
-      drawTags(snapshot, changes);
+      drawTags($, snapshot, changes);
     },
     // The list is drawn in a task of its own (the table made again from 10,000 entries and the
     // merge were one long task of both), but for the first page, drawn at once.
@@ -319,7 +320,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     takeArrivals(arrivals.all());
     if (gone) return;
     loaded = true;
-    drawTags(snapshot);
+    drawTags($, snapshot);
     await filter();
     if (snapshot.length) performance.mark("vault:first-rows-listed");
     readDone();
@@ -351,7 +352,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
       if ((migrated > 0 || sealed > 0) && navigator.onLine) void sync.syncNow();
       await noteFullyBound(app, all);
       if (gone) return;
-      drawUnreadable(unreadable, reasons);
+      drawUnreadable($, unreadable, reasons);
       // The store changed under the list just drawn: one more paint shows it. New search tokens
       // need no new read: the entries they were computed for were opened, and match in memory.
       if (migrated > 0 || sealed > 0) void app.refresh();

@@ -3,7 +3,10 @@
  * empty vault's invitation, why nothing matches, and the tag filter's choices.
  */
 import type { LocalEntry, PulledChange } from "../../../../core/store";
-import { $, el } from "../../pages/common";
+import { el } from "../../pages/common";
+
+/** The section's own lookup (its root, never the document): a late paint after the person left lands in the detached root. */
+type Lookup = (id: string) => HTMLElement;
 
 export interface ListStatus {
   query: string;
@@ -19,7 +22,7 @@ export interface ListStatus {
   total: number;
 }
 
-export function drawStatus(s: ListStatus) {
+export function drawStatus($: Lookup, s: ListStatus) {
   $("empty").hidden = s.total > 0;
   const noMatch = $("no-match");
   noMatch.hidden = !(
@@ -39,7 +42,7 @@ export function drawStatus(s: ListStatus) {
 }
 
 /** The tag filter's options: every tag in the vault, the current choice kept. */
-export function drawTags(entries: LocalEntry[], added?: readonly PulledChange[]) {
+export function drawTags($: Lookup, entries: LocalEntry[], added?: readonly PulledChange[]) {
   const select = $("tag-filter") as HTMLSelectElement;
   // A pull's arrival only adds entries: the choices are made again only when it brings a tag not
   // offered yet (gathering the tags of all 10,000 entries at every arrival was a pass over all).
@@ -61,7 +64,7 @@ export function drawTags(entries: LocalEntry[], added?: readonly PulledChange[])
 }
 
 /** The notice of entries that did not open: how many, and why when the client refused them. */
-export function drawUnreadable(unreadable: number, reasons: string[]) {
+export function drawUnreadable($: Lookup, unreadable: number, reasons: string[]) {
   const count = `${unreadable} ${unreadable === 1 ? "entry" : "entries"}`;
   $("foreign-key").hidden = unreadable === 0;
   // Refused envelopes say why; the rest are under another vault key, most likely after a
