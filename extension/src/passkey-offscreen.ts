@@ -21,9 +21,16 @@ type Wiring<S extends LookupVault> = {
 
 /** Passkey requests of pages, answered from the vault. */
 export function vaultPasskeys<S extends LookupVault>(w: Wiring<S>): PasskeyProvider {
+  /**
+   * The push and index refresh after the last new passkey, while under way. A sign-in that follows
+   * a registration at once (the site's next page) waits for it: until then neither the server's
+   * match nor the fill index knows the entry that holds the passkey just made.
+   */
+  let saving: Promise<void> | null = null;
   return new PasskeyProvider({
     vault: () => w.state()?.vault ?? null,
     entriesFor: async (pageUrl) => {
+      await saving;
       const s = w.state();
       if (!s) return [];
       const { list } = await openedCandidates(s, pageUrl, w.inForce());
@@ -33,7 +40,10 @@ export function vaultPasskeys<S extends LookupVault>(w: Wiring<S>): PasskeyProvi
     },
     saved: () => {
       const s = w.state();
-      if (s) void w.sync(s);
+      if (!s) return;
+      const done: Promise<void> = w.sync(s).catch(() => undefined);
+      saving = done;
+      void done.then(() => saving === done && (saving = null));
     },
     pull: async () => {
       const s = w.state();
