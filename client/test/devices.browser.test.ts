@@ -132,6 +132,10 @@ describe("devices", () => {
     // Export refuses an unknown device (D11): this browser, with its proof, exports; the same
     // account naming this browser's fingerprint without a proof is refused.
     await openSection(page, "Import & export");
+    await page.getByLabel("Vault file password", { exact: true }).fill("devices file password");
+    await page
+      .getByLabel("Vault file password again", { exact: true })
+      .fill("devices file password");
     const [file] = await Promise.all([
       page.waitForEvent("download"),
       page.getByRole("button", { name: "Export the vault" }).click(),
