@@ -10,13 +10,11 @@
  * at zero, and the site would see a counter go back), and the exporter should say so: such
  * passkeys are left out and counted. Cards and identities have no item type here yet: counted too.
  */
-import { ApiError } from "../../../core/api";
 import { protectExport } from "../importers/bitwarden-crypto";
 import { toCxfItem } from "../../../core/passkeys";
 import type { AppContext } from "../shell/context";
-import { download, el, errorText } from "../../../core/ui";
-
-export const MIN_EXPORT_PASSWORD = 10;
+import { plural } from "../../../core/ui";
+import { passwordExportForm } from "./export-form";
 
 export type CxfExport = {
   doc: object;
@@ -81,8 +79,6 @@ export async function vaultAsCxf(app: AppContext): Promise<CxfExport> {
   return { doc, ...out };
 }
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-
 /** What the person is told after the download: what is in the file and what was left out. */
 export function exportSummary(x: Omit<CxfExport, "doc">): string {
   const left = [
@@ -99,68 +95,28 @@ export function exportSummary(x: Omit<CxfExport, "doc">): string {
 
 /** The form: a password twice, then the download. */
 export function cxfExportForm(app: AppContext, isGone: () => boolean): HTMLElement {
-  const pass = el("input", { id: "cxf-password", type: "password", autocomplete: "new-password" });
-  const again = el("input", {
-    id: "cxf-password-again",
-    type: "password",
-    autocomplete: "new-password",
-  });
-  const btn = el(
-    "button",
-    { type: "submit", id: "export-cxf" },
-    "Export passkeys and logins (CXF)",
-  );
-  const status = el("p", { id: "cxf-status", "aria-live": "polite" });
-  const error = el("p", { id: "cxf-error", className: "error", role: "alert" });
-  const form = el(
-    "form",
-    { id: "cxf-form", "aria-labelledby": "cxf-heading" },
-    el("h3", { id: "cxf-heading" }, "Passkeys and logins (CXF)"),
-    el(
-      "p",
-      { className: "hint" },
-      "A file in the FIDO Credential Exchange Format with your logins, notes and passkeys, encrypted on this device with a password you choose here. Keep the password: without it the file cannot be opened, and this page asks for it when you import the file.",
-    ),
-    el("label", { htmlFor: "cxf-password" }, "File password"),
-    pass,
-    el("label", { htmlFor: "cxf-password-again" }, "File password again"),
-    again,
-    el("div", { className: "row" }, btn),
-    status,
-    error,
-  );
-  form.addEventListener("submit", (ev) => {
-    ev.preventDefault();
-    error.textContent = "";
-    status.textContent = "";
-    if (pass.value.length < MIN_EXPORT_PASSWORD)
-      return void (error.textContent = `Choose a file password of at least ${MIN_EXPORT_PASSWORD} characters`);
-    if (pass.value !== again.value) return void (error.textContent = "The two passwords differ");
-    btn.disabled = true;
-    status.textContent = "Preparing the file…";
-    void (async () => {
-      // The server's export rule (a registered device, a recent sign-in) holds for this file too.
-      await app.api.exportPasswords();
-      await app.sync.syncNow();
+  return passwordExportForm(app, isGone, {
+    ids: {
+      form: "cxf-form",
+      password: "cxf-password",
+      again: "cxf-password-again",
+      button: "export-cxf",
+      status: "cxf-status",
+      error: "cxf-error",
+      heading: "cxf-heading",
+    },
+    heading: "Passkeys and logins (CXF)",
+    hint: "A file in the FIDO Credential Exchange Format with your logins, notes and passkeys, encrypted on this device with a password you choose here. Keep the password: without it the file cannot be opened, and this page asks for it when you import the file.",
+    label: "File password",
+    button: "Export passkeys and logins (CXF)",
+    make: async (password) => {
       const { doc, ...counts } = await vaultAsCxf(app);
-      const file = await protectExport(JSON.stringify(doc), pass.value);
-      if (isGone()) return;
-      download(
-        `credential-vault-cxf-${new Date().toISOString().slice(0, 10)}.json`,
-        JSON.stringify(file, null, 2),
-        "application/json",
-      );
-      pass.value = again.value = "";
-      status.textContent = exportSummary(counts);
-    })()
-      .catch((err: unknown) => {
-        status.textContent = "";
-        error.textContent =
-          err instanceof ApiError && err.status === 403
-            ? "Export is refused from an unregistered device: register this browser under Devices"
-            : `Cannot export: ${errorText(err)}`;
-      })
-      .finally(() => (btn.disabled = false));
+      const file = await protectExport(JSON.stringify(doc), password);
+      return {
+        name: `credential-vault-cxf-${new Date().toISOString().slice(0, 10)}.json`,
+        text: JSON.stringify(file, null, 2),
+        summary: exportSummary(counts),
+      };
+    },
   });
-  return form;
 }

@@ -6,23 +6,13 @@
  *   must tick and a recent sign-in asked of every device (POST /api/passwords/export/plain, which
  *   also puts it in the activity log), since the file is made here from the opened entries.
  */
-import { ApiError } from "../../../core/api";
 import type { EntrySecrets } from "../../../core/crypto";
-import { download, el, errorText } from "../../../core/ui";
+import { download, el, plural } from "../../../core/ui";
 import type { AppContext } from "../shell/context";
-import { MIN_EXPORT_PASSWORD } from "./export-cxf";
+import { passwordExportForm, refusal } from "./export-form";
 import { vaultFile, vaultItems, type VaultFileItem } from "./vault-file";
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const today = () => new Date().toISOString().slice(0, 10);
-
-function refusal(err: unknown): string {
-  return err instanceof ApiError && err.status === 403
-    ? "Export is refused from an unregistered device: register this browser under Devices"
-    : err instanceof ApiError && err.body.code === "STEP_UP_REQUIRED"
-      ? "This export needs a recent sign-in: confirm it's you and try again"
-      : `Cannot export: ${errorText(err)}`;
-}
 
 const unreadText = (n: number) =>
   n
@@ -31,67 +21,31 @@ const unreadText = (n: number) =>
 
 /** "Export the vault": a file password twice, then the encrypted file. */
 export function vaultExportForm(app: AppContext, isGone: () => boolean): HTMLElement {
-  const pass = el("input", {
-    id: "vault-password",
-    type: "password",
-    autocomplete: "new-password",
-  });
-  const again = el("input", {
-    id: "vault-password-again",
-    type: "password",
-    autocomplete: "new-password",
-  });
-  const btn = el("button", { type: "submit", id: "export" }, "Export the vault");
-  const status = el("p", { id: "export-status", "aria-live": "polite" });
-  const error = el("p", { id: "export-error", className: "error", role: "alert" });
-  const form = el(
-    "form",
-    { id: "export-form", "aria-labelledby": "export-vault-heading" },
-    el("h3", { id: "export-vault-heading" }, "The whole vault"),
-    el(
-      "p",
-      { className: "hint" },
-      "Every entry (names, addresses, tags, folders, notes, passwords, TOTP, fields and passkeys) in one file encrypted on this device with a password you choose here. Only the file's format can be read without it. This page imports the file into this account or any other; keep the password.",
-    ),
-    el("label", { htmlFor: "vault-password" }, "Vault file password"),
-    pass,
-    el("label", { htmlFor: "vault-password-again" }, "Vault file password again"),
-    again,
-    el("div", { className: "row" }, btn),
-    status,
-    error,
-  );
-  form.addEventListener("submit", (ev) => {
-    ev.preventDefault();
-    error.textContent = status.textContent = "";
-    if (pass.value.length < MIN_EXPORT_PASSWORD)
-      return void (error.textContent = `Choose a file password of at least ${MIN_EXPORT_PASSWORD} characters`);
-    if (pass.value !== again.value) return void (error.textContent = "The two passwords differ");
-    btn.disabled = true;
-    status.textContent = "Preparing the file…";
-    void (async () => {
-      // The server's export rule (a registered device, a recent sign-in) holds for this file too, and it is audited.
-      await app.api.exportPasswords();
-      await app.sync.syncNow();
+  return passwordExportForm(app, isGone, {
+    ids: {
+      form: "export-form",
+      password: "vault-password",
+      again: "vault-password-again",
+      button: "export",
+      status: "export-status",
+      error: "export-error",
+      heading: "export-vault-heading",
+    },
+    heading: "The whole vault",
+    hint: "Every entry (names, addresses, tags, folders, notes, passwords, TOTP, fields and passkeys) in one file encrypted on this device with a password you choose here. Only the file's format can be read without it. This page imports the file into this account or any other; keep the password.",
+    label: "Vault file password",
+    button: "Export the vault",
+    make: async (password) => {
       const { items, unreadable } = await vaultItems(app);
-      const file = await vaultFile(items, pass.value);
-      if (isGone()) return;
-      download(
-        `credential-vault-export-${today()}.json`,
-        JSON.stringify(file, null, 2),
-        "application/json",
-      );
-      pass.value = again.value = "";
-      status.textContent = `Exported ${plural(items.length, "entry", "entries")}.${unreadText(unreadable)}`;
-      app.toast(`Exported ${plural(items.length, "entry", "entries")}`);
-    })()
-      .catch((err: unknown) => {
-        status.textContent = "";
-        error.textContent = refusal(err);
-      })
-      .finally(() => (btn.disabled = false));
+      const file = await vaultFile(items, password);
+      return {
+        name: `credential-vault-export-${today()}.json`,
+        text: JSON.stringify(file, null, 2),
+        summary: `Exported ${plural(items.length, "entry", "entries")}.${unreadText(unreadable)}`,
+        toast: `Exported ${plural(items.length, "entry", "entries")}`,
+      };
+    },
   });
-  return form;
 }
 
 /** RFC 4180 quoting: every value quoted, quotes doubled, line breaks kept inside the quotes. */

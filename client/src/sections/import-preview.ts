@@ -5,7 +5,7 @@
  */
 import type { ImportedCredential, Skipped } from "../importers";
 import type { StoredPasskey } from "../../../core/passkeys";
-import { el } from "../../../core/ui";
+import { el, plural } from "../../../core/ui";
 import type { VaultFileItem } from "./vault-file-item";
 
 /**
@@ -20,8 +20,6 @@ export type Row = {
   own?: VaultFileItem;
   duplicate?: string;
 };
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** What of an item is kept beyond name, username and password, in a few words. */
 export function keptParts(c: ImportedCredential): string {
