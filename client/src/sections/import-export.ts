@@ -15,18 +15,16 @@ import {
   openIfProtected,
   PasswordNeededError,
   readImportFile,
-  secretPayload,
   WrongPasswordError,
   type ImportedCredential,
   type ImportFormat,
   type Skipped,
 } from "../importers";
 import { ApiError, type ImportEntry, type ImportProvider } from "../../../core/api";
-import { domainOf, type VaultKeys } from "../../../core/crypto";
+import { domainOf } from "../../../core/crypto";
 import type { AppContext } from "../shell/context";
 import { el, errorText } from "../../../core/ui";
-import { sealInput } from "../../../core/vault";
-import { fromCxf, isCxf, type StoredPasskey } from "../../../core/passkeys";
+import { fromCxf } from "../../../core/passkeys";
 import { cxfExportForm } from "./export-cxf";
 import { plainExportForm, vaultExportForm } from "./export-vault";
 import {
@@ -36,6 +34,7 @@ import {
   rowsOfItems,
   sealItem,
 } from "./vault-file";
+import { problemOf, readCxf, readOwnExport, sealCredential } from "./import-seal";
 import { previewTable, resultList, summaryText, type Row } from "./import-preview";
 
 export const BATCH = 50;
@@ -48,71 +47,6 @@ const FORMATS: [ImportFormat | "auto", string][] = [
 ];
 /** Detected from the file whatever the choice: its own shape says what it is. */
 const CXF_LABEL = "Credential Exchange Format (CXF, logins and passkeys)";
-
-function problemOf(c: ImportedCredential, passkeys = 0): string | null {
-  if (passkeys && c.name.trim() && c.name.length <= 500) return null;
-  if (!c.name.trim()) return "no name";
-  if (c.name.length > 500) return "name longer than 500 characters";
-  if ((c.url ?? "").length > 2048) return "URL longer than 2048 characters";
-  return null;
-}
-
-/** Sealed under an id chosen here, which the import keeps: the envelope is bound to it. */
-async function sealCredential(
-  keys: VaultKeys,
-  userId: string,
-  c: ImportedCredential,
-  passkeys?: StoredPasskey[],
-): Promise<ImportEntry> {
-  const s = secretPayload(c);
-  const id = crypto.randomUUID();
-  const { data } = await sealInput(keys, userId, id, {
-    name: c.name,
-    website: c.website ?? "",
-    url: c.url ?? "",
-    tags: c.tags,
-    username: s.username,
-    password: s.password,
-    notes: s.notes,
-    category: c.folder ?? "",
-    totp: s.totp ?? "",
-    // The other manager's folder and favourite mark become this vault's (sealed like the rest).
-    folder: c.folder ?? "",
-    favorite: c.favorite === true,
-    ...(passkeys?.length ? { passkeys } : {}),
-    ...(s.kind ? { kind: s.kind } : {}),
-    ...(s.urls ? { urls: s.urls } : {}),
-    ...(s.fields ? { fields: s.fields } : {}),
-    ...(s.card ? { card: s.card } : {}),
-    ...(s.identity ? { identity: s.identity } : {}),
-    ...(s.password_history ? { password_history: s.password_history } : {}),
-  });
-  return {
-    ...data,
-    id,
-    website: data.website ?? null,
-    url: data.url ?? null,
-    tags: data.tags ?? [],
-    domain_hash: data.domain_hash ?? null,
-    encryption_version: 3,
-  };
-}
-
-/** A JSON object of the shape `is` recognises, or null. */
-function readJsonDoc<T>(text: string, is: (v: unknown) => boolean): T | null {
-  if (!/^\s*\{/.test(text)) return null;
-  try {
-    const doc: unknown = JSON.parse(text);
-    return is(doc) ? (doc as T) : null;
-  } catch {
-    return null;
-  }
-}
-/** This vault's own export, opened: version 2 (every entry whole) or the server's version 1. */
-const readOwnExport = (text: string) =>
-  readJsonDoc<unknown>(text, (v) => isVaultFileBody(v) || isServerExport(v));
-/** A FIDO Credential Exchange Format document (logins and passkeys). */
-const readCxf = (text: string) => readJsonDoc<object>(text, isCxf);
 
 export function mount(root: HTMLElement, app: AppContext): () => void {
   let gone = false;
