@@ -204,18 +204,11 @@ export class Resets {
       const when = new Date().toLocaleString();
       const maybe = `An automated reset on ${when} stopped while setting a new password. If the saved password no longer works, this one was being set: ${password}`;
       if (entry) {
-        const secrets = await this.vault.secrets(entry);
-        const changed = uncertain
-          ? { notes: secrets.notes ? `${secrets.notes}\n\n${maybe}` : maybe }
-          : { password };
-        await this.vault.update(entry.id, {
-          ...secrets,
-          ...changed,
-          name: entry.name,
-          website: entry.website ?? "",
-          url: entry.url ?? "",
-          tags: entry.tags,
-        });
+        await this.vault.change(entry.id, (secrets) =>
+          uncertain
+            ? { notes: secrets.notes ? `${secrets.notes}\n\n${maybe}` : maybe }
+            : { password },
+        );
         saved = { entryId: entry.id, entryName: entry.name, uncertain };
       } else {
         const name = t.service || "Reset password";
