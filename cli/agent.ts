@@ -14,6 +14,7 @@ import { CliError, EXIT } from "./errors";
 import { freshSignIn } from "./oidc";
 import { saveSignIn, socketPath } from "./state";
 import { readAll, unlockKeys, VaultView } from "./vault-view";
+import type { EntryFields } from "./write";
 
 export const DEFAULT_IDLE_LOCK_S = 15 * 60;
 
@@ -25,7 +26,10 @@ export type AgentRequest =
   | { op: "list" }
   | { op: "search"; query: string }
   | { op: "get"; entry: string; field: string }
-  | { op: "resolve"; refs: string[] };
+  | { op: "resolve"; refs: string[] }
+  | { op: "create"; name: string; fields: EntryFields }
+  | { op: "edit"; entry: string; fields: EntryFields }
+  | { op: "delete"; entry: string };
 
 export type AgentAnswer =
   | ({ ok: true } & Record<string, unknown>)
@@ -112,6 +116,12 @@ export async function runAgent(): Promise<void> {
         return { value: await view.field(req.entry, req.field) };
       case "resolve":
         return { values: Object.fromEntries(await view.resolve(req.refs)) };
+      case "create":
+        return { entry: await view.create(req.name, req.fields) };
+      case "edit":
+        return { entry: await view.edit(req.entry, req.fields) };
+      case "delete":
+        return { entry: await view.remove(req.entry) };
     }
     throw new CliError("Unknown request", EXIT.USAGE);
   }

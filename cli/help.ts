@@ -92,6 +92,54 @@ followed by a newline only when the output is a terminal.`,
       ...json,
     },
   },
+  create: {
+    usage:
+      "vault create <name> [--url <url>] [--username <name>] [--notes <text>] [--folder <folder>] [--generate [--length <n>] | --password-fd <n> | --password-prompt] [--json]",
+    summary: "Add a login to the vault",
+    details: `Sealed on this computer under the vault key, as the web app seals it, and sent as one
+change; every other device sees it at its next sync. The password is never an argument: --generate
+makes one with the vault's generator (20 characters unless --length), --password-fd <n> reads the
+first line of file descriptor <n>, --password-prompt asks at a prompt that does not echo. Without
+one the entry has no password. Prints the new entry's name and id.`,
+    options: {
+      url: { value: true },
+      username: { value: true, short: "u" },
+      notes: { value: true },
+      folder: { value: true },
+      generate: { value: false },
+      length: { value: true, short: "l" },
+      "password-fd": { value: true },
+      "password-prompt": { value: false },
+      ...json,
+    },
+  },
+  edit: {
+    usage:
+      "vault edit <entry> [--name <name>] [--url <url>] [--username <name>] [--notes <text>] [--folder <folder>] [--generate [--length <n>] | --password-fd <n> | --password-prompt] [--json]",
+    summary: "Change fields of an entry",
+    details: `<entry> is a name or an id. Only the fields named change; custom fields, TOTP, passkeys
+and the rest stay as they are. A new password moves the old one into the entry's password history,
+as in the web app. The password is given as for \`vault create\`, never as an argument.`,
+    options: {
+      name: { value: true },
+      url: { value: true },
+      username: { value: true, short: "u" },
+      notes: { value: true },
+      folder: { value: true },
+      generate: { value: false },
+      length: { value: true, short: "l" },
+      "password-fd": { value: true },
+      "password-prompt": { value: false },
+      ...json,
+    },
+  },
+  delete: {
+    usage: "vault delete <entry> [--json]",
+    summary: "Delete an entry",
+    details:
+      "<entry> is a name or an id. Deleted as the web app deletes it: the server keeps a tombstone, so every device removes the entry at its next sync.",
+    options: { ...json },
+  },
   run: {
     usage: "vault run [--no-masking] -- <command> [args...]",
     summary: "Run a program with secrets in its environment",

@@ -8,6 +8,7 @@ import * as commands from "./commands";
 import { CliError, EXIT, usage } from "./errors";
 import { COMMANDS, commandHelp, mainHelp, type OptionSpec } from "./help";
 import { inject, runWith } from "./run";
+import { fieldsOf } from "./write";
 
 type Parsed = { opts: Record<string, string | boolean>; args: string[]; rest: string[] };
 
@@ -122,6 +123,27 @@ async function dispatch(name: string, p: Parsed): Promise<number> {
       const value = commands.generate(opts);
       if (json) printJson({ value });
       else out(`${value}\n`);
+      return EXIT.OK;
+    }
+    case "create":
+    case "edit": {
+      exactArgs(args, 1, name);
+      const fields = await fieldsOf(opts);
+      const r = await ask(
+        name === "create"
+          ? { op: "create", name: args[0]!, fields }
+          : { op: "edit", entry: args[0]!, fields },
+      );
+      const entry = r.entry as Listed;
+      if (json) printJson(entry);
+      else out(`${name === "create" ? "Created" : "Saved"} ${entry.name}\t${entry.id}\n`);
+      return EXIT.OK;
+    }
+    case "delete": {
+      exactArgs(args, 1, name);
+      const entry = (await ask({ op: "delete", entry: args[0]! })).entry as Listed;
+      if (json) printJson(entry);
+      else out(`Deleted ${entry.name}\t${entry.id}\n`);
       return EXIT.OK;
     }
     case "run":

@@ -19,8 +19,9 @@ import {
   type EntrySecrets,
   type VaultKeys,
 } from "../core/crypto";
-import { CliError, EXIT } from "./errors";
+import { CliError, EXIT, usage } from "./errors";
 import { FIELDS, parseReference, VAULTS } from "./references";
+import { editedEntry, newEntry, pushOne, type EntryFields } from "./write";
 
 /** The server's largest page (src/domains/passwords/schema.ts). */
 const PAGE = 2000;
@@ -180,6 +181,39 @@ export class VaultView {
     const algorithm = normalizeAlgorithm(cfg.algorithm ?? "SHA-1") ?? "SHA-1";
     const key = await openTotpSecret(this.keys.vaultKey, cfg.secretEncrypted, algorithm);
     return (await totpAt(key, Date.now(), cfg.digits ?? 6, cfg.period ?? 30)).code;
+  }
+
+  /** A new login sealed here and sent as one change; the view then lists it. */
+  async create(name: string, f: EntryFields): Promise<Listed> {
+    const id = crypto.randomUUID();
+    const input = newEntry(name, f);
+    if (input.password) input.password_changed_at = new Date().toISOString();
+    await pushOne(this.api, this.keys, this.userId, { action: "create", id, input });
+    await this.reread();
+    return listed(this.find(id));
+  }
+
+  /** The fields named change; the rest of the entry is carried as it was. */
+  async edit(nameOrId: string, f: EntryFields): Promise<Listed> {
+    if (Object.keys(f).length === 0) throw usage("Name at least one field to change");
+    const e = this.find(nameOrId);
+    const input = editedEntry(e, await this.open(e), f, new Date().toISOString());
+    await pushOne(this.api, this.keys, this.userId, { action: "update", id: e.id, input });
+    await this.reread();
+    return listed(this.find(e.id));
+  }
+
+  /** Deleted as the web app deletes: the server keeps a tombstone every device's pull sees. */
+  async remove(nameOrId: string): Promise<Listed> {
+    const e = this.find(nameOrId);
+    await pushOne(this.api, this.keys, this.userId, { action: "delete", id: e.id });
+    await this.reread();
+    return listed(e);
+  }
+
+  /** After a write, the vault as the server now holds it (its answer names only the one entry). */
+  private async reread() {
+    this.rows = await readAll(this.api);
   }
 
   /** Every reference or none: the first that names nothing fails the lot, before anything uses them. */

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWorker } from "../../bench/lib/harness.mjs";
 import { DEV_CLIENT_ID, DEV_PASSWORD, startDevOidc } from "../../scripts/lib/dev-oidc.mjs";
 import { freePort } from "../support/dovecot-lib.mjs";
-import { deriveVaultKeys, PBKDF2_ITERATIONS } from "../../core/crypto";
+import { deriveVaultKeys, openEntry, PBKDF2_ITERATIONS, placeOf } from "../../core/crypto";
 import { sealInput } from "../../core/vault";
 import { codeOfField } from "../../src/kernel/totp";
 import { signInAtProvider, VAULT_BIN, vault, waitFor, type CliEnv } from "./support";
@@ -305,6 +305,91 @@ describe("vault, the command line", () => {
     ]);
     expect(bad.code).toBe(6);
     expect(existsSync(join(dir, "bad.env"))).toBe(false);
+  });
+
+  it("creates, edits and deletes entries sealed as the web app seals them; a password is never an argument", async () => {
+    const keys = await deriveVaultKeys(PASSPHRASE, user.sub, PBKDF2_ITERATIONS, 1);
+    const held = async (id: string) => {
+      const rows = (await call("GET", "/api/passwords?limit=100")).body.data as any[];
+      const row = rows.find((r) => r.id === id);
+      return row
+        ? { row, secrets: (await openEntry(keys, placeOf(user.sub, row), row)).secrets }
+        : null;
+    };
+    const STAGING = "st4ging-Secret-!x";
+    const since = new Date(Date.now() - 60_000).toISOString();
+
+    // A password as an argument is not an option; refused before anything is sent.
+    const argued = await vault(env, ["create", "Leaky", "--password", STAGING]);
+    expect([argued.code, argued.stderr]).toEqual([
+      2,
+      expect.stringContaining("Unknown option --password"),
+    ]);
+
+    const made = await vault(
+      env,
+      [
+        "create",
+        "Staging DB",
+        "--url",
+        "https://staging.example/login",
+        "-u",
+        "deploy",
+        "--password-fd",
+        "3",
+        "--json",
+      ],
+      { fd3: `${STAGING}\n` },
+    );
+    expect(made.code, made.stderr).toBe(0);
+    const { id } = JSON.parse(made.stdout) as { id: string };
+    expect(await vault(env, ["get", id])).toMatchObject({ code: 0, stdout: STAGING });
+    const created = await held(id);
+    expect(created?.row).toMatchObject({
+      name: "Staging DB",
+      website: "staging.example",
+      encryption_version: 3,
+    });
+    expect(JSON.stringify(created?.row)).not.toContain(STAGING);
+    expect(created?.secrets).toMatchObject({ username: "deploy", password: STAGING });
+    expect(created?.secrets.password_changed_at).toEqual(expect.any(String));
+
+    // An edit changes what it names and carries the rest: the custom field stays, the old password goes to the history.
+    const dbId = (
+      JSON.parse((await vault(env, ["list", "--json"])).stdout) as { id: string; name: string }[]
+    ).find((e) => e.name === "Database")!.id;
+    const edited = await vault(env, [
+      "edit",
+      "Database",
+      "--generate",
+      "--length",
+      "32",
+      "-u",
+      "admin",
+    ]);
+    expect([edited.code, edited.stdout]).toEqual([0, `Saved Database\t${dbId}\n`]);
+    const fresh = (await vault(env, ["get", "Database"])).stdout;
+    expect(fresh).toHaveLength(32);
+    expect(fresh).not.toBe(DB_PASSWORD);
+    const after = await held(dbId);
+    expect(after?.secrets).toMatchObject({ username: "admin", password: fresh });
+    expect(after?.secrets.fields).toEqual([
+      { name: "host", value: "db.internal:5432", type: "text" },
+    ]);
+    expect(after?.secrets.password_history?.[0]?.password).toBe(DB_PASSWORD);
+
+    // Nothing named, nothing found: refused, and the server holds what it held.
+    expect((await vault(env, ["edit", "Database"])).code).toBe(2);
+    expect((await vault(env, ["edit", "Nowhere", "--notes", "x"])).code).toBe(6);
+    expect((await vault(env, ["delete", "Nowhere"])).code).toBe(6);
+    expect((await held(dbId))?.row.updated_at).toBe(after?.row.updated_at);
+
+    const gone = await vault(env, ["delete", "Staging DB"]);
+    expect([gone.code, gone.stdout]).toEqual([0, `Deleted Staging DB\t${id}\n`]);
+    expect(await held(id)).toBeNull();
+    expect((await vault(env, ["get", id])).code).toBe(6);
+    const pulled = await call("GET", `/api/passwords/sync?since=${encodeURIComponent(since)}`);
+    expect(pulled.body.changes).toContainEqual(expect.objectContaining({ id, _deleted: true }));
   });
 
   it("locks on `vault lock`, and signs out on `vault logout`", async () => {
