@@ -29,7 +29,9 @@ export type AgentRequest =
   | { op: "resolve"; refs: string[] }
   | { op: "create"; name: string; fields: EntryFields }
   | { op: "edit"; entry: string; fields: EntryFields }
-  | { op: "delete"; entry: string };
+  | { op: "delete"; entry: string }
+  | { op: "sshKeys" }
+  | { op: "sshSign"; blob: string; data: string };
 
 export type AgentAnswer =
   | ({ ok: true } & Record<string, unknown>)
@@ -122,6 +124,10 @@ export async function runAgent(): Promise<void> {
         return { entry: await view.edit(req.entry, req.fields) };
       case "delete":
         return { entry: await view.remove(req.entry) };
+      case "sshKeys":
+        return { keys: await view.sshKeys() };
+      case "sshSign":
+        return { signature: await view.sshSign(req.blob, req.data) };
     }
     throw new CliError("Unknown request", EXIT.USAGE);
   }

@@ -100,7 +100,12 @@ followed by a newline only when the output is a terminal.`,
 change; every other device sees it at its next sync. The password is never an argument: --generate
 makes one with the vault's generator (20 characters unless --length), --password-fd <n> reads the
 first line of file descriptor <n>, --password-prompt asks at a prompt that does not echo. Without
-one the entry has no password. Prints the new entry's name and id.`,
+one the entry has no password. Prints the new entry's name and id.
+
+An SSH key entry instead: --ssh-generate makes a new Ed25519 key here (with --comment, e.g.
+you@laptop), --ssh-key-file <file> keeps an OpenSSH private key file (Ed25519, without a
+passphrase: the vault encrypts it). \`vault get <entry> -f public_key\` prints the public key;
+\`vault ssh-agent\` offers the key to ssh and git.`,
     options: {
       url: { value: true },
       username: { value: true, short: "u" },
@@ -110,6 +115,9 @@ one the entry has no password. Prints the new entry's name and id.`,
       length: { value: true, short: "l" },
       "password-fd": { value: true },
       "password-prompt": { value: false },
+      "ssh-generate": { value: false },
+      comment: { value: true },
+      "ssh-key-file": { value: true },
       ...json,
     },
   },
@@ -139,6 +147,18 @@ as in the web app. The password is given as for \`vault create\`, never as an ar
     details:
       "<entry> is a name or an id. Deleted as the web app deletes it: the server keeps a tombstone, so every device removes the entry at its next sync.",
     options: { ...json },
+  },
+  "ssh-agent": {
+    usage: "vault ssh-agent [--socket <path>] [--foreground]",
+    summary: "Offer the vault's SSH keys to ssh and git (an SSH agent)",
+    details: `Starts an agent in the background on a unix socket (in the vault agent's own folder
+unless --socket) and prints the line that points SSH_AUTH_SOCK at it: \`eval "$(vault ssh-agent)"\`,
+or SSH_AUTH_SOCK set in your shell's profile. With --foreground it runs in this terminal instead
+(for a service manager). \`ssh-add -L\` then lists the vault's SSH keys, and \`ssh\` and Git's SSH
+signing (gpg.format ssh) sign with them. No key is held by this process: each signature opens its
+entry in the unlocked vault and forgets it. While the vault is locked it offers no key. It runs
+until stopped (SIGTERM; Ctrl-C with --foreground).`,
+    options: { socket: { value: true }, foreground: { value: false } },
   },
   run: {
     usage: "vault run [--no-masking] -- <command> [args...]",

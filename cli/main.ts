@@ -9,6 +9,7 @@ import { CliError, EXIT, usage } from "./errors";
 import { COMMANDS, commandHelp, mainHelp, type OptionSpec } from "./help";
 import { inject, runWith } from "./run";
 import { fieldsOf } from "./write";
+import { defaultSshSocket, runSshAgent, startSshAgent } from "./ssh-agent";
 
 type Parsed = { opts: Record<string, string | boolean>; args: string[]; rest: string[] };
 
@@ -144,6 +145,14 @@ async function dispatch(name: string, p: Parsed): Promise<number> {
       const entry = (await ask({ op: "delete", entry: args[0]! })).entry as Listed;
       if (json) printJson(entry);
       else out(`Deleted ${entry.name}\t${entry.id}\n`);
+      return EXIT.OK;
+    }
+    case "ssh-agent": {
+      exactArgs(args, 0, name);
+      const path = typeof opts.socket === "string" ? opts.socket : defaultSshSocket();
+      if (!opts.foreground) await startSshAgent(path);
+      out(`SSH_AUTH_SOCK=${path}; export SSH_AUTH_SOCK;\n`);
+      if (opts.foreground) await runSshAgent(path, (line) => process.stderr.write(`${line}\n`));
       return EXIT.OK;
     }
     case "run":

@@ -9,7 +9,18 @@ import { CliError, EXIT } from "./errors";
 export const SCHEME = "vault://";
 export const VAULTS = ["personal"] as const;
 /** Fields every entry has; any other name is looked up among the entry's custom fields. */
-export const FIELDS = ["password", "username", "notes", "totp", "url", "website", "name"] as const;
+export const FIELDS = [
+  "password",
+  "username",
+  "notes",
+  "totp",
+  "url",
+  "website",
+  "name",
+  "public_key",
+  "fingerprint",
+  "private_key",
+] as const;
 
 export type Reference = { vault: string; entry: string; field: string };
 

@@ -19,6 +19,7 @@ import {
   type EntrySecrets,
   type VaultKeys,
 } from "../core/crypto";
+import { ed25519Blob, ed25519Signer, readSshKeyFile, sshString } from "../core/entry";
 import { CliError, EXIT, usage } from "./errors";
 import { FIELDS, parseReference, VAULTS } from "./references";
 import { editedEntry, newEntry, pushOne, type EntryFields } from "./write";
@@ -116,7 +117,11 @@ export class VaultView {
 
   replace(rows: Row[]) {
     this.rows = rows;
+    this.ssh = null;
   }
+
+  /** The SSH keys' public halves by entry, found by opening every entry once per reading of the vault. */
+  private ssh: { id: string; blob: string; comment: string }[] | null = null;
 
   get size() {
     return this.rows.length;
@@ -213,7 +218,41 @@ export class VaultView {
 
   /** After a write, the vault as the server now holds it (its answer names only the one entry). */
   private async reread() {
-    this.rows = await readAll(this.api);
+    this.replace(await readAll(this.api));
+  }
+
+  /** What an SSH agent lists: each SSH key entry's public key blob (base64) and comment. */
+  async sshKeys(): Promise<{ blob: string; comment: string }[]> {
+    if (!this.ssh) {
+      const found: { id: string; blob: string; comment: string }[] = [];
+      for (const e of this.rows) {
+        if (!envelopeOf(e)) continue;
+        const s = await this.open(e).catch(() => null);
+        if (s?.kind !== "ssh_key" || !s.ssh) continue;
+        const [, blob, ...comment] = s.ssh.public_key.trim().split(/\s+/);
+        if (blob) found.push({ id: e.id, blob, comment: comment.join(" ") || e.name });
+      }
+      this.ssh = found;
+    }
+    return this.ssh.map(({ blob, comment }) => ({ blob, comment }));
+  }
+
+  /**
+   * An SSH signature (RFC 8709 section 6: the "ssh-ed25519" string and the 64-byte signature) by
+   * the key whose public blob is `blob`, over `data` (both base64). The private key is opened from
+   * its entry for this signature and not kept.
+   */
+  async sshSign(blob: string, data: string): Promise<string> {
+    await this.sshKeys();
+    const known = this.ssh!.find((k) => k.blob === blob);
+    if (!known) throw new CliError("No SSH key of the vault has that public key", EXIT.NOT_FOUND);
+    const s = await this.open(this.find(known.id));
+    if (!s.ssh) throw new CliError("The entry holds no SSH key", EXIT.NOT_FOUND);
+    const { seed, pub } = readSshKeyFile(s.ssh.private_key);
+    if (Buffer.from(ed25519Blob(pub)).toString("base64") !== blob)
+      throw new CliError("The entry's private key is not the one listed", EXIT.FAILED);
+    const sig = await (await ed25519Signer(seed))(Uint8Array.from(Buffer.from(data, "base64")));
+    return Buffer.concat([sshString("ssh-ed25519"), sshString(sig)]).toString("base64");
   }
 
   /** Every reference or none: the first that names nothing fails the lot, before anything uses them. */
@@ -249,6 +288,10 @@ async function fieldValue(e: Row, s: EntrySecrets, field: string): Promise<strin
       return e.website || null;
     case "name":
       return e.name;
+    case "public_key":
+    case "fingerprint":
+    case "private_key":
+      return s.ssh?.[name as "public_key"] || null;
   }
   return s.fields?.find((f) => f.name.toLowerCase() === name)?.value ?? null;
 }

@@ -11,6 +11,8 @@
 import type { ApiClient, WireMutation } from "../core/api";
 import type { EntrySecrets, VaultKeys } from "../core/crypto";
 import { carried, passwordDates, sealInput, type EntryInput } from "../core/vault";
+import { readFileSync } from "node:fs";
+import { generateSshKey, importSshKey, SshKeyError, type SshKey } from "../core/entry";
 import { generatePassword } from "../src/kernel/password-generator";
 import { CliError, EXIT, usage } from "./errors";
 import { passphraseFromFd, promptPassphrase } from "./prompt";
@@ -23,6 +25,8 @@ export type EntryFields = {
   notes?: string;
   folder?: string;
   password?: string;
+  /** An SSH key: the entry is then of the SSH key kind. */
+  ssh?: SshKey;
 };
 
 type Opts = Record<string, string | boolean | undefined>;
@@ -55,10 +59,32 @@ export async function fieldsOf(o: Opts): Promise<EntryFields> {
       symbols: true,
     });
   }
+  if (o["ssh-generate"] && o["ssh-key-file"])
+    throw usage("Give the SSH key one way: --ssh-generate or --ssh-key-file");
+  if (o.comment !== undefined && !o["ssh-generate"])
+    throw usage("--comment goes with --ssh-generate");
+  if (o["ssh-generate"]) out.ssh = await generateSshKey(str(o.comment) ?? "");
+  const file = str(o["ssh-key-file"]);
+  if (file !== undefined) out.ssh = await sshKeyFromFile(file);
   return out;
 }
 
-/** The entry a create makes of the fields: a login, like the web app's new entry. */
+async function sshKeyFromFile(path: string): Promise<SshKey> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    throw usage(`Cannot read ${path}: ${(e as Error).message}`);
+  }
+  try {
+    return await importSshKey(text);
+  } catch (e) {
+    if (e instanceof SshKeyError) throw new CliError(`${path}: ${e.message}`, EXIT.USAGE);
+    throw e;
+  }
+}
+
+/** The entry a create makes of the fields: a login like the web app's new entry, or an SSH key. */
 export function newEntry(name: string, f: EntryFields): EntryInput {
   if (!name.trim()) throw usage("An entry needs a name");
   return {
@@ -72,6 +98,7 @@ export function newEntry(name: string, f: EntryFields): EntryInput {
     category: "",
     totp: "",
     ...(f.folder?.trim() ? { folder: f.folder.trim() } : {}),
+    ...(f.ssh ? { kind: "ssh_key" as const, ssh: f.ssh } : {}),
   };
 }
 

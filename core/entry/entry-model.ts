@@ -5,10 +5,12 @@
  * wrong shape is dropped, never the entry) because payloads come from every client version.
  */
 
+import type { SshKey } from "./ssh-key";
+
 /** A password an entry held before, and when it stopped being the current one. */
 export type PastPassword = { password: string; changed_at: string };
 
-export const ENTRY_KINDS = ["login", "note", "card", "identity"] as const;
+export const ENTRY_KINDS = ["login", "note", "card", "identity", "ssh_key"] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 
 /**
@@ -61,10 +63,12 @@ export type EntryModel = {
   fields?: CustomField[];
   card?: CardDetails;
   identity?: IdentityDetails;
+  /** An SSH key (ssh-key.ts): the OpenSSH private key file, its public line and fingerprint. */
+  ssh?: SshKey;
 };
 
 /** The payload keys this module owns (a client that knows them does not carry them as unknown). */
-export const MODEL_KEYS = ["kind", "urls", "fields", "card", "identity"] as const;
+export const MODEL_KEYS = ["kind", "urls", "fields", "card", "identity", "ssh"] as const;
 
 const isIn = <T extends string>(list: readonly T[], v: unknown): v is T =>
   typeof v === "string" && (list as readonly string[]).includes(v);
@@ -109,6 +113,18 @@ export function parseModel(obj: Record<string, unknown>): EntryModel {
   if (card) out.card = card;
   const identity = details(IDENTITY_KEYS, obj.identity);
   if (identity) out.identity = identity;
+  const ssh = obj.ssh as Record<string, unknown> | null | undefined;
+  if (
+    ssh &&
+    typeof ssh.private_key === "string" &&
+    typeof ssh.public_key === "string" &&
+    typeof ssh.fingerprint === "string"
+  )
+    out.ssh = {
+      private_key: ssh.private_key,
+      public_key: ssh.public_key,
+      fingerprint: ssh.fingerprint,
+    };
   return out;
 }
 

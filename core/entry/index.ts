@@ -4,3 +4,4 @@
  * This file is the part's only public surface (.dependency-cruiser.cjs).
  */
 export * from "./entry-model";
+export * from "./ssh-key";

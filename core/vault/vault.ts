@@ -155,6 +155,7 @@ function modelOf(input: EntrySecrets): Partial<EntrySecrets> {
   if (input.fields?.length) out.fields = input.fields;
   if (input.card) out.card = input.card;
   if (input.identity) out.identity = input.identity;
+  if (input.ssh) out.ssh = input.ssh;
   if (input.extra && Object.keys(input.extra).length) out.extra = input.extra;
   return out;
 }
@@ -167,7 +168,7 @@ function modelOf(input: EntrySecrets): Partial<EntrySecrets> {
 export function carried(before: EntrySecrets | null, input: EntryInput): EntryInput {
   if (!before) return input;
   const out = { ...input };
-  for (const k of ["kind", "urls", "fields", "card", "identity", "extra"] as const) {
+  for (const k of ["kind", "urls", "fields", "card", "identity", "ssh", "extra"] as const) {
     if (!(k in input) && before[k] !== undefined) (out as Record<string, unknown>)[k] = before[k];
   }
   // Passkeys are removed one at a time (the rest passed, possibly none), never by leaving them out.

@@ -392,6 +392,169 @@ describe("vault, the command line", () => {
     expect(pulled.body.changes).toContainEqual(expect.objectContaining({ id, _deleted: true }));
   });
 
+  it("keeps SSH keys: made or imported, offered by `vault ssh-agent` to ssh-add and ssh-keygen's signing", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "vault-ssh-"));
+    dirs.push(dir);
+    const tool = (cmd: string, args: string[], input?: string) =>
+      new Promise<{ code: number; out: string; err: string }>((resolve) => {
+        const child = spawn(cmd, args, {
+          env: { PATH: process.env.PATH ?? "", SSH_AUTH_SOCK: join(dir, "agent.sock") },
+        });
+        let out = "";
+        let err = "";
+        child.stdout.on("data", (d) => (out += d));
+        child.stderr.on("data", (d) => (err += d));
+        child.stdin.end(input ?? "");
+        child.on("close", (code) => resolve({ code: code ?? -1, out, err }));
+      });
+
+    const made = await vault(env, [
+      "create",
+      "Deploy key",
+      "--ssh-generate",
+      "--comment",
+      "deploy@ci",
+      "--json",
+    ]);
+    expect(made.code, made.stderr).toBe(0);
+    const pub = (await vault(env, ["get", "Deploy key", "-f", "public_key"])).stdout;
+    expect(pub).toMatch(/^ssh-ed25519 AAAA\S+ deploy@ci$/);
+    writeFileSync(join(dir, "deploy.pub"), `${pub}\n`);
+    // The fingerprint the vault shows is OpenSSH's own.
+    const fp = (await vault(env, ["get", "Deploy key", "-f", "fingerprint"])).stdout;
+    expect(
+      (await tool("ssh-keygen", ["-l", "-E", "sha256", "-f", join(dir, "deploy.pub")])).out,
+    ).toContain(fp);
+
+    // The private key leaves the vault as the key file OpenSSH itself writes: ssh-keygen reads it.
+    // (Not beside deploy.pub: ssh-keygen -Y sign would take a private key file there over the agent.)
+    const exported = join(dir, "exported-key");
+    writeFileSync(exported, (await vault(env, ["get", "Deploy key", "-f", "private_key"])).stdout, {
+      mode: 0o600,
+    });
+    expect((await tool("ssh-keygen", ["-y", "-f", exported])).out.trim()).toBe(pub);
+    rmSync(exported);
+    // A key made by OpenSSH, imported; one behind a passphrase and one of another type refused.
+    expect(
+      (
+        await tool("ssh-keygen", [
+          "-q",
+          "-t",
+          "ed25519",
+          "-N",
+          "",
+          "-C",
+          "laptop",
+          "-f",
+          join(dir, "id"),
+        ])
+      ).code,
+    ).toBe(0);
+    const imported = await vault(env, ["create", "Laptop key", "--ssh-key-file", join(dir, "id")]);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect((await vault(env, ["get", "Laptop key", "-f", "public_key"])).stdout).toBe(
+      readFileSync(join(dir, "id.pub"), "utf8").trim(),
+    );
+    await tool("ssh-keygen", [
+      "-q",
+      "-t",
+      "ed25519",
+      "-N",
+      "a passphrase",
+      "-f",
+      join(dir, "locked"),
+    ]);
+    const locked = await vault(env, [
+      "create",
+      "Locked key",
+      "--ssh-key-file",
+      join(dir, "locked"),
+    ]);
+    expect([locked.code, locked.stderr]).toEqual([
+      2,
+      expect.stringContaining("protected by a passphrase"),
+    ]);
+    await tool("ssh-keygen", ["-q", "-t", "ecdsa", "-N", "", "-f", join(dir, "ecdsa")]);
+    const ecdsa = await vault(env, ["create", "ECDSA key", "--ssh-key-file", join(dir, "ecdsa")]);
+    expect([ecdsa.code, ecdsa.stderr]).toEqual([2, expect.stringContaining("Only Ed25519")]);
+
+    // The private key is sealed: not on the server in the clear.
+    const rows = (await call("GET", "/api/passwords?limit=100")).body.data;
+    expect(JSON.stringify(rows)).not.toContain(
+      readFileSync(join(dir, "id"), "utf8").split("\n")[1],
+    );
+
+    const started = await vault(env, ["ssh-agent", "--socket", join(dir, "agent.sock")]);
+    expect([started.code, started.stdout]).toEqual([
+      0,
+      `SSH_AUTH_SOCK=${join(dir, "agent.sock")}; export SSH_AUTH_SOCK;\n`,
+    ]);
+    try {
+      const listed = await tool("ssh-add", ["-L"]);
+      expect(listed.code, listed.err).toBe(0);
+      expect(listed.out.trim().split("\n").sort()).toEqual(
+        [pub, readFileSync(join(dir, "id.pub"), "utf8").trim()].sort(),
+      );
+
+      // Git's SSH signing: ssh-keygen -Y sign with the public key file signs through the agent.
+      writeFileSync(join(dir, "commit.txt"), "tree 1234\nauthor someone\n\nA commit\n");
+      const signed = await tool("ssh-keygen", [
+        "-Y",
+        "sign",
+        "-n",
+        "git",
+        "-f",
+        join(dir, "deploy.pub"),
+        join(dir, "commit.txt"),
+      ]);
+      expect(signed.code, signed.err).toBe(0);
+      writeFileSync(join(dir, "allowed"), `deploy@ci ${pub}\n`);
+      const verified = await tool(
+        "ssh-keygen",
+        [
+          "-Y",
+          "verify",
+          "-f",
+          join(dir, "allowed"),
+          "-I",
+          "deploy@ci",
+          "-n",
+          "git",
+          "-s",
+          join(dir, "commit.txt.sig"),
+        ],
+        readFileSync(join(dir, "commit.txt"), "utf8"),
+      );
+      expect([verified.code, verified.out]).toEqual([
+        0,
+        expect.stringContaining('Good "git" signature'),
+      ]);
+
+      // Locked, the agent offers nothing and signs nothing.
+      expect((await vault(env, ["lock"])).code).toBe(0);
+      expect((await tool("ssh-add", ["-L"])).out).not.toContain("ssh-ed25519");
+      expect(
+        (
+          await tool("ssh-keygen", [
+            "-Y",
+            "sign",
+            "-n",
+            "git",
+            "-f",
+            join(dir, "deploy.pub"),
+            join(dir, "commit.txt"),
+          ])
+        ).code,
+      ).not.toBe(0);
+    } finally {
+      spawn("pkill", ["-f", join(dir, "agent.sock")]);
+    }
+    const open = await vault(env, ["unlock", "--passphrase-fd", "3"], { fd3: PASSPHRASE });
+    expect(open.code).toBe(0);
+    for (const name of ["Deploy key", "Laptop key"])
+      expect((await vault(env, ["delete", name])).code).toBe(0);
+  });
+
   it("locks on `vault lock`, and signs out on `vault logout`", async () => {
     expect((await vault(env, ["lock"])).code).toBe(0);
     expect((await vault(env, ["get", "GitHub"])).code).toBe(4);

@@ -25,7 +25,9 @@ export type Row = {
 export function keptParts(c: ImportedCredential): string {
   const hidden = c.fields.filter((f) => f.type === "hidden").length;
   return [
-    c.kind !== "login" ? { note: "secure note", card: "card", identity: "identity" }[c.kind] : "",
+    c.kind !== "login"
+      ? { note: "secure note", card: "card", identity: "identity", ssh_key: "SSH key" }[c.kind]
+      : "",
     c.urls.length ? `${plural(c.urls.length, "more address", "more addresses")}` : "",
     c.fields.length
       ? `${plural(c.fields.length, "field")}${hidden ? ` (${hidden} hidden)` : ""}`

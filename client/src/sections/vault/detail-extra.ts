@@ -48,6 +48,7 @@ export const KIND_LABEL = {
   note: "Secure note",
   card: "Card",
   identity: "Identity",
+  ssh_key: "SSH key",
 } as const;
 
 export function extraRows(s: EntrySecrets): ExtraRow[] {

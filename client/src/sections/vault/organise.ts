@@ -12,12 +12,13 @@ import { $, el } from "../../pages/common";
 import type { AppContext } from "../../shell/context";
 import { EmptyFolders } from "./folders";
 
-export type Kind = "login" | "note" | "card" | "identity";
+export type Kind = "login" | "note" | "card" | "identity" | "ssh_key";
 export const KINDS: Record<Kind, string> = {
   login: "Logins",
   note: "Secure notes",
   card: "Cards",
   identity: "Identities",
+  ssh_key: "SSH keys",
 };
 
 export type Organisation = { favorite: boolean; folder: string; kind: Kind };

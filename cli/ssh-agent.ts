@@ -1,0 +1,121 @@
+/**
+ * `vault ssh-agent`: the SSH agent protocol (draft-miller-ssh-agent) on a unix socket, answered
+ * from the vault's SSH key entries, so `ssh`, `ssh-add -L` and Git's SSH commit signing use keys
+ * that never sit in a file. This process holds no key: it asks the vault's own agent (agent.ts),
+ * which lists the keys' public halves and opens an entry's private key for one signature only.
+ * While the vault is locked it lists no key and refuses to sign.
+ *
+ * Messages handled: REQUEST_IDENTITIES (11) and SIGN_REQUEST (13); anything else, extensions
+ * included, gets FAILURE (5), which clients treat as "not supported".
+ */
+import { spawn } from "node:child_process";
+import { chmodSync, existsSync, rmSync } from "node:fs";
+import { createServer, type Socket } from "node:net";
+import { join } from "node:path";
+import { SshReader, sshString } from "../core/entry";
+import { tryAsk } from "./agent-client";
+import { CliError } from "./errors";
+import { agentDir } from "./state";
+
+const FAILURE = 5;
+const REQUEST_IDENTITIES = 11;
+const IDENTITIES_ANSWER = 12;
+const SIGN_REQUEST = 13;
+const SIGN_RESPONSE = 14;
+/** Longest message taken (the protocol's own limit is 256 KiB). */
+const MAX_MESSAGE = 256 * 1024;
+
+export const defaultSshSocket = () => join(agentDir(), "ssh-agent.sock");
+
+export type SshIdentity = { blob: string; comment: string };
+
+const u32 = (n: number) => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE(n);
+  return b;
+};
+const frame = (type: number, body: Uint8Array = new Uint8Array()) =>
+  Buffer.concat([u32(body.length + 1), Buffer.from([type]), body]);
+
+/** One request's answer; a locked vault or an unknown key is a FAILURE. */
+async function answer(type: number, body: Uint8Array): Promise<Buffer> {
+  if (type === REQUEST_IDENTITIES) {
+    const keys = ((await tryAsk({ op: "sshKeys" }).catch(() => null))?.keys ?? []) as SshIdentity[];
+    const parts = keys.flatMap((k) => [
+      sshString(Buffer.from(k.blob, "base64")),
+      sshString(k.comment),
+    ]);
+    return frame(IDENTITIES_ANSWER, Buffer.concat([u32(keys.length), ...parts]));
+  }
+  if (type === SIGN_REQUEST) {
+    const r = new SshReader(body);
+    const blob = Buffer.from(r.bytes()).toString("base64");
+    const data = Buffer.from(r.bytes()).toString("base64");
+    const signed = await tryAsk({ op: "sshSign", blob, data }).catch(() => null);
+    if (!signed) return frame(FAILURE);
+    return frame(SIGN_RESPONSE, sshString(Buffer.from(signed.signature as string, "base64")));
+  }
+  return frame(FAILURE);
+}
+
+function serve(socket: Socket, log: (line: string) => void) {
+  let pending = Buffer.alloc(0);
+  let busy = Promise.resolve();
+  socket.on("error", () => undefined);
+  socket.on("data", (chunk: Buffer) => {
+    pending = Buffer.concat([pending, chunk]);
+    while (pending.length >= 4) {
+      const n = pending.readUInt32BE(0);
+      if (n === 0 || n > MAX_MESSAGE) return void socket.destroy();
+      if (pending.length < 4 + n) return;
+      const type = pending[4]!;
+      const body = pending.subarray(5, 4 + n);
+      pending = pending.subarray(4 + n);
+      // Answers go out in the order the requests came, as the protocol requires.
+      busy = busy.then(async () => {
+        const out = await answer(type, body).catch((e: unknown) => {
+          log(`vault ssh-agent: ${e instanceof Error ? e.message : String(e)}`);
+          return frame(FAILURE);
+        });
+        if (!socket.destroyed) socket.write(out);
+      });
+    }
+  });
+}
+
+/** Listens until killed; the socket is this user's alone (0600, in the agent's 0700 folder). */
+export async function runSshAgent(path: string, log: (line: string) => void): Promise<void> {
+  rmSync(path, { force: true });
+  const server = createServer((s) => serve(s, log));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(path, resolve);
+  });
+  chmodSync(path, 0o600);
+  const stop = () => {
+    rmSync(path, { force: true });
+    server.close();
+    process.exit(0);
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+  process.on("SIGHUP", stop);
+  await new Promise<never>(() => undefined);
+}
+
+/** Starts this command again in the background (`--foreground` there) and waits for its socket. */
+export async function startSshAgent(path: string): Promise<void> {
+  rmSync(path, { force: true });
+  const child = spawn(
+    process.execPath,
+    [process.argv[1]!, "ssh-agent", "--foreground", "--socket", path],
+    { detached: true, stdio: "ignore", env: process.env },
+  );
+  child.unref();
+  for (let waited = 0; waited < 10_000; waited += 25) {
+    if (existsSync(path)) return;
+    if (child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new CliError("The SSH agent did not start");
+}
