@@ -325,8 +325,8 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     drawTags($, snapshot);
     await filter();
     if (snapshot.length) performance.mark("vault:first-rows-listed");
-    // A delete or restore (here or on another device) changes the count of live entries.
-    if (!growing) trash.noteLive(snapshot.length);
+    // A delete or restore (here, once pushed, or on another device) changes what the trash holds.
+    if (!growing) trash.noteLive(`${snapshot.length}/${queued.size}`);
     readDone();
     // Shares come from the server (the Sharing page's copy offline): the list follows when they change.
     void reloadShares();

@@ -48,8 +48,11 @@ export class VaultTrash {
   private open = false;
   private items: Trashed[] = [];
   private reading = 0;
-  /** The live count the trash was last read for: a change (a delete or restore elsewhere) reads it again. */
-  private seenLive = -1;
+  /**
+   * The live entries and queued changes the trash was last read for: a change of either (a delete
+   * pushed, a restore pulled, another device's) reads it again; a sync that moved nothing does not.
+   */
+  private seenLive = "";
 
   constructor(
     private readonly app: AppContext,
@@ -63,10 +66,12 @@ export class VaultTrash {
     $("empty-trash").addEventListener("click", () => void this.empty());
   }
 
-  /** Reads the trash again when the person's live entries changed in number. */
-  noteLive(count: number) {
-    if (count === this.seenLive) return;
-    this.seenLive = count;
+  /** Reads the trash again when the live entries or the queue changed since the last read. */
+  noteLive(key: string) {
+    if (key === this.seenLive) return;
+    // Offline the count waits for the next paint online (no request bound to fail).
+    if (!navigator.onLine) return void (this.seenLive = "");
+    this.seenLive = key;
     void this.read();
   }
 
