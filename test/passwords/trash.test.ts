@@ -228,6 +228,19 @@ describe("the trash", () => {
     expect(await row(entry.id)).toBeNull();
   });
 
+  it("a restore is refused over the entry limit (25 in the suite), and the entry stays in the trash", async () => {
+    const user = await TestUser.create();
+    const entry = await deleted(user, { name: "Over" });
+    for (let i = 0; i < 25; i++) await createEntry(user, { name: `Fill ${i}` });
+    await expectErrorBody(
+      await user.call("POST", `/api/passwords/trash/${entry.id}/restore`),
+      503,
+      "SERVICE_UNAVAILABLE",
+    );
+    expect((await trash(user)).data.map((e) => e.id)).toEqual([entry.id]);
+    expect(await liveIds(user)).toHaveLength(25);
+  });
+
   it("refuses bad input with the spec's error body and changes nothing", async () => {
     const user = await TestUser.create();
     const live = await createEntry(user);

@@ -1,6 +1,7 @@
 import { eachShard } from "../../db/client";
 import type { Bindings } from "../../env";
 import { loadConfig } from "../../env";
+import { logJson } from "../../lib/log";
 import { expireTrash, purgeTombstones } from "../passwords";
 import { CURSOR_MAX_AGE_MS } from "./service";
 
@@ -16,7 +17,8 @@ const MAX_CHUNKS = 200;
  * each with its own chunk budget, so a large shard does not starve the others.
  */
 export async function purgeExpiredTombstones(env: Bindings, nowMs = Date.now()): Promise<number> {
-  await expireTrash(env, loadConfig(env).TRASH_RETENTION_DAYS, nowMs);
+  const expired = await expireTrash(env, loadConfig(env).TRASH_RETENTION_DAYS, nowMs);
+  logJson("info", "expired trash purged", { purged: expired });
   const before = nowMs - CURSOR_MAX_AGE_MS;
   let total = 0;
   for (const { db } of eachShard(env)) {
