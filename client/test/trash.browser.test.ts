@@ -7,6 +7,7 @@ import {
   newUser,
   openEntry,
   screenshot,
+  signInThroughPage,
   waitForPending,
   type Browser,
   type Page,
@@ -124,6 +125,35 @@ describe("the trash", () => {
     expect(await serverTrash()).toEqual([]);
     await openEntry(page, "GitHub");
     expect(await page.locator("#revealed-heading").innerText()).toBe("GitHub");
+  });
+
+  it("another device of the person sees the move to the trash and the restore after its pull", async () => {
+    const other = await browser.newContext({
+      baseURL: base(),
+      viewport: { width: 1280, height: 900 },
+    });
+    try {
+      const second = await other.newPage();
+      await signInThroughPage(second, user.token, PASSPHRASE);
+      await expect.poll(() => entryNames(second)).toEqual(["Bank", "GitHub", "Gmail"]);
+
+      await deleteEntry("Bank");
+      await waitForPending(page, 0);
+      await second.getByRole("button", { name: "Sync now" }).click();
+      await expect.poll(() => entryNames(second)).toEqual(["GitHub", "Gmail"]);
+      await expect.poll(() => second.locator("#trash-count").innerText()).toBe("1");
+
+      // Restored there, back here after this device's pull.
+      await second.getByRole("button", { name: /^Trash/ }).click();
+      await second.getByRole("button", { name: "Restore Bank" }).click();
+      await expect.poll(() => entryNames(second)).toEqual(["Bank", "GitHub", "Gmail"]);
+      await page.getByRole("button", { name: "Sync now" }).click();
+      await expect.poll(() => entryNames(page)).toEqual(["Bank", "GitHub", "Gmail"]);
+      await expect.poll(trashCount).toBe("");
+      expect(await serverLive()).toEqual(["Bank", "GitHub", "Gmail"]);
+    } finally {
+      await other.close();
+    }
   });
 
   it("deletes for good after a question, then empties the trash; the server keeps no ciphertext", async () => {
