@@ -436,7 +436,11 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     await app.changed();
   }
 
-  search.addEventListener("input", () => void filter());
+  search.addEventListener("input", () => {
+    // A search is for the entries: the trash gives the list its place back.
+    trash.show(false);
+    void filter();
+  });
   for (const id of ["sort", "tag-filter"]) $(id).addEventListener("change", () => void filter());
   // Enter typed before the store's first read (the cached listing is not filtered) waits for the answer.
   const openFirst = () =>

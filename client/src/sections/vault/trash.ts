@@ -76,6 +76,7 @@ export class VaultTrash {
   }
 
   show(open: boolean) {
+    if (open === this.open) return;
     this.open = open;
     this.$("trash-toggle").setAttribute("aria-pressed", String(open));
     this.$("trash-view").hidden = !open;
