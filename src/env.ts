@@ -241,6 +241,8 @@ export const ConfigSchema = z
     CHECK_RESPONSE_SCHEMAS: z.enum(["true", "false"]).default("false"),
     /** Complete backups older than this many days are deleted (the newest is always kept). */
     BACKUP_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+    /** Days a deleted entry stays in the trash (restorable) before the daily purge removes it. */
+    TRASH_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
     /** A new backup starts when the newest began this many hours ago. */
     BACKUP_INTERVAL_HOURS: z.coerce
       .number()

@@ -18,6 +18,7 @@ import type { ImportProvider } from "../src/importers";
 import { AUTOMATION_ENDPOINTS, STREAM_ENDPOINTS } from "../src/automation/endpoints";
 import { HEALTH_ENDPOINTS } from "../src/health/gather";
 import { PASSKEY_SITE_ENDPOINTS } from "../src/sections/vault/passkey-sites";
+import { TRASH_ENDPOINTS } from "../src/sections/vault/trash";
 import { DMS_ENDPOINTS, EMERGENCY_ENDPOINTS } from "../../core/api/recovery-api";
 import { LINK_ENDPOINTS } from "../../core/links/secure-links";
 import { SHARING_ENDPOINTS } from "../../core/api/sharing-api";
@@ -68,6 +69,7 @@ export type Contract = [
   None<Problems<typeof HEALTH_ENDPOINTS>>,
   None<Problems<typeof LINK_ENDPOINTS>>,
   None<Problems<typeof PASSKEY_SITE_ENDPOINTS>>,
+  None<Problems<typeof TRASH_ENDPOINTS>>,
   None<Untyped<typeof ENDPOINTS>>,
   None<Untyped<typeof SHARING_ENDPOINTS>>,
   None<Untyped<typeof EMERGENCY_ENDPOINTS>>,
@@ -75,6 +77,7 @@ export type Contract = [
   None<Untyped<typeof AUTOMATION_ENDPOINTS>>,
   None<Untyped<typeof LINK_ENDPOINTS>>,
   None<Untyped<typeof PASSKEY_SITE_ENDPOINTS>>,
+  None<Untyped<typeof TRASH_ENDPOINTS>>,
 ];
 
 // The request bodies the client types by hand (each mutation's data is the entry model's; the

@@ -1077,6 +1077,58 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/passwords/trash": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller's deleted entries still in the trash, most recently deleted first */
+    get: operations["get_passwords_trash"];
+    put?: never;
+    post?: never;
+    /** Empty the trash: every trashed entry deleted for good, with its attachments */
+    delete: operations["delete_passwords_trash"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/passwords/trash/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete a trashed entry for good, with its attachments */
+    delete: operations["delete_passwords_trash_id"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/passwords/trash/{id}/restore": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Bring a trashed entry back into the vault (synced as a change) */
+    post: operations["post_passwords_trash_id_restore"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/passwords/{id}": {
     parameters: {
       query?: never;
@@ -6137,6 +6189,177 @@ export interface operations {
               }[];
             }[];
             serverTimestamp: string;
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  get_passwords_trash: {
+    parameters: {
+      query?: {
+        page?: string;
+        limit?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of trashed entries */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            data: {
+              id: string;
+              user_id: string;
+              name: string;
+              website: string | null;
+              url: string | null;
+              username: string | null;
+              password: null;
+              notes: null;
+              category: null;
+              tags: string[];
+              encryption_version: number;
+              wrapped_item_key: string | null;
+              encrypted_data: string | null;
+              domain_hash: string | null;
+              name_hash: string | null;
+              username_hash: string | null;
+              search_tokens: string[];
+              share_count: number;
+              has_totp: boolean;
+              has_passkey: boolean;
+              passkey_label: string | null;
+              strength: string | null;
+              created_at: string;
+              updated_at: string;
+              deleted_at: string | null;
+            }[];
+            pagination: {
+              page: number;
+              limit: number;
+              total: number;
+            };
+            retention_days: number;
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  delete_passwords_trash: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Emptied */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            purged: number;
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  delete_passwords_trash_id: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Purged */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  post_passwords_trash_id_restore: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Restored */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              updated_at: string;
+            };
           };
         };
       };

@@ -342,6 +342,23 @@ export class Vault {
     });
   }
 
+  /**
+   * Brings back an entry deleted on this device (the toast's Undo): re-sealed and queued as an
+   * update, which the server applies to a deleted entry as a restore, so it works offline like the
+   * delete did, and a delete not yet sent merges with it in the queue. The stamp is this device's
+   * clock, later than the delete it made.
+   */
+  async restore(e: LocalEntry): Promise<void> {
+    const s = await this.secrets(e);
+    await this.write(e, s, {
+      ...s,
+      name: e.name,
+      website: e.website ?? "",
+      url: e.url ?? "",
+      tags: e.tags,
+    });
+  }
+
   async remove(id: string): Promise<void> {
     await this.db.applyLocal(null, {
       userId: this.userId,

@@ -86,9 +86,11 @@ describe("data across shards", () => {
       const user = await userOn(shard);
       const { id } = await createEntry(user);
       expect((await user.call("DELETE", `/api/passwords/${id}`)).status).toBe(200);
-      // Older than the 30-day cursor window.
+      // Deleted before the trash's 30 days, and older than the 30-day cursor window.
       await bindingOf(e, shard)
-        .prepare("UPDATE passwords SET change_seq = 1 WHERE id = ?")
+        .prepare(
+          "UPDATE passwords SET change_seq = 1, deleted_at = '2020-01-01T00:00:00.000Z' WHERE id = ?",
+        )
         .bind(id)
         .run();
       gone.push(id);

@@ -23,7 +23,7 @@ import { lockVault, recordActivity } from "../../../core/session";
 import type { LiveSyncTopic } from "../../../src/kernel/live-sync";
 import { $, precacheDeferred, requestBackgroundSync } from "../pages/common";
 import { announceKeysChanged, watchIdle } from "../pages/lock";
-import type { AppContext, Unmount } from "./context";
+import type { AppContext, ToastAction, Unmount } from "./context";
 import { resumeResets } from "../reset/manager";
 import { resolveSection } from "./router";
 import { buildNav } from "./nav";
@@ -68,11 +68,29 @@ export async function startShell(
   const listeners = new Set<() => void | Promise<void>>();
   const liveListeners = new Set<{ topic: LiveSyncTopic; fn: () => void | Promise<void> }>();
 
-  function toast(text: string) {
-    toastEl.textContent = text;
-    setTimeout(() => {
-      if (toastEl.textContent === text) toastEl.textContent = "";
-    }, 4000);
+  /** The message on screen now: a later one replaces it, and only its own timer clears it. */
+  let shown = 0;
+  function toast(text: string, action?: ToastAction) {
+    const mine = ++shown;
+    toastEl.replaceChildren(text);
+    if (action) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "toast-action";
+      button.textContent = action.label;
+      button.addEventListener("click", () => {
+        if (mine === shown) toastEl.replaceChildren();
+        action.run();
+      });
+      toastEl.append(" ", button);
+    }
+    // Long enough to reach an action's button (WCAG 2.2.1 asks for time to act on it).
+    setTimeout(
+      () => {
+        if (mine === shown) toastEl.replaceChildren();
+      },
+      action ? 10_000 : 4000,
+    );
   }
 
   const host: SyncHost = {

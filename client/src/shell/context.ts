@@ -11,6 +11,9 @@ import type { EntryInput, Vault } from "../../../core/vault";
 
 export type Unmount = () => void;
 
+/** A toast's button, e.g. Undo after a delete. */
+export type ToastAction = { label: string; run: () => void };
+
 export interface AppContext {
   /** The signed-in user (id, email). */
   session: Session;
@@ -29,8 +32,8 @@ export interface AppContext {
   subpath: string;
   /** Client-side navigation to another path of the app (pushes history). */
   navigate(path: string): void;
-  /** A short status message for the person (aria-live). */
-  toast(message: string): void;
+  /** A short status message for the person (aria-live), with a button when `action` is given. */
+  toast(message: string, action?: ToastAction): void;
   /** Repaints the section (its onSynced listeners) and the header's status, one paint at a time. */
   refresh(): Promise<void>;
   /** After a local change: repaints, then asks for a sync now (online) or a background sync (offline). */

@@ -33,6 +33,11 @@ export const passwords = sqliteTable(
     updatedAt: text("updated_at").notNull(),
     deletedAt: text("deleted_at"),
     /**
+     * Set when a deleted entry leaves the trash (purged by the person or by age): its ciphertext is
+     * gone and the row is a bare sync tombstone until the cursor window passes.
+     */
+    purgedAt: text("purged_at"),
+    /**
      * The owner's commit clock (sync_clocks.clock, epoch ms) at this row's last write: the delta
      * sync cursor. Every write to a row must set it in the same batch that advances the clock.
      */
@@ -45,6 +50,12 @@ export const passwords = sqliteTable(
     index("passwords_user_host").on(t.userId, t.host).where(sql`deleted_at IS NULL`),
     index("passwords_user_change_id").on(t.userId, t.changeSeq, t.id),
     index("passwords_tombstone_change").on(t.changeSeq).where(sql`deleted_at IS NOT NULL`),
+    index("passwords_user_trash")
+      .on(t.userId, t.deletedAt, t.id)
+      .where(sql`deleted_at IS NOT NULL AND purged_at IS NULL`),
+    index("passwords_trash_expiry")
+      .on(t.deletedAt)
+      .where(sql`deleted_at IS NOT NULL AND purged_at IS NULL`),
   ],
 );
 

@@ -43,6 +43,8 @@ export {
   type Placeholder,
   type VaultRef,
 } from "./other-domains";
+/** The trash: deleted entries kept for TRASH_RETENTION_DAYS, restorable until purged. */
+export { expireTrash, TrashService } from "./trash-service";
 /** The entry store as delta sync pulls and pushes it. */
 export {
   findMany,

@@ -3,6 +3,7 @@ import { dbFor } from "../../db/client";
 import { entryIdClaims } from "../../db/entry-ids";
 import { route } from "../../http/route";
 import { registerTransferRoutes } from "./transfer-routes";
+import { registerTrashRoutes } from "./trash-routes";
 import { requestMeta, type AppEnv } from "../../http/types";
 import { idParam } from "../../lib/validators";
 import {
@@ -32,6 +33,7 @@ function service(c: Context<AppEnv>) {
 
 export function registerPasswordRoutes(app: Hono<AppEnv>) {
   registerTransferRoutes(app);
+  registerTrashRoutes(app);
   route(app, {
     method: "get",
     path: "/api/passwords/match",

@@ -54,6 +54,7 @@ export function newEntryRow(
     createdAt,
     updatedAt,
     deletedAt: null,
+    purgedAt: null,
     changeSeq: 0,
     vaultId: null,
   };

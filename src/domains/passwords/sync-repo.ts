@@ -274,13 +274,20 @@ export function tombstoneStatement(
 
 /**
  * Deletes, across all users, up to `limit` tombstones whose deletion was committed before
- * `beforeMs` on their owner's clock. Returns how many went.
+ * `beforeMs` on their owner's clock and which have left the trash (purged: no ciphertext left to
+ * restore). Returns how many went.
  */
 export async function purgeTombstones(db: Db, beforeMs: number, limit: number): Promise<number> {
   const victims = db
     .select({ id: passwords.id })
     .from(passwords)
-    .where(and(isNotNull(passwords.deletedAt), lt(passwords.changeSeq, beforeMs)))
+    .where(
+      and(
+        isNotNull(passwords.deletedAt),
+        isNotNull(passwords.purgedAt),
+        lt(passwords.changeSeq, beforeMs),
+      ),
+    )
     .limit(limit);
   const result = await db.delete(passwords).where(inArray(passwords.id, victims)).run();
   return rowsChanged(result);

@@ -336,8 +336,9 @@ function changeSet(
   prev: PasswordRow,
   stamp: string,
 ): Partial<NewPasswordRow> | { error: string; details: { field: string; message: string }[] } {
+  // A purged entry has no ciphertext left: only a complete envelope can bring it back.
   if (
-    prev.encryptionVersion !== CURRENT_ENCRYPTION_VERSION &&
+    (prev.encryptionVersion !== CURRENT_ENCRYPTION_VERSION || prev.purgedAt !== null) &&
     (!d.wrapped_item_key || !d.encrypted_data)
   ) {
     return {
@@ -351,6 +352,7 @@ function changeSet(
   return entryPatch(d, prev, {
     updatedAt: stamp,
     deletedAt: null,
+    purgedAt: null,
     encryptionVersion: CURRENT_ENCRYPTION_VERSION,
     username: null,
   });

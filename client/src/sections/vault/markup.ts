@@ -18,6 +18,7 @@ export const VAULT_MARKUP = `
         <span class="filter"><label for="folder-filter">Folder</label><select id="folder-filter"></select></span>
         <button type="button" id="new-folder" class="secondary">New folder</button>
         <button type="button" id="favourites-only" class="secondary" aria-pressed="false"><span aria-hidden="true">★</span> Favourites</button>
+        <button type="button" id="trash-toggle" class="secondary" aria-pressed="false" aria-controls="trash-view">Trash <span id="trash-count" class="count" aria-hidden="true"></span></button>
         <span id="folder-actions" class="row" hidden>
           <button type="button" id="rename-folder" class="secondary">Rename folder</button>
           <button type="button" id="delete-folder" class="danger">Delete folder</button>
@@ -33,6 +34,14 @@ export const VAULT_MARKUP = `
         <p><button type="button" id="empty-new" class="secondary">Add your first entry</button></p>
       </div>
       <p id="no-match" class="empty-state" hidden></p>
+      <section id="trash-view" class="trash-view" aria-labelledby="trash-heading" hidden>
+        <h2 id="trash-heading" tabindex="-1">Trash</h2>
+        <p id="trash-hint" class="hint"></p>
+        <p id="trash-error" class="error" role="alert"></p>
+        <ul id="trash-list" class="trash-list" aria-label="Entries in the trash"></ul>
+        <p id="trash-empty" class="empty-state" hidden>The trash is empty.</p>
+        <p><button type="button" id="empty-trash" class="danger">Empty trash</button></p>
+      </section>
     </section>
     <section id="revealed" class="entry-detail" aria-labelledby="revealed-heading" hidden>
       <div class="detail-head">

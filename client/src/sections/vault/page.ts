@@ -21,6 +21,7 @@ import { DeviceState } from "./device";
 import { bindSearchKeys } from "./keys";
 import { auditedSecrets, noteFullyBound, storeMark } from "./secrets";
 import { drawStatus, drawTags, drawUnreadable } from "./status";
+import { VaultTrash } from "./trash";
 /** How often a search or filter on screen follows entries opened in the background. */
 const FOLLOW_MS = 150;
 
@@ -91,6 +92,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
       list.focus(lastOpen);
     },
   });
+  const trash = new VaultTrash(app, $, $("list-pane"), () => app.changed());
   const form = new EntryForm(app, (id) => {
     if (detail.entry?.id === id) void openById(id, false);
   });
@@ -323,6 +325,8 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     drawTags($, snapshot);
     await filter();
     if (snapshot.length) performance.mark("vault:first-rows-listed");
+    // A delete or restore (here, once pushed, or on another device) changes what the trash holds.
+    if (!growing) trash.noteLive(`${snapshot.length}/${queued.size}`);
     readDone();
     // Shares come from the server (the Sharing page's copy offline): the list follows when they change.
     void reloadShares();
@@ -413,15 +417,30 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     }
   }
 
+  /** Into the trash at once (no question asked): the toast's Undo, or the Trash, brings it back. */
   async function remove(e: LocalEntry) {
-    if (!confirm(`Delete ${e.name}?`)) return;
     await vault.remove(e.id);
     detail.close();
     showDetail(false);
+    toast(`Moved ${e.name} to Trash`, { label: "Undo", run: () => void undo(e) });
     await app.changed();
   }
 
-  search.addEventListener("input", () => void filter());
+  async function undo(e: LocalEntry) {
+    try {
+      await vault.restore(e);
+      toast(`Restored ${e.name}`);
+    } catch (err) {
+      toast(`Cannot restore ${e.name}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    await app.changed();
+  }
+
+  search.addEventListener("input", () => {
+    // A search is for the entries: the trash gives the list its place back.
+    trash.show(false);
+    void filter();
+  });
   for (const id of ["sort", "tag-filter"]) $(id).addEventListener("change", () => void filter());
   // Enter typed before the store's first read (the cached listing is not filtered) waits for the answer.
   const openFirst = () =>
