@@ -145,7 +145,7 @@ as in the web app. The password is given as for \`vault create\`, never as an ar
     usage: "vault delete <entry> [--json]",
     summary: "Delete an entry",
     details:
-      "<entry> is a name or an id. Deleted as the web app deletes it: the server keeps a tombstone, so every device removes the entry at its next sync.",
+      "<entry> is a name or an id. Moved to the Trash as the web app's delete does: every device drops it at its next sync, and the web app's Trash restores it until the deployment's retention time (30 days unless configured) has passed.",
     options: { ...json },
   },
   "ssh-agent": {

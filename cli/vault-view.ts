@@ -208,7 +208,7 @@ export class VaultView {
     return listed(this.find(e.id));
   }
 
-  /** Deleted as the web app deletes: the server keeps a tombstone every device's pull sees. */
+  /** Moved to the Trash as the web app's delete does: every device's pull sees it go, the Trash restores it. */
   async remove(nameOrId: string): Promise<Listed> {
     const e = this.find(nameOrId);
     await pushOne(this.api, this.keys, this.userId, { action: "delete", id: e.id });
