@@ -247,7 +247,7 @@ export async function mount(root: HTMLElement, app: AppContext) {
     } catch (e) {
       error.textContent = explain(e, "Inviting");
     } finally {
-      input("invite-passphrase").value = "";
+      // What was typed stays after a failure (the form's reset clears it after a success).
       submit.disabled = false;
     }
   }

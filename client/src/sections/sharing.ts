@@ -332,7 +332,9 @@ export async function mount(root: HTMLElement, app: AppContext) {
         recipient = await trustedContactKey(app.api, app.trust, email, "sharing", askFirstUse);
       } catch (e) {
         if (e instanceof ApiError && e.status === 404)
-          throw new Error(`${email} has not set up sharing yet: they need to open Sharing once`);
+          throw new Error(
+            `${email} has no vault here yet: ask them to sign in and open their vault once, then try again`,
+          );
         throw e;
       }
       const wrapped = await wrapItemKeyFor(
