@@ -15,7 +15,7 @@ import {
   wrapItemKeyFor,
 } from "../../../core/crypto";
 import { ownSharingKey } from "../keys/sharing-key";
-import { el, scope } from "../pages/common";
+import { arriveAtRow, el, scope } from "../pages/common";
 import type { AppContext } from "../shell/context";
 import { SHARING_MARKUP } from "./sharing-markup";
 
@@ -371,15 +371,8 @@ export async function mount(root: HTMLElement, app: AppContext) {
   );
   await render();
   ($("share-submit") as HTMLButtonElement).disabled = false;
-  // Reached from a notification about one share (/sharing?share=<id>): its row's first action
-  // (Accept while pending) has the focus, so the person answers it at once.
-  const named = new URLSearchParams(location.search).get("share");
-  if (named)
-    root
-      .querySelector<HTMLButtonElement>(
-        `#received-rows tr[data-share="${CSS.escape(named)}"] button`,
-      )
-      ?.focus();
+  // Reached from a notification about one share (/sharing?share=<id>).
+  arriveAtRow(root, "share", "#received-rows", "data-share");
   // Accepted, revoked or changed by the other side: both lists are read again.
   const stopLive = app.onLive("shares", render);
   return () => {

@@ -258,7 +258,13 @@ export async function startShell(
       return;
     }
     unmount = typeof result === "function" ? result : null;
-    if (push) (main.querySelector("h1") ?? main).focus?.();
+    // A section reached for one thing (a notification's action) names what takes the focus.
+    if (push)
+      (
+        main.querySelector<HTMLElement>("[data-focus-on-arrival]") ??
+        main.querySelector("h1") ??
+        main
+      ).focus?.();
   }
 
   addEventListener("popstate", () => void go(location.pathname + location.search, false));

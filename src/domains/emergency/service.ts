@@ -169,7 +169,7 @@ export class EmergencyService {
           body: invitedBody(row.ownerEmail, row.waitHours),
           color: "info",
           icon: "shield",
-          actionUrl: "/emergency",
+          actionUrl: `/emergency?invitation=${row.id}`,
           actorId: owner.id,
           actorEmail: row.ownerEmail,
           metadata: { contact_id: row.id },
