@@ -37,7 +37,9 @@ async function readOrMake(app: Owner, create: boolean): Promise<OwnSharingKey> {
   const api = sharingApi(app.api);
   let stored = await app.db.meta<SharingKey>(cacheKey(app));
   try {
-    stored = await api.ownKey();
+    // A browser that holds no key asks first whether the account has one: a new account's first
+    // unlock then makes its key without a refused request on the way.
+    stored = !stored && create && !(await api.hasKey()) ? undefined : await api.ownKey();
   } catch (e) {
     if (e instanceof ApiError && e.status === 404) stored = undefined;
     else if (!(e instanceof OfflineError)) throw e;
