@@ -32,6 +32,8 @@ let oApi: Awaited<ReturnType<typeof apiAs>>;
 let nApi: Awaited<ReturnType<typeof apiAs>>;
 /** Every registration of a sharing key Nadia's browser sent, in any of her tabs. */
 const nadiaKeyPuts: string[] = [];
+/** Refusals Nadia's browser met reading her own sharing key (each one a console error). */
+const nadiaKeyRefusals: number[] = [];
 /** Every first-use question Olga's browser showed, by the contact it asked about. */
 const olgaAsked: string[] = [];
 
@@ -48,6 +50,11 @@ beforeAll(async () => {
   nadiaContext.on("request", (r) => {
     if (r.method() === "PUT" && new URL(r.url()).pathname === "/api/sharing/public-key")
       nadiaKeyPuts.push(r.url());
+  });
+  nadiaContext.on("response", (r) => {
+    const url = new URL(r.url());
+    if (url.pathname === "/api/sharing/public-key" && !url.search && r.status() >= 400)
+      nadiaKeyRefusals.push(r.status());
   });
   // The panel (first-use-panel.ts) is a modal <dialog>: each one that opens is counted.
   await olga.exposeFunction("firstUseAsked", (title: string) => olgaAsked.push(title));
@@ -112,6 +119,7 @@ describe("invitations that just work for a new account", () => {
     expect((await ownKey()).body.wrappedPrivateKey).toMatch(/^[A-Za-z0-9+/]+=*$/);
     await Promise.all(tabs.map((tab) => tab.close()));
     expect(nadiaKeyPuts).toHaveLength(1);
+    expect(nadiaKeyRefusals).toEqual([]);
     expect(await fingerprint((await ownKey()).body.publicKey)).toBe(first);
   });
 
