@@ -8,8 +8,7 @@ import { AppError, ErrorCode, conflict, forbidden, notFound } from "../../lib/er
 import { sendQuietly } from "../notifications";
 import { auditInsert, type AuditInput } from "../audit";
 import { notify } from "../notifications";
-import { accountOfAddress } from "../sharing";
-import { errorName, logJson } from "../../lib/log";
+import { announceInvitation } from "./announce";
 import { liveEntries } from "../sync";
 import * as repo from "./repo";
 import type { AddInput } from "./schema";
@@ -21,7 +20,7 @@ import {
   type EmergencyCtx,
 } from "./timer";
 import { rowsChanged } from "../../db/d1";
-import { INVITED_TITLE, invitedBody, inviteMail, requestedBody, requestedMail } from "./mails";
+import { inviteMail, requestedBody, requestedMail } from "./mails";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -144,41 +143,8 @@ export class EmergencyService {
         token,
       ),
     );
-    await this.announceInvitation(row, user);
+    await announceInvitation(this.ctx, row, user.id);
     return toContact(row);
-  }
-
-  /**
-   * The invitee, when an account already reads this address (the one holding its sharing key, the
-   * key the owner's browser just wrapped for), hears of the invitation in the app as well as by
-   * mail: a notification whose action opens Emergency access, where Accept is (D21), and their open
-   * page refreshes. The invitation is committed already: a notice that fails is logged, never
-   * undoes it.
-   */
-  private async announceInvitation(row: EmergencyContactRow, owner: AuthUser) {
-    try {
-      const invitee = await accountOfAddress(this.directory, row.contactEmail);
-      if (!invitee || invitee === owner.id) return;
-      this.ctx.tell({ ...row, contactUserId: invitee });
-      await notify(
-        this.ctx.dbOf(invitee),
-        {
-          userId: invitee,
-          type: "emergency_contact_invited",
-          title: INVITED_TITLE,
-          body: invitedBody(row.ownerEmail, row.waitHours),
-          color: "info",
-          icon: "shield",
-          actionUrl: `/emergency?invitation=${row.id}`,
-          actorId: owner.id,
-          actorEmail: row.ownerEmail,
-          metadata: { contact_id: row.id },
-        },
-        this.ctx.config,
-      );
-    } catch (err) {
-      logJson("error", "emergency: invitation notice not written", { error: errorName(err) });
-    }
   }
 
   /**
