@@ -145,7 +145,7 @@ describe("the dead man's switch in the browser", () => {
     await expect
       .poll(() => recipientError(olivia))
       .toBe(
-        "nobody-dms@example.test has no sharing key yet: ask them to open Sharing once, then try again",
+        "nobody-dms@example.test has no vault here yet: ask them to sign in and open their vault once, then try again",
       );
     expect((await oApi.get("/api/dead-man-switch")).body.recipients).toEqual([]);
 

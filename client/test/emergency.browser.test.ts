@@ -128,7 +128,7 @@ describe("emergency access between two people", () => {
     await expect
       .poll(() => inviteError(olivia))
       .toBe(
-        "nobody-here@example.test has no sharing key yet: ask them to open Sharing once, then try again",
+        "nobody-here@example.test has no vault here yet: ask them to sign in and open their vault once, then try again",
       );
     await screenshot(olivia, "screenshots/emergency-bad-input.png");
     expect((await oApi.get("/api/vault/emergency")).body.as_owner).toEqual([]);

@@ -91,7 +91,9 @@ describe("sharing an entry between two people", () => {
     await olivia.getByRole("button", { name: "Share", exact: true }).click();
     await expect
       .poll(() => error.innerText())
-      .toBe("nobody-here@example.test has not set up sharing yet: they need to open Sharing once");
+      .toBe(
+        "nobody-here@example.test has no vault here yet: ask them to sign in and open their vault once, then try again",
+      );
     await olivia.getByLabel("Recipient's email").fill(r.email);
     await olivia.getByLabel("Expires on (optional)").fill("2001-01-01");
     await olivia.getByRole("button", { name: "Share", exact: true }).click();

@@ -55,6 +55,12 @@ export function sharingApi(api: ApiClient) {
   const E = SHARING_ENDPOINTS;
   return {
     ownKey: () => api.request(E.ownKey),
+    /**
+     * Whether the caller has a sharing key, read where "none" is an answer (the list's
+     * `setup_required`) rather than the 404 of `ownKey`, which the browser's console logs.
+     */
+    hasKey: async () =>
+      !(await api.request(E.list, { query: { type: "received", limit: "1" } })).setup_required,
     keyOf: (email: string) => api.request(E.ownKey, { query: { email } }),
     putKey: (publicKey: SharingPublicJwk, wrappedPrivateKey: string) =>
       api.request(E.putKey, { body: { publicKey, wrappedPrivateKey } }),

@@ -91,7 +91,7 @@ export async function vaultKeyFor(
   } catch (e) {
     if (e instanceof ApiError && e.status === 404)
       throw new RecoveryInputError(
-        `${email} has no sharing key yet: ask them to open Sharing once, then try again`,
+        `${email} has no vault here yet: ask them to sign in and open their vault once, then try again`,
       );
     throw e;
   }

@@ -77,3 +77,22 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   node.append(...children);
   return node;
 }
+
+/**
+ * A section reached for one row (a notification's action names it in the query, `?<param>=<id>`):
+ * the row stands out and its first button (Accept while pending) takes the focus, here and after
+ * the shell's own focus on arrival, so the person answers it at once. False when no row matches.
+ */
+export function arriveAtRow(root: HTMLElement, param: string, rows: string, attr: string): boolean {
+  const id = new URLSearchParams(location.search).get(param);
+  const row = id
+    ? root.querySelector<HTMLElement>(`${rows} tr[${attr}="${CSS.escape(id)}"]`)
+    : null;
+  if (!row) return false;
+  row.dataset.named = "true";
+  const action = row.querySelector("button");
+  action?.setAttribute("data-focus-on-arrival", "");
+  action?.focus();
+  row.scrollIntoView({ block: "center" });
+  return true;
+}

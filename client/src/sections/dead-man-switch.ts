@@ -277,7 +277,7 @@ export async function mount(root: HTMLElement, app: AppContext) {
     } catch (e) {
       error.textContent = explain(e, "Adding the recipient");
     } finally {
-      input("dms-r-passphrase").value = "";
+      // What was typed stays after a failure (the form's reset clears it after a success).
       submit.disabled = false;
     }
   }

@@ -6,7 +6,7 @@
  */
 import { fromBase64, toBase64 } from "../../../src/kernel/base64";
 import { contactCell } from "../keys/first-use-panel";
-import { el, scope } from "../pages/common";
+import { arriveAtRow, el, scope } from "../pages/common";
 import { emergencyApi, type EmergencyContact } from "../../../core/api";
 import {
   explain,
@@ -247,7 +247,7 @@ export async function mount(root: HTMLElement, app: AppContext) {
     } catch (e) {
       error.textContent = explain(e, "Inviting");
     } finally {
-      input("invite-passphrase").value = "";
+      // What was typed stays after a failure (the form's reset clears it after a success).
       submit.disabled = false;
     }
   }
@@ -346,6 +346,8 @@ export async function mount(root: HTMLElement, app: AppContext) {
     (e: unknown) => ($("emergency-status").textContent = explain(e, "Setting up your sharing key")),
   );
   await render();
+  // Reached from the notification of an invitation (/emergency?invitation=<id>).
+  arriveAtRow(root, "invitation", "#owner-rows", "data-contact");
   // The other side accepted, asked, answered or revoked (or the wait ran out): read the records again.
   const stopLive = app.onLive("emergency", render);
   return () => {

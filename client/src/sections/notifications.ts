@@ -10,6 +10,15 @@ import { pushSwitch } from "./push-switch";
 
 export const POLL_MS = 15_000;
 
+/**
+ * The action's words where a notification waits for the person's answer (an invitation, a share):
+ * the button says what they will do there. Anything else just opens its page.
+ */
+const ACTION_LABEL: Record<string, string> = {
+  emergency_contact_invited: "Review and accept",
+  share_received: "Review and accept",
+};
+
 export function mount(root: HTMLElement, app: AppContext): () => void {
   let gone = false;
   const count = el("p", { id: "unread-count", "aria-live": "polite" });
@@ -41,7 +50,13 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     );
     const actions = el("div", { className: "row" });
     if (n.action_url?.startsWith("/")) {
-      const open = el("button", { type: "button", className: "secondary" }, "Open");
+      const label = ACTION_LABEL[n.type];
+      const open = el(
+        "button",
+        { type: "button", className: label ? "" : "secondary" },
+        label ?? "Open",
+      );
+      if (label) open.setAttribute("aria-label", `${label}: ${n.title}`);
       open.addEventListener("click", () => {
         if (!n.is_read) void app.api.markNotificationRead(n.id).catch(() => undefined);
         app.navigate(n.action_url!);

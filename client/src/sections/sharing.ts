@@ -15,7 +15,7 @@ import {
   wrapItemKeyFor,
 } from "../../../core/crypto";
 import { ownSharingKey } from "../keys/sharing-key";
-import { el, scope } from "../pages/common";
+import { arriveAtRow, el, scope } from "../pages/common";
 import type { AppContext } from "../shell/context";
 import { SHARING_MARKUP } from "./sharing-markup";
 
@@ -332,7 +332,9 @@ export async function mount(root: HTMLElement, app: AppContext) {
         recipient = await trustedContactKey(app.api, app.trust, email, "sharing", askFirstUse);
       } catch (e) {
         if (e instanceof ApiError && e.status === 404)
-          throw new Error(`${email} has not set up sharing yet: they need to open Sharing once`);
+          throw new Error(
+            `${email} has no vault here yet: ask them to sign in and open their vault once, then try again`,
+          );
         throw e;
       }
       const wrapped = await wrapItemKeyFor(
@@ -369,6 +371,8 @@ export async function mount(root: HTMLElement, app: AppContext) {
   );
   await render();
   ($("share-submit") as HTMLButtonElement).disabled = false;
+  // Reached from a notification about one share (/sharing?share=<id>).
+  arriveAtRow(root, "share", "#received-rows", "data-share");
   // Accepted, revoked or changed by the other side: both lists are read again.
   const stopLive = app.onLive("shares", render);
   return () => {

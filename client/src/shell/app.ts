@@ -25,6 +25,7 @@ import { $, precacheDeferred, requestBackgroundSync } from "../pages/common";
 import { announceKeysChanged, watchIdle } from "../pages/lock";
 import type { AppContext, ToastAction, Unmount } from "./context";
 import { resumeResets } from "../reset/manager";
+import { ensureSharingKey } from "../keys/sharing-key";
 import { resolveSection } from "./router";
 import { buildNav } from "./nav";
 import { sections } from "./sections";
@@ -275,7 +276,13 @@ export async function startShell(
       return;
     }
     unmount = typeof result === "function" ? result : null;
-    if (push) (main.querySelector("h1") ?? main).focus?.();
+    // A section reached for one thing (a notification's action) names what takes the focus.
+    if (push)
+      (
+        main.querySelector<HTMLElement>("[data-focus-on-arrival]") ??
+        main.querySelector("h1") ??
+        main
+      ).focus?.();
   }
 
   addEventListener("popstate", () => void go(location.pathname + location.search, false));
@@ -331,6 +338,9 @@ export async function startShell(
   precacheDeferred();
   // Resets this device started and has not saved yet (one may have ended while no tab was open).
   void resumeResets(app);
+  // A vault that has no sharing key yet gets one now, so others can invite this person at once
+  // (a failure, offline or refused, is tried again at the next unlock).
+  void ensureSharingKey(app).catch(() => undefined);
   document.body.dataset.ready = "true";
   return app;
 }

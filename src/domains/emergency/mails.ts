@@ -20,6 +20,10 @@ export const inviteMail = (
     path: `/emergency/${token}`,
   });
 
+export const INVITED_TITLE = "You were named an emergency contact";
+export const invitedBody = (owner: string | null, waitHours: number) =>
+  `${owner ?? "A vault owner"} named you as an emergency contact for their vault, with a waiting period of ${countOf(waitHours, "hour")}. Accept the invitation on the Emergency access page.`;
+
 export const REQUESTED_TITLE = "Emergency access requested";
 export const requestedBody = (contact: string, grantAt: string) =>
   `${contact} requested emergency access to your vault. It will be granted automatically at ${grantAt} unless you deny it.`;

@@ -8,6 +8,7 @@ import { AppError, ErrorCode, conflict, forbidden, notFound } from "../../lib/er
 import { sendQuietly } from "../notifications";
 import { auditInsert, type AuditInput } from "../audit";
 import { notify } from "../notifications";
+import { announceInvitation } from "./announce";
 import { liveEntries } from "../sync";
 import * as repo from "./repo";
 import type { AddInput } from "./schema";
@@ -142,6 +143,7 @@ export class EmergencyService {
         token,
       ),
     );
+    await announceInvitation(this.ctx, row, user.id);
     return toContact(row);
   }
 

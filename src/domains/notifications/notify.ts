@@ -102,6 +102,9 @@ export function evictReadStatement(db: Db, userId: string, incoming: number, max
  * within hours or that look like a break-in. The rest waits in the notification centre.
  */
 const PUSHED_TYPES = new Set([
+  // Someone waits for the person's answer: an invitation or a share stays pending until accepted.
+  "emergency_contact_invited",
+  "share_received",
   "emergency_access_requested",
   "dead_man_switch_reminder",
   "new_device",

@@ -367,6 +367,11 @@ export async function getKeyByEmail(directory: Db, email: string) {
     .get();
 }
 
+/** The account that reads what is sent to `email` (the one holding its sharing key), if any. */
+export async function accountOfAddress(directory: Db, email: string): Promise<string | undefined> {
+  return (await getKeyByEmail(directory, email))?.userId;
+}
+
 /** The owner's view log of one of their shares, newest first. */
 export async function viewLog(directory: Db, ownerId: string, shareId: string) {
   return directory

@@ -21,7 +21,7 @@ import {
 } from "./schema";
 import { SharingService } from "./service";
 
-const service = (c: Context<AppEnv>) => new SharingService(c.env);
+const service = (c: Context<AppEnv>) => new SharingService(c.env, c.get("config"));
 
 export function registerSharingRoutes(app: Hono<AppEnv>) {
   route(app, {

@@ -12,7 +12,9 @@ import {
   notFound,
   validationError,
 } from "../../lib/errors";
-import { notificationInsert } from "../notifications";
+import type { Config } from "../../env";
+import { errorName, logJson } from "../../lib/log";
+import { notificationInsert, notify } from "../notifications";
 import { entryPatch, findLive } from "../passwords";
 import * as repo from "./repo";
 import type { CreateShareInput, PatchShareInput, Share, UpdateSharedAccountInput } from "./schema";
@@ -62,7 +64,10 @@ export class SharingService {
   private readonly directory: Db;
   private readonly ownerDb: repo.OwnerDb;
 
-  constructor(private readonly env: DbBindings) {
+  constructor(
+    private readonly env: DbBindings,
+    private readonly config?: Config,
+  ) {
     this.directory = directoryDb(env);
     this.ownerDb = (ownerId) => dbFor(env, ownerId);
   }
@@ -80,6 +85,41 @@ export class SharingService {
     const recipient =
       share.recipientId ?? (await repo.getKeyByEmail(this.directory, share.recipientEmail))?.userId;
     announceTopic(this.env, [share.ownerId, recipient], "shares");
+    return recipient;
+  }
+
+  /**
+   * A new share waits for its recipient's Accept: they hear of it in the app's notifications (and by
+   * Web Push where they subscribed), with the Sharing page, where Accept is, as its action. The
+   * share is committed already: a notice that cannot be written is logged, never undoes it.
+   */
+  private async announceShare(
+    recipientId: string,
+    owner: AuthUser,
+    share: ShareRow,
+    entryName: string,
+  ) {
+    const from = emailOf(owner) ?? "Someone";
+    try {
+      await notify(
+        this.ownerDb(recipientId),
+        {
+          userId: recipientId,
+          type: "share_received",
+          title: "An entry was shared with you",
+          body: `${from} shared "${entryName}" with you (${share.permission === "write" ? "can edit" : "read-only"}). Accept it on the Sharing page to see it in your vault.`,
+          color: "info",
+          icon: "share",
+          actionUrl: `/sharing?share=${share.id}`,
+          actorId: isUuid(owner.id) ? owner.id : null,
+          actorEmail: emailOf(owner),
+          metadata: { share_id: share.id, account_id: share.accountId },
+        },
+        this.config,
+      );
+    } catch (err) {
+      logJson("error", "sharing: notification not written", { error: errorName(err) });
+    }
   }
 
   async create(user: AuthUser, input: CreateShareInput) {
@@ -135,7 +175,8 @@ export class SharingService {
       );
     }
     await repo.refreshShareCount(this.directory, this.ownerDb(user.id), user.id, entry.id);
-    await this.tell(row);
+    const recipient = await this.tell(row);
+    if (recipient) await this.announceShare(recipient, user, row, entry.name);
     return toShare(
       {
         ...row,
