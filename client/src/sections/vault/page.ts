@@ -14,7 +14,7 @@ import { Arrivals, inOrderOf, withArrivals } from "./arrivals";
 import { EntryList, type Row } from "./list";
 import { VAULT_MARKUP } from "./markup";
 import { Organiser } from "./organise";
-import { needles, queryWords, SearchIndex } from "./search";
+import { needles, queryWords, SearchIndex, shortNeedles } from "./search";
 import { ListAnswers, ordered, RowCache, withSharedRows } from "./filter";
 import { SHARED_PREFIX, SharedEntries } from "./shared";
 import { DeviceState } from "./device";
@@ -130,6 +130,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     entries: () => ordered(snapshot, sortBy.value, favourite, device.used),
     keyOf: (e) =>
       usernames.has(e.id) || e.search_tokens === null ? index.keyOf(e, usernames.get(e.id)) : null,
+    plainKeyOf: (e) => index.keyOf(e, usernames.get(e.id)),
     rowOf,
   });
   /** The snapshot's table in the list's order (made again when the order or the version changed). */
@@ -157,6 +158,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
       words,
       needles: needles(words),
       hashed,
+      short: shortNeedles(words),
       tag,
       organised: organiser.active() ? (e) => organiser.matches(e) : null,
       scope: organiser.describe(),
