@@ -18,7 +18,7 @@ import { needles, queryWords, SearchIndex, shortNeedles } from "./search";
 import { ListAnswers, ordered, RowCache, withSharedRows } from "./filter";
 import { SHARED_PREFIX, SharedEntries } from "./shared";
 import { DeviceState } from "./device";
-import { bindSearchKeys } from "./keys";
+import { bindDisclosures, bindSearchKeys } from "./keys";
 import { auditedSecrets, noteFullyBound, storeMark } from "./secrets";
 import { drawStatus, drawTags, drawUnreadable } from "./status";
 /** How often a search or filter on screen follows entries opened in the background. */
@@ -434,6 +434,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     openFirst,
     $("entry-dialog") as HTMLDialogElement,
   );
+  const unbindDisclosures = bindDisclosures($, $("entry-dialog") as HTMLDialogElement);
   for (const id of ["new-entry", "empty-new"])
     $(id).addEventListener("click", () => form.open("", {}, organiser.folders()));
   // Through the shell's paint queue, so two renderings never interleave.
@@ -475,6 +476,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     list.destroy();
     reader.close();
     unbindKeys();
+    unbindDisclosures();
     stopListening();
     stopLive();
     arrivals.stop();
