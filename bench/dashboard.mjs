@@ -427,8 +427,18 @@ try {
         );
       }
     }
+    // One letter from an empty search: a prefix of any word, so the answer is the whole vault or a
+    // large share of it (the list drawn again), or nothing.
+    const oneLetter = [];
+    for (const letter of ["s", "e", "x", "n", "q", "1", "2", "z"]) {
+      for (let run = 0; run < 2; run++) {
+        await clearSearch(page, heading);
+        oneLetter.push(await typedIn(page, letter));
+      }
+    }
     await keysProfiled();
     line(`keystroke -> filtered list (${ENTRIES} entries)`, keystrokes);
+    line(`one letter -> filtered list (${ENTRIES} entries)`, oneLetter);
     await page.evaluate(() => {
       const s = document.getElementById("search");
       s.value = "";
@@ -601,6 +611,24 @@ async function printTimeline(page) {
   }
 }
 
+/** A query set through the search's input event, timed in the page to the frame after its list. */
+function typedIn(page, q) {
+  return page.evaluate(async (q) => {
+    const s = document.getElementById("search");
+    const h = document.getElementById("entries-heading");
+    const t = performance.now();
+    s.value = q;
+    s.dispatchEvent(new Event("input"));
+    await new Promise((resolve) => {
+      const check = () =>
+        h.textContent.startsWith(`Entries matching “${q}”`) ? resolve() : setTimeout(check, 0);
+      check();
+    });
+    await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    return performance.now() - t;
+  }, q);
+}
+
 /** Clears the search through its own input event and waits for the whole list. */
 async function clearSearch(page, heading) {
   await page.evaluate(() => {
@@ -628,8 +656,15 @@ async function asSeen(page, heading) {
     for (let i = 1; i <= word.length && keys.length < SAMPLES; i++)
       keys.push(await take("key", word.slice(0, i), () => page.keyboard.press(word[i - 1])));
   }
+  const firstKeys = [];
+  for (const letter of ["s", "e", "x", "n", "q", "1", "2", "z"]) {
+    await clearSearch(page, heading);
+    await page.locator("#search").focus();
+    firstKeys.push(await take("key", letter, () => page.keyboard.press(letter)));
+  }
   await keysProfiled();
   printSamples(`keystroke -> filtered list, as seen (${ENTRIES})`, keys);
+  printSamples(`one letter -> filtered list, as seen (${ENTRIES})`, firstKeys);
   await clearSearch(page, heading);
   const opens = [];
   const opensProfiled = await profiled(page, "dashboard-opens-as-seen", true);

@@ -13,7 +13,9 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
-import { basename, join, relative } from "node:path";
+import { execFileSync } from "node:child_process";
+import { tmpdir } from "node:os";
+import { basename, dirname, join, relative } from "node:path";
 import { ROOT } from "./lib/dev-identity.mjs";
 
 const SRC = join(ROOT, "client", "src");
@@ -281,6 +283,17 @@ await build({
   },
   logLevel: "warning",
 });
+
+// The browser extension, built beside the app and served at /extension.zip: Settings' "Browser
+// extension" offers it with the steps to load it unpacked. It is not pre-cached (a download, not a
+// page's asset). EXTENSION_APP_ORIGIN names the app it opens set to, as for build-extension.mjs.
+const extensionOut = join(tmpdir(), `vault-extension-${process.pid}`, "extension");
+execFileSync(process.execPath, [join(ROOT, "scripts", "build-extension.mjs")], {
+  env: { ...process.env, EXTENSION_OUT_DIR: extensionOut },
+  stdio: "ignore",
+});
+copyFileSync(`${extensionOut}.zip`, join(OUT, "extension.zip"));
+rmSync(dirname(extensionOut), { recursive: true, force: true });
 
 console.log(
   `client built into public/ (${assets.length} assets, ${deferred.length} cached after the vault opens, build ${buildId}) in ${Date.now() - started} ms`,

@@ -1,9 +1,11 @@
+import { inflateRawSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedInPerson, syncedEntry } from "./support/account";
 import {
   dashboardReady,
   entryNames,
   launch,
+  screenshot,
   waitForPending,
   type Browser,
 } from "./support/browser";
@@ -25,6 +27,21 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 });
+
+/** A file of a zip (local headers, deflated or stored), as text. */
+function zipEntry(zip: Buffer, name: string): string {
+  for (let at = 0; zip.readUInt32LE(at) === 0x04034b50; ) {
+    const method = zip.readUInt16LE(at + 8);
+    const size = zip.readUInt32LE(at + 18);
+    const nameLength = zip.readUInt16LE(at + 26);
+    const start = at + 30 + nameLength + zip.readUInt16LE(at + 28);
+    const data = zip.subarray(start, start + size);
+    if (zip.toString("utf8", at + 30, at + 30 + nameLength) === name)
+      return (method === 8 ? inflateRawSync(data) : data).toString("utf8");
+    at = start + size;
+  }
+  throw new Error(`${name} is not in the zip`);
+}
 
 const nav = () => person.page.getByRole("navigation", { name: "Sections" });
 
@@ -65,6 +82,33 @@ describe("settings", () => {
     await page.goto("/devices");
     await dashboardReady(page);
     await page.getByRole("heading", { level: 1, name: "Devices" }).waitFor();
+  });
+
+  it("offers the browser extension: a download of the one built with this app, and the steps to load it", async () => {
+    const { page } = person;
+    await openSection(page, "Account");
+    const card = page.getByRole("region", { name: "Browser extension" });
+    const link = card.getByRole("link", { name: "Download the extension (.zip)" });
+    expect(await link.getAttribute("href")).toBe("/extension.zip");
+    expect(await card.locator("#extension-steps li").allInnerTexts()).toEqual([
+      "Unzip the download into a folder you keep (the browser loads the extension from there).",
+      "Open chrome://extensions (Edge: edge://extensions) and turn on Developer mode.",
+      "Click Load unpacked and choose the unzipped folder.",
+      `Open the extension from the toolbar. If its app address is not ${new URL(page.url()).origin}, set it in its Settings; then unlock it with your master passphrase.`,
+    ]);
+    await screenshot(page, "screenshots/settings-extension-1280.png");
+    // The download is the extension: a zip whose manifest.json is the extension's.
+    const download = page.waitForEvent("download");
+    await link.click();
+    const file = await (await download).createReadStream();
+    const chunks: Buffer[] = [];
+    for await (const c of file) chunks.push(c as Buffer);
+    const zip = Buffer.concat(chunks);
+    expect(zip.readUInt32LE(0)).toBe(0x04034b50);
+    const manifest = JSON.parse(zipEntry(zip, "manifest.json"));
+    expect(manifest.name).toBe("Credential Vault");
+    expect(manifest.manifest_version).toBe(3);
+    expect(zipEntry(zip, "background.js").length).toBeGreaterThan(1000);
   });
 
   it("changes the master passphrase from the account page: the vault opens with the new one only", async () => {

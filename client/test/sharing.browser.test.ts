@@ -34,6 +34,7 @@ beforeAll(async () => {
   browser = await launch();
   olivia = (await personContext(browser)).page;
   ({ page: rick, context: rickContext } = await personContext(browser));
+  await rickContext.grantPermissions(["clipboard-read", "clipboard-write"]);
 });
 
 afterAll(async () => {
@@ -162,25 +163,35 @@ describe("sharing an entry between two people", () => {
       .poll(() => receivedRow(rick, "Team wiki").locator("td").nth(2).innerText())
       .toBe("active");
     await rick.getByRole("button", { name: "Open Team wiki" }).click();
-    await expect
-      .poll(() => rick.locator('#shared-fields dd[data-field="password"]').innerText())
-      .toBe(SECRET);
+    // Masked like the person's own entries, with Show and Copy.
+    const password = rick.locator('#shared-fields dd[data-field="password"]');
+    await expect.poll(() => password.innerText()).toBe("••••••••••");
     expect(await rick.locator('#shared-fields dd[data-field="notes"]').innerText()).toBe(
       "shared notes",
     );
+    const shared = rick.locator("#shared-entry");
+    await shared.getByRole("button", { name: "Copy password" }).click();
+    await expect.poll(() => rick.evaluate(() => navigator.clipboard.readText())).toBe(SECRET);
+    expect(await password.innerText()).toBe("••••••••••");
+    await shared.getByRole("button", { name: "Show password" }).click();
+    expect(await password.innerText()).toBe(SECRET);
     await screenshot(rick, "screenshots/sharing-recipient-open.png");
+    await shared.getByRole("button", { name: "Hide password" }).click();
+    expect(await password.innerText()).toBe("••••••••••");
     // What the server gave Rick: ciphertext and a wrapped key, no secret in the clear.
     const received = (await rApi.get("/api/sharing?type=received")).body.shares;
     expect(received[0].account.wrapped_item_key).toMatch(/^[A-Za-z0-9+/]+=*$/);
     expect(JSON.stringify(received)).not.toContain(SECRET);
   });
 
-  it("Olivia's view log shows Rick's view", async () => {
+  it("Olivia's view log shows Rick's copy and view", async () => {
     await olivia.reload();
     await dashboardReady(olivia);
     await olivia.getByRole("button", { name: `View log of Team wiki for ${r.email}` }).click();
-    await expect.poll(() => olivia.locator("#log-rows li").count()).toBe(1);
-    expect(await olivia.locator("#log-rows li").innerText()).toMatch(/^Viewed /);
+    await expect.poll(() => olivia.locator("#log-rows li").count()).toBe(2);
+    expect(
+      (await olivia.locator("#log-rows li").allInnerTexts()).map((t) => t.split(" ")[0]).sort(),
+    ).toEqual(["Copied", "Viewed"]);
     await screenshot(olivia, "screenshots/sharing-view-log.png");
   });
 
@@ -211,6 +222,7 @@ describe("sharing an entry between two people", () => {
         .poll(() => rick.locator("#sharing-offline").innerText())
         .toMatch(/^Offline: shares as of /);
       await rick.getByRole("button", { name: "Open Team wiki" }).click();
+      await rick.locator("#shared-entry").getByRole("button", { name: "Show password" }).click();
       await expect
         .poll(() => rick.locator('#shared-fields dd[data-field="password"]').innerText())
         .toBe("pw-rotated-by-rick");

@@ -5,7 +5,13 @@ import { nextTask, sortInSlices } from "../../core/vault/next-task";
 import { inListOrder } from "../../core/store/entry-order";
 import { inOrderOf, withArrivals } from "../src/sections/vault/arrivals";
 import { ListAnswers } from "../src/sections/vault/filter";
-import { narrows, needles, queryWords, SearchIndex } from "../src/sections/vault/search";
+import {
+  narrows,
+  needles,
+  queryWords,
+  SearchIndex,
+  shortNeedles,
+} from "../src/sections/vault/search";
 import { byEntryName } from "../../core/vault/vault";
 
 // The vault page's in-memory search must find exactly what the blind index finds (whole words and
@@ -48,7 +54,6 @@ describe("in-memory search", () => {
       ["carol", "carol.smith@example.test"],
       ["smith", "carol.smith@example.test"],
       ["carol", undefined],
-      ["x", undefined],
       ["checking savings", undefined],
     ] as const) {
       expect([q, finds(q, username)]).toEqual([q, blind(q, username ?? "")]);
@@ -56,6 +61,25 @@ describe("in-memory search", () => {
     expect(finds("carol", "carol@example.test")).toBe(true);
     // A username learnt later replaces the words cut before.
     expect(finds("carol")).toBe(false);
+  });
+
+  it("finds a word by its first letter, which the blind index holds no token for", () => {
+    for (const [q, found] of [
+      ["c", true],
+      ["C", true],
+      ["b", true],
+      ["l", false],
+      ["h", false],
+      ["x", false],
+      ["a", false],
+      ["b c", true],
+      ["b x", false],
+      ["ch b", true],
+    ] as const)
+      expect([q, finds(q)]).toEqual([q, found]);
+    expect(finds("s", "carol.smith@example.test")).toBe(true);
+    expect(blind("c")).toBe(false);
+    expect(shortNeedles(queryWords("c chase b"))).toEqual(needles(["c", "b"]));
   });
 });
 
@@ -71,6 +95,7 @@ describe("a keystroke's answer at thousands of entries", () => {
   const answers = new ListAnswers({
     entries: () => entries,
     keyOf: (e) => index.keyOf(e, undefined),
+    plainKeyOf: (e) => index.keyOf(e, undefined),
     rowOf: (e) => ({ id: e.id, name: e.name, site: e.website ?? "" }),
   });
   const scan = (q: string) =>
@@ -82,6 +107,7 @@ describe("a keystroke's answer at thousands of entries", () => {
         words,
         needles: needles(words),
         hashed: [],
+        short: shortNeedles(words),
         tag,
         organised: null,
         scope: "",
@@ -98,7 +124,7 @@ describe("a keystroke's answer at thousands of entries", () => {
   });
 
   it("gives, keystroke by keystroke and narrowed or not, what a scan of every entry gives, in the list's order", () => {
-    for (const typed of ["service12 alpha", "gamma service4", "beta"]) {
+    for (const typed of ["service12 alpha", "gamma service4", "beta", "s a b"]) {
       for (let i = 0; i <= typed.length; i++)
         expect(ask(typed.slice(0, i))).toEqual(scan(typed.slice(0, i)));
       // Taken back: a shorter query is answered from the whole table again.
@@ -122,6 +148,7 @@ describe("a keystroke's answer at thousands of entries", () => {
     const table = new ListAnswers({
       entries: () => withTokens,
       keyOf: (e) => (made.push(e.id), users.has(e.id) ? index.keyOf(e, users.get(e.id)) : null),
+      plainKeyOf: (e) => index.keyOf(e, users.get(e.id)),
       rowOf: (e) =>
         rows.get(e.id) ??
         rows.set(e.id, { id: e.id, name: e.name, site: e.website ?? "" }).get(e.id)!,
@@ -134,6 +161,7 @@ describe("a keystroke's answer at thousands of entries", () => {
           words,
           needles: needles(words),
           hashed,
+          short: shortNeedles(words),
           tag: "",
           organised: null,
           scope: "",
@@ -141,6 +169,10 @@ describe("a keystroke's answer at thousands of entries", () => {
         .map((r) => r.id);
     };
     expect(table.tableFor("v").tokens).toBe(true);
+    // One letter: no token to compare, so the entry on its tokens matches on its name and site.
+    expect(q("s")).toEqual(few.map((e) => e.id));
+    expect(q("q")).toEqual([]);
+    expect(q("s ser", ["miss"])).toEqual(few.slice(1).map((e) => e.id));
     // "car" narrows from "ca"; the first entry (on its tokens, which the query's hash misses) is left out.
     expect(q("ca", ["miss"])).toEqual([]);
     made.length = 0;

@@ -40,9 +40,46 @@ export function recordActivity(db: LocalDb, userId: string, at: number): Promise
   return db.setMeta(activityKey(userId), at);
 }
 
+/**
+ * When this device locks the vault by itself (Settings, "Auto-lock"): after so many minutes without
+ * activity, and at the first page load after the browser was closed. A device's own choice, as
+ * Bitwarden's vault timeout is: a phone may lock sooner than a desk's computer.
+ */
+export type LockSettings = { idleMinutes: number; onBrowserClose: boolean };
+/** The idle times offered, in minutes: none is "never", a vault's keys always leave the store in time. */
+export const IDLE_CHOICES = [1, 5, 15, 30, 60, 240] as const;
+export const LOCK_DEFAULTS: LockSettings = {
+  idleMinutes: AUTO_LOCK_MS / 60_000,
+  onBrowserClose: false,
+};
+const lockKey = (userId: string) => `autolock:${userId}`;
+
+function validLockSettings(s: unknown): s is LockSettings {
+  const v = s as Partial<LockSettings> | null;
+  return (
+    !!v &&
+    (IDLE_CHOICES as readonly number[]).includes(v.idleMinutes as number) &&
+    typeof v.onBrowserClose === "boolean"
+  );
+}
+
+export async function lockSettings(db: LocalDb, userId: string): Promise<LockSettings> {
+  const stored = await db.meta<LockSettings>(lockKey(userId));
+  return validLockSettings(stored) ? stored : LOCK_DEFAULTS;
+}
+
+export function setLockSettings(db: LocalDb, userId: string, s: LockSettings): Promise<void> {
+  if (!validLockSettings(s)) throw new Error("not an auto-lock setting this app offers");
+  return db.setMeta(lockKey(userId), {
+    idleMinutes: s.idleMinutes,
+    onBrowserClose: s.onBrowserClose,
+  });
+}
+
 export async function idleTooLong(db: LocalDb, userId: string): Promise<boolean> {
   const last = await db.meta<number>(activityKey(userId));
-  return last !== undefined && Date.now() - last >= AUTO_LOCK_MS;
+  const limit = (await lockSettings(db, userId)).idleMinutes * 60_000;
+  return last !== undefined && Date.now() - last >= limit;
 }
 
 /** Lock: the keys leave the store (the caller drops the page, and with it the keys in memory). */

@@ -2,12 +2,18 @@
 import { ApiClient } from "../../../core/api";
 import type { VaultKeys } from "../../../core/crypto";
 import { openDb, type Session } from "../../../core/store";
-import { idleTooLong, lockVault, currentSession, signOut } from "../../../core/session";
+import {
+  idleTooLong,
+  lockSettings,
+  lockVault,
+  currentSession,
+  signOut,
+} from "../../../core/session";
 import { startEntryReader } from "../../../core/vault";
 import { startShell } from "../shell/app";
 import { syncOnce, type SyncEngine } from "../../../core/sync";
 import { $, registerServiceWorker } from "./common";
-import { showLockScreen } from "./lock";
+import { browserClosedSinceUnlock, markBrowserSession, showLockScreen } from "./lock";
 
 performance.mark("vault:page-start");
 const db = await openDb();
@@ -36,11 +42,17 @@ async function boot(session: Session, keys: VaultKeys | undefined) {
       location.replace("/");
     })();
   });
-  // The idle limit also counts the time no page of the app was open.
-  if (keys && (await idleTooLong(db, session.userId))) {
+  // The idle limit also counts the time no page of the app was open; "lock when the browser
+  // closes" finds the browser's session cookie gone.
+  if (
+    keys &&
+    ((await idleTooLong(db, session.userId)) ||
+      ((await lockSettings(db, session.userId)).onBrowserClose && browserClosedSinceUnlock()))
+  ) {
     await lockVault(db, session.userId, keys);
     keys = undefined;
   }
+  if (keys) markBrowserSession();
   const open = (k: VaultKeys) =>
     startShell(db, session, k, {
       started(sync, stop) {

@@ -43,6 +43,7 @@ export function showLockScreen(
     unlockVault(db, userId, field.value)
       .then(async (keys) => {
         field.value = "";
+        markBrowserSession();
         $("lock-screen").hidden = true;
         $("app-main").hidden = false;
         announceKeysChanged();
@@ -63,13 +64,38 @@ export function showLockScreen(
   document.body.dataset.ready = "locked";
 }
 
+/** Sent on this window when Settings changes the auto-lock: the idle watch takes the new limit at once. */
+export const LOCK_SETTINGS_EVENT = "vault:lock-settings";
+
 /**
- * Calls `lock` after AUTO_LOCK_MS without a key press, click, touch, scroll or input. Activity only
- * moves a timestamp; the timer re-arms itself for the remaining time, and the check runs again when
- * the tab comes back (timers do not run while a laptop sleeps). The time is also persisted (see
+ * A cookie with no expiry lives as long as the browser runs (every tab and window of it): its
+ * absence at a page load with the keys in the store says the browser was closed since, for "lock
+ * when the browser closes". It holds nothing secret; a browser that restores its session on start
+ * keeps it, as it keeps the session's other cookies.
+ */
+const BROWSER_SESSION_COOKIE = "vault-browser-session";
+
+export function markBrowserSession() {
+  const secure = location.protocol === "https:" ? "; Secure" : "";
+  document.cookie = `${BROWSER_SESSION_COOKIE}=1; Path=/; SameSite=Strict${secure}`;
+}
+
+export function browserClosedSinceUnlock(): boolean {
+  return !document.cookie.split("; ").includes(`${BROWSER_SESSION_COOKIE}=1`);
+}
+
+/**
+ * Calls `lock` after `limitMs()` (Settings' auto-lock, AUTO_LOCK_MS unless changed) without a key
+ * press, click, touch, scroll or input. Activity only moves a timestamp; the timer re-arms itself
+ * for the remaining time, and the check runs again when the tab comes back (timers do not run
+ * while a laptop sleeps) or the limit changes. The time is also persisted (see
  * passphrase.recordActivity) for the next page load to check.
  */
-export function watchIdle(lock: () => void, persist: (at: number) => void): () => void {
+export function watchIdle(
+  lock: () => void,
+  persist: (at: number) => void,
+  limitMs: () => number = () => AUTO_LOCK_MS,
+): () => void {
   let last = Date.now();
   let persisted = last;
   let stopped = false;
@@ -87,18 +113,22 @@ export function watchIdle(lock: () => void, persist: (at: number) => void): () =
     document.addEventListener(ev, touch, { capture: true, passive: true });
   const check = () => {
     if (stopped) return;
-    const left = last + AUTO_LOCK_MS - Date.now();
+    const left = last + limitMs() - Date.now();
     if (left <= 0) lock();
     else timer = setTimeout(check, left);
   };
-  let timer = setTimeout(check, AUTO_LOCK_MS);
-  document.addEventListener("visibilitychange", () => {
-    if (document.visibilityState !== "visible") return;
+  let timer = setTimeout(check, limitMs());
+  const again = () => {
     clearTimeout(timer);
     check();
+  };
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") again();
   });
+  addEventListener(LOCK_SETTINGS_EVENT, again);
   return () => {
     stopped = true;
     clearTimeout(timer);
+    removeEventListener(LOCK_SETTINGS_EVENT, again);
   };
 }

@@ -1,6 +1,6 @@
 /**
  * /settings: the account's own page (as Bitwarden's "My account"): who is signed in, the master
- * passphrase change, and the way to the other settings pages (security, devices, import and
+ * passphrase change, auto-lock, the browser extension, and the way to the other settings pages (security, devices, import and
  * export, contacts' keys). Account matters live here, out of the vault's way.
  */
 import { changePassphrase, PassphraseError, clearSyncCache } from "../../../core/session";
@@ -8,6 +8,8 @@ import { input, requestBackgroundSync } from "../pages/common";
 import { announceKeysChanged } from "../pages/lock";
 import type { AppContext } from "../shell/context";
 import { el } from "../../../core/ui";
+import { AUTO_LOCK_MARKUP, setupAutoLock } from "./settings-lock";
+import { EXTENSION_MARKUP, setupExtension } from "./settings-extension";
 
 /** The other settings pages, each with what a person finds there. */
 const PAGES: { href: string; title: string; text: string; section: boolean }[] = [
@@ -54,6 +56,8 @@ const MARKUP = `
     <p id="cp-error" class="error" role="alert"></p>
   </form>
 </section>
+${AUTO_LOCK_MARKUP}
+${EXTENSION_MARKUP}
 <section aria-labelledby="more-settings">
   <h2 id="more-settings">More settings</h2>
   <ul id="settings-pages" class="cards link-cards"></ul>
@@ -87,6 +91,8 @@ export function mount(root: HTMLElement, app: AppContext) {
     }),
   );
   setupChangePassphrase(root, app);
+  void setupAutoLock(root, app);
+  setupExtension(root);
 }
 
 /**

@@ -1,4 +1,7 @@
 /** The sharing section's static markup (text from data is set through textContent). */
+import type { EntrySecrets } from "../../../core/crypto";
+import { el } from "../pages/common";
+
 export const SHARING_MARKUP = `
 <div class="section">
   <h1 tabindex="-1">Sharing</h1>
@@ -39,7 +42,7 @@ export const SHARING_MARKUP = `
     <p id="received-empty" class="muted">Nothing has been shared with you.</p>
     <section id="shared-entry" class="card" aria-labelledby="shared-heading" hidden>
       <h3 id="shared-heading">Shared entry</h3>
-      <dl id="shared-fields"></dl>
+      <dl id="shared-fields" class="fields"></dl>
       <form id="shared-edit" method="post" action="/sharing" hidden>
         <label for="se-username">Username</label>
         <input id="se-username" autocomplete="off">
@@ -54,3 +57,65 @@ export const SHARING_MARKUP = `
     </section>
   </section>
 </div>`;
+
+const MASK = "••••••••••";
+
+/**
+ * A received share's fields as the person's own entries show theirs (the vault's detail): the
+ * password masked until Show, each field with its own Copy; `logged` tells the owner's view log.
+ */
+export function sharedFields(
+  secrets: Pick<EntrySecrets, "username" | "password" | "notes">,
+  logged: (action: "password_viewed" | "password_copied") => void,
+  toast: (message: string) => void,
+): HTMLElement[] {
+  const copy = (label: string, value: string, after?: () => void) =>
+    el("button", {
+      type: "button",
+      className: "secondary",
+      textContent: "Copy",
+      ariaLabel: `Copy ${label.toLowerCase()}`,
+      onclick: () =>
+        void navigator.clipboard.writeText(value).then(
+          () => {
+            toast(`${label} copied`);
+            after?.();
+          },
+          (e: unknown) => toast(`Cannot copy: ${e instanceof Error ? e.message : String(e)}`),
+        ),
+    });
+  const row = (label: string, field: string, value: string, secret: boolean) => {
+    const dd = el("dd", {
+      className: "value",
+      textContent: value ? (secret ? MASK : value) : "—",
+      dataset: { field },
+    });
+    const actions = el("dd", { className: "field-actions" });
+    if (value && secret) {
+      const show = el("button", {
+        type: "button",
+        className: "secondary show",
+        textContent: "Show",
+        ariaLabel: `Show ${label.toLowerCase()}`,
+      });
+      show.setAttribute("aria-pressed", "false");
+      show.onclick = () => {
+        const shown = show.getAttribute("aria-pressed") !== "true";
+        dd.textContent = shown ? value : MASK;
+        show.textContent = shown ? "Hide" : "Show";
+        show.ariaLabel = `${shown ? "Hide" : "Show"} ${label.toLowerCase()}`;
+        show.setAttribute("aria-pressed", String(shown));
+        if (shown) logged("password_viewed");
+      };
+      actions.append(show);
+    }
+    if (value)
+      actions.append(copy(label, value, secret ? () => logged("password_copied") : undefined));
+    return [el("dt", { textContent: label }), dd, actions];
+  };
+  return [
+    ...row("Username", "username", secrets.username, false),
+    ...row("Password", "password", secrets.password, true),
+    ...row("Notes", "notes", secrets.notes, false),
+  ];
+}

@@ -17,7 +17,7 @@ import {
 import { ownSharingKey } from "../keys/sharing-key";
 import { arriveAtRow, el, scope } from "../pages/common";
 import type { AppContext } from "../shell/context";
-import { SHARING_MARKUP } from "./sharing-markup";
+import { SHARING_MARKUP, sharedFields } from "./sharing-markup";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 type Cached = { owned: Share[]; received: Share[]; at: string };
@@ -235,16 +235,15 @@ export async function mount(root: HTMLElement, app: AppContext) {
         s.account.encrypted_data,
       );
       $("shared-heading").textContent = s.account.name;
-      const fields: [string, "username" | "password" | "notes"][] = [
-        ["Username", "username"],
-        ["Password", "password"],
-        ["Notes", "notes"],
-      ];
       $("shared-fields").replaceChildren(
-        ...fields.flatMap(([label, k]) => [
-          el("dt", { textContent: label }),
-          el("dd", { textContent: secrets[k] || "—", dataset: { field: k } }),
-        ]),
+        ...sharedFields(
+          secrets,
+          (action) => {
+            // The owner's view log records a show and a copy (online; offline ones are not logged).
+            if (navigator.onLine) void api.logView(s.id, action).catch(() => undefined);
+          },
+          toast,
+        ),
       );
       const form = $("shared-edit") as HTMLFormElement;
       form.hidden = !editing;
@@ -258,8 +257,6 @@ export async function mount(root: HTMLElement, app: AppContext) {
         };
       }
       detail.hidden = false;
-      // The owner sees this in the view log (online; offline views are not logged).
-      if (navigator.onLine) await api.logView(s.id, "password_viewed").catch(() => undefined);
     } catch (e) {
       toast(explain(e, "Opening the shared entry"));
     }

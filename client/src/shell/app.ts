@@ -19,10 +19,10 @@ import {
   liveSyncUrl,
 } from "../../../core/sync";
 import type { LocalDb, Session } from "../../../core/store";
-import { lockVault, recordActivity } from "../../../core/session";
+import { lockSettings, lockVault, recordActivity, type LockSettings } from "../../../core/session";
 import type { LiveSyncTopic } from "../../../src/kernel/live-sync";
 import { $, precacheDeferred, requestBackgroundSync } from "../pages/common";
-import { announceKeysChanged, watchIdle } from "../pages/lock";
+import { announceKeysChanged, LOCK_SETTINGS_EVENT, watchIdle } from "../pages/lock";
 import type { AppContext, ToastAction, Unmount } from "./context";
 import { resumeResets } from "../reset/manager";
 import { ensureSharingKey } from "../keys/sharing-key";
@@ -300,9 +300,16 @@ export async function startShell(
     location.reload();
   }
   $("lock").addEventListener("click", () => void lock());
+  let idleMs = (await lockSettings(db, session.userId)).idleMinutes * 60_000;
+  const takeLockSettings = (ev: Event) => {
+    idleMs = (ev as CustomEvent<LockSettings>).detail.idleMinutes * 60_000;
+  };
+  // Registered ahead of the idle watch's own listener: it re-checks with the new limit.
+  addEventListener(LOCK_SETTINGS_EVENT, takeLockSettings);
   const stopIdle = watchIdle(
     () => void lock(),
     (at) => void recordActivity(db, session.userId, at),
+    () => idleMs,
   );
   $("sync-now").addEventListener("click", () => void sync.syncNow());
   window.addEventListener("offline", () => {
@@ -323,6 +330,7 @@ export async function startShell(
   showStatus(await readStatus());
   hooks.started(sync, () => {
     stopIdle();
+    removeEventListener(LOCK_SETTINGS_EVENT, takeLockSettings);
     unmount?.();
     unmount = null;
     main.replaceChildren();

@@ -48,7 +48,12 @@ async function startServerSet(index: number, turn: (start: () => Promise<void>) 
   vapid.generateKeys();
   const push = {
     VAPID_PUBLIC_KEY: vapid.getPublicKey().toString("base64url"),
-    VAPID_PRIVATE_KEY: vapid.getPrivateKey().toString("base64url"),
+    // A scalar with leading zero bytes comes out shorter: one run in 256 had a 31-byte key the
+    // worker's configuration check refused (wrangler dev then never answered its health check).
+    VAPID_PRIVATE_KEY: Buffer.from(
+      vapid.getPrivateKey().toString("hex").padStart(64, "0"),
+      "hex",
+    ).toString("base64url"),
     VAPID_SUBJECT: "mailto:ops@vault.test",
   };
   let worker!: Awaited<ReturnType<typeof startWorker>>;

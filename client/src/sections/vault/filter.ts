@@ -112,10 +112,14 @@ class Table {
   }
 }
 
-/** What the table is made from; `keyOf` is null for an entry matched on its blind-index tokens. */
+/**
+ * What the table is made from; `keyOf` is null for an entry matched on its blind-index tokens, and
+ * `plainKeyOf` is then its name's and site's words (for query words too short for a token).
+ */
 export type TableSource = {
   entries: () => LocalEntry[];
   keyOf: (e: LocalEntry) => string | null;
+  plainKeyOf: (e: LocalEntry) => string;
   rowOf: (e: LocalEntry) => Row;
 };
 
@@ -125,6 +129,8 @@ export type Query = {
   needles: string[];
   /** The query's blind-index tokens, for entries matched on theirs. */
   hashed: string[];
+  /** The query's words too short for a token, as needles: those entries match them on name and site. */
+  short: string[];
   tag: string;
   /** The organisation filter when one is on, and what it is (an answer narrows only within the same). */
   organised: ((e: LocalEntry) => boolean) | null;
@@ -184,7 +190,8 @@ export class ListAnswers {
           q.words.length &&
           !(key !== null
             ? keyMatches(key, q.needles)
-            : q.hashed.every((h) => e.search_tokens!.includes(h)))
+            : q.hashed.every((h) => e.search_tokens!.includes(h)) &&
+              (!q.short.length || keyMatches(this.source.plainKeyOf(e), q.short)))
         )
           continue;
         places.push(i);

@@ -10,8 +10,10 @@ export const VAULT_MARKUP = `
           <input id="search" type="search" autocomplete="off" aria-describedby="search-help" aria-keyshortcuts="/" aria-controls="entries">
         </div>
         <button type="button" id="new-entry">New entry</button>
+        <button type="button" id="filters-toggle" class="secondary" aria-expanded="false" aria-controls="vault-filters">Filters</button>
+        <button type="button" id="keys-help-toggle" class="secondary" aria-expanded="false" aria-controls="search-help" aria-label="Search and keyboard help" aria-keyshortcuts="?" title="Search and keyboard help (?)">?</button>
       </div>
-      <div class="vault-filters">
+      <div id="vault-filters" class="vault-filters">
         <span class="filter"><label for="sort">Sort by</label><select id="sort"><option value="name">Name</option><option value="favourites">Favourites first</option><option value="used">Last used</option><option value="changed">Last changed</option></select></span>
         <span class="filter"><label for="tag-filter">Tag</label><select id="tag-filter"><option value="">All tags</option></select></span>
         <span class="filter"><label for="kind-filter">Kind</label><select id="kind-filter"><option value="">All kinds</option><option value="login">Logins</option><option value="note">Secure notes</option><option value="card">Cards</option><option value="identity">Identities</option><option value="passkey">With passkeys</option><option value="shared">Shared with me</option></select></span>
@@ -24,7 +26,7 @@ export const VAULT_MARKUP = `
           <button type="button" id="delete-folder" class="danger">Delete folder</button>
         </span>
       </div>
-      <p id="search-help" class="hint">Matches whole words and word beginnings of name, website and username. Keys: <kbd>/</kbd> search, <kbd>↑</kbd> <kbd>↓</kbd> move, <kbd>Enter</kbd> open; on an open entry <kbd>c</kbd> copies the password, <kbd>u</kbd> the username, <kbd>o</kbd> the one-time code, <kbd>Esc</kbd> goes back to the list.</p>
+      <p id="search-help" class="hint" hidden>Matches whole words and word beginnings of name, website and username. Keys: <kbd>/</kbd> search, <kbd>↑</kbd> <kbd>↓</kbd> move, <kbd>Enter</kbd> open; on an open entry <kbd>c</kbd> copies the password, <kbd>u</kbd> the username, <kbd>o</kbd> the one-time code, <kbd>Esc</kbd> goes back to the list.</p>
       <h2 id="entries-heading">Entries</h2>
       <p id="foreign-key" class="error" aria-live="polite" hidden></p>
       <ul id="entries" class="entry-list" aria-label="Vault entries"></ul>

@@ -14,11 +14,11 @@ import { Arrivals, inOrderOf, withArrivals } from "./arrivals";
 import { EntryList, type Row } from "./list";
 import { VAULT_MARKUP } from "./markup";
 import { Organiser } from "./organise";
-import { needles, queryWords, SearchIndex } from "./search";
+import { needles, queryWords, SearchIndex, shortNeedles } from "./search";
 import { ListAnswers, ordered, RowCache, withSharedRows } from "./filter";
 import { SHARED_PREFIX, SharedEntries } from "./shared";
 import { DeviceState } from "./device";
-import { bindSearchKeys } from "./keys";
+import { bindDisclosures, bindSearchKeys } from "./keys";
 import { auditedSecrets, noteFullyBound, storeMark } from "./secrets";
 import { drawStatus, drawTags, drawUnreadable } from "./status";
 import { VaultTrash } from "./trash";
@@ -132,6 +132,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     entries: () => ordered(snapshot, sortBy.value, favourite, device.used),
     keyOf: (e) =>
       usernames.has(e.id) || e.search_tokens === null ? index.keyOf(e, usernames.get(e.id)) : null,
+    plainKeyOf: (e) => index.keyOf(e, usernames.get(e.id)),
     rowOf,
   });
   /** The snapshot's table in the list's order (made again when the order or the version changed). */
@@ -159,6 +160,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
       words,
       needles: needles(words),
       hashed,
+      short: shortNeedles(words),
       tag,
       organised: organiser.active() ? (e) => organiser.matches(e) : null,
       scope: organiser.describe(),
@@ -451,6 +453,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     openFirst,
     $("entry-dialog") as HTMLDialogElement,
   );
+  const unbindDisclosures = bindDisclosures($, $("entry-dialog") as HTMLDialogElement);
   for (const id of ["new-entry", "empty-new"])
     $(id).addEventListener("click", () => form.open("", {}, organiser.folders()));
   // Through the shell's paint queue, so two renderings never interleave.
@@ -492,6 +495,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     list.destroy();
     reader.close();
     unbindKeys();
+    unbindDisclosures();
     stopListening();
     stopLive();
     arrivals.stop();

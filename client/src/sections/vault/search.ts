@@ -1,16 +1,19 @@
 /**
  * The vault page's search, kept in memory: the words of each entry's name, site and (once the
  * entry has been opened on this page) username, lower-cased, so a keystroke filters an array of
- * words rather than hashing the query and comparing blind-index tokens. It finds exactly what the
- * blind index finds (crypto.ts `plainTokens`: whole words and word beginnings of at least two
- * letters), and lives only in the page's memory, next to the rows that already show these fields.
+ * words rather than hashing the query and comparing blind-index tokens. A query word matches the
+ * beginning of any word, from one letter on, as Bitwarden's and 1Password's searches do. The blind
+ * index (crypto.ts `plainTokens`) holds word beginnings of two letters or more: a one-letter word
+ * is matched on the words this page holds (an entry not opened yet: its name and site).
  */
 import { domainOf } from "../../../../core/crypto";
 import type { LocalEntry } from "../../../../core/store";
 
-/** As the blind index: words of at least two letters or digits, cut at 24. */
-const MIN_WORD = 2;
+/** Words of letters or digits, cut at 24 as the blind index cuts them. */
+const MIN_WORD = 1;
 const MAX_WORD = 24;
+/** The blind index's shortest token: a shorter query word has no token to compare. */
+export const MIN_TOKEN = 2;
 
 function split(text: string): string[] {
   return text
@@ -24,6 +27,11 @@ function split(text: string): string[] {
 /** The query's words; an entry matches when each begins one of its words. */
 export function queryWords(query: string): string[] {
   return [...new Set(split(query))];
+}
+
+/** The query words too short for the blind index, as `needles`: matched on an entry's name and site. */
+export function shortNeedles(words: readonly string[]): string[] {
+  return needles(words.filter((w) => w.length < MIN_TOKEN));
 }
 
 /** Joins an entry's words, each after the separator: a query word matches where separator + word occurs. */
@@ -42,6 +50,11 @@ export function narrows(before: readonly string[], now: readonly string[]): bool
   return before.every((w) => now.some((n) => n.startsWith(w)));
 }
 
+/** A text's words as a key `keyMatches` searches. */
+export function textKey(text: string): string {
+  return [...new Set(split(text))].map((w) => SEP + w).join("");
+}
+
 export class SearchIndex {
   private readonly keys = new Map<
     string,
@@ -58,9 +71,7 @@ export class SearchIndex {
     if (known && known.name === e.name && known.site === site && known.username === user)
       return known.key;
     // The same text the blind index hashes: the name, the site's host and the username.
-    const key = [...new Set(split(`${e.name} ${domainOf(site)} ${user}`))]
-      .map((w) => SEP + w)
-      .join("");
+    const key = textKey(`${e.name} ${domainOf(site)} ${user}`);
     this.keys.set(e.id, { name: e.name, site, username: user, key });
     return key;
   }

@@ -10,6 +10,7 @@ import { ownSharingKey } from "../../keys/sharing-key";
 import { sharingApi, type Share } from "../../../../core/api";
 import type { AppContext } from "../../shell/context";
 import type { Row } from "./list";
+import { keyMatches, needles, queryWords, textKey } from "./search";
 
 /** Shared rows' ids: never an entry id (those are UUIDs). */
 export const SHARED_PREFIX = "share:";
@@ -99,14 +100,14 @@ export class SharedEntries {
     };
   }
 
-  /** The rows a search shows: the name and site are plaintext here, matched as typed. */
+  /** The rows a search shows: as the person's own entries, each query word begins a word of the name or site. */
   rows(query: string): Row[] {
-    const q = query.trim().toLowerCase();
+    const q = needles(queryWords(query));
     return this.items
       .filter(
         (i) =>
-          !q ||
-          `${i.entry.name} ${i.entry.website ?? ""} ${i.entry.url ?? ""}`.toLowerCase().includes(q),
+          !q.length ||
+          keyMatches(textKey(`${i.entry.name} ${i.entry.website ?? i.entry.url ?? ""}`), q),
       )
       .map((i) => this.row(i));
   }
