@@ -2259,6 +2259,11 @@ export interface operations {
             status: 401;
             /** @constant */
             verified: false;
+            details?: {
+              /** @constant */
+              field: "code";
+              message: string;
+            }[];
           };
         };
       };
