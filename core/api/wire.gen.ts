@@ -303,7 +303,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Who the auth cookie or Bearer token names (the web app's sign-in reads it: the cookie is HTTP-only) */
+    /** Who the auth cookie or Bearer token names (the web app's sign-in reads it: the cookie is HTTP-only); nobody when none is presented */
     get: operations["get_auth_session"];
     put?: never;
     post?: never;
@@ -3205,7 +3205,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The signed-in user; twoFactorRequired while this sign-in still owes its account 2FA code (D20) */
+      /** @description The signed-in user (null when no credential was presented); twoFactorRequired while this sign-in still owes its account 2FA code (D20) */
       200: {
         headers: {
           [name: string]: unknown;
@@ -3215,10 +3215,17 @@ export interface operations {
             user: {
               id: string;
               email: string | null;
-            };
+            } | null;
             twoFactorRequired: boolean;
           };
         };
+      };
+      /** @description A credential was presented and does not verify */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description Error */
       default: {
