@@ -56,16 +56,20 @@ async function tour(p: Page) {
 }
 
 describe("a busy person in two tabs", () => {
-  it("tours the sections in two tabs within the per-user budgets, no refusal, no raw code", async () => {
+  it("tours the sections in two tabs within the per-user budgets, no refusal, no raw code", {
+    timeout: 180_000,
+  }, async () => {
     const user = await newUser("busy");
     const { context, page: a } = await personContext(browser);
     const reached = new Map<string, number>();
+    const at: { key: string; t: number }[] = [];
     const refused: string[] = [];
     await signInThroughPage(a, user.token, PASSPHRASE);
     context.on("response", (r) => {
       if (!new URL(r.url()).pathname.startsWith("/api/") || r.fromServiceWorker()) return;
       const key = routeOf(r.request().method(), r.url());
       reached.set(key, (reached.get(key) ?? 0) + 1);
+      at.push({ key, t: Date.now() });
       if (r.status() === 429) refused.push(key);
     });
     const b = await context.newPage();
@@ -85,19 +89,25 @@ describe("a busy person in two tabs", () => {
         .join("\n")}\n${String(total).padStart(4)} in all, and ${sockets} live-sync connections`,
     );
     expect(refused).toEqual([]);
-    // The tour takes under a minute, so its whole count is what one 60-second window saw.
-    expect(seconds).toBeLessThan(60);
-    expect(total).toBeLessThanOrEqual(GENERAL / 2);
-    for (const [pattern, limit] of BUDGETS) {
-      const n = [...reached].filter(([k]) => pattern.test(k)).reduce((s, [, c]) => s + c, 0);
-      expect(n, String(pattern)).toBeLessThanOrEqual(limit / 2);
-    }
+    // The most any 60-second window saw (the whole tour when it took less than a minute).
+    const busiest = (match: (key: string) => boolean) => {
+      const times = at.filter((x) => match(x.key)).map((x) => x.t);
+      return Math.max(0, ...times.map((t) => times.filter((u) => u >= t && u < t + 60_000).length));
+    };
+    expect(busiest(() => true)).toBeLessThanOrEqual(GENERAL / 2);
+    for (const [pattern, limit] of BUDGETS)
+      expect(
+        busiest((k) => pattern.test(k)),
+        String(pattern),
+      ).toBeLessThanOrEqual(limit / 2);
     expect(sockets).toBeLessThanOrEqual(120 / 2);
     for (const p of [a, b]) expect(await p.locator("#net-state").innerText()).toBe("Online");
     await context.close();
   });
 
-  it("stays quiet while the server refuses with 429, honours Retry-After, and catches up after", async () => {
+  it("stays quiet while the server refuses with 429, honours Retry-After, and catches up after", {
+    timeout: 120_000,
+  }, async () => {
     const user = await newUser("busy429");
     const { context, page } = await personContext(browser);
     await signInThroughPage(page, user.token, PASSPHRASE);
