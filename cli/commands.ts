@@ -57,6 +57,9 @@ export async function login(o: Opts) {
   });
   const api = await apiFor(server);
   const session = await api.session();
+  // The token is always presented here; "nobody" would mean the server did not receive it.
+  if (!session.user) throw new Error("The server did not receive the sign-in's token");
+  const user = session.user;
   let device: { id: string; name: string } | null = null;
   try {
     const d = await registerDevice(api, server);
@@ -65,7 +68,7 @@ export async function login(o: Opts) {
     // Signed in all the same: the vault opens; the Devices page shows the refusal's reason.
     say(`This computer was not registered as a device: ${failureOf(e).message}`);
   }
-  return { server, user: { id: session.user.id, email: session.user.email }, device };
+  return { server, user: { id: user.id, email: user.email }, device };
 }
 
 function missing(what: string): never {

@@ -158,6 +158,9 @@ describe("sign-in with the OpenID provider", () => {
     await page.waitForURL((u) => u.pathname === "/");
     await expect.poll(async () => (await authCookie()) === undefined).toBe(true);
     await page.getByRole("link", { name: "Sign in" }).waitFor();
-    expect((await page.request.get(`${base()}/api/auth/session`)).status()).toBe(401);
+    expect(await (await page.request.get(`${base()}/api/auth/session`)).json()).toEqual({
+      user: null,
+      twoFactorRequired: false,
+    });
   });
 });

@@ -187,11 +187,32 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly body: ErrorBody,
+    /** A refusal's Retry-After (429), in seconds: when asking again may be answered. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(body.error);
     this.name = "ApiError";
   }
 }
+
+/**
+ * A read refused by a rate limit is asked again once its Retry-After has passed, when that is at
+ * most this long: the person sees the section a little later instead of an error. Longer waits,
+ * and writes (the person's action, which they should know did not happen), are the caller's.
+ */
+export const QUIET_RETRY_MAX_SECONDS = 20;
+const QUIET_RETRIES = 2;
+
+/** Seconds from a Retry-After header (delta seconds or an HTTP date); undefined when absent or unreadable. */
+export function retryAfterOf(header: string | null, now = Date.now()): number | undefined {
+  if (!header) return undefined;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim());
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+/** What a person is told of a refusal by a rate limit, wherever it shows: never its code. */
+export const BUSY_SENTENCE = "The vault is busy for a moment. Try again in a minute.";
 
 /**
  * Asked when the server wants more proof of the person before it answers: an account 2FA code for
@@ -258,6 +279,8 @@ type CallOptions<B = unknown> = {
   body?: B;
   headers?: Record<string, string>;
   quiet?: boolean;
+  /** The caller backs off from a 429 itself (the sync engine): no waiting here. */
+  noRetry?: boolean;
 };
 
 const matchQuery = (url: string, hostHashes: string[]) => ({
@@ -475,6 +498,7 @@ export class ApiClient {
     opts: CallOptions & { signal?: AbortSignal },
     accept: string,
     retried = false,
+    waited = 0,
   ): Promise<Response> {
     const { method } = ep;
     const { url, headers } = await this.prepare(ep, opts, accept);
@@ -509,12 +533,29 @@ export class ApiClient {
       status: res.status,
     }) as ErrorBody;
     if (res.status === 503 && err.error === "offline") throw new OfflineError();
+    const retryAfter = retryAfterOf(res.headers.get("retry-after"));
+    if (
+      res.status === 429 &&
+      method === "GET" &&
+      !opts.noRetry &&
+      waited < QUIET_RETRIES &&
+      retryAfter !== undefined &&
+      retryAfter <= QUIET_RETRY_MAX_SECONDS &&
+      !opts.signal?.aborted
+    ) {
+      await new Promise((r) => setTimeout(r, Math.max(1, retryAfter) * 1000));
+      return this.fetchOk(ep, opts, accept, retried, waited + 1);
+    }
     // The token outlives a page but not 12 hours, nor a change of user: fetch a fresh one once.
     if (res.status === 403 && /csrf/i.test(err.error) && !retried) {
       this.csrf = null;
       return this.fetchOk(ep, opts, accept, true);
     }
-    const failure = new ApiError(res.status, err);
+    const failure = new ApiError(
+      res.status,
+      res.status === 429 ? { ...err, error: BUSY_SENTENCE } : err,
+      retryAfter,
+    );
     if (
       res.status === 401 &&
       !opts.quiet &&
@@ -579,7 +620,7 @@ export class ApiClient {
   ): Promise<Response> {
     return this.fetchOk(
       ENDPOINTS.syncPull,
-      { query: { since, resume }, signal },
+      { query: { since, resume }, signal, noRetry: true },
       "application/x-ndjson",
     );
   }
@@ -590,7 +631,7 @@ export class ApiClient {
   }
 
   syncPush(mutations: WireMutation[]): Promise<SyncPushResponse> {
-    return this.call("syncPush", { body: { mutations } });
+    return this.call("syncPush", { body: { mutations }, noRetry: true });
   }
 
   totp(id: string): Promise<TotpConfig> {

@@ -303,7 +303,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Who the auth cookie or Bearer token names (the web app's sign-in reads it: the cookie is HTTP-only) */
+    /** Who the auth cookie or Bearer token names (the web app's sign-in reads it: the cookie is HTTP-only); nobody when none is presented */
     get: operations["get_auth_session"];
     put?: never;
     post?: never;
@@ -2311,6 +2311,11 @@ export interface operations {
             status: 401;
             /** @constant */
             verified: false;
+            details?: {
+              /** @constant */
+              field: "code";
+              message: string;
+            }[];
           };
         };
       };
@@ -3252,7 +3257,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The signed-in user; twoFactorRequired while this sign-in still owes its account 2FA code (D20) */
+      /** @description The signed-in user (null when no credential was presented); twoFactorRequired while this sign-in still owes its account 2FA code (D20) */
       200: {
         headers: {
           [name: string]: unknown;
@@ -3262,10 +3267,17 @@ export interface operations {
             user: {
               id: string;
               email: string | null;
-            };
+            } | null;
             twoFactorRequired: boolean;
           };
         };
+      };
+      /** @description A credential was presented and does not verify */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description Error */
       default: {

@@ -116,15 +116,23 @@ export async function signProof(
  * means no proof: the request goes as an unproven one and the server judges it so.
  */
 export function proofSigner(
-  fetchNonce: () => Promise<string>,
+  fetchNonce: () => Promise<string | { nonce: string; at: number }>,
 ): (req: ProofFor) => Promise<string | null> {
+  // `at`: when the nonce was issued, which is earlier than now for one another page kept.
   let nonce: { value: Promise<string>; at: number } | null = null;
   return async (req) => {
     try {
       if (!nonce || Date.now() - nonce.at > NONCE_REUSE_MS) {
-        const value = fetchNonce();
-        nonce = { value, at: Date.now() };
-        value.catch(() => (nonce = null));
+        const got = fetchNonce();
+        const entry = {
+          value: got.then((v) => (typeof v === "string" ? v : v.nonce)),
+          at: Date.now(),
+        };
+        nonce = entry;
+        got.then(
+          (v) => typeof v !== "string" && (entry.at = v.at),
+          () => (nonce = null),
+        );
       }
       return await signProof(await deviceKeyPair(), req, await nonce.value);
     } catch {

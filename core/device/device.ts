@@ -132,8 +132,15 @@ export async function identifyDevice(): Promise<string> {
  * a plain request (`origin` and `bearer` as ApiClient's), so asking for it needs no proof.
  */
 export function proveThisDevice(origin = "", bearer?: () => Promise<string | null>): void {
+  // A page's nonce is kept for the other pages and tabs of this browser (it is no secret: every
+  // proof carries it), so opening a page does not ask for one while the last is good.
+  const shared = !bearer && typeof localStorage !== "undefined";
   setProofSigner(
     proofSigner(async () => {
+      if (shared) {
+        const kept = readJson<{ nonce: string; at: number }>(NONCE_KEY);
+        if (kept && Date.now() - kept.at < NONCE_SHARED_MS && kept.at <= Date.now()) return kept;
+      }
       const token = bearer ? await bearer() : null;
       const res = await fetch(`${origin}/api/devices/dpop-nonce`, {
         credentials: bearer ? "omit" : "same-origin",
@@ -141,9 +148,45 @@ export function proveThisDevice(origin = "", bearer?: () => Promise<string | nul
         headers: token ? { authorization: `Bearer ${token}` } : {},
       });
       if (!res.ok) throw new Error(`no DPoP nonce (${res.status})`);
-      return ((await res.json()) as WireResponse<"/api/devices/dpop-nonce", "get">).nonce;
+      const fresh = {
+        nonce: ((await res.json()) as WireResponse<"/api/devices/dpop-nonce", "get">).nonce,
+        at: Date.now(),
+      };
+      if (shared) writeJson(NONCE_KEY, fresh);
+      return fresh;
     }),
   );
+}
+
+const NONCE_KEY = "vault-dpop-nonce";
+/** The server accepts a nonce for 300 s; one kept by another page is used for at most 200 s of it. */
+const NONCE_SHARED_MS = 200_000;
+const REGISTERED_KEY = "vault-device-registered";
+/**
+ * A browser registered with its key is not registered again by every page it opens, only once
+ * this long has passed (or the user, fingerprint or key changed): a person opening pages in
+ * several tabs otherwise sent a registration per page.
+ */
+export const REGISTRATION_FRESH_MS = 60 * 60 * 1000;
+
+function readJson<T>(key: string): T | null {
+  try {
+    return JSON.parse(localStorage.getItem(key) ?? "null") as T | null;
+  } catch {
+    return null;
+  }
+}
+function writeJson(key: string, value: unknown) {
+  try {
+    localStorage.setItem(key, JSON.stringify(value));
+  } catch {
+    /* storage full or refused: the next page asks the server again */
+  }
+}
+
+/** Forgets that this browser registered (the Devices page, when the list does not name it). */
+export function forgetRegistration(): void {
+  if (typeof localStorage !== "undefined") localStorage.removeItem(REGISTERED_KEY);
 }
 
 /** How the last registration of this browser went, for the Devices page to explain. */
@@ -158,11 +201,30 @@ export const lastRegistration = (): RegistrationOutcome => outcome;
  * the next sign-in. Without IndexedDB (no key) the fingerprint registers alone. Offline, only the
  * header is set: the next start registers.
  */
-export async function registerThisDevice(api: ApiClient): Promise<Device | null> {
+export async function registerThisDevice(api: ApiClient, userId?: string): Promise<Device | null> {
   const me = await thisDevice();
   setDefaultHeader("x-device-fingerprint", me.fingerprint);
   proveThisDevice();
-  return registerWithKey(api, me, await deviceKeyPair().then(publicJwk, () => undefined));
+  const publicKey = await deviceKeyPair().then(publicJwk, () => undefined);
+  const mark = publicKey && userId ? `${userId}|${me.fingerprint}|${publicKey.x}` : null;
+  const kept =
+    mark && typeof localStorage !== "undefined"
+      ? readJson<{ mark: string; at: number }>(REGISTERED_KEY)
+      : null;
+  if (
+    kept &&
+    kept.mark === mark &&
+    Date.now() - kept.at < REGISTRATION_FRESH_MS &&
+    kept.at <= Date.now()
+  ) {
+    outcome = "registered";
+    return null;
+  }
+  const device = await registerWithKey(api, me, publicKey);
+  // Only a registration with the key is remembered: one without it binds the key next time.
+  if (mark && device?.key_bound && typeof localStorage !== "undefined")
+    writeJson(REGISTERED_KEY, { mark, at: Date.now() });
+  return device;
 }
 
 /** `registerThisDevice` for a caller that names itself (the extension) and has set its proof signer. */

@@ -5,7 +5,7 @@
  * is parsed (its changes), and again once it is stored. At 10,000 entries that reading, parsing
  * and the store's writes were seconds of the page's thread during a first sync.
  */
-import { OfflineError, type PreparedGet } from "../api";
+import { ApiError, BUSY_SENTENCE, OfflineError, retryAfterOf, type PreparedGet } from "../api";
 import type { PulledChange } from "../store";
 
 export type PullReport = { changes: number; full: boolean };
@@ -41,7 +41,7 @@ export type PullJob =
  */
 export type PullNotice =
   | { job: number; kind: "answered"; bookmark: string | null }
-  | { job: number; kind: "refused" }
+  | { job: number; kind: "refused"; status?: 429; retryAfter?: string | null }
   | { job: number; kind: "page"; changes: PulledChange[] | null }
   | { job: number; kind: "stored" }
   | { job: number; kind: "done"; report: PullReport }
@@ -188,6 +188,14 @@ function job(
       settle: (n) => {
         signal?.removeEventListener("abort", abort);
         if (n.kind === "done") resolve(n.report);
+        else if (n.kind === "refused" && n.status === 429)
+          reject(
+            new ApiError(
+              429,
+              { error: BUSY_SENTENCE, code: "RATE_LIMITED", status: 429 },
+              retryAfterOf(n.retryAfter ?? null),
+            ),
+          );
         else if (n.kind === "refused") resolve("refused");
         else reject(n.kind === "cut" ? new OfflineError() : new Error(n.message));
       },

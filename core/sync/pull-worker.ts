@@ -16,6 +16,8 @@ const post = (n: PullNotice) => (self as unknown as Worker).postMessage(n);
 
 /** The requests this worker sent and has not finished reading, by job: the page may cut one. */
 const requests = new Map<number, AbortController>();
+/** Jobs whose answer was a 429, with its Retry-After. */
+const limited = new Map<number, string | null>();
 
 /**
  * Sends a pull's request (made by the page: its session, device proof and bookmarks) and returns
@@ -43,6 +45,8 @@ async function answerOf(
     res.ok && !!res.body && /\bapplication\/x-ndjson\b/.test(res.headers.get("content-type") ?? "");
   post({ job, kind: "answered", bookmark: res.headers.get(BOOKMARK_HEADER) });
   if (taken) return res.body;
+  // A rate limit's refusal is told with its wait: asking again at once would only be refused again.
+  if (res.status === 429) limited.set(job, res.headers.get("retry-after"));
   void res.body?.cancel().catch(() => undefined);
   return null;
 }
@@ -59,7 +63,12 @@ self.onmessage = async (ev: MessageEvent<PullJob>) => {
       (dbReady ??= openDb()),
       "body" in source ? source.body : answerOf(job, source.request, cut.signal),
     ]);
-    if (!body) return post({ job, kind: "refused" });
+    if (!body)
+      return post(
+        limited.has(job)
+          ? { job, kind: "refused", status: 429, retryAfter: limited.get(job) ?? null }
+          : { job, kind: "refused" },
+      );
     const report = await readPages(db, body, userId, since, (changes, stored) => {
       post({ job, kind: "page", changes: notify ? inListOrder(changes) : null });
       // Settled in the pull's order (the writes are), so the page pairs each with its page.
@@ -81,5 +90,6 @@ self.onmessage = async (ev: MessageEvent<PullJob>) => {
     );
   } finally {
     requests.delete(job);
+    limited.delete(job);
   }
 };

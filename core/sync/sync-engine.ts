@@ -30,6 +30,14 @@ export const PLACEHOLDER_VERSION = -1;
 export const RETRY_MS = 2_000;
 /** The server's batch limit (spec "Limits": max 100 mutations per batch). */
 export const MAX_BATCH = 100;
+/**
+ * A page that starts within this long of a pull by any tab of this browser (the store is shared)
+ * does not pull again at once: live sync's first clock, or the next period, pulls if the server
+ * moved meanwhile. A person opening pages in two tabs otherwise sent a pull per page.
+ */
+export const RECENT_PULL_MS = 15_000;
+/** A 429 without a readable Retry-After waits this long before the next run. */
+export const RATE_LIMITED_WAIT_MS = 30_000;
 /** Serialises pushes between tabs and the service worker (Web Locks exist in both). */
 const LOCK = "vault-sync";
 
@@ -284,11 +292,27 @@ export interface SyncHost {
   on(event: "online" | "visibilitychange", fn: () => void): () => void;
 }
 
+/**
+ * `lastError` is for diagnostics (status and code); `message` is what a person is shown, never a
+ * code; `needsSignIn` when the identity provider's token expired (sync resumes after signing in).
+ */
 export type SyncState = {
   phase: "idle" | "syncing" | "offline" | "error";
   lastError?: string;
+  message?: string;
+  needsSignIn?: boolean;
   lastSync?: string;
 };
+
+/** What a person reads of a failed sync: a sentence, never a status or code. */
+export function syncFailureMessage(e: unknown): string {
+  if (e instanceof ApiError) {
+    if (e.status === 401) return "sign in again to sync";
+    if (e.status === 403) return "this browser may not sync this vault";
+    if (e.status >= 500) return "the server could not sync just now; it tries again shortly";
+  }
+  return "sync did not finish; it tries again shortly";
+}
 
 /**
  * Live sync (core/sync/live-sync.ts) as the engine sees it: started and stopped with the engine,
@@ -351,7 +375,7 @@ export class SyncEngine {
         if (this.host.isVisible()) void this.syncNow();
       }),
     );
-    void this.syncNow();
+    void this.syncNow(true);
   }
 
   stop() {
@@ -366,13 +390,16 @@ export class SyncEngine {
     return this.timer !== null;
   }
 
-  /** One sync at a time; a request during a run schedules one more run after it. */
-  syncNow(): Promise<void> {
+  /**
+   * One sync at a time; a request during a run schedules one more run after it. `starting`: the
+   * page's first run, which skips its pull after a recent one (RECENT_PULL_MS).
+   */
+  syncNow(starting = false): Promise<void> {
     if (this.running) {
       this.again = true;
       return this.running;
     }
-    this.running = this.run().finally(() => {
+    this.running = this.run(starting).finally(() => {
       this.running = null;
       if (this.again && this.active) {
         this.again = false;
@@ -382,9 +409,27 @@ export class SyncEngine {
     return this.running;
   }
 
-  private async run() {
+  /** The next run, `ms` from now (a run asked for meanwhile replaces it). */
+  private retryAt(ms: number) {
+    clearTimeout(this.retry);
+    if (this.active) this.retry = setTimeout(() => void this.syncNow(), Math.max(0, ms));
+  }
+
+  /** Whether any tab of this browser pulled moments ago (the store's mark, shared by tabs). */
+  private async pulledRecently(): Promise<boolean> {
+    const last = await this.db.meta<string>(`lastSync:${this.userId}`);
+    return !!last && Date.now() - Date.parse(last) < RECENT_PULL_MS;
+  }
+
+  private async run(starting = false) {
     if (!this.host.isOnline()) {
       this.onState({ phase: "offline" });
+      return;
+    }
+    // A refusal by a rate limit holds every tab of this browser back until its Retry-After.
+    const quietUntil = Date.parse((await this.db.meta<string>(`quietUntil:${this.userId}`)) ?? "");
+    if (quietUntil > Date.now()) {
+      this.retryAt(quietUntil - Date.now());
       return;
     }
     this.onState({ phase: "syncing" });
@@ -392,8 +437,10 @@ export class SyncEngine {
       const gate = this.gate;
       // A pull cut off part-way is resumed whatever live sync says of the cursor.
       const cut = (await this.db.meta<string>(`resume:${this.userId}`)) !== undefined;
-      if (!cut && gate?.covers(await this.db.meta<string>(`cursor:${this.userId}`)))
-        await withSyncLock(() => pushPending(this.db, this.api, this.userId));
+      const current =
+        gate?.covers(await this.db.meta<string>(`cursor:${this.userId}`)) ||
+        (starting && (await this.pulledRecently()));
+      if (!cut && current) await withSyncLock(() => pushPending(this.db, this.api, this.userId));
       else {
         gate?.pulled();
         await syncOnce(this.db, this.api, this.userId, (changes, stored) => {
@@ -414,10 +461,24 @@ export class SyncEngine {
         clearTimeout(this.retry);
         if (this.host.isOnline() && this.active)
           this.retry = setTimeout(() => void this.syncNow(), RETRY_MS);
+      } else if (e instanceof ApiError && e.status === 429) {
+        // Refused by a rate limit: quiet, and asked again once the server says it may answer.
+        this.onState({ phase: "idle" });
+        const wait =
+          e.retryAfterSeconds !== undefined
+            ? Math.max(1, e.retryAfterSeconds) * 1000
+            : RATE_LIMITED_WAIT_MS;
+        await this.db.setMeta(
+          `quietUntil:${this.userId}`,
+          new Date(Date.now() + wait).toISOString(),
+        );
+        this.retryAt(wait);
       } else {
         this.onState({
           phase: "error",
           lastError: e instanceof ApiError ? `${e.status} ${e.body.code}: ${e.message}` : String(e),
+          message: syncFailureMessage(e),
+          needsSignIn: e instanceof ApiError && e.status === 401,
         });
       }
     }

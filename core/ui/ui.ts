@@ -1,5 +1,5 @@
 /** Small DOM helpers for the sections and entry tools: text only through textContent, never HTML. */
-import { ApiError, OfflineError } from "../api";
+import { ApiError, BUSY_SENTENCE, OfflineError } from "../api";
 
 type Props = Record<string, string | number | boolean | undefined>;
 
@@ -34,10 +34,15 @@ export function takeUnlocked(): boolean {
   return now;
 }
 
+/** A right 2FA code whose 30-second step was taken already (the server's details say "already_used"). */
+export const CODE_USED_SENTENCE = "This code was just used. Wait for the next code";
+
 export function errorText(err: unknown): string {
   if (err instanceof OfflineError) return "You are offline";
   if (err instanceof ApiError) {
+    if (err.status === 429) return BUSY_SENTENCE;
     const field = err.body.details?.[0];
+    if (field?.field === "code" && field.message === "already_used") return CODE_USED_SENTENCE;
     return field ? `${err.body.error}: ${field.field} ${field.message}` : err.body.error;
   }
   return err instanceof Error ? err.message : String(err);

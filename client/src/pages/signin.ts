@@ -132,13 +132,17 @@ async function offerNewVault(api: ApiClient) {
   input("passphrase").autocomplete = "new-password";
   submit.textContent = "Create vault";
   const text = $("passphrase-strength-text");
-  const meter = $("passphrase-strength").querySelector("meter")!;
+  const box = $("passphrase-strength");
+  const meter = box.querySelector("meter")!;
   // Before there is a verdict, the page's own words hold its room (styles.css, #passphrase-strength-text).
   const waiting = text.textContent;
   const show = (checker: Checker, value: string) => {
+    // A verdict that arrives after the sign-in left (the vault's page replaced this document's
+    // body) has nothing to draw: looking its box up again then failed.
+    if (signal.aborted) return;
     const s = value ? checker.check(value) : null;
     meter.value = s?.score ?? 0;
-    $("passphrase-strength").dataset.score = s ? String(s.score) : "";
+    box.dataset.score = s ? String(s.score) : "";
     text.textContent = s
       ? `${s.label}: ${s.reason}${s.crackTime ? ` (guessed in ${s.crackTime} by an offline attack)` : ""}`
       : waiting;

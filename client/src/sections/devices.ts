@@ -3,7 +3,12 @@
  * remove. This browser is marked; removing it means it registers as new on its next start.
  */
 import type { Device, TrustLevel } from "../../../core/api";
-import { identifyDevice, isThisDevice, lastRegistration } from "../../../core/device";
+import {
+  forgetRegistration,
+  identifyDevice,
+  isThisDevice,
+  lastRegistration,
+} from "../../../core/device";
 import type { AppContext } from "../shell/context";
 import { el, errorText, formatTime } from "../../../core/ui";
 
@@ -124,6 +129,8 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
       )
         return;
       error.textContent = "";
+      // As the question says: the next page of this browser registers it again.
+      if (mine) forgetRegistration();
       void act(app.api.revokeDevice(d.id), `${d.device_name} removed`);
     });
     return li;
@@ -133,6 +140,8 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     const [, { devices }] = await Promise.all([identifyDevice(), app.api.devices()]);
     if (gone) return;
     list.replaceChildren(...devices.map((d) => card(d, isThisDevice(d))));
+    // Not listed: the next page registers it again rather than trusting an earlier registration.
+    if (!devices.some((d) => isThisDevice(d))) forgetRegistration();
     explainUnregistered(devices.some((d) => isThisDevice(d)) && lastRegistration() !== "refused");
     if (devices.length === 0)
       list.replaceChildren(el("li", { className: "muted" }, "No devices registered."));

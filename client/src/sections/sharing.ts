@@ -60,7 +60,9 @@ export async function mount(root: HTMLElement, app: AppContext) {
     );
   }
 
-  async function lists(): Promise<Cached & { offline: boolean }> {
+  /** A read refused by a rate limit: the last copy is shown, and read again after its wait. */
+  let again: ReturnType<typeof setTimeout> | undefined;
+  async function lists(): Promise<Cached & { offline: boolean; busy?: boolean }> {
     try {
       const [owned, received] = await Promise.all([api.list("owned"), api.list("received")]);
       const fresh = {
@@ -71,13 +73,22 @@ export async function mount(root: HTMLElement, app: AppContext) {
       await db.setMeta(`shares:${uid}`, fresh);
       return { ...fresh, offline: false };
     } catch (e) {
-      if (!(e instanceof OfflineError)) throw e;
+      const busy = e instanceof ApiError && e.status === 429;
+      if (!(e instanceof OfflineError) && !busy) throw e;
+      if (busy) {
+        clearTimeout(again);
+        again = setTimeout(
+          () => void (!gone && render().catch(() => undefined)),
+          Math.max(1, e.retryAfterSeconds ?? 30) * 1000,
+        );
+      }
       const cached = await db.meta<Cached>(`shares:${uid}`);
       return {
         owned: cached?.owned ?? [],
         received: cached?.received ?? [],
         at: cached?.at ?? "",
         offline: true,
+        busy,
       };
     }
   }
@@ -99,9 +110,12 @@ export async function mount(root: HTMLElement, app: AppContext) {
     const [data, known] = await Promise.all([lists(), app.trust.contacts()]);
     if (gone) return;
     $("sharing-offline").hidden = !data.offline;
-    $("sharing-offline").textContent = data.offline
-      ? `Offline: shares as of ${data.at ? new Date(data.at).toLocaleString() : "never"}.`
-      : "";
+    const asOf = data.at ? new Date(data.at).toLocaleString() : "never";
+    $("sharing-offline").textContent = data.busy
+      ? `The vault is busy for a moment: shares as of ${asOf}, read again shortly.`
+      : data.offline
+        ? `Offline: shares as of ${asOf}.`
+        : "";
     $("owned-rows").replaceChildren(
       ...data.owned.map((s) => {
         const name = s.account?.name ?? s.account_id;
@@ -375,6 +389,7 @@ export async function mount(root: HTMLElement, app: AppContext) {
   return () => {
     stopLive();
     gone = true;
+    clearTimeout(again);
     privateKey = null;
   };
 }

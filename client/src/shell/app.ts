@@ -30,6 +30,7 @@ import { resolveSection } from "./router";
 import { buildNav } from "./nav";
 import { sections } from "./sections";
 import { labelTables } from "./tables";
+import { errorText } from "../../../core/ui";
 
 export type ShellHooks = {
   /**
@@ -60,7 +61,7 @@ export async function startShell(
   // Every call names this browser's device (x-device-fingerprint); registering refreshes it. In a
   // task of its own: the fingerprint's WebGL probe (a GL context made) took tens of milliseconds
   // inside the shell's start, one long task of both on a new browser's way to its first row.
-  void nextTask().then(() => registerThisDevice(api));
+  void nextTask().then(() => registerThisDevice(api, session.userId));
   const trust = await TrustStore.open(session.userId);
   await trust.raise({ keyVersion: keyVersion(keys) });
   // Unbound (version 1) envelopes open only until this device has seen the vault fully bound.
@@ -137,12 +138,11 @@ export async function startShell(
         ? "Online · syncing…"
         : "Online"
       : "Offline";
+    // A sentence, never the status or code (those stay in lastError, for diagnostics).
     if (lastState.phase === "error")
-      net.textContent = `Online · sync failed (${lastState.lastError ?? "unknown error"})`;
+      net.textContent = `Online · ${lastState.message ?? "sync did not finish; it tries again shortly"}`;
     // The identity provider's token expired: local data stays, sync resumes after signing in again.
-    $("signin-again").hidden = !(
-      lastState.phase === "error" && lastState.lastError?.startsWith("401")
-    );
+    $("signin-again").hidden = !(lastState.phase === "error" && lastState.needsSignIn);
   }
 
   /** The status line's figures, read from the store; `showStatus` draws them. */
@@ -270,7 +270,19 @@ export async function startShell(
     const root = document.createElement("div");
     main.append(root);
     main.dataset.section = match.section.id;
-    const result = await mod.mount(root, { ...app, subpath: match.subpath });
+    let result: Awaited<ReturnType<typeof mod.mount>>;
+    try {
+      result = await mod.mount(root, { ...app, subpath: match.subpath });
+    } catch (e) {
+      // A section that could not open says so in a sentence (never a code); the page goes on.
+      if (mine !== generation) return;
+      const p = document.createElement("p");
+      p.className = "error";
+      p.setAttribute("role", "alert");
+      p.textContent = `${match.section.title} could not open: ${errorText(e)}`;
+      root.append(p);
+      return;
+    }
     if (mine !== generation) {
       if (typeof result === "function") result();
       return;

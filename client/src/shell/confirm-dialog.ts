@@ -12,7 +12,12 @@
  * Either way the refused call is then made again (core/api/api.ts), so the action finishes.
  */
 import { ApiClient, ApiError, OfflineError, setChallengeHandler } from "../../../core/api";
-import { el } from "../../../core/ui";
+import { CODE_USED_SENTENCE, el, errorText } from "../../../core/ui";
+
+/** The server's word that the code was right but its time step was used already. */
+const usedAlready = (e: ApiError) =>
+  e.status === 401 &&
+  (e.body.details ?? []).some((d) => d.field === "code" && d.message === "already_used");
 
 /** The path the provider's sign-in window comes back to (the sign-in page answers it and closes). */
 export const SIGNED_IN_AGAIN = "/signed-in-again";
@@ -116,14 +121,18 @@ export function askForCode(api: ApiClient, purpose: "sign-in" | "confirm"): Prom
           code.select();
           if (e instanceof ApiError && e.status === 429)
             error.textContent = "Too many wrong codes: wait a few minutes, then try again.";
-          else if (e instanceof ApiError && e.status === 401)
+          else if (e instanceof ApiError && !recovery && usedAlready(e)) {
+            // Right, but its 30-second step was taken (a sign-in moments ago): not "wrong".
+            error.textContent = `${CODE_USED_SENTENCE}, or use a recovery code.`;
+            toggle.classList.add("offered");
+          } else if (e instanceof ApiError && e.status === 401)
             error.textContent = recovery
               ? "That recovery code is not valid or was used already."
               : "That code is not right (or was used already): wait for the next one.";
           else if (e instanceof OfflineError)
             error.textContent =
               "You are offline: the code can be checked once you are back online.";
-          else error.textContent = e instanceof Error ? e.message : String(e);
+          else error.textContent = errorText(e);
         });
     });
     code.focus();

@@ -5,6 +5,9 @@ import { signInState } from "../../db/second-factor";
 import { issueCsrfToken } from "../../http/csrf";
 import { deleteHostCookie, getHostCookie, setHostCookie } from "../../http/cookies";
 import { route } from "../../http/route";
+import { accessTokenOf, verifyAccessToken } from "../../http/auth";
+import type { AuthUser } from "../../kernel/context";
+import { AppError, ErrorCode } from "../../lib/errors";
 import type { AppEnv } from "../../http/types";
 import {
   beginSignIn,
@@ -33,22 +36,34 @@ export function registerAuthRoutes(app: Hono<AppEnv>) {
     method: "get",
     path: "/api/auth/session",
     summary:
-      "Who the auth cookie or Bearer token names (the web app's sign-in reads it: the cookie is HTTP-only)",
+      "Who the auth cookie or Bearer token names (the web app's sign-in reads it: the cookie is HTTP-only); nobody when none is presented",
     tags: ["auth"],
+    // Asked by every signed-out visit of the sign-in page: no credential at all is an answer
+    // ("nobody"), not a refusal, so a signed-out page logs no failed request. A credential that
+    // does not verify is still 401.
+    auth: false,
     responses: {
       200: {
         description:
-          "The signed-in user; twoFactorRequired while this sign-in still owes its account 2FA code (D20)",
+          "The signed-in user (null when no credential was presented); twoFactorRequired while this sign-in still owes its account 2FA code (D20)",
         schema: z.object({
-          user: z.object({ id: z.string(), email: z.string().nullable() }),
+          user: z.object({ id: z.string(), email: z.string().nullable() }).nullable(),
           twoFactorRequired: z.boolean(),
         }),
       },
+      401: { description: "A credential was presented and does not verify" },
     },
     handler: async (c) => {
-      const user = c.get("user");
-      const state = await signInState(dbFor(c.env, user.id), user.id, user.signIn);
       c.header("Cache-Control", "no-store");
+      const token = accessTokenOf(c);
+      if (!token) return c.json({ user: null, twoFactorRequired: false });
+      let user: AuthUser;
+      try {
+        user = await verifyAccessToken(c.get("config"), token);
+      } catch {
+        throw new AppError(ErrorCode.UNAUTHORIZED, "Invalid or expired token");
+      }
+      const state = await signInState(dbFor(c.env, user.id), user.id, user.signIn);
       return c.json({
         user: { id: user.id, email: user.email ?? null },
         twoFactorRequired: state.required && state.verifiedAt === null,

@@ -22,6 +22,8 @@ export const VerifyFailure = z.object({
   code: z.literal("UNAUTHORIZED"),
   status: z.literal(401),
   verified: z.literal(false),
+  /** Present when the code was right but its time step was used already ("already_used"). */
+  details: z.array(z.object({ field: z.literal("code"), message: z.string() })).optional(),
 });
 
 export const StatusResponse = z.object({

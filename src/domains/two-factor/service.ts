@@ -39,7 +39,23 @@ export const secretAad = (userId: string, enrollmentId: string) =>
 export type CodeCheck =
   | { ok: true; via: "totp"; confirms?: "enabled" | "replaced" }
   | { ok: true; via: "recovery_code"; remaining: number; confirms?: undefined }
-  | { ok: false };
+  | { ok: false; reused?: true };
+
+/**
+ * Why a code was refused, as the error body's `details` say it: a right code whose time step was
+ * already taken (RFC 6238 section 5.2: a step is accepted once) is told apart from a wrong one, so
+ * the sign-in page can say "wait for the next code" instead of "wrong code". Only someone who
+ * already holds the current code can reach that answer, and all it adds is that the step was spent
+ * (docs/decisions/auth.md, "2FA: a code used already is said so").
+ */
+export const CODE_ALREADY_USED = "already_used";
+
+function codeRefused(result: { ok: false; reused?: true }, extra?: Record<string, unknown>) {
+  return new AppError(ErrorCode.UNAUTHORIZED, "Invalid or already used code", {
+    ...(result.reused ? { details: [{ field: "code", message: CODE_ALREADY_USED }] } : {}),
+    ...(extra ? { extra } : {}),
+  });
+}
 
 export class TwoFactorService {
   constructor(
@@ -116,10 +132,7 @@ export class TwoFactorService {
    */
   async verify(userId: string, code: string, meta: RequestMeta, signIn?: string) {
     const result = await this.check(userId, code, meta);
-    if (!result.ok)
-      throw new AppError(ErrorCode.UNAUTHORIZED, "Invalid or already used code", {
-        extra: { verified: false },
-      });
+    if (!result.ok) throw codeRefused(result, { verified: false });
     if (signIn)
       await repo.recordSignIn(
         this.db,
@@ -145,13 +158,13 @@ export class TwoFactorService {
         ErrorCode.UNAUTHORIZED,
         "A current code is required to replace two-factor authentication",
       );
-    if (!(await this.check(userId, code, meta)).ok)
-      throw new AppError(ErrorCode.UNAUTHORIZED, "Invalid or already used code");
+    const result = await this.check(userId, code, meta);
+    if (!result.ok) throw codeRefused(result);
   }
 
   async disable(userId: string, code: string, meta: RequestMeta) {
     const result = await this.check(userId, code, meta);
-    if (!result.ok) throw new AppError(ErrorCode.UNAUTHORIZED, "Invalid or already used code");
+    if (!result.ok) throw codeRefused(result);
     await repo.remove(this.db, userId, {
       userId,
       action: "2fa.disable",
@@ -224,7 +237,7 @@ export class TwoFactorService {
         totp.timeStep,
         now,
       );
-      return fresh ? { ok: true, via: "totp" } : { ok: false };
+      return fresh ? { ok: true, via: "totp" } : { ok: false, reused: true };
     }
     const normalized = normalizeRecoveryCode(code);
     if (!row.enrolledAt || !RECOVERY_SHAPE.test(normalized)) return { ok: false };

@@ -24,6 +24,8 @@ import { drawStatus, drawTags, drawUnreadable } from "./status";
 import { VaultTrash } from "./trash";
 /** How often a search or filter on screen follows entries opened in the background. */
 const FOLLOW_MS = 150;
+/** Just under the sync period (30 s): the periodic sync's paint reads the shares each time. */
+const SHARES_REREAD_MS = 25_000;
 
 export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount> {
   const { db, session, keys, vault, sync, toast } = app;
@@ -300,13 +302,24 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
   let readAt = "";
 
   /** Reads the shares received again (the server's); the list is drawn again when they changed. */
-  const reloadShares = () => shared.load().then((changed) => void (changed && !gone && filter()));
+  let sharesReadAt = 0;
+  const reloadShares = () => {
+    sharesReadAt = Date.now();
+    return shared.load().then((changed) => void (changed && !gone && filter()));
+  };
+  /**
+   * After a sync that changed no entry: the shares are read again only when the last read is a
+   * sync period old. Live sync's "shares" notice reads them at once; without it, the periodic
+   * sync still does. Every paint asking sent four reads of the same list as the vault opened.
+   */
+  const reloadSharesIfStale = () =>
+    Date.now() - sharesReadAt >= SHARES_REREAD_MS ? reloadShares() : undefined;
 
   async function renderList() {
     const { mark, firstSync } = await storeMark(app);
     growing = firstSync;
     // Nothing changed the entries: only the shares (the server's) are read again.
-    if (loaded && mark === readAt) return void reloadShares();
+    if (loaded && mark === readAt) return void reloadSharesIfStale();
     readAt = mark;
     // Set when the pass below has read every entry (in page time): what the bench waits for.
     delete $("entries").dataset.read;
@@ -331,7 +344,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     if (!growing) trash.noteLive(`${snapshot.length}/${queued.size}`);
     readDone();
     // Shares come from the server (the Sharing page's copy offline): the list follows when they change.
-    void reloadShares();
+    void reloadSharesIfStale();
 
     // The rows are listed (those in view are in the page) before the pass below, which floods the
     // page's task queue with Web Crypto completions. Then what needs the keys, with the list already on screen: unbound entries re-sealed (queued
