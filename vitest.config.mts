@@ -1,6 +1,7 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { exportJWK, generateKeyPair } from "jose";
-import { createECDH, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { vapidKeys } from "./scripts/lib/vapid.mjs";
 import { mkdirSync } from "node:fs";
 import { configDefaults, defineConfig } from "vitest/config";
 import { clientId, clientSecret, PROVIDERS } from "./test/support/mail-provider-server";
@@ -30,8 +31,7 @@ const providerBindings = (base: string) =>
     ]),
   );
 // Web Push application server keys (RFC 8292) for the run; the push-service stand-in checks against k.
-const vapid = createECDH("prime256v1");
-vapid.generateKeys();
+const vapid = vapidKeys();
 const strip = (k: Record<string, unknown>) =>
   Object.fromEntries(
     Object.entries(k).filter(([n]) => !["d", "p", "q", "dp", "dq", "qi"].includes(n)),
@@ -121,8 +121,8 @@ export default defineConfig({
           ...(process.env.SHARD_BENCH
             ? { TEST_SHARD_BENCH: "1", RATE_LIMIT_MULTIPLIER: "1000" }
             : {}),
-          VAPID_PUBLIC_KEY: vapid.getPublicKey().toString("base64url"),
-          VAPID_PRIVATE_KEY: vapid.getPrivateKey().toString("base64url"),
+          VAPID_PUBLIC_KEY: vapid.publicKey,
+          VAPID_PRIVATE_KEY: vapid.privateKey,
           VAPID_SUBJECT: "mailto:ops@vault.test",
           TEST_PUSH_SERVICE_URL: inject("pushServiceUrl"),
           PWNED_RANGE_URL: `${inject("pwnedRangeUrl")}/range/`,

@@ -3,7 +3,8 @@
 import { extensionOrigin } from "./extension-id.mjs";
 import { exportJWK, generateKeyPair, SignJWT, importJWK } from "jose";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { createECDH, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { isWholeVapidKey, vapidKeys } from "./vapid.mjs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -73,11 +74,14 @@ export async function ensureDevVars() {
   if (!vars.has("SERVER_TIMING")) vars.set("SERVER_TIMING", "true");
   if (!vars.has("OUTBOUND_ALLOW_PRIVATE")) vars.set("OUTBOUND_ALLOW_PRIVATE", "true");
   // Web Push application server keys (RFC 8292), made once per checkout like the secrets above.
-  if (!vars.has("VAPID_PRIVATE_KEY") || !vars.has("VAPID_PUBLIC_KEY")) {
-    const vapid = createECDH("prime256v1");
-    vapid.generateKeys();
-    vars.set("VAPID_PUBLIC_KEY", vapid.getPublicKey().toString("base64url"));
-    vars.set("VAPID_PRIVATE_KEY", vapid.getPrivateKey().toString("base64url"));
+  if (
+    !vars.has("VAPID_PRIVATE_KEY") ||
+    !vars.has("VAPID_PUBLIC_KEY") ||
+    !isWholeVapidKey(vars.get("VAPID_PRIVATE_KEY"))
+  ) {
+    const vapid = vapidKeys();
+    vars.set("VAPID_PUBLIC_KEY", vapid.publicKey);
+    vars.set("VAPID_PRIVATE_KEY", vapid.privateKey);
   }
   if (!vars.has("VAPID_SUBJECT")) vars.set("VAPID_SUBJECT", "mailto:dev@localhost.test");
   const text = [...vars].map(([k, v]) => `${k}=${v}`).join("\n") + "\n";

@@ -2,7 +2,8 @@
 // (generated here, or the operator's), and a reader for the effective [env.production] config.
 // Shared by scripts/check-production.mjs (npm test) and scripts/deploy-setup.mjs, so the list the
 // check proves complete is the list the first deploy stores.
-import { createECDH, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { vapidKeys } from "./vapid.mjs";
 import { fileURLToPath } from "node:url";
 
 export const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -14,13 +15,12 @@ export const ENV = "production";
  * push subscription. Values are base64 as src/env.ts expects (VAPID: RFC 8292, base64url).
  */
 export function generateSecrets() {
-  const vapid = createECDH("prime256v1");
-  vapid.generateKeys();
+  const vapid = vapidKeys();
   return {
     CSRF_SECRET: randomBytes(32).toString("base64url"),
     DATA_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
-    VAPID_PUBLIC_KEY: vapid.getPublicKey().toString("base64url"),
-    VAPID_PRIVATE_KEY: vapid.getPrivateKey().toString("base64url"),
+    VAPID_PUBLIC_KEY: vapid.publicKey,
+    VAPID_PRIVATE_KEY: vapid.privateKey,
   };
 }
 export const GENERATED = Object.keys(generateSecrets());

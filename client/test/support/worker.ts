@@ -1,4 +1,4 @@
-import { createECDH } from "node:crypto";
+import { vapidKeys } from "../../../scripts/lib/vapid.mjs";
 import { chromium } from "playwright-core";
 import type {} from "vitest";
 import type { TestProject } from "vitest/node";
@@ -44,16 +44,10 @@ async function startServerSet(index: number, turn: (start: () => Promise<void>) 
   });
   const components = await startAutomationComponents(`http://127.0.0.1:${port}`);
   // Web Push on (RFC 8292 keys for this run), so the switch reaches the browser's own subscribe.
-  const vapid = createECDH("prime256v1");
-  vapid.generateKeys();
+  const vapid = vapidKeys();
   const push = {
-    VAPID_PUBLIC_KEY: vapid.getPublicKey().toString("base64url"),
-    // A scalar with leading zero bytes comes out shorter: one run in 256 had a 31-byte key the
-    // worker's configuration check refused (wrangler dev then never answered its health check).
-    VAPID_PRIVATE_KEY: Buffer.from(
-      vapid.getPrivateKey().toString("hex").padStart(64, "0"),
-      "hex",
-    ).toString("base64url"),
+    VAPID_PUBLIC_KEY: vapid.publicKey,
+    VAPID_PRIVATE_KEY: vapid.privateKey,
     VAPID_SUBJECT: "mailto:ops@vault.test",
   };
   let worker!: Awaited<ReturnType<typeof startWorker>>;
