@@ -118,6 +118,13 @@ export async function startWorker({ port, name, vars = {}, inspectorPort = 0 }) 
       throw new Error(`wrangler dev stopped answering:\n${log}`);
   };
   await settled();
+  // Seeding SQL runs synchronously: nothing else waits on this process's event loop meanwhile.
+  const npx = (args) =>
+    execFileSync("npx", args, {
+      cwd: ROOT,
+      stdio: ["ignore", "ignore", "inherit"],
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    });
   return {
     base,
     state,
