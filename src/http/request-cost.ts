@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Context, MiddlewareHandler } from "hono";
+import { logJson } from "../lib/log";
 import type { AppEnv } from "./types";
 
 /** The response header the cost bench (bench/cost.mjs) and the cost regression test read. */
@@ -181,6 +182,23 @@ export function requestCost(): MiddlewareHandler<AppEnv> {
     } finally {
       c.env = env;
     }
-    setHeader(c, meter.header());
+    const answered = meter.header();
+    setHeader(c, answered);
+    // A streamed answer (a full pull's later pages) goes on reading after its headers are sent:
+    // what the whole request cost is logged once the body ends, under the request's id, if more.
+    const body = c.res.body;
+    if (!body || c.res.status === 101) return;
+    const requestId = c.get("requestId");
+    c.res = new Response(
+      body.pipeThrough(
+        new TransformStream({
+          flush() {
+            const whole = meter.header();
+            if (whole !== answered) logJson("info", "request cost", { requestId, cost: whole });
+          },
+        }),
+      ),
+      c.res,
+    );
   };
 }
