@@ -183,11 +183,20 @@ export function requestCost(): MiddlewareHandler<AppEnv> {
       c.env = env;
     }
     const answered = meter.header();
+    // A WebSocket's 101 carries no header the client can read: its cost goes to the log.
+    if (c.res.status === 101) {
+      logJson("info", "request cost", {
+        requestId: c.get("requestId"),
+        cost: answered,
+        upgrade: true,
+      });
+      return;
+    }
     setHeader(c, answered);
     // A streamed answer (a full pull's later pages) goes on reading after its headers are sent:
     // what the whole request cost is logged once the body ends, under the request's id, if more.
     const body = c.res.body;
-    if (!body || c.res.status === 101) return;
+    if (!body) return;
     const requestId = c.get("requestId");
     c.res = new Response(
       body.pipeThrough(
