@@ -369,7 +369,10 @@ export async function benchSession(base, sub) {
             bytes: buf.length,
             status: res.statusCode,
             headers: res.headers,
-            json: buf.length ? JSON.parse(buf.toString("utf8")) : null,
+            // A text answer (a breach range) has no JSON; its bytes are still counted above.
+            json: /json/.test(res.headers["content-type"] ?? "")
+              ? JSON.parse(buf.toString("utf8"))
+              : null,
           });
         });
         res.on("error", reject);
