@@ -1,4 +1,4 @@
-// The requests a person makes now and then (docs/cost.md, "Occasional requests"), for bench/cost.mjs:
+// The requests a person makes now and then (docs/cost.md, "Per request"), for bench/cost.mjs:
 // each on a vault of 1,000 entries of its own, sent a few times. A request this bench cannot form
 // on its own (one that needs a second person's keys or a browser) is recorded as failed, with why.
 import { b64, benchEntry } from "./harness.mjs";
