@@ -1,6 +1,6 @@
 import type { Bindings, Config } from "../env";
 import type { AuthUser } from "../kernel/context";
-import type { CostMeter } from "./request-cost";
+import type { CostMeter } from "./cost-meter";
 import type { Timing } from "./timing";
 
 export type { AuthUser, RequestMeta } from "../kernel/context";
