@@ -15,6 +15,7 @@
 //  - neither [env.production] nor the top level (what `wrangler deploy` without --env publishes)
 //    would serve /dev/mail, every user's mail without a sign-in (src/env.ts, servesDevMail);
 //  - with --dry-run, `wrangler deploy --dry-run --env production` succeeds without a warning.
+// The same holds for [env.free] (the Workers Free plan's deploy, docs/cost.md) when there is one.
 import { build } from "esbuild";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -22,7 +23,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
-  ENV,
+  ENV as PRODUCTION,
   generateSecrets,
   GENERATED,
   OPERATOR_REQUIRED,
@@ -89,7 +90,7 @@ async function bundleEnv() {
   }
 }
 
-export async function checkProduction(path) {
+export async function checkProduction(path, ENV = PRODUCTION) {
   const problems = [];
   const { config: prod, warnings } = await readWranglerConfig(path, ENV);
   const { config: top } = await readWranglerConfig(path, undefined);
@@ -196,7 +197,7 @@ export async function checkProduction(path) {
 }
 
 /** The dry run: wrangler bundles the worker against the production bindings; a warning fails. */
-export function dryRun(path) {
+export function dryRun(path, ENV = PRODUCTION) {
   const dir = mkdtempSync(join(tmpdir(), "dry-run-"));
   try {
     const r = spawnSync(
@@ -230,16 +231,28 @@ export function dryRun(path) {
   }
 }
 
+/**
+ * The environments a deploy may name: production, and the free plan's (docs/cost.md, "The free
+ * plan") when the config has one; each must bind everything and deploy without a warning.
+ */
+export const environments = (path) =>
+  /^\[env\.free\]/m.test(readFileSync(path, "utf8")) ? [PRODUCTION, "free"] : [PRODUCTION];
+
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const problems = await checkProduction(configPath);
-  if (args.includes("--dry-run") && problems.length === 0)
-    problems.push(...dryRun(configPath).problems);
-  if (problems.length) {
-    console.error(`[env.${ENV}] of ${configPath} is incomplete:`);
-    for (const p of problems) console.error(`  - ${p}`);
-    process.exit(1);
+  let failed = false;
+  for (const ENV of environments(configPath)) {
+    const problems = await checkProduction(configPath, ENV);
+    if (args.includes("--dry-run") && problems.length === 0)
+      problems.push(...dryRun(configPath, ENV).problems);
+    if (problems.length) {
+      console.error(`[env.${ENV}] of ${configPath} is incomplete:`);
+      for (const p of problems) console.error(`  - ${p}`);
+      failed = true;
+      continue;
+    }
+    console.log(
+      `[env.${ENV}] binds everything the worker uses${args.includes("--dry-run") ? "; the dry run deploys without a warning" : ""}`,
+    );
   }
-  console.log(
-    `[env.${ENV}] binds everything the worker uses${args.includes("--dry-run") ? "; the dry run deploys without a warning" : ""}`,
-  );
+  if (failed) process.exit(1);
 }

@@ -5,6 +5,7 @@ import { handleError, handleNotFound } from "./http/errors";
 import { d1Sessions } from "./http/d1-sessions";
 import { strictTransport } from "./http/hsts";
 import { requestLog } from "./http/request-log";
+import { requestCost } from "./http/request-cost";
 import { serverTiming } from "./http/server-timing";
 import type { AppEnv } from "./http/types";
 import { registerAuthRoutes } from "./domains/auth";
@@ -88,12 +89,15 @@ export function buildApp(): Hono<AppEnv> {
         "DPoP-Nonce",
         "ETag",
         "Server-Timing",
+        "X-Request-Cost",
         "x-vault-bookmark",
       ],
       maxAge: 600,
     }),
   );
-  // Sessions first, so Server-Timing times the queries made through them.
+  // Cost counters before sessions, so they watch every session from its first statement; sessions
+  // before Server-Timing, so it times the queries made through them.
+  app.use("/api/*", requestCost());
   app.use("/api/*", d1Sessions());
   app.use("/api/*", serverTiming());
   app.use("/api/*", signInResetsDeadManSwitch);

@@ -239,6 +239,12 @@ export const ConfigSchema = z
      * the worker suite turns it on; off in production.
      */
     CHECK_RESPONSE_SCHEMAS: z.enum(["true", "false"]).default("false"),
+    /**
+     * "true" answers each API request's D1 statements, rows read and written, Durable Object
+     * calls, R2 operations, queue messages and fetches in X-Request-Cost (http/request-cost.ts), for
+     * the cost bench and its regression test; off unless set, refused in production.
+     */
+    COST_COUNTERS: z.enum(["true", "false"]).default("false"),
     /** Complete backups older than this many days are deleted (the newest is always kept). */
     BACKUP_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
     /** Days a deleted entry stays in the trash (restorable) before the daily purge removes it. */
@@ -269,6 +275,14 @@ export const ConfigSchema = z
     if (!c.IDP_AUDIENCE) missing("IDP_AUDIENCE");
     // The outbox is a development inbox, not a mail service: production must send (D19).
     if (c.MAIL_TRANSPORT !== "http") missing("MAIL_TRANSPORT");
+    // Counts are a bench's instrument: a deployment never tells callers what its requests cost.
+    if (c.COST_COUNTERS === "true") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["COST_COUNTERS"],
+        message: "is a bench switch, not for production",
+      });
+    }
     if (c.OUTBOUND_ALLOW_PRIVATE === "true") {
       ctx.addIssue({
         code: "custom",
@@ -325,6 +339,8 @@ export type Config = z.infer<typeof ConfigSchema> & {
   corsOrigins: string[];
   allowPrivateOutbound: boolean;
   serverTiming: boolean;
+  /** COST_COUNTERS: each API request answers what it cost in X-Request-Cost. */
+  costCounters: boolean;
   /** DATA_ENCRYPTION_KEY, then DATA_ENCRYPTION_KEYS_PREVIOUS: seal with the first, open with any. */
   dataKeys: readonly string[];
   /** A token's `email` counts only with `email_verified: true` (false: an absent claim also counts). */
@@ -357,6 +373,7 @@ export function loadConfig(env: Bindings): Config {
     corsOrigins,
     allowPrivateOutbound: c.OUTBOUND_ALLOW_PRIVATE === "true",
     serverTiming: c.SERVER_TIMING === "true",
+    costCounters: c.COST_COUNTERS === "true",
     emailVerifiedRequired:
       (c.IDP_EMAIL_VERIFIED_CLAIM ??
         (c.ENVIRONMENT === "production" ? "required" : "absent-is-verified")) === "required",

@@ -30,6 +30,8 @@ export function openSessions(
   env: Record<string, unknown>,
   given: Map<string, string>,
   primary: boolean,
+  /** Shown each session as it opens (the cost counters watch what it sends). */
+  opened?: (session: D1DatabaseSession) => void,
 ): RequestSessions {
   const sessions = new Map<string, D1DatabaseSession>();
   const wrapped = new Map<string, D1Database>();
@@ -42,6 +44,7 @@ export function openSessions(
       (primary || name === "DIRECTORY" ? "first-primary" : "first-unconstrained");
     const session = d1.withSession(constraint);
     sessions.set(name, session);
+    opened?.(session);
     // prepare and batch go through the session; exec and dump (migrations, tooling) stay on the
     // binding, which the session API does not offer.
     w = new Proxy(d1, {

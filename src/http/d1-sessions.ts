@@ -17,6 +17,7 @@ export function d1Sessions(): MiddlewareHandler<AppEnv> {
       env as unknown as Record<string, unknown>,
       parseBookmarks(c.req.header(BOOKMARK_HEADER)),
       !READS.has(c.req.method),
+      c.get("cost")?.sessionOpened,
     );
     c.env = sessions.env as unknown as AppEnv["Bindings"];
     try {

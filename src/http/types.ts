@@ -1,5 +1,6 @@
 import type { Bindings, Config } from "../env";
 import type { AuthUser } from "../kernel/context";
+import type { CostMeter } from "./cost-meter";
 import type { Timing } from "./timing";
 
 export type { AuthUser, RequestMeta } from "../kernel/context";
@@ -16,5 +17,7 @@ export type AppEnv = {
     credential: "bearer" | "cookie";
     /** Present only when Server-Timing is on. */
     timing?: Timing;
+    /** Present only when COST_COUNTERS is on. */
+    cost?: CostMeter;
   };
 };

@@ -4,9 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain .mjs script without types
-import { checkProduction } from "../../scripts/check-production.mjs";
+import { checkProduction, environments } from "../../scripts/check-production.mjs";
 
-const check = checkProduction as (path: string) => Promise<string[]>;
+const check = checkProduction as (path: string, env?: string) => Promise<string[]>;
+const environmentsOf = environments as (path: string) => string[];
 const current = readFileSync("wrangler.toml", "utf8");
 const dir = mkdtempSync(join(tmpdir(), "check-production-"));
 
@@ -22,6 +23,18 @@ function variant(name: string, edit: (toml: string) => string): string {
 describe("the production check (scripts/check-production.mjs)", () => {
   it("passes on wrangler.toml as committed", async () => {
     expect(await check("wrangler.toml")).toEqual([]);
+  });
+
+  it("checks the free plan's environment too, and names what it leaves unbound", async () => {
+    expect(environmentsOf("wrangler.toml")).toEqual(["production", "free"]);
+    expect(await check("wrangler.toml", "free")).toEqual([]);
+    const path = variant("free-without-browser", (t) =>
+      t.replace('[env.free.browser]\nbinding = "BROWSER"\n', ""),
+    );
+    const problems = await check(path, "free");
+    expect(problems.join("\n")).toContain("BROWSER");
+    expect(problems.join("\n")).toContain("[env.free]");
+    expect(await check(path)).toEqual([]);
   });
 
   it("fails on the production section that shipped without the mail queue and DB", async () => {

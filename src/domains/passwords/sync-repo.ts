@@ -195,13 +195,21 @@ export async function pullPage(
 const idIn = (ids: string[]) =>
   sql`${passwords.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
 
+/**
+ * The owner as a filter on rows found by id, not as the index to search: with `user_id = ?`
+ * SQLite, which cannot tell how short a json_each list is, walks the owner's whole index and
+ * tests each id (every entry of the vault read for a push of one mutation, docs/cost.md); the
+ * unary `+` leaves it the primary key, one probe per id.
+ */
+const ownedBy = (userId: string) => sql`+${passwords.userId} = ${userId}`;
+
 /** The user's rows with these ids, live or deleted. */
 export async function findMany(db: Db, userId: string, ids: string[]): Promise<PasswordRow[]> {
   if (ids.length === 0) return [];
   return db
     .select()
     .from(passwords)
-    .where(and(eq(passwords.userId, userId), idIn(ids)))
+    .where(and(ownedBy(userId), idIn(ids)))
     .all();
 }
 
@@ -220,7 +228,7 @@ export async function lookup(
     db
       .select()
       .from(passwords)
-      .where(and(eq(passwords.userId, userId), idIn(ids))),
+      .where(and(ownedBy(userId), idIn(ids))),
     db
       .select({ id: passwords.id })
       .from(passwords)

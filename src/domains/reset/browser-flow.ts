@@ -15,8 +15,25 @@ export type FlowHooks = {
   screenshot(url: string): Promise<void>;
 };
 
+/**
+ * What a person is told when Browser Rendering refuses a browser because the account's browser
+ * time for the day is spent (the Workers Free plan's 10 minutes, docs/cost.md, "The free plan"):
+ * retrying within the day cannot help, so the reset ends with this instead of retrying.
+ */
+export const BROWSER_DAY_SPENT =
+  "today's browser time on this service's Cloudflare plan is used up (the free plan allows 10 minutes a day): try again after 00:00 UTC";
+
+/** Browser Rendering's refusal once the day's browser time is spent ("429 … time limit exceeded"). */
+export const isBrowserDaySpent = (err: unknown): boolean =>
+  err instanceof Error && /time limit exceeded/i.test(err.message);
+
 export async function launchBrowser(env: Bindings): Promise<Browser> {
-  return puppeteer.launch(env.BROWSER as never);
+  try {
+    return await puppeteer.launch(env.BROWSER as never);
+  } catch (err) {
+    if (isBrowserDaySpent(err)) throw new FlowFailure(BROWSER_DAY_SPENT);
+    throw err;
+  }
 }
 
 export async function shot(page: Page, hooks: FlowHooks): Promise<void> {

@@ -217,7 +217,8 @@ export async function runResetTask(
     const t0 = Date.now();
     try {
       browser = await launchBrowser(env);
-    } catch {
+    } catch (err) {
+      if (err instanceof FlowFailure) throw err;
       if (opts.lastAttempt) throw new FlowFailure("the browser could not start");
       await repo.updateLeased(db, m.userId, task.id, leaseId, {
         status: "pending",
