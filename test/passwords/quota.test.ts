@@ -152,7 +152,12 @@ describe("vault byte quota", () => {
       }
     ).data.id;
     await user.call("DELETE", `/api/passwords/${id}`);
-    await env.DB.prepare("UPDATE passwords SET change_seq = 0 WHERE id = ?").bind(id).run();
+    // Deleted before the trash's 30 days, and older than the 30-day cursor window.
+    await env.DB.prepare(
+      "UPDATE passwords SET change_seq = 0, deleted_at = '2020-01-01T00:00:00.000Z' WHERE id = ?",
+    )
+      .bind(id)
+      .run();
     const ctx = createExecutionContext();
     await worker.scheduled!(createScheduledController(), env, ctx);
     await waitOnExecutionContext(ctx);
