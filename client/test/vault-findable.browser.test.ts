@@ -70,7 +70,7 @@ describe("help and filters at desktop width", () => {
       false,
     );
     const help = desktop.locator("#search-help");
-    const helpButton = desktop.getByRole("button", { name: "Search and keyboard help" });
+    const helpButton = desktop.getByRole("button", { name: "Keyboard help" });
     expect(await help.isVisible()).toBe(false);
     await desktop.locator("#vault-title").click();
     await desktop.keyboard.press("?");
@@ -132,9 +132,9 @@ describe("at a 390 px phone width", () => {
     await phone.getByLabel("Sort by", { exact: true }).selectOption({ label: "Name" });
     await filters.click();
     expect(await phone.getByLabel("Sort by", { exact: true }).isVisible()).toBe(false);
-    await phone.getByRole("button", { name: "Search and keyboard help" }).click();
+    await phone.getByRole("button", { name: "Keyboard help" }).click();
     expect(await phone.locator("#search-help").isVisible()).toBe(true);
-    await phone.getByRole("button", { name: "Search and keyboard help" }).click();
+    await phone.getByRole("button", { name: "Keyboard help" }).click();
     expect(await phone.locator("#search-help").isVisible()).toBe(false);
     expect(
       await phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),

@@ -11,7 +11,7 @@ export const VAULT_MARKUP = `
         </div>
         <button type="button" id="new-entry">New entry</button>
         <button type="button" id="filters-toggle" class="secondary" aria-expanded="false" aria-controls="vault-filters">Filters</button>
-        <button type="button" id="keys-help-toggle" class="secondary" aria-expanded="false" aria-controls="search-help" aria-label="Search and keyboard help" aria-keyshortcuts="?" title="Search and keyboard help (?)">?</button>
+        <button type="button" id="keys-help-toggle" class="secondary" aria-expanded="false" aria-controls="search-help" aria-label="Keyboard help" aria-keyshortcuts="?" title="Keyboard help (?)">?</button>
       </div>
       <div id="vault-filters" class="vault-filters">
         <span class="filter"><label for="sort">Sort by</label><select id="sort"><option value="name">Name</option><option value="favourites">Favourites first</option><option value="used">Last used</option><option value="changed">Last changed</option></select></span>
