@@ -28,8 +28,12 @@ export const SYNC_PERIOD_MS = 30_000;
 export const PLACEHOLDER_VERSION = -1;
 /** After a network failure while the browser reports a connection (it often does for a moment after reconnecting). */
 export const RETRY_MS = 2_000;
-/** The server's batch limit (spec "Limits": max 100 mutations per batch). */
-export const MAX_BATCH = 100;
+/**
+ * Mutations per push. The server takes up to 100 (spec "Limits"), but a push costs about seven
+ * D1 statements plus one per mutation (docs/cost.md: 57 for 50), and Cloudflare's free plan allows
+ * 50 queries per Worker invocation: 40 keeps every push inside it with room to spare.
+ */
+export const MAX_BATCH = 40;
 /**
  * A page that starts within this long of a pull by any tab of this browser (the store is shared)
  * does not pull again at once: live sync's first clock, or the next period, pulls if the server
