@@ -95,7 +95,9 @@ describe("locking the vault", () => {
         expect(await p.getByRole("button", { name: "Lock", exact: true }).isHidden()).toBe(true);
       }
       // The last listing stays (ids, names, sites: what the entries hold in plaintext anyway), so
-      // the next unlock draws the list at once; so do the sync cursor and its D1 bookmark (docs/decisions/scale.md, "Scale: shards, a directory, many databases").
+      // the next unlock draws the list at once; so do the sync cursor and its D1 bookmark (docs/decisions/scale.md, "Scale: shards, a directory, many databases"),
+      // and the account's sharing key as the server holds it (made at unlock): its private half
+      // wrapped by the vault key, so without the keys it is ciphertext like the entries.
       expect(await metaKeys(page)).toEqual([
         "activity",
         "bookmark",
@@ -104,6 +106,7 @@ describe("locking the vault", () => {
         "lastSync",
         "listing",
         "session",
+        "sharingKey",
       ]);
       // The encrypted entries stay; without the keys they are envelopes only.
       expect((await localState(page)).names).toEqual(["Alpha", "Bravo"]);

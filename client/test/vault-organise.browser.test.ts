@@ -280,6 +280,12 @@ describe.each([360, 1280])("another device at %i px", (width) => {
     await expect.poll(() => entryNames(other)).toEqual(["Chase", "Home wifi", "Jane persona"]);
     await expect.poll(() => entryRow(other, "Chase").locator(".fav-mark").count()).toBe(1);
     await expect.poll(() => folderOptions(other)).toEqual(["All folders", "No folder", "Bills"]);
+    // On a phone the filters sit folded under one button, as a person finds them.
+    const fold = other.getByRole("button", { name: "Filters", exact: true });
+    if (width < 800) {
+      await fold.click();
+      await expect.poll(() => fold.getAttribute("aria-expanded")).toBe("true");
+    } else expect(await fold.isVisible()).toBe(false);
     await other.getByRole("button", { name: "Favourites", exact: true }).click();
     await expect.poll(() => entryNames(other)).toEqual(["Chase"]);
     await other.getByRole("button", { name: "Favourites", exact: true }).click();
