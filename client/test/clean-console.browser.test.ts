@@ -30,9 +30,18 @@ afterAll(async () => {
 
 type Noise = { where: string; what: string };
 
-function listen(context: BrowserContext, page: Page, noise: Noise[]) {
+/**
+ * Listens for noise; the returned function, called once the pages are done, adds the service
+ * worker's failed requests that were not the worker's half of a request the page dropped.
+ */
+function listen(context: BrowserContext, page: Page, noise: Noise[]): () => void {
   const origin = new URL(base()).origin;
   const where = () => new URL(page.url()).pathname;
+  // The service worker answers the page's API requests with a fetch of its own. When the page
+  // drops a request (it navigated), the page's request ends ERR_ABORTED and the worker's fetch,
+  // cancelled with it, ends ERR_FAILED, sometimes just before, sometimes just after.
+  const dropped: string[] = [];
+  const workerFailed: (Noise & { request: string })[] = [];
   page.on("console", (m) => {
     // The development identity provider's pages are another origin, not the app's.
     if (new URL(page.url()).origin !== origin) return;
@@ -42,17 +51,27 @@ function listen(context: BrowserContext, page: Page, noise: Noise[]) {
   page.on("pageerror", (e) => noise.push({ where: where(), what: `thrown: ${e.message}` }));
   context.on("requestfailed", (r) => {
     if (new URL(r.url()).origin !== origin) return;
+    const request = `${r.method()} ${r.url()}`;
+    const failed = { where: where(), what: `failed: ${request} ${r.failure()?.errorText}` };
     // A request the page itself dropped (a section left, a pull aborted) is not a failure.
-    if (/ERR_ABORTED/.test(r.failure()?.errorText ?? "")) return;
-    noise.push({
-      where: where(),
-      what: `failed: ${r.method()} ${r.url()} ${r.failure()?.errorText}`,
-    });
+    if (/ERR_ABORTED/.test(r.failure()?.errorText ?? "")) {
+      if (!r.serviceWorker()) dropped.push(request);
+      return;
+    }
+    if (r.serviceWorker()) workerFailed.push({ ...failed, request });
+    else noise.push(failed);
   });
   context.on("response", (r) => {
     if (new URL(r.url()).origin !== origin || r.status() < 400) return;
     noise.push({ where: where(), what: `${r.status()}: ${r.request().method()} ${r.url()}` });
   });
+  return () => {
+    for (const { request, ...failed } of workerFailed) {
+      const i = dropped.indexOf(request);
+      if (i >= 0) dropped.splice(i, 1);
+      else noise.push(failed);
+    }
+  };
 }
 
 for (const width of [1280, 390]) {
@@ -75,7 +94,7 @@ for (const width of [1280, 390]) {
       const page = await context.newPage();
       page.on("dialog", (d) => void d.accept());
       const noise: Noise[] = [];
-      listen(context, page, noise);
+      const settle = listen(context, page, noise);
 
       await page.goto("/");
       await page.getByRole("link", { name: "Sign in" }).waitFor();
@@ -94,6 +113,7 @@ for (const width of [1280, 390]) {
       await page.locator("h1").first().waitFor();
       await page.waitForLoadState("networkidle").catch(() => undefined);
       await context.close();
+      settle();
       expect(noise.map((n) => `${n.where} ${n.what}`)).toEqual([]);
     });
   });
