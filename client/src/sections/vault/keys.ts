@@ -25,19 +25,22 @@ export function bindSearchKeys(
       openFirst();
     }
   });
-  const onKey = (ev: KeyboardEvent) => {
-    if (
-      ev.key !== "/" ||
-      ev.ctrlKey ||
-      ev.metaKey ||
-      ev.altKey ||
-      editable(ev.target) ||
-      dialog.open
-    )
-      return;
-    ev.preventDefault();
+  return pageKey("/", dialog, () => {
     search.focus();
     search.select();
+  });
+}
+
+/**
+ * `key` pressed on the page itself (no modifier, outside fields and the entry dialog) runs `act`;
+ * returns the unbinding.
+ */
+function pageKey(key: string, dialog: HTMLDialogElement, act: () => void): () => void {
+  const onKey = (ev: KeyboardEvent) => {
+    if (ev.key !== key || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (editable(ev.target) || dialog.open) return;
+    ev.preventDefault();
+    act();
   };
   document.addEventListener("keydown", onKey);
   return () => document.removeEventListener("keydown", onKey);
@@ -65,19 +68,5 @@ export function bindDisclosures(
   const toggleHelp = disclosure($("keys-help-toggle"), (shown) => (help.hidden = !shown));
   const filters = $("vault-filters");
   disclosure($("filters-toggle"), (shown) => filters.classList.toggle("open", shown));
-  const onKey = (ev: KeyboardEvent) => {
-    if (
-      ev.key !== "?" ||
-      ev.ctrlKey ||
-      ev.metaKey ||
-      ev.altKey ||
-      editable(ev.target) ||
-      dialog.open
-    )
-      return;
-    ev.preventDefault();
-    toggleHelp();
-  };
-  document.addEventListener("keydown", onKey);
-  return () => document.removeEventListener("keydown", onKey);
+  return pageKey("?", dialog, toggleHelp);
 }
