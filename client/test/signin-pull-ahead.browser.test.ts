@@ -11,6 +11,7 @@ import {
   type Browser,
   type Page,
 } from "./support/browser";
+import type { Route } from "playwright-core";
 import { base } from "./support/journey";
 
 // A new browser's first pull starts on the sign-in page at the click on "Open vault" (while the
@@ -71,6 +72,21 @@ async function seed(who: Awaited<ReturnType<typeof newUser>>, count: number, idT
   }
 }
 
+/**
+ * Answers a pull with its header line and first page only, as a connection dropped after them
+ * leaves it; tells how many changes that page held before the page can read them.
+ */
+async function firstPageOnly(route: Route, held: (changes: number) => void): Promise<void> {
+  const res = await route.fetch();
+  const lines = (await res.text()).split("\n");
+  held((JSON.parse(lines[1]!) as { changes: unknown[] }).changes.length);
+  await route.fulfill({
+    status: res.status(),
+    contentType: res.headers()["content-type"],
+    body: `${lines.slice(0, 2).join("\n")}\n`,
+  });
+}
+
 /** The store's metadata keys that start with `prefix`, and the user ids its entries belong to. */
 const stored = (p: Page, prefix: string) =>
   p.evaluate(
@@ -119,17 +135,8 @@ describe("the first pull of a new browser, started at the click on Open vault", 
       const req = route.request();
       if (req.method() !== "GET") return route.continue();
       pulls.push({ from: new URL(req.frame().url()).pathname, search: new URL(req.url()).search });
-      if (pulls.length === 1) {
-        // The pull ahead ends after its first page, as a dropped connection (or the navigation) leaves it.
-        const res = await route.fetch();
-        const lines = (await res.text()).split("\n");
-        firstPage = (JSON.parse(lines[1]!) as { changes: unknown[] }).changes.length;
-        return route.fulfill({
-          status: res.status(),
-          contentType: res.headers()["content-type"],
-          body: `${lines.slice(0, 2).join("\n")}\n`,
-        });
-      }
+      // The pull ahead ends after its first page, as a dropped connection (or the navigation) leaves it.
+      if (pulls.length === 1) return firstPageOnly(route, (n) => (firstPage = n));
       // The vault page's own pull waits for the test: what the list shows meanwhile came from the store.
       if (pulls.length === 2) await held;
       return route.continue();
@@ -312,14 +319,7 @@ describe("the first pull of a new browser, started at the click on Open vault", 
     await context.route("**/api/passwords/sync*", async (route) => {
       const req = route.request();
       if (req.method() !== "GET" || firstPage > 0) return route.continue();
-      const res = await route.fetch();
-      const lines = (await res.text()).split("\n");
-      firstPage = (JSON.parse(lines[1]!) as { changes: unknown[] }).changes.length;
-      return route.fulfill({
-        status: res.status(),
-        contentType: res.headers()["content-type"],
-        body: `${lines.slice(0, 2).join("\n")}\n`,
-      });
+      return firstPageOnly(route, (n) => (firstPage = n));
     });
     const page = await context.newPage();
     await signInWithCookie(page, owner.token);

@@ -5,6 +5,7 @@
  * base64url, as the page-facing JSON forms (PublicKeyCredential.toJSON) write them.
  */
 import { base64url } from "../../src/kernel/base64";
+import { concatBytes as concat } from "../../src/kernel/bytes";
 import { encodeCbor, type CborMap } from "./cbor";
 import type { PasskeyAlg, StoredPasskey } from "../passkeys";
 
@@ -18,16 +19,6 @@ export const FLAG = { UP: 0x01, UV: 0x04, BE: 0x08, BS: 0x10, AT: 0x40, ED: 0x80
 
 const enc = new TextEncoder();
 const b64u = (b: Uint8Array) => base64url.encode(b);
-
-function concat(...parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 /** The credential public key as a COSE_Key (RFC 9052 §7, RFC 9053 §2.1 and §2.2; WebAuthn §6.5.1.1). */
 export function coseKey(jwk: JsonWebKey, alg: PasskeyAlg): Uint8Array<ArrayBuffer> {

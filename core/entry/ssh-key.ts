@@ -9,6 +9,8 @@
  * Ed25519 keys and signatures are RFC 8709; the fingerprint is SHA-256 of the public key blob in
  * unpadded base64, as `ssh-keygen -l` prints it.
  */
+import { concatBytes as concat } from "../../src/kernel/bytes";
+
 export type SshKey = {
   /** The OpenSSH private key file, PEM-armoured. */
   private_key: string;
@@ -35,16 +37,6 @@ type Bytes = Uint8Array<ArrayBuffer>;
 
 const b64 = (b: Uint8Array) => btoa(String.fromCharCode(...b));
 const unb64 = (s: string): Bytes => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
-
-function concat(...parts: Uint8Array[]): Bytes {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 const u32 = (n: number): Bytes =>
   new Uint8Array([n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255]);

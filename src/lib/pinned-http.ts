@@ -1,4 +1,5 @@
 import { connect } from "cloudflare:sockets";
+import { concatBytes } from "../kernel/bytes";
 
 /**
  * A plain-HTTP GET sent to an address already checked by the outbound guard, with the URL's name
@@ -148,13 +149,7 @@ function dechunk(buf: Uint8Array): Uint8Array {
     at = eol + 2 + size + 2;
     if (at > buf.length) break;
   }
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let off = 0;
-  for (const p of parts) {
-    out.set(p, off);
-    off += p.length;
-  }
-  return out;
+  return concatBytes(...parts);
 }
 
 function chunkedDone(buf: Uint8Array): boolean {

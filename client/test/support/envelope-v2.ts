@@ -13,20 +13,12 @@ import {
 } from "../../../core/crypto/crypto";
 import type { Place } from "../../../core/crypto/envelope";
 import { toBase64 } from "../../../src/kernel/base64";
+import { concatBytes as join } from "../../../src/kernel/bytes";
 
 const MAGIC_V2 = [0x63, 0x76, 0x32, 0x3a];
 const enc = new TextEncoder();
 const ad = (label: string, p: Place) =>
   enc.encode(JSON.stringify([label, 2, p.userId, p.entryId, p.host]));
-const join = (...parts: Uint8Array[]) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-};
 
 export async function sealEntryV2(
   keys: VaultKeys,
