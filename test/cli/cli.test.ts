@@ -17,6 +17,7 @@ import { freePort } from "../support/dovecot-lib.mjs";
 import { deriveVaultKeys, openEntry, PBKDF2_ITERATIONS, placeOf } from "../../core/crypto";
 import { sealInput } from "../../core/vault";
 import { codeOfField } from "../../src/kernel/totp";
+import { type Sshd, run, startSshd } from "./sshd";
 import { signInAtProvider, VAULT_BIN, vault, waitFor, type CliEnv } from "./support";
 
 const PASSPHRASE = "correct horse battery staple";
@@ -30,6 +31,7 @@ const at = { base: "", issuer: "" };
 let env: CliEnv;
 const user = { sub: `cli-${Date.now()}`, email: `cli-${Date.now()}@example.test` };
 const dirs: string[] = [];
+let sshd: Sshd | undefined;
 
 const session = () =>
   JSON.parse(readFileSync(join(env.VAULT_CLI_HOME!, "session.json"), "utf8")) as {
@@ -116,6 +118,7 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(async () => {
+  await sshd?.stop();
   if (env) await vault(env, ["lock"]);
   worker?.stop();
   await idp?.stop();
@@ -392,21 +395,12 @@ describe("vault, the command line", () => {
     expect(pulled.body.changes).toContainEqual(expect.objectContaining({ id, _deleted: true }));
   });
 
-  it("keeps SSH keys: made or imported, offered by `vault ssh-agent` to ssh-add and ssh-keygen's signing", async () => {
+  it("keeps SSH keys: made or imported, offered by `vault ssh-agent` to ssh-add, ssh-keygen's signing and an ssh login", async () => {
     const dir = mkdtempSync(join(tmpdir(), "vault-ssh-"));
     dirs.push(dir);
+    const sock = join(dir, "agent.sock");
     const tool = (cmd: string, args: string[], input?: string) =>
-      new Promise<{ code: number; out: string; err: string }>((resolve) => {
-        const child = spawn(cmd, args, {
-          env: { PATH: process.env.PATH ?? "", SSH_AUTH_SOCK: join(dir, "agent.sock") },
-        });
-        let out = "";
-        let err = "";
-        child.stdout.on("data", (d) => (out += d));
-        child.stderr.on("data", (d) => (err += d));
-        child.stdin.end(input ?? "");
-        child.on("close", (code) => resolve({ code: code ?? -1, out, err }));
-      });
+      run(cmd, args, { PATH: process.env.PATH ?? "", SSH_AUTH_SOCK: sock }, input);
 
     const made = await vault(env, [
       "create",
@@ -484,10 +478,10 @@ describe("vault, the command line", () => {
       readFileSync(join(dir, "id"), "utf8").split("\n")[1],
     );
 
-    const started = await vault(env, ["ssh-agent", "--socket", join(dir, "agent.sock")]);
+    const started = await vault(env, ["ssh-agent", "--socket", sock]);
     expect([started.code, started.stdout]).toEqual([
       0,
-      `SSH_AUTH_SOCK=${join(dir, "agent.sock")}; export SSH_AUTH_SOCK;\n`,
+      `SSH_AUTH_SOCK=${sock}; export SSH_AUTH_SOCK;\n`,
     ]);
     try {
       const listed = await tool("ssh-add", ["-L"]);
@@ -530,6 +524,20 @@ describe("vault, the command line", () => {
         expect.stringContaining('Good "git" signature'),
       ]);
 
+      // A login to a real sshd that takes the Deploy key alone, ssh holding no key but the
+      // agent's (test/cli/sshd.ts); sshd names the key it accepted: the vault's, by fingerprint.
+      sshd = await startSshd(pub);
+      const login = await sshd.ssh(sock, "echo logged-in");
+      expect([login.code, login.out], login.err).toEqual([0, "logged-in\n"]);
+      // (Its source port left out: "port _".)
+      const accepted = () =>
+        (sshd!.log().match(/^Accepted publickey .*$/gm) ?? []).map((l) =>
+          l.replace(/ port \d+ /, " port _ "),
+        );
+      expect(accepted()).toEqual([
+        `Accepted publickey for ${sshd.user} from 127.0.0.1 port _ ssh2: ED25519 ${fp}`,
+      ]);
+
       // Locked, the agent offers nothing and signs nothing.
       expect((await vault(env, ["lock"])).code).toBe(0);
       expect((await tool("ssh-add", ["-L"])).out).not.toContain("ssh-ed25519");
@@ -546,8 +554,16 @@ describe("vault, the command line", () => {
           ])
         ).code,
       ).not.toBe(0);
+      // Nor logs in: the same ssh to the same sshd is refused.
+      const refused = await sshd.ssh(sock, "echo logged-in");
+      expect([refused.code, refused.out, refused.err]).toEqual([
+        255,
+        "",
+        expect.stringContaining("Permission denied (publickey)"),
+      ]);
+      expect(accepted()).toHaveLength(1);
     } finally {
-      spawn("pkill", ["-f", join(dir, "agent.sock")]);
+      spawn("pkill", ["-f", sock]);
     }
     const open = await vault(env, ["unlock", "--passphrase-fd", "3"], { fd3: PASSPHRASE });
     expect(open.code).toBe(0);
