@@ -31,7 +31,7 @@ export type AgentRequest =
   | { op: "edit"; entry: string; fields: EntryFields }
   | { op: "delete"; entry: string }
   | { op: "sshKeys" }
-  | { op: "sshSign"; blob: string; data: string };
+  | { op: "sshSign"; blob: string; data: string; flags?: number };
 
 export type AgentAnswer =
   | ({ ok: true } & Record<string, unknown>)
@@ -127,7 +127,7 @@ export async function runAgent(): Promise<void> {
       case "sshKeys":
         return { keys: await view.sshKeys() };
       case "sshSign":
-        return { signature: await view.sshSign(req.blob, req.data) };
+        return { signature: await view.sshSign(req.blob, req.data, req.flags ?? 0) };
     }
     throw new CliError("Unknown request", EXIT.USAGE);
   }

@@ -103,8 +103,8 @@ first line of file descriptor <n>, --password-prompt asks at a prompt that does 
 one the entry has no password. Prints the new entry's name and id.
 
 An SSH key entry instead: --ssh-generate makes a new Ed25519 key here (with --comment, e.g.
-you@laptop), --ssh-key-file <file> keeps an OpenSSH private key file (Ed25519, without a
-passphrase: the vault encrypts it). \`vault get <entry> -f public_key\` prints the public key;
+you@laptop), --ssh-key-file <file> keeps an OpenSSH private key file (Ed25519, ECDSA
+or RSA of 2048 bits or more, without a passphrase: the vault encrypts it). \`vault get <entry> -f public_key\` prints the public key;
 \`vault ssh-agent\` offers the key to ssh and git.`,
     options: {
       url: { value: true },

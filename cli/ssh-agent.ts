@@ -51,7 +51,9 @@ async function answer(type: number, body: Uint8Array): Promise<Buffer> {
     const r = new SshReader(body);
     const blob = Buffer.from(r.bytes()).toString("base64");
     const data = Buffer.from(r.bytes()).toString("base64");
-    const signed = await tryAsk({ op: "sshSign", blob, data }).catch(() => null);
+    // draft-miller-ssh-agent section 4.5.1: the flags ask RSA keys for a SHA-2 signature.
+    const flags = r.done ? 0 : r.uint32();
+    const signed = await tryAsk({ op: "sshSign", blob, data, flags }).catch(() => null);
     if (!signed) return frame(FAILURE);
     return frame(SIGN_RESPONSE, sshString(Buffer.from(signed.signature as string, "base64")));
   }

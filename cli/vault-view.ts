@@ -19,7 +19,7 @@ import {
   type EntrySecrets,
   type VaultKeys,
 } from "../core/crypto";
-import { ed25519Blob, ed25519Signer, readSshKeyFile, sshString } from "../core/entry";
+import { openSshKey } from "../core/entry";
 import { CliError, EXIT, usage } from "./errors";
 import { FIELDS, parseReference, VAULTS } from "./references";
 import { editedEntry, newEntry, pushOne, type EntryFields } from "./write";
@@ -238,21 +238,20 @@ export class VaultView {
   }
 
   /**
-   * An SSH signature (RFC 8709 section 6: the "ssh-ed25519" string and the 64-byte signature) by
-   * the key whose public blob is `blob`, over `data` (both base64). The private key is opened from
-   * its entry for this signature and not kept.
+   * An SSH signature blob (its algorithm's name, then the signature: RFC 8709, RFC 5656, RFC 8332)
+   * by the key whose public blob is `blob`, over `data` (both base64); `flags` are the agent
+   * request's. The private key is opened from its entry for this signature and not kept.
    */
-  async sshSign(blob: string, data: string): Promise<string> {
+  async sshSign(blob: string, data: string, flags = 0): Promise<string> {
     await this.sshKeys();
     const known = this.ssh!.find((k) => k.blob === blob);
     if (!known) throw new CliError("No SSH key of the vault has that public key", EXIT.NOT_FOUND);
     const s = await this.open(this.find(known.id));
     if (!s.ssh) throw new CliError("The entry holds no SSH key", EXIT.NOT_FOUND);
-    const { seed, pub } = readSshKeyFile(s.ssh.private_key);
-    if (Buffer.from(ed25519Blob(pub)).toString("base64") !== blob)
+    const key = await openSshKey(s.ssh.private_key);
+    if (Buffer.from(key.blob).toString("base64") !== blob)
       throw new CliError("The entry's private key is not the one listed", EXIT.FAILED);
-    const sig = await (await ed25519Signer(seed))(Uint8Array.from(Buffer.from(data, "base64")));
-    return Buffer.concat([sshString("ssh-ed25519"), sshString(sig)]).toString("base64");
+    return Buffer.from(await key.sign(Buffer.from(data, "base64"), flags)).toString("base64");
   }
 
   /** Every reference or none: the first that names nothing fails the lot, before anything uses them. */

@@ -5,3 +5,4 @@
  */
 export * from "./entry-model";
 export * from "./ssh-key";
+export * from "./ssh-signer";

@@ -131,11 +131,15 @@ export async function generateSshKey(comment = ""): Promise<SshKey> {
   return described(pkcs8.subarray(pkcs8.length - 32), pub, comment);
 }
 
-/** The Ed25519 seed, public key and comment of an OpenSSH private key file. */
-export function readSshKeyFile(text: string): {
-  seed: Bytes;
-  pub: Bytes;
-  comment: string;
+/**
+ * The one private section of an unencrypted OpenSSH key file, its check bytes checked, read up to
+ * its key type; the reader stands at the type's own fields. `listed` is the public key blob the file
+ * names outside its private section.
+ */
+export function privateSection(text: string): {
+  type: string;
+  fields: SshReader;
+  listed: Uint8Array;
 } {
   const m = /-----BEGIN OPENSSH PRIVATE KEY-----([\s\S]*?)-----END OPENSSH PRIVATE KEY-----/.exec(
     text,
@@ -161,13 +165,21 @@ export function readSshKeyFile(text: string): {
       "The key file is protected by a passphrase: remove it first (ssh-keygen -p -f <file>), the vault encrypts the key itself",
     );
   if (r.uint32() !== 1) throw new SshKeyError("The key file holds more than one key");
-  r.bytes();
-  const p = new SshReader(r.bytes());
-  if (p.uint32() !== p.uint32())
+  const listed = r.bytes();
+  const fields = new SshReader(r.bytes());
+  if (fields.uint32() !== fields.uint32())
     throw new SshKeyError("The key file is damaged (check bytes differ)");
-  const type = p.text();
-  if (type !== ED25519)
-    throw new SshKeyError(`Only Ed25519 keys are kept for now; this one is ${type}`);
+  return { type: fields.text(), fields, listed };
+}
+
+/** The Ed25519 seed, public key and comment of an OpenSSH private key file. */
+export function readSshKeyFile(text: string): {
+  seed: Bytes;
+  pub: Bytes;
+  comment: string;
+} {
+  const { type, fields: p } = privateSection(text);
+  if (type !== ED25519) throw new SshKeyError(`Not an Ed25519 key: this one is ${type}`);
   const pub = p.bytes();
   const both = p.bytes();
   if (pub.length !== 32 || both.length !== 64)
@@ -179,8 +191,8 @@ export function readSshKeyFile(text: string): {
   };
 }
 
-/** An imported key file, checked (its public half must be its private half's) and described. */
-export async function importSshKey(text: string): Promise<SshKey> {
+/** An imported Ed25519 key file, checked (its public half must be its private half's) and described. */
+export async function importEd25519Key(text: string): Promise<SshKey> {
   const { seed, pub, comment } = readSshKeyFile(text);
   const signer = await ed25519Signer(seed);
   const probe: Bytes = Uint8Array.from(enc.encode("vault ssh key check"));
