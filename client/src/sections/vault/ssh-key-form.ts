@@ -144,6 +144,8 @@ export class SshKeyForm {
     }
     try {
       const key = await this.parse(text);
+      // Read twice (on leaving the box, then on Save): the first read to finish took it.
+      if (this.key === key) return true;
       if (this.box.value !== text) return false;
       this.key = key;
       this.box.value = "";
