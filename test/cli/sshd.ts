@@ -22,6 +22,11 @@ export function run(cmd: string, args: string[], env: Record<string, string>, in
     let err = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (err += d));
+    // A tool that reads no input (ssh-keygen -l, say) may exit and close its stdin before this
+    // write reaches it: that EPIPE means "not read", and the tool's exit status still tells.
+    child.stdin.on("error", (e: NodeJS.ErrnoException) => {
+      if (e.code !== "EPIPE") err += String(e);
+    });
     child.stdin.end(input);
     child.on("error", reject);
     child.on("close", (code) => resolve({ code: code ?? -1, out, err }));

@@ -1,8 +1,9 @@
 /**
  * The rows an entry shows beyond a login's own: its kind's details (a card's number and code, an
- * identity's names and address), its other addresses with their match rule, and its custom fields.
- * Secret ones (a card's number and code, hidden fields, an identity's numbers) are masked like the
- * password until shown.
+ * identity's names and address, an SSH key's public line, fingerprint and private key file), its
+ * other addresses with their match rule, and its custom fields. Secret ones (a card's number and
+ * code, hidden fields, an identity's numbers, an SSH private key) are masked like the password
+ * until shown.
  */
 import type { EntrySecrets } from "../../../../core/crypto";
 import { kindOf, type CardDetails, type IdentityDetails } from "../../../../core/entry";
@@ -62,6 +63,12 @@ export function extraRows(s: EntrySecrets): ExtraRow[] {
       value: `${s.card.exp_month ?? "??"}/${s.card.exp_year ?? "????"}`,
       secret: false,
     });
+  if (s.ssh)
+    rows.push(
+      { key: "ssh.public_key", label: "Public key", value: s.ssh.public_key, secret: false },
+      { key: "ssh.fingerprint", label: "Fingerprint", value: s.ssh.fingerprint, secret: false },
+      { key: "ssh.private_key", label: "Private key", value: s.ssh.private_key, secret: true },
+    );
   for (const [k, label, secret] of IDENTITY)
     if (s.identity?.[k]) rows.push({ key: `identity.${k}`, label, value: s.identity[k], secret });
   (s.urls ?? []).forEach((u, i) =>

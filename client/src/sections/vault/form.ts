@@ -9,6 +9,7 @@ import type { EntryKind } from "../../../../core/entry";
 import type { EntryInput } from "../../../../core/vault";
 import { mountGenerator, mountStrength } from "./generator";
 import { EntryFormExtra } from "./form-extra";
+import { SshKeyForm } from "./ssh-key-form";
 
 const CARD_INPUTS = {
   cardholder: "f-card-holder",
@@ -48,6 +49,8 @@ export class EntryForm {
   private readonly generator = mountGenerator(() => undefined, this.at);
   /** Other addresses, custom fields, identity details (vault-form-extra.ts), placed before Folder. */
   private readonly extra = new EntryFormExtra(this.at.$("f-folder").previousElementSibling!);
+  /** An SSH key's part (ssh-key-form.ts), in the place of a login's address and password. */
+  private readonly ssh = new SshKeyForm(this.at.$("f-website").previousElementSibling!);
 
   constructor(
     private readonly app: AppContext,
@@ -90,7 +93,7 @@ export class EntryForm {
   }
 
   private state(): string {
-    return JSON.stringify([FIELDS.map((f) => this.text(f)), this.extra.state()]);
+    return JSON.stringify([FIELDS.map((f) => this.text(f)), this.extra.state(), this.ssh.state()]);
   }
 
   /** Whether anything was typed since the dialog opened. */
@@ -110,6 +113,7 @@ export class EntryForm {
     for (const [k, field] of Object.entries(CARD_INPUTS))
       this.at.input(field).value = v.card?.[k as keyof typeof CARD_INPUTS] ?? "";
     this.extra.fill(v);
+    this.ssh.fill(v.ssh);
     this.showKind();
     this.at.input("f-website").value = v.website ?? "";
     this.at.input("f-url").value = v.url ?? "";
@@ -193,6 +197,16 @@ export class EntryForm {
       );
     const id = this.text("entry-id");
     this.setBusy(true);
+    // An SSH key's, like a card's details, is the form's to set only while the kind is SSH key.
+    if (v.kind === "ssh_key") {
+      const ssh = await this.ssh.take();
+      if (!ssh) {
+        this.setBusy(false);
+        this.ssh.focus();
+        return;
+      }
+      v.ssh = ssh;
+    }
     try {
       const saved = id ? (await this.app.vault.update(id, v), id) : await this.app.vault.create(v);
       // The dialog closes once the list and the pending count show the saved entry.

@@ -16,7 +16,7 @@ export const VAULT_MARKUP = `
       <div id="vault-filters" class="vault-filters">
         <span class="filter"><label for="sort">Sort by</label><select id="sort"><option value="name">Name</option><option value="favourites">Favourites first</option><option value="used">Last used</option><option value="changed">Last changed</option></select></span>
         <span class="filter"><label for="tag-filter">Tag</label><select id="tag-filter"><option value="">All tags</option></select></span>
-        <span class="filter"><label for="kind-filter">Kind</label><select id="kind-filter"><option value="">All kinds</option><option value="login">Logins</option><option value="note">Secure notes</option><option value="card">Cards</option><option value="identity">Identities</option><option value="passkey">With passkeys</option><option value="shared">Shared with me</option></select></span>
+        <span class="filter"><label for="kind-filter">Kind</label><select id="kind-filter"><option value="">All kinds</option><option value="login">Logins</option><option value="note">Secure notes</option><option value="card">Cards</option><option value="identity">Identities</option><option value="ssh_key">SSH keys</option><option value="passkey">With passkeys</option><option value="shared">Shared with me</option></select></span>
         <span class="filter"><label for="folder-filter">Folder</label><select id="folder-filter"></select></span>
         <button type="button" id="new-folder" class="secondary">New folder</button>
         <button type="button" id="favourites-only" class="secondary" aria-pressed="false"><span aria-hidden="true">★</span> Favourites</button>
@@ -85,7 +85,7 @@ export const VAULT_MARKUP = `
       <label for="f-name">Name</label>
       <input id="f-name" name="name" required maxlength="500">
       <label for="f-kind">Entry kind</label>
-      <select id="f-kind" name="kind"><option value="login">Login</option><option value="note">Secure note</option><option value="card">Card</option><option value="identity">Identity</option></select>
+      <select id="f-kind" name="kind"><option value="login">Login</option><option value="note">Secure note</option><option value="card">Card</option><option value="identity">Identity</option><option value="ssh_key">SSH key</option></select>
       <label for="f-card-holder" class="card-only">Cardholder</label>
       <input id="f-card-holder" class="card-only" autocomplete="off">
       <label for="f-card-number" class="card-only">Card number</label>
