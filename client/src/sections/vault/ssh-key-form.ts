@@ -1,7 +1,7 @@
 /**
  * The entry form's SSH key part, shown while the kind is "SSH key": Generate key makes an Ed25519
  * key in this browser (core/entry/ssh-key.ts, WebCrypto), or the person imports one by pasting an
- * OpenSSH private key file or choosing it. The key's public line and fingerprint are shown; its
+ * OpenSSH private key file (Ed25519, ECDSA or RSA: core/entry/ssh-signer.ts) or choosing it. The key's public line and fingerprint are shown; its
  * private half never is here (the entry's detail shows it masked), so a pasted key leaves the box
  * once it is read. A key that cannot be read says why under the box, and the form saves nothing
  * while it is there. The key then travels like every other secret: inside the sealed payload.
@@ -9,7 +9,7 @@
 import { el } from "../../pages/common";
 import { generateSshKey, importSshKey, type SshKey } from "../../../../core/entry";
 
-/** Larger than any OpenSSH Ed25519 key file (about 400 bytes): a file this size is not one. */
+/** Larger than any OpenSSH key file the vault keeps (an RSA 16384-bit one is about 13 KB): a file this size is not one. */
 const MAX_FILE = 64 * 1024;
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
