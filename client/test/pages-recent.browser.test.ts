@@ -88,7 +88,9 @@ describe("pages added recently, at phone and desktop widths, light and dark", ()
         await page.getByRole("button", { name: "Delete Bank", exact: true }).click();
         await expect.poll(() => toast(page).innerText()).toContain("Moved Bank to Trash");
         found.push(...(await checkNow(page, "undo-toast", width, theme)));
-        // The checks saw the toast: it is still there, and its Undo brings the entry back.
+        // The checks saw the toast: it is still there (it stays 10 s with an action; one width and
+        // theme's checks take about a second), and its Undo brings the entry back.
+        expect(await toast(page).getByRole("button", { name: "Undo" }).isVisible()).toBe(true);
         await toast(page).getByRole("button", { name: "Undo" }).click();
         await expect.poll(() => toast(page).innerText()).toBe("Restored Bank");
         await expect.poll(() => entryNames(page)).toContain("Bank");
@@ -110,6 +112,13 @@ describe("pages added recently, at phone and desktop widths, light and dark", ()
       .poll(() => page.locator("#lock-saved").innerText())
       .toBe("Saved: this device locks after 1 hour without activity and when the browser closes.");
     expect(await checkEverywhere(page, "settings-lock-extension")).toEqual([]);
+    // On a phone the checkbox sits beside its words, not on a line of its own above them.
+    await view(page, 360, "light");
+    const box = (await page.getByLabel("Also lock when the browser closes").boundingBox())!;
+    const words = (await page
+      .locator("label", { hasText: "Also lock when the browser closes" })
+      .boundingBox())!;
+    expect(Math.abs(box.y + box.height / 2 - (words.y + words.height / 2))).toBeLessThan(4);
     for (const theme of THEMES) {
       await view(page, 390, theme);
       for (const [card, name] of [
@@ -142,12 +151,15 @@ describe("pages added recently, at phone and desktop widths, light and dark", ()
       expect(sent.status).toBe(201);
     }
     // One of the two read: a read notification is drawn fainter, and must stay readable.
-    const listed = (await api.get("/api/notifications")).body.notifications as {
-      id: string;
-      actor_email: string;
-    }[];
-    const read = listed.find((n) => n.actor_email === owners[1]!.email)!;
+    type Notice = { id: string; type: string; actor_email: string; is_read: boolean };
+    const notices = async () =>
+      (await api.get("/api/notifications")).body.notifications as Notice[];
+    const read = (await notices()).find((n) => n.actor_email === owners[1]!.email)!;
     expect((await api.patch(`/api/notifications/${read.id}`, { is_read: true })).status).toBe(200);
+    expect((await notices()).map((n) => [n.type, n.actor_email, n.is_read]).sort()).toEqual([
+      ["emergency_contact_invited", owners[0]!.email, false],
+      ["emergency_contact_invited", owners[1]!.email, true],
+    ]);
     await openPath(page, "/notifications");
     const items = page.locator("#notifications li", {
       hasText: "You were named an emergency contact",
@@ -157,6 +169,7 @@ describe("pages added recently, at phone and desktop widths, light and dark", ()
       .poll(() => page.getByRole("button", { name: /^Review and accept/ }).count())
       .toBe(2);
     await page.locator("#notifications li.read").waitFor();
+    await expect.poll(() => page.locator("#unread-count").innerText()).toBe("1 unread");
     expect(await checkEverywhere(page, "notifications-invitation")).toEqual([]);
   });
 
