@@ -69,7 +69,7 @@ describe("notification centre", () => {
       ).toBe(201);
     await page.reload();
     await expect.poll(unread).toBe("3");
-    await page.getByRole("button", { name: "Mark “Reminder” read" }).click();
+    await page.getByRole("button", { name: "Mark read: Reminder" }).click();
     await expect.poll(unread).toBe("2");
     expect((await serverList()).notifications.find((n) => n.title === "Reminder")?.is_read).toBe(
       true,

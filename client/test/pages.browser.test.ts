@@ -1,12 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedInPerson } from "./support/account";
-import { dashboardReady, launch, screenshot, type Browser, type Page } from "./support/browser";
+import { launch, screenshot, type Browser } from "./support/browser";
 import { base, personContext } from "./support/journey";
-import { axeViolations, sidewaysScroll, THEMES, view, WIDTHS } from "./support/pages";
+import {
+  axeViolations,
+  checkEverywhere,
+  darkOnDark,
+  openPath,
+  THEMES,
+  view,
+} from "./support/pages";
 
 // Every page of the app, signed in and unlocked, at two phone widths and a desktop's, in the light
 // and the dark theme (the system's choice): nothing scrolls sideways, axe-core finds no serious or
-// critical violation, and a screenshot of each is kept (test-artifacts/screenshots/pages/).
+// critical violation (colour contrast included, in both themes), no text is dark on dark in the
+// dark theme, and a screenshot of each is kept (test-artifacts/screenshots/pages/).
 let browser: Browser;
 let person: Awaited<ReturnType<typeof signedInPerson>>;
 
@@ -46,29 +54,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** Checks the page shown at every width and theme; returns what failed, one line per finding. */
-async function checkEverywhere(page: Page, name: string): Promise<string[]> {
-  const found: string[] = [];
-  for (const theme of THEMES) {
-    for (const width of WIDTHS) {
-      await view(page, width, theme);
-      const scroll = await sidewaysScroll(page);
-      if (scroll) found.push(`${width} ${theme}: scrolls sideways: ${scroll}`);
-      for (const v of await axeViolations(page)) found.push(`${width} ${theme}: ${v}`);
-      await screenshot(page, `screenshots/pages/${name}-${width}-${theme}.png`);
-    }
-  }
-  await view(page, 1280, "light");
-  return found;
-}
-
-/** Opens a section by address and waits for its heading and for any loading it announces. */
-async function open(page: Page, path: string) {
-  await page.goto(path);
-  await dashboardReady(page);
-  await page.locator("#app-main h1").first().waitFor();
-  await expect.poll(() => page.locator("#app-main [aria-busy=true]").count()).toBe(0);
-}
+const open = openPath;
 
 describe("every page, at phone and desktop widths, light and dark", () => {
   for (const path of SECTIONS) {
@@ -106,6 +92,8 @@ describe("every page, at phone and desktop widths, light and dark", () => {
         .getByRole("link", { name: "Vault", exact: true })
         .waitFor();
       for (const v of await axeViolations(page)) found.push(`${theme}: ${v}`);
+      if (theme === "dark")
+        for (const d of await darkOnDark(page)) found.push(`dark on dark: ${d}`);
       await screenshot(page, `screenshots/pages/menu-360-${theme}.png`);
       await page.keyboard.press("Escape");
     }

@@ -166,11 +166,11 @@ describe("the trash", () => {
     await expect.poll(trashCount).toBe("2");
 
     // Cancel keeps it.
-    await page.getByRole("button", { name: "Delete Gmail for good" }).click();
+    await page.getByRole("button", { name: "Delete for good: Gmail" }).click();
     await page.locator("#confirm-no").click();
     expect((await serverTrash()).sort()).toEqual(["Bank", "Gmail"]);
 
-    await page.getByRole("button", { name: "Delete Gmail for good" }).click();
+    await page.getByRole("button", { name: "Delete for good: Gmail" }).click();
     expect(await page.locator(".confirm-dialog h2").innerText()).toBe("Delete Gmail for good?");
     await page.locator("#confirm-yes").click();
     await expect.poll(trashNames).toEqual(["Bank"]);

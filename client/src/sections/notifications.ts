@@ -66,7 +66,8 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     if (!n.is_read) {
       const mark = el(
         "button",
-        { type: "button", className: "secondary", "aria-label": `Mark “${n.title}” read` },
+        // The visible words first, then which one (WCAG 2.5.3, as the action's label above).
+        { type: "button", className: "secondary", "aria-label": `Mark read: ${n.title}` },
         "Mark read",
       );
       mark.addEventListener("click", () => void act(app.api.markNotificationRead(n.id)));

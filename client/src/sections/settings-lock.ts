@@ -19,7 +19,7 @@ export const AUTO_LOCK_MARKUP = `
   <p class="hint">On this device: locked, the vault needs the master passphrase again; nothing of it is readable in the meantime.</p>
   <label for="lock-idle">Lock after this long without activity</label>
   <select id="lock-idle"></select>
-  <p class="row"><input type="checkbox" id="lock-on-close"> <label for="lock-on-close">Also lock when the browser closes</label></p>
+  <label class="inline"><input type="checkbox" id="lock-on-close"> Also lock when the browser closes</label>
   <p id="lock-saved" class="hint" role="status"></p>
 </section>`;
 

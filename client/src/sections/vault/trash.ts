@@ -124,7 +124,8 @@ export class VaultTrash {
     restore.setAttribute("aria-label", `Restore ${t.name}`);
     restore.addEventListener("click", () => void this.restore(t, restore));
     const purge = el("button", { type: "button", className: "danger" }, "Delete for good");
-    purge.setAttribute("aria-label", `Delete ${t.name} for good`);
+    // The visible words first, then the entry (WCAG 2.5.3: a spoken "Delete for good" finds it).
+    purge.setAttribute("aria-label", `Delete for good: ${t.name}`);
     purge.addEventListener("click", () => void this.purge(t));
     return el(
       "li",
