@@ -93,6 +93,11 @@ describe("SSH keys in the web app", () => {
     expect(await page.locator('#revealed-fields dd[data-field="kind"]').innerText()).toBe(
       "SSH key",
     );
+    // A key is no website account: no one-time codes, password reset or session share for it.
+    await expect
+      .poll(() => page.locator("#detail-tabs [role=tab]").allInnerTexts())
+      .toEqual(["Details", "Attachments", "Share by link"]);
+    expect(await page.locator("#panel-details #totp").count()).toBe(0);
     const shownPublic = await detail("public_key").innerText();
     const shownPrint = await detail("fingerprint").innerText();
     expect(shownPublic).toBe(formPublic);

@@ -2,9 +2,14 @@
 import type { EntryToolDef } from "../shell/context";
 
 export const entryTools: EntryToolDef[] = [
-  { id: "totp", title: "One-time codes (TOTP)", load: () => import("./totp") },
+  { id: "totp", title: "One-time codes (TOTP)", loginOnly: true, load: () => import("./totp") },
   { id: "attachments", title: "Attachments", load: () => import("./attachments") },
-  { id: "reset", title: "Password reset", load: () => import("./reset") },
-  { id: "session-share", title: "Share session", load: () => import("./session-share") },
+  { id: "reset", title: "Password reset", loginOnly: true, load: () => import("./reset") },
+  {
+    id: "session-share",
+    title: "Share session",
+    loginOnly: true,
+    load: () => import("./session-share"),
+  },
   { id: "share-link", title: "Share by link", load: () => import("./share-link") },
 ];

@@ -80,5 +80,7 @@ export interface EntryToolModule {
 export interface EntryToolDef {
   id: string;
   title: string;
+  /** A tool for a website account (its codes, its reset, its session): not shown for a card or a key. */
+  loginOnly?: boolean;
   load: () => Promise<EntryToolModule>;
 }

@@ -107,7 +107,11 @@ export class EntryDetail {
         if (mine !== this.opened) return;
         this.drawFields(e, s);
         if (!shared) void this.drawPasskeyHint(e, s, mine);
-        if (!shared)
+        // A note, a card, an identity or a key has no website account: no codes, reset or session
+        // for it (Bitwarden shows them for logins only), unless it already holds a TOTP secret.
+        const login = showsLoginRows(s) || !!s.totp;
+        if (!login) this.dropLoginTools();
+        if (!shared && login)
           this.mountTool(
             entryTools.find((t) => t.id === INLINE_TOOL)!,
             this.host.$("panel-details"),
@@ -350,6 +354,15 @@ export class EntryDetail {
       to.click();
     };
     this.showTab("details");
+  }
+
+  /** Takes the website-account tools' tabs away, once the entry is known to be of another kind. */
+  private dropLoginTools() {
+    for (const t of entryTools.filter((t) => t.loginOnly)) {
+      const b = this.tabs.querySelector<HTMLButtonElement>(`[data-tab="${t.id}"]`);
+      if (b?.getAttribute("aria-selected") === "true") this.showTab("details");
+      b?.remove();
+    }
   }
 
   /** Shows one tab's panel; a tool's panel is made and mounted the first time. */
