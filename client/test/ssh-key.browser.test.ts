@@ -15,6 +15,7 @@ import {
   type Browser,
 } from "./support/browser";
 import { d1 } from "./support/journey";
+import { checkEverywhere } from "./support/pages";
 
 // SSH keys as a kind of entry in the web app, as a Bitwarden user expects: made in the browser or
 // imported from OpenSSH's own file, saved sealed, shown with the public line and fingerprint, the
@@ -87,6 +88,8 @@ describe("SSH keys in the web app", () => {
     const formPublic = await page.locator("#f-ssh-public").innerText();
     expect(formPublic).toMatch(/^ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI\S+$/);
     await screenshot(page, "screenshots/ssh-key-form-generated-1280.png");
+    // Phone and desktop, light and dark: no sideways scroll, no axe violation, no dark on dark.
+    expect(await checkEverywhere(page, "ssh-key-form")).toEqual([]);
     await save();
 
     await openEntry(page, "Deploy key");
@@ -120,6 +123,7 @@ describe("SSH keys in the web app", () => {
     await page.getByRole("button", { name: "Copy fingerprint", exact: true }).click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(shownPrint);
     await screenshot(page, "screenshots/ssh-key-detail-1280.png");
+    expect(await checkEverywhere(page, "ssh-key-detail")).toEqual([]);
 
     const { secrets, stored } = await onServer("Deploy key");
     expect(secrets.kind).toBe("ssh_key");
