@@ -184,6 +184,37 @@ async function readRows(
   }
 }
 
+/** What one request to the agent may carry (agent.ts reads a request of at most 1,000,000 characters). */
+const REQUEST_CHARS = 900_000;
+
+/**
+ * Batches of at most BATCH entries, as the web app sends them, and of at most REQUEST_CHARS of
+ * JSON, with the index of each batch's first entry. An entry too large for one request alone is
+ * skipped with the reason.
+ */
+function* batches(rows: ImportRow[], skipped: Skipped[]): Generator<[number, ImportRow[]]> {
+  let start = 0;
+  let batch: ImportRow[] = [];
+  let chars = 0;
+  for (const [i, row] of rows.entries()) {
+    const size = JSON.stringify(row).length;
+    if (size > REQUEST_CHARS) {
+      const name = "own" in row ? row.own.name : row.credential.name;
+      skipped.push({ name, reason: "larger than 900 kB: import this entry in the web app" });
+      continue;
+    }
+    if (batch.length === BATCH || chars + size > REQUEST_CHARS) {
+      yield [start, batch];
+      batch = [];
+      chars = 0;
+    }
+    if (batch.length === 0) start = i;
+    batch.push(row);
+    chars += size;
+  }
+  if (batch.length) yield [start, batch];
+}
+
 export async function importFile(
   path: string,
   o: Opts,
@@ -199,22 +230,21 @@ export async function importFile(
     );
   const report: ImportReport = { file: path, format: label, imported: 0, skipped, errors: [] };
   const run = crypto.randomUUID();
-  for (let i = 0; i < rows.length; i += BATCH) {
-    const batch = rows.slice(i, i + BATCH);
+  let n = 0;
+  for (const [i, batch] of batches(rows, report.skipped)) {
+    const range = `Entries ${i + 1} to ${i + batch.length}`;
     try {
       const r = await ask({
         op: "importBatch",
         rows: batch,
         provider,
-        key: `import-${run}-${i / BATCH}`,
+        key: `import-${run}-${n++}`,
       });
       report.imported += r.imported as number;
-      report.errors.push(
-        ...(r.errors as string[]).map((e) => `Entries ${i + 1} to ${i + batch.length}: ${e}`),
-      );
+      report.errors.push(...(r.errors as string[]).map((e) => `${range}: ${e}`));
     } catch (e) {
       // The rest would be refused the same way (a sign-in too old, the server gone): stop, say where.
-      report.errors.push(`Entries ${i + 1} to ${i + batch.length}: ${(e as Error).message}`);
+      report.errors.push(`${range}: ${(e as Error).message}`);
       break;
     }
     progress(i + batch.length, rows.length);

@@ -6,7 +6,8 @@
  * existing file is not overwritten, and a file that cannot be read sends nothing to the server.
  */
 import { randomUUID } from "node:crypto";
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -16,10 +17,11 @@ import {
   PBKDF2_ITERATIONS,
   placeOf,
 } from "../../core/crypto";
+import { protectExport, vaultFileBody } from "../../core/importers";
 import type { EntryInput } from "../../core/vault";
 import { sealInput } from "../../core/vault";
 import { person, signIn, startServers, type Person, type Servers } from "./servers";
-import { vault } from "./support";
+import { VAULT_BIN, vault } from "./support";
 
 const PASSPHRASE = "export side passphrase";
 const OTHER_PASSPHRASE = "import side passphrase";
@@ -198,6 +200,34 @@ describe("vault export and vault import", () => {
       expect(b.secrets, a.row.name).toEqual(a.secrets);
     }
 
+    // The web app's own file, encrypted with a file password: read with the password from a descriptor.
+    const note = JSON.parse(readFileSync(file, "utf8")).items.find(
+      (i: { name: string }) => i.name === "Recovery codes",
+    );
+    const sealed = await protectExport(
+      JSON.stringify({ ...vaultFileBody([note]), items: [{ ...note, name: "Codes again" }] }),
+      "file password 1234",
+      10_000,
+      "vault",
+    );
+    const locked = join(bob.env.VAULT_CLI_HOME!, "web-export.json");
+    writeFileSync(
+      locked,
+      JSON.stringify({ format: "credential-vault-export", version: 2, ...sealed }),
+    );
+    const asked = await vault(bob.env, ["import", locked]);
+    expect([asked.code, asked.stderr]).toEqual([2, expect.stringContaining("--password-fd")]);
+    const opened = await vault(bob.env, ["import", locked, "--password-fd", "3"], {
+      fd3: "file password 1234\n",
+    });
+    expect([opened.code, opened.stdout], opened.stderr).toEqual([
+      0,
+      expect.stringMatching(/^Imported 1 entry from /),
+    ]);
+    expect((await vault(bob.env, ["get", "Codes again", "-f", "notes"])).stdout).toBe(
+      note.secrets.notes,
+    );
+
     // Another manager's CSV, with one row that cannot be imported: named, with the reason.
     const csv = join(bob.env.VAULT_CLI_HOME!, "other.csv");
     writeFileSync(
@@ -266,5 +296,44 @@ describe("vault export and vault import", () => {
     expect(
       (await vault(alice.env, ["get", "Bank login", "--attachment", "statement.pdf"])).code,
     ).toBe(2);
+  });
+
+  it("asks on a terminal before writing the vault in plain text; no writes nothing, --yes asks nothing", async () => {
+    const file = join(alice.env.VAULT_CLI_HOME!, "asked.json");
+    // `script` gives the command a terminal (a pseudo-terminal) for its input and output.
+    const onTerminal = (answer: string | null, extra: string[] = []) =>
+      new Promise<{ code: number | null; out: string }>((resolve) => {
+        const cmd = [process.execPath, VAULT_BIN, "export", "-o", file, ...extra]
+          .map((a) => `'${a}'`)
+          .join(" ");
+        const child = spawn("script", ["-qec", cmd, "/dev/null"], {
+          env: { PATH: process.env.PATH ?? "", HOME: alice.env.VAULT_CLI_HOME!, ...alice.env },
+        });
+        let out = "";
+        let sent = false;
+        child.stdout.on("data", (d) => {
+          out += d;
+          // Answered once the question is on the screen, as a person would.
+          if (answer !== null && !sent && out.includes("[y/N]")) {
+            sent = true;
+            child.stdin.write(answer);
+          }
+        });
+        child.on("close", (code) => resolve({ code, out }));
+      });
+    const no = await onTerminal("n\r");
+    expect(no.out).toContain("Every password of the vault, in plain text");
+    expect([no.code, no.out]).toEqual([1, expect.stringContaining("Not exported")]);
+    expect(existsSync(file)).toBe(false);
+    const yes = await onTerminal("y\r");
+    expect(yes.code, yes.out).toBe(0);
+    expect(JSON.parse(readFileSync(file, "utf8")).items).toHaveLength(3);
+    rmSync(file);
+    const unasked = await onTerminal(null, ["--yes"]);
+    expect([unasked.code, unasked.out], unasked.out).toEqual([
+      0,
+      expect.not.stringContaining("[y/N]"),
+    ]);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 });

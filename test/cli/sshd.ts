@@ -22,6 +22,9 @@ export function run(cmd: string, args: string[], env: Record<string, string>, in
     let err = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (err += d));
+    // A program that reads no input (ssh-keygen -l) may exit before the pipe is written to: the
+    // write then fails with EPIPE, which says nothing about the program (its code and output do).
+    child.stdin.on("error", () => undefined);
     child.stdin.end(input);
     child.on("error", reject);
     child.on("close", (code) => resolve({ code: code ?? -1, out, err }));
