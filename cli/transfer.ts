@@ -1,5 +1,5 @@
 /**
- * `vault export` and `vault import` (docs/cli.md, "Export and import"): the vault's file written
+ * `vault export` and `vault import` (docs/cli.md, "Export, import and attachments"): the vault's file written
  * and read as the web app's Export and Import page does it, with the same code (core/importers).
  *
  * Export: every entry opened by the agent and written in plain text, as JSON (the vault file's

@@ -1,5 +1,5 @@
 /**
- * `vault export` and `vault import` end to end (docs/cli.md, "Export and import"): the real
+ * `vault export` and `vault import` end to end (docs/cli.md, "Export, import and attachments"): the real
  * command against a real worker, one server pair for the file. One person exports a login, a note
  * and a card; a second account imports the file and the server then holds, sealed under the second
  * account's keys, every field the first account's entries held. The refusals change nothing: an
