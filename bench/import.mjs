@@ -1,4 +1,4 @@
-// Import bench (docs/decisions/sync.md, "Client importer (`client/src/importers/`)"). Two parts:
+// Import bench (docs/decisions/sync.md, "Client importer (`core/importers/`)"). Two parts:
 // 1. In a bare page: a 5,000-item 1Password 1PUX export read (unzip, parse) and sealed (one envelope
 //    and the blind indexes per item) in Chromium, as the import page does before it sends anything.
 // 2. End to end through the Import page against wrangler dev: the 5,000-item 1PUX and a 5,000-item
@@ -73,7 +73,7 @@ const pux = zipSync({
 const bundle = buildSync({
   stdin: {
     contents: `
-      import { readImportFile, secretPayload } from "./client/src/importers";
+      import { readImportFile, secretPayload } from "./core/importers";
       import { deriveVaultKeys } from "./core/crypto/crypto";
       import { sealInput } from "./core/vault/vault";
       window.bench = { readImportFile, secretPayload, deriveVaultKeys, sealInput };`,

@@ -13,7 +13,8 @@ import { apiFor } from "./device";
 import { CliError, EXIT } from "./errors";
 import { freshSignIn } from "./oidc";
 import { saveSignIn, socketPath } from "./state";
-import { readAll, unlockKeys, VaultView } from "./vault-view";
+import type { ImportProvider } from "../core/importers";
+import { readAll, unlockKeys, VaultView, type ImportRow } from "./vault-view";
 import type { EntryFields } from "./write";
 
 export const DEFAULT_IDLE_LOCK_S = 15 * 60;
@@ -30,6 +31,10 @@ export type AgentRequest =
   | { op: "create"; name: string; fields: EntryFields }
   | { op: "edit"; entry: string; fields: EntryFields }
   | { op: "delete"; entry: string }
+  | { op: "items" }
+  | { op: "attachment"; entry: string; name: string }
+  | { op: "exportPlain" }
+  | { op: "importBatch"; rows: ImportRow[]; provider: ImportProvider; key: string }
   | { op: "sshKeys" }
   | { op: "sshSign"; blob: string; data: string; flags?: number };
 
@@ -40,6 +45,11 @@ export type AgentAnswer =
 /** A request's failure as the person should read it; a server refusal keeps the server's words. */
 export function failureOf(e: unknown): CliError {
   if (e instanceof CliError) return e;
+  if (e instanceof ApiError && e.body.code === "STEP_UP_REQUIRED")
+    return new CliError(
+      "This needs a recent sign-in (the server asks for one of at most 5 minutes): run `vault login` and try again",
+      EXIT.SIGNED_OUT,
+    );
   if (e instanceof ApiError)
     return e.status === 401
       ? new CliError(
@@ -124,6 +134,20 @@ export async function runAgent(): Promise<void> {
         return { entry: await view.edit(req.entry, req.fields) };
       case "delete":
         return { entry: await view.remove(req.entry) };
+      case "attachment":
+        return await view.attachment(req.entry, req.name);
+      case "items":
+        return await view.items();
+      case "exportPlain": {
+        // The server's rule for a file anyone can read (a sign-in of at most 300 s, a registered
+        // device) and its activity log, as for the web app's plain export; then what it holds now.
+        const api = await apiFor((await freshSignIn()).server);
+        await api.exportPlain();
+        view.replace(await readAll(api));
+        return { entries: view.size };
+      }
+      case "importBatch":
+        return await view.importBatch(req.rows, req.provider, req.key);
       case "sshKeys":
         return { keys: await view.sshKeys() };
       case "sshSign":

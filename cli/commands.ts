@@ -1,4 +1,5 @@
 /** What each command does; main.ts parses the arguments and prints. */
+import { existsSync } from "node:fs";
 import { generatePassword } from "../src/kernel/password-generator";
 import { DEFAULT_IDLE_LOCK_S, failureOf } from "./agent";
 import { ask, startAgent, tryAsk } from "./agent-client";
@@ -7,6 +8,7 @@ import { CliError, EXIT, usage } from "./errors";
 import { claimsOf, discover, loginWithBrowser, loginWithDeviceCode } from "./oidc";
 import { passphraseFromFd, promptPassphrase } from "./prompt";
 import { isReference, parseReference } from "./references";
+import { writeNew } from "./transfer";
 import { forgetSignIn, loadSignIn, requireSignIn, saveSignIn } from "./state";
 
 export type Opts = Record<string, string | boolean | undefined>;
@@ -128,6 +130,20 @@ export async function unlock(o: Opts) {
 export async function lock() {
   await tryAsk({ op: "lock" });
   return { locked: true };
+}
+
+/** `vault get <entry> --attachment NAME --output FILE`: the attachment decrypted into a new 0600 file. */
+export async function getAttachment(target: string, o: Opts) {
+  const name = str(o.attachment)!;
+  const file = str(o.output);
+  if (!file) throw usage("--attachment writes to a file: give --output <file>");
+  if (o.field) throw usage("--attachment and --field name different things: give one");
+  if (!o.force && existsSync(file))
+    throw new CliError(`${file} exists: not overwritten (--force replaces it)`, EXIT.FAILED);
+  const r = await ask({ op: "attachment", entry: target, name });
+  const bytes = Buffer.from(r.content as string, "base64");
+  writeNew(file, bytes, o.force === true);
+  return { file, attachment: r.filename as string, bytes: bytes.length };
 }
 
 export async function get(target: string, o: Opts): Promise<string> {

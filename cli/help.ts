@@ -71,12 +71,22 @@ never taken as an argument. A background agent then holds the vault key in memor
     options: { ...json },
   },
   get: {
-    usage: "vault get <entry | vault://vault/entry/field> [--field <field>] [--json]",
+    usage:
+      "vault get <entry | vault://vault/entry/field> [--field <field>] [--json]\n       vault get <entry> --attachment <name> --output <file> [--force] [--json]",
     summary: "Print one field of an entry (the password unless --field names another)",
     details: `<entry> is a name or an id. Fields: password, username, notes, totp (the current code),
 url, website, name, or the name of a custom field. Without --json the value is printed alone,
-followed by a newline only when the output is a terminal.`,
-    options: { field: { value: true, short: "f" }, ...json },
+followed by a newline only when the output is a terminal.
+
+--attachment <name> downloads the entry's attached file of that name, decrypts it here and writes
+it to --output <file>, a new file of mode 0600 (an existing file is kept unless --force).`,
+    options: {
+      field: { value: true, short: "f" },
+      attachment: { value: true },
+      output: { value: true, short: "o" },
+      force: { value: false },
+      ...json,
+    },
   },
   generate: {
     usage:
@@ -147,6 +157,39 @@ as in the web app. The password is given as for \`vault create\`, never as an ar
     details:
       "<entry> is a name or an id. Moved to the Trash as the web app's delete does: every device drops it at its next sync, and the web app's Trash restores it until the deployment's retention time (30 days unless configured) has passed.",
     options: { ...json },
+  },
+  export: {
+    usage: "vault export [--format json|csv] [--output <file>] [--force] [--yes] [--json]",
+    summary: "Write the whole vault, decrypted, to a file (or standard output)",
+    details: `Every entry, opened on this computer, in plain text: JSON (the default: the vault file's
+body, which \`vault import\` and the web app's import read back whole: fields, TOTP, history,
+cards, identities, passkeys) or CSV (the web app's plain CSV, for another manager). Anyone who
+gets the file can read every password in it. The server asks for a sign-in of at most 5 minutes
+(\`vault login\` again if it refuses) and records the export in the activity log. On a terminal
+it asks first, unless --yes. --output is created with mode 0600 and never replaces an existing
+file unless --force. --json (with --output) prints what was written.`,
+    options: {
+      format: { value: true },
+      output: { value: true, short: "o" },
+      force: { value: false },
+      yes: { value: false, short: "y" },
+      ...json,
+    },
+  },
+  import: {
+    usage: "vault import <file> [--format <format>] [--password-fd <n>] [--json]",
+    summary: "Add the entries of an export file (this vault's or another manager's)",
+    details: `Reads the file on this computer: this vault's export (\`vault export\`), or another
+manager's, its format judged from the file unless --format names it: source_mgr_1 (Bitwarden
+JSON or CSV), source_mgr_3 (1Password CSV), onepux (1Password 1PUX), source_mgr_2 (LastPass CSV),
+source_mgr_4 (Dashlane CSV), proton_pass, nordpass, keepass (a KDBX database, its master password from
+--password-fd; one with a key file: the web app's import; or KeePass 2 XML), keepassxc (KeePassXC CSV), source_browser
+(a browser's CSV), generic (CSV or JSON with name, url, username, password).
+A password-protected file's password comes from file descriptor <n>. A file that cannot be read
+fails the command and nothing is sent. Each entry is sealed here as the web app seals an imported
+entry and sent in batches of 50; entries that cannot be imported are skipped and named with the
+reason. Prints the counts (--json: {imported, skipped, errors}).`,
+    options: { format: { value: true }, "password-fd": { value: true }, ...json },
   },
   "ssh-agent": {
     usage: "vault ssh-agent [--socket <path>] [--foreground]",

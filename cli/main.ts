@@ -8,6 +8,7 @@ import * as commands from "./commands";
 import { CliError, EXIT, usage } from "./errors";
 import { COMMANDS, commandHelp, mainHelp, type OptionSpec } from "./help";
 import { inject, runWith } from "./run";
+import { exportVault, importFile } from "./transfer";
 import { fieldsOf } from "./write";
 import { defaultSshSocket, runSshAgent, startSshAgent } from "./ssh-agent";
 
@@ -44,6 +45,8 @@ export function parse(argv: string[], spec: OptionSpec): Parsed {
 }
 
 const out = (text: string) => process.stdout.write(text);
+const entries = (n: number) => `${n} ${n === 1 ? "entry" : "entries"}`;
+const say = (line: string) => process.stderr.write(`${line}\n`);
 const printJson = (value: unknown) => out(`${JSON.stringify(value, null, 2)}\n`);
 
 type Listed = { id: string; name: string; website: string | null };
@@ -114,6 +117,14 @@ async function dispatch(name: string, p: Parsed): Promise<number> {
     }
     case "get": {
       exactArgs(args, 1, name);
+      if (typeof opts.attachment === "string") {
+        const r = await commands.getAttachment(args[0]!, opts);
+        if (json) printJson(r);
+        else out(`Saved ${r.attachment} (${r.bytes} bytes) to ${r.file}\n`);
+        return EXIT.OK;
+      }
+      if (opts.output !== undefined || opts.force !== undefined)
+        throw usage("--output and --force go with --attachment");
       const value = await commands.get(args[0]!, opts);
       if (json) printJson({ value });
       else out(process.stdout.isTTY ? `${value}\n` : value);
@@ -146,6 +157,30 @@ async function dispatch(name: string, p: Parsed): Promise<number> {
       if (json) printJson(entry);
       else out(`Deleted ${entry.name}\t${entry.id}\n`);
       return EXIT.OK;
+    }
+    case "export": {
+      exactArgs(args, 0, name);
+      const { result, text } = await exportVault(opts);
+      if (text !== null) out(text);
+      else if (json) printJson(result);
+      else out(`Exported ${entries(result.entries)} to ${result.file}\n`);
+      if (result.unreadable) say(`${entries(result.unreadable)} did not open and are not in it`);
+      return EXIT.OK;
+    }
+    case "import": {
+      exactArgs(args, 1, name);
+      const tty = process.stderr.isTTY;
+      const r = await importFile(args[0]!, opts, (done, total) => {
+        if (tty) process.stderr.write(`\rImporting: ${done} of ${total}`);
+        if (tty && done === total) process.stderr.write("\n");
+      });
+      if (json) printJson(r);
+      else {
+        out(`Imported ${entries(r.imported)} from ${r.file} (${r.format})\n`);
+        for (const s of r.skipped) out(`Skipped ${s.name}: ${s.reason}\n`);
+        for (const e of r.errors) out(`Failed: ${e}\n`);
+      }
+      return r.errors.length ? EXIT.SERVER : EXIT.OK;
     }
     case "ssh-agent": {
       exactArgs(args, 0, name);

@@ -49,3 +49,23 @@ export function promptPassphrase(prompt = "Master passphrase: "): Promise<string
     input.on("data", onData);
   });
 }
+
+/** A yes-or-no question at the terminal; anything but "y" or "yes" is no. */
+export function confirm(question: string): Promise<boolean> {
+  const input = process.stdin;
+  process.stderr.write(`${question} [y/N] `);
+  input.resume();
+  input.setEncoding("utf8");
+  return new Promise((resolve) => {
+    let typed = "";
+    const onData = (chunk: string) => {
+      typed += chunk;
+      if (!typed.includes("\n")) return;
+      input.off("data", onData);
+      input.pause();
+      resolve(/^\s*y(es)?\s*$/i.test(typed.split("\n")[0]!));
+    };
+    input.on("data", onData);
+    input.once("end", () => resolve(false));
+  });
+}

@@ -7,6 +7,8 @@ import type { ApiClient, ListedEntry } from "../core/api";
 import { codeOfField, normalizeAlgorithm, openTotpSecret, totpAt } from "../src/kernel/totp";
 import {
   acceptKdf,
+  decryptAttachment,
+  decryptAttachmentInfo,
   DecryptionError,
   decryptLegacyEntry,
   deriveVaultKeys,
@@ -20,6 +22,14 @@ import {
   type VaultKeys,
 } from "../core/crypto";
 import { openSshKey } from "../core/entry";
+import {
+  sealCredential,
+  sealItem,
+  type ImportedCredential,
+  type ImportProvider,
+  type VaultFileItem,
+} from "../core/importers";
+import type { StoredPasskey } from "../core/passkeys";
 import { CliError, EXIT, usage } from "./errors";
 import { FIELDS, parseReference, VAULTS } from "./references";
 import { editedEntry, newEntry, pushOne, type EntryFields } from "./write";
@@ -28,6 +38,10 @@ import { editedEntry, newEntry, pushOne, type EntryFields } from "./write";
 const PAGE = 2000;
 
 export type Row = ListedEntry;
+/** An entry of an import: an item of the vault's own file, or another manager's credential. */
+export type ImportRow =
+  | { own: VaultFileItem }
+  | { credential: ImportedCredential; passkeys?: StoredPasskey[] };
 export type Listed = { id: string; name: string; website: string | null; updated_at: string };
 
 export const listed = (e: Row): Listed => ({
@@ -219,6 +233,78 @@ export class VaultView {
   /** After a write, the vault as the server now holds it (its answer names only the one entry). */
   private async reread() {
     this.replace(await readAll(this.api));
+  }
+
+  /** Every entry opened whole, as the web app's export opens them; one that does not open is counted. */
+  async items(): Promise<{ items: VaultFileItem[]; unreadable: number }> {
+    const items: VaultFileItem[] = [];
+    let unreadable = 0;
+    for (const e of this.rows) {
+      const secrets = envelopeOf(e) ? await this.open(e).catch(() => null) : null;
+      if (!secrets) {
+        unreadable++;
+        continue;
+      }
+      items.push({
+        id: e.id,
+        name: e.name,
+        website: e.website ?? null,
+        url: e.url ?? null,
+        tags: e.tags ?? [],
+        created_at: e.created_at,
+        updated_at: e.updated_at,
+        secrets,
+      });
+    }
+    return { items, unreadable };
+  }
+
+  /**
+   * One batch of an import, sealed here as the web app's import page seals it (core/importers:
+   * an item of the vault's own file whole, another manager's credential with its passkeys) and
+   * sent as one POST /api/passwords/import under the caller's idempotency key.
+   */
+  async importBatch(
+    rows: ImportRow[],
+    provider: ImportProvider,
+    key: string,
+  ): Promise<{ imported: number; errors: string[] }> {
+    const sealed = await Promise.all(
+      rows.map((r) =>
+        "own" in r
+          ? sealItem(this.keys, this.userId, r.own)
+          : sealCredential(this.keys, this.userId, r.credential, r.passkeys),
+      ),
+    );
+    const res = await this.api.importPasswords(sealed, provider, key);
+    return { imported: res.imported, errors: res.errors };
+  }
+
+  /**
+   * An attachment of an entry, by its file name, decrypted as the web app's download decrypts it
+   * (core/crypto: the file key unwrapped by the vault key, then the content); base64 for the socket.
+   */
+  async attachment(
+    nameOrId: string,
+    filename: string,
+  ): Promise<{ content: string; filename: string }> {
+    const e = this.find(nameOrId);
+    const { attachments } = await this.api.attachments(e.id);
+    const named: string[] = [];
+    for (const a of attachments) {
+      const info = await decryptAttachmentInfo(this.keys.vaultKey, a).catch(() => null);
+      if (info?.filename === filename) named.push(a.id);
+    }
+    if (named.length === 0)
+      throw new CliError(`"${e.name}" has no attachment named "${filename}"`, EXIT.NOT_FOUND);
+    if (named.length > 1)
+      throw new CliError(
+        `"${e.name}" has ${named.length} attachments named "${filename}"`,
+        EXIT.FAILED,
+      );
+    const { attachment } = await this.api.attachment(named[0]!);
+    const plain = await decryptAttachment(this.keys.vaultKey, attachment);
+    return { content: Buffer.from(plain.content).toString("base64"), filename: plain.filename };
   }
 
   /** What an SSH agent lists: each SSH key entry's public key blob (base64) and comment. */

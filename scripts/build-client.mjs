@@ -58,7 +58,7 @@ mkdirSync(join(OUT, "assets"), { recursive: true });
  * bundles at build time: the vault page's entry reader (core/vault/entry-reader-worker.ts), the
  * sync engine's pull reader (core/sync/pull-worker.ts), the
  * health check (the estimator and its dictionaries inside), and the import page's KeePass reader
- * (kdbxweb and Argon2: client/src/importers/keepass-worker.ts).
+ * (kdbxweb and Argon2: core/importers/keepass-worker.ts).
  */
 async function workerBundle(entry, names) {
   const out = await build({
@@ -81,7 +81,7 @@ const readerUrl = await workerBundle([CORE, "vault", "entry-reader-worker.ts"], 
 const pullWorkerUrl = await workerBundle([CORE, "sync", "pull-worker.ts"], "[name]-[hash]");
 const healthWorkerUrl = await workerBundle([SRC, "health", "worker.ts"], "health-worker-[hash]");
 const keepassWorkerUrl = await workerBundle(
-  [SRC, "importers", "keepass-worker.ts"],
+  [CORE, "importers", "keepass-worker.ts"],
   "keepass-worker-[hash]",
 );
 

@@ -6,7 +6,7 @@ import {
 } from "@simplewebauthn/server";
 import { describe, expect, it } from "vitest";
 import { base64url } from "../../src/kernel/base64";
-import { parseImport, readImportFile, secretPayload } from "../src/importers";
+import { parseImport, readImportFile, secretPayload } from "../../core/importers";
 import { getAssertion, makeCredential } from "../../core/authenticator/authenticator";
 import { pkcs8Of } from "../../core/passkeys/exchange";
 import type { StoredPasskey } from "../../core/passkeys/stored";

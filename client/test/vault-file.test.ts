@@ -7,7 +7,7 @@ import {
   parseImport,
   PasswordNeededError,
   WrongPasswordError,
-} from "../src/importers";
+} from "../../core/importers";
 import { plainCsv } from "../src/sections/export-vault";
 import { counts, summaryText } from "../src/sections/import-preview";
 import {

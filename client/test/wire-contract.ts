@@ -14,7 +14,7 @@ import {
   type WireMutation,
 } from "../../core/api/api";
 import type { UploadBody } from "../../core/crypto";
-import type { ImportProvider } from "../src/importers";
+import type { ImportProvider } from "../../core/importers";
 import { AUTOMATION_ENDPOINTS, STREAM_ENDPOINTS } from "../src/automation/endpoints";
 import { HEALTH_ENDPOINTS } from "../src/health/gather";
 import { PASSKEY_SITE_ENDPOINTS } from "../src/sections/vault/passkey-sites";

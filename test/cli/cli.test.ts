@@ -11,12 +11,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWorker } from "../../bench/lib/harness.mjs";
-import { DEV_CLIENT_ID, DEV_PASSWORD, startDevOidc } from "../../scripts/lib/dev-oidc.mjs";
-import { freePort } from "../support/dovecot-lib.mjs";
+import { DEV_PASSWORD } from "../../scripts/lib/dev-oidc.mjs";
 import { deriveVaultKeys, openEntry, PBKDF2_ITERATIONS, placeOf } from "../../core/crypto";
 import { sealInput } from "../../core/vault";
 import { codeOfField } from "../../src/kernel/totp";
+import { startServers, type Servers } from "./servers";
 import { type Sshd, run, startSshd } from "./sshd";
 import { signInAtProvider, VAULT_BIN, vault, waitFor, type CliEnv } from "./support";
 
@@ -24,8 +23,7 @@ const PASSPHRASE = "correct horse battery staple";
 const TOTP_SECRET = "JBSWY3DPEHPK3PXP";
 const DB_PASSWORD = "db-Pa55word-with-$pecial";
 
-let idp: Awaited<ReturnType<typeof startDevOidc>> | undefined;
-let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
+let servers: Servers | undefined;
 /** The worker and the provider; CLI_SUITE_SERVER and CLI_SUITE_ISSUER name a pair already running, to iterate on the tests without starting wrangler each time. */
 const at = { base: "", issuer: "" };
 let env: CliEnv;
@@ -86,29 +84,9 @@ async function seed() {
 }
 
 beforeAll(async () => {
-  if (process.env.CLI_SUITE_SERVER && process.env.CLI_SUITE_ISSUER) {
-    at.base = process.env.CLI_SUITE_SERVER;
-    at.issuer = process.env.CLI_SUITE_ISSUER;
-  } else {
-    const port = await freePort();
-    idp = await startDevOidc({
-      port: await freePort(),
-      redirectUris: [`http://127.0.0.1:${port}/api/auth/callback`],
-      allowRegistration: true,
-      quiet: true,
-    });
-    worker = await startWorker({
-      port,
-      name: "cli-suite",
-      vars: {
-        IDP_ISSUER: idp.issuer,
-        OIDC_CLIENT_ID: DEV_CLIENT_ID,
-        OIDC_SCOPES: "openid email vault",
-      },
-    });
-    at.base = worker.base;
-    at.issuer = idp.issuer;
-  }
+  servers = await startServers("cli-suite");
+  at.base = servers.base;
+  at.issuer = servers.issuer;
   await fetch(`${at.issuer}/dev/users`, { method: "POST", body: new URLSearchParams(user) });
   const home = mkdtempSync(join(tmpdir(), "vault-cli-home-"));
   const agent = mkdtempSync(join(tmpdir(), "vca-"));
@@ -120,8 +98,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await sshd?.stop();
   if (env) await vault(env, ["lock"]);
-  worker?.stop();
-  await idp?.stop();
+  await servers?.stop();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 

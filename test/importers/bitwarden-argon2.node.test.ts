@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readImportFile, WrongPasswordError } from "../../client/src/importers";
+import { readImportFile, WrongPasswordError } from "../../core/importers/read";
 import { protectedBitwardenExport } from "./bitwarden-export";
 
 // Argon2id runs as WebAssembly (hash-wasm), which workerd refuses to compile at run time: this file

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ImportFormatError, parseCsv, parseImport } from "../../client/src/importers";
+import { ImportFormatError, parseCsv, parseImport } from "../../core/importers/read";
 import mgr1Json from "../fixtures/imports/mgr1.json?raw";
 import mgr2 from "../fixtures/imports/mgr2.csv?raw";
 

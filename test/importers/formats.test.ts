@@ -7,7 +7,7 @@ import {
   parseImport,
   readImportFile,
   WrongPasswordError,
-} from "../../client/src/importers";
+} from "../../core/importers/read";
 import onePassword7 from "../fixtures/imports/1password7.csv?raw";
 import dashCreds from "../fixtures/imports/dashlane-credentials.csv?raw";
 import dashInfo from "../fixtures/imports/dashlane-personalinfo.csv?raw";

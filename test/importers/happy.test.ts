@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { detectProvider, parseImport, secretPayload } from "../../client/src/importers";
+import { detectProvider, parseImport, secretPayload } from "../../core/importers/read";
 import { TestUser } from "../support/auth";
 import chrome from "../fixtures/imports/browser-chrome.csv?raw";
 import firefox from "../fixtures/imports/browser-firefox.csv?raw";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { KdbxCredentials } from "kdbxweb";
-import { readImportFile, WrongPasswordError } from "../../client/src/importers";
-import { PasswordNeededError } from "../../client/src/importers";
+import { readImportFile, WrongPasswordError } from "../../core/importers/read";
+import { PasswordNeededError } from "../../core/importers/read";
 import { buildKdbx, KEEPASS_PASSWORD, KEEPASS_XML } from "./keepass-files";
 
 /** The items buildKdbx writes, as the importer must give them back: every field of every item. */

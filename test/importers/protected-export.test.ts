@@ -3,8 +3,8 @@ import {
   openIfProtected,
   PasswordNeededError,
   WrongPasswordError,
-} from "../../client/src/importers";
-import { protectExport } from "../../client/src/importers/bitwarden-crypto";
+} from "../../core/importers/read";
+import { protectExport } from "../../core/importers/bitwarden-crypto";
 
 // The vault's own password-protected export (the CXF file): written by protectExport, opened by the
 // Import page's first step with the password, each refusal naming what it asks for.

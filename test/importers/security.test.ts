@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseImport } from "../../client/src/importers";
+import { parseImport } from "../../core/importers/read";
 
 describe("client importers: hostile files", () => {
   it("a __proto__ key in JSON does not pollute objects", () => {

@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { Deflate, deflateSync, Inflate, strToU8, zipSync } from "fflate";
-import { ImportFormatError, readImportFile } from "../../client/src/importers";
-import { ZIP_LIMITS } from "../../client/src/importers/zip";
+import { ImportFormatError, readImportFile } from "../../core/importers/read";
+import { ZIP_LIMITS } from "../../core/importers/zip";
 
 // Zip bombs for the 1PUX and Proton Pass importers, made here with fflate: a long run of zeros
 // deflated a MiB at a time (so the test never holds the expanded bytes either), in a zip whose

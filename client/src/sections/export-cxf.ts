@@ -10,7 +10,7 @@
  * at zero, and the site would see a counter go back), and the exporter should say so: such
  * passkeys are left out and counted. Cards and identities have no item type here yet: counted too.
  */
-import { protectExport } from "../importers/bitwarden-crypto";
+import { protectExport } from "../../../core/importers";
 import { toCxfItem } from "../../../core/passkeys";
 import type { AppContext } from "../shell/context";
 import { plural } from "../../../core/ui";

@@ -6,10 +6,12 @@
  *   must tick and a recent sign-in asked of every device (POST /api/passwords/export/plain, which
  *   also puts it in the activity log), since the file is made here from the opened entries.
  */
-import type { EntrySecrets } from "../../../core/crypto";
+import { plainCsv } from "../../../core/importers";
 import { download, el, plural } from "../../../core/ui";
 import type { AppContext } from "../shell/context";
 import { passwordExportForm, refusal } from "./export-form";
+
+export { plainCsv };
 import { vaultFile, vaultItems, type VaultFileItem } from "./vault-file";
 
 const today = () => new Date().toISOString().slice(0, 10);
@@ -46,61 +48,6 @@ export function vaultExportForm(app: AppContext, isGone: () => boolean): HTMLEle
       };
     },
   });
-}
-
-/** RFC 4180 quoting: every value quoted, quotes doubled, line breaks kept inside the quotes. */
-const cell = (v: string) => `"${v.replace(/"/g, '""')}"`;
-
-/** The columns: the generic CSV this page (and most managers) reads first, then the rest. */
-export const PLAIN_COLUMNS = [
-  "name",
-  "url",
-  "username",
-  "password",
-  "notes",
-  "totp",
-  "tags",
-  "folder",
-  "favorite",
-  "kind",
-  "other_urls",
-  "fields",
-] as const;
-
-/** Custom fields and card or identity details, one "label: value" a line. */
-function detailLines(s: EntrySecrets): string {
-  const details = [
-    ...(s.fields ?? []).map((f) => [f.name, f.value] as const),
-    ...Object.entries(s.card ?? {}).map(([k, v]) => [`card.${k}`, String(v ?? "")] as const),
-    ...Object.entries(s.identity ?? {}).map(
-      ([k, v]) => [`identity.${k}`, String(v ?? "")] as const,
-    ),
-  ];
-  return details.map(([k, v]) => `${k}: ${v}`).join("\n");
-}
-
-/** The vault as plain CSV, one entry a row. */
-export function plainCsv(items: VaultFileItem[]): string {
-  const rows = items.map((i) => {
-    const s = i.secrets;
-    return [
-      i.name,
-      i.url ?? i.website ?? "",
-      s.username ?? "",
-      s.password ?? "",
-      s.notes ?? "",
-      s.totp ?? "",
-      (i.tags ?? []).join(";"),
-      s.folder ?? "",
-      s.favorite ? "1" : "",
-      s.kind ?? "login",
-      (s.urls ?? []).map((u) => u.url).join(" "),
-      detailLines(s),
-    ]
-      .map(cell)
-      .join(",");
-  });
-  return `${[PLAIN_COLUMNS.join(","), ...rows].join("\r\n")}\r\n`;
 }
 
 /** "Plain CSV": the warning, the box to tick, then a recent sign-in, then the file. */

@@ -1,5 +1,5 @@
 /**
- * /import-export: bring entries in from another manager (the importers in client/src/importers)
+ * /import-export: bring entries in from another manager (the importers in core/importers)
  * or from this vault's own export, and export the vault.
  *
  * A file is read and shown as a preview first, each row with its problem if it has one; nothing is
@@ -19,7 +19,7 @@ import {
   type ImportedCredential,
   type ImportFormat,
   type Skipped,
-} from "../importers";
+} from "../../../core/importers";
 import { ApiError, type ImportEntry, type ImportProvider } from "../../../core/api";
 import { domainOf } from "../../../core/crypto";
 import type { AppContext } from "../shell/context";
@@ -34,7 +34,7 @@ import {
   rowsOfItems,
   sealItem,
 } from "./vault-file";
-import { problemOf, readCxf, readOwnExport, sealCredential } from "./import-seal";
+import { problemOf, readCxf, readOwnExport, sealCredential } from "../../../core/importers";
 import { previewTable, resultList, summaryText, type Row } from "./import-preview";
 
 export const BATCH = 50;

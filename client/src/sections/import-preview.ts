@@ -3,10 +3,10 @@
  * kept with changes (and which), or skipped (and why), before anything is sent; the summary after
  * the import says the same of what was sent.
  */
-import type { ImportedCredential, Skipped } from "../importers";
+import type { ImportedCredential, Skipped } from "../../../core/importers";
 import type { StoredPasskey } from "../../../core/passkeys";
 import { el, plural } from "../../../core/ui";
-import type { VaultFileItem } from "./vault-file-item";
+import type { VaultFileItem } from "../../../core/importers";
 
 /**
  * A row of the preview: the credential, or why it cannot be imported; `passkeys` to seal with it

@@ -13,27 +13,35 @@
  * with names and addresses in the clear) are still read: their entries open only in the account
  * that wrote them, and an entry that does not open is shown as not imported, with the reason.
  */
-import type { ExportDocument, ImportEntry } from "../../../core/api";
+import type { ExportDocument } from "../../../core/api";
 import { openEntry, placeOf, type EntrySecrets, type VaultKeys } from "../../../core/crypto";
+import {
+  credentialOf,
+  isServerExport,
+  isVaultFileBody,
+  itemProblem,
+  protectExport,
+  sealItem,
+  VAULT_FILE_FORMAT,
+  VAULT_FILE_VERSION,
+  vaultFileBody,
+  type VaultFileBody,
+  type VaultFileItem,
+} from "../../../core/importers";
 import type { LocalEntry } from "../../../core/store";
-import { sealInput } from "../../../core/vault";
-import type { ImportedCredential } from "../importers";
-import { protectExport } from "../importers/bitwarden-crypto";
 import type { AppContext } from "../shell/context";
 import type { Row } from "./import-preview";
-import type { VaultFileItem } from "./vault-file-item";
 
-export type { VaultFileItem };
-
-export const VAULT_FILE_FORMAT = "credential-vault-export";
-export const VAULT_FILE_VERSION = 2;
-
-/** The encrypted part of the file. */
-export type VaultFileBody = {
-  format: typeof VAULT_FILE_FORMAT;
-  version: typeof VAULT_FILE_VERSION;
-  exported_at: string;
-  items: VaultFileItem[];
+// The file's body, its recognising and the sealing of its items are the core's (core/importers),
+// shared with the command line; this page adds the opening of the vault and the file password.
+export {
+  isServerExport,
+  isVaultFileBody,
+  sealItem,
+  VAULT_FILE_FORMAT,
+  VAULT_FILE_VERSION,
+  type VaultFileBody,
+  type VaultFileItem,
 };
 
 /** Every entry this device opens, and how many it could not. */
@@ -63,61 +71,9 @@ export async function vaultItems(
 
 /** The file: the header in the clear, the body encrypted with `password`. */
 export async function vaultFile(items: VaultFileItem[], password: string, iterations = 600_000) {
-  const body: VaultFileBody = {
-    format: VAULT_FILE_FORMAT,
-    version: VAULT_FILE_VERSION,
-    exported_at: new Date().toISOString(),
-    items,
-  };
+  const body = vaultFileBody(items);
   const sealed = await protectExport(JSON.stringify(body), password, iterations, "vault");
   return { format: VAULT_FILE_FORMAT, version: VAULT_FILE_VERSION, ...sealed };
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
-
-/** The opened body of a version 2 file. */
-export const isVaultFileBody = (v: unknown): v is VaultFileBody =>
-  isObject(v) &&
-  v.format === VAULT_FILE_FORMAT &&
-  v.version === VAULT_FILE_VERSION &&
-  Array.isArray(v.items);
-
-/** A version 1 file: the server's document. */
-export const isServerExport = (v: unknown): v is ExportDocument =>
-  isObject(v) && v.format === VAULT_FILE_FORMAT && Array.isArray(v.entries);
-
-/** An item as the preview shows it (and as the importers' credentials look). */
-function credentialOf(item: VaultFileItem): ImportedCredential {
-  const s = item.secrets;
-  return {
-    name: item.name,
-    url: item.url,
-    website: item.website,
-    username: s.username ?? "",
-    password: s.password ?? "",
-    notes: s.notes ?? "",
-    totp: s.totp || null,
-    tags: item.tags,
-    folder: s.folder || null,
-    favorite: s.favorite === true,
-    kind: s.kind ?? "login",
-    urls: s.urls ?? [],
-    fields: s.fields ?? [],
-    ...(s.card ? { card: s.card } : {}),
-    ...(s.identity ? { identity: s.identity } : {}),
-    history: s.password_history ?? [],
-    ...(s.passkeys?.length ? { passkeys: s.passkeys } : {}),
-    changes: [],
-  };
-}
-
-/** Why an item of a file cannot be imported, or null. */
-function itemProblem(item: VaultFileItem): string | null {
-  if (typeof item.name !== "string" || !item.name.trim()) return "no name";
-  if (item.name.length > 500) return "name longer than 500 characters";
-  if ((item.url ?? "").length > 2048) return "URL longer than 2048 characters";
-  if (!isObject(item.secrets)) return "no secrets";
-  return null;
 }
 
 /**
@@ -193,35 +149,4 @@ export async function itemsOfServerExport(
     }
   }
   return { items, closed };
-}
-
-/** An item sealed under this account's keys and a fresh id (its envelope is bound to the id). */
-export async function sealItem(
-  keys: VaultKeys,
-  userId: string,
-  item: VaultFileItem,
-): Promise<ImportEntry> {
-  const id = crypto.randomUUID();
-  const s = item.secrets;
-  const { data } = await sealInput(keys, userId, id, {
-    ...s,
-    username: s.username ?? "",
-    password: s.password ?? "",
-    notes: s.notes ?? "",
-    category: s.category ?? "",
-    totp: s.totp ?? "",
-    name: item.name,
-    website: item.website ?? "",
-    url: item.url ?? "",
-    tags: item.tags ?? [],
-  });
-  return {
-    ...data,
-    id,
-    website: data.website ?? null,
-    url: data.url ?? null,
-    tags: data.tags ?? [],
-    domain_hash: data.domain_hash ?? null,
-    encryption_version: 3,
-  };
 }

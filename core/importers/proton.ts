@@ -3,7 +3,7 @@
  * [{data: {metadata, extraFields, type, content}, state, pinned}]}}}`. Each vault becomes a folder;
  * trashed items (state 2) are skipped with the reason; aliases keep their address as a login.
  */
-import type { CustomField } from "../../../core/entry";
+import type { CustomField } from "../entry";
 import { clean, credential, finish, ImportFormatError, type ParseOutput } from "./model";
 
 type Field = { fieldName?: string; type?: string; data?: { content?: string } };

@@ -4,7 +4,7 @@
  * HKDF-Expand into an AES-256-CBC key and an HMAC-SHA256 key; every value is an EncString of type 2
  * ("2.iv|ciphertext|mac", AES-CBC with HMAC over iv and ciphertext), checked before it is decrypted.
  */
-import { fromBase64, toBase64 } from "../../../src/kernel/base64";
+import { fromBase64, toBase64 } from "../../src/kernel/base64";
 import { ImportFormatError } from "./model";
 
 export type ProtectedExport = {

@@ -3,7 +3,7 @@
  * client to encrypt (V3), with what was changed on the way in and why; and the items left out,
  * each with its reason. Nothing a file holds is dropped without a word.
  */
-import { websiteHost } from "../../../src/kernel/hostname";
+import { websiteHost } from "../../src/kernel/hostname";
 import type {
   CardDetails,
   CustomField,
@@ -12,8 +12,8 @@ import type {
   IdentityDetails,
   MatchRule,
   PastPassword,
-} from "../../../core/entry";
-import type { StoredPasskey } from "../../../core/passkeys";
+} from "../entry";
+import type { StoredPasskey } from "../passkeys";
 
 export type ImportedCredential = {
   name: string;

@@ -4,7 +4,7 @@
  * collections and archived state, and a login's passkeys (`fido2Credentials`, read with Web Crypto
  * before the items: bitwardenPasskeys). A password-protected export is opened first (bitwarden-crypto.ts).
  */
-import type { CustomField, FieldType } from "../../../core/entry";
+import type { CustomField, FieldType } from "../entry";
 import {
   clean,
   credential,
@@ -17,7 +17,7 @@ import {
 } from "./model";
 import { csvRecords } from "./csv";
 import { requireHeaders } from "./headers";
-import { fromBitwarden, type StoredPasskey } from "../../../core/passkeys";
+import { fromBitwarden, type StoredPasskey } from "../passkeys";
 
 type Item = {
   type?: number;

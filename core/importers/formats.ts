@@ -2,7 +2,7 @@
  * CSV exports of browsers and of the managers people leave, each read by its header row: rows that
  * hold nothing are skipped with the reason (finish), and what cannot be kept as it was is said.
  */
-import type { CustomField } from "../../../core/entry";
+import type { CustomField } from "../entry";
 import { csvRecords } from "./csv";
 import { pick, requireHeaders } from "./headers";
 import {

@@ -4,7 +4,7 @@
  * sections the other fields (concealed ones hidden), its overview the addresses and tags.
  * Archived items are kept, tagged "archived"; each vault becomes the folder.
  */
-import type { CustomField, EntryKind } from "../../../core/entry";
+import type { CustomField, EntryKind } from "../entry";
 import { clean, credential, finish, ImportFormatError, type ParseOutput } from "./model";
 
 type Value = Record<string, unknown>;

@@ -20,7 +20,7 @@ import {
   type KdbxEntryField,
   type KdbxGroup,
 } from "kdbxweb";
-import type { CustomField, PastPassword } from "../../../core/entry";
+import type { CustomField, PastPassword } from "../entry";
 import { WrongPasswordError } from "./bitwarden-crypto";
 import {
   credential,

@@ -1,13 +1,15 @@
 /**
- * What the import section does to one credential before it is sent: the problem a preview row
- * shows, the sealing under an id chosen here (the envelope is bound to it), and the recognising of
- * the JSON documents whose own shape says what they are (this vault's export, a CXF document).
+ * What an import does to one credential before it is sent: the problem a preview row shows, the
+ * sealing under an id chosen here (the envelope is bound to it), and the recognising of the JSON
+ * documents whose own shape says what they are (this vault's export, a CXF document). Shared by the
+ * web app's import page and the command line's `vault import`.
  */
-import { secretPayload, type ImportedCredential } from "../importers";
-import type { ImportEntry } from "../../../core/api";
-import type { VaultKeys } from "../../../core/crypto";
-import { sealInput } from "../../../core/vault";
-import { isCxf, type StoredPasskey } from "../../../core/passkeys";
+import type { ImportEntry } from "../api";
+import type { VaultKeys } from "../crypto";
+import { sealInput } from "../vault";
+import { isCxf, type StoredPasskey } from "../passkeys";
+import type { ImportedCredential } from "./model";
+import { secretPayload } from "./read";
 import { isServerExport, isVaultFileBody } from "./vault-file";
 
 export function problemOf(c: ImportedCredential, passkeys = 0): string | null {

@@ -1,0 +1,24 @@
+/**
+ * The importers and the vault's own export file, shared by the web app's Import and Export page
+ * and the command line's `vault import` and `vault export` (docs/cli.md): reading another
+ * manager's export into plaintext credentials (read.ts), sealing each under the vault key as an
+ * import sends it (seal.ts), and the vault file's body and plain CSV (vault-file.ts). No DOM: the
+ * KeePass reader uses a Worker where one exists and reads in place where none does.
+ */
+export * from "./read";
+export { protectExport } from "./bitwarden-crypto";
+export { problemOf, readCxf, readOwnExport, sealCredential } from "./seal";
+export {
+  credentialOf,
+  isServerExport,
+  isVaultFileBody,
+  itemProblem,
+  PLAIN_COLUMNS,
+  plainCsv,
+  sealItem,
+  VAULT_FILE_FORMAT,
+  VAULT_FILE_VERSION,
+  vaultFileBody,
+  type VaultFileBody,
+  type VaultFileItem,
+} from "./vault-file";
