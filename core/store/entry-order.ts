@@ -4,10 +4,14 @@
  */
 import type { LocalEntry, PulledChange } from "./db";
 
-const byName = new Intl.Collator(undefined, { sensitivity: "variant" });
+// Made on the first comparison, not when the module loads: building a collator loads the locale's
+// collation tables (ICU), a sixth of the command line's processor time on a `vault get` that never
+// sorts (docs/cli.md, "Speed").
+let byName: Intl.Collator | undefined;
 /** The vault's list order: by name, ties by id. */
 export const byEntryName = (a: LocalEntry, b: LocalEntry): number =>
-  byName.compare(a.name, b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  (byName ??= new Intl.Collator(undefined, { sensitivity: "variant" })).compare(a.name, b.name) ||
+  (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
  * A page of a pull in the list's order: its removals first, then its entries by name. Done where
