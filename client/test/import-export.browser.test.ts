@@ -276,6 +276,50 @@ describe("import and export", () => {
     ).toBe("true");
   });
 
+  it("a Keeper JSON export is refused with what it looks like and what the vault reads; nothing is sent", async () => {
+    const { page } = person;
+    const before = (await serverRows()).map((r) => r.encrypted_data).sort();
+    expect(before.length).toBeGreaterThan(0);
+    // Keeper's JSON export: shared folders and records at the top level.
+    const keeper = {
+      shared_folders: [{ path: "Family", manage_users: false, manage_records: false }],
+      records: [
+        {
+          title: "Keeper mail",
+          login: "kim@example.com",
+          password: "keeper-pw-1",
+          login_url: "https://mail.example.com",
+          folders: [{ shared_folder: "Family" }],
+        },
+      ],
+    };
+    await openSection(page, "Import & export");
+    await page.getByLabel("Format").selectOption("auto");
+    await page.getByLabel(/Export file from another password manager/).setInputFiles({
+      name: "keeper.json",
+      mimeType: "application/json",
+      buffer: Buffer.from(JSON.stringify(keeper)),
+    });
+    await page.getByRole("button", { name: "Preview" }).click();
+    const error = page.locator("#import-error");
+    await expect
+      .poll(() => error.innerText())
+      .toMatch(/^This looks like a Keeper export \(JSON\)\./);
+    const said = await error.innerText();
+    // Every format of the page's own Format list (but "Detect") is named in the sentence.
+    const formats = await page
+      .getByLabel("Format")
+      .locator("option:not([value=auto])")
+      .allInnerTexts();
+    expect(formats.length).toBeGreaterThan(5);
+    for (const f of formats) expect(said).toContain(f);
+    expect(said).toMatch(/choose Generic CSV\.$/);
+    expect(await page.locator("#import-start").isHidden()).toBe(true);
+    expect(await page.locator("#import-preview tbody tr").count()).toBe(0);
+    await screenshot(page, "screenshots/import-refused-keeper.png");
+    expect((await serverRows()).map((r) => r.encrypted_data).sort()).toEqual(before);
+  });
+
   it("the entry form makes a card and a secure note; the card's number and code are masked in the detail", async () => {
     const { page } = person;
     await openSection(page, "Vault");

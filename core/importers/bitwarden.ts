@@ -80,44 +80,118 @@ export async function bitwardenPasskeys(doc: Mgr1Doc): Promise<Mgr1Passkeys> {
   return out;
 }
 
+/** What a value is, for a skipped item's reason. */
+const what = (v: unknown) =>
+  v === null
+    ? "null"
+    : Array.isArray(v)
+      ? "a list"
+      : typeof v === "number"
+        ? "a number"
+        : `a ${typeof v}`;
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  !!v && typeof v === "object" && !Array.isArray(v);
+/** The objects of a list the file may hold as null, or with null members: a null is nothing to read. */
+const objects = <T extends object>(v: unknown): T[] =>
+  Array.isArray(v) ? (v.filter(isObject) as T[]) : [];
+/** `{id, name}` pairs (folders, collections) as a map; members without both strings are ignored. */
+const names = (v: unknown) =>
+  new Map(
+    objects<{ id?: unknown; name?: unknown }>(v)
+      .filter((x) => typeof x.id === "string" && typeof x.name === "string")
+      .map((x) => [x.id as string, x.name as string]),
+  );
+
+/**
+ * What a password-protected export lacks to be opened, or null when it has it all. A file with the
+ * flags but without its salt, key check or data can never be opened: refused before a password is
+ * asked for.
+ */
+export function protectedExportGaps(doc: unknown, what = "Bitwarden export"): string | null {
+  if (!isObject(doc) || doc.encrypted !== true || doc.passwordProtected !== true) return null;
+  const missing = [
+    typeof doc.salt !== "string" && "salt",
+    typeof doc.kdfType !== "number" && "key-derivation type",
+    typeof doc.kdfIterations !== "number" && "iteration count",
+    typeof doc.encKeyValidation_DO_NOT_EDIT !== "string" && "password check",
+    typeof doc.data !== "string" && "encrypted data",
+  ].filter((m): m is string => !!m);
+  if (!missing.length) return null;
+  const list =
+    missing.length === 1
+      ? missing[0]
+      : `${missing.slice(0, -1).join(", ")} and ${missing[missing.length - 1]}`;
+  const again =
+    what === "Bitwarden export" ? "Export the vault from Bitwarden again" : "Export it again";
+  return `This password-protected ${what} lacks its ${list}, so no password can open it. ${again} and import the new file.`;
+}
+
 /**
  * The export's items; `passkeys` (from bitwardenPasskeys) puts each login's passkeys in its entry.
- * Without it (the synchronous reader), an item's passkeys are said to be left out.
+ * Without it (the synchronous reader), an item's passkeys are said to be left out. Any part may be
+ * null or missing (hand-edited and third-party files): an item that is not an object is skipped
+ * with the reason, a null list is an empty one.
  */
 export function fromMgr1Doc(doc: Mgr1Doc, passkeys?: Mgr1Passkeys): ParseOutput {
+  const gaps = protectedExportGaps(doc);
+  if (gaps) throw new ImportFormatError(gaps);
   if (doc.encrypted && !doc.passwordProtected) throw new ImportFormatError(ACCOUNT_KEY_EXPORT);
   if (!Array.isArray(doc.items))
     throw new ImportFormatError("Not a Bitwarden JSON export: no items array");
-  const folders = new Map((doc.folders ?? []).map((f) => [f.id, f.name]));
-  const collections = new Map((doc.collections ?? []).map((c) => [c.id, c.name]));
+  const folders = names(doc.folders);
+  const collections = names(doc.collections);
   const out: ParseOutput = { credentials: [], skipped: [] };
-  for (const item of doc.items) {
-    const kind = KINDS[item.type ?? 0];
+  doc.items.forEach((raw: unknown, idx) => {
+    if (!isObject(raw)) {
+      out.skipped.push({
+        name: `Item ${idx + 1}`,
+        reason: `not an item (${what(raw)} where an item object belongs)`,
+      });
+      return;
+    }
+    const item = raw as Item;
+    const login = isObject(item.login) ? item.login : null;
+    const changes: string[] = [];
+    // An item without a type or a login (an organisation export's bare entry: a name filed in a
+    // collection) is a secure note, so its name is not lost.
+    const bare =
+      !login &&
+      !isObject(item.card) &&
+      !isObject(item.identity) &&
+      (s(item.name) !== "" || s(item.notes) !== "");
+    const inferred = isObject(item.card) ? 3 : isObject(item.identity) ? 4 : bare ? 2 : 1;
+    const type = item.type == null ? inferred : item.type === 1 && bare ? 2 : item.type;
+    if (type === 2 && item.type !== 2) changes.push("no login details: kept as a secure note");
+    const kind = KINDS[type];
     const name = s(item.name) || "Unnamed item";
     if (!kind) {
       out.skipped.push({
         name,
         reason: `item type ${String(item.type)} is not one this vault holds`,
       });
-      continue;
+      return;
     }
     if (item.deletedDate) {
       out.skipped.push({ name, reason: "in the source's trash" });
-      continue;
+      return;
     }
-    const changes: string[] = [];
     const tags: string[] = [];
-    for (const id of item.collectionIds ?? []) {
-      const c = collections.get(id);
+    for (const id of Array.isArray(item.collectionIds) ? item.collectionIds : []) {
+      const c = typeof id === "string" ? collections.get(id) : undefined;
       if (c) tags.push(c);
     }
     if (tags.length) changes.push(`collections kept as tags: ${tags.join(", ")}`);
+    const ownFolder =
+      typeof item.folderId === "string" ? (folders.get(item.folderId) ?? null) : null;
+    // The organisation export has collections where the personal one has folders.
+    const folder = ownFolder ?? tags[0] ?? null;
+    if (!ownFolder && folder) changes.push(`collection "${folder}" is its folder`);
     if (item.archivedDate) {
       tags.push("archived");
       changes.push('archived in the source: tagged "archived"');
     }
     const fields: CustomField[] = [];
-    for (const f of item.fields ?? []) {
+    for (const f of objects<NonNullable<Item["fields"]>[number]>(item.fields)) {
       if (f.type === 3) {
         changes.push(`linked field "${s(f.name)}" not kept (it points at another field)`);
         continue;
@@ -125,29 +199,28 @@ export function fromMgr1Doc(doc: Mgr1Doc, passkeys?: Mgr1Passkeys): ParseOutput 
       fields.push({ name: s(f.name), value: s(f.value), type: FIELD[f.type ?? 0] ?? "text" });
     }
     const keys = passkeys?.get(item);
-    const listed = Array.isArray(item.login?.fido2Credentials)
-      ? item.login.fido2Credentials.length
-      : 0;
+    const listed = Array.isArray(login?.fido2Credentials) ? login.fido2Credentials.length : 0;
     const unread = keys ? keys.unreadable : listed;
     if (unread)
       changes.push(
         `${unread === 1 ? "a passkey" : `${unread} passkeys`} not imported (${keys ? "its key cannot be read" : "read only when the file is opened on the Import page"})`,
       );
-    const uris = (item.login?.uris ?? []).map((u) => ({
+    const uris = objects<{ uri?: unknown; match?: unknown }>(login?.uris).map((u) => ({
       url: clean(u.uri),
       match: matchRule(u.match ?? 0),
     }));
-    const card = item.card
+    const c = isObject(item.card) ? item.card : null;
+    const card = c
       ? {
-          cardholder: s(item.card.cardholderName),
-          brand: s(item.card.brand),
-          number: s(item.card.number),
-          exp_month: s(item.card.expMonth),
-          exp_year: s(item.card.expYear),
-          code: s(item.card.code),
+          cardholder: s(c.cardholderName),
+          brand: s(c.brand),
+          number: s(c.number),
+          exp_month: s(c.expMonth),
+          exp_year: s(c.expYear),
+          code: s(c.code),
         }
       : undefined;
-    const id = item.identity ?? undefined;
+    const id = isObject(item.identity) ? item.identity : undefined;
     const identity = id
       ? {
           title: s(id.title),
@@ -174,25 +247,27 @@ export function fromMgr1Doc(doc: Mgr1Doc, passkeys?: Mgr1Passkeys): ParseOutput 
         name,
         kind,
         urls: uris,
-        username: s(item.login?.username),
-        password: s(item.login?.password),
+        username: s(login?.username),
+        password: s(login?.password),
         notes: s(item.notes),
-        totp: s(item.login?.totp) || null,
-        folder: item.folderId ? (folders.get(item.folderId) ?? null) : null,
+        totp: s(login?.totp) || null,
+        folder,
         favorite: item.favorite === true,
         tags,
         fields,
         card: card && Object.fromEntries(Object.entries(card).filter(([, v]) => v)),
         identity: identity && Object.fromEntries(Object.entries(identity).filter(([, v]) => v)),
-        history: (item.passwordHistory ?? []).map((h) => ({
-          password: s(h.password),
-          changed_at: s(h.lastUsedDate) || new Date(0).toISOString(),
-        })),
+        history: objects<{ password?: unknown; lastUsedDate?: unknown }>(item.passwordHistory).map(
+          (h) => ({
+            password: s(h.password),
+            changed_at: s(h.lastUsedDate) || new Date(0).toISOString(),
+          }),
+        ),
         passkeys: keys?.passkeys,
         changes,
       }),
     );
-  }
+  });
   return finish(out);
 }
 

@@ -22,6 +22,7 @@ import {
 } from "kdbxweb";
 import type { CustomField, PastPassword } from "../entry";
 import { WrongPasswordError } from "./bitwarden-crypto";
+import { kdbxCutShort } from "./kdbx-structure";
 import {
   credential,
   finish,
@@ -250,6 +251,8 @@ export async function readKdbx(
   password: string | undefined,
   keyFile?: Uint8Array,
 ): Promise<ParseOutput> {
+  const short = kdbxCutShort(bytes);
+  if (short) throw new ImportFormatError(short);
   try {
     // Set at each read: kdbxweb holds one implementation for the whole page.
     CryptoEngine.setArgon2Impl(argon2);

@@ -60,8 +60,19 @@ export type CredentialParts = Partial<Omit<ImportedCredential, "url" | "urls">> 
   urls?: (string | EntryUrl)[];
 };
 
+/** Line ends as the vault keeps them: `\n` (Windows' `\r\n` and old Mac `\r` would show as extra lines or not at all). */
+export const lines = (v: string) => v.replace(/\r\n?/g, "\n");
+
+/**
+ * Chrome and Google Password Manager write an Android app's login as
+ * `android://<signing-key hash>@<package>/`; Bitwarden and others name the app `androidapp://<package>`.
+ */
+const ANDROID = /^android:\/\/[^@]*@([A-Za-z][\w]*(?:\.[A-Za-z_][\w]*)+)\/?$/;
+const APP = /^androidapp:\/\//i;
+
 /** A credential from what a format read; the first address becomes `url`, the rest `urls`. */
 export function credential(parts: CredentialParts): ImportedCredential {
+  const changes = [...(parts.changes ?? [])];
   const all = [...(parts.url ? [parts.url] : []), ...(parts.urls ?? [])]
     .map(
       (u): EntryUrl =>
@@ -69,19 +80,30 @@ export function credential(parts: CredentialParts): ImportedCredential {
           ? { url: clean(u), match: "domain" }
           : { url: clean(u.url), match: u.match },
     )
+    .map((u) => {
+      const app = ANDROID.exec(u.url)?.[1];
+      if (!app) return u;
+      changes.push(
+        `Android app address kept as androidapp://${app} (its signing-key hash is not kept)`,
+      );
+      return { ...u, url: `androidapp://${app}` };
+    })
     .filter((u) => u.url !== "");
   const seen = new Set<string>();
   const unique = all.filter((u) => !seen.has(u.url) && seen.add(u.url));
   const url = unique[0]?.url ?? null;
-  const website = websiteHost(url);
-  const fields = (parts.fields ?? []).filter((f) => f.name.trim() !== "" || f.value !== "");
+  // An app's package name (com.example.app) is not a website's host.
+  const website = url && APP.test(url) ? null : websiteHost(url);
+  const fields = (parts.fields ?? [])
+    .filter((f) => f.name.trim() !== "" || f.value !== "")
+    .map((f) => ({ ...f, value: lines(f.value) }));
   return {
     name: clean(parts.name) || website || clean(parts.username) || "Untitled",
     url,
     website,
     username: clean(parts.username),
     password: typeof parts.password === "string" ? parts.password : "",
-    notes: typeof parts.notes === "string" ? parts.notes : "",
+    notes: typeof parts.notes === "string" ? lines(parts.notes) : "",
     totp: clean(parts.totp) || null,
     tags: parts.tags ?? [],
     folder: clean(parts.folder) || null,
@@ -93,7 +115,7 @@ export function credential(parts: CredentialParts): ImportedCredential {
     ...(parts.identity && Object.keys(parts.identity).length ? { identity: parts.identity } : {}),
     history: (parts.history ?? []).filter((h) => h.password !== ""),
     ...(parts.passkeys?.length ? { passkeys: parts.passkeys } : {}),
-    changes: parts.changes ?? [],
+    changes,
   };
 }
 

@@ -5,7 +5,14 @@
  * the format the file was read as.
  */
 import { csvRecords } from "./csv";
-import { bitwardenPasskeys, fromMgr1Doc, parseMgr1Csv, type Mgr1Doc } from "./bitwarden";
+import {
+  bitwardenPasskeys,
+  fromMgr1Doc,
+  parseMgr1Csv,
+  protectedExportGaps,
+  type Mgr1Doc,
+} from "./bitwarden";
+import { foreignBinary, foreignText, UnreadableFormatError, unknownJson } from "./foreign";
 import { isProtectedExport, openProtectedExport } from "./bitwarden-crypto";
 import {
   parseBrowserCsv,
@@ -18,6 +25,7 @@ import {
   parseNordPassCsv,
 } from "./formats";
 import { ImportFormatError, readJson, type ImportedCredential, type ParseOutput } from "./model";
+import { kdbxCutShort } from "./kdbx-structure";
 import { readKeePass } from "./keepass-reader";
 import { fromOnePuxDoc, type OnePuxDoc } from "./onepux";
 import { fromProtonDoc, isProtonDoc, type ProtonDoc } from "./proton";
@@ -26,6 +34,7 @@ import { readZip } from "./zip";
 export { parseCsv } from "./csv";
 export { WrongPasswordError } from "./bitwarden-crypto";
 export { ImportFormatError, type ImportedCredential, type Skipped } from "./model";
+export { UnreadableFormatError } from "./foreign";
 
 /** The spec's `provider` values for POST /api/passwords/import. */
 export type ImportProvider =
@@ -141,11 +150,32 @@ export function detectFormat(text: string): ImportFormat {
   return "generic";
 }
 
+/**
+ * The refusal of a file the vault does not read: what it seems to be, then every format of the
+ * table above (so the list stays what the code reads), then what to do.
+ */
+const unreadable = (seen: { seen: string; hint: string }) =>
+  new UnreadableFormatError(seen.seen, Object.values(FORMAT_LABELS), seen.hint);
+
 /** @deprecated name kept for callers that want the API's provider only. */
 export const detectProvider = (text: string): ImportProvider => PROVIDER[detectFormat(text)];
 
-/** Parses a plain (unencrypted, unzipped) export. Throws ImportFormatError naming the format. */
-export function parseImport(text: string, format: ImportFormat = detectFormat(text)): ImportResult {
+/**
+ * Parses a plain (unencrypted, unzipped) export. Throws ImportFormatError naming the format, or
+ * UnreadableFormatError for a file of a format the vault does not read (another manager's JSON or
+ * XML: whatever was chosen, no reader here can take it).
+ */
+export function parseImport(text: string, format?: ImportFormat): ImportResult {
+  const other = foreignText(text) ?? (format === undefined ? autoUnknownJson(text) : null);
+  if (other) throw unreadable(other);
+  return parseText(text, format ?? detectFormat(text));
+}
+
+/** A JSON object detection would hand to the Bitwarden reader only because it is JSON. */
+const autoUnknownJson = (text: string) =>
+  looksLikeJson(text) && detectFormat(text) === "source_mgr_1" ? unknownJson(text) : null;
+
+function parseText(text: string, format: ImportFormat): ImportResult {
   const json = looksLikeJson(text);
   let out: ParseOutput;
   switch (format) {
@@ -155,6 +185,8 @@ export function parseImport(text: string, format: ImportFormat = detectFormat(te
     case "source_mgr_1":
       if (json) {
         const doc = readJson(text, "Bitwarden JSON") as Mgr1Doc;
+        const gaps = protectedExportGaps(doc);
+        if (gaps) throw new ImportFormatError(gaps);
         if (isProtectedExport(doc)) throw new PasswordNeededError("Bitwarden export");
         out = fromMgr1Doc(doc);
       } else out = parseMgr1Csv(text);
@@ -213,6 +245,9 @@ export async function readImportFile(
   opts: { format?: ImportFormat; password?: string; keyFile?: Uint8Array } = {},
 ): Promise<ImportResult> {
   if (startsWith(bytes, KDBX_MAGIC)) {
+    // A file cut short is said before a password is asked for (and never as a wrong password).
+    const short = kdbxCutShort(bytes);
+    if (short) throw new ImportFormatError(short);
     if (!opts.password && !opts.keyFile) throw new PasswordNeededError(KDBX_WHAT);
     return {
       ...(await readKeePass({
@@ -229,9 +264,9 @@ export async function readImportFile(
     const files = await readZip(bytes);
     const exportData = files.get("export.data");
     if (exportData !== undefined && opts.format !== "proton_pass")
-      return parseImport(exportData, "onepux");
+      return parseText(exportData, "onepux");
     const proton = [...files.entries()].find(([name]) => /(^|\/)data\.json$/.test(name));
-    if (proton && opts.format !== "onepux") return parseImport(proton[1], "proton_pass");
+    if (proton && opts.format !== "onepux") return parseText(proton[1], "proton_pass");
     const want =
       opts.format === "onepux"
         ? "a 1Password 1PUX export (no export.data inside)"
@@ -240,6 +275,8 @@ export async function readImportFile(
           : "a 1Password 1PUX or Proton Pass export";
     throw new ImportFormatError(`This zip file is not ${want}`);
   }
+  const binary = foreignBinary(bytes);
+  if (binary) throw unreadable(binary);
   const text = new TextDecoder().decode(bytes);
   if (isKeePassXmlText(text) && (!opts.format || opts.format === "keepass")) {
     return {
@@ -248,6 +285,8 @@ export async function readImportFile(
       format: "keepass",
     };
   }
+  const other = foreignText(text) ?? (opts.format ? null : autoUnknownJson(text));
+  if (other) throw unreadable(other);
   if (opts.format === "keepass")
     throw new ImportFormatError(
       "This file is neither a KeePass database (KDBX) nor a KeePass 2 XML export",
@@ -255,6 +294,8 @@ export async function readImportFile(
   const format = opts.format ?? detectFormat(text);
   if (format === "source_mgr_1" && looksLikeJson(text)) {
     let doc = readJson(text, "Bitwarden JSON") as Mgr1Doc;
+    const gaps = protectedExportGaps(doc);
+    if (gaps) throw new ImportFormatError(gaps);
     if (isProtectedExport(doc)) {
       if (!opts.password) throw new PasswordNeededError("Bitwarden export");
       doc = readJson(await openProtectedExport(doc, opts.password), "Bitwarden JSON") as Mgr1Doc;
@@ -266,7 +307,7 @@ export async function readImportFile(
       format: "source_mgr_1",
     };
   }
-  return parseImport(text, format);
+  return parseText(text, format);
 }
 
 /**
@@ -282,13 +323,12 @@ export async function openIfProtected(bytes: Uint8Array, password?: string): Pro
   } catch {
     return bytes;
   }
-  if (!isProtectedExport(doc)) return bytes;
+  const contents = (doc as { contents?: unknown } | null)?.contents;
   const what =
-    doc.contents === "cxf"
-      ? "CXF export"
-      : doc.contents === "vault"
-        ? "vault export"
-        : "Bitwarden export";
+    contents === "cxf" ? "CXF export" : contents === "vault" ? "vault export" : "Bitwarden export";
+  const gaps = protectedExportGaps(doc, what);
+  if (gaps) throw new ImportFormatError(gaps);
+  if (!isProtectedExport(doc)) return bytes;
   if (!password) throw new PasswordNeededError(what);
   return new TextEncoder().encode(await openProtectedExport(doc, password, what));
 }

@@ -49,7 +49,7 @@ describe("client importers: parsing", () => {
     expect(credentials[1]).toMatchObject({
       website: "forum.example.org",
       password: "Tr0ub4dor&3",
-      notes: "Security question: first pet\r\nAnswer: Rex",
+      notes: "Security question: first pet\nAnswer: Rex",
     });
     expect(credentials[2]).toMatchObject({ website: "192.168.1.1", username: "admin" });
     const ff = parseImport(firefox).credentials;

@@ -151,14 +151,55 @@ describe("KeePass importer: KDBX databases", () => {
 
   it("a damaged database is refused as damaged, not as a wrong password", async () => {
     const file = await buildKdbx({ version: 4, kdf: "aes" });
-    const cut = file.slice(0, Math.floor(file.length / 2));
-    const err = await readImportFile(cut, { password: KEEPASS_PASSWORD }).catch((e: unknown) => e);
+    // Whole but altered: one byte of the encrypted blocks flipped (their HMAC then fails).
+    const altered = file.slice();
+    altered[Math.floor(file.length * 0.75)]! ^= 0xff;
+    const err = await readImportFile(altered, { password: KEEPASS_PASSWORD }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(Error);
     expect(err).not.toBeInstanceOf(WrongPasswordError);
     expect((err as Error).message).toMatch(
       /^This KeePass database cannot be read: it looks damaged/,
     );
   });
+});
+
+describe("KeePass importer: a file cut short is not a wrong password", () => {
+  // Cut inside the signature's header, inside a header field, after the header (KDBX 4: in its
+  // hash, HMAC or blocks; KDBX 3: in its encrypted payload) and one byte before the end.
+  for (const opts of [
+    { version: 3 },
+    { version: 4, kdf: "aes" },
+    { version: 4, kdf: "argon2id" },
+  ] as const) {
+    it(`KDBX ${opts.version}${"kdf" in opts ? ` (${opts.kdf})` : ""}: every cut is named as cut short, with the right password or a wrong one`, async () => {
+      const file = await buildKdbx(opts);
+      for (const at of [
+        20,
+        60,
+        200,
+        300,
+        Math.floor(file.length / 2),
+        file.length - 17,
+        file.length - 1,
+      ]) {
+        for (const password of [KEEPASS_PASSWORD, "wrong horse"]) {
+          const err = await readImportFile(file.slice(0, at), { password }).catch(
+            (e: unknown) => e,
+          );
+          expect(err, `cut at ${at} of ${file.length}`).not.toBeInstanceOf(WrongPasswordError);
+          expect((err as Error).message, `cut at ${at} of ${file.length}`).toMatch(
+            /^This KeePass database is cut short: it ends at byte \d+, inside its (header|data)\. Copy the \.kdbx file again/,
+          );
+        }
+      }
+      // The whole file with a wrong password is still a wrong password.
+      await expect(readImportFile(file, { password: "wrong horse" })).rejects.toBeInstanceOf(
+        WrongPasswordError,
+      );
+    });
+  }
 });
 
 describe("KeePass importer: KeePass 2 XML", () => {

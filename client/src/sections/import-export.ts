@@ -15,6 +15,7 @@ import {
   openIfProtected,
   PasswordNeededError,
   readImportFile,
+  UnreadableFormatError,
   WrongPasswordError,
   type ImportedCredential,
   type ImportFormat,
@@ -311,9 +312,12 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
       error.textContent = `${err.message}: check it and press Preview again`;
     } else
       error.textContent =
-        err instanceof ImportFormatError
-          ? `This file cannot be read as that format: ${err.message}`
-          : errorText(err);
+        // A format the vault does not read: the sentence names what the file looks like and what is read.
+        err instanceof UnreadableFormatError
+          ? err.message
+          : err instanceof ImportFormatError
+            ? `This file cannot be read as that format: ${err.message}`
+            : errorText(err);
   }
 
   start.addEventListener("click", () => {
