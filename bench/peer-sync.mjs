@@ -4,7 +4,7 @@
 // in alternating repetitions, so both see the same moment of this shared machine. Also prints the
 // bytes on the wire with and without Accept-Encoding, and, for our side, the runtime's memory
 // growth during the pull, and whether the page-framed answer came whole (decoded and counted).
-//   node bench/peer-sync.mjs [--peer /tmp/nodewarden] [--sizes 1000,10000,100000] [--runs 7] [--port 8780] [--peer-port 8790]
+//   node bench/peer-sync.mjs [--peer /tmp/nodewarden] [--sizes 1000,10000] [--runs 5] [--port 8780] [--peer-port 8790]
 // --peer names a checkout of NodeWarden (github.com/shuaiplus/NodeWarden, measured at 246c73a).
 // The bench prepares that directory for a local run and changes nothing else: a wrangler.bench.toml
 // without the web app's build step and cron, an empty dist/, a .dev.vars with a random JWT_SECRET,
