@@ -22,6 +22,7 @@ import {
   workerHeapProbe,
   wrk,
 } from "./lib/harness.mjs";
+import { MATCH_PATH, TRIVIAL, trivialRoute } from "./lib/paired.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -70,42 +71,23 @@ try {
 
   // The trivial route: single-request latency (sequential) and throughput (wrk) of an authenticated GET.
   const probe = await session("hot-probe");
-  const TRIVIAL = "/api/auth/csrf-token";
+  const trivialRun = trivialRoute(worker.base, probe, { ...WRK, pairs: PAIRS });
   /** One request of the trivial route, its latency in ms. */
-  const trivialOnce = async () => (await probe.call("GET", TRIVIAL)).ms;
+  const trivialOnce = trivialRun.once;
   for (let i = 0; i < 20; i++) await trivialOnce();
   const trivialSingle = [];
   for (let i = 0; i < 100; i++) trivialSingle.push(await trivialOnce());
   const trivialOne = median(trivialSingle);
-  const trivialUrl = `${worker.base}${TRIVIAL}`;
+  const trivialUrl = trivialRun.url;
   wrk(trivialUrl, probe.auth, { ...WRK, seconds: 2 });
   const trivial = wrk(trivialUrl, probe.auth, WRK);
   row(
-    "trivial GET /api/auth/csrf-token",
+    `trivial GET ${TRIVIAL}`,
     `single ${fmt(trivialOne)} ms   wrk c=${WRK.connections}: p50 ${fmt(trivial.p50)} ms  p99 ${fmt(trivial.p99)} ms  ${fmt(trivial.rps, 0)} req/s`,
   );
 
-  /**
-   * wrk on the trivial route and on `url` in turn, PAIRS times. Each ratio is taken within its pair
-   * and the median is reported: on this shared machine the load shifts within a minute, and a
-   * trivial figure taken minutes earlier moved a ratio by half (0.43 to 0.72 for the same route).
-   */
-  const paired = (url, headers, extra = {}) => {
-    const pairs = [];
-    for (let i = 0; i < PAIRS; i++) {
-      const t = wrk(trivialUrl, probe.auth, WRK);
-      const r = wrk(url, headers, { ...WRK, ...extra });
-      pairs.push({ r, t, rps: r.rps / t.rps, p99: r.p99 / t.p99 });
-    }
-    return {
-      rps: median(pairs.map((x) => x.rps)),
-      p99: median(pairs.map((x) => x.p99)),
-      trivialRps: median(pairs.map((x) => x.t.rps)),
-      trivialP99: median(pairs.map((x) => x.t.p99)),
-      run: pairs.map((x) => x.r).sort((a, b) => a.rps - b.rps)[Math.floor(PAIRS / 2)],
-      non2xx: pairs.reduce((n, x) => n + x.r.non2xx, 0),
-    };
-  };
+  // wrk on the trivial route and on a route in turn, PAIRS times (lib/paired.mjs).
+  const paired = trivialRun.paired;
 
   const createLua = join(worker.state, "..", "hot-paths-create.lua");
   const summary = [];
@@ -184,7 +166,7 @@ try {
     );
 
     // Match at 10 connections, plain and revalidated (If-None-Match of the first answer's ETag).
-    const matchPath = "/api/passwords/match?url=https%3A%2F%2Flogin.site42.example.com%2Fx";
+    const matchPath = MATCH_PATH;
     const first = await u.call("GET", matchPath);
     const matchPaired = paired(`${worker.base}${matchPath}`, u.auth);
     const match = matchPaired.run;

@@ -4,7 +4,7 @@
 // in alternating repetitions, so both see the same moment of this shared machine. Also prints the
 // bytes on the wire with and without Accept-Encoding, and, for our side, the runtime's memory
 // growth during the pull, and whether the page-framed answer came whole (decoded and counted).
-//   node bench/peer-sync.mjs [--peer /tmp/nodewarden] [--sizes 1000,10000,100000] [--runs 7] [--port 8780] [--peer-port 8790]
+//   node bench/peer-sync.mjs [--peer /tmp/nodewarden] [--sizes 1000,10000] [--runs 5] [--port 8780] [--peer-port 8790]
 // --peer names a checkout of NodeWarden (github.com/shuaiplus/NodeWarden, measured at 246c73a).
 // The bench prepares that directory for a local run and changes nothing else: a wrangler.bench.toml
 // without the web app's build step and cron, an empty dist/, a .dev.vars with a random JWT_SECRET,
@@ -13,6 +13,13 @@
 // Its sync answer is cached per revision for 30 s (caches.default); the first pull of a size is
 // printed apart ("cold") and the repetitions are what a client pulling again within 30 s gets.
 // Without --peer only our figures are printed.
+// Beside the pull, at each size (lib/peer-ratios.mjs): create at --connections for --seconds, ours
+// against the peer's POST /api/ciphers, in --pairs alternating wrk runs, and one at a time (p50);
+// our autofill match p50 and p99 against our trivial route (lib/paired.mjs, as bench/hot-paths.mjs);
+// catch-up on 100 changes, the peer's full sync against our delta pull. Ends with one table of the
+// ratios at the largest size, and the load average at start and end (the machine may be shared).
+//   [--seconds 5] [--connections 10] [--pairs 3]; the default sizes are 1,000 and 10,000 (--sizes
+//   1000,10000,100000 adds the 100,000 pull of docs/scale.md).
 import { parseArgs } from "node:util";
 import { execFileSync, spawn } from "node:child_process";
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
@@ -23,6 +30,7 @@ import { gunzipSync } from "node:zlib";
 import {
   b64,
   benchSession,
+  ensureWrk,
   fmt,
   memKiB,
   seedEntries,
@@ -30,12 +38,16 @@ import {
   workerdPids,
 } from "./lib/harness.mjs";
 import { ROOT } from "../scripts/lib/dev-identity.mjs";
+import { peerRatios, printRatioTable } from "./lib/peer-ratios.mjs";
 
 const { values } = parseArgs({
   options: {
     peer: { type: "string" },
-    sizes: { type: "string", default: "1000,10000,100000" },
-    runs: { type: "string", default: "7" },
+    sizes: { type: "string", default: "1000,10000" },
+    runs: { type: "string", default: "5" },
+    seconds: { type: "string", default: "5" },
+    connections: { type: "string", default: "10" },
+    pairs: { type: "string", default: "3" },
     port: { type: "string", default: "8780" },
     "peer-port": { type: "string", default: "8790" },
   },
@@ -258,6 +270,11 @@ function seedPeer(peer, n) {
   return `${unsigned}.${createHmac("sha256", peer.secret).update(unsigned).digest("base64url")}`;
 }
 
+const loadavg = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+const load = { start: loadavg(), end: "" };
+console.log(`load average at start: ${load.start} (shared machine: figures indicative only)`);
+
+ensureWrk();
 // State directories named by port, so two runs side by side do not share (and wipe) one.
 const worker = await startWorker({
   port: Number(values.port),
@@ -269,16 +286,17 @@ try {
   if (values.peer) peer = await startPeer(values.peer, Number(values["peer-port"]));
   const { runtime } = workerdPids(Number(values.port));
   const summary = [];
+  const ratios = [];
   for (const n of SIZES) {
     // Every envelope its own random bytes up to 10,000 entries, as real ciphertext is, so the
     // compressed figure is honest; the 100,000 vault repeats one per 100 rows to keep its SQL small.
     seedEntries(worker, `peer-${n}`, n, `peer-sync-seed-${values.port}-${n}`, {
       unique: n <= 10_000,
     });
-    const ours = getter(worker.base, (await benchSession(worker.base, `peer-${n}`)).auth);
-    const theirs = peer
-      ? getter(peer.base, { Authorization: `Bearer ${seedPeer(peer, n)}` })
-      : null;
+    const session = await benchSession(worker.base, `peer-${n}`);
+    const ours = getter(worker.base, session.auth);
+    const peerAuth = peer ? { Authorization: `Bearer ${seedPeer(peer, n)}` } : null;
+    const theirs = peer ? getter(peer.base, peerAuth) : null;
     console.log(`\n--- vault of ${n.toLocaleString("en")} entries ---`);
     const ourCold = await ours("/api/passwords/sync");
     const theirCold = theirs ? await theirs("/api/sync") : null;
@@ -346,6 +364,23 @@ try {
     );
     row("bytes on the wire, page-framed", `plain ${wire(pagesPlain)}   gzip ${wire(pagesGz)}`);
     row("page-framed answer, decoded", completeness(pagesGz, n));
+    ratios.push(
+      await peerRatios({
+        base: worker.base,
+        session,
+        userId: `peer-${n}`,
+        n,
+        peer: peer ? { base: peer.base, auth: peerAuth, pull: theirs } : null,
+        opts: {
+          seconds: Number(values.seconds),
+          connections: Number(values.connections),
+          pairs: Number(values.pairs),
+          runs: RUNS,
+          tag: `${values.port}-${n}`,
+        },
+        row,
+      }),
+    );
   }
   console.log(
     "\nentries    ours ms   peer ms   ours/peer   RSS growth MiB   (targets: 10,000 <= 0.5x peer; 100,000 <= 1,200 ms and < 50 MiB)",
@@ -354,6 +389,8 @@ try {
     console.log(
       `${String(s.n).padEnd(10)} ${fmt(s.ours, 0).padStart(7)}   ${fmt(s.peer, 0).padStart(7)}   ${fmt(s.ours / s.peer).padStart(9)}   ${fmt(s.grew, 1).padStart(14)}`,
     );
+  load.end = loadavg();
+  printRatioTable(summary, ratios, load);
 } finally {
   worker.stop();
   peer?.stop();
