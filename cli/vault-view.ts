@@ -28,6 +28,7 @@ import {
   type ImportedCredential,
   type ImportProvider,
   type VaultFileItem,
+  vaultFileItem,
 } from "../core/importers";
 import type { StoredPasskey } from "../core/passkeys";
 import { CliError, EXIT, usage } from "./errors";
@@ -245,16 +246,7 @@ export class VaultView {
         unreadable++;
         continue;
       }
-      items.push({
-        id: e.id,
-        name: e.name,
-        website: e.website ?? null,
-        url: e.url ?? null,
-        tags: e.tags ?? [],
-        created_at: e.created_at,
-        updated_at: e.updated_at,
-        secrets,
-      });
+      items.push(vaultFileItem(e, secrets));
     }
     return { items, unreadable };
   }

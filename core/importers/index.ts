@@ -21,4 +21,5 @@ export {
   vaultFileBody,
   type VaultFileBody,
   type VaultFileItem,
+  vaultFileItem,
 } from "./vault-file";

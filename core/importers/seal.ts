@@ -10,7 +10,7 @@ import { sealInput } from "../vault";
 import { isCxf, type StoredPasskey } from "../passkeys";
 import type { ImportedCredential } from "./model";
 import { secretPayload } from "./read";
-import { isServerExport, isVaultFileBody } from "./vault-file";
+import { importEntry, isServerExport, isVaultFileBody } from "./vault-file";
 
 export function problemOf(c: ImportedCredential, passkeys = 0): string | null {
   if (passkeys && c.name.trim() && c.name.length <= 500) return null;
@@ -50,15 +50,7 @@ export async function sealCredential(
     ...(s.identity ? { identity: s.identity } : {}),
     ...(s.password_history ? { password_history: s.password_history } : {}),
   });
-  return {
-    ...data,
-    id,
-    website: data.website ?? null,
-    url: data.url ?? null,
-    tags: data.tags ?? [],
-    domain_hash: data.domain_hash ?? null,
-    encryption_version: 3,
-  };
+  return importEntry(id, data);
 }
 
 /** A JSON object of the shape `is` recognises, or null. */

@@ -25,6 +25,25 @@ export type VaultFileItem = {
   secrets: EntrySecrets;
 };
 
+/** One entry as the vault file holds it: what the server lists of it, and its opened secrets. */
+export const vaultFileItem = (
+  e: Pick<VaultFileItem, "id" | "name" | "created_at" | "updated_at"> & {
+    website?: string | null;
+    url?: string | null;
+    tags?: string[] | null;
+  },
+  secrets: EntrySecrets,
+): VaultFileItem => ({
+  id: e.id,
+  name: e.name,
+  website: e.website ?? null,
+  url: e.url ?? null,
+  tags: e.tags ?? [],
+  created_at: e.created_at,
+  updated_at: e.updated_at,
+  secrets,
+});
+
 export const VAULT_FILE_FORMAT = "credential-vault-export";
 export const VAULT_FILE_VERSION = 2;
 
@@ -110,6 +129,14 @@ export async function sealItem(
     url: item.url ?? "",
     tags: item.tags ?? [],
   });
+  return importEntry(id, data);
+}
+
+/** A sealed entry as the import route takes it: under its own id, its absent parts null. */
+export function importEntry(
+  id: string,
+  data: Awaited<ReturnType<typeof sealInput>>["data"],
+): ImportEntry {
   return {
     ...data,
     id,

@@ -15,7 +15,7 @@ import { DEV_PASSWORD } from "../../scripts/lib/dev-oidc.mjs";
 import { deriveVaultKeys, openEntry, PBKDF2_ITERATIONS, placeOf } from "../../core/crypto";
 import { sealInput } from "../../core/vault";
 import { codeOfField } from "../../src/kernel/totp";
-import { startServers, type Servers } from "./servers";
+import { apiAs, startServers, type Servers } from "./servers";
 import { type Sshd, run, startSshd } from "./sshd";
 import { signInAtProvider, VAULT_BIN, vault, waitFor, type CliEnv } from "./support";
 
@@ -31,25 +31,8 @@ const user = { sub: `cli-${Date.now()}`, email: `cli-${Date.now()}@example.test`
 const dirs: string[] = [];
 let sshd: Sshd | undefined;
 
-const session = () =>
-  JSON.parse(readFileSync(join(env.VAULT_CLI_HOME!, "session.json"), "utf8")) as {
-    tokens: { access: string };
-  };
-
-async function call(method: string, path: string, body?: unknown) {
-  const auth = { authorization: `Bearer ${session().tokens.access}` };
-  const csrf = (await (
-    await fetch(`${at.base}/api/auth/csrf-token`, { headers: auth })
-  ).json()) as {
-    csrfToken: string;
-  };
-  const res = await fetch(`${at.base}${path}`, {
-    method,
-    headers: { ...auth, "x-csrf-token": csrf.csrfToken, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
+const call = (method: string, path: string, body?: unknown) =>
+  apiAs(at.base, env.VAULT_CLI_HOME!)(method, path, body);
 
 /** Entries sealed as the web app seals them, pushed as another device of the person would. */
 async function seed() {

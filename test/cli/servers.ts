@@ -59,6 +59,28 @@ export type Person = {
   cleanup: () => void;
 };
 
+/**
+ * A call to the API as the command line signed in under `home` is: its current access token (read
+ * anew each call, as the command line renews it), with a CSRF token as the web app sends one.
+ */
+export function apiAs(base: string, home: string): Person["call"] {
+  const token = () =>
+    (JSON.parse(readFileSync(join(home, "session.json"), "utf8")) as { tokens: { access: string } })
+      .tokens.access;
+  return async (method, path, body) => {
+    const auth = { authorization: `Bearer ${token()}` };
+    const csrf = (await (await fetch(`${base}/api/auth/csrf-token`, { headers: auth })).json()) as {
+      csrfToken: string;
+    };
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { ...auth, "x-csrf-token": csrf.csrfToken, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+}
+
 export async function person(at: Servers, tag: string): Promise<Person> {
   const stamp = `${tag}-${Date.now()}`;
   const sub = `cli-${stamp}`;
@@ -70,23 +92,7 @@ export async function person(at: Servers, tag: string): Promise<Person> {
   const home = mkdtempSync(join(tmpdir(), "vault-cli-home-"));
   const agent = mkdtempSync(join(tmpdir(), "vca-"));
   const env = { VAULT_CLI_HOME: home, VAULT_AGENT_DIR: agent, VAULT_NO_BROWSER: "1" };
-  const token = () =>
-    (JSON.parse(readFileSync(join(home, "session.json"), "utf8")) as { tokens: { access: string } })
-      .tokens.access;
-  const call = async (method: string, path: string, body?: unknown) => {
-    const auth = { authorization: `Bearer ${token()}` };
-    const csrf = (await (
-      await fetch(`${at.base}/api/auth/csrf-token`, { headers: auth })
-    ).json()) as {
-      csrfToken: string;
-    };
-    const res = await fetch(`${at.base}${path}`, {
-      method,
-      headers: { ...auth, "x-csrf-token": csrf.csrfToken, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  };
+  const call = apiAs(at.base, home);
   const cleanup = () => {
     for (const d of [home, agent]) rmSync(d, { recursive: true, force: true });
   };

@@ -27,6 +27,7 @@ import {
   vaultFileBody,
   type VaultFileBody,
   type VaultFileItem,
+  vaultFileItem,
 } from "../../../core/importers";
 import type { LocalEntry } from "../../../core/store";
 import type { AppContext } from "../shell/context";
@@ -52,16 +53,7 @@ export async function vaultItems(
   let unreadable = 0;
   for (const e of await app.vault.list()) {
     try {
-      items.push({
-        id: e.id,
-        name: e.name,
-        website: e.website ?? null,
-        url: e.url ?? null,
-        tags: e.tags ?? [],
-        created_at: e.created_at,
-        updated_at: e.updated_at,
-        secrets: await app.vault.secrets(e),
-      });
+      items.push(vaultFileItem(e, await app.vault.secrets(e)));
     } catch {
       unreadable++;
     }
