@@ -208,6 +208,8 @@ export type CreateOptions = {
   hideSender?: boolean;
   recipients?: string[];
   label?: string;
+  /** A label already sealed under the vault key elsewhere (the command line's agent holds the key). */
+  sealedLabel?: { iv: string; ciphertext: string };
 };
 
 /** A label's UTF-8 bytes fit the server's 256-byte sealed part with room for the GCM tag. */
@@ -279,7 +281,8 @@ export async function createLink(
     hide_sender: !!opts.hideSender,
   };
   if (opts.recipients?.length) body.recipients = opts.recipients;
-  if (opts.label && vaultKey) body.label = await sealLabel(vaultKey, opts.label);
+  if (opts.sealedLabel) body.label = opts.sealedLabel;
+  else if (opts.label && vaultKey) body.label = await sealLabel(vaultKey, opts.label);
   if (opts.passphrase) {
     const salt = newSalt();
     body.passphrase = { salt, verifier: await passphraseVerifier(opts.passphrase, salt) };
