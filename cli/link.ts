@@ -13,6 +13,9 @@ import {
   entryLinkFields,
   LINK_ENDPOINTS,
   MAX_LABEL_BYTES,
+  MAX_LINK_CONTENT_BYTES,
+  MAX_LINK_FILE_BYTES,
+  sealedBytes,
   type CreateOptions,
   type EntryLinkField,
   type LinkPayload,
@@ -35,8 +38,6 @@ export const EXPIRY: Record<string, number> = {
   "7d": 7 * 24 * 3600,
   "30d": 30 * 24 * 3600,
 };
-/** The server's limit for a link's file (MAX_FILE_BYTES of the attachments domain): 25 MB. */
-export const MAX_FILE_BYTES = 25 * 1024 * 1024;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** A browser names a file's type from its extension; these are the common ones, else bytes. */
@@ -123,8 +124,7 @@ function fileOf(path: string): LinkPayload {
     throw new CliError(`${path} cannot be read: ${(e as Error).message}`, EXIT.FAILED);
   }
   // Refused before reading or sealing: the server would refuse the body, and nothing is made.
-  if (size > MAX_FILE_BYTES)
-    throw new CliError(`${path} is larger than 25 MB, the most a link carries`, EXIT.FAILED);
+  if (size > MAX_LINK_FILE_BYTES) throw tooLarge(path);
   let bytes: Uint8Array;
   try {
     bytes = new Uint8Array(readFileSync(path));
@@ -132,8 +132,16 @@ function fileOf(path: string): LinkPayload {
     throw new CliError(`${path} cannot be read: ${(e as Error).message}`, EXIT.FAILED);
   }
   const mime = MIME[extname(path).toLowerCase()] ?? "application/octet-stream";
-  return { type: "file", name: basename(path), mime, bytes };
+  const p: LinkPayload = { type: "file", name: basename(path), mime, bytes };
+  if (sealedBytes(p) > MAX_LINK_CONTENT_BYTES) throw tooLarge(path);
+  return p;
 }
+
+const tooLarge = (path: string) =>
+  new CliError(
+    `${path} is too large for a link: it carries at most 25 MB (${MAX_LINK_FILE_BYTES} bytes), the file's name and type included`,
+    EXIT.FAILED,
+  );
 
 /** What the link carries: exactly one of <entry>, --file and --text-fd. */
 async function payloadOf(args: string[], o: Opts, lists: Lists): Promise<LinkPayload> {

@@ -46,6 +46,23 @@ async function openAsRecipient(url: string, verifier?: string) {
   return { status: 200, payload: await openPayload(u.hash.slice(1), body.content) };
 }
 
+/** A file of `size` zero bytes, made without writing them. */
+function sparse(path: string, size: number) {
+  const fd = openSync(path, "w");
+  ftruncateSync(fd, size);
+  closeSync(fd);
+}
+
+/**
+ * The largest file named edge.bin a link carries: the server stores at most 25 MB plus IV and tag
+ * (src/domains/attachments), and the frame (a length and a JSON header with name and type) is sealed
+ * with the bytes.
+ */
+const EDGE_BYTES =
+  25 * 1024 * 1024 -
+  4 -
+  JSON.stringify({ v: 1, type: "file", name: "edge.bin", mime: "application/octet-stream" }).length;
+
 const made = (stdout: string) =>
   JSON.parse(stdout) as { id: string; url: string; expires_at: string; max_views: number };
 const linkIds = async () =>
@@ -139,6 +156,16 @@ describe("vault link", () => {
     expect(((await meta.json()) as { state: string }).state).toBe("used_up");
   });
 
+  it("links a file of the largest size the server stores, its name and type sealed with it", async () => {
+    const edge = join(alice.env.VAULT_CLI_HOME!, "edge.bin");
+    sparse(edge, EDGE_BYTES);
+    const r = await vault(alice.env, ["link", "--file", edge, "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const { payload } = await openAsRecipient(made(r.stdout).url);
+    const bytes = (payload as { bytes: Uint8Array }).bytes;
+    expect([bytes.length, bytes.every((b) => b === 0)]).toEqual([EDGE_BYTES, true]);
+  }, 120_000);
+
   it("links a text read from a file descriptor, byte for byte", async () => {
     const text = "line one\n  indented ✓\nlast line without newline";
     const r = await vault(alice.env, ["link", "--text-fd", "3", "--json"], { fd3: text });
@@ -171,15 +198,17 @@ describe("vault link", () => {
     const before = await linkIds();
     const dir = alice.env.VAULT_CLI_HOME!;
     const big = join(dir, "big.bin");
-    const fd = openSync(big, "w");
-    ftruncateSync(fd, 25 * 1024 * 1024 + 1);
-    closeSync(fd);
+    sparse(big, 25 * 1024 * 1024 + 1);
+    // One byte over what the server stores once the name and type are sealed with it.
+    const edge = join(dir, "edge.bin");
+    sparse(edge, EDGE_BYTES + 1);
     const cases: [string[], number, RegExp][] = [
+      [["link", "--file", edge], 1, /edge\.bin is too large for a link/],
       [["link", "No such entry"], 6, /No entry named "No such entry"/],
       [["link", "Bank login", "-f", "pin"], 6, /has no pin/],
       [["link", "--file", join(dir, "missing.txt")], 1, /missing\.txt cannot be read/],
       [["link", "--file", dir], 1, /cannot be read/],
-      [["link", "--file", big], 1, /larger than 25 MB/],
+      [["link", "--file", big], 1, /big\.bin is too large for a link: it carries at most 25 MB/],
       [["link", "Bank login", "--expires", "2h"], 2, /--expires takes 1h, 1d, 7d or 30d/],
       [["link", "Bank login", "--max-views", "101"], 2, /--max-views/],
       [["link", "--text-fd", "3"], 2, /empty/],
