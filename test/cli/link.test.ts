@@ -2,13 +2,24 @@
  * `vault link` end to end (docs/cli.md, "Secure links"): the real command against a real worker.
  * Each link it makes is opened as a recipient opens one: the ciphertext fetched through the public
  * route with no account, opened with the key in the URL's fragment by the core's code
- * (core/links openPayload, the one the web app's /l page runs), and compared with what was sent.
+ * (core/links openPayload, the one the web app's /l page runs), and compared with what was sent;
+ * two are opened in the web app's own link page, in Chromium with no account.
  * Refusals make nothing: the person's links, listed through the API, are the same before and after.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { closeSync, openSync, writeFileSync, ftruncateSync } from "node:fs";
-import { join } from "node:path";
+import {
+  closeSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHROMIUM, CHROMIUM_ARGS } from "../../client/test/support/chromium";
 import { deriveVaultKeys, PBKDF2_ITERATIONS } from "../../core/crypto";
 import { openPayload, passphraseVerifier } from "../../core/links";
 import { sealInput, type EntryInput } from "../../core/vault";
@@ -16,6 +27,8 @@ import { person, signIn, startServers, type Person, type Servers } from "./serve
 import { vault } from "./support";
 
 const PASSPHRASE = "link side passphrase";
+/** Where the browser suite keeps its screenshots (client/test/support/browser.ts). */
+const SHOTS = join(dirname(fileURLToPath(import.meta.url)), "../../test-artifacts/screenshots");
 let at: Servers;
 let alice: Person;
 
@@ -193,6 +206,38 @@ describe("vault link", () => {
     expect(opened.status).toBe(200);
     expect((opened.payload as { fields: unknown[] }).fields).toHaveLength(4);
   });
+
+  it("opens in the web app's link page in a browser with no account: the fields and the file's bytes", async () => {
+    const fields = made(
+      (await vault(alice.env, ["link", "Bank login", "-f", "username", "-f", "password", "--json"]))
+        .stdout,
+    );
+    const file = join(alice.env.VAULT_CLI_HOME!, "lease.txt");
+    const bytes = Buffer.from(`Lease ${"clause ".repeat(2000)}signed ✓`);
+    writeFileSync(file, bytes);
+    const filed = made((await vault(alice.env, ["link", "--file", file, "--json"])).stdout);
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    try {
+      const page = await (await browser.newContext({ acceptDownloads: true })).newPage();
+      await page.goto(fields.url);
+      await page.getByRole("button", { name: "Show the secret" }).click();
+      await expect
+        .poll(() => page.locator("#link-fields .link-value").allInnerTexts())
+        .toEqual(["alice@bank", ENTRY.password]);
+      mkdirSync(SHOTS, { recursive: true });
+      await page.screenshot({ path: join(SHOTS, "cli-link-opened.png"), fullPage: true });
+      await page.goto(filed.url);
+      await page.getByRole("button", { name: "Show the secret" }).click();
+      const [download] = await Promise.all([
+        page.waitForEvent("download"),
+        page.getByRole("link", { name: "Download lease.txt" }).click(),
+      ]);
+      expect(download.suggestedFilename()).toBe("lease.txt");
+      expect(readFileSync((await download.path())!).equals(bytes)).toBe(true);
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
 
   it("refuses a bad entry, field, file or option with the right code and makes no link", async () => {
     const before = await linkIds();
