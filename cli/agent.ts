@@ -12,7 +12,7 @@ import { keyVersion } from "../core/crypto";
 import { openLabel, sealLabel } from "../core/links";
 import { apiFor } from "./device";
 import { CliError, EXIT } from "./errors";
-import { entryFieldsForLink } from "./link";
+import { entryFieldsForLink } from "./link-fields";
 import { freshSignIn } from "./oidc";
 import { saveSignIn, socketPath } from "./state";
 import type { ImportProvider } from "../core/importers";

@@ -10,7 +10,6 @@ import { readFileSync, statSync } from "node:fs";
 import { basename, extname } from "node:path";
 import {
   createLink,
-  entryLinkFields,
   LINK_ENDPOINTS,
   MAX_LABEL_BYTES,
   MAX_LINK_CONTENT_BYTES,
@@ -26,7 +25,6 @@ import { apiFor } from "./device";
 import { CliError, EXIT, usage } from "./errors";
 import { passphraseFromFd, promptPassphrase } from "./prompt";
 import { requireSignIn } from "./state";
-import type { VaultView } from "./vault-view";
 
 type Opts = Record<string, string | boolean | undefined>;
 type Lists = Record<string, string[] | undefined>;
@@ -54,21 +52,6 @@ const MIME: Record<string, string> = {
 };
 
 const str = (v: Opts[string]) => (typeof v === "string" ? v : undefined);
-
-/** The fields of an entry the web app's "Share by link" offers, with what it ticks by default (agent side). */
-export async function entryFieldsForLink(
-  view: VaultView,
-  nameOrId: string,
-): Promise<EntryLinkField[]> {
-  const e = view.find(nameOrId);
-  const s = await view.open(e);
-  return entryLinkFields(e, {
-    username: s.username ?? "",
-    password: s.password ?? "",
-    notes: s.notes ?? "",
-    totp: s.totp ?? "",
-  });
-}
 
 /** Each `-f` names a field by key (`password`) or by its label (`TOTP secret`); none: the web app's ticked ones. */
 export function chooseFields(all: EntryLinkField[], wanted: string[], entry: string) {
