@@ -9,8 +9,10 @@ import { createServer, type Socket } from "node:net";
 import { rmSync } from "node:fs";
 import { ApiError, OfflineError } from "../core/api";
 import { keyVersion } from "../core/crypto";
+import { openLabel, sealLabel } from "../core/links";
 import { apiFor } from "./device";
 import { CliError, EXIT } from "./errors";
+import { entryFieldsForLink } from "./link-fields";
 import { freshSignIn } from "./oidc";
 import { saveSignIn, socketPath } from "./state";
 import type { ImportProvider } from "../core/importers";
@@ -35,6 +37,9 @@ export type AgentRequest =
   | { op: "attachment"; entry: string; name: string }
   | { op: "exportPlain" }
   | { op: "importBatch"; rows: ImportRow[]; provider: ImportProvider; key: string }
+  | { op: "linkFields"; entry: string }
+  | { op: "sealLinkLabel"; label: string }
+  | { op: "openLinkLabels"; labels: ({ iv: string; ciphertext: string } | null)[] }
   | { op: "sshKeys" }
   | { op: "sshSign"; blob: string; data: string; flags?: number };
 
@@ -148,6 +153,14 @@ export async function runAgent(): Promise<void> {
       }
       case "importBatch":
         return await view.importBatch(req.rows, req.provider, req.key);
+      case "linkFields":
+        return { fields: await entryFieldsForLink(view, req.entry) };
+      case "sealLinkLabel":
+        return { sealed: await sealLabel(view.keys.vaultKey, req.label) };
+      case "openLinkLabels": {
+        const key = view.keys.vaultKey;
+        return { labels: await Promise.all(req.labels.map((l) => (l ? openLabel(key, l) : null))) };
+      }
       case "sshKeys":
         return { keys: await view.sshKeys() };
       case "sshSign":

@@ -1,5 +1,6 @@
 /** Every command's `--help` text and the options it takes (main.ts parses by these). */
-export type OptionSpec = Record<string, { value: boolean; short?: string }>;
+/** `many`: the option may be given more than once; every value is kept, in order. */
+export type OptionSpec = Record<string, { value: boolean; short?: string; many?: boolean }>;
 export type CommandSpec = { usage: string; summary: string; details: string; options: OptionSpec };
 
 const json = { json: { value: false } };
@@ -190,6 +191,48 @@ fails the command and nothing is sent. Each entry is sealed here as the web app 
 entry and sent in batches of 50; entries that cannot be imported are skipped and named with the
 reason. Prints the counts (--json: {imported, skipped, errors}).`,
     options: { format: { value: true }, "password-fd": { value: true }, ...json },
+  },
+  link: {
+    usage: `vault link <entry> [-f <field>]... [options] [--json]
+       vault link --file <path> [options] [--json]
+       vault link --text-fd <n> [options] [--json]
+       vault link --list [--json]
+       vault link --revoke <id> [--json]`,
+    summary: "Make a secure link to fields of an entry, a file or a text; list or revoke links",
+    details: `A secure link is sealed on this computer, as the web app's "Share by link" and Secure
+links page seal one, under a new key that is only in the link (after #): the server stores
+ciphertext it cannot open. Prints the link; it is shown only now (--json: {id, url, expires_at,
+max_views}).
+
+<entry> (a name or an id) sends the fields the web app ticks by default: name, website, username
+and password, those that are not empty. Each -f <field> picks one instead: name, website,
+username, password, notes, totp (the TOTP secret, which makes codes for as long as it is kept).
+--file <path> sends a file of up to 25 MB with its name. --text-fd <n> sends the text read from
+file descriptor <n> (never an argument: a command line is readable by every user of the machine).
+
+Options, as the web app offers them: --expires 1h|1d|7d|30d (default 7d); --max-views <n>, 1 to
+100 (default 1); a passphrase the recipient must type, read from --passphrase-fd <n> or asked at
+a prompt with --passphrase (never an argument); --recipient <email> (repeat, up to 10): only these
+addresses open it, each with a code mailed to it; --hide-sender; --label <text>, which only you
+read (sealed under the vault key: needs the vault unlocked).
+
+--list prints your links (id, kind, state, views, expiry; labels when unlocked). --revoke <id>
+stops a link at once and deletes its content.`,
+    options: {
+      field: { value: true, short: "f", many: true },
+      file: { value: true },
+      "text-fd": { value: true },
+      expires: { value: true },
+      "max-views": { value: true },
+      passphrase: { value: false },
+      "passphrase-fd": { value: true },
+      recipient: { value: true, many: true },
+      "hide-sender": { value: false },
+      label: { value: true },
+      list: { value: false },
+      revoke: { value: true },
+      ...json,
+    },
   },
   "ssh-agent": {
     usage: "vault ssh-agent [--socket <path>] [--foreground]",

@@ -9,17 +9,25 @@ import { CliError, EXIT, usage } from "./errors";
 import { COMMANDS, commandHelp, mainHelp, type OptionSpec } from "./help";
 import { inject, runWith } from "./run";
 import { exportVault, importFile } from "./transfer";
+import { listLinks, makeLink, revokeLink } from "./link";
 import { fieldsOf } from "./write";
 import { defaultSshSocket, runSshAgent, startSshAgent } from "./ssh-agent";
 
-type Parsed = { opts: Record<string, string | boolean>; args: string[]; rest: string[] };
+/** `lists` holds the values of an option given more than once (`many` in its spec), in order. */
+type Parsed = {
+  opts: Record<string, string | boolean>;
+  lists: Record<string, string[]>;
+  args: string[];
+  rest: string[];
+};
 
 export function parse(argv: string[], spec: OptionSpec): Parsed {
   const opts: Record<string, string | boolean> = {};
+  const lists: Record<string, string[]> = {};
   const args: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
-    if (a === "--") return { opts, args, rest: argv.slice(i + 1) };
+    if (a === "--") return { opts, lists, args, rest: argv.slice(i + 1) };
     const long = /^--([a-z-]+)(?:=(.*))?$/.exec(a);
     const short = /^-([a-z])$/.exec(a);
     const name = long
@@ -40,8 +48,9 @@ export function parse(argv: string[], spec: OptionSpec): Parsed {
     const value = long?.[2] ?? argv[++i];
     if (value === undefined) throw usage(`--${name} needs a value`);
     opts[name] = value;
+    if (spec[name].many) (lists[name] ??= []).push(value);
   }
-  return { opts, args, rest: [] };
+  return { opts, lists, args, rest: [] };
 }
 
 const out = (text: string) => process.stdout.write(text);
@@ -190,6 +199,8 @@ async function dispatch(name: string, p: Parsed): Promise<number> {
       if (opts.foreground) await runSshAgent(path, (line) => process.stderr.write(`${line}\n`));
       return EXIT.OK;
     }
+    case "link":
+      return link(p);
     case "run":
       exactArgs(args, 0, name);
       return runWith(p.rest, { mask: opts["no-masking"] !== true });
@@ -204,6 +215,37 @@ async function dispatch(name: string, p: Parsed): Promise<number> {
     }
   }
   throw usage(`Unknown command ${name}`);
+}
+
+async function link({ opts, lists, args }: Parsed): Promise<number> {
+  const json = opts.json === true;
+  const revoke = typeof opts.revoke === "string" ? opts.revoke : undefined;
+  if (opts.list || revoke !== undefined) {
+    if (args.length || (opts.list && revoke !== undefined))
+      throw usage("--list and --revoke take nothing else");
+    if (revoke !== undefined) {
+      const r = await revokeLink(revoke);
+      if (json) printJson(r);
+      else out(`Revoked ${r.id}\n`);
+      return EXIT.OK;
+    }
+    const r = await listLinks();
+    if (json) printJson(r);
+    else
+      out(
+        r.links
+          .map(
+            (l) =>
+              `${l.id}\t${l.kind}\t${l.state}\t${l.views_used}/${l.max_views} views\texpires ${l.expires_at}${l.label ? `\t${l.label}` : ""}\n`,
+          )
+          .join(""),
+      );
+    return EXIT.OK;
+  }
+  const r = await makeLink(args, opts, lists);
+  if (json) printJson(r);
+  else out(`${r.url}\n`);
+  return EXIT.OK;
 }
 
 export async function main(argv: string[]): Promise<number> {

@@ -94,20 +94,36 @@ export function entryLinkFields(
 }
 
 const IV_BYTES = 12;
+const GCM_TAG_BYTES = 16;
 const enc = new TextEncoder();
+
+/** A link's file: 25 MB, the attachment limit the server applies to a link's content too. */
+export const MAX_LINK_FILE_BYTES = 25 * 1024 * 1024;
+/** The most content the server stores for a link: IV ‖ ciphertext ‖ tag of 25 MB (src/domains/attachments). */
+export const MAX_LINK_CONTENT_BYTES = MAX_LINK_FILE_BYTES + IV_BYTES + GCM_TAG_BYTES;
+
+/**
+ * The bytes the server will count for this payload once sealed: the frame (header with the file's
+ * name and type) rides inside the ciphertext, so a file just under 25 MB can still be too large.
+ */
+export const sealedBytes = (p: LinkPayload) =>
+  IV_BYTES + 4 + headerOf(p).length + (p.type === "file" ? p.bytes.length : 0) + GCM_TAG_BYTES;
 
 /**
  * Plaintext layout: 4-byte big-endian length of a JSON header, the header, then the file's bytes
  * (none for text). Name and type sit inside the ciphertext, not beside it.
  */
-function frame(p: LinkPayload): Uint8Array {
-  const header = enc.encode(
+const headerOf = (p: LinkPayload) =>
+  enc.encode(
     JSON.stringify(
       p.type === "text"
         ? { v: 1, type: "text", fields: p.fields }
         : { v: 1, type: "file", name: p.name, mime: p.mime },
     ),
   );
+
+function frame(p: LinkPayload): Uint8Array {
+  const header = headerOf(p);
   const body = p.type === "file" ? p.bytes : new Uint8Array(0);
   const out = new Uint8Array(4 + header.length + body.length);
   new DataView(out.buffer).setUint32(0, header.length);
@@ -208,6 +224,8 @@ export type CreateOptions = {
   hideSender?: boolean;
   recipients?: string[];
   label?: string;
+  /** A label already sealed under the vault key elsewhere (the command line's agent holds the key). */
+  sealedLabel?: { iv: string; ciphertext: string };
 };
 
 /** A label's UTF-8 bytes fit the server's 256-byte sealed part with room for the GCM tag. */
@@ -279,7 +297,8 @@ export async function createLink(
     hide_sender: !!opts.hideSender,
   };
   if (opts.recipients?.length) body.recipients = opts.recipients;
-  if (opts.label && vaultKey) body.label = await sealLabel(vaultKey, opts.label);
+  if (opts.sealedLabel) body.label = opts.sealedLabel;
+  else if (opts.label && vaultKey) body.label = await sealLabel(vaultKey, opts.label);
   if (opts.passphrase) {
     const salt = newSalt();
     body.passphrase = { salt, verifier: await passphraseVerifier(opts.passphrase, salt) };

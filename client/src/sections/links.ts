@@ -7,14 +7,15 @@ import type { AppContext } from "../shell/context";
 import {
   createLink,
   LINK_ENDPOINTS,
+  MAX_LINK_CONTENT_BYTES,
+  MAX_LINK_FILE_BYTES,
   openLabel,
+  sealedBytes,
   type LinkPayload,
   type SecureLink,
 } from "../../../core/links";
 import { el, errorText, formatTime, linkOptions, showLink } from "../../../core/ui";
 
-/** The attachment size limit: 25 MB of file. */
-const MAX_FILE_BYTES = 25 * 1024 * 1024;
 const STATE: Record<SecureLink["state"], string> = {
   active: "Active",
   expired: "Expired",
@@ -98,13 +99,15 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
         : "Write the text to share.";
     const f = file.files?.[0];
     if (!f) return "Choose a file to share.";
-    if (f.size > MAX_FILE_BYTES) return "The file is larger than 25 MB.";
-    return {
+    if (f.size > MAX_LINK_FILE_BYTES) return "The file is larger than 25 MB.";
+    const p: LinkPayload = {
       type: "file",
       name: f.name,
       mime: f.type || "application/octet-stream",
       bytes: new Uint8Array(await f.arrayBuffer()),
     };
+    // Its name and type are sealed with it: a file of nearly 25 MB may not leave room for them.
+    return sealedBytes(p) > MAX_LINK_CONTENT_BYTES ? "The file is larger than 25 MB." : p;
   }
 
   form.addEventListener("submit", async (e) => {
