@@ -267,14 +267,23 @@ export async function runtimeEntry(port) {
 }
 
 /**
- * Listens on 127.0.0.1:`port` and pipes every connection, byte for byte, to 127.0.0.1:`target`:
+ * Listens on 127.0.0.1:`port` (0: a port the system chooses, then `.port`) and pipes every
+ * connection, byte for byte, to 127.0.0.1:`target` (a port, or a promise of one):
  * the browser keeps one address known before the worker starts (its OAuth redirects and APP_ORIGIN
  * name it) while the runtime's socket is found only once it runs.
  */
 export async function tcpForward(port, target) {
   const sockets = new Set();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(target, "127.0.0.1");
+  const server = net.createServer(async (client) => {
+    // The target may still be on its way (a promise): the front door listens from the start, so
+    // its port is the forwarder's own from the first moment and no other program can take it
+    // between choosing a port and listening on it. A client waits, paused, until it is known.
+    sockets.add(client);
+    client.on("close", () => sockets.delete(client));
+    client.on("error", () => undefined);
+    const to = await target;
+    if (client.destroyed) return;
+    const upstream = net.connect(to, "127.0.0.1");
     for (const s of [client, upstream]) {
       sockets.add(s);
       s.on("close", () => sockets.delete(s));
@@ -290,6 +299,8 @@ export async function tcpForward(port, target) {
     server.listen(port, "127.0.0.1", resolve);
   });
   return {
+    /** The port it listens on (the one asked for, or the system's choice for 0). */
+    port: server.address().port,
     stop: () =>
       new Promise((resolve) => {
         for (const s of sockets) s.destroy();

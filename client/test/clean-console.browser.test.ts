@@ -39,9 +39,15 @@ function listen(context: BrowserContext, page: Page, noise: Noise[]): () => void
   const where = () => new URL(page.url()).pathname;
   // The service worker answers the page's API requests with a fetch of its own. When the page
   // drops a request (it navigated), the page's request ends ERR_ABORTED and the worker's fetch,
-  // cancelled with it, ends ERR_FAILED, sometimes just before, sometimes just after.
+  // cancelled with it, ends ERR_FAILED, sometimes just before, sometimes just after. The other
+  // order happens too: the worker's fetch is cancelled first (ERR_ABORTED), its answer to the page
+  // never comes, and the page's request ends ERR_FAILED. Each half is excused only against its
+  // other half, one for one. A request that really fails is answered by the worker with a 503,
+  // which the response listener reports.
   const dropped: string[] = [];
+  const workerAborted: string[] = [];
   const workerFailed: (Noise & { request: string })[] = [];
+  const pageFailed: (Noise & { request: string })[] = [];
   page.on("console", (m) => {
     // The development identity provider's pages are another origin, not the app's.
     if (new URL(page.url()).origin !== origin) return;
@@ -55,22 +61,23 @@ function listen(context: BrowserContext, page: Page, noise: Noise[]): () => void
     const failed = { where: where(), what: `failed: ${request} ${r.failure()?.errorText}` };
     // A request the page itself dropped (a section left, a pull aborted) is not a failure.
     if (/ERR_ABORTED/.test(r.failure()?.errorText ?? "")) {
-      if (!r.serviceWorker()) dropped.push(request);
+      (r.serviceWorker() ? workerAborted : dropped).push(request);
       return;
     }
-    if (r.serviceWorker()) workerFailed.push({ ...failed, request });
-    else noise.push(failed);
+    (r.serviceWorker() ? workerFailed : pageFailed).push({ ...failed, request });
   });
   context.on("response", (r) => {
     if (new URL(r.url()).origin !== origin || r.status() < 400) return;
     noise.push({ where: where(), what: `${r.status()}: ${r.request().method()} ${r.url()}` });
   });
+  const pairedWith = (halves: string[], { request, ...failed }: Noise & { request: string }) => {
+    const i = halves.indexOf(request);
+    if (i >= 0) halves.splice(i, 1);
+    else noise.push(failed);
+  };
   return () => {
-    for (const { request, ...failed } of workerFailed) {
-      const i = dropped.indexOf(request);
-      if (i >= 0) dropped.splice(i, 1);
-      else noise.push(failed);
-    }
+    for (const f of workerFailed) pairedWith(dropped, f);
+    for (const f of pageFailed) pairedWith(workerAborted, f);
   };
 }
 

@@ -32,10 +32,17 @@ async function startServerSet(index: number, turn: (start: () => Promise<void>) 
   });
   // Awaited below; a failure elsewhere first must not leave this one unhandled.
   browser.catch(() => undefined);
-  // A free port unless one is named: several checkouts may run this suite on one machine.
-  const port = process.env.BROWSER_TEST_PORT
-    ? Number(process.env.BROWSER_TEST_PORT) + index
-    : await freePort();
+  // The set's front door listens from here on (a port of its own unless one is named: several
+  // checkouts may run this suite on one machine), forwarding to the runtime once it runs. Chosen
+  // free and bound only after the worker started, the port was once taken in between by one of
+  // the many connections the start makes (EADDRINUSE, and the whole suite refused to start).
+  let reach!: (runtimePort: number) => void;
+  const runtime = new Promise<number>((resolve) => (reach = resolve));
+  const front = await tcpForward(
+    process.env.BROWSER_TEST_PORT ? Number(process.env.BROWSER_TEST_PORT) + index : 0,
+    runtime,
+  );
+  const port: number = front.port;
   const idp = await startDevOidc({
     port: await freePort(),
     redirectUris: [`http://127.0.0.1:${port}/api/auth/callback`],
@@ -68,7 +75,7 @@ async function startServerSet(index: number, turn: (start: () => Promise<void>) 
   });
   // The browser and the tests reach the runtime itself on `port`, not wrangler dev's reload proxy
   // (bench/lib/harness.mjs, runtimeEntry).
-  const front = await tcpForward(port, await runtimeEntry(new URL(worker.base).port));
+  reach(await runtimeEntry(new URL(worker.base).port));
   const shared = await browser;
   const server: SuiteServer = {
     baseUrl: `http://127.0.0.1:${port}`,
