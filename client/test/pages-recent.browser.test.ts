@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEV_PASSWORD } from "../../scripts/lib/dev-users.mjs";
-import { base32Decode, referenceTotp } from "../../test/support/rfc6238";
 import { signedInPerson, serverEntry } from "./support/account";
 import { apiAs } from "./support/api";
 import {
@@ -12,7 +10,8 @@ import {
   type Browser,
   type Page,
 } from "./support/browser";
-import { base, openSection } from "./support/journey";
+import { base } from "./support/journey";
+import { signInWithTheEnrolmentCode } from "./support/two-factor";
 import {
   axeViolations,
   checkEverywhere,
@@ -198,22 +197,7 @@ describe("pages added recently, at phone and desktop widths, light and dark", ()
   it("the sign-in's 2FA dialog saying the code was just used", async () => {
     const usedCode = await signedInPerson(browser, "usedcode", "used code passphrase 16");
     const { page, user } = usedCode;
-    await openSection(page, "Security");
-    await page.getByRole("button", { name: "Turn on 2FA" }).click();
-    await page.getByRole("img", { name: "QR code for your authenticator app" }).waitFor();
-    const secret = await page.locator("#twofa-secret").innerText();
-    const code = await referenceTotp(base32Decode(secret), Math.floor(Date.now() / 30_000) * 30);
-    await page.getByLabel("Code from the app").fill(code);
-    await page.getByRole("button", { name: "Confirm" }).click();
-    await page.locator("#twofa-state[data-enrolled=true]").waitFor();
-    await page.getByRole("button", { name: "Sign out" }).click();
-    await page.getByRole("link", { name: "Sign in" }).click();
-    await page.getByLabel("Email").fill(user.email);
-    await page.getByLabel("Password").fill(DEV_PASSWORD);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    const dialog = page.getByRole("dialog", { name: "Two-factor code" });
-    await dialog.getByLabel("Authenticator code").fill(code);
-    await dialog.getByRole("button", { name: "Verify" }).click();
+    const { dialog } = await signInWithTheEnrolmentCode(page, user.email);
     await expect
       .poll(() => dialog.getByRole("alert").innerText())
       .toBe("This code was just used. Wait for the next code, or use a recovery code.");
