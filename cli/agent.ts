@@ -36,6 +36,7 @@ export type AgentRequest =
   | { op: "items" }
   | { op: "attachment"; entry: string; name: string }
   | { op: "exportPlain" }
+  | { op: "exportSealed" }
   | { op: "importBatch"; rows: ImportRow[]; provider: ImportProvider; key: string }
   | { op: "linkFields"; entry: string }
   | { op: "sealLinkLabel"; label: string }
@@ -148,6 +149,14 @@ export async function runAgent(): Promise<void> {
         // device) and its activity log, as for the web app's plain export; then what it holds now.
         const api = await apiFor((await freshSignIn()).server);
         await api.exportPlain();
+        view.replace(await readAll(api));
+        return { entries: view.size };
+      }
+      case "exportSealed": {
+        // The server's rule for an encrypted export, as the web app's Export asks it (a registered
+        // device; a recent sign-in from one not trusted) and its activity log; then what it holds now.
+        const api = await apiFor((await freshSignIn()).server);
+        await api.exportPasswords();
         view.replace(await readAll(api));
         return { entries: view.size };
       }

@@ -160,17 +160,23 @@ as in the web app. The password is given as for \`vault create\`, never as an ar
     options: { ...json },
   },
   export: {
-    usage: "vault export [--format json|csv] [--output <file>] [--force] [--yes] [--json]",
-    summary: "Write the whole vault, decrypted, to a file (or standard output)",
-    details: `Every entry, opened on this computer, in plain text: JSON (the default: the vault file's
-body, which \`vault import\` and the web app's import read back whole: fields, TOTP, history,
-cards, identities, passkeys) or CSV (the web app's plain CSV, for another manager). Anyone who
-gets the file can read every password in it. The server asks for a sign-in of at most 5 minutes
-(\`vault login\` again if it refuses) and records the export in the activity log. On a terminal
-it asks first, unless --yes. --output is created with mode 0600 and never replaces an existing
-file unless --force. --json (with --output) prints what was written.`,
+    usage:
+      "vault export [--format vault|json|csv] [--password-fd <n>] [--output <file>] [--force] [--yes] [--json]",
+    summary:
+      "Write the whole vault to a file (or standard output), encrypted unless asked otherwise",
+    details: `Every entry, opened on this computer and written as the web app's vault file (the
+default, --format vault): every name, address, tag, note and secret encrypted with a file password
+of at least 10 characters, typed twice on a terminal or read from file descriptor <n>
+(--password-fd); only the format header can be read without it. \`vault import\` and the web
+app's import open it in this account or any other. For leaving, --format json (the file's body:
+fields, TOTP, history, cards, identities, passkeys) or csv (the web app's plain CSV, for another
+manager) write plain text anyone who gets the file can read: the server asks for a sign-in of at
+most 5 minutes (\`vault login\` again if it refuses) and records the export in the activity log,
+and on a terminal the command asks first, unless --yes. --output is created with mode 0600 and
+never replaces an existing file unless --force. --json (with --output) prints what was written.`,
     options: {
       format: { value: true },
+      "password-fd": { value: true },
       output: { value: true, short: "o" },
       force: { value: false },
       yes: { value: false, short: "y" },

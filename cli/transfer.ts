@@ -2,12 +2,13 @@
  * `vault export` and `vault import` (docs/cli.md, "Export, import and attachments"): the vault's file written
  * and read as the web app's Export and Import page does it, with the same code (core/importers).
  *
- * Export: every entry opened by the agent and written in plain text, as JSON (the vault file's
- * body, which this command and the web app's import read back whole) or CSV (the web app's plain
- * CSV). A file anyone who gets it can read, so: the server's rule for a plain export first (a
- * sign-in of at most 300 s, a registered device; it is in the activity log), a question on a
- * terminal unless --yes, a new file of mode 0600 created exclusively (an existing file is kept
- * unless --force).
+ * Export: every entry opened by the agent and written as the web app's vault file (the default:
+ * encrypted with a file password, only the format header in the clear; the server's rule for an
+ * encrypted export first, as the web app's), or in plain text for leaving, as JSON (the file's
+ * body) or CSV (the web app's plain CSV). A plain file is one anyone who gets it can read, so: the
+ * server's rule for a plain export first (a sign-in of at most 300 s, a registered device; it is in
+ * the activity log) and a question on a terminal unless --yes. Every form: a new file of mode 0600
+ * created exclusively (an existing file is kept unless --force).
  *
  * Import: the file is read here, before anything is sent; a file that cannot be read fails the
  * command and the server receives nothing. The agent seals each entry as the web app seals an
@@ -21,12 +22,14 @@ import {
   isServerExport,
   isVaultFileBody,
   itemProblem,
+  MIN_FILE_PASSWORD,
   openIfProtected,
   PasswordNeededError,
   plainCsv,
   problemOf,
   readImportFile,
   readOwnExport,
+  sealedVaultFile,
   vaultFileBody,
   WrongPasswordError,
   type ImportFormat,
@@ -35,7 +38,7 @@ import {
 } from "../core/importers";
 import { ask } from "./agent-client";
 import { CliError, EXIT, usage } from "./errors";
-import { confirm, passphraseFromFd } from "./prompt";
+import { confirm, passphraseFromFd, promptPassphrase } from "./prompt";
 import type { ImportRow } from "./vault-view";
 
 type Opts = Record<string, string | boolean | undefined>;
@@ -47,33 +50,63 @@ const MAX_ENTRIES = 5000;
 const MAX_FILE_BYTES = 12 * 1024 * 1024;
 
 export type ExportResult = {
-  format: "json" | "csv";
+  format: "vault" | "json" | "csv";
   file: string | null;
   entries: number;
   unreadable: number;
 };
 
+const EXPORT_FORMATS = ["vault", "json", "csv"] as const;
+
+/**
+ * The file password: from a descriptor, or typed twice on a terminal (never an argument, which
+ * every user of the machine can read). At least MIN_FILE_PASSWORD characters, as the web app asks.
+ */
+async function filePassword(o: Opts): Promise<string> {
+  const fd = str(o["password-fd"]);
+  let password: string;
+  if (fd !== undefined) password = passphraseFromFd(fd);
+  else if (process.stdin.isTTY) {
+    password = await promptPassphrase("File password: ");
+    if ((await promptPassphrase("File password again: ")) !== password)
+      throw new CliError("The two passwords differ: not exported", EXIT.FAILED);
+  } else throw usage("No terminal to type the file password at: give it with --password-fd <n>");
+  if (password.length < MIN_FILE_PASSWORD)
+    throw usage(`Choose a file password of at least ${MIN_FILE_PASSWORD} characters`);
+  return password;
+}
+
 export async function exportVault(o: Opts): Promise<{ result: ExportResult; text: string | null }> {
-  const format = str(o.format) ?? "json";
-  if (format !== "json" && format !== "csv") throw usage("--format is json or csv");
+  const format = (str(o.format) ?? "vault") as ExportResult["format"];
+  if (!EXPORT_FORMATS.includes(format))
+    throw usage("--format is vault (encrypted with a file password), json or csv (plain text)");
+  const plain = format !== "vault";
+  if (!plain && o.yes) throw usage("--yes is for the plain formats: the vault format asks nothing");
   const file = str(o.output) ?? null;
   if (o.json && !file) throw usage("--json reports on the file: give --output");
   if (file && !o.force && exists(file))
     throw new CliError(`${file} exists: not overwritten (--force replaces it)`, EXIT.FAILED);
-  if (process.stdin.isTTY && !o.yes) {
+  const password = plain ? null : await filePassword(o);
+  if (plain && process.stdin.isTTY && !o.yes) {
     const sure = await confirm(
       `Every password of the vault, in plain text, to ${file ?? "standard output"}: anyone who gets it can read them. Go on?`,
     );
     if (!sure) throw new CliError("Not exported", EXIT.FAILED);
   }
-  await ask({ op: "exportPlain" });
+  // Each asks the server's rule for its kind of file (and puts it in the activity log) first.
+  await ask({ op: plain ? "exportPlain" : "exportSealed" });
   const { items, unreadable } = (await ask({ op: "items" })) as unknown as {
     items: Parameters<typeof plainCsv>[0];
     unreadable: number;
   };
-  const text =
-    format === "csv" ? plainCsv(items) : `${JSON.stringify(vaultFileBody(items), null, 2)}\n`;
-  const result = { format, file, entries: items.length, unreadable } as ExportResult;
+  const doc =
+    format === "csv"
+      ? null
+      : password === null
+        ? vaultFileBody(items)
+        : await sealedVaultFile(items, password);
+  const text = doc ? `${JSON.stringify(doc, null, 2)}\n` : plainCsv(items);
+  const result: ExportResult = { format, file, entries: items.length, unreadable };
   if (!file) return { result, text };
   writeNew(file, text, o.force === true);
   return { result, text: null };

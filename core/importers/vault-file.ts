@@ -1,9 +1,9 @@
 /**
  * The vault's own export file (version 2), the part every app shares: the body (every entry opened
  * and written whole), how it is recognised when read back, the plain CSV for leaving, and the
- * sealing of an item under the importing account's keys. The web app encrypts the body with a
- * password the person chooses (client/src/sections/vault-file.ts); the command line writes it as
- * it is to a 0600 file (`vault export`, docs/cli.md). Both read either back.
+ * sealing of an item under the importing account's keys. Both apps write it encrypted with a
+ * password the person chooses (sealedVaultFile); the command line can also write the body as it is
+ * (`vault export --format json`, docs/cli.md), for leaving. Both read every form back.
  *
  * Each item is sealed again under the importing account's keys and a fresh id (an envelope is
  * bound to its id and owner), so it opens in this account, another of the same person, or a new one.
@@ -11,6 +11,7 @@
 import type { ExportDocument, ImportEntry } from "../api";
 import type { EntrySecrets, VaultKeys } from "../crypto";
 import { sealInput } from "../vault";
+import { protectExport } from "./bitwarden-crypto";
 import type { ImportedCredential } from "./model";
 
 /** One entry of the file: what the vault shows of it and everything its envelope held. */
@@ -61,6 +62,29 @@ export const vaultFileBody = (items: VaultFileItem[]): VaultFileBody => ({
   exported_at: new Date().toISOString(),
   items,
 });
+
+/** The shortest file password either app accepts: the file travels, and is guessed offline. */
+export const MIN_FILE_PASSWORD = 10;
+
+/**
+ * The file as it is written: the header in the clear (format, version, what it holds, the key
+ * derivation's salt and cost, a check value) and the whole body, every name, address, tag and
+ * note with the secrets, encrypted with `password` (protectExport). Nothing of an entry, not even
+ * its id, is outside the ciphertext.
+ */
+export async function sealedVaultFile(
+  items: VaultFileItem[],
+  password: string,
+  iterations = 600_000,
+) {
+  const sealed = await protectExport(
+    JSON.stringify(vaultFileBody(items)),
+    password,
+    iterations,
+    "vault",
+  );
+  return { format: VAULT_FILE_FORMAT, version: VAULT_FILE_VERSION, ...sealed };
+}
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
 

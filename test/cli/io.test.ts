@@ -1,9 +1,11 @@
 /**
  * `vault export` and `vault import` end to end (docs/cli.md, "Export, import and attachments"): the real
  * command against a real worker, one server pair for the file. One person exports a login, a note
- * and a card; a second account imports the file and the server then holds, sealed under the second
- * account's keys, every field the first account's entries held. The refusals change nothing: an
- * existing file is not overwritten, and a file that cannot be read sends nothing to the server.
+ * and a card, in a file encrypted with a file password (nothing of an entry readable in it); a
+ * second account imports the file and the server then holds, sealed under the second account's
+ * keys, every field the first account's entries held; the first account imports it back as copies.
+ * The plain file of earlier versions still imports. The refusals change nothing: an existing file
+ * is not overwritten, and a file that cannot be read sends nothing to the server.
  */
 import { randomUUID } from "node:crypto";
 import { spawn } from "node:child_process";
@@ -18,64 +20,18 @@ import {
   placeOf,
 } from "../../core/crypto";
 import { protectExport, vaultFileBody } from "../../core/importers";
-import type { EntryInput } from "../../core/vault";
 import { sealInput } from "../../core/vault";
+import { CANARIES, ENTRIES } from "./io-entries";
 import { person, signIn, startServers, type Person, type Servers } from "./servers";
 import { VAULT_BIN, vault } from "./support";
 
 const PASSPHRASE = "export side passphrase";
 const OTHER_PASSPHRASE = "import side passphrase";
+const FILE_PASSWORD = "the file password 42";
 
 let at: Servers;
 let alice: Person;
 let bob: Person;
-
-const base = { notes: "", category: "", totp: "", tags: [], url: "", website: "" };
-const ENTRIES: EntryInput[] = [
-  {
-    ...base,
-    name: "Bank login",
-    url: "https://bank.example/login",
-    website: "bank.example",
-    tags: ["money", "daily"],
-    username: "alice@bank",
-    password: 'P4ss,with "quotes"\nand a line',
-    notes: "login notes",
-    totp: "otpauth://totp/Bank?secret=JBSWY3DPEHPK3PXP",
-    folder: "Finance",
-    favorite: true,
-    urls: [{ url: "https://m.bank.example", match: "host" }],
-    fields: [
-      { name: "PIN", value: "8642", type: "hidden" },
-      { name: "branch", value: "North", type: "text" },
-    ],
-    password_history: [{ password: "old-bank-pw", changed_at: "2026-01-02T03:04:05.000Z" }],
-  },
-  {
-    ...base,
-    name: "Recovery codes",
-    username: "",
-    password: "",
-    kind: "note",
-    notes: "1111-2222\n3333-4444\nunicode: ünïcødé ✓",
-  },
-  {
-    ...base,
-    name: "Travel card",
-    username: "",
-    password: "",
-    kind: "card",
-    notes: "for abroad",
-    card: {
-      cardholder: "Alice Example",
-      brand: "Visa",
-      number: "4111111111111111",
-      exp_month: "09",
-      exp_year: "2031",
-      code: "123",
-    },
-  },
-];
 
 /** What the server holds for a person, opened with keys derived here from their passphrase. */
 async function held(p: Person, passphrase: string) {
@@ -121,12 +77,58 @@ describe("vault export and vault import", () => {
     const open = await vault(alice.env, ["unlock", "--passphrase-fd", "3"], { fd3: PASSPHRASE });
     expect([open.code, open.stdout]).toEqual([0, "Unlocked: 3 entries\n"]);
 
+    // The default: the vault file, encrypted with a file password read from a descriptor.
     const file = join(alice.env.VAULT_CLI_HOME!, "vault.json");
-    const made = await vault(alice.env, ["export", "--output", file, "--json"]);
+    const made = await vault(alice.env, ["export", "-o", file, "--password-fd", "3", "--json"], {
+      fd3: `${FILE_PASSWORD}\n`,
+    });
     expect(made.code, made.stderr).toBe(0);
-    expect(JSON.parse(made.stdout)).toEqual({ format: "json", file, entries: 3, unreadable: 0 });
+    expect(JSON.parse(made.stdout)).toEqual({ format: "vault", file, entries: 3, unreadable: 0 });
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    const body = JSON.parse(readFileSync(file, "utf8"));
+    const sealedText = readFileSync(file, "utf8");
+    expect(sealedText).not.toMatch(CANARIES);
+    for (const h of await held(alice, PASSPHRASE)) expect(sealedText).not.toContain(h.row.id);
+    const sealedDoc = JSON.parse(sealedText);
+    expect(Object.keys(sealedDoc).sort()).toEqual(
+      [
+        "contents",
+        "data",
+        "encKeyValidation_DO_NOT_EDIT",
+        "encrypted",
+        "format",
+        "kdfIterations",
+        "kdfType",
+        "passwordProtected",
+        "salt",
+        "version",
+      ].sort(),
+    );
+    expect(sealedDoc).toMatchObject({
+      format: "credential-vault-export",
+      version: 2,
+      contents: "vault",
+      kdfIterations: 600_000,
+    });
+    // No password from a descriptor and no terminal, or one too short: refused, nothing written.
+    const other = join(alice.env.VAULT_CLI_HOME!, "not-written.json");
+    const noPassword = await vault(alice.env, ["export", "-o", other]);
+    expect([noPassword.code, noPassword.stderr]).toEqual([
+      2,
+      expect.stringContaining("--password-fd"),
+    ]);
+    const short = await vault(alice.env, ["export", "-o", other, "--password-fd", "3"], {
+      fd3: "short",
+    });
+    expect([short.code, short.stderr]).toEqual([2, expect.stringContaining("at least 10")]);
+    expect(existsSync(other)).toBe(false);
+
+    // For leaving: the plain body, as earlier versions wrote it by default.
+    const plain = join(alice.env.VAULT_CLI_HOME!, "vault-plain.json");
+    const plainRun = await vault(alice.env, ["export", "--format", "json", "-o", plain, "--json"]);
+    expect(plainRun.code, plainRun.stderr).toBe(0);
+    expect(JSON.parse(plainRun.stdout)).toMatchObject({ format: "json", entries: 3 });
+    expect(statSync(plain).mode & 0o777).toBe(0o600);
+    const body = JSON.parse(readFileSync(plain, "utf8"));
     expect(body).toMatchObject({ format: "credential-vault-export", version: 2 });
     expect(body.items.map((i: { name: string }) => i.name).sort()).toEqual(
       ENTRIES.map((e) => e.name).sort(),
@@ -149,7 +151,7 @@ describe("vault export and vault import", () => {
     expect(csv).toContain("card.number: 4111111111111111");
 
     // To standard output (a pipe here: no question asked), the same body.
-    const piped = await vault(alice.env, ["export"]);
+    const piped = await vault(alice.env, ["export", "--format", "json"]);
     expect(piped.code).toBe(0);
     expect(JSON.parse(piped.stdout).items).toHaveLength(3);
     expect((await vault(alice.env, ["export", "--format", "xml"])).code).toBe(2);
@@ -164,7 +166,10 @@ describe("vault export and vault import", () => {
     const before = (await bob.call("GET", "/api/passwords?limit=100")).body.pagination.total;
     expect(before).toBe(0);
     const dir = bob.env.VAULT_CLI_HOME!;
-    const cut = readFileSync(join(alice.env.VAULT_CLI_HOME!, "vault.json"), "utf8").slice(0, 400);
+    const cut = readFileSync(join(alice.env.VAULT_CLI_HOME!, "vault-plain.json"), "utf8").slice(
+      0,
+      400,
+    );
     writeFileSync(join(dir, "cut.json"), cut);
     writeFileSync(join(dir, "odd.csv"), "colour,shape\nred,round\n");
     for (const [name, args] of [
@@ -183,7 +188,16 @@ describe("vault export and vault import", () => {
 
   it("imports the export into a second account: every field of the login, note and card comes back", async () => {
     const file = join(alice.env.VAULT_CLI_HOME!, "vault.json");
-    const r = await vault(bob.env, ["import", file, "--json"]);
+    const asked = await vault(bob.env, ["import", file]);
+    expect([asked.code, asked.stderr]).toEqual([2, expect.stringContaining("--password-fd")]);
+    const wrong = await vault(bob.env, ["import", file, "--password-fd", "3"], {
+      fd3: "not the file password",
+    });
+    expect(wrong.code).toBe(2);
+    expect((await bob.call("GET", "/api/passwords?limit=100")).body.pagination.total).toBe(0);
+    const r = await vault(bob.env, ["import", file, "--password-fd", "3", "--json"], {
+      fd3: FILE_PASSWORD,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ imported: 3, skipped: [], errors: [] });
     expect((await vault(bob.env, ["list", "--json"])).stdout).toContain("Travel card");
@@ -201,9 +215,9 @@ describe("vault export and vault import", () => {
     }
 
     // The web app's own file, encrypted with a file password: read with the password from a descriptor.
-    const note = JSON.parse(readFileSync(file, "utf8")).items.find(
-      (i: { name: string }) => i.name === "Recovery codes",
-    );
+    const note = JSON.parse(
+      readFileSync(join(alice.env.VAULT_CLI_HOME!, "vault-plain.json"), "utf8"),
+    ).items.find((i: { name: string }) => i.name === "Recovery codes");
     const sealed = await protectExport(
       JSON.stringify({ ...vaultFileBody([note]), items: [{ ...note, name: "Codes again" }] }),
       "file password 1234",
@@ -215,8 +229,6 @@ describe("vault export and vault import", () => {
       locked,
       JSON.stringify({ format: "credential-vault-export", version: 2, ...sealed }),
     );
-    const asked = await vault(bob.env, ["import", locked]);
-    expect([asked.code, asked.stderr]).toEqual([2, expect.stringContaining("--password-fd")]);
     const opened = await vault(bob.env, ["import", locked, "--password-fd", "3"], {
       fd3: "file password 1234\n",
     });
@@ -300,40 +312,97 @@ describe("vault export and vault import", () => {
 
   it("asks on a terminal before writing the vault in plain text; no writes nothing, --yes asks nothing", async () => {
     const file = join(alice.env.VAULT_CLI_HOME!, "asked.json");
-    // `script` gives the command a terminal (a pseudo-terminal) for its input and output.
-    const onTerminal = (answer: string | null, extra: string[] = []) =>
+    // `script` gives the command a terminal (a pseudo-terminal) for its input and output. Each
+    // answer is typed once its cue is on the screen, after the previous one, as a person would.
+    const onTerminal = (args: string[], answers: [cue: string, typed: string][] = []) =>
       new Promise<{ code: number | null; out: string }>((resolve) => {
-        const cmd = [process.execPath, VAULT_BIN, "export", "-o", file, ...extra]
-          .map((a) => `'${a}'`)
-          .join(" ");
+        const cmd = [process.execPath, VAULT_BIN, "export", ...args].map((a) => `'${a}'`).join(" ");
         const child = spawn("script", ["-qec", cmd, "/dev/null"], {
           env: { PATH: process.env.PATH ?? "", HOME: alice.env.VAULT_CLI_HOME!, ...alice.env },
         });
         let out = "";
-        let sent = false;
+        let from = 0;
+        const left = [...answers];
         child.stdout.on("data", (d) => {
           out += d;
-          // Answered once the question is on the screen, as a person would.
-          if (answer !== null && !sent && out.includes("[y/N]")) {
-            sent = true;
-            child.stdin.write(answer);
+          const next = left[0];
+          if (next && out.indexOf(next[0], from) >= 0) {
+            from = out.indexOf(next[0], from) + next[0].length;
+            left.shift();
+            child.stdin.write(next[1]);
           }
         });
         child.on("close", (code) => resolve({ code, out }));
       });
-    const no = await onTerminal("n\r");
+    const plain = ["--format", "json", "-o", file];
+    const no = await onTerminal(plain, [["[y/N]", "n\r"]]);
     expect(no.out).toContain("Every password of the vault, in plain text");
     expect([no.code, no.out]).toEqual([1, expect.stringContaining("Not exported")]);
     expect(existsSync(file)).toBe(false);
-    const yes = await onTerminal("y\r");
+    const yes = await onTerminal(plain, [["[y/N]", "y\r"]]);
     expect(yes.code, yes.out).toBe(0);
     expect(JSON.parse(readFileSync(file, "utf8")).items).toHaveLength(3);
     rmSync(file);
-    const unasked = await onTerminal(null, ["--yes"]);
+    const unasked = await onTerminal([...plain, "--yes"]);
     expect([unasked.code, unasked.out], unasked.out).toEqual([
       0,
       expect.not.stringContaining("[y/N]"),
     ]);
     expect(statSync(file).mode & 0o777).toBe(0o600);
+
+    // The encrypted file: its password typed twice, not shown; two that differ write nothing.
+    const sealed = join(alice.env.VAULT_CLI_HOME!, "typed.json");
+    const differ = await onTerminal(
+      ["-o", sealed],
+      [
+        ["File password: ", `${FILE_PASSWORD}\r`],
+        ["File password again: ", "something else 123\r"],
+      ],
+    );
+    expect([differ.code, differ.out]).toEqual([1, expect.stringContaining("differ")]);
+    expect(existsSync(sealed)).toBe(false);
+    const typed = await onTerminal(
+      ["-o", sealed],
+      [
+        ["File password: ", `${FILE_PASSWORD}\r`],
+        ["File password again: ", `${FILE_PASSWORD}\r`],
+      ],
+    );
+    expect(typed.code, typed.out).toBe(0);
+    expect(typed.out).not.toContain(FILE_PASSWORD);
+    expect(typed.out).not.toContain("[y/N]");
+    expect(readFileSync(sealed, "utf8")).not.toMatch(CANARIES);
+    expect(JSON.parse(readFileSync(sealed, "utf8"))).toMatchObject({ contents: "vault" });
+  });
+
+  it("an account imports its own export back: every entry again under a fresh id, none skipped", async () => {
+    const file = join(alice.env.VAULT_CLI_HOME!, "vault.json");
+    const before = await held(alice, PASSPHRASE);
+    const r = await vault(alice.env, ["import", file, "--password-fd", "3", "--json"], {
+      fd3: FILE_PASSWORD,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ imported: 3, skipped: [], errors: [] });
+    const after = await held(alice, PASSPHRASE);
+    expect(after).toHaveLength(before.length + 3);
+    expect(new Set(after.map((h) => h.row.id)).size).toBe(after.length);
+    for (const a of before) {
+      const copies = after.filter((h) => h.row.name === a.row.name);
+      expect(copies, a.row.name).toHaveLength(2);
+      expect(copies[0].secrets).toEqual(copies[1].secrets);
+    }
+  });
+
+  it("the plain file earlier versions wrote by default still imports, into another account", async () => {
+    const before = (await bob.call("GET", "/api/passwords?limit=100")).body.pagination.total;
+    const old = join(alice.env.VAULT_CLI_HOME!, "vault-plain.json");
+    const r = await vault(bob.env, ["import", old, "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ imported: 3, skipped: [], errors: [] });
+    const theirs = await held(bob, OTHER_PASSPHRASE);
+    expect(theirs).toHaveLength(before + 3);
+    const bank = theirs.filter((t) => t.row.name === "Bank login");
+    expect(bank).toHaveLength(2);
+    expect(bank[0].secrets).toEqual(bank[1].secrets);
   });
 });

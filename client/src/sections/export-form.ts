@@ -6,10 +6,11 @@
  * words, and how it builds its file from the password.
  */
 import { ApiError } from "../../../core/api";
+import { MIN_FILE_PASSWORD } from "../../../core/importers";
 import { download, el, errorText } from "../../../core/ui";
 import type { AppContext } from "../shell/context";
 
-export const MIN_EXPORT_PASSWORD = 10;
+export const MIN_EXPORT_PASSWORD = MIN_FILE_PASSWORD;
 
 /** What the person reads when the server refuses the export. */
 export function refusal(err: unknown): string {

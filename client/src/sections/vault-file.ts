@@ -20,11 +20,10 @@ import {
   isServerExport,
   isVaultFileBody,
   itemProblem,
-  protectExport,
+  sealedVaultFile,
   sealItem,
   VAULT_FILE_FORMAT,
   VAULT_FILE_VERSION,
-  vaultFileBody,
   type VaultFileBody,
   type VaultFileItem,
   vaultFileItem,
@@ -61,12 +60,8 @@ export async function vaultItems(
   return { items, unreadable };
 }
 
-/** The file: the header in the clear, the body encrypted with `password`. */
-export async function vaultFile(items: VaultFileItem[], password: string, iterations = 600_000) {
-  const body = vaultFileBody(items);
-  const sealed = await protectExport(JSON.stringify(body), password, iterations, "vault");
-  return { format: VAULT_FILE_FORMAT, version: VAULT_FILE_VERSION, ...sealed };
-}
+/** The file: the header in the clear, the body encrypted with `password` (the core's, as the command line writes it). */
+export const vaultFile = sealedVaultFile;
 
 /**
  * A key for "the same entry" across accounts, from what the list shows in the clear on this
