@@ -30,6 +30,7 @@ let keysA: VaultKeys;
 let keysB: VaultKeys;
 const PASS_A = "export-a passphrase 16";
 const PASS_B = "export-b passphrase 16";
+const PASS_C = "export-c passphrase 16";
 const FILE_PASSWORD = "a long file password";
 
 const login = (over: Partial<EntryInput>): EntryInput => ({
@@ -148,6 +149,16 @@ afterAll(async () => {
   await browser?.close();
 });
 
+/** The preview's numbers (ready, kept, changed, duplicates, skipped) and the result's (imported, kept, changed, duplicates, not imported). */
+const previewNumbers = async (page: Person["page"]) =>
+  (await page.locator("#import-summary").innerText()).match(/\d+/g)!.map(Number);
+const resultNumbers = async (page: Person["page"]) => {
+  const [imported, , ...rest] = (await page.locator("#import-done").innerText())
+    .match(/\d+/g)!
+    .map(Number);
+  return [imported, ...rest];
+};
+
 const importFile = async (page: Person["page"], name: string, text: string) => {
   await openSection(page, "Import & export");
   await page.getByLabel(/Export file from another password manager/).setInputFiles({
@@ -233,11 +244,13 @@ describe("the vault export, from one account into a new one", () => {
       /Mailhaven Canary[\s\S]*Duplicate: an entry with this name and website is already in this vault: imported as a copy/,
     );
     await screenshot(page, "screenshots/vault-export-preview.png");
+    const promised = await previewNumbers(page);
     await page.getByRole("button", { name: "Import 4 entries" }).click();
     await expect
       .poll(() => page.locator("#import-done").getAttribute("data-imported"), { timeout: 30_000 })
       .toBe("4");
     expect(await page.locator("#import-result .error").count()).toBe(0);
+    expect(await resultNumbers(page)).toEqual(promised);
 
     const fromA = (await opened(a, keysA, a.user.sub)).map(comparable);
     const inB = await opened(b, keysB, b.user.sub);
@@ -262,6 +275,33 @@ describe("the vault export, from one account into a new one", () => {
     await expect.poll(async () => (await entryNames(page)).length).toBe(5);
   });
 
+  it("a brand-new account imports it: the preview's numbers are the result's, every field arrives", async () => {
+    const c = await signedInPerson(browser, "export-c", PASS_C);
+    const keysC = await deriveVaultKeys(PASS_C, c.user.sub);
+    await importFile(c.page, "vault.json", exported);
+    await c.page.getByLabel("Export password").fill(FILE_PASSWORD);
+    await c.page.getByRole("button", { name: "Preview" }).click();
+    await expect
+      .poll(() => c.page.locator("#import-summary").innerText())
+      .toBe("This vault's export: 4 entries ready (4 kept as they are, 0 changed), 0 skipped.");
+    const promised = await previewNumbers(c.page);
+    await c.page.getByRole("button", { name: "Import 4 entries" }).click();
+    await expect
+      .poll(() => c.page.locator("#import-done").getAttribute("data-imported"), {
+        timeout: 30_000,
+      })
+      .toBe("4");
+    expect(await resultNumbers(c.page)).toEqual(promised);
+    expect(await c.page.locator("#import-result .error").count()).toBe(0);
+    const byName = (x: { name: string }, y: { name: string }) => x.name.localeCompare(y.name);
+    const fromA = (await opened(a, keysA, a.user.sub)).map(comparable).sort(byName);
+    const inC = (await opened(c, keysC, c.user.sub)).map(comparable).sort(byName);
+    expect(inC).toEqual(fromA);
+    await openSection(c.page, "Vault");
+    expect((await entryNames(c.page)).sort()).toEqual(PLANTED.map((p) => p.name).sort());
+    await c.context.close();
+  });
+
   it("A imports its own export back: every entry comes in again as a copy, none skipped", async () => {
     const { page } = a;
     await importFile(page, "vault.json", exported);
@@ -274,11 +314,14 @@ describe("the vault export, from one account into a new one", () => {
       );
     expect(
       await page.locator("#import-preview tbody tr[data-status=duplicate]").first().innerText(),
-    ).toMatch(/this very entry is already in this vault: imported as a copy/);
+    ).toMatch(/Duplicate: already in this vault, identical: imported as a copy/);
+    expect(await page.locator("#import-preview tbody tr[data-status=duplicate]").count()).toBe(4);
+    const promised = await previewNumbers(page);
     await page.getByRole("button", { name: "Import 4 entries" }).click();
     await expect
       .poll(() => page.locator("#import-done").getAttribute("data-imported"), { timeout: 30_000 })
       .toBe("4");
+    expect(await resultNumbers(page)).toEqual(promised);
     const all = await opened(a, keysA, a.user.sub);
     expect(all).toHaveLength(8);
     expect(new Set(all.map((e) => e.id)).size).toBe(8);

@@ -6,6 +6,8 @@ import {
   openIfProtected,
   parseImport,
   PasswordNeededError,
+  readOwnExport,
+  vaultFileBody,
   WrongPasswordError,
 } from "../../core/importers";
 import { plainCsv } from "../src/sections/export-vault";
@@ -98,23 +100,67 @@ describe("the vault export file (version 2)", () => {
     expect(opened.secrets).toMatchObject(it1.secrets);
   });
 
-  it("the preview marks duplicates (same id, or same name and website) and counts them in what is imported", () => {
+  it("the preview marks duplicates (identical, changed since, or the same name and website) and counts them in what is imported", async () => {
     const here = item();
+    const edited = item({ name: "Canary Edited" });
     const lookalike = item({ id: crypto.randomUUID() });
     const fresh = item({ name: "Fresh", website: "fresh.example" });
     const nameless = item({ name: " " });
-    const vault = [{ id: here.id, name: here.name, website: here.website }] as LocalEntry[];
-    const rows = rowsOfItems([here, lookalike, fresh, nameless], vault);
+    const local = (i: VaultFileItem) =>
+      ({ id: i.id, name: i.name, website: i.website, url: i.url, tags: i.tags }) as LocalEntry;
+    // In this vault: `here` as it was exported (its parts in another order, its password's date
+    // set), `edited` with another password since the export.
+    const inVault = new Map<string, EntrySecrets>([
+      [
+        here.id,
+        {
+          ...Object.fromEntries(Object.entries(here.secrets).reverse()),
+          password_changed_at: "2026-02-02T00:00:00.000Z",
+        } as EntrySecrets,
+      ],
+      [edited.id, { ...edited.secrets, password: "changed since" }],
+    ]);
+    const vault = [local(here), local(edited)];
+    const rows = await rowsOfItems(
+      [here, edited, lookalike, fresh, nameless],
+      vault,
+      async (e) => inVault.get(e.id)!,
+    );
     expect(rows.map((r) => r.duplicate ?? null)).toEqual([
-      "this very entry is already in this vault: imported as a copy",
-      "an entry with this name and website is already in this vault: imported as a copy",
+      "already in this vault, identical: imported as a copy",
+      "this entry is in this vault, changed since the export: imported as a copy",
+      // The same name and website as `here`, and the same content: identical to it.
+      "already in this vault, identical: imported as a copy",
       null,
       null,
     ]);
-    expect(rows[3].problem).toBe("no name");
-    expect(counts(rows, [])).toMatchObject({ ready: 3, duplicates: 2, kept: 1, skipped: 1 });
+    const differing = await rowsOfItems(
+      [item({ id: crypto.randomUUID(), tags: ["other"] })],
+      vault,
+      async (e) => inVault.get(e.id)!,
+    );
+    expect(differing[0].duplicate).toBe(
+      "an entry with this name and website is already in this vault: imported as a copy",
+    );
+    // An entry of this vault that does not open is still found by id, and not called identical.
+    const closed = await rowsOfItems([here], vault);
+    expect(closed[0].duplicate).toBe(
+      "this very entry is already in this vault: imported as a copy",
+    );
+    expect(rows[4].problem).toBe("no name");
+    expect(counts(rows, [])).toMatchObject({ ready: 4, duplicates: 3, kept: 1, skipped: 1 });
     expect(summaryText("This vault's export", rows, [])).toBe(
-      "This vault's export: 3 entries ready (1 kept as they are, 0 changed, 2 duplicates imported as copies), 1 skipped.",
+      "This vault's export: 4 entries ready (1 kept as they are, 0 changed, 3 duplicates imported as copies), 1 skipped.",
+    );
+  });
+
+  it("the plain body earlier command lines wrote by default is still read as this vault's export, whole", async () => {
+    const items = [item(), item({ name: "Canary Mail" })];
+    const old = readOwnExport(JSON.stringify(vaultFileBody(items), null, 2));
+    expect(isVaultFileBody(old)).toBe(true);
+    const rows = await rowsOfItems((old as { items: VaultFileItem[] }).items, []);
+    expect(rows.map((r) => [r.own, r.problem, r.duplicate])).toEqual(
+      items.map((i) => [i, null, undefined]),
     );
   });
 

@@ -212,7 +212,10 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
             : isServerExport(own)
               ? await itemsOfServerExport(app.keys, app.session.userId, own)
               : { items: [], closed: [] };
-          const rows = [...rowsOfItems(items, vault), ...closed];
+          const rows = [
+            ...(await rowsOfItems(items, vault, (e) => app.vault.secrets(e))),
+            ...closed,
+          ];
           if (gone) return;
           if (rows.length > MAX_ENTRIES) {
             error.textContent = `The file holds ${rows.length} entries; at most ${MAX_ENTRIES} can be imported at once`;

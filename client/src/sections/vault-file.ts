@@ -71,30 +71,95 @@ export const vaultFile = sealedVaultFile;
 const sameKey = (name: string, website: string | null | undefined) =>
   `${name.trim().toLowerCase()}\n${(website ?? "").toLowerCase()}`;
 
-/**
- * The preview's rows for a file's items: each one imported under a fresh id, and one that is
- * already in this vault (the same id, or the same name and website) says so and that it will be
- * imported as a copy, so the count the preview gives is what the import does.
- */
-export function rowsOfItems(items: VaultFileItem[], vault: LocalEntry[]): Row[] {
-  const ids = new Set(vault.map((e) => e.id));
-  const keys = new Set(vault.map((e) => sameKey(e.name, e.website)));
-  return items.map((item) => {
-    const problem = itemProblem(item);
-    const row: Row = {
-      credential: problem
-        ? { ...credentialOf({ ...item, secrets: {} as EntrySecrets }), name: String(item.name) }
-        : credentialOf(item),
-      problem,
-      own: item,
-    };
-    if (!problem && ids.has(item.id))
-      row.duplicate = "this very entry is already in this vault: imported as a copy";
-    else if (!problem && keys.has(sameKey(item.name, item.website)))
-      row.duplicate =
-        "an entry with this name and website is already in this vault: imported as a copy";
-    return row;
+/** JSON with its keys sorted at every level: two entries compare whatever order their parts were written in. */
+const canonical = (v: unknown): string =>
+  Array.isArray(v)
+    ? `[${v.map(canonical).join(",")}]`
+    : v && typeof v === "object"
+      ? `{${Object.keys(v)
+          .sort()
+          .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+          .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+          .join(",")}}`
+      : JSON.stringify(v);
+
+/** What an entry is, for "identical": everything but its id, its dates and when its password changed. */
+const content = (e: Pick<VaultFileItem, "name" | "website" | "url" | "tags" | "secrets">) => {
+  const { password_changed_at: _, ...secrets } = e.secrets;
+  return canonical({
+    name: e.name,
+    website: e.website ?? null,
+    url: e.url ?? null,
+    tags: e.tags ?? [],
+    secrets,
   });
+};
+
+export const DUPLICATE = {
+  identical: "already in this vault, identical: imported as a copy",
+  changed: "this entry is in this vault, changed since the export: imported as a copy",
+  /** The same id, but this device cannot open the entry here to compare. */
+  same: "this very entry is already in this vault: imported as a copy",
+  lookalike: "an entry with this name and website is already in this vault: imported as a copy",
+} as const;
+
+/**
+ * The preview's rows for a file's items. Every item is imported under a fresh id, as Bitwarden
+ * imports a file twice: an item already in this vault (the same id, or the same name and website)
+ * is still imported, as a copy, and its row says so and whether the entry here is identical, so the
+ * count the preview gives is what the import does and nothing is skipped unseen. `secretsOf` opens
+ * an entry of this vault (to tell "identical"); one that does not open is compared by id and name only.
+ */
+export async function rowsOfItems(
+  items: VaultFileItem[],
+  vault: LocalEntry[],
+  secretsOf: (e: LocalEntry) => Promise<EntrySecrets> = () => Promise.reject(new Error("closed")),
+): Promise<Row[]> {
+  const byId = new Map(vault.map((e) => [e.id, e]));
+  const byKey = new Map<string, LocalEntry[]>();
+  for (const e of vault) {
+    const k = sameKey(e.name, e.website);
+    byKey.set(k, [...(byKey.get(k) ?? []), e]);
+  }
+  const opened = new Map<string, Promise<string | null>>();
+  const contentOf = (e: LocalEntry) => {
+    if (!opened.has(e.id))
+      opened.set(
+        e.id,
+        secretsOf(e).then(
+          (secrets) => content(vaultFileItem(e, secrets)),
+          () => null,
+        ),
+      );
+    return opened.get(e.id)!;
+  };
+  return Promise.all(
+    items.map(async (item): Promise<Row> => {
+      const problem = itemProblem(item);
+      const row: Row = {
+        credential: problem
+          ? { ...credentialOf({ ...item, secrets: {} as EntrySecrets }), name: String(item.name) }
+          : credentialOf(item),
+        problem,
+        own: item,
+      };
+      if (problem) return row;
+      const same = byId.get(item.id);
+      const alike = byKey.get(sameKey(item.name, item.website)) ?? [];
+      const candidates = same ? [same, ...alike] : alike;
+      if (!candidates.length) return row;
+      const mine = content(item);
+      const seen = await Promise.all(candidates.map(contentOf));
+      row.duplicate = seen.includes(mine)
+        ? DUPLICATE.identical
+        : !same
+          ? DUPLICATE.lookalike
+          : seen[0] === null
+            ? DUPLICATE.same
+            : DUPLICATE.changed;
+      return row;
+    }),
+  );
 }
 
 /**
@@ -126,7 +191,7 @@ export async function itemsOfServerExport(
       );
       items.push({ ...meta, secrets: opened.secrets });
     } catch {
-      const [row] = rowsOfItems([{ ...meta, secrets: {} as EntrySecrets }], []);
+      const [row] = await rowsOfItems([{ ...meta, secrets: {} as EntrySecrets }], []);
       closed.push({
         ...row,
         own: undefined,
