@@ -24,8 +24,9 @@ export function promptPassphrase(prompt = "Master passphrase: "): Promise<string
   const input = process.stdin;
   if (!input.isTTY)
     throw new CliError("No terminal to type the passphrase at: use --passphrase-fd", EXIT.USAGE);
-  process.stderr.write(prompt);
+  // Echo off before the prompt shows: what is typed as soon as it appears is never echoed.
   input.setRawMode(true);
+  process.stderr.write(prompt);
   input.resume();
   input.setEncoding("utf8");
   return new Promise((resolve, reject) => {

@@ -63,7 +63,7 @@ afterAll(async () => {
 });
 
 describe("vault export and vault import", () => {
-  it("exports the decrypted vault to a new 0600 file, and never over an existing one without --force", async () => {
+  it("exports the vault encrypted with a file password by default (no entry readable in it), plain only when asked, to a new 0600 file, never over an existing one without --force", async () => {
     await signIn(at, alice);
     const keys = await deriveVaultKeys(PASSPHRASE, alice.sub, PBKDF2_ITERATIONS, 1);
     const now = new Date().toISOString();
