@@ -92,15 +92,23 @@ function readRows(text: string): string[][] {
   return plain!.rows;
 }
 
-/** Rows keyed by their header, header names compared case-insensitively and trimmed. */
-export function csvRecords(text: string): { headers: string[]; records: Record<string, string>[] } {
+/**
+ * Rows keyed by their header, header names compared case-insensitively and trimmed; `names` are
+ * the headers as written (a column kept as a field keeps its own spelling).
+ */
+export function csvRecords(text: string): {
+  headers: string[];
+  names: string[];
+  records: Record<string, string>[];
+} {
   const rows = readRows(text);
   if (rows.length === 0) throw new ImportFormatError("The CSV file is empty");
-  const headers = rows[0].map((h) => h.trim().toLowerCase());
+  const names = rows[0].map((h) => h.trim());
+  const headers = names.map((h) => h.toLowerCase());
   const records = rows.slice(1).map((cells) => {
     const rec: Record<string, string> = {};
     headers.forEach((h, idx) => (rec[h] = cells[idx] ?? ""));
     return rec;
   });
-  return { headers, records };
+  return { headers, names, records };
 }
