@@ -108,8 +108,11 @@ const SECRET =
 export const field = (name: string, value: string): CustomField => ({
   name,
   value,
-  type: SECRET.test(name) ? "hidden" : "text",
+  type: isSecretName(name) ? "hidden" : "text",
 });
+
+/** Whether a field's name says it holds a secret (a PIN, an account number, a key). */
+export const isSecretName = (name: string) => SECRET.test(name);
 
 /** Fields of a record's values not in `mapped`, named by `label` (a column's own name by default). */
 export function otherFields(
@@ -187,8 +190,16 @@ export function promote(
   slots: { username: string; password: string },
 ): { fields: CustomField[]; username: string; password: string } {
   let { username, password } = slots;
+  // A router keeps an admin password beside the network's: the network's is the one people use.
+  const network = password
+    ? -1
+    : fields.findIndex((f) => /(wireless|network|wi-?fi).*password$/i.test(f.name));
+  if (network >= 0) {
+    password = fields[network]!.value;
+    fields = fields.filter((_, i) => i !== network);
+  }
   const rest = fields.filter((f) => {
-    if (!password && /password$/i.test(f.name)) password = f.value;
+    if (!password && /(password|credential)$/i.test(f.name)) password = f.value;
     else if (!username && /(username|user name|login)$/i.test(f.name)) username = f.value;
     else return true;
     return false;
