@@ -109,7 +109,8 @@ function typedNote(form: NonNullable<ReturnType<typeof noteForm>>): CredentialPa
   let password = "";
   for (const [key, raw] of form.pairs) {
     const value = /phone|fax/i.test(key) ? phone(raw) : raw;
-    if (FORM_ONLY.has(key) || value.trim() === "") continue;
+    // LastPass writes an empty date as "," or ",,".
+    if (FORM_ONLY.has(key) || value.replace(/[,\s]/g, "") === "") continue;
     if (type === "credit card" && CARD[key]) card[CARD[key]] = value;
     else if (type === "credit card" && key === "Expiration Date") {
       // LastPass writes "June,2027".
@@ -138,6 +139,21 @@ function typedNote(form: NonNullable<ReturnType<typeof noteForm>>): CredentialPa
   };
 }
 
+/** A typed note's row rarely has a username or password of its own; when it does, it is kept. */
+function withRowLogin(parts: CredentialParts, r: Record<string, string>): CredentialParts {
+  const fields = [...(parts.fields ?? [])];
+  let { username = "", password = "" } = parts;
+  if (r.username && r.username !== username) {
+    if (parts.kind === "login" && !username) username = r.username;
+    else fields.push(field("Username", r.username));
+  }
+  if (r.password && r.password !== password) {
+    if (parts.kind === "login" && !password) password = r.password;
+    else fields.push({ name: "Password", value: r.password, type: "hidden" });
+  }
+  return { ...parts, username, password, fields };
+}
+
 /**
  * source_mgr_2 (LastPass) CSV. A secure note of a known type becomes that kind (a card, an
  * identity for an address or a document, a login for a server or database), any other a note with
@@ -163,7 +179,7 @@ export function parseMgr2Csv(text: string): ParseOutput {
     out.credentials.push(
       credential(
         form
-          ? { ...common, ...typedNote(form) }
+          ? { ...common, ...withRowLogin(typedNote(form), r) }
           : {
               ...common,
               kind: note ? "note" : "login",

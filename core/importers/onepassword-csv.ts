@@ -130,21 +130,25 @@ function fullRow(r: Record<string, string>, headers: string[], names: string[]) 
     else fields.push(field(names[i]!.replace(/^section:\s*/i, ""), v));
   }
   if (source.kind === "card" && card.number && !card.brand) card.brand = cardBrand(card.number);
+  // Every address the row names (`urls` is one per line; a file may have `url` or `website` too).
+  const addresses = ["urls", "url", "website"]
+    .flatMap((h) => (r[h] ?? "").split(/\r?\n/))
+    .map((u) => u.trim())
+    .filter(Boolean);
+  if (source.kind !== "login" && addresses.length)
+    fields.push({ name: "URL", value: addresses.join("\n"), type: "text" });
   if (source.kind === "login")
     ({ fields, username, password } = promote(fields, { username, password }));
   return credential({
     name: r.title,
     ...asSource(source, fields.length),
-    urls: source.kind === "login" ? pick(r, "urls", "url", "website").split(/\r?\n/) : [],
+    urls: source.kind === "login" ? addresses : [],
     username,
     password,
     totp,
     notes: [r.notesplain, r.notes].filter(Boolean).join("\n"),
     tags: splitTags(r.tags ?? "", /[;,]/),
-    fields:
-      source.kind !== "login" && pick(r, "urls", "url", "website")
-        ? [...fields, { name: "URL", value: pick(r, "urls", "url", "website"), type: "text" }]
-        : fields,
+    fields,
     card: source.kind === "card" ? filled<CardDetails>(card) : undefined,
     identity: source.kind === "identity" ? filled<IdentityDetails>(identity) : undefined,
   });
