@@ -63,12 +63,13 @@ const KINDS: Record<string, SourceKind> = {
 };
 
 /** Whether a manager's item type is one named above. */
-export const isKnownKind = (type: string) => type.trim().toLowerCase() in KINDS;
+export const isKnownKind = (type: string) => Object.hasOwn(KINDS, type.trim().toLowerCase());
 
 /** The vault kind for a source's item type; an unknown type is a note (its values kept as fields). */
 export function sourceKind(type: string): SourceKind {
   const t = type.trim().toLowerCase();
-  return KINDS[t] ?? { label: t || "note", kind: "note" };
+  // Own keys only: a file's type "constructor" or "__proto__" is just an unknown type.
+  return Object.hasOwn(KINDS, t) ? KINDS[t]! : { label: t || "note", kind: "note" };
 }
 
 const KIND_WORD: Record<EntryKind, string> = {

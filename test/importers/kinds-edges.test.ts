@@ -59,6 +59,14 @@ describe("nothing of a row is lost at the edges", () => {
         "a crypto wallet in the source: kept as a secure note, its details as 2 named fields",
       ],
     });
+    // A type named like an object's own property is only an unknown type.
+    const odd = parseImport(
+      '"Title","Type","Notes"\n"A","constructor","x"\n"B","__proto__","y"\n',
+    ).credentials;
+    expect(odd.map((c) => [c.kind, c.sourceKind])).toEqual([
+      ["note", "constructor"],
+      ["note", "__proto__"],
+    ]);
     expect(kindSummary(out.credentials)).toBe(
       "1 login, 1 secure note; kept as the nearest kind: 1 crypto wallet (as a secure note)",
     );
