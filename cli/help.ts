@@ -188,14 +188,16 @@ never replaces an existing file unless --force. --json (with --output) prints wh
     summary: "Add the entries of an export file (this vault's or another manager's)",
     details: `Reads the file on this computer: this vault's export (\`vault export\`), or another
 manager's, its format judged from the file unless --format names it: source_mgr_1 (Bitwarden
-JSON or CSV), source_mgr_3 (1Password CSV), onepux (1Password 1PUX), source_mgr_2 (LastPass CSV),
-source_mgr_4 (Dashlane CSV), proton_pass, nordpass, keepass (a KDBX database, its master password from
+JSON or CSV), source_mgr_3 (1Password CSV, 1Password 7's all-fields CSV too), onepux (1Password
+1PUX), source_mgr_2 (LastPass CSV), source_mgr_4 (Dashlane's CSV files or their zip), proton_pass, nordpass, keepass (a KDBX database, its master password from
 --password-fd; one with a key file: the web app's import; or KeePass 2 XML), keepassxc (KeePassXC CSV), source_browser
 (a browser's CSV), generic (CSV or JSON with name, url, username, password).
 A password-protected file's password comes from file descriptor <n>. A file that cannot be read
 fails the command and nothing is sent. Each entry is sealed here as the web app seals an imported
 entry and sent in batches of 50; entries that cannot be imported are skipped and named with the
-reason. Prints the counts (--json: {imported, skipped, errors}).`,
+reason. Items of kinds the vault has no form for (a bank account, a Wi-Fi network, a server)
+arrive as the nearest kind, their details as named fields. Prints the counts and the entries by
+kind (--json: {imported, kinds, skipped, errors}).`,
     options: { format: { value: true }, "password-fd": { value: true }, ...json },
   },
   link: {

@@ -186,6 +186,7 @@ async function dispatch(name: string, p: Parsed): Promise<number> {
       if (json) printJson(r);
       else {
         out(`Imported ${entries(r.imported)} from ${r.file} (${r.format})\n`);
+        if (r.kinds) out(`By kind: ${r.kinds}\n`);
         for (const s of r.skipped) out(`Skipped ${s.name}: ${s.reason}\n`);
         for (const e of r.errors) out(`Failed: ${e}\n`);
       }

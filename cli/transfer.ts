@@ -20,6 +20,7 @@ import {
   FORMAT_LABELS,
   ImportFormatError,
   isServerExport,
+  kindSummary,
   isVaultFileBody,
   itemProblem,
   MIN_FILE_PASSWORD,
@@ -148,6 +149,8 @@ export type ImportReport = {
   file: string;
   format: string;
   imported: number;
+  /** The entries read, by kind ("2 logins, 1 card; kept as the nearest kind: …"); "" for this vault's own file. */
+  kinds: string;
   skipped: Skipped[];
   errors: string[];
 };
@@ -261,7 +264,15 @@ export async function importFile(
       `${path} holds ${rows.length} entries; at most ${MAX_ENTRIES} are imported at once`,
       EXIT.FAILED,
     );
-  const report: ImportReport = { file: path, format: label, imported: 0, skipped, errors: [] };
+  const read = rows.flatMap((r) => ("credential" in r ? [r.credential] : []));
+  const report: ImportReport = {
+    file: path,
+    format: label,
+    imported: 0,
+    kinds: read.length ? kindSummary(read) : "",
+    skipped,
+    errors: [],
+  };
   const run = crypto.randomUUID();
   let n = 0;
   for (const [i, batch] of batches(rows, report.skipped)) {

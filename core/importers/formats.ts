@@ -1,10 +1,20 @@
 /**
- * CSV exports of browsers and of the managers people leave, each read by its header row: rows that
+ * CSV exports of browsers, NordPass, KeePassXC and generic files, each read by its header row
+ * (LastPass, 1Password and Dashlane have files of their own): rows that
  * hold nothing are skipped with the reason (finish), and what cannot be kept as it was is said.
  */
-import type { CustomField } from "../entry";
+import type { CardDetails, CustomField, IdentityDetails } from "../entry";
 import { csvRecords } from "./csv";
 import { pick, requireHeaders } from "./headers";
+import {
+  asSource,
+  cardBrand,
+  filled,
+  monthNumber,
+  otherFields,
+  sourceKind,
+  splitName,
+} from "./kinds";
 import {
   clean,
   credential,
@@ -50,143 +60,6 @@ export function parseBrowserCsv(text: string): ParseOutput {
   return finish(out);
 }
 
-/**
- * source_mgr_2 (LastPass) CSV: url,username,password,totp,extra,name,grouping,fav. Secure notes
- * carry the url `http://sn`: they become notes.
- */
-export function parseMgr2Csv(text: string): ParseOutput {
-  const { headers, records } = csvRecords(text);
-  requireHeaders(
-    headers,
-    ["url", "username", "password", "extra", "name", "grouping"],
-    "LastPass CSV",
-  );
-  const out: ParseOutput = { credentials: [], skipped: [] };
-  for (const r of records) {
-    const note = r.url === "http://sn";
-    out.credentials.push(
-      credential({
-        name: r.name,
-        kind: note ? "note" : "login",
-        url: note ? null : r.url,
-        username: r.username,
-        password: r.password,
-        notes: r.extra,
-        totp: r.totp,
-        folder: r.grouping,
-        favorite: truthy(r.fav ?? ""),
-      }),
-    );
-  }
-  return finish(out);
-}
-
-/**
- * source_mgr_3 (1Password) CSV: 1Password 8's Title,Url,Username,Password,OTPAuth,Favorite,
- * Archived,Tags,Notes, and 1Password 7's title,website,username,password,notes (which escapes
- * quotes with a backslash: csv.ts reads both). Archived items are kept, tagged "archived".
- */
-export function parseMgr3Csv(text: string): ParseOutput {
-  const { headers, records } = csvRecords(text);
-  requireHeaders(headers, ["title", "username", "password"], "1Password CSV");
-  if (!headers.includes("url") && !headers.includes("website"))
-    throw new ImportFormatError("Not a 1Password CSV export: missing column(s) url");
-  const out: ParseOutput = { credentials: [], skipped: [] };
-  for (const r of records) {
-    const archived = truthy(r.archived ?? "");
-    const tags = splitTags(r.tags ?? "", /[;,]/);
-    out.credentials.push(
-      credential({
-        name: r.title,
-        url: pick(r, "url", "website"),
-        username: r.username,
-        password: r.password,
-        notes: pick(r, "notes", "notesplain"),
-        totp: pick(r, "otpauth"),
-        tags: archived ? [...tags, "archived"] : tags,
-        favorite: truthy(r.favorite ?? ""),
-        changes: archived ? ['archived in the source: tagged "archived"'] : [],
-      }),
-    );
-  }
-  return finish(out);
-}
-
-/** Dashlane's files other than credentials.csv, by a column only each has. */
-const DASHLANE_OTHER: [string, string][] = [
-  ["date_of_birth", "personal info"],
-  ["place_of_issue", "IDs"],
-];
-
-/**
- * source_mgr_4 (Dashlane): credentials.csv (username,username2,username3,title,password,note,url,
- * category,otpSecret or, in newer exports, otpUrl), securenotes.csv (title,note) and payments.csv
- * (cards). Its other files are refused with a message that names them.
- */
-export function parseMgr4Csv(text: string): ParseOutput {
-  const { headers, records } = csvRecords(text);
-  for (const [col, what] of DASHLANE_OTHER) {
-    if (headers.includes(col))
-      throw new ImportFormatError(
-        `This is Dashlane's ${what} file, which holds no logins. Import Dashlane's credentials.csv (and securenotes.csv, payments.csv) from the same export.`,
-      );
-  }
-  const out: ParseOutput = { credentials: [], skipped: [] };
-  if (headers.includes("cc_number")) {
-    for (const r of records) {
-      const card = {
-        cardholder: r.account_holder ?? "",
-        number: r.cc_number ?? "",
-        code: r.code ?? "",
-        exp_month: r.expiration_month ?? "",
-        exp_year: r.expiration_year ?? "",
-      };
-      if (!card.number && r.account_number) {
-        out.skipped.push({
-          name: r.account_name || "Bank account",
-          reason: "a bank account: this vault holds cards, notes, identities and logins",
-        });
-        continue;
-      }
-      out.credentials.push(
-        credential({
-          name: r.account_name || "Card",
-          kind: "card",
-          card: Object.fromEntries(Object.entries(card).filter(([, v]) => v)),
-          notes: r.note ?? "",
-        }),
-      );
-    }
-    return finish(out);
-  }
-  if (!headers.includes("username") && headers.includes("title") && headers.includes("note")) {
-    for (const r of records)
-      out.credentials.push(
-        credential({ name: r.title, kind: "note", notes: r.note, folder: r.category }),
-      );
-    return finish(out);
-  }
-  requireHeaders(headers, ["username", "title", "password", "url"], "Dashlane credentials");
-  for (const r of records) {
-    const fields: CustomField[] = [r.username2, r.username3]
-      .filter(Boolean)
-      .map((u) => ({ name: "Other username", value: u, type: "text" }));
-    out.credentials.push(
-      credential({
-        name: r.title,
-        url: r.url,
-        username: r.username,
-        password: r.password,
-        notes: r.note ?? "",
-        fields,
-        totp: pick(r, "otpurl", "otpsecret"),
-        folder: r.category,
-      }),
-    );
-  }
-  return finish(out);
-}
-
 /** NordPass's JSON cells: additional URLs and custom fields, read leniently (a cell that is not JSON is kept as text). */
 function jsonCell(v: string): unknown[] {
   if (!v.trim()) return [];
@@ -198,23 +71,33 @@ function jsonCell(v: string): unknown[] {
   }
 }
 
+/** The kind of an older NordPass row, whose file has no `type` column, by what it holds. */
+function nordPassKind(r: Record<string, string>): string {
+  if (r.cardnumber || r.cvc || r.cardholdername) return "credit_card";
+  if (r.username || r.password || r.url) return "password";
+  if (r.full_name || r.address1 || r.phone_number || r.email || r.city) return "identity";
+  return "note";
+}
+
 /**
  * NordPass CSV: name,url,additional_urls,username,password,note,cardholdername,cardnumber,cvc,
  * expirydate,zipcode,folder,full_name,phone_number,email,address1,address2,city,country,state,type,
- * custom_fields. Rows of type "folder" only declare folders; the items name theirs.
+ * custom_fields. Rows of type "folder" only declare folders; the items name theirs. Older files
+ * have no `type` (nor `additional_urls`, `custom_fields`): a row's kind is then judged by what it
+ * holds.
  */
 export function parseNordPassCsv(text: string): ParseOutput {
   const { headers, records } = csvRecords(text);
   requireHeaders(
     headers,
-    ["name", "url", "username", "password", "note", "folder", "type"],
+    ["name", "url", "username", "password", "note", "folder"],
     "NordPass CSV",
   );
   const out: ParseOutput = { credentials: [], skipped: [] };
   for (const r of records) {
-    const type = (r.type ?? "").toLowerCase();
+    const type = (r.type || nordPassKind(r)).toLowerCase();
     if (type === "folder") continue;
-    const fields = jsonCell(r.custom_fields ?? "").flatMap((f): CustomField[] => {
+    const custom = jsonCell(r.custom_fields ?? "").flatMap((f): CustomField[] => {
       if (typeof f === "string") return [{ name: "Field", value: f, type: "text" }];
       const o = f as Record<string, unknown>;
       return [
@@ -227,52 +110,72 @@ export function parseNordPassCsv(text: string): ParseOutput {
     });
     const urls = jsonCell(r.additional_urls ?? "").map((u) => clean(u));
     const [month, year] = (r.expirydate ?? "").split("/");
-    const kind =
-      type === "credit_card"
-        ? "card"
-        : type === "identity"
-          ? "identity"
-          : type === "note"
-            ? "note"
-            : "login";
+    const source = sourceKind(type);
+    const kind = source.kind;
+    // What the kind has no slot for is kept as a field (a card's billing zip, a login's address).
+    const slots =
+      kind === "card"
+        ? ["cardholdername", "cardnumber", "cvc", "expirydate"]
+        : kind === "identity"
+          ? [
+              "full_name",
+              "email",
+              "phone_number",
+              "address1",
+              "address2",
+              "city",
+              "state",
+              "country",
+              "zipcode",
+            ]
+          : [];
+    const rest = otherFields(r, [
+      "name",
+      "url",
+      "additional_urls",
+      "username",
+      "password",
+      "note",
+      "folder",
+      "type",
+      "custom_fields",
+      ...slots,
+    ]);
     out.credentials.push(
       credential({
         name: r.name,
-        kind,
+        ...asSource(source, rest.length),
         url: r.url,
         urls,
         username: r.username,
         password: r.password,
         notes: r.note,
         folder: r.folder,
-        fields,
+        fields: [...custom, ...rest],
         card:
           kind === "card"
-            ? Object.fromEntries(
-                Object.entries({
-                  cardholder: r.cardholdername,
-                  number: r.cardnumber,
-                  code: r.cvc,
-                  exp_month: month ?? "",
-                  exp_year: year ?? "",
-                }).filter(([, v]) => v),
-              )
+            ? filled<CardDetails>({
+                cardholder: r.cardholdername,
+                brand: cardBrand(r.cardnumber ?? ""),
+                number: r.cardnumber,
+                code: r.cvc,
+                exp_month: monthNumber(month ?? ""),
+                exp_year: year,
+              })
             : undefined,
         identity:
           kind === "identity"
-            ? Object.fromEntries(
-                Object.entries({
-                  first_name: r.full_name,
-                  email: r.email,
-                  phone: r.phone_number,
-                  address1: r.address1,
-                  address2: r.address2,
-                  city: r.city,
-                  state: r.state,
-                  country: r.country,
-                  postal_code: r.zipcode,
-                }).filter(([, v]) => v),
-              )
+            ? filled<IdentityDetails>({
+                ...splitName(r.full_name ?? ""),
+                email: r.email,
+                phone: r.phone_number,
+                address1: r.address1,
+                address2: r.address2,
+                city: r.city,
+                state: r.state,
+                country: r.country,
+                postal_code: r.zipcode,
+              })
             : undefined,
       }),
     );

@@ -6,6 +6,7 @@
  * KeePass reader uses a Worker where one exists and reads in place where none does.
  */
 export * from "./read";
+export { kindSummary } from "./kinds";
 export { protectExport } from "./bitwarden-crypto";
 export { problemOf, readCxf, readOwnExport, sealCredential } from "./seal";
 export {

@@ -38,6 +38,11 @@ export type ImportedCredential = {
   history: PastPassword[];
   /** Passkeys the source held for this login (keys already in the vault's JWK form). */
   passkeys?: StoredPasskey[];
+  /**
+   * What the source called the item when the vault keeps it as another kind ("bank account",
+   * "Wi-Fi network"): the preview counts by it.
+   */
+  sourceKind?: string;
   /** What was changed on the way in (an archived item tagged, a collection made a tag, …). */
   changes: string[];
 };
@@ -115,6 +120,7 @@ export function credential(parts: CredentialParts): ImportedCredential {
     ...(parts.identity && Object.keys(parts.identity).length ? { identity: parts.identity } : {}),
     history: (parts.history ?? []).filter((h) => h.password !== ""),
     ...(parts.passkeys?.length ? { passkeys: parts.passkeys } : {}),
+    ...(parts.sourceKind ? { sourceKind: parts.sourceKind } : {}),
     changes,
   };
 }

@@ -19,11 +19,11 @@ import {
   parseGenericCsv,
   parseGenericJson,
   parseKeePassXcCsv,
-  parseMgr2Csv,
-  parseMgr3Csv,
-  parseMgr4Csv,
   parseNordPassCsv,
 } from "./formats";
+import { isDashlaneZip, parseDashlaneZip, parseMgr4Csv } from "./dashlane";
+import { parseMgr2Csv } from "./lastpass";
+import { isOnePasswordFullCsv, parseMgr3Csv } from "./onepassword-csv";
 import { ImportFormatError, readJson, type ImportedCredential, type ParseOutput } from "./model";
 import { kdbxCutShort } from "./kdbx-structure";
 import { readKeePass } from "./keepass-reader";
@@ -56,10 +56,10 @@ export type ImportFormat =
 
 export const FORMAT_LABELS: Record<ImportFormat, string> = {
   source_mgr_1: "Bitwarden (JSON, password-protected JSON or CSV)",
-  source_mgr_3: "1Password (CSV)",
+  source_mgr_3: "1Password (CSV, 1Password 7's all-fields CSV too)",
   onepux: "1Password (1PUX)",
   source_mgr_2: "LastPass (CSV)",
-  source_mgr_4: "Dashlane (CSV)",
+  source_mgr_4: "Dashlane (CSV files or their zip)",
   proton_pass: "Proton Pass (JSON or ZIP)",
   nordpass: "NordPass (CSV)",
   keepass: "KeePass / KeePassXC (KDBX database or KeePass 2 XML)",
@@ -120,9 +120,14 @@ export function detectFormat(text: string): ImportFormat {
   const has = (...names: string[]) => names.every((n) => h.has(n));
   if (has("login_uri", "login_username", "login_password")) return "source_mgr_1";
   if (has("extra", "grouping")) return "source_mgr_2";
-  if (has("additional_urls", "folder", "type") || has("cardholdername", "custom_fields"))
+  if (
+    has("additional_urls", "folder", "type") ||
+    has("cardholdername", "custom_fields") ||
+    has("cardholdername", "cardnumber", "folder")
+  )
     return "nordpass";
   if (has("group", "title", "username", "password", "url", "notes")) return "keepassxc";
+  if (isOnePasswordFullCsv(h)) return "source_mgr_3";
   if (
     has("title", "url", "username", "password", "archived") ||
     (has("title", "website", "username", "password") && !h.has("url"))
@@ -133,6 +138,7 @@ export function detectFormat(text: string): ImportFormat {
     h.has("otpsecret") ||
     h.has("otpurl") ||
     h.has("cc_number") ||
+    has("account_name", "account_number") ||
     h.has("date_of_birth") ||
     h.has("place_of_issue")
   )
@@ -267,12 +273,19 @@ export async function readImportFile(
       return parseText(exportData, "onepux");
     const proton = [...files.entries()].find(([name]) => /(^|\/)data\.json$/.test(name));
     if (proton && opts.format !== "onepux") return parseText(proton[1], "proton_pass");
+    if (!opts.format || opts.format === "source_mgr_4") {
+      const csvs = await readZip(bytes, /\.csv$/i);
+      if (isDashlaneZip([...csvs.keys()]))
+        return { ...parseDashlaneZip(csvs), provider: "source_mgr_4", format: "source_mgr_4" };
+    }
     const want =
       opts.format === "onepux"
         ? "a 1Password 1PUX export (no export.data inside)"
         : opts.format === "proton_pass"
           ? "a Proton Pass export (no data.json inside)"
-          : "a 1Password 1PUX or Proton Pass export";
+          : opts.format === "source_mgr_4"
+            ? "a Dashlane CSV export (no credentials.csv inside)"
+            : "a 1Password 1PUX, Proton Pass or Dashlane CSV export";
     throw new ImportFormatError(`This zip file is not ${want}`);
   }
   const binary = foreignBinary(bytes);

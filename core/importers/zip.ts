@@ -1,6 +1,6 @@
 /**
- * The text files of a zip export (1PUX, Proton Pass). Only .data and .json members are inflated:
- * attachments inside are not read.
+ * The text files of a zip export (1PUX, Proton Pass, Dashlane's CSV files). Only .data and .json
+ * members (or the .csv ones, when asked) are inflated: attachments inside are not read.
  *
  * A zip says how large each member is once inflated, and deflate can expand about a thousandfold,
  * so a small file could fill the page's memory. Before anything is inflated, each wanted member's
@@ -136,9 +136,13 @@ async function inflated(stored: Uint8Array, m: Member): Promise<Uint8Array> {
   return out;
 }
 
-export async function readZip(bytes: Uint8Array): Promise<Map<string, string>> {
+/** The zip's text members whose names match `wanted` (by default .data and .json), inflated. */
+export async function readZip(
+  bytes: Uint8Array,
+  wanted: RegExp = WANTED,
+): Promise<Map<string, string>> {
   const members = centralDirectory(bytes).filter(
-    (m) => WANTED.test(m.name) && !m.name.endsWith("/"),
+    (m) => wanted.test(m.name) && !m.name.endsWith("/"),
   );
   let total = 0;
   for (const m of members) {

@@ -253,6 +253,20 @@ describe("vault export and vault import", () => {
       "Skipped Empty: nothing to store: no username, password, notes, TOTP or fields",
     );
     expect((await vault(bob.env, ["get", "Forum"])).stdout).toBe("f0rum");
+
+    // A LastPass file's typed notes: a card, and a bank account kept as a note, counted by kind.
+    const lastpass = join(bob.env.VAULT_CLI_HOME!, "lastpass.csv");
+    writeFileSync(
+      lastpass,
+      'url,username,password,totp,extra,name,grouping,fav\nhttp://sn,,,,"NoteType:Credit Card\nName on Card:Bob B\nNumber:4111111111111111\nExpiration Date:May,2029\nNotes:",Bob Visa,,0\nhttp://sn,,,,"NoteType:Bank Account\nBank Name:Quay Bank\nAccount Number:5566\nNotes:Joint",Quay savings,,0\n',
+    );
+    const typed = await vault(bob.env, ["import", lastpass]);
+    expect(typed.code, typed.stderr).toBe(0);
+    expect(typed.stdout.split("\n").slice(0, 2)).toEqual([
+      expect.stringMatching(/^Imported 2 entries from .*lastpass\.csv \(LastPass \(CSV\)\)$/),
+      "By kind: 1 card, 1 secure note; kept as the nearest kind: 1 bank account (as a secure note)",
+    ]);
+    expect((await vault(bob.env, ["get", "Quay savings", "-f", "notes"])).stdout).toBe("Joint");
   });
 
   it("writes an attachment, decrypted, to a new 0600 file: the bytes that were uploaded", async () => {

@@ -89,7 +89,7 @@ describe("detection and browser files", () => {
 });
 
 describe("Dashlane", () => {
-  it("otpUrl becomes the TOTP; secure notes become notes; other files are named", () => {
+  it("otpUrl becomes the TOTP; secure notes become notes; personal info becomes an identity", () => {
     const creds = parseImport(dashCreds);
     expect(creds.provider).toBe("source_mgr_4");
     expect(creds.credentials).toEqual([
@@ -108,9 +108,16 @@ describe("Dashlane", () => {
     expect(notes.credentials).toEqual([
       expect.objectContaining({ name: "Locker code", kind: "note", notes: "Gym locker: 4-12-33" }),
     ]);
-    expect(() => parseImport(dashInfo)).toThrow(
-      /Dashlane's personal info file, which holds no logins\. Import Dashlane's credentials\.csv/,
-    );
+    const info = parseImport(dashInfo);
+    expect(info.format).toBe("source_mgr_4");
+    expect(info.credentials).toEqual([
+      expect.objectContaining({
+        name: "Mr Sam Lee",
+        kind: "identity",
+        identity: { title: "Mr", first_name: "Sam", last_name: "Lee" },
+        fields: [{ name: "Date of birth", value: "1990-01-01", type: "text" }],
+      }),
+    ]);
   });
 });
 
@@ -309,7 +316,7 @@ describe("1Password 1PUX", () => {
       /not a Proton Pass export \(no data\.json inside\)/,
     );
     await expect(readImportFile(zipSync({ "a.txt": strToU8("x") }))).rejects.toThrow(
-      /not a 1Password 1PUX or Proton Pass export/,
+      /not a 1Password 1PUX, Proton Pass or Dashlane CSV export/,
     );
     await expect(readImportFile(bytes(onePuxData))).resolves.toMatchObject({ format: "onepux" });
   });

@@ -133,9 +133,11 @@ describe("client importers: parsing", () => {
     expect(two.credentials.map((c) => c.name)).toEqual(["News", "Travel", "Server notes"]);
     expect(two.skipped).toEqual([]);
     expect(two.credentials[2]).toMatchObject({
-      kind: "note",
+      kind: "login",
       url: null,
-      notes: "NoteType:Server\nHostname:db1",
+      fields: [{ name: "Hostname", value: "db1", type: "text" }],
+      sourceKind: "server",
+      changes: ["a server in the source: kept as a login, its details as a named field"],
       folder: "Infra",
     });
     expect(two.credentials[1]).toMatchObject({

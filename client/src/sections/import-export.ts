@@ -36,7 +36,7 @@ import {
   sealItem,
 } from "./vault-file";
 import { problemOf, readCxf, readOwnExport, sealCredential } from "../../../core/importers";
-import { previewTable, resultList, summaryText, type Row } from "./import-preview";
+import { kindsText, previewTable, resultList, summaryText, type Row } from "./import-preview";
 
 export const BATCH = 50;
 const MAX_ENTRIES = 5000;
@@ -75,6 +75,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
   const readBtn = el("button", { type: "submit" }, "Preview");
   const error = el("p", { id: "import-error", className: "error", role: "alert" });
   const summary = el("p", { id: "import-summary", "aria-live": "polite" });
+  const kinds = el("p", { id: "import-kinds" });
   // It scrolls (a long file): focusable, so the keyboard can scroll it too.
   const table = el("table", {
     id: "import-preview",
@@ -122,6 +123,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
       ),
       form,
       summary,
+      kinds,
       table,
       start,
       progress,
@@ -148,6 +150,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
   function showPreview(rows: Row[], skipped: Skipped[], label: string) {
     const ok = rows.filter((r) => !r.problem).length;
     summary.textContent = summaryText(label, rows, skipped);
+    kinds.textContent = kindsText(rows);
     previewTable(table, rows, skipped);
     start.hidden = ok === 0;
     start.textContent = `Import ${ok} ${ok === 1 ? "entry" : "entries"}`;
@@ -158,6 +161,7 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
     table.hidden = true;
     start.hidden = true;
     summary.textContent = "";
+    kinds.textContent = "";
     result.replaceChildren();
   }
 

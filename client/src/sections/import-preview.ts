@@ -3,7 +3,7 @@
  * kept with changes (and which), or skipped (and why), before anything is sent; the summary after
  * the import says the same of what was sent.
  */
-import type { ImportedCredential, Skipped } from "../../../core/importers";
+import { type ImportedCredential, kindSummary, type Skipped } from "../../../core/importers";
 import type { StoredPasskey } from "../../../core/passkeys";
 import { el, plural } from "../../../core/ui";
 import type { VaultFileItem } from "../../../core/importers";
@@ -21,13 +21,26 @@ export type Row = {
   duplicate?: string;
 };
 
+const KIND_WORDS = {
+  login: "login",
+  note: "secure note",
+  card: "card",
+  identity: "identity",
+  ssh_key: "SSH key",
+} as const;
+
+/** The item's kind, and what the source called it when that is another ("bank account, as a secure note"). */
+function kindWord(c: ImportedCredential): string {
+  const word = KIND_WORDS[c.kind];
+  if (c.sourceKind) return `${c.sourceKind}, as ${c.kind === "identity" ? "an" : "a"} ${word}`;
+  return c.kind === "login" ? "" : word;
+}
+
 /** What of an item is kept beyond name, username and password, in a few words. */
 export function keptParts(c: ImportedCredential): string {
   const hidden = c.fields.filter((f) => f.type === "hidden").length;
   return [
-    c.kind !== "login"
-      ? { note: "secure note", card: "card", identity: "identity", ssh_key: "SSH key" }[c.kind]
-      : "",
+    kindWord(c),
     c.urls.length ? `${plural(c.urls.length, "more address", "more addresses")}` : "",
     c.fields.length
       ? `${plural(c.fields.length, "field")}${hidden ? ` (${hidden} hidden)` : ""}`
@@ -75,6 +88,15 @@ const copies = (n: number) =>
 export function summaryText(label: string, rows: Row[], skipped: Skipped[]): string {
   const n = counts(rows, skipped);
   return `${label}: ${plural(n.ready, "entry", "entries")} ready (${n.kept} kept as they are, ${n.changed} changed${copies(n.duplicates)}), ${n.skipped} skipped.`;
+}
+
+/**
+ * What the entries to import are, by kind, and which of the source's kinds arrive as the nearest
+ * kind the vault has ("1 bank account (as a secure note)"); empty when nothing is to be imported.
+ */
+export function kindsText(rows: Row[]): string {
+  const ready = rows.filter((r) => !r.problem).map((r) => r.credential);
+  return ready.length ? `By kind: ${kindSummary(ready)}.` : "";
 }
 
 export function previewTable(table: HTMLTableElement, rows: Row[], skipped: Skipped[]) {
