@@ -253,7 +253,7 @@ export async function unwrapVaultKey(
 
 /**
  * What a key wrapped for a person is bound to: the HKDF label and salt of its wrapping key and the
- * AES-GCM associated data of the wrap (docs/crypto.md, "Wrapping a key for a person").
+ * AES-GCM associated data of the wrap (docs/crypto.md, "Sharing keys and shared entries").
  */
 export type PersonWrapBinding = { info: string; salt: Uint8Array<ArrayBuffer>; ad: Uint8Array };
 

@@ -1,11 +1,12 @@
 /**
- * What a member's device does with a shared vault (docs/decisions/client.md, "Shared vaults in the
- * web app"): opens its own copy of the key, reads and writes entries sealed in the vault's place,
+ * What a member's device does with a shared vault (docs/decisions/client.md, "Client: shared
+ * vaults in the web app"): opens its own copy of the key, reads and writes entries sealed in the vault's place,
  * creates a vault, wraps the key for members whose sharing key the caller pinned, and rotates the
  * key after a member left. The server assigns vault and entry ids, while every ciphertext is bound
  * to them: a new vault's first copy and name, and a new entry's envelope, are written bound to a
  * provisional id and at once written again bound to the id the server gave.
  */
+import { ApiError } from "../api";
 import { blindIndexes, type EntrySecrets, type VaultKeys } from "../crypto";
 import {
   newVaultKey,
@@ -218,11 +219,9 @@ export async function rotateVault(
     const rows = ((await api.pullAll(id)) as Row[]).filter((r) => !r._deleted);
     const opened = await Promise.all(rows.map((r) => openRow({ vaultId: id, keys: v.keys }, r)));
     if (!only)
-      exposed = opened.map((e) => ({
-        id: e.id,
-        name: e.name,
-        host: e.website || e.url || "",
-      }));
+      exposed = opened
+        .map((e) => ({ id: e.id, name: e.name, host: e.website || e.url || "" }))
+        .sort((a, b) => a.name.localeCompare(b.name));
     const todo: StagedEntry[] = [];
     for (const e of opened) {
       if (only && !only.has(e.id)) continue;
@@ -250,11 +249,22 @@ export async function rotateVault(
     });
   for (let i = 0; i < wraps.length; i += STAGE_BATCH)
     await api.rotationKeys(id, to, wraps.slice(i, i + STAGE_BATCH));
-  let done = await api.commit(id, to);
-  for (let round = 0; done.rotation.remaining.length && round < 3; round++) {
-    await stageAll(new Set(done.rotation.remaining.map((r) => r.id)));
-    done = await api.commit(id, to);
+  // A commit refused for entries changed meanwhile names them: they are re-sealed and it is asked again.
+  const commit = async () => {
+    try {
+      return { done: await api.commit(id, to), remaining: [] as string[] };
+    } catch (e) {
+      const remaining = (e as { body?: { remaining?: unknown } }).body?.remaining;
+      if (!(e instanceof ApiError) || e.status !== 409 || !Array.isArray(remaining)) throw e;
+      return { done: null, remaining: remaining as string[] };
+    }
+  };
+  let { done, remaining: left } = await commit();
+  for (let round = 0; !done && left.length && round < 3; round++) {
+    await stageAll(new Set(left));
+    ({ done, remaining: left } = await commit());
   }
+  if (!done) throw new Error("Entries kept changing during the key change; try again.");
   if (done.rotation.key_version !== to)
     throw new Error("The new key version was not committed; open the vault again to resume.");
   await api.rename(id, await sealVaultName(newKey, id, v.name));
