@@ -200,4 +200,42 @@ describe("shared vaults: create, invite, accept, wrap, read, remove with a new k
     await cat.page.getByRole("button", { name: "Show password" }).click();
     await expect.poll(() => cat.page.locator("#vault-entry-password").innerText()).toBe(PASSWORD);
   });
+
+  it("a member the server gives another key is shown as changed and gets no copy", async () => {
+    // Ben comes back, but the server now hands out a key of its own for him: Ann's app pinned
+    // the one she compared, so it shows both fingerprints and wraps nothing.
+    const pair = await crypto.subtle.generateKey({ name: "ECDH", namedCurve: "P-256" }, true, [
+      "deriveBits",
+    ]);
+    const { x, y } = await crypto.subtle.exportKey("jwk", pair.publicKey);
+    const swapped = await ben.api.put("/api/sharing/public-key", {
+      publicKey: { kty: "EC", crv: "P-256", x, y },
+      wrappedPrivateKey: Buffer.from(crypto.getRandomValues(new Uint8Array(64))).toString("base64"),
+    });
+    expect(swapped.status).toBe(200);
+    const inv = await ann.api.post(`/api/vaults/${vaultId}/invitations`, {
+      email: ben.user.email,
+      role: "viewer",
+    });
+    expect(inv.status).toBe(201);
+    expect(
+      (await ben.api.post(`/api/vaults/invitations/${inv.body.invitation.id}/accept`)).status,
+    ).toBe(200);
+    await openPath(ann.page, `/vaults/${vaultId}`);
+    await expect.poll(() => stateOf(ann.page, ben.user.email)).toBe("Waiting for the key");
+    const notes = ann.page.locator("#member-notes");
+    await expect.poll(() => notes.innerText()).toContain(`${ben.user.email}'s key changed`);
+    expect(await notes.innerText()).toContain(
+      await fingerprint({ kty: "EC", crv: "P-256", x: x!, y: y! }),
+    );
+    await memberRow(ann.page, ben.user.email)
+      .getByRole("button", { name: "Compare key and give access" })
+      .click();
+    await expect.poll(() => notes.innerText()).toContain("different key");
+    const { body } = await ann.api.get(`/api/vaults/${vaultId}/members`);
+    expect(body.members.find((m: { email: string }) => m.email === ben.user.email).state).toBe(
+      "accepted",
+    );
+    expect((await ben.api.get(`/api/vaults/${vaultId}/key`)).status).toBe(404);
+  });
 });
