@@ -14,7 +14,6 @@ import {
   type VaultMember,
   type VaultRole,
   type VaultsApi,
-  type VaultEntry,
 } from "../../../core/vaults";
 import { el } from "../../../core/ui";
 import { trustedContactKey } from "../keys/contact-keys";
@@ -36,7 +35,6 @@ export function mountMembers(
   me: Me,
   id: string,
   place: () => Place | null,
-  entries: () => VaultEntry[],
   reload: () => Promise<void>,
 ) {
   const rows = el("tbody", { id: "member-rows" });
@@ -150,12 +148,13 @@ export function mountMembers(
     if (!opened || !m.user_id) return;
     button.disabled = true;
     try {
-      const before = entries().map((e) => ({
-        id: e.id,
-        name: e.name,
-        host: e.website || e.url || "",
-      }));
       await api.removeMember(id, m.user_id);
+      if (m.state !== "wrapped") {
+        // Never given the key: nothing they could read, so the key stays as it is.
+        app.toast(`Removed ${m.email ?? "the member"}; they never had the vault's key`);
+        await reload();
+        return;
+      }
       const { members } = await api.members(id);
       const remaining: { userId: string; publicKey: PublicKey }[] = [];
       const left: string[] = [];
@@ -167,11 +166,7 @@ export function mountMembers(
       }
       notes.textContent = "Changing the vault's key…";
       const result = await rotateVault(api, opened, me, remaining);
-      report(
-        m.email ?? "The removed member",
-        result.exposed.length ? result : { ...result, exposed: before },
-        left,
-      );
+      report(m.email ?? "The removed member", result, left);
       notes.textContent = "";
       await reload();
     } catch (e) {

@@ -243,16 +243,7 @@ export async function mountRoom(root: HTMLElement, app: AppContext, id: string) 
       status.textContent = explain(e, "Reading this vault");
     }
   };
-  const members = mountMembers(
-    membersHost,
-    app,
-    api,
-    me,
-    id,
-    () => place,
-    () => entries,
-    reload,
-  );
+  const members = mountMembers(membersHost, app, api, me, id, () => place, reload);
   await reload();
   const stop = app.onLive("vaults", reload);
   return () => stop();
