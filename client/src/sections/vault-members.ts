@@ -277,7 +277,9 @@ export function mountMembers(
     const fresh = gave ? (await api.members(id)).members : members;
     rows.replaceChildren(...fresh.map((m) => memberRow(m, manage, waiting)));
     notes.replaceChildren(...said.map((s) => el("p", { className: "hint" }, s)));
-    inviteHost.replaceChildren(...(manage ? [inviteForm()] : []));
+    // Made once: a live refresh while the person types an address must not empty the form.
+    if (!manage) inviteHost.replaceChildren();
+    else if (!inviteHost.firstChild) inviteHost.replaceChildren(inviteForm());
   }
 
   return { render };

@@ -88,8 +88,11 @@ export async function mountRoom(root: HTMLElement, app: AppContext, id: string) 
     entries = place.opened ? await vaultEntries(api, place.opened) : [];
     entriesList.replaceChildren(...entries.map(entryRow));
     entriesEmpty.hidden = !place.opened || entries.length > 0;
-    formHost.replaceChildren(...(place.opened && canWrite(vault.role) ? [entryForm(null)] : []));
-    renameHost.replaceChildren(...(place.opened && canManage(vault.role) ? [renameForm()] : []));
+    // Forms are made once: a live refresh while the person types must not empty them.
+    if (!(place.opened && canWrite(vault.role))) formHost.replaceChildren();
+    else if (!formHost.firstChild) formHost.replaceChildren(entryForm(null));
+    if (!(place.opened && canManage(vault.role))) renameHost.replaceChildren();
+    else if (!renameHost.firstChild) renameHost.replaceChildren(renameForm());
   }
 
   function entryRow(e: VaultEntry) {
@@ -197,6 +200,7 @@ export async function mountRoom(root: HTMLElement, app: AppContext, id: string) 
         else await addVaultEntry(api, place!.opened!, input);
         app.toast(e ? `Saved ${input.name}` : `Added ${input.name} to the vault`);
         detail.hidden = true;
+        formHost.replaceChildren(entryForm(null));
         await load();
       } catch (err) {
         error.textContent = explain(err, "Saving the entry");
