@@ -13,7 +13,7 @@
  *                     through that domain's index.ts; the passwords table is imported only by
  *                     the passwords domain (and src/db), the others use its index.ts
  *   data              the worker's other data (personas, known services): kernel only
- *   core/<part>       the client core every app shares (crypto, api, store, sync, vault, ...): kernel
+ *   core/<part>       the client core every app shares (crypto, api, store, sync, vault, vaults, ...): kernel
  *                     and another part only through that part's index.ts, never an app or server
  *                     code; ui and device read the page, so no other part imports them
  *   client/src, extension/src, cli/

@@ -22,6 +22,7 @@ const SECTIONS = [
   "/vault",
   "/health",
   "/notifications",
+  "/vaults",
   "/sharing",
   "/session-shares",
   "/identities",

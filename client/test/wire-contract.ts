@@ -22,6 +22,7 @@ import { TRASH_ENDPOINTS } from "../src/sections/vault/trash";
 import { DMS_ENDPOINTS, EMERGENCY_ENDPOINTS } from "../../core/api/recovery-api";
 import { LINK_ENDPOINTS } from "../../core/links/secure-links";
 import { SHARING_ENDPOINTS } from "../../core/api/sharing-api";
+import { VAULT_ENDPOINTS } from "../../core/vaults/vaults-api";
 
 type Method = "get" | "post" | "put" | "patch" | "delete";
 /** The keys of every member of a union (a response that is one of several shapes). */
@@ -62,6 +63,7 @@ type Untyped<T> = {
 export type Contract = [
   None<Problems<typeof ENDPOINTS>>,
   None<Problems<typeof SHARING_ENDPOINTS>>,
+  None<Problems<typeof VAULT_ENDPOINTS>>,
   None<Problems<typeof EMERGENCY_ENDPOINTS>>,
   None<Problems<typeof DMS_ENDPOINTS>>,
   None<Problems<typeof AUTOMATION_ENDPOINTS>>,
@@ -72,6 +74,7 @@ export type Contract = [
   None<Problems<typeof TRASH_ENDPOINTS>>,
   None<Untyped<typeof ENDPOINTS>>,
   None<Untyped<typeof SHARING_ENDPOINTS>>,
+  None<Untyped<typeof VAULT_ENDPOINTS>>,
   None<Untyped<typeof EMERGENCY_ENDPOINTS>>,
   None<Untyped<typeof DMS_ENDPOINTS>>,
   None<Untyped<typeof AUTOMATION_ENDPOINTS>>,

@@ -250,3 +250,63 @@ export async function unwrapVaultKey(
     );
   }
 }
+
+/**
+ * What a key wrapped for a person is bound to: the HKDF label and salt of its wrapping key and the
+ * AES-GCM associated data of the wrap (docs/crypto.md, "Sharing keys and shared entries").
+ */
+export type PersonWrapBinding = { info: string; salt: Uint8Array<ArrayBuffer>; ad: Uint8Array };
+
+/** `key` (raw) wrapped for a person's sharing public key with the person-wrap layout. */
+export async function wrapKeyForPerson(
+  key: CryptoKey,
+  recipient: { x: string; y: string },
+  bind: PersonWrapBinding,
+): Promise<string> {
+  const eph = await crypto.subtle.generateKey(EC, true, ["deriveBits"]);
+  const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
+  const kek = await shareKek(
+    eph.privateKey,
+    await importPublic(recipient),
+    "wrapKey",
+    bind.info,
+    bind.salt,
+  );
+  return packed(
+    eph.publicKey,
+    iv,
+    await crypto.subtle.wrapKey("raw", key, kek, {
+      name: "AES-GCM",
+      iv,
+      additionalData: bind.ad as Uint8Array<ArrayBuffer>,
+    }),
+  );
+}
+
+/**
+ * An AES-256-GCM key wrapped for this person, opened with their sharing private key. Throws
+ * DecryptionError when it was made for someone else or under another binding.
+ */
+export async function unwrapKeyFromPerson(
+  privateKey: CryptoKey,
+  wrapped: string,
+  bind: PersonWrapBinding,
+  usages: KeyUsage[],
+  extractable: boolean,
+): Promise<CryptoKey> {
+  try {
+    const { epk, iv, body } = await unpacked(wrapped);
+    const kek = await shareKek(privateKey, epk, "unwrapKey", bind.info, bind.salt);
+    return await crypto.subtle.unwrapKey(
+      "raw",
+      body,
+      kek,
+      { name: "AES-GCM", iv, additionalData: bind.ad as Uint8Array<ArrayBuffer> },
+      { name: "AES-GCM", length: 256 },
+      extractable,
+      usages,
+    );
+  } catch {
+    throw new DecryptionError("This key was not wrapped for your sharing key, or not for this use");
+  }
+}

@@ -3,10 +3,10 @@ import type { AppEnv } from "./types";
 
 /**
  * App paths that carry a token after the section's path (the links the server mails,
- * /emergency/<token>): the worker answers with that section's shell page from the static assets,
+ * /emergency/<token>; a shared vault's own page, /vaults/<id>): the worker answers with that section's shell page from the static assets,
  * so the token never becomes a file name and the page works for any token.
  */
-const TOKEN_SECTIONS = ["/emergency"] as const;
+const TOKEN_SECTIONS = ["/emergency", "/vaults"] as const;
 
 export function registerAppPages(app: Hono<AppEnv>) {
   for (const section of TOKEN_SECTIONS) {

@@ -19,6 +19,13 @@ export const sections: SectionDef[] = [
     load: () => import("../sections/notifications"),
   },
   {
+    id: "vaults",
+    title: "Shared vaults",
+    path: "/vaults",
+    group: "Share",
+    load: () => import("../sections/vaults"),
+  },
+  {
     id: "sharing",
     title: "Sharing",
     path: "/sharing",

@@ -2,6 +2,7 @@
 export const VAULT_MARKUP = `
 <div id="vault-view" class="vault" hidden>
   <h1 id="vault-title" class="section-title" tabindex="-1">Vault</h1>
+  <nav id="vault-places" class="vault-places" aria-label="Vaults" hidden></nav>
   <div id="vault-panes" class="vault-panes" data-view="list">
     <section id="list-pane" class="list-pane" aria-labelledby="entries-heading">
       <div class="vault-toolbar">

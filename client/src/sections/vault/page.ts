@@ -17,6 +17,7 @@ import { Organiser } from "./organise";
 import { needles, queryWords, SearchIndex, shortNeedles } from "./search";
 import { ListAnswers, ordered, RowCache, withSharedRows } from "./filter";
 import { SHARED_PREFIX, SharedEntries } from "./shared";
+import { mountVaultPlaces } from "./places";
 import { DeviceState } from "./device";
 import { bindDisclosures, bindSearchKeys } from "./keys";
 import { auditedSecrets, noteFullyBound, storeMark } from "./secrets";
@@ -61,6 +62,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     () => reading,
   );
   const shared = new SharedEntries(app);
+  let places: ReturnType<typeof mountVaultPlaces> | null = null;
   /** Opens entries for the pass below in a Worker, off the page's main thread. */
   const reader = new EntryReader(keys, session.userId);
   const rowCache = new RowCache();
@@ -185,6 +187,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
       shown: rows.length,
       total: snapshot.length + shared.items.length,
     });
+    places?.count();
   }
 
   const sortBy = $("sort") as HTMLSelectElement;
@@ -477,6 +480,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
 
   $("vault-view").hidden = false;
   showDetail(false);
+  places = mountVaultPlaces($("vault-places"), app, () => snapshot.length);
   const cached = await device.cachedListing();
   if (cached?.length && !search.value.trim()) {
     list.draw(cached, new Set());
@@ -511,6 +515,7 @@ export async function mount(root: HTMLElement, app: AppContext): Promise<Unmount
     unbindDisclosures();
     stopListening();
     stopLive();
+    places?.stop();
     arrivals.stop();
   };
 }
