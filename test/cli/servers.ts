@@ -30,9 +30,13 @@ export async function startServers(name: string): Promise<Servers> {
     allowRegistration: true,
     quiet: true,
   });
+  // The command line needs no web client: wrangler dev serves public/ as it is and never rebuilds it,
+  // which would delete it under the browser suite's servers running beside this suite
+  // (bench/lib/harness.mjs, configWithoutBuild).
   const worker = await startWorker({
     port,
     name,
+    build: false,
     vars: {
       IDP_ISSUER: idp.issuer,
       OIDC_CLIENT_ID: DEV_CLIENT_ID,
