@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 source scripts/lib/node-runtime.sh
 bash scripts/setup.sh
 mkdir -p test-artifacts
-rm -f test-artifacts/vitest-browser.log test-artifacts/vitest-node.json test-artifacts/vitest.json test-artifacts/vitest.log test-artifacts/vitest-shards.json test-artifacts/vitest-shards.log test-artifacts/vitest-browser.json test-artifacts/checks.log test-artifacts/checks-failed.txt
+rm -f test-artifacts/vitest-node.json test-artifacts/vitest.json test-artifacts/vitest.log test-artifacts/vitest-shards.json test-artifacts/vitest-shards.log test-artifacts/vitest-browser.json test-artifacts/checks.log test-artifacts/checks-failed.txt
 status=0
 # A file filter usually names files of one suite only; the other then has nothing to run.
 filtered=()
@@ -26,17 +26,6 @@ trap 'kill "$checks" 2>/dev/null || true' EXIT
 # rebuilds public/, the directory the worker passes' runtimes and the browser suite's serve.
 dry_run=0
 node scripts/check-production.mjs --dry-run || dry_run=$?
-# The browser suite (Node + a real Chromium against wrangler devs: vitest.browser.config.mts), the
-# longest of the suites, starts now, beside the worker passes and the checks: most of its time is
-# waiting on pages, timers and polls, which leaves the cores to the others. It serves the client
-# the dry run just built (SUITE_CLIENT_BUILT=1) and never rebuilds it, since the worker passes'
-# runtimes read the same public/ (client/test/support/worker.ts). Its log is held back and printed
-# after the others'.
-client_built=0
-[ "$dry_run" -eq 0 ] && [ -f public/index.html ] && client_built=1
-SUITE_CLIENT_BUILT=$client_built node_modules/.bin/vitest run -c vitest.browser.config.mts "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-browser.json "$@" >test-artifacts/vitest-browser.log 2>&1 &
-browser=$!
-trap 'kill "$browser" "$checks" 2>/dev/null || true' EXIT
 # The worker suite twice at the same time: on one database, and again on three shard databases and
 # a directory of their own (docs/decisions/scale.md, "Scale: shards, a directory, many databases"): users
 # land on different shards, and the move tests, which need two shards, run only there. The second
@@ -49,7 +38,7 @@ trap 'kill "$browser" "$checks" 2>/dev/null || true' EXIT
 # vitest itself, not npx, so that `$!` is the pass and an interrupted run stops it too.
 VAULT_SHARDS=3 VAULT_SHARD_PASS=placement node_modules/.bin/vitest run "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-shards.json "$@" >test-artifacts/vitest-shards.log 2>&1 &
 shards=$!
-trap 'kill "$shards" "$browser" "$checks" 2>/dev/null || true' EXIT
+trap 'kill "$shards" "$checks" 2>/dev/null || true' EXIT
 # Its output is kept as well (test-artifacts/vitest.log) for the closing summary's reading of the
 # worker's own error log.
 npx vitest run "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest.json "$@" 2>&1 | tee test-artifacts/vitest.log || status=$?
@@ -67,12 +56,14 @@ if [ "$dry_run" -ne 0 ]; then
   echo "production configuration (dry run)" >>test-artifacts/checks-failed.txt
   status=$dry_run
 fi
-browser_status=0
-wait "$browser" || browser_status=$?
-echo "--- the browser suite (vitest.browser.config.mts), run beside the passes above:"
-cat test-artifacts/vitest-browser.log
-[ "$browser_status" -eq 0 ] || status=$browser_status
 trap - EXIT
+# The browser suite (Node + a real Chromium against wrangler devs: vitest.browser.config.mts), after
+# the others, not beside them: run beside the worker passes it kept the two cores at a load of
+# 18-20 and made every suite slower (docs/development.md, "The test run: its layout, and where the time went (before and after)"). It serves the
+# client the dry run built (SUITE_CLIENT_BUILT=1) rather than building it again.
+client_built=0
+[ "$dry_run" -eq 0 ] && [ -f public/index.html ] && client_built=1
+SUITE_CLIENT_BUILT=$client_built npx vitest run -c vitest.browser.config.mts "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-browser.json "$@" || status=$?
 # A plain closing summary that any CI can read. A CI log may keep only its tail, so the summary
 # names each suite's count and its first failures (a file that failed to load counts as one).
 node -e '

@@ -104,9 +104,8 @@ async function startServerSet(index: number) {
 export default async function setup(project: TestProject) {
   const count = project.config.maxWorkers;
   // The client is built once here, before any set starts, and no set rebuilds it (startWorker's
-  // `build: false`): scripts/test.sh runs this suite beside the worker passes, whose runtimes serve
-  // the same public/, so it builds first and says so (SUITE_CLIENT_BUILT=1) and nothing deletes
-  // public/ under them. Run by itself, the suite builds what the working tree holds.
+  // `build: false`), so the sets can start side by side. scripts/test.sh says the dry run built it
+  // already (SUITE_CLIENT_BUILT=1); run by itself, the suite builds what the working tree holds.
   if (process.env.SUITE_CLIENT_BUILT !== "1")
     execFileSync("node", ["scripts/build-client.mjs"], { stdio: "ignore" });
   // With nothing rebuilt under them, the sets start side by side.
