@@ -57,13 +57,7 @@ if [ "$dry_run" -ne 0 ]; then
   status=$dry_run
 fi
 trap - EXIT
-# The browser suite (Node + a real Chromium against wrangler devs: vitest.browser.config.mts), after
-# the others, not beside them: run beside the worker passes it kept the two cores at a load of
-# 18-20 and made every suite slower (docs/development.md, "The test run: its layout, and where the time went (before and after)"). It serves the
-# client the dry run built (SUITE_CLIENT_BUILT=1) rather than building it again.
-client_built=0
-[ "$dry_run" -eq 0 ] && [ -f public/index.html ] && client_built=1
-SUITE_CLIENT_BUILT=$client_built npx vitest run -c vitest.browser.config.mts "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-browser.json "$@" || status=$?
+npx vitest run -c vitest.browser.config.mts "${filtered[@]}" --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-browser.json "$@" || status=$?
 # A plain closing summary that any CI can read. A CI log may keep only its tail, so the summary
 # names each suite's count and its first failures (a file that failed to load counts as one).
 node -e '

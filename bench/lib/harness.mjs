@@ -31,18 +31,6 @@ export function ensureWrk() {
   );
 }
 
-/** A port free now, as the system gives them out (listening on port 0), for a child to listen on. */
-function systemPort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /**
  * wrangler.toml without its [build] section, beside it (a configuration's paths are read relative to
  * its own directory), for a wrangler dev that serves public/ as it is: its custom build deletes and
@@ -128,11 +116,7 @@ export async function startWorker({ port, name, vars = {}, inspectorPort = 0, bu
     "--var",
     `${k}:${v}`,
   ]);
-  // wrangler dev's inspector listens on 9229, or on a port wrangler finds free, when none is named:
-  // two wrangler devs starting at the same moment (the browser suite's sets, the command line tests'
-  // beside them) found the same one free and the second failed with "Address already in use
-  // (socket "direct:1:default")". A port the system gives out is named instead.
-  const inspector = ["--inspector-port", String(inspectorPort || (await systemPort()))];
+  const inspector = inspectorPort ? ["--inspector-port", String(inspectorPort)] : [];
   const child = spawn(
     "npx",
     [

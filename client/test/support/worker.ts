@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { vapidKeys } from "../../../scripts/lib/vapid.mjs";
 import { chromium } from "playwright-core";
 import type {} from "vitest";
@@ -14,13 +13,13 @@ import type { SuiteServer } from "./server";
 /**
  * One server set: the local OpenID provider (tests may register users at it), the automation
  * journeys' components (automation-components.ts) and wrangler dev on its own port and state
- * directory, trusting that provider, serving public/ as the global setup found or built it (never
- * rebuilding it: bench/lib/harness.mjs, configWithoutBuild); the suite reaches the
+ * directory, trusting that provider (wrangler dev builds the client fresh first: wrangler.toml's
+ * [build] command, so the suite builds it once, not a second time here); the suite reaches the
  * worker's runtime on `port`. Private destinations are allowed: the session-viewer test's share
  * logs in to a site on 127.0.0.1, and the automation journeys reach the local reset site, mail and
  * alias providers and Dovecot there too.
  */
-async function startServerSet(index: number) {
+async function startServerSet(index: number, turn: (start: () => Promise<void>) => Promise<void>) {
   // The set's Chromium, started beside its servers: launching one per file cost each file 1.5 to
   // 3 s and a second of CPU; each file gets contexts of its own (browser.ts, launch). One per set,
   // not one for the run: a connection over the DevTools protocol adopts every page of contexts it
@@ -58,19 +57,21 @@ async function startServerSet(index: number) {
     VAPID_PRIVATE_KEY: vapid.privateKey,
     VAPID_SUBJECT: "mailto:ops@vault.test",
   };
-  const worker = await startWorker({
-    port: await freePort(),
-    name: `browser-suite-${index + 1}`,
-    build: false,
-    vars: {
-      OUTBOUND_ALLOW_PRIVATE: "true",
-      CORS_ORIGINS: extensionOrigin(),
-      IDP_ISSUER: idp.issuer,
-      OIDC_CLIENT_ID: DEV_CLIENT_ID,
-      OIDC_SCOPES: "openid email vault",
-      ...push,
-      ...components.vars,
-    },
+  let worker!: Awaited<ReturnType<typeof startWorker>>;
+  await turn(async () => {
+    worker = await startWorker({
+      port: await freePort(),
+      name: `browser-suite-${index + 1}`,
+      vars: {
+        OUTBOUND_ALLOW_PRIVATE: "true",
+        CORS_ORIGINS: extensionOrigin(),
+        IDP_ISSUER: idp.issuer,
+        OIDC_CLIENT_ID: DEV_CLIENT_ID,
+        OIDC_SCOPES: "openid email vault",
+        ...push,
+        ...components.vars,
+      },
+    });
   });
   // The browser and the tests reach the runtime itself on `port`, not wrangler dev's reload proxy
   // (bench/lib/harness.mjs, runtimeEntry).
@@ -103,14 +104,17 @@ async function startServerSet(index: number) {
  */
 export default async function setup(project: TestProject) {
   const count = project.config.maxWorkers;
-  // The client is built once here, before any set starts, and no set rebuilds it (startWorker's
-  // `build: false`), so the sets can start side by side. scripts/test.sh says the dry run built it
-  // already (SUITE_CLIENT_BUILT=1); run by itself, the suite builds what the working tree holds.
-  if (process.env.SUITE_CLIENT_BUILT !== "1")
-    execFileSync("node", ["scripts/build-client.mjs"], { stdio: "ignore" });
-  // With nothing rebuilt under them, the sets start side by side.
+  // The sets start side by side, but their wrangler devs one after the other: each one's [build]
+  // deletes and rebuilds public/, which a wrangler dev already starting reads. No test runs until
+  // all are started and quiet again below.
+  let turns = Promise.resolve();
+  const turn = (start: () => Promise<void>) => {
+    const mine = turns.then(start);
+    turns = mine.catch(() => undefined);
+    return mine;
+  };
   const started = await Promise.allSettled(
-    Array.from({ length: count }, (_, i) => startServerSet(i)),
+    Array.from({ length: count }, (_, i) => startServerSet(i, turn)),
   );
   const sets = started.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
   const stopAll = async () => {
@@ -119,6 +123,9 @@ export default async function setup(project: TestProject) {
   try {
     const failed = started.find((r) => r.status === "rejected");
     if (failed) throw failed.reason;
+    // A later set's client build rewrote public/ under the earlier ones, whose wrangler dev then
+    // reloads its assets: wait until every one has been quiet again.
+    for (const set of sets) await set.worker.settled();
   } catch (e) {
     await stopAll();
     throw e;
