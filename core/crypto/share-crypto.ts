@@ -195,29 +195,12 @@ const vaultKeyAd = (b: VaultKeyBinding) =>
  * "Client: app shell, OpenID Connect sign-in, journeys between people", "Emergency access and dead man's switch keys"): same layout as wrapItemKeyFor under
  * its own HKDF label. Needs the extractable copy of crypto.deriveExtractableVaultKey.
  */
-export async function wrapVaultKeyFor(
+export function wrapVaultKeyFor(
   vaultKey: CryptoKey,
   recipient: { x: string; y: string },
   bind: VaultKeyBinding,
 ): Promise<string> {
-  const eph = await crypto.subtle.generateKey(EC, true, ["deriveBits"]);
-  const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  const kek = await shareKek(
-    eph.privateKey,
-    await importPublic(recipient),
-    "wrapKey",
-    VAULT_KEY_INFO,
-    bind.salt ?? new Uint8Array(0),
-  );
-  return packed(
-    eph.publicKey,
-    iv,
-    await crypto.subtle.wrapKey("raw", vaultKey, kek, {
-      name: "AES-GCM",
-      iv,
-      additionalData: vaultKeyAd(bind),
-    }),
-  );
+  return wrapKeyForPerson(vaultKey, recipient, vaultKeyPersonBinding(bind));
 }
 
 /** The owner's vault key, opened with the contact's own sharing private key: non-extractable, for unwrapping item keys only. */
@@ -227,22 +210,12 @@ export async function unwrapVaultKey(
   bind: VaultKeyBinding,
 ): Promise<CryptoKey> {
   try {
-    const { epk, iv, body } = await unpacked(wrapped);
-    const kek = await shareKek(
+    return await unwrapKeyFromPerson(
       privateKey,
-      epk,
-      "unwrapKey",
-      VAULT_KEY_INFO,
-      bind.salt ?? new Uint8Array(0),
-    );
-    return await crypto.subtle.unwrapKey(
-      "raw",
-      body,
-      kek,
-      { name: "AES-GCM", iv, additionalData: vaultKeyAd(bind) },
-      { name: "AES-GCM", length: 256 },
-      false,
+      wrapped,
+      vaultKeyPersonBinding(bind),
       ["wrapKey", "unwrapKey"],
+      false,
     );
   } catch {
     throw new DecryptionError(
@@ -250,6 +223,13 @@ export async function unwrapVaultKey(
     );
   }
 }
+
+/** The vault key's wrap is the person-wrap layout under its own label, salt and associated data. */
+const vaultKeyPersonBinding = (bind: VaultKeyBinding): PersonWrapBinding => ({
+  info: VAULT_KEY_INFO,
+  salt: bind.salt ?? new Uint8Array(0),
+  ad: vaultKeyAd(bind),
+});
 
 /**
  * What a key wrapped for a person is bound to: the HKDF label and salt of its wrapping key and the
