@@ -91,13 +91,14 @@ describe("shared vault entries: bound to (entry, vault, host)", () => {
   it("refuses the blob in another vault, entry, host, or a personal vault's place", async () => {
     const keys = await sharedVaultKeys(await newVaultKey(), 1);
     const env = await sealVaultEntry(keys, "vlt_a", entry, secrets("pw-1"));
+    // Thunks, each opened only when awaited: a rejection made before its turn would be unhandled.
     const moved = [
-      openVaultEntry(keys, "vlt_b", { ...entry, ...env }),
-      openVaultEntry(keys, "vlt_a", { ...entry, id: "e2", ...env }),
-      openVaultEntry(keys, "vlt_a", { ...entry, website: "evil.example", url: null, ...env }),
-      openEntry(keys, placeOf("vlt_a", entry), env),
+      () => openVaultEntry(keys, "vlt_b", { ...entry, ...env }),
+      () => openVaultEntry(keys, "vlt_a", { ...entry, id: "e2", ...env }),
+      () => openVaultEntry(keys, "vlt_a", { ...entry, website: "evil.example", url: null, ...env }),
+      () => openEntry(keys, placeOf("vlt_a", entry), env),
     ];
-    for (const p of moved) await expect(p).rejects.toBeInstanceOf(MisplacedEnvelopeError);
+    for (const open of moved) await expect(open()).rejects.toBeInstanceOf(MisplacedEnvelopeError);
   });
 
   it("an entry under an older key version than the one in hand is refused (rotation fence)", async () => {
