@@ -97,6 +97,18 @@ export const routineRoutes = [
       }),
   },
   {
+    // What the client sends of a longer queue (core/sync/sync-engine.ts, MAX_BATCH): a push of 50
+    // would pass the free plan's 50 queries, so a queue goes in pushes of 40.
+    key: "push-40",
+    label: "push, 40 mutations (the client's batch)",
+    send: (ctx, i) =>
+      ctx.call("POST", "/api/passwords/sync", {
+        mutations: Array.from({ length: 40 }, (_, k) =>
+          update(ctx, ctx.id(5200 + (i + 2) * 40 + k), k),
+        ),
+      }),
+  },
+  {
     key: "delta-100",
     label: "delta pull, 100 changes",
     async setup(ctx) {
