@@ -11,6 +11,7 @@
 //   node bench/cost.mjs [--sizes 1000,10000] [--repeat 20] [--port 8790] [--out docs/cost.json]
 import { readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ROOT } from "../scripts/lib/dev-identity.mjs";
@@ -28,6 +29,8 @@ const { values } = parseArgs({
   },
 });
 // An empty list (--sizes "") measures only the requests made now and then.
+// The machine's load average (1 minute) at the start and the end: the CPU figures are as noisy as it is high.
+const load = [loadavg()[0]];
 const SIZES = values.sizes.split(",").filter(Boolean).map(Number);
 const N = Number(values.repeat);
 const PORT = Number(values.port);
@@ -214,6 +217,6 @@ try {
 const out = join(ROOT, values.out);
 writeFileSync(
   out,
-  `${JSON.stringify({ measured: new Date().toISOString().slice(0, 10), repeat: N, routes: results }, null, 2)}\n`,
+  `${JSON.stringify({ measured: new Date().toISOString().slice(0, 10), repeat: N, load: [...load, loadavg()[0]].map((l) => Math.round(l * 10) / 10), routes: results }, null, 2)}\n`,
 );
 console.log(`\nwrote ${values.out}`);

@@ -177,7 +177,11 @@ export const routineRoutes = [
     key: "breach-range",
     label: "health: breach range",
     send: (ctx, i) =>
-      ctx.call("GET", `/api/breach/range/${(0xa0000 + i + 3).toString(16).toUpperCase()}`),
+      // Prefixes of their own per vault size: a range the run at another size fetched is cached.
+      ctx.call(
+        "GET",
+        `/api/breach/range/${(0xa0000 + (ctx.size % 4096) * 32 + i + 3).toString(16).toUpperCase()}`,
+      ),
   },
   { key: "liveness", label: "liveness /api/health", send: (ctx) => ctx.call("GET", "/api/health") },
 ];
