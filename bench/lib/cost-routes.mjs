@@ -97,6 +97,18 @@ export const routineRoutes = [
       }),
   },
   {
+    // What the client sends of a longer queue (core/sync/sync-engine.ts, MAX_BATCH): a push of 50
+    // would pass the free plan's 50 queries, so a queue goes in pushes of 40.
+    key: "push-40",
+    label: "push, 40 mutations (the client's batch)",
+    send: (ctx, i) =>
+      ctx.call("POST", "/api/passwords/sync", {
+        mutations: Array.from({ length: 40 }, (_, k) =>
+          update(ctx, ctx.id(5200 + (i + 2) * 40 + k), k),
+        ),
+      }),
+  },
+  {
     key: "delta-100",
     label: "delta pull, 100 changes",
     async setup(ctx) {
@@ -165,7 +177,11 @@ export const routineRoutes = [
     key: "breach-range",
     label: "health: breach range",
     send: (ctx, i) =>
-      ctx.call("GET", `/api/breach/range/${(0xa0000 + i + 3).toString(16).toUpperCase()}`),
+      // Prefixes of their own per vault size: a range the run at another size fetched is cached.
+      ctx.call(
+        "GET",
+        `/api/breach/range/${(0xa0000 + (ctx.size % 4096) * 32 + i + 3).toString(16).toUpperCase()}`,
+      ),
   },
   { key: "liveness", label: "liveness /api/health", send: (ctx) => ctx.call("GET", "/api/health") },
 ];

@@ -7007,6 +7007,7 @@ export interface operations {
               scheduledStart: string | null;
               expiresAt: string;
               endedAt: string | null;
+              failureReason: string | null;
               createdAt: string;
             };
           };
@@ -7117,6 +7118,7 @@ export interface operations {
               scheduledStart: string | null;
               expiresAt: string;
               endedAt: string | null;
+              failureReason: string | null;
               createdAt: string;
             };
           };

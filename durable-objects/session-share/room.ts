@@ -4,6 +4,7 @@ import { randomToken } from "../../src/lib/crypto";
 import { cdpInput } from "./input-filter";
 import { Screencast } from "./screencast";
 import { errorName, logJson } from "../../src/lib/log";
+import { BROWSER_DAY_SPENT, isBrowserDaySpent } from "../../src/lib/browser-rendering";
 
 export type RoomStatus =
   | "scheduled"
@@ -209,14 +210,17 @@ export abstract class SessionShareRoomBase<
     await this.hooks.record(this.state!, { status });
   }
 
+  /** Asks Browser Rendering for a browser (a test stands in another binding's answer here). */
+  protected launchBrowser(): Promise<Browser> {
+    return puppeteer.launch(this.env.BROWSER, { keep_alive: 600_000 });
+  }
+
   private async launch() {
     const s = this.state!;
     const hooks = this.hooks;
     this.launching = true;
     try {
-      const browser = (this.browser = await puppeteer.launch(this.env.BROWSER, {
-        keep_alive: 600_000,
-      }));
+      const browser = (this.browser = await this.launchBrowser());
       // Chromium dying (or its session dropped) ends the share; end() itself clears this.browser
       // before closing it, so a revoke's own close is not taken for a crash.
       browser.on("disconnected", () => {
@@ -245,6 +249,12 @@ export abstract class SessionShareRoomBase<
       this.broadcastStatus();
       if (this.cast?.lastFrame) this.broadcastFrame(this.cast.lastFrame);
     } catch (e) {
+      // The day's browser time spent (the free plan's 10 minutes): no later try today can start
+      // one, and the owner is told that rather than that the login failed.
+      if (!this.browser && isBrowserDaySpent(e)) {
+        logJson("warn", "session share: browser time spent", { shareId: s.id });
+        return await this.end("failed", BROWSER_DAY_SPENT);
+      }
       logJson("error", "session share login failed", { shareId: s.id, error: errorName(e) });
       await this.end("failed", "the browser session could not log in");
     } finally {

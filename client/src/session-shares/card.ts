@@ -90,8 +90,9 @@ export function mountShareCard(
     card.dataset.status = v.status;
     status.textContent = STATUS_TEXT[v.status] ?? v.status;
     const ended = ENDED.has(v.status);
+    // A failed share says why (the site refused the login, the day's browser time is spent).
     detail.textContent = ended
-      ? `ended ${v.endedAt ? new Date(v.endedAt).toLocaleTimeString() : ""}`
+      ? `ended ${v.endedAt ? new Date(v.endedAt).toLocaleTimeString() : ""}${v.status === "failed" && v.failureReason ? `: ${v.failureReason}` : ""}`
       : `${v.currentViewers} of ${v.maxViewers} ${v.maxViewers === 1 ? "viewer" : "viewers"} · ${v.accessType === "view_only" ? "view only" : "full control"} · until ${new Date(v.expiresAt).toLocaleTimeString()} · watermark ${v.watermarkEnabled ? "on" : "off"}`;
     pause.hidden = v.status !== "active";
     resume.hidden = v.status !== "paused";

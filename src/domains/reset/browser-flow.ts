@@ -2,6 +2,7 @@ import puppeteer, { type Browser, type Page } from "@cloudflare/puppeteer";
 import type { Bindings, Config } from "../../env";
 import { assertPublicUrl } from "../../lib/outbound-guard";
 import { guardOptions } from "../../lib/guarded-fetch";
+import { BROWSER_DAY_SPENT, isBrowserDaySpent } from "../../lib/browser-rendering";
 import type { ResolvedService } from "../registry";
 
 type DomLike = { innerText?: string; value?: string; href?: string };
@@ -15,17 +16,8 @@ export type FlowHooks = {
   screenshot(url: string): Promise<void>;
 };
 
-/**
- * What a person is told when Browser Rendering refuses a browser because the account's browser
- * time for the day is spent (the Workers Free plan's 10 minutes, docs/cost.md, "The free plan"):
- * retrying within the day cannot help, so the reset ends with this instead of retrying.
- */
-export const BROWSER_DAY_SPENT =
-  "today's browser time on this service's Cloudflare plan is used up (the free plan allows 10 minutes a day): try again after 00:00 UTC";
-
-/** Browser Rendering's refusal once the day's browser time is spent ("429 … time limit exceeded"). */
-export const isBrowserDaySpent = (err: unknown): boolean =>
-  err instanceof Error && /time limit exceeded/i.test(err.message);
+// The day-spent words and test live with Browser Rendering's other limits, shared with session shares.
+export { BROWSER_DAY_SPENT, isBrowserDaySpent } from "../../lib/browser-rendering";
 
 export async function launchBrowser(env: Bindings): Promise<Browser> {
   try {

@@ -9,6 +9,7 @@ import { normalizeHost } from "../../kernel/hostname";
 import { listActiveMailboxes } from "../integrations";
 import type { RequestMeta } from "../../http/types";
 import { requireBrowserCapacity } from "../../db/live-browsers";
+import { BROWSER_ABSENT, hasBrowserRendering } from "../../lib/browser-rendering";
 import { auditInsert } from "../audit";
 import { recordResetOutcome } from "./outcome";
 import * as repo from "./repo";
@@ -29,7 +30,8 @@ export type CreateTaskInput = {
 };
 
 /**
- * Creates a reset task. The outbound guard runs first (DECISIONS D12), then the connected-mailbox
+ * Creates a reset task. A deployment without Browser Rendering refuses it in words (503), then the
+ * outbound guard runs (DECISIONS D12), then the connected-mailbox
  * check (422, D14 and D17); only then is anything written (the task with its `reset.start` audit
  * event) or queued.
  */
@@ -40,6 +42,8 @@ export async function createResetTask(
   input: CreateTaskInput,
   meta?: RequestMeta,
 ) {
+  // Without Browser Rendering the queued task could only fail: refused before anything is stored.
+  if (!hasBrowserRendering(env)) throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, BROWSER_ABSENT);
   const url = await assertPublicUrl(input.serviceUrl, "serviceUrl", guardOptions(config));
   const db = dbFor(env, userId);
   const mailboxes = await listActiveMailboxes(db, userId);

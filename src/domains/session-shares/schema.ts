@@ -79,6 +79,8 @@ export const SessionView = z.object({
   scheduledStart: z.string().nullable(),
   expiresAt: z.string(),
   endedAt: z.string().nullable(),
+  /** Why a failed share ended, in words the owner can act on; null otherwise. */
+  failureReason: z.string().nullable(),
   createdAt: z.string(),
 });
 export type SessionView = z.infer<typeof SessionView>;

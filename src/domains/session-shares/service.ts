@@ -13,6 +13,7 @@ import { findLive } from "../passwords";
 import { resolveService } from "../registry";
 import { NO_REGISTRY_SELECTORS, type RegistrySelectors } from "./browser";
 import { requireBrowserCapacity } from "../../db/live-browsers";
+import { BROWSER_ABSENT, hasBrowserRendering } from "../../lib/browser-rendering";
 import * as repo from "./repo";
 import type { CreateSessionShareInput, PatchSessionShareInput, SessionView } from "./schema";
 
@@ -38,6 +39,7 @@ export function toView(row: SessionShareRow): SessionView {
     scheduledStart: row.scheduledStart,
     expiresAt: row.expiresAt,
     endedAt: row.endedAt,
+    failureReason: row.failureReason,
     createdAt: row.createdAt,
   };
 }
@@ -104,6 +106,9 @@ export class SessionShareService {
   ) {}
 
   async create(user: AuthUser, input: CreateSessionShareInput) {
+    // Before anything is stored or sealed: a share could only fail once its room tried to launch.
+    if (!hasBrowserRendering(this.env))
+      throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, BROWSER_ABSENT);
     const entry = await findLive(this.db, user.id, input.accountId);
     if (!entry) throw notFound("Password entry");
     const { loginUrl, selectors } = await loginTargetOf(
