@@ -15,7 +15,7 @@ import { CliError, EXIT } from "./errors";
 import { entryFieldsForLink } from "./link-fields";
 import { freshSignIn } from "./oidc";
 import { saveSignIn, socketPath } from "./state";
-import { makeTokenInAgent } from "./tokens";
+import { makeTokenInAgent } from "./token-make";
 import type { ImportProvider } from "../core/importers";
 import { readAll, unlockKeys, VaultView, type ImportRow } from "./vault-view";
 import type { EntryFields } from "./write";

@@ -4,23 +4,18 @@
  * read the token's shared vault with no sign-in and no agent, open it here with the key material
  * the token carries, and the server logs each read with the token's name and the reason given.
  */
-import { ApiError, sharingApi } from "../core/api";
-import { DecryptionError, unwrapSharingPrivateKey, type VaultKeys } from "../core/crypto";
+import { ApiError } from "../core/api";
+import { DecryptionError } from "../core/crypto";
 import {
-  makeVaultToken,
-  openVault,
   openVaultEntry,
   readWithToken,
   TokenFormatError,
   tokensApi,
-  vaultsApi,
-  type OpenedVault,
   type TokenView,
 } from "../core/vaults";
 import { ask } from "./agent-client";
 import { apiFor } from "./device";
 import { CliError, EXIT, usage } from "./errors";
-import { freshSignIn } from "./oidc";
 import { parseReference } from "./references";
 import { loadSignIn, requireSignIn } from "./state";
 import { fieldValue } from "./vault-view";
@@ -158,51 +153,4 @@ export class TokenReader {
     }
     return out;
   }
-}
-
-/**
- * In the agent, which holds the vault key: the account's sharing private key (kept on the server
- * wrapped by the vault key) opens the person's copy of the shared vault's key, and a token is made
- * for that vault. Only the token string leaves the agent, once.
- */
-export async function makeTokenInAgent(
-  keys: VaultKeys,
-  userId: string,
-  req: { vault: string; name: string; expiresAt: string },
-) {
-  const api = await apiFor((await freshSignIn()).server);
-  let wrappedPrivate: string | null | undefined;
-  try {
-    wrappedPrivate = (await sharingApi(api).ownKey()).wrappedPrivateKey;
-  } catch (e) {
-    if (!(e instanceof ApiError && e.status === 404)) throw e;
-  }
-  if (!wrappedPrivate)
-    throw new CliError(
-      "This account has no sharing key to open shared vaults with: open the web app once",
-      EXIT.FAILED,
-    );
-  const privateKey = await unwrapSharingPrivateKey(keys, wrappedPrivate);
-  const vapi = vaultsApi(api);
-  const wanted = req.vault.trim().toLowerCase();
-  let found: OpenedVault | null = null;
-  for (const v of (await vapi.list()).vaults) {
-    if (v.member_state !== "wrapped") continue;
-    const opened = await openVault(vapi, { userId, privateKey }, v).catch(() => null);
-    if (opened && (v.id === req.vault || opened.name.trim().toLowerCase() === wanted)) {
-      found = opened;
-      break;
-    }
-  }
-  if (!found)
-    throw new CliError(`No shared vault named "${req.vault}" that you can open`, EXIT.NOT_FOUND);
-  const made = await makeVaultToken(api, found, req.name, new Date(req.expiresAt));
-  return {
-    token: made.text,
-    id: made.token.id,
-    name: made.token.name,
-    vault: found.name,
-    vault_id: found.vault.id,
-    expires_at: made.token.expires_at,
-  };
 }
