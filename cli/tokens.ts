@@ -87,6 +87,10 @@ export async function readToken(token: string, reason: string | null): Promise<T
     if (e instanceof DecryptionError) throw new CliError(e.message, EXIT.FAILED);
     if (e instanceof ApiError && (e.status === 401 || e.status === 403))
       throw new CliError(`The server refused the token: ${e.body.error}`, EXIT.SIGNED_OUT);
+    if (e instanceof ApiError)
+      throw new CliError(`The server refused: ${e.body.error}`, EXIT.SERVER);
+    // fetch's own failure: no answer at all.
+    if (e instanceof TypeError) throw new CliError("The server could not be reached", EXIT.SERVER);
     throw e;
   }
 }
