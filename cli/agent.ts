@@ -15,6 +15,7 @@ import { CliError, EXIT } from "./errors";
 import { entryFieldsForLink } from "./link-fields";
 import { freshSignIn } from "./oidc";
 import { saveSignIn, socketPath } from "./state";
+import { makeTokenInAgent } from "./token-make";
 import type { ImportProvider } from "../core/importers";
 import { readAll, unlockKeys, VaultView, type ImportRow } from "./vault-view";
 import type { EntryFields } from "./write";
@@ -42,7 +43,8 @@ export type AgentRequest =
   | { op: "sealLinkLabel"; label: string }
   | { op: "openLinkLabels"; labels: ({ iv: string; ciphertext: string } | null)[] }
   | { op: "sshKeys" }
-  | { op: "sshSign"; blob: string; data: string; flags?: number };
+  | { op: "sshSign"; blob: string; data: string; flags?: number }
+  | { op: "tokenCreate"; vault: string; name: string; expiresAt: string };
 
 export type AgentAnswer =
   | ({ ok: true } & Record<string, unknown>)
@@ -174,6 +176,8 @@ export async function runAgent(): Promise<void> {
         return { keys: await view.sshKeys() };
       case "sshSign":
         return { signature: await view.sshSign(req.blob, req.data, req.flags ?? 0) };
+      case "tokenCreate":
+        return await makeTokenInAgent(view.keys, view.userId, req);
     }
     throw new CliError("Unknown request", EXIT.USAGE);
   }

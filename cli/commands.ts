@@ -9,6 +9,7 @@ import { claimsOf, discover, loginWithBrowser, loginWithDeviceCode } from "./oid
 import { passphraseFromFd, promptPassphrase } from "./prompt";
 import { isReference, parseReference } from "./references";
 import { writeNew } from "./transfer";
+import { machineToken, readToken } from "./tokens";
 import { forgetSignIn, loadSignIn, requireSignIn, saveSignIn } from "./state";
 
 export type Opts = Record<string, string | boolean | undefined>;
@@ -134,6 +135,7 @@ export async function lock() {
 
 /** `vault get <entry> --attachment NAME --output FILE`: the attachment decrypted into a new 0600 file. */
 export async function getAttachment(target: string, o: Opts) {
+  if (machineToken()) throw usage("A machine token reads fields, not attachments");
   const name = str(o.attachment)!;
   const file = str(o.output);
   if (!file) throw usage("--attachment writes to a file: give --output <file>");
@@ -147,13 +149,17 @@ export async function getAttachment(target: string, o: Opts) {
 }
 
 export async function get(target: string, o: Opts): Promise<string> {
+  const token = machineToken();
   if (isReference(target)) {
     if (o.field) throw usage("A reference names its field: leave out --field");
     parseReference(target);
+    if (token)
+      return (await (await readToken(token, str(o.reason) ?? null)).resolve([target])).get(target)!;
     const answer = await ask({ op: "resolve", refs: [target] });
     return (answer.values as Record<string, string>)[target]!;
   }
   const field = str(o.field) ?? "password";
+  if (token) return (await readToken(token, str(o.reason) ?? null)).field(target, field);
   return (await ask({ op: "get", entry: target, field })).value as string;
 }
 

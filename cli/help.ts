@@ -79,10 +79,14 @@ never taken as an argument. A background agent then holds the vault key in memor
 url, website, name, or the name of a custom field. Without --json the value is printed alone,
 followed by a newline only when the output is a terminal.
 
+With VAULT_TOKEN set (a machine token, \`vault token\`), the entry is read from the token's
+vault with no sign-in; --reason <text> goes into the read log the person sees.
+
 --attachment <name> downloads the entry's attached file of that name, decrypts it here and writes
 it to --output <file>, a new file of mode 0600 (an existing file is kept unless --force).`,
     options: {
       field: { value: true, short: "f" },
+      reason: { value: true },
       attachment: { value: true },
       output: { value: true, short: "o" },
       force: { value: false },
@@ -260,16 +264,45 @@ until stopped (SIGTERM; Ctrl-C with --foreground).`,
     details: `Every environment variable whose value is a reference (vault://personal/<entry>/<field>)
 is given the secret, for that program only. Every reference must resolve before the program
 starts; one that does not fails the command (exit 6) and nothing runs. The secrets are replaced by
-"${"<concealed by vault>"}" in what the program prints unless --no-masking. The exit code is the program's.`,
-    options: { "no-masking": { value: false } },
+"${"<concealed by vault>"}" in what the program prints unless --no-masking. The exit code is the program's.
+
+With VAULT_TOKEN set, the references name the token's shared vault (by its name or id) and are
+read with the token alone, no sign-in; --reason <text> goes into the read log. The program does
+not get VAULT_TOKEN.`,
+    options: { "no-masking": { value: false }, reason: { value: true } },
   },
   inject: {
     usage: "vault inject [-i <template>] [-o <output>]",
     summary: "Fill the {{ vault://... }} references of a template",
     details: `Reads the template (standard input without -i) and writes it with every reference
 replaced by its secret to <output> (created 0600; written whole or not at all) or standard output.
-A reference that does not resolve fails the command and nothing is written.`,
-    options: { in: { value: true, short: "i" }, out: { value: true, short: "o" } },
+A reference that does not resolve fails the command and nothing is written. With VAULT_TOKEN
+set, as for \`vault run\`: the token's vault, no sign-in, --reason logged.`,
+    options: {
+      in: { value: true, short: "i" },
+      out: { value: true, short: "o" },
+      reason: { value: true },
+    },
+  },
+  token: {
+    usage: `vault token create --vault <vault> --name <name> [--expires 30d] [--json]
+       vault token list [--json]
+       vault token revoke <id> [--json]
+       vault token reads [--id <id>] [--json]`,
+    summary: "Read-only tokens for machines and agents: make, list, revoke, read their log",
+    details: `create makes a token that reads one shared vault (by its name or id) and nothing else, until
+--expires (5m to 366d; default 30d) or \`vault token revoke\`. It needs the vault unlocked and a
+sign-in of at most 5 minutes. The token (vtk_...) is printed once, to standard output: keep it
+as a secret of the CI or the agent that uses it, as VAULT_TOKEN (with VAULT_SERVER).
+list shows your tokens with their state and last use; reads the log of every read with each
+token's name and the --reason it gave (newest first, at most 100).`,
+    options: {
+      vault: { value: true },
+      name: { value: true },
+      expires: { value: true },
+      id: { value: true },
+      ...json,
+    },
   },
 };
 for (const c of Object.values(COMMANDS)) Object.assign(c.options, help);

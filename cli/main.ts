@@ -11,6 +11,7 @@ import { inject, runWith } from "./run";
 import { exportVault, importFile } from "./transfer";
 import { listLinks, makeLink, revokeLink } from "./link";
 import { fieldsOf } from "./write";
+import { createToken, listTokens, revokeToken, tokenReads } from "./tokens";
 import { defaultSshSocket, runSshAgent, startSshAgent } from "./ssh-agent";
 
 /** `lists` holds the values of an option given more than once (`many` in its spec), in order. */
@@ -202,20 +203,72 @@ async function dispatch(name: string, p: Parsed): Promise<number> {
     }
     case "link":
       return link(p);
+    case "token":
+      return token(p);
     case "run":
       exactArgs(args, 0, name);
-      return runWith(p.rest, { mask: opts["no-masking"] !== true });
+      return runWith(p.rest, {
+        mask: opts["no-masking"] !== true,
+        reason: typeof opts.reason === "string" ? opts.reason : null,
+      });
     case "inject": {
       exactArgs(args, 0, name);
       const filled = await inject(
         typeof opts.in === "string" ? opts.in : null,
         typeof opts.out === "string" ? opts.out : null,
+        typeof opts.reason === "string" ? opts.reason : null,
       );
       if (filled !== null) out(filled);
       return EXIT.OK;
     }
   }
   throw usage(`Unknown command ${name}`);
+}
+
+async function token({ opts, args }: Parsed): Promise<number> {
+  const json = opts.json === true;
+  const [sub, ...more] = args;
+  if (sub === "create") {
+    const r = await createToken(more, opts);
+    if (json) printJson(r);
+    else {
+      say(`Token "${r.name}" for ${r.vault}, read-only, expires ${r.expires_at}. Shown only now:`);
+      out(`${r.token}\n`);
+    }
+    return EXIT.OK;
+  }
+  if (sub === "list" && more.length === 0) {
+    const tokens = await listTokens();
+    if (json) printJson(tokens);
+    else
+      out(
+        tokens
+          .map(
+            (t) =>
+              `${t.id}\t${t.name}\t${t.state}${t.revoked_reason ? ` (${t.revoked_reason})` : ""}\texpires ${t.expires_at}\tlast used ${t.last_used_at ?? "never"}\n`,
+          )
+          .join(""),
+      );
+    return EXIT.OK;
+  }
+  if (sub === "revoke" && more.length === 1) {
+    const t = await revokeToken(more[0]!);
+    if (json) printJson(t);
+    else out(`Revoked ${t.name}\t${t.id}\n`);
+    return EXIT.OK;
+  }
+  if (sub === "reads" && more.length === 0) {
+    const reads = await tokenReads(opts);
+    if (json) printJson(reads);
+    else
+      out(
+        reads
+          .map((r) => `${r.created_at}\t${r.token_name}\t${r.entries}\t${r.reason ?? ""}\n`)
+          .join(""),
+      );
+    return EXIT.OK;
+  }
+  throw usage(`Usage: ${COMMANDS.token!.usage}`);
 }
 
 async function link({ opts, lists, args }: Parsed): Promise<number> {

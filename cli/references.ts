@@ -1,8 +1,8 @@
 /**
  * Secret references, `vault://<vault>/<entry>/<field>` (docs/cli.md, "References"): the vault is
- * `personal` (the one vault an account has until shared vaults exist), the entry its name or id,
- * the field one of FIELDS or a custom field's name. Segments are percent-encoded where they hold a
- * `/` or a space.
+ * `personal` (the person's own; with a machine token, its shared vault by name or id), the entry
+ * its name or id, the field one of FIELDS or a custom field's name. Segments are percent-encoded
+ * where they hold a `/` or a space.
  */
 import { CliError, EXIT } from "./errors";
 

@@ -9,11 +9,15 @@ import type { Writable } from "node:stream";
 import { ask } from "./agent-client";
 import { CliError, EXIT } from "./errors";
 import { fillTemplate, isReference, templateReferences } from "./references";
+import { machineToken, readToken } from "./tokens";
 
 export const MASK = "<concealed by vault>";
 
-async function resolveAll(refs: string[]): Promise<Map<string, string>> {
+/** By the agent, or with VAULT_TOKEN set by the token alone (one logged read, with `reason`). */
+async function resolveAll(refs: string[], reason: string | null): Promise<Map<string, string>> {
   if (refs.length === 0) return new Map();
+  const token = machineToken();
+  if (token) return (await readToken(token, reason)).resolve(refs);
   const answer = await ask({ op: "resolve", refs });
   return new Map(Object.entries(answer.values as Record<string, string>));
 }
@@ -76,14 +80,19 @@ export class Masker {
 }
 
 /** Runs `argv` with its reference variables resolved; resolves to the program's exit code. */
-export async function runWith(argv: string[], opts: { mask: boolean }): Promise<number> {
+export async function runWith(
+  argv: string[],
+  opts: { mask: boolean; reason?: string | null },
+): Promise<number> {
   if (argv.length === 0)
     throw new CliError("vault run needs a program: vault run -- <command>", EXIT.USAGE);
   const refVars = Object.entries(process.env).filter(
     (e): e is [string, string] => typeof e[1] === "string" && isReference(e[1]),
   );
-  const values = await resolveAll([...new Set(refVars.map(([, v]) => v))]);
+  const values = await resolveAll([...new Set(refVars.map(([, v]) => v))], opts.reason ?? null);
+  // The token reads nothing more: the program does not get it.
   const env = { ...process.env };
+  delete env.VAULT_TOKEN;
   for (const [name, ref] of refVars) env[name] = values.get(ref)!;
   const child = spawn(argv[0]!, argv.slice(1), {
     env,
@@ -125,9 +134,13 @@ const osSignals: Partial<Record<NodeJS.Signals, number>> = {
 };
 
 /** Fills `{{ vault://... }}` slots; the output file (0600) is written whole or not at all. */
-export async function inject(input: string | null, output: string | null): Promise<string | null> {
+export async function inject(
+  input: string | null,
+  output: string | null,
+  reason: string | null = null,
+): Promise<string | null> {
   const template = readFileSync(input ?? 0, "utf8");
-  const filled = fillTemplate(template, await resolveAll(templateReferences(template)));
+  const filled = fillTemplate(template, await resolveAll(templateReferences(template), reason));
   if (!output) return filled;
   const tmp = `${output}.${process.pid}.tmp`;
   writeFileSync(tmp, filled, { mode: 0o600 });

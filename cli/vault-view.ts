@@ -350,7 +350,12 @@ export class VaultView {
   }
 }
 
-async function fieldValue(e: Row, s: EntrySecrets, field: string): Promise<string | null> {
+/** One field of an opened entry (a shared vault's, read with a machine token, too), or null. */
+export async function fieldValue(
+  e: Pick<Row, "name" | "url" | "website">,
+  s: EntrySecrets,
+  field: string,
+): Promise<string | null> {
   const name = field.toLowerCase();
   switch (name as (typeof FIELDS)[number]) {
     case "password":

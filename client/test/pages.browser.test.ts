@@ -34,6 +34,7 @@ const SECTIONS = [
   "/settings",
   "/security",
   "/devices",
+  "/tokens",
   "/import-export",
 ];
 /** Long enough to widen a drop-down that is not made to fit. */

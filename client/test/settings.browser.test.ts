@@ -55,6 +55,7 @@ describe("settings", () => {
       "Account",
       "Security",
       "Devices",
+      "Machine tokens",
       "Import & export",
       "Contacts' keys",
     ]);
@@ -68,6 +69,7 @@ describe("settings", () => {
     for (const [title, path] of [
       ["Security", "/security"],
       ["Devices", "/devices"],
+      ["Machine tokens", "/tokens"],
       ["Import & export", "/import-export"],
     ] as const) {
       await openSection(page, "Account");

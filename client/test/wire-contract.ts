@@ -23,6 +23,7 @@ import { DMS_ENDPOINTS, EMERGENCY_ENDPOINTS } from "../../core/api/recovery-api"
 import { LINK_ENDPOINTS } from "../../core/links/secure-links";
 import { SHARING_ENDPOINTS } from "../../core/api/sharing-api";
 import { VAULT_ENDPOINTS } from "../../core/vaults/vaults-api";
+import { TOKEN_ENDPOINTS } from "../../core/vaults/machine-tokens";
 
 type Method = "get" | "post" | "put" | "patch" | "delete";
 /** The keys of every member of a union (a response that is one of several shapes). */
@@ -72,6 +73,7 @@ export type Contract = [
   None<Problems<typeof LINK_ENDPOINTS>>,
   None<Problems<typeof PASSKEY_SITE_ENDPOINTS>>,
   None<Problems<typeof TRASH_ENDPOINTS>>,
+  None<Problems<typeof TOKEN_ENDPOINTS>>,
   None<Untyped<typeof ENDPOINTS>>,
   None<Untyped<typeof SHARING_ENDPOINTS>>,
   None<Untyped<typeof VAULT_ENDPOINTS>>,
@@ -81,6 +83,7 @@ export type Contract = [
   None<Untyped<typeof LINK_ENDPOINTS>>,
   None<Untyped<typeof PASSKEY_SITE_ENDPOINTS>>,
   None<Untyped<typeof TRASH_ENDPOINTS>>,
+  None<Untyped<typeof TOKEN_ENDPOINTS>>,
 ];
 
 // The request bodies the client types by hand (each mutation's data is the entry model's; the

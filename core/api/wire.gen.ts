@@ -1580,6 +1580,74 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/token/vault": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A token's read (X-Vault-Token; X-Vault-Reason logged): its vault's entries, ciphertext only */
+    get: operations["get_token_vault"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/tokens": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller's machine tokens, newest first, with state and last use */
+    get: operations["get_tokens"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/tokens/reads": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The read log of the caller's tokens (name and reason of each read), newest first */
+    get: operations["get_tokens_reads"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/tokens/{token_id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Revoke one of the caller's tokens at once */
+    delete: operations["delete_tokens_token_id"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/user-integrations": {
     parameters: {
       query?: never;
@@ -2094,6 +2162,23 @@ export interface paths {
     get: operations["get_vaults_id_sync"];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/vaults/{id}/tokens": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Make a read-only token for a vault (a member; the vault key wrapped under the token's key) */
+    post: operations["post_vaults_id_tokens"];
     delete?: never;
     options?: never;
     head?: never;
@@ -7961,6 +8046,209 @@ export interface operations {
       };
     };
   };
+  get_token_vault: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The vault's key copy and entries */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            token: {
+              id: string;
+              name: string;
+              vault_id: string;
+              expires_at: string;
+            };
+            vault: {
+              id: string;
+              sealed_name: string;
+              key_version: number;
+            };
+            wrapped_key: string;
+            entries: {
+              id: string;
+              name: string;
+              website: string | null;
+              url: string | null;
+              username: string | null;
+              tags: string[];
+              encryption_version: number;
+              wrapped_item_key: string | null;
+              encrypted_data: string | null;
+              has_totp: boolean;
+              has_passkey: boolean;
+              created_at: string;
+              updated_at: string;
+              /** @constant */
+              _deleted: false;
+            }[];
+          };
+        };
+      };
+      /** @description No token, a wrong one, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Its maker left the vault, or the vault's key changed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  get_tokens: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Tokens */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            tokens: {
+              id: string;
+              vault_id: string;
+              name: string;
+              key_version: number;
+              /** @enum {string} */
+              state: "active" | "expired" | "revoked";
+              expires_at: string;
+              created_at: string;
+              last_used_at: string | null;
+              revoked_at: string | null;
+              revoked_reason: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  get_tokens_reads: {
+    parameters: {
+      query?: {
+        token_id?: string;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Reads */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            reads: {
+              id: string;
+              token_id: string;
+              token_name: string;
+              vault_id: string;
+              reason: string | null;
+              entries: number;
+              created_at: string;
+            }[];
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  delete_tokens_token_id: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        token_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Revoked */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            token: {
+              id: string;
+              vault_id: string;
+              name: string;
+              key_version: number;
+              /** @enum {string} */
+              state: "active" | "expired" | "revoked";
+              expires_at: string;
+              created_at: string;
+              last_used_at: string | null;
+              revoked_at: string | null;
+              revoked_reason: string | null;
+            };
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   get_user_integrations: {
     parameters: {
       query?: never;
@@ -9900,6 +10188,78 @@ export interface operations {
             fullSyncRequired: boolean;
           };
         };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  post_vaults_id_tokens: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** Format: uuid */
+          token_id: string;
+          name: string;
+          /** Format: date-time */
+          expires_at: string;
+          key_version: number;
+          wrapped_key: string;
+          auth_hash: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Made */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            token: {
+              id: string;
+              vault_id: string;
+              name: string;
+              key_version: number;
+              /** @enum {string} */
+              state: "active" | "expired" | "revoked";
+              expires_at: string;
+              created_at: string;
+              last_used_at: string | null;
+              revoked_at: string | null;
+              revoked_reason: string | null;
+            };
+          };
+        };
+      };
+      /** @description A stale key version, or the token id is taken */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Too many live tokens */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description Error */
       default: {

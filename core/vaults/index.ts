@@ -7,3 +7,5 @@
 export * from "./shared-vault";
 export * from "./vault-crypto";
 export * from "./vaults-api";
+export * from "./machine-tokens";
+export * from "./token-crypto";

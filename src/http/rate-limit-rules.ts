@@ -83,6 +83,11 @@ export const RATE_RULES = {
   links_open: { limit: 30, windowSeconds: 60, by: "ip", failClosed: true },
   // Each ask may mail a code: a few per IP in ten minutes (the link has its own cap besides).
   links_code: { limit: 5, windowSeconds: 10 * 60, by: "ip", failClosed: true },
+
+  // Not in the spec: machine tokens (docs/cli.md, "Tokens for machines and agents"). A token's read
+  // carries no sign-in, so it is counted per IP and refused while the limiter is down.
+  vault_tokens: { limit: 60, windowSeconds: 60 },
+  vault_token_read: { limit: 60, windowSeconds: 60, by: "ip", failClosed: true },
 } as const satisfies Record<string, RateRule>;
 
 export type RateRuleName = keyof typeof RATE_RULES;

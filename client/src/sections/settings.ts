@@ -26,6 +26,12 @@ const PAGES: { href: string; title: string; text: string; section: boolean }[] =
     section: true,
   },
   {
+    href: "/tokens",
+    title: "Machine tokens",
+    text: "Read-only tokens for CI jobs and AI agents, and the log of what each read.",
+    section: true,
+  },
+  {
     href: "/import-export",
     title: "Import & export",
     text: "Bring entries from another password manager, or export your vault.",

@@ -110,6 +110,13 @@ export const sections: SectionDef[] = [
     load: () => import("../sections/devices"),
   },
   {
+    id: "tokens",
+    title: "Machine tokens",
+    path: "/tokens",
+    group: "Settings",
+    load: () => import("../sections/tokens"),
+  },
+  {
     id: "import-export",
     title: "Import & export",
     path: "/import-export",

@@ -11,6 +11,7 @@ import {
 import { memberOf, need, staleKeyVersion } from "./access";
 import { tellMembers, type VaultCtx } from "./context";
 import * as repo from "./repo";
+import { revokeForRotation } from "./tokens";
 
 /**
  * A new key version (docs/crypto.md, "Shared vaults"): begun by an owner or manager, filled in
@@ -113,7 +114,9 @@ export class VaultRotationService {
     const home = await this.manager(user, vaultId);
     const current = await currentKeyVersion(home, vaultId);
     if (current === version) {
-      await repo.promoteVersion(this.ctx.directory, vaultId, version, new Date().toISOString());
+      const at = new Date().toISOString();
+      await repo.promoteVersion(this.ctx.directory, vaultId, version, at);
+      await revokeForRotation(this.ctx.directory, vaultId, version, at);
       return { rotation: await this.describe(vaultId, home) };
     }
     await this.open(vaultId, version);
@@ -128,6 +131,7 @@ export class VaultRotationService {
       });
     }
     await repo.promoteVersion(this.ctx.directory, vaultId, version, at);
+    await revokeForRotation(this.ctx.directory, vaultId, version, at);
     await repo.activityInsert(home, { vaultId, actorId: user.id, action: "key.rotated", at });
     await tellMembers(this.ctx, vaultId);
     return { rotation: await this.describe(vaultId, home) };

@@ -3,6 +3,7 @@ import { route } from "../../http/route";
 import type { AppEnv } from "../../http/types";
 import { ctxOf } from "./request";
 import { registerVaultEntryRoutes } from "./entry-routes";
+import { registerVaultTokenRoutes } from "./token-routes";
 import {
   ActivityQuery,
   ActivityResponse,
@@ -219,4 +220,5 @@ export function registerVaultRoutes(app: Hono<AppEnv>) {
       c.json(await service(c).activity(c.get("user"), params.id, query)),
   });
   registerVaultEntryRoutes(app);
+  registerVaultTokenRoutes(app);
 }
