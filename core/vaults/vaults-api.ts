@@ -40,6 +40,25 @@ export const VAULT_ENDPOINTS = {
     path: "/api/vaults/{id}/members/{user_id}",
     reads: ["success"],
   },
+  setRole: {
+    method: "PATCH",
+    path: "/api/vaults/{id}/members/{user_id}",
+    body: ["role"],
+    reads: ["member"],
+  },
+  transfer: {
+    method: "POST",
+    path: "/api/vaults/{id}/transfer",
+    body: ["user_id"],
+    reads: ["vault"],
+  },
+  remove: { method: "DELETE", path: "/api/vaults/{id}", query: ["entries"], reads: ["success"] },
+  activity: {
+    method: "GET",
+    path: "/api/vaults/{id}/activity",
+    query: ["limit", "cursor"],
+    reads: ["activity", "next_cursor"],
+  },
   key: { method: "GET", path: "/api/vaults/{id}/key", reads: ["key_version", "wrapped_key"] },
   pull: {
     method: "GET",
@@ -65,6 +84,11 @@ export const VAULT_ENDPOINTS = {
     path: "/api/vaults/{id}/entries/{entry_id}",
     body: ["name", "wrapped_item_key", "encrypted_data", "key_version"],
     reads: ["id", "updated_at"],
+  },
+  deleteEntry: {
+    method: "DELETE",
+    path: "/api/vaults/{id}/entries/{entry_id}",
+    reads: ["success"],
   },
   rotation: {
     method: "GET",
@@ -125,12 +149,22 @@ export function vaultsApi(api: ApiClient) {
       api.request(E.wrap, { params: { id, user_id }, body: { key_version, wrapped_key } }),
     removeMember: (id: string, user_id: string) =>
       api.request(E.removeMember, { params: { id, user_id } }),
+    setRole: (id: string, user_id: string, role: VaultRole) =>
+      api.request(E.setRole, { params: { id, user_id }, body: { role } }),
+    transfer: (id: string, user_id: string) =>
+      api.request(E.transfer, { ...at(id), body: { user_id } }),
+    /** Deletes the vault with every entry in it (owner only; the server asks for a recent sign-in). */
+    remove: (id: string) => api.request(E.remove, { ...at(id), query: { entries: "delete" } }),
+    activity: (id: string, limit = 50) =>
+      api.request(E.activity, { ...at(id), query: { limit: String(limit) } }),
     key: (id: string) => api.request(E.key, at(id)),
     /** Every live entry and tombstone of the vault (the JSON pull answers in one object). */
     pullAll: async (id: string) => (await api.request(E.pull, at(id))).changes,
     addEntry: (id: string, body: VaultEntryBody) => api.request(E.addEntry, { ...at(id), body }),
     putEntry: (id: string, entry_id: string, body: VaultEntryChange) =>
       api.request(E.putEntry, { params: { id, entry_id }, body }),
+    deleteEntry: (id: string, entry_id: string) =>
+      api.request(E.deleteEntry, { params: { id, entry_id } }),
     rotation: (id: string) => api.request(E.rotation, at(id)),
     beginRotation: (id: string, from_version: number) =>
       api.request(E.beginRotation, { ...at(id), body: { from_version } }),

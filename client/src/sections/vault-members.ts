@@ -21,6 +21,8 @@ import { askFirstUse } from "../keys/first-use-panel";
 import { explain } from "../keys/recovery-keys";
 import type { AppContext } from "../shell/context";
 import { canManage, ROLE_WORDS, type Me, type Place } from "../vaults/me";
+import { leftSinceRotation } from "./vault-leave";
+import { mayChangeRole, roleControl, transferControl, type RoleDeps } from "./vault-roles";
 
 const STATE_WORDS = {
   pending: "Invited, not accepted yet",
@@ -39,6 +41,8 @@ export function mountMembers(
 ) {
   const rows = el("tbody", { id: "member-rows" });
   const notes = el("div", { id: "member-notes", role: "status" });
+  // Apart from the notes, which every render (a live refresh too) writes anew.
+  const said = el("p", { className: "error", role: "alert", id: "member-said" });
   const exposed = el("section", {
     id: "rotation-report",
     className: "card",
@@ -61,6 +65,7 @@ export function mountMembers(
         ),
         rows,
       ),
+      said,
       notes,
       exposed,
       inviteHost,
@@ -98,8 +103,26 @@ export function mountMembers(
     return null;
   }
 
+  const chosen = new Map<string, VaultRole>();
+  const roleDeps = (myRole: VaultRole): RoleDeps => ({
+    chosen,
+    api,
+    vaultId: id,
+    myId: me.userId,
+    myRole,
+    say: (t) => (said.textContent = t),
+    toast: (t) => app.toast(t),
+    reload,
+  });
+
   function memberRow(m: VaultMember, manage: boolean, waiting: Map<string, string>) {
     const actions = el("td", {});
+    const myRole = place()?.vault.role;
+    if (manage && myRole && mayChangeRole(roleDeps(myRole), m)) {
+      actions.append(roleControl(roleDeps(myRole), m));
+      const hand = transferControl(roleDeps(myRole), m);
+      if (hand) actions.append(" ", hand);
+    }
     if (manage && m.state === "accepted" && m.user_id) {
       const why = waiting.get(m.user_id);
       if (why) {
@@ -131,7 +154,7 @@ export function mountMembers(
         remove.replaceWith(sure);
         sure.focus();
       });
-      actions.append(remove);
+      actions.append(" ", remove);
     }
     return el(
       "tr",
@@ -155,33 +178,71 @@ export function mountMembers(
         await reload();
         return;
       }
-      const { members } = await api.members(id);
-      const remaining: { userId: string; publicKey: PublicKey }[] = [];
-      const left: string[] = [];
-      for (const x of members) {
-        if (x.state !== "wrapped" || !x.user_id || x.user_id === me.userId || !x.email) continue;
-        const k = await pinnedKey(x.email);
-        if ("jwk" in k) remaining.push({ userId: x.user_id, publicKey: k.jwk });
-        else left.push(x.email);
-      }
-      notes.textContent = "Changing the vault's key…";
-      const result = await rotateVault(api, opened, me, remaining);
-      report(m.email ?? "The removed member", result, left);
-      notes.textContent = "";
-      await reload();
+      await rotate(`${m.email ?? "The member"} was removed`);
     } catch (e) {
       notes.textContent = explain(e, "Removing the member");
       button.disabled = false;
     }
   }
 
-  function report(who: string, r: RotationResult, left: string[]) {
+  /** A new key version for the members still in (those whose key this device pinned), then the report. */
+  async function rotate(what: string) {
+    const opened = place()?.opened;
+    if (!opened) return;
+    const { members } = await api.members(id);
+    const remaining: { userId: string; publicKey: PublicKey }[] = [];
+    const left: string[] = [];
+    for (const x of members) {
+      if (x.state !== "wrapped" || !x.user_id || x.user_id === me.userId || !x.email) continue;
+      const k = await pinnedKey(x.email);
+      if ("jwk" in k) remaining.push({ userId: x.user_id, publicKey: k.jwk });
+      else left.push(x.email);
+    }
+    notes.textContent = "Changing the vault's key…";
+    const result = await rotateVault(api, opened, me, remaining);
+    report(what, result, left);
+    notes.textContent = "";
+    await reload();
+  }
+
+  /**
+   * Someone left on their own: their app held the key, and only a member still in can make a new
+   * one, so an owner's or manager's app offers it here (src/domains/vaults keeps the log).
+   */
+  async function offerRotationAfterLeave(): Promise<HTMLElement[]> {
+    const gone = await leftSinceRotation(api, id);
+    if (!gone) return [];
+    const go = el(
+      "button",
+      { type: "button", id: "rotate-after-leave" },
+      "Change the vault's key now",
+    );
+    go.addEventListener("click", async () => {
+      go.disabled = true;
+      try {
+        await rotate(gone === 1 ? "A member left" : `${gone} members left`);
+      } catch (e) {
+        notes.textContent = explain(e, "Changing the vault's key");
+        go.disabled = false;
+      }
+    });
+    return [
+      el(
+        "p",
+        { className: "hint", id: "left-notice" },
+        `${gone === 1 ? "A member has" : `${gone} members have`} left since the vault's key last changed. Their app held the key: give the vault a new one and see what they could read.`,
+      ),
+      go,
+    ];
+  }
+
+  function report(what: string, r: RotationResult, left: string[]) {
     exposed.hidden = false;
     exposed.replaceChildren(
       el(
         "h3",
         { id: "rotation-heading", tabindex: -1 },
-        `${who} was removed; the vault is on key version ${r.keyVersion}`,
+        `${what}; the vault is on key version ${r.keyVersion}`,
       ),
       el(
         "p",
@@ -276,7 +337,8 @@ export function mountMembers(
       }
     const fresh = gave ? (await api.members(id)).members : members;
     rows.replaceChildren(...fresh.map((m) => memberRow(m, manage, waiting)));
-    notes.replaceChildren(...said.map((s) => el("p", { className: "hint" }, s)));
+    const offer = manage && p?.opened ? await offerRotationAfterLeave() : [];
+    notes.replaceChildren(...said.map((s) => el("p", { className: "hint" }, s)), ...offer);
     // Made once: a live refresh while the person types an address must not empty the form.
     if (!manage) inviteHost.replaceChildren();
     else if (!inviteHost.firstChild) inviteHost.replaceChildren(inviteForm());

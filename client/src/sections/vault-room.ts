@@ -23,7 +23,9 @@ import {
   vaultMe,
   type Place,
 } from "../vaults/me";
+import { mountVaultEnd } from "./vault-leave";
 import { mountMembers } from "./vault-members";
+import { deleteButton, moveInForm, moveOutButton } from "./vault-move";
 
 export async function mountRoom(root: HTMLElement, app: AppContext, id: string) {
   const api = vaultsApi(app.api);
@@ -47,8 +49,10 @@ export async function mountRoom(root: HTMLElement, app: AppContext, id: string) 
     hidden: true,
   });
   const formHost = el("div");
+  const moveHost = el("div");
   const membersHost = el("div");
   const renameHost = el("div");
+  const endHost = el("div");
   root.replaceChildren(
     el(
       "div",
@@ -65,9 +69,11 @@ export async function mountRoom(root: HTMLElement, app: AppContext, id: string) 
         entriesEmpty,
         detail,
         formHost,
+        moveHost,
       ),
       membersHost,
       renameHost,
+      endHost,
     ),
   );
 
@@ -93,6 +99,10 @@ export async function mountRoom(root: HTMLElement, app: AppContext, id: string) 
     else if (!formHost.firstChild) formHost.replaceChildren(entryForm(null));
     if (!(place.opened && canManage(vault.role))) renameHost.replaceChildren();
     else if (!renameHost.firstChild) renameHost.replaceChildren(renameForm());
+    if (!(place.opened && canWrite(vault.role))) moveHost.replaceChildren();
+    else if (!moveHost.firstChild)
+      moveHost.replaceChildren(await moveInForm(app, () => place?.opened ?? null, load));
+    end.render();
   }
 
   function entryRow(e: VaultEntry) {
@@ -136,6 +146,17 @@ export async function mountRoom(root: HTMLElement, app: AppContext, id: string) 
         ...(e.secrets.notes ? [el("dt", {}, "Notes"), el("dd", {}, e.secrets.notes)] : []),
       );
     }
+    const said = el("p", { className: "error", role: "alert", id: "vault-entry-said" });
+    const opened = place?.opened;
+    const gone = async () => {
+      if (!said.textContent) detail.hidden = true;
+      await load();
+    };
+    const writer = !!opened && canWrite(opened.vault.role);
+    const move = [
+      ...(writer && e.secrets ? [moveOutButton(app, opened!, e, said, gone)] : []),
+      ...(writer ? [deleteButton(app, id, e, said, gone)] : []),
+    ];
     const close = el("button", { type: "button", className: "secondary" }, "Close");
     close.addEventListener("click", () => (detail.hidden = true));
     const edit = el("button", { type: "button", id: "vault-entry-edit" }, "Edit");
@@ -147,8 +168,10 @@ export async function mountRoom(root: HTMLElement, app: AppContext, id: string) 
         "div",
         { className: "row" },
         ...(e.secrets && place?.vault && canWrite(place.vault.role) ? [edit] : []),
+        ...move,
         close,
       ),
+      said,
     );
     (detail.querySelector("h3") as HTMLElement).focus();
   }
@@ -248,6 +271,14 @@ export async function mountRoom(root: HTMLElement, app: AppContext, id: string) 
     }
   };
   const members = mountMembers(membersHost, app, api, me, id, () => place, reload);
+  const end = mountVaultEnd(
+    endHost,
+    app,
+    api,
+    me,
+    () => place,
+    () => entries.length,
+  );
   await reload();
   const stop = app.onLive("vaults", reload);
   return () => stop();
