@@ -239,6 +239,9 @@ describe("passkeys through the extension", () => {
     expect(html).not.toContain(secrets.passkeys![0]!.private_key.d!);
     expect(html).not.toContain(secrets.passkeys![0]!.credential_id);
     await screenshot(app, "screenshots/passkey-entry-detail.png");
+    // Chromium dismisses a tab's confirm() as soon as the tab is hidden, and this context still
+    // holds the relying party's tabs: the app's tab is made the shown one before the dialog opens.
+    await app.bringToFront();
     app.once("dialog", (d) => void d.accept());
     await app.getByRole("button", { name: "Delete the passkey of ada on localhost" }).click();
     await expect.poll(() => row.count()).toBe(0);
