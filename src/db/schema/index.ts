@@ -42,3 +42,4 @@ export * from "./entry-ids";
 export * from "./database-identity";
 export * from "./secure-links";
 export * from "./vaults";
+export * from "./account-keys";
