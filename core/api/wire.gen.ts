@@ -2364,11 +2364,13 @@ export interface operations {
         };
         content: {
           "application/json": {
-            key_version: number;
-            revision: number;
-            kdf_iterations: number;
-            wrapped_key: string;
-            updated_at: string;
+            account_key: {
+              key_version: number;
+              revision: number;
+              kdf_iterations: number;
+              wrapped_key: string;
+              updated_at: string;
+            } | null;
           };
         };
       };
@@ -2408,11 +2410,13 @@ export interface operations {
         };
         content: {
           "application/json": {
-            key_version: number;
-            revision: number;
-            kdf_iterations: number;
-            wrapped_key: string;
-            updated_at: string;
+            account_key: {
+              key_version: number;
+              revision: number;
+              kdf_iterations: number;
+              wrapped_key: string;
+              updated_at: string;
+            } | null;
           };
         };
       };

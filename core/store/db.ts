@@ -269,6 +269,8 @@ export class LocalDb {
     const meta = tx.objectStore("metadata");
     meta.put({ key: `keys:${userId}`, value: keys });
     meta.put({ key: `keycheck:${userId}`, value: keyCheck });
+    // The account key's wrap holds the keys replaced here (core/session/passphrase.ts).
+    meta.delete(`acctkey:${userId}`);
     await done(tx);
   }
 

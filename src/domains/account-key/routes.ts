@@ -3,7 +3,7 @@ import { dbFor } from "../../db/client";
 import type { AccountKeyRow } from "../../db/schema";
 import { route } from "../../http/route";
 import type { AppEnv } from "../../http/types";
-import { AppError, ErrorCode, notFound } from "../../lib/errors";
+import { AppError, ErrorCode } from "../../lib/errors";
 import * as repo from "./repo";
 import { AccountKeyResponse, PutAccountKeyBody } from "./schema";
 
@@ -32,8 +32,7 @@ export function registerAccountKeyRoutes(app: Hono<AppEnv>) {
     responses: { 200: { description: "The wrap", schema: AccountKeyResponse } },
     handler: async (c) => {
       const row = await repo.read(dbOf(c), c.get("user").id);
-      if (!row) throw notFound("Account key");
-      return c.json(view(row));
+      return c.json({ account_key: row ? view(row) : null });
     },
   });
 
@@ -64,7 +63,7 @@ export function registerAccountKeyRoutes(app: Hono<AppEnv>) {
         throw new AppError(ErrorCode.CONFLICT, "Stale account key revision", {
           extra: { revision: row?.revision ?? 0, key_version: row?.keyVersion ?? null },
         });
-      return c.json(view(row));
+      return c.json({ account_key: view(row) });
     },
   });
 }

@@ -18,10 +18,12 @@ export const PutAccountKeyBody = z.object({
   wrapped_key: base64String.min(16).max(512),
 });
 
-export const AccountKeyResponse = z.object({
+const AccountKey = z.object({
   key_version: z.number().int(),
   revision: z.number().int(),
   kdf_iterations: z.number().int(),
   wrapped_key: z.string(),
   updated_at: z.string(),
 });
+/** `account_key` is null before the account has one (a 200: every sign-in of such an account asks). */
+export const AccountKeyResponse = z.object({ account_key: AccountKey.nullable() });
