@@ -163,8 +163,6 @@ export async function accountVaultKeys(
   return { vaultKey, indexKey, version, iterations };
 }
 
-export const newAccountKey = () => crypto.getRandomValues(new Uint8Array(ACCOUNT_KEY_BYTES));
-
 /**
  * The account key of a vault from before it: the passphrase-derived vault and index keys' own
  * bytes, so no entry has to be sealed again and every device still holding those keys stays right.
@@ -216,8 +214,8 @@ export type AccountKeyIo = {
 };
 
 /**
- * How the vault opened: with its wrap ("opened"), by writing the first wrap of an existing vault
- * ("migrated") or of an empty one ("created"), by writing the next wrap after a re-key made
+ * How the vault opened: with its wrap ("opened"), by writing the first wrap of a vault with
+ * entries ("migrated") or with none yet ("created"), by writing the next wrap after a re-key made
  * elsewhere ("healed"), or with the passphrase-derived keys alone because the wrap could not be
  * written now ("legacy": the next unlock moves it).
  */
@@ -241,8 +239,8 @@ export type UnlockOptions = {
 
 /**
  * Opens the account with the passphrase: its wrap when the server has one; else the vault as
- * before, and then the first wrap is written (an existing vault's key keeps its bytes, so no entry
- * is touched and a cut anywhere leaves it opening as before). Every step is resumable: the server's
+ * before, and then the first wrap is written (the vault's key keeps its bytes, so nothing is
+ * sealed again and a cut anywhere leaves it opening as before). Every step is resumable: the server's
  * compare-and-set lets one device write a revision, and the others open what it wrote.
  */
 export async function unlockAccount(o: UnlockOptions): Promise<OpenedAccount> {
@@ -285,8 +283,9 @@ async function write(
 ): Promise<OpenedAccount> {
   const iterations = keyIterations(legacyKeys);
   const root = await o.roots(iterations);
-  // A vault with nothing in it yet gets a random key; one with entries keeps its key's bytes.
-  const raw = step === "created" ? newAccountKey() : await rootAccountKey(root);
+  // The keys in use keep their bytes, even for a vault with no entry yet: its sharing key, its
+  // attachments and its contacts' wraps may already be under them (docs/decisions/crypto.md).
+  const raw = await rootAccountKey(root);
   const wrap = await sealAccountKey(await kekOf(root), raw, o.userId, {
     key_version: keyVersion(legacyKeys),
     revision,
@@ -295,10 +294,8 @@ async function write(
   let answer: AccountKeyWrap | "conflict";
   try {
     answer = await o.io.put(wrap);
-  } catch (e) {
-    // Unknown whether it landed: a random key may now be the vault's, so nothing opens on a guess;
-    // the passphrase-derived keys are the account key's own bytes otherwise.
-    if (step === "created") throw e;
+  } catch {
+    // Whether it landed is unknown, and either way these keys are right: the next unlock settles it.
     return { keys: legacyKeys, wrap: null, step: "legacy" };
   }
   if (answer === "conflict") {
@@ -309,17 +306,13 @@ async function write(
       try {
         return await opened(o, theirs);
       } catch (e) {
-        if (!(e instanceof AccountKeyError) || step === "created") throw e;
+        if (!(e instanceof AccountKeyError)) throw e;
       }
-    } else if (step === "created") throw new AccountKeyError();
+    }
     return { keys: legacyKeys, wrap: null, step: "legacy" };
   }
   await o.written?.(answer);
-  const keys =
-    step === "created"
-      ? await accountVaultKeys(raw, keyVersion(legacyKeys), iterations)
-      : legacyKeys;
-  return { keys, wrap: answer, step };
+  return { keys: legacyKeys, wrap: answer, step };
 }
 
 /**
