@@ -118,8 +118,29 @@ export function keysForCheck(
   );
 }
 
-/** The local store's copy of the account key wrap, for unlocking on this device without the server. */
-export const accountKeyMeta = (userId: string) => `acctkey:${userId}`;
+type KeyCheckRecord = Envelope & { account_key?: AccountKeyWrap };
+
+/**
+ * This device's copy of the account key wrap, for unlocking without the server. It is kept in the
+ * key check's record: both prove a passphrase here while the vault is locked, and a re-key of
+ * every entry (db.rotate) writes a new key check without it.
+ */
+export async function localWrap(db: LocalDb, userId: string): Promise<AccountKeyWrap | undefined> {
+  return ((await db.keyCheck(userId)) as KeyCheckRecord | undefined)?.account_key;
+}
+
+/** Keeps (or, with null, drops) this device's copy of the wrap beside `check`, else the stored key check. */
+export async function keepWrap(
+  db: LocalDb,
+  userId: string,
+  wrap: AccountKeyWrap | null,
+  check?: Envelope,
+): Promise<void> {
+  const held = (check ?? (await db.keyCheck(userId))) as KeyCheckRecord | undefined;
+  if (!held) return;
+  const { account_key: _, ...bare } = held;
+  await db.setMeta(`keycheck:${userId}`, wrap ? { ...bare, account_key: wrap } : bare);
+}
 
 /**
  * The keys a passphrase opens on this device: the account key in the stored wrap, else (an account
@@ -132,7 +153,7 @@ export async function verified(
   passphrase: string,
   extractableVault = false,
 ): Promise<VaultKeys> {
-  const wrap = await db.meta<AccountKeyWrap>(accountKeyMeta(userId));
+  const wrap = await localWrap(db, userId);
   if (wrap) {
     try {
       const root = await passphraseRoot(passphrase, userId, wrap.kdf_iterations);
@@ -177,7 +198,7 @@ export async function unlockVault(
   const keys = await verified(db, userId, passphrase);
   await recordActivity(db, userId, Date.now());
   await db.setMeta(`keys:${userId}`, keys);
-  if (api && (await db.meta(accountKeyMeta(userId))) === undefined)
+  if (api && !(await localWrap(db, userId)))
     void moveOver(db, userId, passphrase, keys, api).catch(() => undefined);
   return keys;
 }
@@ -207,7 +228,7 @@ export async function moveOver(
       legacy: async () => ({ keys, empty: false }),
     });
     if (!opened.wrap || keyVersion(opened.keys) !== keyVersion(keys)) return null;
-    await db.setMeta(accountKeyMeta(userId), opened.wrap);
+    await keepWrap(db, userId, opened.wrap);
     await trust.raise({ keyVersion: keyVersion(keys), revision: opened.wrap.revision });
     return opened.wrap;
   } finally {
@@ -233,7 +254,7 @@ async function rewrapOnline(
   current: string,
   next: string,
 ): Promise<void> {
-  const held = await db.meta<AccountKeyWrap>(accountKeyMeta(userId));
+  const held = await localWrap(db, userId);
   let wrap: AccountKeyWrap | null;
   try {
     wrap = await api.accountKey();
@@ -270,7 +291,7 @@ async function rewrapOnline(
     throw new PassphraseError(
       "The passphrase was changed on another device meanwhile: sign in again with the new one",
     );
-  await db.setMeta(accountKeyMeta(userId), answer);
+  await keepWrap(db, userId, answer);
   const trust = await TrustStore.open(userId);
   try {
     await trust.raise({ revision: answer.revision });
@@ -301,7 +322,7 @@ export async function changePassphrase(
   if (
     api &&
     globalThis.navigator?.onLine !== false &&
-    (await db.meta(accountKeyMeta(userId))) !== undefined
+    (await localWrap(db, userId)) !== undefined
   ) {
     await rewrapOnline(db, userId, api, current, next);
     return 0;

@@ -33,7 +33,7 @@ import {
   TrustStore,
 } from "../crypto";
 import { openDb, type LocalDb, type Session } from "../store";
-import { accountKeyMeta, recordActivity } from "./passphrase";
+import { keepWrap, recordActivity } from "./passphrase";
 import { removeThisBrowsersPush } from "./push-subscription";
 import { stopPullWorker } from "../sync";
 
@@ -267,8 +267,7 @@ export async function signIn(passphrase: string, ahead?: SignInAhead): Promise<S
       signedInAt: new Date().toISOString(),
     };
     await db.setMeta(`keys:${claims.sub}`, keys);
-    await db.setMeta(`keycheck:${claims.sub}`, await makeKeyCheck(keys, claims.sub));
-    await db.setMeta(accountKeyMeta(claims.sub), wrap ?? undefined);
+    await keepWrap(db, claims.sub, wrap, await makeKeyCheck(keys, claims.sub));
     // A sign-in is activity: an idle time left from before (a lock, an expired token) must not lock the new keys.
     await recordActivity(db, claims.sub, Date.now());
     await db.setMeta("session", session);

@@ -9,7 +9,8 @@ import { ApiClient, OfflineError } from "../../core/api";
 import { type AccountKeyWrap, type VaultKeys, makeKeyCheck, TrustStore } from "../../core/crypto";
 import { openDb, type LocalEntry } from "../../core/store";
 import {
-  accountKeyMeta,
+  keepWrap,
+  localWrap,
   PassphraseError,
   SignInError,
   tokenClaims,
@@ -154,10 +155,7 @@ async function unlock(passphrase: string, appOrigin: string, current: string | n
   const previous = await db.session();
   if (previous && previous.userId !== claims.sub) await db.clearAll();
   let keys: VaultKeys;
-  if (
-    (await db.meta(accountKeyMeta(claims.sub))) !== undefined ||
-    (await db.keyCheck(claims.sub))
-  ) {
+  if ((await localWrap(db, claims.sub)) !== undefined || (await db.keyCheck(claims.sub))) {
     // This browser has opened the vault before: its stored wrap (or key check) proves the passphrase.
     try {
       keys = await verified(db, claims.sub, passphrase);
@@ -176,8 +174,7 @@ async function unlock(passphrase: string, appOrigin: string, current: string | n
     } finally {
       trust.close();
     }
-    await db.setMeta(`keycheck:${claims.sub}`, await makeKeyCheck(keys, claims.sub));
-    await db.setMeta(accountKeyMeta(claims.sub), wrap ?? undefined);
+    await keepWrap(db, claims.sub, wrap, await makeKeyCheck(keys, claims.sub));
   }
   await db.setMeta("session", {
     userId: claims.sub,
