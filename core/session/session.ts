@@ -181,11 +181,19 @@ export async function vaultKeys(
   ahead?: { newest: Promise<Entry[]>; derived?: Promise<Derived | null> },
   written?: (wrap: AccountKeyWrap) => void | Promise<void>,
 ): Promise<{ keys: VaultKeys; wrap: AccountKeyWrap | null }> {
-  let firstRead: Promise<AccountKeyWrap | null> | undefined = api.accountKey();
-  firstRead.catch(() => undefined);
   const data = ahead ? await ahead.newest : (await api.listPasswords(1, 20)).data;
   performance.mark("vault:sample-read");
   const floor = await trust.floor();
+  let firstRead: Promise<AccountKeyWrap | null> | undefined;
+  try {
+    // Settings the vault's entries name that this device refuses end the sign-in before anything
+    // more is asked, with an account key or without (a server lying about them lies to both).
+    kdfFor(samplesOf(data), floor);
+    firstRead = api.accountKey();
+  } catch (e) {
+    firstRead = Promise.reject(e);
+  }
+  firstRead.catch(() => undefined);
   const early = await ahead?.derived;
   const roots = rootsOf(
     passphrase,
