@@ -12,7 +12,6 @@ import {
   signInThroughPage,
   signInWithCookie,
   submitSignIn,
-  waitForPending,
   type Browser,
   type Page,
 } from "./support/browser";
