@@ -110,8 +110,20 @@ export async function runAgent(): Promise<void> {
       const signIn = await freshSignIn();
       const api = await apiFor(signIn.server);
       const rows = await readAll(api);
-      const keys = await unlockKeys(rows, signIn.user.id, req.passphrase, signIn.keyFloor);
-      if (keyVersion(keys) > signIn.keyFloor) saveSignIn({ ...signIn, keyFloor: keyVersion(keys) });
+      const { keys, wrap } = await unlockKeys(
+        rows,
+        signIn.user.id,
+        req.passphrase,
+        { keyVersion: signIn.keyFloor, revision: signIn.wrapFloor ?? 0 },
+        api,
+      );
+      const wrapFloor = Math.max(signIn.wrapFloor ?? 0, wrap?.revision ?? 0);
+      if (keyVersion(keys) > signIn.keyFloor || wrapFloor > (signIn.wrapFloor ?? 0))
+        saveSignIn({
+          ...signIn,
+          keyFloor: Math.max(signIn.keyFloor, keyVersion(keys)),
+          wrapFloor,
+        });
       view = new VaultView(signIn.user.id, keys, rows, api);
       touch();
       return { entries: rows.length };

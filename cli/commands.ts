@@ -57,6 +57,7 @@ export async function login(o: Opts) {
     tokens,
     user: { id: claims.sub, email: claims.email },
     keyFloor: before?.user.id === claims.sub ? before.keyFloor : 1,
+    wrapFloor: before?.user.id === claims.sub ? before.wrapFloor : undefined,
   });
   const api = await apiFor(server);
   const session = await api.session();

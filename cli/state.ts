@@ -27,6 +27,8 @@ export type SignIn = {
   user: { id: string; email: string | null };
   /** The highest key version this device has opened the vault with: an older one is refused. */
   keyFloor: number;
+  /** The highest account key wrap revision seen (core/crypto/account-key.ts); absent before the first. */
+  wrapFloor?: number;
 };
 
 export function configDir(): string {

@@ -11,8 +11,14 @@ import {
   decryptAttachmentInfo,
   DecryptionError,
   decryptLegacyEntry,
-  deriveVaultKeys,
   isBound,
+  AccountKeyRollbackError,
+  type AccountKeyWrap,
+  type KeyFloor,
+  type RootFor,
+  rootsOf,
+  rootVaultKeys,
+  unlockAccount,
   openEntry,
   PBKDF2_ITERATIONS,
   placeOf,
@@ -72,27 +78,55 @@ const envelopeOf = (e: Row) =>
     : null;
 
 /**
- * The keys for a passphrase, checked against the vault as the web app checks them
- * (core/session, vaultKeys): the newest bound entry names the key version and rounds in its wrap
- * header and must open in its place; a version below `floor` is a server replaying old wraps. An
- * empty vault takes any passphrase, which becomes the vault's.
+ * The keys for a passphrase as the web app opens them (core/session, vaultKeys): the account key
+ * its wrap holds, else (an account from before it) the passphrase-derived keys checked against the
+ * vault (the newest bound entry names the key version and rounds in its wrap header and must open
+ * in its place), whose first wrap is then written. A key version or wrap revision below `floor` is
+ * a server replaying old wraps. An empty vault takes any passphrase, which becomes the vault's.
  */
 export async function unlockKeys(
   rows: Row[],
   userId: string,
   passphrase: string,
+  floor: KeyFloor,
+  api: Pick<ApiClient, "accountKey" | "putAccountKey">,
+): Promise<{ keys: VaultKeys; wrap: AccountKeyWrap | null }> {
+  try {
+    const opened = await unlockAccount({
+      io: { get: () => api.accountKey(), put: (w) => api.putAccountKey(w) },
+      userId,
+      floor,
+      roots: rootsOf(passphrase, userId),
+      legacy: (roots) => passphraseKeys(rows, userId, floor.keyVersion, roots),
+    });
+    return { keys: opened.keys, wrap: opened.wrap };
+  } catch (e) {
+    if (e instanceof AccountKeyRollbackError) throw new CliError(e.message);
+    if (e instanceof DecryptionError && !(e instanceof CliError)) throw wrong();
+    throw e;
+  }
+}
+
+async function passphraseKeys(
+  rows: Row[],
+  userId: string,
   floor: number,
-): Promise<VaultKeys> {
+  roots: RootFor,
+): Promise<{ keys: VaultKeys; empty: boolean }> {
   const newest = [...rows].sort((a, b) => b.updated_at.localeCompare(a.updated_at));
   const bound = newest.find((e) => {
     const env = envelopeOf(e);
     return env !== null && isBound(env);
   });
   if (!bound) {
-    const keys = await deriveVaultKeys(passphrase, userId, PBKDF2_ITERATIONS, Math.max(1, floor));
+    const keys = await rootVaultKeys(
+      await roots(PBKDF2_ITERATIONS),
+      PBKDF2_ITERATIONS,
+      Math.max(1, floor),
+    );
     const legacy = newest.map(envelopeOf).find((e) => e !== null);
     if (legacy) await checked(() => decryptLegacyEntry(keys, legacy));
-    return keys;
+    return { keys, empty: !legacy };
   }
   const env = envelopeOf(bound)!;
   const header = wrapHeader(env.wrapped_item_key);
@@ -101,14 +135,10 @@ export async function unlockKeys(
     throw new CliError(
       `The server sent the vault under key version ${header.keyVersion}, older than the ${floor} this device has opened: refused`,
     );
-  const keys = await deriveVaultKeys(
-    passphrase,
-    userId,
-    acceptKdf(header.iterations),
-    header.keyVersion,
-  );
+  const iterations = acceptKdf(header.iterations);
+  const keys = await rootVaultKeys(await roots(iterations), iterations, header.keyVersion);
   await checked(() => openEntry(keys, placeOf(userId, bound), env));
-  return keys;
+  return { keys, empty: false };
 }
 
 const wrong = () => new CliError("This passphrase does not open the vault", EXIT.WRONG_PASSPHRASE);

@@ -34,6 +34,7 @@ import { registerBreachRoutes } from "./domains/breach";
 
 import { registerLinkRoutes } from "./domains/links";
 import { registerVaultRoutes } from "./domains/vaults";
+import { registerAccountKeyRoutes } from "./domains/account-key";
 import { registerAppPages } from "./http/app-pages";
 
 const apiVersion: MiddlewareHandler<AppEnv> = async function apiVersion(c, next) {
@@ -114,6 +115,7 @@ export function buildApp(): Hono<AppEnv> {
   registerPushRoutes(app);
   registerSharingRoutes(app);
   registerVaultRoutes(app);
+  registerAccountKeyRoutes(app);
   registerSessionShareRoutes(app);
   registerIdentityRoutes(app);
   registerAttachmentRoutes(app);

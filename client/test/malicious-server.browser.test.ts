@@ -12,7 +12,6 @@ import {
   signInThroughPage,
   signInWithCookie,
   submitSignIn,
-  waitForPending,
   type Browser,
   type Page,
 } from "./support/browser";
@@ -279,11 +278,14 @@ describe("a malicious server", () => {
     }
   });
 
-  it("replays the key wraps from before a passphrase change: this device refuses the old key", async () => {
+  it("replays the account key wrap from before a passphrase change: this device refuses the old wrap", async () => {
+    // A passphrase change wraps the account key again (docs/decisions/crypto.md, "Crypto: an
+    // account key between the passphrase and the vault"): what a server can replay is the wrap
+    // the old passphrase opens, bound to its revision.
     const { user, page } = await userWithBank("replay");
     const api = await apiAs(base, user.token);
-    const oldListing = (await api.get("/api/passwords?page=1&limit=20")).body as { data: Listed[] };
-    const oldBank = oldListing.data.find((e) => e.name === "Bank")!;
+    const oldWrap = (await api.get("/api/account-key")).body.account_key;
+    expect(oldWrap).toMatchObject({ key_version: 1, revision: 1 });
     const NEW = "a brand new passphrase";
     // The change lives in the account settings.
     await openSection(page, "Account");
@@ -294,51 +296,28 @@ describe("a malicious server", () => {
     await page.getByRole("button", { name: "Change passphrase" }).click();
     await reloaded;
     await dashboardReady(page);
-    await waitForPending(page, 0);
+    expect((await api.get("/api/account-key")).body.account_key).toMatchObject({ revision: 2 });
 
-    // Signed in with the new key, the server slips the old Bank envelope into a pull.
-    evil.rewrite({
-      when: isSyncPull,
-      url: fullPull,
-      json: (body: { changes: Change[] }) => ({
-        ...body,
-        changes: body.changes.map((e) =>
-          e.id === oldBank.id
-            ? {
-                ...e,
-                wrapped_item_key: oldBank.wrapped_item_key,
-                encrypted_data: oldBank.encrypted_data,
-              }
-            : e,
-        ),
-        fullSyncRequired: true,
-      }),
-    });
-    try {
-      await syncNow(page);
-      await expect
-        .poll(() => page.locator("#foreign-key").innerText())
-        .toBe(
-          "1 entry not shown. The server offered an older vault key (version 1) than this device has already seen (version 2). Refused.",
-        );
-      await neverShown(page);
-    } finally {
-      evil.honest();
-    }
-
-    // After signing out, the server serves the whole old vault to the old (perhaps leaked) passphrase.
+    // After signing out, the server serves the old wrap to the old (perhaps leaked) passphrase,
+    // then no wrap at all (as if the account had never moved to an account key).
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.waitForURL((u) => u.pathname === "/");
-    evil.rewrite({ when: isListing, json: () => oldListing });
+    const isAccountKey = (r: { method: string; path: string }) =>
+      r.method === "GET" && r.path === "/api/account-key";
     try {
       await signInWithCookie(page, user.token);
-      await submitSignIn(page, PASSPHRASE);
-      await expect
-        .poll(() => page.locator("#signin-error").innerText())
-        .toBe(
-          "The server offered an older vault key (version 1) than this device has already seen (version 2). Refused.",
-        );
-      expect(new URL(page.url()).pathname).toBe("/");
+      for (const [served, refusal] of [
+        [
+          oldWrap,
+          "The server offered an older account key wrap (revision 1) than this device has seen (revision 2). Refused: nothing was opened.",
+        ],
+        [null, "The server no longer offers this account's key wrap. Refused: nothing was opened."],
+      ] as const) {
+        evil.rewrite({ when: isAccountKey, json: (body) => ({ ...body, account_key: served }) });
+        await submitSignIn(page, PASSPHRASE);
+        await expect.poll(() => page.locator("#signin-error").innerText()).toBe(refusal);
+        expect(new URL(page.url()).pathname).toBe("/");
+      }
     } finally {
       evil.honest();
     }

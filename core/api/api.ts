@@ -18,6 +18,14 @@ import {
 } from "../../src/kernel/bookmarks";
 import { Revalidation } from "./revalidate";
 
+/** The account key wrap as the server keeps it (core/crypto AccountKeyWrap has the same fields). */
+export type AccountKeyWrap = {
+  key_version: number;
+  revision: number;
+  kdf_iterations: number;
+  wrapped_key: string;
+};
+
 export const ENDPOINTS = {
   csrfToken: { method: "GET", path: "/api/auth/csrf-token", reads: ["csrfToken"] },
   session: { method: "GET", path: "/api/auth/session", reads: ["user", "twoFactorRequired"] },
@@ -154,6 +162,17 @@ export const ENDPOINTS = {
     reads: ["format", "version", "entries", "count"],
   },
   exportPlain: { method: "POST", path: "/api/passwords/export/plain", reads: ["success"] },
+  accountKey: {
+    method: "GET",
+    path: "/api/account-key",
+    reads: ["account_key"],
+  },
+  accountKeyPut: {
+    method: "PUT",
+    path: "/api/account-key",
+    body: ["key_version", "revision", "kdf_iterations", "wrapped_key"],
+    reads: ["account_key"],
+  },
 } as const;
 
 export type EndpointName = keyof typeof ENDPOINTS;
@@ -663,6 +682,24 @@ export class ApiClient {
 
   twoFactorDisable(code: string): Promise<WireResponse<"/api/2fa/disable", "post">> {
     return this.call("twofaDisable", { body: { code } });
+  }
+
+  /** The account key's wrap (core/crypto/account-key.ts), or null before the account has one. */
+  async accountKey(): Promise<AccountKeyWrap | null> {
+    return (await this.call("accountKey", { quiet: true })).account_key;
+  }
+
+  /** The next wrap, or "conflict" when the server holds another revision (another device wrote first). */
+  async putAccountKey(wrap: AccountKeyWrap): Promise<AccountKeyWrap | "conflict"> {
+    try {
+      const { account_key } = await this.call("accountKeyPut", { body: wrap, quiet: true });
+      // The server answers what it stored: never null after a write.
+      if (!account_key) throw new Error("The server stored no account key");
+      return account_key;
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 409) return "conflict";
+      throw e;
+    }
   }
 
   devices(): Promise<WireResponse<"/api/devices", "get">> {

@@ -70,6 +70,24 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/account-key": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller's account key, wrapped by their passphrase; 404 before the account has one */
+    get: operations["get_account_key"];
+    /** Store the next wrap of the caller's account key: revision = stored + 1 (1 for the first), key_version never lower */
+    put: operations["put_account_key"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/accounts": {
     parameters: {
       query?: never;
@@ -2401,6 +2419,89 @@ export interface operations {
               field: "code";
               message: string;
             }[];
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  get_account_key: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The wrap */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            account_key: {
+              key_version: number;
+              revision: number;
+              kdf_iterations: number;
+              wrapped_key: string;
+              updated_at: string;
+            } | null;
+          };
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  put_account_key: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          key_version: number;
+          revision: number;
+          kdf_iterations: number;
+          wrapped_key: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Stored */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            account_key: {
+              key_version: number;
+              revision: number;
+              kdf_iterations: number;
+              wrapped_key: string;
+              updated_at: string;
+            } | null;
           };
         };
       };

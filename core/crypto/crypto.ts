@@ -188,13 +188,16 @@ export function deriveExtractableVaultKey(
   return derive(passphrase, userId, iterations, version, true);
 }
 
-async function derive(
+/**
+ * The passphrase's root as an HKDF key: the one PBKDF2 run every key below the passphrase comes
+ * from (the passphrase-derived vault and index keys, the account key's key encryption key in
+ * account-key.ts). Non-extractable; derived keys may be.
+ */
+export async function passphraseRoot(
   passphrase: string,
   userId: string,
   iterations: number,
-  version: number,
-  extractable: boolean,
-): Promise<VaultKeys> {
+): Promise<CryptoKey> {
   if (passphrase.length === 0) throw new Error("passphrase is empty");
   const base = await crypto.subtle.importKey(
     "raw",
@@ -208,28 +211,52 @@ async function derive(
     base,
     256,
   );
-  const hkdf = await crypto.subtle.importKey("raw", root, "HKDF", false, ["deriveKey"]);
-  const info = (label: string) => ({
-    name: "HKDF",
-    hash: "SHA-256",
-    salt: new Uint8Array(32),
-    info: bytes(`credential-vault/${label}/v1`),
-  });
+  return crypto.subtle.importKey("raw", root, "HKDF", false, ["deriveKey"]);
+}
+
+/** HKDF-SHA256 from the root, salt 32 zero bytes, info `credential-vault/<label>/v1`. */
+export const rootInfo = (label: string) => ({
+  name: "HKDF",
+  hash: "SHA-256",
+  salt: new Uint8Array(32),
+  info: bytes(`credential-vault/${label}/v1`),
+});
+
+/** The vault and index keys the passphrase itself gives (before the account key, and still its bytes for accounts moved over). */
+export async function rootVaultKeys(
+  root: CryptoKey,
+  iterations: number,
+  version: number,
+  extractable: { vault?: boolean; index?: boolean } = {},
+): Promise<VaultKeys> {
   const vaultKey = await crypto.subtle.deriveKey(
-    info("vault-key"),
-    hkdf,
+    rootInfo("vault-key"),
+    root,
     { name: "AES-GCM", length: 256 },
-    extractable,
+    extractable.vault === true,
     ["wrapKey", "unwrapKey"],
   );
   const indexKey = await crypto.subtle.deriveKey(
-    info("blind-index"),
-    hkdf,
+    rootInfo("blind-index"),
+    root,
     { name: "HMAC", hash: "SHA-256", length: 256 },
-    false,
+    extractable.index === true,
     ["sign"],
   );
   return { vaultKey, indexKey, version, iterations };
+}
+
+async function derive(
+  passphrase: string,
+  userId: string,
+  iterations: number,
+  version: number,
+  extractable: boolean,
+): Promise<VaultKeys> {
+  // Only the vault key is ever wrapped for a contact: the index key stays non-extractable.
+  return rootVaultKeys(await passphraseRoot(passphrase, userId, iterations), iterations, version, {
+    vault: extractable,
+  });
 }
 
 /**

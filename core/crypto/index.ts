@@ -3,6 +3,7 @@
  * browser's device key, sharing keys, and the contact-key trust store with its fingerprints.
  * This file is the part's only public surface (.dependency-cruiser.cjs).
  */
+export * from "./account-key";
 export * from "./attachments";
 export * from "./crypto";
 export * from "./device-key";

@@ -17,7 +17,8 @@ const TRUST_VERSION = 2;
 /** What the key is about to be used for: it words the question, it does not split the record. */
 export type KeyPurpose = "sharing" | "emergency" | "dead-man-switch";
 export type PublicJwk = { kty: string; crv: string; x: string; y: string };
-export type Floor = { userId: string; keyVersion: number; bound: boolean };
+/** `revision`: the highest account key wrap revision seen (core/crypto/account-key.ts); absent before the first. */
+export type Floor = { userId: string; keyVersion: number; bound: boolean; revision?: number };
 type Contact = {
   userId: string;
   email: string;
@@ -159,7 +160,7 @@ export class TrustStore {
   }
 
   /** Records what was seen; neither value ever goes back. */
-  async raise(seen: { keyVersion?: number; bound?: boolean }): Promise<void> {
+  async raise(seen: { keyVersion?: number; bound?: boolean; revision?: number }): Promise<void> {
     const tx = this.idb.transaction("floors", "readwrite");
     const store = tx.objectStore("floors");
     const f = ((await req(store.get(this.userId))) as Floor | undefined) ?? {
@@ -172,6 +173,7 @@ export class TrustStore {
         userId: this.userId,
         keyVersion: Math.max(f.keyVersion, seen.keyVersion ?? 0),
         bound: f.bound || seen.bound === true,
+        revision: Math.max(f.revision ?? 0, seen.revision ?? 0),
       }),
     );
   }

@@ -1,10 +1,23 @@
 /**
- * Lock, unlock and master-passphrase change (docs/decisions/client.md, "Client: the web client"). All three work
- * offline: the passphrase is checked against the key check stored at sign-in, and a change is
- * queued as ordinary update mutations that the sync engine pushes later.
+ * Lock, unlock and master-passphrase change (docs/decisions/client.md, "Client: the web client"). Lock
+ * and unlock work offline: the passphrase opens the account key wrap stored at sign-in (or, for an
+ * account not moved to an account key yet, is checked against the key check). A change online
+ * wraps the account key again (one write); offline it re-keys every entry as before, queued as
+ * ordinary update mutations that the sync engine pushes later.
  */
+import type { ApiClient } from "../api";
 import {
+  accountVaultKeys,
+  AccountKeyError,
+  type AccountKeyWrap,
+  kekOf,
+  openAccountKey,
+  passphraseRoot,
+  rewrapAccountKey,
+  rootsOf,
+  unlockAccount,
   blindIndexes,
+  deriveExtractableVaultKey,
   deriveVaultKeys,
   keyIterations,
   keyVersion,
@@ -105,7 +118,53 @@ export function keysForCheck(
   );
 }
 
-async function verified(db: LocalDb, userId: string, passphrase: string): Promise<VaultKeys> {
+type KeyCheckRecord = Envelope & { account_key?: AccountKeyWrap };
+
+/**
+ * This device's copy of the account key wrap, for unlocking without the server. It is kept in the
+ * key check's record: both prove a passphrase here while the vault is locked, and a re-key of
+ * every entry (db.rotate) writes a new key check without it.
+ */
+export async function localWrap(db: LocalDb, userId: string): Promise<AccountKeyWrap | undefined> {
+  return ((await db.keyCheck(userId)) as KeyCheckRecord | undefined)?.account_key;
+}
+
+/** Keeps (or, with null, drops) this device's copy of the wrap beside `check`, else the stored key check. */
+export async function keepWrap(
+  db: LocalDb,
+  userId: string,
+  wrap: AccountKeyWrap | null,
+  check?: Envelope,
+): Promise<void> {
+  const held = (check ?? (await db.keyCheck(userId))) as KeyCheckRecord | undefined;
+  if (!held) return;
+  const { account_key: _, ...bare } = held;
+  await db.setMeta(`keycheck:${userId}`, wrap ? { ...bare, account_key: wrap } : bare);
+}
+
+/**
+ * The keys a passphrase opens on this device: the account key in the stored wrap, else (an account
+ * not moved to an account key on this device) the passphrase-derived keys the key check accepts.
+ * `extractableVault` only for wrapping the vault key for a contact.
+ */
+export async function verified(
+  db: LocalDb,
+  userId: string,
+  passphrase: string,
+  extractableVault = false,
+): Promise<VaultKeys> {
+  const wrap = await localWrap(db, userId);
+  if (wrap) {
+    try {
+      const root = await passphraseRoot(passphrase, userId, wrap.kdf_iterations);
+      const raw = await openAccountKey(await kekOf(root), userId, wrap);
+      return await accountVaultKeys(raw, wrap.key_version, wrap.kdf_iterations, extractableVault);
+    } catch (e) {
+      if (e instanceof AccountKeyError)
+        throw new PassphraseError("This passphrase does not open the vault");
+      throw e;
+    }
+  }
   const check = await db.keyCheck(userId);
   if (!check)
     throw new PassphraseError(
@@ -114,18 +173,131 @@ async function verified(db: LocalDb, userId: string, passphrase: string): Promis
   const keys = await keysForCheck(passphrase, userId, check);
   if (!(await keyCheckMatches(keys, userId, check)))
     throw new PassphraseError("This passphrase does not open the vault");
-  return keys;
+  if (!extractableVault) return keys;
+  const copy = await deriveExtractableVaultKey(
+    passphrase,
+    userId,
+    keyIterations(keys),
+    keyVersion(keys),
+  );
+  if (!(await keyCheckMatches(copy, userId, check)))
+    throw new PassphraseError("This passphrase does not open the vault");
+  return copy;
 }
 
+/**
+ * Unlocks with the passphrase on this device. With `api`, an account this device has not seen with
+ * an account key yet is moved over in the background (moveOver): the unlock never waits for it.
+ */
 export async function unlockVault(
   db: LocalDb,
   userId: string,
   passphrase: string,
+  api?: ApiClient,
 ): Promise<VaultKeys> {
   const keys = await verified(db, userId, passphrase);
   await recordActivity(db, userId, Date.now());
   await db.setMeta(`keys:${userId}`, keys);
+  if (api && !(await localWrap(db, userId)))
+    void moveOver(db, userId, passphrase, keys, api).catch(() => undefined);
   return keys;
+}
+
+/**
+ * After an unlock by the key check: writes the account's first wrap (its keys' own bytes, so
+ * nothing else changes), or the next one when this device re-keyed the vault offline (a passphrase
+ * change) and the server still holds the wrap from before; or keeps the server's wrap when this
+ * passphrase opens it at the key version in use. Anything else leaves the device as it was: the
+ * keys in use are never swapped here, and the next unlock tries again.
+ */
+export async function moveOver(
+  db: LocalDb,
+  userId: string,
+  passphrase: string,
+  keys: VaultKeys,
+  api: Pick<ApiClient, "accountKey" | "putAccountKey">,
+): Promise<AccountKeyWrap | null> {
+  const trust = await TrustStore.open(userId);
+  try {
+    const floor = await trust.floor();
+    const opened = await unlockAccount({
+      io: { get: () => api.accountKey(), put: (w) => api.putAccountKey(w) },
+      userId,
+      floor: { keyVersion: floor.keyVersion, revision: floor.revision ?? 0 },
+      roots: rootsOf(passphrase, userId),
+      legacy: async () => ({ keys, empty: false }),
+    });
+    if (!opened.wrap || keyVersion(opened.keys) !== keyVersion(keys)) return null;
+    await keepWrap(db, userId, opened.wrap);
+    await trust.raise({ keyVersion: keyVersion(keys), revision: opened.wrap.revision });
+    return opened.wrap;
+  } finally {
+    trust.close();
+  }
+}
+
+/** The passphrase change could not be confirmed by the server: the passphrase was not changed. */
+const notReached = () =>
+  new PassphraseError(
+    "The server could not be reached: the passphrase was not changed. Try again when online.",
+  );
+
+/**
+ * A passphrase change on an account with an account key, online: the account key is wrapped
+ * again under the new passphrase (the next revision, the same key version), nothing else changes.
+ * The server's compare-and-set refuses it when another device changed the passphrase first.
+ */
+async function rewrapOnline(
+  db: LocalDb,
+  userId: string,
+  api: ApiClient,
+  current: string,
+  next: string,
+): Promise<void> {
+  const held = await localWrap(db, userId);
+  let wrap: AccountKeyWrap | null;
+  try {
+    wrap = await api.accountKey();
+  } catch {
+    throw notReached();
+  }
+  // The server's newest, never one older than this device's copy.
+  if (!wrap || !held || wrap.revision < held.revision || wrap.key_version < held.key_version)
+    throw new PassphraseError(
+      "The server does not hold this account's current key: the passphrase was not changed",
+    );
+  let rewrapped: AccountKeyWrap;
+  try {
+    ({ wrap: rewrapped } = await rewrapAccountKey(
+      userId,
+      { wrap, roots: rootsOf(current, userId) },
+      { passphrase: next, iterations: PBKDF2_ITERATIONS },
+    ));
+  } catch (e) {
+    if (e instanceof AccountKeyError)
+      throw new PassphraseError("This passphrase does not open the vault");
+    throw e;
+  }
+  let answer: AccountKeyWrap | "conflict";
+  try {
+    answer = await api.putAccountKey(rewrapped);
+  } catch {
+    // Whether it landed is unknown: the server's wrap says.
+    const now = await api.accountKey().catch(() => null);
+    if (now?.wrapped_key !== rewrapped.wrapped_key) throw notReached();
+    answer = now;
+  }
+  if (answer === "conflict")
+    throw new PassphraseError(
+      "The passphrase was changed on another device meanwhile: sign in again with the new one",
+    );
+  await keepWrap(db, userId, answer);
+  const trust = await TrustStore.open(userId);
+  try {
+    await trust.raise({ revision: answer.revision });
+  } finally {
+    trust.close();
+  }
 }
 
 /**
@@ -141,10 +313,20 @@ export async function changePassphrase(
   oldKeys: VaultKeys,
   current: string,
   next: string,
+  api?: ApiClient,
 ): Promise<number> {
   if (next.length < MIN_PASSPHRASE)
     throw new PassphraseError(`The new passphrase needs at least ${MIN_PASSPHRASE} characters`);
   if (next === current) throw new PassphraseError("The new passphrase is the current one");
+  // With an account key and a connection, one wrap changes; offline, every entry is re-keyed.
+  if (
+    api &&
+    globalThis.navigator?.onLine !== false &&
+    (await localWrap(db, userId)) !== undefined
+  ) {
+    await rewrapOnline(db, userId, api, current, next);
+    return 0;
+  }
   if (!(await db.keyCheck(userId)))
     await db.setMeta(`keycheck:${userId}`, await makeKeyCheck(oldKeys, userId));
   const checked = await verified(db, userId, current);
@@ -196,6 +378,8 @@ export async function changePassphrase(
       throw new PassphraseError(
         `Not changed: ${unreadable.length} entries cannot be opened with the current key (${unreadable.slice(0, 3).join(", ")})`,
       );
+    // The new keys are the new passphrase's own: the stored account key wrap no longer opens them
+    // (db.rotate drops it), and the next sign-in with the new passphrase writes the next wrap.
     await db.rotate(userId, changes, newKeys, await makeKeyCheck(newKeys, userId));
     const trust = await TrustStore.open(userId);
     try {

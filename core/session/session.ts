@@ -3,15 +3,17 @@
  *
  * The API identity travels in the HTTP-only access_token cookie, which the worker sets at the end
  * of an OpenID Connect sign-in (/api/auth/login → provider → /api/auth/callback); the page learns
- * who it names from /api/auth/session. The vault key never leaves the browser: it is derived from
- * the master passphrase and kept, non-extractable, in the local store until sign-out.
+ * who it names from /api/auth/session. The vault key never leaves the browser: it is the account
+ * key the master passphrase unwraps (core/crypto/account-key.ts), kept non-extractable in the
+ * local store until sign-out.
  */
 import { ApiClient, ApiError } from "../api";
 import {
   acceptKdf,
+  AccountKeyRollbackError,
+  type AccountKeyWrap,
   decryptLegacyEntry,
   DecryptionError,
-  deriveVaultKeys,
   KdfRefusedError,
   keyVersion,
   PBKDF2_ITERATIONS,
@@ -21,12 +23,17 @@ import {
   LegacyRefusedError,
   makeKeyCheck,
   openEntry,
+  passphraseRoot,
   placeOf,
+  rootsOf,
+  rootVaultKeys,
+  type RootFor,
+  unlockAccount,
   wrapHeader,
   TrustStore,
 } from "../crypto";
 import { openDb, type LocalDb, type Session } from "../store";
-import { recordActivity } from "./passphrase";
+import { keepWrap, recordActivity } from "./passphrase";
 import { removeThisBrowsersPush } from "./push-subscription";
 import { stopPullWorker } from "../sync";
 
@@ -85,8 +92,8 @@ export async function providerSession(
 export type SignInAhead = { userId: string; newest: Entry[] };
 type Entry = Awaited<ReturnType<ApiClient["listPasswords"]>>["data"][number];
 type Kdf = { iterations: number; keyVersion: number };
-/** Keys derived before the sign-in's own read of the vault came back, with what they were derived for. */
-type Derived = { userId: string; kdf: Kdf; keys: VaultKeys };
+/** The passphrase's root derived before the sign-in's own reads came back, with what it was derived for. */
+type Derived = { userId: string; kdf: Kdf; root: Promise<CryptoKey> };
 
 const samplesOf = (data: Entry[]) =>
   data.flatMap((e) =>
@@ -121,11 +128,9 @@ async function deriveAhead(passphrase: string, ahead: SignInAhead): Promise<Deri
   const trust = await TrustStore.open(ahead.userId);
   try {
     const kdf = kdfFor(samplesOf(ahead.newest), await trust.floor());
-    return {
-      userId: ahead.userId,
-      kdf,
-      keys: await deriveVaultKeys(passphrase, ahead.userId, kdf.iterations, kdf.keyVersion),
-    };
+    const root = passphraseRoot(passphrase, ahead.userId, kdf.iterations);
+    await root;
+    return { userId: ahead.userId, kdf, root };
   } catch {
     return null;
   } finally {
@@ -134,13 +139,39 @@ async function deriveAhead(passphrase: string, ahead: SignInAhead): Promise<Deri
 }
 
 /**
- * The vault keys for a passphrase, checked against the vault: the newest bound entry names the key
- * version and derivation rounds in its wrap header, and must open in its place (kdfFor). A vault
- * of unbound entries only is checked against one of them (until this device saw it bound); an
- * empty vault accepts any passphrase, which then becomes the vault's. `newest` is the vault's
- * newest entries when the caller already asked for them; keys `derived` ahead are used only when
- * they were derived for this user with what the vault names now: the read made now decides, so a
- * vault re-keyed since the page loaded is opened with its new settings.
+ * The passphrase-derived keys, checked against the vault as before the account key: the newest
+ * bound entry names the key version and rounds in its wrap header and must open in its place
+ * (kdfFor). A vault of unbound entries only is checked against one of them (until this device saw
+ * it bound); an empty vault accepts any passphrase, which then becomes the vault's.
+ */
+async function passphraseKeys(
+  data: Entry[],
+  floor: { keyVersion: number; bound: boolean },
+  userId: string,
+  roots: RootFor,
+): Promise<{ keys: VaultKeys; empty: boolean }> {
+  const samples = samplesOf(data);
+  const kdf = kdfFor(samples, floor);
+  const keys = await rootVaultKeys(await roots(kdf.iterations), kdf.iterations, kdf.keyVersion);
+  const bound = samples.find((s) => isBound(s.env));
+  if (bound) {
+    await openEntry(keys, placeOf(userId, bound.e), bound.env);
+    return { keys, empty: false };
+  }
+  if (samples[0]) {
+    if (floor.bound || floor.keyVersion > 1) throw new LegacyRefusedError();
+    await decryptLegacyEntry(keys, samples[0].env);
+    return { keys, empty: false };
+  }
+  return { keys, empty: true };
+}
+
+/**
+ * The vault keys for a passphrase: the account key its wrap holds (core/crypto/account-key.ts),
+ * else (an account from before it) the passphrase-derived keys checked against the vault, whose
+ * first wrap is then written. `newest` is the vault's newest entries when the caller already asked
+ * for them; a root `derived` ahead is used only when it was derived for this user at the rounds
+ * now asked for. What this device saw (key version, wrap revision) is raised once it opened.
  */
 export async function vaultKeys(
   api: ApiClient,
@@ -148,36 +179,53 @@ export async function vaultKeys(
   userId: string,
   passphrase: string,
   ahead?: { newest: Promise<Entry[]>; derived?: Promise<Derived | null> },
-): Promise<VaultKeys> {
+  written?: (wrap: AccountKeyWrap) => void | Promise<void>,
+): Promise<{ keys: VaultKeys; wrap: AccountKeyWrap | null }> {
   const data = ahead ? await ahead.newest : (await api.listPasswords(1, 20)).data;
   performance.mark("vault:sample-read");
-  const samples = samplesOf(data);
   const floor = await trust.floor();
+  let firstRead: Promise<AccountKeyWrap | null> | undefined;
   try {
-    const kdf = kdfFor(samples, floor);
-    const early = await ahead?.derived;
-    const keys =
-      early &&
-      early.userId === userId &&
-      early.kdf.iterations === kdf.iterations &&
-      early.kdf.keyVersion === kdf.keyVersion
-        ? early.keys
-        : await deriveVaultKeys(passphrase, userId, kdf.iterations, kdf.keyVersion);
-    const bound = samples.find((s) => isBound(s.env));
-    if (bound) {
-      await openEntry(keys, placeOf(userId, bound.e), bound.env);
-      return keys;
-    }
-    if (samples[0]) {
-      if (floor.bound || floor.keyVersion > 1) throw new LegacyRefusedError();
-      await decryptLegacyEntry(keys, samples[0].env);
-    }
-    return keys;
+    // Settings the vault's entries name that this device refuses end the sign-in before anything
+    // more is asked, with an account key or without (a server lying about them lies to both).
+    kdfFor(samplesOf(data), floor);
+    firstRead = api.accountKey();
+  } catch (e) {
+    firstRead = Promise.reject(e);
+  }
+  firstRead.catch(() => undefined);
+  const early = await ahead?.derived;
+  const roots = rootsOf(
+    passphrase,
+    userId,
+    early && early.userId === userId
+      ? { iterations: early.kdf.iterations, root: early.root }
+      : undefined,
+  );
+  try {
+    const opened = await unlockAccount({
+      io: {
+        get: () => {
+          const read = firstRead ?? api.accountKey();
+          firstRead = undefined;
+          return read;
+        },
+        put: (w) => api.putAccountKey(w),
+      },
+      userId,
+      floor: { keyVersion: floor.keyVersion, revision: floor.revision ?? 0 },
+      roots,
+      legacy: (r) => passphraseKeys(data, floor, userId, r),
+      written,
+    });
+    await trust.raise({ keyVersion: keyVersion(opened.keys), revision: opened.wrap?.revision });
+    return { keys: opened.keys, wrap: opened.wrap };
   } catch (e) {
     if (
       e instanceof KdfRefusedError ||
       e instanceof KeyRollbackError ||
-      e instanceof LegacyRefusedError
+      e instanceof LegacyRefusedError ||
+      e instanceof AccountKeyRollbackError
     )
       throw new SignInError(e.message);
     if (e instanceof DecryptionError)
@@ -203,10 +251,10 @@ export async function signIn(passphrase: string, ahead?: SignInAhead): Promise<S
   const claims = { sub: user.id, email: user.email };
   const trust = await TrustStore.open(claims.sub);
   let keys: VaultKeys;
+  let wrap: AccountKeyWrap | null;
   try {
-    keys = await vaultKeys(api, trust, claims.sub, passphrase, { newest, derived });
+    ({ keys, wrap } = await vaultKeys(api, trust, claims.sub, passphrase, { newest, derived }));
     performance.mark("vault:keys-derived");
-    await trust.raise({ keyVersion: keyVersion(keys) });
   } finally {
     trust.close();
   }
@@ -227,7 +275,7 @@ export async function signIn(passphrase: string, ahead?: SignInAhead): Promise<S
       signedInAt: new Date().toISOString(),
     };
     await db.setMeta(`keys:${claims.sub}`, keys);
-    await db.setMeta(`keycheck:${claims.sub}`, await makeKeyCheck(keys, claims.sub));
+    await keepWrap(db, claims.sub, wrap, await makeKeyCheck(keys, claims.sub));
     // A sign-in is activity: an idle time left from before (a lock, an expired token) must not lock the new keys.
     await recordActivity(db, claims.sub, Date.now());
     await db.setMeta("session", session);

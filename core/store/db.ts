@@ -269,6 +269,7 @@ export class LocalDb {
     const meta = tx.objectStore("metadata");
     meta.put({ key: `keys:${userId}`, value: keys });
     meta.put({ key: `keycheck:${userId}`, value: keyCheck });
+    // The new key check carries no account key wrap: the one held wraps the keys replaced here.
     await done(tx);
   }
 

@@ -6,15 +6,17 @@
  * vault and sync engine are the web client's modules.
  */
 import { ApiClient, OfflineError } from "../../core/api";
-import {
-  keyVersion,
-  type VaultKeys,
-  keyCheckMatches,
-  makeKeyCheck,
-  TrustStore,
-} from "../../core/crypto";
+import { type AccountKeyWrap, type VaultKeys, makeKeyCheck, TrustStore } from "../../core/crypto";
 import { openDb, type LocalEntry } from "../../core/store";
-import { keysForCheck, SignInError, tokenClaims, vaultKeys } from "../../core/session";
+import {
+  keepWrap,
+  localWrap,
+  PassphraseError,
+  SignInError,
+  tokenClaims,
+  vaultKeys,
+  verified,
+} from "../../core/session";
 import {
   RETRY_MS,
   SYNC_PERIOD_MS,
@@ -152,23 +154,27 @@ async function unlock(passphrase: string, appOrigin: string, current: string | n
   const api = new ApiClient(appOrigin, token);
   const previous = await db.session();
   if (previous && previous.userId !== claims.sub) await db.clearAll();
-  const check = await db.keyCheck(claims.sub);
   let keys: VaultKeys;
-  if (check) {
-    keys = await keysForCheck(passphrase, claims.sub, check);
-    if (!(await keyCheckMatches(keys, claims.sub, check)))
-      throw new SignInError("This passphrase does not open the vault");
-  } else {
-    // The web client's first unlock: derivation settings from the vault's newest bound entry, held
-    // to this browser's floor (KDF rounds, key version), which a server cannot lower.
-    const trust = await TrustStore.open(claims.sub);
+  if ((await localWrap(db, claims.sub)) !== undefined || (await db.keyCheck(claims.sub))) {
+    // This browser has opened the vault before: its stored wrap (or key check) proves the passphrase.
     try {
-      keys = await vaultKeys(api, trust, claims.sub, passphrase);
-      await trust.raise({ keyVersion: keyVersion(keys) });
+      keys = await verified(db, claims.sub, passphrase);
+    } catch (e) {
+      if (e instanceof PassphraseError) throw new SignInError(e.message);
+      throw e;
+    }
+  } else {
+    // The web client's first unlock: the account key's wrap from the server (or, before it has
+    // one, the vault's newest bound entry), held to this browser's floor (KDF rounds, key version,
+    // wrap revision), which a server cannot lower.
+    const trust = await TrustStore.open(claims.sub);
+    let wrap: AccountKeyWrap | null;
+    try {
+      ({ keys, wrap } = await vaultKeys(api, trust, claims.sub, passphrase));
     } finally {
       trust.close();
     }
-    await db.setMeta(`keycheck:${claims.sub}`, await makeKeyCheck(keys, claims.sub));
+    await keepWrap(db, claims.sub, wrap, await makeKeyCheck(keys, claims.sub));
   }
   await db.setMeta("session", {
     userId: claims.sub,

@@ -34,6 +34,7 @@ export const USER_TABLES: readonly (readonly [table: string, column: string])[] 
   ["audit_events", "user_id"],
   ["notifications", "user_id"],
   ["push_subscriptions", "user_id"],
+  ["account_keys", "user_id"],
   ["two_factor", "user_id"],
   ["two_factor_recovery_codes", "user_id"],
   ["two_factor_sign_ins", "user_id"],

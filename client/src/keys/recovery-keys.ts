@@ -8,8 +8,6 @@ import { ApiError, OfflineError, type SyncEntry } from "../../../core/api";
 import { FirstUseDeclined, KeyChangedError, trustedContactKey } from "./contact-keys";
 import { askFirstUse } from "./first-use-panel";
 import {
-  deriveExtractableVaultKey,
-  keyIterations,
   keyVersion,
   type EntrySecrets,
   type VaultKeys,
@@ -21,6 +19,7 @@ import {
   wrapVaultKeyFor,
   type VaultKeyBinding,
 } from "../../../core/crypto";
+import { PassphraseError, verified } from "../../../core/session";
 import type { AppContext } from "../shell/context";
 
 type Owner = Pick<AppContext, "api" | "db" | "session" | "keys" | "trust">;
@@ -46,9 +45,10 @@ export function explain(e: unknown, what: string): string {
 }
 
 /**
- * An extractable copy of the vault key in memory, derived again from the passphrase with the same
- * settings. Used only if the stored key check opens under both it and the in-memory key: then both
- * are the same key, and a mistyped passphrase can never be wrapped for anyone.
+ * An extractable copy of the vault key in memory, opened again from the passphrase (the account
+ * key's wrap, or for an account not moved yet the same derivation). Used only if the stored key
+ * check opens under both it and the in-memory key: then both are the same key, and a mistyped
+ * passphrase can never be wrapped for anyone.
  */
 export async function extractableVaultKey(app: Owner, passphrase: string): Promise<CryptoKey> {
   const uid = app.session.userId;
@@ -57,17 +57,21 @@ export async function extractableVaultKey(app: Owner, passphrase: string): Promi
     check = await makeKeyCheck(app.keys, uid);
     await app.db.setMeta(`keycheck:${uid}`, check);
   }
-  const copy = await deriveExtractableVaultKey(
-    passphrase,
-    uid,
-    keyIterations(app.keys),
-    keyVersion(app.keys),
-  );
+  const refused = () =>
+    new RecoveryInputError("This passphrase does not open the vault: nothing was sent");
+  let copy: VaultKeys;
+  try {
+    copy = await verified(app.db, uid, passphrase, true);
+  } catch (e) {
+    if (e instanceof PassphraseError) throw refused();
+    throw e;
+  }
   if (
+    keyVersion(copy) !== keyVersion(app.keys) ||
     !(await keyCheckMatches(copy, uid, check)) ||
     !(await keyCheckMatches(app.keys, uid, check))
   ) {
-    throw new RecoveryInputError("This passphrase does not open the vault: nothing was sent");
+    throw refused();
   }
   return copy.vaultKey;
 }

@@ -1,4 +1,5 @@
 /** The dashboard's lock screen and idle auto-lock (the passphrase change lives in the account settings). */
+import { ApiClient } from "../../../core/api";
 import type { VaultKeys } from "../../../core/crypto";
 import type { LocalDb } from "../../../core/store";
 import { AUTO_LOCK_MS, PassphraseError, unlockVault } from "../../../core/session";
@@ -40,7 +41,7 @@ export function showLockScreen(
     $("unlock-error").textContent = "";
     submit.disabled = true;
     submit.textContent = "Unlocking…";
-    unlockVault(db, userId, field.value)
+    unlockVault(db, userId, field.value, new ApiClient())
       .then(async (keys) => {
         field.value = "";
         markBrowserSession();

@@ -125,7 +125,7 @@ function setupChangePassphrase(root: HTMLElement, app: AppContext) {
         // Brings the local copy up to date (online) and stops the schedule while keys change.
         if (navigator.onLine) await app.sync.syncNow();
         app.sync.stop();
-        await changePassphrase(app.db, app.session.userId, app.keys, current!, next!);
+        await changePassphrase(app.db, app.session.userId, app.keys, current!, next!, app.api);
         for (const f of fields) f.value = "";
         announceKeysChanged();
         // Cached sync responses hold envelopes under the old key; an offline pull must not bring them back.

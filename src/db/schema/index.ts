@@ -43,3 +43,4 @@ export * from "./database-identity";
 export * from "./secure-links";
 export * from "./vaults";
 export * from "./vault-tokens";
+export * from "./account-keys";
