@@ -119,6 +119,13 @@ describe("settings", () => {
     await dashboardReady(page);
     const before = await syncedEntry(page, api, "Settings entry");
     const wrappedBefore = (before as unknown as { wrapped_item_key: string }).wrapped_item_key;
+    const accountKey = async () => {
+      const { status, body } = await api.get("/api/account-key");
+      expect(status).toBe(200);
+      return JSON.stringify(body.account_key);
+    };
+    const accountKeyBefore = await accountKey();
+    expect(accountKeyBefore).not.toBe("null");
     await openSection(page, "Account");
     await page.getByLabel("Current master passphrase").fill(OLD);
     await page.getByLabel("New master passphrase").fill(NEW);
@@ -126,12 +133,14 @@ describe("settings", () => {
     const loaded = page.waitForEvent("load");
     await page.getByRole("button", { name: "Change passphrase" }).click();
     await loaded;
-    // Done, the vault loads afresh (the old keys gone from memory) and the re-wrapped key is sent.
+    // Done, the vault loads afresh (the old keys gone from memory). The passphrase wraps the
+    // account key, so that one wrap is written again and no entry is touched.
     await page.waitForURL((u) => u.pathname === "/vault");
     await dashboardReady(page);
     await waitForPending(page, 0);
     await expect.poll(() => entryNames(page)).toEqual(["Settings entry"]);
-    expect((await api.entries()).get("Settings entry").wrapped_item_key).not.toBe(wrappedBefore);
+    expect((await api.entries()).get("Settings entry").wrapped_item_key).toBe(wrappedBefore);
+    expect(await accountKey()).not.toBe(accountKeyBefore);
 
     await page.getByRole("button", { name: "Lock" }).click();
     await page.locator("body[data-ready=locked]").waitFor();
