@@ -165,7 +165,7 @@ as in the web app. The password is given as for \`vault create\`, never as an ar
   },
   export: {
     usage:
-      "vault export [--format vault|json|csv] [--password-fd <n>] [--output <file>] [--force] [--yes] [--json]",
+      "vault export [--format vault|json|csv|cxf] [--password-fd <n>] [--output <file>] [--force] [--yes] [--json]",
     summary:
       "Write the whole vault to a file (or standard output), encrypted unless asked otherwise",
     details: `Every entry, opened on this computer and written as the web app's vault file (the
@@ -173,8 +173,10 @@ default, --format vault): every name, address, tag, note and secret encrypted wi
 of at least 10 characters, typed twice on a terminal or read from file descriptor <n>
 (--password-fd); only the format header can be read without it. \`vault import\` and the web
 app's import open it in this account or any other. For leaving, --format json (the file's body:
-fields, TOTP, history, cards, identities, passkeys) or csv (the web app's plain CSV, for another
-manager) write plain text anyone who gets the file can read: the server asks for a sign-in of at
+fields, TOTP, history, cards, identities, passkeys), csv (the web app's plain CSV, for another
+manager) or cxf (a FIDO Credential Exchange Format document: logins, notes and passkeys never
+used to sign in, as the web app's CXF export holds them; used passkeys, cards and identities are
+left out and counted) write plain text anyone who gets the file can read: the server asks for a sign-in of at
 most 5 minutes (\`vault login\` again if it refuses) and records the export in the activity log,
 and on a terminal the command asks first, unless --yes. --output is created with mode 0600 and
 never replaces an existing file unless --force. --json (with --output) prints what was written.`,
@@ -191,7 +193,8 @@ never replaces an existing file unless --force. --json (with --output) prints wh
     usage: "vault import <file> [--format <format>] [--password-fd <n>] [--json]",
     summary: "Add the entries of an export file (this vault's or another manager's)",
     details: `Reads the file on this computer: this vault's export (\`vault export\`), or another
-manager's, its format judged from the file unless --format names it: source_mgr_1 (Bitwarden
+manager's, or a CXF document (FIDO Credential Exchange Format; the web app's protected one with
+its password from --password-fd), its format judged from the file unless --format names it: source_mgr_1 (Bitwarden
 JSON or CSV), source_mgr_3 (1Password CSV, 1Password 7's all-fields CSV too), onepux (1Password
 1PUX), source_mgr_2 (LastPass CSV), source_mgr_4 (Dashlane's CSV files or their zip), proton_pass, nordpass, keepass (a KDBX database, its master password from
 --password-fd; one with a key file: the web app's import; or KeePass 2 XML), keepassxc (KeePassXC CSV), source_browser

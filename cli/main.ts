@@ -175,6 +175,7 @@ async function dispatch(name: string, p: Parsed): Promise<number> {
       else if (json) printJson(result);
       else out(`Exported ${entries(result.entries)} to ${result.file}\n`);
       if (result.unreadable) say(`${entries(result.unreadable)} did not open and are not in it`);
+      if (result.leftOut) say(`Left out: ${result.leftOut}`);
       return EXIT.OK;
     }
     case "import": {
