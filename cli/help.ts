@@ -250,7 +250,7 @@ stops a link at once and deletes its content.`,
     },
   },
   "ssh-agent": {
-    usage: "vault ssh-agent [--socket <path>] [--foreground]",
+    usage: "vault ssh-agent [--socket <path>] [--foreground] [--confirm]",
     summary: "Offer the vault's SSH keys to ssh and git (an SSH agent)",
     details: `Starts an agent in the background on a unix socket (in the vault agent's own folder
 unless --socket) and prints the line that points SSH_AUTH_SOCK at it: \`eval "$(vault ssh-agent)"\`,
@@ -258,8 +258,14 @@ or SSH_AUTH_SOCK set in your shell's profile. With --foreground it runs in this 
 (for a service manager). \`ssh-add -L\` then lists the vault's SSH keys, and \`ssh\` and Git's SSH
 signing (gpg.format ssh) sign with them. No key is held by this process: each signature opens its
 entry in the unlocked vault and forgets it. While the vault is locked it offers no key. It runs
-until stopped (SIGTERM; Ctrl-C with --foreground).`,
-    options: { socket: { value: true }, foreground: { value: false } },
+until stopped (SIGTERM; Ctrl-C with --foreground).
+
+--confirm asks before the first signature with each key on each new connection (a client; one
+\`ssh\` or \`git commit\` is one), as OpenSSH's \`ssh-add -c\`: the program in SSH_ASKPASS, as set
+when the agent starts, is run with a prompt naming the key's comment and fingerprint and
+SSH_ASKPASS_PROMPT=confirm; exit 0 is yes. No SSH_ASKPASS, or any other answer, refuses the
+signature. Listing keys asks nothing.`,
+    options: { socket: { value: true }, foreground: { value: false }, confirm: { value: false } },
   },
   run: {
     usage: "vault run [--no-masking] -- <command> [args...]",

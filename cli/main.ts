@@ -197,9 +197,11 @@ async function dispatch(name: string, p: Parsed): Promise<number> {
     case "ssh-agent": {
       exactArgs(args, 0, name);
       const path = typeof opts.socket === "string" ? opts.socket : defaultSshSocket();
-      if (!opts.foreground) await startSshAgent(path);
+      const confirm = opts.confirm === true;
+      if (!opts.foreground) await startSshAgent(path, confirm);
       out(`SSH_AUTH_SOCK=${path}; export SSH_AUTH_SOCK;\n`);
-      if (opts.foreground) await runSshAgent(path, (line) => process.stderr.write(`${line}\n`));
+      if (opts.foreground)
+        await runSshAgent(path, (line) => process.stderr.write(`${line}\n`), confirm);
       return EXIT.OK;
     }
     case "link":
