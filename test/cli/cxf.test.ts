@@ -7,8 +7,9 @@
  * server then holds the same logins, notes and unused passkey. What CXF does not carry (a used
  * passkey, a card) is left out and said.
  */
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deriveVaultKeys, openEntry, PBKDF2_ITERATIONS, placeOf } from "../../core/crypto";
@@ -16,7 +17,7 @@ import { fromCxf, isCxf, passkeyOf, type StoredPasskey } from "../../core/passke
 import { sealInput, type EntryInput } from "../../core/vault";
 import { ENTRIES } from "./io-entries";
 import { person, signIn, startServers, type Person, type Servers } from "./servers";
-import { vault } from "./support";
+import { VAULT_BIN, vault } from "./support";
 
 const PASSPHRASE = "cxf export passphrase";
 const OTHER_PASSPHRASE = "cxf import passphrase";
@@ -176,6 +177,26 @@ describe("vault export --format cxf", () => {
     expect(JSON.parse(piped.stdout).accounts[0].items).toHaveLength(3);
     // The plain formats' one question on a terminal is answered by --yes, which CXF takes too.
     expect((await vault(alice.env, ["export", "--format", "cxf", "--yes"])).code).toBe(0);
+  });
+
+  it("asks on a terminal first, as the other plain formats do: no writes nothing", async () => {
+    const file = join(alice.env.VAULT_CLI_HOME!, "asked.cxf.json");
+    // `script` gives the command a pseudo-terminal; "n" is typed once the question is on it.
+    const cmd = [process.execPath, VAULT_BIN, "export", "--format", "cxf", "-o", file]
+      .map((a) => `'${a}'`)
+      .join(" ");
+    const child = spawn("script", ["-qec", cmd, "/dev/null"], {
+      env: { PATH: process.env.PATH ?? "", HOME: alice.env.VAULT_CLI_HOME!, ...alice.env },
+    });
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+      if (out.includes("[y/N]") && !child.stdin.writableEnded) child.stdin.end("n\r");
+    });
+    const code = await new Promise((resolve) => child.on("close", resolve));
+    expect(out).toContain("Every password of the vault, in plain text");
+    expect([code, out]).toEqual([1, expect.stringContaining("Not exported")]);
+    expect(existsSync(file)).toBe(false);
   });
 
   it("imports the CXF document into a second account: the server holds the same logins, notes and passkey", async () => {
