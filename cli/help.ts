@@ -165,7 +165,7 @@ as in the web app. The password is given as for \`vault create\`, never as an ar
   },
   export: {
     usage:
-      "vault export [--format vault|json|csv] [--password-fd <n>] [--output <file>] [--force] [--yes] [--json]",
+      "vault export [--format vault|json|csv|cxf] [--password-fd <n>] [--output <file>] [--force] [--yes] [--json]",
     summary:
       "Write the whole vault to a file (or standard output), encrypted unless asked otherwise",
     details: `Every entry, opened on this computer and written as the web app's vault file (the
@@ -173,8 +173,10 @@ default, --format vault): every name, address, tag, note and secret encrypted wi
 of at least 10 characters, typed twice on a terminal or read from file descriptor <n>
 (--password-fd); only the format header can be read without it. \`vault import\` and the web
 app's import open it in this account or any other. For leaving, --format json (the file's body:
-fields, TOTP, history, cards, identities, passkeys) or csv (the web app's plain CSV, for another
-manager) write plain text anyone who gets the file can read: the server asks for a sign-in of at
+fields, TOTP, history, cards, identities, passkeys), csv (the web app's plain CSV, for another
+manager) or cxf (a FIDO Credential Exchange Format document: logins, notes and passkeys never
+used to sign in, as the web app's CXF export holds them; used passkeys, cards and identities are
+left out and counted) write plain text anyone who gets the file can read: the server asks for a sign-in of at
 most 5 minutes (\`vault login\` again if it refuses) and records the export in the activity log,
 and on a terminal the command asks first, unless --yes. --output is created with mode 0600 and
 never replaces an existing file unless --force. --json (with --output) prints what was written.`,
@@ -191,7 +193,8 @@ never replaces an existing file unless --force. --json (with --output) prints wh
     usage: "vault import <file> [--format <format>] [--password-fd <n>] [--json]",
     summary: "Add the entries of an export file (this vault's or another manager's)",
     details: `Reads the file on this computer: this vault's export (\`vault export\`), or another
-manager's, its format judged from the file unless --format names it: source_mgr_1 (Bitwarden
+manager's, or a CXF document (FIDO Credential Exchange Format; the web app's protected one with
+its password from --password-fd), its format judged from the file unless --format names it: source_mgr_1 (Bitwarden
 JSON or CSV), source_mgr_3 (1Password CSV, 1Password 7's all-fields CSV too), onepux (1Password
 1PUX), source_mgr_2 (LastPass CSV), source_mgr_4 (Dashlane's CSV files or their zip), proton_pass, nordpass, keepass (a KDBX database, its master password from
 --password-fd; one with a key file: the web app's import; or KeePass 2 XML), keepassxc (KeePassXC CSV), source_browser
@@ -247,7 +250,7 @@ stops a link at once and deletes its content.`,
     },
   },
   "ssh-agent": {
-    usage: "vault ssh-agent [--socket <path>] [--foreground]",
+    usage: "vault ssh-agent [--socket <path>] [--foreground] [--confirm]",
     summary: "Offer the vault's SSH keys to ssh and git (an SSH agent)",
     details: `Starts an agent in the background on a unix socket (in the vault agent's own folder
 unless --socket) and prints the line that points SSH_AUTH_SOCK at it: \`eval "$(vault ssh-agent)"\`,
@@ -255,8 +258,14 @@ or SSH_AUTH_SOCK set in your shell's profile. With --foreground it runs in this 
 (for a service manager). \`ssh-add -L\` then lists the vault's SSH keys, and \`ssh\` and Git's SSH
 signing (gpg.format ssh) sign with them. No key is held by this process: each signature opens its
 entry in the unlocked vault and forgets it. While the vault is locked it offers no key. It runs
-until stopped (SIGTERM; Ctrl-C with --foreground).`,
-    options: { socket: { value: true }, foreground: { value: false } },
+until stopped (SIGTERM; Ctrl-C with --foreground).
+
+--confirm asks before the first signature with each key on each new connection (a client; one
+\`ssh\` or \`git commit\` is one), as OpenSSH's \`ssh-add -c\`: the program in SSH_ASKPASS, as set
+when the agent starts, is run with a prompt naming the key's comment and fingerprint and
+SSH_ASKPASS_PROMPT=confirm; exit 0 is yes. No SSH_ASKPASS, or any other answer, refuses the
+signature. Listing keys asks nothing.`,
+    options: { socket: { value: true }, foreground: { value: false }, confirm: { value: false } },
   },
   run: {
     usage: "vault run [--no-masking] -- <command> [args...]",

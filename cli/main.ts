@@ -175,6 +175,7 @@ async function dispatch(name: string, p: Parsed): Promise<number> {
       else if (json) printJson(result);
       else out(`Exported ${entries(result.entries)} to ${result.file}\n`);
       if (result.unreadable) say(`${entries(result.unreadable)} did not open and are not in it`);
+      if (result.leftOut) say(`Left out: ${result.leftOut}`);
       return EXIT.OK;
     }
     case "import": {
@@ -196,9 +197,11 @@ async function dispatch(name: string, p: Parsed): Promise<number> {
     case "ssh-agent": {
       exactArgs(args, 0, name);
       const path = typeof opts.socket === "string" ? opts.socket : defaultSshSocket();
-      if (!opts.foreground) await startSshAgent(path);
+      const confirm = opts.confirm === true;
+      if (!opts.foreground) await startSshAgent(path, confirm);
       out(`SSH_AUTH_SOCK=${path}; export SSH_AUTH_SOCK;\n`);
-      if (opts.foreground) await runSshAgent(path, (line) => process.stderr.write(`${line}\n`));
+      if (opts.foreground)
+        await runSshAgent(path, (line) => process.stderr.write(`${line}\n`), confirm);
       return EXIT.OK;
     }
     case "link":

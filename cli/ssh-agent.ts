@@ -7,6 +7,11 @@
  *
  * Messages handled: REQUEST_IDENTITIES (11) and SIGN_REQUEST (13); anything else, extensions
  * included, gets FAILURE (5), which clients treat as "not supported".
+ *
+ * With --confirm (as OpenSSH's `ssh-add -c`), the first signature with a key on each connection
+ * waits for the person's yes, asked through the program in SSH_ASKPASS as OpenSSH's agent asks it
+ * (ssh-confirm.ts). A connection is the only "client" this process can tell apart: Node has no
+ * portable way to read the peer's process or user from a unix socket.
  */
 import { spawn } from "node:child_process";
 import { chmodSync, existsSync, rmSync } from "node:fs";
@@ -14,6 +19,7 @@ import { createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { SshReader, sshString } from "../core/entry";
 import { tryAsk } from "./agent-client";
+import { askToUse } from "./ssh-confirm";
 import { CliError } from "./errors";
 import { agentDir } from "./state";
 
@@ -37,10 +43,37 @@ const u32 = (n: number) => {
 const frame = (type: number, body: Uint8Array = new Uint8Array()) =>
   Buffer.concat([u32(body.length + 1), Buffer.from([type]), body]);
 
+const vaultKeys = async () =>
+  ((await tryAsk({ op: "sshKeys" }).catch(() => null))?.keys ?? []) as SshIdentity[];
+
+/**
+ * One connection: with --confirm, the person's answer for each key it has asked to sign with (a
+ * yes or a no holds for the connection, so a client retrying is not a new question each time).
+ */
+type Client = {
+  confirm: boolean;
+  answers: Map<string, boolean>;
+  socket: Socket;
+  log: (line: string) => void;
+};
+
+/** Whether this connection may sign with the key: always without --confirm, else as the person said. */
+async function allowed(c: Client, blob: string): Promise<boolean> {
+  if (!c.confirm) return true;
+  const known = c.answers.get(blob);
+  if (known !== undefined) return known;
+  // A key the vault does not hold (or a locked vault) fails anyway: nothing to ask about.
+  const key = (await vaultKeys()).find((k) => k.blob === blob);
+  if (!key) return true;
+  const yes = await askToUse(key, c.socket, c.log);
+  c.answers.set(blob, yes);
+  return yes;
+}
+
 /** One request's answer; a locked vault or an unknown key is a FAILURE. */
-async function answer(type: number, body: Uint8Array): Promise<Buffer> {
+async function answer(type: number, body: Uint8Array, client: Client): Promise<Buffer> {
   if (type === REQUEST_IDENTITIES) {
-    const keys = ((await tryAsk({ op: "sshKeys" }).catch(() => null))?.keys ?? []) as SshIdentity[];
+    const keys = await vaultKeys();
     const parts = keys.flatMap((k) => [
       sshString(Buffer.from(k.blob, "base64")),
       sshString(k.comment),
@@ -53,6 +86,7 @@ async function answer(type: number, body: Uint8Array): Promise<Buffer> {
     const data = Buffer.from(r.bytes()).toString("base64");
     // draft-miller-ssh-agent section 4.5.1: the flags ask RSA keys for a SHA-2 signature.
     const flags = r.done ? 0 : r.uint32();
+    if (!(await allowed(client, blob))) return frame(FAILURE);
     const signed = await tryAsk({ op: "sshSign", blob, data, flags }).catch(() => null);
     if (!signed) return frame(FAILURE);
     return frame(SIGN_RESPONSE, sshString(Buffer.from(signed.signature as string, "base64")));
@@ -60,7 +94,8 @@ async function answer(type: number, body: Uint8Array): Promise<Buffer> {
   return frame(FAILURE);
 }
 
-function serve(socket: Socket, log: (line: string) => void) {
+function serve(socket: Socket, log: (line: string) => void, confirm: boolean) {
+  const client: Client = { confirm, answers: new Map(), socket, log };
   let pending = Buffer.alloc(0);
   let busy = Promise.resolve();
   socket.on("error", () => undefined);
@@ -75,7 +110,7 @@ function serve(socket: Socket, log: (line: string) => void) {
       pending = pending.subarray(4 + n);
       // Answers go out in the order the requests came, as the protocol requires.
       busy = busy.then(async () => {
-        const out = await answer(type, body).catch((e: unknown) => {
+        const out = await answer(type, body, client).catch((e: unknown) => {
           log(`vault ssh-agent: ${e instanceof Error ? e.message : String(e)}`);
           return frame(FAILURE);
         });
@@ -86,9 +121,13 @@ function serve(socket: Socket, log: (line: string) => void) {
 }
 
 /** Listens until killed; the socket is this user's alone (0600, in the agent's 0700 folder). */
-export async function runSshAgent(path: string, log: (line: string) => void): Promise<void> {
+export async function runSshAgent(
+  path: string,
+  log: (line: string) => void,
+  confirm = false,
+): Promise<void> {
   rmSync(path, { force: true });
-  const server = createServer((s) => serve(s, log));
+  const server = createServer((s) => serve(s, log, confirm));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(path, resolve);
@@ -106,11 +145,18 @@ export async function runSshAgent(path: string, log: (line: string) => void): Pr
 }
 
 /** Starts this command again in the background (`--foreground` there) and waits for its socket. */
-export async function startSshAgent(path: string): Promise<void> {
+export async function startSshAgent(path: string, confirm = false): Promise<void> {
   rmSync(path, { force: true });
   const child = spawn(
     process.execPath,
-    [process.argv[1]!, "ssh-agent", "--foreground", "--socket", path],
+    [
+      process.argv[1]!,
+      "ssh-agent",
+      "--foreground",
+      "--socket",
+      path,
+      ...(confirm ? ["--confirm"] : []),
+    ],
     { detached: true, stdio: "ignore", env: process.env },
   );
   child.unref();

@@ -5,9 +5,11 @@
  * Export: every entry opened by the agent and written as the web app's vault file (the default:
  * encrypted with a file password, only the format header in the clear; the server's rule for an
  * encrypted export first, as the web app's), or in plain text for leaving, as JSON (the file's
- * body) or CSV (the web app's plain CSV). A plain file is one anyone who gets it can read, so: the
- * server's rule for a plain export first (a sign-in of at most 300 s, a registered device; it is in
- * the activity log) and a question on a terminal unless --yes. Every form: a new file of mode 0600
+ * body), CSV (the web app's plain CSV) or a CXF document (the FIDO Credential Exchange Format,
+ * made by the same core function as the web app's CXF export, which encrypts it; here it is
+ * written as the format is, for another manager to read). A plain file is one anyone who gets it
+ * can read, so: the server's rule for a plain export first (a sign-in of at most 300 s, a
+ * registered device; it is in the activity log) and a question on a terminal unless --yes. Every form: a new file of mode 0600
  * created exclusively (an existing file is kept unless --force).
  *
  * Import: the file is read here, before anything is sent; a file that cannot be read fails the
@@ -17,6 +19,8 @@
  */
 import { closeSync, openSync, readFileSync, renameSync, statSync, writeSync } from "node:fs";
 import {
+  cxfCredentials,
+  cxfDocument,
   FORMAT_LABELS,
   ImportFormatError,
   isServerExport,
@@ -28,6 +32,7 @@ import {
   PasswordNeededError,
   plainCsv,
   problemOf,
+  readCxf,
   readImportFile,
   readOwnExport,
   sealedVaultFile,
@@ -40,6 +45,7 @@ import {
 import { ask } from "./agent-client";
 import { CliError, EXIT, usage } from "./errors";
 import { confirm, passphraseFromFd, promptPassphrase } from "./prompt";
+import { requireSignIn } from "./state";
 import type { ImportRow } from "./vault-view";
 
 type Opts = Record<string, string | boolean | undefined>;
@@ -51,13 +57,40 @@ const MAX_ENTRIES = 5000;
 const MAX_FILE_BYTES = 12 * 1024 * 1024;
 
 export type ExportResult = {
-  format: "vault" | "json" | "csv";
+  format: "vault" | "json" | "csv" | "cxf";
   file: string | null;
   entries: number;
   unreadable: number;
+  /** CXF only: what the format does not carry, said after the export ("" when nothing). */
+  leftOut?: string;
 };
 
-const EXPORT_FORMATS = ["vault", "json", "csv"] as const;
+const EXPORT_FORMATS = ["vault", "json", "csv", "cxf"] as const;
+
+const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * The vault as a CXF document, as the web app builds it (core cxfDocument): the server's host
+ * names the exporter, the signed-in account the items' owner. Passkeys already used to sign in
+ * (the format carries a counter of zero only) and cards and identities are left out, and said.
+ */
+async function cxfText(items: Parameters<typeof cxfDocument>[0]) {
+  const signIn = requireSignIn();
+  const { doc, entries, usedPasskeys, notCarried } = await cxfDocument(items, {
+    rpId: new URL(signIn.server).hostname,
+    userId: signIn.user.id,
+    email: signIn.user.email,
+  });
+  const left = [
+    usedPasskeys
+      ? `${count(usedPasskeys, "passkey")} already used to sign in (CXF carries only passkeys whose counter is still zero)`
+      : "",
+    notCarried
+      ? `${count(notCarried, "card or identity", "cards and identities")} (no CXF item type here yet: --format vault or json carries them)`
+      : "",
+  ].filter(Boolean);
+  return { text: `${JSON.stringify(doc, null, 2)}\n`, entries, leftOut: left.join("; ") };
+}
 
 /**
  * The file password: from a descriptor, or typed twice on a terminal (never an argument, which
@@ -80,7 +113,9 @@ async function filePassword(o: Opts): Promise<string> {
 export async function exportVault(o: Opts): Promise<{ result: ExportResult; text: string | null }> {
   const format = (str(o.format) ?? "vault") as ExportResult["format"];
   if (!EXPORT_FORMATS.includes(format))
-    throw usage("--format is vault (encrypted with a file password), json or csv (plain text)");
+    throw usage(
+      "--format is vault (encrypted with a file password), json, csv or cxf (plain text)",
+    );
   const plain = format !== "vault";
   if (!plain && o.yes) throw usage("--yes is for the plain formats: the vault format asks nothing");
   const file = str(o.output) ?? null;
@@ -100,14 +135,21 @@ export async function exportVault(o: Opts): Promise<{ result: ExportResult; text
     items: Parameters<typeof plainCsv>[0];
     unreadable: number;
   };
+  const cxf = format === "cxf" ? await cxfText(items) : null;
   const doc =
-    format === "csv"
+    format === "csv" || cxf
       ? null
       : password === null
         ? vaultFileBody(items)
         : await sealedVaultFile(items, password);
-  const text = doc ? `${JSON.stringify(doc, null, 2)}\n` : plainCsv(items);
-  const result: ExportResult = { format, file, entries: items.length, unreadable };
+  const text = cxf?.text ?? (doc ? `${JSON.stringify(doc, null, 2)}\n` : plainCsv(items));
+  const result: ExportResult = {
+    format,
+    file,
+    entries: cxf?.entries ?? items.length,
+    unreadable,
+    ...(cxf ? { leftOut: cxf.leftOut } : {}),
+  };
   if (!file) return { result, text };
   writeNew(file, text, o.force === true);
   return { result, text: null };
@@ -176,8 +218,9 @@ async function readRows(
   const password = fd !== undefined ? passphraseFromFd(fd) : undefined;
   try {
     const opened = await openIfProtected(bytes, password);
-    // Not a zip (KeePass, 1Password's .1pux begin with "PK"): perhaps this vault's own file.
-    const own = opened[0] === 0x50 ? null : readOwnExport(new TextDecoder().decode(opened));
+    // Not a zip (KeePass, 1Password's .1pux begin with "PK"): perhaps this vault's own file, or CXF.
+    const text = opened[0] === 0x50 ? null : new TextDecoder().decode(opened);
+    const own = text === null ? null : readOwnExport(text);
     if (own && isServerExport(own))
       throw new CliError(
         `${path} is the server's version 1 export (sealed under one account's key): import it in the web app, or export the vault again`,
@@ -192,6 +235,17 @@ async function readRows(
         else rows.push({ own: item });
       }
       return { rows, skipped, provider: "generic", label: "This vault's export" };
+    }
+    const cxf = text === null ? null : readCxf(text);
+    if (cxf) {
+      const { entries, skipped } = await cxfCredentials(cxf);
+      const rows: ImportRow[] = [];
+      for (const { credential, passkeys } of entries) {
+        const problem = problemOf(credential, passkeys.length);
+        if (problem) skipped.push({ name: credential.name || "(no name)", reason: problem });
+        else rows.push({ credential, passkeys });
+      }
+      return { rows, skipped, provider: "generic", label: "Credential Exchange Format (CXF)" };
     }
     const parsed = await readImportFile(opened, {
       format: chosen as ImportFormat | undefined,

@@ -155,9 +155,10 @@ export function isCxf(doc: unknown): boolean {
 }
 
 /**
- * The logins and passkeys of a CXF document: per item its title, first URL, basic-auth username
- * and password, a note, and its passkeys. Items with neither a login nor a passkey are skipped;
- * so is a passkey whose key does not import.
+ * The logins, notes and passkeys of a CXF document: per item its title, first URL, basic-auth
+ * username and password, a note, and its passkeys. Items with no login, note or passkey are
+ * skipped (a note alone is kept: toCxfItem writes a secure note so); so is a passkey whose key
+ * does not import.
  */
 export async function fromCxf(doc: unknown): Promise<{ entries: CxfEntry[]; skipped: number }> {
   if (!isCxf(doc)) throw new Error("This is not a Credential Exchange Format file");
@@ -195,7 +196,8 @@ export async function fromCxf(doc: unknown): Promise<{ entries: CxfEntry[]; skip
       }
       const username = field(login?.username) || passkeys[0]?.user_name || "";
       const password = field(login?.password);
-      if (!passkeys.length && !username && !password) {
+      const notes = field(note?.content);
+      if (!passkeys.length && !username && !password && !notes) {
         skipped++;
         continue;
       }
@@ -205,7 +207,7 @@ export async function fromCxf(doc: unknown): Promise<{ entries: CxfEntry[]; skip
         url,
         username,
         password,
-        notes: field(note?.content),
+        notes,
         passkeys,
       });
     }

@@ -1,82 +1,26 @@
 /**
  * The Export page's "Passkeys and logins (CXF)": the vault's logins, notes and passkeys as a FIDO
- * Credential Exchange Format (CXF) document, built in the browser from the opened entries and
- * protected there with a password the person chooses (importers/bitwarden-crypto.ts protectExport:
+ * Credential Exchange Format (CXF) document, built in the browser by the core (cxfDocument, which
+ * the command line's `vault export --format cxf` calls too) from the opened entries and protected
+ * here with a password the person chooses (importers/bitwarden-crypto.ts protectExport:
  * PBKDF2-SHA256, AES-256-CBC with HMAC-SHA256). Nothing leaves the device in clear: the vault's
  * own export is never plaintext, so neither is this one; this page's import opens the file with
- * its password.
- *
- * CXF: a passkey whose signature counter is not zero MUST NOT be exported (an importer starts it
- * at zero, and the site would see a counter go back), and the exporter should say so: such
- * passkeys are left out and counted. Cards and identities have no item type here yet: counted too.
+ * its password. What the document leaves out (used passkeys, cards and identities) is counted and
+ * said after the download.
  */
-import { protectExport } from "../../../core/importers";
-import { toCxfItem } from "../../../core/passkeys";
+import { cxfDocument, protectExport, type CxfDocument } from "../../../core/importers";
 import type { AppContext } from "../shell/context";
 import { plural } from "../../../core/ui";
 import { passwordExportForm } from "./export-form";
+import { vaultItems } from "./vault-file";
 
-export type CxfExport = {
-  doc: object;
-  entries: number;
-  passkeys: number;
-  usedPasskeys: number;
-  notCarried: number;
-  unreadable: number;
-};
+export type CxfExport = CxfDocument & { unreadable: number };
 
 /** The vault's entries as one CXF account (version 1.0), with what was left out and why. */
 export async function vaultAsCxf(app: AppContext): Promise<CxfExport> {
-  const out = { entries: 0, passkeys: 0, usedPasskeys: 0, notCarried: 0, unreadable: 0 };
-  const items: object[] = [];
-  for (const e of await app.vault.list()) {
-    let s;
-    try {
-      s = await app.vault.secrets(e);
-    } catch {
-      out.unreadable++;
-      continue;
-    }
-    if (s.kind === "card" || s.kind === "identity") {
-      out.notCarried++;
-      continue;
-    }
-    const unused = (s.passkeys ?? []).filter((p) => p.sign_count === 0);
-    out.usedPasskeys += (s.passkeys ?? []).length - unused.length;
-    if (!s.username && !s.password && !s.notes && !unused.length) continue;
-    items.push(
-      await toCxfItem({
-        id: e.id,
-        name: e.name,
-        url: e.url ?? "",
-        createdAt: e.created_at,
-        updatedAt: e.updated_at,
-        username: s.username,
-        password: s.password,
-        notes: s.notes,
-        passkeys: unused,
-      }),
-    );
-    out.entries++;
-    out.passkeys += unused.length;
-  }
-  const host = location.hostname;
-  const doc = {
-    version: { major: 1, minor: 0 },
-    exporterRpId: host,
-    exporterDisplayName: "Credential vault",
-    timestamp: Math.floor(Date.now() / 1000),
-    accounts: [
-      {
-        id: btoa(app.session.userId).replace(/=+$/, ""),
-        username: "",
-        email: app.session.email ?? "",
-        collections: [],
-        items,
-      },
-    ],
-  };
-  return { doc, ...out };
+  const { items, unreadable } = await vaultItems(app);
+  const who = { rpId: location.hostname, userId: app.session.userId, email: app.session.email };
+  return { ...(await cxfDocument(items, who)), unreadable };
 }
 
 /** What the person is told after the download: what is in the file and what was left out. */

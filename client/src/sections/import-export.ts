@@ -17,15 +17,12 @@ import {
   readImportFile,
   UnreadableFormatError,
   WrongPasswordError,
-  type ImportedCredential,
   type ImportFormat,
   type Skipped,
 } from "../../../core/importers";
 import { ApiError, type ImportEntry, type ImportProvider } from "../../../core/api";
-import { domainOf } from "../../../core/crypto";
 import type { AppContext } from "../shell/context";
 import { el, errorText } from "../../../core/ui";
-import { fromCxf } from "../../../core/passkeys";
 import { cxfExportForm } from "./export-cxf";
 import { plainExportForm, vaultExportForm } from "./export-vault";
 import {
@@ -35,7 +32,13 @@ import {
   rowsOfItems,
   sealItem,
 } from "./vault-file";
-import { problemOf, readCxf, readOwnExport, sealCredential } from "../../../core/importers";
+import {
+  cxfCredentials,
+  problemOf,
+  readCxf,
+  readOwnExport,
+  sealCredential,
+} from "../../../core/importers";
 import { kindsText, previewTable, resultList, summaryText, type Row } from "./import-preview";
 
 export const BATCH = 50;
@@ -234,42 +237,20 @@ export function mount(root: HTMLElement, app: AppContext): () => void {
       }
       const cxf = bytes[0] === 0x50 ? null : readCxf(new TextDecoder().decode(bytes));
       if (cxf) {
-        void fromCxf(cxf).then(
-          ({ entries, skipped }) => {
+        void cxfCredentials(cxf).then(
+          ({ entries, skipped: notRead }) => {
             if (gone) return;
-            const rows = entries.map((e): Row => {
-              const website = domainOf(e.url) || null;
-              const credential: ImportedCredential = {
-                name: e.name,
-                url: e.url || null,
-                website,
-                username: e.username,
-                password: e.password,
-                notes: e.notes,
-                totp: null,
-                tags: [],
-                folder: null,
-                favorite: false,
-                kind: "login",
-                urls: [],
-                fields: [],
-                history: [],
-                changes: [],
-              };
-              return {
+            const rows = entries.map(
+              ({ credential, passkeys }): Row => ({
                 credential,
-                passkeys: e.passkeys,
-                problem: problemOf(credential, e.passkeys.length),
-              };
-            });
+                passkeys,
+                problem: problemOf(credential, passkeys.length),
+              }),
+            );
             if (rows.length > MAX_ENTRIES) {
               error.textContent = `The file holds ${rows.length} entries; at most ${MAX_ENTRIES} can be imported at once`;
               return;
             }
-            const notRead: Skipped[] = Array.from({ length: skipped }, () => ({
-              name: "(an item)",
-              reason: "no login, or a passkey whose key cannot be read",
-            }));
             pending = { provider: "generic", rows, skipped: notRead };
             showPreview(rows, notRead, CXF_LABEL);
           },
