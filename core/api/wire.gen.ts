@@ -77,7 +77,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The caller's account key, wrapped by their passphrase; 404 before the account has one */
+    /** The caller's account key, wrapped by their passphrase; null before the account has one */
     get: operations["get_account_key"];
     /** Store the next wrap of the caller's account key: revision = stored + 1 (1 for the first), key_version never lower */
     put: operations["put_account_key"];

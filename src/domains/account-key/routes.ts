@@ -27,7 +27,7 @@ export function registerAccountKeyRoutes(app: Hono<AppEnv>) {
     method: "get",
     path: "/api/account-key",
     summary:
-      "The caller's account key, wrapped by their passphrase; 404 before the account has one",
+      "The caller's account key, wrapped by their passphrase; null before the account has one",
     tags: ["account-key"],
     responses: { 200: { description: "The wrap", schema: AccountKeyResponse } },
     handler: async (c) => {
